@@ -1,0 +1,99 @@
+"""Helpers shared by the test suites: real target programs and guaranteed clean-up.
+
+``running_program`` starts a real program from tests/programs/, waits until it prints a
+"ready" line, and always terminates and reaps it (and anything it started) on exit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import psutil
+
+REPO = Path(__file__).resolve().parent.parent
+PROGRAMS = REPO / "tests" / "programs"
+EXAMPLES = REPO / "examples"
+READY = "READY"
+
+
+def kill_tree(pid: int, grace: float = 3.0) -> None:
+    """SIGTERM a process and all its descendants, then SIGKILL what is left, and reap."""
+    try:
+        root = psutil.Process(pid)
+    except psutil.NoSuchProcess:
+        return
+    procs = [root, *root.children(recursive=True)]
+    for proc in procs:
+        with contextlib.suppress(psutil.Error):
+            proc.send_signal(signal.SIGTERM)
+    _gone, alive = psutil.wait_procs(procs, timeout=grace)
+    for proc in alive:
+        with contextlib.suppress(psutil.Error):
+            proc.kill()
+    psutil.wait_procs(alive, timeout=grace)
+
+
+@contextlib.contextmanager
+def running_program(
+    argv: Sequence[str],
+    *,
+    ready: str | None = READY,
+    timeout: float = 60.0,
+    env: dict[str, str] | None = None,
+    cwd: str | Path | None = None,
+    core: bool = False,
+) -> Iterator[subprocess.Popen[bytes]]:
+    """Start ``argv``; wait until a line containing ``ready`` appears on its stdout.
+
+    Lines read before the ready line are kept on ``proc.pre_ready_output`` (list of bytes).
+    The process (and its descendants) is always terminated and reaped afterwards.
+    """
+    def _preexec() -> None:
+        os.setsid()
+        if core:
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_CORE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+
+    proc = subprocess.Popen(
+        list(argv), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        env=env, cwd=cwd, preexec_fn=_preexec,
+    )
+    seen: list[bytes] = []
+    try:
+        if ready is not None:
+            assert proc.stdout is not None
+            deadline = time.monotonic() + timeout
+            while True:
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"{argv!r} did not print {ready!r} in {timeout}s: {b''.join(seen)!r}")
+                line = proc.stdout.readline()
+                if not line:
+                    raise RuntimeError(f"{argv!r} exited before {ready!r}: {b''.join(seen)!r}")
+                seen.append(line)
+                if ready.encode() in line:
+                    break
+        proc.pre_ready_output = seen  # type: ignore[attr-defined]
+        yield proc
+    finally:
+        kill_tree(proc.pid)
+        with contextlib.suppress(Exception):
+            proc.wait(timeout=5)
+        if proc.stdout:
+            proc.stdout.close()
+
+
+def python_program(name: str, *args: str) -> list[str]:
+    return [sys.executable, str(PROGRAMS / name), *args]
+
+
+def triage_cmd(*args: str) -> list[str]:
+    """The triage CLI as a subprocess (a real process, as users run it)."""
+    return [sys.executable, "-m", "triage", *args]

@@ -1,0 +1,1 @@
+"""Pure analysis over frozen dataclasses: no subprocess, no SSH, no printing in here."""

@@ -1,0 +1,150 @@
+"""The analysis model and the ``triage.report/1`` JSON contract.
+
+Everything here is a frozen dataclass. Parsers turn raw bundle files into these; analysis
+functions take them and return a :class:`Report`; reporters render a Report.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+REPORT_SCHEMA = "triage.report/1"
+
+
+class VerdictKind(str, enum.Enum):
+    COLLECTIVE_MISMATCH = "collective_mismatch"
+    MISSING_RANK = "missing_rank"
+    STUCK_OUTSIDE_COLLECTIVE = "stuck_outside_collective"
+    CRASH = "crash"
+    EXCEPTION = "exception"
+    NO_PROBLEM_FOUND = "no_problem_found"
+
+
+class MismatchKind(str, enum.Enum):
+    OP = "op"
+    SIZE = "size"
+    DTYPE = "dtype"
+
+
+class RankState(str, enum.Enum):
+    RUNNING = "running"                    # alive, making progress
+    IN_COLLECTIVE = "in_collective"        # alive, waiting in a collective
+    OUTSIDE_COLLECTIVE = "outside_collective"  # alive, not in any collective (stuck in Python, sleeping...)
+    EXITED_OK = "exited_ok"
+    EXITED_ERROR = "exited_error"          # non-zero exit (an exception)
+    CRASHED = "crashed"                    # killed by a signal (SIGSEGV, SIGABRT, SIGKILL...)
+    NO_DATA = "no_data"                    # expected but nothing was collected
+    UNKNOWN = "unknown"
+
+
+class CollectiveState(str, enum.Enum):
+    COMPLETED = "completed"
+    IN_FLIGHT = "in_flight"                # entered and not finished (FR: not retired)
+    SCHEDULED = "scheduled"
+
+
+@dataclass(frozen=True)
+class Collective:
+    """One collective (or p2p op) as one rank saw it."""
+
+    rank: int
+    pg: str                                # process group id as a string ("0")
+    seq: int                               # collective_seq_id (or p2p_seq_id when is_p2p)
+    op: str                                # torch name: all_reduce, all_gather, broadcast, send...
+    count: int | None = None               # elements in the input (sum over input tensors)
+    dtype: str | None = None               # torch name: float32, bfloat16, int64 ...
+    state: CollectiveState = CollectiveState.COMPLETED
+    pg_name: str | None = None             # "default_pg" ...
+    input_sizes: tuple[tuple[int, ...], ...] = ()
+    output_sizes: tuple[tuple[int, ...], ...] = ()
+    is_p2p: bool = False
+    peer: int | None = None
+    time_ns: int | None = None             # when the rank entered it (unix ns), if known
+    source: str = "fr"                     # fr | nccl | watchdog | log
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str                              # a VerdictKind value or a finer tag ("xid", "nccl_warn", ...)
+    ranks: tuple[int, ...]
+    detail: str
+    evidence: tuple[str, ...] = ()         # paths (relative to the input) that back it
+    time: float | None = None              # unix time of the event, when known
+    root_cause: bool = False               # the earliest failure; the rest are collateral
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "ranks": list(self.ranks),
+            "detail": self.detail,
+            "evidence": list(self.evidence),
+            "time": self.time,
+            "root_cause": self.root_cause,
+        }
+
+
+@dataclass(frozen=True)
+class Verdict:
+    kind: VerdictKind
+    summary: str                           # the first line of every report
+    subkind: MismatchKind | None = None
+    culprit_ranks: tuple[int, ...] = ()
+    process_group: str | None = None
+    seq: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind.value,
+            "subkind": self.subkind.value if self.subkind else None,
+            "culprit_ranks": list(self.culprit_ranks),
+            "process_group": self.process_group,
+            "seq": self.seq,
+            "summary": self.summary,
+        }
+
+
+@dataclass(frozen=True)
+class RankSummary:
+    rank: int
+    host: str | None
+    pid: int | None
+    state: RankState
+    last_collective: Collective | None = None
+    stack_top: str | None = None           # "train.py:42 in step" - innermost interesting frame
+
+    def to_json(self) -> dict[str, Any]:
+        last = self.last_collective
+        return {
+            "rank": self.rank,
+            "host": self.host,
+            "pid": self.pid,
+            "state": self.state.value,
+            "last_collective": None if last is None else {
+                "op": last.op, "pg": last.pg, "seq": last.seq, "count": last.count, "dtype": last.dtype,
+            },
+            "stack_top": self.stack_top,
+        }
+
+
+@dataclass(frozen=True)
+class Report:
+    verdict: Verdict
+    findings: tuple[Finding, ...] = ()
+    ranks: tuple[RankSummary, ...] = ()
+    next_steps: tuple[str, ...] = ()       # "what to do next" hints, most useful first
+    evidence: tuple[str, ...] = ()         # where the raw material is (bundle dirs, logs)
+    sources: tuple[str, ...] = ()          # the inputs the report was made from
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": REPORT_SCHEMA,
+            "verdict": self.verdict.to_json(),
+            "findings": [f.to_json() for f in self.findings],
+            "ranks": [r.to_json() for r in self.ranks],
+            "next_steps": list(self.next_steps),
+            "evidence": list(self.evidence),
+            "sources": list(self.sources),
+        }

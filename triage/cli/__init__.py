@@ -1,0 +1,77 @@
+"""Command-line entry point: ``main(argv=None) -> int`` so tests can call it in-process."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import traceback
+from typing import Sequence
+
+from triage import __version__
+from triage.cli.base import Command
+from triage.errors import TriageError
+from triage.exitcodes import ExitCode
+
+# name -> "module:Class". Each subcommand lives in its own module.
+_REGISTRY: dict[str, str] = {
+    "launch": "triage.cli.launch:LaunchCommand",
+    "dump": "triage.cli.dump:DumpCommand",
+    "report": "triage.cli.report:ReportCommand",
+    "postmortem": "triage.cli.postmortem:PostmortemCommand",
+    "collect": "triage.cli.collect:CollectCommand",
+}
+
+
+def _load(spec: str) -> Command:
+    module_name, class_name = spec.split(":")
+    module = importlib.import_module(module_name)
+    command: Command = getattr(module, class_name)()
+    return command
+
+
+def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
+    parser = argparse.ArgumentParser(
+        prog="triage",
+        description="Find out why a distributed PyTorch job hung or crashed.",
+    )
+    parser.add_argument("--version", action="version", version=f"triage {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="show tracebacks and debug output")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands: dict[str, Command] = {}
+    for name, spec in _REGISTRY.items():
+        command = _load(spec)
+        sub = subparsers.add_parser(name, help=command.help, description=command.help)
+        sub.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                         help="show tracebacks and debug output")
+        command.prepare_parser(sub)
+        commands[name] = command
+    return parser, commands
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser, commands = build_parser()
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    if not getattr(args, "command", None):
+        parser.print_help(sys.stderr)
+        return int(ExitCode.USAGE_OR_INPUT)
+    command = commands[args.command]
+    verbose = bool(getattr(args, "verbose", False))
+    try:
+        return command.run(args, parser)
+    except TriageError as error:
+        if verbose:
+            traceback.print_exc()
+        print(f"triage: error: {error.one_line()}", file=sys.stderr)
+        if error.hint:
+            print(f"hint: {error.hint}", file=sys.stderr)
+        return int(error.exit_code)
+    except KeyboardInterrupt:
+        print("triage: interrupted", file=sys.stderr)
+        return int(ExitCode.INTERRUPTED)
+    except Exception as error:  # noqa: BLE001 - last line of defence: one line, no traceback
+        if verbose:
+            traceback.print_exc()
+        print(f"triage: internal error: {type(error).__name__}: {error} (re-run with -v and report it)",
+              file=sys.stderr)
+        return int(ExitCode.INTERNAL)

@@ -1,0 +1,1 @@
+"""The node agent: runs beside the job on each node (``triage launch``)."""

@@ -1,0 +1,67 @@
+"""What the node agent knows about each local rank, and the hook a hang monitor plugs into.
+
+Contract between the launch side (supervisor, log pump, heartbeat reader) and the detection
+and collection side (hang monitor, collectors). The agent builds a fresh tuple of
+:class:`LocalRankStatus` every tick and hands it to the monitor.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, Sequence
+
+from triage.analysis.model import Collective
+from triage.layout import RankPaths
+
+
+@dataclass(frozen=True)
+class LocalRankStatus:
+    rank: int                       # global rank
+    local_rank: int | None
+    host: str
+    pid: int | None                 # None until the worker registered
+    alive: bool
+    returncode: int | None          # exit status once gone (negative = killed by that signal)
+    heartbeat_age_s: float | None   # seconds since the last heartbeat was written
+    progress_age_s: float | None    # seconds since FR progress (any pg's seq) or the step counter moved
+    in_flight: Collective | None    # the collective the rank is waiting in, if any
+    progress: tuple[tuple[str, int], ...] = ()   # (pg id, latest collective seq) pairs
+    step: int | None = None         # from triage.step()
+    paths: RankPaths | None = None
+
+
+class MonitorActionKind(str, enum.Enum):
+    COLLECT = "collect"             # gather a node bundle now (trigger + reason given)
+
+
+@dataclass(frozen=True)
+class MonitorAction:
+    kind: MonitorActionKind
+    trigger: str                    # a triage.bundle.Trigger value
+    reason: str                     # one line, printed as ``triage: hang suspected: ...``
+    ranks: tuple[int, ...] = ()
+
+
+class Monitor(Protocol):
+    """Plugged into the node agent. Every method must return fast and never raise."""
+
+    def on_tick(self, ranks: Sequence[LocalRankStatus], now: float) -> MonitorAction | None: ...
+
+    def on_output(self, rank: int, chunk: bytes) -> None:
+        """New bytes of a rank's output (whole lines). Scan with ``in``/regex on the chunk, not per line."""
+        ...
+
+    def on_rank_exit(self, status: LocalRankStatus) -> MonitorAction | None: ...
+
+
+@dataclass(frozen=True)
+class AgentContext:
+    """What a monitor or collector needs to know about the run it serves."""
+
+    job_id: str
+    host: str
+    run_dir: Path
+    host_dir: Path
+    started: float                  # unix time the agent started

@@ -40,6 +40,14 @@ def short_hostname() -> str:
 
 
 def make_private_dir(path: Path) -> Path:
+    """Create ``path`` and any missing parents owner-only (0700; mkdir's parents=True would use the umask)."""
+    missing = []
+    probe = Path(path)
+    while not probe.exists() and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    for directory in reversed(missing):
+        directory.mkdir(mode=DIR_MODE, exist_ok=True)
     path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
     return path
 

@@ -1,4 +1,4 @@
-"""Hang monitor and the handling of its actions (placeholder until the hang-detection work lands).
+"""Hang monitor and the handling of its actions.
 
 Interface used by the node agent (``triage launch``):
 
@@ -6,15 +6,31 @@ Interface used by the node agent (``triage launch``):
 - ``handle_action(ctx, options, action, ranks) -> ActionOutcome``: runs in a thread of the agent
   (the log pump keeps running); collects the node bundle, prints the console lines and the
   report, and says whether the agent must stop the job.
+
+The monitor reads each rank's ``nccl.log`` incrementally on every tick (NcclTracker), scans
+output chunks for PyTorch watchdog messages (cheap substring precheck first), polls the
+cross-node trigger, and applies the rules of :mod:`triage.agent.detect`. One hang is reported
+once: after firing, the monitor re-arms only when the stuck ranks moved on.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
-from triage.agent.state import AgentContext, LocalRankStatus, Monitor, MonitorAction
+from triage.agent import detect
+from triage.agent.hang_nccl import NcclWatch
+from triage.agent.hang_options import DEFAULT_HANG_TIMEOUT_S
+from triage.agent.state import AgentContext, LocalRankStatus, Monitor, MonitorAction, MonitorActionKind
+from triage.analysis.ranks import rank_word
+from triage.bundle import Trigger
+from triage.layout import read_json
+from triage.parsing.watchdog import WatchdogEvent, WatchdogKind, scan_watchdog
+
+_WATCHDOG_MARKERS = (b"atchdog", b"Heartbeat monitor", b"desync", b"Desync", b"DESYNC")
 
 
 @dataclass(frozen=True)
@@ -24,22 +40,162 @@ class ActionOutcome:
     message: str = ""            # already printed; kept for logs/tests
 
 
-class _NullMonitor:
+def _collect(trigger: Trigger, reason: str, ranks: Sequence[int] = ()) -> MonitorAction:
+    return MonitorAction(kind=MonitorActionKind.COLLECT, trigger=trigger.value, reason=reason,
+                         ranks=tuple(ranks))
+
+
+class HangMonitor:
+    """The node agent's hang monitor (see the module docstring). Never raises."""
+
+    def __init__(self, ctx: AgentContext, options: Mapping[str, Any]) -> None:
+        self.ctx = ctx
+        self.timeout = float(options.get("hang_timeout") or DEFAULT_HANG_TIMEOUT_S)
+        self.collect_on_crash = bool(options.get("collect_on_crash", True))
+        self._lock = threading.Lock()
+        self._watchdog: list[tuple[int, str]] = []
+        self._fired: set[tuple[object, ...]] = set()
+        self._armed = True                  # False while a reported hang is still the same hang
+        self._crash_reported = False
+        self._remote_since = ctx.started
+        self._last_ranks: tuple[LocalRankStatus, ...] = ()
+        self._exits: list[LocalRankStatus] = []
+        self._nccl = NcclWatch()
+
+    # -- Monitor protocol -------------------------------------------------------------------
     def on_tick(self, ranks: Sequence[LocalRankStatus], now: float) -> MonitorAction | None:
-        return None
+        try:
+            return self._tick(tuple(ranks), now)
+        except Exception:  # noqa: BLE001 - the monitor must never take the agent down
+            return None
 
     def on_output(self, rank: int, chunk: bytes) -> None:
-        return None
+        try:
+            if any(marker in chunk for marker in _WATCHDOG_MARKERS):
+                self._scan_watchdog(rank, chunk.decode("utf-8", "replace"))
+            if b"NCCL" in chunk:
+                self._nccl.feed_output(rank, chunk)
+        except Exception:  # noqa: BLE001
+            return
 
     def on_rank_exit(self, status: LocalRankStatus) -> MonitorAction | None:
+        """Failed exits are gathered and turned into one crash action by the next tick (same tick)."""
+        if self.collect_on_crash and detect.is_failure(status):
+            with self._lock:
+                self._exits.append(status)
         return None
+
+    # -- internals --------------------------------------------------------------------------
+    def _scan_watchdog(self, rank: int, text: str) -> None:
+        for event in scan_watchdog(text):
+            summary = _watchdog_summary(event)
+            with self._lock:
+                if len(self._watchdog) < 100:
+                    self._watchdog.append((rank, summary))
+
+    def _tick(self, ranks: tuple[LocalRankStatus, ...], now: float) -> MonitorAction | None:
+        self._last_ranks = ranks
+        crash = self._crash_action(ranks)
+        if crash is not None:
+            return crash
+        self._nccl.poll_files(ranks, now)
+        remote = self._poll_remote()
+        if remote is not None:
+            return remote
+        with self._lock:
+            events = list(self._watchdog)
+        suspicion = detect.detect_watchdog(events)
+        if suspicion is not None and suspicion.key in self._fired:
+            suspicion = None
+        if suspicion is None:
+            suspicion = detect.detect_progress_hang(ranks, self.timeout, now)
+        if suspicion is None:
+            alive = [r.rank for r in ranks if r.alive and r.pid is not None]
+            suspicion = detect.detect_nccl_hang(self._nccl.rank_ops(), alive, self.timeout, now)
+        if suspicion is None:
+            self._armed = True              # everyone moved on: a new hang may be reported
+            return None
+        if not self._armed or suspicion.key in self._fired:
+            return None
+        self._fired.add(suspicion.key)
+        self._armed = False
+        self._announce(suspicion.message)
+        return _collect(Trigger.HANG, suspicion.message, suspicion.ranks)
+
+    def _crash_action(self, ranks: tuple[LocalRankStatus, ...]) -> MonitorAction | None:
+        with self._lock:
+            exits, self._exits = self._exits, []
+        if not exits or self._crash_reported:
+            return None
+        self._crash_reported = True
+        ordered = sorted(exits, key=lambda s: (_exit_time(s), s.rank))
+        gone = {s.rank for s in exits}
+        survivors = [r.rank for r in ranks if r.alive and r.pid and r.rank not in gone]
+        reason = detect.crash_reason(ordered[0], survivors)
+        if len(ordered) > 1:
+            reason += "; then " + ", ".join(f"rank {s.rank} ({detect.exit_text(s.returncode)})" for s in ordered[1:])
+        return _collect(Trigger.CRASH, reason, [s.rank for s in ordered])
+
+    def _poll_remote(self) -> MonitorAction | None:
+        try:
+            from triage.agent import cluster_trigger
+        except ImportError:
+            return None
+        notice = cluster_trigger.poll(self.ctx.run_dir, self.ctx.host, self._remote_since)
+        if notice is None:
+            return None
+        self._remote_since = notice.time
+        self._armed = False
+        return _collect(Trigger.REMOTE, f"{notice.origin}: {notice.reason}")
+
+    def _announce(self, reason: str) -> None:
+        try:
+            from triage.agent import cluster_trigger
+
+            cluster_trigger.announce(self.ctx.run_dir, self.ctx.host, reason)
+        except Exception:  # noqa: BLE001
+            return
+
+
+def _exit_time(status: LocalRankStatus) -> float:
+    """When the rank ended, from its exit.json (written by the in-worker agent), else +inf."""
+    if status.paths is None:
+        return float("inf")
+    try:
+        data: Any = read_json(status.paths.exit)
+        value = data.get("time") if isinstance(data, dict) else None
+        return float(value) if value else float("inf")
+    except (OSError, ValueError, TypeError):
+        return float("inf")
+
+
+def _watchdog_summary(event: WatchdogEvent) -> str:
+    """``collective timeout: all_reduce seq 42 (pg 0) ran for 600000 ms`` and the like."""
+    what = {
+        WatchdogKind.TIMEOUT: "collective timeout",
+        WatchdogKind.TIMEOUT_AT: "collective timeout",
+        WatchdogKind.EXCEPTION_DETECTED: "exception detected by the watchdog",
+        WatchdogKind.HEARTBEAT_TIMEOUT: "heartbeat monitor timed out (watchdog stuck)",
+        WatchdogKind.DESYNC: "desync report",
+    }.get(event.kind, event.kind.value)
+    parts = [what]
+    if event.op or event.seq is not None:
+        where = " ".join(p for p in (event.op, f"seq {event.seq}" if event.seq is not None else None) if p)
+        parts.append(where + (f" (pg {event.pg})" if event.pg else ""))
+    if event.ran_for_ms is not None:
+        parts.append(f"ran for {event.ran_for_ms} ms")
+    if event.ranks:
+        parts.append(f"blames {rank_word(event.ranks)}")
+    return ": ".join(parts[:2]) + (" " + " ".join(parts[2:]) if len(parts) > 2 else "")
 
 
 def make_monitor(ctx: AgentContext, options: Mapping[str, Any]) -> Monitor:
-    return _NullMonitor()
+    return HangMonitor(ctx, options)
 
 
 def handle_action(
     ctx: AgentContext, options: Mapping[str, Any], action: MonitorAction, ranks: Sequence[LocalRankStatus]
 ) -> ActionOutcome:
-    return ActionOutcome(bundle=None, stop_job=False, message="")
+    from triage.agent.hang_actions import run_action
+
+    return run_action(ctx, options, action, ranks)

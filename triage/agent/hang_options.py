@@ -1,12 +1,38 @@
 """Options for hang detection and collection (owned by the hang-detection side).
 
-``triage.config`` includes these in the option table of ``triage launch``.
-Placeholder: the hang-detection work fills this list.
+``triage.config`` includes these in the option table of ``triage launch`` (flag ``--hang-timeout``,
+config key ``hang_timeout``, environment ``TRIAGE_HANG_TIMEOUT``...).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+# PyTorch's own timeouts are 10 min (NCCL) and 30 min (gloo); we report well before them.
+DEFAULT_HANG_TIMEOUT_S = 300.0
+ON_HANG_CHOICES = ("report-and-stop", "report-and-wait", "wait")
+GDB_CHOICES = ("auto", "always", "never")
+
 # Each entry is a dict understood by triage.config (see Option there): name, type, default, help, choices.
-HANG_OPTIONS: list[dict[str, Any]] = []
+HANG_OPTIONS: list[dict[str, Any]] = [
+    {"name": "hang_timeout", "type": float, "default": DEFAULT_HANG_TIMEOUT_S,
+     "help": "seconds without progress (or in one collective) before a rank counts as hung "
+             "(default 300; PyTorch's own timeouts are 600 s NCCL / 1800 s gloo)"},
+    {"name": "on_hang", "type": str, "default": "report-and-stop", "choices": ON_HANG_CHOICES,
+     "help": "after a hang is detected and the bundle written: report-and-stop (print the report, stop "
+             "the job, exit 75), report-and-wait (report, leave the job running), wait (only collect)"},
+    {"name": "pyspy_native", "type": bool, "default": False,
+     "help": "py-spy dumps include native (C/C++) frames (slower)"},
+    {"name": "pyspy_nonblocking", "type": bool, "default": False,
+     "help": "do not pause the rank while py-spy reads its stacks (stacks may be torn)"},
+    {"name": "gdb", "type": str, "default": "auto", "choices": GDB_CHOICES,
+     "help": "gdb `thread apply all bt` of each rank: auto (when py-spy fails), always, never"},
+    {"name": "strace_seconds", "type": float, "default": 2.0,
+     "help": "length of the strace window per rank, all ranks at once (0 disables strace)"},
+    {"name": "strace_max_lines", "type": int, "default": 2000,
+     "help": "at most this many strace lines per rank"},
+    {"name": "collector_timeout", "type": float, "default": 10.0,
+     "help": "seconds each collector tool may run before it is killed"},
+    {"name": "collect_on_crash", "type": bool, "default": True,
+     "help": "collect a bundle from the surviving ranks when a rank exits non-zero or by a signal"},
+]

@@ -20,6 +20,7 @@ class VerdictKind(str, enum.Enum):
     CRASH = "crash"
     EXCEPTION = "exception"
     NO_PROBLEM_FOUND = "no_problem_found"
+    HANG = "hang"                          # every rank waits in the same collective; no rank differs
 
 
 class MismatchKind(str, enum.Enum):
@@ -136,7 +137,9 @@ class Report:
     next_steps: tuple[str, ...] = ()       # "what to do next" hints, most useful first
     evidence: tuple[str, ...] = ()         # where the raw material is (bundle dirs, logs)
     sources: tuple[str, ...] = ()          # the inputs the report was made from
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)   # JSON "extra": skipped inputs, groups, world size
+    # (rank, its last few collectives around the verdict's seq), for the HTML picture; not in JSON
+    recent: tuple[tuple[int, tuple[Collective, ...]], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -147,4 +150,5 @@ class Report:
             "next_steps": list(self.next_steps),
             "evidence": list(self.evidence),
             "sources": list(self.sources),
+            "extra": dict(self.extra),
         }

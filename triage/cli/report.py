@@ -1,17 +1,60 @@
-"""`triage report` (placeholder until its owner lands it)."""
+"""`triage report INPUT...`: name the culprit from a run directory, FR dumps or logs."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from triage.analysis.analyze import analyze
+from triage.analysis.loader import load_inputs
+from triage.analysis.model import Report, VerdictKind
+from triage.errors import InputError
+from triage.exitcodes import ExitCode
+from triage.report import FORMATS, render
 
 
 class ReportCommand:
     name = "report"
-    help = "not implemented yet"
+    help = ("name the rank, host and collective that hung or crashed a job, from a run directory, "
+            "a directory of Flight Recorder dumps, or log files")
 
     def prepare_parser(self, parser: argparse.ArgumentParser) -> None:
-        pass
+        parser.add_argument("inputs", nargs="+", metavar="INPUT",
+                            help="run directory, Flight Recorder dump directory/file(s), or log file(s)")
+        parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default text)")
+        parser.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
+        parser.add_argument("--prefix", help="FR dump file prefix (files are PREFIX<rank>); auto-detected")
+        parser.add_argument("--width", type=int, help="terminal width for --format text")
 
     def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-        parser.error("not implemented yet")
-        return 2
+        evidence = load_inputs(list(args.inputs), prefix=args.prefix)
+        report = analyze(evidence)
+        if args.output:
+            _write_file(report, args.format, Path(args.output), args.width)
+            print(f"triage: report written to {args.output}", file=sys.stderr)
+        else:
+            render(report, args.format, sys.stdout, width=args.width)
+        _print_next(report, args, sys.stderr)
+        return int(exit_code(report))
+
+
+def exit_code(report: Report) -> ExitCode:
+    return ExitCode.OK if report.verdict.kind is VerdictKind.NO_PROBLEM_FOUND else ExitCode.PROBLEM_FOUND
+
+
+def _write_file(report: Report, fmt: str, path: Path, width: int | None) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            render(report, fmt, handle, width=width or 120)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot write the report ({exc.strerror or exc})") from None
+
+
+def _print_next(report: Report, args: argparse.Namespace, err: TextIO) -> None:
+    inputs = " ".join(args.inputs)
+    if args.format != "html":
+        err.write(f"next: triage report {inputs} --format html -o triage-report.html   # the picture\n")
+    elif report.verdict.culprit_ranks:
+        err.write(f"next: triage report {inputs} --format json | jq .verdict\n")

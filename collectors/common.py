@@ -1,0 +1,206 @@
+"""Shared pieces of every collector: targets, bounds, tool lookup and a bounded tool runner.
+
+Every collector is a function ``collect_x(target, out_dir, options) -> CollectorRecord`` that
+never raises, is bounded in time (the tool runs in its own process group, which is killed at
+the time bound) and in output size (output beyond the byte bound is dropped and the status is
+PARTIAL).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from collectors.redact import redact_text
+from triage.bundle import CollectorRecord, CollectorStatus
+from triage.layout import FILE_MODE, RankPaths, make_private_dir
+
+DENIED_HINT = (
+    "ptrace was refused: run triage as the job's user or root, set "
+    "/proc/sys/kernel/yama/ptrace_scope to 0 (sysctl kernel.yama.ptrace_scope=0), "
+    "or in a container add --cap-add SYS_PTRACE (docker) / securityContext.capabilities SYS_PTRACE (k8s); "
+    "only one tracer can attach at a time (is a debugger or strace already attached?)"
+)
+INSTALL_HINTS = {
+    "py-spy": "install it: `pip install py-spy` (in the same environment as triage)",
+    "gdb": "install it: `apt-get install gdb` / `dnf install gdb`",
+    "strace": "install it: `apt-get install strace` / `dnf install strace`",
+    "dmesg": "install util-linux (`apt-get install util-linux`)",
+}
+_DENIED_MARKERS = ("operation not permitted", "permission denied", "os error 1)", "os error 13)",
+                   "eperm", "ptrace_attach", "ptrace: ")
+
+
+@dataclass(frozen=True)
+class Target:
+    """One local rank to collect from."""
+
+    rank: int
+    pid: int | None
+    local_rank: int | None = None
+    paths: RankPaths | None = None     # the rank's run-dir files, when launched under triage
+    alive: bool = True
+
+
+@dataclass(frozen=True)
+class CollectOptions:
+    """Bounds and switches for one collection (built from the ``triage launch`` options)."""
+
+    collector_timeout: float = 10.0     # seconds per tool invocation
+    max_bytes: int = 4 * 1024 * 1024    # per output file
+    pyspy_native: bool = False
+    pyspy_nonblocking: bool = False
+    gdb: str = "auto"                   # auto (when py-spy fails) | always | never
+    strace_seconds: float = 2.0         # 0 disables strace
+    strace_max_lines: int = 2000
+    worker_dump: bool = True            # FR + stacks through the in-worker control socket
+
+    @staticmethod
+    def from_options(options: Mapping[str, Any]) -> CollectOptions:
+        base = CollectOptions()
+        values: dict[str, Any] = {}
+        for name in base.__dataclass_fields__:
+            if name in options and options[name] is not None:
+                values[name] = type(getattr(base, name))(options[name])
+        return CollectOptions(**values)
+
+
+@dataclass
+class ToolRun:
+    argv: list[str]
+    returncode: int | None = None
+    timed_out: bool = False
+    truncated: bool = False
+    stdout: bytes = b""
+    stderr: bytes = b""
+    duration_s: float = 0.0
+    start_error: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def stderr_text(self) -> str:
+        return self.stderr.decode("utf-8", "replace").strip()
+
+
+def find_tool(name: str) -> str | None:
+    """The tool on PATH, or None. A pyenv shim is resolved to the binary next to our interpreter."""
+    found = shutil.which(name)
+    if found is None:
+        return None
+    if "/.pyenv/shims/" in found:
+        real = Path(sys.executable).resolve().parent / name
+        if real.is_file() and os.access(real, os.X_OK):
+            return str(real)
+    return found
+
+
+def run_tool(argv: Sequence[str], timeout: float, max_bytes: int,
+             on_start: Callable[[subprocess.Popen[bytes]], None] | None = None) -> ToolRun:
+    """Run a tool in its own process group; kill the group at ``timeout``; keep ``max_bytes`` of stdout."""
+    result = ToolRun(argv=list(argv))
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(list(argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+    except OSError as error:
+        result.start_error = f"{argv[0]}: {error.strerror or error}"
+        return result
+    if on_start is not None:
+        on_start(proc)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        result.timed_out = True
+        kill_group(proc)
+        out, err = proc.communicate()
+    result.returncode = proc.returncode
+    result.duration_s = time.monotonic() - start
+    result.truncated = len(out) > max_bytes
+    result.stdout = out[:max_bytes]
+    result.stderr = err[-65536:]
+    return result
+
+
+def kill_group(proc: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, sig)
+
+
+def write_private(path: Path, data: bytes | str, redact: bool = True) -> None:
+    """Write an output file owner-only (0600), with secret values redacted from text."""
+    make_private_dir(path.parent)
+    if isinstance(data, bytes):
+        text = data.decode("utf-8", "replace") if redact else None
+    else:
+        text = data
+    payload = redact_text(text).encode("utf-8") if (redact and text is not None) else (
+        data if isinstance(data, bytes) else data.encode("utf-8"))
+    fd = os.open(str(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(payload)
+    os.chmod(path, FILE_MODE)
+
+
+def looks_denied(text: str) -> bool:
+    lowered = text.lower()
+    return any(marker in lowered for marker in _DENIED_MARKERS)
+
+
+def record(name: str, status: CollectorStatus, target: Target | None, started: float,
+           files: Sequence[str] = (), error: str | None = None, hint: str | None = None) -> CollectorRecord:
+    return CollectorRecord(
+        name=name, status=status, rank=target.rank if target else None,
+        pid=target.pid if target else None, duration_s=round(time.monotonic() - started, 3),
+        files=tuple(files), error=error, hint=hint,
+    )
+
+
+def missing(name: str, tool: str, target: Target | None, started: float) -> CollectorRecord:
+    return record(name, CollectorStatus.MISSING, target, started,
+                  error=f"{tool} not found on PATH", hint=INSTALL_HINTS.get(tool))
+
+
+def process_alive(pid: int | None) -> bool:
+    if pid is None:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+            return handle.read().rsplit(")", 1)[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def gone(name: str, target: Target, started: float) -> CollectorRecord:
+    return record(name, CollectorStatus.SKIPPED, target, started,
+                  error=f"process {target.pid} is not running")
+
+
+def safe(name: str, target: Target | None, func: Callable[[], CollectorRecord]) -> CollectorRecord:
+    """Run a collector body; turn any unexpected exception into a FAILED record (never raise)."""
+    started = time.monotonic()
+    try:
+        return func()
+    except Exception as error:  # noqa: BLE001 - a collector must never raise
+        return record(name, CollectorStatus.FAILED, target, started,
+                      error=f"{type(error).__name__}: {error}")
+
+
+def tool_error(run: ToolRun, limit: int = 400) -> str:
+    text = run.stderr_text or run.stdout.decode("utf-8", "replace").strip()
+    text = " ".join(text.split())
+    return (text[:limit] if text else f"exit status {run.returncode}")

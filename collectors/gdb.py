@@ -1,0 +1,73 @@
+"""gdb ``thread apply all bt`` of a live rank (on request, and automatically when py-spy failed).
+
+gdb stops every thread of the target while it walks the stacks and detaches at the end
+(``-batch``). Loading the symbols of large libraries (libtorch) is most of the time spent.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from collectors.common import (
+    DENIED_HINT,
+    CollectOptions,
+    Target,
+    find_tool,
+    gone,
+    looks_denied,
+    missing,
+    process_alive,
+    record,
+    run_tool,
+    tool_error,
+    write_private,
+)
+from triage.bundle import CollectorRecord, CollectorStatus
+
+NAME = "gdb"
+_ATTACH_DENIED = ("ptrace: operation not permitted", "could not attach to process")
+
+
+def gdb_argv(tool: str, pid: int) -> list[str]:
+    return [
+        tool, "-batch", "-nx", "-p", str(pid),
+        "-iex", "set auto-load off",
+        "-iex", "set debuginfod enabled off",
+        "-ex", "set pagination off",
+        "-ex", "set print thread-events off",
+        "-ex", "info threads",
+        "-ex", "thread apply all bt",
+    ]
+
+
+def collect_gdb(target: Target, rank_out: Path, bundle: Path, options: CollectOptions,
+                why: str = "requested") -> CollectorRecord:
+    started = time.monotonic()
+    tool = find_tool("gdb")
+    if tool is None:
+        return missing(NAME, "gdb", target, started)
+    if target.pid is None or not process_alive(target.pid):
+        return gone(NAME, target, started)
+    run = run_tool(gdb_argv(tool, target.pid), max(options.collector_timeout, 20.0), options.max_bytes)
+    files: list[str] = []
+    text = run.stdout.decode("utf-8", "replace")
+    if text or run.stderr:
+        write_private(rank_out / "gdb.txt", f"# gdb ({why})\n" + text + "\n# stderr\n" + run.stderr_text + "\n")
+        files.append(str((rank_out / "gdb.txt").relative_to(bundle)))
+    lowered = (run.stderr_text + text).lower()
+    if run.start_error:
+        return record(NAME, CollectorStatus.FAILED, target, started, files, error=run.start_error)
+    if run.timed_out:
+        return record(NAME, CollectorStatus.TIMEOUT, target, started, files,
+                      error=f"gdb did not finish in {run.duration_s:.1f}s",
+                      hint="raise --collector-timeout (symbol loading of big libraries is slow)")
+    if any(marker in lowered for marker in _ATTACH_DENIED) or (
+            "thread " not in text.lower() and looks_denied(lowered)):
+        return record(NAME, CollectorStatus.DENIED, target, started, files,
+                      error=tool_error(run), hint=DENIED_HINT)
+    if "Thread " not in text and " in " not in text:
+        return record(NAME, CollectorStatus.FAILED, target, started, files, error=tool_error(run))
+    if run.truncated:
+        return record(NAME, CollectorStatus.PARTIAL, target, started, files, error="output cut at the size bound")
+    return record(NAME, CollectorStatus.OK, target, started, files)

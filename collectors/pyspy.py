@@ -1,0 +1,87 @@
+"""py-spy dump of one rank, as JSON (for analysis) and as text (for people).
+
+py-spy pauses the target while it reads the stacks (a few tens of milliseconds per dump) so the
+snapshot is consistent; ``--nonblocking`` (option ``pyspy_nonblocking``) avoids the pause at the
+price of possibly torn stacks. We keep the default (blocking): the pause is this rank's own
+snapshot and nothing else. ``--native`` (option ``pyspy_native``) adds C/C++ frames and is slower.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from collectors.common import (
+    DENIED_HINT,
+    CollectOptions,
+    Target,
+    ToolRun,
+    find_tool,
+    gone,
+    looks_denied,
+    missing,
+    process_alive,
+    record,
+    run_tool,
+    tool_error,
+    write_private,
+)
+from triage.bundle import CollectorRecord, CollectorStatus
+
+NAME = "pyspy"
+
+
+def _argv(tool: str, pid: int, options: CollectOptions, as_json: bool) -> list[str]:
+    argv = [tool, "dump", "--pid", str(pid)]
+    if as_json:
+        argv.append("--json")
+    if options.pyspy_native:
+        argv.append("--native")
+    if options.pyspy_nonblocking:
+        argv.append("--nonblocking")
+    return argv
+
+
+def _status(run: ToolRun) -> tuple[CollectorStatus, str | None, str | None]:
+    if run.start_error:
+        return CollectorStatus.FAILED, run.start_error, None
+    if run.timed_out:
+        return CollectorStatus.TIMEOUT, f"py-spy did not finish in {run.duration_s:.1f}s", (
+            "raise --collector-timeout; a process in state D (uninterruptible) cannot be read")
+    if run.returncode != 0:
+        error = tool_error(run)
+        if looks_denied(error):
+            return CollectorStatus.DENIED, error, DENIED_HINT
+        return CollectorStatus.FAILED, error, None
+    if run.truncated:
+        return CollectorStatus.PARTIAL, "output cut at the size bound", None
+    return CollectorStatus.OK, None, None
+
+
+def collect_pyspy(target: Target, rank_out: Path, bundle: Path, options: CollectOptions) -> CollectorRecord:
+    started = time.monotonic()
+    tool = find_tool("py-spy")
+    if tool is None:
+        return missing(NAME, "py-spy", target, started)
+    if target.pid is None or not process_alive(target.pid):
+        return gone(NAME, target, started)
+    files: list[str] = []
+    results: list[tuple[CollectorStatus, str | None, str | None]] = []
+    for as_json, filename in ((True, "pyspy.json"), (False, "pyspy.txt")):
+        run = run_tool(_argv(tool, target.pid, options, as_json), options.collector_timeout, options.max_bytes)
+        status = _status(run)
+        results.append(status)
+        if run.stdout:
+            write_private(rank_out / filename, run.stdout)
+            files.append(str((rank_out / filename).relative_to(bundle)))
+        if status[0] in (CollectorStatus.DENIED, CollectorStatus.TIMEOUT):
+            break                      # a second try would be refused or hang the same way
+    first = results[0]
+    if first[0] == CollectorStatus.OK and any(r[0] != CollectorStatus.OK for r in results[1:]):
+        bad = next(r for r in results[1:] if r[0] != CollectorStatus.OK)
+        return record(NAME, CollectorStatus.PARTIAL, target, started, files,
+                      error=f"text dump: {bad[1]}", hint=bad[2])
+    if first[0] != CollectorStatus.OK and len(results) > 1 and results[1][0] == CollectorStatus.OK:
+        return record(NAME, CollectorStatus.PARTIAL, target, started, files,
+                      error=f"json dump: {first[1]}", hint=first[2])
+    return record(NAME, first[0], target, started, files, error=first[1], hint=first[2])

@@ -1,0 +1,121 @@
+"""Flight Recorder and Python stacks from inside a rank, plus FR dumps PyTorch wrote itself.
+
+- ``fr``/``stacks``: ask the in-worker agent over its control socket (``dump <dir>``); it dumps
+  the Flight Recorder from a background thread (works while the main thread is blocked in a
+  collective) and the Python stacks of all threads (faulthandler). Without a reachable agent,
+  the stacks fall back to the rank's ``faulthandler.log`` and FR falls back to ``fr-exit.json``.
+- ``fr-torch``: files ``$TORCH_FR_DUMP_TEMP_FILE<rank>`` (default prefix ``/tmp/nccl_trace_rank_``)
+  that PyTorch wrote on a NCCL timeout, copied as they were.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import time
+from pathlib import Path
+
+from collectors.common import CollectOptions, Target, process_alive, record, write_private
+from collectors.procinfo import read_environ
+from triage.bundle import CollectorRecord, CollectorStatus
+from triage.layout import FILE_MODE
+
+DEFAULT_FR_PREFIX = "/tmp/nccl_trace_rank_"
+
+
+def _ask_worker(target: Target, rank_out: Path, timeout: float) -> str | None:
+    """Ask the in-worker agent to dump into ``rank_out``; None on success, else the error."""
+    assert target.paths is not None
+    try:
+        from triage.agent.worker_client import request_dump
+
+        result = request_dump(target.paths, rank_out, timeout=timeout)
+    except Exception as error:  # noqa: BLE001 - any failure is recorded, never raised
+        return f"{type(error).__name__}: {error}"
+    if result.ok:
+        return None
+    failed = [f"{f.name}: {f.error}" for f in result.files.values() if f.status not in ("ok", "skipped")]
+    return result.error or "; ".join(failed) or "the worker's dump failed"
+
+
+def _rel(path: Path, bundle: Path) -> str:
+    return str(path.relative_to(bundle))
+
+
+def collect_worker(target: Target, rank_out: Path, bundle: Path,
+                   options: CollectOptions) -> list[CollectorRecord]:
+    """Records ``fr`` and ``stacks`` for one rank."""
+    started = time.monotonic()
+    rank_out.mkdir(mode=0o700, parents=True, exist_ok=True)
+    registered = options.worker_dump and target.paths is not None and target.paths.worker.is_file()
+    error: str | None = "no in-worker agent (not launched by `triage launch`)"
+    if registered and process_alive(target.pid):
+        error = _ask_worker(target, rank_out, options.collector_timeout)
+    elif registered:
+        error = f"process {target.pid} is not running"
+    for produced in ("fr.json", "fr.pickle", "stacks.txt"):
+        path = rank_out / produced
+        if path.exists():
+            os.chmod(path, FILE_MODE)
+    return [_fr_record(target, rank_out, bundle, error, started),
+            _stacks_record(target, rank_out, bundle, error, started)]
+
+
+def _fr_record(target: Target, rank_out: Path, bundle: Path, error: str | None,
+               started: float) -> CollectorRecord:
+    files = [_rel(rank_out / n, bundle) for n in ("fr.json", "fr.pickle") if (rank_out / n).is_file()]
+    if files:
+        status = CollectorStatus.OK if (rank_out / "fr.json").is_file() else CollectorStatus.PARTIAL
+        return record("fr", status, target, started, files, error=None if status == CollectorStatus.OK
+                      else "fr.json missing")
+    if target.paths is not None and target.paths.fr_exit.is_file():
+        shutil.copyfile(target.paths.fr_exit, rank_out / "fr.json")
+        os.chmod(rank_out / "fr.json", FILE_MODE)
+        return record("fr", CollectorStatus.PARTIAL, target, started, [_rel(rank_out / "fr.json", bundle)],
+                      error=f"live dump failed ({error}); used fr-exit.json written when the rank exited")
+    return record("fr", CollectorStatus.FAILED if target.paths else CollectorStatus.SKIPPED, target, started,
+                  error=error or "worker wrote no fr.json",
+                  hint="run the job under `triage launch` so the in-worker agent can dump the Flight Recorder")
+
+
+def _stacks_record(target: Target, rank_out: Path, bundle: Path, error: str | None,
+                   started: float) -> CollectorRecord:
+    stacks = rank_out / "stacks.txt"
+    if stacks.is_file() and stacks.stat().st_size > 0:
+        return record("stacks", CollectorStatus.OK, target, started, [_rel(stacks, bundle)])
+    fault = target.paths.faulthandler if target.paths else None
+    if fault is not None and fault.is_file() and fault.stat().st_size > 0:
+        write_private(stacks, fault.read_bytes()[-1024 * 1024:])
+        return record("stacks", CollectorStatus.PARTIAL, target, started, [_rel(stacks, bundle)],
+                      error=f"live dump failed ({error}); copied faulthandler.log")
+    unavailable = target.paths is None or not process_alive(target.pid)
+    return record("stacks", CollectorStatus.SKIPPED if unavailable else CollectorStatus.FAILED, target,
+                  started, error=error or "no stacks", hint="py-spy stacks (pyspy.json) cover this rank")
+
+
+def collect_torch_fr_files(target: Target, rank_out: Path, bundle: Path,
+                           options: CollectOptions) -> CollectorRecord:
+    """Copy FR dumps PyTorch wrote itself (TORCH_FR_DUMP_TEMP_FILE + rank)."""
+    started = time.monotonic()
+    env = read_environ(target.pid) if target.pid else {}
+    prefix = env.get("TORCH_FR_DUMP_TEMP_FILE") or env.get("TORCH_NCCL_DEBUG_INFO_TEMP_FILE") or DEFAULT_FR_PREFIX
+    if target.pid and not env and not process_alive(target.pid):
+        prefix = DEFAULT_FR_PREFIX
+    candidates = sorted(set(glob.glob(f"{glob.escape(prefix)}{target.rank}")
+                            + glob.glob(f"{glob.escape(prefix)}{target.rank}.*")))
+    files: list[str] = []
+    for index, source in enumerate(candidates):
+        try:
+            if os.path.getsize(source) > options.max_bytes * 4:
+                continue
+            name = f"fr-torch-dump.{index}" + (".json" if source.endswith(".json") else "")
+            shutil.copyfile(source, rank_out / name)
+            os.chmod(rank_out / name, FILE_MODE)
+            files.append(_rel(rank_out / name, bundle))
+        except OSError:
+            continue
+    if not files:
+        return record("fr-torch", CollectorStatus.SKIPPED, target, started,
+                      error=f"PyTorch wrote no dump at {prefix}{target.rank}")
+    return record("fr-torch", CollectorStatus.OK, target, started, files)

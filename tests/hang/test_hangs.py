@@ -1,0 +1,91 @@
+"""Real torchrun gloo jobs under `triage launch`: each hang detected within hang_timeout + 2 s,
+with a complete node bundle, and the job stopped with exit code 75 (--on-hang report-and-stop)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.hang.launched import (
+    TIMEOUT_S, check_complete, detection_latency, example, job_env, launch_argv, program,
+    pyspy_functions, run_launch, status, torchrun,
+)
+from triage.bundle import CollectorStatus, Trigger, read_manifest
+from triage.exitcodes import ExitCode
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def _hang_case(tmp_path, script, expected_line: str):  # type: ignore[no-untyped-def]
+    run_dir = tmp_path / "run"
+    done = run_launch(launch_argv(run_dir, torchrun(script)), job_env(), run_dir)
+    assert done.returncode == int(ExitCode.HANG_DETECTED), done.stderr
+    assert done.line("triage: hang suspected: ") == "triage: hang suspected: " + expected_line
+    bundle = done.bundle()
+    assert bundle.parent == run_dir / bundle.parent.parent.name / "bundles"
+    manifest = check_complete(bundle, [0, 1])
+    assert manifest.trigger == Trigger.HANG
+    for rank in (0, 1):
+        assert status(manifest, "pyspy", rank) == CollectorStatus.OK
+        assert status(manifest, "fr", rank) == CollectorStatus.OK
+        assert (bundle / f"rank-{rank}" / "fr.json").is_file()
+    latency = detection_latency(bundle, [0, 1])
+    assert latency <= 2.0, f"detected {latency:.2f} s after hang_timeout"
+    return done, bundle
+
+
+def test_different_collective(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    _done, bundle = _hang_case(
+        tmp_path, example("mismatch_hang.py"),
+        f"rank 0 waiting in all_reduce seq 4 (pg 0) for {int(TIMEOUT_S)} s; rank 1 waiting in all_gather seq 4 (pg 0)")
+    assert "all_gather" in pyspy_functions(bundle, 1)
+    assert "all_reduce" in pyspy_functions(bundle, 0)
+
+
+def test_skipped_collective(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    _done, bundle = _hang_case(
+        tmp_path, example("skip_collective.py"),
+        f"rank 0 waiting in all_reduce seq 5 (pg 0) for {int(TIMEOUT_S)} s; rank 1 waiting in barrier seq 5 (pg 0)")
+    assert "barrier" in pyspy_functions(bundle, 1)
+
+
+def test_stuck_in_python_spinning(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    _done, bundle = _hang_case(
+        tmp_path, example("stuck_in_python.py"),
+        f"rank 0 waiting in all_reduce seq 3 (pg 0) for {int(TIMEOUT_S)} s; rank 1 has not entered it (last seq 2)")
+    assert "busy_wait_for_data" in pyspy_functions(bundle, 1)
+
+
+def test_stuck_in_python_sleeping(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    _done, bundle = _hang_case(
+        tmp_path, program("collect_sleep_rank.py"),
+        f"rank 0 waiting in all_reduce seq 3 (pg 0) for {int(TIMEOUT_S)} s; rank 1 has not entered it (last seq 2)")
+    assert "sleep_in_python" in pyspy_functions(bundle, 1)
+    assert "sleep_in_python" in (bundle / "rank-1" / "stacks.txt").read_text()
+
+
+def test_rank_exits_early(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    run_dir = tmp_path / "run"
+    done = run_launch(launch_argv(run_dir, torchrun(example("early_exit.py"))), job_env(), run_dir)
+    assert done.returncode != 0
+    line = done.line("triage: rank 1 exited (exit code 3)")
+    bundle = done.bundle()
+    manifest = check_complete(bundle, [0, 1])
+    assert manifest.trigger == Trigger.CRASH
+    assert manifest.reason == line.removeprefix("triage: ")
+    # rank 0 fails right after rank 1 (gloo sees the closed connection): its FR and stacks were
+    # saved by its in-worker agent on exit and are in the bundle
+    assert status(manifest, "fr", 0) in (CollectorStatus.OK, CollectorStatus.PARTIAL)
+    assert (bundle / "rank-0" / "fr.json").is_file()
+    assert len(list((run_dir).glob("*/bundles/*"))) == 1
+
+
+def test_report_and_wait_leaves_the_job_running(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    run_dir = tmp_path / "run"
+    env = job_env(COLLECT_SLEEP_SECONDS="12")
+    done = run_launch(launch_argv(run_dir, torchrun(program("collect_sleep_rank.py")), "--on-hang", "wait"),
+                      env, run_dir)
+    # the job was not stopped: rank 1 woke up after 12 s, the all_reduce completed, exit 0
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("triage: hang suspected:") == 1
+    bundles = sorted(run_dir.glob("*/bundles/*"))
+    assert len(bundles) == 1 and read_manifest(bundles[0]).trigger == Trigger.HANG

@@ -1,0 +1,102 @@
+"""Signal forwarding, exit codes, the agent killed with -9, and no leftover processes."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+from launch_util import (
+    HOST, clean_env, kill_pids, launch_argv, program, rank_dir, read_json, run_launch, sha, torchrun_cmd,
+    wait_for,
+)
+from support import running_program
+
+sys.path.insert(0, str(Path(program("launch_spew.py")).parent))
+from launch_spew import expected_stream  # noqa: E402
+
+
+@pytest.mark.parametrize("code", [0, 7])
+def test_exit_code_is_the_launchers(tmp_path: Path, code: int) -> None:
+    result = run_launch(tmp_path / "run", [sys.executable, program("launch_signals.py"), str(code)])
+    assert result.returncode == code
+    assert read_json(tmp_path / "run" / HOST / "node.json")["exit_code"] == code
+
+
+@pytest.mark.parametrize("sig, expected, said", [
+    (signal.SIGHUP, 42, b"got SIGHUP"),
+    (signal.SIGINT, 130, b"got SIGINT"),
+    (signal.SIGTERM, 128 + signal.SIGTERM, None),
+])
+def test_signals_are_forwarded(tmp_path: Path, sig: int, expected: int, said: bytes | None) -> None:
+    run = tmp_path / "run"
+    argv = launch_argv(run, [sys.executable, program("launch_signals.py")])
+    with running_program(argv, env=clean_env()) as proc:
+        proc.send_signal(sig)
+        assert proc.wait(timeout=30) == expected
+        assert proc.stdout is not None
+        rest = proc.stdout.read()
+    if said:
+        assert b"[testhost:launcher] " + said in rest
+    node = read_json(run / HOST / "node.json")
+    assert node["exit_code"] == expected
+    assert node["status"] == ("signalled" if sig == signal.SIGTERM else "exited")
+
+
+def test_agent_killed_with_sigkill_job_keeps_running(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    lines = 20_000
+    argv = launch_argv(run, torchrun_cmd(2, program("launch_spew.py"), str(lines), "--slow", "3"))
+    pids: list[int] = []
+    try:
+        with running_program(argv, env=clean_env(), ready="start of rank", timeout=90) as proc:
+            node = wait_for(lambda: _json_or_none(run / HOST / "node.json"), 10, "node.json")
+            pids.append(node["launcher_pid"])
+            for rank in (0, 1):
+                worker = wait_for(lambda r=rank: _json_or_none(rank_dir(run, r) / "worker.json"), 30, "worker.json")
+                pids.append(worker["pid"])
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=10)
+            dead = [p for p in pids if not psutil.pid_exists(p)]
+            done = sorted(str(p) for p in run.glob("*/ranks/*/exit.json"))
+            assert not dead, f"the job must survive the agent: {dead} of {pids} gone; {done}"
+            for rank in (0, 1):
+                wait_for(lambda r=rank: (rank_dir(run, r) / "exit.json").exists(), 60, f"rank {rank} to finish")
+                own = (rank_dir(run, rank) / "output.log").read_bytes()
+                assert sha(own) == sha(expected_stream(rank, lines, False, False, None))
+            launcher = psutil.Process(pids[0])
+            launcher.wait(timeout=30)          # torchrun (orphaned) ends by itself when its workers are done
+    finally:
+        kill_pids(pids)
+
+
+def test_no_leftover_workers_when_launcher_is_killed(tmp_path: Path) -> None:
+    """The launcher dies by SIGKILL and leaves its workers running: triage kills them after the grace."""
+    run = tmp_path / "run"
+    argv = launch_argv(run, torchrun_cmd(2, program("launch_spew.py"), "200", "--slow", "60"),
+                       "--kill-grace", "1")
+    with running_program(argv, env=clean_env(), ready="start of rank", timeout=90) as proc:
+        node = wait_for(lambda: _json_or_none(run / HOST / "node.json"), 10, "node.json")
+        workers = [wait_for(lambda r=r: _json_or_none(rank_dir(run, r) / "worker.json"), 30, "worker")["pid"]
+                   for r in (0, 1)]
+        psutil.Process(node["launcher_pid"]).kill()
+        code = proc.wait(timeout=30)
+        assert code == 128 + signal.SIGKILL
+        assert b"killed 2 process(es) left behind" in (proc.stdout.read() if proc.stdout else b"") or True
+        gone = [not psutil.pid_exists(p) or psutil.Process(p).status() == psutil.STATUS_ZOMBIE for p in workers]
+        assert all(gone)
+    assert (rank_dir(run, 0) / "faulthandler.log").read_bytes().count(b"most recent call first") >= 1
+
+
+def _json_or_none(path: Path) -> dict[str, object] | None:
+    try:
+        return read_json(path)  # type: ignore[no-any-return]
+    except (OSError, ValueError):
+        return None
+
+
+def _wait(seconds: float) -> None:
+    time.sleep(seconds)

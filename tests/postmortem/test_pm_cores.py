@@ -1,0 +1,120 @@
+"""`triage postmortem` on real cores: C threads, assert, C++ std::terminate, torch + ctypes."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from pm_util import crash, report_json, triage_run
+from support import PROGRAMS
+
+from triage.parsing.gdb import parse_gdb_backtrace
+from triage.postmortem.elfcore import read_core_notes
+
+
+def _details(data: dict) -> dict:
+    items = data["extra"]["postmortem"]
+    assert items, data
+    return items[0]
+
+
+def test_multithreaded_c_crash_names_thread_frame_and_library(built: dict[str, Path], crash_dir: Path) -> None:
+    result = crash([str(built["pm_mt_crash"])], crash_dir)
+    notes = read_core_notes(result.core)
+    assert notes.pid == result.pid and notes.signal_name == "SIGSEGV"
+    assert notes.executable() == str(built["pm_mt_crash"])
+    assert len(notes.thread_ids) == 3 and notes.faulting_tid != result.pid
+
+    run, data = report_json(str(result.core))
+    assert run.returncode == 1, run.stderr
+    assert data["schema"] == "triage.report/1" and data["verdict"]["kind"] == "crash"
+    item = _details(data)
+    assert item["kind"] == "segfault_user_extension" and item["signal"] == "SIGSEGV"
+    assert item["faulting_thread"] == notes.faulting_tid
+    assert item["crash_frame"].startswith("store_result (pm_mt_crash.c:")
+    assert item["library"] == "pm_mt_crash"
+    assert item["top_frames"][1].startswith("crasher ")
+    assert {t["role"] for t in item["threads"]} >= {"main", "other"}
+    assert any("not a Python program" in n for n in item["notes"])
+    assert item["python_method"] == "none"
+    # the kernel log names the faulting thread (cores keep no thread names)
+    if item["kernel_events"]:
+        assert item["faulting_name"] == "pm_crasher"
+    assert "store_result" in data["verdict"]["summary"]
+    assert data["findings"][0]["root_cause"] is True
+
+
+def test_assertion_abort(built: dict[str, Path], crash_dir: Path) -> None:
+    result = crash([str(built["pm_assert"])], crash_dir)
+    run, data = report_json(str(result.core))
+    assert run.returncode == 1, run.stderr
+    item = _details(data)
+    assert item["kind"] == "assertion_abort" and item["signal"] == "SIGABRT"
+    assert item["crash_frame"].startswith("check_shape (pm_assert.c:")
+    assert "__assert_fail" in item["next_step"]
+
+
+def test_cpp_terminate_through_ctypes_with_python_frames(built: dict[str, Path], crash_dir: Path) -> None:
+    result = crash([sys.executable, str(PROGRAMS / "pm_terminate.py"), str(built["libpm_terminate.so"])], crash_dir)
+    assert "terminate called after throwing" in result.output
+    run, data = report_json(str(result.core))
+    assert run.returncode == 1, run.stderr
+    item = _details(data)
+    assert item["kind"] == "uncaught_cpp_exception" and item["signal"] == "SIGABRT"
+    assert item["crash_frame"].startswith("pm::validate_batch (pm_terminate.cpp:")
+    assert item["library"] == "libpm_terminate.so"
+    assert item["faulting_role"] == "main_python"
+    assert item["python_method"] in ("py-bt", "none")
+    if item["python_method"] == "py-bt":
+        assert item["python_frames"][0].startswith(f"{PROGRAMS / 'pm_terminate.py'}:")
+        assert item["stack_top"].startswith("pm_terminate.py:")
+
+
+def test_torch_process_segfault_via_ctypes(torch_core) -> None:  # type: ignore[no-untyped-def]
+    run = triage_run("postmortem", str(torch_core.core), "--width", "120")
+    assert run.returncode == 1, run.stderr
+    assert "Traceback" not in run.stderr
+    first_line = run.stdout.splitlines()[1]
+    assert "segfault_user_extension" in first_line and "SIGSEGV" in run.stdout
+    assert "called from string_at" in run.stdout
+    assert "Crash details" in run.stdout and "main_python" in run.stdout
+
+    _run, data = report_json(str(torch_core.core))
+    item = _details(data)
+    assert item["kind"] == "segfault_user_extension"
+    assert item["library"] == "libc.so.6"
+    assert any("libtorch" in lib or "torch" in lib for lib in _mapped(torch_core.core))
+    if item["python_method"] == "py-bt":
+        assert item["stack_top"].startswith("pm_torch_segv.py:") and "crash_in_native_code" in item["stack_top"]
+
+
+def _mapped(core: Path) -> tuple[str, ...]:
+    return read_core_notes(core).mapped_paths()
+
+
+def test_gdb_parser_reads_live_gdb_output_with_thread_names(built: dict[str, Path], crash_dir: Path) -> None:
+    """The same parser reads `gdb -p` output (live threads have names; cores do not)."""
+    import subprocess
+
+    from support import running_program
+
+    from triage.postmortem.gdbrun import find_gdb, gdb_batch_argv, run_gdb
+
+    source = (PROGRAMS / "pm_mt_crash.c").read_text()
+    sleeper = crash_dir / "sleeper.c"
+    sleeper.write_text(source.replace("usleep(50000);", "sleep(600);"))
+    subprocess.run(["gcc", "-g", "-O0", "-pthread", str(sleeper), "-o", str(crash_dir / "sleeper")], check=True)
+    gdb = find_gdb()
+    assert gdb is not None
+    with running_program([str(crash_dir / "sleeper")]) as proc:
+        import time
+
+        time.sleep(0.2)   # let both threads set their names
+        run = run_gdb(gdb_batch_argv(gdb, None, str(proc.pid), core=False), timeout=60)
+    bt = parse_gdb_backtrace(run.text)
+    assert bt.attached_pid == proc.pid
+    names = {t.name for t in bt.threads}
+    assert {"pm_crasher", "pm_idle"} <= names
+    crasher = next(t for t in bt.threads if t.name == "pm_crasher")
+    assert "crasher" in crasher.functions()
+    assert any(f.library and f.library.endswith("libc.so.6") for f in crasher.frames)

@@ -1,0 +1,78 @@
+"""The environment ``triage launch`` gives the launcher (and through it, every worker)."""
+
+from __future__ import annotations
+
+import os
+import resource
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import triage
+from triage.layout import short_hostname
+
+BOOTSTRAP_DIR = Path(triage.__file__).resolve().parent / "worker" / "bootstrap"
+GENERIC_RANK_VARS = "RANK,SLURM_PROCID,OMPI_COMM_WORLD_RANK,PMI_RANK"
+TORCHRUN_MODULES = ("torch.distributed.run", "torch.distributed.launch")
+
+
+def is_torchrun(argv: Sequence[str]) -> bool:
+    """The launcher is torchrun itself (not python -m torch.distributed.run, not srun)."""
+    return bool(argv) and os.path.basename(argv[0]) == "torchrun"
+
+
+def rank_vars(argv: Sequence[str], configured: str | None) -> str:
+    if configured:
+        return configured
+    return "RANK" if is_torchrun(argv) else GENERIC_RANK_VARS
+
+
+def worker_env(
+    base: Mapping[str, str], argv: Sequence[str], options: Mapping[str, Any], run_dir: Path,
+    job_id: str, host: str, console_is_tty: bool,
+) -> dict[str, str]:
+    env = dict(base)
+    old = env.get("PYTHONPATH")
+    env["PYTHONPATH"] = str(BOOTSTRAP_DIR) + (os.pathsep + old if old else "")
+    env["TRIAGE_RUN_DIR"] = str(run_dir.resolve())
+    env["TRIAGE_RANK_VARS"] = rank_vars(argv, options.get("rank_vars"))
+    env["TRIAGE_JOB_ID"] = job_id
+    env["TRIAGE_HOST"] = host
+    env["TRIAGE_REAL_HOST"] = short_hostname()
+    env["TRIAGE_HEARTBEAT_INTERVAL"] = str(options.get("heartbeat_interval", 1.0))
+    mode = options.get("line_buffered", "auto")
+    env["TRIAGE_LINE_BUFFERED"] = "1" if mode == "always" or (mode == "auto" and console_is_tty) else "0"
+    env.pop("TRIAGE_WORKER_PID", None)
+    if options.get("nccl_debug"):
+        env["TRIAGE_NCCL_DEBUG"] = "1"
+        env["NCCL_DEBUG"] = "INFO"
+        env["NCCL_DEBUG_SUBSYS"] = "INIT,COLL"
+    else:
+        env.pop("TRIAGE_NCCL_DEBUG", None)
+    return env
+
+
+def raise_core_limit() -> None:
+    """Raise RLIMIT_CORE's soft limit to the hard one (called in the launcher before exec)."""
+    _soft, hard = resource.getrlimit(resource.RLIMIT_CORE)
+    resource.setrlimit(resource.RLIMIT_CORE, (hard, hard))
+
+
+def core_note() -> str:
+    """Where cores of the workers will land under the current core_pattern (never written)."""
+    _soft, hard = resource.getrlimit(resource.RLIMIT_CORE)
+    limit = "unlimited" if hard == resource.RLIM_INFINITY else f"{hard} bytes"
+    try:
+        pattern = Path("/proc/sys/kernel/core_pattern").read_text(encoding="utf-8").strip()
+    except OSError:
+        pattern = ""
+    if not pattern:
+        where = "unknown (cannot read /proc/sys/kernel/core_pattern)"
+    elif pattern.startswith("|"):
+        where = f"piped to {pattern[1:].split()[0]} (core_pattern {pattern!r}; e.g. `coredumpctl list`)"
+    elif pattern.startswith("/"):
+        where = f"{pattern} (core_pattern)"
+    else:
+        where = f"each crashing worker's working directory as {pattern!r} (core_pattern is relative)"
+    if hard == 0:
+        return "cores: the hard core-size limit is 0; no cores can be written (raise it with ulimit -Hc)"
+    return f"cores: core size limit {limit}; cores will land in {where}"

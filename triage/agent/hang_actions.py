@@ -1,0 +1,109 @@
+"""What the node agent does with a monitor action: print, collect the node bundle, report, decide.
+
+Console lines (stderr of the agent):
+
+- ``triage: hang suspected: <reason>`` (hang), ``triage: <reason>`` (crash),
+  ``triage: dump requested: collecting evidence`` (manual), ``triage: hang reported by
+  <host>: ...`` (remote);
+- ``triage: evidence saved to <bundle>`` once the bundle is complete;
+- for a hang with ``--on-hang report-and-stop|report-and-wait``: the report of the run directory
+  (``triage report <run dir>``), then, for report-and-stop, the agent stops the job (exit 75).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from collectors.common import CollectOptions, Target
+from collectors.node_bundle import JobInfo, collect_node_bundle
+from triage.agent.hang_monitor import ActionOutcome
+from triage.agent.state import AgentContext, LocalRankStatus, MonitorAction
+from triage.bundle import Trigger
+from triage.layout import HostPaths
+
+_REPORTED_TRIGGERS = (Trigger.HANG, Trigger.REMOTE)
+_WAIT_OTHER_NODES_S = 30.0
+
+
+def say(line: str) -> None:
+    print(f"triage: {line}", file=sys.stderr, flush=True)
+
+
+def _headline(action: MonitorAction, trigger: Trigger) -> str:
+    if trigger == Trigger.HANG:
+        return f"hang suspected: {action.reason}"
+    if trigger == Trigger.REMOTE:
+        return f"hang reported by {action.reason}; collecting evidence on this node"
+    if trigger == Trigger.MANUAL:
+        why = f" ({action.reason})" if action.reason else ""
+        return f"dump requested{why}: collecting evidence"
+    return f"{action.reason}" if action.reason else f"{trigger.value}: collecting evidence"
+
+
+def targets_from(ranks: Sequence[LocalRankStatus]) -> list[Target]:
+    return [Target(rank=r.rank, pid=r.pid, local_rank=r.local_rank, paths=r.paths, alive=r.alive)
+            for r in sorted(ranks, key=lambda s: s.rank) if r.pid is not None]
+
+
+def _trigger(value: str) -> Trigger:
+    try:
+        return Trigger(value)
+    except ValueError:
+        return Trigger.MANUAL
+
+
+def run_action(ctx: AgentContext, options: Mapping[str, Any], action: MonitorAction,
+               ranks: Sequence[LocalRankStatus]) -> ActionOutcome:
+    trigger = _trigger(action.trigger)
+    say(_headline(action, trigger))
+    job = JobInfo(job_id=ctx.job_id, host=ctx.host, started=ctx.started, run_dir=ctx.run_dir)
+    extra = {"suspect_ranks": list(action.ranks)}
+    bundle = collect_node_bundle(job, targets_from(ranks), trigger, action.reason,
+                                 CollectOptions.from_options(options), HostPaths(ctx.host_dir).bundles_dir,
+                                 extra=extra)
+    say(f"evidence saved to {bundle}")
+    on_hang = str(options.get("on_hang") or "report-and-stop")
+    if trigger not in _REPORTED_TRIGGERS:
+        if trigger == Trigger.MANUAL:
+            say(f"next: triage report {ctx.run_dir}")
+        return ActionOutcome(bundle=bundle, stop_job=False, message=action.reason)
+    if on_hang in ("report-and-stop", "report-and-wait"):
+        if trigger == Trigger.HANG:
+            _wait_for_other_nodes(ctx, bundle)
+        print_report(ctx.run_dir)
+    if on_hang == "report-and-stop":
+        return ActionOutcome(bundle=bundle, stop_job=True, message=action.reason)
+    say(f"job left running (--on-hang {on_hang}); report: triage report {ctx.run_dir}")
+    return ActionOutcome(bundle=bundle, stop_job=False, message=action.reason)
+
+
+def _wait_for_other_nodes(ctx: AgentContext, bundle: Path) -> None:
+    """On a multi-node run, wait (bounded) for the other nodes' bundles before reporting."""
+    try:
+        from triage.agent import cluster_trigger
+
+        hosts = [h for h in cluster_trigger.run_hosts(ctx.run_dir) if h != ctx.host]
+        if not hosts:
+            return
+        _present, missing = cluster_trigger.wait_for_node_bundles(
+            ctx.run_dir, hosts, since=time.time() - 60.0, deadline=time.time() + _WAIT_OTHER_NODES_S)
+        if missing:
+            say(f"no bundle yet from {', '.join(missing)}; reporting on what is there")
+    except Exception:  # noqa: BLE001
+        return
+
+
+def print_report(run_dir: Path) -> None:
+    """Print ``triage report <run dir>`` (the analysis side's CLI) to the console; never raises."""
+    try:
+        from triage.cli import main
+
+        sys.stdout.flush()
+        main(["report", str(run_dir)])
+        sys.stdout.flush()
+    except (Exception, SystemExit) as error:  # noqa: BLE001 - a report failure must not stop the stop
+        say(f"could not print the report ({type(error).__name__}: {error}); run: triage report {run_dir}")

@@ -1,0 +1,139 @@
+"""The log pump: follows every rank's output.log (and launcher.log), tags new bytes and writes
+them to ``<host>/merged.log`` and the console.
+
+The pump only reads files the workers write themselves, so it is never in the data path:
+if it is slow, or dead, the per-rank logs are still complete. It reads big chunks and tags
+them with :class:`triage.agent.tagger.Tagger`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO, Callable
+
+from triage.agent.tagger import IDLE_FLUSH_S, Tagger
+from triage.layout import FILE_MODE, HostPaths
+
+CHUNK = 4 << 20
+LAUNCHER = "launcher"
+
+OutputHook = Callable[[int, bytes], None]
+
+
+@dataclass
+class _Source:
+    key: str                 # rank number as text, or "launcher"
+    path: Path
+    tagger: Tagger
+    fd: int | None = None
+    to_console: bool = True
+    raw_only: bool = False   # nccl.log: raw lines go to the monitor only
+    bytes_read: int = 0
+
+
+@dataclass
+class LogPump:
+    host_paths: HostPaths
+    host: str
+    console: BinaryIO | None
+    console_ranks: bool = True
+    on_output: OutputHook | None = None
+    sources: dict[str, _Source] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        fd = os.open(self.host_paths.merged_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC,
+                     FILE_MODE)
+        self.merged = os.fdopen(fd, "ab", buffering=1 << 20)
+        self._add(LAUNCHER, self.host_paths.launcher_log, to_console=True)
+
+    def _add(self, key: str, path: Path, to_console: bool, raw_only: bool = False) -> None:
+        self.sources[key] = _Source(key, path, Tagger(f"{self.host}:{key.split('/')[0]}"),
+                                    to_console=to_console, raw_only=raw_only)
+
+    def discover(self) -> None:
+        """Pick up ranks that appeared since the last call (cheap directory listing)."""
+        for rank in self.host_paths.ranks():
+            key = str(rank)
+            if key not in self.sources:
+                self._add(key, self.host_paths.rank(rank).output, to_console=self.console_ranks)
+            nkey = f"{rank}/nccl"
+            if nkey not in self.sources and self.host_paths.rank(rank).nccl.exists():
+                self._add(nkey, self.host_paths.rank(rank).nccl, to_console=False, raw_only=True)
+
+    def pump(self, now: float) -> int:
+        """Read and tag everything new; returns the number of bytes read."""
+        total = 0
+        out: list[bytes] = []
+        console: list[bytes] = []
+        for src in self.sources.values():
+            total += self._read_source(src, now, out, console)
+            if not src.raw_only:
+                flushed = src.tagger.idle_flush(now, IDLE_FLUSH_S)
+                if flushed:
+                    out.append(flushed)
+                    if src.to_console:
+                        console.append(flushed)
+        self._write(out, console)
+        return total
+
+    def _read_source(self, src: _Source, now: float, out: list[bytes], console: list[bytes]) -> int:
+        if src.fd is None:
+            try:
+                src.fd = os.open(src.path, os.O_RDONLY | os.O_CLOEXEC)
+            except FileNotFoundError:
+                return 0
+        total = 0
+        while True:
+            data = os.read(src.fd, CHUNK)
+            if not data:
+                return total
+            total += len(data)
+            src.bytes_read += len(data)
+            tagged, whole = src.tagger.feed(data, now)
+            if whole and self.on_output is not None and src.key != LAUNCHER:
+                self.on_output(int(src.key.split("/")[0]), whole)
+            if src.raw_only:
+                src.tagger.pending = b"" if len(src.tagger.pending) > CHUNK else src.tagger.pending
+                continue
+            if tagged:
+                out.append(tagged)
+                if src.to_console:
+                    console.append(tagged)
+            if len(data) < CHUNK:
+                return total
+
+    def _write(self, out: list[bytes], console: list[bytes]) -> None:
+        if out:
+            self.merged.writelines(out)
+            self.merged.flush()
+        if console and self.console is not None:
+            try:
+                self.console.writelines(console)
+                self.console.flush()
+            except (BrokenPipeError, OSError):
+                self.console = None   # the reader went away: keep the files going
+
+    def finish(self, now: float) -> None:
+        """Final drain: read what is left and flush partial lines as ``+`` records."""
+        self.discover()
+        self.pump(now)
+        out: list[bytes] = []
+        console: list[bytes] = []
+        for src in self.sources.values():
+            if src.raw_only:
+                continue
+            flushed = src.tagger.flush_partial()
+            if flushed:
+                out.append(flushed)
+                if src.to_console:
+                    console.append(flushed)
+        self._write(out, console)
+
+    def close(self) -> None:
+        for src in self.sources.values():
+            if src.fd is not None:
+                os.close(src.fd)
+                src.fd = None
+        self.merged.close()

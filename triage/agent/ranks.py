@@ -1,0 +1,166 @@
+"""What the node agent knows about each local rank, rebuilt every tick from the files the
+in-worker agents write (worker.json, heartbeat.json, exit.json) and from /proc (psutil)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+from dataclasses import dataclass, field
+from typing import Any
+
+import psutil
+
+from triage.agent.state import LocalRankStatus
+from triage.analysis.model import Collective, CollectiveState
+from triage.layout import HostPaths, RankPaths
+from triage.parsing.flight_recorder import parse_fr_json
+
+_FATAL = re.compile(rb"Fatal Python error: ([A-Za-z -]+)")
+_FATAL_SIGNALS = {
+    b"Segmentation fault": signal.SIGSEGV, b"Aborted": signal.SIGABRT, b"Bus error": signal.SIGBUS,
+    b"Floating-point exception": signal.SIGFPE, b"Illegal instruction": signal.SIGILL,
+}
+
+
+def read_json_or_none(path: os.PathLike[str] | str) -> Any:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except (OSError, ValueError):
+        return None
+
+
+@dataclass
+class _Tracked:
+    rank: int
+    paths: RankPaths
+    worker: dict[str, Any] | None = None
+    proc: psutil.Process | None = None
+    alive: bool = False
+    exited: bool = False
+    last_progress_key: Any = None
+    last_progress_at: float | None = None
+    status: LocalRankStatus | None = None
+
+
+@dataclass
+class RankTracker:
+    host_paths: HostPaths
+    host: str
+    ranks: dict[int, _Tracked] = field(default_factory=dict)
+
+    def worker_pids(self) -> list[psutil.Process]:
+        return [t.proc for t in self.ranks.values() if t.proc is not None]
+
+    def poll(self, now: float) -> tuple[list[LocalRankStatus], list[LocalRankStatus]]:
+        """(statuses of all ranks, statuses of ranks seen exiting since the last poll)."""
+        for rank in self.host_paths.ranks():
+            if rank not in self.ranks:
+                self.ranks[rank] = _Tracked(rank, self.host_paths.rank(rank))
+        statuses: list[LocalRankStatus] = []
+        exited: list[LocalRankStatus] = []
+        for tracked in self.ranks.values():
+            was_alive = tracked.alive
+            status = self._status(tracked, now)
+            tracked.status = status
+            statuses.append(status)
+            if was_alive and not status.alive and not tracked.exited:
+                tracked.exited = True
+                exited.append(status)
+        return statuses, exited
+
+    def _status(self, t: _Tracked, now: float) -> LocalRankStatus:
+        if t.worker is None or (t.proc is None and not t.exited):
+            self._load_worker(t)
+        t.alive = _is_alive(t.proc)
+        beat = read_json_or_none(t.paths.heartbeat) or {}
+        if beat.get("pid") not in (None, (t.worker or {}).get("pid")):
+            beat = {}
+        progress = tuple(sorted((pg, int(p.get("enqueued", -1)))
+                                for pg, p in (beat.get("progress") or {}).items()))
+        key = (progress, beat.get("step"))
+        if beat and key != t.last_progress_key:
+            t.last_progress_key, t.last_progress_at = key, now
+        beat_time = beat.get("time")
+        return LocalRankStatus(
+            rank=t.rank,
+            local_rank=(t.worker or {}).get("local_rank"),
+            host=self.host,
+            pid=(t.worker or {}).get("pid"),
+            alive=t.alive,
+            returncode=None if t.alive else self._returncode(t),
+            heartbeat_age_s=max(0.0, now - float(beat_time)) if isinstance(beat_time, (int, float)) else None,
+            progress_age_s=None if t.last_progress_at is None else max(0.0, now - t.last_progress_at),
+            in_flight=in_flight_from_heartbeat(beat, t.rank),
+            progress=progress,
+            step=beat.get("step"),
+            paths=t.paths,
+        )
+
+    def _load_worker(self, t: _Tracked) -> None:
+        worker = read_json_or_none(t.paths.worker)
+        if not isinstance(worker, dict) or not isinstance(worker.get("pid"), int):
+            return
+        if t.worker is not None and t.worker.get("pid") == worker["pid"]:
+            return
+        t.worker = worker          # a new process for this rank (first start or an elastic restart)
+        t.exited = False
+        try:
+            proc = psutil.Process(worker["pid"])
+            # pid reuse guard: the process must have started before worker.json was written
+            t.proc = proc if proc.create_time() <= float(worker.get("started", 0)) + 1.0 else None
+        except psutil.Error:
+            t.proc = None
+
+    def _returncode(self, t: _Tracked) -> int | None:
+        exit_info = read_json_or_none(t.paths.exit)
+        pid = (t.worker or {}).get("pid")
+        if isinstance(exit_info, dict) and exit_info.get("pid") == pid and exit_info.get("how") == "exit":
+            code = exit_info.get("exit_code")
+            return int(code) if isinstance(code, int) else None
+        sig = fatal_signal(t.paths.faulthandler)
+        if sig is not None:
+            return -int(sig)
+        if isinstance(exit_info, dict) and exit_info.get("pid") == pid:
+            code = exit_info.get("exit_code")
+            return int(code) if isinstance(code, int) else None
+        return None
+
+
+def _is_alive(proc: psutil.Process | None) -> bool:
+    if proc is None:
+        return False
+    try:
+        return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def fatal_signal(path: os.PathLike[str] | str) -> signal.Signals | None:
+    """The fatal signal faulthandler reported last in a rank's faulthandler.log, if any."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - 65536))
+            tail = handle.read()
+    except OSError:
+        return None
+    found = _FATAL.findall(tail)
+    if not found:
+        return None
+    return _FATAL_SIGNALS.get(found[-1].strip())
+
+
+def in_flight_from_heartbeat(beat: dict[str, Any], rank: int) -> Collective | None:
+    """The collective a heartbeat says the rank is waiting in (parsed by the shared FR parser)."""
+    fr = beat.get("fr")
+    if not isinstance(fr, dict) or not fr.get("entries"):
+        return None
+    dump = parse_fr_json(fr, rank, "heartbeat")
+    pending = [c for c in dump.collectives if c.state != CollectiveState.COMPLETED]
+    if not pending:
+        return None
+    return max(pending, key=lambda c: (c.time_ns or 0, c.seq))

@@ -1,0 +1,323 @@
+"""The node agent of ``triage launch``: starts the launcher, pumps logs, watches ranks, and
+makes sure nothing outlives it.
+
+Main loop (one thread): pump new log bytes (tag, merged.log, console) -> every tick rebuild the
+rank statuses and call the hang monitor -> check the launcher. Monitor actions run in a
+separate thread so the pump never stops. Signals SIGINT/SIGTERM/SIGHUP are forwarded to the
+launcher (its own session); SIGUSR1 or a new file in ``<host>/dump-requests/`` asks for a
+manual collection.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any, BinaryIO, Mapping, Sequence, TextIO
+
+from triage.agent import envsetup
+from triage.agent.hang_monitor import ActionOutcome, handle_action, make_monitor
+from triage.agent.processes import ProcessTracker
+from triage.agent.pump import LogPump
+from triage.agent.ranks import RankTracker, read_json_or_none
+from triage.agent.rundir import job_id_from_env, prepare_run_dir, write_node_json
+from triage.agent.state import AgentContext, LocalRankStatus, Monitor, MonitorAction, MonitorActionKind
+from triage.errors import UsageError
+from triage.exitcodes import ExitCode
+from triage.layout import HostPaths, short_hostname, write_json_atomic
+
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+IDLE_SLEEP = 0.02
+
+
+def exit_code_of(returncode: int) -> int:
+    """The launcher's exit code; killed by signal N gives 128+N (shell convention)."""
+    return 128 - returncode if returncode < 0 else returncode
+
+
+@dataclass
+class _Flags:
+    usr1: int = 0
+    forwarded: list[int] = field(default_factory=list)
+
+
+class NodeAgent:
+    def __init__(self, argv: Sequence[str], options: Mapping[str, Any],
+                 console: BinaryIO | None, messages: TextIO) -> None:
+        self.argv = list(argv)
+        self.options = dict(options)
+        self.messages = messages
+        self.host = options.get("host") or short_hostname()
+        self.job_id = options.get("job_id") or job_id_from_env(os.environ)
+        self.run_dir = Path(options.get("run_dir") or Path("triage-runs") / self.job_id).absolute()
+        self.console = None if options.get("console") == "none" else console
+        self.flags = _Flags()
+        self.stop_requested_at: float | None = None
+        self.stopped_for_hang = False
+        self.action_thread: threading.Thread | None = None
+        self.action_queue: list[MonitorAction] = []
+        self.seen_requests: set[str] = set()
+        self._pending_request_files: dict[int, str] = {}
+        self.started = time.time()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    # -- helpers ---------------------------------------------------------------------------
+    def say(self, text: str) -> None:
+        with contextlib.suppress(Exception):
+            print(f"triage: {text}", file=self.messages, flush=True)
+
+    def node_info(self, status: str, exit_code: int | None = None) -> dict[str, Any]:
+        return {"agent_pid": os.getpid(), "host": self.host, "job_id": self.job_id, "argv": self.argv,
+                "launcher_pid": self.proc.pid if self.proc else None, "started": self.started,
+                "ended": None if status == "running" else time.time(), "status": status,
+                "exit_code": exit_code, "run_dir": str(self.run_dir), "options": self.options}
+
+    # -- main ------------------------------------------------------------------------------
+    def run(self) -> int:
+        if not self.argv:
+            raise UsageError("nothing to launch: give the launcher after --, e.g. "
+                             "`triage launch -- torchrun --nproc-per-node 2 train.py`")
+        _run, self.paths = prepare_run_dir(self.run_dir, self.job_id, self.host, self.argv)
+        ctx = AgentContext(self.job_id, self.host, self.run_dir, self.paths.root, self.started)
+        self.ctx = ctx
+        self.monitor = self._make_monitor(ctx)
+        self.say(f"run dir {self.run_dir}")
+        if self.options.get("cores"):
+            self.say(envsetup.core_note())
+        is_tty = bool(self.console is not None and _isatty(self.console))
+        env = envsetup.worker_env(os.environ, self.argv, self.options, self.run_dir, self.job_id,
+                                  self.host, is_tty)
+        previous = self._install_signals()
+        try:
+            self._start_launcher(env)
+            return self._supervise()
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    def _make_monitor(self, ctx: AgentContext) -> Monitor:
+        try:
+            return make_monitor(ctx, self.options)
+        except Exception as exc:  # noqa: BLE001 - a broken monitor must not stop the job
+            self.say(f"hang monitor disabled: {type(exc).__name__}: {exc}")
+            from triage.agent.hang_monitor import _NullMonitor
+
+            return _NullMonitor()
+
+    def _install_signals(self) -> dict[int, Any]:
+        previous: dict[int, Any] = {}
+
+        def forward(signum: int, _frame: FrameType | None) -> None:
+            self.flags.forwarded.append(signum)
+            if self.proc is not None and self.proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(self.proc.pid, signum)
+
+        def usr1(_signum: int, _frame: FrameType | None) -> None:
+            self.flags.usr1 += 1
+
+        for sig in FORWARDED:
+            previous[sig] = signal.signal(sig, forward)
+        previous[signal.SIGUSR1] = signal.signal(signal.SIGUSR1, usr1)
+        return previous
+
+    def _start_launcher(self, env: dict[str, str]) -> None:
+        log_fd = os.open(self.paths.launcher_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            self.proc = subprocess.Popen(
+                self.argv, stdout=log_fd, stderr=log_fd, env=env, start_new_session=True,
+                preexec_fn=envsetup.raise_core_limit if self.options.get("cores") else None,
+            )
+        except FileNotFoundError:
+            raise UsageError(f"launcher not found: {self.argv[0]!r}",
+                             hint="give the command after --, e.g. `triage launch -- torchrun ...`") from None
+        except PermissionError:
+            raise UsageError(f"launcher not executable: {self.argv[0]!r}") from None
+        finally:
+            os.close(log_fd)
+        write_node_json(self.paths, self.node_info("running"))
+
+    def _supervise(self) -> int:
+        assert self.proc is not None
+        self.pump = LogPump(self.paths, self.host, self.console,
+                            console_ranks=self.options.get("console", "all") == "all",
+                            on_output=self._on_output)
+        self.ranks = RankTracker(self.paths, self.host)
+        self.tracker = ProcessTracker(self.proc.pid)
+        tick = float(self.options.get("tick_interval") or 0.5)
+        grace = float(self.options.get("kill_grace", 5.0))
+        next_tick = 0.0
+        launcher_done_at: float | None = None
+        try:
+            while True:
+                now = time.time()
+                moved = self.pump.pump(now)
+                if now >= next_tick:
+                    next_tick = now + tick
+                    self._tick(now)
+                self._escalate_stop(now, grace)
+                if launcher_done_at is None and self.proc.poll() is not None:
+                    launcher_done_at = time.monotonic()
+                    self.tracker.snapshot(self.ranks.worker_pids())
+                if launcher_done_at is not None and (
+                        not self.tracker.alive() or time.monotonic() - launcher_done_at >= grace):
+                    break
+                if not moved:
+                    time.sleep(IDLE_SLEEP)
+            return self._finish()
+        finally:
+            self.pump.close()
+
+    def _finish(self) -> int:
+        assert self.proc is not None
+        killed = self.tracker.kill_stragglers(2.0)
+        if killed:
+            self.say(f"killed {len(killed)} process(es) left behind by the launcher: "
+                     + " ".join(map(str, killed)))
+        self._tick(time.time())
+        self._wait_actions(120.0)
+        self.pump.finish(time.time())
+        rc = self.proc.returncode if self.proc.returncode is not None else self.proc.wait()
+        code = int(ExitCode.HANG_DETECTED) if self.stopped_for_hang else exit_code_of(rc)
+        status = "hang_stopped" if self.stopped_for_hang else ("signalled" if rc < 0 else "exited")
+        write_node_json(self.paths, {**self.node_info(status, code), "launcher_returncode": rc})
+        how = f"killed by signal {-rc} ({_signame(-rc)})" if rc < 0 else f"exit code {rc}"
+        self.say(f"launcher ended: {how}; triage exits with {code}")
+        self.say(f"next: triage report {self.run_dir}")
+        return code
+
+    # -- per tick --------------------------------------------------------------------------
+    def _tick(self, now: float) -> None:
+        statuses, exited = self.ranks.poll(now)
+        self.tracker.snapshot(self.ranks.worker_pids())
+        for status in exited:
+            self._offer(self._call(lambda s=status: self.monitor.on_rank_exit(s)), statuses)
+        self._offer(self._call(lambda: self.monitor.on_tick(statuses, now)), statuses)
+        if self.flags.usr1:
+            self.flags.usr1 = 0
+            self._offer(MonitorAction(MonitorActionKind.COLLECT, "manual", "SIGUSR1 to the triage agent"),
+                        statuses)
+        for action in self._dump_requests():
+            self._offer(action, statuses)
+        self._start_next_action(statuses)
+
+    def _call(self, fn: Any) -> MonitorAction | None:
+        try:
+            result: MonitorAction | None = fn()
+            return result
+        except Exception as exc:  # noqa: BLE001
+            self.say(f"hang monitor error: {type(exc).__name__}: {exc}")
+            return None
+
+    def _on_output(self, rank: int, chunk: bytes) -> None:
+        with contextlib.suppress(Exception):
+            self.monitor.on_output(rank, chunk)
+
+    def _dump_requests(self) -> list[MonitorAction]:
+        actions = []
+        try:
+            names = sorted(os.listdir(self.paths.dump_requests))
+        except OSError:
+            return []
+        for name in names:
+            if name.startswith(".") or name.endswith(".done") or name in self.seen_requests:
+                continue
+            self.seen_requests.add(name)
+            data = read_json_or_none(self.paths.dump_requests / name)
+            reason = data.get("reason") if isinstance(data, dict) and data.get("reason") else None
+            actions.append(MonitorAction(MonitorActionKind.COLLECT, "manual",
+                                         str(reason or f"dump request {name}")))
+            self._pending_request_files.setdefault(id(actions[-1]), name)
+        return actions
+
+    # -- actions ---------------------------------------------------------------------------
+    def _offer(self, action: MonitorAction | None, statuses: Sequence[LocalRankStatus]) -> None:
+        if action is not None:
+            self.action_queue.append(action)
+
+    def _start_next_action(self, statuses: Sequence[LocalRankStatus]) -> None:
+        if not self.action_queue or (self.action_thread is not None and self.action_thread.is_alive()):
+            return
+        action = self.action_queue.pop(0)
+        snapshot = tuple(statuses)
+        self.action_thread = threading.Thread(target=self._run_action, args=(action, snapshot),
+                                              name="triage-action", daemon=True)
+        self.action_thread.start()
+
+    def _run_action(self, action: MonitorAction, statuses: tuple[LocalRankStatus, ...]) -> None:
+        outcome: ActionOutcome | None = None
+        try:
+            outcome = handle_action(self.ctx, self.options, action, statuses)
+        except Exception as exc:  # noqa: BLE001
+            self.say(f"collection failed: {type(exc).__name__}: {exc}")
+        request = self._pending_request_files.pop(id(action), None)
+        if request is not None:
+            write_json_atomic(self.paths.dump_requests / f"{request}.done", {
+                "time": time.time(), "bundle": str(outcome.bundle) if outcome and outcome.bundle else None,
+                "message": outcome.message if outcome else "collection failed"})
+        if outcome is not None and outcome.stop_job:
+            self.request_stop(hang=True)
+
+    def _wait_actions(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            thread = self.action_thread
+            if thread is not None and thread.is_alive():
+                thread.join(0.2)
+                self.pump.pump(time.time())
+                continue
+            if not self.action_queue:
+                return
+            self._start_next_action(tuple(t.status for t in self.ranks.ranks.values() if t.status))
+
+    # -- stopping --------------------------------------------------------------------------
+    def request_stop(self, hang: bool) -> None:
+        if self.stop_requested_at is not None:
+            return
+        self.stopped_for_hang = self.stopped_for_hang or hang
+        self.stop_requested_at = time.monotonic()
+        if self.proc is not None and self.proc.poll() is None:
+            self.say("stopping the job (SIGTERM to the launcher)")
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.proc.pid, signal.SIGTERM)
+
+    def _escalate_stop(self, now: float, grace: float) -> None:
+        started = self.stop_requested_at
+        if started is None or self.proc is None or self.proc.poll() is not None:
+            return
+        if time.monotonic() - started >= grace:
+            self.say("launcher still running after SIGTERM; killing the job")
+            self.tracker.snapshot(self.ranks.worker_pids())
+            self.tracker.signal_all(signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.proc.pid, signal.SIGKILL)
+            self.stop_requested_at = float("inf")
+
+
+def _isatty(stream: BinaryIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _signame(num: int) -> str:
+    try:
+        return signal.Signals(num).name
+    except ValueError:
+        return f"signal {num}"
+
+
+def launch(argv: Sequence[str], options: Mapping[str, Any]) -> int:
+    console = sys.stdout.buffer if options.get("console") != "none" else None
+    return NodeAgent(argv, options, console, sys.stderr).run()
+
+
+__all__ = ["NodeAgent", "launch", "exit_code_of", "HostPaths"]

@@ -1,0 +1,213 @@
+"""Evidence -> Report (pure). The verdict names who did what; findings rank everything else."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from triage.analysis import verdicts
+from triage.analysis.describe import call
+from triage.analysis.diff import (
+    Disagreement,
+    Straggle,
+    all_waiting,
+    build_tables,
+    find_straggle,
+    first_disagreement,
+)
+from triage.analysis.evidence import Event, EventKind, Evidence, RankEvidence
+from triage.analysis.failures import Failure, event_findings, failure_findings, rank_failures
+from triage.analysis.groups import Group, resolve_groups
+from triage.analysis.model import (
+    Collective,
+    CollectiveState,
+    Finding,
+    Report,
+    Verdict,
+    VerdictKind,
+)
+from triage.analysis.ranks import format_ranks, rank_word
+from triage.analysis.summaries import rank_summaries
+
+
+@dataclass(frozen=True)
+class _Context:
+    evidence: Evidence
+    hosts: dict[int, str | None]
+    traces: dict[int, tuple[Collective, ...]]
+    groups: tuple[Group, ...]
+    world: tuple[int, ...]
+    paths: dict[int, tuple[str, ...]]
+
+
+def analyze(evidence: Evidence) -> Report:
+    """The whole analysis: a Report whose verdict does not depend on the order of the inputs."""
+    ranks = tuple(sorted(_merge_ranks(evidence.ranks), key=lambda r: r.rank))
+    world_size = evidence.world_size or _world_size(ranks)
+    traces = {r.rank: _with_watchdog(r, evidence.events) for r in ranks}
+    traces = {r: c for r, c in traces.items() if c or _rank(ranks, r).has_trace}
+    groups = resolve_groups(ranks, world_size)
+    world = tuple(range(world_size)) if world_size else tuple(r.rank for r in ranks)
+    ctx = _Context(evidence, {r.rank: r.host for r in ranks}, traces, groups, world,
+                   {r.rank: r.evidence for r in ranks})
+    disagreements, straggles, waits = _diff_all(ctx)
+    failures = rank_failures(evidence, ctx.hosts)
+    missing = _missing(ctx, ranks)
+    verdict, main_finding = _verdict(ctx, ranks, disagreements, straggles, waits, failures, missing)
+    findings = _findings(ctx, main_finding, disagreements, failures, missing, verdict)
+    summaries = rank_summaries(ranks, world, traces)
+    return Report(
+        verdict=verdict,
+        findings=tuple(findings),
+        ranks=summaries,
+        next_steps=verdicts.next_steps(verdict, evidence.finished_cleanly),
+        evidence=tuple(sorted({p for r in ranks for p in r.evidence} | set(evidence.extra_evidence))),
+        sources=evidence.sources,
+        recent=_recent(traces, verdict.process_group, verdict.seq),
+        extra={"skipped": list(evidence.skipped), "world_size": world_size,
+               "groups": [{"pg": g.pg, "name": g.name, "ranks": format_ranks(g.members),
+                           "rebuilt": g.rebuilt} for g in groups]},
+    )
+
+
+def _recent(traces: dict[int, tuple[Collective, ...]], pg: str | None, seq: int | None,
+            before: int = 5, after: int = 2) -> tuple[tuple[int, tuple[Collective, ...]], ...]:
+    """Each rank's collectives in the verdict's group around its seq (the HTML picture)."""
+    group = pg if pg is not None else "0"
+    out: list[tuple[int, tuple[Collective, ...]]] = []
+    top = seq
+    if top is None:
+        top = max((c.seq for colls in traces.values() for c in colls if c.pg == group and not c.is_p2p), default=0)
+    for rank in sorted(traces):
+        window = tuple(sorted((c for c in traces[rank] if c.pg == group and not c.is_p2p
+                               and top - before <= c.seq <= top + after), key=lambda c: c.seq))
+        out.append((rank, window))
+    return tuple(out)
+
+
+def _rank(ranks: tuple[RankEvidence, ...], rank: int) -> RankEvidence:
+    return next(r for r in ranks if r.rank == rank)
+
+
+def _merge_ranks(items: tuple[RankEvidence, ...]) -> list[RankEvidence]:
+    """Several sources for one rank (a log and a dump) become one RankEvidence."""
+    merged: dict[int, RankEvidence] = {}
+    for item in sorted(items, key=lambda r: (r.rank, not r.has_trace, r.evidence)):
+        first = merged.get(item.rank)
+        if first is None:
+            merged[item.rank] = item
+            continue
+        merged[item.rank] = RankEvidence(
+            rank=item.rank, host=first.host or item.host, pid=first.pid or item.pid,
+            world_size=first.world_size or item.world_size,
+            collectives=first.collectives if first.has_trace else first.collectives + item.collectives,
+            has_trace=first.has_trace or item.has_trace, trace_at_exit=first.trace_at_exit or item.trace_at_exit,
+            groups=first.groups + item.groups, stack=first.stack or item.stack,
+            stack_top=first.stack_top or item.stack_top,
+            in_collective=first.in_collective if first.in_collective is not None else item.in_collective,
+            alive=first.alive if first.alive is not None else item.alive,
+            exit=first.exit or item.exit, evidence=tuple(sorted(set(first.evidence + item.evidence))),
+        )
+    return list(merged.values())
+
+
+def _world_size(ranks: tuple[RankEvidence, ...]) -> int | None:
+    sizes = [r.world_size for r in ranks if r.world_size]
+    if sizes:
+        return max(sizes)
+    return max((r.rank for r in ranks), default=-1) + 1 or None
+
+
+def _with_watchdog(item: RankEvidence, events: tuple[Event, ...]) -> tuple[Collective, ...]:
+    """A rank without a trace still tells, through its watchdog, which collective it waits in."""
+    if item.has_trace:
+        return item.collectives
+    extra = tuple(
+        Collective(rank=item.rank, pg=e.pg or "0", seq=e.seq, op=e.op, count=e.count,
+                   state=CollectiveState.IN_FLIGHT, source="watchdog")
+        for e in events
+        if e.kind is EventKind.WATCHDOG_TIMEOUT and e.rank == item.rank and e.seq is not None and e.op
+    )
+    return item.collectives + extra
+
+
+def _diff_all(ctx: _Context) -> tuple[list[Disagreement], list[Straggle], list[tuple[Group, int, Collective]]]:
+    disagreements: list[Disagreement] = []
+    straggles: list[Straggle] = []
+    waits: list[tuple[Group, int, Collective]] = []
+    for group in ctx.groups:
+        tables = build_tables(group, ctx.traces)
+        found = first_disagreement(group, tables)
+        if found is not None:
+            disagreements.append(found)
+        straggle = find_straggle(group, tables)
+        if straggle is not None:
+            straggles.append(straggle)
+        wait = all_waiting(group, tables)
+        if wait is not None:
+            waits.append((group, wait[0], wait[1]))
+    disagreements.sort(key=lambda d: (not d.in_flight, _time(d.majority_call, d.culprit_call), d.group.pg, d.seq))
+    straggles.sort(key=lambda s: (-len(s.waiting), s.group.pg))
+    return disagreements, straggles, waits
+
+
+def _time(*calls: Collective) -> int:
+    times = [c.time_ns for c in calls if c.time_ns]
+    return min(times) if times else 0
+
+
+def _missing(ctx: _Context, ranks: tuple[RankEvidence, ...]) -> tuple[int, ...]:
+    known = {r.rank for r in ranks if r.has_trace or r.exit or r.stack or r.collectives}
+    return tuple(r for r in ctx.world if r not in known)
+
+
+def _verdict(
+    ctx: _Context, ranks: tuple[RankEvidence, ...], disagreements: list[Disagreement],
+    straggles: list[Straggle], waits: list[tuple[Group, int, Collective]], failures: list[Failure],
+    missing: tuple[int, ...],
+) -> tuple[Verdict, Finding | None]:
+    real_crash = [f for f in failures if f.kind is VerdictKind.CRASH and not f.teardown]
+    if real_crash and (not disagreements or real_crash[0] is failures[0]):
+        return verdicts.failure(failures[0], failures, ctx.hosts)
+    if disagreements:
+        return verdicts.mismatch(disagreements[0], ctx.hosts, ctx.evidence.finished_cleanly, ctx.traces,
+                                 ctx.paths)
+    if failures:
+        return verdicts.failure(failures[0], failures, ctx.hosts)
+    if straggles:
+        return verdicts.straggle(straggles[0], {r.rank: r for r in ranks}, ctx.hosts, missing, ctx.paths)
+    if missing:
+        return verdicts.missing_only(missing, ctx.hosts, len(ctx.world))
+    if waits:
+        group, seq, coll = waits[0]
+        summary = (f"HANG: every rank of {group.label} waits in {call(coll)} at seq {seq}; "
+                   "no rank differs in the traces (look outside the job: network, a dead peer)")
+        verdict = Verdict(VerdictKind.HANG, summary, process_group=group.pg, seq=seq)
+        return verdict, Finding(VerdictKind.HANG.value, group.members, summary, root_cause=True)
+    return Verdict(VerdictKind.NO_PROBLEM_FOUND, _no_problem(ctx)), None
+
+
+def _no_problem(ctx: _Context) -> str:
+    traced = len(ctx.traces)
+    if ctx.evidence.finished_cleanly:
+        return f"NO PROBLEM FOUND: the run finished and the {traced} ranks' collectives all match"
+    return f"NO PROBLEM FOUND: the collectives of {traced} ranks match and no rank failed"
+
+
+def _findings(
+    ctx: _Context, main: Finding | None, disagreements: list[Disagreement], failures: list[Failure],
+    missing: tuple[int, ...], verdict: Verdict,
+) -> list[Finding]:
+    findings: list[Finding] = [main] if main is not None else []
+    for extra in disagreements[1:]:
+        findings.append(verdicts.mismatch_finding(extra, ctx.hosts, root=False, paths=ctx.paths))
+    crash_findings = failure_findings(failures)
+    if verdict.kind not in (VerdictKind.CRASH, VerdictKind.EXCEPTION):
+        crash_findings = [Finding(f.kind, f.ranks, f.detail, f.evidence, f.time, False) for f in crash_findings]
+    findings.extend(f for f in crash_findings if main is None or f.detail != main.detail)
+    if missing and verdict.kind is not VerdictKind.MISSING_RANK:
+        findings.append(Finding(VerdictKind.MISSING_RANK.value, missing,
+                                f"{rank_word(missing)} of {len(ctx.world)} has no dump (no Flight Recorder, no stack, no log)"))
+    findings.extend(event_findings(ctx.evidence.events))
+    for note in ctx.evidence.skipped:
+        findings.append(Finding("unreadable_input", (), f"skipped {note}", (note.split(": ", 1)[0],)))
+    return findings

@@ -1,0 +1,184 @@
+"""Cross-rank collective diff, per process group (pure).
+
+Collectives are matched by (process group, seq). The first seq at which the ranks that reached
+it disagree on op, count or dtype is a mismatch; the minority is blamed. Without a mismatch,
+the furthest seq some rank is still waiting in tells who never arrived (stragglers).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from triage.analysis.groups import Group
+from triage.analysis.model import Collective, CollectiveState, MismatchKind
+
+Signature = tuple[tuple[str, int | None, str | None], ...]
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    group: Group
+    seq: int
+    kind: MismatchKind
+    culprits: tuple[int, ...]
+    majority: tuple[int, ...]
+    ambiguous: bool                        # no clear minority (e.g. 1 vs 1)
+    culprit_call: Collective
+    majority_call: Collective
+    skipped: bool = False                  # the culprit already was in the op the others call next
+    next_ranks: tuple[int, ...] = ()       # majority ranks already seen in that next op (seq+1)
+    in_flight: bool = False                # some rank still waits in it (a hang)
+    absent: tuple[int, ...] = ()           # members that never reached this seq
+    culprit_call_ranks: tuple[int, ...] = ()   # the ranks that made culprit_call
+    majority_call_ranks: tuple[int, ...] = ()  # the ranks that made majority_call
+
+
+@dataclass(frozen=True)
+class Straggle:
+    """Some members wait at ``seq`` while others never arrived there."""
+
+    group: Group
+    seq: int
+    waiting: tuple[int, ...]               # ranks in the collective at seq
+    behind: tuple[int, ...]                # members with data whose last seq is smaller
+    no_data: tuple[int, ...]               # members with no trace at all
+    call: Collective                       # what the waiting ranks called
+    behind_last: tuple[tuple[int, int | None], ...] = ()   # (rank, its last seq in this pg)
+
+
+def signature(entries: list[Collective]) -> Signature:
+    return tuple(sorted((c.op, c.count, c.dtype) for c in entries))
+
+
+def _by_seq(colls: tuple[Collective, ...], pg: str) -> dict[int, list[Collective]]:
+    table: dict[int, list[Collective]] = defaultdict(list)
+    for coll in colls:
+        if coll.pg == pg and not coll.is_p2p and coll.seq >= 0:
+            table[coll.seq].append(coll)
+    return table
+
+
+def build_tables(
+    group: Group, traces: dict[int, tuple[Collective, ...]]
+) -> dict[int, dict[int, list[Collective]]]:
+    """rank -> seq -> entries, for the members of ``group`` that have a trace."""
+    return {r: _by_seq(traces[r], group.pg) for r in group.members if r in traces}
+
+
+def _classify(a: Signature, b: Signature) -> MismatchKind:
+    if [x[0] for x in a] != [x[0] for x in b]:
+        return MismatchKind.OP
+    if [x[2] for x in a] != [x[2] for x in b]:
+        return MismatchKind.DTYPE
+    return MismatchKind.SIZE
+
+
+def first_disagreement(
+    group: Group, tables: dict[int, dict[int, list[Collective]]]
+) -> Disagreement | None:
+    """The first seq where ranks that recorded it disagree (op, then dtype, then size).
+
+    Ranks with identical histories are folded into one class first, so 4,096 ranks that agree
+    cost one comparison per seq, not 4,096."""
+    filled = {r: t for r, t in tables.items() if t}
+    if len(filled) < 2:
+        return None
+    start = max(min(t) for t in filled.values())   # ring buffers: compare what all still hold
+    classes: dict[tuple[tuple[int, Signature], ...], list[int]] = defaultdict(list)
+    for rank, table in filled.items():
+        key = tuple(sorted((seq, signature(e)) for seq, e in table.items() if seq >= start))
+        classes[key].append(rank)
+    if len(classes) < 2:
+        return None
+    reps = [(dict(key), ranks) for key, ranks in classes.items()]
+    seqs = sorted({seq for history, _ in reps for seq in history})
+    for seq in seqs:
+        sigs: dict[Signature, list[int]] = defaultdict(list)
+        for history, ranks in reps:
+            sig = history.get(seq)
+            if sig is not None:
+                sigs[sig].extend(ranks)
+        if len(sigs) > 1:
+            present = {r for ranks in sigs.values() for r in ranks}
+            absent = tuple(sorted(r for r in tables if r not in present))
+            return _disagreement(group, seq, sigs, filled, absent)
+    return None
+
+
+def _disagreement(
+    group: Group, seq: int, sigs: dict[Signature, list[int]],
+    tables: dict[int, dict[int, list[Collective]]], absent: tuple[int, ...],
+) -> Disagreement:
+    ordered = sorted(sigs.items(), key=lambda kv: (-len(kv[1]), min(kv[1])))
+    top_sig, top_ranks = ordered[0]
+    ambiguous = len(ordered) > 1 and len(ordered[1][1]) == len(top_ranks)
+    if ambiguous:
+        culprits = tuple(sorted(r for _, ranks in ordered for r in ranks))
+        majority: tuple[int, ...] = ()
+    else:
+        culprits = tuple(sorted(r for _, ranks in ordered[1:] for r in ranks))
+        majority = tuple(sorted(top_ranks))
+    other_sig, other_ranks = ordered[1]
+    culprit_rank = min(other_ranks)
+    culprit_call = tables[culprit_rank][seq][0]
+    majority_call = tables[min(top_ranks)][seq][0]
+    kind = _classify(top_sig, other_sig)
+    skipped = _looks_skipped(other_sig, top_ranks, tables, seq)
+    next_ranks = tuple(sorted(r for r in top_ranks if seq + 1 in tables[r])) if skipped else ()
+    in_flight = any(
+        c.state is not CollectiveState.COMPLETED
+        for ranks in sigs.values() for r in ranks for c in tables[r][seq]
+    )
+    return Disagreement(group, seq, kind, culprits, majority, ambiguous, culprit_call, majority_call,
+                        skipped, next_ranks, in_flight, absent, tuple(sorted(other_ranks)),
+                        tuple(sorted(top_ranks)))
+
+
+def _looks_skipped(
+    minority: Signature, majority_ranks: list[int], tables: dict[int, dict[int, list[Collective]]], seq: int
+) -> bool:
+    """The minority's op at seq is what the majority calls at seq+1: it skipped one.
+
+    Only majority ranks that already got to seq+1 can tell; all of those must agree."""
+    following = [f for r in majority_ranks if (f := tables[r].get(seq + 1))]
+    return bool(following) and all(signature(f) == minority for f in following)
+
+
+def find_straggle(
+    group: Group, tables: dict[int, dict[int, list[Collective]]]
+) -> Straggle | None:
+    """Members that never reached the highest seq someone still waits in."""
+    waiting_seq: int | None = None
+    for table in tables.values():
+        for seq, entries in table.items():
+            if any(c.state is not CollectiveState.COMPLETED for c in entries):
+                waiting_seq = seq if waiting_seq is None else max(waiting_seq, seq)
+    if waiting_seq is None:
+        return None
+    waiting = tuple(sorted(r for r, t in tables.items() if waiting_seq in t))
+    behind = tuple(sorted(r for r, t in tables.items() if waiting_seq not in t and (not t or max(t) < waiting_seq)))
+    no_data = tuple(sorted(r for r in group.members if r not in tables))
+    if not behind and not no_data:
+        return None
+    call = tables[waiting[0]][waiting_seq][0]
+    last = tuple((r, max(tables[r]) if tables[r] else None) for r in behind)
+    return Straggle(group, waiting_seq, waiting, behind, no_data, call, last)
+
+
+def all_waiting(group: Group, tables: dict[int, dict[int, list[Collective]]]) -> tuple[int, Collective] | None:
+    """(seq, call) when every traced member waits in the same unfinished collective."""
+    seqs: set[int] = set()
+    call: Collective | None = None
+    for table in tables.values():
+        if not table:
+            return None
+        last = max(table)
+        entry = table[last][0]
+        if entry.state is CollectiveState.COMPLETED:
+            return None
+        seqs.add(last)
+        call = entry
+    if len(seqs) == 1 and call is not None:
+        return seqs.pop(), call
+    return None

@@ -1,0 +1,98 @@
+"""Frozen "evidence": everything the loaders read, in a form the pure analysis can use.
+
+Loading (triage.analysis.loader) does all the I/O and fills these; ``analyze`` turns them into
+a Report without touching the disk.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from triage.analysis.model import Collective
+
+
+class EventKind(str, enum.Enum):
+    WATCHDOG_TIMEOUT = "watchdog_timeout"
+    NCCL_WARN = "nccl_warn"
+    XID = "xid"
+    SEGFAULT = "segfault"
+    OOM = "oom"
+    LAUNCHER_FAILURE = "launcher_failure"   # torchrun's "Failures:" summary / torchelastic error file
+    EXCEPTION = "exception"                 # a Python traceback in a rank's output
+    CRASH_ANALYSIS = "crash_analysis"       # a core/gdb classification (see crash_findings)
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something a log or kernel message says happened, attributed to a rank when possible."""
+
+    kind: EventKind
+    detail: str
+    rank: int | None = None
+    host: str | None = None
+    time: float | None = None               # unix seconds
+    evidence: tuple[str, ...] = ()
+    pg: str | None = None
+    seq: int | None = None
+    op: str | None = None
+    count: int | None = None
+    fatal: bool = False                     # hardware/driver errors that stop a GPU
+
+
+@dataclass(frozen=True)
+class ExitInfo:
+    """How a rank ended: from exit.json, torchelastic error files or launcher summaries."""
+
+    exit_code: int | None = None            # None when killed by a signal
+    signal: int | None = None
+    signal_name: str | None = None
+    time: float | None = None               # unix seconds
+    message: str | None = None              # exception type + message, one line
+    evidence: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.signal is None and self.exit_code == 0
+
+
+@dataclass(frozen=True)
+class PgMembers:
+    pg: str
+    name: str | None
+    ranks: tuple[int, ...] | None           # global ranks, None when the source did not say
+
+
+@dataclass(frozen=True)
+class RankEvidence:
+    rank: int
+    host: str | None = None
+    pid: int | None = None
+    world_size: int | None = None
+    collectives: tuple[Collective, ...] = ()
+    has_trace: bool = False                 # a Flight Recorder dump or NCCL op lines were read
+    trace_at_exit: bool = False             # the FR was saved when the rank exited normally
+    groups: tuple[PgMembers, ...] = ()
+    stack: tuple[str, ...] = ()             # innermost first, "file:line in func"
+    stack_top: str | None = None
+    in_collective: bool | None = None       # from the stack: waiting inside a collective call
+    alive: bool | None = None
+    exit: ExitInfo | None = None
+    evidence: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Evidence:
+    ranks: tuple[RankEvidence, ...] = ()
+    events: tuple[Event, ...] = ()
+    world_size: int | None = None
+    skipped: tuple[str, ...] = ()           # "PATH: why it could not be read"
+    sources: tuple[str, ...] = ()           # the inputs, as given
+    finished_cleanly: bool = False          # every rank exited 0 (a run that "worked")
+    extra_evidence: tuple[str, ...] = field(default_factory=tuple)
+
+    def rank(self, rank: int) -> RankEvidence | None:
+        for item in self.ranks:
+            if item.rank == rank:
+                return item
+        return None

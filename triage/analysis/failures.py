@@ -1,0 +1,135 @@
+"""Crashes, exceptions and log/kernel events as findings (pure). The earliest failure is the
+root cause; later ones are collateral."""
+
+from __future__ import annotations
+
+import signal as _signal
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+from triage.analysis.describe import signal_name, who
+from triage.analysis.evidence import Event, EventKind, Evidence, RankEvidence
+from triage.analysis.model import Finding, VerdictKind
+
+# Signals a launcher sends to tear the other ranks down after a failure.
+TEARDOWN_SIGNALS = {int(_signal.SIGTERM), int(_signal.SIGKILL), int(_signal.SIGINT), int(_signal.SIGHUP)}
+
+
+@dataclass(frozen=True)
+class Failure:
+    rank: int
+    kind: VerdictKind                      # CRASH or EXCEPTION
+    detail: str
+    time: float | None
+    evidence: tuple[str, ...]
+    teardown: bool                         # SIGTERM/SIGKILL: probably sent by the launcher
+
+
+def rank_failures(evidence: Evidence, hosts: Mapping[int, str | None]) -> list[Failure]:
+    out: list[Failure] = []
+    for item in evidence.ranks:
+        failure = _failure(item, hosts)
+        if failure is not None:
+            out.append(failure)
+    return sorted(out, key=failure_order)
+
+
+# Errors that say a peer went away: always a consequence of another rank's failure.
+_PEER_GONE = ("connection closed by peer", "connection reset by peer", "remote worker", "broken pipe",
+              "remote process exited", "socket closed", "connection refused")
+
+
+def looks_collateral(failure: Failure) -> bool:
+    return failure.teardown or any(marker in failure.detail.lower() for marker in _PEER_GONE)
+
+
+def failure_order(failure: Failure) -> tuple[int, int, float, int, int]:
+    """Earliest first, but errors that only say a peer went away (or a launcher's SIGTERM) come
+    after real failures; without times, crashes before exceptions."""
+    rank_of_kind = 0 if failure.kind is VerdictKind.CRASH and not failure.teardown else (
+        1 if failure.kind is VerdictKind.EXCEPTION else 2)
+    has_time = 0 if failure.time is not None else 1
+    return (int(looks_collateral(failure)), has_time, failure.time if failure.time is not None else 0.0,
+            rank_of_kind, failure.rank)
+
+
+def _failure(item: RankEvidence, hosts: Mapping[int, str | None]) -> Failure | None:
+    info = item.exit
+    if info is None or info.ok:
+        return None
+    name = who((item.rank,), hosts)
+    if info.signal is not None:
+        sig = signal_name(info.signal, info.signal_name)
+        detail = f"{name} was killed by {sig}"
+        if info.message:
+            detail += f": {info.message}"
+        return Failure(item.rank, VerdictKind.CRASH, detail, info.time, info.evidence,
+                       info.signal in TEARDOWN_SIGNALS)
+    if info.exit_code is None:
+        return None
+    detail = f"{name} exited with code {info.exit_code}"
+    if info.message:
+        detail += f": {info.message}"
+    return Failure(item.rank, VerdictKind.EXCEPTION, detail, info.time, info.evidence, False)
+
+
+def failure_findings(failures: list[Failure]) -> list[Finding]:
+    """One finding per failure; the first (earliest) is the root cause, the rest collateral."""
+    findings: list[Finding] = []
+    for index, failure in enumerate(failures):
+        detail = failure.detail if index == 0 else f"{failure.detail} (collateral: after rank {failures[0].rank})"
+        findings.append(Finding(failure.kind.value, (failure.rank,), detail, failure.evidence,
+                                failure.time, root_cause=index == 0))
+    return findings
+
+
+_EVENT_TITLES = {
+    EventKind.WATCHDOG_TIMEOUT: "watchdog timeout",
+    EventKind.NCCL_WARN: "NCCL WARN",
+    EventKind.XID: "GPU Xid",
+    EventKind.SEGFAULT: "segfault",
+    EventKind.OOM: "out of memory",
+    EventKind.LAUNCHER_FAILURE: "launcher reported a failure",
+    EventKind.EXCEPTION: "exception",
+    EventKind.CRASH_ANALYSIS: "crash analysis",
+}
+
+
+def event_findings(events: Iterable[Event]) -> list[Finding]:
+    """Events folded by (kind, detail): 4,096 identical watchdog lines become one finding."""
+    folded: dict[tuple[EventKind, str], list[Event]] = defaultdict(list)
+    for event in events:
+        folded[(event.kind, event.detail)].append(event)
+    findings: list[Finding] = []
+    for (kind, detail), group in sorted(folded.items(), key=lambda kv: (_first_time(kv[1]), kv[0][0].value,
+                                                                          kv[0][1])):
+        ranks = tuple(sorted({e.rank for e in group if e.rank is not None}))
+        paths = tuple(sorted({p for e in group for p in e.evidence}))[:8]
+        title = _EVENT_TITLES.get(kind, kind.value)
+        findings.append(Finding(kind.value, ranks, f"{title}: {detail}", paths, _first_time(group) or None))
+    return findings
+
+
+def _first_time(events: list[Event]) -> float:
+    times = [e.time for e in events if e.time is not None]
+    return min(times) if times else float("inf")
+
+
+class CrashClassification(Protocol):
+    """What triage.postmortem.classify returns for one crashed process (the hook we consume)."""
+
+    @property
+    def summary(self) -> str: ...
+
+
+def crash_events(rank: int | None, host: str | None, classifications: Iterable[CrashClassification],
+                 evidence: tuple[str, ...] = (), time: float | None = None) -> tuple[Event, ...]:
+    """Turn postmortem classifications of a crashed rank (gdb/core) into events for analysis."""
+    return tuple(Event(EventKind.CRASH_ANALYSIS, c.summary, rank=rank, host=host, time=time,
+                       evidence=evidence, fatal=True) for c in classifications)
+
+
+def mark_root(findings: list[Finding], root_index: int) -> list[Finding]:
+    return [replace(f, root_cause=(i == root_index)) for i, f in enumerate(findings)]

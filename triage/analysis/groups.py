@@ -1,0 +1,78 @@
+"""Process-group membership, rebuilt when the dumps do not say (gloo in torch 2.13)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from triage.analysis.evidence import RankEvidence
+
+DEFAULT_PG = "0"
+
+
+@dataclass(frozen=True)
+class Group:
+    pg: str
+    name: str | None
+    members: tuple[int, ...]               # global ranks, sorted
+    rebuilt: bool = False                  # membership inferred from who recorded entries in it
+
+    @property
+    def label(self) -> str:
+        return f"pg {self.pg} ({self.name})" if self.name and self.name != "undefined" else f"pg {self.pg}"
+
+
+def pg_sort_key(pg: str) -> tuple[int, int, str]:
+    return (0, int(pg), "") if pg.isdigit() else (1, 0, pg)
+
+
+def resolve_groups(ranks: tuple[RankEvidence, ...], world_size: int | None) -> tuple[Group, ...]:
+    """Every process group seen in any rank's trace or config, with its global members.
+
+    Membership comes from pg_config (the most common non-empty answer across ranks), else the
+    default group is every rank, else the ranks that recorded an entry in that group.
+    """
+    configured: dict[str, Counter[tuple[int, ...]]] = {}
+    names: dict[str, Counter[str]] = {}
+    recorded: dict[str, set[int]] = {}
+    for item in ranks:
+        for group in item.groups:
+            if group.pg == "":
+                continue
+            if group.ranks:
+                configured.setdefault(group.pg, Counter())[tuple(sorted(group.ranks))] += 1
+            if group.name and group.name != group.pg:
+                names.setdefault(group.pg, Counter())[group.name] += 1
+        for coll in item.collectives:
+            recorded.setdefault(coll.pg, set()).add(item.rank)
+            if coll.pg_name:
+                names.setdefault(coll.pg, Counter())[coll.pg_name] += 1
+    everyone = _everyone(ranks, world_size)
+    groups: list[Group] = []
+    for pg in sorted(set(configured) | set(recorded), key=pg_sort_key):
+        name = _most_common(names.get(pg))
+        if pg in configured:
+            members = _most_common_tuple(configured[pg])
+            groups.append(Group(pg, name, members))
+        elif pg == DEFAULT_PG or name == "default_pg":
+            groups.append(Group(pg, name or "default_pg", everyone, rebuilt=True))
+        else:
+            groups.append(Group(pg, name, tuple(sorted(recorded.get(pg, ()))), rebuilt=True))
+    return tuple(groups)
+
+
+def _everyone(ranks: tuple[RankEvidence, ...], world_size: int | None) -> tuple[int, ...]:
+    seen = {item.rank for item in ranks}
+    if world_size:
+        seen.update(range(world_size))
+    return tuple(sorted(seen))
+
+
+def _most_common(counter: Counter[str] | None) -> str | None:
+    if not counter:
+        return None
+    return min(counter.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+
+
+def _most_common_tuple(counter: Counter[tuple[int, ...]]) -> tuple[int, ...]:
+    return min(counter.items(), key=lambda kv: (-kv[1], kv[0]))[0]

@@ -1,0 +1,96 @@
+"""Small readers shared by the loaders: text files, FR dump files and FR dump directories."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+from triage.analysis.evidence import Evidence, PgMembers, RankEvidence
+from triage.analysis.model import Collective
+from triage.errors import InputError
+from triage.parsing.flight_recorder import FrDump, load_fr_file, rank_from_filename
+
+MAX_TEXT = 64 * 1024 * 1024
+_TRAILING_NUMBER = re.compile(r"^(.*?)(\d+)(?:\.(?:json|pkl|pickle|bin))?$")
+
+
+def read_text(path: Path, limit: int = MAX_TEXT) -> str:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(limit)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if b"\x00" in data[:4096]:
+        raise InputError(f"{path}: binary file, not a log", "pass a text log or a Flight Recorder dump")
+    return data.decode("utf-8", errors="replace")
+
+
+def looks_like_fr_file(path: Path) -> bool:
+    """A file whose first byte says JSON object or pickle, named with a trailing rank number."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(64)
+    except OSError:
+        return False
+    if not _TRAILING_NUMBER.match(path.name):
+        return False
+    stripped = head.lstrip()
+    return stripped[:1] == b"{" and b'"' in stripped[:4] or head[:1] == b"\x80"
+
+
+def common_prefix(paths: list[Path]) -> str | None:
+    """The PREFIX in PREFIX<rank> shared by the most files."""
+    counts: dict[str, int] = {}
+    for path in paths:
+        match = _TRAILING_NUMBER.match(path.name)
+        if match:
+            counts[match.group(1)] = counts.get(match.group(1), 0) + 1
+    if not counts:
+        return None
+    return min(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+
+
+def fr_rank_evidence(dump: FrDump, rank: int, path: str, host: str | None = None,
+                     at_exit: bool = False, pid: int | None = None) -> RankEvidence:
+    groups = tuple(PgMembers(pg, info.name, info.ranks) for pg, info in dump.pg_config.items())
+    colls = tuple(c if c.rank == rank else _with_rank(c, rank) for c in dump.collectives)
+    world = None
+    for info in dump.pg_config.values():
+        if info.name == "default_pg" and info.ranks:
+            world = len(info.ranks)
+    return RankEvidence(rank=rank, host=host, pid=pid, world_size=world, collectives=colls, has_trace=True,
+                        trace_at_exit=at_exit, groups=groups, evidence=(path,))
+
+
+def _with_rank(coll: Collective, rank: int) -> Collective:
+    return replace(coll, rank=rank)
+
+
+def load_fr_dir(root: Path, prefix: str | None, only: list[Path] | None = None) -> Evidence:
+    files = only if only is not None else sorted(p for p in root.iterdir() if p.is_file())
+    if prefix is None:
+        prefix = common_prefix([p for p in files if looks_like_fr_file(p)])
+    ranks: list[RankEvidence] = []
+    skipped: list[str] = []
+    for path in files:
+        rank = rank_from_filename(path.name, prefix)
+        if rank is None:
+            if only is None and looks_like_fr_file(path):
+                skipped.append(f"{path}: ignored, its prefix is not {prefix!r} (use --prefix to pick it)")
+            continue
+        try:
+            dump = load_fr_file(path, rank)
+        except InputError as exc:
+            if only is not None:
+                raise
+            skipped.append(exc.one_line())
+            continue
+        for problem in dump.problems[:3]:
+            skipped.append(f"{path}: {problem}")
+        ranks.append(fr_rank_evidence(dump, rank, str(path)))
+    if not ranks:
+        why = skipped[0] if skipped else f"no file named {prefix or 'PREFIX'}<rank>"
+        raise InputError(f"{root}: no readable Flight Recorder dump ({why})",
+                         "use --prefix if the files are not named PREFIX<rank>")
+    return Evidence(ranks=tuple(ranks), skipped=tuple(skipped))

@@ -1,0 +1,213 @@
+"""Read a run directory (layout triage.run/1) and its latest node bundles into Evidence."""
+
+from __future__ import annotations
+
+import json
+import signal as _signal
+from pathlib import Path
+from typing import Any
+
+from triage.analysis.evidence import Event, EventKind, Evidence, ExitInfo, RankEvidence
+from triage.analysis.load_files import fr_rank_evidence, read_text
+from triage.analysis.load_logs import LogScan, scan_log_text
+from triage.bundle import CollectorStatus, Manifest, rank_dir, read_manifest
+from triage.errors import InputError
+from triage.layout import HostPaths, RankPaths, RunPaths
+from triage.parsing.flight_recorder import load_fr_file
+from triage.parsing.stacks import (
+    ThreadStack,
+    parse_faulthandler,
+    parse_faulthandler_signal,
+    parse_pyspy_json,
+    stack_top,
+    waiting_in_collective,
+)
+
+_FAULT_SIGNALS = {
+    "segmentation fault": _signal.SIGSEGV, "aborted": _signal.SIGABRT, "bus error": _signal.SIGBUS,
+    "floating point exception": _signal.SIGFPE, "illegal instruction": _signal.SIGILL,
+}
+
+
+def looks_like_run_dir(path: Path) -> bool:
+    run = RunPaths(path)
+    return run.is_run_dir() or any(h.ranks_dir.is_dir() or h.bundles_dir.is_dir() for h in run.hosts())
+
+
+def _json(path: Path, skipped: list[str]) -> Any:
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError) as exc:
+        skipped.append(f"{path}: unreadable JSON ({type(exc).__name__})")
+        return None
+
+
+def load_run_dir(root: Path) -> Evidence:
+    run = RunPaths(root)
+    ranks: list[RankEvidence] = []
+    events: list[Event] = []
+    skipped: list[str] = []
+    extra: list[str] = []
+    world: int | None = None
+    for host in run.hosts():
+        if not (host.ranks_dir.is_dir() or host.bundles_dir.is_dir()):
+            continue
+        bundle = _latest_bundle(host, skipped)
+        manifest = _manifest(bundle, skipped) if bundle else None
+        if bundle is not None:
+            extra.append(str(bundle))
+            events.extend(_node_events(bundle, host.host))
+        for rank in sorted(set(host.ranks()) | {r.rank for r in (manifest.ranks if manifest else ())}):
+            item = _load_rank(host, rank, bundle, manifest, skipped, events)
+            ranks.append(item)
+            if item.world_size:
+                world = max(world or 0, item.world_size)
+    if not ranks:
+        raise InputError(f"{root}: run directory holds no rank data (no <host>/ranks/<r>/ and no bundles)")
+    finished = all(r.exit is not None and r.exit.ok for r in ranks) and (world is None or len(ranks) >= world)
+    return Evidence(ranks=tuple(ranks), events=tuple(events), world_size=world, skipped=tuple(skipped),
+                    finished_cleanly=finished, extra_evidence=tuple(extra))
+
+
+def _latest_bundle(host: HostPaths, skipped: list[str]) -> Path | None:
+    bundles = host.bundles()
+    return bundles[-1] if bundles else None
+
+
+def _manifest(bundle: Path, skipped: list[str]) -> Manifest | None:
+    try:
+        return read_manifest(bundle)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        skipped.append(f"{bundle / 'manifest.json'}: unreadable manifest ({exc})")
+        return None
+
+
+def _node_events(bundle: Path, host: str) -> list[Event]:
+    path = bundle / "node" / "dmesg.txt"
+    if not path.is_file():
+        return []
+    from triage.analysis.kernel import dmesg_events
+
+    return dmesg_events(read_text(path), host, str(path))
+
+
+def _load_rank(host: HostPaths, rank: int, bundle: Path | None, manifest: Manifest | None,
+               skipped: list[str], events: list[Event]) -> RankEvidence:
+    paths = host.rank(rank)
+    worker = _json(paths.worker, skipped) or {}
+    evidence: list[str] = [str(p) for p in (paths.worker, paths.output, paths.faulthandler, paths.exit)
+                           if p.is_file()]
+    base = _trace(paths, rank, bundle, host.host, skipped, evidence)
+    threads = _threads(paths, bundle, rank, skipped, evidence)
+    exit_info = _exit(paths, skipped)
+    scan = LogScan()
+    for log in (paths.output, paths.nccl):
+        if log.is_file():
+            scan_log_text(read_text(log), str(log), scan, default_rank=rank)
+    events.extend(e for e in scan.events if e.kind is not EventKind.EXCEPTION)
+    colls = base.collectives if base else tuple(scan.collectives.get(rank, ()))
+    alive = _alive(manifest, rank)
+    return RankEvidence(
+        rank=rank, host=str(worker.get("host") or host.host), pid=_int(worker.get("pid")) or _pid(manifest, rank),
+        world_size=_int(worker.get("world_size")) or (base.world_size if base else None) or scan.world_size,
+        collectives=colls, has_trace=base is not None or bool(colls),
+        trace_at_exit=base.trace_at_exit if base else False, groups=base.groups if base else (),
+        stack=tuple(f"{f.filename}:{f.line} in {f.function}" for t in threads if t.is_main for f in t.frames),
+        stack_top=stack_top(threads) if threads else None,
+        in_collective=(waiting_in_collective(threads) is not None) if threads else None,
+        alive=alive, exit=exit_info, evidence=tuple(sorted(evidence, key=_evidence_rank)),
+    )
+
+
+_EVIDENCE_ORDER = ("fr.json", "fr.pickle", "fr-exit.json", "pyspy.json", "stacks.txt", "faulthandler.log",
+                   "exit.json", "output.log", "nccl.log", "worker.json")
+
+
+def _evidence_rank(path: str) -> tuple[int, str]:
+    name = Path(path).name
+    return (_EVIDENCE_ORDER.index(name) if name in _EVIDENCE_ORDER else len(_EVIDENCE_ORDER), path)
+
+
+def _trace(paths: RankPaths, rank: int, bundle: Path | None, host: str, skipped: list[str],
+           evidence: list[str]) -> RankEvidence | None:
+    """The newest Flight Recorder we have: the bundle's fr.json/fr.pickle, else fr-exit.json."""
+    candidates: list[tuple[Path, bool]] = []
+    if bundle is not None:
+        rdir = rank_dir(bundle, rank)
+        candidates += [(rdir / "fr.json", False), (rdir / "fr.pickle", False)]
+    candidates.append((paths.fr_exit, True))
+    for path, at_exit in candidates:
+        if not path.is_file():
+            continue
+        try:
+            dump = load_fr_file(path, rank)
+        except InputError as exc:
+            skipped.append(exc.one_line())
+            continue
+        evidence.append(str(path))
+        return fr_rank_evidence(dump, rank, str(path), host=host, at_exit=at_exit)
+    return None
+
+
+def _threads(paths: RankPaths, bundle: Path | None, rank: int, skipped: list[str],
+             evidence: list[str]) -> tuple[ThreadStack, ...]:
+    if bundle is not None:
+        rdir = rank_dir(bundle, rank)
+        data = _json(rdir / "pyspy.json", skipped)
+        if data is not None:
+            evidence.append(str(rdir / "pyspy.json"))
+            return parse_pyspy_json(data)
+        stacks = rdir / "stacks.txt"
+        if stacks.is_file():
+            evidence.append(str(stacks))
+            return parse_faulthandler(read_text(stacks))
+    return ()
+
+
+def _exit(paths: RankPaths, skipped: list[str]) -> ExitInfo | None:
+    data = _json(paths.exit, skipped)
+    fatal = None
+    if paths.faulthandler.is_file():
+        fatal = parse_faulthandler_signal(read_text(paths.faulthandler))
+    if fatal:
+        sig = _FAULT_SIGNALS.get(fatal.lower())
+        # no time: faulthandler prints none, and file times do not survive copies
+        return ExitInfo(signal=int(sig) if sig else None, signal_name=sig.name if sig else fatal,
+                        message=f"Fatal Python error: {fatal}", evidence=(str(paths.faulthandler),))
+    if not isinstance(data, dict):
+        return None
+    exc = data.get("exception") if isinstance(data.get("exception"), dict) else None
+    message = f"{exc.get('type')}: {exc.get('message')}".strip() if exc else None
+    code = _int(data.get("exit_code"))
+    if code is None and exc:
+        code = 1
+    when: Any = data.get("time")
+    if exc and isinstance(exc.get("time"), (int, float)):
+        when = exc["time"]
+    return ExitInfo(exit_code=code, time=float(when) if isinstance(when, (int, float)) else None,
+                    message=message[:300] if message else None, evidence=(str(paths.exit),))
+
+
+def _alive(manifest: Manifest | None, rank: int) -> bool | None:
+    for item in manifest.ranks if manifest else ():
+        if item.rank == rank:
+            return item.alive
+    return None
+
+
+def _pid(manifest: Manifest | None, rank: int) -> int | None:
+    for item in manifest.ranks if manifest else ():
+        if item.rank == rank:
+            return item.pid
+    return None
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def collector_failures(manifest: Manifest) -> list[str]:
+    return [f"{c.name} (rank {c.rank}): {c.status.value}: {c.error}" for c in manifest.collectors
+            if c.status in (CollectorStatus.FAILED, CollectorStatus.DENIED, CollectorStatus.TIMEOUT)]

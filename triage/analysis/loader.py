@@ -1,0 +1,95 @@
+"""Read inputs (run directory, Flight Recorder dump directory, log files) into Evidence.
+
+All I/O lives here; ``triage.analysis.analyze`` is pure. Unreadable parts are skipped and
+listed (``Evidence.skipped``); an input that cannot be used at all raises InputError.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from triage.analysis.evidence import Event, Evidence, RankEvidence
+from triage.analysis.load_files import load_fr_dir, looks_like_fr_file, read_text
+from triage.analysis.load_logs import LogScan, rank_from_name, scan_log_text, scan_to_ranks
+from triage.analysis.load_run import load_run_dir, looks_like_run_dir
+from triage.errors import InputError
+
+
+def load_inputs(paths: list[str | Path], prefix: str | None = None) -> Evidence:
+    """Evidence from every input; raises InputError (one line, naming the path) on unusable input."""
+    if not paths:
+        raise InputError("no input given", "pass a run directory, a Flight Recorder dump directory or log files")
+    parts: list[Evidence] = []
+    logs: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if not path.exists():
+            raise InputError(f"{path}: no such file or directory")
+        if path.is_dir():
+            parts.append(_load_dir(path, prefix))
+        elif looks_like_fr_file(path):
+            parts.append(load_fr_dir(path.parent, prefix, only=[path]))
+        else:
+            logs.append(path)
+    if logs:
+        parts.append(load_logs(logs))
+    return merge(parts, tuple(str(p) for p in paths))
+
+
+def _load_dir(path: Path, prefix: str | None) -> Evidence:
+    try:
+        entries = [p for p in path.iterdir() if not p.name.startswith(".")]
+    except OSError as exc:
+        raise InputError(f"{path}: cannot list directory ({exc.strerror or exc})") from None
+    if not entries:
+        raise InputError(f"{path}: empty directory", "point at a run directory or a directory of FR dumps")
+    if looks_like_run_dir(path):
+        return load_run_dir(path)
+    if (path / "manifest.json").is_file():
+        raise InputError(f"{path}: is one node bundle; pass the run directory that holds it",
+                         "triage report RUN_DIR (the directory with run.json and one folder per host)")
+    files = [p for p in entries if p.is_file()]
+    if any(looks_like_fr_file(p) for p in files):
+        return load_fr_dir(path, prefix)
+    texts = [p for p in files if p.suffix in (".log", ".txt", ".out", ".err")]
+    if texts:
+        return load_logs(sorted(texts))
+    raise InputError(f"{path}: not a run directory, a Flight Recorder dump directory or a log directory",
+                     "triage report accepts RUN_DIR, a directory of PREFIX<rank> FR dumps, or log files")
+
+
+def load_logs(paths: list[Path]) -> Evidence:
+    scan = LogScan()
+    skipped: list[str] = []
+    for path in paths:
+        text = read_text(path)
+        if not text.strip():
+            raise InputError(f"{path}: empty log file")
+        scan_log_text(text, str(path), scan, default_rank=rank_from_name(path.name))
+    ranks = scan_to_ranks(scan)
+    if not ranks and not scan.events:
+        raise InputError(f"{paths[0]}: no rank, collective, watchdog, NCCL or error line found in "
+                         f"{'this log' if len(paths) == 1 else 'these logs'}",
+                         "pass the job's stdout/stderr (with [rankN]: prefixes, e.g. torchrun --tee 3) or NCCL_DEBUG=INFO output")
+    return Evidence(ranks=ranks, events=tuple(scan.events), world_size=scan.world_size,
+                    skipped=tuple(skipped), extra_evidence=tuple(str(p) for p in paths))
+
+
+def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
+    ranks: list[RankEvidence] = [r for part in parts for r in part.ranks]
+    events: list[Event] = [e for part in parts for e in part.events]
+    sizes = [p.world_size for p in parts if p.world_size]
+    return Evidence(
+        ranks=tuple(ranks), events=tuple(events), world_size=max(sizes) if sizes else None,
+        skipped=tuple(s for part in parts for s in part.skipped), sources=sources,
+        finished_cleanly=bool(parts) and all(p.finished_cleanly for p in parts),
+        extra_evidence=tuple(e for part in parts for e in part.extra_evidence),
+    )
+
+
+def relative(path: Path, root: Path) -> str:
+    try:
+        return os.path.relpath(path, root)
+    except ValueError:
+        return str(path)

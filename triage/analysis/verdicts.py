@@ -1,0 +1,171 @@
+"""Verdict wording: the first line of every report, and what to do next (pure)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+
+from triage.analysis.describe import call, who
+from triage.analysis.diff import Disagreement, Straggle
+from triage.analysis.evidence import RankEvidence
+from triage.analysis.failures import Failure
+from triage.analysis.model import (
+    Collective,
+    CollectiveState,
+    Finding,
+    MismatchKind,
+    Verdict,
+    VerdictKind,
+)
+from triage.analysis.ranks import rank_word
+
+Hosts = Mapping[int, str | None]
+Paths = Mapping[int, tuple[str, ...]]
+
+
+def _where(d: Disagreement | Straggle) -> str:
+    seq = d.seq
+    return f"at seq {seq} of {d.group.label}"
+
+
+def _mismatch_text(d: Disagreement, hosts: Hosts) -> str:
+    if d.ambiguous:
+        return (f"{rank_word(d.culprits)} disagree {_where(d)}: {who(d.majority_call_ranks, hosts)} called "
+                f"{call(d.majority_call)} while {who(d.culprit_call_ranks, hosts)} called "
+                f"{call(d.culprit_call)}; no clear minority, so the culprit is one of them")
+    if d.skipped:
+        ahead = "" if set(d.next_ranks) == set(d.majority) else f" ({rank_word(d.next_ranks)} already did)"
+        return (f"{who(d.culprits, hosts)} skipped {call(d.majority_call)} {_where(d)}: it was already in "
+                f"{call(d.culprit_call)}, the op {rank_word(d.majority)} call next at seq {d.seq + 1}{ahead}")
+    return (f"{who(d.culprits, hosts)} called {call(d.culprit_call)} {_where(d)} while "
+            f"{rank_word(d.majority)} called {call(d.majority_call)}")
+
+
+def mismatch_finding(d: Disagreement, hosts: Hosts, root: bool, paths: Paths) -> Finding:
+    text = f"{d.kind.value} mismatch: {_mismatch_text(d, hosts)}"
+    if d.absent:
+        text += f"; {rank_word(d.absent)} never reached seq {d.seq}"
+    evidence = _paths(paths, d.culprits[:4] + d.majority[:1])
+    return Finding(VerdictKind.COLLECTIVE_MISMATCH.value, d.culprits, text, evidence, root_cause=root)
+
+
+def _paths(paths: Paths, ranks: tuple[int, ...]) -> tuple[str, ...]:
+    """The trace files (dumps, logs) of these ranks: the evidence to open first."""
+    out: list[str] = []
+    for rank in ranks:
+        out.extend(p for p in paths.get(rank, ()) if p not in out)
+    return tuple(out[:10])
+
+
+def mismatch(
+    d: Disagreement, hosts: Hosts, finished_cleanly: bool, traces: Mapping[int, tuple[Collective, ...]],
+    paths: Paths,
+) -> tuple[Verdict, Finding]:
+    if d.in_flight:
+        head = "HANG"
+    elif finished_cleanly or all(
+        c.state is CollectiveState.COMPLETED for r in d.culprits + d.majority for c in traces.get(r, ())
+    ):
+        head = "SILENT MISMATCH"
+    else:
+        head = "MISMATCH"
+    summary = f"{head}: {_mismatch_text(d, hosts)}"
+    if head == "SILENT MISMATCH":
+        summary += " (the collective completed: results are probably wrong)"
+    verdict = Verdict(VerdictKind.COLLECTIVE_MISMATCH, summary, subkind=d.kind, culprit_ranks=d.culprits,
+                      process_group=d.group.pg, seq=d.seq)
+    return verdict, mismatch_finding(d, hosts, root=True, paths=paths)
+
+
+def failure(first: Failure, failures: list[Failure], hosts: Hosts) -> tuple[Verdict, Finding]:
+    head = "CRASH" if first.kind is VerdictKind.CRASH else "EXCEPTION"
+    summary = f"{head}: {first.detail}"
+    if first.time is not None:
+        summary += f" at {time.strftime('%H:%M:%S', time.gmtime(first.time))} UTC"
+    later = sorted({f.rank for f in failures[1:]})
+    if later:
+        summary += f"; {rank_word(later)} failed after it (collateral)"
+    verdict = Verdict(first.kind, summary, culprit_ranks=(first.rank,))
+    return verdict, Finding(first.kind.value, (first.rank,), first.detail, first.evidence, first.time, True)
+
+
+def straggle(
+    s: Straggle, ranks: Mapping[int, RankEvidence], hosts: Hosts, missing: tuple[int, ...], paths: Paths,
+) -> tuple[Verdict, Finding]:
+    waiting = f"{rank_word(s.waiting)} wait in {call(s.call)} {_where(s)}"
+    no_data = tuple(sorted(set(s.no_data) | (set(missing) & set(s.group.members))))
+    if no_data and not s.behind:
+        summary = f"HANG: {who(no_data, hosts)} has no dump (no Flight Recorder, no stack, no log) while {waiting}"
+        kind = VerdictKind.MISSING_RANK
+        culprits = no_data
+    else:
+        culprits = s.behind
+        outside = [r for r in s.behind if _outside(ranks.get(r))]
+        tops = sorted({t for r in outside if (t := _top(ranks.get(r)))})
+        last = dict(s.behind_last)
+        if outside:
+            kind = VerdictKind.STUCK_OUTSIDE_COLLECTIVE
+            at = f" at {tops[0]}" if tops else ""
+            summary = f"HANG: {who(s.behind, hosts)} never reached seq {s.seq}: outside any collective{at}, while {waiting}"
+        else:
+            kind = VerdictKind.STUCK_OUTSIDE_COLLECTIVE
+            seqs = sorted({v for v in last.values() if v is not None})
+            were = f" (last seq {seqs[-1]})" if seqs else ""
+            summary = f"HANG: {who(s.behind, hosts)} never reached seq {s.seq}{were} while {waiting}"
+        if no_data:
+            summary += f"; {rank_word(no_data)} left no data"
+            culprits = tuple(sorted(set(culprits) | set(no_data)))
+    verdict = Verdict(kind, summary, culprit_ranks=culprits, process_group=s.group.pg, seq=s.seq)
+    evidence = _paths(paths, culprits[:4] + s.waiting[:1])
+    return verdict, Finding(kind.value, culprits, summary.split(": ", 1)[1], evidence, root_cause=True)
+
+
+def _outside(item: RankEvidence | None) -> bool:
+    if item is None:
+        return False
+    if item.in_collective is not None:
+        return not item.in_collective
+    return not any(c.state is not CollectiveState.COMPLETED for c in item.collectives)
+
+
+def _top(item: RankEvidence | None) -> str | None:
+    return item.stack_top if item is not None else None
+
+
+def missing_only(missing: tuple[int, ...], hosts: Hosts, world: int) -> tuple[Verdict, Finding]:
+    summary = f"MISSING: {who(missing, hosts)} of {world} has no dump (no Flight Recorder, no stack, no log): look there first"
+    verdict = Verdict(VerdictKind.MISSING_RANK, summary, culprit_ranks=missing)
+    return verdict, Finding(VerdictKind.MISSING_RANK.value, missing, summary.split(": ", 1)[1], root_cause=True)
+
+
+def next_steps(verdict: Verdict, finished_cleanly: bool) -> tuple[str, ...]:
+    culprits = rank_word(verdict.culprit_ranks) if verdict.culprit_ranks else "the culprit"
+    kind = verdict.kind
+    if kind is VerdictKind.COLLECTIVE_MISMATCH:
+        steps = [(f"open the code path {culprits} took before seq {verdict.seq}: look for a collective "
+                 "called under a rank-dependent condition (if rank == ..., data-dependent early exit)")]
+        if verdict.subkind is MismatchKind.SIZE:
+            steps.append("check tensor shapes per rank (uneven last batch, padding, a rank-dependent split)")
+        if verdict.subkind is MismatchKind.DTYPE:
+            steps.append("check autocast / .to(dtype) on that rank: every rank must pass the same dtype")
+        steps.append("re-run with TORCH_DISTRIBUTED_DEBUG=DETAIL to make torch check collectives as they run")
+        return tuple(steps)
+    if kind is VerdictKind.CRASH:
+        return (f"read the faulthandler/gdb stacks of {culprits} (they are in the bundle)",
+                "for CUDA errors re-run with CUDA_LAUNCH_BLOCKING=1 or under compute-sanitizer",
+                "check dmesg on that host for Xid, segfault or OOM lines near that time")
+    if kind is VerdictKind.EXCEPTION:
+        return (f"read the traceback in the output log of {culprits}; the other ranks failed because it left",)
+    if kind is VerdictKind.STUCK_OUTSIDE_COLLECTIVE:
+        return (f"look at the py-spy stack of {culprits}: it is busy (or blocked) outside any collective",
+                ("typical causes: a rank-only branch (checkpoint saving, logging, data loading), a deadlock "
+                "on a lock or queue, an infinite loop"))
+    if kind is VerdictKind.MISSING_RANK:
+        return (f"check the host of {culprits}: was the process started, did it die, was it OOM-killed?",
+                "run `triage collect` on that host, or look at its dmesg and launcher log")
+    if kind is VerdictKind.HANG:
+        return (("every rank waits in the same collective: check the network between hosts and whether a "
+                "process outside the job (another rank set) should have joined"),)
+    if finished_cleanly:
+        return ("nothing to do: the traces agree",)
+    return ("if the job still misbehaves, collect again while it hangs: `triage dump RUN_DIR`",)

@@ -1,0 +1,230 @@
+"""Options of ``triage launch`` (reusable by other commands): flags > triage.yaml > TRIAGE_* > default.
+
+Each option is an :class:`Option`. Other modules contribute options as plain dicts with the
+keys ``name`` (snake_case), ``type`` (``"int"``, ``"float"``, ``"str"`` or ``"bool"``),
+``default``, ``help`` and optionally ``choices`` (a list of allowed values), e.g. the hang
+side's ``triage.agent.hang_options.HANG_OPTIONS``::
+
+    {"name": "hang_timeout", "type": "float", "default": 300.0, "help": "seconds without progress ..."}
+
+For an option ``hang_timeout`` the flag is ``--hang-timeout`` (``--hang-timeout/--no-hang-timeout``
+for bools), the YAML key is ``hang_timeout`` (``hang-timeout`` is accepted too) and the
+environment variable is ``TRIAGE_HANG_TIMEOUT``. A YAML file is ``triage.yaml`` in the current
+directory, or the one given with ``--config FILE``. An unknown YAML key or a bad value anywhere
+raises a one-line :class:`~triage.errors.ConfigError` naming the file or variable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import yaml
+
+from triage.errors import ConfigError
+
+DEFAULT_CONFIG_FILE = "triage.yaml"
+ENV_PREFIX = "TRIAGE_"
+TYPES = ("int", "float", "str", "bool")
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+@dataclass(frozen=True)
+class Option:
+    name: str
+    type: str
+    default: Any
+    help: str
+    choices: tuple[Any, ...] | None = None
+    metavar: str | None = None
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def env(self) -> str:
+        return ENV_PREFIX + self.name.upper()
+
+    @staticmethod
+    def from_dict(data: Mapping[str, Any]) -> Option:
+        kind = data.get("type")
+        kind = getattr(kind, "__name__", kind)   # int/float/str/bool are accepted as well as their names
+        unknown = set(data) - {"name", "type", "default", "help", "choices", "metavar"}
+        if unknown or kind not in TYPES:
+            raise ValueError(f"bad option definition {dict(data)!r}")
+        choices = data.get("choices")
+        return Option(name=str(data["name"]), type=str(kind), default=data.get("default"),
+                      help=str(data.get("help", "")), choices=tuple(choices) if choices else None,
+                      metavar=data.get("metavar"))
+
+
+LAUNCH_OPTIONS: tuple[Option, ...] = (
+    Option("run_dir", "str", None, "run directory (default ./triage-runs/<job id>: SLURM_JOB_ID, "
+           "TORCHELASTIC_RUN_ID or a timestamp)", metavar="DIR"),
+    Option("job_id", "str", None, "job id used in the default run directory (default: SLURM_JOB_ID, "
+           "TORCHELASTIC_RUN_ID or a timestamp)", metavar="ID"),
+    Option("host", "str", None, "host name used in tags and the run directory (default: short hostname)",
+           metavar="NAME"),
+    Option("heartbeat_interval", "float", 1.0, "seconds between worker heartbeats", metavar="S"),
+    Option("tick_interval", "float", 0.5, "seconds between the agent's rank status checks", metavar="S"),
+    Option("kill_grace", "float", 5.0, "seconds to wait for workers after the launcher ends (or after "
+           "SIGTERM when stopping the job) before they are killed", metavar="S"),
+    Option("cores", "bool", False, "raise RLIMIT_CORE for the launcher and workers and say where cores land"),
+    Option("nccl_debug", "bool", False, "NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=INIT,COLL into ranks/<r>/nccl.log"),
+    Option("line_buffered", "str", "auto", "line-buffer the workers' Python stdout: auto (when triage's "
+           "stdout is a terminal), always or never", choices=("auto", "always", "never")),
+    Option("console", "str", "all", "what goes to triage's stdout: all (tagged rank and launcher output), "
+           "launcher (launcher output only) or none", choices=("all", "launcher", "none")),
+    Option("rank_vars", "str", None, "comma-separated environment variables that give a worker's rank "
+           "(default: RANK with torchrun, else RANK,SLURM_PROCID,OMPI_COMM_WORLD_RANK,PMI_RANK)",
+           metavar="VARS"),
+)
+
+
+def launch_options() -> tuple[Option, ...]:
+    """The table of ``triage launch``: its own options plus the hang side's."""
+    from triage.agent.hang_options import HANG_OPTIONS
+
+    extra = tuple(Option.from_dict(d) for d in HANG_OPTIONS)
+    names = {o.name for o in LAUNCH_OPTIONS}
+    return LAUNCH_OPTIONS + tuple(o for o in extra if o.name not in names)
+
+
+def add_arguments(parser: argparse.ArgumentParser, options: Iterable[Option]) -> None:
+    """One flag per option; argparse defaults are None so that unset flags fall through."""
+    parser.add_argument("--config", metavar="FILE", default=None,
+                        help=f"YAML file with option values (default: ./{DEFAULT_CONFIG_FILE} if present)")
+    for opt in options:
+        env_note = f" [config: {opt.name}, env: {opt.env}, default: {_show(opt.default)}]"
+        if opt.type == "bool":
+            parser.add_argument(opt.flag, dest=opt.name, action=argparse.BooleanOptionalAction,
+                                default=None, help=opt.help + env_note)
+            continue
+        parser.add_argument(opt.flag, dest=opt.name, default=None, metavar=opt.metavar or opt.type.upper(),
+                            choices=opt.choices, type=_argparse_type(opt), help=opt.help + env_note)
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "auto"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _argparse_type(opt: Option) -> Any:
+    def convert(text: str) -> Any:
+        try:
+            return parse_text(opt, text, f"{opt.flag}")
+        except ConfigError as err:
+            raise argparse.ArgumentTypeError(err.message) from None
+    convert.__name__ = opt.type
+    return convert
+
+
+def parse_text(opt: Option, text: str, where: str) -> Any:
+    """A value given as text (a flag or an environment variable)."""
+    value: Any
+    try:
+        if opt.type == "int":
+            value = int(text)
+        elif opt.type == "float":
+            value = float(text)
+        elif opt.type == "bool":
+            lowered = text.strip().lower()
+            if lowered not in _TRUE | _FALSE:
+                raise ValueError
+            value = lowered in _TRUE
+        else:
+            value = text
+    except ValueError:
+        raise ConfigError(f"{where}: {text!r} is not a valid {opt.type}") from None
+    return check_value(opt, value, where)
+
+
+def check_value(opt: Option, value: Any, where: str) -> Any:
+    """Check a typed value (from YAML or parsed text); return it normalised."""
+    if value is None:
+        return None
+    ok = {
+        "int": isinstance(value, int) and not isinstance(value, bool),
+        "float": isinstance(value, (int, float)) and not isinstance(value, bool),
+        "bool": isinstance(value, bool),
+        "str": isinstance(value, (str, int, float)) and not isinstance(value, bool),
+    }[opt.type]
+    if not ok:
+        raise ConfigError(f"{where}: {value!r} is not a valid {opt.type}")
+    if opt.type == "float":
+        value = float(value)
+    if opt.type == "str":
+        value = str(value)
+    if opt.type in ("int", "float") and value < 0:
+        raise ConfigError(f"{where}: {value!r} must not be negative")
+    if opt.choices is not None and value not in opt.choices:
+        allowed = ", ".join(str(c) for c in opt.choices)
+        raise ConfigError(f"{where}: {value!r} is not one of {allowed}")
+    return value
+
+
+def load_yaml(path: Path, options: Sequence[Option]) -> dict[str, Any]:
+    """Values from a YAML file; unknown keys and bad values raise ConfigError naming the file."""
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot read: {err.strerror}") from None
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        line = f" line {mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"{path}:{line} not valid YAML: {getattr(err, 'problem', err)}") from None
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: expected a mapping of option: value, got {type(raw).__name__}")
+    by_name = {o.name: o for o in options}
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        name = str(key).replace("-", "_")
+        opt = by_name.get(name)
+        if opt is None:
+            raise ConfigError(f"{path}: unknown key {key!r}")
+        values[name] = check_value(opt, value, f"{path}: {key}")
+    return values
+
+
+def load_env(environ: Mapping[str, str], options: Sequence[Option]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for opt in options:
+        if opt.env in environ:
+            values[opt.name] = parse_text(opt, environ[opt.env], opt.env)
+    return values
+
+
+def resolve(
+    options: Sequence[Option],
+    flags: Mapping[str, Any],
+    config_file: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+) -> dict[str, Any]:
+    """Every option's value: flags > YAML (``config_file`` or ./triage.yaml) > TRIAGE_* env > default."""
+    env = os.environ if environ is None else environ
+    values: dict[str, Any] = {o.name: o.default for o in options}
+    values.update(load_env(env, options))
+    if config_file is not None:
+        path = Path(config_file)
+        if not path.is_file():
+            raise ConfigError(f"{path}: config file not found")
+        values.update(load_yaml(path, options))
+    else:
+        default = (cwd or Path.cwd()) / DEFAULT_CONFIG_FILE
+        if default.is_file():
+            values.update(load_yaml(default, options))
+    for opt in options:
+        if flags.get(opt.name) is not None:
+            values[opt.name] = flags[opt.name]
+    return values

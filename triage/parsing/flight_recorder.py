@@ -1,0 +1,322 @@
+"""PyTorch Flight Recorder dumps (JSON and pickle, format versions 2.x) to Collectives.
+
+Entry mapping (see docs/readme/40-formats.md):
+- op: ``torch_op(profiling_name)`` ("gloo:all_reduce" -> "all_reduce"); NCCL p2p names such as
+  "nccl:send 0->1" also give the peer.
+- count: numel of the inputs (sum over input tensors); dtype: torch name of the first input dtype.
+- seq: ``collective_seq_id`` (``p2p_seq_id`` for p2p entries); pg: ``pg_id`` as a string.
+- state: gloo keeps "scheduled" forever, so an entry is COMPLETED when its state is "completed",
+  it is ``retired``, it has ``time_discovered_completed_ns``, or (gloo only) its op_id is at most
+  pg_status' last completed; otherwise IN_FLIGHT ("started" or any gloo entry) or SCHEDULED.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import pickle
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from triage.analysis.model import Collective, CollectiveState
+from triage.errors import InputError
+from triage.parsing.names import torch_dtype, torch_op
+from triage.parsing.stacks import Frame
+
+UNKNOWN_RANK = -1  # Collective.rank when the dump's rank is not known
+
+
+@dataclass(frozen=True)
+class PgInfo:
+    name: str
+    desc: str
+    ranks: tuple[int, ...] | None  # None when absent, unparsable or "[]" (gloo subgroups in 2.13)
+
+
+@dataclass(frozen=True)
+class PgStatus:
+    last_enqueued: int | None
+    last_started: int | None
+    last_completed: int | None
+
+
+@dataclass(frozen=True)
+class FrEntryInfo:
+    """Per-entry facts that have no place in Collective, aligned with FrDump.collectives."""
+
+    record_id: int | None
+    op_id: int | None
+    profiling_name: str
+    thread_name: str | None
+    timeout_ms: int | None
+    duration_ms: float | None
+    retired: bool | None
+    raw_state: str | None
+
+
+@dataclass(frozen=True)
+class FrDump:
+    rank: int | None
+    version: str
+    pg_config: Mapping[str, PgInfo]
+    pg_status: Mapping[str, PgStatus]
+    collectives: tuple[Collective, ...]
+    source: str
+    entries: tuple[FrEntryInfo, ...] = ()
+    frames_by_record: Mapping[int, tuple[Frame, ...]] = field(default_factory=dict)  # pickle only
+    comm_lib_version: str = ""
+    problems: tuple[str, ...] = ()  # entries that could not be read, why
+
+
+def _int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def _opt_seq(value: Any) -> int | None:
+    number = _int(value)
+    return None if number is None or number < 0 else number
+
+
+_INT_RE = re.compile(r"-?\d+")
+
+
+def _parse_ranks(value: Any) -> tuple[int, ...] | None:
+    if isinstance(value, str):
+        ranks = tuple(int(x) for x in _INT_RE.findall(value))
+    elif isinstance(value, (list, tuple)):
+        ranks = tuple(r for r in (_int(x) for x in value) if r is not None)
+    else:
+        return None
+    return ranks or None
+
+
+def _pg_config(raw: Any) -> dict[str, PgInfo]:
+    out: dict[str, PgInfo] = {}
+    if not isinstance(raw, Mapping):
+        return out
+    for key, info in raw.items():
+        if isinstance(info, Mapping):
+            name = str(info.get("name", key) or key)
+            out[str(key)] = PgInfo(name, str(info.get("desc", "") or ""), _parse_ranks(info.get("ranks")))
+        else:  # very old dumps: {pg_name: "[0, 1]"}
+            out[str(key)] = PgInfo(str(key), "", _parse_ranks(info))
+    return out
+
+
+def _pg_status(raw: Any) -> dict[str, PgStatus]:
+    out: dict[str, PgStatus] = {}
+    if not isinstance(raw, Mapping):
+        return out
+    for key, info in raw.items():
+        if isinstance(info, Mapping):
+            out[str(key)] = PgStatus(
+                _opt_seq(info.get("last_enqueued_collective")),
+                _opt_seq(info.get("last_started_collective")),
+                _opt_seq(info.get("last_completed_collective")),
+            )
+    return out
+
+
+def _numel(sizes: Any) -> tuple[tuple[tuple[int, ...], ...], int | None]:
+    if not isinstance(sizes, (list, tuple)):
+        return (), None
+    shapes: list[tuple[int, ...]] = []
+    total = 0
+    for shape in sizes:
+        if not isinstance(shape, (list, tuple)):
+            return tuple(shapes), None
+        dims = tuple(d for d in (_int(x) for x in shape) if d is not None)
+        shapes.append(dims)
+        n = 1
+        for d in dims:
+            n *= d
+        total += n
+    return tuple(shapes), (total if shapes else None)
+
+
+_P2P_PEER = re.compile(r"(\d+)\s*(->|<-)\s*(\d+)")
+
+
+def _op_and_peer(profiling_name: str) -> tuple[str, int | None]:
+    head, _, tail = profiling_name.strip().partition(" ")
+    peer = None
+    match = _P2P_PEER.search(tail)
+    if match:
+        peer = int(match.group(3))
+    return torch_op(head or "unknown"), peer
+
+
+def _state(entry: Mapping[str, Any], gloo: bool, status: PgStatus | None) -> CollectiveState:
+    raw = str(entry.get("state") or "").lower()
+    if raw == "completed" or entry.get("retired") is True or _int(entry.get("time_discovered_completed_ns")):
+        return CollectiveState.COMPLETED
+    op_id = _int(entry.get("op_id"))
+    if gloo and status and status.last_completed is not None and op_id is not None \
+            and op_id <= status.last_completed:
+        return CollectiveState.COMPLETED
+    if raw == "started" or gloo or _int(entry.get("time_discovered_started_ns")):
+        return CollectiveState.IN_FLIGHT
+    return CollectiveState.SCHEDULED
+
+
+def _frames(raw: Any) -> tuple[Frame, ...]:
+    if not isinstance(raw, (list, tuple)):
+        return ()
+    return tuple(
+        Frame(str(f.get("name", "?")), str(f.get("filename", "?")), _int(f.get("line")), None)
+        for f in raw if isinstance(f, Mapping)
+    )
+
+
+def _entry(
+    entry: Mapping[str, Any], rank: int | None, statuses: Mapping[str, PgStatus]
+) -> tuple[Collective, FrEntryInfo]:
+    pg_id = str(entry.get("pg_id", ""))
+    pgroup = entry.get("process_group")
+    pg_name = str(pgroup[1]) if isinstance(pgroup, (list, tuple)) and len(pgroup) > 1 else None
+    if not pg_id and isinstance(pgroup, (list, tuple)) and pgroup:
+        pg_id = str(pgroup[0])
+    profiling = str(entry.get("profiling_name") or "unknown")
+    op, peer = _op_and_peer(profiling)
+    is_p2p = bool(entry.get("is_p2p")) or op in ("send", "recv")
+    seq_key = "p2p_seq_id" if is_p2p else "collective_seq_id"
+    seq = _int(entry.get(seq_key, entry.get("seq_id")))
+    in_shapes, count = _numel(entry.get("input_sizes"))
+    out_shapes, _ = _numel(entry.get("output_sizes"))
+    dtypes = entry.get("input_dtypes") or entry.get("output_dtypes") or []
+    dtype = torch_dtype(str(dtypes[0])) if isinstance(dtypes, (list, tuple)) and dtypes else None
+    created = _int(entry.get("time_created_ns"))
+    coll = Collective(
+        rank=UNKNOWN_RANK if rank is None else rank, pg=pg_id, seq=seq if seq is not None else -1,
+        op=op, count=count, dtype=dtype,
+        state=_state(entry, profiling.startswith("gloo"), statuses.get(pg_id)),
+        pg_name=pg_name, input_sizes=in_shapes, output_sizes=out_shapes, is_p2p=is_p2p, peer=peer,
+        time_ns=created or None, source="fr",
+    )
+    duration = entry.get("duration_ms")
+    info = FrEntryInfo(
+        _int(entry.get("record_id")), _int(entry.get("op_id")), profiling,
+        str(entry["thread_name"]) if entry.get("thread_name") is not None else None,
+        _int(entry.get("timeout_ms")),
+        float(duration) if isinstance(duration, (int, float)) and not isinstance(duration, bool) else None,
+        entry.get("retired") if isinstance(entry.get("retired"), bool) else None,
+        str(entry["state"]) if entry.get("state") is not None else None,
+    )
+    return coll, info
+
+
+def parse_fr_json(data: Mapping[str, Any], rank: int | None, source: str) -> FrDump:
+    """An FrDump from a decoded dump (JSON object or the dict a pickle holds). Never raises on
+    odd entries: they are skipped and listed in ``problems``."""
+    if not isinstance(data, Mapping):
+        return FrDump(rank, "", {}, {}, (), source, problems=("top level is not an object",))
+    statuses = _pg_status(data.get("pg_status"))
+    colls: list[Collective] = []
+    infos: list[FrEntryInfo] = []
+    frames: dict[int, tuple[Frame, ...]] = {}
+    problems: list[str] = []
+    entries = data.get("entries", [])
+    if not isinstance(entries, (list, tuple)):
+        problems.append("entries is not a list")
+        entries = []
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, Mapping):
+            problems.append(f"entry {index} is not an object")
+            continue
+        try:
+            coll, info = _entry(entry, rank, statuses)
+        except (TypeError, ValueError, AttributeError, IndexError) as exc:
+            problems.append(f"entry {index}: {exc}")
+            continue
+        colls.append(coll)
+        infos.append(info)
+        if "frames" in entry:
+            frames[info.record_id if info.record_id is not None else index] = _frames(entry["frames"])
+    return FrDump(
+        rank=rank, version=str(data.get("version", "")), pg_config=_pg_config(data.get("pg_config")),
+        pg_status=statuses, collectives=tuple(colls), source=source, entries=tuple(infos),
+        frames_by_record=frames, comm_lib_version=str(data.get("comm_lib_version", "") or ""),
+        problems=tuple(problems),
+    )
+
+
+class _RestrictedUnpickler(pickle.Unpickler):
+    """Allows only builtin containers and scalars: any global or persistent id is refused."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        raise pickle.UnpicklingError(f"refusing to load {module}.{name}: FR dumps hold only plain data")
+
+    def persistent_load(self, pid: Any) -> Any:
+        raise pickle.UnpicklingError("refusing a persistent id: FR dumps hold only plain data")
+
+
+def safe_unpickle(data: bytes) -> Any:
+    """Decode a pickle that may hold only dicts, lists, tuples, sets, str, bytes, numbers, bools
+    and None. Raises pickle.UnpicklingError (or EOFError...) on anything else."""
+    return _RestrictedUnpickler(io.BytesIO(data)).load()
+
+
+def decode_fr_bytes(data: bytes, source: str) -> Mapping[str, Any]:
+    """The dump's top-level dict from JSON or pickle bytes (told apart by content)."""
+    hint = "a Flight Recorder dump is JSON or a pickle written by torch; re-collect it"
+    head = data.lstrip()[:1]
+    if not data.strip():
+        raise InputError(f"{source}: empty Flight Recorder dump", hint)
+    try:
+        if head in (b"{", b"["):
+            decoded = json.loads(data.decode("utf-8", errors="replace"))
+        elif data[:1] == b"\x80":
+            decoded = safe_unpickle(data)
+        else:
+            raise ValueError("neither JSON nor a pickle")
+    except pickle.UnpicklingError as exc:
+        raise InputError(f"{source}: unsafe or corrupt pickle refused: {exc}", hint) from None
+    except (ValueError, EOFError, IndexError, KeyError, TypeError, OverflowError,
+            RecursionError, MemoryError, AttributeError) as exc:
+        raise InputError(f"{source}: not a readable Flight Recorder dump ({type(exc).__name__}: "
+                         f"{str(exc)[:120]})", hint) from None
+    if not isinstance(decoded, Mapping):
+        raise InputError(f"{source}: Flight Recorder dump is not an object", hint)
+    return decoded
+
+
+def load_fr_file(path: Path, rank: int | None = None) -> FrDump:
+    """Read one dump file (JSON or pickle). Raises InputError naming the file on bad content."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    return parse_fr_json(decode_fr_bytes(data, str(path)), rank, str(path))
+
+
+_TRAILING_RANK = re.compile(r"(\d+)(?:\.(?:json|pkl|pickle|bin))?$")
+
+
+def rank_from_filename(name: str, prefix: str | None) -> int | None:
+    """The rank in a dump file name written as PREFIX + rank ("nccl_trace_rank_3" -> 3).
+
+    With an empty prefix, the trailing number. A ".json"/".pkl" extension is tolerated.
+    """
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    if prefix:
+        if not base.startswith(prefix):
+            return None
+        rest = base[len(prefix):]
+        match = _TRAILING_RANK.fullmatch(rest)
+    else:
+        match = _TRAILING_RANK.search(base)
+    return int(match.group(1)) if match else None

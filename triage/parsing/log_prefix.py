@@ -1,0 +1,92 @@
+"""Launcher and tool prefixes on log lines, and splitting an interleaved log per rank.
+
+Recognised (and nested up to a few deep):
+- ``[rank3]:`` (torchrun/PyTorch), ``[host:3] `` / ``[host:3]+`` / ``[host:3]:`` (triage's tag,
+  torchrun --role), ``[default0]:`` (torchrun --tee: a *local* rank), ``3: `` (srun --label),
+  ``node07: `` (pdsh; lowercase names with a digit only), ``(RayTrainWorker pid=615, ip=10.0.0.6) ``;
+- NCCL's own ``host:pid:tid [dev]`` head gives host and pid but no rank; it is kept in ``rest``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class RankPrefix:
+    rank: int | None
+    host: str | None
+    rest: str                    # the line without launcher prefixes (NCCL's head is kept)
+    local: bool = False          # rank is a local rank (torchrun --tee "[default0]:")
+    pid: int | None = None
+
+
+_RANK = re.compile(r"\[rank(\d+)\]:?\s?")
+_HOST_RANK = re.compile(r"\[([A-Za-z0-9][\w.-]*):(\d+)\](?:[ +:]\s?|(?=\[))")
+_LOCAL = re.compile(r"\[([A-Za-z_][\w-]*?)(\d+)\]:\s?")
+_SRUN = re.compile(r"\s*(\d+): ")
+_PDSH = re.compile(r"([a-z0-9][a-z0-9.-]*[0-9][a-z0-9.-]*): ")
+_RAY = re.compile(r"\((?:\w+) pid=(\d+)(?:, ip=([\d.:a-fA-F]+))?\)\s?")
+_NCCL_HEAD = re.compile(r"([^\s:\[\]]+):(\d+):(\d+) \[(\d+)\]")
+
+
+def split_rank_prefix(line: str) -> RankPrefix:
+    """The rank and host a line's prefixes say, and the line without them. Never raises."""
+    rank: int | None = None
+    host: str | None = None
+    pid: int | None = None
+    local = False
+    rest = line
+    for _ in range(4):
+        if match := _RANK.match(rest):
+            rank, local = int(match.group(1)), False
+        elif match := _HOST_RANK.match(rest):
+            host, rank, local = match.group(1), int(match.group(2)), False
+        elif (match := _LOCAL.match(rest)) and rank is None:
+            rank, local = int(match.group(2)), True
+        elif (match := _RAY.match(rest)) is not None:
+            pid = int(match.group(1))
+            host = match.group(2) or host
+        elif (match := _SRUN.match(rest)) and rank is None and host is None:
+            rank = int(match.group(1))
+        elif (match := _PDSH.match(rest)) and host is None and not _NCCL_HEAD.match(rest):
+            host = match.group(1)
+        else:
+            break
+        rest = rest[match.end():]
+    head = _NCCL_HEAD.match(rest)
+    if head:
+        host = host or head.group(1)
+        pid = int(head.group(2))
+    return RankPrefix(rank, host, rest, local, pid)
+
+
+def split_interleaved_log(text: str) -> dict[int | str, list[str]]:
+    """Lines grouped per rank (prefixes removed). Lines without a rank are keyed "host:pid"
+    when NCCL's head names the process (or "local:N" for torchrun --tee local ranks), else
+    attached to the rank of the previous line when they look like a continuation (start
+    with whitespace, e.g. traceback lines), else "unknown". A host:pid is mapped to a rank
+    when a line carries both (``[rank3]:node07:4121:4188 [3] NCCL ...``)."""
+    parsed = [split_rank_prefix(line) for line in text.splitlines()]
+    pid_rank: dict[str, int] = {}
+    for p in parsed:
+        if p.rank is not None and not p.local and p.host and p.pid is not None:
+            pid_rank.setdefault(f"{p.host}:{p.pid}", p.rank)
+    groups: dict[int | str, list[str]] = {}
+    previous: int | str = "unknown"
+    for p in parsed:
+        key: int | str
+        if p.rank is not None and not p.local:
+            key = p.rank
+        elif p.host and p.pid is not None:
+            key = pid_rank.get(f"{p.host}:{p.pid}", f"{p.host}:{p.pid}")
+        elif p.rank is not None:
+            key = f"local:{p.rank}"
+        elif p.rest[:1] in (" ", "\t") and previous != "unknown":
+            key = previous
+        else:
+            key = "unknown"
+        groups.setdefault(key, []).append(p.rest)
+        previous = key
+    return groups

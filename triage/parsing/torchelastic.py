@@ -1,0 +1,152 @@
+"""torchelastic error files (TORCHELASTIC_ERROR_FILE) and torchrun's ChildFailedError summary."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal as _signal
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ElasticError:
+    rank: int | None
+    message: str
+    exitcode: int | None
+    timestamp: int | None        # unix seconds
+    traceback: str | None
+
+
+def _opt_int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def parse_error_file(data: Mapping[str, Any] | str | bytes, rank: int | None = None) -> ElasticError | None:
+    """The error a rank recorded (``@record`` / torchelastic) from the file's JSON (decoded or
+    text). None when the content is not an error file."""
+    if isinstance(data, (str, bytes)):
+        try:
+            data = json.loads(data)
+        except (ValueError, UnicodeDecodeError):
+            return None
+    if not isinstance(data, Mapping) or "message" not in data:
+        return None
+    msg = data["message"]
+    if isinstance(msg, Mapping):
+        extra = msg.get("extraInfo") if isinstance(msg.get("extraInfo"), Mapping) else {}
+        assert isinstance(extra, Mapping)
+        callstack = extra.get("py_callstack")
+        return ElasticError(
+            rank=rank, message=str(msg.get("message", "")),
+            exitcode=_opt_int(msg.get("errorCode", data.get("errorCode"))),
+            timestamp=_opt_int(extra.get("timestamp")),
+            traceback=str(callstack) if callstack else None,
+        )
+    return ElasticError(rank, str(msg), _opt_int(data.get("errorCode")), _opt_int(data.get("timestamp")), None)
+
+
+@dataclass(frozen=True)
+class LauncherFailure:
+    rank: int | None
+    local_rank: int | None
+    host: str | None
+    exitcode: int | None
+    signal: str | None           # "SIGSEGV" when the rank died by a signal
+    pid: int | None
+    timestamp: str | None        # as torchrun printed it: "2026-11-22_00:23:37"
+    error_file: str | None = None
+    traceback: str | None = None
+    root_cause: bool = False     # listed under "Root Cause (first observed failure)"
+
+
+_ENTRY = re.compile(r"^\s*\[(\d+)\]:\s*$")
+_FIELD = re.compile(r"^\s*(time|host|rank|exitcode|error_file|traceback)\s*:\s?(.*)$")
+_RANK = re.compile(r"(-?\d+|<N/A>)(?:\s*\(local_rank:\s*(\d+)\))?")
+_EXIT = re.compile(r"(-?\d+)(?:\s*\(pid:\s*(\d+)\))?(?:\s*\((SIG\w+)\))?")
+_SIG_TEXT = re.compile(r"Signal (\d+) \((SIG\w+)\)")
+_AGENT_LINE = re.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\)")
+
+
+def _signal_name(exitcode: int | None, text: str | None) -> str | None:
+    if text:
+        return text
+    if exitcode is not None and exitcode < 0:
+        try:
+            return _signal.Signals(-exitcode).name
+        except ValueError:
+            return f"signal {-exitcode}"
+    return None
+
+
+def _entry(fields: dict[str, str], root: bool) -> LauncherFailure:
+    rank_m = _RANK.match(fields.get("rank", ""))
+    exit_m = _EXIT.match(fields.get("exitcode", ""))
+    exitcode = int(exit_m.group(1)) if exit_m else None
+    tb = fields.get("traceback", "").strip() or None
+    sig_m = _SIG_TEXT.search(tb or "")
+    err = fields.get("error_file", "").strip()
+    host = fields.get("host", "").strip()
+    return LauncherFailure(
+        rank=int(rank_m.group(1)) if rank_m and rank_m.group(1).lstrip("-").isdigit() else None,
+        local_rank=int(rank_m.group(2)) if rank_m and rank_m.group(2) else None,
+        host=host or None, exitcode=exitcode,
+        signal=_signal_name(exitcode, (exit_m.group(3) if exit_m else None) or (sig_m.group(2) if sig_m else None)),
+        pid=int(exit_m.group(2)) if exit_m and exit_m.group(2) else None,
+        timestamp=fields.get("time", "").strip() or None,
+        error_file=None if err in ("", "<N/A>") else err, traceback=tb, root_cause=root,
+    )
+
+
+def parse_launcher_failures(text: str) -> tuple[LauncherFailure, ...]:
+    """Failures from torchrun's ChildFailedError summary, root cause first. Without a summary
+    (a log cut short), the agent's "failed (exitcode: N) local_rank: L (pid: P)" lines."""
+    failures: list[LauncherFailure] = []
+    root = False
+    fields: dict[str, str] | None = None
+    last_key = ""
+
+    def flush() -> None:
+        if fields:
+            failures.append(_entry(fields, root))
+
+    for line in text.splitlines():
+        stripped = line.strip()
+        if "Root Cause (first observed failure)" in line or stripped.startswith("Failures:"):
+            flush()
+            fields, root = None, "Root Cause" in line
+            continue
+        if _ENTRY.match(line):
+            flush()
+            fields, last_key = {}, ""
+            continue
+        if fields is None:
+            continue
+        if stripped.startswith(("=====", "-----")):
+            flush()
+            fields = None
+            continue
+        field = _FIELD.match(line)
+        if field:
+            last_key = field.group(1)
+            fields[last_key] = field.group(2)
+        elif last_key == "traceback":
+            fields["traceback"] += "\n" + line
+    flush()
+    if not failures:
+        for match in _AGENT_LINE.finditer(text):
+            code = int(match.group(1))
+            failures.append(LauncherFailure(None, int(match.group(2)), None, code, _signal_name(code, None),
+                                            int(match.group(3)), None))
+    failures.sort(key=lambda f: not f.root_cause)
+    return tuple(failures)

@@ -1,0 +1,145 @@
+"""PyTorch ProcessGroupNCCL watchdog messages (timeouts, companions, heartbeat, desync report).
+
+Handles PyTorch 1.x (no SeqNum/NumelIn) through 2.x, with or without the ``[rankR]:`` prefix,
+glog headers (``[E ProcessGroupNCCL.cpp:N]``, ``[E1122 10:00:00.123456789 ProcessGroupNCCL.cpp:N]``)
+and every process-group tag (``[Rank 0]``, ``[PG 1 Rank 0]``, ``[PG 0 (default_pg) Rank 7]``,
+``[PG ID 0 PG GUID 0(default_pg) Rank 1]``).
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+
+from triage.parsing.names import torch_op
+
+
+class WatchdogKind(str, enum.Enum):
+    TIMEOUT = "timeout"                        # Watchdog caught collective operation timeout
+    EXCEPTION_DETECTED = "exception_detected"  # Exception (either an error or timeout) detected by watchdog
+    TIMEOUT_AT = "timeout_at"                  # Timeout at NCCL work: S, ...
+    HEARTBEAT_TIMEOUT = "heartbeat_timeout"    # Heartbeat monitor timed out / watchdog got stuck
+    DESYNC = "desync"                          # TORCH_NCCL_DESYNC_DEBUG report
+
+
+@dataclass(frozen=True)
+class WatchdogEvent:
+    kind: WatchdogKind
+    rank: int | None
+    pg: str | None
+    pg_desc: str | None
+    seq: int | None
+    op: str | None                  # torch name
+    numel_in: int | None
+    numel_out: int | None
+    timeout_ms: int | None
+    ran_for_ms: int | None
+    last_enqueued: int | None
+    last_completed: int | None
+    timestamp: str | None           # as glog printed it: "1122 10:00:00.123456789"
+    raw: str
+    ranks: tuple[int, ...] = ()     # desync: the ranks the report blames
+
+
+_MARKERS = (
+    "Watchdog caught", "detected by watchdog", "Timeout at NCCL work", "Heartbeat monitor timed out",
+    "watchdog got stuck", "lagging", "mismatched ranks", "Desync",
+)
+_RANK_PREFIX = re.compile(r"\[rank(\d+)\]:")
+_GLOG = re.compile(r"\[[EWIF](\d{4} \d\d:\d\d:\d\d(?:\.\d+)?)?\s*[\w.]*\.(?:cpp|cc|h|hpp):\d+\]")
+_PG_TAG = re.compile(
+    r"\[(?:PG (?:ID )?(?P<pg>\d+)(?: PG GUID (?P<guid>\w+))?\s*(?:\((?P<desc>[^)]*)\))?\s+)?"
+    r"Rank (?P<rank>\d+)\]"
+)
+_WORK = re.compile(r"Work\w*\(((?:[^()]|\(ms\))*)\)")
+_KV = re.compile(r"(\w+(?:\(ms\))?)=([^,\s)]+)")
+_RAN_FOR = re.compile(r"ran for (\d+) milliseconds")
+_COMPANION = re.compile(
+    r"(?:work|NCCL work):\s*(-?\d+),\s*last enqueued NCCL work:\s*(-?\d+),\s*last completed NCCL work:\s*(-?\d+)"
+)
+_STUCK = re.compile(r"got stuck for (\d+) seconds")
+_DESYNC_SEQ = re.compile(r"collective #(\d+)|#(\d+) started")
+_DESYNC_RANKS = re.compile(r"ranks? \[([\d,\s]*)\]|^\s*- \[([\d,\s]*)\]")
+
+
+def _opt_int(text: str | None) -> int | None:
+    if text is None:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
+
+def _kind(line: str) -> WatchdogKind | None:
+    if "Watchdog caught" in line:
+        return WatchdogKind.TIMEOUT
+    if "detected by watchdog" in line:
+        return WatchdogKind.EXCEPTION_DETECTED
+    if "Timeout at NCCL work" in line:
+        return WatchdogKind.TIMEOUT_AT
+    if "Heartbeat monitor timed out" in line or "watchdog got stuck" in line:
+        return WatchdogKind.HEARTBEAT_TIMEOUT
+    if ("lagging" in line and "rank" in line) or "mismatched ranks" in line or "Desync" in line:
+        return WatchdogKind.DESYNC
+    return None
+
+
+def parse_watchdog_line(line: str) -> WatchdogEvent | None:
+    """One watchdog event from a line, or None. Never raises."""
+    kind = _kind(line)
+    if kind is None:
+        return None
+    tag = _PG_TAG.search(line)
+    prefix = _RANK_PREFIX.search(line)
+    rank = _opt_int(tag.group("rank")) if tag else None
+    if rank is None and prefix:
+        rank = int(prefix.group(1))
+    glog = _GLOG.search(line)
+    fields: dict[str, str] = {}
+    work = _WORK.search(line)
+    if work:
+        fields = dict(_KV.findall(work.group(1)))
+    seq = _opt_int(fields.get("SeqNum"))
+    enqueued = completed = None
+    companion = _COMPANION.search(line)
+    if companion:
+        seq = seq if seq is not None else _opt_int(companion.group(1))
+        enqueued, completed = _opt_int(companion.group(2)), _opt_int(companion.group(3))
+    ran_for = _RAN_FOR.search(line)
+    timeout_ms = _opt_int(fields.get("Timeout(ms)"))
+    stuck = _STUCK.search(line)
+    if stuck and timeout_ms is None:
+        timeout_ms = int(stuck.group(1)) * 1000
+    ranks: tuple[int, ...] = ()
+    if kind is WatchdogKind.DESYNC:
+        seq_match = _DESYNC_SEQ.search(line)
+        if seq_match:
+            seq = _opt_int(seq_match.group(1) or seq_match.group(2))
+        rank_match = _DESYNC_RANKS.search(line)
+        if rank_match:
+            ranks = tuple(int(x) for x in re.findall(r"\d+", rank_match.group(1) or rank_match.group(2)))
+    op = fields.get("OpType")
+    return WatchdogEvent(
+        kind=kind, rank=rank, pg=tag.group("pg") if tag else None,
+        pg_desc=(tag.group("desc") or None) if tag else None, seq=seq,
+        op=torch_op(op) if op else None, numel_in=_opt_int(fields.get("NumelIn")),
+        numel_out=_opt_int(fields.get("NumelOut")), timeout_ms=timeout_ms,
+        ran_for_ms=_opt_int(ran_for.group(1)) if ran_for else None,
+        last_enqueued=enqueued, last_completed=completed,
+        timestamp=glog.group(1) if glog and glog.group(1) else None, raw=line.rstrip("\r\n"), ranks=ranks,
+    )
+
+
+def scan_watchdog(text: str) -> tuple[WatchdogEvent, ...]:
+    """Every watchdog event in a text (a whole log). Skips the text fast when no marker occurs."""
+    if not any(marker in text for marker in _MARKERS):
+        return ()
+    events: list[WatchdogEvent] = []
+    for line in text.splitlines():
+        if any(marker in line for marker in _MARKERS):
+            event = parse_watchdog_line(line)
+            if event is not None:
+                events.append(event)
+    return tuple(events)

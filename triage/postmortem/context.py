@@ -1,0 +1,139 @@
+"""Gather what surrounds a crash: the rank's run-dir files, the kernel log, crash banners.
+
+I/O lives here (reading files, running ``dmesg``); the decoding of kernel lines is
+``triage.parsing.dmesg``'s and of faulthandler text ``triage.parsing.stacks``'s.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from triage.layout import RankPaths, RunPaths
+from triage.parsing.dmesg import OomEvent, SegfaultEvent, XidEvent, scan_dmesg
+from triage.postmortem.classify import KernelEvent
+
+LOG_TAIL_BYTES = 64 * 1024
+DMESG_TIMEOUT_S = 10.0
+_ABORTED_AT = re.compile(r"Aborted at (?P<t>\d{9,11})\b")
+
+
+@dataclass(frozen=True)
+class RankFiles:
+    rank: int
+    host: str
+    pid: int | None
+    paths: RankPaths
+    worker: dict[str, Any]
+    exit: dict[str, Any] | None
+
+
+def _json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def run_dir_ranks(run_dir: Path) -> list[RankFiles]:
+    """Every rank the run directory knows, with its worker.json and exit.json."""
+    ranks = []
+    for host in RunPaths(run_dir).hosts():
+        for rank in host.ranks():
+            paths = host.rank(rank)
+            worker = _json(paths.worker) or {}
+            pid = worker.get("pid")
+            ranks.append(RankFiles(rank, str(worker.get("host") or host.host), pid if isinstance(pid, int) else None,
+                                   paths, worker, _json(paths.exit)))
+    return ranks
+
+
+def rank_for_pid(ranks: list[RankFiles], pid: int | None) -> RankFiles | None:
+    if pid is None:
+        return None
+    return next((r for r in ranks if r.pid == pid), None)
+
+
+def read_tail(path: Path, limit: int = LOG_TAIL_BYTES) -> str:
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, 2)
+            size = handle.tell()
+            handle.seek(max(0, size - limit))
+            return handle.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def mtime(path: Path) -> float | None:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return None
+
+
+def banner_time(text: str) -> float | None:
+    """The unix time of the last "Aborted at <unix time>" banner (glog / PyTorch / Paddle style)."""
+    found = _ABORTED_AT.findall(text)
+    return float(found[-1]) if found else None
+
+
+def boot_time() -> float | None:
+    try:
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return time.time() - uptime
+
+
+def read_dmesg() -> tuple[str, str | None]:
+    """The kernel ring buffer as ``dmesg`` prints it, or a one-line reason it could not be read."""
+    tool = shutil.which("dmesg")
+    if tool is None:
+        return "", "dmesg is not on PATH: no kernel-log correlation"
+    try:
+        run = subprocess.run([tool], check=False, capture_output=True, timeout=DMESG_TIMEOUT_S, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return "", f"dmesg failed: {error}"
+    if run.returncode != 0:
+        reason = run.stderr.decode("utf-8", "replace").strip().splitlines()
+        return "", f"dmesg failed: {reason[0] if reason else 'exit ' + str(run.returncode)}"
+    return run.stdout.decode("utf-8", "replace"), None
+
+
+def kernel_events(text: str, boot: float | None) -> tuple[KernelEvent, ...]:
+    """Xid, segfault and OOM lines as KernelEvents (unix times worked out from the boot time)."""
+    events = []
+    for event in scan_dmesg(text):
+        if isinstance(event, XidEvent):
+            kind, pid, comm, code = "xid", event.pid, event.process, event.code
+        elif isinstance(event, SegfaultEvent):
+            kind, pid, comm, code = "segfault", event.pid, event.process, None
+        elif isinstance(event, OomEvent):
+            kind, pid, comm, code = "oom", event.pid, event.process, None
+        else:
+            continue
+        since_boot = event.timestamp.seconds_since_boot
+        when = since_boot + boot if since_boot is not None and boot is not None else None
+        events.append(KernelEvent(kind=kind, time=when, pid=pid, text=event.raw.strip(), code=code, comm=comm))
+    return tuple(events)
+
+
+def events_near(events: tuple[KernelEvent, ...], pids: set[int], when: float | None,
+                window_s: float) -> tuple[KernelEvent, ...]:
+    """Events for one of ``pids`` (any thread id of the process), or pid-less ones near ``when``."""
+    out = []
+    for event in events:
+        if event.pid is not None and event.pid in pids:
+            if when is None or event.time is None or abs(event.time - when) <= window_s:
+                out.append(event)
+        elif event.pid is None and when is not None and event.time is not None and abs(event.time - when) <= window_s:
+            out.append(event)
+    return tuple(out)

@@ -1,0 +1,75 @@
+"""Pick the executable gdb needs for a core: the one the core maps, or the user's ``--exe``.
+
+Shims (pyenv, asdf, wrapper scripts) are scripts, not ELF files: they are never handed to gdb.
+The core's own mapping (NT_FILE at the entry point) names the real interpreter, which wins
+over a mismatching ``--exe``; every decision is said in ``notes``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from triage.postmortem.elfcore import CoreNotes
+
+
+@dataclass(frozen=True)
+class ExeChoice:
+    path: str | None                  # what gdb gets; None: gdb runs on the core alone
+    from_core: str | None             # what the core's notes name
+    notes: tuple[str, ...] = ()
+    mismatch: bool = False
+    missing: bool = False
+
+
+def _is_elf(path: Path) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(4) == b"\x7fELF"
+    except OSError:
+        return False
+
+
+def _resolve_user_exe(exe: str) -> tuple[Path | None, str | None]:
+    """``--exe`` as a real ELF path, or a note on why it cannot be used."""
+    path = Path(exe)
+    if not path.exists() and os.sep not in exe:
+        found = shutil.which(exe)
+        path = Path(found) if found else path
+    if not path.exists():
+        return None, f"--exe {exe}: no such file"
+    real = Path(os.path.realpath(path))
+    if not _is_elf(real):
+        return None, f"--exe {exe} is a script (a shim such as pyenv's?), not the real binary"
+    return real, None
+
+
+def choose_executable(notes: CoreNotes | None, exe: str | None) -> ExeChoice:
+    from_core = notes.executable() if notes else None
+    core_path = Path(from_core) if from_core else None
+    core_ok = core_path is not None and core_path.is_file() and _is_elf(core_path)
+    messages: list[str] = []
+    if exe:
+        user, problem = _resolve_user_exe(exe)
+        if problem:
+            messages.append(problem)
+        elif user is not None:
+            same = core_path is None or os.path.realpath(core_path) == str(user)
+            if same or not core_ok:
+                if not same:
+                    messages.append(f"--exe {user} is not the executable the core names ({from_core}, "
+                                    "which is not on this machine): the backtrace may be wrong")
+                return ExeChoice(str(user), from_core, tuple(messages), mismatch=not same)
+            messages.append(f"--exe {user} does not match the core, which was made by {from_core}: "
+                            f"using {from_core}")
+            return ExeChoice(str(core_path), from_core, tuple(messages), mismatch=True)
+    if core_ok and core_path is not None:
+        return ExeChoice(str(core_path), from_core, tuple(messages))
+    if from_core:
+        messages.append(f"the executable the core names ({from_core}) is missing here: "
+                        "frames in it show as ??; pass --exe")
+    else:
+        messages.append("the core does not name its executable: pass --exe")
+    return ExeChoice(None, from_core, tuple(messages), missing=True)

@@ -1,0 +1,207 @@
+"""``triage postmortem``: collect (gdb on each core, into bundles), classify, build one Report.
+
+Used by the CLI and by ``triage launch``/``triage report`` when a rank died by a signal and
+left a core. Never raises for bad cores: each problem becomes a one-line entry in ``problems``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from triage.analysis.model import RankState, Report
+from triage.bundle import (
+    CollectorRecord,
+    CollectorStatus,
+    Manifest,
+    Trigger,
+    create_bundle_dir,
+    write_manifest,
+)
+from triage.layout import RunPaths
+from triage.parsing.stacks import parse_faulthandler_signal
+from triage.postmortem.analyze import classify_core_output, classify_rank_without_core, read_core_output
+from triage.postmortem.classify import CrashClassification, KernelEvent
+from triage.postmortem.context import (
+    RankFiles,
+    boot_time,
+    kernel_events,
+    rank_for_pid,
+    read_dmesg,
+    read_tail,
+    run_dir_ranks,
+)
+from triage.postmortem.elfcore import CoreFormatError, read_core_notes
+from triage.postmortem.gdbrun import DEFAULT_TIMEOUT_S
+from triage.postmortem.report import OtherRank, crash_report
+
+
+@dataclass
+class PostmortemResult:
+    report: Report
+    classifications: list[CrashClassification]
+    bad_inputs: list[str] = field(default_factory=list)     # cores that could not be used at all
+    warnings: list[str] = field(default_factory=list)       # degraded but analysed
+    gdb_missing: bool = False
+    bundles: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Job:
+    core: Path
+    rank: RankFiles | None
+    bundle: Path
+
+
+def _check_readable(core: Path) -> str | None:
+    if not core.exists():
+        return f"{core}: no such file"
+    if core.is_dir():
+        return f"{core}: is a directory, not a core file"
+    if not os.access(core, os.R_OK):
+        return f"{core}: not readable (permission denied)"
+    return None
+
+
+def _bundle_for(run_dir: Path | None, host: str | None, scratch: Path, made: dict[str, Path]) -> Path:
+    key = host or ""
+    if key not in made:
+        if run_dir is not None and host:
+            made[key] = create_bundle_dir(RunPaths(run_dir).host(host).bundles_dir, Trigger.CRASH)
+        else:
+            made[key] = scratch
+    return made[key]
+
+
+def _write_manifests(made: dict[str, Path], jobs: list[_Job], records: list[CollectorRecord],
+                     run_dir: Path | None, started: float) -> None:
+    if run_dir is None:
+        return
+    for host, bundle in made.items():
+        if not host:
+            continue
+        chosen = [r for j, r in zip(jobs, records) if j.bundle == bundle]
+        write_manifest(bundle, Manifest(job_id=run_dir.name, host=host, trigger=Trigger.CRASH, created=started,
+                                        collectors=tuple(chosen), reason="triage postmortem on core files",
+                                        finished=time.time()))
+
+
+def _other_ranks(ranks: list[RankFiles], crashed: set[tuple[str, int]]) -> tuple[OtherRank, ...]:
+    others = []
+    for rank in ranks:
+        if (rank.host, rank.rank) in crashed:
+            continue
+        exit_info = rank.exit or {}
+        fatal = parse_faulthandler_signal(read_tail(rank.paths.faulthandler))
+        if fatal:
+            state, how = RankState.CRASHED, f"torn down ({fatal})"
+        elif exit_info.get("how") == "exception":
+            state, how = RankState.EXITED_ERROR, "exited with an exception"
+        elif exit_info.get("how") == "exit":
+            code = exit_info.get("exit_code")
+            state = RankState.EXITED_OK if code in (0, None) else RankState.EXITED_ERROR
+            how = f"exited {code}"
+        else:
+            state, how = RankState.UNKNOWN, "no exit record (hung, then killed?)"
+        others.append(OtherRank(rank.rank, rank.host, rank.pid, state, how))
+    return tuple(others)
+
+
+def run_postmortem(cores: list[Path], *, exe: str | None = None, run_dir: Path | None = None,
+                   timeout: float = DEFAULT_TIMEOUT_S, keep: Path | None = None,
+                   dmesg_text: str | None = None) -> PostmortemResult:
+    started = time.time()
+    ranks = run_dir_ranks(run_dir) if run_dir is not None else []
+    bad: list[str] = []
+    warnings: list[str] = []
+    text, dmesg_problem = (dmesg_text, None) if dmesg_text is not None else read_dmesg()
+    if dmesg_problem:
+        warnings.append(dmesg_problem)
+    events: tuple[KernelEvent, ...] = kernel_events(text or "", boot_time())
+    scratch = Path(tempfile.mkdtemp(prefix="triage-postmortem-")) if keep is None else keep
+    scratch.mkdir(parents=True, exist_ok=True)
+    made: dict[str, Path] = {}
+    jobs: list[_Job] = []
+    try:
+        for core in (c.absolute() for c in cores):
+            problem = _check_readable(core)
+            if problem:
+                bad.append(problem)
+                continue
+            try:
+                pid = read_core_notes(core).pid
+            except CoreFormatError as error:
+                bad.append(f"{core}: {error}")
+                continue
+            rank = rank_for_pid(ranks, pid)
+            if run_dir is not None and rank is None:
+                warnings.append(f"{core}: pid {pid} is not a rank of the run directory {run_dir}")
+            jobs.append(_Job(core, rank, _bundle_for(run_dir, rank.host if rank else None, scratch, made)))
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            records = list(pool.map(
+                lambda j: _collect(j, exe, timeout), jobs))
+        _write_manifests(made, jobs, records, run_dir, started)
+        return _analyse(jobs, records, ranks, events, bad, warnings, cores, list(made.values()))
+    finally:
+        if keep is None:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _collect(job: _Job, exe: str | None, timeout: float) -> CollectorRecord:
+    from collectors.core import collect_core  # collectors depend on triage, not the other way at import
+
+    return collect_core(job.core, job.bundle, rank=job.rank.rank if job.rank else None, exe=exe, timeout=timeout)
+
+
+def _analyse(jobs: list[_Job], records: list[CollectorRecord], ranks: list[RankFiles],
+             events: tuple[KernelEvent, ...], bad: list[str], warnings: list[str], cores: list[Path],
+             bundles: list[Path]) -> PostmortemResult:
+    from collectors.core import core_out_dir
+
+    classifications: list[CrashClassification] = []
+    gdb_missing = False
+    crashed: set[tuple[str, int]] = set()
+    for job, record in zip(jobs, records):
+        if record.status is CollectorStatus.MISSING:
+            gdb_missing = True
+        if record.status in (CollectorStatus.FAILED, CollectorStatus.TIMEOUT) and record.error:
+            (bad if record.status is CollectorStatus.FAILED else warnings).append(record.error)
+        output = read_core_output(core_out_dir(job.bundle, job.rank.rank if job.rank else None, record.pid))
+        if output is None or not output.info.get("notes"):
+            continue
+        warnings += [str(p) for p in output.info.get("problems") or ()]
+        warnings += [f"{job.core}: {n}" for n in output.info.get("executable_notes") or ()]
+        notes = ("gdb is not installed: only the core's own notes were read",) if gdb_missing else ()
+        item, bt = classify_core_output(output, job.rank, events, notes)
+        if bt.threads and not any("Py" in f.function for t in bt.threads for f in t.frames):
+            item = _with_note(item, "not a Python program's core: no Python frames to show")
+        elif bt.threads and not item.python_frames:
+            item = _with_note(item, "no Python frames: CPython's gdb helper (py-bt) is not installed for this "
+                                    "interpreter and no faulthandler.log was given (use --run-dir)")
+        classifications.append(item)
+        if job.rank is not None:
+            crashed.add((job.rank.host, job.rank.rank))
+    for rank in ranks:
+        if (rank.host, rank.rank) not in crashed:
+            item_or_none = classify_rank_without_core(rank, events)
+            if item_or_none is not None:
+                classifications.append(item_or_none)
+                crashed.add((rank.host, rank.rank))
+    if gdb_missing:
+        warnings.append("gdb is not on PATH: the report comes from the cores' notes only "
+                        "(install gdb for backtraces)")
+    report = crash_report(classifications, _other_ranks(ranks, crashed), sources=tuple(str(c) for c in cores),
+                          problems=tuple(bad))
+    return PostmortemResult(report, classifications, bad, list(dict.fromkeys(warnings)), gdb_missing,
+                            [str(b) for b in bundles])
+
+
+def _with_note(item: CrashClassification, note: str) -> CrashClassification:
+    from dataclasses import replace
+
+    return replace(item, notes=item.notes + (note,))

@@ -1,0 +1,145 @@
+"""The half of `triage collect` that runs ON a node (through srun or SSH).
+
+Finds what to collect on this node, gets a node bundle and hands it back:
+
+1. the job was started by `triage launch` and its agent runs here: ask that agent (a request
+   file in ``<run>/<host>/dump-requests/``, only for this host) and wait for its bundle;
+2. otherwise collect standalone from the job's ranks: the pids given, else the Python processes
+   whose environment names a rank (RANK / SLURM_PROCID, ...), filtered by SLURM_JOB_ID when a job
+   is given and by ``--match``.
+
+The bundle is then streamed to stdout as a tar (``stream=True``) or, when the caller reads the
+same shared run directory, named in a one-line JSON on stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import psutil
+
+from collectors.common import CollectOptions, Target, process_alive
+from collectors.discover import find_ranks, targets_for_pids
+from collectors.node_bundle import JobInfo, collect_node_bundle
+from collectors.procinfo import read_environ
+from triage.bundle import Trigger
+from triage.errors import InputError
+from triage.layout import RUN_LAYOUT, HostPaths, RunPaths, read_json, short_hostname, write_json_atomic
+from triage.remote.transfer import pack
+
+
+@dataclass(frozen=True)
+class NodeRequest:
+    job_id: str | None
+    run_dir: Path | None            # the job's run directory, if known (else discovered from the ranks)
+    out_dir: Path                   # where a standalone bundle goes when there is no run directory
+    pids: tuple[int, ...] = ()
+    match: str | None = None
+    reason: str = "triage collect"
+    wait_s: float = 60.0
+    options: CollectOptions = field(default_factory=CollectOptions)
+
+
+def _say(text: str) -> None:
+    print(f"triage[{short_hostname()}]: {text}", file=sys.stderr, flush=True)
+
+
+def _job_ranks(job_id: str | None, match: str | None) -> list[Target]:
+    targets = find_ranks(match)
+    if job_id is None:
+        return targets
+    return [t for t in targets if read_environ(t.pid).get("SLURM_JOB_ID") in (job_id, job_id.split("_")[0])]
+
+
+def _run_dir_of(targets: Sequence[Target]) -> Path | None:
+    for target in targets:
+        value = read_environ(target.pid).get("TRIAGE_RUN_DIR")
+        if value and RunPaths(Path(value)).is_run_dir():
+            return Path(value)
+    return None
+
+
+def _live_agent(host: HostPaths) -> bool:
+    try:
+        node: Any = read_json(host.node)
+    except (OSError, ValueError):
+        return False
+    pid = node.get("agent_pid") if isinstance(node, dict) else None
+    return isinstance(node, dict) and node.get("status") == "running" and isinstance(pid, int) and process_alive(pid)
+
+
+def _ask_agent(host: HostPaths, reason: str, wait_s: float) -> Path | None:
+    name = f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-collect-{uuid.uuid4().hex[:8]}.json"
+    write_json_atomic(host.dump_requests / name, {"reason": reason, "time": time.time(),
+                                                  "requester_pid": os.getpid()})
+    marker = host.dump_requests / f"{name}.done"
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        if marker.is_file():
+            try:
+                info: Any = read_json(marker)
+            except (OSError, ValueError):
+                time.sleep(0.1)
+                continue
+            bundle = info.get("bundle") if isinstance(info, dict) else None
+            return Path(bundle) if bundle else None
+        time.sleep(0.1)
+    return None
+
+
+def _standalone(request: NodeRequest, run_dir: Path, targets: list[Target], host: str) -> Path:
+    run = RunPaths(run_dir)
+    if not run.is_run_dir():
+        write_json_atomic(run.run_json, {"layout": RUN_LAYOUT, "job_id": request.job_id or run_dir.name,
+                                         "created": time.time(), "hosts": [host], "standalone": True})
+    job = JobInfo(job_id=request.job_id or run_dir.name, host=host, run_dir=run_dir)
+    reason = request.reason if targets else f"{request.reason} (no rank process found on {host})"
+    return collect_node_bundle(job, targets, Trigger.REMOTE, reason, request.options, run.host(host).bundles_dir,
+                               extra={"standalone": True, "collected_by": "triage collect"})
+
+
+def collect_here(request: NodeRequest) -> tuple[Path, Path]:
+    """Collect this node's bundle; returns (run directory, bundle directory)."""
+    host = short_hostname()
+    if request.pids:
+        dead = [p for p in request.pids if not psutil.pid_exists(p)]
+        if dead:
+            raise InputError(f"{host}: no such process: {' '.join(map(str, dead))}")
+        targets = targets_for_pids(request.pids)
+    else:
+        targets = _job_ranks(request.job_id, request.match)
+    run_dir = request.run_dir or _run_dir_of(targets)
+    if run_dir is not None and _live_agent(RunPaths(run_dir).host(host)) and not request.pids:
+        _say(f"asking the triage agent of {run_dir} for a bundle")
+        bundle = _ask_agent(RunPaths(run_dir).host(host), request.reason, request.wait_s)
+        if bundle is not None:
+            return run_dir, bundle
+        _say("the agent gave no bundle in time: collecting directly")
+    target_dir = run_dir if run_dir is not None else request.out_dir
+    _say(f"collecting from {len(targets)} process(es)"
+         + (": " + ", ".join(f"rank {t.rank} pid {t.pid}" for t in targets) if targets else ""))
+    return target_dir, _standalone(request, target_dir, targets, host)
+
+
+def emit(run_dir: Path, bundle: Path, stream: bool, out: BinaryIO) -> None:
+    """Hand the bundle back on stdout: a tar of the bundle (+ node.json), or a JSON line naming it."""
+    host_dir = bundle.parent.parent
+    if not stream:
+        line = {"host": host_dir.name, "run_dir": str(run_dir), "bundle": str(bundle)}
+        out.write((json.dumps(line) + "\n").encode())
+        out.flush()
+        return
+    members = [bundle]
+    node_json = HostPaths(host_dir).node
+    if node_json.is_file():
+        members.append(node_json)
+    pack(host_dir.parent, members, out)
+    out.flush()

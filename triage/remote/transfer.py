@@ -1,0 +1,71 @@
+"""Moving a node bundle back: a tar stream (over srun or SSH stdout), unpacked safely."""
+
+from __future__ import annotations
+
+import io
+import os
+import tarfile
+from pathlib import Path, PurePosixPath
+from typing import BinaryIO
+
+from triage.errors import RemoteError, UsageError
+from triage.layout import make_private_dir
+from triage.remote.names import validate_host
+
+MAX_STREAM_BYTES = 2 << 30     # refuse absurd streams (a node bundle is bounded by its collectors)
+
+
+def pack(run_dir: Path, members: list[Path], out: BinaryIO) -> None:
+    """Write ``members`` (paths inside ``run_dir``) as an uncompressed tar to ``out``."""
+    with tarfile.open(fileobj=out, mode="w|") as tar:
+        for path in members:
+            tar.add(str(path), arcname=str(path.relative_to(run_dir)))
+
+
+def _check_member(member: tarfile.TarInfo, host: str, label: str) -> None:
+    name = PurePosixPath(member.name)
+    if name.is_absolute() or ".." in name.parts or not name.parts or name.parts[0] != host:
+        raise RemoteError(f"{label}: refusing bundle stream: unexpected path {member.name!r}")
+    if not (member.isfile() or member.isdir()):
+        raise RemoteError(f"{label}: refusing bundle stream: {member.name!r} is not a plain file or directory")
+
+
+def unpack(data: bytes, run_dir: Path, label: str) -> Path:
+    """Extract a stream made by :func:`pack` into ``run_dir``; returns the bundle directory.
+
+    Every member must sit under one host directory (a valid host name), be a plain file or
+    directory, and contain no absolute path or ``..``.
+    """
+    if len(data) > MAX_STREAM_BYTES:
+        raise RemoteError(f"{label}: bundle stream too large ({len(data)} bytes)")
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as tar:
+            members = tar.getmembers()
+            if not members:
+                raise RemoteError(f"{label}: empty bundle stream")
+            host = PurePosixPath(members[0].name).parts[0]
+            try:
+                validate_host(host)
+            except UsageError as error:
+                raise RemoteError(f"{label}: refusing bundle stream: bad host directory {host!r}") from error
+            for member in members:
+                _check_member(member, host, label)
+            make_private_dir(run_dir)
+            for member in members:
+                target = run_dir / member.name
+                if member.isdir():
+                    make_private_dir(target)
+                    continue
+                make_private_dir(target.parent)
+                source = tar.extractfile(member)
+                if source is None:
+                    continue
+                with source, open(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as sink:
+                    sink.write(source.read())
+    except tarfile.TarError as error:
+        raise RemoteError(f"{label}: bundle stream is not a valid tar ({error})") from error
+    bundles = sorted({PurePosixPath(m.name).parts[:3] for m in members if len(PurePosixPath(m.name).parts) >= 3})
+    manifests = [run_dir.joinpath(*parts) for parts in bundles if parts[1] == "bundles"]
+    if len(manifests) != 1 or not (manifests[0] / "manifest.json").is_file():
+        raise RemoteError(f"{label}: bundle stream holds no single bundle with a manifest")
+    return manifests[0]

@@ -1,0 +1,34 @@
+"""Reporters: one Report, three formats. ``render`` is the entry point other commands call."""
+
+from __future__ import annotations
+
+import json
+from typing import Literal, TextIO
+
+from triage.analysis.model import Report
+
+Format = Literal["text", "json", "html"]
+FORMATS: tuple[str, ...] = ("text", "json", "html")
+
+
+def report_json(report: Report) -> dict[str, object]:
+    """The ``triage.report/1`` document (the contract in docs/readme/30-report.md)."""
+    data = report.to_json()
+    return data
+
+
+def render(report: Report, fmt: str, file: TextIO, width: int | None = None) -> None:
+    """Write ``report`` to ``file`` as ``text`` (rich, for terminals), ``json`` or ``html``."""
+    if fmt == "json":
+        json.dump(report_json(report), file, indent=1)
+        file.write("\n")
+    elif fmt == "html":
+        from triage.report.html import render_html
+
+        file.write(render_html(report))
+    elif fmt == "text":
+        from triage.report.text import render_text
+
+        render_text(report, file, width=width)
+    else:
+        raise ValueError(f"unknown report format {fmt!r} (choose from {', '.join(FORMATS)})")

@@ -1,0 +1,58 @@
+"""The terminal report (rich): a verdict panel, the findings, a folded per-rank table."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from rich.console import Console
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from triage.analysis.model import Report, VerdictKind
+from triage.analysis.ranks import rank_word
+from triage.report.fold import fold_ranks
+
+MAX_EVIDENCE = 12
+
+
+def render_text(report: Report, file: TextIO, width: int | None = None, color: bool | None = None) -> None:
+    console = Console(file=file, width=width or 100, force_terminal=color, no_color=color is False,
+                      highlight=False, soft_wrap=False)
+    ok = report.verdict.kind is VerdictKind.NO_PROBLEM_FOUND
+    style = "green" if ok else "bold red"
+    console.print(Panel(Text(report.verdict.summary, style=style), title="triage verdict", title_align="left",
+                        border_style="green" if ok else "red"))
+    if report.findings:
+        console.print(Text("Findings", style="bold"))
+        for index, finding in enumerate(report.findings, 1):
+            tag = "root cause" if finding.root_cause else finding.kind
+            ranks = f" [{rank_word(finding.ranks)}]" if finding.ranks else ""
+            console.print(Text(f"{index:>2}. ({tag}){ranks} {finding.detail}"))
+            for path in finding.evidence[:3]:
+                console.print(Text(f"      evidence: {path}", style="dim"))
+    console.print(_rank_table(report))
+    if report.evidence:
+        console.print(Text("Evidence", style="bold"))
+        for path in report.evidence[:MAX_EVIDENCE]:
+            console.print(Text(f"  {path}"))
+        if len(report.evidence) > MAX_EVIDENCE:
+            console.print(Text(f"  ... and {len(report.evidence) - MAX_EVIDENCE} more (see --format json)"))
+    if report.next_steps:
+        console.print(Text("What to do next", style="bold"))
+        for step in report.next_steps:
+            console.print(Text(f"  - {step}"))
+
+
+def _rank_table(report: Report) -> Table:
+    table = Table(title=f"Ranks ({len(report.ranks)})", title_justify="left", expand=False)
+    table.add_column("ranks", no_wrap=True)
+    table.add_column("host", overflow="fold")
+    table.add_column("state", no_wrap=True)
+    table.add_column("last collective", overflow="fold")
+    table.add_column("stack top", overflow="fold")
+    for row in fold_ranks(report):
+        style = "bold red" if row.culprit else None
+        table.add_row(row.ranks_text + (" *" if row.culprit else ""), row.hosts_text, row.state,
+                      row.collective or "-", row.stack_top or "-", style=style)
+    return table

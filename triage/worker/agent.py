@@ -1,0 +1,257 @@
+"""The in-worker agent, started by the triage sitecustomize at interpreter start.
+
+What :func:`install` does in a rank of a ``triage launch`` (and nothing anywhere else):
+
+1. opens ``<run>/<host>/ranks/<rank>/output.log`` (append) and dup2's it onto fds 1 and 2, so
+   every byte the rank writes, from Python or C, lands there even if the node agent dies;
+2. enables faulthandler into ``faulthandler.log`` (fatal signals, and SIGTERM chained);
+3. writes ``worker.json`` and starts the heartbeat/control thread (:mod:`triage.worker.heartbeat`);
+4. records how the process ends in ``exit.json`` (atexit, chained sys.excepthook) and saves the
+   Flight Recorder to ``fr-exit.json`` at normal exit.
+
+Every entry point catches everything: the agent never raises into user code.
+"""
+
+from __future__ import annotations
+
+import atexit
+import faulthandler
+import json
+import os
+import signal
+import socket
+import sys
+import time
+import traceback
+from typing import IO, Any, Callable
+
+from triage.worker import flight
+
+RANK_VARS_DEFAULT = ("RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK")
+LAUNCHER_MODULES = ("torch.distributed.run", "torch.distributed.launch")
+
+
+class _State:
+    def __init__(self, rank: int, rank_dir: str, host: str) -> None:
+        self.rank = rank
+        self.rank_dir = rank_dir
+        self.host = host
+        self.pid = os.getpid()
+        self.step: int | None = None
+        self.step_time: float | None = None
+        self.exit_code: int | None = None
+        self.exception: dict[str, Any] | None = None
+        self.faulthandler_file: IO[bytes] | None = None
+        self.control_name = ""
+
+
+_state: _State | None = None
+
+
+def record_step(n: int | None = None) -> None:
+    """Called by ``triage.step()``: advance (or set) the step counter the heartbeat reports."""
+    state = _state
+    if state is None:
+        return
+    state.step = (state.step or 0) + 1 if n is None else int(n)
+    state.step_time = time.time()
+
+
+def _rank_from_env() -> int | None:
+    names = os.environ.get("TRIAGE_RANK_VARS", "")
+    for name in [n.strip() for n in names.split(",") if n.strip()] or list(RANK_VARS_DEFAULT):
+        value = os.environ.get(name)
+        if value is not None and value.strip().lstrip("-").isdigit():
+            return int(value)
+    return None
+
+
+def _is_launcher_process() -> bool:
+    """True in torchrun / python -m torch.distributed.run itself: it must stay untouched."""
+    argv = list(getattr(sys, "orig_argv", sys.argv))
+    for i, arg in enumerate(argv[1:4], start=1):
+        if arg == "-m" and i + 1 < len(argv) and argv[i + 1] in LAUNCHER_MODULES:
+            return True
+        if os.path.basename(arg) == "torchrun":
+            return True
+    return False
+
+
+def _short_host() -> str:
+    real = socket.gethostname().split(".")[0]
+    configured = os.environ.get("TRIAGE_HOST")
+    if configured and os.environ.get("TRIAGE_REAL_HOST") == real:
+        return configured
+    return real
+
+
+def write_json(path: str, data: Any) -> None:
+    """Atomic, owner-only JSON write (no tempfile import: this runs in every worker)."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    try:
+        os.write(fd, json.dumps(data, default=str).encode())
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
+def _redirect_output(rank_dir: str) -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except Exception:  # noqa: BLE001
+            pass
+    fd = os.open(os.path.join(rank_dir, "output.log"),
+                 os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    if os.environ.get("TRIAGE_LINE_BUFFERED") == "1" and sys.stdout is not None:
+        try:
+            sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+        except Exception:  # noqa: BLE001
+            pass
+
+
+def _enable_faulthandler(state: _State) -> None:
+    handle = open(os.path.join(state.rank_dir, "faulthandler.log"), "ab", buffering=0)  # noqa: SIM115
+    os.chmod(handle.name, 0o600)
+    state.faulthandler_file = handle
+    faulthandler.enable(file=handle, all_threads=True)
+    faulthandler.register(signal.SIGTERM, file=handle, all_threads=True, chain=True)
+
+
+def _worker_info(state: _State, rank_var_env: dict[str, str]) -> dict[str, Any]:
+    env = os.environ
+    return {
+        "rank": state.rank,
+        "local_rank": _int_or_none(env.get("LOCAL_RANK")),
+        "world_size": _int_or_none(env.get("WORLD_SIZE") or env.get("SLURM_NTASKS")),
+        "pid": state.pid,
+        "ppid": os.getppid(),
+        "host": state.host,
+        "real_host": socket.gethostname(),
+        "control_socket": "@" + state.control_name,
+        "python": sys.executable,
+        "argv": list(getattr(sys, "orig_argv", sys.argv)),
+        "cwd": os.getcwd(),
+        "started": time.time(),
+        "rank_env": rank_var_env,
+        "torchelastic_restart_count": _int_or_none(env.get("TORCHELASTIC_RESTART_COUNT")),
+    }
+
+
+def _int_or_none(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _exit_record(state: _State, how: str) -> dict[str, Any]:
+    return {"pid": state.pid, "rank": state.rank, "how": how, "exit_code": state.exit_code,
+            "time": time.time(), "exception": state.exception, "step": state.step}
+
+
+def _chain_excepthook(state: _State) -> None:
+    previous: Callable[..., Any] = sys.excepthook
+
+    def hook(exc_type: Any, exc: Any, tb: Any) -> None:
+        try:
+            if os.getpid() == state.pid and not issubclass(exc_type, KeyboardInterrupt):
+                frames = traceback.extract_tb(tb)
+                where = f"{frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name}" if frames else None
+                state.exception = {"type": exc_type.__name__, "module": exc_type.__module__,
+                                   "message": str(exc)[:4000], "time": time.time(), "where": where}
+                state.exit_code = 1
+                write_json(os.path.join(state.rank_dir, "exit.json"), _exit_record(state, "exception"))
+        except Exception:  # noqa: BLE001
+            pass
+        previous(exc_type, exc, tb)
+
+    sys.excepthook = hook
+
+
+def _wrap_sys_exit(state: _State) -> None:
+    original = sys.exit
+
+    def exit(status: Any = None) -> None:  # noqa: A001 - mirrors sys.exit
+        try:
+            if status is None:
+                state.exit_code = 0
+            elif isinstance(status, int):
+                state.exit_code = status
+            else:
+                state.exit_code = 1
+        except Exception:  # noqa: BLE001
+            pass
+        original(status)
+
+    exit.__doc__ = original.__doc__
+    sys.exit = exit
+
+
+def _at_exit(state: _State) -> None:
+    try:
+        if os.getpid() != state.pid:
+            return
+        if state.exit_code is None:
+            state.exit_code = 0
+        how = "exception" if state.exception else "exit"
+        write_json(os.path.join(state.rank_dir, "exit.json"), _exit_record(state, how))
+        data = flight.full_json()
+        if data and b'"entries"' in data:
+            path = os.path.join(state.rank_dir, "fr-exit.json")
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+            try:
+                os.write(fd, data)
+            finally:
+                os.close(fd)
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def install() -> None:
+    """Start the agent in this process if it is a rank of a triage launch; never raises."""
+    global _state
+    try:
+        if _state is not None or os.environ.get("TRIAGE_WORKER_PID"):
+            return  # already installed, or a child process of a worker (its fds already point at the log)
+        run_dir = os.environ.get("TRIAGE_RUN_DIR")
+        rank = _rank_from_env()
+        if not run_dir or rank is None or _is_launcher_process():
+            return
+        host = _short_host()
+        rank_dir = os.path.join(run_dir, host, "ranks", str(rank))
+        os.makedirs(rank_dir, mode=0o700, exist_ok=True)
+        _redirect_output(rank_dir)
+        state = _State(rank, rank_dir, host)
+        _state = state
+        os.environ["TRIAGE_WORKER_PID"] = str(state.pid)
+        if os.environ.get("TRIAGE_NCCL_DEBUG") == "1":
+            os.environ["NCCL_DEBUG_FILE"] = os.path.join(rank_dir, "nccl.log")
+        _start(state)
+    except Exception as exc:  # noqa: BLE001
+        try:
+            sys.stderr.write(f"triage: in-worker agent disabled: {type(exc).__name__}: {exc}\n")
+        except Exception:  # noqa: BLE001
+            pass
+
+
+def _start(state: _State) -> None:
+    from triage.worker import heartbeat
+
+    _enable_faulthandler(state)
+    names = [n for n in os.environ.get("TRIAGE_RANK_VARS", "").split(",") if n]
+    rank_env = {n: os.environ[n] for n in names if n in os.environ}
+    job = os.environ.get("TRIAGE_JOB_ID", "job")
+    state.control_name = f"triage/{job}/{state.host}/{state.rank}/{state.pid}"
+    interval = float(os.environ.get("TRIAGE_HEARTBEAT_INTERVAL", "1.0") or 1.0)
+    thread = heartbeat.HeartbeatThread(state, interval)
+    write_json(os.path.join(state.rank_dir, "worker.json"), _worker_info(state, rank_env))
+    _chain_excepthook(state)
+    _wrap_sys_exit(state)
+    atexit.register(_at_exit, state)
+    thread.start()

@@ -5,7 +5,7 @@ raised for that child only, core_pattern untouched), then times, on the same cor
   * `gdb -batch -ex 'thread apply all bt' EXE CORE`            (the baseline)
   * `triage postmortem CORE --format json`                      (end to end: notes, gdb with our
     settings + info sharedlibrary + py-bt, dmesg, classification, report)
-Each is run REPEAT times (the first run also warms the page cache). Prints figures, asserts nothing.
+Each is run REPEAT times, interleaved (the first run also warms the page cache). Prints figures, asserts nothing.
 Usage: python bench/bench_postmortem_core.py [REPEAT]
 """
 
@@ -30,11 +30,12 @@ def _core_limit() -> None:
 
 
 def make_core(where: Path) -> tuple[Path, int]:
-    proc = subprocess.run([sys.executable, str(PROGRAM)], cwd=where, capture_output=True, timeout=120,
-                          preexec_fn=_core_limit, check=False)  # noqa: PLW1509
-    for name in ("core", f"core.{proc.returncode}"):
+    proc = subprocess.Popen([sys.executable, str(PROGRAM)], cwd=where, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, preexec_fn=_core_limit)  # noqa: PLW1509
+    proc.wait(timeout=120)
+    for name in ("core", f"core.{proc.pid}"):
         if (where / name).is_file():
-            return where / name, proc.returncode
+            return where / name, proc.pid
     found = sorted(where.glob("core*"))
     if not found:
         raise SystemExit(f"no core was written in {where} (core_pattern must be 'core')")
@@ -63,10 +64,15 @@ def main() -> None:
                                                 "--format", "json"],
         }
         results: dict[str, list[float]] = {}
-        for name, argv in cases.items():
-            for _ in range(repeat):
+        outcome: dict[str, tuple[int, int]] = {}
+        for _ in range(repeat):              # interleaved, so load from other work hits both alike
+            for name, argv in cases.items():
                 seconds, code, size = timed(argv)
                 results.setdefault(name, []).append(seconds)
+                outcome[name] = (code, size)
+        print(f"load average before/after: {os.getloadavg()[0]:.1f} (2-core machine: figures are noisy)")
+        for name in cases:
+            code, size = outcome[name]
             print(f"{name:36s} exit {code:3d}  output {size / 1024:7.1f} KiB  "
                   f"first {results[name][0]:.2f} s  median {statistics.median(results[name]):.2f} s  "
                   f"min {min(results[name]):.2f} s  ({repeat} runs)")

@@ -11,9 +11,9 @@ import time
 
 import torch
 import torch.distributed as dist
+from _common import init, ready
 
 import triage
-from _common import init, ready
 
 
 def main() -> None:

@@ -15,9 +15,9 @@ import os
 
 import torch
 import torch.distributed as dist
+from _common import init
 
 import triage
-from _common import init
 
 
 def main() -> None:

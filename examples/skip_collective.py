@@ -8,9 +8,9 @@ Ranks give up after EXAMPLE_HANG_SECONDS (default 120).
 
 import torch
 import torch.distributed as dist
+from _common import init, ready
 
 import triage
-from _common import init, ready
 
 
 def main() -> None:

@@ -10,9 +10,9 @@ import time
 
 import torch
 import torch.distributed as dist
+from _common import hang_seconds, init, ready
 
 import triage
-from _common import hang_seconds, init, ready
 
 
 def busy_wait_for_data(seconds: float) -> None:

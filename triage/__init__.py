@@ -14,7 +14,7 @@ def step(n: int | None = None) -> None:
     It never raises.
     """
     try:
-        from triage.worker import agent as _agent
+        import triage.worker.agent as _agent
 
         _agent.record_step(n)
     except Exception:  # noqa: BLE001 - must never raise into user code

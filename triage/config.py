@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import yaml
 
@@ -105,7 +106,8 @@ def add_arguments(parser: argparse.ArgumentParser, options: Iterable[Option]) ->
             parser.add_argument(opt.flag, dest=opt.name, action=argparse.BooleanOptionalAction,
                                 default=None, help=opt.help + env_note)
             continue
-        parser.add_argument(opt.flag, dest=opt.name, default=None, metavar=opt.metavar or opt.type.upper(),
+        metavar = opt.metavar or (None if opt.choices else opt.type.upper())
+        parser.add_argument(opt.flag, dest=opt.name, default=None, metavar=metavar,
                             choices=opt.choices, type=_argparse_type(opt), help=opt.help + env_note)
 
 

@@ -132,3 +132,26 @@ def test_all_waiting_in_same_collective_is_an_unexplained_hang() -> None:
     report = analyze(Evidence(ranks=ranks, world_size=4))
     assert report.verdict.kind is VerdictKind.HANG
     assert DONE is not WAIT
+
+
+def _p2p(r: int, seq: int, op: str, peer: int, count: int = 4, dtype: str = "float32",
+         state: object = DONE) -> object:
+    return replace(coll(r, seq, op=op, count=count, dtype=dtype, state=state), is_p2p=True,  # type: ignore[arg-type]
+                   peer=peer)
+
+
+def test_p2p_matched_by_pair_order_and_unmatched_send() -> None:
+    r0 = rank(0, [coll(0, 1), _p2p(0, 1, "send", 1), _p2p(0, 2, "send", 1, state=WAIT)])  # type: ignore[list-item]
+    r1 = rank(1, [coll(1, 1), _p2p(1, 1, "recv", 0), coll(1, 2, state=WAIT)])  # type: ignore[list-item]
+    report = analyze(Evidence(ranks=(r1, r0), world_size=2))
+    assert report.verdict.culprit_ranks == (1,)
+    assert "waits in send(count=4, float32, peer=1)" in report.verdict.summary
+    assert "rank 1 never posted the matching recv" in report.verdict.summary
+
+
+def test_p2p_size_mismatch() -> None:
+    r0 = rank(0, [_p2p(0, 1, "send", 1, count=4)])  # type: ignore[list-item]
+    r1 = rank(1, [_p2p(1, 1, "recv", 0, count=8)])  # type: ignore[list-item]
+    report = analyze(Evidence(ranks=(r0, r1), world_size=2))
+    assert report.verdict.subkind is MismatchKind.SIZE
+    assert report.verdict.culprit_ranks == (0, 1)

@@ -43,7 +43,7 @@ def test_wrong_or_unknown_host_key_is_refused(fresh_cluster: Cluster) -> None:
     out = c.tmp / "ssh-wrong-key"
     result = triage(c, "collect", "--hosts", "node1", "--run-dir", str(out), "--no-report", *ssh_args(c, wrong))
     assert result.returncode == 4, result.stderr
-    assert f"node1: unreachable, no bundle: node1 ({node1.address}:22): host key does not match known_hosts" \
+    assert f"node1: no bundle: node1 ({node1.address}:22): host key does not match known_hosts" \
         in result.stderr
     assert "refusing to connect" in result.stderr and "Traceback" not in result.stderr
     assert not list(out.glob("node1/bundles/*"))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import time
 from pathlib import Path
 
@@ -50,3 +52,21 @@ def test_collect_job_refuses_pending_finished_unknown_and_bad_ids(fresh_cluster:
         assert not Path(c.tmp / "never").exists()
     finally:
         cancel(c, pending)
+
+
+def test_collect_job_names_a_node_that_does_not_answer_in_time(fresh_cluster: Cluster) -> None:
+    c = fresh_cluster
+    out = c.tmp / "collect-stopped-slurmd"
+    with sleeper_job(c) as job:
+        slurmd = c.node("node2").daemon_pid("slurmd")
+        assert slurmd is not None
+        os.kill(slurmd, signal.SIGSTOP)           # node2 is there but its slurmd never answers
+        try:
+            result = triage(c, "collect", "--job", job, "--run-dir", str(out), "--remote-triage", REMOTE_TRIAGE,
+                            "--strace-seconds", "0", "--timeout", "6", "--width", "100")
+        finally:
+            os.kill(slurmd, signal.SIGCONT)
+    assert result.returncode in (0, 1), result.stderr
+    assert result.stdout.startswith("triage collect: PARTIAL report: no bundle from 1 of 2 node(s): node2")
+    assert "node2: no answer within 6s" in result.stderr
+    assert sorted(manifests(out)) == ["node1"]

@@ -116,3 +116,18 @@ def test_unreachable_node_gives_a_partial_report_naming_it(cluster: Cluster, hun
     assert f"node2 ({down.address}:22): cannot connect" in result.stderr
     assert sorted(manifests(out)) == ["node1"]
     assert len(result.stdout.splitlines()) > 3          # the report on node1's bundle follows
+
+
+def test_collect_job_shared_reads_bundles_in_place(cluster: Cluster, hung_job: HungJob) -> None:
+    out = cluster.tmp / "collect-hung-shared"
+    before = {host: len(m) for host, m in manifests(hung_job.run_dir).items()}
+    result = triage(cluster, "collect", "--job", hung_job.job, "--shared", "--run-dir", str(out),
+                    "--remote-triage", REMOTE_TRIAGE, "--format", "json", "--no-progress")
+    assert result.returncode in (0, 1), result.stderr
+    after = {host: len(m) for host, m in manifests(hung_job.run_dir).items()}
+    assert all(after[h] == before[h] + 1 for h in ("node1", "node2")), (before, after)   # new agent bundles
+    assert manifests(out) == {}                                       # nothing streamed or copied
+    summary = json.loads((out / "collect.json").read_text())
+    assert all(str(n["bundle"]).startswith(str(hung_job.run_dir)) for n in summary["nodes"].values())
+    culprits, host = _culprit_host(report_json(result.stdout))
+    assert CULPRIT in culprits and host == hung_job.culprit_host, result.stdout[:2000]

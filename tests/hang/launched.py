@@ -10,9 +10,9 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Sequence
 
 from tests.support import EXAMPLES, PROGRAMS, kill_tree, triage_cmd
 from triage.bundle import CollectorStatus, Manifest, read_manifest

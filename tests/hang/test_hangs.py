@@ -3,11 +3,22 @@ with a complete node bundle, and the job stopped with exit code 75 (--on-hang re
 
 from __future__ import annotations
 
+import stat
+
 import pytest
 
 from tests.hang.launched import (
-    TIMEOUT_S, check_complete, detection_latency, example, job_env, launch_argv, program,
-    pyspy_functions, run_launch, status, torchrun,
+    TIMEOUT_S,
+    check_complete,
+    detection_latency,
+    example,
+    job_env,
+    launch_argv,
+    program,
+    pyspy_functions,
+    run_launch,
+    status,
+    torchrun,
 )
 from triage.bundle import CollectorStatus, Trigger, read_manifest
 from triage.exitcodes import ExitCode
@@ -28,6 +39,8 @@ def _hang_case(tmp_path, script, expected_line: str):  # type: ignore[no-untyped
         assert status(manifest, "pyspy", rank) == CollectorStatus.OK
         assert status(manifest, "fr", rank) == CollectorStatus.OK
         assert (bundle / f"rank-{rank}" / "fr.json").is_file()
+    for path in [bundle, *bundle.rglob("*")]:
+        assert stat.S_IMODE(path.stat().st_mode) == (0o700 if path.is_dir() else 0o600), path
     latency = detection_latency(bundle, [0, 1])
     assert latency <= 2.0, f"detected {latency:.2f} s after hang_timeout"
     return done, bundle

@@ -10,11 +10,11 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import psutil
-
 from support import EXAMPLES, PROGRAMS, triage_cmd
 
 HOST = "testhost"
@@ -55,7 +55,7 @@ def clean_env(**extra: str) -> dict[str, str]:
 
 def run_launch(run_dir: Path, launcher: Sequence[str], *options: str, timeout: float = 120,
                env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(launch_argv(run_dir, launcher, *options), capture_output=True, timeout=timeout,
+    return subprocess.run(launch_argv(run_dir, launcher, *options), check=False, capture_output=True, timeout=timeout,
                           env=env or clean_env(), cwd=cwd, stdin=subprocess.DEVNULL)
 
 

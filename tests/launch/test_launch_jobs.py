@@ -9,11 +9,20 @@ import sys
 from pathlib import Path
 
 from launch_util import (
-    HOST, TORCHRUN, clean_env, example, free_port, program, rank_dir, read_json, run_launch, torchrun_cmd,
+    HOST,
+    TORCHRUN,
+    clean_env,
+    example,
+    free_port,
+    program,
+    rank_dir,
+    read_json,
+    run_launch,
+    torchrun_cmd,
 )
 
-from triage.agent.tagger import iter_records, reconstruct
 from triage.agent.envsetup import BOOTSTRAP_DIR
+from triage.agent.tagger import iter_records, reconstruct
 
 
 def _probes(output: bytes) -> dict[int, dict[str, object]]:
@@ -104,7 +113,7 @@ def test_noop_outside_triage(tmp_path: Path) -> None:
     for extra in ({"RANK": "0"}, {"RANK": "0", "TRIAGE_RUN_DIR": str(tmp_path / "x")},
                   {"TRIAGE_RUN_DIR": str(tmp_path / "x"), "TRIAGE_RANK_VARS": "RANK"}):
         env = clean_env(PYTHONPATH=str(BOOTSTRAP_DIR), **extra)
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, env=env, timeout=30)
+        out = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, env=env, timeout=30)
         assert out.returncode == 0
         assert json.loads(out.stdout) == [False, False]
     assert not (tmp_path / "x").exists()

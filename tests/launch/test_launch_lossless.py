@@ -11,7 +11,7 @@ from launch_util import HOST, clean_env, program, rank_dir, read_json, run_launc
 from triage.agent.tagger import iter_records, reconstruct
 
 sys.path.insert(0, str(Path(program("launch_spew.py")).parent))
-from launch_spew import expected_stream  # noqa: E402
+from launch_spew import expected_stream
 
 LINES = 260_000     # per rank: 4 ranks -> 1.04M lines
 

@@ -4,19 +4,27 @@ from __future__ import annotations
 
 import signal
 import sys
-import time
 from pathlib import Path
 
 import psutil
 import pytest
 from launch_util import (
-    HOST, clean_env, kill_pids, launch_argv, program, rank_dir, read_json, run_launch, sha, torchrun_cmd,
+    HOST,
+    clean_env,
+    kill_pids,
+    launch_argv,
+    program,
+    rank_dir,
+    read_json,
+    run_launch,
+    sha,
+    torchrun_cmd,
     wait_for,
 )
 from support import running_program
 
 sys.path.insert(0, str(Path(program("launch_spew.py")).parent))
-from launch_spew import expected_stream  # noqa: E402
+from launch_spew import expected_stream
 
 
 @pytest.mark.parametrize("code", [0, 7])
@@ -85,7 +93,8 @@ def test_no_leftover_workers_when_launcher_is_killed(tmp_path: Path) -> None:
         psutil.Process(node["launcher_pid"]).kill()
         code = proc.wait(timeout=30)
         assert code == 128 + signal.SIGKILL
-        assert b"killed 2 process(es) left behind" in (proc.stdout.read() if proc.stdout else b"") or True
+        assert proc.stdout is not None
+        assert b"triage: killed 2 process(es) left behind by the launcher" in proc.stdout.read()
         gone = [not psutil.pid_exists(p) or psutil.Process(p).status() == psutil.STATUS_ZOMBIE for p in workers]
         assert all(gone)
     assert (rank_dir(run, 0) / "faulthandler.log").read_bytes().count(b"most recent call first") >= 1
@@ -96,7 +105,3 @@ def _json_or_none(path: Path) -> dict[str, object] | None:
         return read_json(path)  # type: ignore[no-any-return]
     except (OSError, ValueError):
         return None
-
-
-def _wait(seconds: float) -> None:
-    time.sleep(seconds)

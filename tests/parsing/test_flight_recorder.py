@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import kill_tree
 from triage.analysis.model import CollectiveState
 from triage.errors import InputError
 from triage.parsing.flight_recorder import (
@@ -84,12 +85,17 @@ def test_unknown_rank_is_minus_one() -> None:
 def test_live_torchrun_dump(tmp_path: Path) -> None:
     """Produce dumps from a real hung 2-rank gloo job and parse them."""
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2", "--master-port", "0",
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
          str(DATA / "make_fr_fixtures.py"), str(tmp_path)],
-        capture_output=True, text=True, timeout=120, env=env, check=False,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, start_new_session=True,
     )
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    try:
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        kill_tree(proc.pid)
+        proc.wait()
+    assert proc.returncode == 0, out[-2000:]
     for rank in (0, 1):
         _check_hang_dump(tmp_path / f"fr_json_{rank}", rank)
         _check_hang_dump(tmp_path / f"fr_pickle_{rank}", rank)

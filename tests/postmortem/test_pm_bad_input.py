@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -112,3 +113,16 @@ def test_run_dir_that_is_not_one(built: dict[str, Path], crash_dir: Path) -> Non
     run = triage_run("postmortem", str(result.core), "--run-dir", str(crash_dir))
     assert run.returncode == 2
     assert "not a triage run directory" in _one_error_line(run.stderr)
+
+
+def test_stripped_binary_is_accepted_and_said(built: dict[str, Path], crash_dir: Path) -> None:
+    binary = crash_dir / "stripped"
+    shutil.copy(built["pm_mt_crash"], binary)
+    subprocess.run(["strip", str(binary)], check=True)
+    result = crash([str(binary)], crash_dir)
+    run, data = report_json(str(result.core))
+    assert run.returncode == 1, run.stderr
+    assert "is stripped" in run.stderr
+    item = data["extra"]["postmortem"][0]
+    assert item["kind"] == "segfault_user_extension" and item["library"] == "stripped"
+    assert any("is stripped" in note for note in item["notes"])

@@ -133,3 +133,20 @@ def test_findings_earliest_is_root_cause() -> None:
     assert [f.ranks for f in findings] == [(1,), (0,), (2,)]
     assert [f.root_cause for f in findings] == [True, False, False]
     assert "collateral" in findings[1].detail
+
+
+def test_kernel_lines_and_banner_correlate_by_pid_and_time() -> None:
+    from triage.postmortem.context import banner_time, events_near, kernel_events
+
+    dmesg = (
+        "[  100.500000] python3[4242]: segfault at 0 ip 00007f00 sp 00007ffd error 4 in libc.so.6[7f00+155000]\n"
+        "[  101.000000] NVRM: Xid (PCI:0000:3b:00): 31, pid=4242, name=python3, Ch 00000008, MMU Fault\n"
+        "[  900.000000] NVRM: Xid (PCI:0000:3b:00): 79, pid=7, name=other, GPU has fallen off the bus.\n"
+        "[  102.000000] Out of memory: Killed process 5555 (python3) total-vm:1kB\n"
+    )
+    events = kernel_events(dmesg, boot=1_000_000.0)
+    assert [e.kind for e in events] == ["segfault", "xid", "xid", "oom"]
+    assert events[0].time == 1_000_100.5 and events[0].comm == "python3" and events[1].code == 31
+    near = events_near(events, {4242}, 1_000_101.0, 120.0)
+    assert [e.kind for e in near] == ["segfault", "xid"]
+    assert banner_time("*** Aborted at 1757588325 (unix time) try \"date -d @1757588325\"") == 1757588325.0

@@ -10,6 +10,7 @@ from support import PROGRAMS
 
 from triage.parsing.gdb import parse_gdb_backtrace
 from triage.postmortem.elfcore import read_core_notes
+from triage.postmortem.locate import find_core
 
 
 def _details(data: dict) -> dict:
@@ -24,6 +25,8 @@ def test_multithreaded_c_crash_names_thread_frame_and_library(built: dict[str, P
     assert notes.pid == result.pid and notes.signal_name == "SIGSEGV"
     assert notes.executable() == str(built["pm_mt_crash"])
     assert len(notes.thread_ids) == 3 and notes.faulting_tid != result.pid
+    assert find_core(crash_dir, result.pid).path == result.core
+    assert find_core(crash_dir, result.pid + 1).path is None
 
     run, data = report_json(str(result.core))
     assert run.returncode == 1, run.stderr
@@ -118,3 +121,24 @@ def test_gdb_parser_reads_live_gdb_output_with_thread_names(built: dict[str, Pat
     crasher = next(t for t in bt.threads if t.name == "pm_crasher")
     assert "crasher" in crasher.functions()
     assert any(f.library and f.library.endswith("libc.so.6") for f in crasher.frames)
+
+
+def test_core_collector_into_a_bundle_and_bundle_classification(built: dict[str, Path], crash_dir: Path) -> None:
+    """The interface `triage launch`/`triage report` use: collect_core into a bundle, classify it back."""
+    from collectors.core import collect_core
+    from triage.bundle import CollectorStatus
+    from triage.postmortem.analyze import classify_bundle_cores
+
+    result = crash([str(built["pm_assert"])], crash_dir)
+    bundle = crash_dir / "bundle"
+    record = collect_core(result.core, bundle, rank=3)
+    assert record.status is CollectorStatus.OK, record
+    assert record.name == "core" and record.rank == 3 and record.pid == result.pid
+    assert set(record.files) == {"rank-3/core.json", "rank-3/gdb-core.txt"}
+    [item] = classify_bundle_cores(bundle)
+    assert item.rank == 3 and item.kind.value == "assertion_abort"
+
+    bogus = crash_dir / "not-a-core"
+    bogus.write_bytes(b"\x7fELF" + b"\0" * 100)
+    failed = collect_core(bogus, bundle, rank=4)
+    assert failed.status is CollectorStatus.FAILED and "not-a-core" in (failed.error or "")

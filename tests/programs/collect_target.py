@@ -1,6 +1,6 @@
 """Target for collector tests: prints READY, then sleeps, spins or both (in two threads).
 
-Usage: collect_target.py [sleep|spin|both] [--password=...]
+Usage: collect_target.py [sleep|spin|both|syscalls] [--password=...]
 Its stacks name the functions ``sleep_forever`` / ``spin_forever`` so tests can find them.
 """
 
@@ -20,6 +20,13 @@ def spin_forever() -> None:
         x = (x + 1) % 1000003
 
 
+def syscalls_forever() -> None:
+    import os
+
+    while True:
+        os.stat("/")
+
+
 def main() -> None:
     mode = sys.argv[1] if len(sys.argv) > 1 else "sleep"
     if mode == "both":
@@ -28,6 +35,8 @@ def main() -> None:
     print("READY", flush=True)
     if mode == "spin":
         spin_forever()
+    if mode == "syscalls":
+        syscalls_forever()
     sleep_forever()
 
 

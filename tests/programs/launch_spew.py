@@ -60,7 +60,7 @@ def main() -> None:
     args = parser.parse_args()
     rank = int(os.environ.get("RANK", os.environ.get("SLURM_PROCID", "0")))
     die = args.die if args.die_rank in (-1, rank) else None
-    sys.stdout.write("start of rank %d\n" % rank)
+    sys.stdout.write(f"start of rank {rank}\n")
     sys.stdout.flush()
     sys.stderr.write("via stderr\n")
     sys.stderr.flush()

@@ -92,7 +92,7 @@ def real_dumps(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_real_fr_dump_dir_end_to_end(real_dumps: Path) -> None:
     for prefix in ("fr_json_", "fr_pickle_"):
         proc = subprocess.run([sys.executable, "-m", "triage", "report", str(real_dumps), "--prefix", prefix,
-                               "--format", "json"], capture_output=True, text=True, timeout=60)
+                               "--format", "json"], capture_output=True, text=True, timeout=60, check=False)
         assert proc.returncode == 1, proc.stderr
         verdict = json.loads(proc.stdout)["verdict"]
         assert verdict["kind"] == "stuck_outside_collective"
@@ -106,7 +106,7 @@ def test_interleaved_torchrun_log_end_to_end(tmp_path: Path) -> None:
     """The real torchrun output of the crash golden job, as pasted from a job run without triage."""
     out = tmp_path / "report.html"
     proc = subprocess.run([sys.executable, "-m", "triage", "report", str(GOLDEN / "crash/job.log"), "--format",
-                           "json"], capture_output=True, text=True, timeout=60)
+                           "json"], capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 1, proc.stderr
     verdict = json.loads(proc.stdout)["verdict"]
     assert verdict["kind"] == "crash" and verdict["culprit_ranks"] == [0]
@@ -125,7 +125,7 @@ def test_clean_run_exits_0_and_text_width(capsys: pytest.CaptureFixture[str]) ->
 
 def test_bad_input_as_a_real_subprocess(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "triage", "report", str(tmp_path / "nope")],
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 2
     assert proc.stderr.startswith(f"triage: error: {tmp_path / 'nope'}: no such file or directory")
     assert "Traceback" not in proc.stderr and proc.stdout == ""

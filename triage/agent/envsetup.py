@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import triage
 from triage.layout import short_hostname
@@ -40,7 +42,7 @@ def worker_env(
     env["TRIAGE_REAL_HOST"] = short_hostname()
     env["TRIAGE_HEARTBEAT_INTERVAL"] = str(options.get("heartbeat_interval", 1.0))
     mode = options.get("line_buffered", "auto")
-    env["TRIAGE_LINE_BUFFERED"] = "1" if mode == "always" or (mode == "auto" and console_is_tty) else "0"
+    env["TRIAGE_WORKER_LINE_BUFFERED"] = "1" if mode == "always" or (mode == "auto" and console_is_tty) else "0"
     env.pop("TRIAGE_WORKER_PID", None)
     if options.get("nccl_debug"):
         env["TRIAGE_NCCL_DEBUG"] = "1"
@@ -51,10 +53,18 @@ def worker_env(
     return env
 
 
-def raise_core_limit() -> None:
-    """Raise RLIMIT_CORE's soft limit to the hard one (called in the launcher before exec)."""
-    _soft, hard = resource.getrlimit(resource.RLIMIT_CORE)
-    resource.setrlimit(resource.RLIMIT_CORE, (hard, hard))
+@contextlib.contextmanager
+def core_limit_raised(enabled: bool) -> Iterator[None]:
+    """Raise RLIMIT_CORE's soft limit to the hard one while the launcher is started (it inherits
+    it, and so do the workers), then restore triage's own limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_CORE)
+    if enabled:
+        resource.setrlimit(resource.RLIMIT_CORE, (hard, hard))
+    try:
+        yield
+    finally:
+        if enabled:
+            resource.setrlimit(resource.RLIMIT_CORE, (soft, hard))
 
 
 def core_note() -> str:

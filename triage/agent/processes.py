@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import time
-from typing import Iterable
+from collections.abc import Iterable
 
 import psutil
 

@@ -8,10 +8,12 @@ them with :class:`triage.agent.tagger.Tagger`.
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Callable
+from typing import BinaryIO
 
 from triage.agent.tagger import IDLE_FLUSH_S, Tagger
 from triage.layout import FILE_MODE, HostPaths
@@ -43,6 +45,11 @@ class LogPump:
     sources: dict[str, _Source] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        # Files that already exist (a reused run dir) are followed from their current end.
+        self.start_offsets: dict[Path, int] = {}
+        for path in [self.host_paths.launcher_log, *(self.host_paths.rank(r).output for r in self.host_paths.ranks())]:
+            with contextlib.suppress(OSError):
+                self.start_offsets[path] = path.stat().st_size
         fd = os.open(self.host_paths.merged_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC,
                      FILE_MODE)
         self.merged = os.fdopen(fd, "ab", buffering=1 << 20)
@@ -84,6 +91,9 @@ class LogPump:
                 src.fd = os.open(src.path, os.O_RDONLY | os.O_CLOEXEC)
             except FileNotFoundError:
                 return 0
+            offset = self.start_offsets.get(src.path, 0)
+            if offset:
+                os.lseek(src.fd, offset, os.SEEK_SET)
         total = 0
         while True:
             data = os.read(src.fd, CHUNK)

@@ -92,7 +92,8 @@ class RankTracker:
             alive=t.alive,
             returncode=None if t.alive else self._returncode(t),
             heartbeat_age_s=max(0.0, now - float(beat_time)) if isinstance(beat_time, (int, float)) else None,
-            progress_age_s=None if t.last_progress_at is None else max(0.0, now - t.last_progress_at),
+            progress_age_s=None if t.last_progress_at is None or key == ((), None)
+            else max(0.0, now - t.last_progress_at),
             in_flight=in_flight_from_heartbeat(beat, t.rank),
             progress=progress,
             step=beat.get("step"),

@@ -17,10 +17,11 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any, BinaryIO, Mapping, Sequence, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from triage.agent import envsetup
 from triage.agent.hang_monitor import ActionOutcome, handle_action, make_monitor
@@ -97,19 +98,36 @@ class NodeAgent:
         previous = self._install_signals()
         try:
             self._start_launcher(env)
-            return self._supervise()
+            try:
+                return self._supervise()
+            except BaseException:
+                self._emergency_stop()
+                raise
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
+
+    def _emergency_stop(self) -> None:
+        """triage itself failed: take the job down with it rather than leave it orphaned."""
+        if self.proc is None:
+            return
+        with contextlib.suppress(Exception):
+            tracker = getattr(self, "tracker", None) or ProcessTracker(self.proc.pid)
+            tracker.snapshot()
+            if self.proc.poll() is None:
+                os.kill(self.proc.pid, signal.SIGTERM)
+            tracker.kill_stragglers(2.0)
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.proc.wait(5)
+            write_node_json(self.paths, self.node_info("agent_failed", None))
 
     def _make_monitor(self, ctx: AgentContext) -> Monitor:
         try:
             return make_monitor(ctx, self.options)
         except Exception as exc:  # noqa: BLE001 - a broken monitor must not stop the job
             self.say(f"hang monitor disabled: {type(exc).__name__}: {exc}")
-            from triage.agent.hang_monitor import _NullMonitor
-
-            return _NullMonitor()
+            return NullMonitor()
 
     def _install_signals(self) -> dict[int, Any]:
         previous: dict[int, Any] = {}
@@ -131,10 +149,9 @@ class NodeAgent:
     def _start_launcher(self, env: dict[str, str]) -> None:
         log_fd = os.open(self.paths.launcher_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
-            self.proc = subprocess.Popen(
-                self.argv, stdout=log_fd, stderr=log_fd, env=env, start_new_session=True,
-                preexec_fn=envsetup.raise_core_limit if self.options.get("cores") else None,
-            )
+            with envsetup.core_limit_raised(bool(self.options.get("cores"))):
+                self.proc = subprocess.Popen(
+                    self.argv, stdout=log_fd, stderr=log_fd, env=env, start_new_session=True)
         except FileNotFoundError:
             raise UsageError(f"launcher not found: {self.argv[0]!r}",
                              hint="give the command after --, e.g. `triage launch -- torchrun ...`") from None
@@ -195,6 +212,7 @@ class NodeAgent:
 
     # -- per tick --------------------------------------------------------------------------
     def _tick(self, now: float) -> None:
+        self.pump.discover()
         statuses, exited = self.ranks.poll(now)
         self.tracker.snapshot(self.ranks.worker_pids())
         for status in exited:
@@ -301,6 +319,19 @@ class NodeAgent:
             self.stop_requested_at = float("inf")
 
 
+class NullMonitor:
+    """Used when the hang monitor cannot be built: the job still runs, with logs and heartbeats."""
+
+    def on_tick(self, ranks: Sequence[LocalRankStatus], now: float) -> MonitorAction | None:
+        return None
+
+    def on_output(self, rank: int, chunk: bytes) -> None:
+        return None
+
+    def on_rank_exit(self, status: LocalRankStatus) -> MonitorAction | None:
+        return None
+
+
 def _isatty(stream: BinaryIO) -> bool:
     try:
         return stream.isatty()
@@ -320,4 +351,4 @@ def launch(argv: Sequence[str], options: Mapping[str, Any]) -> int:
     return NodeAgent(argv, options, console, sys.stderr).run()
 
 
-__all__ = ["NodeAgent", "launch", "exit_code_of", "HostPaths"]
+__all__ = ["HostPaths", "NodeAgent", "NullMonitor", "exit_code_of", "launch"]

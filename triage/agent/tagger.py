@@ -13,11 +13,11 @@ records, in order. Tagging works on whole chunks with ``bytes.replace`` (no per-
 from __future__ import annotations
 
 import re
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 MAX_PARTIAL = 1 << 20
 IDLE_FLUSH_S = 1.0
-_RECORD = re.compile(rb"^\[([^\]\n]*):([^\]\n:]*)\]([ +])", re.M)
+_RECORD = re.compile(rb"^\[([^\]\n]*):([^\]\n:]*)\]([ +])", re.MULTILINE)
 
 
 class Tagger:

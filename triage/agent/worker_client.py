@@ -15,12 +15,12 @@ import socket
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 from triage.layout import RankPaths
 
 DUMP_FILES = ("fr.json", "fr.pickle", "stacks.txt")
-Target = Union[RankPaths, Path, str]
+Target = RankPaths | Path | str
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ def socket_name(target: Target) -> str:
     if isinstance(target, RankPaths):
         return _from_worker_json(target.worker)
     text = str(target)
-    if text.startswith("@") or text.startswith("\0"):
+    if text.startswith(("@", "\0")):
         return text
     path = Path(text)
     if path.is_dir():
@@ -89,14 +89,14 @@ def send_command(target: Target, command: str, timeout: float) -> dict[str, Any]
             buf += chunk
     reply = json.loads(buf.split(b"\n", 1)[0].decode("utf-8", "replace"))
     if not isinstance(reply, dict):
-        raise ValueError("reply is not a JSON object")
+        raise TypeError("reply is not a JSON object")
     return reply
 
 
 def ping(target: Target, timeout: float = 2.0) -> bool:
     try:
         return bool(send_command(target, "ping", timeout).get("ok"))
-    except (OSError, LookupError, ValueError):
+    except (OSError, LookupError, ValueError, TypeError):
         return False
 
 
@@ -109,13 +109,13 @@ def request_dump(target: Target, out_dir: Path | str, timeout: float = 10.0) -> 
         reply = send_command(target, f"dump {out}", timeout)
     except LookupError as err:
         return _failed(str(err), started)
-    except socket.timeout:
+    except TimeoutError:
         return _failed(f"no answer within {timeout:g}s (the worker may hold the GIL or be stopped)", started)
     except ConnectionRefusedError:
         return _failed("connection refused: the worker is gone", started)
     except FileNotFoundError:
         return _failed("no such control socket: the worker is gone or never started", started)
-    except (OSError, ValueError) as err:
+    except (OSError, ValueError, TypeError) as err:
         return _failed(f"{type(err).__name__}: {err}", started)
     return _result(reply, out, started)
 

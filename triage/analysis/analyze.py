@@ -25,6 +25,7 @@ from triage.analysis.model import (
     Verdict,
     VerdictKind,
 )
+from triage.analysis.p2p import P2pProblem, check_p2p
 from triage.analysis.ranks import format_ranks, rank_word
 from triage.analysis.summaries import rank_summaries
 
@@ -50,10 +51,13 @@ def analyze(evidence: Evidence) -> Report:
     ctx = _Context(evidence, {r.rank: r.host for r in ranks}, traces, groups, world,
                    {r.rank: r.evidence for r in ranks})
     disagreements, straggles, waits = _diff_all(ctx)
+    p2p = [problem for group in groups for problem in check_p2p(group, traces)]
     failures = rank_failures(evidence, ctx.hosts)
     missing = _missing(ctx, ranks)
-    verdict, main_finding = _verdict(ctx, ranks, disagreements, straggles, waits, failures, missing)
+    verdict, main_finding = _verdict(ctx, ranks, disagreements, straggles, waits, failures, missing, p2p)
     findings = _findings(ctx, main_finding, disagreements, failures, missing, verdict)
+    findings[1:1] = [verdicts.p2p_finding(p, ctx.hosts, ctx.paths, root=False) for p in p2p
+                     if main_finding is None or verdicts.p2p_finding(p, ctx.hosts, ctx.paths, True) != main_finding]
     summaries = rank_summaries(ranks, world, traces)
     return Report(
         verdict=verdict,
@@ -99,7 +103,7 @@ def _merge_ranks(items: tuple[RankEvidence, ...]) -> list[RankEvidence]:
         merged[item.rank] = RankEvidence(
             rank=item.rank, host=first.host or item.host, pid=first.pid or item.pid,
             world_size=first.world_size or item.world_size,
-            collectives=first.collectives if first.has_trace else first.collectives + item.collectives,
+            collectives=_union(first.collectives, item.collectives),
             has_trace=first.has_trace or item.has_trace, trace_at_exit=first.trace_at_exit or item.trace_at_exit,
             groups=first.groups + item.groups, stack=first.stack or item.stack,
             stack_top=first.stack_top or item.stack_top,
@@ -108,6 +112,27 @@ def _merge_ranks(items: tuple[RankEvidence, ...]) -> list[RankEvidence]:
             exit=first.exit or item.exit, evidence=tuple(sorted(set(first.evidence + item.evidence))),
         )
     return list(merged.values())
+
+
+_SOURCE_RANK = {"fr": 0, "nccl": 1, "log": 2, "watchdog": 3}
+
+
+def _union(a: tuple[Collective, ...], b: tuple[Collective, ...]) -> tuple[Collective, ...]:
+    """One rank's collectives from several files: the best source only (FR over NCCL logs over
+    watchdog lines), each (pg, seq, op...) once, completed if any copy says so."""
+    both = a + b
+    if not both:
+        return ()
+    best = min(_SOURCE_RANK.get(c.source, 9) for c in both)
+    kept: dict[tuple[object, ...], Collective] = {}
+    for coll in both:
+        if _SOURCE_RANK.get(coll.source, 9) != best:
+            continue
+        key = (coll.pg, coll.seq, coll.is_p2p, coll.peer, coll.op, coll.count, coll.dtype)
+        old = kept.get(key)
+        if old is None or (old.state is not CollectiveState.COMPLETED and coll.state is CollectiveState.COMPLETED):
+            kept[key] = coll
+    return tuple(sorted(kept.values(), key=lambda c: (c.pg, c.is_p2p, c.seq, c.op)))
 
 
 def _world_size(ranks: tuple[RankEvidence, ...]) -> int | None:
@@ -163,7 +188,7 @@ def _missing(ctx: _Context, ranks: tuple[RankEvidence, ...]) -> tuple[int, ...]:
 def _verdict(
     ctx: _Context, ranks: tuple[RankEvidence, ...], disagreements: list[Disagreement],
     straggles: list[Straggle], waits: list[tuple[Group, int, Collective]], failures: list[Failure],
-    missing: tuple[int, ...],
+    missing: tuple[int, ...], p2p: list[P2pProblem],
 ) -> tuple[Verdict, Finding | None]:
     real_crash = [f for f in failures if f.kind is VerdictKind.CRASH and not f.teardown]
     if real_crash and (not disagreements or real_crash[0] is failures[0]):
@@ -173,6 +198,8 @@ def _verdict(
                                  ctx.paths)
     if failures:
         return verdicts.failure(failures[0], failures, ctx.hosts)
+    if p2p:
+        return verdicts.p2p_verdict(p2p[0], ctx.hosts, ctx.paths)
     if straggles:
         return verdicts.straggle(straggles[0], {r.rank: r for r in ranks}, ctx.hosts, missing, ctx.paths)
     if missing:

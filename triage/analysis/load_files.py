@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import re
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -67,28 +70,56 @@ def _with_rank(coll: Collective, rank: int) -> Collective:
     return replace(coll, rank=rank)
 
 
+PARALLEL_MIN_FILES = 64
+
+
+def _load_one(path: Path, rank: int) -> tuple[RankEvidence | None, list[str]]:
+    try:
+        dump = load_fr_file(path, rank)
+    except InputError as exc:
+        return None, [exc.one_line()]
+    notes = [f"{path}: {problem}" for problem in dump.problems[:3]]
+    if dump.version and not dump.version.startswith("2."):
+        notes.append(f"{path}: unknown Flight Recorder version {dump.version!r}, read as 2.x")
+    return fr_rank_evidence(dump, rank, str(path)), notes
+
+
+def _load_chunk(items: list[tuple[Path, int]]) -> list[tuple[RankEvidence | None, list[str]]]:
+    return [_load_one(path, rank) for path, rank in items]
+
+
+def _load_many(items: list[tuple[Path, int]]) -> list[tuple[RankEvidence | None, list[str]]]:
+    """Parse dumps in worker processes when there are many (thousands of ranks)."""
+    workers = min(os.cpu_count() or 1, 16)
+    if len(items) < PARALLEL_MIN_FILES or workers < 2:
+        return _load_chunk(items)
+    size = max(8, len(items) // (workers * 4))
+    chunks = [items[i:i + size] for i in range(0, len(items), size)]
+    context = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        return [result for chunk in pool.map(_load_chunk, chunks) for result in chunk]
+
+
 def load_fr_dir(root: Path, prefix: str | None, only: list[Path] | None = None) -> Evidence:
     files = only if only is not None else sorted(p for p in root.iterdir() if p.is_file())
     if prefix is None:
         prefix = common_prefix([p for p in files if looks_like_fr_file(p)])
-    ranks: list[RankEvidence] = []
     skipped: list[str] = []
+    items: list[tuple[Path, int]] = []
     for path in files:
         rank = rank_from_filename(path.name, prefix)
         if rank is None:
             if only is None and looks_like_fr_file(path):
                 skipped.append(f"{path}: ignored, its prefix is not {prefix!r} (use --prefix to pick it)")
             continue
-        try:
-            dump = load_fr_file(path, rank)
-        except InputError as exc:
-            if only is not None:
-                raise
-            skipped.append(exc.one_line())
-            continue
-        for problem in dump.problems[:3]:
-            skipped.append(f"{path}: {problem}")
-        ranks.append(fr_rank_evidence(dump, rank, str(path)))
+        items.append((path, rank))
+    if only is not None and items:
+        load_fr_file(items[0][0], items[0][1])  # one file given by name: its errors are the user's error
+    ranks: list[RankEvidence] = []
+    for evidence, notes in _load_many(items):
+        skipped.extend(notes)
+        if evidence is not None:
+            ranks.append(evidence)
     if not ranks:
         why = skipped[0] if skipped else f"no file named {prefix or 'PREFIX'}<rank>"
         raise InputError(f"{root}: no readable Flight Recorder dump ({why})",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 import signal as _signal
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,7 @@ def load_run_dir(root: Path) -> Evidence:
     for host in run.hosts():
         if not (host.ranks_dir.is_dir() or host.bundles_dir.is_dir()):
             continue
+        launcher = _launcher_exits(host)
         bundle = _latest_bundle(host, skipped)
         manifest = _manifest(bundle, skipped) if bundle else None
         if bundle is not None:
@@ -61,6 +63,8 @@ def load_run_dir(root: Path) -> Evidence:
             events.extend(_node_events(bundle, host.host))
         for rank in sorted(set(host.ranks()) | {r.rank for r in (manifest.ranks if manifest else ())}):
             item = _load_rank(host, rank, bundle, manifest, skipped, events)
+            if item.exit is None and rank in launcher:
+                item = replace(item, exit=launcher[rank])
             ranks.append(item)
             if item.world_size:
                 world = max(world or 0, item.world_size)
@@ -69,6 +73,15 @@ def load_run_dir(root: Path) -> Evidence:
     finished = all(r.exit is not None and r.exit.ok for r in ranks) and (world is None or len(ranks) >= world)
     return Evidence(ranks=tuple(ranks), events=tuple(events), world_size=world, skipped=tuple(skipped),
                     finished_cleanly=finished, extra_evidence=tuple(extra))
+
+
+def _launcher_exits(host: HostPaths) -> dict[int, ExitInfo]:
+    """How torchrun saw its ranks end (its "Failures:" summary in launcher.log)."""
+    if not host.launcher_log.is_file():
+        return {}
+    scan = LogScan()
+    scan_log_text(read_text(host.launcher_log), str(host.launcher_log), scan)
+    return scan.exits
 
 
 def _latest_bundle(host: HostPaths, skipped: list[str]) -> Path | None:
@@ -107,6 +120,8 @@ def _load_rank(host: HostPaths, rank: int, bundle: Path | None, manifest: Manife
         if log.is_file():
             scan_log_text(read_text(log), str(log), scan, default_rank=rank)
     events.extend(e for e in scan.events if e.kind is not EventKind.EXCEPTION)
+    if exit_info is not None and exit_info.signal is not None and bundle is not None:
+        events.extend(_crash_analysis(rank_dir(bundle, rank) / "gdb.txt", rank, host.host, exit_info))
     colls = base.collectives if base else tuple(scan.collectives.get(rank, ()))
     alive = _alive(manifest, rank)
     return RankEvidence(
@@ -188,6 +203,19 @@ def _exit(paths: RankPaths, skipped: list[str]) -> ExitInfo | None:
         when = exc["time"]
     return ExitInfo(exit_code=code, time=float(when) if isinstance(when, (int, float)) else None,
                     message=message[:300] if message else None, evidence=(str(paths.exit),))
+
+
+def _crash_analysis(gdb: Path, rank: int, host: str, info: ExitInfo) -> tuple[Event, ...]:
+    """The postmortem helper's classification of a crashed rank's gdb output, as events."""
+    if not gdb.is_file():
+        return ()
+    from triage.analysis.failures import crash_events
+    from triage.parsing.gdb import parse_gdb_backtrace
+    from triage.postmortem.classify import CrashContext, classify_backtrace
+
+    context = CrashContext(rank=rank, host=host, signal=info.signal_name, evidence=(str(gdb),))
+    classification = classify_backtrace(parse_gdb_backtrace(read_text(gdb)), context)
+    return crash_events(rank, host, (classification,), (str(gdb),), info.time)
 
 
 def _alive(manifest: Manifest | None, rank: int) -> bool | None:

@@ -46,9 +46,9 @@ class CollectiveState(str, enum.Enum):
     SCHEDULED = "scheduled"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Collective:
-    """One collective (or p2p op) as one rank saw it."""
+    """One collective (or p2p op) as one rank saw it. (slots: millions of these at 4,096 ranks)"""
 
     rank: int
     pg: str                                # process group id as a string ("0")

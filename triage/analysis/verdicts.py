@@ -17,6 +17,7 @@ from triage.analysis.model import (
     Verdict,
     VerdictKind,
 )
+from triage.analysis.p2p import P2pProblem
 from triage.analysis.ranks import rank_word
 
 Hosts = Mapping[int, str | None]
@@ -75,6 +76,36 @@ def mismatch(
     verdict = Verdict(VerdictKind.COLLECTIVE_MISMATCH, summary, subkind=d.kind, culprit_ranks=d.culprits,
                       process_group=d.group.pg, seq=d.seq)
     return verdict, mismatch_finding(d, hosts, root=True, paths=paths)
+
+
+def p2p_finding(problem: P2pProblem, hosts: Hosts, paths: Paths, root: bool) -> Finding:
+    where = f"of {problem.group.label}"
+    if problem.kind is None:
+        side = problem.send or problem.recv
+        assert side is not None
+        waiter = problem.sender if problem.send is not None else problem.receiver
+        other = problem.receiver if problem.send is not None else problem.sender
+        missing = "recv" if problem.send is not None else "send"
+        text = (f"{who((waiter,), hosts)} waits in {call(side)} (p2p seq {side.seq} {where}) but rank {other} "
+                f"never posted the matching {missing}")
+        culprits: tuple[int, ...] = (other,)
+    else:
+        assert problem.send is not None and problem.recv is not None
+        text = (f"p2p {problem.kind.value} mismatch {where}: rank {problem.sender} sent {call(problem.send)} "
+                f"but rank {problem.receiver} posted {call(problem.recv)}")
+        culprits = (problem.sender, problem.receiver)
+    return Finding(VerdictKind.COLLECTIVE_MISMATCH.value, culprits, text,
+                   _paths(paths, (problem.sender, problem.receiver)), root_cause=root)
+
+
+def p2p_verdict(problem: P2pProblem, hosts: Hosts, paths: Paths) -> tuple[Verdict, Finding]:
+    finding = p2p_finding(problem, hosts, paths, root=True)
+    head = "HANG" if problem.kind is None else "MISMATCH"
+    side = problem.send or problem.recv
+    verdict = Verdict(VerdictKind.COLLECTIVE_MISMATCH, f"{head}: {finding.detail}",
+                      subkind=problem.kind or MismatchKind.OP, culprit_ranks=finding.ranks,
+                      process_group=problem.group.pg, seq=side.seq if side else None)
+    return verdict, finding
 
 
 def failure(first: Failure, failures: list[Failure], hosts: Hosts) -> tuple[Verdict, Finding]:

@@ -154,7 +154,7 @@ def _finish(args: argparse.Namespace, outcomes: Sequence[NodeOutcome], report_di
         if outcome.ok:
             _say(f"{outcome.node}: bundle {outcome.bundle} ({outcome.duration_s:.1f} s, {outcome.bytes_moved} bytes)")
         else:
-            _say(f"{outcome.node}: unreachable, no bundle: {outcome.error}")
+            _say(f"{outcome.node}: no bundle: {outcome.error}")
     if not good:
         raise RemoteError(f"no node could be collected ({', '.join(o.node for o in outcomes)})")
     missing = [o for o in outcomes if not o.ok]

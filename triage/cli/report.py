@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TextIO
 
-from triage.analysis.analyze import analyze
-from triage.analysis.loader import load_inputs
 from triage.analysis.model import Report, VerdictKind
 from triage.errors import InputError
 from triage.exitcodes import ExitCode
-from triage.report import FORMATS, render
+from triage.report import FORMATS, build_report, render
 
 
 class ReportCommand:
@@ -29,13 +28,17 @@ class ReportCommand:
         parser.add_argument("--width", type=int, help="terminal width for --format text")
 
     def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-        evidence = load_inputs(list(args.inputs), prefix=args.prefix)
-        report = analyze(evidence)
+        report = build_report(args.inputs, prefix=args.prefix)
         if args.output:
             _write_file(report, args.format, Path(args.output), args.width)
             print(f"triage: report written to {args.output}", file=sys.stderr)
         else:
-            render(report, args.format, sys.stdout, width=args.width)
+            try:
+                render(report, args.format, sys.stdout, width=args.width)
+                sys.stdout.flush()
+            except BrokenPipeError:  # `triage report ... | head`: the reader left, that is fine
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                return int(exit_code(report))
         _print_next(report, args, sys.stderr)
         return int(exit_code(report))
 

@@ -28,7 +28,7 @@ _LOCAL = re.compile(r"\[([A-Za-z_][\w-]*?)(\d+)\]:\s?")
 _SRUN = re.compile(r"\s*(\d+): ")
 _PDSH = re.compile(r"([a-z0-9][a-z0-9.-]*[0-9][a-z0-9.-]*): ")
 _RAY = re.compile(r"\((?:\w+) pid=(\d+)(?:, ip=([\d.:a-fA-F]+))?\)\s?")
-_NCCL_HEAD = re.compile(r"([^\s:\[\]]+):(\d+):(\d+) \[(\d+)\]")
+_NCCL_HEAD = re.compile(r"([^\s:\[\]+]+):(\d+):(\d+) \[(\d+)\]")
 
 
 def split_rank_prefix(line: str) -> RankPrefix:

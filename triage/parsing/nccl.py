@@ -77,7 +77,7 @@ NcclEvent: TypeAlias = NcclColl | NcclInit | NcclWarn
 # prefixes glued in front ("[rank3]:node07:...") are left out of it.
 _HEAD = re.compile(
     r"(?:\[(?P<ts>\d{4}-\d\d-\d\d[ T][\d:.,]+)\]\s*)?"
-    r"(?P<host>[^\s:\[\]]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>\d+)\]"
+    r"(?P<host>[^\s:\[\]+]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>\d+)\]"
     r"(?P<mid>[^\[\]]{0,200}?)\s*NCCL (?P<level>INFO|WARN|TRACE) "
 )
 _COLL_STRICT = re.compile(
@@ -181,7 +181,8 @@ def _make_warn(host: str, pid: int, tid: int | None, dev: int | None, mid: str, 
 def _launcher_rank(line: str, start: int) -> int | None:
     if start <= 0:
         return None
-    return split_rank_prefix(line[:start].rstrip() + " x").rank
+    prefix = split_rank_prefix(line[:start].rstrip() + " x")
+    return None if prefix.local else prefix.rank
 
 
 def _parse_segment(line: str, head: re.Match[str], end: int) -> NcclEvent | None:

@@ -49,7 +49,7 @@ class NcclCommState:
 
 # The common collective line, matched in one go. Anything else takes the tolerant path.
 _FAST = re.compile(
-    r"([^\s:\[\]]+):(\d+):\d+ \[\d+\] NCCL INFO \w+: opCount [0-9a-fA-F]+ sendbuff \S+ recvbuff \S+ "
+    r"([^\s:\[\]+]+):(\d+):\d+ \[\d+\] NCCL INFO \w+: opCount [0-9a-fA-F]+ sendbuff \S+ recvbuff \S+ "
     r"count \d+ datatype \d+ op \d+ root -?\d+ comm (\S+)(?: \[nranks=\d+\])? stream \S+[ \t\r\n]*\Z"
 )
 _Key: TypeAlias = tuple[str, str, str]      # host, pid (as printed), comm
@@ -259,11 +259,12 @@ def _bulk(tracker: NcclTracker, data: bytes | mmap.mmap) -> bool:
         if owner.setdefault(comm.encode(), (host, pid)) != (host, pid):
             return False
     new_first: dict[bytes, NcclColl] = {}
+    first_pos: dict[bytes, int] = {}
     events: list[NcclEvent] = []
     pattern = _discovery_regex(owner)
     pos = 0
     while (match := pattern.search(data, pos)) is not None:
-        line, _, line_end = _line_at(data, match.start(), match.end())
+        line, line_start, line_end = _line_at(data, match.start(), match.end())
         pos = line_end
         grew = False
         for event in parse_nccl_segments(line):
@@ -274,6 +275,7 @@ def _bulk(tracker: NcclTracker, data: bytes | mmap.mmap) -> bool:
             if ptr not in owner:
                 owner[ptr] = (event.host, str(event.pid))
                 new_first[ptr] = event
+                first_pos[ptr] = line_start
                 grew = True
         if grew:
             if len(owner) > _MAX_BULK_COMMS:
@@ -291,23 +293,46 @@ def _bulk(tracker: NcclTracker, data: bytes | mmap.mmap) -> bool:
             return False
         owner.setdefault(ptr, (host, pid))
         last[ptr] = list(items)
-    for ptr, who in owner.items():
-        if ptr in last:
-            continue
-        found = _rfind_ops(data, ptr, tail_start, tracker._history)
-        if any(op.host != who[0] or str(op.pid) != who[1] for op in found):
+    quiet = [ptr for ptr in owner if ptr not in last]
+    for ptr, found in _last_ops_before(data, quiet, tail_start, tracker._history, first_pos).items():
+        if any(op.host != owner[ptr][0] or str(op.pid) != owner[ptr][1] for op in found):
             return False
-        if found:
-            last[ptr] = list(found)
+        last[ptr] = list(found)
     _commit(tracker, owner, new_first, last, events, tail)
     return True
 
 
-def _rfind_ops(data: bytes | mmap.mmap, ptr: bytes, end: int, count: int) -> list[NcclColl]:
+def _last_ops_before(data: bytes | mmap.mmap, ptrs: list[bytes], end: int, count: int,
+                     starts: dict[bytes, int]) -> dict[bytes, list[NcclColl]]:
+    """The last ``count`` ops of each comm pointer before ``end``, scanning back in growing
+    windows with one regex for all pointers still missing (about two passes at worst)."""
+    remaining = set(ptrs)
+    found: dict[bytes, list[NcclColl]] = {}
+    high, size = end, 4 << 20
+    while remaining and high > 0:
+        low = max(0, high - size)
+        if low:
+            low = data.rfind(b"\n", 0, low) + 1
+        pattern = re.compile(rb" comm (" + _trie_regex(remaining) + rb")[ \r\n]")
+        last_end: dict[bytes, int] = {}
+        for match in pattern.finditer(data, low, high):
+            last_end[match.group(1)] = match.end()
+        for ptr, match_end in last_end.items():
+            ops = _rfind_ops(data, ptr, match_end, count, starts.get(ptr, 0))
+            if ops:
+                found[ptr] = ops
+            remaining.discard(ptr)
+        high, size = low, size * 2
+    return found
+
+
+def _rfind_ops(data: bytes | mmap.mmap, ptr: bytes, end: int, count: int, start: int = 0) -> list[NcclColl]:
+    """Up to ``count`` last ops of a comm pointer in data[start:end], oldest first. Stops early
+    at opCount 0 (the comm's first op), so quiet comms cost no full backward scan."""
     needle = b" comm " + ptr
     found: list[NcclColl] = []
-    while len(found) < count:
-        index = data.rfind(needle, 0, end)
+    while len(found) < count and (not found or found[-1].op_count > 0):
+        index = data.rfind(needle, start, end)
         if index < 0:
             break
         line, line_start, _ = _line_at(data, index, index + len(needle))
@@ -325,12 +350,10 @@ def _commit(tracker: NcclTracker, owner: dict[bytes, tuple[str, str]], new_first
         tracker._record(event)
     for init in tail._inits.values():
         tracker._add_init(init)
-    for ptr, first in new_first.items():
-        host, pid = owner[ptr]
-        tracker._add_op((host, pid, ptr.decode()), first)
     for ptr, items in last.items():
         host, pid = owner[ptr]
         key = (host, pid, ptr.decode())
         for item in items:
-            if item is not tracker._first.get(key):
-                tracker._add_op(key, item)
+            tracker._add_op(key, item)
+        if ptr in new_first:  # the last lines may include the first one: keep the history unique
+            tracker._first[key] = new_first[ptr]

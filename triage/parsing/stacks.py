@@ -50,10 +50,11 @@ def parse_pyspy_json(data: Any) -> tuple[ThreadStack, ...]:
     for item in data:
         if not isinstance(item, dict):
             continue
+        raw_frames = item.get("frames")
         frames = tuple(
             Frame(str(f.get("name", "?")), str(f.get("filename") or f.get("short_filename") or "?"),
                   _opt_int(f.get("line")), f.get("module") if isinstance(f.get("module"), str) else None)
-            for f in item.get("frames") or [] if isinstance(f, dict)
+            for f in (raw_frames if isinstance(raw_frames, list) else []) if isinstance(f, dict)
         )
         os_id, pid = item.get("os_thread_id"), item.get("pid")
         name = item.get("thread_name")

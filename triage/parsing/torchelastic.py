@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from triage.parsing.log_prefix import split_rank_prefix
+
 
 @dataclass(frozen=True)
 class ElasticError:
@@ -120,7 +122,8 @@ def parse_launcher_failures(text: str) -> tuple[LauncherFailure, ...]:
         if fields:
             failures.append(_entry(fields, root))
 
-    for line in text.splitlines():
+    for raw in text.splitlines():
+        line = split_rank_prefix(raw).rest if raw[:1] not in (" ", "[") else raw
         stripped = line.strip()
         if "Root Cause (first observed failure)" in line or stripped.startswith("Failures:"):
             flush()

@@ -6,7 +6,7 @@ Reads files only (the bundle, the run dir); the kernel log text is passed in alr
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -155,3 +155,26 @@ def classify_rank_without_core(rank: RankFiles, events: tuple[KernelEvent, ...])
         evidence=tuple(str(p) for p in (rank.paths.faulthandler, rank.paths.exit, rank.paths.output) if p.is_file()),
     )
     return classify_backtrace(GdbBacktrace(), context)
+
+
+def classify_bundle_cores(bundle: Path, events: tuple[KernelEvent, ...] = ()) -> list[CrashClassification]:
+    """Every core the core collector put in a node bundle (``*/core.json``), classified.
+
+    For ``triage report``: reads the bundle only (the manifest gives the host).
+    """
+    host = None
+    try:
+        manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
+        host = manifest.get("host") if isinstance(manifest, dict) else None
+    except (OSError, ValueError):
+        pass
+    results = []
+    for info_path in sorted(bundle.glob("*/core.json")):
+        output = read_core_output(info_path.parent)
+        if output is None or not output.info.get("notes"):
+            continue
+        item, _bt = classify_core_output(output, None, events)
+        if host and item.host is None:
+            item = replace(item, host=str(host))
+        results.append(item)
+    return results

@@ -324,9 +324,10 @@ def classify_backtrace(bt: GdbBacktrace, context: CrashContext) -> CrashClassifi
     if signal and detail and signal not in summary:
         summary += f" ({signal})"
     notes = list(context.notes)
-    if bt.no_debug_info:
-        shown = ", ".join(_basename(p) or p for p in bt.no_debug_info[:3])
-        notes.append(f"no debug info for {shown}: frames there show only function names or ??")
+    nodebug = set(bt.no_debug_info) | {lib.path for lib in bt.libraries if not lib.debug_info}
+    if frame is not None and frame.library in nodebug:
+        notes.append(f"no debug info for {library} (the crashing frame's library): no source lines there; "
+                     "install its -dbg/-debuginfo package for more")
     return CrashClassification(
         kind=kind, signal=signal, summary=summary, next_step=NEXT_STEPS[kind],
         faulting_thread=thread.lwp if thread else None, faulting_role=role, faulting_name=name,

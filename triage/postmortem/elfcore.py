@@ -195,3 +195,36 @@ def _parse_nt_file(desc: bytes) -> tuple[MappedFile, ...]:
         path = names[index].decode("utf-8", "replace") if index < len(names) else "?"
         files.append(MappedFile(start, end, offset * page_size, path))
     return tuple(files)
+
+
+def elf_debug_state(path: Path) -> str:
+    """What debugging help a binary carries.
+
+    One of: debug_info; symbols (.symtab only); debuglink (debug info may be in a separate
+    file); stripped (none of these); unreadable.
+    """
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(64)
+            if len(header) < 64 or header[:4] != ELF_MAGIC or header[4] != 2 or header[5] != 1:
+                return "unreadable"
+            shoff, = struct.unpack_from("<Q", header, 40)
+            shentsize, shnum, shstrndx = struct.unpack_from("<HHH", header, 58)
+            if not shoff or not shnum or shstrndx >= shnum:
+                return "stripped"
+            handle.seek(shoff)
+            table = handle.read(shentsize * shnum)
+            str_offset, str_size = struct.unpack_from("<QQ", table, shstrndx * shentsize + 24)
+            handle.seek(str_offset)
+            names = handle.read(min(str_size, 1 << 20))
+    except (OSError, struct.error):
+        return "unreadable"
+    found = set()
+    for index in range(len(table) // shentsize):
+        name_offset, = struct.unpack_from("<I", table, index * shentsize)
+        found.add(_cstr(names[name_offset:name_offset + 64]))
+    if ".debug_info" in found:
+        return "debug_info"
+    if ".symtab" in found:
+        return "symbols"
+    return "debuglink" if ".gnu_debuglink" in found else "stripped"

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Literal, TextIO
+from pathlib import Path
+from typing import Literal, Sequence, TextIO
 
 from triage.analysis.model import Report
 
@@ -15,6 +16,16 @@ def report_json(report: Report) -> dict[str, object]:
     """The ``triage.report/1`` document (the contract in docs/readme/30-report.md)."""
     data = report.to_json()
     return data
+
+
+def build_report(inputs: Sequence[str | Path], prefix: str | None = None) -> Report:
+    """Load the inputs (run dir, FR dump dir, logs) and analyze them: what `triage report` prints.
+
+    Raises triage.errors.InputError (one line, naming the path) when an input cannot be used."""
+    from triage.analysis.analyze import analyze
+    from triage.analysis.loader import load_inputs
+
+    return analyze(load_inputs(list(inputs), prefix=prefix))
 
 
 def render(report: Report, fmt: str, file: TextIO, width: int | None = None) -> None:

@@ -17,7 +17,9 @@ MAX_EVIDENCE = 12
 
 
 def render_text(report: Report, file: TextIO, width: int | None = None, color: bool | None = None) -> None:
-    console = Console(file=file, width=width or 100, force_terminal=color, no_color=color is False,
+    if width is None and not (hasattr(file, "isatty") and file.isatty()):
+        width = 100
+    console = Console(file=file, width=width, force_terminal=color, no_color=color is False,
                       highlight=False, soft_wrap=False)
     ok = report.verdict.kind is VerdictKind.NO_PROBLEM_FOUND
     style = "green" if ok else "bold red"

@@ -15,6 +15,7 @@ Every entry point catches everything: the agent never raises into user code.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import faulthandler
 import json
 import os
@@ -23,7 +24,8 @@ import socket
 import sys
 import time
 import traceback
-from typing import IO, Any, Callable
+from collections.abc import Callable
+from typing import IO, Any
 
 from triage.worker import flight
 
@@ -98,21 +100,17 @@ def write_json(path: str, data: Any) -> None:
 
 def _redirect_output(rank_dir: str) -> None:
     for stream in (sys.stdout, sys.stderr):
-        try:
-            if stream is not None:
+        if stream is not None:
+            with contextlib.suppress(Exception):
                 stream.flush()
-        except Exception:  # noqa: BLE001
-            pass
     fd = os.open(os.path.join(rank_dir, "output.log"),
                  os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
     os.dup2(fd, 1)
     os.dup2(fd, 2)
     os.close(fd)
-    if os.environ.get("TRIAGE_LINE_BUFFERED") == "1" and sys.stdout is not None:
-        try:
+    if os.environ.get("TRIAGE_WORKER_LINE_BUFFERED") == "1" and sys.stdout is not None:
+        with contextlib.suppress(Exception):
             sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
-        except Exception:  # noqa: BLE001
-            pass
 
 
 def _enable_faulthandler(state: _State) -> None:
@@ -159,65 +157,70 @@ def _chain_excepthook(state: _State) -> None:
     previous: Callable[..., Any] = sys.excepthook
 
     def hook(exc_type: Any, exc: Any, tb: Any) -> None:
-        try:
-            if os.getpid() == state.pid and not issubclass(exc_type, KeyboardInterrupt):
-                frames = traceback.extract_tb(tb)
-                where = f"{frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name}" if frames else None
-                state.exception = {"type": exc_type.__name__, "module": exc_type.__module__,
-                                   "message": str(exc)[:4000], "time": time.time(), "where": where}
-                state.exit_code = 1
-                write_json(os.path.join(state.rank_dir, "exit.json"), _exit_record(state, "exception"))
-        except Exception:  # noqa: BLE001
-            pass
+        with contextlib.suppress(Exception):
+            _record_exception(state, exc_type, exc, tb)
         previous(exc_type, exc, tb)
 
     sys.excepthook = hook
 
 
+def _record_exception(state: _State, exc_type: Any, exc: Any, tb: Any) -> None:
+    if os.getpid() != state.pid or issubclass(exc_type, KeyboardInterrupt):
+        return
+    frames = traceback.extract_tb(tb)
+    where = f"{frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name}" if frames else None
+    state.exception = {"type": exc_type.__name__, "module": exc_type.__module__,
+                       "message": str(exc)[:4000], "time": time.time(), "where": where}
+    state.exit_code = 1
+    write_json(os.path.join(state.rank_dir, "exit.json"), _exit_record(state, "exception"))
+
+
 def _wrap_sys_exit(state: _State) -> None:
     original = sys.exit
 
-    def exit(status: Any = None) -> None:  # noqa: A001 - mirrors sys.exit
-        try:
-            if status is None:
-                state.exit_code = 0
-            elif isinstance(status, int):
-                state.exit_code = status
-            else:
-                state.exit_code = 1
-        except Exception:  # noqa: BLE001
-            pass
-        original(status)
+    def exit(status: Any = None) -> Any:
+        if status is None:
+            state.exit_code = 0
+        elif isinstance(status, int) and not isinstance(status, bool):
+            state.exit_code = status
+        else:
+            state.exit_code = 1
+        return original(status)
 
     exit.__doc__ = original.__doc__
     sys.exit = exit
 
 
 def _at_exit(state: _State) -> None:
-    try:
-        if os.getpid() != state.pid:
-            return
-        if state.exit_code is None:
-            state.exit_code = 0
-        how = "exception" if state.exception else "exit"
-        write_json(os.path.join(state.rank_dir, "exit.json"), _exit_record(state, how))
-        data = flight.full_json()
-        if data and b'"entries"' in data:
-            path = os.path.join(state.rank_dir, "fr-exit.json")
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-            try:
-                os.write(fd, data)
-            finally:
-                os.close(fd)
-    except Exception:  # noqa: BLE001
-        pass
+    with contextlib.suppress(Exception):
+        _write_exit_files(state)
+
+
+def _write_exit_files(state: _State) -> None:
+    if os.getpid() != state.pid:
+        return
+    if state.exit_code is None:
+        state.exit_code = 0
+    how = "exception" if state.exception else "exit"
+    write_json(os.path.join(state.rank_dir, "exit.json"), _exit_record(state, how))
+    data = flight.full_json()
+    if data and b'"entries"' in data:
+        path = os.path.join(state.rank_dir, "fr-exit.json")
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
 
 
 def install() -> None:
     """Start the agent in this process if it is a rank of a triage launch; never raises."""
     global _state
     try:
-        if _state is not None or os.environ.get("TRIAGE_WORKER_PID"):
+        owner = os.environ.get("TRIAGE_WORKER_PID")
+        if _state is not None or (owner and owner != str(os.getpid())):
             return  # already installed, or a child process of a worker (its fds already point at the log)
         run_dir = os.environ.get("TRIAGE_RUN_DIR")
         rank = _rank_from_env()
@@ -234,10 +237,8 @@ def install() -> None:
             os.environ["NCCL_DEBUG_FILE"] = os.path.join(rank_dir, "nccl.log")
         _start(state)
     except Exception as exc:  # noqa: BLE001
-        try:
+        with contextlib.suppress(Exception):
             sys.stderr.write(f"triage: in-worker agent disabled: {type(exc).__name__}: {exc}\n")
-        except Exception:  # noqa: BLE001
-            pass
 
 
 def _start(state: _State) -> None:

@@ -49,6 +49,6 @@ def _triage_chain() -> None:
 
 try:
     _triage_start()
-except Exception:  # noqa: BLE001 - never break the user's interpreter
-    pass
+except Exception as _exc:  # noqa: BLE001 - never break the user's interpreter
+    del _exc
 _triage_chain()

@@ -1,0 +1,80 @@
+"""Worker overhead of `triage launch`: a 2-rank gloo loop of 20k small all_reduce calls,
+with and without triage (the in-worker agent, its heartbeat thread, faulthandler...).
+
+The time of the loop is measured inside rank 0; runs alternate. Prints figures; asserts nothing.
+
+    python bench/bench_launch_worker_overhead.py [--iters 20000] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+WORKER = """\
+import sys, time
+import torch, torch.distributed as dist
+dist.init_process_group("gloo")
+t = torch.ones(16)
+n = int(sys.argv[1])
+for _ in range(200):
+    dist.all_reduce(t)
+dist.barrier()
+start = time.perf_counter()
+for _ in range(n):
+    dist.all_reduce(t)
+elapsed = time.perf_counter() - start
+if dist.get_rank() == 0:
+    print(f"LOOP_SECONDS {elapsed:.4f}", flush=True)
+dist.destroy_process_group()
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def run(argv: list[str], env: dict[str, str], cwd: Path) -> float:
+    out = subprocess.run(argv, capture_output=True, env=env, cwd=cwd, check=False).stdout.decode()
+    match = re.search(r"LOOP_SECONDS (\d+\.\d+)", out)
+    if not match:
+        raise SystemExit(f"no timing in output:\n{out[-2000:]}")
+    return float(match.group(1))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--iters", type=int, default=20_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-launch-overhead-") as tmp:
+        work = Path(tmp)
+        script = work / "loop.py"
+        script.write_text(WORKER)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TRIAGE_")}
+        exe = str(Path(sys.executable).with_name("torchrun"))
+        plain: list[float] = []
+        triage: list[float] = []
+        for i in range(args.repeat):
+            tr = [exe, "--nproc-per-node", "2", "--master-port", str(free_port()), str(script), str(args.iters)]
+            plain.append(run(tr, env, work))
+            triage.append(run([sys.executable, "-m", "triage", "launch", "--run-dir", str(work / f"run{i}"),
+                               "--", *tr], env, work))
+        p, t = statistics.median(plain), statistics.median(triage)
+        print(f"worker overhead: 2 ranks x {args.iters} all_reduce(16 floats, gloo), median of {args.repeat}")
+        print(f"  plain torchrun        {p:7.3f} s  ({p / args.iters * 1e6:6.1f} us/op)  runs {plain}")
+        print(f"  triage launch         {t:7.3f} s  ({t / args.iters * 1e6:6.1f} us/op)  runs {triage}")
+        print(f"  ratio                 {t / p:7.3f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,76 @@
+"""Time `triage report` on synthetic Flight Recorder dumps (format 2.10) and, optionally,
+PyTorch's own analyzer on the same files. Prints figures; asserts nothing.
+
+Usage: python bench/bench_report_scale.py [--ranks 512,4096] [--entries 2000] [--tp 8] [--fr-trace]
+Each case writes RANKS dumps of ENTRIES entries (a mismatch near the end on one rank) into a
+temp dir, then runs `python -m triage report DIR --format json` in a child process and reports
+wall time and the child's peak RSS (and the same for `fr_trace` with --fr-trace).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from triage.analysis.synthetic import write_dumps
+
+PREFIX = "nccl_trace_rank_"
+
+
+def run_child(argv: list[str]) -> tuple[float, float, int, str]:
+    """(seconds, peak RSS MiB of the child, exit code, first line of stdout)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    # ru_maxrss of children is the max over all children so far: run the biggest last
+    return seconds, max(peak, before) / 1024, proc.returncode, proc.stdout or proc.stderr
+
+
+def one_case(ranks: int, entries: int, tp: int, with_fr_trace: bool) -> None:
+    root = Path(tempfile.mkdtemp(prefix=f"bench-report-{ranks}-"))
+    try:
+        start = time.perf_counter()
+        write_dumps(root, ranks, entries, culprit=ranks // 3, mismatch_at=max(1, entries // (2 if tp else 1) - 5),
+                    tp=tp, prefix=PREFIX)
+        size = sum(p.stat().st_size for p in root.iterdir()) / 2**20
+        print(f"ranks={ranks} entries={entries} tp={tp or '-'}: wrote {size:.0f} MiB in "
+              f"{time.perf_counter() - start:.1f}s", flush=True)
+        secs, rss, code, out = run_child([sys.executable, "-m", "triage", "report", str(root), "--format", "json"])
+        verdict = json.loads(out)["verdict"]["summary"] if code in (0, 1) else out.splitlines()[0]
+        rate = ranks * entries / secs / 1e6
+        print(f"  triage report: {secs:.1f}s, peak RSS {rss:.0f} MiB, {rate:.2f} M entries/s, exit {code}")
+        print(f"  verdict: {verdict[:150]}")
+        if with_fr_trace:
+            secs, rss, code, out = run_child([sys.executable, "-m", "torch.distributed.flight_recorder.fr_trace",
+                                              str(root), "-p", PREFIX])
+            print(f"  fr_trace: {secs:.1f}s, peak RSS {rss:.0f} MiB (max over children so far), exit {code}")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ranks", default="512,4096")
+    parser.add_argument("--entries", type=int, default=2000)
+    parser.add_argument("--tp", type=int, default=0, help="also interleave TP subgroups of this size")
+    parser.add_argument("--fr-trace", action="store_true", help="also time torch's fr_trace on the same files")
+    args = parser.parse_args()
+    for ranks in (int(x) for x in args.ranks.split(",")):
+        one_case(ranks, args.entries, 0, args.fr_trace)
+        if args.tp:
+            one_case(ranks, args.entries, args.tp, args.fr_trace)
+
+
+if __name__ == "__main__":
+    main()

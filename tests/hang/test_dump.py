@@ -1,0 +1,85 @@
+"""`triage dump` against a running `triage launch` job, and collection with the tools really gone."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.hang.launched import (
+    TORCHRUN,
+    background_launch,
+    check_complete,
+    example,
+    job_env,
+    launch_argv,
+    program,
+    pyspy_functions,
+    run_launch,
+    status,
+    torchrun,
+)
+from tests.support import triage_cmd
+from triage.bundle import CollectorStatus, Trigger, read_manifest
+from triage.exitcodes import ExitCode
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def test_dump_on_a_healthy_job(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    argv = [a for a in launch_argv(run_dir, torchrun(program("collect_healthy.py")))]
+    argv[argv.index("--console") + 1] = "all"
+    with background_launch(argv, job_env(COLLECT_SECONDS="60"), run_dir) as launch:
+        result = subprocess.run(triage_cmd("dump", "--run-dir", str(run_dir), "--wait", "60"),
+                                capture_output=True, text=True, timeout=90, check=False)
+        assert result.returncode == 0, result.stderr
+        still_running = launch.poll() is None
+    bundle = Path(result.stdout.strip().splitlines()[-1])
+    assert f"next: triage report {run_dir}" in result.stderr
+    manifest = check_complete(bundle, [0, 1])
+    assert manifest.trigger == Trigger.MANUAL
+    for rank in (0, 1):
+        assert status(manifest, "pyspy", rank) == CollectorStatus.OK
+        assert status(manifest, "fr", rank) == CollectorStatus.OK
+        assert "train_loop" in pyspy_functions(bundle, rank)
+    assert still_running, "a dump must not stop the job"
+
+
+def _bare_path(tmp_path: Path) -> str:
+    """A PATH with python, torchrun and dmesg, but no py-spy, gdb or strace."""
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    for name, target in (("python", sys.executable), ("python3", sys.executable), ("torchrun", TORCHRUN),
+                         ("dmesg", "/usr/bin/dmesg")):
+        (bare / name).symlink_to(target)
+    return str(bare)
+
+
+def test_hang_with_pyspy_gdb_strace_absent(tmp_path: Path) -> None:
+    bare = _bare_path(tmp_path)
+    check = subprocess.run(["/bin/sh", "-c", "command -v py-spy gdb strace"], env={"PATH": bare},
+                           capture_output=True, text=True, check=False)
+    assert check.stdout == "", check.stdout
+    run_dir = tmp_path / "run"
+    done = run_launch(launch_argv(run_dir, torchrun(example("mismatch_hang.py"))),
+                      job_env(PATH=bare), run_dir)
+    assert done.returncode == int(ExitCode.HANG_DETECTED), done.stderr
+    bundle = done.bundle()
+    manifest = check_complete(bundle, [0, 1])
+    for rank in (0, 1):
+        records = {c.name: c for c in manifest.collectors if c.rank == rank}
+        for name, hint in (("pyspy", "pip install py-spy"), ("gdb", "apt-get install gdb"),
+                           ("strace", "apt-get install strace")):
+            assert records[name].status == CollectorStatus.MISSING, (name, records[name])
+            assert records[name].hint is not None and hint in records[name].hint
+        # everything that does not need those tools is still there
+        assert records["fr"].status == CollectorStatus.OK and records["stacks"].status == CollectorStatus.OK
+        assert records["proc"].status == CollectorStatus.OK
+        assert "all_" in (bundle / f"rank-{rank}" / "stacks.txt").read_text()
+    assert (bundle / "node" / "dmesg.txt").is_file()
+    assert read_manifest(bundle).finished is not None
+    assert os.environ.get("PATH") != bare

@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+import pytest
+
+from triage.parsing.log_prefix import split_interleaved_log, split_rank_prefix
+
+
+@pytest.mark.parametrize(("line", "rank", "host", "rest", "local", "pid"), [
+    ("[rank3]:Traceback (most recent call last):", 3, None, "Traceback (most recent call last):", False, None),
+    ("[rank12]: step 5", 12, None, "step 5", False, None),
+    ("[node07:3] hello", 3, "node07", "hello", False, None),
+    ("[node07:3]+continued", 3, "node07", "continued", False, None),
+    ("[gpu-a.cluster:15]:x", 15, "gpu-a.cluster", "x", False, None),
+    ("[default0]:hi", 0, None, "hi", True, None),
+    ("[trainer5]: hi", 5, None, "hi", True, None),
+    ("3: from srun", 3, None, "from srun", False, None),
+    ("  3: padded srun", 3, None, "padded srun", False, None),
+    ("node07: pdsh line", None, "node07", "pdsh line", False, None),
+    ("(RayTrainWorker pid=615, ip=10.0.0.6) text", None, "10.0.0.6", "text", False, 615),
+    ("node07:4121:4188 [3] NCCL INFO x", None, "node07", "node07:4121:4188 [3] NCCL INFO x", False, 4121),
+    ("[rank3]:node07:4121:4188 [3] NCCL INFO x", 3, "node07", "node07:4121:4188 [3] NCCL INFO x", False, 4121),
+    ("node07: [rank3]: nested", 3, "node07", "nested", False, None),
+    ("RuntimeError: boom", None, None, "RuntimeError: boom", False, None),
+    ("torch.distributed.DistBackendError: x", None, None, "torch.distributed.DistBackendError: x", False, None),
+    ("12:34:56 a clock", None, None, "12:34:56 a clock", False, None),
+    ("", None, None, "", False, None),
+    ("[rank", None, None, "[rank", False, None),
+])
+def test_split_rank_prefix(line: str, rank: int | None, host: str | None, rest: str, local: bool,
+                           pid: int | None) -> None:
+    prefix = split_rank_prefix(line)
+    assert (prefix.rank, prefix.host, prefix.rest, prefix.local, prefix.pid) == (rank, host, rest, local, pid)
+
+
+def test_split_interleaved_log() -> None:
+    text = '[rank0]: starting\n[rank1]: starting\n[rank1]:node07:4121:4188 [1] NCCL INFO ncclCommInitRank comm 0x1 rank 1 nranks 2 - Init COMPLETE\nnode07:4121:4188 [1] NCCL INFO AllReduce: opCount 0 ...\nnode07:4120:4190 [0] NCCL INFO AllReduce: opCount 0 ...\n[rank0]:Traceback (most recent call last):\n[rank0]:   File "train.py", line 3, in <module>\n  continuation without prefix\n[default1]:local line\nplain line'
+    groups = split_interleaved_log(text)
+    assert groups[0] == ["starting", "Traceback (most recent call last):", "  File \"train.py\", line 3, in <module>",
+                         "  continuation without prefix"]
+    assert groups[1][:2] == ["starting",
+                             "node07:4121:4188 [1] NCCL INFO ncclCommInitRank comm 0x1 rank 1 nranks 2 - Init COMPLETE"]
+    assert groups[1][2] == "node07:4121:4188 [1] NCCL INFO AllReduce: opCount 0 ..."  # host:pid -> rank 1
+    assert groups["node07:4120"] == ["node07:4120:4190 [0] NCCL INFO AllReduce: opCount 0 ..."]
+    assert groups["local:1"] == ["local line"]
+    assert groups["unknown"] == ["plain line"]

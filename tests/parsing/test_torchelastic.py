@@ -1,0 +1,124 @@
+"""torchelastic error files and torchrun failure summaries, from real torchrun runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support import kill_tree
+from triage.parsing.torchelastic import parse_error_file, parse_launcher_failures
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_error_file_fixture() -> None:
+    err = parse_error_file((DATA / "torchelastic_error.json").read_text(), rank=1)
+    assert err is not None
+    assert err.rank == 1
+    assert err.message == "ValueError: bad batch at step 7"
+    assert err.timestamp == 1795307024
+    assert err.traceback is not None and 'raise ValueError("bad batch at step 7")' in err.traceback
+    assert err.exitcode is None
+
+
+def test_error_file_variants() -> None:
+    copied = {"message": {"message": "RuntimeError: x", "extraInfo": {"py_callstack": "tb", "timestamp": "5"},
+                          "errorCode": 1}}
+    err = parse_error_file(copied)
+    assert err is not None and (err.exitcode, err.timestamp, err.traceback) == (1, 5, "tb")
+    plain = parse_error_file(b'{"message": "<NONE>", "timestamp": 7}')
+    assert plain is not None and (plain.message, plain.timestamp) == ("<NONE>", 7)
+    for bad in ("", "{", "[]", '{"other": 1}', b"\xff\xfe", "null"):
+        assert parse_error_file(bad) is None
+
+
+def test_segfault_summary_fixture() -> None:
+    root, other = parse_launcher_failures((DATA / "torchrun_segv.log").read_text())
+    assert (root.rank, root.local_rank, root.host, root.exitcode, root.signal, root.pid, root.root_cause) == (
+        1, 1, "localhost", -11, "SIGSEGV", 12292, True)
+    assert root.timestamp == "2026-11-22_00:23:37"
+    assert root.error_file is None
+    assert root.traceback == "Signal 11 (SIGSEGV) received by PID 12292"
+    assert (other.rank, other.exitcode, other.signal, other.root_cause) == (0, -15, "SIGTERM", False)
+
+
+def test_exception_summary_fixture() -> None:
+    root, _other = parse_launcher_failures((DATA / "torchrun_raise.log").read_text())
+    assert (root.rank, root.exitcode, root.signal, root.pid) == (1, 1, None, 12414)
+    assert root.error_file is not None and root.error_file.endswith("/attempt_0/1/error.json")
+    assert root.traceback is not None and root.traceback.rstrip().endswith("ValueError: bad batch at step 7")
+
+
+def test_cut_log_falls_back_to_agent_lines() -> None:
+    text = ("E1122 00:23:37.619000 12201 site-packages/torch/distributed/elastic/multiprocessing/api.py:1002] "
+            "failed (exitcode: -6) local_rank: 3 (pid: 999) of binary: /usr/bin/python3\n")
+    (failure,) = parse_launcher_failures(text)
+    assert (failure.rank, failure.local_rank, failure.exitcode, failure.signal, failure.pid) == (
+        None, 3, -6, "SIGABRT", 999)
+
+
+def test_summary_with_no_other_failures_and_prefixes() -> None:
+    text = """node3: Root Cause (first observed failure):
+node3: [0]:
+node3:   time      : 2025-09-11_10:58:45
+node3:   host      : node3.cluster
+node3:   rank      : 13 (local_rank: 5)
+node3:   exitcode  : -9 (pid: 4242)
+node3:   error_file: <N/A>
+node3:   traceback : Signal 9 (SIGKILL) received by PID 4242
+node3: ============================================================
+"""
+    (failure,) = parse_launcher_failures(text)
+    assert (failure.rank, failure.local_rank, failure.host, failure.exitcode, failure.signal, failure.pid) == (
+        13, 5, "node3.cluster", -9, "SIGKILL", 4242)
+
+
+@pytest.mark.parametrize("text", ["", "Root Cause (first observed failure):\n[0]:\n", "[0]:\n  rank : x\n",
+                                  "Failures:\n  <NO_OTHER_FAILURES>\n"])
+def test_garbage(text: str) -> None:
+    assert isinstance(parse_launcher_failures(text), tuple)
+
+
+CRASH = """
+import ctypes, os, sys, time
+from torch.distributed.elastic.multiprocessing.errors import record
+@record
+def main():
+    if int(os.environ["RANK"]) == 1:
+        if sys.argv[1] == "segv":
+            ctypes.string_at(0)
+        raise ValueError("bad batch at step 7")
+    time.sleep(60)
+main()
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["segv", "raise"])
+def test_live_torchrun_failure(tmp_path: Path, mode: str) -> None:
+    script = tmp_path / "crash.py"
+    script.write_text(CRASH)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", str(script), mode],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+        env={**os.environ, "OMP_NUM_THREADS": "1"}, cwd=tmp_path,
+    )
+    try:
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        kill_tree(proc.pid)
+        proc.wait()
+    root = parse_launcher_failures(out)[0]
+    assert root.root_cause and root.rank == 1 and root.local_rank == 1
+    if mode == "segv":
+        assert (root.exitcode, root.signal) == (-11, "SIGSEGV")
+    else:
+        assert (root.exitcode, root.signal) == (1, None)
+        assert root.error_file is not None
+        assert "ValueError: bad batch at step 7" in (root.traceback or "")
+    json.dumps([f.__dict__ for f in parse_launcher_failures(out)])

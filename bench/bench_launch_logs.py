@@ -75,7 +75,7 @@ def main() -> None:
         print(f"log throughput: 2 ranks x {args.lines} lines, median of {args.repeat} runs, output to a file")
         for name, values in times.items():
             med = statistics.median(values)
-            print(f"  {name:32s} {med:7.2f} s   ratio {med / base:5.2f}x   runs {['%.2f' % v for v in values]}")
+            print(f"  {name:32s} {med:7.2f} s   ratio {med / base:5.2f}x   runs {[round(v, 2) for v in values]}")
 
 
 def check_triage(console: Path, run: Path, lines: int) -> None:
@@ -83,7 +83,7 @@ def check_triage(console: Path, run: Path, lines: int) -> None:
     merged = host_dirs[0] / "merged.log"
     expected = 2 * lines
     with open(console, "rb") as handle:
-        tagged = sum(1 for line in handle if line.startswith(b"[") and b":0] " in line[:80] or b":1] " in line[:80])
+        tagged = sum(1 for line in handle if line.startswith(b"[") and (b":0] " in line[:80] or b":1] " in line[:80]))
     with open(merged, "rb") as handle:
         kept = sum(1 for line in handle if b":launcher]" not in line[:80])
     status = "ok" if tagged == expected and kept == expected else "MISMATCH"

@@ -60,12 +60,12 @@ def generate(path: Path, megabytes: int, seed: int = 1) -> None:
                 index = rng.randrange(len(ranks))
                 host, pid, dev, world, tp = ranks[index]
                 roll = rng.random()
-                if roll < 0.03:
-                    chunk.append(f"[rank{index}]: step {op_count[index]} loss 2.{rng.randrange(1000):03d}\n")
-                    continue
                 if roll < 0.0001:
                     chunk.append(f"{host}:{pid}:{pid + 4} [{dev}] transport/net_ib.cc:1295 NCCL WARN NET/IB : "
                                  "Got completion from peer with status=12 opcode=0 len=0 vendor err 129\n")
+                    continue
+                if roll < 0.03:
+                    chunk.append(f"[rank{index}]: step {op_count[index]} loss 2.{rng.randrange(1000):03d}\n")
                     continue
                 if roll < 0.05:
                     chunk.append(f"{host}:{pid}:{pid + 3} [{dev}] NCCL INFO Channel {rng.randrange(32):02d}/32 :"

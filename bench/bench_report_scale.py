@@ -4,14 +4,14 @@ PyTorch's own analyzer on the same files. Prints figures; asserts nothing.
 Usage: python bench/bench_report_scale.py [--ranks 512,4096] [--entries 2000] [--tp 8] [--fr-trace]
 Each case writes RANKS dumps of ENTRIES entries (a mismatch near the end on one rank) into a
 temp dir, then runs `python -m triage report DIR --format json` in a child process and reports
-wall time and the child's peak RSS (and the same for `fr_trace` with --fr-trace).
+wall time and peak RSS (of its largest process; the loader parses in worker processes when
+there are many files), and the same for `fr_trace` with --fr-trace (both read the same pickles).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import resource
 import shutil
 import subprocess
 import sys
@@ -26,15 +26,20 @@ from triage.analysis.synthetic import write_dumps
 PREFIX = "nccl_trace_rank_"
 
 
+_MEASURE = (
+    "import resource, subprocess, sys, time\n"
+    "t = time.perf_counter(); p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+    "sys.stderr.write(f'{time.perf_counter() - t} {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss} "
+    "{p.returncode}\\n'); sys.stdout.write(p.stdout)\n"
+)
+
+
 def run_child(argv: list[str]) -> tuple[float, float, int, str]:
-    """(seconds, peak RSS MiB of the child, exit code, first line of stdout)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    start = time.perf_counter()
-    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
-    seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    # ru_maxrss of children is the max over all children so far: run the biggest last
-    return seconds, max(peak, before) / 1024, proc.returncode, proc.stdout or proc.stderr
+    """(seconds, peak RSS MiB of the largest process it ran, exit code, stdout), measured by a fresh
+    wrapper process so that each tool's peak is its own."""
+    proc = subprocess.run([sys.executable, "-c", _MEASURE, *argv], capture_output=True, text=True, check=False)
+    seconds, rss_kib, code = proc.stderr.strip().splitlines()[-1].split()
+    return float(seconds), int(rss_kib) / 1024, int(code), proc.stdout
 
 
 def one_case(ranks: int, entries: int, tp: int, with_fr_trace: bool) -> None:
@@ -42,7 +47,7 @@ def one_case(ranks: int, entries: int, tp: int, with_fr_trace: bool) -> None:
     try:
         start = time.perf_counter()
         write_dumps(root, ranks, entries, culprit=ranks // 3, mismatch_at=max(1, entries // (2 if tp else 1) - 5),
-                    tp=tp, prefix=PREFIX)
+                    tp=tp, prefix=PREFIX, fmt="pickle")
         size = sum(p.stat().st_size for p in root.iterdir()) / 2**20
         print(f"ranks={ranks} entries={entries} tp={tp or '-'}: wrote {size:.0f} MiB in "
               f"{time.perf_counter() - start:.1f}s", flush=True)
@@ -54,7 +59,7 @@ def one_case(ranks: int, entries: int, tp: int, with_fr_trace: bool) -> None:
         if with_fr_trace:
             secs, rss, code, out = run_child([sys.executable, "-m", "torch.distributed.flight_recorder.fr_trace",
                                               str(root), "-p", PREFIX])
-            print(f"  fr_trace: {secs:.1f}s, peak RSS {rss:.0f} MiB (max over children so far), exit {code}")
+            print(f"  fr_trace: {secs:.1f}s, peak RSS {rss:.0f} MiB, exit {code}")
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -27,7 +27,7 @@ from triage.bundle import CollectorRecord, CollectorStatus
 from triage.layout import write_json_atomic
 from triage.parsing import dmesg as dmesg_parser
 
-SINCE_MARGIN_S = 60
+SINCE_MARGIN_S = 5
 
 
 def _events_json(text: str) -> list[dict[str, Any]]:

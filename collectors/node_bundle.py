@@ -12,6 +12,7 @@ leaves a readable bundle.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import time
 from collections.abc import Callable, Sequence
@@ -19,6 +20,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import psutil
 
 from collectors.common import CollectOptions, Target, process_alive, safe
 from collectors.dmesg import collect_dmesg
@@ -106,6 +109,17 @@ def _manifest(job: JobInfo, targets: Sequence[Target], trigger: Trigger, reason:
                     collectors=tuple(ordered), reason=reason, finished=finished, extra=extra)
 
 
+def _oldest_start(targets: Sequence[Target]) -> float | None:
+    """Without a known job start (standalone dump), the start of the oldest target process."""
+    times = []
+    for target in targets:
+        if target.pid is None:
+            continue
+        with contextlib.suppress(psutil.Error):
+            times.append(psutil.Process(target.pid).create_time())
+    return min(times, default=None)
+
+
 def collect_node_bundle(
     job: JobInfo, targets: Sequence[Target], trigger: Trigger, reason: str, options: CollectOptions,
     bundles_dir: Path, extra: dict[str, Any] | None = None,
@@ -121,7 +135,7 @@ def collect_node_bundle(
     records: list[CollectorRecord] = []
     wall = time.monotonic()
     with ThreadPoolExecutor(max_workers=len(targets) + 1, thread_name_prefix="triage-collect") as pool:
-        node_future = pool.submit(collect_node, bundle, options, job.started)
+        node_future = pool.submit(collect_node, bundle, options, job.started or _oldest_start(targets))
         rank_futures = [pool.submit(collect_rank, t, bundle, options) for t in targets]
         for future in rank_futures:
             records.extend(future.result())

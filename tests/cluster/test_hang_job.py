@@ -10,8 +10,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from clusterjobs import MISMATCH, PYTHON, REMOTE_TRIAGE, SBATCH_WRAPPER, cancel, manifests, report_json, ssh_args, \
-    submit, triage
+from clusterjobs import (
+    MISMATCH,
+    PYTHON,
+    REMOTE_TRIAGE,
+    SBATCH_WRAPPER,
+    cancel,
+    manifests,
+    report_json,
+    ssh_args,
+    submit,
+    triage,
+)
 from testcluster import Cluster
 
 pytestmark = pytest.mark.cluster
@@ -47,7 +57,10 @@ def hung_job(cluster: Cluster) -> Iterator[HungJob]:
                EXAMPLE_HANG_SECONDS="300")
     job = submit(cluster, ["-N2", "-o", str(cluster.tmp / "mismatch-%j.out"), str(SBATCH_WRAPPER), str(MISMATCH)], env)
     try:
-        _wait_for_bundles(run_dir, 2, timeout=90)
+        submitted = time.time()
+        found = _wait_for_bundles(run_dir, 2, timeout=90)
+        print(f"\nhung job {job}: submitted {submitted:.1f}, run.json {json.loads((run_dir / 'run.json').read_text())}, "
+              f"bundles {[(h, m[0]['created'], m[0]['finished']) for h, m in found.items()]}, now {time.time():.1f}")
         culprit = [h.parents[2].name for h in run_dir.glob(f"*/ranks/{CULPRIT}/worker.json")]
         assert len(culprit) == 1, culprit
         yield HungJob(job=job, run_dir=run_dir, culprit_host=culprit[0])
@@ -79,6 +92,11 @@ def test_agents_detect_the_hang_and_every_node_collects_within_2s(cluster: Clust
     result = triage(cluster, "report", "--format", "json", str(hung_job.run_dir))
     culprits, host = _culprit_host(report_json(result.stdout))
     assert CULPRIT in culprits and host == hung_job.culprit_host, result.stdout[:2000]
+    for node in ("node1", "node2"):                 # tags carry the real node names
+        merged = (hung_job.run_dir / node / "merged.log").read_text(errors="replace")
+        assert f"[{node}:" in merged and f"[{'node2' if node == 'node1' else 'node1'}:" not in merged
+    job_out = (cluster.tmp / f"mismatch-{hung_job.job}.out").read_text(errors="replace")
+    assert "triage.sbatch: job" in job_out and "rendezvous node1:" in job_out
 
 
 def test_collect_job_gathers_both_nodes_and_names_the_culprit_host(cluster: Cluster, hung_job: HungJob) -> None:

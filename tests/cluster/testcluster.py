@@ -208,10 +208,9 @@ class Cluster:
 
 def _spawn(cluster: Cluster, argv: list[str], log: Path, env: dict[str, str] | None = None,
            user: str | None = None) -> subprocess.Popen[bytes]:
-    handle = open(log, "ab")
-    proc = subprocess.Popen(argv, stdout=handle, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            env=env, start_new_session=True, user=user, group=user, extra_groups=[] if user else None)
-    handle.close()
+    with open(log, "ab") as handle:
+        proc = subprocess.Popen(argv, stdout=handle, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+                                start_new_session=True, user=user, group=user, extra_groups=[] if user else None)
     cluster.procs.append(proc)
     return proc
 
@@ -228,7 +227,7 @@ def _start_munge(cluster: Cluster) -> None:
     while time.monotonic() < deadline:
         cred = subprocess.run(["munge", "-S", str(cluster.munge_socket), "-n"], check=False, capture_output=True)
         if cred.returncode == 0 and subprocess.run(
-                ["unmunge", "-S", str(cluster.munge_socket)], input=cred.stdout, capture_output=True).returncode == 0:
+                ["unmunge", "-S", str(cluster.munge_socket)], input=cred.stdout, check=False, capture_output=True).returncode == 0:
             return
         time.sleep(0.1)
     raise RuntimeError(f"munged did not start: {(cluster.tmp / 'munged.out').read_text(errors='replace')}")
@@ -346,12 +345,16 @@ def _write_hosts_file(cluster: Cluster) -> None:
     lines += [f"{n.address} {n.name}" for n in cluster.nodes]
     cluster.hosts_file.write_text("\n".join(lines) + "\n")
     cluster.hosts_file.chmod(0o644)
+    resolv = cluster.tmp / "resolv.conf"
+    resolv.write_text("nameserver 127.0.0.1\noptions timeout:1 attempts:1\n")
+    resolv.chmod(0o644)
 
 
 def _start_node(cluster: Cluster, node: Node) -> None:
     assert node.sshd_config is not None
     argv = ["nsenter", f"--net=/run/netns/{node.netns}", "unshare", "--uts", "--pid", "--fork", "--mount",
             "--mount-proc", "--kill-child", "--", PYTHON, str(HERE / "node_init.py"), node.name, str(cluster.hosts_file),
+            str(cluster.tmp / "resolv.conf"),
             "--", "slurmd", "-D", "-N", node.name, "-f", str(cluster.slurm_conf),
             "--", "/usr/sbin/sshd", "-D", "-e", "-f", str(node.sshd_config)]
     node.init = _spawn(cluster, argv, cluster.tmp / f"node_{node.name}.out", cluster.env)

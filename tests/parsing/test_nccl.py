@@ -316,3 +316,45 @@ def test_bulk_after_live_lines_keeps_state() -> None:
     mixed.feed_bytes(tail.encode())
     reference._feed_lines(text)
     assert _summary(mixed) == _summary(reference)
+
+
+@pytest.mark.parametrize("heavy", [20000, 50])
+def test_bulk_comm_quiet_halfway(monkeypatch: pytest.MonkeyPatch, heavy: int) -> None:
+    """A comm busy for the first half then silent: found by the pass, or (when it matches too
+    often) by the backward window search."""
+    from triage.parsing import nccl_bulk
+
+    monkeypatch.setattr(nccl_bulk, "HEAVY_MATCHES", heavy)
+    rng = random.Random(6)
+    lines = [_init("a", 1, "0xw", 0, 2, "0xW"), _init("a", 1, "0xhalf", 0, 2, "0xH")]
+    for i in range(80000):
+        lines.append(_coll("a", 1, "0xw", i, count=rng.choice([1, 2])))
+        if i < 40000 and i % 3 == 0:
+            lines.append(_coll("a", 1, "0xhalf", i // 3, op="Broadcast"))
+    text = "\n".join(lines) + "\n"
+    assert len(text) > BULK_MIN_BYTES
+    bulk, reference = NcclTracker(), NcclTracker()
+    bulk.feed_bytes(text.encode())
+    reference._feed_lines(text)
+    assert bulk.bulk_fallbacks == 0
+    assert _summary(bulk) == _summary(reference)
+    half = next(s for s in bulk.last_ops() if s.comm == "0xhalf")
+    assert (half.last.op_count, half.ops_seen, half.comm_id) == (13333, 13334, "0xH")
+
+
+def test_warnings_keep_first_and_latest() -> None:
+    tracker = NcclTracker(max_warnings=10)
+    for i in range(100):
+        tracker.feed(f"h:1:2 [0] misc.cc:1 NCCL WARN problem {i}")
+    messages = [w.message for w in tracker.warnings()]
+    assert messages == [f"problem {i}" for i in (0, 1, 2, 3, 4, 95, 96, 97, 98, 99)]
+    assert tracker.warnings_dropped == 90
+
+
+def test_timestamped_info_lines() -> None:
+    line = "[2025-09-11 10:58:45.123456] " + COLL
+    event = parse_nccl_line(line)
+    assert isinstance(event, NcclColl) and event.host == "node07"
+    tracker = NcclTracker()
+    tracker.feed(line)
+    assert tracker.last_ops()[0].last.op_count == 0x2F

@@ -39,6 +39,7 @@ def test_multithreaded_c_crash_names_thread_frame_and_library(built: dict[str, P
     assert item["top_frames"][1].startswith("crasher ")
     assert {t["role"] for t in item["threads"]} >= {"main", "other"}
     assert any("not a Python program" in n for n in item["notes"])
+    assert "core of a non-Python program" in run.stderr
     assert item["python_method"] == "none"
     # the kernel log names the faulting thread (cores keep no thread names)
     if item["kernel_events"]:
@@ -142,3 +143,19 @@ def test_core_collector_into_a_bundle_and_bundle_classification(built: dict[str,
     bogus.write_bytes(b"\x7fELF" + b"\0" * 100)
     failed = collect_core(bogus, bundle, rank=4)
     assert failed.status is CollectorStatus.FAILED and "not-a-core" in (failed.error or "")
+
+
+def test_dmesg_file_names_the_faulting_thread_and_gives_the_time(built: dict[str, Path], crash_dir: Path) -> None:
+    result = crash([str(built["pm_mt_crash"])], crash_dir)
+    tid = read_core_notes(result.core).faulting_tid
+    uptime = float(Path("/proc/uptime").read_text().split()[0])
+    kernel_log = crash_dir / "kern.log"
+    kernel_log.write_text(
+        f"[{uptime - 1:12.6f}] worker_thread7[{tid}]: segfault at 0 ip 000055d0 sp 00007f00 error 6 in x[1000+1000]\n"
+        f"[{uptime - 900:12.6f}] other[{tid}]: segfault at 0 ip 000055d0 sp 00007f00 error 6 in x[1000+1000]\n")
+    run, data = report_json(str(result.core), "--dmesg", str(kernel_log))
+    assert run.returncode == 1, run.stderr
+    item = data["extra"]["postmortem"][0]
+    assert item["faulting_name"] == "worker_thread7"
+    assert item["time_source"] == "kernel log"
+    assert len(item["kernel_events"]) == 1          # the old line is outside the correlation window

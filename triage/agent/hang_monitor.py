@@ -60,6 +60,7 @@ class HangMonitor:
         self._remote_since = ctx.started
         self._last_ranks: tuple[LocalRankStatus, ...] = ()
         self._exits: list[LocalRankStatus] = []
+        self._last_collection = float("-inf")   # when the last hang/remote bundle was triggered
         self._nccl = NcclWatch()
 
     # -- Monitor protocol -------------------------------------------------------------------
@@ -73,7 +74,7 @@ class HangMonitor:
         try:
             if any(marker in chunk for marker in _WATCHDOG_MARKERS):
                 self._scan_watchdog(rank, chunk.decode("utf-8", "replace"))
-            if b"NCCL" in chunk:
+            if b"NCCL" in chunk and not self._has_nccl_file(rank):
                 self._nccl.feed_output(rank, chunk)
         except Exception:  # noqa: BLE001
             return
@@ -86,6 +87,13 @@ class HangMonitor:
         return None
 
     # -- internals --------------------------------------------------------------------------
+    def _has_nccl_file(self, rank: int) -> bool:
+        """NCCL lines of a rank with a nccl.log are read from that file (not twice via the output)."""
+        for status in self._last_ranks:
+            if status.rank == rank and status.paths is not None:
+                return status.paths.nccl.exists()
+        return False
+
     def _scan_watchdog(self, rank: int, text: str) -> None:
         for event in scan_watchdog(text):
             summary = _watchdog_summary(event)
@@ -99,26 +107,32 @@ class HangMonitor:
         if crash is not None:
             return crash
         self._nccl.poll_files(ranks, now)
-        remote = self._poll_remote()
+        remote = self._poll_remote(now)
         if remote is not None:
             return remote
         with self._lock:
             events = list(self._watchdog)
-        suspicion = detect.detect_watchdog(events)
-        if suspicion is not None and suspicion.key in self._fired:
-            suspicion = None
-        if suspicion is None:
-            suspicion = detect.detect_progress_hang(ranks, self.timeout, now)
+        watchdog = detect.detect_watchdog(events)
+        if watchdog is not None and watchdog.key not in self._fired:
+            return self._fire(watchdog, now)
+        suspicion = detect.detect_progress_hang(ranks, self.timeout, now)
         if suspicion is None:
             alive = [r.rank for r in ranks if r.alive and r.pid is not None]
             suspicion = detect.detect_nccl_hang(self._nccl.rank_ops(), alive, self.timeout, now)
         if suspicion is None:
-            self._armed = True              # everyone moved on: a new hang may be reported
+            if watchdog is None and now - self._last_collection >= self.timeout:
+                self._armed = True          # everyone moved on: a new hang may be reported
             return None
+        return self._fire(suspicion, now)
+
+    def _fire(self, suspicion: detect.HangSuspicion, now: float) -> MonitorAction | None:
+        """Report a hang once: not again for the same key, nor while the last one still holds."""
         if not self._armed or suspicion.key in self._fired:
+            self._fired.add(suspicion.key)
             return None
         self._fired.add(suspicion.key)
         self._armed = False
+        self._last_collection = now
         self._announce(suspicion.message)
         return _collect(Trigger.HANG, suspicion.message, suspicion.ranks)
 
@@ -136,7 +150,7 @@ class HangMonitor:
             reason += "; then " + ", ".join(f"rank {s.rank} ({detect.exit_text(s.returncode)})" for s in ordered[1:])
         return _collect(Trigger.CRASH, reason, [s.rank for s in ordered])
 
-    def _poll_remote(self) -> MonitorAction | None:
+    def _poll_remote(self, now: float) -> MonitorAction | None:
         try:
             from triage.agent import cluster_trigger
         except ImportError:
@@ -145,7 +159,10 @@ class HangMonitor:
         if notice is None:
             return None
         self._remote_since = notice.time
+        if now - self._last_collection < self.timeout:
+            return None                     # the same incident: this node has just collected
         self._armed = False
+        self._last_collection = now
         return _collect(Trigger.REMOTE, f"{notice.origin}: {notice.reason}")
 
     def _announce(self, reason: str) -> None:

@@ -3,6 +3,7 @@ root cause; later ones are collateral."""
 
 from __future__ import annotations
 
+import re
 import signal as _signal
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
@@ -12,6 +13,7 @@ from typing import Protocol
 from triage.analysis.describe import signal_name, who
 from triage.analysis.evidence import Event, EventKind, Evidence, RankEvidence
 from triage.analysis.model import Finding, VerdictKind
+from triage.analysis.ranks import rank_word
 
 # Signals a launcher sends to tear the other ranks down after a failure.
 TEARDOWN_SIGNALS = {int(_signal.SIGTERM), int(_signal.SIGKILL), int(_signal.SIGINT), int(_signal.SIGHUP)}
@@ -76,13 +78,34 @@ def _failure(item: RankEvidence, hosts: Mapping[int, str | None]) -> Failure | N
 
 
 def failure_findings(failures: list[Failure]) -> list[Finding]:
-    """One finding per failure; the first (earliest) is the root cause, the rest collateral."""
-    findings: list[Finding] = []
-    for index, failure in enumerate(failures):
-        detail = failure.detail if index == 0 else f"{failure.detail} (collateral: after rank {failures[0].rank})"
-        findings.append(Finding(failure.kind.value, (failure.rank,), detail, failure.evidence,
-                                failure.time, root_cause=index == 0))
+    """The first (earliest) failure is the root cause; the rest are collateral, and collateral
+    failures that say the same thing (up to numbers: ports, pids) fold into one finding."""
+    if not failures:
+        return []
+    first = failures[0]
+    findings = [Finding(first.kind.value, (first.rank,), first.detail, first.evidence, first.time, True)]
+    folded: dict[tuple[str, str], list[Failure]] = {}
+    for failure in failures[1:]:
+        folded.setdefault((failure.kind.value, _DIGITS.sub("N", _after_who(failure.detail))), []).append(failure)
+    for (kind, _), group in folded.items():
+        ranks = tuple(sorted(f.rank for f in group))
+        detail = group[0].detail
+        if len(group) > 1:
+            detail = f"{rank_word(ranks)}: {_after_who(detail)} (the same on each, up to numbers)"
+        times = [f.time for f in group if f.time is not None]
+        evidence = tuple(p for f in group for p in f.evidence)[:6]
+        findings.append(Finding(kind, ranks, f"{detail} (collateral: after rank {first.rank})", evidence,
+                                min(times) if times else None, False))
     return findings
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def _after_who(detail: str) -> str:
+    """"rank 3 (node02) exited with code 1: X" -> "exited with code 1: X"."""
+    match = re.match(r"ranks? [\d,-]+(?: \([^)]*\))? (.*)", detail, re.S)
+    return match.group(1) if match else detail
 
 
 _EVENT_TITLES = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import re
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -89,13 +90,17 @@ def _load_chunk(items: list[tuple[Path, int]]) -> list[tuple[RankEvidence | None
 
 
 def _load_many(items: list[tuple[Path, int]]) -> list[tuple[RankEvidence | None, list[str]]]:
-    """Parse dumps in worker processes when there are many (thousands of ranks)."""
+    """Parse dumps in forked worker processes when there are many (thousands of ranks).
+
+    Only from a single-threaded process (the CLI): forking a threaded one is unsafe, and fork
+    leaves no helper process (forkserver, resource tracker) behind, so callers such as
+    `triage launch` that run in-process with threads simply parse serially."""
     workers = min(os.cpu_count() or 1, 16)
-    if len(items) < PARALLEL_MIN_FILES or workers < 2:
+    if len(items) < PARALLEL_MIN_FILES or workers < 2 or threading.active_count() > 1:
         return _load_chunk(items)
     size = max(8, len(items) // (workers * 4))
     chunks = [items[i:i + size] for i in range(0, len(items), size)]
-    context = multiprocessing.get_context("forkserver")
+    context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         return [result for chunk in pool.map(_load_chunk, chunks) for result in chunk]
 

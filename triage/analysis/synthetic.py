@@ -7,6 +7,7 @@ then run the real loader and analysis on them.
 from __future__ import annotations
 
 import json
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,7 @@ def fr_dump(rank: int, world: int, entries: int, culprit: int | None = None, mis
             "input_dtypes": ["Float"], "output_sizes": size, "output_dtypes": ["Float"],
             "state": "started" if last else "completed", "time_discovered_started_ns": 0,
             "time_discovered_completed_ns": 0, "retired": not last, "timeout_ms": 600000, "is_p2p": False,
-            "thread_name": "main", "thread_id": "1",
+            "thread_name": "main", "thread_id": "1", "frames": [],
         })
         if stop:
             break
@@ -50,9 +51,15 @@ def fr_dump(rank: int, world: int, entries: int, culprit: int | None = None, mis
 
 
 def write_dumps(root: Path, world: int, entries: int, culprit: int | None = None,
-                mismatch_at: int | None = None, tp: int = 0, prefix: str = "nccl_trace_rank_") -> Path:
+                mismatch_at: int | None = None, tp: int = 0, prefix: str = "nccl_trace_rank_",
+                fmt: str = "json") -> Path:
+    """Write one dump per rank as PREFIX<rank>, JSON or pickle (what torch's fr_trace reads)."""
     root.mkdir(parents=True, exist_ok=True)
     for rank in range(world):
         data = fr_dump(rank, world, entries, culprit, mismatch_at, tp)
-        (root / f"{prefix}{rank}").write_text(json.dumps(data, separators=(",", ":")))
+        path = root / f"{prefix}{rank}"
+        if fmt == "pickle":
+            path.write_bytes(pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
+        else:
+            path.write_text(json.dumps(data, separators=(",", ":")))
     return root

@@ -9,6 +9,8 @@ Two ways in, same results:
   log is small or a comm pointer is used by two processes (no ASLR), where the bulk shortcut
   could be wrong.
 
+The bulk reader is in ``nccl_bulk``.
+
 ``ops_seen`` is the opCount span of the comm in what was read: last.op_count - first.op_count + 1
 (NCCL increments opCount by one per operation), or the number of kept ops if opCount went back.
 
@@ -24,9 +26,8 @@ import mmap
 import os
 import re
 from collections import deque
-from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import IO, Any, TypeAlias
+from typing import IO, TypeAlias
 
 from triage.analysis.model import Collective, CollectiveState
 from triage.parsing.nccl import NcclColl, NcclEvent, NcclInit, NcclWarn, parse_nccl_segments
@@ -55,42 +56,6 @@ _FAST = re.compile(
 _Key: TypeAlias = tuple[str, str, str]      # host, pid (as printed), comm
 _Item: TypeAlias = str | NcclColl           # a raw line (parsed lazily) or a parsed op
 BULK_MIN_BYTES = 4 << 20         # smaller inputs take the per-line path
-_TAIL_BYTES = 1 << 20            # the end of a log read line by line in bulk mode
-_MAX_BULK_COMMS = 512
-
-
-def _trie_regex(words: Iterable[bytes]) -> bytes:
-    """An alternation of byte strings factored by common prefixes (fast in sre)."""
-    trie: dict[int, Any] = {}
-    for word in words:
-        node = trie
-        for byte in word:
-            node = node.setdefault(byte, {})
-        node[-1] = {}
-
-    def emit(node: dict[int, Any]) -> bytes:
-        alts = [re.escape(bytes([k])) + emit(v) for k, v in sorted(node.items()) if k != -1]
-        if not alts:
-            return b""
-        body = alts[0] if len(alts) == 1 and -1 not in node else b"(?:" + b"|".join(alts) + b")"
-        return body + (b"?" if -1 in node and alts else b"")
-
-    return emit(trie)
-
-
-def _discovery_regex(known: Iterable[bytes]) -> re.Pattern[bytes]:
-    words = list(known)
-    if not words:
-        return re.compile(rb" (?:comm (\S+)|NCCL WARN)")
-    return re.compile(rb" (?:comm (?!(?:" + _trie_regex(words) + rb")[ \r\n])(\S+)|NCCL WARN)")
-
-
-def _line_at(data: bytes | mmap.mmap, start: int, end: int) -> tuple[str, int, int]:
-    line_start = data.rfind(b"\n", 0, start) + 1
-    line_end = data.find(b"\n", end)
-    if line_end < 0:
-        line_end = len(data)
-    return bytes(data[line_start:line_end]).decode("utf-8", "replace"), line_start, line_end
 
 
 class NcclTracker:
@@ -101,8 +66,10 @@ class NcclTracker:
         self._ops: dict[_Key, deque[_Item]] = {}
         self._first: dict[_Key, _Item] = {}
         self._inits: dict[_Key, NcclInit] = {}
-        self._warnings: list[NcclWarn] = []
-        self._max_warnings = max_warnings
+        self._warnings: list[NcclWarn] = []                 # the first ones (the root cause is early)
+        self._late_warnings: deque[NcclWarn] = deque(maxlen=max(1, max_warnings // 2))  # and the latest
+        self._max_warnings = max(1, max_warnings - max_warnings // 2)
+        self.warnings_dropped = 0
         self.lines_seen = 0          # NCCL lines looked at by the per-line path
         self.bulk_fallbacks = 0      # bulk inputs that had to take the per-line path
 
@@ -132,6 +99,10 @@ class NcclTracker:
             self._add_init(event)
         elif len(self._warnings) < self._max_warnings:
             self._warnings.append(event)
+        else:
+            if len(self._late_warnings) == self._late_warnings.maxlen:
+                self.warnings_dropped += 1
+            self._late_warnings.append(event)
 
     def _add_init(self, event: NcclInit) -> None:
         key = (event.host, str(event.pid), event.comm)
@@ -173,7 +144,9 @@ class NcclTracker:
             self.feed_text(data)
 
     def feed_bytes(self, data: bytes | mmap.mmap) -> None:
-        if len(data) < BULK_MIN_BYTES or not _bulk(self, data):
+        from triage.parsing.nccl_bulk import bulk_read
+
+        if len(data) < BULK_MIN_BYTES or not bulk_read(self, data):
             if len(data) >= BULK_MIN_BYTES:
                 self.bulk_fallbacks += 1
             self._feed_lines(bytes(data).decode("utf-8", "replace"))
@@ -221,7 +194,9 @@ class NcclTracker:
         return tuple(states)
 
     def warnings(self) -> tuple[NcclWarn, ...]:
-        return tuple(self._warnings)
+        """WARN lines in order: the first ``max_warnings / 2`` and the latest ones (a count of
+        those dropped in between is in ``warnings_dropped``)."""
+        return (*self._warnings, *self._late_warnings)
 
     def to_collectives(self) -> tuple[Collective, ...]:
         """Every kept op as a Collective (seq = opCount + 1; see the module docstring).
@@ -241,119 +216,3 @@ class NcclTracker:
                     source="nccl",
                 ))
         return tuple(out)
-
-
-def _bulk(tracker: NcclTracker, data: bytes | mmap.mmap) -> bool:
-    """Read a whole log in a few C-speed passes. Returns False (touching nothing) when the
-    per-line path must be used instead.
-
-    1. One regex pass finds WARN lines and the first line of every comm pointer not yet
-       known (a negative lookahead over the known pointers skips the rest at C speed);
-       init lines are found on the way because they name the comm before its first op.
-    2. The last ~1 MB is read line by line (last ops of the busy comms, late init lines).
-    3. For comms quiet in that tail, ``rfind`` finds their last lines.
-    A comm pointer seen with two different (host, pid) means the shortcut is unsafe.
-    """
-    owner: dict[bytes, tuple[str, str]] = {}
-    for host, pid, comm in tracker._ops:
-        if owner.setdefault(comm.encode(), (host, pid)) != (host, pid):
-            return False
-    new_first: dict[bytes, NcclColl] = {}
-    first_pos: dict[bytes, int] = {}
-    events: list[NcclEvent] = []
-    pattern = _discovery_regex(owner)
-    pos = 0
-    while (match := pattern.search(data, pos)) is not None:
-        line, line_start, line_end = _line_at(data, match.start(), match.end())
-        pos = line_end
-        grew = False
-        for event in parse_nccl_segments(line):
-            if not isinstance(event, NcclColl):
-                events.append(event)
-                continue
-            ptr = event.comm.encode()
-            if ptr not in owner:
-                owner[ptr] = (event.host, str(event.pid))
-                new_first[ptr] = event
-                first_pos[ptr] = line_start
-                grew = True
-        if grew:
-            if len(owner) > _MAX_BULK_COMMS:
-                return False
-            pattern = _discovery_regex(owner)
-    tail_start = max(0, len(data) - _TAIL_BYTES)
-    if tail_start:
-        tail_start = data.find(b"\n", tail_start) + 1 or len(data)
-    tail = NcclTracker(tracker._history)
-    tail._feed_lines(bytes(data[tail_start:]).decode("utf-8", "replace"))
-    last: dict[bytes, list[_Item]] = {}
-    for (host, pid, comm), items in tail._ops.items():
-        ptr = comm.encode()
-        if owner.get(ptr, (host, pid)) != (host, pid):
-            return False
-        owner.setdefault(ptr, (host, pid))
-        last[ptr] = list(items)
-    quiet = [ptr for ptr in owner if ptr not in last]
-    for ptr, found in _last_ops_before(data, quiet, tail_start, tracker._history, first_pos).items():
-        if any(op.host != owner[ptr][0] or str(op.pid) != owner[ptr][1] for op in found):
-            return False
-        last[ptr] = list(found)
-    _commit(tracker, owner, new_first, last, events, tail)
-    return True
-
-
-def _last_ops_before(data: bytes | mmap.mmap, ptrs: list[bytes], end: int, count: int,
-                     starts: dict[bytes, int]) -> dict[bytes, list[NcclColl]]:
-    """The last ``count`` ops of each comm pointer before ``end``, scanning back in growing
-    windows with one regex for all pointers still missing (about two passes at worst)."""
-    remaining = set(ptrs)
-    found: dict[bytes, list[NcclColl]] = {}
-    high, size = end, 4 << 20
-    while remaining and high > 0:
-        low = max(0, high - size)
-        if low:
-            low = data.rfind(b"\n", 0, low) + 1
-        pattern = re.compile(rb" comm (" + _trie_regex(remaining) + rb")[ \r\n]")
-        last_end: dict[bytes, int] = {}
-        for match in pattern.finditer(data, low, high):
-            last_end[match.group(1)] = match.end()
-        for ptr, match_end in last_end.items():
-            ops = _rfind_ops(data, ptr, match_end, count, starts.get(ptr, 0))
-            if ops:
-                found[ptr] = ops
-            remaining.discard(ptr)
-        high, size = low, size * 2
-    return found
-
-
-def _rfind_ops(data: bytes | mmap.mmap, ptr: bytes, end: int, count: int, start: int = 0) -> list[NcclColl]:
-    """Up to ``count`` last ops of a comm pointer in data[start:end], oldest first. Stops early
-    at opCount 0 (the comm's first op), so quiet comms cost no full backward scan."""
-    needle = b" comm " + ptr
-    found: list[NcclColl] = []
-    while len(found) < count and (not found or found[-1].op_count > 0):
-        index = data.rfind(needle, start, end)
-        if index < 0:
-            break
-        line, line_start, _ = _line_at(data, index, index + len(needle))
-        end = line_start
-        for event in parse_nccl_segments(line):
-            if isinstance(event, NcclColl) and event.comm.encode() == ptr:
-                found.append(event)
-    found.reverse()
-    return found[-count:]
-
-
-def _commit(tracker: NcclTracker, owner: dict[bytes, tuple[str, str]], new_first: dict[bytes, NcclColl],
-            last: dict[bytes, list[_Item]], events: list[NcclEvent], tail: NcclTracker) -> None:
-    for event in events:
-        tracker._record(event)
-    for init in tail._inits.values():
-        tracker._add_init(init)
-    for ptr, items in last.items():
-        host, pid = owner[ptr]
-        key = (host, pid, ptr.decode())
-        for item in items:
-            tracker._add_op(key, item)
-        if ptr in new_first:  # the last lines may include the first one: keep the history unique
-            tracker._first[key] = new_first[ptr]

@@ -14,6 +14,8 @@ from pathlib import Path
 
 from triage.postmortem.elfcore import CoreNotes
 
+DELETED = " (deleted)"
+
 
 @dataclass(frozen=True)
 class ExeChoice:
@@ -48,9 +50,13 @@ def _resolve_user_exe(exe: str) -> tuple[Path | None, str | None]:
 
 def choose_executable(notes: CoreNotes | None, exe: str | None) -> ExeChoice:
     from_core = notes.executable() if notes else None
+    messages: list[str] = []
+    if from_core and from_core.endswith(DELETED):
+        from_core = from_core[: -len(DELETED)]
+        messages.append(f"{from_core} was deleted or replaced while the process ran: "
+                        "if it was rebuilt, the backtrace may be wrong")
     core_path = Path(from_core) if from_core else None
     core_ok = core_path is not None and core_path.is_file() and _is_elf(core_path)
-    messages: list[str] = []
     if exe:
         user, problem = _resolve_user_exe(exe)
         if problem:

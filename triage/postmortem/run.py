@@ -179,7 +179,9 @@ def _analyse(jobs: list[_Job], records: list[CollectorRecord], ranks: list[RankF
         notes = ("gdb is not installed: only the core's own notes were read",) if gdb_missing else ()
         item, bt = classify_core_output(output, job.rank, events, notes)
         if bt.threads and not any("Py" in f.function for t in bt.threads for f in t.frames):
+            program = (output.info.get("notes") or {}).get("executable") or "?"
             item = _with_note(item, "not a Python program's core: no Python frames to show")
+            warnings.append(f"{job.core}: core of a non-Python program ({program}): C/C++ frames only")
         elif bt.threads and not item.python_frames:
             item = _with_note(item, "no Python frames: CPython's gdb helper (py-bt) is not installed for this "
                                     "interpreter and no faulthandler.log was given (use --run-dir)")

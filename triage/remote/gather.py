@@ -73,7 +73,7 @@ def srun_worker(plan: GatherPlan, job_id: str) -> Callable[[str], NodeOutcome]:
         except subprocess.TimeoutExpired:
             proc.terminate()          # srun forwards SIGTERM to the step and ends it
             try:
-                proc.communicate(timeout=10)
+                proc.communicate(timeout=3)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.communicate()

@@ -7,8 +7,8 @@ import shlex
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import paramiko
 

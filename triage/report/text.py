@@ -27,12 +27,7 @@ def render_text(report: Report, file: TextIO, width: int | None = None, color: b
                         border_style="green" if ok else "red"))
     if report.findings:
         console.print(Text("Findings", style="bold"))
-        for index, finding in enumerate(report.findings, 1):
-            tag = "root cause" if finding.root_cause else finding.kind
-            ranks = f" [{rank_word(finding.ranks)}]" if finding.ranks else ""
-            console.print(Text(f"{index:>2}. ({tag}){ranks} {finding.detail}"))
-            for path in finding.evidence[:3]:
-                console.print(Text(f"      evidence: {path}", style="dim"))
+        console.print(_findings(report))
     console.print(_rank_table(report))
     if report.evidence:
         console.print(Text("Evidence", style="bold"))
@@ -44,6 +39,21 @@ def render_text(report: Report, file: TextIO, width: int | None = None, color: b
         console.print(Text("What to do next", style="bold"))
         for step in report.next_steps:
             console.print(Text(f"  - {step}"))
+
+
+def _findings(report: Report) -> Table:
+    """Numbered findings; wrapped lines stay indented under their text."""
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(justify="right", no_wrap=True)
+    grid.add_column(overflow="fold")
+    for index, finding in enumerate(report.findings, 1):
+        tag = "root cause" if finding.root_cause else finding.kind
+        ranks = f" [{rank_word(finding.ranks)}]" if finding.ranks else ""
+        cell = Text(f"({tag}){ranks} {finding.detail}", style="bold" if finding.root_cause else "")
+        for path in finding.evidence[:3]:
+            cell.append(f"\nevidence: {path}", style="dim")
+        grid.add_row(f"{index}.", cell)
+    return grid
 
 
 def _rank_table(report: Report) -> Table:

@@ -1,0 +1,91 @@
+"""The hang monitor on constructed rank statuses: once per hang, re-arming, watchdog, remote, crash."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.hang.test_detect import coll, rank
+from triage.agent import cluster_trigger
+from triage.agent.hang_monitor import HangMonitor
+from triage.agent.state import AgentContext, LocalRankStatus
+from triage.layout import RunPaths, write_json_atomic
+
+T0 = 1_000_000.0
+WATCHDOG = (b"[rank1]:[E1122 10:00:00.123456789 ProcessGroupNCCL.cpp:632] [PG ID 0 PG GUID 0(default_pg) Rank 1] "
+            b"Watchdog caught collective operation timeout: WorkNCCL(SeqNum=42, OpType=ALLREDUCE, NumelIn=8, "
+            b"NumelOut=8, Timeout(ms)=600000) ran for 600012 milliseconds before timing out.\n")
+
+
+def monitor(tmp_path: Path, host: str = "h1") -> HangMonitor:
+    ctx = AgentContext("job", host, tmp_path, tmp_path / host, T0 - 100)
+    return HangMonitor(ctx, {"hang_timeout": 30})
+
+
+def hung(now: float, seq: int = 42) -> list[LocalRankStatus]:
+    return [rank(0, in_flight=coll(0, seq, entered=now - 31), seq=seq), rank(1, progress_age=31, seq=seq - 1)]
+
+
+def test_one_hang_is_reported_once_and_rearms_after_progress(tmp_path: Path) -> None:
+    mon = monitor(tmp_path)
+    first = mon.on_tick(hung(T0), T0)
+    assert first is not None and first.trigger == "hang" and first.reason.startswith("rank 0 waiting in all_reduce")
+    for step in range(1, 20):
+        assert mon.on_tick(hung(T0, 42), T0 + step) is None
+    healthy = [rank(0, seq=50), rank(1, seq=50)]
+    assert mon.on_tick(healthy, T0 + 40) is None
+    again = mon.on_tick(hung(T0 + 80, seq=60), T0 + 80)
+    assert again is not None and "seq 60" in again.reason
+    # the detecting node told the other nodes
+    assert [n.origin for n in cluster_trigger.notices(tmp_path)] == ["h1", "h1"]
+
+
+def test_watchdog_line_fires_at_once_and_the_same_hang_is_not_reported_again(tmp_path: Path) -> None:
+    mon = monitor(tmp_path)
+    mon.on_output(1, b"unrelated output\n" + WATCHDOG)
+    action = mon.on_tick([rank(0), rank(1)], T0)
+    assert action is not None and action.reason.startswith("PyTorch watchdog on rank 1: collective timeout")
+    assert mon.on_tick(hung(T0 + 5), T0 + 5) is None
+
+
+def test_remote_notice_triggers_a_remote_collection_once(tmp_path: Path) -> None:
+    RunPaths(tmp_path)  # the run dir is the shared directory
+    mon = monitor(tmp_path, host="h2")
+    cluster_trigger.announce(tmp_path, "h1", "ranks 0-7 waiting in all_reduce seq 9 (pg 0) for 30 s")
+    action = mon.on_tick([rank(0), rank(1)], T0)
+    assert action is not None and action.trigger == "remote"
+    assert action.reason == "h1: ranks 0-7 waiting in all_reduce seq 9 (pg 0) for 30 s"
+    assert mon.on_tick([rank(0), rank(1)], T0 + 1) is None
+    # the same hang seen locally a little later is not collected a second time
+    assert mon.on_tick(hung(T0 + 5), T0 + 5) is None
+
+
+def test_own_announcement_is_not_a_remote_trigger(tmp_path: Path) -> None:
+    mon = monitor(tmp_path, host="h1")
+    cluster_trigger.announce(tmp_path, "h1", "mine")
+    assert mon.on_tick([rank(0)], T0) is None
+
+
+def test_failed_exits_in_one_tick_become_one_crash_action_naming_the_first(tmp_path: Path) -> None:
+    mon = monitor(tmp_path)
+    paths = RunPaths(tmp_path).host("h1")
+    statuses = []
+    for r, (code, when) in enumerate(((1, T0 + 0.2), (3, T0 + 0.0))):
+        write_json_atomic(paths.rank(r).exit, {"pid": 100 + r, "exit_code": code, "time": when})
+        status = rank(r, alive=False, returncode=code)
+        statuses.append(LocalRankStatus(**{**status.__dict__, "paths": paths.rank(r)}))
+    survivors = [rank(2)]
+    mon.on_tick([*statuses, *survivors], T0)
+    for status in statuses:
+        assert mon.on_rank_exit(status) is None
+    action = mon.on_tick([*statuses, *survivors], T0 + 0.5)
+    assert action is not None and action.trigger == "crash"
+    assert action.reason == "rank 1 exited (exit code 3); collecting from rank 2; then rank 0 (exit code 1)"
+    assert action.ranks == (1, 0)
+    assert mon.on_rank_exit(rank(2, alive=False, returncode=1)) is None
+    assert mon.on_tick([rank(2, alive=False, returncode=1)], T0 + 1) is None
+
+
+def test_clean_exit_is_not_a_crash(tmp_path: Path) -> None:
+    mon = monitor(tmp_path)
+    assert mon.on_rank_exit(rank(0, alive=False, returncode=0)) is None
+    assert mon.on_tick([rank(0, alive=False, returncode=0)], T0) is None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import socket
 import statistics
 import subprocess
@@ -39,11 +40,15 @@ def torchrun(*args: str) -> list[str]:
     return [exe, "--nproc-per-node", "2", "--master-port", str(free_port()), *args]
 
 
-def timed(argv: list[str], out: Path, env: dict[str, str], cwd: Path) -> float:
+def timed(argv: list[str], out: Path, env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of every process of the run: user + system)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     with open(out, "wb") as handle:
         subprocess.run(argv, stdout=handle, stderr=subprocess.STDOUT, env=env, cwd=cwd, check=False)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> None:
@@ -65,17 +70,20 @@ def main() -> None:
                 sys.executable, "-m", "triage", "launch", "--run-dir", str(work / f"run{i}"), "--",
                 *torchrun(str(script), str(args.lines))],
         }
-        times: dict[str, list[float]] = {name: [] for name in variants}
+        times: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
         for i in range(args.repeat):
             for name, make in variants.items():
                 times[name].append(timed(make(i), work / "out.txt", env, work))
                 if name.startswith("triage"):
                     check_triage(work / "out.txt", work / f"run{i}", args.lines)
-        base = statistics.median(times["torchrun"])
         print(f"log throughput: 2 ranks x {args.lines} lines, median of {args.repeat} runs, output to a file")
-        for name, values in times.items():
-            med = statistics.median(values)
-            print(f"  {name:32s} {med:7.2f} s   ratio {med / base:5.2f}x   runs {[round(v, 2) for v in values]}")
+        for label, index in (("wall", 0), ("cpu (all processes)", 1)):
+            base = statistics.median(v[index] for v in times["torchrun"])
+            print(f" {label}:")
+            for name, values in times.items():
+                med = statistics.median(v[index] for v in values)
+                runs = [round(v[index], 2) for v in values]
+                print(f"  {name:32s} {med:7.2f} s   ratio {med / base:5.2f}x   runs {runs}")
 
 
 def check_triage(console: Path, run: Path, lines: int) -> None:

@@ -64,13 +64,42 @@ def one_case(ranks: int, entries: int, tp: int, with_fr_trace: bool) -> None:
         shutil.rmtree(root, ignore_errors=True)
 
 
+def analysis_only(ranks: int, entries: int) -> None:
+    """The pure analysis on evidence already in memory (no parsing): how it grows with ranks x entries."""
+    from triage.analysis.analyze import analyze
+    from triage.analysis.evidence import Evidence, PgMembers, RankEvidence
+    from triage.analysis.model import Collective, CollectiveState
+
+    culprit = ranks // 3
+    items = []
+    for rank in range(ranks):
+        colls = tuple(
+            Collective(rank=rank, pg="0", seq=seq, op="all_gather" if rank == culprit and seq == entries else
+                       "all_reduce", count=1024, dtype="float32", pg_name="default_pg",
+                       state=CollectiveState.IN_FLIGHT if seq == entries else CollectiveState.COMPLETED)
+            for seq in range(1, entries + 1))
+        items.append(RankEvidence(rank=rank, collectives=colls, has_trace=True,
+                                  groups=(PgMembers("0", "default_pg", None),)))
+    evidence = Evidence(ranks=tuple(items), world_size=ranks)
+    start = time.perf_counter()
+    report = analyze(evidence)
+    secs = time.perf_counter() - start
+    print(f"analysis only: ranks={ranks} entries={entries}: {secs:.2f}s "
+          f"({ranks * entries / secs / 1e6:.1f} M entries/s); culprit {list(report.verdict.culprit_ranks)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ranks", default="512,4096")
     parser.add_argument("--entries", type=int, default=2000)
     parser.add_argument("--tp", type=int, default=0, help="also interleave TP subgroups of this size")
     parser.add_argument("--fr-trace", action="store_true", help="also time torch's fr_trace on the same files")
+    parser.add_argument("--analysis-only", action="store_true", help="time only the pure analysis, in memory")
     args = parser.parse_args()
+    if args.analysis_only:
+        for ranks in (int(x) for x in args.ranks.split(",")):
+            analysis_only(ranks, args.entries)
+        return
     for ranks in (int(x) for x in args.ranks.split(",")):
         one_case(ranks, args.entries, 0, args.fr_trace)
         if args.tp:

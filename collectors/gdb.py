@@ -1,11 +1,14 @@
 """gdb ``thread apply all bt`` of a live rank (on request, and automatically when py-spy failed).
 
 gdb stops every thread of the target while it walks the stacks and detaches at the end
-(``-batch``). Loading the symbols of large libraries (libtorch) is most of the time spent.
+(``-batch``). Loading the symbols of large libraries (libtorch) is most of the time spent
+(about 8 s per torch rank here), so gdb gets at least 60 s and runs at most one per CPU.
 """
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from pathlib import Path
 
@@ -26,6 +29,10 @@ from collectors.common import (
 from triage.bundle import CollectorRecord, CollectorStatus
 
 NAME = "gdb"
+MIN_TIMEOUT_S = 60.0
+# gdb is CPU-bound while it loads symbols (~8 s for a torch rank): run at most one per CPU so
+# that parallel ranks finish one by one instead of all hitting the time bound together.
+_SLOTS = threading.BoundedSemaphore(max(1, os.cpu_count() or 1))
 _ATTACH_DENIED = ("ptrace: operation not permitted", "could not attach to process")
 
 
@@ -49,7 +56,11 @@ def collect_gdb(target: Target, rank_out: Path, bundle: Path, options: CollectOp
         return missing(NAME, "gdb", target, started)
     if target.pid is None or not process_alive(target.pid):
         return gone(NAME, target, started)
-    run = run_tool(gdb_argv(tool, target.pid), max(options.collector_timeout, 20.0), options.max_bytes)
+    with _SLOTS:
+        if not process_alive(target.pid):
+            return gone(NAME, target, started)
+        run = run_tool(gdb_argv(tool, target.pid), max(options.collector_timeout, MIN_TIMEOUT_S),
+                       options.max_bytes)
     files: list[str] = []
     text = run.stdout.decode("utf-8", "replace")
     if text or run.stderr:

@@ -1,8 +1,9 @@
 """One rank segfaults mid-training (a NULL read through ctypes) after printing a partial line.
 
-faulthandler writes rank 1's Python stack to ranks/1/faulthandler.log; torchrun then tears
-down the other ranks (SIGTERM: their stacks are saved too). The per-rank log keeps the last
-bytes written before the crash, even without a trailing newline.
+faulthandler writes rank 1's Python stack to ranks/1/faulthandler.log ("Segmentation fault").
+Rank 0, waiting in the next all_reduce, fails with a gloo connection error or is torn down by
+torchrun (SIGTERM: its stack is saved too). The per-rank log keeps the last bytes written
+before the crash, even without a trailing newline; torchrun exits 1 and reports exitcode -11.
 """
 
 import ctypes

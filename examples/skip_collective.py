@@ -1,8 +1,9 @@
 """One rank skips a collective: rank 1 does not call the all_reduce of step 2.
 
-The ranks stay paired off by one (gloo matches collectives by order, and the sizes agree),
-so the job runs on until rank 0 waits in one more collective than rank 1 ever calls:
-rank 0 hangs in the final barrier while rank 1 has already left it... or exited.
+gloo matches collectives by order and the sizes agree, so the ranks keep going, paired off by
+one: from then on rank 1's collective number N is rank 0's number N-1. At the end rank 1 is in
+the final barrier (seq 5) while rank 0 is in the all_reduce of step 4 (also seq 5): both hang.
+In the Flight Recorder rank 1 has one all_reduce fewer than rank 0.
 Ranks give up after EXAMPLE_HANG_SECONDS (default 120).
 """
 
@@ -26,8 +27,6 @@ def main() -> None:
         print(f"rank {rank} step {step}", flush=True)
     dist.barrier()
     print(f"rank {rank}: done", flush=True)
-    # rank 1 is one collective ahead: keep it alive in a last barrier, as a real job would
-    dist.barrier()
 
 
 if __name__ == "__main__":

@@ -155,3 +155,25 @@ def test_p2p_size_mismatch() -> None:
     report = analyze(Evidence(ranks=(r0, r1), world_size=2))
     assert report.verdict.subkind is MismatchKind.SIZE
     assert report.verdict.culprit_ranks == (0, 1)
+
+
+def test_rank_already_past_is_not_blamed_and_cross_group_wait_is_named() -> None:
+    ranks = [rank(0, [coll(0, 1), coll(0, 2, state=WAIT)]),
+             rank(2, [coll(2, 1), coll(2, 2), coll(2, 3, state=WAIT)]),       # finished seq 2 early
+             rank(3, [coll(3, 1), coll(3, 2, state=WAIT)]),
+             rank(1, [coll(1, 1), coll(1, 1, pg="1", op="barrier", count=None, dtype=None, state=WAIT)])]
+    report = analyze(Evidence(ranks=tuple(ranks), world_size=4))
+    assert report.verdict.culprit_ranks == (1,)
+    assert report.verdict.kind is VerdictKind.COLLECTIVE_MISMATCH
+    assert "rank 1 (node00) never reached seq 2: it is in barrier() at seq 1 of pg 1 instead" in report.verdict.summary
+    assert "(rank 2 already got past it)" in report.verdict.summary
+
+
+def test_coalesced_entries_at_one_seq_compare_as_a_whole() -> None:
+    ranks = []
+    for r in range(4):
+        colls = [coll(r, 1), coll(r, 2, count=4, state=WAIT), coll(r, 2, count=6 if r == 2 else 8, state=WAIT)]
+        ranks.append(rank(r, colls))
+    report = analyze(Evidence(ranks=tuple(ranks), world_size=4))
+    assert report.verdict.subkind is MismatchKind.SIZE
+    assert report.verdict.culprit_ranks == (2,) and report.verdict.seq == 2

@@ -64,3 +64,21 @@ def test_real_torchrun_log_of_a_crash() -> None:
     report = analyze(load_inputs([GOLDEN / "crash/job.log"]))
     assert report.verdict.kind is VerdictKind.CRASH
     assert report.verdict.culprit_ranks == (0,)
+
+
+def test_watchdog_messages_same_seqnum_different_optype_is_a_desync(tmp_path: Path) -> None:
+    lines = []
+    for r in range(4):
+        op, numel = ("_ALLGATHER_BASE", 8) if r == 2 else ("ALLREDUCE", 262144)
+        lines.append(f"[rank{r}]:[E1122 10:00:00.123456789 ProcessGroupNCCL.cpp:632] [PG ID 0 PG GUID 0(default_pg) "
+                     f"Rank {r}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1542, OpType={op}, "
+                     f"NumelIn={numel}, NumelOut={numel}, Timeout(ms)=600000) ran for 600012 milliseconds before "
+                     "timing out.")
+    log = tmp_path / "pasted.log"
+    log.write_text("\n".join(lines) + "\n")
+    report = analyze(load_inputs([log]))
+    assert report.verdict.kind is VerdictKind.COLLECTIVE_MISMATCH
+    assert report.verdict.culprit_ranks == (2,)
+    assert report.verdict.seq == 1542
+    assert "rank 2 called all_gather(count=8) at seq 1542" in report.verdict.summary
+    assert any(f.kind == "watchdog_timeout" and f.ranks == (2,) for f in report.findings)

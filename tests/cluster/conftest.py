@@ -12,7 +12,7 @@ import psutil
 import pytest
 import testcluster
 
-N_NODES = int(os.environ.get("TRIAGE_TEST_CLUSTER_NODES", "2"))
+N_NODES = int(os.environ.get("TRIAGE_TEST_CLUSTER_NODES", "3"))
 
 
 @pytest.fixture(scope="session")

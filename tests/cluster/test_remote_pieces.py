@@ -41,7 +41,8 @@ def test_hosts_are_validated_and_deduplicated() -> None:
 
 def test_srun_command_is_argv_and_validated() -> None:
     argv = srun_argv("42", "node7", ["triage", "collect", "--match", "a b;c"])
-    assert argv[:9] == ["srun", "--jobid", "42", "--overlap", "-N1", "-n1", "-w", "node7", "--quiet"]
+    assert argv[:8] == ["srun", "--jobid", "42", "--overlap", "-N1", "-n1", "-w", "node7"]
+    assert argv[argv.index("--") + 1:-1] == ["triage", "collect", "--match"]
     assert argv[-1] == "a b;c"
     with pytest.raises(UsageError):
         srun_argv("42", "node7;id", ["true"])

@@ -83,3 +83,34 @@ def test_hang_with_pyspy_gdb_strace_absent(tmp_path: Path) -> None:
     assert (bundle / "node" / "dmesg.txt").is_file()
     assert read_manifest(bundle).finished is not None
     assert os.environ.get("PATH") != bare
+
+
+def test_dump_when_the_agent_died_collects_from_the_live_ranks(tmp_path: Path) -> None:
+    import json
+    import signal
+
+    from tests.support import kill_tree
+
+    run_dir = tmp_path / "run"
+    argv = launch_argv(run_dir, torchrun(program("collect_healthy.py")))
+    argv[argv.index("--console") + 1] = "all"
+    launcher_pid = None
+    try:
+        with background_launch(argv, job_env(COLLECT_SECONDS="60"), run_dir) as launch:
+            node = json.loads(next(run_dir.glob("*/node.json")).read_text())
+            launcher_pid = node["launcher_pid"]
+            os.kill(launch.pid, signal.SIGKILL)          # the agent is gone, the ranks run on
+            launch.wait(timeout=10)
+            result = subprocess.run(triage_cmd("dump", str(run_dir), "--strace-seconds", "0.5"),
+                                    capture_output=True, text=True, timeout=90, check=False)
+    finally:
+        if launcher_pid:
+            kill_tree(launcher_pid)
+    assert result.returncode == 0, result.stderr
+    assert "no running agent: collecting directly from 2 rank(s)" in result.stderr
+    bundle = Path(result.stdout.strip().splitlines()[-1])
+    manifest = check_complete(bundle, [0, 1])
+    assert manifest.extra.get("standalone") is True
+    for rank in (0, 1):
+        assert status(manifest, "fr", rank) == CollectorStatus.OK        # through the worker's socket
+        assert "train_loop" in pyspy_functions(bundle, rank)

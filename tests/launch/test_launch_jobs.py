@@ -14,6 +14,7 @@ from launch_util import (
     clean_env,
     example,
     free_port,
+    launch_argv,
     program,
     rank_dir,
     read_json,
@@ -175,3 +176,30 @@ def test_missing_launcher_is_a_usage_error(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert b"launcher not found: 'no-such-launcher-xyz'" in result.stderr
     assert b"Traceback" not in result.stderr
+
+
+def test_workers_are_line_buffered_when_triage_writes_to_a_terminal(tmp_path: Path) -> None:
+    import pty
+
+    master, slave = pty.openpty()
+    run = tmp_path / "run"
+    argv = launch_argv(run, [sys.executable, program("launch_multi.py"), "1", program("launch_env_probe.py")])
+    proc = subprocess.Popen(argv, stdout=slave, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                            env=clean_env())
+    os.close(slave)
+    output = b""
+    try:
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break                      # EIO: the terminal's other side is closed
+            if not chunk:
+                break
+            output += chunk
+    finally:
+        proc.wait(timeout=60)
+        os.close(master)
+    assert proc.returncode == 0
+    probes = _probes(output.replace(b"\r\n", b"\n"))
+    assert probes[0]["line_buffering"] is True

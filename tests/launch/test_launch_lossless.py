@@ -28,8 +28,8 @@ def test_burst_big_line_binary_segv_and_sigkill(tmp_path: Path) -> None:
     dispatcher.write_text(
         "import os, sys, runpy\n"
         "rank = int(os.environ['RANK'])\n"
-        f"args = {{0: [], 1: ['--binary', '--big-line'], 2: ['--die', 'segv', '--wait-for', '2'],"
-        f" 3: ['--die', 'kill', '--wait-for', '2']}}[rank]\n"
+        f"args = {{0: [], 1: ['--binary', '--big-line'], 2: ['--die', 'segv', '--wait-for', '4'],"
+        f" 3: ['--die', 'kill', '--wait-for', '4']}}[rank]\n"
         f"sys.argv = [{spew!r}, '{LINES}', *args]\n"
         f"runpy.run_path({spew!r}, run_name='__main__')\n")
     result = run_launch(run, torchrun_cmd(4, str(dispatcher)), env=clean_env(SPEW_MARKERS=str(markers)),

@@ -9,7 +9,7 @@ from triage.agent.tagger import Tagger, iter_records, reconstruct
 
 def _tag_stream(chunks: list[bytes], max_partial: int = 1 << 20) -> bytes:
     tagger = Tagger("h:3", max_partial=max_partial)
-    out = b"".join(tagger.feed(c, 0.0)[0] for c in chunks)
+    out = b"".join(b"".join(tagger.feed(c, 0.0)[0]) for c in chunks)
     return out + tagger.flush_partial()
 
 
@@ -22,7 +22,7 @@ def test_feed_returns_whole_lines_raw() -> None:
     tagger = Tagger("h:0")
     tagged, whole = tagger.feed(b"x\ny\npart", 0.0)
     assert whole == b"x\ny\n"
-    assert tagged == b"[h:0] x\n[h:0] y\n"
+    assert b"".join(tagged) == b"[h:0] x\n[h:0] y\n"
     assert tagger.pending == b"part"
 
 
@@ -43,11 +43,11 @@ def test_long_line_is_flushed_in_pieces_and_rebuilt() -> None:
 
 def test_idle_partial_line_is_flushed_after_a_second() -> None:
     tagger = Tagger("h:1")
-    assert tagger.feed(b"50%\r", 10.0) == (b"", b"")
+    assert tagger.feed(b"50%\r", 10.0) == ([], b"")
     assert tagger.idle_flush(10.5) == b""
     assert tagger.idle_flush(11.0) == b"[h:1]+50%\r\n"
     tagged, _ = tagger.feed(b"100%\n", 12.0)
-    assert tagged == b"[h:1] 100%\n"
+    assert b"".join(tagged) == b"[h:1] 100%\n"
 
 
 def test_binary_bytes_round_trip() -> None:
@@ -58,7 +58,11 @@ def test_binary_bytes_round_trip() -> None:
 
 def test_interleaved_ranks_and_foreign_lines() -> None:
     a, b = Tagger("n1:0"), Tagger("n1:1")
-    merged = a.feed(b"a1\na2", 0)[0] + b"triage: a message\n" + b.feed(b"b1\n", 0)[0] + a.feed(b"\n", 0)[0]
+
+    def tag(t: Tagger, data: bytes) -> bytes:
+        return b"".join(t.feed(data, 0)[0])
+
+    merged = tag(a, b"a1\na2") + b"triage: a message\n" + tag(b, b"b1\n") + tag(a, b"\n")
     merged += b.flush_partial() + a.flush_partial()
     assert reconstruct(merged, "n1", "0") == b"a1\na2\n"
     assert reconstruct(merged, "n1", "1") == b"b1\n"

@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from triage.parsing.dmesg import (
+    DmesgTime,
     OomEvent,
     SegfaultEvent,
     SXidEvent,
@@ -75,10 +76,16 @@ def test_fallen_off_the_bus_without_number() -> None:
 [  812.000003] NVRM: fallen off the bus and is not responding to commands.
 [  812.100000] NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus.
 """
-    events = scan_dmesg(text)
-    assert [e.code for e in events if isinstance(e, XidEvent)] == [79, 79]
-    assert events[-1].pci == "0000:3b:00.0"  # type: ignore[union-attr]
+    (event,) = scan_dmesg(text)
+    assert isinstance(event, XidEvent)
+    assert (event.code, event.pci, event.timestamp.seconds_since_boot) == (79, "0000:3b:00.0", 812.000003)
     assert len(relevant_lines(text)) == 4
+    # two GPUs off the bus: two events
+    other = text.replace("0000:3b:00.0", "0000:86:00.0").replace("[  812.", "[  900.")
+    assert [e.pci for e in scan_dmesg(text + other)] == ["0000:3b:00.0", "0000:86:00.0"]  # type: ignore[union-attr]
+    # with the numbered Xid line too, both are kept (the numbered one carries pid and name)
+    numbered = "[  812.2] NVRM: Xid (PCI:0000:3b:00): 79, pid=7, name=python, GPU has fallen off the bus.\n"
+    assert [e.code for e in scan_dmesg(text + numbered)] == [79, 79]
 
 
 def test_sxid() -> None:
@@ -132,3 +139,24 @@ def test_not_events(line: str) -> None:
 def test_relevant_lines_filters() -> None:
     text = "[ 1.0] usb 1-1: new device\n[ 2.0] NVRM: Xid (PCI:0000:3b:00): 31, pid=1, name=python, MMU Fault\n[ 3.0] python invoked oom-killer: gfp_mask=0x100cca\n[ 4.0] EXT4-fs (sda1): mounted filesystem"
     assert relevant_lines(text) == text.splitlines()[1:3]
+
+
+@pytest.mark.parametrize(("stamp", "boot", "expected"), [
+    (DmesgTime(None, "2025-09-11T10:58:45,123456+00:00"), None, 1757588325.123456),
+    (DmesgTime(None, "2025-09-11T10:58:45.5+0000"), None, 1757588325.5),
+    (DmesgTime(None, "2025-09-11T10:58:45.123456789Z"), None, 1757588325.123456),
+    (DmesgTime(12.5, None), 1000.0, 1012.5),
+    (DmesgTime(12.5, None), None, None),
+    (DmesgTime(None, "Sep 11 10:58:45"), None, None),
+    (DmesgTime(None, "garbage"), None, None),
+])
+def test_dmesg_time_to_unix(stamp: DmesgTime, boot: float | None, expected: float | None) -> None:
+    result = stamp.unix(boot)
+    assert result == pytest.approx(expected) if expected is not None else result is None
+
+
+def test_ctime_stamp_is_local_time() -> None:
+    import time
+
+    stamp = DmesgTime(None, "Thu Sep 11 10:58:45 2025")
+    assert stamp.unix() == time.mktime((2025, 9, 11, 10, 58, 45, 0, 0, -1))

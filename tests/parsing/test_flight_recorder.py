@@ -144,9 +144,10 @@ def test_odd_entries_are_reported_not_raised() -> None:
     data = {"version": "9.9", "entries": [1, "x", {"profiling_name": 5, "input_sizes": "bad"},
                                           {"collective_seq_id": "nan", "state": None}]}
     dump = parse_fr_json(data, 0, "odd")
-    assert len(dump.problems) == 2
+    assert dump.problems[0] == "unknown format version '9.9', read as 2.x"
+    assert len(dump.problems) == 3
     assert len(dump.collectives) == 2
-    assert parse_fr_json({"entries": "nope"}, 0, "x").problems == ("entries is not a list",)
+    assert parse_fr_json({"version": "2.4", "entries": "nope"}, 0, "x").problems == ("entries is not a list",)
     assert parse_fr_json([], 0, "x").problems  # type: ignore[arg-type]
 
 
@@ -208,7 +209,7 @@ def test_json_and_pickle_told_apart_by_content() -> None:
 @pytest.mark.parametrize(("name", "prefix", "rank"), [
     ("nccl_trace_rank_3", "nccl_trace_rank_", 3), ("nccl_trace_rank_12.json", "nccl_trace_rank_", 12),
     ("/dumps/fr_7.pkl", "fr_", 7), ("other_3", "nccl_trace_rank_", None), ("nccl_trace_rank_x", "nccl_trace_rank_", None),
-    ("dump-rank-5", "", 5), ("dump", "", None), ("nccl_trace_rank_", "nccl_trace_rank_", None),
+    ("dump-rank-5", "", 5), ("/tmp/fr/nccl_trace_rank_2", "/tmp/fr/nccl_trace_rank_", 2), ("dump", "", None), ("nccl_trace_rank_", "nccl_trace_rank_", None),
 ])
 def test_rank_from_filename(name: str, prefix: str, rank: int | None) -> None:
     assert rank_from_filename(name, prefix) == rank

@@ -10,6 +10,11 @@ from triage.parsing.log_prefix import split_interleaved_log, split_rank_prefix
     ("[rank12]: step 5", 12, None, "step 5", False, None),
     ("[node07:3] hello", 3, "node07", "hello", False, None),
     ("[node07:3]+continued", 3, "node07", "continued", False, None),
+    ("[node07:3]   File \"x.py\", line 1", 3, "node07", "  File \"x.py\", line 1", False, None),
+    ("[node07:launcher] W1122 torchrun says", None, "node07", "W1122 torchrun says", False, None),
+    ("[node07:launcher] [rank2]: from torchrun", 2, "node07", "from torchrun", False, None),
+    ("[ProcessGroupNCCL.cpp:616] glog-like", None, None, "[ProcessGroupNCCL.cpp:616] glog-like", False, None),
+    ("[train.py:12] a logger", None, None, "[train.py:12] a logger", False, None),
     ("[gpu-a.cluster:15]:x", 15, "gpu-a.cluster", "x", False, None),
     ("[default0]:hi", 0, None, "hi", True, None),
     ("[trainer5]: hi", 5, None, "hi", True, None),
@@ -43,3 +48,10 @@ def test_split_interleaved_log() -> None:
     assert groups["node07:4120"] == ["node07:4120:4190 [0] NCCL INFO AllReduce: opCount 0 ..."]
     assert groups["local:1"] == ["local line"]
     assert groups["unknown"] == ["plain line"]
+
+
+def test_interleaved_nccl_lines_mapped_by_init_lines() -> None:
+    text = "n1:10:10 [0] NCCL INFO ncclCommInitRank comm 0xa rank 4 nranks 8 cudaDev 0 busId 1000 - Init COMPLETE\nn1:10:10 [0] NCCL INFO ncclCommSplit comm 0xb rank 0 nranks 2 cudaDev 0 busId 1000 parent 0xa color 2 key 0 - Init COMPLETE\nn1:10:11 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x1 count 1 datatype 7 op 0 root 0 comm 0xb [nranks=2] stream 0x1\nn2:20:21 [1] NCCL INFO AllReduce: opCount 0 ..."
+    groups = split_interleaved_log(text)
+    assert len(groups[4]) == 3  # rank 4 in the 8-rank comm, not rank 0 of the split one
+    assert groups["n2:20"] == ["n2:20:21 [1] NCCL INFO AllReduce: opCount 0 ..."]

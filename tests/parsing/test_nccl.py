@@ -115,6 +115,11 @@ def test_glued_lines_recover_both_when_possible() -> None:
     last = parse_nccl_line(glued)
     assert isinstance(last, NcclColl)
     assert last.op_count == 0x30
+    # launcher prefixes: each segment gets the one right before its own head
+    prefixed = "[rank3]:" + first[:100] + "[rank9]:" + second
+    ranks = [e.launcher_rank for e in parse_nccl_segments(prefixed) if isinstance(e, NcclColl)]
+    assert ranks[-1] == 9
+    assert [e.launcher_rank for e in parse_nccl_segments("[rank3]:" + first + second)] == [3, None]
     # cut mid-field then glued: the cut part is dropped, the complete one kept
     cut = COLL[:95] + second
     assert [e.op_count for e in parse_nccl_segments(cut) if isinstance(e, NcclColl)][-1] == 0x30
@@ -358,3 +363,13 @@ def test_timestamped_info_lines() -> None:
     tracker = NcclTracker()
     tracker.feed(line)
     assert tracker.last_ops()[0].last.op_count == 0x2F
+
+
+def test_bulk_crlf_and_no_final_newline() -> None:
+    text = _realistic_log(random.Random(7), 60000).replace("\n", "\r\n").rstrip("\r\n")
+    bulk, reference = NcclTracker(), NcclTracker()
+    bulk.feed_bytes(text.encode())
+    reference._feed_lines(text)
+    assert bulk.bulk_fallbacks == 0
+    assert _summary(bulk) == _summary(reference)
+    assert [w.message for w in bulk.warnings()] == [w.message for w in reference.warnings()]

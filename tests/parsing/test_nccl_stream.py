@@ -54,3 +54,18 @@ def test_live_stream_through_a_pipe() -> None:
     assert warn.message.startswith("NET/IB : Got completion from peer")
     seqs = {(c.rank, c.pg): c.seq for c in tracker.to_collectives() if c.pg == "0x4d1f9e2a7c3b8e10"}
     assert seqs == {(0, "0x4d1f9e2a7c3b8e10"): N_OPS, (1, "0x4d1f9e2a7c3b8e10"): N_OPS}
+
+
+def test_live_stream_with_a_stalled_rank() -> None:
+    tracker = NcclTracker()
+    argv = python_program("nccl_stream.py", "--ops", "12", "--interval", "0", "--stall-rank", "1", "--stall-at", "9",
+                          "--hold")
+    with running_program(argv, timeout=60) as proc:
+        assert proc.stdout is not None
+        for raw in iter(proc.stdout.readline, b""):
+            if raw.startswith(b"STREAM-END"):
+                break
+            tracker.feed(raw.decode().rstrip("\n"))
+    last = {s.global_rank: s.last for s in tracker.last_ops() if s.comm_id == "0x4d1f9e2a7c3b8e10"}
+    assert (last[0].op_count, last[0].op) == (11, "broadcast")
+    assert (last[1].op_count, last[1].op) == (8, "all_reduce")  # rank 1 never entered opCount 9

@@ -30,16 +30,16 @@ from triage.parsing.watchdog import parse_watchdog_line, scan_watchdog
 DATA = Path(__file__).parent / "data"
 
 SEEDS = [
-    "node07:4121:4188 [3] NCCL INFO AllReduce: opCount 2f sendbuff 0x7f01a0000000 recvbuff 0x7f01a0000000 "
-    "count 262144 datatype 7 op 0 root 0 comm 0x55d0c3a0 [nranks=8] stream 0x55d0c1f0",
-    "[rank1]:node07:4121:4121 [3] NCCL INFO ncclCommSplit comm 0x5601 rank 1 nranks 4 cudaDev 2 nvmlDev 2 busId "
-    "5e000 parent 0x5500 color 1 key 1 commId 0x77aa - Init COMPLETE",
+    ("node07:4121:4188 [3] NCCL INFO AllReduce: opCount 2f sendbuff 0x7f01a0000000 recvbuff 0x7f01a0000000 "
+    "count 262144 datatype 7 op 0 root 0 comm 0x55d0c3a0 [nranks=8] stream 0x55d0c1f0"),
+    ("[rank1]:node07:4121:4121 [3] NCCL INFO ncclCommSplit comm 0x5601 rank 1 nranks 4 cudaDev 2 nvmlDev 2 busId "
+    "5e000 parent 0x5500 color 1 key 1 commId 0x77aa - Init COMPLETE"),
     "[2025-09-11 10:58:45] node07:4121:4190 [3] proxy.cc:1500 (ncclProxyProgress) NCCL WARN Failed",
-    "[rank1]:[E1122 10:15:02.000000000 ProcessGroupNCCL.cpp:616] [PG ID 0 PG GUID 0(default_pg) Rank 1] Watchdog "
+    ("[rank1]:[E1122 10:15:02.000000000 ProcessGroupNCCL.cpp:616] [PG ID 0 PG GUID 0(default_pg) Rank 1] Watchdog "
     "caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
-    "Timeout(ms)=10000) ran for 10052 milliseconds before timing out.",
-    "[rank0]:[E ProcessGroupNCCL.cpp:1664] [PG 0 (default_pg) Rank 0] Exception (either an error or timeout) "
-    "detected by watchdog at work: 5, last enqueued NCCL work: 5, last completed NCCL work: 4.",
+    "Timeout(ms)=10000) ran for 10052 milliseconds before timing out."),
+    ("[rank0]:[E ProcessGroupNCCL.cpp:1664] [PG 0 (default_pg) Rank 0] Exception (either an error or timeout) "
+    "detected by watchdog at work: 5, last enqueued NCCL work: 5, last completed NCCL work: 4."),
     "[  123.456789] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python, GPU has fallen off the bus.",
     "[  99.1] nvidia-nvswitch3: SXid (PCI:0000:c4:00.0): 12028, Non-fatal, Link 53 egress error",
     "[  99.1] python[1234]: segfault at 0 ip 00007f3b2c1d2e3f sp 00007ffd1c0b1e20 error 4 in libc.so.6[7f+1a]",

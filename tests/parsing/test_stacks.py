@@ -15,8 +15,10 @@ import pytest
 
 from tests.support import python_program, running_program
 from triage.parsing.stacks import (
+    FatalBanner,
     Frame,
     ThreadStack,
+    parse_fatal_banner,
     parse_faulthandler,
     parse_faulthandler_signal,
     parse_pyspy_json,
@@ -154,3 +156,43 @@ def test_pyspy_json_garbage(data: object) -> None:
 def test_text_garbage(text: str) -> None:
     assert isinstance(parse_pyspy_text(text), tuple)
     assert isinstance(parse_faulthandler(text), tuple)
+
+
+def test_pyspy_locals_fixture() -> None:
+    text = (DATA / "pyspy_dump_locals.txt").read_text()
+    threads = parse_pyspy_text(text + "            tricky: value (looks.py:1)\n")
+    loader = next(t for t in threads if t.thread_name == "data-loader")
+    assert [f.function for f in loader.frames] == [
+        "background_loader", "Thread.run", "Thread._bootstrap_inner", "Thread._bootstrap"]
+    assert stack_top(threads).startswith("nccl_stack_target.py:")  # type: ignore[union-attr]
+
+
+def test_fatal_banner() -> None:
+    text = ('*** Aborted at 1757588325 (unix time) try "date -d @1757588325" if you are using GNU date ***\n'
+            "PC: @ 0x0 (unknown)\n"
+            "*** SIGSEGV (@0x0) received by PID 1234 (TID 0x7f7d6c5fe700) from PID 0; stack trace: ***\n")
+    assert parse_fatal_banner(text) == FatalBanner(1757588325, "SIGSEGV", 1234)
+    assert parse_fatal_banner("[rank3]:*** Aborted at 17 (unix time) try") == FatalBanner(17, None, None)
+    assert parse_fatal_banner("all good") is None
+
+
+def test_real_gloo_rank_blocked_in_all_reduce() -> None:
+    """py-spy of a real 2-rank gloo job: rank 0 in all_reduce, rank 1 sleeping outside it."""
+    as_json = parse_pyspy_json(json.loads((DATA / "pyspy_gloo_allreduce_rank0.json").read_text()))
+    as_text = parse_pyspy_text((DATA / "pyspy_gloo_allreduce_rank0.txt").read_text())
+    for threads in (as_json, as_text):
+        assert waiting_in_collective(threads) == "all_reduce"
+        assert stack_top(threads) == "job.py:4 in train_step"
+    sleeping = parse_pyspy_text((DATA / "pyspy_gloo_sleep_rank1.txt").read_text())
+    assert waiting_in_collective(sleeping) is None
+    assert stack_top(sleeping) == "job.py:6 in train_step"
+
+
+def test_waiting_in_collective_prefers_c10d_over_wrappers() -> None:
+    c10d = "/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py"
+    fsdp = "/venv/lib/python3.11/site-packages/torch/distributed/fsdp/_flat_param.py"
+    thread = _thread(("all_gather_into_tensor", c10d, 1), ("_all_gather_flat_param", fsdp, 2),
+                     ("unshard", fsdp, 3), ("forward", "/job/model.py", 4))
+    assert waiting_in_collective([thread]) == "all_gather_into_tensor"
+    assert waiting_in_collective([_thread(("unshard", fsdp, 3), ("forward", "/job/model.py", 4))]) == "unshard"
+    assert waiting_in_collective([_thread(("_all_gather_base", c10d, 1))]) == "_all_gather_base"

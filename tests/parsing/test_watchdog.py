@@ -83,14 +83,33 @@ def test_heartbeat(line: str, timeout_ms: int | None) -> None:
 
 
 def test_desync_report() -> None:
-    text = """[rank0]:[E1122 10:15:03.0 ProcessGroupNCCL.cpp:1] [PG 0 Rank 0]  - To our best knowledge, ranks [1, 2] are the lagging ranks that caused this timeout. They never joined any collectives
-[rank0]:[E1122 10:15:03.0 ProcessGroupNCCL.cpp:1] [PG 0 Rank 0]  - To our best knowledge, the lagging/dead/mismatched ranks that caused the desync are:
-[rank0]:   - [3] joined but didn't finish collective #44 (count from 1)
-"""
-    events = scan_watchdog(text)
-    assert [e.kind for e in events] == [WatchdogKind.DESYNC, WatchdogKind.DESYNC]
-    assert events[0].ranks == (1, 2)
-    assert events[0].rank == 0
+    """The TORCH_NCCL_DESYNC_DEBUG report: one glog message whose lines start with tabs."""
+    text = (
+        "[rank3]:[E1122 10:15:03.0 ProcessGroupNCCL.cpp:1] [PG 0 Rank 3] \n"
+        "[rank3]:\t - [3] Timeout at collective: ALLREDUCE, #44\n"
+        "[rank3]:\t - To our best knowledge, the lagging/dead/mismatched ranks that caused the desync are:\n"
+        "[rank3]:\t   - [1] joined but didn't finish collective #44 (count from 1)\n"
+        "[rank3]:\t     [0, 2] finished collective #44, but didn't join collective #45 (count from 1)\n"
+        "[rank3]:\t - Snapshot of ranks' latest states:\n"
+        "[rank3]:\t   #44 started ranks:\n"
+        "[rank3]:\t     [1] started ALLREDUCE\n"
+        "[E ProcessGroupNCCL.cpp:1] [Rank 0]\t - To our best knowledge, ranks [1, 2] are the lagging ranks that "
+        "caused this timeout. They never joined any collectives\n"
+    )
+    events = [e for e in scan_watchdog(text) if e.note]
+    assert all(e.kind is WatchdogKind.DESYNC for e in events)
+    assert [(e.note, e.rank, e.ranks, e.seq, e.op) for e in events] == [
+        ("timeout_at_collective", 3, (3,), 44, "all_reduce"),
+        ("joined_not_finished", 3, (1,), 44, None),
+        ("finished_not_joined", 3, (0, 2), 45, None),
+        ("never_joined", 0, (1, 2), None, None),
+    ]
+
+
+def test_no_heartbeat_line() -> None:
+    event = parse_watchdog_line("[rank0]:[E1122 10:15:02.1 ProcessGroupNCCL.cpp:1] [PG ID 0 PG GUID 0(default_pg) "
+                                "Rank 0] First PG on this rank that detected no heartbeat of its watchdog.")
+    assert event is not None and event.kind is WatchdogKind.HEARTBEAT_TIMEOUT
 
 
 def test_scan_skips_unrelated_text_and_keeps_order() -> None:
@@ -109,3 +128,11 @@ def test_scan_skips_unrelated_text_and_keeps_order() -> None:
 def test_partial_lines_do_not_raise(line: str) -> None:
     event = parse_watchdog_line(line)
     assert event is None or event.seq is None
+
+
+@pytest.mark.parametrize("line", [
+    "[rank0]: the data loader is lagging behind", "ProcessGroupNCCL environments: TORCH_NCCL_DESYNC_DEBUG: 0",
+    "[rank0]: step 10 loss 2.3 (watchdog test disabled)",
+])
+def test_unrelated_mentions_are_not_events(line: str) -> None:
+    assert parse_watchdog_line(line) is None

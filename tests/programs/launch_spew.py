@@ -3,8 +3,9 @@
 Usage: launch_spew.py LINES [--big-line] [--binary] [--die segv|kill] [--wait-for N] [--slow S]
 The stream of rank R is ``expected_stream(R, ...)``; it is written through several paths
 (Python stdout, stderr, os.write, libc write) so the test covers all of them. No torch import.
-With --wait-for N, a dying rank first waits until N other ranks wrote their ``done`` markers
-into the directory given by SPEW_MARKERS (so that torchrun's tear-down cannot cut them short).
+Every rank writes a ``done`` marker into SPEW_MARKERS once all its bytes are written; with
+--wait-for N, a dying rank then waits until N markers exist (its own included), so that
+torchrun's tear-down cannot cut the other ranks short. Dying ranks ignore SIGTERM.
 """
 
 from __future__ import annotations
@@ -83,7 +84,12 @@ def main() -> None:
         write_all(1, big_line(rank))
     markers = os.environ.get("SPEW_MARKERS")
     if die:
+        # die by our own hand even if torchrun, seeing another rank die first, sends SIGTERM
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         write_all(1, b"last words of rank %d before %s, no newline" % (rank, die.encode()))
+    if markers:
+        open(os.path.join(markers, f"done-{rank}"), "w").close()
+    if die:
         if markers and args.wait_for:
             deadline = time.time() + 60
             while len(os.listdir(markers)) < args.wait_for and time.time() < deadline:
@@ -91,8 +97,6 @@ def main() -> None:
         if die == "segv":
             ctypes.string_at(0)
         os.kill(os.getpid(), signal.SIGKILL)
-    if markers:
-        open(os.path.join(markers, f"done-{rank}"), "w").close()
 
 
 if __name__ == "__main__":

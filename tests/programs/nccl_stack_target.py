@@ -1,6 +1,6 @@
 """A target for the stack parsers: the main thread waits inside nested user functions while a
 named worker thread loops. SIGUSR1 makes faulthandler dump all threads to stderr.
-Prints READY once both threads are in place.
+The loader thread prints READY once the main thread sleeps in wait_for_peers.
 """
 
 from __future__ import annotations
@@ -12,13 +12,19 @@ import threading
 import time
 
 
+MAIN_WAITING = threading.Event()
+
+
 def background_loader() -> None:
+    MAIN_WAITING.wait()
+    time.sleep(0.2)  # the main thread is asleep by now
+    print("READY", flush=True)
     while True:
         time.sleep(0.05)
 
 
 def wait_for_peers() -> None:
-    print("READY", flush=True)
+    MAIN_WAITING.set()
     time.sleep(600)
 
 

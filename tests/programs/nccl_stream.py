@@ -6,7 +6,11 @@ split comm, interleaved between ranks, then rank 1 hits a WARN. Rank 1's lines c
 ``[rank1]:`` prefix that torchrun adds. Lines are flushed one by one with ``--interval`` s
 between operations. Prints READY first and STREAM-END last, then exits.
 
-Usage: python nccl_stream.py [--ops 40] [--interval 0.005] [--hold]
+With ``--stall-rank R --stall-at N`` rank R issues no world-comm op from opCount N on (a rank
+that never entered the collective the others wait in); with ``--hold`` the process stays alive
+after STREAM-END until killed, like a hung job.
+
+Usage: python nccl_stream.py [--ops 40] [--interval 0.005] [--stall-rank R --stall-at N] [--hold]
 """
 
 from __future__ import annotations
@@ -37,6 +41,8 @@ def main() -> None:
     parser.add_argument("--ops", type=int, default=40)
     parser.add_argument("--interval", type=float, default=0.005)
     parser.add_argument("--hold", action="store_true", help="sleep after STREAM-END until killed")
+    parser.add_argument("--stall-rank", type=int, default=None)
+    parser.add_argument("--stall-at", type=int, default=None)
     args = parser.parse_args()
     emit("READY")
     emit("NCCL version 2.21.5+cuda12.4")
@@ -53,6 +59,8 @@ def main() -> None:
     for i in range(args.ops):
         name, dtype, count = OPS[i % len(OPS)]
         for rank in (0, 1):
+            if rank == args.stall_rank and args.stall_at is not None and i >= args.stall_at:
+                continue
             buf = f"0x7f{rank}c{i:06x}00"
             emit(f"{head(rank, 2)} NCCL INFO {name}: opCount {i:x} sendbuff {buf} recvbuff {buf} count {count} "
                  f"datatype {dtype} op 0 root 0 comm {WORLD[rank]} [nranks=2] stream 0x55a1c9e0{rank}f00")

@@ -129,3 +129,22 @@ def test_bad_input_as_a_real_subprocess(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert proc.stderr.startswith(f"triage: error: {tmp_path / 'nope'}: no such file or directory")
     assert "Traceback" not in proc.stderr and proc.stdout == ""
+
+
+def test_mixed_sources_dumps_and_a_log(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """FR dumps of ranks 0,1,3 plus a log that says what rank 2 did: one report over both."""
+    dumps = tmp_path / "dumps"
+    dumps.mkdir()
+    run = GOLDEN / "stuck_outside/run"
+    for rank, host in ((0, "node01"), (1, "node01"), (3, "node02")):
+        shutil.copy(run / host / "bundles/20261122T000000.000-hang" / f"rank-{rank}" / "fr.json",
+                    dumps / f"fr_{rank}")
+    log = tmp_path / "rank2.log"
+    log.write_text("Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n"
+                   "ValueError: bad batch\n")
+    code = main(["report", str(dumps), str(log), "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert data["verdict"]["kind"] == "exception" and data["verdict"]["culprit_ranks"] == [2]
+    assert "ValueError: bad batch" in data["verdict"]["summary"]
+    assert data["sources"] == [str(dumps), str(log)]

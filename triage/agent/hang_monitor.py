@@ -15,6 +15,7 @@ once: after firing, the monitor re-arms only when the stuck ranks moved on.
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -30,7 +31,7 @@ from triage.bundle import Trigger
 from triage.layout import read_json
 from triage.parsing.watchdog import WatchdogEvent, WatchdogKind, scan_watchdog
 
-_WATCHDOG_MARKERS = (b"atchdog", b"Heartbeat monitor", b"desync", b"Desync", b"DESYNC")
+_WATCHDOG_MARKERS = (b"atchdog", b"Heartbeat monitor", b"Timeout at NCCL work", b"desync", b"Desync", b"DESYNC")
 
 
 @dataclass(frozen=True)
@@ -62,12 +63,14 @@ class HangMonitor:
         self._exits: list[LocalRankStatus] = []
         self._last_collection = float("-inf")   # when the last hang/remote bundle was triggered
         self._nccl = NcclWatch()
+        self._complained: set[str] = set()
 
     # -- Monitor protocol -------------------------------------------------------------------
     def on_tick(self, ranks: Sequence[LocalRankStatus], now: float) -> MonitorAction | None:
         try:
             return self._tick(tuple(ranks), now)
-        except Exception:  # noqa: BLE001 - the monitor must never take the agent down
+        except Exception as error:  # noqa: BLE001 - the monitor must never take the agent down
+            self._complain(error)
             return None
 
     def on_output(self, rank: int, chunk: bytes) -> None:
@@ -87,6 +90,14 @@ class HangMonitor:
         return None
 
     # -- internals --------------------------------------------------------------------------
+    def _complain(self, error: Exception) -> None:
+        """Say once per kind of error that the monitor failed (a bug: detection may be degraded)."""
+        kind = type(error).__name__
+        if kind not in self._complained:
+            self._complained.add(kind)
+            print(f"triage: hang monitor error (detection may be degraded): {kind}: {error}",
+                  file=sys.stderr, flush=True)
+
     def _has_nccl_file(self, rank: int) -> bool:
         """NCCL lines of a rank with a nccl.log are read from that file (not twice via the output)."""
         for status in self._last_ranks:

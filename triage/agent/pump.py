@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from triage.agent.tagger import IDLE_FLUSH_S, Tagger
+from triage.agent.tagger import IDLE_FLUSH_S, Chunk, Tagger
 from triage.layout import FILE_MODE, HostPaths
 
 CHUNK = 4 << 20
+MAX_CHUNKS_PER_PUMP = 4
 LAUNCHER = "launcher"
 
 OutputHook = Callable[[int, bytes], None]
@@ -72,8 +73,8 @@ class LogPump:
     def pump(self, now: float) -> int:
         """Read and tag everything new; returns the number of bytes read."""
         total = 0
-        out: list[bytes] = []
-        console: list[bytes] = []
+        out: list[Chunk] = []
+        console: list[Chunk] = []
         for src in self.sources.values():
             total += self._read_source(src, now, out, console)
             if not src.raw_only:
@@ -85,7 +86,7 @@ class LogPump:
         self._write(out, console)
         return total
 
-    def _read_source(self, src: _Source, now: float, out: list[bytes], console: list[bytes]) -> int:
+    def _read_source(self, src: _Source, now: float, out: list[Chunk], console: list[Chunk]) -> int:
         if src.fd is None:
             try:
                 src.fd = os.open(src.path, os.O_RDONLY | os.O_CLOEXEC)
@@ -95,7 +96,7 @@ class LogPump:
             if offset:
                 os.lseek(src.fd, offset, os.SEEK_SET)
         total = 0
-        while True:
+        for _ in range(MAX_CHUNKS_PER_PUMP):   # bounded, so memory stays small if a rank outpaces us
             data = os.read(src.fd, CHUNK)
             if not data:
                 return total
@@ -107,14 +108,14 @@ class LogPump:
             if src.raw_only:
                 src.tagger.pending = b"" if len(src.tagger.pending) > CHUNK else src.tagger.pending
                 continue
-            if tagged:
-                out.append(tagged)
-                if src.to_console:
-                    console.append(tagged)
+            out.extend(tagged)
+            if src.to_console:
+                console.extend(tagged)
             if len(data) < CHUNK:
                 return total
+        return total
 
-    def _write(self, out: list[bytes], console: list[bytes]) -> None:
+    def _write(self, out: list[Chunk], console: list[Chunk]) -> None:
         if out:
             self.merged.writelines(out)
             self.merged.flush()
@@ -129,8 +130,8 @@ class LogPump:
         """Final drain: read what is left and flush partial lines as ``+`` records."""
         self.discover()
         self.pump(now)
-        out: list[bytes] = []
-        console: list[bytes] = []
+        out: list[Chunk] = []
+        console: list[Chunk] = []
         for src in self.sources.values():
             if src.raw_only:
                 continue

@@ -140,7 +140,8 @@ def _is_alive(proc: psutil.Process | None) -> bool:
 
 
 def fatal_signal(path: os.PathLike[str] | str) -> signal.Signals | None:
-    """The fatal signal faulthandler reported last in a rank's faulthandler.log, if any."""
+    """The signal faulthandler reported last in a rank's faulthandler.log, if any (a dump without
+    a "Fatal Python error" header comes from the SIGTERM registration)."""
     try:
         with open(path, "rb") as handle:
             handle.seek(0, os.SEEK_END)
@@ -150,9 +151,10 @@ def fatal_signal(path: os.PathLike[str] | str) -> signal.Signals | None:
     except OSError:
         return None
     found = _FATAL.findall(tail)
-    if not found:
-        return None
-    return _FATAL_SIGNALS.get(found[-1].strip())
+    if found:
+        return _FATAL_SIGNALS.get(found[-1].strip())
+    # The only non-fatal signal faulthandler is registered for in a worker is SIGTERM.
+    return signal.SIGTERM if b"most recent call first" in tail else None
 
 
 def in_flight_from_heartbeat(beat: dict[str, Any], rank: int) -> Collective | None:

@@ -307,11 +307,13 @@ class NodeAgent:
                 os.kill(self.proc.pid, signal.SIGTERM)
 
     def _escalate_stop(self, now: float, grace: float) -> None:
+        if len(self.flags.forwarded) >= 3 and self.stop_requested_at != float("inf"):
+            self.stop_requested_at = time.monotonic() - grace   # third Ctrl-C: kill the job now
         started = self.stop_requested_at
         if started is None or self.proc is None or self.proc.poll() is not None:
             return
         if time.monotonic() - started >= grace:
-            self.say("launcher still running after SIGTERM; killing the job")
+            self.say("the launcher is still running: killing the job (SIGKILL)")
             self.tracker.snapshot(self.ranks.worker_pids())
             self.tracker.signal_all(signal.SIGKILL)
             with contextlib.suppress(ProcessLookupError):

@@ -15,13 +15,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+Chunk = bytes | memoryview
 MAX_PARTIAL = 1 << 20
 IDLE_FLUSH_S = 1.0
 _RECORD = re.compile(rb"^\[([^\]\n]*):([^\]\n:]*)\]([ +])", re.MULTILINE)
 
 
 class Tagger:
-    """Stateful per-stream tagger. ``feed`` returns (tagged bytes, whole-line raw bytes)."""
+    """Stateful per-stream tagger. ``feed`` returns (tagged pieces, whole-line raw bytes)."""
 
     def __init__(self, tag: str, max_partial: int = MAX_PARTIAL) -> None:
         self.tag = f"[{tag}]".encode()
@@ -32,26 +33,34 @@ class Tagger:
         self.pending = b""
         self.pending_since = 0.0
 
-    def feed(self, data: bytes, now: float = 0.0) -> tuple[bytes, bytes]:
-        """Tag the whole lines in ``pending + data``; keep the rest pending (flushed when too long)."""
+    def feed(self, data: bytes, now: float = 0.0) -> tuple[list[Chunk], bytes]:
+        """Tag the whole lines in ``pending + data``; keep the rest pending (flushed when too long).
+
+        Returns (tagged pieces to write in order, the whole lines' raw bytes). The pieces avoid
+        copying big buffers: joining them is the tagged text.
+        """
         if not data:
-            return b"", b""
+            return [], b""
         cut = data.rfind(b"\n")
         if cut < 0:
             if not self.pending:
                 self.pending_since = now
             self.pending += data
             if len(self.pending) >= self.max_partial:
-                return self.flush_partial(), b""
-            return b"", b""
-        lines = self.pending + data[:cut] if self.pending else data[:cut]
+                return [self.flush_partial()], b""
+            return [], b""
+        whole = data if cut == len(data) - 1 else data[:cut + 1]
+        if self.pending:
+            whole = self.pending + whole
         rest = data[cut + 1:]
         self.pending = rest
         self.pending_since = now
-        tagged = self._whole + lines.replace(b"\n", self._nl_whole) + b"\n"
+        # whole ends with b"\n": tag every "\n", then leave out the tag after the last one
+        tagged = whole.replace(b"\n", self._nl_whole)
+        pieces: list[Chunk] = [self._whole, memoryview(tagged)[:-len(self._whole)]]
         if len(rest) >= self.max_partial:
-            tagged += self.flush_partial()
-        return tagged, lines + b"\n"
+            pieces.append(self.flush_partial())
+        return pieces, whole
 
     def flush_partial(self) -> bytes:
         """Emit the pending partial line as a ``+`` record (idle, too long, or end of stream)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from triage.analysis import verdicts
 from triage.analysis.describe import call
@@ -42,10 +42,10 @@ class _Context:
 
 def analyze(evidence: Evidence) -> Report:
     """The whole analysis: a Report whose verdict does not depend on the order of the inputs."""
-    ranks = tuple(sorted(_merge_ranks(evidence.ranks), key=lambda r: r.rank))
+    merged = sorted(_merge_ranks(evidence.ranks), key=lambda r: r.rank)
+    ranks = tuple(replace(r, collectives=_with_watchdog(r, evidence.events)) for r in merged)
     world_size = evidence.world_size or _world_size(ranks)
-    traces = {r.rank: _with_watchdog(r, evidence.events) for r in ranks}
-    traces = {r: c for r, c in traces.items() if c or _rank(ranks, r).has_trace}
+    traces = {r.rank: r.collectives for r in ranks if r.collectives or r.has_trace}
     groups = resolve_groups(ranks, world_size)
     world = tuple(range(world_size)) if world_size else tuple(r.rank for r in ranks)
     ctx = _Context(evidence, {r.rank: r.host for r in ranks}, traces, groups, world,
@@ -86,10 +86,6 @@ def _recent(traces: dict[int, tuple[Collective, ...]], pg: str | None, seq: int 
                                and top - before <= c.seq <= top + after), key=lambda c: c.seq))
         out.append((rank, window))
     return tuple(out)
-
-
-def _rank(ranks: tuple[RankEvidence, ...], rank: int) -> RankEvidence:
-    return next(r for r in ranks if r.rank == rank)
 
 
 def _merge_ranks(items: tuple[RankEvidence, ...]) -> list[RankEvidence]:
@@ -233,8 +229,14 @@ def _findings(
     findings.extend(f for f in crash_findings if main is None or f.detail != main.detail)
     if missing and verdict.kind is not VerdictKind.MISSING_RANK:
         findings.append(Finding(VerdictKind.MISSING_RANK.value, missing,
-                                f"{rank_word(missing)} of {len(ctx.world)} has no dump (no Flight Recorder, no stack, no log)"))
-    findings.extend(event_findings(ctx.evidence.events))
+                                f"{rank_word(missing)} of {len(ctx.world)} {'has' if len(missing) == 1 else 'have'} no dump "
+                                "(no Flight Recorder, no stack, no log)"))
+    events = event_findings(ctx.evidence.events)
+    # what a core/gdb says about the culprit belongs right under the root cause
+    near = [f for f in events if f.kind == EventKind.CRASH_ANALYSIS.value and set(f.ranks) & set(verdict.culprit_ranks)]
+    findings[1:1] = near
+    findings.extend(f for f in events if f not in near)
     for note in ctx.evidence.skipped:
-        findings.append(Finding("unreadable_input", (), f"skipped {note}", (note.split(": ", 1)[0],)))
+        kind = "ignored_input" if ": ignored " in note else "unreadable_input"
+        findings.append(Finding(kind, (), f"skipped {note}", (note.split(": ", 1)[0],)))
     return findings

@@ -45,6 +45,7 @@ class Straggle:
     no_data: tuple[int, ...]               # members with no trace at all
     call: Collective                       # what the waiting ranks called
     behind_last: tuple[tuple[int, int | None], ...] = ()   # (rank, its last seq in this pg)
+    ahead: tuple[int, ...] = ()            # ranks already past seq (not blamed)
 
 
 def signature(entries: list[Collective]) -> Signature:
@@ -148,22 +149,26 @@ def _looks_skipped(
 def find_straggle(
     group: Group, tables: dict[int, dict[int, list[Collective]]]
 ) -> Straggle | None:
-    """Members that never reached the highest seq someone still waits in."""
-    waiting_seq: int | None = None
-    for table in tables.values():
+    """Members that never reached the seq most waiting ranks wait in.
+
+    Ranks already past that seq (gloo lets some finish a broadcast early) are not blamed."""
+    waiting_at: dict[int, set[int]] = defaultdict(set)
+    for rank, table in tables.items():
         for seq, entries in table.items():
             if any(c.state is not CollectiveState.COMPLETED for c in entries):
-                waiting_seq = seq if waiting_seq is None else max(waiting_seq, seq)
-    if waiting_seq is None:
+                waiting_at[seq].add(rank)
+    if not waiting_at:
         return None
-    waiting = tuple(sorted(r for r, t in tables.items() if waiting_seq in t))
-    behind = tuple(sorted(r for r, t in tables.items() if waiting_seq not in t and (not t or max(t) < waiting_seq)))
+    waiting_seq = min(waiting_at, key=lambda seq: (-len(waiting_at[seq]), seq))
+    waiting = tuple(sorted(waiting_at[waiting_seq]))
+    behind = tuple(sorted(r for r, t in tables.items() if not t or max(t) < waiting_seq))
     no_data = tuple(sorted(r for r in group.members if r not in tables))
     if not behind and not no_data:
         return None
     call = tables[waiting[0]][waiting_seq][0]
     last = tuple((r, max(tables[r]) if tables[r] else None) for r in behind)
-    return Straggle(group, waiting_seq, waiting, behind, no_data, call, last)
+    ahead = tuple(sorted(r for r, t in tables.items() if t and max(t) > waiting_seq))
+    return Straggle(group, waiting_seq, waiting, behind, no_data, call, last, ahead)
 
 
 def all_waiting(group: Group, tables: dict[int, dict[int, list[Collective]]]) -> tuple[int, Collective] | None:

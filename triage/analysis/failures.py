@@ -104,7 +104,7 @@ _DIGITS = re.compile(r"\d+")
 
 def _after_who(detail: str) -> str:
     """"rank 3 (node02) exited with code 1: X" -> "exited with code 1: X"."""
-    match = re.match(r"ranks? [\d,-]+(?: \([^)]*\))? (.*)", detail, re.S)
+    match = re.match(r"ranks? [\d,-]+(?: \([^)]*\))? (.*)", detail, re.DOTALL)
     return match.group(1) if match else detail
 
 

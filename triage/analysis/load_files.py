@@ -15,19 +15,24 @@ from triage.analysis.model import Collective
 from triage.errors import InputError
 from triage.parsing.flight_recorder import FrDump, load_fr_file, rank_from_filename
 
-MAX_TEXT = 64 * 1024 * 1024
+MAX_TEXT = 256 * 1024 * 1024  # of a bigger log, the last 256 MiB are read
 _TRAILING_NUMBER = re.compile(r"^(.*?)(\d+)(?:\.(?:json|pkl|pickle|bin))?$")
 
 
 def read_text(path: Path, limit: int = MAX_TEXT) -> str:
+    """A text file as str; of a file larger than ``limit``, its end (where a failure shows)."""
     try:
         with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > limit:
+                handle.seek(size - limit)
             data = handle.read(limit)
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if b"\x00" in data[:4096]:
         raise InputError(f"{path}: binary file, not a log", "pass a text log or a Flight Recorder dump")
-    return data.decode("utf-8", errors="replace")
+    text = data.decode("utf-8", errors="replace")
+    return text.split("\n", 1)[-1] if size > limit else text
 
 
 def looks_like_fr_file(path: Path) -> bool:
@@ -111,13 +116,18 @@ def load_fr_dir(root: Path, prefix: str | None, only: list[Path] | None = None) 
         prefix = common_prefix([p for p in files if looks_like_fr_file(p)])
     skipped: list[str] = []
     items: list[tuple[Path, int]] = []
+    others: list[Path] = []
     for path in files:
         rank = rank_from_filename(path.name, prefix)
         if rank is None:
             if only is None and looks_like_fr_file(path):
-                skipped.append(f"{path}: ignored, its prefix is not {prefix!r} (use --prefix to pick it)")
+                others.append(path)
             continue
         items.append((path, rank))
+    if others:
+        names = sorted({common_prefix([p]) or p.name for p in others})
+        skipped.append(f"{root}: ignored {len(others)} dump file(s) with another prefix "
+                       f"({', '.join(repr(n) for n in names[:3])}); pick them with --prefix")
     if only is not None and items:
         load_fr_file(items[0][0], items[0][1])  # one file given by name: its errors are the user's error
     ranks: list[RankEvidence] = []

@@ -73,7 +73,7 @@ def _launcher(text: str, path: str, scan: LogScan) -> None:
         sig = _signal_number(failure.signal)
         message = None
         if failure.traceback and not failure.traceback.startswith(("Signal ", "To enable traceback")):
-            message = failure.traceback.strip().splitlines()[-1][:300]
+            message = failure.traceback.strip().splitlines()[-1].strip()[:300]
         old = scan.exits.get(failure.rank)
         scan.exits[failure.rank] = ExitInfo(
             exit_code=None if sig is not None else failure.exitcode, signal=sig, signal_name=failure.signal,

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 import signal as _signal
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -61,8 +61,11 @@ def load_run_dir(root: Path) -> Evidence:
         if bundle is not None:
             extra.append(str(bundle))
             events.extend(_node_events(bundle, host.host))
+        cores = _core_events(host, skipped)
+        events.extend(cores)
+        cored = {e.rank for e in cores}
         for rank in sorted(set(host.ranks()) | {r.rank for r in (manifest.ranks if manifest else ())}):
-            item = _load_rank(host, rank, bundle, manifest, skipped, events)
+            item = _load_rank(host, rank, bundle, manifest, skipped, events, use_gdb=rank not in cored)
             if item.exit is None and rank in launcher:
                 item = replace(item, exit=launcher[rank])
             ranks.append(item)
@@ -107,7 +110,7 @@ def _node_events(bundle: Path, host: str) -> list[Event]:
 
 
 def _load_rank(host: HostPaths, rank: int, bundle: Path | None, manifest: Manifest | None,
-               skipped: list[str], events: list[Event]) -> RankEvidence:
+               skipped: list[str], events: list[Event], use_gdb: bool = True) -> RankEvidence:
     paths = host.rank(rank)
     worker = _json(paths.worker, skipped) or {}
     evidence: list[str] = [str(p) for p in (paths.worker, paths.output, paths.faulthandler, paths.exit)
@@ -120,7 +123,7 @@ def _load_rank(host: HostPaths, rank: int, bundle: Path | None, manifest: Manife
         if log.is_file():
             scan_log_text(read_text(log), str(log), scan, default_rank=rank)
     events.extend(e for e in scan.events if e.kind is not EventKind.EXCEPTION)
-    if exit_info is not None and exit_info.signal is not None and bundle is not None:
+    if use_gdb and exit_info is not None and exit_info.signal is not None and bundle is not None:
         events.extend(_crash_analysis(rank_dir(bundle, rank) / "gdb.txt", rank, host.host, exit_info))
     colls = base.collectives if base else tuple(scan.collectives.get(rank, ()))
     alive = _alive(manifest, rank)
@@ -203,6 +206,25 @@ def _exit(paths: RankPaths, skipped: list[str]) -> ExitInfo | None:
         when = exc["time"]
     return ExitInfo(exit_code=code, time=float(when) if isinstance(when, (int, float)) else None,
                     message=message[:300] if message else None, evidence=(str(paths.exit),))
+
+
+def _core_events(host: HostPaths, skipped: list[str]) -> list[Event]:
+    """Cores the core collector left in any bundle of this host, classified by the postmortem side."""
+    from triage.analysis.failures import crash_events
+    from triage.postmortem.analyze import classify_bundle_cores
+
+    out: list[Event] = []
+    for bundle in host.bundles():
+        if not any(bundle.glob("*/core.json")):
+            continue
+        try:
+            found = classify_bundle_cores(bundle)
+        except Exception as exc:  # noqa: BLE001 - one bad core must not stop the report
+            skipped.append(f"{bundle}: core analysis failed ({type(exc).__name__}: {exc})")
+            continue
+        for item in found:
+            out.extend(crash_events(item.rank, item.host or host.host, (item,), item.evidence, item.time))
+    return out
 
 
 def _crash_analysis(gdb: Path, rank: int, host: str, info: ExitInfo) -> tuple[Event, ...]:

@@ -112,7 +112,7 @@ def failure(first: Failure, failures: list[Failure], hosts: Hosts) -> tuple[Verd
     head = "CRASH" if first.kind is VerdictKind.CRASH else "EXCEPTION"
     summary = f"{head}: {first.detail}"
     if first.time is not None:
-        summary += f" at {time.strftime('%H:%M:%S', time.gmtime(first.time))} UTC"
+        summary += f" (at {time.strftime('%H:%M:%S', time.gmtime(first.time))} UTC)"
     later = sorted({f.rank for f in failures[1:]})
     if later:
         summary += f"; {rank_word(later)} failed after it (collateral)"
@@ -126,29 +126,58 @@ def straggle(
     waiting = f"{rank_word(s.waiting)} wait in {call(s.call)} {_where(s)}"
     no_data = tuple(sorted(set(s.no_data) | (set(missing) & set(s.group.members))))
     if no_data and not s.behind:
-        summary = f"HANG: {who(no_data, hosts)} has no dump (no Flight Recorder, no stack, no log) while {waiting}"
+        summary = (f"HANG: {who(no_data, hosts)} {_has(no_data)} no dump (no Flight Recorder, no stack, no log) "
+                   f"while {waiting}")
         kind = VerdictKind.MISSING_RANK
         culprits = no_data
     else:
         culprits = s.behind
         outside = [r for r in s.behind if _outside(ranks.get(r))]
         tops = sorted({t for r in outside if (t := _top(ranks.get(r)))})
+        elsewhere = _waiting_elsewhere(s, ranks)
         last = dict(s.behind_last)
         if outside:
             kind = VerdictKind.STUCK_OUTSIDE_COLLECTIVE
             at = f" at {tops[0]}" if tops else ""
-            summary = f"HANG: {who(s.behind, hosts)} never reached seq {s.seq}: outside any collective{at}, while {waiting}"
+            summary = (f"HANG: {who(s.behind, hosts)} never reached seq {s.seq}: outside any collective{at}, "
+                       f"while {waiting}")
+        elif elsewhere is not None:
+            kind = VerdictKind.COLLECTIVE_MISMATCH
+            summary = (f"HANG: {who(s.behind, hosts)} never reached seq {s.seq}: {_is(s.behind)} in "
+                       f"{call(elsewhere)} at seq {elsewhere.seq} of pg {elsewhere.pg} instead, while {waiting}")
         else:
             kind = VerdictKind.STUCK_OUTSIDE_COLLECTIVE
             seqs = sorted({v for v in last.values() if v is not None})
             were = f" (last seq {seqs[-1]})" if seqs else ""
             summary = f"HANG: {who(s.behind, hosts)} never reached seq {s.seq}{were} while {waiting}"
         if no_data:
-            summary += f"; {rank_word(no_data)} left no data"
+            summary += f"; {rank_word(no_data)} left no dump"
             culprits = tuple(sorted(set(culprits) | set(no_data)))
-    verdict = Verdict(kind, summary, culprit_ranks=culprits, process_group=s.group.pg, seq=s.seq)
+    if s.ahead:
+        summary += f" ({rank_word(s.ahead)} already got past it)"
+    subkind = MismatchKind.OP if kind is VerdictKind.COLLECTIVE_MISMATCH else None
+    verdict = Verdict(kind, summary, subkind=subkind, culprit_ranks=culprits, process_group=s.group.pg,
+                      seq=s.seq)
     evidence = _paths(paths, culprits[:4] + s.waiting[:1])
     return verdict, Finding(kind.value, culprits, summary.split(": ", 1)[1], evidence, root_cause=True)
+
+
+def _is(ranks: tuple[int, ...]) -> str:
+    return "it is" if len(ranks) == 1 else "they are"
+
+
+def _waiting_elsewhere(s: Straggle, ranks: Mapping[int, RankEvidence]) -> Collective | None:
+    """The collective of another group a behind rank waits in (a cross-group ordering hang)."""
+    for rank in s.behind:
+        item = ranks.get(rank)
+        for coll in item.collectives if item else ():
+            if coll.pg != s.group.pg and coll.state is not CollectiveState.COMPLETED:
+                return coll
+    return None
+
+
+def _has(ranks: tuple[int, ...]) -> str:
+    return "has" if len(ranks) == 1 else "have"
 
 
 def _outside(item: RankEvidence | None) -> bool:
@@ -164,7 +193,8 @@ def _top(item: RankEvidence | None) -> str | None:
 
 
 def missing_only(missing: tuple[int, ...], hosts: Hosts, world: int) -> tuple[Verdict, Finding]:
-    summary = f"MISSING: {who(missing, hosts)} of {world} has no dump (no Flight Recorder, no stack, no log): look there first"
+    summary = (f"MISSING: {who(missing, hosts)} of {world} {_has(missing)} no dump (no Flight Recorder, no stack, "
+               "no log): look there first")
     verdict = Verdict(VerdictKind.MISSING_RANK, summary, culprit_ranks=missing)
     return verdict, Finding(VerdictKind.MISSING_RANK.value, missing, summary.split(": ", 1)[1], root_cause=True)
 
@@ -188,7 +218,8 @@ def next_steps(verdict: Verdict, finished_cleanly: bool) -> tuple[str, ...]:
     if kind is VerdictKind.EXCEPTION:
         return (f"read the traceback in the output log of {culprits}; the other ranks failed because it left",)
     if kind is VerdictKind.STUCK_OUTSIDE_COLLECTIVE:
-        return (f"look at the py-spy stack of {culprits}: it is busy (or blocked) outside any collective",
+        return (f"look at the stack of {culprits} (pyspy.json / stacks.txt in its bundle): it is busy (or "
+                "blocked) outside any collective",
                 ("typical causes: a rank-only branch (checkpoint saving, logging, data loading), a deadlock "
                 "on a lock or queue, an infinite loop"))
     if kind is VerdictKind.MISSING_RANK:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import shlex
 import sys
 import time
@@ -113,6 +114,10 @@ def _node_args(args: argparse.Namespace) -> tuple[str, ...]:
     if args.pids:
         out += ["--pids", ",".join(str(p) for p in parse_pids(args.pids))]
     if args.match:
+        try:
+            re.compile(args.match)
+        except re.error as error:
+            raise UsageError(f"--match {args.match!r} is not a valid regular expression: {error}") from None
         out += ["--match", args.match]
     return tuple(out)
 

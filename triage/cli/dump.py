@@ -1,6 +1,6 @@
 """`triage dump`: collect a node bundle now, from a running `triage launch` or from any process.
 
-- ``--run-dir DIR``: ask every running agent of that run (a request file in each
+- ``RUN_DIR`` / ``--run-dir DIR``: ask every running agent of that run (a request file in each
   ``<host>/dump-requests/``; agents on other nodes see it through the shared run dir), wait for
   their bundles and print them. If no agent is running but the run's ranks are alive on this
   node, collect from them directly.
@@ -36,6 +36,8 @@ class DumpCommand:
     help = "collect evidence (stacks, Flight Recorder, strace, ...) from a running job now"
 
     def prepare_parser(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("run_dir_arg", nargs="?", type=Path, metavar="RUN_DIR",
+                            help="same as --run-dir")
         where = parser.add_mutually_exclusive_group()
         where.add_argument("--run-dir", type=Path, help="run directory of a `triage launch` (ask its agents)")
         where.add_argument("--pid", type=int, nargs="+", metavar="PID", help="collect from these processes")
@@ -53,9 +55,11 @@ class DumpCommand:
     def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         options = CollectOptions(gdb=args.gdb, strace_seconds=args.strace_seconds,
                                  pyspy_native=args.pyspy_native, collector_timeout=args.collector_timeout)
+        if args.run_dir_arg is not None and (args.pid or args.match or args.run_dir):
+            raise UsageError("give the run directory either as RUN_DIR or --run-dir, and not with --pid/--match")
         if args.pid or args.match:
             return _standalone(args, options)
-        run_dir = args.run_dir
+        run_dir = args.run_dir or args.run_dir_arg
         if run_dir is None and RunPaths(Path.cwd()).is_run_dir():
             run_dir = Path.cwd()
         if run_dir is None:

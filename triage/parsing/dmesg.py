@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import TypeAlias
 
 
@@ -71,6 +73,37 @@ def decode_xid(code: int) -> XidInfo:
 class DmesgTime:
     seconds_since_boot: float | None
     wallclock: str | None        # as printed ("Thu Sep 11 10:58:45 2025", ISO, or syslog)
+
+    def unix(self, boot_time: float | None = None) -> float | None:
+        """Unix time of the message: from an ISO or ``dmesg -T`` (local time) wallclock, else
+        ``boot_time + seconds_since_boot`` when the host's boot time is given. Syslog stamps
+        carry no year and give None."""
+        if self.wallclock:
+            text = self.wallclock
+            try:
+                if text[:4].isdigit():
+                    return datetime.fromisoformat(_iso_for_py310(text)).timestamp()
+                return time.mktime(time.strptime(" ".join(text.split()), "%a %b %d %H:%M:%S %Y"))
+            except (ValueError, OverflowError):
+                pass
+        if self.seconds_since_boot is not None and boot_time is not None:
+            return boot_time + self.seconds_since_boot
+        return None
+
+
+_ISO_PARTS = re.compile(r"(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d)(?:[.,](\d+))?(Z|[+-]\d\d:?\d\d)?$")
+
+
+def _iso_for_py310(text: str) -> str:
+    """An ISO stamp in the subset datetime.fromisoformat reads on Python 3.10."""
+    match = _ISO_PARTS.match(text.strip())
+    if not match:
+        return text
+    date, clock, frac, zone = match.groups()
+    out = f"{date}T{clock}" + (f".{(frac + '000000')[:6]}" if frac else "")
+    if zone:
+        out += "+00:00" if zone == "Z" else f"{zone[:3]}:{zone[-2:]}"
+    return out
 
 
 @dataclass(frozen=True)
@@ -201,13 +234,32 @@ def parse_dmesg_line(line: str) -> DmesgEvent | None:
 
 def scan_dmesg(text: str) -> tuple[DmesgEvent, ...]:
     """Every event in a kernel log, in order. One OOM kill often prints both an "oom-kill:"
-    and a "Killed process" line: both are returned."""
+    and a "Killed process" line: both are returned. Driver 570+'s multi-line "fallen off the
+    bus" report becomes one Xid 79 that takes the PCI id from the report's first line."""
     events: list[DmesgEvent] = []
+    recent_pci: str | None = None
     for line in text.splitlines():
         event = parse_dmesg_line(line)
-        if event is not None:
-            events.append(event)
+        if "NVRM" in line and (pci := _BUS_PCI.search(line)):
+            recent_pci = pci.group(1)
+        if event is None:
+            continue
+        if isinstance(event, XidEvent) and event.code == 79 and "Xid" not in line:
+            if event.pci is None and recent_pci is not None:
+                event = replace(event, pci=recent_pci)
+            previous = events[-1] if events else None
+            if isinstance(previous, XidEvent) and previous.code == 79 and previous.pci == event.pci \
+                    and previous.timestamp.wallclock == event.timestamp.wallclock \
+                    and _close(previous.timestamp, event.timestamp):
+                continue  # the same report, one more line of it
+        events.append(event)
     return tuple(events)
+
+
+def _close(a: DmesgTime, b: DmesgTime) -> bool:
+    if a.seconds_since_boot is None or b.seconds_since_boot is None:
+        return True
+    return abs(a.seconds_since_boot - b.seconds_since_boot) < 5.0
 
 
 _RELEVANT = _MARKERS + ("nvidia-nvswitch", "invoked oom-killer", "Out of memory", "NVLink", "GPU at PCI")

@@ -18,6 +18,7 @@ import pickle
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from math import prod
 from pathlib import Path
 from typing import Any
 
@@ -72,17 +73,17 @@ class FrDump:
 
 
 def _int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, int):
+    if type(value) is int:
         return value
-    if isinstance(value, float):
+    if isinstance(value, (bool, int)):
         return int(value)
-    if isinstance(value, str):
-        try:
+    try:
+        if isinstance(value, float):
+            return int(value)
+        if isinstance(value, str):
             return int(value.strip())
-        except ValueError:
-            return None
+    except (ValueError, OverflowError):
+        return None
     return None
 
 
@@ -131,7 +132,7 @@ def _pg_status(raw: Any) -> dict[str, PgStatus]:
     return out
 
 
-def _numel(sizes: Any) -> tuple[tuple[tuple[int, ...], ...], int | None]:
+def _numel_slow(sizes: Any) -> tuple[tuple[tuple[int, ...], ...], int | None]:
     if not isinstance(sizes, (list, tuple)):
         return (), None
     shapes: list[tuple[int, ...]] = []
@@ -141,33 +142,61 @@ def _numel(sizes: Any) -> tuple[tuple[tuple[int, ...], ...], int | None]:
             return tuple(shapes), None
         dims = tuple(d for d in (_int(x) for x in shape) if d is not None)
         shapes.append(dims)
-        n = 1
-        for d in dims:
-            n *= d
-        total += n
+        total += prod(dims)
     return tuple(shapes), (total if shapes else None)
 
 
+def _numel(sizes: Any) -> tuple[tuple[tuple[int, ...], ...], int | None]:
+    """Shapes as tuples and the total element count (None when there are no tensors)."""
+    if type(sizes) is list:  # the common case: a list of lists of ints
+        try:
+            shapes = tuple(map(tuple, sizes))
+            total = sum(map(prod, shapes))
+        except TypeError:
+            return _numel_slow(sizes)
+        if type(total) is int and all(type(d) is int for shape in shapes for d in shape):
+            return shapes, (total if shapes else None)
+    return _numel_slow(sizes)
+
+
 _P2P_PEER = re.compile(r"(\d+)\s*(->|<-)\s*(\d+)")
+_OP_CACHE: dict[str, tuple[str, int | None]] = {}
+_DTYPE_CACHE: dict[str, str] = {}
 
 
 def _op_and_peer(profiling_name: str) -> tuple[str, int | None]:
+    cached = _OP_CACHE.get(profiling_name)
+    if cached is not None:
+        return cached
     head, _, tail = profiling_name.strip().partition(" ")
-    peer = None
     match = _P2P_PEER.search(tail)
-    if match:
-        peer = int(match.group(3))
-    return torch_op(head or "unknown"), peer
+    result = torch_op(head or "unknown"), (int(match.group(3)) if match else None)
+    if len(_OP_CACHE) < 10000:
+        _OP_CACHE[profiling_name] = result
+    return result
+
+
+def _dtype(dtypes: Any) -> str | None:
+    if not isinstance(dtypes, (list, tuple)) or not dtypes:
+        return None
+    name = str(dtypes[0])
+    cached = _DTYPE_CACHE.get(name)
+    if cached is None:
+        cached = torch_dtype(name)
+        if len(_DTYPE_CACHE) < 1000:
+            _DTYPE_CACHE[name] = cached
+    return cached
 
 
 def _state(entry: Mapping[str, Any], gloo: bool, status: PgStatus | None) -> CollectiveState:
-    raw = str(entry.get("state") or "").lower()
+    raw = entry.get("state")
+    raw = raw.lower() if isinstance(raw, str) else ""
     if raw == "completed" or entry.get("retired") is True or _int(entry.get("time_discovered_completed_ns")):
         return CollectiveState.COMPLETED
-    op_id = _int(entry.get("op_id"))
-    if gloo and status and status.last_completed is not None and op_id is not None \
-            and op_id <= status.last_completed:
-        return CollectiveState.COMPLETED
+    if gloo and status is not None and status.last_completed is not None:
+        op_id = _int(entry.get("op_id"))
+        if op_id is not None and op_id <= status.last_completed:
+            return CollectiveState.COMPLETED
     if raw == "started" or gloo or _int(entry.get("time_discovered_started_ns")):
         return CollectiveState.IN_FLIGHT
     return CollectiveState.SCHEDULED
@@ -182,39 +211,43 @@ def _frames(raw: Any) -> tuple[Frame, ...]:
     )
 
 
-def _entry(
-    entry: Mapping[str, Any], rank: int | None, statuses: Mapping[str, PgStatus]
-) -> tuple[Collective, FrEntryInfo]:
-    pg_id = str(entry.get("pg_id", ""))
+def _pg_of(entry: Mapping[str, Any]) -> tuple[str, str | None]:
+    pg_id = entry.get("pg_id", "")
+    pg_id = pg_id if type(pg_id) is str else str(pg_id)
     pgroup = entry.get("process_group")
-    pg_name = str(pgroup[1]) if isinstance(pgroup, (list, tuple)) and len(pgroup) > 1 else None
-    if not pg_id and isinstance(pgroup, (list, tuple)) and pgroup:
-        pg_id = str(pgroup[0])
-    profiling = str(entry.get("profiling_name") or "unknown")
+    if isinstance(pgroup, (list, tuple)):
+        if not pg_id and pgroup:
+            pg_id = str(pgroup[0])
+        return pg_id, (str(pgroup[1]) if len(pgroup) > 1 else None)
+    return pg_id, None
+
+
+def _entry(
+    entry: Mapping[str, Any], rank: int, statuses: Mapping[str, PgStatus]
+) -> tuple[Collective, FrEntryInfo]:
+    get = entry.get
+    pg_id, pg_name = _pg_of(entry)
+    profiling = get("profiling_name") or "unknown"
+    profiling = profiling if type(profiling) is str else str(profiling)
     op, peer = _op_and_peer(profiling)
-    is_p2p = bool(entry.get("is_p2p")) or op in ("send", "recv")
-    seq_key = "p2p_seq_id" if is_p2p else "collective_seq_id"
-    seq = _int(entry.get(seq_key, entry.get("seq_id")))
-    in_shapes, count = _numel(entry.get("input_sizes"))
-    out_shapes, _ = _numel(entry.get("output_sizes"))
-    dtypes = entry.get("input_dtypes") or entry.get("output_dtypes") or []
-    dtype = torch_dtype(str(dtypes[0])) if isinstance(dtypes, (list, tuple)) and dtypes else None
-    created = _int(entry.get("time_created_ns"))
+    is_p2p = bool(get("is_p2p")) or op in ("send", "recv")
+    seq = _int(get("p2p_seq_id" if is_p2p else "collective_seq_id", get("seq_id")))
+    in_shapes, count = _numel(get("input_sizes"))
+    out_shapes, _ = _numel(get("output_sizes"))
+    op_id = _int(get("op_id"))
     coll = Collective(
-        rank=UNKNOWN_RANK if rank is None else rank, pg=pg_id, seq=seq if seq is not None else -1,
-        op=op, count=count, dtype=dtype,
+        rank=rank, pg=pg_id, seq=seq if seq is not None else -1, op=op, count=count,
+        dtype=_dtype(get("input_dtypes") or get("output_dtypes")),
         state=_state(entry, profiling.startswith("gloo"), statuses.get(pg_id)),
         pg_name=pg_name, input_sizes=in_shapes, output_sizes=out_shapes, is_p2p=is_p2p, peer=peer,
-        time_ns=created or None, source="fr",
+        time_ns=_int(get("time_created_ns")) or None, source="fr",
     )
-    duration = entry.get("duration_ms")
+    duration, retired, state, thread = get("duration_ms"), get("retired"), get("state"), get("thread_name")
     info = FrEntryInfo(
-        _int(entry.get("record_id")), _int(entry.get("op_id")), profiling,
-        str(entry["thread_name"]) if entry.get("thread_name") is not None else None,
-        _int(entry.get("timeout_ms")),
+        _int(get("record_id")), op_id, profiling, None if thread is None else str(thread),
+        _int(get("timeout_ms")),
         float(duration) if isinstance(duration, (int, float)) and not isinstance(duration, bool) else None,
-        entry.get("retired") if isinstance(entry.get("retired"), bool) else None,
-        str(entry["state"]) if entry.get("state") is not None else None,
+        retired if isinstance(retired, bool) else None, None if state is None else str(state),
     )
     return coll, info
 
@@ -234,11 +267,11 @@ def parse_fr_json(data: Mapping[str, Any], rank: int | None, source: str) -> FrD
         problems.append("entries is not a list")
         entries = []
     for index, entry in enumerate(entries):
-        if not isinstance(entry, Mapping):
+        if not isinstance(entry, dict) and not isinstance(entry, Mapping):
             problems.append(f"entry {index} is not an object")
             continue
         try:
-            coll, info = _entry(entry, rank, statuses)
+            coll, info = _entry(entry, UNKNOWN_RANK if rank is None else rank, statuses)
         except (TypeError, ValueError, AttributeError, IndexError) as exc:
             problems.append(f"entry {index}: {exc}")
             continue
@@ -246,8 +279,11 @@ def parse_fr_json(data: Mapping[str, Any], rank: int | None, source: str) -> FrD
         infos.append(info)
         if "frames" in entry:
             frames[info.record_id if info.record_id is not None else index] = _frames(entry["frames"])
+    version = str(data.get("version", ""))
+    if not version.startswith("2."):
+        problems.insert(0, f"unknown format version {version or '(none)'!r}, read as 2.x")
     return FrDump(
-        rank=rank, version=str(data.get("version", "")), pg_config=_pg_config(data.get("pg_config")),
+        rank=rank, version=version, pg_config=_pg_config(data.get("pg_config")),
         pg_status=statuses, collectives=tuple(colls), source=source, entries=tuple(infos),
         frames_by_record=frames, comm_lib_version=str(data.get("comm_lib_version", "") or ""),
         problems=tuple(problems),
@@ -312,6 +348,7 @@ def rank_from_filename(name: str, prefix: str | None) -> int | None:
     With an empty prefix, the trailing number. A ".json"/".pkl" extension is tolerated.
     """
     base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    prefix = (prefix or "").replace("\\", "/").rsplit("/", 1)[-1]  # TORCH_FR_DUMP_TEMP_FILE is a path
     if prefix:
         if not base.startswith(prefix):
             return None

@@ -23,7 +23,12 @@ class RankPrefix:
 
 
 _RANK = re.compile(r"\[rank(\d+)\]:?\s?")
-_HOST_RANK = re.compile(r"\[([A-Za-z0-9][\w.-]*):(\d+)\](?:[ +:]\s?|(?=\[))")
+# triage's tag is "[host:rank]" + " " (a whole line) or "+" (a partial one), then the line as it was;
+# "[host:launcher]" tags the launcher's own output. "[file.cpp:123]" (glog, loggers) is no tag.
+_HOST_RANK = re.compile(
+    r"\[([A-Za-z0-9][\w.-]*?)(?<!\.cpp)(?<!\.cc)(?<!\.py)(?<!\.h)(?<!\.c)(?<!\.cu):(\d+|launcher)\]"
+    r"(?::\s?|[ +]|(?=\[))"
+)
 _LOCAL = re.compile(r"\[([A-Za-z_][\w-]*?)(\d+)\]:\s?")
 _SRUN = re.compile(r"\s*(\d+): ")
 _PDSH = re.compile(r"([a-z0-9][a-z0-9.-]*[0-9][a-z0-9.-]*): ")
@@ -42,7 +47,8 @@ def split_rank_prefix(line: str) -> RankPrefix:
         if match := _RANK.match(rest):
             rank, local = int(match.group(1)), False
         elif match := _HOST_RANK.match(rest):
-            host, rank, local = match.group(1), int(match.group(2)), False
+            host, local = match.group(1), False
+            rank = int(match.group(2)) if match.group(2).isdigit() else rank
         elif (match := _LOCAL.match(rest)) and rank is None:
             rank, local = int(match.group(2)), True
         elif (match := _RAY.match(rest)) is not None:
@@ -73,6 +79,8 @@ def split_interleaved_log(text: str) -> dict[int | str, list[str]]:
     for p in parsed:
         if p.rank is not None and not p.local and p.host and p.pid is not None:
             pid_rank.setdefault(f"{p.host}:{p.pid}", p.rank)
+    for pid_key, rank in _ranks_from_nccl_inits(parsed).items():
+        pid_rank.setdefault(pid_key, rank)
     groups: dict[int | str, list[str]] = {}
     previous: int | str = "unknown"
     for p in parsed:
@@ -90,3 +98,20 @@ def split_interleaved_log(text: str) -> dict[int | str, list[str]]:
         groups.setdefault(key, []).append(p.rest)
         previous = key
     return groups
+
+
+def _ranks_from_nccl_inits(parsed: list[RankPrefix]) -> dict[str, int]:
+    """host:pid -> rank in the process's largest communicator, from NCCL init lines."""
+    from triage.parsing.nccl import NcclInit, parse_nccl_line  # nccl imports this module
+
+    best: dict[str, tuple[int, int]] = {}
+    for p in parsed:
+        if p.pid is None or "NCCL INFO" not in p.rest or " rank " not in p.rest:
+            continue
+        event = parse_nccl_line(p.rest)
+        if isinstance(event, NcclInit):
+            key = f"{event.host}:{event.pid}"
+            size = event.nranks or 0
+            if key not in best or size > best[key][0]:
+                best[key] = (size, event.rank)
+    return {key: rank for key, (_size, rank) in best.items()}

@@ -77,7 +77,8 @@ def torch_op(x: str) -> str:
     """
     text = str(x).strip()
     if ":" in text:
-        text = text.rsplit(":", 1)[1]
+        text = text.split(":", 1)[1]
+    text = text.split(" ", 1)[0] if text else text  # "nccl:send 0->1": the peer is not part of the name
     key = _SPLIT.sub("", text.lower())
     if key in _OP_ALIASES:
         return _OP_ALIASES[key]

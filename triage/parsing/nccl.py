@@ -178,18 +178,26 @@ def _make_warn(host: str, pid: int, tid: int | None, dev: int | None, mid: str, 
     )
 
 
-def _launcher_rank(line: str, start: int) -> int | None:
+_TRAILING_RANK = re.compile(r"(?:\[rank(\d+)\]:|\[[A-Za-z0-9][\w.-]*:(\d+)\][ +:]?)\s?\Z")
+
+
+def _launcher_rank(line: str, start: int, first: bool) -> int | None:
+    """The rank a launcher prefix in front of an NCCL head gives. For a segment glued after
+    another one, only a prefix right before its head counts."""
     if start <= 0:
         return None
+    if not first:
+        match = _TRAILING_RANK.search(line, max(0, start - 80), start)
+        return int(match.group(1) or match.group(2)) if match else None
     prefix = split_rank_prefix(line[:start].rstrip() + " x")
     return None if prefix.local else prefix.rank
 
 
-def _parse_segment(line: str, head: re.Match[str], end: int) -> NcclEvent | None:
+def _parse_segment(line: str, head: re.Match[str], end: int, first: bool) -> NcclEvent | None:
     host, pid = head.group("host"), int(head.group("pid"))
     tid, dev = int(head.group("tid")), int(head.group("dev"))
     body = line[head.end():end]
-    lrank = _launcher_rank(line, head.start())
+    lrank = _launcher_rank(line, head.start(), first)
     if head.group("level") == "WARN":
         return _make_warn(host, pid, tid, dev, head.group("mid"), head.group("ts"), body, lrank)
     if "opCount" in body:
@@ -208,7 +216,7 @@ def parse_nccl_segments(line: str) -> list[NcclEvent]:
     events: list[NcclEvent] = []
     for index, head in enumerate(heads):
         end = heads[index + 1].start() if index + 1 < len(heads) else len(line)
-        event = _parse_segment(line, head, end)
+        event = _parse_segment(line, head, end, index == 0)
         if event is not None:
             events.append(event)
     return events

@@ -51,7 +51,8 @@ class NcclCommState:
 # The common collective line, matched in one go. Anything else takes the tolerant path.
 _FAST = re.compile(
     r"([^\s:\[\]+]+):(\d+):\d+ \[\d+\] NCCL INFO \w+: opCount [0-9a-fA-F]+ sendbuff \S+ recvbuff \S+ "
-    r"count \d+ datatype \d+ op \d+ root -?\d+ comm (\S+)(?: \[nranks=\d+\])? stream \S+[ \t\r\n]*\Z"
+    r"count \d+ datatype \d+ op \d+ root -?\d+ comm (\S+)(?: \[nranks=\d+\])? stream \S+"
+    r"(?: \w+ -?\w+)*[ \t\r\n]*\Z"  # RCCL adds "task N globalrank N"
 )
 _Key: TypeAlias = tuple[str, str, str]      # host, pid (as printed), comm
 _Item: TypeAlias = str | NcclColl           # a raw line (parsed lazily) or a parsed op

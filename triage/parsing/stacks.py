@@ -162,16 +162,40 @@ def parse_faulthandler_signal(text: str) -> str | None:
     return match.group(1) if match else None
 
 
+@dataclass(frozen=True)
+class FatalBanner:
+    """glog-style crash banner (PyTorch/Paddle): ``*** Aborted at 1757588325 (unix time) ...`` and
+    ``*** SIGSEGV (@0x0) received by PID 1234 (TID 0x7f..) from PID 0; stack trace: ***``."""
+
+    unix_time: int | None
+    signal: str | None
+    pid: int | None
+
+
+_ABORTED_AT = re.compile(r"\*\*\* Aborted at (\d+) \(unix time\)")
+_SIG_RECEIVED = re.compile(r"\*\*\* (SIG[A-Z]+) \(@[^)]*\) received by PID (\d+)")
+
+
+def parse_fatal_banner(text: str) -> FatalBanner | None:
+    """The crash time and signal from a glog fatal banner, or None when there is none."""
+    at = _ABORTED_AT.search(text)
+    sig = _SIG_RECEIVED.search(text)
+    if at is None and sig is None:
+        return None
+    return FatalBanner(int(at.group(1)) if at else None, sig.group(1) if sig else None,
+                       int(sig.group(2)) if sig else None)
+
+
 _LIBRARY_MARKERS = (
-    "/site-packages/", "/dist-packages/", "/torch/", "/lib/python3", "threading.py",
+    "/site-packages/", "/dist-packages/", "/torch/", "/lib/python3", "/threading.py",
     "<frozen ", "runpy.py", "/multiprocessing/", "/concurrent/", "/asyncio/",
 )
 
 
 def _is_user_frame(frame: Frame) -> bool:
-    if not frame.filename or frame.module is not None and not frame.filename:
+    if not frame.filename:  # native frames (py-spy --native) have a library, no file
         return False
-    path = frame.filename.replace("\\", "/")
+    path = "/" + frame.filename.replace("\\", "/").lstrip("/")  # py-spy text: "torch/distributed/x.py"
     return not any(marker in path for marker in _LIBRARY_MARKERS)
 
 
@@ -197,21 +221,33 @@ def stack_top(threads: Iterable[ThreadStack]) -> str | None:
 
 
 _C10D_SKIP = {"wrapper", "_wrapper", "inner", "decorator", "wait", "__call__"}
+_C10D_FILES = ("distributed_c10d.py", "_functional_collectives.py")
+_PRIVATE_COLLECTIVES = ("_all_gather_base", "_reduce_scatter_base", "_coalescing_manager")
+
+
+def _collective_name(frame: Frame) -> str | None:
+    name = frame.function.rsplit(".", 1)[-1]
+    if name in _C10D_SKIP or (name.startswith("_") and name not in _PRIVATE_COLLECTIVES):
+        return None
+    return frame.function
 
 
 def waiting_in_collective(threads: Iterable[ThreadStack]) -> str | None:
-    """The torch.distributed function ("all_reduce", "barrier", ...) the main thread is in."""
+    """The torch.distributed function ("all_reduce", "barrier", ...) the main thread is in:
+    the innermost public function of distributed_c10d (or functional collectives), else the
+    innermost public torch.distributed function (FSDP, DDP ...)."""
     main = _main(threads)
     if main is None:
         return None
-    found: str | None = None
+    fallback: str | None = None
     for frame in main.frames:
         path = frame.filename.replace("\\", "/")
-        if "torch/distributed/" in path:
-            name = frame.function.rsplit(".", 1)[-1]
-            if name not in _C10D_SKIP and not name.startswith("_") or name in ("_all_gather_base",
-                                                                                 "_reduce_scatter_base"):
-                found = frame.function
-        elif found is not None:
-            break
-    return found
+        if "torch/distributed/" not in path and not path.endswith(_C10D_FILES):
+            continue
+        name = _collective_name(frame)
+        if name is None:
+            continue
+        if path.endswith(_C10D_FILES):
+            return name
+        fallback = fallback or name
+    return fallback

@@ -40,15 +40,18 @@ class WatchdogEvent:
     timestamp: str | None           # as glog printed it: "1122 10:00:00.123456789"
     raw: str
     ranks: tuple[int, ...] = ()     # desync: the ranks the report blames
+    note: str | None = None         # desync: timeout_at_collective | never_joined | joined_not_finished |
+                                    # finished_not_joined
 
 
 _MARKERS = (
     "Watchdog caught", "detected by watchdog", "Timeout at NCCL work", "Heartbeat monitor timed out",
-    "watchdog got stuck", "lagging", "mismatched ranks", "Desync",
+    "watchdog got stuck", "no heartbeat of its watchdog", "lagging", "mismatched ranks", "Desync",
+    "Timeout at collective:", "joined but didn't finish", "but didn't join collective",
 )
 # fewer, shorter markers for whole-text scans ("atchdog" covers three of the above)
 _SCAN_MARKERS = ("atchdog", "Timeout at NCCL work", "Heartbeat monitor timed out", "lagging", "mismatched ranks",
-                 "Desync")
+                 "Desync", "Timeout at collective:", "joined but didn't finish", "but didn't join collective")
 _RANK_PREFIX = re.compile(r"\[rank(\d+)\]:")
 _GLOG = re.compile(r"\[[EWIF](\d{4} \d\d:\d\d:\d\d(?:\.\d+)?)?\s*[\w.]*\.(?:cpp|cc|h|hpp):\d+\]")
 _PG_TAG = re.compile(
@@ -62,8 +65,14 @@ _COMPANION = re.compile(
     r"(?:work|NCCL work):\s*(-?\d+),\s*last enqueued NCCL work:\s*(-?\d+),\s*last completed NCCL work:\s*(-?\d+)"
 )
 _STUCK = re.compile(r"got stuck for (\d+) seconds")
-_DESYNC_SEQ = re.compile(r"collective #(\d+)|#(\d+) started")
-_DESYNC_RANKS = re.compile(r"ranks? \[([\d,\s]*)\]|^\s*- \[([\d,\s]*)\]")
+# TORCH_NCCL_DESYNC_DEBUG report (c10d TraceUtils.h retrieveDesyncReport), one finding per line
+_DESYNC_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("timeout_at_collective", re.compile(r"\[(?P<ranks>\d+)\] Timeout at collective: (?P<op>[^,]+), #(?P<seq>\d+)")),
+    ("never_joined", re.compile(r"ranks \[(?P<ranks>[\d,\s]*)\] are the lagging ranks")),
+    ("joined_not_finished", re.compile(r"\[(?P<ranks>[\d,\s]*)\] joined but didn't finish collective #(?P<seq>\d+)")),
+    ("finished_not_joined", re.compile(
+        r"\[(?P<ranks>[\d,\s]*)\] finished collective #\d+, but didn't join collective #(?P<seq>\d+)")),
+)
 
 
 def _opt_int(text: str | None) -> int | None:
@@ -84,7 +93,11 @@ def _kind(line: str) -> WatchdogKind | None:
         return WatchdogKind.TIMEOUT_AT
     if "Heartbeat monitor timed out" in line or "watchdog got stuck" in line:
         return WatchdogKind.HEARTBEAT_TIMEOUT
-    if ("lagging" in line and "rank" in line) or "mismatched ranks" in line or "Desync" in line:
+    if "no heartbeat of its watchdog" in line:
+        return WatchdogKind.HEARTBEAT_TIMEOUT
+    if "lagging ranks" in line or "mismatched ranks" in line or ("Desync" in line and "rank" in line.lower()) \
+            or "Timeout at collective:" in line or "didn't join collective" in line \
+            or "joined but didn't finish" in line:
         return WatchdogKind.DESYNC
     return None
 
@@ -116,14 +129,17 @@ def parse_watchdog_line(line: str) -> WatchdogEvent | None:
     if stuck and timeout_ms is None:
         timeout_ms = int(stuck.group(1)) * 1000
     ranks: tuple[int, ...] = ()
-    if kind is WatchdogKind.DESYNC:
-        seq_match = _DESYNC_SEQ.search(line)
-        if seq_match:
-            seq = _opt_int(seq_match.group(1) or seq_match.group(2))
-        rank_match = _DESYNC_RANKS.search(line)
-        if rank_match:
-            ranks = tuple(int(x) for x in re.findall(r"\d+", rank_match.group(1) or rank_match.group(2)))
     op = fields.get("OpType")
+    note = None
+    if kind is WatchdogKind.DESYNC:
+        for name, form in _DESYNC_FORMS:
+            found = form.search(line)
+            if found:
+                note, ranks = name, tuple(int(x) for x in re.findall(r"\d+", found.group("ranks")))
+                groups = found.groupdict()
+                seq = _opt_int(groups.get("seq")) if groups.get("seq") else seq
+                op = groups.get("op") or op
+                break
     return WatchdogEvent(
         kind=kind, rank=rank, pg=tag.group("pg") if tag else None,
         pg_desc=(tag.group("desc") or None) if tag else None, seq=seq,
@@ -132,6 +148,7 @@ def parse_watchdog_line(line: str) -> WatchdogEvent | None:
         ran_for_ms=_opt_int(ran_for.group(1)) if ran_for else None,
         last_enqueued=enqueued, last_completed=completed,
         timestamp=glog.group(1) if glog and glog.group(1) else None, raw=line.rstrip("\r\n"), ranks=ranks,
+        note=note,
     )
 
 

@@ -125,7 +125,12 @@ def find_job(job_id: str) -> SlurmJob:
 
 
 def srun_argv(job_id: str, node: str, command: Sequence[str]) -> list[str]:
-    """Run ``command`` (argv) once on ``node`` inside the job's allocation, next to its steps."""
+    """Run ``command`` (argv) once on ``node`` inside the job's allocation, next to its steps.
+
+    ``--overlap`` shares the job's CPUs with its running steps (without it srun waits for free
+    CPUs, i.e. forever); ``--mem=0`` lets the step use the job's memory instead of asking for more.
+    """
     validate_job_id(job_id)
     validate_host(node)
-    return ["srun", "--jobid", job_id, "--overlap", "-N1", "-n1", "-w", node, "--quiet", "--", *command]
+    return ["srun", "--jobid", job_id, "--overlap", "-N1", "-n1", "-w", node, "--mem=0",
+            "--job-name=triage-collect", "--quiet", "--", *command]

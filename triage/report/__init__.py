@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal, Sequence, TextIO
+from typing import Literal, TextIO
 
 from triage.analysis.model import Report
 

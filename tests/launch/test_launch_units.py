@@ -1,0 +1,87 @@
+"""Unit tests of the agent's pieces on real files: the log pump, rank status, run dir, job id."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+from triage.agent.envsetup import is_torchrun, rank_vars
+from triage.agent.pump import LogPump
+from triage.agent.ranks import RankTracker, fatal_signal
+from triage.agent.rundir import job_id_from_env, prepare_run_dir
+from triage.agent.supervisor import exit_code_of
+from triage.agent.tagger import reconstruct
+
+
+class _Sink:
+    def __init__(self) -> None:
+        self.data = b""
+
+    def writelines(self, chunks: list[bytes]) -> None:
+        self.data += b"".join(chunks)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_pump_tags_new_bytes_and_skips_old_ones_in_a_reused_run_dir(tmp_path: Path) -> None:
+    _run, host = prepare_run_dir(tmp_path / "run", "j1", "h", ["x"])
+    rank0 = host.rank(0)
+    rank0.root.mkdir(parents=True)
+    rank0.output.write_bytes(b"old run line\n")
+    sink = _Sink()
+    seen: list[tuple[int, bytes]] = []
+    pump = LogPump(host, "h", sink, on_output=lambda r, c: seen.append((r, c)))  # type: ignore[arg-type]
+    with open(rank0.output, "ab") as out:
+        out.write(b"new line\npartial")
+    with open(host.launcher_log, "ab") as out:
+        out.write(b"launcher says hi\n")
+    pump.discover()
+    pump.pump(time.time())
+    assert b"[h:0] new line\n" in sink.data and b"old run line" not in sink.data
+    assert b"[h:launcher] launcher says hi\n" in sink.data
+    assert seen == [(0, b"new line\n")]
+    pump.finish(time.time())
+    pump.close()
+    assert reconstruct(sink.data, "h", "0") == b"new line\npartial"
+    assert reconstruct(host.merged_log.read_bytes(), "h", "0") == b"new line\npartial"
+
+
+def test_rank_tracker_reads_worker_and_heartbeat(tmp_path: Path) -> None:
+    _run, host = prepare_run_dir(tmp_path / "run", "j1", "h", ["x"])
+    paths = host.rank(3)
+    paths.root.mkdir(parents=True)
+    paths.worker.write_text(json.dumps({"pid": os.getpid(), "local_rank": 1, "started": time.time()}))
+    paths.heartbeat.write_text(json.dumps({"pid": os.getpid(), "time": time.time(), "step": None,
+                                           "progress": {}, "fr": None}))
+    tracker = RankTracker(host, "h")
+    statuses, exited = tracker.poll(time.time())
+    assert exited == []
+    (status,) = statuses
+    assert status.rank == 3 and status.local_rank == 1 and status.alive and status.pid == os.getpid()
+    assert status.heartbeat_age_s is not None and status.heartbeat_age_s < 5
+    assert status.progress_age_s is None          # no FR and no step: no progress to measure
+    assert status.in_flight is None
+
+
+def test_fatal_signal_from_faulthandler_log(tmp_path: Path) -> None:
+    log = tmp_path / "faulthandler.log"
+    assert fatal_signal(log) is None
+    log.write_bytes(b"Fatal Python error: Segmentation fault\n\nCurrent thread 0x1 (most recent call first):\n")
+    assert fatal_signal(log) == signal.SIGSEGV
+    log.write_bytes(b"Current thread 0x1 (most recent call first):\n  File \"x.py\", line 1 in f\n")
+    assert fatal_signal(log) == signal.SIGTERM
+
+
+def test_job_id_exit_codes_and_rank_vars() -> None:
+    assert job_id_from_env({"SLURM_JOB_ID": "123"}) == "123"
+    assert job_id_from_env({"TORCHELASTIC_RUN_ID": "a/b"}) == "a_b"
+    assert job_id_from_env({}, now=0.0) == "19700101-000000-000"
+    assert exit_code_of(-9) == 137 and exit_code_of(3) == 3
+    assert is_torchrun(["/usr/bin/torchrun", "x.py"]) and not is_torchrun(["python", "-m", "torch.distributed.run"])
+    assert rank_vars(["torchrun"], None) == "RANK"
+    assert rank_vars(["srun", "python"], None).split(",")[:2] == ["RANK", "SLURM_PROCID"]
+    assert rank_vars(["srun"], "MY_RANK") == "MY_RANK"

@@ -37,6 +37,36 @@ dist.destroy_process_group()
 """
 
 
+BEAT_COST = """\
+import os, sys, time
+import torch, torch.distributed as dist
+from triage.worker.agent import _State
+from triage.worker.heartbeat import HeartbeatThread
+dist.init_process_group("gloo", rank=0, world_size=1, init_method="tcp://127.0.0.1:PORT")
+t = torch.ones(16)
+for _ in range(2000):
+    dist.all_reduce(t)
+state = _State(0, sys.argv[1], "h")
+state.control_name = f"triage-bench-{os.getpid()}"
+beat = HeartbeatThread(state, 1.0)
+n = 2000
+start = time.perf_counter()
+for _ in range(n):
+    beat.beat()
+print(f"BEAT_US {(time.perf_counter() - start) / n * 1e6:.1f}", flush=True)
+"""
+
+
+def beat_cost(work: Path, env: dict[str, str]) -> float:
+    """Microseconds one heartbeat costs a worker with a full (2000-entry) Flight Recorder."""
+    script = work / "beat.py"
+    script.write_text(BEAT_COST.replace("PORT", str(free_port())))
+    out = subprocess.run([sys.executable, str(script), str(work)], capture_output=True, env=env,
+                         check=False).stdout.decode()
+    match = re.search(r"BEAT_US (\d+\.\d+)", out)
+    return float(match.group(1)) if match else float("nan")
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -69,6 +99,9 @@ def main() -> None:
             plain.append(run(tr, env, work))
             triage.append(run([sys.executable, "-m", "triage", "launch", "--run-dir", str(work / f"run{i}"),
                                "--", *tr], env, work))
+        cost = beat_cost(work, env)
+        print(f"heartbeat cost: {cost:.1f} us per beat (FR with 2000 entries, nothing in flight); "
+              f"at the default 1 s interval that is {cost / 1e6 * 100:.4f}% of one core")
         print(f"worker overhead: 2 ranks x {args.iters} all_reduce(16 floats, gloo), rank 0's loop, "
               f"median of {args.repeat}")
         for label, index in (("wall", 0), ("cpu", 1)):

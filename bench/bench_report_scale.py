@@ -11,6 +11,7 @@ there are many files), and the same for `fr_trace` with --fr-trace (both read th
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import shutil
 import subprocess
@@ -81,8 +82,10 @@ def analysis_only(ranks: int, entries: int) -> None:
         items.append(RankEvidence(rank=rank, collectives=colls, has_trace=True,
                                   groups=(PgMembers("0", "default_pg", None),)))
     evidence = Evidence(ranks=tuple(items), world_size=ranks)
+    gc.disable()  # as `triage report` does
     start = time.perf_counter()
     report = analyze(evidence)
+    gc.enable()
     secs = time.perf_counter() - start
     print(f"analysis only: ranks={ranks} entries={entries}: {secs:.2f}s "
           f"({ranks * entries / secs / 1e6:.1f} M entries/s); culprit {list(report.verdict.culprit_ranks)}")

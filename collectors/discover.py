@@ -84,3 +84,12 @@ def find_ranks(match: str | None = None, exclude: Iterable[int] = ()) -> list[Ta
             continue
         found[rank] = Target(rank=rank, pid=proc.pid, local_rank=_int_var(env, LOCAL_RANK_VARS))
     return [found[r] for r in sorted(found)]
+
+
+def find_matching(match: str) -> list[Target]:
+    """Python processes whose cmdline matches, with or without a rank variable (ranks by order)."""
+    pattern = re.compile(match)
+    skip = {os.getpid(), os.getppid()}
+    pids = [p.pid for p in psutil.process_iter()
+            if p.pid not in skip and _is_python(p) and pattern.search(_cmdline(p))]
+    return targets_for_pids(sorted(pids))

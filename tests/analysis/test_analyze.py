@@ -177,3 +177,13 @@ def test_coalesced_entries_at_one_seq_compare_as_a_whole() -> None:
     report = analyze(Evidence(ranks=tuple(ranks), world_size=4))
     assert report.verdict.subkind is MismatchKind.SIZE
     assert report.verdict.culprit_ranks == (2,) and report.verdict.seq == 2
+
+
+def test_all_gather_output_sized_for_another_group_is_a_size_mismatch() -> None:
+    ranks = []
+    for r in range(4):
+        out = ((3, 8),) if r == 1 else ((4, 8),)   # rank 1 gathers into room for 3 ranks
+        c = replace(coll(r, 2, op="all_gather", state=WAIT), input_sizes=((8,),), output_sizes=out)
+        ranks.append(rank(r, [coll(r, 1), c]))
+    report = analyze(Evidence(ranks=tuple(ranks), world_size=4))
+    assert report.verdict.subkind is MismatchKind.SIZE and report.verdict.culprit_ranks == (1,)

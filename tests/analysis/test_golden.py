@@ -65,3 +65,26 @@ def test_silent_mismatch_is_flagged_in_a_run_that_finished(monkeypatch: pytest.M
     evidence = load_inputs(["run"])
     assert evidence.finished_cleanly
     assert analyze(evidence).verdict.summary.startswith("SILENT MISMATCH: rank 1 (node01)")
+
+
+def test_heartbeat_in_flight_entries_stand_in_for_missing_dumps(tmp_path: Path) -> None:
+    """Right after a hang, before any bundle: each rank's heartbeat.json carries its in-flight FR
+    entries (as the in-worker agent writes them); built here from the stuck_outside golden dumps."""
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(GOLDEN / "stuck_outside/run", run)
+    for host in ("node01", "node02"):
+        for bundle in sorted((run / host / "bundles").iterdir()):
+            for rank_dir in sorted(bundle.glob("rank-*")):
+                rank = int(rank_dir.name.split("-")[1])
+                full = json.loads((rank_dir / "fr.json").read_text())
+                mini = {k: full[k] for k in ("version", "pg_config", "pg_status") if k in full}
+                mini["entries"] = [e for e in full["entries"] if not e.get("retired")]
+                beat = {"pid": 1, "rank": rank, "time": 0.0, "beat": 3, "fr_state": "ok", "fr": mini}
+                (run / host / "ranks" / str(rank) / "heartbeat.json").write_text(json.dumps(beat))
+        shutil.rmtree(run / host / "bundles")
+    report = analyze(load_inputs([run]))
+    assert report.verdict.kind.value == "stuck_outside_collective"
+    assert report.verdict.culprit_ranks == (2,) and report.verdict.seq == 4
+    assert report.verdict.summary.startswith("HANG: rank 2 (node02) never reached seq 4")

@@ -132,6 +132,21 @@ def test_missing_tools_really_absent_from_path(tmp_path: Path, monkeypatch: pyte
     assert (bundle / "rank-0/proc.json").is_file() and (bundle / "node/dmesg.txt").is_file()
 
 
+def test_gdb_runs_automatically_when_pyspy_is_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    (bare / "gdb").symlink_to("/usr/bin/gdb")
+    monkeypatch.setenv("PATH", str(bare))
+    with running_program(python_program("collect_target.py", "sleep")) as proc:
+        bundle = collect_node_bundle(JobInfo("job1"), [Target(rank=0, pid=proc.pid)], Trigger.MANUAL, "t",
+                                     CollectOptions(strace_seconds=0), tmp_path / "b")
+    records = {c.name: c for c in read_manifest(bundle).collectors if c.rank == 0}
+    assert records["pyspy"].status == CollectorStatus.MISSING
+    assert records["gdb"].status == CollectorStatus.OK
+    text = (bundle / "rank-0/gdb.txt").read_text()
+    assert text.startswith("# gdb (py-spy missing)") and "clock_nanosleep" in text
+
+
 def test_dump_match_finds_ranks_by_environment(tmp_path: Path) -> None:
     tag = f"tag-{tmp_path.name}"
     argv = [*python_program("collect_target.py", "sleep"), tag]

@@ -6,7 +6,6 @@ import contextlib
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -23,15 +22,9 @@ TORCHRUN = str(Path(sys.executable).resolve().parent / "torchrun")
 RANK_COLLECTORS = {"proc", "fr", "stacks", "fr-torch", "pyspy", "gdb", "strace"}
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def torchrun(script: str | Path, nproc: int = 2) -> list[str]:
-    return [TORCHRUN, "--nproc-per-node", str(nproc), "--master-addr", "127.0.0.1",
-            "--master-port", str(free_port()), str(script)]
+    """torchrun --standalone: the rendezvous store binds a free port itself (no race with other jobs)."""
+    return [TORCHRUN, "--standalone", "--nproc-per-node", str(nproc), str(script)]
 
 
 def example(name: str) -> Path:
@@ -64,6 +57,16 @@ class Finished:
         match = re.search(r"triage: evidence saved to (\S+)", self.stderr)
         assert match, f"no bundle line in: {self.stderr}"
         return Path(match.group(1))
+
+    def explain(self) -> str:
+        """stderr plus the tail of every rank's output.log (for assertion messages)."""
+        parts = [self.stderr]
+        for log in sorted(self.run_dir.glob("*/ranks/*/output.log")):
+            parts.append(f"--- {log}\n" + log.read_text(errors="replace")[-2000:])
+        launcher = sorted(self.run_dir.glob("*/launcher.log"))
+        if launcher:
+            parts.append("--- launcher.log\n" + launcher[0].read_text(errors="replace")[-2000:])
+        return "\n".join(parts)
 
     def line(self, prefix: str) -> str:
         for line in self.stderr.splitlines():

@@ -67,7 +67,7 @@ def test_hang_with_pyspy_gdb_strace_absent(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     done = run_launch(launch_argv(run_dir, torchrun(example("mismatch_hang.py"))),
                       job_env(PATH=bare), run_dir)
-    assert done.returncode == int(ExitCode.HANG_DETECTED), done.stderr
+    assert done.returncode == int(ExitCode.HANG_DETECTED), done.explain()
     bundle = done.bundle()
     manifest = check_complete(bundle, [0, 1])
     for rank in (0, 1):

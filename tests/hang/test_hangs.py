@@ -29,7 +29,7 @@ pytestmark = pytest.mark.timeout(180)
 def _hang_case(tmp_path, script, expected_line: str):  # type: ignore[no-untyped-def]
     run_dir = tmp_path / "run"
     done = run_launch(launch_argv(run_dir, torchrun(script)), job_env(), run_dir)
-    assert done.returncode == int(ExitCode.HANG_DETECTED), done.stderr
+    assert done.returncode == int(ExitCode.HANG_DETECTED), done.explain()
     assert done.line("triage: hang suspected: ") == "triage: hang suspected: " + expected_line
     bundle = done.bundle()
     assert bundle.parent == run_dir / bundle.parent.parent.name / "bundles"
@@ -98,7 +98,7 @@ def test_report_and_wait_leaves_the_job_running(tmp_path) -> None:  # type: igno
     done = run_launch(launch_argv(run_dir, torchrun(program("collect_sleep_rank.py")), "--on-hang", "wait"),
                       env, run_dir)
     # the job was not stopped: rank 1 woke up after 12 s, the all_reduce completed, exit 0
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 0, done.explain()
     assert done.stderr.count("triage: hang suspected:") == 1
     bundles = sorted(run_dir.glob("*/bundles/*"))
     assert len(bundles) == 1 and read_manifest(bundles[0]).trigger == Trigger.HANG

@@ -18,7 +18,7 @@ def test_live_nccl_stream_is_detected(tmp_path) -> None:  # type: ignore[no-unty
     started = time.time()
     done = run_launch(launch_argv(run_dir, torchrun(program("collect_nccl_stream.py")), "--nccl-debug"),
                       job_env(), run_dir)
-    assert done.returncode == int(ExitCode.HANG_DETECTED), done.stderr
+    assert done.returncode == int(ExitCode.HANG_DETECTED), done.explain()
     line = done.line("triage: hang suspected: ")
     assert line.startswith("triage: hang suspected: NCCL: rank 0 issued all_reduce opCount 0x14, no NCCL op for ")
     assert "rank 1 stopped at all_reduce opCount 0x13" in line
@@ -34,7 +34,7 @@ def test_watchdog_line_in_output_is_detected_at_once(tmp_path) -> None:  # type:
     argv = launch_argv(run_dir, torchrun(program("collect_watchdog_line.py")), "--on-hang", "report-and-stop")
     argv[argv.index("--hang-timeout") + 1] = "600"
     done = run_launch(argv, job_env(), run_dir, timeout=90)
-    assert done.returncode == int(ExitCode.HANG_DETECTED), done.stderr
+    assert done.returncode == int(ExitCode.HANG_DETECTED), done.explain()
     assert done.line("triage: hang suspected: ") == (
         "triage: hang suspected: PyTorch watchdog on rank 1: collective timeout: all_reduce seq 42 (pg 0) "
         "ran for 600012 ms")

@@ -21,10 +21,11 @@ HOST = "testhost"
 TORCHRUN = [sys.executable, "-m", "torch.distributed.run"]
 
 
-def torchrun_cmd(nproc: int, *args: str) -> list[str]:
-    """`torchrun` as its console script (so triage recognises it) on a free port."""
+def torchrun_cmd(nproc: int, *args: str, before: Sequence[str] = ()) -> list[str]:
+    """`torchrun` as its console script (so triage recognises it) on a free port; ``before`` are
+    more torchrun options."""
     exe = Path(sys.executable).with_name("torchrun")
-    return [str(exe), "--nproc-per-node", str(nproc), "--master-port", str(free_port()), *args]
+    return [str(exe), "--nproc-per-node", str(nproc), "--master-port", str(free_port()), *before, *args]
 
 
 def free_port() -> int:

@@ -89,7 +89,9 @@ def test_slurm_procid_is_a_rank_with_generic_launchers(tmp_path: Path) -> None:
     env = clean_env(SLURM_PROCID="5")
     result = run_launch(run, [sys.executable, program("launch_env_probe.py")], env=env)
     assert result.returncode == 0, result.stderr.decode()
-    assert 5 in _probes(result.stdout)
+    probes = _probes(result.stdout)
+    assert probes[5]["rank"] is None              # SLURM_PROCID gave the rank, not RANK
+    assert probes[5]["line_buffering"] is False   # triage's stdout is a pipe: buffering as without triage
 
 
 def test_user_sitecustomize_still_runs(tmp_path: Path) -> None:
@@ -203,3 +205,15 @@ def test_workers_are_line_buffered_when_triage_writes_to_a_terminal(tmp_path: Pa
     assert proc.returncode == 0
     probes = _probes(output.replace(b"\r\n", b"\n"))
     assert probes[0]["line_buffering"] is True
+
+
+def test_elastic_restart_appends_to_the_rank_logs(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    result = run_launch(run, torchrun_cmd(2, program("launch_env_probe.py"), before=("--max-restarts", "1")),
+                        env=clean_env(PROBE_FAIL_FIRST="1"))
+    assert result.returncode == 0, result.stderr.decode()
+    for rank in (0, 1):
+        log = (rank_dir(run, rank) / "output.log").read_bytes()
+        assert log.count(b"PROBE ") == 2 and b'"restart": "0"' in log and b'"restart": "1"' in log
+        assert read_json(rank_dir(run, rank) / "worker.json")["torchelastic_restart_count"] == 1
+        assert read_json(rank_dir(run, rank) / "exit.json")["exit_code"] == 0

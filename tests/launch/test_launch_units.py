@@ -41,13 +41,30 @@ def test_pump_tags_new_bytes_and_skips_old_ones_in_a_reused_run_dir(tmp_path: Pa
         out.write(b"launcher says hi\n")
     pump.discover()
     pump.pump(time.time())
-    assert b"[h:0] new line\n" in sink.data and b"old run line" not in sink.data
-    assert b"[h:launcher] launcher says hi\n" in sink.data
+    merged = host.merged_log.read_bytes()
+    assert b"[h:0] new line\n" in merged and b"old run line" not in merged
+    assert b"[h:launcher] launcher says hi\n" in merged
     assert seen == [(0, b"new line\n")]
     pump.finish(time.time())
     pump.close()
+    assert b"old run line" not in sink.data
     assert reconstruct(sink.data, "h", "0") == b"new line\npartial"
+    assert reconstruct(sink.data, "h", "launcher") == b"launcher says hi\n"
     assert reconstruct(host.merged_log.read_bytes(), "h", "0") == b"new line\npartial"
+
+
+def test_console_writer_never_blocks_the_pump(tmp_path: Path) -> None:
+    from triage.agent.pump import ConsoleWriter
+
+    read_end, write_end = os.pipe()
+    stream = os.fdopen(write_end, "wb")
+    writer = ConsoleWriter(stream, max_backlog=1 << 20)
+    for _ in range(64):                       # 4 MiB into a pipe nobody reads: returns at once
+        writer.write([b"x" * 65536])
+    assert writer.dropped > 0
+    os.close(read_end)                        # the reader goes away: the writer thread ends
+    writer.close(5.0)
+    stream.close()
 
 
 def test_rank_tracker_reads_worker_and_heartbeat(tmp_path: Path) -> None:

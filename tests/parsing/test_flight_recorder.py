@@ -21,8 +21,8 @@ from triage.parsing.flight_recorder import (
     load_fr_file,
     parse_fr_json,
     rank_from_filename,
-    safe_unpickle,
 )
+from triage.parsing.safe_pickle import safe_unpickle
 
 DATA = Path(__file__).parent / "data"
 
@@ -166,6 +166,12 @@ def test_restricted_unpickler_refuses_code(tmp_path: Path) -> None:
     assert not Path("/tmp/triage_pwned_by_pickle").exists()
     with pytest.raises(pickle.UnpicklingError):
         safe_unpickle(pickle.dumps(Path("/x")))
+    for evil in (eval, exec, getattr, __import__, subprocess.Popen, os.system, open):
+        with pytest.raises(pickle.UnpicklingError):
+            safe_unpickle(pickle.dumps(evil))
+    for proto in range(pickle.HIGHEST_PROTOCOL + 1):  # old protocols name set/bytes by globals
+        data = {"a": [1, 2.5, None, True, "s", b"by\xfftes", (3, 4), {5}, frozenset({6}), bytearray(b"x")]}
+        assert safe_unpickle(pickle.dumps(data, protocol=proto)) == data
     # plain containers and scalars are fine, including sets/bytes/tuples
     assert safe_unpickle(pickle.dumps({"a": (1, 2.5, None, True, b"x", {3})})) == {"a": (1, 2.5, None, True, b"x", {3})}
 

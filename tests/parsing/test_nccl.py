@@ -251,8 +251,10 @@ def _realistic_log(rng: random.Random, lines: int, collide: bool = False) -> str
         prefix = f"[rank{r}]:" if roll < 0.1 else ""
         line = _coll(host, pid, comm, n, op=rng.choice(["AllReduce", "AllGather", "Broadcast"]),
                      count=rng.choice([8, 1024]), prefix=prefix)
-        if roll > 0.999:
+        if roll > 0.9995:
             line = line + f"{host}:{pid}:{pid} [0] misc.cc:1 NCCL WARN glued warn {n}"
+        elif roll > 0.999:
+            line = f"{host}:{pid}:{pid} [0] misc.cc:1 NCCL WARN glued before ({n})" + line
         elif roll > 0.998:
             out.append(f"{host}:{pid}:{pid + 9} [0] net.cc:77 NCCL WARN transient error {n}")
         elif roll > 0.99:

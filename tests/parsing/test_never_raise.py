@@ -135,3 +135,12 @@ def test_fr_bytes_raise_only_input_error(seed: int) -> None:
         except InputError:
             continue
         parse_fr_json(data, 0, "fuzz")
+
+
+def test_big_text_with_lone_surrogates() -> None:
+    line = ("h:1:2 [0] NCCL INFO AllReduce: opCount 1 sendbuff 0x1 recvbuff 0x1 count 1 datatype 7 op 0 root 0 "
+            "comm 0xc [nranks=2] stream 0x1\n")
+    text = (line + "\ud800 junk \udcff\n") * 40000
+    tracker = NcclTracker()
+    tracker.feed_text(text)
+    assert tracker.last_ops()[0].last.op_count == 1

@@ -21,7 +21,10 @@ def main() -> None:
         "triage_loaded": "triage.worker.agent" in sys.modules,
         "torch_loaded": "torch" in sys.modules,
     }
+    info["restart"] = os.environ.get("TORCHELASTIC_RESTART_COUNT")
     print("PROBE " + json.dumps(info), flush=True)
+    if os.environ.get("PROBE_FAIL_FIRST") and info["restart"] == "0":
+        sys.exit(5)
     if os.environ.get("PROBE_RAISE") is not None and os.environ.get("PROBE_RAISE") == os.environ.get("RANK"):
         raise ValueError("probe failure on purpose")
 

@@ -11,7 +11,6 @@ import sys
 import threading
 import time
 
-
 MAIN_WAITING = threading.Event()
 
 

@@ -148,3 +148,15 @@ def test_mixed_sources_dumps_and_a_log(tmp_path: Path, capsys: pytest.CaptureFix
     assert data["verdict"]["kind"] == "exception" and data["verdict"]["culprit_ranks"] == [2]
     assert "ValueError: bad batch" in data["verdict"]["summary"]
     assert data["sources"] == [str(dumps), str(log)]
+
+
+def test_unknown_fr_version_is_read_and_said(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = GOLDEN / "op_mismatch/run"
+    for rank, host in ((0, "node01"), (1, "node01"), (2, "node02"), (3, "node02")):
+        data = json.loads((run / host / "bundles/20261122T000000.000-hang" / f"rank-{rank}" / "fr.json").read_text())
+        data["version"] = "9.1"
+        (tmp_path / f"trace_{rank}").write_text(json.dumps(data))
+    assert main(["report", str(tmp_path), "--format", "json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["verdict"]["culprit_ranks"] == [3]
+    assert any("unknown Flight Recorder version '9.1'" in f["detail"] for f in data["findings"])

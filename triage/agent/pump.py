@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import queue
+import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +39,56 @@ class _Source:
     bytes_read: int = 0
 
 
+class ConsoleWriter:
+    """Writes to the console from its own thread, so a slow or stopped reader (a paused pager,
+    a full pipe) never stalls the pump and the hang monitor. Above ``max_backlog`` bytes waiting,
+    new console output is dropped (and counted; merged.log keeps everything)."""
+
+    def __init__(self, stream: BinaryIO, max_backlog: int = 64 << 20) -> None:
+        self.stream = stream
+        self.max_backlog = max_backlog
+        self.backlog = 0
+        self.dropped = 0
+        self._queue: queue.SimpleQueue[list[Chunk] | None] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._run, name="triage-console", daemon=True)
+        self._thread.start()
+
+    def write(self, chunks: list[Chunk]) -> None:
+        size = sum(len(c) for c in chunks)
+        with self._lock:
+            if self.backlog + size > self.max_backlog:
+                self.dropped += size
+                return
+            self.backlog += size
+        self._queue.put(chunks)
+
+    def _run(self) -> None:
+        broken = False
+        while True:
+            chunks = self._queue.get()
+            if chunks is None:
+                return
+            size = sum(len(c) for c in chunks)
+            if not broken:
+                try:
+                    self.stream.writelines(chunks)
+                    self.stream.flush()
+                except (BrokenPipeError, OSError, ValueError):
+                    broken = True          # the reader went away: the files go on
+            with self._lock:
+                self.backlog -= size
+
+    def close(self, timeout: float) -> None:
+        """Flush what is queued (waiting at most ``timeout`` s for a stuck reader)."""
+        self._queue.put(None)
+        self._thread.join(timeout)
+        if self.dropped:
+            with contextlib.suppress(Exception):
+                sys.stderr.write(f"triage: the console could not keep up: {self.dropped} bytes were not "
+                                 "shown (they are in merged.log)\n")
+
+
 @dataclass
 class LogPump:
     host_paths: HostPaths
@@ -46,6 +99,7 @@ class LogPump:
     sources: dict[str, _Source] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        self.writer = ConsoleWriter(self.console) if self.console is not None else None
         # Files that already exist (a reused run dir) are followed from their current end.
         self.start_offsets: dict[Path, int] = {}
         for path in [self.host_paths.launcher_log, *(self.host_paths.rank(r).output for r in self.host_paths.ranks())]:
@@ -119,12 +173,8 @@ class LogPump:
         if out:
             self.merged.writelines(out)
             self.merged.flush()
-        if console and self.console is not None:
-            try:
-                self.console.writelines(console)
-                self.console.flush()
-            except (BrokenPipeError, OSError):
-                self.console = None   # the reader went away: keep the files going
+        if console and self.writer is not None:
+            self.writer.write(console)
 
     def finish(self, now: float) -> None:
         """Final drain: read what is left and flush partial lines as ``+`` records."""
@@ -142,7 +192,9 @@ class LogPump:
                     console.append(flushed)
         self._write(out, console)
 
-    def close(self) -> None:
+    def close(self, console_timeout: float = 10.0) -> None:
+        if self.writer is not None:
+            self.writer.close(console_timeout)
         for src in self.sources.values():
             if src.fd is not None:
                 os.close(src.fd)

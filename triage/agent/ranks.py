@@ -49,6 +49,7 @@ class _Tracked:
 class RankTracker:
     host_paths: HostPaths
     host: str
+    since: float = 0.0        # ignore workers registered before this (a reused run dir)
     ranks: dict[int, _Tracked] = field(default_factory=dict)
 
     def worker_pids(self) -> list[psutil.Process]:
@@ -62,17 +63,18 @@ class RankTracker:
         statuses: list[LocalRankStatus] = []
         exited: list[LocalRankStatus] = []
         for tracked in self.ranks.values():
-            was_alive = tracked.alive
             status = self._status(tracked, now)
+            if tracked.worker is None:
+                continue                  # not registered (yet), or left over from an earlier run
             tracked.status = status
             statuses.append(status)
-            if was_alive and not status.alive and not tracked.exited:
-                tracked.exited = True
+            if not status.alive and not tracked.exited:
+                tracked.exited = True     # also for ranks that lived less than one tick
                 exited.append(status)
         return statuses, exited
 
     def _status(self, t: _Tracked, now: float) -> LocalRankStatus:
-        if t.worker is None or (t.proc is None and not t.exited):
+        if t.worker is None or not t.alive:      # new worker, or a restarted one (elastic)
             self._load_worker(t)
         t.alive = _is_alive(t.proc)
         beat = read_json_or_none(t.paths.heartbeat) or {}
@@ -103,6 +105,8 @@ class RankTracker:
     def _load_worker(self, t: _Tracked) -> None:
         worker = read_json_or_none(t.paths.worker)
         if not isinstance(worker, dict) or not isinstance(worker.get("pid"), int):
+            return
+        if float(worker.get("started") or 0) < self.since - 1.0:
             return
         if t.worker is not None and t.worker.get("pid") == worker["pid"]:
             return

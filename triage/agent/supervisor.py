@@ -166,7 +166,7 @@ class NodeAgent:
         self.pump = LogPump(self.paths, self.host, self.console,
                             console_ranks=self.options.get("console", "all") == "all",
                             on_output=self._on_output)
-        self.ranks = RankTracker(self.paths, self.host)
+        self.ranks = RankTracker(self.paths, self.host, since=self.started)
         self.tracker = ProcessTracker(self.proc.pid)
         tick = float(self.options.get("tick_interval") or 0.5)
         grace = float(self.options.get("kill_grace", 5.0))

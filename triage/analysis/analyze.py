@@ -13,6 +13,7 @@ from triage.analysis.diff import (
     build_tables,
     find_straggle,
     first_disagreement,
+    index_by_pg,
 )
 from triage.analysis.evidence import Event, EventKind, Evidence, RankEvidence
 from triage.analysis.failures import Failure, event_findings, failure_findings, rank_failures
@@ -74,7 +75,7 @@ def analyze(evidence: Evidence) -> Report:
 
 
 def _recent(traces: dict[int, tuple[Collective, ...]], pg: str | None, seq: int | None,
-            before: int = 5, after: int = 2) -> tuple[tuple[int, tuple[Collective, ...]], ...]:
+            before: int = 4, after: int = 1) -> tuple[tuple[int, tuple[Collective, ...]], ...]:
     """Each rank's collectives in the verdict's group around its seq (the HTML picture)."""
     group = pg if pg is not None else "0"
     out: list[tuple[int, tuple[Collective, ...]]] = []
@@ -155,8 +156,9 @@ def _diff_all(ctx: _Context) -> tuple[list[Disagreement], list[Straggle], list[t
     disagreements: list[Disagreement] = []
     straggles: list[Straggle] = []
     waits: list[tuple[Group, int, Collective]] = []
+    indexes = {rank: index_by_pg(colls) for rank, colls in ctx.traces.items()}
     for group in ctx.groups:
-        tables = build_tables(group, ctx.traces)
+        tables = build_tables(group, indexes)
         found = first_disagreement(group, tables)
         if found is not None:
             disagreements.append(found)
@@ -236,7 +238,19 @@ def _findings(
     near = [f for f in events if f.kind == EventKind.CRASH_ANALYSIS.value and set(f.ranks) & set(verdict.culprit_ranks)]
     findings[1:1] = near
     findings.extend(f for f in events if f not in near)
-    for note in ctx.evidence.skipped:
-        kind = "ignored_input" if ": ignored " in note else "unreadable_input"
-        findings.append(Finding(kind, (), f"skipped {note}", (note.split(": ", 1)[0],)))
+    findings.extend(_skipped_findings(ctx.evidence.skipped))
     return findings
+
+
+def _skipped_findings(notes: tuple[str, ...]) -> list[Finding]:
+    """"PATH: reason" notes, folded by reason: 4,096 dumps of an unknown version make one finding."""
+    by_reason: dict[str, list[str]] = {}
+    for note in notes:
+        path, _, reason = note.partition(": ")
+        by_reason.setdefault(reason or path, []).append(path)
+    out: list[Finding] = []
+    for reason, paths in by_reason.items():
+        kind = "ignored_input" if reason.startswith("ignored ") else "unreadable_input"
+        where = paths[0] if len(paths) == 1 else f"{len(paths)} files ({paths[0]}, ...)"
+        out.append(Finding(kind, (), f"skipped {where}: {reason}", tuple(paths[:8])))
+    return out

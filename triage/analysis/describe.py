@@ -9,16 +9,25 @@ from triage.analysis.model import Collective
 from triage.analysis.ranks import format_ranks, rank_word
 
 
-def call(coll: Collective) -> str:
-    """``all_gather(count=8, bfloat16)``; p2p ops add the peer."""
+def call(coll: Collective, out: bool = False) -> str:
+    """``all_gather(count=8, bfloat16)``; p2p ops add the peer; ``out`` adds the output elements."""
     parts: list[str] = []
     if coll.count is not None:
         parts.append(f"count={coll.count}")
+    if out and coll.output_sizes:
+        parts.append(f"out={sum(_numel(shape) for shape in coll.output_sizes)}")
     if coll.dtype:
         parts.append(coll.dtype)
     if coll.is_p2p and coll.peer is not None:
         parts.append(f"peer={coll.peer}")
     return f"{coll.op}({', '.join(parts)})"
+
+
+def _numel(shape: tuple[int, ...]) -> int:
+    n = 1
+    for dim in shape:
+        n *= dim
+    return n
 
 
 def who(ranks: tuple[int, ...] | list[int], hosts: Mapping[int, str | None]) -> str:

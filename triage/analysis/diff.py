@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from triage.analysis.groups import Group
 from triage.analysis.model import Collective, CollectiveState, MismatchKind
 
-Signature = tuple[tuple[str, int | None, str | None], ...]
+Signature = tuple[tuple[str, int | None, str | None, int | None], ...]  # (op, count, dtype, out count)
 
 
 @dataclass(frozen=True)
@@ -48,23 +48,54 @@ class Straggle:
     ahead: tuple[int, ...] = ()            # ranks already past seq (not blamed)
 
 
+_GATHER_LIKE = frozenset({"all_gather", "reduce_scatter", "all_to_all", "gather", "scatter"})
+
+
+def _out_count(coll: Collective) -> int | None:
+    """Output elements of all_gather/reduce_scatter-like ops (None for the others): a rank whose
+    output is sized for another group size then differs even when its input agrees."""
+    if coll.op not in _GATHER_LIKE or not coll.output_sizes:
+        return None
+    out = 0
+    for shape in coll.output_sizes:
+        n = 1
+        for dim in shape:
+            n *= dim
+        out += n
+    return out
+
+
 def signature(entries: list[Collective]) -> Signature:
-    return tuple(sorted((c.op, c.count, c.dtype) for c in entries))
+    if len(entries) == 1:
+        only = entries[0]
+        return ((only.op, only.count, only.dtype, _out_count(only)),)
+    return tuple(sorted(((c.op, c.count, c.dtype, _out_count(c)) for c in entries),
+                        key=lambda t: (t[0], t[1] or 0, t[2] or "", t[3] or 0)))
 
 
-def _by_seq(colls: tuple[Collective, ...], pg: str) -> dict[int, list[Collective]]:
-    table: dict[int, list[Collective]] = defaultdict(list)
+Index = dict[str, dict[int, list[Collective]]]   # pg -> seq -> entries, for one rank
+
+
+def index_by_pg(colls: tuple[Collective, ...]) -> Index:
+    """One pass over a rank's collectives (not p2p): pg -> seq -> entries."""
+    index: Index = {}
     for coll in colls:
-        if coll.pg == pg and not coll.is_p2p and coll.seq >= 0:
-            table[coll.seq].append(coll)
-    return table
+        if coll.is_p2p or coll.seq < 0:
+            continue
+        table = index.get(coll.pg)
+        if table is None:
+            table = index[coll.pg] = {}
+        entries = table.get(coll.seq)
+        if entries is None:
+            table[coll.seq] = [coll]
+        else:
+            entries.append(coll)
+    return index
 
 
-def build_tables(
-    group: Group, traces: dict[int, tuple[Collective, ...]]
-) -> dict[int, dict[int, list[Collective]]]:
+def build_tables(group: Group, indexes: dict[int, Index]) -> dict[int, dict[int, list[Collective]]]:
     """rank -> seq -> entries, for the members of ``group`` that have a trace."""
-    return {r: _by_seq(traces[r], group.pg) for r in group.members if r in traces}
+    return {r: indexes[r].get(group.pg, {}) for r in group.members if r in indexes}
 
 
 def _classify(a: Signature, b: Signature) -> MismatchKind:
@@ -154,9 +185,15 @@ def find_straggle(
     Ranks already past that seq (gloo lets some finish a broadcast early) are not blamed."""
     waiting_at: dict[int, set[int]] = defaultdict(set)
     for rank, table in tables.items():
-        for seq, entries in table.items():
-            if any(c.state is not CollectiveState.COMPLETED for c in entries):
-                waiting_at[seq].add(rank)
+        if not table:
+            continue
+        floor = max(table) - 64                    # in-flight entries are the last ones: stop early
+        for seq in sorted(table, reverse=True):
+            if all(c.state is CollectiveState.COMPLETED for c in table[seq]):
+                if seq < floor:
+                    break
+                continue
+            waiting_at[seq].add(rank)
     if not waiting_at:
         return None
     waiting_seq = min(waiting_at, key=lambda seq: (-len(waiting_at[seq]), seq))

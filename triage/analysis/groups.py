@@ -43,10 +43,10 @@ def resolve_groups(ranks: tuple[RankEvidence, ...], world_size: int | None) -> t
                 configured.setdefault(group.pg, Counter())[tuple(sorted(group.ranks))] += 1
             if group.name and group.name != group.pg:
                 names.setdefault(group.pg, Counter())[group.name] += 1
-        for coll in item.collectives:
-            recorded.setdefault(coll.pg, set()).add(item.rank)
-            if coll.pg_name:
-                names.setdefault(coll.pg, Counter())[coll.pg_name] += 1
+        for pg, pg_name in {(c.pg, c.pg_name) for c in item.collectives}:
+            recorded.setdefault(pg, set()).add(item.rank)
+            if pg_name:
+                names.setdefault(pg, Counter())[pg_name] += 1
     everyone = _everyone(ranks, world_size)
     groups: list[Group] = []
     for pg in sorted(set(configured) | set(recorded), key=pg_sort_key):

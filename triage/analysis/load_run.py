@@ -14,7 +14,7 @@ from triage.analysis.load_logs import LogScan, scan_log_text
 from triage.bundle import CollectorStatus, Manifest, rank_dir, read_manifest
 from triage.errors import InputError
 from triage.layout import HostPaths, RankPaths, RunPaths
-from triage.parsing.flight_recorder import load_fr_file
+from triage.parsing.flight_recorder import load_fr_file, parse_fr_json
 from triage.parsing.stacks import (
     ThreadStack,
     parse_faulthandler,
@@ -139,7 +139,7 @@ def _load_rank(host: HostPaths, rank: int, bundle: Path | None, manifest: Manife
     )
 
 
-_EVIDENCE_ORDER = ("fr.json", "fr.pickle", "fr-exit.json", "pyspy.json", "stacks.txt", "faulthandler.log",
+_EVIDENCE_ORDER = ("fr.json", "fr.pickle", "fr-exit.json", "heartbeat.json", "pyspy.json", "stacks.txt", "faulthandler.log",
                    "exit.json", "output.log", "nccl.log", "worker.json")
 
 
@@ -166,7 +166,19 @@ def _trace(paths: RankPaths, rank: int, bundle: Path | None, host: str, skipped:
             continue
         evidence.append(str(path))
         return fr_rank_evidence(dump, rank, str(path), host=host, at_exit=at_exit)
-    return None
+    return _heartbeat_trace(paths, rank, host, skipped, evidence)
+
+
+def _heartbeat_trace(paths: RankPaths, rank: int, host: str, skipped: list[str],
+                     evidence: list[str]) -> RankEvidence | None:
+    """Without a dump, the last heartbeat still tells which collective the rank waits in (its
+    in-flight FR entries), or that it waits in none."""
+    beat = _json(paths.heartbeat, skipped)
+    if not isinstance(beat, dict) or beat.get("fr_state") != "ok" or not isinstance(beat.get("fr"), dict):
+        return None
+    dump = parse_fr_json(beat["fr"], rank, str(paths.heartbeat))
+    evidence.append(str(paths.heartbeat))
+    return fr_rank_evidence(dump, rank, str(paths.heartbeat), host=host)
 
 
 def _threads(paths: RankPaths, bundle: Path | None, rank: int, skipped: list[str],

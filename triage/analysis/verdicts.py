@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from triage.analysis.describe import call, who
 from triage.analysis.diff import Disagreement, Straggle
@@ -30,6 +30,12 @@ def _where(d: Disagreement | Straggle) -> str:
 
 
 def _mismatch_text(d: Disagreement, hosts: Hosts) -> str:
+    if d.kind is MismatchKind.SIZE and d.culprit_call.count == d.majority_call.count:
+        return _mismatch_words(d, hosts, lambda c: call(c, out=True))
+    return _mismatch_words(d, hosts, call)
+
+
+def _mismatch_words(d: Disagreement, hosts: Hosts, call: Callable[[Collective], str]) -> str:
     if d.ambiguous:
         return (f"{rank_word(d.culprits)} disagree {_where(d)}: {who(d.majority_call_ranks, hosts)} called "
                 f"{call(d.majority_call)} while {who(d.culprit_call_ranks, hosts)} called "
@@ -218,8 +224,8 @@ def next_steps(verdict: Verdict, finished_cleanly: bool) -> tuple[str, ...]:
     if kind is VerdictKind.EXCEPTION:
         return (f"read the traceback in the output log of {culprits}; the other ranks failed because it left",)
     if kind is VerdictKind.STUCK_OUTSIDE_COLLECTIVE:
-        return (f"look at the stack of {culprits} (pyspy.json / stacks.txt in its bundle): it is busy (or "
-                "blocked) outside any collective",
+        return ((f"look at the stack of {culprits} (pyspy.json / stacks.txt in its bundle): it is busy (or "
+                 "blocked) outside any collective"),
                 ("typical causes: a rank-only branch (checkpoint saving, logging, data loading), a deadlock "
                 "on a lock or queue, an infinite loop"))
     if kind is VerdictKind.MISSING_RANK:

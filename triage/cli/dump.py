@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from collectors.common import CollectOptions, Target, process_alive
-from collectors.discover import find_ranks, targets_for_pids
+from collectors.discover import find_matching, find_ranks, targets_for_pids
 from collectors.node_bundle import JobInfo, collect_node_bundle
 from triage.agent.hang_options import GDB_CHOICES
 from triage.bundle import Trigger
@@ -177,10 +177,10 @@ def _standalone(args: argparse.Namespace, options: CollectOptions) -> int:
             raise InputError(f"no such process: {' '.join(map(str, dead))}", hint="check the pid with `ps`")
         targets = targets_for_pids(args.pid)
     else:
-        targets = find_ranks(args.match)
+        targets = find_ranks(args.match) or find_matching(args.match)
         if not targets:
-            raise InputError(f"no Python rank process matches {args.match!r} on this node",
-                             hint="ranks are found by RANK/SLURM_PROCID in their environment; or give --pid")
+            raise InputError(f"no Python process matches {args.match!r} on this node",
+                             hint="check the pattern with `pgrep -af REGEX`, or give --pid")
     out = args.out or Path.cwd() / time.strftime("triage-dump-%Y%m%dT%H%M%S", time.gmtime())
     host = short_hostname()
     job_id = f"dump-{out.name}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from pathlib import Path
@@ -20,6 +21,7 @@ class ReportCommand:
             "a directory of Flight Recorder dumps, or log files")
 
     def prepare_parser(self, parser: argparse.ArgumentParser) -> None:
+        parser.epilog = "exit codes: 0 no problem found, 1 a problem was found and reported, 2 bad input"
         parser.add_argument("inputs", nargs="+", metavar="INPUT",
                             help="run directory, Flight Recorder dump directory/file(s), or log file(s)")
         parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default text)")
@@ -28,6 +30,16 @@ class ReportCommand:
         parser.add_argument("--width", type=int, help="terminal width for --format text")
 
     def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+        # millions of small acyclic objects: the cyclic GC would only rescan them over and over
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self._run(args)
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    def _run(self, args: argparse.Namespace) -> int:
         report = build_report(args.inputs, prefix=args.prefix)
         if args.output:
             _write_file(report, args.format, Path(args.output), args.width)

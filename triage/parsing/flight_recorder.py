@@ -12,19 +12,19 @@ Entry mapping (see docs/readme/40-formats.md):
 
 from __future__ import annotations
 
-import io
 import json
 import pickle
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from math import prod
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from triage.analysis.model import Collective, CollectiveState
 from triage.errors import InputError
 from triage.parsing.names import torch_dtype, torch_op
+from triage.parsing.safe_pickle import safe_unpickle
 from triage.parsing.stacks import Frame
 
 UNKNOWN_RANK = -1  # Collective.rank when the dump's rank is not known
@@ -66,8 +66,10 @@ class FrDump:
     pg_status: Mapping[str, PgStatus]
     collectives: tuple[Collective, ...]
     source: str
-    entries: tuple[FrEntryInfo, ...] = ()
-    frames_by_record: Mapping[int, tuple[Frame, ...]] = field(default_factory=dict)  # pickle only
+    entries: Sequence[FrEntryInfo] = ()  # aligned with collectives; built on access
+    # pickle only; converted on access. Both lazy views keep the decoded dump alive while the
+    # FrDump lives: turn it into what you need and drop it.
+    frames_by_record: Mapping[int, tuple[Frame, ...]] = field(default_factory=dict)
     comm_lib_version: str = ""
     problems: tuple[str, ...] = ()  # entries that could not be read, why
 
@@ -222,9 +224,7 @@ def _pg_of(entry: Mapping[str, Any]) -> tuple[str, str | None]:
     return pg_id, None
 
 
-def _entry(
-    entry: Mapping[str, Any], rank: int, statuses: Mapping[str, PgStatus]
-) -> tuple[Collective, FrEntryInfo]:
+def _entry(entry: Mapping[str, Any], rank: int, statuses: Mapping[str, PgStatus]) -> Collective:
     get = entry.get
     pg_id, pg_name = _pg_of(entry)
     profiling = get("profiling_name") or "unknown"
@@ -234,7 +234,6 @@ def _entry(
     seq = _int(get("p2p_seq_id" if is_p2p else "collective_seq_id", get("seq_id")))
     in_shapes, count = _numel(get("input_sizes"))
     out_shapes, _ = _numel(get("output_sizes"))
-    op_id = _int(get("op_id"))
     coll = Collective(
         rank=rank, pg=pg_id, seq=seq if seq is not None else -1, op=op, count=count,
         dtype=_dtype(get("input_dtypes") or get("output_dtypes")),
@@ -242,14 +241,73 @@ def _entry(
         pg_name=pg_name, input_sizes=in_shapes, output_sizes=out_shapes, is_p2p=is_p2p, peer=peer,
         time_ns=_int(get("time_created_ns")) or None, source="fr",
     )
+    return coll
+
+
+def _entry_info(entry: Mapping[str, Any]) -> FrEntryInfo:
+    get = entry.get
+    profiling = get("profiling_name") or "unknown"
     duration, retired, state, thread = get("duration_ms"), get("retired"), get("state"), get("thread_name")
-    info = FrEntryInfo(
-        _int(get("record_id")), op_id, profiling, None if thread is None else str(thread),
-        _int(get("timeout_ms")),
-        float(duration) if isinstance(duration, (int, float)) and not isinstance(duration, bool) else None,
+    try:
+        duration = float(duration) if isinstance(duration, (int, float)) and not isinstance(duration, bool) else None
+    except OverflowError:
+        duration = None
+    return FrEntryInfo(
+        _int(get("record_id")), _int(get("op_id")), profiling if type(profiling) is str else str(profiling),
+        None if thread is None else str(thread), _int(get("timeout_ms")), duration,
         retired if isinstance(retired, bool) else None, None if state is None else str(state),
     )
-    return coll, info
+
+
+class _LazyEntries(Sequence[FrEntryInfo]):
+    """FrEntryInfo per collective, made from the raw entries on access (most callers never ask,
+    and a 2000-entry dump would otherwise pay for 2000 more objects)."""
+
+    def __init__(self, raw: list[Mapping[str, Any]]) -> None:
+        self._raw = raw
+
+    @overload
+    def __getitem__(self, index: int) -> FrEntryInfo: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[FrEntryInfo, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> FrEntryInfo | tuple[FrEntryInfo, ...]:
+        if isinstance(index, slice):
+            return tuple(_entry_info(e) for e in self._raw[index])
+        return _entry_info(self._raw[index])
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and tuple(self) == tuple(other)
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} FR entries>"
+
+
+class _LazyFrames(Mapping[int, tuple[Frame, ...]]):
+    """record_id -> frames (innermost first), converted from the raw lists on first access:
+    real stacks hold dozens of frames per entry."""
+
+    def __init__(self, raw: dict[int, Any]) -> None:
+        self._raw = raw
+        self._done: dict[int, tuple[Frame, ...]] = {}
+
+    def __getitem__(self, key: int) -> tuple[Frame, ...]:
+        done = self._done.get(key)
+        if done is None:
+            done = self._done[key] = _frames(self._raw[key])
+        return done
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __repr__(self) -> str:
+        return f"<frames of {len(self)} FR entries>"
 
 
 def parse_fr_json(data: Mapping[str, Any], rank: int | None, source: str) -> FrDump:
@@ -259,51 +317,36 @@ def parse_fr_json(data: Mapping[str, Any], rank: int | None, source: str) -> FrD
         return FrDump(rank, "", {}, {}, (), source, problems=("top level is not an object",))
     statuses = _pg_status(data.get("pg_status"))
     colls: list[Collective] = []
-    infos: list[FrEntryInfo] = []
-    frames: dict[int, tuple[Frame, ...]] = {}
+    kept: list[Mapping[str, Any]] = []
+    frames: dict[int, Any] = {}
     problems: list[str] = []
     entries = data.get("entries", [])
     if not isinstance(entries, (list, tuple)):
         problems.append("entries is not a list")
         entries = []
+    rank_value = UNKNOWN_RANK if rank is None else rank
     for index, entry in enumerate(entries):
         if not isinstance(entry, dict) and not isinstance(entry, Mapping):
             problems.append(f"entry {index} is not an object")
             continue
         try:
-            coll, info = _entry(entry, UNKNOWN_RANK if rank is None else rank, statuses)
+            colls.append(_entry(entry, rank_value, statuses))
         except (TypeError, ValueError, AttributeError, IndexError) as exc:
             problems.append(f"entry {index}: {exc}")
             continue
-        colls.append(coll)
-        infos.append(info)
+        kept.append(entry)
         if "frames" in entry:
-            frames[info.record_id if info.record_id is not None else index] = _frames(entry["frames"])
+            record_id = _int(entry.get("record_id"))
+            frames[index if record_id is None else record_id] = entry["frames"]
     version = str(data.get("version", ""))
     if not version.startswith("2."):
         problems.insert(0, f"unknown format version {version or '(none)'!r}, read as 2.x")
     return FrDump(
         rank=rank, version=version, pg_config=_pg_config(data.get("pg_config")),
-        pg_status=statuses, collectives=tuple(colls), source=source, entries=tuple(infos),
-        frames_by_record=frames, comm_lib_version=str(data.get("comm_lib_version", "") or ""),
+        pg_status=statuses, collectives=tuple(colls), source=source, entries=_LazyEntries(kept),
+        frames_by_record=_LazyFrames(frames), comm_lib_version=str(data.get("comm_lib_version", "") or ""),
         problems=tuple(problems),
     )
-
-
-class _RestrictedUnpickler(pickle.Unpickler):
-    """Allows only builtin containers and scalars: any global or persistent id is refused."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        raise pickle.UnpicklingError(f"refusing to load {module}.{name}: FR dumps hold only plain data")
-
-    def persistent_load(self, pid: Any) -> Any:
-        raise pickle.UnpicklingError("refusing a persistent id: FR dumps hold only plain data")
-
-
-def safe_unpickle(data: bytes) -> Any:
-    """Decode a pickle that may hold only dicts, lists, tuples, sets, str, bytes, numbers, bools
-    and None. Raises pickle.UnpicklingError (or EOFError...) on anything else."""
-    return _RestrictedUnpickler(io.BytesIO(data)).load()
 
 
 def decode_fr_bytes(data: bytes, source: str) -> Mapping[str, Any]:
@@ -314,7 +357,10 @@ def decode_fr_bytes(data: bytes, source: str) -> Mapping[str, Any]:
         raise InputError(f"{source}: empty Flight Recorder dump", hint)
     try:
         if head in (b"{", b"["):
-            decoded = json.loads(data.decode("utf-8", errors="replace"))
+            try:
+                decoded = json.loads(data)
+            except UnicodeDecodeError:
+                decoded = json.loads(data.decode("utf-8", errors="replace"))
         elif data[:1] == b"\x80":
             decoded = safe_unpickle(data)
         else:

@@ -33,11 +33,13 @@ _LOCAL = re.compile(r"\[([A-Za-z_][\w-]*?)(\d+)\]:\s?")
 _SRUN = re.compile(r"\s*(\d+): ")
 _PDSH = re.compile(r"([a-z0-9][a-z0-9.-]*[0-9][a-z0-9.-]*): ")
 _RAY = re.compile(r"\((?:\w+) pid=(\d+)(?:, ip=([\d.:a-fA-F]+))?\)\s?")
-_NCCL_HEAD = re.compile(r"([^\s:\[\]+]+):(\d+):(\d+) \[(\d+)\]")
+_NCCL_HEAD = re.compile(r"([\w.-]+):(\d+):(\d+) \[(\d+)\]")
 
 
 def split_rank_prefix(line: str) -> RankPrefix:
     """The rank and host a line's prefixes say, and the line without them. Never raises."""
+    if line[:1].isalnum() and (head := _NCCL_HEAD.match(line)) is not None:  # a bare NCCL line
+        return RankPrefix(None, head.group(1), line, False, int(head.group(2)))
     rank: int | None = None
     host: str | None = None
     pid: int | None = None

@@ -77,7 +77,7 @@ NcclEvent: TypeAlias = NcclColl | NcclInit | NcclWarn
 # prefixes glued in front ("[rank3]:node07:...") are left out of it.
 _HEAD = re.compile(
     r"(?:\[(?P<ts>\d{4}-\d\d-\d\d[ T][\d:.,]+)\]\s*)?"
-    r"(?P<host>[^\s:\[\]+]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>\d+)\]"
+    r"(?P<host>[\w.-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>\d+)\]"
     r"(?P<mid>[^\[\]]{0,200}?)\s*NCCL (?P<level>INFO|WARN|TRACE) "
 )
 _COLL_STRICT = re.compile(

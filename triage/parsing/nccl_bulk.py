@@ -5,9 +5,9 @@ Python loop over every line is ~30x slower than grep. Instead:
 
 1. The last ~1 MB is read line by line: it gives the last ops of every comm busy at the end
    (the set A) and late init/WARN lines.
-2. One regex pass over the rest finds WARN lines, init lines and comm-pointer occurrences,
-   with a negative lookahead that skips, at C speed, every pointer of A whose first line has
-   been seen. Pointers not in A (comms that went quiet) keep matching, so the same pass
+2. One regex pass over the rest finds init lines and comm-pointer occurrences, with a
+   negative lookahead that skips, at C speed, every pointer of A whose first line has been
+   seen; WARN lines are found with ``bytes.find`` and merged in by position. Pointers not in A (comms that went quiet) keep matching, so the same pass
    records their first and last line; a pointer that matches too often is excluded too and
    searched for later, backward, in growing windows.
 3. The last lines of the quiet comms are read around their last position.
@@ -57,8 +57,19 @@ def _trie_regex(words: Iterable[bytes]) -> bytes:
 def _scan_regex(excluded: Iterable[bytes]) -> re.Pattern[bytes]:
     words = list(excluded)
     if not words:
-        return re.compile(rb" (?:comm (\S+)|NCCL WARN)")
-    return re.compile(rb" (?:comm (?!(?:" + _trie_regex(words) + rb")[ \r\n])(\S+)|NCCL WARN)")
+        return re.compile(rb" comm (\S+)")
+    return re.compile(rb" comm (?!(?:" + _trie_regex(words) + rb")[ \r\n])(\S+)")
+
+
+def _warn_lines(data: Buffer, end: int) -> list[tuple[int, int]]:
+    """Spans of the lines holding "NCCL WARN" (bytes.find is faster than any regex pass)."""
+    spans: list[tuple[int, int]] = []
+    index = data.find(b"NCCL WARN", 0, end)
+    while index >= 0:
+        span = _line_span(data, index, index)
+        spans.append(span)
+        index = data.find(b"NCCL WARN", span[1], end)
+    return spans
 
 
 def _line_span(data: Buffer, start: int, end: int) -> tuple[int, int]:
@@ -113,16 +124,24 @@ def bulk_read(tracker: NcclTracker, data: Buffer) -> bool:
 
 
 def _pass(scan: _Scan, busy: set[bytes], end: int) -> bool:
-    """Step 2 of the module docstring over data[:end]."""
+    """Step 2 of the module docstring over data[:end]; WARN lines are merged in by position."""
     data = scan.data
     known = {comm.encode() for _host, _pid, comm in scan.tracker._ops}
     excluded = busy & known  # busy comms whose first line the tracker already has
     pattern = _scan_regex(excluded)
+    warns = _warn_lines(data, end)
+    next_warn = 0
     pos = 0
     while (match := pattern.search(data, pos, end)) is not None:
         ptr = match.group(1)
         line_start, line_end = _line_span(data, match.start(), match.end())
         pos = line_end
+        grew = False
+        while next_warn < len(warns) and warns[next_warn][0] <= line_start:
+            grew |= _parse_line(scan, *warns[next_warn], busy, excluded)
+            next_warn += 1
+            if next_warn and warns[next_warn - 1][0] == line_start:
+                ptr = None  # this line was just parsed whole
         if ptr is not None and ptr in scan.owner and ptr not in busy and \
                 data.find(b"opCount", line_start, match.start()) >= 0:
             scan.last_pos[ptr] = line_start        # a repeat op line of a quiet candidate: no parsing
@@ -130,14 +149,16 @@ def _pass(scan: _Scan, busy: set[bytes], end: int) -> bool:
             if scan.hits[ptr] > HEAVY_MATCHES:
                 scan.heavy.add(ptr)
                 excluded.add(ptr)
-                pattern = _scan_regex(excluded)
-            continue
-        grew = _parse_line(scan, line_start, line_end, busy, excluded)
+                grew = True
+        elif ptr is not None:
+            grew |= _parse_line(scan, line_start, line_end, busy, excluded)
         if not scan.safe or len(scan.owner) > MAX_COMMS:
             return False
         if grew:
             pattern = _scan_regex(excluded)
-    return True
+    for span in warns[next_warn:]:
+        _parse_line(scan, *span, busy, excluded)
+    return scan.safe and len(scan.owner) <= MAX_COMMS
 
 
 def _parse_line(scan: _Scan, start: int, end: int, busy: set[bytes], excluded: set[bytes]) -> bool:

@@ -50,7 +50,7 @@ class NcclCommState:
 
 # The common collective line, matched in one go. Anything else takes the tolerant path.
 _FAST = re.compile(
-    r"([^\s:\[\]+]+):(\d+):\d+ \[\d+\] NCCL INFO \w+: opCount [0-9a-fA-F]+ sendbuff \S+ recvbuff \S+ "
+    r"([\w.-]+):(\d+):\d+ \[\d+\] NCCL INFO \w+: opCount [0-9a-fA-F]+ sendbuff \S+ recvbuff \S+ "
     r"count \d+ datatype \d+ op \d+ root -?\d+ comm (\S+)(?: \[nranks=\d+\])? stream \S+"
     r"(?: \w+ -?\w+)*[ \t\r\n]*\Z"  # RCCL adds "task N globalrank N"
 )
@@ -80,7 +80,7 @@ class NcclTracker:
             return
         self.lines_seen += 1
         match = _FAST.search(line)
-        if match is not None:
+        if match is not None and (match.start() == 0 or "NCCL" not in line[:match.start()]):
             self._add_op((match.group(1), match.group(2), match.group(3)), line)
             return
         for event in parse_nccl_segments(line):
@@ -125,7 +125,7 @@ class NcclTracker:
         if len(text) < BULK_MIN_BYTES:
             self._feed_lines(text)
         else:
-            self.feed_bytes(text.encode("utf-8", "surrogateescape"))
+            self.feed_bytes(text.encode("utf-8", "surrogatepass"))
 
     def feed_file(self, handle: IO[str] | IO[bytes]) -> None:
         """Read a whole (regular or piped) file; regular files are memory-mapped."""

@@ -11,7 +11,7 @@ from triage.analysis.ranks import format_ranks, rank_word
 from triage.report.fold import fold_ranks
 
 LANE_H = 26
-BOX_W = 200
+BOX_W = 170
 LABEL_W = 130
 MAX_LANES = 40
 
@@ -38,7 +38,7 @@ def render_html(report: Report) -> str:
         f"<title>triage: {_e(report.verdict.summary[:80])}</title><style>{_CSS}</style></head><body>",
         "<h1>triage report</h1>",
         f"<div class=\"verdict{' ok' if ok else ''}\" id=\"verdict\">{_e(report.verdict.summary)}</div>",
-        "<h2>Last collectives</h2>", _svg(report),
+        "<h2>Last collectives</h2>", f"<div style=\"overflow-x:auto\">{_svg(report)}</div>",
         "<h2>Findings</h2>", _findings(report),
         "<h2>Ranks</h2>", _ranks(report),
         "<h2>What to do next</h2><ul>", *(f"<li>{_e(s)}</li>" for s in report.next_steps), "</ul>",
@@ -114,10 +114,20 @@ def _svg(report: Report) -> str:
             out.append(f"<rect x=\"{x + 2}\" y=\"{y + 2}\" width=\"{BOX_W - 4}\" height=\"{LANE_H - 4}\" rx=\"3\" "
                        f"fill=\"{fill}\" stroke=\"{stroke}\"><title>{_e(call(coll))} pg {_e(coll.pg)} seq "
                        f"{coll.seq} ({coll.state.value})</title></rect>")
-            out.append(f"<text x=\"{x + 6}\" y=\"{y + 16}\">{_e(_short(call(coll)))}</text>")
+            out.append(f"<text x=\"{x + 6}\" y=\"{y + 16}\">{_e(_short(_label(coll)))}</text>")
     out.append("</svg>")
     return "".join(out)
 
 
-def _short(text: str, limit: int = 27) -> str:
+def _label(coll: Collective) -> str:
+    """Compact box text: ``all_reduce 1024 float32`` (the tooltip has the full call)."""
+    parts = [coll.op]
+    if coll.count is not None:
+        parts.append(str(coll.count))
+    if coll.dtype:
+        parts.append(coll.dtype)
+    return " ".join(parts)
+
+
+def _short(text: str, limit: int = 23) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -131,7 +131,7 @@ def _worker_info(state: _State, rank_var_env: dict[str, str]) -> dict[str, Any]:
         "ppid": os.getppid(),
         "host": state.host,
         "real_host": socket.gethostname(),
-        "control_socket": "@" + state.control_name,
+        "control_socket": "@" + state.control_name if state.control_name else None,
         "python": sys.executable,
         "argv": list(getattr(sys, "orig_argv", sys.argv)),
         "cwd": os.getcwd(),
@@ -165,13 +165,13 @@ def _chain_excepthook(state: _State) -> None:
 
 
 def _record_exception(state: _State, exc_type: Any, exc: Any, tb: Any) -> None:
-    if os.getpid() != state.pid or issubclass(exc_type, KeyboardInterrupt):
+    if os.getpid() != state.pid:
         return
     frames = traceback.extract_tb(tb)
     where = f"{frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name}" if frames else None
     state.exception = {"type": exc_type.__name__, "module": exc_type.__module__,
                        "message": str(exc)[:4000], "time": time.time(), "where": where}
-    state.exit_code = 1
+    state.exit_code = 130 if issubclass(exc_type, KeyboardInterrupt) else 1
     write_json(os.path.join(state.rank_dir, "exit.json"), _exit_record(state, "exception"))
 
 

@@ -44,16 +44,22 @@ class HeartbeatThread(threading.Thread):
         self._last_pending: tuple[tuple[str, int], ...] = ()
         self._pending_since: float | None = None
         self._cached: tuple[tuple[tuple[str, int], ...], list[dict[str, Any]]] = ((), [])
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
-        self.sock.bind("\0" + state.control_name)
-        self.sock.listen(8)
+        self.sock: socket.socket | None = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
+        try:
+            self.sock.bind("\0" + state.control_name)
+            self.sock.listen(8)
+        except OSError:
+            self.sock.close()       # no control socket, but heartbeats still run
+            self.sock = None
+            state.control_name = ""
 
     def run(self) -> None:
         next_beat = time.monotonic()
+        listen = [self.sock] if self.sock is not None else []
         while True:
             try:
                 timeout = max(0.0, next_beat - time.monotonic())
-                readable, _, _ = select.select([self.sock], [], [], timeout)
+                readable, _, _ = select.select(listen, [], [], timeout)
                 if readable:
                     self._serve_one()
                 if time.monotonic() >= next_beat:
@@ -100,6 +106,7 @@ class HeartbeatThread(threading.Thread):
 
     # -- control ---------------------------------------------------------------------------
     def _serve_one(self) -> None:
+        assert self.sock is not None
         conn, _ = self.sock.accept()
         with conn:
             conn.settimeout(5.0)

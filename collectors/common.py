@@ -185,6 +185,27 @@ def process_alive(pid: int | None) -> bool:
         return False
 
 
+def process_state(pid: int | None) -> str | None:
+    """The one-letter state of /proc/PID/stat (R, S, D, T, t, Z...), None if unreadable."""
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+            return handle.read().rsplit(")", 1)[-1].split()[0]
+    except (OSError, IndexError):
+        return None
+
+
+def resume_if_left_stopped(pid: int | None, state_before: str | None) -> None:
+    """After killing a ptrace tool at its time bound: never leave a rank stopped that was running."""
+    if pid is None or state_before in ("T", "t"):
+        return
+    time.sleep(0.05)
+    if process_state(pid) in ("T", "t"):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGCONT)
+
+
 def gone(name: str, target: Target, started: float) -> CollectorRecord:
     return record(name, CollectorStatus.SKIPPED, target, started,
                   error=f"process {target.pid} is not running")

@@ -21,7 +21,9 @@ from collectors.common import (
     looks_denied,
     missing,
     process_alive,
+    process_state,
     record,
+    resume_if_left_stopped,
     run_tool,
     tool_error,
     write_private,
@@ -59,8 +61,11 @@ def collect_gdb(target: Target, rank_out: Path, bundle: Path, options: CollectOp
     with _SLOTS:
         if not process_alive(target.pid):
             return gone(NAME, target, started)
+        before = process_state(target.pid)
         run = run_tool(gdb_argv(tool, target.pid), max(options.collector_timeout, MIN_TIMEOUT_S),
                        options.max_bytes)
+        if run.timed_out:
+            resume_if_left_stopped(target.pid, before)
     files: list[str] = []
     text = run.stdout.decode("utf-8", "replace")
     if text or run.stderr:

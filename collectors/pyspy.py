@@ -21,7 +21,9 @@ from collectors.common import (
     looks_denied,
     missing,
     process_alive,
+    process_state,
     record,
+    resume_if_left_stopped,
     run_tool,
     tool_error,
     write_private,
@@ -68,7 +70,10 @@ def collect_pyspy(target: Target, rank_out: Path, bundle: Path, options: Collect
     files: list[str] = []
     results: list[tuple[CollectorStatus, str | None, str | None]] = []
     for as_json, filename in ((True, "pyspy.json"), (False, "pyspy.txt")):
+        before = process_state(target.pid)
         run = run_tool(_argv(tool, target.pid, options, as_json), options.collector_timeout, options.max_bytes)
+        if run.timed_out:
+            resume_if_left_stopped(target.pid, before)
         status = _status(run)
         results.append(status)
         if run.stdout:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from collectors.common import CollectOptions, Target, find_tool
+from collectors.common import CollectOptions, Target, find_tool, process_state
 from collectors.discover import find_ranks
 from collectors.node_bundle import JobInfo, collect_node_bundle
 from collectors.redact import REDACTED, redact_argv, redact_env, redact_text
@@ -87,16 +87,15 @@ def test_ptrace_denied_for_real_when_another_tracer_is_attached(tmp_path: Path) 
 
 def test_timeout_is_recorded_and_the_tool_is_killed(tmp_path: Path) -> None:
     with running_program(python_program("collect_target.py", "sleep")) as proc:
-        os.kill(proc.pid, 19)                  # SIGSTOP: py-spy cannot pause a stopped process in time
-        try:
-            bundle = collect_node_bundle(JobInfo("job1"), [Target(rank=0, pid=proc.pid)], Trigger.MANUAL, "t",
-                                         CollectOptions(collector_timeout=1.0, strace_seconds=0, gdb="never"),
-                                         tmp_path)
-        finally:
-            os.kill(proc.pid, 18)
+        bundle = collect_node_bundle(JobInfo("job1"), [Target(rank=0, pid=proc.pid)], Trigger.MANUAL, "t",
+                                     CollectOptions(collector_timeout=0.001, strace_seconds=0, gdb="never"),
+                                     tmp_path)
+        assert proc.poll() is None               # the target was detached and is still running
+        assert process_state(proc.pid) not in ("T", "t")
     record = next(c for c in read_manifest(bundle).collectors if c.name == "pyspy")
-    assert record.status in (CollectorStatus.TIMEOUT, CollectorStatus.OK, CollectorStatus.FAILED)
-    assert record.duration_s < 5.0
+    assert record.status == CollectorStatus.TIMEOUT
+    assert record.hint and "--collector-timeout" in record.hint
+    # no py-spy left behind: the suite's fixture fails any test that leaves a child process
 
 
 def test_size_and_line_bounds_give_partial(tmp_path: Path) -> None:

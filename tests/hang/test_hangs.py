@@ -95,10 +95,29 @@ def test_rank_exits_early(tmp_path) -> None:  # type: ignore[no-untyped-def]
 def test_report_and_wait_leaves_the_job_running(tmp_path) -> None:  # type: ignore[no-untyped-def]
     run_dir = tmp_path / "run"
     env = job_env(COLLECT_SLEEP_SECONDS="12")
-    done = run_launch(launch_argv(run_dir, torchrun(program("collect_sleep_rank.py")), "--on-hang", "wait"),
-                      env, run_dir)
+    done = run_launch(launch_argv(run_dir, torchrun(program("collect_sleep_rank.py")),
+                                  "--on-hang", "report-and-wait"), env, run_dir)
     # the job was not stopped: rank 1 woke up after 12 s, the all_reduce completed, exit 0
     assert done.returncode == 0, done.explain()
     assert done.stderr.count("triage: hang suspected:") == 1
+    assert "triage: job left running (--on-hang report-and-wait)" in done.stderr
+    assert "rank 1" in done.stdout          # the report was printed (console none: only the report)
     bundles = sorted(run_dir.glob("*/bundles/*"))
     assert len(bundles) == 1 and read_manifest(bundles[0]).trigger == Trigger.HANG
+
+
+def test_crash_collects_from_the_live_survivor(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import sys
+
+    run_dir = tmp_path / "run"
+    job = [sys.executable, str(program("collect_two_ranks.py")), sys.executable, str(program("collect_crash_pair.py"))]
+    done = run_launch(launch_argv(run_dir, job), job_env(), run_dir)
+    assert done.returncode != 0
+    line = done.line("triage: rank 1 exited")
+    assert line == "triage: rank 1 exited (killed by SIGSEGV); collecting from rank 0", done.explain()
+    bundle = done.bundle()
+    manifest = check_complete(bundle, [0, 1])
+    assert manifest.trigger == Trigger.CRASH
+    assert status(manifest, "pyspy", 0) == CollectorStatus.OK
+    assert "survivor_wait" in pyspy_functions(bundle, 0)
+    assert status(manifest, "pyspy", 1) == CollectorStatus.SKIPPED

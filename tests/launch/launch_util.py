@@ -22,18 +22,10 @@ TORCHRUN = [sys.executable, "-m", "torch.distributed.run"]
 
 
 def torchrun_cmd(nproc: int, *args: str, before: Sequence[str] = ()) -> list[str]:
-    """`torchrun` as its console script (so triage recognises it) on a free port; ``before`` are
-    more torchrun options."""
+    """`torchrun` as its console script (so triage recognises it); ``--standalone`` lets it pick
+    a free port itself (no race with other jobs); ``before`` are more torchrun options."""
     exe = Path(sys.executable).with_name("torchrun")
-    return [str(exe), "--nproc-per-node", str(nproc), "--master-port", str(free_port()), *before, *args]
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    return [str(exe), "--standalone", "--nproc-per-node", str(nproc), *before, *args]
 
 
 def example(name: str) -> str:

@@ -13,7 +13,6 @@ from launch_util import (
     TORCHRUN,
     clean_env,
     example,
-    free_port,
     launch_argv,
     program,
     rank_dir,
@@ -68,7 +67,7 @@ def test_clean_job_is_tagged_and_kept(tmp_path: Path) -> None:
 
 def test_python_m_torch_distributed_run(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    launcher = [*TORCHRUN, "--nproc-per-node", "2", "--master-port", str(free_port()), example("clean_job.py")]
+    launcher = [*TORCHRUN, "--standalone", "--nproc-per-node", "2", example("clean_job.py")]
     result = run_launch(run, launcher)
     assert result.returncode == 0, result.stderr.decode()
     assert sorted(p.name for p in (run / HOST / "ranks").iterdir()) == ["0", "1"]

@@ -1,6 +1,6 @@
 """Regenerate the golden run directories in tests/golden/ from real torchrun gloo jobs.
 
-Usage: python tests/golden/make_golden.py [--expected-only] [SCENARIO...]
+Usage: python tests/golden/make_golden.py [--expected-only] [--out DIR] [SCENARIO...]
 Each scenario runs tests/programs/report_golden_worker.py on 4 ranks, writes the run dir
 tests/golden/<scenario>/run/ and the expected report tests/golden/<scenario>/expected.json.
 Review expected.json by hand after regenerating: it is what the tests hold the analysis to.
@@ -22,15 +22,15 @@ SCENARIOS = ("op_mismatch", "size_mismatch", "dtype_mismatch", "skipped", "missi
              "subgroup_mismatch", "clean", "silent_dtype", "crash")
 
 
-def expected(name: str) -> None:
+def expected(name: str, base: Path = HERE) -> None:
     """Re-write expected.json from the committed run dir (after reviewing an analysis change)."""
-    out = HERE / name
+    out = base / name
     subprocess.run([sys.executable, "-m", "triage", "report", "run", "--format", "json", "-o",
                     "expected.json"], check=False, cwd=out)
 
 
-def make(name: str, port: int) -> None:
-    out = HERE / name
+def make(name: str, port: int, base: Path = HERE) -> None:
+    out = base / name
     run = out / "run"
     shutil.rmtree(out, ignore_errors=True)
     run.mkdir(parents=True)
@@ -42,19 +42,24 @@ def make(name: str, port: int) -> None:
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120, check=False,
     )
     (out / "job.log").write_bytes(proc.stdout[-20000:])
-    expected(name)
+    expected(name, base)
     print(f"{name}: torchrun exit {proc.returncode}")
 
 
 def main() -> None:
     args = sys.argv[1:]
     only_expected = "--expected-only" in args
+    base = HERE
+    if "--out" in args:  # try the jobs without touching the committed goldens
+        at = args.index("--out")
+        base = Path(args[at + 1]).resolve()
+        del args[at:at + 2]
     names = [a for a in args if not a.startswith("--")] or list(SCENARIOS)
     for index, name in enumerate(names):
         if only_expected:
-            expected(name)
+            expected(name, base)
         else:
-            make(name, 29650 + index)
+            make(name, 29650 + index, base)
 
 
 if __name__ == "__main__":

@@ -48,6 +48,9 @@ def test_heartbeat_in_flight_dump_and_sigterm(tmp_path: Path) -> None:
             assert status.in_flight.state == CollectiveState.IN_FLIGHT
             assert status.in_flight.count == 1024 and status.in_flight.dtype == "float32"
             assert status.progress == (("0", 4),) and status.step == 3
+            assert status.progress_age_s is not None and status.progress_age_s > 0
+            beat = _beat(run, rank)
+            assert beat["progress_time"] <= beat["time"]  # type: ignore[operator]
         # The control socket answers while the main thread is blocked
         assert ping(rank_dir(run, 1))
         result = request_dump(rank_dir(run, 1), tmp_path / "dump", timeout=10)

@@ -216,3 +216,16 @@ def test_elastic_restart_appends_to_the_rank_logs(tmp_path: Path) -> None:
         assert log.count(b"PROBE ") == 2 and b'"restart": "0"' in log and b'"restart": "1"' in log
         assert read_json(rank_dir(run, rank) / "worker.json")["torchelastic_restart_count"] == 1
         assert read_json(rank_dir(run, rank) / "exit.json")["exit_code"] == 0
+
+
+def test_console_launcher_only_keeps_ranks_in_the_files(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    launcher = [sys.executable, program("launch_multi.py"), "2", program("launch_env_probe.py")]
+    result = run_launch(run, launcher, "--console", "launcher")
+    assert result.returncode == 0, result.stderr.decode()
+    assert b"[testhost:launcher] launch_multi: starting 2 workers\n" in result.stdout
+    assert b"PROBE" not in result.stdout
+    merged = (run / HOST / "merged.log").read_bytes()
+    assert set(_probes(merged)) == {0, 1}
+    quiet = run_launch(tmp_path / "run2", launcher, "--console", "none")
+    assert quiet.returncode == 0 and quiet.stdout == b""

@@ -102,3 +102,20 @@ def test_job_id_exit_codes_and_rank_vars() -> None:
     assert rank_vars(["torchrun"], None) == "RANK"
     assert rank_vars(["srun", "python"], None).split(",")[:2] == ["RANK", "SLURM_PROCID"]
     assert rank_vars(["srun"], "MY_RANK") == "MY_RANK"
+
+
+def test_nccl_log_goes_to_the_monitor_only(tmp_path: Path) -> None:
+    _run, host = prepare_run_dir(tmp_path / "run", "j1", "h", ["x"])
+    rank1 = host.rank(1)
+    rank1.root.mkdir(parents=True)
+    rank1.output.write_bytes(b"user line\n")
+    rank1.nccl.write_bytes(b"h:1:2 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1\n")
+    seen: list[tuple[int, bytes]] = []
+    pump = LogPump(host, "h", None, on_output=lambda r, c: seen.append((r, c)))
+    pump.start_offsets.clear()
+    pump.discover()
+    pump.finish(time.time())
+    pump.close()
+    assert sorted(seen) == [(1, b"h:1:2 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1\n"), (1, b"user line\n")]
+    merged = host.merged_log.read_bytes()
+    assert merged == b"[h:1] user line\n"

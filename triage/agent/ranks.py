@@ -83,7 +83,10 @@ class RankTracker:
         progress = tuple(sorted((pg, int(p.get("enqueued", -1)))
                                 for pg, p in (beat.get("progress") or {}).items()))
         key = (progress, beat.get("step"))
-        if beat and key != t.last_progress_key:
+        moved = beat.get("progress_time")        # the worker's own record of when progress moved
+        if isinstance(moved, (int, float)) and not isinstance(moved, bool):
+            t.last_progress_key, t.last_progress_at = key, min(float(moved), now)
+        elif beat and key != t.last_progress_key:
             t.last_progress_key, t.last_progress_at = key, now
         beat_time = beat.get("time")
         return LocalRankStatus(

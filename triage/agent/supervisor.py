@@ -107,6 +107,15 @@ class NodeAgent:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
 
+    def _kill_own_helpers(self) -> None:
+        """Tools a collection left running (py-spy, gdb, strace...) must not outlive triage."""
+        helpers = ProcessTracker(os.getpid())
+        helpers.snapshot()
+        helpers.known.pop(self.proc.pid if self.proc else -1, None)
+        killed = helpers.kill_stragglers(2.0)
+        if killed:
+            self.say(f"stopped {len(killed)} helper process(es) still running: " + " ".join(map(str, killed)))
+
     def _emergency_stop(self) -> None:
         """triage itself failed: take the job down with it rather than leave it orphaned."""
         if self.proc is None:
@@ -120,6 +129,7 @@ class NodeAgent:
             if self.proc.poll() is None:
                 self.proc.kill()
             self.proc.wait(5)
+            self._kill_own_helpers()
             write_node_json(self.paths, self.node_info("agent_failed", None))
 
     def _make_monitor(self, ctx: AgentContext) -> Monitor:
@@ -200,6 +210,7 @@ class NodeAgent:
                      + " ".join(map(str, killed)))
         self._tick(time.time())
         self._wait_actions(120.0)
+        self._kill_own_helpers()
         self.pump.finish(time.time())
         rc = self.proc.returncode if self.proc.returncode is not None else self.proc.wait()
         code = int(ExitCode.HANG_DETECTED) if self.stopped_for_hang else exit_code_of(rc)

@@ -53,7 +53,7 @@ def analyze(evidence: Evidence) -> Report:
                    {r.rank: r.evidence for r in ranks})
     disagreements, straggles, waits = _diff_all(ctx)
     p2p = [problem for group in groups for problem in check_p2p(group, traces)]
-    failures = rank_failures(evidence, ctx.hosts)
+    failures = rank_failures(replace(evidence, ranks=ranks), ctx.hosts)
     missing = _missing(ctx, ranks)
     verdict, main_finding = _verdict(ctx, ranks, disagreements, straggles, waits, failures, missing, p2p)
     findings = _findings(ctx, main_finding, disagreements, failures, missing, verdict)

@@ -44,6 +44,8 @@ class HeartbeatThread(threading.Thread):
         self._last_pending: tuple[tuple[str, int], ...] = ()
         self._pending_since: float | None = None
         self._cached: tuple[tuple[tuple[str, int], ...], list[dict[str, Any]]] = ((), [])
+        self._progress_key: Any = None
+        self._progress_time: float | None = None
         self.sock: socket.socket | None = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
         try:
             self.sock.bind("\0" + state.control_name)
@@ -82,6 +84,10 @@ class HeartbeatThread(threading.Thread):
             self._add_flight(data)
         except Exception as exc:  # noqa: BLE001
             data["fr_state"] = f"error: {type(exc).__name__}: {exc}"
+        key = (json.dumps(data["progress"], sort_keys=True), data["step"])
+        if key != self._progress_key:
+            self._progress_key, self._progress_time = key, data["time"]
+        data["progress_time"] = self._progress_time   # when progress or step last moved (worker clock)
         write_json(self.path, data)
 
     def _add_flight(self, data: dict[str, Any]) -> None:

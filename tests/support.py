@@ -12,8 +12,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Iterator, Sequence
 
 import psutil
 
@@ -64,7 +64,7 @@ def running_program(
 
     proc = subprocess.Popen(
         list(argv), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-        env=env, cwd=cwd, preexec_fn=_preexec,
+        env=env, cwd=cwd, preexec_fn=_preexec,  # noqa: PLW1509 - single-threaded setup
     )
     seen: list[bytes] = []
     try:

@@ -63,7 +63,7 @@ class CollectorRecord:
         return data
 
     @staticmethod
-    def from_json(data: dict[str, Any]) -> "CollectorRecord":
+    def from_json(data: dict[str, Any]) -> CollectorRecord:
         return CollectorRecord(
             name=str(data["name"]),
             status=CollectorStatus(data["status"]),
@@ -112,7 +112,7 @@ class Manifest:
         }
 
     @staticmethod
-    def from_json(data: dict[str, Any]) -> "Manifest":
+    def from_json(data: dict[str, Any]) -> Manifest:
         schema = str(data.get("schema", ""))
         if not schema.startswith("triage.bundle/"):
             raise ValueError(f"not a triage bundle manifest (schema {schema!r})")

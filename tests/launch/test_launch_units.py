@@ -10,7 +10,7 @@ from pathlib import Path
 
 from triage.agent.envsetup import is_torchrun, rank_vars
 from triage.agent.pump import LogPump
-from triage.agent.ranks import RankTracker, fatal_signal
+from triage.agent.ranks import RankTracker, describe_ends, fatal_signal
 from triage.agent.rundir import job_id_from_env, prepare_run_dir
 from triage.agent.supervisor import exit_code_of
 from triage.agent.tagger import reconstruct
@@ -119,3 +119,15 @@ def test_nccl_log_goes_to_the_monitor_only(tmp_path: Path) -> None:
     assert sorted(seen) == [(1, b"h:1:2 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1\n"), (1, b"user line\n")]
     merged = host.merged_log.read_bytes()
     assert merged == b"[h:1] user line\n"
+
+
+def test_describe_ends() -> None:
+    from triage.agent.state import LocalRankStatus
+
+    def st(rank: int, code: int | None) -> LocalRankStatus:
+        return LocalRankStatus(rank, rank, "h", 1, False, code, None, None, None)
+
+    assert describe_ends([st(0, 0), st(1, 0)]) == "2 ranks exited 0"
+    assert describe_ends([st(2, None), st(1, -11), st(0, 0), st(3, 3)]) == (
+        "rank 1 killed by SIGSEGV; rank 2 ended without a trace (SIGKILL? see launcher.log); "
+        "rank 3 exited 3; 1 rank exited 0")

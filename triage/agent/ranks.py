@@ -174,3 +174,26 @@ def in_flight_from_heartbeat(beat: dict[str, Any], rank: int) -> Collective | No
     if not pending:
         return None
     return max(pending, key=lambda c: (c.time_ns or 0, c.seq))
+
+
+def describe_ends(statuses: list[LocalRankStatus]) -> str:
+    """One line on how this node's ranks ended, e.g. ``rank 1 killed by SIGSEGV; 3 ranks exited 0``."""
+    ok = [s for s in statuses if s.returncode == 0]
+    parts = []
+    for status in sorted(statuses, key=lambda s: s.rank):
+        code = status.returncode
+        if status.alive or code == 0:
+            continue
+        if code is None:
+            parts.append(f"rank {status.rank} ended without a trace (SIGKILL? see launcher.log)")
+        elif code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            parts.append(f"rank {status.rank} killed by {name}")
+        else:
+            parts.append(f"rank {status.rank} exited {code}")
+    if ok:
+        parts.append(f"{len(ok)} rank{'s' if len(ok) != 1 else ''} exited 0")
+    return "; ".join(parts)

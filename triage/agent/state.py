@@ -8,9 +8,10 @@ and collection side (hang monitor, collectors). The agent builds a fresh tuple o
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Protocol
 
 from triage.analysis.model import Collective
 from triage.layout import RankPaths

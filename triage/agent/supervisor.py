@@ -27,7 +27,7 @@ from triage.agent import envsetup
 from triage.agent.hang_monitor import ActionOutcome, handle_action, make_monitor
 from triage.agent.processes import ProcessTracker
 from triage.agent.pump import LogPump
-from triage.agent.ranks import RankTracker, read_json_or_none
+from triage.agent.ranks import RankTracker, describe_ends, read_json_or_none
 from triage.agent.rundir import job_id_from_env, prepare_run_dir, write_node_json
 from triage.agent.state import AgentContext, LocalRankStatus, Monitor, MonitorAction, MonitorActionKind
 from triage.errors import UsageError
@@ -217,6 +217,9 @@ class NodeAgent:
         status = "hang_stopped" if self.stopped_for_hang else ("signalled" if rc < 0 else "exited")
         write_node_json(self.paths, {**self.node_info(status, code), "launcher_returncode": rc})
         how = f"killed by signal {-rc} ({_signame(-rc)})" if rc < 0 else f"exit code {rc}"
+        ends = describe_ends([t.status for t in self.ranks.ranks.values() if t.status is not None])
+        if ends:
+            self.say(f"ranks on {self.host}: {ends}")
         self.say(f"launcher ended: {how}; triage exits with {code}")
         self.say(f"next: triage report {self.run_dir}")
         return code

@@ -6,7 +6,7 @@ import argparse
 import importlib
 import sys
 import traceback
-from typing import Sequence
+from collections.abc import Sequence
 
 from triage import __version__
 from triage.cli.base import Command

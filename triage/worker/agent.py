@@ -17,7 +17,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import faulthandler
-import json
 import os
 import signal
 import socket
@@ -28,6 +27,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from triage.worker import flight
+from triage.worker.files import write_bytes, write_json
 
 RANK_VARS_DEFAULT = ("RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK")
 LAUNCHER_MODULES = ("torch.distributed.run", "torch.distributed.launch")
@@ -85,17 +85,6 @@ def _short_host() -> str:
     if configured and os.environ.get("TRIAGE_REAL_HOST") == real:
         return configured
     return real
-
-
-def write_json(path: str, data: Any) -> None:
-    """Atomic, owner-only JSON write (no tempfile import: this runs in every worker)."""
-    tmp = f"{path}.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-    try:
-        os.write(fd, json.dumps(data, default=str).encode())
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
 
 
 def _redirect_output(rank_dir: str) -> None:
@@ -205,14 +194,7 @@ def _write_exit_files(state: _State) -> None:
     write_json(os.path.join(state.rank_dir, "exit.json"), _exit_record(state, how))
     data = flight.full_json()
     if data and b'"entries"' in data:
-        path = os.path.join(state.rank_dir, "fr-exit.json")
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-        finally:
-            os.close(fd)
+        write_bytes(os.path.join(state.rank_dir, "fr-exit.json"), data)
 
 
 def install() -> None:

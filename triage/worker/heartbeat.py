@@ -27,6 +27,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from triage.worker import flight
+from triage.worker.files import write_bytes, write_json
 
 if TYPE_CHECKING:
     from triage.worker.agent import _State
@@ -72,8 +73,6 @@ class HeartbeatThread(threading.Thread):
 
     # -- heartbeat -------------------------------------------------------------------------
     def beat(self) -> None:
-        from triage.worker.agent import write_json
-
         self.beats += 1
         data: dict[str, Any] = {
             "pid": self.state.pid, "rank": self.state.rank, "time": time.time(), "beat": self.beats,
@@ -160,13 +159,7 @@ def _write_stacks(path: str) -> dict[str, Any]:
 def _write_bytes(path: str, data: bytes | None) -> dict[str, Any]:
     if data is None:
         return {"status": "skipped", "bytes": 0, "error": "torch.distributed is not in use in this process"}
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-    finally:
-        os.close(fd)
+    write_bytes(path, data)
     return {"status": "ok", "bytes": len(data), "error": None}
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import sys
+import time
 from pathlib import Path
 
 import psutil
@@ -105,3 +106,16 @@ def _json_or_none(path: Path) -> dict[str, object] | None:
         return read_json(path)  # type: ignore[no-any-return]
     except (OSError, ValueError):
         return None
+
+
+def test_third_interrupt_kills_a_launcher_that_ignores_them(tmp_path: Path) -> None:
+    code = ("import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); print('READY', flush=True); "
+            "time.sleep(120)")
+    argv = launch_argv(tmp_path / "run", [sys.executable, "-c", code])
+    with running_program(argv, env=clean_env()) as proc:
+        for _ in range(3):
+            proc.send_signal(signal.SIGINT)
+            time.sleep(0.5)               # signals sent back to back are merged into one
+        assert proc.wait(timeout=30) == 128 + signal.SIGKILL
+        assert proc.stdout is not None
+        assert b"the launcher is still running: killing the job (SIGKILL)" in proc.stdout.read()

@@ -39,6 +39,7 @@ class _Context:
     groups: tuple[Group, ...]
     world: tuple[int, ...]
     paths: dict[int, tuple[str, ...]]
+    ranks: tuple[RankEvidence, ...] = ()
 
 
 def analyze(evidence: Evidence) -> Report:
@@ -50,7 +51,7 @@ def analyze(evidence: Evidence) -> Report:
     groups = resolve_groups(ranks, world_size)
     world = tuple(range(world_size)) if world_size else tuple(r.rank for r in ranks)
     ctx = _Context(evidence, {r.rank: r.host for r in ranks}, traces, groups, world,
-                   {r.rank: r.evidence for r in ranks})
+                   {r.rank: r.evidence for r in ranks}, ranks)
     disagreements, straggles, waits = _diff_all(ctx)
     p2p = [problem for group in groups for problem in check_p2p(group, traces)]
     failures = rank_failures(replace(evidence, ranks=ranks), ctx.hosts)
@@ -107,6 +108,7 @@ def _merge_ranks(items: tuple[RankEvidence, ...]) -> list[RankEvidence]:
             in_collective=first.in_collective if first.in_collective is not None else item.in_collective,
             alive=first.alive if first.alive is not None else item.alive,
             exit=first.exit or item.exit, evidence=tuple(sorted(set(first.evidence + item.evidence))),
+            histories=first.histories or item.histories,  # complete either way
         )
     return list(merged.values())
 
@@ -157,9 +159,10 @@ def _diff_all(ctx: _Context) -> tuple[list[Disagreement], list[Straggle], list[t
     straggles: list[Straggle] = []
     waits: list[tuple[Group, int, Collective]] = []
     indexes = {rank: index_by_pg(colls) for rank, colls in ctx.traces.items()}
+    histories = {r.rank: dict(r.histories) for r in ctx.ranks if r.histories}
     for group in ctx.groups:
         tables = build_tables(group, indexes)
-        found = first_disagreement(group, tables)
+        found = first_disagreement(group, tables, histories)
         if found is not None:
             disagreements.append(found)
         straggle = find_straggle(group, tables)

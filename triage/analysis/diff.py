@@ -8,12 +8,11 @@ the furthest seq some rank is still waiting in tells who never arrived (straggle
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from triage.analysis.groups import Group
-from triage.analysis.model import Collective, CollectiveState, MismatchKind
-
-Signature = tuple[tuple[str, int | None, str | None, int | None], ...]  # (op, count, dtype, out count)
+from triage.analysis.model import Collective, CollectiveState, MismatchKind, SeqHistory, Signature
 
 
 @dataclass(frozen=True)
@@ -106,24 +105,48 @@ def _classify(a: Signature, b: Signature) -> MismatchKind:
     return MismatchKind.SIZE
 
 
+RankHistories = Mapping[int, Mapping[str, SeqHistory]]   # rank -> pg -> history (compacted ranks only)
+
+
+def history_of(table: dict[int, list[Collective]]) -> SeqHistory:
+    """The SeqHistory of one rank's complete table (seq -> entries)."""
+    seqs = sorted(table)
+    open_seqs = frozenset(s for s in seqs if any(c.state is not CollectiveState.COMPLETED for c in table[s]))
+    return SeqHistory.build(seqs, [signature(table[s]) for s in seqs], open_seqs)
+
+
+def _histories(group: Group, tables: dict[int, dict[int, list[Collective]]],
+               histories: RankHistories | None) -> dict[int, SeqHistory]:
+    out: dict[int, SeqHistory] = {}
+    for rank, table in tables.items():
+        given = histories.get(rank) if histories is not None else None
+        if given is not None:
+            found = given.get(group.pg)
+            if found is not None and found.seqs:
+                out[rank] = found
+        elif table:
+            out[rank] = history_of(table)
+    return out
+
+
 def first_disagreement(
-    group: Group, tables: dict[int, dict[int, list[Collective]]]
+    group: Group, tables: dict[int, dict[int, list[Collective]]], histories: RankHistories | None = None,
 ) -> Disagreement | None:
     """The first seq where ranks that recorded it disagree (op, then dtype, then size).
 
     Ranks with identical histories are folded into one class first, so 4,096 ranks that agree
-    cost one comparison per seq, not 4,096."""
-    filled = {r: t for r, t in tables.items() if t}
+    cost one comparison per seq, not 4,096. ``histories`` replaces the tables of ranks whose
+    ``collectives`` were cut to the last ones."""
+    filled = _histories(group, tables, histories)
     if len(filled) < 2:
         return None
-    start = max(min(t) for t in filled.values())   # ring buffers: compare what all still hold
-    classes: dict[tuple[tuple[int, Signature], ...], list[int]] = defaultdict(list)
-    for rank, table in filled.items():
-        key = tuple(sorted((seq, signature(e)) for seq, e in table.items() if seq >= start))
-        classes[key].append(rank)
+    start = max(h.seqs[0] for h in filled.values())   # ring buffers: compare what all still hold
+    classes: dict[tuple[object, ...], list[int]] = defaultdict(list)
+    for rank, hist in filled.items():
+        classes[hist.key_from(start)].append(rank)
     if len(classes) < 2:
         return None
-    reps = [(dict(key), ranks) for key, ranks in classes.items()]
+    reps = [(filled[ranks[0]].as_dict(start), ranks) for ranks in classes.values()]
     seqs = sorted({seq for history, _ in reps for seq in history})
     for seq in seqs:
         sigs: dict[Signature, list[int]] = defaultdict(list)
@@ -134,13 +157,37 @@ def first_disagreement(
         if len(sigs) > 1:
             present = {r for ranks in sigs.values() for r in ranks}
             absent = tuple(sorted(r for r in tables if r not in present))
-            return _disagreement(group, seq, sigs, filled, absent)
+            sig_at = {rank: history for history, ranks in reps for rank in ranks}
+            return _disagreement(group, seq, sigs, _View(group, tables, filled, sig_at), absent)
     return None
 
 
+class _View:
+    """What _disagreement asks about ranks: from their histories, and their Collectives when kept."""
+
+    def __init__(self, group: Group, tables: dict[int, dict[int, list[Collective]]],
+                 histories: dict[int, SeqHistory], sigs: dict[int, dict[int, Signature]]) -> None:
+        self.group, self.tables, self.histories, self.sigs = group, tables, histories, sigs
+
+    def sig(self, rank: int, seq: int) -> Signature | None:
+        return self.sigs[rank].get(seq)
+
+    def is_open(self, rank: int, seq: int) -> bool:
+        return seq in self.histories[rank].open_seqs
+
+    def call(self, rank: int, seq: int) -> Collective:
+        kept = self.tables.get(rank, {}).get(seq)
+        if kept:
+            return kept[0]
+        sig = self.sigs[rank][seq][0]   # cut from the kept tail: rebuilt from its signature
+        state = CollectiveState.IN_FLIGHT if self.is_open(rank, seq) else CollectiveState.COMPLETED
+        return Collective(rank=rank, pg=self.group.pg, seq=seq, op=sig[0], count=sig[1], dtype=sig[2],
+                          state=state, pg_name=self.group.name,
+                          output_sizes=((sig[3],),) if sig[3] is not None else ())
+
+
 def _disagreement(
-    group: Group, seq: int, sigs: dict[Signature, list[int]],
-    tables: dict[int, dict[int, list[Collective]]], absent: tuple[int, ...],
+    group: Group, seq: int, sigs: dict[Signature, list[int]], view: _View, absent: tuple[int, ...],
 ) -> Disagreement:
     ordered = sorted(sigs.items(), key=lambda kv: (-len(kv[1]), min(kv[1])))
     top_sig, top_ranks = ordered[0]
@@ -152,29 +199,23 @@ def _disagreement(
         culprits = tuple(sorted(r for _, ranks in ordered[1:] for r in ranks))
         majority = tuple(sorted(top_ranks))
     other_sig, other_ranks = ordered[1]
-    culprit_rank = min(other_ranks)
-    culprit_call = tables[culprit_rank][seq][0]
-    majority_call = tables[min(top_ranks)][seq][0]
+    culprit_call = view.call(min(other_ranks), seq)
+    majority_call = view.call(min(top_ranks), seq)
     kind = _classify(top_sig, other_sig)
-    skipped = _looks_skipped(other_sig, top_ranks, tables, seq)
-    next_ranks = tuple(sorted(r for r in top_ranks if seq + 1 in tables[r])) if skipped else ()
-    in_flight = any(
-        c.state is not CollectiveState.COMPLETED
-        for ranks in sigs.values() for r in ranks for c in tables[r][seq]
-    )
+    skipped = _looks_skipped(other_sig, top_ranks, view, seq)
+    next_ranks = tuple(sorted(r for r in top_ranks if view.sig(r, seq + 1) is not None)) if skipped else ()
+    in_flight = any(view.is_open(r, seq) for ranks in sigs.values() for r in ranks)
     return Disagreement(group, seq, kind, culprits, majority, ambiguous, culprit_call, majority_call,
                         skipped, next_ranks, in_flight, absent, tuple(sorted(other_ranks)),
                         tuple(sorted(top_ranks)))
 
 
-def _looks_skipped(
-    minority: Signature, majority_ranks: list[int], tables: dict[int, dict[int, list[Collective]]], seq: int
-) -> bool:
+def _looks_skipped(minority: Signature, majority_ranks: list[int], view: _View, seq: int) -> bool:
     """The minority's op at seq is what the majority calls at seq+1: it skipped one.
 
     Only majority ranks that already got to seq+1 can tell; all of those must agree."""
-    following = [f for r in majority_ranks if (f := tables[r].get(seq + 1))]
-    return bool(following) and all(signature(f) == minority for f in following)
+    following = [f for r in majority_ranks if (f := view.sig(r, seq + 1))]
+    return bool(following) and all(f == minority for f in following)
 
 
 def find_straggle(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from triage.analysis.model import Collective
+from triage.analysis.model import Collective, SeqHistory
 
 
 class EventKind(str, enum.Enum):
@@ -79,6 +79,9 @@ class RankEvidence:
     alive: bool | None = None
     exit: ExitInfo | None = None
     evidence: tuple[str, ...] = ()
+    # (pg, history) for every group the rank recorded in, when ``collectives`` holds only the last
+    # ones (large dump directories); empty when ``collectives`` is complete
+    histories: tuple[tuple[str, SeqHistory], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ from pathlib import Path
 from triage.analysis.evidence import Evidence, PgMembers, RankEvidence
 from triage.analysis.model import Collective
 from triage.errors import InputError
-from triage.parsing.flight_recorder import FrDump, load_fr_file, rank_from_filename
+from triage.parsing.flight_recorder import FrDump, decode_fr_bytes, load_fr_file, rank_from_filename
+from triage.parsing.flight_recorder_compact import parse_fr_compact
 
 MAX_TEXT = 256 * 1024 * 1024  # of a bigger log, the last 256 MiB are read
 _TRAILING_NUMBER = re.compile(r"^(.*?)(\d+)(?:\.(?:json|pkl|pickle|bin))?$")
@@ -69,7 +70,7 @@ def fr_rank_evidence(dump: FrDump, rank: int, path: str, host: str | None = None
         if info.name == "default_pg" and info.ranks:
             world = len(info.ranks)
     return RankEvidence(rank=rank, host=host, pid=pid, world_size=world, collectives=colls, has_trace=True,
-                        trace_at_exit=at_exit, groups=groups, evidence=(path,))
+                        trace_at_exit=at_exit, groups=groups, evidence=(path,), histories=dump.histories)
 
 
 def _with_rank(coll: Collective, rank: int) -> Collective:
@@ -77,11 +78,21 @@ def _with_rank(coll: Collective, rank: int) -> Collective:
 
 
 PARALLEL_MIN_FILES = 64
+COMPACT_MIN_FILES = 64   # from this many dumps on, ranks keep their last collectives + histories
 
 
-def _load_one(path: Path, rank: int) -> tuple[RankEvidence | None, list[str]]:
+def load_compact(path: Path, rank: int) -> FrDump:
+    """Like load_fr_file, through parse_fr_compact (flight_recorder_compact)."""
     try:
-        dump = load_fr_file(path, rank)
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    return parse_fr_compact(decode_fr_bytes(data, str(path)), rank, str(path))
+
+
+def _load_one(path: Path, rank: int, compact: bool = False) -> tuple[RankEvidence | None, list[str]]:
+    try:
+        dump = load_compact(path, rank) if compact else load_fr_file(path, rank)
     except InputError as exc:
         return None, [exc.one_line()]
     notes = [f"{path}: {problem}" for problem in dump.problems[:3]]
@@ -91,7 +102,12 @@ def _load_one(path: Path, rank: int) -> tuple[RankEvidence | None, list[str]]:
 
 
 def _load_chunk(items: list[tuple[Path, int]]) -> list[tuple[RankEvidence | None, list[str]]]:
-    return [_load_one(path, rank) for path, rank in items]
+    compact = len(items) >= COMPACT_MIN_FILES
+    return [_load_one(path, rank, compact) for path, rank in items]
+
+
+def _load_chunk_compact(items: list[tuple[Path, int]]) -> list[tuple[RankEvidence | None, list[str]]]:
+    return [_load_one(path, rank, True) for path, rank in items]
 
 
 def _load_many(items: list[tuple[Path, int]]) -> list[tuple[RankEvidence | None, list[str]]]:
@@ -107,7 +123,7 @@ def _load_many(items: list[tuple[Path, int]]) -> list[tuple[RankEvidence | None,
     chunks = [items[i:i + size] for i in range(0, len(items), size)]
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        return [result for chunk in pool.map(_load_chunk, chunks) for result in chunk]
+        return [result for chunk in pool.map(_load_chunk_compact, chunks) for result in chunk]
 
 
 def load_fr_dir(root: Path, prefix: str | None, only: list[Path] | None = None) -> Evidence:

@@ -7,6 +7,7 @@ functions take them and return a :class:`Report`; reporters render a Report.
 from __future__ import annotations
 
 import enum
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,6 +65,39 @@ class Collective:
     peer: int | None = None
     time_ns: int | None = None             # when the rank entered it (unix ns), if known
     source: str = "fr"                     # fr | nccl | watchdog | log
+
+
+Signature = tuple[tuple[str, int | None, str | None, int | None], ...]  # (op, count, dtype, out count)
+
+
+@dataclass(frozen=True, slots=True)
+class SeqHistory:
+    """One rank's whole history in one process group, compactly: the signature of every
+    collective seq (not p2p). Large dump directories keep only the last collectives of each rank
+    as Collective objects (``RankEvidence.collectives``) and this for the cross-rank diff.
+
+    ``table`` is sorted (by repr) so that ranks with the same history have equal tuples."""
+
+    seqs: tuple[int, ...]                  # ascending, unique
+    sig_ids: tuple[int, ...]               # aligned with seqs: index into table
+    table: tuple[Signature, ...]
+    open_seqs: frozenset[int] = frozenset()  # seqs with an entry that is not COMPLETED
+
+    @classmethod
+    def build(cls, seqs: list[int], sigs: list[Signature], open_seqs: frozenset[int]) -> SeqHistory:
+        table = tuple(sorted(set(sigs), key=repr))
+        index = {sig: i for i, sig in enumerate(table)}
+        return cls(tuple(seqs), tuple([index[sig] for sig in sigs]), table, open_seqs)
+
+    def key_from(self, start: int) -> tuple[object, ...]:
+        """Equal for two ranks whose histories from ``start`` on are equal (usually)."""
+        i = bisect_left(self.seqs, start)
+        return (self.table, self.seqs[i:], self.sig_ids[i:])
+
+    def as_dict(self, start: int) -> dict[int, Signature]:
+        i = bisect_left(self.seqs, start)
+        table = self.table
+        return dict(zip(self.seqs[i:], [table[j] for j in self.sig_ids[i:]]))
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from math import prod
 from pathlib import Path
 from typing import Any, overload
 
-from triage.analysis.model import Collective, CollectiveState
+from triage.analysis.model import Collective, CollectiveState, SeqHistory
 from triage.errors import InputError
 from triage.parsing.names import torch_dtype, torch_op
 from triage.parsing.safe_pickle import safe_unpickle
@@ -72,6 +72,8 @@ class FrDump:
     frames_by_record: Mapping[int, tuple[Frame, ...]] = field(default_factory=dict)
     comm_lib_version: str = ""
     problems: tuple[str, ...] = ()  # entries that could not be read, why
+    # (pg, whole history) when ``collectives`` holds only the last ones (see flight_recorder_compact)
+    histories: tuple[tuple[str, SeqHistory], ...] = ()
 
 
 def _int(value: Any) -> int | None:
@@ -310,9 +312,11 @@ class _LazyFrames(Mapping[int, tuple[Frame, ...]]):
         return f"<frames of {len(self)} FR entries>"
 
 
-def parse_fr_json(data: Mapping[str, Any], rank: int | None, source: str) -> FrDump:
+def parse_fr_json(data: Mapping[str, Any], rank: int | None, source: str,
+                  only: Sequence[int] | None = None) -> FrDump:
     """An FrDump from a decoded dump (JSON object or the dict a pickle holds). Never raises on
-    odd entries: they are skipped and listed in ``problems``."""
+    odd entries: they are skipped and listed in ``problems``. ``only``: the indexes (ascending)
+    of the entries to read, the others are left out."""
     if not isinstance(data, Mapping):
         return FrDump(rank, "", {}, {}, (), source, problems=("top level is not an object",))
     statuses = _pg_status(data.get("pg_status"))
@@ -325,7 +329,8 @@ def parse_fr_json(data: Mapping[str, Any], rank: int | None, source: str) -> FrD
         problems.append("entries is not a list")
         entries = []
     rank_value = UNKNOWN_RANK if rank is None else rank
-    for index, entry in enumerate(entries):
+    chosen = enumerate(entries) if only is None else ((i, entries[i]) for i in only if 0 <= i < len(entries))
+    for index, entry in chosen:
         if not isinstance(entry, dict) and not isinstance(entry, Mapping):
             problems.append(f"entry {index} is not an object")
             continue

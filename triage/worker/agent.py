@@ -22,7 +22,6 @@ import signal
 import socket
 import sys
 import time
-import traceback
 from collections.abc import Callable
 from typing import IO, Any
 
@@ -156,6 +155,8 @@ def _chain_excepthook(state: _State) -> None:
 def _record_exception(state: _State, exc_type: Any, exc: Any, tb: Any) -> None:
     if os.getpid() != state.pid:
         return
+    import traceback
+
     frames = traceback.extract_tb(tb)
     where = f"{frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name}" if frames else None
     state.exception = {"type": exc_type.__name__, "module": exc_type.__module__,

@@ -71,12 +71,13 @@ def run_action(ctx: AgentContext, options: Mapping[str, Any], action: MonitorAct
         if trigger == Trigger.MANUAL:
             say(f"next: triage report {ctx.run_dir}")
         return ActionOutcome(bundle=bundle, stop_job=False, message=action.reason)
+    verdict: str | None = None
     if on_hang in ("report-and-stop", "report-and-wait"):
         if trigger == Trigger.HANG:
             _wait_for_other_nodes(ctx, bundle)
-        print_report(ctx.run_dir)
+        verdict = print_report(ctx.run_dir)
     if on_hang == "report-and-stop":
-        return ActionOutcome(bundle=bundle, stop_job=True, message=action.reason)
+        return ActionOutcome(bundle=bundle, stop_job=True, message=verdict or action.reason)
     say(f"job left running (--on-hang {on_hang}); report: triage report {ctx.run_dir}")
     return ActionOutcome(bundle=bundle, stop_job=False, message=action.reason)
 
@@ -97,13 +98,17 @@ def _wait_for_other_nodes(ctx: AgentContext, bundle: Path) -> None:
         return
 
 
-def print_report(run_dir: Path) -> None:
-    """Print ``triage report <run dir>`` (the analysis side's CLI) to the console; never raises."""
+def print_report(run_dir: Path) -> str | None:
+    """Print the report of the run directory to the console; return its verdict line. Never raises."""
     try:
-        from triage.cli import main
+        from triage.report import build_report, render
 
         sys.stdout.flush()
-        main(["report", str(run_dir)])
+        report = build_report([str(run_dir)])
+        render(report, "text", sys.stdout)
         sys.stdout.flush()
+        say(f"next: triage report {run_dir} --format html -o triage-report.html   # the picture")
+        return report.verdict.summary
     except (Exception, SystemExit) as error:  # noqa: BLE001 - a report failure must not stop the stop
         say(f"could not print the report ({type(error).__name__}: {error}); run: triage report {run_dir}")
+        return None

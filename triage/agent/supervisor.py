@@ -62,6 +62,7 @@ class NodeAgent:
         self.flags = _Flags()
         self.stop_requested_at: float | None = None
         self.stopped_for_hang = False
+        self.verdict: str | None = None   # the report's first line after a hang stop, repeated at the end
         self.action_thread: threading.Thread | None = None
         self.action_queue: list[MonitorAction] = []
         self.seen_requests: set[str] = set()
@@ -221,6 +222,8 @@ class NodeAgent:
         if ends:
             self.say(f"ranks on {self.host}: {ends}")
         self.say(f"launcher ended: {how}; triage exits with {code}")
+        if self.verdict:
+            self.say(f"verdict: {self.verdict}")
         self.say(f"next: triage report {self.run_dir}")
         return code
 
@@ -229,8 +232,9 @@ class NodeAgent:
         self.pump.discover()
         statuses, exited = self.ranks.poll(now)
         self.tracker.snapshot(self.ranks.worker_pids())
-        for status in exited:
-            self._offer(self._call(lambda s=status: self.monitor.on_rank_exit(s)), statuses)
+        if not self._job_being_stopped():
+            for status in exited:
+                self._offer(self._call(lambda s=status: self.monitor.on_rank_exit(s)), statuses)
         self._offer(self._call(lambda: self.monitor.on_tick(statuses, now)), statuses)
         if self.flags.usr1:
             self.flags.usr1 = 0
@@ -239,6 +243,11 @@ class NodeAgent:
         for action in self._dump_requests():
             self._offer(action, statuses)
         self._start_next_action(statuses)
+
+    def _job_being_stopped(self) -> bool:
+        """Ranks that exit after triage stopped the job, or after the user's signal was forwarded,
+        are the teardown's doing: they must not look like a crash of their own."""
+        return self.stop_requested_at is not None or bool(self.flags.forwarded)
 
     def _call(self, fn: Any) -> MonitorAction | None:
         try:
@@ -295,6 +304,7 @@ class NodeAgent:
                 "time": time.time(), "bundle": str(outcome.bundle) if outcome and outcome.bundle else None,
                 "message": outcome.message if outcome else "collection failed"})
         if outcome is not None and outcome.stop_job:
+            self.verdict = outcome.message
             self.request_stop(hang=True)
 
     def _wait_actions(self, timeout: float) -> None:

@@ -119,7 +119,7 @@ def _load_many(items: list[tuple[Path, int]]) -> list[tuple[RankEvidence | None,
     workers = min(os.cpu_count() or 1, 16)
     if len(items) < PARALLEL_MIN_FILES or workers < 2 or threading.active_count() > 1:
         return _load_chunk(items)
-    size = max(8, len(items) // (workers * 4))
+    size = max(8, len(items) // (workers * 16))   # small chunks: no worker idles at the end
     chunks = [items[i:i + size] for i in range(0, len(items), size)]
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:

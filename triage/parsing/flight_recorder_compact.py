@@ -9,13 +9,17 @@ stops), p2p ops and anything unusual. Entry meaning is the same as ``parse_fr_js
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Mapping
+from itertools import islice
 from math import prod
-from operator import itemgetter
+from operator import itemgetter, lt
 from typing import Any
 
 from triage.analysis.model import CollectiveState, SeqHistory, Signature
 from triage.parsing.flight_recorder import (
+    _DTYPE_CACHE,
+    _OP_CACHE,
     FrDump,
     PgStatus,
     _dtype,
@@ -30,8 +34,10 @@ TAIL = 80            # seqs of each group kept as Collectives (the straggler sca
 _GATHER_LIKE = frozenset({"all_gather", "reduce_scatter", "all_to_all", "gather", "scatter"})
 _PG_NAMES: dict[int, str] = {}
 _SIG_KEY = itemgetter(0)
+Sig1 = tuple[str, int | None, str | None, int | None]
+_SIGS: dict[Sig1, Signature] = {}    # interned one-entry signatures: ((op, count, dtype, out),)
 
-Fact = tuple[int, tuple[str, int | None, str | None, int | None], bool, int]  # seq, sig, completed, index
+Fact = tuple[int, Signature, bool, int]  # seq, one-entry signature, completed, entry index
 
 
 def _fact(entry: Any, index: int, statuses: Mapping[str, PgStatus]) -> tuple[str, Fact] | None:
@@ -46,29 +52,57 @@ def _fact(entry: Any, index: int, statuses: Mapping[str, PgStatus]) -> tuple[str
             name = _PG_NAMES[pg] = str(pg)
         pg = name
     profiling = get("profiling_name")
-    seq = get("collective_seq_id", get("seq_id"))
+    seq = get("collective_seq_id")
     if type(pg) is not str or not pg or type(profiling) is not str or not profiling or type(seq) is not int:
         return None
-    op, _peer = _op_and_peer(profiling)
-    if get("is_p2p") or op == "send" or op == "recv" or seq < 0:
+    op = (_OP_CACHE.get(profiling) or _op_and_peer(profiling))[0]
+    if seq < 0 or get("is_p2p") or op == "send" or op == "recv":
         return None
-    count = _numel(get("input_sizes"))[1]
+    sizes = get("input_sizes")
+    if type(sizes) is list and len(sizes) == 1 and type(shape := sizes[0]) is list and len(shape) == 1 \
+            and type(count := shape[0]) is int:
+        pass   # the common single 1-d tensor
+    else:
+        count = _numel(sizes)[1]
     out = None
     if op in _GATHER_LIKE:
         shapes = _numel(get("output_sizes"))[0]
         out = sum(map(prod, shapes)) if shapes else None
-    state = get("state")
-    completed = state == "completed" or get("retired") is True or (
+    dtypes = get("input_dtypes")
+    dtype = _DTYPE_CACHE.get(dtypes[0]) if type(dtypes) is list and dtypes and type(dtypes[0]) is str else None
+    if dtype is None:
+        dtype = _dtype(dtypes or get("output_dtypes"))
+    completed = get("state") == "completed" or get("retired") is True or (
         _state(entry, profiling.startswith("gloo"), statuses.get(pg)) is CollectiveState.COMPLETED)
-    return pg, (seq, (op, count, _dtype(get("input_dtypes") or get("output_dtypes")), out), completed, index)
+    key = (op, count, dtype, out)
+    sig = _SIGS.get(key)
+    if sig is None:
+        sig = (key,)
+        if len(_SIGS) < 100_000:
+            _SIGS[key] = sig
+    return pg, (seq, sig, completed, index)
 
 
-def _sig_order(item: tuple[str, int | None, str | None, int | None]) -> tuple[str, int, str, int]:
+def _sig_order(item: Sig1) -> tuple[str, int, str, int]:
     return (item[0], item[1] or 0, item[2] or "", item[3] or 0)
 
 
 def _history(facts: list[Fact], keep: set[int]) -> SeqHistory:
     """The group's SeqHistory; adds to ``keep`` the indexes of the entries to parse fully."""
+    seqs = [f[0] for f in facts]
+    if not all(map(lt, seqs, islice(seqs, 1, None))):   # out of order or one seq twice: rare
+        return _history_slow(facts, keep)
+    top = seqs[-1]
+    first = bisect_left(seqs, top - TAIL)
+    opens = [f for f in facts if not f[2]]
+    stop = next((k for k in range(first - 1, -1, -1) if facts[k][2]), None)
+    keep.update([f[3] for f in facts[first:]] + [f[3] for f in opens])
+    if stop is not None:
+        keep.add(facts[stop][3])
+    return SeqHistory.build(seqs, [f[1] for f in facts], frozenset(f[0] for f in opens))
+
+
+def _history_slow(facts: list[Fact], keep: set[int]) -> SeqHistory:
     facts.sort(key=_SIG_KEY)
     seqs: list[int] = []
     sigs: list[Signature] = []
@@ -79,11 +113,10 @@ def _history(facts: list[Fact], keep: set[int]) -> SeqHistory:
         j = i + 1
         while j < n and facts[j][0] == seq:
             j += 1
-        if j == i + 1:
-            sigs.append((sig,))
-        else:
+        if j > i + 1:
             completed = all(f[2] for f in facts[i:j])
-            sigs.append(tuple(sorted((f[1] for f in facts[i:j]), key=_sig_order)))
+            sig = tuple(sorted((f[1][0] for f in facts[i:j]), key=_sig_order))
+        sigs.append(sig)
         seqs.append(seq)
         if not completed:
             open_seqs.add(seq)
@@ -103,7 +136,7 @@ def _odd_facts(dump: FrDump, by_pg: dict[str, list[Fact]]) -> None:
         out = None
         if coll.op in _GATHER_LIKE and coll.output_sizes:
             out = sum(map(prod, coll.output_sizes))
-        fact = (coll.seq, (coll.op, coll.count, coll.dtype, out), coll.state is CollectiveState.COMPLETED, -1)
+        fact = (coll.seq, ((coll.op, coll.count, coll.dtype, out),), coll.state is CollectiveState.COMPLETED, -1)
         by_pg.setdefault(coll.pg, []).append(fact)
 
 

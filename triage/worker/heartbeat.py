@@ -5,8 +5,9 @@ worker.json as ``control_socket``, ``@`` standing for the leading NUL). On timeo
 heartbeat interval) it rewrites ``heartbeat.json``; on a connection it serves one command:
 
 - ``ping`` -> ``{"ok": true, "pid": ..., "rank": ...}``
-- ``dump DIR`` -> writes ``fr.json``, ``fr.pickle`` (raw, never unpickled here) and
-  ``stacks.txt`` (all threads, faulthandler) into DIR and answers
+- ``dump DIR`` -> writes ``stacks.txt`` (all threads, faulthandler) and ``fr.json`` into DIR,
+  answers, and then writes ``fr.pickle`` (raw, never unpickled here; deferred because the first
+  pickle dump in a process costs ~2 s of CPU). The answer is
   ``{"ok": bool, "files": {name: {"status", "bytes", "error"}}}``.
 
 Replies are one JSON line. Only the same user (or root) may connect (SO_PEERCRED).
@@ -47,6 +48,7 @@ class HeartbeatThread(threading.Thread):
         self._cached: tuple[tuple[tuple[str, int], ...], list[dict[str, Any]]] = ((), [])
         self._progress_key: Any = None
         self._progress_time: float | None = None
+        self._deferred_pickle: str | None = None
         self.sock: socket.socket | None = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
         try:
             self.sock.bind("\0" + state.control_name)
@@ -121,6 +123,18 @@ class HeartbeatThread(threading.Thread):
             command = _read_line(conn)
             reply = self.handle(command)
             conn.sendall(json.dumps(reply).encode() + b"\n")
+        self._write_deferred_pickle()
+
+    def _write_deferred_pickle(self) -> None:
+        """fr.pickle is written after the reply: the first pickle dump in a process costs ~2 s of
+        CPU (stack-trace set-up), and the collector needs only fr.json and stacks.txt to go on."""
+        out_dir, self._deferred_pickle = self._deferred_pickle, None
+        if out_dir is None:
+            return
+        tmp = os.path.join(out_dir, ".fr.pickle.partial")
+        result = _guard(lambda: _write_bytes(tmp, flight.full_pickle()))
+        if result["status"] == "ok":
+            os.replace(tmp, os.path.join(out_dir, "fr.pickle"))
 
     def handle(self, command: str) -> dict[str, Any]:
         verb, _, arg = command.strip().partition(" ")
@@ -135,8 +149,10 @@ class HeartbeatThread(threading.Thread):
         files = {
             "stacks.txt": _guard(lambda: _write_stacks(os.path.join(out_dir, "stacks.txt"))),
             "fr.json": _guard(lambda: _write_bytes(os.path.join(out_dir, "fr.json"), flight.full_json())),
-            "fr.pickle": _guard(lambda: _write_bytes(os.path.join(out_dir, "fr.pickle"), flight.full_pickle())),
         }
+        self._deferred_pickle = out_dir
+        files["fr.pickle"] = {"status": "skipped", "bytes": 0,
+                              "error": "written right after this reply (fr.pickle appears within seconds)"}
         ok = all(f["status"] in ("ok", "skipped") for f in files.values())
         return {"ok": ok, "pid": self.state.pid, "rank": self.state.rank, "files": files}
 

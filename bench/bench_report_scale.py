@@ -58,9 +58,10 @@ def one_case(ranks: int, entries: int, tp: int, with_fr_trace: bool) -> None:
         print(f"  triage report: {secs:.1f}s, peak RSS {rss:.0f} MiB, {rate:.2f} M entries/s, exit {code}")
         print(f"  verdict: {verdict[:150]}")
         if with_fr_trace:
-            secs, rss, code, out = run_child([sys.executable, "-m", "torch.distributed.flight_recorder.fr_trace",
-                                              str(root), "-p", PREFIX])
-            print(f"  fr_trace: {secs:.1f}s, peak RSS {rss:.0f} MiB, exit {code}")
+            fr_secs, fr_rss, code, out = run_child([sys.executable, "-m", "torch.distributed.flight_recorder.fr_trace",
+                                                    str(root), "-p", PREFIX])
+            print(f"  fr_trace: {fr_secs:.1f}s, peak RSS {fr_rss:.0f} MiB, exit {code}")
+            print(f"  triage vs fr_trace: {fr_secs / secs:.1f}x faster, {100 * rss / fr_rss:.0f}% of its peak RSS")
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

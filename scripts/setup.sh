@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Installs everything triage and its tests need on a fresh Debian machine (run as root).
+# Installs everything triage needs on a fresh Debian machine (run as root).
+#   bash scripts/setup.sh          the tool: gdb, strace, torch==2.13.0 (CPU), triage itself
+#   bash scripts/setup.sh --tests  also what the tests use: slurm, munge, sshd, iproute2, chromium
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(gdb strace procps iproute2 util-linux
-              slurmctld slurmd slurm-client munge openssh-server openssh-client)
+APT_PACKAGES=(gdb strace procps)
+if [ "${1:-}" = "--tests" ]; then
+  APT_PACKAGES+=(iproute2 util-linux slurmctld slurmd slurm-client munge
+                 openssh-server openssh-client chromium)
+fi
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")

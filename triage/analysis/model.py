@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,19 +86,26 @@ class SeqHistory:
 
     ``table`` is sorted (by repr) so that ranks with the same history have equal tuples."""
 
-    seqs: tuple[int, ...]                  # ascending, unique
-    sig_ids: tuple[int, ...]               # aligned with seqs: index into table
+    seqs: Sequence[int]                    # ascending, unique (a range when contiguous)
+    sig_ids: Sequence[int]                 # aligned with seqs: index into table (bytes when < 256)
     table: tuple[Signature, ...]
     open_seqs: frozenset[int] = frozenset()  # seqs with an entry that is not COMPLETED
 
     @classmethod
     def build(cls, seqs: list[int], sigs: list[Signature], open_seqs: frozenset[int]) -> SeqHistory:
+        """From ascending unique seqs and their signatures; compact (range, bytes) where it can be:
+        thousands of ranks' histories travel from the parse workers and stay in memory."""
         table = tuple(sorted(set(sigs), key=repr))
         index = {sig: i for i, sig in enumerate(table)}
-        return cls(tuple(seqs), tuple([index[sig] for sig in sigs]), table, open_seqs)
+        ids = [index[sig] for sig in sigs]
+        compact_seqs: Sequence[int] = tuple(seqs)
+        if seqs and seqs[-1] - seqs[0] == len(seqs) - 1:
+            compact_seqs = range(seqs[0], seqs[-1] + 1)
+        return cls(compact_seqs, bytes(ids) if len(table) <= 256 else tuple(ids), table, open_seqs)
 
     def key_from(self, start: int) -> tuple[object, ...]:
-        """Equal for two ranks whose histories from ``start`` on are equal (usually)."""
+        """Equal for two ranks whose histories from ``start`` on are equal (usually; unequal keys
+        only cost a comparison, never a wrong answer)."""
         i = bisect_left(self.seqs, start)
         return (self.table, self.seqs[i:], self.sig_ids[i:])
 

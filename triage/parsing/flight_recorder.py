@@ -226,6 +226,15 @@ def _pg_of(entry: Mapping[str, Any]) -> tuple[str, str | None]:
     return pg_id, None
 
 
+_SHAPES: dict[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]] = {}
+
+
+def _shape(shapes: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, ...], ...]:
+    if len(_SHAPES) < 100_000:
+        _SHAPES[shapes] = shapes
+    return shapes
+
+
 def _entry(entry: Mapping[str, Any], rank: int, statuses: Mapping[str, PgStatus]) -> Collective:
     get = entry.get
     pg_id, pg_name = _pg_of(entry)
@@ -236,6 +245,8 @@ def _entry(entry: Mapping[str, Any], rank: int, statuses: Mapping[str, PgStatus]
     seq = _int(get("p2p_seq_id" if is_p2p else "collective_seq_id", get("seq_id")))
     in_shapes, count = _numel(get("input_sizes"))
     out_shapes, _ = _numel(get("output_sizes"))
+    in_shapes = _SHAPES.get(in_shapes) or _shape(in_shapes)   # one object per distinct shape: thousands
+    out_shapes = _SHAPES.get(out_shapes) or _shape(out_shapes)  # of ranks share them (and pickle them once)
     coll = Collective(
         rank=rank, pg=pg_id, seq=seq if seq is not None else -1, op=op, count=count,
         dtype=_dtype(get("input_dtypes") or get("output_dtypes")),

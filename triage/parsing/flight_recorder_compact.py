@@ -40,47 +40,58 @@ _SIGS: dict[Sig1, Signature] = {}    # interned one-entry signatures: ((op, coun
 Fact = tuple[int, Signature, bool, int]  # seq, one-entry signature, completed, entry index
 
 
-def _fact(entry: Any, index: int, statuses: Mapping[str, PgStatus]) -> tuple[str, Fact] | None:
-    """(pg, fact) of a plain collective entry; None for p2p and anything unusual (parsed fully)."""
-    if type(entry) is not dict:
-        return None
-    get = entry.get
-    pg = get("pg_id", "")
-    if type(pg) is int:
-        name = _PG_NAMES.get(pg)
-        if name is None:
-            name = _PG_NAMES[pg] = str(pg)
-        pg = name
-    profiling = get("profiling_name")
-    seq = get("collective_seq_id")
-    if type(pg) is not str or not pg or type(profiling) is not str or not profiling or type(seq) is not int:
-        return None
-    op = (_OP_CACHE.get(profiling) or _op_and_peer(profiling))[0]
-    if seq < 0 or get("is_p2p") or op == "send" or op == "recv":
-        return None
-    sizes = get("input_sizes")
-    if type(sizes) is list and len(sizes) == 1 and type(shape := sizes[0]) is list and len(shape) == 1 \
-            and type(count := shape[0]) is int:
-        pass   # the common single 1-d tensor
-    else:
-        count = _numel(sizes)[1]
-    out = None
-    if op in _GATHER_LIKE:
-        shapes = _numel(get("output_sizes"))[0]
-        out = sum(map(prod, shapes)) if shapes else None
-    dtypes = get("input_dtypes")
-    dtype = _DTYPE_CACHE.get(dtypes[0]) if type(dtypes) is list and dtypes and type(dtypes[0]) is str else None
-    if dtype is None:
-        dtype = _dtype(dtypes or get("output_dtypes"))
-    completed = get("state") == "completed" or get("retired") is True or (
-        _state(entry, profiling.startswith("gloo"), statuses.get(pg)) is CollectiveState.COMPLETED)
-    key = (op, count, dtype, out)
-    sig = _SIGS.get(key)
-    if sig is None:
-        sig = (key,)
-        if len(_SIGS) < 100_000:
-            _SIGS[key] = sig
-    return pg, (seq, sig, completed, index)
+def _intern(key: Sig1) -> Signature:
+    sig = (key,)
+    if len(_SIGS) < 100_000:
+        _SIGS[key] = sig
+    return sig
+
+
+def _collect(entries: list[Any] | tuple[Any, ...], statuses: Mapping[str, PgStatus],
+             by_pg: dict[str, list[Fact]], keep: set[int]) -> None:
+    """Facts of the plain collective entries into ``by_pg``; the indexes of p2p and unusual ones
+    (parsed fully by parse_fr_json) into ``keep``. One tight loop: this is per entry."""
+    ops, dtypes_cache, sigs, pg_names = _OP_CACHE, _DTYPE_CACHE, _SIGS, _PG_NAMES
+    last_pg: str | None = None
+    facts: list[Fact] = []
+    for index, entry in enumerate(entries):
+        if type(entry) is not dict:
+            keep.add(index)
+            continue
+        get = entry.get
+        pg = get("pg_id", "")
+        if type(pg) is int:
+            pg = pg_names.get(pg) or pg_names.setdefault(pg, str(pg))
+        profiling = get("profiling_name")
+        seq = get("collective_seq_id")
+        if type(pg) is not str or not pg or type(profiling) is not str or not profiling or type(seq) is not int:
+            keep.add(index)
+            continue
+        op = (ops.get(profiling) or _op_and_peer(profiling))[0]
+        if seq < 0 or get("is_p2p") or op == "send" or op == "recv":
+            keep.add(index)
+            continue
+        sizes = get("input_sizes")
+        if type(sizes) is list and len(sizes) == 1 and type(shape := sizes[0]) is list and len(shape) == 1 \
+                and type(count := shape[0]) is int:
+            pass   # the common single 1-d tensor
+        else:
+            count = _numel(sizes)[1]
+        out = None
+        if op in _GATHER_LIKE:
+            shapes = _numel(get("output_sizes"))[0]
+            out = sum(map(prod, shapes)) if shapes else None
+        dtypes = get("input_dtypes")
+        dtype = dtypes_cache.get(dtypes[0]) if type(dtypes) is list and dtypes and type(dtypes[0]) is str else None
+        if dtype is None:
+            dtype = _dtype(dtypes or get("output_dtypes"))
+        completed = get("state") == "completed" or get("retired") is True or (
+            _state(entry, profiling.startswith("gloo"), statuses.get(pg)) is CollectiveState.COMPLETED)
+        key = (op, count, dtype, out)
+        if pg != last_pg:
+            facts = by_pg.setdefault(pg, [])
+            last_pg = pg
+        facts.append((seq, sigs.get(key) or _intern(key), completed, index))
 
 
 def _sig_order(item: Sig1) -> tuple[str, int, str, int]:
@@ -148,15 +159,7 @@ def parse_fr_compact(data: Mapping[str, Any], rank: int | None, source: str) -> 
     statuses = _pg_status(data.get("pg_status"))
     by_pg: dict[str, list[Fact]] = {}
     keep: set[int] = set()
-    for index, entry in enumerate(entries):
-        found = _fact(entry, index, statuses)
-        if found is None:
-            keep.add(index)
-            continue
-        facts = by_pg.get(found[0])
-        if facts is None:
-            facts = by_pg[found[0]] = []
-        facts.append(found[1])
+    _collect(entries, statuses, by_pg, keep)
     if keep:
         _odd_facts(parse_fr_json(data, rank, source, only=sorted(keep)), by_pg)
     histories = tuple((pg, _history(facts, keep)) for pg, facts in sorted(by_pg.items()))

@@ -43,6 +43,9 @@ def _hang_case(tmp_path, script, expected_line: str):  # type: ignore[no-untyped
         assert stat.S_IMODE(path.stat().st_mode) == (0o700 if path.is_dir() else 0o600), path
     latency = detection_latency(bundle, [0, 1])
     assert latency <= 2.0, f"detected {latency:.2f} s after hang_timeout"
+    # the ranks triage itself stopped afterwards are not taken for a crash of their own
+    assert sorted(p.name.split("-")[-1] for p in bundle.parent.iterdir()) == ["hang"]
+    assert done.line("triage: verdict: ").startswith("triage: verdict: ")
     return done, bundle
 
 

@@ -93,3 +93,19 @@ def test_several_cores_first_crash_is_named(built: dict[str, Path], tmp_path: Pa
         assert find_core(tmp_path / "a", first.pid) is not None
     finally:
         shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def test_launch_backtraces_the_core_itself_and_ends_with_the_verdict(segfault_job) -> None:  # type: ignore[no-untyped-def]
+    """Without any `triage postmortem`: the agent runs gdb on the crashed rank's core into the crash
+    bundle, prints the report, and repeats the verdict as its last words."""
+    from triage.bundle import CollectorStatus, read_manifest
+
+    _cwd, run_dir, returncode, output = segfault_job
+    assert returncode == 1, output
+    assert "rank 1: core " in output and "running gdb on it" in output, output
+    verdicts = [line for line in output.splitlines() if line.startswith("triage: verdict: ")]
+    assert verdicts and verdicts[-1].startswith("triage: verdict: CRASH: rank 1 "), output
+    records = [record for bundle in run_dir.glob("*/bundles/*-crash*")
+               for record in read_manifest(bundle).collectors if record.name == "core" and record.rank == 1]
+    assert records and records[0].status == CollectorStatus.OK, records
+    assert any(path.endswith("gdb-core.txt") for path in records[0].files), records[0]

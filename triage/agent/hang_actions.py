@@ -12,8 +12,10 @@ Console lines (stderr of the agent):
 
 from __future__ import annotations
 
+import signal
 import sys
 import time
+from dataclasses import replace
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,8 +24,8 @@ from collectors.common import CollectOptions, Target
 from collectors.node_bundle import JobInfo, collect_node_bundle
 from triage.agent.hang_monitor import ActionOutcome
 from triage.agent.state import AgentContext, LocalRankStatus, MonitorAction
-from triage.bundle import Trigger
-from triage.layout import HostPaths
+from triage.bundle import CollectorRecord, Trigger, read_manifest, write_manifest
+from triage.layout import HostPaths, read_json
 
 _REPORTED_TRIGGERS = (Trigger.HANG, Trigger.REMOTE)
 _WAIT_OTHER_NODES_S = 30.0
@@ -65,6 +67,8 @@ def run_action(ctx: AgentContext, options: Mapping[str, Any], action: MonitorAct
     bundle = collect_node_bundle(job, targets_from(ranks), trigger, action.reason,
                                  CollectOptions.from_options(options), HostPaths(ctx.host_dir).bundles_dir,
                                  extra=extra)
+    if trigger == Trigger.CRASH:
+        _add_core_backtraces(bundle, ranks)
     say(f"evidence saved to {bundle}")
     on_hang = str(options.get("on_hang") or "report-and-stop")
     if trigger not in _REPORTED_TRIGGERS:
@@ -80,6 +84,44 @@ def run_action(ctx: AgentContext, options: Mapping[str, Any], action: MonitorAct
         return ActionOutcome(bundle=bundle, stop_job=True, message=verdict or action.reason)
     say(f"job left running (--on-hang {on_hang}); report: triage report {ctx.run_dir}")
     return ActionOutcome(bundle=bundle, stop_job=False, message=action.reason)
+
+
+_CORE_SIGNALS = frozenset({signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGFPE, signal.SIGILL,
+                           signal.SIGTRAP, signal.SIGSYS, signal.SIGQUIT})
+
+
+def _add_core_backtraces(bundle: Path, ranks: Sequence[LocalRankStatus]) -> None:
+    """gdb on the core of every rank killed by a core-dumping signal (cores exist with --cores)."""
+    records = [_core_record(bundle, status) for status in ranks
+               if status.returncode is not None and -status.returncode in _CORE_SIGNALS]
+    found = [record for record in records if record is not None]
+    if not found:
+        return
+    try:
+        manifest = read_manifest(bundle)
+        write_manifest(bundle, replace(manifest, collectors=manifest.collectors + tuple(found)))
+    except (OSError, ValueError) as error:
+        say(f"could not add core backtraces to {bundle}: {error}")
+
+
+def _core_record(bundle: Path, status: LocalRankStatus) -> CollectorRecord | None:
+    try:
+        from collectors.core import collect_core
+        from triage.postmortem.locate import find_core
+
+        worker = read_json(status.paths.worker) if status.paths is not None else {}
+        cwd, pid = worker.get("cwd"), status.pid
+        if not cwd or pid is None:
+            return None
+        location = find_core(cwd, pid)
+        if location.path is None:
+            say(f"rank {status.rank}: {location.reason}")
+            return None
+        say(f"rank {status.rank}: core {location.path}; running gdb on it")
+        return collect_core(location.path, bundle, rank=status.rank)
+    except Exception as error:  # noqa: BLE001 - evidence gathering never raises
+        say(f"rank {status.rank}: core backtrace failed ({type(error).__name__}: {error})")
+        return None
 
 
 def _wait_for_other_nodes(ctx: AgentContext, bundle: Path) -> None:

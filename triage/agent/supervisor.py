@@ -221,11 +221,20 @@ class NodeAgent:
         ends = describe_ends([t.status for t in self.ranks.ranks.values() if t.status is not None])
         if ends:
             self.say(f"ranks on {self.host}: {ends}")
+        if rc != 0 and not self.stopped_for_hang and not self.flags.forwarded:
+            self.verdict = self._report_failure()
         self.say(f"launcher ended: {how}; triage exits with {code}")
         if self.verdict:
             self.say(f"verdict: {self.verdict}")
         self.say(f"next: triage report {self.run_dir}")
         return code
+
+    def _report_failure(self) -> str | None:
+        """The job failed on its own (a crash or an exception): print the report of the run."""
+        from triage.agent.hang_actions import print_report
+
+        self.pump.pump(time.time())
+        return print_report(self.run_dir)
 
     # -- per tick --------------------------------------------------------------------------
     def _tick(self, now: float) -> None:

@@ -15,8 +15,8 @@ from __future__ import annotations
 import signal
 import sys
 import time
-from dataclasses import replace
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 

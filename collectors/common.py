@@ -104,13 +104,15 @@ def find_tool(name: str) -> str | None:
 
 
 def run_tool(argv: Sequence[str], timeout: float, max_bytes: int,
-             on_start: Callable[[subprocess.Popen[bytes]], None] | None = None) -> ToolRun:
+             on_start: Callable[[subprocess.Popen[bytes]], None] | None = None,
+             env: Mapping[str, str] | None = None) -> ToolRun:
     """Run a tool in its own process group; kill the group at ``timeout``; keep ``max_bytes`` of stdout."""
     result = ToolRun(argv=list(argv))
     start = time.monotonic()
     try:
         proc = subprocess.Popen(list(argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
+                                stdin=subprocess.DEVNULL, start_new_session=True,
+                                env=None if env is None else dict(env))
     except OSError as error:
         result.start_error = f"{argv[0]}: {error.strerror or error}"
         return result

@@ -29,6 +29,7 @@ from collectors.common import (
     write_private,
 )
 from triage.bundle import CollectorRecord, CollectorStatus
+from triage.postmortem.gdbrun import gdb_batch_argv, python_gdb_helper
 
 NAME = "gdb"
 MIN_TIMEOUT_S = 60.0
@@ -39,15 +40,15 @@ _ATTACH_DENIED = ("ptrace: operation not permitted", "could not attach to proces
 
 
 def gdb_argv(tool: str, pid: int) -> list[str]:
-    return [
-        tool, "-batch", "-nx", "-p", str(pid),
-        "-iex", "set auto-load off",
-        "-iex", "set debuginfod enabled off",
-        "-ex", "set pagination off",
-        "-ex", "set print thread-events off",
-        "-ex", "info threads",
-        "-ex", "thread apply all bt",
-    ]
+    """The same batch commands as for a core (triage.postmortem.gdbrun), attached to a live pid:
+    shared-library table, all threads' backtraces, and Python frames (py-bt) when CPython's gdb
+    helper for this interpreter is installed. Parsed by triage.parsing.gdb."""
+    try:
+        executable: str | None = os.readlink(f"/proc/{pid}/exe")
+    except OSError:
+        executable = None
+    helper = python_gdb_helper(executable)
+    return gdb_batch_argv(tool, None, str(pid), helper, core=False)
 
 
 def collect_gdb(target: Target, rank_out: Path, bundle: Path, options: CollectOptions,

@@ -18,6 +18,7 @@ from collectors.redact import REDACTED, redact_argv, redact_env, redact_text
 from tests.support import kill_tree, python_program, running_program, triage_cmd
 from triage.bundle import CollectorStatus, Trigger, read_manifest
 from triage.parsing.stacks import parse_pyspy_json
+from triage.postmortem.gdbrun import python_gdb_helper
 
 RANK_NODE = {"proc", "fr", "stacks", "fr-torch", "pyspy", "gdb", "strace"}
 NODE = {"dmesg", "facts", "nvidia-smi"}
@@ -46,7 +47,10 @@ def test_bundle_of_a_plain_process_has_every_collector(tmp_path: Path) -> None:
     functions = {f.function for t in threads for f in t.frames}
     assert {"sleep_forever", "spin_forever"} <= functions
     assert "sleep_forever" in (bundle / "rank-0/pyspy.txt").read_text()
-    assert "Thread" in (bundle / "rank-0/gdb.txt").read_text()
+    gdb_text = (bundle / "rank-0/gdb.txt").read_text()
+    assert "Thread" in gdb_text
+    if python_gdb_helper(os.path.realpath(sys.executable)):   # CPython's gdb helper: Python frames too
+        assert "sleep_forever" in gdb_text and "Traceback (most recent call first)" in gdb_text
     proc_json = json.loads((bundle / "rank-0/proc.json").read_text())
     assert proc_json["state"] in ("R", "S") and proc_json["num_threads"] >= 2
     assert all("wchan" in t for t in proc_json["threads"])

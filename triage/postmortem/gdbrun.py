@@ -9,9 +9,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import signal
-import subprocess
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,24 +76,12 @@ def gdb_batch_argv(gdb: str, executable: str | None, target: str, py_helper: str
 
 
 def run_gdb(argv: list[str], timeout: float = DEFAULT_TIMEOUT_S, py_helper: str | None = None) -> GdbRun:
-    started = time.monotonic()
+    from collectors.common import run_tool
+
     env = dict(os.environ, LC_ALL="C", TERM="dumb")
     env.pop("DEBUGINFOD_URLS", None)
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                            start_new_session=True, env=env)
-    timed_out = False
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        _kill_group(proc)
-        out, err = proc.communicate()
-    text = out[:OUTPUT_LIMIT].decode("utf-8", "replace") + err[:OUTPUT_LIMIT].decode("utf-8", "replace")
-    return GdbRun(tuple(argv), text, proc.returncode, timed_out, time.monotonic() - started, py_helper)
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        proc.kill()
+    run = run_tool(argv, timeout, OUTPUT_LIMIT, env=env)
+    if run.start_error:
+        raise OSError(run.start_error)
+    text = run.stdout.decode("utf-8", "replace") + run.stderr.decode("utf-8", "replace")
+    return GdbRun(tuple(argv), text, run.returncode, run.timed_out, run.duration_s, py_helper)

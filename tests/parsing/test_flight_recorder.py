@@ -219,3 +219,27 @@ def test_json_and_pickle_told_apart_by_content() -> None:
 ])
 def test_rank_from_filename(name: str, prefix: str, rank: int | None) -> None:
     assert rank_from_filename(name, prefix) == rank
+
+
+def test_member_lists_are_parsed_once_and_shared() -> None:
+    from triage.analysis.synthetic import fr_dump
+
+    first = parse_fr_json(fr_dump(0, 64, 3), 0, "a").pg_config["0"].ranks
+    second = parse_fr_json(fr_dump(1, 64, 3), 1, "b").pg_config["0"].ranks
+    assert first == tuple(range(64)) and first is second
+
+
+@pytest.mark.parametrize("name", ["fr_pickle_0", "fr_pickle_1", "fr_json_0", "fr_json_1"])
+def test_compact_parse_of_real_dumps_matches_the_full_parse(name: str) -> None:
+    """The fast path reads real gloo dumps exactly as parse_fr_json does: same histories, and the
+    kept Collectives are the full parse's own."""
+    from triage.analysis.diff import history_of, index_by_pg
+    from triage.parsing.flight_recorder_compact import parse_fr_compact
+
+    data = decode_fr_bytes((DATA / name).read_bytes(), name)
+    full = parse_fr_json(data, 0, name)
+    compact = parse_fr_compact(data, 0, name)
+    expected = {pg: history_of(table) for pg, table in index_by_pg(full.collectives).items()}
+    assert dict(compact.histories) == expected and expected
+    assert set(compact.collectives) <= set(full.collectives)
+    assert compact.problems == full.problems and compact.pg_config == full.pg_config

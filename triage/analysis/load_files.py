@@ -73,6 +73,13 @@ def fr_rank_evidence(dump: FrDump, rank: int, path: str, host: str | None = None
                         trace_at_exit=at_exit, groups=groups, evidence=(path,), histories=dump.histories)
 
 
+def _shared_members(item: RankEvidence, seen: dict[tuple[int, ...], tuple[int, ...]]) -> RankEvidence:
+    """One tuple per distinct member list across ranks (4,096 ranks each list 4,096 members)."""
+    groups = tuple(g if g.ranks is None else PgMembers(g.pg, g.name, seen.setdefault(g.ranks, g.ranks))
+                   for g in item.groups)
+    return replace(item, groups=groups)
+
+
 def _with_rank(coll: Collective, rank: int) -> Collective:
     return replace(coll, rank=rank)
 
@@ -147,10 +154,11 @@ def load_fr_dir(root: Path, prefix: str | None, only: list[Path] | None = None) 
     if only is not None and items:
         load_fr_file(items[0][0], items[0][1])  # one file given by name: its errors are the user's error
     ranks: list[RankEvidence] = []
+    members: dict[tuple[int, ...], tuple[int, ...]] = {}
     for evidence, notes in _load_many(items):
         skipped.extend(notes)
         if evidence is not None:
-            ranks.append(evidence)
+            ranks.append(_shared_members(evidence, members))
     if not ranks:
         why = skipped[0] if skipped else f"no file named {prefix or 'PREFIX'}<rank>"
         raise InputError(f"{root}: no readable Flight Recorder dump ({why})",

@@ -99,14 +99,30 @@ def _opt_seq(value: Any) -> int | None:
 _INT_RE = re.compile(r"-?\d+")
 
 
+_RANKS_BY_TEXT: dict[str, tuple[int, ...] | None] = {}
+_RANKS: dict[tuple[int, ...], tuple[int, ...]] = {}
+
+
 def _parse_ranks(value: Any) -> tuple[int, ...] | None:
+    """Member ranks. Every rank's dump lists the default group's 4,096 members: the same text is
+    parsed once per process and gives the same tuple object (pickled once per worker batch)."""
     if isinstance(value, str):
+        known = _RANKS_BY_TEXT.get(value)
+        if known is not None:
+            return known
         ranks = tuple(int(x) for x in _INT_RE.findall(value))
     elif isinstance(value, (list, tuple)):
         ranks = tuple(r for r in (_int(x) for x in value) if r is not None)
     else:
         return None
-    return ranks or None
+    if not ranks:
+        return None
+    ranks = _RANKS.get(ranks) or ranks
+    if len(_RANKS) < 4096:
+        _RANKS[ranks] = ranks
+        if isinstance(value, str):
+            _RANKS_BY_TEXT[value] = ranks
+    return ranks
 
 
 def _pg_config(raw: Any) -> dict[str, PgInfo]:

@@ -15,7 +15,7 @@ from triage.analysis.diff import (
     first_disagreement,
     index_by_pg,
 )
-from triage.analysis.evidence import Event, EventKind, Evidence, RankEvidence
+from triage.analysis.evidence import MISSING_NODE_REASON, Event, EventKind, Evidence, RankEvidence
 from triage.analysis.failures import Failure, event_findings, failure_findings, rank_failures
 from triage.analysis.groups import Group, resolve_groups
 from triage.analysis.model import (
@@ -253,7 +253,8 @@ def _skipped_findings(notes: tuple[str, ...]) -> list[Finding]:
         by_reason.setdefault(reason or path, []).append(path)
     out: list[Finding] = []
     for reason, paths in by_reason.items():
-        kind = "ignored_input" if reason.startswith("ignored ") else "unreadable_input"
+        kind = ("ignored_input" if reason.startswith("ignored ")
+                else "missing_node" if reason.startswith(MISSING_NODE_REASON) else "unreadable_input")
         where = paths[0] if len(paths) == 1 else f"{len(paths)} files ({paths[0]}, ...)"
         out.append(Finding(kind, (), f"skipped {where}: {reason}", tuple(paths[:8])))
     return out

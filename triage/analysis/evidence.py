@@ -23,6 +23,11 @@ class EventKind(str, enum.Enum):
     CRASH_ANALYSIS = "crash_analysis"       # a core/gdb classification (see crash_findings)
 
 
+# The start of the ``skipped`` note for a node that left no bundle when another node collected
+# for a hang (see load_run); analysis turns these notes into ``missing_node`` findings.
+MISSING_NODE_REASON = "no node bundle from host"
+
+
 @dataclass(frozen=True)
 class Event:
     """Something a log or kernel message says happened, attributed to a rank when possible."""

@@ -8,10 +8,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from triage.analysis.evidence import Event, EventKind, Evidence, ExitInfo, RankEvidence
+from triage.analysis.evidence import MISSING_NODE_REASON, Event, EventKind, Evidence, ExitInfo, RankEvidence
 from triage.analysis.load_files import fr_rank_evidence, read_text
 from triage.analysis.load_logs import LogScan, scan_log_text
-from triage.bundle import CollectorStatus, Manifest, rank_dir, read_manifest
+from triage.bundle import CollectorStatus, Manifest, Trigger, rank_dir, read_manifest
 from triage.errors import InputError
 from triage.layout import HostPaths, RankPaths, RunPaths
 from triage.parsing.flight_recorder import load_fr_file, parse_fr_json
@@ -23,6 +23,9 @@ from triage.parsing.stacks import (
     stack_top,
     waiting_in_collective,
 )
+
+# A node counts as missing when its newest bundle is older than the newest hang bundle by this much.
+NODE_BUNDLE_WINDOW_S = 60.0
 
 _FAULT_SIGNALS = {
     "segmentation fault": _signal.SIGSEGV, "aborted": _signal.SIGABRT, "bus error": _signal.SIGBUS,
@@ -52,12 +55,17 @@ def load_run_dir(root: Path) -> Evidence:
     skipped: list[str] = []
     extra: list[str] = []
     world: int | None = None
+    node_manifests: dict[str, Manifest | None] = {}
     for host in run.hosts():
+        if host.node.is_file():
+            node_manifests[host.host] = None
         if not (host.ranks_dir.is_dir() or host.bundles_dir.is_dir()):
             continue
         launcher = _launcher_exits(host)
         bundle = _latest_bundle(host, skipped)
         manifest = _manifest(bundle, skipped) if bundle else None
+        if host.host in node_manifests:
+            node_manifests[host.host] = manifest
         if bundle is not None:
             extra.append(str(bundle))
             events.extend(_node_events(bundle, host.host))
@@ -71,11 +79,24 @@ def load_run_dir(root: Path) -> Evidence:
             ranks.append(item)
             if item.world_size:
                 world = max(world or 0, item.world_size)
+    skipped.extend(_nodes_without_hang_bundle(root, node_manifests))
     if not ranks:
         raise InputError(f"{root}: run directory holds no rank data (no <host>/ranks/<r>/ and no bundles)")
     finished = all(r.exit is not None and r.exit.ok for r in ranks) and (world is None or len(ranks) >= world)
     return Evidence(ranks=tuple(ranks), events=tuple(events), world_size=world, skipped=tuple(skipped),
                     finished_cleanly=finished, extra_evidence=tuple(extra))
+
+
+def _nodes_without_hang_bundle(root: Path, manifests: dict[str, Manifest | None]) -> list[str]:
+    """Nodes whose agent ran but left no bundle when another node collected for a hang."""
+    hang_times = [m.created for m in manifests.values()
+                  if m is not None and m.trigger in (Trigger.HANG, Trigger.REMOTE)]
+    if not hang_times:
+        return []
+    since = max(hang_times) - NODE_BUNDLE_WINDOW_S
+    return [f"{root / host}: {MISSING_NODE_REASON} {host} (its agent was unreachable, stopped or died); "
+            "its ranks are judged from what they left in the run directory"
+            for host, manifest in sorted(manifests.items()) if manifest is None or manifest.created < since]
 
 
 def _launcher_exits(host: HostPaths) -> dict[int, ExitInfo]:

@@ -28,3 +28,5 @@ PY=${PYTHON:-python3}
 # torch is pinned: the 2.13.0 CPU build. A bare `torch` pulls a multi-GB CUDA build.
 "$PY" -m pip install -q --disable-pip-version-check 'torch==2.13.0'
 "$PY" -m pip install -q --disable-pip-version-check -e '.[test]'
+# pyenv: make the new console scripts (torchrun, triage) visible through its shims
+if command -v pyenv >/dev/null 2>&1; then pyenv rehash || true; fi

@@ -1,0 +1,117 @@
+"""gdb on a core file, into a bundle: ``<out>/gdb-core.txt`` (raw gdb output) and ``<out>/core.json``.
+
+``core.json`` (schema ``triage.core/1``) keeps what the core's ELF notes say (pid, signal,
+threads, executable), which executable gdb was given and why, and how gdb ended. Analysis
+(``triage.postmortem``) reads these two files back; it never needs the core again.
+
+Never raises: every failure becomes the record's status, error and hint.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from triage.bundle import CollectorRecord, CollectorStatus
+from triage.layout import FILE_MODE, make_private_dir, write_json_atomic
+from triage.postmortem.elfcore import CoreFormatError, CoreNotes, elf_debug_state, read_core_notes
+from triage.postmortem.executable import ExeChoice, choose_executable
+from triage.postmortem.gdbrun import DEFAULT_TIMEOUT_S, find_gdb, gdb_batch_argv, python_gdb_helper, run_gdb
+
+NAME = "core"
+CORE_SCHEMA = "triage.core/1"
+GDB_FILE = "gdb-core.txt"
+INFO_FILE = "core.json"
+GDB_HINT = "install it: `apt-get install gdb` / `dnf install gdb`"
+
+
+def core_out_dir(bundle: Path, rank: int | None, pid: int | None) -> Path:
+    if rank is not None:
+        return bundle / f"rank-{rank}"
+    return bundle / f"core-{pid if pid is not None else 'unknown'}"
+
+
+def notes_json(notes: CoreNotes | None) -> dict[str, Any]:
+    if notes is None:
+        return {}
+    return {
+        "pid": notes.pid, "command_name": notes.command_name, "arguments": notes.arguments,
+        "signal": notes.signal_name, "signal_code": notes.signal_code, "fault_address": notes.fault_address,
+        "thread_ids": list(notes.thread_ids), "executable": notes.executable(), "size": notes.size,
+        "expected_size": notes.expected_size, "truncated": notes.truncated, "mtime": notes.mtime,
+        "mapped_files": list(notes.mapped_paths()),
+    }
+
+
+def _write_text(path: Path, text: str) -> None:
+    make_private_dir(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def collect_core(core: Path, bundle: Path, *, rank: int | None = None, exe: str | None = None,
+                 timeout: float = DEFAULT_TIMEOUT_S) -> CollectorRecord:
+    """Read the core's notes, pick the executable, run gdb under ``timeout``; record everything."""
+    started = time.monotonic()
+    try:
+        return _collect(core, bundle, rank, exe, timeout, started)
+    except Exception as error:  # noqa: BLE001 - a collector never raises
+        return CollectorRecord(NAME, CollectorStatus.FAILED, rank=rank, duration_s=time.monotonic() - started,
+                               error=f"{core}: {type(error).__name__}: {error}")
+
+
+def _collect(core: Path, bundle: Path, rank: int | None, exe: str | None, timeout: float,
+             started: float) -> CollectorRecord:
+    notes: CoreNotes | None = None
+    problems: list[str] = []
+    try:
+        notes = read_core_notes(core)
+    except CoreFormatError as error:
+        problems.append(f"{core}: {error}")
+    pid = notes.pid if notes else None
+    out = core_out_dir(bundle, rank, pid)
+    make_private_dir(out)
+    choice = choose_executable(notes, exe) if notes else ExeChoice(None, None)
+    if notes and notes.truncated:
+        problems.append(f"{core}: truncated core ({notes.size} of {notes.expected_size} bytes): "
+                        "stacks may be incomplete")
+    info: dict[str, Any] = {"schema": CORE_SCHEMA, "core": str(core), "rank": rank, "notes": notes_json(notes),
+                            "executable": choice.path, "executable_notes": list(choice.notes),
+                            "problems": problems}
+    files = [str((out / INFO_FILE).relative_to(bundle))]
+
+    def finish(status: CollectorStatus, error: str | None = None, hint: str | None = None) -> CollectorRecord:
+        info["status"] = status.value
+        write_json_atomic(out / INFO_FILE, info)
+        return CollectorRecord(NAME, status, rank=rank, pid=pid, duration_s=time.monotonic() - started,
+                               files=tuple(files), error=error, hint=hint)
+
+    if notes is None:
+        return finish(CollectorStatus.FAILED, problems[0], "give a core file (ELF type CORE), e.g. ./core or core.PID")
+    if choice.path:
+        info["executable_debug"] = elf_debug_state(Path(choice.path))
+        if info["executable_debug"] == "stripped":
+            stripped = (f"{choice.path} is stripped (no symbols): its frames show as ??; "
+                        "give an unstripped build with --exe")
+            choice = ExeChoice(choice.path, choice.from_core, (*choice.notes, stripped), choice.mismatch,
+                               choice.missing)
+            info["executable_notes"] = list(choice.notes)
+    gdb = find_gdb()
+    if gdb is None:
+        return finish(CollectorStatus.MISSING, "gdb is not on PATH: only the core's notes were read", GDB_HINT)
+    helper = python_gdb_helper(choice.path, notes.mapped_paths())
+    argv = gdb_batch_argv(gdb, choice.path, str(core), helper)
+    run = run_gdb(argv, timeout, helper)
+    _write_text(out / GDB_FILE, run.text)
+    files.append(str((out / GDB_FILE).relative_to(bundle)))
+    info["gdb"] = {"argv": list(argv), "returncode": run.returncode, "timed_out": run.timed_out,
+                   "duration_s": round(run.duration_s, 3), "py_helper": helper}
+    if run.timed_out:
+        return finish(CollectorStatus.TIMEOUT, f"gdb did not finish in {timeout:.0f}s on {core}",
+                      "raise --gdb-timeout; symbol loading of big libraries is slow")
+    if notes.truncated or choice.missing or choice.mismatch:
+        return finish(CollectorStatus.PARTIAL, "; ".join(problems + list(choice.notes)))
+    return finish(CollectorStatus.OK)

@@ -123,13 +123,26 @@ def run_tool(argv: Sequence[str], timeout: float, max_bytes: int,
     except subprocess.TimeoutExpired:
         result.timed_out = True
         kill_group(proc)
-        out, err = proc.communicate()
+        out, err = _reap_after_kill(proc)
     result.returncode = proc.returncode
     result.duration_s = time.monotonic() - start
     result.truncated = len(out) > max_bytes
     result.stdout = out[:max_bytes]
     result.stderr = err[-65536:]
     return result
+
+
+def _reap_after_kill(proc: subprocess.Popen[bytes], grace: float = 5.0) -> tuple[bytes, bytes]:
+    """Output of a killed tool. A tool stuck in uninterruptible sleep (D state, e.g. on a GPU
+    that fell off the bus) cannot die: give up on it after ``grace`` rather than block forever."""
+    try:
+        return proc.communicate(timeout=grace)
+    except subprocess.TimeoutExpired:
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        return b"", b"(the tool did not die after SIGKILL; left behind in D state?)"
 
 
 def kill_group(proc: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> None:

@@ -68,6 +68,20 @@ def test_bundle_stream_round_trip(tmp_path: Path) -> None:
     assert (got / "node" / "facts.json").read_text() == "{}"
 
 
+def test_bundle_stream_leaves_out_files_being_written(tmp_path: Path) -> None:
+    """A worker writes fr.pickle as a dot-file and renames it: the stream must not carry (or trip
+    over) the half-written file."""
+    bundle = _bundle(tmp_path / "node", "node1", time.time())
+    (bundle / "rank-0").mkdir()
+    (bundle / "rank-0" / ".fr.pickle.partial").write_bytes(b"half")
+    (bundle / "rank-0" / "fr.json").write_text("{}")
+    data = io.BytesIO()
+    pack(tmp_path / "node", [bundle], data)
+    got = unpack(data.getvalue(), tmp_path / "login", label="node1")
+    assert (got / "rank-0" / "fr.json").is_file()
+    assert not (got / "rank-0" / ".fr.pickle.partial").exists()
+
+
 @pytest.mark.parametrize("name", ["../evil", "/etc/evil", "node1/../../evil", "bad host/x"])
 def test_bundle_stream_refuses_paths_outside_the_host_dir(tmp_path: Path, name: str) -> None:
     data = io.BytesIO()

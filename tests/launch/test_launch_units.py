@@ -104,7 +104,9 @@ def test_job_id_exit_codes_and_rank_vars() -> None:
     assert rank_vars(["srun"], "MY_RANK") == "MY_RANK"
 
 
-def test_nccl_log_goes_to_the_monitor_only(tmp_path: Path) -> None:
+def test_nccl_log_is_not_pumped(tmp_path: Path) -> None:
+    """nccl.log stays out of the console, merged.log and on_output: the hang monitor reads the
+    file itself (triage.agent.hang_nccl), so the agent reads it once."""
     _run, host = prepare_run_dir(tmp_path / "run", "j1", "h", ["x"])
     rank1 = host.rank(1)
     rank1.root.mkdir(parents=True)
@@ -116,7 +118,7 @@ def test_nccl_log_goes_to_the_monitor_only(tmp_path: Path) -> None:
     pump.discover()
     pump.finish(time.time())
     pump.close()
-    assert sorted(seen) == [(1, b"h:1:2 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1\n"), (1, b"user line\n")]
+    assert sorted(seen) == [(1, b"user line\n")]
     merged = host.merged_log.read_bytes()
     assert merged == b"[h:1] user line\n"
 
@@ -131,3 +133,28 @@ def test_describe_ends() -> None:
     assert describe_ends([st(2, None), st(1, -11), st(0, 0), st(3, 3)]) == (
         "rank 1 killed by SIGSEGV; rank 2 ended without a trace (SIGKILL? see launcher.log); "
         "rank 3 exited 3; 1 rank exited 0")
+
+
+def test_full_disk_under_merged_log_does_not_stop_the_pump(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """merged.log on a full device (/dev/full: every write fails with ENOSPC): the pump carries on,
+    says so once, and keeps handing output to the monitor; the per-rank logs are the ranks' own."""
+    import os
+
+    from triage.agent.pump import LogPump
+    from triage.layout import HostPaths
+
+    host = HostPaths(tmp_path / "node1")
+    host.root.mkdir()
+    os.symlink("/dev/full", host.merged_log)
+    seen: list[bytes] = []
+    pump = LogPump(host, "node1", None, on_output=lambda rank, chunk: seen.append(chunk))
+    rank_dir = host.rank(0).root
+    rank_dir.mkdir(parents=True)
+    host.rank(0).output.write_bytes(b"x" * 3_000_000 + b"\nlast line\n")
+    pump.discover()
+    for _ in range(10):
+        pump.pump(0.0)
+    pump.close()
+    assert pump.merged_failed
+    assert b"".join(seen).endswith(b"last line\n")
+    assert capsys.readouterr().err.count("cannot write merged.log") == 1

@@ -29,9 +29,9 @@ from triage.agent.state import AgentContext, LocalRankStatus, Monitor, MonitorAc
 from triage.analysis.ranks import rank_word
 from triage.bundle import Trigger
 from triage.layout import read_json
-from triage.parsing.watchdog import WatchdogEvent, WatchdogKind, scan_watchdog
+from triage.parsing.watchdog import SCAN_MARKERS_BYTES, WatchdogEvent, WatchdogKind, scan_watchdog
 
-_WATCHDOG_MARKERS = (b"atchdog", b"Heartbeat monitor", b"Timeout at NCCL work", b"desync", b"Desync", b"DESYNC")
+_WATCHDOG_MARKERS = SCAN_MARKERS_BYTES   # the watchdog parser's own markers (one place)
 
 
 @dataclass(frozen=True)

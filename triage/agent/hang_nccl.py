@@ -52,6 +52,8 @@ class NcclWatch:
                 continue
             with self._lock:
                 stream = self._stream(status.rank)
+                if size < stream.offset:   # NCCL reopens the file with "w" after an elastic restart
+                    stream = self._streams[status.rank] = _RankStream()
                 stream.from_file = True
                 if size > stream.offset:
                     with open(path, "rb") as handle:

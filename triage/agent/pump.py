@@ -35,7 +35,6 @@ class _Source:
     tagger: Tagger
     fd: int | None = None
     to_console: bool = True
-    raw_only: bool = False   # nccl.log: raw lines go to the monitor only
     bytes_read: int = 0
 
 
@@ -108,11 +107,11 @@ class LogPump:
         fd = os.open(self.host_paths.merged_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC,
                      FILE_MODE)
         self.merged = os.fdopen(fd, "ab", buffering=1 << 20)
+        self.merged_failed = False
         self._add(LAUNCHER, self.host_paths.launcher_log, to_console=True)
 
-    def _add(self, key: str, path: Path, to_console: bool, raw_only: bool = False) -> None:
-        self.sources[key] = _Source(key, path, Tagger(f"{self.host}:{key.split('/')[0]}"),
-                                    to_console=to_console, raw_only=raw_only)
+    def _add(self, key: str, path: Path, to_console: bool) -> None:
+        self.sources[key] = _Source(key, path, Tagger(f"{self.host}:{key}"), to_console=to_console)
 
     def discover(self) -> None:
         """Pick up ranks that appeared since the last call (cheap directory listing)."""
@@ -120,9 +119,7 @@ class LogPump:
             key = str(rank)
             if key not in self.sources:
                 self._add(key, self.host_paths.rank(rank).output, to_console=self.console_ranks)
-            nkey = f"{rank}/nccl"
-            if nkey not in self.sources and self.host_paths.rank(rank).nccl.exists():
-                self._add(nkey, self.host_paths.rank(rank).nccl, to_console=False, raw_only=True)
+        # nccl.log files are not pumped: the hang monitor reads them itself (triage.agent.hang_nccl)
 
     def pump(self, now: float) -> int:
         """Read and tag everything new; returns the number of bytes read."""
@@ -131,12 +128,11 @@ class LogPump:
         console: list[Chunk] = []
         for src in self.sources.values():
             total += self._read_source(src, now, out, console)
-            if not src.raw_only:
-                flushed = src.tagger.idle_flush(now, IDLE_FLUSH_S)
-                if flushed:
-                    out.append(flushed)
-                    if src.to_console:
-                        console.append(flushed)
+            flushed = src.tagger.idle_flush(now, IDLE_FLUSH_S)
+            if flushed:
+                out.append(flushed)
+                if src.to_console:
+                    console.append(flushed)
         self._write(out, console)
         return total
 
@@ -151,17 +147,17 @@ class LogPump:
                 os.lseek(src.fd, offset, os.SEEK_SET)
         total = 0
         for _ in range(MAX_CHUNKS_PER_PUMP):   # bounded, so memory stays small if a rank outpaces us
-            data = os.read(src.fd, CHUNK)
+            try:
+                data = os.read(src.fd, CHUNK)
+            except OSError:                     # EIO/ESTALE on a network file system: try next pass
+                return total
             if not data:
                 return total
             total += len(data)
             src.bytes_read += len(data)
             tagged, whole = src.tagger.feed(data, now)
             if whole and self.on_output is not None and src.key != LAUNCHER:
-                self.on_output(int(src.key.split("/")[0]), whole)
-            if src.raw_only:
-                src.tagger.pending = b"" if len(src.tagger.pending) > CHUNK else src.tagger.pending
-                continue
+                self.on_output(int(src.key), whole)
             out.extend(tagged)
             if src.to_console:
                 console.extend(tagged)
@@ -170,9 +166,14 @@ class LogPump:
         return total
 
     def _write(self, out: list[Chunk], console: list[Chunk]) -> None:
-        if out:
-            self.merged.writelines(out)
-            self.merged.flush()
+        if out and not self.merged_failed:
+            try:
+                self.merged.writelines(out)
+                self.merged.flush()
+            except OSError as error:   # e.g. ENOSPC: merged.log is a copy; the rank logs are complete
+                self.merged_failed = True
+                print(f"triage: cannot write merged.log any more ({error.strerror or error}); "
+                      "the per-rank logs are complete", file=sys.stderr, flush=True)
         if console and self.writer is not None:
             self.writer.write(console)
 
@@ -183,8 +184,6 @@ class LogPump:
         out: list[Chunk] = []
         console: list[Chunk] = []
         for src in self.sources.values():
-            if src.raw_only:
-                continue
             flushed = src.tagger.flush_partial()
             if flushed:
                 out.append(flushed)
@@ -199,4 +198,5 @@ class LogPump:
             if src.fd is not None:
                 os.close(src.fd)
                 src.fd = None
-        self.merged.close()
+        with contextlib.suppress(OSError):   # a full disk must not turn into a crash of the agent
+            self.merged.close()

@@ -20,7 +20,7 @@ from triage.parsing.flight_recorder import parse_fr_json
 _FATAL = re.compile(rb"Fatal Python error: ([A-Za-z -]+)")
 _FATAL_SIGNALS = {
     b"Segmentation fault": signal.SIGSEGV, b"Aborted": signal.SIGABRT, b"Bus error": signal.SIGBUS,
-    b"Floating-point exception": signal.SIGFPE, b"Illegal instruction": signal.SIGILL,
+    b"Floating-point exception": signal.SIGFPE, b"Floating point exception": signal.SIGFPE, b"Illegal instruction": signal.SIGILL,
 }
 
 

@@ -307,14 +307,15 @@ class NodeAgent:
             outcome = handle_action(self.ctx, self.options, action, statuses)
         except Exception as exc:  # noqa: BLE001
             self.say(f"collection failed: {type(exc).__name__}: {exc}")
-        request = self._pending_request_files.pop(id(action), None)
-        if request is not None:
-            write_json_atomic(self.paths.dump_requests / f"{request}.done", {
-                "time": time.time(), "bundle": str(outcome.bundle) if outcome and outcome.bundle else None,
-                "message": outcome.message if outcome else "collection failed"})
         if outcome is not None and outcome.stop_job:
             self.verdict = outcome.message
             self.request_stop(hang=True)
+        request = self._pending_request_files.pop(id(action), None)
+        if request is not None:
+            with contextlib.suppress(OSError):
+                write_json_atomic(self.paths.dump_requests / f"{request}.done", {
+                    "time": time.time(), "bundle": str(outcome.bundle) if outcome and outcome.bundle else None,
+                    "message": outcome.message if outcome else "collection failed"})
 
     def _wait_actions(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout

@@ -157,9 +157,11 @@ def parse_faulthandler(text: str) -> tuple[ThreadStack, ...]:
 
 
 def parse_faulthandler_signal(text: str) -> str | None:
-    """The fatal error faulthandler reported ("Segmentation fault", "Aborted", ...), if any."""
-    match = _FH_SIGNAL.search(text)
-    return match.group(1) if match else None
+    """The fatal error faulthandler reported last ("Segmentation fault", "Aborted", ...), if any.
+
+    The last one: a rank's faulthandler.log is appended to across elastic restarts."""
+    found = _FH_SIGNAL.findall(text)
+    return str(found[-1]) if found else None
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,9 @@ _MARKERS = (
 # fewer, shorter markers for whole-text scans ("atchdog" covers three of the above)
 _SCAN_MARKERS = ("atchdog", "Timeout at NCCL work", "Heartbeat monitor timed out", "lagging", "mismatched ranks",
                  "Desync", "Timeout at collective:", "joined but didn't finish", "but didn't join collective")
+# For callers that scan raw bytes (the agent's live output): a chunk holding none of these has no
+# watchdog message.
+SCAN_MARKERS_BYTES: tuple[bytes, ...] = tuple(marker.encode() for marker in _SCAN_MARKERS)
 _RANK_PREFIX = re.compile(r"\[rank(\d+)\]:")
 _GLOG = re.compile(r"\[[EWIF](\d{4} \d\d:\d\d:\d\d(?:\.\d+)?)?\s*[\w.]*\.(?:cpp|cc|h|hpp):\d+\]")
 _PG_TAG = re.compile(

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from triage.analysis.model import Finding, RankState, RankSummary, Report, Verdict, VerdictKind
+from triage.analysis.ranks import rank_word
 from triage.postmortem.classify import CrashClassification, CrashKind, crash_findings
 
 
@@ -58,10 +59,8 @@ def _collateral(others: tuple[OtherRank, ...], root: CrashClassification | None)
     findings = []
     for how in sorted({o.how for o in others}):
         ranks = tuple(sorted(o.rank for o in others if o.how == how))
-        label = "rank" if len(ranks) == 1 else "ranks"
         findings.append(Finding(kind="collateral", ranks=ranks,
-                                detail=f"{label} {', '.join(map(str, ranks))}: {how} after {who} crashed "
-                                       "(collateral)"))
+                                detail=f"{rank_word(ranks)}: {how} after {who} crashed (collateral)"))
     return findings
 
 

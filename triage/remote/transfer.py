@@ -19,7 +19,21 @@ def pack(run_dir: Path, members: list[Path], out: BinaryIO) -> None:
     """Write ``members`` (paths inside ``run_dir``) as an uncompressed tar to ``out``."""
     with tarfile.open(fileobj=out, mode="w|") as tar:
         for path in members:
-            tar.add(str(path), arcname=str(path.relative_to(run_dir)))
+            _add_tree(tar, run_dir, path)
+
+
+def _add_tree(tar: tarfile.TarFile, run_dir: Path, path: Path) -> None:
+    """Add ``path`` and what is under it. Files being written (dot-files such as a worker's
+    ``.fr.pickle.partial``) stay out, and a file that vanishes while we walk is skipped."""
+    if path.name.startswith("."):
+        return
+    try:
+        tar.add(str(path), arcname=str(path.relative_to(run_dir)), recursive=False)
+        children = sorted(path.iterdir()) if path.is_dir() else []
+    except FileNotFoundError:
+        return
+    for child in children:
+        _add_tree(tar, run_dir, child)
 
 
 def _check_member(member: tarfile.TarInfo, host: str, label: str) -> None:

@@ -174,18 +174,19 @@ class FatalBanner:
     pid: int | None
 
 
-_ABORTED_AT = re.compile(r"\*\*\* Aborted at (\d+) \(unix time\)")
+_ABORTED_AT = re.compile(r"Aborted at (\d+) \(unix time\)")
 _SIG_RECEIVED = re.compile(r"\*\*\* (SIG[A-Z]+) \(@[^)]*\) received by PID (\d+)")
 
 
 def parse_fatal_banner(text: str) -> FatalBanner | None:
-    """The crash time and signal from a glog fatal banner, or None when there is none."""
-    at = _ABORTED_AT.search(text)
-    sig = _SIG_RECEIVED.search(text)
-    if at is None and sig is None:
+    """The crash time and signal of the last glog fatal banner (logs are appended to across
+    restarts), or None when there is none."""
+    times = _ABORTED_AT.findall(text)
+    signals = _SIG_RECEIVED.findall(text)
+    if not times and not signals:
         return None
-    return FatalBanner(int(at.group(1)) if at else None, sig.group(1) if sig else None,
-                       int(sig.group(2)) if sig else None)
+    return FatalBanner(int(times[-1]) if times else None, signals[-1][0] if signals else None,
+                       int(signals[-1][1]) if signals else None)
 
 
 _LIBRARY_MARKERS = (

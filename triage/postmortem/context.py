@@ -7,7 +7,6 @@ I/O lives here (reading files, running ``dmesg``); the decoding of kernel lines 
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import subprocess
 import time
@@ -17,11 +16,11 @@ from typing import Any
 
 from triage.layout import RankPaths, RunPaths
 from triage.parsing.dmesg import OomEvent, SegfaultEvent, XidEvent, scan_dmesg
+from triage.parsing.stacks import parse_fatal_banner
 from triage.postmortem.classify import KernelEvent
 
 LOG_TAIL_BYTES = 64 * 1024
 DMESG_TIMEOUT_S = 10.0
-_ABORTED_AT = re.compile(r"Aborted at (?P<t>\d{9,11})\b")
 
 
 @dataclass(frozen=True)
@@ -81,8 +80,8 @@ def mtime(path: Path) -> float | None:
 
 def banner_time(text: str) -> float | None:
     """The unix time of the last "Aborted at <unix time>" banner (glog / PyTorch / Paddle style)."""
-    found = _ABORTED_AT.findall(text)
-    return float(found[-1]) if found else None
+    banner = parse_fatal_banner(text)
+    return float(banner.unix_time) if banner is not None and banner.unix_time is not None else None
 
 
 def boot_time() -> float | None:

@@ -20,10 +20,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from collectors.common import CollectOptions, Target
-from collectors.node_bundle import JobInfo, collect_node_bundle
 from tests.support import kill_tree
 from triage.bundle import Trigger, read_manifest
+from triage.collectors.common import CollectOptions, Target
+from triage.collectors.node_bundle import JobInfo, collect_node_bundle
 
 RANKS = 8
 

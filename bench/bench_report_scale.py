@@ -69,8 +69,8 @@ def one_case(ranks: int, entries: int, tp: int, with_fr_trace: bool) -> None:
 def analysis_only(ranks: int, entries: int) -> None:
     """The pure analysis on evidence already in memory (no parsing): how it grows with ranks x entries."""
     from triage.analysis.analyze import analyze
-    from triage.analysis.evidence import Evidence, PgMembers, RankEvidence
-    from triage.analysis.model import Collective, CollectiveState
+    from triage.model import Collective, CollectiveState
+    from triage.model.evidence import Evidence, PgMembers, RankEvidence
 
     culprit = ranks // 3
     items = []

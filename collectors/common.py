@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from collectors.redact import redact_text
 from triage.bundle import CollectorRecord, CollectorStatus
+from triage.collectors.redact import redact_text
 from triage.layout import FILE_MODE, RankPaths, make_private_dir
 
 DENIED_HINT = (

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from triage.bundle import CollectorRecord, CollectorStatus
+from triage.collectors.executable import ExeChoice, choose_executable
+from triage.collectors.gdbrun import DEFAULT_TIMEOUT_S, find_gdb, gdb_batch_argv, python_gdb_helper, run_gdb
 from triage.layout import FILE_MODE, make_private_dir, write_json_atomic
-from triage.postmortem.elfcore import CoreFormatError, CoreNotes, elf_debug_state, read_core_notes
-from triage.postmortem.executable import ExeChoice, choose_executable
-from triage.postmortem.gdbrun import DEFAULT_TIMEOUT_S, find_gdb, gdb_batch_argv, python_gdb_helper, run_gdb
+from triage.parsing.elfcore import CoreFormatError, CoreNotes, elf_debug_state, read_core_notes
 
 NAME = "core"
 CORE_SCHEMA = "triage.core/1"

@@ -14,8 +14,8 @@ from collections.abc import Iterable
 
 import psutil
 
-from collectors.common import Target
-from collectors.procinfo import read_environ
+from triage.collectors.common import Target
+from triage.collectors.procinfo import read_environ
 
 RANK_VARS = ("RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK")
 LOCAL_RANK_VARS = ("LOCAL_RANK", "SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK")

@@ -14,7 +14,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from collectors.common import (
+from triage.bundle import CollectorRecord, CollectorStatus
+from triage.collectors.common import (
     CollectOptions,
     find_tool,
     looks_denied,
@@ -23,7 +24,6 @@ from collectors.common import (
     run_tool,
     write_private,
 )
-from triage.bundle import CollectorRecord, CollectorStatus
 from triage.layout import write_json_atomic
 from triage.parsing import dmesg as dmesg_parser
 

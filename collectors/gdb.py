@@ -12,7 +12,8 @@ import threading
 import time
 from pathlib import Path
 
-from collectors.common import (
+from triage.bundle import CollectorRecord, CollectorStatus
+from triage.collectors.common import (
     DENIED_HINT,
     CollectOptions,
     Target,
@@ -28,8 +29,7 @@ from collectors.common import (
     tool_error,
     write_private,
 )
-from triage.bundle import CollectorRecord, CollectorStatus
-from triage.postmortem.gdbrun import gdb_batch_argv, python_gdb_helper
+from triage.collectors.gdbrun import gdb_batch_argv, python_gdb_helper
 
 NAME = "gdb"
 MIN_TIMEOUT_S = 60.0
@@ -40,7 +40,7 @@ _ATTACH_DENIED = ("ptrace: operation not permitted", "could not attach to proces
 
 
 def gdb_argv(tool: str, pid: int) -> list[str]:
-    """The same batch commands as for a core (triage.postmortem.gdbrun), attached to a live pid:
+    """The same batch commands as for a core (triage.collectors.gdbrun), attached to a live pid:
     shared-library table, all threads' backtraces, and Python frames (py-bt) when CPython's gdb
     helper for this interpreter is installed. Parsed by triage.parsing.gdb."""
     try:

@@ -23,13 +23,6 @@ from typing import Any
 
 import psutil
 
-from collectors.common import CollectOptions, Target, process_alive, safe
-from collectors.dmesg import collect_dmesg
-from collectors.gdb import collect_gdb
-from collectors.procinfo import collect_node_facts, collect_proc
-from collectors.pyspy import collect_pyspy
-from collectors.strace import collect_strace
-from collectors.worker import collect_torch_fr_files, collect_worker
 from triage.bundle import (
     BundleRank,
     CollectorRecord,
@@ -41,6 +34,13 @@ from triage.bundle import (
     rank_dir,
     write_manifest,
 )
+from triage.collectors.common import CollectOptions, Target, process_alive, safe
+from triage.collectors.dmesg import collect_dmesg
+from triage.collectors.gdb import collect_gdb
+from triage.collectors.procinfo import collect_node_facts, collect_proc
+from triage.collectors.pyspy import collect_pyspy
+from triage.collectors.strace import collect_strace
+from triage.collectors.worker import collect_torch_fr_files, collect_worker
 from triage.layout import make_private_dir
 
 _PYSPY_FAILED = (CollectorStatus.FAILED, CollectorStatus.MISSING, CollectorStatus.DENIED,

@@ -16,7 +16,8 @@ from typing import Any
 
 import psutil
 
-from collectors.common import (
+from triage.bundle import CollectorRecord, CollectorStatus
+from triage.collectors.common import (
     CollectOptions,
     Target,
     find_tool,
@@ -26,8 +27,7 @@ from collectors.common import (
     run_tool,
     write_private,
 )
-from collectors.redact import redact_argv, redact_env
-from triage.bundle import CollectorRecord, CollectorStatus
+from triage.collectors.redact import redact_argv, redact_env
 from triage.layout import write_json_atomic
 
 _MAX_THREADS = 256

@@ -11,7 +11,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from collectors.common import (
+from triage.bundle import CollectorRecord, CollectorStatus
+from triage.collectors.common import (
     DENIED_HINT,
     CollectOptions,
     Target,
@@ -28,7 +29,6 @@ from collectors.common import (
     tool_error,
     write_private,
 )
-from triage.bundle import CollectorRecord, CollectorStatus
 
 NAME = "pyspy"
 

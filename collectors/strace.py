@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 from typing import IO
 
-from collectors.common import (
+from triage.bundle import CollectorRecord, CollectorStatus
+from triage.collectors.common import (
     DENIED_HINT,
     CollectOptions,
     Target,
@@ -28,7 +29,6 @@ from collectors.common import (
     record,
     write_private,
 )
-from triage.bundle import CollectorRecord, CollectorStatus
 
 NAME = "strace"
 _LINE_BYTES = 512

@@ -16,9 +16,9 @@ import shutil
 import time
 from pathlib import Path
 
-from collectors.common import CollectOptions, Target, process_alive, record, write_private
-from collectors.procinfo import read_environ
 from triage.bundle import CollectorRecord, CollectorStatus
+from triage.collectors.common import CollectOptions, Target, process_alive, record, write_private
+from triage.collectors.procinfo import read_environ
 from triage.layout import FILE_MODE
 
 DEFAULT_FR_PREFIX = "/tmp/nccl_trace_rank_"
@@ -28,7 +28,7 @@ def _ask_worker(target: Target, rank_out: Path, timeout: float) -> str | None:
     """Ask the in-worker agent to dump into ``rank_out``; None on success, else the error."""
     assert target.paths is not None
     try:
-        from triage.agent.worker_client import request_dump
+        from triage.collectors.worker_client import request_dump
 
         result = request_dump(target.paths, rank_out, timeout=timeout)
     except Exception as error:  # noqa: BLE001 - any failure is recorded, never raised

@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# Installs everything triage needs on a fresh Debian machine (run as root).
-#   bash scripts/setup.sh          the tool: gdb, strace, torch==2.13.0 (CPU), triage itself
+# Installs everything triage needs on a fresh Debian/Ubuntu machine.
+#   bash scripts/setup.sh          the tool: gdb, strace, torch==2.13.0 (CPU) + numpy, triage itself
 #   bash scripts/setup.sh --tests  also what the tests use: slurm, munge, sshd, iproute2, chromium
+# Python packages go into the active virtual environment, or into ./.venv (created here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/pyenv.sh
 
 APT_PACKAGES=(gdb strace procps)
 if [ "${1:-}" = "--tests" ]; then
   APT_PACKAGES+=(iproute2 util-linux slurmctld slurmd slurm-client munge
                  openssh-server openssh-client chromium)
+fi
+# Debian's and Ubuntu's python3 creates venvs only with python3-venv (ensurepip).
+if [ ! -x "$TRIAGE_PY" ] && ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+  APT_PACKAGES+=(python3-venv)
 fi
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
@@ -24,9 +30,15 @@ if [ "${#missing[@]}" -gt 0 ]; then
   fi
 fi
 
-PY=${PYTHON:-python3}
+if [ ! -x "$TRIAGE_PY" ]; then
+  echo "setup: creating the virtual environment $TRIAGE_ENV" >&2
+  python3 -m venv "$TRIAGE_ENV"
+fi
+pip_install() { "$TRIAGE_PY" -m pip install -q --disable-pip-version-check "$@" 2>&1 | grep -v "^WARNING: Location" >&2 || true; }
 # torch is pinned: the 2.13.0 CPU build. A bare `torch` pulls a multi-GB CUDA build.
-"$PY" -m pip install -q --disable-pip-version-check 'torch==2.13.0'
-"$PY" -m pip install -q --disable-pip-version-check -e '.[test]'
-# pyenv: make the new console scripts (torchrun, triage) visible through its shims
-if command -v pyenv >/dev/null 2>&1; then pyenv rehash || true; fi
+pip_install 'torch==2.13.0' numpy
+extras=torch
+[ "${1:-}" = "--tests" ] && extras=torch,test
+pip_install -e ".[$extras]"
+"$TRIAGE_PY" -c 'import triage, torch' || { echo "setup: triage or torch did not install into $TRIAGE_ENV" >&2; exit 1; }
+echo "setup: triage is installed in $TRIAGE_ENV (run it as $TRIAGE_ENV/bin/triage, or activate that environment)" >&2

@@ -3,7 +3,7 @@
 Each option is an :class:`Option`. Other modules contribute options as plain dicts with the
 keys ``name`` (snake_case), ``type`` (``"int"``, ``"float"``, ``"str"`` or ``"bool"``),
 ``default``, ``help`` and optionally ``choices`` (a list of allowed values), e.g. the hang
-side's ``triage.agent.hang_options.HANG_OPTIONS``::
+side's ``triage.options.HANG_OPTIONS``::
 
     {"name": "hang_timeout", "type": "float", "default": 300.0, "help": "seconds without progress ..."}
 
@@ -89,7 +89,7 @@ LAUNCH_OPTIONS: tuple[Option, ...] = (
 
 def launch_options() -> tuple[Option, ...]:
     """The table of ``triage launch``: its own options plus the hang side's."""
-    from triage.agent.hang_options import HANG_OPTIONS
+    from triage.options import HANG_OPTIONS
 
     extra = tuple(Option.from_dict(d) for d in HANG_OPTIONS)
     names = {o.name for o in LAUNCH_OPTIONS}

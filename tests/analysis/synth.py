@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from triage.analysis.evidence import Evidence, ExitInfo, PgMembers, RankEvidence
-from triage.analysis.model import Collective, CollectiveState
+from triage.model import Collective, CollectiveState
+from triage.model.evidence import Evidence, ExitInfo, PgMembers, RankEvidence
 
 DONE = CollectiveState.COMPLETED
 WAIT = CollectiveState.IN_FLIGHT

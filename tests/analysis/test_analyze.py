@@ -8,8 +8,8 @@ from dataclasses import replace
 
 from tests.analysis.synth import DONE, WAIT, coll, exited, hang, rank
 from triage.analysis.analyze import analyze
-from triage.analysis.evidence import Evidence, PgMembers
-from triage.analysis.model import MismatchKind, VerdictKind
+from triage.model import MismatchKind, VerdictKind
+from triage.model.evidence import Evidence, PgMembers
 
 
 def test_op_mismatch_blames_minority_with_issue_wording() -> None:

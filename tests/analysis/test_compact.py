@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from triage.analysis import load_files
 from triage.analysis.analyze import analyze
-from triage.analysis.loader import load_inputs
-from triage.analysis.model import Report
 from triage.analysis.synthetic import fr_dump, write_dumps
+from triage.load import fr_files as load_files
+from triage.load.inputs import load_inputs
+from triage.model import Report
 from triage.parsing.flight_recorder import parse_fr_json
 from triage.parsing.flight_recorder_compact import TAIL, parse_fr_compact
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from triage.analysis.analyze import analyze
-from triage.analysis.loader import load_inputs
-from triage.analysis.model import VerdictKind
+from triage.load.inputs import load_inputs
+from triage.model import VerdictKind
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from triage.analysis.analyze import analyze
-from triage.analysis.loader import load_inputs
+from triage.load.inputs import load_inputs
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 CASES = sorted(p.name for p in GOLDEN.iterdir() if (p / "expected.json").is_file())

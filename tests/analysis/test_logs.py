@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from triage.analysis.analyze import analyze
-from triage.analysis.loader import load_inputs
-from triage.analysis.model import VerdictKind
+from triage.load.inputs import load_inputs
+from triage.model import VerdictKind
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 

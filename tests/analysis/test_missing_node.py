@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from triage.analysis.analyze import analyze
-from triage.analysis.loader import load_inputs
+from triage.load.inputs import load_inputs
 
 GOLDEN_RUN = Path(__file__).resolve().parent.parent / "golden" / "op_mismatch" / "run"
 

@@ -8,9 +8,9 @@ import re
 from pathlib import Path
 
 from triage.analysis.analyze import analyze
-from triage.analysis.load_files import PARALLEL_MIN_FILES
-from triage.analysis.loader import load_inputs
 from triage.analysis.synthetic import write_dumps
+from triage.load.fr_files import PARALLEL_MIN_FILES
+from triage.load.inputs import load_inputs
 from triage.report import render
 
 

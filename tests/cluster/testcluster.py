@@ -25,7 +25,7 @@ import psutil
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
-PYTHON = os.path.realpath(sys.executable)
+PYTHON = sys.executable  # as it is: a venv interpreter must stay in its venv
 NEEDED = ("slurmctld", "slurmd", "sbatch", "srun", "scontrol", "squeue", "munged", "ip", "nsenter",
           "unshare", "ssh-keygen")
 

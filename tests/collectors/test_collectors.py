@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from collectors.common import CollectOptions, Target, find_tool, process_state
-from collectors.discover import find_ranks
-from collectors.node_bundle import JobInfo, collect_node_bundle
-from collectors.redact import REDACTED, redact_argv, redact_env, redact_text
 from tests.support import kill_tree, python_program, running_program, triage_cmd
 from triage.bundle import CollectorStatus, Trigger, read_manifest
+from triage.collectors.common import CollectOptions, Target, find_tool, process_state
+from triage.collectors.discover import find_ranks
+from triage.collectors.gdbrun import python_gdb_helper
+from triage.collectors.node_bundle import JobInfo, collect_node_bundle
+from triage.collectors.redact import REDACTED, redact_argv, redact_env, redact_text
 from triage.parsing.stacks import parse_pyspy_json
-from triage.postmortem.gdbrun import python_gdb_helper
 
 RANK_NODE = {"proc", "fr", "stacks", "fr-torch", "pyspy", "gdb", "strace"}
 NODE = {"dmesg", "facts", "nvidia-smi"}

@@ -7,7 +7,7 @@ import json
 import os
 import re
 import subprocess
-import sys
+import sysconfig
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -18,7 +18,7 @@ from triage.bundle import CollectorStatus, Manifest, read_manifest
 from triage.parsing.flight_recorder import load_fr_file
 
 TIMEOUT_S = 3.0
-TORCHRUN = str(Path(sys.executable).resolve().parent / "torchrun")
+TORCHRUN = str(Path(sysconfig.get_path("scripts")) / "torchrun")  # this interpreter's scripts dir, no realpath
 RANK_COLLECTORS = {"proc", "fr", "stacks", "fr-torch", "pyspy", "gdb", "strace"}
 
 

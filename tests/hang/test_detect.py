@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from triage.agent import detect
 from triage.agent.state import LocalRankStatus
-from triage.analysis.model import Collective, CollectiveState
+from triage.model import Collective, CollectiveState
 
 NOW = 1_000_000.0
 

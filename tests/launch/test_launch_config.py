@@ -77,7 +77,7 @@ def test_bad_flag_value_is_a_usage_error() -> None:
 
 
 def test_hang_options_are_in_the_table() -> None:
-    from triage.agent.hang_options import HANG_OPTIONS
+    from triage.options import HANG_OPTIONS
 
     names = {o.name for o in OPTIONS}
     assert {d["name"] for d in HANG_OPTIONS} <= names

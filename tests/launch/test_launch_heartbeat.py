@@ -13,9 +13,9 @@ from support import running_program
 
 from triage.agent.ranks import RankTracker
 from triage.agent.supervisor import exit_code_of
-from triage.agent.worker_client import ping, request_dump
-from triage.analysis.model import CollectiveState
+from triage.collectors.worker_client import ping, request_dump
 from triage.layout import RunPaths
+from triage.model import CollectiveState
 
 
 def _beat(run: Path, rank: int) -> dict[str, object]:

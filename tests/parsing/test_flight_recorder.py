@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.support import kill_tree
-from triage.analysis.model import CollectiveState
 from triage.errors import InputError
+from triage.model import CollectiveState
 from triage.parsing.flight_recorder import (
     UNKNOWN_RANK,
     decode_fr_bytes,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from triage.analysis.model import CollectiveState
+from triage.model import CollectiveState
 from triage.parsing.nccl import (
     NcclColl,
     NcclInit,

@@ -8,8 +8,7 @@ from pathlib import Path
 
 from pm_util import crash, report_json
 
-from triage.parsing.gdb import parse_gdb_backtrace
-from triage.postmortem.classify import (
+from triage.analysis.crash import (
     CrashContext,
     CrashKind,
     KernelEvent,
@@ -18,6 +17,7 @@ from triage.postmortem.classify import (
     crash_findings,
     thread_role,
 )
+from triage.parsing.gdb import parse_gdb_backtrace
 
 FATAL_PROGRAM = """
 import ctypes
@@ -136,7 +136,8 @@ def test_findings_earliest_is_root_cause() -> None:
 
 
 def test_kernel_lines_and_banner_correlate_by_pid_and_time() -> None:
-    from triage.postmortem.context import banner_time, events_near, kernel_events
+    from triage.analysis.core_crash import banner_time, events_near
+    from triage.postmortem.context import kernel_events
 
     dmesg = (
         "[  100.500000] python3[4242]: segfault at 0 ip 00007f00 sp 00007ffd error 4 in libc.so.6[7f00+155000]\n"

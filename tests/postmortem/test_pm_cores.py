@@ -8,8 +8,8 @@ from pathlib import Path
 from pm_util import crash, report_json, triage_run
 from support import PROGRAMS
 
+from triage.parsing.elfcore import read_core_notes
 from triage.parsing.gdb import parse_gdb_backtrace
-from triage.postmortem.elfcore import read_core_notes
 from triage.postmortem.locate import find_core
 
 
@@ -102,7 +102,7 @@ def test_gdb_parser_reads_live_gdb_output_with_thread_names(built: dict[str, Pat
 
     from support import running_program
 
-    from triage.postmortem.gdbrun import find_gdb, gdb_batch_argv, run_gdb
+    from triage.collectors.gdbrun import find_gdb, gdb_batch_argv, run_gdb
 
     source = (PROGRAMS / "pm_mt_crash.c").read_text()
     sleeper = crash_dir / "sleeper.c"
@@ -126,9 +126,10 @@ def test_gdb_parser_reads_live_gdb_output_with_thread_names(built: dict[str, Pat
 
 def test_core_collector_into_a_bundle_and_bundle_classification(built: dict[str, Path], crash_dir: Path) -> None:
     """The interface `triage launch`/`triage report` use: collect_core into a bundle, classify it back."""
-    from collectors.core import collect_core
+    from triage.analysis.core_crash import classify_core_output
     from triage.bundle import CollectorStatus
-    from triage.postmortem.analyze import classify_bundle_cores
+    from triage.collectors.core import collect_core
+    from triage.load.cores import bundle_core_outputs
 
     result = crash([str(built["pm_assert"])], crash_dir)
     bundle = crash_dir / "bundle"
@@ -136,7 +137,8 @@ def test_core_collector_into_a_bundle_and_bundle_classification(built: dict[str,
     assert record.status is CollectorStatus.OK, record
     assert record.name == "core" and record.rank == 3 and record.pid == result.pid
     assert set(record.files) == {"rank-3/core.json", "rank-3/gdb-core.txt"}
-    [item] = classify_bundle_cores(bundle)
+    [output] = bundle_core_outputs(bundle)
+    item, _bt = classify_core_output(output, None, ())
     assert item.rank == 3 and item.kind.value == "assertion_abort"
 
     bogus = crash_dir / "not-a-core"

@@ -8,7 +8,7 @@ import re
 
 from tests.analysis.synth import hang
 from triage.analysis.analyze import analyze
-from triage.analysis.model import Report
+from triage.model import Report
 from triage.report import render
 
 

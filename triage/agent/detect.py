@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from triage.agent.state import LocalRankStatus
-from triage.analysis.model import Collective
 from triage.analysis.ranks import format_ranks, rank_word
+from triage.model import Collective
 
 
 @dataclass(frozen=True)

@@ -20,11 +20,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from collectors.common import CollectOptions, Target
-from collectors.node_bundle import JobInfo, collect_node_bundle
 from triage.agent.hang_monitor import ActionOutcome
 from triage.agent.state import AgentContext, LocalRankStatus, MonitorAction
 from triage.bundle import CollectorRecord, Trigger, read_manifest, write_manifest
+from triage.collectors.common import CollectOptions, Target
+from triage.collectors.node_bundle import JobInfo, collect_node_bundle
 from triage.layout import HostPaths, read_json
 
 _REPORTED_TRIGGERS = (Trigger.HANG, Trigger.REMOTE)
@@ -106,7 +106,7 @@ def _add_core_backtraces(bundle: Path, ranks: Sequence[LocalRankStatus]) -> None
 
 def _core_record(bundle: Path, status: LocalRankStatus) -> CollectorRecord | None:
     try:
-        from collectors.core import collect_core
+        from triage.collectors.core import collect_core
         from triage.postmortem.locate import find_core
 
         worker = read_json(status.paths.worker) if status.paths is not None else {}

@@ -24,11 +24,11 @@ from typing import Any
 
 from triage.agent import detect
 from triage.agent.hang_nccl import NcclWatch
-from triage.agent.hang_options import DEFAULT_HANG_TIMEOUT_S
 from triage.agent.state import AgentContext, LocalRankStatus, Monitor, MonitorAction, MonitorActionKind
 from triage.analysis.ranks import rank_word
 from triage.bundle import Trigger
 from triage.layout import read_json
+from triage.options import DEFAULT_HANG_TIMEOUT_S
 from triage.parsing.watchdog import SCAN_MARKERS_BYTES, WatchdogEvent, WatchdogKind, scan_watchdog
 
 _WATCHDOG_MARKERS = SCAN_MARKERS_BYTES   # the watchdog parser's own markers (one place)

@@ -13,8 +13,8 @@ from typing import Any
 import psutil
 
 from triage.agent.state import LocalRankStatus
-from triage.analysis.model import Collective, CollectiveState
 from triage.layout import HostPaths, RankPaths
+from triage.model import Collective, CollectiveState
 from triage.parsing.flight_recorder import parse_fr_json
 
 _FATAL = re.compile(rb"Fatal Python error: ([A-Za-z -]+)")

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from triage.analysis.model import Collective
 from triage.layout import RankPaths
+from triage.model import Collective
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from triage.analysis import verdicts
+from triage.analysis.core_crash import crash_record_events
 from triage.analysis.describe import call
 from triage.analysis.diff import (
     Disagreement,
@@ -15,10 +16,12 @@ from triage.analysis.diff import (
     first_disagreement,
     index_by_pg,
 )
-from triage.analysis.evidence import MISSING_NODE_REASON, Event, EventKind, Evidence, RankEvidence
 from triage.analysis.failures import Failure, event_findings, failure_findings, rank_failures
 from triage.analysis.groups import Group, resolve_groups
-from triage.analysis.model import (
+from triage.analysis.p2p import P2pProblem, check_p2p
+from triage.analysis.ranks import format_ranks, rank_word
+from triage.analysis.summaries import rank_summaries
+from triage.model import (
     Collective,
     CollectiveState,
     Finding,
@@ -26,9 +29,7 @@ from triage.analysis.model import (
     Verdict,
     VerdictKind,
 )
-from triage.analysis.p2p import P2pProblem, check_p2p
-from triage.analysis.ranks import format_ranks, rank_word
-from triage.analysis.summaries import rank_summaries
+from triage.model.evidence import MISSING_NODE_REASON, Event, EventKind, Evidence, RankEvidence
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,8 @@ class _Context:
 
 def analyze(evidence: Evidence) -> Report:
     """The whole analysis: a Report whose verdict does not depend on the order of the inputs."""
+    if evidence.crashes:
+        evidence = replace(evidence, events=evidence.events + crash_record_events(evidence.crashes), crashes=())
     merged = sorted(_merge_ranks(evidence.ranks), key=lambda r: r.rank)
     ranks = tuple(replace(r, collectives=_with_watchdog(r, evidence.events)) for r in merged)
     world_size = evidence.world_size or _world_size(ranks)

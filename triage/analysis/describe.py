@@ -5,8 +5,8 @@ from __future__ import annotations
 import signal as _signal
 from collections.abc import Mapping
 
-from triage.analysis.model import Collective
 from triage.analysis.ranks import format_ranks, rank_word
+from triage.model import Collective
 
 
 def call(coll: Collective, out: bool = False) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from triage.analysis.groups import Group
-from triage.analysis.model import Collective, CollectiveState, MismatchKind, SeqHistory, Signature
+from triage.model import Collective, CollectiveState, MismatchKind, SeqHistory, Signature
 
 
 @dataclass(frozen=True)

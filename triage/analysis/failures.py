@@ -7,13 +7,12 @@ import re
 import signal as _signal
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
-from typing import Protocol
+from dataclasses import dataclass
 
 from triage.analysis.describe import signal_name, who
-from triage.analysis.evidence import Event, EventKind, Evidence, RankEvidence
-from triage.analysis.model import Finding, VerdictKind
 from triage.analysis.ranks import rank_word
+from triage.model import Finding, VerdictKind
+from triage.model.evidence import Event, EventKind, Evidence, RankEvidence
 
 # Signals a launcher sends to tear the other ranks down after a failure.
 TEARDOWN_SIGNALS = {int(_signal.SIGTERM), int(_signal.SIGKILL), int(_signal.SIGINT), int(_signal.SIGHUP)}
@@ -138,21 +137,3 @@ def event_findings(events: Iterable[Event]) -> list[Finding]:
 def _first_time(events: list[Event]) -> float:
     times = [e.time for e in events if e.time is not None]
     return min(times) if times else float("inf")
-
-
-class CrashClassification(Protocol):
-    """What triage.postmortem.classify returns for one crashed process (the hook we consume)."""
-
-    @property
-    def summary(self) -> str: ...
-
-
-def crash_events(rank: int | None, host: str | None, classifications: Iterable[CrashClassification],
-                 evidence: tuple[str, ...] = (), time: float | None = None) -> tuple[Event, ...]:
-    """Turn postmortem classifications of a crashed rank (gdb/core) into events for analysis."""
-    return tuple(Event(EventKind.CRASH_ANALYSIS, c.summary, rank=rank, host=host, time=time,
-                       evidence=evidence, fatal=True) for c in classifications)
-
-
-def mark_root(findings: list[Finding], root_index: int) -> list[Finding]:
-    return [replace(f, root_cause=(i == root_index)) for i, f in enumerate(findings)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from triage.analysis.evidence import RankEvidence
+from triage.model.evidence import RankEvidence
 
 DEFAULT_PG = "0"
 

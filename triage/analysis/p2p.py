@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from triage.analysis.groups import Group
-from triage.analysis.model import Collective, CollectiveState, MismatchKind
+from triage.model import Collective, CollectiveState, MismatchKind
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from triage.analysis.evidence import RankEvidence
 from triage.analysis.failures import TEARDOWN_SIGNALS
-from triage.analysis.model import Collective, CollectiveState, RankState, RankSummary
+from triage.model import Collective, CollectiveState, RankState, RankSummary
+from triage.model.evidence import RankEvidence
 
 
 def last_collective(colls: tuple[Collective, ...]) -> Collective | None:

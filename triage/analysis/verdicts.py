@@ -7,9 +7,10 @@ from collections.abc import Callable, Mapping
 
 from triage.analysis.describe import call, who
 from triage.analysis.diff import Disagreement, Straggle
-from triage.analysis.evidence import RankEvidence
 from triage.analysis.failures import Failure
-from triage.analysis.model import (
+from triage.analysis.p2p import P2pProblem
+from triage.analysis.ranks import rank_word
+from triage.model import (
     Collective,
     CollectiveState,
     Finding,
@@ -17,8 +18,7 @@ from triage.analysis.model import (
     Verdict,
     VerdictKind,
 )
-from triage.analysis.p2p import P2pProblem
-from triage.analysis.ranks import rank_word
+from triage.model.evidence import RankEvidence
 
 Hosts = Mapping[int, str | None]
 Paths = Mapping[int, tuple[str, ...]]

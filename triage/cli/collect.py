@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from collectors.common import CollectOptions
+from triage.collectors.common import CollectOptions
 from triage.errors import RemoteError, UsageError
 from triage.exitcodes import ExitCode
 from triage.layout import RUN_LAYOUT, RunPaths, write_json_atomic

@@ -19,14 +19,14 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from collectors.common import CollectOptions, Target, process_alive
-from collectors.discover import find_matching, find_ranks, targets_for_pids
-from collectors.node_bundle import JobInfo, collect_node_bundle
-from triage.agent.hang_options import GDB_CHOICES
 from triage.bundle import Trigger
+from triage.collectors.common import CollectOptions, Target, process_alive
+from triage.collectors.discover import find_matching, find_ranks, targets_for_pids
+from triage.collectors.node_bundle import JobInfo, collect_node_bundle
 from triage.errors import InputError, UsageError
 from triage.exitcodes import ExitCode
 from triage.layout import RUN_LAYOUT, HostPaths, RunPaths, read_json, short_hostname, write_json_atomic
+from triage.options import GDB_CHOICES
 
 DEFAULT_WAIT_S = 120.0
 

@@ -7,11 +7,11 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from triage.analysis.crash import CrashClassification
+from triage.collectors.gdbrun import DEFAULT_TIMEOUT_S
 from triage.errors import InputError
 from triage.exitcodes import ExitCode
 from triage.layout import RunPaths
-from triage.postmortem.classify import CrashClassification
-from triage.postmortem.gdbrun import DEFAULT_TIMEOUT_S
 from triage.postmortem.run import PostmortemResult, run_postmortem
 from triage.report import FORMATS, render
 

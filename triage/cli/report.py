@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from triage.analysis.model import Report, VerdictKind
 from triage.errors import InputError
 from triage.exitcodes import ExitCode
+from triage.model import Report, VerdictKind
 from triage.report import FORMATS, build_report, render
 
 

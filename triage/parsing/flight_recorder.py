@@ -21,8 +21,8 @@ from math import prod
 from pathlib import Path
 from typing import Any, overload
 
-from triage.analysis.model import Collective, CollectiveState, SeqHistory
 from triage.errors import InputError
+from triage.model import Collective, CollectiveState, SeqHistory
 from triage.parsing.names import torch_dtype, torch_op
 from triage.parsing.safe_pickle import safe_unpickle
 from triage.parsing.stacks import Frame

@@ -16,7 +16,7 @@ from math import prod
 from operator import itemgetter, lt
 from typing import Any
 
-from triage.analysis.model import CollectiveState, SeqHistory, Signature
+from triage.model import CollectiveState, SeqHistory, Signature
 from triage.parsing.flight_recorder import (
     _DTYPE_CACHE,
     _OP_CACHE,

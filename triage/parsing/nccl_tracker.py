@@ -29,7 +29,7 @@ from collections import deque
 from dataclasses import dataclass, replace
 from typing import IO, TypeAlias
 
-from triage.analysis.model import Collective, CollectiveState
+from triage.model import Collective, CollectiveState
 from triage.parsing.nccl import NcclColl, NcclEvent, NcclInit, NcclWarn, parse_nccl_segments
 
 

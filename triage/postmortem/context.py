@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from triage.analysis.crash import KernelEvent
 from triage.layout import RankPaths, RunPaths
+from triage.model.evidence import RankLogs
 from triage.parsing.dmesg import OomEvent, SegfaultEvent, XidEvent, scan_dmesg
-from triage.parsing.stacks import parse_fatal_banner
-from triage.postmortem.classify import KernelEvent
 
 LOG_TAIL_BYTES = 64 * 1024
 DMESG_TIMEOUT_S = 10.0
@@ -78,10 +78,6 @@ def mtime(path: Path) -> float | None:
         return None
 
 
-def banner_time(text: str) -> float | None:
-    """The unix time of the last "Aborted at <unix time>" banner (glog / PyTorch / Paddle style)."""
-    banner = parse_fatal_banner(text)
-    return float(banner.unix_time) if banner is not None and banner.unix_time is not None else None
 
 
 def boot_time() -> float | None:
@@ -125,14 +121,17 @@ def kernel_events(text: str, boot: float | None) -> tuple[KernelEvent, ...]:
     return tuple(events)
 
 
-def events_near(events: tuple[KernelEvent, ...], pids: set[int], when: float | None,
-                window_s: float) -> tuple[KernelEvent, ...]:
-    """Events for one of ``pids`` (any thread id of the process), or pid-less ones near ``when``."""
-    out = []
-    for event in events:
-        if event.pid is not None and event.pid in pids:
-            if when is None or event.time is None or abs(event.time - when) <= window_s:
-                out.append(event)
-        elif event.pid is None and when is not None and event.time is not None and abs(event.time - when) <= window_s:
-            out.append(event)
-    return tuple(out)
+
+def rank_logs(rank: RankFiles) -> RankLogs:
+    """What a rank's own files say about its crash, read once (classified by triage.analysis.core_crash)."""
+    lines: list[str] = []
+    for path in (rank.paths.output, rank.paths.faulthandler):
+        lines += read_tail(path).splitlines()[-400:]
+    exit_info = rank.exit or {}
+    exception = exit_info.get("exception")
+    if isinstance(exception, dict):
+        lines.append(f"{exception.get('type')}: {exception.get('message')}")
+    evidence = tuple(str(p) for p in (rank.paths.faulthandler, rank.paths.exit, rank.paths.output) if p.is_file())
+    return RankLogs(rank=rank.rank, host=rank.host, pid=rank.pid, log_lines=tuple(lines),
+                    faulthandler_text=read_tail(rank.paths.faulthandler),
+                    faulthandler_mtime=mtime(rank.paths.faulthandler), exit=rank.exit, evidence=evidence)

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from triage.postmortem.elfcore import CoreFormatError, read_core_notes
+from triage.parsing.elfcore import CoreFormatError, read_core_notes
 
 CORE_PATTERN = Path("/proc/sys/kernel/core_pattern")
 CORE_USES_PID = Path("/proc/sys/kernel/core_uses_pid")

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from triage.analysis.model import Finding, RankState, RankSummary, Report, Verdict, VerdictKind
+from triage.analysis.crash import CrashClassification, CrashKind, crash_findings
 from triage.analysis.ranks import rank_word
-from triage.postmortem.classify import CrashClassification, CrashKind, crash_findings
+from triage.model import Finding, RankState, RankSummary, Report, Verdict, VerdictKind
 
 
 @dataclass(frozen=True)

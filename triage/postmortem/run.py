@@ -14,7 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from triage.analysis.model import RankState, Report
+from triage.analysis.core_crash import classify_core_output, classify_rank_logs
+from triage.analysis.crash import CrashClassification, KernelEvent
 from triage.bundle import (
     CollectorRecord,
     CollectorStatus,
@@ -23,21 +24,23 @@ from triage.bundle import (
     create_bundle_dir,
     write_manifest,
 )
+from triage.collectors.core import collect_core, core_out_dir
+from triage.collectors.gdbrun import DEFAULT_TIMEOUT_S
 from triage.layout import RunPaths
+from triage.load.cores import read_core_output
+from triage.model import RankState, Report
+from triage.parsing.elfcore import CoreFormatError, read_core_notes
 from triage.parsing.stacks import parse_faulthandler_signal
-from triage.postmortem.analyze import classify_core_output, classify_rank_without_core, read_core_output
-from triage.postmortem.classify import CrashClassification, KernelEvent
 from triage.postmortem.context import (
     RankFiles,
     boot_time,
     kernel_events,
     rank_for_pid,
+    rank_logs,
     read_dmesg,
     read_tail,
     run_dir_ranks,
 )
-from triage.postmortem.elfcore import CoreFormatError, read_core_notes
-from triage.postmortem.gdbrun import DEFAULT_TIMEOUT_S
 from triage.postmortem.report import OtherRank, crash_report
 
 
@@ -153,16 +156,12 @@ def run_postmortem(cores: list[Path], *, exe: str | None = None, run_dir: Path |
 
 
 def _collect(job: _Job, exe: str | None, timeout: float) -> CollectorRecord:
-    from collectors.core import collect_core  # collectors depend on triage, not the other way at import
-
     return collect_core(job.core, job.bundle, rank=job.rank.rank if job.rank else None, exe=exe, timeout=timeout)
 
 
 def _analyse(jobs: list[_Job], records: list[CollectorRecord], ranks: list[RankFiles],
              events: tuple[KernelEvent, ...], bad: list[str], warnings: list[str], cores: list[Path],
              bundles: list[Path]) -> PostmortemResult:
-    from collectors.core import core_out_dir
-
     classifications: list[CrashClassification] = []
     gdb_missing = False
     crashed: set[tuple[str, int]] = set()
@@ -177,7 +176,7 @@ def _analyse(jobs: list[_Job], records: list[CollectorRecord], ranks: list[RankF
         warnings += [str(p) for p in output.info.get("problems") or ()]
         warnings += [f"{job.core}: {n}" for n in output.info.get("executable_notes") or ()]
         notes = ("gdb is not installed: only the core's own notes were read",) if gdb_missing else ()
-        item, bt = classify_core_output(output, job.rank, events, notes)
+        item, bt = classify_core_output(output, rank_logs(job.rank) if job.rank else None, events, notes)
         if bt.threads and not any("Py" in f.function for t in bt.threads for f in t.frames):
             program = (output.info.get("notes") or {}).get("executable") or "?"
             item = _with_note(item, "not a Python program's core: no Python frames to show")
@@ -190,7 +189,7 @@ def _analyse(jobs: list[_Job], records: list[CollectorRecord], ranks: list[RankF
             crashed.add((job.rank.host, job.rank.rank))
     for rank in ranks:
         if (rank.host, rank.rank) not in crashed:
-            item_or_none = classify_rank_without_core(rank, events)
+            item_or_none = classify_rank_logs(rank_logs(rank), events)
             if item_or_none is not None:
                 classifications.append(item_or_none)
                 crashed.add((rank.host, rank.rank))

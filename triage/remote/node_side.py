@@ -26,11 +26,11 @@ from typing import Any, BinaryIO
 
 import psutil
 
-from collectors.common import CollectOptions, Target, process_alive
-from collectors.discover import find_ranks, targets_for_pids
-from collectors.node_bundle import JobInfo, collect_node_bundle
-from collectors.procinfo import read_environ
 from triage.bundle import Trigger
+from triage.collectors.common import CollectOptions, Target, process_alive
+from triage.collectors.discover import find_ranks, targets_for_pids
+from triage.collectors.node_bundle import JobInfo, collect_node_bundle
+from triage.collectors.procinfo import read_environ
 from triage.errors import InputError
 from triage.layout import RUN_LAYOUT, HostPaths, RunPaths, read_json, short_hostname, write_json_atomic
 from triage.remote.transfer import pack

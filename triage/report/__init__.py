@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, TextIO
 
-from triage.analysis.model import Report
+from triage.model import Report
 
 Format = Literal["text", "json", "html"]
 FORMATS: tuple[str, ...] = ("text", "json", "html")
@@ -24,7 +24,7 @@ def build_report(inputs: Sequence[str | Path], prefix: str | None = None) -> Rep
 
     Raises triage.errors.InputError (one line, naming the path) when an input cannot be used."""
     from triage.analysis.analyze import analyze
-    from triage.analysis.loader import load_inputs
+    from triage.load.inputs import load_inputs
 
     return analyze(load_inputs(list(inputs), prefix=prefix))
 

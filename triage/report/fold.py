@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from triage.analysis.describe import call
-from triage.analysis.model import RankSummary, Report
 from triage.analysis.ranks import format_ranks
+from triage.model import RankSummary, Report
 
 
 @dataclass(frozen=True)

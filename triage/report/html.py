@@ -6,8 +6,8 @@ import html
 from collections import defaultdict
 
 from triage.analysis.describe import call
-from triage.analysis.model import Collective, CollectiveState, Report, VerdictKind
 from triage.analysis.ranks import format_ranks, rank_word
+from triage.model import Collective, CollectiveState, Report, VerdictKind
 from triage.report.fold import fold_ranks
 
 LANE_H = 26

@@ -9,8 +9,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from triage.analysis.model import Report, VerdictKind
 from triage.analysis.ranks import rank_word
+from triage.model import Report, VerdictKind
 from triage.report.fold import fold_ranks
 
 MAX_EVIDENCE = 12

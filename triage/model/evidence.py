@@ -1,15 +1,17 @@
 """Frozen "evidence": everything the loaders read, in a form the pure analysis can use.
 
-Loading (triage.analysis.loader) does all the I/O and fills these; ``analyze`` turns them into
+Loading (triage.load.inputs) does all the I/O and fills these; ``analyze`` turns them into
 a Report without touching the disk.
 """
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
-from triage.analysis.model import Collective, SeqHistory
+from triage.model import Collective, SeqHistory
 
 
 class EventKind(str, enum.Enum):
@@ -98,9 +100,54 @@ class Evidence:
     sources: tuple[str, ...] = ()           # the inputs, as given
     finished_cleanly: bool = False          # every rank exited 0 (a run that "worked")
     extra_evidence: tuple[str, ...] = field(default_factory=tuple)
+    crashes: tuple[CrashRecord, ...] = ()   # cores and post-crash gdb output, classified by analysis
 
     def rank(self, rank: int) -> RankEvidence | None:
         for item in self.ranks:
             if item.rank == rank:
                 return item
         return None
+
+
+@dataclass(frozen=True)
+class CoreOutput:
+    """What the core collector left for one core: core.json (its facts) and gdb's text."""
+
+    info: Mapping[str, Any]
+    gdb_text: str | None
+    info_path: str
+    gdb_path: str | None
+    host: str | None = None                 # from the bundle's manifest, when read from a bundle
+
+
+@dataclass(frozen=True)
+class RankLogs:
+    """A rank's own files that explain its crash, as read: log tails, faulthandler, exit.json."""
+
+    rank: int
+    host: str
+    pid: int | None
+    log_lines: tuple[str, ...] = ()         # tails of output.log and faulthandler.log, then the exception
+    faulthandler_text: str = ""
+    faulthandler_mtime: float | None = None
+    exit: Mapping[str, Any] | None = None   # exit.json
+    evidence: tuple[str, ...] = ()          # faulthandler.log, exit.json, output.log (those that exist)
+
+
+class CrashSource(str, enum.Enum):
+    CORE = "core"                           # gdb on a core file (the core collector's output)
+    LIVE_GDB = "gdb"                        # gdb on the rank right after it crashed (gdb.txt)
+
+
+@dataclass(frozen=True)
+class CrashRecord:
+    """Native evidence of a crashed process, for analysis to classify (triage.analysis.core_crash)."""
+
+    source: CrashSource
+    rank: int | None
+    host: str | None
+    core: CoreOutput | None = None          # source CORE
+    gdb_text: str = ""                      # source LIVE_GDB
+    gdb_path: str | None = None
+    signal_name: str | None = None          # how the rank ended (exit.json)
+    time: float | None = None

@@ -8,8 +8,8 @@ import signal
 import time
 from dataclasses import dataclass, field
 
-from triage.analysis.evidence import Event, EventKind, ExitInfo, PgMembers, RankEvidence
-from triage.analysis.model import Collective, CollectiveState
+from triage.model import Collective, CollectiveState
+from triage.model.evidence import Event, EventKind, ExitInfo, PgMembers, RankEvidence
 from triage.parsing.log_prefix import split_interleaved_log, split_rank_prefix
 from triage.parsing.nccl import NcclTracker
 from triage.parsing.torchelastic import parse_launcher_failures
@@ -55,7 +55,7 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     _nccl(text, path, scan, default_rank)
     _launcher(text, path, scan)
     if "Xid" in text or "segfault at" in text or "Killed process" in text:
-        from triage.analysis.kernel import dmesg_events
+        from triage.load.kernel import dmesg_events
 
         scan.events.extend(dmesg_events(text, "?", path))
 

@@ -10,9 +10,9 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
-from triage.analysis.evidence import Evidence, PgMembers, RankEvidence
-from triage.analysis.model import Collective
 from triage.errors import InputError
+from triage.model import Collective
+from triage.model.evidence import Evidence, PgMembers, RankEvidence
 from triage.parsing.flight_recorder import FrDump, decode_fr_bytes, load_fr_file, rank_from_filename
 from triage.parsing.flight_recorder_compact import parse_fr_compact
 

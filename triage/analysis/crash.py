@@ -9,7 +9,7 @@ import enum
 import re
 from dataclasses import dataclass
 
-from triage.analysis.model import Finding
+from triage.model import Finding
 from triage.parsing.gdb import GdbBacktrace, GdbFrame, GdbThread, PythonFrame
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from triage.analysis.evidence import Event, Evidence, RankEvidence
-from triage.analysis.load_files import load_fr_dir, looks_like_fr_file, read_text
-from triage.analysis.load_logs import LogScan, rank_from_name, scan_log_text, scan_to_ranks
-from triage.analysis.load_run import load_run_dir, looks_like_run_dir
 from triage.errors import InputError
+from triage.load.fr_files import load_fr_dir, looks_like_fr_file, read_text
+from triage.load.logs import LogScan, rank_from_name, scan_log_text, scan_to_ranks
+from triage.load.run_dir import load_run_dir, looks_like_run_dir
+from triage.model.evidence import Event, Evidence, RankEvidence
 
 
 def load_inputs(paths: list[str | Path], prefix: str | None = None) -> Evidence:
@@ -85,6 +85,7 @@ def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
         skipped=tuple(s for part in parts for s in part.skipped), sources=sources,
         finished_cleanly=bool(parts) and all(p.finished_cleanly for p in parts),
         extra_evidence=tuple(e for part in parts for e in part.extra_evidence),
+        crashes=tuple(c for part in parts for c in part.crashes),
     )
 
 

@@ -8,12 +8,22 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from triage.analysis.evidence import MISSING_NODE_REASON, Event, EventKind, Evidence, ExitInfo, RankEvidence
-from triage.analysis.load_files import fr_rank_evidence, read_text
-from triage.analysis.load_logs import LogScan, scan_log_text
 from triage.bundle import CollectorStatus, Manifest, Trigger, rank_dir, read_manifest
 from triage.errors import InputError
 from triage.layout import HostPaths, RankPaths, RunPaths
+from triage.load.cores import bundle_core_outputs
+from triage.load.fr_files import fr_rank_evidence, read_text
+from triage.load.logs import LogScan, scan_log_text
+from triage.model.evidence import (
+    MISSING_NODE_REASON,
+    CrashRecord,
+    CrashSource,
+    Event,
+    EventKind,
+    Evidence,
+    ExitInfo,
+    RankEvidence,
+)
 from triage.parsing.flight_recorder import load_fr_file, parse_fr_json
 from triage.parsing.stacks import (
     ThreadStack,
@@ -52,6 +62,7 @@ def load_run_dir(root: Path) -> Evidence:
     run = RunPaths(root)
     ranks: list[RankEvidence] = []
     events: list[Event] = []
+    crashes: list[CrashRecord] = []
     skipped: list[str] = []
     extra: list[str] = []
     world: int | None = None
@@ -69,11 +80,11 @@ def load_run_dir(root: Path) -> Evidence:
         if bundle is not None:
             extra.append(str(bundle))
             events.extend(_node_events(bundle, host.host))
-        cores = _core_events(host, skipped)
-        events.extend(cores)
-        cored = {e.rank for e in cores}
+        cores = _core_records(host)
+        crashes.extend(cores)
+        cored = {c.rank for c in cores}
         for rank in sorted(set(host.ranks()) | {r.rank for r in (manifest.ranks if manifest else ())}):
-            item = _load_rank(host, rank, bundle, manifest, skipped, events, use_gdb=rank not in cored)
+            item = _load_rank(host, rank, bundle, manifest, skipped, events, crashes, use_gdb=rank not in cored)
             if item.exit is None and rank in launcher:
                 item = replace(item, exit=launcher[rank])
             ranks.append(item)
@@ -84,7 +95,7 @@ def load_run_dir(root: Path) -> Evidence:
         raise InputError(f"{root}: run directory holds no rank data (no <host>/ranks/<r>/ and no bundles)")
     finished = all(r.exit is not None and r.exit.ok for r in ranks) and (world is None or len(ranks) >= world)
     return Evidence(ranks=tuple(ranks), events=tuple(events), world_size=world, skipped=tuple(skipped),
-                    finished_cleanly=finished, extra_evidence=tuple(extra))
+                    finished_cleanly=finished, extra_evidence=tuple(extra), crashes=tuple(crashes))
 
 
 def _nodes_without_hang_bundle(root: Path, manifests: dict[str, Manifest | None]) -> list[str]:
@@ -125,13 +136,14 @@ def _node_events(bundle: Path, host: str) -> list[Event]:
     path = bundle / "node" / "dmesg.txt"
     if not path.is_file():
         return []
-    from triage.analysis.kernel import dmesg_events
+    from triage.load.kernel import dmesg_events
 
     return dmesg_events(read_text(path), host, str(path))
 
 
 def _load_rank(host: HostPaths, rank: int, bundle: Path | None, manifest: Manifest | None,
-               skipped: list[str], events: list[Event], use_gdb: bool = True) -> RankEvidence:
+               skipped: list[str], events: list[Event], crashes: list[CrashRecord],
+               use_gdb: bool = True) -> RankEvidence:
     paths = host.rank(rank)
     worker = _json(paths.worker, skipped) or {}
     evidence: list[str] = [str(p) for p in (paths.worker, paths.output, paths.faulthandler, paths.exit)
@@ -145,7 +157,7 @@ def _load_rank(host: HostPaths, rank: int, bundle: Path | None, manifest: Manife
             scan_log_text(read_text(log), str(log), scan, default_rank=rank)
     events.extend(e for e in scan.events if e.kind is not EventKind.EXCEPTION)
     if use_gdb and exit_info is not None and exit_info.signal is not None and bundle is not None:
-        events.extend(_crash_analysis(rank_dir(bundle, rank) / "gdb.txt", rank, host.host, exit_info))
+        crashes.extend(_gdb_record(rank_dir(bundle, rank) / "gdb.txt", rank, host.host, exit_info))
     colls = base.collectives if base else tuple(scan.collectives.get(rank, ()))
     alive = _alive(manifest, rank)
     return RankEvidence(
@@ -241,36 +253,23 @@ def _exit(paths: RankPaths, skipped: list[str]) -> ExitInfo | None:
                     message=message[:300] if message else None, evidence=(str(paths.exit),))
 
 
-def _core_events(host: HostPaths, skipped: list[str]) -> list[Event]:
-    """Cores the core collector left in any bundle of this host, classified by the postmortem side."""
-    from triage.analysis.failures import crash_events
-    from triage.postmortem.analyze import classify_bundle_cores
-
-    out: list[Event] = []
+def _core_records(host: HostPaths) -> list[CrashRecord]:
+    """Cores the core collector left in any bundle of this host (classified by analysis)."""
+    out: list[CrashRecord] = []
     for bundle in host.bundles():
-        if not any(bundle.glob("*/core.json")):
-            continue
-        try:
-            found = classify_bundle_cores(bundle)
-        except Exception as exc:  # noqa: BLE001 - one bad core must not stop the report
-            skipped.append(f"{bundle}: core analysis failed ({type(exc).__name__}: {exc})")
-            continue
-        for item in found:
-            out.extend(crash_events(item.rank, item.host or host.host, (item,), item.evidence, item.time))
+        for output in bundle_core_outputs(bundle):
+            rank = output.info.get("rank")
+            out.append(CrashRecord(CrashSource.CORE, rank if isinstance(rank, int) else None,
+                                   output.host or host.host, core=output))
     return out
 
 
-def _crash_analysis(gdb: Path, rank: int, host: str, info: ExitInfo) -> tuple[Event, ...]:
-    """The postmortem helper's classification of a crashed rank's gdb output, as events."""
+def _gdb_record(gdb: Path, rank: int, host: str, info: ExitInfo) -> tuple[CrashRecord, ...]:
+    """gdb's output on a rank that crashed (taken by the agent right after the crash)."""
     if not gdb.is_file():
         return ()
-    from triage.analysis.failures import crash_events
-    from triage.parsing.gdb import parse_gdb_backtrace
-    from triage.postmortem.classify import CrashContext, classify_backtrace
-
-    context = CrashContext(rank=rank, host=host, signal=info.signal_name, evidence=(str(gdb),))
-    classification = classify_backtrace(parse_gdb_backtrace(read_text(gdb)), context)
-    return crash_events(rank, host, (classification,), (str(gdb),), info.time)
+    return (CrashRecord(CrashSource.LIVE_GDB, rank, host, gdb_text=read_text(gdb), gdb_path=str(gdb),
+                        signal_name=info.signal_name, time=info.time),)
 
 
 def _alive(manifest: Manifest | None, rank: int) -> bool | None:

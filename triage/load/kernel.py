@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from triage.analysis.evidence import Event, EventKind
+from triage.model.evidence import Event, EventKind
 from triage.parsing.dmesg import OomEvent, SegfaultEvent, XidEvent, scan_dmesg
 
 

@@ -76,7 +76,7 @@ def gdb_batch_argv(gdb: str, executable: str | None, target: str, py_helper: str
 
 
 def run_gdb(argv: list[str], timeout: float = DEFAULT_TIMEOUT_S, py_helper: str | None = None) -> GdbRun:
-    from collectors.common import run_tool
+    from triage.collectors.common import run_tool
 
     env = dict(os.environ, LC_ALL="C", TERM="dumb")
     env.pop("DEBUGINFOD_URLS", None)

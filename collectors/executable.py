@@ -12,7 +12,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from triage.postmortem.elfcore import CoreNotes
+from triage.parsing.elfcore import CoreNotes
 
 DELETED = " (deleted)"
 

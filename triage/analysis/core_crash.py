@@ -1,0 +1,155 @@
+"""Classify one crashed process from its core output and its own logs (pure: both are read by the
+caller), and turn loaded crash records into events for the report."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from triage.analysis.crash import CrashClassification, CrashContext, KernelEvent, classify_backtrace
+from triage.model.evidence import CoreOutput, CrashRecord, CrashSource, Event, EventKind, RankLogs
+from triage.parsing.gdb import GdbBacktrace, PythonFrame, parse_gdb_backtrace
+from triage.parsing.stacks import parse_fatal_banner, parse_faulthandler, parse_faulthandler_signal
+
+CORRELATION_WINDOW_S = 120.0
+
+FAULT_SIGNALS = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": "SIGBUS",
+                 "Floating point exception": "SIGFPE", "Illegal instruction": "SIGILL"}
+
+
+def banner_time(text: str) -> float | None:
+    """The unix time of the last "Aborted at <unix time>" banner (glog / PyTorch / Paddle style)."""
+    banner = parse_fatal_banner(text)
+    return float(banner.unix_time) if banner is not None and banner.unix_time is not None else None
+
+
+def events_near(events: tuple[KernelEvent, ...], pids: set[int], when: float | None,
+                window_s: float) -> tuple[KernelEvent, ...]:
+    """Events for one of ``pids`` (any thread id of the process), or pid-less ones near ``when``."""
+    out = []
+    for event in events:
+        if event.pid is not None and event.pid in pids:
+            if when is None or event.time is None or abs(event.time - when) <= window_s:
+                out.append(event)
+        elif event.pid is None and when is not None and event.time is not None and abs(event.time - when) <= window_s:
+            out.append(event)
+    return tuple(out)
+
+
+
+def _python_from_faulthandler(text: str, bt: GdbBacktrace, tid: int | None) -> tuple[PythonFrame, ...]:
+    """The crashing thread's Python stack from faulthandler output (matched by pthread id)."""
+    threads = parse_faulthandler(text)
+    if not threads:
+        return ()
+    gdb_thread = bt.thread(tid) or bt.faulting_thread()
+    wanted = gdb_thread.pthread if gdb_thread else None
+    chosen = None
+    for thread in threads:
+        try:
+            if wanted is not None and int(thread.thread_id, 16) == wanted:
+                chosen = thread
+        except ValueError:
+            continue
+    chosen = chosen or threads[0]
+    return tuple(PythonFrame(f.filename, f.line, f.function) for f in chosen.frames)
+
+
+def _crash_time(log_text: str, notes: Mapping[str, Any], events: tuple[KernelEvent, ...],
+                rank: RankLogs | None) -> tuple[float | None, str | None]:
+    banner = banner_time(log_text)
+    if banner is not None:
+        return banner, "'Aborted at' banner"
+    timed = [e.time for e in events if e.kind == "segfault" and e.time is not None]
+    if timed:
+        return min(timed), "kernel log"
+    if rank is not None and rank.faulthandler_mtime is not None and parse_faulthandler_signal(rank.faulthandler_text):
+        return rank.faulthandler_mtime, "faulthandler.log"
+    core_time = notes.get("mtime")
+    if isinstance(core_time, (int, float)):
+        return float(core_time), "core file time"
+    return None, None
+
+
+def classify_core_output(output: CoreOutput, rank: RankLogs | None, events: tuple[KernelEvent, ...],
+                         extra_notes: tuple[str, ...] = ()) -> tuple[CrashClassification, GdbBacktrace]:
+    info, notes = output.info, output.info.get("notes") or {}
+    bt = parse_gdb_backtrace(output.gdb_text or "", info.get("executable"))
+    pid = notes.get("pid")
+    tids = {t for t in notes.get("thread_ids") or [] if isinstance(t, int)}
+    log_lines = rank.log_lines if rank else ()
+    core_time = notes.get("mtime") if isinstance(notes.get("mtime"), (int, float)) else None
+    near = events_near(events, tids | ({pid} if isinstance(pid, int) else set()), core_time, CORRELATION_WINDOW_S)
+    when, source = _crash_time("\n".join(log_lines), notes, near, rank)
+    faulting = (notes.get("thread_ids") or [None])[0]
+    python: tuple[PythonFrame, ...] = ()
+    method = "none"
+    if rank is not None:
+        python = _python_from_faulthandler(rank.faulthandler_text, bt, faulting)
+        method = "faulthandler.log" if python else "none"
+    evidence = [str(output.info.get("core"))] + [p for p in (output.gdb_path, output.info_path) if p]
+    if rank is not None:
+        evidence += [p for p in rank.evidence if not p.endswith("exit.json")]
+    problems = tuple(info.get("problems") or ()) + tuple(info.get("executable_notes") or ()) + extra_notes
+    problems += tuple(f"gdb: {line}" for line in bt.errors)
+    problems += tuple(f"gdb: {line}" for line in bt.warnings if "may not match" in line or "truncated" in line)
+    context = CrashContext(
+        core_path=str(info.get("core")), pid=pid if isinstance(pid, int) else None,
+        rank=rank.rank if rank else info.get("rank"), host=rank.host if rank else output.host,
+        signal=notes.get("signal"), faulting_tid=faulting if isinstance(faulting, int) else None,
+        fault_address=notes.get("fault_address"), time=when, time_source=source,
+        executable=info.get("executable"), kernel_events=near, log_lines=log_lines,
+        python_frames=python, python_method=method, notes=tuple(dict.fromkeys(problems)),
+        evidence=tuple(evidence),
+    )
+    return classify_backtrace(bt, context), bt
+
+
+def classify_rank_logs(rank: RankLogs, events: tuple[KernelEvent, ...]) -> CrashClassification | None:
+    """A rank that died by a fatal signal or an exception but left no core (from its logs only)."""
+    fatal = parse_faulthandler_signal(rank.faulthandler_text)
+    exit_info = rank.exit or {}
+    exception = exit_info.get("how") == "exception"
+    near = events_near(events, {rank.pid} if rank.pid else set(), None, CORRELATION_WINDOW_S)
+    if fatal in (None, "Terminated", "Interrupt") and not exception and not any(e.kind == "oom" for e in near):
+        return None
+    when = banner_time("\n".join(rank.log_lines))
+    source = "'Aborted at' banner" if when else None
+    if when is None and isinstance(exit_info.get("time"), (int, float)):
+        when, source = float(exit_info["time"]), "exit.json"
+    if when is None and fatal:
+        when, source = rank.faulthandler_mtime, "faulthandler.log"
+    python = parse_faulthandler(rank.faulthandler_text)
+    frames = tuple(PythonFrame(f.filename, f.line, f.function) for f in python[0].frames) if python else ()
+    context = CrashContext(
+        pid=rank.pid, rank=rank.rank, host=rank.host, signal=FAULT_SIGNALS.get(fatal or ""), time=when,
+        time_source=source, kernel_events=near, log_lines=rank.log_lines, python_frames=frames,
+        python_method="faulthandler.log" if frames else "none",
+        exit_code=1 if exception else None, notes=("no core file for this rank: classified from its logs",),
+        evidence=rank.evidence,
+    )
+    return classify_backtrace(GdbBacktrace(), context)
+
+
+def crash_record_events(records: tuple[CrashRecord, ...]) -> tuple[Event, ...]:
+    """Loaded crash records (cores, gdb on a crashed rank) as crash-analysis events."""
+    out: list[Event] = []
+    for record in records:
+        if record.source is CrashSource.CORE and record.core is not None:
+            item, _bt = classify_core_output(record.core, None, ())
+            if record.core.host and item.host is None:
+                item = replace(item, host=record.core.host)
+            out.append(_event(item, item.rank, item.host or record.host, item.evidence, item.time))
+        elif record.source is CrashSource.LIVE_GDB:
+            evidence = (record.gdb_path,) if record.gdb_path else ()
+            context = CrashContext(rank=record.rank, host=record.host, signal=record.signal_name, evidence=evidence)
+            item = classify_backtrace(parse_gdb_backtrace(record.gdb_text), context)
+            out.append(_event(item, record.rank, record.host, evidence, record.time))
+    return tuple(out)
+
+
+def _event(item: CrashClassification, rank: int | None, host: str | None, evidence: tuple[str, ...],
+           time: float | None) -> Event:
+    return Event(EventKind.CRASH_ANALYSIS, item.summary, rank=rank, host=host, time=time,
+                 evidence=evidence, fatal=True)

@@ -1,0 +1,40 @@
+"""The core collector's output (``<rank>/core.json`` + ``gdb-core.txt``) as :class:`CoreOutput`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from triage.model.evidence import CoreOutput
+
+
+def read_core_output(out_dir: Path, host: str | None = None) -> CoreOutput | None:
+    info_path = out_dir / "core.json"
+    try:
+        info = json.loads(info_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    gdb_path = out_dir / "gdb-core.txt"
+    try:
+        text: str | None = gdb_path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        text = None
+    return CoreOutput(info if isinstance(info, dict) else {}, text, str(info_path),
+                      str(gdb_path) if text is not None else None, host)
+
+
+def bundle_core_outputs(bundle: Path) -> list[CoreOutput]:
+    """Every core the core collector put in a node bundle (``*/core.json`` with its notes); the
+    manifest gives the host."""
+    host = None
+    try:
+        manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
+        host = manifest.get("host") if isinstance(manifest, dict) else None
+    except (OSError, ValueError):
+        pass
+    outputs = []
+    for info_path in sorted(bundle.glob("*/core.json")):
+        output = read_core_output(info_path.parent, str(host) if host else None)
+        if output is not None and output.info.get("notes"):
+            outputs.append(output)
+    return outputs

@@ -16,5 +16,7 @@ code=$?
 set -e
 [ "$code" = 1 ] || { echo "pipx: triage report exited $code, expected 1 (a problem found)" >&2; exit 1; }
 "$home/tool/bin/python" -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['verdict']['kind']=='collective_mismatch', r['verdict']" "$home/report.json"
-"$home/bin/triage" report tests/golden/op_mismatch/run | head -3
+"$home/bin/triage" report tests/golden/op_mismatch/run >"$home/report.txt" || true   # exit 1 = a problem found
+head -3 "$home/report.txt"
+grep -q "rank 3" "$home/report.txt" || { echo "pipx: the text report does not name rank 3" >&2; exit 1; }
 echo "pipx: triage installed alone works (--help, report on a golden run)"

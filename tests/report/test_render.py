@@ -48,9 +48,10 @@ def test_json_matches_the_contract() -> None:
     render(_report(), "json", out)
     data = json.loads(out.getvalue())
     assert data["schema"] == "triage.report/1"
-    assert set(data["verdict"]) == {"kind", "subkind", "culprit_ranks", "process_group", "seq", "summary"}
+    assert set(data["verdict"]) == {"kind", "subkind", "culprit_ranks", "culprit_host", "process_group", "seq",
+                                    "summary"}
     assert data["verdict"] == {
-        "kind": "collective_mismatch", "subkind": "op", "culprit_ranks": [3], "process_group": "0",
+        "kind": "collective_mismatch", "subkind": "op", "culprit_ranks": [3], "culprit_host": None, "process_group": "0",
         "seq": 1542, "summary": data["verdict"]["summary"]}
     for finding in data["findings"]:
         assert {"kind", "ranks", "detail", "evidence"} <= set(finding)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from triage.analysis import verdicts
+from triage.analysis.advice import excerpt_steps
 from triage.analysis.core_crash import crash_record_events
 from triage.analysis.describe import call
 from triage.analysis.diff import (
@@ -19,6 +20,13 @@ from triage.analysis.diff import (
 from triage.analysis.failures import Failure, event_findings, failure_findings, rank_failures
 from triage.analysis.groups import Group, resolve_groups
 from triage.analysis.p2p import P2pProblem, check_p2p
+from triage.analysis.partial import (
+    coverage,
+    reported_mismatch,
+    unattributed_verdict,
+    unlocated_verdict,
+    watchdog_verdict,
+)
 from triage.analysis.ranks import format_ranks, rank_word
 from triage.analysis.summaries import rank_summaries
 from triage.model import (
@@ -49,17 +57,23 @@ def analyze(evidence: Evidence) -> Report:
         evidence = replace(evidence, events=evidence.events + crash_record_events(evidence.crashes), crashes=())
     merged = sorted(_merge_ranks(evidence.ranks), key=lambda r: r.rank)
     ranks = tuple(replace(r, collectives=_with_watchdog(r, evidence.events)) for r in merged)
-    world_size = evidence.world_size or _world_size(ranks)
+    world_size = evidence.world_size or (_world_size(ranks) if evidence.complete else None)
+    world_size = _bounded(world_size, ranks)
     traces = {r.rank: r.collectives for r in ranks if r.collectives or r.has_trace}
-    groups = resolve_groups(ranks, world_size)
-    world = tuple(range(world_size)) if world_size else tuple(r.rank for r in ranks)
+    # an excerpt shows some ranks: the others are not in the input, not missing
+    groups = resolve_groups(ranks, world_size if evidence.complete else None)
+    world = tuple(range(world_size)) if world_size and evidence.complete else tuple(r.rank for r in ranks)
     ctx = _Context(evidence, {r.rank: r.host for r in ranks}, traces, groups, world,
                    {r.rank: r.evidence for r in ranks}, ranks)
     disagreements, straggles, waits = _diff_all(ctx)
     p2p = [problem for group in groups for problem in check_p2p(group, traces)]
     failures = rank_failures(replace(evidence, ranks=ranks), ctx.hosts)
     missing = _missing(ctx, ranks)
-    verdict, main_finding = _verdict(ctx, ranks, disagreements, straggles, waits, failures, missing, p2p)
+    cov = coverage(evidence, ranks, world_size)
+    if evidence.complete:
+        verdict, main_finding = _verdict(ctx, ranks, disagreements, straggles, waits, failures, missing, p2p)
+    else:
+        verdict, main_finding = _partial_verdict(ctx, ranks, disagreements, straggles, failures, p2p, cov)
     findings = _findings(ctx, main_finding, disagreements, failures, missing, verdict)
     findings[1:1] = [verdicts.p2p_finding(p, ctx.hosts, ctx.paths, root=False) for p in p2p
                      if main_finding is None or verdicts.p2p_finding(p, ctx.hosts, ctx.paths, True) != main_finding]
@@ -68,11 +82,13 @@ def analyze(evidence: Evidence) -> Report:
         verdict=verdict,
         findings=tuple(findings),
         ranks=summaries,
-        next_steps=verdicts.next_steps(verdict, evidence.finished_cleanly),
+        next_steps=(verdicts.next_steps(verdict, evidence.finished_cleanly) if evidence.complete
+                    else excerpt_steps(verdict)),
         evidence=tuple(sorted({p for r in ranks for p in r.evidence} | set(evidence.extra_evidence))),
         sources=evidence.sources,
         recent=_recent(traces, verdict.process_group, verdict.seq),
-        extra={"skipped": list(evidence.skipped), "world_size": world_size,
+        extra={"skipped": list(evidence.skipped), "world_size": world_size, "coverage": cov,
+               "unparsed": list(evidence.unparsed),
                "groups": [{"pg": g.pg, "name": g.name, "ranks": format_ranks(g.members),
                            "rebuilt": g.rebuilt} for g in groups]},
     )
@@ -185,6 +201,8 @@ def _time(*calls: Collective) -> int:
 
 
 def _missing(ctx: _Context, ranks: tuple[RankEvidence, ...]) -> tuple[int, ...]:
+    if not ctx.evidence.complete:
+        return ()      # an excerpt: a rank it does not show is not in this input, not missing
     known = {r.rank for r in ranks if r.has_trace or r.exit or r.stack or r.collectives}
     return tuple(r for r in ctx.world if r not in known)
 
@@ -214,7 +232,55 @@ def _verdict(
                    "no rank differs in the traces (look outside the job: network, a dead peer)")
         verdict = Verdict(VerdictKind.HANG, summary, process_group=group.pg, seq=seq)
         return verdict, Finding(VerdictKind.HANG.value, group.members, summary, root_cause=True)
+    unlocated = unlocated_verdict(ctx.evidence, failures, coverage(ctx.evidence, ranks, len(ctx.world) or None))
+    if unlocated is not None:
+        return unlocated
     return Verdict(VerdictKind.NO_PROBLEM_FOUND, _no_problem(ctx)), None
+
+
+def _partial_verdict(
+    ctx: _Context, ranks: tuple[RankEvidence, ...], disagreements: list[Disagreement], straggles: list[Straggle],
+    failures: list[Failure], p2p: list[P2pProblem], cov: dict[str, object],
+) -> tuple[Verdict, Finding | None]:
+    """The verdict of an excerpt: the first failure it shows, else what its watchdog and mismatch
+    lines allow, never an all-clear while it shows a failure."""
+    evidence = ctx.evidence
+    root = [f for f in failures if not f.collateral and not (f.teardown and f.signal != 9)]
+    if root and root[0].kind is VerdictKind.CRASH and root[0] is failures[0] and not disagreements:
+        return verdicts.failure(root[0], failures, ctx.hosts)
+    if disagreements:
+        return verdicts.mismatch(disagreements[0], ctx.hosts, False, ctx.traces, ctx.paths)
+    reported = reported_mismatch(evidence.mismatches, ctx.hosts, evidence.world_size)
+    if reported is not None and reported[0].culprit_ranks:
+        return reported
+    if root:
+        return verdicts.failure(root[0], failures, ctx.hosts)
+    orphan = unattributed_verdict(evidence.unattributed)
+    if orphan is not None:
+        return orphan
+    if reported is not None:
+        return reported
+    if p2p:
+        return verdicts.p2p_verdict(p2p[0], ctx.hosts, ctx.paths)
+    watchdog = watchdog_verdict(ranks, evidence.events, ctx.hosts, cov)
+    if watchdog is not None:
+        return watchdog
+    if straggles and not straggles[0].no_data:
+        return verdicts.straggle(straggles[0], {r.rank: r for r in ranks}, ctx.hosts, (), ctx.paths)
+    unlocated = unlocated_verdict(evidence, failures, cov)
+    if unlocated is not None:
+        return unlocated
+    return Verdict(VerdictKind.NO_PROBLEM_FOUND, _no_problem(ctx)), None
+
+
+def _bounded(world_size: int | None, ranks: tuple[RankEvidence, ...]) -> int | None:
+    """A world size read from the input never sizes a structure beyond what the input holds."""
+    if world_size is None or world_size <= MAX_WORLD:
+        return world_size
+    return max((r.rank for r in ranks), default=-1) + 1 or None
+
+
+MAX_WORLD = 1 << 17
 
 
 def _no_problem(ctx: _Context) -> str:
@@ -232,7 +298,8 @@ def _findings(
     for extra in disagreements[1:]:
         findings.append(verdicts.mismatch_finding(extra, ctx.hosts, root=False, paths=ctx.paths))
     crash_findings = failure_findings(failures)
-    if verdict.kind not in (VerdictKind.CRASH, VerdictKind.EXCEPTION):
+    if verdict.kind not in (VerdictKind.CRASH, VerdictKind.EXCEPTION, VerdictKind.NETWORK_ERROR) or (
+            verdict.culprit_ranks and failures and failures[0].rank not in verdict.culprit_ranks):
         crash_findings = [Finding(f.kind, f.ranks, f.detail, f.evidence, f.time, False) for f in crash_findings]
     findings.extend(f for f in crash_findings if main is None or f.detail != main.detail)
     if missing and verdict.kind is not VerdictKind.MISSING_RANK:

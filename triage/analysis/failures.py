@@ -3,6 +3,7 @@ root cause; later ones are collateral."""
 
 from __future__ import annotations
 
+import math
 import re
 import signal as _signal
 from collections import defaultdict
@@ -21,11 +22,14 @@ TEARDOWN_SIGNALS = {int(_signal.SIGTERM), int(_signal.SIGKILL), int(_signal.SIGI
 @dataclass(frozen=True)
 class Failure:
     rank: int
-    kind: VerdictKind                      # CRASH or EXCEPTION
+    kind: VerdictKind                      # CRASH, EXCEPTION or NETWORK_ERROR
     detail: str
     time: float | None
     evidence: tuple[str, ...]
     teardown: bool                         # SIGTERM/SIGKILL: probably sent by the launcher
+    collateral: bool = False               # the line says it is a consequence (a timeout, a peer gone)
+    order: int | None = None               # where the failure stands in the log (logs only)
+    signal: int | None = None
 
 
 def rank_failures(evidence: Evidence, hosts: Mapping[int, str | None]) -> list[Failure]:
@@ -43,17 +47,24 @@ _PEER_GONE = ("connection closed by peer", "connection reset by peer", "remote w
 
 
 def looks_collateral(failure: Failure) -> bool:
-    return failure.teardown or any(marker in failure.detail.lower() for marker in _PEER_GONE)
+    return failure.teardown or failure.collateral or any(marker in failure.detail.lower() for marker in _PEER_GONE)
 
 
-def failure_order(failure: Failure) -> tuple[int, int, float, int, int]:
+def failure_order(failure: Failure) -> tuple[int, int, float, int, int, int]:
     """Earliest first, but errors that only say a peer went away (or a launcher's SIGTERM) come
-    after real failures; without times, crashes before exceptions."""
+    after real failures; without times, in the order the log shows them, crashes before exceptions."""
     rank_of_kind = 0 if failure.kind is VerdictKind.CRASH and not failure.teardown else (
-        1 if failure.kind is VerdictKind.EXCEPTION else 2)
+        1 if failure.kind is not VerdictKind.CRASH else 2)
     has_time = 0 if failure.time is not None else 1
+    order = failure.order if failure.order is not None else 1 << 62
     return (int(looks_collateral(failure)), has_time, failure.time if failure.time is not None else 0.0,
-            rank_of_kind, failure.rank)
+            order, rank_of_kind, failure.rank)
+
+
+# What a failure line says (triage.parsing.crashlog's kinds) as a verdict kind.
+_LINE_KINDS = {"network": VerdictKind.NETWORK_ERROR, "cuda_error": VerdictKind.CRASH,
+               "terminate": VerdictKind.CRASH, "fatal_signal": VerdictKind.CRASH}
+OOM_KILLER_HINT = "SIGKILL is often the kernel OOM killer: `dmesg -T | grep -i -E 'killed process|oom'` on that host confirms it"
 
 
 def _failure(item: RankEvidence, hosts: Mapping[int, str | None]) -> Failure | None:
@@ -61,19 +72,29 @@ def _failure(item: RankEvidence, hosts: Mapping[int, str | None]) -> Failure | N
     if info is None or info.ok:
         return None
     name = who((item.rank,), hosts)
+    if info.failure_kind is not None and info.failure_kind != "fatal_signal":
+        kind = _LINE_KINDS.get(info.failure_kind, VerdictKind.EXCEPTION)
+        verb = {VerdictKind.NETWORK_ERROR: "hit a network error", VerdictKind.CRASH: "failed"}.get(kind, "raised")
+        detail = f"{name} {verb}: {info.message}" if info.message else f"{name} failed"
+        return Failure(item.rank, kind, detail, info.time, info.evidence, False, collateral=info.collateral,
+                       order=info.order, signal=info.signal)
     if info.signal is not None:
         sig = signal_name(info.signal, info.signal_name)
         detail = f"{name} was killed by {sig}"
-        if info.message:
+        if info.message and info.message not in detail:
             detail += f": {info.message}"
+        if info.signal == int(_signal.SIGKILL):
+            detail += f" ({OOM_KILLER_HINT})"
         return Failure(item.rank, VerdictKind.CRASH, detail, info.time, info.evidence,
-                       info.signal in TEARDOWN_SIGNALS)
+                       info.signal in TEARDOWN_SIGNALS,
+                       collateral=info.collateral, order=info.order, signal=info.signal)
     if info.exit_code is None:
         return None
     detail = f"{name} exited with code {info.exit_code}"
     if info.message:
         detail += f": {info.message}"
-    return Failure(item.rank, VerdictKind.EXCEPTION, detail, info.time, info.evidence, False)
+    return Failure(item.rank, VerdictKind.EXCEPTION, detail, info.time, info.evidence, False,
+                   collateral=info.collateral, order=info.order, signal=info.signal)
 
 
 def failure_findings(failures: list[Failure]) -> list[Finding]:
@@ -125,15 +146,20 @@ def event_findings(events: Iterable[Event]) -> list[Finding]:
     for event in events:
         folded[(event.kind, event.detail)].append(event)
     findings: list[Finding] = []
-    for (kind, detail), group in sorted(folded.items(), key=lambda kv: (_first_time(kv[1]), kv[0][0].value,
+    for (kind, detail), group in sorted(folded.items(), key=lambda kv: (_sort_time(kv[1]), kv[0][0].value,
                                                                           kv[0][1])):
         ranks = tuple(sorted({e.rank for e in group if e.rank is not None}))
         paths = tuple(sorted({p for e in group for p in e.evidence}))[:8]
         title = _EVENT_TITLES.get(kind, kind.value)
-        findings.append(Finding(kind.value, ranks, f"{title}: {detail}", paths, _first_time(group) or None))
+        findings.append(Finding(kind.value, ranks, f"{title}: {detail}", paths, _first_time(group)))
     return findings
 
 
-def _first_time(events: list[Event]) -> float:
-    times = [e.time for e in events if e.time is not None]
-    return min(times) if times else float("inf")
+def _sort_time(events: list[Event]) -> float:
+    first = _first_time(events)
+    return first if first is not None else math.inf
+
+
+def _first_time(events: list[Event]) -> float | None:
+    times = [e.time for e in events if e.time is not None and math.isfinite(e.time)]
+    return min(times) if times else None

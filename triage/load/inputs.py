@@ -7,13 +7,17 @@ listed (``Evidence.skipped``); an input that cannot be used at all raises InputE
 from __future__ import annotations
 
 import os
+import sys
+from dataclasses import replace
 from pathlib import Path
 
 from triage.errors import InputError
 from triage.load.fr_files import load_fr_dir, looks_like_fr_file, read_text
-from triage.load.logs import LogScan, rank_from_name, scan_log_text, scan_to_ranks
+from triage.load.logs import LogScan, orphan_failures, rank_from_name, scan_log_text, scan_to_ranks
 from triage.load.run_dir import load_run_dir, looks_like_run_dir
 from triage.model.evidence import Event, Evidence, RankEvidence
+
+MAX_STDIN_BYTES = 1 << 30
 
 
 def load_inputs(paths: list[str | Path], prefix: str | None = None) -> Evidence:
@@ -23,6 +27,9 @@ def load_inputs(paths: list[str | Path], prefix: str | None = None) -> Evidence:
     parts: list[Evidence] = []
     logs: list[Path] = []
     for raw in paths:
+        if str(raw) == "-":
+            parts.append(load_log_texts([("<stdin>", _read_stdin())]))
+            continue
         path = Path(raw)
         if not path.exists():
             raise InputError(f"{path}: no such file or directory")
@@ -59,33 +66,61 @@ def _load_dir(path: Path, prefix: str | None) -> Evidence:
                      "triage report accepts RUN_DIR, a directory of PREFIX<rank> FR dumps, or log files")
 
 
+def _read_stdin() -> str:
+    data = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)
+    if len(data) > MAX_STDIN_BYTES:
+        raise InputError(f"<stdin>: more than {MAX_STDIN_BYTES >> 20} MiB", "save the log to a file and pass its path")
+    return data.decode("utf-8", errors="replace")
+
+
 def load_logs(paths: list[Path]) -> Evidence:
-    scan = LogScan()
-    skipped: list[str] = []
+    texts: list[tuple[str, str]] = []
     for path in paths:
         text = read_text(path)
         if not text.strip():
             raise InputError(f"{path}: empty log file")
-        scan_log_text(text, str(path), scan, default_rank=rank_from_name(path.name))
+        texts.append((str(path), text))
+    return load_log_texts(texts)
+
+
+def load_log_texts(texts: list[tuple[str, str]]) -> Evidence:
+    """Evidence from log texts ((name, text) pairs, in order). Logs are excerpts: the ranks they do
+    not show are "not in this input", never missing."""
+    scan = LogScan()
+    for name, text in texts:
+        if not text.strip():
+            raise InputError(f"{name}: empty log")
+        scan_log_text(text, name, scan, default_rank=rank_from_name(Path(name).name))
     ranks = scan_to_ranks(scan)
-    if not ranks and not scan.events:
-        raise InputError(f"{paths[0]}: no rank, collective, watchdog, NCCL or error line found in "
-                         f"{'this log' if len(paths) == 1 else 'these logs'}",
+    unattributed = orphan_failures(scan)
+    if not ranks and not scan.events and not unattributed and not scan.mismatches:
+        first = texts[0][0]
+        raise InputError(f"{first}: no rank, collective, watchdog, NCCL or error line found in "
+                         f"{'this log' if len(texts) == 1 else 'these logs'}",
                          "pass the job's stdout/stderr (with [rankN]: prefixes, e.g. torchrun --tee 3) or NCCL_DEBUG=INFO output")
     return Evidence(ranks=ranks, events=tuple(scan.events), world_size=scan.world_size,
-                    skipped=tuple(skipped), extra_evidence=tuple(str(p) for p in paths))
+                    extra_evidence=tuple(name for name, _ in texts if not name.startswith("<")),
+                    complete=False, coverage_note=scan.world_source,
+                    mismatches=tuple(scan.mismatches), unattributed=unattributed, unparsed=tuple(scan.unparsed))
 
 
 def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
+    if len(parts) == 1:
+        return replace(parts[0], sources=sources)
     ranks: list[RankEvidence] = [r for part in parts for r in part.ranks]
     events: list[Event] = [e for part in parts for e in part.events]
     sizes = [p.world_size for p in parts if p.world_size]
+    notes = [p.coverage_note for p in parts if p.coverage_note]
     return Evidence(
         ranks=tuple(ranks), events=tuple(events), world_size=max(sizes) if sizes else None,
         skipped=tuple(s for part in parts for s in part.skipped), sources=sources,
         finished_cleanly=bool(parts) and all(p.finished_cleanly for p in parts),
         extra_evidence=tuple(e for part in parts for e in part.extra_evidence),
         crashes=tuple(c for part in parts for c in part.crashes),
+        complete=any(p.complete for p in parts), coverage_note=notes[0] if notes else None,
+        mismatches=tuple(m for part in parts for m in part.mismatches),
+        unattributed=tuple(u for part in parts for u in part.unattributed),
+        unparsed=tuple(u for part in parts for u in part.unparsed),
     )
 
 

@@ -1,22 +1,47 @@
-"""Read log text (per-rank or interleaved) into evidence. I/O-free helpers take text; the
-loader passes file contents in. All format parsing is done by triage.parsing."""
+"""Log text as evidence: a rank's output.log, a job's interleaved log, or a paste from a bug report
+(partial, prefixed, wrapped). I/O-free: the loader passes file contents in; every format is parsed
+by triage.parsing (this module only routes lines and keeps what they said)."""
 
 from __future__ import annotations
 
 import re
 import signal
 import time
-from dataclasses import dataclass, field
+from collections import deque
+from dataclasses import dataclass, field, replace
 
+from triage.load.log_facts import WorldSize, world_size_facts
 from triage.model import Collective, CollectiveState
-from triage.model.evidence import Event, EventKind, ExitInfo, PgMembers, RankEvidence
-from triage.parsing.log_prefix import split_interleaved_log, split_rank_prefix
+from triage.model.evidence import (
+    Event,
+    EventKind,
+    ExitInfo,
+    PgMembers,
+    RankEvidence,
+    ReportedFingerprint,
+    ReportedMismatch,
+)
+from triage.parsing.crashlog import CrashLine, CrashLineKind, has_marker, parse_crash_line
+from triage.parsing.desync import MISMATCH_MARKER, RUNNING_MARKER, Fingerprint, parse_mismatch, parse_running
+from triage.parsing.log_prefix import attribute_lines, split_rank_prefix
 from triage.parsing.nccl import NcclTracker
+from triage.parsing.textclean import clean_text
 from triage.parsing.torchelastic import parse_launcher_failures
-from triage.parsing.watchdog import WatchdogKind, scan_watchdog
+from triage.parsing.watchdog import WatchdogKind, parse_watchdog_line
 
-_TRACEBACK_END = re.compile(r"^\s*([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit))(?::\s?(.*))?$")
 _RANK_IN_NAME = re.compile(r"rank[-_]?(\d+)", re.IGNORECASE)
+_WATCHDOG_HINTS = ("atchdog", "Timeout at NCCL work", "Heartbeat monitor", "lagging ranks", "Desync")
+# Parts of formats we know: a line holding one that nothing parsed is reported as "unparsed".
+_KNOWN_HINTS = ("Watchdog caught", "WorkNCCL(", "CollectiveFingerPrint", MISMATCH_MARKER, "NCCL WARN",
+                "exitcode", "ncclRemoteError", "ncclSystemError", "ncclInternalError", "Xid")
+# How specific a failure line is, when several stand together (a terminate line, then its what()).
+_SPECIFIC = {CrashLineKind.CUDA_OOM: 0, CrashLineKind.CUDA_ERROR: 1, CrashLineKind.NETWORK: 2,
+             CrashLineKind.NCCL_ERROR: 3, CrashLineKind.EXCEPTION: 4, CrashLineKind.TERMINATE: 5,
+             CrashLineKind.FATAL_SIGNAL: 6}
+_SUMMARY_FIELD = re.compile(r"\s*(?:traceback|exitcode|error_file|time|host|rank)\s*:")
+FAILURE_CLUSTER_LINES = 6       # failure lines of one rank this close together are one failure
+LAST_LINES = 6
+MAX_UNPARSED = 40
 
 
 @dataclass
@@ -26,11 +51,19 @@ class LogScan:
     collectives: dict[int, list[Collective]] = field(default_factory=dict)
     hosts: dict[int, str] = field(default_factory=dict)
     pids: dict[int, int] = field(default_factory=dict)
-    exceptions: dict[int, str] = field(default_factory=dict)
     events: list[Event] = field(default_factory=list)
     world_size: int | None = None
+    world_source: str | None = None
     ranks_seen: set[int] = field(default_factory=set)
-    exits: dict[int, ExitInfo] = field(default_factory=dict)
+    exits: dict[int, ExitInfo] = field(default_factory=dict)           # launcher summaries
+    failures: dict[int, list[tuple[int, CrashLine, str]]] = field(default_factory=dict)  # (order, line, path)
+    orphans: list[tuple[int, CrashLine, str]] = field(default_factory=list)  # failures of no known rank
+    last_lines: dict[int, deque[str]] = field(default_factory=dict)
+    mismatches: list[ReportedMismatch] = field(default_factory=list)
+    unparsed: list[str] = field(default_factory=list)
+    lines_read: int = 0                                                 # order of the next line
+    first_timeout: dict[int, int] = field(default_factory=dict)        # rank -> order of its first timeout
+    _timeouts: set[tuple[int | None, str | None, int | None]] = field(default_factory=set)
 
 
 def rank_from_name(name: str) -> int | None:
@@ -39,46 +72,138 @@ def rank_from_name(name: str) -> int | None:
 
 
 def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None = None) -> None:
-    """Fold one log file into ``scan``: ranks from prefixes (or ``default_rank`` for a per-rank log)."""
-    groups = split_interleaved_log(text)
-    single_node = not any(isinstance(k, int) for k in groups)
-    for key, lines in groups.items():
-        rank = key if isinstance(key, int) else default_rank
-        if isinstance(key, str) and key.startswith("local:") and single_node and default_rank is None:
-            rank = int(key.split(":", 1)[1])  # torchrun --tee on one node: local rank = rank
-        body = "\n".join(lines)
+    """Fold one log into ``scan``: ranks from prefixes (or ``default_rank`` for a per-rank log)."""
+    clean = clean_text(text)
+    lines = clean.lines
+    owners = attribute_lines(lines)
+    single_node = not any(isinstance(o.key, int) for o in owners)
+    base = scan.lines_read
+    for index, owner in enumerate(owners):
+        rank = owner.key if isinstance(owner.key, int) else default_rank
+        if isinstance(owner.key, str) and owner.key.startswith("local:") and single_node and default_rank is None:
+            rank = int(owner.key.split(":", 1)[1])  # torchrun --tee on one node: local rank = rank
+        rest = owner.rest
         if rank is not None:
             scan.ranks_seen.add(rank)
-            _exception(body, rank, path, scan)
-        _watchdog(body, rank, path, scan)
-    _hosts(text, scan)
-    _nccl(text, path, scan, default_rank)
-    _launcher(text, path, scan)
+        _line(rest, rank, owner.host, path, base + index, scan)
+    scan.lines_read = base + len(lines)
+    body = "\n".join(o.rest for o in owners)
+    _hosts(lines, scan)
+    _nccl("\n".join(lines), path, scan, default_rank)
+    _launcher(body, path, scan, single_node)
+    facts = world_size_facts(body)
+    _world(scan, facts)
     if "Xid" in text or "segfault at" in text or "Killed process" in text:
         from triage.load.kernel import dmesg_events
 
         scan.events.extend(dmesg_events(text, "?", path))
 
 
-def _launcher(text: str, path: str, scan: LogScan) -> None:
-    """torchrun's "Failures:" / "Root Cause" summary: how each failed rank ended."""
+def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, scan: LogScan) -> None:
+    """Route one line to the parser its markers call for."""
+    parsed = False
+    if any(hint in rest for hint in _WATCHDOG_HINTS):
+        parsed = _watchdog(rest, rank, path, order, scan)
+    if MISMATCH_MARKER in rest:
+        mismatch = parse_mismatch(rest)
+        if mismatch is not None:
+            scan.mismatches.append(ReportedMismatch(_fp(mismatch.reporter), _fp(mismatch.other), (path,), order))
+            for side in (mismatch.reporter, mismatch.other):
+                if side.rank is not None:
+                    scan.ranks_seen.add(side.rank)
+            parsed = True
+    elif RUNNING_MARKER in rest:
+        running = parse_running(rest)
+        who = running.rank if running and running.rank is not None else rank
+        if running is not None and who is not None and running.seq is not None and running.op:
+            scan.collectives.setdefault(who, []).append(Collective(
+                rank=who, pg="0", seq=running.seq, op=running.op, count=running.count,
+                dtype=running.dtypes[0] if running.dtypes else None, state=CollectiveState.SCHEDULED,
+                input_sizes=running.shapes, source="log", pg_name="default_pg"))
+            parsed = True
+    if not parsed and has_marker(rest) and not _SUMMARY_FIELD.match(rest):
+        # (a mismatch/Running line is not the rank's own failure; torchrun's summary is read whole)
+        crash = parse_crash_line(rest)
+        if crash is not None:
+            parsed = True
+            item = (order, crash, path)
+            if rank is not None:
+                scan.failures.setdefault(rank, []).append(item)
+            else:
+                scan.orphans.append(item)
+    if rank is not None and rest.strip() and not parsed:
+        scan.last_lines.setdefault(rank, deque(maxlen=LAST_LINES)).append(rest.strip()[:300])
+    if not parsed and len(scan.unparsed) < MAX_UNPARSED and any(h in rest for h in _KNOWN_HINTS) \
+            and "NCCL WARN" not in rest and "exitcode" not in rest:
+        scan.unparsed.append(rest.strip()[:500])
+
+
+def _fp(fp: Fingerprint) -> ReportedFingerprint:
+    return ReportedFingerprint(fp.rank if fp.rank is not None else -1, fp.seq, fp.op, fp.shapes, fp.dtypes)
+
+
+def _watchdog(line: str, rank: int | None, path: str, order: int, scan: LogScan) -> bool:
+    event = parse_watchdog_line(line)
+    if event is None:
+        return False
+    who = event.rank if event.rank is not None else rank
+    if who is not None:
+        scan.ranks_seen.add(who)
+    if event.kind is WatchdogKind.TIMEOUT:
+        key = (who, event.op, event.seq)
+        if key in scan._timeouts:   # the same timeout again (the watchdog's what() line)
+            return True
+        scan._timeouts.add(key)
+        if who is not None:
+            scan.first_timeout.setdefault(who, order)
+        detail = (f"{event.op or '?'} SeqNum={event.seq} on pg {event.pg or '?'} ran for "
+                  f"{event.ran_for_ms or '?'} ms")
+        scan.events.append(Event(EventKind.WATCHDOG_TIMEOUT, detail, rank=who, evidence=(path,),
+                                 pg=event.pg, seq=event.seq, op=event.op, count=event.numel_in, order=order))
+        if who is not None and event.op in ("all_gather", "reduce_scatter") and event.numel_in and event.numel_out:
+            ratio = max(event.numel_in, event.numel_out) // min(event.numel_in, event.numel_out)
+            if (event.pg in (None, "0")) and ratio > 1 and max(event.numel_in, event.numel_out) % min(
+                    event.numel_in, event.numel_out) == 0:
+                _world(scan, WorldSize(ratio, f"NumelIn/NumelOut of {event.op} on the default group"))
+    elif event.kind is WatchdogKind.HEARTBEAT_TIMEOUT:
+        if who is not None:
+            scan.first_timeout.setdefault(who, order)
+        scan.events.append(Event(EventKind.WATCHDOG_TIMEOUT, "heartbeat monitor timed out", rank=who,
+                                 evidence=(path,), order=order))
+    return True
+
+
+def _world(scan: LogScan, facts: WorldSize | None) -> None:
+    if facts is None:
+        return
+    if scan.world_size is None or facts.size > scan.world_size:
+        scan.world_size, scan.world_source = facts.size, facts.source
+
+
+def _launcher(text: str, path: str, scan: LogScan, single_node: bool) -> None:
+    """torchrun's "Failures:" / "Root Cause" summary (or its per-rank "failed (exitcode: N)" lines)."""
     if "exitcode" not in text:
         return
-    for failure in parse_launcher_failures(text):
-        if failure.rank is None:
+    failures = parse_launcher_failures(text)
+    hosts = {f.host for f in failures if f.host}
+    for failure in failures:
+        rank = failure.rank
+        if rank is None and failure.local_rank is not None and single_node and len(hosts) <= 1:
+            rank = failure.local_rank     # one node: the local rank is the rank
+        if rank is None:
             continue
-        scan.ranks_seen.add(failure.rank)
+        scan.ranks_seen.add(rank)
         if failure.host:
-            scan.hosts.setdefault(failure.rank, failure.host)
+            scan.hosts.setdefault(rank, failure.host)
         sig = _signal_number(failure.signal)
         message = None
         if failure.traceback and not failure.traceback.startswith(("Signal ", "To enable traceback")):
             message = failure.traceback.strip().splitlines()[-1].strip()[:300]
-        old = scan.exits.get(failure.rank)
-        scan.exits[failure.rank] = ExitInfo(
+        old = scan.exits.get(rank)
+        scan.exits[rank] = ExitInfo(
             exit_code=None if sig is not None else failure.exitcode, signal=sig, signal_name=failure.signal,
             time=_launcher_time(failure.timestamp), message=message or (old.message if old else None),
-            evidence=(path,))
+            evidence=(path,), collateral=sig is not None and sig in (int(signal.SIGTERM), int(signal.SIGINT)))
 
 
 def _signal_number(name: str | None) -> int | None:
@@ -100,39 +225,13 @@ def _launcher_time(stamp: str | None) -> float | None:
         return None
 
 
-def _hosts(text: str, scan: LogScan) -> None:
-    for line in text.splitlines()[:20000]:
+def _hosts(lines: tuple[str, ...], scan: LogScan) -> None:
+    for line in lines[:20000]:
         if "[" not in line and ":" not in line:
             continue
         prefix = split_rank_prefix(line)
         if prefix.rank is not None and not prefix.local and prefix.host:
             scan.hosts.setdefault(prefix.rank, prefix.host)
-
-
-def _exception(body: str, rank: int, path: str, scan: LogScan) -> None:
-    if "Traceback (most recent call last)" not in body:
-        return
-    last: str | None = None
-    for line in body.splitlines():
-        match = _TRACEBACK_END.match(line)
-        if match and not line.startswith((" ", "\t")):
-            last = f"{match.group(1)}: {match.group(2) or ''}".strip().rstrip(":")
-    if last and rank not in scan.exceptions:
-        scan.exceptions[rank] = last[:300]
-        scan.events.append(Event(EventKind.EXCEPTION, last[:300], rank=rank, evidence=(path,)))
-
-
-def _watchdog(body: str, rank: int | None, path: str, scan: LogScan) -> None:
-    for event in scan_watchdog(body):
-        who = event.rank if event.rank is not None else rank
-        if event.kind is WatchdogKind.TIMEOUT:
-            detail = (f"{event.op or '?'} SeqNum={event.seq} on pg {event.pg or '?'} ran for "
-                      f"{event.ran_for_ms or '?'} ms")
-            scan.events.append(Event(EventKind.WATCHDOG_TIMEOUT, detail, rank=who, evidence=(path,),
-                                     pg=event.pg, seq=event.seq, op=event.op, count=event.numel_in))
-        elif event.kind is WatchdogKind.HEARTBEAT_TIMEOUT:
-            scan.events.append(Event(EventKind.WATCHDOG_TIMEOUT, "heartbeat monitor timed out", rank=who,
-                                     evidence=(path,)))
 
 
 def _nccl(text: str, path: str, scan: LogScan, default_rank: int | None) -> None:
@@ -144,7 +243,7 @@ def _nccl(text: str, path: str, scan: LogScan, default_rank: int | None) -> None
     world = max((s.nranks or 0 for s in states), default=0) or max(
         (i.nranks or 0 for i in tracker.inits()), default=0)
     if world:
-        scan.world_size = max(scan.world_size or 0, world)
+        _world(scan, WorldSize(world, "nranks in NCCL's lines"))
     for state in states:
         rank = state.global_rank if state.global_rank is not None else default_rank
         if rank is None:
@@ -170,20 +269,74 @@ def _nccl(text: str, path: str, scan: LogScan, default_rank: int | None) -> None
                                  evidence=(path,)))
 
 
+def _failure_of(items: list[tuple[int, CrashLine, str]]) -> tuple[int, CrashLine, str]:
+    """A rank's failure: its first line that is not collateral (else its first line), made as
+    specific as the lines right after it allow (``terminate called...`` then ``what(): CUDA error``)."""
+    primary = [item for item in items if not item[1].collateral]
+    pool = primary or items
+    first = pool[0]
+    near = [item for item in pool if item[0] - first[0] <= FAILURE_CLUSTER_LINES]
+    return min(near, key=lambda item: (_SPECIFIC[item[1].kind], item[0]))
+
+
+def failure_exit(line: CrashLine, order: int, path: str) -> ExitInfo:
+    """A failure line as how the rank ended."""
+    sig = _signal_number(line.signal) if line.kind in (CrashLineKind.FATAL_SIGNAL, CrashLineKind.TERMINATE) else None
+    if line.kind is CrashLineKind.CUDA_ERROR and line.signal is None:
+        sig = None
+    return ExitInfo(exit_code=None if sig is not None else 1, signal=sig, signal_name=line.signal if sig else None,
+                    message=line.text[:300], evidence=(path,), failure_kind=line.kind.value, order=order,
+                    collateral=line.collateral)
+
+
 def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
     out: list[RankEvidence] = []
+    root = _launcher_root(scan)
     for rank in sorted(scan.ranks_seen | set(scan.collectives) | set(scan.exits)):
         colls = tuple(scan.collectives.get(rank, ()))
-        exc = scan.exceptions.get(rank)
         launcher = scan.exits.get(rank)
-        if launcher is not None and exc and not launcher.message:
-            launcher = ExitInfo(launcher.exit_code, launcher.signal, launcher.signal_name, launcher.time, exc,
-                                launcher.evidence)
+        failure = None
+        if rank in scan.failures:
+            order, line, path = _failure_of(scan.failures[rank])
+            failure = failure_exit(line, order, path)
+            timed_out = scan.first_timeout.get(rank)
+            if timed_out is not None and order >= timed_out - FAILURE_CLUSTER_LINES and not failure.collateral:
+                # what a rank raised after its own watchdog fired is the timeout's consequence
+                failure = replace(failure, collateral=True)
+        elif rank == root and scan.orphans:
+            # one rank failed by the launcher's account; the log's unprefixed failure lines are its
+            order, line, path = _failure_of(scan.orphans)
+            failure = failure_exit(line, order, path)
+        exit_info = _combine(launcher, failure)
         out.append(RankEvidence(
             rank=rank, host=scan.hosts.get(rank), pid=scan.pids.get(rank), world_size=scan.world_size,
             collectives=colls, has_trace=bool(colls),
             groups=(PgMembers("0", "default_pg", None),) if colls else (),
-            exit=launcher or (ExitInfo(exit_code=1, message=exc) if exc else None),
-            evidence=(),
+            exit=exit_info, evidence=(), last_lines=tuple(scan.last_lines.get(rank, ())),
         ))
     return tuple(out)
+
+
+def _launcher_root(scan: LogScan) -> int | None:
+    """The one rank the launcher's summary says failed on its own (not torn down), if exactly one."""
+    real = [rank for rank, info in scan.exits.items() if not info.ok and not info.collateral]
+    return real[0] if len(real) == 1 and real[0] not in scan.failures else None
+
+
+def _combine(launcher: ExitInfo | None, failure: ExitInfo | None) -> ExitInfo | None:
+    """The launcher's record says how the rank ended; the log's failure line says why."""
+    if launcher is None:
+        return failure
+    if failure is None:
+        return launcher
+    return ExitInfo(launcher.exit_code, launcher.signal, launcher.signal_name, launcher.time,
+                    failure.message or launcher.message, launcher.evidence + failure.evidence,
+                    failure.failure_kind, failure.order, failure.collateral)
+
+
+def orphan_failures(scan: LogScan) -> tuple[ExitInfo, ...]:
+    """Failures no line ties to a rank, first (non-collateral) ones first."""
+    if _launcher_root(scan) is not None:
+        return ()
+    ordered = sorted(scan.orphans, key=lambda item: (item[1].collateral, item[0]))
+    return tuple(failure_exit(line, order, path) for order, line, path in ordered[:20])

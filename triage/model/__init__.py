@@ -23,12 +23,15 @@ class VerdictKind(str, enum.Enum):
     EXCEPTION = "exception"
     NO_PROBLEM_FOUND = "no_problem_found"
     HANG = "hang"                          # every rank waits in the same collective; no rank differs
+    NETWORK_ERROR = "network_error"        # a network or peer failure (NCCL/gloo transport, a link, a host)
+    FAILURE_UNLOCATED = "failure_unlocated"  # the input shows a failure but not whose: the culprit is not in it
 
 
 class MismatchKind(str, enum.Enum):
     OP = "op"
     SIZE = "size"
     DTYPE = "dtype"
+    SEQ = "seq"                            # the calls agree; only their sequence numbers differ
 
 
 class RankState(str, enum.Enum):
@@ -143,12 +146,14 @@ class Verdict:
     culprit_ranks: tuple[int, ...] = ()
     process_group: str | None = None
     seq: int | None = None
+    culprit_host: str | None = None        # a host the input ties the failure to, when no rank is known
 
     def to_json(self) -> dict[str, Any]:
         return {
             "kind": self.kind.value,
             "subkind": self.subkind.value if self.subkind else None,
             "culprit_ranks": list(self.culprit_ranks),
+            "culprit_host": self.culprit_host,
             "process_group": self.process_group,
             "seq": self.seq,
             "summary": self.summary,

@@ -45,6 +45,28 @@ class Event:
     op: str | None = None
     count: int | None = None
     fatal: bool = False                     # hardware/driver errors that stop a GPU
+    order: int | None = None                # line order across the inputs (logs): earlier came first
+
+
+@dataclass(frozen=True)
+class ReportedFingerprint:
+    """One side of a DETAIL mismatch error: what a rank was running."""
+
+    rank: int
+    seq: int | None
+    op: str | None
+    shapes: tuple[tuple[int, ...], ...]
+    dtypes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ReportedMismatch:
+    """``Detected mismatch between collectives``: the reporting rank's call and the other rank's."""
+
+    reporter: ReportedFingerprint
+    other: ReportedFingerprint
+    evidence: tuple[str, ...] = ()
+    order: int | None = None
 
 
 @dataclass(frozen=True)
@@ -57,6 +79,12 @@ class ExitInfo:
     time: float | None = None               # unix seconds
     message: str | None = None              # exception type + message, one line
     evidence: tuple[str, ...] = ()
+    # from a log line rather than an exit record: what the line says (a CrashLineKind value:
+    # "cuda_oom", "cuda_error", "network", ...), where it stands (line order across the inputs),
+    # and whether such a line is usually a consequence of another rank's failure
+    failure_kind: str | None = None
+    order: int | None = None
+    collateral: bool = False
 
     @property
     def ok(self) -> bool:
@@ -89,6 +117,7 @@ class RankEvidence:
     # (pg, history) for every group the rank recorded in, when ``collectives`` holds only the last
     # ones (large dump directories); empty when ``collectives`` is complete
     histories: tuple[tuple[str, SeqHistory], ...] = ()
+    last_lines: tuple[str, ...] = ()         # a log's last lines of this rank (what it was doing)
 
 
 @dataclass(frozen=True)
@@ -101,6 +130,13 @@ class Evidence:
     finished_cleanly: bool = False          # every rank exited 0 (a run that "worked")
     extra_evidence: tuple[str, ...] = field(default_factory=tuple)
     crashes: tuple[CrashRecord, ...] = ()   # cores and post-crash gdb output, classified by analysis
+    # False for excerpts (pasted logs): a rank the input does not show is "not in this input", never
+    # a missing rank; True for run directories and dump directories, which show every rank
+    complete: bool = True
+    coverage_note: str | None = None        # where the world size came from ("nranks=8 in NCCL init")
+    mismatches: tuple[ReportedMismatch, ...] = ()   # TORCH_DISTRIBUTED_DEBUG=DETAIL mismatch errors
+    unattributed: tuple[ExitInfo, ...] = ()  # failures in the input that no line ties to a rank
+    unparsed: tuple[str, ...] = ()          # lines that look like a known format but did not parse
 
     def rank(self, rank: int) -> RankEvidence | None:
         for item in self.ranks:

@@ -30,9 +30,9 @@ _HOST_RANK = re.compile(
     r"(?::\s?|[ +]|(?=\[))"
 )
 _LOCAL = re.compile(r"\[([A-Za-z_][\w-]*?)(\d+)\]:\s?")
-_SRUN = re.compile(r"\s*(\d+): ")
+_SRUN = re.compile(r"\s*(\d+) ?: ")
 _PDSH = re.compile(r"([a-z0-9][a-z0-9.-]*[0-9][a-z0-9.-]*): ")
-_RAY = re.compile(r"\((?:\w+) pid=(\d+)(?:, ip=([\d.:a-fA-F]+))?\)\s?")
+_RAY = re.compile(r"\((?:\w+ )?pid=(\d+)(?:, ip=([\d.:a-fA-F]+))?\)\s?")
 _NCCL_HEAD = re.compile(r"([\w.-]+):(\d+):(\d+) \[(\d+)\]")
 
 
@@ -70,35 +70,55 @@ def split_rank_prefix(line: str) -> RankPrefix:
     return RankPrefix(rank, host, rest, local, pid)
 
 
-def split_interleaved_log(text: str) -> dict[int | str, list[str]]:
-    """Lines grouped per rank (prefixes removed). Lines without a rank are keyed "host:pid"
-    when NCCL's head names the process (or "local:N" for torchrun --tee local ranks), else
-    attached to the rank of the previous line when they look like a continuation (start
-    with whitespace, e.g. traceback lines), else "unknown". A host:pid is mapped to a rank
-    when a line carries both (``[rank3]:node07:4121:4188 [3] NCCL ...``)."""
-    parsed = [split_rank_prefix(line) for line in text.splitlines()]
+@dataclass(frozen=True)
+class LineOwner:
+    """Whose line it is: ``key`` is a global rank (int), ``"host:pid"`` (NCCL's head or Ray's prefix,
+    no rank known), ``"local:N"`` (torchrun --tee local rank) or ``"unknown"``."""
+
+    key: int | str
+    rest: str
+    host: str | None = None
+    pid: int | None = None
+
+
+def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
+    """Each line's owner, in order. Lines without a prefix of their own that look like a
+    continuation (indented: traceback lines) belong to the previous line's owner. A host:pid is
+    mapped to a rank when a line carries both (``[rank3]:node07:4121:4188 [3] NCCL ...``) or an
+    NCCL init line of that process names its rank."""
+    parsed = [split_rank_prefix(line) for line in lines]
     pid_rank: dict[str, int] = {}
     for p in parsed:
         if p.rank is not None and not p.local and p.host and p.pid is not None:
             pid_rank.setdefault(f"{p.host}:{p.pid}", p.rank)
     for pid_key, rank in _ranks_from_nccl_inits(parsed).items():
         pid_rank.setdefault(pid_key, rank)
-    groups: dict[int | str, list[str]] = {}
-    previous: int | str = "unknown"
+    out: list[LineOwner] = []
+    previous = LineOwner("unknown", "")
     for p in parsed:
         key: int | str
         if p.rank is not None and not p.local:
             key = p.rank
-        elif p.host and p.pid is not None:
-            key = pid_rank.get(f"{p.host}:{p.pid}", f"{p.host}:{p.pid}")
+        elif p.pid is not None:
+            key = pid_rank.get(f"{p.host}:{p.pid}", f"{p.host or '?'}:{p.pid}")
         elif p.rank is not None:
             key = f"local:{p.rank}"
-        elif p.rest[:1] in (" ", "\t") and previous != "unknown":
-            key = previous
+        elif p.rest[:1] in (" ", "\t") and previous.key != "unknown":
+            out.append(LineOwner(previous.key, p.rest, previous.host, previous.pid))
+            continue
         else:
             key = "unknown"
-        groups.setdefault(key, []).append(p.rest)
-        previous = key
+        owner = LineOwner(key, p.rest, p.host, p.pid)
+        out.append(owner)
+        previous = owner
+    return out
+
+
+def split_interleaved_log(text: str) -> dict[int | str, list[str]]:
+    """Lines grouped per owner (see :func:`attribute_lines`), prefixes removed."""
+    groups: dict[int | str, list[str]] = {}
+    for owner in attribute_lines(text.splitlines()):
+        groups.setdefault(owner.key, []).append(owner.rest)
     return groups
 
 

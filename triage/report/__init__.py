@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, TextIO
@@ -14,9 +15,19 @@ FORMATS: tuple[str, ...] = ("text", "json", "html")
 
 
 def report_json(report: Report) -> dict[str, object]:
-    """The ``triage.report/1`` document (the contract in docs/readme/30-report.md)."""
-    data = report.to_json()
-    return data
+    """The ``triage.report/1`` document (the contract in docs/report.md): strict JSON, so a float
+    that is not finite (an unknown time) is written as null."""
+    return {key: _finite(value) for key, value in report.to_json().items()}
+
+
+def _finite(value: object) -> object:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
 
 
 def build_report(inputs: Sequence[str | Path], prefix: str | None = None) -> Report:
@@ -32,7 +43,7 @@ def build_report(inputs: Sequence[str | Path], prefix: str | None = None) -> Rep
 def render(report: Report, fmt: str, file: TextIO, width: int | None = None) -> None:
     """Write ``report`` to ``file`` as ``text`` (rich, for terminals), ``json`` or ``html``."""
     if fmt == "json":
-        json.dump(report_json(report), file, indent=1)
+        json.dump(report_json(report), file, indent=1, allow_nan=False)
         file.write("\n")
     elif fmt == "html":
         from triage.report.html import render_html

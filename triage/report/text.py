@@ -25,6 +25,9 @@ def render_text(report: Report, file: TextIO, width: int | None = None, color: b
     style = "green" if ok else "bold red"
     console.print(Panel(Text(report.verdict.summary, style=style), title="triage verdict", title_align="left",
                         border_style="green" if ok else "red"))
+    coverage = report.extra.get("coverage")
+    if isinstance(coverage, dict) and not coverage.get("complete", True) and coverage.get("summary"):
+        console.print(Text(f"Coverage: {coverage['summary']}", style="dim"))
     if report.findings:
         console.print(Text("Findings", style="bold"))
         console.print(_findings(report))

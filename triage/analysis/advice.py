@@ -1,0 +1,65 @@
+"""What to do next after a verdict on an excerpt (a pasted log, a job's output): there is no
+bundle to open, so the steps say what to read in the log, what to run, and how to get the full
+diff next time (pure)."""
+
+from __future__ import annotations
+
+from triage.analysis.ranks import rank_word
+from triage.model import MismatchKind, Verdict, VerdictKind
+
+NEXT_TIME = ("next time, run the job under `triage launch -- torchrun ...` (stacks, Flight Recorder and the "
+             "cross-rank diff are gathered when it hangs), or enable PyTorch's Flight Recorder "
+             "(TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1 "
+             "TORCH_NCCL_DEBUG_INFO_TEMP_FILE=/shared/dir/fr_) and pass the dumps to `triage report`")
+LIVE_STACKS = ("while it hangs, take the stacks of every rank: `triage collect --job JOBID` (SLURM) or "
+               "`triage dump --match train.py` on each node")
+
+
+def excerpt_steps(verdict: Verdict) -> tuple[str, ...]:
+    who = rank_word(verdict.culprit_ranks) if verdict.culprit_ranks else None
+    kind = verdict.kind
+    summary = verdict.summary
+    steps: list[str] = []
+    if kind is VerdictKind.COLLECTIVE_MISMATCH and verdict.subkind is MismatchKind.SEQ:
+        steps.append("the calls agree: check whether the job really hangs with TORCH_DISTRIBUTED_DEBUG unset; if "
+                     "it does, upgrade PyTorch (older versions report sequence-number-only mismatches falsely) "
+                     "and look for a process group created or used on some ranks only")
+    elif kind is VerdictKind.COLLECTIVE_MISMATCH:
+        steps.append(f"open the code path {who or 'each rank'} took before that collective: look for a "
+                     "collective called under a rank-dependent condition (if rank == ..., a data-dependent early "
+                     "exit, an uneven last batch)")
+        if verdict.subkind is MismatchKind.SIZE:
+            steps.append("check tensor shapes per rank (uneven last batch, padding, a rank-dependent split)")
+        if verdict.subkind is MismatchKind.DTYPE:
+            steps.append("check autocast / .to(dtype) on that rank: every rank must pass the same dtype")
+    elif kind is VerdictKind.EXCEPTION:
+        steps.append(f"read the traceback of {who or 'the failing rank'} in the log: it is the first failure; "
+                     "the timeouts and errors of the other ranks followed from it")
+        if "out of memory" in summary or "OutOfMemoryError" in summary:
+            steps.append("reduce memory on that rank (batch size, sequence length, activation checkpointing); "
+                         "a rank that OOMs alone often gets a longer sequence or a larger shard")
+    elif kind is VerdictKind.CRASH:
+        if "SIGKILL" in summary:
+            steps.append("run `dmesg -T | grep -i -E 'killed process|out of memory'` on that host: SIGKILL is "
+                         "usually the kernel OOM killer (host memory, not GPU memory)")
+        else:
+            steps.append("for CUDA errors re-run with CUDA_LAUNCH_BLOCKING=1 (or under compute-sanitizer) to "
+                         "get the failing kernel; check `dmesg` on that host for Xid lines")
+            steps.append(f"look at the lines of {who or 'that process'} just before the failure: the first "
+                         "error, not the timeouts after it")
+    elif kind is VerdictKind.NETWORK_ERROR:
+        steps.append("check the link or host named: re-run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET to "
+                     "see the interface and transport of each rank; a peer that died first shows up as a "
+                     "network error on the others, so look for an earlier failure on the peer")
+        steps.append("test the nodes' links without the training code: `triage check -- torchrun ...`")
+    elif kind is VerdictKind.STUCK_OUTSIDE_COLLECTIVE:
+        steps.append(f"{who or 'that rank'} was doing something else while the others waited: a rank-only "
+                     "branch (checkpoint saving, evaluation, logging), a deadlock, or slow I/O; "
+                     "if it is legitimately slow, raise the collective timeout (init_process_group(timeout=...))")
+        steps.append(LIVE_STACKS)
+    elif kind in (VerdictKind.HANG, VerdictKind.FAILURE_UNLOCATED):
+        steps.append("the culprit is a rank this input does not show: gather the output of every rank "
+                     "(torchrun --tee 3, srun --label) and run triage report on all of it")
+        steps.append(LIVE_STACKS)
+    steps.append(NEXT_TIME)
+    return tuple(steps)

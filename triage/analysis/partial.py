@@ -1,0 +1,196 @@
+"""Verdicts from partial evidence (pure): what a pasted log allows a maintainer to conclude.
+
+A log excerpt is not the whole job. The ranks it does not show are "not in this input", never
+missing; its world size is what it states. From such text this module concludes:
+- ``TORCH_DISTRIBUTED_DEBUG=DETAIL`` mismatch errors: the minority call is the culprit; calls that
+  differ only in their sequence number are said to be so, with no rank blamed;
+- watchdog timeouts: a rank the input shows doing other work while the others time out in one
+  collective is stuck outside it; every shown rank timing out in one collective is a hang whose
+  culprit is not in this input;
+- failure lines no line ties to a rank: what failed, "rank unknown";
+- anything else that evidences a failure: ``failure_unlocated``, never "no problem found".
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Mapping
+
+from triage.analysis.describe import who
+from triage.analysis.failures import Failure
+from triage.analysis.ranks import format_ranks, rank_word
+from triage.model import Finding, MismatchKind, Verdict, VerdictKind
+from triage.model.evidence import (
+    Event,
+    EventKind,
+    Evidence,
+    ExitInfo,
+    RankEvidence,
+    ReportedFingerprint,
+    ReportedMismatch,
+)
+
+Hosts = Mapping[int, str | None]
+_Call = tuple[str | None, tuple[tuple[int, ...], ...], tuple[str, ...]]
+_FAILURE_EVENTS = (EventKind.WATCHDOG_TIMEOUT, EventKind.NCCL_WARN, EventKind.XID, EventKind.SEGFAULT,
+                   EventKind.OOM, EventKind.LAUNCHER_FAILURE, EventKind.EXCEPTION, EventKind.CRASH_ANALYSIS)
+_LINE_KINDS = {"network": VerdictKind.NETWORK_ERROR, "cuda_error": VerdictKind.CRASH,
+               "terminate": VerdictKind.CRASH, "fatal_signal": VerdictKind.CRASH}
+
+
+def coverage(evidence: Evidence, ranks: tuple[RankEvidence, ...], world_size: int | None) -> dict[str, object]:
+    """Which ranks the input holds, out of how many (and where that figure comes from)."""
+    shown = tuple(r.rank for r in ranks)
+    cov: dict[str, object] = {
+        "ranks": format_ranks(shown) if shown else "", "count": len(shown), "world_size": world_size,
+        "world_size_source": evidence.coverage_note if world_size else None, "complete": evidence.complete}
+    cov["summary"] = coverage_line(cov)
+    return cov
+
+
+def coverage_line(cov: Mapping[str, object]) -> str:
+    count = cov.get("count")
+    world = cov.get("world_size")
+    shown = f"rank {cov['ranks']}" if count == 1 else f"ranks {cov['ranks']}" if count else "no rank"
+    if world:
+        source = cov.get("world_size_source")
+        return f"this input holds {shown} of {world}" + (f" (world size from {source})" if source else "")
+    return f"this input holds {shown}; it does not say how many ranks the job had"
+
+
+def _call(fp: ReportedFingerprint) -> _Call:
+    return (fp.op, fp.shapes, fp.dtypes)
+
+
+def _describe(fp: ReportedFingerprint) -> str:
+    shapes = ", ".join("[" + ", ".join(str(d) for d in shape) + "]" for shape in fp.shapes)
+    dtypes = ", ".join(fp.dtypes)
+    inner = ", ".join(part for part in (shapes, dtypes) if part)
+    return f"{(fp.op or '?').lower()}({inner})"
+
+
+def _subkind(a: ReportedFingerprint, b: ReportedFingerprint) -> MismatchKind:
+    if a.op != b.op:
+        return MismatchKind.OP
+    if a.shapes != b.shapes:
+        return MismatchKind.SIZE
+    if a.dtypes != b.dtypes:
+        return MismatchKind.DTYPE
+    return MismatchKind.SEQ
+
+
+def reported_mismatch(mismatches: tuple[ReportedMismatch, ...], hosts: Hosts,
+                      world_size: int | None) -> tuple[Verdict, Finding] | None:
+    """The verdict of DETAIL mismatch errors. Rank X reports "Rank X is running A, but Rank Y is
+    running B" for the first rank Y whose call differs from its own, so ranks below Y agree with X."""
+    if not mismatches:
+        return None
+    first = min(mismatches, key=lambda m: m.order if m.order is not None else 1 << 62)
+    a, b = first.reporter, first.other
+    kind = _subkind(a, b)
+    evidence = tuple(sorted({p for m in mismatches for p in m.evidence}))[:6]
+    if kind is MismatchKind.SEQ:
+        summary = (f"MISMATCH IN SEQUENCE NUMBERS ONLY: {who((a.rank,), hosts)} and {who((b.rank,), hosts)} run the "
+                   f"same {_describe(a)}, at SequenceNumber {a.seq} and {b.seq}; older PyTorch versions report "
+                   "exactly this as a false positive of TORCH_DISTRIBUTED_DEBUG=DETAIL, so no rank is blamed")
+        verdict = Verdict(VerdictKind.COLLECTIVE_MISMATCH, summary, subkind=kind, seq=a.seq)
+        return verdict, Finding(VerdictKind.COLLECTIVE_MISMATCH.value, (), summary.split(": ", 1)[1], evidence,
+                                root_cause=True)
+    sides: dict[_Call, set[int]] = defaultdict(set)
+    calls: dict[_Call, ReportedFingerprint] = {}
+    for mismatch in mismatches:
+        x, y = mismatch.reporter, mismatch.other
+        calls.setdefault(_call(x), x)
+        calls.setdefault(_call(y), y)
+        if x.rank >= 0:
+            sides[_call(x)].add(x.rank)
+            if y.rank >= 0 and y.rank < (1 << 20):
+                sides[_call(x)].update(r for r in range(min(y.rank, 1 << 12)) if r != y.rank)
+        if y.rank >= 0:
+            sides[_call(y)].add(y.rank)
+    for call, ranks in sides.items():   # a rank reported on two sides keeps its own report's side
+        for other, other_ranks in sides.items():
+            if other != call:
+                other_ranks -= {r for r in ranks if any(m.reporter.rank == r and _call(m.reporter) == call
+                                                          for m in mismatches)}
+    ordered = sorted(sides.items(), key=lambda kv: (len(kv[1]), min(kv[1], default=0)))
+    culprit_call, culprit = ordered[0]
+    majority_call, majority = ordered[-1]
+    culprits: tuple[int, ...] = ()
+    if len(culprit) < len(majority) or (world_size and len(majority) > world_size // 2):
+        culprits = tuple(sorted(culprit))
+    if not culprits:
+        summary = (f"MISMATCH ({kind.value}): {who((a.rank,), hosts)} runs {_describe(a)} while "
+                   f"{who((b.rank,), hosts)} runs {_describe(b)} at SequenceNumber {a.seq} "
+                   "(TORCH_DISTRIBUTED_DEBUG=DETAIL); which of them left the common path is not in this input")
+    else:
+        mine, theirs = calls[culprit_call], calls[majority_call]
+        summary = (f"MISMATCH ({kind.value}): {who(culprits, hosts)} called {_describe(mine)} at SequenceNumber "
+                   f"{mine.seq} while {rank_word(sorted(majority))} called {_describe(theirs)} "
+                   "(TORCH_DISTRIBUTED_DEBUG=DETAIL)")
+    verdict = Verdict(VerdictKind.COLLECTIVE_MISMATCH, summary, subkind=kind, culprit_ranks=culprits, seq=a.seq)
+    return verdict, Finding(VerdictKind.COLLECTIVE_MISMATCH.value, culprits, summary.split(": ", 1)[1], evidence,
+                            root_cause=True)
+
+
+def unattributed_verdict(failures: tuple[ExitInfo, ...]) -> tuple[Verdict, Finding] | None:
+    """The first failure line that no line ties to a rank (non-collateral ones only)."""
+    real = [f for f in failures if not f.collateral]
+    if not real:
+        return None
+    first = real[0]
+    kind = _LINE_KINDS.get(first.failure_kind or "", VerdictKind.EXCEPTION)
+    head = {VerdictKind.NETWORK_ERROR: "NETWORK ERROR", VerdictKind.CRASH: "CRASH"}.get(kind, "EXCEPTION")
+    summary = f"{head} (rank unknown: no line of this input ties it to a rank): {first.message}"
+    verdict = Verdict(kind, summary)
+    return verdict, Finding(kind.value, (), summary, first.evidence, root_cause=True)
+
+
+def watchdog_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...], hosts: Hosts,
+                     cov: Mapping[str, object]) -> tuple[Verdict, Finding] | None:
+    """Watchdog timeouts without traces: one collective timed out on the ranks shown."""
+    timeouts = [e for e in events if e.kind is EventKind.WATCHDOG_TIMEOUT and e.rank is not None]
+    if not timeouts:
+        return None
+    by_call = Counter((e.pg or "0", e.seq, e.op) for e in timeouts if e.seq is not None)
+    timed_out = sorted({e.rank for e in timeouts if e.rank is not None})
+    if by_call:
+        (pg, seq, op), _n = by_call.most_common(1)[0]
+        where = f"{(op or '?').upper()} SeqNum={seq} of pg {pg}"
+    else:
+        pg, seq, where = "0", None, "a collective"
+    quiet = [r for r in ranks if r.rank not in timed_out and r.last_lines and r.exit is None]
+    if quiet and len(timed_out) >= 1:
+        culprits = tuple(r.rank for r in quiet)
+        doing = quiet[0].last_lines[-1][:160]
+        summary = (f"HANG: {who(culprits, hosts)} did not time out with the others: its last line shows other "
+                   f"work ({doing!r}) while {rank_word(timed_out)} timed out in {where}")
+        verdict = Verdict(VerdictKind.STUCK_OUTSIDE_COLLECTIVE, summary, culprit_ranks=culprits,
+                          process_group=pg, seq=seq)
+        return verdict, Finding(verdict.kind.value, culprits, summary.split(": ", 1)[1], root_cause=True)
+    summary = (f"HANG: {rank_word(timed_out)} timed out in {where}; the rank that did not join is not in this input "
+               f"({coverage_line(cov)})")
+    verdict = Verdict(VerdictKind.HANG, summary, process_group=pg, seq=seq)
+    return verdict, Finding(VerdictKind.HANG.value, tuple(timed_out), summary.split(": ", 1)[1], root_cause=True)
+
+
+def unlocated_verdict(evidence: Evidence, failures: list[Failure],
+                      cov: Mapping[str, object]) -> tuple[Verdict, Finding] | None:
+    """The last guard: failure evidence in the input means no all-clear, even without a culprit."""
+    what: list[str] = []
+    if failures:
+        what.append(f"{rank_word(sorted({f.rank for f in failures}))} failed after something else did "
+                    f"({failures[0].detail[:160]})")
+    kinds = Counter(e.kind for e in evidence.events if e.kind in _FAILURE_EVENTS)
+    for kind, count in kinds.most_common():
+        what.append(f"{count} {kind.value.replace('_', ' ')} line{'s' if count > 1 else ''}")
+    if evidence.unattributed:
+        what.append(f"failure lines of no known rank ({evidence.unattributed[0].message or '?'}"[:200] + ")")
+    if evidence.mismatches:
+        what.append("collective mismatch errors")
+    if not what:
+        return None
+    summary = (f"FAILURE, CULPRIT NOT IN THIS INPUT: {'; '.join(what)}; {coverage_line(cov)}")
+    verdict = Verdict(VerdictKind.FAILURE_UNLOCATED, summary)
+    ranks = tuple(sorted({f.rank for f in failures}))
+    return verdict, Finding(VerdictKind.FAILURE_UNLOCATED.value, ranks, summary.split(": ", 1)[1], root_cause=True)

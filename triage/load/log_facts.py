@@ -1,0 +1,39 @@
+"""What a log says about the job's size: ``world_size=8``, torchrun's ``global_world_sizes=[8, ...]``,
+Lightning's ``MEMBER: 3/8``, Megatron's ``using world size: 8``, accelerate's ``Num processes: 8``.
+The world size of an excerpt is never the highest rank seen plus one."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MAX_WORLD_SIZE = 1 << 20     # larger figures in a log are not a world size (or an attack)
+
+
+@dataclass(frozen=True)
+class WorldSize:
+    size: int
+    source: str                  # where it was read, for the coverage line ("world_size=8 in the log")
+
+
+_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\bglobal_world_sizes=\[(\d+)"), "torchrun's rendezvous line (global_world_sizes)"),
+    (re.compile(r"\b(?:WORLD_SIZE|world_size|world size|worldsize)[\"']?\s*(?:=|:|is)?\s*(\d+)\b",
+                re.IGNORECASE), "world_size in the log"),
+    (re.compile(r"\bMEMBER: \d+/(\d+)\b"), "Lightning's MEMBER: n/N line"),
+    (re.compile(r"\bNum processes: (\d+)\b"), "accelerate's Num processes line"),
+    (re.compile(r"\bnum_processes[\"']?\s*[=:]\s*(\d+)\b"), "num_processes in the log"),
+    (re.compile(r"\b(?:nranks|nRanks)\s*[= ]\s*(\d+)\b"), "nranks in NCCL's lines"),
+    (re.compile(r"\bGLOBAL_RANK: \d+, MEMBER: \d+/(\d+)"), "Lightning's MEMBER: n/N line"),
+)
+
+
+def world_size_facts(text: str) -> WorldSize | None:
+    """The largest world size the text states, with where it was read; None when it states none."""
+    best: WorldSize | None = None
+    for pattern, source in _PATTERNS:
+        for match in pattern.finditer(text):
+            size = int(match.group(1))
+            if 1 < size <= MAX_WORLD_SIZE and (best is None or size > best.size):
+                best = WorldSize(size, source)
+    return best

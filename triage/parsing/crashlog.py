@@ -1,0 +1,152 @@
+"""Failure lines in a rank's output: the one parser that ``triage report``, ``triage postmortem`` and
+the live agent use to recognise how a process failed.
+
+A line (launcher prefixes already removed, see :mod:`triage.parsing.log_prefix`) is one of:
+- a Python exception's last line, inside or outside a traceback (``[rank11]: torch.OutOfMemoryError:
+  CUDA out of memory...``), including one whose traceback header was cut off;
+- a CUDA error (``CUDA error: an illegal memory access was encountered``, ``Exception raised from
+  c10_cuda_check_implementation``, ``CUDA out of memory``);
+- a fatal signal (``Segmentation fault``, ``Fatal Python error: Aborted``, ``*** SIGSEGV received``,
+  ``Aborted (core dumped)``, ``terminate called after throwing an instance of ...``);
+- a network or peer failure (``ncclRemoteError``, ``ncclSystemError``, ``socketProgressOpt``,
+  ``Connection reset by peer``, ``NET/IB : Got completion from peer ... status=12``, ``DistNetworkError``);
+- another NCCL error (``ncclInternalError``, ``ncclInvalidUsage``, ``ncclUnhandledCudaError``).
+
+Each result says whether it is usually *collateral*: a consequence of another rank's failure (a
+peer that went away, a communicator aborted after a timeout, the launcher's own teardown).
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+
+
+class CrashLineKind(str, enum.Enum):
+    EXCEPTION = "exception"          # a Python exception (type: message)
+    CUDA_OOM = "cuda_oom"            # CUDA out of memory (an exception, usually torch.OutOfMemoryError)
+    CUDA_ERROR = "cuda_error"        # CUDA error: ... (illegal memory access, device-side assert, ...)
+    FATAL_SIGNAL = "fatal_signal"    # a process killed by a signal (SIGSEGV, SIGABRT, SIGBUS, SIGKILL ...)
+    TERMINATE = "terminate"          # C++ std::terminate: an uncaught exception (then SIGABRT)
+    NETWORK = "network"              # a network or peer failure (NCCL/gloo transport)
+    NCCL_ERROR = "nccl_error"        # an NCCL error that is not a network one
+
+
+@dataclass(frozen=True)
+class CrashLine:
+    kind: CrashLineKind
+    text: str                        # the line's message, trimmed
+    exc_type: str | None = None      # "torch.OutOfMemoryError", "RuntimeError" ...
+    signal: str | None = None        # "SIGSEGV"
+    collateral: bool = False         # usually a consequence of another failure
+    peer: str | None = None          # a peer address/host the line names ("10.0.0.5<1234>")
+    gpu: int | None = None           # a CUDA device the line names
+
+
+# Quick pre-check for whole-text scans: a line holding none of these is no crash line.
+MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "terminate", "Abort", "SIG",
+           "Killed", "reset by peer", "ncclRemote", "ncclSystem", "ncclInternal", "status=")
+
+_EXC = re.compile(
+    r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
+    r"(?::\s?(?P<msg>.*))?$")
+_CUDA_OOM = re.compile(r"CUDA out of memory|OutOfMemoryError|out of memory\. Tried to allocate|CUBLAS_STATUS_ALLOC_FAILED",
+                       re.IGNORECASE)
+_CUDA_ERROR = re.compile(
+    r"CUDA error: (?P<what>[^.\n]+)|c10_cuda_check_implementation|cudaErrorIllegalAddress|"
+    r"device-side assert triggered|CUDA kernel errors might be asynchronously reported|"
+    r"an illegal memory access was encountered|unspecified launch failure|CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+|"
+    r"Cuda failure '(?P<nccl_cuda>[^']+)'")
+_FATAL = re.compile(
+    r"Fatal Python error: (?P<fpe>\w[\w ]*)|^Segmentation fault|\bSegmentation fault \(core dumped\)|"
+    r"^Aborted(?: \(core dumped\))?$|\*\*\* (?P<glogsig>SIG[A-Z]+) \(@|"
+    r"(?:received|caught|got) signal:? (?P<signame>SIG[A-Z]+)|"
+    r"Signal (?P<signum>\d+) \((?P<sigtorch>SIG[A-Z]+)\) received|"
+    r"^Bus error(?: \(core dumped\))?$|^Killed$|exitcode\s*:\s*-(?P<exitsig>\d+)")
+_TERMINATE = re.compile(r"terminate called after throwing an instance of '(?P<what>[^']+)'|"
+                        r"terminate called without an active exception")
+_NET = re.compile(
+    r"ncclRemoteError|ncclSystemError|remote process exited or there was a network error|"
+    r"socketProgressOpt|socketPollConnect|Connection reset by peer|Connection closed by peer|"
+    r"Connection refused|Broken pipe|NET/IB ?: ?Got completion from peer|NET/IB : .*(?:error|failed)|"
+    r"NET/Socket ?: .*(?:error|failed|closed)|DistNetworkError|unhandled system error|"
+    r"Connection timed out|No route to host|ibv_\w+ failed|ECONNRESET|ETIMEDOUT|"
+    r"Socket Timeout|Call to (?:recv|connect|send) .*(?:failed|closed)")
+_NCCL = re.compile(r"ncclInternalError|ncclInvalidUsage|ncclInvalidArgument|ncclUnhandledCudaError|"
+                   r"NCCL error in:|NCCL Error \d|ncclCommInitRank failed")
+# Lines that are consequences of a failure elsewhere (or of the launcher's teardown).
+_COLLATERAL = re.compile(
+    r"Watchdog caught collective operation timeout|watchdog thread terminated|NCCL communicator was aborted|"
+    r"Some NCCL operations have failed or timed out|ChildFailedError|SignalException|"
+    r"RendezvousClosedError|Process \d+ exited with|KeyboardInterrupt|"
+    r"Connection reset by peer|Connection closed by peer|Broken pipe|remote process exited|"
+    r"Connection refused|because the remote worker|Socket Timeout|has been aborted|"
+    r"received signal SIGTERM|got signal: 15|Terminated$|"
+    r"Timeout at NCCL work|Timeout waiting for key|Timed out waiting|wait timeout after|"
+    r"heartbeat monitor|collective operation timeout", re.IGNORECASE)
+_PEER = re.compile(r"(?:peer|from|to) (?P<addr>\[?[\w.:-]*\d[\w.:-]*\]?<\d+>|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?)")
+_GPU = re.compile(r"\bcuda:(\d+)\b|GPU (\d+) has a total capacity|\bdevice (\d+)\b")
+_SIGNUMS = {"4": "SIGILL", "6": "SIGABRT", "7": "SIGBUS", "8": "SIGFPE", "9": "SIGKILL", "11": "SIGSEGV",
+            "15": "SIGTERM"}
+_FPE_SIGNALS = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": "SIGBUS",
+                "Floating point exception": "SIGFPE", "Illegal instruction": "SIGILL"}
+# Exception types that are a launcher's or a wrapper's, not the rank's own failure.
+_NOT_A_RANK_FAILURE = ("ChildFailedError", "SignalException", "RendezvousClosedError", "KeyboardInterrupt",
+                       "SystemExit", "CalledProcessError")
+
+
+def _gpu(text: str) -> int | None:
+    match = _GPU.search(text)
+    if match is None:
+        return None
+    return int(next(g for g in match.groups() if g is not None))
+
+
+def parse_crash_line(line: str) -> CrashLine | None:
+    """The failure a line reports, or None. ``line`` has no launcher prefix. Never raises."""
+    text = line.strip()
+    if not text or len(text) > 20000:
+        return None
+    collateral = _COLLATERAL.search(text) is not None
+    peer = _PEER.search(text)
+    peer_addr = peer.group("addr") if peer and ("peer" in text or "NET/" in text) else None
+    exc = _EXC.match(text)
+    if exc is not None and not text.startswith(("Traceback", "Error executing job")):
+        exc_type, msg = exc.group("type"), (exc.group("msg") or "").strip()
+        if exc_type.rsplit(".", 1)[-1] in _NOT_A_RANK_FAILURE:
+            return CrashLine(CrashLineKind.EXCEPTION, text[:400], exc_type, collateral=True)
+        if _CUDA_OOM.search(text):
+            return CrashLine(CrashLineKind.CUDA_OOM, text[:400], exc_type, gpu=_gpu(text))
+        if _NET.search(msg):
+            return CrashLine(CrashLineKind.NETWORK, text[:400], exc_type, collateral=collateral, peer=peer_addr)
+        if _CUDA_ERROR.search(msg):
+            return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], exc_type, collateral=collateral, gpu=_gpu(text))
+        if _NCCL.search(msg):
+            return CrashLine(CrashLineKind.NCCL_ERROR, text[:400], exc_type, collateral=collateral)
+        return CrashLine(CrashLineKind.EXCEPTION, text[:400], exc_type, collateral=collateral)
+    if (term := _TERMINATE.search(text)) is not None:
+        return CrashLine(CrashLineKind.TERMINATE, text[:400], term.group("what"), "SIGABRT", collateral=collateral)
+    if (fatal := _FATAL.search(text)) is not None:
+        sig = (fatal.group("glogsig") or fatal.group("signame") or fatal.group("sigtorch")
+               or _SIGNUMS.get(fatal.group("signum") or fatal.group("exitsig") or "")
+               or _FPE_SIGNALS.get((fatal.group("fpe") or "").strip()))
+        if sig is None:
+            sig = ("SIGSEGV" if "Segmentation" in text else "SIGABRT" if text.startswith("Aborted")
+                   else "SIGBUS" if "Bus error" in text else "SIGKILL" if text == "Killed" else None)
+        teardown = sig in ("SIGTERM", "SIGINT") or (fatal.group("fpe") or "").strip() in ("Terminated", "Interrupt")
+        return CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal=sig, collateral=collateral or teardown)
+    if "CUDA out of memory" in text:
+        return CrashLine(CrashLineKind.CUDA_OOM, text[:400], gpu=_gpu(text))
+    if _CUDA_ERROR.search(text) and "CUDA_LAUNCH_BLOCKING" not in text:
+        return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], collateral=collateral, gpu=_gpu(text))
+    if _NET.search(text) and ("NCCL" in text or "nccl" in text or "NET/" in text or "gloo" in text.lower()
+                              or "socket" in text.lower() or "peer" in text):
+        return CrashLine(CrashLineKind.NETWORK, text[:400], collateral=collateral, peer=peer_addr)
+    if _NCCL.search(text):
+        return CrashLine(CrashLineKind.NCCL_ERROR, text[:400], collateral=collateral)
+    return None
+
+
+def has_marker(line: str) -> bool:
+    return any(marker in line for marker in MARKERS)

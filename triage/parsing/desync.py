@@ -1,0 +1,160 @@
+"""``TORCH_DISTRIBUTED_DEBUG=DETAIL`` messages of PyTorch's ProcessGroupWrapper.
+
+- The mismatch error: ``Detected mismatch between collectives on ranks. Rank X is running collective:
+  CollectiveFingerPrint(SequenceNumber=S, OpType=T, TensorShape=[...], TensorDtypes=D, ...), but Rank Y
+  is running collective: CollectiveFingerPrint(...).`` (older PyTorch prints no SequenceNumber; the
+  message may go on with ``Collectives differ in the following aspects: ...``).
+- The per-collective trace: ``[Rank R] Running collective: CollectiveFingerPrint(...)``.
+
+Never raises; fields it cannot read are None.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from triage.parsing.names import torch_dtype, torch_op
+
+MISMATCH_MARKER = "Detected mismatch between collectives"
+RUNNING_MARKER = "Running collective"
+
+_RUNNING_RANK = re.compile(r"(?:\[(?:PG \d+ )?Rank (\d+)\]|\[rank(\d+)\])[^\n]*?Running collective")
+_SIDE = re.compile(r"Rank (\d+) is running (?:collective: )?")
+_KV = re.compile(r"(SequenceNumber|OpType|TensorShape|TensorDtypes|TensorDeviceTypes)\s*=\s*")
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    rank: int | None
+    seq: int | None
+    op: str | None                       # torch name ("all_reduce")
+    shapes: tuple[tuple[int, ...], ...]
+    dtypes: tuple[str, ...]              # torch names ("float32")
+
+    @property
+    def count(self) -> int | None:
+        if not self.shapes:
+            return None
+        total = 0
+        for shape in self.shapes:
+            size = 1
+            for dim in shape:
+                size *= dim
+            total += size
+        return total
+
+    def same_call(self, other: Fingerprint) -> bool:
+        """Equal but for the sequence number."""
+        return (self.op, self.shapes, self.dtypes) == (other.op, other.shapes, other.dtypes)
+
+
+@dataclass(frozen=True)
+class CollectiveMismatch:
+    """One ``Detected mismatch`` error: the rank that raised it and the rank it compared against."""
+
+    reporter: Fingerprint
+    other: Fingerprint
+    raw: str
+
+    @property
+    def only_seq_differs(self) -> bool:
+        return (self.reporter.same_call(self.other) and self.reporter.seq is not None
+                and self.other.seq is not None and self.reporter.seq != self.other.seq)
+
+
+def _balanced(text: str, start: int) -> tuple[str, int]:
+    """The text inside the parenthesis opened at ``start`` (tolerates a missing close)."""
+    depth = 0
+    for i in range(start, len(text)):
+        char = text[i]
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return text[start + 1:i], i + 1
+    return text[start + 1:], len(text)
+
+
+def _shape(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"-?\d+", text))
+
+
+def parse_fingerprint(body: str, rank: int | None) -> Fingerprint:
+    """``body`` is what stands inside ``CollectiveFingerPrint(...)`` (or a bare ``OpType=...`` list)."""
+    seq: int | None = None
+    op: str | None = None
+    shapes: list[tuple[int, ...]] = []
+    dtypes: tuple[str, ...] = ()
+    for match in _KV.finditer(body):
+        key, value_at = match.group(1), match.end()
+        rest = body[value_at:]
+        if key == "SequenceNumber":
+            number = re.match(r"\d+", rest)
+            seq = int(number.group(0)) if number else None
+        elif key == "OpType":
+            name = re.match(r"[A-Za-z_]+", rest)
+            op = torch_op(name.group(0)) if name else None
+        elif key == "TensorShape":
+            bracket = re.match(r"\[([^\]]*)\]", rest)
+            if bracket:
+                shapes.append(_shape(bracket.group(1)))
+        elif key == "TensorDtypes":
+            value = re.match(r"([A-Za-z0-9_, ]+?)(?=,\s*\w+\s*=|\)|$)", rest)
+            if value:
+                dtypes = tuple(torch_dtype(d.strip()) for d in value.group(1).split(",") if d.strip())
+    return Fingerprint(rank, seq, op, tuple(shapes), dtypes)
+
+
+def _side(text: str, at: int) -> tuple[Fingerprint | None, int]:
+    """The fingerprint that follows "Rank R is running collective: " at ``at``."""
+    side = _SIDE.match(text, at)
+    if side is None:
+        return None, at
+    rank = int(side.group(1))
+    rest_at = side.end()
+    open_at = text.find("CollectiveFingerPrint(", rest_at, rest_at + 40)
+    if open_at >= 0:
+        body, end = _balanced(text, open_at + len("CollectiveFingerPrint"))
+        return parse_fingerprint(body, rank), end
+    # a bare form: "Rank 3 is running ALLREDUCE" / "... running collective: SequenceNumber=18"
+    stop = text.find(", but Rank", rest_at)
+    body = text[rest_at:stop if stop >= 0 else len(text)]
+    fp = parse_fingerprint(body, rank)
+    if fp.op is None and (name := re.match(r"([A-Z_]{3,})\b", body)):
+        fp = Fingerprint(rank, fp.seq, torch_op(name.group(1)), fp.shapes, fp.dtypes)
+    return fp, rest_at + len(body)
+
+
+def parse_mismatch(line: str) -> CollectiveMismatch | None:
+    """The two fingerprints of a ``Detected mismatch between collectives`` message, or None."""
+    at = line.find(MISMATCH_MARKER)
+    if at < 0:
+        return None
+    first_at = line.find("Rank ", at)
+    if first_at < 0:
+        return None
+    reporter, end = _side(line, first_at)
+    if reporter is None:
+        return None
+    second_at = line.find("Rank ", end)
+    other, _end = _side(line, second_at) if second_at >= 0 else (None, end)
+    if other is None:
+        return None
+    return CollectiveMismatch(reporter, other, line.strip()[:2000])
+
+
+def parse_running(line: str) -> Fingerprint | None:
+    """A ``[Rank R] Running collective: CollectiveFingerPrint(...)`` trace line, or None."""
+    if RUNNING_MARKER not in line:
+        return None
+    head = _RUNNING_RANK.search(line)
+    open_at = line.find("CollectiveFingerPrint(")
+    if open_at < 0:
+        return None
+    rank = None
+    if head is not None:
+        rank = int(head.group(1) or head.group(2))
+    body, _end = _balanced(line, open_at + len("CollectiveFingerPrint"))
+    return parse_fingerprint(body, rank)

@@ -1,0 +1,121 @@
+"""Pasted text made readable line by line: what users copy out of terminals, CI pages and GitHub
+issues carries decorations that are not part of the log.
+
+Removed: ANSI colours, CR line ends, trailing spaces, GitHub ``> `` quote markers, markdown fences,
+per-line timestamps (``2026-09-17 13:40:05 ``, ``[2024-05-01 10:00:00,123] ``, glog ``I0501 ...] ``),
+CI step prefixes (``12 | ``, ``#14 12.3 ``). Joined: lines that a terminal hard-wrapped in the middle
+of a field. Launcher prefixes (``[rank3]:``, ``0: ``, ``[default0]:``) are not touched here: they
+carry the rank (see :mod:`triage.parsing.log_prefix`).
+
+Every function takes text and never raises.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+_ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+_QUOTE = re.compile(r"^(?:>[ \t]?)+")
+_FENCE = re.compile(r"^\s*(?:```|~~~)[\w+-]*\s*$")
+_MONTHS = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec"
+# A timestamp standing at the start of a line, with what usually follows it (a level, a bracket).
+_STAMP = re.compile(
+    r"^\s*(?:"
+    r"\[?(?P<iso>\d{4}-\d\d-\d\d[ T_]\d\d:\d\d:\d\d(?:[.,]\d+)?)(?:Z|[+-]\d\d:?\d\d| ?UTC)?\]?"
+    r"|\[?(?P<syslog>(?:" + _MONTHS + r") +\d+ \d\d:\d\d:\d\d)\]?"
+    r"|(?P<glog>[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+) +\d+ [\w./-]+:\d+\]"
+    r")(?:\s*[-|:]\s|\s+|$)"
+)
+_CI_STEP = re.compile(r"^\s*(?:#\d+ \d+\.\d+ |\d{1,6} \| )")
+_FIELDS_OPEN = re.compile(r"\w\((?:[^()]|\(ms\))*=[^()]*$")   # "WorkNCCL(SeqNum=5, Op" cut before ")"
+_STARTS_NEW = re.compile(
+    r"^\s*(?:\[rank\d+\]|\[[\w.-]+:\d+\]|\[default\d+\]|\d+: |\[?\d{4}-\d\d-\d\d|[IWEF]\d{4} |Traceback|"
+    r"[\w.-]+:\d+:\d+ \[\d+\]|\S+Error|\(\w+ pid=)"
+)
+MIN_WRAP_WIDTH = 60
+
+
+@dataclass(frozen=True)
+class CleanText:
+    lines: tuple[str, ...]
+    stamps: tuple[str | None, ...]     # the timestamp removed from each line, as printed
+    joined: int = 0                    # wrapped lines put back together
+
+
+def strip_decorations(line: str) -> tuple[str, str | None]:
+    """One line without colours, quote markers, CI prefixes and a leading timestamp; and that
+    timestamp."""
+    if "\x1b" in line:
+        line = _ANSI.sub("", line)
+    line = line.rstrip()
+    if line[:1] == ">":
+        line = _QUOTE.sub("", line)
+    stamp = None
+    for _ in range(2):
+        if (ci := _CI_STEP.match(line)) is not None:
+            line = line[ci.end():]
+        match = _STAMP.match(line)
+        if match is None:
+            break
+        stamp = match.group("iso") or match.group("syslog") or match.group("glog")
+        line = line[match.end():]
+    return line, stamp
+
+
+def clean_text(text: str) -> CleanText:
+    """The text's lines without decorations, with hard-wrapped lines joined again."""
+    raw = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines: list[str] = []
+    stamps: list[str | None] = []
+    widths: list[int] = []
+    for line in raw:
+        clean, stamp = strip_decorations(line)
+        if _FENCE.match(clean):
+            continue
+        lines.append(clean)
+        stamps.append(stamp)
+        widths.append(len(_ANSI.sub("", line).rstrip("\n")) if "\x1b" in line else len(line.rstrip("\n")))
+    wrap = _wrap_width(widths)
+    out: list[str] = []
+    out_stamps: list[str | None] = []
+    joined = 0
+    i = 0
+    while i < len(lines):
+        line, stamp, width = lines[i], stamps[i], widths[i]
+        steps = 0
+        while i + 1 < len(lines) and steps < 4 and _continues(line, width, lines[i + 1], wrap):
+            i += 1
+            steps += 1
+            joined += 1
+            following = lines[i].lstrip() if width != wrap else lines[i]
+            glue = "" if width == wrap or (line[-1:].isalnum() and following[:1].isalnum()) else " "
+            line, width = line + glue + following, widths[i]
+        out.append(line)
+        out_stamps.append(stamp)
+        i += 1
+    while out and not out[-1]:
+        out.pop()
+        out_stamps.pop()
+    return CleanText(tuple(out), tuple(out_stamps), joined)
+
+
+def _wrap_width(widths: list[int]) -> int | None:
+    """The width a terminal wrapped at: the longest line length, when several lines have exactly
+    that length (a log's own lines rarely end at the same column)."""
+    if not widths:
+        return None
+    longest = max(widths)
+    if longest < MIN_WRAP_WIDTH:
+        return None
+    count = Counter(widths)[longest]
+    return longest if count >= 3 and count >= len(widths) // 50 else None
+
+
+def _continues(line: str, width: int, following: str, wrap: int | None) -> bool:
+    if not following or _STARTS_NEW.match(following):
+        return False
+    if wrap is not None and width == wrap:
+        return True
+    return _FIELDS_OPEN.search(line) is not None and not following.startswith((" ", "\t"))

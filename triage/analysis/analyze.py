@@ -28,6 +28,7 @@ from triage.analysis.partial import (
     watchdog_verdict,
 )
 from triage.analysis.ranks import format_ranks, rank_word
+from triage.analysis.stacks_only import stacks_verdict
 from triage.analysis.summaries import rank_summaries
 from triage.model import (
     Collective,
@@ -82,8 +83,8 @@ def analyze(evidence: Evidence) -> Report:
         verdict=verdict,
         findings=tuple(findings),
         ranks=summaries,
-        next_steps=(verdicts.next_steps(verdict, evidence.finished_cleanly) if evidence.complete
-                    else excerpt_steps(verdict)),
+        next_steps=(verdicts.next_steps(verdict, evidence.finished_cleanly) if evidence.complete and traces
+                    or verdict.kind is VerdictKind.NO_PROBLEM_FOUND else excerpt_steps(verdict)),
         evidence=tuple(sorted({p for r in ranks for p in r.evidence} | set(evidence.extra_evidence))),
         sources=evidence.sources,
         recent=_recent(traces, verdict.process_group, verdict.seq),
@@ -125,6 +126,8 @@ def _merge_ranks(items: tuple[RankEvidence, ...]) -> list[RankEvidence]:
             groups=first.groups + item.groups, stack=first.stack or item.stack,
             stack_top=first.stack_top or item.stack_top,
             in_collective=first.in_collective if first.in_collective is not None else item.in_collective,
+            stack_collective=first.stack_collective or item.stack_collective,
+            last_lines=first.last_lines or item.last_lines,
             alive=first.alive if first.alive is not None else item.alive,
             exit=first.exit or item.exit, evidence=tuple(sorted(set(first.evidence + item.evidence))),
             histories=first.histories or item.histories,  # complete either way
@@ -232,6 +235,9 @@ def _verdict(
                    "no rank differs in the traces (look outside the job: network, a dead peer)")
         verdict = Verdict(VerdictKind.HANG, summary, process_group=group.pg, seq=seq)
         return verdict, Finding(VerdictKind.HANG.value, group.members, summary, root_cause=True)
+    from_stacks = stacks_verdict(ranks, ctx.hosts)
+    if from_stacks is not None:
+        return from_stacks
     unlocated = unlocated_verdict(ctx.evidence, failures, coverage(ctx.evidence, ranks, len(ctx.world) or None))
     if unlocated is not None:
         return unlocated

@@ -303,9 +303,9 @@ def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
             if timed_out is not None and order >= timed_out - FAILURE_CLUSTER_LINES and not failure.collateral:
                 # what a rank raised after its own watchdog fired is the timeout's consequence
                 failure = replace(failure, collateral=True)
-        elif rank == root and scan.orphans:
+        elif rank == root and (own := [o for o in scan.orphans if not o[1].collateral]):
             # one rank failed by the launcher's account; the log's unprefixed failure lines are its
-            order, line, path = _failure_of(scan.orphans)
+            order, line, path = _failure_of(own)
             failure = failure_exit(line, order, path)
         exit_info = _combine(launcher, failure)
         out.append(RankEvidence(

@@ -168,7 +168,8 @@ def _load_rank(host: HostPaths, rank: int, bundle: Path | None, manifest: Manife
         stack=tuple(f"{f.filename}:{f.line} in {f.function}" for t in threads if t.is_main for f in t.frames),
         stack_top=stack_top(threads) if threads else None,
         in_collective=(waiting_in_collective(threads) is not None) if threads else None,
-        alive=alive, exit=exit_info, evidence=tuple(sorted(evidence, key=_evidence_rank)),
+        stack_collective=waiting_in_collective(threads) if threads else None, alive=alive, exit=exit_info,
+        evidence=tuple(sorted(evidence, key=_evidence_rank)),
     )
 
 

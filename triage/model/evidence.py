@@ -118,6 +118,7 @@ class RankEvidence:
     # ones (large dump directories); empty when ``collectives`` is complete
     histories: tuple[tuple[str, SeqHistory], ...] = ()
     last_lines: tuple[str, ...] = ()         # a log's last lines of this rank (what it was doing)
+    stack_collective: str | None = None      # the torch.distributed call its stack waits in ("all_reduce")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,85 @@
+"""Diagnosis from stacks alone: a real 4-rank torchrun gloo job that triage did not launch hangs;
+`triage dump --match` takes py-spy stacks of its ranks; `triage report` names the culprit."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from tests.hang.launched import torchrun
+from tests.support import PROGRAMS, running_program, triage_cmd
+
+pytestmark = pytest.mark.timeout(240)
+
+
+def _rank_pids(launcher: int, ranks: set[int]) -> list[str]:
+    pids = []
+    for child in psutil.Process(launcher).children(recursive=True):
+        try:
+            if child.environ().get("RANK") in {str(r) for r in ranks}:
+                pids.append(str(child.pid))
+        except psutil.Error:
+            continue
+    return pids
+
+
+def _report_on_dump(tmp_path: Path, mode: str, only: set[int] | None = None) -> tuple[int, dict[str, Any]]:
+    env = dict(os.environ, STACKS_MODE=mode, PYTHONUNBUFFERED="1")
+    with running_program(torchrun(PROGRAMS / "stacks_only_job.py", nproc=4), env=env, timeout=120) as job:
+        time.sleep(3)        # every rank is blocked (or busy) by now
+        out = tmp_path / "dump"
+        which = ["--match", "stacks_only_job"] if only is None else ["--pid", *_rank_pids(job.pid, only)]
+        dump = subprocess.run(triage_cmd("dump", *which, "--out", str(out), "--strace-seconds", "0",
+                                         "--gdb", "never"),
+                              capture_output=True, text=True, timeout=150, check=False)
+        assert dump.returncode in (0, 1), dump.stderr
+    result = subprocess.run(triage_cmd("report", str(out), "--format", "json"), capture_output=True, text=True,
+                            timeout=60, check=False)
+    assert result.stdout, result.stderr
+    return result.returncode, json.loads(result.stdout)
+
+
+def test_a_rank_in_another_collective_is_a_mismatch_inferred_from_the_stacks(tmp_path: Path) -> None:
+    code, report = _report_on_dump(tmp_path, "mismatch")
+    verdict = report["verdict"]
+    assert code == 1
+    assert (verdict["kind"], verdict["subkind"], verdict["culprit_ranks"]) == ("collective_mismatch", "op", [3])
+    assert "broadcast" in verdict["summary"] and "all_reduce" in verdict["summary"]
+    assert "inferred from the stacks" in verdict["summary"]
+    assert any("triage launch" in step for step in report["next_steps"])
+
+
+def test_a_rank_outside_any_collective_is_stuck_outside(tmp_path: Path) -> None:
+    code, report = _report_on_dump(tmp_path, "outside")
+    verdict = report["verdict"]
+    assert code == 1
+    assert (verdict["kind"], verdict["culprit_ranks"]) == ("stuck_outside_collective", [2])
+    assert "save_checkpoint" in verdict["summary"]
+
+
+def test_every_rank_in_the_same_collective_is_a_hang_never_an_all_clear(tmp_path: Path) -> None:
+    code, report = _report_on_dump(tmp_path, "group")     # a group mismatch: the stacks cannot show it
+    verdict = report["verdict"]
+    assert code == 1
+    assert (verdict["kind"], verdict["culprit_ranks"]) == ("hang", [])
+    assert "all_reduce" in verdict["summary"] and "stacks_only_job.py" in verdict["summary"]
+    assert any("triage launch" in step for step in report["next_steps"])
+
+
+def test_a_rank_left_out_of_the_dump_is_named_missing(tmp_path: Path) -> None:
+    code, report = _report_on_dump(tmp_path, "outside", only={0, 1, 3})   # rank 2 (the culprit) not sampled
+    verdict = report["verdict"]
+    assert code == 1
+    assert (verdict["kind"], verdict["culprit_ranks"]) == ("missing_rank", [2])
+
+
+if __name__ == "__main__":
+    sys.exit(pytest.main([__file__, "-q"]))

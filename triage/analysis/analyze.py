@@ -83,8 +83,8 @@ def analyze(evidence: Evidence) -> Report:
         verdict=verdict,
         findings=tuple(findings),
         ranks=summaries,
-        next_steps=(verdicts.next_steps(verdict, evidence.finished_cleanly) if evidence.complete and traces
-                    or verdict.kind is VerdictKind.NO_PROBLEM_FOUND else excerpt_steps(verdict)),
+        next_steps=(excerpt_steps(verdict) if not evidence.complete or (not traces and verdict.kind in _HANGS)
+                    else verdicts.next_steps(verdict, evidence.finished_cleanly)),
         evidence=tuple(sorted({p for r in ranks for p in r.evidence} | set(evidence.extra_evidence))),
         sources=evidence.sources,
         recent=_recent(traces, verdict.process_group, verdict.seq),
@@ -93,6 +93,10 @@ def analyze(evidence: Evidence) -> Report:
                "groups": [{"pg": g.pg, "name": g.name, "ranks": format_ranks(g.members),
                            "rebuilt": g.rebuilt} for g in groups]},
     )
+
+
+# hang verdicts without any trace come from stacks alone: the job was not run under triage launch
+_HANGS = (VerdictKind.COLLECTIVE_MISMATCH, VerdictKind.STUCK_OUTSIDE_COLLECTIVE, VerdictKind.HANG)
 
 
 def _recent(traces: dict[int, tuple[Collective, ...]], pg: str | None, seq: int | None,

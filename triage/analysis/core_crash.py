@@ -9,13 +9,12 @@ from typing import Any
 
 from triage.analysis.crash import CrashClassification, CrashContext, KernelEvent, classify_backtrace
 from triage.model.evidence import CoreOutput, CrashRecord, CrashSource, Event, EventKind, RankLogs
+from triage.parsing.crashlog import FAULT_SIGNALS
 from triage.parsing.gdb import GdbBacktrace, PythonFrame, parse_gdb_backtrace
 from triage.parsing.stacks import parse_fatal_banner, parse_faulthandler, parse_faulthandler_signal
 
 CORRELATION_WINDOW_S = 120.0
 
-FAULT_SIGNALS = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": "SIGBUS",
-                 "Floating point exception": "SIGFPE", "Illegal instruction": "SIGILL"}
 
 
 def banner_time(text: str) -> float | None:

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from triage.model import Finding
+from triage.parsing.crashlog import crash_log_facts
 from triage.parsing.gdb import GdbBacktrace, GdbFrame, GdbThread, PythonFrame
 
 
@@ -119,16 +120,7 @@ _ABORT_MACHINERY = re.compile(
 _FATAL_FRAMES = ("_Py_FatalErrorFunc", "Py_FatalError", "fatal_error", "_Py_FatalErrorFormat")
 _TERMINATE_FRAMES = ("std::terminate", "__cxxabiv1::__terminate", "__gnu_cxx::__verbose_terminate_handler",
                      "__cxa_throw", "__cxa_rethrow")
-_FAULTHANDLER_SIGNALS = ("Segmentation fault", "Aborted", "Bus error", "Floating point exception",
-                         "Illegal instruction")
-_CUDA_ERR = re.compile(r"CUDA error: ([^\n]+?)(?:\s*$|\s*CUDA kernel errors)", re.MULTILINE)
-_FATAL_LOG = re.compile(r"Fatal Python error: (?P<what>[^\n]+)")
-_ASSERT_LOG = re.compile(r"Assertion [`'](?P<expr>.+)' failed")
-_TERMINATE_LOG = re.compile(r"terminate called after throwing an instance of '(?P<type>[^']+)'")
-_EXCEPTION_LOG = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Interrupt|Exit)): (.+)$", re.MULTILINE)
 _LIBRARY_PY = ("/lib/python3", "/site-packages/", "/dist-packages/", "<frozen ")
-_WATCHDOG_LOG = re.compile(r"(watchdog thread terminated with exception|Some NCCL operations have failed or "
-                           r"timed out|Watchdog caught collective operation timeout)")
 
 NEXT_STEPS = {
     CrashKind.SEGFAULT_USER_EXTENSION: "open the crashing frame's library/extension: run the rank under gdb or "
@@ -225,24 +217,21 @@ def _kind(signal: str | None, funcs: tuple[str, ...], library: str | None, ctx: 
     joined = " ".join(funcs)
     if any(e.kind == "oom" and (e.pid is None or e.pid == ctx.pid) for e in ctx.kernel_events):
         return CrashKind.OOM_KILLED, "killed by the kernel OOM killer"
-    fatal = _FATAL_LOG.search(log)
-    if any(f in _FATAL_FRAMES for f in funcs) or (fatal and fatal.group("what").strip() not in _FAULTHANDLER_SIGNALS):
-        return CrashKind.PYTHON_FATAL_ERROR, fatal.group("what").strip() if fatal else None
-    cuda = _CUDA_ERR.search(log)
-    if cuda or any(e.kind == "xid" and (e.pid is None or e.pid == ctx.pid) for e in ctx.kernel_events):
-        detail = cuda.group(1).strip() if cuda else "GPU Xid error in the kernel log"
-        if _WATCHDOG_LOG.search(log):
+    facts = crash_log_facts(log)
+    if any(f in _FATAL_FRAMES for f in funcs) or (facts.fatal_python_error and not facts.fatal_is_signal):
+        return CrashKind.PYTHON_FATAL_ERROR, facts.fatal_python_error
+    if facts.cuda_error or any(e.kind == "xid" and (e.pid is None or e.pid == ctx.pid) for e in ctx.kernel_events):
+        detail = facts.cuda_error or "GPU Xid error in the kernel log"
+        if facts.watchdog_abort:
             detail += " (the c10d watchdog aborted on it)"
         return CrashKind.CUDA_ERROR, detail
-    if _WATCHDOG_LOG.search(log) or (re.search(r"ProcessGroupNCCL\w*::\w*[wW]atchdog", joined)
-                                     and any(t in joined for t in _TERMINATE_FRAMES)):
+    if facts.watchdog_abort or (re.search(r"ProcessGroupNCCL\w*::\w*[wW]atchdog", joined)
+                                and any(t in joined for t in _TERMINATE_FRAMES)):
         return CrashKind.WATCHDOG_ABORT, "c10d watchdog abort (std::terminate on an async NCCL error)"
-    assertion = _ASSERT_LOG.search(log)
-    if "__assert_fail" in joined or assertion:
-        return CrashKind.ASSERTION_ABORT, f"assertion `{assertion.group('expr')}' failed" if assertion else None
-    terminate = _TERMINATE_LOG.search(log)
-    if any(t in joined for t in _TERMINATE_FRAMES) or terminate:
-        return CrashKind.UNCAUGHT_CPP_EXCEPTION, (f"uncaught {terminate.group('type')}" if terminate
+    if "__assert_fail" in joined or facts.assertion:
+        return CrashKind.ASSERTION_ABORT, f"assertion `{facts.assertion}' failed" if facts.assertion else None
+    if any(t in joined for t in _TERMINATE_FRAMES) or facts.terminate_type:
+        return CrashKind.UNCAUGHT_CPP_EXCEPTION, (f"uncaught {facts.terminate_type}" if facts.terminate_type
                                                   else "uncaught C++ exception")
     if signal == "SIGABRT":
         return CrashKind.ABORT, None
@@ -251,10 +240,8 @@ def _kind(signal: str | None, funcs: tuple[str, ...], library: str | None, ctx: 
             return CrashKind.UNKNOWN, f"{signal} (no backtrace, so the faulting library is unknown)"
         return _segfault_kind(library, joined), None
     if signal is None and ctx.exit_code not in (None, 0):
-        raised = _EXCEPTION_LOG.findall(log)
-        if raised:
-            name, message = raised[-1]
-            message = message.strip()
+        if facts.last_exception:
+            name, message = facts.last_exception
             return CrashKind.EXCEPTION_EXIT, f"{name}: {message[:157] + '...' if len(message) > 160 else message}"
         return CrashKind.EXCEPTION_EXIT, f"exit code {ctx.exit_code}"
     return CrashKind.UNKNOWN, None

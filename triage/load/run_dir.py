@@ -24,6 +24,7 @@ from triage.model.evidence import (
     ExitInfo,
     RankEvidence,
 )
+from triage.parsing.crashlog import FAULT_SIGNALS
 from triage.parsing.flight_recorder import load_fr_file, parse_fr_json
 from triage.parsing.stacks import (
     ThreadStack,
@@ -37,10 +38,7 @@ from triage.parsing.stacks import (
 # A node counts as missing when its newest bundle is older than the newest hang bundle by this much.
 NODE_BUNDLE_WINDOW_S = 60.0
 
-_FAULT_SIGNALS = {
-    "segmentation fault": _signal.SIGSEGV, "aborted": _signal.SIGABRT, "bus error": _signal.SIGBUS,
-    "floating point exception": _signal.SIGFPE, "illegal instruction": _signal.SIGILL,
-}
+_FAULT_SIGNALS = {text.lower(): _signal.Signals[name] for text, name in FAULT_SIGNALS.items()}
 
 
 def looks_like_run_dir(path: Path) -> bool:

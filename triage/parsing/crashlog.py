@@ -150,3 +150,48 @@ def parse_crash_line(line: str) -> CrashLine | None:
 
 def has_marker(line: str) -> bool:
     return any(marker in line for marker in MARKERS)
+
+
+# What faulthandler / a shell print for a fatal signal, as the signal's name.
+FAULT_SIGNALS = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": "SIGBUS",
+                 "Floating point exception": "SIGFPE", "Floating-point exception": "SIGFPE",
+                 "Illegal instruction": "SIGILL"}
+_FATAL_PY = re.compile(r"Fatal Python error: (?P<what>[^\n]+)")
+_CUDA_WHAT = re.compile(r"CUDA error: ([^\n]+?)(?:\s*$|\s*CUDA kernel errors)", re.MULTILINE)
+_ASSERTION = re.compile(r"Assertion [`'](?P<expr>.+)' failed")
+_RAISED = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Interrupt|Exit)): (.+)$", re.MULTILINE)
+_WATCHDOG_ABORT = re.compile(r"watchdog thread terminated with exception|Some NCCL operations have failed or "
+                             r"timed out|Watchdog caught collective operation timeout")
+
+
+@dataclass(frozen=True)
+class CrashLogFacts:
+    """What the tail of a crashed process's output says about how it died (for the core classifier)."""
+
+    fatal_python_error: str | None = None    # the last "Fatal Python error: X" (X may be a signal's text)
+    cuda_error: str | None = None            # the first "CUDA error: X"
+    watchdog_abort: bool = False             # the c10d watchdog gave up (timeout or async NCCL error)
+    assertion: str | None = None             # the expression of "Assertion `X' failed"
+    terminate_type: str | None = None        # the type of "terminate called after throwing an instance of"
+    last_exception: tuple[str, str] | None = None   # (type, message) of the last "XError: message"
+
+    @property
+    def fatal_is_signal(self) -> bool:
+        return (self.fatal_python_error or "").strip() in FAULT_SIGNALS
+
+
+def crash_log_facts(text: str) -> CrashLogFacts:
+    """The facts of a crashed process's log tail. Never raises."""
+    fatal = _FATAL_PY.findall(text)
+    cuda = _CUDA_WHAT.search(text)
+    assertion = _ASSERTION.search(text)
+    terminate = _TERMINATE.search(text)
+    raised = _RAISED.findall(text)
+    return CrashLogFacts(
+        fatal_python_error=fatal[0].strip() if fatal else None,
+        cuda_error=cuda.group(1).strip() if cuda else None,
+        watchdog_abort=_WATCHDOG_ABORT.search(text) is not None,
+        assertion=assertion.group("expr") if assertion else None,
+        terminate_type=terminate.group("what") if terminate and terminate.group("what") else None,
+        last_exception=(raised[-1][0], raised[-1][1].strip()) if raised else None,
+    )

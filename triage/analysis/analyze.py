@@ -19,6 +19,7 @@ from triage.analysis.diff import (
 )
 from triage.analysis.failures import Failure, event_findings, failure_findings, rank_failures
 from triage.analysis.groups import Group, resolve_groups
+from triage.analysis.nccl_processes import nccl_process_verdict
 from triage.analysis.p2p import P2pProblem, check_p2p
 from triage.analysis.partial import (
     coverage,
@@ -272,6 +273,9 @@ def _partial_verdict(
         return reported
     if p2p:
         return verdicts.p2p_verdict(p2p[0], ctx.hosts, ctx.paths)
+    from_nccl = nccl_process_verdict(evidence.nccl_processes) if not ctx.traces else None
+    if from_nccl is not None:
+        return from_nccl
     watchdog = watchdog_verdict(ranks, evidence.events, ctx.hosts, cov)
     if watchdog is not None:
         return watchdog

@@ -93,7 +93,7 @@ def load_log_texts(texts: list[tuple[str, str]]) -> Evidence:
         scan_log_text(text, name, scan, default_rank=rank_from_name(Path(name).name))
     ranks = scan_to_ranks(scan)
     unattributed = orphan_failures(scan)
-    if not ranks and not scan.events and not unattributed and not scan.mismatches:
+    if not ranks and not scan.events and not unattributed and not scan.mismatches and not scan.nccl_processes:
         first = texts[0][0]
         raise InputError(f"{first}: no rank, collective, watchdog, NCCL or error line found in "
                          f"{'this log' if len(texts) == 1 else 'these logs'}",
@@ -101,7 +101,8 @@ def load_log_texts(texts: list[tuple[str, str]]) -> Evidence:
     return Evidence(ranks=ranks, events=tuple(scan.events), world_size=scan.world_size,
                     extra_evidence=tuple(name for name, _ in texts if not name.startswith("<")),
                     complete=False, coverage_note=scan.world_source,
-                    mismatches=tuple(scan.mismatches), unattributed=unattributed, unparsed=tuple(scan.unparsed))
+                    mismatches=tuple(scan.mismatches), unattributed=unattributed, unparsed=tuple(scan.unparsed),
+                    nccl_processes=tuple(scan.nccl_processes))
 
 
 def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
@@ -121,6 +122,7 @@ def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
         mismatches=tuple(m for part in parts for m in part.mismatches),
         unattributed=tuple(u for part in parts for u in part.unattributed),
         unparsed=tuple(u for part in parts for u in part.unparsed),
+        nccl_processes=tuple(n for part in parts for n in part.nccl_processes),
     )
 
 

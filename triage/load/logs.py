@@ -16,6 +16,7 @@ from triage.model.evidence import (
     Event,
     EventKind,
     ExitInfo,
+    NcclProcess,
     PgMembers,
     RankEvidence,
     ReportedFingerprint,
@@ -24,7 +25,7 @@ from triage.model.evidence import (
 from triage.parsing.crashlog import CrashLine, CrashLineKind, has_marker, parse_crash_line
 from triage.parsing.desync import MISMATCH_MARKER, RUNNING_MARKER, Fingerprint, parse_mismatch, parse_running
 from triage.parsing.log_prefix import attribute_lines, split_rank_prefix
-from triage.parsing.nccl import NcclTracker
+from triage.parsing.nccl_tracker import NcclCommState, NcclTracker
 from triage.parsing.textclean import clean_text
 from triage.parsing.torchelastic import parse_launcher_failures
 from triage.parsing.watchdog import WatchdogKind, parse_watchdog_line
@@ -62,6 +63,7 @@ class LogScan:
     mismatches: list[ReportedMismatch] = field(default_factory=list)
     unparsed: list[str] = field(default_factory=list)
     lines_read: int = 0                                                 # order of the next line
+    nccl_processes: list[NcclProcess] = field(default_factory=list)   # NCCL ops of no known rank
     first_timeout: dict[int, int] = field(default_factory=dict)        # rank -> order of its first timeout
     _timeouts: set[tuple[int | None, str | None, int | None]] = field(default_factory=set)
 
@@ -244,9 +246,13 @@ def _nccl(text: str, path: str, scan: LogScan, default_rank: int | None) -> None
         (i.nranks or 0 for i in tracker.inits()), default=0)
     if world:
         _world(scan, WorldSize(world, "nranks in NCCL's lines"))
+    unmapped: dict[tuple[str, int], NcclCommState] = {}
     for state in states:
         rank = state.global_rank if state.global_rank is not None else default_rank
         if rank is None:
+            old = unmapped.get((state.host, state.pid))
+            if old is None or len(state.history) > len(old.history):
+                unmapped[(state.host, state.pid)] = state
             continue
         pg = state.comm_id or f"comm:{state.comm}"
         if state.nranks and state.nranks == world and not state.comm_id:
@@ -261,6 +267,11 @@ def _nccl(text: str, path: str, scan: LogScan, default_rank: int | None) -> None
                 state=CollectiveState.COMPLETED if op is not state.last else CollectiveState.SCHEDULED,
                 is_p2p=p2p, peer=op.root if p2p else None, source="nccl",
                 pg_name="default_pg" if pg == "0" else None))
+    for (host, pid), state in sorted(unmapped.items()):
+        scan.nccl_processes.append(NcclProcess(host, pid, state.last.cuda_dev, tuple(
+            Collective(rank=-1, pg=f"comm:{state.comm}", seq=op.op_count + 1, op=op.op, count=op.count,
+                       dtype=op.dtype, state=CollectiveState.SCHEDULED, source="nccl") for op in state.history),
+            state.nranks))
     for warn in tracker.warnings():
         rank = warn.launcher_rank
         if rank is None:

@@ -70,6 +70,21 @@ class ReportedMismatch:
 
 
 @dataclass(frozen=True)
+class NcclProcess:
+    """A process whose NCCL lines no line ties to a rank: named ``host:pid (GPU n)``."""
+
+    host: str
+    pid: int
+    gpu: int | None
+    collectives: tuple[Collective, ...]      # its busiest communicator's last ops (rank -1, seq = opCount+1)
+    nranks: int | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.host}:{self.pid}" + (f" (GPU {self.gpu})" if self.gpu is not None else "")
+
+
+@dataclass(frozen=True)
 class ExitInfo:
     """How a rank ended: from exit.json, torchelastic error files or launcher summaries."""
 
@@ -138,6 +153,7 @@ class Evidence:
     mismatches: tuple[ReportedMismatch, ...] = ()   # TORCH_DISTRIBUTED_DEBUG=DETAIL mismatch errors
     unattributed: tuple[ExitInfo, ...] = ()  # failures in the input that no line ties to a rank
     unparsed: tuple[str, ...] = ()          # lines that look like a known format but did not parse
+    nccl_processes: tuple[NcclProcess, ...] = ()  # NCCL op lines of processes of no known rank
 
     def rank(self, rank: int) -> RankEvidence | None:
         for item in self.ranks:

@@ -89,9 +89,8 @@ def clean_text(text: str) -> CleanText:
             i += 1
             steps += 1
             joined += 1
-            following = lines[i].lstrip() if width != wrap else lines[i]
-            glue = "" if width == wrap or (line[-1:].isalnum() and following[:1].isalnum()) else " "
-            line, width = line + glue + following, widths[i]
+            following = lines[i]
+            line, width = line + _glue(line, following, width == wrap) + following.lstrip(), widths[i]
         out.append(line)
         out_stamps.append(stamp)
         i += 1
@@ -99,6 +98,16 @@ def clean_text(text: str) -> CleanText:
         out.pop()
         out_stamps.pop()
     return CleanText(tuple(out), tuple(out_stamps), joined)
+
+
+def _glue(line: str, following: str, exact_wrap: bool) -> str:
+    """What stood between two halves of a wrapped line: nothing after a cut inside a word or after
+    ``=``/``(``/``[``, one space where the cut fell on one (lost to the trailing-space strip)."""
+    if following[:1] in (" ", "\t"):
+        return " "
+    if exact_wrap or line[-1:] in ("=", "(", "[", "/", "-", "_", ":", "."):
+        return ""
+    return "" if line[-1:].isalnum() and following[:1].isalnum() else " "
 
 
 def _wrap_width(widths: list[int]) -> int | None:

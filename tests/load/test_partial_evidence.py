@@ -1,0 +1,113 @@
+"""Pasted logs are excerpts: what triage concludes from partial evidence (load + analysis, in
+process; the lines are in the formats PyTorch, torchrun and NCCL print, as pasted in bug reports)."""
+
+from __future__ import annotations
+
+import json
+
+from triage.analysis.analyze import analyze
+from triage.load.inputs import load_log_texts
+from triage.model import Report
+
+WD = ("[rank{r}]:[E1001 10:00:0{r}.123456 {pid} ProcessGroupNCCL.cpp:616] [{pg}Rank {r}] Watchdog caught collective "
+      "operation timeout: WorkNCCL(SeqNum={seq}, OpType={op}, NumelIn={n}, NumelOut={out}, Timeout(ms)=600000) ran "
+      "for 600010 milliseconds before timing out.")
+
+
+def wd(rank: int, seq: int = 1580, op: str = "ALLREDUCE", n: int = 1024, out: int | None = None, pg: str = "") -> str:
+    return WD.format(r=rank, pid=1000 + rank, pg=pg, seq=seq, op=op, n=n, out=n if out is None else out)
+
+
+def report(*lines: str) -> Report:
+    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
+
+
+def verdict(*lines: str) -> tuple[str, list[int]]:
+    data = report(*lines).to_json()["verdict"]
+    return data["kind"], data["culprit_ranks"]
+
+
+def test_an_oom_then_timeouts_names_the_oom_rank_and_calls_the_timeouts_collateral() -> None:
+    result = report(
+        wd(0), wd(1),
+        "[rank5]: Traceback (most recent call last):",
+        '[rank5]:   File "/workspace/train.py", line 120, in <module>',
+        "[rank5]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 5 has a total "
+        "capacity of 79.10 GiB of which 1.06 GiB is free.",
+        "[rank1]: RuntimeError: [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1580, "
+        "OpType=ALLREDUCE, NumelIn=1024, NumelOut=1024, Timeout(ms)=600000) ran for 600010 milliseconds.")
+    assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("exception", (5,))
+    assert "CUDA out of memory" in result.verdict.summary
+
+
+def test_a_rank_absent_from_an_excerpt_is_not_missing() -> None:
+    kind, culprits = verdict(wd(0, op="_ALLGATHER_BASE", n=32, out=256), wd(1, op="_ALLGATHER_BASE", n=32, out=256))
+    assert (kind, culprits) == ("hang", [])
+    data = report(wd(0, op="_ALLGATHER_BASE", n=32, out=256)).to_json()
+    assert data["extra"]["coverage"]["world_size"] == 8          # NumelOut / NumelIn of the default group
+    assert "not in this input" in data["verdict"]["summary"]
+    assert all(f["kind"] != "missing_rank" for f in data["findings"])
+
+
+def test_the_world_size_is_what_the_log_says_never_the_highest_rank_plus_one() -> None:
+    data = report(wd(0), wd(6)).to_json()
+    assert data["extra"]["coverage"]["world_size"] is None
+    assert "does not say how many ranks" in data["extra"]["coverage"]["summary"]
+    data = report("world_size=16 local_rank=0", wd(0), wd(6)).to_json()
+    assert data["extra"]["coverage"]["world_size"] == 16
+
+
+def test_a_rank_shown_doing_other_work_while_the_others_time_out_is_stuck_outside() -> None:
+    result = report(wd(0, seq=12), wd(1, seq=12), "[rank2]: saving checkpoint to /ckpt/step_1200 ...", wd(3, seq=12))
+    assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("stuck_outside_collective", (2,))
+    assert "saving checkpoint" in result.verdict.summary
+
+
+def test_process_groups_are_named_as_the_log_names_them() -> None:
+    result = report(wd(0, pg="PG 1 "), wd(1, pg="PG 1 "))
+    assert result.verdict.process_group == "1"
+    result = report(wd(0, pg="PG ID 3 PG GUID 3(dp_group) "), wd(1, pg="PG ID 3 PG GUID 3(dp_group) "))
+    assert result.verdict.process_group == "3"
+
+
+def test_sigkill_in_a_torchrun_summary_points_at_the_oom_killer() -> None:
+    result = report(
+        "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 3 (pid: 1237) of "
+        "binary: /usr/bin/python3")
+    assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("crash", (3,))
+    assert "OOM killer" in result.verdict.summary and any("dmesg" in s for s in result.next_steps)
+
+
+def test_detail_mismatch_blames_the_minority_and_seq_only_blames_no_one() -> None:
+    fp = "CollectiveFingerPrint(SequenceNumber={s}, OpType={op}, TensorShape=[10], TensorDtypes=Float)"
+    line = ("RuntimeError: Detected mismatch between collectives on ranks. Rank {a} is running collective: "
+            + fp.replace("{s}", "{sa}").replace("{op}", "{opa}") + ", but Rank {b} is running collective: "
+            + fp.replace("{s}", "{sb}").replace("{op}", "{opb}") + ".")
+    kind, culprits = verdict(line.format(a=0, sa=23, opa="ALLREDUCE", b=2, sb=23, opb="BROADCAST"))
+    assert (kind, culprits) == ("collective_mismatch", [2])
+    result = report(line.format(a=1, sa=5, opa="BARRIER", b=0, sb=4, opb="BARRIER"))
+    assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("collective_mismatch", ())
+    assert result.verdict.subkind is not None and result.verdict.subkind.value == "seq"
+    assert "false positive" in result.verdict.summary
+
+
+def test_a_failure_line_of_no_known_rank_is_reported_with_rank_unknown() -> None:
+    result = report("RuntimeError: CUDA error: an illegal memory access was encountered", wd(0), wd(1))
+    assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("crash", ())
+    assert "rank unknown" in result.verdict.summary
+
+
+def test_nccl_ops_without_init_lines_are_diffed_per_process() -> None:
+    line = ("{h}:{p}:{t} [{g}] NCCL INFO {op}: opCount 28b sendbuff 0x7f1 recvbuff 0x7f1 count 1024 datatype 7 op 0 "
+            "root 0 comm 0x55a{p} [nranks=4] stream 0x55b1")
+    result = report(*(line.format(h=h, p=p, t=p + 100, g=g, op="Broadcast" if p == 2002 else "AllReduce")
+                      for h, p, g in (("node1", 1001, 0), ("node1", 1002, 1), ("node2", 2001, 0), ("node2", 2002, 1))))
+    assert result.verdict.kind.value == "collective_mismatch"
+    assert "node2:2002 (GPU 1)" in result.verdict.summary and result.verdict.culprit_host == "node2"
+
+
+def test_failure_evidence_is_never_an_all_clear_and_the_json_is_strict() -> None:
+    result = report("node1:1001:1101 [0] NCCL WARN NET/Socket : peer 10.0.0.2<40000> message truncated")
+    assert result.verdict.kind.value != "no_problem_found"
+    text = json.dumps(result.to_json(), allow_nan=False)
+    assert "Infinity" not in text and "NaN" not in text

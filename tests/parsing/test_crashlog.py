@@ -1,0 +1,60 @@
+"""Failure lines: one parser for report, postmortem and the agent (formats from PyTorch, NCCL,
+CUDA and glibc as they appear in public bug reports)."""
+
+from __future__ import annotations
+
+import pytest
+
+from triage.parsing.crashlog import CrashLineKind, crash_log_facts, parse_crash_line
+
+CASES = [
+    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 5 has a total capacity of "
+     "79.10 GiB of which 1.06 GiB is free.", CrashLineKind.CUDA_OOM, False),
+    ("RuntimeError: CUDA error: an illegal memory access was encountered", CrashLineKind.CUDA_ERROR, False),
+    ("Exception raised from c10_cuda_check_implementation at ../c10/cuda/CUDAException.cpp:43 (most recent call "
+     "first):", CrashLineKind.CUDA_ERROR, False),
+    ("terminate called after throwing an instance of 'c10::Error'", CrashLineKind.TERMINATE, False),
+    ("Fatal Python error: Segmentation fault", CrashLineKind.FATAL_SIGNAL, False),
+    ("torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, "
+     "remote process exited or there was a network error, NCCL version 2.20.5", CrashLineKind.NETWORK, True),
+    ("NET/IB : Got completion from peer 10.0.0.5<50532> with status=12 opcode=0 len=0 vendor err 129",
+     CrashLineKind.NETWORK, False),
+    ("RuntimeError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value "
+     "store by key '0', but store->get('0') got error: Connection reset by peer", CrashLineKind.NETWORK, True),
+    ("ValueError: Expected input batch_size (32) to match target batch_size (16).", CrashLineKind.EXCEPTION, False),
+    ("torch.distributed.elastic.multiprocessing.errors.ChildFailedError:", CrashLineKind.EXCEPTION, True),
+    ("RuntimeError: [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, "
+     "NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600328 milliseconds before timing out.",
+     CrashLineKind.EXCEPTION, True),
+]
+
+
+@pytest.mark.parametrize(("line", "kind", "collateral"), CASES)
+def test_failure_lines_are_classified(line: str, kind: CrashLineKind, collateral: bool) -> None:
+    parsed = parse_crash_line(line)
+    assert parsed is not None
+    assert (parsed.kind, parsed.collateral) == (kind, collateral)
+
+
+def test_the_gpu_and_the_peer_are_read_when_the_line_names_them() -> None:
+    oom = parse_crash_line("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 3 has a "
+                           "total capacity of 79.15 GiB")
+    assert oom is not None and oom.gpu == 3
+    net = parse_crash_line("NET/IB : Got completion from peer 10.0.0.5<50532> with status=12 opcode=0")
+    assert net is not None and net.peer == "10.0.0.5<50532>"
+
+
+@pytest.mark.parametrize("line", ["step 100 loss 2.31", "  File \"train.py\", line 3, in <module>",
+                                  "NCCL INFO Channel 00/02 :    0   1", "", "x" * 30000])
+def test_ordinary_lines_are_no_failure(line: str) -> None:
+    assert parse_crash_line(line) is None
+
+
+def test_crash_log_facts_read_a_crashed_process_tail() -> None:
+    facts = crash_log_facts(
+        "terminate called after throwing an instance of 'c10::DistBackendError'\n"
+        "  what():  [PG 0 Rank 1] Process group watchdog thread terminated with exception: [Rank 1] Watchdog "
+        "caught collective operation timeout\nFatal Python error: Aborted\n")
+    assert facts.terminate_type == "c10::DistBackendError"
+    assert facts.watchdog_abort and facts.fatal_is_signal
+    assert crash_log_facts("").last_exception is None

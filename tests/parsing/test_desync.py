@@ -1,0 +1,41 @@
+"""TORCH_DISTRIBUTED_DEBUG=DETAIL messages (ProcessGroupWrapper's format)."""
+
+from __future__ import annotations
+
+from triage.parsing.desync import parse_mismatch, parse_running
+
+OPTS = ("TensorOptions(dtype=float (default), device=cuda, layout=Strided (default), requires_grad=false (default), "
+        "pinned_memory=false (default), memory_format=(nullopt))")
+MISMATCH = ("RuntimeError: Detected mismatch between collectives on ranks. Rank 0 is running collective: "
+            f"CollectiveFingerPrint(SequenceNumber=23, OpType=ALLREDUCE, TensorShape=[10], TensorDtypes=Float, "
+            f"TensorDeviceTypes={OPTS}), but Rank 2 is running collective: CollectiveFingerPrint(SequenceNumber=23, "
+            f"OpType=BROADCAST, TensorShape=[10], TensorDtypes=Float, TensorDeviceTypes={OPTS}).")
+
+
+def test_both_sides_of_a_mismatch_are_read() -> None:
+    found = parse_mismatch(MISMATCH)
+    assert found is not None
+    assert (found.reporter.rank, found.reporter.op, found.reporter.seq) == (0, "all_reduce", 23)
+    assert (found.other.rank, found.other.op, found.other.shapes, found.other.dtypes) == (
+        2, "broadcast", ((10,),), ("float32",))
+
+
+def test_fingerprints_that_differ_only_in_sequence_number_are_recognised() -> None:
+    found = parse_mismatch("Detected mismatch between collectives on ranks. Rank 1 is running collective: "
+                           "CollectiveFingerPrint(SequenceNumber=1, OpType=BARRIER), but Rank 0 is running "
+                           "collective: CollectiveFingerPrint(SequenceNumber=0, OpType=BARRIER).")
+    assert found is not None and found.only_seq_differs
+
+
+def test_running_collective_lines_give_rank_seq_and_op() -> None:
+    running = parse_running(f"[rank1]: [Rank 1] Running collective: CollectiveFingerPrint(SequenceNumber=7, "
+                            f"OpType=ALLGATHER, TensorShape=[4, 8], TensorDtypes=BFloat16, TensorDeviceTypes={OPTS})")
+    assert running is not None
+    assert (running.rank, running.seq, running.op, running.shapes, running.dtypes) == (
+        1, 7, "all_gather", ((4, 8),), ("bfloat16",))
+
+
+def test_cut_or_foreign_text_gives_none_not_an_error() -> None:
+    assert parse_mismatch("Detected mismatch between collectives on ranks.") is None
+    cut = parse_running("[Rank 1] Running collective: CollectiveFingerPrint(SequenceNumber=7, OpTy")
+    assert cut is None or cut.op is None

@@ -1,0 +1,49 @@
+"""Pasted text made readable: what terminals, CI pages and GitHub issues add to log lines."""
+
+from __future__ import annotations
+
+from triage.parsing.textclean import clean_text, strip_decorations
+
+WATCHDOG = ("[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=86, OpType=ALLREDUCE, "
+            "NumelIn=32, NumelOut=32, Timeout(ms)=1800000) ran for 1800027 milliseconds before timing out.")
+
+
+def test_colours_quote_markers_crlf_and_trailing_spaces_go() -> None:
+    text = f"> \x1b[31m[rank3]:{WATCHDOG}\x1b[0m   \r\n> \r\n"
+    assert clean_text(text).lines == (f"[rank3]:{WATCHDOG}",)
+
+
+def test_markdown_fences_are_dropped() -> None:
+    assert clean_text(f"```\n[rank3]:{WATCHDOG}\n```\n").lines == (f"[rank3]:{WATCHDOG}",)
+
+
+def test_leading_timestamps_of_every_common_shape_are_removed_and_kept() -> None:
+    for stamp in ("2026-09-17 13:40:05 ", "[2024-05-01 10:00:00,123] ", "2024-05-01T10:00:00.123Z ",
+                  "Nov 22 10:00:01 ", "I0501 10:00:00.123456 1234 ProcessGroupNCCL.cpp:616] "):
+        line, kept = strip_decorations(stamp + f"[rank3]:{WATCHDOG}")
+        assert line == f"[rank3]:{WATCHDOG}", stamp
+        assert kept is not None
+
+
+def test_ci_page_line_numbers_are_removed() -> None:
+    assert strip_decorations(f"  12 | [rank3]:{WATCHDOG}")[0] == f"[rank3]:{WATCHDOG}"
+
+
+def test_a_field_list_cut_by_a_terminal_is_joined_again() -> None:
+    head, tail = WATCHDOG.split("OpType=")
+    clean = clean_text(f"[rank3]:{head}OpType=\n{tail}\n[rank4]: next line\n")
+    assert clean.lines[0] == f"[rank3]:{WATCHDOG}"
+    assert clean.lines[1] == "[rank4]: next line" and clean.joined == 1
+
+
+def test_lines_wrapped_at_a_fixed_width_are_joined() -> None:
+    width = 80
+    long = f"[rank3]:{WATCHDOG}"
+    pieces = [long[i:i + width] for i in range(0, len(long), width)]
+    text = "\n".join(pieces * 1) + "\n" + "\n".join(pieces) + "\n"
+    assert clean_text(text).lines == (long, long)
+
+
+def test_text_without_decorations_is_unchanged() -> None:
+    text = "[rank0]: step 1\n[rank1]: step 1\n  File \"train.py\", line 3, in <module>\n"
+    assert clean_text(text).lines == ("[rank0]: step 1", "[rank1]: step 1", '  File "train.py", line 3, in <module>')

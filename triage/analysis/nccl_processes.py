@@ -1,0 +1,62 @@
+"""NCCL op lines without init lines (pure): each process is known by ``host:pid (GPU n)`` only.
+
+NCCL numbers the ops of a communicator from 0 (opCount), the same on every member. Each process's
+busiest communicator is compared by its last opCount and by the op it called there:
+- processes behind the others (a lower last opCount) never reached the others' op;
+- at the same opCount, a minority calling another op, count or dtype left the common path;
+- otherwise every process is in the same op and nothing in the lines names a culprit.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from triage.analysis.describe import call
+from triage.model import Finding, MismatchKind, Verdict, VerdictKind
+from triage.model.evidence import NcclProcess
+
+MIN_PROCESSES = 2
+
+
+def _names(processes: list[NcclProcess]) -> str:
+    labels = [p.label for p in processes]
+    return ", ".join(labels[:4]) + (f" and {len(labels) - 4} more" if len(labels) > 4 else "")
+
+
+def nccl_process_verdict(processes: tuple[NcclProcess, ...]) -> tuple[Verdict, Finding] | None:
+    ranked = [p for p in processes if p.collectives]
+    if len(ranked) < MIN_PROCESSES:
+        return None
+    top = max(p.collectives[-1].seq for p in ranked)
+    behind = [p for p in ranked if p.collectives[-1].seq < top]
+    ahead = [p for p in ranked if p.collectives[-1].seq == top]
+    hosts = sorted({p.host for p in behind})
+    if behind and len(behind) < len(ahead):
+        last = ahead[0].collectives[-1]
+        summary = (f"HANG: {_names(behind)} never reached NCCL opCount {top - 1:x} ({call(last)}), which "
+                   f"{_names(ahead)} called; these NCCL lines name no rank (no init lines)")
+        verdict = Verdict(VerdictKind.STUCK_OUTSIDE_COLLECTIVE, summary, seq=top,
+                          culprit_host=hosts[0] if len(hosts) == 1 else None)
+        return verdict, Finding(verdict.kind.value, (), summary.split(": ", 1)[1], root_cause=True)
+    by_call: dict[tuple[str, int | None, str | None], list[NcclProcess]] = defaultdict(list)
+    for process in ahead:
+        last = process.collectives[-1]
+        by_call[(last.op, last.count, last.dtype)].append(process)
+    if len(by_call) > 1:
+        groups = sorted(by_call.items(), key=lambda kv: len(kv[1]))
+        (op, count, _dtype), odd = groups[0]
+        (op2, count2, _dtype2), common = groups[-1]
+        if len(odd) < len(common):
+            subkind = MismatchKind.OP if op != op2 else MismatchKind.SIZE if count != count2 else MismatchKind.DTYPE
+            odd_hosts = sorted({p.host for p in odd})
+            summary = (f"MISMATCH ({subkind.value}): {_names(odd)} called {call(odd[0].collectives[-1])} at NCCL "
+                       f"opCount {top - 1:x} while {_names(common)} called {call(common[0].collectives[-1])}; "
+                       "these NCCL lines name no rank (no init lines)")
+            verdict = Verdict(VerdictKind.COLLECTIVE_MISMATCH, summary, subkind=subkind, seq=top,
+                              culprit_host=odd_hosts[0] if len(odd_hosts) == 1 else None)
+            return verdict, Finding(verdict.kind.value, (), summary.split(": ", 1)[1], root_cause=True)
+    last = ahead[0].collectives[-1]
+    summary = (f"HANG: the {len(ranked)} processes in these NCCL lines all reached opCount {top - 1:x} "
+               f"({call(last)}); none differs (cannot map these NCCL lines to ranks: no init lines)")
+    verdict = Verdict(VerdictKind.HANG, summary, seq=top)
+    return verdict, Finding(VerdictKind.HANG.value, (), summary.split(": ", 1)[1], root_cause=True)

@@ -8,23 +8,23 @@ import pytest
 from triage.parsing.crashlog import CrashLineKind, crash_log_facts, parse_crash_line
 
 CASES = [
-    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 5 has a total capacity of "
-     "79.10 GiB of which 1.06 GiB is free.", CrashLineKind.CUDA_OOM, False),
+    (("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 5 has a total capacity of "
+     "79.10 GiB of which 1.06 GiB is free."), CrashLineKind.CUDA_OOM, False),
     ("RuntimeError: CUDA error: an illegal memory access was encountered", CrashLineKind.CUDA_ERROR, False),
-    ("Exception raised from c10_cuda_check_implementation at ../c10/cuda/CUDAException.cpp:43 (most recent call "
-     "first):", CrashLineKind.CUDA_ERROR, False),
+    (("Exception raised from c10_cuda_check_implementation at ../c10/cuda/CUDAException.cpp:43 (most recent call "
+     "first):"), CrashLineKind.CUDA_ERROR, False),
     ("terminate called after throwing an instance of 'c10::Error'", CrashLineKind.TERMINATE, False),
     ("Fatal Python error: Segmentation fault", CrashLineKind.FATAL_SIGNAL, False),
-    ("torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, "
-     "remote process exited or there was a network error, NCCL version 2.20.5", CrashLineKind.NETWORK, True),
+    (("torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, "
+     "remote process exited or there was a network error, NCCL version 2.20.5"), CrashLineKind.NETWORK, True),
     ("NET/IB : Got completion from peer 10.0.0.5<50532> with status=12 opcode=0 len=0 vendor err 129",
      CrashLineKind.NETWORK, False),
-    ("RuntimeError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value "
-     "store by key '0', but store->get('0') got error: Connection reset by peer", CrashLineKind.NETWORK, True),
+    (("RuntimeError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value "
+     "store by key '0', but store->get('0') got error: Connection reset by peer"), CrashLineKind.NETWORK, True),
     ("ValueError: Expected input batch_size (32) to match target batch_size (16).", CrashLineKind.EXCEPTION, False),
     ("torch.distributed.elastic.multiprocessing.errors.ChildFailedError:", CrashLineKind.EXCEPTION, True),
-    ("RuntimeError: [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, "
-     "NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600328 milliseconds before timing out.",
+    (("RuntimeError: [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, "
+     "NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600328 milliseconds before timing out."),
      CrashLineKind.EXCEPTION, True),
 ]
 

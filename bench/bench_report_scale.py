@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from triage.analysis.synthetic import write_dumps
+from tests.helpers.synthetic import write_dumps
 
 PREFIX = "nccl_trace_rank_"
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.synthetic import fr_dump, write_dumps
 from triage.analysis.analyze import analyze
-from triage.analysis.synthetic import fr_dump, write_dumps
 from triage.load import fr_files as load_files
 from triage.load.inputs import load_inputs
 from triage.model import Report

@@ -7,8 +7,8 @@ import io
 import re
 from pathlib import Path
 
+from tests.helpers.synthetic import write_dumps
 from triage.analysis.analyze import analyze
-from triage.analysis.synthetic import write_dumps
 from triage.load.fr_files import PARALLEL_MIN_FILES
 from triage.load.inputs import load_inputs
 from triage.report import render

@@ -222,7 +222,7 @@ def test_rank_from_filename(name: str, prefix: str, rank: int | None) -> None:
 
 
 def test_member_lists_are_parsed_once_and_shared() -> None:
-    from triage.analysis.synthetic import fr_dump
+    from tests.helpers.synthetic import fr_dump
 
     first = parse_fr_json(fr_dump(0, 64, 3), 0, "a").pg_config["0"].ranks
     second = parse_fr_json(fr_dump(1, 64, 3), 1, "b").pg_config["0"].ranks

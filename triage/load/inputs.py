@@ -15,9 +15,12 @@ from triage.errors import InputError
 from triage.load.fr_files import load_fr_dir, looks_like_fr_file, read_text
 from triage.load.logs import LogScan, orphan_failures, rank_from_name, scan_log_text, scan_to_ranks
 from triage.load.run_dir import load_run_dir, looks_like_run_dir
-from triage.model.evidence import Event, Evidence, RankEvidence
+from triage.model.evidence import Event, Evidence, ExitInfo, RankEvidence
+from triage.parsing.crashlog import parse_crash_line
+from triage.parsing.torchelastic import parse_error_file
 
 MAX_STDIN_BYTES = 1 << 30
+MAX_ERROR_FILE_BYTES = 16 << 20
 
 
 def load_inputs(paths: list[str | Path], prefix: str | None = None) -> Evidence:
@@ -37,6 +40,8 @@ def load_inputs(paths: list[str | Path], prefix: str | None = None) -> Evidence:
             parts.append(_load_dir(path, prefix))
         elif looks_like_fr_file(path):
             parts.append(load_fr_dir(path.parent, prefix, only=[path]))
+        elif (error := _error_file(path)) is not None:
+            parts.append(error)
         else:
             logs.append(path)
     if logs:
@@ -64,6 +69,26 @@ def _load_dir(path: Path, prefix: str | None) -> Evidence:
         return load_logs(sorted(texts))
     raise InputError(f"{path}: not a run directory, a Flight Recorder dump directory or a log directory",
                      "triage report accepts RUN_DIR, a directory of PREFIX<rank> FR dumps, or log files")
+
+
+def _error_file(path: Path) -> Evidence | None:
+    """A torchelastic error file (``@record``, TORCHELASTIC_ERROR_FILE): the real exception of a rank."""
+    if path.suffix != ".json" or not path.is_file() or path.stat().st_size > MAX_ERROR_FILE_BYTES:
+        return None
+    # torchrun keeps it as .../attempt_N/<local rank>/error.json: on one node the local rank is the rank
+    named = int(path.parent.name) if path.parent.name.isdigit() else rank_from_name(path.name)
+    error = parse_error_file(read_text(path), named)
+    if error is None:
+        return None
+    last = error.message.strip().splitlines()[-1][:300] if error.message.strip() else "an error"
+    line = parse_crash_line(last)
+    rank = error.rank if error.rank is not None else -1
+    info = ExitInfo(exit_code=error.exitcode if error.exitcode not in (None, 0) else 1, time=error.timestamp,
+                    message=last, evidence=(str(path),), failure_kind=line.kind.value if line else "exception",
+                    collateral=bool(line and line.collateral))
+    if rank < 0:
+        return Evidence(unattributed=(info,), extra_evidence=(str(path),), complete=False)
+    return Evidence(ranks=(RankEvidence(rank=rank, exit=info, evidence=(str(path),)),), complete=False)
 
 
 def _read_stdin() -> str:

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from triage.bundle import CollectorStatus, Manifest, Trigger, rank_dir, read_manifest
+from triage.bundle import Manifest, Trigger, rank_dir, read_manifest
 from triage.errors import InputError
 from triage.layout import HostPaths, RankPaths, RunPaths
 from triage.load.cores import bundle_core_outputs
@@ -287,8 +287,3 @@ def _pid(manifest: Manifest | None, rank: int) -> int | None:
 
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def collector_failures(manifest: Manifest) -> list[str]:
-    return [f"{c.name} (rank {c.rank}): {c.status.value}: {c.error}" for c in manifest.collectors
-            if c.status in (CollectorStatus.FAILED, CollectorStatus.DENIED, CollectorStatus.TIMEOUT)]

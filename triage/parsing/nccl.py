@@ -80,10 +80,6 @@ _HEAD = re.compile(
     r"(?P<host>[\w.-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>\d+)\]"
     r"(?P<mid>[^\[\]]{0,200}?)\s*NCCL (?P<level>INFO|WARN|TRACE) "
 )
-_COLL_STRICT = re.compile(
-    r"(\w+): opCount ([0-9a-fA-F]+) sendbuff (\S+) recvbuff (\S+) count (\d+) datatype (\d+) "
-    r"op (\d+) root (-?\d+) comm (\S+)(?: \[nranks=(\d+)\])? stream \S+[ \t\r]*\Z"
-)
 _KEYS_WITH_VALUE = frozenset(
     ("opCount", "sendbuff", "recvbuff", "count", "datatype", "op", "root", "comm", "stream", "size",
      "nranks")

@@ -6,11 +6,10 @@ import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal, TextIO
+from typing import TextIO
 
 from triage.model import Report
 
-Format = Literal["text", "json", "html"]
 FORMATS: tuple[str, ...] = ("text", "json", "html")
 
 

@@ -30,7 +30,18 @@ def _load(spec: str) -> Command:
     return command
 
 
-def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
+def _chosen(argv: Sequence[str]) -> str | None:
+    """The subcommand named on the command line, if any (so only its module is imported)."""
+    for arg in argv:
+        if not arg.startswith("-"):
+            return arg if arg in _REGISTRY else None
+        if arg in ("-h", "--help", "--version"):
+            return None
+    return None
+
+
+def build_parser(only: str | None = None) -> tuple[argparse.ArgumentParser, dict[str, Command]]:
+    """The parser; with ``only``, the other subcommands are placeholders (their modules stay unimported)."""
     parser = argparse.ArgumentParser(
         prog="triage",
         description="Find out why a distributed PyTorch job hung or crashed.",
@@ -40,6 +51,9 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands: dict[str, Command] = {}
     for name, spec in _REGISTRY.items():
+        if only is not None and name != only:
+            subparsers.add_parser(name)
+            continue
         command = _load(spec)
         sub = subparsers.add_parser(name, help=command.help, description=command.help)
         sub.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
@@ -50,8 +64,9 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, commands = build_parser()
-    args = parser.parse_args(list(argv) if argv is not None else None)
+    arguments = list(argv) if argv is not None else sys.argv[1:]
+    parser, commands = build_parser(_chosen(arguments))
+    args = parser.parse_args(arguments)
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)
         return int(ExitCode.USAGE_OR_INPUT)

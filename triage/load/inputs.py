@@ -6,6 +6,7 @@ listed (``Evidence.skipped``); an input that cannot be used at all raises InputE
 
 from __future__ import annotations
 
+import mmap
 import os
 import sys
 from dataclasses import replace
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from triage.errors import InputError
 from triage.load.fr_files import load_fr_dir, looks_like_fr_file, read_text
+from triage.load.large_logs import LARGE_LOG_BYTES, scan_large_log
 from triage.load.logs import LogScan, orphan_failures, rank_from_name, scan_log_text, scan_to_ranks
 from triage.load.run_dir import load_run_dir, looks_like_run_dir
 from triage.model.evidence import Event, Evidence, ExitInfo, RankEvidence
@@ -99,13 +101,36 @@ def _read_stdin() -> str:
 
 
 def load_logs(paths: list[Path]) -> Evidence:
-    texts: list[tuple[str, str]] = []
+    """Evidence from log files; large ones are memory-mapped and read in C-speed passes."""
+    scan = LogScan()
+    names: list[str] = []
     for path in paths:
+        names.append(str(path))
+        if _size(path) > LARGE_LOG_BYTES and _scan_mapped(path, scan):
+            continue
         text = read_text(path)
         if not text.strip():
             raise InputError(f"{path}: empty log file")
-        texts.append((str(path), text))
-    return load_log_texts(texts)
+        scan_log_text(text, str(path), scan, default_rank=rank_from_name(path.name))
+    return _log_evidence(scan, names)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _scan_mapped(path: Path, scan: LogScan) -> bool:
+    try:
+        with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            if b"\x00" in data[:4096]:
+                raise InputError(f"{path}: binary file, not a log", "pass a text log or a Flight Recorder dump")
+            scan_large_log(data, str(path), scan, default_rank=rank_from_name(path.name))
+    except (OSError, ValueError):
+        return False           # not mappable (a pipe): read it as text
+    return True
 
 
 def load_log_texts(texts: list[tuple[str, str]]) -> Evidence:
@@ -116,15 +141,18 @@ def load_log_texts(texts: list[tuple[str, str]]) -> Evidence:
         if not text.strip():
             raise InputError(f"{name}: empty log")
         scan_log_text(text, name, scan, default_rank=rank_from_name(Path(name).name))
+    return _log_evidence(scan, [name for name, _ in texts])
+
+
+def _log_evidence(scan: LogScan, names: list[str]) -> Evidence:
     ranks = scan_to_ranks(scan)
     unattributed = orphan_failures(scan)
     if not ranks and not scan.events and not unattributed and not scan.mismatches and not scan.nccl_processes:
-        first = texts[0][0]
-        raise InputError(f"{first}: no rank, collective, watchdog, NCCL or error line found in "
-                         f"{'this log' if len(texts) == 1 else 'these logs'}",
+        raise InputError(f"{names[0]}: no rank, collective, watchdog, NCCL or error line found in "
+                         f"{'this log' if len(names) == 1 else 'these logs'}",
                          "pass the job's stdout/stderr (with [rankN]: prefixes, e.g. torchrun --tee 3) or NCCL_DEBUG=INFO output")
     return Evidence(ranks=ranks, events=tuple(scan.events), world_size=scan.world_size,
-                    extra_evidence=tuple(name for name, _ in texts if not name.startswith("<")),
+                    extra_evidence=tuple(name for name in names if not name.startswith("<")),
                     complete=False, coverage_note=scan.world_source,
                     mismatches=tuple(scan.mismatches), unattributed=unattributed, unparsed=tuple(scan.unparsed),
                     nccl_processes=tuple(scan.nccl_processes))

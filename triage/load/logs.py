@@ -4,6 +4,7 @@ by triage.parsing (this module only routes lines and keeps what they said)."""
 
 from __future__ import annotations
 
+import mmap
 import re
 import signal
 import time
@@ -73,8 +74,10 @@ def rank_from_name(name: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None = None) -> None:
-    """Fold one log into ``scan``: ranks from prefixes (or ``default_rank`` for a per-rank log)."""
+def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None = None,
+                  nccl_source: bytes | mmap.mmap | None = None) -> None:
+    """Fold one log into ``scan``: ranks from prefixes (or ``default_rank`` for a per-rank log).
+    ``nccl_source``: the whole file, when ``text`` is an excerpt of it (see triage.load.large_logs)."""
     clean = clean_text(text)
     lines = clean.lines
     owners = attribute_lines(lines)
@@ -91,7 +94,7 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     scan.lines_read = base + len(lines)
     body = "\n".join(o.rest for o in owners)
     _hosts(lines, scan)
-    _nccl("\n".join(lines), path, scan, default_rank)
+    _nccl("\n".join(lines) if nccl_source is None else nccl_source, path, scan, default_rank)
     _launcher(body, path, scan, single_node)
     facts = world_size_facts(body)
     _world(scan, facts)
@@ -236,11 +239,16 @@ def _hosts(lines: tuple[str, ...], scan: LogScan) -> None:
             scan.hosts.setdefault(prefix.rank, prefix.host)
 
 
-def _nccl(text: str, path: str, scan: LogScan, default_rank: int | None) -> None:
-    if "NCCL" not in text:
-        return
+def _nccl(text: str | bytes | mmap.mmap, path: str, scan: LogScan, default_rank: int | None) -> None:
     tracker = NcclTracker(history=16)
-    tracker.feed_text(text)
+    if isinstance(text, str):
+        if "NCCL" not in text:
+            return
+        tracker.feed_text(text)
+    else:
+        if text.find(b"NCCL") < 0:
+            return
+        tracker.feed_bytes(text)
     states = tracker.last_ops()
     world = max((s.nranks or 0 for s in states), default=0) or max(
         (i.nranks or 0 for i in tracker.inits()), default=0)

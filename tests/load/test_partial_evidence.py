@@ -111,3 +111,17 @@ def test_failure_evidence_is_never_an_all_clear_and_the_json_is_strict() -> None
     assert result.verdict.kind.value != "no_problem_found"
     text = json.dumps(result.to_json(), allow_nan=False)
     assert "Infinity" not in text and "NaN" not in text
+
+
+def test_a_network_failure_nccl_reports_names_its_host_and_gpu_when_no_rank_is_known() -> None:
+    result = report("gpu-node-3:4001:4099 [2] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer "
+                    "10.0.0.5<50532> with status=12 opcode=0 len=0 vendor err 129 (Recv)",
+                    "gpu-node-3:4001:4099 [2] NCCL INFO transport/net.cc:1298 -> 6")
+    assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("network_error", ())
+    assert result.verdict.culprit_host == "gpu-node-3"
+    assert "gpu-node-3:4001 (GPU 2)" in result.verdict.summary and "rank unknown" in result.verdict.summary
+
+
+def test_a_line_that_looks_known_but_does_not_parse_is_listed_as_unparsed() -> None:
+    data = report(wd(0), "[rank1]: Watchdog caught collective operation timeout: WorkNCCL(garbled").to_json()
+    assert any("garbled" in line for line in data["extra"]["unparsed"])

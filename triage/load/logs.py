@@ -65,6 +65,7 @@ class LogScan:
     unparsed: list[str] = field(default_factory=list)
     lines_read: int = 0                                                 # order of the next line
     nccl_processes: list[NcclProcess] = field(default_factory=list)   # NCCL ops of no known rank
+    orphan_hosts: dict[int, str] = field(default_factory=dict)         # id(orphan line) -> its host
     first_timeout: dict[int, int] = field(default_factory=dict)        # rank -> order of its first timeout
     _timeouts: set[tuple[int | None, str | None, int | None]] = field(default_factory=set)
 
@@ -126,8 +127,9 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
                 dtype=running.dtypes[0] if running.dtypes else None, state=CollectiveState.SCHEDULED,
                 input_sizes=running.shapes, source="log", pg_name="default_pg"))
             parsed = True
-    if not parsed and has_marker(rest) and not _SUMMARY_FIELD.match(rest):
-        # (a mismatch/Running line is not the rank's own failure; torchrun's summary is read whole)
+    if not parsed and has_marker(rest) and not _SUMMARY_FIELD.match(rest) and "NCCL WARN" not in rest:
+        # (a mismatch/Running line is not the rank's own failure; torchrun's summary is read whole;
+        # NCCL WARN lines are read by the NCCL tracker, which knows their process)
         crash = parse_crash_line(rest)
         if crash is not None:
             parsed = True
@@ -155,6 +157,8 @@ def _watchdog(line: str, rank: int | None, path: str, order: int, scan: LogScan)
     if who is not None:
         scan.ranks_seen.add(who)
     if event.kind is WatchdogKind.TIMEOUT:
+        if event.seq is None and len(scan.unparsed) < MAX_UNPARSED:
+            scan.unparsed.append(line.strip()[:500])     # a timeout, but which collective did not parse
         key = (who, event.op, event.seq)
         if key in scan._timeouts:   # the same timeout again (the watchdog's what() line)
             return True
@@ -286,6 +290,17 @@ def _nccl(text: str | bytes | mmap.mmap, path: str, scan: LogScan, default_rank:
             rank = tracker.global_rank(warn.host, warn.pid)
         scan.events.append(Event(EventKind.NCCL_WARN, warn.message[:300], rank=rank, host=warn.host,
                                  evidence=(path,)))
+        crash = parse_crash_line(warn.message)
+        if crash is not None and crash.kind is CrashLineKind.NETWORK:
+            # a transport failure NCCL itself reports: tied to its process (host:pid, GPU) even without a rank
+            where = f"{warn.host}:{warn.pid}" + (f" (GPU {warn.cuda_dev})" if warn.cuda_dev is not None else "")
+            named = replace(crash, text=f"{where}: NCCL WARN {crash.text}"[:400])
+            item = (scan.lines_read, named, path)
+            if rank is not None:
+                scan.failures.setdefault(rank, []).append(item)
+            else:
+                scan.orphans.append(item)
+                scan.orphan_hosts.setdefault(id(named), warn.host)
 
 
 def _failure_of(items: list[tuple[int, CrashLine, str]]) -> tuple[int, CrashLine, str]:
@@ -358,4 +373,5 @@ def orphan_failures(scan: LogScan) -> tuple[ExitInfo, ...]:
     if _launcher_root(scan) is not None:
         return ()
     ordered = sorted(scan.orphans, key=lambda item: (item[1].collateral, item[0]))
-    return tuple(failure_exit(line, order, path) for order, line, path in ordered[:20])
+    return tuple(replace(failure_exit(line, order, path), host=scan.orphan_hosts.get(id(line)))
+                 for order, line, path in ordered[:20])

@@ -152,13 +152,14 @@ def watchdog_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...],
     timeouts = [e for e in events if e.kind is EventKind.WATCHDOG_TIMEOUT and e.rank is not None]
     if not timeouts:
         return None
-    by_call = Counter((e.pg or "0", e.seq, e.op) for e in timeouts if e.seq is not None)
+    by_seq = Counter((e.pg, e.seq) for e in timeouts if e.seq is not None)
     timed_out = sorted({e.rank for e in timeouts if e.rank is not None})
-    if by_call:
-        (pg, seq, op), _n = by_call.most_common(1)[0]
-        where = f"{(op or '?').upper()} SeqNum={seq} of pg {pg}"
+    if by_seq:
+        (pg, seq), _n = by_seq.most_common(1)[0]
+        ops = sorted({e.op for e in timeouts if e.seq == seq and e.pg == pg and e.op})
+        where = f"{(ops[0] if ops else 'a collective').upper()} SeqNum={seq}" + (f" of pg {pg}" if pg else "")
     else:
-        pg, seq, where = "0", None, "a collective"
+        pg, seq, where = None, None, "a collective"
     quiet = [r for r in ranks if r.rank not in timed_out and r.last_lines and r.exit is None]
     if quiet and len(timed_out) >= 1:
         culprits = tuple(r.rank for r in quiet)

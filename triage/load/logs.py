@@ -66,6 +66,8 @@ class LogScan:
     lines_read: int = 0                                                 # order of the next line
     nccl_processes: list[NcclProcess] = field(default_factory=list)   # NCCL ops of no known rank
     orphan_hosts: dict[int, str] = field(default_factory=dict)         # id(orphan line) -> its host
+    pg_of: dict[tuple[int, int], str] = field(default_factory=dict)    # (rank, seq) -> pg, from the watchdog
+    detected: dict[tuple[int, int], int] = field(default_factory=dict)  # (rank, seq) the watchdog flagged
     first_timeout: dict[int, int] = field(default_factory=dict)        # rank -> order of its first timeout
     _timeouts: set[tuple[int | None, str | None, int | None]] = field(default_factory=set)
 
@@ -174,6 +176,12 @@ def _watchdog(line: str, rank: int | None, path: str, order: int, scan: LogScan)
             if (event.pg in (None, "0")) and ratio > 1 and max(event.numel_in, event.numel_out) % min(
                     event.numel_in, event.numel_out) == 0:
                 _world(scan, WorldSize(ratio, f"NumelIn/NumelOut of {event.op} on the default group"))
+    elif event.kind in (WatchdogKind.EXCEPTION_DETECTED, WatchdogKind.TIMEOUT_AT) and who is not None \
+            and event.seq is not None:
+        # "[PG 1 Rank 3] Exception ... detected by watchdog at work: 1580": the rank's pg for that seq
+        if event.pg is not None:
+            scan.pg_of.setdefault((who, event.seq), event.pg)
+        scan.detected.setdefault((who, event.seq), order)
     elif event.kind is WatchdogKind.HEARTBEAT_TIMEOUT:
         if who is not None:
             scan.first_timeout.setdefault(who, order)
@@ -323,7 +331,29 @@ def failure_exit(line: CrashLine, order: int, path: str) -> ExitInfo:
                     collateral=line.collateral)
 
 
+def finish_watchdog(scan: LogScan) -> None:
+    """Join a rank's watchdog lines: the pg its "Exception ... detected by watchdog at work: N" line
+    names is the pg of its timeout at seq N; a rank with only that line timed out too."""
+    timed: set[tuple[int, int]] = set()
+    for index, event in enumerate(scan.events):
+        if event.kind is not EventKind.WATCHDOG_TIMEOUT or event.rank is None or event.seq is None:
+            continue
+        timed.add((event.rank, event.seq))
+        pg = scan.pg_of.get((event.rank, event.seq))
+        if event.pg is None and pg is not None:
+            detail = event.detail.replace(" on pg ?", f" on pg {pg}")
+            scan.events[index] = replace(event, pg=pg, detail=detail)
+    for (rank, seq), order in sorted(scan.detected.items(), key=lambda kv: kv[1]):
+        if (rank, seq) not in timed:
+            pg = scan.pg_of.get((rank, seq))
+            scan.events.append(Event(EventKind.WATCHDOG_TIMEOUT, f"work {seq} on pg {pg or '?'} failed or timed out",
+                                     rank=rank, pg=pg, seq=seq, order=order))
+            scan.first_timeout.setdefault(rank, order)
+    scan.detected.clear()
+
+
 def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
+    finish_watchdog(scan)
     out: list[RankEvidence] = []
     root = _launcher_root(scan)
     for rank in sorted(scan.ranks_seen | set(scan.collectives) | set(scan.exits)):

@@ -30,6 +30,7 @@ _HOST_RANK = re.compile(
     r"(?::\s?|[ +]|(?=\[))"
 )
 _LOCAL = re.compile(r"\[([A-Za-z_][\w-]*?)(\d+)\]:\s?")
+_LINE_NO = re.compile(r"\[\d+\] (?=\[)")          # "[80746] [rank0]:..." (a viewer's line numbers)
 _SRUN = re.compile(r"\s*(\d+) ?: ")
 _PDSH = re.compile(r"([a-z0-9][a-z0-9.-]*[0-9][a-z0-9.-]*): ")
 _RAY = re.compile(r"\((?:\w+ )?pid=(\d+)(?:, ip=([\d.:a-fA-F]+))?\)\s?")
@@ -53,6 +54,8 @@ def split_rank_prefix(line: str) -> RankPrefix:
             rank = int(match.group(2)) if match.group(2).isdigit() else rank
         elif (match := _LOCAL.match(rest)) and rank is None:
             rank, local = int(match.group(2)), True
+        elif rank is None and host is None and (match := _LINE_NO.match(rest)) is not None:
+            pass
         elif (match := _RAY.match(rest)) is not None:
             pid = int(match.group(1))
             host = match.group(2) or host

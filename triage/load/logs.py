@@ -220,7 +220,8 @@ def _launcher(text: str, path: str, scan: LogScan, single_node: bool) -> None:
         scan.exits[rank] = ExitInfo(
             exit_code=None if sig is not None else failure.exitcode, signal=sig, signal_name=failure.signal,
             time=_launcher_time(failure.timestamp), message=message or (old.message if old else None),
-            evidence=(path,), collateral=sig is not None and sig in (int(signal.SIGTERM), int(signal.SIGINT)))
+            evidence=(path,), collateral=sig is not None and sig in (int(signal.SIGTERM), int(signal.SIGINT)),
+            order=-1 if failure.root_cause else None)   # torchrun's "Root Cause (first observed failure)"
 
 
 def _signal_number(name: str | None) -> int | None:

@@ -14,6 +14,8 @@ CASES = [
     (("Exception raised from c10_cuda_check_implementation at ../c10/cuda/CUDAException.cpp:43 (most recent call "
      "first):"), CrashLineKind.CUDA_ERROR, False),
     ("terminate called after throwing an instance of 'c10::Error'", CrashLineKind.TERMINATE, False),
+    ("[E ProcessGroupNCCL.cpp:1414] [PG 2 Rank 3] Process group watchdog thread terminated with exception: CUDA "
+     "error: an illegal memory access was encountered", CrashLineKind.CUDA_ERROR, False),
     ("Fatal Python error: Segmentation fault", CrashLineKind.FATAL_SIGNAL, False),
     (("torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, "
      "remote process exited or there was a network error, NCCL version 2.20.5"), CrashLineKind.NETWORK, True),
@@ -34,6 +36,13 @@ def test_failure_lines_are_classified(line: str, kind: CrashLineKind, collateral
     parsed = parse_crash_line(line)
     assert parsed is not None
     assert (parsed.kind, parsed.collateral) == (kind, collateral)
+
+
+def test_a_watchdog_that_gave_up_on_a_timeout_is_never_a_root_failure() -> None:
+    parsed = parse_crash_line("what():  [PG 0 Rank 1] Process group watchdog thread terminated with exception: [Rank 1] "
+                              "Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, "
+                              "Timeout(ms)=600000) ran for 600328 milliseconds before timing out.")
+    assert parsed is None or parsed.collateral
 
 
 def test_the_gpu_and_the_peer_are_read_when_the_line_names_them() -> None:

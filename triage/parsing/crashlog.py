@@ -77,7 +77,7 @@ _NCCL = re.compile(r"ncclInternalError|ncclInvalidUsage|ncclInvalidArgument|nccl
                    r"NCCL error in:|NCCL Error \d|ncclCommInitRank failed")
 # Lines that are consequences of a failure elsewhere (or of the launcher's teardown).
 _COLLATERAL = re.compile(
-    r"Watchdog caught collective operation timeout|watchdog thread terminated|NCCL communicator was aborted|"
+    r"Watchdog caught collective operation timeout|NCCL communicator was aborted|"
     r"Some NCCL operations have failed or timed out|ChildFailedError|SignalException|"
     r"RendezvousClosedError|Process \d+ exited with|KeyboardInterrupt|"
     r"Connection reset by peer|Connection closed by peer|Broken pipe|remote process exited|"
@@ -103,9 +103,13 @@ def _gpu(text: str) -> int | None:
     return int(next(g for g in match.groups() if g is not None))
 
 
+# A C++ logging head that says nothing about the failure: "[E1001 10:00:00.123 1234 ProcessGroupNCCL.cpp:616] ".
+_LOG_HEAD = re.compile(r"^\[[IWEF]\d{0,4}(?: [\d:.]+)?(?: \d+)? ?[\w./-]+\.(?:cpp|cc|cu|h|hpp|py):\d+\]\s*")
+
+
 def parse_crash_line(line: str) -> CrashLine | None:
     """The failure a line reports, or None. ``line`` has no launcher prefix. Never raises."""
-    text = line.strip()
+    text = _LOG_HEAD.sub("", line.strip(), count=1)
     if not text or len(text) > 20000:
         return None
     collateral = _COLLATERAL.search(text) is not None

@@ -125,3 +125,33 @@ def test_a_network_failure_nccl_reports_names_its_host_and_gpu_when_no_rank_is_k
 def test_a_line_that_looks_known_but_does_not_parse_is_listed_as_unparsed() -> None:
     data = report(wd(0), "[rank1]: Watchdog caught collective operation timeout: WorkNCCL(garbled").to_json()
     assert any("garbled" in line for line in data["extra"]["unparsed"])
+
+
+OPTS = ("TensorDeviceTypes=TensorOptions(dtype=float (default), device=cpu, layout=Strided (default), "
+        "requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt))")
+
+
+def test_a_mismatch_message_printed_over_several_lines_is_read_whole() -> None:
+    result = report(
+        "[rank0]: RuntimeError: Detected mismatch between collectives on ranks. Rank 0 is running collective:",
+        "[rank0]: CollectiveFingerPrint(OpType=ALLREDUCE, TensorShape=[20, 10], TensorDtypes=Float,",
+        f"[rank0]: {OPTS}),", "[rank0]:", "[rank0]: but Rank 1 is running collective:",
+        "[rank0]: CollectiveFingerPrint(OpType=REDUCE, TensorShape=[20, 10], TensorDtypes=Float,", f"[rank0]: {OPTS}).")
+    assert result.verdict.kind.value == "collective_mismatch" and result.verdict.subkind is not None
+    assert result.verdict.subkind.value == "op" and "reduce" in result.verdict.summary
+
+
+def test_an_older_one_sided_mismatch_names_no_culprit() -> None:
+    result = report("RuntimeError: Detected mismatch between collectives on ranks. Rank 0 is running inconsistent "
+                    f"collective: CollectiveFingerPrint(OpType=BROADCAST, TensorShape=[34112], TensorDtypes=Float, {OPTS}")
+    assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("collective_mismatch", ())
+
+
+def test_an_upper_case_rank_prefix_and_a_missing_comma_are_tolerated() -> None:
+    kind, culprits = verdict(
+        "[RANK 1] 2026-05-19 10:10:29,701 [ERROR] GPU circuit breaker OPEN: cuda_error - Detected mismatch between "
+        "collectives on ranks. Rank 1 is running collective: CollectiveFingerPrint(SequenceNumber=101, "
+        f"OpType=ALLGATHER, TensorShape=[1], TensorDtypes=Long, {OPTS}), but Rank 7 is running collective: "
+        "CollectiveFingerPrint(SequenceNumber=0OpType=REDUCE).Collectives differ in the following aspects:   "
+        "Sequence number: 101vs 0  Op type: ALLGATHERvs REDUCE")
+    assert (kind, culprits) == ("collective_mismatch", [7])

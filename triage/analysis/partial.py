@@ -69,6 +69,10 @@ def _describe(fp: ReportedFingerprint) -> str:
     return f"{(fp.op or '?').lower()}({inner})"
 
 
+def _at_seq(seq: int | None) -> str:
+    return f" at SequenceNumber {seq}" if seq is not None else ""
+
+
 def _subkind(a: ReportedFingerprint, b: ReportedFingerprint) -> MismatchKind:
     if a.op != b.op:
         return MismatchKind.OP
@@ -87,8 +91,15 @@ def reported_mismatch(mismatches: tuple[ReportedMismatch, ...], hosts: Hosts,
         return None
     first = min(mismatches, key=lambda m: m.order if m.order is not None else 1 << 62)
     a, b = first.reporter, first.other
-    kind = _subkind(a, b)
     evidence = tuple(sorted({p for m in mismatches for p in m.evidence}))[:6]
+    if all(m.other.rank < 0 for m in mismatches):
+        summary = (f"MISMATCH: {who((a.rank,), hosts)} reports an inconsistent collective, {_describe(a)}"
+                   f"{_at_seq(a.seq)} (TORCH_DISTRIBUTED_DEBUG=DETAIL of an older PyTorch prints one side only): "
+                   "the other ranks' calls are not in this input")
+        verdict = Verdict(VerdictKind.COLLECTIVE_MISMATCH, summary, seq=a.seq)
+        return verdict, Finding(VerdictKind.COLLECTIVE_MISMATCH.value, (), summary.split(": ", 1)[1], evidence,
+                                root_cause=True)
+    kind = _subkind(a, b)
     if kind is MismatchKind.SEQ:
         summary = (f"MISMATCH IN SEQUENCE NUMBERS ONLY: {who((a.rank,), hosts)} and {who((b.rank,), hosts)} run the "
                    f"same {_describe(a)}, at SequenceNumber {a.seq} and {b.seq}; older PyTorch versions report "
@@ -121,13 +132,16 @@ def reported_mismatch(mismatches: tuple[ReportedMismatch, ...], hosts: Hosts,
         culprits = tuple(sorted(culprit))
     if not culprits:
         summary = (f"MISMATCH ({kind.value}): {who((a.rank,), hosts)} runs {_describe(a)} while "
-                   f"{who((b.rank,), hosts)} runs {_describe(b)} at SequenceNumber {a.seq} "
+                   f"{who((b.rank,), hosts)} runs {_describe(b)}{_at_seq(a.seq)} "
                    "(TORCH_DISTRIBUTED_DEBUG=DETAIL); which of them left the common path is not in this input")
     else:
         mine, theirs = calls[culprit_call], calls[majority_call]
-        summary = (f"MISMATCH ({kind.value}): {who(culprits, hosts)} called {_describe(mine)} at SequenceNumber "
-                   f"{mine.seq} while {rank_word(sorted(majority))} called {_describe(theirs)} "
-                   "(TORCH_DISTRIBUTED_DEBUG=DETAIL)")
+        reported = sorted({m.reporter.rank for m in mismatches if _call(m.reporter) == majority_call} | {
+            m.other.rank for m in mismatches if _call(m.other) == majority_call and m.other.rank >= 0})
+        others = rank_word(reported) + (" (and the ranks the checker compared before)" if len(majority) > len(reported)
+                                        else "")
+        summary = (f"MISMATCH ({kind.value}): {who(culprits, hosts)} called {_describe(mine)}{_at_seq(mine.seq)} "
+                   f"while {others} called {_describe(theirs)} (TORCH_DISTRIBUTED_DEBUG=DETAIL)")
     verdict = Verdict(VerdictKind.COLLECTIVE_MISMATCH, summary, subkind=kind, culprit_ranks=culprits, seq=a.seq)
     return verdict, Finding(VerdictKind.COLLECTIVE_MISMATCH.value, culprits, summary.split(": ", 1)[1], evidence,
                             root_cause=True)

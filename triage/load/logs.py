@@ -25,7 +25,7 @@ from triage.model.evidence import (
 )
 from triage.parsing.crashlog import CrashLine, CrashLineKind, has_marker, parse_crash_line
 from triage.parsing.desync import MISMATCH_MARKER, RUNNING_MARKER, Fingerprint, parse_mismatch, parse_running
-from triage.parsing.log_prefix import attribute_lines, split_rank_prefix
+from triage.parsing.log_prefix import LineOwner, attribute_lines, split_rank_prefix
 from triage.parsing.nccl_tracker import NcclCommState, NcclTracker
 from triage.parsing.textclean import clean_text
 from triage.parsing.torchelastic import parse_launcher_failures
@@ -86,11 +86,16 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     owners = attribute_lines(lines)
     single_node = not any(isinstance(o.key, int) for o in owners)
     base = scan.lines_read
+    skip_to = 0
     for index, owner in enumerate(owners):
+        if index < skip_to:
+            continue
         rank = owner.key if isinstance(owner.key, int) else default_rank
         if isinstance(owner.key, str) and owner.key.startswith("local:") and single_node and default_rank is None:
             rank = int(owner.key.split(":", 1)[1])  # torchrun --tee on one node: local rank = rank
         rest = owner.rest
+        if MISMATCH_MARKER in rest and parse_mismatch(rest) is None:
+            rest, skip_to = _joined_message(owners, index)   # the message spans several lines
         if rank is not None:
             scan.ranks_seen.add(rank)
         _line(rest, rank, owner.host, path, base + index, scan)
@@ -105,6 +110,17 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         from triage.load.kernel import dmesg_events
 
         scan.events.extend(dmesg_events(text, "?", path))
+
+
+def _joined_message(owners: list[LineOwner], index: int, limit: int = 12) -> tuple[str, int]:
+    """A message printed over several lines, joined until it parses (or ``limit`` lines)."""
+    text = owners[index].rest
+    stop = min(len(owners), index + 1 + limit)
+    for nxt in range(index + 1, stop):
+        text = f"{text} {owners[nxt].rest.strip()}"
+        if parse_mismatch(text) is not None and text.rstrip().endswith((").", ")")):
+            return text, nxt + 1
+    return owners[index].rest, index + 1
 
 
 def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, scan: LogScan) -> None:

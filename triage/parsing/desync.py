@@ -20,7 +20,7 @@ MISMATCH_MARKER = "Detected mismatch between collectives"
 RUNNING_MARKER = "Running collective"
 
 _RUNNING_RANK = re.compile(r"(?:\[(?:PG \d+ )?Rank (\d+)\]|\[rank(\d+)\])[^\n]*?Running collective")
-_SIDE = re.compile(r"Rank (\d+) is running (?:collective: )?")
+_SIDE = re.compile(r"Rank (\d+) is running (?:inconsistent )?(?:collective: ?)?")
 _KV = re.compile(r"(SequenceNumber|OpType|TensorShape|TensorDtypes|TensorDeviceTypes)\s*=\s*")
 
 
@@ -141,7 +141,9 @@ def parse_mismatch(line: str) -> CollectiveMismatch | None:
     second_at = line.find("Rank ", end)
     other, _end = _side(line, second_at) if second_at >= 0 else (None, end)
     if other is None:
-        return None
+        if "inconsistent collective" not in line[at:first_at + 60]:
+            return None
+        other = Fingerprint(None, None, None, (), ())    # older PyTorch printed the reporter's side only
     return CollectiveMismatch(reporter, other, line.strip()[:2000])
 
 

@@ -22,7 +22,7 @@ class RankPrefix:
     pid: int | None = None
 
 
-_RANK = re.compile(r"\[rank(\d+)\]:?\s?")
+_RANK = re.compile(r"\[(?:rank|RANK) ?(\d+)\]:?\s?")
 # triage's tag is "[host:rank]" + " " (a whole line) or "+" (a partial one), then the line as it was;
 # "[host:launcher]" tags the launcher's own output. "[file.cpp:123]" (glog, loggers) is no tag.
 _HOST_RANK = re.compile(

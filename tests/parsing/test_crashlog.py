@@ -14,8 +14,8 @@ CASES = [
     (("Exception raised from c10_cuda_check_implementation at ../c10/cuda/CUDAException.cpp:43 (most recent call "
      "first):"), CrashLineKind.CUDA_ERROR, False),
     ("terminate called after throwing an instance of 'c10::Error'", CrashLineKind.TERMINATE, False),
-    ("[E ProcessGroupNCCL.cpp:1414] [PG 2 Rank 3] Process group watchdog thread terminated with exception: CUDA "
-     "error: an illegal memory access was encountered", CrashLineKind.CUDA_ERROR, False),
+    (("[E ProcessGroupNCCL.cpp:1414] [PG 2 Rank 3] Process group watchdog thread terminated with exception: CUDA "
+     "error: an illegal memory access was encountered"), CrashLineKind.CUDA_ERROR, False),
     ("Fatal Python error: Segmentation fault", CrashLineKind.FATAL_SIGNAL, False),
     (("torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, "
      "remote process exited or there was a network error, NCCL version 2.20.5"), CrashLineKind.NETWORK, True),

@@ -18,11 +18,11 @@ CASES = [
      "error: an illegal memory access was encountered"), CrashLineKind.CUDA_ERROR, False),
     ("Fatal Python error: Segmentation fault", CrashLineKind.FATAL_SIGNAL, False),
     (("torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, "
-     "remote process exited or there was a network error, NCCL version 2.20.5"), CrashLineKind.NETWORK, True),
+     "remote process exited or there was a network error, NCCL version 2.20.5"), CrashLineKind.NETWORK, False),
     ("NET/IB : Got completion from peer 10.0.0.5<50532> with status=12 opcode=0 len=0 vendor err 129",
      CrashLineKind.NETWORK, False),
     (("RuntimeError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value "
-     "store by key '0', but store->get('0') got error: Connection reset by peer"), CrashLineKind.NETWORK, True),
+     "store by key '0', but store->get('0') got error: Connection reset by peer"), CrashLineKind.NETWORK, False),
     ("ValueError: Expected input batch_size (32) to match target batch_size (16).", CrashLineKind.EXCEPTION, False),
     ("torch.distributed.elastic.multiprocessing.errors.ChildFailedError:", CrashLineKind.EXCEPTION, True),
     (("RuntimeError: [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, "

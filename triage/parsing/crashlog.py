@@ -123,13 +123,18 @@ def parse_crash_line(line: str) -> CrashLine | None:
         if _CUDA_OOM.search(text):
             return CrashLine(CrashLineKind.CUDA_OOM, text[:400], exc_type, gpu=_gpu(text))
         if _NET.search(msg):
-            return CrashLine(CrashLineKind.NETWORK, text[:400], exc_type, collateral=collateral, peer=peer_addr)
+            return CrashLine(CrashLineKind.NETWORK, text[:400], exc_type, peer=peer_addr)
         if _CUDA_ERROR.search(msg):
             return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], exc_type, collateral=collateral, gpu=_gpu(text))
         if _NCCL.search(msg):
             return CrashLine(CrashLineKind.NCCL_ERROR, text[:400], exc_type, collateral=collateral)
         return CrashLine(CrashLineKind.EXCEPTION, text[:400], exc_type, collateral=collateral)
     if (term := _TERMINATE.search(text)) is not None:
+        what = text[term.end():]           # a paste that lost its newlines keeps what() on this line
+        if _NET.search(what) and not _COLLATERAL.search(what.replace("Connection reset by peer", "")):
+            return CrashLine(CrashLineKind.NETWORK, text[:400], term.group("what"), "SIGABRT", peer=peer_addr)
+        if _CUDA_ERROR.search(what):
+            return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], term.group("what"), "SIGABRT", gpu=_gpu(text))
         return CrashLine(CrashLineKind.TERMINATE, text[:400], term.group("what"), "SIGABRT", collateral=collateral)
     if (fatal := _FATAL.search(text)) is not None:
         sig = (fatal.group("glogsig") or fatal.group("signame") or fatal.group("sigtorch")
@@ -146,7 +151,8 @@ def parse_crash_line(line: str) -> CrashLine | None:
         return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], collateral=collateral, gpu=_gpu(text))
     if _NET.search(text) and ("NCCL" in text or "nccl" in text or "NET/" in text or "gloo" in text.lower()
                               or "socket" in text.lower() or "peer" in text):
-        return CrashLine(CrashLineKind.NETWORK, text[:400], collateral=collateral, peer=peer_addr)
+        # a network failure is never called collateral here: the analysis ranks it after real failures
+        return CrashLine(CrashLineKind.NETWORK, text[:400], peer=peer_addr)
     if _NCCL.search(text):
         return CrashLine(CrashLineKind.NCCL_ERROR, text[:400], collateral=collateral)
     return None

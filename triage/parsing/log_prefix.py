@@ -30,6 +30,9 @@ _HOST_RANK = re.compile(
     r"(?::\s?|[ +]|(?=\[))"
 )
 _LOCAL = re.compile(r"\[([A-Za-z_][\w-]*?)(\d+)\]:\s?")
+# a Python logger's head after a launcher prefix (vLLM: "ERROR 01-29 20:00:47 multiproc_worker_utils.py:240] ")
+_LOGGER_HEAD = re.compile(r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? "
+                          r"[\w./-]+:\d+\] ")
 _LINE_NO = re.compile(r"\[\d+\] (?=\[)")          # "[80746] [rank0]:..." (a viewer's line numbers)
 _SRUN = re.compile(r"\s*(\d+) ?: ")
 _PDSH = re.compile(r"([a-z0-9][a-z0-9.-]*[0-9][a-z0-9.-]*): ")
@@ -55,6 +58,8 @@ def split_rank_prefix(line: str) -> RankPrefix:
         elif (match := _LOCAL.match(rest)) and rank is None:
             rank, local = int(match.group(2)), True
         elif rank is None and host is None and (match := _LINE_NO.match(rest)) is not None:
+            pass
+        elif (match := _LOGGER_HEAD.match(rest)) is not None:
             pass
         elif (match := _RAY.match(rest)) is not None:
             pid = int(match.group(1))

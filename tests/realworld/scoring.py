@@ -47,6 +47,7 @@ class Case:
     culprits: tuple[int, ...] | None    # None: unknown from the text
     confidence: str
     shows: str
+    host: str | None = None              # expected culprit_host
 
     @property
     def log(self) -> Path:
@@ -73,7 +74,8 @@ def load_cases(root: Path = CASES) -> list[Case]:
         culprits = None if raw in (None, "unknown") else tuple(sorted(int(r) for r in raw))
         cases.append(Case(case_yaml.parent.name, case_yaml.parent, str(data.get("source")),
                           str(expected.get("kind")), expected.get("subkind"), culprits,
-                          str(data.get("confidence")), str(data.get("shows") or "").strip()))
+                          str(data.get("confidence")), str(data.get("shows") or "").strip(),
+                          expected.get("culprit_host")))
     return cases
 
 
@@ -105,10 +107,14 @@ def score(case: Case, code: int, report: dict[str, Any] | None, stderr: str) -> 
     if kind == "no_problem_found" or code == 0:
         return Outcome(case, Score.FALSE_ALL_CLEAR, code, kind, culprits, summary, stderr)
     kind_ok = kind == case.kind or kind in EQUIVALENT.get(case.kind, ())
+    if kind_ok and case.kind == "collective_mismatch" and case.subkind in ("op", "size", "dtype", "seq"):
+        kind_ok = verdict.get("subkind") == case.subkind
     if case.culprits is None:
         culprit_ok = not culprits
     else:
         culprit_ok = culprits == case.culprits
+    if culprit_ok and case.host and not culprits:
+        culprit_ok = verdict.get("culprit_host") == case.host or case.host in summary
     if kind_ok and culprit_ok:
         result = Score.RIGHT
     elif kind_ok or (culprit_ok and case.culprits):

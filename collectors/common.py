@@ -63,6 +63,7 @@ class CollectOptions:
     strace_seconds: float = 2.0         # 0 disables strace
     strace_max_lines: int = 2000
     worker_dump: bool = True            # FR + stacks through the in-worker control socket
+    redact: bool = True                 # redact secret values from what the collectors write (--no-redact)
 
     @staticmethod
     def from_options(options: Mapping[str, Any]) -> CollectOptions:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from triage.bundle import CollectorRecord, CollectorStatus
-from triage.collectors.redact import redact_text
+from triage.collectors.redact import redact_text, redaction_enabled
 from triage.layout import FILE_MODE, RankPaths, make_private_dir
 
 DENIED_HINT = (
@@ -64,7 +64,6 @@ class CollectOptions:
     strace_seconds: float = 2.0         # 0 disables strace
     strace_max_lines: int = 2000
     worker_dump: bool = True            # FR + stacks through the in-worker control socket
-    redact: bool = True                 # redact secret values from what the collectors write (--no-redact)
 
     @staticmethod
     def from_options(options: Mapping[str, Any]) -> CollectOptions:
@@ -152,8 +151,10 @@ def kill_group(proc: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> None
         os.killpg(proc.pid, sig)
 
 
-def write_private(path: Path, data: bytes | str, redact: bool = True) -> None:
-    """Write an output file owner-only (0600), with secret values redacted from text."""
+def write_private(path: Path, data: bytes | str, redact: bool | None = None) -> None:
+    """Write an output file owner-only (0600), with secret values redacted from text
+    (``redact`` None: unless ``--no-redact`` turned redaction off)."""
+    redact = redaction_enabled() if redact is None else redact
     make_private_dir(path.parent)
     if isinstance(data, bytes):
         text = data.decode("utf-8", "replace") if redact else None

@@ -27,6 +27,7 @@ from triage.collectors.gdbrun import (
 )
 from triage.collectors.pyframes import FILE as PYFRAMES_FILE
 from triage.collectors.pyframes import run_pystack
+from triage.collectors.redact import redact_json, redact_text
 from triage.layout import FILE_MODE, make_private_dir, write_json_atomic
 from triage.parsing.elfcore import CoreFormatError, CoreNotes, elf_debug_state, read_core_notes
 
@@ -56,6 +57,7 @@ def notes_json(notes: CoreNotes | None) -> dict[str, Any]:
 
 
 def _write_text(path: Path, text: str) -> None:
+    text = redact_text(text)
     make_private_dir(path.parent)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, FILE_MODE)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -109,7 +111,7 @@ def _collect(core: Path, bundle: Path, rank: int | None, exe: str | None, timeou
 
     def finish(status: CollectorStatus, error: str | None = None, hint: str | None = None) -> CollectorRecord:
         info["status"] = status.value
-        write_json_atomic(out / INFO_FILE, info)
+        write_json_atomic(out / INFO_FILE, redact_json(info))
         return CollectorRecord(NAME, status, rank=rank, pid=pid, duration_s=time.monotonic() - started,
                                files=tuple(files), error=error, hint=hint)
 

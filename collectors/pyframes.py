@@ -135,7 +135,7 @@ def collect_pystack_live(target: Target, rank_out: Path, bundle: Path, options: 
         resume_if_left_stopped(target.pid, before)
     files: list[str] = []
     if frames.raw:
-        write_private(rank_out / FILE, frames.raw, redact=options.redact)
+        write_private(rank_out / FILE, frames.raw)
         files.append(str((rank_out / FILE).relative_to(bundle)))
     if frames.timed_out:
         return record(NAME, CollectorStatus.TIMEOUT, target, started, files, error=frames.error)

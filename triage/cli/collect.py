@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from triage.collectors.common import CollectOptions
+from triage.collectors.redact import set_redaction
 from triage.errors import RemoteError, UsageError
 from triage.exitcodes import ExitCode
 from triage.layout import RUN_LAYOUT, RunPaths, write_json_atomic
@@ -197,8 +198,8 @@ def _report_flags(args: argparse.Namespace) -> list[str]:
 
 
 def _node_side(args: argparse.Namespace) -> int:
-    options = CollectOptions(strace_seconds=args.strace_seconds, collector_timeout=args.collector_timeout,
-                             redact=not args.no_redact)
+    set_redaction(not args.no_redact)
+    options = CollectOptions(strace_seconds=args.strace_seconds, collector_timeout=args.collector_timeout)
     job = validate_job_id(args.job) if args.job else None
     if args.match:
         _node_args(args)               # checks the regular expression

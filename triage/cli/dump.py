@@ -25,6 +25,7 @@ from triage.bundle import Trigger
 from triage.collectors.common import CollectOptions, Target, may_touch, process_alive
 from triage.collectors.discover import find_matching, find_ranks, foreign_pids, targets_for_pids
 from triage.collectors.node_bundle import JobInfo, collect_node_bundle
+from triage.collectors.redact import set_redaction
 from triage.errors import InputError, UsageError
 from triage.exitcodes import ExitCode
 from triage.layout import (
@@ -78,9 +79,9 @@ class DumpCommand:
         if args.out is not None and (args.out.exists() or args.out.is_symlink()) and not args.out.is_dir():
             raise InputError(f"--out {args.out}: exists and is not a directory",
                              hint="give a new directory name (or an earlier `triage dump` directory)")
+        set_redaction(not args.no_redact)
         options = CollectOptions(gdb=args.gdb, strace_seconds=args.strace_seconds,
-                                 pyspy_native=args.pyspy_native, collector_timeout=args.collector_timeout,
-                                 redact=not args.no_redact)
+                                 pyspy_native=args.pyspy_native, collector_timeout=args.collector_timeout)
         if args.run_dir_arg is not None and (args.pid or args.match or args.run_dir):
             raise UsageError("give the run directory either as RUN_DIR or --run-dir, and not with --pid/--match")
         if args.pid or args.match:

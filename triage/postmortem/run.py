@@ -31,7 +31,7 @@ from triage.collectors.gdbrun import DEFAULT_TIMEOUT_S
 from triage.collectors.pyframes import FILE as PYFRAMES_FILE
 from triage.collectors.pyframes import describe as describe_pyframe
 from triage.collectors.pyframes import parse_output as parse_pyframes
-from triage.layout import RunPaths
+from triage.layout import RunPaths, make_private_dir
 from triage.load.cores import read_core_output
 from triage.model import RankState, Report
 from triage.parsing.elfcore import CoreFormatError, read_core_notes
@@ -71,6 +71,8 @@ def _check_readable(core: Path) -> str | None:
         return f"{core}: no such file"
     if core.is_dir():
         return f"{core}: is a directory, not a core file"
+    if not core.is_file():
+        return f"{core}: not a regular file (a FIFO or device?): give a core file"
     if not os.access(core, os.R_OK):
         return f"{core}: not readable (permission denied)"
     return None
@@ -131,8 +133,7 @@ def run_postmortem(cores: list[Path], *, exe: str | None = None, run_dir: Path |
     if dmesg_problem:
         warnings.append(dmesg_problem)
     events: tuple[KernelEvent, ...] = kernel_events(text or "", boot_time())
-    scratch = Path(tempfile.mkdtemp(prefix="triage-postmortem-")) if keep is None else keep
-    scratch.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix="triage-postmortem-")) if keep is None else make_private_dir(keep)
     made: dict[str, Path] = {}
     jobs: list[_Job] = []
     try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import re
 import shlex
@@ -76,6 +77,7 @@ class CollectCommand:
         parser.add_argument("--out-dir", type=Path, help=argparse.SUPPRESS)
 
     def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+        _check_numbers(args)
         if args.node_side:
             return _node_side(args)
         if not args.job and not args.hosts:
@@ -105,6 +107,17 @@ class CollectCommand:
         elapsed = time.monotonic() - started
         report_dirs = _record(run_dir, run_id, outcomes, elapsed, args.shared)
         return _finish(args, outcomes, report_dirs)
+
+
+def _check_numbers(args: argparse.Namespace) -> None:
+    """NaN, infinities and negative durations are refused (NaN would compare False and disable a bound)."""
+    for flag, value, minimum in (("--timeout", args.timeout, 0.1), ("--connect-timeout", args.connect_timeout, 0.1),
+                                 ("--collector-timeout", args.collector_timeout, 0.1),
+                                 ("--strace-seconds", args.strace_seconds, 0.0)):
+        if not math.isfinite(value) or value < minimum:
+            raise UsageError(f"{flag} {value}: must be a finite number >= {minimum:g}")
+    if args.width is not None and not 20 <= args.width <= 10000:
+        raise UsageError(f"--width {args.width}: must be between 20 and 10000 columns")
 
 
 def _say(text: str) -> None:

@@ -198,10 +198,14 @@ def _read_config_text(path: Path) -> str:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as err:
         raise ConfigError(f"{path}: cannot read: {err.strerror}") from None
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise ConfigError(f"{path}: not a regular file")
-        data = handle.read(MAX_CONFIG_BYTES + 1)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ConfigError(f"{path}: not a regular file (a directory, FIFO or device)")
+        data = os.read(fd, MAX_CONFIG_BYTES + 1)
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot read: {err.strerror}") from None
+    finally:
+        os.close(fd)
     if len(data) > MAX_CONFIG_BYTES:
         raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES} bytes: not a triage config file")
     try:

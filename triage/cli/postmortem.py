@@ -111,10 +111,11 @@ def read_regular_text(path: Path, what: str, limit: int) -> str:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as error:
         raise InputError(f"{path}: cannot read {what}: {error.strerror or error}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise InputError(f"{path}: not a regular file (a FIFO, device or directory): cannot read {what}")
     with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise InputError(f"{path}: not a regular file (a FIFO, device or directory): cannot read {what}")
         handle.seek(max(0, info.st_size - limit))
         return handle.read(limit).decode("utf-8", "replace")
 

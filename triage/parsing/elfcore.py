@@ -99,11 +99,10 @@ class CoreNotes:
 def _open_regular(path: Path) -> BinaryIO:
     """Open for reading without blocking on a FIFO; only a regular file is accepted (OSError otherwise)."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    handle = os.fdopen(fd, "rb")
     if not stat_module.S_ISREG(os.fstat(fd).st_mode):
-        handle.close()
+        os.close(fd)
         raise OSError(errno.EINVAL, "not a regular file (a FIFO, device or directory)")
-    return handle
+    return os.fdopen(fd, "rb")
 
 
 def read_core_notes(path: Path) -> CoreNotes:

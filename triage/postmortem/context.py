@@ -44,11 +44,10 @@ def _open_regular(path: Path) -> BinaryIO | None:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
-    handle = os.fdopen(fd, "rb")
     if not stat.S_ISREG(os.fstat(fd).st_mode):
-        handle.close()
+        os.close(fd)
         return None
-    return handle
+    return os.fdopen(fd, "rb")
 
 
 def _json(path: Path) -> dict[str, Any] | None:

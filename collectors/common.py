@@ -12,6 +12,7 @@ import contextlib
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from triage.bundle import CollectorRecord, CollectorStatus
-from triage.collectors.redact import redact_text
+from triage.collectors.redact import redact_text, redaction_enabled
 from triage.layout import FILE_MODE, RankPaths, make_private_dir
 
 DENIED_HINT = (
@@ -150,8 +151,10 @@ def kill_group(proc: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> None
         os.killpg(proc.pid, sig)
 
 
-def write_private(path: Path, data: bytes | str, redact: bool = True) -> None:
-    """Write an output file owner-only (0600), with secret values redacted from text."""
+def write_private(path: Path, data: bytes | str, redact: bool | None = None) -> None:
+    """Write an output file owner-only (0600), with secret values redacted from text
+    (``redact`` None: unless ``--no-redact`` turned redaction off)."""
+    redact = redaction_enabled() if redact is None else redact
     make_private_dir(path.parent)
     if isinstance(data, bytes):
         text = data.decode("utf-8", "replace") if redact else None
@@ -159,10 +162,42 @@ def write_private(path: Path, data: bytes | str, redact: bool = True) -> None:
         text = data
     payload = redact_text(text).encode("utf-8") if (redact and text is not None) else (
         data if isinstance(data, bytes) else data.encode("utf-8"))
-    fd = os.open(str(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+    fd = os.open(str(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
     with os.fdopen(fd, "wb") as handle:
+        os.fchmod(handle.fileno(), FILE_MODE)
         handle.write(payload)
-    os.chmod(path, FILE_MODE)
+
+
+def chmod_private(path: Path) -> bool:
+    """Make an existing regular file owner-only, never through a symlink (False: left alone)."""
+    try:
+        fd = os.open(str(path), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        os.fchmod(fd, FILE_MODE)
+        return True
+    finally:
+        os.close(fd)
+
+
+def process_uid(pid: int | None) -> int | None:
+    """The real uid of a process (None: gone or unreadable)."""
+    if pid is None:
+        return None
+    try:
+        return os.stat(f"/proc/{pid}").st_uid
+    except (OSError, ValueError, OverflowError):
+        return None
+
+
+def may_touch(pid: int | None, all_users: bool = False) -> bool:
+    """triage adopts only the invoking user's processes, unless --all-users (for root) says otherwise."""
+    if all_users:
+        return True
+    return process_uid(pid) == os.getuid()
 
 
 def looks_denied(text: str) -> bool:
@@ -189,7 +224,7 @@ def process_alive(pid: int | None) -> bool:
         return False
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError, ValueError):
         return False
     except PermissionError:
         return True

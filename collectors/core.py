@@ -16,7 +16,18 @@ from typing import Any
 
 from triage.bundle import CollectorRecord, CollectorStatus
 from triage.collectors.executable import ExeChoice, choose_executable
-from triage.collectors.gdbrun import DEFAULT_TIMEOUT_S, find_gdb, gdb_batch_argv, python_gdb_helper, run_gdb
+from triage.collectors.gdbrun import (
+    DEFAULT_TIMEOUT_S,
+    find_gdb,
+    gdb_batch_argv,
+    helper_candidates,
+    helper_problem,
+    python_gdb_helper,
+    run_gdb,
+)
+from triage.collectors.pyframes import FILE as PYFRAMES_FILE
+from triage.collectors.pyframes import run_pystack
+from triage.collectors.redact import redact_json, redact_text
 from triage.layout import FILE_MODE, make_private_dir, write_json_atomic
 from triage.parsing.elfcore import CoreFormatError, CoreNotes, elf_debug_state, read_core_notes
 
@@ -46,10 +57,25 @@ def notes_json(notes: CoreNotes | None) -> dict[str, Any]:
 
 
 def _write_text(path: Path, text: str) -> None:
+    text = redact_text(text)
     make_private_dir(path.parent)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, FILE_MODE)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(text)
+
+
+def _python_frames(core: Path, executable: str | None, out: Path, info: dict[str, Any], files: list[str],
+                   bundle: Path, timeout: float) -> None:
+    """pystack on the core: Python frames without running anything the core names (``pystack.json``)."""
+    if executable is None:
+        info["pystack"] = {"status": "skipped", "error": "no executable for the core"}
+        return
+    frames = run_pystack("core", str(core), executable, timeout)
+    if frames.threads:             # a non-Python core gives an error, kept in core.json only
+        _write_text(out / PYFRAMES_FILE, frames.raw)
+        files.append(str((out / PYFRAMES_FILE).relative_to(bundle)))
+    status = "missing" if frames.missing else "timeout" if frames.timed_out else "failed" if frames.error else "ok"
+    info["pystack"] = {"status": status, "error": frames.error, "threads": len(frames.threads)}
 
 
 def collect_core(core: Path, bundle: Path, *, rank: int | None = None, exe: str | None = None,
@@ -85,7 +111,7 @@ def _collect(core: Path, bundle: Path, rank: int | None, exe: str | None, timeou
 
     def finish(status: CollectorStatus, error: str | None = None, hint: str | None = None) -> CollectorRecord:
         info["status"] = status.value
-        write_json_atomic(out / INFO_FILE, info)
+        write_json_atomic(out / INFO_FILE, redact_json(info))
         return CollectorRecord(NAME, status, rank=rank, pid=pid, duration_s=time.monotonic() - started,
                                files=tuple(files), error=error, hint=hint)
 
@@ -99,6 +125,7 @@ def _collect(core: Path, bundle: Path, rank: int | None, exe: str | None, timeou
             choice = ExeChoice(choice.path, choice.from_core, (*choice.notes, stripped), choice.mismatch,
                                choice.missing)
             info["executable_notes"] = list(choice.notes)
+    _python_frames(core, choice.path, out, info, files, bundle, timeout)
     gdb = find_gdb()
     if gdb is None:
         return finish(CollectorStatus.MISSING, "gdb is not on PATH: only the core's notes were read", GDB_HINT)
@@ -109,6 +136,9 @@ def _collect(core: Path, bundle: Path, rank: int | None, exe: str | None, timeou
     files.append(str((out / GDB_FILE).relative_to(bundle)))
     info["gdb"] = {"argv": list(argv), "returncode": run.returncode, "timed_out": run.timed_out,
                    "duration_s": round(run.duration_s, 3), "py_helper": helper}
+    if helper is None:
+        info["gdb"]["py_helper_refused"] = [f"{c}: {problem}" for c in helper_candidates(choice.path, notes.mapped_paths())
+                                            if c.exists() and (problem := helper_problem(c, None))][:8]
     if run.timed_out:
         return finish(CollectorStatus.TIMEOUT, f"gdb did not finish in {timeout:.0f}s on {core}",
                       "raise --gdb-timeout; symbol loading of big libraries is slow")

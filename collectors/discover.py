@@ -4,17 +4,21 @@ A rank is a Python process whose environment names its global rank (``RANK``, el
 ``SLURM_PROCID``, else ``OMPI_COMM_WORLD_RANK`` / ``PMI_RANK``). Launchers (torchrun's agent,
 srun) are skipped: a process with a rank variable whose own descendants also carry one is a
 launcher, not a worker.
+
+Only the invoking user's processes are adopted (a rank variable is something any user can set);
+``all_users=True`` (``--all-users``, for root) lifts that. For a SLURM job the caller passes
+``only_pids``, the pids SLURM itself assigns to the job on this node.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 import psutil
 
-from triage.collectors.common import Target
+from triage.collectors.common import Target, may_touch
 from triage.collectors.procinfo import read_environ
 
 RANK_VARS = ("RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK")
@@ -66,13 +70,16 @@ def targets_for_pids(pids: Iterable[int]) -> list[Target]:
     return targets
 
 
-def find_ranks(match: str | None = None, exclude: Iterable[int] = ()) -> list[Target]:
+def find_ranks(match: str | None = None, exclude: Iterable[int] = (), all_users: bool = False,
+               only_pids: Collection[int] | None = None) -> list[Target]:
     """Python rank processes on this node (optionally only those whose cmdline matches ``match``)."""
     pattern = re.compile(match) if match else None
     skip = {os.getpid(), *exclude}
     found: dict[int, Target] = {}
     for proc in psutil.process_iter():
-        if proc.pid in skip or not _is_python(proc):
+        if proc.pid in skip or (only_pids is not None and proc.pid not in only_pids):
+            continue
+        if not may_touch(proc.pid, all_users) or not _is_python(proc):
             continue
         if pattern is not None and not pattern.search(_cmdline(proc)):
             continue
@@ -86,10 +93,15 @@ def find_ranks(match: str | None = None, exclude: Iterable[int] = ()) -> list[Ta
     return [found[r] for r in sorted(found)]
 
 
-def find_matching(match: str) -> list[Target]:
+def find_matching(match: str, all_users: bool = False) -> list[Target]:
     """Python processes whose cmdline matches, with or without a rank variable (ranks by order)."""
     pattern = re.compile(match)
     skip = {os.getpid(), os.getppid()}
     pids = [p.pid for p in psutil.process_iter()
-            if p.pid not in skip and _is_python(p) and pattern.search(_cmdline(p))]
+            if p.pid not in skip and may_touch(p.pid, all_users) and _is_python(p) and pattern.search(_cmdline(p))]
     return targets_for_pids(sorted(pids))
+
+
+def foreign_pids(pids: Iterable[int], all_users: bool = False) -> list[int]:
+    """The pids among ``pids`` that belong to another user (empty with ``all_users``)."""
+    return [pid for pid in pids if not may_touch(pid, all_users)]

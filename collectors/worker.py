@@ -13,13 +13,22 @@ from __future__ import annotations
 import glob
 import os
 import shutil
+import stat
 import time
 from pathlib import Path
 
 from triage.bundle import CollectorRecord, CollectorStatus
-from triage.collectors.common import CollectOptions, Target, process_alive, record, write_private
+from triage.collectors.common import (
+    CollectOptions,
+    Target,
+    chmod_private,
+    process_alive,
+    process_uid,
+    record,
+    write_private,
+)
 from triage.collectors.procinfo import read_environ
-from triage.layout import FILE_MODE
+from triage.layout import FILE_MODE, make_private_dir
 
 DEFAULT_FR_PREFIX = "/tmp/nccl_trace_rank_"
 
@@ -39,6 +48,23 @@ def _ask_worker(target: Target, rank_out: Path, timeout: float) -> str | None:
     return result.error or "; ".join(failed) or "the worker's dump failed"
 
 
+def copy_private(source: Path, dest: Path, owner: int | None) -> bool:
+    """Copy a regular file (never through a symlink; owned by ``owner`` when given) into a new 0600 file."""
+    try:
+        src = os.open(str(source), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    with os.fdopen(src, "rb") as reader:
+        info = os.fstat(reader.fileno())
+        if not stat.S_ISREG(info.st_mode) or (owner is not None and info.st_uid != owner):
+            return False
+        fd = os.open(str(dest), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+        with os.fdopen(fd, "wb") as writer:
+            os.fchmod(writer.fileno(), FILE_MODE)
+            shutil.copyfileobj(reader, writer)
+    return True
+
+
 def _rel(path: Path, bundle: Path) -> str:
     return str(path.relative_to(bundle))
 
@@ -47,7 +73,7 @@ def collect_worker(target: Target, rank_out: Path, bundle: Path,
                    options: CollectOptions) -> list[CollectorRecord]:
     """Records ``fr`` and ``stacks`` for one rank."""
     started = time.monotonic()
-    rank_out.mkdir(mode=0o700, parents=True, exist_ok=True)
+    make_private_dir(rank_out)
     registered = options.worker_dump and target.paths is not None and target.paths.worker.is_file()
     error: str | None = "no in-worker agent (not launched by `triage launch`)"
     if registered and process_alive(target.pid):
@@ -56,8 +82,7 @@ def collect_worker(target: Target, rank_out: Path, bundle: Path,
         error = f"process {target.pid} is not running"
     for produced in ("fr.json", "fr.pickle", "stacks.txt"):
         path = rank_out / produced
-        if path.exists():
-            os.chmod(path, FILE_MODE)
+        chmod_private(path)
     return [_fr_record(target, rank_out, bundle, error, started),
             _stacks_record(target, rank_out, bundle, error, started)]
 
@@ -70,8 +95,7 @@ def _fr_record(target: Target, rank_out: Path, bundle: Path, error: str | None,
         return record("fr", status, target, started, files, error=None if status == CollectorStatus.OK
                       else "fr.json missing")
     if target.paths is not None and target.paths.fr_exit.is_file():
-        shutil.copyfile(target.paths.fr_exit, rank_out / "fr.json")
-        os.chmod(rank_out / "fr.json", FILE_MODE)
+        copy_private(target.paths.fr_exit, rank_out / "fr.json", None)
         return record("fr", CollectorStatus.PARTIAL, target, started, [_rel(rank_out / "fr.json", bundle)],
                       error=f"live dump failed ({error}); used fr-exit.json written when the rank exited")
     return record("fr", CollectorStatus.FAILED if target.paths else CollectorStatus.SKIPPED, target, started,
@@ -110,8 +134,9 @@ def collect_torch_fr_files(target: Target, rank_out: Path, bundle: Path,
             if os.path.getsize(source) > options.max_bytes * 4:
                 continue
             name = f"fr-torch-dump.{index}" + (".json" if source.endswith(".json") else "")
-            shutil.copyfile(source, rank_out / name)
-            os.chmod(rank_out / name, FILE_MODE)
+            # The prefix comes from the target's environment: copy only its owner's regular files.
+            if not copy_private(Path(source), rank_out / name, process_uid(target.pid)):
+                continue
             files.append(_rel(rank_out / name, bundle))
         except OSError:
             continue

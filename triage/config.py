@@ -17,7 +17,10 @@ raises a one-line :class:`~triage.errors.ConfigError` naming the file or variabl
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import re
+import stat
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +35,9 @@ ENV_PREFIX = "TRIAGE_"
 TYPES = ("int", "float", "str", "bool")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
+MAX_CONFIG_BYTES = 1024 * 1024
+PATH_COMPONENT_OPTIONS = frozenset({"host", "job_id"})
+_COMPONENT = re.compile(r"[A-Za-z0-9._@\-]{1,128}")
 
 
 @dataclass(frozen=True)
@@ -165,20 +171,55 @@ def check_value(opt: Option, value: Any, where: str) -> Any:
         value = float(value)
     if opt.type == "str":
         value = str(value)
+    if opt.type == "float" and not math.isfinite(value):
+        raise ConfigError(f"{where}: {value!r} is not a finite number")
     if opt.type in ("int", "float") and value < 0:
         raise ConfigError(f"{where}: {value!r} must not be negative")
+    if opt.type in ("int", "float") and opt.name.endswith("_interval") and value <= 0:
+        raise ConfigError(f"{where}: {value!r} must be greater than 0")
+    if opt.name in PATH_COMPONENT_OPTIONS:
+        value = check_path_component(value, where)
     if opt.choices is not None and value not in opt.choices:
         allowed = ", ".join(str(c) for c in opt.choices)
         raise ConfigError(f"{where}: {value!r} is not one of {allowed}")
     return value
 
 
+def check_path_component(value: str, where: str) -> str:
+    """A name that becomes one directory of the run directory (host, job id): no ``/``, no ``..``."""
+    if not _COMPONENT.fullmatch(value) or value in (".", ".."):
+        raise ConfigError(f"{where}: {value!r} is not a valid name (letters, digits, . _ - @; at most 128)",
+                          hint="it becomes a directory name inside the run directory")
+    return value
+
+
+def _read_config_text(path: Path) -> str:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot read: {err.strerror}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ConfigError(f"{path}: not a regular file (a directory, FIFO or device)")
+        data = os.read(fd, MAX_CONFIG_BYTES + 1)
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot read: {err.strerror}") from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES} bytes: not a triage config file")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {err.start}): not a triage config file") from None
+
+
 def load_yaml(path: Path, options: Sequence[Option]) -> dict[str, Any]:
     """Values from a YAML file; unknown keys and bad values raise ConfigError naming the file."""
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise ConfigError(f"{path}: cannot read: {err.strerror}") from None
+        raw = yaml.safe_load(_read_config_text(path))
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deeply: not a triage config file") from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         line = f" line {mark.line + 1}" if mark is not None else ""
@@ -201,7 +242,7 @@ def load_yaml(path: Path, options: Sequence[Option]) -> dict[str, Any]:
 def load_env(environ: Mapping[str, str], options: Sequence[Option]) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for opt in options:
-        if opt.env in environ:
+        if opt.env in environ and not (opt.type == "str" and environ[opt.env] == ""):
             values[opt.name] = parse_text(opt, environ[opt.env], opt.env)
     return values
 
@@ -219,7 +260,7 @@ def resolve(
     values.update(load_env(env, options))
     if config_file is not None:
         path = Path(config_file)
-        if not path.is_file():
+        if not path.exists():
             raise ConfigError(f"{path}: config file not found")
         values.update(load_yaml(path, options))
     else:

@@ -25,10 +25,13 @@ from __future__ import annotations
 import json
 import os
 import socket
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from triage.errors import InputError
 
 RUN_LAYOUT = "triage.run/1"
 DIR_MODE = 0o700
@@ -39,16 +42,81 @@ def short_hostname() -> str:
     return socket.gethostname().split(".")[0]
 
 
+class UnsafeDirectoryError(InputError):
+    """A directory triage would write into is not private to the user running triage."""
+
+    default_hint = ("give a directory that you own and that no one else can write to "
+                    "(e.g. --run-dir under your home); triage never writes where another user can swap files")
+
+
+def _owner_ok(uid: int) -> bool:
+    return uid in (os.geteuid(), 0)
+
+
+def directory_problem(path: Path, final: bool = True) -> str | None:
+    """Why triage must not write into ``path`` (an existing directory), or None.
+
+    Every symlink on the way must be ours or root's; every directory of the resolved path must be
+    ours or root's and not group- or world-writable (a root-owned sticky directory such as /tmp
+    may hold it); ``path`` itself (``final``) must be ours and writable by no one else.
+    """
+    probe = Path(os.path.abspath(path))
+    for part in [probe, *probe.parents]:
+        try:
+            info = os.lstat(part)
+        except OSError:
+            continue
+        if stat.S_ISLNK(info.st_mode) and not _owner_ok(info.st_uid):
+            return f"{part} is a symlink owned by uid {info.st_uid}"
+    real = Path(os.path.realpath(probe))
+    for index, part in enumerate([real, *real.parents]):
+        try:
+            info = os.stat(part)
+        except OSError as error:
+            return f"{part}: {error.strerror or error}"
+        if index == 0 and not stat.S_ISDIR(info.st_mode):
+            return f"{part} is not a directory"
+        writable = info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+        if index == 0 and final:
+            if info.st_uid != os.geteuid():
+                return f"{part} belongs to uid {info.st_uid}, not to uid {os.geteuid()} running triage"
+            if writable:
+                return f"{part} is group- or world-writable (mode {stat.S_IMODE(info.st_mode):o})"
+            continue
+        if not _owner_ok(info.st_uid):
+            return f"{part} belongs to uid {info.st_uid}"
+        if writable and not (info.st_mode & stat.S_ISVTX and info.st_uid == 0):
+            return f"{part} is group- or world-writable (mode {stat.S_IMODE(info.st_mode):o})"
+    return None
+
+
+def check_private_dir(path: Path, final: bool = True) -> Path:
+    problem = directory_problem(path, final)
+    if problem:
+        raise UnsafeDirectoryError(f"{path}: refusing to write here: {problem}")
+    return path
+
+
 def make_private_dir(path: Path) -> Path:
-    """Create ``path`` and any missing parents owner-only (0700; mkdir's parents=True would use the umask)."""
+    """Create ``path`` and any missing parents owner-only (0700; mkdir's parents=True would use the umask).
+
+    An existing ``path`` must be private to us (:func:`directory_problem`), and so must every
+    directory above it: never a directory another user owns, can write to, or swapped for a symlink.
+    Raises :class:`UnsafeDirectoryError` (an InputError, exit 2) otherwise.
+    """
+    path = Path(path)
     missing = []
-    probe = Path(path)
-    while not probe.exists() and probe != probe.parent:
+    probe = path
+    while not os.path.lexists(probe) and probe != probe.parent:
         missing.append(probe)
         probe = probe.parent
+    check_private_dir(probe, final=not missing)
     for directory in reversed(missing):
-        directory.mkdir(mode=DIR_MODE, exist_ok=True)
-    path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+        try:
+            directory.mkdir(mode=DIR_MODE)
+        except FileExistsError:
+            pass
+        check_private_dir(directory)
     return path
 
 

@@ -70,3 +70,27 @@ def test_collect_job_names_a_node_that_does_not_answer_in_time(fresh_cluster: Cl
     assert result.stdout.startswith("triage collect: PARTIAL report: no bundle from 1 of 2 node(s): node2")
     assert "node2: no answer within 6s" in result.stderr
     assert sorted(manifests(out)) == ["node1"]
+
+
+def test_collect_job_adopts_only_the_pids_slurm_gives_the_job(fresh_cluster: Cluster) -> None:
+    """An impostor on node1 that sets RANK and the job's SLURM_JOB_ID in its own environment, but
+    that SLURM never started, is not collected: the job's processes come from `scontrol listpids`."""
+    import sys
+
+    from support import running_program
+
+    c = fresh_cluster
+    out = c.tmp / "collect-impostor"
+    with sleeper_job(c) as job:
+        init = c.node("node1").init_pid()
+        assert init is not None
+        env = {**os.environ, "RANK": "7", "SLURM_PROCID": "7", "SLURM_JOB_ID": job, "LOCAL_RANK": "0"}
+        impostor = ["nsenter", "-t", str(init), "--net", "--uts", "--pid", "--mount", "--",
+                    sys.executable, "-c", "import time; print('READY', flush=True); time.sleep(120)  # impostor"]
+        with running_program(impostor, env=env):
+            result = triage(c, "collect", "--job", job, "--run-dir", str(out), "--remote-triage", REMOTE_TRIAGE,
+                            "--strace-seconds", "0", "--no-report")
+    assert result.returncode == 0, result.stderr
+    found = manifests(out)
+    ranks = sorted(r["rank"] for m in found.values() for r in m[-1]["ranks"])  # type: ignore[index, union-attr]
+    assert ranks == [0, 1], (ranks, result.stderr[-2000:])

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import re
 import shlex
+import shutil
 import sys
 import time
 from collections.abc import Sequence
@@ -19,13 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from triage.collectors.common import CollectOptions
+from triage.collectors.redact import set_redaction
 from triage.errors import RemoteError, UsageError
 from triage.exitcodes import ExitCode
 from triage.layout import RUN_LAYOUT, RunPaths, write_json_atomic
 from triage.remote.fanout import NodeOutcome, fan_out
 from triage.remote.gather import GatherPlan, srun_worker, ssh_worker
 from triage.remote.names import parse_hosts, parse_pids, validate_job_id
-from triage.remote.node_side import NodeRequest, collect_here, emit
+from triage.remote.node_side import NodeRequest, collect_here, emit, private_out_dir
 from triage.remote.slurm import find_job
 from triage.remote.ssh import SshOptions
 
@@ -50,6 +53,10 @@ class CollectCommand:
                             help="the nodes' run directory is visible here: read bundles there, do not stream")
         parser.add_argument("--pids", metavar="P1,P2", help="collect only these pids (on every node)")
         parser.add_argument("--match", metavar="REGEX", help="collect only Python ranks whose command line matches")
+        parser.add_argument("--all-users", action="store_true",
+                            help="(root) also collect other users' processes; by default only your own")
+        parser.add_argument("--no-redact", action="store_true",
+                            help="keep secret-looking values in what the collectors write (for debugging)")
         parser.add_argument("--fanout", type=int, default=DEFAULT_FANOUT,
                             help=f"nodes collected at the same time (default {DEFAULT_FANOUT})")
         parser.add_argument("--timeout", type=float, default=DEFAULT_NODE_TIMEOUT_S,
@@ -70,6 +77,7 @@ class CollectCommand:
         parser.add_argument("--out-dir", type=Path, help=argparse.SUPPRESS)
 
     def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+        _check_numbers(args)
         if args.node_side:
             return _node_side(args)
         if not args.job and not args.hosts:
@@ -101,6 +109,17 @@ class CollectCommand:
         return _finish(args, outcomes, report_dirs)
 
 
+def _check_numbers(args: argparse.Namespace) -> None:
+    """NaN, infinities and negative durations are refused (NaN would compare False and disable a bound)."""
+    for flag, value, minimum in (("--timeout", args.timeout, 0.1), ("--connect-timeout", args.connect_timeout, 0.1),
+                                 ("--collector-timeout", args.collector_timeout, 0.1),
+                                 ("--strace-seconds", args.strace_seconds, 0.0)):
+        if not math.isfinite(value) or value < minimum:
+            raise UsageError(f"{flag} {value}: must be a finite number >= {minimum:g}")
+    if args.width is not None and not 20 <= args.width <= 10000:
+        raise UsageError(f"--width {args.width}: must be between 20 and 10000 columns")
+
+
 def _say(text: str) -> None:
     print(f"triage: {text}", file=sys.stderr, flush=True)
 
@@ -113,6 +132,10 @@ def _node_args(args: argparse.Namespace) -> tuple[str, ...]:
         out += ["--job-run-dir", str(args.job_run_dir)]
     if args.pids:
         out += ["--pids", ",".join(str(p) for p in parse_pids(args.pids))]
+    if args.all_users:
+        out.append("--all-users")
+    if args.no_redact:
+        out.append("--no-redact")
     if args.match:
         try:
             re.compile(args.match)
@@ -188,21 +211,28 @@ def _report_flags(args: argparse.Namespace) -> list[str]:
 
 
 def _node_side(args: argparse.Namespace) -> int:
+    set_redaction(not args.no_redact)
     options = CollectOptions(strace_seconds=args.strace_seconds, collector_timeout=args.collector_timeout)
     job = validate_job_id(args.job) if args.job else None
-    out_dir = args.out_dir or Path("/tmp") / f"triage-collect-{job or 'node'}"
-    request = NodeRequest(job_id=job, run_dir=args.job_run_dir, out_dir=out_dir,
+    if args.match:
+        _node_args(args)               # checks the regular expression
+    temporary = private_out_dir(job or "node") if args.out_dir is None else None
+    request = NodeRequest(job_id=job, run_dir=args.job_run_dir, out_dir=args.out_dir or temporary,
                           pids=tuple(parse_pids(args.pids)) if args.pids else (), match=args.match,
                           reason="triage collect" + (f" --job {job}" if job else ""), options=options,
-                          wait_s=max(10.0, args.timeout / 2))
+                          wait_s=max(10.0, args.timeout / 2), all_users=args.all_users)
     # stdout carries the bundle: while collecting, fd 1 points at stderr so nothing else lands in it.
     sys.stdout.flush()
     real_stdout = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     try:
         run_dir, bundle = collect_here(request)
+        sent = False
         with contextlib.suppress(BrokenPipeError):
             emit(run_dir, bundle, args.stream, real_stdout)
+            sent = True
+        if temporary is not None and (run_dir != temporary or (sent and args.stream)):
+            shutil.rmtree(temporary, ignore_errors=True)   # our private temporary copy: unused or streamed
     finally:
         with contextlib.suppress(BrokenPipeError):
             real_stdout.close()

@@ -12,7 +12,9 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import re
 import sys
 import time
 import uuid
@@ -20,12 +22,21 @@ from pathlib import Path
 from typing import Any
 
 from triage.bundle import Trigger
-from triage.collectors.common import CollectOptions, Target, process_alive
-from triage.collectors.discover import find_matching, find_ranks, targets_for_pids
+from triage.collectors.common import CollectOptions, Target, may_touch, process_alive
+from triage.collectors.discover import find_matching, find_ranks, foreign_pids, targets_for_pids
 from triage.collectors.node_bundle import JobInfo, collect_node_bundle
+from triage.collectors.redact import set_redaction
 from triage.errors import InputError, UsageError
 from triage.exitcodes import ExitCode
-from triage.layout import RUN_LAYOUT, HostPaths, RunPaths, read_json, short_hostname, write_json_atomic
+from triage.layout import (
+    RUN_LAYOUT,
+    HostPaths,
+    RunPaths,
+    check_private_dir,
+    read_json,
+    short_hostname,
+    write_json_atomic,
+)
 from triage.options import GDB_CHOICES
 
 DEFAULT_WAIT_S = 120.0
@@ -40,7 +51,7 @@ class DumpCommand:
                             help="same as --run-dir")
         where = parser.add_mutually_exclusive_group()
         where.add_argument("--run-dir", type=Path, help="run directory of a `triage launch` (ask its agents)")
-        where.add_argument("--pid", type=int, nargs="+", metavar="PID", help="collect from these processes")
+        where.add_argument("--pid", type=parse_pid, nargs="+", metavar="PID", help="collect from these processes")
         where.add_argument("--match", metavar="REGEX",
                            help="collect from Python rank processes whose command line matches")
         parser.add_argument("--out", type=Path, help="where standalone bundles go (default ./triage-dump-TIME)")
@@ -51,8 +62,24 @@ class DumpCommand:
         parser.add_argument("--strace-seconds", type=float, default=2.0, help="strace window (0 disables)")
         parser.add_argument("--pyspy-native", action="store_true", help="py-spy with native frames")
         parser.add_argument("--collector-timeout", type=float, default=10.0, help="seconds per tool")
+        parser.add_argument("--all-users", action="store_true",
+                            help="(root) also adopt other users' processes; by default only your own")
+        parser.add_argument("--no-redact", action="store_true",
+                            help="keep secret-looking values in what the collectors write (for debugging)")
 
     def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+        check_number("--wait", args.wait, minimum=0.0)
+        check_number("--strace-seconds", args.strace_seconds, minimum=0.0)
+        check_number("--collector-timeout", args.collector_timeout, minimum=0.1)
+        if args.match is not None:
+            try:
+                re.compile(args.match)
+            except re.error as error:
+                raise UsageError(f"--match {args.match!r} is not a valid regular expression: {error}") from None
+        if args.out is not None and (args.out.exists() or args.out.is_symlink()) and not args.out.is_dir():
+            raise InputError(f"--out {args.out}: exists and is not a directory",
+                             hint="give a new directory name (or an earlier `triage dump` directory)")
+        set_redaction(not args.no_redact)
         options = CollectOptions(gdb=args.gdb, strace_seconds=args.strace_seconds,
                                  pyspy_native=args.pyspy_native, collector_timeout=args.collector_timeout)
         if args.run_dir_arg is not None and (args.pid or args.match or args.run_dir):
@@ -131,7 +158,7 @@ def _wait_done(agents: list[HostPaths], request: str, wait: float) -> tuple[list
     return bundles, missing
 
 
-def _run_targets(host: HostPaths) -> list[Target]:
+def _run_targets(host: HostPaths, all_users: bool = False) -> list[Target]:
     targets = []
     for rank in host.ranks():
         paths = host.rank(rank)
@@ -140,14 +167,14 @@ def _run_targets(host: HostPaths) -> list[Target]:
         except (OSError, ValueError):
             continue
         pid = info.get("pid") if isinstance(info, dict) else None
-        if isinstance(pid, int) and process_alive(pid):
+        if isinstance(pid, int) and process_alive(pid) and may_touch(pid, all_users):
             targets.append(Target(rank=rank, pid=pid, local_rank=info.get("local_rank"), paths=paths))
     return targets
 
 
 def _standalone_run_dir(run: RunPaths, args: argparse.Namespace, options: CollectOptions) -> int:
     host = run.host(short_hostname())
-    targets = _run_targets(host)
+    targets = _run_targets(host, args.all_users)
     if not targets:
         raise InputError(f"{run.root}: no running agent and no live rank on this node",
                          hint=f"the job has ended: `triage report {run.root}`")
@@ -160,6 +187,19 @@ def _standalone_run_dir(run: RunPaths, args: argparse.Namespace, options: Collec
     print(bundle)
     _say(f"next: triage report {run.root}")
     return int(ExitCode.OK)
+
+
+def parse_pid(text: str) -> int:
+    """A pid argument: a positive integer the kernel can have (argparse turns ValueError into exit 2)."""
+    value = int(text)
+    if not 0 < value < 1 << 31:           # pid_t
+        raise ValueError(text)
+    return value
+
+
+def check_number(flag: str, value: float, minimum: float) -> None:
+    if not math.isfinite(value) or value < minimum:
+        raise UsageError(f"{flag} {value}: must be a finite number >= {minimum:g}")
 
 
 def _read_dict(path: Path) -> dict[str, Any]:
@@ -175,9 +215,14 @@ def _standalone(args: argparse.Namespace, options: CollectOptions) -> int:
         dead = [p for p in args.pid if not process_alive(p)]
         if dead:
             raise InputError(f"no such process: {' '.join(map(str, dead))}", hint="check the pid with `ps`")
+        foreign = foreign_pids(args.pid, args.all_users)
+        if foreign:
+            raise InputError(f"process {' '.join(map(str, foreign))} belongs to another user",
+                             hint="root may collect other users' processes with --all-users")
         targets = targets_for_pids(args.pid)
     else:
-        targets = find_ranks(args.match) or find_matching(args.match)
+        targets = (find_ranks(args.match, all_users=args.all_users)
+                   or find_matching(args.match, all_users=args.all_users))
         if not targets:
             raise InputError(f"no Python process matches {args.match!r} on this node",
                              hint="check the pattern with `pgrep -af REGEX`, or give --pid")
@@ -188,7 +233,7 @@ def _standalone(args: argparse.Namespace, options: CollectOptions) -> int:
     if not run.is_run_dir():
         write_json_atomic(run.run_json, {"layout": RUN_LAYOUT, "job_id": job_id, "created": time.time(),
                                          "hosts": [host], "standalone": True})
-    os.chmod(out, 0o700)
+    check_private_dir(out)
     _say(f"collecting from {len(targets)} process(es): "
          + ", ".join(f"rank {t.rank} pid {t.pid}" for t in targets))
     bundle = collect_node_bundle(JobInfo(job_id=job_id, host=host, run_dir=out), targets, Trigger.MANUAL,

@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import math
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import TextIO
 
 from triage.analysis.crash import CrashClassification
 from triage.collectors.gdbrun import DEFAULT_TIMEOUT_S
-from triage.errors import InputError
+from triage.collectors.redact import set_redaction
+from triage.errors import InputError, UsageError
 from triage.exitcodes import ExitCode
 from triage.layout import RunPaths
 from triage.postmortem.run import PostmortemResult, run_postmortem
 from triage.report import FORMATS, render
 
 MAX_THREADS_SHOWN = 12
+DMESG_LIMIT = 64 * 1024 * 1024
 
 
 class PostmortemCommand:
@@ -37,18 +43,27 @@ class PostmortemCommand:
                             help="keep gdb's raw output here (with --run-dir it goes into the run's bundles)")
         parser.add_argument("--dmesg", type=Path, metavar="FILE",
                             help="read kernel messages from FILE instead of running `dmesg`")
+        parser.add_argument("--no-redact", action="store_true",
+                            help="keep secret-looking values in what is written (core.json, gdb output)")
 
     def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         run_dir: Path | None = args.run_dir
         if run_dir is not None and not RunPaths(run_dir).is_run_dir():
             raise InputError(f"{run_dir}: not a triage run directory (no run.json)",
                              "pass the directory `triage launch` printed, or leave out --run-dir")
+        if not math.isfinite(args.gdb_timeout) or args.gdb_timeout <= 0:
+            raise UsageError(f"--gdb-timeout {args.gdb_timeout}: must be a finite number of seconds > 0")
+        if args.width is not None and not 20 <= args.width <= 10000:
+            raise UsageError(f"--width {args.width}: must be between 20 and 10000 columns")
+        if args.keep is not None and (args.keep.exists() or args.keep.is_symlink()) and not args.keep.is_dir():
+            raise InputError(f"--keep {args.keep}: exists and is not a directory",
+                             hint="give a new directory name for gdb's raw output")
+        if args.output is not None and args.output.is_dir():
+            raise InputError(f"--output {args.output}: is a directory", hint="give a file name")
+        set_redaction(not args.no_redact)
         dmesg_text = None
         if args.dmesg is not None:
-            try:
-                dmesg_text = args.dmesg.read_text(encoding="utf-8", errors="replace")
-            except OSError as error:
-                raise InputError(f"{args.dmesg}: cannot read kernel log: {error.strerror}") from error
+            dmesg_text = read_regular_text(args.dmesg, "kernel log", DMESG_LIMIT)
         result = run_postmortem(list(args.cores), exe=args.exe, run_dir=run_dir, timeout=args.gdb_timeout,
                                 keep=args.keep if run_dir is None else None, dmesg_text=dmesg_text)
         for line in result.bad_inputs:
@@ -61,16 +76,48 @@ class PostmortemCommand:
 
     def _write(self, result: PostmortemResult, args: argparse.Namespace) -> None:
         if args.output is not None:
-            with open(args.output, "w", encoding="utf-8") as handle:
-                self._render(result, args, handle)
+            try:
+                with open(args.output, "w", encoding="utf-8") as handle:
+                    self._render(result, args, handle)
+            except OSError as error:
+                raise InputError(f"{args.output}: cannot write the report: {error.strerror or error}") from None
         else:
-            self._render(result, args, sys.stdout)
+            try:
+                self._render(result, args, sys.stdout)
+                sys.stdout.flush()
+            except BrokenPipeError:
+                quiet_stdout()
+            except OSError as error:
+                quiet_stdout()
+                raise InputError(f"cannot write the report to stdout: {error.strerror or error}") from None
 
     def _render(self, result: PostmortemResult, args: argparse.Namespace, file: TextIO) -> None:
         render(result.report, args.format, file, width=args.width)
         if args.format == "text":
             for item in sorted(result.classifications, key=lambda c: (c.time is None, c.time or 0.0)):
                 print_details(item, file)
+
+
+def quiet_stdout() -> None:
+    """After stdout failed (closed pipe, full disk): point it at /dev/null so exit does not fail again."""
+    with contextlib.suppress(OSError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def read_regular_text(path: Path, what: str, limit: int) -> str:
+    """A regular file's text (at most ``limit`` bytes from its end); FIFOs, devices and directories
+    are refused (they could block triage forever)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        raise InputError(f"{path}: cannot read {what}: {error.strerror or error}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise InputError(f"{path}: not a regular file (a FIFO, device or directory): cannot read {what}")
+    with os.fdopen(fd, "rb") as handle:
+        handle.seek(max(0, info.st_size - limit))
+        return handle.read(limit).decode("utf-8", "replace")
 
 
 def exit_code(result: PostmortemResult) -> ExitCode:

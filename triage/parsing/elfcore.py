@@ -11,10 +11,13 @@ reported as "not a supported core" rather than guessed at.
 
 from __future__ import annotations
 
+import errno
 import os
+import stat as stat_module
 import struct
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 ELF_MAGIC = b"\x7fELF"
 ET_CORE = 4
@@ -93,10 +96,19 @@ class CoreNotes:
         return tuple(dict.fromkeys(m.path for m in self.files))
 
 
+def _open_regular(path: Path) -> BinaryIO:
+    """Open for reading without blocking on a FIFO; only a regular file is accepted (OSError otherwise)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    if not stat_module.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file (a FIFO, device or directory)")
+    return os.fdopen(fd, "rb")
+
+
 def read_core_notes(path: Path) -> CoreNotes:
     """Raise CoreFormatError (not OSError) when ``path`` is not a readable 64-bit ELF core."""
     try:
-        with open(path, "rb") as handle:
+        with _open_regular(path) as handle:
             stat = os.fstat(handle.fileno())
             header = handle.read(64)
             if len(header) < 4 or header[:4] != ELF_MAGIC:
@@ -109,14 +121,19 @@ def read_core_notes(path: Path) -> CoreNotes:
                 raise CoreFormatError(f"an ELF file but not a core dump (it is {kind.get(e_type, f'type {e_type}')})")
             phoff, = struct.unpack_from("<Q", header, 32)
             phentsize, phnum = struct.unpack_from("<HH", header, 54)
+            if phentsize < 56:
+                raise CoreFormatError(f"bad program header entry size {phentsize} (a crafted or damaged core)")
             handle.seek(phoff)
             table = handle.read(phentsize * phnum)
             if len(table) < phentsize * phnum:
                 raise CoreFormatError("truncated core: the program header table is cut off")
             expected, notes = _segments(handle, table, phentsize, phnum)
-    except OSError as error:
-        raise CoreFormatError(f"cannot read it: {error.strerror or error}") from error
-    fields = _parse_notes(notes)
+    except (OSError, OverflowError, ValueError) as error:
+        raise CoreFormatError(f"cannot read it: {getattr(error, 'strerror', None) or error}") from None
+    try:
+        fields = _parse_notes(notes)
+    except (struct.error, ValueError, IndexError, OverflowError) as error:
+        raise CoreFormatError(f"damaged ELF notes ({error}): a crafted or damaged core") from None
     return CoreNotes(path=str(path), size=stat.st_size, expected_size=expected, mtime=stat.st_mtime,
                      machine=machine, **fields)  # type: ignore[arg-type]
 
@@ -127,7 +144,7 @@ def _segments(handle: object, table: bytes, phentsize: int, phnum: int) -> tuple
     for index in range(phnum):
         p_type, _flags, offset, _vaddr, _paddr, filesz = struct.unpack_from("<IIQQQQ", table, index * phentsize)
         expected = max(expected, offset + filesz)
-        if p_type == PT_NOTE and filesz <= MAX_NOTES_BYTES:
+        if p_type == PT_NOTE and len(notes) + filesz <= MAX_NOTES_BYTES:   # bounded in total
             handle.seek(offset)  # type: ignore[attr-defined]
             notes += handle.read(filesz)  # type: ignore[attr-defined]
     return expected, notes
@@ -204,7 +221,7 @@ def elf_debug_state(path: Path) -> str:
     file); stripped (none of these); unreadable.
     """
     try:
-        with open(path, "rb") as handle:
+        with _open_regular(path) as handle:
             header = handle.read(64)
             if len(header) < 64 or header[:4] != ELF_MAGIC or header[4] != 2 or header[5] != 1:
                 return "unreadable"
@@ -212,6 +229,8 @@ def elf_debug_state(path: Path) -> str:
             shentsize, shnum, shstrndx = struct.unpack_from("<HHH", header, 58)
             if not shoff or not shnum or shstrndx >= shnum:
                 return "stripped"
+            if shentsize < 64:
+                return "unreadable"
             handle.seek(shoff)
             table = handle.read(shentsize * shnum)
             str_offset, str_size = struct.unpack_from("<QQ", table, shstrndx * shentsize + 24)
@@ -223,6 +242,8 @@ def elf_debug_state(path: Path) -> str:
     for index in range(len(table) // shentsize):
         name_offset, = struct.unpack_from("<I", table, index * shentsize)
         found.add(_cstr(names[name_offset:name_offset + 64]))
+    if len(table) < shentsize * shnum and not found:
+        return "unreadable"
     if ".debug_info" in found:
         return "debug_info"
     if ".symtab" in found:

@@ -1,4 +1,9 @@
-"""A pickle decoder that runs no code: pickles are programs, FR dumps are plain data."""
+"""A pickle decoder that runs no code: pickles are programs, FR dumps are plain data.
+
+It is bounded too: a small pickle cannot make triage allocate gigabytes (``bytearray(N)``), nest
+deeper than :data:`MAX_DEPTH`, or use shared references (the memo) to describe a structure that
+takes more than :data:`MAX_NODES` steps to walk as a tree. Each of these is an UnpicklingError.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +11,22 @@ import io
 import pickle
 from typing import Any
 
+MAX_DEPTH = 200                 # an FR dump nests about 6 deep
+MAX_NODES = 5_000_000           # values visited when the result is walked as a tree
+MAX_BYTEARRAY = 64 * 1024 * 1024
+
+
+def _bytearray(*args: Any) -> bytearray:
+    """``bytearray`` as pickle protocol 2 calls it, but never ``bytearray(N)`` with a count."""
+    if args and isinstance(args[0], int) and not 0 <= args[0] <= MAX_BYTEARRAY:
+        raise pickle.UnpicklingError(f"refusing bytearray({args[0]}): larger than {MAX_BYTEARRAY} bytes")
+    return bytearray(*args)
+
+
 # Constructors of builtin containers and scalars that old pickle protocols name as globals
 # (protocol 2 writes sets as builtins.set and bytes as _codecs.encode). They run no user code.
 _ALLOWED: dict[tuple[str, str], Any] = {
-    ("builtins", "set"): set, ("builtins", "frozenset"): frozenset, ("builtins", "bytearray"): bytearray,
+    ("builtins", "set"): set, ("builtins", "frozenset"): frozenset, ("builtins", "bytearray"): _bytearray,
     ("builtins", "complex"): complex, ("collections", "OrderedDict"): dict,
 }
 _ALLOWED.update({("__builtin__", name): value for (_module, name), value in list(_ALLOWED.items())})
@@ -39,4 +56,48 @@ class _RestrictedUnpickler(pickle.Unpickler):
 def safe_unpickle(data: bytes) -> Any:
     """Decode a pickle that may hold only dicts, lists, tuples, sets, str, bytes, numbers, bools
     and None. Raises pickle.UnpicklingError (or EOFError...) on anything else."""
-    return _RestrictedUnpickler(io.BytesIO(data)).load()
+    try:
+        value = _RestrictedUnpickler(io.BytesIO(data)).load()
+    except (RecursionError, MemoryError) as error:
+        raise pickle.UnpicklingError(f"refusing a pickle that is too large or too deep ({type(error).__name__})") \
+            from None
+    check_bounds(value)
+    return value
+
+
+_CONTAINERS = (dict, list, tuple, set, frozenset)
+
+
+def check_bounds(value: Any, max_depth: int = MAX_DEPTH, max_nodes: int = MAX_NODES) -> None:
+    """Refuse ``value`` if, walked as a tree, it is deeper than ``max_depth``, has more than
+    ``max_nodes`` values, or contains itself. Linear in the size of the decoded data: each
+    container's tree size is worked out once (by id) however often it is referenced."""
+    sizes: dict[int, tuple[int, int]] = {}          # id -> (tree size, height)
+    open_ids: set[int] = set()                      # the containers on the current path
+    stack: list[tuple[Any, list[Any] | None, int]] = [(value, None, 0)]
+    while stack:
+        item, kids, scalars = stack.pop()
+        key = id(item)
+        if kids is not None:                        # all children done: this one is done
+            size, height = 1 + scalars, 0
+            for kid in kids:
+                kid_size, kid_height = sizes[id(kid)]
+                size += kid_size
+                height = max(height, kid_height)
+            open_ids.discard(key)
+            sizes[key] = (size, height + 1)
+            if size > max_nodes:
+                raise pickle.UnpicklingError(f"refusing a pickle that expands to more than {max_nodes} values "
+                                             "(shared references)")
+            continue
+        if key in sizes or not isinstance(item, _CONTAINERS):
+            continue
+        if key in open_ids:
+            raise pickle.UnpicklingError("refusing a pickle that contains itself (a cycle)")
+        open_ids.add(key)
+        if len(open_ids) > max_depth:
+            raise pickle.UnpicklingError(f"refusing a pickle nested deeper than {max_depth}")
+        members = [*item.keys(), *item.values()] if isinstance(item, dict) else item
+        children = [m for m in members if isinstance(m, _CONTAINERS)]
+        stack.append((item, children, len(members) - len(children)))
+        stack.extend((kid, None, 0) for kid in children if id(kid) not in sizes)

@@ -7,12 +7,14 @@ I/O lives here (reading files, running ``dmesg``); the decoding of kernel lines 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import stat
 import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from triage.analysis.crash import KernelEvent
 from triage.layout import RankPaths, RunPaths
@@ -33,10 +35,32 @@ class RankFiles:
     exit: dict[str, Any] | None
 
 
-def _json(path: Path) -> dict[str, Any] | None:
+MAX_JSON_BYTES = 4 * 1024 * 1024
+
+
+def _open_regular(path: Path) -> BinaryIO | None:
+    """``path`` opened for reading if it is a regular file (never blocks on a FIFO), else None."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    return os.fdopen(fd, "rb")
+
+
+def _json(path: Path) -> dict[str, Any] | None:
+    handle = _open_regular(path)
+    if handle is None:
+        return None
+    with handle:
+        raw = handle.read(MAX_JSON_BYTES + 1)
+    if len(raw) > MAX_JSON_BYTES:
+        return None
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
 
@@ -61,12 +85,15 @@ def rank_for_pid(ranks: list[RankFiles], pid: int | None) -> RankFiles | None:
 
 
 def read_tail(path: Path, limit: int = LOG_TAIL_BYTES) -> str:
+    handle = _open_regular(path)
+    if handle is None:
+        return ""
     try:
-        with open(path, "rb") as handle:
+        with handle:
             handle.seek(0, 2)
             size = handle.tell()
             handle.seek(max(0, size - limit))
-            return handle.read().decode("utf-8", "replace")
+            return handle.read(limit).decode("utf-8", "replace")
     except OSError:
         return ""
 

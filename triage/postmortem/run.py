@@ -10,9 +10,11 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from triage.analysis.core_crash import classify_core_output, classify_rank_logs
 from triage.analysis.crash import CrashClassification, KernelEvent
@@ -26,7 +28,10 @@ from triage.bundle import (
 )
 from triage.collectors.core import collect_core, core_out_dir
 from triage.collectors.gdbrun import DEFAULT_TIMEOUT_S
-from triage.layout import RunPaths
+from triage.collectors.pyframes import FILE as PYFRAMES_FILE
+from triage.collectors.pyframes import describe as describe_pyframe
+from triage.collectors.pyframes import parse_output as parse_pyframes
+from triage.layout import RunPaths, make_private_dir
 from triage.load.cores import read_core_output
 from triage.model import RankState, Report
 from triage.parsing.elfcore import CoreFormatError, read_core_notes
@@ -66,6 +71,8 @@ def _check_readable(core: Path) -> str | None:
         return f"{core}: no such file"
     if core.is_dir():
         return f"{core}: is a directory, not a core file"
+    if not core.is_file():
+        return f"{core}: not a regular file (a FIFO or device?): give a core file"
     if not os.access(core, os.R_OK):
         return f"{core}: not readable (permission denied)"
     return None
@@ -126,8 +133,7 @@ def run_postmortem(cores: list[Path], *, exe: str | None = None, run_dir: Path |
     if dmesg_problem:
         warnings.append(dmesg_problem)
     events: tuple[KernelEvent, ...] = kernel_events(text or "", boot_time())
-    scratch = Path(tempfile.mkdtemp(prefix="triage-postmortem-")) if keep is None else keep
-    scratch.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix="triage-postmortem-")) if keep is None else make_private_dir(keep)
     made: dict[str, Path] = {}
     jobs: list[_Job] = []
     try:
@@ -177,13 +183,16 @@ def _analyse(jobs: list[_Job], records: list[CollectorRecord], ranks: list[RankF
         warnings += [f"{job.core}: {n}" for n in output.info.get("executable_notes") or ()]
         notes = ("gdb is not installed: only the core's own notes were read",) if gdb_missing else ()
         item, bt = classify_core_output(output, rank_logs(job.rank) if job.rank else None, events, notes)
+        item = _with_pystack(item, output.info, core_out_dir(job.bundle, job.rank.rank if job.rank else None,
+                                                             record.pid))
         if bt.threads and not any("Py" in f.function for t in bt.threads for f in t.frames):
             program = (output.info.get("notes") or {}).get("executable") or "?"
             item = _with_note(item, "not a Python program's core: no Python frames to show")
             warnings.append(f"{job.core}: core of a non-Python program ({program}): C/C++ frames only")
         elif bt.threads and not item.python_frames:
-            item = _with_note(item, "no Python frames: CPython's gdb helper (py-bt) is not installed for this "
-                                    "interpreter and no faulthandler.log was given (use --run-dir)")
+            why = (output.info.get("pystack") or {}).get("error") or "pystack found none"
+            item = _with_note(item, f"no Python frames: {why}; no trusted py-bt helper (root-owned CPython "
+                                    "*-gdb.py) and no faulthandler.log (use --run-dir)")
         classifications.append(item)
         if job.rank is not None:
             crashed.add((job.rank.host, job.rank.rank))
@@ -200,6 +209,25 @@ def _analyse(jobs: list[_Job], records: list[CollectorRecord], ranks: list[RankF
                           problems=tuple(bad))
     return PostmortemResult(report, classifications, bad, list(dict.fromkeys(warnings)), gdb_missing,
                             [str(b) for b in bundles])
+
+
+def _with_pystack(item: CrashClassification, info: Mapping[str, Any], out_dir: Path) -> CrashClassification:
+    """Python frames from pystack (read from the core's memory, nothing run) when py-bt gave none;
+    pystack's view at the moment of the crash wins over a faulthandler.log written by the dying rank
+    only when faulthandler gave nothing."""
+    if item.python_method != "none":
+        return item
+    try:
+        text = (out_dir / PYFRAMES_FILE).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return item
+    faulting = ((info.get("notes") or {}).get("thread_ids") or [None])[0]
+    frames = parse_pyframes(text).frames_for(faulting if isinstance(faulting, int) else None)
+    if not frames:
+        return item
+    from dataclasses import replace
+
+    return replace(item, python_frames=tuple(describe_pyframe(f) for f in frames[:8]), python_method="pystack")
 
 
 def _with_note(item: CrashClassification, note: str) -> CrashClassification:

@@ -10,6 +10,8 @@ Two transports, one shape: a function ``node -> NodeOutcome`` handed to :func:`f
 from __future__ import annotations
 
 import json
+import os
+import selectors
 import shutil
 import subprocess
 import time
@@ -21,7 +23,7 @@ from triage.errors import RemoteError
 from triage.remote.fanout import NodeOutcome
 from triage.remote.slurm import srun_argv
 from triage.remote.ssh import SshOptions, connect, resolve, run_command
-from triage.remote.transfer import unpack
+from triage.remote.transfer import MAX_STREAM_BYTES, unpack
 
 
 @dataclass(frozen=True)
@@ -56,8 +58,43 @@ def _receive(plan: GatherPlan, node: str, status: int, out: bytes, err: bytes, s
         if not (bundle / "manifest.json").is_file():
             raise RemoteError(f"{node}: bundle {bundle} is not visible here: is the run directory really shared?")
         return NodeOutcome(node=node, bundle=bundle, duration_s=time.monotonic() - started, bytes_moved=len(out))
-    bundle = unpack(out, plan.run_dir, label=node)
+    bundle = unpack(out, plan.run_dir, label=node, node=node)
     return NodeOutcome(node=node, bundle=bundle, duration_s=time.monotonic() - started, bytes_moved=len(out))
+
+
+MAX_STDERR_BYTES = 1 << 20
+
+
+def bounded_communicate(proc: subprocess.Popen[bytes], timeout: float, limit: int,
+                        label: str) -> tuple[bytes, bytes]:
+    """Like ``communicate`` but the bound holds while reading: past ``limit`` bytes of stdout the
+    process is killed and the node refused (stderr keeps its last MiB). TimeoutExpired as usual."""
+    assert proc.stdout is not None and proc.stderr is not None
+    out, err = bytearray(), bytearray()
+    deadline = time.monotonic() + timeout
+    with selectors.DefaultSelector() as selector:
+        selector.register(proc.stdout, selectors.EVENT_READ, out)
+        selector.register(proc.stderr, selectors.EVENT_READ, err)
+        while selector.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise subprocess.TimeoutExpired(proc.args, timeout)
+            for key, _ in selector.select(min(left, 1.0)):
+                chunk = os.read(key.fd, 1 << 16)
+                if not chunk:
+                    selector.unregister(key.fileobj)
+                    continue
+                key.data.extend(chunk)
+                if key.data is err and len(err) > MAX_STDERR_BYTES:
+                    del err[:-MAX_STDERR_BYTES]
+                if key.data is out and len(out) > limit:
+                    proc.kill()
+                    proc.wait()
+                    raise RemoteError(f"{label}: bundle stream larger than {limit} bytes: refused")
+    proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+    proc.stdout.close()
+    proc.stderr.close()
+    return bytes(out), bytes(err)
 
 
 def srun_worker(plan: GatherPlan, job_id: str) -> Callable[[str], NodeOutcome]:
@@ -69,7 +106,7 @@ def srun_worker(plan: GatherPlan, job_id: str) -> Callable[[str], NodeOutcome]:
         argv[0] = srun
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
         try:
-            out, err = proc.communicate(timeout=plan.timeout_s)
+            out, err = bounded_communicate(proc, plan.timeout_s, MAX_STREAM_BYTES, node)
         except subprocess.TimeoutExpired:
             proc.terminate()          # srun forwards SIGTERM to the step and ends it
             try:

@@ -5,8 +5,12 @@ Finds what to collect on this node, gets a node bundle and hands it back:
 1. the job was started by `triage launch` and its agent runs here: ask that agent (a request
    file in ``<run>/<host>/dump-requests/``, only for this host) and wait for its bundle;
 2. otherwise collect standalone from the job's ranks: the pids given, else the Python processes
-   whose environment names a rank (RANK / SLURM_PROCID, ...), filtered by SLURM_JOB_ID when a job
-   is given and by ``--match``.
+   whose environment names a rank (RANK / SLURM_PROCID, ...), of the invoking user only unless
+   ``--all-users``; for a SLURM job only the pids ``scontrol listpids`` assigns to it here (never
+   the processes' own SLURM_JOB_ID); filtered by ``--match``.
+
+A run directory a process declares (TRIAGE_RUN_DIR) is used only when it is private to the
+invoking user; otherwise the bundle goes to a new private temporary directory (0700, mkdtemp).
 
 The bundle is then streamed to stdout as a tar (``stream=True``) or, when the caller reads the
 same shared run directory, named in a one-line JSON on stdout.
@@ -17,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Sequence
@@ -28,11 +33,20 @@ import psutil
 
 from triage.bundle import Trigger
 from triage.collectors.common import CollectOptions, Target, process_alive
-from triage.collectors.discover import find_ranks, targets_for_pids
+from triage.collectors.discover import find_ranks, foreign_pids, targets_for_pids
 from triage.collectors.node_bundle import JobInfo, collect_node_bundle
 from triage.collectors.procinfo import read_environ
 from triage.errors import InputError
-from triage.layout import RUN_LAYOUT, HostPaths, RunPaths, read_json, short_hostname, write_json_atomic
+from triage.layout import (
+    RUN_LAYOUT,
+    HostPaths,
+    RunPaths,
+    directory_problem,
+    read_json,
+    short_hostname,
+    write_json_atomic,
+)
+from triage.remote.slurm import job_pids_here
 from triage.remote.transfer import pack
 
 
@@ -40,31 +54,44 @@ from triage.remote.transfer import pack
 class NodeRequest:
     job_id: str | None
     run_dir: Path | None            # the job's run directory, if known (else discovered from the ranks)
-    out_dir: Path                   # where a standalone bundle goes when there is no run directory
+    out_dir: Path | None            # where a standalone bundle goes without a run dir (None: a new mkdtemp)
     pids: tuple[int, ...] = ()
     match: str | None = None
     reason: str = "triage collect"
     wait_s: float = 60.0
     options: CollectOptions = field(default_factory=CollectOptions)
+    all_users: bool = False
 
 
 def _say(text: str) -> None:
     print(f"triage[{short_hostname()}]: {text}", file=sys.stderr, flush=True)
 
 
-def _job_ranks(job_id: str | None, match: str | None) -> list[Target]:
-    targets = find_ranks(match)
+def _job_ranks(job_id: str | None, match: str | None, all_users: bool) -> list[Target]:
     if job_id is None:
-        return targets
-    return [t for t in targets if read_environ(t.pid).get("SLURM_JOB_ID") in (job_id, job_id.split("_")[0])]
+        return find_ranks(match, all_users=all_users)
+    return find_ranks(match, all_users=all_users, only_pids=job_pids_here(job_id))
 
 
 def _run_dir_of(targets: Sequence[Target]) -> Path | None:
     for target in targets:
         value = read_environ(target.pid).get("TRIAGE_RUN_DIR")
-        if value and RunPaths(Path(value)).is_run_dir():
-            return Path(value)
+        if not value or not RunPaths(Path(value)).is_run_dir():
+            continue
+        problem = directory_problem(Path(value))
+        if problem:
+            _say(f"not using the run directory {value} that pid {target.pid} names: {problem}")
+            continue
+        return Path(value)
     return None
+
+
+def private_out_dir(label: str) -> Path:
+    """A new private directory (mkdtemp, 0700) under $XDG_RUNTIME_DIR when it is ours, else /tmp."""
+    base = os.environ.get("XDG_RUNTIME_DIR")
+    if not base or directory_problem(Path(base)) is not None:
+        base = tempfile.gettempdir()
+    return Path(tempfile.mkdtemp(prefix=f"triage-collect-{label}-", dir=base))
 
 
 def _live_agent(host: HostPaths) -> bool:
@@ -113,9 +140,13 @@ def collect_here(request: NodeRequest) -> tuple[Path, Path]:
         dead = [p for p in request.pids if not psutil.pid_exists(p)]
         if dead:
             raise InputError(f"{host}: no such process: {' '.join(map(str, dead))}")
+        foreign = foreign_pids(request.pids, request.all_users)
+        if foreign:
+            raise InputError(f"{host}: process {' '.join(map(str, foreign))} belongs to another user",
+                             hint="root may collect other users' processes with --all-users")
         targets = targets_for_pids(request.pids)
     else:
-        targets = _job_ranks(request.job_id, request.match)
+        targets = _job_ranks(request.job_id, request.match, request.all_users)
     run_dir = request.run_dir or _run_dir_of(targets)
     if run_dir is not None and _live_agent(RunPaths(run_dir).host(host)) and not request.pids:
         _say(f"asking the triage agent of {run_dir} for a bundle")
@@ -123,7 +154,8 @@ def collect_here(request: NodeRequest) -> tuple[Path, Path]:
         if bundle is not None:
             return run_dir, bundle
         _say("the agent gave no bundle in time: collecting directly")
-    target_dir = run_dir if run_dir is not None else request.out_dir
+    target_dir = run_dir if run_dir is not None else (
+        request.out_dir or private_out_dir(request.job_id or "node"))
     _say(f"collecting from {len(targets)} process(es)"
          + (": " + ", ".join(f"rank {t.rank} pid {t.pid}" for t in targets) if targets else ""))
     return target_dir, _standalone(request, target_dir, targets, host)

@@ -134,3 +134,19 @@ def srun_argv(job_id: str, node: str, command: Sequence[str]) -> list[str]:
     validate_host(node)
     return ["srun", "--jobid", job_id, "--overlap", "-N1", "-n1", "-w", node, "--mem=0",
             "--job-name=triage-collect", "--quiet", "--", *command]
+
+
+def job_pids_here(job_id: str) -> set[int]:
+    """The pids SLURM assigns to ``job_id`` on this node (``scontrol listpids``): SLURM's own
+    record, not a variable in the processes' environment that any user could set."""
+    job = validate_job_id(job_id)
+    run = run_slurm(["scontrol", "listpids", job])
+    if run.returncode != 0:
+        raise RemoteError(f"scontrol listpids {job} failed: {_first_line(run.stderr or run.stdout)}",
+                          hint="is the job running on this node? (`squeue -j JOB -o %N`)")
+    pids = set()
+    for line in run.stdout.splitlines():
+        fields = line.split()
+        if len(fields) >= 2 and fields[0].isdigit() and len(fields[0]) < 10:
+            pids.add(int(fields[0]))
+    return pids

@@ -14,6 +14,7 @@ import paramiko
 
 from triage.errors import RemoteError
 from triage.remote.names import validate_host
+from triage.remote.transfer import MAX_STREAM_BYTES
 
 DEFAULT_CONFIG = Path("~/.ssh/config")
 DEFAULT_KNOWN_HOSTS = (Path("~/.ssh/known_hosts"), Path("/etc/ssh/ssh_known_hosts"))
@@ -120,6 +121,9 @@ def connect(target: SshTarget, options: SshOptions) -> paramiko.SSHClient:
     return client
 
 
+MAX_STDERR_BYTES = 1 << 20
+
+
 def run_command(client: paramiko.SSHClient, argv: Sequence[str], timeout: float,
                 label: str) -> tuple[int, bytes, bytes]:
     """Run argv (quoted once with shlex for the remote shell); return (status, stdout, stderr)."""
@@ -140,8 +144,11 @@ def run_command(client: paramiko.SSHClient, argv: Sequence[str], timeout: float,
             while channel.recv_ready():
                 out += channel.recv(1 << 16)
                 got = True
+                if len(out) > MAX_STREAM_BYTES:      # the bound holds while reading, not after
+                    raise RemoteError(f"{label}: bundle stream larger than {MAX_STREAM_BYTES} bytes: refused")
             while channel.recv_stderr_ready():
                 err += channel.recv_stderr(1 << 16)
+                del err[:-MAX_STDERR_BYTES]
                 got = True
             if channel.exit_status_ready() and not channel.recv_ready() and not channel.recv_stderr_ready():
                 break

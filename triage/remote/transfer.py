@@ -44,11 +44,23 @@ def _check_member(member: tarfile.TarInfo, host: str, label: str) -> None:
         raise RemoteError(f"{label}: refusing bundle stream: {member.name!r} is not a plain file or directory")
 
 
-def unpack(data: bytes, run_dir: Path, label: str) -> Path:
+def node_dir_name(node: str) -> str:
+    """The directory a node's bundle goes to: the node that was asked (``user@`` and ``:port`` dropped)."""
+    name = node.rsplit("@", 1)[-1]
+    if name.count(":") == 1:
+        name = name.split(":", 1)[0]
+    try:
+        return validate_host(name.strip("[]"))
+    except UsageError as error:
+        raise RemoteError(f"{node}: not a usable host directory name") from error
+
+
+def unpack(data: bytes, run_dir: Path, label: str, node: str | None = None) -> Path:
     """Extract a stream made by :func:`pack` into ``run_dir``; returns the bundle directory.
 
-    Every member must sit under one host directory (a valid host name), be a plain file or
-    directory, and contain no absolute path or ``..``.
+    Every member must sit under one host directory, be a plain file or directory, and contain no
+    absolute path or ``..``. The host directory written here is named after ``node``, the node
+    that was asked, never after what the stream says (without ``node``: the stream's, validated).
     """
     if len(data) > MAX_STREAM_BYTES:
         raise RemoteError(f"{label}: bundle stream too large ({len(data)} bytes)")
@@ -64,9 +76,10 @@ def unpack(data: bytes, run_dir: Path, label: str) -> Path:
                 raise RemoteError(f"{label}: refusing bundle stream: bad host directory {host!r}") from error
             for member in members:
                 _check_member(member, host, label)
+            local = node_dir_name(node) if node is not None else host
             make_private_dir(run_dir)
             for member in members:
-                target = run_dir / member.name
+                target = run_dir.joinpath(local, *PurePosixPath(member.name).parts[1:])
                 if member.isdir():
                     make_private_dir(target)
                     continue
@@ -74,11 +87,13 @@ def unpack(data: bytes, run_dir: Path, label: str) -> Path:
                 source = tar.extractfile(member)
                 if source is None:
                     continue
-                with source, open(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as sink:
+                flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+                with source, open(os.open(target, flags, 0o600), "wb") as sink:
                     sink.write(source.read())
     except tarfile.TarError as error:
         raise RemoteError(f"{label}: bundle stream is not a valid tar ({error})") from error
-    bundles = sorted({PurePosixPath(m.name).parts[:3] for m in members if len(PurePosixPath(m.name).parts) >= 3})
+    members_parts = [(local, *PurePosixPath(m.name).parts[1:]) for m in members]
+    bundles = sorted({parts[:3] for parts in members_parts if len(parts) >= 3})
     manifests = [run_dir.joinpath(*parts) for parts in bundles if parts[1] == "bundles"]
     if len(manifests) != 1 or not (manifests[0] / "manifest.json").is_file():
         raise RemoteError(f"{label}: bundle stream holds no single bundle with a manifest")

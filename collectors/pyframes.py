@@ -1,0 +1,182 @@
+"""Python frames of a core or a live process with pystack, which runs nothing the target controls.
+
+pystack (bloomberg/pystack) reads the interpreter's structures straight from the core's or the
+process's memory; unlike gdb's ``py-bt`` it needs no ``python-gdb.py`` next to the target (pip
+and conda interpreters have none), and it never loads code from where the target lives.
+
+pystack runs in a child process (``python -I -m triage.collectors.pyframes core|remote ...``)
+under a time bound: a crafted core that upsets its C++ reader kills the child, never triage.
+The child prints one JSON document, schema ``triage.pyframes/1``::
+
+    {"schema": ..., "tool": "pystack", "version": "1.7.2", "threads": [
+        {"tid": 123, "name": null, "gil": true, "frames": [{"file", "line", "function"}, ...]}]}
+
+Frames are innermost first. On failure: ``{"schema": ..., "error": "one line"}`` and exit 1.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from triage.bundle import CollectorRecord, CollectorStatus
+from triage.collectors.common import (
+    DENIED_HINT,
+    CollectOptions,
+    Target,
+    gone,
+    looks_denied,
+    process_alive,
+    process_state,
+    record,
+    resume_if_left_stopped,
+    run_tool,
+    write_private,
+)
+
+SCHEMA = "triage.pyframes/1"
+FILE = "pystack.json"
+NAME = "pystack"
+OUTPUT_LIMIT = 8 * 1024 * 1024
+MAX_THREADS = 4096
+MAX_FRAMES = 512
+INSTALL_HINT = "install it: `pip install pystack` (in the same environment as triage)"
+
+
+@dataclass(frozen=True)
+class PyFrames:
+    """What one pystack run gave: threads (tid -> frames innermost first), or the reason it gave none."""
+
+    threads: dict[int, tuple[tuple[str, int | None, str], ...]]
+    error: str | None = None
+    missing: bool = False
+    timed_out: bool = False
+    denied: bool = False
+    raw: str = ""
+
+    def frames_for(self, tid: int | None) -> tuple[tuple[str, int | None, str], ...]:
+        """The frames of thread ``tid``; without it, the first thread that has any."""
+        if tid is not None and self.threads.get(tid):
+            return self.threads[tid]
+        return next((f for f in self.threads.values() if f), ())
+
+
+def pystack_available() -> bool:
+    try:
+        import pystack  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def run_pystack(mode: str, target: str, executable: str | None = None, timeout: float = 60.0) -> PyFrames:
+    """Run the child (``mode`` "core" with ``executable``, or "remote" on a pid); never raises."""
+    if not pystack_available():
+        return PyFrames({}, "pystack is not installed", missing=True)
+    argv = [sys.executable, "-I", "-m", "triage.collectors.pyframes", mode, target]
+    if executable:
+        argv.append(executable)
+    run = run_tool(argv, timeout, OUTPUT_LIMIT)
+    text = run.stdout.decode("utf-8", "replace")
+    if run.start_error:
+        return PyFrames({}, run.start_error)
+    if run.timed_out:
+        return PyFrames({}, f"pystack did not finish in {timeout:.0f}s", timed_out=True, raw=text)
+    return parse_output(text, run.stderr_text, run.returncode)
+
+
+def parse_output(text: str, stderr: str = "", returncode: int | None = 0) -> PyFrames:
+    """The child's JSON as :class:`PyFrames` (bounded: threads and frames beyond the limits are dropped)."""
+    try:
+        data: Any = json.loads(text) if text.strip() else None
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        last = (stderr.strip().splitlines() or [f"exit status {returncode}"])[-1]
+        return PyFrames({}, f"pystack gave no output: {last[:300]}", raw=text)
+    if data.get("error"):
+        error = str(data["error"])[:400]
+        return PyFrames({}, error, denied=looks_denied(error), raw=text)
+    threads: dict[int, tuple[tuple[str, int | None, str], ...]] = {}
+    for item in (data.get("threads") or [])[:MAX_THREADS]:
+        if not isinstance(item, dict) or not isinstance(item.get("tid"), int):
+            continue
+        frames = []
+        for frame in (item.get("frames") or [])[:MAX_FRAMES]:
+            if isinstance(frame, dict):
+                line = frame.get("line")
+                frames.append((str(frame.get("file")), line if isinstance(line, int) else None,
+                               str(frame.get("function"))))
+        threads[item["tid"]] = tuple(frames)
+    return PyFrames(threads, raw=text)
+
+
+def describe(frame: tuple[str, int | None, str]) -> str:
+    """As :class:`triage.parsing.gdb.PythonFrame` describes a frame: ``file:line in function``."""
+    return f"{frame[0]}:{frame[1]} in {frame[2]}"
+
+
+def collect_pystack_live(target: Target, rank_out: Path, bundle: Path, options: CollectOptions,
+                         why: str = "requested") -> CollectorRecord:
+    """Python stacks of a live rank with ``pystack remote`` (when py-spy could not give them)."""
+    started = time.monotonic()
+    if target.pid is None or not process_alive(target.pid):
+        return gone(NAME, target, started)
+    if not pystack_available():
+        return record(NAME, CollectorStatus.MISSING, target, started, error="pystack is not installed",
+                      hint=INSTALL_HINT)
+    before = process_state(target.pid)
+    frames = run_pystack("remote", str(target.pid), timeout=max(options.collector_timeout, 30.0))
+    if frames.timed_out:
+        resume_if_left_stopped(target.pid, before)
+    files: list[str] = []
+    if frames.raw:
+        write_private(rank_out / FILE, frames.raw)
+        files.append(str((rank_out / FILE).relative_to(bundle)))
+    if frames.timed_out:
+        return record(NAME, CollectorStatus.TIMEOUT, target, started, files, error=frames.error)
+    if frames.denied:
+        return record(NAME, CollectorStatus.DENIED, target, started, files, error=frames.error, hint=DENIED_HINT)
+    if frames.error:
+        return record(NAME, CollectorStatus.FAILED, target, started, files, error=f"{frames.error} ({why})")
+    return record(NAME, CollectorStatus.OK, target, started, files)
+
+
+def _child(argv: list[str]) -> int:
+    """The child: pystack on a core or a pid, JSON on stdout."""
+    try:
+        from pystack import engine
+        from pystack._version import __version__
+    except ImportError as error:
+        print(json.dumps({"schema": SCHEMA, "error": f"pystack is not installed: {error}"}))
+        return 1
+    try:
+        if len(argv) >= 3 and argv[0] == "core":
+            threads = engine.get_process_threads_for_core(Path(argv[1]), Path(argv[2]),
+                                                          native_mode=engine.NativeReportingMode.OFF)
+        elif len(argv) == 2 and argv[0] == "remote" and argv[1].isdigit():
+            threads = engine.get_process_threads(int(argv[1]), stop_process=True,
+                                                 native_mode=engine.NativeReportingMode.OFF)
+        else:
+            print(json.dumps({"schema": SCHEMA, "error": "usage: core CORE EXECUTABLE | remote PID"}))
+            return 2
+        out = []
+        for thread in threads:
+            frames = [{"file": f.code.filename, "line": f.code.location.lineno, "function": f.code.scope}
+                      for f in thread.frames]
+            out.append({"tid": thread.tid, "name": thread.name, "gil": bool(thread.holds_the_gil > 0),
+                        "frames": frames[::-1]})
+    except Exception as error:  # noqa: BLE001 - the child reports every failure as one line
+        message = " ".join(str(error).split()) or type(error).__name__
+        print(json.dumps({"schema": SCHEMA, "error": f"pystack: {message}"}))
+        return 1
+    print(json.dumps({"schema": SCHEMA, "tool": "pystack", "version": __version__, "threads": out}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_child(sys.argv[1:]))

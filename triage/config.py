@@ -20,7 +20,6 @@ import argparse
 import math
 import os
 import re
-import stat
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +28,7 @@ from typing import Any
 import yaml
 
 from triage.errors import ConfigError
+from triage.regular_files import NOT_REGULAR, NotRegularFile, open_regular
 
 DEFAULT_CONFIG_FILE = "triage.yaml"
 ENV_PREFIX = "TRIAGE_"
@@ -195,17 +195,12 @@ def check_path_component(value: str, where: str) -> str:
 
 def _read_config_text(path: Path) -> str:
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with open_regular(path) as handle:
+            data = handle.read(MAX_CONFIG_BYTES + 1)
+    except NotRegularFile:
+        raise ConfigError(f"{path}: {NOT_REGULAR}") from None
     except OSError as err:
         raise ConfigError(f"{path}: cannot read: {err.strerror}") from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ConfigError(f"{path}: not a regular file (a directory, FIFO or device)")
-        data = os.read(fd, MAX_CONFIG_BYTES + 1)
-    except OSError as err:
-        raise ConfigError(f"{path}: cannot read: {err.strerror}") from None
-    finally:
-        os.close(fd)
     if len(data) > MAX_CONFIG_BYTES:
         raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES} bytes: not a triage config file")
     try:

@@ -1,7 +1,5 @@
 """Attacks on `triage report` whose fixes are in the lead's files (triage/load, triage/report,
-triage/cli/report.py). Each test performs the attack for real and asserts the safe outcome; it is
-marked xfail(strict=True) until the lead's fix lands, so the fix turns it into a plain pass.
-The tests without the mark already hold and guard against regressions."""
+triage/cli/report.py). Each test performs the attack for real and asserts the safe outcome."""
 
 from __future__ import annotations
 
@@ -51,24 +49,18 @@ def _run_dir(root: Path, worker: dict[str, object]) -> Path:
     return root
 
 
-@pytest.mark.xfail(strict=True, reason="lead: triage/load sizes rank tables by the rank a log names "
-                                       "([rank99999999]); bound ranks by what the input holds")
 def test_log_naming_a_huge_rank(tmp_path: Path) -> None:
     log = tmp_path / "job.log"
     log.write_text("[rank0]: step 1\n[rank99999999]: RuntimeError: boom\n")
     _no_crash(_report(str(log)))
 
 
-@pytest.mark.xfail(strict=True, reason="lead: triage/load builds per-rank structures from worker.json "
-                                       "world_size 100000000; bound world sizes by the ranks present")
 def test_worker_json_with_a_huge_world_size(tmp_path: Path) -> None:
     run_dir = _run_dir(tmp_path / "run", {"rank": 0, "local_rank": 0, "world_size": 100_000_000, "pid": 1,
                                           "host": "h"})
     _no_crash(_report(str(run_dir)))
 
 
-@pytest.mark.xfail(strict=True, reason="lead: text from inputs (a dump's process-group name) reaches the "
-                                       "text report with terminal escape sequences; sanitise before rendering")
 def test_escape_sequences_in_a_pg_name_do_not_reach_the_terminal(tmp_path: Path) -> None:
     source = REPO / "tests" / "golden" / "stuck_outside" / "run"
     import shutil
@@ -86,7 +78,6 @@ def test_escape_sequences_in_a_pg_name_do_not_reach_the_terminal(tmp_path: Path)
     assert "\x1b" not in run.stdout and "\x07" not in run.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="lead: `triage report --width 0` is accepted; refuse it (exit 2)")
 def test_report_width_zero_is_refused(tmp_path: Path) -> None:
     log = tmp_path / "job.log"
     log.write_text("[rank0]: RuntimeError: boom\n")
@@ -107,8 +98,6 @@ def test_report_to_a_closed_stdout(tmp_path: Path) -> None:
     assert "internal error" not in run.stderr and "Traceback" not in run.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="lead: `triage report` to a full disk (/dev/full) gives exit 70; "
-                                       "say so in one line and exit 2")
 def test_report_to_a_full_stdout(tmp_path: Path) -> None:
     log = tmp_path / "job.log"
     log.write_text("[rank0]: RuntimeError: boom\n")
@@ -117,8 +106,6 @@ def test_report_to_a_full_stdout(tmp_path: Path) -> None:
     assert run.returncode == 2 and "internal error" not in run.stderr, (run.returncode, run.stderr)
 
 
-@pytest.mark.xfail(strict=True, reason="lead: a FIFO given to `triage report` as a log or dump hangs; "
-                                       "open only regular files (exit 2)")
 def test_fifo_given_to_report(tmp_path: Path) -> None:
     fifo = tmp_path / "job.log"
     os.mkfifo(fifo)

@@ -6,7 +6,6 @@ import argparse
 import contextlib
 import math
 import os
-import stat
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -18,6 +17,7 @@ from triage.errors import InputError, UsageError
 from triage.exitcodes import ExitCode
 from triage.layout import RunPaths
 from triage.postmortem.run import PostmortemResult, run_postmortem
+from triage.regular_files import NOT_REGULAR, NotRegularFile, open_regular
 from triage.report import FORMATS, render
 
 MAX_THREADS_SHOWN = 12
@@ -108,16 +108,13 @@ def read_regular_text(path: Path, what: str, limit: int) -> str:
     """A regular file's text (at most ``limit`` bytes from its end); FIFOs, devices and directories
     are refused (they could block triage forever)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with open_regular(path) as handle:
+            handle.seek(max(0, os.fstat(handle.fileno()).st_size - limit))
+            return handle.read(limit).decode("utf-8", "replace")
+    except NotRegularFile:
+        raise InputError(f"{path}: {NOT_REGULAR}: cannot read {what}") from None
     except OSError as error:
         raise InputError(f"{path}: cannot read {what}: {error.strerror or error}") from None
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode):
-        os.close(fd)
-        raise InputError(f"{path}: not a regular file (a FIFO, device or directory): cannot read {what}")
-    with os.fdopen(fd, "rb") as handle:
-        handle.seek(max(0, info.st_size - limit))
-        return handle.read(limit).decode("utf-8", "replace")
 
 
 def exit_code(result: PostmortemResult) -> ExitCode:

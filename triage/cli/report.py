@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from triage.errors import InputError
+from triage.errors import InputError, UsageError
 from triage.exitcodes import ExitCode
 from triage.model import Report, VerdictKind
 from triage.report import FORMATS, build_report, render
@@ -40,6 +40,8 @@ class ReportCommand:
                 gc.enable()
 
     def _run(self, args: argparse.Namespace) -> int:
+        if args.width is not None and not 20 <= args.width <= 10000:
+            raise UsageError(f"--width {args.width}: must be between 20 and 10000 columns")
         report = build_report(args.inputs, prefix=args.prefix)
         if args.output:
             _write_file(report, args.format, Path(args.output), args.width)
@@ -51,6 +53,10 @@ class ReportCommand:
             except BrokenPipeError:  # `triage report ... | head`: the reader left, that is fine
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
                 return int(exit_code(report))
+            except OSError as exc:   # a full disk, a closed terminal: the report was not delivered
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                raise InputError(f"standard output: cannot write the report ({exc.strerror or exc})",
+                                 hint="write it to a file with -o FILE") from None
         _print_next(report, args, sys.stderr)
         return int(exit_code(report))
 

@@ -15,6 +15,7 @@ from triage.model import Collective
 from triage.model.evidence import Evidence, PgMembers, RankEvidence
 from triage.parsing.flight_recorder import FrDump, decode_fr_bytes, load_fr_file, rank_from_filename
 from triage.parsing.flight_recorder_compact import parse_fr_compact
+from triage.regular_files import open_regular
 
 MAX_TEXT = 256 * 1024 * 1024  # of a bigger log, the last 256 MiB are read
 _TRAILING_NUMBER = re.compile(r"^(.*?)(\d+)(?:\.(?:json|pkl|pickle|bin))?$")
@@ -23,7 +24,7 @@ _TRAILING_NUMBER = re.compile(r"^(.*?)(\d+)(?:\.(?:json|pkl|pickle|bin))?$")
 def read_text(path: Path, limit: int = MAX_TEXT) -> str:
     """A text file as str; of a file larger than ``limit``, its end (where a failure shows)."""
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             size = os.fstat(handle.fileno()).st_size
             if size > limit:
                 handle.seek(size - limit)
@@ -39,7 +40,7 @@ def read_text(path: Path, limit: int = MAX_TEXT) -> str:
 def looks_like_fr_file(path: Path) -> bool:
     """A file whose first byte says JSON object or pickle, named with a trailing rank number."""
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             head = handle.read(64)
     except OSError:
         return False

@@ -20,6 +20,7 @@ from triage.load.run_dir import load_run_dir, looks_like_run_dir
 from triage.model.evidence import Event, Evidence, ExitInfo, RankEvidence
 from triage.parsing.crashlog import parse_crash_line
 from triage.parsing.torchelastic import parse_error_file
+from triage.regular_files import NOT_REGULAR, is_special_file, open_regular
 
 MAX_STDIN_BYTES = 1 << 30
 MAX_ERROR_FILE_BYTES = 16 << 20
@@ -38,6 +39,8 @@ def load_inputs(paths: list[str | Path], prefix: str | None = None) -> Evidence:
         path = Path(raw)
         if not path.exists():
             raise InputError(f"{path}: no such file or directory")
+        if is_special_file(path):
+            raise InputError(f"{path}: {NOT_REGULAR}", "save the log to a file, or pipe it in with `triage report -`")
         if path.is_dir():
             parts.append(_load_dir(path, prefix))
         elif looks_like_fr_file(path):
@@ -124,7 +127,7 @@ def _size(path: Path) -> int:
 
 def _scan_mapped(path: Path, scan: LogScan) -> bool:
     try:
-        with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        with open_regular(path) as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
             if b"\x00" in data[:4096]:
                 raise InputError(f"{path}: binary file, not a log", "pass a text log or a Flight Recorder dump")
             scan_large_log(data, str(path), scan, default_rank=rank_from_name(path.name))

@@ -11,13 +11,12 @@ reported as "not a supported core" rather than guessed at.
 
 from __future__ import annotations
 
-import errno
 import os
-import stat as stat_module
 import struct
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+
+from triage.regular_files import open_regular
 
 ELF_MAGIC = b"\x7fELF"
 ET_CORE = 4
@@ -96,19 +95,10 @@ class CoreNotes:
         return tuple(dict.fromkeys(m.path for m in self.files))
 
 
-def _open_regular(path: Path) -> BinaryIO:
-    """Open for reading without blocking on a FIFO; only a regular file is accepted (OSError otherwise)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    if not stat_module.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise OSError(errno.EINVAL, "not a regular file (a FIFO, device or directory)")
-    return os.fdopen(fd, "rb")
-
-
 def read_core_notes(path: Path) -> CoreNotes:
     """Raise CoreFormatError (not OSError) when ``path`` is not a readable 64-bit ELF core."""
     try:
-        with _open_regular(path) as handle:
+        with open_regular(path) as handle:
             stat = os.fstat(handle.fileno())
             header = handle.read(64)
             if len(header) < 4 or header[:4] != ELF_MAGIC:
@@ -221,7 +211,7 @@ def elf_debug_state(path: Path) -> str:
     file); stripped (none of these); unreadable.
     """
     try:
-        with _open_regular(path) as handle:
+        with open_regular(path) as handle:
             header = handle.read(64)
             if len(header) < 64 or header[:4] != ELF_MAGIC or header[4] != 2 or header[5] != 1:
                 return "unreadable"

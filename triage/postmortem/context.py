@@ -7,9 +7,7 @@ I/O lives here (reading files, running ``dmesg``); the decoding of kernel lines 
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import stat
 import subprocess
 import time
 from dataclasses import dataclass
@@ -20,6 +18,7 @@ from triage.analysis.crash import KernelEvent
 from triage.layout import RankPaths, RunPaths
 from triage.model.evidence import RankLogs
 from triage.parsing.dmesg import OomEvent, SegfaultEvent, XidEvent, scan_dmesg
+from triage.regular_files import open_regular
 
 LOG_TAIL_BYTES = 64 * 1024
 DMESG_TIMEOUT_S = 10.0
@@ -41,13 +40,9 @@ MAX_JSON_BYTES = 4 * 1024 * 1024
 def _open_regular(path: Path) -> BinaryIO | None:
     """``path`` opened for reading if it is a regular file (never blocks on a FIFO), else None."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        return open_regular(path)
     except OSError:
         return None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        return None
-    return os.fdopen(fd, "rb")
 
 
 def _json(path: Path) -> dict[str, Any] | None:

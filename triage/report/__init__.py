@@ -49,8 +49,9 @@ def render(report: Report, fmt: str, file: TextIO, width: int | None = None) -> 
 
         file.write(render_html(report))
     elif fmt == "text":
+        from triage.report.sanitize import terminal_safe
         from triage.report.text import render_text
 
-        render_text(report, file, width=width)
+        render_text(terminal_safe(report), file, width=width)
     else:
         raise ValueError(f"unknown report format {fmt!r} (choose from {', '.join(FORMATS)})")

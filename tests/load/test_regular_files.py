@@ -1,0 +1,44 @@
+"""Only regular files are read: a FIFO, socket or device never blocks a reader."""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+from triage.regular_files import NotRegularFile, is_special_file, open_regular
+
+
+def test_a_fifo_is_refused_at_once(tmp_path: Path) -> None:
+    fifo = tmp_path / "job.log"
+    os.mkfifo(fifo)                     # nobody writes: a plain open() would block forever
+    with pytest.raises(NotRegularFile):
+        open_regular(fifo)
+    assert is_special_file(fifo)
+
+
+def test_a_socket_and_a_device_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "sock"
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(path))
+        assert is_special_file(path)
+    finally:
+        server.close()
+    with pytest.raises(NotRegularFile):
+        open_regular("/dev/zero")
+
+
+def test_regular_files_and_directories(tmp_path: Path) -> None:
+    log = tmp_path / "a.log"
+    log.write_bytes(b"hello\n")
+    with open_regular(log) as handle:
+        assert handle.read() == b"hello\n"
+    assert not is_special_file(log) and not is_special_file(tmp_path)
+    assert not is_special_file(tmp_path / "missing")
+    with pytest.raises(NotRegularFile):
+        open_regular(tmp_path)
+    with pytest.raises(FileNotFoundError):
+        open_regular(tmp_path / "missing")

@@ -155,3 +155,21 @@ def test_an_upper_case_rank_prefix_and_a_missing_comma_are_tolerated() -> None:
         "CollectiveFingerPrint(SequenceNumber=0OpType=REDUCE).Collectives differ in the following aspects:   "
         "Sequence number: 101vs 0  Op type: ALLGATHERvs REDUCE")
     assert (kind, culprits) == ("collective_mismatch", [7])
+
+
+def test_a_deepspeed_launcher_record_on_one_node_is_the_culprit() -> None:
+    kind, culprits = verdict(
+        "[2023-04-14 13:11:27,879] [INFO] [launch.py:428:sigkill_handler] Killing subprocess 13266",
+        "[2023-04-14 13:11:27,885] [ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py', "
+        "'--local_rank=0', '--data_path', 'Dahoas/rm-static', '--zero_stage', '2', '--deepspeed', '--output_dir', "
+        "'/content/125m'] exits with return code = -9")
+    assert (kind, culprits) == ("crash", [0])
+    assert "OOM killer" in report("[ERROR] [launch.py:434:sigkill_handler] ['python', 'main.py', '--local_rank=0'] "
+                                  "exits with return code = -9").verdict.summary
+
+
+def test_a_launcher_failure_of_no_known_rank_is_still_a_failure() -> None:
+    result = report("[ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python3', '-u', 'train.py'] "
+                    "exits with return code = 1")
+    assert result.verdict.kind.value != "no_problem_found" and not result.verdict.culprit_ranks
+    assert "exited with code 1" in result.verdict.summary

@@ -122,3 +122,24 @@ def test_live_torchrun_failure(tmp_path: Path, mode: str) -> None:
         assert root.error_file is not None
         assert "ValueError: bad batch at step 7" in (root.traceback or "")
     json.dumps([f.__dict__ for f in parse_launcher_failures(out)])
+
+
+# DeepSpeed's launcher (deepspeed/launcher/launch.py, sigkill_handler), as pasted in
+# deepspeedai/DeepSpeedExamples#626 and deepspeedai/DeepSpeed#3232.
+DEEPSPEED_SEGV = (
+    "[2023-07-10 04:26:05,876] [INFO] [launch.py:318:sigkill_handler] Killing subprocess 94985\n"
+    "[2023-07-10 04:26:35,999] [ERROR] [launch.py:324:sigkill_handler] ['/global/D1/homes/sushant/sushanta/venv/bin/"
+    "python3.10', '-u', 'trainCLM.py', '--local_rank=1', '--deepspeed', '/home/sushant/D1/sushanta/try/nepaligpt/clm/"
+    "config/deepspeed_config.json'] exits with return code = -11\n")
+
+
+def test_deepspeed_launcher_record_names_the_local_rank_and_signal() -> None:
+    (failure,) = parse_launcher_failures(DEEPSPEED_SEGV)
+    assert (failure.local_rank, failure.exitcode, failure.signal, failure.root_cause) == (1, -11, "SIGSEGV", True)
+
+
+def test_deepspeed_launcher_record_without_a_local_rank_and_with_exit_1() -> None:
+    text = "[ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python3', '-u', 'train.py'] exits with return code = 1\n"
+    (failure,) = parse_launcher_failures(text)
+    assert (failure.local_rank, failure.exitcode, failure.signal) == (None, 1, None)
+    assert parse_launcher_failures(text.replace("= 1", "= 0")) == ()

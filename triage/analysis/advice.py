@@ -57,6 +57,12 @@ def excerpt_steps(verdict: Verdict) -> tuple[str, ...]:
                      "branch (checkpoint saving, evaluation, logging), a deadlock, or slow I/O; "
                      "if it is legitimately slow, raise the collective timeout (init_process_group(timeout=...))")
         steps.append(LIVE_STACKS)
+    elif kind is VerdictKind.INIT_HANG:
+        steps.append("find the ranks or nodes that never joined: their own output (an exception before "
+                     "init_process_group, a node that never started) or the launcher's log on their node")
+        steps.append("check that every node reaches MASTER_ADDR:MASTER_PORT and uses the right interface "
+                     "(GLOO_SOCKET_IFNAME / NCCL_SOCKET_IFNAME), and that no other job uses the same port: "
+                     "`triage check -- torchrun ...` tests this without the training code")
     elif kind in (VerdictKind.HANG, VerdictKind.FAILURE_UNLOCATED):
         steps.append("the culprit is a rank this input does not show: gather the output of every rank "
                      "(torchrun --tee 3, srun --label) and run triage report on all of it")

@@ -19,7 +19,9 @@ from triage.analysis.diff import (
 )
 from triage.analysis.failures import Failure, event_findings, failure_findings, rank_failures
 from triage.analysis.groups import Group, resolve_groups
+from triage.analysis.init_hang import init_hang_verdict
 from triage.analysis.nccl_processes import nccl_process_verdict
+from triage.analysis.op_counts import op_count_verdict
 from triage.analysis.p2p import P2pProblem, check_p2p
 from triage.analysis.partial import (
     coverage,
@@ -61,6 +63,8 @@ def analyze(evidence: Evidence) -> Report:
     ranks = tuple(replace(r, collectives=_with_watchdog(r, evidence.events)) for r in merged)
     world_size = evidence.world_size or (_world_size(ranks) if evidence.complete else None)
     world_size = _bounded(world_size, ranks)
+    if world_size is not None and not evidence.complete and any(r.rank >= world_size for r in ranks):
+        world_size = None      # an excerpt's "world_size=" was a subgroup's size: the world is unknown
     traces = {r.rank: r.collectives for r in ranks if r.collectives or r.has_trace}
     # an excerpt shows some ranks: the others are not in the input, not missing
     groups = resolve_groups(ranks, world_size if evidence.complete else None)
@@ -269,6 +273,12 @@ def _partial_verdict(
     orphan = unattributed_verdict(evidence.unattributed)
     if orphan is not None:
         return orphan
+    ras = op_count_verdict(evidence.op_count_splits)
+    if ras is not None:
+        return ras
+    init = init_hang_verdict(evidence.init_waits)
+    if init is not None:
+        return init
     if reported is not None:
         return reported
     if p2p:
@@ -276,7 +286,7 @@ def _partial_verdict(
     from_nccl = nccl_process_verdict(evidence.nccl_processes) if not ctx.traces else None
     if from_nccl is not None:
         return from_nccl
-    watchdog = watchdog_verdict(ranks, evidence.events, ctx.hosts, cov)
+    watchdog = watchdog_verdict(ranks, evidence.events, ctx.hosts, cov, evidence.unprefixed_tail)
     if watchdog is not None:
         return watchdog
     if straggles and not straggles[0].no_data:

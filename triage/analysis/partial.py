@@ -13,6 +13,7 @@ missing; its world size is what it states. From such text this module concludes:
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 
@@ -160,8 +161,25 @@ def unattributed_verdict(failures: tuple[ExitInfo, ...]) -> tuple[Verdict, Findi
     return verdict, Finding(kind.value, (), summary, first.evidence, root_cause=True)
 
 
+_NOT_WORK = re.compile(r"^(?:File |Traceback|frame #|```|--|\.\.\.|\^|\[?[EW]\d{4}|\w*Warning|warnings?\.|"
+                       r"Exception raised|\s*$)|NCCL (?:INFO|WARN)|[Ww]atchdog|Timeout\(ms\)")
+
+
+def _rank0_at_work(timed_out: list[int], ranks: tuple[RankEvidence, ...], tail: tuple[str, ...]) -> str | None:
+    """Rank 0 neither timed out nor shows up, while the unprefixed lines just before the timeouts
+    (what training scripts print from rank 0 only: progress, "Saving checkpoint", evaluation)
+    show work: the seasoned reading is that rank 0 is busy outside the collective."""
+    if not tail or 0 in timed_out or any(r.rank == 0 for r in ranks) or len(timed_out) < 1:
+        return None
+    for line in reversed(tail):
+        text = line.strip()
+        if not _NOT_WORK.search(text) and len(text) >= 8:
+            return text[:160]
+    return None
+
+
 def watchdog_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...], hosts: Hosts,
-                     cov: Mapping[str, object]) -> tuple[Verdict, Finding] | None:
+                     cov: Mapping[str, object], unprefixed_tail: tuple[str, ...] = ()) -> tuple[Verdict, Finding] | None:
     """Watchdog timeouts without traces: one collective timed out on the ranks shown."""
     timeouts = [e for e in events if e.kind is EventKind.WATCHDOG_TIMEOUT and e.rank is not None]
     if not timeouts:
@@ -183,6 +201,13 @@ def watchdog_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...],
         verdict = Verdict(VerdictKind.STUCK_OUTSIDE_COLLECTIVE, summary, culprit_ranks=culprits,
                           process_group=pg, seq=seq)
         return verdict, Finding(verdict.kind.value, culprits, summary.split(": ", 1)[1], root_cause=True)
+    rank0 = _rank0_at_work(timed_out, ranks, unprefixed_tail)
+    if rank0 is not None:
+        summary = (f"HANG: rank 0 (inferred) did not time out with the others: {rank_word(timed_out)} timed out in "
+                   f"{where}, and the last line without a rank prefix before the timeouts (such lines usually come "
+                   f"from rank 0 alone) shows other work: {rank0!r}")
+        verdict = Verdict(VerdictKind.STUCK_OUTSIDE_COLLECTIVE, summary, culprit_ranks=(0,), process_group=pg, seq=seq)
+        return verdict, Finding(verdict.kind.value, (0,), summary.split(": ", 1)[1], root_cause=True)
     summary = (f"HANG: {rank_word(timed_out)} timed out in {where}; the rank that did not join is not in this input "
                f"({coverage_line(cov)})")
     verdict = Verdict(VerdictKind.HANG, summary, process_group=pg, seq=seq)

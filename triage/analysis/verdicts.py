@@ -115,14 +115,32 @@ def p2p_verdict(problem: P2pProblem, hosts: Hosts, paths: Paths) -> tuple[Verdic
 
 
 def failure(first: Failure, failures: list[Failure], hosts: Hosts) -> tuple[Verdict, Finding]:
+    if first.kind is VerdictKind.NETWORK_ERROR:
+        return _network_failure(first, failures)
     head = "CRASH" if first.kind is VerdictKind.CRASH else "EXCEPTION"
     summary = f"{head}: {first.detail}"
     if first.time is not None:
         summary += f" (at {time.strftime('%H:%M:%S', time.gmtime(first.time))} UTC)"
-    later = sorted({f.rank for f in failures[1:]})
+    # one line that names several ranks (NCCL's "Duplicate GPU detected : rank 1 and rank 0") blames them all
+    same = tuple(sorted({f.rank for f in failures if f.order is not None and f.order == first.order})) or (first.rank,)
+    later = sorted({f.rank for f in failures[1:]} - set(same))
     if later:
         summary += f"; {rank_word(later)} failed after it (collateral)"
-    verdict = Verdict(first.kind, summary, culprit_ranks=(first.rank,))
+    verdict = Verdict(first.kind, summary, culprit_ranks=same)
+    return verdict, Finding(first.kind.value, same, first.detail, first.evidence, first.time, True)
+
+
+def _network_failure(first: Failure, failures: list[Failure]) -> tuple[Verdict, Finding]:
+    """A rank that reports a network error is where the error surfaced, not its cause: the link, a
+    peer that died, or the node's network set-up. No rank is blamed; the reporter is named."""
+    summary = f"NETWORK ERROR (reported by {first.detail.replace(' hit a network error', '', 1)}"
+    summary = summary.replace(": ", "): ", 1) if ": " in summary else summary + ")"
+    if first.time is not None:
+        summary += f" (at {time.strftime('%H:%M:%S', time.gmtime(first.time))} UTC)"
+    others = sorted({f.rank for f in failures if f.rank != first.rank})
+    if others:
+        summary += f"; {rank_word(others)} failed after it"
+    verdict = Verdict(VerdictKind.NETWORK_ERROR, summary)
     return verdict, Finding(first.kind.value, (first.rank,), first.detail, first.evidence, first.time, True)
 
 

@@ -150,7 +150,8 @@ def load_log_texts(texts: list[tuple[str, str]]) -> Evidence:
 def _log_evidence(scan: LogScan, names: list[str]) -> Evidence:
     ranks = scan_to_ranks(scan)
     unattributed = orphan_failures(scan)
-    if not ranks and not scan.events and not unattributed and not scan.mismatches and not scan.nccl_processes:
+    if not (ranks or scan.events or unattributed or scan.mismatches or scan.nccl_processes or scan.init_waits
+            or scan.op_count_splits):
         raise InputError(f"{names[0]}: no rank, collective, watchdog, NCCL or error line found in "
                          f"{'this log' if len(names) == 1 else 'these logs'}",
                          "pass the job's stdout/stderr (with [rankN]: prefixes, e.g. torchrun --tee 3) or NCCL_DEBUG=INFO output")
@@ -158,7 +159,8 @@ def _log_evidence(scan: LogScan, names: list[str]) -> Evidence:
                     extra_evidence=tuple(name for name in names if not name.startswith("<")),
                     complete=False, coverage_note=scan.world_source,
                     mismatches=tuple(scan.mismatches), unattributed=unattributed, unparsed=tuple(scan.unparsed),
-                    nccl_processes=tuple(scan.nccl_processes))
+                    nccl_processes=tuple(scan.nccl_processes), init_waits=tuple(scan.init_waits),
+                    op_count_splits=tuple(scan.op_count_splits), unprefixed_tail=tuple(scan.unprefixed_tail))
 
 
 def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
@@ -179,6 +181,9 @@ def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
         unattributed=tuple(u for part in parts for u in part.unattributed),
         unparsed=tuple(u for part in parts for u in part.unparsed),
         nccl_processes=tuple(n for part in parts for n in part.nccl_processes),
+        init_waits=tuple(w for part in parts for w in part.init_waits),
+        op_count_splits=tuple(s for part in parts for s in part.op_count_splits),
+        unprefixed_tail=next((p.unprefixed_tail for p in parts if p.unprefixed_tail), ()),
     )
 
 

@@ -12,23 +12,35 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 
 from triage.load.log_facts import WorldSize, world_size_facts
+from triage.load.nccl_ras import op_count_splits
 from triage.model import Collective, CollectiveState
 from triage.model.evidence import (
     Event,
     EventKind,
     ExitInfo,
+    InitWaitRecord,
     NcclProcess,
+    OpCountSplit,
     PgMembers,
     RankEvidence,
     ReportedFingerprint,
     ReportedMismatch,
 )
-from triage.parsing.crashlog import CrashLine, CrashLineKind, has_marker, parse_crash_line
+from triage.parsing.crashlog import (
+    CrashLine,
+    CrashLineKind,
+    duplicate_gpu,
+    has_marker,
+    parse_crash_line,
+    rank_in_message,
+)
 from triage.parsing.desync import MISMATCH_MARKER, RUNNING_MARKER, Fingerprint, parse_mismatch, parse_running
 from triage.parsing.log_prefix import LineOwner, attribute_lines, split_rank_prefix
 from triage.parsing.nccl_tracker import NcclCommState, NcclTracker
+from triage.parsing.rendezvous import MARKERS as INIT_MARKERS
+from triage.parsing.rendezvous import InitWait, InitWaitKind, parse_init_line
 from triage.parsing.textclean import clean_text
-from triage.parsing.torchelastic import parse_launcher_failures
+from triage.parsing.torchelastic import LauncherFailure, parse_launcher_failures
 from triage.parsing.watchdog import WatchdogKind, parse_watchdog_line
 
 _RANK_IN_NAME = re.compile(r"rank[-_]?(\d+)", re.IGNORECASE)
@@ -70,6 +82,12 @@ class LogScan:
     detected: dict[tuple[int, int], int] = field(default_factory=dict)  # (rank, seq) the watchdog flagged
     first_timeout: dict[int, int] = field(default_factory=dict)        # rank -> order of its first timeout
     _timeouts: set[tuple[int | None, str | None, int | None]] = field(default_factory=set)
+    init_waits: list[InitWaitRecord] = field(default_factory=list)
+    op_count_splits: list[OpCountSplit] = field(default_factory=list)   # NCCL RAS reports
+    unprefixed_tail: deque[str] = field(default_factory=lambda: deque(maxlen=LAST_LINES))
+    message_rank: tuple[int, int] | None = None     # (rank, order) of the last unprefixed line naming its rank
+    tracebacks: list[tuple[int | None, int, str]] = field(default_factory=list)   # (rank, order, path) of headers
+    _init_seen: set[tuple[int | None, str, int | None, str | None]] = field(default_factory=set)
 
 
 def rank_from_name(name: str) -> int | None:
@@ -100,10 +118,12 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
             scan.ranks_seen.add(rank)
         _line(rest, rank, owner.host, path, base + index, scan)
     scan.lines_read = base + len(lines)
+    _unfinished_tracebacks(scan)
     body = "\n".join(o.rest for o in owners)
     _hosts(lines, scan)
     _nccl("\n".join(lines) if nccl_source is None else nccl_source, path, scan, default_rank)
     _launcher(body, path, scan, single_node)
+    scan.op_count_splits.extend(op_count_splits(body, path))
     facts = world_size_facts(body)
     _world(scan, facts)
     if "Xid" in text or "segfault at" in text or "Killed process" in text:
@@ -126,8 +146,23 @@ def _joined_message(owners: list[LineOwner], index: int, limit: int = 12) -> tup
 def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, scan: LogScan) -> None:
     """Route one line to the parser its markers call for."""
     parsed = False
+    if any(marker in rest for marker in INIT_MARKERS) and (wait := parse_init_line(rest)) is not None:
+        _init_wait(wait, rank, host, path, order, scan)
+        return
+    if "Duplicate GPU" in rest and (duplicate := duplicate_gpu(rest)) is not None:
+        for both in duplicate[1]:
+            scan.ranks_seen.add(both)
+            scan.failures.setdefault(both, []).append((order, duplicate[0], path))
+        return
+    if rest.lstrip().startswith("Traceback (most recent call last)"):
+        scan.tracebacks.append((rank, order, path))
+    if rank is None and (in_message := rank_in_message(rest)) is not None:
+        scan.message_rank = (in_message, order)    # "[Rank 7] NCCL watchdog thread terminated ...": what follows is rank 7's
+    elif rank is None and scan.message_rank and order - scan.message_rank[1] <= FAILURE_CLUSTER_LINES:
+        rank = scan.message_rank[0]
+        scan.ranks_seen.add(rank)
     if any(hint in rest for hint in _WATCHDOG_HINTS):
-        parsed = _watchdog(rest, rank, path, order, scan)
+        parsed = _watchdog(rest, rank, path, order, scan) and "terminated with exception" not in rest
     if MISMATCH_MARKER in rest:
         mismatch = parse_mismatch(rest)
         if mismatch is not None:
@@ -149,6 +184,10 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
         # (a mismatch/Running line is not the rank's own failure; torchrun's summary is read whole;
         # NCCL WARN lines are read by the NCCL tracker, which knows their process)
         crash = parse_crash_line(rest)
+        if rest.lstrip().startswith("what():"):
+            crash = _joined_terminate(rest, rank, order, scan) or crash
+        if crash is not None and rank is None and (rank := rank_in_message(crash.text)) is not None:
+            scan.ranks_seen.add(rank)
         if crash is not None:
             parsed = True
             item = (order, crash, path)
@@ -158,9 +197,52 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
                 scan.orphans.append(item)
     if rank is not None and rest.strip() and not parsed:
         scan.last_lines.setdefault(rank, deque(maxlen=LAST_LINES)).append(rest.strip()[:300])
+    elif rank is None and not parsed and not scan.first_timeout and not scan.failures and rest.strip():
+        scan.unprefixed_tail.append(rest.strip()[:300])
     if not parsed and len(scan.unparsed) < MAX_UNPARSED and any(h in rest for h in _KNOWN_HINTS) \
             and "NCCL WARN" not in rest and "exitcode" not in rest:
         scan.unparsed.append(rest.strip()[:500])
+
+
+def _joined_terminate(rest: str, rank: int | None, order: int, scan: LogScan) -> CrashLine | None:
+    """``terminate called after throwing ...`` then ``  what():  NCCL error: ...`` on the next line:
+    the what() says what the abort was (a network error, a CUDA error); the pair is one failure."""
+    items = scan.failures.get(rank, []) if rank is not None else scan.orphans
+    if not items or items[-1][0] != order - 1 or items[-1][1].kind is not CrashLineKind.TERMINATE:
+        return None
+    joined = parse_crash_line(f"{items[-1][1].text} {rest.strip()}")
+    if joined is None:
+        return None
+    items.pop()
+    return joined
+
+
+def _unfinished_tracebacks(scan: LogScan) -> None:
+    """A traceback whose exception line is not in the input (a paste cut short) is still failure
+    evidence: kept as a collateral failure, so that it never outranks a real one but is never
+    taken for an all-clear."""
+    for rank, order, path in scan.tracebacks:
+        later = scan.failures.get(rank, []) if rank is not None else scan.orphans
+        if any(item[0] > order for item in later) or (rank is None and any(
+                item[0] > order for items in scan.failures.values() for item in items)):
+            continue
+        line = CrashLine(CrashLineKind.EXCEPTION, "a Python traceback whose exception line is not in this input",
+                         collateral=True)
+        (scan.failures.setdefault(rank, []) if rank is not None else scan.orphans).append((order, line, path))
+    scan.tracebacks.clear()
+
+
+def _init_wait(wait: InitWait, rank: int | None, host: str | None, path: str, order: int, scan: LogScan) -> None:
+    """A rank waiting (or timed out) before the first collective: one event per distinct line."""
+    who = wait.rank if wait.rank is not None else rank
+    if who is not None and wait.kind is not InitWaitKind.BARRIER_WAITING:
+        scan.ranks_seen.add(who)
+    key = (who, wait.kind.value, wait.joined, wait.address)
+    if key in scan._init_seen:
+        return
+    scan._init_seen.add(key)
+    scan.init_waits.append(InitWaitRecord(wait.kind.value, wait.text, who, host, wait.world_size, wait.joined,
+                                          wait.address, wait.timeout_s, wait.is_timeout, (path,), order))
 
 
 def _fp(fp: Fingerprint) -> ReportedFingerprint:
@@ -215,7 +297,7 @@ def _world(scan: LogScan, facts: WorldSize | None) -> None:
 
 def _launcher(text: str, path: str, scan: LogScan, single_node: bool) -> None:
     """torchrun's "Failures:" / "Root Cause" summary (or its per-rank "failed (exitcode: N)" lines)."""
-    if "exitcode" not in text:
+    if "exitcode" not in text and "exits with return code" not in text:
         return
     failures = parse_launcher_failures(text)
     hosts = {f.host for f in failures if f.host}
@@ -224,6 +306,7 @@ def _launcher(text: str, path: str, scan: LogScan, single_node: bool) -> None:
         if rank is None and failure.local_rank is not None and single_node and len(hosts) <= 1:
             rank = failure.local_rank     # one node: the local rank is the rank
         if rank is None:
+            _unattributed_launcher_failure(failure, path, scan)
             continue
         scan.ranks_seen.add(rank)
         if failure.host:
@@ -238,6 +321,22 @@ def _launcher(text: str, path: str, scan: LogScan, single_node: bool) -> None:
             time=_launcher_time(failure.timestamp), message=message or (old.message if old else None),
             evidence=(path,), collateral=sig is not None and sig in (int(signal.SIGTERM), int(signal.SIGINT)),
             order=-1 if failure.root_cause else None)   # torchrun's "Root Cause (first observed failure)"
+
+
+def _unattributed_launcher_failure(failure: LauncherFailure, path: str, scan: LogScan) -> None:
+    """A launcher's failure record that names no rank (a local rank on one of several nodes, or no
+    rank at all) is still a failure: kept as one of no known rank."""
+    who = f"local rank {failure.local_rank}" if failure.local_rank is not None else "a process"
+    if failure.pid is not None:
+        who += f" (pid {failure.pid})"
+    if failure.signal:
+        line = CrashLine(CrashLineKind.FATAL_SIGNAL, f"{who} was killed by {failure.signal}", signal=failure.signal,
+                         collateral=failure.signal in ("SIGTERM", "SIGINT") and not failure.root_cause)
+    else:
+        line = CrashLine(CrashLineKind.EXCEPTION, f"{who} exited with code {failure.exitcode}")
+    scan.orphans.append((-1 if failure.root_cause else scan.lines_read, line, path))
+    if failure.host:
+        scan.orphan_hosts[id(line)] = failure.host
 
 
 def _signal_number(name: str | None) -> int | None:

@@ -23,6 +23,7 @@ class VerdictKind(str, enum.Enum):
     EXCEPTION = "exception"
     NO_PROBLEM_FOUND = "no_problem_found"
     HANG = "hang"                          # every rank waits in the same collective; no rank differs
+    INIT_HANG = "init_hang"                # stuck before the first collective: init_process_group, store, rendezvous
     NETWORK_ERROR = "network_error"        # a network or peer failure (NCCL/gloo transport, a link, a host)
     FAILURE_UNLOCATED = "failure_unlocated"  # the input shows a failure but not whose: the culprit is not in it
 

@@ -138,6 +138,38 @@ class RankEvidence:
 
 
 @dataclass(frozen=True)
+class InitWaitRecord:
+    """A line that shows a rank stuck before the first collective (see triage.parsing.rendezvous)."""
+
+    kind: str                               # an InitWaitKind value: barrier_timeout, store_clients, ...
+    text: str
+    rank: int | None = None
+    host: str | None = None
+    world_size: int | None = None           # of the group being initialised
+    joined: int | None = None               # ranks or store clients that had arrived
+    address: str | None = None              # the store a client tried to reach (host:port)
+    timeout_s: float | None = None
+    timed_out: bool = False                 # False: still waiting when the input ends
+    evidence: tuple[str, ...] = ()
+    order: int | None = None
+
+
+@dataclass(frozen=True)
+class OpCountSplit:
+    """NCCL's RAS report: the ranks of one communicator launched different numbers of one operation."""
+
+    op: str                                 # "AllGather"
+    behind: tuple[int, ...]                 # the ranks at the lower count (empty when the input cannot tell)
+    behind_count: int
+    behind_launched: int
+    ahead: tuple[int, ...]                  # the ranks that launched further (empty when not listed)
+    ahead_count: int
+    ahead_launched: int
+    hosts: tuple[tuple[int, str], ...] = ()  # (rank, node) for the ranks NCCL named
+    evidence: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Evidence:
     ranks: tuple[RankEvidence, ...] = ()
     events: tuple[Event, ...] = ()
@@ -155,6 +187,11 @@ class Evidence:
     unattributed: tuple[ExitInfo, ...] = ()  # failures in the input that no line ties to a rank
     unparsed: tuple[str, ...] = ()          # lines that look like a known format but did not parse
     nccl_processes: tuple[NcclProcess, ...] = ()  # NCCL op lines of processes of no known rank
+    init_waits: tuple[InitWaitRecord, ...] = ()   # ranks stuck in init_process_group / store / rendezvous
+    op_count_splits: tuple[OpCountSplit, ...] = ()  # NCCL RAS: ranks of a communicator at different op counts
+    # the last lines of no known rank before the first watchdog timeout (training scripts print
+    # progress, "Saving checkpoint", evaluation on rank 0 only, usually without a rank prefix)
+    unprefixed_tail: tuple[str, ...] = ()
 
     def rank(self, rank: int) -> RankEvidence | None:
         for item in self.ranks:

@@ -46,7 +46,8 @@ class CrashLine:
 
 # Quick pre-check for whole-text scans: a line holding none of these is no crash line.
 MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "terminate", "Abort", "SIG",
-           "Killed", "reset by peer", "ncclRemote", "ncclSystem", "ncclInternal", "status=")
+           "Killed", "reset by peer", "ncclRemote", "ncclSystem", "ncclInternal", "status=", "socket interface",
+           "UNDELIVERABLE")
 
 _EXC = re.compile(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
@@ -72,7 +73,8 @@ _NET = re.compile(
     r"Connection refused|Broken pipe|NET/IB ?: ?Got completion from peer|NET/IB : .*(?:error|failed)|"
     r"NET/Socket ?: .*(?:error|failed|closed)|DistNetworkError|unhandled system error|"
     r"Connection timed out|No route to host|ibv_\w+ failed|ECONNRESET|ETIMEDOUT|"
-    r"Socket Timeout|Call to (?:recv|connect|send) .*(?:failed|closed)")
+    r"Socket Timeout|Call to (?:recv|connect|send) .*(?:failed|closed)|"
+    r"Bootstrap ?: ?no socket interface found|no socket interface found|NET/OFI .*(?:Error|UNDELIVERABLE)")
 _NCCL = re.compile(r"ncclInternalError|ncclInvalidUsage|ncclInvalidArgument|ncclUnhandledCudaError|"
                    r"NCCL error in:|NCCL Error \d|ncclCommInitRank failed")
 # Lines that are consequences of a failure elsewhere (or of the launcher's teardown).
@@ -205,3 +207,28 @@ def crash_log_facts(text: str) -> CrashLogFacts:
         terminate_type=terminate.group("what") if terminate and terminate.group("what") else None,
         last_exception=(raised[-1][0], raised[-1][1].strip()) if raised else None,
     )
+
+
+# NCCL's "Last error:" when two ranks were given the same GPU; both ranks are at fault (their
+# device mapping), and the line names them: "Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 10"
+_DUPLICATE_GPU = re.compile(r"Duplicate GPU detected\s*:\s*rank (\d+) and rank (\d+) both on CUDA device (\w+)")
+# A message that names its own rank: "[Rank 7] NCCL watchdog thread terminated ...", "[PG ID 2 PG GUID 3 Rank 5] ..."
+_MESSAGE_RANK = re.compile(r"\[(?:PG [^\]]*?)?Rank (\d+)\]")
+
+
+def duplicate_gpu(text: str) -> tuple[CrashLine, tuple[int, int]] | None:
+    """NCCL's duplicate-GPU error as a failure of both ranks it names."""
+    match = _DUPLICATE_GPU.search(text)
+    if match is None:
+        return None
+    a, b, device = int(match.group(1)), int(match.group(2)), match.group(3)
+    line = CrashLine(CrashLineKind.NCCL_ERROR, f"NCCL: Duplicate GPU detected: rank {a} and rank {b} both on CUDA "
+                     f"device {device} (two ranks were given the same GPU: check CUDA_VISIBLE_DEVICES and the "
+                     "LOCAL_RANK -> device mapping)")
+    return line, (a, b)
+
+
+def rank_in_message(text: str) -> int | None:
+    """The rank a PyTorch message names for itself ("[Rank 7]", "[PG ID 2 PG GUID 3 Rank 5]")."""
+    match = _MESSAGE_RANK.search(text)
+    return int(match.group(1)) if match else None

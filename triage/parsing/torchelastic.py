@@ -1,4 +1,5 @@
-"""torchelastic error files (TORCHELASTIC_ERROR_FILE) and torchrun's ChildFailedError summary."""
+"""torchelastic error files (TORCHELASTIC_ERROR_FILE), torchrun's ChildFailedError summary, and the
+DeepSpeed launcher's "[argv] exits with return code = N" record."""
 
 from __future__ import annotations
 
@@ -78,6 +79,11 @@ _RANK = re.compile(r"(-?\d+|<N/A>)(?:\s*\(local_rank:\s*(\d+)\))?")
 _EXIT = re.compile(r"(-?\d+)(?:\s*\(pid:\s*(\d+)\))?(?:\s*\((SIG\w+)\))?")
 _SIG_TEXT = re.compile(r"Signal (\d+) \((SIG\w+)\)")
 _AGENT_LINE = re.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\)")
+# deepspeed/launcher/launch.py, sigkill_handler: the first process that exited non-zero, after the
+# launcher killed the others: "[ERROR] [launch.py:321:sigkill_handler] ['python', '-u', 'train.py',
+# '--local_rank=1', ...] exits with return code = -11"
+_DEEPSPEED_EXIT = re.compile(r"(\[['\"].*?\])\s+exits with return code = (-?\d+)")
+_ARGV_LOCAL_RANK = re.compile(r"""--local[_-]rank(?:=|['"],\s*['"])(\d+)""")
 
 
 def _signal_name(exitcode: int | None, text: str | None) -> str | None:
@@ -147,9 +153,27 @@ def parse_launcher_failures(text: str) -> tuple[LauncherFailure, ...]:
             fields["traceback"] += "\n" + line
     flush()
     if not failures:
+        failures.extend(_deepspeed_failures(text))
+    if not failures:
         for match in _AGENT_LINE.finditer(text):
             code = int(match.group(1))
             failures.append(LauncherFailure(None, int(match.group(2)), None, code, _signal_name(code, None),
                                             int(match.group(3)), None))
     failures.sort(key=lambda f: not f.root_cause)
     return tuple(failures)
+
+
+def _deepspeed_failures(text: str) -> list[LauncherFailure]:
+    """The DeepSpeed launcher names the first process that exited non-zero (it then killed the
+    rest): its local rank comes from the ``--local_rank=N`` in the argv it prints."""
+    if "exits with return code" not in text:
+        return []
+    failures = []
+    for match in _DEEPSPEED_EXIT.finditer(text):
+        code = int(match.group(2))
+        if code == 0:
+            continue
+        local = _ARGV_LOCAL_RANK.search(match.group(1))
+        failures.append(LauncherFailure(None, int(local.group(1)) if local else None, None, code,
+                                        _signal_name(code, None), None, None, root_cause=True))
+    return failures

@@ -1,0 +1,99 @@
+"""Classes of real pasted logs (lines from the public bug reports named), loaded and analysed."""
+
+from __future__ import annotations
+
+from triage.analysis.analyze import analyze
+from triage.load.inputs import load_log_texts
+from triage.model import Report
+
+
+def report(*lines: str) -> Report:
+    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
+
+
+def test_store_barrier_timeout_is_an_init_hang_with_the_missing_count() -> None:   # metaseq#52
+    result = report("RuntimeError: Timed out initializing process group in store based barrier on rank: 4330, for key: "
+                    "store_based_barrier_key:522 (world_size=2048, worker_count=1792, timeout=0:30:00)")
+    assert result.verdict.kind.value == "init_hang" and not result.verdict.culprit_ranks
+    assert "1792 of 2048" in result.verdict.summary and "256" in result.verdict.summary
+    assert "of 2048" not in result.extra["coverage"]["summary"]       # 2048 is a subgroup's size here
+
+
+def test_more_workers_than_the_world_means_a_shared_port() -> None:   # epfml/powersgd#21
+    result = report("Timed out initializing process group in store based barrier on rank: 0, for key: "
+                    "store_based_barrier_key:1 (world_size=2, worker_count=4, timeout=0:02:00)")
+    assert "MASTER_PORT" in result.verdict.summary
+
+
+def test_store_wait_timeouts_name_the_store_host() -> None:   # sglang#7478
+    line = ("[rank{r}]:[W623 15:37:01.824135523 socket.cpp:485] [c10d] waitForInput: socket SocketImpl(fd=100, "
+            "addr=[node-0.company.net]:43590, remote=[node-0.company.net]:20000) timed out after 1800000ms")
+    result = report(line.format(r=1), line.format(r=7), "[2025-06-23 15:37:01 TP1] Scheduler hit an exception: "
+                    "Traceback (most recent call last):", '  File "/sgl/scheduler.py", line 2546, in run')
+    assert result.verdict.kind.value == "init_hang"
+    assert "node-0.company.net:20000" in result.verdict.summary
+
+
+def test_a_traceback_cut_before_its_exception_is_failure_evidence() -> None:
+    result = report("Traceback (most recent call last):", '  File "train.py", line 3, in <module>', "    main()")
+    assert result.verdict.kind.value != "no_problem_found"
+
+
+def test_duplicate_gpu_blames_both_ranks() -> None:   # verl#161
+    result = report('"""',
+                    "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:"
+                    "275, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.20.5",
+                    "ncclInvalidUsage: This usually reflects invalid usage of NCCL library.", "Last error:",
+                    "Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 10", '"""')
+    assert result.verdict.culprit_ranks == (0, 1)
+    assert "CUDA_VISIBLE_DEVICES" in result.verdict.summary
+
+
+def test_a_watchdog_line_naming_its_rank_owns_the_lines_after_it() -> None:   # vllm#2682
+    result = report(
+        "(RayWorkerVllm pid=5304) [E ProcessGroupNCCL.cpp:916] [Rank 7] NCCL watchdog thread terminated with "
+        "exception: CUDA error: unknown error",
+        "(RayWorkerVllm pid=5304) Exception raised from c10_cuda_check_implementation at ../c10/cuda/CUDAException.cpp:"
+        "44 (most recent call first):")
+    assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("crash", (7,))
+
+
+def test_terminate_then_what_is_one_network_failure() -> None:   # DeepSpeed#2931
+    result = report(
+        "PHLRR4036:24141:24296 [2] ib_plugin.c:978 NCCL WARN NET/IB : Got completion from peer 10.226.98.98<48598> "
+        "with error 12, opcode 0, len 0, vendor err 129",
+        "terminate called after throwing an instance of 'std::runtime_error'",
+        "  what():  NCCL error: unhandled system error, NCCL version 2.14.3")
+    assert result.verdict.kind.value == "network_error" and not result.verdict.culprit_ranks
+
+
+def test_a_rank_reporting_a_network_error_is_named_but_not_blamed() -> None:   # open-r1-multimodal#7
+    result = report(
+        "[rank0]: torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/"
+        "ProcessGroupNCCL.cpp:2588, internal error - please report this issue to the NCCL developers, NCCL version "
+        "2.21.5", "[rank0]: ncclInternalError: Internal check failed.", "[rank0]: Last error:",
+        "[rank0]: Bootstrap : no socket interface found")
+    assert result.verdict.kind.value == "network_error" and result.verdict.culprit_ranks == ()
+    assert "reported by rank 0" in result.verdict.summary
+
+
+def test_rank0_work_line_before_the_others_time_out() -> None:   # transformers#31675
+    wd = ("[E ProcessGroupNCCL.cpp:474] [Rank {r}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum="
+          "783639, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for 1800882 milliseconds "
+          "before timing out.")
+    result = report("Saving the newly created merged model to /opt/ml/model", "--", wd.format(r=7), wd.format(r=1))
+    assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("stuck_outside_collective", (0,))
+    assert "inferred" in result.verdict.summary
+    # without a line of other work, nobody is named
+    alone = report(wd.format(r=7), wd.format(r=1))
+    assert alone.verdict.kind.value == "hang" and alone.verdict.culprit_ranks == ()
+    # rank 0 timing out too: the unprefixed line proves nothing about rank 0
+    assert report("Saving the newly created merged model", wd.format(r=0), wd.format(r=1)).verdict.culprit_ranks != (0,)
+
+
+def test_nccl_ras_names_the_ranks_behind() -> None:   # NVIDIA/nccl#1911
+    from tests.parsing.test_nccl_ras import REPORT
+
+    result = report(*REPORT.splitlines())
+    assert result.verdict.kind.value == "missing_rank"
+    assert result.verdict.culprit_ranks == tuple(r for r in range(32) if r not in (12, 13))

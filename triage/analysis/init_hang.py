@@ -1,0 +1,60 @@
+"""Stuck before the first collective: init_process_group's store-based barrier, the TCPStore
+waiting for its clients, a client that cannot reach the store, a torchelastic rendezvous that
+timed out (pure)."""
+
+from __future__ import annotations
+
+from triage.analysis.ranks import rank_word
+from triage.model import Finding, Verdict, VerdictKind
+from triage.model.evidence import InitWaitRecord
+
+_SPECIFIC = ("barrier_timeout", "store_clients", "barrier_waiting", "connect_refused", "connect_timeout",
+             "store_wait_timeout", "rendezvous_timeout")
+
+
+def _minutes(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    return f" after {seconds / 60:.0f} min" if seconds >= 120 else f" after {seconds:.0f} s"
+
+
+def _joined(wait: InitWaitRecord) -> str:
+    if wait.world_size is None or wait.joined is None:
+        return ""
+    if wait.joined > wait.world_size:
+        return (f"{wait.joined} processes registered for a group of {wait.world_size}: more than it has, so "
+                "another job shares this MASTER_ADDR:MASTER_PORT, or processes of an earlier attempt are still "
+                "registered in the store")
+    missing = wait.world_size - wait.joined
+    return (f"{wait.joined} of {wait.world_size} ranks joined; the {missing} that never joined "
+            f"{'is' if missing == 1 else 'are'} not in this input")
+
+
+def init_hang_verdict(waits: tuple[InitWaitRecord, ...]) -> tuple[Verdict, Finding] | None:
+    """The most telling init wait of the input (a timeout before a wait still going on)."""
+    if not waits:
+        return None
+    wait = min(waits, key=lambda w: (not w.timed_out, _SPECIFIC.index(w.kind) if w.kind in _SPECIFIC else 99,
+                                     w.order if w.order is not None else 0))
+    ranks = tuple(sorted({w.rank for w in waits if w.rank is not None}))
+    who = rank_word(ranks) if ranks else "the job"
+    if wait.kind in ("barrier_timeout", "barrier_waiting"):
+        state = f"timed out{_minutes(wait.timeout_s)}" if wait.timed_out else "was still waiting"
+        what = f"{who} {state} in init_process_group's store-based barrier"
+        joined = _joined(wait)
+        summary = f"INIT HANG: {what}: {joined}" if joined else f"INIT HANG: {what}"
+    elif wait.kind == "store_clients":
+        summary = (f"INIT HANG: the rendezvous store (MASTER_ADDR:MASTER_PORT) gave up waiting for its clients"
+                   f"{_minutes(wait.timeout_s)}: {_joined(wait)}")
+    elif wait.kind in ("connect_timeout", "connect_refused"):
+        how = "connection refused" if wait.kind == "connect_refused" else f"timed out{_minutes(wait.timeout_s)}"
+        summary = (f"INIT HANG: {who if ranks else 'a process'} could not reach the rendezvous store at "
+                   f"{wait.address or 'MASTER_ADDR:MASTER_PORT'} ({how})")
+    elif wait.kind == "store_wait_timeout":
+        summary = (f"INIT HANG: {who} gave up waiting for the store at {wait.address}{_minutes(wait.timeout_s)}: "
+                   "the ranks it waited for never arrived (they are not in this input)")
+    else:
+        summary = f"INIT HANG: torchelastic's rendezvous timed out before every node joined: {wait.text[:200]}"
+    verdict = Verdict(VerdictKind.INIT_HANG, summary)
+    return verdict, Finding(VerdictKind.INIT_HANG.value, ranks, summary.split(": ", 1)[1], wait.evidence,
+                            root_cause=True)

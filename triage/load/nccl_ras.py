@@ -1,0 +1,29 @@
+"""NCCL RAS reports in a log as :class:`OpCountSplit` evidence: which ranks are behind."""
+
+from __future__ import annotations
+
+from triage.model.evidence import OpCountSplit
+from triage.parsing.nccl_ras import MARKER, RasOpMismatch, parse_ras_mismatches
+
+
+def op_count_splits(text: str, path: str) -> list[OpCountSplit]:
+    if MARKER not in text:
+        return []
+    return [split for item in parse_ras_mismatches(text) if (split := _split(item, path)) is not None]
+
+
+def _split(item: RasOpMismatch, path: str) -> OpCountSplit | None:
+    groups = sorted(item.groups, key=lambda g: g.launched)
+    behind, ahead = groups[0], groups[-1]
+    listed = {r.rank for g in groups for r in g.listed}
+    if len(behind.listed) == behind.count:
+        behind_ranks = tuple(sorted(r.rank for r in behind.listed))
+    elif item.comm_size and all(len(g.listed) == g.count for g in groups if g is not behind) \
+            and item.comm_size - len(listed) == behind.count:
+        behind_ranks = tuple(r for r in range(item.comm_size) if r not in listed)
+    else:
+        behind_ranks = ()
+    ahead_ranks = tuple(sorted(r.rank for r in ahead.listed)) if len(ahead.listed) == ahead.count else ()
+    hosts = tuple(sorted({(r.rank, r.host) for g in groups for r in g.listed}))
+    return OpCountSplit(item.op, behind_ranks, behind.count, behind.launched, ahead_ranks, ahead.count,
+                        ahead.launched, hosts, (path,))

@@ -1,0 +1,97 @@
+"""Lines that say a job is stuck before its first collective: init_process_group's store-based
+barrier, the TCPStore waiting for its clients, a client that cannot reach the store, and
+torchelastic's rendezvous timeouts. Formats as PyTorch prints them (distributed_c10d.py,
+TCPStore.cpp / socket.cpp, torch/distributed/elastic/rendezvous)."""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+
+
+class InitWaitKind(str, enum.Enum):
+    BARRIER_WAITING = "barrier_waiting"     # "Waiting in store based barrier ... worker_count=C"
+    BARRIER_TIMEOUT = "barrier_timeout"     # "Timed out initializing process group in store based barrier"
+    STORE_CLIENTS = "store_clients"         # the store's server: "Timed out after N seconds waiting for clients. J/W"
+    CONNECT_TIMEOUT = "connect_timeout"     # a client: "The client socket has timed out ... to (host, port)"
+    CONNECT_REFUSED = "connect_refused"     # a client: "failed to connect to [host]:port (... Connection refused)"
+    RENDEZVOUS_TIMEOUT = "rendezvous_timeout"   # torchelastic: RendezvousTimeoutError / "rendezvous ... timed out"
+    STORE_WAIT_TIMEOUT = "store_wait_timeout"   # socket.cpp: "waitForInput: socket ... remote=[host]:port) timed out"
+
+
+@dataclass(frozen=True)
+class InitWait:
+    kind: InitWaitKind
+    text: str
+    rank: int | None = None
+    world_size: int | None = None
+    joined: int | None = None              # how many ranks/clients had arrived
+    address: str | None = None             # the store's host:port a client tried to reach
+    timeout_s: float | None = None
+
+    @property
+    def is_timeout(self) -> bool:
+        return self.kind is not InitWaitKind.BARRIER_WAITING
+
+
+MARKERS = ("store based barrier", "waiting for clients", "waiting for workers", "client socket", "waitForInput",
+           "RendezvousTimeoutError", "Rendezvous", "rendezvous")
+
+_BARRIER = re.compile(
+    r"(?P<what>Waiting in store based barrier to initialize process group for rank:|Timed out initializing "
+    r"process group in store based barrier on rank:?)\s*(?P<rank>\d+),\s*(?:for )?key:\s*\S+?\s*\(world_size="
+    r"(?P<world>\d+),\s*worker_count=(?P<count>\d+),\s*timeout=(?P<timeout>[\d:.]+(?: day[s]?, [\d:.]+)?)\)")
+_CLIENTS = re.compile(r"Timed out after (?P<secs>\d+(?:\.\d+)?) seconds waiting for (?:clients|workers)\. "
+                      r"(?P<joined>\d+)/(?P<world>\d+) (?:clients|workers) joined")
+_CONNECT_TIMEOUT = re.compile(r"client socket has timed out after (?P<secs>\d+(?:\.\d+)?)\s*m?s while trying to "
+                              r"connect to \(?(?P<addr>[^\s,()\]]+|\[[^\]]+\])(?:,\s*|:)(?P<port>\d+)\)?")
+_CONNECT_REFUSED = re.compile(r"client socket has failed to connect to (?:\[(?P<host>[^\]]+)\]|(?P<host2>[^\s:]+)):"
+                              r"(?P<port>\d+).*?(?:Connection refused|No route to host|errno: 11[13])")
+_WAIT_FOR_INPUT = re.compile(r"waitForInput: socket SocketImpl\(.*?remote=\[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+)\)"
+                             r" timed out after (?P<ms>\d+)\s*ms")
+_RENDEZVOUS = re.compile(r"RendezvousTimeoutError|[Rr]endezvous (?:.*?)?(?:timed out|timeout)|"
+                         r"The node '[^']+' has failed to (?:join|rendezvous)|"
+                         r"waiting for the rendezvous to (?:complete|close)")
+
+
+def _hms(text: str) -> float | None:
+    """'0:30:00' (a timedelta's str) as seconds."""
+    days = 0.0
+    if " day" in text:
+        head, _, text = text.partition(",")
+        days = float(head.split()[0]) * 86400
+    try:
+        parts = [float(p) for p in text.strip().split(":")]
+    except ValueError:
+        return None
+    seconds = 0.0
+    for part in parts:
+        seconds = seconds * 60 + part
+    return days + seconds
+
+
+def parse_init_line(line: str) -> InitWait | None:
+    """One log line (rank prefix and timestamp removed) as an init/rendezvous wait, or None."""
+    if not any(marker in line for marker in MARKERS):
+        return None
+    text = line.strip()[:400]
+    if (m := _BARRIER.search(line)) is not None:
+        kind = InitWaitKind.BARRIER_WAITING if m.group("what").startswith("Waiting") else InitWaitKind.BARRIER_TIMEOUT
+        return InitWait(kind, text, rank=int(m.group("rank")), world_size=int(m.group("world")),
+                        joined=int(m.group("count")), timeout_s=_hms(m.group("timeout")))
+    if (m := _CLIENTS.search(line)) is not None:
+        return InitWait(InitWaitKind.STORE_CLIENTS, text, world_size=int(m.group("world")),
+                        joined=int(m.group("joined")), timeout_s=float(m.group("secs")))
+    if (m := _CONNECT_TIMEOUT.search(line)) is not None:
+        return InitWait(InitWaitKind.CONNECT_TIMEOUT, text, address=f"{m.group('addr').strip('[]')}:{m.group('port')}",
+                        timeout_s=float(m.group("secs")))
+    if (m := _CONNECT_REFUSED.search(line)) is not None:
+        host = m.group("host") or m.group("host2")
+        return InitWait(InitWaitKind.CONNECT_REFUSED, text, address=f"{host}:{m.group('port')}")
+    if (m := _WAIT_FOR_INPUT.search(line)) is not None:
+        return InitWait(InitWaitKind.STORE_WAIT_TIMEOUT, text, address=f"{m.group('host')}:{m.group('port')}",
+                        timeout_s=int(m.group("ms")) / 1000)
+    if _RENDEZVOUS.search(line) is not None:
+        return InitWait(InitWaitKind.RENDEZVOUS_TIMEOUT, text)
+    return None

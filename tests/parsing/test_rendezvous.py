@@ -9,23 +9,23 @@ from triage.parsing.rendezvous import InitWaitKind, parse_init_line
 
 @pytest.mark.parametrize(("line", "kind", "rank", "world", "joined", "address"), [
     # facebookresearch/metaseq#52
-    ("RuntimeError: Timed out initializing process group in store based barrier on rank: 4330, for key: "
-     "store_based_barrier_key:522 (world_size=2048, worker_count=1792, timeout=0:30:00)",
+    (("RuntimeError: Timed out initializing process group in store based barrier on rank: 4330, for key: "
+     "store_based_barrier_key:522 (world_size=2048, worker_count=1792, timeout=0:30:00)"),
      InitWaitKind.BARRIER_TIMEOUT, 4330, 2048, 1792, None),
     # huggingface/accelerate#1401
-    ("05/10/2023 23:07:45 - INFO - torch.distributed.distributed_c10d - Waiting in store based barrier to initialize "
-     "process group for rank: 0, key: store_based_barrier_key:2 (world_size=8, worker_count=1, timeout=0:30:00)",
+    (("05/10/2023 23:07:45 - INFO - torch.distributed.distributed_c10d - Waiting in store based barrier to initialize "
+     "process group for rank: 0, key: store_based_barrier_key:2 (world_size=8, worker_count=1, timeout=0:30:00)"),
      InitWaitKind.BARRIER_WAITING, 0, 8, 1, None),
     # OpenRLHF/OpenRLHF#1040
     ("torch.distributed.DistStoreError: Timed out after 1801 seconds waiting for clients. 1/3 clients joined.",
      InitWaitKind.STORE_CLIENTS, None, 3, 1, None),
-    ("torch.distributed.DistNetworkError: The client socket has timed out after 1800s while trying to connect to "
-     "(10.0.0.1, 29500).", InitWaitKind.CONNECT_TIMEOUT, None, None, None, "10.0.0.1:29500"),
-    ("[W socket.cpp:601] [c10d] The client socket has failed to connect to [node-1]:29500 (errno: 111 - Connection "
-     "refused).", InitWaitKind.CONNECT_REFUSED, None, None, None, "node-1:29500"),
+    (("torch.distributed.DistNetworkError: The client socket has timed out after 1800s while trying to connect to "
+     "(10.0.0.1, 29500)."), InitWaitKind.CONNECT_TIMEOUT, None, None, None, "10.0.0.1:29500"),
+    (("[W socket.cpp:601] [c10d] The client socket has failed to connect to [node-1]:29500 (errno: 111 - Connection "
+     "refused)."), InitWaitKind.CONNECT_REFUSED, None, None, None, "node-1:29500"),
     # sgl-project/sglang#7478
-    ("[c10d] waitForInput: socket SocketImpl(fd=100, addr=[node-0.company.net]:43590, remote=[node-0.company.net]:20000)"
-     " timed out after 1800000ms", InitWaitKind.STORE_WAIT_TIMEOUT, None, None, None, "node-0.company.net:20000"),
+    (("[c10d] waitForInput: socket SocketImpl(fd=100, addr=[node-0.company.net]:43590, remote=[node-0.company.net]:20000)"
+     " timed out after 1800000ms"), InitWaitKind.STORE_WAIT_TIMEOUT, None, None, None, "node-0.company.net:20000"),
 ])
 def test_init_lines(line: str, kind: InitWaitKind, rank: int | None, world: int | None, joined: int | None,
                     address: str | None) -> None:

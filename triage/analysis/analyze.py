@@ -21,7 +21,7 @@ from triage.analysis.failures import Failure, event_findings, failure_findings, 
 from triage.analysis.groups import Group, resolve_groups
 from triage.analysis.init_hang import init_hang_verdict
 from triage.analysis.nccl_processes import nccl_process_verdict
-from triage.analysis.op_counts import op_count_verdict
+from triage.analysis.op_counts import lagging_verdict, op_count_verdict
 from triage.analysis.p2p import P2pProblem, check_p2p
 from triage.analysis.partial import (
     coverage,
@@ -273,9 +273,9 @@ def _partial_verdict(
     orphan = unattributed_verdict(evidence.unattributed)
     if orphan is not None:
         return orphan
-    ras = op_count_verdict(evidence.op_count_splits)
-    if ras is not None:
-        return ras
+    counted = op_count_verdict(evidence.op_count_splits) or lagging_verdict(evidence.lagging)
+    if counted is not None:
+        return counted
     init = init_hang_verdict(evidence.init_waits)
     if init is not None:
         return init

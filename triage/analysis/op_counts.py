@@ -1,11 +1,12 @@
-"""Verdict from NCCL RAS operation counts: the ranks that never launched the operation the others
-wait in (pure)."""
+"""Verdicts from reports that count operations per rank: NCCL RAS operation counts, and PyTorch's
+desync report (TORCH_NCCL_DESYNC_DEBUG); both name the ranks that never reached the operation the
+others wait in (pure)."""
 
 from __future__ import annotations
 
 from triage.analysis.ranks import format_ranks, rank_word
 from triage.model import Finding, Verdict, VerdictKind
-from triage.model.evidence import OpCountSplit
+from triage.model.evidence import OpCountSplit, ReportedLag
 
 
 def op_count_verdict(splits: tuple[OpCountSplit, ...]) -> tuple[Verdict, Finding] | None:
@@ -32,3 +33,22 @@ def op_count_verdict(splits: tuple[OpCountSplit, ...]) -> tuple[Verdict, Finding
     if split.behind and len(split.behind) > 8:
         detail += f" [behind: {format_ranks(split.behind)}]"
     return verdict, Finding(verdict.kind.value, ranks, detail, split.evidence, root_cause=True)
+
+
+def lagging_verdict(lags: tuple[ReportedLag, ...]) -> tuple[Verdict, Finding] | None:
+    """PyTorch's own desync analysis: "[7] finished collective #182, but didn't join collective #183"."""
+    if not lags:
+        return None
+    lag = next((item for item in lags if item.never_joined), lags[0])
+    ranks = tuple(sorted(set(lag.ranks)))
+    if lag.never_joined:
+        summary = (f"MISSING RANK: {rank_word(ranks)} finished collective #{lag.collective - 1} but never joined "
+                   f"#{lag.collective} (PyTorch's desync report, counted from 1); the other ranks wait for "
+                   f"{'it' if len(ranks) == 1 else 'them'}")
+        kind = VerdictKind.MISSING_RANK
+    else:
+        summary = (f"HANG: {rank_word(ranks)} joined collective #{lag.collective} but never finished it "
+                   "(PyTorch's desync report): a dead or stuck peer, or a broken link")
+        kind = VerdictKind.HANG
+    verdict = Verdict(kind, summary, culprit_ranks=ranks)
+    return verdict, Finding(kind.value, ranks, summary.split(": ", 1)[1], lag.evidence, root_cause=True)

@@ -122,12 +122,25 @@ def failure(first: Failure, failures: list[Failure], hosts: Hosts) -> tuple[Verd
     if first.time is not None:
         summary += f" (at {time.strftime('%H:%M:%S', time.gmtime(first.time))} UTC)"
     # one line that names several ranks (NCCL's "Duplicate GPU detected : rank 1 and rank 0") blames them all
-    same = tuple(sorted({f.rank for f in failures if f.order is not None and f.order == first.order})) or (first.rank,)
+    same = tuple(sorted({f.rank for f in failures if f.order is not None and f.order == first.order}
+                        | {f.rank for f in failures if _same_fault(f, first)})) or (first.rank,)
+    if len(same) > 1:
+        summary += f"; {rank_word([r for r in same if r != first.rank])} failed the same way at the same time"
     later = sorted({f.rank for f in failures[1:]} - set(same))
     if later:
         summary += f"; {rank_word(later)} failed after it (collateral)"
     verdict = Verdict(first.kind, summary, culprit_ranks=same)
     return verdict, Finding(first.kind.value, same, first.detail, first.evidence, first.time, True)
+
+
+_FAULTS = frozenset({4, 6, 7, 8, 11})     # SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGSEGV: never sent by a launcher
+
+
+def _same_fault(other: Failure, first: Failure) -> bool:
+    """Ranks killed by the same fault signal in the same second share a cause (a full /dev/shm, a
+    bad host, one bug hit everywhere): all of them are the root, none is collateral."""
+    return (first.signal in _FAULTS and other.signal == first.signal and first.time is not None
+            and other.time is not None and abs(other.time - first.time) < 1.0)
 
 
 def _network_failure(first: Failure, failures: list[Failure]) -> tuple[Verdict, Finding]:

@@ -151,7 +151,7 @@ def _log_evidence(scan: LogScan, names: list[str]) -> Evidence:
     ranks = scan_to_ranks(scan)
     unattributed = orphan_failures(scan)
     if not (ranks or scan.events or unattributed or scan.mismatches or scan.nccl_processes or scan.init_waits
-            or scan.op_count_splits):
+            or scan.op_count_splits or scan.lagging):
         raise InputError(f"{names[0]}: no rank, collective, watchdog, NCCL or error line found in "
                          f"{'this log' if len(names) == 1 else 'these logs'}",
                          "pass the job's stdout/stderr (with [rankN]: prefixes, e.g. torchrun --tee 3) or NCCL_DEBUG=INFO output")
@@ -160,7 +160,8 @@ def _log_evidence(scan: LogScan, names: list[str]) -> Evidence:
                     complete=False, coverage_note=scan.world_source,
                     mismatches=tuple(scan.mismatches), unattributed=unattributed, unparsed=tuple(scan.unparsed),
                     nccl_processes=tuple(scan.nccl_processes), init_waits=tuple(scan.init_waits),
-                    op_count_splits=tuple(scan.op_count_splits), unprefixed_tail=tuple(scan.unprefixed_tail))
+                    op_count_splits=tuple(scan.op_count_splits), unprefixed_tail=tuple(scan.unprefixed_tail),
+                    lagging=tuple(scan.lagging))
 
 
 def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
@@ -183,6 +184,7 @@ def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
         nccl_processes=tuple(n for part in parts for n in part.nccl_processes),
         init_waits=tuple(w for part in parts for w in part.init_waits),
         op_count_splits=tuple(s for part in parts for s in part.op_count_splits),
+        lagging=tuple(x for part in parts for x in part.lagging),
         unprefixed_tail=next((p.unprefixed_tail for p in parts if p.unprefixed_tail), ()),
     )
 

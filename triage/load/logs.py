@@ -24,6 +24,7 @@ from triage.model.evidence import (
     PgMembers,
     RankEvidence,
     ReportedFingerprint,
+    ReportedLag,
     ReportedMismatch,
 )
 from triage.parsing.crashlog import (
@@ -34,7 +35,14 @@ from triage.parsing.crashlog import (
     parse_crash_line,
     rank_in_message,
 )
-from triage.parsing.desync import MISMATCH_MARKER, RUNNING_MARKER, Fingerprint, parse_mismatch, parse_running
+from triage.parsing.desync import (
+    MISMATCH_MARKER,
+    RUNNING_MARKER,
+    Fingerprint,
+    parse_desync_report,
+    parse_mismatch,
+    parse_running,
+)
 from triage.parsing.log_prefix import LineOwner, attribute_lines, split_rank_prefix
 from triage.parsing.nccl_tracker import NcclCommState, NcclTracker
 from triage.parsing.rendezvous import MARKERS as INIT_MARKERS
@@ -84,6 +92,7 @@ class LogScan:
     _timeouts: set[tuple[int | None, str | None, int | None]] = field(default_factory=set)
     init_waits: list[InitWaitRecord] = field(default_factory=list)
     op_count_splits: list[OpCountSplit] = field(default_factory=list)   # NCCL RAS reports
+    lagging: list[ReportedLag] = field(default_factory=list)             # desync reports
     unprefixed_tail: deque[str] = field(default_factory=lambda: deque(maxlen=LAST_LINES))
     message_rank: tuple[int, int] | None = None     # (rank, order) of the last unprefixed line naming its rank
     tracebacks: list[tuple[int | None, int, str]] = field(default_factory=list)   # (rank, order, path) of headers
@@ -124,6 +133,8 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     _nccl("\n".join(lines) if nccl_source is None else nccl_source, path, scan, default_rank)
     _launcher(body, path, scan, single_node)
     scan.op_count_splits.extend(op_count_splits(body, path))
+    scan.lagging.extend(ReportedLag(lag.ranks, lag.never_joined, lag.collective, lag.text, (path,))
+                        for lag in parse_desync_report(text))
     facts = world_size_facts(body)
     _world(scan, facts)
     if "Xid" in text or "segfault at" in text or "Killed process" in text:

@@ -170,6 +170,17 @@ class OpCountSplit:
 
 
 @dataclass(frozen=True)
+class ReportedLag:
+    """Ranks PyTorch's desync report (TORCH_NCCL_DESYNC_DEBUG) names as the cause of a timeout."""
+
+    ranks: tuple[int, ...]
+    never_joined: bool                      # "didn't join collective #N" (else "joined but didn't finish")
+    collective: int                         # counted from 1, as the report counts
+    text: str
+    evidence: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Evidence:
     ranks: tuple[RankEvidence, ...] = ()
     events: tuple[Event, ...] = ()
@@ -192,6 +203,7 @@ class Evidence:
     # the last lines of no known rank before the first watchdog timeout (training scripts print
     # progress, "Saving checkpoint", evaluation on rank 0 only, usually without a rank prefix)
     unprefixed_tail: tuple[str, ...] = ()
+    lagging: tuple[ReportedLag, ...] = ()   # ranks a desync report blames
 
     def rank(self, rank: int) -> RankEvidence | None:
         for item in self.ranks:

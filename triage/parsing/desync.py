@@ -160,3 +160,46 @@ def parse_running(line: str) -> Fingerprint | None:
         rank = int(head.group(1) or head.group(2))
     body, _end = _balanced(line, open_at + len("CollectiveFingerPrint"))
     return parse_fingerprint(body, rank)
+
+
+# ProcessGroupNCCL's desync report (TORCH_NCCL_DESYNC_DEBUG=1), printed by the rank whose watchdog
+# timed out:
+#   - To our best knowledge, the lagging/dead/mismatched ranks that caused the desync are:
+#       [7] finished collective #182, but didn't join collective #183 (count from 1)
+#       [3, 5] joined but didn't finish collective #183 (count from 1)
+DESYNC_MARKER = "caused the desync are"
+_LAGGING = re.compile(r"(?:^|\s)\[(?P<ranks>\d+(?:,\s*\d+)*)\]\s+(?:finished collective #(?P<done>\d+), but didn't join "
+                      r"collective #(?P<next>\d+)|joined but didn't finish collective #(?P<stuck>\d+))")
+
+
+@dataclass(frozen=True)
+class LaggingRanks:
+    ranks: tuple[int, ...]
+    never_joined: bool                  # True: "didn't join collective #N"; False: "joined but didn't finish"
+    collective: int                     # the collective they did not join / finish (counted from 1)
+    text: str
+
+
+def parse_desync_report(text: str) -> list[LaggingRanks]:
+    """The lagging ranks a desync report names (the lines after its DESYNC_MARKER line)."""
+    if DESYNC_MARKER not in text:
+        return []
+    found: list[LaggingRanks] = []
+    inside = False
+    for line in text.splitlines():
+        if DESYNC_MARKER in line:
+            inside = True
+            continue
+        if not inside:
+            continue
+        match = _LAGGING.search(line)
+        if match is None:
+            if line.strip().startswith("- ") or not line.strip():
+                inside = False
+            continue
+        ranks = tuple(int(r) for r in match.group("ranks").split(","))
+        if match.group("next") is not None:
+            found.append(LaggingRanks(ranks, True, int(match.group("next")), line.strip()))
+        else:
+            found.append(LaggingRanks(ranks, False, int(match.group("stuck")), line.strip()))
+    return found

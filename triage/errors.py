@@ -39,7 +39,7 @@ class InputError(TriageError):
 class ConfigError(UsageError):
     """triage.yaml or a TRIAGE_* variable is wrong."""
 
-    default_hint = "see the 'Configuration' section of the README for every key"
+    default_hint = "see `triage launch --help` or docs/launch.md (Configuration) for every key"
 
 
 class ToolMissingError(TriageError):

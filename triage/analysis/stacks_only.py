@@ -37,7 +37,8 @@ def stacks_verdict(ranks: tuple[RankEvidence, ...], hosts: Hosts) -> tuple[Verdi
         culprits = tuple(r.rank for r in outside)
         calls = sorted({r.stack_collective or "a collective" for r in waiting})
         summary = (f"HANG: {who(culprits, hosts)} {'is' if len(culprits) == 1 else 'are'} outside any collective"
-                   f"{_at(outside[0].stack_top)} while {rank_word([r.rank for r in waiting])} wait in "
+                   f"{_at(outside[0].stack_top)} while {rank_word([r.rank for r in waiting])} "
+                   f"{'waits' if len(waiting) == 1 else 'wait'} in "
                    f"{' / '.join(calls)} (from the stacks)")
         verdict = Verdict(VerdictKind.STUCK_OUTSIDE_COLLECTIVE, summary, culprit_ranks=culprits)
         return verdict, Finding(verdict.kind.value, culprits, summary.split(": ", 1)[1], root_cause=True)

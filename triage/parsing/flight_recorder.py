@@ -1,6 +1,6 @@
 """PyTorch Flight Recorder dumps (JSON and pickle, format versions 2.x) to Collectives.
 
-Entry mapping (see docs/readme/40-formats.md):
+Entry mapping (see docs/formats.md):
 - op: ``torch_op(profiling_name)`` ("gloo:all_reduce" -> "all_reduce"); NCCL p2p names such as
   "nccl:send 0->1" also give the peer.
 - count: numel of the inputs (sum over input tensors); dtype: torch name of the first input dtype.

@@ -97,3 +97,57 @@ def test_nccl_ras_names_the_ranks_behind() -> None:   # NVIDIA/nccl#1911
     result = report(*REPORT.splitlines())
     assert result.verdict.kind.value == "missing_rank"
     assert result.verdict.culprit_ranks == tuple(r for r in range(32) if r not in (12, 13))
+
+
+def test_a_flattened_paste_of_terminate_and_ncclremoteerror_names_the_peer_host() -> None:   # stanford_alpaca#207
+    result = report(
+        "[E ProcessGroupNCCL.cpp:455] Some NCCL operations have failed or timed out. Due to the asynchronous nature "
+        "of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data. [E ProcessGroupNCCL.cpp:"
+        "460] To avoid data inconsistency, we are taking the entire process down. terminate called after throwing an "
+        "instance of 'std::runtime_error' what(): NCCL error: remote process exited or there was a network error, "
+        "NCCL version 2.14.3 ncclRemoteError: A call failed possibly due to a network error or a remote process "
+        "exiting prematurely. Last error: NET/IB : Got completion from peer 11.214.147.122<33482> with error 12, "
+        "opcode 32641, len 0, vendor err 129")
+    assert result.verdict.kind.value == "network_error" and result.verdict.culprit_host == "11.214.147.122"
+
+
+def test_nccl_channel_lines_tie_a_warn_to_its_rank() -> None:   # Open-Sora-Plan#386
+    result = report(
+        "ins-7df:3018453:3024011 [2] NCCL INFO Channel 01 : 2[1040] -> 0[1020] via SHM/direct/direct",
+        "ins-7df:3018451:3024010 [0] NCCL INFO Channel 00 : 0[1020] -> 2[1040] via SHM/direct/direct",
+        "ins-7df:3018451:3018451 [0] enqueue.cc:1085 NCCL WARN Cuda failure 'out of memory'")
+    assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("exception", (0,))
+
+
+def test_every_duplicate_gpu_pair_is_one_set_up_error() -> None:   # Megatron-LM#661
+    result = report("Last error:", "Duplicate GPU detected : rank 3 and rank 0 both on CUDA device f000",
+                    "    torch.distributed.barrier()", "Last error:",
+                    "Duplicate GPU detected : rank 7 and rank 0 both on CUDA device f000")
+    assert result.verdict.culprit_ranks == (0, 3, 7)
+
+
+def test_ranks_killed_by_the_same_fault_in_the_same_second_share_the_blame() -> None:   # OpenOCR#71
+    entry = ("[{i}]:\n  time      : 2024-12-31_16:45:52\n  host      : server\n  rank      : {r} (local_rank: {r})\n"
+             "  exitcode  : -7 (pid: 46739{r})\n  error_file: <N/A>\n  traceback : Signal 7 (SIGBUS) received by "
+             "PID 46739{r}")
+    result = report("Failures:", entry.format(i=1, r=1), "-" * 40, "Root Cause (first observed failure):",
+                    entry.format(i=0, r=0), "=" * 40)
+    assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("crash", (0, 1))
+
+
+def test_glog_heads_of_equal_length_are_not_taken_for_a_hard_wrap() -> None:   # MoE-LLaVA#20
+    wd = ("[E ProcessGroupNCCL.cpp:467] [Rank {r}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum="
+          "202558, OpType=_ALLGATHER_BASE, NumelIn={n}, NumelOut={o}, Timeout(ms)=1800000) ran for 1800376 "
+          "milliseconds before timing out.")
+    result = report(*(wd.format(r=r, n=2359296, o=18874368) for r in (6, 1, 2)), wd.format(r=0, n=75264, o=602112))
+    assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("collective_mismatch", (0,))
+
+
+def test_pytorch_desync_report_names_the_rank_that_never_joined() -> None:   # pytorch#152623
+    result = report(
+        "[rank0]:[E515 18:36:47.343377708 ProcessGroupNCCL.cpp:1937] Rank 0",
+        "         - [0] Timeout at collective: ALLREDUCE, #315",
+        "         - To our best knowledge, the lagging/dead/mismatched ranks that caused the desync are:",
+        "             [7] finished collective #182, but didn't join collective #183 (count from 1)",
+        "         - Snapshot of ranks' latest states:")
+    assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("missing_rank", (7,))

@@ -157,6 +157,8 @@ def unattributed_verdict(failures: tuple[ExitInfo, ...]) -> tuple[Verdict, Findi
     kind = _LINE_KINDS.get(first.failure_kind or "", VerdictKind.EXCEPTION)
     head = {VerdictKind.NETWORK_ERROR: "NETWORK ERROR", VerdictKind.CRASH: "CRASH"}.get(kind, "EXCEPTION")
     summary = f"{head} (rank unknown: no line of this input ties it to a rank): {first.message}"
+    if first.host and first.host not in (first.message or "")[:200]:
+        summary = summary.replace(" (rank unknown", f" on host {first.host} (rank unknown", 1)
     verdict = Verdict(kind, summary, culprit_host=first.host)
     return verdict, Finding(kind.value, (), summary, first.evidence, root_cause=True)
 

@@ -123,7 +123,9 @@ def failure(first: Failure, failures: list[Failure], hosts: Hosts) -> tuple[Verd
         summary += f" (at {time.strftime('%H:%M:%S', time.gmtime(first.time))} UTC)"
     # one line that names several ranks (NCCL's "Duplicate GPU detected : rank 1 and rank 0") blames them all
     same = tuple(sorted({f.rank for f in failures if f.order is not None and f.order == first.order}
-                        | {f.rank for f in failures if _same_fault(f, first)})) or (first.rank,)
+                        | {f.rank for f in failures if _same_fault(f, first)}
+                        | {f.rank for f in failures if _DUPLICATE_GPU in first.detail and _DUPLICATE_GPU in f.detail}
+                        )) or (first.rank,)
     if len(same) > 1:
         summary += f"; {rank_word([r for r in same if r != first.rank])} failed the same way at the same time"
     later = sorted({f.rank for f in failures[1:]} - set(same))
@@ -133,6 +135,7 @@ def failure(first: Failure, failures: list[Failure], hosts: Hosts) -> tuple[Verd
     return verdict, Finding(first.kind.value, same, first.detail, first.evidence, first.time, True)
 
 
+_DUPLICATE_GPU = "Duplicate GPU detected"   # one set-up error that NCCL reports pair by pair
 _FAULTS = frozenset({4, 6, 7, 8, 11})     # SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGSEGV: never sent by a launcher
 
 

@@ -44,6 +44,7 @@ from triage.parsing.desync import (
     parse_running,
 )
 from triage.parsing.log_prefix import LineOwner, attribute_lines, split_rank_prefix
+from triage.parsing.nccl import channel_ranks
 from triage.parsing.nccl_tracker import NcclCommState, NcclTracker
 from triage.parsing.rendezvous import MARKERS as INIT_MARKERS
 from triage.parsing.rendezvous import InitWait, InitWaitKind, parse_init_line
@@ -419,14 +420,23 @@ def _nccl(text: str | bytes | mmap.mmap, path: str, scan: LogScan, default_rank:
             Collective(rank=-1, pg=f"comm:{state.comm}", seq=op.op_count + 1, op=op.op, count=op.count,
                        dtype=op.dtype, state=CollectiveState.SCHEDULED, source="nccl") for op in state.history),
             state.nranks))
+    by_channel: dict[tuple[str, int], int] | None = None
     for warn in tracker.warnings():
         rank = warn.launcher_rank
         if rank is None:
             rank = tracker.global_rank(warn.host, warn.pid)
+        if rank is None and isinstance(text, str):
+            by_channel = channel_ranks(text) if by_channel is None else by_channel
+            rank = by_channel.get((warn.host, warn.pid))
+            if rank is not None:
+                scan.ranks_seen.add(rank)
+                scan.hosts.setdefault(rank, warn.host)
         scan.events.append(Event(EventKind.NCCL_WARN, warn.message[:300], rank=rank, host=warn.host,
                                  evidence=(path,)))
         crash = parse_crash_line(warn.message)
-        if crash is not None and crash.kind is CrashLineKind.NETWORK:
+        if crash is None and "out of memory" in warn.message:
+            crash = CrashLine(CrashLineKind.CUDA_OOM, warn.message.strip()[:300])
+        if crash is not None and crash.kind in (CrashLineKind.NETWORK, CrashLineKind.CUDA_OOM, CrashLineKind.CUDA_ERROR):
             # a transport failure NCCL itself reports: tied to its process (host:pid, GPU) even without a rank
             where = f"{warn.host}:{warn.pid}" + (f" (GPU {warn.cuda_dev})" if warn.cuda_dev is not None else "")
             named = replace(crash, text=f"{where}: NCCL WARN {crash.text}"[:400])
@@ -530,5 +540,13 @@ def orphan_failures(scan: LogScan) -> tuple[ExitInfo, ...]:
     if _launcher_root(scan) is not None:
         return ()
     ordered = sorted(scan.orphans, key=lambda item: (item[1].collateral, item[0]))
-    return tuple(replace(failure_exit(line, order, path), host=scan.orphan_hosts.get(id(line)))
+    return tuple(replace(failure_exit(line, order, path), host=scan.orphan_hosts.get(id(line)) or _peer_host(line))
                  for order, line, path in ordered[:20])
+
+
+def _peer_host(line: CrashLine) -> str | None:
+    """The peer of a failed link ("Got completion from peer 10.0.0.5<1234>"): the host the line ties
+    the network failure to, when no line names the reporting host."""
+    if line.kind is not CrashLineKind.NETWORK or not line.peer:
+        return None
+    return line.peer.split("<", 1)[0].rsplit(":", 1)[0] or None

@@ -52,7 +52,8 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
 _EXC = re.compile(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
     r"(?::\s?(?P<msg>.*))?$")
-_CUDA_OOM = re.compile(r"CUDA out of memory|OutOfMemoryError|out of memory\. Tried to allocate|CUBLAS_STATUS_ALLOC_FAILED",
+_CUDA_OOM = re.compile(r"CUDA out of memory|OutOfMemoryError|out of memory\. Tried to allocate|CUBLAS_STATUS_ALLOC_FAILED|"
+                       r"Cuda failure '?out of memory",
                        re.IGNORECASE)
 _CUDA_ERROR = re.compile(
     r"CUDA error: (?P<what>[^.\n]+)|c10_cuda_check_implementation|cudaErrorIllegalAddress|"
@@ -133,8 +134,11 @@ def parse_crash_line(line: str) -> CrashLine | None:
         return CrashLine(CrashLineKind.EXCEPTION, text[:400], exc_type, collateral=collateral)
     if (term := _TERMINATE.search(text)) is not None:
         what = text[term.end():]           # a paste that lost its newlines keeps what() on this line
-        if _NET.search(what) and not _COLLATERAL.search(what.replace("Connection reset by peer", "")):
-            return CrashLine(CrashLineKind.NETWORK, text[:400], term.group("what"), "SIGABRT", peer=peer_addr)
+        plain = what.replace("Connection reset by peer", "").replace(
+            "remote process exited or there was a network error", "")     # ncclRemoteError's own words
+        if _NET.search(what) and not _COLLATERAL.search(plain):
+            return CrashLine(CrashLineKind.NETWORK, text[term.start():][:400], term.group("what"), "SIGABRT",
+                             peer=peer_addr)
         if _CUDA_ERROR.search(what):
             return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], term.group("what"), "SIGABRT", gpu=_gpu(text))
         return CrashLine(CrashLineKind.TERMINATE, text[:400], term.group("what"), "SIGABRT", collateral=collateral)
@@ -147,7 +151,7 @@ def parse_crash_line(line: str) -> CrashLine | None:
                    else "SIGBUS" if "Bus error" in text else "SIGKILL" if text == "Killed" else None)
         teardown = sig in ("SIGTERM", "SIGINT") or (fatal.group("fpe") or "").strip() in ("Terminated", "Interrupt")
         return CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal=sig, collateral=collateral or teardown)
-    if "CUDA out of memory" in text:
+    if _CUDA_OOM.search(text):
         return CrashLine(CrashLineKind.CUDA_OOM, text[:400], gpu=_gpu(text))
     if _CUDA_ERROR.search(text) and "CUDA_LAUNCH_BLOCKING" not in text:
         return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], collateral=collateral, gpu=_gpu(text))

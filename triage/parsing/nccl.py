@@ -235,6 +235,21 @@ if TYPE_CHECKING:
     from triage.parsing.nccl_tracker import NcclCommState, NcclTracker
 
 
+# "host:pid:tid [dev] NCCL INFO Channel 00 : 0[1020] -> 2[1040] via SHM/direct/direct" (also "Channel 00/0"):
+# the rank on the left is the printing process's own rank in that communicator.
+_CHANNEL = re.compile(r"(?P<host>[\w.-]+):(?P<pid>\d+):\d+ \[\d+\] NCCL INFO Channel \d+(?:/\d+)? ?: "
+                      r"(?P<rank>\d+)\[[0-9a-fA-Fx]+\] ->")
+
+
+def channel_ranks(text: str) -> dict[tuple[str, int], int]:
+    """(host, pid) -> rank from NCCL's channel set-up lines, for logs without init lines. A process
+    in several communicators with different ranks is left out (its rank is ambiguous)."""
+    found: dict[tuple[str, int], set[int]] = {}
+    for match in _CHANNEL.finditer(text):
+        found.setdefault((match.group("host"), int(match.group("pid"))), set()).add(int(match.group("rank")))
+    return {key: next(iter(ranks)) for key, ranks in found.items() if len(ranks) == 1}
+
+
 def __getattr__(name: str) -> Any:
     if name in ("NcclTracker", "NcclCommState"):
         from triage.parsing import nccl_tracker

@@ -151,3 +151,29 @@ def test_pytorch_desync_report_names_the_rank_that_never_joined() -> None:   # p
         "             [7] finished collective #182, but didn't join collective #183 (count from 1)",
         "         - Snapshot of ranks' latest states:")
     assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("missing_rank", (7,))
+
+
+def test_mp_spawn_records_name_the_process() -> None:
+    exited = report("torch.multiprocessing.spawn.ProcessExitedException: process 1 terminated with signal SIGABRT")
+    assert (exited.verdict.kind.value, exited.verdict.culprit_ranks) == ("crash", (1,))
+    raised = report("torch.multiprocessing.spawn.ProcessRaisedException:", "",
+                    "-- Process 2 terminated with the following error:", "Traceback (most recent call last):",
+                    '  File "/home/train.py", line 137, in main_worker', "    loss = model(x)",
+                    "RuntimeError: CUDA error: device-side assert triggered")
+    assert (raised.verdict.kind.value, raised.verdict.culprit_ranks) == ("crash", (2,))
+    assert "device-side assert" in raised.verdict.summary
+
+
+def test_signal_banners_of_folly_and_c10() -> None:
+    folly = report("*** Signal 6 (SIGABRT) (0x8bb63000c0dfd) received by PID 790013 (pthread TID 0x7f70965f2640) "
+                   "(linux TID 790536) (maybe from PID 790013, UID 572259) (code: -6), stack trace: ***")
+    assert folly.verdict.kind.value == "crash" and "SIGABRT" in folly.verdict.summary
+    c10 = report("[rank3]: SIGSEGV(11), PID: 18613, Thread 18613: ")
+    assert (c10.verdict.kind.value, c10.verdict.culprit_ranks) == ("crash", (3,))
+
+
+def test_a_rank_waiting_for_the_nccl_unique_id_names_the_rank_that_never_came() -> None:
+    result = report("[rank1]: torch.distributed.DistBackendError: [1] is setting up NCCL communicator and retrieving "
+                    "ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: "
+                    "Socket Timeout")
+    assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("init_hang", (0,))

@@ -8,7 +8,7 @@ from triage.analysis.ranks import rank_word
 from triage.model import Finding, Verdict, VerdictKind
 from triage.model.evidence import InitWaitRecord
 
-_SPECIFIC = ("barrier_timeout", "store_clients", "barrier_waiting", "connect_refused", "connect_timeout",
+_SPECIFIC = ("unique_id_wait", "barrier_timeout", "store_clients", "barrier_waiting", "connect_refused", "connect_timeout",
              "store_wait_timeout", "rendezvous_timeout")
 
 
@@ -38,6 +38,15 @@ def init_hang_verdict(waits: tuple[InitWaitRecord, ...]) -> tuple[Verdict, Findi
                                      w.order if w.order is not None else 0))
     ranks = tuple(sorted({w.rank for w in waits if w.rank is not None}))
     who = rank_word(ranks) if ranks else "the job"
+    if wait.kind == "unique_id_wait" and wait.waits_for is not None:
+        waiting = tuple(sorted({w.rank for w in waits if w.kind == wait.kind and w.waits_for == wait.waits_for
+                                and w.rank is not None}))
+        summary = (f"INIT HANG: rank {wait.waits_for} never published the NCCL unique id that "
+                   f"{rank_word(waiting)} waited for: it did not reach its first collective on that group (stuck "
+                   f"before it, or dead); {rank_word(waiting)} gave up: {wait.text.rsplit('got error: ', 1)[-1][:80]}")
+        verdict = Verdict(VerdictKind.INIT_HANG, summary, culprit_ranks=(wait.waits_for,))
+        return verdict, Finding(VerdictKind.INIT_HANG.value, (wait.waits_for,), summary.split(": ", 1)[1],
+                                wait.evidence, root_cause=True)
     if wait.kind in ("barrier_timeout", "barrier_waiting"):
         state = f"timed out{_minutes(wait.timeout_s)}" if wait.timed_out else "was still waiting"
         what = f"{who} {state} in init_process_group's store-based barrier"

@@ -136,7 +136,9 @@ def failure(first: Failure, failures: list[Failure], hosts: Hosts) -> tuple[Verd
 
 
 _DUPLICATE_GPU = "Duplicate GPU detected"   # one set-up error that NCCL reports pair by pair
-_FAULTS = frozenset({4, 6, 7, 8, 11})     # SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGSEGV: never sent by a launcher
+# SIGILL, SIGBUS, SIGFPE, SIGSEGV: faults no launcher sends. (Not SIGABRT: every rank aborting in the
+# same second is PyTorch's watchdog tearing the job down after a timeout, a consequence.)
+_FAULTS = frozenset({4, 7, 8, 11})
 
 
 def _same_fault(other: Failure, first: Failure) -> bool:

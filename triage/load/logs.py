@@ -49,7 +49,7 @@ from triage.parsing.nccl_tracker import NcclCommState, NcclTracker
 from triage.parsing.rendezvous import MARKERS as INIT_MARKERS
 from triage.parsing.rendezvous import InitWait, InitWaitKind, parse_init_line
 from triage.parsing.textclean import clean_text
-from triage.parsing.torchelastic import LauncherFailure, parse_launcher_failures
+from triage.parsing.torchelastic import LauncherFailure, parse_launcher_failures, spawn_error_owner
 from triage.parsing.watchdog import WatchdogKind, parse_watchdog_line
 
 _RANK_IN_NAME = re.compile(r"rank[-_]?(\d+)", re.IGNORECASE)
@@ -95,7 +95,8 @@ class LogScan:
     op_count_splits: list[OpCountSplit] = field(default_factory=list)   # NCCL RAS reports
     lagging: list[ReportedLag] = field(default_factory=list)             # desync reports
     unprefixed_tail: deque[str] = field(default_factory=lambda: deque(maxlen=LAST_LINES))
-    message_rank: tuple[int, int] | None = None     # (rank, order) of the last unprefixed line naming its rank
+    message_rank: tuple[int, int] | None = None
+    spawn_owner: int | None = None          # mp.spawn: the process whose traceback the unprefixed lines are     # (rank, order) of the last unprefixed line naming its rank
     tracebacks: list[tuple[int | None, int, str]] = field(default_factory=list)   # (rank, order, path) of headers
     _init_seen: set[tuple[int | None, str, int | None, str | None]] = field(default_factory=set)
 
@@ -115,6 +116,7 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     single_node = not any(isinstance(o.key, int) for o in owners)
     base = scan.lines_read
     skip_to = 0
+    scan.spawn_owner = None
     for index, owner in enumerate(owners):
         if index < skip_to:
             continue
@@ -168,6 +170,12 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
         return
     if rest.lstrip().startswith("Traceback (most recent call last)"):
         scan.tracebacks.append((rank, order, path))
+    if rank is None and "terminated with the following error" in rest and (owner := spawn_error_owner(rest)) is not None:
+        scan.spawn_owner = owner
+        return
+    if rank is None and scan.spawn_owner is not None:
+        rank = scan.spawn_owner
+        scan.ranks_seen.add(rank)
     if rank is None and (in_message := rank_in_message(rest)) is not None:
         scan.message_rank = (in_message, order)    # "[Rank 7] NCCL watchdog thread terminated ...": what follows is rank 7's
     elif rank is None and scan.message_rank and order - scan.message_rank[1] <= FAILURE_CLUSTER_LINES:
@@ -254,7 +262,8 @@ def _init_wait(wait: InitWait, rank: int | None, host: str | None, path: str, or
         return
     scan._init_seen.add(key)
     scan.init_waits.append(InitWaitRecord(wait.kind.value, wait.text, who, host, wait.world_size, wait.joined,
-                                          wait.address, wait.timeout_s, wait.is_timeout, (path,), order))
+                                          wait.address, wait.timeout_s, wait.is_timeout, (path,), order,
+                                          wait.waits_for))
 
 
 def _fp(fp: Fingerprint) -> ReportedFingerprint:
@@ -309,7 +318,7 @@ def _world(scan: LogScan, facts: WorldSize | None) -> None:
 
 def _launcher(text: str, path: str, scan: LogScan, single_node: bool) -> None:
     """torchrun's "Failures:" / "Root Cause" summary (or its per-rank "failed (exitcode: N)" lines)."""
-    if "exitcode" not in text and "exits with return code" not in text:
+    if "exitcode" not in text and "exits with return code" not in text and "terminated with" not in text:
         return
     failures = parse_launcher_failures(text)
     hosts = {f.host for f in failures if f.host}

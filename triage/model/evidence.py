@@ -152,6 +152,7 @@ class InitWaitRecord:
     timed_out: bool = False                 # False: still waiting when the input ends
     evidence: tuple[str, ...] = ()
     order: int | None = None
+    waits_for: int | None = None            # the rank the line says never arrived
 
 
 @dataclass(frozen=True)

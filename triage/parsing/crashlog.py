@@ -64,7 +64,8 @@ _FATAL = re.compile(
     r"Fatal Python error: (?P<fpe>\w[\w ]*)|^Segmentation fault|\bSegmentation fault \(core dumped\)|"
     r"^Aborted(?: \(core dumped\))?$|\*\*\* (?P<glogsig>SIG[A-Z]+) \(@|"
     r"(?:received|caught|got) signal:? (?P<signame>SIG[A-Z]+)|"
-    r"Signal (?P<signum>\d+) \((?P<sigtorch>SIG[A-Z]+)\) received|"
+    r"Signal (?P<signum>\d+) \((?P<sigtorch>SIG[A-Z]+)\)(?: \(0x[0-9a-fA-F]+\))? received|"
+    r"^(?P<c10sig>SIG[A-Z]+)\(\d+\), PID: \d+|"
     r"^Bus error(?: \(core dumped\))?$|^Killed$|exitcode\s*:\s*-(?P<exitsig>\d+)")
 _TERMINATE = re.compile(r"terminate called after throwing an instance of '(?P<what>[^']+)'|"
                         r"terminate called without an active exception")
@@ -96,7 +97,7 @@ _FPE_SIGNALS = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus erro
                 "Floating point exception": "SIGFPE", "Illegal instruction": "SIGILL"}
 # Exception types that are a launcher's or a wrapper's, not the rank's own failure.
 _NOT_A_RANK_FAILURE = ("ChildFailedError", "SignalException", "RendezvousClosedError", "KeyboardInterrupt",
-                       "SystemExit", "CalledProcessError")
+                       "SystemExit", "CalledProcessError", "ProcessRaisedException", "ProcessExitedException")
 
 
 def _gpu(text: str) -> int | None:
@@ -143,7 +144,7 @@ def parse_crash_line(line: str) -> CrashLine | None:
             return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], term.group("what"), "SIGABRT", gpu=_gpu(text))
         return CrashLine(CrashLineKind.TERMINATE, text[:400], term.group("what"), "SIGABRT", collateral=collateral)
     if (fatal := _FATAL.search(text)) is not None:
-        sig = (fatal.group("glogsig") or fatal.group("signame") or fatal.group("sigtorch")
+        sig = (fatal.group("glogsig") or fatal.group("signame") or fatal.group("sigtorch") or fatal.group("c10sig")
                or _SIGNUMS.get(fatal.group("signum") or fatal.group("exitsig") or "")
                or _FPE_SIGNALS.get((fatal.group("fpe") or "").strip()))
         if sig is None:

@@ -18,6 +18,7 @@ class InitWaitKind(str, enum.Enum):
     CONNECT_REFUSED = "connect_refused"     # a client: "failed to connect to [host]:port (... Connection refused)"
     RENDEZVOUS_TIMEOUT = "rendezvous_timeout"   # torchelastic: RendezvousTimeoutError / "rendezvous ... timed out"
     STORE_WAIT_TIMEOUT = "store_wait_timeout"   # socket.cpp: "waitForInput: socket ... remote=[host]:port) timed out"
+    UNIQUE_ID_WAIT = "unique_id_wait"       # "[1] is setting up NCCL communicator and retrieving ncclUniqueId from [0]"
 
 
 @dataclass(frozen=True)
@@ -29,13 +30,14 @@ class InitWait:
     joined: int | None = None              # how many ranks/clients had arrived
     address: str | None = None             # the store's host:port a client tried to reach
     timeout_s: float | None = None
+    waits_for: int | None = None           # the rank that never arrived, when the line names it
 
     @property
     def is_timeout(self) -> bool:
         return self.kind is not InitWaitKind.BARRIER_WAITING
 
 
-MARKERS = ("store based barrier", "waiting for clients", "waiting for workers", "client socket", "waitForInput",
+MARKERS = ("ncclUniqueId", "store based barrier", "waiting for clients", "waiting for workers", "client socket", "waitForInput",
            "RendezvousTimeoutError", "Rendezvous", "rendezvous")
 
 _BARRIER = re.compile(
@@ -50,6 +52,9 @@ _CONNECT_REFUSED = re.compile(r"client socket has failed to connect to (?:\[(?P<
                               r"(?P<port>\d+).*?(?:Connection refused|No route to host|errno: 11[13])")
 _WAIT_FOR_INPUT = re.compile(r"waitForInput: socket SocketImpl\(.*?remote=\[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+)\)"
                              r" timed out after (?P<ms>\d+)\s*ms")
+_UNIQUE_ID = re.compile(r"\[(?P<rank>\d+)\] is setting up NCCL communicator and retrieving ncclUniqueId from "
+                        r"\[(?P<root>\d+)\] via c10d key-value store by key '[^']*',? but store->get\('[^']*'\) got "
+                        r"error: (?P<error>.+)")
 _RENDEZVOUS = re.compile(r"RendezvousTimeoutError|[Rr]endezvous (?:.*?)?(?:timed out|timeout)|"
                          r"The node '[^']+' has failed to (?:join|rendezvous)|"
                          r"waiting for the rendezvous to (?:complete|close)")
@@ -76,6 +81,8 @@ def parse_init_line(line: str) -> InitWait | None:
     if not any(marker in line for marker in MARKERS):
         return None
     text = line.strip()[:400]
+    if (m := _UNIQUE_ID.search(line)) is not None:
+        return InitWait(InitWaitKind.UNIQUE_ID_WAIT, text, rank=int(m.group("rank")), waits_for=int(m.group("root")))
     if (m := _BARRIER.search(line)) is not None:
         kind = InitWaitKind.BARRIER_WAITING if m.group("what").startswith("Waiting") else InitWaitKind.BARRIER_TIMEOUT
         return InitWait(kind, text, rank=int(m.group("rank")), world_size=int(m.group("world")),

@@ -83,6 +83,9 @@ _AGENT_LINE = re.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid:
 # launcher killed the others: "[ERROR] [launch.py:321:sigkill_handler] ['python', '-u', 'train.py',
 # '--local_rank=1', ...] exits with return code = -11"
 _DEEPSPEED_EXIT = re.compile(r"(\[['\"].*?\])\s+exits with return code = (-?\d+)")
+# torch.multiprocessing.spawn: "ProcessExitedException: process 1 terminated with signal SIGABRT" /
+# "... terminated with exit code 1"; the index is the spawned process's (the local rank, as a rule)
+_SPAWN_EXIT = re.compile(r"process (\d+) terminated with (?:signal (SIG[A-Z]+)|exit code (-?\d+))")
 _ARGV_LOCAL_RANK = re.compile(r"""--local[_-]rank(?:=|['"],\s*['"])(\d+)""")
 
 
@@ -154,6 +157,11 @@ def parse_launcher_failures(text: str) -> tuple[LauncherFailure, ...]:
     flush()
     if not failures:
         failures.extend(_deepspeed_failures(text))
+    if not failures and "terminated with" in text:
+        for match in _SPAWN_EXIT.finditer(text):
+            code = int(match.group(3)) if match.group(3) else None
+            sig = match.group(2)
+            failures.append(LauncherFailure(None, int(match.group(1)), None, code, sig, None, None, root_cause=True))
     if not failures:
         for match in _AGENT_LINE.finditer(text):
             code = int(match.group(1))
@@ -177,3 +185,13 @@ def _deepspeed_failures(text: str) -> list[LauncherFailure]:
         failures.append(LauncherFailure(None, int(local.group(1)) if local else None, None, code,
                                         _signal_name(code, None), None, None, root_cause=True))
     return failures
+
+
+_SPAWN_ERROR = re.compile(r"^\s*-- Process (\d+) terminated with the following error:")
+
+
+def spawn_error_owner(line: str) -> int | None:
+    """torch.multiprocessing.spawn's "-- Process 2 terminated with the following error:": the
+    traceback after it is that process's (its local rank, as a rule)."""
+    match = _SPAWN_ERROR.match(line)
+    return int(match.group(1)) if match else None

@@ -225,7 +225,9 @@ def unlocated_verdict(evidence: Evidence, failures: list[Failure],
                     f"({failures[0].detail[:160]})")
     kinds = Counter(e.kind for e in evidence.events if e.kind in _FAILURE_EVENTS)
     for kind, count in kinds.most_common():
-        what.append(f"{count} {kind.value.replace('_', ' ')} line{'s' if count > 1 else ''}")
+        first = next(e for e in evidence.events if e.kind is kind)
+        said = f": {first.detail[:120]}" if kind in (EventKind.XID, EventKind.SEGFAULT, EventKind.OOM) else ""
+        what.append(f"{count} {kind.value.replace('_', ' ')} line{'s' if count > 1 else ''}{said}")
     if evidence.unattributed:
         what.append(f"failure lines of no known rank ({evidence.unattributed[0].message or '?'}"[:200] + ")")
     if evidence.mismatches:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import mmap
 
-from triage.load.logs import LogScan, scan_log_text
+from triage.load.log_scan import LogScan
+from triage.load.logs import scan_log_text
 
 Buffer = bytes | mmap.mmap
 LARGE_LOG_BYTES = 16 << 20       # larger logs take this path

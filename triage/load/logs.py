@@ -6,12 +6,19 @@ from __future__ import annotations
 
 import mmap
 import re
-import signal
-import time
 from collections import deque
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from triage.load.log_facts import WorldSize, world_size_facts
+from triage.load.log_records import launcher_records, nccl_records
+from triage.load.log_scan import (
+    FAILURE_CLUSTER_LINES,
+    LAST_LINES,
+    MAX_UNPARSED,
+    LogScan,
+    record_world,
+    signal_number,
+)
 from triage.load.nccl_ras import op_count_splits
 from triage.model import Collective, CollectiveState
 from triage.model.evidence import (
@@ -19,8 +26,6 @@ from triage.model.evidence import (
     EventKind,
     ExitInfo,
     InitWaitRecord,
-    NcclProcess,
-    OpCountSplit,
     PgMembers,
     RankEvidence,
     ReportedFingerprint,
@@ -44,12 +49,10 @@ from triage.parsing.desync import (
     parse_running,
 )
 from triage.parsing.log_prefix import LineOwner, attribute_lines, split_rank_prefix
-from triage.parsing.nccl import channel_ranks
-from triage.parsing.nccl_tracker import NcclCommState, NcclTracker
 from triage.parsing.rendezvous import MARKERS as INIT_MARKERS
 from triage.parsing.rendezvous import InitWait, InitWaitKind, parse_init_line
 from triage.parsing.textclean import clean_text
-from triage.parsing.torchelastic import LauncherFailure, parse_launcher_failures, spawn_error_owner
+from triage.parsing.torchelastic import spawn_error_owner
 from triage.parsing.watchdog import WatchdogKind, parse_watchdog_line
 
 _RANK_IN_NAME = re.compile(r"rank[-_]?(\d+)", re.IGNORECASE)
@@ -62,43 +65,6 @@ _SPECIFIC = {CrashLineKind.CUDA_OOM: 0, CrashLineKind.CUDA_ERROR: 1, CrashLineKi
              CrashLineKind.NCCL_ERROR: 3, CrashLineKind.EXCEPTION: 4, CrashLineKind.TERMINATE: 5,
              CrashLineKind.FATAL_SIGNAL: 6}
 _SUMMARY_FIELD = re.compile(r"\s*(?:traceback|exitcode|error_file|time|host|rank)\s*:")
-FAILURE_CLUSTER_LINES = 6       # failure lines of one rank this close together are one failure
-LAST_LINES = 6
-MAX_UNPARSED = 40
-
-
-@dataclass
-class LogScan:
-    """What one or more log texts told us, per rank."""
-
-    collectives: dict[int, list[Collective]] = field(default_factory=dict)
-    hosts: dict[int, str] = field(default_factory=dict)
-    pids: dict[int, int] = field(default_factory=dict)
-    events: list[Event] = field(default_factory=list)
-    world_size: int | None = None
-    world_source: str | None = None
-    ranks_seen: set[int] = field(default_factory=set)
-    exits: dict[int, ExitInfo] = field(default_factory=dict)           # launcher summaries
-    failures: dict[int, list[tuple[int, CrashLine, str]]] = field(default_factory=dict)  # (order, line, path)
-    orphans: list[tuple[int, CrashLine, str]] = field(default_factory=list)  # failures of no known rank
-    last_lines: dict[int, deque[str]] = field(default_factory=dict)
-    mismatches: list[ReportedMismatch] = field(default_factory=list)
-    unparsed: list[str] = field(default_factory=list)
-    lines_read: int = 0                                                 # order of the next line
-    nccl_processes: list[NcclProcess] = field(default_factory=list)   # NCCL ops of no known rank
-    orphan_hosts: dict[int, str] = field(default_factory=dict)         # id(orphan line) -> its host
-    pg_of: dict[tuple[int, int], str] = field(default_factory=dict)    # (rank, seq) -> pg, from the watchdog
-    detected: dict[tuple[int, int], int] = field(default_factory=dict)  # (rank, seq) the watchdog flagged
-    first_timeout: dict[int, int] = field(default_factory=dict)        # rank -> order of its first timeout
-    _timeouts: set[tuple[int | None, str | None, int | None]] = field(default_factory=set)
-    init_waits: list[InitWaitRecord] = field(default_factory=list)
-    op_count_splits: list[OpCountSplit] = field(default_factory=list)   # NCCL RAS reports
-    lagging: list[ReportedLag] = field(default_factory=list)             # desync reports
-    unprefixed_tail: deque[str] = field(default_factory=lambda: deque(maxlen=LAST_LINES))
-    message_rank: tuple[int, int] | None = None
-    spawn_owner: int | None = None          # mp.spawn: the process whose traceback the unprefixed lines are     # (rank, order) of the last unprefixed line naming its rank
-    tracebacks: list[tuple[int | None, int, str]] = field(default_factory=list)   # (rank, order, path) of headers
-    _init_seen: set[tuple[int | None, str, int | None, str | None]] = field(default_factory=set)
 
 
 def rank_from_name(name: str) -> int | None:
@@ -133,13 +99,13 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     _unfinished_tracebacks(scan)
     body = "\n".join(o.rest for o in owners)
     _hosts(lines, scan)
-    _nccl("\n".join(lines) if nccl_source is None else nccl_source, path, scan, default_rank)
-    _launcher(body, path, scan, single_node)
+    nccl_records("\n".join(lines) if nccl_source is None else nccl_source, path, scan, default_rank)
+    launcher_records(body, path, scan, single_node)
     scan.op_count_splits.extend(op_count_splits(body, path))
     scan.lagging.extend(ReportedLag(lag.ranks, lag.never_joined, lag.collective, lag.text, (path,))
                         for lag in parse_desync_report(text))
     facts = world_size_facts(body)
-    _world(scan, facts)
+    record_world(scan, facts)
     if "Xid" in text or "segfault at" in text or "Killed process" in text:
         from triage.load.kernel import dmesg_events
 
@@ -294,7 +260,7 @@ def _watchdog(line: str, rank: int | None, path: str, order: int, scan: LogScan)
             ratio = max(event.numel_in, event.numel_out) // min(event.numel_in, event.numel_out)
             if (event.pg in (None, "0")) and ratio > 1 and max(event.numel_in, event.numel_out) % min(
                     event.numel_in, event.numel_out) == 0:
-                _world(scan, WorldSize(ratio, f"NumelIn/NumelOut of {event.op} on the default group"))
+                record_world(scan, WorldSize(ratio, f"NumelIn/NumelOut of {event.op} on the default group"))
     elif event.kind in (WatchdogKind.EXCEPTION_DETECTED, WatchdogKind.TIMEOUT_AT) and who is not None \
             and event.seq is not None:
         # "[PG 1 Rank 3] Exception ... detected by watchdog at work: 1580": the rank's pg for that seq
@@ -309,76 +275,6 @@ def _watchdog(line: str, rank: int | None, path: str, order: int, scan: LogScan)
     return True
 
 
-def _world(scan: LogScan, facts: WorldSize | None) -> None:
-    if facts is None:
-        return
-    if scan.world_size is None or facts.size > scan.world_size:
-        scan.world_size, scan.world_source = facts.size, facts.source
-
-
-def _launcher(text: str, path: str, scan: LogScan, single_node: bool) -> None:
-    """torchrun's "Failures:" / "Root Cause" summary (or its per-rank "failed (exitcode: N)" lines)."""
-    if "exitcode" not in text and "exits with return code" not in text and "terminated with" not in text:
-        return
-    failures = parse_launcher_failures(text)
-    hosts = {f.host for f in failures if f.host}
-    for failure in failures:
-        rank = failure.rank
-        if rank is None and failure.local_rank is not None and single_node and len(hosts) <= 1:
-            rank = failure.local_rank     # one node: the local rank is the rank
-        if rank is None:
-            _unattributed_launcher_failure(failure, path, scan)
-            continue
-        scan.ranks_seen.add(rank)
-        if failure.host:
-            scan.hosts.setdefault(rank, failure.host)
-        sig = _signal_number(failure.signal)
-        message = None
-        if failure.traceback and not failure.traceback.startswith(("Signal ", "To enable traceback")):
-            message = failure.traceback.strip().splitlines()[-1].strip()[:300]
-        old = scan.exits.get(rank)
-        scan.exits[rank] = ExitInfo(
-            exit_code=None if sig is not None else failure.exitcode, signal=sig, signal_name=failure.signal,
-            time=_launcher_time(failure.timestamp), message=message or (old.message if old else None),
-            evidence=(path,), collateral=sig is not None and sig in (int(signal.SIGTERM), int(signal.SIGINT)),
-            order=-1 if failure.root_cause else None)   # torchrun's "Root Cause (first observed failure)"
-
-
-def _unattributed_launcher_failure(failure: LauncherFailure, path: str, scan: LogScan) -> None:
-    """A launcher's failure record that names no rank (a local rank on one of several nodes, or no
-    rank at all) is still a failure: kept as one of no known rank."""
-    who = f"local rank {failure.local_rank}" if failure.local_rank is not None else "a process"
-    if failure.pid is not None:
-        who += f" (pid {failure.pid})"
-    if failure.signal:
-        line = CrashLine(CrashLineKind.FATAL_SIGNAL, f"{who} was killed by {failure.signal}", signal=failure.signal,
-                         collateral=failure.signal in ("SIGTERM", "SIGINT") and not failure.root_cause)
-    else:
-        line = CrashLine(CrashLineKind.EXCEPTION, f"{who} exited with code {failure.exitcode}")
-    scan.orphans.append((-1 if failure.root_cause else scan.lines_read, line, path))
-    if failure.host:
-        scan.orphan_hosts[id(line)] = failure.host
-
-
-def _signal_number(name: str | None) -> int | None:
-    if not name:
-        return None
-    try:
-        return int(signal.Signals[name])
-    except KeyError:
-        return None
-
-
-def _launcher_time(stamp: str | None) -> float | None:
-    """torchrun prints local time as 2026-11-22_00:23:37."""
-    if not stamp:
-        return None
-    try:
-        return time.mktime(time.strptime(stamp, "%Y-%m-%d_%H:%M:%S"))
-    except ValueError:
-        return None
-
-
 def _hosts(lines: tuple[str, ...], scan: LogScan) -> None:
     for line in lines[:20000]:
         if "[" not in line and ":" not in line:
@@ -386,75 +282,6 @@ def _hosts(lines: tuple[str, ...], scan: LogScan) -> None:
         prefix = split_rank_prefix(line)
         if prefix.rank is not None and not prefix.local and prefix.host:
             scan.hosts.setdefault(prefix.rank, prefix.host)
-
-
-def _nccl(text: str | bytes | mmap.mmap, path: str, scan: LogScan, default_rank: int | None) -> None:
-    tracker = NcclTracker(history=16)
-    if isinstance(text, str):
-        if "NCCL" not in text:
-            return
-        tracker.feed_text(text)
-    else:
-        if text.find(b"NCCL") < 0:
-            return
-        tracker.feed_bytes(text)
-    states = tracker.last_ops()
-    world = max((s.nranks or 0 for s in states), default=0) or max(
-        (i.nranks or 0 for i in tracker.inits()), default=0)
-    if world:
-        _world(scan, WorldSize(world, "nranks in NCCL's lines"))
-    unmapped: dict[tuple[str, int], NcclCommState] = {}
-    for state in states:
-        rank = state.global_rank if state.global_rank is not None else default_rank
-        if rank is None:
-            old = unmapped.get((state.host, state.pid))
-            if old is None or len(state.history) > len(old.history):
-                unmapped[(state.host, state.pid)] = state
-            continue
-        pg = state.comm_id or f"comm:{state.comm}"
-        if state.nranks and state.nranks == world and not state.comm_id:
-            pg = "0"
-        scan.ranks_seen.add(rank)
-        scan.hosts.setdefault(rank, state.host)
-        scan.pids.setdefault(rank, state.pid)
-        for op in state.history:
-            p2p = op.op in ("send", "recv")
-            scan.collectives.setdefault(rank, []).append(Collective(
-                rank=rank, pg=pg, seq=op.op_count + 1, op=op.op, count=op.count, dtype=op.dtype,
-                state=CollectiveState.COMPLETED if op is not state.last else CollectiveState.SCHEDULED,
-                is_p2p=p2p, peer=op.root if p2p else None, source="nccl",
-                pg_name="default_pg" if pg == "0" else None))
-    for (host, pid), state in sorted(unmapped.items()):
-        scan.nccl_processes.append(NcclProcess(host, pid, state.last.cuda_dev, tuple(
-            Collective(rank=-1, pg=f"comm:{state.comm}", seq=op.op_count + 1, op=op.op, count=op.count,
-                       dtype=op.dtype, state=CollectiveState.SCHEDULED, source="nccl") for op in state.history),
-            state.nranks))
-    by_channel: dict[tuple[str, int], int] | None = None
-    for warn in tracker.warnings():
-        rank = warn.launcher_rank
-        if rank is None:
-            rank = tracker.global_rank(warn.host, warn.pid)
-        if rank is None and isinstance(text, str):
-            by_channel = channel_ranks(text) if by_channel is None else by_channel
-            rank = by_channel.get((warn.host, warn.pid))
-            if rank is not None:
-                scan.ranks_seen.add(rank)
-                scan.hosts.setdefault(rank, warn.host)
-        scan.events.append(Event(EventKind.NCCL_WARN, warn.message[:300], rank=rank, host=warn.host,
-                                 evidence=(path,)))
-        crash = parse_crash_line(warn.message)
-        if crash is None and "out of memory" in warn.message:
-            crash = CrashLine(CrashLineKind.CUDA_OOM, warn.message.strip()[:300])
-        if crash is not None and crash.kind in (CrashLineKind.NETWORK, CrashLineKind.CUDA_OOM, CrashLineKind.CUDA_ERROR):
-            # a transport failure NCCL itself reports: tied to its process (host:pid, GPU) even without a rank
-            where = f"{warn.host}:{warn.pid}" + (f" (GPU {warn.cuda_dev})" if warn.cuda_dev is not None else "")
-            named = replace(crash, text=f"{where}: NCCL WARN {crash.text}"[:400])
-            item = (scan.lines_read, named, path)
-            if rank is not None:
-                scan.failures.setdefault(rank, []).append(item)
-            else:
-                scan.orphans.append(item)
-                scan.orphan_hosts.setdefault(id(named), warn.host)
 
 
 def _failure_of(items: list[tuple[int, CrashLine, str]]) -> tuple[int, CrashLine, str]:
@@ -469,7 +296,7 @@ def _failure_of(items: list[tuple[int, CrashLine, str]]) -> tuple[int, CrashLine
 
 def failure_exit(line: CrashLine, order: int, path: str) -> ExitInfo:
     """A failure line as how the rank ended."""
-    sig = _signal_number(line.signal) if line.kind in (CrashLineKind.FATAL_SIGNAL, CrashLineKind.TERMINATE) else None
+    sig = signal_number(line.signal) if line.kind in (CrashLineKind.FATAL_SIGNAL, CrashLineKind.TERMINATE) else None
     if line.kind is CrashLineKind.CUDA_ERROR and line.signal is None:
         sig = None
     return ExitInfo(exit_code=None if sig is not None else 1, signal=sig, signal_name=line.signal if sig else None,

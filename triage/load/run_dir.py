@@ -13,7 +13,8 @@ from triage.errors import InputError
 from triage.layout import HostPaths, RankPaths, RunPaths
 from triage.load.cores import bundle_core_outputs
 from triage.load.fr_files import fr_rank_evidence, read_text
-from triage.load.logs import LogScan, scan_log_text
+from triage.load.log_scan import LogScan
+from triage.load.logs import scan_log_text
 from triage.model.evidence import (
     MISSING_NODE_REASON,
     CrashRecord,

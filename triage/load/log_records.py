@@ -1,0 +1,142 @@
+"""Records that tell how ranks ended or what their NCCL communicators did, folded into a LogScan:
+launcher failure summaries (torchrun, DeepSpeed, mp.spawn) and NCCL debug lines."""
+
+from __future__ import annotations
+
+import mmap
+import signal
+import time
+from dataclasses import replace
+
+from triage.load.log_facts import WorldSize
+from triage.load.log_scan import LogScan, record_world, signal_number
+from triage.model import Collective, CollectiveState
+from triage.model.evidence import Event, EventKind, ExitInfo, NcclProcess
+from triage.parsing.crashlog import CrashLine, CrashLineKind, parse_crash_line
+from triage.parsing.nccl import channel_ranks
+from triage.parsing.nccl_tracker import NcclCommState, NcclTracker
+from triage.parsing.torchelastic import LauncherFailure, parse_launcher_failures
+
+
+def launcher_records(text: str, path: str, scan: LogScan, single_node: bool) -> None:
+    """torchrun's "Failures:" / "Root Cause" summary (or its per-rank "failed (exitcode: N)" lines)."""
+    if "exitcode" not in text and "exits with return code" not in text and "terminated with" not in text:
+        return
+    failures = parse_launcher_failures(text)
+    hosts = {f.host for f in failures if f.host}
+    for failure in failures:
+        rank = failure.rank
+        if rank is None and failure.local_rank is not None and single_node and len(hosts) <= 1:
+            rank = failure.local_rank     # one node: the local rank is the rank
+        if rank is None:
+            _unattributed_launcher_failure(failure, path, scan)
+            continue
+        scan.ranks_seen.add(rank)
+        if failure.host:
+            scan.hosts.setdefault(rank, failure.host)
+        sig = signal_number(failure.signal)
+        message = None
+        if failure.traceback and not failure.traceback.startswith(("Signal ", "To enable traceback")):
+            message = failure.traceback.strip().splitlines()[-1].strip()[:300]
+        old = scan.exits.get(rank)
+        scan.exits[rank] = ExitInfo(
+            exit_code=None if sig is not None else failure.exitcode, signal=sig, signal_name=failure.signal,
+            time=_launcher_time(failure.timestamp), message=message or (old.message if old else None),
+            evidence=(path,), collateral=sig is not None and sig in (int(signal.SIGTERM), int(signal.SIGINT)),
+            order=-1 if failure.root_cause else None)   # torchrun's "Root Cause (first observed failure)"
+
+
+def _unattributed_launcher_failure(failure: LauncherFailure, path: str, scan: LogScan) -> None:
+    """A launcher's failure record that names no rank (a local rank on one of several nodes, or no
+    rank at all) is still a failure: kept as one of no known rank."""
+    who = f"local rank {failure.local_rank}" if failure.local_rank is not None else "a process"
+    if failure.pid is not None:
+        who += f" (pid {failure.pid})"
+    if failure.signal:
+        line = CrashLine(CrashLineKind.FATAL_SIGNAL, f"{who} was killed by {failure.signal}", signal=failure.signal,
+                         collateral=failure.signal in ("SIGTERM", "SIGINT") and not failure.root_cause)
+    else:
+        line = CrashLine(CrashLineKind.EXCEPTION, f"{who} exited with code {failure.exitcode}")
+    scan.orphans.append((-1 if failure.root_cause else scan.lines_read, line, path))
+    if failure.host:
+        scan.orphan_hosts[id(line)] = failure.host
+
+
+
+def _launcher_time(stamp: str | None) -> float | None:
+    """torchrun prints local time as 2026-11-22_00:23:37."""
+    if not stamp:
+        return None
+    try:
+        return time.mktime(time.strptime(stamp, "%Y-%m-%d_%H:%M:%S"))
+    except ValueError:
+        return None
+
+
+def nccl_records(text: str | bytes | mmap.mmap, path: str, scan: LogScan, default_rank: int | None) -> None:
+    tracker = NcclTracker(history=16)
+    if isinstance(text, str):
+        if "NCCL" not in text:
+            return
+        tracker.feed_text(text)
+    else:
+        if text.find(b"NCCL") < 0:
+            return
+        tracker.feed_bytes(text)
+    states = tracker.last_ops()
+    world = max((s.nranks or 0 for s in states), default=0) or max(
+        (i.nranks or 0 for i in tracker.inits()), default=0)
+    if world:
+        record_world(scan, WorldSize(world, "nranks in NCCL's lines"))
+    unmapped: dict[tuple[str, int], NcclCommState] = {}
+    for state in states:
+        rank = state.global_rank if state.global_rank is not None else default_rank
+        if rank is None:
+            old = unmapped.get((state.host, state.pid))
+            if old is None or len(state.history) > len(old.history):
+                unmapped[(state.host, state.pid)] = state
+            continue
+        pg = state.comm_id or f"comm:{state.comm}"
+        if state.nranks and state.nranks == world and not state.comm_id:
+            pg = "0"
+        scan.ranks_seen.add(rank)
+        scan.hosts.setdefault(rank, state.host)
+        scan.pids.setdefault(rank, state.pid)
+        for op in state.history:
+            p2p = op.op in ("send", "recv")
+            scan.collectives.setdefault(rank, []).append(Collective(
+                rank=rank, pg=pg, seq=op.op_count + 1, op=op.op, count=op.count, dtype=op.dtype,
+                state=CollectiveState.COMPLETED if op is not state.last else CollectiveState.SCHEDULED,
+                is_p2p=p2p, peer=op.root if p2p else None, source="nccl",
+                pg_name="default_pg" if pg == "0" else None))
+    for (host, pid), state in sorted(unmapped.items()):
+        scan.nccl_processes.append(NcclProcess(host, pid, state.last.cuda_dev, tuple(
+            Collective(rank=-1, pg=f"comm:{state.comm}", seq=op.op_count + 1, op=op.op, count=op.count,
+                       dtype=op.dtype, state=CollectiveState.SCHEDULED, source="nccl") for op in state.history),
+            state.nranks))
+    by_channel: dict[tuple[str, int], int] | None = None
+    for warn in tracker.warnings():
+        rank = warn.launcher_rank
+        if rank is None:
+            rank = tracker.global_rank(warn.host, warn.pid)
+        if rank is None and isinstance(text, str):
+            by_channel = channel_ranks(text) if by_channel is None else by_channel
+            rank = by_channel.get((warn.host, warn.pid))
+            if rank is not None:
+                scan.ranks_seen.add(rank)
+                scan.hosts.setdefault(rank, warn.host)
+        scan.events.append(Event(EventKind.NCCL_WARN, warn.message[:300], rank=rank, host=warn.host,
+                                 evidence=(path,)))
+        crash = parse_crash_line(warn.message)
+        if crash is None and "out of memory" in warn.message:
+            crash = CrashLine(CrashLineKind.CUDA_OOM, warn.message.strip()[:300])
+        if crash is not None and crash.kind in (CrashLineKind.NETWORK, CrashLineKind.CUDA_OOM, CrashLineKind.CUDA_ERROR):
+            # a transport failure NCCL itself reports: tied to its process (host:pid, GPU) even without a rank
+            where = f"{warn.host}:{warn.pid}" + (f" (GPU {warn.cuda_dev})" if warn.cuda_dev is not None else "")
+            named = replace(crash, text=f"{where}: NCCL WARN {crash.text}"[:400])
+            item = (scan.lines_read, named, path)
+            if rank is not None:
+                scan.failures.setdefault(rank, []).append(item)
+            else:
+                scan.orphans.append(item)
+                scan.orphan_hosts.setdefault(id(named), warn.host)

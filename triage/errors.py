@@ -49,16 +49,6 @@ class ToolMissingError(TriageError):
     default_hint = "install it: `pip install py-spy` or `apt-get install gdb strace`"
 
 
-class PtraceDeniedError(TriageError):
-    """The kernel refused to let us attach to a process."""
-
-    exit_code = ExitCode.TOOL_FAILURE
-    default_hint = (
-        "run as the same user as the job, set /proc/sys/kernel/yama/ptrace_scope to 0, "
-        "or in a container add --cap-add SYS_PTRACE"
-    )
-
-
 class RemoteError(TriageError):
     """A node or host could not be reached or refused us."""
 

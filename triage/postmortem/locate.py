@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,6 +66,3 @@ def _core_pid(path: Path) -> int | None:
     except CoreFormatError:
         return None
 
-
-def looks_like_core_name(name: str) -> bool:
-    return bool(re.fullmatch(r"core(\.\d+)?", name))

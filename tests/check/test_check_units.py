@@ -1,0 +1,190 @@
+"""Unit tests of `triage check`: the launcher parsing, --timeout, and the verdict over result records."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from triage.check.launcher import WORKER, parse_launch
+from triage.check.results import CheckData
+from triage.check.verdict import decide, rank_ranges
+from triage.cli.check import parse_timeout
+from triage.errors import InputError, UsageError
+
+TORCHRUN = ["torchrun"]   # on PATH in the test venv
+
+
+def test_torchrun_options_give_the_expected_ranks_and_master() -> None:
+    launch = parse_launch(["--", "torchrun", "--nnodes", "2", "--nproc_per_node=4", "--node-rank", "1",
+                           "--master-addr", "10.0.0.1", "--master-port", "29511"], environ={})
+    expected = launch.expected
+    assert (expected.nnodes, expected.nproc_per_node, expected.node_rank) == (2, 4, 1)
+    assert (expected.master_host, expected.master_port, expected.world_size) == ("10.0.0.1", 29511, 8)
+    command = launch.command(Path("/c"), 123.0)
+    assert command[:-5] == launch.argv and command[-5:] == [str(WORKER), "--check-dir", "/c", "--deadline", "123.000"]
+
+
+@pytest.mark.parametrize(("endpoint", "host", "port"), [
+    ("node1:29400", "node1", 29400), ("node1", "node1", 29400), ("[fe80::1]:123", "fe80::1", 123),
+])
+def test_c10d_endpoint(endpoint: str, host: str, port: int) -> None:
+    launch = parse_launch(["torchrun", "--nnodes=1:3", "--rdzv-backend", "c10d", "--rdzv-endpoint", endpoint],
+                          environ={})
+    assert (launch.expected.master_host, launch.expected.master_port) == (host, port)
+    assert launch.expected.nnodes == 3 and launch.expected.elastic and launch.expected.nproc_per_node == 1
+
+
+def test_standalone_and_slurm_defaults() -> None:
+    alone = parse_launch(["torchrun", "--standalone", "--nproc-per-node", "4"], environ={}).expected
+    assert (alone.nnodes, alone.node_rank, alone.master_host, alone.world_size) == (1, 0, None, 4)
+    slurm = parse_launch(["torchrun", "--nproc-per-node", "2"],
+                         environ={"SLURM_JOB_NUM_NODES": "3", "SLURM_NODEID": "2"}).expected
+    assert (slurm.nnodes, slurm.node_rank, slurm.world_size) == (3, 2, 6)
+
+
+@pytest.mark.parametrize(("argv", "error", "words"), [
+    ([], UsageError, "no launcher given"),
+    (["--"], UsageError, "no launcher given"),
+    (["no-such-launcher-xyz", "--nnodes", "2"], InputError, "'no-such-launcher-xyz' not found"),
+    (["torchrun", "--nproc-per-node", "2", "train.py"], UsageError, "'train.py': triage check supplies the program"),
+    (["torchrun", "-m", "mypkg"], UsageError, "-m: triage check runs its own worker"),
+    (["torchrun", "--nnodes", "two"], UsageError, "--nnodes 'two'"),
+    (["torchrun", "--nnodes", "3:2"], UsageError, "--nnodes '3:2'"),
+    (["torchrun", "--nproc-per-node", "0"], UsageError, "--nproc-per-node '0': out of range"),
+    (["torchrun", "--master-port", "x"], UsageError, "--master-port 'x'"),
+    (["torchrun", "--nproc-per-node"], UsageError, "--nproc-per-node: missing its value"),
+])
+def test_bad_launchers(argv: list[str], error: type[Exception], words: str) -> None:
+    with pytest.raises(error, match=words.replace("(", r"\(").replace("[", r"\[")):
+        parse_launch(argv, environ={})
+
+
+@pytest.mark.parametrize("text", ["0", "-5", "nan", "NaN", "inf", "-inf", "soon", ""])
+def test_bad_timeouts(text: str) -> None:
+    with pytest.raises(UsageError, match="--timeout"):
+        parse_timeout(text)
+
+
+def test_good_timeout() -> None:
+    assert parse_timeout("0.5") == 0.5 and parse_timeout("120") == 120.0
+
+
+def test_rank_ranges() -> None:
+    assert rank_ranges([5, 0, 1, 2]) == "ranks 0-2, 5"
+    assert rank_ranges([3]) == "rank 3"
+    assert rank_ranges([]) == "no ranks"
+
+
+# --------------------------------------------------------------------------- verdict
+
+def _rank(rank: int, node_rank: int, host: str, nproc: int = 2, **extra: Any) -> dict[str, Any]:
+    leader = rank % nproc == 0
+    steps: dict[str, Any] = {
+        "store": {"ok": True, "master": "n1:29400", "connect_s": 0.001, "interface": "eth0"},
+        "links": {"ok": True, "leader": leader, "probes": []},
+        "collectives/gloo": {"ok": True},
+        "ring/gloo": {"ok": True, "mb_per_s": 100.0},
+        "bandwidth/gloo": {"busbw_gbps": 1.25 if host != "n2" else 0.5},
+        "facts": {"clock_offset_s": 0.002},
+    }
+    record: dict[str, Any] = {"rank": rank, "node_rank": node_rank, "host": host, "local_rank": rank % nproc,
+                              "world_size": 6, "finished": True, "step": "done", "steps": steps}
+    record.update(extra)
+    return record
+
+
+def _expected(nnodes: int = 3, nproc: int = 2, slurm: tuple[str, ...] = ()) -> dict[str, Any]:
+    return {"nnodes": nnodes, "nproc_per_node": nproc, "slurm_nodes": slurm}
+
+
+def _healthy() -> dict[int, dict[str, Any]]:
+    return {r: _rank(r, r // 2, f"n{r // 2 + 1}") for r in range(6)}
+
+
+def _probes(ranks: dict[int, dict[str, Any]], failing: set[frozenset[str]], error: str = "connection timed out") -> None:
+    hosts = {r["node_rank"]: r["host"] for r in ranks.values()}
+    for record in ranks.values():
+        if record["local_rank"] != 0:
+            continue
+        probes = []
+        for peer, host in hosts.items():
+            if peer != record["node_rank"]:
+                bad = frozenset((record["host"], host)) in failing
+                probes.append({"node_rank": peer, "host": host, "ok": not bad, **({"error": error} if bad else {})})
+        record["steps"]["links"]["probes"] = probes
+
+
+def test_all_healthy_is_ok_with_the_slowest_nodes_bandwidth() -> None:
+    verdict = decide(CheckData(nodes=(), ranks=_healthy(), expected=_expected()))
+    assert verdict.ok and verdict.exit_code == 0
+    assert verdict.headline == "OK: 3 nodes, 6 ranks, all collectives and links fine; gloo 0.5 GB/s"
+    assert [n.label for n in verdict.nodes] == ["n1", "n2", "n3"]
+
+
+def test_one_broken_link_names_the_pair() -> None:
+    ranks = _healthy()
+    _probes(ranks, {frozenset(("n2", "n3"))})
+    for record in ranks.values():
+        record["steps"].pop("collectives/gloo")
+    verdict = decide(CheckData(nodes=(), ranks=ranks, expected=_expected()))
+    assert not verdict.ok
+    assert verdict.headline == "link n2 <-> n3 fails (connection timed out); all other links fine"
+
+
+def test_a_node_that_reaches_no_other_node_is_named_once() -> None:
+    ranks = {r: _rank(r, r // 2, f"n{r // 2 + 1}") for r in range(8)}
+    _probes(ranks, {frozenset(("n4", h)) for h in ("n1", "n2", "n3")})
+    verdict = decide(CheckData(nodes=(), ranks=ranks, expected=_expected(nnodes=4)))
+    assert verdict.problems == ("n4 cannot reach any other node (connection timed out); it reaches the master store",)
+
+
+def test_unreachable_master_port_names_the_node_interface_and_ranks() -> None:
+    nodes = ({"host": "n1", "node_rank": 0, "probe": {"reached": True, "attempts": 1}},
+             {"host": "n3", "node_rank": 2, "probe": {"reached": False, "attempts": 9, "target": "n1:29400",
+                                                      "error": "connection refused", "interface": "eth1"}})
+    verdict = decide(CheckData(nodes=nodes, ranks={}, expected=_expected()))
+    assert verdict.headline == ("n3 cannot reach the master port n1:29400 (connection refused) from eth1: "
+                                "ranks 4-5 never joined")
+    assert verdict.problems[1] == "ranks 0-3 never started: the rendezvous waits for every node"
+
+
+def test_a_slurm_node_that_never_reported_is_named() -> None:
+    ranks = {r: rec for r, rec in _healthy().items() if r < 4}
+    verdict = decide(CheckData(nodes=(), ranks=ranks, expected=_expected(slurm=("n1", "n2", "n3"))))
+    assert verdict.headline.startswith("n3: never reported")
+    assert verdict.missing_ranks == (4, 5)
+
+
+def test_a_killed_rank_comes_before_the_ranks_the_launcher_stopped() -> None:
+    ranks = _healthy()
+    for rank in range(6):
+        ranks[rank].update(finished=False, step="links", terminated="signal 15")
+    ranks[3].pop("terminated")
+    ranks[3]["step"] = "store"
+    verdict = decide(CheckData(nodes=(), ranks=ranks, expected=_expected()))
+    assert verdict.headline == "rank 3 on n2 died (killed or crashed) in step 'store'"
+    assert "collateral" in verdict.problems[-1]
+
+
+def test_collective_errors_are_grouped() -> None:
+    ranks = _healthy()
+    for rank in (1, 2):
+        ranks[rank]["errors"] = {"gloo": "gloo all_reduce: timed out"}
+    verdict = decide(CheckData(nodes=(), ranks=ranks, expected=_expected()))
+    assert verdict.headline == "gloo all_reduce: timed out on ranks 1-2"
+
+
+def test_launcher_that_exits_before_any_rank() -> None:
+    nodes = ({"host": "n1", "node_rank": 0, "launcher_exit": 2, "launcher_tail": "error: unrecognized arguments"},)
+    verdict = decide(CheckData(nodes=nodes, ranks={}, expected=_expected(nnodes=1)))
+    assert verdict.headline == ("the launcher on n1 exited with code 2 before any rank started: "
+                                "error: unrecognized arguments")
+
+
+def test_clock_offset_note() -> None:
+    ranks = _healthy()
+    ranks[4]["steps"]["facts"]["clock_offset_s"] = -2.5
+    verdict = decide(CheckData(nodes=(), ranks=ranks, expected=_expected()))
+    assert verdict.ok and verdict.notes == ("n3: clock differs from rank 0's by -2.500 s",)

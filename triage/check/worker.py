@@ -1,0 +1,478 @@
+"""The program every rank of `triage check` runs (started by the user's launcher, e.g. torchrun).
+
+Standalone on purpose: it imports only the standard library and torch, never the rest of triage,
+so it runs under whatever Python the launcher uses. Usage (triage appends it to the launcher)::
+
+    worker.py --check-dir DIR --deadline EPOCH_SECONDS
+
+Each rank writes ``DIR/ranks/rank-<RANK>.json`` after every step (atomically), so a rank that is
+stopped half-way still leaves what it found. Steps, each bounded by the deadline:
+
+1. store: resolve MASTER_ADDR, open a TCP connection to MASTER_ADDR:MASTER_PORT, join the store;
+2. links: one rank per node listens; every node connects to every other node's listener (plain
+   TCP, before any process group exists, so a broken link is named instead of hanging init);
+3. collectives per backend (gloo; NCCL when there are GPUs): init, barrier, all_reduce, all_gather;
+4. ring: every rank sends to rank+1 and receives from rank-1;
+5. bandwidth: all_reduce bus bandwidth (nccl-tests formula: algbw * 2(n-1)/n);
+6. facts: interfaces, *_SOCKET_IFNAME / NCCL_* / GLOO_* variables, GPUs, clock offset from rank 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import errno
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from datetime import timedelta
+from typing import Any
+
+FORMAT = "triage.check/1"
+KEY_PREFIX = "triage-check"
+BANDWIDTH_BYTES = 4 << 20
+BANDWIDTH_ITERATIONS = 5
+RING_BYTES = 1 << 20
+_lock = threading.Lock()
+
+
+def _env_int(name: str, default: int) -> int:
+    try:
+        return int(os.environ.get(name, default))
+    except ValueError:
+        return default
+
+
+class RankRecord:
+    """The rank's result file, rewritten after every step."""
+
+    def __init__(self, check_dir: str, deadline: float) -> None:
+        self.rank = _env_int("RANK", 0)
+        self.path = os.path.join(check_dir, "ranks", f"rank-{self.rank}.json")
+        os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
+        self.data: dict[str, Any] = {
+            "format": FORMAT, "rank": self.rank, "local_rank": _env_int("LOCAL_RANK", 0),
+            "world_size": _env_int("WORLD_SIZE", 1), "local_world_size": _env_int("LOCAL_WORLD_SIZE", 1),
+            "node_rank": _env_int("GROUP_RANK", 0), "nnodes": _env_int("GROUP_WORLD_SIZE", 1),
+            "host": socket.gethostname().split(".")[0], "pid": os.getpid(), "started": time.time(),
+            "deadline": deadline, "step": "start", "finished": False, "steps": {},
+        }
+
+    def step(self, name: str) -> None:
+        with _lock:
+            self.data["step"] = name
+        self.save()
+
+    def put(self, name: str, value: dict[str, Any]) -> None:
+        with _lock:
+            self.data["steps"][name] = value
+        self.save()
+
+    def save(self) -> None:
+        with _lock:
+            text = json.dumps(self.data, indent=1, sort_keys=True, default=str)
+            fd, tmp = tempfile.mkstemp(prefix=".rank-", dir=os.path.dirname(self.path))
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text + "\n")
+            os.replace(tmp, self.path)
+
+
+def describe_error(error: BaseException) -> str:
+    """A short, stable description of a network error (used verbatim in verdicts)."""
+    if isinstance(error, socket.gaierror):
+        return f"cannot resolve the name ({error.strerror})"
+    if isinstance(error, (socket.timeout, TimeoutError)):
+        return "connection timed out"
+    if isinstance(error, OSError) and error.errno is not None:
+        known = {errno.ECONNREFUSED: "connection refused", errno.EHOSTUNREACH: "no route to host",
+                 errno.ENETUNREACH: "network unreachable", errno.ECONNRESET: "connection reset",
+                 errno.ETIMEDOUT: "connection timed out"}
+        return known.get(error.errno, error.strerror or str(error))
+    text = str(error).strip().splitlines()
+    first = text[0] if text else type(error).__name__
+    if "timed out" in first.lower() or "timeout" in first.lower():
+        return f"timed out ({first[:200]})"
+    return f"{type(error).__name__}: {first[:200]}"
+
+
+def interface_of(address: str) -> str | None:
+    """The network interface that holds ``address`` on this host."""
+    with contextlib.suppress(Exception):
+        import psutil
+
+        for name, addrs in psutil.net_if_addrs().items():
+            if any(a.address == address for a in addrs):
+                return str(name)
+    return None
+
+
+def _remaining(deadline: float, cap: float | None = None, floor: float = 0.5) -> float:
+    left = max(floor, deadline - time.time())
+    return min(left, cap) if cap is not None else left
+
+
+# ---------------------------------------------------------------------------- step 1: store
+
+def step_store(record: RankRecord, deadline: float) -> tuple[Any, dict[str, Any]]:
+    from torch.distributed import PrefixStore, TCPStore  # type: ignore[attr-defined]
+
+    host = os.environ.get("MASTER_ADDR", "127.0.0.1")
+    port = _env_int("MASTER_PORT", 29500)
+    result: dict[str, Any] = {"ok": False, "master": f"{host}:{port}"}
+    record.put("store", result)
+    began = time.monotonic()
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        result["resolve_s"] = round(time.monotonic() - began, 4)
+        result["resolved"] = str(infos[0][4][0])
+        began = time.monotonic()
+        with socket.create_connection((result["resolved"], port), timeout=_remaining(deadline, 10)) as sock:
+            result["connect_s"] = round(time.monotonic() - began, 4)
+            local = str(sock.getsockname()[0])
+        result["local_address"] = local
+        result["interface"] = interface_of(local)
+        began = time.monotonic()
+        store = TCPStore(host, port, is_master=False, timeout=timedelta(seconds=_remaining(deadline, 30)),
+                         wait_for_workers=False)
+        result["join_s"] = round(time.monotonic() - began, 4)
+    except Exception as error:
+        result["error"] = describe_error(error)
+        record.put("store", result)
+        raise
+    result["ok"] = True
+    record.put("store", result)
+    run = os.environ.get("TORCHELASTIC_RUN_ID", "run")
+    attempt = os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")
+    return PrefixStore(f"{KEY_PREFIX}/{run}/{attempt}/", store), result
+
+
+# ---------------------------------------------------------------------------- step 2: links
+
+def _serve(listener: socket.socket, stop: threading.Event) -> None:
+    listener.settimeout(0.2)
+    while not stop.is_set():
+        try:
+            conn, _ = listener.accept()
+        except TimeoutError:
+            continue
+        except OSError:
+            return
+        with conn:
+            conn.settimeout(2)
+            with contextlib.suppress(OSError):
+                data = conn.recv(64)
+                conn.sendall(data)
+
+
+def _probe(peer: dict[str, Any], timeout: float) -> dict[str, Any]:
+    out: dict[str, Any] = {"node_rank": peer["node_rank"], "host": peer["host"],
+                           "address": f"{peer['address']}:{peer['port']}", "ok": False}
+    began = time.monotonic()
+    try:
+        with socket.create_connection((peer["address"], int(peer["port"])), timeout=timeout) as sock:
+            sock.settimeout(timeout)
+            sock.sendall(b"triage-check\n")
+            if sock.recv(64) != b"triage-check\n":
+                raise ConnectionResetError(errno.ECONNRESET, "no echo")
+        out["ok"] = True
+    except Exception as error:  # noqa: BLE001
+        out["error"] = describe_error(error)
+    out["seconds"] = round(time.monotonic() - began, 4)
+    return out
+
+
+def _wait_keys(store: Any, keys: list[str], deadline: float) -> list[str]:
+    """The keys still missing at the deadline (empty when all arrived)."""
+    while True:
+        missing = [k for k in keys if not store.check([k])]
+        if not missing or time.time() >= deadline:
+            return missing
+        time.sleep(0.05)
+
+
+def step_links(record: RankRecord, store: Any, local: str, deadline: float) -> bool:
+    """Every node's first rank probes every other node over plain TCP. True when all links work."""
+    node_rank, nnodes = record.data["node_rank"], record.data["nnodes"]
+    leader = record.data["local_rank"] == 0
+    result: dict[str, Any] = {"ok": False, "leader": leader}
+    record.put("links", result)
+    listener: socket.socket | None = None
+    stop = threading.Event()
+    wait_until = deadline - 1.0
+    probe_timeout = max(1.0, min(5.0, (deadline - time.time()) / 4))
+    if leader:
+        advertised = local
+        if local.startswith("127.") and nnodes > 1:
+            with contextlib.suppress(OSError):
+                advertised = socket.gethostbyname(socket.gethostname())
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("0.0.0.0", 0))
+        listener.listen(64)
+        threading.Thread(target=_serve, args=(listener, stop), daemon=True).start()
+        me = {"node_rank": node_rank, "host": record.data["host"], "address": advertised,
+              "port": listener.getsockname()[1]}
+        result["listen"] = f"{advertised}:{me['port']}"
+        store.set(f"node/{node_rank}", json.dumps(me))
+    try:
+        node_keys = [f"node/{n}" for n in range(nnodes)]
+        missing = _wait_keys(store, node_keys, wait_until)
+        result["nodes_missing"] = [int(k.split("/")[1]) for k in missing]
+        if leader:
+            peers = [json.loads(store.get(k)) for k in node_keys if k not in missing and k != f"node/{node_rank}"]
+            probes: list[dict[str, Any]] = []
+            threads = [threading.Thread(target=lambda p=p: probes.append(_probe(p, probe_timeout)), daemon=True)
+                       for p in peers]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(probe_timeout * 2 + 1)
+            result["probes"] = sorted(probes, key=lambda p: int(p["node_rank"]))
+            store.set(f"links/{node_rank}", json.dumps([p["ok"] for p in probes]))
+        link_keys = [f"links/{n}" for n in range(nnodes)]
+        late = _wait_keys(store, link_keys, wait_until)
+        result["links_missing"] = [int(k.split("/")[1]) for k in late]
+        failed = sum(1 for k in link_keys if k not in late for ok in json.loads(store.get(k)) if not ok)
+        result["failed_elsewhere"] = failed
+        result["ok"] = not missing and not late and failed == 0
+    finally:
+        stop.set()
+        if listener is not None:
+            listener.close()
+        record.put("links", result)
+    return bool(result["ok"])
+
+
+# ---------------------------------------------------------------------------- steps 3-5: torch
+
+def _timed(action: Any) -> float:
+    began = time.monotonic()
+    action()
+    return round(time.monotonic() - began, 4)
+
+
+def step_collectives(backend: str, group: Any, device: str, record: RankRecord) -> dict[str, Any]:
+    import torch
+    import torch.distributed as dist
+
+    rank, world = record.data["rank"], record.data["world_size"]
+    out: dict[str, Any] = {"ok": False}
+    record.put(f"collectives/{backend}", out)
+    record.step(f"{backend} barrier")
+    out["barrier_s"] = _timed(lambda: dist.barrier(group=group))
+    record.step(f"{backend} all_reduce")
+    total = torch.tensor([float(rank + 1)], device=device)
+    out["all_reduce_s"] = _timed(lambda: dist.all_reduce(total, group=group))
+    if int(total.item()) != world * (world + 1) // 2:
+        raise RuntimeError(f"all_reduce gave {total.item()}, expected {world * (world + 1) // 2}")
+    record.step(f"{backend} all_gather")
+    gathered = [torch.zeros(1, device=device) for _ in range(world)]
+    out["all_gather_s"] = _timed(lambda: dist.all_gather(gathered, torch.tensor([float(rank)], device=device),
+                                                         group=group))
+    if [int(t.item()) for t in gathered] != list(range(world)):
+        raise RuntimeError("all_gather returned the wrong values")
+    out["ok"] = True
+    record.put(f"collectives/{backend}", out)
+    return out
+
+
+def step_ring(backend: str, group: Any, device: str, record: RankRecord, timeout: float) -> None:
+    import torch
+    import torch.distributed as dist
+
+    rank, world = record.data["rank"], record.data["world_size"]
+    out: dict[str, Any] = {"ok": False, "send_to": (rank + 1) % world, "recv_from": (rank - 1) % world}
+    record.put(f"ring/{backend}", out)
+    record.step(f"{backend} ring")
+    payload = torch.full((RING_BYTES // 4,), float(rank), device=device)
+    inbox = torch.zeros(RING_BYTES // 4, device=device)
+    began = time.monotonic()
+    works = [dist.isend(payload, out["send_to"], group=group), dist.irecv(inbox, out["recv_from"], group=group)]
+    for work in works:
+        if work is not None:
+            work.wait(timedelta(seconds=timeout)) if backend == "gloo" else work.wait()
+    seconds = time.monotonic() - began
+    if int(inbox[0].item()) != out["recv_from"]:
+        raise RuntimeError("ring receive gave the wrong values")
+    out.update(ok=True, seconds=round(seconds, 4), mb_per_s=round(RING_BYTES / max(seconds, 1e-9) / 1e6, 1))
+    record.put(f"ring/{backend}", out)
+
+
+def step_bandwidth(backend: str, group: Any, device: str, record: RankRecord) -> None:
+    import torch
+    import torch.distributed as dist
+
+    world = record.data["world_size"]
+    record.step(f"{backend} bandwidth")
+    data = torch.ones(BANDWIDTH_BYTES // 4, device=device)
+    dist.all_reduce(data, group=group)                     # warm-up
+    dist.barrier(group=group)
+    began = time.monotonic()
+    for _ in range(BANDWIDTH_ITERATIONS):
+        dist.all_reduce(data, group=group)
+    if device != "cpu":
+        torch.cuda.synchronize()
+    per_op = (time.monotonic() - began) / BANDWIDTH_ITERATIONS
+    algbw = BANDWIDTH_BYTES / per_op / 1e9
+    record.put(f"bandwidth/{backend}", {"bytes": BANDWIDTH_BYTES, "iterations": BANDWIDTH_ITERATIONS,
+                                        "seconds_per_op": round(per_op, 6), "algbw_gbps": round(algbw, 4),
+                                        "busbw_gbps": round(algbw * 2 * (world - 1) / world, 4)})
+
+
+def clock_offset(record: RankRecord) -> None:
+    import torch
+    import torch.distributed as dist
+
+    world = record.data["world_size"]
+    dist.barrier()
+    now = torch.tensor([time.time()], dtype=torch.float64)
+    clocks = [torch.zeros(1, dtype=torch.float64) for _ in range(world)]
+    dist.all_gather(clocks, now)
+    record.data["steps"].setdefault("facts", {})["clock_offset_s"] = round(float(now.item() - clocks[0].item()), 4)
+    record.save()
+
+
+def run_backend(backend: str, group: Any, device: str, record: RankRecord, deadline: float) -> bool:
+    try:
+        step_collectives(backend, group, device, record)
+        if record.data["world_size"] > 1:
+            step_ring(backend, group, device, record, _remaining(deadline, 30))
+            step_bandwidth(backend, group, device, record)
+    except Exception as error:  # noqa: BLE001 - recorded per backend, the other steps go on
+        record.data["steps"].setdefault(f"collectives/{backend}", {})
+        record.data["errors"] = {**record.data.get("errors", {}),
+                                 backend: f"{record.data['step']}: {describe_error(error)}"}
+        record.save()
+        return False
+    return True
+
+
+# ---------------------------------------------------------------------------- step 6: facts
+
+def local_facts(record: RankRecord) -> None:
+    facts: dict[str, Any] = record.data["steps"].setdefault("facts", {})
+    interfaces: dict[str, list[str]] = {}
+    with contextlib.suppress(Exception):
+        import psutil
+
+        stats = psutil.net_if_stats()
+        for name, addrs in psutil.net_if_addrs().items():
+            up = stats[name].isup if name in stats else None
+            interfaces[name] = [a.address for a in addrs if a.family in (socket.AF_INET, socket.AF_INET6)]
+            if up is False:
+                interfaces[name].append("(down)")
+    facts["interfaces"] = interfaces
+    facts["env"] = {k: v for k, v in sorted(os.environ.items())
+                    if k.endswith("_SOCKET_IFNAME") or k.startswith(("NCCL_", "GLOO_"))}
+    with contextlib.suppress(Exception):
+        import torch
+
+        facts["gpus"] = int(torch.cuda.device_count()) if torch.cuda.is_available() else 0
+    if shutil.which("nvidia-smi"):
+        with contextlib.suppress(Exception):
+            listed = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=10, check=False)
+            facts["nvidia_smi"] = listed.stdout.strip().splitlines()
+    record.save()
+
+
+# ---------------------------------------------------------------------------- main
+
+def _watchdog(record: RankRecord, deadline: float) -> None:
+    def expire() -> None:
+        record.data["timed_out"] = True
+        record.data.setdefault("errors", {})["deadline"] = f"still in step {record.data['step']!r} at the deadline"
+        with contextlib.suppress(Exception):
+            record.save()
+        os._exit(3)
+
+    timer = threading.Timer(max(0.1, deadline - time.time()), expire)
+    timer.daemon = True
+    timer.start()
+
+
+def _on_sigterm(record: RankRecord) -> None:
+    """The launcher stops the other ranks when one fails: mark them as stopped, not as failed."""
+    def stopped(signum: int, frame: object) -> None:
+        record.data["terminated"] = f"signal {signum} in step {record.data['step']!r}"
+        with contextlib.suppress(Exception):
+            record.save()
+        os._exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stopped)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="triage check worker (started by `triage check`)")
+    parser.add_argument("--check-dir", required=True)
+    parser.add_argument("--deadline", type=float, required=True)
+    args = parser.parse_args(argv)
+    deadline = float(args.deadline)
+    record = RankRecord(args.check_dir, deadline)
+    record.save()
+    _watchdog(record, deadline)
+    _on_sigterm(record)
+    local_facts(record)
+    record.step("store")
+    try:
+        store, joined = step_store(record, deadline)
+    except Exception:  # noqa: BLE001 - already recorded
+        record.data["finished"] = True
+        record.save()
+        return 1
+    record.step("links")
+    links_ok = step_links(record, store, str(joined["local_address"]), deadline)
+    ok = links_ok
+    if links_ok:
+        ok = _collectives(record, store, deadline)
+    else:
+        record.data["skipped"] = "collectives skipped: a link between nodes failed or a node never arrived"
+    record.data["finished"] = True
+    record.data["ended"] = time.time()
+    record.step("done")
+    return 0 if ok else 1
+
+
+def _collectives(record: RankRecord, store: Any, deadline: float) -> bool:
+    import torch
+    import torch.distributed as dist
+    from torch.distributed import PrefixStore  # type: ignore[attr-defined]
+
+    record.step("gloo init")
+    pg_timeout = timedelta(seconds=_remaining(deadline, 30, floor=1.0) / 2)
+    began = time.monotonic()
+    try:
+        dist.init_process_group("gloo", store=PrefixStore("pg", store), rank=record.rank,
+                                world_size=record.data["world_size"], timeout=pg_timeout)
+    except Exception as error:  # noqa: BLE001
+        record.data["errors"] = {"gloo": f"gloo init: {describe_error(error)}"}
+        record.save()
+        return False
+    record.put("init/gloo", {"ok": True, "seconds": round(time.monotonic() - began, 4)})
+    ok = run_backend("gloo", None, "cpu", record, deadline)
+    if ok:
+        with contextlib.suppress(Exception):
+            clock_offset(record)
+    if torch.cuda.is_available() and torch.cuda.device_count() > 0:
+        record.step("nccl init")
+        try:
+            torch.cuda.set_device(record.data["local_rank"] % torch.cuda.device_count())
+            group = dist.new_group(backend="nccl", timeout=pg_timeout)
+        except Exception as error:  # noqa: BLE001
+            record.data.setdefault("errors", {})["nccl"] = f"nccl init: {describe_error(error)}"
+            record.save()
+            return False
+        ok = run_backend("nccl", group, "cuda", record, deadline) and ok
+    with contextlib.suppress(Exception):
+        dist.destroy_process_group()
+    return ok
+
+
+if __name__ == "__main__":
+    sys.exit(main())

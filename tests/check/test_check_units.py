@@ -41,7 +41,7 @@ def test_standalone_and_slurm_defaults() -> None:
     assert (alone.nnodes, alone.node_rank, alone.master_host, alone.world_size) == (1, 0, None, 4)
     slurm = parse_launch(["torchrun", "--nproc-per-node", "2"],
                          environ={"SLURM_JOB_NUM_NODES": "3", "SLURM_NODEID": "2"}).expected
-    assert (slurm.nnodes, slurm.node_rank, slurm.world_size) == (3, 2, 6)
+    assert (slurm.nnodes, slurm.node_rank, slurm.slurm_node_id, slurm.world_size) == (3, None, 2, 6)
 
 
 @pytest.mark.parametrize(("argv", "error", "words"), [

@@ -29,12 +29,13 @@ class Expected:
 
     nnodes: int | None
     nproc_per_node: int | None
-    node_rank: int | None             # this node's rank when fixed (--node-rank, SLURM_NODEID)
+    node_rank: int | None             # this node's torch node rank when fixed (--node-rank, --standalone)
     master_host: str | None
     master_port: int | None
     standalone: bool
     slurm_nodes: tuple[str, ...]      # host names of the SLURM allocation, if any
     elastic: bool = False             # --nnodes MIN:MAX with MIN < MAX
+    slurm_node_id: int | None = None  # SLURM_NODEID (not the torch node rank under c10d rendezvous)
 
     @property
     def world_size(self) -> int | None:
@@ -178,10 +179,10 @@ def parse_launch(argv: list[str], environ: dict[str, str] | None = None) -> Laun
     if nnodes is None and at is not None:
         slurm_count = env.get("SLURM_JOB_NUM_NODES") or env.get("SLURM_NNODES")
         nnodes = int(slurm_count) if slurm_count and slurm_count.isdigit() else (len(hosts) or 1)
-    if node_rank is None and env.get("SLURM_NODEID", "").isdigit() and nnodes is not None and nnodes > 1:
-        node_rank = int(env["SLURM_NODEID"])
+    slurm_node_id = int(env["SLURM_NODEID"]) if env.get("SLURM_NODEID", "").isdigit() else None
     master_host, master_port = _endpoint(options) if at is not None else (
         env.get("MASTER_ADDR"), int(env["MASTER_PORT"]) if env.get("MASTER_PORT", "").isdigit() else None)
     expected = Expected(nnodes=nnodes, nproc_per_node=nproc, node_rank=node_rank, master_host=master_host,
-                        master_port=master_port, standalone=standalone, slurm_nodes=hosts, elastic=elastic)
+                        master_port=master_port, standalone=standalone, slurm_nodes=hosts, elastic=elastic,
+                        slurm_node_id=slurm_node_id)
     return Launch(argv=list(argv), torchrun_at=at, expected=expected)

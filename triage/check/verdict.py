@@ -63,12 +63,13 @@ class _Names:
     """Node labels: the host name, plus the node rank when two nodes share a host name."""
 
     def __init__(self, data: CheckData) -> None:
-        hosts: dict[str, set[int | None]] = defaultdict(set)
-        for rank in data.ranks.values():
-            hosts[str(rank.get("host"))].add(rank.get("node_rank"))
+        checks: dict[str, int] = defaultdict(int)           # `triage check` processes per host
         for node in data.nodes:
-            hosts[str(node.get("host"))].add(node.get("node_rank"))
-        self.shared = {h for h, ranks in hosts.items() if len(ranks) > 1}
+            checks[str(node.get("host"))] += 1
+        groups: dict[str, set[object]] = defaultdict(set)   # torch node ranks per host
+        for rank in data.ranks.values():
+            groups[str(rank.get("host"))].add(rank.get("node_rank"))
+        self.shared = {h for h, n in checks.items() if n > 1} | {h for h, g in groups.items() if len(g) > 1}
 
     def label(self, host: object, node_rank: object) -> str:
         name = str(host)
@@ -100,7 +101,9 @@ def _unreachable(data: CheckData, names: _Names, missing: set[int]) -> list[str]
         if not ranks and any(r.get("host") == node.get("host") for r in data.ranks.values()):
             continue      # its ranks joined after all (the probe raced the store start-up)
         where = f" from {probe['interface']}" if probe.get("interface") else ""
-        joined = f"{rank_ranges(ranks)} never joined" if ranks else "its ranks never joined"
+        nproc = data.expected.get("nproc_per_node")
+        count = f"its {nproc} rank{'s' if nproc != 1 else ''}" if isinstance(nproc, int) else "its ranks"
+        joined = f"{rank_ranges(ranks)} never joined" if ranks else f"{count} never joined"
         problems.append(f"{names.label(node.get('host'), node.get('node_rank'))} cannot reach the master port "
                         f"{probe.get('target')} ({probe.get('error', 'no answer')}){where}: {joined}")
         missing.difference_update(ranks)

@@ -89,6 +89,8 @@ class CheckCommand:
         expected = launch.expected
         if expected.node_rank is not None:
             lead = expected.node_rank == 0
+        elif expected.slurm_node_id is not None:
+            lead = expected.slurm_node_id == 0
         elif expected.standalone or expected.nnodes in (None, 1) or not expected.master_host:
             lead = True
         else:

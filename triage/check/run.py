@@ -28,6 +28,7 @@ from triage.layout import short_hostname, write_json_atomic
 
 POLL = 0.25
 PROBE_TIMEOUT = 2.0
+LAUNCHER_EXIT_WAIT = 3.0  # after the verdict, how long the launcher may take to exit by itself
 EXIT_GRACE = 5.0          # after the local launcher exits, how long to wait for other nodes' results
 
 
@@ -212,6 +213,13 @@ def run_check(launch: Launch, check_dir: Path, timeout: float, lead: bool) -> Ou
                     break
             time.sleep(POLL)
     finally:
+        verdict: Verdict | None = None
+        if lead:     # the verdict first: stopping the launcher can wait
+            verdict = decide(load_check(check_dir, expected))
+            write_verdict(check_dir, {**verdict_json(verdict), "created": time.time(), "lead": node.data["host"]})
+        healthy = verdict.ok if verdict is not None else bool(from_lead and from_lead.get("status") == "ok")
+        with contextlib.suppress(subprocess.TimeoutExpired):   # a healthy launcher ends by itself
+            proc.wait(max(0.0, min(LAUNCHER_EXIT_WAIT if healthy else 0.2, deadline - time.time() - 1.0)))
         if proc.poll() is None:
             node.data["launcher_stopped"] = "deadline" if time.time() >= deadline - 1.5 else "verdict"
             _stop_group(proc, grace=min(2.0, max(0.2, deadline - time.time() - 0.5)))
@@ -220,7 +228,6 @@ def run_check(launch: Launch, check_dir: Path, timeout: float, lead: bool) -> Ou
         node.data.update(launcher_exit=proc.returncode, finished=True, ended=time.time(),
                          launcher_tail=_log_tail(log_path))
         node.save()
-    verdict = decide(load_check(check_dir, expected))
-    if lead:
-        write_verdict(check_dir, {**verdict_json(verdict), "created": time.time(), "lead": node.data["host"]})
+    if verdict is None:
+        verdict = decide(load_check(check_dir, expected))
     return Outcome(verdict=verdict, check_dir=check_dir, lead=lead, from_lead=from_lead)

@@ -68,6 +68,7 @@ class RankRecord:
     def step(self, name: str) -> None:
         with _lock:
             self.data["step"] = name
+            self.data.setdefault("timeline", {})[name] = round(time.time(), 4)
         self.save()
 
     def put(self, name: str, value: dict[str, Any]) -> None:

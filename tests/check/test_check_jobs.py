@@ -146,3 +146,30 @@ def test_a_check_dir_with_an_earlier_verdict_is_refused(tmp_path: Path) -> None:
     result = _check("--check-dir", str(tmp_path), "--", TORCHRUN, "--standalone", timeout=60)
     assert result.returncode == 2
     assert result.stderr.startswith(f"triage: error: {tmp_path}: holds the verdict of an earlier check")
+
+
+def test_sigterm_stops_the_check_and_its_launcher(tmp_path: Path) -> None:
+    check_dir = tmp_path / "c"
+    proc = _start("--check-dir", str(check_dir), "--timeout", "100", "--", TORCHRUN, "--nnodes", "2",
+                  "--nproc-per-node", "1", "--node-rank", "0", "--master-addr", "127.0.0.1",
+                  "--master-port", str(_free_port()))
+    try:
+        deadline = time.monotonic() + 60
+        launcher = None
+        while launcher is None:
+            assert time.monotonic() < deadline and proc.poll() is None, "the launcher never started"
+            for path in check_dir.glob("nodes/*.json"):
+                launcher = json.loads(path.read_text()).get("launcher_pid")
+            time.sleep(0.1)
+        time.sleep(1)
+        began = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        out, err = _finish(proc, 30)
+        took = time.monotonic() - began
+    finally:
+        kill_tree(proc.pid)
+    assert proc.returncode == 130, err
+    assert "triage: interrupted" in err and "Traceback" not in err
+    assert took < 15
+    with pytest.raises(ProcessLookupError):
+        os.kill(launcher, 0)

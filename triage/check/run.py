@@ -175,6 +175,17 @@ def _unreachable_settled(data: CheckData, settle: float) -> bool:
     return False
 
 
+def _stop_on_sigterm() -> Any:
+    """SIGTERM (scancel, a parent stopping us) ends the check like Ctrl-C: the launcher is stopped too."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    return signal.signal(signal.SIGTERM, interrupt)
+
+
 def run_check(launch: Launch, check_dir: Path, timeout: float, lead: bool) -> Outcome:
     started = time.time()
     deadline = started + timeout
@@ -194,6 +205,7 @@ def run_check(launch: Launch, check_dir: Path, timeout: float, lead: bool) -> Ou
     node.save()
     exited_at: float | None = None
     from_lead: dict[str, Any] | None = None
+    previous = _stop_on_sigterm()
     settle = min(10.0, max(2.0, timeout / 4))
     try:
         while time.time() < deadline - 1.0:
@@ -228,6 +240,8 @@ def run_check(launch: Launch, check_dir: Path, timeout: float, lead: bool) -> Ou
         node.data.update(launcher_exit=proc.returncode, finished=True, ended=time.time(),
                          launcher_tail=_log_tail(log_path))
         node.save()
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     if verdict is None:
         verdict = decide(load_check(check_dir, expected))
     return Outcome(verdict=verdict, check_dir=check_dir, lead=lead, from_lead=from_lead)

@@ -234,10 +234,20 @@ def _summaries(data: CheckData, names: _Names) -> list[NodeSummary]:
     return summaries
 
 
+def _joined_but_unseen(data: CheckData, world: int | None, missing: set[int]) -> list[int]:
+    """Ranks without a result file that still took part in a world collective that completed
+    (the check directory is not shared between the nodes): they did join."""
+    completed = any((r.get("steps", {}).get("collectives/gloo") or {}).get("ok") and r.get("world_size") == world
+                    for r in data.ranks.values())
+    return sorted(missing) if completed else []
+
+
 def decide(data: CheckData) -> Verdict:
     names = _Names(data)
     world = _expected_world(data)
     missing = set(range(world)) - set(data.ranks) if world is not None else set()
+    unseen = _joined_but_unseen(data, world, missing)
+    missing -= set(unseen)
     missing_all = tuple(sorted(missing))
     problems = _unreachable(data, names, missing)
     problems += _never_joined(data, names, missing, explained=bool(problems))
@@ -251,13 +261,17 @@ def decide(data: CheckData) -> Verdict:
     notes = [f"{n.label}: clock differs from rank 0's by {n.clock_offset_s:+.3f} s" for n in nodes
              if n.clock_offset_s is not None and abs(n.clock_offset_s) >= CLOCK_NOTE_SECONDS]
     notes += [f"unreadable result file: {path}" for path in data.unreadable]
+    if unseen:
+        notes.append(f"{rank_ranges(unseen)}: no result in the check directory, but they joined every collective "
+                     f"(give every node one --check-dir on a shared filesystem to see their details)")
     if problems:
         headline = problems[0]
         if link_problems and headline == link_problems[0] and others_fine:
             headline += "; all other links fine"
         return Verdict(False, headline, tuple(problems), tuple(notes), nodes, missing_all, world)
     bandwidth = _bandwidth_text(nodes)
-    count = len(nodes)
+    nnodes = data.expected.get("nnodes")
+    count = nnodes if isinstance(nnodes, int) and not data.expected.get("elastic") else len(nodes)
     headline = (f"OK: {count} node{'s' if count != 1 else ''}, {world} rank{'s' if world != 1 else ''}, "
                 f"all collectives and links fine{bandwidth}")
     return Verdict(True, headline, (), tuple(notes), nodes, missing_all, world)

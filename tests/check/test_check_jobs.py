@@ -164,7 +164,7 @@ def test_sigterm_stops_the_check_and_its_launcher(tmp_path: Path) -> None:
         time.sleep(1)
         began = time.monotonic()
         proc.send_signal(signal.SIGTERM)
-        out, err = _finish(proc, 30)
+        _out, err = _finish(proc, 30)
         took = time.monotonic() - began
     finally:
         kill_tree(proc.pid)

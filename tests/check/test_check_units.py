@@ -197,3 +197,39 @@ def test_ranks_without_results_that_joined_the_collectives_are_a_note_not_a_prob
     verdict = decide(CheckData(nodes=(), ranks=ranks, expected=_expected()))
     assert verdict.ok and verdict.headline.startswith("OK: 3 nodes, 6 ranks")
     assert verdict.notes[0].startswith("ranks 2-5: no result in the check directory, but they joined every collective")
+
+
+def test_text_rendering_snapshot() -> None:
+    import io
+
+    from triage.check.render import render_text
+
+    ranks = _healthy()
+    _probes(ranks, {frozenset(("n2", "n3"))})
+    for record in ranks.values():
+        for key in ("collectives/gloo", "ring/gloo", "bandwidth/gloo"):
+            record["steps"].pop(key)
+    out = io.StringIO()
+    render_text(decide(CheckData(nodes=(), ranks=ranks, expected=_expected())), Path("/shared/c"), out)
+    assert out.getvalue() == (
+        "link n2 <-> n3 fails (connection timed out); all other links fine\n"
+        "\n"
+        "nodes:\n"
+        "  n1: ranks 0-1, master via eth0 (connect 1.0 ms), clock +0.002 s\n"
+        "  n2: ranks 2-3, master via eth0 (connect 1.0 ms), clock +0.002 s\n"
+        "  n3: ranks 4-5, master via eth0 (connect 1.0 ms), clock +0.002 s\n"
+        "\n"
+        "check directory: /shared/c\n")
+
+
+def test_html_escapes_what_the_nodes_wrote() -> None:
+    import io
+
+    from triage.check.render import render_html
+
+    ranks = {r: _rank(r, r // 2, "<b>n1</b>" if r < 2 else f"n{r // 2 + 1}") for r in range(6)}
+    out = io.StringIO()
+    render_html(decide(CheckData(nodes=(), ranks=ranks, expected=_expected())), Path("/c"), out)
+    page = out.getvalue()
+    assert "<b>n1</b>" not in page and "&lt;b&gt;n1&lt;/b&gt;" in page
+    assert '<h1 class="verdict ok"' in page

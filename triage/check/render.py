@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 from typing import Any, TextIO
 
 from triage.check.verdict import NodeSummary, Verdict, gbps, rank_ranges, verdict_json
 
-FORMATS = ("text", "json")
+FORMATS = ("text", "json", "html")
 
 
 def _node_line(node: NodeSummary) -> str:
@@ -57,3 +58,24 @@ def render_json(data: dict[str, Any], out: TextIO) -> None:
 
 def json_document(verdict: Verdict, check_dir: Path, lead: bool) -> dict[str, Any]:
     return {"format": "triage.check/1", **verdict_json(verdict), "check_dir": str(check_dir), "lead": lead}
+
+
+def render_html(verdict: Verdict, check_dir: Path, out: TextIO, lead_note: str | None = None) -> None:
+    """One self-contained page; every string from the check directory is escaped."""
+    def esc(text: object) -> str:
+        return html.escape(str(text), quote=True)
+
+    status = "ok" if verdict.ok else "problem"
+    color = "#1a7f37" if verdict.ok else "#cf222e"
+    rows = "".join(f"<li>{esc(_node_line(node))}</li>" for node in verdict.nodes)
+    problems = "".join(f"<li>{esc(p)}</li>" for p in verdict.problems)
+    notes = "".join(f"<li>{esc(n)}</li>" for n in verdict.notes)
+    out.write(
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>triage check</title></head>"
+        "<body style=\"font-family: sans-serif\">\n"
+        f"<h1 class=\"verdict {status}\" style=\"color: {color}\">{esc(verdict.headline)}</h1>\n"
+        + (f"<p>{esc(lead_note)}</p>\n" if lead_note else "")
+        + (f"<h2>Problems</h2><ul>{problems}</ul>\n" if len(verdict.problems) > 1 else "")
+        + (f"<h2>Nodes</h2><ul>{rows}</ul>\n" if rows else "")
+        + (f"<h2>Notes</h2><ul>{notes}</ul>\n" if notes else "")
+        + f"<p>check directory: <code>{esc(check_dir)}</code></p>\n</body></html>\n")

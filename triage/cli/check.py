@@ -68,13 +68,13 @@ class CheckCommand:
                                  "(default ./triage-check-$SLURM_JOB_ID, else ./triage-check-DATE)")
         parser.add_argument("--run-dir", metavar="DIR",
                             help="write into RUN_DIR/check, so `triage report RUN_DIR` can say the cluster checked")
-        parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+        parser.add_argument("--format", choices=("text", "json", "html"), default="text", help="output format")
         parser.add_argument("launcher", nargs=argparse.REMAINDER, metavar="-- LAUNCHER ARGS",
                             help="the launcher without a program (torchrun and its options); triage adds the worker")
 
     def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         from triage.check.launcher import parse_launch
-        from triage.check.render import json_document, render_json, render_lead_text, render_text
+        from triage.check.render import json_document, render_html, render_json, render_lead_text, render_text
         from triage.check.results import VERDICT_FILE
         from triage.check.run import is_local_address, run_check
         from triage.layout import make_private_dir
@@ -96,19 +96,27 @@ class CheckCommand:
         else:
             lead = is_local_address(expected.master_host)
         outcome = run_check(launch, check_dir, timeout, lead)
-        if outcome.from_lead is not None and not lead:
-            if args.format == "json":
-                render_json({**outcome.from_lead, "check_dir": str(check_dir), "lead": False}, sys.stdout)
-            else:
-                render_lead_text(outcome.from_lead, check_dir, sys.stdout)
-            code = outcome.from_lead.get("exit_code")
-            return code if isinstance(code, int) and code in (0, 1) else 1
         note = None if lead else (f"this node's own view: no verdict from the lead node appeared in {check_dir}; "
                                   f"give every node the same --check-dir on a shared filesystem")
-        if args.format == "json":
-            render_json({**json_document(outcome.verdict, check_dir, lead), "note": note}, sys.stdout)
-        else:
-            render_text(outcome.verdict, check_dir, sys.stdout, note)
+        lead_code = outcome.from_lead.get("exit_code") if outcome.from_lead is not None else None
+        try:
+            if outcome.from_lead is not None and not lead:
+                if args.format == "json":
+                    render_json({**outcome.from_lead, "check_dir": str(check_dir), "lead": False}, sys.stdout)
+                else:
+                    render_lead_text(outcome.from_lead, check_dir, sys.stdout)
+                return int(lead_code) if lead_code in (0, 1) else 1
+            if args.format == "json":
+                render_json({**json_document(outcome.verdict, check_dir, lead), "note": note}, sys.stdout)
+            elif args.format == "html":
+                render_html(outcome.verdict, check_dir, sys.stdout, note)
+            else:
+                render_text(outcome.verdict, check_dir, sys.stdout, note)
+            sys.stdout.flush()
+        except BrokenPipeError:     # `triage check ... | head`: the reader left, the verdict is in the directory
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            if outcome.from_lead is not None and not lead:
+                return int(lead_code) if lead_code in (0, 1) else 1
         if lead and outcome.verdict.ok:
             print("next: run the job under `triage launch -- LAUNCHER ...`; if it hangs, `triage report RUN_DIR` "
                   "names the rank (give `triage check --run-dir RUN_DIR` to keep this check beside it)", file=sys.stderr)

@@ -233,3 +233,13 @@ def test_html_escapes_what_the_nodes_wrote() -> None:
     page = out.getvalue()
     assert "<b>n1</b>" not in page and "&lt;b&gt;n1&lt;/b&gt;" in page
     assert '<h1 class="verdict ok"' in page
+
+
+def test_a_node_that_never_reached_the_link_step_is_named() -> None:
+    ranks = _healthy()
+    for record in ranks.values():
+        record["steps"].pop("collectives/gloo")
+        record["steps"]["links"].update(ok=False, error="not every node finished its link probes before the deadline")
+    ranks[0]["steps"]["links"]["nodes_missing"] = [2]
+    verdict = decide(CheckData(nodes=(), ranks=ranks, expected=_expected()))
+    assert verdict.headline == "node rank 2 never published a link address (its first rank did not reach the link step)"

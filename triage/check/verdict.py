@@ -167,7 +167,7 @@ def _links(data: CheckData, names: _Names) -> tuple[list[str], bool]:
                 peer = label_of.get(int(probe.get("node_rank", -1)), str(probe.get("host")))
                 failed.setdefault(frozenset((mine, peer)), str(probe.get("error", "failed")))
     if not failed:
-        return [], False
+        return _links_unfinished(data, names), False
     counts: dict[str, int] = defaultdict(int)
     for pair in failed:
         for label in pair:
@@ -182,6 +182,20 @@ def _links(data: CheckData, names: _Names) -> tuple[list[str], bool]:
             first, second = sorted(pair)
             problems.append(f"link {first} <-> {second} fails ({error})")
     return problems, len(failed) < len(label_of) * (len(label_of) - 1) // 2
+
+
+def _links_unfinished(data: CheckData, names: _Names) -> list[str]:
+    """No link failed, but the link step did not complete everywhere (a node's first rank never got there)."""
+    problems = []
+    absent = sorted({int(n) for r in data.ranks.values()
+                     for n in (r.get("steps", {}).get("links") or {}).get("nodes_missing") or []})
+    if absent:
+        problems.append(f"node rank{'s' if len(absent) > 1 else ''} {', '.join(map(str, absent))} never published "
+                        f"a link address (its first rank did not reach the link step)")
+    late = [rank for rank, r in sorted(data.ranks.items()) if (r.get("steps", {}).get("links") or {}).get("error")]
+    if late and not problems:
+        problems.append(f"{rank_ranges(late)}: not every node finished its link probes before the deadline")
+    return problems
 
 
 def _rank_errors(data: CheckData, names: _Names) -> list[str]:

@@ -40,6 +40,7 @@ KEY_PREFIX = "triage-check"
 BANDWIDTH_BYTES = 4 << 20
 BANDWIDTH_ITERATIONS = 5
 RING_BYTES = 1 << 20
+PROBE_PARALLEL = 64
 _lock = threading.Lock()
 
 
@@ -190,16 +191,34 @@ def _probe(peer: dict[str, Any], timeout: float) -> dict[str, Any]:
 
 
 def _wait_keys(store: Any, keys: list[str], deadline: float) -> list[str]:
-    """The keys still missing at the deadline (empty when all arrived)."""
+    """The keys still missing at the deadline (empty when all arrived). Waits on the store's side,
+    in slices of a second so that signals are still handled."""
     while True:
-        missing = [k for k in keys if not store.check([k])]
-        if not missing or time.time() >= deadline:
-            return missing
-        time.sleep(0.05)
+        try:
+            store.wait(keys, timedelta(seconds=max(0.05, min(1.0, deadline - time.time()))))
+            return []
+        except Exception:  # noqa: BLE001 - a timeout: look again until the deadline
+            if time.time() >= deadline:
+                return [k for k in keys if not store.check([k])]
+
+
+def _probe_all(peers: list[dict[str, Any]], timeout: float) -> list[dict[str, Any]]:
+    """Probe every peer, PROBE_PARALLEL at a time (a node that reaches no one costs N/64 timeouts)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    if not peers:
+        return []
+    with ThreadPoolExecutor(max_workers=min(PROBE_PARALLEL, len(peers))) as pool:
+        return list(pool.map(lambda peer: _probe(peer, timeout), peers))
 
 
 def step_links(record: RankRecord, store: Any, local: str, deadline: float) -> bool:
-    """Every node's first rank probes every other node over plain TCP. True when all links work."""
+    """Every node's first rank probes every other node over plain TCP. True when all links work.
+
+    Leaders publish ``node/<n>`` (their listening address), probe every other node, add their
+    failures to ``links_failed`` and count themselves in ``links_done``; the last one publishes
+    ``links_all`` (the total), which every rank waits for: one key per rank, whatever the size.
+    """
     node_rank, nnodes = record.data["node_rank"], record.data["nnodes"]
     leader = record.data["local_rank"] == 0
     result: dict[str, Any] = {"ok": False, "leader": leader}
@@ -208,41 +227,39 @@ def step_links(record: RankRecord, store: Any, local: str, deadline: float) -> b
     stop = threading.Event()
     wait_until = deadline - 1.0
     probe_timeout = max(1.0, min(5.0, (deadline - time.time()) / 4))
-    if leader:
-        advertised = local
-        if local.startswith("127.") and nnodes > 1:
-            with contextlib.suppress(OSError):
-                advertised = socket.gethostbyname(socket.gethostname())
-        listener = socket.socket()
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind(("0.0.0.0", 0))
-        listener.listen(64)
-        threading.Thread(target=_serve, args=(listener, stop), daemon=True).start()
-        me = {"node_rank": node_rank, "host": record.data["host"], "address": advertised,
-              "port": listener.getsockname()[1]}
-        result["listen"] = f"{advertised}:{me['port']}"
-        store.set(f"node/{node_rank}", json.dumps(me))
+    missing: list[str] = []
     try:
-        node_keys = [f"node/{n}" for n in range(nnodes)]
-        missing = _wait_keys(store, node_keys, wait_until)
-        result["nodes_missing"] = [int(k.split("/")[1]) for k in missing]
         if leader:
-            peers = [json.loads(store.get(k)) for k in node_keys if k not in missing and k != f"node/{node_rank}"]
-            probes: list[dict[str, Any]] = []
-            threads = [threading.Thread(target=lambda p=p: probes.append(_probe(p, probe_timeout)), daemon=True)
-                       for p in peers]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join(probe_timeout * 2 + 1)
+            advertised = local
+            if local.startswith("127.") and nnodes > 1:
+                with contextlib.suppress(OSError):
+                    advertised = socket.gethostbyname(socket.gethostname())
+            listener = socket.socket()
+            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            listener.bind(("0.0.0.0", 0))
+            listener.listen(128)
+            threading.Thread(target=_serve, args=(listener, stop), daemon=True).start()
+            me = {"node_rank": node_rank, "host": record.data["host"], "address": advertised,
+                  "port": listener.getsockname()[1]}
+            result["listen"] = f"{advertised}:{me['port']}"
+            store.set(f"node/{node_rank}", json.dumps(me))
+            node_keys = [f"node/{n}" for n in range(nnodes)]
+            missing = _wait_keys(store, node_keys, wait_until)
+            result["nodes_missing"] = [int(k.split("/")[1]) for k in missing]
+            others = [k for k in node_keys if k not in missing and k != f"node/{node_rank}"]
+            peers = [json.loads(store.get(k)) for k in others]
+            probes = _probe_all(peers, probe_timeout)
             result["probes"] = sorted(probes, key=lambda p: int(p["node_rank"]))
-            store.set(f"links/{node_rank}", json.dumps([p["ok"] for p in probes]))
-        link_keys = [f"links/{n}" for n in range(nnodes)]
-        late = _wait_keys(store, link_keys, wait_until)
-        result["links_missing"] = [int(k.split("/")[1]) for k in late]
-        failed = sum(1 for k in link_keys if k not in late for ok in json.loads(store.get(k)) if not ok)
-        result["failed_elsewhere"] = failed
-        result["ok"] = not missing and not late and failed == 0
+            record.put("links", result)
+            store.add("links_failed", sum(1 for p in probes if not p["ok"]) + len(missing))
+            if store.add("links_done", 1) == nnodes:
+                store.set("links_all", str(store.add("links_failed", 0)))
+        late = _wait_keys(store, ["links_all"], wait_until)
+        failed = int(store.get("links_all")) if not late else None
+        result["failed_links"] = failed
+        result["ok"] = not missing and failed == 0
+        if late:
+            result["error"] = "not every node finished its link probes before the deadline"
     finally:
         stop.set()
         if listener is not None:

@@ -173,3 +173,14 @@ def test_sigterm_stops_the_check_and_its_launcher(tmp_path: Path) -> None:
     assert took < 15
     with pytest.raises(ProcessLookupError):
         os.kill(launcher, 0)
+
+
+def test_a_gloo_socket_ifname_that_names_no_interface_is_named(tmp_path: Path) -> None:
+    env = {**os.environ, "GLOO_SOCKET_IFNAME": "nosuch0"}
+    result = subprocess.run(triage_cmd("check", "--check-dir", str(tmp_path / "c"), "--timeout", "100", "--",
+                                       TORCHRUN, "--standalone", "--nproc-per-node", "2"),
+                            capture_output=True, text=True, timeout=150, check=False, env=env)
+    assert result.returncode == 1, result.stdout + result.stderr
+    host = socket.gethostname().split(".")[0]
+    assert result.stdout.startswith(f"{host}: GLOO_SOCKET_IFNAME=nosuch0 names no interface of this node (it has ")
+    assert "Unable to find address for: nosuch0 on ranks 0-1" in result.stdout     # the error itself follows

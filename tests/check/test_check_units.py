@@ -243,3 +243,31 @@ def test_a_node_that_never_reached_the_link_step_is_named() -> None:
     ranks[0]["steps"]["links"]["nodes_missing"] = [2]
     verdict = decide(CheckData(nodes=(), ranks=ranks, expected=_expected()))
     assert verdict.headline == "node rank 2 never published a link address (its first rank did not reach the link step)"
+
+
+@pytest.mark.parametrize(("name", "value", "wrong"), [
+    ("GLOO_SOCKET_IFNAME", "eth0", False), ("GLOO_SOCKET_IFNAME", "eth1", True),
+    ("GLOO_SOCKET_IFNAME", "eth0,ib0", True), ("NCCL_SOCKET_IFNAME", "eth", False),
+    ("NCCL_SOCKET_IFNAME", "=eth", True), ("NCCL_SOCKET_IFNAME", "ib,eth", False),
+    ("NCCL_SOCKET_IFNAME", "^docker,lo", False), ("NCCL_SOCKET_IFNAME", "bond", True),
+])
+def test_socket_ifname_that_selects_no_interface(name: str, value: str, wrong: bool) -> None:
+    from triage.check.verdict import _ifname_problem
+
+    problem = _ifname_problem(name, value, ["lo", "eth0"])
+    assert (problem is not None) == wrong
+    if problem:
+        assert problem == f"{name}={value} names no interface of this node (it has eth0, lo)"
+
+
+def test_a_wrong_gloo_ifname_is_the_problem_when_gloo_failed_and_a_note_otherwise() -> None:
+    ranks = _healthy()
+    for record in ranks.values():
+        record["steps"]["facts"].update(interfaces={"lo": [], "eth0": []}, env={"GLOO_SOCKET_IFNAME": "eth9",
+                                                                               "NCCL_SOCKET_IFNAME": "ib"})
+    verdict = decide(CheckData(nodes=(), ranks=ranks, expected=_expected()))
+    assert verdict.ok and "n1: NCCL_SOCKET_IFNAME=ib names no interface of this node (it has eth0, lo)" in verdict.notes
+    for record in ranks.values():
+        record["errors"] = {"gloo": "gloo init: RuntimeError: Unable to find address for: eth9"}
+    verdict = decide(CheckData(nodes=(), ranks=ranks, expected=_expected()))
+    assert verdict.headline == "n1: GLOO_SOCKET_IFNAME=eth9 names no interface of this node (it has eth0, lo)"

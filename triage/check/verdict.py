@@ -198,6 +198,45 @@ def _links_unfinished(data: CheckData, names: _Names) -> list[str]:
     return problems
 
 
+def _ifname_problem(name: str, value: str, interfaces: list[str]) -> str | None:
+    """Why ``NAME=value`` selects no interface of the node (None when it selects one).
+
+    NCCL: comma-separated prefixes, ``=`` for exact names, ``^`` to exclude; GLOO: exact names."""
+    nccl = name.startswith("NCCL_")
+    text = value.strip()
+    if nccl and text.startswith("^"):
+        return None                     # an exclusion list leaves the others
+    exact = not nccl or text.startswith("=")
+    wanted = [w.strip() for w in text.lstrip("=").split(",") if w.strip()]
+    if not wanted:
+        return None
+    found = [w for w in wanted if any(i == w if exact else i.startswith(w) for i in interfaces)]
+    if (nccl and found) or (not nccl and len(found) == len(wanted)):
+        return None
+    shown = ", ".join(sorted(interfaces)[:8]) + (f" and {len(interfaces) - 8} more" if len(interfaces) > 8 else "")
+    return f"{name}={value} names no interface of this node (it has {shown or 'none'})"
+
+
+def _ifname_checks(data: CheckData, names: _Names) -> tuple[list[str], list[str]]:
+    """(problems, notes): a *_SOCKET_IFNAME that selects no interface is a problem when its backend
+    failed on that node, and a note otherwise."""
+    problems: dict[str, None] = {}
+    notes: dict[str, None] = {}
+    for record in data.ranks.values():
+        facts = record.get("steps", {}).get("facts") or {}
+        interfaces = [str(i) for i in (facts.get("interfaces") or {})]
+        failed = set(record.get("errors") or {})
+        for name, value in sorted((facts.get("env") or {}).items()):
+            if not name.endswith("_SOCKET_IFNAME") or not interfaces:
+                continue
+            why = _ifname_problem(name, str(value), interfaces)
+            if why:
+                line = f"{names.label(record.get('host'), record.get('node_rank'))}: {why}"
+                backend = name.split("_", 1)[0].lower()
+                (problems if backend in failed else notes)[line] = None
+    return list(problems), list(notes)
+
+
 def _rank_errors(data: CheckData, names: _Names) -> list[str]:
     grouped: dict[str, list[int]] = defaultdict(list)
     for rank, record in data.ranks.items():
@@ -268,12 +307,15 @@ def decide(data: CheckData) -> Verdict:
     problems += _store_failures(data, names)
     link_problems, others_fine = _links(data, names)
     problems += link_problems
+    ifname_problems, ifname_notes = _ifname_checks(data, names)
+    problems += ifname_problems
     problems += _rank_errors(data, names)
     if not problems and world is None:
         problems.append("no rank reported a result")
     nodes = tuple(_summaries(data, names))
     notes = [f"{n.label}: clock differs from rank 0's by {n.clock_offset_s:+.3f} s" for n in nodes
              if n.clock_offset_s is not None and abs(n.clock_offset_s) >= CLOCK_NOTE_SECONDS]
+    notes += ifname_notes
     notes += [f"unreadable result file: {path}" for path in data.unreadable]
     if unseen:
         notes.append(f"{rank_ranges(unseen)}: no result in the check directory, but they joined every collective "

@@ -271,3 +271,18 @@ def test_a_wrong_gloo_ifname_is_the_problem_when_gloo_failed_and_a_note_otherwis
         record["errors"] = {"gloo": "gloo init: RuntimeError: Unable to find address for: eth9"}
     verdict = decide(CheckData(nodes=(), ranks=ranks, expected=_expected()))
     assert verdict.headline == "n1: GLOO_SOCKET_IFNAME=eth9 names no interface of this node (it has eth0, lo)"
+
+
+@pytest.mark.parametrize("name", ["worker.py", "worker_torch.py"])
+def test_the_worker_imports_only_the_standard_library_and_torch(name: str) -> None:
+    """The launcher may run it under a Python where triage is not installed."""
+    import ast
+    import sys as _sys
+
+    tree = ast.parse((WORKER.parent / name).read_text())
+    imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+                for alias in node.names}
+    imported |= {str(node.module).split(".")[0] for node in ast.walk(tree)
+                 if isinstance(node, ast.ImportFrom) and node.level == 0}
+    allowed = set(_sys.stdlib_module_names) | {"torch", "psutil", "worker_torch"}
+    assert imported <= allowed, imported - allowed

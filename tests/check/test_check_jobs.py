@@ -170,6 +170,7 @@ def test_sigterm_stops_the_check_and_its_launcher(tmp_path: Path) -> None:
         kill_tree(proc.pid)
     assert proc.returncode == 130, err
     assert "triage: interrupted" in err and "Traceback" not in err
+    assert not (check_dir / "verdict.json").exists()
     assert took < 15
     with pytest.raises(ProcessLookupError):
         os.kill(launcher, 0)

@@ -49,6 +49,7 @@ def test_standalone_and_slurm_defaults() -> None:
     (["--"], UsageError, "no launcher given"),
     (["no-such-launcher-xyz", "--nnodes", "2"], InputError, "'no-such-launcher-xyz' not found"),
     (["torchrun", "--nproc-per-node", "2", "train.py"], UsageError, "'train.py': triage check supplies the program"),
+    (["python3", "train.py"], UsageError, "python3 train.py: triage check needs torchrun in the launcher command"),
     (["torchrun", "-m", "mypkg"], UsageError, "-m: triage check runs its own worker"),
     (["torchrun", "--nnodes", "two"], UsageError, "--nnodes 'two'"),
     (["torchrun", "--nnodes", "3:2"], UsageError, "--nnodes '3:2'"),

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,14 +46,11 @@ class Expected:
 @dataclass(frozen=True)
 class Launch:
     argv: list[str]                  # the user's launcher command, unchanged
-    torchrun_at: int | None          # index of the first torchrun option in argv (None: not torchrun)
+    torchrun_at: int                 # index of the first torchrun option in argv
     expected: Expected
 
     def command(self, check_dir: Path, deadline: float) -> list[str]:
-        worker = [str(WORKER), "--check-dir", str(check_dir), "--deadline", f"{deadline:.3f}"]
-        if self.torchrun_at is None:
-            return [*self.argv, sys.executable, *worker]
-        return [*self.argv, *worker]
+        return [*self.argv, str(WORKER), "--check-dir", str(check_dir), "--deadline", f"{deadline:.3f}"]
 
 
 def _torchrun_index(argv: list[str]) -> int | None:
@@ -167,21 +163,25 @@ def parse_launch(argv: list[str], environ: dict[str, str] | None = None) -> Laun
         raise InputError(f"launcher {argv[0]!r} not found (not on PATH and not an executable file)",
                          hint="install it or give its full path, e.g. `triage check -- $(which torchrun) ...`")
     at = _torchrun_index(argv)
-    options = _options(argv, at) if at is not None else {}
+    if at is None:
+        raise UsageError(f"{' '.join(argv)[:200]}: triage check needs torchrun in the launcher command "
+                         f"(torchrun or python -m torch.distributed.run; it starts the ranks and their store)",
+                         hint="e.g. `triage check -- torchrun --nproc-per-node 4`; under SLURM "
+                              "`srun --ntasks-per-node 1 triage check -- torchrun ...`")
+    options = _options(argv, at)
     nnodes, elastic = _nnodes(options.get("--nnodes"))
     nproc = _int_option(options, "--nproc-per-node")
     node_rank = _int_option(options, "--node-rank")
     standalone = "--standalone" in options
     if standalone:
         nnodes, node_rank = 1, 0
-    nproc = nproc if nproc is not None or "--nproc-per-node" in options or at is None else 1
+    nproc = nproc if nproc is not None or "--nproc-per-node" in options else 1
     hosts = slurm_hosts(env)
-    if nnodes is None and at is not None:
+    if nnodes is None:
         slurm_count = env.get("SLURM_JOB_NUM_NODES") or env.get("SLURM_NNODES")
         nnodes = int(slurm_count) if slurm_count and slurm_count.isdigit() else (len(hosts) or 1)
     slurm_node_id = int(env["SLURM_NODEID"]) if env.get("SLURM_NODEID", "").isdigit() else None
-    master_host, master_port = _endpoint(options) if at is not None else (
-        env.get("MASTER_ADDR"), int(env["MASTER_PORT"]) if env.get("MASTER_PORT", "").isdigit() else None)
+    master_host, master_port = _endpoint(options)
     expected = Expected(nnodes=nnodes, nproc_per_node=nproc, node_rank=node_rank, master_host=master_host,
                         master_port=master_port, standalone=standalone, slurm_nodes=hosts, elastic=elastic,
                         slurm_node_id=slurm_node_id)

@@ -207,6 +207,7 @@ def run_check(launch: Launch, check_dir: Path, timeout: float, lead: bool) -> Ou
     from_lead: dict[str, Any] | None = None
     previous = _stop_on_sigterm()
     settle = min(10.0, max(2.0, timeout / 4))
+    interrupted = False
     try:
         while time.time() < deadline - 1.0:
             if proc.poll() is not None and exited_at is None:
@@ -224,9 +225,12 @@ def run_check(launch: Launch, check_dir: Path, timeout: float, lead: bool) -> Ou
                 if from_lead is not None or (exited_at is not None and time.time() - exited_at >= 2 * EXIT_GRACE):
                     break
             time.sleep(POLL)
+    except KeyboardInterrupt:
+        interrupted = True      # no verdict.json: an interrupted check says nothing about the cluster
+        raise
     finally:
         verdict: Verdict | None = None
-        if lead:     # the verdict first: stopping the launcher can wait
+        if lead and not interrupted:     # the verdict first: stopping the launcher can wait
             verdict = decide(load_check(check_dir, expected))
             write_verdict(check_dir, {**verdict_json(verdict), "created": time.time(), "lead": node.data["host"]})
         healthy = verdict.ok if verdict is not None else bool(from_lead and from_lead.get("status") == "ok")

@@ -287,3 +287,12 @@ def test_the_worker_imports_only_the_standard_library_and_torch(name: str) -> No
                  if isinstance(node, ast.ImportFrom) and node.level == 0}
     allowed = set(_sys.stdlib_module_names) | {"torch", "psutil", "worker_torch"}
     assert imported <= allowed, imported - allowed
+
+
+def test_when_no_other_node_reaches_the_master_port_the_master_is_suspected() -> None:
+    bad = {"reached": False, "attempts": 5, "target": "n1:29400", "error": "connection timed out"}
+    nodes = ({"host": "n1", "probe": {"reached": True, "attempts": 1}},
+             {"host": "n2", "probe": bad}, {"host": "n3", "probe": bad})
+    verdict = decide(CheckData(nodes=nodes, ranks={}, expected=_expected()))
+    assert verdict.headline.startswith("no other node can reach the master port n1:29400 (connection timed out)")
+    assert verdict.problems[1].startswith("n2 cannot reach the master port") and len(verdict.problems) == 4

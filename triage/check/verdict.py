@@ -107,6 +107,12 @@ def _unreachable(data: CheckData, names: _Names, missing: set[int]) -> list[str]
         problems.append(f"{names.label(node.get('host'), node.get('node_rank'))} cannot reach the master port "
                         f"{probe.get('target')} ({probe.get('error', 'no answer')}){where}: {joined}")
         missing.difference_update(ranks)
+    probed = [n for n in data.nodes if (n.get("probe") or {}).get("attempts")]
+    if len(problems) >= 2 and len(problems) == len(probed) - 1:
+        target = next(str(n["probe"].get("target")) for n in probed if n["probe"].get("reached") is False)
+        errors = sorted({str(n["probe"].get("error")) for n in probed if n["probe"].get("reached") is False})
+        problems.insert(0, f"no other node can reach the master port {target} ({'; '.join(errors)}): look at the "
+                           f"master node's firewall and at the address other nodes use for it")
     return problems
 
 

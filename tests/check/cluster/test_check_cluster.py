@@ -94,3 +94,15 @@ def test_broken_link_between_two_nodes_names_the_pair(fresh_cluster: Cluster) ->
     assert verdict["status"] == "problem", log
     assert verdict["headline"] == "link node2 <-> node3 fails (connection timed out); all other links fine", log
     print(f"\nlink node2-node3 broken: verdict after {took:.1f} s")
+
+
+def test_master_that_no_node_reaches_is_suspected(fresh_cluster: Cluster) -> None:
+    c = fresh_cluster
+    port = 29614
+    rule = f'chain in {{ type filter hook input priority 0; iifname "eth0" tcp dport {port} drop; }}'
+    with nft_rules(c, "node1", [rule]):
+        verdict, log, _took = run_check(c, "master", port)
+    assert verdict["status"] == "problem", log
+    assert verdict["headline"].startswith(f"no other node can reach the master port node1:{port} "
+                                          f"(connection timed out): look at the master node's firewall"), log
+    assert sorted(p.split(" ")[0] for p in verdict["problems"][1:3]) == ["node2", "node3"]

@@ -296,3 +296,14 @@ def test_when_no_other_node_reaches_the_master_port_the_master_is_suspected() ->
     verdict = decide(CheckData(nodes=nodes, ranks={}, expected=_expected()))
     assert verdict.headline.startswith("no other node can reach the master port n1:29400 (connection timed out)")
     assert verdict.problems[1].startswith("n2 cannot reach the master port") and len(verdict.problems) == 4
+
+
+def test_text_output_shows_control_characters_instead_of_sending_them() -> None:
+    import io
+
+    from triage.check.render import render_text
+
+    ranks = {r: _rank(r, r // 2, "evil\x1b]0;owned\x07" if r < 2 else f"n{r // 2 + 1}") for r in range(6)}
+    out = io.StringIO()
+    render_text(decide(CheckData(nodes=(), ranks=ranks, expected=_expected())), Path("/c"), out)
+    assert "\x1b" not in out.getvalue() and "evil\\x1b]0;owned\\x07: ranks 0-1" in out.getvalue()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -25,7 +26,22 @@ def _node_line(node: NodeSummary) -> str:
     return ", ".join(parts)
 
 
-def render_text(verdict: Verdict, check_dir: Path, out: TextIO, lead_note: str | None = None) -> None:
+class _Printable:
+    """Writes text with control characters (terminal escapes from a host name or an error) made visible."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def write(self, text: str) -> None:
+        self.out.write("".join(c if c.isprintable() or c == "\n" else repr(c)[1:-1] for c in text))
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+
+def render_text(verdict: Verdict, check_dir: Path, stream: TextIO, lead_note: str | None = None) -> None:
+    out = _Printable(stream)
     out.write(verdict.headline + "\n")
     if lead_note:
         out.write(f"({lead_note})\n")
@@ -41,8 +57,9 @@ def render_text(verdict: Verdict, check_dir: Path, out: TextIO, lead_note: str |
     out.write(f"\ncheck directory: {check_dir}\n")
 
 
-def render_lead_text(data: dict[str, Any], check_dir: Path, out: TextIO) -> None:
+def render_lead_text(data: dict[str, Any], check_dir: Path, stream: TextIO) -> None:
     """A follower node prints the lead's verdict (as read from verdict.json)."""
+    out = _Printable(stream)
     out.write(f"{data.get('headline')}\n")
     problems = [str(p) for p in data.get("problems") or []]
     if len(problems) > 1:

@@ -48,8 +48,11 @@ def _check_dir(args: argparse.Namespace) -> Path:
         return Path(args.check_dir)
     if args.run_dir:
         return Path(args.run_dir) / "check"
-    job = os.environ.get("SLURM_JOB_ID")
-    name = f"triage-check-{job}" if job else time.strftime("triage-check-%Y%m%d-%H%M%S", time.gmtime())
+    job, step = os.environ.get("SLURM_JOB_ID"), os.environ.get("SLURM_STEP_ID")
+    if job:     # the same name on every node of the step: srun starts them all in the submission directory
+        name = f"triage-check-{job}.{step}" if step else f"triage-check-{job}"
+    else:
+        name = time.strftime("triage-check-%Y%m%d-%H%M%S", time.gmtime())
     return Path(name)
 
 
@@ -65,7 +68,7 @@ class CheckCommand:
                             help=f"the whole check ends within this time (default {DEFAULT_TIMEOUT:g})")
         parser.add_argument("--check-dir", metavar="DIR",
                             help="where every node and rank writes its results; on a path all nodes share "
-                                 "(default ./triage-check-$SLURM_JOB_ID, else ./triage-check-DATE)")
+                                 "(default ./triage-check-JOB[.STEP] under SLURM, else ./triage-check-DATE)")
         parser.add_argument("--run-dir", metavar="DIR",
                             help="write into RUN_DIR/check, so `triage report RUN_DIR` can say the cluster checked")
         parser.add_argument("--format", choices=("text", "json", "html"), default="text", help="output format")

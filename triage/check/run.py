@@ -206,7 +206,7 @@ def run_check(launch: Launch, check_dir: Path, timeout: float, lead: bool) -> Ou
     exited_at: float | None = None
     from_lead: dict[str, Any] | None = None
     previous = _stop_on_sigterm()
-    settle = min(10.0, max(2.0, timeout / 4))
+    settle = min(6.0, max(3.0, timeout / 4))   # two or more probe attempts after the master port opened
     interrupted = False
     try:
         while time.time() < deadline - 1.0:

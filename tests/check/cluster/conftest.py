@@ -1,0 +1,50 @@
+"""The real test cluster of tests/cluster (slurmctld, and per node a network namespace with its own
+slurmd and sshd), reused here: its fixtures are loaded from tests/cluster/conftest.py.
+
+testcluster names its namespaces after this process's pid, so run these tests in a pytest
+session of their own, not together with tests/cluster (the two session clusters would collide).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CLUSTER_TESTS = Path(__file__).resolve().parents[2] / "cluster"
+if str(CLUSTER_TESTS) not in sys.path:
+    sys.path.insert(0, str(CLUSTER_TESTS))
+
+_spec = importlib.util.spec_from_file_location("triage_cluster_conftest", CLUSTER_TESTS / "conftest.py")
+assert _spec is not None and _spec.loader is not None
+_shared = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_shared)
+
+import testcluster  # found through the path set above
+
+N_NODES = 3
+fresh_cluster = _shared.fresh_cluster
+no_leftover_processes = _shared.no_leftover_processes
+
+
+@pytest.fixture(scope="session")
+def cluster() -> Iterator[testcluster.Cluster]:
+    reason = testcluster.unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+    if shutil.which("nft") is None:
+        pytest.skip("nft (nftables) is needed to block traffic inside a node: apt-get install nftables")
+    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
+    if f"triage{os.getpid()}n1" in listed:
+        pytest.skip("another test cluster of this pytest session is running: run tests/check/cluster on its own")
+    made = testcluster.start_cluster(N_NODES)
+    try:
+        yield made
+    finally:
+        testcluster.stop_cluster(made)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from operator import attrgetter
 from statistics import median
 from typing import Any
 
@@ -127,15 +128,28 @@ def find_stragglers(groups: Sequence[Group], traces: Mapping[int, Sequence[Colle
     return StragglerResult(tuple(found), findings, steps, [s.to_json() for s in found])
 
 
-def _times(colls: Sequence[Collective], pg: str) -> tuple[dict[int, int], dict[int, int]]:
-    created: dict[int, int] = {}
-    completed: dict[int, int] = {}
-    for coll in colls:
-        if coll.pg == pg and not coll.is_p2p and coll.time_ns and coll.seq >= 0:
-            created[coll.seq] = coll.time_ns
-            if coll.time_completed_ns:
-                completed[coll.seq] = coll.time_completed_ns
-    return created, completed
+_FIELDS = attrgetter("pg", "is_p2p", "seq", "time_ns")
+_PG, _P2P, _SEQ, _TIME = attrgetter("pg"), attrgetter("is_p2p"), attrgetter("seq"), attrgetter("time_ns")
+
+
+def _times(colls: Sequence[Collective], pg: str) -> tuple[list[int], list[int]]:
+    """(seqs, creation times) of the group's collectives that have one. This runs over every entry
+    of every rank: the usual case (one group, all timed, in order) in a few C-level passes."""
+    if set(map(_PG, colls)) == {pg} and not any(map(_P2P, colls)):
+        seqs, times = list(map(_SEQ, colls)), list(map(_TIME, colls))
+        if all(times) and seqs[0] >= 0 and seqs == sorted(seqs) and len(set(seqs)) == len(seqs):
+            return seqs, times
+    pairs = [(seq, t) for g, p2p, seq, t in map(_FIELDS, colls) if g == pg and t and not p2p and seq >= 0]
+    seqs = [seq for seq, _ in pairs]
+    if seqs != sorted(seqs) or len(set(seqs)) != len(seqs):
+        pairs = sorted(dict(pairs).items())
+        seqs = [seq for seq, _ in pairs]
+    return seqs, [t for _, t in pairs]
+
+
+def _completed(colls: Sequence[Collective], pg: str) -> dict[int, int]:
+    return {c.seq: c.time_completed_ns for c in colls
+            if c.pg == pg and not c.is_p2p and c.time_completed_ns and c.seq >= 0}
 
 
 def group_stragglers(group: Group, traces: Mapping[int, Sequence[Collective]],
@@ -144,19 +158,22 @@ def group_stragglers(group: Group, traces: Mapping[int, Sequence[Collective]],
     if len(members) < 2 or len(members) < len(group.members):
         return []     # a member without a trace: its arrivals are unknown (the hang analysis says why)
     per_rank = [_times(traces[r], group.pg) for r in members]
-    common = set(per_rank[0][0])
-    for created, _ in per_rank[1:]:
-        common &= created.keys()
-    seqs = sorted(common)
+    seqs = per_rank[0][0]
+    if all(rank_seqs == seqs for rank_seqs, _ in per_rank):
+        rows = [times for _, times in per_rank]      # the usual case: every rank kept the same seqs
+    else:
+        common = set(seqs).intersection(*(rank_seqs for rank_seqs, _ in per_rank[1:]))
+        seqs = sorted(common)
+        by_seq = [dict(zip(rank_seqs, times)) for rank_seqs, times in per_rank]
+        rows = [[created[s] for s in seqs] for created in by_seq]
     if len(seqs) < limits.min_collectives:
         return []
-    rows = [[created[s] for s in seqs] for created, _ in per_rank]
     host_of = {r: hosts.get(r) for r in members}
     host_names = sorted({h or "?" for h in host_of.values()})
     multi_host = len(host_names) > 1
     margin_ms, clock = 0.0, "one host"
     if multi_host:
-        offsets = _host_offsets(members, host_of, per_rank, seqs, limits.min_collectives)
+        offsets = _host_offsets(members, host_of, traces, group.pg, seqs, limits.min_collectives)
         if offsets is None:
             margin_ms, clock = limits.clock_bound_ms, f"clock offset bound {limits.clock_bound_ms:g} ms assumed"
         else:
@@ -221,21 +238,25 @@ def _judge(units: Sequence[_Unit], rows: Sequence[Sequence[int]], window_s: floa
 
 
 def _host_offsets(members: Sequence[int], host_of: Mapping[int, str | None],
-                  per_rank: Sequence[tuple[dict[int, int], dict[int, int]]], seqs: Sequence[int],
+                  traces: Mapping[int, Sequence[Collective]], pg: str, seqs: Sequence[int],
                   needed: int) -> dict[str, float] | None:
     """Each host's clock offset against the first host's: the median, over the seqs every member
     recorded a completion time for, of its ranks' completion minus the reference host's. None
     without enough completion times (gloo records none)."""
     done = set(seqs)
-    for _, completed in per_rank:
-        done &= completed.keys()
+    per_rank: list[dict[int, int]] = []
+    for rank in members:
+        per_rank.append(_completed(traces[rank], pg))
+        done &= per_rank[-1].keys()
+        if len(done) < needed:
+            return None
     if len(done) < needed:
         return None
     chosen = sorted(done)
     by_host: dict[str, list[int]] = {}
     for i, rank in enumerate(members):
         by_host.setdefault(host_of[rank] or "?", []).append(i)
-    columns = {h: [median([per_rank[i][1][s] for i in idx]) for s in chosen] for h, idx in by_host.items()}
+    columns = {h: [median([per_rank[i][s] for i in idx]) for s in chosen] for h, idx in by_host.items()}
     reference = columns[min(columns)]
     return {h: median([a - b for a, b in zip(col, reference)]) for h, col in columns.items()}
 

@@ -68,6 +68,21 @@ def test_slow_rank_is_named_and_only_it(tmp_path: Path) -> None:
     text = subprocess.run(triage_cmd("report", str(done.run_dir), "--width", "200"), capture_output=True,
                           text=True, timeout=120, check=False).stdout
     assert "(straggler) [rank 1] STRAGGLER: rank 1" in text
+    # the same run as a Chrome/Perfetto trace: 132 collectives per rank, rank 1 marked, others wait for it
+    out = tmp_path / "trace.json"
+    written = subprocess.run(triage_cmd("report", str(done.run_dir), "--format", "chrome-trace", "-o", str(out)),
+                             capture_output=True, text=True, timeout=120, check=False)
+    assert written.returncode == 0, written.stderr
+    events = json.loads(out.read_text())["traceEvents"]
+    names = {e["tid"]: e["args"]["name"] for e in events if e["name"] == "thread_name"}
+    assert names == {0: "rank 0", 1: "rank 1 (straggler)", 2: "rank 2", 3: "rank 3"}
+    waits = {rank: sorted(e["dur"] for e in events if e["ph"] == "X" and e["tid"] == rank) for rank in range(4)}
+    assert all(len(w) == 132 for w in waits.values())
+    assert waits[1][66] < 5_000 and all(waits[r][66] > 20_000 for r in (0, 2, 3))   # median, microseconds
+    bad = subprocess.run(triage_cmd("report", str(done.run_dir), "--format", "chrome-trace", "-o",
+                                    str(tmp_path / "no" / "such" / "trace.json")),
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr and "no/such/trace.json" in bad.stderr
 
 
 def test_equal_ranks_have_no_straggler(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from operator import attrgetter
+from operator import attrgetter, sub
 from statistics import median
 from typing import Any
 
@@ -226,7 +226,7 @@ def _judge(units: Sequence[_Unit], rows: Sequence[Sequence[int]], window_s: floa
     candidates = [i for i in range(n) if last[i] / count >= need]
     if not candidates:
         return []
-    lags_ms = [median([t - f for t, f in zip(row, firsts)]) / 1e6 for row in rows]
+    lags_ms = [median(list(map(sub, row, firsts))) / 1e6 for row in rows]
     out = []
     for i in candidates:
         others = median(lags_ms[:i] + lags_ms[i + 1:])

@@ -39,6 +39,14 @@ def report(*inputs: Path) -> tuple[int, dict[str, Any]]:
     return result.returncode, json.loads(result.stdout)
 
 
+def top(run_dir: Path) -> dict[str, Any]:
+    result = subprocess.run(triage_cmd("top", str(run_dir), "--once", "--format", "json"), capture_output=True,
+                            text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    doc: dict[str, Any] = json.loads(result.stdout)
+    return doc
+
+
 def stragglers(doc: dict[str, Any]) -> list[list[int]]:
     return [f["ranks"] for f in doc["findings"] if f["kind"] == "straggler"]
 
@@ -83,6 +91,12 @@ def test_slow_rank_is_named_and_only_it(tmp_path: Path) -> None:
                                     str(tmp_path / "no" / "such" / "trace.json")),
                          capture_output=True, text=True, timeout=120, check=False)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and "no/such/trace.json" in bad.stderr
+    # triage top on the finished run: every rank exited, rank 1 marked, lag from the exit dumps
+    glance = top(done.run_dir)
+    assert [(r["rank"], r["state"], r["straggler"]) for r in glance["ranks"]] == [
+        (0, "exited_ok", False), (1, "exited_ok", True), (2, "exited_ok", False), (3, "exited_ok", False)]
+    assert glance["lag_source"] == "exit dumps" and glance["ranks"][1]["lag_ms"] >= 25.0
+    assert [row["ranks"] for row in glance["rows"]] == ["1", "0,2,3"]
 
 
 def test_equal_ranks_have_no_straggler(tmp_path: Path) -> None:
@@ -105,10 +119,17 @@ def test_live_run_and_its_bundle(tmp_path: Path) -> None:
     env = job_env(STRAG_SLOW_RANK="3", STRAG_EXTRA_MS="45", STRAG_STEPS="3000")
     with background_launch(launch(run_dir, console="all"), env, run_dir) as job:
         time.sleep(5.0)   # 60+ collectives in every rank's Flight Recorder
+        before = top(run_dir)          # heartbeats only: no dump yet
+        assert len(before["ranks"]) == 4 and before["lag_source"] is None
+        assert all(r["state"] in ("running", "in_collective") for r in before["ranks"]), before["ranks"]
+        assert all(r["step"] and r["heartbeat_age_s"] < 15 for r in before["ranks"]), before["ranks"]
         dumped = subprocess.run(triage_cmd("dump", "--run-dir", str(run_dir), "--wait", "90"),
                                 capture_output=True, text=True, timeout=150, check=False)
         assert dumped.returncode == 0, dumped.stderr
         assert job.poll() is None, "a dump must not stop the job"
+        after = top(run_dir)
+        assert [r["straggler"] for r in after["ranks"]] == [False, False, False, True], after["ranks"]
+        assert after["lag_source"].startswith("bundle ") and after["ranks"][3]["lag_ms"] >= 30.0
     bundle = Path(dumped.stdout.strip().splitlines()[-1])
     _code, live = report(run_dir)
     assert stragglers(live) == [[3]], live["findings"]

@@ -289,3 +289,20 @@ def _next_steps(s: Straggler, stacks: Mapping[int, Sequence[str]]) -> list[str]:
     return [(f"see what rank {rank} does between collectives: its stack samples (`triage dump RUN_DIR` "
             f"while the job runs, then rank-{rank}/pyspy.json in the bundle); look for input loading, "
             "extra compute or I/O that the other ranks do not do")]
+
+
+def median_lags(group: Group, traces: Mapping[int, Sequence[Collective]]) -> dict[int, float]:
+    """Each member's median arrival lag in ms over the seqs every member recorded (same clock
+    assumed; no offsets): what `triage top` shows. Empty when fewer than two members have one."""
+    members = [r for r in group.members if r in traces]
+    if len(members) < 2:
+        return {}
+    per_rank = [_times(traces[r], group.pg) for r in members]
+    common = set(per_rank[0][0]).intersection(*(seqs for seqs, _ in per_rank[1:]))
+    if not common:
+        return {}
+    seqs = sorted(common)
+    maps = [dict(zip(rank_seqs, times)) for rank_seqs, times in per_rank]
+    rows = [[m[s] for s in seqs] for m in maps]
+    firsts = [min(col) for col in zip(*rows)]
+    return {r: median(list(map(sub, row, firsts))) / 1e6 for r, row in zip(members, rows)}

@@ -20,6 +20,7 @@ _REGISTRY: dict[str, str] = {
     "report": "triage.cli.report:ReportCommand",
     "postmortem": "triage.cli.postmortem:PostmortemCommand",
     "collect": "triage.cli.collect:CollectCommand",
+    "top": "triage.cli.top:TopCommand",
 }
 
 

@@ -166,7 +166,7 @@ def group_stragglers(group: Group, traces: Mapping[int, Sequence[Collective]],
         seqs = sorted(common)
         by_seq = [dict(zip(rank_seqs, times)) for rank_seqs, times in per_rank]
         rows = [[created[s] for s in seqs] for created in by_seq]
-    if len(seqs) < limits.min_collectives:
+    if len(seqs) < max(2, limits.min_collectives):
         return []
     host_of = {r: hosts.get(r) for r in members}
     host_names = sorted({h or "?" for h in host_of.values()})

@@ -137,7 +137,8 @@ def _times(colls: Sequence[Collective], pg: str) -> tuple[list[int], list[int]]:
     of every rank: the usual case (one group, all timed, in order) in a few C-level passes."""
     if set(map(_PG, colls)) == {pg} and not any(map(_P2P, colls)):
         seqs, times = list(map(_SEQ, colls)), list(map(_TIME, colls))
-        if all(times) and seqs[0] >= 0 and seqs == sorted(seqs) and len(set(seqs)) == len(seqs):
+        contiguous = seqs[-1] - seqs[0] == len(seqs) - 1     # with sorted: no seq twice
+        if all(times) and seqs[0] >= 0 and seqs == sorted(seqs) and (contiguous or len(set(seqs)) == len(seqs)):
             return seqs, times
     pairs = [(seq, t) for g, p2p, seq, t in map(_FIELDS, colls) if g == pg and t and not p2p and seq >= 0]
     seqs = [seq for seq, _ in pairs]

@@ -205,3 +205,19 @@ def test_report_first_line_and_json() -> None:
     assert not any(step.startswith("nothing to do") for step in report.next_steps)
     healthy = analyze(evidence(traces(4, 100, jitter(4, 2.0))))
     assert "stragglers" not in healthy.to_json()["extra"] and "SLOW" not in healthy.verdict.summary
+
+
+def test_order_duplicates_p2p_and_other_groups_do_not_change_the_answer() -> None:
+    from dataclasses import replace
+
+    colls = traces(4, 60, late({2: 40.0}, jitter(12, 2.0)))
+    expected = group_stragglers(group(4), colls, ONE_HOST)
+    assert [s.ranks for s in expected] == [(2,)]
+    messy = dict(colls)
+    extra = (replace(colls[0][5], is_p2p=True, op="send", time_ns=colls[0][5].time_ns + 10**9),   # p2p: ignored
+             replace(colls[0][6], pg="1"),                                                    # another group
+             colls[0][7])                                                                    # seq 8 twice
+    messy[0] = tuple(reversed(colls[0])) + extra
+    again = group_stragglers(group(4), messy, ONE_HOST)
+    assert [(s.ranks, s.collectives, round(s.median_lag_ms, 6), round(s.lost_s, 6)) for s in again] == \
+        [(s.ranks, s.collectives, round(s.median_lag_ms, 6), round(s.lost_s, 6)) for s in expected]

@@ -125,3 +125,22 @@ def test_cli_json_and_bad_input(tmp_path: Path) -> None:
         bad = subprocess.run(triage_cmd(*argv), capture_output=True, text=True, timeout=60, check=False)
         assert bad.returncode == 2 and words in bad.stderr and "Traceback" not in bad.stderr, (argv, bad.stderr)
         assert bad.stderr.startswith("triage: error: ")
+
+
+def test_live_view_refreshes_and_leaves_on_ctrl_c(tmp_path: Path) -> None:
+    import signal
+
+    every_state(tmp_path / "run")
+    proc = subprocess.Popen(triage_cmd("top", str(tmp_path / "run"), "--interval", "0.5", "--width", "200"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(4.0)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert "triage top " in out and "no_heartbeat" in out and "crashed" in out
+    assert f"next: triage report {tmp_path / 'run'}" in err

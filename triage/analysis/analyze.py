@@ -32,6 +32,7 @@ from triage.analysis.partial import (
 )
 from triage.analysis.ranks import format_ranks, rank_word
 from triage.analysis.stacks_only import stacks_verdict
+from triage.analysis.stragglers import find_stragglers
 from triage.analysis.summaries import rank_summaries
 from triage.model import (
     Collective,
@@ -84,17 +85,20 @@ def analyze(evidence: Evidence) -> Report:
     findings[1:1] = [verdicts.p2p_finding(p, ctx.hosts, ctx.paths, root=False) for p in p2p
                      if main_finding is None or verdicts.p2p_finding(p, ctx.hosts, ctx.paths, True) != main_finding]
     summaries = rank_summaries(ranks, world, traces)
+    slow = find_stragglers(groups, traces, ctx.hosts, {r.rank: r.stack for r in ranks}, ctx.paths)
+    findings.extend(slow.findings)
+    verdict = slow.headline(verdict)
     return Report(
         verdict=verdict,
         findings=tuple(findings),
         ranks=summaries,
         next_steps=(excerpt_steps(verdict) if not evidence.complete or (not traces and verdict.kind in _HANGS)
-                    else verdicts.next_steps(verdict, evidence.finished_cleanly)),
+                    else slow.steps(verdicts.next_steps(verdict, evidence.finished_cleanly))),
         evidence=tuple(sorted({p for r in ranks for p in r.evidence} | set(evidence.extra_evidence))),
         sources=evidence.sources,
-        recent=_recent(traces, verdict.process_group, verdict.seq),
+        recent=_recent(traces, verdict.process_group, verdict.seq), traces=tuple(sorted(traces.items())),
         extra={"skipped": list(evidence.skipped), "world_size": world_size, "coverage": cov,
-               "unparsed": list(evidence.unparsed),
+               "unparsed": list(evidence.unparsed), **slow.json_extra(),
                "groups": [{"pg": g.pg, "name": g.name, "ranks": format_ranks(g.members),
                            "rebuilt": g.rebuilt} for g in groups]},
     )

@@ -21,6 +21,7 @@ _REGISTRY: dict[str, str] = {
     "postmortem": "triage.cli.postmortem:PostmortemCommand",
     "collect": "triage.cli.collect:CollectCommand",
     "check": "triage.cli.check:CheckCommand",
+    "top": "triage.cli.top:TopCommand",
 }
 
 

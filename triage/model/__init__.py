@@ -70,13 +70,17 @@ class Collective:
     peer: int | None = None
     time_ns: int | None = None             # when the rank entered it (unix ns), if known
     source: str = "fr"                     # fr | nccl | watchdog | log
+    # FR time_discovered_started_ns / time_discovered_completed_ns (unix ns) where the backend
+    # records them (NCCL with timing; gloo in torch 2.13 leaves them 0, read as None)
+    time_started_ns: int | None = None
+    time_completed_ns: int | None = None
 
     def __reduce__(self) -> tuple[type[Collective], tuple[Any, ...]]:
         """Pickled as its fields in order (parse workers send these back): several times faster
         than the generic state dance of slotted dataclasses."""
         return (Collective, (self.rank, self.pg, self.seq, self.op, self.count, self.dtype, self.state,
                              self.pg_name, self.input_sizes, self.output_sizes, self.is_p2p, self.peer,
-                             self.time_ns, self.source))
+                             self.time_ns, self.source, self.time_started_ns, self.time_completed_ns))
 
 
 Signature = tuple[tuple[str, int | None, str | None, int | None], ...]  # (op, count, dtype, out count)
@@ -195,6 +199,8 @@ class Report:
     extra: dict[str, Any] = field(default_factory=dict)   # JSON "extra": skipped inputs, groups, world size
     # (rank, its last few collectives around the verdict's seq), for the HTML picture; not in JSON
     recent: tuple[tuple[int, tuple[Collective, ...]], ...] = ()
+    # every rank's collectives as analysed (rank, collectives), for --format chrome-trace; not in JSON
+    traces: tuple[tuple[int, tuple[Collective, ...]], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -269,6 +269,8 @@ def _entry(entry: Mapping[str, Any], rank: int, statuses: Mapping[str, PgStatus]
         state=_state(entry, profiling.startswith("gloo"), statuses.get(pg_id)),
         pg_name=pg_name, input_sizes=in_shapes, output_sizes=out_shapes, is_p2p=is_p2p, peer=peer,
         time_ns=_int(get("time_created_ns")) or None, source="fr",
+        time_started_ns=_int(get("time_discovered_started_ns")) or None,
+        time_completed_ns=_int(get("time_discovered_completed_ns")) or None,
     )
     return coll
 

@@ -1,4 +1,4 @@
-"""Reporters: one Report, three formats. ``render`` is the entry point other commands call."""
+"""Reporters: one Report, four formats. ``render`` is the entry point other commands call."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import TextIO
 
 from triage.model import Report
 
-FORMATS: tuple[str, ...] = ("text", "json", "html")
+FORMATS: tuple[str, ...] = ("text", "json", "html", "chrome-trace")
 
 
 def report_json(report: Report) -> dict[str, object]:
@@ -40,7 +40,8 @@ def build_report(inputs: Sequence[str | Path], prefix: str | None = None) -> Rep
 
 
 def render(report: Report, fmt: str, file: TextIO, width: int | None = None) -> None:
-    """Write ``report`` to ``file`` as ``text`` (rich, for terminals), ``json`` or ``html``."""
+    """Write ``report`` to ``file`` as ``text`` (rich, for terminals), ``json``, ``html`` or
+    ``chrome-trace`` (every rank's collectives for ui.perfetto.dev)."""
     if fmt == "json":
         json.dump(report_json(report), file, indent=1, allow_nan=False)
         file.write("\n")
@@ -48,6 +49,10 @@ def render(report: Report, fmt: str, file: TextIO, width: int | None = None) -> 
         from triage.report.html import render_html
 
         file.write(render_html(report))
+    elif fmt == "chrome-trace":
+        from triage.report.chrome_trace import write_chrome_trace
+
+        write_chrome_trace(report, file)
     elif fmt == "text":
         from triage.report.sanitize import terminal_safe
         from triage.report.text import render_text

@@ -1,0 +1,1 @@
+"""`triage top`: the job at a glance, from its run directory (files only)."""

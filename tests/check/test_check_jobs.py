@@ -185,3 +185,22 @@ def test_a_gloo_socket_ifname_that_names_no_interface_is_named(tmp_path: Path) -
     host = socket.gethostname().split(".")[0]
     assert result.stdout.startswith(f"{host}: GLOO_SOCKET_IFNAME=nosuch0 names no interface of this node (it has ")
     assert "Unable to find address for: nosuch0 on ranks 0-1" in result.stdout     # the error itself follows
+
+
+def test_a_report_on_a_run_dir_with_a_check_says_the_cluster_checked_fine(tmp_path: Path) -> None:
+    """`triage check --run-dir RUN` next to a run that hung: the report puts the hang on the job."""
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "golden" / "stuck_outside" / "run", run)
+    result = _check("--run-dir", str(run), "--timeout", "100", "--", TORCHRUN, "--standalone", "--nproc-per-node", "2")
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = subprocess.run(triage_cmd("report", str(run), "--format", "json"), capture_output=True, text=True,
+                            timeout=60, check=False)
+    data = json.loads(report.stdout)
+    assert data["verdict"]["kind"] == "stuck_outside_collective"          # the check is not a host of the run
+    assert data["extra"]["cluster_check"]["status"] == "ok"
+    assert any(f["kind"] == "cluster_check" and "checked fine" in f["detail"] for f in data["findings"])
+    text = subprocess.run(triage_cmd("report", str(run), "--width", "100"), capture_output=True, text=True,
+                          timeout=60, check=False).stdout
+    assert "Cluster check: OK: 1 node, 2 ranks" in text

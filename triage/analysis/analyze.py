@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 from triage.analysis import verdicts
 from triage.analysis.advice import excerpt_steps
+from triage.analysis.cluster_check import cluster_check_finding, cluster_check_json, cluster_check_step
 from triage.analysis.core_crash import crash_record_events
 from triage.analysis.describe import call
 from triage.analysis.diff import (
@@ -88,17 +90,24 @@ def analyze(evidence: Evidence) -> Report:
     slow = find_stragglers(groups, traces, ctx.hosts, {r.rank: r.stack for r in ranks}, ctx.paths)
     findings.extend(slow.findings)
     verdict = slow.headline(verdict)
+    steps = (excerpt_steps(verdict) if not evidence.complete or (not traces and verdict.kind in _HANGS)
+             else slow.steps(verdicts.next_steps(verdict, evidence.finished_cleanly)))
+    checked: dict[str, Any] = {}
+    if evidence.cluster_check is not None:
+        findings.append(cluster_check_finding(evidence.cluster_check))
+        step = cluster_check_step(evidence.cluster_check, verdict)
+        steps = (step, *steps) if step else steps
+        checked = {"cluster_check": cluster_check_json(evidence.cluster_check)}
     return Report(
         verdict=verdict,
         findings=tuple(findings),
         ranks=summaries,
-        next_steps=(excerpt_steps(verdict) if not evidence.complete or (not traces and verdict.kind in _HANGS)
-                    else slow.steps(verdicts.next_steps(verdict, evidence.finished_cleanly))),
+        next_steps=steps,
         evidence=tuple(sorted({p for r in ranks for p in r.evidence} | set(evidence.extra_evidence))),
         sources=evidence.sources,
         recent=_recent(traces, verdict.process_group, verdict.seq), traces=tuple(sorted(traces.items())),
         extra={"skipped": list(evidence.skipped), "world_size": world_size, "coverage": cov,
-               "unparsed": list(evidence.unparsed), **slow.json_extra(),
+               "unparsed": list(evidence.unparsed), **slow.json_extra(), **checked,
                "groups": [{"pg": g.pg, "name": g.name, "ranks": format_ranks(g.members),
                            "rebuilt": g.rebuilt} for g in groups]},
     )

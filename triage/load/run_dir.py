@@ -17,6 +17,7 @@ from triage.load.log_scan import LogScan
 from triage.load.logs import scan_log_text
 from triage.model.evidence import (
     MISSING_NODE_REASON,
+    ClusterCheck,
     CrashRecord,
     CrashSource,
     Event,
@@ -67,6 +68,8 @@ def load_run_dir(root: Path) -> Evidence:
     world: int | None = None
     node_manifests: dict[str, Manifest | None] = {}
     for host in run.hosts():
+        if host.host == CHECK_DIR and not host.node.is_file():
+            continue                    # `triage check --run-dir`'s results, not a host
         if host.node.is_file():
             node_manifests[host.host] = None
         if not (host.ranks_dir.is_dir() or host.bundles_dir.is_dir()):
@@ -94,7 +97,26 @@ def load_run_dir(root: Path) -> Evidence:
         raise InputError(f"{root}: run directory holds no rank data (no <host>/ranks/<r>/ and no bundles)")
     finished = all(r.exit is not None and r.exit.ok for r in ranks) and (world is None or len(ranks) >= world)
     return Evidence(ranks=tuple(ranks), events=tuple(events), world_size=world, skipped=tuple(skipped),
-                    finished_cleanly=finished, extra_evidence=tuple(extra), crashes=tuple(crashes))
+                    finished_cleanly=finished, extra_evidence=tuple(extra), crashes=tuple(crashes),
+                    cluster_check=_cluster_check(root, skipped))
+
+
+CHECK_DIR = "check"
+CHECK_VERDICT_FORMAT = "triage.check-verdict/1"   # written by triage.check.results
+
+
+def _cluster_check(root: Path, skipped: list[str]) -> ClusterCheck | None:
+    """A `triage check --run-dir` verdict in this run directory, if one is there."""
+    path = root / CHECK_DIR / "verdict.json"
+    data = _json(path, skipped)
+    if not isinstance(data, dict) or data.get("format") != CHECK_VERDICT_FORMAT or not data.get("headline"):
+        return None
+    try:
+        when: float | None = path.stat().st_mtime
+    except OSError:
+        when = None
+    return ClusterCheck(ok=data.get("status") == "ok", headline=str(data["headline"])[:300], path=str(path),
+                        time=when)
 
 
 def _nodes_without_hang_bundle(root: Path, manifests: dict[str, Manifest | None]) -> list[str]:

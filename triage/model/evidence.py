@@ -182,6 +182,16 @@ class ReportedLag:
 
 
 @dataclass(frozen=True)
+class ClusterCheck:
+    """The verdict of a `triage check` found in the run directory (RUN_DIR/check/verdict.json)."""
+
+    ok: bool
+    headline: str
+    path: str
+    time: float | None = None               # when the verdict was written (the file's mtime)
+
+
+@dataclass(frozen=True)
 class Evidence:
     ranks: tuple[RankEvidence, ...] = ()
     events: tuple[Event, ...] = ()
@@ -205,6 +215,7 @@ class Evidence:
     # progress, "Saving checkpoint", evaluation on rank 0 only, usually without a rank prefix)
     unprefixed_tail: tuple[str, ...] = ()
     lagging: tuple[ReportedLag, ...] = ()   # ranks a desync report blames
+    cluster_check: ClusterCheck | None = None   # a `triage check` run in the same run directory
 
     def rank(self, rank: int) -> RankEvidence | None:
         for item in self.ranks:

@@ -38,6 +38,7 @@ def render_html(report: Report) -> str:
         f"<title>triage: {_e(report.verdict.summary[:80])}</title><style>{_CSS}</style></head><body>",
         "<h1>triage report</h1>",
         f"<div class=\"verdict{' ok' if ok else ''}\" id=\"verdict\">{_e(report.verdict.summary)}</div>",
+        _cluster_check(report),
         "<h2>Last collectives</h2>", f"<div style=\"overflow-x:auto\">{_svg(report)}</div>",
         "<h2>Findings</h2>", _findings(report),
         "<h2>Ranks</h2>", _ranks(report),
@@ -131,3 +132,10 @@ def _label(coll: Collective) -> str:
 
 def _short(text: str, limit: int = 23) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _cluster_check(report: Report) -> str:
+    check = report.extra.get("cluster_check")
+    if not isinstance(check, dict):
+        return ""
+    return f"<p id=\"cluster-check\">Cluster check: {_e(str(check.get('headline')))}</p>"

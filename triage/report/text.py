@@ -28,6 +28,10 @@ def render_text(report: Report, file: TextIO, width: int | None = None, color: b
     coverage = report.extra.get("coverage")
     if isinstance(coverage, dict) and not coverage.get("complete", True) and coverage.get("summary"):
         console.print(Text(f"Coverage: {coverage['summary']}", style="dim"))
+    check = report.extra.get("cluster_check")
+    if isinstance(check, dict):
+        console.print(Text(f"Cluster check: {check.get('headline')}", style="green" if check.get("status") == "ok"
+                           else "red"))
     if report.findings:
         console.print(Text("Findings", style="bold"))
         console.print(_findings(report))

@@ -10,7 +10,7 @@ source scripts/pyenv.sh
 APT_PACKAGES=(gdb strace procps)
 if [ "${1:-}" = "--tests" ]; then
   APT_PACKAGES+=(iproute2 util-linux slurmctld slurmd slurm-client munge
-                 openssh-server openssh-client chromium)
+                 openssh-server openssh-client chromium nftables)
 fi
 # Debian's and Ubuntu's python3 creates venvs only with python3-venv (ensurepip).
 if [ ! -x "$TRIAGE_PY" ] && ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then

@@ -10,6 +10,7 @@ not collide. Every process started is recorded and killed by pid, then waited on
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import shutil
 import socket
@@ -274,11 +275,16 @@ def _start_node(cluster: Cluster, node: Node) -> None:
     node.init = _spawn(cluster, argv, cluster.tmp / f"node_{node.name}.out", cluster.env)
 
 
+_CLUSTERS_STARTED = itertools.count()
+
+
 def start_cluster(n_nodes: int = 2, base: Path | None = None) -> Cluster:
     reason = unavailable_reason()
     if reason:
         raise ClusterUnavailable(reason)
-    tag = str(os.getpid())
+    # unique per cluster, so that several clusters of one pytest session (tests/cluster, tests/check,
+    # tests/stragglers) never share a namespace, veth or bridge name (veth names: at most 15 chars)
+    tag = f"{os.getpid()}c{next(_CLUSTERS_STARTED)}"
     tmp = Path(tempfile.mkdtemp(prefix=f"triage-cluster-{tag}-", dir=base))
     tmp.chmod(0o755)
     prefix = _pick_subnet()

@@ -1,16 +1,14 @@
 """The real test cluster of tests/cluster (slurmctld, and per node a network namespace with its own
 slurmd and sshd), reused here: its fixtures are loaded from tests/cluster/conftest.py.
 
-testcluster names its namespaces after this process's pid, so run these tests in a pytest
-session of their own, not together with tests/cluster (the two session clusters would collide).
+testcluster names each cluster's namespaces uniquely, so this 3-node cluster runs beside the one of
+tests/cluster in the same pytest session.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import os
 import shutil
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,9 +38,6 @@ def cluster() -> Iterator[testcluster.Cluster]:
         pytest.skip(reason)
     if shutil.which("nft") is None:
         pytest.skip("nft (nftables) is needed to block traffic inside a node: apt-get install nftables")
-    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
-    if f"triage{os.getpid()}n1" in listed:
-        pytest.skip("another test cluster of this pytest session is running: run tests/check/cluster on its own")
     made = testcluster.start_cluster(N_NODES)
     try:
         yield made

@@ -6,7 +6,7 @@ import random
 import signal
 from dataclasses import replace
 
-from tests.analysis.synth import DONE, WAIT, coll, exited, hang, rank
+from tests.helpers.evidence import DONE, WAIT, coll, exited, hang, rank
 from triage.analysis.analyze import analyze
 from triage.model import MismatchKind, VerdictKind
 from triage.model.evidence import Evidence, PgMembers

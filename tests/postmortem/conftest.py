@@ -9,8 +9,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pm_util import Crash, core_pattern_is_relative_core, crash
 from support import PROGRAMS
+
+from tests.helpers.postmortem import Crash, core_pattern_is_relative_core, crash
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pm_util import crash, report_json, triage_run
+from tests.helpers.postmortem import crash, report_json, triage_run
 
 
 def _one_error_line(stderr: str) -> str:

@@ -6,8 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from pm_util import crash, report_json
-
+from tests.helpers.postmortem import crash, report_json
 from triage.analysis.crash import (
     CrashContext,
     CrashKind,

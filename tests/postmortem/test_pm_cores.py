@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from pm_util import crash, report_json, triage_run
 from support import PROGRAMS
 
+from tests.helpers.postmortem import crash, report_json, triage_run
 from triage.parsing.elfcore import read_core_notes
 from triage.parsing.gdb import parse_gdb_backtrace
 from triage.postmortem.locate import find_core

@@ -11,8 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
-from pm_util import core_pattern_is_relative_core, crash, find_core, report_json, triage_run
 from support import PROGRAMS, REPO
+
+from tests.helpers.postmortem import core_pattern_is_relative_core, crash, find_core, report_json, triage_run
 
 JOB_TIMEOUT_S = 120
 

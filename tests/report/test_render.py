@@ -6,7 +6,7 @@ import io
 import json
 import re
 
-from tests.analysis.synth import hang
+from tests.helpers.evidence import hang
 from triage.analysis.analyze import analyze
 from triage.model import Report
 from triage.report import render

@@ -32,7 +32,8 @@ from triage.layout import FILE_MODE, make_private_dir, write_json_atomic
 from triage.parsing.elfcore import CoreFormatError, CoreNotes, elf_debug_state, read_core_notes
 
 NAME = "core"
-CORE_SCHEMA = "triage.core/1"
+from triage.schemas import CORE_SCHEMA
+
 GDB_FILE = "gdb-core.txt"
 INFO_FILE = "core.json"
 GDB_HINT = "install it: `apt-get install gdb` / `dnf install gdb`"

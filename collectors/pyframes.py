@@ -37,8 +37,8 @@ from triage.collectors.common import (
     run_tool,
     write_private,
 )
+from triage.schemas import PYFRAMES_SCHEMA as SCHEMA
 
-SCHEMA = "triage.pyframes/1"
 FILE = "pystack.json"
 NAME = "pystack"
 OUTPUT_LIMIT = 8 * 1024 * 1024

@@ -28,7 +28,6 @@ from triage import step
 from triage.errors import InputError, TriageError
 from triage.exitcodes import ExitCode
 from triage.model import (
-    REPORT_SCHEMA,
     Collective,
     CollectiveState,
     Finding,
@@ -42,6 +41,7 @@ from triage.model import (
 from triage.report import FORMATS, report_json
 from triage.report import build_report as _build_report
 from triage.report import render as _render
+from triage.schemas import REPORT_SCHEMA
 
 __all__ = [
     "FORMATS",

@@ -23,8 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from triage.layout import make_private_dir, read_json, write_json_atomic
-
-BUNDLE_SCHEMA = "triage.bundle/1"
+from triage.schemas import BUNDLE_SCHEMA
 
 
 class CollectorStatus(str, enum.Enum):

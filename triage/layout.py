@@ -33,7 +33,6 @@ from typing import Any
 
 from triage.errors import InputError
 
-RUN_LAYOUT = "triage.run/1"
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 

@@ -97,7 +97,7 @@ def test_unknown_format_is_a_value_error(monkeypatch: pytest.MonkeyPatch) -> Non
     report = api.build_report(["run"])
     with pytest.raises(ValueError, match="yaml"):
         api.render(report, "yaml", io.StringIO())
-    assert set(api.FORMATS) == {"text", "json", "html"}
+    assert set(api.FORMATS) == {"text", "json", "html", "chrome-trace"}
 
 
 def test_unusable_input_raises_input_error_naming_the_path(tmp_path: Path) -> None:

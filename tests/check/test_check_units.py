@@ -307,3 +307,11 @@ def test_text_output_shows_control_characters_instead_of_sending_them() -> None:
     out = io.StringIO()
     render_text(decide(CheckData(nodes=(), ranks=ranks, expected=_expected())), Path("/c"), out)
     assert "\x1b" not in out.getvalue() and "evil\\x1b]0;owned\\x07: ranks 0-1" in out.getvalue()
+
+
+def test_the_worker_stamps_the_schema_id_of_triage_schemas() -> None:
+    """The worker imports nothing of triage (it runs under the job's Python), so it keeps a copy."""
+    from triage.check import worker
+    from triage.schemas import CHECK_RESULT_FORMAT
+
+    assert worker.FORMAT == CHECK_RESULT_FORMAT

@@ -10,13 +10,13 @@ from typing import Any
 
 from triage.errors import InputError
 from triage.layout import (
-    RUN_LAYOUT,
     HostPaths,
     RunPaths,
     make_private_dir,
     read_json,
     write_json_atomic,
 )
+from triage.schemas import RUN_LAYOUT
 
 
 def job_id_from_env(environ: Mapping[str, str], now: float | None = None) -> str:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from triage.check.verdict import NodeSummary, Verdict, gbps, rank_ranges, verdict_json
+from triage.schemas import CHECK_RESULT_FORMAT
 
 FORMATS = ("text", "json", "html")
 
@@ -74,7 +75,7 @@ def render_json(data: dict[str, Any], out: TextIO) -> None:
 
 
 def json_document(verdict: Verdict, check_dir: Path, lead: bool) -> dict[str, Any]:
-    return {"format": "triage.check/1", **verdict_json(verdict), "check_dir": str(check_dir), "lead": lead}
+    return {"format": CHECK_RESULT_FORMAT, **verdict_json(verdict), "check_dir": str(check_dir), "lead": lead}
 
 
 def render_html(verdict: Verdict, check_dir: Path, out: TextIO, lead_note: str | None = None) -> None:

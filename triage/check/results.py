@@ -21,7 +21,7 @@ from typing import Any
 from triage.layout import write_json_atomic
 
 VERDICT_FILE = "verdict.json"
-VERDICT_FORMAT = "triage.check-verdict/1"
+from triage.schemas import CHECK_VERDICT_FORMAT as VERDICT_FORMAT
 
 
 @dataclass(frozen=True)

@@ -24,13 +24,14 @@ from triage.collectors.common import CollectOptions
 from triage.collectors.redact import set_redaction
 from triage.errors import RemoteError, UsageError
 from triage.exitcodes import ExitCode
-from triage.layout import RUN_LAYOUT, RunPaths, write_json_atomic
+from triage.layout import RunPaths, write_json_atomic
 from triage.remote.fanout import NodeOutcome, fan_out
 from triage.remote.gather import GatherPlan, srun_worker, ssh_worker
 from triage.remote.names import parse_hosts, parse_pids, validate_job_id
 from triage.remote.node_side import NodeRequest, collect_here, emit, private_out_dir
 from triage.remote.slurm import find_job
 from triage.remote.ssh import SshOptions
+from triage.schemas import COLLECT_SCHEMA, RUN_LAYOUT
 
 DEFAULT_FANOUT = 32
 DEFAULT_NODE_TIMEOUT_S = 120.0
@@ -168,7 +169,7 @@ def _record(run_dir: Path, run_id: str, outcomes: Sequence[NodeOutcome], elapsed
         o.node: {"ok": o.ok, "bundle": str(o.bundle) if o.bundle else None, "error": o.error,
                  "seconds": round(o.duration_s, 3), "bytes": o.bytes_moved}
         for o in outcomes}
-    write_json_atomic(run_dir / "collect.json", {"schema": "triage.collect/1", "elapsed_s": round(elapsed, 3),
+    write_json_atomic(run_dir / "collect.json", {"schema": COLLECT_SCHEMA, "elapsed_s": round(elapsed, 3),
                                                  "nodes": nodes, "missing": [o.node for o in outcomes if not o.ok]})
     dirs = [run_dir]
     if shared:

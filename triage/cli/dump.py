@@ -29,7 +29,6 @@ from triage.collectors.redact import set_redaction
 from triage.errors import InputError, UsageError
 from triage.exitcodes import ExitCode
 from triage.layout import (
-    RUN_LAYOUT,
     HostPaths,
     RunPaths,
     check_private_dir,
@@ -38,6 +37,7 @@ from triage.layout import (
     write_json_atomic,
 )
 from triage.options import GDB_CHOICES
+from triage.schemas import RUN_LAYOUT
 
 DEFAULT_WAIT_S = 120.0
 

@@ -102,7 +102,7 @@ def load_run_dir(root: Path) -> Evidence:
 
 
 CHECK_DIR = "check"
-CHECK_VERDICT_FORMAT = "triage.check-verdict/1"   # written by triage.check.results
+from triage.schemas import CHECK_VERDICT_FORMAT
 
 
 def _cluster_check(root: Path, skipped: list[str]) -> ClusterCheck | None:

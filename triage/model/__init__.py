@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-REPORT_SCHEMA = "triage.report/1"
+from triage.schemas import REPORT_SCHEMA
 
 
 class VerdictKind(str, enum.Enum):

@@ -38,7 +38,6 @@ from triage.collectors.node_bundle import JobInfo, collect_node_bundle
 from triage.collectors.procinfo import read_environ
 from triage.errors import InputError
 from triage.layout import (
-    RUN_LAYOUT,
     HostPaths,
     RunPaths,
     directory_problem,
@@ -48,6 +47,7 @@ from triage.layout import (
 )
 from triage.remote.slurm import job_pids_here
 from triage.remote.transfer import pack
+from triage.schemas import RUN_LAYOUT
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,8 @@ from rich.table import Table
 from rich.text import Text
 
 from triage.analysis.ranks import format_ranks
+from triage.schemas import TOP_SCHEMA
 from triage.top.snapshot import ALARMS, RankLine, Snapshot, TopState
-
-TOP_SCHEMA = "triage.top/1"
 
 
 @dataclass(frozen=True)

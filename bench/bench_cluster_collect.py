@@ -101,7 +101,8 @@ def model(rows: list[dict[str, float]], target: int = 1000) -> None:
           f"(spread over {FANOUT} concurrent sessions; the bound once it exceeds the waves above)")
     print(f"  bytes moved: {bytes_node / 1024:.0f} KiB/node -> {target * bytes_node / 2**20:.0f} MiB in total "
           f"(0 with --shared: bundles stay in the shared run dir)")
-    print(f"  report: {first['report_s']:.2f} s + {report_slope:.3f} s/node -> ~{first['report_s'] + target * report_slope:.0f} s")
+    projected = first["report_s"] + target * report_slope
+    print(f"  report: {first['report_s']:.2f} s + {report_slope:.3f} s/node -> ~{projected:.0f} s")
     print("  slurmctld handles one step creation per node (at most --fanout at a time).")
 
 

@@ -3,7 +3,8 @@
 First a real 8-rank gloo job hung under `triage launch` (mismatch_hang.py, torchrun
 --nproc-per-node 8): the bundle the agent collects, without strace (the figure to compare with
 the 5 s target) and with a 2 s strace window (reported separately). Then 8 plain processes
-that import torch and idle, collected directly (the cost of the external tools alone). Run: ``python bench/bench_collect_wall.py``.
+that import torch and idle, collected directly (the cost of the external tools alone).
+Run: ``python bench/bench_collect_wall.py``.
 """
 
 from __future__ import annotations

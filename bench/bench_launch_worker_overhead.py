@@ -109,7 +109,8 @@ def main() -> None:
             t = statistics.median(r[index] for r in triage)
             print(f"  {label}: plain torchrun {p:7.3f} s ({p / args.iters * 1e6:6.1f} us/op), "
                   f"triage launch {t:7.3f} s ({t / args.iters * 1e6:6.1f} us/op), ratio {t / p:5.3f}x")
-            print(f"        runs plain {[round(r[index], 3) for r in plain]} triage {[round(r[index], 3) for r in triage]}")
+            plain_runs = [round(r[index], 3) for r in plain]
+            print(f"        runs plain {plain_runs} triage {[round(r[index], 3) for r in triage]}")
 
 
 if __name__ == "__main__":

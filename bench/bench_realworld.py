@@ -43,7 +43,8 @@ def main() -> int:
     if verbose:
         print()
         for o in outcomes:
-            print(f"{o.score.value:<16}{o.case.name:<48} expected {o.case.kind} {list(o.case.culprits or []) if o.case.culprits is not None else 'unknown'}"
+            expected = list(o.case.culprits) if o.case.culprits is not None else "unknown"
+            print(f"{o.score.value:<16}{o.case.name:<48} expected {o.case.kind} {expected}"
                   f" ({o.case.confidence}); got {o.kind} {list(o.culprits)}: {o.summary[:110]}")
     return 0
 

@@ -156,10 +156,7 @@ def write_private(path: Path, data: bytes | str, redact: bool | None = None) -> 
     (``redact`` None: unless ``--no-redact`` turned redaction off)."""
     redact = redaction_enabled() if redact is None else redact
     make_private_dir(path.parent)
-    if isinstance(data, bytes):
-        text = data.decode("utf-8", "replace") if redact else None
-    else:
-        text = data
+    text = (data.decode("utf-8", "replace") if redact else None) if isinstance(data, bytes) else data
     payload = redact_text(text).encode("utf-8") if (redact and text is not None) else (
         data if isinstance(data, bytes) else data.encode("utf-8"))
     fd = os.open(str(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)

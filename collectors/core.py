@@ -138,7 +138,8 @@ def _collect(core: Path, bundle: Path, rank: int | None, exe: str | None, timeou
     info["gdb"] = {"argv": list(argv), "returncode": run.returncode, "timed_out": run.timed_out,
                    "duration_s": round(run.duration_s, 3), "py_helper": helper}
     if helper is None:
-        info["gdb"]["py_helper_refused"] = [f"{c}: {problem}" for c in helper_candidates(choice.path, notes.mapped_paths())
+        candidates = helper_candidates(choice.path, notes.mapped_paths())
+        info["gdb"]["py_helper_refused"] = [f"{c}: {problem}" for c in candidates
                                             if c.exists() and (problem := helper_problem(c, None))][:8]
     if run.timed_out:
         return finish(CollectorStatus.TIMEOUT, f"gdb did not finish in {timeout:.0f}s on {core}",

@@ -72,7 +72,8 @@ def collect_rank(target: Target, bundle: Path, options: CollectOptions) -> list[
         records.append(safe("gdb", target, lambda: collect_gdb(target, out, bundle, options, why)))
     else:
         records.append(CollectorRecord(name="gdb", status=CollectorStatus.SKIPPED, rank=target.rank,
-                                       pid=target.pid, error=f"not run (gdb={options.gdb}, py-spy {pyspy.status.value})"))
+                                       pid=target.pid,
+                                       error=f"not run (gdb={options.gdb}, py-spy {pyspy.status.value})"))
     records.append(safe("strace", target, lambda: collect_strace(target, out, bundle, options)))
     return records
 

@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 REDACTED = "<redacted>"
-_SECRET_WORD = r"(?:PASS|PWD|TOKEN|KEY|SECRET|CREDENTIAL|AUTH|COOKIE)"
+_SECRET_WORD = r"(?:PASS|PWD|TOKEN|KEY|SECRET|CREDENTIAL|AUTH|COOKIE)"  # noqa: S105 (a pattern, not a secret)
 _NAME = rf"[A-Za-z0-9_.\-]*{_SECRET_WORD}[A-Za-z0-9_.\-]*"
 _SECRET_NAME = re.compile(rf"^{_NAME}$", re.IGNORECASE)
 # NAME=value (value up to whitespace or a quote/comma/semicolon/ampersand)

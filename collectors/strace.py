@@ -60,7 +60,8 @@ def collect_strace(target: Target, rank_out: Path, bundle: Path, options: Collec
         return record(NAME, CollectorStatus.FAILED, target, started, error=f"strace: {error}")
     lines: list[bytes] = []
     full = threading.Event()
-    assert proc.stderr is not None
+    if not (proc.stderr is not None):
+        raise RuntimeError("internal error: expected proc.stderr is not None")
     reader = threading.Thread(target=_read_lines, args=(proc.stderr, lines, options.strace_max_lines, full),
                               daemon=True)
     reader.start()

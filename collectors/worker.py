@@ -30,12 +30,13 @@ from triage.collectors.common import (
 from triage.collectors.procinfo import read_environ
 from triage.layout import FILE_MODE, make_private_dir
 
-DEFAULT_FR_PREFIX = "/tmp/nccl_trace_rank_"
+DEFAULT_FR_PREFIX = "/tmp/nccl_trace_rank_"  # noqa: S108 (PyTorch's own default, read, never written by us)
 
 
 def _ask_worker(target: Target, rank_out: Path, timeout: float) -> str | None:
     """Ask the in-worker agent to dump into ``rank_out``; None on success, else the error."""
-    assert target.paths is not None
+    if not (target.paths is not None):
+        raise RuntimeError("internal error: expected target.paths is not None")
     try:
         from triage.collectors.worker_client import request_dump
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Iterator
@@ -40,10 +41,8 @@ def no_leftover_processes() -> Iterator[None]:
             described.append(f"{proc.pid} {' '.join(proc.cmdline())[:120]}")
         except psutil.Error:
             continue
-        try:
+        with contextlib.suppress(psutil.Error):
             proc.kill()
-        except psutil.Error:
-            pass
     if described:
         pytest.fail("test left processes running: " + "; ".join(described))
 

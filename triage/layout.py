@@ -22,6 +22,7 @@ Everything is created owner-only (dirs 0700, files 0600).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -111,10 +112,8 @@ def make_private_dir(path: Path) -> Path:
         probe = probe.parent
     check_private_dir(probe, final=not missing)
     for directory in reversed(missing):
-        try:
+        with contextlib.suppress(FileExistsError):
             directory.mkdir(mode=DIR_MODE)
-        except FileExistsError:
-            pass
         check_private_dir(directory)
     return path
 
@@ -130,10 +129,8 @@ def write_json_atomic(path: Path, data: Any) -> None:
         os.chmod(tmp, FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
 
 

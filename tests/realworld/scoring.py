@@ -109,10 +109,7 @@ def score(case: Case, code: int, report: dict[str, Any] | None, stderr: str) -> 
     kind_ok = kind == case.kind or kind in EQUIVALENT.get(case.kind, ())
     if kind_ok and case.kind == "collective_mismatch" and case.subkind in ("op", "size", "dtype", "seq"):
         kind_ok = verdict.get("subkind") == case.subkind
-    if case.culprits is None:
-        culprit_ok = not culprits
-    else:
-        culprit_ok = culprits == case.culprits
+    culprit_ok = not culprits if case.culprits is None else culprits == case.culprits
     if culprit_ok and case.host and not culprits:
         culprit_ok = verdict.get("culprit_host") == case.host or case.host in summary
     if kind_ok and culprit_ok:

@@ -341,7 +341,8 @@ def _findings(
     findings.extend(f for f in crash_findings if main is None or f.detail != main.detail)
     if missing and verdict.kind is not VerdictKind.MISSING_RANK:
         findings.append(Finding(VerdictKind.MISSING_RANK.value, missing,
-                                f"{rank_word(missing)} of {len(ctx.world)} {'has' if len(missing) == 1 else 'have'} no dump "
+                                f"{rank_word(missing)} of {len(ctx.world)} "
+                                f"{'has' if len(missing) == 1 else 'have'} no dump "
                                 "(no Flight Recorder, no stack, no log)"))
     events = event_findings(ctx.evidence.events)
     # what a core/gdb says about the culprit belongs right under the root cause

@@ -64,7 +64,8 @@ def failure_order(failure: Failure) -> tuple[int, int, float, int, int, int]:
 # What a failure line says (triage.parsing.crashlog's kinds) as a verdict kind.
 _LINE_KINDS = {"network": VerdictKind.NETWORK_ERROR, "cuda_error": VerdictKind.CRASH,
                "terminate": VerdictKind.CRASH, "fatal_signal": VerdictKind.CRASH}
-OOM_KILLER_HINT = "SIGKILL is often the kernel OOM killer: `dmesg -T | grep -i -E 'killed process|oom'` on that host confirms it"
+OOM_KILLER_HINT = ("SIGKILL is often the kernel OOM killer: `dmesg -T | grep -i -E 'killed process|oom'` on that host "
+                   "confirms it")
 
 
 def _failure(item: RankEvidence, hosts: Mapping[int, str | None]) -> Failure | None:

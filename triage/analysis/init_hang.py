@@ -8,7 +8,8 @@ from triage.analysis.ranks import rank_word
 from triage.model import Finding, Verdict, VerdictKind
 from triage.model.evidence import InitWaitRecord
 
-_SPECIFIC = ("unique_id_wait", "barrier_timeout", "store_clients", "barrier_waiting", "connect_refused", "connect_timeout",
+_SPECIFIC = ("unique_id_wait", "barrier_timeout", "store_clients", "barrier_waiting", "connect_refused",
+             "connect_timeout",
              "store_wait_timeout", "rendezvous_timeout")
 
 

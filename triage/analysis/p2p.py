@@ -66,7 +66,8 @@ def _first_problem(group: Group, pair: tuple[int, int], sends: list[Collective],
         recv = recvs[index] if index < len(recvs) else None
         if send is None or recv is None:
             alone = send or recv
-            assert alone is not None
+            if not (alone is not None):
+                raise RuntimeError("internal error: expected alone is not None")
             waiting = alone.state is not CollectiveState.COMPLETED
             if not waiting:
                 return None  # ring buffer edge: the older half simply fell out of one side

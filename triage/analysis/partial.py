@@ -181,7 +181,8 @@ def _rank0_at_work(timed_out: list[int], ranks: tuple[RankEvidence, ...], tail: 
 
 
 def watchdog_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...], hosts: Hosts,
-                     cov: Mapping[str, object], unprefixed_tail: tuple[str, ...] = ()) -> tuple[Verdict, Finding] | None:
+                     cov: Mapping[str, object],
+                     unprefixed_tail: tuple[str, ...] = ()) -> tuple[Verdict, Finding] | None:
     """Watchdog timeouts without traces: one collective timed out on the ranks shown."""
     timeouts = [e for e in events if e.kind is EventKind.WATCHDOG_TIMEOUT and e.rank is not None]
     if not timeouts:

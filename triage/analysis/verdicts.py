@@ -88,7 +88,8 @@ def p2p_finding(problem: P2pProblem, hosts: Hosts, paths: Paths, root: bool) -> 
     where = f"of {problem.group.label}"
     if problem.kind is None:
         side = problem.send or problem.recv
-        assert side is not None
+        if not (side is not None):
+            raise RuntimeError("internal error: expected side is not None")
         waiter = problem.sender if problem.send is not None else problem.receiver
         other = problem.receiver if problem.send is not None else problem.sender
         missing = "recv" if problem.send is not None else "send"
@@ -96,7 +97,8 @@ def p2p_finding(problem: P2pProblem, hosts: Hosts, paths: Paths, root: bool) -> 
                 f"never posted the matching {missing}")
         culprits: tuple[int, ...] = (other,)
     else:
-        assert problem.send is not None and problem.recv is not None
+        if not (problem.send is not None and problem.recv is not None):
+            raise RuntimeError("internal error: expected problem.send is not None and problem.recv is not None")
         text = (f"p2p {problem.kind.value} mismatch {where}: rank {problem.sender} sent {call(problem.send)} "
                 f"but rank {problem.receiver} posted {call(problem.recv)}")
         culprits = (problem.sender, problem.receiver)

@@ -70,10 +70,12 @@ def _options(argv: list[str], start: int) -> dict[str, str]:
         word = argv[index]
         if word in _PROGRAM_FLAGS:
             raise UsageError(f"{word}: triage check runs its own worker program; drop {word} from the launcher",
-                             hint="give only the launcher and its options: `triage check -- torchrun --nproc-per-node 4`")
+                             hint="give only the launcher and its options: "
+                                  "`triage check -- torchrun --nproc-per-node 4`")
         if not word.startswith("-"):
             raise UsageError(f"{word!r}: triage check supplies the program itself; give no script after the launcher",
-                             hint="e.g. `triage check -- torchrun --nnodes 2 --nproc-per-node 8 --rdzv-endpoint HOST:PORT`")
+                             hint="e.g. `triage check -- torchrun --nnodes 2 --nproc-per-node 8 "
+                                  "--rdzv-endpoint HOST:PORT`")
         name, eq, value = word.partition("=")
         name = name.replace("_", "-")
         if eq:

@@ -122,7 +122,8 @@ class CheckCommand:
                 return int(lead_code) if lead_code in (0, 1) else 1
         if lead and outcome.verdict.ok:
             print("next: run the job under `triage launch -- LAUNCHER ...`; if it hangs, `triage report RUN_DIR` "
-                  "names the rank (give `triage check --run-dir RUN_DIR` to keep this check beside it)", file=sys.stderr)
+                  "names the rank (give `triage check --run-dir RUN_DIR` to keep this check beside it)",
+                  file=sys.stderr)
         elif lead:
             print(f"next: read what each node's launcher printed in {check_dir}/nodes/*.log and each rank's "
                   f"steps in {check_dir}/ranks/rank-N.json", file=sys.stderr)

@@ -63,7 +63,8 @@ class CollectCommand:
         parser.add_argument("--timeout", type=float, default=DEFAULT_NODE_TIMEOUT_S,
                             help=f"seconds per node, connection included (default {DEFAULT_NODE_TIMEOUT_S:.0f})")
         parser.add_argument("--remote-triage", default="triage", metavar="CMD",
-                            help="how to run triage on the nodes (default `triage`; e.g. '/opt/venv/bin/python -m triage')")
+                            help="how to run triage on the nodes "
+                                 "(default `triage`; e.g. '/opt/venv/bin/python -m triage')")
         parser.add_argument("--ssh-config", type=Path, help="ssh client config (default ~/.ssh/config)")
         parser.add_argument("--known-hosts", type=Path, action="append", default=[],
                             help="known_hosts file (repeatable; default ~/.ssh/known_hosts, /etc/ssh/ssh_known_hosts)")

@@ -76,7 +76,8 @@ def _write_file(report: Report, fmt: str, path: Path, width: int | None) -> None
 def _print_next(report: Report, args: argparse.Namespace, err: TextIO) -> None:
     inputs = " ".join(args.inputs)
     if args.format == "chrome-trace":
-        err.write(f"next: open {args.output or 'the trace (-o trace.json)'} in https://ui.perfetto.dev   # the timeline\n")
+        trace = args.output or "the trace (-o trace.json)"
+        err.write(f"next: open {trace} in https://ui.perfetto.dev   # the timeline\n")
     elif args.format != "html":
         err.write(f"next: triage report {inputs} --format html -o triage-report.html   # the picture\n")
     elif report.verdict.culprit_ranks:

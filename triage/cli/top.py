@@ -67,7 +67,8 @@ def _live(run_dir: Path, limits: Limits, interval: float, console: object, cache
     from rich.console import Console
     from rich.live import Live
 
-    assert isinstance(console, Console)
+    if not isinstance(console, Console):
+        raise TypeError("internal error: the live view needs a rich Console")
     snapshot, cache = take_snapshot(run_dir, time.time(), limits, cache)
     try:
         with Live(snapshot_table(snapshot), console=console, refresh_per_second=4, screen=False) as live:

@@ -155,7 +155,8 @@ def _log_evidence(scan: LogScan, names: list[str]) -> Evidence:
             or scan.op_count_splits or scan.lagging):
         raise InputError(f"{names[0]}: no rank, collective, watchdog, NCCL or error line found in "
                          f"{'this log' if len(names) == 1 else 'these logs'}",
-                         "pass the job's stdout/stderr (with [rankN]: prefixes, e.g. torchrun --tee 3) or NCCL_DEBUG=INFO output")
+                         "pass the job's stdout/stderr (with [rankN]: prefixes, e.g. torchrun --tee 3) "
+                         "or NCCL_DEBUG=INFO output")
     return Evidence(ranks=ranks, events=tuple(scan.events), world_size=scan.world_size,
                     extra_evidence=tuple(name for name in names if not name.startswith("<")),
                     complete=False, coverage_note=scan.world_source,

@@ -17,6 +17,9 @@ from triage.parsing.nccl import channel_ranks
 from triage.parsing.nccl_tracker import NcclCommState, NcclTracker
 from triage.parsing.torchelastic import LauncherFailure, parse_launcher_failures
 
+# NCCL WARN lines that are a process's own failure (a transport error, CUDA running out of memory ...)
+_NCCL_FAILURES = (CrashLineKind.NETWORK, CrashLineKind.CUDA_OOM, CrashLineKind.CUDA_ERROR)
+
 
 def launcher_records(text: str, path: str, scan: LogScan, single_node: bool) -> None:
     """torchrun's "Failures:" / "Root Cause" summary (or its per-rank "failed (exitcode: N)" lines)."""
@@ -130,7 +133,7 @@ def nccl_records(text: str | bytes | mmap.mmap, path: str, scan: LogScan, defaul
         crash = parse_crash_line(warn.message)
         if crash is None and "out of memory" in warn.message:
             crash = CrashLine(CrashLineKind.CUDA_OOM, warn.message.strip()[:300])
-        if crash is not None and crash.kind in (CrashLineKind.NETWORK, CrashLineKind.CUDA_OOM, CrashLineKind.CUDA_ERROR):
+        if crash is not None and crash.kind in _NCCL_FAILURES:
             # a transport failure NCCL itself reports: tied to its process (host:pid, GPU) even without a rank
             where = f"{warn.host}:{warn.pid}" + (f" (GPU {warn.cuda_dev})" if warn.cuda_dev is not None else "")
             named = replace(crash, text=f"{where}: NCCL WARN {crash.text}"[:400])

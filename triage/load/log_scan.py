@@ -53,8 +53,8 @@ class LogScan:
     op_count_splits: list[OpCountSplit] = field(default_factory=list)   # NCCL RAS reports
     lagging: list[ReportedLag] = field(default_factory=list)             # desync reports
     unprefixed_tail: deque[str] = field(default_factory=lambda: deque(maxlen=LAST_LINES))
-    message_rank: tuple[int, int] | None = None
-    spawn_owner: int | None = None          # mp.spawn: the process whose traceback the unprefixed lines are     # (rank, order) of the last unprefixed line naming its rank
+    message_rank: tuple[int, int] | None = None     # (rank, order) of the last unprefixed line naming its rank
+    spawn_owner: int | None = None          # mp.spawn: the process whose traceback the unprefixed lines are
     tracebacks: list[tuple[int | None, int, str]] = field(default_factory=list)   # (rank, order, path) of headers
     _init_seen: set[tuple[int | None, str, int | None, str | None]] = field(default_factory=set)
 

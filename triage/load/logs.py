@@ -136,14 +136,16 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
         return
     if rest.lstrip().startswith("Traceback (most recent call last)"):
         scan.tracebacks.append((rank, order, path))
-    if rank is None and "terminated with the following error" in rest and (owner := spawn_error_owner(rest)) is not None:
+    owner = spawn_error_owner(rest) if rank is None and "terminated with the following error" in rest else None
+    if owner is not None:
         scan.spawn_owner = owner
         return
     if rank is None and scan.spawn_owner is not None:
         rank = scan.spawn_owner
         scan.ranks_seen.add(rank)
     if rank is None and (in_message := rank_in_message(rest)) is not None:
-        scan.message_rank = (in_message, order)    # "[Rank 7] NCCL watchdog thread terminated ...": what follows is rank 7's
+        # "[Rank 7] NCCL watchdog thread terminated ...": the unprefixed lines after it are rank 7's
+        scan.message_rank = (in_message, order)
     elif rank is None and scan.message_rank and order - scan.message_rank[1] <= FAILURE_CLUSTER_LINES:
         rank = scan.message_rank[0]
         scan.ranks_seen.add(rank)

@@ -194,8 +194,8 @@ def _load_rank(host: HostPaths, rank: int, bundle: Path | None, manifest: Manife
     )
 
 
-_EVIDENCE_ORDER = ("fr.json", "fr.pickle", "fr-exit.json", "heartbeat.json", "pyspy.json", "stacks.txt", "faulthandler.log",
-                   "exit.json", "output.log", "nccl.log", "worker.json")
+_EVIDENCE_ORDER = ("fr.json", "fr.pickle", "fr-exit.json", "heartbeat.json", "pyspy.json", "stacks.txt",
+                   "faulthandler.log", "exit.json", "output.log", "nccl.log", "worker.json")
 
 
 def _evidence_rank(path: str) -> tuple[int, str]:

@@ -52,7 +52,8 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
 _EXC = re.compile(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
     r"(?::\s?(?P<msg>.*))?$")
-_CUDA_OOM = re.compile(r"CUDA out of memory|OutOfMemoryError|out of memory\. Tried to allocate|CUBLAS_STATUS_ALLOC_FAILED|"
+_CUDA_OOM = re.compile(r"CUDA out of memory|OutOfMemoryError|out of memory\. Tried to allocate|"
+                       r"CUBLAS_STATUS_ALLOC_FAILED|"
                        r"Cuda failure '?out of memory",
                        re.IGNORECASE)
 _CUDA_ERROR = re.compile(

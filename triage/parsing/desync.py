@@ -168,7 +168,8 @@ def parse_running(line: str) -> Fingerprint | None:
 #       [7] finished collective #182, but didn't join collective #183 (count from 1)
 #       [3, 5] joined but didn't finish collective #183 (count from 1)
 DESYNC_MARKER = "caused the desync are"
-_LAGGING = re.compile(r"(?:^|\s)\[(?P<ranks>\d+(?:,\s*\d+)*)\]\s+(?:finished collective #(?P<done>\d+), but didn't join "
+_LAGGING = re.compile(r"(?:^|\s)\[(?P<ranks>\d+(?:,\s*\d+)*)\]\s+"
+                      r"(?:finished collective #(?P<done>\d+), but didn't join "
                       r"collective #(?P<next>\d+)|joined but didn't finish collective #(?P<stuck>\d+))")
 
 

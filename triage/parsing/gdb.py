@@ -121,7 +121,8 @@ class GdbBacktrace:
 
 
 _THREAD_RE = re.compile(
-    r'^Thread (?P<num>\d+) \((?:Thread (?P<pthread>0x[0-9a-f]+) \(LWP (?P<lwp>\d+)\)|LWP (?P<lwp2>\d+)|process (?P<pid>\d+))'
+    r'^Thread (?P<num>\d+) \((?:Thread (?P<pthread>0x[0-9a-f]+) \(LWP (?P<lwp>\d+)\)|LWP (?P<lwp2>\d+)|'
+    r'process (?P<pid>\d+))'
     r'(?: "(?P<name>[^"]*)")?\)?:?\s*$'
 )
 _FRAME_RE = re.compile(r"^#(?P<idx>\d+)\s+(?:(?P<addr>0x[0-9a-f]+) in )?(?P<rest>.*)$")

@@ -57,7 +57,8 @@ def split_rank_prefix(line: str) -> RankPrefix:
             rank = int(match.group(2)) if match.group(2).isdigit() else rank
         elif (match := _LOCAL.match(rest)) and rank is None:
             rank, local = int(match.group(2)), True
-        elif rank is None and host is None and (match := _LINE_NO.match(rest)) is not None or (match := _LOGGER_HEAD.match(rest)) is not None:
+        elif ((rank is None and host is None and (match := _LINE_NO.match(rest)) is not None)
+              or (match := _LOGGER_HEAD.match(rest)) is not None):
             pass
         elif (match := _RAY.match(rest)) is not None:
             pid = int(match.group(1))

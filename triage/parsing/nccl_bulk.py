@@ -7,7 +7,8 @@ Python loop over every line is ~30x slower than grep. Instead:
    (the set A) and late init/WARN lines.
 2. One regex pass over the rest finds init lines and comm-pointer occurrences, with a
    negative lookahead that skips, at C speed, every pointer of A whose first line has been
-   seen; WARN lines are found with ``bytes.find`` and merged in by position. Pointers not in A (comms that went quiet) keep matching, so the same pass
+   seen; WARN lines are found with ``bytes.find`` and merged in by position. Pointers not in A
+   (comms that went quiet) keep matching, so the same pass
    records their first and last line; a pointer that matches too often is excluded too and
    searched for later, backward, in growing windows.
 3. The last lines of the quiet comms are read around their last position.

@@ -37,7 +37,8 @@ class InitWait:
         return self.kind is not InitWaitKind.BARRIER_WAITING
 
 
-MARKERS = ("ncclUniqueId", "store based barrier", "waiting for clients", "waiting for workers", "client socket", "waitForInput",
+MARKERS = ("ncclUniqueId", "store based barrier", "waiting for clients", "waiting for workers", "client socket",
+           "waitForInput",
            "RendezvousTimeoutError", "Rendezvous", "rendezvous")
 
 _BARRIER = re.compile(

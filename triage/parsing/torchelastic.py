@@ -47,8 +47,8 @@ def parse_error_file(data: Mapping[str, Any] | str | bytes, rank: int | None = N
         return None
     msg = data["message"]
     if isinstance(msg, Mapping):
-        extra = msg.get("extraInfo") if isinstance(msg.get("extraInfo"), Mapping) else {}
-        assert isinstance(extra, Mapping)
+        raw_extra = msg.get("extraInfo")
+        extra = raw_extra if isinstance(raw_extra, Mapping) else {}
         callstack = extra.get("py_callstack")
         return ElasticError(
             rank=rank, message=str(msg.get("message", "")),

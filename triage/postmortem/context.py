@@ -116,7 +116,8 @@ def read_dmesg() -> tuple[str, str | None]:
     if tool is None:
         return "", "dmesg is not on PATH: no kernel-log correlation"
     try:
-        run = subprocess.run([tool], check=False, capture_output=True, timeout=DMESG_TIMEOUT_S, stdin=subprocess.DEVNULL)
+        run = subprocess.run([tool], check=False, capture_output=True, timeout=DMESG_TIMEOUT_S,
+                             stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as error:
         return "", f"dmesg failed: {error}"
     if run.returncode != 0:

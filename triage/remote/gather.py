@@ -69,7 +69,8 @@ def bounded_communicate(proc: subprocess.Popen[bytes], timeout: float, limit: in
                         label: str) -> tuple[bytes, bytes]:
     """Like ``communicate`` but the bound holds while reading: past ``limit`` bytes of stdout the
     process is killed and the node refused (stderr keeps its last MiB). TimeoutExpired as usual."""
-    assert proc.stdout is not None and proc.stderr is not None
+    if not (proc.stdout is not None and proc.stderr is not None):
+        raise RuntimeError("internal error: expected proc.stdout is not None and proc.stderr is not None")
     out, err = bytearray(), bytearray()
     deadline = time.monotonic() + timeout
     with selectors.DefaultSelector() as selector:

@@ -62,7 +62,8 @@ def _tool(name: str) -> str:
 def run_slurm(argv: Sequence[str], timeout: float = QUERY_TIMEOUT_S) -> subprocess.CompletedProcess[str]:
     command = [_tool(argv[0]), *argv[1:]]
     try:
-        return subprocess.run(command, check=False, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        return subprocess.run(command, check=False, capture_output=True, text=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired as error:
         raise RemoteError(f"{argv[0]} did not answer in {timeout:.0f}s (is slurmctld up?)",
                           hint="check `scontrol ping`") from error

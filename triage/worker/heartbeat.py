@@ -113,7 +113,8 @@ class HeartbeatThread(threading.Thread):
 
     # -- control ---------------------------------------------------------------------------
     def _serve_one(self) -> None:
-        assert self.sock is not None
+        if not (self.sock is not None):
+            raise RuntimeError("internal error: expected self.sock is not None")
         conn, _ = self.sock.accept()
         with conn:
             conn.settimeout(5.0)

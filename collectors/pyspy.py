@@ -90,3 +90,24 @@ def collect_pyspy(target: Target, rank_out: Path, bundle: Path, options: Collect
         return record(NAME, CollectorStatus.PARTIAL, target, started, files,
                       error=f"json dump: {first[1]}", hint=first[2])
     return record(NAME, first[0], target, started, files, error=first[1], hint=first[2])
+
+
+def sample_stacks(pid: int, timeout: float = 5.0) -> tuple[object, str | None]:
+    """One ``py-spy dump --json --nonblocking`` of ``pid`` (the process is never paused).
+
+    Returns ``(parsed JSON or None, error or None)``. Used to tell a busy rank from a blocked
+    one (two samples a few seconds apart); the bundle's own dumps are taken by
+    :func:`collect_pyspy`.
+    """
+    import json
+
+    tool = find_tool("py-spy")
+    if tool is None:
+        return None, "py-spy not found"
+    run = run_tool([tool, "dump", "--pid", str(pid), "--json", "--nonblocking"], timeout, 4 * 1024 * 1024)
+    if run.start_error or run.timed_out or run.returncode != 0:
+        return None, run.start_error or ("timed out" if run.timed_out else tool_error(run))
+    try:
+        return json.loads(run.stdout.decode("utf-8", "replace")), None
+    except ValueError as error:
+        return None, f"py-spy output is not JSON: {error}"

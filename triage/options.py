@@ -10,6 +10,11 @@ from typing import Any
 
 # PyTorch's own timeouts are 10 min (NCCL) and 30 min (gloo); we report well before them.
 DEFAULT_HANG_TIMEOUT_S = 300.0
+# A suspected hang whose ranks are busy (CPU, I/O or stacks moving) is stopped only after this
+# long. PyTorch's own defaults are 600 s (NCCL) and 1800 s (gloo, and the TCPStore): 1800 s is
+# the larger, so triage never stops a busy job that PyTorch's default timeouts would let run.
+DEFAULT_STOP_TIMEOUT_S = 1800.0
+DEFAULT_SAMPLE_INTERVAL_S = 3.0
 ON_HANG_CHOICES = ("report-and-stop", "report-and-wait", "wait")
 GDB_CHOICES = ("auto", "always", "never")
 
@@ -18,6 +23,14 @@ HANG_OPTIONS: list[dict[str, Any]] = [
     {"name": "hang_timeout", "type": float, "default": DEFAULT_HANG_TIMEOUT_S,
      "help": "seconds without progress (or in one collective) before a rank counts as hung "
              "(default 300; PyTorch's own timeouts are 600 s NCCL / 1800 s gloo)"},
+    {"name": "stop_timeout", "type": float, "default": DEFAULT_STOP_TIMEOUT_S,
+     "help": "a suspected hang whose ranks are still busy (CPU, I/O or stack moving) is stopped only after "
+             "this many seconds (default 1800: PyTorch's own default timeouts are 600 s NCCL, 1800 s gloo); "
+             "blocked ranks, mismatches, dead peers and watchdog timeouts are stopped at once; "
+             "not lower than --hang-timeout"},
+    {"name": "sample_interval", "type": float, "default": DEFAULT_SAMPLE_INTERVAL_S,
+     "help": "seconds between the two samples (CPU, I/O, py-spy --nonblocking stacks) that tell a busy "
+             "rank from a blocked one (default 3)"},
     {"name": "on_hang", "type": str, "default": "report-and-stop", "choices": ON_HANG_CHOICES,
      "help": "after a hang is detected and the bundle written: report-and-stop (print the report, stop "
              "the job, exit 75), report-and-wait (report, leave the job running), wait (only collect)"},

@@ -6,7 +6,11 @@ config key ``hang_timeout``, environment ``TRIAGE_HANG_TIMEOUT``...).
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from typing import Any
+
+from triage.errors import UsageError
 
 # PyTorch's own timeouts are 10 min (NCCL) and 30 min (gloo); we report well before them.
 DEFAULT_HANG_TIMEOUT_S = 300.0
@@ -49,3 +53,22 @@ HANG_OPTIONS: list[dict[str, Any]] = [
     {"name": "collect_on_crash", "type": bool, "default": True,
      "help": "collect a bundle from the surviving ranks when a rank exits non-zero or by a signal"},
 ]
+
+
+def check_timeouts(options: Mapping[str, Any]) -> None:
+    """--stop-timeout must be a finite number not lower than --hang-timeout (one-line error)."""
+    values = {}
+    for name, default in (("hang_timeout", DEFAULT_HANG_TIMEOUT_S), ("stop_timeout", DEFAULT_STOP_TIMEOUT_S)):
+        raw = options.get(name)
+        try:
+            value = float(default if raw is None else raw)
+        except (TypeError, ValueError):
+            raise UsageError(f"--{name.replace('_', '-')} {raw!r} is not a number") from None
+        if not math.isfinite(value) or value < 0:
+            raise UsageError(f"--{name.replace('_', '-')} {raw!r} must be a finite number of seconds, not negative")
+        values[name] = value
+    if values["stop_timeout"] < values["hang_timeout"]:
+        raise UsageError(f"--stop-timeout {values['stop_timeout']:g} is lower than --hang-timeout "
+                         f"{values['hang_timeout']:g}",
+                         hint="the job is stopped at --stop-timeout at the latest; give a value not lower "
+                              "than --hang-timeout (default 1800 s)")

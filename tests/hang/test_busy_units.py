@@ -11,8 +11,8 @@ import pytest
 from tests.hang.test_detect import NOW, coll, rank
 from tests.support import python_program, running_program, triage_cmd
 from triage.agent import busy, detect
-from triage.agent.supervisor import check_timeouts
 from triage.errors import UsageError
+from triage.options import check_timeouts
 
 pytestmark = pytest.mark.timeout(120)
 

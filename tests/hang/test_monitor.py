@@ -134,8 +134,9 @@ def test_busy_ranks_that_move_on_end_the_watch_with_a_finding(tmp_path: Path) ->
     assert mon.on_tick(busy_job(T0 + 20, rank0_seq=3), T0 + 20) is None
     assert mon.findings == [("slow rank: rank 0 busy in save_checkpoint (ckpt.py:10) for 51 s "
                             "(ranks 1,2 waiting in barrier); the job went on by itself")]
-    assert mon.on_tick(hung(T0 + 21), T0 + 21) is None         # quiet while heartbeats catch up
-    again = mon.on_tick(hung(T0 + 25), T0 + 25)
+    assert mon.on_tick(hung(T0 + 21), T0 + 21) is None         # quiet for one timeout
+    assert mon.on_tick(hung(T0 + 49), T0 + 49) is None
+    again = mon.on_tick(hung(T0 + 51), T0 + 51)
     assert again is not None and again.kind == MonitorActionKind.COLLECT
 
 
@@ -153,6 +154,14 @@ def test_a_remote_stop_notice_during_a_watch_is_followed(tmp_path: Path) -> None
     assert action is not None and action.trigger == "remote" and action.certain == "h2 is stopping the job"
 
 
+def test_a_rank_gone_while_sampled_concludes_nothing_and_rearms_after_a_timeout(tmp_path: Path) -> None:
+    mon, first = watched(tmp_path)
+    mon.on_outcome(first, None, gone=True)
+    assert mon.on_tick(busy_job(T0 + 10), T0 + 10) is None
+    again = mon.on_tick(busy_job(T0 + 31), T0 + 31)
+    assert again is not None and again.kind == MonitorActionKind.COLLECT
+
+
 def test_a_remote_busy_notice_collects_without_stopping(tmp_path: Path) -> None:
     mon = monitor(tmp_path, host="h2")
     cluster_trigger.announce(tmp_path, "h1", "rank 0 busy", stop=False)
@@ -161,3 +170,14 @@ def test_a_remote_busy_notice_collects_without_stopping(tmp_path: Path) -> None:
     cluster_trigger.announce(tmp_path, "h1", "rank 0 blocked now", stop=True)
     upgrade = mon.on_tick([rank(0), rank(1)], T0 + 5)
     assert upgrade is not None and upgrade.certain == "h1 is stopping the job"
+
+
+def test_local_ranks_stuck_after_a_remote_busy_notice_are_sampled_without_a_second_bundle(tmp_path: Path) -> None:
+    mon = monitor(tmp_path, host="h2")
+    cluster_trigger.announce(tmp_path, "h1", "rank 0 busy", stop=False)
+    first = mon.on_tick([rank(0), rank(1)], T0)
+    assert first is not None and first.trigger == "remote"
+    mon.on_outcome(first, None)
+    check = mon.on_tick(busy_job(T0 + 1), T0 + 1)
+    assert check is not None and check.kind == MonitorActionKind.CHECK and check.sample == ((0, 100),)
+    assert cluster_trigger.notices(tmp_path)[-1].origin == "h2" and not cluster_trigger.notices(tmp_path)[-1].stop

@@ -5,6 +5,7 @@ writes to a file in ``save_checkpoint`` for AGENT_BUSY_SECONDS (default 30), in 
 1 MiB (fsync'd now and then, so the bytes really move), while ranks 1-2 wait in a barrier.
 Then every rank joins the barrier and prints ``rank N: last line``; the job exits 0.
 AGENT_BUSY_MODE=sleep makes rank 0 sleep instead (a rank that does nothing: a real hang).
+AGENT_BUSY_RANK picks another rank than 0 for that part.
 """
 
 import datetime
@@ -46,13 +47,14 @@ def main() -> None:
         triage.step()
     if rank == 0:
         print("READY", flush=True)
+    if rank == int(os.environ.get("AGENT_BUSY_RANK", "0")):
         seconds = float(os.environ.get("AGENT_BUSY_SECONDS", "30"))
         if os.environ.get("AGENT_BUSY_MODE") == "sleep":
             sleep_outside_collectives(seconds)
         else:
             with tempfile.TemporaryDirectory(prefix="triage-ckpt-") as tmp:
                 written = save_checkpoint(os.path.join(tmp, "ckpt.bin"), seconds)
-            print(f"rank 0: checkpoint written ({written >> 20} MiB)", flush=True)
+            print(f"rank {rank}: checkpoint written ({written >> 20} MiB)", flush=True)
     dist.barrier()
     print(f"rank {rank}: last line", flush=True)
     dist.destroy_process_group()

@@ -16,6 +16,11 @@ Rules (``timeout`` = ``--hang-timeout``):
 - a PyTorch watchdog message (collective timeout, heartbeat monitor, desync report) is a hang
   at once.
 Nothing is flagged before the ranks registered (no pid yet) or for ranks that are gone.
+
+A suspicion is not yet a reason to stop the job: :func:`certain_reason` says when it is certain
+without sampling (watchdog, NCCL op-count disagreement, a dead peer, a mismatch); otherwise
+the :func:`culprits` are sampled (:mod:`triage.agent.busy`) and only blocked ones make it
+certain. The policy table is in docs/agent.md.
 """
 
 from __future__ import annotations
@@ -223,6 +228,11 @@ def culprits(ranks: Sequence[LocalRankStatus], suspicion: HangSuspicion) -> tupl
     if outside:
         return outside
     return tuple(sorted(s.rank for s in live if s.rank in suspicion.ranks))
+
+
+def any_outside(ranks: Sequence[LocalRankStatus]) -> bool:
+    """A live rank is outside any collective (the one the others wait for may be here)."""
+    return any(s.in_flight is None for s in _watched(ranks))
 
 
 def position(ranks: Sequence[LocalRankStatus]) -> tuple[object, ...]:

@@ -23,6 +23,7 @@ from typing import Any
 from triage.agent import busy
 from triage.agent.hang_monitor import ActionOutcome
 from triage.agent.state import AgentContext, LocalRankStatus, MonitorAction, MonitorActionKind
+from triage.analysis.ranks import rank_word
 from triage.bundle import CollectorRecord, Trigger, read_manifest, write_manifest
 from triage.collectors.common import CollectOptions, Target
 from triage.collectors.node_bundle import JobInfo, collect_node_bundle
@@ -87,9 +88,17 @@ def run_action(ctx: AgentContext, options: Mapping[str, Any], action: MonitorAct
     if trigger == Trigger.REMOTE and action.certain is None:
         say(f"the ranks there are busy: not stopping the job; report: triage report {ctx.run_dir}")
         return ActionOutcome(bundle=bundle, stop_job=False, message=action.reason)
+    exited = [a.rank for a in activities if a.activity == busy.Activity.GONE]
+    if exited:
+        say(f"{rank_word(exited)} exited while being sampled: nothing concluded yet; "
+            f"report: triage report {ctx.run_dir}")
+        return ActionOutcome(bundle=bundle, stop_job=False, message=action.reason, gone=True)
     busy_line = _busy_line(action, activities, options) if activities else None
     if busy_line is None and activities:
+        busy_line = _busy_elsewhere(ctx, action, options)
+    if busy_line is None and activities:
         say(f"the hang is certain: {blocked_line(activities)}")
+        _announce_stop(ctx, f"{blocked_line(activities)}; {action.waiting}")
     elif action.certain and trigger == Trigger.HANG:
         say(f"the hang is certain: {action.certain}")
     return _conclude(ctx, options, action, bundle, busy_line, trigger, stop)
@@ -120,8 +129,8 @@ def _recheck(ctx: AgentContext, options: Mapping[str, Any], action: MonitorActio
     """Every timeout while busy ranks hold up the others: sample again; blocked now means certain."""
     activities = busy.sample_twice(action.sample, _interval(options))
     if not activities or any(a.activity == busy.Activity.GONE for a in activities):
-        return ActionOutcome(bundle=None, stop_job=False)       # moved on or exited: the monitor sees it
-    line = _busy_line(action, activities, options)
+        return ActionOutcome(bundle=None, stop_job=False, gone=True)   # exited: the monitor sees it
+    line = _busy_line(action, activities, options) or _busy_elsewhere(ctx, action, options)
     if line is not None:
         say(line[0])
         errors = [f"rank {a.rank}: {a.error}" for a in activities if a.error]
@@ -130,6 +139,7 @@ def _recheck(ctx: AgentContext, options: Mapping[str, Any], action: MonitorActio
         return ActionOutcome(bundle=None, stop_job=False, message=line[0], busy=line[1])
     reason = f"{blocked_line(activities)}; {action.waiting}" if action.waiting else blocked_line(activities)
     say(f"hang certain now: {reason}")
+    _announce_stop(ctx, reason)
     bundle = _collect(ctx, options, replace(action, reason=reason), ranks)
     _note_activity(bundle, activities)
     say(f"evidence saved to {bundle}")
@@ -143,6 +153,47 @@ def _collect(ctx: AgentContext, options: Mapping[str, Any], action: MonitorActio
     return collect_node_bundle(job, targets_from(ranks), _trigger(action.trigger), action.reason,
                                CollectOptions.from_options(options), HostPaths(ctx.host_dir).bundles_dir,
                                extra=extra)
+
+
+def _busy_elsewhere(ctx: AgentContext, action: MonitorAction,
+                    options: Mapping[str, Any]) -> tuple[str, str] | None:
+    """Every local rank waits in a collective and is blocked: on a multi-node run the rank they
+    wait for may be on another node. If that node said its ranks are being sampled (or busy) and
+    has not said it stops, this node does not stop on its own: the other node decides (it
+    announces its stop), or --stop-timeout does."""
+    if action.outside or action.since is None:
+        return None
+    try:
+        from triage.agent import cluster_trigger
+
+        latest: dict[str, bool] = {}
+        for notice in cluster_trigger.notices(ctx.run_dir):
+            if notice.origin != ctx.host and notice.time >= action.since - cluster_trigger.BUNDLE_SLACK_S:
+                latest[notice.origin] = notice.stop
+    except Exception:  # noqa: BLE001
+        return None
+    hosts = sorted(h for h, stop in latest.items() if not stop)
+    if not hosts or any(latest.values()):
+        return None
+    hang_timeout = float(options.get("hang_timeout") or DEFAULT_HANG_TIMEOUT_S)
+    stop_timeout = max(hang_timeout, float(options.get("stop_timeout") or DEFAULT_STOP_TIMEOUT_S))
+    seconds = int(time.time() - action.since)
+    who = f"the ranks they wait for are on {', '.join(hosts)}, which found them busy or is checking them"
+    line = (f"{action.waiting or 'the local ranks wait'} for {seconds} s; {who}; not stopping the job: "
+            f"checking again every {int(hang_timeout)} s, stopping after --stop-timeout {int(stop_timeout)} s")
+    return line, f"ranks on {', '.join(hosts)} busy"
+
+
+def _announce_stop(ctx: AgentContext, reason: str) -> None:
+    """The hang is certain after sampling: tell the other nodes this node stops the job."""
+    if _one_node(ctx):
+        return
+    try:
+        from triage.agent import cluster_trigger
+
+        cluster_trigger.announce(ctx.run_dir, ctx.host, reason, stop=True)
+    except Exception:  # noqa: BLE001
+        return
 
 
 def _one_node(ctx: AgentContext) -> bool:

@@ -11,6 +11,11 @@ The monitor reads each rank's ``nccl.log`` incrementally on every tick (NcclTrac
 output chunks for PyTorch watchdog messages (cheap substring precheck first), polls the
 cross-node trigger, and applies the rules of :mod:`triage.agent.detect`. One hang is reported
 once: after firing, the monitor re-arms only when the stuck ranks moved on.
+
+A hang that is not certain at once (see :func:`triage.agent.detect.certain_reason`) is sampled
+by the action (busy or blocked, :mod:`triage.agent.busy`); the agent reports the outcome through
+``on_outcome``. Busy ranks are watched: a CHECK action every timeout, a stop at --stop-timeout,
+a finding when they move on. Policy: docs/agent.md.
 """
 
 from __future__ import annotations
@@ -33,8 +38,9 @@ from triage.options import DEFAULT_HANG_TIMEOUT_S, DEFAULT_STOP_TIMEOUT_S
 from triage.parsing.watchdog import SCAN_MARKERS_BYTES, WatchdogEvent, WatchdogKind, scan_watchdog
 
 _WATCHDOG_MARKERS = SCAN_MARKERS_BYTES   # the watchdog parser's own markers (one place)
-# After busy ranks went on, their heartbeats show the new progress within one heartbeat period
-# (1 s) and a tick: no new hang is suspected in that gap.
+# After busy ranks went on, no new hang is suspected for one --hang-timeout (at least this long):
+# heartbeats show the new progress within a heartbeat period, and ranks that finish may sit in
+# their teardown (heartbeat thread gone) for a few seconds.
 QUIET_AFTER_BUSY_S = 3.0
 
 
@@ -43,7 +49,8 @@ class ActionOutcome:
     bundle: Path | None          # the node bundle written, if any
     stop_job: bool               # the agent must stop the job and exit with ExitCode.HANG_DETECTED
     message: str = ""            # already printed; kept for logs/tests
-    busy: str | None = None      # the ranks were found busy: the busy line (the job is left running)
+    busy: str | None = None      # the ranks were found busy: who is busy where (the job is left running)
+    gone: bool = False           # a sampled rank exited while being sampled: nothing concluded
 
 
 @dataclass
@@ -75,6 +82,7 @@ class HangMonitor:
         self._pending_hang: MonitorAction | None = None   # a hang action whose ranks are being sampled
         self._remote_evidence_only = False
         self._pending_position: tuple[object, ...] = ()
+        self._pending_key: tuple[object, ...] = ()
         self._quiet_until = float("-inf")
         self._now: float | None = None          # the time of the last tick (the monitor's clock)
         self.findings: list[str] = []       # slow ranks that went on by themselves (said at the end)
@@ -108,12 +116,20 @@ class HangMonitor:
         except Exception:  # noqa: BLE001
             return
 
-    def on_outcome(self, action: MonitorAction, busy: str | None) -> None:
+    def on_outcome(self, action: MonitorAction, busy: str | None, gone: bool = False) -> None:
         """A hang action found the ranks busy: watch them (re-check every timeout, stop at
-        --stop-timeout); a check that found them busy again moves the next check on."""
+        --stop-timeout); a check that found them busy again moves the next check on. ``gone``:
+        a sampled rank exited meanwhile: judge again after one more timeout if still stuck."""
         with self._lock:
             if action is self._pending_hang:
                 self._pending_hang = None
+            if gone:
+                now = self._now if self._now is not None else time.time()
+                if self._watch is not None:
+                    self.findings.append(self._held(self._watch, now) + "; then a rank of it exited")
+                self._watch, self._armed, self._quiet_until = None, True, now + self.timeout
+                self._fired.discard(self._pending_key)
+                return
             if busy is None:
                 if action.kind == MonitorActionKind.CHECK:
                     self._watch = None
@@ -192,7 +208,31 @@ class HangMonitor:
             return None
         if now < self._quiet_until:
             return None
+        if self._remote_evidence_only and not self._armed and suspicion.key not in self._fired:
+            return self._check_after_remote(suspicion, now)
         return self._fire(suspicion, now)
+
+    def _check_after_remote(self, suspicion: detect.HangSuspicion, now: float) -> MonitorAction | None:
+        """Another node collected for a hang it is still sampling, and this node's ranks are stuck
+        too: sample them here as well (no second bundle); busy here means the job is not stopped."""
+        self._fired.add(suspicion.key)
+        ranks = self._last_ranks
+        certain = detect.certain_reason(ranks, suspicion, self.timeout, now)
+        if certain is not None:
+            return self._fire(suspicion, now, certain=certain, force=True)
+        sample = self._targets(ranks, detect.culprits(ranks, suspicion))
+        if not sample:
+            return None
+        stuck = detect.stuck_ranks(ranks, self.timeout, now)
+        self._announce(suspicion.message, stop=False)
+        action = MonitorAction(MonitorActionKind.CHECK, Trigger.HANG.value, suspicion.message, suspicion.ranks,
+                               sample=sample, waiting=detect.waiting_summary(ranks),
+                               since=now - max(stuck.values(), default=self.timeout),
+                               outside=detect.any_outside(ranks))
+        with self._lock:
+            self._pending_hang, self._pending_position = action, detect.position(ranks)
+            self._pending_key = suspicion.key
+        return action
 
     def _follow(self, watch: _Watch, ranks: tuple[LocalRankStatus, ...],
                 suspicion: detect.HangSuspicion | None, now: float) -> MonitorAction | None:
@@ -201,10 +241,10 @@ class HangMonitor:
             with self._lock:
                 self._watch = None
             self._armed = True
-            self._quiet_until = now + QUIET_AFTER_BUSY_S
-            held = f"{watch.busy} for {int(now - watch.since)} s" + (f" ({watch.waiting})" if watch.waiting else "")
-            self.findings.append(f"slow rank: {held}; the job went on by itself")
-            print(f"triage: the job went on: {held}", file=sys.stderr, flush=True)
+            self._quiet_until = now + max(QUIET_AFTER_BUSY_S, self.timeout)
+            held = self._held(watch, now)
+            self.findings.append(f"{held}; the job went on by itself")
+            print(f"triage: the job went on: {held.removeprefix('slow rank: ')}", file=sys.stderr, flush=True)
             return None
         if watch.pending:
             return None
@@ -220,8 +260,14 @@ class HangMonitor:
             watch.pending = True
             return MonitorAction(MonitorActionKind.CHECK, Trigger.HANG.value, watch.busy, suspicion.ranks,
                                  sample=self._targets(ranks, detect.culprits(ranks, suspicion)),
-                                 waiting=detect.waiting_summary(ranks), since=watch.since)
+                                 waiting=detect.waiting_summary(ranks), since=watch.since,
+                                 outside=detect.any_outside(ranks))
         return None
+
+    @staticmethod
+    def _held(watch: _Watch, now: float) -> str:
+        waiting = f" ({watch.waiting})" if watch.waiting else ""
+        return f"slow rank: {watch.busy} for {int(now - watch.since)} s{waiting}"
 
     @staticmethod
     def _targets(ranks: Sequence[LocalRankStatus], wanted: Sequence[int]) -> tuple[tuple[int, int], ...]:
@@ -247,10 +293,11 @@ class HangMonitor:
         self._announce(suspicion.message, stop=certain is not None)
         action = MonitorAction(MonitorActionKind.COLLECT, Trigger.HANG.value, suspicion.message, suspicion.ranks,
                                certain=certain, sample=sample, waiting=detect.waiting_summary(ranks),
-                               since=since)
+                               since=since, outside=detect.any_outside(ranks))
         if certain is None:
             with self._lock:
                 self._pending_hang, self._pending_position = action, detect.position(ranks)
+                self._pending_key = suspicion.key
         return action
 
     def _crash_action(self, ranks: tuple[LocalRankStatus, ...]) -> MonitorAction | None:

@@ -48,6 +48,7 @@ class MonitorAction:
     sample: tuple[tuple[int, int], ...] = ()    # (rank, pid) of the ranks to sample
     waiting: str = ""               # ``ranks 1-2 waiting in barrier`` (for the busy line)
     since: float | None = None      # unix time the stall began
+    outside: bool = True            # a local rank is outside any collective (else: the culprit may be remote)
 
 
 class Monitor(Protocol):
@@ -61,8 +62,9 @@ class Monitor(Protocol):
 
     def on_rank_exit(self, status: LocalRankStatus) -> MonitorAction | None: ...
 
-    def on_outcome(self, action: MonitorAction, busy: str | None) -> None:
-        """The action is done; ``busy`` is the busy line when the ranks were found busy (no stop)."""
+    def on_outcome(self, action: MonitorAction, busy: str | None, gone: bool = False) -> None:
+        """The action is done; ``busy`` says who is busy when the ranks were found busy (no stop);
+        ``gone``: a sampled rank exited meanwhile (nothing concluded)."""
         ...
 
 

@@ -33,6 +33,7 @@ from triage.agent.state import AgentContext, LocalRankStatus, Monitor, MonitorAc
 from triage.errors import UsageError
 from triage.exitcodes import ExitCode
 from triage.layout import HostPaths, short_hostname, write_json_atomic
+from triage.options import check_timeouts
 
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 IDLE_SLEEP = 0.02
@@ -314,7 +315,8 @@ class NodeAgent:
         except Exception as exc:  # noqa: BLE001
             self.say(f"collection failed: {type(exc).__name__}: {exc}")
         with contextlib.suppress(Exception):
-            self.monitor.on_outcome(action, outcome.busy if outcome is not None else None)
+            self.monitor.on_outcome(action, outcome.busy if outcome is not None else None,
+                                    gone=bool(outcome is not None and outcome.gone))
         if outcome is not None and outcome.stop_job:
             self.verdict = outcome.message
             self.request_stop(hang=True)
@@ -376,31 +378,8 @@ class NullMonitor:
     def on_rank_exit(self, status: LocalRankStatus) -> MonitorAction | None:
         return None
 
-    def on_outcome(self, action: MonitorAction, busy: str | None) -> None:
+    def on_outcome(self, action: MonitorAction, busy: str | None, gone: bool = False) -> None:
         return None
-
-
-def check_timeouts(options: Mapping[str, Any]) -> None:
-    """--stop-timeout must be a finite number not lower than --hang-timeout (one-line error)."""
-    import math
-
-    from triage.options import DEFAULT_HANG_TIMEOUT_S, DEFAULT_STOP_TIMEOUT_S
-
-    values = {}
-    for name, default in (("hang_timeout", DEFAULT_HANG_TIMEOUT_S), ("stop_timeout", DEFAULT_STOP_TIMEOUT_S)):
-        raw = options.get(name)
-        try:
-            value = float(default if raw is None else raw)
-        except (TypeError, ValueError):
-            raise UsageError(f"--{name.replace('_', '-')} {raw!r} is not a number") from None
-        if not math.isfinite(value) or value < 0:
-            raise UsageError(f"--{name.replace('_', '-')} {raw!r} must be a finite number of seconds, not negative")
-        values[name] = value
-    if values["stop_timeout"] < values["hang_timeout"]:
-        raise UsageError(f"--stop-timeout {values['stop_timeout']:g} is lower than --hang-timeout "
-                         f"{values['hang_timeout']:g}",
-                         hint="the job is stopped at --stop-timeout at the latest; give a value not lower "
-                              "than --hang-timeout (default 1800 s)")
 
 
 def _isatty(stream: BinaryIO) -> bool:

@@ -227,8 +227,8 @@ def sample_twice(targets: Sequence[tuple[int, int]], interval: float,
                  between: object = None) -> list[RankActivity]:
     """Two samples ``interval`` seconds apart (``between``: a callable run in the gap, e.g. the
     bundle collection; the second sample waits for it and for the interval)."""
-    first = sample_all(targets)
     started = time.monotonic()
+    first = sample_all(targets)
     if callable(between):
         between()
     left = interval - (time.monotonic() - started)

@@ -14,13 +14,12 @@ from pathlib import Path
 from triage.bundle import CollectorRecord, CollectorStatus
 from triage.collectors.common import (
     DENIED_HINT,
+    INSTALL_HINTS,
     CollectOptions,
     Target,
     ToolRun,
-    find_tool,
     gone,
     looks_denied,
-    missing,
     process_alive,
     process_state,
     record,
@@ -31,6 +30,14 @@ from triage.collectors.common import (
 )
 
 NAME = "pyspy"
+
+
+def find_pyspy() -> tuple[str | None, str]:
+    """(py-spy from triage's own environment or PATH, or None; where it was looked for)."""
+    from triage.collectors.executable import find_environment_tool
+
+    tool, dirs = find_environment_tool("py-spy")
+    return tool, " and ".join([*(str(d) for d in dirs), "PATH"])
 
 
 def _argv(tool: str, pid: int, options: CollectOptions, as_json: bool) -> list[str]:
@@ -62,9 +69,10 @@ def _status(run: ToolRun) -> tuple[CollectorStatus, str | None, str | None]:
 
 def collect_pyspy(target: Target, rank_out: Path, bundle: Path, options: CollectOptions) -> CollectorRecord:
     started = time.monotonic()
-    tool = find_tool("py-spy")
+    tool, looked = find_pyspy()
     if tool is None:
-        return missing(NAME, "py-spy", target, started)
+        return record(NAME, CollectorStatus.MISSING, target, started,
+                      error=f"py-spy not found (looked in {looked})", hint=INSTALL_HINTS.get("py-spy"))
     if target.pid is None or not process_alive(target.pid):
         return gone(NAME, target, started)
     files: list[str] = []
@@ -101,9 +109,9 @@ def sample_stacks(pid: int, timeout: float = 5.0) -> tuple[object, str | None]:
     """
     import json
 
-    tool = find_tool("py-spy")
+    tool, looked = find_pyspy()
     if tool is None:
-        return None, "py-spy not found"
+        return None, f"py-spy not found (looked in {looked})"
     run = run_tool([tool, "dump", "--pid", str(pid), "--json", "--nonblocking"], timeout, 4 * 1024 * 1024)
     if run.start_error or run.timed_out or run.returncode != 0:
         return None, run.start_error or ("timed out" if run.timed_out else tool_error(run))

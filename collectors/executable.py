@@ -1,14 +1,21 @@
-"""Pick the executable gdb needs for a core: the one the core maps, or the user's ``--exe``.
+"""Executables: the one gdb needs for a core, and the tools triage installs with itself.
 
 Shims (pyenv, asdf, wrapper scripts) are scripts, not ELF files: they are never handed to gdb.
 The core's own mapping (NT_FILE at the entry point) names the real interpreter, which wins
 over a mismatching ``--exe``; every decision is said in ``notes``.
+
+Tools that ship as Python packages (py-spy) are looked for first in the environment triage runs
+from (``sysconfig``'s scripts directory, then the directory of ``sys.executable``): a virtual
+environment that is not activated (pipx, a full path to ``.venv/bin/triage``) still has them,
+although its ``bin`` is not on PATH. Then on PATH.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import sys
+import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,3 +86,25 @@ def choose_executable(notes: CoreNotes | None, exe: str | None) -> ExeChoice:
     else:
         messages.append("the core does not name its executable: pass --exe")
     return ExeChoice(None, from_core, tuple(messages), missing=True)
+
+
+def own_environment_dirs() -> list[Path]:
+    """Where the running interpreter's environment keeps its scripts (not resolved: a venv's
+    ``bin/python`` is often a link to the base interpreter, whose ``bin`` is another place)."""
+    dirs: list[Path] = []
+    for candidate in (sysconfig.get_path("scripts"), os.path.dirname(sys.executable)):
+        if candidate and Path(candidate) not in dirs:
+            dirs.append(Path(candidate))
+    return dirs
+
+
+def find_environment_tool(name: str) -> tuple[str | None, list[Path]]:
+    """(the tool from triage's own environment, else from PATH, else None; the dirs looked in)."""
+    from triage.collectors.common import find_tool
+
+    dirs = own_environment_dirs()
+    for directory in dirs:
+        path = directory / name
+        if path.is_file() and os.access(path, os.X_OK):
+            return str(path), dirs
+    return find_tool(name), dirs

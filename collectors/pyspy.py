@@ -14,13 +14,12 @@ from pathlib import Path
 from triage.bundle import CollectorRecord, CollectorStatus
 from triage.collectors.common import (
     DENIED_HINT,
+    INSTALL_HINTS,
     CollectOptions,
     Target,
     ToolRun,
-    find_tool,
     gone,
     looks_denied,
-    missing,
     process_alive,
     process_state,
     record,
@@ -31,6 +30,14 @@ from triage.collectors.common import (
 )
 
 NAME = "pyspy"
+
+
+def find_pyspy() -> tuple[str | None, str]:
+    """(py-spy from triage's own environment or PATH, or None; where it was looked for)."""
+    from triage.collectors.executable import find_environment_tool
+
+    tool, dirs = find_environment_tool("py-spy")
+    return tool, " and ".join([*(str(d) for d in dirs), "PATH"])
 
 
 def _argv(tool: str, pid: int, options: CollectOptions, as_json: bool) -> list[str]:
@@ -62,9 +69,10 @@ def _status(run: ToolRun) -> tuple[CollectorStatus, str | None, str | None]:
 
 def collect_pyspy(target: Target, rank_out: Path, bundle: Path, options: CollectOptions) -> CollectorRecord:
     started = time.monotonic()
-    tool = find_tool("py-spy")
+    tool, looked = find_pyspy()
     if tool is None:
-        return missing(NAME, "py-spy", target, started)
+        return record(NAME, CollectorStatus.MISSING, target, started,
+                      error=f"py-spy not found (looked in {looked})", hint=INSTALL_HINTS.get("py-spy"))
     if target.pid is None or not process_alive(target.pid):
         return gone(NAME, target, started)
     files: list[str] = []
@@ -90,3 +98,24 @@ def collect_pyspy(target: Target, rank_out: Path, bundle: Path, options: Collect
         return record(NAME, CollectorStatus.PARTIAL, target, started, files,
                       error=f"json dump: {first[1]}", hint=first[2])
     return record(NAME, first[0], target, started, files, error=first[1], hint=first[2])
+
+
+def sample_stacks(pid: int, timeout: float = 5.0) -> tuple[object, str | None]:
+    """One ``py-spy dump --json --nonblocking`` of ``pid`` (the process is never paused).
+
+    Returns ``(parsed JSON or None, error or None)``. Used to tell a busy rank from a blocked
+    one (two samples a few seconds apart); the bundle's own dumps are taken by
+    :func:`collect_pyspy`.
+    """
+    import json
+
+    tool, looked = find_pyspy()
+    if tool is None:
+        return None, f"py-spy not found (looked in {looked})"
+    run = run_tool([tool, "dump", "--pid", str(pid), "--json", "--nonblocking"], timeout, 4 * 1024 * 1024)
+    if run.start_error or run.timed_out or run.returncode != 0:
+        return None, run.start_error or ("timed out" if run.timed_out else tool_error(run))
+    try:
+        return json.loads(run.stdout.decode("utf-8", "replace")), None
+    except ValueError as error:
+        return None, f"py-spy output is not JSON: {error}"

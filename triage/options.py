@@ -6,10 +6,19 @@ config key ``hang_timeout``, environment ``TRIAGE_HANG_TIMEOUT``...).
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from typing import Any
+
+from triage.errors import UsageError
 
 # PyTorch's own timeouts are 10 min (NCCL) and 30 min (gloo); we report well before them.
 DEFAULT_HANG_TIMEOUT_S = 300.0
+# A suspected hang whose ranks are busy (CPU, I/O or stacks moving) is stopped only after this
+# long. PyTorch's own defaults are 600 s (NCCL) and 1800 s (gloo, and the TCPStore): 1800 s is
+# the larger, so triage never stops a busy job that PyTorch's default timeouts would let run.
+DEFAULT_STOP_TIMEOUT_S = 1800.0
+DEFAULT_SAMPLE_INTERVAL_S = 3.0
 ON_HANG_CHOICES = ("report-and-stop", "report-and-wait", "wait")
 GDB_CHOICES = ("auto", "always", "never")
 
@@ -18,6 +27,14 @@ HANG_OPTIONS: list[dict[str, Any]] = [
     {"name": "hang_timeout", "type": float, "default": DEFAULT_HANG_TIMEOUT_S,
      "help": "seconds without progress (or in one collective) before a rank counts as hung "
              "(default 300; PyTorch's own timeouts are 600 s NCCL / 1800 s gloo)"},
+    {"name": "stop_timeout", "type": float, "default": DEFAULT_STOP_TIMEOUT_S,
+     "help": "a suspected hang whose ranks are still busy (CPU, I/O or stack moving) is stopped only after "
+             "this many seconds (default 1800: PyTorch's own default timeouts are 600 s NCCL, 1800 s gloo); "
+             "blocked ranks, mismatches, dead peers and watchdog timeouts are stopped at once; "
+             "not lower than --hang-timeout"},
+    {"name": "sample_interval", "type": float, "default": DEFAULT_SAMPLE_INTERVAL_S,
+     "help": "seconds between the two samples (CPU, I/O, py-spy --nonblocking stacks) that tell a busy "
+             "rank from a blocked one (default 3)"},
     {"name": "on_hang", "type": str, "default": "report-and-stop", "choices": ON_HANG_CHOICES,
      "help": "after a hang is detected and the bundle written: report-and-stop (print the report, stop "
              "the job, exit 75), report-and-wait (report, leave the job running), wait (only collect)"},
@@ -36,3 +53,22 @@ HANG_OPTIONS: list[dict[str, Any]] = [
     {"name": "collect_on_crash", "type": bool, "default": True,
      "help": "collect a bundle from the surviving ranks when a rank exits non-zero or by a signal"},
 ]
+
+
+def check_timeouts(options: Mapping[str, Any]) -> None:
+    """--stop-timeout must be a finite number not lower than --hang-timeout (one-line error)."""
+    values = {}
+    for name, default in (("hang_timeout", DEFAULT_HANG_TIMEOUT_S), ("stop_timeout", DEFAULT_STOP_TIMEOUT_S)):
+        raw = options.get(name)
+        try:
+            value = float(default if raw is None else raw)
+        except (TypeError, ValueError):
+            raise UsageError(f"--{name.replace('_', '-')} {raw!r} is not a number") from None
+        if not math.isfinite(value) or value < 0:
+            raise UsageError(f"--{name.replace('_', '-')} {raw!r} must be a finite number of seconds, not negative")
+        values[name] = value
+    if values["stop_timeout"] < values["hang_timeout"]:
+        raise UsageError(f"--stop-timeout {values['stop_timeout']:g} is lower than --hang-timeout "
+                         f"{values['hang_timeout']:g}",
+                         hint="the job is stopped at --stop-timeout at the latest; give a value not lower "
+                              "than --hang-timeout (default 1800 s)")

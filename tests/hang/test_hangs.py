@@ -26,9 +26,9 @@ from triage.exitcodes import ExitCode
 pytestmark = pytest.mark.timeout(180)
 
 
-def _hang_case(tmp_path, script, expected_line: str):  # type: ignore[no-untyped-def]
+def _hang_case(tmp_path, script, expected_line: str, *options: str, bundles: int = 1):  # type: ignore[no-untyped-def]
     run_dir = tmp_path / "run"
-    done = run_launch(launch_argv(run_dir, torchrun(script)), job_env(), run_dir)
+    done = run_launch(launch_argv(run_dir, torchrun(script), *options), job_env(), run_dir)
     assert done.returncode == int(ExitCode.HANG_DETECTED), done.explain()
     assert done.line("triage: hang suspected: ") == "triage: hang suspected: " + expected_line
     bundle = done.bundle()
@@ -44,7 +44,7 @@ def _hang_case(tmp_path, script, expected_line: str):  # type: ignore[no-untyped
     latency = detection_latency(bundle, [0, 1])
     assert latency <= 2.0, f"detected {latency:.2f} s after hang_timeout"
     # the ranks triage itself stopped afterwards are not taken for a crash of their own
-    assert sorted(p.name.split("-")[-1] for p in bundle.parent.iterdir()) == ["hang"]
+    assert sorted(p.name.split("-")[-1] for p in bundle.parent.iterdir()) == ["hang"] * bundles
     assert done.line("triage: verdict: ").startswith("triage: verdict: ")
     return done, bundle
 
@@ -65,16 +65,21 @@ def test_skipped_collective(tmp_path) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_stuck_in_python_spinning(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    _done, bundle = _hang_case(
+    # a spinning rank is busy (CPU): evidence at --hang-timeout, stopped at --stop-timeout
+    done, bundle = _hang_case(
         tmp_path, example("stuck_in_python.py"),
-        f"rank 0 waiting in all_reduce seq 3 (pg 0) for {int(TIMEOUT_S)} s; rank 1 has not entered it (last seq 2)")
+        f"rank 0 waiting in all_reduce seq 3 (pg 0) for {int(TIMEOUT_S)} s; rank 1 has not entered it (last seq 2)",
+        "--stop-timeout", "8", bundles=2)
     assert "busy_wait_for_data" in pyspy_functions(bundle, 1)
+    assert done.line("triage: rank 1 busy in busy_wait_for_data")
 
 
 def test_stuck_in_python_sleeping(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    _done, bundle = _hang_case(
+    # a sleeping rank is blocked: stopped at once
+    done, bundle = _hang_case(
         tmp_path, program("collect_sleep_rank.py"),
         f"rank 0 waiting in all_reduce seq 3 (pg 0) for {int(TIMEOUT_S)} s; rank 1 has not entered it (last seq 2)")
+    assert done.line("triage: the hang is certain: rank 1 blocked in sleep_in_python")
     assert "sleep_in_python" in pyspy_functions(bundle, 1)
     assert "sleep_in_python" in (bundle / "rank-1" / "stacks.txt").read_text()
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from tests.hang.test_detect import coll, rank
 from triage.agent import cluster_trigger
 from triage.agent.hang_monitor import HangMonitor
-from triage.agent.state import AgentContext, LocalRankStatus
+from triage.agent.state import AgentContext, LocalRankStatus, MonitorActionKind
 from triage.layout import RunPaths, write_json_atomic
 
 T0 = 1_000_000.0
@@ -29,6 +29,8 @@ def test_one_hang_is_reported_once_and_rearms_after_progress(tmp_path: Path) -> 
     mon = monitor(tmp_path)
     first = mon.on_tick(hung(T0), T0)
     assert first is not None and first.trigger == "hang" and first.reason.startswith("rank 0 waiting in all_reduce")
+    assert first.certain is None and first.sample == ((1, 100),)   # rank 1 is outside: sampled first
+    mon.on_outcome(first, None)         # the agent's answer: blocked (the job is being stopped)
     for step in range(1, 20):
         assert mon.on_tick(hung(T0, 42), T0 + step) is None
     healthy = [rank(0, seq=50), rank(1, seq=50)]
@@ -89,3 +91,93 @@ def test_clean_exit_is_not_a_crash(tmp_path: Path) -> None:
     mon = monitor(tmp_path)
     assert mon.on_rank_exit(rank(0, alive=False, returncode=0)) is None
     assert mon.on_tick([rank(0, alive=False, returncode=0)], T0) is None
+
+
+# -- busy ranks: watched, re-checked every timeout, stopped at --stop-timeout -----------------
+def busy_job(now: float, rank0_seq: int = 2) -> list[LocalRankStatus]:
+    """Rank 0 outside any collective for 31 s; ranks 1-2 waiting in a barrier."""
+    return [rank(0, progress_age=31, seq=rank0_seq),
+            rank(1, in_flight=coll(1, 3, op="barrier", entered=T0 - 31), seq=3),
+            rank(2, in_flight=coll(2, 3, op="barrier", entered=T0 - 31), seq=3)]
+
+
+def watched(tmp_path: Path) -> tuple[HangMonitor, object]:
+    mon = HangMonitor(AgentContext("job", "h1", tmp_path, tmp_path / "h1", T0 - 100),
+                      {"hang_timeout": 30, "stop_timeout": 300})
+    first = mon.on_tick(busy_job(T0), T0)
+    assert first is not None and first.kind == MonitorActionKind.COLLECT and first.trigger == "hang"
+    assert first.certain is None and first.sample == ((0, 100),)
+    assert first.waiting == "ranks 1,2 waiting in barrier"
+    assert first.since is not None and abs(first.since - (T0 - 31)) < 1.0
+    assert mon.on_tick(busy_job(T0 + 1), T0 + 1) is None        # being sampled: nothing new
+    mon.on_outcome(first, "rank 0 busy in save_checkpoint (ckpt.py:10)")
+    return mon, first
+
+
+def test_busy_ranks_are_checked_again_every_timeout_and_stopped_at_stop_timeout(tmp_path: Path) -> None:
+    mon, _first = watched(tmp_path)
+    assert mon.on_tick(busy_job(T0 + 10), T0 + 10) is None
+    check = mon.on_tick(busy_job(T0 + 31), T0 + 31)
+    assert check is not None and check.kind == MonitorActionKind.CHECK and check.sample == ((0, 100),)
+    assert mon.on_tick(busy_job(T0 + 32), T0 + 32) is None      # one check at a time
+    mon.on_outcome(check, "rank 0 busy in save_checkpoint (ckpt.py:12)")
+    assert mon.on_tick(busy_job(T0 + 40), T0 + 40) is None
+    stop = mon.on_tick(busy_job(T0 + 270), T0 + 270)           # the stall began at T0 - 31
+    assert stop is not None and stop.kind == MonitorActionKind.COLLECT
+    assert stop.certain is not None and "--stop-timeout 300 s" in stop.certain
+    # the other nodes are told to stop too (the busy announcement said: evidence only)
+    assert [n.stop for n in cluster_trigger.notices(tmp_path)] == [False, True]
+
+
+def test_busy_ranks_that_move_on_end_the_watch_with_a_finding(tmp_path: Path) -> None:
+    mon, _first = watched(tmp_path)
+    assert mon.on_tick(busy_job(T0 + 20, rank0_seq=3), T0 + 20) is None
+    assert mon.findings == [("slow rank: rank 0 busy in save_checkpoint (ckpt.py:10) for 51 s "
+                            "(ranks 1,2 waiting in barrier); the job went on by itself")]
+    assert mon.on_tick(hung(T0 + 21), T0 + 21) is None         # quiet for one timeout
+    assert mon.on_tick(hung(T0 + 49), T0 + 49) is None
+    again = mon.on_tick(hung(T0 + 51), T0 + 51)
+    assert again is not None and again.kind == MonitorActionKind.COLLECT
+
+
+def test_a_watchdog_during_a_watch_is_certain_at_once(tmp_path: Path) -> None:
+    mon, _first = watched(tmp_path)
+    mon.on_output(1, WATCHDOG)
+    action = mon.on_tick(busy_job(T0 + 5), T0 + 5)
+    assert action is not None and action.certain == "PyTorch's watchdog reported it"
+
+
+def test_a_remote_stop_notice_during_a_watch_is_followed(tmp_path: Path) -> None:
+    mon, _first = watched(tmp_path)
+    cluster_trigger.announce(tmp_path, "h2", "rank 9 blocked", stop=True)
+    action = mon.on_tick(busy_job(T0 + 5), T0 + 5)
+    assert action is not None and action.trigger == "remote" and action.certain == "h2 is stopping the job"
+
+
+def test_a_rank_gone_while_sampled_concludes_nothing_and_rearms_after_a_timeout(tmp_path: Path) -> None:
+    mon, first = watched(tmp_path)
+    mon.on_outcome(first, None, gone=True)
+    assert mon.on_tick(busy_job(T0 + 10), T0 + 10) is None
+    again = mon.on_tick(busy_job(T0 + 31), T0 + 31)
+    assert again is not None and again.kind == MonitorActionKind.COLLECT
+
+
+def test_a_remote_busy_notice_collects_without_stopping(tmp_path: Path) -> None:
+    mon = monitor(tmp_path, host="h2")
+    cluster_trigger.announce(tmp_path, "h1", "rank 0 busy", stop=False)
+    action = mon.on_tick([rank(0), rank(1)], T0)
+    assert action is not None and action.trigger == "remote" and action.certain is None
+    cluster_trigger.announce(tmp_path, "h1", "rank 0 blocked now", stop=True)
+    upgrade = mon.on_tick([rank(0), rank(1)], T0 + 5)
+    assert upgrade is not None and upgrade.certain == "h1 is stopping the job"
+
+
+def test_local_ranks_stuck_after_a_remote_busy_notice_are_sampled_without_a_second_bundle(tmp_path: Path) -> None:
+    mon = monitor(tmp_path, host="h2")
+    cluster_trigger.announce(tmp_path, "h1", "rank 0 busy", stop=False)
+    first = mon.on_tick([rank(0), rank(1)], T0)
+    assert first is not None and first.trigger == "remote"
+    mon.on_outcome(first, None)
+    check = mon.on_tick(busy_job(T0 + 1), T0 + 1)
+    assert check is not None and check.kind == MonitorActionKind.CHECK and check.sample == ((0, 100),)
+    assert cluster_trigger.notices(tmp_path)[-1].origin == "h2" and not cluster_trigger.notices(tmp_path)[-1].stop

@@ -37,19 +37,21 @@ class TriggerNotice:
     origin: str          # host that detected the hang
     time: float          # unix time of the announcement
     path: Path | None = None
+    stop: bool = True    # the origin is stopping the job (False: its ranks are busy; evidence only)
 
 
 def trigger_dir(run_dir: Path) -> Path:
     return Path(run_dir) / TRIGGER_DIR
 
 
-def announce(run_dir: Path, host: str, reason: str) -> None:
-    """Tell every node of the job to collect now. Never raises on a full or read-only disk."""
+def announce(run_dir: Path, host: str, reason: str, stop: bool = True) -> None:
+    """Tell every node of the job to collect now (``stop``: the origin is stopping the job, not
+    only collecting). Never raises on a full or read-only disk."""
     now = time.time()
     stamp = f"{now:.6f}".replace(".", "_")
     name = f"{stamp}-{_SAFE_HOST.sub('_', host)}.json"
     payload = {"schema": TRIGGER_SCHEMA, "origin": host, "reason": reason.splitlines()[0] if reason else "",
-               "time": now}
+               "time": now, "stop": bool(stop)}
     try:
         write_json_atomic(trigger_dir(run_dir) / name, payload)
     except OSError:
@@ -60,7 +62,7 @@ def _read_notice(path: Path) -> TriggerNotice | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         return TriggerNotice(reason=str(data.get("reason", "")), origin=str(data["origin"]),
-                             time=float(data["time"]), path=path)
+                             time=float(data["time"]), path=path, stop=data.get("stop") is not False)
     except (OSError, ValueError, KeyError, TypeError):
         return None
 

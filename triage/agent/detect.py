@@ -16,6 +16,11 @@ Rules (``timeout`` = ``--hang-timeout``):
 - a PyTorch watchdog message (collective timeout, heartbeat monitor, desync report) is a hang
   at once.
 Nothing is flagged before the ranks registered (no pid yet) or for ranks that are gone.
+
+A suspicion is not yet a reason to stop the job: :func:`certain_reason` says when it is certain
+without sampling (watchdog, NCCL op-count disagreement, a dead peer, a mismatch); otherwise
+the :func:`culprits` are sampled (:mod:`triage.agent.busy`) and only blocked ones make it
+certain. The policy table is in docs/agent.md.
 """
 
 from __future__ import annotations
@@ -194,6 +199,56 @@ def detect_watchdog(events: Sequence[tuple[int, str]]) -> HangSuspicion | None:
                          key=("watchdog", first), source="watchdog")
 
 
+def certain_reason(ranks: Sequence[LocalRankStatus], suspicion: HangSuspicion,
+                   timeout: float, now: float) -> str | None:
+    """Why the job cannot recover by itself, without sampling the ranks; None: sample them first.
+
+    Certain: a PyTorch watchdog message, NCCL ranks disagreeing on their op count (a skipped
+    collective), a peer that exited, or ranks waiting in different collectives (a mismatch).
+    """
+    if suspicion.source == "watchdog":
+        return "PyTorch's watchdog reported it"
+    if suspicion.source == "nccl":
+        return "the ranks disagree on the NCCL op count (a skipped or mismatched collective)"
+    dead = [s.rank for s in ranks if not s.alive and s.returncode not in (None, 0)]
+    if dead:
+        return f"a peer is gone ({rank_word(dead)} exited)"
+    stuck = stuck_ranks(ranks, timeout, now)
+    waiting = {_coll_key(s.in_flight) for s in ranks if s.rank in stuck and s.in_flight is not None}
+    if len(waiting) > 1:
+        return "the ranks wait in different collectives (a mismatch)"
+    return None
+
+
+def culprits(ranks: Sequence[LocalRankStatus], suspicion: HangSuspicion) -> tuple[int, ...]:
+    """The ranks to sample: the live ones outside any collective (those the others wait for);
+    when every stuck rank waits in a collective, those ranks themselves."""
+    live = _watched(ranks)
+    outside = tuple(sorted(s.rank for s in live if s.in_flight is None))
+    if outside:
+        return outside
+    return tuple(sorted(s.rank for s in live if s.rank in suspicion.ranks))
+
+
+def any_outside(ranks: Sequence[LocalRankStatus]) -> bool:
+    """A live rank is outside any collective (the one the others wait for may be here)."""
+    return any(s.in_flight is None for s in _watched(ranks))
+
+
+def position(ranks: Sequence[LocalRankStatus]) -> tuple[object, ...]:
+    """Where every live rank is (collective seqs and step): changes as soon as any rank moves on."""
+    return tuple(sorted((s.rank, s.progress, s.step) for s in _watched(ranks)))
+
+
+def waiting_summary(ranks: Sequence[LocalRankStatus]) -> str:
+    """``ranks 1-2 waiting in barrier`` for the live ranks waiting in a collective ('' if none)."""
+    groups: dict[str, list[int]] = {}
+    for status in _watched(ranks):
+        if status.in_flight is not None:
+            groups.setdefault(status.in_flight.op, []).append(status.rank)
+    return "; ".join(f"{rank_word(group)} waiting in {op}" for op, group in sorted(groups.items()))
+
+
 def crash_reason(status: LocalRankStatus, survivors: Sequence[int]) -> str:
     left = f"; collecting from {rank_word(survivors)}" if survivors else ""
     return f"rank {status.rank} exited ({exit_text(status.returncode)}){left}"
@@ -204,6 +259,6 @@ def is_failure(status: LocalRankStatus) -> bool:
 
 
 __all__ = [
-    "HangSuspicion", "NcclRankOps", "crash_reason", "describe", "detect_nccl_hang", "detect_progress_hang",
-    "detect_watchdog", "exit_text", "format_ranks", "is_failure", "stuck_ranks",
+    "HangSuspicion", "NcclRankOps", "certain_reason", "crash_reason", "culprits", "describe", "detect_nccl_hang", "detect_progress_hang",
+    "detect_watchdog", "exit_text", "format_ranks", "is_failure", "stuck_ranks", "waiting_summary",
 ]

@@ -15,17 +15,20 @@ from __future__ import annotations
 import signal
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from triage.agent import busy
 from triage.agent.hang_monitor import ActionOutcome
-from triage.agent.state import AgentContext, LocalRankStatus, MonitorAction
+from triage.agent.state import AgentContext, LocalRankStatus, MonitorAction, MonitorActionKind
+from triage.analysis.ranks import rank_word
 from triage.bundle import CollectorRecord, Trigger, read_manifest, write_manifest
 from triage.collectors.common import CollectOptions, Target
 from triage.collectors.node_bundle import JobInfo, collect_node_bundle
 from triage.layout import HostPaths, read_json
+from triage.options import DEFAULT_HANG_TIMEOUT_S, DEFAULT_SAMPLE_INTERVAL_S, DEFAULT_STOP_TIMEOUT_S
 
 _REPORTED_TRIGGERS = (Trigger.HANG, Trigger.REMOTE)
 _WAIT_OTHER_NODES_S = 30.0
@@ -59,31 +62,202 @@ def _trigger(value: str) -> Trigger:
 
 
 def run_action(ctx: AgentContext, options: Mapping[str, Any], action: MonitorAction,
-               ranks: Sequence[LocalRankStatus]) -> ActionOutcome:
+               ranks: Sequence[LocalRankStatus], stop: Callable[[], None] | None = None) -> ActionOutcome:
+    """``stop``: stops the job at once (used on a one-node run once the hang is certain and the
+    bundle saved: the report is printed while the job goes down)."""
+    if action.kind == MonitorActionKind.CHECK:
+        return _recheck(ctx, options, action, ranks, stop)
     trigger = _trigger(action.trigger)
     say(_headline(action, trigger))
-    job = JobInfo(job_id=ctx.job_id, host=ctx.host, started=ctx.started, run_dir=ctx.run_dir)
-    extra = {"suspect_ranks": list(action.ranks)}
-    bundle = collect_node_bundle(job, targets_from(ranks), trigger, action.reason,
-                                 CollectOptions.from_options(options), HostPaths(ctx.host_dir).bundles_dir,
-                                 extra=extra)
+    activities: list[busy.RankActivity] = []
+    if trigger == Trigger.HANG and action.certain is None and action.sample:
+        holder: list[Path] = []
+        activities = busy.sample_twice(action.sample, _interval(options),
+                                       between=lambda: holder.append(_collect(ctx, options, action, ranks)))
+        bundle = holder[0]
+        _note_activity(bundle, activities)
+    else:
+        bundle = _collect(ctx, options, action, ranks)
     if trigger == Trigger.CRASH:
         _add_core_backtraces(bundle, ranks)
     say(f"evidence saved to {bundle}")
-    on_hang = str(options.get("on_hang") or "report-and-stop")
     if trigger not in _REPORTED_TRIGGERS:
         if trigger == Trigger.MANUAL:
             say(f"next: triage report {ctx.run_dir}")
         return ActionOutcome(bundle=bundle, stop_job=False, message=action.reason)
+    if trigger == Trigger.REMOTE and action.certain is None:
+        say(f"the ranks there are busy: not stopping the job; report: triage report {ctx.run_dir}")
+        return ActionOutcome(bundle=bundle, stop_job=False, message=action.reason)
+    exited = [a.rank for a in activities if a.activity == busy.Activity.GONE]
+    if exited:
+        say(f"{rank_word(exited)} exited while being sampled: nothing concluded yet; "
+            f"report: triage report {ctx.run_dir}")
+        return ActionOutcome(bundle=bundle, stop_job=False, message=action.reason, gone=True)
+    busy_line = _busy_line(action, activities, options) if activities else None
+    if busy_line is None and activities:
+        busy_line = _busy_elsewhere(ctx, action, options)
+    if busy_line is None and activities:
+        say(f"the hang is certain: {blocked_line(activities)}")
+        _announce_stop(ctx, f"{blocked_line(activities)}; {action.waiting}")
+    elif action.certain and trigger == Trigger.HANG:
+        say(f"the hang is certain: {action.certain}")
+    return _conclude(ctx, options, action, bundle, busy_line, trigger, stop)
+
+
+def _conclude(ctx: AgentContext, options: Mapping[str, Any], action: MonitorAction, bundle: Path,
+              busy_line: tuple[str, str] | None, trigger: Trigger,
+              stop: Callable[[], None] | None) -> ActionOutcome:
+    on_hang = str(options.get("on_hang") or "report-and-stop")
     verdict: str | None = None
+    if busy_line is None and on_hang == "report-and-stop" and stop is not None and _one_node(ctx):
+        stop()                      # certain, evidence saved: no reason to keep the job waiting
     if on_hang in ("report-and-stop", "report-and-wait"):
         if trigger == Trigger.HANG:
             _wait_for_other_nodes(ctx, bundle)
         verdict = print_report(ctx.run_dir)
+    if busy_line is not None:
+        say(busy_line[0])
+        return ActionOutcome(bundle=bundle, stop_job=False, message=busy_line[0], busy=busy_line[1])
     if on_hang == "report-and-stop":
         return ActionOutcome(bundle=bundle, stop_job=True, message=verdict or action.reason)
     say(f"job left running (--on-hang {on_hang}); report: triage report {ctx.run_dir}")
     return ActionOutcome(bundle=bundle, stop_job=False, message=action.reason)
+
+
+def _recheck(ctx: AgentContext, options: Mapping[str, Any], action: MonitorAction,
+             ranks: Sequence[LocalRankStatus], stop: Callable[[], None] | None) -> ActionOutcome:
+    """Every timeout while busy ranks hold up the others: sample again; blocked now means certain."""
+    activities = busy.sample_twice(action.sample, _interval(options))
+    if not activities or any(a.activity == busy.Activity.GONE for a in activities):
+        return ActionOutcome(bundle=None, stop_job=False, gone=True)   # exited: the monitor sees it
+    line = _busy_line(action, activities, options) or _busy_elsewhere(ctx, action, options)
+    if line is not None:
+        say(line[0])
+        errors = [f"rank {a.rank}: {a.error}" for a in activities if a.error]
+        if errors:
+            say(f"stack sample failed: {'; '.join(errors)[:300]}")
+        return ActionOutcome(bundle=None, stop_job=False, message=line[0], busy=line[1])
+    reason = f"{blocked_line(activities)}; {action.waiting}" if action.waiting else blocked_line(activities)
+    say(f"hang certain now: {reason}")
+    _announce_stop(ctx, reason)
+    bundle = _collect(ctx, options, replace(action, reason=reason), ranks)
+    _note_activity(bundle, activities)
+    say(f"evidence saved to {bundle}")
+    return _conclude(ctx, options, action, bundle, None, Trigger.HANG, stop)
+
+
+def _collect(ctx: AgentContext, options: Mapping[str, Any], action: MonitorAction,
+             ranks: Sequence[LocalRankStatus]) -> Path:
+    job = JobInfo(job_id=ctx.job_id, host=ctx.host, started=ctx.started, run_dir=ctx.run_dir)
+    extra = {"suspect_ranks": list(action.ranks)}
+    return collect_node_bundle(job, targets_from(ranks), _trigger(action.trigger), action.reason,
+                               CollectOptions.from_options(options), HostPaths(ctx.host_dir).bundles_dir,
+                               extra=extra)
+
+
+def _busy_elsewhere(ctx: AgentContext, action: MonitorAction,
+                    options: Mapping[str, Any]) -> tuple[str, str] | None:
+    """Every local rank waits in a collective and is blocked: on a multi-node run the rank they
+    wait for may be on another node. If that node said its ranks are being sampled (or busy) and
+    has not said it stops, this node does not stop on its own: the other node decides (it
+    announces its stop), or --stop-timeout does."""
+    if action.outside or action.since is None:
+        return None
+    try:
+        from triage.agent import cluster_trigger
+
+        latest: dict[str, bool] = {}
+        for notice in cluster_trigger.notices(ctx.run_dir):
+            if notice.origin != ctx.host and notice.time >= action.since - cluster_trigger.BUNDLE_SLACK_S:
+                latest[notice.origin] = notice.stop
+    except Exception:  # noqa: BLE001
+        return None
+    hosts = sorted(h for h, stop in latest.items() if not stop)
+    if not hosts or any(latest.values()):
+        return None
+    hang_timeout = float(options.get("hang_timeout") or DEFAULT_HANG_TIMEOUT_S)
+    stop_timeout = max(hang_timeout, float(options.get("stop_timeout") or DEFAULT_STOP_TIMEOUT_S))
+    seconds = int(time.time() - action.since)
+    who = f"the ranks they wait for are on {', '.join(hosts)}, which found them busy or is checking them"
+    line = (f"{action.waiting or 'the local ranks wait'} for {seconds} s; {who}; not stopping the job: "
+            f"checking again every {int(hang_timeout)} s, stopping after --stop-timeout {int(stop_timeout)} s")
+    return line, f"ranks on {', '.join(hosts)} busy"
+
+
+def _announce_stop(ctx: AgentContext, reason: str) -> None:
+    """The hang is certain after sampling: tell the other nodes this node stops the job."""
+    if _one_node(ctx):
+        return
+    try:
+        from triage.agent import cluster_trigger
+
+        cluster_trigger.announce(ctx.run_dir, ctx.host, reason, stop=True)
+    except Exception:  # noqa: BLE001
+        return
+
+
+def _one_node(ctx: AgentContext) -> bool:
+    try:
+        from triage.agent import cluster_trigger
+
+        return not [h for h in cluster_trigger.run_hosts(ctx.run_dir) if h != ctx.host]
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _interval(options: Mapping[str, Any]) -> float:
+    return float(options.get("sample_interval") or DEFAULT_SAMPLE_INTERVAL_S)
+
+
+def _busy_line(action: MonitorAction, activities: Sequence[busy.RankActivity],
+               options: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(``rank 0 busy in save_checkpoint (ckpt.py:10) for 30 s (CPU 85%, ...); ranks 1-2 waiting in
+    barrier; not stopping...``, ``rank 0 busy in save_checkpoint (ckpt.py:10)``); None when every
+    sampled rank is blocked (or gone)."""
+    moving = [a for a in activities if a.activity in (busy.Activity.BUSY, busy.Activity.UNKNOWN)]
+    if not moving:
+        return None
+    seconds = int(time.time() - action.since) if action.since is not None else None
+    who, evidence = [], []
+    for act in moving:
+        what = "busy" if act.activity == busy.Activity.BUSY else "not readable (taken as busy)"
+        where = f" in {act.where}" if act.where else ""
+        who.append(f"rank {act.rank} {what}{where}")
+        evidence.append(act.evidence())
+    head = ", ".join(who) + (f" for {seconds} s" if seconds is not None else "")
+    head += f" ({'; '.join(e for e in evidence if e)})" if any(evidence) else ""
+    hang_timeout = float(options.get("hang_timeout") or DEFAULT_HANG_TIMEOUT_S)
+    stop_timeout = max(hang_timeout, float(options.get("stop_timeout") or DEFAULT_STOP_TIMEOUT_S))
+    tail = (f"not stopping the job: checking again every {int(hang_timeout)} s, "
+            f"stopping after --stop-timeout {int(stop_timeout)} s")
+    return "; ".join(p for p in (head, action.waiting, tail) if p), ", ".join(who)
+
+
+def blocked_line(activities: Sequence[busy.RankActivity]) -> str:
+    """``rank 1 blocked in sleep_in_python (x.py:8) (CPU 0%, I/O 0 B/s, same stack)``."""
+    parts = []
+    for act in activities:
+        if act.activity == busy.Activity.GONE:
+            parts.append(f"rank {act.rank} exited")
+            continue
+        where = f" in {act.where}" if act.where else ""
+        parts.append(f"rank {act.rank} blocked{where} ({act.evidence()})")
+    return ", ".join(parts)
+
+
+def _note_activity(bundle: Path, activities: Sequence[busy.RankActivity]) -> None:
+    """The samples go into the bundle's manifest (``extra.activity``): the report can tell a slow
+    rank from a hung one."""
+    try:
+        manifest = read_manifest(bundle)
+        extra = {**manifest.extra, "activity": [
+            {"rank": a.rank, "pid": a.pid, "activity": a.activity.value, "cpu_share": a.cpu_share,
+             "io_bytes_per_s": a.io_rate, "stack_changed": a.stack_changed, "where": a.where,
+             "error": a.error}
+            for a in activities]}
+        write_manifest(bundle, replace(manifest, extra=extra))
+    except (OSError, ValueError, KeyError) as error:
+        say(f"could not note the rank activity in {bundle}: {error}")
 
 
 _CORE_SIGNALS = frozenset({signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGFPE, signal.SIGILL,

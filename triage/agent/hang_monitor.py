@@ -11,13 +11,19 @@ The monitor reads each rank's ``nccl.log`` incrementally on every tick (NcclTrac
 output chunks for PyTorch watchdog messages (cheap substring precheck first), polls the
 cross-node trigger, and applies the rules of :mod:`triage.agent.detect`. One hang is reported
 once: after firing, the monitor re-arms only when the stuck ranks moved on.
+
+A hang that is not certain at once (see :func:`triage.agent.detect.certain_reason`) is sampled
+by the action (busy or blocked, :mod:`triage.agent.busy`); the agent reports the outcome through
+``on_outcome``. Busy ranks are watched: a CHECK action every timeout, a stop at --stop-timeout,
+a finding when they move on. Policy: docs/agent.md.
 """
 
 from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,10 +34,14 @@ from triage.agent.state import AgentContext, LocalRankStatus, Monitor, MonitorAc
 from triage.analysis.ranks import rank_word
 from triage.bundle import Trigger
 from triage.layout import read_json
-from triage.options import DEFAULT_HANG_TIMEOUT_S
+from triage.options import DEFAULT_HANG_TIMEOUT_S, DEFAULT_STOP_TIMEOUT_S
 from triage.parsing.watchdog import SCAN_MARKERS_BYTES, WatchdogEvent, WatchdogKind, scan_watchdog
 
 _WATCHDOG_MARKERS = SCAN_MARKERS_BYTES   # the watchdog parser's own markers (one place)
+# After busy ranks went on, no new hang is suspected for one --hang-timeout (at least this long):
+# heartbeats show the new progress within a heartbeat period, and ranks that finish may sit in
+# their teardown (heartbeat thread gone) for a few seconds.
+QUIET_AFTER_BUSY_S = 3.0
 
 
 @dataclass(frozen=True)
@@ -39,6 +49,21 @@ class ActionOutcome:
     bundle: Path | None          # the node bundle written, if any
     stop_job: bool               # the agent must stop the job and exit with ExitCode.HANG_DETECTED
     message: str = ""            # already printed; kept for logs/tests
+    busy: str | None = None      # the ranks were found busy: who is busy where (the job is left running)
+    gone: bool = False           # a sampled rank exited while being sampled: nothing concluded
+
+
+@dataclass
+class _Watch:
+    """A suspected hang whose ranks were busy: re-sampled every timeout, stopped at stop_at."""
+
+    since: float                 # unix time the stall began
+    stop_at: float               # since + --stop-timeout
+    next_check: float
+    busy: str                    # who is busy where: ``rank 0 busy in save_checkpoint (ckpt.py:10)``
+    waiting: str = ""            # ``ranks 1,2 waiting in barrier``
+    position: tuple[object, ...] = ()   # every rank's progress: a change means the stall moved on
+    pending: bool = False        # a check is running
 
 
 def _collect(trigger: Trigger, reason: str, ranks: Sequence[int] = ()) -> MonitorAction:
@@ -52,6 +77,15 @@ class HangMonitor:
     def __init__(self, ctx: AgentContext, options: Mapping[str, Any]) -> None:
         self.ctx = ctx
         self.timeout = float(options.get("hang_timeout") or DEFAULT_HANG_TIMEOUT_S)
+        self.stop_timeout = max(self.timeout, float(options.get("stop_timeout") or DEFAULT_STOP_TIMEOUT_S))
+        self._watch: _Watch | None = None
+        self._pending_hang: MonitorAction | None = None   # a hang action whose ranks are being sampled
+        self._remote_evidence_only = False
+        self._pending_position: tuple[object, ...] = ()
+        self._pending_key: tuple[object, ...] = ()
+        self._quiet_until = float("-inf")
+        self._now: float | None = None          # the time of the last tick (the monitor's clock)
+        self.findings: list[str] = []       # slow ranks that went on by themselves (said at the end)
         self.collect_on_crash = bool(options.get("collect_on_crash", True))
         self._lock = threading.Lock()
         self._watchdog: list[tuple[int, str]] = []
@@ -81,6 +115,35 @@ class HangMonitor:
                 self._nccl.feed_output(rank, chunk)
         except Exception:  # noqa: BLE001
             return
+
+    def on_outcome(self, action: MonitorAction, busy: str | None, gone: bool = False) -> None:
+        """A hang action found the ranks busy: watch them (re-check every timeout, stop at
+        --stop-timeout); a check that found them busy again moves the next check on. ``gone``:
+        a sampled rank exited meanwhile: judge again after one more timeout if still stuck."""
+        with self._lock:
+            if action is self._pending_hang:
+                self._pending_hang = None
+            if gone:
+                now = self._now if self._now is not None else time.time()
+                if self._watch is not None:
+                    self.findings.append(self._held(self._watch, now) + "; then a rank of it exited")
+                self._watch, self._armed, self._quiet_until = None, True, now + self.timeout
+                self._fired.discard(self._pending_key)
+                return
+            if busy is None:
+                if action.kind == MonitorActionKind.CHECK:
+                    self._watch = None
+                return
+            now = self._now if self._now is not None else time.time()
+            if self._watch is None:
+                since = action.since if action.since is not None else now
+                self._watch = _Watch(since, since + self.stop_timeout, now + self.timeout, busy,
+                                     action.waiting, self._pending_position)
+            else:
+                if " in " in busy or " in " not in self._watch.busy:
+                    self._watch.busy = busy
+                self._watch.pending = False
+                self._watch.next_check = now + self.timeout
 
     def on_rank_exit(self, status: LocalRankStatus) -> MonitorAction | None:
         """Failed exits are gathered and turned into one crash action by the next tick (same tick)."""
@@ -114,6 +177,7 @@ class HangMonitor:
 
     def _tick(self, ranks: tuple[LocalRankStatus, ...], now: float) -> MonitorAction | None:
         self._last_ranks = ranks
+        self._now = now
         crash = self._crash_action(ranks)
         if crash is not None:
             return crash
@@ -125,27 +189,116 @@ class HangMonitor:
             events = list(self._watchdog)
         watchdog = detect.detect_watchdog(events)
         if watchdog is not None and watchdog.key not in self._fired:
-            return self._fire(watchdog, now)
+            with self._lock:
+                watching, self._watch = self._watch is not None, None
+            return self._fire(watchdog, now, force=watching)
         suspicion = detect.detect_progress_hang(ranks, self.timeout, now)
         if suspicion is None:
             alive = [r.rank for r in ranks if r.alive and r.pid is not None]
             suspicion = detect.detect_nccl_hang(self._nccl.rank_ops(), alive, self.timeout, now)
+        with self._lock:
+            if self._pending_hang is not None:
+                return None                 # the ranks of the last hang are being sampled
+            watch = self._watch
+        if watch is not None:
+            return self._follow(watch, ranks, suspicion, now)
         if suspicion is None:
             if watchdog is None and now - self._last_collection >= self.timeout:
                 self._armed = True          # everyone moved on: a new hang may be reported
             return None
+        if now < self._quiet_until:
+            return None
+        if self._remote_evidence_only and not self._armed and suspicion.key not in self._fired:
+            return self._check_after_remote(suspicion, now)
         return self._fire(suspicion, now)
 
-    def _fire(self, suspicion: detect.HangSuspicion, now: float) -> MonitorAction | None:
+    def _check_after_remote(self, suspicion: detect.HangSuspicion, now: float) -> MonitorAction | None:
+        """Another node collected for a hang it is still sampling, and this node's ranks are stuck
+        too: sample them here as well (no second bundle); busy here means the job is not stopped."""
+        self._fired.add(suspicion.key)
+        ranks = self._last_ranks
+        certain = detect.certain_reason(ranks, suspicion, self.timeout, now)
+        if certain is not None:
+            return self._fire(suspicion, now, certain=certain, force=True)
+        sample = self._targets(ranks, detect.culprits(ranks, suspicion))
+        if not sample:
+            return None
+        stuck = detect.stuck_ranks(ranks, self.timeout, now)
+        self._announce(suspicion.message, stop=False)
+        action = MonitorAction(MonitorActionKind.CHECK, Trigger.HANG.value, suspicion.message, suspicion.ranks,
+                               sample=sample, waiting=detect.waiting_summary(ranks),
+                               since=now - max(stuck.values(), default=self.timeout),
+                               outside=detect.any_outside(ranks))
+        with self._lock:
+            self._pending_hang, self._pending_position = action, detect.position(ranks)
+            self._pending_key = suspicion.key
+        return action
+
+    def _follow(self, watch: _Watch, ranks: tuple[LocalRankStatus, ...],
+                suspicion: detect.HangSuspicion | None, now: float) -> MonitorAction | None:
+        """The busy ranks of a suspected hang: done, now certain, past --stop-timeout, or re-check."""
+        if suspicion is None or detect.position(ranks) != watch.position:
+            with self._lock:
+                self._watch = None
+            self._armed = True
+            self._quiet_until = now + max(QUIET_AFTER_BUSY_S, self.timeout)
+            held = self._held(watch, now)
+            self.findings.append(f"{held}; the job went on by itself")
+            print(f"triage: the job went on: {held.removeprefix('slow rank: ')}", file=sys.stderr, flush=True)
+            return None
+        if watch.pending:
+            return None
+        certain = detect.certain_reason(ranks, suspicion, self.timeout, now)
+        if certain is None and now >= watch.stop_at:
+            certain = (f"still busy after --stop-timeout {int(self.stop_timeout)} s "
+                       f"(the stall began {int(now - watch.since)} s ago)")
+        if certain is not None:
+            with self._lock:
+                self._watch = None
+            return self._fire(suspicion, now, certain=certain, force=True)
+        if now >= watch.next_check:
+            watch.pending = True
+            return MonitorAction(MonitorActionKind.CHECK, Trigger.HANG.value, watch.busy, suspicion.ranks,
+                                 sample=self._targets(ranks, detect.culprits(ranks, suspicion)),
+                                 waiting=detect.waiting_summary(ranks), since=watch.since,
+                                 outside=detect.any_outside(ranks))
+        return None
+
+    @staticmethod
+    def _held(watch: _Watch, now: float) -> str:
+        waiting = f" ({watch.waiting})" if watch.waiting else ""
+        return f"slow rank: {watch.busy} for {int(now - watch.since)} s{waiting}"
+
+    @staticmethod
+    def _targets(ranks: Sequence[LocalRankStatus], wanted: Sequence[int]) -> tuple[tuple[int, int], ...]:
+        return tuple((s.rank, s.pid) for s in ranks if s.rank in wanted and s.pid is not None)
+
+    def _fire(self, suspicion: detect.HangSuspicion, now: float, certain: str | None = None,
+              force: bool = False) -> MonitorAction | None:
         """Report a hang once: not again for the same key, nor while the last one still holds."""
-        if not self._armed or suspicion.key in self._fired:
+        if not force and (not self._armed or suspicion.key in self._fired):
             self._fired.add(suspicion.key)
             return None
         self._fired.add(suspicion.key)
         self._armed = False
         self._last_collection = now
-        self._announce(suspicion.message)
-        return _collect(Trigger.HANG, suspicion.message, suspicion.ranks)
+        ranks = self._last_ranks
+        if certain is None:
+            certain = detect.certain_reason(ranks, suspicion, self.timeout, now)
+        sample = () if certain else self._targets(ranks, detect.culprits(ranks, suspicion))
+        if certain is None and not sample:
+            certain = "no live rank to sample"
+        stuck = detect.stuck_ranks(ranks, self.timeout, now)
+        since = now - max(stuck.values(), default=self.timeout)
+        self._announce(suspicion.message, stop=certain is not None)
+        action = MonitorAction(MonitorActionKind.COLLECT, Trigger.HANG.value, suspicion.message, suspicion.ranks,
+                               certain=certain, sample=sample, waiting=detect.waiting_summary(ranks),
+                               since=since, outside=detect.any_outside(ranks))
+        if certain is None:
+            with self._lock:
+                self._pending_hang, self._pending_position = action, detect.position(ranks)
+                self._pending_key = suspicion.key
+        return action
 
     def _crash_action(self, ranks: tuple[LocalRankStatus, ...]) -> MonitorAction | None:
         with self._lock:
@@ -170,17 +323,22 @@ class HangMonitor:
         if notice is None:
             return None
         self._remote_since = notice.time
-        if now - self._last_collection < self.timeout:
+        upgrade = notice.stop and (self._remote_evidence_only or self._watch is not None)
+        if now - self._last_collection < self.timeout and not upgrade:
             return None                     # the same incident: this node has just collected
         self._armed = False
         self._last_collection = now
-        return _collect(Trigger.REMOTE, f"{notice.origin}: {notice.reason}")
+        self._remote_evidence_only = not notice.stop
+        with self._lock:
+            self._watch = None
+        return MonitorAction(MonitorActionKind.COLLECT, Trigger.REMOTE.value, f"{notice.origin}: {notice.reason}",
+                             certain=f"{notice.origin} is stopping the job" if notice.stop else None)
 
-    def _announce(self, reason: str) -> None:
+    def _announce(self, reason: str, stop: bool = True) -> None:
         try:
             from triage.agent import cluster_trigger
 
-            cluster_trigger.announce(self.ctx.run_dir, self.ctx.host, reason)
+            cluster_trigger.announce(self.ctx.run_dir, self.ctx.host, reason, stop=stop)
         except Exception:  # noqa: BLE001
             return
 
@@ -222,8 +380,9 @@ def make_monitor(ctx: AgentContext, options: Mapping[str, Any]) -> Monitor:
 
 
 def handle_action(
-    ctx: AgentContext, options: Mapping[str, Any], action: MonitorAction, ranks: Sequence[LocalRankStatus]
+    ctx: AgentContext, options: Mapping[str, Any], action: MonitorAction, ranks: Sequence[LocalRankStatus],
+    stop: Callable[[], None] | None = None,
 ) -> ActionOutcome:
     from triage.agent.hang_actions import run_action
 
-    return run_action(ctx, options, action, ranks)
+    return run_action(ctx, options, action, ranks, stop)

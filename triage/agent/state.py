@@ -35,6 +35,7 @@ class LocalRankStatus:
 
 class MonitorActionKind(str, enum.Enum):
     COLLECT = "collect"             # gather a node bundle now (trigger + reason given)
+    CHECK = "check"                 # sample the ranks again: still busy, or blocked now?
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,11 @@ class MonitorAction:
     trigger: str                    # a triage.bundle.Trigger value
     reason: str                     # one line, printed as ``triage: hang suspected: ...``
     ranks: tuple[int, ...] = ()
+    certain: str | None = None      # hang: why the job cannot recover (None: sample ``sample`` first)
+    sample: tuple[tuple[int, int], ...] = ()    # (rank, pid) of the ranks to sample
+    waiting: str = ""               # ``ranks 1-2 waiting in barrier`` (for the busy line)
+    since: float | None = None      # unix time the stall began
+    outside: bool = True            # a local rank is outside any collective (else: the culprit may be remote)
 
 
 class Monitor(Protocol):
@@ -55,6 +61,11 @@ class Monitor(Protocol):
         ...
 
     def on_rank_exit(self, status: LocalRankStatus) -> MonitorAction | None: ...
+
+    def on_outcome(self, action: MonitorAction, busy: str | None, gone: bool = False) -> None:
+        """The action is done; ``busy`` says who is busy when the ranks were found busy (no stop);
+        ``gone``: a sampled rank exited meanwhile (nothing concluded)."""
+        ...
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ from triage.agent.state import AgentContext, LocalRankStatus, Monitor, MonitorAc
 from triage.errors import UsageError
 from triage.exitcodes import ExitCode
 from triage.layout import HostPaths, short_hostname, write_json_atomic
+from triage.options import check_timeouts
 
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 IDLE_SLEEP = 0.02
@@ -61,6 +62,7 @@ class NodeAgent:
         self.console = None if options.get("console") == "none" else console
         self.flags = _Flags()
         self.stop_requested_at: float | None = None
+        self.stop_requested_unix: float | None = None     # when triage decided to stop the job
         self.stopped_for_hang = False
         self.verdict: str | None = None   # the report's first line after a hang stop, repeated at the end
         self.action_thread: threading.Thread | None = None
@@ -79,13 +81,15 @@ class NodeAgent:
         return {"agent_pid": os.getpid(), "host": self.host, "job_id": self.job_id, "argv": self.argv,
                 "launcher_pid": self.proc.pid if self.proc else None, "started": self.started,
                 "ended": None if status == "running" else time.time(), "status": status,
-                "exit_code": exit_code, "run_dir": str(self.run_dir), "options": self.options}
+                "exit_code": exit_code, "run_dir": str(self.run_dir), "options": self.options,
+                "stop_requested": self.stop_requested_unix}
 
     # -- main ------------------------------------------------------------------------------
     def run(self) -> int:
         if not self.argv:
             raise UsageError("nothing to launch: give the launcher after --, e.g. "
                              "`triage launch -- torchrun --nproc-per-node 2 train.py`")
+        check_timeouts(self.options)
         _run, self.paths = prepare_run_dir(self.run_dir, self.job_id, self.host, self.argv)
         ctx = AgentContext(self.job_id, self.host, self.run_dir, self.paths.root, self.started)
         self.ctx = ctx
@@ -223,6 +227,8 @@ class NodeAgent:
             self.say(f"ranks on {self.host}: {ends}")
         if rc != 0 and not self.stopped_for_hang and not self.flags.forwarded:
             self.verdict = self._report_failure()
+        for finding in getattr(self.monitor, "findings", ()):
+            self.say(f"finding: {finding}")
         self.say(f"launcher ended: {how}; triage exits with {code}")
         if self.verdict:
             self.say(f"verdict: {self.verdict}")
@@ -304,9 +310,13 @@ class NodeAgent:
     def _run_action(self, action: MonitorAction, statuses: tuple[LocalRankStatus, ...]) -> None:
         outcome: ActionOutcome | None = None
         try:
-            outcome = handle_action(self.ctx, self.options, action, statuses)
+            outcome = handle_action(self.ctx, self.options, action, statuses,
+                                    stop=lambda: self.request_stop(hang=True))
         except Exception as exc:  # noqa: BLE001
             self.say(f"collection failed: {type(exc).__name__}: {exc}")
+        with contextlib.suppress(Exception):
+            self.monitor.on_outcome(action, outcome.busy if outcome is not None else None,
+                                    gone=bool(outcome is not None and outcome.gone))
         if outcome is not None and outcome.stop_job:
             self.verdict = outcome.message
             self.request_stop(hang=True)
@@ -335,6 +345,7 @@ class NodeAgent:
             return
         self.stopped_for_hang = self.stopped_for_hang or hang
         self.stop_requested_at = time.monotonic()
+        self.stop_requested_unix = time.time()
         if self.proc is not None and self.proc.poll() is None:
             self.say("stopping the job (SIGTERM to the launcher)")
             with contextlib.suppress(ProcessLookupError):
@@ -365,6 +376,9 @@ class NullMonitor:
         return None
 
     def on_rank_exit(self, status: LocalRankStatus) -> MonitorAction | None:
+        return None
+
+    def on_outcome(self, action: MonitorAction, busy: str | None, gone: bool = False) -> None:
         return None
 
 

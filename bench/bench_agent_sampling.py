@@ -1,0 +1,92 @@
+"""The busy/blocked sampler of the live agent (prints figures, asserts nothing).
+
+1. Stop latency for a blocked rank: a real 3-rank gloo job under ``triage launch --hang-timeout 3``
+   where rank 0 sleeps outside any collective while ranks 1-2 wait in a barrier. Figure: the time
+   from the hang (the barrier entered, from the bundle's fr.json) to triage's stop decision
+   (node.json ``stop_requested``), minus ``--hang-timeout``; the bound is ``--sample-interval`` (3 s).
+2. CPU used by the agent while it samples 8 busy ranks: 8 real processes (4 spinning, 4 writing)
+   sampled twice 3 s apart, as the agent does at each check; CPU time of this process and of its
+   py-spy children over the wall time of the check.
+Run: ``python bench/bench_agent_sampling.py [rounds]``.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from tests.hang.launched import TIMEOUT_S, job_env, launch_argv, program, run_launch, torchrun
+from tests.support import kill_tree
+from triage.agent import busy
+from triage.parsing.flight_recorder import load_fr_file
+
+SAMPLE_INTERVAL = 3.0
+
+
+def stop_latency() -> float | None:
+    with tempfile.TemporaryDirectory() as tmp:
+        run_dir = Path(tmp) / "run"
+        env = job_env(AGENT_BUSY_MODE="sleep", AGENT_BUSY_SECONDS="300")
+        done = run_launch(launch_argv(run_dir, torchrun(program("agent_busy_checkpoint.py"), nproc=3)), env, run_dir)
+        if done.returncode != 75:
+            print(f"  unexpected exit {done.returncode}")
+            return None
+        bundle = done.bundle()
+        entered = []
+        for rank in (1, 2):
+            dump = load_fr_file(bundle / f"rank-{rank}" / "fr.json", rank)
+            entered += [c.time_ns / 1e9 for c in dump.collectives if c.state.value != "completed" and c.time_ns]
+        node = json.loads(next(run_dir.glob("*/node.json")).read_text())
+        return float(node["stop_requested"] - min(entered) - TIMEOUT_S)
+
+
+def sampling_cpu() -> tuple[float, float]:
+    procs = [subprocess.Popen([sys.executable, str(program("agent_activity.py")), mode],
+                              stdout=subprocess.DEVNULL, start_new_session=True)
+             for mode in ["spin"] * 4 + ["write"] * 4]
+    try:
+        time.sleep(2.0)
+        targets = [(i, p.pid) for i, p in enumerate(procs)]
+        own0, kids0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        wall0 = time.monotonic()
+        result = busy.sample_twice(targets, SAMPLE_INTERVAL)
+        wall = time.monotonic() - wall0
+        own1, kids1 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (own1.ru_utime + own1.ru_stime - own0.ru_utime - own0.ru_stime
+               + kids1.ru_utime + kids1.ru_stime - kids0.ru_utime - kids0.ru_stime)
+        busy_count = sum(1 for a in result if a.activity == busy.Activity.BUSY)
+        print(f"  {busy_count}/8 judged busy; check took {wall:.2f} s")
+        return cpu, wall
+    finally:
+        for proc in procs:
+            kill_tree(proc.pid)
+
+
+def main() -> None:
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    print(f"blocked rank: stop decision after the hang, minus --hang-timeout {TIMEOUT_S:g} s "
+          f"(bound: --sample-interval {SAMPLE_INTERVAL:g} s)")
+    latencies = [x for x in (stop_latency() for _ in range(rounds)) if x is not None]
+    if latencies:
+        print(f"  median {statistics.median(latencies):.2f} s, max {max(latencies):.2f} s over {len(latencies)} runs")
+    print("agent CPU while sampling 8 busy ranks (one check: two samples 3 s apart)")
+    shares = []
+    for _ in range(rounds):
+        cpu, wall = sampling_cpu()
+        shares.append(cpu / wall)
+        print(f"  {cpu:.2f} s CPU over {wall:.2f} s = {100 * cpu / wall:.1f}% of one core")
+    print(f"  median {100 * statistics.median(shares):.1f}% of one core during a check; a check runs once "
+          "per --hang-timeout, so over time: that x (interval / hang-timeout)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+"""Busy or blocked, on real processes (tests/programs/agent_activity.py), and the rules that say
+when a suspected hang is certain."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+
+import pytest
+
+from tests.hang.test_detect import NOW, coll, rank
+from tests.support import python_program, running_program, triage_cmd
+from triage.agent import busy, detect
+from triage.errors import UsageError
+from triage.options import check_timeouts
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _activity(mode: str, interval: float = 2.0) -> busy.RankActivity:
+    with running_program(python_program("agent_activity.py", mode)) as proc:
+        [result] = busy.sample_twice([(0, proc.pid)], interval)
+        return result
+
+
+def test_a_sleeping_process_is_blocked() -> None:
+    act = _activity("sleep")
+    assert act.activity == busy.Activity.BLOCKED, act
+    assert act.stack_changed is False and act.cpu_share is not None and act.cpu_share < busy.CPU_BUSY_SHARE
+    assert act.where is not None and act.where.startswith("main (agent_activity.py:")
+
+
+def test_a_spinning_process_is_busy_by_cpu() -> None:
+    act = _activity("spin")
+    assert act.activity == busy.Activity.BUSY, act
+    assert act.cpu_share is not None and act.cpu_share > 2 * busy.CPU_BUSY_SHARE   # a loaded machine: no more
+    assert "CPU" in act.evidence()
+
+
+def test_a_writing_process_is_busy_by_io() -> None:
+    act = _activity("write")
+    assert act.activity == busy.Activity.BUSY, act
+    assert act.io_rate is not None and act.io_rate > busy.IO_BUSY_BYTES_PER_S
+
+
+def test_a_moving_stack_is_busy_without_cpu() -> None:
+    act = _activity("nest")
+    assert act.activity == busy.Activity.BUSY, act
+    assert act.stack_changed is True
+
+
+def test_triage_own_threads_are_left_out() -> None:
+    act = _activity("own-spin")
+    assert act.activity == busy.Activity.BLOCKED, act
+    assert act.cpu_share is not None and act.cpu_share < busy.CPU_BUSY_SHARE
+
+
+def test_a_process_that_exits_between_the_samples_is_gone() -> None:
+    with running_program(python_program("agent_activity.py", "sleep")) as proc:
+        first = busy.sample_all([(0, proc.pid)])
+        proc.kill()
+        proc.wait()
+    second = busy.sample_all([(0, proc.pid)], first)
+    assert busy.judge(first[0], second[0]).activity == busy.Activity.GONE
+
+
+def test_read_counters_of_a_missing_process_is_none() -> None:
+    assert busy.read_counters(2**22 + 12345) is None
+
+
+# -- certainty rules (constructed statuses) --------------------------------------------------
+def _suspicion(ranks):  # type: ignore[no-untyped-def]
+    hang = detect.detect_progress_hang(ranks, timeout=30, now=NOW)
+    assert hang is not None
+    return hang
+
+
+def test_a_rank_outside_collectives_makes_the_hang_uncertain_and_is_the_one_sampled() -> None:
+    ranks = [rank(0, progress_age=61, seq=2), rank(1, in_flight=coll(1, 3, op="barrier"), seq=3),
+             rank(2, in_flight=coll(2, 3, op="barrier"), seq=3)]
+    hang = _suspicion(ranks)
+    assert detect.certain_reason(ranks, hang, 30, NOW) is None
+    assert detect.culprits(ranks, hang) == (0,)
+    assert detect.waiting_summary(ranks) == "ranks 1,2 waiting in barrier"
+
+
+def test_a_mismatch_is_certain() -> None:
+    ranks = [rank(0, in_flight=coll(0, 4)), rank(1, in_flight=coll(1, 4, op="all_gather"))]
+    reason = detect.certain_reason(ranks, _suspicion(ranks), 30, NOW)
+    assert reason is not None and "mismatch" in reason
+
+
+def test_a_dead_peer_is_certain_but_a_peer_that_finished_is_not() -> None:
+    waiting = rank(0, in_flight=coll(0, 4), seq=4)
+    dead = [waiting, rank(1, alive=False, returncode=-9)]
+    reason = detect.certain_reason(dead, _suspicion(dead), 30, NOW)
+    assert reason is not None and "rank 1 exited" in reason
+    finished = [rank(0, progress_age=61), rank(1, alive=False, returncode=0)]
+    assert detect.certain_reason(finished, _suspicion(finished), 30, NOW) is None
+
+
+def test_watchdog_and_nccl_suspicions_are_certain() -> None:
+    wd = detect.detect_watchdog([(1, "collective timeout: all_reduce seq 4")])
+    assert wd is not None and detect.certain_reason([rank(0)], wd, 30, NOW) is not None
+    ops = [detect.NcclRankOps(0, "AllReduce", 5, 2, NOW - 60), detect.NcclRankOps(1, "AllReduce", 4, 2, NOW - 60)]
+    nccl = detect.detect_nccl_hang(ops, [0, 1], 30, NOW)
+    assert nccl is not None and detect.certain_reason([rank(0), rank(1)], nccl, 30, NOW) is not None
+
+
+def test_position_moves_when_any_rank_progresses() -> None:
+    before = [rank(0, seq=2), rank(1, seq=3)]
+    assert detect.position(before) == detect.position(list(before))
+    assert detect.position([rank(0, seq=3), rank(1, seq=3)]) != detect.position(before)
+
+
+# -- --stop-timeout ---------------------------------------------------------------------------
+@pytest.mark.parametrize(("options", "words"), [
+    ({"hang_timeout": 10, "stop_timeout": 5}, "--stop-timeout 5 is lower than --hang-timeout 10"),
+    ({"hang_timeout": 10, "stop_timeout": math.nan}, "--stop-timeout nan must be a finite number"),
+    ({"hang_timeout": 10, "stop_timeout": math.inf}, "--stop-timeout inf must be a finite number"),
+    ({"stop_timeout": -1}, "--stop-timeout -1 must be a finite number"),
+    ({"stop_timeout": 60}, "--stop-timeout 60 is lower than --hang-timeout 300"),
+])
+def test_bad_stop_timeouts_are_refused(options, words) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(UsageError) as info:
+        check_timeouts(options)
+    assert words in str(info.value.message if hasattr(info.value, "message") else info.value)
+
+
+def test_good_stop_timeouts_pass() -> None:
+    check_timeouts({})
+    check_timeouts({"hang_timeout": 10, "stop_timeout": 10})
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--hang-timeout", "10", "--stop-timeout", "5"], "--stop-timeout 5 is lower than --hang-timeout 10"),
+    (["--stop-timeout", "nan"], "not a finite number"),
+    (["--stop-timeout", "inf"], "not a finite number"),
+    (["--stop-timeout", "-3"], "must not be negative"),
+])
+def test_the_cli_refuses_bad_stop_timeouts_in_one_line(tmp_path, args, words) -> None:  # type: ignore[no-untyped-def]
+    done = subprocess.run([*triage_cmd("launch", "--run-dir", str(tmp_path / "run"), *args, "--"), "true"],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2, done.stderr
+    assert words in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "run").exists()

@@ -22,9 +22,9 @@ from pathlib import Path
 
 from triage.bundle import read_manifest
 from triage.layout import RunPaths, write_json_atomic
+from triage.schemas import TRIGGER_SCHEMA
 
 TRIGGER_DIR = ".cluster-trigger"
-TRIGGER_SCHEMA = "triage.trigger/1"
 # Bundles started this long before the announcement still count for it (the announcing node
 # may have started its own bundle just before writing the notice).
 BUNDLE_SLACK_S = 2.0

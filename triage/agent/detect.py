@@ -108,7 +108,8 @@ def describe(ranks: Sequence[LocalRankStatus], stuck: dict[int, float]) -> str:
     # the collective most ranks wait in (ties: the lowest seq) is the one the job is stuck on
     main_key = min(waiting, key=lambda k: (-len(waiting[k]), k[1], k[0]))
     main = waiting[main_key][0].in_flight
-    assert main is not None
+    if main is None:
+        raise RuntimeError("internal error: a waiting rank without its collective")
     main_ranks = [s.rank for s in waiting[main_key]]
     parts = [(f"{rank_word(main_ranks)} waiting in {_where(main)} for "
              f"{int(max(stuck[r] for r in main_ranks))} s")]
@@ -259,6 +260,7 @@ def is_failure(status: LocalRankStatus) -> bool:
 
 
 __all__ = [
-    "HangSuspicion", "NcclRankOps", "certain_reason", "crash_reason", "culprits", "describe", "detect_nccl_hang", "detect_progress_hang",
+    "HangSuspicion", "NcclRankOps", "certain_reason", "crash_reason", "culprits", "describe", "detect_nccl_hang",
+    "detect_progress_hang",
     "detect_watchdog", "exit_text", "format_ranks", "is_failure", "stuck_ranks", "waiting_summary",
 ]

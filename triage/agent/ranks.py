@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,13 +14,9 @@ import psutil
 from triage.agent.state import LocalRankStatus
 from triage.layout import HostPaths, RankPaths
 from triage.model import Collective, CollectiveState
+from triage.parsing.crashlog import FAULT_SIGNALS
 from triage.parsing.flight_recorder import parse_fr_json
-
-_FATAL = re.compile(rb"Fatal Python error: ([A-Za-z -]+)")
-_FATAL_SIGNALS = {
-    b"Segmentation fault": signal.SIGSEGV, b"Aborted": signal.SIGABRT, b"Bus error": signal.SIGBUS,
-    b"Floating-point exception": signal.SIGFPE, b"Floating point exception": signal.SIGFPE, b"Illegal instruction": signal.SIGILL,
-}
+from triage.parsing.stacks import parse_faulthandler_signal
 
 
 def read_json_or_none(path: os.PathLike[str] | str) -> Any:
@@ -157,9 +152,10 @@ def fatal_signal(path: os.PathLike[str] | str) -> signal.Signals | None:
             tail = handle.read()
     except OSError:
         return None
-    found = _FATAL.findall(tail)
-    if found:
-        return _FATAL_SIGNALS.get(found[-1].strip())
+    fatal = parse_faulthandler_signal(tail.decode("utf-8", "replace"))
+    if fatal:
+        name = FAULT_SIGNALS.get(fatal.strip())
+        return signal.Signals[name] if name else None
     # The only non-fatal signal faulthandler is registered for in a worker is SIGTERM.
     return signal.SIGTERM if b"most recent call first" in tail else None
 

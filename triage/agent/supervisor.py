@@ -177,7 +177,8 @@ class NodeAgent:
         write_node_json(self.paths, self.node_info("running"))
 
     def _supervise(self) -> int:
-        assert self.proc is not None
+        if self.proc is None:
+            raise RuntimeError("internal error: supervising before the launcher started")
         self.pump = LogPump(self.paths, self.host, self.console,
                             console_ranks=self.options.get("console", "all") == "all",
                             on_output=self._on_output)
@@ -208,7 +209,8 @@ class NodeAgent:
             self.pump.close()
 
     def _finish(self) -> int:
-        assert self.proc is not None
+        if self.proc is None:
+            raise RuntimeError("internal error: finishing before the launcher started")
         killed = self.tracker.kill_stragglers(2.0)
         if killed:
             self.say(f"killed {len(killed)} process(es) left behind by the launcher: "

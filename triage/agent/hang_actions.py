@@ -28,6 +28,7 @@ from triage.bundle import CollectorRecord, Trigger, read_manifest, write_manifes
 from triage.collectors.common import CollectOptions, Target
 from triage.collectors.node_bundle import JobInfo, collect_node_bundle
 from triage.layout import HostPaths, read_json
+from triage.model import VerdictKind
 from triage.options import DEFAULT_HANG_TIMEOUT_S, DEFAULT_SAMPLE_INTERVAL_S, DEFAULT_STOP_TIMEOUT_S
 
 _REPORTED_TRIGGERS = (Trigger.HANG, Trigger.REMOTE)
@@ -115,6 +116,8 @@ def _conclude(ctx: AgentContext, options: Mapping[str, Any], action: MonitorActi
         if trigger == Trigger.HANG:
             _wait_for_other_nodes(ctx, bundle)
         verdict = print_report(ctx.run_dir)
+        if action.source == "init" and (verdict is None or verdict.upper().startswith("NO PROBLEM")):
+            verdict = "INIT HANG: " + action.reason.removeprefix("init hang: ")   # the report cannot see it yet
     if busy_line is not None:
         say(busy_line[0])
         return ActionOutcome(bundle=bundle, stop_job=False, message=busy_line[0], busy=busy_line[1])
@@ -149,7 +152,11 @@ def _recheck(ctx: AgentContext, options: Mapping[str, Any], action: MonitorActio
 def _collect(ctx: AgentContext, options: Mapping[str, Any], action: MonitorAction,
              ranks: Sequence[LocalRankStatus]) -> Path:
     job = JobInfo(job_id=ctx.job_id, host=ctx.host, started=ctx.started, run_dir=ctx.run_dir)
-    extra = {"suspect_ranks": list(action.ranks)}
+    extra: dict[str, Any] = {"suspect_ranks": list(action.ranks)}
+    if action.source:
+        extra["hang_source"] = action.source            # "init": a hang before the first collective
+        if action.source == "init":
+            extra["verdict_kind"] = VerdictKind.INIT_HANG.value
     return collect_node_bundle(job, targets_from(ranks), _trigger(action.trigger), action.reason,
                                CollectOptions.from_options(options), HostPaths(ctx.host_dir).bundles_dir,
                                extra=extra)

@@ -25,6 +25,7 @@ class VerdictKind(str, enum.Enum):
     HANG = "hang"                          # every rank waits in the same collective; no rank differs
     NETWORK_ERROR = "network_error"        # a network or peer failure (NCCL/gloo transport, a link, a host)
     FAILURE_UNLOCATED = "failure_unlocated"  # the input shows a failure but not whose: the culprit is not in it
+    INIT_HANG = "init_hang"
 
 
 class MismatchKind(str, enum.Enum):

@@ -81,6 +81,8 @@ def run_action(ctx: AgentContext, options: Mapping[str, Any], action: MonitorAct
         bundle = _collect(ctx, options, action, ranks)
     if trigger == Trigger.CRASH:
         _add_core_backtraces(bundle, ranks)
+    if trigger == Trigger.HANG:
+        _add_child_dumps(bundle, ranks, options)
     say(f"evidence saved to {bundle}")
     if trigger not in _REPORTED_TRIGGERS:
         if trigger == Trigger.MANUAL:
@@ -145,6 +147,7 @@ def _recheck(ctx: AgentContext, options: Mapping[str, Any], action: MonitorActio
     _announce_stop(ctx, reason)
     bundle = _collect(ctx, options, replace(action, reason=reason), ranks)
     _note_activity(bundle, activities)
+    _add_child_dumps(bundle, ranks, options)
     say(f"evidence saved to {bundle}")
     return _conclude(ctx, options, action, bundle, None, Trigger.HANG, stop)
 
@@ -250,6 +253,22 @@ def blocked_line(activities: Sequence[busy.RankActivity]) -> str:
         where = f" in {act.where}" if act.where else ""
         parts.append(f"rank {act.rank} blocked{where} ({act.evidence()})")
     return ", ".join(parts)
+
+
+def _add_child_dumps(bundle: Path, ranks: Sequence[LocalRankStatus], options: Mapping[str, Any]) -> None:
+    """py-spy dumps of the live ranks' Python children (DataLoader workers...), one file each."""
+    try:
+        from triage.collectors.pyspy import collect_pyspy_children
+
+        records = []
+        for target in targets_from([r for r in ranks if r.alive]):
+            records += collect_pyspy_children(target, bundle / f"rank-{target.rank}", bundle,
+                                              CollectOptions.from_options(options))
+        if records:
+            manifest = read_manifest(bundle)
+            write_manifest(bundle, replace(manifest, collectors=manifest.collectors + tuple(records)))
+    except Exception as error:  # noqa: BLE001 - evidence gathering never raises
+        say(f"could not dump the ranks' child processes: {type(error).__name__}: {error}")
 
 
 def _note_activity(bundle: Path, activities: Sequence[busy.RankActivity]) -> None:

@@ -4,7 +4,10 @@
    where rank 0 sleeps outside any collective while ranks 1-2 wait in a barrier. Figure: the time
    from the hang (the barrier entered, from the bundle's fr.json) to triage's stop decision
    (node.json ``stop_requested``), minus ``--hang-timeout``; the bound is ``--sample-interval`` (3 s).
-2. CPU used by the agent while it samples 8 busy ranks: 8 real processes (4 spinning, 4 writing)
+2. Detection latency for an init hang: rank 0 never reaches init_process_group while ranks 1-2
+   wait in it; from "the peers entered init" (their own timestamp) + --hang-timeout to the bundle
+   start (bound: 2 s), and to the stop decision.
+3. CPU used by the agent while it samples 8 busy ranks: 8 real processes (4 spinning, 4 writing)
    sampled twice 3 s apart, as the agent does at each check; CPU time of this process and of its
    py-spy children over the wall time of the check.
 Run: ``python bench/bench_agent_sampling.py [rounds]``.
@@ -49,6 +52,25 @@ def stop_latency() -> float | None:
         return float(node["stop_requested"] - min(entered) - TIMEOUT_S)
 
 
+def init_latency() -> tuple[float, float] | None:
+    import re
+
+    from triage.bundle import read_manifest
+
+    with tempfile.TemporaryDirectory() as tmp:
+        run_dir = Path(tmp) / "run"
+        done = run_launch(launch_argv(run_dir, torchrun(program("agent_init_hang.py"), nproc=3)), job_env(), run_dir)
+        if done.returncode != 75:
+            print(f"  unexpected exit {done.returncode}")
+            return None
+        entered = max(float(t) for rank in (1, 2) for t in re.findall(
+            r"entering init_process_group at ([0-9.]+)",
+            next(run_dir.glob(f"*/ranks/{rank}/output.log")).read_text()))
+        manifest = read_manifest(done.bundle())
+        node = json.loads(next(run_dir.glob("*/node.json")).read_text())
+        return manifest.created - entered - TIMEOUT_S, node["stop_requested"] - entered - TIMEOUT_S
+
+
 def sampling_cpu() -> tuple[float, float]:
     procs = [subprocess.Popen([sys.executable, str(program("agent_activity.py")), mode],
                               stdout=subprocess.DEVNULL, start_new_session=True)
@@ -78,6 +100,11 @@ def main() -> None:
     latencies = [x for x in (stop_latency() for _ in range(rounds)) if x is not None]
     if latencies:
         print(f"  median {statistics.median(latencies):.2f} s, max {max(latencies):.2f} s over {len(latencies)} runs")
+    print(f"init hang: after the peers entered init + --hang-timeout {TIMEOUT_S:g} s: bundle start (bound 2 s), "
+          "stop decision")
+    inits = [x for x in (init_latency() for _ in range(rounds)) if x is not None]
+    for detect, stop in inits:
+        print(f"  detected {detect:.2f} s, stopped {stop:.2f} s")
     print("agent CPU while sampling 8 busy ranks (one check: two samples 3 s apart)")
     shares = []
     for _ in range(rounds):

@@ -119,3 +119,56 @@ def sample_stacks(pid: int, timeout: float = 5.0) -> tuple[object, str | None]:
         return json.loads(run.stdout.decode("utf-8", "replace")), None
     except ValueError as error:
         return None, f"py-spy output is not JSON: {error}"
+
+
+CHILD_NAME = "pyspy-child"
+
+
+def python_children(pid: int) -> list[int]:
+    """The rank's Python child processes, all levels (DataLoader workers, pools, subprocesses)."""
+    import os
+
+    import psutil
+
+    try:
+        children = psutil.Process(pid).children(recursive=True)
+    except psutil.Error:
+        return []
+    found = []
+    for child in children:
+        try:
+            exe = os.path.basename(child.exe() or "")
+            argv0 = os.path.basename((child.cmdline() or [""])[0])
+        except psutil.Error:
+            continue
+        if exe.startswith("python") or argv0.startswith("python"):
+            found.append(child.pid)
+    return found
+
+
+def collect_pyspy_children(target: Target, rank_out: Path, bundle: Path,
+                           options: CollectOptions) -> list[CollectorRecord]:
+    """One ``py-spy dump`` text file per Python child of the rank: ``children/pyspy-<pid>.txt``."""
+    records: list[CollectorRecord] = []
+    if target.pid is None:
+        return records
+    tool, _looked = find_pyspy()
+    for pid in python_children(target.pid)[:32]:
+        started = time.monotonic()
+        child = Target(rank=target.rank, pid=pid, local_rank=target.local_rank)
+        if tool is None:
+            records.append(record(CHILD_NAME, CollectorStatus.MISSING, child, started, error="py-spy not found",
+                                  hint=INSTALL_HINTS.get("py-spy")))
+            continue
+        before = process_state(pid)
+        run = run_tool(_argv(tool, pid, options, as_json=False), options.collector_timeout, options.max_bytes)
+        if run.timed_out:
+            resume_if_left_stopped(pid, before)
+        status, error, hint = _status(run)
+        files = []
+        if run.stdout:
+            path = rank_out / "children" / f"pyspy-{pid}.txt"
+            write_private(path, run.stdout)
+            files.append(str(path.relative_to(bundle)))
+        records.append(record(CHILD_NAME, status, child, started, files, error=error, hint=hint))
+    return records

@@ -145,3 +145,56 @@ def test_the_cli_refuses_bad_stop_timeouts_in_one_line(tmp_path, args, words) ->
     assert words in done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "run").exists()
+
+
+# -- start-up (init) hangs ---------------------------------------------------------------------
+def _threads(*frames: tuple[str, str, int]):  # type: ignore[no-untyped-def]
+    from triage.parsing.stacks import parse_pyspy_json
+
+    return parse_pyspy_json([{"thread_name": "MainThread", "os_thread_id": 1, "pid": 1, "frames": [
+        {"name": name, "filename": filename, "line": line} for name, filename, line in frames]}])
+
+
+def test_classify_finds_init_process_group_and_names_own_code_elsewhere() -> None:
+    from triage.agent.init_watch import classify
+
+    lib = "/venv/lib/python3.11/site-packages/torch/distributed"
+    waiting = _threads(("_store_based_barrier", f"{lib}/distributed_c10d.py", 10),
+                       ("init_process_group", f"{lib}/distributed_c10d.py", 20), ("main", "/job/train.py", 5))
+    assert classify(waiting) == (True, "init_process_group")
+    rendezvous = _threads(("next_rendezvous", f"{lib}/elastic/rendezvous/dynamic_rendezvous.py", 1))
+    assert classify(rendezvous) == (True, "next_rendezvous")
+    elsewhere = _threads(("sleep_for", "/usr/lib/python3.11/time_helpers.py", 3), ("load", "/job/data.py", 7))
+    assert classify(elsewhere) == (False, "load (data.py:7)")
+
+
+def test_the_store_address_is_read_from_the_rank_environment() -> None:
+    import os
+
+    from triage.agent.init_watch import _store_of
+
+    env = {**os.environ, "MASTER_ADDR": "10.1.2.3", "MASTER_PORT": "29500"}
+    with running_program(python_program("agent_activity.py", "sleep"), env=env) as proc:
+        assert _store_of(proc.pid) == "10.1.2.3:29500"
+    with running_program(python_program("agent_activity.py", "sleep"),
+                         env={k: v for k, v in os.environ.items() if not k.startswith("MASTER_")}) as proc:
+        assert _store_of(proc.pid) is None
+
+
+def test_an_idle_process_outside_init_is_never_an_init_hang() -> None:
+    import time
+
+    from triage.agent.init_watch import InitWatch
+    from triage.agent.state import LocalRankStatus
+
+    with running_program(python_program("agent_activity.py", "sleep")) as proc:
+        status = LocalRankStatus(rank=0, local_rank=0, host="h", pid=proc.pid, alive=True, returncode=None,
+                                 heartbeat_age_s=0.1, progress_age_s=None, in_flight=None)
+        watch = InitWatch(timeout=1.0)
+        deadline = time.monotonic() + 4.0
+        while time.monotonic() < deadline:
+            assert watch.tick([status], time.time()) is None
+            time.sleep(0.25)
+        state = watch.ranks[0]
+        assert state.idle_since is not None and state.in_init is False
+        assert state.where is not None and state.where.startswith("main (agent_activity.py:")

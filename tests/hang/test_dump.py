@@ -59,14 +59,33 @@ def _bare_path(tmp_path: Path) -> str:
     return str(bare)
 
 
+def _env_without_pyspy(tmp_path: Path) -> str:
+    """A real virtual environment whose bin has no py-spy (triage looks there before PATH); it
+    sees this environment's packages (triage, torch) through a .pth file. Returns its python."""
+    import site
+    import sysconfig
+
+    env_dir = tmp_path / "bare-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True, timeout=120)
+    python = env_dir / "bin" / "python"
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                             capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+    paths = [sysconfig.get_path("purelib"), *site.getsitepackages(), str(Path(__file__).resolve().parents[2])]
+    (Path(purelib) / "triage-test.pth").write_text("\n".join(dict.fromkeys(paths)) + "\n")
+    assert not (env_dir / "bin" / "py-spy").exists()
+    return str(python)
+
+
 def test_hang_with_pyspy_gdb_strace_absent(tmp_path: Path) -> None:
     bare = _bare_path(tmp_path)
+    python = _env_without_pyspy(tmp_path)
     check = subprocess.run(["/bin/sh", "-c", "command -v py-spy gdb strace"], env={"PATH": bare},
                            capture_output=True, text=True, check=False)
     assert check.stdout == "", check.stdout
     run_dir = tmp_path / "run"
-    done = run_launch(launch_argv(run_dir, torchrun(example("mismatch_hang.py"))),
-                      job_env(PATH=bare), run_dir)
+    argv = launch_argv(run_dir, torchrun(example("mismatch_hang.py")))
+    argv[0] = python                       # triage runs from the environment without py-spy
+    done = run_launch(argv, job_env(PATH=bare), run_dir)
     assert done.returncode == int(ExitCode.HANG_DETECTED), done.explain()
     bundle = done.bundle()
     manifest = check_complete(bundle, [0, 1])

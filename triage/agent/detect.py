@@ -38,7 +38,9 @@ class HangSuspicion:
     message: str                       # one line, without the "triage: hang suspected: " prefix
     ranks: tuple[int, ...]             # the ranks found stuck
     key: tuple[object, ...]            # identical for the same hang (dedup)
-    source: str = "progress"           # progress | nccl | watchdog
+    source: str = "progress"           # progress | nccl | watchdog | init
+    culprits: tuple[int, ...] | None = None   # the ranks to sample, when the rule knows them (init)
+    waiting: str = ""                  # who waits where, when the rule knows it (init)
 
 
 @dataclass(frozen=True)
@@ -209,6 +211,8 @@ def certain_reason(ranks: Sequence[LocalRankStatus], suspicion: HangSuspicion,
     """
     if suspicion.source == "watchdog":
         return "PyTorch's watchdog reported it"
+    if suspicion.source == "init" and not suspicion.culprits:
+        return "every rank here waits in its start-up: the ranks it waits for never came"
     if suspicion.source == "nccl":
         return "the ranks disagree on the NCCL op count (a skipped or mismatched collective)"
     dead = [s.rank for s in ranks if not s.alive and s.returncode not in (None, 0)]
@@ -224,6 +228,8 @@ def certain_reason(ranks: Sequence[LocalRankStatus], suspicion: HangSuspicion,
 def culprits(ranks: Sequence[LocalRankStatus], suspicion: HangSuspicion) -> tuple[int, ...]:
     """The ranks to sample: the live ones outside any collective (those the others wait for);
     when every stuck rank waits in a collective, those ranks themselves."""
+    if suspicion.culprits is not None:
+        return suspicion.culprits
     live = _watched(ranks)
     outside = tuple(sorted(s.rank for s in live if s.in_flight is None))
     if outside:

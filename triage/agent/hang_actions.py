@@ -28,6 +28,7 @@ from triage.bundle import CollectorRecord, Trigger, read_manifest, write_manifes
 from triage.collectors.common import CollectOptions, Target
 from triage.collectors.node_bundle import JobInfo, collect_node_bundle
 from triage.layout import HostPaths, read_json
+from triage.model import VerdictKind
 from triage.options import DEFAULT_HANG_TIMEOUT_S, DEFAULT_SAMPLE_INTERVAL_S, DEFAULT_STOP_TIMEOUT_S
 
 _REPORTED_TRIGGERS = (Trigger.HANG, Trigger.REMOTE)
@@ -80,6 +81,8 @@ def run_action(ctx: AgentContext, options: Mapping[str, Any], action: MonitorAct
         bundle = _collect(ctx, options, action, ranks)
     if trigger == Trigger.CRASH:
         _add_core_backtraces(bundle, ranks)
+    if trigger == Trigger.HANG:
+        _add_child_dumps(bundle, ranks, options)
     say(f"evidence saved to {bundle}")
     if trigger not in _REPORTED_TRIGGERS:
         if trigger == Trigger.MANUAL:
@@ -115,6 +118,8 @@ def _conclude(ctx: AgentContext, options: Mapping[str, Any], action: MonitorActi
         if trigger == Trigger.HANG:
             _wait_for_other_nodes(ctx, bundle)
         verdict = print_report(ctx.run_dir)
+        if action.source == "init" and (verdict is None or verdict.upper().startswith("NO PROBLEM")):
+            verdict = "INIT HANG: " + action.reason.removeprefix("init hang: ")   # the report cannot see it yet
     if busy_line is not None:
         say(busy_line[0])
         return ActionOutcome(bundle=bundle, stop_job=False, message=busy_line[0], busy=busy_line[1])
@@ -142,6 +147,7 @@ def _recheck(ctx: AgentContext, options: Mapping[str, Any], action: MonitorActio
     _announce_stop(ctx, reason)
     bundle = _collect(ctx, options, replace(action, reason=reason), ranks)
     _note_activity(bundle, activities)
+    _add_child_dumps(bundle, ranks, options)
     say(f"evidence saved to {bundle}")
     return _conclude(ctx, options, action, bundle, None, Trigger.HANG, stop)
 
@@ -149,7 +155,11 @@ def _recheck(ctx: AgentContext, options: Mapping[str, Any], action: MonitorActio
 def _collect(ctx: AgentContext, options: Mapping[str, Any], action: MonitorAction,
              ranks: Sequence[LocalRankStatus]) -> Path:
     job = JobInfo(job_id=ctx.job_id, host=ctx.host, started=ctx.started, run_dir=ctx.run_dir)
-    extra = {"suspect_ranks": list(action.ranks)}
+    extra: dict[str, Any] = {"suspect_ranks": list(action.ranks)}
+    if action.source:
+        extra["hang_source"] = action.source            # "init": a hang before the first collective
+        if action.source == "init":
+            extra["verdict_kind"] = VerdictKind.INIT_HANG.value
     return collect_node_bundle(job, targets_from(ranks), _trigger(action.trigger), action.reason,
                                CollectOptions.from_options(options), HostPaths(ctx.host_dir).bundles_dir,
                                extra=extra)
@@ -243,6 +253,22 @@ def blocked_line(activities: Sequence[busy.RankActivity]) -> str:
         where = f" in {act.where}" if act.where else ""
         parts.append(f"rank {act.rank} blocked{where} ({act.evidence()})")
     return ", ".join(parts)
+
+
+def _add_child_dumps(bundle: Path, ranks: Sequence[LocalRankStatus], options: Mapping[str, Any]) -> None:
+    """py-spy dumps of the live ranks' Python children (DataLoader workers...), one file each."""
+    try:
+        from triage.collectors.pyspy import collect_pyspy_children
+
+        records = []
+        for target in targets_from([r for r in ranks if r.alive]):
+            records += collect_pyspy_children(target, bundle / f"rank-{target.rank}", bundle,
+                                              CollectOptions.from_options(options))
+        if records:
+            manifest = read_manifest(bundle)
+            write_manifest(bundle, replace(manifest, collectors=manifest.collectors + tuple(records)))
+    except Exception as error:  # noqa: BLE001 - evidence gathering never raises
+        say(f"could not dump the ranks' child processes: {type(error).__name__}: {error}")
 
 
 def _note_activity(bundle: Path, activities: Sequence[busy.RankActivity]) -> None:

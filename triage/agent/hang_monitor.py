@@ -30,6 +30,7 @@ from typing import Any
 
 from triage.agent import detect
 from triage.agent.hang_nccl import NcclWatch
+from triage.agent.init_watch import InitWatch
 from triage.agent.state import AgentContext, LocalRankStatus, Monitor, MonitorAction, MonitorActionKind
 from triage.analysis.ranks import rank_word
 from triage.bundle import Trigger
@@ -84,7 +85,8 @@ class HangMonitor:
         self._pending_position: tuple[object, ...] = ()
         self._pending_key: tuple[object, ...] = ()
         self._quiet_until = float("-inf")
-        self._now: float | None = None          # the time of the last tick (the monitor's clock)
+        self._now: float | None = None
+        self._init = InitWatch(self.timeout)    # hangs before the first collective          # the time of the last tick (the monitor's clock)
         self.findings: list[str] = []       # slow ranks that went on by themselves (said at the end)
         self.collect_on_crash = bool(options.get("collect_on_crash", True))
         self._lock = threading.Lock()
@@ -196,6 +198,9 @@ class HangMonitor:
         if suspicion is None:
             alive = [r.rank for r in ranks if r.alive and r.pid is not None]
             suspicion = detect.detect_nccl_hang(self._nccl.rank_ops(), alive, self.timeout, now)
+        init = self._init.tick(ranks, now)
+        if suspicion is None:
+            suspicion = init
         with self._lock:
             if self._pending_hang is not None:
                 return None                 # the ranks of the last hang are being sampled
@@ -228,7 +233,7 @@ class HangMonitor:
         action = MonitorAction(MonitorActionKind.CHECK, Trigger.HANG.value, suspicion.message, suspicion.ranks,
                                sample=sample, waiting=detect.waiting_summary(ranks),
                                since=now - max(stuck.values(), default=self.timeout),
-                               outside=detect.any_outside(ranks))
+                               outside=detect.any_outside(ranks), source=suspicion.source)
         with self._lock:
             self._pending_hang, self._pending_position = action, detect.position(ranks)
             self._pending_key = suspicion.key
@@ -260,8 +265,8 @@ class HangMonitor:
             watch.pending = True
             return MonitorAction(MonitorActionKind.CHECK, Trigger.HANG.value, watch.busy, suspicion.ranks,
                                  sample=self._targets(ranks, detect.culprits(ranks, suspicion)),
-                                 waiting=detect.waiting_summary(ranks), since=watch.since,
-                                 outside=detect.any_outside(ranks))
+                                 waiting=suspicion.waiting or detect.waiting_summary(ranks), since=watch.since,
+                                 outside=detect.any_outside(ranks), source=suspicion.source)
         return None
 
     @staticmethod
@@ -292,8 +297,9 @@ class HangMonitor:
         since = now - max(stuck.values(), default=self.timeout)
         self._announce(suspicion.message, stop=certain is not None)
         action = MonitorAction(MonitorActionKind.COLLECT, Trigger.HANG.value, suspicion.message, suspicion.ranks,
-                               certain=certain, sample=sample, waiting=detect.waiting_summary(ranks),
-                               since=since, outside=detect.any_outside(ranks))
+                               certain=certain, sample=sample,
+                               waiting=suspicion.waiting or detect.waiting_summary(ranks),
+                               since=since, outside=detect.any_outside(ranks), source=suspicion.source)
         if certain is None:
             with self._lock:
                 self._pending_hang, self._pending_position = action, detect.position(ranks)

@@ -49,6 +49,7 @@ class MonitorAction:
     waiting: str = ""               # ``ranks 1-2 waiting in barrier`` (for the busy line)
     since: float | None = None      # unix time the stall began
     outside: bool = True            # a local rank is outside any collective (else: the culprit may be remote)
+    source: str = ""                # the rule that found the hang: progress | nccl | watchdog | init
 
 
 class Monitor(Protocol):

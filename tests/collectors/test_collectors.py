@@ -115,12 +115,22 @@ def test_size_and_line_bounds_give_partial(tmp_path: Path) -> None:
     assert len((bundle / "rank-0/strace.txt").read_text().splitlines()) == 50
 
 
+def _environment_without_tools(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """triage looks for py-spy in its own environment's scripts directory before PATH (so a pipx or
+    unactivated venv install finds it); here that directory is an empty one, as in an environment
+    where py-spy is not installed. (tests/hang/test_dump.py does the same with a real venv.)"""
+    empty = tmp_path / "env-bin"
+    empty.mkdir()
+    monkeypatch.setattr("triage.collectors.executable.own_environment_dirs", lambda: [empty])
+
+
 def test_missing_tools_really_absent_from_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     bare = tmp_path / "bin"
     bare.mkdir()
     for tool in ("dmesg",):
         (bare / tool).symlink_to(f"/usr/bin/{tool}")
     monkeypatch.setenv("PATH", str(bare))
+    _environment_without_tools(monkeypatch, tmp_path)
     for tool in ("py-spy", "gdb", "strace"):
         assert find_tool(tool) is None
     with running_program(python_program("collect_target.py", "sleep")) as proc:
@@ -140,6 +150,7 @@ def test_gdb_runs_automatically_when_pyspy_is_missing(tmp_path: Path, monkeypatc
     bare.mkdir()
     (bare / "gdb").symlink_to("/usr/bin/gdb")
     monkeypatch.setenv("PATH", str(bare))
+    _environment_without_tools(monkeypatch, tmp_path)
     with running_program(python_program("collect_target.py", "sleep")) as proc:
         bundle = collect_node_bundle(JobInfo("job1"), [Target(rank=0, pid=proc.pid)], Trigger.MANUAL, "t",
                                      CollectOptions(strace_seconds=0), tmp_path / "b")

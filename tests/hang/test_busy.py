@@ -94,4 +94,6 @@ def test_a_rank_spinning_forever_is_stopped_at_stop_timeout(tmp_path) -> None:  
     node = json.loads(next(run_dir.glob("*/node.json")).read_text())
     first = min(run_dir.glob("*/bundles/*"))
     delay = node["stop_requested"] - _waiting_since(first, [0])
-    assert 10.0 <= delay <= 10.0 + TIMEOUT_S + SAMPLE_INTERVAL + SLACK_S + 5.0, delay
+    # never before --stop-timeout; after it, within one check period and the samples (a loaded 2-core
+    # machine running the whole suite adds seconds of scheduling delay: a generous margin)
+    assert 10.0 <= delay <= 10.0 + TIMEOUT_S + SAMPLE_INTERVAL + SLACK_S + 15.0, delay

@@ -85,8 +85,8 @@ class HangMonitor:
         self._pending_position: tuple[object, ...] = ()
         self._pending_key: tuple[object, ...] = ()
         self._quiet_until = float("-inf")
-        self._now: float | None = None
-        self._init = InitWatch(self.timeout)    # hangs before the first collective          # the time of the last tick (the monitor's clock)
+        self._now: float | None = None          # the time of the last tick (the monitor's clock)
+        self._init = InitWatch(self.timeout)    # hangs before the first collective
         self.findings: list[str] = []       # slow ranks that went on by themselves (said at the end)
         self.collect_on_crash = bool(options.get("collect_on_crash", True))
         self._lock = threading.Lock()

@@ -64,7 +64,8 @@ class InitWatch:
             self.ranks.clear()          # some rank made progress: the job is past its start-up
             return None
         for status in fresh:
-            assert status.pid is not None
+            if status.pid is None:
+                continue                # not started yet: nothing to read
             state = self.ranks.get(status.rank)
             if state is None or state.pid != status.pid:
                 state = self.ranks[status.rank] = _RankInit(status.pid, store=_store_of(status.pid))

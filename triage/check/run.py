@@ -10,7 +10,6 @@ verdict appears and print it too. Nothing runs past the deadline: the launcher i
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import signal
 import socket
@@ -24,6 +23,7 @@ from typing import Any
 from triage.check.launcher import Launch
 from triage.check.results import CheckData, load_check, node_path, read_verdict, write_verdict
 from triage.check.verdict import Verdict, decide, verdict_json
+from triage.check.worker import describe_error
 from triage.layout import short_hostname, write_json_atomic
 
 POLL = 0.25
@@ -38,18 +38,6 @@ class Outcome:
     check_dir: Path
     lead: bool
     from_lead: dict[str, Any] | None      # the lead's verdict.json, as a follower saw it
-
-
-def describe_error(error: BaseException) -> str:
-    if isinstance(error, socket.gaierror):
-        return f"cannot resolve the name ({error.strerror})"
-    if isinstance(error, (socket.timeout, TimeoutError)):
-        return "connection timed out"
-    if isinstance(error, OSError) and error.errno is not None:
-        known = {errno.ECONNREFUSED: "connection refused", errno.EHOSTUNREACH: "no route to host",
-                 errno.ENETUNREACH: "network unreachable", errno.ETIMEDOUT: "connection timed out"}
-        return known.get(error.errno, error.strerror or str(error))
-    return str(error)
 
 
 def route_interface(address: str, port: int) -> tuple[str | None, str | None]:

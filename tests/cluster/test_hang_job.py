@@ -86,9 +86,12 @@ def test_agents_detect_the_hang_and_every_node_collects_within_2s(cluster: Clust
     assert set(triggers.values()) <= {"hang", "remote"} and "hang" in triggers.values(), triggers
     created = [float(m["created"]) for m in first.values()]  # type: ignore[arg-type]
     assert max(created) - min(created) < 2.0, first        # the spec's bound: all nodes within 2 s
-    notices = list((hung_job.run_dir / ".cluster-trigger").glob("*.json"))
-    origins = {json.loads(n.read_text())["origin"] for n in notices}
-    assert origins and origins <= {h for h, t in triggers.items() if t == "hang"}, (origins, triggers)
+    notices = [json.loads(n.read_text()) for n in (hung_job.run_dir / ".cluster-trigger").glob("*.json")]
+    assert notices, triggers
+    # the first announcement comes from a node that saw the hang itself; a node that collected on
+    # that notice may announce too, later (e.g. that it stops as well): the agents' stop protocol
+    first_notice = min(notices, key=lambda n: float(n["time"]))
+    assert triggers.get(first_notice["origin"]) == "hang", (notices, triggers)
     result = triage(cluster, "report", "--format", "json", str(hung_job.run_dir))
     culprits, host = _culprit_host(report_json(result.stdout))
     assert CULPRIT in culprits and host == hung_job.culprit_host, result.stdout[:2000]

@@ -52,7 +52,9 @@ def test_a_rank_busy_writing_a_checkpoint_is_not_stopped(tmp_path) -> None:  # t
     assert "; ranks 1,2 waiting in barrier; not stopping the job" in busy[0]
     assert "stopping after --stop-timeout 1800 s" in busy[0]
     finding = done.line("triage: finding: slow rank: rank 0 busy in save_checkpoint (agent_busy_checkpoint.py:")
-    assert "; the job went on by itself" in finding
+    # how the wait ended: the agent saw the ranks move on, or (on a loaded machine, between two
+    # checks) saw them finish first; either way the slow rank is named and nothing was stopped
+    assert "; the job went on by itself" in finding or "; then a rank of it exited" in finding, finding
     bundles = sorted(run_dir.glob("*/bundles/*"))
     assert len(bundles) == 1
     manifest = read_manifest(bundles[0])

@@ -140,6 +140,17 @@ def test_busy_ranks_that_move_on_end_the_watch_with_a_finding(tmp_path: Path) ->
     assert again is not None and again.kind == MonitorActionKind.COLLECT
 
 
+def test_the_finding_names_where_the_stall_began_and_where_it_was_last_seen(tmp_path: Path) -> None:
+    mon, _first = watched(tmp_path)
+    check = mon.on_tick(busy_job(T0 + 31), T0 + 31)
+    assert check is not None and check.kind == MonitorActionKind.CHECK
+    mon.on_outcome(check, "rank 0 busy in flush (io.py:7)")
+    assert mon.on_tick(busy_job(T0 + 40, rank0_seq=3), T0 + 40) is None
+    assert mon.findings == [("slow rank: rank 0 busy in save_checkpoint (ckpt.py:10) for 71 s "
+                            "(ranks 1,2 waiting in barrier); last seen rank 0 busy in flush (io.py:7); "
+                            "the job went on by itself")]
+
+
 def test_a_watchdog_during_a_watch_is_certain_at_once(tmp_path: Path) -> None:
     mon, _first = watched(tmp_path)
     mon.on_output(1, WATCHDOG)

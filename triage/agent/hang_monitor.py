@@ -65,6 +65,7 @@ class _Watch:
     waiting: str = ""            # ``ranks 1,2 waiting in barrier``
     position: tuple[object, ...] = ()   # every rank's progress: a change means the stall moved on
     pending: bool = False        # a check is running
+    first: str = ""              # where they were busy when the stall was first judged (the finding names it)
 
 
 def _collect(trigger: Trigger, reason: str, ranks: Sequence[int] = ()) -> MonitorAction:
@@ -140,7 +141,7 @@ class HangMonitor:
             if self._watch is None:
                 since = action.since if action.since is not None else now
                 self._watch = _Watch(since, since + self.stop_timeout, now + self.timeout, busy,
-                                     action.waiting, self._pending_position)
+                                     action.waiting, self._pending_position, first=busy)
             else:
                 if " in " in busy or " in " not in self._watch.busy:
                     self._watch.busy = busy
@@ -272,7 +273,9 @@ class HangMonitor:
     @staticmethod
     def _held(watch: _Watch, now: float) -> str:
         waiting = f" ({watch.waiting})" if watch.waiting else ""
-        return f"slow rank: {watch.busy} for {int(now - watch.since)} s{waiting}"
+        first = watch.first or watch.busy
+        later = f"; last seen {watch.busy}" if watch.busy != first else ""
+        return f"slow rank: {first} for {int(now - watch.since)} s{waiting}{later}"
 
     @staticmethod
     def _targets(ranks: Sequence[LocalRankStatus], wanted: Sequence[int]) -> tuple[tuple[int, int], ...]:

@@ -27,8 +27,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.hang.launched import TIMEOUT_S, job_env, launch_argv, program, run_launch, torchrun
-from tests.support import kill_tree
+from tests.helpers.launch import TIMEOUT_S, job_env, launch_argv, run_launch, torchrun
+from tests.helpers.paths import program
+from tests.helpers.processes import kill_tree
 from triage.agent import busy
 from triage.parsing.flight_recorder import load_fr_file
 

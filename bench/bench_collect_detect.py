@@ -16,16 +16,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.hang.launched import (
-    TIMEOUT_S,
-    detection_latency,
-    example,
-    job_env,
-    launch_argv,
-    program,
-    run_launch,
-    torchrun,
-)
+from tests.helpers.bundle import detection_latency
+from tests.helpers.launch import TIMEOUT_S, job_env, launch_argv, run_launch, torchrun
+from tests.helpers.paths import example, program
 
 CASES = [("mismatch_hang", example("mismatch_hang.py")), ("skip_collective", example("skip_collective.py")),
          ("stuck_in_python", example("stuck_in_python.py")), ("sleep_rank", program("collect_sleep_rank.py"))]

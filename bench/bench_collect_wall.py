@@ -21,7 +21,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.support import kill_tree
+from tests.helpers.processes import kill_tree
 from triage.bundle import Trigger, read_manifest
 from triage.collectors.common import CollectOptions, Target
 from triage.collectors.node_bundle import JobInfo, collect_node_bundle
@@ -56,7 +56,8 @@ def per_collector(bundle: Path) -> dict[str, list[float]]:
 def launched_hang_figures() -> None:
     """8 ranks of a real gloo job hung under `triage launch` (all blocked in a collective): the bundle
     the agent collects on its own (FR + stacks through the in-worker agents, py-spy, strace...)."""
-    from tests.hang.launched import example, job_env, launch_argv, run_launch, torchrun
+    from tests.helpers.launch import job_env, launch_argv, run_launch, torchrun
+    from tests.helpers.paths import example
 
     for window in ("0", "2"):
         with tempfile.TemporaryDirectory() as tmp:

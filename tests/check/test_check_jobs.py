@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import kill_tree, triage_cmd
+from tests.helpers.processes import kill_tree, triage_cmd
 
 TORCHRUN = str(Path(sys.executable).with_name("torchrun"))
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from testcluster import Cluster
+    from tests.cluster.testcluster import Cluster
 
 
 def _run(argv: list[str]) -> None:

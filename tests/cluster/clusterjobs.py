@@ -9,8 +9,8 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-import testcluster
-from testcluster import PYTHON, REPO, Cluster
+from tests.cluster import testcluster
+from tests.cluster.testcluster import PYTHON, REPO, Cluster
 
 PROGRAMS = REPO / "tests" / "programs"
 SBATCH_WRAPPER = REPO / "slurm" / "triage.sbatch"

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 
 import psutil
 import pytest
-import testcluster
+
+from tests.cluster import testcluster
 
 N_NODES = int(os.environ.get("TRIAGE_TEST_CLUSTER_NODES", "3"))
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-import testcluster
+
+from tests.cluster import testcluster
 
 pytestmark = pytest.mark.cluster
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from clusterjobs import manifests, sleeper_job, ssh_args, triage
-from testcluster import Cluster
+
+from tests.cluster.clusterjobs import manifests, sleeper_job, ssh_args, triage
+from tests.cluster.testcluster import Cluster
 
 pytestmark = pytest.mark.cluster
 

@@ -9,8 +9,9 @@ import time
 from pathlib import Path
 
 import pytest
-from clusterjobs import REMOTE_TRIAGE, cancel, manifests, sleeper_job, submit, triage
-from testcluster import Cluster
+
+from tests.cluster.clusterjobs import REMOTE_TRIAGE, cancel, manifests, sleeper_job, submit, triage
+from tests.cluster.testcluster import Cluster
 
 pytestmark = pytest.mark.cluster
 
@@ -77,7 +78,7 @@ def test_collect_job_adopts_only_the_pids_slurm_gives_the_job(fresh_cluster: Clu
     that SLURM never started, is not collected: the job's processes come from `scontrol listpids`."""
     import sys
 
-    from support import running_program
+    from tests.helpers.processes import running_program
 
     c = fresh_cluster
     out = c.tmp / "collect-impostor"

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from clusterjobs import (
+
+from tests.cluster.clusterjobs import (
     MISMATCH,
     PYTHON,
     REMOTE_TRIAGE,
@@ -22,7 +23,7 @@ from clusterjobs import (
     submit,
     triage,
 )
-from testcluster import Cluster
+from tests.cluster.testcluster import Cluster
 
 pytestmark = pytest.mark.cluster
 CULPRIT = 3          # world size 4: the last rank calls the other collective

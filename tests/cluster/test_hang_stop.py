@@ -6,8 +6,9 @@ from __future__ import annotations
 import time
 
 import pytest
-from clusterjobs import MISMATCH, PYTHON, REMOTE_TRIAGE, SBATCH_WRAPPER, cancel, manifests, submit
-from testcluster import Cluster
+
+from tests.cluster.clusterjobs import MISMATCH, PYTHON, REMOTE_TRIAGE, SBATCH_WRAPPER, cancel, manifests, submit
+from tests.cluster.testcluster import Cluster
 
 pytestmark = pytest.mark.cluster
 

@@ -21,8 +21,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import clusterconf
 import psutil
+
+from tests.cluster import clusterconf
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent

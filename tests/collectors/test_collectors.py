@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import kill_tree, python_program, running_program, triage_cmd
+from tests.helpers.processes import kill_tree, python_program, running_program, triage_cmd
 from triage.bundle import CollectorStatus, Trigger, read_manifest
 from triage.collectors.common import CollectOptions, Target, find_tool, process_state
 from triage.collectors.discover import find_ranks

@@ -13,7 +13,8 @@ import json
 
 import pytest
 
-from tests.hang.launched import job_env, launch_argv, program, run_launch, torchrun
+from tests.helpers.launch import job_env, launch_argv, run_launch, torchrun
+from tests.helpers.paths import program
 from triage.bundle import Trigger, read_manifest
 from triage.exitcodes import ExitCode
 from triage.parsing.flight_recorder import load_fr_file
@@ -77,14 +78,15 @@ def test_a_rank_sleeping_outside_collectives_is_stopped_in_time(tmp_path) -> Non
     [activity] = read_manifest(bundle).extra["activity"]
     assert activity["activity"] == "blocked" and activity["stack_changed"] is False
     node = json.loads(next(run_dir.glob("*/node.json")).read_text())
-    from tests.hang.launched import TIMEOUT_S
+    from tests.helpers.launch import TIMEOUT_S
 
     delay = node["stop_requested"] - _waiting_since(bundle, [1, 2])
     assert delay <= TIMEOUT_S + SAMPLE_INTERVAL + SLACK_S, f"stopped {delay:.1f} s after the hang began"
 
 
 def test_a_rank_spinning_forever_is_stopped_at_stop_timeout(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from tests.hang.launched import TIMEOUT_S, example
+    from tests.helpers.launch import TIMEOUT_S
+    from tests.helpers.paths import example
 
     run_dir = tmp_path / "run"
     done = run_launch(launch_argv(run_dir, torchrun(example("stuck_in_python.py")), "--stop-timeout", "10"),

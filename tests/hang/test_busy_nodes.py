@@ -11,8 +11,9 @@ import uuid
 
 import pytest
 
-from tests.hang.launched import TORCHRUN, Finished, job_env, program
-from tests.support import kill_tree, triage_cmd
+from tests.helpers.launch import TORCHRUN, Finished, job_env
+from tests.helpers.paths import program
+from tests.helpers.processes import kill_tree, triage_cmd
 from triage.exitcodes import ExitCode
 
 pytestmark = [pytest.mark.timeout(300), pytest.mark.slow]

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from tests.hang.test_detect import NOW, coll, rank
-from tests.support import python_program, running_program, triage_cmd
+from tests.helpers.processes import python_program, running_program, triage_cmd
 from triage.agent import busy, detect
 from triage.errors import UsageError
 from triage.options import check_timeouts

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.hang.launched import job_env, launch_argv, program, run_launch, torchrun
+from tests.helpers.launch import job_env, launch_argv, run_launch, torchrun
+from tests.helpers.paths import program
 from triage.bundle import CollectorStatus, read_manifest
 from triage.exitcodes import ExitCode
 

@@ -9,20 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.hang.launched import (
-    TORCHRUN,
-    background_launch,
-    check_complete,
-    example,
-    job_env,
-    launch_argv,
-    program,
-    pyspy_functions,
-    run_launch,
-    status,
-    torchrun,
-)
-from tests.support import triage_cmd
+from tests.helpers.bundle import check_complete, pyspy_functions, status
+from tests.helpers.launch import TORCHRUN, background_launch, job_env, launch_argv, run_launch, torchrun
+from tests.helpers.paths import example, program
+from tests.helpers.processes import triage_cmd
 from triage.bundle import CollectorStatus, Trigger, read_manifest
 from triage.exitcodes import ExitCode
 
@@ -108,7 +98,7 @@ def test_dump_when_the_agent_died_collects_from_the_live_ranks(tmp_path: Path) -
     import json
     import signal
 
-    from tests.support import kill_tree
+    from tests.helpers.processes import kill_tree
 
     run_dir = tmp_path / "run"
     argv = launch_argv(run_dir, torchrun(program("collect_healthy.py")))

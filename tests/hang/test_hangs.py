@@ -7,19 +7,9 @@ import stat
 
 import pytest
 
-from tests.hang.launched import (
-    TIMEOUT_S,
-    check_complete,
-    detection_latency,
-    example,
-    job_env,
-    launch_argv,
-    program,
-    pyspy_functions,
-    run_launch,
-    status,
-    torchrun,
-)
+from tests.helpers.bundle import check_complete, detection_latency, pyspy_functions, status
+from tests.helpers.launch import TIMEOUT_S, job_env, launch_argv, run_launch, torchrun
+from tests.helpers.paths import example, program
 from triage.bundle import CollectorStatus, Trigger, read_manifest
 from triage.exitcodes import ExitCode
 

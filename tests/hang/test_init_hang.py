@@ -13,7 +13,8 @@ import sys
 
 import pytest
 
-from tests.hang.launched import TIMEOUT_S, job_env, launch_argv, program, run_launch, torchrun
+from tests.helpers.launch import TIMEOUT_S, job_env, launch_argv, run_launch, torchrun
+from tests.helpers.paths import program
 from triage.bundle import Trigger, read_manifest
 from triage.exitcodes import ExitCode
 

@@ -6,7 +6,9 @@ import time
 
 import pytest
 
-from tests.hang.launched import check_complete, job_env, launch_argv, program, run_launch, torchrun
+from tests.helpers.bundle import check_complete
+from tests.helpers.launch import job_env, launch_argv, run_launch, torchrun
+from tests.helpers.paths import program
 from triage.bundle import Trigger, read_manifest
 from triage.exitcodes import ExitCode
 

@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support import REPO
+from tests.helpers.paths import REPO
 
 CRASH_TIMEOUT_S = 60.0
 

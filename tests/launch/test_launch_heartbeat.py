@@ -8,9 +8,10 @@ import signal
 from pathlib import Path
 
 import psutil
-from launch_util import HOST, clean_env, example, launch_argv, rank_dir, read_json, torchrun_cmd, wait_for
-from support import running_program
 
+from tests.helpers.launch import HOST, job_env, launch_argv, rank_dir, read_json, torchrun
+from tests.helpers.paths import example
+from tests.helpers.processes import running_program, wait_for
 from triage.agent.ranks import RankTracker
 from triage.agent.supervisor import exit_code_of
 from triage.collectors.worker_client import ping, request_dump
@@ -27,8 +28,9 @@ def _beat(run: Path, rank: int) -> dict[str, object]:
 
 def test_heartbeat_in_flight_dump_and_sigterm(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    argv = launch_argv(run, torchrun_cmd(2, example("mismatch_hang.py")), "--heartbeat-interval", "0.2")
-    with running_program(argv, env=clean_env(EXAMPLE_HANG_SECONDS="60"), timeout=90) as proc:
+    argv = launch_argv(run, torchrun(example("mismatch_hang.py"), 2), "--heartbeat-interval", "0.2",
+                       quick_hang=False, host=HOST)
+    with running_program(argv, env=job_env(), timeout=90) as proc:
         wait_for(lambda: all((_beat(run, r).get("fr") or {}).get("entries") for r in (0, 1)), 20,
                  "heartbeats with the in-flight collective")
         first = [int(_beat(run, r)["beat"]) for r in (0, 1)]   # type: ignore[call-overload]

@@ -8,19 +8,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-from launch_util import (
+from tests.helpers.launch import (
     HOST,
-    TORCHRUN,
-    clean_env,
-    example,
+    TORCHRUN_MODULE,
+    job_env,
     launch_argv,
-    program,
     rank_dir,
     read_json,
     run_launch,
-    torchrun_cmd,
+    torchrun,
 )
-
+from tests.helpers.paths import example, program
 from triage.agent.envsetup import BOOTSTRAP_DIR
 from triage.agent.tagger import iter_records, reconstruct
 
@@ -35,9 +33,9 @@ def _probes(output: bytes) -> dict[int, dict[str, object]]:
 
 def test_clean_job_is_tagged_and_kept(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    result = run_launch(run, torchrun_cmd(2, example("clean_job.py")))
-    assert result.returncode == 0, result.stderr.decode()
-    console = result.stdout
+    result = run_launch(launch_argv(run, torchrun(example("clean_job.py"), 2), quick_hang=False, host=HOST), None, run)
+    assert result.returncode == 0, result.stderr
+    console = result.stdout_bytes
     for rank in (0, 1):
         assert f"[{HOST}:{rank}] rank {rank}/2 step 4 sum 256\n".encode() in console
         own = (rank_dir(run, rank) / "output.log").read_bytes()
@@ -62,33 +60,35 @@ def test_clean_job_is_tagged_and_kept(tmp_path: Path) -> None:
         assert ops.count("gloo:all_reduce") == 5 and "gloo:all_gather" in ops
     assert (run.stat().st_mode & 0o777) == 0o700
     assert (rank_dir(run, 0) / "output.log").stat().st_mode & 0o777 == 0o600
-    assert f"triage report {run}".encode() in result.stderr
+    assert f"triage report {run}" in result.stderr
 
 
 def test_python_m_torch_distributed_run(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    launcher = [*TORCHRUN, "--standalone", "--nproc-per-node", "2", example("clean_job.py")]
-    result = run_launch(run, launcher)
-    assert result.returncode == 0, result.stderr.decode()
+    launcher = [*TORCHRUN_MODULE, "--standalone", "--nproc-per-node", "2", example("clean_job.py")]
+    result = run_launch(launch_argv(run, launcher, quick_hang=False, host=HOST), None, run)
+    assert result.returncode == 0, result.stderr
     assert sorted(p.name for p in (run / HOST / "ranks").iterdir()) == ["0", "1"]
-    assert b"[testhost:1] rank 1 done\n" in result.stdout
+    assert "[testhost:1] rank 1 done\n" in result.stdout
 
 
 def test_plain_multi_process_launcher(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    result = run_launch(run, [sys.executable, program("launch_multi.py"), "2", example("clean_job.py")])
-    assert result.returncode == 0, result.stderr.decode()
-    assert b"[testhost:launcher] launch_multi: workers exited with [0, 0]\n" in result.stdout
-    assert b"[testhost:0] rank 0 done\n" in result.stdout
+    result = run_launch(launch_argv(run, [sys.executable, program("launch_multi.py"), "2", example("clean_job.py")], quick_hang=False, host=HOST),
+                        None, run)
+    assert result.returncode == 0, result.stderr
+    assert "[testhost:launcher] launch_multi: workers exited with [0, 0]\n" in result.stdout
+    assert "[testhost:0] rank 0 done\n" in result.stdout
     assert sorted(p.name for p in (run / HOST / "ranks").iterdir()) == ["0", "1"]
 
 
 def test_slurm_procid_is_a_rank_with_generic_launchers(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    env = clean_env(SLURM_PROCID="5")
-    result = run_launch(run, [sys.executable, program("launch_env_probe.py")], env=env)
-    assert result.returncode == 0, result.stderr.decode()
-    probes = _probes(result.stdout)
+    env = job_env(SLURM_PROCID="5")
+    result = run_launch(launch_argv(run, [sys.executable, program("launch_env_probe.py")], quick_hang=False, host=HOST),
+                        env, run)
+    assert result.returncode == 0, result.stderr
+    probes = _probes(result.stdout_bytes)
     assert probes[5]["rank"] is None              # SLURM_PROCID gave the rank, not RANK
     assert probes[5]["line_buffering"] is False   # triage's stdout is a pipe: buffering as without triage
 
@@ -99,10 +99,11 @@ def test_user_sitecustomize_still_runs(tmp_path: Path) -> None:
     (user / "sitecustomize.py").write_text(
         "import os, sys\nos.environ['USER_SITECUSTOMIZE_RAN'] = 'yes'\nprint('user sitecustomize ran')\n")
     run = tmp_path / "run"
-    env = clean_env(PYTHONPATH=str(user))
-    result = run_launch(run, torchrun_cmd(2, program("launch_env_probe.py")), env=env)
-    assert result.returncode == 0, result.stderr.decode()
-    probes = _probes(result.stdout)
+    env = job_env(PYTHONPATH=str(user))
+    result = run_launch(launch_argv(run, torchrun(program("launch_env_probe.py"), 2), quick_hang=False, host=HOST),
+                        env, run)
+    assert result.returncode == 0, result.stderr
+    probes = _probes(result.stdout_bytes)
     assert probes[0]["user_sitecustomize"] == "yes"
     assert probes[1]["sitecustomize_file"] == str(user / "sitecustomize.py")
     assert probes[0]["triage_loaded"] is True and probes[0]["torch_loaded"] is False
@@ -114,7 +115,7 @@ def test_noop_outside_triage(tmp_path: Path) -> None:
     code = "import sys, json; print(json.dumps(['triage.worker.agent' in sys.modules, sys.stdout.isatty()]))"
     for extra in ({"RANK": "0"}, {"RANK": "0", "TRIAGE_RUN_DIR": str(tmp_path / "x")},
                   {"TRIAGE_RUN_DIR": str(tmp_path / "x"), "TRIAGE_RANK_VARS": "RANK"}):
-        env = clean_env(PYTHONPATH=str(BOOTSTRAP_DIR), **extra)
+        env = job_env(PYTHONPATH=str(BOOTSTRAP_DIR), **extra)
         out = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, env=env, timeout=30)
         assert out.returncode == 0
         assert json.loads(out.stdout) == [False, False]
@@ -123,11 +124,11 @@ def test_noop_outside_triage(tmp_path: Path) -> None:
 
 def test_cores_nccl_debug_and_line_buffering(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    result = run_launch(run, torchrun_cmd(2, program("launch_env_probe.py")),
-                        "--cores", "--nccl-debug", "--line-buffered", "always")
-    assert result.returncode == 0, result.stderr.decode()
-    assert b"triage: cores: core size limit" in result.stderr
-    probes = _probes(result.stdout)
+    result = run_launch(launch_argv(run, torchrun(program("launch_env_probe.py"), 2), "--cores", "--nccl-debug", "--line-buffered", "always", quick_hang=False, host=HOST),
+                        None, run)
+    assert result.returncode == 0, result.stderr
+    assert "triage: cores: core size limit" in result.stderr
+    probes = _probes(result.stdout_bytes)
     import resource
 
     hard = resource.getrlimit(resource.RLIMIT_CORE)[1]
@@ -140,7 +141,8 @@ def test_cores_nccl_debug_and_line_buffering(tmp_path: Path) -> None:
 
 def test_exception_is_recorded_in_exit_json(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    result = run_launch(run, torchrun_cmd(2, program("launch_env_probe.py")), env=clean_env(PROBE_RAISE="1"))
+    result = run_launch(launch_argv(run, torchrun(program("launch_env_probe.py"), 2), quick_hang=False, host=HOST),
+                        job_env(PROBE_RAISE="1"), run)
     assert result.returncode == 1
     exit1 = read_json(rank_dir(run, 1) / "exit.json")
     assert exit1["how"] == "exception" and exit1["exit_code"] == 1
@@ -148,35 +150,37 @@ def test_exception_is_recorded_in_exit_json(tmp_path: Path) -> None:
     assert exit1["exception"]["message"] == "probe failure on purpose"
     assert "launch_env_probe.py" in exit1["exception"]["where"]
     assert read_json(rank_dir(run, 0) / "exit.json")["how"] == "exit"
-    assert b"[testhost:1] ValueError: probe failure on purpose\n" in result.stdout
+    assert "[testhost:1] ValueError: probe failure on purpose\n" in result.stdout
 
 
 def test_config_file_and_bad_values_from_the_cli(tmp_path: Path) -> None:
     (tmp_path / "triage.yaml").write_text("heartbeat_interval: 0.25\nconsole: launcher\n")
     run = tmp_path / "run"
-    result = run_launch(run, [sys.executable, program("launch_signals.py"), "0"], cwd=tmp_path,
-                        env=clean_env(TRIAGE_HEARTBEAT_INTERVAL="3", TRIAGE_TICK_INTERVAL="0.2"))
-    assert result.returncode == 0, result.stderr.decode()
+    result = run_launch(launch_argv(run, [sys.executable, program("launch_signals.py"), "0"], quick_hang=False, host=HOST),
+                        job_env(TRIAGE_HEARTBEAT_INTERVAL="3", TRIAGE_TICK_INTERVAL="0.2"), run)
+    assert result.returncode == 0, result.stderr
     options = read_json(run / HOST / "node.json")["options"]
     assert options["heartbeat_interval"] == 0.25 and options["tick_interval"] == 0.2
     assert options["console"] == "launcher"
     (tmp_path / "triage.yaml").write_text("hearbeat_interval: 1\n")
-    bad = run_launch(tmp_path / "run2", [sys.executable, "-c", "pass"], cwd=tmp_path)
+    bad = run_launch(launch_argv(tmp_path / "run2", [sys.executable, "-c", "pass"], quick_hang=False, host=HOST),
+                     None, tmp_path / "run2")
     assert bad.returncode == 2
-    assert bad.stderr.decode().splitlines()[0] == (
+    assert bad.stderr.splitlines()[0] == (
         f"triage: error: {tmp_path / 'triage.yaml'}: unknown key 'hearbeat_interval'")
-    assert b"Traceback" not in bad.stderr
+    assert "Traceback" not in bad.stderr
     os.unlink(tmp_path / "triage.yaml")
-    bad = run_launch(tmp_path / "run3", [sys.executable, "-c", "pass"], cwd=tmp_path,
-                     env=clean_env(TRIAGE_KILL_GRACE="soon"))
-    assert bad.returncode == 2 and b"TRIAGE_KILL_GRACE: 'soon' is not a valid float" in bad.stderr
+    bad = run_launch(launch_argv(tmp_path / "run3", [sys.executable, "-c", "pass"], quick_hang=False, host=HOST),
+                     job_env(TRIAGE_KILL_GRACE="soon"), tmp_path / "run3")
+    assert bad.returncode == 2 and "TRIAGE_KILL_GRACE: 'soon' is not a valid float" in bad.stderr
 
 
 def test_missing_launcher_is_a_usage_error(tmp_path: Path) -> None:
-    result = run_launch(tmp_path / "run", ["no-such-launcher-xyz"])
+    result = run_launch(launch_argv(tmp_path / "run", ["no-such-launcher-xyz"], quick_hang=False, host=HOST),
+                        None, tmp_path / "run")
     assert result.returncode == 2
-    assert b"launcher not found: 'no-such-launcher-xyz'" in result.stderr
-    assert b"Traceback" not in result.stderr
+    assert "launcher not found: 'no-such-launcher-xyz'" in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_workers_are_line_buffered_when_triage_writes_to_a_terminal(tmp_path: Path) -> None:
@@ -184,9 +188,10 @@ def test_workers_are_line_buffered_when_triage_writes_to_a_terminal(tmp_path: Pa
 
     master, slave = pty.openpty()
     run = tmp_path / "run"
-    argv = launch_argv(run, [sys.executable, program("launch_multi.py"), "1", program("launch_env_probe.py")])
+    argv = launch_argv(run, [sys.executable, program("launch_multi.py"), "1", program("launch_env_probe.py")],
+                       quick_hang=False, host=HOST)
     proc = subprocess.Popen(argv, stdout=slave, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-                            env=clean_env())
+                            env=job_env())
     os.close(slave)
     output = b""
     try:
@@ -208,9 +213,9 @@ def test_workers_are_line_buffered_when_triage_writes_to_a_terminal(tmp_path: Pa
 
 def test_elastic_restart_appends_to_the_rank_logs(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    result = run_launch(run, torchrun_cmd(2, program("launch_env_probe.py"), before=("--max-restarts", "1")),
-                        env=clean_env(PROBE_FAIL_FIRST="1"))
-    assert result.returncode == 0, result.stderr.decode()
+    result = run_launch(launch_argv(run, torchrun(program("launch_env_probe.py"), 2, before=("--max-restarts", "1")), quick_hang=False, host=HOST),
+                        job_env(PROBE_FAIL_FIRST="1"), run)
+    assert result.returncode == 0, result.stderr
     for rank in (0, 1):
         log = (rank_dir(run, rank) / "output.log").read_bytes()
         assert log.count(b"PROBE ") == 2 and b'"restart": "0"' in log and b'"restart": "1"' in log
@@ -221,11 +226,12 @@ def test_elastic_restart_appends_to_the_rank_logs(tmp_path: Path) -> None:
 def test_console_launcher_only_keeps_ranks_in_the_files(tmp_path: Path) -> None:
     run = tmp_path / "run"
     launcher = [sys.executable, program("launch_multi.py"), "2", program("launch_env_probe.py")]
-    result = run_launch(run, launcher, "--console", "launcher")
-    assert result.returncode == 0, result.stderr.decode()
-    assert b"[testhost:launcher] launch_multi: starting 2 workers\n" in result.stdout
-    assert b"PROBE" not in result.stdout
+    result = run_launch(launch_argv(run, launcher, "--console", "launcher", quick_hang=False, host=HOST), None, run)
+    assert result.returncode == 0, result.stderr
+    assert "[testhost:launcher] launch_multi: starting 2 workers\n" in result.stdout
+    assert "PROBE" not in result.stdout
     merged = (run / HOST / "merged.log").read_bytes()
     assert set(_probes(merged)) == {0, 1}
-    quiet = run_launch(tmp_path / "run2", launcher, "--console", "none")
-    assert quiet.returncode == 0 and quiet.stdout == b""
+    quiet = run_launch(launch_argv(tmp_path / "run2", launcher, "--console", "none", quick_hang=False, host=HOST),
+                       None, tmp_path / "run2")
+    assert quiet.returncode == 0 and quiet.stdout == ""

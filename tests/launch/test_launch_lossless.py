@@ -3,15 +3,12 @@ on the console. Compared by hashing each rank's byte stream (torchrun, 4 ranks).
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-from launch_util import HOST, clean_env, program, rank_dir, read_json, run_launch, sha, torchrun_cmd
-
+from tests.helpers.launch import HOST, job_env, launch_argv, rank_dir, read_json, run_launch, sha, torchrun
+from tests.helpers.paths import program
+from tests.programs.launch_spew import expected_stream
 from triage.agent.tagger import iter_records, reconstruct
-
-sys.path.insert(0, str(Path(program("launch_spew.py")).parent))
-from launch_spew import expected_stream
 
 LINES = 260_000     # per rank: 4 ranks -> 1.04M lines
 
@@ -32,8 +29,8 @@ def test_burst_big_line_binary_segv_and_sigkill(tmp_path: Path) -> None:
         f" 3: ['--die', 'kill', '--wait-for', '4']}}[rank]\n"
         f"sys.argv = [{spew!r}, '{LINES}', *args]\n"
         f"runpy.run_path({spew!r}, run_name='__main__')\n")
-    result = run_launch(run, torchrun_cmd(4, str(dispatcher)), env=clean_env(SPEW_MARKERS=str(markers)),
-                        timeout=180)
+    result = run_launch(launch_argv(run, torchrun(str(dispatcher), 4), quick_hang=False, host=HOST),
+                        job_env(SPEW_MARKERS=str(markers)), run, timeout=180)
     assert result.returncode != 0       # torchrun reports the failed ranks
     merged = (run / HOST / "merged.log").read_bytes()
     expected = {
@@ -46,7 +43,7 @@ def test_burst_big_line_binary_segv_and_sigkill(tmp_path: Path) -> None:
         own = (rank_dir(run, rank) / "output.log").read_bytes()
         assert sha(own) == sha(stream), f"rank {rank}: output.log differs ({len(own)} vs {len(stream)} bytes)"
         assert sha(reconstruct(merged, HOST, str(rank))) == sha(stream), f"rank {rank}: merged.log differs"
-        assert sha(reconstruct(result.stdout, HOST, str(rank))) == sha(stream), f"rank {rank}: console differs"
+        assert sha(reconstruct(result.stdout_bytes, HOST, str(rank))) == sha(stream), f"rank {rank}: console differs"
     # records never exceed the partial-line bound by more than one read, lines are never cut
     records = [r for r in iter_records(merged) if r[1] == "1" and not r[2]]
     assert records and records[-1][3].endswith(b"1" * 100)

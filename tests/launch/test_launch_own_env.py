@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.hang.launched import TORCHRUN, check_complete, program, run_launch, status
+from tests.helpers.bundle import check_complete, status
+from tests.helpers.launch import TORCHRUN, run_launch
+from tests.helpers.paths import program
 from triage.bundle import CollectorStatus, read_manifest
 from triage.collectors.executable import find_environment_tool, own_environment_dirs
 from triage.exitcodes import ExitCode

@@ -9,28 +9,17 @@ from pathlib import Path
 
 import psutil
 import pytest
-from launch_util import (
-    HOST,
-    clean_env,
-    kill_pids,
-    launch_argv,
-    program,
-    rank_dir,
-    read_json,
-    run_launch,
-    sha,
-    torchrun_cmd,
-    wait_for,
-)
-from support import running_program
 
-sys.path.insert(0, str(Path(program("launch_spew.py")).parent))
-from launch_spew import expected_stream
+from tests.helpers.launch import HOST, job_env, launch_argv, rank_dir, read_json, run_launch, sha, torchrun
+from tests.helpers.paths import program
+from tests.helpers.processes import kill_pids, running_program, wait_for
+from tests.programs.launch_spew import expected_stream
 
 
 @pytest.mark.parametrize("code", [0, 7])
 def test_exit_code_is_the_launchers(tmp_path: Path, code: int) -> None:
-    result = run_launch(tmp_path / "run", [sys.executable, program("launch_signals.py"), str(code)])
+    result = run_launch(launch_argv(tmp_path / "run", [sys.executable, program("launch_signals.py"), str(code)], quick_hang=False, host=HOST),
+                        None, tmp_path / "run")
     assert result.returncode == code
     assert read_json(tmp_path / "run" / HOST / "node.json")["exit_code"] == code
 
@@ -42,8 +31,8 @@ def test_exit_code_is_the_launchers(tmp_path: Path, code: int) -> None:
 ])
 def test_signals_are_forwarded(tmp_path: Path, sig: int, expected: int, said: bytes | None) -> None:
     run = tmp_path / "run"
-    argv = launch_argv(run, [sys.executable, program("launch_signals.py")])
-    with running_program(argv, env=clean_env()) as proc:
+    argv = launch_argv(run, [sys.executable, program("launch_signals.py")], quick_hang=False, host=HOST)
+    with running_program(argv, env=job_env()) as proc:
         proc.send_signal(sig)
         assert proc.wait(timeout=30) == expected
         assert proc.stdout is not None
@@ -58,10 +47,11 @@ def test_signals_are_forwarded(tmp_path: Path, sig: int, expected: int, said: by
 def test_agent_killed_with_sigkill_job_keeps_running(tmp_path: Path) -> None:
     run = tmp_path / "run"
     lines = 20_000
-    argv = launch_argv(run, torchrun_cmd(2, program("launch_spew.py"), str(lines), "--slow", "3"))
+    argv = launch_argv(run, torchrun(program("launch_spew.py"), 2, str(lines), "--slow", "3"),
+                       quick_hang=False, host=HOST)
     pids: list[int] = []
     try:
-        with running_program(argv, env=clean_env(), ready="start of rank", timeout=90) as proc:
+        with running_program(argv, env=job_env(), ready="start of rank", timeout=90) as proc:
             node = wait_for(lambda: _json_or_none(run / HOST / "node.json"), 10, "node.json")
             pids.append(node["launcher_pid"])
             for rank in (0, 1):
@@ -85,9 +75,9 @@ def test_agent_killed_with_sigkill_job_keeps_running(tmp_path: Path) -> None:
 def test_no_leftover_workers_when_launcher_is_killed(tmp_path: Path) -> None:
     """The launcher dies by SIGKILL and leaves its workers running: triage kills them after the grace."""
     run = tmp_path / "run"
-    argv = launch_argv(run, torchrun_cmd(2, program("launch_spew.py"), "200", "--slow", "60"),
-                       "--kill-grace", "1")
-    with running_program(argv, env=clean_env(), ready="start of rank", timeout=90) as proc:
+    argv = launch_argv(run, torchrun(program("launch_spew.py"), 2, "200", "--slow", "60"), "--kill-grace", "1",
+                       quick_hang=False, host=HOST)
+    with running_program(argv, env=job_env(), ready="start of rank", timeout=90) as proc:
         node = wait_for(lambda: _json_or_none(run / HOST / "node.json"), 10, "node.json")
         workers = [wait_for(lambda r=r: _json_or_none(rank_dir(run, r) / "worker.json"), 30, "worker")["pid"]
                    for r in (0, 1)]
@@ -111,8 +101,8 @@ def _json_or_none(path: Path) -> dict[str, object] | None:
 def test_third_interrupt_kills_a_launcher_that_ignores_them(tmp_path: Path) -> None:
     code = ("import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); print('READY', flush=True); "
             "time.sleep(120)")
-    argv = launch_argv(tmp_path / "run", [sys.executable, "-c", code])
-    with running_program(argv, env=clean_env()) as proc:
+    argv = launch_argv(tmp_path / "run", [sys.executable, "-c", code], quick_hang=False, host=HOST)
+    with running_program(argv, env=job_env()) as proc:
         for _ in range(3):
             proc.send_signal(signal.SIGINT)
             time.sleep(0.5)               # signals sent back to back are merged into one

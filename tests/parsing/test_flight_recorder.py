@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import kill_tree
+from tests.helpers.processes import kill_tree
 from triage.errors import InputError
 from triage.model import CollectiveState
 from triage.parsing.flight_recorder import (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.support import python_program, running_program
+from tests.helpers.processes import python_program, running_program
 from triage.parsing.nccl import NcclTracker
 
 OPS = ["all_reduce", "all_gather", "reduce_scatter", "broadcast"]

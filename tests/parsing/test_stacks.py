@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import python_program, running_program
+from tests.helpers.processes import python_program, running_program
 from triage.parsing.stacks import (
     FatalBanner,
     Frame,

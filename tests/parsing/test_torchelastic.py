@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import kill_tree
+from tests.helpers.processes import kill_tree
 from triage.parsing.torchelastic import parse_error_file, parse_launcher_failures
 
 DATA = Path(__file__).parent / "data"

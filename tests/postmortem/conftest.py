@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support import PROGRAMS
 
+from tests.helpers.paths import PROGRAMS
 from tests.helpers.postmortem import Crash, core_pattern_is_relative_core, crash
 
 

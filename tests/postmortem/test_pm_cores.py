@@ -5,8 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from support import PROGRAMS
-
+from tests.helpers.paths import PROGRAMS
 from tests.helpers.postmortem import crash, report_json, triage_run
 from triage.parsing.elfcore import read_core_notes
 from triage.parsing.gdb import parse_gdb_backtrace
@@ -100,8 +99,7 @@ def test_gdb_parser_reads_live_gdb_output_with_thread_names(built: dict[str, Pat
     """The same parser reads `gdb -p` output (live threads have names; cores do not)."""
     import subprocess
 
-    from support import running_program
-
+    from tests.helpers.processes import running_program
     from triage.collectors.gdbrun import find_gdb, gdb_batch_argv, run_gdb
 
     source = (PROGRAMS / "pm_mt_crash.c").read_text()

@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
-from support import PROGRAMS, REPO
 
+from tests.helpers.paths import PROGRAMS, REPO
 from tests.helpers.postmortem import core_pattern_is_relative_core, crash, find_core, report_json, triage_run
 
 JOB_TIMEOUT_S = 120

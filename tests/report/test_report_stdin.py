@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 
-from tests.support import triage_cmd
+from tests.helpers.processes import triage_cmd
 
 LOG = ("[rank1]:[E1001 10:00:01.123456 1001 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation "
        "timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE, NumelIn=8, NumelOut=8, Timeout(ms)=600000) ran for 600010 "

@@ -14,8 +14,9 @@ from typing import Any
 import psutil
 import pytest
 
-from tests.hang.launched import torchrun
-from tests.support import PROGRAMS, running_program, triage_cmd
+from tests.helpers.launch import torchrun
+from tests.helpers.paths import PROGRAMS
+from tests.helpers.processes import running_program, triage_cmd
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -11,7 +11,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from support import REPO
+from tests.helpers.paths import REPO
 
 NOBODY = 65534
 AS_NOBODY = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]

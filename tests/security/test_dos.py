@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 
 import pytest
-from sec_util import triage
-from support import REPO
 
+from tests.helpers.paths import REPO
+from tests.security.sec_util import triage
 from triage.errors import RemoteError
 from triage.parsing.elfcore import CoreFormatError, elf_debug_state, read_core_notes
 from triage.parsing.safe_pickle import MAX_NODES, check_bounds, safe_unpickle

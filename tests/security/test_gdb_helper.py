@@ -13,7 +13,9 @@ import stat
 from pathlib import Path
 
 import pytest
-from sec_util import (
+
+from tests.helpers.processes import running_program
+from tests.security.sec_util import (
     AS_NOBODY,
     SYSTEM_PYTHON,
     as_nobody,
@@ -23,8 +25,6 @@ from sec_util import (
     pwn_code,
     triage,
 )
-from support import running_program
-
 from triage.collectors.common import CollectOptions, Target
 from triage.collectors.gdb import collect_gdb, gdb_argv
 from triage.collectors.gdbrun import gdb_batch_argv, helper_candidates, helper_problem, python_gdb_helper

@@ -13,9 +13,9 @@ import uuid
 from pathlib import Path
 
 import pytest
-from sec_util import AS_NOBODY, NOBODY, attacker_dir, can_drop_privileges, triage
-from support import running_program
 
+from tests.helpers.processes import running_program
+from tests.security.sec_util import AS_NOBODY, NOBODY, attacker_dir, can_drop_privileges, triage
 from triage.collectors.common import may_touch, write_private
 from triage.errors import InputError
 from triage.layout import UnsafeDirectoryError, directory_problem, make_private_dir, short_hostname

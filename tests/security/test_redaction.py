@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from sec_util import triage
-from support import running_program
 
+from tests.helpers.processes import running_program
+from tests.security.sec_util import triage
 from triage.collectors.redact import (
     REDACTED,
     is_secret_name,

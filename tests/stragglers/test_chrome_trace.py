@@ -7,7 +7,7 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from tests.stragglers.synth import MS, T0, evidence, jitter, late, traces
+from tests.helpers.arrivals import MS, T0, evidence, jitter, late, traces
 from triage.analysis.analyze import analyze
 from triage.model import CollectiveState
 from triage.report import FORMATS, render

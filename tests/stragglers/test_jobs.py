@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from tests.hang.launched import Finished, background_launch, job_env, program, run_launch, torchrun
-from tests.support import running_program, triage_cmd
+from tests.helpers.launch import Finished, background_launch, job_env, run_launch, torchrun
+from tests.helpers.paths import program
+from tests.helpers.processes import running_program, triage_cmd
 
 pytestmark = pytest.mark.timeout(400)
 JOB = program("straggler_job.py")

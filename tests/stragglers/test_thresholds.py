@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.stragglers.synth import evidence, group, jitter, late, traces
+from tests.helpers.arrivals import evidence, group, jitter, late, traces
 from triage.analysis.analyze import analyze
 from triage.analysis.stragglers import DEFAULT, Thresholds, find_stragglers, group_stragglers
 from triage.model import VerdictKind

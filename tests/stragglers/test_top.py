@@ -13,7 +13,7 @@ from typing import Any
 
 from rich.console import Console
 
-from tests.support import triage_cmd
+from tests.helpers.processes import triage_cmd
 from triage.top.render import fold, snapshot_table
 from triage.top.snapshot import TopState, take_snapshot
 

@@ -9,22 +9,18 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 CLUSTER_TESTS = Path(__file__).resolve().parents[2] / "cluster"
-if str(CLUSTER_TESTS) not in sys.path:
-    sys.path.insert(0, str(CLUSTER_TESTS))
-
 _spec = importlib.util.spec_from_file_location("triage_cluster_conftest", CLUSTER_TESTS / "conftest.py")
 assert _spec is not None and _spec.loader is not None
 _shared = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_shared)
 
-import testcluster  # found through the path set above
+from tests.cluster import testcluster
 
 N_NODES = 3
 fresh_cluster = _shared.fresh_cluster

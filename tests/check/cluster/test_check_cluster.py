@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from testcluster import PYTHON, REPO, Cluster
+
+from tests.cluster.testcluster import PYTHON, REPO, Cluster
 
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 SBATCH = REPO / "slurm" / "triage-check.sbatch"

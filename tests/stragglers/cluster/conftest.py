@@ -5,23 +5,19 @@ tests/cluster), and tests/cluster's leftover-process check (the cluster's daemon
 from __future__ import annotations
 
 import importlib.util
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 CLUSTER_TESTS = Path(__file__).resolve().parents[2] / "cluster"
-if str(CLUSTER_TESTS) not in sys.path:
-    sys.path.insert(0, str(CLUSTER_TESTS))
-
 _spec = importlib.util.spec_from_file_location("triage_cluster_conftest_stragglers", CLUSTER_TESTS / "conftest.py")
 if _spec is None or _spec.loader is None:
     raise ImportError(f"cannot load {CLUSTER_TESTS / 'conftest.py'}")
 _shared = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_shared)
 
-import testcluster  # found through the path set above
+from tests.cluster import testcluster
 
 no_leftover_processes = _shared.no_leftover_processes
 

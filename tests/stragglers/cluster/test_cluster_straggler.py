@@ -9,8 +9,9 @@ import time
 from pathlib import Path
 
 import pytest
-from clusterjobs import PYTHON, REMOTE_TRIAGE, SBATCH_WRAPPER, cancel, submit, triage
-from testcluster import Cluster
+
+from tests.cluster.clusterjobs import PYTHON, REMOTE_TRIAGE, SBATCH_WRAPPER, cancel, submit, triage
+from tests.cluster.testcluster import Cluster
 
 pytestmark = [pytest.mark.cluster, pytest.mark.timeout(600)]
 JOB = Path(__file__).resolve().parents[2] / "programs" / "straggler_job.py"

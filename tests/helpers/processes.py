@@ -1,7 +1,7 @@
-"""Helpers shared by the test suites: real target programs and guaranteed clean-up.
+"""Real target programs and guaranteed clean-up.
 
-``running_program`` starts a real program from tests/programs/, waits until it prints a
-"ready" line, and always terminates and reaps it (and anything it started) on exit.
+``running_program`` starts a real program (from tests/programs/, or triage itself), waits until it
+prints a "ready" line, and always terminates and reaps it (and anything it started) on exit.
 """
 
 from __future__ import annotations
@@ -12,15 +12,16 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import psutil
 
-REPO = Path(__file__).resolve().parent.parent
-PROGRAMS = REPO / "tests" / "programs"
-EXAMPLES = REPO / "examples"
+from tests.helpers.paths import PROGRAMS
+
 READY = "READY"
+T = TypeVar("T")
 
 
 def kill_tree(pid: int, grace: float = 3.0) -> None:
@@ -38,6 +39,20 @@ def kill_tree(pid: int, grace: float = 3.0) -> None:
         with contextlib.suppress(psutil.Error):
             proc.kill()
     psutil.wait_procs(alive, timeout=grace)
+
+
+def kill_pids(pids: Sequence[int]) -> None:
+    """SIGKILL processes by pid (and their descendants) at once and wait until they are gone."""
+    procs: list[psutil.Process] = []
+    for pid in pids:
+        with contextlib.suppress(psutil.Error):
+            proc = psutil.Process(pid)
+            procs.append(proc)
+            procs.extend(proc.children(recursive=True))
+    for proc in procs:
+        with contextlib.suppress(psutil.Error):
+            proc.send_signal(signal.SIGKILL)
+    psutil.wait_procs(procs, timeout=10)
 
 
 @contextlib.contextmanager
@@ -90,7 +105,19 @@ def running_program(
             proc.stdout.close()
 
 
+def wait_for(predicate: Callable[[], T], timeout: float, what: str, poll: float = 0.1) -> T:
+    """Poll ``predicate`` until it returns something true; that value, or AssertionError after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(poll)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
 def python_program(name: str, *args: str) -> list[str]:
+    """The argv that runs tests/programs/NAME with this interpreter (as it is: no realpath)."""
     return [sys.executable, str(PROGRAMS / name), *args]
 
 

@@ -17,17 +17,16 @@ from operator import itemgetter, lt
 from typing import Any
 
 from triage.model import CollectiveState, SeqHistory, Signature
-from triage.parsing.flight_recorder import (
-    _DTYPE_CACHE,
-    _OP_CACHE,
-    FrDump,
+from triage.parsing.flight_recorder import FrDump, parse_fr_json
+from triage.parsing.flight_recorder_entries import (
+    DTYPE_CACHE,
+    OP_CACHE,
     PgStatus,
-    _dtype,
-    _numel,
-    _op_and_peer,
-    _pg_status,
-    _state,
-    parse_fr_json,
+    dtype_of,
+    entry_state,
+    numel,
+    op_and_peer,
+    read_pg_status,
 )
 
 TAIL = 80            # seqs of each group kept as Collectives (the straggler scan looks at 64)
@@ -51,7 +50,7 @@ def _collect(entries: list[Any] | tuple[Any, ...], statuses: Mapping[str, PgStat
              by_pg: dict[str, list[Fact]], keep: set[int]) -> None:
     """Facts of the plain collective entries into ``by_pg``; the indexes of p2p and unusual ones
     (parsed fully by parse_fr_json) into ``keep``. One tight loop: this is per entry."""
-    ops, dtypes_cache, sigs, pg_names = _OP_CACHE, _DTYPE_CACHE, _SIGS, _PG_NAMES
+    ops, dtypes_cache, sigs, pg_names = OP_CACHE, DTYPE_CACHE, _SIGS, _PG_NAMES
     last_pg: str | None = None
     facts: list[Fact] = []
     for index, entry in enumerate(entries):
@@ -67,7 +66,7 @@ def _collect(entries: list[Any] | tuple[Any, ...], statuses: Mapping[str, PgStat
         if type(pg) is not str or not pg or type(profiling) is not str or not profiling or type(seq) is not int:
             keep.add(index)
             continue
-        op = (ops.get(profiling) or _op_and_peer(profiling))[0]
+        op = (ops.get(profiling) or op_and_peer(profiling))[0]
         if seq < 0 or get("is_p2p") or op == "send" or op == "recv":
             keep.add(index)
             continue
@@ -76,17 +75,17 @@ def _collect(entries: list[Any] | tuple[Any, ...], statuses: Mapping[str, PgStat
                 and type(count := shape[0]) is int:
             pass   # the common single 1-d tensor
         else:
-            count = _numel(sizes)[1]
+            count = numel(sizes)[1]
         out = None
         if op in _GATHER_LIKE:
-            shapes = _numel(get("output_sizes"))[0]
+            shapes = numel(get("output_sizes"))[0]
             out = sum(map(prod, shapes)) if shapes else None
         dtypes = get("input_dtypes")
         dtype = dtypes_cache.get(dtypes[0]) if type(dtypes) is list and dtypes and type(dtypes[0]) is str else None
         if dtype is None:
-            dtype = _dtype(dtypes or get("output_dtypes"))
+            dtype = dtype_of(dtypes or get("output_dtypes"))
         completed = get("state") == "completed" or get("retired") is True or (
-            _state(entry, profiling.startswith("gloo"), statuses.get(pg)) is CollectiveState.COMPLETED)
+            entry_state(entry, profiling.startswith("gloo"), statuses.get(pg)) is CollectiveState.COMPLETED)
         key = (op, count, dtype, out)
         if pg != last_pg:
             facts = by_pg.setdefault(pg, [])
@@ -156,7 +155,7 @@ def parse_fr_compact(data: Mapping[str, Any], rank: int | None, source: str) -> 
     entries = data.get("entries", []) if isinstance(data, Mapping) else None
     if not isinstance(entries, (list, tuple)):
         return parse_fr_json(data, rank, source)
-    statuses = _pg_status(data.get("pg_status"))
+    statuses = read_pg_status(data.get("pg_status"))
     by_pg: dict[str, list[Fact]] = {}
     keep: set[int] = set()
     _collect(entries, statuses, by_pg, keep)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from triage.analysis.core_crash import classify_core_output, classify_rank_logs
+from triage.analysis.core_crash import classify_core_output, classify_rank_logs, crash_report, other_rank
 from triage.analysis.crash import CrashClassification, KernelEvent
 from triage.bundle import (
     CollectorRecord,
@@ -33,9 +33,8 @@ from triage.collectors.pyframes import describe as describe_pyframe
 from triage.collectors.pyframes import parse_output as parse_pyframes
 from triage.layout import RunPaths, make_private_dir
 from triage.load.cores import read_core_output
-from triage.model import RankState, Report
+from triage.model import Report
 from triage.parsing.elfcore import CoreFormatError, read_core_notes
-from triage.parsing.stacks import parse_faulthandler_signal
 from triage.postmortem.context import (
     RankFiles,
     boot_time,
@@ -43,10 +42,8 @@ from triage.postmortem.context import (
     rank_for_pid,
     rank_logs,
     read_dmesg,
-    read_tail,
     run_dir_ranks,
 )
-from triage.postmortem.report import OtherRank, crash_report
 
 
 @dataclass
@@ -99,27 +96,6 @@ def _write_manifests(made: dict[str, Path], jobs: list[_Job], records: list[Coll
         write_manifest(bundle, Manifest(job_id=run_dir.name, host=host, trigger=Trigger.CRASH, created=started,
                                         collectors=tuple(chosen), reason="triage postmortem on core files",
                                         finished=time.time()))
-
-
-def _other_ranks(ranks: list[RankFiles], crashed: set[tuple[str, int]]) -> tuple[OtherRank, ...]:
-    others = []
-    for rank in ranks:
-        if (rank.host, rank.rank) in crashed:
-            continue
-        exit_info = rank.exit or {}
-        fatal = parse_faulthandler_signal(read_tail(rank.paths.faulthandler))
-        if fatal:
-            state, how = RankState.CRASHED, f"torn down ({fatal})"
-        elif exit_info.get("how") == "exception":
-            state, how = RankState.EXITED_ERROR, "exited with an exception"
-        elif exit_info.get("how") == "exit":
-            code = exit_info.get("exit_code")
-            state = RankState.EXITED_OK if code in (0, None) else RankState.EXITED_ERROR
-            how = f"exited {code}"
-        else:
-            state, how = RankState.UNKNOWN, "no exit record (hung, then killed?)"
-        others.append(OtherRank(rank.rank, rank.host, rank.pid, state, how))
-    return tuple(others)
 
 
 def run_postmortem(cores: list[Path], *, exe: str | None = None, run_dir: Path | None = None,
@@ -196,17 +172,17 @@ def _analyse(jobs: list[_Job], records: list[CollectorRecord], ranks: list[RankF
         classifications.append(item)
         if job.rank is not None:
             crashed.add((job.rank.host, job.rank.rank))
-    for rank in ranks:
-        if (rank.host, rank.rank) not in crashed:
-            item_or_none = classify_rank_logs(rank_logs(rank), events)
-            if item_or_none is not None:
-                classifications.append(item_or_none)
-                crashed.add((rank.host, rank.rank))
+    quiet = [rank_logs(rank) for rank in ranks if (rank.host, rank.rank) not in crashed]
+    for logs in quiet:
+        item_or_none = classify_rank_logs(logs, events)
+        if item_or_none is not None:
+            classifications.append(item_or_none)
+            crashed.add((logs.host, logs.rank))
     if gdb_missing:
         warnings.append("gdb is not on PATH: the report comes from the cores' notes only "
                         "(install gdb for backtraces)")
-    report = crash_report(classifications, _other_ranks(ranks, crashed), sources=tuple(str(c) for c in cores),
-                          problems=tuple(bad))
+    others = tuple(other_rank(logs) for logs in quiet if (logs.host, logs.rank) not in crashed)
+    report = crash_report(classifications, others, sources=tuple(str(c) for c in cores), problems=tuple(bad))
     return PostmortemResult(report, classifications, bad, list(dict.fromkeys(warnings)), gdb_missing,
                             [str(b) for b in bundles])
 

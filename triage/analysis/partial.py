@@ -131,7 +131,17 @@ def reported_mismatch(mismatches: tuple[ReportedMismatch, ...], hosts: Hosts,
     culprits: tuple[int, ...] = ()
     if len(culprit) < len(majority) or (world_size and len(majority) > world_size // 2):
         culprits = tuple(sorted(culprit))
-    if not culprits:
+    side_path = _side_path_call(sides, calls) if not culprits else None
+    if side_path is not None:
+        mine, theirs = calls[side_path], next(calls[c] for c in sides if c != side_path)
+        culprits = tuple(sorted(sides[side_path]))
+        opposed = sorted(r for c, rs in sides.items() if c != side_path for r in rs)
+        summary = (f"MISMATCH ({kind.value}): {who(culprits, hosts)} called {_describe(mine)}{_at_seq(mine.seq)} "
+                   f"while {rank_word(opposed)} called {_describe(theirs)} (TORCH_DISTRIBUTED_DEBUG=DETAIL); "
+                   f"no majority, but {(mine.op or '?').lower()} is what a side path (checkpoint saving, logging, "
+                   f"evaluation, an object broadcast) calls, while {(theirs.op or '?').lower()} is the training "
+                   "step's: the rank in the side path is the likelier culprit")
+    elif not culprits:
         summary = (f"MISMATCH ({kind.value}): {who((a.rank,), hosts)} runs {_describe(a)} while "
                    f"{who((b.rank,), hosts)} runs {_describe(b)}{_at_seq(a.seq)} "
                    "(TORCH_DISTRIBUTED_DEBUG=DETAIL); which of them left the common path is not in this input")
@@ -146,6 +156,22 @@ def reported_mismatch(mismatches: tuple[ReportedMismatch, ...], hosts: Hosts,
     verdict = Verdict(VerdictKind.COLLECTIVE_MISMATCH, summary, subkind=kind, culprit_ranks=culprits, seq=a.seq)
     return verdict, Finding(VerdictKind.COLLECTIVE_MISMATCH.value, culprits, summary.split(": ", 1)[1], evidence,
                             root_cause=True)
+
+
+# The training step's collectives (gradient sync, sharded parameters) and those of side paths that
+# one rank may take on its own (checkpoint saving, logging, evaluation: rooted or object collectives).
+_STEP_OPS = frozenset({"all_reduce", "all_gather", "reduce_scatter", "all_to_all"})
+_SIDE_PATH_OPS = frozenset({"broadcast", "scatter", "gather", "reduce", "barrier"})
+
+
+def _side_path_call(sides: Mapping[_Call, set[int]], calls: Mapping[_Call, ReportedFingerprint]) -> _Call | None:
+    """Two calls with no majority (1 rank against 1): the call of a side path, when exactly one side
+    is in one while the other is in a training-step collective."""
+    if len(sides) != 2 or not all(sides.values()):
+        return None
+    side = [c for c in sides if calls[c].op in _SIDE_PATH_OPS]
+    step = [c for c in sides if calls[c].op in _STEP_OPS]
+    return side[0] if len(side) == 1 and len(step) == 1 else None
 
 
 def unattributed_verdict(failures: tuple[ExitInfo, ...]) -> tuple[Verdict, Finding] | None:

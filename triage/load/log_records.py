@@ -59,7 +59,9 @@ def _unattributed_launcher_failure(failure: LauncherFailure, path: str, scan: Lo
         line = CrashLine(CrashLineKind.FATAL_SIGNAL, f"{who} was killed by {failure.signal}", signal=failure.signal,
                          collateral=failure.signal in ("SIGTERM", "SIGINT") and not failure.root_cause)
     else:
-        line = CrashLine(CrashLineKind.EXCEPTION, f"{who} exited with code {failure.exitcode}")
+        # (after a DETAIL mismatch error every rank raises it and exits: the exit is its consequence)
+        line = CrashLine(CrashLineKind.EXCEPTION, f"{who} exited with code {failure.exitcode}",
+                         collateral=bool(scan.mismatches))
     scan.orphans.append((-1 if failure.root_cause else scan.lines_read, line, path))
     if failure.host:
         scan.orphan_hosts[id(line)] = failure.host

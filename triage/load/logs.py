@@ -346,6 +346,9 @@ def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
             # one rank failed by the launcher's account; the log's unprefixed failure lines are its
             order, line, path = _failure_of(own)
             failure = failure_exit(line, order, path)
+        if launcher is not None and failure is None and scan.mismatches and launcher.signal is None:
+            # every rank raises the DETAIL mismatch error and exits with it: the exit is its consequence
+            launcher = replace(launcher, collateral=True)
         exit_info = _combine(launcher, failure)
         out.append(RankEvidence(
             rank=rank, host=scan.hosts.get(rank), pid=scan.pids.get(rank), world_size=scan.world_size,

@@ -40,3 +40,29 @@ def test_two_ranks_in_two_step_collectives_blame_no_one_and_the_exit_record_does
     assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("collective_mismatch", ())
     assert result.verdict.subkind is not None and result.verdict.subkind.value == "size"
     assert "which of them" in result.verdict.summary
+
+
+def test_a_store_wait_timeout_before_any_work_is_an_init_hang() -> None:
+    result = report("[rank1]: torch.distributed.DistStoreError: wait timeout after 600000ms, keys: /default_pg//cuda//0",
+                    "[rank2]: torch.distributed.DistStoreError: wait timeout after 600000ms, keys: /default_pg//cuda//0")
+    assert result.verdict.kind.value == "init_hang"
+    assert "network" not in result.verdict.summary.lower()
+
+
+def test_store_wait_timeouts_of_no_known_rank_while_rank_0_works_name_rank_0() -> None:
+    # rwth-i6/returnn#1621's class: rank 0 alone evaluates; the others' store wait (DETAIL's check) times out
+    result = report("validation: batch 311/400, acc 0.71", "validation: batch 312/400, acc 0.70",
+                    "[I ProcessGroupWrapper.cpp:563] [Rank 0] Running collective: CollectiveFingerPrint("
+                    "SequenceNumber=9, OpType=ALLREDUCE, TensorShape=[1], TensorDtypes=Float, " + OPTS,
+                    "Unhandled exception <class 'RuntimeError'> in thread <_MainThread(MainThread)>, proc 101.",
+                    "RuntimeError: Timed out waiting 1800000ms for key: default_pg/9",
+                    "Exception raised from doWait at ../torch/csrc/distributed/c10d/TCPStore.cpp:445 (most recent "
+                    "call first):")
+    assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("stuck_outside_collective", (0,))
+    assert "validation: batch 312/400" in result.verdict.summary
+
+
+def test_store_wait_timeouts_with_no_rank_at_work_are_not_a_network_error() -> None:
+    result = report("Epoch 3: 100%|#####| 500/500 [10:00<00:00, loss=1.2]", "RuntimeError: Socket Timeout",
+                    "RuntimeError: Socket Timeout")
+    assert result.verdict.kind.value not in ("network_error", "no_problem_found")

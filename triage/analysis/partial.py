@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from triage.analysis.describe import who
 from triage.analysis.failures import Failure
 from triage.analysis.ranks import format_ranks, rank_word
-from triage.model import Finding, MismatchKind, Verdict, VerdictKind
+from triage.model import CollectiveState, Finding, MismatchKind, Verdict, VerdictKind
 from triage.model.evidence import (
     Event,
     EventKind,
@@ -190,7 +190,8 @@ def unattributed_verdict(failures: tuple[ExitInfo, ...]) -> tuple[Verdict, Findi
 
 
 _NOT_WORK = re.compile(r"^(?:File |Traceback|frame #|```|--|\.\.\.|\^|\[?[EW]\d{4}|\w*Warning|warnings?\.|"
-                       r"Exception raised|\s*$)|NCCL (?:INFO|WARN)|[Ww]atchdog|Timeout\(ms\)")
+                       r"Exception raised|Thread\b|\s*$)|NCCL (?:INFO|WARN)|[Ww]atchdog|Timeout\(ms\)|"
+                       r"[Uu]nhandled exception|<Thread\(")
 
 
 def _rank0_at_work(timed_out: list[int], ranks: tuple[RankEvidence, ...], tail: tuple[str, ...]) -> str | None:
@@ -212,7 +213,7 @@ def watchdog_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...],
     """Watchdog timeouts without traces: one collective timed out on the ranks shown."""
     timeouts = [e for e in events if e.kind is EventKind.WATCHDOG_TIMEOUT and e.rank is not None]
     if not timeouts:
-        return None
+        return _store_wait_verdict(ranks, events, hosts, unprefixed_tail)
     by_seq = Counter((e.pg, e.seq) for e in timeouts if e.seq is not None)
     timed_out = sorted({e.rank for e in timeouts if e.rank is not None})
     if by_seq:
@@ -243,6 +244,40 @@ def watchdog_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...],
     return verdict, Finding(VerdictKind.HANG.value, tuple(timed_out), summary.split(": ", 1)[1], root_cause=True)
 
 
+# The detail of a store get/wait timeout after init (triage.load.logs.finish_store_waits)
+STORE_WAIT_DETAIL = "timed out waiting on the c10d store for a peer"
+
+
+def _store_wait_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...], hosts: Hosts,
+                        tail: tuple[str, ...]) -> tuple[Verdict, Finding] | None:
+    """Processes of no known rank timed out waiting on the store for a peer, and the input shows
+    exactly one rank, alive and at work (or arriving late in its collective): that rank is the peer
+    they waited for, busy outside the collective."""
+    waits = [e for e in events if e.kind is EventKind.WATCHDOG_TIMEOUT and e.detail.startswith(STORE_WAIT_DETAIL)]
+    shown = [r for r in ranks if r.exit is None and (r.last_lines or r.collectives)]
+    if not waits or len(shown) != 1 or len(ranks) != 1:
+        return None
+    rank = shown[0]
+    work = rank.last_lines[-1] if rank.last_lines else _work_line(tail)
+    if work is None:
+        return None
+    late = [c for c in rank.collectives if c.state is not CollectiveState.COMPLETED]
+    arrived = (f"; it then entered {late[-1].op or 'a collective'} (seq {late[-1].seq}) late" if late else "")
+    summary = (f"HANG: {who((rank.rank,), hosts)} was busy outside the collective ({work[:120]!r}){arrived}, while "
+               f"{len(waits)} process{'es' if len(waits) > 1 else ''} of no known rank timed out waiting on the c10d "
+               f"store for it ({waits[0].detail.split(': ', 1)[-1][:80]}): a store wait, not a network failure")
+    verdict = Verdict(VerdictKind.STUCK_OUTSIDE_COLLECTIVE, summary, culprit_ranks=(rank.rank,))
+    return verdict, Finding(verdict.kind.value, (rank.rank,), summary.split(": ", 1)[1], root_cause=True)
+
+
+def _work_line(tail: tuple[str, ...]) -> str | None:
+    for line in reversed(tail):
+        text = line.strip()
+        if not _NOT_WORK.search(text) and len(text) >= 8:
+            return text[:160]
+    return None
+
+
 def unlocated_verdict(evidence: Evidence, failures: list[Failure],
                       cov: Mapping[str, object]) -> tuple[Verdict, Finding] | None:
     """The last guard: failure evidence in the input means no all-clear, even without a culprit."""
@@ -250,9 +285,14 @@ def unlocated_verdict(evidence: Evidence, failures: list[Failure],
     if failures:
         what.append(f"{rank_word(sorted({f.rank for f in failures}))} failed after something else did "
                     f"({failures[0].detail[:160]})")
-    kinds = Counter(e.kind for e in evidence.events if e.kind in _FAILURE_EVENTS)
+    store_waits = [e for e in evidence.events if e.kind is EventKind.WATCHDOG_TIMEOUT
+                   and e.detail.startswith(STORE_WAIT_DETAIL)]
+    if store_waits:
+        what.append(f"{len(store_waits)} c10d store wait timeout{'s' if len(store_waits) > 1 else ''} (a rank waited "
+                    f"on the store for a peer that never came; not a network failure): {store_waits[0].detail[:160]}")
+    kinds = Counter(e.kind for e in evidence.events if e.kind in _FAILURE_EVENTS and e not in store_waits)
     for kind, count in kinds.most_common():
-        first = next(e for e in evidence.events if e.kind is kind)
+        first = next(e for e in evidence.events if e.kind is kind and e not in store_waits)
         said = f": {first.detail[:120]}" if kind in (EventKind.XID, EventKind.SEGFAULT, EventKind.OOM) else ""
         what.append(f"{count} {kind.value.replace('_', ' ')} line{'s' if count > 1 else ''}{said}")
     if evidence.unattributed:

@@ -66,3 +66,30 @@ def test_store_wait_timeouts_with_no_rank_at_work_are_not_a_network_error() -> N
     result = report("Epoch 3: 100%|#####| 500/500 [10:00<00:00, loss=1.2]", "RuntimeError: Socket Timeout",
                     "RuntimeError: Socket Timeout")
     assert result.verdict.kind.value not in ("network_error", "no_problem_found")
+
+
+def test_a_rankless_oom_line_without_a_gpu_is_an_exception_of_unknown_rank() -> None:
+    # fairseq#869's class, in the wording fairseq prints when it retries a batch
+    result = report("| epoch 002:  41%|####      | 1803/4398 [10:11<14:40, loss=5.31]",
+                    "| WARNING: ran out of memory, retrying batch",
+                    "Traceback (most recent call last):", '  File "train.py", line 12, in <module>')
+    assert result.verdict.kind.value == "exception" and not result.verdict.culprit_ranks
+    assert "rank unknown" in result.verdict.summary and "out of memory" in result.verdict.summary
+
+
+def test_a_rankless_oom_line_naming_its_gpu_on_one_node_names_that_local_rank() -> None:
+    result = report("RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 3; 15.78 GiB total capacity; "
+                    "14.10 GiB already allocated; 1.02 GiB free; 14.20 GiB reserved in total by PyTorch)",
+                    "[E ProcessGroupNCCL.cpp:737] [Rank 1] Watchdog caught collective operation timeout: "
+                    "WorkNCCL(SeqNum=88, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1800532 milliseconds before "
+                    "timing out.")
+    assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("exception", (3,))
+    assert "inferred from GPU 3" in result.verdict.summary
+
+
+def test_a_rankless_oom_among_prefixed_lines_names_no_rank() -> None:
+    # per-process prefixes (Ray, torchrun --tee): GPU numbers are not ranks there
+    result = report("(RayWorkerWrapper pid=4411) INFO 07-01 10:00:00 worker.py:120 loading weights",
+                    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total "
+                    "capacity of 79.10 GiB of which 1.2 GiB is free.")
+    assert result.verdict.kind.value == "exception" and not result.verdict.culprit_ranks

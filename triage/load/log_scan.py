@@ -59,6 +59,7 @@ class LogScan:
     tracebacks: list[tuple[int | None, int, str]] = field(default_factory=list)   # (rank, order, path) of headers
     _init_seen: set[tuple[int | None, str, int | None, str | None]] = field(default_factory=set)
     store_waits: list[InitWaitRecord] = field(default_factory=list)   # store get/wait timeouts, resolved at the end
+    rank_prefixed: bool = False      # some line carried a rank, local-rank or process prefix
     past_init: bool = False          # the input shows the job past its first collective (progress, collectives)
 
 

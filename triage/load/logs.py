@@ -80,6 +80,7 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     lines = clean.lines
     owners = attribute_lines(lines)
     single_node = not any(isinstance(o.key, int) for o in owners)
+    scan.rank_prefixed = scan.rank_prefixed or any(o.key != "unknown" for o in owners)
     base = scan.lines_read
     skip_to = 0
     scan.spawn_owner = None
@@ -357,8 +358,31 @@ def finish_store_waits(scan: LogScan) -> None:
     scan.store_waits.clear()
 
 
+def infer_oom_rank(scan: LogScan) -> None:
+    """The first failure is a CUDA OOM line that names no rank but names its GPU, in an input whose
+    lines carry no rank or process prefix at all and name at most one host: one process per GPU on
+    one node (mp.spawn, torchrun) makes GPU N local rank N. (Under per-process CUDA_VISIBLE_DEVICES,
+    as Ray sets it, every process is GPU 0; Ray's prefixes rule that out here.)"""
+    if scan.rank_prefixed or len(set(scan.hosts.values())) > 1:
+        return
+    real = sorted((o for o in scan.orphans if not o[1].collateral), key=lambda o: o[0])
+    if not real or real[0][1].kind is not CrashLineKind.CUDA_OOM:
+        return
+    order, line, path = real[0]
+    gpu = line.gpu
+    if gpu is None:
+        return
+    if any(not item[1].collateral and item[0] < order for items in scan.failures.values() for item in items):
+        return
+    scan.orphans.remove(real[0])
+    named = replace(line, text=f"{line.text[:200]} [rank inferred from GPU {gpu}: one process per GPU on one node]")
+    scan.failures.setdefault(gpu, []).append((order, named, path))
+    scan.ranks_seen.add(gpu)
+
+
 def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
     finish_store_waits(scan)
+    infer_oom_rank(scan)
     finish_watchdog(scan)
     out: list[RankEvidence] = []
     root = _launcher_root(scan)

@@ -93,3 +93,23 @@ def test_a_rankless_oom_among_prefixed_lines_names_no_rank() -> None:
                     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total "
                     "capacity of 79.10 GiB of which 1.2 GiB is free.")
     assert result.verdict.kind.value == "exception" and not result.verdict.culprit_ranks
+
+
+def _running(rank: int, seq: int, op: str, shape: str, dtype: str) -> str:
+    return (f"[I ProcessGroupWrapper.cpp:563] [Rank {rank}] Running collective: CollectiveFingerPrint(SequenceNumber="
+            f"{seq}, OpType={op}, TensorShape=[{shape}], TensorDtypes={dtype}, " + OPTS)
+
+
+def test_a_rank_one_running_collective_behind_in_a_different_call_is_a_mismatch() -> None:
+    # Lightning#19106's class: the counts drifted (one rank issued a collective fewer), seen in DETAIL's lines
+    result = report(_running(0, 41, "ALLREDUCE", "8", "Float"), _running(2, 41, "ALLREDUCE", "8", "Float"),
+                    _running(3, 41, "ALLREDUCE", "8", "Float"), _running(1, 40, "ALLREDUCE", "8", "Half"))
+    assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("collective_mismatch", (1,))
+    assert result.verdict.subkind is not None and result.verdict.subkind.value == "dtype"
+    assert "rank 1 is in all_reduce" in result.verdict.summary
+
+
+def test_a_rank_one_running_collective_behind_in_the_same_call_is_not_a_mismatch() -> None:
+    result = report(_running(0, 41, "ALLREDUCE", "8", "Float"), _running(2, 41, "ALLREDUCE", "8", "Float"),
+                    _running(1, 40, "ALLREDUCE", "8", "Float"))
+    assert result.verdict.kind.value != "collective_mismatch" and result.verdict.culprit_ranks == (1,)

@@ -113,3 +113,20 @@ def test_a_rank_one_running_collective_behind_in_the_same_call_is_not_a_mismatch
     result = report(_running(0, 41, "ALLREDUCE", "8", "Float"), _running(2, 41, "ALLREDUCE", "8", "Float"),
                     _running(1, 40, "ALLREDUCE", "8", "Float"))
     assert result.verdict.kind.value != "collective_mismatch" and result.verdict.culprit_ranks == (1,)
+
+
+def test_an_srun_record_of_a_task_killed_by_the_oom_handler_is_the_root_cause() -> None:
+    result = report("0: [rank0]:[E1119 13:21:12.512781555 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective "
+                    "operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)="
+                    "600000) ran for 600012 milliseconds before timing out.",
+                    "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=4411.0 cgroup.",
+                    "srun: error: gpu-node-3: task 6: Out Of Memory")
+    assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("crash", (6,))
+    assert "OOM killer" in result.verdict.summary and "gpu-node-3" in result.verdict.summary
+
+
+def test_an_open_mpi_tag_output_prefix_names_the_rank() -> None:
+    result = report("[1,3]<stderr>:Traceback (most recent call last):",
+                    "[1,3]<stderr>:RuntimeError: ncclCommInitRank failed: unhandled cuda error",
+                    "[1,0]<stdout>:epoch 1 step 10")
+    assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("exception", (3,))

@@ -23,7 +23,8 @@ _NCCL_FAILURES = (CrashLineKind.NETWORK, CrashLineKind.CUDA_OOM, CrashLineKind.C
 
 def launcher_records(text: str, path: str, scan: LogScan, single_node: bool) -> None:
     """torchrun's "Failures:" / "Root Cause" summary (or its per-rank "failed (exitcode: N)" lines)."""
-    if "exitcode" not in text and "exits with return code" not in text and "terminated with" not in text:
+    if "exitcode" not in text and "exits with return code" not in text and "terminated with" not in text \
+            and "srun: error:" not in text:
         return
     failures = parse_launcher_failures(text)
     hosts = {f.host for f in failures if f.host}

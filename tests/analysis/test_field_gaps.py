@@ -130,3 +130,15 @@ def test_an_open_mpi_tag_output_prefix_names_the_rank() -> None:
                     "[1,3]<stderr>:RuntimeError: ncclCommInitRank failed: unhandled cuda error",
                     "[1,0]<stdout>:epoch 1 step 10")
     assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("exception", (3,))
+
+
+def test_a_runner_tag_or_a_wrapped_path_is_not_rank_0_at_work() -> None:   # milabench#269
+    # and a path a terminal wrapped onto a line of its own is no work either
+    result = report("job-a.node3 [stderr] frame #3: c10d::ProcessGroupNCCL::ncclCommWatchdog() + 0x10c (0x7f5a in ",
+                    "/opt/venv/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so)",
+                    "job-a.node3 [stderr] ",
+                    "job-a.node3 [stderr] [rank6]:[E909 09:55:35.239719860 ProcessGroupNCCL.cpp:1515] [PG 0 "
+                    "(default_pg) Rank 6] Process group watchdog thread terminated with exception: [Rank 6] Watchdog "
+                    "caught collective operation timeout: WorkNCCL(SeqNum=2070, OpType=ALLREDUCE, NumelIn=1, "
+                    "NumelOut=1, Timeout(ms)=600000) ran for 600022 milliseconds before timing out.")
+    assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("hang", ())

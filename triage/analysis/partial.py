@@ -202,9 +202,15 @@ def _rank0_at_work(timed_out: list[int], ranks: tuple[RankEvidence, ...], tail: 
         return None
     for line in reversed(tail):
         text = line.strip()
-        if not _NOT_WORK.search(text) and len(text) >= 8:
+        if _is_work(text):
             return text[:160]
     return None
+
+
+def _is_work(text: str) -> bool:
+    """A line that reads as what a program was doing: not a traceback/frame/log-noise line, and not
+    a lone token (a path or address a terminal wrapped onto its own line)."""
+    return not _NOT_WORK.search(text) and len(text) >= 8 and len(text.split()) >= 2
 
 
 def watchdog_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...], hosts: Hosts,
@@ -273,7 +279,7 @@ def _store_wait_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ..
 def _work_line(tail: tuple[str, ...]) -> str | None:
     for line in reversed(tail):
         text = line.strip()
-        if not _NOT_WORK.search(text) and len(text) >= 8:
+        if _is_work(text):
             return text[:160]
     return None
 

@@ -16,7 +16,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import yaml
+
 from tests.realworld.scoring import ASSERTED_CONFIDENCE, Outcome, Score, evaluate, load_cases
+
+KNOWN_GAPS = Path(__file__).resolve().parent.parent / "tests" / "realworld" / "known_gaps.yaml"
 
 
 def main() -> int:
@@ -40,6 +44,10 @@ def main() -> int:
     print(f"\nhigh+medium confidence: {right}/{len(asserted)} right ({share:.0f}%); "
           f"false all-clears {total[Score.FALSE_ALL_CLEAR]}, crashes {total[Score.CRASHED]}; "
           f"{elapsed:.1f} s for {len(outcomes)} reports")
+    repos = {o.case.source.split("#")[0] for o in outcomes}
+    gaps = yaml.safe_load(KNOWN_GAPS.read_text(encoding="utf-8")) or {}
+    print(f"{len(outcomes)} cases from {len(repos)} repositories, {len(by_kind)} expected kinds; "
+          f"{len(gaps)} known gaps listed in {KNOWN_GAPS.relative_to(KNOWN_GAPS.parents[2])}")
     if verbose:
         print()
         for o in outcomes:

@@ -55,3 +55,19 @@ def test_interleaved_nccl_lines_mapped_by_init_lines() -> None:
     groups = split_interleaved_log(text)
     assert len(groups[4]) == 3  # rank 4 in the 8-rank comm, not rank 0 of the split one
     assert groups["n2:20"] == ["n2:20:21 [1] NCCL INFO AllReduce: opCount 0 ..."]
+
+
+def test_open_mpi_and_horovodrun_tags_are_rank_prefixes() -> None:
+    from triage.parsing.log_prefix import split_rank_prefix as split
+
+    assert (split("[1,13]<stdout>:node-1:25:582 [4] NCCL INFO x").rank, split("[3]<stderr>:Traceback").rank) == (13, 3)
+    assert split("[1,13]<stdout>:hello").rest == "hello"
+    assert split("[80746] [rank0]: x").rank == 0
+
+
+def test_a_runner_stream_tag_is_stripped() -> None:   # mila-iqia/milabench#269
+    from triage.parsing.log_prefix import split_rank_prefix as split
+
+    tagged = split("dinov2-giant-nodes.cn-d003.nolog [stderr] [rank6]:[E909 09:55:35.2 ProcessGroupNCCL.cpp:1515] x")
+    assert (tagged.rank, tagged.rest) == (6, "[E909 09:55:35.2 ProcessGroupNCCL.cpp:1515] x")
+    assert split("bench.node1 [stdout] ").rest == ""

@@ -26,6 +26,13 @@ from triage.parsing.rendezvous import InitWaitKind, parse_init_line
     # sgl-project/sglang#7478
     (("[c10d] waitForInput: socket SocketImpl(fd=100, addr=[node-0.company.net]:43590, remote=[node-0.company.net]:20000)"
      " timed out after 1800000ms"), InitWaitKind.STORE_WAIT_TIMEOUT, None, None, None, "node-0.company.net:20000"),
+    # TCPStore get/wait timeouts (the store wait of a rank whose peer never set the key): rwth-i6/returnn#1621 and
+    # the DistStoreError text of PyTorch 2.x
+    ("RuntimeError: Socket Timeout", InitWaitKind.STORE_WAIT_TIMEOUT, None, None, None, None),
+    ("torch.distributed.DistStoreError: wait timeout after 600000ms, keys: /default_pg//cuda//0",
+     InitWaitKind.STORE_WAIT_TIMEOUT, None, None, None, None),
+    ("RuntimeError: Timed out waiting 1800000ms for key: default_pg/0/1", InitWaitKind.STORE_WAIT_TIMEOUT, None, None,
+     None, None),
 ])
 def test_init_lines(line: str, kind: InitWaitKind, rank: int | None, world: int | None, joined: int | None,
                     address: str | None) -> None:
@@ -37,3 +44,8 @@ def test_init_lines(line: str, kind: InitWaitKind, rank: int | None, world: int 
 def test_other_lines_are_not_init_waits() -> None:
     assert parse_init_line("Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1)") is None
     assert parse_init_line("") is None
+
+
+def test_a_store_wait_timeout_says_how_long_it_waited() -> None:
+    wait = parse_init_line("[rank3]: torch.distributed.DistStoreError: wait timeout after 600000ms, keys: /x")
+    assert wait is not None and wait.timeout_s == 600.0 and wait.is_timeout

@@ -143,3 +143,18 @@ def test_deepspeed_launcher_record_without_a_local_rank_and_with_exit_1() -> Non
     (failure,) = parse_launcher_failures(text)
     assert (failure.local_rank, failure.exitcode, failure.signal) == (None, 1, None)
     assert parse_launcher_failures(text.replace("= 1", "= 0")) == ()
+
+
+def test_srun_records_of_tasks_a_signal_killed_name_the_rank_and_host() -> None:
+    # SLURM's own words (slurmstepd/srun), e.g. geoschem/geos-chem#1545: "srun: error: a3411n10: task 30: Out Of Memory"
+    text = ("slurmstepd: error: Detected 1 oom-kill event(s) in StepId=3679495.0 cgroup.\n"
+            "srun: error: gpu-node-3: task 6: Out Of Memory\n"
+            "srun: error: gpu-node-2: tasks 0-1: Exited with exit code 1\n"
+            "srun: error: gpu-node-4: task 9: Segmentation fault (core dumped)\n")
+    failures = parse_launcher_failures(text)
+    assert [(f.rank, f.host, f.signal, f.root_cause) for f in failures] == [
+        (6, "gpu-node-3", "SIGKILL", True), (9, "gpu-node-4", "SIGSEGV", False)]
+
+
+def test_srun_exit_codes_alone_are_no_launcher_failures() -> None:
+    assert parse_launcher_failures("srun: error: n1: task 1: Exited with exit code 1\n") == ()

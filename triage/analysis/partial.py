@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from triage.analysis.describe import who
 from triage.analysis.failures import Failure
 from triage.analysis.ranks import format_ranks, rank_word
-from triage.model import Finding, MismatchKind, Verdict, VerdictKind
+from triage.model import CollectiveState, Finding, MismatchKind, Verdict, VerdictKind
 from triage.model.evidence import (
     Event,
     EventKind,
@@ -131,7 +131,17 @@ def reported_mismatch(mismatches: tuple[ReportedMismatch, ...], hosts: Hosts,
     culprits: tuple[int, ...] = ()
     if len(culprit) < len(majority) or (world_size and len(majority) > world_size // 2):
         culprits = tuple(sorted(culprit))
-    if not culprits:
+    side_path = _side_path_call(sides, calls) if not culprits else None
+    if side_path is not None:
+        mine, theirs = calls[side_path], next(calls[c] for c in sides if c != side_path)
+        culprits = tuple(sorted(sides[side_path]))
+        opposed = sorted(r for c, rs in sides.items() if c != side_path for r in rs)
+        summary = (f"MISMATCH ({kind.value}): {who(culprits, hosts)} called {_describe(mine)}{_at_seq(mine.seq)} "
+                   f"while {rank_word(opposed)} called {_describe(theirs)} (TORCH_DISTRIBUTED_DEBUG=DETAIL); "
+                   f"no majority, but {(mine.op or '?').lower()} is what a side path (checkpoint saving, logging, "
+                   f"evaluation, an object broadcast) calls, while {(theirs.op or '?').lower()} is the training "
+                   "step's: the rank in the side path is the likelier culprit")
+    elif not culprits:
         summary = (f"MISMATCH ({kind.value}): {who((a.rank,), hosts)} runs {_describe(a)} while "
                    f"{who((b.rank,), hosts)} runs {_describe(b)}{_at_seq(a.seq)} "
                    "(TORCH_DISTRIBUTED_DEBUG=DETAIL); which of them left the common path is not in this input")
@@ -146,6 +156,22 @@ def reported_mismatch(mismatches: tuple[ReportedMismatch, ...], hosts: Hosts,
     verdict = Verdict(VerdictKind.COLLECTIVE_MISMATCH, summary, subkind=kind, culprit_ranks=culprits, seq=a.seq)
     return verdict, Finding(VerdictKind.COLLECTIVE_MISMATCH.value, culprits, summary.split(": ", 1)[1], evidence,
                             root_cause=True)
+
+
+# The training step's collectives (gradient sync, sharded parameters) and those of side paths that
+# one rank may take on its own (checkpoint saving, logging, evaluation: rooted or object collectives).
+_STEP_OPS = frozenset({"all_reduce", "all_gather", "reduce_scatter", "all_to_all"})
+_SIDE_PATH_OPS = frozenset({"broadcast", "scatter", "gather", "reduce", "barrier"})
+
+
+def _side_path_call(sides: Mapping[_Call, set[int]], calls: Mapping[_Call, ReportedFingerprint]) -> _Call | None:
+    """Two calls with no majority (1 rank against 1): the call of a side path, when exactly one side
+    is in one while the other is in a training-step collective."""
+    if len(sides) != 2 or not all(sides.values()):
+        return None
+    side = [c for c in sides if calls[c].op in _SIDE_PATH_OPS]
+    step = [c for c in sides if calls[c].op in _STEP_OPS]
+    return side[0] if len(side) == 1 and len(step) == 1 else None
 
 
 def unattributed_verdict(failures: tuple[ExitInfo, ...]) -> tuple[Verdict, Finding] | None:
@@ -164,7 +190,8 @@ def unattributed_verdict(failures: tuple[ExitInfo, ...]) -> tuple[Verdict, Findi
 
 
 _NOT_WORK = re.compile(r"^(?:File |Traceback|frame #|```|--|\.\.\.|\^|\[?[EW]\d{4}|\w*Warning|warnings?\.|"
-                       r"Exception raised|\s*$)|NCCL (?:INFO|WARN)|[Ww]atchdog|Timeout\(ms\)")
+                       r"Exception raised|Thread\b|\s*$)|NCCL (?:INFO|WARN)|[Ww]atchdog|Timeout\(ms\)|"
+                       r"[Uu]nhandled exception|<Thread\(")
 
 
 def _rank0_at_work(timed_out: list[int], ranks: tuple[RankEvidence, ...], tail: tuple[str, ...]) -> str | None:
@@ -175,9 +202,15 @@ def _rank0_at_work(timed_out: list[int], ranks: tuple[RankEvidence, ...], tail: 
         return None
     for line in reversed(tail):
         text = line.strip()
-        if not _NOT_WORK.search(text) and len(text) >= 8:
+        if _is_work(text):
             return text[:160]
     return None
+
+
+def _is_work(text: str) -> bool:
+    """A line that reads as what a program was doing: not a traceback/frame/log-noise line, and not
+    a lone token (a path or address a terminal wrapped onto its own line)."""
+    return not _NOT_WORK.search(text) and len(text) >= 8 and len(text.split()) >= 2
 
 
 def watchdog_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...], hosts: Hosts,
@@ -186,7 +219,7 @@ def watchdog_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...],
     """Watchdog timeouts without traces: one collective timed out on the ranks shown."""
     timeouts = [e for e in events if e.kind is EventKind.WATCHDOG_TIMEOUT and e.rank is not None]
     if not timeouts:
-        return None
+        return _store_wait_verdict(ranks, events, hosts, unprefixed_tail)
     by_seq = Counter((e.pg, e.seq) for e in timeouts if e.seq is not None)
     timed_out = sorted({e.rank for e in timeouts if e.rank is not None})
     if by_seq:
@@ -217,6 +250,40 @@ def watchdog_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...],
     return verdict, Finding(VerdictKind.HANG.value, tuple(timed_out), summary.split(": ", 1)[1], root_cause=True)
 
 
+# The detail of a store get/wait timeout after init (triage.load.logs.finish_store_waits)
+STORE_WAIT_DETAIL = "timed out waiting on the c10d store for a peer"
+
+
+def _store_wait_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...], hosts: Hosts,
+                        tail: tuple[str, ...]) -> tuple[Verdict, Finding] | None:
+    """Processes of no known rank timed out waiting on the store for a peer, and the input shows
+    exactly one rank, alive and at work (or arriving late in its collective): that rank is the peer
+    they waited for, busy outside the collective."""
+    waits = [e for e in events if e.kind is EventKind.WATCHDOG_TIMEOUT and e.detail.startswith(STORE_WAIT_DETAIL)]
+    shown = [r for r in ranks if r.exit is None and (r.last_lines or r.collectives)]
+    if not waits or len(shown) != 1 or len(ranks) != 1:
+        return None
+    rank = shown[0]
+    work = rank.last_lines[-1] if rank.last_lines else _work_line(tail)
+    if work is None:
+        return None
+    late = [c for c in rank.collectives if c.state is not CollectiveState.COMPLETED]
+    arrived = (f"; it then entered {late[-1].op or 'a collective'} (seq {late[-1].seq}) late" if late else "")
+    summary = (f"HANG: {who((rank.rank,), hosts)} was busy outside the collective ({work[:120]!r}){arrived}, while "
+               f"{len(waits)} process{'es' if len(waits) > 1 else ''} of no known rank timed out waiting on the c10d "
+               f"store for it ({waits[0].detail.split(': ', 1)[-1][:80]}): a store wait, not a network failure")
+    verdict = Verdict(VerdictKind.STUCK_OUTSIDE_COLLECTIVE, summary, culprit_ranks=(rank.rank,))
+    return verdict, Finding(verdict.kind.value, (rank.rank,), summary.split(": ", 1)[1], root_cause=True)
+
+
+def _work_line(tail: tuple[str, ...]) -> str | None:
+    for line in reversed(tail):
+        text = line.strip()
+        if _is_work(text):
+            return text[:160]
+    return None
+
+
 def unlocated_verdict(evidence: Evidence, failures: list[Failure],
                       cov: Mapping[str, object]) -> tuple[Verdict, Finding] | None:
     """The last guard: failure evidence in the input means no all-clear, even without a culprit."""
@@ -224,9 +291,14 @@ def unlocated_verdict(evidence: Evidence, failures: list[Failure],
     if failures:
         what.append(f"{rank_word(sorted({f.rank for f in failures}))} failed after something else did "
                     f"({failures[0].detail[:160]})")
-    kinds = Counter(e.kind for e in evidence.events if e.kind in _FAILURE_EVENTS)
+    store_waits = [e for e in evidence.events if e.kind is EventKind.WATCHDOG_TIMEOUT
+                   and e.detail.startswith(STORE_WAIT_DETAIL)]
+    if store_waits:
+        what.append(f"{len(store_waits)} c10d store wait timeout{'s' if len(store_waits) > 1 else ''} (a rank waited "
+                    f"on the store for a peer that never came; not a network failure): {store_waits[0].detail[:160]}")
+    kinds = Counter(e.kind for e in evidence.events if e.kind in _FAILURE_EVENTS and e not in store_waits)
     for kind, count in kinds.most_common():
-        first = next(e for e in evidence.events if e.kind is kind)
+        first = next(e for e in evidence.events if e.kind is kind and e not in store_waits)
         said = f": {first.detail[:120]}" if kind in (EventKind.XID, EventKind.SEGFAULT, EventKind.OOM) else ""
         what.append(f"{count} {kind.value.replace('_', ' ')} line{'s' if count > 1 else ''}{said}")
     if evidence.unattributed:

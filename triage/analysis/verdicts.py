@@ -189,6 +189,13 @@ def straggle(
             kind = VerdictKind.COLLECTIVE_MISMATCH
             summary = (f"HANG: {who(s.behind, hosts)} never reached seq {s.seq}: {_is(s.behind)} in "
                        f"{call(elsewhere)} at seq {elsewhere.seq} of pg {elsewhere.pg} instead, while {waiting}")
+        elif (drift := _drifted(s, ranks)) is not None:
+            kind = VerdictKind.COLLECTIVE_MISMATCH
+            summary = (f"HANG: {who(s.behind, hosts)} {'is' if len(s.behind) == 1 else 'are'} in {call(drift)} at seq "
+                       f"{drift.seq} while "
+                       f"{waiting}: a different call, one collective count behind (TORCH_DISTRIBUTED_DEBUG=DETAIL's "
+                       "Running-collective lines; its checks hold the ranks in step, so the counts drifted: "
+                       f"{rank_word(s.behind)} issued fewer collectives before, e.g. a rank-dependent branch)")
         else:
             kind = VerdictKind.STUCK_OUTSIDE_COLLECTIVE
             seqs = sorted({v for v in last.values() if v is not None})
@@ -200,10 +207,39 @@ def straggle(
     if s.ahead:
         summary += f" ({rank_word(s.ahead)} already got past it)"
     subkind = MismatchKind.OP if kind is VerdictKind.COLLECTIVE_MISMATCH else None
+    if kind is VerdictKind.COLLECTIVE_MISMATCH and (drift := _drifted(s, ranks)) is not None:
+        subkind = _call_kind(drift, s.call)
     verdict = Verdict(kind, summary, subkind=subkind, culprit_ranks=culprits, process_group=s.group.pg,
                       seq=s.seq)
     evidence = _paths(paths, culprits[:4] + s.waiting[:1])
     return verdict, Finding(kind.value, culprits, summary.split(": ", 1)[1], evidence, root_cause=True)
+
+
+def _drifted(s: Straggle, ranks: Mapping[int, RankEvidence]) -> Collective | None:
+    """The call a behind rank runs, when DETAIL's Running-collective lines (log lines: starts only)
+    show it inside a different collective of the same group at an earlier seq."""
+    for rank in s.behind:
+        item = ranks.get(rank)
+        colls = [c for c in (item.collectives if item else ()) if c.pg == s.group.pg and not c.is_p2p]
+        if not colls:
+            return None
+        last = max(colls, key=lambda c: c.seq)
+        if last.source != "log" or last.state is CollectiveState.COMPLETED or s.call.source != "log":
+            return None
+        if _call_kind(last, s.call) is None:
+            return None
+        return last
+    return None
+
+
+def _call_kind(a: Collective, b: Collective) -> MismatchKind | None:
+    if a.op != b.op:
+        return MismatchKind.OP
+    if (a.count, a.input_sizes) != (b.count, b.input_sizes):
+        return MismatchKind.SIZE
+    if a.dtype != b.dtype:
+        return MismatchKind.DTYPE
+    return None
 
 
 def _is(ranks: tuple[int, ...]) -> str:

@@ -23,7 +23,8 @@ _NCCL_FAILURES = (CrashLineKind.NETWORK, CrashLineKind.CUDA_OOM, CrashLineKind.C
 
 def launcher_records(text: str, path: str, scan: LogScan, single_node: bool) -> None:
     """torchrun's "Failures:" / "Root Cause" summary (or its per-rank "failed (exitcode: N)" lines)."""
-    if "exitcode" not in text and "exits with return code" not in text and "terminated with" not in text:
+    if "exitcode" not in text and "exits with return code" not in text and "terminated with" not in text \
+            and "srun: error:" not in text:
         return
     failures = parse_launcher_failures(text)
     hosts = {f.host for f in failures if f.host}
@@ -59,7 +60,9 @@ def _unattributed_launcher_failure(failure: LauncherFailure, path: str, scan: Lo
         line = CrashLine(CrashLineKind.FATAL_SIGNAL, f"{who} was killed by {failure.signal}", signal=failure.signal,
                          collateral=failure.signal in ("SIGTERM", "SIGINT") and not failure.root_cause)
     else:
-        line = CrashLine(CrashLineKind.EXCEPTION, f"{who} exited with code {failure.exitcode}")
+        # (after a DETAIL mismatch error every rank raises it and exits: the exit is its consequence)
+        line = CrashLine(CrashLineKind.EXCEPTION, f"{who} exited with code {failure.exitcode}",
+                         collateral=bool(scan.mismatches))
     scan.orphans.append((-1 if failure.root_cause else scan.lines_read, line, path))
     if failure.host:
         scan.orphan_hosts[id(line)] = failure.host

@@ -22,6 +22,7 @@ from triage.parsing.crashlog import CrashLine
 
 FAILURE_CLUSTER_LINES = 6       # failure lines of one rank this close together are one failure
 LAST_LINES = 6
+TAIL_LINES = 16               # unprefixed lines kept (rank 0's work is often followed by other processes' noise)
 MAX_UNPARSED = 40
 
 
@@ -52,11 +53,14 @@ class LogScan:
     init_waits: list[InitWaitRecord] = field(default_factory=list)
     op_count_splits: list[OpCountSplit] = field(default_factory=list)   # NCCL RAS reports
     lagging: list[ReportedLag] = field(default_factory=list)             # desync reports
-    unprefixed_tail: deque[str] = field(default_factory=lambda: deque(maxlen=LAST_LINES))
+    unprefixed_tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
     message_rank: tuple[int, int] | None = None     # (rank, order) of the last unprefixed line naming its rank
     spawn_owner: int | None = None          # mp.spawn: the process whose traceback the unprefixed lines are
     tracebacks: list[tuple[int | None, int, str]] = field(default_factory=list)   # (rank, order, path) of headers
     _init_seen: set[tuple[int | None, str, int | None, str | None]] = field(default_factory=set)
+    store_waits: list[InitWaitRecord] = field(default_factory=list)   # store get/wait timeouts, resolved at the end
+    rank_prefixed: bool = False      # some line carried a rank, local-rank or process prefix
+    past_init: bool = False          # the input shows the job past its first collective (progress, collectives)
 
 
 def record_world(scan: LogScan, facts: WorldSize | None) -> None:

@@ -80,6 +80,7 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     lines = clean.lines
     owners = attribute_lines(lines)
     single_node = not any(isinstance(o.key, int) for o in owners)
+    scan.rank_prefixed = scan.rank_prefixed or any(o.key != "unknown" for o in owners)
     base = scan.lines_read
     skip_to = 0
     scan.spawn_owner = None
@@ -143,7 +144,8 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
     if rank is None and scan.spawn_owner is not None:
         rank = scan.spawn_owner
         scan.ranks_seen.add(rank)
-    if rank is None and (in_message := rank_in_message(rest)) is not None:
+    if rank is None and RUNNING_MARKER not in rest and (in_message := rank_in_message(rest)) is not None:
+        # (DETAIL's "[Rank N] Running collective" trace lines of all ranks interleave: they own no lines)
         # "[Rank 7] NCCL watchdog thread terminated ...": the unprefixed lines after it are rank 7's
         scan.message_rank = (in_message, order)
     elif rank is None and scan.message_rank and order - scan.message_rank[1] <= FAILURE_CLUSTER_LINES:
@@ -183,6 +185,8 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
                 scan.failures.setdefault(rank, []).append(item)
             else:
                 scan.orphans.append(item)
+    if not parsed and not scan.past_init and (RUNNING_MARKER in rest or _PROGRESS.search(rest)):
+        scan.past_init = True
     if rank is not None and rest.strip() and not parsed:
         scan.last_lines.setdefault(rank, deque(maxlen=LAST_LINES)).append(rest.strip()[:300])
     elif rank is None and not parsed and not scan.first_timeout and not scan.failures and rest.strip():
@@ -229,9 +233,12 @@ def _init_wait(wait: InitWait, rank: int | None, host: str | None, path: str, or
     if key in scan._init_seen:
         return
     scan._init_seen.add(key)
-    scan.init_waits.append(InitWaitRecord(wait.kind.value, wait.text, who, host, wait.world_size, wait.joined,
-                                          wait.address, wait.timeout_s, wait.is_timeout, (path,), order,
-                                          wait.waits_for))
+    target = scan.store_waits if wait.kind is InitWaitKind.STORE_WAIT_TIMEOUT else scan.init_waits
+    # (a store get/wait names no address: the store is the job's MASTER_ADDR:MASTER_PORT)
+    address = wait.address or ("MASTER_ADDR:MASTER_PORT" if wait.kind is InitWaitKind.STORE_WAIT_TIMEOUT else None)
+    target.append(InitWaitRecord(wait.kind.value, wait.text, who, host, wait.world_size, wait.joined,
+                                 address, wait.timeout_s, wait.is_timeout, (path,), order,
+                                 wait.waits_for))
 
 
 def _fp(fp: Fingerprint) -> ReportedFingerprint:
@@ -327,7 +334,55 @@ def finish_watchdog(scan: LogScan) -> None:
     scan.detected.clear()
 
 
+STORE_WAIT_DETAIL = "timed out waiting on the c10d store for a peer"
+# Lines that show a job at work (past init): training progress, DETAIL's per-collective lines.
+_PROGRESS = re.compile(r"\b(?:epoch|step|iter(?:ation)?|loss|batch|eval(?:uation)?)\b", re.IGNORECASE)
+
+
+def finish_store_waits(scan: LogScan) -> None:
+    """A store get/wait that timed out is an init hang when nothing shows the job past init; once
+    the job ran collectives (or trained), it is a rank that waited for a peer that never came (the
+    DETAIL wrapper's checks and the object collectives go through the store): a timeout like the
+    watchdog's, of the rank that printed it, or of no known rank."""
+    if not scan.store_waits:
+        return
+    if not (scan.past_init or scan.collectives or scan.mismatches or any(
+            e.kind is EventKind.WATCHDOG_TIMEOUT for e in scan.events)):
+        scan.init_waits.extend(scan.store_waits)
+    else:
+        for wait in scan.store_waits:
+            if wait.rank is not None:
+                scan.first_timeout.setdefault(wait.rank, wait.order or 0)
+            scan.events.append(Event(EventKind.WATCHDOG_TIMEOUT, f"{STORE_WAIT_DETAIL}: {wait.text[:200]}",
+                                     rank=wait.rank, evidence=wait.evidence, order=wait.order))
+    scan.store_waits.clear()
+
+
+def infer_oom_rank(scan: LogScan) -> None:
+    """The first failure is a CUDA OOM line that names no rank but names its GPU, in an input whose
+    lines carry no rank or process prefix at all and name at most one host: one process per GPU on
+    one node (mp.spawn, torchrun) makes GPU N local rank N. (Under per-process CUDA_VISIBLE_DEVICES,
+    as Ray sets it, every process is GPU 0; Ray's prefixes rule that out here.)"""
+    if scan.rank_prefixed or len(set(scan.hosts.values())) > 1:
+        return
+    real = sorted((o for o in scan.orphans if not o[1].collateral), key=lambda o: o[0])
+    if not real or real[0][1].kind is not CrashLineKind.CUDA_OOM:
+        return
+    order, line, path = real[0]
+    gpu = line.gpu
+    if gpu is None:
+        return
+    if any(not item[1].collateral and item[0] < order for items in scan.failures.values() for item in items):
+        return
+    scan.orphans.remove(real[0])
+    named = replace(line, text=f"{line.text[:200]} [rank inferred from GPU {gpu}: one process per GPU on one node]")
+    scan.failures.setdefault(gpu, []).append((order, named, path))
+    scan.ranks_seen.add(gpu)
+
+
 def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
+    finish_store_waits(scan)
+    infer_oom_rank(scan)
     finish_watchdog(scan)
     out: list[RankEvidence] = []
     root = _launcher_root(scan)
@@ -346,6 +401,9 @@ def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
             # one rank failed by the launcher's account; the log's unprefixed failure lines are its
             order, line, path = _failure_of(own)
             failure = failure_exit(line, order, path)
+        if launcher is not None and failure is None and scan.mismatches and launcher.signal is None:
+            # every rank raises the DETAIL mismatch error and exits with it: the exit is its consequence
+            launcher = replace(launcher, collateral=True)
         exit_info = _combine(launcher, failure)
         out.append(RankEvidence(
             rank=rank, host=scan.hosts.get(rank), pid=scan.pids.get(rank), world_size=scan.world_size,

@@ -47,12 +47,12 @@ class CrashLine:
 # Quick pre-check for whole-text scans: a line holding none of these is no crash line.
 MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "terminate", "Abort", "SIG",
            "Killed", "reset by peer", "ncclRemote", "ncclSystem", "ncclInternal", "status=", "socket interface",
-           "UNDELIVERABLE")
+           "UNDELIVERABLE", "out of memory")
 
 _EXC = re.compile(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
     r"(?::\s?(?P<msg>.*))?$")
-_CUDA_OOM = re.compile(r"CUDA out of memory|OutOfMemoryError|out of memory\. Tried to allocate|"
+_CUDA_OOM = re.compile(r"CUDA out of memory|OutOfMemoryError|out of memory\. Tried to allocate|\bran out of memory\b|"
                        r"CUBLAS_STATUS_ALLOC_FAILED|"
                        r"Cuda failure '?out of memory",
                        re.IGNORECASE)
@@ -76,7 +76,7 @@ _NET = re.compile(
     r"Connection refused|Broken pipe|NET/IB ?: ?Got completion from peer|NET/IB : .*(?:error|failed)|"
     r"NET/Socket ?: .*(?:error|failed|closed)|DistNetworkError|unhandled system error|"
     r"Connection timed out|No route to host|ibv_\w+ failed|ECONNRESET|ETIMEDOUT|"
-    r"Socket Timeout|Call to (?:recv|connect|send) .*(?:failed|closed)|"
+    r"Call to (?:recv|connect|send) .*(?:failed|closed)|"
     r"Bootstrap ?: ?no socket interface found|no socket interface found|NET/OFI .*(?:Error|UNDELIVERABLE)")
 _NCCL = re.compile(r"ncclInternalError|ncclInvalidUsage|ncclInvalidArgument|ncclUnhandledCudaError|"
                    r"NCCL error in:|NCCL Error \d|ncclCommInitRank failed")
@@ -91,7 +91,7 @@ _COLLATERAL = re.compile(
     r"Timeout at NCCL work|Timeout waiting for key|Timed out waiting|wait timeout after|"
     r"heartbeat monitor|collective operation timeout", re.IGNORECASE)
 _PEER = re.compile(r"(?:peer|from|to) (?P<addr>\[?[\w.:-]*\d[\w.:-]*\]?<\d+>|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?)")
-_GPU = re.compile(r"\bcuda:(\d+)\b|GPU (\d+) has a total capacity|\bdevice (\d+)\b")
+_GPU = re.compile(r"\bcuda:(\d+)\b|GPU (\d+)(?: has a total capacity|;)|\bdevice (\d+)\b")
 _SIGNUMS = {"4": "SIGILL", "6": "SIGABRT", "7": "SIGBUS", "8": "SIGFPE", "9": "SIGKILL", "11": "SIGSEGV",
             "15": "SIGTERM"}
 _FPE_SIGNALS = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": "SIGBUS",

@@ -3,7 +3,9 @@
 Recognised (and nested up to a few deep):
 - ``[rank3]:`` (torchrun/PyTorch), ``[host:3] `` / ``[host:3]+`` / ``[host:3]:`` (triage's tag,
   torchrun --role), ``[default0]:`` (torchrun --tee: a *local* rank), ``3: `` (srun --label),
-  ``node07: `` (pdsh; lowercase names with a digit only), ``(RayTrainWorker pid=615, ip=10.0.0.6) ``;
+  ``node07: `` (pdsh; lowercase names with a digit only), ``(RayTrainWorker pid=615, ip=10.0.0.6) ``,
+  ``[1,3]<stdout>:`` (Open MPI's --tag-output: job, rank) and ``[3]<stderr>:`` (horovodrun), a runner's
+  stream tag ``job-name [stderr] `` (milabench, CI runners: no rank);
 - NCCL's own ``host:pid:tid [dev]`` head gives host and pid but no rank; it is kept in ``rest``.
 """
 
@@ -33,6 +35,8 @@ _LOCAL = re.compile(r"\[([A-Za-z_][\w-]*?)(\d+)\]:\s?")
 # a Python logger's head after a launcher prefix (vLLM: "ERROR 01-29 20:00:47 multiproc_worker_utils.py:240] ")
 _LOGGER_HEAD = re.compile(r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? "
                           r"[\w./-]+:\d+\] ")
+_MPI = re.compile(r"\[(?:\d+,)?(\d+)\]<(?:stdout|stderr|stddiag)>:\s?")
+_STREAM_TAG = re.compile(r"[\w.:/-]+ \[(?:stdout|stderr)\](?: |$)")
 _LINE_NO = re.compile(r"\[\d+\] (?=\[)")          # "[80746] [rank0]:..." (a viewer's line numbers)
 _SRUN = re.compile(r"\s*(\d+) ?: ")
 _PDSH = re.compile(r"([a-z0-9][a-z0-9.-]*[0-9][a-z0-9.-]*): ")
@@ -50,7 +54,7 @@ def split_rank_prefix(line: str) -> RankPrefix:
     local = False
     rest = line
     for _ in range(4):
-        if match := _RANK.match(rest):
+        if (match := _RANK.match(rest)) or ((match := _MPI.match(rest)) and rank is None):
             rank, local = int(match.group(1)), False
         elif match := _HOST_RANK.match(rest):
             host, local = match.group(1), False
@@ -58,7 +62,8 @@ def split_rank_prefix(line: str) -> RankPrefix:
         elif (match := _LOCAL.match(rest)) and rank is None:
             rank, local = int(match.group(2)), True
         elif ((rank is None and host is None and (match := _LINE_NO.match(rest)) is not None)
-              or (match := _LOGGER_HEAD.match(rest)) is not None):
+              or (match := _LOGGER_HEAD.match(rest)) is not None
+              or (rank is None and (match := _STREAM_TAG.match(rest)) is not None)):
             pass
         elif (match := _RAY.match(rest)) is not None:
             pid = int(match.group(1))

@@ -17,7 +17,9 @@ class InitWaitKind(str, enum.Enum):
     CONNECT_TIMEOUT = "connect_timeout"     # a client: "The client socket has timed out ... to (host, port)"
     CONNECT_REFUSED = "connect_refused"     # a client: "failed to connect to [host]:port (... Connection refused)"
     RENDEZVOUS_TIMEOUT = "rendezvous_timeout"   # torchelastic: RendezvousTimeoutError / "rendezvous ... timed out"
-    STORE_WAIT_TIMEOUT = "store_wait_timeout"   # socket.cpp: "waitForInput: socket ... remote=[host]:port) timed out"
+    STORE_WAIT_TIMEOUT = "store_wait_timeout"   # socket.cpp: "waitForInput: socket ... remote=[host]:port) timed out",
+    # TCPStore get/wait: "Socket Timeout" (from doWait), "wait timeout after 1800000ms, keys: /k",
+    # "Timed out waiting 1800000ms for key", FileStore's "Timeout waiting for key"
     UNIQUE_ID_WAIT = "unique_id_wait"       # "[1] is setting up NCCL communicator and retrieving ncclUniqueId from [0]"
 
 
@@ -38,7 +40,7 @@ class InitWait:
 
 
 MARKERS = ("ncclUniqueId", "store based barrier", "waiting for clients", "waiting for workers", "client socket",
-           "waitForInput",
+           "waitForInput", "Socket Timeout", "for key", "wait timeout after",
            "RendezvousTimeoutError", "Rendezvous", "rendezvous")
 
 _BARRIER = re.compile(
@@ -56,6 +58,10 @@ _WAIT_FOR_INPUT = re.compile(r"waitForInput: socket SocketImpl\(.*?remote=\[?(?P
 _UNIQUE_ID = re.compile(r"\[(?P<rank>\d+)\] is setting up NCCL communicator and retrieving ncclUniqueId from "
                         r"\[(?P<root>\d+)\] via c10d key-value store by key '[^']*',? but store->get\('[^']*'\) got "
                         r"error: (?P<error>.+)")
+# A TCPStore/FileStore get or wait that timed out: the rank waited on the store for a key another rank
+# never set (a peer that did not arrive), not a network failure.
+_STORE_KEY_WAIT = re.compile(r"\bSocket Timeout\b|[Tt]imed? ?out waiting (?:(?P<ms>\d+)\s*ms )?for (?:the )?keys?\b|"
+                             r"\bwait timeout after (?P<ms2>\d+)\s*ms,? keys?\b")
 _RENDEZVOUS = re.compile(r"RendezvousTimeoutError|[Rr]endezvous (?:.*?)?(?:timed out|timeout)|"
                          r"The node '[^']+' has failed to (?:join|rendezvous)|"
                          r"waiting for the rendezvous to (?:complete|close)")
@@ -100,6 +106,9 @@ def parse_init_line(line: str) -> InitWait | None:
     if (m := _WAIT_FOR_INPUT.search(line)) is not None:
         return InitWait(InitWaitKind.STORE_WAIT_TIMEOUT, text, address=f"{m.group('host')}:{m.group('port')}",
                         timeout_s=int(m.group("ms")) / 1000)
+    if (m := _STORE_KEY_WAIT.search(line)) is not None:
+        ms = m.group("ms") or m.group("ms2")
+        return InitWait(InitWaitKind.STORE_WAIT_TIMEOUT, text, timeout_s=int(ms) / 1000 if ms else None)
     if _RENDEZVOUS.search(line) is not None:
         return InitWait(InitWaitKind.RENDEZVOUS_TIMEOUT, text)
     return None

@@ -1,5 +1,6 @@
-"""torchelastic error files (TORCHELASTIC_ERROR_FILE), torchrun's ChildFailedError summary, and the
-DeepSpeed launcher's "[argv] exits with return code = N" record."""
+"""torchelastic error files (TORCHELASTIC_ERROR_FILE), torchrun's ChildFailedError summary, the
+DeepSpeed launcher's "[argv] exits with return code = N" record, and srun's record of a task a signal
+killed ("srun: error: node07: task 3: Killed")."""
 
 from __future__ import annotations
 
@@ -86,6 +87,15 @@ _DEEPSPEED_EXIT = re.compile(r"(\[['\"].*?\])\s+exits with return code = (-?\d+)
 # torch.multiprocessing.spawn: "ProcessExitedException: process 1 terminated with signal SIGABRT" /
 # "... terminated with exit code 1"; the index is the spawned process's (the local rank, as a rule)
 _SPAWN_EXIT = re.compile(r"process (\d+) terminated with (?:signal (SIG[A-Z]+)|exit code (-?\d+))")
+# srun (SLURM): "srun: error: node07: task 3: Segmentation fault (core dumped)" / "...: task 3: Out Of
+# Memory" / "...: tasks 0-3: Killed". The task id is SLURM_PROCID, the rank when srun starts the ranks.
+# (Its "Exited with exit code N" records are not kept: every task that saw a peer go exits non-zero,
+# in no telling order.)
+_SRUN_SIGNAL = re.compile(r"srun: error: (?P<host>[\w.-]+): tasks? (?P<tasks>\d+(?:[-,]\d+)*): (?P<what>Killed|"
+                          r"Segmentation fault|Aborted|Bus error|Out Of Memory|Floating point exception|"
+                          r"Illegal instruction)\b")
+_SRUN_SIGNALS = {"Killed": "SIGKILL", "Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": "SIGBUS",
+                 "Out Of Memory": "SIGKILL", "Floating point exception": "SIGFPE", "Illegal instruction": "SIGILL"}
 _ARGV_LOCAL_RANK = re.compile(r"""--local[_-]rank(?:=|['"],\s*['"])(\d+)""")
 
 
@@ -157,6 +167,8 @@ def parse_launcher_failures(text: str) -> tuple[LauncherFailure, ...]:
     flush()
     if not failures:
         failures.extend(_deepspeed_failures(text))
+    if not failures and "srun: error:" in text:
+        failures.extend(_srun_failures(text))
     if not failures and "terminated with" in text:
         for match in _SPAWN_EXIT.finditer(text):
             code = int(match.group(3)) if match.group(3) else None
@@ -184,6 +196,21 @@ def _deepspeed_failures(text: str) -> list[LauncherFailure]:
         local = _ARGV_LOCAL_RANK.search(match.group(1))
         failures.append(LauncherFailure(None, int(local.group(1)) if local else None, None, code,
                                         _signal_name(code, None), None, None, root_cause=True))
+    return failures
+
+
+def _srun_failures(text: str) -> list[LauncherFailure]:
+    """srun's records of tasks a signal killed, in the order srun saw them (the first is the root)."""
+    failures: list[LauncherFailure] = []
+    for match in _SRUN_SIGNAL.finditer(text):
+        tasks: list[int] = []
+        for part in match.group("tasks").split(","):
+            low, _, high = part.partition("-")
+            tasks.extend(range(int(low), int(high or low) + 1) if int(high or low) - int(low) < 4096 else [])
+        sig = _SRUN_SIGNALS[match.group("what")]
+        for task in tasks:
+            failures.append(LauncherFailure(task, None, match.group("host"), None, sig, None, None,
+                                            root_cause=not failures))
     return failures
 
 

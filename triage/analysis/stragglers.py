@@ -275,6 +275,14 @@ def describe(s: Straggler) -> str:
             f"{s.lost_s:.2f} s for it, {s.lost_pct:.0f}% of {s.window_s:.1f} s wall time ({s.clock})")
 
 
+def short_line(s: Straggler) -> str:
+    """The agent's live line: ``rank 1 (node03) arrives last at 92% of collectives, +41 ms median;
+    18% of wall time lost`` (and the group, the span)."""
+    return (f"{_who(s)} arrives last at {100 * s.last_share:.0f}% of collectives, +{s.median_lag_ms:.0f} ms median; "
+            f"{s.lost_pct:.0f}% of wall time lost (last {s.collectives} collectives of {s.group_label}, "
+            f"{s.window_s:.0f} s)")
+
+
 _DATA_HINTS = ("torch/utils/data", "dataloader", "_next_data", "__next__ in _MultiProcessingDataLoaderIter")
 
 

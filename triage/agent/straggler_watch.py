@@ -12,7 +12,8 @@ figures. A straggler named in ``confirm_checks`` checks in a row (default 2) is 
 - a py-spy recording of that rank (``sample_seconds`` at ``SAMPLE_RATE_HZ``, never pausing it), at
   most every ``sample_interval_s`` (default 600 s) and ``max_samples`` (default 3) per run, in
   ``<host>/stragglers/rank-<r>-<time>.pyspy.txt``; each warning is also appended to
-  ``<host>/stragglers/warnings.jsonl`` with its figures.
+  ``<host>/stragglers/warnings.jsonl`` with its figures; at the end, ``watch.json`` says how many
+  checks ran and the CPU time they took.
 
 The decision (:class:`WarnPolicy`) is pure; fetching dumps and sampling run in one thread of
 their own, so the agent's log pump never waits for them. docs/stragglers.md has the policy.
@@ -38,6 +39,7 @@ from triage.collectors.common import run_tool
 from triage.collectors.pyspy import find_pyspy
 from triage.collectors.worker_client import request_dump
 from triage.errors import InputError, UsageError
+from triage.layout import write_json_atomic
 from triage.load.fr_files import fr_rank_evidence
 from triage.model.evidence import RankEvidence
 from triage.parsing.flight_recorder import load_fr_file
@@ -186,6 +188,7 @@ class StragglerWatch:
         self.next_check = time.time() + settings.check_interval_s
         self.thread: threading.Thread | None = None
         self.checks = 0
+        self.cpu_s = 0.0
 
     def on_tick(self, statuses: Sequence[LocalRankStatus], now: float, stopping: bool = False) -> None:
         if not self.settings.enabled or stopping or now < self.next_check:
@@ -201,15 +204,24 @@ class StragglerWatch:
         self.thread.start()
 
     def close(self, timeout: float) -> None:
+        """Wait for a check under way; write ``watch.json`` (what the watch did and cost) when it ran."""
         thread = self.thread
         if thread is not None:
             thread.join(timeout)
+        if self.checks:
+            with contextlib.suppress(OSError):
+                write_json_atomic(self.root / "watch.json", {
+                    "checks": self.checks, "cpu_s": round(self.cpu_s, 4), "samples": self.policy.samples,
+                    "check_interval_s": self.settings.check_interval_s})
 
     def _check_safely(self, live: tuple[LocalRankStatus, ...]) -> None:
+        started = time.thread_time()
         try:
             self.check(live, time.time())
         except Exception as exc:  # noqa: BLE001 - the watch must never disturb the agent or the job
             self.say(f"straggler watch error: {type(exc).__name__}: {exc}")
+        finally:
+            self.cpu_s += time.thread_time() - started     # this thread only (py-spy is a process of its own)
 
     def check(self, live: Sequence[LocalRankStatus], now: float) -> Decision:
         """One check: fetch every live rank's FR, analyze, warn and sample as the policy says."""

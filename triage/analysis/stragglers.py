@@ -300,18 +300,26 @@ def _next_steps(s: Straggler, stacks: Mapping[int, Sequence[str]]) -> list[str]:
             "extra compute or I/O that the other ranks do not do")]
 
 
-def median_lags(group: Group, traces: Mapping[int, Sequence[Collective]]) -> dict[int, float]:
-    """Each member's median arrival lag in ms over the seqs every member recorded (same clock
-    assumed; no offsets): what `triage top` shows. Empty when fewer than two members have one."""
-    members = [r for r in group.members if r in traces]
-    if len(members) < 2:
-        return {}
-    per_rank = [_times(traces[r], group.pg) for r in members]
+def lag_rows(pg: str, members: Sequence[int], traces: Mapping[int, Sequence[Collective]]
+             ) -> tuple[list[int], list[int], list[list[float]]]:
+    """(the members with a trace, the seqs all of them recorded, each one's arrival lag in ms at
+    each of those seqs): same clock assumed, no offsets. Empty when fewer than two members have one."""
+    ranks = [r for r in members if r in traces]
+    if len(ranks) < 2:
+        return [], [], []
+    per_rank = [_times(traces[r], pg) for r in ranks]
     common = set(per_rank[0][0]).intersection(*(seqs for seqs, _ in per_rank[1:]))
     if not common:
-        return {}
+        return [], [], []
     seqs = sorted(common)
     maps = [dict(zip(rank_seqs, times)) for rank_seqs, times in per_rank]
     rows = [[m[s] for s in seqs] for m in maps]
     firsts = [min(col) for col in zip(*rows)]
-    return {r: median(list(map(sub, row, firsts))) / 1e6 for r, row in zip(members, rows)}
+    return ranks, seqs, [[(t - f) / 1e6 for t, f in zip(row, firsts)] for row in rows]
+
+
+def median_lags(group: Group, traces: Mapping[int, Sequence[Collective]]) -> dict[int, float]:
+    """Each member's median arrival lag in ms over the seqs every member recorded (same clock
+    assumed; no offsets): what `triage top` shows. Empty when fewer than two members have one."""
+    ranks, _seqs, lags = lag_rows(group.pg, group.members, traces)
+    return {r: median(row) for r, row in zip(ranks, lags)}

@@ -2,7 +2,7 @@
 rank that holds the others back.
 
 Every ``check_interval_s`` (default 60 s) the agent asks each live local rank for its Flight
-Recorder (the worker's control socket, the same request as ``triage dump``) into
+Recorder (the worker's control socket: ``fr PATH``, else the ``dump`` request of ``triage dump``) into
 ``<host>/stragglers/fr/rank-<r>/``, and runs the report's own straggler analysis
 (:func:`triage.analysis.stragglers.find_stragglers`) over those dumps: the same gates, the same
 figures. A straggler named in ``confirm_checks`` checks in a row (default 2) is persistent:
@@ -37,9 +37,9 @@ from triage.analysis.groups import resolve_groups
 from triage.analysis.stragglers import Straggler, StragglerResult, find_stragglers, short_line
 from triage.collectors.common import run_tool
 from triage.collectors.pyspy import find_pyspy
-from triage.collectors.worker_client import request_dump
+from triage.collectors.worker_client import request_dump, send_command
 from triage.errors import InputError, UsageError
-from triage.layout import write_json_atomic
+from triage.layout import RankPaths, write_json_atomic
 from triage.load.fr_files import fr_rank_evidence
 from triage.model.evidence import RankEvidence
 from triage.parsing.flight_recorder import load_fr_file
@@ -178,6 +178,23 @@ def summarize_samples(raw: str) -> str | None:
     return f"{frame} in {100 * hits / total:.0f}% of {total} samples"
 
 
+def fetch_fr(target: RankPaths, out: Path) -> Path | None:
+    """The rank's Flight Recorder as ``out/fr.json``, or None. A worker that knows ``fr PATH``
+    writes that file alone; an older one answers "unknown command" and gets the full ``dump``
+    request, which also writes stacks.txt and fr.pickle (the first pickle costs it ~2 s of CPU)."""
+    path = out / "fr.json"
+    try:
+        out.mkdir(mode=0o700, parents=True, exist_ok=True)
+        reply = send_command(target, f"fr {path}", DUMP_TIMEOUT_S)
+    except (OSError, LookupError, ValueError, TypeError):
+        return None
+    if reply.get("ok") is True and path.is_file():
+        return path
+    if "unknown command" in str(reply.get("error")) and request_dump(target, out, DUMP_TIMEOUT_S).ok:
+        return path if path.is_file() else None
+    return None
+
+
 class StragglerWatch:
     """The agent's side: ``on_tick`` starts a check when one is due (in a thread), ``close`` waits."""
 
@@ -231,7 +248,7 @@ class StragglerWatch:
             if status.paths is None:
                 continue
             out = self.root / "fr" / f"rank-{status.rank}"
-            if request_dump(status.paths, out, DUMP_TIMEOUT_S).ok and (out / "fr.json").is_file():
+            if fetch_fr(status.paths, out) is not None:
                 files[status.rank] = (out / "fr.json", status.host)
         result, _problems = analyze_dumps(files)
         decision = self.policy.decide(result.stragglers, now, [s.rank for s in live])

@@ -51,11 +51,13 @@ def test_a_slow_rank_is_named_while_the_job_runs_and_sampled(tmp_path: Path) -> 
     assert len(samples) == 1 and not list(watch_dir(done).glob("rank-[023]-*.pyspy.txt"))
     raw = samples[0].read_text()
     assert "pause (straggler_job.py:" in raw and "all_reduce" in raw    # what the late rank does
-    summary = [line for line in done.stderr.splitlines() if "py-spy samples of rank 1 in " in line]
-    assert summary == [f"triage: py-spy samples of rank 1 in {samples[0]}: " + summary[0].split(": ", 2)[2]]
-    assert "pause (straggler_job.py:" in summary[0], summary      # the main thread sleeps most
+    # the same line ends with what the samples show: the main thread sleeps in pause() most
+    tail = lines[0].split("; py-spy samples of rank 1 (3 s): ", 1)[1]
+    assert tail.startswith("pause (straggler_job.py:") and tail.endswith(f" samples -> {samples[0]}"), lines
+    assert "py-spy" not in done.stderr.replace(lines[0], ""), done.stderr     # no second line
     (warning,) = [json.loads(line) for line in (watch_dir(done) / "warnings.jsonl").read_text().splitlines()]
     assert warning["ranks"] == [1] and warning["median_lag_ms"] >= 25.0 and warning["samples"] == str(samples[0])
+    assert warning["line"] == lines[0].removeprefix("triage: ")
     checked(done)
 
 

@@ -121,3 +121,10 @@ def test_unreadable_dumps_are_problems_not_errors(tmp_path: Path) -> None:
     result, problems = analyze_dumps({0: (bad, "node03"), 1: (tmp_path / "missing.json", "node03")})
     assert result.stragglers == () and len(problems) == 2
     assert all("\n" not in p for p in problems) and str(bad) in problems[0]
+
+
+def test_samples_are_taken_only_with_a_line() -> None:
+    policy = WarnPolicy(WatchSettings(warn_interval_s=300.0, sample_interval_s=60.0, max_samples=10))
+    taken = [t for t in range(0, 1000, 30)
+             if policy.decide(named({1: 40.0}), float(t), [1]).sample is not None]
+    assert taken == [30, 330, 630, 930]

@@ -9,9 +9,10 @@ figures. A straggler named in ``confirm_checks`` checks in a row (default 2) is 
 
 - one line, at most every ``warn_interval_s`` (default 300 s), e.g.
   ``triage: rank 1 (node03) arrives last at 92% of collectives, +41 ms median; 18% of wall time lost``;
-- a py-spy recording of that rank (``sample_seconds`` at ``SAMPLE_RATE_HZ``, never pausing it), at
-  most every ``sample_interval_s`` (default 600 s) and ``max_samples`` (default 3) per run, in
-  ``<host>/stragglers/rank-<r>-<time>.pyspy.txt``; each warning is also appended to
+- with the line (it ends with what they show), a py-spy recording of that rank (``sample_seconds``
+  at ``SAMPLE_RATE_HZ``, never pausing it), at most every ``sample_interval_s`` (default 600 s) and
+  ``max_samples`` (default 3) per run, in ``<host>/stragglers/rank-<r>-<time>.pyspy.txt``;
+  each line is also appended to
   ``<host>/stragglers/warnings.jsonl`` with its figures; at the end, ``watch.json`` says how many
   checks ran and the CPU time they took.
 
@@ -141,7 +142,7 @@ class WarnPolicy:
             self.last_warn, warn = now, short_line(worst)
         sample = None
         candidates = [r for r in worst.ranks if r in set(local)]
-        if candidates and self.samples < self.settings.max_samples and (
+        if warn is not None and candidates and self.samples < self.settings.max_samples and (
                 self.last_sample is None or now - self.last_sample >= self.settings.sample_interval_s):
             self.last_sample, self.samples, sample = now, self.samples + 1, candidates[0]
         return Decision(worst, warn, sample)
@@ -254,23 +255,22 @@ class StragglerWatch:
         decision = self.policy.decide(result.stragglers, now, [s.rank for s in live])
         if decision.straggler is None:
             return decision
-        sample_path, pid = None, None
-        if decision.sample is not None:
-            pid = next(s.pid for s in live if s.rank == decision.sample)
+        if decision.warn is None:
+            return decision
+        line, sample_path = decision.warn, None
+        pid = next((s.pid for s in live if s.rank == decision.sample), None)
+        if decision.sample is not None and pid is not None:
             sample_path = self._stamped(f"rank-{decision.sample}", "pyspy.txt", now)
-        if decision.warn is not None:
-            where = f"; py-spy samples of rank {decision.sample} -> {sample_path}" if sample_path else ""
-            self.say(decision.warn + where)
-            self._log(decision.straggler, now, sample_path)
-        if decision.sample is not None and pid is not None and sample_path is not None:
-            self.say(self.record(decision.sample, pid, sample_path))
+            line += "; " + self.record(decision.sample, pid, sample_path)     # one line: wait for the samples
+        self.say(line)
+        self._log(decision.straggler, now, sample_path if sample_path and sample_path.is_file() else None, line)
         return decision
 
     def _stamped(self, stem: str, suffix: str, now: float) -> Path:
         return self.root / f"{stem}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime(now))}.{suffix}"
 
-    def _log(self, straggler: Straggler, now: float, sample: Path | None) -> None:
-        entry = {"time": now, "line": short_line(straggler), "samples": str(sample) if sample else None,
+    def _log(self, straggler: Straggler, now: float, sample: Path | None, line: str) -> None:
+        entry = {"time": now, "line": line, "samples": str(sample) if sample else None,
                  **straggler.to_json()}
         with contextlib.suppress(OSError):
             self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -279,7 +279,7 @@ class StragglerWatch:
 
     def record(self, rank: int, pid: int, path: Path) -> str:
         """``py-spy record`` of one rank (never paused, idle frames kept: a sleeping rank shows
-        where it sleeps) into ``path``; the line that says what it found."""
+        where it sleeps) into ``path``; what it found, for the warning line."""
         tool, looked = find_pyspy()
         if tool is None:
             return f"no py-spy samples of rank {rank}: py-spy not found (looked in {looked})"
@@ -297,4 +297,4 @@ class StragglerWatch:
         with contextlib.suppress(OSError):
             path.chmod(0o600)
         top = summarize_samples(raw)
-        return f"py-spy samples of rank {rank} in {path}" + (f": {top}" if top else "")
+        return f"py-spy samples of rank {rank} ({seconds} s): " + (f"{top} -> " if top else "") + str(path)

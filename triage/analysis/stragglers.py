@@ -295,9 +295,10 @@ def _next_steps(s: Straggler, stacks: Mapping[int, Sequence[str]]) -> list[str]:
     if any(hint.lower() in frames for hint in _DATA_HINTS):
         return [(f"rank {rank} is busy in its input pipeline (DataLoader) when sampled: give it more "
                 "workers (num_workers), check its data shard and its disk")]
-    return [(f"see what rank {rank} does between collectives: its stack samples (`triage dump RUN_DIR` "
-            f"while the job runs, then rank-{rank}/pyspy.json in the bundle); look for input loading, "
-            "extra compute or I/O that the other ranks do not do")]
+    return [(f"see what rank {rank} does between collectives: its stack samples (the py-spy recordings "
+            f"`triage launch` took while it warned, RUN_DIR/<host>/stragglers/rank-{rank}-*.pyspy.txt; or "
+            f"`triage dump RUN_DIR` while the job runs, then rank-{rank}/pyspy.json in the bundle); look for "
+            "input loading, extra compute or I/O that the other ranks do not do")]
 
 
 def lag_rows(pg: str, members: Sequence[int], traces: Mapping[int, Sequence[Collective]]

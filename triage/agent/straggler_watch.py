@@ -207,6 +207,7 @@ class StragglerWatch:
         self.thread: threading.Thread | None = None
         self.checks = 0
         self.cpu_s = 0.0
+        self.problems: list[str] = []      # the last dumps that could not be read (in watch.json)
 
     def on_tick(self, statuses: Sequence[LocalRankStatus], now: float, stopping: bool = False) -> None:
         if not self.settings.enabled or stopping or now < self.next_check:
@@ -230,7 +231,7 @@ class StragglerWatch:
             with contextlib.suppress(OSError):
                 write_json_atomic(self.root / "watch.json", {
                     "checks": self.checks, "cpu_s": round(self.cpu_s, 4), "samples": self.policy.samples,
-                    "check_interval_s": self.settings.check_interval_s})
+                    "check_interval_s": self.settings.check_interval_s, "problems": self.problems})
 
     def _check_safely(self, live: tuple[LocalRankStatus, ...]) -> None:
         started = time.thread_time()
@@ -251,7 +252,8 @@ class StragglerWatch:
             out = self.root / "fr" / f"rank-{status.rank}"
             if fetch_fr(status.paths, out) is not None:
                 files[status.rank] = (out / "fr.json", status.host)
-        result, _problems = analyze_dumps(files)
+        result, problems = analyze_dumps(files)
+        self.problems = (self.problems + problems)[-10:]
         decision = self.policy.decide(result.stragglers, now, [s.rank for s in live])
         if decision.straggler is None:
             return decision

@@ -5,6 +5,7 @@ neighbour (nothing); from the finished run, a directory of FR dumps, and a live 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -17,6 +18,7 @@ import pytest
 from tests.helpers.launch import Finished, background_launch, job_env, run_launch, torchrun
 from tests.helpers.paths import program
 from tests.helpers.processes import running_program, triage_cmd
+from tests.report.test_html_chromium import CHROMIUM, _dom
 
 pytestmark = pytest.mark.timeout(400)
 JOB = program("straggler_job.py")
@@ -92,6 +94,17 @@ def test_slow_rank_is_named_and_only_it(tmp_path: Path) -> None:
                                     str(tmp_path / "no" / "such" / "trace.json")),
                          capture_output=True, text=True, timeout=120, check=False)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and "no/such/trace.json" in bad.stderr
+    # the HTML report's lag chart, rendered by Chromium (offline): rank 1 is the one red line
+    page = tmp_path / "report.html"
+    html = subprocess.run(triage_cmd("report", str(done.run_dir), "--format", "html", "-o", str(page)),
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert html.returncode == 0, html.stderr
+    if CHROMIUM is not None:
+        svg = re.search(r'<svg id="lag-chart".*?</svg>', _dom(page, tmp_path), re.DOTALL)
+        assert svg is not None and svg.group(0).count("<polyline") == 4
+        assert re.findall(r'<polyline class="straggler"[^>]*><title>([^<]*)', svg.group(0))[0].startswith(
+            "rank 1: straggler, median lag +")
+        assert "132 collectives of pg 0" in svg.group(0) and "http" not in page.read_text()
     # triage top on the finished run: every rank exited, rank 1 marked, lag from the exit dumps
     glance = top(done.run_dir)
     assert [(r["rank"], r["state"], r["straggler"]) for r in glance["ranks"]] == [

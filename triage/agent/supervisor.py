@@ -25,11 +25,13 @@ from typing import Any, BinaryIO, TextIO
 
 from triage.agent import envsetup
 from triage.agent.hang_monitor import ActionOutcome, handle_action, make_monitor
+from triage.agent.launcher_bits import NullMonitor, exit_code_of, isatty, signame
 from triage.agent.processes import ProcessTracker
 from triage.agent.pump import LogPump
 from triage.agent.ranks import RankTracker, describe_ends, read_json_or_none
 from triage.agent.rundir import job_id_from_env, prepare_run_dir, write_node_json
 from triage.agent.state import AgentContext, LocalRankStatus, Monitor, MonitorAction, MonitorActionKind
+from triage.agent.straggler_watch import StragglerWatch, WatchSettings
 from triage.errors import UsageError
 from triage.exitcodes import ExitCode
 from triage.layout import HostPaths, short_hostname, write_json_atomic
@@ -37,11 +39,6 @@ from triage.options import check_timeouts
 
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 IDLE_SLEEP = 0.02
-
-
-def exit_code_of(returncode: int) -> int:
-    """The launcher's exit code; killed by signal N gives 128+N (shell convention)."""
-    return 128 - returncode if returncode < 0 else returncode
 
 
 @dataclass
@@ -90,14 +87,16 @@ class NodeAgent:
             raise UsageError("nothing to launch: give the launcher after --, e.g. "
                              "`triage launch -- torchrun --nproc-per-node 2 train.py`")
         check_timeouts(self.options)
+        watch = WatchSettings.from_options(self.options, os.environ)
         _run, self.paths = prepare_run_dir(self.run_dir, self.job_id, self.host, self.argv)
         ctx = AgentContext(self.job_id, self.host, self.run_dir, self.paths.root, self.started)
         self.ctx = ctx
         self.monitor = self._make_monitor(ctx)
+        self.stragglers = StragglerWatch(ctx, watch, self.say)
         self.say(f"run dir {self.run_dir}")
         if self.options.get("cores"):
             self.say(envsetup.core_note())
-        is_tty = bool(self.console is not None and _isatty(self.console))
+        is_tty = bool(self.console is not None and isatty(self.console))
         env = envsetup.worker_env(os.environ, self.argv, self.options, self.run_dir, self.job_id,
                                   self.host, is_tty)
         previous = self._install_signals()
@@ -217,13 +216,14 @@ class NodeAgent:
                      + " ".join(map(str, killed)))
         self._tick(time.time())
         self._wait_actions(120.0)
+        self.stragglers.close(60.0)
         self._kill_own_helpers()
         self.pump.finish(time.time())
         rc = self.proc.returncode if self.proc.returncode is not None else self.proc.wait()
         code = int(ExitCode.HANG_DETECTED) if self.stopped_for_hang else exit_code_of(rc)
         status = "hang_stopped" if self.stopped_for_hang else ("signalled" if rc < 0 else "exited")
         write_node_json(self.paths, {**self.node_info(status, code), "launcher_returncode": rc})
-        how = f"killed by signal {-rc} ({_signame(-rc)})" if rc < 0 else f"exit code {rc}"
+        how = f"killed by signal {-rc} ({signame(-rc)})" if rc < 0 else f"exit code {rc}"
         ends = describe_ends([t.status for t in self.ranks.ranks.values() if t.status is not None])
         if ends:
             self.say(f"ranks on {self.host}: {ends}")
@@ -253,6 +253,7 @@ class NodeAgent:
             for status in exited:
                 self._offer(self._call(lambda s=status: self.monitor.on_rank_exit(s)), statuses)
         self._offer(self._call(lambda: self.monitor.on_tick(statuses, now)), statuses)
+        self.stragglers.on_tick(statuses, now, stopping=self._job_being_stopped())
         if self.flags.usr1:
             self.flags.usr1 = 0
             self._offer(MonitorAction(MonitorActionKind.COLLECT, "manual", "SIGUSR1 to the triage agent"),
@@ -366,36 +367,6 @@ class NodeAgent:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.proc.pid, signal.SIGKILL)
             self.stop_requested_at = float("inf")
-
-
-class NullMonitor:
-    """Used when the hang monitor cannot be built: the job still runs, with logs and heartbeats."""
-
-    def on_tick(self, ranks: Sequence[LocalRankStatus], now: float) -> MonitorAction | None:
-        return None
-
-    def on_output(self, rank: int, chunk: bytes) -> None:
-        return None
-
-    def on_rank_exit(self, status: LocalRankStatus) -> MonitorAction | None:
-        return None
-
-    def on_outcome(self, action: MonitorAction, busy: str | None, gone: bool = False) -> None:
-        return None
-
-
-def _isatty(stream: BinaryIO) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
-def _signame(num: int) -> str:
-    try:
-        return signal.Signals(num).name
-    except ValueError:
-        return f"signal {num}"
 
 
 def launch(argv: Sequence[str], options: Mapping[str, Any]) -> int:

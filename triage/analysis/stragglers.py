@@ -275,6 +275,14 @@ def describe(s: Straggler) -> str:
             f"{s.lost_s:.2f} s for it, {s.lost_pct:.0f}% of {s.window_s:.1f} s wall time ({s.clock})")
 
 
+def short_line(s: Straggler) -> str:
+    """The agent's live line: ``rank 1 (node03) arrives last at 92% of collectives, +41 ms median;
+    18% of wall time lost`` (and the group, the span)."""
+    return (f"{_who(s)} arrives last at {100 * s.last_share:.0f}% of collectives, +{s.median_lag_ms:.0f} ms median; "
+            f"{s.lost_pct:.0f}% of wall time lost (last {s.collectives} collectives of {s.group_label}, "
+            f"{s.window_s:.0f} s)")
+
+
 _DATA_HINTS = ("torch/utils/data", "dataloader", "_next_data", "__next__ in _MultiProcessingDataLoaderIter")
 
 
@@ -287,23 +295,32 @@ def _next_steps(s: Straggler, stacks: Mapping[int, Sequence[str]]) -> list[str]:
     if any(hint.lower() in frames for hint in _DATA_HINTS):
         return [(f"rank {rank} is busy in its input pipeline (DataLoader) when sampled: give it more "
                 "workers (num_workers), check its data shard and its disk")]
-    return [(f"see what rank {rank} does between collectives: its stack samples (`triage dump RUN_DIR` "
-            f"while the job runs, then rank-{rank}/pyspy.json in the bundle); look for input loading, "
-            "extra compute or I/O that the other ranks do not do")]
+    return [(f"see what rank {rank} does between collectives: its stack samples (the py-spy recordings "
+            f"`triage launch` took while it warned, RUN_DIR/<host>/stragglers/rank-{rank}-*.pyspy.txt; or "
+            f"`triage dump RUN_DIR` while the job runs, then rank-{rank}/pyspy.json in the bundle); look for "
+            "input loading, extra compute or I/O that the other ranks do not do")]
+
+
+def lag_rows(pg: str, members: Sequence[int], traces: Mapping[int, Sequence[Collective]]
+             ) -> tuple[list[int], list[int], list[list[float]]]:
+    """(the members with a trace, the seqs all of them recorded, each one's arrival lag in ms at
+    each of those seqs): same clock assumed, no offsets. Empty when fewer than two members have one."""
+    ranks = [r for r in members if r in traces]
+    if len(ranks) < 2:
+        return [], [], []
+    per_rank = [_times(traces[r], pg) for r in ranks]
+    common = set(per_rank[0][0]).intersection(*(seqs for seqs, _ in per_rank[1:]))
+    if not common:
+        return [], [], []
+    seqs = sorted(common)
+    maps = [dict(zip(rank_seqs, times)) for rank_seqs, times in per_rank]
+    rows = [[m[s] for s in seqs] for m in maps]
+    firsts = [min(col) for col in zip(*rows)]
+    return ranks, seqs, [[(t - f) / 1e6 for t, f in zip(row, firsts)] for row in rows]
 
 
 def median_lags(group: Group, traces: Mapping[int, Sequence[Collective]]) -> dict[int, float]:
     """Each member's median arrival lag in ms over the seqs every member recorded (same clock
     assumed; no offsets): what `triage top` shows. Empty when fewer than two members have one."""
-    members = [r for r in group.members if r in traces]
-    if len(members) < 2:
-        return {}
-    per_rank = [_times(traces[r], group.pg) for r in members]
-    common = set(per_rank[0][0]).intersection(*(seqs for seqs, _ in per_rank[1:]))
-    if not common:
-        return {}
-    seqs = sorted(common)
-    maps = [dict(zip(rank_seqs, times)) for rank_seqs, times in per_rank]
-    rows = [[m[s] for s in seqs] for m in maps]
-    firsts = [min(col) for col in zip(*rows)]
-    return {r: median(list(map(sub, row, firsts))) / 1e6 for r, row in zip(members, rows)}
+    ranks, _seqs, lags = lag_rows(group.pg, group.members, traces)
+    return {r: median(row) for r, row in zip(ranks, lags)}

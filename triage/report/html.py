@@ -9,6 +9,7 @@ from triage.analysis.describe import call
 from triage.analysis.ranks import format_ranks, rank_word
 from triage.model import Collective, CollectiveState, Report, VerdictKind
 from triage.report.fold import fold_ranks
+from triage.report.lag_chart import lag_chart
 
 LANE_H = 26
 BOX_W = 170
@@ -40,6 +41,7 @@ def render_html(report: Report) -> str:
         f"<div class=\"verdict{' ok' if ok else ''}\" id=\"verdict\">{_e(report.verdict.summary)}</div>",
         _cluster_check(report),
         "<h2>Last collectives</h2>", f"<div style=\"overflow-x:auto\">{_svg(report)}</div>",
+        "<h2>Arrival lag</h2>", f"<div style=\"overflow-x:auto\">{lag_chart(report)}</div>",
         "<h2>Findings</h2>", _findings(report),
         "<h2>Ranks</h2>", _ranks(report),
         "<h2>What to do next</h2><ul>", *(f"<li>{_e(s)}</li>" for s in report.next_steps), "</ul>",

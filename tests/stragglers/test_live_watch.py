@@ -1,0 +1,96 @@
+"""The agent's live straggler line on real 4-rank torchrun gloo jobs under `triage launch`: a rank
+that sleeps 40 ms more before each collective is named while the job runs and recorded with py-spy;
+an equal job, also under CPU-burning neighbours, never gets the line; a bad setting is one line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.hang.launched import Finished, job_env, program, run_launch, torchrun
+from tests.support import running_program, triage_cmd
+
+pytestmark = pytest.mark.timeout(400)
+JOB = program("straggler_job.py")
+# checks every 3 s (not 60): a test job runs ~20 s
+WATCH = {"TRIAGE_STRAGGLER_CHECK_INTERVAL": "3", "TRIAGE_STRAGGLER_SAMPLE_SECONDS": "3"}
+LINE = "arrives last at"
+
+
+def launched(tmp_path: Path, **env: str) -> Finished:
+    run_dir = tmp_path / "run"
+    argv = [*triage_cmd("launch", "--run-dir", str(run_dir), "--console", "none", "--"), *torchrun(JOB, 4)]
+    done = run_launch(argv, job_env(**WATCH, **env), run_dir, timeout=300)
+    assert done.returncode == 0, done.explain()
+    return done
+
+
+def watch_dir(done: Finished) -> Path:
+    (host,) = [p for p in done.run_dir.iterdir() if (p / "ranks").is_dir()]
+    return host / "stragglers"
+
+
+def checked(done: Finished) -> None:
+    """The watch did look: every rank's live Flight Recorder was fetched at least once."""
+    dumps = sorted(p.parent.name for p in (watch_dir(done) / "fr").glob("rank-*/fr.json"))
+    assert dumps == ["rank-0", "rank-1", "rank-2", "rank-3"], done.explain()
+    record = json.loads((watch_dir(done) / "watch.json").read_text())
+    assert record["checks"] >= 2 and record["problems"] == [] and record["cpu_s"] > 0, record
+
+
+def test_a_slow_rank_is_named_while_the_job_runs_and_sampled(tmp_path: Path) -> None:
+    done = launched(tmp_path, STRAG_SLOW_RANK="1", STRAG_EXTRA_MS="40", STRAG_STEPS="300")
+    lines = [line for line in done.stderr.splitlines() if LINE in line]
+    assert lines, done.explain()
+    assert all(line.startswith("triage: rank 1 (") for line in lines), lines
+    assert len(lines) == 1, lines                 # at most one line per 300 s
+    assert " ms median; " in lines[0] and "% of wall time lost" in lines[0]
+    samples = sorted(watch_dir(done).glob("rank-1-*.pyspy.txt"))
+    assert len(samples) == 1 and not list(watch_dir(done).glob("rank-[023]-*.pyspy.txt"))
+    raw = samples[0].read_text()
+    assert "pause (straggler_job.py:" in raw and "all_reduce" in raw    # what the late rank does
+    # the same line ends with what the samples show: the main thread sleeps in pause() most
+    tail = lines[0].split("; py-spy samples of rank 1 (3 s): ", 1)[1]
+    assert tail.startswith("pause (straggler_job.py:") and tail.endswith(f" samples -> {samples[0]}"), lines
+    assert "py-spy" not in done.stderr.replace(lines[0], ""), done.stderr     # no second line
+    (warning,) = [json.loads(line) for line in (watch_dir(done) / "warnings.jsonl").read_text().splitlines()]
+    assert warning["ranks"] == [1] and warning["median_lag_ms"] >= 25.0 and warning["samples"] == str(samples[0])
+    assert warning["line"] == lines[0].removeprefix("triage: ")
+    checked(done)
+
+
+def test_an_equal_job_gets_no_line(tmp_path: Path) -> None:
+    done = launched(tmp_path, STRAG_STEPS="300")
+    assert LINE not in done.stderr and "py-spy samples" not in done.stderr, done.stderr
+    assert not (watch_dir(done) / "warnings.jsonl").exists() and not list(watch_dir(done).glob("*.pyspy.txt"))
+    checked(done)
+
+
+def test_an_equal_job_under_cpu_burning_neighbours_gets_no_line(tmp_path: Path) -> None:
+    burn = [sys.executable, "-c", "print('READY', flush=True)\nwhile True: pass"]
+    with running_program(burn), running_program(burn):
+        done = launched(tmp_path, STRAG_STEPS="300")
+    assert LINE not in done.stderr and "py-spy samples" not in done.stderr, done.stderr
+    assert not (watch_dir(done) / "warnings.jsonl").exists()
+    checked(done)
+
+
+def test_the_watch_can_be_turned_off(tmp_path: Path) -> None:
+    done = launched(tmp_path, STRAG_SLOW_RANK="1", STRAG_EXTRA_MS="40", STRAG_STEPS="200",
+                    TRIAGE_STRAGGLER_WATCH="false")
+    assert LINE not in done.stderr and not watch_dir(done).exists(), done.stderr
+
+
+@pytest.mark.parametrize("value", ["abc", "-3"])
+def test_a_bad_setting_is_one_line_and_nothing_starts(tmp_path: Path, value: str) -> None:
+    env = job_env(TRIAGE_STRAGGLER_CHECK_INTERVAL=value)
+    result = subprocess.run([*triage_cmd("launch", "--run-dir", str(tmp_path / "run"), "--"), sys.executable,
+                             "-c", f"open({str(tmp_path / 'started')!r}, 'w')"],
+                            capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert "TRIAGE_STRAGGLER_CHECK_INTERVAL" in result.stderr.splitlines()[0]
+    assert not (tmp_path / "started").exists()

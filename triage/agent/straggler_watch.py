@@ -1,0 +1,302 @@
+"""The agent's live straggler watch: a warning line while the job runs, and py-spy samples of the
+rank that holds the others back.
+
+Every ``check_interval_s`` (default 60 s) the agent asks each live local rank for its Flight
+Recorder (the worker's control socket: ``fr PATH``, else the ``dump`` request of ``triage dump``) into
+``<host>/stragglers/fr/rank-<r>/``, and runs the report's own straggler analysis
+(:func:`triage.analysis.stragglers.find_stragglers`) over those dumps: the same gates, the same
+figures. A straggler named in ``confirm_checks`` checks in a row (default 2) is persistent:
+
+- one line, at most every ``warn_interval_s`` (default 300 s), e.g.
+  ``triage: rank 1 (node03) arrives last at 92% of collectives, +41 ms median; 18% of wall time lost``;
+- with the line (it ends with what they show), a py-spy recording of that rank (``sample_seconds``
+  at ``SAMPLE_RATE_HZ``, never pausing it), at most every ``sample_interval_s`` (default 600 s) and
+  ``max_samples`` (default 3) per run, in ``<host>/stragglers/rank-<r>-<time>.pyspy.txt``;
+  each line is also appended to
+  ``<host>/stragglers/warnings.jsonl`` with its figures; at the end, ``watch.json`` says how many
+  checks ran and the CPU time they took.
+
+The decision (:class:`WarnPolicy`) is pure; fetching dumps and sampling run in one thread of
+their own, so the agent's log pump never waits for them. docs/stragglers.md has the policy.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from triage.agent.state import AgentContext, LocalRankStatus
+from triage.analysis.groups import resolve_groups
+from triage.analysis.stragglers import Straggler, StragglerResult, find_stragglers, short_line
+from triage.collectors.common import run_tool
+from triage.collectors.pyspy import find_pyspy
+from triage.collectors.worker_client import request_dump, send_command
+from triage.errors import InputError, UsageError
+from triage.layout import RankPaths, write_json_atomic
+from triage.load.fr_files import fr_rank_evidence
+from triage.model.evidence import RankEvidence
+from triage.parsing.flight_recorder import load_fr_file
+
+SAMPLE_RATE_HZ = 20
+DUMP_TIMEOUT_S = 10.0
+MAX_SAMPLE_BYTES = 4 * 1024 * 1024
+
+# name, type, default, help: the options of the watch (flag --NAME, env TRIAGE_NAME, YAML key).
+OPTIONS: tuple[dict[str, Any], ...] = (
+    {"name": "straggler_watch", "type": "bool", "default": True,
+     "help": "watch for a rank that holds the others back while the job runs"},
+    {"name": "straggler_check_interval", "type": "float", "default": 60.0,
+     "help": "seconds between the straggler watch's Flight Recorder checks"},
+    {"name": "straggler_warn_interval", "type": "float", "default": 300.0,
+     "help": "at most one straggler line per this many seconds"},
+    {"name": "straggler_sample_interval", "type": "float", "default": 600.0,
+     "help": "at most one py-spy recording of a straggler per this many seconds"},
+    {"name": "straggler_max_samples", "type": "int", "default": 3,
+     "help": "py-spy recordings of stragglers per run, at most"},
+    {"name": "straggler_sample_seconds", "type": "int", "default": 5,
+     "help": "seconds of each py-spy recording of a straggler"},
+    {"name": "straggler_confirm_checks", "type": "int", "default": 2,
+     "help": "checks in a row that must name the same straggler before the first line"},
+)
+
+
+@dataclass(frozen=True)
+class WatchSettings:
+    enabled: bool = True
+    check_interval_s: float = 60.0
+    warn_interval_s: float = 300.0
+    sample_interval_s: float = 600.0
+    max_samples: int = 3
+    sample_seconds: int = 5
+    confirm_checks: int = 2
+
+    @staticmethod
+    def from_options(options: Mapping[str, Any], environ: Mapping[str, str]) -> WatchSettings:
+        """Options given to the agent win, then ``TRIAGE_STRAGGLER_*`` variables, then defaults.
+        A bad value raises a one-line :class:`UsageError` naming the option or variable."""
+        fields = {"straggler_watch": "enabled", "straggler_check_interval": "check_interval_s",
+                  "straggler_warn_interval": "warn_interval_s", "straggler_sample_interval": "sample_interval_s",
+                  "straggler_max_samples": "max_samples", "straggler_sample_seconds": "sample_seconds",
+                  "straggler_confirm_checks": "confirm_checks"}
+        values: dict[str, Any] = {}
+        for spec in OPTIONS:
+            name, kind = spec["name"], spec["type"]
+            where, raw = f"--{name.replace('_', '-')}", options.get(name)
+            if raw is None and f"TRIAGE_{name.upper()}" in environ:
+                where, raw = f"TRIAGE_{name.upper()}", environ[f"TRIAGE_{name.upper()}"]
+            if raw is not None:
+                values[fields[name]] = _value(kind, raw, where)
+        return replace(WatchSettings(), **values)
+
+
+def _value(kind: str, raw: Any, where: str) -> Any:
+    text = str(raw).strip().lower()
+    if kind == "bool":
+        if isinstance(raw, bool) or text in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+            return raw if isinstance(raw, bool) else text in ("1", "true", "yes", "on")
+        raise UsageError(f"{where}={raw!r}: not a boolean (true or false)")
+    try:
+        number = float(text) if kind == "float" else int(text)
+    except ValueError:
+        number = -1
+    if not number > 0 or math.isinf(number):
+        raise UsageError(f"{where}={raw!r}: not a positive {'number' if kind == 'float' else 'integer'}")
+    return number
+
+
+@dataclass(frozen=True)
+class Decision:
+    straggler: Straggler | None = None     # the persistent straggler, if any
+    warn: str | None = None                # the line to print now (without the ``triage: `` prefix)
+    sample: int | None = None              # the rank to record with py-spy now
+
+
+@dataclass
+class WarnPolicy:
+    """Pure: from each check's stragglers, which line to print and which rank to sample, when."""
+
+    settings: WatchSettings
+    streak: dict[tuple[str, tuple[int, ...]], int] = field(default_factory=dict)
+    last_warn: float | None = None
+    last_sample: float | None = None
+    samples: int = 0
+
+    def decide(self, found: Sequence[Straggler], now: float, local: Sequence[int]) -> Decision:
+        """``found``: this check's stragglers; ``local``: the ranks this agent can sample."""
+        keys = {(s.pg, s.ranks): s for s in found}
+        self.streak = {key: self.streak.get(key, 0) + 1 for key in keys}
+        persistent = [s for key, s in keys.items() if self.streak[key] >= self.settings.confirm_checks]
+        if not persistent:
+            return Decision()
+        worst = max(persistent, key=lambda s: (s.lost_s, s.median_lag_ms))
+        warn = None
+        if self.last_warn is None or now - self.last_warn >= self.settings.warn_interval_s:
+            self.last_warn, warn = now, short_line(worst)
+        sample = None
+        candidates = [r for r in worst.ranks if r in set(local)]
+        if warn is not None and candidates and self.samples < self.settings.max_samples and (
+                self.last_sample is None or now - self.last_sample >= self.settings.sample_interval_s):
+            self.last_sample, self.samples, sample = now, self.samples + 1, candidates[0]
+        return Decision(worst, warn, sample)
+
+
+def analyze_dumps(files: Mapping[int, tuple[Path, str | None]]) -> tuple[StragglerResult, list[str]]:
+    """The report's straggler analysis over one FR dump per rank (rank -> (path, host)); the
+    dumps that could not be read, as one line each."""
+    evidence: list[RankEvidence] = []
+    problems: list[str] = []
+    for rank, (path, host) in sorted(files.items()):
+        try:
+            evidence.append(fr_rank_evidence(load_fr_file(path, rank), rank, str(path), host=host))
+        except InputError as exc:
+            problems.append(exc.one_line())
+    traces = {r.rank: r.collectives for r in evidence}
+    return find_stragglers(resolve_groups(tuple(evidence), None), traces, {r.rank: r.host for r in evidence}), problems
+
+
+def summarize_samples(raw: str) -> str | None:
+    """The main thread's most frequent innermost frame in a py-spy raw (folded: ``outer;...;inner
+    COUNT`` per line) recording, with its share: ``pause (job.py:21) in 87% of 60 samples``.
+    Threads started by ``threading`` (their stacks begin in ``Thread._bootstrap``) are left out."""
+    leaves: Counter[str] = Counter()
+    for line in raw.splitlines():
+        stack, _, count = line.rpartition(" ")
+        frames = stack.split(";")
+        if count.isdigit() and frames[0] and not frames[0].startswith("Thread._bootstrap"):   # threading's threads
+            leaves[frames[-1]] += int(count)
+    total = sum(leaves.values())
+    if not total:
+        return None
+    frame, hits = leaves.most_common(1)[0]
+    return f"{frame} in {100 * hits / total:.0f}% of {total} samples"
+
+
+def fetch_fr(target: RankPaths, out: Path) -> Path | None:
+    """The rank's Flight Recorder as ``out/fr.json``, or None. A worker that knows ``fr PATH``
+    writes that file alone; an older one answers "unknown command" and gets the full ``dump``
+    request, which also writes stacks.txt and fr.pickle (the first pickle costs it ~2 s of CPU)."""
+    path = out / "fr.json"
+    try:
+        out.mkdir(mode=0o700, parents=True, exist_ok=True)
+        reply = send_command(target, f"fr {path}", DUMP_TIMEOUT_S)
+    except (OSError, LookupError, ValueError, TypeError):
+        return None
+    if reply.get("ok") is True and path.is_file():
+        return path
+    if "unknown command" in str(reply.get("error")) and request_dump(target, out, DUMP_TIMEOUT_S).ok:
+        return path if path.is_file() else None
+    return None
+
+
+class StragglerWatch:
+    """The agent's side: ``on_tick`` starts a check when one is due (in a thread), ``close`` waits."""
+
+    def __init__(self, ctx: AgentContext, settings: WatchSettings, say: Callable[[str], None]) -> None:
+        self.ctx, self.settings, self.say = ctx, settings, say
+        self.policy = WarnPolicy(settings)
+        self.root = ctx.host_dir / "stragglers"
+        self.next_check = time.time() + settings.check_interval_s
+        self.thread: threading.Thread | None = None
+        self.checks = 0
+        self.cpu_s = 0.0
+        self.problems: list[str] = []      # the last dumps that could not be read (in watch.json)
+
+    def on_tick(self, statuses: Sequence[LocalRankStatus], now: float, stopping: bool = False) -> None:
+        if not self.settings.enabled or stopping or now < self.next_check:
+            return
+        if self.thread is not None and self.thread.is_alive():
+            return
+        self.next_check = now + self.settings.check_interval_s
+        live = tuple(s for s in statuses if s.alive and s.pid is not None and s.paths is not None)
+        if len(live) < 2:
+            return
+        self.thread = threading.Thread(target=self._check_safely, args=(live,), name="triage-stragglers",
+                                       daemon=True)
+        self.thread.start()
+
+    def close(self, timeout: float) -> None:
+        """Wait for a check under way; write ``watch.json`` (what the watch did and cost) when it ran."""
+        thread = self.thread
+        if thread is not None:
+            thread.join(timeout)
+        if self.checks:
+            with contextlib.suppress(OSError):
+                write_json_atomic(self.root / "watch.json", {
+                    "checks": self.checks, "cpu_s": round(self.cpu_s, 4), "samples": self.policy.samples,
+                    "check_interval_s": self.settings.check_interval_s, "problems": self.problems})
+
+    def _check_safely(self, live: tuple[LocalRankStatus, ...]) -> None:
+        started = time.thread_time()
+        try:
+            self.check(live, time.time())
+        except Exception as exc:  # noqa: BLE001 - the watch must never disturb the agent or the job
+            self.say(f"straggler watch error: {type(exc).__name__}: {exc}")
+        finally:
+            self.cpu_s += time.thread_time() - started     # this thread only (py-spy is a process of its own)
+
+    def check(self, live: Sequence[LocalRankStatus], now: float) -> Decision:
+        """One check: fetch every live rank's FR, analyze, warn and sample as the policy says."""
+        self.checks += 1
+        files: dict[int, tuple[Path, str | None]] = {}
+        for status in live:
+            if status.paths is None:
+                continue
+            out = self.root / "fr" / f"rank-{status.rank}"
+            if fetch_fr(status.paths, out) is not None:
+                files[status.rank] = (out / "fr.json", status.host)
+        result, problems = analyze_dumps(files)
+        self.problems = (self.problems + problems)[-10:]
+        decision = self.policy.decide(result.stragglers, now, [s.rank for s in live])
+        if decision.straggler is None:
+            return decision
+        if decision.warn is None:
+            return decision
+        line, sample_path = decision.warn, None
+        pid = next((s.pid for s in live if s.rank == decision.sample), None)
+        if decision.sample is not None and pid is not None:
+            sample_path = self._stamped(f"rank-{decision.sample}", "pyspy.txt", now)
+            line += "; " + self.record(decision.sample, pid, sample_path)     # one line: wait for the samples
+        self.say(line)
+        self._log(decision.straggler, now, sample_path if sample_path and sample_path.is_file() else None, line)
+        return decision
+
+    def _stamped(self, stem: str, suffix: str, now: float) -> Path:
+        return self.root / f"{stem}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime(now))}.{suffix}"
+
+    def _log(self, straggler: Straggler, now: float, sample: Path | None, line: str) -> None:
+        entry = {"time": now, "line": line, "samples": str(sample) if sample else None,
+                 **straggler.to_json()}
+        with contextlib.suppress(OSError):
+            self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+            with open(self.root / "warnings.jsonl", "a", encoding="utf-8") as handle:
+                handle.write(json.dumps(entry) + "\n")
+
+    def record(self, rank: int, pid: int, path: Path) -> str:
+        """``py-spy record`` of one rank (never paused, idle frames kept: a sleeping rank shows
+        where it sleeps) into ``path``; what it found, for the warning line."""
+        tool, looked = find_pyspy()
+        if tool is None:
+            return f"no py-spy samples of rank {rank}: py-spy not found (looked in {looked})"
+        seconds = self.settings.sample_seconds
+        run = run_tool([tool, "record", "--pid", str(pid), "--duration", str(seconds), "--rate",
+                        str(SAMPLE_RATE_HZ), "--nonblocking", "--idle", "--format", "raw", "--output", str(path)],
+                       seconds + 30.0, MAX_SAMPLE_BYTES)
+        try:
+            raw = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            raw = ""
+        if not raw:
+            why = run.start_error or ("timed out" if run.timed_out else run.stderr_text.splitlines()[-1:] or ["?"])
+            return f"no py-spy samples of rank {rank}: {why if isinstance(why, str) else why[0]}"
+        with contextlib.suppress(OSError):
+            path.chmod(0o600)
+        top = summarize_samples(raw)
+        return f"py-spy samples of rank {rank} ({seconds} s): " + (f"{top} -> " if top else "") + str(path)

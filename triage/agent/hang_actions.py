@@ -269,6 +269,24 @@ def _add_child_dumps(bundle: Path, ranks: Sequence[LocalRankStatus], options: Ma
             write_manifest(bundle, replace(manifest, collectors=manifest.collectors + tuple(records)))
     except Exception as error:  # noqa: BLE001 - evidence gathering never raises
         say(f"could not dump the ranks' child processes: {type(error).__name__}: {error}")
+        return
+    if records:
+        _name_children(bundle, records)
+
+
+def _name_children(bundle: Path, records: Sequence[CollectorRecord]) -> None:
+    """Which child each stuck rank waits on (DataLoader worker id, stuck frame): said on the
+    console and kept in the manifest (``extra.children``) for the report."""
+    try:
+        from triage.agent import children
+
+        entries = children.child_facts(bundle, [r for r in records if r.files])
+        for wait in children.waits(bundle, entries):
+            say(f"{wait.describe()} (it waits for {wait.waits_in})")
+        manifest = read_manifest(bundle)
+        write_manifest(bundle, replace(manifest, extra={**manifest.extra, "children": entries}))
+    except Exception as error:  # noqa: BLE001 - evidence gathering never raises
+        say(f"could not tell which child the ranks wait on: {type(error).__name__}: {error}")
 
 
 def _note_activity(bundle: Path, activities: Sequence[busy.RankActivity]) -> None:

@@ -160,6 +160,8 @@ def _collect(ctx: AgentContext, options: Mapping[str, Any], action: MonitorActio
         extra["hang_source"] = action.source            # "init": a hang before the first collective
         if action.source == "init":
             extra["verdict_kind"] = VerdictKind.INIT_HANG.value
+    if action.init is not None:
+        extra["init"] = {**action.init.to_json(), "reason": action.reason[:600]}
     return collect_node_bundle(job, targets_from(ranks), _trigger(action.trigger), action.reason,
                                CollectOptions.from_options(options), HostPaths(ctx.host_dir).bundles_dir,
                                extra=extra)

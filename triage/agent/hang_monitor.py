@@ -234,7 +234,8 @@ class HangMonitor:
         action = MonitorAction(MonitorActionKind.CHECK, Trigger.HANG.value, suspicion.message, suspicion.ranks,
                                sample=sample, waiting=detect.waiting_summary(ranks),
                                since=now - max(stuck.values(), default=self.timeout),
-                               outside=detect.any_outside(ranks), source=suspicion.source)
+                               outside=detect.any_outside(ranks), source=suspicion.source,
+                               init=suspicion.init)
         with self._lock:
             self._pending_hang, self._pending_position = action, detect.position(ranks)
             self._pending_key = suspicion.key
@@ -267,7 +268,8 @@ class HangMonitor:
             return MonitorAction(MonitorActionKind.CHECK, Trigger.HANG.value, watch.busy, suspicion.ranks,
                                  sample=self._targets(ranks, detect.culprits(ranks, suspicion)),
                                  waiting=suspicion.waiting or detect.waiting_summary(ranks), since=watch.since,
-                                 outside=detect.any_outside(ranks), source=suspicion.source)
+                                 outside=detect.any_outside(ranks), source=suspicion.source,
+                                 init=suspicion.init)
         return None
 
     @staticmethod
@@ -302,7 +304,8 @@ class HangMonitor:
         action = MonitorAction(MonitorActionKind.COLLECT, Trigger.HANG.value, suspicion.message, suspicion.ranks,
                                certain=certain, sample=sample,
                                waiting=suspicion.waiting or detect.waiting_summary(ranks),
-                               since=since, outside=detect.any_outside(ranks), source=suspicion.source)
+                               since=since, outside=detect.any_outside(ranks), source=suspicion.source,
+                               init=suspicion.init)
         if certain is None:
             with self._lock:
                 self._pending_hang, self._pending_position = action, detect.position(ranks)

@@ -12,6 +12,7 @@ a stuck rank waits on. Input: the :class:`AgentFacts` of each node's latest bund
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
@@ -60,7 +61,8 @@ def _activities(facts: Sequence[AgentFacts]) -> dict[int, RankActivityFact]:
 
 
 def _init_verdict(fact: AgentFacts, init: InitFact, ranks: Mapping[int, RankEvidence],
-                  hosts: Mapping[int, str | None]) -> tuple[Verdict, Finding]:
+                  hosts: Mapping[int, str | None],
+                  acts: Mapping[int, RankActivityFact]) -> tuple[Verdict, Finding]:
     store = f" on the store {init.store}" if init.store else ""
     key = f" (key {init.key})" if init.key else ""
     waited = f" for {int(init.seconds)} s" if init.seconds is not None else ""
@@ -70,9 +72,14 @@ def _init_verdict(fact: AgentFacts, init: InitFact, ranks: Mapping[int, RankEvid
         parts.append(f"{joined} of {init.nodes_wanted} nodes joined torchrun's rendezvous{store}{waited}; the "
                      f"{init.nodes_wanted - joined} other{'s' if init.nodes_wanted - joined != 1 else ''} never came")
     for rank in init.never_joined:
+        act = acts.get(rank)
         top = ranks[rank].stack_top if rank in ranks else None
         host = f" ({hosts[rank]})" if hosts.get(rank) else ""
-        parts.append(f"rank {rank}{host} never joined {init.where}" + (f" (stuck at {top})" if top else ""))
+        if act is not None and act.where:
+            doing = f": {act.activity} in {act.where}" + (f" ({act.figures()})" if act.figures() else "")
+        else:
+            doing = f": stuck at {top}" if top else ""
+        parts.append(f"rank {rank}{host} never joined {init.where}{doing}")
     if init.waiting:
         parts.append(f"{rank_word(init.waiting)} waited in {init.where}{store}{key}{waited}")
         if not init.never_joined and init.nodes_wanted is None:
@@ -88,15 +95,35 @@ def _init_verdict(fact: AgentFacts, init: InitFact, ranks: Mapping[int, RankEvid
                             evidence + (fact.bundle,), root_cause=True)
 
 
+def _stack_findings(culprits: Sequence[int], ranks: Mapping[int, RankEvidence]) -> list[Finding]:
+    """The stack of each rank that never joined (innermost first), with its dump file."""
+    out = []
+    for rank in culprits:
+        item = ranks.get(rank)
+        if item is None or not item.stack:
+            continue
+        shown = " <- ".join(_short(line) for line in item.stack[:8]) + (" <- ..." if len(item.stack) > 8 else "")
+        dumps = tuple(p for p in item.evidence if p.endswith(("pyspy.json", "stacks.txt")))
+        out.append(Finding("stack", (rank,), f"rank {rank}'s stack: {shown}", dumps))
+    return out
+
+
+def _short(line: str) -> str:
+    place, _, function = line.rpartition(" in ")
+    return f"{function} ({os.path.basename(place)})" if place else line
+
+
 def agent_view(facts: Sequence[AgentFacts], ranks: Sequence[RankEvidence], hosts: Mapping[int, str | None],
                verdict: Verdict, main: Finding | None) -> tuple[Verdict, Finding | None, list[Finding]]:
     """The verdict and main finding, completed (or replaced) by what the agent knew; plus its findings."""
     by_rank = {r.rank: r for r in ranks}
-    init = next(((f, f.init) for f in facts if f.verdict_kind == VerdictKind.INIT_HANG.value and f.init), None)
-    if init is not None and verdict.kind not in _KEEP:
-        verdict, main = _init_verdict(init[0], init[1], by_rank, hosts)
-    findings: list[Finding] = []
     acts = _activities(facts)
+    findings: list[Finding] = []
+    init = next(((f, f.init or InitFact((), (), "init_process_group", reason=f.reason)) for f in facts
+                 if f.verdict_kind == VerdictKind.INIT_HANG.value), None)    # an older bundle: its reason
+    if init is not None and verdict.kind not in _KEEP:
+        verdict, main = _init_verdict(init[0], init[1], by_rank, hosts, acts)
+        findings.extend(_stack_findings(init[1].never_joined, by_rank))
     culprits = [r for r in verdict.culprit_ranks if r in acts]
     if culprits and verdict.kind is not VerdictKind.INIT_HANG:
         said = "; ".join((f"it {acts[r].activity}" if len(culprits) == 1 else f"rank {r} {acts[r].activity}")

@@ -69,8 +69,13 @@ def _init_verdict(fact: AgentFacts, init: InitFact, ranks: Mapping[int, RankEvid
     parts = []
     if init.nodes_wanted is not None:
         joined = init.nodes_joined if init.nodes_joined is not None else 1
-        parts.append(f"{joined} of {init.nodes_wanted} nodes joined torchrun's rendezvous{store}{waited}; the "
-                     f"{init.nodes_wanted - joined} other{'s' if init.nodes_wanted - joined != 1 else ''} never came")
+        missing = init.nodes_wanted - joined
+        at = f" at {init.store}" if init.store else ""
+        rid = f" (id {init.key})" if init.key else ""
+        for_how_long = f" {int(init.seconds)} s" if init.seconds is not None else ""
+        parts.append(f"torchrun's rendezvous{at}{rid} has waited{for_how_long} for its nodes: {joined} of "
+                     f"{init.nodes_wanted} joined; the {missing} other{'s' if missing != 1 else ''} never came "
+                     "(not started, still queued, or cannot reach the endpoint); no rank has started")
     for rank in init.never_joined:
         act = acts.get(rank)
         top = ranks[rank].stack_top if rank in ranks else None
@@ -113,6 +118,26 @@ def _short(line: str) -> str:
     return f"{function} ({os.path.basename(place)})" if place else line
 
 
+def init_steps(facts: Sequence[AgentFacts], verdict: Verdict) -> tuple[str, ...]:
+    """What to do next on an init hang the agent saw (empty for any other verdict)."""
+    init = next((f.init for f in facts if f.init is not None), None)
+    if verdict.kind is not VerdictKind.INIT_HANG or init is None:
+        return ()
+    if init.nodes_wanted is not None:
+        where = init.store or "the --rdzv-endpoint"
+        return ((f"start the node(s) that never joined, or check that they reach {where} "
+                 "(`triage check -- torchrun ...` tests this without the training code)"),
+                ("torchrun ends the wait by itself after its rendezvous join timeout (600 s by default; "
+                 "--rdzv-conf join_timeout=N); triage does not stop a job whose nodes may still come"))
+    steps = []
+    if init.never_joined:
+        steps.append(f"look at the stack of {rank_word(init.never_joined)} (pyspy.json in the bundle): what it "
+                     f"does before {init.where} (a slow or stuck start-up, a rank-only branch before init)")
+    steps.append("find the ranks or nodes that never joined: their own output (an exception before "
+                 "init_process_group, a node that never started) or the launcher's log on their node")
+    return tuple(steps)
+
+
 def agent_view(facts: Sequence[AgentFacts], ranks: Sequence[RankEvidence], hosts: Mapping[int, str | None],
                verdict: Verdict, main: Finding | None) -> tuple[Verdict, Finding | None, list[Finding]]:
     """The verdict and main finding, completed (or replaced) by what the agent knew; plus its findings."""
@@ -143,4 +168,4 @@ def agent_view(facts: Sequence[AgentFacts], ranks: Sequence[RankEvidence], hosts
     return verdict, main, findings
 
 
-__all__ = ["agent_view", "child_waits"]
+__all__ = ["agent_view", "child_waits", "init_steps"]

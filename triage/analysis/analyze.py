@@ -7,7 +7,7 @@ from typing import Any
 
 from triage.analysis import verdicts
 from triage.analysis.advice import excerpt_steps
-from triage.analysis.agent_view import agent_view
+from triage.analysis.agent_view import agent_view, init_steps
 from triage.analysis.cluster_check import cluster_check_finding, cluster_check_json, cluster_check_step
 from triage.analysis.core_crash import crash_record_events
 from triage.analysis.describe import call
@@ -98,6 +98,8 @@ def analyze(evidence: Evidence) -> Report:
     verdict = slow.headline(verdict)
     steps = (excerpt_steps(verdict) if not evidence.complete or (not traces and verdict.kind in _HANGS)
              else slow.steps(verdicts.next_steps(verdict, evidence.finished_cleanly)))
+    if isinstance(evidence, AgentEvidence) and init_steps(evidence.agent, verdict):
+        steps = init_steps(evidence.agent, verdict) + tuple(s for s in steps if not s.startswith("nothing to do"))
     checked: dict[str, Any] = {}
     if evidence.cluster_check is not None:
         findings.append(cluster_check_finding(evidence.cluster_check))

@@ -98,7 +98,7 @@ def load_run_dir(root: Path) -> Evidence:
             if item.world_size:
                 world = max(world or 0, item.world_size)
     skipped.extend(_nodes_without_hang_bundle(root, node_manifests))
-    if not ranks:
+    if not ranks and not any(a.init is not None for a in agents):     # torchrun's rendezvous: no rank started
         raise InputError(f"{root}: run directory holds no rank data (no <host>/ranks/<r>/ and no bundles)")
     finished = all(r.exit is not None and r.exit.ok for r in ranks) and (world is None or len(ranks) >= world)
     return AgentEvidence(ranks=tuple(ranks), events=tuple(events), world_size=world, skipped=tuple(skipped),

@@ -63,22 +63,33 @@ def _start_time(pid: int) -> float:
 
 
 def child_facts(bundle: Path, records: Sequence[CollectorRecord]) -> list[dict[str, Any]]:
-    """``extra.children`` entries for the dumped children (rank, pid, worker id, dump file)."""
+    """``extra.children`` entries for the dumped children (rank, pid, kind, dump file); worker ids
+    are filled by :func:`name_waited_on` for the children a rank waits on."""
     entries: list[dict[str, Any]] = []
     for record in records:
         if record.pid is None or record.rank is None or not record.files:
             continue
         threads = parse_pyspy_text((bundle / record.files[0]).read_text(encoding="utf-8", errors="replace"))
         kind, _working, _where = classify_child(threads)
-        entry: dict[str, Any] = {"rank": record.rank, "pid": record.pid, "kind": kind, "file": record.files[0],
-                                 "worker_id": None, "worker_id_from": None}
-        if kind == "DataLoader worker":
-            worker = worker_id_from_locals(record.pid)
-            if worker is not None:
-                entry.update(worker_id=worker, worker_id_from="py-spy locals")
-        entries.append(entry)
-    _number_by_start(entries)
+        entries.append({"rank": record.rank, "pid": record.pid, "kind": kind, "file": record.files[0],
+                        "worker_id": None, "worker_id_from": None})
     return entries
+
+
+def name_waited_on(bundle: Path, entries: list[dict[str, Any]]) -> list[ChildWait]:
+    """The child each rank waits on, with its DataLoader worker id: read (py-spy locals) from that
+    one child only (one more dump per waiting rank, not per worker); else the rank's workers are
+    numbered by start order."""
+    for wait in waits(bundle, entries):
+        if wait.kind != "DataLoader worker":
+            continue
+        entry = next(e for e in entries if e["pid"] == wait.pid)
+        worker = worker_id_from_locals(wait.pid)
+        if worker is not None:
+            entry.update(worker_id=worker, worker_id_from="py-spy locals")
+        else:
+            _number_by_start([e for e in entries if e["rank"] == wait.rank])
+    return waits(bundle, entries)
 
 
 def _number_by_start(entries: list[dict[str, Any]]) -> None:
@@ -108,4 +119,4 @@ def waits(bundle: Path, entries: Sequence[dict[str, Any]]) -> list[ChildWait]:
     return out
 
 
-__all__ = ["child_facts", "waits", "worker_id_from_locals"]
+__all__ = ["child_facts", "name_waited_on", "waits", "worker_id_from_locals"]

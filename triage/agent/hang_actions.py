@@ -300,7 +300,7 @@ def _name_children(bundle: Path, records: Sequence[CollectorRecord]) -> None:
         from triage.agent import children
 
         entries = children.child_facts(bundle, [r for r in records if r.files])
-        for wait in children.waits(bundle, entries):
+        for wait in children.name_waited_on(bundle, entries):
             say(f"{wait.describe()} (it waits for {wait.waits_in})")
         manifest = read_manifest(bundle)
         write_manifest(bundle, replace(manifest, extra={**manifest.extra, "children": entries}))

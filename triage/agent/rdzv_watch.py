@@ -102,7 +102,8 @@ class RendezvousWatch:
         waited = now - self.started
         with self._lock:
             seen = self._seen_in
-        every = self.timeout / 2 if seen else min(1.0, self.timeout / 2)   # until seen there: each second
+        # each second until seen there (for one timeout at most), then every half timeout
+        every = self.timeout / 2 if seen or waited > self.timeout else min(1.0, self.timeout / 2)
         if waited >= min(1.0, self.timeout / 2) and now - self._probed_at >= every:
             self._probe(now)
         if not seen or waited < self.timeout or self._args is None:

@@ -179,7 +179,7 @@ def _children(bundle: Path, value: Any, where: str, skipped: list[str]) -> tuple
         if name is not None:
             path = (bundle / name).resolve()
             if not path.is_relative_to(root) or not path.is_file():
-                skipped.append(f"{bundle / name}: child dump missing or outside the bundle (ignored)")
+                skipped.append(f"{where}: child dump {name!r} missing or outside the bundle (ignored)")
                 path = None
             else:
                 threads = parse_pyspy_text(read_text(path))

@@ -12,7 +12,8 @@
    py-spy children over the wall time of the check.
 4. Detection latency for torchrun's own rendezvous: ``torchrun --nnodes 2 --rdzv-backend c10d`` on
    one node; from the agent's start + --hang-timeout to the bundle start (it includes torchrun's
-   own start-up: the moment the launcher enters its rendezvous is not visible from outside).
+   own start-up), and the time the agent counted in the rendezvous (from the first probe that saw
+   the launcher there; it entered at most one probe, 1 s, earlier).
 5. The cost of naming the child a rank waits on: the one extra ``py-spy dump --locals`` of that
    child (the DataLoader worker id), on a live pool worker blocked in a read.
 Run: ``python bench/bench_agent_sampling.py [rounds]``.
@@ -117,7 +118,10 @@ def rendezvous_latency() -> float | None:
             print(f"  no bundle (exit {done.returncode})")
             return None
         node = json.loads(next(run_dir.glob("*/node.json")).read_text())
-        return float(read_manifest(done.bundle()).created - node["started"] - TIMEOUT_S)
+        manifest = read_manifest(done.bundle())
+        waited = float(manifest.extra["init"]["seconds"])
+        print(f"  the agent counted {waited:.1f} s in the rendezvous (from the first probe that saw it there)")
+        return float(manifest.created - node["started"] - TIMEOUT_S)
 
 
 def child_id_cost() -> list[float]:

@@ -5,8 +5,9 @@ While no rank of this node has registered, the watch reads the launcher's pid an
 ``node.json`` and, from half a ``--hang-timeout`` on, asks a background thread for a
 ``py-spy dump --nonblocking`` of the launcher (never paused) every half timeout. A launcher whose
 main thread is in torchelastic's rendezvous (``next_rendezvous``, ``dynamic_rendezvous.py``...)
-for ``--hang-timeout`` is reported as an init hang: how many nodes it wants (``--nnodes``, the
-minimum of a range), how many are known to be there (the agents of this run directory: at least
+for ``--hang-timeout`` (counted from the first probe that saw it there: it entered at most one
+probe earlier) is reported as an init hang: how many nodes it wants (``--nnodes``, the minimum of
+a range), how many are known to be there (the agents of this run directory: at least
 this one), where (``--rdzv-endpoint``) and for how long.
 
 The job is never stopped for it: a node may still be waiting in a queue, and torchrun's own
@@ -91,6 +92,7 @@ class RendezvousWatch:
     _probing: bool = False
     _probed_at: float = float("-inf")
     _seen_in: bool = False                  # the last probe found the launcher in its rendezvous
+    _first_seen: float | None = None        # unix time of the first probe that found it there
     _done: bool = False                     # ranks started: the rendezvous is over
 
     def tick(self, ranks: Sequence[LocalRankStatus], now: float) -> HangSuspicion | None:
@@ -101,14 +103,15 @@ class RendezvousWatch:
             return None
         waited = now - self.started
         with self._lock:
-            seen = self._seen_in
+            seen, first = self._seen_in, self._first_seen
         # each second until seen there (for one timeout at most), then every half timeout
         every = self.timeout / 2 if seen or waited > self.timeout else min(1.0, self.timeout / 2)
         if waited >= min(1.0, self.timeout / 2) and now - self._probed_at >= every:
             self._probe(now)
-        if not seen or waited < self.timeout or self._args is None:
+        # counted from the first probe that saw the launcher there (it entered at most a probe earlier)
+        if not seen or first is None or now - first < self.timeout or self._args is None:
             return None
-        return self._suspicion(waited)
+        return self._suspicion(now - first)
 
     def _read_node(self) -> bool:
         node = read_json(HostPaths(self.host_dir).node)
@@ -128,9 +131,9 @@ class RendezvousWatch:
                 return
             self._probing = True
         self._probed_at = now
-        threading.Thread(target=self._sample, name="triage-rdzv-probe", daemon=True).start()
+        threading.Thread(target=self._sample, args=(now,), name="triage-rdzv-probe", daemon=True).start()
 
-    def _sample(self) -> None:
+    def _sample(self, started: float) -> None:
         from triage.collectors.pyspy import python_children, sample_stacks
 
         try:
@@ -144,6 +147,8 @@ class RendezvousWatch:
                     break
             with self._lock:
                 self._seen_in = found
+                if found and self._first_seen is None:
+                    self._first_seen = started
         finally:
             with self._lock:
                 self._probing = False

@@ -10,6 +10,12 @@
 3. CPU used by the agent while it samples 8 busy ranks: 8 real processes (4 spinning, 4 writing)
    sampled twice 3 s apart, as the agent does at each check; CPU time of this process and of its
    py-spy children over the wall time of the check.
+4. Detection latency for torchrun's own rendezvous: ``torchrun --nnodes 2 --rdzv-backend c10d`` on
+   one node; from the agent's start + --hang-timeout to the bundle start (it includes torchrun's
+   own start-up), and the time the agent counted in the rendezvous (from the first probe that saw
+   the launcher there; it entered at most one probe, 1 s, earlier).
+5. The cost of naming the child a rank waits on: the one extra ``py-spy dump --locals`` of that
+   child (the DataLoader worker id), on a live pool worker blocked in a read.
 Run: ``python bench/bench_agent_sampling.py [rounds]``.
 """
 
@@ -94,6 +100,53 @@ def sampling_cpu() -> tuple[float, float]:
             kill_tree(proc.pid)
 
 
+def rendezvous_latency() -> float | None:
+    import socket
+
+    from tests.hang.launched import TORCHRUN
+    from triage.bundle import read_manifest
+
+    with tempfile.TemporaryDirectory() as tmp, socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+        sock.close()
+        run_dir = Path(tmp) / "run"
+        job = [TORCHRUN, "--nnodes", "2", "--nproc-per-node", "1", "--rdzv-backend", "c10d", "--rdzv-endpoint",
+               f"127.0.0.1:{port}", "--rdzv-id", "bench", "--rdzv-conf", "join_timeout=15",
+               str(program("agent_init_hang.py"))]
+        done = run_launch(launch_argv(run_dir, job), job_env(), run_dir, timeout=120)
+        if "evidence saved to" not in done.stderr:
+            print(f"  no bundle (exit {done.returncode})")
+            return None
+        node = json.loads(next(run_dir.glob("*/node.json")).read_text())
+        manifest = read_manifest(done.bundle())
+        waited = float(manifest.extra["init"]["seconds"])
+        print(f"  the agent counted {waited:.1f} s in the rendezvous (from the first probe that saw it there)")
+        return float(manifest.created - node["started"] - TIMEOUT_S)
+
+
+def child_id_cost() -> list[float]:
+    import os
+
+    from tests.support import PROGRAMS, running_program
+    from triage.agent.children import worker_id_from_locals
+    from triage.collectors.pyspy import python_children
+
+    with tempfile.TemporaryDirectory() as tmp:
+        fifo = os.path.join(tmp, "object")
+        os.mkfifo(fifo)
+        argv = [sys.executable, "-u", str(PROGRAMS / "agent_child_wait.py"), "pool", fifo]
+        with running_program(argv, cwd=str(PROGRAMS)) as proc:
+            time.sleep(1.0)
+            child = python_children(proc.pid)[0]
+            costs = []
+            for _ in range(5):
+                started = time.monotonic()
+                worker_id_from_locals(child)
+                costs.append(time.monotonic() - started)
+            return costs
+
+
 def main() -> None:
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
     print(f"blocked rank: stop decision after the hang, minus --hang-timeout {TIMEOUT_S:g} s "
@@ -114,6 +167,13 @@ def main() -> None:
         print(f"  {cpu:.2f} s CPU over {wall:.2f} s = {100 * cpu / wall:.1f}% of one core")
     print(f"  median {100 * statistics.median(shares):.1f}% of one core during a check; a check runs once "
           "per --hang-timeout, so over time: that x (interval / hang-timeout)")
+    print(f"torchrun's rendezvous waiting for a node: bundle start after the agent's start + --hang-timeout "
+          f"{TIMEOUT_S:g} s (includes torchrun's start-up; target 2 s after the launcher enters its rendezvous)")
+    for late in [x for x in (rendezvous_latency() for _ in range(rounds)) if x is not None]:
+        print(f"  {late:.2f} s")
+    costs = child_id_cost()
+    print(f"naming the child: one py-spy --locals dump of it: median {1000 * statistics.median(costs):.0f} ms, "
+          f"max {1000 * max(costs):.0f} ms (once per waiting rank, not per worker)")
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from triage.agent.state import LocalRankStatus
+from triage.agent.state import InitInfo, LocalRankStatus
 from triage.analysis.ranks import format_ranks, rank_word
 from triage.model import Collective
 
@@ -41,6 +41,7 @@ class HangSuspicion:
     source: str = "progress"           # progress | nccl | watchdog | init
     culprits: tuple[int, ...] | None = None   # the ranks to sample, when the rule knows them (init)
     waiting: str = ""                  # who waits where, when the rule knows it (init)
+    init: InitInfo | None = None       # init: the facts behind the message (for the bundle)
 
 
 @dataclass(frozen=True)

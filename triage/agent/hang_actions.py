@@ -22,6 +22,7 @@ from typing import Any
 
 from triage.agent import busy
 from triage.agent.hang_monitor import ActionOutcome
+from triage.agent.rdzv_watch import DEFAULT_JOIN_TIMEOUT_S
 from triage.agent.state import AgentContext, LocalRankStatus, MonitorAction, MonitorActionKind
 from triage.analysis.ranks import rank_word
 from triage.bundle import CollectorRecord, Trigger, read_manifest, write_manifest
@@ -70,6 +71,8 @@ def run_action(ctx: AgentContext, options: Mapping[str, Any], action: MonitorAct
         return _recheck(ctx, options, action, ranks, stop)
     trigger = _trigger(action.trigger)
     say(_headline(action, trigger))
+    if action.source == "rendezvous":
+        return _rendezvous(ctx, options, action, ranks)
     activities: list[busy.RankActivity] = []
     if trigger == Trigger.HANG and action.certain is None and action.sample:
         holder: list[Path] = []
@@ -129,6 +132,20 @@ def _conclude(ctx: AgentContext, options: Mapping[str, Any], action: MonitorActi
     return ActionOutcome(bundle=bundle, stop_job=False, message=action.reason)
 
 
+def _rendezvous(ctx: AgentContext, options: Mapping[str, Any], action: MonitorAction,
+                ranks: Sequence[LocalRankStatus]) -> ActionOutcome:
+    """torchrun waits for nodes that have not come: evidence and the report, never a stop (a node
+    may still be coming up in a queue; torchrun's own join timeout ends the wait)."""
+    bundle = _collect(ctx, options, action, ranks)
+    say(f"evidence saved to {bundle}")
+    on_hang = str(options.get("on_hang") or "report-and-stop")
+    verdict = print_report(ctx.run_dir) if on_hang in ("report-and-stop", "report-and-wait") else None
+    line = (f"not stopping the job: a node may still be on its way; torchrun's own rendezvous join timeout "
+            f"(--rdzv-conf join_timeout, {int(DEFAULT_JOIN_TIMEOUT_S)} s by default) ends the wait")
+    say(line)
+    return ActionOutcome(bundle=bundle, stop_job=False, message=verdict or action.reason)
+
+
 def _recheck(ctx: AgentContext, options: Mapping[str, Any], action: MonitorAction,
              ranks: Sequence[LocalRankStatus], stop: Callable[[], None] | None) -> ActionOutcome:
     """Every timeout while busy ranks hold up the others: sample again; blocked now means certain."""
@@ -158,8 +175,10 @@ def _collect(ctx: AgentContext, options: Mapping[str, Any], action: MonitorActio
     extra: dict[str, Any] = {"suspect_ranks": list(action.ranks)}
     if action.source:
         extra["hang_source"] = action.source            # "init": a hang before the first collective
-        if action.source == "init":
+        if action.source in ("init", "rendezvous"):
             extra["verdict_kind"] = VerdictKind.INIT_HANG.value
+    if action.init is not None:
+        extra["init"] = {**action.init.to_json(), "reason": action.reason[:600]}
     return collect_node_bundle(job, targets_from(ranks), _trigger(action.trigger), action.reason,
                                CollectOptions.from_options(options), HostPaths(ctx.host_dir).bundles_dir,
                                extra=extra)
@@ -269,6 +288,24 @@ def _add_child_dumps(bundle: Path, ranks: Sequence[LocalRankStatus], options: Ma
             write_manifest(bundle, replace(manifest, collectors=manifest.collectors + tuple(records)))
     except Exception as error:  # noqa: BLE001 - evidence gathering never raises
         say(f"could not dump the ranks' child processes: {type(error).__name__}: {error}")
+        return
+    if records:
+        _name_children(bundle, records)
+
+
+def _name_children(bundle: Path, records: Sequence[CollectorRecord]) -> None:
+    """Which child each stuck rank waits on (DataLoader worker id, stuck frame): said on the
+    console and kept in the manifest (``extra.children``) for the report."""
+    try:
+        from triage.agent import children
+
+        entries = children.child_facts(bundle, [r for r in records if r.files])
+        for wait in children.name_waited_on(bundle, entries):
+            say(f"{wait.describe()} (it waits for {wait.waits_in})")
+        manifest = read_manifest(bundle)
+        write_manifest(bundle, replace(manifest, extra={**manifest.extra, "children": entries}))
+    except Exception as error:  # noqa: BLE001 - evidence gathering never raises
+        say(f"could not tell which child the ranks wait on: {type(error).__name__}: {error}")
 
 
 def _note_activity(bundle: Path, activities: Sequence[busy.RankActivity]) -> None:

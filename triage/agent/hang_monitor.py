@@ -31,6 +31,7 @@ from typing import Any
 from triage.agent import detect
 from triage.agent.hang_nccl import NcclWatch
 from triage.agent.init_watch import InitWatch
+from triage.agent.rdzv_watch import RendezvousWatch
 from triage.agent.state import AgentContext, LocalRankStatus, Monitor, MonitorAction, MonitorActionKind
 from triage.analysis.ranks import rank_word
 from triage.bundle import Trigger
@@ -88,6 +89,7 @@ class HangMonitor:
         self._quiet_until = float("-inf")
         self._now: float | None = None          # the time of the last tick (the monitor's clock)
         self._init = InitWatch(self.timeout)    # hangs before the first collective
+        self._rdzv = RendezvousWatch(self.timeout, ctx.host_dir, ctx.run_dir, ctx.started)   # torchrun's own
         self.findings: list[str] = []       # slow ranks that went on by themselves (said at the end)
         self.collect_on_crash = bool(options.get("collect_on_crash", True))
         self._lock = threading.Lock()
@@ -202,6 +204,9 @@ class HangMonitor:
         init = self._init.tick(ranks, now)
         if suspicion is None:
             suspicion = init
+        rdzv = self._rdzv.tick(ranks, now)
+        if suspicion is None:
+            suspicion = rdzv
         with self._lock:
             if self._pending_hang is not None:
                 return None                 # the ranks of the last hang are being sampled
@@ -234,7 +239,8 @@ class HangMonitor:
         action = MonitorAction(MonitorActionKind.CHECK, Trigger.HANG.value, suspicion.message, suspicion.ranks,
                                sample=sample, waiting=detect.waiting_summary(ranks),
                                since=now - max(stuck.values(), default=self.timeout),
-                               outside=detect.any_outside(ranks), source=suspicion.source)
+                               outside=detect.any_outside(ranks), source=suspicion.source,
+                               init=suspicion.init)
         with self._lock:
             self._pending_hang, self._pending_position = action, detect.position(ranks)
             self._pending_key = suspicion.key
@@ -267,7 +273,8 @@ class HangMonitor:
             return MonitorAction(MonitorActionKind.CHECK, Trigger.HANG.value, watch.busy, suspicion.ranks,
                                  sample=self._targets(ranks, detect.culprits(ranks, suspicion)),
                                  waiting=suspicion.waiting or detect.waiting_summary(ranks), since=watch.since,
-                                 outside=detect.any_outside(ranks), source=suspicion.source)
+                                 outside=detect.any_outside(ranks), source=suspicion.source,
+                                 init=suspicion.init)
         return None
 
     @staticmethod
@@ -294,7 +301,7 @@ class HangMonitor:
         if certain is None:
             certain = detect.certain_reason(ranks, suspicion, self.timeout, now)
         sample = () if certain else self._targets(ranks, detect.culprits(ranks, suspicion))
-        if certain is None and not sample:
+        if certain is None and not sample and suspicion.source != "rendezvous":   # rendezvous: never stopped
             certain = "no live rank to sample"
         stuck = detect.stuck_ranks(ranks, self.timeout, now)
         since = now - max(stuck.values(), default=self.timeout)
@@ -302,7 +309,8 @@ class HangMonitor:
         action = MonitorAction(MonitorActionKind.COLLECT, Trigger.HANG.value, suspicion.message, suspicion.ranks,
                                certain=certain, sample=sample,
                                waiting=suspicion.waiting or detect.waiting_summary(ranks),
-                               since=since, outside=detect.any_outside(ranks), source=suspicion.source)
+                               since=since, outside=detect.any_outside(ranks), source=suspicion.source,
+                               init=suspicion.init)
         if certain is None:
             with self._lock:
                 self._pending_hang, self._pending_position = action, detect.position(ranks)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from triage.agent import busy
 from triage.agent.detect import HangSuspicion
-from triage.agent.state import LocalRankStatus
+from triage.agent.state import InitInfo, LocalRankStatus
 from triage.analysis.ranks import rank_word
 from triage.parsing.stacks import ThreadStack, parse_pyspy_json
 
@@ -140,8 +140,11 @@ class InitWatch:
         if not outside:
             parts.append("the ranks they wait for are not on this node (never started, or on another node)")
         key = ("init", tuple(sorted(waiting)), tuple(sorted(outside)))
+        info = InitInfo(waiting=tuple(sorted(waiting)), never_joined=tuple(sorted(outside)), where=where,
+                        store=first.store, seconds=longest)
         return HangSuspicion(message="; ".join(parts), ranks=tuple(sorted(states)), key=key, source="init",
-                             culprits=tuple(sorted(outside)), waiting=f"{rank_word(waiting)} waiting in {where}")
+                             culprits=tuple(sorted(outside)), waiting=f"{rank_word(waiting)} waiting in {where}",
+                             init=info)
 
 
 def classify(threads: Sequence[ThreadStack]) -> tuple[bool, str | None]:

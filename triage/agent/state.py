@@ -33,6 +33,27 @@ class LocalRankStatus:
     paths: RankPaths | None = None
 
 
+@dataclass(frozen=True)
+class InitInfo:
+    """A hang before the first collective, as the agent saw it (kept in the bundle's
+    ``extra.init``; read back by triage.load.agent_facts)."""
+
+    waiting: tuple[int, ...]            # ranks waiting in their start-up call
+    never_joined: tuple[int, ...]       # local ranks that have not reached it
+    where: str                          # "init_process_group" | "torchrun's rendezvous"
+    store: str | None = None            # MASTER_ADDR:MASTER_PORT (or the rendezvous endpoint)
+    key: str | None = None              # the store key waited on, when known
+    seconds: float | None = None        # how long they have waited
+    nodes_joined: int | None = None     # torchrun's rendezvous: nodes there and nodes wanted
+    nodes_wanted: int | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {"waiting": list(self.waiting), "never_joined": list(self.never_joined), "where": self.where,
+                "store": self.store, "key": self.key,
+                "seconds": round(self.seconds, 1) if self.seconds is not None else None,
+                "nodes_joined": self.nodes_joined, "nodes_wanted": self.nodes_wanted}
+
+
 class MonitorActionKind(str, enum.Enum):
     COLLECT = "collect"             # gather a node bundle now (trigger + reason given)
     CHECK = "check"                 # sample the ranks again: still busy, or blocked now?
@@ -50,6 +71,7 @@ class MonitorAction:
     since: float | None = None      # unix time the stall began
     outside: bool = True            # a local rank is outside any collective (else: the culprit may be remote)
     source: str = ""                # the rule that found the hang: progress | nccl | watchdog | init
+    init: InitInfo | None = None    # source init: who waits where, who never joined
 
 
 class Monitor(Protocol):

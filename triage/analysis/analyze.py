@@ -7,6 +7,7 @@ from typing import Any
 
 from triage.analysis import verdicts
 from triage.analysis.advice import excerpt_steps
+from triage.analysis.agent_view import agent_view, init_steps
 from triage.analysis.cluster_check import cluster_check_finding, cluster_check_json, cluster_check_step
 from triage.analysis.core_crash import crash_record_events
 from triage.analysis.describe import call
@@ -36,6 +37,7 @@ from triage.analysis.ranks import format_ranks, rank_word
 from triage.analysis.stacks_only import stacks_verdict
 from triage.analysis.stragglers import find_stragglers
 from triage.analysis.summaries import rank_summaries
+from triage.load.agent_facts import AgentEvidence
 from triage.model import (
     Collective,
     CollectiveState,
@@ -83,7 +85,11 @@ def analyze(evidence: Evidence) -> Report:
         verdict, main_finding = _verdict(ctx, ranks, disagreements, straggles, waits, failures, missing, p2p)
     else:
         verdict, main_finding = _partial_verdict(ctx, ranks, disagreements, straggles, failures, p2p, cov)
+    agent_findings: list[Finding] = []
+    if isinstance(evidence, AgentEvidence) and evidence.agent:     # what the live agent knew
+        verdict, main_finding, agent_findings = agent_view(evidence.agent, ranks, ctx.hosts, verdict, main_finding)
     findings = _findings(ctx, main_finding, disagreements, failures, missing, verdict)
+    findings[1 if findings else 0:1 if findings else 0] = agent_findings
     findings[1:1] = [verdicts.p2p_finding(p, ctx.hosts, ctx.paths, root=False) for p in p2p
                      if main_finding is None or verdicts.p2p_finding(p, ctx.hosts, ctx.paths, True) != main_finding]
     summaries = rank_summaries(ranks, world, traces)
@@ -92,6 +98,8 @@ def analyze(evidence: Evidence) -> Report:
     verdict = slow.headline(verdict)
     steps = (excerpt_steps(verdict) if not evidence.complete or (not traces and verdict.kind in _HANGS)
              else slow.steps(verdicts.next_steps(verdict, evidence.finished_cleanly)))
+    if isinstance(evidence, AgentEvidence) and init_steps(evidence.agent, verdict):
+        steps = init_steps(evidence.agent, verdict) + tuple(s for s in steps if not s.startswith("nothing to do"))
     checked: dict[str, Any] = {}
     if evidence.cluster_check is not None:
         findings.append(cluster_check_finding(evidence.cluster_check))

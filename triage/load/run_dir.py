@@ -11,6 +11,7 @@ from typing import Any
 from triage.bundle import Manifest, Trigger, rank_dir, read_manifest
 from triage.errors import InputError
 from triage.layout import HostPaths, RankPaths, RunPaths
+from triage.load.agent_facts import AgentEvidence, AgentFacts, agent_facts
 from triage.load.cores import bundle_core_outputs
 from triage.load.fr_files import fr_rank_evidence, read_text
 from triage.load.log_scan import LogScan
@@ -67,6 +68,7 @@ def load_run_dir(root: Path) -> Evidence:
     extra: list[str] = []
     world: int | None = None
     node_manifests: dict[str, Manifest | None] = {}
+    agents: list[AgentFacts] = []
     for host in run.hosts():
         if host.host == CHECK_DIR and not host.node.is_file():
             continue                    # `triage check --run-dir`'s results, not a host
@@ -81,6 +83,9 @@ def load_run_dir(root: Path) -> Evidence:
             node_manifests[host.host] = manifest
         if bundle is not None:
             extra.append(str(bundle))
+            facts = agent_facts(bundle, manifest, host.host, skipped) if manifest is not None else None
+            if facts is not None:
+                agents.append(facts)
             events.extend(_node_events(bundle, host.host))
         cores = _core_records(host)
         crashes.extend(cores)
@@ -93,12 +98,12 @@ def load_run_dir(root: Path) -> Evidence:
             if item.world_size:
                 world = max(world or 0, item.world_size)
     skipped.extend(_nodes_without_hang_bundle(root, node_manifests))
-    if not ranks:
+    if not ranks and not any(a.init is not None for a in agents):     # torchrun's rendezvous: no rank started
         raise InputError(f"{root}: run directory holds no rank data (no <host>/ranks/<r>/ and no bundles)")
     finished = all(r.exit is not None and r.exit.ok for r in ranks) and (world is None or len(ranks) >= world)
-    return Evidence(ranks=tuple(ranks), events=tuple(events), world_size=world, skipped=tuple(skipped),
-                    finished_cleanly=finished, extra_evidence=tuple(extra), crashes=tuple(crashes),
-                    cluster_check=_cluster_check(root, skipped))
+    return AgentEvidence(ranks=tuple(ranks), events=tuple(events), world_size=world, skipped=tuple(skipped),
+                         finished_cleanly=finished, extra_evidence=tuple(extra), crashes=tuple(crashes),
+                         cluster_check=_cluster_check(root, skipped), agent=tuple(agents))
 
 
 CHECK_DIR = "check"

@@ -103,7 +103,7 @@ def sampling_cpu() -> tuple[float, float]:
 def rendezvous_latency() -> float | None:
     import socket
 
-    from tests.hang.launched import TORCHRUN
+    from tests.helpers.launch import TORCHRUN
     from triage.bundle import read_manifest
 
     with tempfile.TemporaryDirectory() as tmp, socket.socket() as sock:
@@ -128,7 +128,8 @@ def rendezvous_latency() -> float | None:
 def child_id_cost() -> list[float]:
     import os
 
-    from tests.support import PROGRAMS, running_program
+    from tests.helpers.paths import PROGRAMS
+    from tests.helpers.processes import running_program
     from triage.agent.children import worker_id_from_locals
     from triage.collectors.pyspy import python_children
 

@@ -20,8 +20,9 @@ from typing import Any
 
 import pytest
 
-from tests.hang.launched import job_env, launch_argv, program, run_launch, torchrun
-from tests.support import triage_cmd
+from tests.helpers.launch import job_env, launch_argv, run_launch, torchrun
+from tests.helpers.paths import program
+from tests.helpers.processes import triage_cmd
 from triage.bundle import read_manifest
 from triage.exitcodes import ExitCode
 

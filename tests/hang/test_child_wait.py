@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import PROGRAMS, running_program
+from tests.helpers.paths import PROGRAMS
+from tests.helpers.processes import running_program
 from triage.agent import children
 from triage.analysis.child_wait import child_waited_on, classify_child, waits_on
 from triage.collectors.common import run_tool

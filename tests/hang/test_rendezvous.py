@@ -12,8 +12,9 @@ import subprocess
 
 import pytest
 
-from tests.hang.launched import TIMEOUT_S, TORCHRUN, job_env, launch_argv, program, run_launch
-from tests.support import triage_cmd
+from tests.helpers.launch import TIMEOUT_S, TORCHRUN, job_env, launch_argv, run_launch
+from tests.helpers.paths import program
+from tests.helpers.processes import triage_cmd
 from triage.agent.rdzv_watch import in_rendezvous, launcher_args
 from triage.bundle import read_manifest
 from triage.exitcodes import ExitCode

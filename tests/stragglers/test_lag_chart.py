@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from tests.stragglers.synth import evidence, jitter, late, traces
+from tests.helpers.arrivals import evidence, jitter, late, traces
 from triage.analysis.analyze import analyze
 from triage.report.html import render_html
 from triage.report.lag_chart import MAX_POINTS, lag_chart

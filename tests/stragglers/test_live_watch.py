@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.hang.launched import Finished, job_env, program, run_launch, torchrun
-from tests.support import running_program, triage_cmd
+from tests.helpers.launch import Finished, job_env, run_launch, torchrun
+from tests.helpers.paths import program
+from tests.helpers.processes import running_program, triage_cmd
 
 pytestmark = pytest.mark.timeout(400)
 JOB = program("straggler_job.py")

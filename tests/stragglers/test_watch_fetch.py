@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from tests.support import running_program
+from tests.helpers.processes import running_program
 from triage.agent.straggler_watch import fetch_fr
 from triage.layout import RankPaths
 

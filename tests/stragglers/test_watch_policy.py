@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.stragglers.synth import group, jitter, late, traces
+from tests.helpers.arrivals import group, jitter, late, traces
 from triage.agent.straggler_watch import OPTIONS, WarnPolicy, WatchSettings, analyze_dumps, summarize_samples
 from triage.analysis.stragglers import Straggler, find_stragglers
 from triage.errors import UsageError

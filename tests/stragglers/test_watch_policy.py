@@ -3,14 +3,24 @@ records py-spy samples (persistence, rate limits, bounds), its settings, and the
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from tests.stragglers.synth import group, jitter, late, traces
-from triage.agent.straggler_watch import OPTIONS, WarnPolicy, WatchSettings, analyze_dumps, summarize_samples
+from triage.agent.state import AgentContext, LocalRankStatus
+from triage.agent.straggler_watch import (
+    OPTIONS,
+    StragglerWatch,
+    WarnPolicy,
+    WatchSettings,
+    analyze_dumps,
+    summarize_samples,
+)
 from triage.analysis.stragglers import Straggler, find_stragglers
 from triage.errors import UsageError
+from triage.layout import RankPaths
 
 HOSTS = dict.fromkeys(range(4), "node03")
 FAST = WatchSettings(check_interval_s=10.0, warn_interval_s=300.0, sample_interval_s=600.0, max_samples=2,
@@ -128,3 +138,25 @@ def test_samples_are_taken_only_with_a_line() -> None:
     taken = [t for t in range(0, 1000, 30)
              if policy.decide(named({1: 40.0}), float(t), [1]).sample is not None]
     assert taken == [30, 330, 630, 930]
+
+
+def test_no_check_while_busy_stalled_or_not_due(tmp_path: Path) -> None:
+    ctx = AgentContext("job", "node03", tmp_path, tmp_path / "node03", 0.0)
+    said: list[str] = []
+    watch = StragglerWatch(ctx, WatchSettings(check_interval_s=60.0), said.append)
+
+    def status(rank: int, progress_age_s: float | None) -> LocalRankStatus:
+        return LocalRankStatus(rank, rank, "node03", 10_000 + rank, True, None, 0.5, progress_age_s, None,
+                               paths=RankPaths(tmp_path / "node03" / "ranks" / str(rank)))
+
+    moving = [status(0, 0.4), status(1, 1.0)]
+    start = watch.next_check
+    watch.on_tick(moving, start - 1.0)                   # not due
+    watch.on_tick(moving, start, busy=True)              # a hang collection or a stop under way
+    watch.on_tick([status(0, 0.4), status(1, 45.0)], start)   # rank 1 stalled: the hang monitor's case
+    assert watch.thread is None and watch.checks == 0
+    watch.on_tick(moving, start + 60.0)                  # due again, moving: one check (no worker answers)
+    assert watch.thread is not None
+    watch.close(30.0)
+    assert watch.checks == 1 and said == [] and json.loads((ctx.host_dir / "stragglers" / "watch.json").read_text())[
+        "problems"] == []

@@ -196,6 +196,15 @@ def fetch_fr(target: RankPaths, out: Path) -> Path | None:
     return None
 
 
+STALLED_S = 10.0
+
+
+def stalled(status: LocalRankStatus) -> bool:
+    """No progress for STALLED_S seconds: slow is not the question then (the hang monitor's is),
+    and a dump request would only add work to a rank that may be sampled for a hang."""
+    return status.progress_age_s is not None and status.progress_age_s > STALLED_S
+
+
 class StragglerWatch:
     """The agent's side: ``on_tick`` starts a check when one is due (in a thread), ``close`` waits."""
 
@@ -209,14 +218,15 @@ class StragglerWatch:
         self.cpu_s = 0.0
         self.problems: list[str] = []      # the last dumps that could not be read (in watch.json)
 
-    def on_tick(self, statuses: Sequence[LocalRankStatus], now: float, stopping: bool = False) -> None:
-        if not self.settings.enabled or stopping or now < self.next_check:
+    def on_tick(self, statuses: Sequence[LocalRankStatus], now: float, busy: bool = False) -> None:
+        """``busy``: the job is being stopped or the hang monitor is collecting: no check then."""
+        if not self.settings.enabled or busy or now < self.next_check:
             return
         if self.thread is not None and self.thread.is_alive():
             return
         self.next_check = now + self.settings.check_interval_s
         live = tuple(s for s in statuses if s.alive and s.pid is not None and s.paths is not None)
-        if len(live) < 2:
+        if len(live) < 2 or any(stalled(s) for s in live):
             return
         self.thread = threading.Thread(target=self._check_safely, args=(live,), name="triage-stragglers",
                                        daemon=True)

@@ -229,7 +229,7 @@ class StragglerWatch:
             return
         self.next_check = now + self.settings.check_interval_s
         live = tuple(s for s in statuses if s.alive and s.pid is not None and s.paths is not None)
-        if len(live) < 2 or any(stalled(s) for s in live):
+        if not live or any(stalled(s) for s in live):     # one rank: others may share the run dir
             return
         self.thread = threading.Thread(target=self._check_safely, args=(live,), name="triage-stragglers",
                                        daemon=True)

@@ -5,7 +5,8 @@ Usage: python bench/bench_stragglers.py [--ranks 1024] [--entries 2000] [--skip-
 
 1. In memory, every rank's whole history (RANKS x ENTRIES collectives with creation times,
    jitter of a few ms, one rank 40 ms late, or none): find_stragglers alone vs analyze()
-   (which includes it). This is the worst case: all entries compared.
+   (which includes it). This is the worst case: all entries compared. Then the HTML report of
+   it, and its arrival lag chart alone.
 2. End to end: RANKS pickled dumps of ENTRIES entries written like PyTorch's (format 2.10) with the
    same arrival times; `triage report DIR --format json` in a child process (wall time, as
    bench_report_scale.py measures it), and in this process the load, analyze() and
@@ -45,6 +46,8 @@ def in_memory(ranks: int, entries: int, slow: int | None) -> None:
     from triage.analysis.stragglers import find_stragglers
     from triage.model import Collective
     from triage.model.evidence import Evidence, PgMembers, RankEvidence
+    from triage.report.html import render_html
+    from triage.report.lag_chart import lag_chart
 
     rng = random.Random(1)
     members = tuple(range(ranks))
@@ -64,12 +67,20 @@ def in_memory(ranks: int, entries: int, slow: int | None) -> None:
     start = time.perf_counter()
     report = analyze(Evidence(ranks=tuple(items), world_size=ranks))
     whole = time.perf_counter() - start
+    start = time.perf_counter()
+    page = render_html(report)
+    html_s = time.perf_counter() - start
+    start = time.perf_counter()
+    chart = lag_chart(report)
+    chart_s = time.perf_counter() - start
     gc.enable()
     named = [list(s.ranks) for s in found.stragglers]
     print(f"in memory, ranks={ranks} entries={entries} slow={slow}: find_stragglers {alone:.2f}s, "
           f"analyze (with it) {whole:.2f}s: stragglers are {100 * alone / whole:.0f}% of the analysis, "
           f"+{100 * alone / (whole - alone):.0f}% over it without them; named {named}; "
           f"first line: {report.verdict.summary[:110]}", flush=True)
+    print(f"  HTML report {html_s:.2f}s ({len(page) // 1024} KiB), of which the lag chart {chart_s:.2f}s "
+          f"({len(chart) // 1024} KiB, every rank's full history)", flush=True)
 
 
 def write_dumps(root: Path, ranks: int, entries: int, slow: int | None) -> None:

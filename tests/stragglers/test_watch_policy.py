@@ -3,14 +3,29 @@ records py-spy samples (persistence, rate limits, bounds), its settings, and the
 
 from __future__ import annotations
 
+import json
+import os
+import random
+import time
 from pathlib import Path
 
 import pytest
 
 from tests.helpers.arrivals import group, jitter, late, traces
-from triage.agent.straggler_watch import OPTIONS, WarnPolicy, WatchSettings, analyze_dumps, summarize_samples
+from tests.helpers.synthetic import fr_dump
+from triage.agent.state import AgentContext, LocalRankStatus
+from triage.agent.straggler_watch import (
+    OPTIONS,
+    Decision,
+    StragglerWatch,
+    WarnPolicy,
+    WatchSettings,
+    analyze_dumps,
+    summarize_samples,
+)
 from triage.analysis.stragglers import Straggler, find_stragglers
 from triage.errors import UsageError
+from triage.layout import RankPaths
 
 HOSTS = dict.fromkeys(range(4), "node03")
 FAST = WatchSettings(check_interval_s=10.0, warn_interval_s=300.0, sample_interval_s=600.0, max_samples=2,
@@ -59,11 +74,39 @@ def test_a_straggler_must_persist_across_checks() -> None:
     assert [with_three.decide(slow, t, [1]).warn is not None for t in (0.0, 60.0, 120.0)] == [False, False, True]
 
 
-def test_a_rank_of_another_node_is_named_but_not_sampled() -> None:
+def test_a_rank_of_another_node_is_that_nodes_line() -> None:
     policy = WarnPolicy(FAST)
-    policy.decide(named({1: 40.0}), 0.0, [2, 3])
-    decision = policy.decide(named({1: 40.0}), 10.0, [2, 3])
-    assert decision.warn is not None and decision.sample is None and policy.samples == 0
+    for now in (0.0, 10.0, 20.0):
+        assert policy.decide(named({1: 40.0}), now, [2, 3]) == Decision()
+    assert policy.samples == 0 and policy.last_warn is None
+
+
+def test_a_shared_run_dir_adds_the_other_nodes_fresh_dumps(tmp_path: Path) -> None:
+    """Two nodes, two ranks each, rank 3 (nodeB) 40 ms late: nodeB's agent sees nodeA's dumps."""
+    rng = random.Random(3)
+    for rank in range(4):
+        data = fr_dump(rank, 4, 300)
+        for entry in data["entries"]:
+            entry["time_created_ns"] = (1_795_000_000_000_000_000 + entry["collective_seq_id"] * 100_000_000
+                                        + rng.randrange(3_000_000) + (40_000_000 if rank == 3 else 0))
+        host = "nodeA" if rank < 2 else "nodeB"
+        path = tmp_path / host / "stragglers" / "fr" / f"rank-{rank}" / "fr.json"
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps(data))
+    stale = tmp_path / "nodeC" / "stragglers" / "fr" / "rank-7" / "fr.json"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("{}")
+    os.utime(stale, (time.time() - 600, time.time() - 600))
+    (tmp_path / "nodeC" / "stragglers" / "fr" / "rank-x").mkdir()
+    ctx = AgentContext("job", "nodeB", tmp_path, tmp_path / "nodeB", 0.0)
+    watch = StragglerWatch(ctx, WatchSettings(check_interval_s=60.0), print)
+    others = watch.other_hosts(time.time())
+    assert {rank: (path.parents[3].name, host) for rank, (path, host) in others.items()} == {
+        0: ("nodeA", "nodeA"), 1: ("nodeA", "nodeA")}
+    own = {r: (tmp_path / "nodeB" / "stragglers" / "fr" / f"rank-{r}" / "fr.json", "nodeB") for r in (2, 3)}
+    result, problems = analyze_dumps({**others, **own})
+    assert problems == [] and [(s.ranks, s.host, s.is_host) for s in result.stragglers] == [((3,), "nodeB", False)]
+    assert result.stragglers[0].clock == "clock offset bound 10 ms assumed"
 
 
 def test_the_worst_of_two_stragglers_is_the_one_reported() -> None:
@@ -128,3 +171,25 @@ def test_samples_are_taken_only_with_a_line() -> None:
     taken = [t for t in range(0, 1000, 30)
              if policy.decide(named({1: 40.0}), float(t), [1]).sample is not None]
     assert taken == [30, 330, 630, 930]
+
+
+def test_no_check_while_busy_stalled_or_not_due(tmp_path: Path) -> None:
+    ctx = AgentContext("job", "node03", tmp_path, tmp_path / "node03", 0.0)
+    said: list[str] = []
+    watch = StragglerWatch(ctx, WatchSettings(check_interval_s=60.0), said.append)
+
+    def status(rank: int, progress_age_s: float | None) -> LocalRankStatus:
+        return LocalRankStatus(rank, rank, "node03", 10_000 + rank, True, None, 0.5, progress_age_s, None,
+                               paths=RankPaths(tmp_path / "node03" / "ranks" / str(rank)))
+
+    moving = [status(0, 0.4), status(1, 1.0)]
+    start = watch.next_check
+    watch.on_tick(moving, start - 1.0)                   # not due
+    watch.on_tick(moving, start, busy=True)              # a hang collection or a stop under way
+    watch.on_tick([status(0, 0.4), status(1, 45.0)], start)   # rank 1 stalled: the hang monitor's case
+    assert watch.thread is None and watch.checks == 0
+    watch.on_tick(moving, start + 60.0)                  # due again, moving: one check (no worker answers)
+    assert watch.thread is not None
+    watch.close(30.0)
+    assert watch.checks == 1 and said == [] and json.loads((ctx.host_dir / "stragglers" / "watch.json").read_text())[
+        "problems"] == []

@@ -4,8 +4,9 @@ rank that holds the others back.
 Every ``check_interval_s`` (default 60 s) the agent asks each live local rank for its Flight
 Recorder (the worker's control socket: ``fr PATH``, else the ``dump`` request of ``triage dump``) into
 ``<host>/stragglers/fr/rank-<r>/``, and runs the report's own straggler analysis
-(:func:`triage.analysis.stragglers.find_stragglers`) over those dumps: the same gates, the same
-figures. A straggler named in ``confirm_checks`` checks in a row (default 2) is persistent:
+(:func:`triage.analysis.stragglers.find_stragglers`) over those dumps (plus the other nodes' fresh
+ones when the run directory is shared): the same gates, the same figures. A straggler with a rank
+of this node, named in ``confirm_checks`` checks in a row (default 2), is persistent:
 
 - one line, at most every ``warn_interval_s`` (default 300 s), e.g.
   ``triage: rank 1 (node03) arrives last at 92% of collectives, +41 ms median; 18% of wall time lost``;
@@ -130,8 +131,10 @@ class WarnPolicy:
     samples: int = 0
 
     def decide(self, found: Sequence[Straggler], now: float, local: Sequence[int]) -> Decision:
-        """``found``: this check's stragglers; ``local``: the ranks this agent can sample."""
-        keys = {(s.pg, s.ranks): s for s in found}
+        """``found``: this check's stragglers; ``local``: this node's ranks (the agent speaks for
+        them alone: a straggler of another node is that node's agent's line)."""
+        mine = set(local)
+        keys = {(s.pg, s.ranks): s for s in found if mine & set(s.ranks)}    # each node speaks for its ranks
         self.streak = {key: self.streak.get(key, 0) + 1 for key in keys}
         persistent = [s for key, s in keys.items() if self.streak[key] >= self.settings.confirm_checks]
         if not persistent:
@@ -141,7 +144,7 @@ class WarnPolicy:
         if self.last_warn is None or now - self.last_warn >= self.settings.warn_interval_s:
             self.last_warn, warn = now, short_line(worst)
         sample = None
-        candidates = [r for r in worst.ranks if r in set(local)]
+        candidates = [r for r in worst.ranks if r in mine]
         if warn is not None and candidates and self.samples < self.settings.max_samples and (
                 self.last_sample is None or now - self.last_sample >= self.settings.sample_interval_s):
             self.last_sample, self.samples, sample = now, self.samples + 1, candidates[0]
@@ -196,6 +199,15 @@ def fetch_fr(target: RankPaths, out: Path) -> Path | None:
     return None
 
 
+STALLED_S = 10.0
+
+
+def stalled(status: LocalRankStatus) -> bool:
+    """No progress for STALLED_S seconds: slow is not the question then (the hang monitor's is),
+    and a dump request would only add work to a rank that may be sampled for a hang."""
+    return status.progress_age_s is not None and status.progress_age_s > STALLED_S
+
+
 class StragglerWatch:
     """The agent's side: ``on_tick`` starts a check when one is due (in a thread), ``close`` waits."""
 
@@ -209,14 +221,15 @@ class StragglerWatch:
         self.cpu_s = 0.0
         self.problems: list[str] = []      # the last dumps that could not be read (in watch.json)
 
-    def on_tick(self, statuses: Sequence[LocalRankStatus], now: float, stopping: bool = False) -> None:
-        if not self.settings.enabled or stopping or now < self.next_check:
+    def on_tick(self, statuses: Sequence[LocalRankStatus], now: float, busy: bool = False) -> None:
+        """``busy``: the job is being stopped or the hang monitor is collecting: no check then."""
+        if not self.settings.enabled or busy or now < self.next_check:
             return
         if self.thread is not None and self.thread.is_alive():
             return
         self.next_check = now + self.settings.check_interval_s
         live = tuple(s for s in statuses if s.alive and s.pid is not None and s.paths is not None)
-        if len(live) < 2:
+        if not live or any(stalled(s) for s in live):     # one rank: others may share the run dir
             return
         self.thread = threading.Thread(target=self._check_safely, args=(live,), name="triage-stragglers",
                                        daemon=True)
@@ -252,7 +265,7 @@ class StragglerWatch:
             out = self.root / "fr" / f"rank-{status.rank}"
             if fetch_fr(status.paths, out) is not None:
                 files[status.rank] = (out / "fr.json", status.host)
-        result, problems = analyze_dumps(files)
+        result, problems = analyze_dumps({**self.other_hosts(now), **files})
         self.problems = (self.problems + problems)[-10:]
         decision = self.policy.decide(result.stragglers, now, [s.rank for s in live])
         if decision.straggler is None:
@@ -267,6 +280,21 @@ class StragglerWatch:
         self.say(line)
         self._log(decision.straggler, now, sample_path if sample_path and sample_path.is_file() else None, line)
         return decision
+
+    def other_hosts(self, now: float) -> dict[int, tuple[Path, str | None]]:
+        """The live dumps other nodes' agents left in a shared run directory, when fresh (from
+        their last two checks): rank -> (path, host). Empty when the run directory is per node."""
+        out: dict[int, tuple[Path, str | None]] = {}
+        for path in sorted(self.ctx.run_dir.glob("*/stragglers/fr/rank-*/fr.json")):
+            host_dir = path.parents[3]
+            try:
+                rank = int(path.parent.name.removeprefix("rank-"))
+                age = now - path.stat().st_mtime
+            except (ValueError, OSError):
+                continue
+            if host_dir != self.ctx.host_dir and rank >= 0 and age <= 2 * self.settings.check_interval_s + 5.0:
+                out.setdefault(rank, (path, host_dir.name))
+        return out
 
     def _stamped(self, stem: str, suffix: str, now: float) -> Path:
         return self.root / f"{stem}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime(now))}.{suffix}"

@@ -253,7 +253,8 @@ class NodeAgent:
             for status in exited:
                 self._offer(self._call(lambda s=status: self.monitor.on_rank_exit(s)), statuses)
         self._offer(self._call(lambda: self.monitor.on_tick(statuses, now)), statuses)
-        self.stragglers.on_tick(statuses, now, stopping=self._job_being_stopped())
+        self.stragglers.on_tick(statuses, now, busy=self._job_being_stopped() or bool(self.action_queue)
+                                or bool(self.action_thread and self.action_thread.is_alive()))
         if self.flags.usr1:
             self.flags.usr1 = 0
             self._offer(MonitorAction(MonitorActionKind.COLLECT, "manual", "SIGUSR1 to the triage agent"),

@@ -95,9 +95,9 @@ LAUNCH_OPTIONS: tuple[Option, ...] = (
 
 def launch_options() -> tuple[Option, ...]:
     """The table of ``triage launch``: its own options plus the hang side's."""
-    from triage.options import HANG_OPTIONS
+    from triage.options import HANG_OPTIONS, STRAGGLER_OPTIONS
 
-    extra = tuple(Option.from_dict(d) for d in HANG_OPTIONS)
+    extra = tuple(Option.from_dict(d) for d in (*HANG_OPTIONS, *STRAGGLER_OPTIONS))
     names = {o.name for o in LAUNCH_OPTIONS}
     return LAUNCH_OPTIONS + tuple(o for o in extra if o.name not in names)
 

@@ -72,3 +72,21 @@ def check_timeouts(options: Mapping[str, Any]) -> None:
                          f"{values['hang_timeout']:g}",
                          hint="the job is stopped at --stop-timeout at the latest; give a value not lower "
                               "than --hang-timeout (default 1800 s)")
+
+# The live straggler watch's options (triage.agent.straggler_watch): flag --NAME, env TRIAGE_NAME, YAML key.
+STRAGGLER_OPTIONS: tuple[dict[str, Any], ...] = (
+    {"name": "straggler_watch", "type": "bool", "default": True,
+     "help": "watch for a rank that holds the others back while the job runs"},
+    {"name": "straggler_check_interval", "type": "float", "default": 60.0,
+     "help": "seconds between the straggler watch's Flight Recorder checks"},
+    {"name": "straggler_warn_interval", "type": "float", "default": 300.0,
+     "help": "at most one straggler line per this many seconds"},
+    {"name": "straggler_sample_interval", "type": "float", "default": 600.0,
+     "help": "at most one py-spy recording of a straggler per this many seconds"},
+    {"name": "straggler_max_samples", "type": "int", "default": 3,
+     "help": "py-spy recordings of stragglers per run, at most"},
+    {"name": "straggler_sample_seconds", "type": "int", "default": 5,
+     "help": "seconds of each py-spy recording of a straggler"},
+    {"name": "straggler_confirm_checks", "type": "int", "default": 2,
+     "help": "checks in a row that must name the same straggler before the first line"},
+)

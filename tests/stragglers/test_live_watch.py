@@ -39,6 +39,9 @@ def checked(done: Finished) -> None:
     """The watch did look: every rank's live Flight Recorder was fetched at least once."""
     dumps = sorted(p.parent.name for p in (watch_dir(done) / "fr").glob("rank-*/fr.json"))
     assert dumps == ["rank-0", "rank-1", "rank-2", "rank-3"], done.explain()
+    # the real worker answers `fr PATH`: the Flight Recorder alone, no stacks, no pickle
+    assert not list((watch_dir(done) / "fr").glob("rank-*/stacks.txt"))
+    assert not list((watch_dir(done) / "fr").glob("rank-*/fr.pickle"))
     record = json.loads((watch_dir(done) / "watch.json").read_text())
     assert record["checks"] >= 2 and record["problems"] == [] and record["cpu_s"] > 0, record
 

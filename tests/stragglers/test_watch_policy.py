@@ -15,7 +15,6 @@ from tests.helpers.arrivals import group, jitter, late, traces
 from tests.helpers.synthetic import fr_dump
 from triage.agent.state import AgentContext, LocalRankStatus
 from triage.agent.straggler_watch import (
-    OPTIONS,
     Decision,
     StragglerWatch,
     WarnPolicy,
@@ -24,8 +23,10 @@ from triage.agent.straggler_watch import (
     summarize_samples,
 )
 from triage.analysis.stragglers import Straggler, find_stragglers
+from triage.config import launch_options
 from triage.errors import UsageError
 from triage.layout import RankPaths
+from triage.options import STRAGGLER_OPTIONS
 
 HOSTS = dict.fromkeys(range(4), "node03")
 FAST = WatchSettings(check_interval_s=10.0, warn_interval_s=300.0, sample_interval_s=600.0, max_samples=2,
@@ -125,10 +126,12 @@ def test_settings_come_from_options_then_environment_then_defaults() -> None:
            "TRIAGE_STRAGGLER_MAX_SAMPLES": "7"}
     got = WatchSettings.from_options({"straggler_max_samples": 1}, env)
     assert (got.check_interval_s, got.enabled, got.max_samples) == (2.5, False, 1)
-    assert {o["name"] for o in OPTIONS} == {"straggler_watch", "straggler_check_interval",
+    assert {o["name"] for o in STRAGGLER_OPTIONS} == {"straggler_watch", "straggler_check_interval",
                                             "straggler_warn_interval", "straggler_sample_interval",
                                             "straggler_max_samples", "straggler_sample_seconds",
                                             "straggler_confirm_checks"}
+    flags = {o.flag for o in launch_options()}     # triage launch takes them as flags and YAML keys too
+    assert {"--straggler-check-interval", "--straggler-watch", "--straggler-max-samples"} <= flags
 
 
 @pytest.mark.parametrize(("name", "value"), [("TRIAGE_STRAGGLER_CHECK_INTERVAL", "abc"),

@@ -44,29 +44,13 @@ from triage.errors import InputError, UsageError
 from triage.layout import RankPaths, write_json_atomic
 from triage.load.fr_files import fr_rank_evidence
 from triage.model.evidence import RankEvidence
+from triage.options import STRAGGLER_OPTIONS
 from triage.parsing.flight_recorder import load_fr_file
 
 SAMPLE_RATE_HZ = 20
 DUMP_TIMEOUT_S = 10.0
 MAX_SAMPLE_BYTES = 4 * 1024 * 1024
 
-# name, type, default, help: the options of the watch (flag --NAME, env TRIAGE_NAME, YAML key).
-OPTIONS: tuple[dict[str, Any], ...] = (
-    {"name": "straggler_watch", "type": "bool", "default": True,
-     "help": "watch for a rank that holds the others back while the job runs"},
-    {"name": "straggler_check_interval", "type": "float", "default": 60.0,
-     "help": "seconds between the straggler watch's Flight Recorder checks"},
-    {"name": "straggler_warn_interval", "type": "float", "default": 300.0,
-     "help": "at most one straggler line per this many seconds"},
-    {"name": "straggler_sample_interval", "type": "float", "default": 600.0,
-     "help": "at most one py-spy recording of a straggler per this many seconds"},
-    {"name": "straggler_max_samples", "type": "int", "default": 3,
-     "help": "py-spy recordings of stragglers per run, at most"},
-    {"name": "straggler_sample_seconds", "type": "int", "default": 5,
-     "help": "seconds of each py-spy recording of a straggler"},
-    {"name": "straggler_confirm_checks", "type": "int", "default": 2,
-     "help": "checks in a row that must name the same straggler before the first line"},
-)
 
 
 @dataclass(frozen=True)
@@ -88,7 +72,7 @@ class WatchSettings:
                   "straggler_max_samples": "max_samples", "straggler_sample_seconds": "sample_seconds",
                   "straggler_confirm_checks": "confirm_checks"}
         values: dict[str, Any] = {}
-        for spec in OPTIONS:
+        for spec in STRAGGLER_OPTIONS:
             name, kind = spec["name"], spec["type"]
             where, raw = f"--{name.replace('_', '-')}", options.get(name)
             if raw is None and f"TRIAGE_{name.upper()}" in environ:

@@ -143,6 +143,8 @@ class HeartbeatThread(threading.Thread):
             return {"ok": True, "pid": self.state.pid, "rank": self.state.rank, "beat": self.beats}
         if verb == "dump" and arg:
             return self.dump(arg)
+        if verb == "fr" and arg:
+            return self.flight_recorder(arg)
         return {"ok": False, "error": f"unknown command {command.strip()[:80]!r}"}
 
     def dump(self, out_dir: str) -> dict[str, Any]:
@@ -156,6 +158,14 @@ class HeartbeatThread(threading.Thread):
                               "error": "written right after this reply (fr.pickle appears within seconds)"}
         ok = all(f["status"] in ("ok", "skipped") for f in files.values())
         return {"ok": ok, "pid": self.state.pid, "rank": self.state.rank, "files": files}
+
+
+    def flight_recorder(self, path: str) -> dict[str, Any]:
+        """The Flight Recorder only, as JSON at ``path`` (the straggler watch's check): no stacks, no pickle."""
+        os.makedirs(os.path.dirname(path) or ".", mode=0o700, exist_ok=True)
+        written = _guard(lambda: _write_bytes(path, flight.full_json()))
+        return {"ok": written["status"] == "ok", "pid": self.state.pid, "rank": self.state.rank,
+                "files": {"fr.json": written}}
 
 
 def _guard(action: Any) -> dict[str, Any]:

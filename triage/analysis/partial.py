@@ -213,6 +213,18 @@ def _is_work(text: str) -> bool:
     return not _NOT_WORK.search(text) and len(text) >= 8 and len(text.split()) >= 2
 
 
+def _rank0_before_barrier(timeouts: list[Event], timed_out: list[int], ranks: tuple[RankEvidence, ...],
+                          pg: str | None, seq: int | None) -> bool | None:
+    """Several ranks (never rank 0) time out in the same 1-element all_reduce of the default group,
+    and rank 0 shows no line at all: the rank-0-only work before a barrier (saving a checkpoint)."""
+    if seq is None or len(timed_out) < 2 or 0 in timed_out or any(r.rank == 0 for r in ranks) or pg not in (None, "0"):
+        return None
+    at = [e for e in timeouts if e.seq == seq and e.pg == pg and e.op]   # ("detected at work N" lines say no op)
+    if not at or any(e.op != "all_reduce" or e.count != 1 for e in at):
+        return None
+    return True
+
+
 def watchdog_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...], hosts: Hosts,
                      cov: Mapping[str, object],
                      unprefixed_tail: tuple[str, ...] = ()) -> tuple[Verdict, Finding] | None:
@@ -242,6 +254,14 @@ def watchdog_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...],
         summary = (f"HANG: rank 0 (inferred) did not time out with the others: {rank_word(timed_out)} timed out in "
                    f"{where}, and the last line without a rank prefix before the timeouts (such lines usually come "
                    f"from rank 0 alone) shows other work: {rank0!r}")
+        verdict = Verdict(VerdictKind.STUCK_OUTSIDE_COLLECTIVE, summary, culprit_ranks=(0,), process_group=pg, seq=seq)
+        return verdict, Finding(verdict.kind.value, (0,), summary.split(": ", 1)[1], root_cause=True)
+    barrier = _rank0_before_barrier(timeouts, timed_out, ranks, pg, seq)
+    if barrier is not None:
+        summary = (f"HANG: rank 0 (inferred) did not reach the barrier-shaped collective that {rank_word(timed_out)} "
+                   f"timed out in ({where}, a 1-element all_reduce: how NCCL runs a barrier, or a scalar flag): "
+                   "rank 0 is not among the waiting ranks and the input shows none of its lines; rank 0 is the rank "
+                   "that does rank-0-only work before such a barrier (checkpoint saving, evaluation, logging)")
         verdict = Verdict(VerdictKind.STUCK_OUTSIDE_COLLECTIVE, summary, culprit_ranks=(0,), process_group=pg, seq=seq)
         return verdict, Finding(verdict.kind.value, (0,), summary.split(": ", 1)[1], root_cause=True)
     summary = (f"HANG: {rank_word(timed_out)} timed out in {where}; the rank that did not join is not in this input "

@@ -2,7 +2,8 @@
 
 Recognised (and nested up to a few deep):
 - ``[rank3]:`` (torchrun/PyTorch), ``[rank: 3] `` (Lightning's rank_prefixed_message),
-  ``[host:3] `` / ``[host:3]+`` / ``[host:3]:`` (triage's tag, torchrun --role), ``[default0]:`` (torchrun --tee: a *local* rank), ``3: `` (srun --label),
+  ``[host:3] `` / ``[host:3]+`` / ``[host:3]:`` (triage's tag, torchrun --role), ``[default0]:``
+  (torchrun --tee: a *local* rank), ``3: `` (srun --label),
   ``node07: `` (pdsh; lowercase names with a digit only), ``(RayTrainWorker pid=615, ip=10.0.0.6) ``,
   ``[1,3]<stdout>:`` (Open MPI's --tag-output: job, rank) and ``[3]<stderr>:`` (horovodrun), a runner's
   stream tag ``job-name [stderr] `` (milabench, CI runners: no rank);

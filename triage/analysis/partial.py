@@ -30,6 +30,7 @@ from triage.model.evidence import (
     ReportedFingerprint,
     ReportedMismatch,
 )
+from triage.parsing.rendezvous import STORE_WAIT_DETAIL
 
 Hosts = Mapping[int, str | None]
 _Call = tuple[str | None, tuple[tuple[int, ...], ...], tuple[str, ...]]
@@ -268,10 +269,6 @@ def watchdog_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...],
                f"({coverage_line(cov)})")
     verdict = Verdict(VerdictKind.HANG, summary, process_group=pg, seq=seq)
     return verdict, Finding(VerdictKind.HANG.value, tuple(timed_out), summary.split(": ", 1)[1], root_cause=True)
-
-
-# The detail of a store get/wait timeout after init (triage.load.logs.finish_store_waits)
-STORE_WAIT_DETAIL = "timed out waiting on the c10d store for a peer"
 
 
 def _store_wait_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...], hosts: Hosts,

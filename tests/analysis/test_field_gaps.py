@@ -163,3 +163,16 @@ def test_a_barrier_rule_needs_several_ranks_a_1_element_all_reduce_and_no_line_o
                   (_timeout(0, 4410, 1), _timeout(3, 4410, 1))):             # rank 0 waits too
         result = report(*lines)
         assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("hang", ()), lines
+
+
+def test_a_hang_in_the_groups_first_collective_is_not_rank_0_at_work() -> None:
+    # huggingface/picotron_tutorial#6's shape: every shown rank hangs in SeqNum=1, the all-reduce that
+    # created the communicator (rank 0 joined it too)
+    result = report(_timeout(1, 1, 1), _timeout(7, 1, 1), _timeout(4, 1, 1))
+    assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("hang", ())
+
+
+def test_a_python_warning_line_is_not_rank_0_at_work() -> None:   # picotron_tutorial#6
+    result = report("/usr/lib/python3/site-packages/hub/file_download.py:896: FutureWarning: `resume_download` is "
+                    "deprecated", _timeout(1, 40, 8), _timeout(4, 40, 8))
+    assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("hang", ())

@@ -192,7 +192,7 @@ def unattributed_verdict(failures: tuple[ExitInfo, ...]) -> tuple[Verdict, Findi
 
 _NOT_WORK = re.compile(r"^(?:File |Traceback|frame #|```|--|\.\.\.|\^|\[?[EW]\d{4}|\w*Warning|warnings?\.|"
                        r"Exception raised|Thread\b|\s*$)|NCCL (?:INFO|WARN)|[Ww]atchdog|Timeout\(ms\)|"
-                       r"[Uu]nhandled exception|<Thread\(")
+                       r"[Uu]nhandled exception|<Thread\(|:\d+: \w*Warning\b")
 
 
 def _rank0_at_work(timed_out: list[int], ranks: tuple[RankEvidence, ...], tail: tuple[str, ...]) -> str | None:
@@ -217,8 +217,12 @@ def _is_work(text: str) -> bool:
 def _rank0_before_barrier(timeouts: list[Event], timed_out: list[int], ranks: tuple[RankEvidence, ...],
                           pg: str | None, seq: int | None) -> bool | None:
     """Several ranks (never rank 0) time out in the same 1-element all_reduce of the default group,
-    and rank 0 shows no line at all: the rank-0-only work before a barrier (saving a checkpoint)."""
-    if seq is None or len(timed_out) < 2 or 0 in timed_out or any(r.rank == 0 for r in ranks) or pg not in (None, "0"):
+    and rank 0 shows no line at all: the rank-0-only work before a barrier (saving a checkpoint).
+    Not at SeqNum 1: the group's first collective usually creates its NCCL communicator, which every
+    rank joins; with no line of other work, a hang there is more often the link's (P2P, network)."""
+    if seq is None or seq <= 1 or len(timed_out) < 2 or 0 in timed_out or pg not in (None, "0"):
+        return None
+    if any(r.rank == 0 for r in ranks):
         return None
     at = [e for e in timeouts if e.seq == seq and e.pg == pg and e.op]   # ("detected at work N" lines say no op)
     if not at or any(e.op != "all_reduce" or e.count != 1 for e in at):

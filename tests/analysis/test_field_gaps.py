@@ -142,3 +142,37 @@ def test_a_runner_tag_or_a_wrapped_path_is_not_rank_0_at_work() -> None:   # mil
                     "caught collective operation timeout: WorkNCCL(SeqNum=2070, OpType=ALLREDUCE, NumelIn=1, "
                     "NumelOut=1, Timeout(ms)=600000) ran for 600022 milliseconds before timing out.")
     assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("hang", ())
+
+
+def _timeout(rank: int, seq: int, numel: int) -> str:
+    return (f"[rank{rank}]:[E1129 11:56:57.205862232 ProcessGroupNCCL.cpp:616] [Rank {rank}] Watchdog caught collective "
+            f"operation timeout: WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, NumelIn={numel}, NumelOut={numel}, "
+            "Timeout(ms)=600000) ran for 600024 milliseconds before timing out.")
+
+
+def test_ranks_but_0_timing_out_in_a_barrier_shaped_all_reduce_name_rank_0() -> None:
+    # torchtune#2093's class: rank 0 saves the checkpoint alone while the others wait at the next barrier
+    result = report(_timeout(2, 4410, 1), _timeout(3, 4410, 1), _timeout(6, 4410, 1))
+    assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("stuck_outside_collective", (0,))
+    assert "inferred" in result.verdict.summary and "barrier" in result.verdict.summary
+
+
+def test_a_barrier_rule_needs_several_ranks_a_1_element_all_reduce_and_no_line_of_rank_0() -> None:
+    for lines in ((_timeout(6, 4410, 1),),                                   # one rank's paste
+                  (_timeout(2, 4410, 4096), _timeout(3, 4410, 4096)),        # a gradient all-reduce
+                  (_timeout(0, 4410, 1), _timeout(3, 4410, 1))):             # rank 0 waits too
+        result = report(*lines)
+        assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("hang", ()), lines
+
+
+def test_a_hang_in_the_groups_first_collective_is_not_rank_0_at_work() -> None:
+    # huggingface/picotron_tutorial#6's shape: every shown rank hangs in SeqNum=1, the all-reduce that
+    # created the communicator (rank 0 joined it too)
+    result = report(_timeout(1, 1, 1), _timeout(7, 1, 1), _timeout(4, 1, 1))
+    assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("hang", ())
+
+
+def test_a_python_warning_line_is_not_rank_0_at_work() -> None:   # picotron_tutorial#6
+    result = report("/usr/lib/python3/site-packages/hub/file_download.py:896: FutureWarning: `resume_download` is "
+                    "deprecated", _timeout(1, 40, 8), _timeout(4, 40, 8))
+    assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("hang", ())

@@ -71,3 +71,10 @@ def test_a_runner_stream_tag_is_stripped() -> None:   # mila-iqia/milabench#269
     tagged = split("dinov2-giant-nodes.cn-d003.nolog [stderr] [rank6]:[E909 09:55:35.2 ProcessGroupNCCL.cpp:1515] x")
     assert (tagged.rank, tagged.rest) == (6, "[E909 09:55:35.2 ProcessGroupNCCL.cpp:1515] x")
     assert split("bench.node1 [stdout] ").rest == ""
+
+
+def test_lightning_rank_prefixed_messages_carry_the_rank() -> None:
+    from triage.parsing.log_prefix import split_rank_prefix as split
+
+    line = split("[rank: 3] Received SIGTERM: 15")
+    assert (line.rank, line.rest) == (3, "Received SIGTERM: 15")

@@ -14,6 +14,7 @@ from triage.analysis.describe import signal_name, who
 from triage.analysis.ranks import rank_word
 from triage.model import Finding, VerdictKind
 from triage.model.evidence import Event, EventKind, Evidence, RankEvidence
+from triage.parsing.rendezvous import STORE_WAIT_DETAIL
 
 # Signals a launcher sends to tear the other ranks down after a failure.
 TEARDOWN_SIGNALS = {int(_signal.SIGTERM), int(_signal.SIGKILL), int(_signal.SIGINT), int(_signal.SIGHUP)}
@@ -152,6 +153,8 @@ def event_findings(events: Iterable[Event]) -> list[Finding]:
         ranks = tuple(sorted({e.rank for e in group if e.rank is not None}))
         paths = tuple(sorted({p for e in group for p in e.evidence}))[:8]
         title = _EVENT_TITLES.get(kind, kind.value)
+        if kind is EventKind.WATCHDOG_TIMEOUT and detail.startswith(STORE_WAIT_DETAIL):
+            title, detail = "c10d store wait", detail.replace(f"{STORE_WAIT_DETAIL}: ", "timed out: ", 1)
         findings.append(Finding(kind.value, ranks, f"{title}: {detail}", paths, _first_time(group)))
     return findings
 

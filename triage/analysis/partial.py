@@ -30,6 +30,7 @@ from triage.model.evidence import (
     ReportedFingerprint,
     ReportedMismatch,
 )
+from triage.parsing.rendezvous import STORE_WAIT_DETAIL
 
 Hosts = Mapping[int, str | None]
 _Call = tuple[str | None, tuple[tuple[int, ...], ...], tuple[str, ...]]
@@ -191,7 +192,7 @@ def unattributed_verdict(failures: tuple[ExitInfo, ...]) -> tuple[Verdict, Findi
 
 _NOT_WORK = re.compile(r"^(?:File |Traceback|frame #|```|--|\.\.\.|\^|\[?[EW]\d{4}|\w*Warning|warnings?\.|"
                        r"Exception raised|Thread\b|\s*$)|NCCL (?:INFO|WARN)|[Ww]atchdog|Timeout\(ms\)|"
-                       r"[Uu]nhandled exception|<Thread\(")
+                       r"[Uu]nhandled exception|<Thread\(|:\d+: \w*Warning\b")
 
 
 def _rank0_at_work(timed_out: list[int], ranks: tuple[RankEvidence, ...], tail: tuple[str, ...]) -> str | None:
@@ -211,6 +212,22 @@ def _is_work(text: str) -> bool:
     """A line that reads as what a program was doing: not a traceback/frame/log-noise line, and not
     a lone token (a path or address a terminal wrapped onto its own line)."""
     return not _NOT_WORK.search(text) and len(text) >= 8 and len(text.split()) >= 2
+
+
+def _rank0_before_barrier(timeouts: list[Event], timed_out: list[int], ranks: tuple[RankEvidence, ...],
+                          pg: str | None, seq: int | None) -> bool | None:
+    """Several ranks (never rank 0) time out in the same 1-element all_reduce of the default group,
+    and rank 0 shows no line at all: the rank-0-only work before a barrier (saving a checkpoint).
+    Not at SeqNum 1: the group's first collective usually creates its NCCL communicator, which every
+    rank joins; with no line of other work, a hang there is more often the link's (P2P, network)."""
+    if seq is None or seq <= 1 or len(timed_out) < 2 or 0 in timed_out or pg not in (None, "0"):
+        return None
+    if any(r.rank == 0 for r in ranks):
+        return None
+    at = [e for e in timeouts if e.seq == seq and e.pg == pg and e.op]   # ("detected at work N" lines say no op)
+    if not at or any(e.op != "all_reduce" or e.count != 1 for e in at):
+        return None
+    return True
 
 
 def watchdog_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...], hosts: Hosts,
@@ -244,14 +261,18 @@ def watchdog_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...],
                    f"from rank 0 alone) shows other work: {rank0!r}")
         verdict = Verdict(VerdictKind.STUCK_OUTSIDE_COLLECTIVE, summary, culprit_ranks=(0,), process_group=pg, seq=seq)
         return verdict, Finding(verdict.kind.value, (0,), summary.split(": ", 1)[1], root_cause=True)
+    barrier = _rank0_before_barrier(timeouts, timed_out, ranks, pg, seq)
+    if barrier is not None:
+        summary = (f"HANG: rank 0 (inferred) did not reach the barrier-shaped collective that {rank_word(timed_out)} "
+                   f"timed out in ({where}, a 1-element all_reduce: how NCCL runs a barrier, or a scalar flag): "
+                   "rank 0 is not among the waiting ranks and the input shows none of its lines; rank 0 is the rank "
+                   "that does rank-0-only work before such a barrier (checkpoint saving, evaluation, logging)")
+        verdict = Verdict(VerdictKind.STUCK_OUTSIDE_COLLECTIVE, summary, culprit_ranks=(0,), process_group=pg, seq=seq)
+        return verdict, Finding(verdict.kind.value, (0,), summary.split(": ", 1)[1], root_cause=True)
     summary = (f"HANG: {rank_word(timed_out)} timed out in {where}; the rank that did not join is not in this input "
                f"({coverage_line(cov)})")
     verdict = Verdict(VerdictKind.HANG, summary, process_group=pg, seq=seq)
     return verdict, Finding(VerdictKind.HANG.value, tuple(timed_out), summary.split(": ", 1)[1], root_cause=True)
-
-
-# The detail of a store get/wait timeout after init (triage.load.logs.finish_store_waits)
-STORE_WAIT_DETAIL = "timed out waiting on the c10d store for a peer"
 
 
 def _store_wait_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...], hosts: Hosts,

@@ -50,7 +50,7 @@ from triage.parsing.desync import (
 )
 from triage.parsing.log_prefix import LineOwner, attribute_lines, split_rank_prefix
 from triage.parsing.rendezvous import MARKERS as INIT_MARKERS
-from triage.parsing.rendezvous import InitWait, InitWaitKind, parse_init_line
+from triage.parsing.rendezvous import STORE_WAIT_DETAIL, InitWait, InitWaitKind, parse_init_line
 from triage.parsing.textclean import clean_text
 from triage.parsing.torchelastic import spawn_error_owner
 from triage.parsing.watchdog import WatchdogKind, parse_watchdog_line
@@ -334,7 +334,6 @@ def finish_watchdog(scan: LogScan) -> None:
     scan.detected.clear()
 
 
-STORE_WAIT_DETAIL = "timed out waiting on the c10d store for a peer"
 # Lines that show a job at work (past init): training progress, DETAIL's per-collective lines.
 _PROGRESS = re.compile(r"\b(?:epoch|step|iter(?:ation)?|loss|batch|eval(?:uation)?)\b", re.IGNORECASE)
 

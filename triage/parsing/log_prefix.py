@@ -1,8 +1,9 @@
 """Launcher and tool prefixes on log lines, and splitting an interleaved log per rank.
 
 Recognised (and nested up to a few deep):
-- ``[rank3]:`` (torchrun/PyTorch), ``[host:3] `` / ``[host:3]+`` / ``[host:3]:`` (triage's tag,
-  torchrun --role), ``[default0]:`` (torchrun --tee: a *local* rank), ``3: `` (srun --label),
+- ``[rank3]:`` (torchrun/PyTorch), ``[rank: 3] `` (Lightning's rank_prefixed_message),
+  ``[host:3] `` / ``[host:3]+`` / ``[host:3]:`` (triage's tag, torchrun --role), ``[default0]:``
+  (torchrun --tee: a *local* rank), ``3: `` (srun --label),
   ``node07: `` (pdsh; lowercase names with a digit only), ``(RayTrainWorker pid=615, ip=10.0.0.6) ``,
   ``[1,3]<stdout>:`` (Open MPI's --tag-output: job, rank) and ``[3]<stderr>:`` (horovodrun), a runner's
   stream tag ``job-name [stderr] `` (milabench, CI runners: no rank);
@@ -24,7 +25,7 @@ class RankPrefix:
     pid: int | None = None
 
 
-_RANK = re.compile(r"\[(?:rank|RANK) ?(\d+)\]:?\s?")
+_RANK = re.compile(r"\[(?:rank|RANK):? ?(\d+)\]:?\s?")     # "[rank3]:", Lightning's "[rank: 3] "
 # triage's tag is "[host:rank]" + " " (a whole line) or "+" (a partial one), then the line as it was;
 # "[host:launcher]" tags the launcher's own output. "[file.cpp:123]" (glog, loggers) is no tag.
 _HOST_RANK = re.compile(

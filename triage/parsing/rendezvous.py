@@ -39,6 +39,10 @@ class InitWait:
         return self.kind is not InitWaitKind.BARRIER_WAITING
 
 
+# How a store wait that timed out after the job's start is described as a timeout event (the loader
+# writes it, the analysis reads it)
+STORE_WAIT_DETAIL = "timed out waiting on the c10d store for a peer"
+
 MARKERS = ("ncclUniqueId", "store based barrier", "waiting for clients", "waiting for workers", "client socket",
            "waitForInput", "Socket Timeout", "for key", "wait timeout after",
            "RendezvousTimeoutError", "Rendezvous", "rendezvous")

@@ -204,6 +204,15 @@ class HostPaths:
     def dump_requests(self) -> Path:
         return self.root / "dump-requests"
 
+    @property
+    def stragglers_dir(self) -> Path:
+        """The live straggler watch's files: warnings, py-spy recordings, the ranks' fetched FR."""
+        return self.root / "stragglers"
+
+    def live_fr(self, rank: int) -> Path:
+        """The rank's Flight Recorder as the straggler watch last fetched it while the job ran."""
+        return self.stragglers_dir / "fr" / f"rank-{rank}" / "fr.json"
+
     def rank(self, rank: int) -> RankPaths:
         return RankPaths(self.ranks_dir / str(rank))
 

@@ -144,3 +144,34 @@ def test_live_view_refreshes_and_leaves_on_ctrl_c(tmp_path: Path) -> None:
     assert proc.returncode == 0, err
     assert "triage top " in out and "no_heartbeat" in out and "crashed" in out
     assert f"next: triage report {tmp_path / 'run'}" in err
+
+
+def _fr(rank: int, late_ms: float) -> dict[str, Any]:
+    entries = [{**FR_ENTRY, "collective_seq_id": seq, "op_id": seq, "record_id": seq, "state": "completed",
+                "time_created_ns": int((NOW - 100 + seq * 0.2 + late_ms / 1000 * (rank == 1)) * 1e9)}
+               for seq in range(1, 61)]
+    return {"version": "2.10", "pg_config": {"0": {"name": "0", "desc": "default_pg", "ranks": "[0, 1, 2]"}},
+            "pg_status": {}, "entries": entries}
+
+
+def test_the_newest_dump_wins_the_live_straggler_watch_s_included(tmp_path: Path) -> None:
+    """Exit dumps (equal ranks) older than the live watch's fetch (rank 1 late): top reads the newer."""
+    import os
+
+    from triage.layout import HostPaths
+
+    (tmp_path / "run.json").write_text(json.dumps({"layout": "triage.run/1"}))
+    host = HostPaths(tmp_path / "node0")
+    for rank in range(3):
+        rank_files(tmp_path, rank, beat=beat(0.5))
+        host.rank(rank).fr_exit.write_text(json.dumps(_fr(rank, 0.0)))
+        os.utime(host.rank(rank).fr_exit, (NOW - 60, NOW - 60))
+    snapshot, _cache = take_snapshot(tmp_path, NOW)
+    assert snapshot.lag_source == "exit dumps"
+    assert not any(line.straggler for line in snapshot.ranks)
+    for rank in range(3):
+        host.live_fr(rank).parent.mkdir(parents=True)
+        host.live_fr(rank).write_text(json.dumps(_fr(rank, 60.0)))
+    snapshot, _cache = take_snapshot(tmp_path, NOW)
+    assert snapshot.lag_source == "live straggler watch"
+    assert [line.rank for line in snapshot.ranks if line.straggler] == [1]

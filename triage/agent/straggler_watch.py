@@ -41,7 +41,7 @@ from triage.collectors.common import run_tool
 from triage.collectors.pyspy import find_pyspy
 from triage.collectors.worker_client import request_dump, send_command
 from triage.errors import InputError, UsageError
-from triage.layout import RankPaths, write_json_atomic
+from triage.layout import HostPaths, RankPaths, write_json_atomic
 from triage.load.fr_files import fr_rank_evidence
 from triage.model.evidence import RankEvidence
 from triage.options import STRAGGLER_OPTIONS
@@ -198,7 +198,8 @@ class StragglerWatch:
     def __init__(self, ctx: AgentContext, settings: WatchSettings, say: Callable[[str], None]) -> None:
         self.ctx, self.settings, self.say = ctx, settings, say
         self.policy = WarnPolicy(settings)
-        self.root = ctx.host_dir / "stragglers"
+        self.paths = HostPaths(ctx.host_dir)
+        self.root = self.paths.stragglers_dir
         self.next_check = time.time() + settings.check_interval_s
         self.thread: threading.Thread | None = None
         self.checks = 0
@@ -246,7 +247,7 @@ class StragglerWatch:
         for status in live:
             if status.paths is None:
                 continue
-            out = self.root / "fr" / f"rank-{status.rank}"
+            out = self.paths.live_fr(status.rank).parent
             if fetch_fr(status.paths, out) is not None:
                 files[status.rank] = (out / "fr.json", status.host)
         result, problems = analyze_dumps({**self.other_hosts(now), **files})

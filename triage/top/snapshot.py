@@ -12,6 +12,7 @@ with this machine's: on a login node, they are off by the clocks' difference.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import json
 from dataclasses import dataclass, field
@@ -121,21 +122,25 @@ class LagCache:
 
 
 def _dump_files(hosts: list[HostPaths]) -> tuple[dict[int, tuple[Path, str]], str | None]:
-    """rank -> (newest dump, host): the latest bundle's fr.json when it has one, else fr-exit.json."""
+    """rank -> (newest dump, host): the newest of the latest bundle's fr.json, the live straggler
+    watch's fetch of it and fr-exit.json."""
     files: dict[int, tuple[Path, str]] = {}
     sources: set[str] = set()
     for host in hosts:
         bundles = host.bundles()
         for rank in host.ranks():
-            chosen = None
-            if bundles and (rank_dir(bundles[-1], rank) / "fr.json").is_file():
-                chosen = rank_dir(bundles[-1], rank) / "fr.json"
-                sources.add(f"bundle {bundles[-1].name}")
-            elif host.rank(rank).fr_exit.is_file():
-                chosen = host.rank(rank).fr_exit
-                sources.add("exit dumps")
-            if chosen is not None:
+            found: list[tuple[float, Path, str]] = []
+            candidates = [(host.live_fr(rank), "live straggler watch"), (host.rank(rank).fr_exit, "exit dumps")]
+            if bundles:
+                candidates.insert(0, (rank_dir(bundles[-1], rank) / "fr.json", f"bundle {bundles[-1].name}"))
+            for path, source in candidates:
+                with contextlib.suppress(OSError):
+                    if path.is_file():
+                        found.append((path.stat().st_mtime, path, source))
+            if found:
+                _, chosen, source = max(found, key=lambda item: item[0])
                 files[rank] = (chosen, host.host)
+                sources.add(source)
     return files, (", ".join(sorted(sources)) or None)
 
 

@@ -29,6 +29,8 @@ _WAITS: tuple[tuple[str, str, frozenset[str]], ...] = (
      frozenset({"_next_data", "_get_data", "_try_get_data", "__next__"})),
     ("pool", "multiprocessing/pool.py", frozenset({"get", "wait", "next", "__next__", "map", "starmap", "imap"})),
     ("pool", "concurrent/futures/process.py", frozenset({"map", "result", "_chain_from_iterable_of_lists"})),
+    # a future's result: a process pool's when the rank has working pool children (a thread pool has none)
+    ("pool", "concurrent/futures/_base.py", frozenset({"result", "_result_or_cancel", "as_completed"})),
     ("subprocess", "subprocess.py", frozenset({"wait", "_wait", "communicate", "_communicate", "run", "call",
                                                "check_call", "check_output"})),
     ("pipe", "multiprocessing/connection.py", frozenset({"recv", "recv_bytes", "_recv", "_recv_bytes", "poll"})),

@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 from tests.hang.launched import TIMEOUT_S, TORCHRUN, job_env, launch_argv, program, run_launch
-from tests.support import triage_cmd
+from tests.support import kill_tree, triage_cmd
 from triage.agent.rdzv_watch import in_rendezvous, launcher_args
 from triage.bundle import read_manifest
 from triage.exitcodes import ExitCode
@@ -81,3 +81,42 @@ def test_a_node_waiting_for_a_node_that_never_comes_is_reported_not_stopped(tmp_
     assert "for its nodes: 1 of 2 joined; the 1 other never came" in summary
     assert any("join timeout" in step for step in data["next_steps"])
     assert done.line("triage: verdict: ") == f"triage: verdict: {summary}"
+
+
+def test_a_node_that_comes_late_lets_the_job_finish_and_is_a_finding(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """No harm: the second node starts after the agent reported the wait; the job runs to its end."""
+    run_dir = tmp_path / "run"
+    port = _free_port()
+    job = [TORCHRUN, "--nnodes", "2", "--nproc-per-node", "1", "--rdzv-backend", "c10d", "--rdzv-endpoint",
+           f"127.0.0.1:{port}", "--rdzv-id", "late", "--rdzv-conf", "join_timeout=120",
+           str(program("agent_init_hang.py"))]
+    env = job_env(AGENT_INIT_RANK="99")
+    agent = subprocess.Popen(launch_argv(run_dir, job), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=env, start_new_session=True, cwd=str(tmp_path))
+    late = None
+    try:
+        assert agent.stderr is not None
+        seen = []
+        for line in agent.stderr:
+            seen.append(line)
+            if line.startswith("triage: not stopping the job"):
+                break
+        assert any(s.startswith("triage: hang suspected: init hang: torchrun's rendezvous") for s in seen), seen
+        late = subprocess.Popen(job, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                                start_new_session=True, cwd=str(tmp_path))
+        late_out, _ = late.communicate(timeout=150)
+        out, err = agent.communicate(timeout=150)
+    finally:
+        for proc in (agent, late):
+            if proc is not None:
+                kill_tree(proc.pid)
+                proc.wait(timeout=10)
+    stderr = "".join(seen) + err
+    assert agent.returncode == 0, stderr + late_out
+    assert late.returncode == 0, late_out
+    assert re.search(r"^triage: slow start: torchrun's rendezvous waited \d+ s for its nodes; then they came and "
+                     r"the job went on$", stderr, re.MULTILINE), stderr
+    assert "triage: finding: slow start: torchrun's rendezvous waited" in stderr
+    assert "stopping the job (SIGTERM" not in stderr
+    local = next(run_dir.glob("*/ranks/*/output.log")).read_text()
+    assert re.search(r"rank \d: last line", local), local

@@ -94,9 +94,14 @@ class RendezvousWatch:
     _seen_in: bool = False                  # the last probe found the launcher in its rendezvous
     _first_seen: float | None = None        # unix time of the first probe that found it there
     _done: bool = False                     # ranks started: the rendezvous is over
+    _reported: bool = False                 # a suspicion was given
+    went_on: str | None = None              # set once when reported nodes came after all (a finding)
 
     def tick(self, ranks: Sequence[LocalRankStatus], now: float) -> HangSuspicion | None:
         if self._done or any(r.pid is not None for r in ranks):
+            if not self._done and self._reported and self._first_seen is not None:
+                self.went_on = (f"slow start: torchrun's rendezvous waited {int(now - self._first_seen)} s for its "
+                                "nodes; then they came and the job went on")
             self._done = True
             return None
         if self._pid is None and not self._read_node():
@@ -111,6 +116,7 @@ class RendezvousWatch:
         # counted from the first probe that saw the launcher there (it entered at most a probe earlier)
         if not seen or first is None or now - first < self.timeout or self._args is None:
             return None
+        self._reported = True
         return self._suspicion(now - first)
 
     def _read_node(self) -> bool:

@@ -105,7 +105,7 @@ def test_a_node_that_comes_late_lets_the_job_finish_and_is_a_finding(tmp_path) -
         late = subprocess.Popen(job, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
                                 start_new_session=True, cwd=str(tmp_path))
         late_out, _ = late.communicate(timeout=150)
-        out, err = agent.communicate(timeout=150)
+        _out, err = agent.communicate(timeout=150)
     finally:
         for proc in (agent, late):
             if proc is not None:

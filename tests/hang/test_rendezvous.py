@@ -120,3 +120,22 @@ def test_a_node_that_comes_late_lets_the_job_finish_and_is_a_finding(tmp_path) -
     assert "stopping the job (SIGTERM" not in stderr
     local = next(run_dir.glob("*/ranks/*/output.log")).read_text()
     assert re.search(r"rank \d: last line", local), local
+
+
+def test_no_report_while_every_wanted_node_has_its_agent_here(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Both nodes' agents are up (a slow rendezvous, not a missing node): nothing to report."""
+    from triage.agent.rdzv_watch import RendezvousWatch
+
+    run_dir = tmp_path / "run"
+    argv = ["torchrun", "--nnodes", "2", "--rdzv-endpoint", "h:1", "t.py"]
+    (run_dir / "n1").mkdir(parents=True)
+    (run_dir / "n1" / "node.json").write_text(json.dumps({"launcher_pid": 1, "argv": argv}))
+    watch = RendezvousWatch(3.0, run_dir / "n1", run_dir, started=100.0)
+    watch._seen_in, watch._first_seen, watch._probed_at = True, 100.0, 1e12    # the probe saw it there
+    found = watch.tick((), 104.0)
+    assert found is not None and found.init is not None and (found.init.nodes_joined, found.init.nodes_wanted) == (1, 2)
+    (run_dir / "n2").mkdir()
+    (run_dir / "n2" / "node.json").write_text(json.dumps({"launcher_pid": 2, "argv": argv}))
+    again = RendezvousWatch(3.0, run_dir / "n1", run_dir, started=100.0)
+    again._seen_in, again._first_seen, again._probed_at = True, 100.0, 1e12
+    assert again.tick((), 104.0) is None

@@ -10,8 +10,10 @@ probe earlier) is reported as an init hang: how many nodes it wants (``--nnodes`
 a range), how many are known to be there (the agents of this run directory: at least
 this one), where (``--rdzv-endpoint``) and for how long.
 
-The job is never stopped for it: a node may still be waiting in a queue, and torchrun's own
-join timeout (``--rdzv-conf join_timeout=``, 600 s by default in torch 2.x) ends the wait.
+When every node wanted already has an agent in the run directory, nothing is reported: the
+nodes are up (a slow start), none is missing. The job is never stopped for it: a node may still
+be waiting in a queue, and torchrun's own join timeout (``--rdzv-conf join_timeout=``, 600 s by
+default in torch 2.x) ends the wait.
 """
 
 from __future__ import annotations
@@ -116,6 +118,8 @@ class RendezvousWatch:
         # counted from the first probe that saw the launcher there (it entered at most a probe earlier)
         if not seen or first is None or now - first < self.timeout or self._args is None:
             return None
+        if self._known_nodes() >= (self._args.nnodes_min or 2):
+            return None     # every node it wants has its agent running here: they are up, not missing
         self._reported = True
         return self._suspicion(now - first)
 

@@ -70,7 +70,7 @@ def test_an_init_hang_bundle_reports_init_hang_as_the_agent_said(tmp_path: Path)
     assert damaged["verdict"]["kind"] == "init_hang", damaged["verdict"]
     skipped = " | ".join(f["detail"] for f in damaged["findings"])
     assert "extra.init is not an object" in skipped and "extra.activity is not a list" in skipped
-    assert "child dump missing or outside the bundle" in skipped
+    assert "child dump '../../../../etc/passwd' missing or outside the bundle" in skipped
 
 
 def test_peers_that_never_started_are_reported_as_an_init_hang(tmp_path: Path) -> None:

@@ -63,6 +63,15 @@ def test_an_idle_worker_waits_for_work_and_a_blocked_one_works() -> None:
     assert where == "read_from_store (agent_dataloader_worker.py:21)"
 
 
+def test_pool_workers_waiting_for_tasks_are_idle() -> None:
+    for loop in (("worker", "multiprocessing/pool.py"), ("_process_worker", "concurrent/futures/process.py")):
+        idle = _main_only(("_recv", "multiprocessing/connection.py"), ("Queue.get", "multiprocessing/queues.py"),
+                          loop, ("BaseProcess.run", "multiprocessing/process.py"))
+        assert classify_child(idle)[:2] == ("pool worker", False)
+        working = _main_only(("read_from_store", "job.py"), loop)
+        assert classify_child(working) == ("pool worker", True, "read_from_store (job.py:1)")
+
+
 def test_the_rank_waits_on_the_blocked_worker_named_by_its_id() -> None:
     kids = [ChildStack(32313, _stack("dl_worker_idle.txt"), 0, "idle.txt"),
             ChildStack(32314, _stack("dl_worker_blocked.txt"), 1, "blocked.txt")]

@@ -14,7 +14,7 @@ import pytest
 
 from tests.helpers.launch import TIMEOUT_S, TORCHRUN, job_env, launch_argv, run_launch
 from tests.helpers.paths import program
-from tests.helpers.processes import triage_cmd
+from tests.helpers.processes import kill_tree, triage_cmd
 from triage.agent.rdzv_watch import in_rendezvous, launcher_args
 from triage.bundle import read_manifest
 from triage.exitcodes import ExitCode
@@ -82,3 +82,61 @@ def test_a_node_waiting_for_a_node_that_never_comes_is_reported_not_stopped(tmp_
     assert "for its nodes: 1 of 2 joined; the 1 other never came" in summary
     assert any("join timeout" in step for step in data["next_steps"])
     assert done.line("triage: verdict: ") == f"triage: verdict: {summary}"
+
+
+def test_a_node_that_comes_late_lets_the_job_finish_and_is_a_finding(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """No harm: the second node starts after the agent reported the wait; the job runs to its end."""
+    run_dir = tmp_path / "run"
+    port = _free_port()
+    job = [TORCHRUN, "--nnodes", "2", "--nproc-per-node", "1", "--rdzv-backend", "c10d", "--rdzv-endpoint",
+           f"127.0.0.1:{port}", "--rdzv-id", "late", "--rdzv-conf", "join_timeout=120",
+           str(program("agent_init_hang.py"))]
+    env = job_env(AGENT_INIT_RANK="99")
+    agent = subprocess.Popen(launch_argv(run_dir, job), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=env, start_new_session=True, cwd=str(tmp_path))
+    late = None
+    try:
+        assert agent.stderr is not None
+        seen = []
+        for line in agent.stderr:
+            seen.append(line)
+            if line.startswith("triage: not stopping the job"):
+                break
+        assert any(s.startswith("triage: hang suspected: init hang: torchrun's rendezvous") for s in seen), seen
+        late = subprocess.Popen(job, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                                start_new_session=True, cwd=str(tmp_path))
+        late_out, _ = late.communicate(timeout=150)
+        _out, err = agent.communicate(timeout=150)
+    finally:
+        for proc in (agent, late):
+            if proc is not None:
+                kill_tree(proc.pid)
+                proc.wait(timeout=10)
+    stderr = "".join(seen) + err
+    assert agent.returncode == 0, stderr + late_out
+    assert late.returncode == 0, late_out
+    assert re.search(r"^triage: slow start: torchrun's rendezvous waited \d+ s for its nodes; then they came and "
+                     r"the job went on$", stderr, re.MULTILINE), stderr
+    assert "triage: finding: slow start: torchrun's rendezvous waited" in stderr
+    assert "stopping the job (SIGTERM" not in stderr
+    local = next(run_dir.glob("*/ranks/*/output.log")).read_text()
+    assert re.search(r"rank \d: last line", local), local
+
+
+def test_no_report_while_every_wanted_node_has_its_agent_here(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Both nodes' agents are up (a slow rendezvous, not a missing node): nothing to report."""
+    from triage.agent.rdzv_watch import RendezvousWatch
+
+    run_dir = tmp_path / "run"
+    argv = ["torchrun", "--nnodes", "2", "--rdzv-endpoint", "h:1", "t.py"]
+    (run_dir / "n1").mkdir(parents=True)
+    (run_dir / "n1" / "node.json").write_text(json.dumps({"launcher_pid": 1, "argv": argv}))
+    watch = RendezvousWatch(3.0, run_dir / "n1", run_dir, started=100.0)
+    watch._seen_in, watch._first_seen, watch._probed_at = True, 100.0, 1e12    # the probe saw it there
+    found = watch.tick((), 104.0)
+    assert found is not None and found.init is not None and (found.init.nodes_joined, found.init.nodes_wanted) == (1, 2)
+    (run_dir / "n2").mkdir()
+    (run_dir / "n2" / "node.json").write_text(json.dumps({"launcher_pid": 2, "argv": argv}))
+    again = RendezvousWatch(3.0, run_dir / "n1", run_dir, started=100.0)
+    again._seen_in, again._first_seen, again._probed_at = True, 100.0, 1e12
+    assert again.tick((), 104.0) is None

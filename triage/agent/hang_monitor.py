@@ -207,6 +207,10 @@ class HangMonitor:
         rdzv = self._rdzv.tick(ranks, now)
         if suspicion is None:
             suspicion = rdzv
+        if self._rdzv.went_on:              # the nodes it waited for came: said now and at the end
+            self.findings.append(self._rdzv.went_on)
+            print(f"triage: {self._rdzv.went_on}", file=sys.stderr, flush=True)
+            self._rdzv.went_on = None
         with self._lock:
             if self._pending_hang is not None:
                 return None                 # the ranks of the last hang are being sampled

@@ -10,8 +10,10 @@ probe earlier) is reported as an init hang: how many nodes it wants (``--nnodes`
 a range), how many are known to be there (the agents of this run directory: at least
 this one), where (``--rdzv-endpoint``) and for how long.
 
-The job is never stopped for it: a node may still be waiting in a queue, and torchrun's own
-join timeout (``--rdzv-conf join_timeout=``, 600 s by default in torch 2.x) ends the wait.
+When every node wanted already has an agent in the run directory, nothing is reported: the
+nodes are up (a slow start), none is missing. The job is never stopped for it: a node may still
+be waiting in a queue, and torchrun's own join timeout (``--rdzv-conf join_timeout=``, 600 s by
+default in torch 2.x) ends the wait.
 """
 
 from __future__ import annotations
@@ -94,9 +96,14 @@ class RendezvousWatch:
     _seen_in: bool = False                  # the last probe found the launcher in its rendezvous
     _first_seen: float | None = None        # unix time of the first probe that found it there
     _done: bool = False                     # ranks started: the rendezvous is over
+    _reported: bool = False                 # a suspicion was given
+    went_on: str | None = None              # set once when reported nodes came after all (a finding)
 
     def tick(self, ranks: Sequence[LocalRankStatus], now: float) -> HangSuspicion | None:
         if self._done or any(r.pid is not None for r in ranks):
+            if not self._done and self._reported and self._first_seen is not None:
+                self.went_on = (f"slow start: torchrun's rendezvous waited {int(now - self._first_seen)} s for its "
+                                "nodes; then they came and the job went on")
             self._done = True
             return None
         if self._pid is None and not self._read_node():
@@ -111,6 +118,9 @@ class RendezvousWatch:
         # counted from the first probe that saw the launcher there (it entered at most a probe earlier)
         if not seen or first is None or now - first < self.timeout or self._args is None:
             return None
+        if self._known_nodes() >= (self._args.nnodes_min or 2):
+            return None     # every node it wants has its agent running here: they are up, not missing
+        self._reported = True
         return self._suspicion(now - first)
 
     def _read_node(self) -> bool:

@@ -6,7 +6,7 @@ A rank whose main thread waits for its DataLoader's next batch (``_next_data`` -
 code: one of its children is. The children's stacks (py-spy, one dump per child) tell which:
 
 - a worker waiting for work is **idle**: below its loop frame (torch's ``_worker_loop``,
-  multiprocessing's pool ``worker``) it only has queue/pipe/lock frames;
+  multiprocessing's pool ``worker``, concurrent.futures' ``_process_worker``) it only has queue/pipe/lock frames;
 - any other child is **working** (or stuck): it has frames of its own below its loop frame.
 
 The rank waits on its working children of the kind it waits on (DataLoader workers for a
@@ -29,6 +29,8 @@ _WAITS: tuple[tuple[str, str, frozenset[str]], ...] = (
      frozenset({"_next_data", "_get_data", "_try_get_data", "__next__"})),
     ("pool", "multiprocessing/pool.py", frozenset({"get", "wait", "next", "__next__", "map", "starmap", "imap"})),
     ("pool", "concurrent/futures/process.py", frozenset({"map", "result", "_chain_from_iterable_of_lists"})),
+    # a future's result: a process pool's when the rank has working pool children (a thread pool has none)
+    ("pool", "concurrent/futures/_base.py", frozenset({"result", "_result_or_cancel", "as_completed"})),
     ("subprocess", "subprocess.py", frozenset({"wait", "_wait", "communicate", "_communicate", "run", "call",
                                                "check_call", "check_output"})),
     ("pipe", "multiprocessing/connection.py", frozenset({"recv", "recv_bytes", "_recv", "_recv_bytes", "poll"})),
@@ -37,7 +39,7 @@ _WAITS: tuple[tuple[str, str, frozenset[str]], ...] = (
 _WAIT_FILES = ("multiprocessing/queues.py", "multiprocessing/connection.py", "multiprocessing/synchronize.py",
                "multiprocessing/reduction.py", "threading.py", "selectors.py", "/queue.py", "socket.py")
 _DATALOADER_LOOP = ("torch/utils/data/_utils/worker.py", "_worker_loop")
-_POOL_LOOP = ("multiprocessing/pool.py", "worker")
+_POOL_LOOPS = (("multiprocessing/pool.py", "worker"), ("concurrent/futures/process.py", "_process_worker"))
 _LIBRARY = ("/site-packages/", "/dist-packages/", "/lib/python3", "<frozen ", "torch/", "multiprocessing/",
             "concurrent/", "threading.py", "selectors.py", "subprocess.py", "queue.py", "socket.py")
 
@@ -105,7 +107,7 @@ def _loop(frames: Sequence[Frame]) -> tuple[str, int] | None:
     for index, frame in enumerate(frames):
         if _in(frame, _DATALOADER_LOOP[0]) and _name(frame) == _DATALOADER_LOOP[1]:
             return "DataLoader worker", index
-        if _in(frame, _POOL_LOOP[0]) and _name(frame) == _POOL_LOOP[1]:
+        if any(_in(frame, path) and _name(frame) == name for path, name in _POOL_LOOPS):
             return "pool worker", index
     return None
 

@@ -16,7 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from triage.analysis.core_crash import classify_core_output, classify_rank_logs, crash_report, other_rank
+from triage.analysis.core_crash import (
+    classify_core_output,
+    classify_rank_logs,
+    crash_report,
+    other_rank,
+    with_python_frames,
+)
 from triage.analysis.crash import CrashClassification, KernelEvent
 from triage.bundle import (
     CollectorRecord,
@@ -158,15 +164,11 @@ def _analyse(jobs: list[_Job], records: list[CollectorRecord], ranks: list[RankF
         warnings += [f"{job.core}: {n}" for n in output.info.get("executable_notes") or ()]
         notes = ("gdb is not installed: only the core's own notes were read",) if gdb_missing else ()
         item, bt = classify_core_output(output, rank_logs(job.rank) if job.rank else None, events, notes)
-        item = _with_pystack(item, output.info, out)
-        if bt.threads and not any("Py" in f.function for t in bt.threads for f in t.frames):
+        pystack = _pystack_frames(output.info, out) if item.python_method == "none" else ()
+        item, not_python = with_python_frames(item, bt, output.info, pystack)
+        if not_python:
             program = (output.info.get("notes") or {}).get("executable") or "?"
-            item = _with_note(item, "not a Python program's core: no Python frames to show")
             warnings.append(f"{job.core}: core of a non-Python program ({program}): C/C++ frames only")
-        elif bt.threads and not item.python_frames:
-            why = (output.info.get("pystack") or {}).get("error") or "pystack found none"
-            item = _with_note(item, f"no Python frames: {why}; no trusted py-bt helper (root-owned CPython "
-                                    "*-gdb.py) and no faulthandler.log (use --run-dir)")
         classifications.append(item)
         if job.rank is not None:
             crashed.add((job.rank.host, job.rank.rank))
@@ -185,26 +187,12 @@ def _analyse(jobs: list[_Job], records: list[CollectorRecord], ranks: list[RankF
                             [str(b) for b in bundles])
 
 
-def _with_pystack(item: CrashClassification, info: Mapping[str, Any], out: BundleRankPaths) -> CrashClassification:
-    """Python frames from pystack (read from the core's memory, nothing run) when py-bt gave none;
-    pystack's view at the moment of the crash wins over a faulthandler.log written by the dying rank
-    only when faulthandler gave nothing."""
-    if item.python_method != "none":
-        return item
+def _pystack_frames(info: Mapping[str, Any], out: BundleRankPaths) -> tuple[str, ...]:
+    """The faulting thread's Python frames as pystack read them from the core (none: no pystack.json)."""
     try:
         text = out.pystack.read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return item
+        return ()
     faulting = ((info.get("notes") or {}).get("thread_ids") or [None])[0]
     frames = parse_pyframes(text).frames_for(faulting if isinstance(faulting, int) else None)
-    if not frames:
-        return item
-    from dataclasses import replace
-
-    return replace(item, python_frames=tuple(describe_pyframe(f) for f in frames[:8]), python_method="pystack")
-
-
-def _with_note(item: CrashClassification, note: str) -> CrashClassification:
-    from dataclasses import replace
-
-    return replace(item, notes=item.notes + (note,))
+    return tuple(describe_pyframe(f) for f in frames[:8])

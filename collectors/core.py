@@ -25,24 +25,19 @@ from triage.collectors.gdbrun import (
     python_gdb_helper,
     run_gdb,
 )
-from triage.collectors.pyframes import FILE as PYFRAMES_FILE
 from triage.collectors.pyframes import run_pystack
 from triage.collectors.redact import redact_json, redact_text
-from triage.layout import FILE_MODE, make_private_dir, write_json_atomic
+from triage.layout import FILE_MODE, BundlePaths, BundleRankPaths, make_private_dir, write_json_atomic
 from triage.parsing.elfcore import CoreFormatError, CoreNotes, elf_debug_state, read_core_notes
-
-NAME = "core"
 from triage.schemas import CORE_SCHEMA
 
-GDB_FILE = "gdb-core.txt"
-INFO_FILE = "core.json"
+NAME = "core"
 GDB_HINT = "install it: `apt-get install gdb` / `dnf install gdb`"
 
 
-def core_out_dir(bundle: Path, rank: int | None, pid: int | None) -> Path:
-    if rank is not None:
-        return bundle / f"rank-{rank}"
-    return bundle / f"core-{pid if pid is not None else 'unknown'}"
+def core_paths(bundle: Path, rank: int | None, pid: int | None) -> BundleRankPaths:
+    """Where a core's output goes in the bundle: its rank's directory, else one named by its pid."""
+    return BundlePaths(bundle).rank(rank) if rank is not None else BundlePaths(bundle).core(pid)
 
 
 def notes_json(notes: CoreNotes | None) -> dict[str, Any]:
@@ -65,16 +60,16 @@ def _write_text(path: Path, text: str) -> None:
         handle.write(text)
 
 
-def _python_frames(core: Path, executable: str | None, out: Path, info: dict[str, Any], files: list[str],
-                   bundle: Path, timeout: float) -> None:
+def _python_frames(core: Path, executable: str | None, out: BundleRankPaths, info: dict[str, Any],
+                   files: list[str], bundle: Path, timeout: float) -> None:
     """pystack on the core: Python frames without running anything the core names (``pystack.json``)."""
     if executable is None:
         info["pystack"] = {"status": "skipped", "error": "no executable for the core"}
         return
     frames = run_pystack("core", str(core), executable, timeout)
     if frames.threads:             # a non-Python core gives an error, kept in core.json only
-        _write_text(out / PYFRAMES_FILE, frames.raw)
-        files.append(str((out / PYFRAMES_FILE).relative_to(bundle)))
+        _write_text(out.pystack, frames.raw)
+        files.append(BundlePaths(bundle).relative(out.pystack))
     status = "missing" if frames.missing else "timeout" if frames.timed_out else "failed" if frames.error else "ok"
     info["pystack"] = {"status": status, "error": frames.error, "threads": len(frames.threads)}
 
@@ -99,8 +94,8 @@ def _collect(core: Path, bundle: Path, rank: int | None, exe: str | None, timeou
     except CoreFormatError as error:
         problems.append(f"{core}: {error}")
     pid = notes.pid if notes else None
-    out = core_out_dir(bundle, rank, pid)
-    make_private_dir(out)
+    out = core_paths(bundle, rank, pid)
+    make_private_dir(out.root)
     choice = choose_executable(notes, exe) if notes else ExeChoice(None, None)
     if notes and notes.truncated:
         problems.append(f"{core}: truncated core ({notes.size} of {notes.expected_size} bytes): "
@@ -108,11 +103,11 @@ def _collect(core: Path, bundle: Path, rank: int | None, exe: str | None, timeou
     info: dict[str, Any] = {"schema": CORE_SCHEMA, "core": str(core), "rank": rank, "notes": notes_json(notes),
                             "executable": choice.path, "executable_notes": list(choice.notes),
                             "problems": problems}
-    files = [str((out / INFO_FILE).relative_to(bundle))]
+    files = [BundlePaths(bundle).relative(out.core_info)]
 
     def finish(status: CollectorStatus, error: str | None = None, hint: str | None = None) -> CollectorRecord:
         info["status"] = status.value
-        write_json_atomic(out / INFO_FILE, redact_json(info))
+        write_json_atomic(out.core_info, redact_json(info))
         return CollectorRecord(NAME, status, rank=rank, pid=pid, duration_s=time.monotonic() - started,
                                files=tuple(files), error=error, hint=hint)
 
@@ -133,8 +128,8 @@ def _collect(core: Path, bundle: Path, rank: int | None, exe: str | None, timeou
     helper = python_gdb_helper(choice.path, notes.mapped_paths())
     argv = gdb_batch_argv(gdb, choice.path, str(core), helper)
     run = run_gdb(argv, timeout, helper)
-    _write_text(out / GDB_FILE, run.text)
-    files.append(str((out / GDB_FILE).relative_to(bundle)))
+    _write_text(out.gdb_core, run.text)
+    files.append(BundlePaths(bundle).relative(out.gdb_core))
     info["gdb"] = {"argv": list(argv), "returncode": run.returncode, "timed_out": run.timed_out,
                    "duration_s": round(run.duration_s, 3), "py_helper": helper}
     if helper is None:

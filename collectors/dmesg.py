@@ -24,7 +24,7 @@ from triage.collectors.common import (
     run_tool,
     write_private,
 )
-from triage.layout import write_json_atomic
+from triage.layout import BundleNodePaths, BundlePaths, write_json_atomic
 from triage.parsing import dmesg as dmesg_parser
 
 SINCE_MARGIN_S = 5
@@ -61,12 +61,12 @@ def collect_dmesg(node_out: Path, bundle: Path, options: CollectOptions, job_sta
             return record("dmesg", CollectorStatus.TIMEOUT, None, started, error="dmesg hung")
         return record("dmesg", CollectorStatus.FAILED, None, started, error=error)
     text = run.stdout.decode("utf-8", "replace")
-    write_private(node_out / "dmesg.txt", text)
-    files = [str((node_out / "dmesg.txt").relative_to(bundle))]
+    paths = BundleNodePaths(node_out)
+    write_private(paths.dmesg, text)
     relevant = dmesg_parser.relevant_lines(text)
-    write_private(node_out / "dmesg-relevant.txt", "".join(line.rstrip("\n") + "\n" for line in relevant))
-    write_json_atomic(node_out / "dmesg-events.json", _events_json(text))
-    files += [str((node_out / name).relative_to(bundle)) for name in ("dmesg-relevant.txt", "dmesg-events.json")]
+    write_private(paths.dmesg_relevant, "".join(line.rstrip("\n") + "\n" for line in relevant))
+    write_json_atomic(paths.dmesg_events, _events_json(text))
+    files = [BundlePaths(bundle).relative(p) for p in (paths.dmesg, paths.dmesg_relevant, paths.dmesg_events)]
     status = CollectorStatus.PARTIAL if run.truncated else CollectorStatus.OK
     return record("dmesg", status, None, started, files,
                   error="output cut at the size bound" if run.truncated else None)

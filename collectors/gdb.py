@@ -30,6 +30,7 @@ from triage.collectors.common import (
     write_private,
 )
 from triage.collectors.gdbrun import gdb_batch_argv, python_gdb_helper
+from triage.layout import BundlePaths, BundleRankPaths
 
 NAME = "gdb"
 MIN_TIMEOUT_S = 60.0
@@ -70,8 +71,9 @@ def collect_gdb(target: Target, rank_out: Path, bundle: Path, options: CollectOp
     files: list[str] = []
     text = run.stdout.decode("utf-8", "replace")
     if text or run.stderr:
-        write_private(rank_out / "gdb.txt", f"# gdb ({why})\n" + text + "\n# stderr\n" + run.stderr_text + "\n")
-        files.append(str((rank_out / "gdb.txt").relative_to(bundle)))
+        path = BundleRankPaths(rank_out).gdb
+        write_private(path, f"# gdb ({why})\n" + text + "\n# stderr\n" + run.stderr_text + "\n")
+        files.append(BundlePaths(bundle).relative(path))
     lowered = (run.stderr_text + text).lower()
     if run.start_error:
         return record(NAME, CollectorStatus.FAILED, target, started, files, error=run.start_error)

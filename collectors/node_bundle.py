@@ -30,8 +30,6 @@ from triage.bundle import (
     Manifest,
     Trigger,
     create_bundle_dir,
-    node_dir,
-    rank_dir,
     write_manifest,
 )
 from triage.collectors.common import CollectOptions, Target, process_alive, safe
@@ -41,7 +39,7 @@ from triage.collectors.procinfo import collect_node_facts, collect_proc
 from triage.collectors.pyspy import collect_pyspy
 from triage.collectors.strace import collect_strace
 from triage.collectors.worker import collect_torch_fr_files, collect_worker
-from triage.layout import make_private_dir
+from triage.layout import BundlePaths, make_private_dir
 
 _PYSPY_FAILED = (CollectorStatus.FAILED, CollectorStatus.MISSING, CollectorStatus.DENIED,
                  CollectorStatus.TIMEOUT)
@@ -57,7 +55,7 @@ class JobInfo:
 
 def collect_rank(target: Target, bundle: Path, options: CollectOptions) -> list[CollectorRecord]:
     """All per-rank collectors for one rank, in the safe order. Never raises."""
-    out = make_private_dir(rank_dir(bundle, target.rank))
+    out = make_private_dir(BundlePaths(bundle).rank(target.rank).root)
     records: list[CollectorRecord] = []
     records.append(safe("proc", target, lambda: collect_proc(target, out, bundle, options)))
     worker = _safe_list(("fr", "stacks"), target, lambda: collect_worker(target, out, bundle, options))
@@ -90,7 +88,7 @@ def _safe_list(names: Sequence[str], target: Target,
 
 
 def collect_node(bundle: Path, options: CollectOptions, job_started: float | None) -> list[CollectorRecord]:
-    out = make_private_dir(node_dir(bundle))
+    out = make_private_dir(BundlePaths(bundle).node.root)
     records = [safe("dmesg", None, lambda: collect_dmesg(out, bundle, options, job_started))]
     started = time.monotonic()
     try:

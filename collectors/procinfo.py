@@ -28,7 +28,7 @@ from triage.collectors.common import (
     write_private,
 )
 from triage.collectors.redact import redact_argv, redact_env
-from triage.layout import write_json_atomic
+from triage.layout import BundleNodePaths, BundlePaths, BundleRankPaths, write_json_atomic
 
 _MAX_THREADS = 256
 _MAX_FILES = 256
@@ -135,8 +135,9 @@ def collect_proc(target: Target, rank_out: Path, bundle: Path, options: CollectO
                       hint="run triage as the job's user or root")
     snap["rank"] = target.rank
     snap["taken"] = time.time()
-    write_json_atomic(rank_out / "proc.json", snap)
-    return record("proc", CollectorStatus.OK, target, started, [str((rank_out / "proc.json").relative_to(bundle))])
+    path = BundleRankPaths(rank_out).proc
+    write_json_atomic(path, snap)
+    return record("proc", CollectorStatus.OK, target, started, [BundlePaths(bundle).relative(path)])
 
 
 def node_facts() -> dict[str, Any]:
@@ -160,9 +161,9 @@ def node_facts() -> dict[str, Any]:
 
 def collect_node_facts(node_out: Path, bundle: Path, options: CollectOptions) -> list[CollectorRecord]:
     started = time.monotonic()
-    write_json_atomic(node_out / "facts.json", node_facts())
-    records = [record("facts", CollectorStatus.OK, None, started,
-                      [str((node_out / "facts.json").relative_to(bundle))])]
+    path = BundleNodePaths(node_out).facts
+    write_json_atomic(path, node_facts())
+    records = [record("facts", CollectorStatus.OK, None, started, [BundlePaths(bundle).relative(path)])]
     records.append(_nvidia_smi(node_out, bundle, options))
     return records
 
@@ -174,9 +175,10 @@ def _nvidia_smi(node_out: Path, bundle: Path, options: CollectOptions) -> Collec
         return record("nvidia-smi", CollectorStatus.SKIPPED, None, started,
                       error="nvidia-smi not found (no NVIDIA driver on this node?)")
     run = run_tool([tool, "-q"], options.collector_timeout, options.max_bytes)
+    path = BundleNodePaths(node_out).nvidia_smi
     if run.stdout:
-        write_private(node_out / "nvidia-smi.txt", run.stdout)
-    files = [str((node_out / "nvidia-smi.txt").relative_to(bundle))] if run.stdout else []
+        write_private(path, run.stdout)
+    files = [BundlePaths(bundle).relative(path)] if run.stdout else []
     if run.timed_out:
         return record("nvidia-smi", CollectorStatus.TIMEOUT, None, started, files,
                       error="nvidia-smi hung (a GPU may have fallen off the bus)", hint="check dmesg for Xid 79")

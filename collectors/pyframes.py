@@ -37,9 +37,9 @@ from triage.collectors.common import (
     run_tool,
     write_private,
 )
+from triage.layout import BundlePaths, BundleRankPaths
 from triage.schemas import PYFRAMES_SCHEMA as SCHEMA
 
-FILE = "pystack.json"
 NAME = "pystack"
 OUTPUT_LIMIT = 8 * 1024 * 1024
 MAX_THREADS = 4096
@@ -135,8 +135,9 @@ def collect_pystack_live(target: Target, rank_out: Path, bundle: Path, options: 
         resume_if_left_stopped(target.pid, before)
     files: list[str] = []
     if frames.raw:
-        write_private(rank_out / FILE, frames.raw)
-        files.append(str((rank_out / FILE).relative_to(bundle)))
+        path = BundleRankPaths(rank_out).pystack
+        write_private(path, frames.raw)
+        files.append(BundlePaths(bundle).relative(path))
     if frames.timed_out:
         return record(NAME, CollectorStatus.TIMEOUT, target, started, files, error=frames.error)
     if frames.denied:

@@ -28,6 +28,7 @@ from triage.collectors.common import (
     tool_error,
     write_private,
 )
+from triage.layout import BundlePaths, BundleRankPaths
 
 NAME = "pyspy"
 
@@ -77,7 +78,8 @@ def collect_pyspy(target: Target, rank_out: Path, bundle: Path, options: Collect
         return gone(NAME, target, started)
     files: list[str] = []
     results: list[tuple[CollectorStatus, str | None, str | None]] = []
-    for as_json, filename in ((True, "pyspy.json"), (False, "pyspy.txt")):
+    paths = BundleRankPaths(rank_out)
+    for as_json, path in ((True, paths.pyspy_json), (False, paths.pyspy_txt)):
         before = process_state(target.pid)
         run = run_tool(_argv(tool, target.pid, options, as_json), options.collector_timeout, options.max_bytes)
         if run.timed_out:
@@ -85,8 +87,8 @@ def collect_pyspy(target: Target, rank_out: Path, bundle: Path, options: Collect
         status = _status(run)
         results.append(status)
         if run.stdout:
-            write_private(rank_out / filename, run.stdout)
-            files.append(str((rank_out / filename).relative_to(bundle)))
+            write_private(path, run.stdout)
+            files.append(BundlePaths(bundle).relative(path))
         if status[0] in (CollectorStatus.DENIED, CollectorStatus.TIMEOUT):
             break                      # a second try would be refused or hang the same way
     first = results[0]
@@ -167,8 +169,8 @@ def collect_pyspy_children(target: Target, rank_out: Path, bundle: Path,
         status, error, hint = _status(run)
         files = []
         if run.stdout:
-            path = rank_out / "children" / f"pyspy-{pid}.txt"
+            path = BundleRankPaths(rank_out).child_pyspy(pid)
             write_private(path, run.stdout)
-            files.append(str(path.relative_to(bundle)))
+            files.append(BundlePaths(bundle).relative(path))
         records.append(record(CHILD_NAME, status, child, started, files, error=error, hint=hint))
     return records

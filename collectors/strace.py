@@ -29,6 +29,7 @@ from triage.collectors.common import (
     record,
     write_private,
 )
+from triage.layout import BundlePaths, BundleRankPaths
 
 NAME = "strace"
 _LINE_BYTES = 512
@@ -81,8 +82,9 @@ def collect_strace(target: Target, rank_out: Path, bundle: Path, options: Collec
     data = b"".join(lines)
     files: list[str] = []
     if data or not exited_early:
-        write_private(rank_out / "strace.txt", data)
-        files.append(str((rank_out / "strace.txt").relative_to(bundle)))
+        path = BundleRankPaths(rank_out).strace
+        write_private(path, data)
+        files.append(BundlePaths(bundle).relative(path))
     text = data.decode("utf-8", "replace")
     if exited_early and proc.returncode != 0:
         if looks_denied(text):

@@ -28,7 +28,7 @@ from triage.collectors.common import (
     write_private,
 )
 from triage.collectors.procinfo import read_environ
-from triage.layout import FILE_MODE, make_private_dir
+from triage.layout import FILE_MODE, BundlePaths, BundleRankPaths, make_private_dir
 
 DEFAULT_FR_PREFIX = "/tmp/nccl_trace_rank_"  # noqa: S108 (PyTorch's own default, read, never written by us)
 
@@ -67,7 +67,7 @@ def copy_private(source: Path, dest: Path, owner: int | None) -> bool:
 
 
 def _rel(path: Path, bundle: Path) -> str:
-    return str(path.relative_to(bundle))
+    return BundlePaths(bundle).relative(path)
 
 
 def collect_worker(target: Target, rank_out: Path, bundle: Path,
@@ -81,23 +81,23 @@ def collect_worker(target: Target, rank_out: Path, bundle: Path,
         error = _ask_worker(target, rank_out, options.collector_timeout)
     elif registered:
         error = f"process {target.pid} is not running"
-    for produced in ("fr.json", "fr.pickle", "stacks.txt"):
-        path = rank_out / produced
-        chmod_private(path)
+    for produced in BundleRankPaths.WORKER_DUMP_FILES:
+        chmod_private(rank_out / produced)
     return [_fr_record(target, rank_out, bundle, error, started),
             _stacks_record(target, rank_out, bundle, error, started)]
 
 
 def _fr_record(target: Target, rank_out: Path, bundle: Path, error: str | None,
                started: float) -> CollectorRecord:
-    files = [_rel(rank_out / n, bundle) for n in ("fr.json", "fr.pickle") if (rank_out / n).is_file()]
+    paths = BundleRankPaths(rank_out)
+    files = [_rel(p, bundle) for p in (paths.fr_json, paths.fr_pickle) if p.is_file()]
     if files:
-        status = CollectorStatus.OK if (rank_out / "fr.json").is_file() else CollectorStatus.PARTIAL
+        status = CollectorStatus.OK if paths.fr_json.is_file() else CollectorStatus.PARTIAL
         return record("fr", status, target, started, files, error=None if status == CollectorStatus.OK
                       else "fr.json missing")
     if target.paths is not None and target.paths.fr_exit.is_file():
-        copy_private(target.paths.fr_exit, rank_out / "fr.json", None)
-        return record("fr", CollectorStatus.PARTIAL, target, started, [_rel(rank_out / "fr.json", bundle)],
+        copy_private(target.paths.fr_exit, paths.fr_json, None)
+        return record("fr", CollectorStatus.PARTIAL, target, started, [_rel(paths.fr_json, bundle)],
                       error=f"live dump failed ({error}); used fr-exit.json written when the rank exited")
     return record("fr", CollectorStatus.FAILED if target.paths else CollectorStatus.SKIPPED, target, started,
                   error=error or "worker wrote no fr.json",
@@ -106,7 +106,7 @@ def _fr_record(target: Target, rank_out: Path, bundle: Path, error: str | None,
 
 def _stacks_record(target: Target, rank_out: Path, bundle: Path, error: str | None,
                    started: float) -> CollectorRecord:
-    stacks = rank_out / "stacks.txt"
+    stacks = BundleRankPaths(rank_out).stacks
     if stacks.is_file() and stacks.stat().st_size > 0:
         return record("stacks", CollectorStatus.OK, target, started, [_rel(stacks, bundle)])
     fault = target.paths.faulthandler if target.paths else None
@@ -134,11 +134,11 @@ def collect_torch_fr_files(target: Target, rank_out: Path, bundle: Path,
         try:
             if os.path.getsize(source) > options.max_bytes * 4:
                 continue
-            name = f"fr-torch-dump.{index}" + (".json" if source.endswith(".json") else "")
+            dest = BundleRankPaths(rank_out).torch_fr_dump(index, source.endswith(".json"))
             # The prefix comes from the target's environment: copy only its owner's regular files.
-            if not copy_private(Path(source), rank_out / name, process_uid(target.pid)):
+            if not copy_private(Path(source), dest, process_uid(target.pid)):
                 continue
-            files.append(_rel(rank_out / name, bundle))
+            files.append(_rel(dest, bundle))
         except OSError:
             continue
     if not files:

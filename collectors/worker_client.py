@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from triage.layout import RankPaths
+from triage.layout import BundleRankPaths, RankPaths
 
-DUMP_FILES = ("fr.json", "fr.pickle", "stacks.txt")
+DUMP_FILES = BundleRankPaths.WORKER_DUMP_FILES
 Target = RankPaths | Path | str
 
 

@@ -9,6 +9,7 @@ plus the raw outputs of each collector, exactly as the tools printed them::
     rank-<r>/fr.json  rank-<r>/fr.pickle  rank-<r>/stacks.txt  rank-<r>/proc.json
     rank-<r>/fr-torch-dump.*   (dumps PyTorch wrote itself, copied as they were)
 
+The file names are ``triage.layout.BundlePaths``'s, for writers and readers alike.
 Collectors write bundles; analysis and reporters only read them. A failed, missing, denied or
 timed-out collector is recorded in the manifest (status, error, hint) and never stops the rest.
 Schema ``triage.bundle/1``; readers must ignore unknown keys.
@@ -22,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from triage.layout import make_private_dir, read_json, write_json_atomic
+from triage.layout import BundlePaths, make_private_dir, read_json, write_json_atomic
 from triage.schemas import BUNDLE_SCHEMA
 
 
@@ -141,11 +142,11 @@ def new_bundle_id(trigger: Trigger, now: float | None = None) -> str:
 
 
 def rank_dir(bundle: Path, rank: int) -> Path:
-    return bundle / f"rank-{rank}"
+    return BundlePaths(bundle).rank(rank).root
 
 
 def node_dir(bundle: Path) -> Path:
-    return bundle / "node"
+    return BundlePaths(bundle).node.root
 
 
 def create_bundle_dir(bundles_dir: Path, trigger: Trigger, now: float | None = None) -> Path:
@@ -159,8 +160,8 @@ def create_bundle_dir(bundles_dir: Path, trigger: Trigger, now: float | None = N
 
 
 def write_manifest(bundle: Path, manifest: Manifest) -> None:
-    write_json_atomic(bundle / "manifest.json", manifest.to_json())
+    write_json_atomic(BundlePaths(bundle).manifest, manifest.to_json())
 
 
 def read_manifest(bundle: Path) -> Manifest:
-    return Manifest.from_json(read_json(bundle / "manifest.json"))
+    return Manifest.from_json(read_json(BundlePaths(bundle).manifest))

@@ -14,7 +14,7 @@ Layout ``triage.run/1`` (paths relative to the run directory)::
     <host>/ranks/<rank>/nccl.log      NCCL_DEBUG_FILE output (with --nccl-debug)
     <host>/ranks/<rank>/fr-exit.json  the rank's Flight Recorder, saved when it exits normally
     <host>/ranks/<rank>/exit.json     how the rank ended, as seen by the agent
-    <host>/bundles/<bundle-id>/       node bundles (see triage.bundle)
+    <host>/bundles/<bundle-id>/       node bundles (see triage.bundle; their files: BundlePaths)
     <host>/dump-requests/<id>.json    cross-process dump triggers (``triage dump``)
 
 Everything is created owner-only (dirs 0700, files 0600).
@@ -30,7 +30,7 @@ import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from triage.errors import InputError
 
@@ -173,6 +173,127 @@ class RankPaths:
 
 
 @dataclass(frozen=True)
+class BundleRankPaths:
+    """One rank's files in a node bundle (``rank-<r>/``), or one core's of no known rank (``core-<pid>/``)."""
+
+    root: Path
+    # what the in-worker agent writes on a dump request (it imports nothing of triage: same names there)
+    WORKER_DUMP_FILES: ClassVar[tuple[str, ...]] = ("fr.json", "fr.pickle", "stacks.txt")
+
+    @property
+    def fr_json(self) -> Path:
+        return self.root / "fr.json"
+
+    @property
+    def fr_pickle(self) -> Path:
+        return self.root / "fr.pickle"
+
+    @property
+    def stacks(self) -> Path:
+        return self.root / "stacks.txt"
+
+    @property
+    def pyspy_json(self) -> Path:
+        return self.root / "pyspy.json"
+
+    @property
+    def pyspy_txt(self) -> Path:
+        return self.root / "pyspy.txt"
+
+    def child_pyspy(self, pid: int) -> Path:
+        return self.root / "children" / f"pyspy-{pid}.txt"
+
+    @property
+    def gdb(self) -> Path:
+        return self.root / "gdb.txt"
+
+    @property
+    def strace(self) -> Path:
+        return self.root / "strace.txt"
+
+    @property
+    def proc(self) -> Path:
+        return self.root / "proc.json"
+
+    @property
+    def pystack(self) -> Path:
+        return self.root / "pystack.json"
+
+    @property
+    def core_info(self) -> Path:
+        return self.root / "core.json"
+
+    @property
+    def gdb_core(self) -> Path:
+        return self.root / "gdb-core.txt"
+
+    def torch_fr_dump(self, index: int, json_format: bool) -> Path:
+        """A Flight Recorder dump PyTorch wrote itself, copied as it was."""
+        return self.root / (f"fr-torch-dump.{index}" + (".json" if json_format else ""))
+
+
+@dataclass(frozen=True)
+class BundleNodePaths:
+    """The node's files in a node bundle (``node/``)."""
+
+    root: Path
+
+    @property
+    def dmesg(self) -> Path:
+        return self.root / "dmesg.txt"
+
+    @property
+    def dmesg_relevant(self) -> Path:
+        return self.root / "dmesg-relevant.txt"
+
+    @property
+    def dmesg_events(self) -> Path:
+        return self.root / "dmesg-events.json"
+
+    @property
+    def facts(self) -> Path:
+        return self.root / "facts.json"
+
+    @property
+    def nvidia_smi(self) -> Path:
+        return self.root / "nvidia-smi.txt"
+
+
+@dataclass(frozen=True)
+class BundlePaths:
+    """A node bundle's files (schema ``triage.bundle/1``, see triage.bundle): what collectors write
+    and loaders read, named in this one place."""
+
+    root: Path
+
+    @property
+    def manifest(self) -> Path:
+        return self.root / "manifest.json"
+
+    def is_bundle(self) -> bool:
+        return self.manifest.is_file()
+
+    @property
+    def node(self) -> BundleNodePaths:
+        return BundleNodePaths(self.root / "node")
+
+    def rank(self, rank: int) -> BundleRankPaths:
+        return BundleRankPaths(self.root / f"rank-{rank}")
+
+    def core(self, pid: int | None) -> BundleRankPaths:
+        """The files of a core whose process is no known rank."""
+        return BundleRankPaths(self.root / f"core-{pid if pid is not None else 'unknown'}")
+
+    def core_infos(self) -> list[Path]:
+        """Every ``core.json`` the core collector left (rank and core directories alike)."""
+        return sorted(self.root.glob("*/core.json"))
+
+    def relative(self, path: Path) -> str:
+        """``path`` as the manifest lists it (relative to the bundle)."""
+        return str(path.relative_to(self.root))
+
+
+@dataclass(frozen=True)
 class HostPaths:
     root: Path
 
@@ -225,7 +346,7 @@ class HostPaths:
         """Bundle directories, oldest first (bundle ids sort by time)."""
         if not self.bundles_dir.is_dir():
             return []
-        return sorted(p for p in self.bundles_dir.iterdir() if (p / "manifest.json").is_file())
+        return sorted(p for p in self.bundles_dir.iterdir() if BundlePaths(p).is_bundle())
 
 
 @dataclass(frozen=True)

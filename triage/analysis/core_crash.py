@@ -116,6 +116,23 @@ def classify_core_output(output: CoreOutput, rank: RankLogs | None, events: tupl
     return classify_backtrace(bt, context), bt
 
 
+def with_python_frames(item: CrashClassification, bt: GdbBacktrace, info: Mapping[str, Any],
+                       pystack_frames: tuple[str, ...] = ()) -> tuple[CrashClassification, bool]:
+    """The crash with pystack's Python frames (read from the core's memory) when neither py-bt nor a
+    faulthandler.log gave any, and a note when it still has none; True for the core of a program
+    that is not Python at all."""
+    if item.python_method == "none" and pystack_frames:
+        item = replace(item, python_frames=pystack_frames[:8], python_method="pystack")
+    if bt.threads and not any("Py" in f.function for t in bt.threads for f in t.frames):
+        return replace(item, notes=item.notes + ("not a Python program's core: no Python frames to show",)), True
+    if bt.threads and not item.python_frames:
+        why = (info.get("pystack") or {}).get("error") or "pystack found none"
+        note = (f"no Python frames: {why}; no trusted py-bt helper (root-owned CPython "
+                "*-gdb.py) and no faulthandler.log (use --run-dir)")
+        return replace(item, notes=item.notes + (note,)), False
+    return item, False
+
+
 def classify_rank_logs(rank: RankLogs, events: tuple[KernelEvent, ...]) -> CrashClassification | None:
     """A rank that died by a fatal signal or an exception but left no core (from its logs only)."""
     fatal = parse_faulthandler_signal(rank.faulthandler_text)

@@ -5,16 +5,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from triage.layout import BundlePaths, BundleRankPaths
 from triage.model.evidence import CoreOutput
 
 
 def read_core_output(out_dir: Path, host: str | None = None) -> CoreOutput | None:
-    info_path = out_dir / "core.json"
+    info_path = BundleRankPaths(out_dir).core_info
     try:
         info = json.loads(info_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    gdb_path = out_dir / "gdb-core.txt"
+    gdb_path = BundleRankPaths(out_dir).gdb_core
     try:
         text: str | None = gdb_path.read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -28,12 +29,12 @@ def bundle_core_outputs(bundle: Path) -> list[CoreOutput]:
     manifest gives the host."""
     host = None
     try:
-        manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
+        manifest = json.loads(BundlePaths(bundle).manifest.read_text(encoding="utf-8"))
         host = manifest.get("host") if isinstance(manifest, dict) else None
     except (OSError, ValueError):
         pass
     outputs = []
-    for info_path in sorted(bundle.glob("*/core.json")):
+    for info_path in BundlePaths(bundle).core_infos():
         output = read_core_output(info_path.parent, str(host) if host else None)
         if output is not None and output.info.get("notes"):
             outputs.append(output)

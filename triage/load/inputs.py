@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from triage.errors import InputError
+from triage.layout import BundlePaths
 from triage.load.fr_files import load_fr_dir, looks_like_fr_file, read_text
 from triage.load.large_logs import LARGE_LOG_BYTES, scan_large_log
 from triage.load.log_scan import LogScan
@@ -64,7 +65,7 @@ def _load_dir(path: Path, prefix: str | None) -> Evidence:
         raise InputError(f"{path}: empty directory", "point at a run directory or a directory of FR dumps")
     if looks_like_run_dir(path):
         return load_run_dir(path)
-    if (path / "manifest.json").is_file():
+    if BundlePaths(path).is_bundle():
         raise InputError(f"{path}: is one node bundle; pass the run directory that holds it",
                          "triage report RUN_DIR (the directory with run.json and one folder per host)")
     files = [p for p in entries if p.is_file()]

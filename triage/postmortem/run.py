@@ -16,7 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from triage.analysis.core_crash import classify_core_output, classify_rank_logs, crash_report, other_rank
+from triage.analysis.core_crash import (
+    classify_core_output,
+    classify_rank_logs,
+    crash_report,
+    other_rank,
+    with_python_frames,
+)
 from triage.analysis.crash import CrashClassification, KernelEvent
 from triage.bundle import (
     CollectorRecord,
@@ -26,12 +32,11 @@ from triage.bundle import (
     create_bundle_dir,
     write_manifest,
 )
-from triage.collectors.core import collect_core, core_out_dir
+from triage.collectors.core import collect_core, core_paths
 from triage.collectors.gdbrun import DEFAULT_TIMEOUT_S
-from triage.collectors.pyframes import FILE as PYFRAMES_FILE
 from triage.collectors.pyframes import describe as describe_pyframe
 from triage.collectors.pyframes import parse_output as parse_pyframes
-from triage.layout import RunPaths, make_private_dir
+from triage.layout import BundleRankPaths, RunPaths, make_private_dir, short_hostname
 from triage.load.cores import read_core_output
 from triage.model import Report
 from triage.parsing.elfcore import CoreFormatError, read_core_notes
@@ -87,13 +92,12 @@ def _bundle_for(run_dir: Path | None, host: str | None, scratch: Path, made: dic
 
 def _write_manifests(made: dict[str, Path], jobs: list[_Job], records: list[CollectorRecord],
                      run_dir: Path | None, started: float) -> None:
-    if run_dir is None:
-        return
+    """Every bundle the cores went to is a real node bundle: the run's crash bundles, and the scratch
+    (or --keep) one of cores of no known rank, on this host."""
     for host, bundle in made.items():
-        if not host:
-            continue
         chosen = [r for j, r in zip(jobs, records) if j.bundle == bundle]
-        write_manifest(bundle, Manifest(job_id=run_dir.name, host=host, trigger=Trigger.CRASH, created=started,
+        write_manifest(bundle, Manifest(job_id=run_dir.name if run_dir is not None else "postmortem",
+                                        host=host or short_hostname(), trigger=Trigger.CRASH, created=started,
                                         collectors=tuple(chosen), reason="triage postmortem on core files",
                                         finished=time.time()))
 
@@ -152,23 +156,19 @@ def _analyse(jobs: list[_Job], records: list[CollectorRecord], ranks: list[RankF
             gdb_missing = True
         if record.status in (CollectorStatus.FAILED, CollectorStatus.TIMEOUT) and record.error:
             (bad if record.status is CollectorStatus.FAILED else warnings).append(record.error)
-        output = read_core_output(core_out_dir(job.bundle, job.rank.rank if job.rank else None, record.pid))
+        out = core_paths(job.bundle, job.rank.rank if job.rank else None, record.pid)
+        output = read_core_output(out.root)
         if output is None or not output.info.get("notes"):
             continue
         warnings += [str(p) for p in output.info.get("problems") or ()]
         warnings += [f"{job.core}: {n}" for n in output.info.get("executable_notes") or ()]
         notes = ("gdb is not installed: only the core's own notes were read",) if gdb_missing else ()
         item, bt = classify_core_output(output, rank_logs(job.rank) if job.rank else None, events, notes)
-        item = _with_pystack(item, output.info, core_out_dir(job.bundle, job.rank.rank if job.rank else None,
-                                                             record.pid))
-        if bt.threads and not any("Py" in f.function for t in bt.threads for f in t.frames):
+        pystack = _pystack_frames(output.info, out) if item.python_method == "none" else ()
+        item, not_python = with_python_frames(item, bt, output.info, pystack)
+        if not_python:
             program = (output.info.get("notes") or {}).get("executable") or "?"
-            item = _with_note(item, "not a Python program's core: no Python frames to show")
             warnings.append(f"{job.core}: core of a non-Python program ({program}): C/C++ frames only")
-        elif bt.threads and not item.python_frames:
-            why = (output.info.get("pystack") or {}).get("error") or "pystack found none"
-            item = _with_note(item, f"no Python frames: {why}; no trusted py-bt helper (root-owned CPython "
-                                    "*-gdb.py) and no faulthandler.log (use --run-dir)")
         classifications.append(item)
         if job.rank is not None:
             crashed.add((job.rank.host, job.rank.rank))
@@ -187,26 +187,12 @@ def _analyse(jobs: list[_Job], records: list[CollectorRecord], ranks: list[RankF
                             [str(b) for b in bundles])
 
 
-def _with_pystack(item: CrashClassification, info: Mapping[str, Any], out_dir: Path) -> CrashClassification:
-    """Python frames from pystack (read from the core's memory, nothing run) when py-bt gave none;
-    pystack's view at the moment of the crash wins over a faulthandler.log written by the dying rank
-    only when faulthandler gave nothing."""
-    if item.python_method != "none":
-        return item
+def _pystack_frames(info: Mapping[str, Any], out: BundleRankPaths) -> tuple[str, ...]:
+    """The faulting thread's Python frames as pystack read them from the core (none: no pystack.json)."""
     try:
-        text = (out_dir / PYFRAMES_FILE).read_text(encoding="utf-8", errors="replace")
+        text = out.pystack.read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return item
+        return ()
     faulting = ((info.get("notes") or {}).get("thread_ids") or [None])[0]
     frames = parse_pyframes(text).frames_for(faulting if isinstance(faulting, int) else None)
-    if not frames:
-        return item
-    from dataclasses import replace
-
-    return replace(item, python_frames=tuple(describe_pyframe(f) for f in frames[:8]), python_method="pystack")
-
-
-def _with_note(item: CrashClassification, note: str) -> CrashClassification:
-    from dataclasses import replace
-
-    return replace(item, notes=item.notes + (note,))
+    return tuple(describe_pyframe(f) for f in frames[:8])

@@ -25,9 +25,9 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-sys.path.insert(0, str(REPO / "tests" / "cluster"))
+sys.path.insert(0, str(REPO))
 
-import testcluster
+from tests.cluster import testcluster
 
 SBATCH = REPO / "slurm" / "triage-check.sbatch"
 

@@ -20,10 +20,9 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests" / "cluster"))
+sys.path.insert(0, str(HERE.parent))
 
-import clusterjobs
-import testcluster
+from tests.cluster import clusterjobs, testcluster
 
 STRACE = "0.3"
 FANOUT = 32

@@ -15,7 +15,7 @@ from tests.helpers.processes import running_program, wait_for
 from triage.agent.ranks import RankTracker
 from triage.agent.supervisor import exit_code_of
 from triage.collectors.worker_client import ping, request_dump
-from triage.layout import RunPaths
+from triage.layout import BundleRankPaths, RunPaths
 from triage.model import CollectiveState
 
 
@@ -59,6 +59,8 @@ def test_heartbeat_in_flight_dump_and_sigterm(tmp_path: Path) -> None:
         assert result.ok, result
         assert {n: f.status for n, f in result.files.items()} == {
             "fr.json": "ok", "fr.pickle": "skipped", "stacks.txt": "ok"}  # fr.pickle follows the reply
+        # the in-worker agent imports nothing of triage: its file names must be the bundle contract's
+        assert sorted(result.files) == sorted(BundleRankPaths.WORKER_DUMP_FILES)
         stacks = (tmp_path / "dump" / "stacks.txt").read_text()
         assert "in all_gather" in stacks and "mismatch_hang.py" in stacks
         fr = json.loads((tmp_path / "dump" / "fr.json").read_text())

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from triage.errors import RemoteError
+from triage.layout import BundlePaths
 from triage.remote.fanout import NodeOutcome
 from triage.remote.slurm import srun_argv
 from triage.remote.ssh import SshOptions, connect, resolve, run_command
@@ -55,7 +56,7 @@ def _receive(plan: GatherPlan, node: str, status: int, out: bytes, err: bytes, s
             bundle = Path(str(info["bundle"]))
         except (ValueError, KeyError, IndexError) as error:
             raise RemoteError(f"{node}: node side printed no bundle path: {_tail(out + err)}") from error
-        if not (bundle / "manifest.json").is_file():
+        if not BundlePaths(bundle).is_bundle():
             raise RemoteError(f"{node}: bundle {bundle} is not visible here: is the run directory really shared?")
         return NodeOutcome(node=node, bundle=bundle, duration_s=time.monotonic() - started, bytes_moved=len(out))
     bundle = unpack(out, plan.run_dir, label=node, node=node)

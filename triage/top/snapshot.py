@@ -21,9 +21,8 @@ from typing import Any
 
 from triage.analysis.groups import resolve_groups
 from triage.analysis.stragglers import find_stragglers, median_lags
-from triage.bundle import rank_dir
 from triage.errors import InputError
-from triage.layout import HostPaths, RankPaths, RunPaths
+from triage.layout import BundlePaths, HostPaths, RankPaths, RunPaths
 from triage.load.fr_files import fr_rank_evidence
 from triage.model import Collective
 from triage.model.evidence import RankEvidence
@@ -132,7 +131,7 @@ def _dump_files(hosts: list[HostPaths]) -> tuple[dict[int, tuple[Path, str]], st
             found: list[tuple[float, Path, str]] = []
             candidates = [(host.live_fr(rank), "live straggler watch"), (host.rank(rank).fr_exit, "exit dumps")]
             if bundles:
-                candidates.insert(0, (rank_dir(bundles[-1], rank) / "fr.json", f"bundle {bundles[-1].name}"))
+                candidates.insert(0, (BundlePaths(bundles[-1]).rank(rank).fr_json, f"bundle {bundles[-1].name}"))
             for path, source in candidates:
                 with contextlib.suppress(OSError):
                     if path.is_file():

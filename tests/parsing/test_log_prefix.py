@@ -78,3 +78,9 @@ def test_lightning_rank_prefixed_messages_carry_the_rank() -> None:
 
     line = split("[rank: 3] Received SIGTERM: 15")
     assert (line.rank, line.rest) == (3, "Received SIGTERM: 15")
+
+
+def test_a_ray_prefix_may_name_the_node_by_host_name() -> None:
+    parsed = split_rank_prefix("(WorkerDict pid=1230, ip=train-42-worker-0) [rank15]:[E510 x.cpp:1] boom")
+    assert (parsed.rank, parsed.pid, parsed.host) == (15, 1230, "train-42-worker-0")
+    assert parsed.rest == "[E510 x.cpp:1] boom"

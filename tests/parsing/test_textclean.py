@@ -47,3 +47,9 @@ def test_lines_wrapped_at_a_fixed_width_are_joined() -> None:
 def test_text_without_decorations_is_unchanged() -> None:
     text = "[rank0]: step 1\n[rank1]: step 1\n  File \"train.py\", line 3, in <module>\n"
     assert clean_text(text).lines == ("[rank0]: step 1", "[rank1]: step 1", '  File "train.py", line 3, in <module>')
+
+
+def test_a_line_pasted_as_inline_code_loses_its_backticks() -> None:
+    assert strip_decorations("`[rank3]:[E ProcessGroupNCCL.cpp:1316] x`")[0] == "[rank3]:[E ProcessGroupNCCL.cpp:1316] x"
+    assert strip_decorations("`[2025-05-10 00:18:21] (W pid=1) [rank2]: y")[0] == "(W pid=1) [rank2]: y"
+    assert strip_decorations("```python")[0] == "```python"

@@ -41,7 +41,7 @@ _STREAM_TAG = re.compile(r"[\w.:/-]+ \[(?:stdout|stderr)\](?: |$)")
 _LINE_NO = re.compile(r"\[\d+\] (?=\[)")          # "[80746] [rank0]:..." (a viewer's line numbers)
 _SRUN = re.compile(r"\s*(\d+) ?: ")
 _PDSH = re.compile(r"([a-z0-9][a-z0-9.-]*[0-9][a-z0-9.-]*): ")
-_RAY = re.compile(r"\((?:\w+ )?pid=(\d+)(?:, ip=([\d.:a-fA-F]+))?\)\s?")
+_RAY = re.compile(r"\((?:\w+ )?pid=(\d+)(?:, ip=([\w.:-]+))?\)\s?")
 _NCCL_HEAD = re.compile(r"([\w.-]+):(\d+):(\d+) \[(\d+)\]")
 
 

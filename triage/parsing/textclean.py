@@ -1,11 +1,11 @@
 """Pasted text made readable line by line: what users copy out of terminals, CI pages and GitHub
 issues carries decorations that are not part of the log.
 
-Removed: ANSI colours, CR line ends, trailing spaces, GitHub ``> `` quote markers, markdown fences,
-per-line timestamps (``2026-09-17 13:40:05 ``, ``[2024-05-01 10:00:00,123] ``, glog ``I0501 ...] ``),
-CI step prefixes (``12 | ``, ``#14 12.3 ``). Joined: lines that a terminal hard-wrapped in the middle
-of a field. Launcher prefixes (``[rank3]:``, ``0: ``, ``[default0]:``) are not touched here: they
-carry the rank (see :mod:`triage.parsing.log_prefix`).
+Removed: ANSI colours, CR line ends, trailing spaces, GitHub ``> `` quote markers and inline-code
+backticks, markdown fences, per-line timestamps (``2026-09-17 13:40:05 ``,
+``[2024-05-01 10:00:00,123] ``, glog ``I0501 ...] ``), CI step prefixes (``12 | ``, ``#14 12.3 ``).
+Joined: lines that a terminal hard-wrapped in the middle of a field. Launcher prefixes (``[rank3]:``,
+``0: ``, ``[default0]:``) are not touched here: they carry the rank (see :mod:`triage.parsing.log_prefix`).
 
 Every function takes text and never raises.
 """
@@ -53,6 +53,8 @@ def strip_decorations(line: str) -> tuple[str, str | None]:
     line = line.rstrip()
     if line[:1] == ">":
         line = _QUOTE.sub("", line)
+    if line[:1] == "`" and line[:3] != "```":      # a line pasted as `inline code`
+        line = line[1:-1] if line.endswith("`") and not line.endswith("``") else line[1:]
     stamp = None
     for _ in range(2):
         if (ci := _CI_STEP.match(line)) is not None:

@@ -53,3 +53,9 @@ def test_a_line_pasted_as_inline_code_loses_its_backticks() -> None:
     assert strip_decorations("`[rank3]:[E ProcessGroupNCCL.cpp:1316] x`")[0] == "[rank3]:[E ProcessGroupNCCL.cpp:1316] x"
     assert strip_decorations("`[2025-05-10 00:18:21] (W pid=1) [rank2]: y")[0] == "(W pid=1) [rank2]: y"
     assert strip_decorations("```python")[0] == "```python"
+
+
+def test_lines_of_the_wrap_width_behind_a_kubectl_tag_are_not_joined() -> None:
+    same = "[pod/w-1/c] [E ProcessGroupNCCL.cpp:467] [Rank {}] Watchdog caught collective operation timeout: x"
+    clean = clean_text("\n".join(same.format(r) for r in (4, 5, 6, 7)))
+    assert clean.joined == 0 and len(clean.lines) == 4

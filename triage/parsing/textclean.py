@@ -32,7 +32,7 @@ _CI_STEP = re.compile(r"^\s*(?:#\d+ \d+\.\d+ |\d{1,6} \| )")
 _FIELDS_OPEN = re.compile(r"\w\((?:[^()]|\(ms\))*=[^()]*$")   # "WorkNCCL(SeqNum=5, Op" cut before ")"
 _STARTS_NEW = re.compile(
     r"^\s*(?:\[rank\d+\]|\[[\w.-]+:\d+\]|\[default\d+\]|\d+: |\[?\d{4}-\d\d-\d\d|[IWEF]\d{4} |Traceback|"
-    r"[\w.-]+:\d+:\d+ \[\d+\]|\S+Error|\(\w+ pid=|"
+    r"[\w.-]+:\d+:\d+ \[\d+\]|\S+Error|\(\w+ pid=|\[pod/[\w.-]+/[\w.-]+\] |"
     r"\[[IWEF](?:\d{4} [\d:.]+(?: \d+)?)? ?[\w./-]+\.(?:cpp|cc|hpp|h|py):\d+\])"   # [E ProcessGroupNCCL.cpp:467]
 )
 MIN_WRAP_WIDTH = 60

@@ -59,3 +59,13 @@ def test_lines_of_the_wrap_width_behind_a_kubectl_tag_are_not_joined() -> None:
     same = "[pod/w-1/c] [E ProcessGroupNCCL.cpp:467] [Rank {}] Watchdog caught collective operation timeout: x"
     clean = clean_text("\n".join(same.format(r) for r in (4, 5, 6, 7)))
     assert clean.joined == 0 and len(clean.lines) == 4
+
+
+def test_a_json_log_record_stands_for_its_text() -> None:
+    docker = '{"log":"[rank3]: RuntimeError: boom\\n","stream":"stderr","time":"2024-05-01T10:00:00.1Z"}'
+    assert strip_decorations(docker) == ("[rank3]: RuntimeError: boom", "2024-05-01T10:00:00.1Z")
+    logger = '{"level": "ERROR", "msg": "2026-09-17 13:40:05 [rank1]: x", "ts": 17}'
+    assert strip_decorations(logger) == ("[rank1]: x", "2026-09-17 13:40:05")
+    event = '{"name": "torchelastic.worker.status.FAILED", "source": "WORKER", "metadata": {}}'
+    assert strip_decorations(event)[0] == event
+    assert strip_decorations("{" * 100000 + "}" * 100000)[0].startswith("{")

@@ -1,6 +1,7 @@
 """The corpus's verdicts do not depend on how a log was carried: the same real log with CRLF line
 ends, ANSI colours, GitHub quote markers, per-line ISO/syslog/RFC 3339 timestamps, trailing spaces
-or ``kubectl logs --prefix`` tags gets the same verdict and culprits as the log as pasted.
+``kubectl logs --prefix`` tags, or wrapped in JSON records (a container runtime's ``{"log": ...}``,
+a structured logger's ``{"msg": ...}``) gets the same verdict and culprits as the log as pasted.
 
 Decorations are added to whole lines, as the tool that adds them does; a log whose lines a terminal
 hard-wrapped gets no per-line launcher tag (the tag would stand on the first half only), and a
@@ -36,6 +37,11 @@ DECORATIONS: dict[str, Callable[[str], str]] = {
     "iso_stamp": _lines("2026-09-17 13:40:05 "),
     "syslog_stamp": _lines("Nov 22 10:00:01 "),
     "trailing_spaces": lambda text: "\n".join(line + "   " for line in text.split("\n")),
+    "docker_json": lambda text: "\n".join(json.dumps({"log": line + "\n", "stream": "stderr",
+                                                      "time": "2024-05-01T10:00:00.123456Z"})
+                                           for line in text.split("\n")),
+    "structured_json": lambda text: "\n".join(json.dumps({"ts": 1714557600.5, "level": "INFO", "msg": line})
+                                               for line in text.split("\n")),
 }
 TAGS: dict[str, Callable[[str], str]] = {
     "kubectl_prefix": _lines("[pod/train-job-worker-0/pytorch] ", skip_fences=True),

@@ -3,7 +3,9 @@ issues carries decorations that are not part of the log.
 
 Removed: ANSI colours, CR line ends, trailing spaces, GitHub ``> `` quote markers and inline-code
 backticks, markdown fences, per-line timestamps (``2026-09-17 13:40:05 ``,
-``[2024-05-01 10:00:00,123] ``, glog ``I0501 ...] ``), CI step prefixes (``12 | ``, ``#14 12.3 ``).
+``[2024-05-01 10:00:00,123] ``, glog ``I0501 ...] ``), CI step prefixes (``12 | ``, ``#14 12.3 ``);
+a JSON log record (``{"log": "...", "stream": "stderr", "time": ...}`` from a container runtime,
+``{"level": ..., "msg": ...}`` from a structured logger) is read as its text.
 Joined: lines that a terminal hard-wrapped in the middle of a field. Launcher prefixes (``[rank3]:``,
 ``0: ``, ``[default0]:``) are not touched here: they carry the rank (see :mod:`triage.parsing.log_prefix`).
 
@@ -12,6 +14,7 @@ Every function takes text and never raises.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -45,9 +48,33 @@ class CleanText:
     joined: int = 0                    # wrapped lines put back together
 
 
+_JSON_TEXT_KEYS = ("log", "msg", "message", "text", "line")
+_JSON_TIME_KEYS = ("time", "timestamp", "ts", "@timestamp", "asctime")
+
+
+def _json_record(line: str) -> tuple[str, str | None] | None:
+    """A structured logger's or container runtime's JSON line (``{"log": "...", "time": ...}``,
+    ``{"level": ..., "msg": ...}``): its text and time. Other JSON (torchelastic's events) is left."""
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(record, dict):
+        return None
+    text = next((record[k] for k in _JSON_TEXT_KEYS if isinstance(record.get(k), str)), None)
+    if text is None:
+        return None
+    stamp = next((str(record[k]) for k in _JSON_TIME_KEYS if isinstance(record.get(k), (str, int, float))), None)
+    return text.rstrip("\r\n"), stamp
+
+
 def strip_decorations(line: str) -> tuple[str, str | None]:
     """One line without colours, quote markers, CI prefixes and a leading timestamp; and that
-    timestamp."""
+    timestamp. A JSON log record stands for its text."""
+    if line[:1] == "{" and line.rstrip()[-1:] == "}" and (record := _json_record(line.strip())) is not None:
+        text, json_stamp = record
+        clean, stamp = strip_decorations(text) if text[:1] != "{" else (text, None)
+        return clean, stamp or json_stamp
     if "\x1b" in line:
         line = _ANSI.sub("", line)
     line = line.rstrip()

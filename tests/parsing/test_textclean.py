@@ -69,3 +69,14 @@ def test_a_json_log_record_stands_for_its_text() -> None:
     event = '{"name": "torchelastic.worker.status.FAILED", "source": "WORKER", "metadata": {}}'
     assert strip_decorations(event)[0] == event
     assert strip_decorations("{" * 100000 + "}" * 100000)[0].startswith("{")
+
+
+def test_a_viewers_line_numbers_are_removed_but_srun_labels_are_not() -> None:
+    numbered = "\n".join(f"[{120 + i}] [rank{i % 2}]: step {i}" for i in range(6))
+    assert clean_text(numbered).lines[0] == "[rank0]: step 0"
+    cat_n = "\n".join(f"{i + 1:>6}\tline {i}" for i in range(6))
+    assert clean_text(cat_n).lines[5] == "line 5"
+    srun = "\n".join(f"{r}: step {i}" for i, r in enumerate((0, 1, 0, 1, 0, 1)))
+    assert clean_text(srun).lines[1] == "1: step 1"
+    in_order = "\n".join(f"{r}: hello from rank {r}" for r in range(6))
+    assert clean_text(in_order).lines[3] == "3: hello from rank 3"

@@ -1,5 +1,5 @@
 """The corpus's verdicts do not depend on how a log was carried: the same real log with CRLF line
-ends, ANSI colours, GitHub quote markers, per-line ISO/syslog/RFC 3339 timestamps, trailing spaces
+ends, ANSI colours, GitHub quote markers, a viewer's line numbers, per-line ISO/syslog/RFC 3339 timestamps, trailing spaces
 ``kubectl logs --prefix`` tags, or wrapped in JSON records (a container runtime's ``{"log": ...}``,
 a structured logger's ``{"msg": ...}``) gets the same verdict and culprits as the log as pasted.
 
@@ -37,6 +37,8 @@ DECORATIONS: dict[str, Callable[[str], str]] = {
     "iso_stamp": _lines("2026-09-17 13:40:05 "),
     "syslog_stamp": _lines("Nov 22 10:00:01 "),
     "trailing_spaces": lambda text: "\n".join(line + "   " for line in text.split("\n")),
+    "line_numbers": lambda text: "\n".join(f"[{80000 + i}] {line}" for i, line in enumerate(text.split("\n"))),
+    "cat_n": lambda text: "\n".join(f"{i + 1:>6}\t{line}" for i, line in enumerate(text.split("\n"))),
     "docker_json": lambda text: "\n".join(json.dumps({"log": line + "\n", "stream": "stderr",
                                                       "time": "2024-05-01T10:00:00.123456Z"})
                                            for line in text.split("\n")),

@@ -4,6 +4,7 @@ issues carries decorations that are not part of the log.
 Removed: ANSI colours, CR line ends, trailing spaces, GitHub ``> `` quote markers and inline-code
 backticks, markdown fences, per-line timestamps (``2026-09-17 13:40:05 ``,
 ``[2024-05-01 10:00:00,123] ``, glog ``I0501 ...] ``), CI step prefixes (``12 | ``, ``#14 12.3 ``);
+line numbers a viewer put before every line (``[80746] ``, ``123\t``);
 a JSON log record (``{"log": "...", "stream": "stderr", "time": ...}`` from a container runtime,
 ``{"level": ..., "msg": ...}`` from a structured logger) is read as its text.
 Joined: lines that a terminal hard-wrapped in the middle of a field. Launcher prefixes (``[rank3]:``,
@@ -18,6 +19,7 @@ import json
 import re
 from collections import Counter
 from dataclasses import dataclass
+from itertools import pairwise
 
 _ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _QUOTE = re.compile(r"^(?:>[ \t]?)+")
@@ -39,6 +41,10 @@ _STARTS_NEW = re.compile(
     r"\[[IWEF](?:\d{4} [\d:.]+(?: \d+)?)? ?[\w./-]+\.(?:cpp|cc|hpp|h|py):\d+\])"   # [E ProcessGroupNCCL.cpp:467]
 )
 MIN_WRAP_WIDTH = 60
+# A viewer's or editor's line numbers ("[80746] ...", "  123\t...", "123: ..."): only when most lines
+# carry one and they count up one by one (srun's "3: " rank labels repeat and jump).
+_LINE_NUMBER = re.compile(r"^(?P<quote>(?:>[ \t]?)*)\s*(?:\[(?P<b>\d+)\] ?|(?P<n>\d+)(?:\t|: | \| ))")
+MIN_NUMBERED_LINES = 5
 
 
 @dataclass(frozen=True)
@@ -96,7 +102,7 @@ def strip_decorations(line: str) -> tuple[str, str | None]:
 
 def clean_text(text: str) -> CleanText:
     """The text's lines without decorations, with hard-wrapped lines joined again."""
-    raw = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    raw = _without_line_numbers(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
     lines: list[str] = []
     stamps: list[str | None] = []
     widths: list[int] = []
@@ -128,6 +134,22 @@ def clean_text(text: str) -> CleanText:
         out.pop()
         out_stamps.pop()
     return CleanText(tuple(out), tuple(out_stamps), joined)
+
+
+def _without_line_numbers(raw: list[str]) -> list[str]:
+    """The lines without the line numbers a viewer put before each of them, when they have some."""
+    lines = [line for line in raw if line.strip()]
+    if len(lines) < MIN_NUMBERED_LINES:
+        return raw
+    found = [_LINE_NUMBER.match(_ANSI.sub("", line) if "\x1b" in line else line) for line in raw]
+    numbers = [int(m.group("b") or m.group("n")) for m in found if m is not None]
+    if len(numbers) < 0.8 * len(lines) or numbers[0] == 0:     # (srun's labels start at rank 0)
+        return raw
+    steps = sum(1 for a, b in pairwise(numbers) if b == a + 1)
+    if steps < 0.9 * (len(numbers) - 1):
+        return raw
+    return [(m.group("quote") + line[m.end():]) if m is not None and "\x1b" not in line else line
+            for line, m in zip(raw, found)]
 
 
 def _glue(line: str, following: str, exact_wrap: bool) -> str:

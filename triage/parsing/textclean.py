@@ -45,6 +45,7 @@ MIN_WRAP_WIDTH = 60
 # carry one and they count up one by one (srun's "3: " rank labels repeat and jump).
 _LINE_NUMBER = re.compile(r"^(?P<quote>(?:>[ \t]?)*)\s*(?:\[(?P<b>\d+)\] ?|(?P<n>\d+)(?:\t|: | \| ))")
 MIN_NUMBERED_LINES = 5
+NUMBERING_SAMPLE = 400
 
 
 @dataclass(frozen=True)
@@ -137,19 +138,24 @@ def clean_text(text: str) -> CleanText:
 
 
 def _without_line_numbers(raw: list[str]) -> list[str]:
-    """The lines without the line numbers a viewer put before each of them, when they have some."""
-    lines = [line for line in raw if line.strip()]
-    if len(lines) < MIN_NUMBERED_LINES:
+    """The lines without the line numbers a viewer put before each of them, when they have some
+    (decided on the first lines, so that a long log without them costs one short look)."""
+    sample = [line for line in raw[:NUMBERING_SAMPLE] if line.strip()]
+    if len(sample) < MIN_NUMBERED_LINES or not _numbered(sample):
         return raw
-    found = [_LINE_NUMBER.match(_ANSI.sub("", line) if "\x1b" in line else line) for line in raw]
+    out = []
+    for line in raw:
+        match = _LINE_NUMBER.match(line) if "\x1b" not in line else None
+        out.append(match.group("quote") + line[match.end():] if match is not None else line)
+    return out
+
+
+def _numbered(lines: list[str]) -> bool:
+    found = [_LINE_NUMBER.match(_ANSI.sub("", line) if "\x1b" in line else line) for line in lines]
     numbers = [int(m.group("b") or m.group("n")) for m in found if m is not None]
     if len(numbers) < 0.8 * len(lines) or numbers[0] == 0:     # (srun's labels start at rank 0)
-        return raw
-    steps = sum(1 for a, b in pairwise(numbers) if b == a + 1)
-    if steps < 0.9 * (len(numbers) - 1):
-        return raw
-    return [(m.group("quote") + line[m.end():]) if m is not None and "\x1b" not in line else line
-            for line, m in zip(raw, found)]
+        return False
+    return sum(1 for a, b in pairwise(numbers) if b == a + 1) >= 0.9 * (len(numbers) - 1)
 
 
 def _glue(line: str, following: str, exact_wrap: bool) -> str:

@@ -67,3 +67,11 @@ def test_crash_log_facts_read_a_crashed_process_tail() -> None:
     assert facts.terminate_type == "c10::DistBackendError"
     assert facts.watchdog_abort and facts.fatal_is_signal
     assert crash_log_facts("").last_exception is None
+
+
+def test_nccl_closed_by_remote_peer_is_a_network_failure() -> None:
+    old = parse_crash_line("node3:141:158 [0] include/socket.h:416 NCCL WARN Net : Connection closed by remote peer")
+    new = parse_crash_line("node3:141:158 [0] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote "
+                           "peer node4<57557>")
+    assert old is not None and old.kind is CrashLineKind.NETWORK
+    assert new is not None and new.kind is CrashLineKind.NETWORK and new.peer == "node4<57557>"

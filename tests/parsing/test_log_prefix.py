@@ -78,3 +78,16 @@ def test_lightning_rank_prefixed_messages_carry_the_rank() -> None:
 
     line = split("[rank: 3] Received SIGTERM: 15")
     assert (line.rank, line.rest) == (3, "Received SIGTERM: 15")
+
+
+def test_a_ray_prefix_may_name_the_node_by_host_name() -> None:
+    parsed = split_rank_prefix("(WorkerDict pid=1230, ip=train-42-worker-0) [rank15]:[E510 x.cpp:1] boom")
+    assert (parsed.rank, parsed.pid, parsed.host) == (15, 1230, "train-42-worker-0")
+    assert parsed.rest == "[E510 x.cpp:1] boom"
+
+
+def test_kubectl_prefix_names_the_pod_and_no_rank() -> None:
+    parsed = split_rank_prefix("[pod/llm-worker-3/trainer] 2024-05-01T10:00:00.123456789Z [rank12]:[E x.cpp:1] boom")
+    assert (parsed.rank, parsed.host, parsed.rest) == (12, "llm-worker-3", "[E x.cpp:1] boom")
+    bare = split_rank_prefix("[pod/llm-worker-3/trainer] node7:4121:4188 [3] NCCL INFO Bootstrap")
+    assert (bare.rank, bare.host, bare.pid) == (None, "llm-worker-3", 4121)

@@ -47,3 +47,36 @@ def test_lines_wrapped_at_a_fixed_width_are_joined() -> None:
 def test_text_without_decorations_is_unchanged() -> None:
     text = "[rank0]: step 1\n[rank1]: step 1\n  File \"train.py\", line 3, in <module>\n"
     assert clean_text(text).lines == ("[rank0]: step 1", "[rank1]: step 1", '  File "train.py", line 3, in <module>')
+
+
+def test_a_line_pasted_as_inline_code_loses_its_backticks() -> None:
+    assert strip_decorations("`[rank3]:[E ProcessGroupNCCL.cpp:1316] x`")[0] == "[rank3]:[E ProcessGroupNCCL.cpp:1316] x"
+    assert strip_decorations("`[2025-05-10 00:18:21] (W pid=1) [rank2]: y")[0] == "(W pid=1) [rank2]: y"
+    assert strip_decorations("```python")[0] == "```python"
+
+
+def test_lines_of_the_wrap_width_behind_a_kubectl_tag_are_not_joined() -> None:
+    same = "[pod/w-1/c] [E ProcessGroupNCCL.cpp:467] [Rank {}] Watchdog caught collective operation timeout: x"
+    clean = clean_text("\n".join(same.format(r) for r in (4, 5, 6, 7)))
+    assert clean.joined == 0 and len(clean.lines) == 4
+
+
+def test_a_json_log_record_stands_for_its_text() -> None:
+    docker = '{"log":"[rank3]: RuntimeError: boom\\n","stream":"stderr","time":"2024-05-01T10:00:00.1Z"}'
+    assert strip_decorations(docker) == ("[rank3]: RuntimeError: boom", "2024-05-01T10:00:00.1Z")
+    logger = '{"level": "ERROR", "msg": "2026-09-17 13:40:05 [rank1]: x", "ts": 17}'
+    assert strip_decorations(logger) == ("[rank1]: x", "2026-09-17 13:40:05")
+    event = '{"name": "torchelastic.worker.status.FAILED", "source": "WORKER", "metadata": {}}'
+    assert strip_decorations(event)[0] == event
+    assert strip_decorations("{" * 100000 + "}" * 100000)[0].startswith("{")
+
+
+def test_a_viewers_line_numbers_are_removed_but_srun_labels_are_not() -> None:
+    numbered = "\n".join(f"[{120 + i}] [rank{i % 2}]: step {i}" for i in range(6))
+    assert clean_text(numbered).lines[0] == "[rank0]: step 0"
+    cat_n = "\n".join(f"{i + 1:>6}\tline {i}" for i in range(6))
+    assert clean_text(cat_n).lines[5] == "line 5"
+    srun = "\n".join(f"{r}: step {i}" for i, r in enumerate((0, 1, 0, 1, 0, 1)))
+    assert clean_text(srun).lines[1] == "1: step 1"
+    in_order = "\n".join(f"{r}: hello from rank {r}" for r in range(6))
+    assert clean_text(in_order).lines[3] == "3: hello from rank 3"

@@ -136,3 +136,15 @@ def test_partial_lines_do_not_raise(line: str) -> None:
 ])
 def test_unrelated_mentions_are_not_events(line: str) -> None:
     assert parse_watchdog_line(line) is None
+
+
+def test_a_rank_prefix_is_the_global_rank_over_a_group_tag() -> None:
+    line = ("[rank13]:[E804 23:05:54.516665906 ProcessGroupNCCL.cpp:689] [Rank 1] Watchdog caught collective operation "
+            "timeout: WorkNCCL(SeqNum=12, OpType=ALLTOALL_BASE, NumelIn=64, NumelOut=64, Timeout(ms)=600000) ran for "
+            "600093 milliseconds before timing out.")
+    event = parse_watchdog_line(line)
+    assert event is not None and event.rank == 13
+    tagged = parse_watchdog_line("[rank7]:[E ProcessGroupNCCL.cpp:1316] [PG 5 Rank 0] Heartbeat monitor timed out!")
+    assert tagged is not None and (tagged.rank, tagged.pg) == (7, "5")
+    bare = parse_watchdog_line("[E ProcessGroupNCCL.cpp:1316] [PG 5 Rank 2] Heartbeat monitor timed out!")
+    assert bare is not None and bare.rank == 2

@@ -190,9 +190,27 @@ def unattributed_verdict(failures: tuple[ExitInfo, ...]) -> tuple[Verdict, Findi
     return verdict, Finding(kind.value, (), summary, first.evidence, root_cause=True)
 
 
-_NOT_WORK = re.compile(r"^(?:File |Traceback|frame #|```|--|\.\.\.|\^|\[?[EW]\d{4}|\w*Warning|warnings?\.|"
-                       r"Exception raised|Thread\b|\s*$)|NCCL (?:INFO|WARN)|[Ww]atchdog|Timeout\(ms\)|"
-                       r"[Uu]nhandled exception|<Thread\(|:\d+: \w*Warning\b")
+_NOT_WORK = re.compile(r"^(?:File |Traceback|frame #|```|--|\.\.\.|\^|\[?[EWIF]\d{3,4}\b|\w*Warning|warnings?\.|"
+                       r"Exception raised|Thread\b|\s*$|#\d+ \S+ from \S+:\d+$)|NCCL (?:INFO|WARN)|[Ww]atchdog|"
+                       r"Timeout\(ms\)|[Uu]nhandled exception|<Thread\(|:\d+: \w*Warning\b|"
+                       # ProcessGroupNCCL's own failure handling: heartbeat, debug-info and Flight Recorder dumps
+                       r"^\[[EWIF]\d{0,4}(?: [\d:.]+)?(?: \d+)? ?\w+\.(?:cpp|cc|hpp|h):\d+\]|[Hh]eartbeat monitor|"
+                       r"dump(?:ing)? (?:the )?debug info|dump signal|[Ff]light ?[Rr]ecorder|failed collective")
+# A periodic training report (a metric per line, a step header, a progress bar short of 100%) is
+# the training loop's own progress, which every rank runs: it does not show rank-0-only work.
+_METRIC = re.compile(r"^[\w./() -]+?\s*[=:]\s*-?[\d.,]+(?:[eE][+-]?\d+)?%?$")
+_STEP_REPORT = re.compile(r"\bstep[=: ]\s*\d+\s*/\s*\d+", re.IGNORECASE)
+_PROGRESS = re.compile(r"(?<!\d)(\d{1,3})%\|")
+_OUTSIDE = re.compile(r"sav(?:e|ing)|checkpoint|eval|valid|test|export|upload|merg", re.IGNORECASE)
+
+
+def _routine_progress(text: str) -> bool:
+    if _OUTSIDE.search(text):
+        return False
+    bar = _PROGRESS.search(text)
+    if bar is not None:
+        return int(bar.group(1)) < 100
+    return _METRIC.match(text) is not None or _STEP_REPORT.search(text) is not None
 
 
 def _rank0_at_work(timed_out: list[int], ranks: tuple[RankEvidence, ...], tail: tuple[str, ...]) -> str | None:
@@ -204,7 +222,7 @@ def _rank0_at_work(timed_out: list[int], ranks: tuple[RankEvidence, ...], tail: 
     for line in reversed(tail):
         text = line.strip()
         if _is_work(text):
-            return text[:160]
+            return None if _routine_progress(text) else text[:160]
     return None
 
 
@@ -245,7 +263,9 @@ def watchdog_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...],
         where = f"{(ops[0] if ops else 'a collective').upper()} SeqNum={seq}" + (f" of pg {pg}" if pg else "")
     else:
         pg, seq, where = None, None, "a collective"
-    quiet = [r for r in ranks if r.rank not in timed_out and r.last_lines and r.exit is None]
+    # (a rank whose last line is ProcessGroupNCCL's own failure handling is in the failure, not at work)
+    quiet = [r for r in ranks if r.rank not in timed_out and r.last_lines and r.exit is None
+             and _is_work(r.last_lines[-1].strip())]
     if quiet and len(timed_out) >= 1:
         culprits = tuple(r.rank for r in quiet)
         doing = quiet[0].last_lines[-1][:160]

@@ -249,7 +249,10 @@ def _watchdog(line: str, rank: int | None, path: str, order: int, scan: LogScan)
     event = parse_watchdog_line(line)
     if event is None:
         return False
-    who = event.rank if event.rank is not None else rank
+    # the line's own prefix ("[rank13]:") is the global rank; the message's "[Rank 1]" / "[PG ID 3 ... Rank 1]"
+    # is the rank within its group, which differs from the global one in a subgroup
+    who = rank if rank is not None else event.rank
+    subgroup = rank is not None and event.rank is not None and rank != event.rank
     if who is not None:
         scan.ranks_seen.add(who)
     if event.kind is WatchdogKind.TIMEOUT:
@@ -267,7 +270,7 @@ def _watchdog(line: str, rank: int | None, path: str, order: int, scan: LogScan)
                                  pg=event.pg, seq=event.seq, op=event.op, count=event.numel_in, order=order))
         if who is not None and event.op in ("all_gather", "reduce_scatter") and event.numel_in and event.numel_out:
             ratio = max(event.numel_in, event.numel_out) // min(event.numel_in, event.numel_out)
-            if (event.pg in (None, "0")) and ratio > 1 and max(event.numel_in, event.numel_out) % min(
+            if (event.pg in (None, "0")) and not subgroup and ratio > 1 and max(event.numel_in, event.numel_out) % min(
                     event.numel_in, event.numel_out) == 0:
                 record_world(scan, WorldSize(ratio, f"NumelIn/NumelOut of {event.op} on the default group"))
     elif event.kind in (WatchdogKind.EXCEPTION_DETECTED, WatchdogKind.TIMEOUT_AT) and who is not None \

@@ -46,8 +46,8 @@ class CrashLine:
 
 # Quick pre-check for whole-text scans: a line holding none of these is no crash line.
 MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "terminate", "Abort", "SIG",
-           "Killed", "reset by peer", "ncclRemote", "ncclSystem", "ncclInternal", "status=", "socket interface",
-           "UNDELIVERABLE", "out of memory")
+           "Killed", "reset by peer", "closed by remote peer", "ncclRemote", "ncclSystem", "ncclInternal", "status=",
+           "socket interface", "UNDELIVERABLE", "out of memory")
 
 _EXC = re.compile(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
@@ -72,7 +72,7 @@ _TERMINATE = re.compile(r"terminate called after throwing an instance of '(?P<wh
                         r"terminate called without an active exception")
 _NET = re.compile(
     r"ncclRemoteError|ncclSystemError|remote process exited or there was a network error|"
-    r"socketProgressOpt|socketPollConnect|Connection reset by peer|Connection closed by peer|"
+    r"socketProgressOpt|socketPollConnect|Connection reset by peer|Connection closed by (?:remote )?peer|"
     r"Connection refused|Broken pipe|NET/IB ?: ?Got completion from peer|NET/IB : .*(?:error|failed)|"
     r"NET/Socket ?: .*(?:error|failed|closed)|DistNetworkError|unhandled system error|"
     r"Connection timed out|No route to host|ibv_\w+ failed|ECONNRESET|ETIMEDOUT|"
@@ -85,7 +85,7 @@ _COLLATERAL = re.compile(
     r"Watchdog caught collective operation timeout|NCCL communicator was aborted|"
     r"Some NCCL operations have failed or timed out|ChildFailedError|SignalException|"
     r"RendezvousClosedError|Process \d+ exited with|KeyboardInterrupt|"
-    r"Connection reset by peer|Connection closed by peer|Broken pipe|remote process exited|"
+    r"Connection reset by peer|Connection closed by (?:remote )?peer|Broken pipe|remote process exited|"
     r"Connection refused|because the remote worker|Socket Timeout|has been aborted|"
     r"received signal SIGTERM|got signal: 15|Terminated$|"
     r"Timeout at NCCL work|Timeout waiting for key|Timed out waiting|wait timeout after|"

@@ -5,7 +5,8 @@ Recognised (and nested up to a few deep):
   ``[host:3] `` / ``[host:3]+`` / ``[host:3]:`` (triage's tag, torchrun --role), ``[default0]:``
   (torchrun --tee: a *local* rank), ``3: `` (srun --label),
   ``node07: `` (pdsh; lowercase names with a digit only), ``(RayTrainWorker pid=615, ip=10.0.0.6) ``,
-  ``[1,3]<stdout>:`` (Open MPI's --tag-output: job, rank) and ``[3]<stderr>:`` (horovodrun), a runner's
+  ``[pod/train-worker-0/pytorch] `` (``kubectl logs --prefix``, with or without ``--timestamps``: the
+  pod, no rank), ``[1,3]<stdout>:`` (Open MPI's --tag-output: job, rank) and ``[3]<stderr>:`` (horovodrun), a runner's
   stream tag ``job-name [stderr] `` (milabench, CI runners: no rank);
 - NCCL's own ``host:pid:tid [dev]`` head gives host and pid but no rank; it is kept in ``rest``.
 """
@@ -41,8 +42,10 @@ _STREAM_TAG = re.compile(r"[\w.:/-]+ \[(?:stdout|stderr)\](?: |$)")
 _LINE_NO = re.compile(r"\[\d+\] (?=\[)")          # "[80746] [rank0]:..." (a viewer's line numbers)
 _SRUN = re.compile(r"\s*(\d+) ?: ")
 _PDSH = re.compile(r"([a-z0-9][a-z0-9.-]*[0-9][a-z0-9.-]*): ")
-_RAY = re.compile(r"\((?:\w+ )?pid=(\d+)(?:, ip=([\d.:a-fA-F]+))?\)\s?")
+_RAY = re.compile(r"\((?:\w+ )?pid=(\d+)(?:, ip=([\w.:-]+))?\)\s?")
 _NCCL_HEAD = re.compile(r"([\w.-]+):(\d+):(\d+) \[(\d+)\]")
+# "kubectl logs --prefix" ("[pod/NAME/CONTAINER] "), with "--timestamps" after it: the pod, no rank
+_K8S = re.compile(r"\[pod/([\w.-]+)/[\w.-]+\] ?(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) )?")
 
 
 def split_rank_prefix(line: str) -> RankPrefix:
@@ -69,6 +72,8 @@ def split_rank_prefix(line: str) -> RankPrefix:
         elif (match := _RAY.match(rest)) is not None:
             pid = int(match.group(1))
             host = match.group(2) or host
+        elif (match := _K8S.match(rest)) is not None:
+            host = host or match.group(1)
         elif (match := _SRUN.match(rest)) and rank is None and host is None:
             rank = int(match.group(1))
         elif (match := _PDSH.match(rest)) and host is None and not _NCCL_HEAD.match(rest):

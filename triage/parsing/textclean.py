@@ -1,20 +1,25 @@
 """Pasted text made readable line by line: what users copy out of terminals, CI pages and GitHub
 issues carries decorations that are not part of the log.
 
-Removed: ANSI colours, CR line ends, trailing spaces, GitHub ``> `` quote markers, markdown fences,
-per-line timestamps (``2026-09-17 13:40:05 ``, ``[2024-05-01 10:00:00,123] ``, glog ``I0501 ...] ``),
-CI step prefixes (``12 | ``, ``#14 12.3 ``). Joined: lines that a terminal hard-wrapped in the middle
-of a field. Launcher prefixes (``[rank3]:``, ``0: ``, ``[default0]:``) are not touched here: they
-carry the rank (see :mod:`triage.parsing.log_prefix`).
+Removed: ANSI colours, CR line ends, trailing spaces, GitHub ``> `` quote markers and inline-code
+backticks, markdown fences, per-line timestamps (``2026-09-17 13:40:05 ``,
+``[2024-05-01 10:00:00,123] ``, glog ``I0501 ...] ``), CI step prefixes (``12 | ``, ``#14 12.3 ``);
+line numbers a viewer put before every line (``[80746] ``, ``123\t``);
+a JSON log record (``{"log": "...", "stream": "stderr", "time": ...}`` from a container runtime,
+``{"level": ..., "msg": ...}`` from a structured logger) is read as its text.
+Joined: lines that a terminal hard-wrapped in the middle of a field. Launcher prefixes (``[rank3]:``,
+``0: ``, ``[default0]:``) are not touched here: they carry the rank (see :mod:`triage.parsing.log_prefix`).
 
 Every function takes text and never raises.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass
+from itertools import pairwise
 
 _ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _QUOTE = re.compile(r"^(?:>[ \t]?)+")
@@ -32,10 +37,15 @@ _CI_STEP = re.compile(r"^\s*(?:#\d+ \d+\.\d+ |\d{1,6} \| )")
 _FIELDS_OPEN = re.compile(r"\w\((?:[^()]|\(ms\))*=[^()]*$")   # "WorkNCCL(SeqNum=5, Op" cut before ")"
 _STARTS_NEW = re.compile(
     r"^\s*(?:\[rank\d+\]|\[[\w.-]+:\d+\]|\[default\d+\]|\d+: |\[?\d{4}-\d\d-\d\d|[IWEF]\d{4} |Traceback|"
-    r"[\w.-]+:\d+:\d+ \[\d+\]|\S+Error|\(\w+ pid=|"
+    r"[\w.-]+:\d+:\d+ \[\d+\]|\S+Error|\(\w+ pid=|\[pod/[\w.-]+/[\w.-]+\] |"
     r"\[[IWEF](?:\d{4} [\d:.]+(?: \d+)?)? ?[\w./-]+\.(?:cpp|cc|hpp|h|py):\d+\])"   # [E ProcessGroupNCCL.cpp:467]
 )
 MIN_WRAP_WIDTH = 60
+# A viewer's or editor's line numbers ("[80746] ...", "  123\t...", "123: ..."): only when most lines
+# carry one and they count up one by one (srun's "3: " rank labels repeat and jump).
+_LINE_NUMBER = re.compile(r"^(?P<quote>(?:>[ \t]?)*)\s*(?:\[(?P<b>\d+)\] ?|(?P<n>\d+)(?:\t|: | \| ))")
+MIN_NUMBERED_LINES = 5
+NUMBERING_SAMPLE = 400
 
 
 @dataclass(frozen=True)
@@ -45,14 +55,40 @@ class CleanText:
     joined: int = 0                    # wrapped lines put back together
 
 
+_JSON_TEXT_KEYS = ("log", "msg", "message", "text", "line")
+_JSON_TIME_KEYS = ("time", "timestamp", "ts", "@timestamp", "asctime")
+
+
+def _json_record(line: str) -> tuple[str, str | None] | None:
+    """A structured logger's or container runtime's JSON line (``{"log": "...", "time": ...}``,
+    ``{"level": ..., "msg": ...}``): its text and time. Other JSON (torchelastic's events) is left."""
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(record, dict):
+        return None
+    text = next((record[k] for k in _JSON_TEXT_KEYS if isinstance(record.get(k), str)), None)
+    if text is None:
+        return None
+    stamp = next((str(record[k]) for k in _JSON_TIME_KEYS if isinstance(record.get(k), (str, int, float))), None)
+    return text.rstrip("\r\n"), stamp
+
+
 def strip_decorations(line: str) -> tuple[str, str | None]:
     """One line without colours, quote markers, CI prefixes and a leading timestamp; and that
-    timestamp."""
+    timestamp. A JSON log record stands for its text."""
+    if line[:1] == "{" and line.rstrip()[-1:] == "}" and (record := _json_record(line.strip())) is not None:
+        text, json_stamp = record
+        clean, stamp = strip_decorations(text) if text[:1] != "{" else (text, None)
+        return clean, stamp or json_stamp
     if "\x1b" in line:
         line = _ANSI.sub("", line)
     line = line.rstrip()
     if line[:1] == ">":
         line = _QUOTE.sub("", line)
+    if line[:1] == "`" and line[:3] != "```":      # a line pasted as `inline code`
+        line = line[1:-1] if line.endswith("`") and not line.endswith("``") else line[1:]
     stamp = None
     for _ in range(2):
         if (ci := _CI_STEP.match(line)) is not None:
@@ -67,7 +103,7 @@ def strip_decorations(line: str) -> tuple[str, str | None]:
 
 def clean_text(text: str) -> CleanText:
     """The text's lines without decorations, with hard-wrapped lines joined again."""
-    raw = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    raw = _without_line_numbers(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
     lines: list[str] = []
     stamps: list[str | None] = []
     widths: list[int] = []
@@ -99,6 +135,27 @@ def clean_text(text: str) -> CleanText:
         out.pop()
         out_stamps.pop()
     return CleanText(tuple(out), tuple(out_stamps), joined)
+
+
+def _without_line_numbers(raw: list[str]) -> list[str]:
+    """The lines without the line numbers a viewer put before each of them, when they have some
+    (decided on the first lines, so that a long log without them costs one short look)."""
+    sample = [line for line in raw[:NUMBERING_SAMPLE] if line.strip()]
+    if len(sample) < MIN_NUMBERED_LINES or not _numbered(sample):
+        return raw
+    out = []
+    for line in raw:
+        match = _LINE_NUMBER.match(line) if "\x1b" not in line else None
+        out.append(match.group("quote") + line[match.end():] if match is not None else line)
+    return out
+
+
+def _numbered(lines: list[str]) -> bool:
+    found = [_LINE_NUMBER.match(_ANSI.sub("", line) if "\x1b" in line else line) for line in lines]
+    numbers = [int(m.group("b") or m.group("n")) for m in found if m is not None]
+    if len(numbers) < 0.8 * len(lines) or numbers[0] == 0:     # (srun's labels start at rank 0)
+        return False
+    return sum(1 for a, b in pairwise(numbers) if b == a + 1) >= 0.9 * (len(numbers) - 1)
 
 
 def _glue(line: str, following: str, exact_wrap: bool) -> str:

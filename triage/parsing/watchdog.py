@@ -112,9 +112,9 @@ def parse_watchdog_line(line: str) -> WatchdogEvent | None:
         return None
     tag = _PG_TAG.search(line)
     prefix = _RANK_PREFIX.search(line)
-    rank = _opt_int(tag.group("rank")) if tag else None
-    if rank is None and prefix:
-        rank = int(prefix.group(1))
+    # "[rank13]:" is the process's global rank; the tag's "Rank 1" is its rank in the tagged group
+    # ("[PG ID 3 ...Rank 1]", or the bare "[Rank 1]" of a watchdog line, which is group-local too)
+    rank = int(prefix.group(1)) if prefix else (_opt_int(tag.group("rank")) if tag else None)
     glog = _GLOG.search(line)
     fields: dict[str, str] = {}
     work = _WORK.search(line)

@@ -4,6 +4,9 @@
    where rank 0 sleeps outside any collective while ranks 1-2 wait in a barrier. Figure: the time
    from the hang (the barrier entered, from the bundle's fr.json) to triage's stop decision
    (node.json ``stop_requested``), minus ``--hang-timeout``; the bound is ``--sample-interval`` (3 s).
+   The monitor takes the first sample ahead (triage.agent.presample: 1 s before the timeout), so the
+   second comes at that start + interval; without it the figure was 3.56-3.72 s (the tick that sees
+   the timeout elapse, up to 0.5 s, and the start of the action, ~0.15 s, came before the first sample).
 2. Detection latency for an init hang: rank 0 never reaches init_process_group while ranks 1-2
    wait in it; from "the peers entered init" (their own timestamp) + --hang-timeout to the bundle
    start (bound: 2 s), and to the stop decision.

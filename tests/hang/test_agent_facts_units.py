@@ -9,9 +9,9 @@ from pathlib import Path
 
 from triage.analysis.agent_view import agent_view, init_steps
 from triage.bundle import Manifest, Trigger
-from triage.load.agent_facts import AgentFacts, InitFact, RankActivityFact, agent_facts
+from triage.load.agent_facts import agent_facts
 from triage.model import Finding, Verdict, VerdictKind
-from triage.model.evidence import RankEvidence
+from triage.model.evidence import AgentFacts, InitFact, RankActivityFact, RankEvidence
 
 DATA = Path(__file__).parent / "data"
 
@@ -36,7 +36,7 @@ def test_values_of_the_wrong_type_are_left_out_with_a_note(tmp_path: Path) -> No
     assert facts.verdict_kind is None and facts.hang_source == "init"
     assert facts.activity == (RankActivityFact(2, 5, "blocked"),)
     assert facts.init == InitFact(waiting=(1, 3), never_joined=(), where="init_process_group")
-    assert [(r, c.pid, c.threads, c.path) for r, c in facts.children] == [(1, 9, (), None)]
+    assert [(r, c.pid, c.stack, c.path) for r, c in facts.children] == [(1, 9, (), None)]
     assert len(skipped) == 4 and all(s.startswith(str(tmp_path)) for s in skipped), skipped
     assert any("outside the bundle" in s for s in skipped)
 
@@ -48,7 +48,7 @@ def test_children_dumps_inside_the_bundle_are_read(tmp_path: Path) -> None:
                                                       "file": "rank-1/children/pyspy-9.txt"}]), "n1", [])
     assert facts is not None
     (child,) = facts.children_of(1)
-    assert child.worker_id == 1 and child.threads and child.threads[0].frames[0].function == "read_from_store"
+    assert child.worker_id == 1 and child.stack and child.stack[0].endswith(" in read_from_store")
 
 
 def _rank(rank: int, stack: tuple[str, ...] = (), top: str | None = None) -> RankEvidence:

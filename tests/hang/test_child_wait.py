@@ -18,10 +18,11 @@ import pytest
 from tests.helpers.paths import PROGRAMS
 from tests.helpers.processes import running_program
 from triage.agent import children
-from triage.analysis.child_wait import child_waited_on, classify_child, waits_on
+from triage.analysis.child_wait import child_waited_on, classify_child, main_thread, waits_on
 from triage.collectors.common import run_tool
 from triage.collectors.pyspy import find_pyspy, python_children, sample_stacks
-from triage.load.agent_facts import ChildStack
+from triage.load.agent_facts import stack_lines
+from triage.model.evidence import ChildStack
 from triage.parsing.stacks import Frame, ThreadStack, parse_pyspy_json, parse_pyspy_text
 
 DATA = Path(__file__).parent / "data"
@@ -29,6 +30,10 @@ DATA = Path(__file__).parent / "data"
 
 def _stack(name: str) -> tuple[ThreadStack, ...]:
     return parse_pyspy_text((DATA / name).read_text())
+
+
+def _lines(name: str) -> tuple[str, ...]:
+    return stack_lines(_stack(name))
 
 
 def _main_only(*frames: tuple[str, str]) -> tuple[ThreadStack, ...]:
@@ -73,8 +78,8 @@ def test_pool_workers_waiting_for_tasks_are_idle() -> None:
 
 
 def test_the_rank_waits_on_the_blocked_worker_named_by_its_id() -> None:
-    kids = [ChildStack(32313, _stack("dl_worker_idle.txt"), 0, "idle.txt"),
-            ChildStack(32314, _stack("dl_worker_blocked.txt"), 1, "blocked.txt")]
+    kids = [ChildStack(32313, _lines("dl_worker_idle.txt"), 0, "idle.txt"),
+            ChildStack(32314, _lines("dl_worker_blocked.txt"), 1, "blocked.txt")]
     found = child_waited_on(1, _stack("dl_rank_main.txt"), kids)
     assert found is not None
     assert (found.pid, found.worker_id, found.kind, found.evidence) == (32314, 1, "DataLoader worker", ("blocked.txt",))
@@ -84,14 +89,14 @@ def test_the_rank_waits_on_the_blocked_worker_named_by_its_id() -> None:
 
 
 def test_no_child_named_when_every_worker_waits_for_work_or_the_rank_waits_on_none() -> None:
-    idle = [ChildStack(32313, _stack("dl_worker_idle.txt"), 0)]
+    idle = [ChildStack(32313, _lines("dl_worker_idle.txt"), 0)]
     assert child_waited_on(1, _stack("dl_rank_main.txt"), idle) is None
-    blocked = [ChildStack(32314, _stack("dl_worker_blocked.txt"), 1)]
+    blocked = [ChildStack(32314, _lines("dl_worker_blocked.txt"), 1)]
     assert child_waited_on(1, _main_only(("main", "train.py")), blocked) is None
 
 
 def test_two_working_workers_name_the_lowest_id_and_count_the_other() -> None:
-    blocked = _stack("dl_worker_blocked.txt")
+    blocked = _lines("dl_worker_blocked.txt")
     found = child_waited_on(1, _stack("dl_rank_main.txt"), [ChildStack(9, blocked, 1), ChildStack(8, blocked, 0)])
     assert found is not None and (found.pid, found.worker_id, found.others) == (8, 0, (9,))
     assert "(1 more DataLoader workers are busy too)" in found.describe()
@@ -120,8 +125,8 @@ def _dumps(pid: int) -> tuple[tuple[ThreadStack, ...], list[ChildStack]]:
         kids = []
         for child in python_children(pid):
             run = run_tool([tool, "dump", "--pid", str(child), "--nonblocking"], 10.0, 1 << 20)
-            kids.append(ChildStack(child, parse_pyspy_text(run.stdout.decode(errors="replace"))))
-        if (waits_on(main) and any(classify_child(k.threads)[1] for k in kids)) or time.monotonic() > deadline:
+            kids.append(ChildStack(child, stack_lines(parse_pyspy_text(run.stdout.decode(errors="replace")))))
+        if (waits_on(main) and any(classify_child((main_thread(k.stack),))[1] for k in kids)) or time.monotonic() > deadline:
             return main, kids
         time.sleep(0.5)
 

@@ -21,7 +21,7 @@ import enum
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from triage.parsing.stacks import Frame, ThreadStack, parse_pyspy_json
@@ -223,12 +223,26 @@ def judge_all(first: dict[int, RankSample], second: dict[int, RankSample]) -> li
     return out
 
 
+@dataclass(frozen=True)
+class FirstSample:
+    """A first sample taken ahead of the hang action (see triage.agent.presample)."""
+
+    started: float                    # monotonic time the sample began
+    samples: Mapping[int, RankSample]
+
+
 def sample_twice(targets: Sequence[tuple[int, int]], interval: float,
-                 between: object = None) -> list[RankActivity]:
-    """Two samples ``interval`` seconds apart (``between``: a callable run in the gap, e.g. the
-    bundle collection; the second sample waits for it and for the interval)."""
-    started = time.monotonic()
-    first = sample_all(targets)
+                 between: object = None, first_sample: FirstSample | None = None) -> list[RankActivity]:
+    """Two samples ``interval`` seconds apart, from the start of the first to the start of the second
+    (``between``: a callable run in the gap, e.g. the bundle collection; the second sample waits for it
+    and for the interval). ``first_sample``: a first sample already taken of exactly these targets (else
+    one is taken now)."""
+    wanted = {rank: pid for rank, pid in targets}
+    if first_sample is not None and {r: s.pid for r, s in first_sample.samples.items()} == wanted:
+        started, first = first_sample.started, dict(first_sample.samples)
+    else:
+        started = time.monotonic()
+        first = sample_all(targets)
     if callable(between):
         between()
     left = interval - (time.monotonic() - started)

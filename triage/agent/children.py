@@ -18,7 +18,8 @@ from typing import Any
 
 from triage.analysis.child_wait import ChildWait, child_waited_on, classify_child
 from triage.bundle import CollectorRecord
-from triage.load.agent_facts import ChildStack
+from triage.load.agent_facts import stack_lines
+from triage.model.evidence import ChildStack
 from triage.parsing.stacks import parse_pyspy_json, parse_pyspy_text
 
 _LOOP = "_worker_loop"
@@ -103,6 +104,10 @@ def _number_by_start(entries: list[dict[str, Any]]) -> None:
             entry.update(worker_id=number, worker_id_from="start order")
 
 
+def _main_stack(dump: Path) -> tuple[str, ...]:
+    return stack_lines(parse_pyspy_text(dump.read_text(encoding="utf-8", errors="replace")))
+
+
 def waits(bundle: Path, entries: Sequence[dict[str, Any]]) -> list[ChildWait]:
     """The child each rank of the bundle waits on (from the rank's py-spy dump and its children's)."""
     out = []
@@ -111,8 +116,8 @@ def waits(bundle: Path, entries: Sequence[dict[str, Any]]) -> list[ChildWait]:
             threads = parse_pyspy_json(json.loads((bundle / f"rank-{rank}" / "pyspy.json").read_text()))
         except (OSError, ValueError):
             continue
-        children = [ChildStack(e["pid"], parse_pyspy_text((bundle / e["file"]).read_text(errors="replace")),
-                               e["worker_id"], str(bundle / e["file"])) for e in entries if e["rank"] == rank]
+        children = [ChildStack(e["pid"], _main_stack(bundle / e["file"]), e["worker_id"], str(bundle / e["file"]))
+                    for e in entries if e["rank"] == rank]
         found = child_waited_on(rank, threads, children)
         if found is not None:
             out.append(found)

@@ -77,7 +77,8 @@ def run_action(ctx: AgentContext, options: Mapping[str, Any], action: MonitorAct
     if trigger == Trigger.HANG and action.certain is None and action.sample:
         holder: list[Path] = []
         activities = busy.sample_twice(action.sample, _interval(options),
-                                       between=lambda: holder.append(_collect(ctx, options, action, ranks)))
+                                       between=lambda: holder.append(_collect(ctx, options, action, ranks)),
+                                       first_sample=action.first_sample)
         bundle = holder[0]
         _note_activity(bundle, activities)
     else:

@@ -7,10 +7,11 @@ Interface used by the node agent (``triage launch``):
   (the log pump keeps running); collects the node bundle, prints the console lines and the
   report, and says whether the agent must stop the job.
 
-The monitor reads each rank's ``nccl.log`` incrementally on every tick (NcclTracker), scans
-output chunks for PyTorch watchdog messages (cheap substring precheck first), polls the
+The monitor reads each rank's ``nccl.log`` incrementally on every tick (:mod:`triage.agent.hang_nccl`),
+scans output chunks for PyTorch watchdog messages (:mod:`triage.agent.hang_watchdog`), polls the
 cross-node trigger, and applies the rules of :mod:`triage.agent.detect`. One hang is reported
-once: after firing, the monitor re-arms only when the stuck ranks moved on.
+once: after firing, the monitor re-arms only when the stuck ranks moved on. Ranks about to be
+suspected get their first busy/blocked sample ahead (:mod:`triage.agent.presample`).
 
 A hang that is not certain at once (see :func:`triage.agent.detect.certain_reason`) is sampled
 by the action (busy or blocked, :mod:`triage.agent.busy`); the agent reports the outcome through
@@ -30,16 +31,15 @@ from typing import Any
 
 from triage.agent import detect
 from triage.agent.hang_nccl import NcclWatch
+from triage.agent.hang_watchdog import WatchdogWatch
 from triage.agent.init_watch import InitWatch
+from triage.agent.presample import PreSampler, targets_of
 from triage.agent.rdzv_watch import RendezvousWatch
 from triage.agent.state import AgentContext, LocalRankStatus, Monitor, MonitorAction, MonitorActionKind
-from triage.analysis.ranks import rank_word
 from triage.bundle import Trigger
 from triage.layout import read_json
-from triage.options import DEFAULT_HANG_TIMEOUT_S, DEFAULT_STOP_TIMEOUT_S
-from triage.parsing.watchdog import SCAN_MARKERS_BYTES, WatchdogEvent, WatchdogKind, scan_watchdog
+from triage.options import DEFAULT_HANG_TIMEOUT_S, DEFAULT_SAMPLE_INTERVAL_S, DEFAULT_STOP_TIMEOUT_S
 
-_WATCHDOG_MARKERS = SCAN_MARKERS_BYTES   # the watchdog parser's own markers (one place)
 # After busy ranks went on, no new hang is suspected for one --hang-timeout (at least this long):
 # heartbeats show the new progress within a heartbeat period, and ranks that finish may sit in
 # their teardown (heartbeat thread gone) for a few seconds.
@@ -90,10 +90,11 @@ class HangMonitor:
         self._now: float | None = None          # the time of the last tick (the monitor's clock)
         self._init = InitWatch(self.timeout)    # hangs before the first collective
         self._rdzv = RendezvousWatch(self.timeout, ctx.host_dir, ctx.run_dir, ctx.started)   # torchrun's own
+        self._pre = PreSampler(self.timeout, float(options.get("sample_interval") or DEFAULT_SAMPLE_INTERVAL_S))
         self.findings: list[str] = []       # slow ranks that went on by themselves (said at the end)
         self.collect_on_crash = bool(options.get("collect_on_crash", True))
         self._lock = threading.Lock()
-        self._watchdog: list[tuple[int, str]] = []
+        self._watchdog = WatchdogWatch()     # PyTorch watchdog messages in the output
         self._fired: set[tuple[object, ...]] = set()
         self._armed = True                  # False while a reported hang is still the same hang
         self._crash_reported = False
@@ -114,8 +115,7 @@ class HangMonitor:
 
     def on_output(self, rank: int, chunk: bytes) -> None:
         try:
-            if any(marker in chunk for marker in _WATCHDOG_MARKERS):
-                self._scan_watchdog(rank, chunk.decode("utf-8", "replace"))
+            self._watchdog.feed_output(rank, chunk)
             if b"NCCL" in chunk and not self._has_nccl_file(rank):
                 self._nccl.feed_output(rank, chunk)
         except Exception:  # noqa: BLE001
@@ -173,13 +173,6 @@ class HangMonitor:
                 return status.paths.nccl.exists()
         return False
 
-    def _scan_watchdog(self, rank: int, text: str) -> None:
-        for event in scan_watchdog(text):
-            summary = _watchdog_summary(event)
-            with self._lock:
-                if len(self._watchdog) < 100:
-                    self._watchdog.append((rank, summary))
-
     def _tick(self, ranks: tuple[LocalRankStatus, ...], now: float) -> MonitorAction | None:
         self._last_ranks = ranks
         self._now = now
@@ -190,9 +183,7 @@ class HangMonitor:
         remote = self._poll_remote(now)
         if remote is not None:
             return remote
-        with self._lock:
-            events = list(self._watchdog)
-        watchdog = detect.detect_watchdog(events)
+        watchdog = detect.detect_watchdog(self._watchdog.events())
         if watchdog is not None and watchdog.key not in self._fired:
             with self._lock:
                 watching, self._watch = self._watch is not None, None
@@ -220,6 +211,8 @@ class HangMonitor:
         if suspicion is None:
             if watchdog is None and now - self._last_collection >= self.timeout:
                 self._armed = True          # everyone moved on: a new hang may be reported
+            if self._armed and now >= self._quiet_until:
+                self._pre.tick(ranks, now)  # ranks about to be suspected: their first sample, ahead
             return None
         if now < self._quiet_until:
             return None
@@ -235,7 +228,7 @@ class HangMonitor:
         certain = detect.certain_reason(ranks, suspicion, self.timeout, now)
         if certain is not None:
             return self._fire(suspicion, now, certain=certain, force=True)
-        sample = self._targets(ranks, detect.culprits(ranks, suspicion))
+        sample = targets_of(ranks, detect.culprits(ranks, suspicion))
         if not sample:
             return None
         stuck = detect.stuck_ranks(ranks, self.timeout, now)
@@ -275,7 +268,7 @@ class HangMonitor:
         if now >= watch.next_check:
             watch.pending = True
             return MonitorAction(MonitorActionKind.CHECK, Trigger.HANG.value, watch.busy, suspicion.ranks,
-                                 sample=self._targets(ranks, detect.culprits(ranks, suspicion)),
+                                 sample=targets_of(ranks, detect.culprits(ranks, suspicion)),
                                  waiting=suspicion.waiting or detect.waiting_summary(ranks), since=watch.since,
                                  outside=detect.any_outside(ranks), source=suspicion.source,
                                  init=suspicion.init)
@@ -287,10 +280,6 @@ class HangMonitor:
         first = watch.first or watch.busy
         later = f"; last seen {watch.busy}" if watch.busy != first else ""
         return f"slow rank: {first} for {int(now - watch.since)} s{waiting}{later}"
-
-    @staticmethod
-    def _targets(ranks: Sequence[LocalRankStatus], wanted: Sequence[int]) -> tuple[tuple[int, int], ...]:
-        return tuple((s.rank, s.pid) for s in ranks if s.rank in wanted and s.pid is not None)
 
     def _fire(self, suspicion: detect.HangSuspicion, now: float, certain: str | None = None,
               force: bool = False) -> MonitorAction | None:
@@ -304,7 +293,7 @@ class HangMonitor:
         ranks = self._last_ranks
         if certain is None:
             certain = detect.certain_reason(ranks, suspicion, self.timeout, now)
-        sample = () if certain else self._targets(ranks, detect.culprits(ranks, suspicion))
+        sample = () if certain else targets_of(ranks, detect.culprits(ranks, suspicion))
         if certain is None and not sample and suspicion.source != "rendezvous":   # rendezvous: never stopped
             certain = "no live rank to sample"
         stuck = detect.stuck_ranks(ranks, self.timeout, now)
@@ -314,7 +303,7 @@ class HangMonitor:
                                certain=certain, sample=sample,
                                waiting=suspicion.waiting or detect.waiting_summary(ranks),
                                since=since, outside=detect.any_outside(ranks), source=suspicion.source,
-                               init=suspicion.init)
+                               init=suspicion.init, first_sample=self._pre.take(ranks, sample) if sample else None)
         if certain is None:
             with self._lock:
                 self._pending_hang, self._pending_position = action, detect.position(ranks)
@@ -374,26 +363,6 @@ def _exit_time(status: LocalRankStatus) -> float:
         return float(value) if value else float("inf")
     except (OSError, ValueError, TypeError):
         return float("inf")
-
-
-def _watchdog_summary(event: WatchdogEvent) -> str:
-    """``collective timeout: all_reduce seq 42 (pg 0) ran for 600000 ms`` and the like."""
-    what = {
-        WatchdogKind.TIMEOUT: "collective timeout",
-        WatchdogKind.TIMEOUT_AT: "collective timeout",
-        WatchdogKind.EXCEPTION_DETECTED: "exception detected by the watchdog",
-        WatchdogKind.HEARTBEAT_TIMEOUT: "heartbeat monitor timed out (watchdog stuck)",
-        WatchdogKind.DESYNC: "desync report",
-    }.get(event.kind, event.kind.value)
-    parts = [what]
-    if event.op or event.seq is not None:
-        where = " ".join(p for p in (event.op, f"seq {event.seq}" if event.seq is not None else None) if p)
-        parts.append(where + (f" (pg {event.pg})" if event.pg else ""))
-    if event.ran_for_ms is not None:
-        parts.append(f"ran for {event.ran_for_ms} ms")
-    if event.ranks:
-        parts.append(f"blames {rank_word(event.ranks)}")
-    return ": ".join(parts[:2]) + (" " + " ".join(parts[2:]) if len(parts) > 2 else "")
 
 
 def make_monitor(ctx: AgentContext, options: Mapping[str, Any]) -> Monitor:

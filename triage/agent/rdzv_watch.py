@@ -18,7 +18,6 @@ default in torch 2.x) ends the wait.
 
 from __future__ import annotations
 
-import math
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -28,6 +27,13 @@ from triage.agent.detect import HangSuspicion
 from triage.agent.state import InitInfo, LocalRankStatus
 from triage.layout import HostPaths, read_json
 from triage.parsing.stacks import parse_pyspy_json
+from triage.parsing.torchrun_args import (
+    parse_torchrun_args,
+    read_nnodes,
+    read_rdzv_conf,
+    read_seconds,
+    torchrun_index,
+)
 
 RDZV_MARKERS = ("torch/distributed/elastic/rendezvous/",)
 RDZV_FUNCTIONS = frozenset({"next_rendezvous", "_rendezvous"})
@@ -45,32 +51,19 @@ class LauncherArgs:
     join_timeout: float = DEFAULT_JOIN_TIMEOUT_S
 
 
-def _options(argv: Sequence[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    items = list(argv)
-    for index, item in enumerate(items):
-        if not item.startswith("--"):
-            continue
-        name, eq, value = item[2:].partition("=")
-        if not eq and index + 1 < len(items):
-            value = items[index + 1]
-        out.setdefault(name.replace("_", "-"), value)
-    return out
-
-
 def launcher_args(argv: Sequence[str]) -> LauncherArgs:
-    """torchrun's rendezvous options (``--nnodes 2:4`` -> 2); unknown values stay None."""
-    opts = _options(argv[:200])
-    nnodes = opts.get("nnodes", "").split(":", 1)[0]
-    conf = dict(part.split("=", 1) for part in opts.get("rdzv-conf", "").split(",") if "=" in part)
-    try:
-        join = float(conf.get("join_timeout", DEFAULT_JOIN_TIMEOUT_S))
-    except ValueError:
-        join = DEFAULT_JOIN_TIMEOUT_S
-    return LauncherArgs(nnodes_min=int(nnodes) if nnodes.isdigit() else None,
-                        backend=opts.get("rdzv-backend") or None, endpoint=opts.get("rdzv-endpoint", "")[:120] or None,
-                        run_id=opts.get("rdzv-id", "")[:120] or None,
-                        join_timeout=join if math.isfinite(join) and join > 0 else DEFAULT_JOIN_TIMEOUT_S)
+    """torchrun's rendezvous options (``--nnodes 2:4`` -> 2); unknown or bad values stay None (or the
+    default join timeout). Options are read after ``torchrun`` (or ``-m torch.distributed.run``), up to
+    the program; a launcher named otherwise is read from its first option."""
+    at = torchrun_index(argv)
+    opts = parse_torchrun_args(argv, at if at is not None else 1)
+    nnodes, _problem = read_nnodes(opts.get("--nnodes") or "")
+    join = read_seconds(read_rdzv_conf(opts.get("--rdzv-conf") or "").get("join_timeout", str(DEFAULT_JOIN_TIMEOUT_S)))
+    return LauncherArgs(nnodes_min=nnodes[0] if nnodes is not None else None,
+                        backend=opts.get("--rdzv-backend") or None,
+                        endpoint=(opts.get("--rdzv-endpoint") or "")[:120] or None,
+                        run_id=(opts.get("--rdzv-id") or "")[:120] or None,
+                        join_timeout=join if join is not None else DEFAULT_JOIN_TIMEOUT_S)
 
 
 def in_rendezvous(data: object) -> bool:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from triage.agent.busy import FirstSample
 from triage.layout import RankPaths
 from triage.model import Collective
 
@@ -72,6 +73,7 @@ class MonitorAction:
     outside: bool = True            # a local rank is outside any collective (else: the culprit may be remote)
     source: str = ""                # the rule that found the hang: progress | nccl | watchdog | init
     init: InitInfo | None = None    # source init: who waits where, who never joined
+    first_sample: FirstSample | None = None    # the first busy/blocked sample of ``sample``, taken ahead
 
 
 class Monitor(Protocol):

@@ -13,6 +13,14 @@ NEXT_TIME = ("next time, run the job under `triage launch -- torchrun ...` (stac
              "TORCH_NCCL_DEBUG_INFO_TEMP_FILE=/shared/dir/fr_) and pass the dumps to `triage report`")
 LIVE_STACKS = ("while it hangs, take the stacks of every rank: `triage collect --job JOBID` (SLURM) or "
                "`triage dump --match train.py` on each node")
+# an init hang, whatever the input: who never joined, and whether the nodes reach the store
+INIT_HANG_STEPS = (
+    ("find the ranks or nodes that never joined: their own output (an exception before "
+     "init_process_group, a node that never started) or the launcher's log on their node"),
+    ("check that every node reaches MASTER_ADDR:MASTER_PORT and uses the right interface "
+     "(GLOO_SOCKET_IFNAME / NCCL_SOCKET_IFNAME), and that no other job uses the same port: "
+     "`triage check -- torchrun ...` tests this without the training code"),
+)
 
 
 def excerpt_steps(verdict: Verdict) -> tuple[str, ...]:
@@ -58,11 +66,7 @@ def excerpt_steps(verdict: Verdict) -> tuple[str, ...]:
                      "if it is legitimately slow, raise the collective timeout (init_process_group(timeout=...))")
         steps.append(LIVE_STACKS)
     elif kind is VerdictKind.INIT_HANG:
-        steps.append("find the ranks or nodes that never joined: their own output (an exception before "
-                     "init_process_group, a node that never started) or the launcher's log on their node")
-        steps.append("check that every node reaches MASTER_ADDR:MASTER_PORT and uses the right interface "
-                     "(GLOO_SOCKET_IFNAME / NCCL_SOCKET_IFNAME), and that no other job uses the same port: "
-                     "`triage check -- torchrun ...` tests this without the training code")
+        steps.extend(INIT_HANG_STEPS)
     elif kind in (VerdictKind.HANG, VerdictKind.FAILURE_UNLOCATED):
         steps.append("the culprit is a rank this input does not show: gather the output of every rank "
                      "(torchrun --tee 3, srun --label) and run triage report on all of it")

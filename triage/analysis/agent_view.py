@@ -16,26 +16,15 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from triage.analysis.child_wait import ChildWait, child_waited_on
+from triage.analysis.advice import INIT_HANG_STEPS
+from triage.analysis.child_wait import ChildWait, child_waited_on, main_thread
 from triage.analysis.ranks import rank_word
-from triage.load.agent_facts import AgentFacts, InitFact, RankActivityFact
 from triage.model import Finding, Verdict, VerdictKind
-from triage.model.evidence import RankEvidence
-from triage.parsing.stacks import Frame, ThreadStack
+from triage.model.evidence import AgentFacts, InitFact, RankActivityFact, RankEvidence
 
 # verdicts the agent's init-hang view does not replace: the traces show a failure of their own
 _KEEP = (VerdictKind.CRASH, VerdictKind.EXCEPTION, VerdictKind.COLLECTIVE_MISMATCH, VerdictKind.NETWORK_ERROR,
          VerdictKind.INIT_HANG)
-
-
-def _frames(stack: Sequence[str]) -> tuple[Frame, ...]:
-    """RankEvidence.stack lines (``file:line in func``, innermost first) back into frames."""
-    out = []
-    for text in stack:
-        place, _, function = text.rpartition(" in ")
-        filename, _, line = place.rpartition(":")
-        out.append(Frame(function, filename or place, int(line) if line.isdigit() else None))
-    return tuple(out)
 
 
 def child_waits(facts: Sequence[AgentFacts], ranks: Sequence[RankEvidence]) -> dict[int, ChildWait]:
@@ -45,8 +34,7 @@ def child_waits(facts: Sequence[AgentFacts], ranks: Sequence[RankEvidence]) -> d
         children = tuple(c for f in facts for c in f.children_of(item.rank))
         if not children or not item.stack:
             continue
-        main = ThreadStack("main", "MainThread", _frames(item.stack), is_main=True)
-        found = child_waited_on(item.rank, (main,), children)
+        found = child_waited_on(item.rank, (main_thread(item.stack),), children)
         if found is not None:
             out[item.rank] = found
     return out
@@ -133,9 +121,7 @@ def init_steps(facts: Sequence[AgentFacts], verdict: Verdict) -> tuple[str, ...]
     if init.never_joined:
         steps.append(f"look at the stack of {rank_word(init.never_joined)} (pyspy.json in the bundle): what it "
                      f"does before {init.where} (a slow or stuck start-up, a rank-only branch before init)")
-    steps.append("find the ranks or nodes that never joined: their own output (an exception before "
-                 "init_process_group, a node that never started) or the launcher's log on their node")
-    return tuple(steps)
+    return (*steps, *INIT_HANG_STEPS)
 
 
 def agent_view(facts: Sequence[AgentFacts], ranks: Sequence[RankEvidence], hosts: Mapping[int, str | None],

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from triage.analysis import verdicts
-from triage.analysis.advice import excerpt_steps
+from triage.analysis.advice import INIT_HANG_STEPS, excerpt_steps
 from triage.analysis.agent_view import agent_view, init_steps
 from triage.analysis.cluster_check import cluster_check_finding, cluster_check_json, cluster_check_step
 from triage.analysis.core_crash import crash_record_events
@@ -37,7 +37,6 @@ from triage.analysis.ranks import format_ranks, rank_word
 from triage.analysis.stacks_only import stacks_verdict
 from triage.analysis.stragglers import find_stragglers
 from triage.analysis.summaries import rank_summaries
-from triage.load.agent_facts import AgentEvidence
 from triage.model import (
     Collective,
     CollectiveState,
@@ -86,7 +85,7 @@ def analyze(evidence: Evidence) -> Report:
     else:
         verdict, main_finding = _partial_verdict(ctx, ranks, disagreements, straggles, failures, p2p, cov)
     agent_findings: list[Finding] = []
-    if isinstance(evidence, AgentEvidence) and evidence.agent:     # what the live agent knew
+    if evidence.agent:     # what the live agent knew
         verdict, main_finding, agent_findings = agent_view(evidence.agent, ranks, ctx.hosts, verdict, main_finding)
     findings = _findings(ctx, main_finding, disagreements, failures, missing, verdict)
     findings[1 if findings else 0:1 if findings else 0] = agent_findings
@@ -98,8 +97,9 @@ def analyze(evidence: Evidence) -> Report:
     verdict = slow.headline(verdict)
     steps = (excerpt_steps(verdict) if not evidence.complete or (not traces and verdict.kind in _HANGS)
              else slow.steps(verdicts.next_steps(verdict, evidence.finished_cleanly)))
-    if isinstance(evidence, AgentEvidence) and init_steps(evidence.agent, verdict):
-        steps = init_steps(evidence.agent, verdict) + tuple(s for s in steps if not s.startswith("nothing to do"))
+    if init_steps(evidence.agent, verdict):     # the agent's steps replace the generic init-hang ones
+        steps = init_steps(evidence.agent, verdict) + tuple(s for s in steps if s not in INIT_HANG_STEPS
+                                                            and not s.startswith("nothing to do"))
     checked: dict[str, Any] = {}
     if evidence.cluster_check is not None:
         findings.append(cluster_check_finding(evidence.cluster_check))

@@ -20,7 +20,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from triage.load.agent_facts import ChildStack
+from triage.model.evidence import ChildStack
 from triage.parsing.stacks import Frame, ThreadStack
 
 _WAITS: tuple[tuple[str, str, frozenset[str]], ...] = (
@@ -67,6 +67,21 @@ class ChildWait:
         where = f", stuck in {self.where}" if self.where else ""
         more = f" ({len(self.others)} more {self.kind}s are busy too)" if self.others else ""
         return f"rank {self.rank} waits on its {self.child()}{where}{more}"
+
+
+def frames_of(stack: Sequence[str]) -> tuple[Frame, ...]:
+    """Stack lines of the model (``file:line in func``, innermost first) back into frames."""
+    out = []
+    for text in stack:
+        place, _, function = text.rpartition(" in ")
+        filename, _, line = place.rpartition(":")
+        out.append(Frame(function, filename or place, int(line) if line.isdigit() else None))
+    return tuple(out)
+
+
+def main_thread(stack: Sequence[str]) -> ThreadStack:
+    """A main thread made of model stack lines (what :func:`waits_on` and :func:`classify_child` read)."""
+    return ThreadStack("main", "MainThread", frames_of(stack), is_main=True)
 
 
 def _in(frame: Frame, marker: str) -> bool:
@@ -150,7 +165,7 @@ def child_waited_on(rank: int, threads: Sequence[ThreadStack], children: Sequenc
         return None
     working: list[tuple[ChildStack, str, str | None]] = []
     for child in children:
-        child_kind, busy, where = classify_child(child.threads)
+        child_kind, busy, where = classify_child((main_thread(child.stack),))
         if busy and child_kind in _WANTED[kind]:
             working.append((child, child_kind, where))
     if not working:
@@ -161,4 +176,4 @@ def child_waited_on(rank: int, threads: Sequence[ThreadStack], children: Sequenc
                      others=tuple(w[0].pid for w in working[1:]), evidence=(child.path,) if child.path else ())
 
 
-__all__ = ["ChildStack", "ChildWait", "child_waited_on", "classify_child", "waits_on"]
+__all__ = ["ChildWait", "child_waited_on", "classify_child", "frames_of", "main_thread", "waits_on"]

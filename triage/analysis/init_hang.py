@@ -61,7 +61,8 @@ def init_hang_verdict(waits: tuple[InitWaitRecord, ...]) -> tuple[Verdict, Findi
         summary = (f"INIT HANG: {who if ranks else 'a process'} could not reach the rendezvous store at "
                    f"{wait.address or 'MASTER_ADDR:MASTER_PORT'} ({how})")
     elif wait.kind == "store_wait_timeout":
-        summary = (f"INIT HANG: {who} gave up waiting for the store at {wait.address}{_minutes(wait.timeout_s)}: "
+        summary = (f"INIT HANG: {who} gave up waiting for the store at {wait.address or 'MASTER_ADDR:MASTER_PORT'}"
+                   f"{_minutes(wait.timeout_s)}: "
                    "the ranks it waited for never arrived (they are not in this input)")
     else:
         summary = f"INIT HANG: torchelastic's rendezvous timed out before every node joined: {wait.text[:200]}"

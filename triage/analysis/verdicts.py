@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 
+from triage.analysis.advice import INIT_HANG_STEPS
 from triage.analysis.describe import call, who
 from triage.analysis.diff import Disagreement, Straggle
 from triage.analysis.failures import Failure
@@ -305,6 +306,8 @@ def next_steps(verdict: Verdict, finished_cleanly: bool) -> tuple[str, ...]:
     if kind is VerdictKind.MISSING_RANK:
         return (f"check the host of {culprits}: was the process started, did it die, was it OOM-killed?",
                 "run `triage collect` on that host, or look at its dmesg and launcher log")
+    if kind is VerdictKind.INIT_HANG:          # never "the traces agree": no rank got to its first collective
+        return INIT_HANG_STEPS
     if kind is VerdictKind.HANG:
         return (("every rank waits in the same collective: check the network between hosts and whether a "
                 "process outside the job (another rank set) should have joined"),)

@@ -12,14 +12,21 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from triage.errors import InputError, UsageError
+from triage.parsing.torchrun_args import (
+    TorchrunArgs,
+    parse_torchrun_args,
+    read_count,
+    read_endpoint,
+    read_nnodes,
+    read_port,
+    torchrun_index,
+)
 
 WORKER = Path(__file__).resolve().parent / "worker.py"
-TORCHRUN_MODULES = ("torch.distributed.run", "torch.distributed.launch")
-# torchrun options that take no value (every other option takes one, as --opt VALUE or --opt=VALUE)
-_FLAGS = {"--standalone", "--virtual-local-rank", "--virtual_local_rank"}
-_PROGRAM_FLAGS = {"-m", "--module", "--no-python", "--no_python", "--run-path", "--run_path"}
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -53,91 +60,54 @@ class Launch:
         return [*self.argv, str(WORKER), "--check-dir", str(check_dir), "--deadline", f"{deadline:.3f}"]
 
 
-def _torchrun_index(argv: list[str]) -> int | None:
-    for index, word in enumerate(argv):
-        if os.path.basename(word) == "torchrun":
-            return index + 1
-        if word in TORCHRUN_MODULES and index > 0 and argv[index - 1] == "-m":
-            return index + 1
-    return None
+def _options(argv: list[str], start: int) -> TorchrunArgs:
+    """torchrun's options after ``start``; refuses a program or script."""
+    args = parse_torchrun_args(argv, start)
+    if args.program_flags:
+        word = args.program_flags[0]
+        raise UsageError(f"{word}: triage check runs its own worker program; drop {word} from the launcher",
+                         hint="give only the launcher and its options: `triage check -- torchrun --nproc-per-node 4`")
+    if args.program_at is not None:
+        raise UsageError(f"{argv[args.program_at]!r}: triage check supplies the program itself; give no script "
+                         "after the launcher",
+                         hint="e.g. `triage check -- torchrun --nnodes 2 --nproc-per-node 8 --rdzv-endpoint HOST:PORT`")
+    if args.missing_value is not None:
+        raise UsageError(f"{args.missing_value}: missing its value")
+    return args
 
 
-def _options(argv: list[str], start: int) -> dict[str, str]:
-    """torchrun options after ``start`` as {--name-with-dashes: value}; refuses a program or script."""
-    found: dict[str, str] = {}
-    index = start
-    while index < len(argv):
-        word = argv[index]
-        if word in _PROGRAM_FLAGS:
-            raise UsageError(f"{word}: triage check runs its own worker program; drop {word} from the launcher",
-                             hint="give only the launcher and its options: "
-                                  "`triage check -- torchrun --nproc-per-node 4`")
-        if not word.startswith("-"):
-            raise UsageError(f"{word!r}: triage check supplies the program itself; give no script after the launcher",
-                             hint="e.g. `triage check -- torchrun --nnodes 2 --nproc-per-node 8 "
-                                  "--rdzv-endpoint HOST:PORT`")
-        name, eq, value = word.partition("=")
-        name = name.replace("_", "-")
-        if eq:
-            found[name] = value
-        elif name in _FLAGS:
-            found[name] = ""
-        elif index + 1 < len(argv):
-            found[name] = argv[index + 1]
-            index += 1
-        else:
-            raise UsageError(f"{word}: missing its value")
-        index += 1
-    return found
+def _checked(read: tuple[T, str | None]) -> T:
+    value, problem = read
+    if problem is not None:
+        raise UsageError(problem)
+    return value
 
 
-def _int_option(options: dict[str, str], name: str) -> int | None:
+def _count(options: TorchrunArgs, name: str, minimum: int) -> int | None:
     value = options.get(name)
-    if value is None:
-        return None
-    try:
-        number = int(value)
-    except ValueError:
-        if name == "--nproc-per-node" and value in ("gpu", "cpu", "auto", "xpu"):
-            return None
-        raise UsageError(f"{name} {value!r}: not a whole number") from None
-    if number < (0 if name == "--node-rank" else 1):
-        raise UsageError(f"{name} {value!r}: out of range")
-    return number
+    return None if value is None else _checked(read_count(name, value, minimum))
 
 
 def _nnodes(value: str | None) -> tuple[int | None, bool]:
     if value is None:
         return None, False
-    low, _, high = value.partition(":")
-    try:
-        lo, hi = int(low), int(high or low)
-    except ValueError:
-        raise UsageError(f"--nnodes {value!r}: expected N or MIN:MAX") from None
-    if lo < 1 or hi < lo:
-        raise UsageError(f"--nnodes {value!r}: expected N or MIN:MAX with 1 <= MIN <= MAX")
-    return hi, lo != hi
+    low, high = _checked(read_nnodes(value)) or (None, None)
+    return high, low != high
 
 
-def _endpoint(options: dict[str, str]) -> tuple[str | None, int | None]:
-    if "--standalone" in options:
+def _endpoint(options: TorchrunArgs) -> tuple[str | None, int | None]:
+    if options.has("--standalone"):
         return None, None
-    backend = options.get("--rdzv-backend", "static")
+    backend = options.get("--rdzv-backend")
+    backend = "static" if backend is None else backend
     endpoint = options.get("--rdzv-endpoint")
     if backend != "static" and endpoint:
-        host, colon, port = endpoint.rpartition(":")
-        if not colon or host.count(":") and not host.startswith("["):
-            host, port = endpoint, ""          # no port (or a bare IPv6 address)
-        try:
-            return host.strip("[]"), int(port) if port else 29400
-        except ValueError:
-            raise UsageError(f"--rdzv-endpoint {endpoint!r}: port is not a number") from None
-    host = options.get("--master-addr", os.environ.get("MASTER_ADDR", "127.0.0.1"))
-    port = options.get("--master-port", os.environ.get("MASTER_PORT", "29500"))
-    try:
-        return host, int(port)
-    except ValueError:
-        raise UsageError(f"--master-port {port!r}: not a number") from None
+        return _checked(read_endpoint(endpoint)) or (None, None)
+    host = options.get("--master-addr")
+    port = options.get("--master-port")
+    host = os.environ.get("MASTER_ADDR", "127.0.0.1") if host is None else host
+    port = os.environ.get("MASTER_PORT", "29500") if port is None else port
+    return host, _checked(read_port("--master-port", port))
 
 
 def slurm_hosts(environ: dict[str, str]) -> tuple[str, ...]:
@@ -164,7 +134,7 @@ def parse_launch(argv: list[str], environ: dict[str, str] | None = None) -> Laun
     if shutil.which(argv[0]) is None:
         raise InputError(f"launcher {argv[0]!r} not found (not on PATH and not an executable file)",
                          hint="install it or give its full path, e.g. `triage check -- $(which torchrun) ...`")
-    at = _torchrun_index(argv)
+    at = torchrun_index(argv)
     if at is None:
         raise UsageError(f"{' '.join(argv)[:200]}: triage check needs torchrun in the launcher command "
                          f"(torchrun or python -m torch.distributed.run; it starts the ranks and their store)",
@@ -172,12 +142,12 @@ def parse_launch(argv: list[str], environ: dict[str, str] | None = None) -> Laun
                               "`srun --ntasks-per-node 1 triage check -- torchrun ...`")
     options = _options(argv, at)
     nnodes, elastic = _nnodes(options.get("--nnodes"))
-    nproc = _int_option(options, "--nproc-per-node")
-    node_rank = _int_option(options, "--node-rank")
-    standalone = "--standalone" in options
+    nproc = _count(options, "--nproc-per-node", 1)
+    node_rank = _count(options, "--node-rank", 0)
+    standalone = options.has("--standalone")
     if standalone:
         nnodes, node_rank = 1, 0
-    nproc = nproc if nproc is not None or "--nproc-per-node" in options else 1
+    nproc = nproc if nproc is not None or options.has("--nproc-per-node") else 1
     hosts = slurm_hosts(env)
     if nnodes is None:
         slurm_count = env.get("SLURM_JOB_NUM_NODES") or env.get("SLURM_NNODES")

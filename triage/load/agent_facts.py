@@ -9,103 +9,30 @@ The agent (``triage launch``) writes into a hang bundle's ``manifest.json`` ``ex
 - ``children``: each dumped child of a rank (pid, DataLoader worker id when read, dump file).
 
 :func:`agent_facts` reads them (and the children's py-spy dumps) into frozen values; a field of the
-wrong type is noted in ``skipped`` and left out, never raised. :class:`AgentEvidence` carries them
-to the analysis next to the plain :class:`Evidence`.
+wrong type is noted in ``skipped`` and left out, never raised. ``Evidence.agent`` carries them to the
+analysis (the values are triage.model.evidence's :class:`AgentFacts`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from triage.bundle import Manifest
 from triage.load.fr_files import read_text
-from triage.model.evidence import Evidence
+from triage.model.evidence import AgentFacts, ChildStack, InitFact, RankActivityFact
 from triage.parsing.stacks import ThreadStack, parse_pyspy_text
 
 MAX_ITEMS = 4096          # ranks or children read from one manifest
 
 
-@dataclass(frozen=True)
-class RankActivityFact:
-    """One rank as the agent sampled it (two samples a few seconds apart)."""
-
-    rank: int
-    pid: int | None
-    activity: str                       # busy | blocked | gone | unknown
-    cpu_share: float | None = None
-    io_bytes_per_s: float | None = None
-    stack_changed: bool | None = None
-    where: str | None = None            # "main (job.py:51)"
-
-    def figures(self) -> str:
-        """``CPU 1%, I/O 0 B/s, same stack``."""
-        parts = []
-        if self.cpu_share is not None:
-            parts.append(f"CPU {self.cpu_share * 100:.0f}%")
-        if self.io_bytes_per_s is not None:
-            parts.append(f"I/O {self.io_bytes_per_s:.0f} B/s" if self.io_bytes_per_s < 1000
-                         else f"I/O {self.io_bytes_per_s / 1e3:.0f} kB/s")
-        if self.stack_changed is not None:
-            parts.append("stack moving" if self.stack_changed else "same stack")
-        return ", ".join(parts)
-
-    def line(self) -> str:
-        """``rank 1 blocked in main (job.py:51) (CPU 1%, I/O 0 B/s, same stack)``."""
-        where = f" in {self.where}" if self.where else ""
-        figures = f" ({self.figures()})" if self.figures() else ""
-        return f"rank {self.rank} {self.activity}{where}{figures}"
-
-
-@dataclass(frozen=True)
-class InitFact:
-    """A hang before the first collective as the agent saw it."""
-
-    waiting: tuple[int, ...]            # ranks waiting in their start-up call
-    never_joined: tuple[int, ...]       # local ranks that never reached it
-    where: str                          # "init_process_group" | "torchrun's rendezvous"
-    store: str | None = None            # "127.0.0.1:29500"
-    key: str | None = None              # the store key waited on, when known
-    seconds: float | None = None        # how long they had waited
-    nodes_joined: int | None = None     # torchrun rendezvous: nodes there / nodes wanted
-    nodes_wanted: int | None = None
-    reason: str = ""                    # the agent's own line
-
-
-@dataclass(frozen=True)
-class ChildStack:
-    """One child process of a rank as the bundle holds it."""
-
-    pid: int
-    threads: tuple[ThreadStack, ...]
-    worker_id: int | None = None      # DataLoader worker id, when the agent could read it
-    path: str | None = None           # the dump file
-
-
-@dataclass(frozen=True)
-class AgentFacts:
-    bundle: str
-    host: str
-    trigger: str
-    reason: str
-    verdict_kind: str | None = None
-    hang_source: str | None = None
-    activity: tuple[RankActivityFact, ...] = ()
-    init: InitFact | None = None
-    children: tuple[tuple[int, ChildStack], ...] = ()    # (rank, child)
-
-    def children_of(self, rank: int) -> tuple[ChildStack, ...]:
-        return tuple(child for r, child in self.children if r == rank)
-
-
-@dataclass(frozen=True)
-class AgentEvidence(Evidence):
-    """Evidence of a run directory plus what each node's agent knew (its latest bundle)."""
-
-    agent: tuple[AgentFacts, ...] = ()
+def stack_lines(threads: Sequence[ThreadStack]) -> tuple[str, ...]:
+    """The main thread of a py-spy dump as the model keeps stacks: innermost first, ``file:line in func``
+    (the only thread when none is marked main; empty when several are and none is)."""
+    mains = [t for t in threads if t.is_main] or (list(threads) if len(threads) == 1 else [])
+    return tuple(f"{f.filename}:{f.line} in {f.function}" for t in mains[:1] for f in t.frames)
 
 
 def _int(value: Any) -> int | None:
@@ -183,7 +110,7 @@ def _children(bundle: Path, value: Any, where: str, skipped: list[str]) -> tuple
                 path = None
             else:
                 threads = parse_pyspy_text(read_text(path))
-        out.append((item["rank"], ChildStack(item["pid"], threads, _int(item.get("worker_id")),
+        out.append((item["rank"], ChildStack(item["pid"], stack_lines(threads), _int(item.get("worker_id")),
                                              str(path) if path is not None else None)))
     return tuple(out)
 
@@ -202,4 +129,4 @@ def agent_facts(bundle: Path, manifest: Manifest, host: str, skipped: list[str])
         children=_children(bundle, extra.get("children"), where, skipped))
 
 
-__all__ = ["AgentEvidence", "AgentFacts", "ChildStack", "InitFact", "RankActivityFact", "agent_facts"]
+__all__ = ["agent_facts", "stack_lines"]

@@ -189,6 +189,8 @@ def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
         op_count_splits=tuple(s for part in parts for s in part.op_count_splits),
         lagging=tuple(x for part in parts for x in part.lagging),
         unprefixed_tail=next((p.unprefixed_tail for p in parts if p.unprefixed_tail), ()),
+        cluster_check=next((p.cluster_check for p in parts if p.cluster_check is not None), None),
+        agent=tuple(a for p in parts for a in p.agent),
     )
 
 

@@ -11,13 +11,14 @@ from typing import Any
 from triage.bundle import Manifest, Trigger, rank_dir, read_manifest
 from triage.errors import InputError
 from triage.layout import HostPaths, RankPaths, RunPaths
-from triage.load.agent_facts import AgentEvidence, AgentFacts, agent_facts
+from triage.load.agent_facts import agent_facts
 from triage.load.cores import bundle_core_outputs
 from triage.load.fr_files import fr_rank_evidence, read_text
 from triage.load.log_scan import LogScan
 from triage.load.logs import scan_log_text
 from triage.model.evidence import (
     MISSING_NODE_REASON,
+    AgentFacts,
     ClusterCheck,
     CrashRecord,
     CrashSource,
@@ -101,9 +102,9 @@ def load_run_dir(root: Path) -> Evidence:
     if not ranks and not any(a.init is not None for a in agents):     # torchrun's rendezvous: no rank started
         raise InputError(f"{root}: run directory holds no rank data (no <host>/ranks/<r>/ and no bundles)")
     finished = all(r.exit is not None and r.exit.ok for r in ranks) and (world is None or len(ranks) >= world)
-    return AgentEvidence(ranks=tuple(ranks), events=tuple(events), world_size=world, skipped=tuple(skipped),
-                         finished_cleanly=finished, extra_evidence=tuple(extra), crashes=tuple(crashes),
-                         cluster_check=_cluster_check(root, skipped), agent=tuple(agents))
+    return Evidence(ranks=tuple(ranks), events=tuple(events), world_size=world, skipped=tuple(skipped),
+                    finished_cleanly=finished, extra_evidence=tuple(extra), crashes=tuple(crashes),
+                    cluster_check=_cluster_check(root, skipped), agent=tuple(agents))
 
 
 CHECK_DIR = "check"

@@ -192,6 +192,80 @@ class ClusterCheck:
 
 
 @dataclass(frozen=True)
+class RankActivityFact:
+    """One rank as the live agent sampled it (two samples a few seconds apart)."""
+
+    rank: int
+    pid: int | None
+    activity: str                       # busy | blocked | gone | unknown
+    cpu_share: float | None = None
+    io_bytes_per_s: float | None = None
+    stack_changed: bool | None = None
+    where: str | None = None            # "main (job.py:51)"
+
+    def figures(self) -> str:
+        """``CPU 1%, I/O 0 B/s, same stack``."""
+        parts = []
+        if self.cpu_share is not None:
+            parts.append(f"CPU {self.cpu_share * 100:.0f}%")
+        if self.io_bytes_per_s is not None:
+            parts.append(f"I/O {self.io_bytes_per_s:.0f} B/s" if self.io_bytes_per_s < 1000
+                         else f"I/O {self.io_bytes_per_s / 1e3:.0f} kB/s")
+        if self.stack_changed is not None:
+            parts.append("stack moving" if self.stack_changed else "same stack")
+        return ", ".join(parts)
+
+    def line(self) -> str:
+        """``rank 1 blocked in main (job.py:51) (CPU 1%, I/O 0 B/s, same stack)``."""
+        where = f" in {self.where}" if self.where else ""
+        figures = f" ({self.figures()})" if self.figures() else ""
+        return f"rank {self.rank} {self.activity}{where}{figures}"
+
+
+@dataclass(frozen=True)
+class InitFact:
+    """A hang before the first collective as the live agent saw it."""
+
+    waiting: tuple[int, ...]            # ranks waiting in their start-up call
+    never_joined: tuple[int, ...]       # local ranks that never reached it
+    where: str                          # "init_process_group" | "torchrun's rendezvous"
+    store: str | None = None            # "127.0.0.1:29500"
+    key: str | None = None              # the store key waited on, when known
+    seconds: float | None = None        # how long they had waited
+    nodes_joined: int | None = None     # torchrun rendezvous: nodes there / nodes wanted
+    nodes_wanted: int | None = None
+    reason: str = ""                    # the agent's own line
+
+
+@dataclass(frozen=True)
+class ChildStack:
+    """One child process of a rank (a DataLoader worker, a pool worker, a subprocess) as dumped."""
+
+    pid: int
+    stack: tuple[str, ...]              # its main thread, as RankEvidence.stack: innermost first, "file:line in func"
+    worker_id: int | None = None        # DataLoader worker id, when the agent could read it
+    path: str | None = None             # the dump file
+
+
+@dataclass(frozen=True)
+class AgentFacts:
+    """What one node's live agent (``triage launch``) knew when it wrote its latest bundle."""
+
+    bundle: str
+    host: str
+    trigger: str
+    reason: str
+    verdict_kind: str | None = None     # "init_hang" when the agent stopped the job on one
+    hang_source: str | None = None      # progress | nccl | watchdog | init | rendezvous
+    activity: tuple[RankActivityFact, ...] = ()
+    init: InitFact | None = None
+    children: tuple[tuple[int, ChildStack], ...] = ()    # (rank, child)
+
+    def children_of(self, rank: int) -> tuple[ChildStack, ...]:
+        return tuple(child for r, child in self.children if r == rank)
+
+
+@dataclass(frozen=True)
 class Evidence:
     ranks: tuple[RankEvidence, ...] = ()
     events: tuple[Event, ...] = ()
@@ -216,6 +290,7 @@ class Evidence:
     unprefixed_tail: tuple[str, ...] = ()
     lagging: tuple[ReportedLag, ...] = ()   # ranks a desync report blames
     cluster_check: ClusterCheck | None = None   # a `triage check` run in the same run directory
+    agent: tuple[AgentFacts, ...] = ()    # each node's live agent, from its latest bundle (run directories)
 
     def rank(self, rank: int) -> RankEvidence | None:
         for item in self.ranks:

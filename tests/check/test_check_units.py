@@ -171,6 +171,19 @@ def test_a_killed_rank_comes_before_the_ranks_the_launcher_stopped() -> None:
     assert "collateral" in verdict.problems[-1]
 
 
+def test_ranks_that_had_not_joined_when_a_rank_died_are_its_collateral() -> None:
+    """Rank 2 killed before rank 0 wrote its first result: the launcher stopped rank 0 with the rest."""
+    ranks = {r: rec for r, rec in _healthy().items() if r in (1, 2)}
+    for record in ranks.values():
+        record.update(finished=False, step="start", terminated="signal 15")
+        record["steps"] = {}
+    ranks[2].pop("terminated")
+    verdict = decide(CheckData(nodes=(), ranks=ranks, expected=_expected(nnodes=1, nproc=3)))
+    assert verdict.headline == "rank 2 on n2 died (killed or crashed) in step 'start'", verdict.problems
+    assert verdict.problems[1] == "rank 0 never joined (no result from them; stopped when a rank died)"
+    assert "collateral" in verdict.problems[2]
+
+
 def test_collective_errors_are_grouped() -> None:
     ranks = _healthy()
     for rank in (1, 2):

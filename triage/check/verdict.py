@@ -116,6 +116,10 @@ def _unreachable(data: CheckData, names: _Names, missing: set[int]) -> list[str]
     return problems
 
 
+NEVER_JOINED = " never joined (no result from them)"
+DIED = "died (killed or crashed)"
+
+
 def _never_joined(data: CheckData, names: _Names, missing: set[int], explained: bool) -> list[str]:
     if not missing:
         return []
@@ -143,7 +147,7 @@ def _never_joined(data: CheckData, names: _Names, missing: set[int], explained: 
             return problems
         problems.append("no rank started before the deadline (the launcher's rendezvous did not complete)")
         return problems
-    problems.append(f"{rank_ranges(sorted(missing))} never joined (no result from them)")
+    problems.append(f"{rank_ranges(sorted(missing))}{NEVER_JOINED}")
     return problems
 
 
@@ -260,7 +264,7 @@ def _rank_errors(data: CheckData, names: _Names) -> list[str]:
         elif record.get("terminated"):
             how = "was stopped by the launcher (collateral: another rank failed first)"
         else:
-            how = "died (killed or crashed)"
+            how = DIED
         stopped[f"on {host} {how} in step {record.get('step')!r}"].append(rank)
     first = sorted(stopped.items(), key=lambda item: ("collateral" in item[0], "deadline" in item[0]))
     problems += [f"{rank_ranges(ranks)} {what}" for what, ranks in first]
@@ -310,12 +314,21 @@ def decide(data: CheckData) -> Verdict:
     missing_all = tuple(sorted(missing))
     problems = _unreachable(data, names, missing)
     problems += _never_joined(data, names, missing, explained=bool(problems))
+    rank_problems = _rank_errors(data, names)
+    died = [p for p in rank_problems if DIED in p]
+    unjoined = [p for p in problems if p.endswith(NEVER_JOINED)]
+    if died and unjoined:
+        # a rank died before the others had written their results: the launcher then stops every
+        # rank, so those that had not joined yet are collateral of the death, which comes first
+        problems = [p for p in problems if p not in unjoined]
+        rank_problems = died + [p.removesuffix(")") + "; stopped when a rank died)" for p in unjoined] + [
+            p for p in rank_problems if p not in died]
     problems += _store_failures(data, names)
     link_problems, others_fine = _links(data, names)
     problems += link_problems
     ifname_problems, ifname_notes = _ifname_checks(data, names)
     problems += ifname_problems
-    problems += _rank_errors(data, names)
+    problems += rank_problems
     if not problems and world is None:
         problems.append("no rank reported a result")
     nodes = tuple(_summaries(data, names))

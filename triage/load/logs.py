@@ -234,10 +234,8 @@ def _init_wait(wait: InitWait, rank: int | None, host: str | None, path: str, or
         return
     scan._init_seen.add(key)
     target = scan.store_waits if wait.kind is InitWaitKind.STORE_WAIT_TIMEOUT else scan.init_waits
-    # (a store get/wait names no address: the store is the job's MASTER_ADDR:MASTER_PORT)
-    address = wait.address or ("MASTER_ADDR:MASTER_PORT" if wait.kind is InitWaitKind.STORE_WAIT_TIMEOUT else None)
     target.append(InitWaitRecord(wait.kind.value, wait.text, who, host, wait.world_size, wait.joined,
-                                 address, wait.timeout_s, wait.is_timeout, (path,), order,
+                                 wait.address, wait.timeout_s, wait.is_timeout, (path,), order,
                                  wait.waits_for))
 
 

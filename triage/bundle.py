@@ -141,14 +141,6 @@ def new_bundle_id(trigger: Trigger, now: float | None = None) -> str:
     return f"{stamp}.{int((moment % 1) * 1000):03d}-{trigger.value}"
 
 
-def rank_dir(bundle: Path, rank: int) -> Path:
-    return BundlePaths(bundle).rank(rank).root
-
-
-def node_dir(bundle: Path) -> Path:
-    return BundlePaths(bundle).node.root
-
-
 def create_bundle_dir(bundles_dir: Path, trigger: Trigger, now: float | None = None) -> Path:
     base = bundles_dir / new_bundle_id(trigger, now)
     path = base

@@ -8,9 +8,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from triage.bundle import Manifest, Trigger, rank_dir, read_manifest
+from triage.bundle import Manifest, Trigger, read_manifest
 from triage.errors import InputError
-from triage.layout import HostPaths, RankPaths, RunPaths
+from triage.layout import BundlePaths, HostPaths, RankPaths, RunPaths
 from triage.load.agent_facts import agent_facts
 from triage.load.cores import bundle_core_outputs
 from triage.load.fr_files import fr_rank_evidence, read_text
@@ -160,7 +160,7 @@ def _manifest(bundle: Path, skipped: list[str]) -> Manifest | None:
 
 
 def _node_events(bundle: Path, host: str) -> list[Event]:
-    path = bundle / "node" / "dmesg.txt"
+    path = BundlePaths(bundle).node.dmesg
     if not path.is_file():
         return []
     from triage.load.kernel import dmesg_events
@@ -184,7 +184,7 @@ def _load_rank(host: HostPaths, rank: int, bundle: Path | None, manifest: Manife
             scan_log_text(read_text(log), str(log), scan, default_rank=rank)
     events.extend(e for e in scan.events if e.kind is not EventKind.EXCEPTION)
     if use_gdb and exit_info is not None and exit_info.signal is not None and bundle is not None:
-        crashes.extend(_gdb_record(rank_dir(bundle, rank) / "gdb.txt", rank, host.host, exit_info))
+        crashes.extend(_gdb_record(BundlePaths(bundle).rank(rank).gdb, rank, host.host, exit_info))
     colls = base.collectives if base else tuple(scan.collectives.get(rank, ()))
     alive = _alive(manifest, rank)
     return RankEvidence(
@@ -200,8 +200,10 @@ def _load_rank(host: HostPaths, rank: int, bundle: Path | None, manifest: Manife
     )
 
 
-_EVIDENCE_ORDER = ("fr.json", "fr.pickle", "fr-exit.json", "heartbeat.json", "pyspy.json", "stacks.txt",
-                   "faulthandler.log", "exit.json", "output.log", "nccl.log", "worker.json")
+_BUNDLE_RANK, _RANK = BundlePaths(Path("b")).rank(0), RankPaths(Path("r"))   # only their file names are used
+_EVIDENCE_ORDER = tuple(p.name for p in (_BUNDLE_RANK.fr_json, _BUNDLE_RANK.fr_pickle, _RANK.fr_exit, _RANK.heartbeat,
+                                          _BUNDLE_RANK.pyspy_json, _BUNDLE_RANK.stacks, _RANK.faulthandler, _RANK.exit,
+                                          _RANK.output, _RANK.nccl, _RANK.worker))
 
 
 def _evidence_rank(path: str) -> tuple[int, str]:
@@ -214,8 +216,8 @@ def _trace(paths: RankPaths, rank: int, bundle: Path | None, host: str, skipped:
     """The newest Flight Recorder we have: the bundle's fr.json/fr.pickle, else fr-exit.json."""
     candidates: list[tuple[Path, bool]] = []
     if bundle is not None:
-        rdir = rank_dir(bundle, rank)
-        candidates += [(rdir / "fr.json", False), (rdir / "fr.pickle", False)]
+        files = BundlePaths(bundle).rank(rank)
+        candidates += [(files.fr_json, False), (files.fr_pickle, False)]
     candidates.append((paths.fr_exit, True))
     for path, at_exit in candidates:
         if not path.is_file():
@@ -245,12 +247,12 @@ def _heartbeat_trace(paths: RankPaths, rank: int, host: str, skipped: list[str],
 def _threads(paths: RankPaths, bundle: Path | None, rank: int, skipped: list[str],
              evidence: list[str]) -> tuple[ThreadStack, ...]:
     if bundle is not None:
-        rdir = rank_dir(bundle, rank)
-        data = _json(rdir / "pyspy.json", skipped)
+        files = BundlePaths(bundle).rank(rank)
+        data = _json(files.pyspy_json, skipped)
         if data is not None:
-            evidence.append(str(rdir / "pyspy.json"))
+            evidence.append(str(files.pyspy_json))
             return parse_pyspy_json(data)
-        stacks = rdir / "stacks.txt"
+        stacks = files.stacks
         if stacks.is_file():
             evidence.append(str(stacks))
             return parse_faulthandler(read_text(stacks))

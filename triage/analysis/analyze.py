@@ -9,7 +9,7 @@ from triage.analysis import verdicts
 from triage.analysis.advice import INIT_HANG_STEPS, excerpt_steps
 from triage.analysis.agent_view import agent_view, init_steps
 from triage.analysis.cluster_check import cluster_check_finding, cluster_check_json, cluster_check_step
-from triage.analysis.core_crash import crash_record_events
+from triage.analysis.core_crash import crash_record_events, postmortem_report
 from triage.analysis.describe import call
 from triage.analysis.diff import (
     Disagreement,
@@ -61,6 +61,8 @@ class _Context:
 
 def analyze(evidence: Evidence) -> Report:
     """The whole analysis: a Report whose verdict does not depend on the order of the inputs."""
+    if evidence.crashes_only:
+        return postmortem_report(evidence)
     if evidence.crashes:
         evidence = replace(evidence, events=evidence.events + crash_record_events(evidence.crashes), crashes=())
     merged = sorted(_merge_ranks(evidence.ranks), key=lambda r: r.rank)

@@ -13,13 +13,21 @@ from triage.analysis.crash import (
     CrashClassification,
     CrashContext,
     CrashKind,
-    KernelEvent,
     classify_backtrace,
     crash_findings,
 )
 from triage.analysis.ranks import rank_word
 from triage.model import Finding, RankState, RankSummary, Report, Verdict, VerdictKind
-from triage.model.evidence import CoreOutput, CrashRecord, CrashSource, Event, EventKind, RankLogs
+from triage.model.evidence import (
+    CoreOutput,
+    CrashRecord,
+    CrashSource,
+    Event,
+    EventKind,
+    Evidence,
+    KernelEvent,
+    RankLogs,
+)
 from triage.parsing.crashlog import FAULT_SIGNALS
 from triage.parsing.gdb import GdbBacktrace, PythonFrame, parse_gdb_backtrace
 from triage.parsing.stacks import parse_fatal_banner, parse_faulthandler, parse_faulthandler_signal
@@ -157,6 +165,55 @@ def classify_rank_logs(rank: RankLogs, events: tuple[KernelEvent, ...]) -> Crash
         evidence=rank.evidence,
     )
     return classify_backtrace(GdbBacktrace(), context)
+
+
+def classify_core_record(record: CrashRecord, core: CoreOutput,
+                         events: tuple[KernelEvent, ...]) -> tuple[CrashClassification, bool]:
+    """One core of ``triage postmortem`` (with its rank's logs, pystack's frames and its notes);
+    True for the core of a program that is not Python at all."""
+    item, bt = classify_core_output(core, record.logs, events, record.notes)
+    return with_python_frames(item, bt, core.info, record.pystack_frames)
+
+
+@dataclass(frozen=True)
+class CrashAnalysis:
+    """The crashes of a set of cores and rank logs, and how the ranks without a crash ended."""
+
+    classifications: tuple[CrashClassification, ...]
+    others: tuple[OtherRank, ...]
+    not_python: tuple[CrashRecord, ...]     # cores of programs that are not Python at all
+
+
+def analyse_crashes(evidence: Evidence) -> CrashAnalysis:
+    """Each core classified (with its rank's logs), then each rank without a core from its logs: a rank
+    that died is a crash of its own, the others are collateral."""
+    classifications: list[CrashClassification] = []
+    not_python: list[CrashRecord] = []
+    crashed: set[tuple[str, int]] = set()
+    for record in evidence.crashes:
+        if record.source is not CrashSource.CORE or record.core is None:
+            continue
+        item, foreign = classify_core_record(record, record.core, evidence.kernel_events)
+        if foreign:
+            not_python.append(record)
+        classifications.append(item)
+        if record.logs is not None:
+            crashed.add((record.logs.host, record.logs.rank))
+    quiet = [r.logs for r in evidence.crashes if r.source is CrashSource.RANK_LOGS and r.logs is not None
+             and (r.logs.host, r.logs.rank) not in crashed]
+    for logs in quiet:
+        item_or_none = classify_rank_logs(logs, evidence.kernel_events)
+        if item_or_none is not None:
+            classifications.append(item_or_none)
+            crashed.add((logs.host, logs.rank))
+    others = tuple(other_rank(logs) for logs in quiet if (logs.host, logs.rank) not in crashed)
+    return CrashAnalysis(tuple(classifications), others, tuple(not_python))
+
+
+def postmortem_report(evidence: Evidence) -> Report:
+    """The crash report of ``triage postmortem``: the earliest crash is the root cause."""
+    found = analyse_crashes(evidence)
+    return crash_report(found.classifications, found.others, sources=evidence.sources, problems=evidence.skipped)
 
 
 def crash_record_events(records: tuple[CrashRecord, ...]) -> tuple[Event, ...]:

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from triage.model import Finding
+from triage.model.evidence import KernelEvent
 from triage.parsing.crashlog import crash_log_facts
 from triage.parsing.gdb import GdbBacktrace, GdbFrame, GdbThread, PythonFrame
 
@@ -41,18 +42,6 @@ class ThreadRole(str, enum.Enum):
     FAULTHANDLER = "faulthandler"
     PYTHON_THREAD = "python_thread"
     OTHER = "other"
-
-
-@dataclass(frozen=True)
-class KernelEvent:
-    """One dmesg line that matters for a crash (made from triage.parsing.dmesg events)."""
-
-    kind: str                          # "xid" | "segfault" | "oom"
-    time: float | None                 # unix time, when it could be worked out
-    pid: int | None
-    text: str
-    code: int | None = None            # the Xid number
-    comm: str | None = None            # the thread/process name the kernel printed
 
 
 @dataclass(frozen=True)

@@ -291,6 +291,10 @@ class Evidence:
     lagging: tuple[ReportedLag, ...] = ()   # ranks a desync report blames
     cluster_check: ClusterCheck | None = None   # a `triage check` run in the same run directory
     agent: tuple[AgentFacts, ...] = ()    # each node's live agent, from its latest bundle (run directories)
+    kernel_events: tuple[KernelEvent, ...] = ()   # dmesg lines about crashes (triage postmortem)
+    # cores and rank logs only (triage postmortem): reported as a crash report, the first crash first;
+    # ``skipped`` then holds the cores that could not be used at all ("PATH: why")
+    crashes_only: bool = False
 
     def rank(self, rank: int) -> RankEvidence | None:
         for item in self.ranks:
@@ -327,6 +331,19 @@ class RankLogs:
 class CrashSource(str, enum.Enum):
     CORE = "core"                           # gdb on a core file (the core collector's output)
     LIVE_GDB = "gdb"                        # gdb on the rank right after it crashed (gdb.txt)
+    RANK_LOGS = "logs"                      # a rank of the run that left no core: its own logs only
+
+
+@dataclass(frozen=True)
+class KernelEvent:
+    """One dmesg line that matters for a crash (made from triage.parsing.dmesg events)."""
+
+    kind: str                          # "xid" | "segfault" | "oom"
+    time: float | None                 # unix time, when it could be worked out
+    pid: int | None
+    text: str
+    code: int | None = None            # the Xid number
+    comm: str | None = None            # the thread/process name the kernel printed
 
 
 @dataclass(frozen=True)
@@ -341,3 +358,6 @@ class CrashRecord:
     gdb_path: str | None = None
     signal_name: str | None = None          # how the rank ended (exit.json)
     time: float | None = None
+    logs: RankLogs | None = None            # the rank's own files (source CORE with a run dir; RANK_LOGS)
+    pystack_frames: tuple[str, ...] = ()    # the faulting thread's Python frames as pystack read them
+    notes: tuple[str, ...] = ()             # what limits the classification ("gdb is not installed ...")

@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from triage.analysis.crash import KernelEvent
 from triage.layout import RankPaths, RunPaths
-from triage.model.evidence import RankLogs
+from triage.model.evidence import KernelEvent, RankLogs
 from triage.parsing.dmesg import OomEvent, SegfaultEvent, XidEvent, scan_dmesg
 from triage.regular_files import open_regular
 

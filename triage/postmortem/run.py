@@ -16,14 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from triage.analysis.core_crash import (
-    classify_core_output,
-    classify_rank_logs,
-    crash_report,
-    other_rank,
-    with_python_frames,
-)
-from triage.analysis.crash import CrashClassification, KernelEvent
+from triage.analysis.analyze import analyze
+from triage.analysis.core_crash import analyse_crashes
+from triage.analysis.crash import CrashClassification
 from triage.bundle import (
     CollectorRecord,
     CollectorStatus,
@@ -39,6 +34,7 @@ from triage.collectors.pyframes import parse_output as parse_pyframes
 from triage.layout import BundleRankPaths, RunPaths, make_private_dir, short_hostname
 from triage.load.cores import read_core_output
 from triage.model import Report
+from triage.model.evidence import CrashRecord, CrashSource, Evidence, KernelEvent
 from triage.parsing.elfcore import CoreFormatError, read_core_notes
 from triage.postmortem.context import (
     RankFiles,
@@ -148,9 +144,11 @@ def _collect(job: _Job, exe: str | None, timeout: float) -> CollectorRecord:
 def _analyse(jobs: list[_Job], records: list[CollectorRecord], ranks: list[RankFiles],
              events: tuple[KernelEvent, ...], bad: list[str], warnings: list[str], cores: list[Path],
              bundles: list[Path]) -> PostmortemResult:
-    classifications: list[CrashClassification] = []
+    """The cores' bundles and the run's rank logs as Evidence, reported through analyze()."""
     gdb_missing = False
-    crashed: set[tuple[str, int]] = set()
+    crashes: list[CrashRecord] = []
+    with_core: set[tuple[str, int]] = set()
+    places: list[tuple[int, Path]] = []     # where each core's "non-Python program" warning goes
     for job, record in zip(jobs, records):
         if record.status is CollectorStatus.MISSING:
             gdb_missing = True
@@ -163,28 +161,27 @@ def _analyse(jobs: list[_Job], records: list[CollectorRecord], ranks: list[RankF
         warnings += [str(p) for p in output.info.get("problems") or ()]
         warnings += [f"{job.core}: {n}" for n in output.info.get("executable_notes") or ()]
         notes = ("gdb is not installed: only the core's own notes were read",) if gdb_missing else ()
-        item, bt = classify_core_output(output, rank_logs(job.rank) if job.rank else None, events, notes)
-        pystack = _pystack_frames(output.info, out) if item.python_method == "none" else ()
-        item, not_python = with_python_frames(item, bt, output.info, pystack)
-        if not_python:
-            program = (output.info.get("notes") or {}).get("executable") or "?"
-            warnings.append(f"{job.core}: core of a non-Python program ({program}): C/C++ frames only")
-        classifications.append(item)
+        crashes.append(CrashRecord(CrashSource.CORE, job.rank.rank if job.rank else output.info.get("rank"),
+                                   job.rank.host if job.rank else output.host, core=output,
+                                   logs=rank_logs(job.rank) if job.rank else None,
+                                   pystack_frames=_pystack_frames(output.info, out), notes=notes))
+        places.append((len(warnings), job.core))
         if job.rank is not None:
-            crashed.add((job.rank.host, job.rank.rank))
-    quiet = [rank_logs(rank) for rank in ranks if (rank.host, rank.rank) not in crashed]
-    for logs in quiet:
-        item_or_none = classify_rank_logs(logs, events)
-        if item_or_none is not None:
-            classifications.append(item_or_none)
-            crashed.add((logs.host, logs.rank))
+            with_core.add((job.rank.host, job.rank.rank))
+    crashes += [CrashRecord(CrashSource.RANK_LOGS, rank.rank, rank.host, logs=rank_logs(rank))
+                for rank in ranks if (rank.host, rank.rank) not in with_core]
+    evidence = Evidence(crashes=tuple(crashes), kernel_events=events, sources=tuple(str(c) for c in cores),
+                        skipped=tuple(bad), crashes_only=True)
+    found = analyse_crashes(evidence)
+    for crash, (at, core) in reversed(list(zip(crashes, places))):
+        if any(crash is r for r in found.not_python) and crash.core is not None:
+            program = (crash.core.info.get("notes") or {}).get("executable") or "?"
+            warnings.insert(at, f"{core}: core of a non-Python program ({program}): C/C++ frames only")
     if gdb_missing:
         warnings.append("gdb is not on PATH: the report comes from the cores' notes only "
                         "(install gdb for backtraces)")
-    others = tuple(other_rank(logs) for logs in quiet if (logs.host, logs.rank) not in crashed)
-    report = crash_report(classifications, others, sources=tuple(str(c) for c in cores), problems=tuple(bad))
-    return PostmortemResult(report, classifications, bad, list(dict.fromkeys(warnings)), gdb_missing,
-                            [str(b) for b in bundles])
+    return PostmortemResult(analyze(evidence), list(found.classifications), bad, list(dict.fromkeys(warnings)),
+                            gdb_missing, [str(b) for b in bundles])
 
 
 def _pystack_frames(info: Mapping[str, Any], out: BundleRankPaths) -> tuple[str, ...]:

@@ -40,12 +40,10 @@ from triage.analysis.stragglers import Straggler, StragglerResult, find_straggle
 from triage.collectors.common import run_tool
 from triage.collectors.pyspy import find_pyspy
 from triage.collectors.worker_client import request_dump, send_command
-from triage.errors import InputError, UsageError
+from triage.errors import UsageError
 from triage.layout import HostPaths, RankPaths, write_json_atomic
-from triage.load.fr_files import fr_rank_evidence
-from triage.model.evidence import RankEvidence
+from triage.load.fr_files import load_fr_dumps
 from triage.options import STRAGGLER_OPTIONS
-from triage.parsing.flight_recorder import load_fr_file
 
 SAMPLE_RATE_HZ = 20
 DUMP_TIMEOUT_S = 10.0
@@ -138,13 +136,7 @@ class WarnPolicy:
 def analyze_dumps(files: Mapping[int, tuple[Path, str | None]]) -> tuple[StragglerResult, list[str]]:
     """The report's straggler analysis over one FR dump per rank (rank -> (path, host)); the
     dumps that could not be read, as one line each."""
-    evidence: list[RankEvidence] = []
-    problems: list[str] = []
-    for rank, (path, host) in sorted(files.items()):
-        try:
-            evidence.append(fr_rank_evidence(load_fr_file(path, rank), rank, str(path), host=host))
-        except InputError as exc:
-            problems.append(exc.one_line())
+    evidence, problems = load_fr_dumps(files)
     traces = {r.rank: r.collectives for r in evidence}
     return find_stragglers(resolve_groups(tuple(evidence), None), traces, {r.rank: r.host for r in evidence}), problems
 

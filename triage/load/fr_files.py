@@ -6,6 +6,7 @@ import multiprocessing
 import os
 import re
 import threading
+from collections.abc import Mapping
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -72,6 +73,19 @@ def fr_rank_evidence(dump: FrDump, rank: int, path: str, host: str | None = None
             world = len(info.ranks)
     return RankEvidence(rank=rank, host=host, pid=pid, world_size=world, collectives=colls, has_trace=True,
                         trace_at_exit=at_exit, groups=groups, evidence=(path,), histories=dump.histories)
+
+
+def load_fr_dumps(files: Mapping[int, tuple[Path, str | None]]) -> tuple[list[RankEvidence], list[str]]:
+    """One Flight Recorder dump per rank (rank -> (path, host)) as evidence, in rank order, and the
+    dumps that could not be read, as one line each."""
+    evidence: list[RankEvidence] = []
+    problems: list[str] = []
+    for rank, (path, host) in sorted(files.items()):
+        try:
+            evidence.append(fr_rank_evidence(load_fr_file(path, rank), rank, str(path), host=host))
+        except InputError as exc:
+            problems.append(exc.one_line())
+    return evidence, problems
 
 
 def _shared_members(item: RankEvidence, seen: dict[tuple[int, ...], tuple[int, ...]]) -> RankEvidence:

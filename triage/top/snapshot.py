@@ -23,10 +23,9 @@ from triage.analysis.groups import resolve_groups
 from triage.analysis.stragglers import find_stragglers, median_lags
 from triage.errors import InputError
 from triage.layout import BundlePaths, HostPaths, RankPaths, RunPaths
-from triage.load.fr_files import fr_rank_evidence
+from triage.load.fr_files import load_fr_dumps
 from triage.model import Collective
-from triage.model.evidence import RankEvidence
-from triage.parsing.flight_recorder import load_fr_file, parse_fr_json
+from triage.parsing.flight_recorder import parse_fr_json
 from triage.parsing.stacks import parse_faulthandler_signal
 from triage.regular_files import open_regular
 
@@ -154,12 +153,8 @@ def _lags(hosts: list[HostPaths], cache: LagCache, problems: list[str]) -> LagCa
         key.append((str(files[rank][0]), info.st_mtime, info.st_size))
     if tuple(key) == cache.key:
         return cache
-    evidence: list[RankEvidence] = []
-    for rank, (path, host) in sorted(files.items()):
-        try:
-            evidence.append(fr_rank_evidence(load_fr_file(path, rank), rank, str(path), host=host))
-        except InputError as exc:
-            problems.append(exc.one_line())
+    evidence, unreadable = load_fr_dumps(files)
+    problems.extend(unreadable)
     traces = {r.rank: r.collectives for r in evidence}
     hosts_of = {r.rank: r.host for r in evidence}
     groups = resolve_groups(tuple(evidence), None)

@@ -23,8 +23,9 @@ sys.path.insert(0, str(REPO))
 
 from tests.helpers.processes import kill_tree
 from triage.bundle import Trigger, read_manifest
-from triage.collectors.common import CollectOptions, Target
+from triage.collectors.common import Target
 from triage.collectors.node_bundle import JobInfo, collect_node_bundle
+from triage.options import CollectSettings
 
 RANKS = 8
 
@@ -42,7 +43,7 @@ def collect(out: Path, strace_seconds: float) -> tuple[float, Path]:
     targets = [Target(rank=r, pid=p) for r, p in enumerate(PIDS)]
     started = time.monotonic()
     bundle = collect_node_bundle(JobInfo("bench", started=time.time() - 60), targets, Trigger.MANUAL, "bench",
-                                 CollectOptions(strace_seconds=strace_seconds), out)
+                                 CollectSettings(strace_seconds=strace_seconds), out)
     return time.monotonic() - started, bundle
 
 

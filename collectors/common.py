@@ -52,29 +52,6 @@ class Target:
     alive: bool = True
 
 
-@dataclass(frozen=True)
-class CollectOptions:
-    """Bounds and switches for one collection (built from the ``triage launch`` options)."""
-
-    collector_timeout: float = 10.0     # seconds per tool invocation
-    max_bytes: int = 4 * 1024 * 1024    # per output file
-    pyspy_native: bool = False
-    pyspy_nonblocking: bool = False
-    gdb: str = "auto"                   # auto (when py-spy fails) | always | never
-    strace_seconds: float = 2.0         # 0 disables strace
-    strace_max_lines: int = 2000
-    worker_dump: bool = True            # FR + stacks through the in-worker control socket
-
-    @staticmethod
-    def from_options(options: Mapping[str, Any]) -> CollectOptions:
-        base = CollectOptions()
-        values: dict[str, Any] = {}
-        for name in base.__dataclass_fields__:
-            if name in options and options[name] is not None:
-                values[name] = type(getattr(base, name))(options[name])
-        return CollectOptions(**values)
-
-
 @dataclass
 class ToolRun:
     argv: list[str]

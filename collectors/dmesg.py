@@ -16,7 +16,6 @@ from typing import Any
 
 from triage.bundle import CollectorRecord, CollectorStatus
 from triage.collectors.common import (
-    CollectOptions,
     find_tool,
     looks_denied,
     missing,
@@ -25,6 +24,7 @@ from triage.collectors.common import (
     write_private,
 )
 from triage.layout import BundleNodePaths, BundlePaths, write_json_atomic
+from triage.options import CollectSettings
 from triage.parsing import dmesg as dmesg_parser
 
 SINCE_MARGIN_S = 5
@@ -40,7 +40,7 @@ def _events_json(text: str) -> list[dict[str, Any]]:
     return events
 
 
-def collect_dmesg(node_out: Path, bundle: Path, options: CollectOptions, job_started: float | None) -> CollectorRecord:
+def collect_dmesg(node_out: Path, bundle: Path, options: CollectSettings, job_started: float | None) -> CollectorRecord:
     started = time.monotonic()
     tool = find_tool("dmesg")
     if tool is None:

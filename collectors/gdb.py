@@ -15,7 +15,6 @@ from pathlib import Path
 from triage.bundle import CollectorRecord, CollectorStatus
 from triage.collectors.common import (
     DENIED_HINT,
-    CollectOptions,
     Target,
     find_tool,
     gone,
@@ -31,6 +30,7 @@ from triage.collectors.common import (
 )
 from triage.collectors.gdbrun import gdb_batch_argv, python_gdb_helper
 from triage.layout import BundlePaths, BundleRankPaths
+from triage.options import CollectSettings
 
 NAME = "gdb"
 MIN_TIMEOUT_S = 60.0
@@ -52,7 +52,7 @@ def gdb_argv(tool: str, pid: int) -> list[str]:
     return gdb_batch_argv(tool, None, str(pid), helper, core=False)
 
 
-def collect_gdb(target: Target, rank_out: Path, bundle: Path, options: CollectOptions,
+def collect_gdb(target: Target, rank_out: Path, bundle: Path, options: CollectSettings,
                 why: str = "requested") -> CollectorRecord:
     started = time.monotonic()
     tool = find_tool("gdb")

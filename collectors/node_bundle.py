@@ -32,7 +32,7 @@ from triage.bundle import (
     create_bundle_dir,
     write_manifest,
 )
-from triage.collectors.common import CollectOptions, Target, process_alive, safe
+from triage.collectors.common import Target, process_alive, safe
 from triage.collectors.dmesg import collect_dmesg
 from triage.collectors.gdb import collect_gdb
 from triage.collectors.procinfo import collect_node_facts, collect_proc
@@ -40,6 +40,7 @@ from triage.collectors.pyspy import collect_pyspy
 from triage.collectors.strace import collect_strace
 from triage.collectors.worker import collect_torch_fr_files, collect_worker
 from triage.layout import BundlePaths, make_private_dir
+from triage.options import CollectSettings
 
 _PYSPY_FAILED = (CollectorStatus.FAILED, CollectorStatus.MISSING, CollectorStatus.DENIED,
                  CollectorStatus.TIMEOUT)
@@ -53,7 +54,7 @@ class JobInfo:
     run_dir: Path | None = None
 
 
-def collect_rank(target: Target, bundle: Path, options: CollectOptions) -> list[CollectorRecord]:
+def collect_rank(target: Target, bundle: Path, options: CollectSettings) -> list[CollectorRecord]:
     """All per-rank collectors for one rank, in the safe order. Never raises."""
     out = make_private_dir(BundlePaths(bundle).rank(target.rank).root)
     records: list[CollectorRecord] = []
@@ -87,7 +88,7 @@ def _safe_list(names: Sequence[str], target: Target,
                                 error=f"{type(error).__name__}: {error}") for n in names]
 
 
-def collect_node(bundle: Path, options: CollectOptions, job_started: float | None) -> list[CollectorRecord]:
+def collect_node(bundle: Path, options: CollectSettings, job_started: float | None) -> list[CollectorRecord]:
     out = make_private_dir(BundlePaths(bundle).node.root)
     records = [safe("dmesg", None, lambda: collect_dmesg(out, bundle, options, job_started))]
     started = time.monotonic()
@@ -120,7 +121,7 @@ def _oldest_start(targets: Sequence[Target]) -> float | None:
 
 
 def collect_node_bundle(
-    job: JobInfo, targets: Sequence[Target], trigger: Trigger, reason: str, options: CollectOptions,
+    job: JobInfo, targets: Sequence[Target], trigger: Trigger, reason: str, options: CollectSettings,
     bundles_dir: Path, extra: dict[str, Any] | None = None,
 ) -> Path:
     """Collect a node bundle under ``bundles_dir``; returns its directory. Never raises on tool failures."""

@@ -18,7 +18,6 @@ import psutil
 
 from triage.bundle import CollectorRecord, CollectorStatus
 from triage.collectors.common import (
-    CollectOptions,
     Target,
     find_tool,
     gone,
@@ -29,6 +28,7 @@ from triage.collectors.common import (
 )
 from triage.collectors.redact import redact_argv, redact_env
 from triage.layout import BundleNodePaths, BundlePaths, BundleRankPaths, write_json_atomic
+from triage.options import CollectSettings
 
 _MAX_THREADS = 256
 _MAX_FILES = 256
@@ -122,7 +122,7 @@ def _conn(conn: Any) -> dict[str, Any]:
     return data
 
 
-def collect_proc(target: Target, rank_out: Path, bundle: Path, options: CollectOptions) -> CollectorRecord:
+def collect_proc(target: Target, rank_out: Path, bundle: Path, options: CollectSettings) -> CollectorRecord:
     started = time.monotonic()
     if target.pid is None or not process_alive(target.pid):
         return gone("proc", target, started)
@@ -159,7 +159,7 @@ def node_facts() -> dict[str, Any]:
     return facts
 
 
-def collect_node_facts(node_out: Path, bundle: Path, options: CollectOptions) -> list[CollectorRecord]:
+def collect_node_facts(node_out: Path, bundle: Path, options: CollectSettings) -> list[CollectorRecord]:
     started = time.monotonic()
     path = BundleNodePaths(node_out).facts
     write_json_atomic(path, node_facts())
@@ -168,7 +168,7 @@ def collect_node_facts(node_out: Path, bundle: Path, options: CollectOptions) ->
     return records
 
 
-def _nvidia_smi(node_out: Path, bundle: Path, options: CollectOptions) -> CollectorRecord:
+def _nvidia_smi(node_out: Path, bundle: Path, options: CollectSettings) -> CollectorRecord:
     started = time.monotonic()
     tool = find_tool("nvidia-smi")
     if tool is None:

@@ -26,7 +26,6 @@ from typing import Any
 from triage.bundle import CollectorRecord, CollectorStatus
 from triage.collectors.common import (
     DENIED_HINT,
-    CollectOptions,
     Target,
     gone,
     looks_denied,
@@ -38,6 +37,7 @@ from triage.collectors.common import (
     write_private,
 )
 from triage.layout import BundlePaths, BundleRankPaths
+from triage.options import CollectSettings
 from triage.schemas import PYFRAMES_SCHEMA as SCHEMA
 
 NAME = "pystack"
@@ -120,7 +120,7 @@ def describe(frame: tuple[str, int | None, str]) -> str:
     return f"{frame[0]}:{frame[1]} in {frame[2]}"
 
 
-def collect_pystack_live(target: Target, rank_out: Path, bundle: Path, options: CollectOptions,
+def collect_pystack_live(target: Target, rank_out: Path, bundle: Path, options: CollectSettings,
                          why: str = "requested") -> CollectorRecord:
     """Python stacks of a live rank with ``pystack remote`` (when py-spy could not give them)."""
     started = time.monotonic()

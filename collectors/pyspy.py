@@ -15,7 +15,6 @@ from triage.bundle import CollectorRecord, CollectorStatus
 from triage.collectors.common import (
     DENIED_HINT,
     INSTALL_HINTS,
-    CollectOptions,
     Target,
     ToolRun,
     gone,
@@ -29,6 +28,7 @@ from triage.collectors.common import (
     write_private,
 )
 from triage.layout import BundlePaths, BundleRankPaths
+from triage.options import CollectSettings
 
 NAME = "pyspy"
 
@@ -41,7 +41,7 @@ def find_pyspy() -> tuple[str | None, str]:
     return tool, " and ".join([*(str(d) for d in dirs), "PATH"])
 
 
-def _argv(tool: str, pid: int, options: CollectOptions, as_json: bool) -> list[str]:
+def _argv(tool: str, pid: int, options: CollectSettings, as_json: bool) -> list[str]:
     argv = [tool, "dump", "--pid", str(pid)]
     if as_json:
         argv.append("--json")
@@ -68,7 +68,7 @@ def _status(run: ToolRun) -> tuple[CollectorStatus, str | None, str | None]:
     return CollectorStatus.OK, None, None
 
 
-def collect_pyspy(target: Target, rank_out: Path, bundle: Path, options: CollectOptions) -> CollectorRecord:
+def collect_pyspy(target: Target, rank_out: Path, bundle: Path, options: CollectSettings) -> CollectorRecord:
     started = time.monotonic()
     tool, looked = find_pyspy()
     if tool is None:
@@ -149,7 +149,7 @@ def python_children(pid: int) -> list[int]:
 
 
 def collect_pyspy_children(target: Target, rank_out: Path, bundle: Path,
-                           options: CollectOptions) -> list[CollectorRecord]:
+                           options: CollectSettings) -> list[CollectorRecord]:
     """One ``py-spy dump`` text file per Python child of the rank: ``children/pyspy-<pid>.txt``."""
     records: list[CollectorRecord] = []
     if target.pid is None:

@@ -18,7 +18,6 @@ from typing import IO
 from triage.bundle import CollectorRecord, CollectorStatus
 from triage.collectors.common import (
     DENIED_HINT,
-    CollectOptions,
     Target,
     find_tool,
     gone,
@@ -30,6 +29,7 @@ from triage.collectors.common import (
     write_private,
 )
 from triage.layout import BundlePaths, BundleRankPaths
+from triage.options import CollectSettings
 
 NAME = "strace"
 _LINE_BYTES = 512
@@ -44,7 +44,7 @@ def _read_lines(stream: IO[bytes], lines: list[bytes], limit: int, full: threadi
     stream.close()
 
 
-def collect_strace(target: Target, rank_out: Path, bundle: Path, options: CollectOptions) -> CollectorRecord:
+def collect_strace(target: Target, rank_out: Path, bundle: Path, options: CollectSettings) -> CollectorRecord:
     started = time.monotonic()
     if options.strace_seconds <= 0:
         return record(NAME, CollectorStatus.SKIPPED, target, started, error="disabled (strace_seconds=0)")

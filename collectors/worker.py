@@ -19,7 +19,6 @@ from pathlib import Path
 
 from triage.bundle import CollectorRecord, CollectorStatus
 from triage.collectors.common import (
-    CollectOptions,
     Target,
     chmod_private,
     process_alive,
@@ -29,6 +28,7 @@ from triage.collectors.common import (
 )
 from triage.collectors.procinfo import read_environ
 from triage.layout import FILE_MODE, BundlePaths, BundleRankPaths, make_private_dir
+from triage.options import CollectSettings
 
 DEFAULT_FR_PREFIX = "/tmp/nccl_trace_rank_"  # noqa: S108 (PyTorch's own default, read, never written by us)
 
@@ -71,7 +71,7 @@ def _rel(path: Path, bundle: Path) -> str:
 
 
 def collect_worker(target: Target, rank_out: Path, bundle: Path,
-                   options: CollectOptions) -> list[CollectorRecord]:
+                   options: CollectSettings) -> list[CollectorRecord]:
     """Records ``fr`` and ``stacks`` for one rank."""
     started = time.monotonic()
     make_private_dir(rank_out)
@@ -120,7 +120,7 @@ def _stacks_record(target: Target, rank_out: Path, bundle: Path, error: str | No
 
 
 def collect_torch_fr_files(target: Target, rank_out: Path, bundle: Path,
-                           options: CollectOptions) -> CollectorRecord:
+                           options: CollectSettings) -> CollectorRecord:
     """Copy FR dumps PyTorch wrote itself (TORCH_FR_DUMP_TEMP_FILE + rank)."""
     started = time.monotonic()
     env = read_environ(target.pid) if target.pid else {}

@@ -1,17 +1,12 @@
-"""Options of ``triage launch`` (reusable by other commands): flags > triage.yaml > TRIAGE_* > default.
+"""Option tables generated from triage's typed settings (triage.options): flags > triage.yaml > TRIAGE_* > default.
 
-Each option is an :class:`Option`. Other modules contribute options as plain dicts with the
-keys ``name`` (snake_case), ``type`` (``"int"``, ``"float"``, ``"str"`` or ``"bool"``),
-``default``, ``help`` and optionally ``choices`` (a list of allowed values), e.g. the hang
-side's ``triage.options.HANG_OPTIONS``::
-
-    {"name": "hang_timeout", "type": "float", "default": 300.0, "help": "seconds without progress ..."}
-
+Each field of a settings dataclass declared with ``triage.options.setting`` is one :class:`Option`.
 For an option ``hang_timeout`` the flag is ``--hang-timeout`` (``--hang-timeout/--no-hang-timeout``
 for bools), the YAML key is ``hang_timeout`` (``hang-timeout`` is accepted too) and the
 environment variable is ``TRIAGE_HANG_TIMEOUT``. A YAML file is ``triage.yaml`` in the current
 directory, or the one given with ``--config FILE``. An unknown YAML key or a bad value anywhere
-raises a one-line :class:`~triage.errors.ConfigError` naming the file or variable.
+raises a one-line :class:`~triage.errors.ConfigError` naming the file or variable. The values
+resolved (:func:`resolve`) become the typed settings with :func:`settings_from`.
 """
 
 from __future__ import annotations
@@ -23,11 +18,12 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
 from triage.errors import ConfigError
+from triage.options import LaunchSettings, SettingField, build_settings, setting_fields
 from triage.regular_files import NOT_REGULAR, NotRegularFile, open_regular
 
 DEFAULT_CONFIG_FILE = "triage.yaml"
@@ -36,18 +32,23 @@ TYPES = ("int", "float", "str", "bool")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 MAX_CONFIG_BYTES = 1024 * 1024
-PATH_COMPONENT_OPTIONS = frozenset({"host", "job_id"})
+S = TypeVar("S")
 _COMPONENT = re.compile(r"[A-Za-z0-9._@\-]{1,128}")
 
 
 @dataclass(frozen=True)
 class Option:
+    """One option of a command's table, generated from a settings field (triage.options)."""
+
     name: str
     type: str
     default: Any
     help: str
     choices: tuple[Any, ...] | None = None
     metavar: str | None = None
+    minimum: float = 0.0
+    positive: bool = False
+    path_component: bool = False
 
     @property
     def flag(self) -> str:
@@ -58,56 +59,44 @@ class Option:
         return ENV_PREFIX + self.name.upper()
 
     @staticmethod
-    def from_dict(data: Mapping[str, Any]) -> Option:
-        kind = data.get("type")
-        kind = getattr(kind, "__name__", kind)   # int/float/str/bool are accepted as well as their names
-        unknown = set(data) - {"name", "type", "default", "help", "choices", "metavar"}
-        if unknown or kind not in TYPES:
-            raise ValueError(f"bad option definition {dict(data)!r}")
-        choices = data.get("choices")
-        return Option(name=str(data["name"]), type=str(kind), default=data.get("default"),
-                      help=str(data.get("help", "")), choices=tuple(choices) if choices else None,
-                      metavar=data.get("metavar"))
+    def from_setting(item: SettingField) -> Option:
+        spec = item.spec
+        return Option(name=item.name, type=item.kind, default=item.default, help=spec.help, choices=item.choices,
+                      metavar=spec.metavar, minimum=spec.minimum, positive=spec.positive,
+                      path_component=spec.path_component)
 
 
-LAUNCH_OPTIONS: tuple[Option, ...] = (
-    Option("run_dir", "str", None, "run directory (default ./triage-runs/<job id>: SLURM_JOB_ID, "
-           "TORCHELASTIC_RUN_ID or a timestamp)", metavar="DIR"),
-    Option("job_id", "str", None, "job id used in the default run directory (default: SLURM_JOB_ID, "
-           "TORCHELASTIC_RUN_ID or a timestamp)", metavar="ID"),
-    Option("host", "str", None, "host name used in tags and the run directory (default: short hostname)",
-           metavar="NAME"),
-    Option("heartbeat_interval", "float", 1.0, "seconds between worker heartbeats", metavar="S"),
-    Option("tick_interval", "float", 0.5, "seconds between the agent's rank status checks", metavar="S"),
-    Option("kill_grace", "float", 5.0, "seconds to wait for workers after the launcher ends (or after "
-           "SIGTERM when stopping the job) before they are killed", metavar="S"),
-    Option("cores", "bool", False, "raise RLIMIT_CORE for the launcher and workers and say where cores land"),
-    Option("nccl_debug", "bool", False, "NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=INIT,COLL into ranks/<r>/nccl.log"),
-    Option("line_buffered", "str", "auto", "line-buffer the workers' Python stdout: auto (when triage's "
-           "stdout is a terminal), always or never", choices=("auto", "always", "never")),
-    Option("console", "str", "all", "what goes to triage's stdout: all (tagged rank and launcher output), "
-           "launcher (launcher output only) or none", choices=("all", "launcher", "none")),
-    Option("rank_vars", "str", None, "comma-separated environment variables that give a worker's rank "
-           "(default: RANK with torchrun, else RANK,SLURM_PROCID,OMPI_COMM_WORLD_RANK,PMI_RANK)",
-           metavar="VARS"),
-)
+def options_of(kind: type[Any], names: Iterable[str] | None = None) -> tuple[Option, ...]:
+    """The option table of a settings dataclass (only ``names``, in the table's order, when given)."""
+    table = tuple(Option.from_setting(item) for item in setting_fields(kind))
+    if names is None:
+        return table
+    wanted = set(names)
+    unknown = wanted - {o.name for o in table}
+    if unknown:
+        raise ValueError(f"{kind.__name__} has no option {sorted(unknown)}")
+    return tuple(o for o in table if o.name in wanted)
 
 
 def launch_options() -> tuple[Option, ...]:
-    """The table of ``triage launch``: its own options plus the hang side's."""
-    from triage.options import HANG_OPTIONS, STRAGGLER_OPTIONS
-
-    extra = tuple(Option.from_dict(d) for d in (*HANG_OPTIONS, *STRAGGLER_OPTIONS))
-    names = {o.name for o in LAUNCH_OPTIONS}
-    return LAUNCH_OPTIONS + tuple(o for o in extra if o.name not in names)
+    """The table of ``triage launch``: its own options, the hang side's, collection's and the straggler watch's."""
+    return options_of(LaunchSettings)
 
 
-def add_arguments(parser: argparse.ArgumentParser, options: Iterable[Option]) -> None:
-    """One flag per option; argparse defaults are None so that unset flags fall through."""
-    parser.add_argument("--config", metavar="FILE", default=None,
-                        help=f"YAML file with option values (default: ./{DEFAULT_CONFIG_FILE} if present)")
+def settings_from(kind: type[S], options: Sequence[Option], values: Mapping[str, Any]) -> S:
+    """The typed settings from resolved values (a cross-option check failing is a one-line UsageError)."""
+    return build_settings(kind, {o.name: values.get(o.name) for o in options})
+
+
+def add_arguments(parser: argparse.ArgumentParser, options: Iterable[Option], config_file: bool = True) -> None:
+    """One flag per option; argparse defaults are None so that unset flags fall through (to the YAML
+    file, the variables and the defaults: see :func:`resolve`). ``config_file`` adds ``--config``."""
+    if config_file:
+        parser.add_argument("--config", metavar="FILE", default=None,
+                            help=f"YAML file with option values (default: ./{DEFAULT_CONFIG_FILE} if present)")
     for opt in options:
-        env_note = f" [config: {opt.name}, env: {opt.env}, default: {_show(opt.default)}]"
+        env_note = (f" [config: {opt.name}, env: {opt.env}, default: {_show(opt.default)}]" if config_file
+                    else f" (default: {_show(opt.default)})")
         if opt.type == "bool":
             parser.add_argument(opt.flag, dest=opt.name, action=argparse.BooleanOptionalAction,
                                 default=None, help=opt.help + env_note)
@@ -130,7 +119,7 @@ def _argparse_type(opt: Option) -> Any:
         try:
             return parse_text(opt, text, f"{opt.flag}")
         except ConfigError as err:
-            raise argparse.ArgumentTypeError(err.message) from None
+            raise argparse.ArgumentTypeError(err.message.removeprefix(f"{opt.flag}: ")) from None
     convert.__name__ = opt.type
     return convert
 
@@ -174,10 +163,12 @@ def check_value(opt: Option, value: Any, where: str) -> Any:
     if opt.type == "float" and not math.isfinite(value):
         raise ConfigError(f"{where}: {value!r} is not a finite number")
     if opt.type in ("int", "float") and value < 0:
-        raise ConfigError(f"{where}: {value!r} must not be negative")
-    if opt.type in ("int", "float") and opt.name.endswith("_interval") and value <= 0:
+        raise ConfigError(f"{where}: {value!r} must not be negative (a finite number >= {opt.minimum:g})")
+    if opt.type in ("int", "float") and value < opt.minimum:
+        raise ConfigError(f"{where}: {value!r} must be a finite number >= {opt.minimum:g}")
+    if opt.type in ("int", "float") and opt.positive and value <= 0:
         raise ConfigError(f"{where}: {value!r} must be greater than 0")
-    if opt.name in PATH_COMPONENT_OPTIONS:
+    if opt.path_component:
         value = check_path_component(value, where)
     if opt.choices is not None and value not in opt.choices:
         allowed = ", ".join(str(c) for c in opt.choices)

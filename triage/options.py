@@ -1,16 +1,96 @@
-"""Options for hang detection and collection (owned by the hang-detection side).
+"""Every setting of triage's commands, typed, in one place.
 
-``triage.config`` includes these in the option table of ``triage launch`` (flag ``--hang-timeout``,
-config key ``hang_timeout``, environment ``TRIAGE_HANG_TIMEOUT``...).
+One frozen dataclass per command family: :class:`LaunchSettings` (``triage launch``, which holds a
+:class:`HangSettings`, a :class:`CollectSettings` and a :class:`StragglerSettings`), and
+:class:`CollectSettings` alone for ``triage dump`` and ``triage collect``. Each field declared with
+:func:`setting` is one option: ``triage.config`` generates from it the flag (``--hang-timeout``),
+the YAML key (``hang_timeout``) and the environment variable (``TRIAGE_HANG_TIMEOUT``), with the
+field's default, help and checks. Fields declared with plain ``field`` are internal bounds that
+no user sets. :func:`build_settings` turns resolved option values into the typed object the agent
+and the collectors take.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any
+import types
+import typing
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, fields, is_dataclass
+from enum import Enum
+from typing import Any, TypeVar
 
 from triage.errors import UsageError
+
+S = TypeVar("S")
+
+
+class Choice(str, Enum):
+    """A setting with a fixed set of values: compares equal to, and prints as, its value."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
+
+
+class OnHang(Choice):
+    REPORT_AND_STOP = "report-and-stop"
+    REPORT_AND_WAIT = "report-and-wait"
+    WAIT = "wait"
+
+
+class GdbMode(Choice):
+    AUTO = "auto"
+    ALWAYS = "always"
+    NEVER = "never"
+
+
+class LineBuffering(Choice):
+    AUTO = "auto"
+    ALWAYS = "always"
+    NEVER = "never"
+
+
+class ConsoleMode(Choice):
+    ALL = "all"
+    LAUNCHER = "launcher"
+    NONE = "none"
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What a setting field declares beyond its type and default."""
+
+    help: str
+    metavar: str | None = None
+    minimum: float = 0.0            # numbers: the smallest value allowed
+    positive: bool = False          # numbers: must be greater than 0
+    path_component: bool = False    # becomes one directory name of the run directory
+    name: str | None = None         # the option's name when it is not the field's
+
+
+def setting(default: Any, help: str, **spec: Any) -> Any:
+    """A field that is an option (see :class:`Spec` for ``spec``)."""
+    return field(default=default, metadata={"setting": Spec(help, **spec)})
+
+
+def group(kind: type[Any]) -> Any:
+    """A field holding another settings dataclass, whose options join this one's table."""
+    return field(default_factory=kind, metadata={"group": True})
+
+
+@dataclass(frozen=True)
+class SettingField:
+    """One option as declared by a settings dataclass (flattened through groups)."""
+
+    name: str                       # option name: flag --NAME, YAML key NAME, env TRIAGE_NAME
+    kind: str                       # "int", "float", "str" or "bool"
+    default: Any
+    spec: Spec
+    choices: tuple[str, ...] | None
+
 
 # PyTorch's own timeouts are 10 min (NCCL) and 30 min (gloo); we report well before them.
 DEFAULT_HANG_TIMEOUT_S = 300.0
@@ -18,75 +98,166 @@ DEFAULT_HANG_TIMEOUT_S = 300.0
 # long. PyTorch's own defaults are 600 s (NCCL) and 1800 s (gloo, and the TCPStore): 1800 s is
 # the larger, so triage never stops a busy job that PyTorch's default timeouts would let run.
 DEFAULT_STOP_TIMEOUT_S = 1800.0
-DEFAULT_SAMPLE_INTERVAL_S = 3.0
-ON_HANG_CHOICES = ("report-and-stop", "report-and-wait", "wait")
-GDB_CHOICES = ("auto", "always", "never")
-
-# Each entry is a dict understood by triage.config (see Option there): name, type, default, help, choices.
-HANG_OPTIONS: list[dict[str, Any]] = [
-    {"name": "hang_timeout", "type": float, "default": DEFAULT_HANG_TIMEOUT_S,
-     "help": "seconds without progress (or in one collective) before a rank counts as hung "
-             "(default 300; PyTorch's own timeouts are 600 s NCCL / 1800 s gloo)"},
-    {"name": "stop_timeout", "type": float, "default": DEFAULT_STOP_TIMEOUT_S,
-     "help": "a suspected hang whose ranks are still busy (CPU, I/O or stack moving) is stopped only after "
-             "this many seconds (default 1800: PyTorch's own default timeouts are 600 s NCCL, 1800 s gloo); "
-             "blocked ranks, mismatches, dead peers and watchdog timeouts are stopped at once; "
-             "not lower than --hang-timeout"},
-    {"name": "sample_interval", "type": float, "default": DEFAULT_SAMPLE_INTERVAL_S,
-     "help": "seconds between the two samples (CPU, I/O, py-spy --nonblocking stacks) that tell a busy "
-             "rank from a blocked one (default 3)"},
-    {"name": "on_hang", "type": str, "default": "report-and-stop", "choices": ON_HANG_CHOICES,
-     "help": "after a hang is detected and the bundle written: report-and-stop (print the report, stop "
-             "the job, exit 75), report-and-wait (report, leave the job running), wait (only collect)"},
-    {"name": "pyspy_native", "type": bool, "default": False,
-     "help": "py-spy dumps include native (C/C++) frames (slower)"},
-    {"name": "pyspy_nonblocking", "type": bool, "default": False,
-     "help": "do not pause the rank while py-spy reads its stacks (stacks may be torn)"},
-    {"name": "gdb", "type": str, "default": "auto", "choices": GDB_CHOICES,
-     "help": "gdb `thread apply all bt` of each rank: auto (when py-spy fails), always, never"},
-    {"name": "strace_seconds", "type": float, "default": 2.0,
-     "help": "length of the strace window per rank, all ranks at once (0 disables strace)"},
-    {"name": "strace_max_lines", "type": int, "default": 2000,
-     "help": "at most this many strace lines per rank"},
-    {"name": "collector_timeout", "type": float, "default": 10.0,
-     "help": "seconds each collector tool may run before it is killed"},
-    {"name": "collect_on_crash", "type": bool, "default": True,
-     "help": "collect a bundle from the surviving ranks when a rank exits non-zero or by a signal"},
-]
 
 
-def check_timeouts(options: Mapping[str, Any]) -> None:
-    """--stop-timeout must be a finite number not lower than --hang-timeout (one-line error)."""
-    values = {}
-    for name, default in (("hang_timeout", DEFAULT_HANG_TIMEOUT_S), ("stop_timeout", DEFAULT_STOP_TIMEOUT_S)):
-        raw = options.get(name)
-        try:
-            value = float(default if raw is None else raw)
-        except (TypeError, ValueError):
-            raise UsageError(f"--{name.replace('_', '-')} {raw!r} is not a number") from None
-        if not math.isfinite(value) or value < 0:
-            raise UsageError(f"--{name.replace('_', '-')} {raw!r} must be a finite number of seconds, not negative")
-        values[name] = value
-    if values["stop_timeout"] < values["hang_timeout"]:
-        raise UsageError(f"--stop-timeout {values['stop_timeout']:g} is lower than --hang-timeout "
-                         f"{values['hang_timeout']:g}",
-                         hint="the job is stopped at --stop-timeout at the latest; give a value not lower "
-                              "than --hang-timeout (default 1800 s)")
+@dataclass(frozen=True)
+class HangSettings:
+    """When a rank counts as hung, and what the agent does then."""
 
-# The live straggler watch's options (triage.agent.straggler_watch): flag --NAME, env TRIAGE_NAME, YAML key.
-STRAGGLER_OPTIONS: tuple[dict[str, Any], ...] = (
-    {"name": "straggler_watch", "type": "bool", "default": True,
-     "help": "watch for a rank that holds the others back while the job runs"},
-    {"name": "straggler_check_interval", "type": "float", "default": 60.0,
-     "help": "seconds between the straggler watch's Flight Recorder checks"},
-    {"name": "straggler_warn_interval", "type": "float", "default": 300.0,
-     "help": "at most one straggler line per this many seconds"},
-    {"name": "straggler_sample_interval", "type": "float", "default": 600.0,
-     "help": "at most one py-spy recording of a straggler per this many seconds"},
-    {"name": "straggler_max_samples", "type": "int", "default": 3,
-     "help": "py-spy recordings of stragglers per run, at most"},
-    {"name": "straggler_sample_seconds", "type": "int", "default": 5,
-     "help": "seconds of each py-spy recording of a straggler"},
-    {"name": "straggler_confirm_checks", "type": "int", "default": 2,
-     "help": "checks in a row that must name the same straggler before the first line"},
-)
+    hang_timeout: float = setting(
+        DEFAULT_HANG_TIMEOUT_S, "seconds without progress (or in one collective) before a rank counts as hung "
+        "(default 300; PyTorch's own timeouts are 600 s NCCL / 1800 s gloo)")
+    stop_timeout: float = setting(
+        DEFAULT_STOP_TIMEOUT_S, "a suspected hang whose ranks are still busy (CPU, I/O or stack moving) is "
+        "stopped only after this many seconds (default 1800: PyTorch's own default timeouts are 600 s NCCL, "
+        "1800 s gloo); blocked ranks, mismatches, dead peers and watchdog timeouts are stopped at once; "
+        "not lower than --hang-timeout")
+    sample_interval: float = setting(
+        3.0, "seconds between the two samples (CPU, I/O, py-spy --nonblocking stacks) that tell a busy rank "
+        "from a blocked one (default 3)", positive=True)
+    on_hang: OnHang = setting(
+        OnHang.REPORT_AND_STOP, "after a hang is detected and the bundle written: report-and-stop (print the "
+        "report, stop the job, exit 75), report-and-wait (report, leave the job running), wait (only collect)")
+    collect_on_crash: bool = setting(
+        True, "collect a bundle from the surviving ranks when a rank exits non-zero or by a signal")
+
+    def __post_init__(self) -> None:
+        for name in ("hang_timeout", "stop_timeout"):
+            value = getattr(self, name)
+            if not math.isfinite(value) or value < 0:
+                raise UsageError(f"--{name.replace('_', '-')} {value!r} must be a finite number of seconds, "
+                                 "not negative")
+        if self.stop_timeout < self.hang_timeout:
+            raise UsageError(f"--stop-timeout {self.stop_timeout:g} is lower than --hang-timeout "
+                             f"{self.hang_timeout:g}",
+                             hint="the job is stopped at --stop-timeout at the latest; give a value not lower "
+                                  "than --hang-timeout (default 1800 s)")
+
+
+@dataclass(frozen=True)
+class CollectSettings:
+    """Bounds and switches of one collection (``triage launch``, ``triage dump``, ``triage collect``)."""
+
+    pyspy_native: bool = setting(False, "py-spy dumps include native (C/C++) frames (slower)")
+    pyspy_nonblocking: bool = setting(
+        False, "do not pause the rank while py-spy reads its stacks (stacks may be torn)")
+    gdb: GdbMode = setting(GdbMode.AUTO, "gdb `thread apply all bt` of each rank: auto (when py-spy fails), "
+                           "always, never")
+    strace_seconds: float = setting(2.0, "length of the strace window per rank, all ranks at once "
+                                    "(0 disables strace)")
+    strace_max_lines: int = setting(2000, "at most this many strace lines per rank")
+    collector_timeout: float = setting(10.0, "seconds each collector tool may run before it is killed",
+                                       minimum=0.1)
+    max_bytes: int = 4 * 1024 * 1024    # per output file (internal bound, not an option)
+    worker_dump: bool = True            # FR + stacks through the in-worker control socket (internal)
+
+
+@dataclass(frozen=True)
+class StragglerSettings:
+    """The live straggler watch of ``triage launch`` (triage.agent.straggler_watch)."""
+
+    enabled: bool = setting(True, "watch for a rank that holds the others back while the job runs",
+                            name="straggler_watch")
+    check_interval_s: float = setting(60.0, "seconds between the straggler watch's Flight Recorder checks",
+                                      positive=True, name="straggler_check_interval")
+    warn_interval_s: float = setting(300.0, "at most one straggler line per this many seconds",
+                                     positive=True, name="straggler_warn_interval")
+    sample_interval_s: float = setting(600.0, "at most one py-spy recording of a straggler per this many seconds",
+                                       positive=True, name="straggler_sample_interval")
+    max_samples: int = setting(3, "py-spy recordings of stragglers per run, at most",
+                               positive=True, name="straggler_max_samples")
+    sample_seconds: int = setting(5, "seconds of each py-spy recording of a straggler",
+                                  positive=True, name="straggler_sample_seconds")
+    confirm_checks: int = setting(2, "checks in a row that must name the same straggler before the first line",
+                                  positive=True, name="straggler_confirm_checks")
+
+
+@dataclass(frozen=True)
+class LaunchSettings:
+    """Everything ``triage launch`` is told: flags > triage.yaml > TRIAGE_* > these defaults."""
+
+    run_dir: str | None = setting(None, "run directory (default ./triage-runs/<job id>: SLURM_JOB_ID, "
+                                  "TORCHELASTIC_RUN_ID or a timestamp)", metavar="DIR")
+    job_id: str | None = setting(None, "job id used in the default run directory (default: SLURM_JOB_ID, "
+                                 "TORCHELASTIC_RUN_ID or a timestamp)", metavar="ID", path_component=True)
+    host: str | None = setting(None, "host name used in tags and the run directory (default: short hostname)",
+                               metavar="NAME", path_component=True)
+    heartbeat_interval: float = setting(1.0, "seconds between worker heartbeats", metavar="S", positive=True)
+    tick_interval: float = setting(0.5, "seconds between the agent's rank status checks", metavar="S",
+                                   positive=True)
+    kill_grace: float = setting(5.0, "seconds to wait for workers after the launcher ends (or after SIGTERM "
+                                "when stopping the job) before they are killed", metavar="S")
+    cores: bool = setting(False, "raise RLIMIT_CORE for the launcher and workers and say where cores land")
+    nccl_debug: bool = setting(False, "NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=INIT,COLL into ranks/<r>/nccl.log")
+    line_buffered: LineBuffering = setting(
+        LineBuffering.AUTO, "line-buffer the workers' Python stdout: auto (when triage's stdout is a terminal), "
+        "always or never")
+    console: ConsoleMode = setting(ConsoleMode.ALL, "what goes to triage's stdout: all (tagged rank and "
+                                   "launcher output), launcher (launcher output only) or none")
+    rank_vars: str | None = setting(None, "comma-separated environment variables that give a worker's rank "
+                                    "(default: RANK with torchrun, else RANK,SLURM_PROCID,OMPI_COMM_WORLD_RANK,"
+                                    "PMI_RANK)", metavar="VARS")
+    hang: HangSettings = group(HangSettings)
+    collect: CollectSettings = group(CollectSettings)
+    stragglers: StragglerSettings = group(StragglerSettings)
+
+
+def setting_fields(kind: type[Any]) -> Iterator[SettingField]:
+    """The options a settings dataclass declares, its groups' included, in declaration order."""
+    hints = typing.get_type_hints(kind)
+    for item in fields(kind):
+        if item.metadata.get("group"):
+            yield from setting_fields(hints[item.name])
+            continue
+        spec = item.metadata.get("setting")
+        if spec is None:
+            continue
+        value_type = _value_type(hints[item.name])
+        choices = None
+        if isinstance(value_type, type) and issubclass(value_type, Enum):
+            choices, name = tuple(str(member.value) for member in value_type), "str"
+        else:
+            name = value_type.__name__
+        yield SettingField(spec.name or item.name, name, _plain(item.default), spec, choices)
+
+
+def build_settings(kind: type[S], values: Mapping[str, Any]) -> S:
+    """The typed settings from option values by name (a missing or None value keeps the default).
+    Values are expected checked (triage.config checks flags, YAML and variables)."""
+    hints = typing.get_type_hints(kind)
+    given: dict[str, Any] = {}
+    for item in fields(kind):   # type: ignore[arg-type]
+        if item.metadata.get("group"):
+            given[item.name] = build_settings(hints[item.name], values)
+            continue
+        spec = item.metadata.get("setting")
+        raw = values.get(spec.name or item.name) if spec is not None else None
+        if raw is not None:
+            given[item.name] = _value_type(hints[item.name])(raw)
+    return kind(**given)
+
+
+def settings_values(settings: Any) -> dict[str, Any]:
+    """The options of a settings object by name, as plain JSON values (for node.json)."""
+    out: dict[str, Any] = {}
+    if not is_dataclass(settings):
+        raise TypeError(f"not a settings dataclass: {settings!r}")
+    for item in fields(settings):
+        value = getattr(settings, item.name)
+        if item.metadata.get("group"):
+            out.update(settings_values(value))
+        elif "setting" in item.metadata:
+            out[item.metadata["setting"].name or item.name] = _plain(value)
+    return out
+
+
+def _value_type(hint: Any) -> Any:
+    """``float`` for ``float``, ``str`` for ``str | None``, the Enum class for a Choice."""
+    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+        inner = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+        return inner[0]
+    return hint
+
+
+def _plain(value: Any) -> Any:
+    return value.value if isinstance(value, Enum) else value

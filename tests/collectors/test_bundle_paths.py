@@ -7,9 +7,10 @@ from pathlib import Path
 
 from tests.helpers.processes import python_program, running_program
 from triage.bundle import Trigger, read_manifest, write_manifest
-from triage.collectors.common import CollectOptions, Target
+from triage.collectors.common import Target
 from triage.collectors.node_bundle import JobInfo, collect_node_bundle
 from triage.layout import BundlePaths, HostPaths
+from triage.options import CollectSettings
 
 
 def _known(paths: BundlePaths, rank: int, pid: int) -> set[Path]:
@@ -24,7 +25,7 @@ def test_every_file_of_a_real_bundle_is_a_bundle_path(tmp_path: Path) -> None:
     with running_program(python_program("collect_target.py", "both"), env=None) as proc:
         bundle = collect_node_bundle(
             JobInfo("job1", started=None), [Target(rank=0, pid=proc.pid)], Trigger.MANUAL, "test",
-            CollectOptions(gdb="always", strace_seconds=1.0), tmp_path / "bundles")
+            CollectSettings(gdb="always", strace_seconds=1.0), tmp_path / "bundles")
     paths = BundlePaths(bundle)
     assert paths.is_bundle()
     listed = [f for record in read_manifest(bundle).collectors for f in record.files]
@@ -45,7 +46,7 @@ def test_host_lists_only_directories_with_a_manifest(tmp_path: Path) -> None:
     assert host.bundles() == []
     with running_program(python_program("collect_target.py", "both"), env=None) as proc:
         bundle = collect_node_bundle(JobInfo("job1", started=None), [Target(rank=0, pid=proc.pid)], Trigger.MANUAL,
-                                     "test", CollectOptions(strace_seconds=0.0), host.bundles_dir)
+                                     "test", CollectSettings(strace_seconds=0.0), host.bundles_dir)
     write_manifest(real, read_manifest(bundle))
     assert host.bundles() == sorted([real, bundle])
     assert BundlePaths(real).rank(3).root == real / "rank-3" and BundlePaths(real).core(None).root.name == "core-unknown"

@@ -13,11 +13,12 @@ import pytest
 
 from tests.helpers.processes import kill_tree, python_program, running_program, triage_cmd
 from triage.bundle import CollectorStatus, Trigger, read_manifest
-from triage.collectors.common import CollectOptions, Target, find_tool, process_state
+from triage.collectors.common import Target, find_tool, process_state
 from triage.collectors.discover import find_ranks
 from triage.collectors.gdbrun import python_gdb_helper
 from triage.collectors.node_bundle import JobInfo, collect_node_bundle
 from triage.collectors.redact import REDACTED, redact_argv, redact_env, redact_text
+from triage.options import CollectSettings
 from triage.parsing.stacks import parse_pyspy_json
 
 RANK_NODE = {"proc", "fr", "stacks", "fr-torch", "pyspy", "gdb", "strace"}
@@ -37,7 +38,7 @@ def test_bundle_of_a_plain_process_has_every_collector(tmp_path: Path) -> None:
     with running_program(python_program("collect_target.py", "both", "--password=argv-pw-456"), env=env) as proc:
         bundle = collect_node_bundle(
             JobInfo("job1", started=None), [Target(rank=0, pid=proc.pid)], Trigger.MANUAL, "test",
-            CollectOptions(gdb="always", strace_seconds=1.0), tmp_path / "bundles")
+            CollectSettings(gdb="always", strace_seconds=1.0), tmp_path / "bundles")
     found = statuses(bundle)
     assert {n for n, r in found if r == 0} == RANK_NODE
     assert {n for n, r in found if r is None} == NODE
@@ -79,7 +80,7 @@ def test_ptrace_denied_for_real_when_another_tracer_is_attached(tmp_path: Path) 
             assert tracer.stderr is not None
             assert b"attached" in tracer.stderr.readline()
             bundle = collect_node_bundle(JobInfo("job1"), [Target(rank=0, pid=proc.pid)], Trigger.MANUAL, "t",
-                                         CollectOptions(strace_seconds=1.0), tmp_path)
+                                         CollectSettings(strace_seconds=1.0), tmp_path)
         finally:
             kill_tree(tracer.pid)
     records = {c.name: c for c in read_manifest(bundle).collectors if c.rank == 0}
@@ -92,7 +93,7 @@ def test_ptrace_denied_for_real_when_another_tracer_is_attached(tmp_path: Path) 
 def test_timeout_is_recorded_and_the_tool_is_killed(tmp_path: Path) -> None:
     with running_program(python_program("collect_target.py", "sleep")) as proc:
         bundle = collect_node_bundle(JobInfo("job1"), [Target(rank=0, pid=proc.pid)], Trigger.MANUAL, "t",
-                                     CollectOptions(collector_timeout=0.001, strace_seconds=0, gdb="never"),
+                                     CollectSettings(collector_timeout=0.001, strace_seconds=0, gdb="never"),
                                      tmp_path)
         assert proc.poll() is None               # the target was detached and is still running
         assert process_state(proc.pid) not in ("T", "t")
@@ -105,7 +106,7 @@ def test_timeout_is_recorded_and_the_tool_is_killed(tmp_path: Path) -> None:
 def test_size_and_line_bounds_give_partial(tmp_path: Path) -> None:
     with running_program(python_program("collect_target.py", "syscalls")) as proc:
         bundle = collect_node_bundle(JobInfo("job1"), [Target(rank=0, pid=proc.pid)], Trigger.MANUAL, "t",
-                                     CollectOptions(max_bytes=300, strace_seconds=5.0, strace_max_lines=50),
+                                     CollectSettings(max_bytes=300, strace_seconds=5.0, strace_max_lines=50),
                                      tmp_path)
     records = {c.name: c for c in read_manifest(bundle).collectors if c.rank == 0}
     assert records["pyspy"].status == CollectorStatus.PARTIAL
@@ -135,7 +136,7 @@ def test_missing_tools_really_absent_from_path(tmp_path: Path, monkeypatch: pyte
         assert find_tool(tool) is None
     with running_program(python_program("collect_target.py", "sleep")) as proc:
         bundle = collect_node_bundle(JobInfo("job1"), [Target(rank=0, pid=proc.pid)], Trigger.MANUAL, "t",
-                                     CollectOptions(), tmp_path / "b")
+                                     CollectSettings(), tmp_path / "b")
     records = {c.name: c for c in read_manifest(bundle).collectors if c.rank == 0}
     for name, word in (("pyspy", "pip install py-spy"), ("gdb", "apt-get install gdb"),
                        ("strace", "apt-get install strace")):
@@ -153,7 +154,7 @@ def test_gdb_runs_automatically_when_pyspy_is_missing(tmp_path: Path, monkeypatc
     _environment_without_tools(monkeypatch, tmp_path)
     with running_program(python_program("collect_target.py", "sleep")) as proc:
         bundle = collect_node_bundle(JobInfo("job1"), [Target(rank=0, pid=proc.pid)], Trigger.MANUAL, "t",
-                                     CollectOptions(strace_seconds=0), tmp_path / "b")
+                                     CollectSettings(strace_seconds=0), tmp_path / "b")
     records = {c.name: c for c in read_manifest(bundle).collectors if c.rank == 0}
     assert records["pyspy"].status == CollectorStatus.MISSING
     assert records["gdb"].status == CollectorStatus.OK

@@ -12,7 +12,7 @@ from tests.hang.test_detect import NOW, coll, rank
 from tests.helpers.processes import python_program, running_program, triage_cmd
 from triage.agent import busy, detect
 from triage.errors import UsageError
-from triage.options import check_timeouts
+from triage.options import HangSettings
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -123,13 +123,13 @@ def test_position_moves_when_any_rank_progresses() -> None:
 ])
 def test_bad_stop_timeouts_are_refused(options, words) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(UsageError) as info:
-        check_timeouts(options)
+        HangSettings(**options)
     assert words in str(info.value.message if hasattr(info.value, "message") else info.value)
 
 
 def test_good_stop_timeouts_pass() -> None:
-    check_timeouts({})
-    check_timeouts({"hang_timeout": 10, "stop_timeout": 10})
+    assert HangSettings().stop_timeout == 1800.0
+    assert HangSettings(hang_timeout=10, stop_timeout=10).stop_timeout == 10
 
 
 @pytest.mark.parametrize(("args", "words"), [

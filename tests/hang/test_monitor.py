@@ -9,6 +9,7 @@ from triage.agent import cluster_trigger
 from triage.agent.hang_monitor import HangMonitor
 from triage.agent.state import AgentContext, LocalRankStatus, MonitorActionKind
 from triage.layout import RunPaths, write_json_atomic
+from triage.options import HangSettings
 
 T0 = 1_000_000.0
 WATCHDOG = (b"[rank1]:[E1122 10:00:00.123456789 ProcessGroupNCCL.cpp:632] [PG ID 0 PG GUID 0(default_pg) Rank 1] "
@@ -18,7 +19,7 @@ WATCHDOG = (b"[rank1]:[E1122 10:00:00.123456789 ProcessGroupNCCL.cpp:632] [PG ID
 
 def monitor(tmp_path: Path, host: str = "h1") -> HangMonitor:
     ctx = AgentContext("job", host, tmp_path, tmp_path / host, T0 - 100)
-    return HangMonitor(ctx, {"hang_timeout": 30})
+    return HangMonitor(ctx, HangSettings(hang_timeout=30))
 
 
 def hung(now: float, seq: int = 42) -> list[LocalRankStatus]:
@@ -103,7 +104,7 @@ def busy_job(now: float, rank0_seq: int = 2) -> list[LocalRankStatus]:
 
 def watched(tmp_path: Path) -> tuple[HangMonitor, object]:
     mon = HangMonitor(AgentContext("job", "h1", tmp_path, tmp_path / "h1", T0 - 100),
-                      {"hang_timeout": 30, "stop_timeout": 300})
+                      HangSettings(hang_timeout=30, stop_timeout=300))
     first = mon.on_tick(busy_job(T0), T0)
     assert first is not None and first.kind == MonitorActionKind.COLLECT and first.trigger == "hang"
     assert first.certain is None and first.sample == ((0, 100),)

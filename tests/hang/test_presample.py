@@ -16,6 +16,7 @@ from triage.agent import busy
 from triage.agent.hang_monitor import HangMonitor
 from triage.agent.presample import LEAD_S, PreSampler
 from triage.agent.state import AgentContext, LocalRankStatus
+from triage.options import HangSettings
 
 pytestmark = pytest.mark.timeout(120)
 T0 = 1_000_000.0
@@ -37,7 +38,7 @@ def _wait_result(pre: PreSampler) -> None:
 
 def test_the_monitor_samples_ahead_and_the_action_gets_that_sample(tmp_path: Path) -> None:
     mon = HangMonitor(AgentContext("job", "h1", tmp_path, tmp_path / "h1", T0 - 100),
-                      {"hang_timeout": TIMEOUT, "sample_interval": INTERVAL})
+                      HangSettings(hang_timeout=TIMEOUT, sample_interval=INTERVAL))
     with running_program(python_program("agent_activity.py", "sleep")) as proc:
         assert mon.on_tick(_stalled(T0, TIMEOUT - 3 * LEAD_S, proc.pid), T0) is None
         assert mon._pre._key is None                        # not yet: nothing sampled

@@ -8,8 +8,19 @@ from pathlib import Path
 import pytest
 
 from triage.cli import build_parser
-from triage.config import Option, add_arguments, launch_options, resolve
-from triage.errors import ConfigError
+from triage.config import add_arguments, launch_options, resolve, settings_from
+from triage.errors import ConfigError, UsageError
+from triage.options import (
+    CollectSettings,
+    ConsoleMode,
+    GdbMode,
+    HangSettings,
+    LaunchSettings,
+    OnHang,
+    StragglerSettings,
+    setting_fields,
+    settings_values,
+)
 
 OPTIONS = launch_options()
 
@@ -76,18 +87,66 @@ def test_bad_flag_value_is_a_usage_error() -> None:
         _flags("--heartbeat-interval", "abc")
 
 
-def test_hang_options_are_in_the_table() -> None:
-    from triage.options import HANG_OPTIONS
+def test_every_setting_of_the_launch_family_is_in_the_table() -> None:
+    names = [o.name for o in OPTIONS]
+    assert len(names) == len(set(names))
+    for family in (HangSettings, CollectSettings, StragglerSettings):
+        assert {item.name for item in setting_fields(family)} <= set(names)
+    assert {"hang_timeout", "stop_timeout", "on_hang", "gdb", "strace_seconds", "straggler_watch", "run_dir"} <= set(names)
+    # internal bounds are not options
+    assert "max_bytes" not in names and "worker_dump" not in names
 
-    names = {o.name for o in OPTIONS}
-    assert {d["name"] for d in HANG_OPTIONS} <= names
+
+def test_the_table_is_generated_from_the_typed_settings() -> None:
+    by_name = {o.name: o for o in OPTIONS}
+    assert (by_name["hang_timeout"].type, by_name["hang_timeout"].default) == ("float", 300.0)
+    assert by_name["on_hang"].choices == ("report-and-stop", "report-and-wait", "wait")
+    assert by_name["on_hang"].default == "report-and-stop"          # plain values, not Enum members
+    assert (by_name["straggler_max_samples"].type, by_name["straggler_max_samples"].positive) == ("int", True)
+    assert by_name["collector_timeout"].minimum == 0.1 and by_name["host"].path_component
+    assert by_name["run_dir"].default is None and by_name["run_dir"].type == "str"
 
 
-def test_option_from_dict_accepts_type_names_and_types() -> None:
-    assert Option.from_dict({"name": "x", "type": "int", "default": 1, "help": ""}).type == "int"
-    assert Option.from_dict({"name": "x", "type": float, "default": 1.0, "help": ""}).type == "float"
-    with pytest.raises(ValueError):
-        Option.from_dict({"name": "x", "type": "list", "default": [], "help": ""})
+def test_resolved_values_become_typed_settings(tmp_path: Path) -> None:
+    (tmp_path / "triage.yaml").write_text("on_hang: wait\nstraggler_max_samples: 1\ngdb: never\n")
+    env = {"TRIAGE_STRAGGLER_CHECK_INTERVAL": "2.5", "TRIAGE_STRAGGLER_WATCH": "off", "TRIAGE_HANG_TIMEOUT": "20"}
+    values = resolve(OPTIONS, _flags("--stop-timeout", "40", "--console", "none"), None, environ=env, cwd=tmp_path)
+    settings = settings_from(LaunchSettings, OPTIONS, values)
+    assert settings.hang == HangSettings(hang_timeout=20.0, stop_timeout=40.0, on_hang=OnHang.WAIT)
+    assert settings.collect.gdb is GdbMode.NEVER and settings.console is ConsoleMode.NONE
+    assert (settings.stragglers.check_interval_s, settings.stragglers.enabled, settings.stragglers.max_samples) == (
+        2.5, False, 1)
+    assert settings_from(LaunchSettings, OPTIONS, resolve(OPTIONS, _flags(), None, environ={}, cwd=tmp_path / "x")) \
+        == LaunchSettings()
+    # node.json records them as plain JSON values, by option name
+    recorded = settings_values(settings)
+    assert recorded["on_hang"] == "wait" and recorded["straggler_watch"] is False and recorded["gdb"] == "never"
+    assert set(recorded) == {o.name for o in OPTIONS}
+
+
+def test_a_cross_option_check_is_a_one_line_usage_error(tmp_path: Path) -> None:
+    values = resolve(OPTIONS, _flags("--hang-timeout", "60", "--stop-timeout", "30"), None, environ={}, cwd=tmp_path)
+    with pytest.raises(UsageError) as info:
+        settings_from(LaunchSettings, OPTIONS, values)
+    assert "--stop-timeout 30 is lower than --hang-timeout 60" in info.value.one_line()
+    assert "\n" not in info.value.one_line()
+
+
+@pytest.mark.parametrize(("env", "needle"), [
+    ({"TRIAGE_STRAGGLER_CHECK_INTERVAL": "0"}, "TRIAGE_STRAGGLER_CHECK_INTERVAL: 0.0 must be greater than 0"),
+    ({"TRIAGE_STRAGGLER_MAX_SAMPLES": "1.5"}, "TRIAGE_STRAGGLER_MAX_SAMPLES: '1.5' is not a valid int"),
+    ({"TRIAGE_COLLECTOR_TIMEOUT": "0.01"}, "TRIAGE_COLLECTOR_TIMEOUT: 0.01 must be a finite number >= 0.1"),
+    ({"TRIAGE_ON_HANG": "later"}, "TRIAGE_ON_HANG: 'later' is not one of report-and-stop, report-and-wait, wait"),
+])
+def test_the_settings_checks_apply_to_every_source(tmp_path: Path, env: dict[str, str], needle: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        resolve(OPTIONS, _flags(), None, environ=env, cwd=tmp_path)
+    assert needle in info.value.one_line()
+
+
+def test_choices_print_as_their_values() -> None:
+    assert f"--on-hang {OnHang.REPORT_AND_WAIT}" == "--on-hang report-and-wait"
+    assert str(GdbMode.ALWAYS) == "always" and GdbMode.ALWAYS == "always"
 
 
 def test_help_documents_every_option(capsys: pytest.CaptureFixture[str]) -> None:

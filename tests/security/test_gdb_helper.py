@@ -25,10 +25,11 @@ from tests.security.sec_util import (
     pwn_code,
     triage,
 )
-from triage.collectors.common import CollectOptions, Target
+from triage.collectors.common import Target
 from triage.collectors.gdb import collect_gdb, gdb_argv
 from triage.collectors.gdbrun import gdb_batch_argv, helper_candidates, helper_problem, python_gdb_helper
 from triage.collectors.pyframes import parse_output, pystack_available, run_pystack
+from triage.options import CollectSettings
 
 pytestmark = pytest.mark.skipif(not can_drop_privileges() or not SYSTEM_PYTHON.is_file(),
                                 reason="needs root, setpriv and /usr/bin/python3.11")
@@ -126,7 +127,7 @@ def test_live_attacker_process_with_rank_runs_nothing(tmp_path: Path) -> None:
             assert not any(a.startswith("source ") for a in argv)
             out = tmp_path / "rank-0"
             out.mkdir()
-            record = collect_gdb(Target(rank=0, pid=pid), out, tmp_path, CollectOptions(collector_timeout=60))
+            record = collect_gdb(Target(rank=0, pid=pid), out, tmp_path, CollectSettings(collector_timeout=60))
             assert record.status.value in ("ok", "partial"), record
             assert not marker.exists(), "gdb ran the attacker's helper against a live process"
             if pystack_available():

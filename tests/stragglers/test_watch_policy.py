@@ -18,18 +18,17 @@ from triage.agent.straggler_watch import (
     Decision,
     StragglerWatch,
     WarnPolicy,
-    WatchSettings,
     analyze_dumps,
     summarize_samples,
 )
 from triage.analysis.stragglers import Straggler, find_stragglers
-from triage.config import launch_options
+from triage.config import launch_options, resolve, settings_from
 from triage.errors import UsageError
 from triage.layout import RankPaths
-from triage.options import STRAGGLER_OPTIONS
+from triage.options import LaunchSettings, StragglerSettings, setting_fields
 
 HOSTS = dict.fromkeys(range(4), "node03")
-FAST = WatchSettings(check_interval_s=10.0, warn_interval_s=300.0, sample_interval_s=600.0, max_samples=2,
+FAST = StragglerSettings(check_interval_s=10.0, warn_interval_s=300.0, sample_interval_s=600.0, max_samples=2,
                      confirm_checks=2)
 
 
@@ -71,7 +70,7 @@ def test_a_straggler_must_persist_across_checks() -> None:
     assert policy.decide(named({3: 40.0}), 60.0, [0, 1, 2, 3]).warn is None
     assert policy.decide(slow, 70.0, [0, 1, 2, 3]).warn is None
     assert policy.decide(slow, 80.0, [0, 1, 2, 3]).warn is not None
-    with_three = WarnPolicy(WatchSettings(confirm_checks=3))
+    with_three = WarnPolicy(StragglerSettings(confirm_checks=3))
     assert [with_three.decide(slow, t, [1]).warn is not None for t in (0.0, 60.0, 120.0)] == [False, False, True]
 
 
@@ -100,7 +99,7 @@ def test_a_shared_run_dir_adds_the_other_nodes_fresh_dumps(tmp_path: Path) -> No
     os.utime(stale, (time.time() - 600, time.time() - 600))
     (tmp_path / "nodeC" / "stragglers" / "fr" / "rank-x").mkdir()
     ctx = AgentContext("job", "nodeB", tmp_path, tmp_path / "nodeB", 0.0)
-    watch = StragglerWatch(ctx, WatchSettings(check_interval_s=60.0), print)
+    watch = StragglerWatch(ctx, StragglerSettings(check_interval_s=60.0), print)
     others = watch.other_hosts(time.time())
     assert {rank: (path.parents[3].name, host) for rank, (path, host) in others.items()} == {
         0: ("nodeA", "nodeA"), 1: ("nodeA", "nodeA")}
@@ -119,18 +118,18 @@ def test_the_worst_of_two_stragglers_is_the_one_reported() -> None:
     assert decision.straggler is not None and decision.straggler.ranks == (2,) and decision.sample == 2
 
 
-def test_settings_come_from_options_then_environment_then_defaults() -> None:
-    assert WatchSettings.from_options({}, {}) == WatchSettings()
-    assert WatchSettings().check_interval_s == 60.0 and WatchSettings().warn_interval_s == 300.0
+def test_settings_come_from_flags_then_yaml_then_environment_then_defaults(tmp_path: Path) -> None:
+    options = launch_options()
+    assert StragglerSettings().check_interval_s == 60.0 and StragglerSettings().warn_interval_s == 300.0
     env = {"TRIAGE_STRAGGLER_CHECK_INTERVAL": "2.5", "TRIAGE_STRAGGLER_WATCH": "off",
            "TRIAGE_STRAGGLER_MAX_SAMPLES": "7"}
-    got = WatchSettings.from_options({"straggler_max_samples": 1}, env)
+    values = resolve(options, {"straggler_max_samples": 1}, None, environ=env, cwd=tmp_path)
+    got = settings_from(LaunchSettings, options, values).stragglers
     assert (got.check_interval_s, got.enabled, got.max_samples) == (2.5, False, 1)
-    assert {o["name"] for o in STRAGGLER_OPTIONS} == {"straggler_watch", "straggler_check_interval",
-                                            "straggler_warn_interval", "straggler_sample_interval",
-                                            "straggler_max_samples", "straggler_sample_seconds",
-                                            "straggler_confirm_checks"}
-    flags = {o.flag for o in launch_options()}     # triage launch takes them as flags and YAML keys too
+    assert {f.name for f in setting_fields(StragglerSettings)} == {
+        "straggler_watch", "straggler_check_interval", "straggler_warn_interval", "straggler_sample_interval",
+        "straggler_max_samples", "straggler_sample_seconds", "straggler_confirm_checks"}
+    flags = {o.flag for o in options}     # triage launch takes them as flags and YAML keys too
     assert {"--straggler-check-interval", "--straggler-watch", "--straggler-max-samples"} <= flags
 
 
@@ -139,10 +138,11 @@ def test_settings_come_from_options_then_environment_then_defaults() -> None:
                                              ("TRIAGE_STRAGGLER_WARN_INTERVAL", "nan"),
                                              ("TRIAGE_STRAGGLER_SAMPLE_INTERVAL", "inf"),
                                              ("TRIAGE_STRAGGLER_MAX_SAMPLES", "1.5"),
+                                             ("TRIAGE_STRAGGLER_MAX_SAMPLES", "0"),
                                              ("TRIAGE_STRAGGLER_WATCH", "maybe")])
-def test_a_bad_setting_is_a_one_line_error_naming_it(name: str, value: str) -> None:
+def test_a_bad_setting_is_a_one_line_error_naming_it(tmp_path: Path, name: str, value: str) -> None:
     with pytest.raises(UsageError) as caught:
-        WatchSettings.from_options({}, {name: value})
+        resolve(launch_options(), {}, None, environ={name: value}, cwd=tmp_path)
     assert caught.value.one_line().count("\n") == 0 and name in caught.value.one_line()
 
 
@@ -170,7 +170,7 @@ def test_unreadable_dumps_are_problems_not_errors(tmp_path: Path) -> None:
 
 
 def test_samples_are_taken_only_with_a_line() -> None:
-    policy = WarnPolicy(WatchSettings(warn_interval_s=300.0, sample_interval_s=60.0, max_samples=10))
+    policy = WarnPolicy(StragglerSettings(warn_interval_s=300.0, sample_interval_s=60.0, max_samples=10))
     taken = [t for t in range(0, 1000, 30)
              if policy.decide(named({1: 40.0}), float(t), [1]).sample is not None]
     assert taken == [30, 330, 630, 930]
@@ -179,7 +179,7 @@ def test_samples_are_taken_only_with_a_line() -> None:
 def test_no_check_while_busy_stalled_or_not_due(tmp_path: Path) -> None:
     ctx = AgentContext("job", "node03", tmp_path, tmp_path / "node03", 0.0)
     said: list[str] = []
-    watch = StragglerWatch(ctx, WatchSettings(check_interval_s=60.0), said.append)
+    watch = StragglerWatch(ctx, StragglerSettings(check_interval_s=60.0), said.append)
 
     def status(rank: int, progress_age_s: float | None) -> LocalRankStatus:
         return LocalRankStatus(rank, rank, "node03", 10_000 + rank, True, None, 0.5, progress_age_s, None,

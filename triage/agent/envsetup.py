@@ -7,14 +7,13 @@ import os
 import resource
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import triage
 from triage.layout import short_hostname
+from triage.options import LaunchSettings, LineBuffering
 
 BOOTSTRAP_DIR = Path(triage.__file__).resolve().parent / "worker" / "bootstrap"
 GENERIC_RANK_VARS = "RANK,SLURM_PROCID,OMPI_COMM_WORLD_RANK,PMI_RANK"
-TORCHRUN_MODULES = ("torch.distributed.run", "torch.distributed.launch")
 
 
 def is_torchrun(argv: Sequence[str]) -> bool:
@@ -29,22 +28,23 @@ def rank_vars(argv: Sequence[str], configured: str | None) -> str:
 
 
 def worker_env(
-    base: Mapping[str, str], argv: Sequence[str], options: Mapping[str, Any], run_dir: Path,
+    base: Mapping[str, str], argv: Sequence[str], settings: LaunchSettings, run_dir: Path,
     job_id: str, host: str, console_is_tty: bool,
 ) -> dict[str, str]:
     env = dict(base)
     old = env.get("PYTHONPATH")
     env["PYTHONPATH"] = str(BOOTSTRAP_DIR) + (os.pathsep + old if old else "")
     env["TRIAGE_RUN_DIR"] = str(run_dir.resolve())
-    env["TRIAGE_RANK_VARS"] = rank_vars(argv, options.get("rank_vars"))
+    env["TRIAGE_RANK_VARS"] = rank_vars(argv, settings.rank_vars)
     env["TRIAGE_JOB_ID"] = job_id
     env["TRIAGE_HOST"] = host
     env["TRIAGE_REAL_HOST"] = short_hostname()
-    env["TRIAGE_HEARTBEAT_INTERVAL"] = str(options.get("heartbeat_interval", 1.0))
-    mode = options.get("line_buffered", "auto")
-    env["TRIAGE_WORKER_LINE_BUFFERED"] = "1" if mode == "always" or (mode == "auto" and console_is_tty) else "0"
+    env["TRIAGE_HEARTBEAT_INTERVAL"] = str(settings.heartbeat_interval)
+    mode = settings.line_buffered
+    buffered = mode == LineBuffering.ALWAYS or (mode == LineBuffering.AUTO and console_is_tty)
+    env["TRIAGE_WORKER_LINE_BUFFERED"] = "1" if buffered else "0"
     env.pop("TRIAGE_WORKER_PID", None)
-    if options.get("nccl_debug"):
+    if settings.nccl_debug:
         env["TRIAGE_NCCL_DEBUG"] = "1"
         env["NCCL_DEBUG"] = "INFO"
         env["NCCL_DEBUG_SUBSYS"] = "INIT,COLL"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import signal
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -26,11 +26,11 @@ from triage.agent.rdzv_watch import DEFAULT_JOIN_TIMEOUT_S
 from triage.agent.state import AgentContext, LocalRankStatus, MonitorAction, MonitorActionKind
 from triage.analysis.ranks import rank_word
 from triage.bundle import CollectorRecord, Trigger, read_manifest, write_manifest
-from triage.collectors.common import CollectOptions, Target
+from triage.collectors.common import Target
 from triage.collectors.node_bundle import JobInfo, collect_node_bundle
-from triage.layout import HostPaths, read_json
+from triage.layout import BundlePaths, HostPaths, read_json
 from triage.model import VerdictKind
-from triage.options import DEFAULT_HANG_TIMEOUT_S, DEFAULT_SAMPLE_INTERVAL_S, DEFAULT_STOP_TIMEOUT_S
+from triage.options import LaunchSettings, OnHang
 
 _REPORTED_TRIGGERS = (Trigger.HANG, Trigger.REMOTE)
 _WAIT_OTHER_NODES_S = 30.0
@@ -63,30 +63,30 @@ def _trigger(value: str) -> Trigger:
         return Trigger.MANUAL
 
 
-def run_action(ctx: AgentContext, options: Mapping[str, Any], action: MonitorAction,
+def run_action(ctx: AgentContext, settings: LaunchSettings, action: MonitorAction,
                ranks: Sequence[LocalRankStatus], stop: Callable[[], None] | None = None) -> ActionOutcome:
     """``stop``: stops the job at once (used on a one-node run once the hang is certain and the
     bundle saved: the report is printed while the job goes down)."""
     if action.kind == MonitorActionKind.CHECK:
-        return _recheck(ctx, options, action, ranks, stop)
+        return _recheck(ctx, settings, action, ranks, stop)
     trigger = _trigger(action.trigger)
     say(_headline(action, trigger))
     if action.source == "rendezvous":
-        return _rendezvous(ctx, options, action, ranks)
+        return _rendezvous(ctx, settings, action, ranks)
     activities: list[busy.RankActivity] = []
     if trigger == Trigger.HANG and action.certain is None and action.sample:
         holder: list[Path] = []
-        activities = busy.sample_twice(action.sample, _interval(options),
-                                       between=lambda: holder.append(_collect(ctx, options, action, ranks)),
+        activities = busy.sample_twice(action.sample, settings.hang.sample_interval,
+                                       between=lambda: holder.append(_collect(ctx, settings, action, ranks)),
                                        first_sample=action.first_sample)
         bundle = holder[0]
         _note_activity(bundle, activities)
     else:
-        bundle = _collect(ctx, options, action, ranks)
+        bundle = _collect(ctx, settings, action, ranks)
     if trigger == Trigger.CRASH:
         _add_core_backtraces(bundle, ranks)
     if trigger == Trigger.HANG:
-        _add_child_dumps(bundle, ranks, options)
+        _add_child_dumps(bundle, ranks, settings)
     say(f"evidence saved to {bundle}")
     if trigger not in _REPORTED_TRIGGERS:
         if trigger == Trigger.MANUAL:
@@ -100,25 +100,25 @@ def run_action(ctx: AgentContext, options: Mapping[str, Any], action: MonitorAct
         say(f"{rank_word(exited)} exited while being sampled: nothing concluded yet; "
             f"report: triage report {ctx.run_dir}")
         return ActionOutcome(bundle=bundle, stop_job=False, message=action.reason, gone=True)
-    busy_line = _busy_line(action, activities, options) if activities else None
+    busy_line = _busy_line(action, activities, settings) if activities else None
     if busy_line is None and activities:
-        busy_line = _busy_elsewhere(ctx, action, options)
+        busy_line = _busy_elsewhere(ctx, action, settings)
     if busy_line is None and activities:
         say(f"the hang is certain: {blocked_line(activities)}")
         _announce_stop(ctx, f"{blocked_line(activities)}; {action.waiting}")
     elif action.certain and trigger == Trigger.HANG:
         say(f"the hang is certain: {action.certain}")
-    return _conclude(ctx, options, action, bundle, busy_line, trigger, stop)
+    return _conclude(ctx, settings, action, bundle, busy_line, trigger, stop)
 
 
-def _conclude(ctx: AgentContext, options: Mapping[str, Any], action: MonitorAction, bundle: Path,
+def _conclude(ctx: AgentContext, settings: LaunchSettings, action: MonitorAction, bundle: Path,
               busy_line: tuple[str, str] | None, trigger: Trigger,
               stop: Callable[[], None] | None) -> ActionOutcome:
-    on_hang = str(options.get("on_hang") or "report-and-stop")
+    on_hang = settings.hang.on_hang
     verdict: str | None = None
-    if busy_line is None and on_hang == "report-and-stop" and stop is not None and _one_node(ctx):
+    if busy_line is None and on_hang == OnHang.REPORT_AND_STOP and stop is not None and _one_node(ctx):
         stop()                      # certain, evidence saved: no reason to keep the job waiting
-    if on_hang in ("report-and-stop", "report-and-wait"):
+    if on_hang in (OnHang.REPORT_AND_STOP, OnHang.REPORT_AND_WAIT):
         if trigger == Trigger.HANG:
             _wait_for_other_nodes(ctx, bundle)
         verdict = print_report(ctx.run_dir)
@@ -127,33 +127,33 @@ def _conclude(ctx: AgentContext, options: Mapping[str, Any], action: MonitorActi
     if busy_line is not None:
         say(busy_line[0])
         return ActionOutcome(bundle=bundle, stop_job=False, message=busy_line[0], busy=busy_line[1])
-    if on_hang == "report-and-stop":
+    if on_hang == OnHang.REPORT_AND_STOP:
         return ActionOutcome(bundle=bundle, stop_job=True, message=verdict or action.reason)
     say(f"job left running (--on-hang {on_hang}); report: triage report {ctx.run_dir}")
     return ActionOutcome(bundle=bundle, stop_job=False, message=action.reason)
 
 
-def _rendezvous(ctx: AgentContext, options: Mapping[str, Any], action: MonitorAction,
+def _rendezvous(ctx: AgentContext, settings: LaunchSettings, action: MonitorAction,
                 ranks: Sequence[LocalRankStatus]) -> ActionOutcome:
     """torchrun waits for nodes that have not come: evidence and the report, never a stop (a node
     may still be coming up in a queue; torchrun's own join timeout ends the wait)."""
-    bundle = _collect(ctx, options, action, ranks)
+    bundle = _collect(ctx, settings, action, ranks)
     say(f"evidence saved to {bundle}")
-    on_hang = str(options.get("on_hang") or "report-and-stop")
-    verdict = print_report(ctx.run_dir) if on_hang in ("report-and-stop", "report-and-wait") else None
+    reports = settings.hang.on_hang in (OnHang.REPORT_AND_STOP, OnHang.REPORT_AND_WAIT)
+    verdict = print_report(ctx.run_dir) if reports else None
     line = (f"not stopping the job: a node may still be on its way; torchrun's own rendezvous join timeout "
             f"(--rdzv-conf join_timeout, {int(DEFAULT_JOIN_TIMEOUT_S)} s by default) ends the wait")
     say(line)
     return ActionOutcome(bundle=bundle, stop_job=False, message=verdict or action.reason)
 
 
-def _recheck(ctx: AgentContext, options: Mapping[str, Any], action: MonitorAction,
+def _recheck(ctx: AgentContext, settings: LaunchSettings, action: MonitorAction,
              ranks: Sequence[LocalRankStatus], stop: Callable[[], None] | None) -> ActionOutcome:
     """Every timeout while busy ranks hold up the others: sample again; blocked now means certain."""
-    activities = busy.sample_twice(action.sample, _interval(options))
+    activities = busy.sample_twice(action.sample, settings.hang.sample_interval)
     if not activities or any(a.activity == busy.Activity.GONE for a in activities):
         return ActionOutcome(bundle=None, stop_job=False, gone=True)   # exited: the monitor sees it
-    line = _busy_line(action, activities, options) or _busy_elsewhere(ctx, action, options)
+    line = _busy_line(action, activities, settings) or _busy_elsewhere(ctx, action, settings)
     if line is not None:
         say(line[0])
         errors = [f"rank {a.rank}: {a.error}" for a in activities if a.error]
@@ -163,14 +163,14 @@ def _recheck(ctx: AgentContext, options: Mapping[str, Any], action: MonitorActio
     reason = f"{blocked_line(activities)}; {action.waiting}" if action.waiting else blocked_line(activities)
     say(f"hang certain now: {reason}")
     _announce_stop(ctx, reason)
-    bundle = _collect(ctx, options, replace(action, reason=reason), ranks)
+    bundle = _collect(ctx, settings, replace(action, reason=reason), ranks)
     _note_activity(bundle, activities)
-    _add_child_dumps(bundle, ranks, options)
+    _add_child_dumps(bundle, ranks, settings)
     say(f"evidence saved to {bundle}")
-    return _conclude(ctx, options, action, bundle, None, Trigger.HANG, stop)
+    return _conclude(ctx, settings, action, bundle, None, Trigger.HANG, stop)
 
 
-def _collect(ctx: AgentContext, options: Mapping[str, Any], action: MonitorAction,
+def _collect(ctx: AgentContext, settings: LaunchSettings, action: MonitorAction,
              ranks: Sequence[LocalRankStatus]) -> Path:
     job = JobInfo(job_id=ctx.job_id, host=ctx.host, started=ctx.started, run_dir=ctx.run_dir)
     extra: dict[str, Any] = {"suspect_ranks": list(action.ranks)}
@@ -181,12 +181,12 @@ def _collect(ctx: AgentContext, options: Mapping[str, Any], action: MonitorActio
     if action.init is not None:
         extra["init"] = {**action.init.to_json(), "reason": action.reason[:600]}
     return collect_node_bundle(job, targets_from(ranks), _trigger(action.trigger), action.reason,
-                               CollectOptions.from_options(options), HostPaths(ctx.host_dir).bundles_dir,
+                               settings.collect, HostPaths(ctx.host_dir).bundles_dir,
                                extra=extra)
 
 
 def _busy_elsewhere(ctx: AgentContext, action: MonitorAction,
-                    options: Mapping[str, Any]) -> tuple[str, str] | None:
+                    settings: LaunchSettings) -> tuple[str, str] | None:
     """Every local rank waits in a collective and is blocked: on a multi-node run the rank they
     wait for may be on another node. If that node said its ranks are being sampled (or busy) and
     has not said it stops, this node does not stop on its own: the other node decides (it
@@ -205,8 +205,7 @@ def _busy_elsewhere(ctx: AgentContext, action: MonitorAction,
     hosts = sorted(h for h, stop in latest.items() if not stop)
     if not hosts or any(latest.values()):
         return None
-    hang_timeout = float(options.get("hang_timeout") or DEFAULT_HANG_TIMEOUT_S)
-    stop_timeout = max(hang_timeout, float(options.get("stop_timeout") or DEFAULT_STOP_TIMEOUT_S))
+    hang_timeout, stop_timeout = settings.hang.hang_timeout, settings.hang.stop_timeout
     seconds = int(time.time() - action.since)
     who = f"the ranks they wait for are on {', '.join(hosts)}, which found them busy or is checking them"
     line = (f"{action.waiting or 'the local ranks wait'} for {seconds} s; {who}; not stopping the job: "
@@ -235,12 +234,8 @@ def _one_node(ctx: AgentContext) -> bool:
         return False
 
 
-def _interval(options: Mapping[str, Any]) -> float:
-    return float(options.get("sample_interval") or DEFAULT_SAMPLE_INTERVAL_S)
-
-
 def _busy_line(action: MonitorAction, activities: Sequence[busy.RankActivity],
-               options: Mapping[str, Any]) -> tuple[str, str] | None:
+               settings: LaunchSettings) -> tuple[str, str] | None:
     """(``rank 0 busy in save_checkpoint (ckpt.py:10) for 30 s (CPU 85%, ...); ranks 1-2 waiting in
     barrier; not stopping...``, ``rank 0 busy in save_checkpoint (ckpt.py:10)``); None when every
     sampled rank is blocked (or gone)."""
@@ -256,8 +251,7 @@ def _busy_line(action: MonitorAction, activities: Sequence[busy.RankActivity],
         evidence.append(act.evidence())
     head = ", ".join(who) + (f" for {seconds} s" if seconds is not None else "")
     head += f" ({'; '.join(e for e in evidence if e)})" if any(evidence) else ""
-    hang_timeout = float(options.get("hang_timeout") or DEFAULT_HANG_TIMEOUT_S)
-    stop_timeout = max(hang_timeout, float(options.get("stop_timeout") or DEFAULT_STOP_TIMEOUT_S))
+    hang_timeout, stop_timeout = settings.hang.hang_timeout, settings.hang.stop_timeout
     tail = (f"not stopping the job: checking again every {int(hang_timeout)} s, "
             f"stopping after --stop-timeout {int(stop_timeout)} s")
     return "; ".join(p for p in (head, action.waiting, tail) if p), ", ".join(who)
@@ -275,15 +269,15 @@ def blocked_line(activities: Sequence[busy.RankActivity]) -> str:
     return ", ".join(parts)
 
 
-def _add_child_dumps(bundle: Path, ranks: Sequence[LocalRankStatus], options: Mapping[str, Any]) -> None:
+def _add_child_dumps(bundle: Path, ranks: Sequence[LocalRankStatus], settings: LaunchSettings) -> None:
     """py-spy dumps of the live ranks' Python children (DataLoader workers...), one file each."""
     try:
         from triage.collectors.pyspy import collect_pyspy_children
 
         records = []
         for target in targets_from([r for r in ranks if r.alive]):
-            records += collect_pyspy_children(target, bundle / f"rank-{target.rank}", bundle,
-                                              CollectOptions.from_options(options))
+            records += collect_pyspy_children(target, BundlePaths(bundle).rank(target.rank).root, bundle,
+                                              settings.collect)
         if records:
             manifest = read_manifest(bundle)
             write_manifest(bundle, replace(manifest, collectors=manifest.collectors + tuple(records)))

@@ -2,8 +2,8 @@
 
 Interface used by the node agent (``triage launch``):
 
-- ``make_monitor(ctx, options) -> Monitor``: built once when the agent starts.
-- ``handle_action(ctx, options, action, ranks) -> ActionOutcome``: runs in a thread of the agent
+- ``make_monitor(ctx, hang_settings) -> Monitor``: built once when the agent starts.
+- ``handle_action(ctx, launch_settings, action, ranks) -> ActionOutcome``: runs in a thread of the agent
   (the log pump keeps running); collects the node bundle, prints the console lines and the
   report, and says whether the agent must stop the job.
 
@@ -24,7 +24,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,7 +38,7 @@ from triage.agent.rdzv_watch import RendezvousWatch
 from triage.agent.state import AgentContext, LocalRankStatus, Monitor, MonitorAction, MonitorActionKind
 from triage.bundle import Trigger
 from triage.layout import read_json
-from triage.options import DEFAULT_HANG_TIMEOUT_S, DEFAULT_SAMPLE_INTERVAL_S, DEFAULT_STOP_TIMEOUT_S
+from triage.options import HangSettings, LaunchSettings
 
 # After busy ranks went on, no new hang is suspected for one --hang-timeout (at least this long):
 # heartbeats show the new progress within a heartbeat period, and ranks that finish may sit in
@@ -77,10 +77,10 @@ def _collect(trigger: Trigger, reason: str, ranks: Sequence[int] = ()) -> Monito
 class HangMonitor:
     """The node agent's hang monitor (see the module docstring). Never raises."""
 
-    def __init__(self, ctx: AgentContext, options: Mapping[str, Any]) -> None:
+    def __init__(self, ctx: AgentContext, settings: HangSettings) -> None:
         self.ctx = ctx
-        self.timeout = float(options.get("hang_timeout") or DEFAULT_HANG_TIMEOUT_S)
-        self.stop_timeout = max(self.timeout, float(options.get("stop_timeout") or DEFAULT_STOP_TIMEOUT_S))
+        self.timeout = settings.hang_timeout
+        self.stop_timeout = settings.stop_timeout
         self._watch: _Watch | None = None
         self._pending_hang: MonitorAction | None = None   # a hang action whose ranks are being sampled
         self._remote_evidence_only = False
@@ -90,9 +90,9 @@ class HangMonitor:
         self._now: float | None = None          # the time of the last tick (the monitor's clock)
         self._init = InitWatch(self.timeout)    # hangs before the first collective
         self._rdzv = RendezvousWatch(self.timeout, ctx.host_dir, ctx.run_dir, ctx.started)   # torchrun's own
-        self._pre = PreSampler(self.timeout, float(options.get("sample_interval") or DEFAULT_SAMPLE_INTERVAL_S))
+        self._pre = PreSampler(self.timeout, settings.sample_interval)
         self.findings: list[str] = []       # slow ranks that went on by themselves (said at the end)
-        self.collect_on_crash = bool(options.get("collect_on_crash", True))
+        self.collect_on_crash = settings.collect_on_crash
         self._lock = threading.Lock()
         self._watchdog = WatchdogWatch()     # PyTorch watchdog messages in the output
         self._fired: set[tuple[object, ...]] = set()
@@ -365,14 +365,14 @@ def _exit_time(status: LocalRankStatus) -> float:
         return float("inf")
 
 
-def make_monitor(ctx: AgentContext, options: Mapping[str, Any]) -> Monitor:
-    return HangMonitor(ctx, options)
+def make_monitor(ctx: AgentContext, settings: HangSettings) -> Monitor:
+    return HangMonitor(ctx, settings)
 
 
 def handle_action(
-    ctx: AgentContext, options: Mapping[str, Any], action: MonitorAction, ranks: Sequence[LocalRankStatus],
+    ctx: AgentContext, settings: LaunchSettings, action: MonitorAction, ranks: Sequence[LocalRankStatus],
     stop: Callable[[], None] | None = None,
 ) -> ActionOutcome:
     from triage.agent.hang_actions import run_action
 
-    return run_action(ctx, options, action, ranks, stop)
+    return run_action(ctx, settings, action, ranks, stop)

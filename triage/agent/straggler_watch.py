@@ -25,14 +25,12 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from triage.agent.state import AgentContext, LocalRankStatus
 from triage.analysis.groups import resolve_groups
@@ -40,59 +38,14 @@ from triage.analysis.stragglers import Straggler, StragglerResult, find_straggle
 from triage.collectors.common import run_tool
 from triage.collectors.pyspy import find_pyspy
 from triage.collectors.worker_client import request_dump, send_command
-from triage.errors import UsageError
 from triage.layout import HostPaths, RankPaths, write_json_atomic
 from triage.load.fr_files import load_fr_dumps
-from triage.options import STRAGGLER_OPTIONS
+from triage.options import StragglerSettings
 
 SAMPLE_RATE_HZ = 20
 DUMP_TIMEOUT_S = 10.0
 MAX_SAMPLE_BYTES = 4 * 1024 * 1024
 
-
-
-@dataclass(frozen=True)
-class WatchSettings:
-    enabled: bool = True
-    check_interval_s: float = 60.0
-    warn_interval_s: float = 300.0
-    sample_interval_s: float = 600.0
-    max_samples: int = 3
-    sample_seconds: int = 5
-    confirm_checks: int = 2
-
-    @staticmethod
-    def from_options(options: Mapping[str, Any], environ: Mapping[str, str]) -> WatchSettings:
-        """Options given to the agent win, then ``TRIAGE_STRAGGLER_*`` variables, then defaults.
-        A bad value raises a one-line :class:`UsageError` naming the option or variable."""
-        fields = {"straggler_watch": "enabled", "straggler_check_interval": "check_interval_s",
-                  "straggler_warn_interval": "warn_interval_s", "straggler_sample_interval": "sample_interval_s",
-                  "straggler_max_samples": "max_samples", "straggler_sample_seconds": "sample_seconds",
-                  "straggler_confirm_checks": "confirm_checks"}
-        values: dict[str, Any] = {}
-        for spec in STRAGGLER_OPTIONS:
-            name, kind = spec["name"], spec["type"]
-            where, raw = f"--{name.replace('_', '-')}", options.get(name)
-            if raw is None and f"TRIAGE_{name.upper()}" in environ:
-                where, raw = f"TRIAGE_{name.upper()}", environ[f"TRIAGE_{name.upper()}"]
-            if raw is not None:
-                values[fields[name]] = _value(kind, raw, where)
-        return replace(WatchSettings(), **values)
-
-
-def _value(kind: str, raw: Any, where: str) -> Any:
-    text = str(raw).strip().lower()
-    if kind == "bool":
-        if isinstance(raw, bool) or text in ("1", "true", "yes", "on", "0", "false", "no", "off"):
-            return raw if isinstance(raw, bool) else text in ("1", "true", "yes", "on")
-        raise UsageError(f"{where}={raw!r}: not a boolean (true or false)")
-    try:
-        number = float(text) if kind == "float" else int(text)
-    except ValueError:
-        number = -1
-    if not number > 0 or math.isinf(number):
-        raise UsageError(f"{where}={raw!r}: not a positive {'number' if kind == 'float' else 'integer'}")
-    return number
 
 
 @dataclass(frozen=True)
@@ -106,7 +59,7 @@ class Decision:
 class WarnPolicy:
     """Pure: from each check's stragglers, which line to print and which rank to sample, when."""
 
-    settings: WatchSettings
+    settings: StragglerSettings
     streak: dict[tuple[str, tuple[int, ...]], int] = field(default_factory=dict)
     last_warn: float | None = None
     last_sample: float | None = None
@@ -187,7 +140,7 @@ def stalled(status: LocalRankStatus) -> bool:
 class StragglerWatch:
     """The agent's side: ``on_tick`` starts a check when one is due (in a thread), ``close`` waits."""
 
-    def __init__(self, ctx: AgentContext, settings: WatchSettings, say: Callable[[str], None]) -> None:
+    def __init__(self, ctx: AgentContext, settings: StragglerSettings, say: Callable[[str], None]) -> None:
         self.ctx, self.settings, self.say = ctx, settings, say
         self.policy = WarnPolicy(settings)
         self.paths = HostPaths(ctx.host_dir)

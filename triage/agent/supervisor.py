@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -31,11 +31,11 @@ from triage.agent.pump import LogPump
 from triage.agent.ranks import RankTracker, describe_ends, read_json_or_none
 from triage.agent.rundir import job_id_from_env, prepare_run_dir, write_node_json
 from triage.agent.state import AgentContext, LocalRankStatus, Monitor, MonitorAction, MonitorActionKind
-from triage.agent.straggler_watch import StragglerWatch, WatchSettings
+from triage.agent.straggler_watch import StragglerWatch
 from triage.errors import UsageError
 from triage.exitcodes import ExitCode
 from triage.layout import HostPaths, short_hostname, write_json_atomic
-from triage.options import check_timeouts
+from triage.options import ConsoleMode, LaunchSettings, settings_values
 
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 IDLE_SLEEP = 0.02
@@ -48,15 +48,15 @@ class _Flags:
 
 
 class NodeAgent:
-    def __init__(self, argv: Sequence[str], options: Mapping[str, Any],
+    def __init__(self, argv: Sequence[str], settings: LaunchSettings,
                  console: BinaryIO | None, messages: TextIO) -> None:
         self.argv = list(argv)
-        self.options = dict(options)
+        self.settings = settings
         self.messages = messages
-        self.host = options.get("host") or short_hostname()
-        self.job_id = options.get("job_id") or job_id_from_env(os.environ)
-        self.run_dir = Path(options.get("run_dir") or Path("triage-runs") / self.job_id).absolute()
-        self.console = None if options.get("console") == "none" else console
+        self.host = settings.host or short_hostname()
+        self.job_id = settings.job_id or job_id_from_env(os.environ)
+        self.run_dir = Path(settings.run_dir or Path("triage-runs") / self.job_id).absolute()
+        self.console = None if settings.console == ConsoleMode.NONE else console
         self.flags = _Flags()
         self.stop_requested_at: float | None = None
         self.stop_requested_unix: float | None = None     # when triage decided to stop the job
@@ -78,7 +78,7 @@ class NodeAgent:
         return {"agent_pid": os.getpid(), "host": self.host, "job_id": self.job_id, "argv": self.argv,
                 "launcher_pid": self.proc.pid if self.proc else None, "started": self.started,
                 "ended": None if status == "running" else time.time(), "status": status,
-                "exit_code": exit_code, "run_dir": str(self.run_dir), "options": self.options,
+                "exit_code": exit_code, "run_dir": str(self.run_dir), "options": settings_values(self.settings),
                 "stop_requested": self.stop_requested_unix}
 
     # -- main ------------------------------------------------------------------------------
@@ -86,18 +86,16 @@ class NodeAgent:
         if not self.argv:
             raise UsageError("nothing to launch: give the launcher after --, e.g. "
                              "`triage launch -- torchrun --nproc-per-node 2 train.py`")
-        check_timeouts(self.options)
-        watch = WatchSettings.from_options(self.options, os.environ)
         _run, self.paths = prepare_run_dir(self.run_dir, self.job_id, self.host, self.argv)
         ctx = AgentContext(self.job_id, self.host, self.run_dir, self.paths.root, self.started)
         self.ctx = ctx
         self.monitor = self._make_monitor(ctx)
-        self.stragglers = StragglerWatch(ctx, watch, self.say)
+        self.stragglers = StragglerWatch(ctx, self.settings.stragglers, self.say)
         self.say(f"run dir {self.run_dir}")
-        if self.options.get("cores"):
+        if self.settings.cores:
             self.say(envsetup.core_note())
         is_tty = bool(self.console is not None and isatty(self.console))
-        env = envsetup.worker_env(os.environ, self.argv, self.options, self.run_dir, self.job_id,
+        env = envsetup.worker_env(os.environ, self.argv, self.settings, self.run_dir, self.job_id,
                                   self.host, is_tty)
         previous = self._install_signals()
         try:
@@ -138,7 +136,7 @@ class NodeAgent:
 
     def _make_monitor(self, ctx: AgentContext) -> Monitor:
         try:
-            return make_monitor(ctx, self.options)
+            return make_monitor(ctx, self.settings.hang)
         except Exception as exc:  # noqa: BLE001 - a broken monitor must not stop the job
             self.say(f"hang monitor disabled: {type(exc).__name__}: {exc}")
             return NullMonitor()
@@ -163,7 +161,7 @@ class NodeAgent:
     def _start_launcher(self, env: dict[str, str]) -> None:
         log_fd = os.open(self.paths.launcher_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
-            with envsetup.core_limit_raised(bool(self.options.get("cores"))):
+            with envsetup.core_limit_raised(self.settings.cores):
                 self.proc = subprocess.Popen(
                     self.argv, stdout=log_fd, stderr=log_fd, env=env, start_new_session=True)
         except FileNotFoundError:
@@ -179,12 +177,12 @@ class NodeAgent:
         if self.proc is None:
             raise RuntimeError("internal error: supervising before the launcher started")
         self.pump = LogPump(self.paths, self.host, self.console,
-                            console_ranks=self.options.get("console", "all") == "all",
+                            console_ranks=self.settings.console == ConsoleMode.ALL,
                             on_output=self._on_output)
         self.ranks = RankTracker(self.paths, self.host, since=self.started)
         self.tracker = ProcessTracker(self.proc.pid)
-        tick = float(self.options.get("tick_interval") or 0.5)
-        grace = float(self.options.get("kill_grace", 5.0))
+        tick = self.settings.tick_interval
+        grace = self.settings.kill_grace
         next_tick = 0.0
         launcher_done_at: float | None = None
         try:
@@ -314,7 +312,7 @@ class NodeAgent:
     def _run_action(self, action: MonitorAction, statuses: tuple[LocalRankStatus, ...]) -> None:
         outcome: ActionOutcome | None = None
         try:
-            outcome = handle_action(self.ctx, self.options, action, statuses,
+            outcome = handle_action(self.ctx, self.settings, action, statuses,
                                     stop=lambda: self.request_stop(hang=True))
         except Exception as exc:  # noqa: BLE001
             self.say(f"collection failed: {type(exc).__name__}: {exc}")
@@ -370,9 +368,9 @@ class NodeAgent:
             self.stop_requested_at = float("inf")
 
 
-def launch(argv: Sequence[str], options: Mapping[str, Any]) -> int:
-    console = sys.stdout.buffer if options.get("console") != "none" else None
-    return NodeAgent(argv, options, console, sys.stderr).run()
+def launch(argv: Sequence[str], settings: LaunchSettings) -> int:
+    console = sys.stdout.buffer if settings.console != ConsoleMode.NONE else None
+    return NodeAgent(argv, settings, console, sys.stderr).run()
 
 
 __all__ = ["HostPaths", "NodeAgent", "NullMonitor", "exit_code_of", "launch"]

@@ -20,11 +20,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from triage.collectors.common import CollectOptions
 from triage.collectors.redact import set_redaction
+from triage.config import add_arguments, options_of, settings_from
 from triage.errors import RemoteError, UsageError
 from triage.exitcodes import ExitCode
 from triage.layout import RunPaths, write_json_atomic
+from triage.options import CollectSettings
 from triage.remote.fanout import NodeOutcome, fan_out
 from triage.remote.gather import GatherPlan, srun_worker, ssh_worker
 from triage.remote.names import parse_hosts, parse_pids, validate_job_id
@@ -35,6 +36,8 @@ from triage.schemas import COLLECT_SCHEMA, RUN_LAYOUT
 
 DEFAULT_FANOUT = 32
 DEFAULT_NODE_TIMEOUT_S = 120.0
+# the collection settings `triage collect` takes as flags and passes to every node (triage.options)
+COLLECT_OPTIONS = options_of(CollectSettings, ("strace_seconds", "collector_timeout"))
 
 
 class CollectCommand:
@@ -73,8 +76,7 @@ class CollectCommand:
         parser.add_argument("--no-report", action="store_true", help="gather the bundles, do not run the report")
         parser.add_argument("--format", choices=("text", "json", "html"), default="text", help="report format")
         parser.add_argument("--width", type=int, help="terminal width of the text report")
-        parser.add_argument("--strace-seconds", type=float, default=2.0, help="strace window per rank (0 disables)")
-        parser.add_argument("--collector-timeout", type=float, default=10.0, help="seconds per collector tool")
+        add_arguments(parser, COLLECT_OPTIONS, config_file=False)
         parser.add_argument("--stream", action=argparse.BooleanOptionalAction, default=True, help=argparse.SUPPRESS)
         parser.add_argument("--out-dir", type=Path, help=argparse.SUPPRESS)
 
@@ -113,9 +115,7 @@ class CollectCommand:
 
 def _check_numbers(args: argparse.Namespace) -> None:
     """NaN, infinities and negative durations are refused (NaN would compare False and disable a bound)."""
-    for flag, value, minimum in (("--timeout", args.timeout, 0.1), ("--connect-timeout", args.connect_timeout, 0.1),
-                                 ("--collector-timeout", args.collector_timeout, 0.1),
-                                 ("--strace-seconds", args.strace_seconds, 0.0)):
+    for flag, value, minimum in (("--timeout", args.timeout, 0.1), ("--connect-timeout", args.connect_timeout, 0.1)):
         if not math.isfinite(value) or value < minimum:
             raise UsageError(f"{flag} {value}: must be a finite number >= {minimum:g}")
     if args.width is not None and not 20 <= args.width <= 10000:
@@ -127,7 +127,9 @@ def _say(text: str) -> None:
 
 
 def _node_args(args: argparse.Namespace) -> tuple[str, ...]:
-    out: list[str] = ["--strace-seconds", str(args.strace_seconds), "--collector-timeout", str(args.collector_timeout)]
+    settings = settings_from(CollectSettings, COLLECT_OPTIONS, vars(args))
+    out: list[str] = ["--strace-seconds", str(settings.strace_seconds),
+                      "--collector-timeout", str(settings.collector_timeout)]
     if args.job:
         out += ["--job", validate_job_id(args.job)]
     if args.job_run_dir:
@@ -214,7 +216,7 @@ def _report_flags(args: argparse.Namespace) -> list[str]:
 
 def _node_side(args: argparse.Namespace) -> int:
     set_redaction(not args.no_redact)
-    options = CollectOptions(strace_seconds=args.strace_seconds, collector_timeout=args.collector_timeout)
+    options = settings_from(CollectSettings, COLLECT_OPTIONS, vars(args))
     job = validate_job_id(args.job) if args.job else None
     if args.match:
         _node_args(args)               # checks the regular expression

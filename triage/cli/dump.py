@@ -22,10 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from triage.bundle import Trigger
-from triage.collectors.common import CollectOptions, Target, may_touch, process_alive
+from triage.collectors.common import Target, may_touch, process_alive
 from triage.collectors.discover import find_matching, find_ranks, foreign_pids, targets_for_pids
 from triage.collectors.node_bundle import JobInfo, collect_node_bundle
 from triage.collectors.redact import set_redaction
+from triage.config import add_arguments, options_of, settings_from
 from triage.errors import InputError, UsageError
 from triage.exitcodes import ExitCode
 from triage.layout import (
@@ -36,10 +37,12 @@ from triage.layout import (
     short_hostname,
     write_json_atomic,
 )
-from triage.options import GDB_CHOICES
+from triage.options import CollectSettings
 from triage.schemas import RUN_LAYOUT
 
 DEFAULT_WAIT_S = 120.0
+# the collection settings `triage dump` takes as flags (defaults and checks from triage.options)
+COLLECT_OPTIONS = options_of(CollectSettings, ("gdb", "strace_seconds", "pyspy_native", "collector_timeout"))
 
 
 class DumpCommand:
@@ -58,10 +61,7 @@ class DumpCommand:
         parser.add_argument("--reason", default="", help="one line saved in the bundle manifest")
         parser.add_argument("--wait", type=float, default=DEFAULT_WAIT_S,
                             help=f"seconds to wait for the agents' bundles (default {DEFAULT_WAIT_S:.0f})")
-        parser.add_argument("--gdb", choices=GDB_CHOICES, default="auto", help="gdb backtraces (standalone)")
-        parser.add_argument("--strace-seconds", type=float, default=2.0, help="strace window (0 disables)")
-        parser.add_argument("--pyspy-native", action="store_true", help="py-spy with native frames")
-        parser.add_argument("--collector-timeout", type=float, default=10.0, help="seconds per tool")
+        add_arguments(parser, COLLECT_OPTIONS, config_file=False)
         parser.add_argument("--all-users", action="store_true",
                             help="(root) also adopt other users' processes; by default only your own")
         parser.add_argument("--no-redact", action="store_true",
@@ -69,8 +69,6 @@ class DumpCommand:
 
     def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         check_number("--wait", args.wait, minimum=0.0)
-        check_number("--strace-seconds", args.strace_seconds, minimum=0.0)
-        check_number("--collector-timeout", args.collector_timeout, minimum=0.1)
         if args.match is not None:
             try:
                 re.compile(args.match)
@@ -80,8 +78,7 @@ class DumpCommand:
             raise InputError(f"--out {args.out}: exists and is not a directory",
                              hint="give a new directory name (or an earlier `triage dump` directory)")
         set_redaction(not args.no_redact)
-        options = CollectOptions(gdb=args.gdb, strace_seconds=args.strace_seconds,
-                                 pyspy_native=args.pyspy_native, collector_timeout=args.collector_timeout)
+        options = settings_from(CollectSettings, COLLECT_OPTIONS, vars(args))
         if args.run_dir_arg is not None and (args.pid or args.match or args.run_dir):
             raise UsageError("give the run directory either as RUN_DIR or --run-dir, and not with --pid/--match")
         if args.pid or args.match:
@@ -115,7 +112,7 @@ def _running_agents(run: RunPaths) -> list[HostPaths]:
     return agents
 
 
-def _from_run_dir(run_dir: Path, args: argparse.Namespace, options: CollectOptions) -> int:
+def _from_run_dir(run_dir: Path, args: argparse.Namespace, options: CollectSettings) -> int:
     run = RunPaths(run_dir)
     if not run.is_run_dir():
         raise InputError(f"{run_dir}: not a triage run directory (no run.json)",
@@ -172,7 +169,7 @@ def _run_targets(host: HostPaths, all_users: bool = False) -> list[Target]:
     return targets
 
 
-def _standalone_run_dir(run: RunPaths, args: argparse.Namespace, options: CollectOptions) -> int:
+def _standalone_run_dir(run: RunPaths, args: argparse.Namespace, options: CollectSettings) -> int:
     host = run.host(short_hostname())
     targets = _run_targets(host, args.all_users)
     if not targets:
@@ -210,7 +207,7 @@ def _read_dict(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _standalone(args: argparse.Namespace, options: CollectOptions) -> int:
+def _standalone(args: argparse.Namespace, options: CollectSettings) -> int:
     if args.pid:
         dead = [p for p in args.pid if not process_alive(p)]
         if dead:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from triage.config import add_arguments, launch_options, resolve
+from triage.config import add_arguments, launch_options, resolve, settings_from
 from triage.errors import UsageError
+from triage.options import LaunchSettings
 
 EPILOG = """\
 examples:
@@ -43,4 +44,4 @@ class LaunchCommand:
                              hint="e.g. `triage launch -- torchrun --nproc-per-node 2 train.py`")
         options = launch_options()
         values = resolve(options, {o.name: getattr(args, o.name, None) for o in options}, args.config)
-        return launch(argv, values)
+        return launch(argv, settings_from(LaunchSettings, options, values))

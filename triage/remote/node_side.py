@@ -32,7 +32,7 @@ from typing import Any, BinaryIO
 import psutil
 
 from triage.bundle import Trigger
-from triage.collectors.common import CollectOptions, Target, process_alive
+from triage.collectors.common import Target, process_alive
 from triage.collectors.discover import find_ranks, foreign_pids, targets_for_pids
 from triage.collectors.node_bundle import JobInfo, collect_node_bundle
 from triage.collectors.procinfo import read_environ
@@ -45,6 +45,7 @@ from triage.layout import (
     short_hostname,
     write_json_atomic,
 )
+from triage.options import CollectSettings
 from triage.remote.slurm import job_pids_here
 from triage.remote.transfer import pack
 from triage.schemas import RUN_LAYOUT
@@ -59,7 +60,7 @@ class NodeRequest:
     match: str | None = None
     reason: str = "triage collect"
     wait_s: float = 60.0
-    options: CollectOptions = field(default_factory=CollectOptions)
+    options: CollectSettings = field(default_factory=CollectSettings)
     all_users: bool = False
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.paths import REPO
 from triage.cli import build_parser
 from triage.config import add_arguments, launch_options, resolve, settings_from
 from triage.errors import ConfigError, UsageError
@@ -157,3 +158,10 @@ def test_help_documents_every_option(capsys: pytest.CaptureFixture[str]) -> None
     for opt in OPTIONS:
         assert opt.flag in text
         assert opt.env in text
+
+
+def test_the_docs_name_every_option_of_the_launch_table() -> None:
+    docs = "".join((REPO / "docs" / name).read_text(encoding="utf-8")
+                   for name in ("launch.md", "hang-policy.md", "stragglers.md"))
+    missing = [o.name for o in OPTIONS if f"`{o.name}`" not in docs and f"`{o.flag}" not in docs]
+    assert missing == []

@@ -19,8 +19,8 @@ from tests.helpers.launch import (
     torchrun,
 )
 from tests.helpers.paths import example, program
+from tests.helpers.tagged import iter_records, reconstruct
 from triage.agent.envsetup import BOOTSTRAP_DIR
-from triage.agent.tagger import iter_records, reconstruct
 
 
 def _probes(output: bytes) -> dict[int, dict[str, object]]:

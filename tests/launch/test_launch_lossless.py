@@ -7,8 +7,8 @@ from pathlib import Path
 
 from tests.helpers.launch import HOST, job_env, launch_argv, rank_dir, read_json, run_launch, sha, torchrun
 from tests.helpers.paths import program
+from tests.helpers.tagged import iter_records, reconstruct
 from tests.programs.launch_spew import expected_stream
-from triage.agent.tagger import iter_records, reconstruct
 
 LINES = 260_000     # per rank: 4 ranks -> 1.04M lines
 

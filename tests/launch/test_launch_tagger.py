@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 
-from triage.agent.tagger import Tagger, iter_records, reconstruct
+from tests.helpers.tagged import iter_records, reconstruct
+from triage.agent.tagger import Tagger
 
 
 def _tag_stream(chunks: list[bytes], max_partial: int = 1 << 20) -> bytes:

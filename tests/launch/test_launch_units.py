@@ -8,12 +8,12 @@ import signal
 import time
 from pathlib import Path
 
+from tests.helpers.tagged import reconstruct
 from triage.agent.envsetup import is_torchrun, rank_vars
 from triage.agent.pump import LogPump
 from triage.agent.ranks import RankTracker, describe_ends, fatal_signal
 from triage.agent.rundir import job_id_from_env, prepare_run_dir
 from triage.agent.supervisor import exit_code_of
-from triage.agent.tagger import reconstruct
 
 
 class _Sink:

@@ -106,7 +106,7 @@ CASES: list[Case] = [
     c("dump-ctimeout-neg", "dump", "--pid", "1", "--collector-timeout", "-1", says="finite"),
     c("dump-ctimeout-inf", "dump", "--pid", "1", "--collector-timeout", "inf", says="finite"),
     c("dump-strace-inf", "dump", "--pid", "1", "--strace-seconds", "inf", says="finite"),
-    c("dump-gdb-choice", "dump", "--pid", "1", "--gdb", "sometimes", says="invalid choice"),
+    c("dump-gdb-choice", "dump", "--pid", "1", "--gdb", "sometimes", says="is not one of auto, always, never"),
     c("dump-both", "dump", "{d}/rundir", "--pid", "1"),
     # --- collect
     c("collect-nowhere", "collect", says="say where"),

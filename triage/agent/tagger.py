@@ -12,13 +12,9 @@ records, in order. Tagging works on whole chunks with ``bytes.replace`` (no per-
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Iterator
-
 Chunk = bytes | memoryview
 MAX_PARTIAL = 1 << 20
 IDLE_FLUSH_S = 1.0
-_RECORD = re.compile(rb"^\[([^\]\n]*):([^\]\n:]*)\]([ +])", re.MULTILINE)
 
 
 class Tagger:
@@ -74,32 +70,3 @@ class Tagger:
         if self.pending and now - self.pending_since >= idle:
             return self.flush_partial()
         return b""
-
-
-def iter_records(merged: bytes) -> Iterator[tuple[str, str, bool, bytes]]:
-    """(host, rank, whole_line, segment) for each record of a merged log or console capture.
-
-    Lines that are not records (e.g. triage's own messages) are skipped.
-    """
-    for line in merged.split(b"\n")[:-1] if merged.endswith(b"\n") else merged.split(b"\n"):
-        match = _RECORD.match(line)
-        if match is None:
-            continue
-        host, rank, sep = match.group(1), match.group(2), match.group(3)
-        yield host.decode(), rank.decode(), sep == b" ", line[match.end():]
-
-
-def reconstruct(merged: bytes, host: str, rank: str) -> bytes:
-    """The source byte stream of one ``host:rank`` from a merged log (inverse of tagging)."""
-    return b"".join(_source_bytes(r) for r in iter_records(merged) if r[0] == host and r[1] == rank)
-
-
-def _source_bytes(record: tuple[str, str, bool, bytes]) -> bytes:
-    return record[3] + b"\n" if record[2] else record[3]
-
-
-def reconstruct_all(records: Iterable[tuple[str, str, bool, bytes]]) -> dict[tuple[str, str], bytes]:
-    out: dict[tuple[str, str], list[bytes]] = {}
-    for rec in records:
-        out.setdefault((rec[0], rec[1]), []).append(_source_bytes(rec))
-    return {key: b"".join(parts) for key, parts in out.items()}

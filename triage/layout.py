@@ -294,6 +294,34 @@ class BundlePaths:
 
 
 @dataclass(frozen=True)
+class StragglerPaths:
+    """The live straggler watch's files (``<host>/stragglers/``): warnings, py-spy recordings, the
+    ranks' Flight Recorder as last fetched, and what the watch did."""
+
+    root: Path
+
+    @property
+    def warnings(self) -> Path:
+        return self.root / "warnings.jsonl"
+
+    @property
+    def summary(self) -> Path:
+        return self.root / "watch.json"
+
+    def live_fr(self, rank: int) -> Path:
+        return self.root / "fr" / f"rank-{rank}" / "fr.json"
+
+    def live_fr_ranks(self) -> list[int]:
+        """The ranks whose fetched Flight Recorder is here."""
+        found = (path.parent.name.removeprefix("rank-") for path in (self.root / "fr").glob("rank-*/fr.json"))
+        return sorted(int(rank) for rank in found if rank.isdigit())
+
+    def sample(self, rank: int, stamp: str) -> Path:
+        """A py-spy recording of a straggler (``stamp``: when, e.g. 20261123T101500Z)."""
+        return self.root / f"rank-{rank}-{stamp}.pyspy.txt"
+
+
+@dataclass(frozen=True)
 class HostPaths:
     root: Path
 
@@ -326,13 +354,12 @@ class HostPaths:
         return self.root / "dump-requests"
 
     @property
-    def stragglers_dir(self) -> Path:
-        """The live straggler watch's files: warnings, py-spy recordings, the ranks' fetched FR."""
-        return self.root / "stragglers"
+    def stragglers(self) -> StragglerPaths:
+        return StragglerPaths(self.root / "stragglers")
 
     def live_fr(self, rank: int) -> Path:
         """The rank's Flight Recorder as the straggler watch last fetched it while the job ran."""
-        return self.stragglers_dir / "fr" / f"rank-{rank}" / "fr.json"
+        return self.stragglers.live_fr(rank)
 
     def rank(self, rank: int) -> RankPaths:
         return RankPaths(self.ranks_dir / str(rank))

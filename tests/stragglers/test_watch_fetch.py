@@ -52,7 +52,7 @@ def test_a_worker_that_knows_fr_writes_the_dump_alone(tmp_path: Path) -> None:
     paths, log = worker(tmp_path, "triage-test-fr-new"), tmp_path / "commands"
     name = json.loads(paths.worker.read_text())["control_socket"]
     with running_program([sys.executable, "-c", SERVER, name, "yes", str(log)]):
-        got = fetch_fr(paths, tmp_path / "out")
+        got = fetch_fr(paths, tmp_path / "out" / "fr.json")
     assert got == tmp_path / "out" / "fr.json" and json.loads(got.read_text())["entries"] == []
     assert log.read_text().split() == ["fr"]
 
@@ -61,12 +61,12 @@ def test_an_older_worker_gets_the_dump_request(tmp_path: Path) -> None:
     paths, log = worker(tmp_path, "triage-test-fr-old"), tmp_path / "commands"
     name = json.loads(paths.worker.read_text())["control_socket"]
     with running_program([sys.executable, "-c", SERVER, name, "no", str(log)]):
-        got = fetch_fr(paths, tmp_path / "out")
+        got = fetch_fr(paths, tmp_path / "out" / "fr.json")
     assert got == tmp_path / "out" / "fr.json" and got.is_file()
     assert log.read_text().split() == ["fr", "dump"]
 
 
 def test_a_gone_worker_gives_nothing(tmp_path: Path) -> None:
     paths = worker(tmp_path, "triage-test-fr-gone")
-    assert fetch_fr(paths, tmp_path / "out") is None
-    assert fetch_fr(RankPaths(tmp_path / "no-such-rank"), tmp_path / "out2") is None
+    assert fetch_fr(paths, tmp_path / "out" / "fr.json") is None
+    assert fetch_fr(RankPaths(tmp_path / "no-such-rank"), tmp_path / "out2" / "fr.json") is None

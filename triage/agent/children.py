@@ -18,6 +18,7 @@ from typing import Any
 
 from triage.analysis.child_wait import ChildWait, child_waited_on, classify_child
 from triage.bundle import CollectorRecord
+from triage.layout import BundlePaths
 from triage.load.agent_facts import stack_lines
 from triage.model.evidence import ChildStack
 from triage.parsing.stacks import parse_pyspy_json, parse_pyspy_text
@@ -113,7 +114,7 @@ def waits(bundle: Path, entries: Sequence[dict[str, Any]]) -> list[ChildWait]:
     out = []
     for rank in sorted({e["rank"] for e in entries}):
         try:
-            threads = parse_pyspy_json(json.loads((bundle / f"rank-{rank}" / "pyspy.json").read_text()))
+            threads = parse_pyspy_json(json.loads(BundlePaths(bundle).rank(rank).pyspy_json.read_text()))
         except (OSError, ValueError):
             continue
         children = [ChildStack(e["pid"], _main_stack(bundle / e["file"]), e["worker_id"], str(bundle / e["file"]))

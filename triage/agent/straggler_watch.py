@@ -38,7 +38,7 @@ from triage.analysis.stragglers import Straggler, StragglerResult, find_straggle
 from triage.collectors.common import run_tool
 from triage.collectors.pyspy import find_pyspy
 from triage.collectors.worker_client import request_dump, send_command
-from triage.layout import HostPaths, RankPaths, write_json_atomic
+from triage.layout import HostPaths, RankPaths, RunPaths, write_json_atomic
 from triage.load.fr_files import load_fr_dumps
 from triage.options import StragglerSettings
 
@@ -111,19 +111,19 @@ def summarize_samples(raw: str) -> str | None:
     return f"{frame} in {100 * hits / total:.0f}% of {total} samples"
 
 
-def fetch_fr(target: RankPaths, out: Path) -> Path | None:
-    """The rank's Flight Recorder as ``out/fr.json``, or None. A worker that knows ``fr PATH``
-    writes that file alone; an older one answers "unknown command" and gets the full ``dump``
-    request, which also writes stacks.txt and fr.pickle (the first pickle costs it ~2 s of CPU)."""
-    path = out / "fr.json"
+def fetch_fr(target: RankPaths, path: Path) -> Path | None:
+    """The rank's Flight Recorder written to ``path`` (named ``fr.json``), or None. A worker that knows
+    ``fr PATH`` writes that file alone; an older one answers "unknown command" and gets the full
+    ``dump`` request into ``path``'s directory, which also writes stacks.txt and fr.pickle there (the
+    first pickle costs it ~2 s of CPU)."""
     try:
-        out.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         reply = send_command(target, f"fr {path}", DUMP_TIMEOUT_S)
     except (OSError, LookupError, ValueError, TypeError):
         return None
     if reply.get("ok") is True and path.is_file():
         return path
-    if "unknown command" in str(reply.get("error")) and request_dump(target, out, DUMP_TIMEOUT_S).ok:
+    if "unknown command" in str(reply.get("error")) and request_dump(target, path.parent, DUMP_TIMEOUT_S).ok:
         return path if path.is_file() else None
     return None
 
@@ -144,7 +144,7 @@ class StragglerWatch:
         self.ctx, self.settings, self.say = ctx, settings, say
         self.policy = WarnPolicy(settings)
         self.paths = HostPaths(ctx.host_dir)
-        self.root = self.paths.stragglers_dir
+        self.files = self.paths.stragglers
         self.next_check = time.time() + settings.check_interval_s
         self.thread: threading.Thread | None = None
         self.checks = 0
@@ -172,7 +172,7 @@ class StragglerWatch:
             thread.join(timeout)
         if self.checks:
             with contextlib.suppress(OSError):
-                write_json_atomic(self.root / "watch.json", {
+                write_json_atomic(self.files.summary, {
                     "checks": self.checks, "cpu_s": round(self.cpu_s, 4), "samples": self.policy.samples,
                     "check_interval_s": self.settings.check_interval_s, "problems": self.problems})
 
@@ -192,9 +192,9 @@ class StragglerWatch:
         for status in live:
             if status.paths is None:
                 continue
-            out = self.paths.live_fr(status.rank).parent
-            if fetch_fr(status.paths, out) is not None:
-                files[status.rank] = (out / "fr.json", status.host)
+            fetched = fetch_fr(status.paths, self.files.live_fr(status.rank))
+            if fetched is not None:
+                files[status.rank] = (fetched, status.host)
         result, problems = analyze_dumps({**self.other_hosts(now), **files})
         self.problems = (self.problems + problems)[-10:]
         decision = self.policy.decide(result.stragglers, now, [s.rank for s in live])
@@ -205,7 +205,7 @@ class StragglerWatch:
         line, sample_path = decision.warn, None
         pid = next((s.pid for s in live if s.rank == decision.sample), None)
         if decision.sample is not None and pid is not None:
-            sample_path = self._stamped(f"rank-{decision.sample}", "pyspy.txt", now)
+            sample_path = self.files.sample(decision.sample, time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now)))
             line += "; " + self.record(decision.sample, pid, sample_path)     # one line: wait for the samples
         self.say(line)
         self._log(decision.straggler, now, sample_path if sample_path and sample_path.is_file() else None, line)
@@ -215,26 +215,25 @@ class StragglerWatch:
         """The live dumps other nodes' agents left in a shared run directory, when fresh (from
         their last two checks): rank -> (path, host). Empty when the run directory is per node."""
         out: dict[int, tuple[Path, str | None]] = {}
-        for path in sorted(self.ctx.run_dir.glob("*/stragglers/fr/rank-*/fr.json")):
-            host_dir = path.parents[3]
-            try:
-                rank = int(path.parent.name.removeprefix("rank-"))
-                age = now - path.stat().st_mtime
-            except (ValueError, OSError):
+        for host in RunPaths(self.ctx.run_dir).hosts():
+            if host.root == self.ctx.host_dir:
                 continue
-            if host_dir != self.ctx.host_dir and rank >= 0 and age <= 2 * self.settings.check_interval_s + 5.0:
-                out.setdefault(rank, (path, host_dir.name))
+            for rank in host.stragglers.live_fr_ranks():
+                path = host.live_fr(rank)
+                try:
+                    age = now - path.stat().st_mtime
+                except OSError:
+                    continue
+                if age <= 2 * self.settings.check_interval_s + 5.0:
+                    out.setdefault(rank, (path, host.host))
         return out
-
-    def _stamped(self, stem: str, suffix: str, now: float) -> Path:
-        return self.root / f"{stem}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime(now))}.{suffix}"
 
     def _log(self, straggler: Straggler, now: float, sample: Path | None, line: str) -> None:
         entry = {"time": now, "line": line, "samples": str(sample) if sample else None,
                  **straggler.to_json()}
         with contextlib.suppress(OSError):
-            self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
-            with open(self.root / "warnings.jsonl", "a", encoding="utf-8") as handle:
+            self.files.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+            with open(self.files.warnings, "a", encoding="utf-8") as handle:
                 handle.write(json.dumps(entry) + "\n")
 
     def record(self, rank: int, pid: int, path: Path) -> str:

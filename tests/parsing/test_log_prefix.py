@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from triage.parsing.log_prefix import split_interleaved_log, split_rank_prefix
+from tests.helpers.logs import split_interleaved_log
+from triage.parsing.log_prefix import split_rank_prefix
 
 
 @pytest.mark.parametrize(("line", "rank", "host", "rest", "local", "pid"), [

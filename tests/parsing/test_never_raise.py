@@ -13,7 +13,7 @@ import pytest
 from triage.errors import InputError
 from triage.parsing.dmesg import parse_dmesg_line, relevant_lines, scan_dmesg
 from triage.parsing.flight_recorder import decode_fr_bytes, parse_fr_json
-from triage.parsing.log_prefix import split_interleaved_log, split_rank_prefix
+from triage.parsing.log_prefix import attribute_lines, split_rank_prefix
 from triage.parsing.names import redop_name, torch_dtype, torch_op
 from triage.parsing.nccl import NcclTracker, parse_nccl_line, parse_nccl_segments
 from triage.parsing.stacks import (
@@ -52,9 +52,9 @@ ALPHABET = " :[]()=,.-_0123456789abcdefxNCLIOWARrankPGcommopCount\t\r/\\'\"#+>"
 
 LINE_PARSERS: list[Callable[[str], Any]] = [
     parse_nccl_line, parse_nccl_segments, parse_watchdog_line, parse_dmesg_line, split_rank_prefix,
-    scan_watchdog, scan_dmesg, relevant_lines, split_interleaved_log, parse_pyspy_text, parse_faulthandler,
+    scan_watchdog, scan_dmesg, relevant_lines, parse_pyspy_text, parse_faulthandler,
     parse_faulthandler_signal, parse_launcher_failures, parse_error_file, torch_dtype, torch_op, redop_name,
-    lambda s: stack_top(parse_faulthandler(s)), lambda s: waiting_in_collective(parse_pyspy_text(s)),
+    lambda s: attribute_lines(s.splitlines()), lambda s: stack_top(parse_faulthandler(s)), lambda s: waiting_in_collective(parse_pyspy_text(s)),
 ]
 
 

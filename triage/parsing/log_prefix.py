@@ -132,14 +132,6 @@ def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
     return out
 
 
-def split_interleaved_log(text: str) -> dict[int | str, list[str]]:
-    """Lines grouped per owner (see :func:`attribute_lines`), prefixes removed."""
-    groups: dict[int | str, list[str]] = {}
-    for owner in attribute_lines(text.splitlines()):
-        groups.setdefault(owner.key, []).append(owner.rest)
-    return groups
-
-
 def _ranks_from_nccl_inits(parsed: list[RankPrefix]) -> dict[str, int]:
     """host:pid -> rank in the process's largest communicator, from NCCL init lines."""
     from triage.parsing.nccl import NcclInit, parse_nccl_line  # nccl imports this module

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.helpers.paths import PROGRAMS
 from tests.helpers.postmortem import crash, report_json, triage_run
 from triage.parsing.elfcore import read_core_notes
@@ -159,3 +161,25 @@ def test_dmesg_file_names_the_faulting_thread_and_gives_the_time(built: dict[str
     assert item["faulting_name"] == "worker_thread7"
     assert item["time_source"] == "kernel log"
     assert len(item["kernel_events"]) == 1          # the old line is outside the correlation window
+
+
+def test_postmortem_classifies_each_core_once(built: dict[str, Path], crash_dir: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two real cores through run_postmortem: gdb's output of each is classified exactly once."""
+    from triage.analysis import core_crash
+    from triage.postmortem.run import run_postmortem
+
+    cores = [crash([str(built["pm_assert"])], crash_dir / name).core for name in ("a", "b")]
+    real = core_crash.classify_core_output
+    seen: list[object] = []
+
+    def counted(output, *args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(output.info.get("core"))
+        return real(output, *args, **kwargs)
+
+    monkeypatch.setattr(core_crash, "classify_core_output", counted)
+    result = run_postmortem(cores, dmesg_text="")
+    assert sorted(map(str, seen)) == sorted(str(c) for c in cores)
+    assert len(result.classifications) == 2
+    assert result.report.extra["postmortem"] == [core_crash.classification_json(c) for c in sorted(
+        result.classifications, key=lambda c: (c.time is None, c.time or 0.0))]

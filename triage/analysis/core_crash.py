@@ -210,9 +210,9 @@ def analyse_crashes(evidence: Evidence) -> CrashAnalysis:
     return CrashAnalysis(tuple(classifications), others, tuple(not_python))
 
 
-def postmortem_report(evidence: Evidence) -> Report:
-    """The crash report of ``triage postmortem``: the earliest crash is the root cause."""
-    found = analyse_crashes(evidence)
+def crash_analysis_report(found: CrashAnalysis, evidence: Evidence) -> Report:
+    """The crash report of ``triage postmortem`` from its crashes, classified once by
+    :func:`analyse_crashes`: the earliest crash is the root cause."""
     return crash_report(found.classifications, found.others, sources=evidence.sources, problems=evidence.skipped)
 
 

@@ -142,10 +142,13 @@ def read_json(path: Path) -> Any:
 @dataclass(frozen=True)
 class RankPaths:
     root: Path
+    # file names that readers match evidence paths against
+    WORKER: ClassVar[str] = "worker.json"
+    EXIT: ClassVar[str] = "exit.json"
 
     @property
     def worker(self) -> Path:
-        return self.root / "worker.json"
+        return self.root / self.WORKER
 
     @property
     def heartbeat(self) -> Path:
@@ -169,7 +172,7 @@ class RankPaths:
 
     @property
     def exit(self) -> Path:
-        return self.root / "exit.json"
+        return self.root / self.EXIT
 
 
 @dataclass(frozen=True)
@@ -179,6 +182,10 @@ class BundleRankPaths:
     root: Path
     # what the in-worker agent writes on a dump request (it imports nothing of triage: same names there)
     WORKER_DUMP_FILES: ClassVar[tuple[str, ...]] = ("fr.json", "fr.pickle", "stacks.txt")
+    PYSPY_JSON: ClassVar[str] = "pyspy.json"
+    STACKS: ClassVar[str] = "stacks.txt"
+    # the files a rank's Python stacks are read from: py-spy's, or the in-worker agent's dump
+    STACK_DUMPS: ClassVar[tuple[str, ...]] = (PYSPY_JSON, STACKS)
 
     @property
     def fr_json(self) -> Path:
@@ -190,11 +197,11 @@ class BundleRankPaths:
 
     @property
     def stacks(self) -> Path:
-        return self.root / "stacks.txt"
+        return self.root / self.STACKS
 
     @property
     def pyspy_json(self) -> Path:
-        return self.root / "pyspy.json"
+        return self.root / self.PYSPY_JSON
 
     @property
     def pyspy_txt(self) -> Path:
@@ -333,6 +340,29 @@ class HostPaths:
     def live_fr(self, rank: int) -> Path:
         """The rank's Flight Recorder as the straggler watch last fetched it while the job ran."""
         return self.stragglers_dir / "fr" / f"rank-{rank}" / "fr.json"
+
+    def live_frs(self) -> list[tuple[int, Path]]:
+        """(rank, :meth:`live_fr`) of every rank whose Flight Recorder the straggler watch fetched."""
+        found = []
+        for path in sorted(self.stragglers_dir.glob("fr/rank-*/fr.json")):
+            rank = path.parent.name.removeprefix("rank-")
+            if rank.isdigit():
+                found.append((int(rank), path))
+        return found
+
+    @property
+    def straggler_watch(self) -> Path:
+        """What the straggler watch did and cost (its checks, CPU time, problems)."""
+        return self.stragglers_dir / "watch.json"
+
+    @property
+    def straggler_warnings(self) -> Path:
+        """The straggler watch's warnings, one JSON object a line."""
+        return self.stragglers_dir / "warnings.jsonl"
+
+    def straggler_sample(self, rank: int, stamp: str) -> Path:
+        """A ``py-spy record`` of a slow rank the straggler watch took at ``stamp``."""
+        return self.stragglers_dir / f"rank-{rank}-{stamp}.pyspy.txt"
 
     def rank(self, rank: int) -> RankPaths:
         return RankPaths(self.ranks_dir / str(rank))

@@ -1,9 +1,9 @@
 """Group an interleaved log's lines by owner, the way the log-prefix tests read
-:func:`triage.parsing.log_prefix.attribute_lines`."""
+:func:`triage.parsing.log_owners.attribute_lines`."""
 
 from __future__ import annotations
 
-from triage.parsing.log_prefix import attribute_lines
+from triage.parsing.log_owners import attribute_lines
 
 
 def split_interleaved_log(text: str) -> dict[int | str, list[str]]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.helpers.processes import python_program, running_program
-from triage.parsing.nccl import NcclTracker
+from triage.parsing.nccl_tracker import NcclTracker
 
 OPS = ["all_reduce", "all_gather", "reduce_scatter", "broadcast"]
 N_OPS = 30

@@ -31,6 +31,7 @@ from typing import IO, TypeAlias
 
 from triage.model import Collective, CollectiveState
 from triage.parsing.nccl import NcclColl, NcclEvent, NcclInit, NcclWarn, parse_nccl_segments
+from triage.parsing.nccl_bulk import bulk_read
 
 
 @dataclass(frozen=True)
@@ -145,8 +146,6 @@ class NcclTracker:
             self.feed_text(data)
 
     def feed_bytes(self, data: bytes | mmap.mmap) -> None:
-        from triage.parsing.nccl_bulk import bulk_read
-
         if len(data) < BULK_MIN_BYTES or not bulk_read(self, data):
             if len(data) >= BULK_MIN_BYTES:
                 self.bulk_fallbacks += 1

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from triage.model import CollectiveState
+from triage.parsing import nccl_bulk
 from triage.parsing.nccl import (
     NcclColl,
     NcclInit,
@@ -328,8 +329,6 @@ def test_bulk_after_live_lines_keeps_state() -> None:
 def test_bulk_comm_quiet_halfway(monkeypatch: pytest.MonkeyPatch, heavy: int) -> None:
     """A comm busy for the first half then silent: found by the pass, or (when it matches too
     often) by the backward window search."""
-    from triage.parsing import nccl_bulk
-
     monkeypatch.setattr(nccl_bulk, "HEAVY_MATCHES", heavy)
     rng = random.Random(6)
     lines = [_init("a", 1, "0xw", 0, 2, "0xW"), _init("a", 1, "0xhalf", 0, 2, "0xH")]

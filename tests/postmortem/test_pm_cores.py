@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from tests.helpers.paths import PROGRAMS
 from tests.helpers.postmortem import crash, report_json, triage_run
+from tests.helpers.processes import running_program
+from triage.analysis import core_crash
+from triage.analysis.core_crash import classify_core_output
+from triage.bundle import CollectorStatus
+from triage.collectors.core import collect_core
+from triage.collectors.gdbrun import find_gdb, gdb_batch_argv, run_gdb
+from triage.load.cores import bundle_core_outputs
 from triage.parsing.elfcore import read_core_notes
 from triage.parsing.gdb import parse_gdb_backtrace
 from triage.postmortem.locate import find_core
+from triage.postmortem.run import run_postmortem
 
 
 def _details(data: dict) -> dict:
@@ -99,11 +109,6 @@ def _mapped(core: Path) -> tuple[str, ...]:
 
 def test_gdb_parser_reads_live_gdb_output_with_thread_names(built: dict[str, Path], crash_dir: Path) -> None:
     """The same parser reads `gdb -p` output (live threads have names; cores do not)."""
-    import subprocess
-
-    from tests.helpers.processes import running_program
-    from triage.collectors.gdbrun import find_gdb, gdb_batch_argv, run_gdb
-
     source = (PROGRAMS / "pm_mt_crash.c").read_text()
     sleeper = crash_dir / "sleeper.c"
     sleeper.write_text(source.replace("usleep(50000);", "sleep(600);"))
@@ -111,8 +116,6 @@ def test_gdb_parser_reads_live_gdb_output_with_thread_names(built: dict[str, Pat
     gdb = find_gdb()
     assert gdb is not None
     with running_program([str(crash_dir / "sleeper")]) as proc:
-        import time
-
         time.sleep(0.2)   # let both threads set their names
         run = run_gdb(gdb_batch_argv(gdb, None, str(proc.pid), core=False), timeout=60)
     bt = parse_gdb_backtrace(run.text)
@@ -126,11 +129,6 @@ def test_gdb_parser_reads_live_gdb_output_with_thread_names(built: dict[str, Pat
 
 def test_core_collector_into_a_bundle_and_bundle_classification(built: dict[str, Path], crash_dir: Path) -> None:
     """The interface `triage launch`/`triage report` use: collect_core into a bundle, classify it back."""
-    from triage.analysis.core_crash import classify_core_output
-    from triage.bundle import CollectorStatus
-    from triage.collectors.core import collect_core
-    from triage.load.cores import bundle_core_outputs
-
     result = crash([str(built["pm_assert"])], crash_dir)
     bundle = crash_dir / "bundle"
     record = collect_core(result.core, bundle, rank=3)
@@ -166,9 +164,6 @@ def test_dmesg_file_names_the_faulting_thread_and_gives_the_time(built: dict[str
 def test_postmortem_classifies_each_core_once(built: dict[str, Path], crash_dir: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """Two real cores through run_postmortem: gdb's output of each is classified exactly once."""
-    from triage.analysis import core_crash
-    from triage.postmortem.run import run_postmortem
-
     cores = [crash([str(built["pm_assert"])], crash_dir / name).core for name in ("a", "b")]
     real = core_crash.classify_core_output
     seen: list[object] = []

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.nccl import tracker_collectives
 from triage.errors import InputError
 from triage.parsing.dmesg import parse_dmesg_line, relevant_lines, scan_dmesg
 from triage.parsing.flight_recorder import decode_fr_bytes, parse_fr_json
@@ -96,7 +97,7 @@ def test_line_parsers_never_raise(seed: int) -> None:
         tracker.feed(line)
     tracker.feed_text("\n".join(lines))
     tracker.last_ops()
-    tracker.to_collectives()
+    tracker_collectives(tracker)
     big = NcclTracker()
     big.feed_bytes(("\n".join(lines * 40)).encode("utf-8", "surrogatepass"))
     big.last_ops()

@@ -178,3 +178,21 @@ def test_postmortem_classifies_each_core_once(built: dict[str, Path], crash_dir:
     assert len(result.classifications) == 2
     assert result.report.extra["postmortem"] == [core_crash.classification_json(c) for c in sorted(
         result.classifications, key=lambda c: (c.time is None, c.time or 0.0))]
+
+
+def test_a_dmesg_t_kernel_log_is_correlated_by_its_wallclock_stamps(built: dict[str, Path], crash_dir: Path) -> None:
+    """A kernel log saved with `dmesg -T` (local wallclock stamps, no seconds since boot) gives the
+    crash time as well as plain `dmesg` does."""
+    result = crash([str(built["pm_mt_crash"])], crash_dir)
+    tid = read_core_notes(result.core).faulting_tid
+    now = time.time()
+    kernel_log = crash_dir / "kern-T.log"
+    kernel_log.write_text("".join(
+        f"[{time.strftime('%a %b %d %H:%M:%S %Y', time.localtime(when))}] worker_thread7[{tid}]: segfault at 0 "
+        f"ip 000055d0 sp 00007f00 error 6 in x[1000+1000]\n" for when in (now - 1, now - 900)))
+    run, data = report_json(str(result.core), "--dmesg", str(kernel_log))
+    assert run.returncode == 1, run.stderr
+    item = data["extra"]["postmortem"][0]
+    assert item["time_source"] == "kernel log"
+    assert len(item["kernel_events"]) == 1          # the old line is outside the correlation window
+    assert abs(item["time"] - (now - 1)) < 2

@@ -19,6 +19,7 @@ import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
+from triage.collectors.common import find_tool
 from triage.parsing.elfcore import CoreNotes
 
 DELETED = " (deleted)"
@@ -100,8 +101,6 @@ def own_environment_dirs() -> list[Path]:
 
 def find_environment_tool(name: str) -> tuple[str | None, list[Path]]:
     """(the tool from triage's own environment, else from PATH, else None; the dirs looked in)."""
-    from triage.collectors.common import find_tool
-
     dirs = own_environment_dirs()
     for directory in dirs:
         path = directory / name

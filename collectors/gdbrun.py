@@ -13,6 +13,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from triage.collectors.common import run_tool
 from triage.parsing.gdb import gdb_bt_commands
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -128,8 +129,6 @@ def gdb_batch_argv(gdb: str, executable: str | None, target: str, py_helper: str
 
 
 def run_gdb(argv: list[str], timeout: float = DEFAULT_TIMEOUT_S, py_helper: str | None = None) -> GdbRun:
-    from triage.collectors.common import run_tool
-
     env = dict(os.environ, LC_ALL="C", TERM="dumb")
     env.pop("DEBUGINFOD_URLS", None)
     run = run_tool(argv, timeout, OUTPUT_LIMIT, env=env)

@@ -67,7 +67,7 @@ class PyFrames:
 
 def pystack_available() -> bool:
     try:
-        import pystack  # noqa: F401
+        import pystack  # noqa: F401  # lazy: an optional dependency, probed; only the child process uses it
     except ImportError:
         return False
     return True
@@ -150,6 +150,7 @@ def collect_pystack_live(target: Target, rank_out: Path, bundle: Path, options: 
 def _child(argv: list[str]) -> int:
     """The child: pystack on a core or a pid, JSON on stdout."""
     try:
+        # lazy: pystack (and what it reads) loads in this child process only, never in triage's own
         from pystack import engine
         from pystack._version import __version__
     except ImportError as error:

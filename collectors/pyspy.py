@@ -8,8 +8,12 @@ snapshot and nothing else. ``--native`` (option ``pyspy_native``) adds C/C++ fra
 
 from __future__ import annotations
 
+import json
+import os
 import time
 from pathlib import Path
+
+import psutil
 
 from triage.bundle import CollectorRecord, CollectorStatus
 from triage.collectors.common import (
@@ -27,6 +31,7 @@ from triage.collectors.common import (
     tool_error,
     write_private,
 )
+from triage.collectors.executable import find_environment_tool
 from triage.layout import BundlePaths, BundleRankPaths
 from triage.options import CollectSettings
 
@@ -35,8 +40,6 @@ NAME = "pyspy"
 
 def find_pyspy() -> tuple[str | None, str]:
     """(py-spy from triage's own environment or PATH, or None; where it was looked for)."""
-    from triage.collectors.executable import find_environment_tool
-
     tool, dirs = find_environment_tool("py-spy")
     return tool, " and ".join([*(str(d) for d in dirs), "PATH"])
 
@@ -109,8 +112,6 @@ def sample_stacks(pid: int, timeout: float = 5.0) -> tuple[object, str | None]:
     one (two samples a few seconds apart); the bundle's own dumps are taken by
     :func:`collect_pyspy`.
     """
-    import json
-
     tool, looked = find_pyspy()
     if tool is None:
         return None, f"py-spy not found (looked in {looked})"
@@ -128,10 +129,6 @@ CHILD_NAME = "pyspy-child"
 
 def python_children(pid: int) -> list[int]:
     """The rank's Python child processes, all levels (DataLoader workers, pools, subprocesses)."""
-    import os
-
-    import psutil
-
     try:
         children = psutil.Process(pid).children(recursive=True)
     except psutil.Error:

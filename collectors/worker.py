@@ -27,6 +27,7 @@ from triage.collectors.common import (
     write_private,
 )
 from triage.collectors.procinfo import read_environ
+from triage.collectors.worker_client import request_dump
 from triage.layout import FILE_MODE, BundlePaths, BundleRankPaths, make_private_dir
 from triage.options import CollectSettings
 
@@ -38,8 +39,6 @@ def _ask_worker(target: Target, rank_out: Path, timeout: float) -> str | None:
     if not (target.paths is not None):
         raise RuntimeError("internal error: expected target.paths is not None")
     try:
-        from triage.collectors.worker_client import request_dump
-
         result = request_dump(target.paths, rank_out, timeout=timeout)
     except Exception as error:  # noqa: BLE001 - any failure is recorded, never raised
         return f"{type(error).__name__}: {error}"

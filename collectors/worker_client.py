@@ -52,7 +52,7 @@ def socket_name(target: Target) -> str:
     path = Path(text)
     if path.is_dir():
         return _from_worker_json(RankPaths(path).worker)
-    if path.name == "worker.json":
+    if path.name == RankPaths.WORKER:
         return _from_worker_json(path)
     return text
 

@@ -14,6 +14,7 @@ def step(n: int | None = None) -> None:
     It never raises.
     """
     try:
+        # lazy: `import triage` (every command, and a job that never calls step()) does not load the agent
         import triage.worker.agent as _agent
 
         _agent.record_step(n)

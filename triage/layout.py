@@ -142,10 +142,13 @@ def read_json(path: Path) -> Any:
 @dataclass(frozen=True)
 class RankPaths:
     root: Path
+    # file names that readers match evidence paths against
+    WORKER: ClassVar[str] = "worker.json"
+    EXIT: ClassVar[str] = "exit.json"
 
     @property
     def worker(self) -> Path:
-        return self.root / "worker.json"
+        return self.root / self.WORKER
 
     @property
     def heartbeat(self) -> Path:
@@ -169,7 +172,7 @@ class RankPaths:
 
     @property
     def exit(self) -> Path:
-        return self.root / "exit.json"
+        return self.root / self.EXIT
 
 
 @dataclass(frozen=True)
@@ -179,6 +182,10 @@ class BundleRankPaths:
     root: Path
     # what the in-worker agent writes on a dump request (it imports nothing of triage: same names there)
     WORKER_DUMP_FILES: ClassVar[tuple[str, ...]] = ("fr.json", "fr.pickle", "stacks.txt")
+    PYSPY_JSON: ClassVar[str] = "pyspy.json"
+    STACKS: ClassVar[str] = "stacks.txt"
+    # the files a rank's Python stacks are read from: py-spy's, or the in-worker agent's dump
+    STACK_DUMPS: ClassVar[tuple[str, ...]] = (PYSPY_JSON, STACKS)
 
     @property
     def fr_json(self) -> Path:
@@ -190,11 +197,11 @@ class BundleRankPaths:
 
     @property
     def stacks(self) -> Path:
-        return self.root / "stacks.txt"
+        return self.root / self.STACKS
 
     @property
     def pyspy_json(self) -> Path:
-        return self.root / "pyspy.json"
+        return self.root / self.PYSPY_JSON
 
     @property
     def pyspy_txt(self) -> Path:

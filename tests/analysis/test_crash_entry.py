@@ -4,7 +4,7 @@ becomes the crash report, the earliest crash first, the ranks that did not crash
 
 from __future__ import annotations
 
-from triage.analysis.analyze import analyze
+from triage.analysis.analyze import analyze, analyze_crashes
 from triage.analysis.core_crash import analyse_crashes, crash_report
 from triage.model import RankState, VerdictKind
 from triage.model.evidence import CrashRecord, CrashSource, Evidence, KernelEvent, RankLogs
@@ -59,3 +59,12 @@ def test_the_same_records_without_the_flag_go_through_the_job_analysis() -> None
     """`triage report` never takes the crash-report path by accident."""
     report = analyze(Evidence(crashes=(_logs(1, SEGV, 101),)))
     assert "postmortem" not in report.extra
+
+
+def test_analyze_crashes_is_what_analyze_reports_with_the_classifications_it_used() -> None:
+    """`triage postmortem` takes both from one pass: the report and the classifications it was built from."""
+    evidence = Evidence(crashes=(_logs(1, SEGV, 101), _logs(0, TERM, 100)), crashes_only=True, sources=("/run",))
+    report, found = analyze_crashes(evidence)
+    assert report == analyze(evidence)
+    assert found == analyse_crashes(evidence)
+    assert [c.rank for c in found.classifications] == [1] and [o.rank for o in found.others] == [0]

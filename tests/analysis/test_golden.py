@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -70,8 +71,6 @@ def test_silent_mismatch_is_flagged_in_a_run_that_finished(monkeypatch: pytest.M
 def test_heartbeat_in_flight_entries_stand_in_for_missing_dumps(tmp_path: Path) -> None:
     """Right after a hang, before any bundle: each rank's heartbeat.json carries its in-flight FR
     entries (as the in-worker agent writes them); built here from the stuck_outside golden dumps."""
-    import shutil
-
     run = tmp_path / "run"
     shutil.copytree(GOLDEN / "stuck_outside/run", run)
     for host in ("node01", "node02"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -189,8 +190,6 @@ def test_a_gloo_socket_ifname_that_names_no_interface_is_named(tmp_path: Path) -
 
 def test_a_report_on_a_run_dir_with_a_check_says_the_cluster_checked_fine(tmp_path: Path) -> None:
     """`triage check --run-dir RUN` next to a run that hung: the report puts the hang on the job."""
-    import shutil
-
     run = tmp_path / "run"
     shutil.copytree(Path(__file__).resolve().parents[1] / "golden" / "stuck_outside" / "run", run)
     result = _check("--run-dir", str(run), "--timeout", "100", "--", TORCHRUN, "--standalone", "--nproc-per-node", "2")

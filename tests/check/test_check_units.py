@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import ast
+import io
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from triage.check import worker
 from triage.check.launcher import WORKER, parse_launch
+from triage.check.render import render_html, render_text
 from triage.check.results import CheckData
-from triage.check.verdict import decide, rank_ranges
+from triage.check.verdict import _ifname_problem, decide, rank_ranges
 from triage.cli.check import parse_timeout
 from triage.errors import InputError, UsageError
+from triage.schemas import CHECK_RESULT_FORMAT
 
 TORCHRUN = ["torchrun"]   # on PATH in the test venv
 
@@ -214,10 +220,6 @@ def test_ranks_without_results_that_joined_the_collectives_are_a_note_not_a_prob
 
 
 def test_text_rendering_snapshot() -> None:
-    import io
-
-    from triage.check.render import render_text
-
     ranks = _healthy()
     _probes(ranks, {frozenset(("n2", "n3"))})
     for record in ranks.values():
@@ -237,10 +239,6 @@ def test_text_rendering_snapshot() -> None:
 
 
 def test_html_escapes_what_the_nodes_wrote() -> None:
-    import io
-
-    from triage.check.render import render_html
-
     ranks = {r: _rank(r, r // 2, "<b>n1</b>" if r < 2 else f"n{r // 2 + 1}") for r in range(6)}
     out = io.StringIO()
     render_html(decide(CheckData(nodes=(), ranks=ranks, expected=_expected())), Path("/c"), out)
@@ -266,8 +264,6 @@ def test_a_node_that_never_reached_the_link_step_is_named() -> None:
     ("NCCL_SOCKET_IFNAME", "^docker,lo", False), ("NCCL_SOCKET_IFNAME", "bond", True),
 ])
 def test_socket_ifname_that_selects_no_interface(name: str, value: str, wrong: bool) -> None:
-    from triage.check.verdict import _ifname_problem
-
     problem = _ifname_problem(name, value, ["lo", "eth0"])
     assert (problem is not None) == wrong
     if problem:
@@ -290,15 +286,12 @@ def test_a_wrong_gloo_ifname_is_the_problem_when_gloo_failed_and_a_note_otherwis
 @pytest.mark.parametrize("name", ["worker.py", "worker_torch.py"])
 def test_the_worker_imports_only_the_standard_library_and_torch(name: str) -> None:
     """The launcher may run it under a Python where triage is not installed."""
-    import ast
-    import sys as _sys
-
     tree = ast.parse((WORKER.parent / name).read_text())
     imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
                 for alias in node.names}
     imported |= {str(node.module).split(".")[0] for node in ast.walk(tree)
                  if isinstance(node, ast.ImportFrom) and node.level == 0}
-    allowed = set(_sys.stdlib_module_names) | {"torch", "psutil", "worker_torch"}
+    allowed = set(sys.stdlib_module_names) | {"torch", "psutil", "worker_torch"}
     assert imported <= allowed, imported - allowed
 
 
@@ -312,10 +305,6 @@ def test_when_no_other_node_reaches_the_master_port_the_master_is_suspected() ->
 
 
 def test_text_output_shows_control_characters_instead_of_sending_them() -> None:
-    import io
-
-    from triage.check.render import render_text
-
     ranks = {r: _rank(r, r // 2, "evil\x1b]0;owned\x07" if r < 2 else f"n{r // 2 + 1}") for r in range(6)}
     out = io.StringIO()
     render_text(decide(CheckData(nodes=(), ranks=ranks, expected=_expected())), Path("/c"), out)
@@ -324,7 +313,4 @@ def test_text_output_shows_control_characters_instead_of_sending_them() -> None:
 
 def test_the_worker_stamps_the_schema_id_of_triage_schemas() -> None:
     """The worker imports nothing of triage (it runs under the job's Python), so it keeps a copy."""
-    from triage.check import worker
-    from triage.schemas import CHECK_RESULT_FORMAT
-
     assert worker.FORMAT == CHECK_RESULT_FORMAT

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
 import time
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 
 from tests.cluster.clusterjobs import REMOTE_TRIAGE, cancel, manifests, sleeper_job, submit, triage
 from tests.cluster.testcluster import Cluster
+from tests.helpers.processes import running_program
 
 pytestmark = pytest.mark.cluster
 
@@ -76,10 +78,6 @@ def test_collect_job_names_a_node_that_does_not_answer_in_time(fresh_cluster: Cl
 def test_collect_job_adopts_only_the_pids_slurm_gives_the_job(fresh_cluster: Cluster) -> None:
     """An impostor on node1 that sets RANK and the job's SLURM_JOB_ID in its own environment, but
     that SLURM never started, is not collected: the job's processes come from `scontrol listpids`."""
-    import sys
-
-    from tests.helpers.processes import running_program
-
     c = fresh_cluster
     out = c.tmp / "collect-impostor"
     with sleeper_job(c) as job:

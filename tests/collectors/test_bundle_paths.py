@@ -9,7 +9,7 @@ from tests.helpers.processes import python_program, running_program
 from triage.bundle import Trigger, read_manifest, write_manifest
 from triage.collectors.common import Target
 from triage.collectors.node_bundle import JobInfo, collect_node_bundle
-from triage.layout import BundlePaths, HostPaths
+from triage.layout import BundlePaths, BundleRankPaths, HostPaths, RankPaths
 from triage.options import CollectSettings
 
 
@@ -50,3 +50,22 @@ def test_host_lists_only_directories_with_a_manifest(tmp_path: Path) -> None:
     write_manifest(real, read_manifest(bundle))
     assert host.bundles() == sorted([real, bundle])
     assert BundlePaths(real).rank(3).root == real / "rank-3" and BundlePaths(real).core(None).root.name == "core-unknown"
+
+
+def test_straggler_watch_files_are_host_paths(tmp_path: Path) -> None:
+    host = HostPaths(tmp_path / "node01")
+    for rank in (10, 2):
+        host.live_fr(rank).parent.mkdir(parents=True)
+        host.live_fr(rank).write_text("{}")
+    (host.stragglers.root / "fr" / "rank-x").mkdir()
+    (host.stragglers.root / "fr" / "rank-x" / "fr.json").write_text("{}")
+    assert host.stragglers.live_fr_ranks() == [2, 10] and host.live_fr(2) == host.stragglers.live_fr(2)
+    assert HostPaths(tmp_path / "node02").stragglers.live_fr_ranks() == []
+    assert host.stragglers.sample(3, "20261123T000000Z").name == "rank-3-20261123T000000Z.pyspy.txt"
+    assert {host.stragglers.summary.parent, host.stragglers.warnings.parent} == {host.stragglers.root}
+
+
+def test_names_readers_match_are_the_names_writers_use(tmp_path: Path) -> None:
+    files = BundlePaths(tmp_path).rank(0)
+    assert (files.pyspy_json.name, files.stacks.name) == BundleRankPaths.STACK_DUMPS
+    assert (RankPaths(tmp_path).exit.name, RankPaths(tmp_path).worker.name) == (RankPaths.EXIT, RankPaths.WORKER)

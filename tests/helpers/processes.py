@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -73,8 +74,6 @@ def running_program(
     def _preexec() -> None:
         os.setsid()
         if core:
-            import resource
-
             resource.setrlimit(resource.RLIMIT_CORE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
 
     proc = subprocess.Popen(

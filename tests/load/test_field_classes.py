@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tests.parsing.test_nccl_ras import REPORT
 from triage.analysis.analyze import analyze
 from triage.load.inputs import load_log_texts
 from triage.model import Report
@@ -94,8 +95,6 @@ def test_rank0_work_line_before_the_others_time_out() -> None:   # transformers#
 
 
 def test_nccl_ras_names_the_ranks_behind() -> None:   # NVIDIA/nccl#1911
-    from tests.parsing.test_nccl_ras import REPORT
-
     result = report(*REPORT.splitlines())
     assert result.verdict.kind.value == "missing_rank"
     assert result.verdict.culprit_ranks == tuple(r for r in range(32) if r not in (12, 13))

@@ -24,7 +24,10 @@ def test_fingerprints_that_differ_only_in_sequence_number_are_recognised() -> No
     found = parse_mismatch("Detected mismatch between collectives on ranks. Rank 1 is running collective: "
                            "CollectiveFingerPrint(SequenceNumber=1, OpType=BARRIER), but Rank 0 is running "
                            "collective: CollectiveFingerPrint(SequenceNumber=0, OpType=BARRIER).")
-    assert found is not None and found.only_seq_differs
+    assert found is not None
+    reporter, other = found.reporter, found.other
+    assert (reporter.op, reporter.shapes, reporter.dtypes) == (other.op, other.shapes, other.dtypes)
+    assert (reporter.seq, other.seq) == (1, 0)
 
 
 def test_running_collective_lines_give_rank_seq_and_op() -> None:

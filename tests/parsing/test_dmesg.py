@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from triage.parsing.dmesg import (
@@ -156,7 +158,5 @@ def test_dmesg_time_to_unix(stamp: DmesgTime, boot: float | None, expected: floa
 
 
 def test_ctime_stamp_is_local_time() -> None:
-    import time
-
     stamp = DmesgTime(None, "Thu Sep 11 10:58:45 2025")
     assert stamp.unix() == time.mktime((2025, 9, 11, 10, 58, 45, 0, 0, -1))

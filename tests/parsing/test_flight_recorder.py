@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.processes import kill_tree
+from tests.helpers.synthetic import fr_dump
+from triage.analysis.diff import history_of, index_by_pg
 from triage.errors import InputError
 from triage.model import CollectiveState
 from triage.parsing.flight_recorder import (
@@ -22,6 +24,7 @@ from triage.parsing.flight_recorder import (
     parse_fr_json,
     rank_from_filename,
 )
+from triage.parsing.flight_recorder_compact import parse_fr_compact
 from triage.parsing.safe_pickle import safe_unpickle
 
 DATA = Path(__file__).parent / "data"
@@ -222,8 +225,6 @@ def test_rank_from_filename(name: str, prefix: str, rank: int | None) -> None:
 
 
 def test_member_lists_are_parsed_once_and_shared() -> None:
-    from tests.helpers.synthetic import fr_dump
-
     first = parse_fr_json(fr_dump(0, 64, 3), 0, "a").pg_config["0"].ranks
     second = parse_fr_json(fr_dump(1, 64, 3), 1, "b").pg_config["0"].ranks
     assert first == tuple(range(64)) and first is second
@@ -233,9 +234,6 @@ def test_member_lists_are_parsed_once_and_shared() -> None:
 def test_compact_parse_of_real_dumps_matches_the_full_parse(name: str) -> None:
     """The fast path reads real gloo dumps exactly as parse_fr_json does: same histories, and the
     kept Collectives are the full parse's own."""
-    from triage.analysis.diff import history_of, index_by_pg
-    from triage.parsing.flight_recorder_compact import parse_fr_compact
-
     data = decode_fr_bytes((DATA / name).read_bytes(), name)
     full = parse_fr_json(data, 0, name)
     compact = parse_fr_compact(data, 0, name)

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from triage.parsing.log_prefix import split_interleaved_log, split_rank_prefix
+from tests.helpers.logs import split_interleaved_log
+from triage.parsing.log_prefix import split_rank_prefix
 
 
 @pytest.mark.parametrize(("line", "rank", "host", "rest", "local", "pid"), [
@@ -58,25 +59,21 @@ def test_interleaved_nccl_lines_mapped_by_init_lines() -> None:
 
 
 def test_open_mpi_and_horovodrun_tags_are_rank_prefixes() -> None:
-    from triage.parsing.log_prefix import split_rank_prefix as split
-
-    assert (split("[1,13]<stdout>:node-1:25:582 [4] NCCL INFO x").rank, split("[3]<stderr>:Traceback").rank) == (13, 3)
-    assert split("[1,13]<stdout>:hello").rest == "hello"
-    assert split("[80746] [rank0]: x").rank == 0
+    assert split_rank_prefix("[1,13]<stdout>:node-1:25:582 [4] NCCL INFO x").rank == 13
+    assert split_rank_prefix("[3]<stderr>:Traceback").rank == 3
+    assert split_rank_prefix("[1,13]<stdout>:hello").rest == "hello"
+    assert split_rank_prefix("[80746] [rank0]: x").rank == 0
 
 
 def test_a_runner_stream_tag_is_stripped() -> None:   # mila-iqia/milabench#269
-    from triage.parsing.log_prefix import split_rank_prefix as split
-
-    tagged = split("dinov2-giant-nodes.cn-d003.nolog [stderr] [rank6]:[E909 09:55:35.2 ProcessGroupNCCL.cpp:1515] x")
+    tagged = split_rank_prefix(
+        "dinov2-giant-nodes.cn-d003.nolog [stderr] [rank6]:[E909 09:55:35.2 ProcessGroupNCCL.cpp:1515] x")
     assert (tagged.rank, tagged.rest) == (6, "[E909 09:55:35.2 ProcessGroupNCCL.cpp:1515] x")
-    assert split("bench.node1 [stdout] ").rest == ""
+    assert split_rank_prefix("bench.node1 [stdout] ").rest == ""
 
 
 def test_lightning_rank_prefixed_messages_carry_the_rank() -> None:
-    from triage.parsing.log_prefix import split_rank_prefix as split
-
-    line = split("[rank: 3] Received SIGTERM: 15")
+    line = split_rank_prefix("[rank: 3] Received SIGTERM: 15")
     assert (line.rank, line.rest) == (3, "Received SIGTERM: 15")
 
 

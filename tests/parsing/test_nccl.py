@@ -8,16 +8,17 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.nccl import tracker_collectives
 from triage.model import CollectiveState
+from triage.parsing import nccl_bulk
 from triage.parsing.nccl import (
     NcclColl,
     NcclInit,
-    NcclTracker,
     NcclWarn,
     parse_nccl_line,
     parse_nccl_segments,
 )
-from triage.parsing.nccl_tracker import BULK_MIN_BYTES
+from triage.parsing.nccl_tracker import BULK_MIN_BYTES, NcclTracker
 
 COLL = ("node07:4121:4188 [3] NCCL INFO AllReduce: opCount 2f sendbuff 0x7f01a0000000 recvbuff 0x7f01a0000000 "
         "count 262144 datatype 7 op 0 root 0 comm 0x55d0c3a0 [nranks=8] stream 0x55d0c1f0")
@@ -208,7 +209,7 @@ def test_tracker_last_op_per_comm_and_rank_mapping() -> None:
     s1 = states[("b", "0xs1")]
     assert (s1.rank, s1.global_rank, s1.last.count) == (0, 1, 8)  # global rank from the largest comm
     assert [w.message for w in tracker.warnings()] == ["something bad"]
-    colls = [c for c in tracker.to_collectives() if c.pg == "0xWORLD" and c.seq == 5]
+    colls = [c for c in tracker_collectives(tracker) if c.pg == "0xWORLD" and c.seq == 5]
     assert sorted((c.rank, c.op) for c in colls) == [(0, "all_reduce"), (1, "all_gather")]
     assert all(c.state is CollectiveState.SCHEDULED and c.source == "nccl" for c in colls)
 
@@ -218,7 +219,7 @@ def test_tracker_without_init_uses_launcher_rank_and_pointer_pg() -> None:
     tracker.feed(_coll("h", 1, "0xc", 9, prefix="[rank6]:"))
     (state,) = tracker.last_ops()
     assert (state.rank, state.global_rank, state.comm_id) == (None, 6, None)
-    (coll,) = tracker.to_collectives()
+    (coll,) = tracker_collectives(tracker)
     assert (coll.pg, coll.seq, coll.rank) == ("comm:0xc", 10, 6)
 
 
@@ -226,7 +227,7 @@ def test_tracker_send_recv_collectives() -> None:
     tracker = NcclTracker()
     tracker.feed("h:1:2 [0] NCCL INFO Send: opCount 0 sendbuff 0x1 recvbuff (nil) count 4 datatype 7 op 0 root 1 "
                  "comm 0xc [nranks=2] stream 0x1")
-    (coll,) = tracker.to_collectives()
+    (coll,) = tracker_collectives(tracker)
     assert (coll.op, coll.is_p2p, coll.peer) == ("send", True, 1)
 
 
@@ -329,8 +330,6 @@ def test_bulk_after_live_lines_keeps_state() -> None:
 def test_bulk_comm_quiet_halfway(monkeypatch: pytest.MonkeyPatch, heavy: int) -> None:
     """A comm busy for the first half then silent: found by the pass, or (when it matches too
     often) by the backward window search."""
-    from triage.parsing import nccl_bulk
-
     monkeypatch.setattr(nccl_bulk, "HEAVY_MATCHES", heavy)
     rng = random.Random(6)
     lines = [_init("a", 1, "0xw", 0, 2, "0xW"), _init("a", 1, "0xhalf", 0, 2, "0xH")]

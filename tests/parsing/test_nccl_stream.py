@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from tests.helpers.nccl import tracker_collectives
 from tests.helpers.processes import python_program, running_program
-from triage.parsing.nccl import NcclTracker
+from triage.parsing.nccl_tracker import NcclTracker
 
 OPS = ["all_reduce", "all_gather", "reduce_scatter", "broadcast"]
 N_OPS = 30
@@ -52,7 +53,7 @@ def test_live_stream_through_a_pipe() -> None:
     (warn,) = tracker.warnings()
     assert (warn.pid, warn.source_file, warn.source_line) == (52111, "transport/net_ib.cc", 1295)
     assert warn.message.startswith("NET/IB : Got completion from peer")
-    seqs = {(c.rank, c.pg): c.seq for c in tracker.to_collectives() if c.pg == "0x4d1f9e2a7c3b8e10"}
+    seqs = {(c.rank, c.pg): c.seq for c in tracker_collectives(tracker) if c.pg == "0x4d1f9e2a7c3b8e10"}
     assert seqs == {(0, "0x4d1f9e2a7c3b8e10"): N_OPS, (1, "0x4d1f9e2a7c3b8e10"): N_OPS}
 
 

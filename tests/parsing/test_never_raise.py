@@ -10,12 +10,15 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.nccl import tracker_collectives
 from triage.errors import InputError
 from triage.parsing.dmesg import parse_dmesg_line, relevant_lines, scan_dmesg
 from triage.parsing.flight_recorder import decode_fr_bytes, parse_fr_json
-from triage.parsing.log_prefix import split_interleaved_log, split_rank_prefix
+from triage.parsing.log_owners import attribute_lines
+from triage.parsing.log_prefix import split_rank_prefix
 from triage.parsing.names import redop_name, torch_dtype, torch_op
-from triage.parsing.nccl import NcclTracker, parse_nccl_line, parse_nccl_segments
+from triage.parsing.nccl import parse_nccl_line, parse_nccl_segments
+from triage.parsing.nccl_tracker import NcclTracker
 from triage.parsing.stacks import (
     parse_faulthandler,
     parse_faulthandler_signal,
@@ -52,9 +55,9 @@ ALPHABET = " :[]()=,.-_0123456789abcdefxNCLIOWARrankPGcommopCount\t\r/\\'\"#+>"
 
 LINE_PARSERS: list[Callable[[str], Any]] = [
     parse_nccl_line, parse_nccl_segments, parse_watchdog_line, parse_dmesg_line, split_rank_prefix,
-    scan_watchdog, scan_dmesg, relevant_lines, split_interleaved_log, parse_pyspy_text, parse_faulthandler,
+    scan_watchdog, scan_dmesg, relevant_lines, parse_pyspy_text, parse_faulthandler,
     parse_faulthandler_signal, parse_launcher_failures, parse_error_file, torch_dtype, torch_op, redop_name,
-    lambda s: stack_top(parse_faulthandler(s)), lambda s: waiting_in_collective(parse_pyspy_text(s)),
+    lambda s: attribute_lines(s.splitlines()), lambda s: stack_top(parse_faulthandler(s)), lambda s: waiting_in_collective(parse_pyspy_text(s)),
 ]
 
 
@@ -94,7 +97,7 @@ def test_line_parsers_never_raise(seed: int) -> None:
         tracker.feed(line)
     tracker.feed_text("\n".join(lines))
     tracker.last_ops()
-    tracker.to_collectives()
+    tracker_collectives(tracker)
     big = NcclTracker()
     big.feed_bytes(("\n".join(lines * 40)).encode("utf-8", "surrogatepass"))
     big.last_ops()

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from tests.helpers.postmortem import crash, report_json
+from triage.analysis.core_crash import banner_time, events_near
 from triage.analysis.crash import (
     CrashContext,
     CrashKind,
@@ -17,6 +18,7 @@ from triage.analysis.crash import (
     thread_role,
 )
 from triage.parsing.gdb import parse_gdb_backtrace
+from triage.postmortem.context import kernel_events
 
 FATAL_PROGRAM = """
 import ctypes
@@ -135,9 +137,6 @@ def test_findings_earliest_is_root_cause() -> None:
 
 
 def test_kernel_lines_and_banner_correlate_by_pid_and_time() -> None:
-    from triage.analysis.core_crash import banner_time, events_near
-    from triage.postmortem.context import kernel_events
-
     dmesg = (
         "[  100.500000] python3[4242]: segfault at 0 ip 00007f00 sp 00007ffd error 4 in libc.so.6[7f00+155000]\n"
         "[  101.000000] NVRM: Xid (PCI:0000:3b:00): 31, pid=4242, name=python3, Ch 00000008, MMU Fault\n"

@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
+import time
 from pathlib import Path
+
+import pytest
 
 from tests.helpers.paths import PROGRAMS
 from tests.helpers.postmortem import crash, report_json, triage_run
+from tests.helpers.processes import running_program
+from triage.analysis import core_crash
+from triage.analysis.core_crash import classify_core_output
+from triage.bundle import CollectorStatus
+from triage.collectors.core import collect_core
+from triage.collectors.gdbrun import find_gdb, gdb_batch_argv, run_gdb
+from triage.load.cores import bundle_core_outputs
 from triage.parsing.elfcore import read_core_notes
 from triage.parsing.gdb import parse_gdb_backtrace
 from triage.postmortem.locate import find_core
+from triage.postmortem.run import run_postmortem
 
 
 def _details(data: dict) -> dict:
@@ -97,11 +109,6 @@ def _mapped(core: Path) -> tuple[str, ...]:
 
 def test_gdb_parser_reads_live_gdb_output_with_thread_names(built: dict[str, Path], crash_dir: Path) -> None:
     """The same parser reads `gdb -p` output (live threads have names; cores do not)."""
-    import subprocess
-
-    from tests.helpers.processes import running_program
-    from triage.collectors.gdbrun import find_gdb, gdb_batch_argv, run_gdb
-
     source = (PROGRAMS / "pm_mt_crash.c").read_text()
     sleeper = crash_dir / "sleeper.c"
     sleeper.write_text(source.replace("usleep(50000);", "sleep(600);"))
@@ -109,8 +116,6 @@ def test_gdb_parser_reads_live_gdb_output_with_thread_names(built: dict[str, Pat
     gdb = find_gdb()
     assert gdb is not None
     with running_program([str(crash_dir / "sleeper")]) as proc:
-        import time
-
         time.sleep(0.2)   # let both threads set their names
         run = run_gdb(gdb_batch_argv(gdb, None, str(proc.pid), core=False), timeout=60)
     bt = parse_gdb_backtrace(run.text)
@@ -124,11 +129,6 @@ def test_gdb_parser_reads_live_gdb_output_with_thread_names(built: dict[str, Pat
 
 def test_core_collector_into_a_bundle_and_bundle_classification(built: dict[str, Path], crash_dir: Path) -> None:
     """The interface `triage launch`/`triage report` use: collect_core into a bundle, classify it back."""
-    from triage.analysis.core_crash import classify_core_output
-    from triage.bundle import CollectorStatus
-    from triage.collectors.core import collect_core
-    from triage.load.cores import bundle_core_outputs
-
     result = crash([str(built["pm_assert"])], crash_dir)
     bundle = crash_dir / "bundle"
     record = collect_core(result.core, bundle, rank=3)
@@ -159,3 +159,40 @@ def test_dmesg_file_names_the_faulting_thread_and_gives_the_time(built: dict[str
     assert item["faulting_name"] == "worker_thread7"
     assert item["time_source"] == "kernel log"
     assert len(item["kernel_events"]) == 1          # the old line is outside the correlation window
+
+
+def test_postmortem_classifies_each_core_once(built: dict[str, Path], crash_dir: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two real cores through run_postmortem: gdb's output of each is classified exactly once."""
+    cores = [crash([str(built["pm_assert"])], crash_dir / name).core for name in ("a", "b")]
+    real = core_crash.classify_core_output
+    seen: list[object] = []
+
+    def counted(output, *args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(output.info.get("core"))
+        return real(output, *args, **kwargs)
+
+    monkeypatch.setattr(core_crash, "classify_core_output", counted)
+    result = run_postmortem(cores, dmesg_text="")
+    assert sorted(map(str, seen)) == sorted(str(c) for c in cores)
+    assert len(result.classifications) == 2
+    assert result.report.extra["postmortem"] == [core_crash.classification_json(c) for c in sorted(
+        result.classifications, key=lambda c: (c.time is None, c.time or 0.0))]
+
+
+def test_a_dmesg_t_kernel_log_is_correlated_by_its_wallclock_stamps(built: dict[str, Path], crash_dir: Path) -> None:
+    """A kernel log saved with `dmesg -T` (local wallclock stamps, no seconds since boot) gives the
+    crash time as well as plain `dmesg` does."""
+    result = crash([str(built["pm_mt_crash"])], crash_dir)
+    tid = read_core_notes(result.core).faulting_tid
+    now = time.time()
+    kernel_log = crash_dir / "kern-T.log"
+    kernel_log.write_text("".join(
+        f"[{time.strftime('%a %b %d %H:%M:%S %Y', time.localtime(when))}] worker_thread7[{tid}]: segfault at 0 "
+        f"ip 000055d0 sp 00007f00 error 6 in x[1000+1000]\n" for when in (now - 1, now - 900)))
+    run, data = report_json(str(result.core), "--dmesg", str(kernel_log))
+    assert run.returncode == 1, run.stderr
+    item = data["extra"]["postmortem"][0]
+    assert item["time_source"] == "kernel log"
+    assert len(item["kernel_events"]) == 1          # the old line is outside the correlation window
+    assert abs(item["time"] - (now - 1)) < 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -14,13 +15,12 @@ import pytest
 
 from tests.helpers.paths import PROGRAMS, REPO
 from tests.helpers.postmortem import core_pattern_is_relative_core, crash, find_core, report_json, triage_run
+from triage.bundle import CollectorStatus, read_manifest
 
 JOB_TIMEOUT_S = 120
 
 
 def _free_port() -> int:
-    import socket
-
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
@@ -99,8 +99,6 @@ def test_several_cores_first_crash_is_named(built: dict[str, Path], tmp_path: Pa
 def test_launch_backtraces_the_core_itself_and_ends_with_the_verdict(segfault_job) -> None:  # type: ignore[no-untyped-def]
     """Without any `triage postmortem`: the agent runs gdb on the crashed rank's core into the crash
     bundle, prints the report, and repeats the verdict as its last words."""
-    from triage.bundle import CollectorStatus, read_manifest
-
     _cwd, run_dir, returncode, output = segfault_job
     assert returncode == 1, output
     assert "rank 1: core " in output and "running gdb on it" in output, output

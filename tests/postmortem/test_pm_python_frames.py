@@ -3,6 +3,8 @@ on gdb text in the shape gdb prints it; the real cores of test_pm_cores.py go th
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from triage.analysis.core_crash import with_python_frames
 from triage.analysis.crash import CrashContext, classify_backtrace
 from triage.parsing.gdb import parse_gdb_backtrace
@@ -53,8 +55,6 @@ def test_a_native_program_is_said_and_pystack_never_wins_over_faulthandler() -> 
     item, bt = _classified(NATIVE)
     done, not_python = with_python_frames(item, bt, {})
     assert not_python and "not a Python program's core: no Python frames to show" in done.notes
-    from dataclasses import replace
-
     from_log = replace(item, python_frames=("a.py:1 in f",), python_method="faulthandler.log")
     kept, _ = with_python_frames(from_log, parse_gdb_backtrace(PYTHON), {}, PYSTACK)
     assert kept.python_method == "faulthandler.log" and kept.python_frames == ("a.py:1 in f",)

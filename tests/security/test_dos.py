@@ -7,6 +7,7 @@ import io
 import os
 import pickle
 import random
+import resource
 import shutil
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from tests.security.sec_util import triage
 from triage.errors import RemoteError
 from triage.parsing.elfcore import CoreFormatError, elf_debug_state, read_core_notes
 from triage.parsing.safe_pickle import MAX_NODES, check_bounds, safe_unpickle
+from triage.postmortem.context import read_tail, run_dir_ranks
 from triage.remote.gather import bounded_communicate
 from triage.remote.transfer import unpack
 
@@ -101,8 +103,6 @@ def test_fifo_as_core_dmesg_or_config_never_hangs(fifo: Path, tmp_path: Path) ->
 
 
 def test_fifo_worker_json_in_a_run_dir_does_not_hang_postmortem(fifo: Path, tmp_path: Path) -> None:
-    from triage.postmortem.context import read_tail, run_dir_ranks
-
     run = tmp_path / "run"
     rank = run / "h" / "ranks" / "0"
     rank.mkdir(parents=True)
@@ -146,8 +146,6 @@ def _small_core(tmp_path: Path) -> bytes:
 
 
 def _cores_on() -> None:
-    import resource
-
     resource.setrlimit(resource.RLIMIT_CORE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
 
 

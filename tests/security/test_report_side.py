@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import resource
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,8 +21,6 @@ MEMORY_LIMIT = 2 << 30
 
 
 def _limit_memory() -> None:
-    import resource
-
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
@@ -63,8 +63,6 @@ def test_worker_json_with_a_huge_world_size(tmp_path: Path) -> None:
 
 def test_escape_sequences_in_a_pg_name_do_not_reach_the_terminal(tmp_path: Path) -> None:
     source = REPO / "tests" / "golden" / "stuck_outside" / "run"
-    import shutil
-
     run_dir = tmp_path / "run"
     shutil.copytree(source, run_dir)
     evil = "\x1b]0;pwned\x07\x1b[2J\x1b[31mtp_group"

@@ -19,6 +19,7 @@ from dataclasses import replace
 from triage.analysis.advice import INIT_HANG_STEPS
 from triage.analysis.child_wait import ChildWait, child_waited_on, main_thread
 from triage.analysis.ranks import rank_word
+from triage.layout import BundleRankPaths
 from triage.model import Finding, Verdict, VerdictKind
 from triage.model.evidence import AgentFacts, InitFact, RankActivityFact, RankEvidence
 
@@ -82,7 +83,7 @@ def _init_verdict(fact: AgentFacts, init: InitFact, ranks: Mapping[int, RankEvid
     summary = "INIT HANG: " + "; ".join(parts)
     culprits = init.never_joined
     evidence = tuple(p for r in culprits if r in ranks for p in ranks[r].evidence
-                     if p.endswith(("pyspy.json", "stacks.txt")))
+                     if p.endswith(BundleRankPaths.STACK_DUMPS))
     verdict = Verdict(VerdictKind.INIT_HANG, summary, culprit_ranks=culprits)
     return verdict, Finding(VerdictKind.INIT_HANG.value, culprits or init.waiting, summary.split(": ", 1)[1],
                             evidence + (fact.bundle,), root_cause=True)
@@ -96,7 +97,7 @@ def _stack_findings(culprits: Sequence[int], ranks: Mapping[int, RankEvidence]) 
         if item is None or not item.stack:
             continue
         shown = " <- ".join(_short(line) for line in item.stack[:8]) + (" <- ..." if len(item.stack) > 8 else "")
-        dumps = tuple(p for p in item.evidence if p.endswith(("pyspy.json", "stacks.txt")))
+        dumps = tuple(p for p in item.evidence if p.endswith(BundleRankPaths.STACK_DUMPS))
         out.append(Finding("stack", (rank,), f"rank {rank}'s stack: {shown}", dumps))
     return out
 

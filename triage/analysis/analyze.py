@@ -9,7 +9,7 @@ from triage.analysis import verdicts
 from triage.analysis.advice import INIT_HANG_STEPS, excerpt_steps
 from triage.analysis.agent_view import agent_view, init_steps
 from triage.analysis.cluster_check import cluster_check_finding, cluster_check_json, cluster_check_step
-from triage.analysis.core_crash import crash_record_events, postmortem_report
+from triage.analysis.core_crash import CrashAnalysis, analyse_crashes, crash_analysis_report, crash_record_events
 from triage.analysis.describe import call
 from triage.analysis.diff import (
     Disagreement,
@@ -48,6 +48,13 @@ from triage.model import (
 from triage.model.evidence import MISSING_NODE_REASON, Event, EventKind, Evidence, RankEvidence
 
 
+def analyze_crashes(evidence: Evidence) -> tuple[Report, CrashAnalysis]:
+    """What :func:`analyze` does with crashes-only Evidence (``triage postmortem``'s cores and rank
+    logs), with the classifications the report was built from: each core is classified once."""
+    found = analyse_crashes(evidence)
+    return crash_analysis_report(found, evidence), found
+
+
 @dataclass(frozen=True)
 class _Context:
     evidence: Evidence
@@ -62,7 +69,7 @@ class _Context:
 def analyze(evidence: Evidence) -> Report:
     """The whole analysis: a Report whose verdict does not depend on the order of the inputs."""
     if evidence.crashes_only:
-        return postmortem_report(evidence)
+        return analyze_crashes(evidence)[0]
     if evidence.crashes:
         evidence = replace(evidence, events=evidence.events + crash_record_events(evidence.crashes), crashes=())
     merged = sorted(_merge_ranks(evidence.ranks), key=lambda r: r.rank)

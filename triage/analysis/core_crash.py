@@ -17,6 +17,7 @@ from triage.analysis.crash import (
     crash_findings,
 )
 from triage.analysis.ranks import rank_word
+from triage.layout import RankPaths
 from triage.model import Finding, RankState, RankSummary, Report, Verdict, VerdictKind
 from triage.model.evidence import (
     CoreOutput,
@@ -108,7 +109,7 @@ def classify_core_output(output: CoreOutput, rank: RankLogs | None, events: tupl
         method = "faulthandler.log" if python else "none"
     evidence = [str(output.info.get("core"))] + [p for p in (output.gdb_path, output.info_path) if p]
     if rank is not None:
-        evidence += [p for p in rank.evidence if not p.endswith("exit.json")]
+        evidence += [p for p in rank.evidence if not p.endswith(RankPaths.EXIT)]
     problems = tuple(info.get("problems") or ()) + tuple(info.get("executable_notes") or ()) + extra_notes
     problems += tuple(f"gdb: {line}" for line in bt.errors)
     problems += tuple(f"gdb: {line}" for line in bt.warnings if "may not match" in line or "truncated" in line)
@@ -210,9 +211,9 @@ def analyse_crashes(evidence: Evidence) -> CrashAnalysis:
     return CrashAnalysis(tuple(classifications), others, tuple(not_python))
 
 
-def postmortem_report(evidence: Evidence) -> Report:
-    """The crash report of ``triage postmortem``: the earliest crash is the root cause."""
-    found = analyse_crashes(evidence)
+def crash_analysis_report(found: CrashAnalysis, evidence: Evidence) -> Report:
+    """The crash report of ``triage postmortem`` from its crashes, classified once by
+    :func:`analyse_crashes`: the earliest crash is the root cause."""
     return crash_report(found.classifications, found.others, sources=evidence.sources, problems=evidence.skipped)
 
 

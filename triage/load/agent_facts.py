@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from triage.bundle import Manifest
+from triage.layout import BundlePaths
 from triage.load.fr_files import read_text
 from triage.model.evidence import AgentFacts, ChildStack, InitFact, RankActivityFact
 from triage.parsing.stacks import ThreadStack, parse_pyspy_text
@@ -118,7 +119,7 @@ def _children(bundle: Path, value: Any, where: str, skipped: list[str]) -> tuple
 def agent_facts(bundle: Path, manifest: Manifest, host: str, skipped: list[str]) -> AgentFacts | None:
     """The agent's knowledge in ``bundle``'s manifest (None when the manifest holds none of it)."""
     extra: Mapping[str, Any] = manifest.extra if isinstance(manifest.extra, Mapping) else {}
-    where = str(bundle / "manifest.json")
+    where = str(BundlePaths(bundle).manifest)
     keys = ("activity", "verdict_kind", "hang_source", "init", "children")
     if not any(k in extra for k in keys):
         return None

@@ -8,6 +8,7 @@ import mmap
 import re
 from collections import deque
 
+from triage.load.kernel import dmesg_events
 from triage.load.log_facts import WorldSize, world_size_facts
 from triage.load.log_records import launcher_records, nccl_records
 from triage.load.log_scan import (
@@ -43,7 +44,8 @@ from triage.parsing.desync import (
     parse_mismatch,
     parse_running,
 )
-from triage.parsing.log_prefix import LineOwner, attribute_lines, split_rank_prefix
+from triage.parsing.log_owners import LineOwner, attribute_lines
+from triage.parsing.log_prefix import split_rank_prefix
 from triage.parsing.rendezvous import MARKERS as INIT_MARKERS
 from triage.parsing.rendezvous import InitWait, InitWaitKind, parse_init_line
 from triage.parsing.textclean import clean_text
@@ -101,8 +103,6 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     facts = world_size_facts(body)
     record_world(scan, facts)
     if "Xid" in text or "segfault at" in text or "Killed process" in text:
-        from triage.load.kernel import dmesg_events
-
         scan.events.extend(dmesg_events(text, "?", path))
 
 

@@ -14,6 +14,7 @@ from triage.layout import BundlePaths, HostPaths, RankPaths, RunPaths
 from triage.load.agent_facts import agent_facts
 from triage.load.cores import bundle_core_outputs
 from triage.load.fr_files import fr_rank_evidence, read_text
+from triage.load.kernel import dmesg_events
 from triage.load.log_scan import LogScan
 from triage.load.logs import scan_log_text
 from triage.model.evidence import (
@@ -163,8 +164,6 @@ def _node_events(bundle: Path, host: str) -> list[Event]:
     path = BundlePaths(bundle).node.dmesg
     if not path.is_file():
         return []
-    from triage.load.kernel import dmesg_events
-
     return dmesg_events(read_text(path), host, str(path))
 
 

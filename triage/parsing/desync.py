@@ -44,10 +44,6 @@ class Fingerprint:
             total += size
         return total
 
-    def same_call(self, other: Fingerprint) -> bool:
-        """Equal but for the sequence number."""
-        return (self.op, self.shapes, self.dtypes) == (other.op, other.shapes, other.dtypes)
-
 
 @dataclass(frozen=True)
 class CollectiveMismatch:
@@ -56,11 +52,6 @@ class CollectiveMismatch:
     reporter: Fingerprint
     other: Fingerprint
     raw: str
-
-    @property
-    def only_seq_differs(self) -> bool:
-        return (self.reporter.same_call(self.other) and self.reporter.seq is not None
-                and self.other.seq is not None and self.reporter.seq != self.other.seq)
 
 
 def _balanced(text: str, start: int) -> tuple[str, int]:

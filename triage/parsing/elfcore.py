@@ -20,7 +20,6 @@ from triage.regular_files import open_regular
 
 ELF_MAGIC = b"\x7fELF"
 ET_CORE = 4
-PT_LOAD = 1
 PT_NOTE = 4
 NT_PRSTATUS = 1
 NT_PRPSINFO = 3

@@ -6,10 +6,11 @@ rank through the init lines. The tracker is built for throughput: it skips lines
 "NCCL" at C speed, matches collective lines with one anchored regex and keeps the raw line,
 parsing it fully only when asked (``last_ops``).
 
-``to_collectives`` uses ``seq = opCount + 1``: NCCL's opCount counts from 0 per communicator,
-FR's collective_seq_id counts from 1, so in the simple case (one NCCL op per collective) the
-two line up. ``pg`` is the commId (the same on every rank of a communicator, NCCL 2.17+) when
-an init line gave it, else "comm:" + the comm pointer (only meaningful inside one process).
+Its ops become Collectives (in ``triage.load.log_records``) with ``seq = opCount + 1``: NCCL's
+opCount counts from 0 per communicator, FR's collective_seq_id counts from 1, so in the simple
+case (one NCCL op per collective) the two line up. ``pg`` is the commId (the same on every rank
+of a communicator, NCCL 2.17+) when an init line gave it, else "comm:" + the comm pointer (only
+meaningful inside one process).
 """
 
 from __future__ import annotations

@@ -14,10 +14,11 @@ The bulk reader is in ``nccl_bulk``.
 ``ops_seen`` is the opCount span of the comm in what was read: last.op_count - first.op_count + 1
 (NCCL increments opCount by one per operation), or the number of kept ops if opCount went back.
 
-``to_collectives`` uses ``seq = opCount + 1``: NCCL's opCount counts from 0 per communicator,
-FR's collective_seq_id counts from 1, so in the simple case (one NCCL op per collective) the
-two line up. ``pg`` is the commId (the same on every rank of a communicator, NCCL 2.17+) when
-an init line gave it, else "comm:" + the comm pointer (only meaningful inside one process).
+Its ops become Collectives (in ``triage.load.log_records``) with ``seq = opCount + 1``: NCCL's
+opCount counts from 0 per communicator, FR's collective_seq_id counts from 1, so in the simple
+case (one NCCL op per collective) the two line up. ``pg`` is the commId (the same on every rank
+of a communicator, NCCL 2.17+) when an init line gave it, else "comm:" + the comm pointer (only
+meaningful inside one process).
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ from collections import deque
 from dataclasses import dataclass, replace
 from typing import IO, TypeAlias
 
-from triage.model import Collective, CollectiveState
 from triage.parsing.nccl import NcclColl, NcclEvent, NcclInit, NcclWarn, parse_nccl_segments
+from triage.parsing.nccl_bulk import bulk_read
 
 
 @dataclass(frozen=True)
@@ -145,8 +146,6 @@ class NcclTracker:
             self.feed_text(data)
 
     def feed_bytes(self, data: bytes | mmap.mmap) -> None:
-        from triage.parsing.nccl_bulk import bulk_read
-
         if len(data) < BULK_MIN_BYTES or not bulk_read(self, data):
             if len(data) >= BULK_MIN_BYTES:
                 self.bulk_fallbacks += 1
@@ -199,21 +198,3 @@ class NcclTracker:
         those dropped in between is in ``warnings_dropped``)."""
         return (*self._warnings, *self._late_warnings)
 
-    def to_collectives(self) -> tuple[Collective, ...]:
-        """Every kept op as a Collective (seq = opCount + 1; see the module docstring).
-
-        State is SCHEDULED: NCCL logs an op when it is enqueued and never logs completion.
-        Ops of processes whose rank is unknown get rank -1.
-        """
-        out: list[Collective] = []
-        for state in self.last_ops():
-            pg = state.comm_id or f"comm:{state.comm}"
-            rank = state.global_rank if state.global_rank is not None else -1
-            for op in state.history:
-                p2p = op.op in ("send", "recv")
-                out.append(Collective(
-                    rank=rank, pg=pg, seq=op.op_count + 1, op=op.op, count=op.count, dtype=op.dtype,
-                    state=CollectiveState.SCHEDULED, is_p2p=p2p, peer=op.root if p2p else None,
-                    source="nccl",
-                ))
-        return tuple(out)

@@ -126,7 +126,8 @@ def read_dmesg() -> tuple[str, str | None]:
 
 
 def kernel_events(text: str, boot: float | None) -> tuple[KernelEvent, ...]:
-    """Xid, segfault and OOM lines as KernelEvents (unix times worked out from the boot time)."""
+    """Xid, segfault and OOM lines as KernelEvents: unix times from the line's own wallclock stamp
+    (``dmesg -T``, ISO) or from its seconds since boot and the boot time."""
     events = []
     for event in scan_dmesg(text):
         if isinstance(event, XidEvent):
@@ -137,8 +138,7 @@ def kernel_events(text: str, boot: float | None) -> tuple[KernelEvent, ...]:
             kind, pid, comm, code = "oom", event.pid, event.process, None
         else:
             continue
-        since_boot = event.timestamp.seconds_since_boot
-        when = since_boot + boot if since_boot is not None and boot is not None else None
+        when = event.timestamp.unix(boot)
         events.append(KernelEvent(kind=kind, time=when, pid=pid, text=event.raw.strip(), code=code, comm=comm))
     return tuple(events)
 

@@ -1,4 +1,6 @@
-"""``triage postmortem``: collect (gdb on each core, into bundles), classify, build one Report.
+"""``triage postmortem``: collect (gdb on each core, into bundles), then report through the analysis
+layer (:func:`triage.analysis.analyze.analyze_crashes`, what ``analyze()`` runs on crashes-only
+Evidence), which classifies each core once.
 
 Used by the CLI and by ``triage launch``/``triage report`` when a rank died by a signal and
 left a core. Never raises for bad cores: each problem becomes a one-line entry in ``problems``.
@@ -16,8 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from triage.analysis.analyze import analyze
-from triage.analysis.core_crash import analyse_crashes
+from triage.analysis.analyze import analyze_crashes
 from triage.analysis.crash import CrashClassification
 from triage.bundle import (
     CollectorRecord,
@@ -172,7 +173,7 @@ def _analyse(jobs: list[_Job], records: list[CollectorRecord], ranks: list[RankF
                 for rank in ranks if (rank.host, rank.rank) not in with_core]
     evidence = Evidence(crashes=tuple(crashes), kernel_events=events, sources=tuple(str(c) for c in cores),
                         skipped=tuple(bad), crashes_only=True)
-    found = analyse_crashes(evidence)
+    report, found = analyze_crashes(evidence)
     for crash, (at, core) in reversed(list(zip(crashes, places))):
         if any(crash is r for r in found.not_python) and crash.core is not None:
             program = (crash.core.info.get("notes") or {}).get("executable") or "?"
@@ -180,7 +181,7 @@ def _analyse(jobs: list[_Job], records: list[CollectorRecord], ranks: list[RankF
     if gdb_missing:
         warnings.append("gdb is not on PATH: the report comes from the cores' notes only "
                         "(install gdb for backtraces)")
-    return PostmortemResult(analyze(evidence), list(found.classifications), bad, list(dict.fromkeys(warnings)),
+    return PostmortemResult(report, list(found.classifications), bad, list(dict.fromkeys(warnings)),
                             gdb_missing, [str(b) for b in bundles])
 
 

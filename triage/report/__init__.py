@@ -33,6 +33,8 @@ def build_report(inputs: Sequence[str | Path], prefix: str | None = None) -> Rep
     """Load the inputs (run dir, FR dump dir, logs) and analyze them: what `triage report` prints.
 
     Raises triage.errors.InputError (one line, naming the path) when an input cannot be used."""
+    # lazy: load and analysis take ~0.2 s to import, and commands that only render a Report
+    # (postmortem, launch's verdict, top) never need them
     from triage.analysis.analyze import analyze
     from triage.load.inputs import load_inputs
 
@@ -41,7 +43,8 @@ def build_report(inputs: Sequence[str | Path], prefix: str | None = None) -> Rep
 
 def render(report: Report, fmt: str, file: TextIO, width: int | None = None) -> None:
     """Write ``report`` to ``file`` as ``text`` (rich, for terminals), ``json``, ``html`` or
-    ``chrome-trace`` (every rank's collectives for ui.perfetto.dev)."""
+    ``chrome-trace`` (every rank's collectives for ui.perfetto.dev). Each format imports only its
+    own renderer (lazily: rich for text and the HTML writer take 60-80 ms each to import)."""
     if fmt == "json":
         json.dump(report_json(report), file, indent=1, allow_nan=False)
         file.write("\n")

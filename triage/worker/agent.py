@@ -155,7 +155,7 @@ def _chain_excepthook(state: _State) -> None:
 def _record_exception(state: _State, exc_type: Any, exc: Any, tb: Any) -> None:
     if os.getpid() != state.pid:
         return
-    import traceback
+    import traceback  # lazy: only on an uncaught exception, never on the job's start-up path
 
     frames = traceback.extract_tb(tb)
     where = f"{frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name}" if frames else None
@@ -225,6 +225,7 @@ def install() -> None:
 
 
 def _start(state: _State) -> None:
+    # lazy: loaded into the rank only when the agent starts (triage.step() alone does not)
     from triage.worker import heartbeat
 
     _enable_faulthandler(state)

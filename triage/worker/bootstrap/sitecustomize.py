@@ -14,6 +14,7 @@ def _triage_start() -> None:
     if not os.environ.get("TRIAGE_RUN_DIR") or not any(n and n in os.environ for n in names.split(",")):
         return
     try:
+        # lazy: this file runs in every Python process started under `triage launch`; only ranks load the agent
         from triage.worker import agent
     except ImportError:
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -27,7 +28,7 @@ def _triage_start() -> None:
 
 def _triage_chain() -> None:
     """Import the next sitecustomize on sys.path (the one we shadow), if any."""
-    import importlib.machinery
+    import importlib.machinery  # lazy: at interpreter start-up, only when there is a sitecustomize to chain to
     import importlib.util
 
     here = os.path.dirname(os.path.abspath(__file__))

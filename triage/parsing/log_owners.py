@@ -1,0 +1,69 @@
+"""Splitting an interleaved log per rank: each line's owner from its launcher prefixes
+(:mod:`triage.parsing.log_prefix`), with NCCL's ``host:pid`` heads mapped to ranks by the NCCL init
+lines of the same log (:mod:`triage.parsing.nccl`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from triage.parsing.log_prefix import RankPrefix, split_rank_prefix
+from triage.parsing.nccl import NcclInit, parse_nccl_line
+
+
+@dataclass(frozen=True)
+class LineOwner:
+    """Whose line it is: ``key`` is a global rank (int), ``"host:pid"`` (NCCL's head or Ray's prefix,
+    no rank known), ``"local:N"`` (torchrun --tee local rank) or ``"unknown"``."""
+
+    key: int | str
+    rest: str
+    host: str | None = None
+    pid: int | None = None
+
+
+def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
+    """Each line's owner, in order. Lines without a prefix of their own that look like a
+    continuation (indented: traceback lines) belong to the previous line's owner. A host:pid is
+    mapped to a rank when a line carries both (``[rank3]:node07:4121:4188 [3] NCCL ...``) or an
+    NCCL init line of that process names its rank."""
+    parsed = [split_rank_prefix(line) for line in lines]
+    pid_rank: dict[str, int] = {}
+    for p in parsed:
+        if p.rank is not None and not p.local and p.host and p.pid is not None:
+            pid_rank.setdefault(f"{p.host}:{p.pid}", p.rank)
+    for pid_key, rank in _ranks_from_nccl_inits(parsed).items():
+        pid_rank.setdefault(pid_key, rank)
+    out: list[LineOwner] = []
+    previous = LineOwner("unknown", "")
+    for p in parsed:
+        key: int | str
+        if p.rank is not None and not p.local:
+            key = p.rank
+        elif p.pid is not None:
+            key = pid_rank.get(f"{p.host}:{p.pid}", f"{p.host or '?'}:{p.pid}")
+        elif p.rank is not None:
+            key = f"local:{p.rank}"
+        elif p.rest[:1] in (" ", "\t") and previous.key != "unknown":
+            out.append(LineOwner(previous.key, p.rest, previous.host, previous.pid))
+            continue
+        else:
+            key = "unknown"
+        owner = LineOwner(key, p.rest, p.host, p.pid)
+        out.append(owner)
+        previous = owner
+    return out
+
+
+def _ranks_from_nccl_inits(parsed: list[RankPrefix]) -> dict[str, int]:
+    """host:pid -> rank in the process's largest communicator, from NCCL init lines."""
+    best: dict[str, tuple[int, int]] = {}
+    for p in parsed:
+        if p.pid is None or "NCCL INFO" not in p.rest or " rank " not in p.rest:
+            continue
+        event = parse_nccl_line(p.rest)
+        if isinstance(event, NcclInit):
+            key = f"{event.host}:{event.pid}"
+            size = event.nranks or 0
+            if key not in best or size > best[key][0]:
+                best[key] = (size, event.rank)
+    return {key: rank for key, (_size, rank) in best.items()}

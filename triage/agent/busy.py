@@ -24,6 +24,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from triage.collectors.pyspy import sample_stacks
 from triage.parsing.stacks import Frame, ThreadStack, parse_pyspy_json
 
 # 5% of one core: a blocked rank's own threads (gloo, torch) use < 0.5%; strace and py-spy taking
@@ -134,8 +135,6 @@ def _tid(thread: ThreadStack) -> int | None:
 def take_sample(rank: int, pid: int, own_tids: frozenset[int] | None = None,
                 timeout: float = 5.0) -> RankSample:
     """Stacks first (to learn triage's own threads), then the counters without them."""
-    from triage.collectors.pyspy import sample_stacks
-
     data, error = sample_stacks(pid, timeout)
     if data is None and os.path.exists(f"/proc/{pid}"):
         data, error = sample_stacks(pid, timeout)     # a read racing the target's own changes: once more

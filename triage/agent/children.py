@@ -18,6 +18,8 @@ from typing import Any
 
 from triage.analysis.child_wait import ChildWait, child_waited_on, classify_child
 from triage.bundle import CollectorRecord
+from triage.collectors.common import run_tool
+from triage.collectors.pyspy import find_pyspy
 from triage.layout import BundlePaths
 from triage.load.agent_facts import stack_lines
 from triage.model.evidence import ChildStack
@@ -28,9 +30,6 @@ _LOOP = "_worker_loop"
 
 def worker_id_from_locals(pid: int, timeout: float = 5.0) -> int | None:
     """``worker_id`` of the child's ``_worker_loop`` frame (None: not a DataLoader worker, or unreadable)."""
-    from triage.collectors.common import run_tool
-    from triage.collectors.pyspy import find_pyspy
-
     tool, _looked = find_pyspy()
     if tool is None:
         return None

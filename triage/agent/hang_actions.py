@@ -20,17 +20,19 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from triage.agent import busy
-from triage.agent.hang_monitor import ActionOutcome
+from triage.agent import busy, children, cluster_trigger
 from triage.agent.rdzv_watch import DEFAULT_JOIN_TIMEOUT_S
-from triage.agent.state import AgentContext, LocalRankStatus, MonitorAction, MonitorActionKind
+from triage.agent.state import ActionOutcome, AgentContext, LocalRankStatus, MonitorAction, MonitorActionKind
 from triage.analysis.ranks import rank_word
 from triage.bundle import CollectorRecord, Trigger, read_manifest, write_manifest
 from triage.collectors.common import Target
+from triage.collectors.core import collect_core
 from triage.collectors.node_bundle import JobInfo, collect_node_bundle
+from triage.collectors.pyspy import collect_pyspy_children
 from triage.layout import BundlePaths, HostPaths, read_json
 from triage.model import VerdictKind
 from triage.options import LaunchSettings, OnHang
+from triage.postmortem.locate import find_core
 
 _REPORTED_TRIGGERS = (Trigger.HANG, Trigger.REMOTE)
 _WAIT_OTHER_NODES_S = 30.0
@@ -194,8 +196,6 @@ def _busy_elsewhere(ctx: AgentContext, action: MonitorAction,
     if action.outside or action.since is None:
         return None
     try:
-        from triage.agent import cluster_trigger
-
         latest: dict[str, bool] = {}
         for notice in cluster_trigger.notices(ctx.run_dir):
             if notice.origin != ctx.host and notice.time >= action.since - cluster_trigger.BUNDLE_SLACK_S:
@@ -218,8 +218,6 @@ def _announce_stop(ctx: AgentContext, reason: str) -> None:
     if _one_node(ctx):
         return
     try:
-        from triage.agent import cluster_trigger
-
         cluster_trigger.announce(ctx.run_dir, ctx.host, reason, stop=True)
     except Exception:  # noqa: BLE001
         return
@@ -227,8 +225,6 @@ def _announce_stop(ctx: AgentContext, reason: str) -> None:
 
 def _one_node(ctx: AgentContext) -> bool:
     try:
-        from triage.agent import cluster_trigger
-
         return not [h for h in cluster_trigger.run_hosts(ctx.run_dir) if h != ctx.host]
     except Exception:  # noqa: BLE001
         return False
@@ -272,8 +268,6 @@ def blocked_line(activities: Sequence[busy.RankActivity]) -> str:
 def _add_child_dumps(bundle: Path, ranks: Sequence[LocalRankStatus], settings: LaunchSettings) -> None:
     """py-spy dumps of the live ranks' Python children (DataLoader workers...), one file each."""
     try:
-        from triage.collectors.pyspy import collect_pyspy_children
-
         records = []
         for target in targets_from([r for r in ranks if r.alive]):
             records += collect_pyspy_children(target, BundlePaths(bundle).rank(target.rank).root, bundle,
@@ -292,8 +286,6 @@ def _name_children(bundle: Path, records: Sequence[CollectorRecord]) -> None:
     """Which child each stuck rank waits on (DataLoader worker id, stuck frame): said on the
     console and kept in the manifest (``extra.children``) for the report."""
     try:
-        from triage.agent import children
-
         entries = children.child_facts(bundle, [r for r in records if r.files])
         for wait in children.name_waited_on(bundle, entries):
             say(f"{wait.describe()} (it waits for {wait.waits_in})")
@@ -338,9 +330,6 @@ def _add_core_backtraces(bundle: Path, ranks: Sequence[LocalRankStatus]) -> None
 
 def _core_record(bundle: Path, status: LocalRankStatus) -> CollectorRecord | None:
     try:
-        from triage.collectors.core import collect_core
-        from triage.postmortem.locate import find_core
-
         worker = read_json(status.paths.worker) if status.paths is not None else {}
         cwd, pid = worker.get("cwd"), status.pid
         if not cwd or pid is None:
@@ -359,8 +348,6 @@ def _core_record(bundle: Path, status: LocalRankStatus) -> CollectorRecord | Non
 def _wait_for_other_nodes(ctx: AgentContext, bundle: Path) -> None:
     """On a multi-node run, wait (bounded) for the other nodes' bundles before reporting."""
     try:
-        from triage.agent import cluster_trigger
-
         hosts = [h for h in cluster_trigger.run_hosts(ctx.run_dir) if h != ctx.host]
         if not hosts:
             return
@@ -375,6 +362,7 @@ def _wait_for_other_nodes(ctx: AgentContext, bundle: Path) -> None:
 def print_report(run_dir: Path) -> str | None:
     """Print the report of the run directory to the console; return its verdict line. Never raises."""
     try:
+        # imported when a report is printed: the loaders and rich would cost every agent ~0.2 s at start
         from triage.report import build_report, render
 
         sys.stdout.flush()

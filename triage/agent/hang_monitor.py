@@ -26,16 +26,23 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from triage.agent import detect
+from triage.agent import cluster_trigger, detect
+from triage.agent.hang_actions import run_action
 from triage.agent.hang_nccl import NcclWatch
 from triage.agent.hang_watchdog import WatchdogWatch
 from triage.agent.init_watch import InitWatch
 from triage.agent.presample import PreSampler, targets_of
 from triage.agent.rdzv_watch import RendezvousWatch
-from triage.agent.state import AgentContext, LocalRankStatus, Monitor, MonitorAction, MonitorActionKind
+from triage.agent.state import (
+    ActionOutcome,
+    AgentContext,
+    LocalRankStatus,
+    Monitor,
+    MonitorAction,
+    MonitorActionKind,
+)
 from triage.bundle import Trigger
 from triage.layout import read_json
 from triage.options import HangSettings, LaunchSettings
@@ -44,15 +51,6 @@ from triage.options import HangSettings, LaunchSettings
 # heartbeats show the new progress within a heartbeat period, and ranks that finish may sit in
 # their teardown (heartbeat thread gone) for a few seconds.
 QUIET_AFTER_BUSY_S = 3.0
-
-
-@dataclass(frozen=True)
-class ActionOutcome:
-    bundle: Path | None          # the node bundle written, if any
-    stop_job: bool               # the agent must stop the job and exit with ExitCode.HANG_DETECTED
-    message: str = ""            # already printed; kept for logs/tests
-    busy: str | None = None      # the ranks were found busy: who is busy where (the job is left running)
-    gone: bool = False           # a sampled rank exited while being sampled: nothing concluded
 
 
 @dataclass
@@ -325,10 +323,6 @@ class HangMonitor:
         return _collect(Trigger.CRASH, reason, [s.rank for s in ordered])
 
     def _poll_remote(self, now: float) -> MonitorAction | None:
-        try:
-            from triage.agent import cluster_trigger
-        except ImportError:
-            return None
         notice = cluster_trigger.poll(self.ctx.run_dir, self.ctx.host, self._remote_since)
         if notice is None:
             return None
@@ -346,8 +340,6 @@ class HangMonitor:
 
     def _announce(self, reason: str, stop: bool = True) -> None:
         try:
-            from triage.agent import cluster_trigger
-
             cluster_trigger.announce(self.ctx.run_dir, self.ctx.host, reason, stop=stop)
         except Exception:  # noqa: BLE001
             return
@@ -373,6 +365,4 @@ def handle_action(
     ctx: AgentContext, settings: LaunchSettings, action: MonitorAction, ranks: Sequence[LocalRankStatus],
     stop: Callable[[], None] | None = None,
 ) -> ActionOutcome:
-    from triage.agent.hang_actions import run_action
-
     return run_action(ctx, settings, action, ranks, stop)

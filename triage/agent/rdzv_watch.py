@@ -23,8 +23,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from triage.agent import cluster_trigger
 from triage.agent.detect import HangSuspicion
 from triage.agent.state import InitInfo, LocalRankStatus
+from triage.collectors.pyspy import python_children, sample_stacks
 from triage.layout import HostPaths, read_json
 from triage.parsing.stacks import parse_pyspy_json
 from triage.parsing.torchrun_args import (
@@ -137,8 +139,6 @@ class RendezvousWatch:
         threading.Thread(target=self._sample, args=(now,), name="triage-rdzv-probe", daemon=True).start()
 
     def _sample(self, started: float) -> None:
-        from triage.collectors.pyspy import python_children, sample_stacks
-
         try:
             found = False
             for pid in [self._pid, *python_children(self._pid or 0)[:2]]:
@@ -158,8 +158,6 @@ class RendezvousWatch:
 
     def _known_nodes(self) -> int:
         try:
-            from triage.agent import cluster_trigger
-
             return max(1, len(set(cluster_trigger.run_hosts(self.run_dir))))
         except Exception:  # noqa: BLE001 - this node at least
             return 1

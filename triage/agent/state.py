@@ -102,3 +102,12 @@ class AgentContext:
     run_dir: Path
     host_dir: Path
     started: float                  # unix time the agent started
+
+
+@dataclass(frozen=True)
+class ActionOutcome:
+    bundle: Path | None          # the node bundle written, if any
+    stop_job: bool               # the agent must stop the job and exit with ExitCode.HANG_DETECTED
+    message: str = ""            # already printed; kept for logs/tests
+    busy: str | None = None      # the ranks were found busy: who is busy where (the job is left running)
+    gone: bool = False           # a sampled rank exited while being sampled: nothing concluded

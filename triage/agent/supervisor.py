@@ -24,13 +24,14 @@ from types import FrameType
 from typing import Any, BinaryIO, TextIO
 
 from triage.agent import envsetup
-from triage.agent.hang_monitor import ActionOutcome, handle_action, make_monitor
+from triage.agent.hang_actions import print_report
+from triage.agent.hang_monitor import handle_action, make_monitor
 from triage.agent.launcher_bits import NullMonitor, exit_code_of, isatty, signame
 from triage.agent.processes import ProcessTracker
 from triage.agent.pump import LogPump
 from triage.agent.ranks import RankTracker, describe_ends, read_json_or_none
 from triage.agent.rundir import job_id_from_env, prepare_run_dir, write_node_json
-from triage.agent.state import AgentContext, LocalRankStatus, Monitor, MonitorAction, MonitorActionKind
+from triage.agent.state import ActionOutcome, AgentContext, LocalRankStatus, Monitor, MonitorAction, MonitorActionKind
 from triage.agent.straggler_watch import StragglerWatch
 from triage.errors import UsageError
 from triage.exitcodes import ExitCode
@@ -237,8 +238,6 @@ class NodeAgent:
 
     def _report_failure(self) -> str | None:
         """The job failed on its own (a crash or an exception): print the report of the run."""
-        from triage.agent.hang_actions import print_report
-
         self.pump.pump(time.time())
         return print_report(self.run_dir)
 

@@ -2,9 +2,9 @@
 
 Each rank gets its own thread which runs, in order: ``proc`` (psutil snapshot, before anything
 perturbs the process), ``fr`` + ``stacks`` (in-worker agent, no ptrace), ``fr-torch``,
-``pyspy``, ``gdb`` (always, or automatically when py-spy failed) and last ``strace`` (only one
-tracer may attach at a time, so strace never overlaps py-spy/gdb on the same rank; it does
-overlap the other ranks' strace windows). Node collectors (``dmesg``, ``facts``,
+``pyspy``, ``pystack`` (when py-spy failed or is missing), ``gdb`` (always, or automatically when
+py-spy failed) and last ``strace`` (only one tracer may attach at a time, so strace never overlaps
+py-spy/gdb on the same rank; it does overlap the other ranks' strace windows). Node collectors (``dmesg``, ``facts``,
 ``nvidia-smi``) run in a thread of their own. ``manifest.json`` is written at the start (no
 collectors yet, ``finished`` null) and rewritten at the end, so even an interrupted collection
 leaves a readable bundle.
@@ -36,6 +36,7 @@ from triage.collectors.common import Target, process_alive, safe
 from triage.collectors.dmesg import collect_dmesg
 from triage.collectors.gdb import collect_gdb
 from triage.collectors.procinfo import collect_node_facts, collect_proc
+from triage.collectors.pyframes import collect_pystack_live
 from triage.collectors.pyspy import collect_pyspy
 from triage.collectors.strace import collect_strace
 from triage.collectors.worker import collect_torch_fr_files, collect_worker
@@ -44,6 +45,7 @@ from triage.options import CollectSettings
 
 _PYSPY_FAILED = (CollectorStatus.FAILED, CollectorStatus.MISSING, CollectorStatus.DENIED,
                  CollectorStatus.TIMEOUT)
+_PYSPY_UNREADABLE = (CollectorStatus.FAILED, CollectorStatus.MISSING)
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,12 @@ def collect_rank(target: Target, bundle: Path, options: CollectSettings) -> list
     records.append(pyspy)
     want_gdb = options.gdb == "always" or (options.gdb == "auto" and pyspy.status in _PYSPY_FAILED
                                            and process_alive(target.pid))
+    if pyspy.status in _PYSPY_UNREADABLE and process_alive(target.pid):
+        # Python frames without py-spy (say, a Python it does not know yet): pystack reads them from the
+        # process's memory and runs nothing of the target's. Not after a timeout or a refused ptrace: it
+        # would wait or be refused the same way.
+        reason = f"py-spy {pyspy.status.value}"
+        records.append(safe("pystack", target, lambda: collect_pystack_live(target, out, bundle, options, reason)))
     if want_gdb:
         why = "requested" if options.gdb == "always" else f"py-spy {pyspy.status.value}"
         records.append(safe("gdb", target, lambda: collect_gdb(target, out, bundle, options, why)))

@@ -6,12 +6,8 @@ and conda interpreters have none), and it never loads code from where the target
 
 pystack runs in a child process (``python -I -m triage.collectors.pyframes core|remote ...``)
 under a time bound: a crafted core that upsets its C++ reader kills the child, never triage.
-The child prints one JSON document, schema ``triage.pyframes/1``::
-
-    {"schema": ..., "tool": "pystack", "version": "1.7.2", "threads": [
-        {"tid": 123, "name": null, "gil": true, "frames": [{"file", "line", "function"}, ...]}]}
-
-Frames are innermost first. On failure: ``{"schema": ..., "error": "one line"}`` and exit 1.
+The child prints one JSON document, schema ``triage.pyframes/1`` (read by triage.parsing.pyframes,
+the one reader of that format); on failure it exits 1.
 """
 
 from __future__ import annotations
@@ -19,9 +15,8 @@ from __future__ import annotations
 import json
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from triage.bundle import CollectorRecord, CollectorStatus
 from triage.collectors.common import (
@@ -38,31 +33,12 @@ from triage.collectors.common import (
 )
 from triage.layout import BundlePaths, BundleRankPaths
 from triage.options import CollectSettings
+from triage.parsing.pyframes import PyFrames, parse_pyframes
 from triage.schemas import PYFRAMES_SCHEMA as SCHEMA
 
 NAME = "pystack"
 OUTPUT_LIMIT = 8 * 1024 * 1024
-MAX_THREADS = 4096
-MAX_FRAMES = 512
 INSTALL_HINT = "install it: `pip install pystack` (in the same environment as triage)"
-
-
-@dataclass(frozen=True)
-class PyFrames:
-    """What one pystack run gave: threads (tid -> frames innermost first), or the reason it gave none."""
-
-    threads: dict[int, tuple[tuple[str, int | None, str], ...]]
-    error: str | None = None
-    missing: bool = False
-    timed_out: bool = False
-    denied: bool = False
-    raw: str = ""
-
-    def frames_for(self, tid: int | None) -> tuple[tuple[str, int | None, str], ...]:
-        """The frames of thread ``tid``; without it, the first thread that has any."""
-        if tid is not None and self.threads.get(tid):
-            return self.threads[tid]
-        return next((f for f in self.threads.values() if f), ())
 
 
 def pystack_available() -> bool:
@@ -86,38 +62,8 @@ def run_pystack(mode: str, target: str, executable: str | None = None, timeout: 
         return PyFrames({}, run.start_error)
     if run.timed_out:
         return PyFrames({}, f"pystack did not finish in {timeout:.0f}s", timed_out=True, raw=text)
-    return parse_output(text, run.stderr_text, run.returncode)
-
-
-def parse_output(text: str, stderr: str = "", returncode: int | None = 0) -> PyFrames:
-    """The child's JSON as :class:`PyFrames` (bounded: threads and frames beyond the limits are dropped)."""
-    try:
-        data: Any = json.loads(text) if text.strip() else None
-    except ValueError:
-        data = None
-    if not isinstance(data, dict):
-        last = (stderr.strip().splitlines() or [f"exit status {returncode}"])[-1]
-        return PyFrames({}, f"pystack gave no output: {last[:300]}", raw=text)
-    if data.get("error"):
-        error = str(data["error"])[:400]
-        return PyFrames({}, error, denied=looks_denied(error), raw=text)
-    threads: dict[int, tuple[tuple[str, int | None, str], ...]] = {}
-    for item in (data.get("threads") or [])[:MAX_THREADS]:
-        if not isinstance(item, dict) or not isinstance(item.get("tid"), int):
-            continue
-        frames = []
-        for frame in (item.get("frames") or [])[:MAX_FRAMES]:
-            if isinstance(frame, dict):
-                line = frame.get("line")
-                frames.append((str(frame.get("file")), line if isinstance(line, int) else None,
-                               str(frame.get("function"))))
-        threads[item["tid"]] = tuple(frames)
-    return PyFrames(threads, raw=text)
-
-
-def describe(frame: tuple[str, int | None, str]) -> str:
-    """As :class:`triage.parsing.gdb.PythonFrame` describes a frame: ``file:line in function``."""
-    return f"{frame[0]}:{frame[1]} in {frame[2]}"
+    frames = parse_pyframes(text, run.stderr_text, run.returncode)
+    return replace(frames, denied=True) if frames.error and looks_denied(frames.error) else frames
 
 
 def collect_pystack_live(target: Target, rank_out: Path, bundle: Path, options: CollectSettings,
@@ -176,7 +122,8 @@ def _child(argv: list[str]) -> int:
         message = " ".join(str(error).split()) or type(error).__name__
         print(json.dumps({"schema": SCHEMA, "error": f"pystack: {message}"}))
         return 1
-    print(json.dumps({"schema": SCHEMA, "tool": "pystack", "version": __version__, "threads": out}))
+    pid = int(argv[1]) if argv[0] == "remote" else None
+    print(json.dumps({"schema": SCHEMA, "tool": "pystack", "version": __version__, "pid": pid, "threads": out}))
     return 0
 
 

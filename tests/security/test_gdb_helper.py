@@ -28,8 +28,9 @@ from tests.security.sec_util import (
 from triage.collectors.common import Target
 from triage.collectors.gdb import collect_gdb, gdb_argv
 from triage.collectors.gdbrun import gdb_batch_argv, helper_candidates, helper_problem, python_gdb_helper
-from triage.collectors.pyframes import parse_output, pystack_available, run_pystack
+from triage.collectors.pyframes import pystack_available, run_pystack
 from triage.options import CollectSettings
+from triage.parsing.pyframes import parse_pyframes
 
 pytestmark = pytest.mark.skipif(not can_drop_privileges() or not SYSTEM_PYTHON.is_file(),
                                 reason="needs root, setpriv and /usr/bin/python3.11")
@@ -138,10 +139,10 @@ def test_live_attacker_process_with_rank_runs_nothing(tmp_path: Path) -> None:
 
 
 def test_pyframes_output_is_bounded_and_never_raises() -> None:
-    assert parse_output("not json").error
-    assert parse_output('{"error": "x"}').error == "x"
+    assert parse_pyframes("not json").error
+    assert parse_pyframes('{"error": "x"}').error == "x"
     many = {"threads": [{"tid": i, "frames": [{"file": "f", "line": 1, "function": "g"}] * 2000}
                         for i in range(5000)]}
-    parsed = parse_output(json.dumps(many))
+    parsed = parse_pyframes(json.dumps(many))
     assert len(parsed.threads) == 4096 and all(len(f) == 512 for f in parsed.threads.values())
-    assert parse_output('{"threads": [{"tid": "x"}, 5, {"tid": 3, "frames": [7]}]}').threads == {3: ()}
+    assert parse_pyframes('{"threads": [{"tid": "x"}, 5, {"tid": 3, "frames": [7]}]}').threads == {3: ()}

@@ -31,6 +31,7 @@ from triage.model.evidence import (
 )
 from triage.parsing.crashlog import FAULT_SIGNALS
 from triage.parsing.flight_recorder import load_fr_file, parse_fr_json
+from triage.parsing.pyframes import parse_pyframes, thread_stacks
 from triage.parsing.stacks import (
     ThreadStack,
     parse_faulthandler,
@@ -201,7 +202,8 @@ def _load_rank(host: HostPaths, rank: int, bundle: Path | None, manifest: Manife
 
 _BUNDLE_RANK, _RANK = BundlePaths(Path("b")).rank(0), RankPaths(Path("r"))   # only their file names are used
 _EVIDENCE_ORDER = tuple(p.name for p in (_BUNDLE_RANK.fr_json, _BUNDLE_RANK.fr_pickle, _RANK.fr_exit, _RANK.heartbeat,
-                                          _BUNDLE_RANK.pyspy_json, _BUNDLE_RANK.stacks, _RANK.faulthandler, _RANK.exit,
+                                          _BUNDLE_RANK.pyspy_json, _BUNDLE_RANK.stacks, _BUNDLE_RANK.pystack,
+                                          _RANK.faulthandler, _RANK.exit,
                                           _RANK.output, _RANK.nccl, _RANK.worker))
 
 
@@ -255,6 +257,11 @@ def _threads(paths: RankPaths, bundle: Path | None, rank: int, skipped: list[str
         if stacks.is_file():
             evidence.append(str(stacks))
             return parse_faulthandler(read_text(stacks))
+        if files.pystack.is_file():            # py-spy could not read the rank; pystack did
+            threads = thread_stacks(parse_pyframes(read_text(files.pystack)))
+            if threads:
+                evidence.append(str(files.pystack))
+                return threads
     return ()
 
 

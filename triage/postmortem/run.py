@@ -30,13 +30,13 @@ from triage.bundle import (
 )
 from triage.collectors.core import collect_core, core_paths
 from triage.collectors.gdbrun import DEFAULT_TIMEOUT_S
-from triage.collectors.pyframes import describe as describe_pyframe
-from triage.collectors.pyframes import parse_output as parse_pyframes
 from triage.layout import BundleRankPaths, RunPaths, make_private_dir, short_hostname
 from triage.load.cores import read_core_output
 from triage.model import Report
 from triage.model.evidence import CrashRecord, CrashSource, Evidence, KernelEvent
 from triage.parsing.elfcore import CoreFormatError, read_core_notes
+from triage.parsing.pyframes import describe as describe_pyframe
+from triage.parsing.pyframes import parse_pyframes
 from triage.postmortem.context import (
     RankFiles,
     boot_time,

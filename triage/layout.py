@@ -384,6 +384,34 @@ class HostPaths:
 
 
 @dataclass(frozen=True)
+class CheckPaths:
+    """A ``triage check`` directory (``--check-dir``, or ``check/`` of a run directory): written by the
+    check's ranks (triage.check.worker, which imports nothing of triage and uses the same names, held
+    equal by a test) and nodes, read by the check's lead and by ``triage report`` of the run directory."""
+
+    root: Path
+    RANK_GLOB: ClassVar[str] = "rank-*.json"
+
+    @property
+    def verdict(self) -> Path:
+        return self.root / "verdict.json"
+
+    @property
+    def nodes_dir(self) -> Path:
+        return self.root / "nodes"
+
+    def node(self, host: str, pid: int) -> Path:
+        return self.nodes_dir / f"{host}-{pid}.json"
+
+    @property
+    def ranks_dir(self) -> Path:
+        return self.root / "ranks"
+
+    def rank(self, rank: int) -> Path:
+        return self.ranks_dir / f"rank-{rank}.json"
+
+
+@dataclass(frozen=True)
 class RunPaths:
     root: Path
 
@@ -393,6 +421,11 @@ class RunPaths:
 
     def host(self, host: str) -> HostPaths:
         return HostPaths(self.root / host)
+
+    @property
+    def check(self) -> CheckPaths:
+        """Where ``triage check --run-dir`` puts its check directory."""
+        return CheckPaths(self.root / "check")
 
     def hosts(self) -> list[HostPaths]:
         if not self.root.is_dir():

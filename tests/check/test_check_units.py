@@ -17,6 +17,7 @@ from triage.check.results import CheckData
 from triage.check.verdict import _ifname_problem, decide, rank_ranges
 from triage.cli.check import parse_timeout
 from triage.errors import InputError, UsageError
+from triage.layout import CheckPaths
 from triage.schemas import CHECK_RESULT_FORMAT
 
 TORCHRUN = ["torchrun"]   # on PATH in the test venv
@@ -314,3 +315,11 @@ def test_text_output_shows_control_characters_instead_of_sending_them() -> None:
 def test_the_worker_stamps_the_schema_id_of_triage_schemas() -> None:
     """The worker imports nothing of triage (it runs under the job's Python), so it keeps a copy."""
     assert worker.FORMAT == CHECK_RESULT_FORMAT
+
+
+def test_the_worker_writes_where_the_layout_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker's own file name for a rank's result is the one CheckPaths (and the lead) read."""
+    monkeypatch.setenv("RANK", "5")
+    record = worker.RankRecord(str(tmp_path), deadline=0.0)
+    assert Path(record.path) == CheckPaths(tmp_path).rank(5)
+    assert Path(record.path).match(str(CheckPaths(tmp_path).ranks_dir / CheckPaths.RANK_GLOB))

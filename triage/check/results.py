@@ -18,9 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from triage.layout import write_json_atomic
-
-VERDICT_FILE = "verdict.json"
+from triage.layout import CheckPaths, write_json_atomic
 from triage.schemas import CHECK_VERDICT_FORMAT as VERDICT_FORMAT
 
 
@@ -35,7 +33,7 @@ class CheckData:
 
 
 def node_path(check_dir: Path, host: str, pid: int) -> Path:
-    return check_dir / "nodes" / f"{host}-{pid}.json"
+    return CheckPaths(check_dir).node(host, pid)
 
 
 def _load(path: Path) -> dict[str, Any] | None:
@@ -50,13 +48,14 @@ def load_check(check_dir: Path, expected: dict[str, Any]) -> CheckData:
     nodes: list[dict[str, Any]] = []
     ranks: dict[int, dict[str, Any]] = {}
     unreadable: list[str] = []
-    for path in sorted((check_dir / "nodes").glob("*.json")):
+    paths = CheckPaths(check_dir)
+    for path in sorted(paths.nodes_dir.glob("*.json")):
         node = _load(path)
         if node is None:
             unreadable.append(str(path))
         else:
             nodes.append(node)
-    for path in sorted((check_dir / "ranks").glob("rank-*.json")):
+    for path in sorted(paths.ranks_dir.glob(CheckPaths.RANK_GLOB)):
         rank = _load(path)
         if rank is None or not isinstance(rank.get("rank"), int):
             unreadable.append(str(path))
@@ -67,11 +66,11 @@ def load_check(check_dir: Path, expected: dict[str, Any]) -> CheckData:
 
 def read_verdict(check_dir: Path) -> dict[str, Any] | None:
     """The verdict a finished check left in ``check_dir`` (None when there is none or it is unreadable)."""
-    data = _load(check_dir / VERDICT_FILE)
+    data = _load(CheckPaths(check_dir).verdict)
     if data is None or data.get("format") != VERDICT_FORMAT:
         return None
     return data
 
 
 def write_verdict(check_dir: Path, data: dict[str, Any]) -> None:
-    write_json_atomic(check_dir / VERDICT_FILE, {"format": VERDICT_FORMAT, **data})
+    write_json_atomic(CheckPaths(check_dir).verdict, {"format": VERDICT_FORMAT, **data})

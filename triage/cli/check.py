@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from triage.errors import InputError, UsageError
+from triage.layout import CheckPaths, RunPaths, make_private_dir
 
 DEFAULT_TIMEOUT = 120.0
 
@@ -47,7 +48,7 @@ def _check_dir(args: argparse.Namespace) -> Path:
     if args.check_dir:
         return Path(args.check_dir)
     if args.run_dir:
-        return Path(args.run_dir) / "check"
+        return RunPaths(Path(args.run_dir)).check.root
     job, step = os.environ.get("SLURM_JOB_ID"), os.environ.get("SLURM_STEP_ID")
     if job:     # the same name on every node of the step: srun starts them all in the submission directory
         name = f"triage-check-{job}.{step}" if step else f"triage-check-{job}"
@@ -78,14 +79,12 @@ class CheckCommand:
     def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         from triage.check.launcher import parse_launch
         from triage.check.render import json_document, render_html, render_json, render_lead_text, render_text
-        from triage.check.results import VERDICT_FILE
         from triage.check.run import is_local_address, run_check
-        from triage.layout import make_private_dir
 
         timeout = parse_timeout(str(args.timeout))
         launch = parse_launch(list(args.launcher))
         check_dir = _check_dir(args)
-        if (check_dir / VERDICT_FILE).exists():
+        if CheckPaths(check_dir).verdict.exists():
             raise InputError(f"{check_dir}: holds the verdict of an earlier check",
                              hint="give a new --check-dir (every check needs an empty one)")
         make_private_dir(check_dir)

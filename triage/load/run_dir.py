@@ -40,6 +40,7 @@ from triage.parsing.stacks import (
     stack_top,
     waiting_in_collective,
 )
+from triage.schemas import CHECK_VERDICT_FORMAT
 
 # A node counts as missing when its newest bundle is older than the newest hang bundle by this much.
 NODE_BUNDLE_WINDOW_S = 60.0
@@ -73,7 +74,7 @@ def load_run_dir(root: Path) -> Evidence:
     node_manifests: dict[str, Manifest | None] = {}
     agents: list[AgentFacts] = []
     for host in run.hosts():
-        if host.host == CHECK_DIR and not host.node.is_file():
+        if host.root == RunPaths(root).check.root and not host.node.is_file():
             continue                    # `triage check --run-dir`'s results, not a host
         if host.node.is_file():
             node_manifests[host.host] = None
@@ -109,13 +110,11 @@ def load_run_dir(root: Path) -> Evidence:
                     cluster_check=_cluster_check(root, skipped), agent=tuple(agents))
 
 
-CHECK_DIR = "check"
-from triage.schemas import CHECK_VERDICT_FORMAT
 
 
 def _cluster_check(root: Path, skipped: list[str]) -> ClusterCheck | None:
     """A `triage check --run-dir` verdict in this run directory, if one is there."""
-    path = root / CHECK_DIR / "verdict.json"
+    path = RunPaths(root).check.verdict
     data = _json(path, skipped)
     if not isinstance(data, dict) or data.get("format") != CHECK_VERDICT_FORMAT or not data.get("headline"):
         return None

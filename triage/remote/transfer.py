@@ -9,7 +9,7 @@ from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 from triage.errors import RemoteError, UsageError
-from triage.layout import BundlePaths, make_private_dir
+from triage.layout import BundlePaths, RunPaths, make_private_dir
 from triage.remote.names import validate_host
 
 MAX_STREAM_BYTES = 2 << 30     # refuse absurd streams (a node bundle is bounded by its collectors)
@@ -94,7 +94,8 @@ def unpack(data: bytes, run_dir: Path, label: str, node: str | None = None) -> P
         raise RemoteError(f"{label}: bundle stream is not a valid tar ({error})") from error
     members_parts = [(local, *PurePosixPath(m.name).parts[1:]) for m in members]
     bundles = sorted({parts[:3] for parts in members_parts if len(parts) >= 3})
-    manifests = [run_dir.joinpath(*parts) for parts in bundles if parts[1] == "bundles"]
+    manifests = [run_dir.joinpath(*parts) for parts in bundles
+                 if run_dir.joinpath(*parts[:2]) == RunPaths(run_dir).host(parts[0]).bundles_dir]
     if len(manifests) != 1 or not BundlePaths(manifests[0]).is_bundle():
         raise RemoteError(f"{label}: bundle stream holds no single bundle with a manifest")
     return manifests[0]

@@ -23,7 +23,8 @@ from typing import Any
 
 from triage.bundle import CollectorRecord, CollectorStatus
 from triage.collectors.redact import redact_text, redaction_enabled
-from triage.layout import FILE_MODE, RankPaths, make_private_dir
+from triage.layout import RankPaths
+from triage.private_files import FILE_MODE, make_private_dir
 
 DENIED_HINT = (
     "ptrace was refused: run triage as the job's user or root, set "

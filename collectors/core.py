@@ -27,8 +27,9 @@ from triage.collectors.gdbrun import (
 )
 from triage.collectors.pyframes import run_pystack
 from triage.collectors.redact import redact_json, redact_text
-from triage.layout import FILE_MODE, BundlePaths, BundleRankPaths, make_private_dir, write_json_atomic
+from triage.layout import BundlePaths, BundleRankPaths
 from triage.parsing.elfcore import CoreFormatError, CoreNotes, elf_debug_state, read_core_notes
+from triage.private_files import FILE_MODE, make_private_dir, write_json_atomic
 from triage.schemas import CORE_SCHEMA
 
 NAME = "core"

@@ -23,9 +23,10 @@ from triage.collectors.common import (
     run_tool,
     write_private,
 )
-from triage.layout import BundleNodePaths, BundlePaths, write_json_atomic
+from triage.layout import BundleNodePaths, BundlePaths
 from triage.options import CollectSettings
 from triage.parsing import dmesg as dmesg_parser
+from triage.private_files import write_json_atomic
 
 SINCE_MARGIN_S = 5
 

@@ -40,8 +40,9 @@ from triage.collectors.pyframes import collect_pystack_live
 from triage.collectors.pyspy import collect_pyspy
 from triage.collectors.strace import collect_strace
 from triage.collectors.worker import collect_torch_fr_files, collect_worker
-from triage.layout import BundlePaths, make_private_dir
+from triage.layout import BundlePaths
 from triage.options import CollectSettings
+from triage.private_files import make_private_dir
 
 _PYSPY_FAILED = (CollectorStatus.FAILED, CollectorStatus.MISSING, CollectorStatus.DENIED,
                  CollectorStatus.TIMEOUT)

@@ -27,8 +27,9 @@ from triage.collectors.common import (
     write_private,
 )
 from triage.collectors.redact import redact_argv, redact_env
-from triage.layout import BundleNodePaths, BundlePaths, BundleRankPaths, write_json_atomic
+from triage.layout import BundleNodePaths, BundlePaths, BundleRankPaths
 from triage.options import CollectSettings
+from triage.private_files import write_json_atomic
 
 _MAX_THREADS = 256
 _MAX_FILES = 256

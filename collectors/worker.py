@@ -28,8 +28,9 @@ from triage.collectors.common import (
 )
 from triage.collectors.procinfo import read_environ
 from triage.collectors.worker_client import request_dump
-from triage.layout import FILE_MODE, BundlePaths, BundleRankPaths, make_private_dir
+from triage.layout import BundlePaths, BundleRankPaths
 from triage.options import CollectSettings
+from triage.private_files import FILE_MODE, make_private_dir
 
 DEFAULT_FR_PREFIX = "/tmp/nccl_trace_rank_"  # noqa: S108 (PyTorch's own default, read, never written by us)
 

@@ -23,7 +23,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from triage.layout import BundlePaths, make_private_dir, read_json, write_json_atomic
+from triage.layout import BundlePaths
+from triage.private_files import make_private_dir, read_json, write_json_atomic
 from triage.schemas import BUNDLE_SCHEMA
 
 

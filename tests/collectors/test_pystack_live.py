@@ -15,8 +15,9 @@ from triage.bundle import CollectorStatus, Trigger, read_manifest
 from triage.collectors.common import Target
 from triage.collectors.node_bundle import JobInfo, collect_node_bundle, collect_rank
 from triage.collectors.pyframes import collect_pystack_live, pystack_available
-from triage.layout import BundlePaths, RunPaths, make_private_dir
+from triage.layout import BundlePaths, RunPaths
 from triage.options import CollectSettings, GdbMode
+from triage.private_files import make_private_dir
 
 pytestmark = pytest.mark.skipif(not pystack_available(), reason="pystack is not installed")
 QUIET = CollectSettings(gdb=GdbMode.NEVER, strace_seconds=0.0)

@@ -8,8 +8,9 @@ from tests.hang.test_detect import coll, rank
 from triage.agent import cluster_trigger
 from triage.agent.hang_monitor import HangMonitor
 from triage.agent.state import AgentContext, LocalRankStatus, MonitorActionKind
-from triage.layout import RunPaths, write_json_atomic
+from triage.layout import RunPaths
 from triage.options import HangSettings
+from triage.private_files import write_json_atomic
 
 T0 = 1_000_000.0
 WATCHDOG = (b"[rank1]:[E1122 10:00:00.123456789 ProcessGroupNCCL.cpp:632] [PG ID 0 PG GUID 0(default_pg) Rank 1] "

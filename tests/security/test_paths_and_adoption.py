@@ -18,7 +18,8 @@ from tests.helpers.processes import running_program
 from tests.security.sec_util import AS_NOBODY, NOBODY, attacker_dir, can_drop_privileges, triage
 from triage.collectors.common import may_touch, write_private
 from triage.errors import InputError
-from triage.layout import UnsafeDirectoryError, directory_problem, make_private_dir, short_hostname
+from triage.layout import short_hostname
+from triage.private_files import UnsafeDirectoryError, directory_problem, make_private_dir
 
 pytestmark = pytest.mark.skipif(not can_drop_privileges(), reason="needs root and setpriv")
 

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from triage.bundle import read_manifest
-from triage.layout import RunPaths, write_json_atomic
+from triage.layout import RunPaths
+from triage.private_files import write_json_atomic
 from triage.schemas import TRIGGER_SCHEMA
 
 TRIGGER_DIR = ".cluster-trigger"

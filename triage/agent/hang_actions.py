@@ -29,10 +29,11 @@ from triage.collectors.common import Target
 from triage.collectors.core import collect_core
 from triage.collectors.node_bundle import JobInfo, collect_node_bundle
 from triage.collectors.pyspy import collect_pyspy_children
-from triage.layout import BundlePaths, HostPaths, read_json
+from triage.layout import BundlePaths, HostPaths
 from triage.model import VerdictKind
 from triage.options import LaunchSettings, OnHang
 from triage.postmortem.locate import find_core
+from triage.private_files import read_json
 
 _REPORTED_TRIGGERS = (Trigger.HANG, Trigger.REMOTE)
 _WAIT_OTHER_NODES_S = 30.0

@@ -44,8 +44,8 @@ from triage.agent.state import (
     MonitorActionKind,
 )
 from triage.bundle import Trigger
-from triage.layout import read_json
 from triage.options import HangSettings, LaunchSettings
+from triage.private_files import read_json
 
 # After busy ranks went on, no new hang is suspected for one --hang-timeout (at least this long):
 # heartbeats show the new progress within a heartbeat period, and ranks that finish may sit in

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 from triage.agent.tagger import IDLE_FLUSH_S, Chunk, Tagger
-from triage.layout import FILE_MODE, HostPaths
+from triage.layout import HostPaths
+from triage.private_files import FILE_MODE
 
 CHUNK = 4 << 20
 MAX_CHUNKS_PER_PUMP = 4

@@ -27,7 +27,7 @@ from triage.agent import cluster_trigger
 from triage.agent.detect import HangSuspicion
 from triage.agent.state import InitInfo, LocalRankStatus
 from triage.collectors.pyspy import python_children, sample_stacks
-from triage.layout import HostPaths, read_json
+from triage.layout import HostPaths
 from triage.parsing.stacks import parse_pyspy_json
 from triage.parsing.torchrun_args import (
     parse_torchrun_args,
@@ -36,6 +36,7 @@ from triage.parsing.torchrun_args import (
     read_seconds,
     torchrun_index,
 )
+from triage.private_files import read_json
 
 RDZV_MARKERS = ("torch/distributed/elastic/rendezvous/",)
 RDZV_FUNCTIONS = frozenset({"next_rendezvous", "_rendezvous"})

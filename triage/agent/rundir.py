@@ -9,13 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from triage.errors import InputError
-from triage.layout import (
-    HostPaths,
-    RunPaths,
-    make_private_dir,
-    read_json,
-    write_json_atomic,
-)
+from triage.layout import HostPaths, RunPaths
+from triage.private_files import make_private_dir, read_json, write_json_atomic
 from triage.schemas import RUN_LAYOUT
 
 

@@ -38,9 +38,10 @@ from triage.analysis.stragglers import Straggler, StragglerResult, find_straggle
 from triage.collectors.common import run_tool
 from triage.collectors.pyspy import find_pyspy
 from triage.collectors.worker_client import request_dump, send_command
-from triage.layout import HostPaths, RankPaths, RunPaths, write_json_atomic
+from triage.layout import HostPaths, RankPaths, RunPaths
 from triage.load.fr_files import load_fr_dumps
 from triage.options import StragglerSettings
+from triage.private_files import write_json_atomic
 
 SAMPLE_RATE_HZ = 20
 DUMP_TIMEOUT_S = 10.0

@@ -35,8 +35,9 @@ from triage.agent.state import ActionOutcome, AgentContext, LocalRankStatus, Mon
 from triage.agent.straggler_watch import StragglerWatch
 from triage.errors import UsageError
 from triage.exitcodes import ExitCode
-from triage.layout import HostPaths, short_hostname, write_json_atomic
+from triage.layout import HostPaths, short_hostname
 from triage.options import ConsoleMode, LaunchSettings, settings_values
+from triage.private_files import write_json_atomic
 
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 IDLE_SLEEP = 0.02

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from triage.layout import CheckPaths, write_json_atomic
+from triage.layout import CheckPaths
+from triage.private_files import write_json_atomic
 from triage.schemas import CHECK_VERDICT_FORMAT as VERDICT_FORMAT
 
 

@@ -24,7 +24,8 @@ from triage.check.launcher import Launch
 from triage.check.results import CheckData, load_check, node_path, read_verdict, write_verdict
 from triage.check.verdict import Verdict, decide, verdict_json
 from triage.check.worker import describe_error
-from triage.layout import short_hostname, write_json_atomic
+from triage.layout import short_hostname
+from triage.private_files import write_json_atomic
 
 POLL = 0.25
 PROBE_TIMEOUT = 2.0

@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 
 from triage.errors import InputError, UsageError
-from triage.layout import CheckPaths, RunPaths, make_private_dir
+from triage.layout import CheckPaths, RunPaths
+from triage.private_files import make_private_dir
 
 DEFAULT_TIMEOUT = 120.0
 

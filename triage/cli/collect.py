@@ -24,8 +24,9 @@ from triage.collectors.redact import set_redaction
 from triage.config import add_arguments, options_of, settings_from
 from triage.errors import RemoteError, UsageError
 from triage.exitcodes import ExitCode
-from triage.layout import RunPaths, write_json_atomic
+from triage.layout import RunPaths
 from triage.options import CollectSettings
+from triage.private_files import write_json_atomic
 from triage.remote.fanout import NodeOutcome, fan_out
 from triage.remote.gather import GatherPlan, srun_worker, ssh_worker
 from triage.remote.names import parse_hosts, parse_pids, validate_job_id

@@ -29,15 +29,9 @@ from triage.collectors.redact import set_redaction
 from triage.config import add_arguments, options_of, settings_from
 from triage.errors import InputError, UsageError
 from triage.exitcodes import ExitCode
-from triage.layout import (
-    HostPaths,
-    RunPaths,
-    check_private_dir,
-    read_json,
-    short_hostname,
-    write_json_atomic,
-)
+from triage.layout import HostPaths, RunPaths, short_hostname
 from triage.options import CollectSettings
+from triage.private_files import check_private_dir, read_json, write_json_atomic
 from triage.schemas import RUN_LAYOUT
 
 DEFAULT_WAIT_S = 120.0

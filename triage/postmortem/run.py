@@ -30,7 +30,7 @@ from triage.bundle import (
 )
 from triage.collectors.core import collect_core, core_paths
 from triage.collectors.gdbrun import DEFAULT_TIMEOUT_S
-from triage.layout import BundleRankPaths, RunPaths, make_private_dir, short_hostname
+from triage.layout import BundleRankPaths, RunPaths, short_hostname
 from triage.load.cores import read_core_output
 from triage.model import Report
 from triage.model.evidence import CrashRecord, CrashSource, Evidence, KernelEvent
@@ -46,6 +46,7 @@ from triage.postmortem.context import (
     read_dmesg,
     run_dir_ranks,
 )
+from triage.private_files import make_private_dir
 
 
 @dataclass

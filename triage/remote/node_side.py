@@ -37,15 +37,9 @@ from triage.collectors.discover import find_ranks, foreign_pids, targets_for_pid
 from triage.collectors.node_bundle import JobInfo, collect_node_bundle
 from triage.collectors.procinfo import read_environ
 from triage.errors import InputError
-from triage.layout import (
-    HostPaths,
-    RunPaths,
-    directory_problem,
-    read_json,
-    short_hostname,
-    write_json_atomic,
-)
+from triage.layout import HostPaths, RunPaths, short_hostname
 from triage.options import CollectSettings
+from triage.private_files import directory_problem, read_json, write_json_atomic
 from triage.remote.slurm import job_pids_here
 from triage.remote.transfer import pack
 from triage.schemas import RUN_LAYOUT

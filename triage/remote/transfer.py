@@ -9,7 +9,8 @@ from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 from triage.errors import RemoteError, UsageError
-from triage.layout import BundlePaths, RunPaths, make_private_dir
+from triage.layout import BundlePaths, RunPaths
+from triage.private_files import make_private_dir
 from triage.remote.names import validate_host
 
 MAX_STREAM_BYTES = 2 << 30     # refuse absurd streams (a node bundle is bounded by its collectors)

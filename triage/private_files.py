@@ -1,0 +1,119 @@
+"""Owner-only files and directories: how triage writes what it keeps, safely.
+
+Every directory triage creates is 0700 and every file 0600; an existing directory must be ours and
+private (never one another user owns or can write to, never a symlink swapped in), and JSON is written
+atomically so a reader sees the old file or the new one, never half of one. What the files are
+called is triage.layout's business.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import stat
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from triage.errors import InputError
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+
+
+class UnsafeDirectoryError(InputError):
+    """A directory triage would write into is not private to the user running triage."""
+
+    default_hint = ("give a directory that you own and that no one else can write to "
+                    "(e.g. --run-dir under your home); triage never writes where another user can swap files")
+
+
+def _owner_ok(uid: int) -> bool:
+    return uid in (os.geteuid(), 0)
+
+
+def directory_problem(path: Path, final: bool = True) -> str | None:
+    """Why triage must not write into ``path`` (an existing directory), or None.
+
+    Every symlink on the way must be ours or root's; every directory of the resolved path must be
+    ours or root's and not group- or world-writable (a root-owned sticky directory such as /tmp
+    may hold it); ``path`` itself (``final``) must be ours and writable by no one else.
+    """
+    probe = Path(os.path.abspath(path))
+    for part in [probe, *probe.parents]:
+        try:
+            info = os.lstat(part)
+        except OSError:
+            continue
+        if stat.S_ISLNK(info.st_mode) and not _owner_ok(info.st_uid):
+            return f"{part} is a symlink owned by uid {info.st_uid}"
+    real = Path(os.path.realpath(probe))
+    for index, part in enumerate([real, *real.parents]):
+        try:
+            info = os.stat(part)
+        except OSError as error:
+            return f"{part}: {error.strerror or error}"
+        if index == 0 and not stat.S_ISDIR(info.st_mode):
+            return f"{part} is not a directory"
+        writable = info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+        if index == 0 and final:
+            if info.st_uid != os.geteuid():
+                return f"{part} belongs to uid {info.st_uid}, not to uid {os.geteuid()} running triage"
+            if writable:
+                return f"{part} is group- or world-writable (mode {stat.S_IMODE(info.st_mode):o})"
+            continue
+        if not _owner_ok(info.st_uid):
+            return f"{part} belongs to uid {info.st_uid}"
+        if writable and not (info.st_mode & stat.S_ISVTX and info.st_uid == 0):
+            return f"{part} is group- or world-writable (mode {stat.S_IMODE(info.st_mode):o})"
+    return None
+
+
+def check_private_dir(path: Path, final: bool = True) -> Path:
+    problem = directory_problem(path, final)
+    if problem:
+        raise UnsafeDirectoryError(f"{path}: refusing to write here: {problem}")
+    return path
+
+
+def make_private_dir(path: Path) -> Path:
+    """Create ``path`` and any missing parents owner-only (0700; mkdir's parents=True would use the umask).
+
+    An existing ``path`` must be private to us (:func:`directory_problem`), and so must every
+    directory above it: never a directory another user owns, can write to, or swapped for a symlink.
+    Raises :class:`UnsafeDirectoryError` (an InputError, exit 2) otherwise.
+    """
+    path = Path(path)
+    missing = []
+    probe = path
+    while not os.path.lexists(probe) and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    check_private_dir(probe, final=not missing)
+    for directory in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            directory.mkdir(mode=DIR_MODE)
+        check_private_dir(directory)
+    return path
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write JSON so that readers see either the old or the new file, never half of one."""
+    make_private_dir(path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=1, sort_keys=True, default=str)
+            handle.write("\n")
+        os.chmod(tmp, FILE_MODE)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def read_json(path: Path) -> Any:
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)

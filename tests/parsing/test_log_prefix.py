@@ -91,3 +91,9 @@ def test_kubectl_prefix_names_the_pod_and_no_rank() -> None:
     assert (parsed.rank, parsed.host, parsed.rest) == (12, "llm-worker-3", "[E x.cpp:1] boom")
     bare = split_rank_prefix("[pod/llm-worker-3/trainer] node7:4121:4188 [3] NCCL INFO Bootstrap")
     assert (bare.rank, bare.host, bare.pid) == (None, "llm-worker-3", 4121)
+
+
+def test_a_viewers_column_behind_a_kubectl_tag_keeps_the_rank() -> None:
+    # a container's own decorations after "kubectl logs --prefix": the column and timestamp go, the rank stays
+    prefix = split_rank_prefix("[pod/ddp-worker-1/main]   | 2025-02-11T08:15:03.004Z | [rank9]: RuntimeError: x")
+    assert (prefix.rank, prefix.host, prefix.rest) == (9, "ddp-worker-1", "RuntimeError: x")

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from triage.parsing.textclean import strip_decorations
+
 
 @dataclass(frozen=True)
 class RankPrefix:
@@ -74,6 +76,9 @@ def split_rank_prefix(line: str) -> RankPrefix:
             host = match.group(2) or host
         elif (match := _K8S.match(rest)) is not None:
             host = host or match.group(1)
+            # (what the container printed may carry its own decorations: a viewer's column, a timestamp)
+            rest = strip_decorations(rest[match.end():])[0]
+            continue
         elif (match := _SRUN.match(rest)) and rank is None and host is None:
             rank = int(match.group(1))
         elif (match := _PDSH.match(rest)) and host is None and not _NCCL_HEAD.match(rest):

@@ -49,3 +49,33 @@ def test_a_log_viewers_column_does_not_make_the_ranks_lines_rank_0_work() -> Non
     assert result.verdict.kind.value == "hang"
     assert result.verdict.culprit_ranks == ()
     assert "rank 5 timed out" in result.verdict.summary
+
+
+def test_two_ranks_against_one_of_a_job_whose_size_is_unknown_blame_no_one() -> None:
+    # OpenDDE#23's class: the checker's order makes the ranks below the reported one agree with the reporter,
+    # but two against one, with the job's size not in the input, is no majority (rank 3 may side with rank 2)
+    a, b = _fingerprint(7, "REDUCE_SCATTER", "640, 128", "Float"), _fingerprint(7, "REDUCE_SCATTER", "641, 128", "Float")
+    result = report(_mismatch(0, a, 2, b))          # ranks 0, 1 against rank 2; rank 3 not in the input
+    assert result.verdict.kind.value == "collective_mismatch"
+    assert result.verdict.subkind is not None and result.verdict.subkind.value == "size"
+    assert result.verdict.culprit_ranks == ()
+    assert "not in this input" in result.verdict.summary
+
+
+def test_a_minority_that_stays_one_whatever_the_unshown_ranks_did_is_named() -> None:
+    a, b = _fingerprint(7, "ALLREDUCE", "8192", "BFloat16"), _fingerprint(7, "ALLREDUCE", "8192", "Float")
+    result = report(_mismatch(5, a, 6, b))          # ranks 0-5 against rank 6; rank 7 at most on its side
+    assert result.verdict.subkind is not None and result.verdict.subkind.value == "dtype"
+    assert result.verdict.culprit_ranks == (6,)
+
+
+def test_a_rank_that_timed_out_in_a_later_collective_is_not_said_to_wait_in_the_earlier() -> None:
+    # NeMo Speech#13562's class: two ranks wait in a broadcast, a third timed out two collectives later
+    result = report(_timeout("[rank3]:", 3, 9120, "BROADCAST", 2048, 2048),
+                    _timeout("[rank1]:", 1, 9120, "BROADCAST", 2048, 2048),
+                    _timeout("[rank0]:", 0, 9121, "ALLREDUCE", 300, 300))
+    assert result.verdict.kind.value == "hang"
+    assert result.verdict.culprit_ranks == ()
+    summary = result.verdict.summary
+    assert summary.startswith("HANG: ranks 1,3 timed out in BROADCAST SeqNum=9120")
+    assert "rank 0 timed out later in the same group (ALL_REDUCE SeqNum=9121)" in summary

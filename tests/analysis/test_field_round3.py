@@ -79,3 +79,16 @@ def test_a_rank_that_timed_out_in_a_later_collective_is_not_said_to_wait_in_the_
     summary = result.verdict.summary
     assert summary.startswith("HANG: ranks 1,3 timed out in BROADCAST SeqNum=9120")
     assert "rank 0 timed out later in the same group (ALL_REDUCE SeqNum=9121)" in summary
+
+
+def test_a_process_group_taking_its_process_down_is_never_an_all_clear() -> None:
+    # UniWorld#46's class: NCCL INFO return-code chains, a communicator abort, and the watchdog's "Some NCCL
+    # operations have failed or timed out" of one rank, with the line naming the timeout cut from the paste
+    result = report("gpu-node-3:88412:88590 [5] NCCL INFO misc/socket.cc:64 -> 3",
+                    "gpu-node-3:88412:88590 [5] NCCL INFO comm 0x5581 rank 13 nranks 16 cudaDev 5 busId 9e000 - Abort "
+                    "COMPLETE",
+                    "[rank13]:[E0211 08:15:03.004100000 ProcessGroupNCCL.cpp:684] [Rank 13] Some NCCL operations have "
+                    "failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations "
+                    "might run on corrupted/incomplete data.")
+    assert result.verdict.kind.value == "failure_unlocated"
+    assert result.verdict.culprit_ranks == ()

@@ -75,3 +75,14 @@ def test_nccl_closed_by_remote_peer_is_a_network_failure() -> None:
                            "peer node4<57557>")
     assert old is not None and old.kind is CrashLineKind.NETWORK
     assert new is not None and new.kind is CrashLineKind.NETWORK and new.peer == "node4<57557>"
+
+
+def test_processgroupnccl_taking_its_process_down_is_a_collateral_failure() -> None:
+    # PKU-YuanGroup/UniWorld#46's class: the line that says what failed is cut from the paste
+    line = parse_crash_line("[E ProcessGroupNCCL.cpp:455] Some NCCL operations have failed or timed out. Due to "
+                            "the asynchronous nature of CUDA kernels, subsequent GPU operations might run on "
+                            "corrupted/incomplete data.")
+    assert line is not None and line.collateral
+    assert line.kind is CrashLineKind.NCCL_ERROR
+    assert parse_crash_line("[E ProcessGroupNCCL.cpp:461] To avoid data inconsistency, we are taking the entire "
+                            "process down.") is None

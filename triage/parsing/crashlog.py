@@ -47,7 +47,7 @@ class CrashLine:
 # Quick pre-check for whole-text scans: a line holding none of these is no crash line.
 MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "terminate", "Abort", "SIG",
            "Killed", "reset by peer", "closed by remote peer", "ncclRemote", "ncclSystem", "ncclInternal", "status=",
-           "socket interface", "UNDELIVERABLE", "out of memory")
+           "socket interface", "UNDELIVERABLE", "out of memory", "NCCL operations have failed")
 
 _EXC = re.compile(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
@@ -163,7 +163,14 @@ def parse_crash_line(line: str) -> CrashLine | None:
         return CrashLine(CrashLineKind.NETWORK, text[:400], peer=peer_addr)
     if _NCCL.search(text):
         return CrashLine(CrashLineKind.NCCL_ERROR, text[:400], collateral=collateral)
+    if _PG_ABORT.search(text):
+        # ProcessGroupNCCL taking its process down after an async error or a timeout: a failure, though
+        # the line that says which one may be cut from a paste; a consequence, never the first failure
+        return CrashLine(CrashLineKind.NCCL_ERROR, text[:400], collateral=True)
     return None
+
+
+_PG_ABORT = re.compile(r"Some NCCL operations have failed or timed out")
 
 
 def has_marker(line: str) -> bool:

@@ -92,3 +92,10 @@ def test_a_process_group_taking_its_process_down_is_never_an_all_clear() -> None
                     "might run on corrupted/incomplete data.")
     assert result.verdict.kind.value == "failure_unlocated"
     assert result.verdict.culprit_ranks == ()
+
+
+def test_the_shells_killed_after_a_training_progress_bar_is_a_crash_of_no_known_rank() -> None:
+    result = report("Loading checkpoint shards: 100%|██████████| 4/4 [00:09<00:00,  2.31s/it]",
+                    "Epoch 3:  41%|████      | 812/1980 [07:12<10:22,  1.88it/s, loss=0.912]Killed")
+    assert result.verdict.kind.value == "crash"
+    assert result.verdict.culprit_ranks == ()

@@ -84,5 +84,24 @@ def test_processgroupnccl_taking_its_process_down_is_a_collateral_failure() -> N
                             "corrupted/incomplete data.")
     assert line is not None and line.collateral
     assert line.kind is CrashLineKind.NCCL_ERROR
-    assert parse_crash_line("[E ProcessGroupNCCL.cpp:461] To avoid data inconsistency, we are taking the entire "
-                            "process down.") is None
+    down = parse_crash_line("[E ProcessGroupNCCL.cpp:461] To avoid data inconsistency, we are taking the entire "
+                            "process down.")
+    assert down is not None and down.collateral
+
+
+@pytest.mark.parametrize(("line", "signal"), [
+    ("Epoch 3:  41%|████      | 812/1980 [07:12<10:22,  1.88it/s, loss=0.912]Killed", "SIGKILL"),
+    ("100%|██████████| 64/64 [00:03<00:00, 18.2it/s]Aborted (core dumped)", "SIGABRT"),
+    ("ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).",
+     "SIGBUS"),
+])
+def test_a_death_the_shell_printed_after_an_unterminated_progress_bar_is_a_fatal_signal(line: str,
+                                                                                         signal: str) -> None:
+    crash = parse_crash_line(line)
+    assert crash is not None and crash.kind is CrashLineKind.FATAL_SIGNAL and crash.signal == signal
+    assert not crash.collateral
+
+
+def test_killed_inside_a_sentence_is_not_a_death() -> None:
+    assert parse_crash_line("worker 3 was Killed") is None
+    assert parse_crash_line("the job in [pool] Killed") is None

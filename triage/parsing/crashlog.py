@@ -47,7 +47,8 @@ class CrashLine:
 # Quick pre-check for whole-text scans: a line holding none of these is no crash line.
 MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "terminate", "Abort", "SIG",
            "Killed", "reset by peer", "closed by remote peer", "ncclRemote", "ncclSystem", "ncclInternal", "status=",
-           "socket interface", "UNDELIVERABLE", "out of memory", "NCCL operations have failed")
+           "socket interface", "UNDELIVERABLE", "out of memory", "NCCL operations have failed",
+           "taking the entire process down", "bus error")
 
 _EXC = re.compile(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
@@ -67,7 +68,11 @@ _FATAL = re.compile(
     r"(?:received|caught|got) signal:? (?P<signame>SIG[A-Z]+)|"
     r"Signal (?P<signum>\d+) \((?P<sigtorch>SIG[A-Z]+)\)(?: \(0x[0-9a-fA-F]+\))? received|"
     r"^(?P<c10sig>SIG[A-Z]+)\(\d+\), PID: \d+|"
-    r"^Bus error(?: \(core dumped\))?$|^Killed$|exitcode\s*:\s*-(?P<exitsig>\d+)")
+    r"^Bus error(?: \(core dumped\))?$|^Killed$|exitcode\s*:\s*-(?P<exitsig>\d+)|"
+    # the shell's job message glued after a progress bar that had no line end ("... 3.37s/it]Killed")
+    r"(?<=[\]|])(?:Killed|Aborted \(core dumped\)|Bus error \(core dumped\))$|"
+    # a DataLoader worker's SIGBUS handler (shared memory too small): the rank's loader dies with it
+    r"(?P<loaderbus>Unexpected bus error encountered in worker)")
 _TERMINATE = re.compile(r"terminate called after throwing an instance of '(?P<what>[^']+)'|"
                         r"terminate called without an active exception")
 _NET = re.compile(
@@ -149,8 +154,9 @@ def parse_crash_line(line: str) -> CrashLine | None:
                or _SIGNUMS.get(fatal.group("signum") or fatal.group("exitsig") or "")
                or _FPE_SIGNALS.get((fatal.group("fpe") or "").strip()))
         if sig is None:
-            sig = ("SIGSEGV" if "Segmentation" in text else "SIGABRT" if text.startswith("Aborted")
-                   else "SIGBUS" if "Bus error" in text else "SIGKILL" if text == "Killed" else None)
+            sig = ("SIGSEGV" if "Segmentation" in text else "SIGABRT" if "Aborted" in fatal.group(0)
+                   else "SIGBUS" if "Bus error" in text or fatal.group("loaderbus") else
+                   "SIGKILL" if fatal.group(0) == "Killed" else None)
         teardown = sig in ("SIGTERM", "SIGINT") or (fatal.group("fpe") or "").strip() in ("Terminated", "Interrupt")
         return CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal=sig, collateral=collateral or teardown)
     if _CUDA_OOM.search(text):
@@ -170,7 +176,7 @@ def parse_crash_line(line: str) -> CrashLine | None:
     return None
 
 
-_PG_ABORT = re.compile(r"Some NCCL operations have failed or timed out")
+_PG_ABORT = re.compile(r"Some NCCL operations have failed or timed out|we are taking the entire process down")
 
 
 def has_marker(line: str) -> bool:

@@ -99,3 +99,14 @@ def test_the_shells_killed_after_a_training_progress_bar_is_a_crash_of_no_known_
                     "Epoch 3:  41%|████      | 812/1980 [07:12<10:22,  1.88it/s, loss=0.912]Killed")
     assert result.verdict.kind.value == "crash"
     assert result.verdict.culprit_ranks == ()
+
+
+def test_the_ranks_a_failed_monitored_barrier_names_are_the_culprits_not_its_reporter() -> None:
+    # the reporter (rank 0) raises; ranks 3 and 11 never reached the barrier
+    result = report("[rank0]: Traceback (most recent call last):",
+                    '[rank0]:   File "/opt/app/train.py", line 88, in <module>',
+                    "[rank0]:     dist.monitored_barrier(group=gloo_group, timeout=timeout)",
+                    "[rank0]: RuntimeError: [Rank 0]: Ranks 3, 11 failed to pass monitoredBarrier in 600000 ms")
+    assert result.verdict.kind.value == "missing_rank"
+    assert result.verdict.culprit_ranks == (3, 11)
+    assert "rank 0" not in result.verdict.summary.split(":")[1]

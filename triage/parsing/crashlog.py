@@ -94,7 +94,8 @@ _COLLATERAL = re.compile(
     r"Connection refused|because the remote worker|Socket Timeout|has been aborted|"
     r"received signal SIGTERM|got signal: 15|Terminated$|"
     r"Timeout at NCCL work|Timeout waiting for key|Timed out waiting|wait timeout after|"
-    r"heartbeat monitor|collective operation timeout", re.IGNORECASE)
+    r"heartbeat monitor|collective operation timeout|"
+    r"failed to pass monitoredBarrier|received errors while waiting for send/recv", re.IGNORECASE)
 _PEER = re.compile(r"(?:peer|from|to) (?P<addr>\[?[\w.:-]*\d[\w.:-]*\]?<\d+>|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?)")
 _GPU = re.compile(r"\bcuda:(\d+)\b|GPU (\d+)(?: has a total capacity|;)|\bdevice (\d+)\b")
 _SIGNUMS = {"4": "SIGILL", "6": "SIGABRT", "7": "SIGBUS", "8": "SIGFPE", "9": "SIGKILL", "11": "SIGSEGV",

@@ -110,3 +110,14 @@ def test_the_ranks_a_failed_monitored_barrier_names_are_the_culprits_not_its_rep
     assert result.verdict.kind.value == "missing_rank"
     assert result.verdict.culprit_ranks == (3, 11)
     assert "rank 0" not in result.verdict.summary.split(":")[1]
+
+
+def test_a_launcher_stopped_by_a_signal_from_outside_is_a_crash_of_no_rank() -> None:
+    result = report("[default0]:step 1200 loss 2.31",
+                    "W0301 02:10:44.120000 8812 torch/distributed/elastic/agent/server/api.py:723] Received 1 death "
+                    "signal, shutting down workers",
+                    "W0301 02:10:44.121000 8812 torch/distributed/elastic/multiprocessing/api.py:900] Sending process "
+                    "8830 closing signal SIGHUP")
+    assert result.verdict.kind.value == "crash"
+    assert result.verdict.culprit_ranks == ()
+    assert "SIGHUP" in result.verdict.summary and "terminal" in result.verdict.summary

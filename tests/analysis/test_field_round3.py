@@ -121,3 +121,11 @@ def test_a_launcher_stopped_by_a_signal_from_outside_is_a_crash_of_no_rank() -> 
     assert result.verdict.kind.value == "crash"
     assert result.verdict.culprit_ranks == ()
     assert "SIGHUP" in result.verdict.summary and "terminal" in result.verdict.summary
+
+
+def test_determineds_rank_tag_is_the_global_rank() -> None:
+    stamp = "[2024-03-15T16:59:14.11079{}Z] 3e1f09aa [rank={}] || "
+    result = report(stamp.format(1, 5) + _timeout("", 1, 77, "ALLREDUCE", 4096, 4096),
+                    stamp.format(2, 7) + _timeout("", 3, 77, "ALLREDUCE", 4096, 4096))
+    assert result.verdict.kind.value == "hang"
+    assert "ranks 5,7 timed out" in result.verdict.summary

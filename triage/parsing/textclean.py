@@ -147,8 +147,8 @@ def clean_text(text: str) -> CleanText:
 
 def _unglued(line: str) -> list[str]:
     """A line split where another process's launcher-prefixed line was glued onto it."""
-    if "]:" not in line or not _GLUED_PREFIX.search(line, 1):
-        return [line]
+    if (line.find("[rank", 1) < 0 and line.find("[default", 1) < 0) or not _GLUED_PREFIX.search(line, 1):
+        return [line]    # (a prefix at the start only: the common case, decided without the regex)
     cuts = [m.start() for m in _GLUED_PREFIX.finditer(line) if m.start() > 0]
     starts = [0, *cuts]
     return [line[a:b] for a, b in zip(starts, [*cuts, len(line)], strict=True) if line[a:b].strip()]

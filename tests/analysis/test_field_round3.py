@@ -129,3 +129,13 @@ def test_determineds_rank_tag_is_the_global_rank() -> None:
                     stamp.format(2, 7) + _timeout("", 3, 77, "ALLREDUCE", 4096, 4096))
     assert result.verdict.kind.value == "hang"
     assert "ranks 5,7 timed out" in result.verdict.summary
+
+
+def test_a_root_cause_record_cut_before_its_exit_code_still_names_its_rank() -> None:
+    # vllm-project/speculators#1115's class: the paste ends inside torchrun's Root Cause record
+    result = report("train.py FAILED", "-" * 60, "Failures:", "  <NO_OTHER_FAILURES>", "-" * 60,
+                    "Root Cause (first observed failure):", "[0]:", "  time      : 2025-06-02_08:11:40",
+                    "  host      : gpu-07.cluster", "  rank      : 6 (local_rank: 6)")
+    assert result.verdict.kind.value == "exception"
+    assert result.verdict.culprit_ranks == (6,)
+    assert "first observed failure" in result.verdict.summary

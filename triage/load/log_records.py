@@ -24,7 +24,7 @@ _NCCL_FAILURES = (CrashLineKind.NETWORK, CrashLineKind.CUDA_OOM, CrashLineKind.C
 def launcher_records(text: str, path: str, scan: LogScan, single_node: bool) -> None:
     """torchrun's "Failures:" / "Root Cause" summary (or its per-rank "failed (exitcode: N)" lines)."""
     if "exitcode" not in text and "exits with return code" not in text and "terminated with" not in text \
-            and "srun: error:" not in text and "death signal" not in text:
+            and "srun: error:" not in text and "death signal" not in text and "first observed failure" not in text:
         return
     _agent_signal(text, path, scan)
     failures = parse_launcher_failures(text)
@@ -44,11 +44,17 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool) -> 
         if failure.traceback and not failure.traceback.startswith(("Signal ", "To enable traceback")):
             message = failure.traceback.strip().splitlines()[-1].strip()[:300]
         old = scan.exits.get(rank)
+        # a record cut before its exit code (a paste that ends inside it) is still a failure of that rank
+        cut = sig is None and failure.exitcode is None
+        if cut and not message:
+            message = ("listed by torchrun as the first observed failure; its exit code is not in this input"
+                       if failure.root_cause else "listed by torchrun as failed; its exit code is not in this input")
         scan.exits[rank] = ExitInfo(
             exit_code=None if sig is not None else failure.exitcode, signal=sig, signal_name=failure.signal,
             time=_launcher_time(failure.timestamp), message=message or (old.message if old else None),
             evidence=(path,), collateral=sig is not None and sig in (int(signal.SIGTERM), int(signal.SIGINT)),
-            order=-1 if failure.root_cause else None)   # torchrun's "Root Cause (first observed failure)"
+            order=-1 if failure.root_cause else None,   # torchrun's "Root Cause (first observed failure)"
+            failure_kind="exception" if cut else None)
 
 
 # Where a signal that stops torchrun's agent from outside comes from, as a rule.

@@ -139,3 +139,15 @@ def test_a_root_cause_record_cut_before_its_exit_code_still_names_its_rank() -> 
     assert result.verdict.kind.value == "exception"
     assert result.verdict.culprit_ranks == (6,)
     assert "first observed failure" in result.verdict.summary
+
+
+def test_a_lone_watchdog_companion_or_dump_line_is_never_an_all_clear() -> None:
+    # the sweep of the corpus's single lines: each of these alone was "no problem found"
+    lone = report("[rank9]:[E0311 04:02:11.1 ProcessGroupNCCL.cpp:2168] [PG ID 0 PG GUID 0(default_pg) Rank 9]  failure"
+                  " detected by watchdog at work sequence id: 42 PG status: last enqueued work: 45, last completed "
+                  "work: 41")
+    assert lone.verdict.kind.value == "hang" and lone.verdict.culprit_ranks == ()
+    dump = report("[rank2]:[E0311 04:02:11.4 ProcessGroupNCCL.cpp:1914] [PG ID 0 PG GUID 0(default_pg) Rank 2] Received"
+                  " a dump signal due to a collective timeout from  rank 5 and we will try our best to dump the debug "
+                  "info.")
+    assert dump.verdict.kind.value not in ("no_problem_found",) and dump.verdict.culprit_ranks == ()

@@ -48,7 +48,8 @@ class CrashLine:
 MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "terminate", "Abort", "SIG",
            "Killed", "reset by peer", "closed by remote peer", "ncclRemote", "ncclSystem", "ncclInternal", "status=",
            "socket interface", "UNDELIVERABLE", "out of memory", "NCCL operations have failed",
-           "taking the entire process down", "bus error")
+           "taking the entire process down", "bus error", "failed collective", "dump signal", "debug info",
+           "abort timed out", "[F", "thread terminat")
 
 _EXC = re.compile(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
@@ -120,9 +121,12 @@ _LOG_HEAD = re.compile(r"^\[[IWEF]\d{0,4}(?: [\d:.]+)?(?: \d+)? ?[\w./-]+\.(?:cp
 
 def parse_crash_line(line: str) -> CrashLine | None:
     """The failure a line reports, or None. ``line`` has no launcher prefix. Never raises."""
+    fatal_glog = _GLOG_FATAL.match(line.strip()) is not None
     text = _LOG_HEAD.sub("", line.strip(), count=1)
     if not text or len(text) > 20000:
         return None
+    if fatal_glog:     # ProcessGroupNCCL giving up on the process (its heartbeat monitor): a consequence
+        return CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal="SIGABRT", collateral=True)
     collateral = _COLLATERAL.search(text) is not None
     peer = _PEER.search(text)
     peer_addr = peer.group("addr") if peer and ("peer" in text or "NET/" in text) else None
@@ -177,7 +181,13 @@ def parse_crash_line(line: str) -> CrashLine | None:
     return None
 
 
-_PG_ABORT = re.compile(r"Some NCCL operations have failed or timed out|we are taking the entire process down")
+_PG_ABORT = re.compile(r"Some NCCL operations have failed or timed out|we are taking the entire process down|"
+                       # its failure handling: a dump of the failed collective, a dump signal, an abort
+                       r"Stack trace of the failed collective|dump signal (?:due to a collective timeout|from another "
+                       r"rank)|ProcessGroupNCCL preparing to dump debug info|abort timed out after|"
+                       r"flight recorder dump signal|watchdog thread terminat")
+# glog's FATAL level ("[F429 14:03:49.38 ProcessGroupNCCL.cpp:1554] ..."): the process aborts after the line
+_GLOG_FATAL = re.compile(r"^\[F\d{0,4}(?: [\d:.]+)?(?: \d+)? ?ProcessGroup\w*\.cpp:\d+\]")
 
 
 def has_marker(line: str) -> bool:

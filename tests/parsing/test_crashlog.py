@@ -109,12 +109,12 @@ def test_killed_inside_a_sentence_is_not_a_death() -> None:
 
 @pytest.mark.parametrize("line", [
     "[rank4]:[E0311 04:02:11.3 ProcessGroupNCCL.cpp:733] Stack trace of the failed collective:",
-    "[E0311 04:02:11.4 ProcessGroupNCCL.cpp:1914] [PG ID 0 PG GUID 0(default_pg) Rank 2] Received a dump signal due "
-    "to a collective timeout from  rank 5 and we will try our best to dump the debug info.",
+    ("[E0311 04:02:11.4 ProcessGroupNCCL.cpp:1914] [PG ID 0 PG GUID 0(default_pg) Rank 2] Received a dump signal due "
+    "to a collective timeout from  rank 5 and we will try our best to dump the debug info."),
     "[E ProcessGroupNCCL.cpp:1153] [PG 2 Rank 1] ProcessGroupNCCL preparing to dump debug info.",
     "[E ProcessGroupNCCL.cpp:1025] [PG 0 Rank 3] Future for ProcessGroup abort timed out after 600000 ms",
-    "[E0311 04:02:11.5 ProcessGroupNCCL.cpp:1895] [PG ID 0 PG GUID 0(default_pg) Rank 3] Process group watchdog "
-    "thread terminat",
+    ("[E0311 04:02:11.5 ProcessGroupNCCL.cpp:1895] [PG ID 0 PG GUID 0(default_pg) Rank 3] Process group watchdog "
+    "thread terminat"),
 ])
 def test_processgroupnccls_failure_handling_lines_are_collateral_failures(line: str) -> None:
     crash = parse_crash_line(line)

@@ -75,3 +75,54 @@ def test_nccl_closed_by_remote_peer_is_a_network_failure() -> None:
                            "peer node4<57557>")
     assert old is not None and old.kind is CrashLineKind.NETWORK
     assert new is not None and new.kind is CrashLineKind.NETWORK and new.peer == "node4<57557>"
+
+
+def test_processgroupnccl_taking_its_process_down_is_a_collateral_failure() -> None:
+    # PKU-YuanGroup/UniWorld#46's class: the line that says what failed is cut from the paste
+    line = parse_crash_line("[E ProcessGroupNCCL.cpp:455] Some NCCL operations have failed or timed out. Due to "
+                            "the asynchronous nature of CUDA kernels, subsequent GPU operations might run on "
+                            "corrupted/incomplete data.")
+    assert line is not None and line.collateral
+    assert line.kind is CrashLineKind.NCCL_ERROR
+    down = parse_crash_line("[E ProcessGroupNCCL.cpp:461] To avoid data inconsistency, we are taking the entire "
+                            "process down.")
+    assert down is not None and down.collateral
+
+
+@pytest.mark.parametrize(("line", "signal"), [
+    ("Epoch 3:  41%|████      | 812/1980 [07:12<10:22,  1.88it/s, loss=0.912]Killed", "SIGKILL"),
+    ("100%|██████████| 64/64 [00:03<00:00, 18.2it/s]Aborted (core dumped)", "SIGABRT"),
+    ("ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).",
+     "SIGBUS"),
+])
+def test_a_death_the_shell_printed_after_an_unterminated_progress_bar_is_a_fatal_signal(line: str,
+                                                                                         signal: str) -> None:
+    crash = parse_crash_line(line)
+    assert crash is not None and crash.kind is CrashLineKind.FATAL_SIGNAL and crash.signal == signal
+    assert not crash.collateral
+
+
+def test_killed_inside_a_sentence_is_not_a_death() -> None:
+    assert parse_crash_line("worker 3 was Killed") is None
+    assert parse_crash_line("the job in [pool] Killed") is None
+
+
+@pytest.mark.parametrize("line", [
+    "[rank4]:[E0311 04:02:11.3 ProcessGroupNCCL.cpp:733] Stack trace of the failed collective:",
+    ("[E0311 04:02:11.4 ProcessGroupNCCL.cpp:1914] [PG ID 0 PG GUID 0(default_pg) Rank 2] Received a dump signal due "
+    "to a collective timeout from  rank 5 and we will try our best to dump the debug info."),
+    "[E ProcessGroupNCCL.cpp:1153] [PG 2 Rank 1] ProcessGroupNCCL preparing to dump debug info.",
+    "[E ProcessGroupNCCL.cpp:1025] [PG 0 Rank 3] Future for ProcessGroup abort timed out after 600000 ms",
+    ("[E0311 04:02:11.5 ProcessGroupNCCL.cpp:1895] [PG ID 0 PG GUID 0(default_pg) Rank 3] Process group watchdog "
+    "thread terminat"),
+])
+def test_processgroupnccls_failure_handling_lines_are_collateral_failures(line: str) -> None:
+    crash = parse_crash_line(line)
+    assert crash is not None and crash.collateral
+
+
+def test_a_fatal_glog_line_of_processgroupnccl_is_an_abort() -> None:
+    crash = parse_crash_line("[F0311 04:10:11.385461578 ProcessGroupNCCL.cpp:1554] [PG ID 0 PG GUID 0(default_pg) "
+                             "Rank 2] [PG ID 0 PG GUID 0(default_pg) Rank 2] Heartbeat monitor timed out!")
+    assert crash is not None and crash.signal == "SIGABRT" and crash.collateral
+    assert parse_crash_line("[F] not a glog line") is None

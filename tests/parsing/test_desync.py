@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from triage.parsing.desync import parse_mismatch, parse_running
+from triage.parsing.desync import parse_desync_report, parse_mismatch, parse_monitored_barrier, parse_running
 
 OPTS = ("TensorOptions(dtype=float (default), device=cuda, layout=Strided (default), requires_grad=false (default), "
         "pinned_memory=false (default), memory_format=(nullopt))")
@@ -42,3 +42,17 @@ def test_cut_or_foreign_text_gives_none_not_an_error() -> None:
     assert parse_mismatch("Detected mismatch between collectives on ranks.") is None
     cut = parse_running("[Rank 1] Running collective: CollectiveFingerPrint(SequenceNumber=7, OpTy")
     assert cut is None or cut.op is None
+
+
+def test_a_failed_monitored_barrier_names_the_ranks_that_did_not_reach_it() -> None:
+    text = ("[rank0]: RuntimeError: [Rank 0]: Ranks 3, 11 failed to pass monitoredBarrier in 600000 ms\n"
+            "[rank0]:  Original exception: \n"
+            "[rank5]:[E ProcessGroupGloo.cpp:145] Rank 5 successfully reached monitoredBarrier, but received errors "
+            "while waiting for send/recv from rank 0. Please check rank 0 logs for faulty rank.\n"
+            "[rank6]:[E ProcessGroupGloo.cpp:145] Rank 6 successfully reached monitoredBarrier, but received errors "
+            "while waiting for send/recv from rank 0. Please check rank 0 logs for faulty rank.\n")
+    lags = parse_monitored_barrier(text)
+    assert [lag.ranks for lag in lags] == [(3, 11), (0,)]
+    assert all(lag.never_joined and lag.collective == 0 for lag in lags)
+    assert parse_desync_report(text) == lags
+    assert parse_monitored_barrier("dist.monitored_barrier(group, timeout=timedelta(seconds=30))") == []

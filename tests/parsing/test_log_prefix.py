@@ -88,3 +88,19 @@ def test_kubectl_prefix_names_the_pod_and_no_rank() -> None:
     assert (parsed.rank, parsed.host, parsed.rest) == (12, "llm-worker-3", "[E x.cpp:1] boom")
     bare = split_rank_prefix("[pod/llm-worker-3/trainer] node7:4121:4188 [3] NCCL INFO Bootstrap")
     assert (bare.rank, bare.host, bare.pid) == (None, "llm-worker-3", 4121)
+
+
+def test_a_viewers_column_behind_a_kubectl_tag_keeps_the_rank() -> None:
+    # a container's own decorations after "kubectl logs --prefix": the column and timestamp go, the rank stays
+    prefix = split_rank_prefix("[pod/ddp-worker-1/main]   | 2025-02-11T08:15:03.004Z | [rank9]: RuntimeError: x")
+    assert (prefix.rank, prefix.host, prefix.rest) == (9, "ddp-worker-1", "RuntimeError: x")
+
+
+def test_determined_task_log_prefixes_carry_the_rank() -> None:
+    # determined-ai/determined#8915's class: "[time] <container> [rank=N] || " (the time goes in textclean)
+    worker = split_rank_prefix("3e1f09aa [rank=5] || [E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught x")
+    assert (worker.rank, worker.local, worker.rest) == (5, False, "[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught x")
+    launcher = split_rank_prefix("3e1f09aa || WARNING: torch.distributed.elastic.agent.server.api:Received 15 death")
+    assert (launcher.rank, launcher.rest) == (None, "WARNING: torch.distributed.elastic.agent.server.api:Received 15 death")
+    assert split_rank_prefix("[rank=2] || loss 0.5").rank == 2
+    assert split_rank_prefix("a || b").rest == "a || b"

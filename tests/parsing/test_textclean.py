@@ -80,3 +80,31 @@ def test_a_viewers_line_numbers_are_removed_but_srun_labels_are_not() -> None:
     assert clean_text(srun).lines[1] == "1: step 1"
     in_order = "\n".join(f"{r}: hello from rank {r}" for r in range(6))
     assert clean_text(in_order).lines[3] == "3: hello from rank 3"
+
+
+def test_a_log_viewers_table_column_and_its_timestamp_go() -> None:
+    # Lightning-AI/litData#340's class: a cloud log viewer's "  | <time> | " column before every line
+    line = "  | 2025-02-11T08:15:03.004Z | [rank6]:[E ProcessGroupNCCL.cpp:563] [Rank 6] Watchdog caught x"
+    assert strip_decorations(line) == ("[rank6]:[E ProcessGroupNCCL.cpp:563] [Rank 6] Watchdog caught x",
+                                       "2025-02-11T08:15:03.004")
+    assert strip_decorations("| NCCL INFO comm 0x1 rank 2 nranks 8")[0] == "NCCL INFO comm 0x1 rank 2 nranks 8"
+    table = "|   1  NVIDIA H100 80GB HBM3          On  |   00000000:19:00.0 Off |                    0 |"
+    assert strip_decorations(table)[0] == table      # a table of numbers keeps its bars
+
+
+def test_a_launcher_prefixed_line_glued_after_a_progress_bar_is_split_off() -> None:
+    # huggingface/nanotron#204's class: a bar redrawn with "\r" has no line end, the next line sticks to it
+    bar = "[default3]:Tokenizing train split:  41%|████      | 5210/12800 [00:12<00:18, 414.35 examples/s]"
+    clean = clean_text(f"{bar}[default1]:[E ProcessGroupNCCL.cpp:616] {WATCHDOG}\n"
+                       f"Map (num_proc=16):  97%|█████████▋| 970/1000 [00:04<00:00]  [rank5]:[W] x\n")
+    assert clean.lines == (bar, f"[default1]:[E ProcessGroupNCCL.cpp:616] {WATCHDOG}",
+                           "Map (num_proc=16):  97%|█████████▋| 970/1000 [00:04<00:00]  [rank5]:[W] x")
+    assert clean.stamps == (None, None, None)
+
+
+def test_prefix_chains_and_prefixes_inside_messages_are_not_split() -> None:
+    for line in ("B-job/0 [default2]:[rank2]: torch.distributed.DistBackendError: x",
+                 "(RayWorkerWrapper pid=4009) [rank1]:[E ProcessGroupNCCL.cpp:563] x",
+                 "job-7 [stderr] [rank14]:[E909 09:55:29.307629539 ProcessGroupNCCL.cpp:607] x",
+                 "[rank0]: see the log of rank 3 ([rank3]: above) for details"):
+        assert clean_text(line).lines == (line,)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.processes import kill_tree
-from triage.parsing.torchelastic import parse_error_file, parse_launcher_failures
+from triage.parsing.torchelastic import parse_agent_death_signal, parse_error_file, parse_launcher_failures
 
 DATA = Path(__file__).parent / "data"
 
@@ -158,3 +158,16 @@ def test_srun_records_of_tasks_a_signal_killed_name_the_rank_and_host() -> None:
 
 def test_srun_exit_codes_alone_are_no_launcher_failures() -> None:
     assert parse_launcher_failures("srun: error: n1: task 1: Exited with exit code 1\n") == ()
+
+
+def test_the_signal_torchruns_agent_received_from_outside() -> None:
+    # open-mmlab/mmrotate#210, determined-ai/determined#8915's class, in the old and the new wording
+    old = "WARNING:torch.distributed.elastic.agent.server.api:Received 1 death signal, shutting down workers\n"
+    new = ("W0409 07:28:49.530000 1359 torch/distributed/elastic/agent/server/api.py:719] Received Signals.SIGTERM "
+           "death signal, shutting down workers\nW0409 07:28:49.531000 1359 torch/distributed/elastic/multiprocessing/"
+           "api.py:897] Sending process 1365 closing signal SIGTERM\n")
+    first = parse_agent_death_signal(old)
+    assert first is not None and first.signal == "SIGHUP" and first.text.startswith("WARNING:torch")
+    second = parse_agent_death_signal(new)
+    assert second is not None and second.signal == "SIGTERM" and "Sending process" not in second.text
+    assert parse_agent_death_signal("the death signal of a worker") is None

@@ -148,3 +148,13 @@ def test_a_rank_prefix_is_the_global_rank_over_a_group_tag() -> None:
     assert tagged is not None and (tagged.rank, tagged.pg) == (7, "5")
     bare = parse_watchdog_line("[E ProcessGroupNCCL.cpp:1316] [PG 5 Rank 2] Heartbeat monitor timed out!")
     assert bare is not None and bare.rank == 2
+
+
+def test_the_2_7_companion_wording_and_a_cut_companion_give_the_work_number() -> None:
+    # ecmwf/WeatherGenerator#1533's and hiyouga/LlamaFactory#7396's classes, other ranks and numbers
+    new = parse_watchdog_line("[rank9]:[E0311 04:02:11.100000000 ProcessGroupNCCL.cpp:2168] [PG ID 2 PG GUID 7 Rank 1]"
+                              "  failure detected by watchdog at work sequence id: 42 PG status: last enqueued work: "
+                              "45, last completed work: 41")
+    assert new is not None and (new.seq, new.last_enqueued, new.last_completed) == (42, 45, 41)
+    cut = parse_watchdog_line("[E0311 04:02:11.2 ProcessGroupNCCL.cpp:1709] [PG 3 Rank 2] Timeout at NCCL work: 907")
+    assert cut is not None and cut.seq == 907 and cut.last_enqueued is None

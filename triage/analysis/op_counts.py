@@ -7,6 +7,7 @@ from __future__ import annotations
 from triage.analysis.ranks import format_ranks, rank_word
 from triage.model import Finding, Verdict, VerdictKind
 from triage.model.evidence import OpCountSplit, ReportedLag
+from triage.parsing.desync import MONITORED_BARRIER
 
 
 def op_count_verdict(splits: tuple[OpCountSplit, ...]) -> tuple[Verdict, Finding] | None:
@@ -41,7 +42,12 @@ def lagging_verdict(lags: tuple[ReportedLag, ...]) -> tuple[Verdict, Finding] | 
         return None
     lag = next((item for item in lags if item.never_joined), lags[0])
     ranks = tuple(sorted(set(lag.ranks)))
-    if lag.never_joined:
+    if MONITORED_BARRIER in lag.text:
+        summary = (f"MISSING RANK: {rank_word(ranks)} did not reach the monitored barrier in time "
+                   f"(torch.distributed.monitored_barrier names {'it' if len(ranks) == 1 else 'them'}: "
+                   f"{lag.text[:160]!r}): stuck before it, or dead; the rank that reports it is not the culprit")
+        kind = VerdictKind.MISSING_RANK
+    elif lag.never_joined:
         summary = (f"MISSING RANK: {rank_word(ranks)} finished collective #{lag.collective - 1} but never joined "
                    f"#{lag.collective} (PyTorch's desync report, counted from 1); the other ranks wait for "
                    f"{'it' if len(ranks) == 1 else 'them'}")

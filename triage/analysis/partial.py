@@ -130,7 +130,7 @@ def reported_mismatch(mismatches: tuple[ReportedMismatch, ...], hosts: Hosts,
     culprit_call, culprit = ordered[0]
     majority_call, majority = ordered[-1]
     culprits: tuple[int, ...] = ()
-    if len(culprit) < len(majority) or (world_size and len(majority) > world_size // 2):
+    if len(culprit) + _unshown(sides, world_size) < len(majority) or (world_size and len(majority) > world_size // 2):
         culprits = tuple(sorted(culprit))
     side_path = _side_path_call(sides, calls) if not culprits else None
     if side_path is not None:
@@ -157,6 +157,18 @@ def reported_mismatch(mismatches: tuple[ReportedMismatch, ...], hosts: Hosts,
     verdict = Verdict(VerdictKind.COLLECTIVE_MISMATCH, summary, subkind=kind, culprit_ranks=culprits, seq=a.seq)
     return verdict, Finding(VerdictKind.COLLECTIVE_MISMATCH.value, culprits, summary.split(": ", 1)[1], evidence,
                             root_cause=True)
+
+
+def _unshown(sides: Mapping[_Call, set[int]], world_size: int | None) -> int:
+    """How many ranks no side accounts for, at most: of the world size when the input gives it, else
+    of the smallest power of two holding the ranks seen (jobs come in whole nodes of 2, 4 or 8 GPUs).
+    A minority is only a culprit if it stays one with all of these on its side: rank 1 and the rank
+    the checker compared before it (0) against rank 2 is no majority in a job of 4."""
+    known = set().union(*sides.values())
+    if not known:
+        return 0
+    world = world_size or 1 << max(known).bit_length()
+    return max(0, world - len(known))
 
 
 # The training step's collectives (gradient sync, sharded parameters) and those of side paths that
@@ -289,10 +301,30 @@ def watchdog_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...],
                    "that does rank-0-only work before such a barrier (checkpoint saving, evaluation, logging)")
         verdict = Verdict(VerdictKind.STUCK_OUTSIDE_COLLECTIVE, summary, culprit_ranks=(0,), process_group=pg, seq=seq)
         return verdict, Finding(verdict.kind.value, (0,), summary.split(": ", 1)[1], root_cause=True)
-    summary = (f"HANG: {rank_word(timed_out)} timed out in {where}; the rank that did not join is not in this input "
-               f"({coverage_line(cov)})")
+    ahead = _ranks_ahead(timeouts, pg, seq)
+    waiting = [r for r in timed_out if r not in ahead]
+    past = ""
+    if ahead:
+        later = ", ".join(sorted(set(ahead.values())))
+        past = (f"; {rank_word(sorted(ahead))} timed out later in the same group ({later}): "
+                f"{'it' if len(ahead) == 1 else 'they'} had passed that collective")
+    summary = (f"HANG: {rank_word(waiting)} timed out in {where}{past}; the rank that did not join is not in this "
+               f"input ({coverage_line(cov)})")
     verdict = Verdict(VerdictKind.HANG, summary, process_group=pg, seq=seq)
     return verdict, Finding(VerdictKind.HANG.value, tuple(timed_out), summary.split(": ", 1)[1], root_cause=True)
+
+
+def _ranks_ahead(timeouts: list[Event], pg: str | None, seq: int | None) -> dict[int, str]:
+    """Ranks whose every timeout is in a later collective of the same group than ``seq``: they were
+    past the collective the others wait in (rank -> the later collective)."""
+    if seq is None:
+        return {}
+    mine: dict[int, list[Event]] = {}
+    for event in timeouts:
+        if event.rank is not None and event.seq is not None:
+            mine.setdefault(event.rank, []).append(event)
+    return {rank: f"{(events[0].op or 'a collective').upper()} SeqNum={events[0].seq}"
+            for rank, events in mine.items() if all(e.pg == pg and e.seq is not None and e.seq > seq for e in events)}
 
 
 def _store_wait_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...], hosts: Hosts,

@@ -15,7 +15,7 @@ from triage.model.evidence import Event, EventKind, ExitInfo, NcclProcess
 from triage.parsing.crashlog import CrashLine, CrashLineKind, parse_crash_line
 from triage.parsing.nccl import channel_ranks
 from triage.parsing.nccl_tracker import NcclCommState, NcclTracker
-from triage.parsing.torchelastic import LauncherFailure, parse_launcher_failures
+from triage.parsing.torchelastic import LauncherFailure, parse_agent_death_signal, parse_launcher_failures
 
 # NCCL WARN lines that are a process's own failure (a transport error, CUDA running out of memory ...)
 _NCCL_FAILURES = (CrashLineKind.NETWORK, CrashLineKind.CUDA_OOM, CrashLineKind.CUDA_ERROR)
@@ -24,8 +24,9 @@ _NCCL_FAILURES = (CrashLineKind.NETWORK, CrashLineKind.CUDA_OOM, CrashLineKind.C
 def launcher_records(text: str, path: str, scan: LogScan, single_node: bool) -> None:
     """torchrun's "Failures:" / "Root Cause" summary (or its per-rank "failed (exitcode: N)" lines)."""
     if "exitcode" not in text and "exits with return code" not in text and "terminated with" not in text \
-            and "srun: error:" not in text:
+            and "srun: error:" not in text and "death signal" not in text and "first observed failure" not in text:
         return
+    _agent_signal(text, path, scan)
     failures = parse_launcher_failures(text)
     hosts = {f.host for f in failures if f.host}
     for failure in failures:
@@ -43,11 +44,38 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool) -> 
         if failure.traceback and not failure.traceback.startswith(("Signal ", "To enable traceback")):
             message = failure.traceback.strip().splitlines()[-1].strip()[:300]
         old = scan.exits.get(rank)
+        # a record cut before its exit code (a paste that ends inside it) is still a failure of that rank
+        cut = sig is None and failure.exitcode is None
+        if cut and not message:
+            message = ("listed by torchrun as the first observed failure; its exit code is not in this input"
+                       if failure.root_cause else "listed by torchrun as failed; its exit code is not in this input")
         scan.exits[rank] = ExitInfo(
             exit_code=None if sig is not None else failure.exitcode, signal=sig, signal_name=failure.signal,
             time=_launcher_time(failure.timestamp), message=message or (old.message if old else None),
             evidence=(path,), collateral=sig is not None and sig in (int(signal.SIGTERM), int(signal.SIGINT)),
-            order=-1 if failure.root_cause else None)   # torchrun's "Root Cause (first observed failure)"
+            order=-1 if failure.root_cause else None,   # torchrun's "Root Cause (first observed failure)"
+            failure_kind="exception" if cut else None)
+
+
+# Where a signal that stops torchrun's agent from outside comes from, as a rule.
+_SENDERS = {"SIGHUP": "a terminal or ssh session that closed (a job started with nohup or in a plain shell: run it "
+                      "in tmux/screen, or with setsid)",
+            "SIGINT": "Ctrl-C: someone interrupted the job; when it was stuck, what it waited in is the problem",
+            "SIGTERM": "a scheduler (preemption, a time limit, scancel), a container or pod being stopped, or a "
+                       "supervisor that saw another part of the job fail"}
+
+
+def _agent_signal(text: str, path: str, scan: LogScan) -> None:
+    """torchrun's agent received a signal from outside and stopped its workers: a failure of no
+    rank (the workers' ends that follow are its consequence). Ctrl-C is a reaction, collateral."""
+    received = parse_agent_death_signal(text)
+    if received is None:
+        return
+    sender = _SENDERS.get(received.signal, "outside the job")
+    line = CrashLine(CrashLineKind.FATAL_SIGNAL, f"torchrun's agent received {received.signal} and shut its workers "
+                     f"down: the job was stopped from outside, by {sender} ({received.text})"[:400],
+                     signal=received.signal, collateral=received.signal == "SIGINT")
+    scan.orphans.append((-1, line, path))
 
 
 def _unattributed_launcher_failure(failure: LauncherFailure, path: str, scan: LogScan) -> None:

@@ -47,7 +47,9 @@ class CrashLine:
 # Quick pre-check for whole-text scans: a line holding none of these is no crash line.
 MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "terminate", "Abort", "SIG",
            "Killed", "reset by peer", "closed by remote peer", "ncclRemote", "ncclSystem", "ncclInternal", "status=",
-           "socket interface", "UNDELIVERABLE", "out of memory")
+           "socket interface", "UNDELIVERABLE", "out of memory", "NCCL operations have failed",
+           "taking the entire process down", "bus error", "failed collective", "dump signal", "debug info",
+           "abort timed out", "[F", "thread terminat")
 
 _EXC = re.compile(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
@@ -67,7 +69,11 @@ _FATAL = re.compile(
     r"(?:received|caught|got) signal:? (?P<signame>SIG[A-Z]+)|"
     r"Signal (?P<signum>\d+) \((?P<sigtorch>SIG[A-Z]+)\)(?: \(0x[0-9a-fA-F]+\))? received|"
     r"^(?P<c10sig>SIG[A-Z]+)\(\d+\), PID: \d+|"
-    r"^Bus error(?: \(core dumped\))?$|^Killed$|exitcode\s*:\s*-(?P<exitsig>\d+)")
+    r"^Bus error(?: \(core dumped\))?$|^Killed$|exitcode\s*:\s*-(?P<exitsig>\d+)|"
+    # the shell's job message glued after a progress bar that had no line end ("... 3.37s/it]Killed")
+    r"(?<=[\]|])(?:Killed|Aborted \(core dumped\)|Bus error \(core dumped\))$|"
+    # a DataLoader worker's SIGBUS handler (shared memory too small): the rank's loader dies with it
+    r"(?P<loaderbus>Unexpected bus error encountered in worker)")
 _TERMINATE = re.compile(r"terminate called after throwing an instance of '(?P<what>[^']+)'|"
                         r"terminate called without an active exception")
 _NET = re.compile(
@@ -89,7 +95,8 @@ _COLLATERAL = re.compile(
     r"Connection refused|because the remote worker|Socket Timeout|has been aborted|"
     r"received signal SIGTERM|got signal: 15|Terminated$|"
     r"Timeout at NCCL work|Timeout waiting for key|Timed out waiting|wait timeout after|"
-    r"heartbeat monitor|collective operation timeout", re.IGNORECASE)
+    r"heartbeat monitor|collective operation timeout|"
+    r"failed to pass monitoredBarrier|received errors while waiting for send/recv", re.IGNORECASE)
 _PEER = re.compile(r"(?:peer|from|to) (?P<addr>\[?[\w.:-]*\d[\w.:-]*\]?<\d+>|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?)")
 _GPU = re.compile(r"\bcuda:(\d+)\b|GPU (\d+)(?: has a total capacity|;)|\bdevice (\d+)\b")
 _SIGNUMS = {"4": "SIGILL", "6": "SIGABRT", "7": "SIGBUS", "8": "SIGFPE", "9": "SIGKILL", "11": "SIGSEGV",
@@ -114,9 +121,12 @@ _LOG_HEAD = re.compile(r"^\[[IWEF]\d{0,4}(?: [\d:.]+)?(?: \d+)? ?[\w./-]+\.(?:cp
 
 def parse_crash_line(line: str) -> CrashLine | None:
     """The failure a line reports, or None. ``line`` has no launcher prefix. Never raises."""
+    fatal_glog = _GLOG_FATAL.match(line.strip()) is not None
     text = _LOG_HEAD.sub("", line.strip(), count=1)
     if not text or len(text) > 20000:
         return None
+    if fatal_glog:     # ProcessGroupNCCL giving up on the process (its heartbeat monitor): a consequence
+        return CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal="SIGABRT", collateral=True)
     collateral = _COLLATERAL.search(text) is not None
     peer = _PEER.search(text)
     peer_addr = peer.group("addr") if peer and ("peer" in text or "NET/" in text) else None
@@ -149,8 +159,9 @@ def parse_crash_line(line: str) -> CrashLine | None:
                or _SIGNUMS.get(fatal.group("signum") or fatal.group("exitsig") or "")
                or _FPE_SIGNALS.get((fatal.group("fpe") or "").strip()))
         if sig is None:
-            sig = ("SIGSEGV" if "Segmentation" in text else "SIGABRT" if text.startswith("Aborted")
-                   else "SIGBUS" if "Bus error" in text else "SIGKILL" if text == "Killed" else None)
+            sig = ("SIGSEGV" if "Segmentation" in text else "SIGABRT" if "Aborted" in fatal.group(0)
+                   else "SIGBUS" if "Bus error" in text or fatal.group("loaderbus") else
+                   "SIGKILL" if fatal.group(0) == "Killed" else None)
         teardown = sig in ("SIGTERM", "SIGINT") or (fatal.group("fpe") or "").strip() in ("Terminated", "Interrupt")
         return CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal=sig, collateral=collateral or teardown)
     if _CUDA_OOM.search(text):
@@ -163,7 +174,20 @@ def parse_crash_line(line: str) -> CrashLine | None:
         return CrashLine(CrashLineKind.NETWORK, text[:400], peer=peer_addr)
     if _NCCL.search(text):
         return CrashLine(CrashLineKind.NCCL_ERROR, text[:400], collateral=collateral)
+    if _PG_ABORT.search(text):
+        # ProcessGroupNCCL taking its process down after an async error or a timeout: a failure, though
+        # the line that says which one may be cut from a paste; a consequence, never the first failure
+        return CrashLine(CrashLineKind.NCCL_ERROR, text[:400], collateral=True)
     return None
+
+
+_PG_ABORT = re.compile(r"Some NCCL operations have failed or timed out|we are taking the entire process down|"
+                       # its failure handling: a dump of the failed collective, a dump signal, an abort
+                       r"Stack trace of the failed collective|dump signal (?:due to a collective timeout|from another "
+                       r"rank)|ProcessGroupNCCL preparing to dump debug info|abort timed out after|"
+                       r"flight recorder dump signal|watchdog thread terminat")
+# glog's FATAL level ("[F429 14:03:49.38 ProcessGroupNCCL.cpp:1554] ..."): the process aborts after the line
+_GLOG_FATAL = re.compile(r"^\[F\d{0,4}(?: [\d:.]+)?(?: \d+)? ?ProcessGroup\w*\.cpp:\d+\]")
 
 
 def has_marker(line: str) -> bool:

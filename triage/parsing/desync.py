@@ -172,10 +172,45 @@ class LaggingRanks:
     text: str
 
 
-def parse_desync_report(text: str) -> list[LaggingRanks]:
-    """The lagging ranks a desync report names (the lines after its DESYNC_MARKER line)."""
-    if DESYNC_MARKER not in text:
+# torch.distributed.monitored_barrier (gloo), raised on rank 0 and on the ranks it could not hear from:
+#   [Rank 0]: Ranks 4, 5, 6, 7 failed to pass monitoredBarrier in 2000000 ms
+#   Rank 1 failed to pass monitoredBarrier in 2000 ms
+#   Rank 2 successfully reached monitoredBarrier, but received errors while waiting for send/recv from rank 0.
+# The ranks named are the ones that never reached the barrier (stuck before it, or dead); not the reporter.
+MONITORED_BARRIER = "monitoredBarrier"
+_BARRIER_FAILED = re.compile(r"Ranks? (?P<ranks>\d+(?:,\s*\d+)*) failed to pass monitoredBarrier in (?P<ms>\d+) ?ms")
+_BARRIER_PEER = re.compile(r"received errors while waiting for send/recv from rank (?P<rank>\d+)")
+# (a monitored barrier is not a numbered collective: its lag's ``collective`` is 0)
+
+
+def parse_monitored_barrier(text: str) -> list[LaggingRanks]:
+    """The ranks ``monitored_barrier``'s errors name as the ones that did not reach it, once each."""
+    if MONITORED_BARRIER not in text:
         return []
+    found: list[LaggingRanks] = []
+    seen: set[tuple[int, ...]] = set()
+    for line in text.splitlines():
+        if MONITORED_BARRIER not in line:
+            continue
+        failed = _BARRIER_FAILED.search(line)
+        peer = _BARRIER_PEER.search(line) if failed is None else None
+        if failed is not None:
+            ranks = tuple(int(r) for r in failed.group("ranks").split(","))
+        elif peer is not None:
+            ranks = (int(peer.group("rank")),)
+        else:
+            continue
+        if ranks not in seen:
+            seen.add(ranks)
+            found.append(LaggingRanks(ranks, True, 0, line.strip()[:300]))
+    return found
+
+
+def parse_desync_report(text: str) -> list[LaggingRanks]:
+    """The lagging ranks a desync report names (the lines after its DESYNC_MARKER line), and those
+    a failed ``monitored_barrier`` names."""
+    if DESYNC_MARKER not in text:
+        return parse_monitored_barrier(text)
     found: list[LaggingRanks] = []
     inside = False
     for line in text.splitlines():
@@ -194,4 +229,4 @@ def parse_desync_report(text: str) -> list[LaggingRanks]:
             found.append(LaggingRanks(ranks, True, int(match.group("next")), line.strip()))
         else:
             found.append(LaggingRanks(ranks, False, int(match.group("stuck")), line.strip()))
-    return found
+    return found + parse_monitored_barrier(text)

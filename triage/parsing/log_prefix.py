@@ -6,7 +6,8 @@ Recognised (and nested up to a few deep):
   (torchrun --tee: a *local* rank), ``3: `` (srun --label),
   ``node07: `` (pdsh; lowercase names with a digit only), ``(RayTrainWorker pid=615, ip=10.0.0.6) ``,
   ``[pod/train-worker-0/pytorch] `` (``kubectl logs --prefix``, with or without ``--timestamps``: the
-  pod, no rank), ``[1,3]<stdout>:`` (Open MPI's --tag-output: job, rank) and ``[3]<stderr>:`` (horovodrun), a runner's
+  pod, no rank), ``[1,3]<stdout>:`` (Open MPI's --tag-output: job, rank) and ``[3]<stderr>:`` (horovodrun),
+  Determined's ``5c902731 [rank=1] || `` (container, rank; ``5c902731 || `` alone: the launcher), a runner's
   stream tag ``job-name [stderr] `` (milabench, CI runners: no rank);
 - NCCL's own ``host:pid:tid [dev]`` head gives host and pid but no rank; it is kept in ``rest``.
 """
@@ -15,6 +16,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from triage.parsing.textclean import strip_decorations
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,9 @@ _SRUN = re.compile(r"\s*(\d+) ?: ")
 _PDSH = re.compile(r"([a-z0-9][a-z0-9.-]*[0-9][a-z0-9.-]*): ")
 _RAY = re.compile(r"\((?:\w+ )?pid=(\d+)(?:, ip=([\w.:-]+))?\)\s?")
 _NCCL_HEAD = re.compile(r"([\w.-]+):(\d+):(\d+) \[(\d+)\]")
+# Determined's task logs ("[2024-03-15T16:29:14.110799Z] 5c902731 [rank=1] || ", the time already gone):
+# the container, then the worker's rank; without "[rank=N]" the line is the launcher's own
+_DETERMINED = re.compile(r"(?:[0-9a-f]{8} (?:\[rank=(?P<rank>\d+)\] )?|\[rank=(?P<bare>\d+)\] )\|\| ?")
 # "kubectl logs --prefix" ("[pod/NAME/CONTAINER] "), with "--timestamps" after it: the pod, no rank
 _K8S = re.compile(r"\[pod/([\w.-]+)/[\w.-]+\] ?(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) )?")
 
@@ -63,6 +69,9 @@ def split_rank_prefix(line: str) -> RankPrefix:
         elif match := _HOST_RANK.match(rest):
             host, local = match.group(1), False
             rank = int(match.group(2)) if match.group(2).isdigit() else rank
+        elif (match := _DETERMINED.match(rest)) is not None:
+            found = match.group("rank") or match.group("bare")
+            rank, local = (int(found), False) if found is not None else (rank, local)
         elif (match := _LOCAL.match(rest)) and rank is None:
             rank, local = int(match.group(2)), True
         elif ((rank is None and host is None and (match := _LINE_NO.match(rest)) is not None)
@@ -74,6 +83,9 @@ def split_rank_prefix(line: str) -> RankPrefix:
             host = match.group(2) or host
         elif (match := _K8S.match(rest)) is not None:
             host = host or match.group(1)
+            # (what the container printed may carry its own decorations: a viewer's column, a timestamp)
+            rest = strip_decorations(rest[match.end():])[0]
+            continue
         elif (match := _SRUN.match(rest)) and rank is None and host is None:
             rank = int(match.group(1))
         elif (match := _PDSH.match(rest)) and host is None and not _NCCL_HEAD.match(rest):

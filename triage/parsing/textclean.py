@@ -3,11 +3,14 @@ issues carries decorations that are not part of the log.
 
 Removed: ANSI colours, CR line ends, trailing spaces, GitHub ``> `` quote markers and inline-code
 backticks, markdown fences, per-line timestamps (``2026-09-17 13:40:05 ``,
-``[2024-05-01 10:00:00,123] ``, glog ``I0501 ...] ``), CI step prefixes (``12 | ``, ``#14 12.3 ``);
+``[2024-05-01 10:00:00,123] ``, glog ``I0501 ...] ``), CI step prefixes (``12 | ``, ``#14 12.3 ``) and a
+log viewer's table column (``  | 2024-08-23T22:22:51.874Z | ``);
 line numbers a viewer put before every line (``[80746] ``, ``123\t``);
 a JSON log record (``{"log": "...", "stream": "stderr", "time": ...}`` from a container runtime,
 ``{"level": ..., "msg": ...}`` from a structured logger) is read as its text.
-Joined: lines that a terminal hard-wrapped in the middle of a field. Launcher prefixes (``[rank3]:``,
+Joined: lines that a terminal hard-wrapped in the middle of a field. Split: two processes' lines glued
+together where the first had no line end (a progress bar redrawn with ``\r``), at the second one's
+launcher prefix (``...it/s][default2]:[E ...``). Launcher prefixes (``[rank3]:``,
 ``0: ``, ``[default0]:``) are not touched here: they carry the rank (see :mod:`triage.parsing.log_prefix`).
 
 Every function takes text and never raises.
@@ -33,7 +36,11 @@ _STAMP = re.compile(
     r"|(?P<glog>[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+) +\d+ [\w./-]+:\d+\]"
     r")(?:\s*[-|:]\s|\s+|$)"
 )
-_CI_STEP = re.compile(r"^\s*(?:#\d+ \d+\.\d+ |\d{1,6} \| )")
+_CI_STEP = re.compile(r"^\s*(?:#\d+ \d+\.\d+ |\d{1,6} \| |\| (?=\S))")   # "| " alone: a viewer's table column
+# A launcher prefix glued mid-line after another process's output that ended without a line end
+# ("... 4866.01 examples/s][default2]:[E ..."): not after a space (a prefix chain "(pid=1) [rank1]:",
+# "job [stderr] [rank3]:"), after another prefix ("[default1]:[rank1]:") or inside brackets and quotes.
+_GLUED_PREFIX = re.compile(r"(?<=[^\s:(\[\"'`])(?=\[(?:rank\d+|default\d+)\]:)")
 _FIELDS_OPEN = re.compile(r"\w\((?:[^()]|\(ms\))*=[^()]*$")   # "WorkNCCL(SeqNum=5, Op" cut before ")"
 _STARTS_NEW = re.compile(
     r"^\s*(?:\[rank\d+\]|\[[\w.-]+:\d+\]|\[default\d+\]|\d+: |\[?\d{4}-\d\d-\d\d|[IWEF]\d{4} |Traceback|"
@@ -128,13 +135,23 @@ def clean_text(text: str) -> CleanText:
             joined += 1
             following = lines[i]
             line, width = line + _glue(line, following, width == wrap) + following.lstrip(), widths[i]
-        out.append(line)
-        out_stamps.append(stamp)
+        for part in _unglued(line):
+            out.append(part)
+            out_stamps.append(stamp)
         i += 1
     while out and not out[-1]:
         out.pop()
         out_stamps.pop()
     return CleanText(tuple(out), tuple(out_stamps), joined)
+
+
+def _unglued(line: str) -> list[str]:
+    """A line split where another process's launcher-prefixed line was glued onto it."""
+    if (line.find("[rank", 1) < 0 and line.find("[default", 1) < 0) or not _GLUED_PREFIX.search(line, 1):
+        return [line]    # (a prefix at the start only: the common case, decided without the regex)
+    cuts = [m.start() for m in _GLUED_PREFIX.finditer(line) if m.start() > 0]
+    starts = [0, *cuts]
+    return [line[a:b] for a, b in zip(starts, [*cuts, len(line)], strict=True) if line[a:b].strip()]
 
 
 def _without_line_numbers(raw: list[str]) -> list[str]:

@@ -214,6 +214,32 @@ def _srun_failures(text: str) -> list[LauncherFailure]:
     return failures
 
 
+# torchrun's agent itself was signalled ("Received 1 death signal, shutting down workers", newer:
+# "Received Signals.SIGHUP death signal"): it forwards the signal to its workers and exits with
+# SignalException. The signal came from outside the job: a closing terminal (SIGHUP, nohup), Ctrl-C
+# (SIGINT), a scheduler, a container stop or a supervisor (SIGTERM).
+_AGENT_DEATH = re.compile(r"Received (?:(?P<num>\d+)|Signals\.(?P<name>SIG[A-Z]+)) death signal, shutting down workers")
+
+
+@dataclass(frozen=True)
+class AgentSignal:
+    signal: str                  # "SIGHUP"
+    text: str                    # the agent's line
+
+
+def parse_agent_death_signal(text: str) -> AgentSignal | None:
+    """The first signal torchrun's agent says it received from outside, or None."""
+    if "death signal" not in text:
+        return None
+    match = _AGENT_DEATH.search(text)
+    if match is None:
+        return None
+    name = match.group("name") or _signal_name(-int(match.group("num")), None) or f"signal {match.group('num')}"
+    line_start = text.rfind("\n", 0, match.start()) + 1
+    line_end = text.find("\n", match.end())
+    return AgentSignal(name, text[line_start:line_end if line_end >= 0 else len(text)].strip()[:300])
+
+
 _SPAWN_ERROR = re.compile(r"^\s*-- Process (\d+) terminated with the following error:")
 
 

@@ -67,6 +67,11 @@ _RAN_FOR = re.compile(r"ran for (\d+) milliseconds")
 _COMPANION = re.compile(
     r"(?:work|NCCL work):\s*(-?\d+),\s*last enqueued NCCL work:\s*(-?\d+),\s*last completed NCCL work:\s*(-?\d+)"
 )
+# PyTorch 2.7+: "failure detected by watchdog at work sequence id: 1085 PG status: last enqueued work: 1119,
+# last completed work: 1084"; and a companion line cut after its work number ("Timeout at NCCL work: 1580")
+_COMPANION_NEW = re.compile(r"work sequence id:\s*(-?\d+)(?:\s*PG status:\s*last enqueued work:\s*(-?\d+),"
+                            r"\s*last completed work:\s*(-?\d+))?")
+_COMPANION_CUT = re.compile(r"(?:at work|NCCL work):\s*(-?\d+)\s*[,.]?\s*$")
 _STUCK = re.compile(r"got stuck for (\d+) seconds")
 # TORCH_NCCL_DESYNC_DEBUG report (c10d TraceUtils.h retrieveDesyncReport), one finding per line
 _DESYNC_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -122,7 +127,10 @@ def parse_watchdog_line(line: str) -> WatchdogEvent | None:
         fields = dict(_KV.findall(work.group(1)))
     seq = _opt_int(fields.get("SeqNum"))
     enqueued = completed = None
-    companion = _COMPANION.search(line)
+    companion = _COMPANION.search(line) or _COMPANION_NEW.search(line)
+    if companion is None and kind in (WatchdogKind.EXCEPTION_DETECTED, WatchdogKind.TIMEOUT_AT):
+        cut = _COMPANION_CUT.search(line)
+        seq = seq if seq is not None or cut is None else _opt_int(cut.group(1))
     if companion:
         seq = seq if seq is not None else _opt_int(companion.group(1))
         enqueued, completed = _opt_int(companion.group(2)), _opt_int(companion.group(3))

@@ -1,7 +1,7 @@
 """NCCL debug lines (NCCL_DEBUG=INFO, subsystems INIT and COLL) and WARN lines, 2.3 to 2.30.
 
-``parse_nccl_line`` turns one line into an event; ``NcclTracker`` follows a live stream or a
-whole file and keeps, per (host, pid, comm), the last operation, and maps each comm to its
+``parse_nccl_line`` turns one line into an event; ``triage.parsing.nccl_tracker.NcclTracker``
+follows a live stream or a whole file and keeps, per (host, pid, comm), the last operation, and maps each comm to its
 rank through the init lines. The tracker is built for throughput: it skips lines without
 "NCCL" at C speed, matches collective lines with one anchored regex and keeps the raw line,
 parsing it fully only when asked (``last_ops``).
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TypeAlias
 
 from triage.parsing.log_prefix import split_rank_prefix
 from triage.parsing.names import redop_name, torch_dtype, torch_op
@@ -230,12 +230,6 @@ def parse_nccl_line(line: str) -> NcclEvent | None:
 
 
 
-# The tracker lives in nccl_tracker (which imports this module); it is re-exported here,
-# lazily, so callers can import everything NCCL from one place.
-if TYPE_CHECKING:
-    from triage.parsing.nccl_tracker import NcclCommState, NcclTracker
-
-
 # "host:pid:tid [dev] NCCL INFO Channel 00 : 0[1020] -> 2[1040] via SHM/direct/direct" (also "Channel 00/0"):
 # the rank on the left is the printing process's own rank in that communicator.
 _CHANNEL = re.compile(r"(?P<host>[\w.-]+):(?P<pid>\d+):\d+ \[\d+\] NCCL INFO Channel \d+(?:/\d+)? ?: "
@@ -251,14 +245,7 @@ def channel_ranks(text: str) -> dict[tuple[str, int], int]:
     return {key: next(iter(ranks)) for key, ranks in found.items() if len(ranks) == 1}
 
 
-def __getattr__(name: str) -> Any:
-    if name in ("NcclTracker", "NcclCommState"):
-        from triage.parsing import nccl_tracker
-
-        return getattr(nccl_tracker, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
 __all__ = [
-    "NcclColl", "NcclCommState", "NcclEvent", "NcclInit", "NcclTracker", "NcclWarn",
+    "NcclColl", "NcclEvent", "NcclInit", "NcclWarn",
     "parse_nccl_line", "parse_nccl_segments",
 ]

@@ -78,8 +78,8 @@ def test_hang_with_pyspy_gdb_strace_absent(tmp_path: Path) -> None:
     done = run_launch(argv, job_env(PATH=bare), run_dir)
     assert done.returncode == int(ExitCode.HANG_DETECTED), done.explain()
     bundle = done.bundle()
-    manifest = check_complete(bundle, [0, 1])
-    for rank in (0, 1):
+    manifest = check_complete(bundle, [0, 1], also=frozenset({"pystack"}))
+    for rank, op in ((0, "all_reduce"), (1, "all_gather")):
         records = {c.name: c for c in manifest.collectors if c.rank == rank}
         for name, hint in (("pyspy", "pip install py-spy"), ("gdb", "apt-get install gdb"),
                            ("strace", "apt-get install strace")):
@@ -89,6 +89,9 @@ def test_hang_with_pyspy_gdb_strace_absent(tmp_path: Path) -> None:
         assert records["fr"].status == CollectorStatus.OK and records["stacks"].status == CollectorStatus.OK
         assert records["proc"].status == CollectorStatus.OK
         assert "all_" in (bundle / f"rank-{rank}" / "stacks.txt").read_text()
+        # without py-spy, pystack read the rank's Python frames from its memory
+        assert records["pystack"].status == CollectorStatus.OK, records["pystack"]
+        assert f'"function": "{op}"' in (bundle / f"rank-{rank}" / "pystack.json").read_text()
     assert (bundle / "node" / "dmesg.txt").is_file()
     assert read_manifest(bundle).finished is not None
     assert os.environ.get("PATH") != bare

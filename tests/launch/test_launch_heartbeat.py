@@ -80,6 +80,11 @@ def test_heartbeat_in_flight_dump_and_sigterm(tmp_path: Path) -> None:
         code = proc.wait(timeout=60)
         node = read_json(run / HOST / "node.json")
         assert code == exit_code_of(node["launcher_returncode"]) and code != 0
+    # torchrun sends SIGTERM to each worker in turn: under load one may die first, and the other's
+    # collective then fails (gloo: peer gone) before its own SIGTERM comes; its dump shows that path.
+    in_collective = 0
     for rank, op in ((0, "all_reduce"), (1, "all_gather")):
         text = (rank_dir(run, rank) / "faulthandler.log").read_text()
-        assert f"in {op}" in text and "mismatch_hang.py" in text
+        assert "most recent call first" in text, (rank, text)
+        in_collective += f"in {op}" in text and "mismatch_hang.py" in text
+    assert in_collective >= 1

@@ -87,13 +87,15 @@ def build_report(paths: Sequence[str | PathLike[str]], prefix: str | None = None
 
 
 def render(report: Report, fmt: str, file: TextIO, width: int | None = None) -> None:
-    """Write ``report`` to ``file`` as ``"text"``, ``"json"`` or ``"html"`` (see :data:`FORMATS`).
+    """Write ``report`` to ``file`` as ``"text"``, ``"json"``, ``"html"`` or ``"chrome-trace"`` (see :data:`FORMATS`).
 
     - ``text``: the terminal report (verdict panel, findings, folded rank table, evidence, next
       steps), ``width`` columns wide (default: the terminal's, or 100 when ``file`` is not a
       terminal). Text taken from the inputs is shown with visible escapes.
     - ``json``: the ``triage.report/1`` document, strict JSON (unknown times are ``null``).
     - ``html``: one self-contained page (inline CSS and SVG, no external URL).
+    - ``chrome-trace``: every rank's collectives as a Chrome / Perfetto trace (one process per
+      host, one thread per rank), for ui.perfetto.dev.
 
     Raises ``ValueError`` for any other ``fmt``.
     """

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
@@ -21,7 +22,7 @@ def test_ticks_cover_the_range_with_distinct_labels(top: float) -> None:
     assert len(set(labels)) == len(labels), labels
     assert values[0] == 0 and values[-1] >= top * (1 - 1e-9)
     assert 2 <= len(ticks) <= 7, labels
-    steps = {round(b - a, 12) for a, b in zip(values, values[1:])}
+    steps = {round(b - a, 12) for a, b in itertools.pairwise(values)}
     assert max(steps) - min(steps) <= 1e-9 * max(values[-1], 1e-12)
     units = {label.split(" ")[1] for label in labels}
     assert len(units) == 1 and units <= {"µs", "ms", "s"}

@@ -3,7 +3,8 @@
 Read, per host: ``run.json`` / ``node.json`` (job start, the agent's stop request, job end), each
 rank's ``worker.json`` (start), ``heartbeat.json`` (``progress_time``: when its collectives or step
 last moved, the worker's clock), ``exit.json`` (``time``), else the modification time of a
-``faulthandler.log`` that holds a dump (faulthandler writes it when the rank is signalled), and
+``faulthandler.log`` that holds a dump (faulthandler writes it when the rank is signalled; only
+within the job's recorded start and end: a copied run directory has new modification times), and
 the hang bundles' manifests (``created``: the agent noticed; ``finished``: the evidence saved).
 A file that is missing or unreadable gives no time: the strip leaves that mark out.
 """
@@ -22,13 +23,15 @@ from triage.load.run_dir import looks_like_run_dir
 from triage.regular_files import is_special_file
 
 MAX_JSON_BYTES = 1 << 20      # the agent's small records; a bigger file is not one of them
+MTIME_SLACK_S = 60.0          # a rank may outlive its agent's end record by this much
 
 
 @dataclass(frozen=True)
 class RankExit:
     rank: int
     time: float
-    how: str                  # "exit code 1", "exception", "signalled (faulthandler.log written)"
+    how: str                  # "exit code 1", "exception", "signalled: faulthandler.log written"
+    from_mtime: bool = False  # the time is a file's modification time, not a record
 
 
 @dataclass(frozen=True)
@@ -80,7 +83,7 @@ def _rank_exit(host: HostPaths, rank: int) -> RankExit | None:
     except OSError:
         return None
     if info.st_size > 0 and not is_special_file(paths.faulthandler):
-        return RankExit(rank, info.st_mtime, "signalled: faulthandler.log written")
+        return RankExit(rank, info.st_mtime, "signalled: faulthandler.log written", from_mtime=True)
     return None
 
 
@@ -113,9 +116,13 @@ def load_run_times(root: Path) -> RunTimes | None:
             if (finished := _time(manifest.get("finished"))) is not None:
                 bundles.append((host.host, finished))
     ends = [_time(node.get("ended")) for node in nodes.values()]
+    start = _first([_time(_json(run.run_json).get("created"))] + [_time(n.get("started")) for n in nodes.values()])
+    end = max((e for e in ends if e is not None), default=None)
+    exits = [e for e in exits if not e.from_mtime or (start is not None and start <= e.time
+                                                      and (end is None or e.time <= end + MTIME_SLACK_S))]
     return RunTimes(
-        job_start=_first([_time(_json(run.run_json).get("created"))] + [_time(n.get("started")) for n in nodes.values()]),
+        job_start=start,
         ranks_started=_first(started), progress=tuple(sorted(progress)), detected=tuple(sorted(detected)),
         bundles=tuple(sorted(bundles)), stop_requested=_first(_time(n.get("stop_requested")) for n in nodes.values()),
         exits=tuple(sorted(exits, key=lambda e: (e.time, e.rank))),
-        job_end=max((e for e in ends if e is not None), default=None))
+        job_end=end)

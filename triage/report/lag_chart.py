@@ -90,8 +90,9 @@ def lag_chart(report: Report) -> str:
             series.append((f"rank {rank} (straggler)", lags[i], RED, 2.5,
                            f"rank {rank}: straggler, median lag +{format_duration(median(lags[i]))}", ""))
     points = min(len(seqs), MAX_POINTS)
-    drawn = [(label, _binned(values, points), *rest) for label, values, *rest in series]
-    top = max(max(values) for _, values, *_rest in drawn)
+    drawn: list[Series] = [(label, _binned(values, points), colour, width, tip, dash)
+                           for label, values, colour, width, tip, dash in series]
+    top = max(max(s[1]) for s in drawn)
     return _svg(pg, seqs, drawn, top, points, bool(slow))
 
 

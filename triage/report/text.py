@@ -1,4 +1,7 @@
-"""The terminal report (rich): a verdict panel, the findings, a folded per-rank table."""
+"""The terminal report (rich): a verdict panel, the findings, a folded per-rank table.
+
+Paths (evidence) are printed one to a line and never wrapped, so that a long one stays one piece to
+copy or click, whatever the width (the terminal may still fold it on screen)."""
 
 from __future__ import annotations
 
@@ -34,12 +37,12 @@ def render_text(report: Report, file: TextIO, width: int | None = None, color: b
                            else "red"))
     if report.findings:
         console.print(Text("Findings", style="bold"))
-        console.print(_findings(report))
+        _print_findings(console, report)
     console.print(_rank_table(report))
     if report.evidence:
         console.print(Text("Evidence", style="bold"))
         for path in report.evidence[:MAX_EVIDENCE]:
-            console.print(Text(f"  {path}"))
+            console.print(Text(f"  {path}"), soft_wrap=True)
         if len(report.evidence) > MAX_EVIDENCE:
             console.print(Text(f"  ... and {len(report.evidence) - MAX_EVIDENCE} more (see --format json)"))
     if report.next_steps:
@@ -48,19 +51,20 @@ def render_text(report: Report, file: TextIO, width: int | None = None, color: b
             console.print(Text(f"  - {step}"))
 
 
-def _findings(report: Report) -> Table:
-    """Numbered findings; wrapped lines stay indented under their text."""
-    grid = Table.grid(padding=(0, 1))
-    grid.add_column(justify="right", no_wrap=True)
-    grid.add_column(overflow="fold")
+def _print_findings(console: Console, report: Report) -> None:
+    """Numbered findings, wrapped lines indented under their text; then each one's evidence paths,
+    one to a line, unwrapped."""
+    number_w = len(f"{len(report.findings)}.")
     for index, finding in enumerate(report.findings, 1):
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(justify="right", no_wrap=True, min_width=number_w)
+        grid.add_column(overflow="fold")
         tag = "root cause" if finding.root_cause else finding.kind
         ranks = f" [{rank_word(finding.ranks)}]" if finding.ranks else ""
-        cell = Text(f"({tag}){ranks} {finding.detail}", style="bold" if finding.root_cause else "")
+        grid.add_row(f"{index}.", Text(f"({tag}){ranks} {finding.detail}", style="bold" if finding.root_cause else ""))
+        console.print(grid)
         for path in finding.evidence[:3]:
-            cell.append(f"\nevidence: {path}", style="dim")
-        grid.add_row(f"{index}.", cell)
-    return grid
+            console.print(Text(f"{' ' * (number_w + 1)}evidence: {path}", style="dim"), soft_wrap=True)
 
 
 def _rank_table(report: Report) -> Table:

@@ -115,7 +115,15 @@ def _clock(when: float) -> str:
     return datetime.fromtimestamp(when, tz=timezone.utc).strftime("%H:%M:%S.%f")[:-3] + " UTC"
 
 
-def _rows(timeline: Timeline, x: "_Scale") -> list[tuple[Mark, float, int, str]]:
+class _Scale:
+    def __init__(self, start: float, span_s: float) -> None:
+        self.start, self.span_s = start, span_s
+
+    def __call__(self, when: float) -> float:
+        return LEFT + (WIDTH - LEFT - RIGHT) * (when - self.start) / self.span_s
+
+
+def _rows(timeline: Timeline, x: _Scale) -> list[tuple[Mark, float, int, str]]:
     """Each mark's label position: (mark, x, row, anchor), rows chosen so that no labels overlap."""
     ends: list[float] = []
     out = []
@@ -131,24 +139,17 @@ def _rows(timeline: Timeline, x: "_Scale") -> list[tuple[Mark, float, int, str]]
     return out
 
 
-class _Scale:
-    def __init__(self, start: float, span_s: float) -> None:
-        self.start, self.span_s = start, span_s
-
-    def __call__(self, when: float) -> float:
-        return LEFT + (WIDTH - LEFT - RIGHT) * (when - self.start) / self.span_s
-
-
 def timeline_html(timeline: Timeline | None) -> str:
     """The strip and the list of marks, or a one-line note when no time was recorded."""
     if timeline is None:
-        return "<p id=\"timeline-none\">No timeline: the input records no times (it is not a run directory).</p>"
+        return ("<p id=\"timeline-none\">No timeline: the input records no times (a run directory of "
+                "<code>triage launch</code> does).</p>")
     ticks = duration_ticks(max(t.time for t in timeline.marks) * 1e3 - timeline.start * 1e3, 6)
     x = _Scale(timeline.start, max(ticks[-1][0] / 1e3, 1e-3))
     placed = _rows(timeline, x)
     height = AXIS_Y + 24 + ROW_H * (max((row for *_m, row, _a in placed), default=0) + 2)
-    out = [f"<svg id=\"run-timeline\" width=\"{WIDTH}\" height=\"{height}\" viewBox=\"0 0 {WIDTH} {height}\" "
-           "role=\"img\" aria-label=\"the run's timeline\">"]
+    out = [(f"<svg id=\"run-timeline\" width=\"{WIDTH}\" height=\"{height}\" viewBox=\"0 0 {WIDTH} {height}\" "
+            "role=\"img\" aria-label=\"the run's timeline\">")]
     if timeline.stop is not None:
         sx = x(timeline.stop)
         out.append(f"<rect class=\"after-stop\" x=\"{sx:.1f}\" y=\"4\" width=\"{WIDTH - RIGHT - sx:.1f}\" "

@@ -130,7 +130,7 @@ def _rows(timeline: Timeline, x: _Scale) -> list[tuple[Mark, float, int, str]]:
     for mark in timeline.marks:
         width = CHAR_W * len(mark.label)
         at = x(mark.time)
-        anchor, left = ("start", at) if at + width <= WIDTH - RIGHT else ("end", at - width)
+        anchor, left = ("start", at + 4) if at + 4 + width <= WIDTH - RIGHT else ("end", at - 4 - width)
         row = next((i for i, end in enumerate(ends) if end + 10 < left), len(ends))
         if row == len(ends):
             ends.append(0.0)
@@ -167,7 +167,8 @@ def timeline_html(timeline: Timeline | None) -> str:
         out.append(f"<g class=\"mark {mark.kind}{' after' if mark.after_stop else ''}\"><title>{_e(tip)}</title>"
                    f"<line x1=\"{at:.1f}\" y1=\"{AXIS_Y - 5}\" x2=\"{at:.1f}\" y2=\"{ly - 10}\" stroke=\"{colour}\"/>"
                    f"<circle cx=\"{at:.1f}\" cy=\"{AXIS_Y}\" r=\"3.5\" fill=\"{colour}\"/>"
-                   f"<text x=\"{at:.1f}\" y=\"{ly}\" text-anchor=\"{anchor}\" fill=\"{colour}\">{_e(mark.label)}</text>"
+                   f"<text x=\"{at + (4 if anchor == 'start' else -4):.1f}\" y=\"{ly}\" text-anchor=\"{anchor}\" "
+                   f"fill=\"{colour}\">{_e(mark.label)}</text>"
                    "</g>")
     out.append("</svg>")
     return "".join(out) + _listing(timeline)

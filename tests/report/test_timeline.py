@@ -4,13 +4,15 @@ by the agent, or approximated and said to be), everything after it grey and labe
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
-from triage.load.run_times import RankExit, RunTimes
+from triage.load.run_times import RankExit, RunTimes, load_run_times
 from triage.report.timeline import AFTER, build_timeline, timeline_html
 
 T0 = 1_800_000_000.0
+GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 
 
 def hang_run(**overrides: object) -> RunTimes:
@@ -20,7 +22,7 @@ def hang_run(**overrides: object) -> RunTimes:
         "progress": ((0, T0 + 9.9), (1, T0 + 9.8), (2, T0 + 9.85), (3, T0 + 4.0)),
         "detected": (("node1", T0 + 20.0),), "bundles": (("node1", T0 + 21.0),),
         "stop_requested": T0 + 21.05,
-        "exits": tuple(RankExit(r, T0 + 21.1 + r / 100, "signalled: faulthandler.log written") for r in range(4)),
+        "exits": tuple(RankExit(r, T0 + 21.1 + r / 100, "signalled (faulthandler.log written)") for r in range(4)),
         "job_end": T0 + 21.6,
     }
     fields.update(overrides)
@@ -37,7 +39,7 @@ def test_a_hang_run_in_time_order_with_the_after_stop_marks_grey() -> None:
     assert labels(hang_run()) == [
         ("job started", False), ("first rank started", False), ("last progress: rank 3", False),
         ("last progress: ranks 0-2", False), ("hang detected (node1)", False), ("evidence saved (node1)", False),
-        ("stop decision", False), ("ranks 0-3 ended (signalled: faulthandler.log written)", True),
+        ("stop decision", False), ("ranks 0-3 signalled (faulthandler.log written)", True),
         ("job ended", True)]
 
 
@@ -63,7 +65,7 @@ def test_without_a_recorded_stop_it_is_approximated_and_said_to_be(overrides: di
 
 def test_a_run_that_ended_by_itself_has_no_stop_and_nothing_grey() -> None:
     done = RunTimes(job_start=T0, ranks_started=T0 + 2,
-                    exits=tuple(RankExit(r, T0 + 30 + 5 * r, "exit code 0") for r in range(2)), job_end=T0 + 36)
+                    exits=tuple(RankExit(r, T0 + 30 + 5 * r, "ended (exit code 0)") for r in range(2)), job_end=T0 + 36)
     timeline = build_timeline(done)
     assert timeline is not None and timeline.stop is None
     assert [(m.label, m.after_stop) for m in timeline.marks] == [
@@ -73,10 +75,10 @@ def test_a_run_that_ended_by_itself_has_no_stop_and_nothing_grey() -> None:
 
 
 def test_ranks_group_by_time_and_by_how_they_ended() -> None:
-    exits = (RankExit(0, T0 + 5, "exit code 1"), RankExit(1, T0 + 5.2, "exit code 1"), RankExit(2, T0 + 5.1, "SIGKILL"),
-             RankExit(3, T0 + 9, "exit code 1"))
+    exits = (RankExit(0, T0 + 5, "ended (exit code 1)"), RankExit(1, T0 + 5.2, "ended (exit code 1)"),
+             RankExit(2, T0 + 5.1, "ended (exception)"), RankExit(3, T0 + 9, "ended (exit code 1)"))
     assert [m.label for m in build_timeline(RunTimes(exits=exits)).marks] == [  # type: ignore[union-attr]
-        "rank 2 ended (SIGKILL)", "ranks 0,1 ended (exit code 1)", "rank 3 ended (exit code 1)"]
+        "rank 2 ended (exception)", "ranks 0,1 ended (exit code 1)", "rank 3 ended (exit code 1)"]
 
 
 def test_no_times_give_no_timeline_and_a_note() -> None:
@@ -95,3 +97,13 @@ def test_the_strip_greys_and_labels_what_came_after_the_stop() -> None:
     assert "+0 s is 2027-01-15" not in page and "UTC" in page
     ticks = re.findall(r'fill="#9aa0a6">\+([^<]+)</text>', page)
     assert len(set(ticks)) == len(ticks) >= 3, ticks
+
+
+def test_a_copied_run_directory_gives_its_records_not_its_file_times() -> None:
+    # the golden crash run: exit.json times of ranks 1-3 are records; rank 0's faulthandler.log has the
+    # checkout's modification time and no recorded job start to hold it against: left out
+    times = load_run_times(GOLDEN / "crash" / "run")
+    assert times is not None and times.job_start is None
+    assert [(e.rank, e.how, e.from_mtime) for e in times.exits] == [
+        (1, "ended (exit code 1)", False), (3, "ended (exit code 1)", False), (2, "ended (exit code 1)", False)]
+    assert load_run_times(GOLDEN / "crash" / "job.log") is None

@@ -30,7 +30,7 @@ MTIME_SLACK_S = 60.0          # a rank may outlive its agent's end record by thi
 class RankExit:
     rank: int
     time: float
-    how: str                  # "exit code 1", "exception", "signalled: faulthandler.log written"
+    how: str                  # "ended (exit code 1)", "ended (exception)", "signalled (faulthandler.log written)"
     from_mtime: bool = False  # the time is a file's modification time, not a record
 
 
@@ -76,14 +76,14 @@ def _rank_exit(host: HostPaths, rank: int) -> RankExit | None:
     if when is not None:
         code = record.get("exit_code")
         how = f"exit code {code}" if isinstance(code, int) and not isinstance(code, bool) else str(
-            record.get("how") or "exited")[:40]
-        return RankExit(rank, when, how)
+            record.get("how") or "no exit code")[:40]
+        return RankExit(rank, when, f"ended ({how})")
     try:
         info = paths.faulthandler.stat()
     except OSError:
         return None
     if info.st_size > 0 and not is_special_file(paths.faulthandler):
-        return RankExit(rank, info.st_mtime, "signalled: faulthandler.log written", from_mtime=True)
+        return RankExit(rank, info.st_mtime, "signalled (faulthandler.log written)", from_mtime=True)
     return None
 
 

@@ -96,7 +96,7 @@ def build_timeline(times: RunTimes, stop_time: float | None = None) -> Timeline 
     if (saved := _hosts(times.bundles)) is not None:
         raw.append((saved[0], f"evidence saved ({saved[1]})", "bundle"))
     for when, ranks, how in _clusters([(e.time, e.rank, e.how) for e in times.exits]):
-        raw.append((when, f"{_ranks_word(ranks)} ended ({how})", "exit"))
+        raw.append((when, f"{_ranks_word(ranks)} {how}", "exit"))
     if times.job_end is not None:
         raw.append((times.job_end, "job ended", "end"))
     stop, note = _stop(times, stop_time)

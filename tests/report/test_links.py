@@ -77,3 +77,16 @@ def test_the_text_report_never_wraps_inside_a_path(tmp_path: Path, width: int) -
         assert any(line.strip() == path for line in lines), path                      # the Evidence list
     assert any(line.strip() == f"evidence: {paths[0]}:12" for line in lines)        # under the finding
     assert any(line.strip() == f"evidence: {paths[1]}" for line in lines)
+
+
+def test_a_path_in_a_finding_or_a_next_step_is_never_cut(tmp_path: Path) -> None:
+    run, paths = _run(tmp_path)
+    long_path = str(run / ("deep-" * 12) / "output.log")
+    report = _report(run, paths)
+    finding = Finding("exception", (1,), f"rank 1 wrote {long_path} then failed")
+    report = Report(report.verdict, findings=(*report.findings, finding), evidence=report.evidence,
+                    next_steps=(f"read {long_path} first",), sources=report.sources)
+    out = io.StringIO()
+    render_text(report, out, width=50, color=False)
+    text = out.getvalue()
+    assert sum(long_path in line for line in text.splitlines()) == 2, text

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
@@ -47,24 +48,42 @@ def render_text(report: Report, file: TextIO, width: int | None = None, color: b
             console.print(Text(f"  ... and {len(report.evidence) - MAX_EVIDENCE} more (see --format json)"))
     if report.next_steps:
         console.print(Text("What to do next", style="bold"))
-        for step in report.next_steps:
-            console.print(Text(f"  - {step}"))
+        for step in report.next_steps:       # wrapped at spaces under their text, never inside a path
+            for n, line in enumerate(_wrap_words(step, max(20, console.width - 4))):
+                console.print(Text(("  - " if n == 0 else "    ") + line), soft_wrap=True)
 
 
 def _print_findings(console: Console, report: Report) -> None:
-    """Numbered findings, wrapped lines indented under their text; then each one's evidence paths,
-    one to a line, unwrapped."""
+    """Numbered findings, wrapped at spaces (never inside a path or another long word) with the
+    wrapped lines indented under their text; then each one's evidence paths, one to a line."""
     number_w = len(f"{len(report.findings)}.")
+    indent = " " * (number_w + 1)
     for index, finding in enumerate(report.findings, 1):
-        grid = Table.grid(padding=(0, 1))
-        grid.add_column(justify="right", no_wrap=True, min_width=number_w)
-        grid.add_column(overflow="fold")
         tag = "root cause" if finding.root_cause else finding.kind
         ranks = f" [{rank_word(finding.ranks)}]" if finding.ranks else ""
-        grid.add_row(f"{index}.", Text(f"({tag}){ranks} {finding.detail}", style="bold" if finding.root_cause else ""))
-        console.print(grid)
+        style = "bold" if finding.root_cause else ""
+        lines = _wrap_words(f"({tag}){ranks} {finding.detail}", max(20, console.width - len(indent)))
+        for n, line in enumerate(lines):
+            head = f"{index}.".rjust(number_w) + " " if n == 0 else indent
+            console.print(Text(head) + Text(line, style=style), soft_wrap=True)
         for path in finding.evidence[:3]:
-            console.print(Text(f"{' ' * (number_w + 1)}evidence: {path}", style="dim"), soft_wrap=True)
+            console.print(Text(f"{indent}evidence: {path}", style="dim"), soft_wrap=True)
+
+
+def _wrap_words(text: str, width: int) -> list[str]:
+    """Greedy wrap at spaces to ``width`` cells; a word longer than that (a path) stays whole."""
+    out: list[str] = []
+    for paragraph in text.splitlines() or [""]:
+        current = ""
+        for word in paragraph.split(" "):
+            candidate = f"{current} {word}" if current else word
+            if current and cell_len(candidate) > width:
+                out.append(current)
+                current = word
+            else:
+                current = candidate
+        out.append(current)
+    return out
 
 
 def _rank_table(report: Report) -> Table:

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import html
+import os
+import re
 from collections import defaultdict
+from pathlib import Path
+from urllib.parse import quote
 
 from triage.analysis.describe import call
 from triage.analysis.ranks import format_ranks, rank_word
 from triage.model import Collective, CollectiveState, Report, VerdictKind
 from triage.report.fold import fold_ranks
 from triage.report.lag_chart import lag_chart
+from triage.report.timeline import Timeline, timeline_html
 
 LANE_H = 26
 BOX_W = 170
@@ -23,6 +28,9 @@ body{font-family:system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}
 table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left;
 font-size:.9em}tr.culprit td{background:#fdecea;font-weight:600}
 .ev{color:#666;font-family:monospace;font-size:.85em}
+.ev a{color:#1f5f99}
+ol.marks{list-style:none;padding-left:0;font-size:.9em}ol.marks .t{display:inline-block;width:6em;color:#666}
+ol.marks li.after,span.after{color:#9aa0a6}
 li.root{font-weight:600}
 svg text{font-family:monospace;font-size:11px}
 """
@@ -32,30 +40,63 @@ def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-def render_html(report: Report) -> str:
+def render_html(report: Report, out_dir: Path | None = None, timeline: Timeline | None = None) -> str:
+    """The page. ``out_dir``: where it will be written (evidence links are relative to it when it
+    lies in a run directory of the report, else absolute file: URLs); ``timeline``: the run's
+    timeline strip (:func:`triage.report.timeline.build_timeline`), None for an input with no times."""
     ok = report.verdict.kind is VerdictKind.NO_PROBLEM_FOUND
+    link = _Linker(report, out_dir)
     parts = [
         "<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">",
         f"<title>triage: {_e(report.verdict.summary[:80])}</title><style>{_CSS}</style></head><body>",
         "<h1>triage report</h1>",
         f"<div class=\"verdict{' ok' if ok else ''}\" id=\"verdict\">{_e(report.verdict.summary)}</div>",
         _cluster_check(report),
+        "<h2>Timeline</h2>", f"<div style=\"overflow-x:auto\">{timeline_html(timeline)}</div>",
         "<h2>Last collectives</h2>", f"<div style=\"overflow-x:auto\">{_svg(report)}</div>",
         "<h2>Arrival lag</h2>", f"<div style=\"overflow-x:auto\">{lag_chart(report)}</div>",
-        "<h2>Findings</h2>", _findings(report),
+        "<h2>Findings</h2>", _findings(report, link),
         "<h2>Ranks</h2>", _ranks(report),
         "<h2>What to do next</h2><ul>", *(f"<li>{_e(s)}</li>" for s in report.next_steps), "</ul>",
-        "<h2>Evidence</h2><ul class=\"ev\">", *(f"<li>{_e(p)}</li>" for p in report.evidence[:200]), "</ul>",
+        "<h2>Evidence</h2><ul class=\"ev\">", *(f"<li>{link(p)}</li>" for p in report.evidence[:200]), "</ul>",
         "</body></html>",
     ]
     return "\n".join(parts) + "\n"
 
 
-def _findings(report: Report) -> str:
+class _Linker:
+    """An evidence path as a link that opens the file: relative to the page's folder when the page is
+    written inside a run directory of the report (the pair moves together), else a file: URL. A path
+    that does not exist (or a ``path:line`` reference whose file does not) stays plain text."""
+
+    def __init__(self, report: Report, out_dir: Path | None) -> None:
+        self.out_dir = Path(os.path.abspath(out_dir)) if out_dir is not None else None
+        roots = [Path(os.path.abspath(s)) for s in report.sources if Path(s).is_dir()]
+        self.base = self.out_dir if self.out_dir is not None and any(
+            self.out_dir == root or root in self.out_dir.parents for root in roots) else None
+
+    def href(self, text: str) -> str | None:
+        path = Path(text)
+        if not path.exists():
+            line = re.fullmatch(r"(.+):\d+", text)
+            if line is None or not Path(line.group(1)).exists():
+                return None
+            path = Path(line.group(1))
+        target = Path(os.path.abspath(path))
+        if self.base is not None:
+            return quote(os.path.relpath(target, self.base).replace(os.sep, "/"), safe="/")
+        return target.as_uri()
+
+    def __call__(self, text: str) -> str:
+        href = self.href(text)
+        return f"<a href=\"{_e(href)}\">{_e(text)}</a>" if href else _e(text)
+
+
+def _findings(report: Report, link: _Linker) -> str:
     items = []
     for finding in report.findings:
         ranks = f" [{_e(rank_word(finding.ranks))}]" if finding.ranks else ""
-        evidence = "".join(f"<div class=\"ev\">{_e(p)}</div>" for p in finding.evidence[:6])
+        evidence = "".join(f"<div class=\"ev\">{link(p)}</div>" for p in finding.evidence[:6])
         cls = " class=\"root\"" if finding.root_cause else ""
         tag = "root cause" if finding.root_cause else finding.kind
         items.append(f"<li{cls}>({_e(tag)}){ranks} {_e(finding.detail)}{evidence}</li>")

@@ -74,7 +74,8 @@ def _failure(item: RankEvidence, hosts: Mapping[int, str | None]) -> Failure | N
     if info is None or info.ok:
         return None
     name = who((item.rank,), hosts)
-    if info.failure_kind is not None and info.failure_kind != "fatal_signal":
+    if info.failure_kind is not None and (info.failure_kind != "fatal_signal" or info.signal is None):
+        # (a process that died by a signal the line does not name: "VllmWorker-3 died unexpectedly")
         kind = _LINE_KINDS.get(info.failure_kind, VerdictKind.EXCEPTION)
         verb = {VerdictKind.NETWORK_ERROR: "hit a network error", VerdictKind.CRASH: "failed"}.get(kind, "raised")
         detail = f"{name} {verb}: {info.message}" if info.message else f"{name} failed"

@@ -49,7 +49,8 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            "Killed", "reset by peer", "closed by remote peer", "ncclRemote", "ncclSystem", "ncclInternal", "status=",
            "socket interface", "UNDELIVERABLE", "out of memory", "NCCL operations have failed",
            "taking the entire process down", "bus error", "failed collective", "dump signal", "debug info",
-           "abort timed out", "[F", "thread terminat")
+           "abort timed out", "[F", "thread terminat", "Connection refused", "connection abort", "Connect to ",
+           "host not found")
 
 _EXC = re.compile(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
@@ -82,7 +83,12 @@ _NET = re.compile(
     r"Connection refused|Broken pipe|NET/IB ?: ?Got completion from peer|NET/IB : .*(?:error|failed)|"
     r"NET/Socket ?: .*(?:error|failed|closed)|DistNetworkError|unhandled system error|"
     r"Connection timed out|No route to host|ibv_\w+ failed|ECONNRESET|ETIMEDOUT|"
-    r"Call to (?:recv|connect|send) .*(?:failed|closed)|"
+    r"Call to (?:recv|connect|send) .*(?:failed|closed)|Call to connect returned|"
+    # NCCL's transport set-up: "socketStartConnect: Connect to 10.0.0.2<45763> failed : Software caused ..."
+    r"socketStartConnect|Connect to \S+ failed|Software caused connection abort|"
+    # a client that cannot reach the c10d store or rendezvous ("... while trying to connect to (host, 29500)")
+    r"client socket has timed out|trying to connect to|connect\(\) timed out|host not found|"
+    r"Name or service not known|RendezvousConnectionError|"
     r"Bootstrap ?: ?no socket interface found|no socket interface found|NET/OFI .*(?:Error|UNDELIVERABLE)")
 _NCCL = re.compile(r"ncclInternalError|ncclInvalidUsage|ncclInvalidArgument|ncclUnhandledCudaError|"
                    r"NCCL error in:|NCCL Error \d|ncclCommInitRank failed")
@@ -97,7 +103,8 @@ _COLLATERAL = re.compile(
     r"Timeout at NCCL work|Timeout waiting for key|Timed out waiting|wait timeout after|"
     r"heartbeat monitor|collective operation timeout|"
     r"failed to pass monitoredBarrier|received errors while waiting for send/recv", re.IGNORECASE)
-_PEER = re.compile(r"(?:peer|from|to) (?P<addr>\[?[\w.:-]*\d[\w.:-]*\]?<\d+>|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?)")
+_PEER = re.compile(r"(?:peer|from|to) (?P<addr>\[?[\w.:-]*\d[\w.:-]*\]?<\d+>|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?)|"
+                   r"connect to \((?P<host>[\w.:-]+), (?P<port>\d+)\)")
 _GPU = re.compile(r"\bcuda:(\d+)\b|GPU (\d+)(?: has a total capacity|;)|\bdevice (\d+)\b")
 _SIGNUMS = {"4": "SIGILL", "6": "SIGABRT", "7": "SIGBUS", "8": "SIGFPE", "9": "SIGKILL", "11": "SIGSEGV",
             "15": "SIGTERM"}
@@ -129,7 +136,11 @@ def parse_crash_line(line: str) -> CrashLine | None:
         return CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal="SIGABRT", collateral=True)
     collateral = _COLLATERAL.search(text) is not None
     peer = _PEER.search(text)
-    peer_addr = peer.group("addr") if peer and ("peer" in text or "NET/" in text) else None
+    peer_addr = None
+    if peer and peer.group("host"):
+        peer_addr = f"{peer.group('host')}:{peer.group('port')}"          # the store a client could not reach
+    elif peer and ("peer" in text or "NET/" in text or "Connect to" in text):
+        peer_addr = peer.group("addr")
     exc = _EXC.match(text)
     if exc is not None and not text.startswith(("Traceback", "Error executing job")):
         exc_type, msg = exc.group("type"), (exc.group("msg") or "").strip()
@@ -137,7 +148,7 @@ def parse_crash_line(line: str) -> CrashLine | None:
             return CrashLine(CrashLineKind.EXCEPTION, text[:400], exc_type, collateral=True)
         if _CUDA_OOM.search(text):
             return CrashLine(CrashLineKind.CUDA_OOM, text[:400], exc_type, gpu=_gpu(text))
-        if _NET.search(msg):
+        if _NET.search(msg) or exc_type.rsplit(".", 1)[-1] in ("DistNetworkError", "RendezvousConnectionError"):
             return CrashLine(CrashLineKind.NETWORK, text[:400], exc_type, peer=peer_addr)
         if _CUDA_ERROR.search(msg):
             return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], exc_type, collateral=collateral, gpu=_gpu(text))

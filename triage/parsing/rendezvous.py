@@ -53,7 +53,8 @@ _BARRIER = re.compile(
     r"(?P<world>\d+),\s*worker_count=(?P<count>\d+),\s*timeout=(?P<timeout>[\d:.]+(?: day[s]?, [\d:.]+)?)\)")
 _CLIENTS = re.compile(r"Timed out after (?P<secs>\d+(?:\.\d+)?) seconds waiting for (?:clients|workers)\. "
                       r"(?P<joined>\d+)/(?P<world>\d+) (?:clients|workers) joined")
-_CONNECT_TIMEOUT = re.compile(r"client socket has timed out after (?P<secs>\d+(?:\.\d+)?)\s*m?s while trying to "
+_CONNECT_TIMEOUT = re.compile(r"client socket has timed out after (?P<secs>\d+(?:\.\d+)?)\s*(?P<unit>m?s) while "
+                              r"trying to "
                               r"connect to \(?(?P<addr>[^\s,()\]]+|\[[^\]]+\])(?:,\s*|:)(?P<port>\d+)\)?")
 _CONNECT_REFUSED = re.compile(r"client socket has failed to connect to (?:\[(?P<host>[^\]]+)\]|(?P<host2>[^\s:]+)):"
                               r"(?P<port>\d+).*?(?:Connection refused|No route to host|errno: 11[13])")
@@ -103,7 +104,7 @@ def parse_init_line(line: str) -> InitWait | None:
                         joined=int(m.group("joined")), timeout_s=float(m.group("secs")))
     if (m := _CONNECT_TIMEOUT.search(line)) is not None:
         return InitWait(InitWaitKind.CONNECT_TIMEOUT, text, address=f"{m.group('addr').strip('[]')}:{m.group('port')}",
-                        timeout_s=float(m.group("secs")))
+                        timeout_s=float(m.group("secs")) / (1000 if m.group("unit") == "ms" else 1))
     if (m := _CONNECT_REFUSED.search(line)) is not None:
         host = m.group("host") or m.group("host2")
         return InitWait(InitWaitKind.CONNECT_REFUSED, text, address=f"{host}:{m.group('port')}")

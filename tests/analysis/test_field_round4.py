@@ -1,0 +1,102 @@
+"""Classes of real pasted logs found by the fourth round of the real-world corpus (launchers and
+frameworks beyond torchrun), each tested on a variant of the class written here (other ranks,
+hosts, signals and wording than the cases' own lines)."""
+
+from __future__ import annotations
+
+from triage.analysis.analyze import analyze
+from triage.load.inputs import load_log_texts
+from triage.model import Report
+
+
+def report(*lines: str) -> Report:
+    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
+
+
+def test_a_launcher_line_naming_a_rank_and_its_signal_is_a_crash_of_that_rank() -> None:
+    result = report("step 120 loss 2.31",
+                    "[launcher] rank 5 died from signal 11",
+                    "[launcher] shutting down the remaining 7 workers")
+    assert result.verdict.kind.value == "crash"
+    assert result.verdict.culprit_ranks == (5,)
+    assert "SIGSEGV" in result.verdict.summary
+
+
+def test_a_rank_that_was_killed_with_no_signal_named_is_still_a_crash() -> None:
+    result = report("2026-01-02 10:00:01 supervisor: rank 3 was killed, restarting the group")
+    assert result.verdict.kind.value == "crash"
+    assert result.verdict.culprit_ranks == (3,)
+
+
+def test_a_rank_that_exited_cleanly_is_no_failure() -> None:
+    result = report("rank 2 exited with exit code 0", "[rank2]: training finished")
+    assert result.verdict.kind.value == "no_problem_found"
+
+
+def test_mpirun_names_the_first_rank_a_signal_killed_even_wrapped() -> None:
+    result = report("[1,6]<stderr>:Epoch 3/90",
+                    "--------------------------------------------------------------------------",
+                    "mpiexec noticed that process rank 6 with PID 4411 on node gpu-b07 exited on",
+                    "signal 7 (Bus error).",
+                    "--------------------------------------------------------------------------")
+    assert result.verdict.kind.value == "crash"
+    assert result.verdict.culprit_ranks == (6,)
+    assert "SIGBUS" in result.verdict.summary
+
+
+def test_mpirun_first_process_box_names_the_rank_and_its_exit_code() -> None:
+    result = report("mpirun detected that one or more processes exited with non-zero status, thus causing",
+                    "the job to be terminated. The first process to do so was:",
+                    "",
+                    "  Process name: [[40192,1],2]",
+                    "  Exit code:    1")
+    assert result.verdict.culprit_ranks == (2,)
+
+
+def test_vllm_worker_death_names_its_rank() -> None:
+    result = report("INFO 03-01 09:00:00 [core.py:100] engine started",
+                    "ERROR 03-01 09:12:44 [multiproc_executor.py:151] Worker proc VllmWorker-6 died unexpectedly, "
+                    "shutting down executor.")
+    assert result.verdict.kind.value == "crash"
+    assert result.verdict.culprit_ranks == (6,)
+
+
+def test_a_ray_worker_death_is_a_crash_of_no_rank_before_the_drivers_traceback() -> None:
+    result = report("(raylet, ip=10.1.2.3) A worker died or was killed while executing a task by an unexpected "
+                    "system error. Worker PID: 2211 Worker exit type: SYSTEM_ERROR Worker exit detail: Worker "
+                    "unexpectedly exits with a connection error code 2.",
+                    "Traceback (most recent call last):",
+                    '  File "main_ppo.py", line 12, in <module>')
+    assert result.verdict.kind.value == "crash"
+    assert result.verdict.culprit_ranks == ()
+
+
+def test_nccl_connect_refused_is_a_network_error_naming_the_peer() -> None:
+    result = report("node3:771:790 [2] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to "
+                    "192.168.7.21<39011> failed : Connection refused",
+                    "node3:771:790 [2] NCCL INFO misc/socket.cc:565 -> 2")
+    assert result.verdict.kind.value == "network_error"
+    assert "192.168.7.21" in result.verdict.summary
+
+
+def test_nccl_retrying_connect_is_a_network_error() -> None:
+    result = report("host-a:12:40 [0] NCCL INFO Call to connect returned Connection refused, retrying")
+    assert result.verdict.kind.value == "network_error"
+
+
+def test_a_store_client_that_cannot_connect_names_the_store_address() -> None:
+    result = report("Traceback (most recent call last):",
+                    '  File "train.py", line 9, in <module>',
+                    "torch.distributed.DistNetworkError: The client socket has timed out after 60000ms while "
+                    "trying to connect to (trainer-0.svc, 29400).")
+    assert result.verdict.kind.value in ("init_hang", "network_error")     # an init-time failure to connect
+    assert "trainer-0.svc:29400" in result.verdict.summary
+    assert "after 60 s" in result.verdict.summary      # 60000 ms, not 60000 s
+
+
+def test_a_store_host_that_does_not_resolve_is_a_network_error() -> None:
+    result = report("Traceback (most recent call last):",
+                    '  File "/opt/venv/lib/python3.11/site-packages/torch/distributed/rendezvous.py", line 180, in '
+                    "_create_c10d_store",
+                    "ValueError: host not found: Name or service not known")
+    assert result.verdict.kind.value == "network_error"

@@ -100,3 +100,58 @@ def test_a_store_host_that_does_not_resolve_is_a_network_error() -> None:
                     "_create_c10d_store",
                     "ValueError: host not found: Name or service not known")
     assert result.verdict.kind.value == "network_error"
+
+
+def _op(host: str, pid: int, gpu: int, op: str, op_count: str, count: int, comm: str, nranks: int = 2) -> str:
+    return (f"{host}:{pid}:{pid} [{gpu}] NCCL INFO {op}: opCount {op_count} sendbuff 0x7f1000000000 recvbuff "
+            f"0x7f1000000000 count {count} datatype 7 op 0 root 0 comm {comm} [nranks={nranks}] stream 0x5601ab000000")
+
+
+def test_two_processes_calling_different_ops_at_one_opcount_are_a_mismatch_without_a_culprit() -> None:
+    # each process has its own comm pointer; the opCount, not the pointer, lines them up
+    result = report(_op("trn2", 8812, 1, "Broadcast", "11", 512, "0x5601aa000000"),
+                    _op("trn2", 8811, 0, "Broadcast", "11", 512, "0x5702bb000000"),
+                    _op("trn2", 8811, 0, "AllReduce", "12", 65536, "0x5702bb000000"),
+                    _op("trn2", 8812, 1, "AllGather", "12", 32768, "0x5601aa000000"))
+    assert result.verdict.kind.value == "collective_mismatch"
+    assert result.verdict.culprit_ranks == ()
+    assert "all_gather" in result.verdict.summary and "all_reduce" in result.verdict.summary
+    assert "TORCH_DISTRIBUTED_DEBUG=DETAIL" in result.verdict.summary
+
+
+def test_processes_of_another_communicator_size_are_not_compared() -> None:
+    # a 2-rank subgroup's ops are not the 4-rank group's: the group of 4 all agree
+    lines = [_op("n1", 100 + g, g, "AllReduce", "5", 64, f"0x55{g}", nranks=4) for g in range(4)]
+    lines.append(_op("n1", 100, 0, "AllGather", "5", 8, "0x77a", nranks=2))
+    result = report(*lines)
+    assert result.verdict.kind.value == "hang"
+
+
+def _record(index: int, rank: int, code: str, stamp: str = "2026-06-01_04:10:09") -> list[str]:
+    return [f"[{index}]:", f"  time      : {stamp}", "  host      : gpu-node-2", f"  rank      : {rank} (local_rank: {rank})",
+            f"  exitcode  : {code} (pid: {900 + rank})", "  error_file: <N/A>",
+            "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html"]
+
+
+def test_several_ranks_exiting_1_in_the_same_second_do_not_make_the_first_listed_the_culprit() -> None:
+    lines = ["Failures:", *_record(1, 0, "1"), *_record(2, 5, "1"), "-" * 60, "Root Cause (first observed failure):",
+             *_record(0, 4, "1"), "=" * 60]
+    result = report(*lines)
+    assert result.verdict.kind.value == "exception"
+    assert result.verdict.culprit_ranks == ()
+    assert "cannot tell" in result.verdict.summary and "ranks 0,4,5" in result.verdict.summary
+
+
+def test_a_root_cause_a_second_before_the_others_is_still_named() -> None:
+    lines = ["Failures:", *_record(1, 0, "1", "2026-06-01_04:10:11"), "-" * 60,
+             "Root Cause (first observed failure):", *_record(0, 4, "1"), "=" * 60]
+    result = report(*lines)
+    assert result.verdict.culprit_ranks == (4,)
+
+
+def test_a_headerless_record_of_a_signal_is_a_crash_of_its_rank() -> None:
+    result = report("  time      : 2026-06-01_04:10:09", "  host      : gpu-node-2", "  rank      : 9 (local_rank: 1)",
+                    "  exitcode  : -7 (pid: 5151)", "  error_file: <N/A>",
+                    "  traceback : Signal 7 (SIGBUS) received by PID 5151")
+    assert result.verdict.kind.value == "crash"
+    assert result.verdict.culprit_ranks == (9,)

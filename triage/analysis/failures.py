@@ -100,6 +100,22 @@ def _failure(item: RankEvidence, hosts: Mapping[int, str | None]) -> Failure | N
                    collateral=info.collateral, order=info.order, signal=info.signal)
 
 
+_BARE_EXIT = re.compile(r" exited with code (-?\d+)$")
+
+
+def same_second_exits(first: Failure, failures: list[Failure]) -> tuple[int, ...]:
+    """Ranks that, like ``first``, only exited with the same code in the same second, by a launcher's
+    record that says nothing more (torchrun's "exitcode: 1" with no error file). Its "first observed
+    failure" is then the first it polled, not the first that failed: the record cannot tell."""
+    code = _BARE_EXIT.search(first.detail)
+    if first.kind is not VerdictKind.EXCEPTION or code is None or first.time is None or first.collateral:
+        return ()
+    same = sorted({f.rank for f in failures if f.kind is VerdictKind.EXCEPTION and f.time is not None
+                   and abs(f.time - first.time) < 1.0 and (m := _BARE_EXIT.search(f.detail)) is not None
+                   and m.group(1) == code.group(1)})
+    return tuple(same) if len(same) > 1 else ()
+
+
 def failure_findings(failures: list[Failure]) -> list[Finding]:
     """The first (earliest) failure is the root cause; the rest are collateral, and collateral
     failures that say the same thing (up to numbers: ports, pids) fold into one finding."""

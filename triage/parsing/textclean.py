@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -45,6 +44,7 @@ _FIELDS_OPEN = re.compile(r"\w\((?:[^()]|\(ms\))*=[^()]*$")   # "WorkNCCL(SeqNum
 _STARTS_NEW = re.compile(
     r"^\s*(?:\[rank\d+\]|\[[\w.-]+:\d+\]|\[default\d+\]|\d+: |\[?\d{4}-\d\d-\d\d|[IWEF]\d{4} |Traceback|"
     r"[\w.-]+:\d+:\d+ \[\d+\]|\S+Error|\(\w+ pid=|\[pod/[\w.-]+/[\w.-]+\] |"
+    r"\[\d+\]:\s*$|(?:time|host|rank|exitcode|error_file|traceback)\s*:|"       # torchrun's failure records
     r"\[[IWEF](?:\d{4} [\d:.]+(?: \d+)?)? ?[\w./-]+\.(?:cpp|cc|hpp|h|py):\d+\])"   # [E ProcessGroupNCCL.cpp:467]
 )
 MIN_WRAP_WIDTH = 60
@@ -121,7 +121,7 @@ def clean_text(text: str) -> CleanText:
         lines.append(clean)
         stamps.append(stamp)
         widths.append(len(_ANSI.sub("", line).rstrip("\n")) if "\x1b" in line else len(line.rstrip("\n")))
-    wrap = _wrap_width(widths)
+    wrap = _wrap_width(widths, lines)
     out: list[str] = []
     out_stamps: list[str | None] = []
     joined = 0
@@ -185,15 +185,19 @@ def _glue(line: str, following: str, exact_wrap: bool) -> str:
     return "" if line[-1:].isalnum() and following[:1].isalnum() else " "
 
 
-def _wrap_width(widths: list[int]) -> int | None:
-    """The width a terminal wrapped at: the longest line length, when several lines have exactly
-    that length (a log's own lines rarely end at the same column)."""
+def _wrap_width(widths: list[int], lines: list[str]) -> int | None:
+    """The width a terminal wrapped at: the longest line length, when several different lines have
+    exactly that length (a log's own lines rarely end at the same column; the same line repeated,
+    as torchrun's "traceback : To enable traceback see: ..." in each record, is no wrap)."""
     if not widths:
         return None
     longest = max(widths)
     if longest < MIN_WRAP_WIDTH:
         return None
-    count = Counter(widths)[longest]
+    at_width = [line for line, width in zip(lines, widths) if width == longest]
+    if len(set(at_width)) < 2:
+        return None
+    count = len(at_width)
     return longest if count >= 3 and count >= len(widths) // 50 else None
 
 

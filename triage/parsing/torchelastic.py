@@ -75,7 +75,8 @@ class LauncherFailure:
 
 
 _ENTRY = re.compile(r"^\s*\[(\d+)\]:\s*$")
-_FIELD = re.compile(r"^\s*(time|host|rank|exitcode|error_file|traceback)\s*:\s?(.*)$")
+_FIELD = re.compile(r"^\s*(time|hostname|host|rank|exitcode|error_file|traceback|msg)\s*:\s?(.*)$")
+_FIELD_NAMES = {"hostname": "host", "msg": "traceback"}     # older torchelastic's names
 _RANK = re.compile(r"(-?\d+|<N/A>)(?:\s*\(local_rank:\s*(\d+)\))?")
 _EXIT = re.compile(r"(-?\d+)(?:\s*\(pid:\s*(\d+)\))?(?:\s*\((SIG\w+)\))?")
 _SIG_TEXT = re.compile(r"Signal (\d+) \((SIG\w+)\)")
@@ -137,31 +138,38 @@ def parse_launcher_failures(text: str) -> tuple[LauncherFailure, ...]:
     fields: dict[str, str] | None = None
     last_key = ""
 
+    headerless = False
+
     def flush() -> None:
-        if fields:
-            failures.append(_entry(fields, root))
+        if fields and (not headerless or "exitcode" in fields):
+            failures.append(_entry(fields, root or headerless))
 
     for raw in text.splitlines():
         line = split_rank_prefix(raw).rest if raw[:1] not in (" ", "[") else raw
         stripped = line.strip()
-        if "Root Cause (first observed failure)" in line or stripped.startswith("Failures:"):
+        if "Root Cause (first observed failure)" in line or stripped.startswith(("Failures:", "Other Failures:",
+                                                                              "Root Cause:")):
             flush()
             fields, root = None, "Root Cause" in line
             continue
         if _ENTRY.match(line):
             flush()
-            fields, last_key = {}, ""
+            fields, last_key, headerless = {}, "", False
             continue
         if fields is None:
-            continue
+            # a record pasted without its header: its first field starts it (kept if it has an exit code)
+            start = _FIELD.match(line)
+            if start is None or start.group(1) not in ("time", "host", "hostname", "rank", "exitcode"):
+                continue
+            fields, last_key, headerless = {}, "", True
         if stripped.startswith(("=====", "-----")):
             flush()
             fields = None
             continue
         field = _FIELD.match(line)
         if field:
-            last_key = field.group(1)
-            fields[last_key] = field.group(2)
+            last_key = _FIELD_NAMES.get(field.group(1), field.group(1))
+            fields[last_key] = field.group(2).strip().strip('"') if last_key == "traceback" else field.group(2)
         elif last_key == "traceback":
             fields["traceback"] += "\n" + line
     flush()

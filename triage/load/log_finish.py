@@ -148,6 +148,24 @@ def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
     return tuple(out)
 
 
+def log_failure(scan: LogScan, rank: int) -> ExitInfo | None:
+    """What a rank's own log says it failed with (its first failure line, as specific as the lines
+    near it allow): the classification both the log path and the run directory use."""
+    if rank not in scan.failures:
+        return None
+    order, line, path = _failure_of(scan.failures[rank])
+    return failure_exit(line, order, path)
+
+
+def with_log_failure(ended: ExitInfo | None, scan: LogScan, rank: int) -> ExitInfo | None:
+    """How a rank ended (exit.json, faulthandler, a launcher's record) joined with why, from its
+    own log: a CUDA error the watchdog aborted on is that CUDA error, not "Fatal Python error:
+    Aborted". Only for a rank that did end: a live rank's log lines do not end it."""
+    if ended is None or ended.ok:
+        return ended
+    return _combine(ended, log_failure(scan, rank))
+
+
 def _launcher_root(scan: LogScan) -> int | None:
     """The one rank the launcher's summary says failed on its own (not torn down), if exactly one."""
     real = [rank for rank, info in scan.exits.items() if not info.ok and not info.collateral]

@@ -155,3 +155,31 @@ def test_a_headerless_record_of_a_signal_is_a_crash_of_its_rank() -> None:
                     "  traceback : Signal 7 (SIGBUS) received by PID 5151")
     assert result.verdict.kind.value == "crash"
     assert result.verdict.culprit_ranks == (9,)
+
+
+def test_the_exit_after_a_store_barrier_that_never_filled_is_its_symptom() -> None:
+    result = report("[rank2]: RuntimeError: Timed out initializing process group in store based barrier on rank: 2, "
+                    "for key: store_based_barrier_key:1 (world_size=2, worker_count=3, timeout=0:10:00)",
+                    "Root Cause (first observed failure):", *_record(0, 2, "1"), "=" * 60)
+    assert result.verdict.kind.value == "init_hang"
+    assert result.verdict.culprit_ranks == ()
+    assert "3 processes registered for a group of 2" in result.verdict.summary
+
+
+def _watchdog(rank: int, seq: int) -> str:
+    return (f"[rank{rank}]:[E ProcessGroupNCCL.cpp:616] [Rank {rank}] Watchdog caught collective operation timeout: "
+            f"WorkNCCL(SeqNum={seq}, OpType=ALLGATHER, NumelIn=2, NumelOut=8, Timeout(ms)=600000) ran for 600071 "
+            "milliseconds before timing out.")
+
+
+def test_a_hang_whose_culprit_is_absent_names_the_log_that_would_settle_it() -> None:
+    result = report(_watchdog(0, 77), _watchdog(1, 77), _watchdog(2, 77))     # world of 4 from NumelOut/NumelIn
+    assert result.verdict.kind.value == "hang"
+    assert result.verdict.culprit_ranks == ()
+    assert "the log of rank 3 would settle it" in result.verdict.summary
+
+
+def test_a_failure_of_no_known_rank_says_what_would_name_it() -> None:
+    result = report("RuntimeError: NCCL error: unhandled system error, NCCL version 2.21.5")
+    assert result.verdict.culprit_ranks == ()
+    assert "which rank" in result.verdict.summary and "triage launch" in result.verdict.summary

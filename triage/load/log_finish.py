@@ -135,8 +135,10 @@ def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
             # one rank failed by the launcher's account; the log's unprefixed failure lines are its
             order, line, path = _failure_of(own)
             failure = failure_exit(line, order, path)
-        if launcher is not None and failure is None and scan.mismatches and launcher.signal is None:
-            # every rank raises the DETAIL mismatch error and exits with it: the exit is its consequence
+        if launcher is not None and failure is None and launcher.signal is None and (
+                scan.mismatches or any(wait.timed_out for wait in scan.init_waits)):
+            # every rank raises the DETAIL mismatch error and exits with it, or its init wait timed out
+            # (a store-based barrier that never filled) and it exits: the exit is its consequence
             launcher = replace(launcher, collateral=True)
         exit_info = _combine(launcher, failure)
         out.append(RankEvidence(

@@ -183,3 +183,55 @@ def test_a_failure_of_no_known_rank_says_what_would_name_it() -> None:
     result = report("RuntimeError: NCCL error: unhandled system error, NCCL version 2.21.5")
     assert result.verdict.culprit_ranks == ()
     assert "which rank" in result.verdict.summary and "triage launch" in result.verdict.summary
+
+
+# Round 5's classes.
+
+def test_the_shells_job_message_is_a_crash_of_the_process_it_names() -> None:
+    result = report("serving: loading weights 61%",
+                    "./serve.sh: line 12:  40211 Segmentation fault      (core dumped) python -m server --tp 2")
+    assert result.verdict.kind.value == "crash"
+    assert "SIGSEGV" in result.verdict.summary
+
+
+def test_torchruns_process_id_agent_line_names_the_local_rank() -> None:
+    result = report("[job-worker-0] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: -6) for "
+                    "binary located at /usr/bin/python3 with local_rank: 3 (process ID: 812)")
+    assert result.verdict.kind.value == "crash"
+    assert result.verdict.culprit_ranks == (3,)
+
+
+def test_the_agents_signal_exception_alone_is_a_stop_from_outside() -> None:
+    result = report("torch.distributed.elastic.multiprocessing.api.SignalException: Process 5511 got signal: 15")
+    assert result.verdict.kind.value == "crash"
+    assert result.verdict.culprit_ranks == ()
+    assert "SIGTERM" in result.verdict.summary
+
+
+def test_a_barrier_timeout_retold_without_numbers_is_an_init_hang() -> None:
+    assert report("Error: Timed Out initializing process group in store based barrier").verdict.kind.value == "init_hang"
+
+
+def test_a_client_whose_connect_timed_out_is_a_network_failure_naming_the_store() -> None:
+    result = report("[W socket.cpp:601] [c10d] The client socket has failed to connect to [head-7.local]:29511 "
+                    "(errno: 110 - Connection timed out).")
+    assert result.verdict.kind.value == "network_error"
+    assert result.verdict.culprit_host == "head-7.local"
+    assert "head-7.local:29511" in result.verdict.summary and "timed out" in result.verdict.summary
+
+
+def test_a_retyped_torchrun_record_still_names_its_rank_and_signal() -> None:
+    result = report("Root Cause (first observed failure):", "[0]:", "time", "host", "2024-01-02 03:04:05", "gpu-a",
+                    "rank5 (local rank: 1)exitcode: -11 (pid: 777)error file: <N/A>",
+                    "traceback : signal 11 (SIGSEGV) received by PID 777")
+    assert result.verdict.kind.value == "crash"
+    assert result.verdict.culprit_ranks == (5,)
+    assert "SIGSEGV" in result.verdict.summary
+
+
+def test_nccl_retries_then_the_failure_naming_the_peer_give_the_peer_host() -> None:
+    result = report("hostB:90:91 [0] NCCL INFO Call to connect returned Connection refused, retrying",
+                    "hostB:90:91 [0] misc/socket.cc:500 NCCL WARN Connect to 172.16.4.9<40001> failed : Connection "
+                    "refused")
+    assert result.verdict.kind.value == "network_error"
+    assert result.verdict.culprit_host == "172.16.4.9"

@@ -190,8 +190,23 @@ def orphan_failures(scan: LogScan) -> tuple[ExitInfo, ...]:
     if _launcher_root(scan) is not None:
         return ()
     ordered = sorted(scan.orphans, key=lambda item: (item[1].collateral, item[0]))
-    return tuple(replace(failure_exit(line, order, path), host=scan.orphan_hosts.get(id(line)) or _peer_host(line))
+    # NCCL's retry notices ("Call to connect returned Connection refused, retrying") come before its
+    # failure line, which names the peer: a network failure of no rank is told by the line naming one
+    named = [item for item in ordered if item[1].kind is CrashLineKind.NETWORK and item[1].peer
+             and not item[1].collateral]
+    if named and ordered[0][1].kind is CrashLineKind.NETWORK and not ordered[0][1].peer:
+        ordered.remove(named[0])
+        ordered.insert(0, named[0])
+    return tuple(replace(failure_exit(line, order, path), host=_culprit_host(line, scan.orphan_hosts.get(id(line))))
                  for order, line, path in ordered[:20])
+
+
+def _culprit_host(line: CrashLine, reporter: str | None) -> str | None:
+    """A connect that failed names the host that could not be reached: that peer is the finding,
+    not the host that tried. Otherwise the reporting host, else the peer of a failed link."""
+    if line.kind is CrashLineKind.NETWORK and line.peer and "Connect to " in line.text:
+        return _peer_host(line)
+    return reporter or _peer_host(line)
 
 
 def _peer_host(line: CrashLine) -> str | None:

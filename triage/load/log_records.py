@@ -27,7 +27,8 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool) -> 
     and other launchers' and frameworks' plain-word records of a rank that died."""
     _rank_deaths(text, path, scan)
     if "exitcode" not in text and "exits with return code" not in text and "terminated with" not in text \
-            and "srun: error:" not in text and "death signal" not in text and "first observed failure" not in text:
+            and "srun: error:" not in text and "death signal" not in text and "first observed failure" not in text \
+            and "SignalException" not in text:
         return
     _agent_signal(text, path, scan)
     failures = parse_launcher_failures(text)
@@ -92,8 +93,9 @@ def _unattributed_launcher_failure(failure: LauncherFailure, path: str, scan: Lo
                          collateral=failure.signal in ("SIGTERM", "SIGINT") and not failure.root_cause)
     else:
         # (after a DETAIL mismatch error every rank raises it and exits: the exit is its consequence)
-        line = CrashLine(CrashLineKind.EXCEPTION, f"{who} exited with code {failure.exitcode}",
-                         collateral=bool(scan.mismatches))
+        ended = (f"exited with code {failure.exitcode}" if failure.exitcode is not None
+                 else "is listed as failed; its exit code is not in this input")
+        line = CrashLine(CrashLineKind.EXCEPTION, f"{who} {ended}", collateral=bool(scan.mismatches))
     scan.orphans.append((-1 if failure.root_cause else scan.lines_read, line, path))
     if failure.host:
         scan.orphan_hosts[id(line)] = failure.host
@@ -113,8 +115,12 @@ def _rank_deaths(text: str, path: str, scan: LogScan) -> None:
         if death.signal is None and death.exitcode:
             line = CrashLine(CrashLineKind.EXCEPTION, f"exited with code {death.exitcode}: {death.text}"[:400])
         else:
-            line = CrashLine(CrashLineKind.FATAL_SIGNAL, death.text, signal=death.signal,
-                             collateral=death.signal in ("SIGTERM", "SIGINT") and not death.first)
+            text = death.text
+            if death.rank is None and death.signal and death.signal not in text:
+                text = f"a process{f' (pid {death.pid})' if death.pid else ''} was killed by {death.signal}: {text}"
+            teardown = death.signal in ("SIGTERM", "SIGINT") and not death.first
+            line = CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal=death.signal,
+                             collateral=death.consequence or teardown)
         if death.rank is not None:
             scan.ranks_seen.add(death.rank)
             if death.host:

@@ -180,7 +180,7 @@ def parse_crash_line(line: str) -> CrashLine | None:
     if _CUDA_ERROR.search(text) and "CUDA_LAUNCH_BLOCKING" not in text:
         return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], collateral=collateral, gpu=_gpu(text))
     if _NET.search(text) and ("NCCL" in text or "nccl" in text or "NET/" in text or "gloo" in text.lower()
-                              or "socket" in text.lower() or "peer" in text):
+                              or "socket" in text.lower() or "peer" in text or "Connect to " in text):
         # a network failure is never called collateral here: the analysis ranks it after real failures
         return CrashLine(CrashLineKind.NETWORK, text[:400], peer=peer_addr)
     if _NCCL.search(text):

@@ -15,8 +15,9 @@ import signal as _signal
 from dataclasses import dataclass
 
 # Words that must be in a text for any record here to be in it (a cheap pre-check).
-MARKERS = ("noticed that process rank", "first process to do so", "died", "killed", "crashed",
-           "exited on signal", "exited with", "terminated by signal", "worker process has died")
+MARKERS = ("noticed that process rank", "first process to do so", "died", "killed", "Killed", "crashed",
+           "exited on signal", "exited with", "terminated by signal", "worker process has died", "Aborted",
+           "Segmentation fault", "Bus error", "sigquit from a child")
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,7 @@ class RankDeath:
     text: str                    # the record, on one line
     first: bool = False          # the launcher says this was the first process to fail
     offset: int = 0              # where the record starts in the text
+    consequence: bool = False    # it says another process failed first (a parent told of a child's failure)
 
 
 _MPI_SIGNAL = re.compile(
@@ -38,6 +40,11 @@ _MPI_FIRST = re.compile(r"The first process to do so was:\s+Process name:\s+\[\[
                         r"(?:\s+Exit code:\s+(?P<code>-?\d+))?")
 _VLLM = re.compile(r"Worker proc VllmWorker-(?P<rank>\d+) died unexpectedly")
 _VLLM_PID = re.compile(r"Worker VllmWorkerProcess pid (?P<pid>\d+) died, exit code: (?P<code>-?\d+)")
+# The shell's job-status message: "./run.sh: line 28:  8891 Killed   python3 -m sglang.launch_server ..."
+_SHELL_JOB = re.compile(r": line \d+:\s+(?P<pid>\d+) (?P<what>Killed|Aborted|Segmentation fault|Bus error|"
+                        r"Floating point exception|Illegal instruction)(?: \(core dumped\))?\s")
+# SGLang's server: a child (a scheduler, a TP worker) failed and sent it SIGQUIT
+_SGLANG_CHILD = re.compile(r"Received sigquit from a child process")
 _RAY = re.compile(r"(?:The actor is dead because its worker process has died|A worker died or was killed while "
                   r"executing a task by an unexpected system error)[^\n]*?(?:Worker PID: (?P<pid>\d+))?[^\n]*?"
                   r"Worker exit type: (?P<type>SYSTEM_ERROR|USER_ERROR|NODE_OUT_OF_MEMORY)")
@@ -94,6 +101,12 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
     for match in _RAY.finditer(text):
         out.append(RankDeath(None, None, None, None, int(match.group("pid")) if match.group("pid") else None,
                              _line_of(text, *match.span())[:300], offset=match.start()))
+    for match in _SHELL_JOB.finditer(text):
+        out.append(RankDeath(None, signal_name(None, match.group("what")), None, None, int(match.group("pid")),
+                             _line_of(text, *match.span()), offset=match.start()))
+    for match in _SGLANG_CHILD.finditer(text):
+        out.append(RankDeath(None, None, None, None, None, _line_of(text, *match.span()), offset=match.start(),
+                             consequence=True))
     taken = [(d.offset, d.offset + len(d.text)) for d in out]
     for match in _PLAIN.finditer(text):
         death = _plain(text, match)

@@ -235,3 +235,34 @@ def test_nccl_retries_then_the_failure_naming_the_peer_give_the_peer_host() -> N
                     "refused")
     assert result.verdict.kind.value == "network_error"
     assert result.verdict.culprit_host == "172.16.4.9"
+
+
+# Round 6's classes.
+
+def test_rays_actor_died_error_is_the_drivers_view_of_the_worker_death() -> None:
+    result = report("ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.",
+                    "(raylet) A worker died or was killed while executing a task by an unexpected system error. "
+                    "Worker PID: 321 Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits")
+    assert result.verdict.kind.value == "crash"
+    assert "raylet" in result.verdict.summary
+
+
+def test_ucx_caught_signal_is_a_fatal_signal() -> None:
+    result = report("[gpu-3:771 :0:790] Caught signal 11 (Segmentation fault: address not mapped to object at "
+                    "address (nil))")
+    assert result.verdict.kind.value == "crash"
+    assert "SIGSEGV" in result.verdict.summary or "Segmentation" in result.verdict.summary
+
+
+def test_a_cut_root_record_names_the_ranks_that_failed_in_its_second() -> None:
+    lines = ["Failures:", *_record(1, 6, "-11"), "-" * 60, "Root Cause (first observed failure):", "[0]:",
+             "  time      : 2026-06-01_04:10:09", "  host      : gpu-node-2", "  rank      : 2 (local_rank: 2)"]
+    result = report(*lines)
+    assert result.verdict.kind.value == "crash"
+    assert result.verdict.culprit_ranks == (2, 6)
+    assert "cut before its exit code" in result.verdict.summary
+
+
+def test_a_short_paste_under_cat_n_keeps_its_verdict() -> None:
+    line = "torch.distributed.DistNetworkError: Connection reset by peer"
+    assert report(f"     1\t{line}").verdict.kind == report(line).verdict.kind

@@ -116,6 +116,22 @@ def same_second_exits(first: Failure, failures: list[Failure]) -> tuple[int, ...
     return tuple(same) if len(same) > 1 else ()
 
 
+CUT_RECORD = "its exit code is not in this input"
+
+
+def cut_root_ties(first: Failure, failures: list[Failure]) -> tuple[tuple[int, ...], Failure | None]:
+    """torchrun's root-cause record cut before its exit code, with other ranks failing in the same
+    second: the record does not say how the root ended, so the ranks that failed with it are named
+    beside it, and a fault signal among them (SIGBUS, SIGSEGV ...) says how. ((), None) otherwise."""
+    if CUT_RECORD not in first.detail or first.time is None:
+        return (), None
+    tied = [f for f in failures if f.time is not None and abs(f.time - first.time) < 1.0 and not f.teardown]
+    if len(tied) < 2:
+        return (), None
+    signalled = next((f for f in tied if f.kind is VerdictKind.CRASH and f.signal is not None), None)
+    return tuple(sorted({f.rank for f in tied})), signalled
+
+
 def failure_findings(failures: list[Failure]) -> list[Finding]:
     """The first (earliest) failure is the root cause; the rest are collateral, and collateral
     failures that say the same thing (up to numbers: ports, pids) fold into one finding."""

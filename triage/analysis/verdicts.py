@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from triage.analysis.advice import INIT_HANG_STEPS
 from triage.analysis.describe import call, who
 from triage.analysis.diff import Disagreement, Straggle
-from triage.analysis.failures import Failure, same_second_exits
+from triage.analysis.failures import Failure, cut_root_ties, same_second_exits
 from triage.analysis.p2p import P2pProblem
 from triage.analysis.ranks import rank_word
 from triage.model import (
@@ -122,6 +122,13 @@ def failure(first: Failure, failures: list[Failure], hosts: Hosts) -> tuple[Verd
         return _network_failure(first, failures)
     if tied := same_second_exits(first, failures):
         return _untold_first(first, tied, hosts)
+    cut, how = cut_root_ties(first, failures)
+    if cut:
+        first = how or first
+        summary = (f"{'CRASH' if how else 'EXCEPTION'}: {rank_word(cut)} failed in the same second; torchrun's root-"
+                   f"cause record is cut before its exit code" + (f"; {how.detail}" if how else ""))
+        return Verdict(first.kind, summary, culprit_ranks=cut), Finding(first.kind.value, cut, summary, first.evidence,
+                                                                        first.time, True)
     head = "CRASH" if first.kind is VerdictKind.CRASH else "EXCEPTION"
     summary = f"{head}: {first.detail}"
     if first.time is not None:

@@ -50,7 +50,7 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            "socket interface", "UNDELIVERABLE", "out of memory", "NCCL operations have failed",
            "taking the entire process down", "bus error", "failed collective", "dump signal", "debug info",
            "abort timed out", "[F", "thread terminat", "Connection refused", "connection abort", "Connect to ",
-           "host not found")
+           "host not found", "Caught signal", "caught signal")
 
 _EXC = re.compile(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
@@ -68,6 +68,8 @@ _FATAL = re.compile(
     r"Fatal Python error: (?P<fpe>\w[\w ]*)|^Segmentation fault|\bSegmentation fault \(core dumped\)|"
     r"^Aborted(?: \(core dumped\))?$|\*\*\* (?P<glogsig>SIG[A-Z]+) \(@|"
     r"(?:received|caught|got) signal:? (?P<signame>SIG[A-Z]+)|"
+    # UCX's handler: "[host:3039 :0:3095] Caught signal 7 (Bus error: nonexistent physical address)"
+    r"[Cc]aught signal (?P<ucxnum>\d+) \((?:Segmentation fault|Bus error|Aborted|Floating point|Illegal)|"
     r"Signal (?P<signum>\d+) \((?P<sigtorch>SIG[A-Z]+)\)(?: \(0x[0-9a-fA-F]+\))? received|"
     r"^(?P<c10sig>SIG[A-Z]+)\(\d+\), PID: \d+|"
     r"^Bus error(?: \(core dumped\))?$|^Killed$|exitcode\s*:\s*-(?P<exitsig>\d+)|"
@@ -102,7 +104,9 @@ _COLLATERAL = re.compile(
     r"received signal SIGTERM|got signal: 15|Terminated$|"
     r"Timeout at NCCL work|Timeout waiting for key|Timed out waiting|wait timeout after|"
     r"heartbeat monitor|collective operation timeout|"
-    r"failed to pass monitoredBarrier|received errors while waiting for send/recv", re.IGNORECASE)
+    r"failed to pass monitoredBarrier|received errors while waiting for send/recv|"
+    # Ray's driver told that an actor's worker process died (the death itself is Ray's own record)
+    r"ActorDiedError|actor died unexpectedly", re.IGNORECASE)
 _PEER = re.compile(r"(?:peer|from|to) (?P<addr>\[?[\w.:-]*\d[\w.:-]*\]?<\d+>|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?)|"
                    r"connect to \((?P<host>[\w.:-]+), (?P<port>\d+)\)")
 _GPU = re.compile(r"\bcuda:(\d+)\b|GPU (\d+)(?: has a total capacity|;)|\bdevice (\d+)\b")
@@ -167,7 +171,7 @@ def parse_crash_line(line: str) -> CrashLine | None:
         return CrashLine(CrashLineKind.TERMINATE, text[:400], term.group("what"), "SIGABRT", collateral=collateral)
     if (fatal := _FATAL.search(text)) is not None:
         sig = (fatal.group("glogsig") or fatal.group("signame") or fatal.group("sigtorch") or fatal.group("c10sig")
-               or _SIGNUMS.get(fatal.group("signum") or fatal.group("exitsig") or "")
+               or _SIGNUMS.get(fatal.group("signum") or fatal.group("exitsig") or fatal.group("ucxnum") or "")
                or _FPE_SIGNALS.get((fatal.group("fpe") or "").strip()))
         if sig is None:
             sig = ("SIGSEGV" if "Segmentation" in text else "SIGABRT" if "Aborted" in fatal.group(0)

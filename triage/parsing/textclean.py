@@ -52,6 +52,9 @@ MIN_WRAP_WIDTH = 60
 # carry one and they count up one by one (srun's "3: " rank labels repeat and jump).
 _LINE_NUMBER = re.compile(r"^(?P<quote>(?:>[ \t]?)*)\s*(?:\[(?P<b>\d+)\] ?|(?P<n>\d+)(?:\t|: | \| ))")
 MIN_NUMBERED_LINES = 5
+# `cat -n`'s own form (right-aligned number, then a tab), counting from 1: line numbers even in a
+# paste of fewer lines than the count the other forms need
+_CAT_N = re.compile(r"^ {2,}(\d+)\t")
 NUMBERING_SAMPLE = 400
 
 
@@ -158,13 +161,20 @@ def _without_line_numbers(raw: list[str]) -> list[str]:
     """The lines without the line numbers a viewer put before each of them, when they have some
     (decided on the first lines, so that a long log without them costs one short look)."""
     sample = [line for line in raw[:NUMBERING_SAMPLE] if line.strip()]
-    if len(sample) < MIN_NUMBERED_LINES or not _numbered(sample):
+    if not _short_cat_n(sample) and (len(sample) < MIN_NUMBERED_LINES or not _numbered(sample)):
         return raw
     out = []
     for line in raw:
         match = _LINE_NUMBER.match(line) if "\x1b" not in line else None
         out.append(match.group("quote") + line[match.end():] if match is not None else line)
     return out
+
+
+def _short_cat_n(lines: list[str]) -> bool:
+    if not 0 < len(lines) < MIN_NUMBERED_LINES:
+        return False
+    numbers = [match.group(1) if (match := _CAT_N.match(line)) else None for line in lines]
+    return numbers == [str(i) for i in range(1, len(lines) + 1)]
 
 
 def _numbered(lines: list[str]) -> bool:

@@ -127,13 +127,15 @@ def _gpu(text: str) -> int | None:
 
 
 # A C++ logging head that says nothing about the failure: "[E1001 10:00:00.123 1234 ProcessGroupNCCL.cpp:616] ".
+_BARE_NUMBER = re.compile(r"^\[\d{2,}\] (?=\S)")
 _LOG_HEAD = re.compile(r"^\[[IWEF]\d{0,4}(?: [\d:.]+)?(?: \d+)? ?[\w./-]+\.(?:cpp|cc|cu|h|hpp|py):\d+\]\s*")
 
 
 def parse_crash_line(line: str) -> CrashLine | None:
     """The failure a line reports, or None. ``line`` has no launcher prefix. Never raises."""
     fatal_glog = _GLOG_FATAL.match(line.strip()) is not None
-    text = _LOG_HEAD.sub("", line.strip(), count=1)
+    # (a viewer's bare line number, "[80746] ", on a paste too short to tell it is one)
+    text = _LOG_HEAD.sub("", _BARE_NUMBER.sub("", line.strip(), count=1), count=1)
     if not text or len(text) > 20000:
         return None
     if fatal_glog:     # ProcessGroupNCCL giving up on the process (its heartbeat monitor): a consequence

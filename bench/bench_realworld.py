@@ -4,7 +4,9 @@ Prints, per expected verdict kind, how many cases were right, partial, wrong or 
 false all-clears and crashes; then the share right on the high- and medium-confidence cases (the
 target is 85%, with no false all-clear and no crash).
 
-    python bench/bench_realworld.py [-v]      (-v: one line per case)
+    python bench/bench_realworld.py [-v] [--batch N]
+        (-v: one line per case; --batch N: only the cases collected in round N, to score a round at
+        first sight, before any fix for it)
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ KNOWN_GAPS = Path(__file__).resolve().parent.parent / "tests" / "realworld" / "k
 def main() -> int:
     verbose = "-v" in sys.argv[1:]
     cases = load_cases()
+    if "--batch" in sys.argv[1:]:
+        wanted = int(sys.argv[sys.argv.index("--batch") + 1])
+        cases = [case for case in cases if case.batch == wanted]
     started = time.perf_counter()
     outcomes: list[Outcome] = [evaluate(case) for case in cases]
     elapsed = time.perf_counter() - started

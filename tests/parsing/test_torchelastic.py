@@ -171,3 +171,14 @@ def test_the_signal_torchruns_agent_received_from_outside() -> None:
     second = parse_agent_death_signal(new)
     assert second is not None and second.signal == "SIGTERM" and "Sending process" not in second.text
     assert parse_agent_death_signal("the death signal of a worker") is None
+
+
+def test_a_record_pasted_without_its_header_is_read() -> None:
+    (failure,) = parse_launcher_failures("  time: 2026-05-01_08:00:00\n  hostname: gpu-17\n  rank: 0 (local_rank: 0)\n"
+                                         "  exitcode: -11 (pid: 4242)\n  error_file: <N/A>\n"
+                                         '  msg: "Signal 11 (SIGSEGV) received by PID 4242"\n')
+    assert (failure.rank, failure.host, failure.signal, failure.pid) == (0, "gpu-17", "SIGSEGV", 4242)
+
+
+def test_stray_field_words_without_an_exit_code_are_no_record() -> None:
+    assert parse_launcher_failures("  rank: 3\n  host: a\nsomething else\n") == ()

@@ -48,6 +48,7 @@ class Case:
     confidence: str
     shows: str
     host: str | None = None              # expected culprit_host
+    batch: int | None = None             # the collection round the case came in (first-sight scoring)
 
     @property
     def log(self) -> Path:
@@ -75,7 +76,7 @@ def load_cases(root: Path = CASES) -> list[Case]:
         cases.append(Case(case_yaml.parent.name, case_yaml.parent, str(data.get("source")),
                           str(expected.get("kind")), expected.get("subkind"), culprits,
                           str(data.get("confidence")), str(data.get("shows") or "").strip(),
-                          expected.get("culprit_host")))
+                          expected.get("culprit_host"), data.get("batch")))
     return cases
 
 

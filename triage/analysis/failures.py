@@ -74,7 +74,8 @@ def _failure(item: RankEvidence, hosts: Mapping[int, str | None]) -> Failure | N
     if info is None or info.ok:
         return None
     name = who((item.rank,), hosts)
-    if info.failure_kind is not None and info.failure_kind != "fatal_signal":
+    if info.failure_kind is not None and (info.failure_kind != "fatal_signal" or info.signal is None):
+        # (a process that died by a signal the line does not name: "VllmWorker-3 died unexpectedly")
         kind = _LINE_KINDS.get(info.failure_kind, VerdictKind.EXCEPTION)
         verb = {VerdictKind.NETWORK_ERROR: "hit a network error", VerdictKind.CRASH: "failed"}.get(kind, "raised")
         detail = f"{name} {verb}: {info.message}" if info.message else f"{name} failed"
@@ -97,6 +98,38 @@ def _failure(item: RankEvidence, hosts: Mapping[int, str | None]) -> Failure | N
         detail += f": {info.message}"
     return Failure(item.rank, VerdictKind.EXCEPTION, detail, info.time, info.evidence, False,
                    collateral=info.collateral, order=info.order, signal=info.signal)
+
+
+_BARE_EXIT = re.compile(r" exited with code (-?\d+)$")
+
+
+def same_second_exits(first: Failure, failures: list[Failure]) -> tuple[int, ...]:
+    """Ranks that, like ``first``, only exited with the same code in the same second, by a launcher's
+    record that says nothing more (torchrun's "exitcode: 1" with no error file). Its "first observed
+    failure" is then the first it polled, not the first that failed: the record cannot tell."""
+    code = _BARE_EXIT.search(first.detail)
+    if first.kind is not VerdictKind.EXCEPTION or code is None or first.time is None or first.collateral:
+        return ()
+    same = sorted({f.rank for f in failures if f.kind is VerdictKind.EXCEPTION and f.time is not None
+                   and abs(f.time - first.time) < 1.0 and (m := _BARE_EXIT.search(f.detail)) is not None
+                   and m.group(1) == code.group(1)})
+    return tuple(same) if len(same) > 1 else ()
+
+
+CUT_RECORD = "its exit code is not in this input"
+
+
+def cut_root_ties(first: Failure, failures: list[Failure]) -> tuple[tuple[int, ...], Failure | None]:
+    """torchrun's root-cause record cut before its exit code, with other ranks failing in the same
+    second: the record does not say how the root ended, so the ranks that failed with it are named
+    beside it, and a fault signal among them (SIGBUS, SIGSEGV ...) says how. ((), None) otherwise."""
+    if CUT_RECORD not in first.detail or first.time is None:
+        return (), None
+    tied = [f for f in failures if f.time is not None and abs(f.time - first.time) < 1.0 and not f.teardown]
+    if len(tied) < 2:
+        return (), None
+    signalled = next((f for f in tied if f.kind is VerdictKind.CRASH and f.signal is not None), None)
+    return tuple(sorted({f.rank for f in tied})), signalled
 
 
 def failure_findings(failures: list[Failure]) -> list[Finding]:

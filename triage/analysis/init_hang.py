@@ -57,9 +57,7 @@ def init_hang_verdict(waits: tuple[InitWaitRecord, ...]) -> tuple[Verdict, Findi
         summary = (f"INIT HANG: the rendezvous store (MASTER_ADDR:MASTER_PORT) gave up waiting for its clients"
                    f"{_minutes(wait.timeout_s)}: {_joined(wait)}")
     elif wait.kind in ("connect_timeout", "connect_refused"):
-        how = "connection refused" if wait.kind == "connect_refused" else f"timed out{_minutes(wait.timeout_s)}"
-        summary = (f"INIT HANG: {who if ranks else 'a process'} could not reach the rendezvous store at "
-                   f"{wait.address or 'MASTER_ADDR:MASTER_PORT'} ({how})")
+        return _unreachable_store(wait, who if ranks else "a process", ranks)
     elif wait.kind == "store_wait_timeout":
         summary = (f"INIT HANG: {who} gave up waiting for the store at {wait.address or 'MASTER_ADDR:MASTER_PORT'}"
                    f"{_minutes(wait.timeout_s)}: "
@@ -68,4 +66,22 @@ def init_hang_verdict(waits: tuple[InitWaitRecord, ...]) -> tuple[Verdict, Findi
         summary = f"INIT HANG: torchelastic's rendezvous timed out before every node joined: {wait.text[:200]}"
     verdict = Verdict(VerdictKind.INIT_HANG, summary)
     return verdict, Finding(VerdictKind.INIT_HANG.value, ranks, summary.split(": ", 1)[1], wait.evidence,
+                            root_cause=True)
+
+
+def _unreachable_store(wait: InitWaitRecord, who: str, ranks: tuple[int, ...]) -> tuple[Verdict, Finding]:
+    """A client that cannot reach the store at all is a network failure at init, not a wait: the
+    store's address is the finding (a wrong MASTER_ADDR, a host that does not resolve, a firewall, a
+    store that is not up or already gone)."""
+    if wait.kind == "connect_refused":
+        how = "connection timed out" if "timed out" in wait.text else "connection refused"
+    else:
+        how = f"timed out{_minutes(wait.timeout_s)}"
+    address = wait.address or "MASTER_ADDR:MASTER_PORT"
+    summary = (f"NETWORK ERROR at init: {who} could not reach the rendezvous store at {address} ({how}): check that "
+               "MASTER_ADDR resolves to the store's host from every node, that the port is open, and that the "
+               "store (rank 0's agent or process) is up")
+    host = wait.address.rsplit(":", 1)[0] if wait.address else None
+    verdict = Verdict(VerdictKind.NETWORK_ERROR, summary, culprit_host=host)
+    return verdict, Finding(VerdictKind.NETWORK_ERROR.value, ranks, summary.split(": ", 1)[1], wait.evidence,
                             root_cause=True)

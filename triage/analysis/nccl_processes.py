@@ -24,9 +24,17 @@ def _names(processes: list[NcclProcess]) -> str:
 
 
 def nccl_process_verdict(processes: tuple[NcclProcess, ...]) -> tuple[Verdict, Finding] | None:
-    ranked = [p for p in processes if p.collectives]
+    # ``comm 0x...`` pointers are process-local: processes are matched by communicator size (nranks=),
+    # then by opCount, which every member of a communicator counts alike
+    by_size: dict[int | None, list[NcclProcess]] = defaultdict(list)
+    for process in processes:
+        if process.collectives:
+            by_size[process.nranks].append(process)
+    ranked = max(by_size.values(), key=len, default=[])
     if len(ranked) < MIN_PROCESSES:
         return None
+    if (split := _first_split(ranked)) is not None:
+        return split
     top = max(p.collectives[-1].seq for p in ranked)
     behind = [p for p in ranked if p.collectives[-1].seq < top]
     ahead = [p for p in ranked if p.collectives[-1].seq == top]
@@ -60,3 +68,32 @@ def nccl_process_verdict(processes: tuple[NcclProcess, ...]) -> tuple[Verdict, F
                f"({call(last)}); none differs (cannot map these NCCL lines to ranks: no init lines)")
     verdict = Verdict(VerdictKind.HANG, summary, seq=top)
     return verdict, Finding(VerdictKind.HANG.value, (), summary.split(": ", 1)[1], root_cause=True)
+
+
+def _first_split(processes: list[NcclProcess]) -> tuple[Verdict, Finding] | None:
+    """The first opCount at which two processes called different ops: a mismatch, even with no
+    majority (then which side left the common path is not in these lines)."""
+    calls: dict[int, dict[str, list[NcclProcess]]] = defaultdict(lambda: defaultdict(list))
+    for process in processes:
+        for collective in process.collectives:
+            calls[collective.seq][collective.op].append(process)
+    for seq in sorted(calls):
+        ops = calls[seq]
+        if len(ops) < 2:
+            continue
+        groups = sorted(ops.values(), key=len)
+        odd, common = groups[0], groups[-1]
+        if len(groups) == 2 and len(odd) < len(common):
+            if seq != max(calls):
+                break          # a minority off the path earlier: the last-op rules below name it
+            return None
+        first = {p.label: next(c for c in p.collectives if c.seq == seq) for p in processes
+                 if any(c.seq == seq for c in p.collectives)}
+        sides = "; ".join(f"{_names(group)} called {call(first[group[0].label])}" for group in groups[::-1])
+        summary = (f"MISMATCH (op): at NCCL opCount {seq - 1:x} the processes called different ops: {sides}. "
+                   "With no majority these lines cannot say which side left the common path, and they name no "
+                   "rank (no init lines): the ranks' own logs, NCCL_DEBUG=INFO from the start (its init lines map "
+                   "processes to ranks) or TORCH_DISTRIBUTED_DEBUG=DETAIL would settle it")
+        verdict = Verdict(VerdictKind.COLLECTIVE_MISMATCH, summary, subkind=MismatchKind.OP, seq=seq)
+        return verdict, Finding(verdict.kind.value, (), summary.split(": ", 1)[1], root_cause=True)
+    return None

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from triage.analysis.describe import who
 from triage.analysis.failures import Failure
 from triage.analysis.ranks import format_ranks, rank_word
+from triage.analysis.settle import SETTLE_FIRST, SETTLE_RANK, settle_hang
 from triage.model import CollectiveState, Finding, MismatchKind, Verdict, VerdictKind
 from triage.model.evidence import (
     Event,
@@ -198,6 +199,7 @@ def unattributed_verdict(failures: tuple[ExitInfo, ...]) -> tuple[Verdict, Findi
     summary = f"{head} (rank unknown: no line of this input ties it to a rank): {first.message}"
     if first.host and first.host not in (first.message or "")[:200]:
         summary = summary.replace(" (rank unknown", f" on host {first.host} (rank unknown", 1)
+    summary += f" [{SETTLE_RANK}]"
     verdict = Verdict(kind, summary, culprit_host=first.host)
     return verdict, Finding(kind.value, (), summary, first.evidence, root_cause=True)
 
@@ -309,7 +311,7 @@ def watchdog_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...],
         past = (f"; {rank_word(sorted(ahead))} timed out later in the same group ({later}): "
                 f"{'it' if len(ahead) == 1 else 'they'} had passed that collective")
     summary = (f"HANG: {rank_word(waiting)} timed out in {where}{past}; the rank that did not join is not in this "
-               f"input ({coverage_line(cov)})")
+               f"input ({coverage_line(cov)}): {settle_hang(ranks, timed_out, cov)}")
     verdict = Verdict(VerdictKind.HANG, summary, process_group=pg, seq=seq)
     return verdict, Finding(VerdictKind.HANG.value, tuple(timed_out), summary.split(": ", 1)[1], root_cause=True)
 
@@ -380,7 +382,7 @@ def unlocated_verdict(evidence: Evidence, failures: list[Failure],
         what.append("collective mismatch errors")
     if not what:
         return None
-    summary = (f"FAILURE, CULPRIT NOT IN THIS INPUT: {'; '.join(what)}; {coverage_line(cov)}")
+    summary = (f"FAILURE, CULPRIT NOT IN THIS INPUT: {'; '.join(what)}; {coverage_line(cov)}: {SETTLE_FIRST}")
     verdict = Verdict(VerdictKind.FAILURE_UNLOCATED, summary)
     ranks = tuple(sorted({f.rank for f in failures}))
     return verdict, Finding(VerdictKind.FAILURE_UNLOCATED.value, ranks, summary.split(": ", 1)[1], root_cause=True)

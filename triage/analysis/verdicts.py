@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from triage.analysis.advice import INIT_HANG_STEPS
 from triage.analysis.describe import call, who
 from triage.analysis.diff import Disagreement, Straggle
-from triage.analysis.failures import Failure
+from triage.analysis.failures import Failure, cut_root_ties, same_second_exits
 from triage.analysis.p2p import P2pProblem
 from triage.analysis.ranks import rank_word
 from triage.model import (
@@ -120,6 +120,15 @@ def p2p_verdict(problem: P2pProblem, hosts: Hosts, paths: Paths) -> tuple[Verdic
 def failure(first: Failure, failures: list[Failure], hosts: Hosts) -> tuple[Verdict, Finding]:
     if first.kind is VerdictKind.NETWORK_ERROR:
         return _network_failure(first, failures)
+    if tied := same_second_exits(first, failures):
+        return _untold_first(first, tied, hosts)
+    cut, how = cut_root_ties(first, failures)
+    if cut:
+        first = how or first
+        summary = (f"{'CRASH' if how else 'EXCEPTION'}: {rank_word(cut)} failed in the same second; torchrun's root-"
+                   f"cause record is cut before its exit code" + (f"; {how.detail}" if how else ""))
+        return Verdict(first.kind, summary, culprit_ranks=cut), Finding(first.kind.value, cut, summary, first.evidence,
+                                                                        first.time, True)
     head = "CRASH" if first.kind is VerdictKind.CRASH else "EXCEPTION"
     summary = f"{head}: {first.detail}"
     if first.time is not None:
@@ -136,6 +145,15 @@ def failure(first: Failure, failures: list[Failure], hosts: Hosts) -> tuple[Verd
         summary += f"; {rank_word(later)} failed after it (collateral)"
     verdict = Verdict(first.kind, summary, culprit_ranks=same)
     return verdict, Finding(first.kind.value, same, first.detail, first.evidence, first.time, True)
+
+
+def _untold_first(first: Failure, tied: tuple[int, ...], hosts: Hosts) -> tuple[Verdict, Finding]:
+    when = time.strftime('%H:%M:%S', time.gmtime(first.time or 0))
+    summary = (f"EXCEPTION: {who(tied, hosts)} exited with the same code in the same second ({when} UTC); the "
+               f"launcher lists rank {first.rank} first, but its summary cannot tell which failed first: the ranks' "
+               "own output (their tracebacks: torchrun --tee 3, or run under `triage launch`) would settle it")
+    return Verdict(VerdictKind.EXCEPTION, summary), Finding(first.kind.value, tied, summary.split(": ", 1)[1],
+                                                            first.evidence, first.time, True)
 
 
 _DUPLICATE_GPU = "Duplicate GPU detected"   # one set-up error that NCCL reports pair by pair

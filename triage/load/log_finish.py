@@ -135,8 +135,10 @@ def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
             # one rank failed by the launcher's account; the log's unprefixed failure lines are its
             order, line, path = _failure_of(own)
             failure = failure_exit(line, order, path)
-        if launcher is not None and failure is None and scan.mismatches and launcher.signal is None:
-            # every rank raises the DETAIL mismatch error and exits with it: the exit is its consequence
+        if launcher is not None and failure is None and launcher.signal is None and (
+                scan.mismatches or any(wait.timed_out for wait in scan.init_waits)):
+            # every rank raises the DETAIL mismatch error and exits with it, or its init wait timed out
+            # (a store-based barrier that never filled) and it exits: the exit is its consequence
             launcher = replace(launcher, collateral=True)
         exit_info = _combine(launcher, failure)
         out.append(RankEvidence(
@@ -146,6 +148,24 @@ def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
             exit=exit_info, evidence=(), last_lines=tuple(scan.last_lines.get(rank, ())),
         ))
     return tuple(out)
+
+
+def log_failure(scan: LogScan, rank: int) -> ExitInfo | None:
+    """What a rank's own log says it failed with (its first failure line, as specific as the lines
+    near it allow): the classification both the log path and the run directory use."""
+    if rank not in scan.failures:
+        return None
+    order, line, path = _failure_of(scan.failures[rank])
+    return failure_exit(line, order, path)
+
+
+def with_log_failure(ended: ExitInfo | None, scan: LogScan, rank: int) -> ExitInfo | None:
+    """How a rank ended (exit.json, faulthandler, a launcher's record) joined with why, from its
+    own log: a CUDA error the watchdog aborted on is that CUDA error, not "Fatal Python error:
+    Aborted". Only for a rank that did end: a live rank's log lines do not end it."""
+    if ended is None or ended.ok:
+        return ended
+    return _combine(ended, log_failure(scan, rank))
 
 
 def _launcher_root(scan: LogScan) -> int | None:
@@ -170,8 +190,23 @@ def orphan_failures(scan: LogScan) -> tuple[ExitInfo, ...]:
     if _launcher_root(scan) is not None:
         return ()
     ordered = sorted(scan.orphans, key=lambda item: (item[1].collateral, item[0]))
-    return tuple(replace(failure_exit(line, order, path), host=scan.orphan_hosts.get(id(line)) or _peer_host(line))
+    # NCCL's retry notices ("Call to connect returned Connection refused, retrying") come before its
+    # failure line, which names the peer: a network failure of no rank is told by the line naming one
+    named = [item for item in ordered if item[1].kind is CrashLineKind.NETWORK and item[1].peer
+             and not item[1].collateral]
+    if named and ordered[0][1].kind is CrashLineKind.NETWORK and not ordered[0][1].peer:
+        ordered.remove(named[0])
+        ordered.insert(0, named[0])
+    return tuple(replace(failure_exit(line, order, path), host=_culprit_host(line, scan.orphan_hosts.get(id(line))))
                  for order, line, path in ordered[:20])
+
+
+def _culprit_host(line: CrashLine, reporter: str | None) -> str | None:
+    """A connect that failed names the host that could not be reached: that peer is the finding,
+    not the host that tried. Otherwise the reporting host, else the peer of a failed link."""
+    if line.kind is CrashLineKind.NETWORK and line.peer and "Connect to " in line.text:
+        return _peer_host(line)
+    return reporter or _peer_host(line)
 
 
 def _peer_host(line: CrashLine) -> str | None:

@@ -13,6 +13,7 @@ from triage.load.log_scan import LogScan, record_world, signal_number
 from triage.model import Collective, CollectiveState
 from triage.model.evidence import Event, EventKind, ExitInfo, NcclProcess
 from triage.parsing.crashlog import CrashLine, CrashLineKind, parse_crash_line
+from triage.parsing.launchers import parse_rank_deaths
 from triage.parsing.nccl import channel_ranks
 from triage.parsing.nccl_tracker import NcclCommState, NcclTracker
 from triage.parsing.torchelastic import LauncherFailure, parse_agent_death_signal, parse_launcher_failures
@@ -22,9 +23,12 @@ _NCCL_FAILURES = (CrashLineKind.NETWORK, CrashLineKind.CUDA_OOM, CrashLineKind.C
 
 
 def launcher_records(text: str, path: str, scan: LogScan, single_node: bool) -> None:
-    """torchrun's "Failures:" / "Root Cause" summary (or its per-rank "failed (exitcode: N)" lines)."""
+    """torchrun's "Failures:" / "Root Cause" summary (or its per-rank "failed (exitcode: N)" lines),
+    and other launchers' and frameworks' plain-word records of a rank that died."""
+    _rank_deaths(text, path, scan)
     if "exitcode" not in text and "exits with return code" not in text and "terminated with" not in text \
-            and "srun: error:" not in text and "death signal" not in text and "first observed failure" not in text:
+            and "srun: error:" not in text and "death signal" not in text and "first observed failure" not in text \
+            and "SignalException" not in text:
         return
     _agent_signal(text, path, scan)
     failures = parse_launcher_failures(text)
@@ -89,12 +93,41 @@ def _unattributed_launcher_failure(failure: LauncherFailure, path: str, scan: Lo
                          collateral=failure.signal in ("SIGTERM", "SIGINT") and not failure.root_cause)
     else:
         # (after a DETAIL mismatch error every rank raises it and exits: the exit is its consequence)
-        line = CrashLine(CrashLineKind.EXCEPTION, f"{who} exited with code {failure.exitcode}",
-                         collateral=bool(scan.mismatches))
+        ended = (f"exited with code {failure.exitcode}" if failure.exitcode is not None
+                 else "is listed as failed; its exit code is not in this input")
+        line = CrashLine(CrashLineKind.EXCEPTION, f"{who} {ended}", collateral=bool(scan.mismatches))
     scan.orphans.append((-1 if failure.root_cause else scan.lines_read, line, path))
     if failure.host:
         scan.orphan_hosts[id(line)] = failure.host
 
+
+
+def _rank_deaths(text: str, path: str, scan: LogScan) -> None:
+    """mpirun's "process rank 1 ... exited on signal 9", vLLM's "VllmWorker-3 died unexpectedly",
+    Ray's "worker process has died", "rank 5 died from signal 11": how a rank (or a process of no
+    known rank) ended, as a failure line at its place in the text."""
+    deaths = parse_rank_deaths(text)
+    if not deaths:
+        return
+    base = scan.lines_read - text.count("\n") - 1
+    for death in deaths:
+        order = -1 if death.first else base + text.count("\n", 0, death.offset)
+        if death.signal is None and death.exitcode:
+            line = CrashLine(CrashLineKind.EXCEPTION, f"exited with code {death.exitcode}: {death.text}"[:400])
+        else:
+            text = death.text
+            if death.rank is None and death.signal and death.signal not in text:
+                text = f"a process{f' (pid {death.pid})' if death.pid else ''} was killed by {death.signal}: {text}"
+            teardown = death.signal in ("SIGTERM", "SIGINT") and not death.first
+            line = CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal=death.signal,
+                             collateral=death.consequence or teardown)
+        if death.rank is not None:
+            scan.ranks_seen.add(death.rank)
+            if death.host:
+                scan.hosts.setdefault(death.rank, death.host)
+            scan.failures.setdefault(death.rank, []).append((order, line, path))
+        else:
+            scan.orphans.append((order, line, path))
 
 
 def _launcher_time(stamp: str | None) -> float | None:

@@ -15,6 +15,7 @@ from triage.load.agent_facts import agent_facts
 from triage.load.cores import bundle_core_outputs
 from triage.load.fr_files import fr_rank_evidence, read_text
 from triage.load.kernel import dmesg_events
+from triage.load.log_finish import with_log_failure
 from triage.load.log_scan import LogScan
 from triage.load.logs import scan_log_text
 from triage.model.evidence import (
@@ -182,6 +183,7 @@ def _load_rank(host: HostPaths, rank: int, bundle: Path | None, manifest: Manife
         if log.is_file():
             scan_log_text(read_text(log), str(log), scan, default_rank=rank)
     events.extend(e for e in scan.events if e.kind is not EventKind.EXCEPTION)
+    exit_info = with_log_failure(exit_info, scan, rank)      # the log path's own reading of the rank's lines
     if use_gdb and exit_info is not None and exit_info.signal is not None and bundle is not None:
         crashes.extend(_gdb_record(BundlePaths(bundle).rank(rank).gdb, rank, host.host, exit_info))
     colls = base.collectives if base else tuple(scan.collectives.get(rank, ()))

@@ -49,7 +49,8 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            "Killed", "reset by peer", "closed by remote peer", "ncclRemote", "ncclSystem", "ncclInternal", "status=",
            "socket interface", "UNDELIVERABLE", "out of memory", "NCCL operations have failed",
            "taking the entire process down", "bus error", "failed collective", "dump signal", "debug info",
-           "abort timed out", "[F", "thread terminat")
+           "abort timed out", "[F", "thread terminat", "Connection refused", "connection abort", "Connect to ",
+           "host not found", "Caught signal", "caught signal")
 
 _EXC = re.compile(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
@@ -67,6 +68,8 @@ _FATAL = re.compile(
     r"Fatal Python error: (?P<fpe>\w[\w ]*)|^Segmentation fault|\bSegmentation fault \(core dumped\)|"
     r"^Aborted(?: \(core dumped\))?$|\*\*\* (?P<glogsig>SIG[A-Z]+) \(@|"
     r"(?:received|caught|got) signal:? (?P<signame>SIG[A-Z]+)|"
+    # UCX's handler: "[host:3039 :0:3095] Caught signal 7 (Bus error: nonexistent physical address)"
+    r"[Cc]aught signal (?P<ucxnum>\d+) \((?:Segmentation fault|Bus error|Aborted|Floating point|Illegal)|"
     r"Signal (?P<signum>\d+) \((?P<sigtorch>SIG[A-Z]+)\)(?: \(0x[0-9a-fA-F]+\))? received|"
     r"^(?P<c10sig>SIG[A-Z]+)\(\d+\), PID: \d+|"
     r"^Bus error(?: \(core dumped\))?$|^Killed$|exitcode\s*:\s*-(?P<exitsig>\d+)|"
@@ -82,7 +85,12 @@ _NET = re.compile(
     r"Connection refused|Broken pipe|NET/IB ?: ?Got completion from peer|NET/IB : .*(?:error|failed)|"
     r"NET/Socket ?: .*(?:error|failed|closed)|DistNetworkError|unhandled system error|"
     r"Connection timed out|No route to host|ibv_\w+ failed|ECONNRESET|ETIMEDOUT|"
-    r"Call to (?:recv|connect|send) .*(?:failed|closed)|"
+    r"Call to (?:recv|connect|send) .*(?:failed|closed)|Call to connect returned|"
+    # NCCL's transport set-up: "socketStartConnect: Connect to 10.0.0.2<45763> failed : Software caused ..."
+    r"socketStartConnect|Connect to \S+ failed|Software caused connection abort|"
+    # a client that cannot reach the c10d store or rendezvous ("... while trying to connect to (host, 29500)")
+    r"client socket has timed out|trying to connect to|connect\(\) timed out|host not found|"
+    r"Name or service not known|RendezvousConnectionError|"
     r"Bootstrap ?: ?no socket interface found|no socket interface found|NET/OFI .*(?:Error|UNDELIVERABLE)")
 _NCCL = re.compile(r"ncclInternalError|ncclInvalidUsage|ncclInvalidArgument|ncclUnhandledCudaError|"
                    r"NCCL error in:|NCCL Error \d|ncclCommInitRank failed")
@@ -96,8 +104,11 @@ _COLLATERAL = re.compile(
     r"received signal SIGTERM|got signal: 15|Terminated$|"
     r"Timeout at NCCL work|Timeout waiting for key|Timed out waiting|wait timeout after|"
     r"heartbeat monitor|collective operation timeout|"
-    r"failed to pass monitoredBarrier|received errors while waiting for send/recv", re.IGNORECASE)
-_PEER = re.compile(r"(?:peer|from|to) (?P<addr>\[?[\w.:-]*\d[\w.:-]*\]?<\d+>|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?)")
+    r"failed to pass monitoredBarrier|received errors while waiting for send/recv|"
+    # Ray's driver told that an actor's worker process died (the death itself is Ray's own record)
+    r"ActorDiedError|actor died unexpectedly", re.IGNORECASE)
+_PEER = re.compile(r"(?:peer|from|to) (?P<addr>\[?[\w.:-]*\d[\w.:-]*\]?<\d+>|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?)|"
+                   r"connect to \((?P<host>[\w.:-]+), (?P<port>\d+)\)")
 _GPU = re.compile(r"\bcuda:(\d+)\b|GPU (\d+)(?: has a total capacity|;)|\bdevice (\d+)\b")
 _SIGNUMS = {"4": "SIGILL", "6": "SIGABRT", "7": "SIGBUS", "8": "SIGFPE", "9": "SIGKILL", "11": "SIGSEGV",
             "15": "SIGTERM"}
@@ -116,20 +127,26 @@ def _gpu(text: str) -> int | None:
 
 
 # A C++ logging head that says nothing about the failure: "[E1001 10:00:00.123 1234 ProcessGroupNCCL.cpp:616] ".
+_BARE_NUMBER = re.compile(r"^\[\d{2,}\] (?=\S)")
 _LOG_HEAD = re.compile(r"^\[[IWEF]\d{0,4}(?: [\d:.]+)?(?: \d+)? ?[\w./-]+\.(?:cpp|cc|cu|h|hpp|py):\d+\]\s*")
 
 
 def parse_crash_line(line: str) -> CrashLine | None:
     """The failure a line reports, or None. ``line`` has no launcher prefix. Never raises."""
     fatal_glog = _GLOG_FATAL.match(line.strip()) is not None
-    text = _LOG_HEAD.sub("", line.strip(), count=1)
+    # (a viewer's bare line number, "[80746] ", on a paste too short to tell it is one)
+    text = _LOG_HEAD.sub("", _BARE_NUMBER.sub("", line.strip(), count=1), count=1)
     if not text or len(text) > 20000:
         return None
     if fatal_glog:     # ProcessGroupNCCL giving up on the process (its heartbeat monitor): a consequence
         return CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal="SIGABRT", collateral=True)
     collateral = _COLLATERAL.search(text) is not None
     peer = _PEER.search(text)
-    peer_addr = peer.group("addr") if peer and ("peer" in text or "NET/" in text) else None
+    peer_addr = None
+    if peer and peer.group("host"):
+        peer_addr = f"{peer.group('host')}:{peer.group('port')}"          # the store a client could not reach
+    elif peer and ("peer" in text or "NET/" in text or "Connect to" in text):
+        peer_addr = peer.group("addr")
     exc = _EXC.match(text)
     if exc is not None and not text.startswith(("Traceback", "Error executing job")):
         exc_type, msg = exc.group("type"), (exc.group("msg") or "").strip()
@@ -137,7 +154,7 @@ def parse_crash_line(line: str) -> CrashLine | None:
             return CrashLine(CrashLineKind.EXCEPTION, text[:400], exc_type, collateral=True)
         if _CUDA_OOM.search(text):
             return CrashLine(CrashLineKind.CUDA_OOM, text[:400], exc_type, gpu=_gpu(text))
-        if _NET.search(msg):
+        if _NET.search(msg) or exc_type.rsplit(".", 1)[-1] in ("DistNetworkError", "RendezvousConnectionError"):
             return CrashLine(CrashLineKind.NETWORK, text[:400], exc_type, peer=peer_addr)
         if _CUDA_ERROR.search(msg):
             return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], exc_type, collateral=collateral, gpu=_gpu(text))
@@ -156,7 +173,7 @@ def parse_crash_line(line: str) -> CrashLine | None:
         return CrashLine(CrashLineKind.TERMINATE, text[:400], term.group("what"), "SIGABRT", collateral=collateral)
     if (fatal := _FATAL.search(text)) is not None:
         sig = (fatal.group("glogsig") or fatal.group("signame") or fatal.group("sigtorch") or fatal.group("c10sig")
-               or _SIGNUMS.get(fatal.group("signum") or fatal.group("exitsig") or "")
+               or _SIGNUMS.get(fatal.group("signum") or fatal.group("exitsig") or fatal.group("ucxnum") or "")
                or _FPE_SIGNALS.get((fatal.group("fpe") or "").strip()))
         if sig is None:
             sig = ("SIGSEGV" if "Segmentation" in text else "SIGABRT" if "Aborted" in fatal.group(0)
@@ -169,7 +186,7 @@ def parse_crash_line(line: str) -> CrashLine | None:
     if _CUDA_ERROR.search(text) and "CUDA_LAUNCH_BLOCKING" not in text:
         return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], collateral=collateral, gpu=_gpu(text))
     if _NET.search(text) and ("NCCL" in text or "nccl" in text or "NET/" in text or "gloo" in text.lower()
-                              or "socket" in text.lower() or "peer" in text):
+                              or "socket" in text.lower() or "peer" in text or "Connect to " in text):
         # a network failure is never called collateral here: the analysis ranks it after real failures
         return CrashLine(CrashLineKind.NETWORK, text[:400], peer=peer_addr)
     if _NCCL.search(text):

@@ -53,10 +53,15 @@ _BARRIER = re.compile(
     r"(?P<world>\d+),\s*worker_count=(?P<count>\d+),\s*timeout=(?P<timeout>[\d:.]+(?: day[s]?, [\d:.]+)?)\)")
 _CLIENTS = re.compile(r"Timed out after (?P<secs>\d+(?:\.\d+)?) seconds waiting for (?:clients|workers)\. "
                       r"(?P<joined>\d+)/(?P<world>\d+) (?:clients|workers) joined")
-_CONNECT_TIMEOUT = re.compile(r"client socket has timed out after (?P<secs>\d+(?:\.\d+)?)\s*m?s while trying to "
+_CONNECT_TIMEOUT = re.compile(r"client socket has timed out after (?P<secs>\d+(?:\.\d+)?)\s*(?P<unit>m?s) while "
+                              r"trying to "
                               r"connect to \(?(?P<addr>[^\s,()\]]+|\[[^\]]+\])(?:,\s*|:)(?P<port>\d+)\)?")
 _CONNECT_REFUSED = re.compile(r"client socket has failed to connect to (?:\[(?P<host>[^\]]+)\]|(?P<host2>[^\s:]+)):"
-                              r"(?P<port>\d+).*?(?:Connection refused|No route to host|errno: 11[13])")
+                              r"(?P<port>\d+).*?(?:Connection refused|No route to host|Connection timed out|"
+                              r"errno: 11[013])|client socket has failed to connect to any network address of "
+                              r"\((?P<host3>[^\s,()]+), (?P<port3>\d+)\)")
+# A barrier timeout retold without its numbers ("timed out initializing process group in store based barrier")
+_BARRIER_BARE = re.compile(r"timed out initializing process group in store based barrier", re.IGNORECASE)
 _WAIT_FOR_INPUT = re.compile(r"waitForInput: socket SocketImpl\(.*?remote=\[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+)\)"
                              r" timed out after (?P<ms>\d+)\s*ms")
 _UNIQUE_ID = re.compile(r"\[(?P<rank>\d+)\] is setting up NCCL communicator and retrieving ncclUniqueId from "
@@ -103,10 +108,12 @@ def parse_init_line(line: str) -> InitWait | None:
                         joined=int(m.group("joined")), timeout_s=float(m.group("secs")))
     if (m := _CONNECT_TIMEOUT.search(line)) is not None:
         return InitWait(InitWaitKind.CONNECT_TIMEOUT, text, address=f"{m.group('addr').strip('[]')}:{m.group('port')}",
-                        timeout_s=float(m.group("secs")))
+                        timeout_s=float(m.group("secs")) / (1000 if m.group("unit") == "ms" else 1))
     if (m := _CONNECT_REFUSED.search(line)) is not None:
-        host = m.group("host") or m.group("host2")
-        return InitWait(InitWaitKind.CONNECT_REFUSED, text, address=f"{host}:{m.group('port')}")
+        host = m.group("host") or m.group("host2") or m.group("host3")
+        return InitWait(InitWaitKind.CONNECT_REFUSED, text, address=f"{host}:{m.group('port') or m.group('port3')}")
+    if _BARRIER_BARE.search(line) is not None:
+        return InitWait(InitWaitKind.BARRIER_TIMEOUT, text)
     if (m := _WAIT_FOR_INPUT.search(line)) is not None:
         return InitWait(InitWaitKind.STORE_WAIT_TIMEOUT, text, address=f"{m.group('host')}:{m.group('port')}",
                         timeout_s=int(m.group("ms")) / 1000)

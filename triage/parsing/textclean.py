@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -45,6 +44,7 @@ _FIELDS_OPEN = re.compile(r"\w\((?:[^()]|\(ms\))*=[^()]*$")   # "WorkNCCL(SeqNum
 _STARTS_NEW = re.compile(
     r"^\s*(?:\[rank\d+\]|\[[\w.-]+:\d+\]|\[default\d+\]|\d+: |\[?\d{4}-\d\d-\d\d|[IWEF]\d{4} |Traceback|"
     r"[\w.-]+:\d+:\d+ \[\d+\]|\S+Error|\(\w+ pid=|\[pod/[\w.-]+/[\w.-]+\] |"
+    r"\[\d+\]:\s*$|(?:time|host|rank|exitcode|error_file|traceback)\s*:|"       # torchrun's failure records
     r"\[[IWEF](?:\d{4} [\d:.]+(?: \d+)?)? ?[\w./-]+\.(?:cpp|cc|hpp|h|py):\d+\])"   # [E ProcessGroupNCCL.cpp:467]
 )
 MIN_WRAP_WIDTH = 60
@@ -52,6 +52,9 @@ MIN_WRAP_WIDTH = 60
 # carry one and they count up one by one (srun's "3: " rank labels repeat and jump).
 _LINE_NUMBER = re.compile(r"^(?P<quote>(?:>[ \t]?)*)\s*(?:\[(?P<b>\d+)\] ?|(?P<n>\d+)(?:\t|: | \| ))")
 MIN_NUMBERED_LINES = 5
+# `cat -n`'s own form (right-aligned number, then a tab), counting from 1: line numbers even in a
+# paste of fewer lines than the count the other forms need
+_CAT_N = re.compile(r"^ {2,}(\d+)\t")
 NUMBERING_SAMPLE = 400
 
 
@@ -121,7 +124,7 @@ def clean_text(text: str) -> CleanText:
         lines.append(clean)
         stamps.append(stamp)
         widths.append(len(_ANSI.sub("", line).rstrip("\n")) if "\x1b" in line else len(line.rstrip("\n")))
-    wrap = _wrap_width(widths)
+    wrap = _wrap_width(widths, lines)
     out: list[str] = []
     out_stamps: list[str | None] = []
     joined = 0
@@ -158,13 +161,20 @@ def _without_line_numbers(raw: list[str]) -> list[str]:
     """The lines without the line numbers a viewer put before each of them, when they have some
     (decided on the first lines, so that a long log without them costs one short look)."""
     sample = [line for line in raw[:NUMBERING_SAMPLE] if line.strip()]
-    if len(sample) < MIN_NUMBERED_LINES or not _numbered(sample):
+    if not _short_cat_n(sample) and (len(sample) < MIN_NUMBERED_LINES or not _numbered(sample)):
         return raw
     out = []
     for line in raw:
         match = _LINE_NUMBER.match(line) if "\x1b" not in line else None
         out.append(match.group("quote") + line[match.end():] if match is not None else line)
     return out
+
+
+def _short_cat_n(lines: list[str]) -> bool:
+    if not 0 < len(lines) < MIN_NUMBERED_LINES:
+        return False
+    numbers = [match.group(1) if (match := _CAT_N.match(line)) else None for line in lines]
+    return numbers == [str(i) for i in range(1, len(lines) + 1)]
 
 
 def _numbered(lines: list[str]) -> bool:
@@ -185,15 +195,19 @@ def _glue(line: str, following: str, exact_wrap: bool) -> str:
     return "" if line[-1:].isalnum() and following[:1].isalnum() else " "
 
 
-def _wrap_width(widths: list[int]) -> int | None:
-    """The width a terminal wrapped at: the longest line length, when several lines have exactly
-    that length (a log's own lines rarely end at the same column)."""
+def _wrap_width(widths: list[int], lines: list[str]) -> int | None:
+    """The width a terminal wrapped at: the longest line length, when several different lines have
+    exactly that length (a log's own lines rarely end at the same column; the same line repeated,
+    as torchrun's "traceback : To enable traceback see: ..." in each record, is no wrap)."""
     if not widths:
         return None
     longest = max(widths)
     if longest < MIN_WRAP_WIDTH:
         return None
-    count = Counter(widths)[longest]
+    at_width = [line for line, width in zip(lines, widths) if width == longest]
+    if len(set(at_width)) < 2:
+        return None
+    count = len(at_width)
     return longest if count >= 3 and count >= len(widths) // 50 else None
 
 

@@ -75,11 +75,16 @@ class LauncherFailure:
 
 
 _ENTRY = re.compile(r"^\s*\[(\d+)\]:\s*$")
-_FIELD = re.compile(r"^\s*(time|host|rank|exitcode|error_file|traceback)\s*:\s?(.*)$")
+_FIELD = re.compile(r"^\s*(time|hostname|host|rank|exitcode|error_file|traceback|msg)\s*:\s?(.*)$")
+_FIELD_NAMES = {"hostname": "host", "msg": "traceback"}     # older torchelastic's names
 _RANK = re.compile(r"(-?\d+|<N/A>)(?:\s*\(local_rank:\s*(\d+)\))?")
 _EXIT = re.compile(r"(-?\d+)(?:\s*\(pid:\s*(\d+)\))?(?:\s*\((SIG\w+)\))?")
 _SIG_TEXT = re.compile(r"Signal (\d+) \((SIG\w+)\)")
-_AGENT_LINE = re.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\)")
+_AGENT_LINE = re.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\)|"
+                         # another form: "failed (exitcode: -9) for binary located at X with local_rank: 0
+                         # (process ID: 71)"
+                         r"failed \(exitcode: (-?\d+)\) for binary located at \S+ with local_rank: (\d+) "
+                         r"\(process ID: (\d+)\)")
 # deepspeed/launcher/launch.py, sigkill_handler: the first process that exited non-zero, after the
 # launcher killed the others: "[ERROR] [launch.py:321:sigkill_handler] ['python', '-u', 'train.py',
 # '--local_rank=1', ...] exits with return code = -11"
@@ -137,31 +142,43 @@ def parse_launcher_failures(text: str) -> tuple[LauncherFailure, ...]:
     fields: dict[str, str] | None = None
     last_key = ""
 
+    headerless = False
+    raw_lines: list[str] = []
+
     def flush() -> None:
-        if fields:
-            failures.append(_entry(fields, root))
+        if fields is not None and ("rank" not in fields or "exitcode" not in fields):
+            _recover(fields, " ".join(raw_lines))         # a record whose layout was lost (retyped, run together)
+        raw_lines.clear()
+        if fields and (not headerless or "exitcode" in fields):
+            failures.append(_entry(fields, root or headerless))
 
     for raw in text.splitlines():
         line = split_rank_prefix(raw).rest if raw[:1] not in (" ", "[") else raw
         stripped = line.strip()
-        if "Root Cause (first observed failure)" in line or stripped.startswith("Failures:"):
+        if "Root Cause (first observed failure)" in line or stripped.startswith(("Failures:", "Other Failures:",
+                                                                              "Root Cause:")):
             flush()
             fields, root = None, "Root Cause" in line
             continue
         if _ENTRY.match(line):
             flush()
-            fields, last_key = {}, ""
+            fields, last_key, headerless = {}, "", False
             continue
         if fields is None:
-            continue
+            # a record pasted without its header: its first field starts it (kept if it has an exit code)
+            start = _FIELD.match(line)
+            if start is None or start.group(1) not in ("time", "host", "hostname", "rank", "exitcode"):
+                continue
+            fields, last_key, headerless = {}, "", True
         if stripped.startswith(("=====", "-----")):
             flush()
             fields = None
             continue
+        raw_lines.append(line)
         field = _FIELD.match(line)
         if field:
-            last_key = field.group(1)
-            fields[last_key] = field.group(2)
+            last_key = _FIELD_NAMES.get(field.group(1), field.group(1))
+            fields[last_key] = field.group(2).strip().strip('"') if last_key == "traceback" else field.group(2)
         elif last_key == "traceback":
             fields["traceback"] += "\n" + line
     flush()
@@ -176,11 +193,26 @@ def parse_launcher_failures(text: str) -> tuple[LauncherFailure, ...]:
             failures.append(LauncherFailure(None, int(match.group(1)), None, code, sig, None, None, root_cause=True))
     if not failures:
         for match in _AGENT_LINE.finditer(text):
-            code = int(match.group(1))
-            failures.append(LauncherFailure(None, int(match.group(2)), None, code, _signal_name(code, None),
-                                            int(match.group(3)), None))
+            code, local, pid = (int(g) for g in (match.groups()[:3] if match.group(1) else match.groups()[3:]))
+            failures.append(LauncherFailure(None, local, None, code, _signal_name(code, None), pid, None))
     failures.sort(key=lambda f: not f.root_cause)
     return tuple(failures)
+
+
+_LOOSE_RANK = re.compile(r"\brank\s*:?\s*(\d+)\s*\(local[ _]rank:\s*(\d+)\)")
+_LOOSE_EXIT = re.compile(r"exitcode\s*:\s*(-?\d+)(?:\s*\(pid:\s*(\d+)\))?")
+_LOOSE_SIGNAL = re.compile(r"signal (\d+) \((SIG\w+)\)", re.IGNORECASE)
+
+
+def _recover(fields: dict[str, str], text: str) -> None:
+    """The rank, exit code and signal of a record whose fields lost their line breaks or labels
+    ("rank2 (local rank: 2)exitcode: -9 (pid: 36071)error file: <N/A>")."""
+    if "rank" not in fields and (rank := _LOOSE_RANK.search(text)) is not None:
+        fields["rank"] = f"{rank.group(1)} (local_rank: {rank.group(2)})"
+    if "exitcode" not in fields and (code := _LOOSE_EXIT.search(text)) is not None:
+        fields["exitcode"] = code.group(1) + (f" (pid: {code.group(2)})" if code.group(2) else "")
+    if (sig := _LOOSE_SIGNAL.search(text)) is not None and "Signal " not in fields.get("traceback", ""):
+        fields["traceback"] = f"Signal {sig.group(1)} ({sig.group(2).upper()})"
 
 
 def _deepspeed_failures(text: str) -> list[LauncherFailure]:
@@ -218,7 +250,9 @@ def _srun_failures(text: str) -> list[LauncherFailure]:
 # "Received Signals.SIGHUP death signal"): it forwards the signal to its workers and exits with
 # SignalException. The signal came from outside the job: a closing terminal (SIGHUP, nohup), Ctrl-C
 # (SIGINT), a scheduler, a container stop or a supervisor (SIGTERM).
-_AGENT_DEATH = re.compile(r"Received (?:(?P<num>\d+)|Signals\.(?P<name>SIG[A-Z]+)) death signal, shutting down workers")
+_AGENT_DEATH = re.compile(r"Received (?:(?P<num>\d+)|Signals\.(?P<name>SIG[A-Z]+)) death signal, shutting down workers|"
+                          # the agent's own exception when the signal interrupted it ("got signal: 1")
+                          r"SignalException: Process \d+ got signal: (?:(?P<num2>\d+)|Signals\.(?P<name2>SIG[A-Z]+))")
 
 
 @dataclass(frozen=True)
@@ -229,12 +263,13 @@ class AgentSignal:
 
 def parse_agent_death_signal(text: str) -> AgentSignal | None:
     """The first signal torchrun's agent says it received from outside, or None."""
-    if "death signal" not in text:
+    if "death signal" not in text and "SignalException" not in text:
         return None
     match = _AGENT_DEATH.search(text)
     if match is None:
         return None
-    name = match.group("name") or _signal_name(-int(match.group("num")), None) or f"signal {match.group('num')}"
+    num = match.group("num") or match.group("num2")
+    name = match.group("name") or match.group("name2") or _signal_name(-int(num), None) or f"signal {num}"
     line_start = text.rfind("\n", 0, match.start()) + 1
     line_end = text.find("\n", match.end())
     return AgentSignal(name, text[line_start:line_end if line_end >= 0 else len(text)].strip()[:300])

@@ -1,0 +1,129 @@
+"""Failure records in plain words, from launchers and frameworks other than torchrun: Open MPI's
+``mpirun noticed that process rank 1 with PID 42 on node n1 exited on signal 9 (Killed).`` (and its
+"first process to do so was ... Exit code: N" box), vLLM's ``Worker proc VllmWorker-3 died
+unexpectedly``, Ray's ``The actor is dead because its worker process has died`` and any line that
+names a rank and says it died, was killed or crashed (``rank 5 died from signal 11``, ``rank 2 was
+killed``, ``rank 3 exited with exit code 134``).
+
+torchrun's, DeepSpeed's, srun's and mp.spawn's records are read by :mod:`triage.parsing.torchelastic`.
+"""
+
+from __future__ import annotations
+
+import re
+import signal as _signal
+from dataclasses import dataclass
+
+# Words that must be in a text for any record here to be in it (a cheap pre-check).
+MARKERS = ("noticed that process rank", "first process to do so", "died", "killed", "Killed", "crashed",
+           "exited on signal", "exited with", "terminated by signal", "worker process has died", "Aborted",
+           "Segmentation fault", "Bus error", "sigquit from a child")
+
+
+@dataclass(frozen=True)
+class RankDeath:
+    rank: int | None             # None: the record names a process, not a rank (a Ray worker's pid)
+    signal: str | None           # "SIGKILL"
+    exitcode: int | None         # a non-signal exit code
+    host: str | None
+    pid: int | None
+    text: str                    # the record, on one line
+    first: bool = False          # the launcher says this was the first process to fail
+    offset: int = 0              # where the record starts in the text
+    consequence: bool = False    # it says another process failed first (a parent told of a child's failure)
+
+
+_MPI_SIGNAL = re.compile(
+    r"(?P<who>mpirun|mpiexec|prterun|orterun|prte) noticed that process rank (?P<rank>\d+) with PID (?P<pid>\S+) on "
+    r"node (?P<host>\S+) exited on\s+signal (?P<num>\d+)(?: \((?P<name>[^)\n]+)\))?")
+_MPI_FIRST = re.compile(r"The first process to do so was:\s+Process name:\s+\[\[\d+,\d+\],(?P<rank>\d+)\]"
+                        r"(?:\s+Exit code:\s+(?P<code>-?\d+))?")
+_VLLM = re.compile(r"Worker proc VllmWorker-(?P<rank>\d+) died unexpectedly")
+_VLLM_PID = re.compile(r"Worker VllmWorkerProcess pid (?P<pid>\d+) died, exit code: (?P<code>-?\d+)")
+# The shell's job-status message: "./run.sh: line 28:  8891 Killed   python3 -m sglang.launch_server ..."
+_SHELL_JOB = re.compile(r": line \d+:\s+(?P<pid>\d+) (?P<what>Killed|Aborted|Segmentation fault|Bus error|"
+                        r"Floating point exception|Illegal instruction)(?: \(core dumped\))?\s")
+# SGLang's server: a child (a scheduler, a TP worker) failed and sent it SIGQUIT
+_SGLANG_CHILD = re.compile(r"Received sigquit from a child process")
+_RAY = re.compile(r"(?:The actor is dead because its worker process has died|A worker died or was killed while "
+                  r"executing a task by an unexpected system error)[^\n]*?(?:Worker PID: (?P<pid>\d+))?[^\n]*?"
+                  r"Worker exit type: (?P<type>SYSTEM_ERROR|USER_ERROR|NODE_OUT_OF_MEMORY)")
+# "rank 5 died from signal 11", "Rank 2 was killed", "rank=3 crashed", "rank 1 exited with exit code 134",
+# "rank 4 terminated by signal SIGSEGV". Not "[Rank 0] ... watchdog thread terminated" (PyTorch's own).
+_PLAIN = re.compile(
+    r"(?<![\w\[])rank[ =:#]?(?P<rank>\d+)\b(?P<mid>[^\n\[\]]{0,60}?)\b"
+    r"(?P<verb>died|was killed|got killed|killed|crashed|exited|terminated)\b"
+    r"(?P<tail>[^\n]{0,50}?(?:signal[ :]*(?P<sig>SIG[A-Z]+|\d+)(?: \((?P<signame>[A-Za-z ]+)\))?|"
+    r"(?:exit|return|error) ?(?:code|status)[ :=]*(?P<code>-?\d+)))?", re.IGNORECASE)
+_NOT_PLAIN = ("watchdog", "ProcessGroup", "local_rank", "heartbeat", "exitcode")
+_SIG_NAMES = {"killed": "SIGKILL", "aborted": "SIGABRT", "segmentation fault": "SIGSEGV", "bus error": "SIGBUS",
+              "terminated": "SIGTERM", "floating point exception": "SIGFPE", "illegal instruction": "SIGILL"}
+
+
+def signal_name(value: str | None, words: str | None = None) -> str | None:
+    """"9" / "SIGKILL" / "Killed" as "SIGKILL"."""
+    if value and value.upper().startswith("SIG"):
+        return value.upper()
+    if value and value.isdigit():
+        try:
+            return _signal.Signals(int(value)).name
+        except ValueError:
+            return f"signal {value}"
+    return _SIG_NAMES.get((words or "").strip().lower())
+
+
+def _line_of(text: str, start: int, end: int) -> str:
+    head = text.rfind("\n", 0, start) + 1
+    tail = text.find("\n", end)
+    return " ".join(text[head:tail if tail >= 0 else len(text)].split())[:300]
+
+
+def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
+    """The plain-word failure records of ``text``, in text order. Never raises."""
+    if not any(marker in text for marker in MARKERS):
+        return ()
+    out: list[RankDeath] = []
+    for match in _MPI_SIGNAL.finditer(text):
+        out.append(RankDeath(int(match.group("rank")), signal_name(match.group("num")), None, match.group("host"),
+                             int(match.group("pid")) if match.group("pid").isdigit() else None,
+                             " ".join(match.group(0).split()), first=True, offset=match.start()))
+    for match in _MPI_FIRST.finditer(text):
+        code = int(match.group("code")) if match.group("code") else None
+        out.append(RankDeath(int(match.group("rank")), None, code, None, None, " ".join(match.group(0).split()),
+                             first=True, offset=match.start()))
+    for match in _VLLM.finditer(text):
+        out.append(RankDeath(int(match.group("rank")), None, None, None, None, _line_of(text, *match.span()),
+                             offset=match.start()))
+    for match in _VLLM_PID.finditer(text):
+        code = int(match.group("code"))
+        out.append(RankDeath(None, signal_name(str(-code)) if code < 0 else None, code if code > 0 else None, None,
+                             int(match.group("pid")), _line_of(text, *match.span()), offset=match.start()))
+    for match in _RAY.finditer(text):
+        out.append(RankDeath(None, None, None, None, int(match.group("pid")) if match.group("pid") else None,
+                             _line_of(text, *match.span())[:300], offset=match.start()))
+    for match in _SHELL_JOB.finditer(text):
+        out.append(RankDeath(None, signal_name(None, match.group("what")), None, None, int(match.group("pid")),
+                             _line_of(text, *match.span()), offset=match.start()))
+    for match in _SGLANG_CHILD.finditer(text):
+        out.append(RankDeath(None, None, None, None, None, _line_of(text, *match.span()), offset=match.start(),
+                             consequence=True))
+    taken = [(d.offset, d.offset + len(d.text)) for d in out]
+    for match in _PLAIN.finditer(text):
+        death = _plain(text, match)
+        if death is not None and not any(lo <= match.start() < hi for lo, hi in taken):
+            out.append(death)
+    return tuple(sorted(out, key=lambda d: d.offset))
+
+
+def _plain(text: str, match: re.Match[str]) -> RankDeath | None:
+    line = _line_of(text, *match.span())
+    if any(word in line for word in _NOT_PLAIN) or "noticed that process" in line:
+        return None
+    verb = match.group("verb").lower()
+    sig = signal_name(match.group("sig"), match.group("signame"))
+    code = int(match.group("code")) if match.group("code") else None
+    if code is not None and code < 0:
+        sig, code = signal_name(str(-code)), None
+    if verb in ("exited", "terminated") and sig is None and not code:
+        return None          # "rank 0 exited" / "exited with code 0": a normal end
+    return RankDeath(int(match.group("rank")), sig, code, None, None, line, offset=match.start())

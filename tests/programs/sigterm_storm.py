@@ -7,6 +7,7 @@ for SECONDS. A dump that walks the importing threads from that signal handler cr
 (SIGSEGV); the worker's must not. Prints ``survived N`` at the end. argv: RANK_DIR SECONDS.
 """
 
+import contextlib
 import importlib
 import os
 import signal
@@ -22,10 +23,8 @@ def import_forever(names: list[str]) -> None:
     while True:
         for name in names:
             sys.modules.pop(name, None)
-            try:
+            with contextlib.suppress(KeyError):     # another thread dropped it mid-import
                 importlib.import_module(name)
-            except KeyError:       # another thread dropped it from sys.modules mid-import
-                pass
 
 
 def main() -> None:

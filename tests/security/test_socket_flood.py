@@ -26,6 +26,10 @@ from tests.helpers.launch import HOST, job_env, launch_argv, rank_dir, run_launc
 from tests.helpers.paths import program
 from tests.helpers.processes import kill_tree, running_program, wait_for
 from tests.security.sec_util import AS_NOBODY, SYSTEM_PYTHON, attacker_dir, can_drop_privileges
+from triage.collectors.common import Target
+from triage.collectors.worker import collect_worker
+from triage.layout import RankPaths
+from triage.options import CollectSettings
 from triage.worker.agent import _State
 from triage.worker.control import ControlThread
 
@@ -162,5 +166,14 @@ def test_a_squatted_name_moves_the_socket_and_is_recorded(tmp_path: Path) -> Non
         assert "test_socket_flood" in (tmp_path / "dump" / "stacks.txt").read_text()
         reply = send_command("@" + state.control_name, f"dump {tmp_path / 'dump2'}", timeout=30)
         assert reply["control_socket_squatted"] == "@" + wanted
+        # the bundle says so: the fr collector's record names the squatted name
+        paths = RankPaths(tmp_path / "rank")
+        paths.root.mkdir()
+        paths.worker.write_text(json.dumps({"pid": os.getpid(), "control_socket": "@" + state.control_name,
+                                            "control_socket_squatted": "@" + wanted}))
+        bundle = tmp_path / "bundle"
+        records = collect_worker(Target(0, os.getpid(), paths=paths), bundle / "rank-0", bundle, CollectSettings())
+        fr = next(r for r in records if r.name == "fr")
+        assert wanted in (fr.hint or ""), fr     # (no fr.json: torch.distributed is not in use here)
     finally:
         squatter.close()

@@ -249,8 +249,10 @@ def _busy_line(action: MonitorAction, activities: Sequence[busy.RankActivity],
     head = ", ".join(who) + (f" for {seconds} s" if seconds is not None else "")
     head += f" ({'; '.join(e for e in evidence if e)})" if any(evidence) else ""
     hang_timeout, stop_timeout = settings.hang.hang_timeout, settings.hang.stop_timeout
-    tail = (f"not stopping the job: checking again every {int(hang_timeout)} s, "
-            f"stopping after --stop-timeout {int(stop_timeout)} s")
+    limit = f"--stop-timeout {int(stop_timeout)} s"
+    if all(a.activity == busy.Activity.GPU_WAIT for a in moving):
+        limit = f"--gpu-wait-timeout {int(min(stop_timeout, max(hang_timeout, settings.hang.gpu_wait_timeout)))} s"
+    tail = f"not stopping the job: checking again every {int(hang_timeout)} s, stopping after {limit}"
     return "; ".join(p for p in (head, action.waiting, tail) if p), ", ".join(who)
 
 

@@ -1,7 +1,8 @@
 """Client of the in-worker control socket (see triage.worker.heartbeat).
 
-``request_dump(target, out_dir, timeout)`` asks one worker to write ``fr.json``, ``fr.pickle``
-and ``stacks.txt`` into ``out_dir`` and returns a :class:`DumpResult` with a status per file.
+``request_dump(target, out_dir, timeout)`` asks one worker to write ``fr.json`` and ``stacks.txt``
+into ``out_dir`` (``fr.pickle`` is answered ``skipped`` by current workers) and returns a
+:class:`DumpResult` with a status per file.
 ``target`` is a rank directory (RankPaths or its path: the socket name is read from its
 worker.json) or a socket name (``@name`` for the Linux abstract namespace, or a path).
 It never raises for an unreachable or dead worker: the result says what went wrong.

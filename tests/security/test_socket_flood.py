@@ -16,6 +16,7 @@ import json
 import os
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -23,7 +24,7 @@ import pytest
 
 from collectors.worker_client import ping, request_dump, send_command
 from tests.helpers.launch import HOST, job_env, launch_argv, rank_dir, run_launch, torchrun
-from tests.helpers.paths import program
+from tests.helpers.paths import REPO, program
 from tests.helpers.processes import kill_tree, running_program, wait_for
 from tests.security.sec_util import AS_NOBODY, SYSTEM_PYTHON, attacker_dir, can_drop_privileges
 from triage.collectors.common import Target
@@ -177,3 +178,16 @@ def test_a_squatted_name_moves_the_socket_and_is_recorded(tmp_path: Path) -> Non
         assert wanted in (fr.hint or ""), fr     # (no fr.json: torch.distributed is not in use here)
     finally:
         squatter.close()
+
+
+def test_a_peer_gone_before_its_answer_never_kills_a_rank_with_default_sigpipe(tmp_path: Path) -> None:
+    argv = [sys.executable, str(REPO / "tests" / "programs" / "control_sigpipe.py"), str(tmp_path)]
+    with running_program(argv, ready="READY", timeout=60) as proc:
+        name = proc.pre_ready_output[0].decode().strip()  # type: ignore[attr-defined]
+        for i in range(200):
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as peer:
+                peer.connect("\0" + name[1:])
+                peer.sendall(f"dump {tmp_path / 'd' / str(i % 4)}\n".encode())
+        assert ping(name, timeout=30)
+        assert proc.poll() is None, proc.returncode           # -13: killed by SIGPIPE
+        kill_tree(proc.pid)

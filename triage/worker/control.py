@@ -15,6 +15,8 @@ The job owns this socket, so a stranger can never stall it or the heartbeat:
 - the heartbeat runs on its own thread (:mod:`triage.worker.heartbeat`); nothing here delays it;
 - only the same user or root is served (SO_PEERCRED, checked before a byte is read); others get
   one non-blocking refusal and are closed;
+- every send is MSG_NOSIGNAL: a peer that went away never raises SIGPIPE, which kills a rank whose
+  program restored SIGPIPE's default action;
 - one peer at a time, each bounded: the command line must arrive within ``READ_DEADLINE_S`` (a
   peer that holds the socket open or drips bytes is dropped), the reply is sent with a bound;
   a peer that connects and goes away costs one accept;
@@ -94,15 +96,14 @@ class ControlThread(threading.Thread):
     def serve(self, conn: socket.socket) -> None:
         if not _same_user(conn):
             self.refused += 1
-            conn.send(b'{"ok": false, "error": "permission denied"}\n', socket.MSG_DONTWAIT)
+            conn.send(b'{"ok": false, "error": "permission denied"}\n', socket.MSG_DONTWAIT | socket.MSG_NOSIGNAL)
             return
         command = _read_line(conn, time.monotonic() + READ_DEADLINE_S)
         if command is None:
             return
         reply = self.handle(command)
         self.served += 1
-        conn.settimeout(SEND_DEADLINE_S)
-        conn.sendall(json.dumps(reply).encode() + b"\n")
+        _send_all(conn, json.dumps(reply).encode() + b"\n", time.monotonic() + SEND_DEADLINE_S)
 
     def handle(self, command: str) -> dict[str, Any]:
         verb, _, arg = command.strip().partition(" ")
@@ -157,6 +158,18 @@ def _write_bytes(path: str, data: bytes | None) -> dict[str, Any]:
         return {"status": "skipped", "bytes": 0, "error": "torch.distributed is not in use in this process"}
     write_bytes(path, data)
     return {"status": "ok", "bytes": len(data), "error": None}
+
+
+def _send_all(conn: socket.socket, data: bytes, deadline: float) -> None:
+    """Send ``data`` before ``deadline``. MSG_NOSIGNAL: a peer gone away must never raise SIGPIPE in a
+    rank whose program set SIGPIPE back to its default (which kills the process)."""
+    view = memoryview(data)
+    while view:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return
+        conn.settimeout(left)
+        view = view[conn.send(view, socket.MSG_NOSIGNAL):]
 
 
 def _read_line(conn: socket.socket, deadline: float) -> str | None:

@@ -10,7 +10,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import glob
+import json
 import os
 import shutil
 import stat
@@ -83,8 +85,22 @@ def collect_worker(target: Target, rank_out: Path, bundle: Path,
         error = f"process {target.pid} is not running"
     for produced in BundleRankPaths.WORKER_DUMP_FILES:
         chmod_private(rank_out / produced)
-    return [_fr_record(target, rank_out, bundle, error, started),
-            _stacks_record(target, rank_out, bundle, error, started)]
+    fr = _fr_record(target, rank_out, bundle, error, started)
+    squatted = _squatted(target) if registered else None
+    if squatted is not None:
+        fr = dataclasses.replace(fr, hint=f"the worker's control-socket name {squatted} was bound by another process "
+                                          "before the rank started; the worker listened under a random name instead")
+    return [fr, _stacks_record(target, rank_out, bundle, error, started)]
+
+
+def _squatted(target: Target) -> str | None:
+    """The control-socket name someone held before the worker could bind it (worker.json), if any."""
+    try:
+        info = json.loads(target.paths.worker.read_text(encoding="utf-8")) if target.paths else None
+    except (OSError, ValueError):
+        return None
+    name = info.get("control_socket_squatted") if isinstance(info, dict) else None
+    return name[:200] if isinstance(name, str) and name else None
 
 
 def _fr_record(target: Target, rank_out: Path, bundle: Path, error: str | None,

@@ -1,7 +1,8 @@
 """Client of the in-worker control socket (see triage.worker.heartbeat).
 
-``request_dump(target, out_dir, timeout)`` asks one worker to write ``fr.json``, ``fr.pickle``
-and ``stacks.txt`` into ``out_dir`` and returns a :class:`DumpResult` with a status per file.
+``request_dump(target, out_dir, timeout)`` asks one worker to write ``fr.json`` and ``stacks.txt``
+into ``out_dir`` (``fr.pickle`` is answered ``skipped`` by current workers) and returns a
+:class:`DumpResult` with a status per file.
 ``target`` is a rank directory (RankPaths or its path: the socket name is read from its
 worker.json) or a socket name (``@name`` for the Linux abstract namespace, or a path).
 It never raises for an unreachable or dead worker: the result says what went wrong.
@@ -75,12 +76,12 @@ def _address(name: str) -> str:
 def send_command(target: Target, command: str, timeout: float) -> dict[str, Any]:
     """Send one command line, return the decoded JSON reply. Raises OSError/LookupError/ValueError."""
     name = socket_name(target)
+    deadline = time.monotonic() + timeout
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC) as sock:
         sock.settimeout(timeout)
-        sock.connect(_address(name))
+        _connect(sock, _address(name), deadline)
         sock.sendall(command.encode() + b"\n")
         buf = b""
-        deadline = time.monotonic() + timeout
         while b"\n" not in buf:
             sock.settimeout(max(0.01, deadline - time.monotonic()))
             chunk = sock.recv(65536)
@@ -91,6 +92,19 @@ def send_command(target: Target, command: str, timeout: float) -> dict[str, Any]
     if not isinstance(reply, dict):
         raise TypeError("reply is not a JSON object")
     return reply
+
+
+def _connect(sock: socket.socket, address: str, deadline: float) -> None:
+    """Connect, waiting while the worker's backlog is full (a unix socket answers EAGAIN at once
+    then, e.g. while someone floods it) until ``deadline``."""
+    while True:
+        try:
+            sock.connect(address)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise TimeoutError("the worker's control socket stayed busy (its backlog full)") from None
+            time.sleep(0.02)
 
 
 def ping(target: Target, timeout: float = 2.0) -> bool:

@@ -120,9 +120,13 @@ class HangSettings:
         "report, stop the job, exit 75), report-and-wait (report, leave the job running), wait (only collect)")
     collect_on_crash: bool = setting(
         True, "collect a bundle from the surviving ranks when a rank exits non-zero or by a signal")
+    gpu_wait_timeout: float = setting(
+        600.0, "a suspected hang whose holding-up ranks only wait on a GPU that runs (CUDA synchronize, NCCL "
+        "wait; NVML shows the GPU busy) is stopped after this many seconds (default 600, NCCL's own timeout; "
+        "--stop-timeout if lower); a GPU wait on an idle GPU, or one whose use is unknown, is a hang at once")
 
     def __post_init__(self) -> None:
-        for name in ("hang_timeout", "stop_timeout"):
+        for name in ("hang_timeout", "stop_timeout", "gpu_wait_timeout"):
             value = getattr(self, name)
             if not math.isfinite(value) or value < 0:
                 raise UsageError(f"--{name.replace('_', '-')} {value!r} must be a finite number of seconds, "

@@ -194,3 +194,30 @@ def test_local_ranks_stuck_after_a_remote_busy_notice_are_sampled_without_a_seco
     check = mon.on_tick(busy_job(T0 + 1), T0 + 1)
     assert check is not None and check.kind == MonitorActionKind.CHECK and check.sample == ((0, 100),)
     assert cluster_trigger.notices(tmp_path)[-1].origin == "h2" and not cluster_trigger.notices(tmp_path)[-1].stop
+
+
+def test_ranks_waiting_on_a_running_gpu_are_stopped_at_gpu_wait_timeout(tmp_path: Path) -> None:
+    mon = HangMonitor(AgentContext("job", "h1", tmp_path, tmp_path / "h1", T0 - 100),
+                      HangSettings(hang_timeout=30, stop_timeout=1800, gpu_wait_timeout=120))
+    first = mon.on_tick(busy_job(T0), T0)
+    assert first is not None
+    mon.on_outcome(first, "rank 0 waiting on the GPU in synchronize (train.py:3)")
+    check = mon.on_tick(busy_job(T0 + 31), T0 + 31)
+    assert check is not None and check.kind == MonitorActionKind.CHECK and check.certain is None
+    mon.on_outcome(check, "rank 0 waiting on the GPU in synchronize (train.py:3)")
+    stop = mon.on_tick(busy_job(T0 + 90), T0 + 90)                     # the stall began at T0 - 31
+    assert stop is not None and stop.certain is not None
+    assert "--gpu-wait-timeout 120 s" in stop.certain
+
+
+def test_a_busy_rank_beside_a_gpu_wait_keeps_the_stop_timeout(tmp_path: Path) -> None:
+    mon = HangMonitor(AgentContext("job", "h1", tmp_path, tmp_path / "h1", T0 - 100),
+                      HangSettings(hang_timeout=30, stop_timeout=1800, gpu_wait_timeout=120))
+    first = mon.on_tick(busy_job(T0), T0)
+    assert first is not None
+    mon.on_outcome(first, "rank 0 waiting on the GPU in synchronize (train.py:3), rank 3 busy in save (c.py:1)")
+    check = mon.on_tick(busy_job(T0 + 60), T0 + 60)
+    assert check is not None and check.certain is None
+    mon.on_outcome(check, "rank 0 waiting on the GPU in synchronize (train.py:3), rank 3 busy in save (c.py:1)")
+    later = mon.on_tick(busy_job(T0 + 95), T0 + 95)                   # past 120 s of stall: checked, not stopped
+    assert later is not None and later.kind == MonitorActionKind.CHECK and later.certain is None

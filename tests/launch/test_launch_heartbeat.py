@@ -58,15 +58,14 @@ def test_heartbeat_in_flight_dump_and_sigterm(tmp_path: Path) -> None:
         result = request_dump(rank_dir(run, 1), tmp_path / "dump", timeout=10)
         assert result.ok, result
         assert {n: f.status for n, f in result.files.items()} == {
-            "fr.json": "ok", "fr.pickle": "skipped", "stacks.txt": "ok"}  # fr.pickle follows the reply
+            "fr.json": "ok", "fr.pickle": "skipped", "stacks.txt": "ok"}  # no stack-trace pickle: it loads torch's compiler
         # the in-worker agent imports nothing of triage: its file names must be the bundle contract's
         assert sorted(result.files) == sorted(BundleRankPaths.WORKER_DUMP_FILES)
         stacks = (tmp_path / "dump" / "stacks.txt").read_text()
         assert "in all_gather" in stacks and "mismatch_hang.py" in stacks
         fr = json.loads((tmp_path / "dump" / "fr.json").read_text())
         assert fr["entries"][-1]["profiling_name"] == "gloo:all_gather"
-        pickle_path = tmp_path / "dump" / "fr.pickle"
-        wait_for(lambda: pickle_path.is_file() and pickle_path.stat().st_size > 0, 20, "deferred fr.pickle")
+        assert not (tmp_path / "dump" / "fr.pickle").exists()
         bad = request_dump(tmp_path / "nowhere", tmp_path / "dump2", timeout=2)
         assert not bad.ok and bad.error
         # A manual dump request file is picked up and answered with a .done file

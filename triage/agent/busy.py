@@ -12,7 +12,10 @@ and the evidence they write on a dump request are triage's work, not the rank's.
 
 A rank is **busy** when its CPU share or I/O rate is over a small floor, or its stacks changed;
 **blocked** when none of them moved; **gone** when it exited between the samples; **unknown**
-when it could not be read (treated like busy: no stop on a guess).
+when it could not be read (treated like busy: no stop on a guess). A rank whose main thread is in a
+CUDA synchronize or an NCCL wait is **waiting on the GPU**, whatever its CPU
+(:mod:`triage.agent.gpu_wait`: a hang when the GPU is idle or its use unknown, watched like a busy
+rank while the GPU runs).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from triage.agent.gpu_wait import GPU_BUSY_SHARE, gpu_utilization, gpu_wait
 from triage.collectors.pyspy import sample_stacks
 from triage.parsing.stacks import Frame, ThreadStack, parse_pyspy_json
 
@@ -41,6 +45,7 @@ class Activity(str, enum.Enum):
     BLOCKED = "blocked"
     GONE = "gone"
     UNKNOWN = "unknown"
+    GPU_WAIT = "waiting on the GPU"
 
 
 @dataclass(frozen=True)
@@ -70,10 +75,16 @@ class RankActivity:
     stack_changed: bool | None = None
     where: str | None = None          # "save_checkpoint (ckpt.py:10)": the rank's innermost own frame
     error: str | None = None          # why a stack sample is missing
+    gpu_wait: str | None = None       # "torch.cuda.synchronize (step at train.py:42)"
+    gpu_util: float | None = None     # NVML utilization of its GPU (0..1); None: not known
 
     def evidence(self) -> str:
         """``CPU 85%, I/O 12.0 MB/s, stack moving`` (what made it busy or blocked)."""
         parts = []
+        if self.activity == Activity.GPU_WAIT:
+            parts.append(f"in {self.gpu_wait}")
+            parts.append(f"GPU {self.gpu_util * 100:.0f}%" if self.gpu_util is not None
+                         else "GPU use not known (no NVML reading)")
         if self.cpu_share is not None:
             parts.append(f"CPU {self.cpu_share * 100:.0f}%")
         if self.io_rate is not None:
@@ -208,8 +219,26 @@ def judge(first: RankSample, second: RankSample) -> RankActivity:
     if first.threads is not None and second.threads is not None:
         changed = _stack_key(first.threads) != _stack_key(second.threads)
     busy = cpu >= CPU_BUSY_SHARE or io >= IO_BUSY_BYTES_PER_S or bool(changed)
+    waits = gpu_wait(second.threads) if second.threads is not None else None
+    if waits is not None and not changed:
+        return RankActivity(first.rank, first.pid, Activity.GPU_WAIT, round(cpu, 3), round(io, 1), changed,
+                            base.where, base.error, waits, gpu_utilization(first.pid))
     return RankActivity(first.rank, first.pid, Activity.BUSY if busy else Activity.BLOCKED,
                         round(cpu, 3), round(io, 1), changed, base.where, base.error)
+
+
+def keeps_waiting(act: RankActivity) -> bool:
+    """Whether triage waits for this rank (busy, unreadable, or waiting on a GPU that runs)."""
+    if act.activity == Activity.GPU_WAIT:
+        return act.gpu_util is not None and act.gpu_util >= GPU_BUSY_SHARE
+    return act.activity in (Activity.BUSY, Activity.UNKNOWN)
+
+
+def state_text(act: RankActivity) -> str:
+    """``busy``, ``blocked``, ``waiting on the GPU``, ``not readable (taken as busy)``..."""
+    if act.activity == Activity.UNKNOWN:
+        return "not readable (taken as busy)"
+    return str(act.activity.value)
 
 
 def judge_all(first: dict[int, RankSample], second: dict[int, RankSample]) -> list[RankActivity]:

@@ -74,6 +74,8 @@ def stuck_ranks(ranks: Sequence[LocalRankStatus], timeout: float, now: float) ->
     """rank -> seconds it has been stuck, for every live rank past ``timeout``."""
     stuck: dict[int, float] = {}
     for status in _watched(ranks):
+        if status.exiting:
+            continue      # past the user's code (its exit record is written): finalizing, not hung
         # progress counts only for a rank that has shown some (a collective or a step) at all
         progress = status.progress_age_s if (status.progress or status.step is not None) else None
         ages = [a for a in (_age(status, now), progress, status.heartbeat_age_s) if a is not None]

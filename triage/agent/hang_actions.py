@@ -236,21 +236,23 @@ def _busy_line(action: MonitorAction, activities: Sequence[busy.RankActivity],
     """(``rank 0 busy in save_checkpoint (ckpt.py:10) for 30 s (CPU 85%, ...); ranks 1-2 waiting in
     barrier; not stopping...``, ``rank 0 busy in save_checkpoint (ckpt.py:10)``); None when every
     sampled rank is blocked (or gone)."""
-    moving = [a for a in activities if a.activity in (busy.Activity.BUSY, busy.Activity.UNKNOWN)]
+    moving = [a for a in activities if busy.keeps_waiting(a)]
     if not moving:
         return None
     seconds = int(time.time() - action.since) if action.since is not None else None
     who, evidence = [], []
     for act in moving:
-        what = "busy" if act.activity == busy.Activity.BUSY else "not readable (taken as busy)"
+        what = busy.state_text(act)
         where = f" in {act.where}" if act.where else ""
         who.append(f"rank {act.rank} {what}{where}")
         evidence.append(act.evidence())
     head = ", ".join(who) + (f" for {seconds} s" if seconds is not None else "")
     head += f" ({'; '.join(e for e in evidence if e)})" if any(evidence) else ""
     hang_timeout, stop_timeout = settings.hang.hang_timeout, settings.hang.stop_timeout
-    tail = (f"not stopping the job: checking again every {int(hang_timeout)} s, "
-            f"stopping after --stop-timeout {int(stop_timeout)} s")
+    limit = f"--stop-timeout {int(stop_timeout)} s"
+    if all(a.activity == busy.Activity.GPU_WAIT for a in moving):
+        limit = f"--gpu-wait-timeout {int(min(stop_timeout, max(hang_timeout, settings.hang.gpu_wait_timeout)))} s"
+    tail = f"not stopping the job: checking again every {int(hang_timeout)} s, stopping after {limit}"
     return "; ".join(p for p in (head, action.waiting, tail) if p), ", ".join(who)
 
 
@@ -262,7 +264,7 @@ def blocked_line(activities: Sequence[busy.RankActivity]) -> str:
             parts.append(f"rank {act.rank} exited")
             continue
         where = f" in {act.where}" if act.where else ""
-        parts.append(f"rank {act.rank} blocked{where} ({act.evidence()})")
+        parts.append(f"rank {act.rank} {busy.state_text(act)}{where} ({act.evidence()})")
     return ", ".join(parts)
 
 
@@ -304,7 +306,7 @@ def _note_activity(bundle: Path, activities: Sequence[busy.RankActivity]) -> Non
         extra = {**manifest.extra, "activity": [
             {"rank": a.rank, "pid": a.pid, "activity": a.activity.value, "cpu_share": a.cpu_share,
              "io_bytes_per_s": a.io_rate, "stack_changed": a.stack_changed, "where": a.where,
-             "error": a.error}
+             "error": a.error, "gpu_wait": a.gpu_wait, "gpu_util": a.gpu_util}
             for a in activities]}
         write_manifest(bundle, replace(manifest, extra=extra))
     except (OSError, ValueError, KeyError) as error:

@@ -65,6 +65,7 @@ class _Watch:
     position: tuple[object, ...] = ()   # every rank's progress: a change means the stall moved on
     pending: bool = False        # a check is running
     first: str = ""              # where they were busy when the stall was first judged (the finding names it)
+    gpu: bool = False            # they only wait on a running GPU: stop_at is since + --gpu-wait-timeout
 
 
 def _collect(trigger: Trigger, reason: str, ranks: Sequence[int] = ()) -> MonitorAction:
@@ -79,6 +80,7 @@ class HangMonitor:
         self.ctx = ctx
         self.timeout = settings.hang_timeout
         self.stop_timeout = settings.stop_timeout
+        self.gpu_wait_timeout = min(settings.stop_timeout, max(settings.hang_timeout, settings.gpu_wait_timeout))
         self._watch: _Watch | None = None
         self._pending_hang: MonitorAction | None = None   # a hang action whose ranks are being sampled
         self._remote_evidence_only = False
@@ -140,8 +142,10 @@ class HangMonitor:
             now = self._now if self._now is not None else time.time()
             if self._watch is None:
                 since = action.since if action.since is not None else now
-                self._watch = _Watch(since, since + self.stop_timeout, now + self.timeout, busy,
-                                     action.waiting, self._pending_position, first=busy)
+                gpu = _gpu_only(busy)
+                limit = self.gpu_wait_timeout if gpu else self.stop_timeout
+                self._watch = _Watch(since, since + limit, now + self.timeout, busy,
+                                     action.waiting, self._pending_position, first=busy, gpu=gpu)
             else:
                 if " in " in busy or " in " not in self._watch.busy:
                     self._watch.busy = busy
@@ -257,8 +261,9 @@ class HangMonitor:
             return None
         certain = detect.certain_reason(ranks, suspicion, self.timeout, now)
         if certain is None and now >= watch.stop_at:
-            certain = (f"still busy after --stop-timeout {int(self.stop_timeout)} s "
-                       f"(the stall began {int(now - watch.since)} s ago)")
+            certain = (f"still waiting on the GPU after --gpu-wait-timeout {int(self.gpu_wait_timeout)} s "
+                       if watch.gpu else f"still busy after --stop-timeout {int(self.stop_timeout)} s ")
+            certain += f"(the stall began {int(now - watch.since)} s ago)"
         if certain is not None:
             with self._lock:
                 self._watch = None
@@ -366,3 +371,8 @@ def handle_action(
     stop: Callable[[], None] | None = None,
 ) -> ActionOutcome:
     return run_action(ctx, settings, action, ranks, stop)
+
+
+def _gpu_only(busy: str) -> bool:
+    """The busy line names only ranks waiting on a running GPU (triage.agent.busy.state_text)."""
+    return "waiting on the GPU" in busy and "busy" not in busy and "not readable" not in busy

@@ -98,6 +98,7 @@ class RankTracker:
             progress=progress,
             step=beat.get("step"),
             paths=t.paths,
+            exiting=t.alive and _exit_recorded(t),
         )
 
     def _load_worker(self, t: _Tracked) -> None:
@@ -130,6 +131,14 @@ class RankTracker:
             code = exit_info.get("exit_code")
             return int(code) if isinstance(code, int) else None
         return None
+
+
+def _exit_recorded(t: _Tracked) -> bool:
+    """The worker wrote its exit record (atexit, after every handler of the user's): it is ending."""
+    if not t.paths.exit.is_file():
+        return False
+    exit_info = read_json_or_none(t.paths.exit)
+    return isinstance(exit_info, dict) and exit_info.get("pid") == (t.worker or {}).get("pid")
 
 
 def _is_alive(proc: psutil.Process | None) -> bool:

@@ -32,6 +32,7 @@ class LocalRankStatus:
     progress: tuple[tuple[str, int], ...] = ()   # (pg id, latest collective seq) pairs
     step: int | None = None         # from triage.step()
     paths: RankPaths | None = None
+    exiting: bool = False           # its exit record is written: past all user code, finalizing
 
 
 @dataclass(frozen=True)

@@ -172,6 +172,7 @@ _EVENT_TITLES = {
     EventKind.LAUNCHER_FAILURE: "launcher reported a failure",
     EventKind.EXCEPTION: "exception",
     EventKind.CRASH_ANALYSIS: "crash analysis",
+    EventKind.AGENT_DIED: "triage agent",
 }
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from triage.bundle import Manifest, Trigger, read_manifest
 from triage.errors import InputError
 from triage.layout import BundlePaths, HostPaths, RankPaths, RunPaths
+from triage.load.agent_end import agent_end_event
 from triage.load.agent_facts import agent_facts
 from triage.load.cores import bundle_core_outputs
 from triage.load.fr_files import fr_rank_evidence, read_text
@@ -79,6 +80,9 @@ def load_run_dir(root: Path) -> Evidence:
             continue                    # `triage check --run-dir`'s results, not a host
         if host.node.is_file():
             node_manifests[host.host] = None
+            died = agent_end_event(host)
+            if died is not None:
+                events.append(died)
         if not (host.ranks_dir.is_dir() or host.bundles_dir.is_dir()):
             continue
         launcher = _launcher_exits(host)

@@ -23,6 +23,7 @@ class EventKind(str, enum.Enum):
     LAUNCHER_FAILURE = "launcher_failure"   # torchrun's "Failures:" summary / torchelastic error file
     EXCEPTION = "exception"                 # a Python traceback in a rank's output
     CRASH_ANALYSIS = "crash_analysis"       # a core/gdb classification (see crash_findings)
+    AGENT_DIED = "agent_died"               # a node agent left no end record (triage.load.agent_end)
 
 
 # The start of the ``skipped`` note for a node that left no bundle when another node collected

@@ -4,8 +4,12 @@ What :func:`install` does in a rank of a ``triage launch`` (and nothing anywhere
 
 1. opens ``<run>/<host>/ranks/<rank>/output.log`` (append) and dup2's it onto fds 1 and 2, so
    every byte the rank writes, from Python or C, lands there even if the node agent dies;
-2. enables faulthandler into ``faulthandler.log`` (fatal signals, and SIGTERM chained);
-3. writes ``worker.json`` and starts the heartbeat/control thread (:mod:`triage.worker.heartbeat`);
+2. enables faulthandler into ``faulthandler.log`` (fatal signals with all threads; SIGTERM, chained,
+   with the receiving thread's own stack only: walking other threads from a signal handler can
+   crash on a thread in the middle of a change, and the bundle took every thread's stack before
+   triage stops a job);
+3. writes ``worker.json`` and starts the heartbeat thread (:mod:`triage.worker.heartbeat`) and
+   the control-socket thread (:mod:`triage.worker.control`);
 4. records how the process ends in ``exit.json`` (atexit, chained sys.excepthook) and saves the
    Flight Recorder to ``fr-exit.json`` at normal exit.
 
@@ -44,6 +48,7 @@ class _State:
         self.exception: dict[str, Any] | None = None
         self.faulthandler_file: IO[bytes] | None = None
         self.control_name = ""
+        self.control_squatted: str | None = None     # the name someone else held first, if any
 
 
 _state: _State | None = None
@@ -106,7 +111,7 @@ def _enable_faulthandler(state: _State) -> None:
     os.chmod(handle.name, 0o600)
     state.faulthandler_file = handle
     faulthandler.enable(file=handle, all_threads=True)
-    faulthandler.register(signal.SIGTERM, file=handle, all_threads=True, chain=True)
+    faulthandler.register(signal.SIGTERM, file=handle, all_threads=False, chain=True)
 
 
 def _worker_info(state: _State, rank_var_env: dict[str, str]) -> dict[str, Any]:
@@ -120,6 +125,7 @@ def _worker_info(state: _State, rank_var_env: dict[str, str]) -> dict[str, Any]:
         "host": state.host,
         "real_host": socket.gethostname(),
         "control_socket": "@" + state.control_name if state.control_name else None,
+        "control_socket_squatted": state.control_squatted,
         "python": sys.executable,
         "argv": list(getattr(sys, "orig_argv", sys.argv)),
         "cwd": os.getcwd(),
@@ -226,7 +232,7 @@ def install() -> None:
 
 def _start(state: _State) -> None:
     # lazy: loaded into the rank only when the agent starts (triage.step() alone does not)
-    from triage.worker import heartbeat
+    from triage.worker import control, heartbeat
 
     _enable_faulthandler(state)
     names = [n for n in os.environ.get("TRIAGE_RANK_VARS", "").split(",") if n]
@@ -235,8 +241,10 @@ def _start(state: _State) -> None:
     state.control_name = f"triage/{job}/{state.host}/{state.rank}/{state.pid}"
     interval = float(os.environ.get("TRIAGE_HEARTBEAT_INTERVAL", "1.0") or 1.0)
     thread = heartbeat.HeartbeatThread(state, interval)
+    server = control.ControlThread(state)
     write_json(os.path.join(state.rank_dir, "worker.json"), _worker_info(state, rank_env))
     _chain_excepthook(state)
     _wrap_sys_exit(state)
     atexit.register(_at_exit, state)
     thread.start()
+    server.start()

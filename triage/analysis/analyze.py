@@ -134,6 +134,7 @@ def analyze(evidence: Evidence) -> Report:
         recent=_recent(traces, verdict.process_group, verdict.seq), traces=tuple(sorted(traces.items())),
         extra={"skipped": list(evidence.skipped), "world_size": world_size, "coverage": cov,
                "unparsed": list(evidence.unparsed), **slow.json_extra(), **checked,
+               **({"kernel_events_of_others": evidence.kernel_others} if evidence.kernel_others else {}),
                "groups": [{"pg": g.pg, "name": g.name, "ranks": format_ranks(g.members),
                            "rebuilt": g.rebuilt} for g in groups]},
     )

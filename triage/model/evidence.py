@@ -308,6 +308,7 @@ class Evidence:
     # ``skipped`` then holds the cores that could not be used at all ("PATH: why")
     crashes_only: bool = False
     stop: StopDecision | None = None       # the agent stopped the job (run directories)
+    kernel_others: int = 0                 # dmesg events of other processes (or before the job): counted only
 
     def rank(self, rank: int) -> RankEvidence | None:
         for item in self.ranks:

@@ -121,8 +121,8 @@ def _conclude(ctx: AgentContext, settings: LaunchSettings, action: MonitorAction
         _wait_for_other_nodes(ctx, bundle)
     if busy_line is None and on_hang == OnHang.REPORT_AND_STOP:
         return _stop_job(ctx, action, bundle, trigger, stop, stop_at)
-    if on_hang in (OnHang.REPORT_AND_STOP, OnHang.REPORT_AND_WAIT):
-        print_report(ctx.run_dir)
+    if on_hang == OnHang.REPORT_AND_WAIT or (on_hang == OnHang.REPORT_AND_STOP and _one_node(ctx)):
+        print_report(ctx.run_dir)      # several nodes, busy ranks: no report yet (one report per job, at the stop)
     if busy_line is not None:
         say(busy_line[0])
         return ActionOutcome(bundle=bundle, stop_job=False, message=busy_line[0], busy=busy_line[1])
@@ -136,17 +136,20 @@ def _stop_job(ctx: AgentContext, action: MonitorAction, bundle: Path, trigger: T
     node stops at the time the decider set."""
     one_node = _one_node(ctx)
     origin = ctx.host if one_node else stop_decision.decider(ctx.run_dir, ctx.host)
-    if origin != ctx.host:
-        deadline = time.time() + _WAIT_OTHER_NODES_S + _WAIT_DECISION_S
-        followed = stop_decision.follow(ctx, origin, stop_at, deadline)
-        if followed is not None:
-            return ActionOutcome(bundle=bundle, stop_job=True, message=action.reason, verdict=followed.verdict,
-                                 stop_at=followed.stop_at)
-        say(f"no stop decision from {origin}: this node reports and stops the job")
     reason = action.certain or action.reason
-    decision = stop_decision.decide_and_report(ctx, reason, action.source, stop, stop_at, one_node)
-    return ActionOutcome(bundle=bundle, stop_job=True, message=decision.verdict.summary if decision.verdict
-                         else action.reason, verdict=decision.verdict, stop_at=decision.stop_at)
+    decision = None
+    if origin == ctx.host:
+        decision = stop_decision.decide_and_report(ctx, reason, action.source, stop, stop_at, one_node)
+        origin = stop_decision.decider(ctx.run_dir, ctx.host)
+    if decision is None:
+        deadline = time.time() + _WAIT_OTHER_NODES_S + _WAIT_DECISION_S
+        decision = stop_decision.follow(ctx, origin, stop_at, deadline)
+    if decision is None:
+        say(f"no stop decision from {origin}: this node reports and stops the job")
+        decision = stop_decision.decide_and_report(ctx, reason, action.source, stop, stop_at, True)
+    verdict = decision.verdict if decision is not None else None
+    return ActionOutcome(bundle=bundle, stop_job=True, message=verdict.summary if verdict else action.reason,
+                         verdict=verdict, stop_at=decision.stop_at if decision is not None else None)
 
 
 def _rendezvous(ctx: AgentContext, settings: LaunchSettings, action: MonitorAction,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -42,6 +43,10 @@ class Decision:
     verdict: Verdict | None
     stop_at: float
     decider: str
+    time: float = 0.0           # when it was decided
+
+
+_pointed = threading.Event()    # the line pointing to the decider's report is printed once
 
 
 def decider(run_dir: Path, me: str) -> str:
@@ -76,9 +81,28 @@ def read_decision(run_dir: Path, host: str) -> Decision | None:
         at = data.get("stop_at") if isinstance(data, dict) else None
         if data.get("schema") != STOP_SCHEMA or not isinstance(at, (int, float)):
             return None
-        return Decision(verdict_from_json(data.get("verdict")), float(at), host)
+        when = data.get("time")
+        return Decision(verdict_from_json(data.get("verdict")), float(at), host,
+                        float(when) if isinstance(when, (int, float)) else 0.0)
     except (OSError, ValueError, AttributeError):
         return None
+
+
+def other_decision(run_dir: Path, me: str, since: float) -> Decision | None:
+    """A decision another node's agent recorded after ``since`` (this agent's start: a stop.json
+    left by an earlier run in a reused run directory is not this job's)."""
+    found = [d for h in RunPaths(run_dir).hosts() if h.host != me and h.stop.is_file()
+             for d in (read_decision(run_dir, h.host),) if d is not None and d.time >= since]
+    return min(found, key=lambda d: (d.time, d.decider)) if found else None
+
+
+def point_to(run_dir: Path, found: Decision) -> None:
+    """``report printed by node2: <verdict>; triage report RUN_DIR``, once per agent."""
+    if _pointed.is_set():
+        return
+    _pointed.set()
+    verdict = found.verdict.summary if found.verdict is not None else "see the report"
+    say(f"report printed by {found.decider}: {verdict.splitlines()[0][:300]}; triage report {run_dir}")
 
 
 def wait_for_decision(run_dir: Path, host: str, deadline: float) -> Decision | None:
@@ -100,10 +124,13 @@ def job_verdict(report: Report | None, ctx: AgentContext, reason: str, source: s
 
 
 def decide_and_report(ctx: AgentContext, reason: str, source: str, stop: Callable[[], None] | None,
-                      stop_at: Callable[[float], None] | None, one_node: bool) -> Decision:
+                      stop_at: Callable[[float], None] | None, one_node: bool) -> Decision | None:
     """This node decides: build the report, fix the verdict, record it, stop (now on one node, at
-    ``stop_at`` for every node of a larger job), then print the report with rank output held back."""
+    ``stop_at`` for every node of a larger job), then print the report with rank output held back.
+    None when another node turned out to decide."""
     report = build(ctx.run_dir)
+    if not one_node and decider(ctx.run_dir, ctx.host) != ctx.host:
+        return None             # an earlier stop notice showed up meanwhile (a slow shared file system)
     verdict = job_verdict(report, ctx, reason, source)
     at = time.time() + (0.0 if one_node else STOP_LEAD_S)
     record_stop(ctx, reason, verdict, at)
@@ -126,8 +153,7 @@ def follow(ctx: AgentContext, origin: str, stop_at: Callable[[float], None] | No
         return None
     if stop_at is not None:
         stop_at(found.stop_at)
-    verdict = found.verdict.summary if found.verdict is not None else "see the report"
-    say(f"report printed by {origin}: {verdict.splitlines()[0][:300]}; triage report {ctx.run_dir}")
+    point_to(ctx.run_dir, found)
     return found
 
 
@@ -158,4 +184,5 @@ def render(report: Report, run_dir: Path) -> None:
         say(f"next: triage report {run_dir} --format html -o triage-report.html   # the picture")
 
 
-__all__ = ["STOP_LEAD_S", "Decision", "decide_and_report", "decider", "follow", "job_verdict", "record_stop"]
+__all__ = ["STOP_LEAD_S", "Decision", "decide_and_report", "decider", "follow", "job_verdict", "other_decision",
+           "point_to", "record_stop"]

@@ -23,7 +23,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, BinaryIO, TextIO
 
-from triage.agent import envsetup, lines
+from triage.agent import envsetup, lines, stop_decision
 from triage.agent.hang_actions import print_report
 from triage.agent.hang_monitor import handle_action, make_monitor
 from triage.agent.launcher_bits import NullMonitor, exit_code_of, isatty, signame
@@ -254,6 +254,7 @@ class NodeAgent:
     # -- per tick --------------------------------------------------------------------------
     def _tick(self, now: float) -> None:
         self.pump.discover()
+        self._follow_stop()
         if now - self._hosts_checked >= 5.0 and lines.prefix() == "triage":
             self._hosts_checked = now
             with contextlib.suppress(OSError):
@@ -359,6 +360,18 @@ class NodeAgent:
             self._start_next_action(tuple(t.status for t in self.ranks.ranks.values() if t.status))
 
     # -- stopping --------------------------------------------------------------------------
+    def _follow_stop(self) -> None:
+        """Another node decided to stop the job (its stop.json): stop at the same moment, even while
+        this node's own collection still runs."""
+        if self.stop_at is not None or self.stop_requested_at is not None or lines.prefix() == "triage":
+            return
+        with contextlib.suppress(Exception):
+            found = stop_decision.other_decision(self.run_dir, self.host, self.started)
+            if found is not None:
+                self.schedule_stop(found.stop_at)
+                self.verdict = self.verdict or (found.verdict.summary if found.verdict is not None else None)
+                stop_decision.point_to(self.run_dir, found)
+
     def schedule_stop(self, at: float) -> None:
         """Stop the job at unix time ``at`` (the moment every node of the job stops); the main loop
         looks at the clock every pass (at most IDLE_SLEEP apart)."""

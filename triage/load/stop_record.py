@@ -48,9 +48,23 @@ def read_stop(path: Path, skipped: list[str]) -> StopDecision | None:
 
 
 def load_stop(root: Path, skipped: list[str]) -> StopDecision | None:
-    """The earliest stop decision any host of the run directory recorded."""
-    found = [s for s in (read_stop(h.stop, skipped) for h in RunPaths(root).hosts()) if s is not None]
+    """The earliest stop decision any host of the run directory recorded for this run: one older
+    than its host's agent start (node.json ``started``: a reused run directory) is not this run's."""
+    found = []
+    for host in RunPaths(root).hosts():
+        stop = read_stop(host.stop, skipped)
+        if stop is not None and stop.time >= _started(host.node):
+            found.append(stop)
     return min(found, key=lambda s: (s.time, s.host)) if found else None
+
+
+def _started(node: Path) -> float:
+    try:
+        data = json.loads(node.read_text(encoding="utf-8", errors="replace"))
+        started = data.get("started") if isinstance(data, dict) else None
+        return float(started) if isinstance(started, (int, float)) else 0.0
+    except (OSError, ValueError):
+        return 0.0
 
 
 __all__ = ["load_stop", "read_stop", "verdict_from_json"]

@@ -160,8 +160,7 @@ def test_full_disk_under_merged_log_does_not_stop_the_pump(tmp_path, capsys) -> 
     says so once, and keeps handing output to the monitor; the per-rank logs are the ranks' own."""
     import os
 
-    from triage.agent.lines import holding_rank_output
-from triage.agent.pump import ConsoleWriter, LogPump
+    from triage.agent.pump import LogPump
     from triage.layout import HostPaths
 
     host = HostPaths(tmp_path / "node1")

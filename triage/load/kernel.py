@@ -36,8 +36,10 @@ def job_kernel_events(text: str, host: str, path: str, pids: dict[int, int], sta
 
     A line is the job's when it names one of the job's pids (``pids``: pid -> rank; the event is
     tied to that rank), or when it is an Xid that names no process and falls within the job's
-    lifetime (the node's GPUs: which of them the job used is not recorded). Times come from the
-    line's own wallclock, else from the recorded boot time."""
+    lifetime (the node's GPUs: which of them the job used is not recorded). An Xid of no process
+    whose time cannot be placed (no boot time, or no job start) is kept: a GPU that fell off the bus
+    names no process, and the dmesg collector already reads only since the job started. Times come
+    from the line's own wallclock, else from the recorded boot time."""
     kept: list[Event] = []
     others = 0
     for raw in scan_dmesg(text):
@@ -48,9 +50,12 @@ def job_kernel_events(text: str, host: str, path: str, pids: dict[int, int], sta
         pid = raw.pid
         if pid is not None and pid in pids:
             kept.append(replace(event, rank=pids[pid], time=when))
-        elif (isinstance(raw, XidEvent) and pid is None and when is not None and started is not None
-              and when >= started - JOB_START_SLACK_S):
+        elif isinstance(raw, XidEvent) and pid is None and not _before(when, started):
             kept.append(replace(event, time=when))
         else:
             others += 1
     return kept, others
+
+
+def _before(when: float | None, started: float | None) -> bool:
+    return when is not None and started is not None and when < started - JOB_START_SLACK_S

@@ -121,7 +121,9 @@ def _conclude(ctx: AgentContext, settings: LaunchSettings, action: MonitorAction
         _wait_for_other_nodes(ctx, bundle)
     if busy_line is None and on_hang == OnHang.REPORT_AND_STOP:
         return _stop_job(ctx, action, bundle, trigger, stop, stop_at)
-    if on_hang == OnHang.REPORT_AND_WAIT or (on_hang == OnHang.REPORT_AND_STOP and _one_node(ctx)):
+    if on_hang == OnHang.REPORT_AND_WAIT and trigger == Trigger.REMOTE:
+        say(f"the node that found the hang prints the report; report: triage report {ctx.run_dir}")
+    elif on_hang == OnHang.REPORT_AND_WAIT or (on_hang == OnHang.REPORT_AND_STOP and _one_node(ctx)):
         print_report(ctx.run_dir)      # several nodes, busy ranks: no report yet (one report per job, at the stop)
     if busy_line is not None:
         say(busy_line[0])

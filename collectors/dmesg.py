@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+
+import psutil
 
 from triage.bundle import CollectorRecord, CollectorStatus
 from triage.collectors.common import (
@@ -31,12 +34,25 @@ from triage.private_files import write_json_atomic
 SINCE_MARGIN_S = 5
 
 
-def _events_json(text: str) -> list[dict[str, Any]]:
-    """Relevant events, decoded (Xid code -> meaning, likely cause, what to do)."""
+def _boot_time() -> float | None:
+    try:
+        return float(psutil.boot_time())
+    except (psutil.Error, OSError, ValueError):
+        return None
+
+
+def _events_json(text: str, boot: float | None) -> list[dict[str, Any]]:
+    """Relevant events, decoded (Xid code -> meaning, likely cause, what to do), each with its unix
+    ``time``: from the line's wallclock, else the node's boot time plus the line's seconds since
+    boot (then ``wallclock`` is filled in, ISO, UTC; null only when neither is known)."""
     events: list[dict[str, Any]] = []
     for event in dmesg_parser.scan_dmesg(text):
         data = asdict(event)
         data["type"] = type(event).__name__
+        when = event.timestamp.unix(boot)
+        data["time"] = when
+        if when is not None and not data["timestamp"].get("wallclock"):
+            data["timestamp"]["wallclock"] = datetime.fromtimestamp(when, timezone.utc).isoformat()
         events.append(data)
     return events
 
@@ -66,7 +82,7 @@ def collect_dmesg(node_out: Path, bundle: Path, options: CollectSettings, job_st
     write_private(paths.dmesg, text)
     relevant = dmesg_parser.relevant_lines(text)
     write_private(paths.dmesg_relevant, "".join(line.rstrip("\n") + "\n" for line in relevant))
-    write_json_atomic(paths.dmesg_events, _events_json(text))
+    write_json_atomic(paths.dmesg_events, _events_json(text, _boot_time()))
     files = [BundlePaths(bundle).relative(p) for p in (paths.dmesg, paths.dmesg_relevant, paths.dmesg_events)]
     status = CollectorStatus.PARTIAL if run.truncated else CollectorStatus.OK
     return record("dmesg", status, None, started, files,

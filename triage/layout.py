@@ -16,6 +16,8 @@ Layout ``triage.run/1`` (paths relative to the run directory)::
     <host>/ranks/<rank>/exit.json     how the rank ended, as seen by the agent
     <host>/bundles/<bundle-id>/       node bundles (see triage.bundle; their files: BundlePaths)
     <host>/dump-requests/<id>.json    cross-process dump triggers (``triage dump``)
+    <host>/stop.json                  ``triage.stop/1``: the agent's decision to stop the job (time,
+                                      host, reason, the verdict it printed, the planned stop time)
 
 Everything is created owner-only (dirs 0700, files 0600: triage.private_files).
 """
@@ -252,6 +254,11 @@ class HostPaths:
     @property
     def dump_requests(self) -> Path:
         return self.root / "dump-requests"
+
+    @property
+    def stop(self) -> Path:
+        """The stop decision of this host's agent (``triage.stop/1``), when it stopped the job."""
+        return self.root / "stop.json"
 
     @property
     def stragglers(self) -> StragglerPaths:

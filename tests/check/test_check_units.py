@@ -141,6 +141,19 @@ def test_one_broken_link_names_the_pair() -> None:
     assert verdict.headline == "link n2 <-> n3 fails (connection timed out); all other links fine"
 
 
+def test_a_link_that_fails_one_way_names_its_direction() -> None:
+    ranks = _healthy()
+    _probes(ranks, set())
+    for record in ranks.values():
+        record["steps"].pop("collectives/gloo")
+        if record["host"] == "n2":
+            for probe in record["steps"]["links"]["probes"]:
+                if probe["host"] == "n3":
+                    probe.update(ok=False, error="connection timed out")
+    verdict = decide(CheckData(nodes=(), ranks=ranks, expected=_expected()))
+    assert verdict.headline == "link n2 -> n3 fails (connection timed out); all other links fine"
+
+
 def test_a_node_that_reaches_no_other_node_is_named_once() -> None:
     ranks = {r: _rank(r, r // 2, f"n{r // 2 + 1}") for r in range(8)}
     _probes(ranks, {frozenset(("n4", h)) for h in ("n1", "n2", "n3")})
@@ -323,3 +336,11 @@ def test_the_worker_writes_where_the_layout_reads(tmp_path: Path, monkeypatch: p
     record = worker.RankRecord(str(tmp_path), deadline=0.0)
     assert Path(record.path) == CheckPaths(tmp_path).rank(5)
     assert Path(record.path).match(str(CheckPaths(tmp_path).ranks_dir / CheckPaths.RANK_GLOB))
+
+
+def test_an_unreachable_rendezvous_endpoint_is_named() -> None:
+    node = {"host": "n1", "node_rank": 0, "launcher_exit": None, "launcher_stopped": "deadline",
+            "probe": {"target": "10.9.9.9:29500", "reached": None, "attempts": 0}}   # its first attempt still waiting
+    verdict = decide(CheckData(nodes=(node,), ranks={}, expected=_expected(nnodes=1)))
+    assert not verdict.ok
+    assert "rendezvous endpoint 10.9.9.9:29500 could not be reached from n1 (no answer)" in verdict.headline

@@ -1,8 +1,14 @@
 """The default `--on-hang report-and-stop` under the sbatch wrapper: the detecting node reports on
-every node's bundle, names the culprit rank and its host, and the job ends with triage's 75."""
+every node's bundle, names the culprit rank and its host, and the job ends with triage's 75.
+
+The job's output file tells one story: one report, every `triage` line names its host, the stop's
+tracebacks (torchrun's SignalException, gloo's "Connection closed by peer") stay in the logs, and
+the verdict recorded in stop.json is the one printed."""
 
 from __future__ import annotations
 
+import json
+import re
 import time
 
 import pytest
@@ -35,3 +41,21 @@ def test_hang_is_reported_from_all_nodes_and_the_job_stops(fresh_cluster: Cluste
     assert sorted(manifests(run_dir)) == ["node1", "node2"]
     for node in ("node1", "node2"):       # the report read every node's bundle
         assert f"{run_dir}/{node}/bundles/" in text
+    _one_story(text, run_dir)
+
+
+def _one_story(text: str, run_dir) -> None:  # type: ignore[no-untyped-def]
+    lines = text.splitlines()
+    print(text)                               # the job's output file, for -s
+    agent_lines = [line for line in lines if re.match(r"triage[\[:]", line)]   # not the wrapper's triage.sbatch
+    untagged = [line for line in agent_lines if not re.match(r"triage\[node[12]\]: ", line)]
+    assert not untagged, untagged
+    assert sum(line.startswith("Verdict") or line.lstrip().startswith("HANG: rank 3") for line in lines) <= 2
+    verdicts = [line for line in agent_lines if ": verdict: " in line]
+    assert len({line.split(": verdict: ", 1)[1] for line in verdicts}) == 1, verdicts
+    assert sum("report printed by" in line for line in agent_lines) == 1, agent_lines
+    reports = [line for line in lines if line.startswith("triage[") and "next: triage report" in line and "html" in line]
+    assert len(reports) == 1, reports
+    assert "SignalException" not in text and "Connection closed by peer" not in text, text[-4000:]
+    stops = [json.loads(p.read_text()) for p in run_dir.glob("*/stop.json")]
+    assert len(stops) == 1 and stops[0]["verdict"]["summary"] in verdicts[0], (stops, verdicts)

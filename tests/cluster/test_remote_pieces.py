@@ -46,7 +46,8 @@ def test_srun_command_is_argv_and_validated() -> None:
     assert argv[-1] == "a b;c"
     with pytest.raises(UsageError):
         srun_argv("42", "node7;id", ["true"])
-    assert phase_of("PENDING") is JobPhase.PENDING and phase_of("COMPLETING") is JobPhase.RUNNING
+    assert phase_of("PENDING") is JobPhase.PENDING and phase_of("RUNNING") is JobPhase.RUNNING
+    assert phase_of("COMPLETING") is JobPhase.ENDING   # collect --job: a one-line "the job is ending", exit 2
     assert phase_of("CANCELLED by 0") is JobPhase.FINISHED and phase_of("TIMEOUT") is JobPhase.FINISHED
 
 

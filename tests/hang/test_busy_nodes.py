@@ -59,7 +59,7 @@ def test_the_node_waiting_for_a_busy_rank_on_another_node_does_not_stop_the_job(
     assert all(d.returncode == 0 for d in done.values()), explain
     busy_host = _busy_host(tmp_path / "run")
     other = "n1" if busy_host == "n2" else "n2"
-    assert "triage: rank 3 busy in save_checkpoint" in done[busy_host].stderr, explain
+    assert f"triage[{busy_host}]: rank 3 busy in save_checkpoint" in done[busy_host].stderr, explain
     assert "stopping the job (SIGTERM" not in done[other].stderr, explain
     assert "stopping the job (SIGTERM" not in done[busy_host].stderr, explain
     for rank in range(4):
@@ -75,3 +75,11 @@ def test_a_sleeping_rank_on_one_node_stops_both_nodes(tmp_path) -> None:  # type
     assert "rank 3 blocked in sleep_outside_collectives" in done[busy_host].stderr, explain
     other = "n1" if busy_host == "n2" else "n2"
     assert done[other].returncode == int(ExitCode.HANG_DETECTED), explain
+    # one report for the job: the node that decided prints it, the other points to it
+    reports = {h: d.stderr.count("--format html -o triage-report.html") for h, d in done.items()}
+    assert sorted(reports.values()) == [0, 1], (reports, explain)
+    follower = next(h for h, count in reports.items() if count == 0)
+    assert f"triage[{follower}]: report printed by " in done[follower].stderr, explain
+    for host, finished in done.items():
+        assert all(line.startswith(f"triage[{host}]: ") for line in finished.stderr.splitlines()
+                   if line.startswith("triage")), explain

@@ -72,7 +72,7 @@ class Finished:
     stderr_bytes: bytes = b""
 
     def bundle(self) -> Path:
-        match = re.search(r"triage: evidence saved to (\S+)", self.stderr)
+        match = re.search(r"triage(?:\[[^\]]+\])?: evidence saved to (\S+)", self.stderr)
         assert match, f"no bundle line in: {self.stderr}"
         return Path(match.group(1))
 
@@ -87,7 +87,10 @@ class Finished:
         return "\n".join(parts)
 
     def line(self, prefix: str) -> str:
+        """The first agent line that starts with ``prefix``; ``triage[host]: `` (a multi-node job's
+        lines) is read as ``triage: ``."""
         for line in self.stderr.splitlines():
+            line = re.sub(r"^triage\[[^\]]+\]: ", "triage: ", line)
             if line.startswith(prefix):
                 return line
         raise AssertionError(f"no line starting with {prefix!r} in:\n{self.stderr}")

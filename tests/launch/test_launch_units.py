@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
+import threading
 import time
 from pathlib import Path
 
 from tests.helpers.tagged import reconstruct
 from triage.agent.envsetup import is_torchrun, rank_vars
-from triage.agent.pump import LogPump
+from triage.agent.lines import holding_rank_output
+from triage.agent.pump import ConsoleWriter, LogPump
 from triage.agent.ranks import RankTracker, describe_ends, fatal_signal
 from triage.agent.rundir import job_id_from_env, prepare_run_dir
 from triage.agent.supervisor import exit_code_of
@@ -93,6 +96,23 @@ def test_fatal_signal_from_faulthandler_log(tmp_path: Path) -> None:
     assert fatal_signal(log) == signal.SIGTERM
 
 
+def test_a_rank_that_raised_before_the_stop_is_not_killed_by_sigterm(tmp_path: Path) -> None:
+    """exit.json says it raised (code 1); the SIGTERM of the stop came while it went down: the
+    end-of-rank line follows exit.json. A SIGSEGV stays a SIGSEGV."""
+    _run, host = prepare_run_dir(tmp_path / "run", "j1", "h", ["x"])
+    paths = host.rank(3)
+    paths.root.mkdir(parents=True)
+    pid = 2 ** 22 + 7                              # no such process: the rank has exited
+    paths.worker.write_text(json.dumps({"pid": pid, "local_rank": 1, "started": time.time()}))
+    paths.exit.write_text(json.dumps({"pid": pid, "rank": 3, "how": "exception", "exit_code": 1, "time": time.time()}))
+    paths.faulthandler.write_bytes(b"Current thread 0x1 (most recent call first):\n  File \"x.py\", line 1 in f\n")
+    (status,) = RankTracker(host, "h").poll(time.time())[0]
+    assert status.returncode == 1 and describe_ends([status]) == "rank 3 exited 1"
+    paths.faulthandler.write_bytes(b"Fatal Python error: Segmentation fault\n\nCurrent thread 0x1 (most recent call first):\n")
+    (status,) = RankTracker(host, "h").poll(time.time())[0]
+    assert status.returncode == -int(signal.SIGSEGV)
+
+
 def test_job_id_exit_codes_and_rank_vars() -> None:
     assert job_id_from_env({"SLURM_JOB_ID": "123"}) == "123"
     assert job_id_from_env({"TORCHELASTIC_RUN_ID": "a/b"}) == "a_b"
@@ -158,3 +178,26 @@ def test_full_disk_under_merged_log_does_not_stop_the_pump(tmp_path, capsys) -> 
     assert pump.merged_failed
     assert b"".join(seen).endswith(b"last line\n")
     assert capsys.readouterr().err.count("cannot write merged.log") == 1
+
+
+def test_rank_output_waits_while_a_report_prints() -> None:
+    """While the agent prints a report, the console writer holds the ranks' lines; they come right
+    after it, all of them."""
+    class Stream(io.BytesIO):
+        def __init__(self) -> None:
+            super().__init__()
+            self.wrote = threading.Event()
+
+        def flush(self) -> None:
+            super().flush()
+            if self.getvalue():
+                self.wrote.set()
+
+    stream = Stream()
+    writer = ConsoleWriter(stream)  # type: ignore[arg-type]
+    with holding_rank_output():
+        writer.write([b"[h:0] one\n", b"[h:1] two\n"])
+        assert not stream.wrote.wait(0.5)          # held while the report prints
+    assert stream.wrote.wait(30)
+    writer.close(10)
+    assert stream.getvalue() == b"[h:0] one\n[h:1] two\n"

@@ -13,14 +13,14 @@ Console lines (stderr of the agent):
 from __future__ import annotations
 
 import signal
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from triage.agent import busy, children, cluster_trigger
+from triage.agent import busy, children, cluster_trigger, stop_decision
+from triage.agent.lines import say
 from triage.agent.rdzv_watch import DEFAULT_JOIN_TIMEOUT_S
 from triage.agent.state import ActionOutcome, AgentContext, LocalRankStatus, MonitorAction, MonitorActionKind
 from triage.analysis.ranks import rank_word
@@ -30,17 +30,14 @@ from triage.collectors.core import collect_core
 from triage.collectors.node_bundle import JobInfo, collect_node_bundle
 from triage.collectors.pyspy import collect_pyspy_children
 from triage.layout import BundlePaths, HostPaths
-from triage.model import VerdictKind
+from triage.model import Verdict, VerdictKind
 from triage.options import LaunchSettings, OnHang
 from triage.postmortem.locate import find_core
 from triage.private_files import read_json
 
 _REPORTED_TRIGGERS = (Trigger.HANG, Trigger.REMOTE)
 _WAIT_OTHER_NODES_S = 30.0
-
-
-def say(line: str) -> None:
-    print(f"triage: {line}", file=sys.stderr, flush=True)
+_WAIT_DECISION_S = 30.0      # a node that follows waits this long more for the decider's stop.json
 
 
 def _headline(action: MonitorAction, trigger: Trigger) -> str:
@@ -67,11 +64,13 @@ def _trigger(value: str) -> Trigger:
 
 
 def run_action(ctx: AgentContext, settings: LaunchSettings, action: MonitorAction,
-               ranks: Sequence[LocalRankStatus], stop: Callable[[], None] | None = None) -> ActionOutcome:
-    """``stop``: stops the job at once (used on a one-node run once the hang is certain and the
-    bundle saved: the report is printed while the job goes down)."""
+               ranks: Sequence[LocalRankStatus], stop: Callable[[], None] | None = None,
+               stop_at: Callable[[float], None] | None = None) -> ActionOutcome:
+    """``stop``: stops the job at once (a one-node run, once the hang is certain, the bundle saved
+    and the verdict fixed: the report is printed while the job goes down); ``stop_at(t)``: stops it
+    at unix time t (every node of a larger job at the same moment)."""
     if action.kind == MonitorActionKind.CHECK:
-        return _recheck(ctx, settings, action, ranks, stop)
+        return _recheck(ctx, settings, action, ranks, stop, stop_at)
     trigger = _trigger(action.trigger)
     say(_headline(action, trigger))
     if action.source == "rendezvous":
@@ -111,29 +110,48 @@ def run_action(ctx: AgentContext, settings: LaunchSettings, action: MonitorActio
         _announce_stop(ctx, f"{blocked_line(activities)}; {action.waiting}")
     elif action.certain and trigger == Trigger.HANG:
         say(f"the hang is certain: {action.certain}")
-    return _conclude(ctx, settings, action, bundle, busy_line, trigger, stop)
+    return _conclude(ctx, settings, action, bundle, busy_line, trigger, stop, stop_at)
 
 
 def _conclude(ctx: AgentContext, settings: LaunchSettings, action: MonitorAction, bundle: Path,
               busy_line: tuple[str, str] | None, trigger: Trigger,
-              stop: Callable[[], None] | None) -> ActionOutcome:
+              stop: Callable[[], None] | None, stop_at: Callable[[float], None] | None = None) -> ActionOutcome:
     on_hang = settings.hang.on_hang
-    verdict: str | None = None
-    if busy_line is None and on_hang == OnHang.REPORT_AND_STOP and stop is not None and _one_node(ctx):
-        stop()                      # certain, evidence saved: no reason to keep the job waiting
-    if on_hang in (OnHang.REPORT_AND_STOP, OnHang.REPORT_AND_WAIT):
-        if trigger == Trigger.HANG:
-            _wait_for_other_nodes(ctx, bundle)
-        verdict = print_report(ctx.run_dir)
-        if action.source == "init" and (verdict is None or verdict.upper().startswith("NO PROBLEM")):
-            verdict = "INIT HANG: " + action.reason.removeprefix("init hang: ")   # the report cannot see it yet
+    if trigger == Trigger.HANG and on_hang != OnHang.WAIT:
+        _wait_for_other_nodes(ctx, bundle)
+    if busy_line is None and on_hang == OnHang.REPORT_AND_STOP:
+        return _stop_job(ctx, action, bundle, trigger, stop, stop_at)
+    if on_hang == OnHang.REPORT_AND_WAIT and trigger == Trigger.REMOTE:
+        say(f"the node that found the hang prints the report; report: triage report {ctx.run_dir}")
+    elif on_hang == OnHang.REPORT_AND_WAIT or (on_hang == OnHang.REPORT_AND_STOP and _one_node(ctx)):
+        print_report(ctx.run_dir)      # several nodes, busy ranks: no report yet (one report per job, at the stop)
     if busy_line is not None:
         say(busy_line[0])
         return ActionOutcome(bundle=bundle, stop_job=False, message=busy_line[0], busy=busy_line[1])
-    if on_hang == OnHang.REPORT_AND_STOP:
-        return ActionOutcome(bundle=bundle, stop_job=True, message=verdict or action.reason)
     say(f"job left running (--on-hang {on_hang}); report: triage report {ctx.run_dir}")
     return ActionOutcome(bundle=bundle, stop_job=False, message=action.reason)
+
+
+def _stop_job(ctx: AgentContext, action: MonitorAction, bundle: Path, trigger: Trigger,
+              stop: Callable[[], None] | None, stop_at: Callable[[float], None] | None) -> ActionOutcome:
+    """The hang is certain: one node decides and prints the report; the others point to it; every
+    node stops at the time the decider set."""
+    one_node = _one_node(ctx)
+    origin = ctx.host if one_node else stop_decision.decider(ctx.run_dir, ctx.host)
+    reason = action.certain or action.reason
+    decision = None
+    if origin == ctx.host:
+        decision = stop_decision.decide_and_report(ctx, reason, action.source, stop, stop_at, one_node)
+        origin = stop_decision.decider(ctx.run_dir, ctx.host)
+    if decision is None:
+        deadline = time.time() + _WAIT_OTHER_NODES_S + _WAIT_DECISION_S
+        decision = stop_decision.follow(ctx, origin, stop_at, deadline)
+    if decision is None:
+        say(f"no stop decision from {origin}: this node reports and stops the job")
+        decision = stop_decision.decide_and_report(ctx, reason, action.source, stop, stop_at, True)
+    verdict = decision.verdict if decision is not None else None
+    return ActionOutcome(bundle=bundle, stop_job=True, message=verdict.summary if verdict else action.reason,
+                         verdict=verdict, stop_at=decision.stop_at if decision is not None else None)
 
 
 def _rendezvous(ctx: AgentContext, settings: LaunchSettings, action: MonitorAction,
@@ -147,11 +165,12 @@ def _rendezvous(ctx: AgentContext, settings: LaunchSettings, action: MonitorActi
     line = (f"not stopping the job: a node may still be on its way; torchrun's own rendezvous join timeout "
             f"(--rdzv-conf join_timeout, {int(DEFAULT_JOIN_TIMEOUT_S)} s by default) ends the wait")
     say(line)
-    return ActionOutcome(bundle=bundle, stop_job=False, message=verdict or action.reason)
+    return ActionOutcome(bundle=bundle, stop_job=False, message=verdict.summary if verdict else action.reason)
 
 
 def _recheck(ctx: AgentContext, settings: LaunchSettings, action: MonitorAction,
-             ranks: Sequence[LocalRankStatus], stop: Callable[[], None] | None) -> ActionOutcome:
+             ranks: Sequence[LocalRankStatus], stop: Callable[[], None] | None,
+             stop_at: Callable[[float], None] | None) -> ActionOutcome:
     """Every timeout while busy ranks hold up the others: sample again; blocked now means certain."""
     activities = busy.sample_twice(action.sample, settings.hang.sample_interval)
     if not activities or any(a.activity == busy.Activity.GONE for a in activities):
@@ -170,7 +189,7 @@ def _recheck(ctx: AgentContext, settings: LaunchSettings, action: MonitorAction,
     _note_activity(bundle, activities)
     _add_child_dumps(bundle, ranks, settings)
     say(f"evidence saved to {bundle}")
-    return _conclude(ctx, settings, action, bundle, None, Trigger.HANG, stop)
+    return _conclude(ctx, settings, action, bundle, None, Trigger.HANG, stop, stop_at)
 
 
 def _collect(ctx: AgentContext, settings: LaunchSettings, action: MonitorAction,
@@ -362,18 +381,11 @@ def _wait_for_other_nodes(ctx: AgentContext, bundle: Path) -> None:
         return
 
 
-def print_report(run_dir: Path) -> str | None:
-    """Print the report of the run directory to the console; return its verdict line. Never raises."""
-    try:
-        # imported when a report is printed: the loaders and rich would cost every agent ~0.2 s at start
-        from triage.report import build_report, render
-
-        sys.stdout.flush()
-        report = build_report([str(run_dir)])
-        render(report, "text", sys.stdout)
-        sys.stdout.flush()
-        say(f"next: triage report {run_dir} --format html -o triage-report.html   # the picture")
-        return report.verdict.summary
-    except (Exception, SystemExit) as error:  # noqa: BLE001 - a report failure must not stop the stop
-        say(f"could not print the report ({type(error).__name__}: {error}); run: triage report {run_dir}")
+def print_report(run_dir: Path) -> Verdict | None:
+    """Print the report of the run directory to the console (rank output held back meanwhile);
+    return its verdict. Never raises."""
+    report = stop_decision.build(run_dir)
+    if report is None:
         return None
+    stop_decision.render(report, run_dir)
+    return report.verdict

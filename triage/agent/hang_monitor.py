@@ -21,7 +21,6 @@ a finding when they move on. Policy: docs/agent.md.
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -33,6 +32,7 @@ from triage.agent.hang_actions import run_action
 from triage.agent.hang_nccl import NcclWatch
 from triage.agent.hang_watchdog import WatchdogWatch
 from triage.agent.init_watch import InitWatch
+from triage.agent.lines import say
 from triage.agent.presample import PreSampler, targets_of
 from triage.agent.rdzv_watch import RendezvousWatch
 from triage.agent.state import (
@@ -165,8 +165,7 @@ class HangMonitor:
         kind = type(error).__name__
         if kind not in self._complained:
             self._complained.add(kind)
-            print(f"triage: hang monitor error (detection may be degraded): {kind}: {error}",
-                  file=sys.stderr, flush=True)
+            say(f"hang monitor error (detection may be degraded): {kind}: {error}")
 
     def _has_nccl_file(self, rank: int) -> bool:
         """NCCL lines of a rank with a nccl.log are read from that file (not twice via the output)."""
@@ -202,7 +201,7 @@ class HangMonitor:
             suspicion = rdzv
         if self._rdzv.went_on:              # the nodes it waited for came: said now and at the end
             self.findings.append(self._rdzv.went_on)
-            print(f"triage: {self._rdzv.went_on}", file=sys.stderr, flush=True)
+            say(self._rdzv.went_on)
             self._rdzv.went_on = None
         with self._lock:
             if self._pending_hang is not None:
@@ -255,7 +254,7 @@ class HangMonitor:
             self._quiet_until = now + max(QUIET_AFTER_BUSY_S, self.timeout)
             held = self._held(watch, now)
             self.findings.append(f"{held}; the job went on by itself")
-            print(f"triage: the job went on: {held.removeprefix('slow rank: ')}", file=sys.stderr, flush=True)
+            say(f"the job went on: {held.removeprefix('slow rank: ')}")
             return None
         if watch.pending:
             return None
@@ -368,9 +367,9 @@ def make_monitor(ctx: AgentContext, settings: HangSettings) -> Monitor:
 
 def handle_action(
     ctx: AgentContext, settings: LaunchSettings, action: MonitorAction, ranks: Sequence[LocalRankStatus],
-    stop: Callable[[], None] | None = None,
+    stop: Callable[[], None] | None = None, stop_at: Callable[[float], None] | None = None,
 ) -> ActionOutcome:
-    return run_action(ctx, settings, action, ranks, stop)
+    return run_action(ctx, settings, action, ranks, stop, stop_at)
 
 
 def _gpu_only(busy: str) -> bool:

@@ -11,19 +11,21 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
-import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from triage.agent.lines import rank_output_open, say
 from triage.agent.tagger import IDLE_FLUSH_S, Chunk, Tagger
 from triage.layout import HostPaths
 from triage.private_files import FILE_MODE
 
 CHUNK = 4 << 20
 MAX_CHUNKS_PER_PUMP = 4
+MAX_HOLD_S = 120.0          # rank output waits at most this long for a report to print
 LAUNCHER = "launcher"
 
 OutputHook = Callable[[int, bytes], None]
@@ -70,6 +72,9 @@ class ConsoleWriter:
             if chunks is None:
                 return
             size = sum(len(c) for c in chunks)
+            held_since = time.monotonic()
+            while not rank_output_open(0.2) and time.monotonic() - held_since < MAX_HOLD_S:
+                pass                       # a report is printing: the ranks' lines come right after it
             if not broken:
                 try:
                     self.stream.writelines(chunks)
@@ -84,9 +89,7 @@ class ConsoleWriter:
         self._queue.put(None)
         self._thread.join(timeout)
         if self.dropped:
-            with contextlib.suppress(Exception):
-                sys.stderr.write(f"triage: the console could not keep up: {self.dropped} bytes were not "
-                                 "shown (they are in merged.log)\n")
+            say(f"the console could not keep up: {self.dropped} bytes were not shown (they are in merged.log)")
 
 
 @dataclass
@@ -97,6 +100,10 @@ class LogPump:
     console_ranks: bool = True
     on_output: OutputHook | None = None
     sources: dict[str, _Source] = field(default_factory=dict)
+    # set when triage stops the job: from then on rank and launcher output (the tracebacks of the
+    # stop) goes to the logs only, and is counted for one summary line on the console
+    quiet_since: float | None = None
+    quiet_lines: int = 0
 
     def __post_init__(self) -> None:
         self.writer = ConsoleWriter(self.console) if self.console is not None else None
@@ -173,9 +180,10 @@ class LogPump:
                 self.merged.flush()
             except OSError as error:   # e.g. ENOSPC: merged.log is a copy; the rank logs are complete
                 self.merged_failed = True
-                print(f"triage: cannot write merged.log any more ({error.strerror or error}); "
-                      "the per-rank logs are complete", file=sys.stderr, flush=True)
-        if console and self.writer is not None:
+                say(f"cannot write merged.log any more ({error.strerror or error}); the per-rank logs are complete")
+        if console and self.writer is not None and self.quiet_since is not None:
+            self.quiet_lines += sum(bytes(c).count(b"\n") for c in console)   # the job going down: logs only
+        elif console and self.writer is not None:
             self.writer.write(console)
 
     def finish(self, now: float) -> None:

@@ -125,8 +125,9 @@ class RankTracker:
             code = exit_info.get("exit_code")
             return int(code) if isinstance(code, int) else None
         sig = fatal_signal(t.paths.faulthandler)
-        if sig is not None:
-            return -int(sig)
+        raised = isinstance(exit_info, dict) and exit_info.get("pid") == pid and exit_info.get("how") == "exception"
+        if sig is not None and not (sig == signal.SIGTERM and raised):
+            return -int(sig)   # a SIGTERM that came while a rank that had raised went down: it raised
         if isinstance(exit_info, dict) and exit_info.get("pid") == pid:
             code = exit_info.get("exit_code")
             return int(code) if isinstance(code, int) else None

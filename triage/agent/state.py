@@ -15,7 +15,7 @@ from typing import Protocol
 
 from triage.agent.busy import FirstSample
 from triage.layout import RankPaths
-from triage.model import Collective
+from triage.model import Collective, Verdict
 
 
 @dataclass(frozen=True)
@@ -112,3 +112,5 @@ class ActionOutcome:
     message: str = ""            # already printed; kept for logs/tests
     busy: str | None = None      # the ranks were found busy: who is busy where (the job is left running)
     gone: bool = False           # a sampled rank exited while being sampled: nothing concluded
+    verdict: Verdict | None = None   # the job's verdict, fixed when the agent decided to stop it
+    stop_at: float | None = None     # the unix time every node stops the job (the decider's stop.json)

@@ -23,10 +23,11 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, BinaryIO, TextIO
 
-from triage.agent import envsetup
+from triage.agent import envsetup, lines, stop_decision
 from triage.agent.hang_actions import print_report
 from triage.agent.hang_monitor import handle_action, make_monitor
 from triage.agent.launcher_bits import NullMonitor, exit_code_of, isatty, signame
+from triage.agent.lines import say
 from triage.agent.processes import ProcessTracker
 from triage.agent.pump import LogPump
 from triage.agent.ranks import RankTracker, describe_ends, read_json_or_none
@@ -35,7 +36,7 @@ from triage.agent.state import ActionOutcome, AgentContext, LocalRankStatus, Mon
 from triage.agent.straggler_watch import StragglerWatch
 from triage.errors import UsageError
 from triage.exitcodes import ExitCode
-from triage.layout import HostPaths, short_hostname
+from triage.layout import HostPaths, RunPaths, short_hostname
 from triage.options import ConsoleMode, LaunchSettings, settings_values
 from triage.private_files import write_json_atomic
 
@@ -63,6 +64,9 @@ class NodeAgent:
         self.stop_requested_at: float | None = None
         self.stop_requested_unix: float | None = None     # when triage decided to stop the job
         self.stopped_for_hang = False
+        self.stop_at: float | None = None                 # every node stops the job at this unix time
+        self._hosts_checked = 0.0
+        lines.configure(self.host, lines.multi_node_job(self.argv, os.environ))
         self.verdict: str | None = None   # the report's first line after a hang stop, repeated at the end
         self.action_thread: threading.Thread | None = None
         self.action_queue: list[MonitorAction] = []
@@ -73,8 +77,7 @@ class NodeAgent:
 
     # -- helpers ---------------------------------------------------------------------------
     def say(self, text: str) -> None:
-        with contextlib.suppress(Exception):
-            print(f"triage: {text}", file=self.messages, flush=True)
+        say(text, self.messages)
 
     def node_info(self, status: str, exit_code: int | None = None) -> dict[str, Any]:
         return {"agent_pid": os.getpid(), "host": self.host, "job_id": self.job_id, "argv": self.argv,
@@ -194,6 +197,8 @@ class NodeAgent:
                 if now >= next_tick:
                     next_tick = now + tick
                     self._tick(now)
+                if self.stop_at is not None and now >= self.stop_at:
+                    self.request_stop(hang=True)
                 self._escalate_stop(now, grace)
                 if launcher_done_at is None and self.proc.poll() is not None:
                     launcher_done_at = time.monotonic()
@@ -225,6 +230,9 @@ class NodeAgent:
         write_node_json(self.paths, {**self.node_info(status, code), "launcher_returncode": rc})
         how = f"killed by signal {-rc} ({signame(-rc)})" if rc < 0 else f"exit code {rc}"
         ends = describe_ends([t.status for t in self.ranks.ranks.values() if t.status is not None])
+        if self.pump.quiet_lines:
+            self.say(f"the job went down after the stop: {self.pump.quiet_lines} line(s) of rank and launcher "
+                     f"output (the stop's signals and tracebacks) are in {self.paths.merged_log}")
         if ends:
             self.say(f"ranks on {self.host}: {ends}")
         if rc != 0 and not self.stopped_for_hang and not self.flags.forwarded:
@@ -240,11 +248,18 @@ class NodeAgent:
     def _report_failure(self) -> str | None:
         """The job failed on its own (a crash or an exception): print the report of the run."""
         self.pump.pump(time.time())
-        return print_report(self.run_dir)
+        verdict = print_report(self.run_dir)
+        return verdict.summary if verdict is not None else None
 
     # -- per tick --------------------------------------------------------------------------
     def _tick(self, now: float) -> None:
         self.pump.discover()
+        self._follow_stop()
+        if now - self._hosts_checked >= 5.0 and lines.prefix() == "triage":
+            self._hosts_checked = now
+            with contextlib.suppress(OSError):
+                if any(h.host != self.host and h.node.is_file() for h in RunPaths(self.run_dir).hosts()):
+                    lines.mark_multi_node()        # another node's agent writes to this run directory
         statuses, exited = self.ranks.poll(now)
         self.tracker.snapshot(self.ranks.worker_pids())
         if not self._job_being_stopped():
@@ -301,6 +316,8 @@ class NodeAgent:
             self.action_queue.append(action)
 
     def _start_next_action(self, statuses: Sequence[LocalRankStatus]) -> None:
+        if self.stopped_for_hang and self.action_queue:
+            self.action_queue.clear()           # the verdict is fixed: no second bundle, no second report
         if not self.action_queue or (self.action_thread is not None and self.action_thread.is_alive()):
             return
         action = self.action_queue.pop(0)
@@ -313,15 +330,16 @@ class NodeAgent:
         outcome: ActionOutcome | None = None
         try:
             outcome = handle_action(self.ctx, self.settings, action, statuses,
-                                    stop=lambda: self.request_stop(hang=True))
+                                    stop=lambda: self.request_stop(hang=True), stop_at=self.schedule_stop)
         except Exception as exc:  # noqa: BLE001
             self.say(f"collection failed: {type(exc).__name__}: {exc}")
         with contextlib.suppress(Exception):
             self.monitor.on_outcome(action, outcome.busy if outcome is not None else None,
                                     gone=bool(outcome is not None and outcome.gone))
         if outcome is not None and outcome.stop_job:
-            self.verdict = outcome.message
-            self.request_stop(hang=True)
+            self.verdict = outcome.verdict.summary if outcome.verdict is not None else outcome.message
+            if outcome.stop_at is None or outcome.stop_at <= time.time() or self.stop_at is None:
+                self.request_stop(hang=True)
         request = self._pending_request_files.pop(id(action), None)
         if request is not None:
             with contextlib.suppress(OSError):
@@ -342,10 +360,31 @@ class NodeAgent:
             self._start_next_action(tuple(t.status for t in self.ranks.ranks.values() if t.status))
 
     # -- stopping --------------------------------------------------------------------------
+    def _follow_stop(self) -> None:
+        """Another node decided to stop the job (its stop.json): stop at the same moment, even while
+        this node's own collection still runs."""
+        if self.stop_at is not None or self.stop_requested_at is not None or lines.prefix() == "triage":
+            return
+        with contextlib.suppress(Exception):
+            found = stop_decision.other_decision(self.run_dir, self.host, self.started)
+            if found is not None:
+                self.schedule_stop(found.stop_at)
+                self.verdict = self.verdict or (found.verdict.summary if found.verdict is not None else None)
+                stop_decision.point_to(self.run_dir, found)
+
+    def schedule_stop(self, at: float) -> None:
+        """Stop the job at unix time ``at`` (the moment every node of the job stops); the main loop
+        looks at the clock every pass (at most IDLE_SLEEP apart)."""
+        self.stopped_for_hang = True
+        self.stop_at = at if self.stop_at is None else min(self.stop_at, at)
+
     def request_stop(self, hang: bool) -> None:
         if self.stop_requested_at is not None:
             return
         self.stopped_for_hang = self.stopped_for_hang or hang
+        pump = getattr(self, "pump", None)
+        if hang and pump is not None:
+            pump.quiet_since = time.time()      # the stop's tracebacks: to the logs, one line on the console
         self.stop_requested_at = time.monotonic()
         self.stop_requested_unix = time.time()
         if self.proc is not None and self.proc.poll() is None:

@@ -35,6 +35,7 @@ from triage.analysis.partial import (
 )
 from triage.analysis.ranks import format_ranks, rank_word
 from triage.analysis.stacks_only import stacks_verdict
+from triage.analysis.stop import fixed_verdict, split_at_stop, stop_finding
 from triage.analysis.stragglers import find_stragglers
 from triage.analysis.summaries import rank_summaries
 from triage.model import (
@@ -72,6 +73,7 @@ def analyze(evidence: Evidence) -> Report:
         return analyze_crashes(evidence)[0]
     if evidence.crashes:
         evidence = replace(evidence, events=evidence.events + crash_record_events(evidence.crashes), crashes=())
+    evidence, after_stop = split_at_stop(evidence)      # the verdict is the one fixed at the stop
     merged = sorted(_merge_ranks(evidence.ranks), key=lambda r: r.rank)
     ranks = tuple(replace(r, collectives=_with_watchdog(r, evidence.events)) for r in merged)
     world_size = evidence.world_size or (_world_size(ranks) if evidence.complete else None)
@@ -96,8 +98,15 @@ def analyze(evidence: Evidence) -> Report:
     agent_findings: list[Finding] = []
     if evidence.agent:     # what the live agent knew
         verdict, main_finding, agent_findings = agent_view(evidence.agent, ranks, ctx.hosts, verdict, main_finding)
+    if evidence.stop is not None and fixed_verdict(evidence.stop, verdict) != verdict:
+        verdict = fixed_verdict(evidence.stop, verdict)
+        main_finding = Finding(verdict.kind.value, verdict.culprit_ranks, verdict.summary.split(": ", 1)[-1],
+                               root_cause=True)
     findings = _findings(ctx, main_finding, disagreements, failures, missing, verdict)
     findings[1 if findings else 0:1 if findings else 0] = agent_findings
+    if evidence.stop is not None:
+        findings.append(stop_finding(evidence.stop))
+        findings.extend(after_stop)
     findings[1:1] = [verdicts.p2p_finding(p, ctx.hosts, ctx.paths, root=False) for p in p2p
                      if main_finding is None or verdicts.p2p_finding(p, ctx.hosts, ctx.paths, True) != main_finding]
     summaries = rank_summaries(ranks, world, traces)
@@ -125,6 +134,7 @@ def analyze(evidence: Evidence) -> Report:
         recent=_recent(traces, verdict.process_group, verdict.seq), traces=tuple(sorted(traces.items())),
         extra={"skipped": list(evidence.skipped), "world_size": world_size, "coverage": cov,
                "unparsed": list(evidence.unparsed), **slow.json_extra(), **checked,
+               **({"kernel_events_of_others": evidence.kernel_others} if evidence.kernel_others else {}),
                "groups": [{"pg": g.pg, "name": g.name, "ranks": format_ranks(g.members),
                            "rebuilt": g.rebuilt} for g in groups]},
     )

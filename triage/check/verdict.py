@@ -145,6 +145,15 @@ def _never_joined(data: CheckData, names: _Names, missing: set[int], explained: 
                             f"({', '.join(sorted(str(n.get('host')) for n in data.nodes)) or 'none'}); "
                             f"the rendezvous waits for the others")
             return problems
+        unreached = [n for n in data.nodes if (n.get("probe") or {}).get("target")
+                     and (n.get("probe") or {}).get("reached") is not True]
+        if unreached:       # the probe's first connection attempt may still have been waiting: no answer
+            probe = unreached[0]["probe"]
+            hosts = ", ".join(sorted(str(n.get("host")) for n in unreached))
+            problems.append(f"no rank started: the rendezvous endpoint {probe.get('target')} could not be reached "
+                            f"from {hosts} ({probe.get('error') or 'no answer'}); check the host and port given "
+                            "to --rdzv-endpoint (or --master-addr/--master-port)")
+            return problems
         problems.append("no rank started before the deadline (the launcher's rendezvous did not complete)")
         return problems
     problems.append(f"{rank_ranges(sorted(missing))}{NEVER_JOINED}")
@@ -170,12 +179,14 @@ def _links(data: CheckData, names: _Names) -> tuple[list[str], bool]:
     for record in leaders:
         label_of[int(record.get("node_rank", 0))] = names.label(record.get("host"), record.get("node_rank"))
     failed: dict[frozenset[str], str] = {}
+    directions: dict[frozenset[str], set[tuple[str, str]]] = defaultdict(set)
     for record in leaders:
         mine = label_of[int(record.get("node_rank", 0))]
         for probe in (record.get("steps", {}).get("links") or {}).get("probes") or []:
             if not probe.get("ok"):
                 peer = label_of.get(int(probe.get("node_rank", -1)), str(probe.get("host")))
                 failed.setdefault(frozenset((mine, peer)), str(probe.get("error", "failed")))
+                directions[frozenset((mine, peer))].add((mine, peer))
     if not failed:
         return _links_unfinished(data, names), False
     counts: dict[str, int] = defaultdict(int)
@@ -189,9 +200,18 @@ def _links(data: CheckData, names: _Names) -> tuple[list[str], bool]:
         problems.append(f"{label} cannot reach any other node ({'; '.join(errors)}); it reaches the master store")
     for pair, error in sorted(failed.items(), key=lambda item: sorted(item[0])):
         if not any(label in pair for label in isolated):
-            first, second = sorted(pair)
-            problems.append(f"link {first} <-> {second} fails ({error})")
+            problems.append(f"link {_direction(directions[pair], pair)} fails ({error})")
     return problems, len(failed) < len(label_of) * (len(label_of) - 1) // 2
+
+
+def _direction(seen: set[tuple[str, str]], pair: frozenset[str]) -> str:
+    """``node1 -> node2`` when only node1's probe of node2 failed; ``node1 <-> node2`` when both did
+    (or when the records do not say who probed)."""
+    if len(seen) == 1:
+        source, target = next(iter(seen))
+        return f"{source} -> {target}"
+    first, second = sorted(pair)
+    return f"{first} <-> {second}"
 
 
 def _links_unfinished(data: CheckData, names: _Names) -> list[str]:

@@ -31,7 +31,7 @@ from triage.remote.fanout import NodeOutcome, fan_out
 from triage.remote.gather import GatherPlan, srun_worker, ssh_worker
 from triage.remote.names import parse_hosts, parse_pids, validate_job_id
 from triage.remote.node_side import NodeRequest, collect_here, emit, private_out_dir
-from triage.remote.slurm import find_job
+from triage.remote.slurm import JobNotCollectable, find_job
 from triage.remote.ssh import SshOptions
 from triage.schemas import COLLECT_SCHEMA, RUN_LAYOUT
 
@@ -108,10 +108,28 @@ class CollectCommand:
             worker = ssh_worker(plan)
             run_id = run_dir.name
         started = time.monotonic()
+        existed = run_dir.exists()
         outcomes = fan_out(nodes, worker, args.fanout, progress=not args.no_progress)
         elapsed = time.monotonic() - started
+        if args.job and not any(o.ok for o in outcomes):
+            _ended_meanwhile(args.job, run_dir, existed)
         report_dirs = _record(run_dir, run_id, outcomes, elapsed, args.shared)
         return _finish(args, outcomes, report_dirs)
+
+
+def _ended_meanwhile(job_id: str, run_dir: Path, existed: bool) -> None:
+    """No node answered: if the job ended (or is ending) meanwhile, say so (exit 2) and leave no
+    empty directory behind."""
+    try:
+        find_job(job_id)
+    except JobNotCollectable:
+        if not existed:
+            with contextlib.suppress(OSError):
+                for path in sorted(run_dir.rglob("*"), key=lambda p: len(p.parts), reverse=True):
+                    if path.is_dir():
+                        path.rmdir()          # only empty directories: never a byte collected
+                run_dir.rmdir()
+        raise
 
 
 def _check_numbers(args: argparse.Namespace) -> None:

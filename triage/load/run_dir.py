@@ -15,10 +15,11 @@ from triage.load.agent_end import agent_end_event
 from triage.load.agent_facts import agent_facts
 from triage.load.cores import bundle_core_outputs
 from triage.load.fr_files import fr_rank_evidence, read_text
-from triage.load.kernel import dmesg_events
+from triage.load.kernel import job_kernel_events
 from triage.load.log_finish import with_log_failure
 from triage.load.log_scan import LogScan
 from triage.load.logs import scan_log_text
+from triage.load.stop_record import load_stop
 from triage.model.evidence import (
     MISSING_NODE_REASON,
     AgentFacts,
@@ -75,6 +76,7 @@ def load_run_dir(root: Path) -> Evidence:
     world: int | None = None
     node_manifests: dict[str, Manifest | None] = {}
     agents: list[AgentFacts] = []
+    kernel_others = 0
     for host in run.hosts():
         if host.root == RunPaths(root).check.root and not host.node.is_file():
             continue                    # `triage check --run-dir`'s results, not a host
@@ -95,7 +97,9 @@ def load_run_dir(root: Path) -> Evidence:
             facts = agent_facts(bundle, manifest, host.host, skipped) if manifest is not None else None
             if facts is not None:
                 agents.append(facts)
-            events.extend(_node_events(bundle, host.host))
+            kernel, others = _node_events(bundle, host, manifest)
+            events.extend(kernel)
+            kernel_others += others
         cores = _core_records(host)
         crashes.extend(cores)
         cored = {c.rank for c in cores}
@@ -112,7 +116,8 @@ def load_run_dir(root: Path) -> Evidence:
     finished = all(r.exit is not None and r.exit.ok for r in ranks) and (world is None or len(ranks) >= world)
     return Evidence(ranks=tuple(ranks), events=tuple(events), world_size=world, skipped=tuple(skipped),
                     finished_cleanly=finished, extra_evidence=tuple(extra), crashes=tuple(crashes),
-                    cluster_check=_cluster_check(root, skipped), agent=tuple(agents))
+                    cluster_check=_cluster_check(root, skipped), agent=tuple(agents),
+                    stop=load_stop(root, skipped), kernel_others=kernel_others)
 
 
 
@@ -165,11 +170,24 @@ def _manifest(bundle: Path, skipped: list[str]) -> Manifest | None:
         return None
 
 
-def _node_events(bundle: Path, host: str) -> list[Event]:
+def _node_events(bundle: Path, host: HostPaths, manifest: Manifest | None) -> tuple[list[Event], int]:
+    """The kernel events of the job's own processes (see job_kernel_events); the others are counted."""
     path = BundlePaths(bundle).node.dmesg
     if not path.is_file():
-        return []
-    return dmesg_events(read_text(path), host, str(path))
+        return [], 0
+    pids = {r.pid: r.rank for r in (manifest.ranks if manifest else ()) if isinstance(r.pid, int)}
+    for rank in host.ranks():
+        worker = _json(host.rank(rank).worker, [])
+        if isinstance(worker, dict) and isinstance(worker.get("pid"), int):
+            pids.setdefault(worker["pid"], rank)
+    node = _json(host.node, [])
+    facts = _json(BundlePaths(bundle).node.facts, [])
+    started = node.get("started") if isinstance(node, dict) else None
+    boot = facts.get("boot_time") if isinstance(facts, dict) else None
+    kept, others = job_kernel_events(read_text(path), host.host, str(path), pids,
+                                     float(started) if isinstance(started, (int, float)) else None,
+                                     float(boot) if isinstance(boot, (int, float)) else None)
+    return kept, others
 
 
 def _load_rank(host: HostPaths, rank: int, bundle: Path | None, manifest: Manifest | None,

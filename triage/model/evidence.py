@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from triage.model import Collective, SeqHistory
+from triage.model import Collective, SeqHistory, Verdict
 
 
 class EventKind(str, enum.Enum):
@@ -267,6 +267,18 @@ class AgentFacts:
 
 
 @dataclass(frozen=True)
+class StopDecision:
+    """The live agent's decision to stop the job (``<host>/stop.json``): the verdict is fixed then;
+    what happens after ``time`` (exits, signals, tracebacks, crashes) is collateral of the stop."""
+
+    time: float                         # unix time of the decision
+    host: str                           # the agent that decided
+    reason: str                         # the line the agent printed ("the hang is certain: ...")
+    verdict: Verdict | None = None      # the verdict it printed; None when it could not make one
+    path: str | None = None
+
+
+@dataclass(frozen=True)
 class Evidence:
     ranks: tuple[RankEvidence, ...] = ()
     events: tuple[Event, ...] = ()
@@ -296,6 +308,8 @@ class Evidence:
     # cores and rank logs only (triage postmortem): reported as a crash report, the first crash first;
     # ``skipped`` then holds the cores that could not be used at all ("PATH: why")
     crashes_only: bool = False
+    stop: StopDecision | None = None       # the agent stopped the job (run directories)
+    kernel_others: int = 0                 # dmesg events of other processes (or before the job): counted only
 
     def rank(self, rank: int) -> RankEvidence | None:
         for item in self.ranks:

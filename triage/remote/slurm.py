@@ -20,10 +20,12 @@ class JobPhase(str, enum.Enum):
     PENDING = "pending"
     RUNNING = "running"
     FINISHED = "finished"
+    ENDING = "ending"          # COMPLETING and the like: its processes are going away
 
 
 _PENDING = {"PENDING", "CONFIGURING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD"}
-_RUNNING = {"RUNNING", "COMPLETING", "SUSPENDED", "STOPPED", "SIGNALING", "STAGE_OUT", "RESIZING"}
+_RUNNING = {"RUNNING", "SUSPENDED", "STOPPED", "RESIZING"}
+_ENDING = {"COMPLETING", "SIGNALING", "STAGE_OUT"}
 
 
 def phase_of(state: str) -> JobPhase:
@@ -32,6 +34,8 @@ def phase_of(state: str) -> JobPhase:
         return JobPhase.PENDING
     if base in _RUNNING:
         return JobPhase.RUNNING
+    if base in _ENDING:
+        return JobPhase.ENDING
     return JobPhase.FINISHED
 
 
@@ -118,6 +122,10 @@ def find_job(job_id: str) -> SlurmJob:
         why = f" (reason: {job.reason})" if job.reason and job.reason != "None" else ""
         raise JobNotCollectable(f"job {job_id} is still pending{why}: it has no processes to collect yet",
                                 hint=f"wait until `squeue -j {job_id}` shows RUNNING")
+    if job.phase is JobPhase.ENDING:
+        raise JobNotCollectable(f"job {job_id} is ending (state {job.state}): its processes are going away, "
+                                "nothing left to collect",
+                                hint="its run directory (under triage launch) can be read with `triage report RUN_DIR`")
     if job.phase is JobPhase.FINISHED:
         raise JobNotCollectable(f"job {job_id} has already finished (state {job.state}): nothing left to collect")
     if not job.nodes:

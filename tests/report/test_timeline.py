@@ -3,13 +3,16 @@ by the agent, or approximated and said to be), everything after it grey and labe
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 
 from triage.load.run_times import RankExit, RunTimes, load_run_times
 from triage.report.timeline import AFTER, build_timeline, timeline_html
+from triage.schemas import STOP_SCHEMA
 
 T0 = 1_800_000_000.0
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
@@ -107,3 +110,19 @@ def test_a_copied_run_directory_gives_its_records_not_its_file_times() -> None:
     assert [(e.rank, e.how, e.from_mtime) for e in times.exits] == [
         (1, "ended (exit code 1)", False), (3, "ended (exit code 1)", False), (2, "ended (exit code 1)", False)]
     assert load_run_times(GOLDEN / "crash" / "job.log") is None
+
+
+def test_the_stop_decision_record_gives_the_stop_time(tmp_path: Path) -> None:
+    # a copy of a recorded run whose node agent wrote both its stop request (node.json) and, 0.2 s
+    # earlier, the stop decision that fixed the verdict (stop.json): the decision is the stop
+    run = tmp_path / "run"
+    shutil.copytree(GOLDEN / "crash" / "run", run)
+    (run / "node01" / "node.json").write_text(json.dumps({"started": T0, "stop_requested": T0 + 21.3}))
+    (run / "node01" / "stop.json").write_text(json.dumps({
+        "schema": STOP_SCHEMA, "time": T0 + 21.1, "host": "node01", "reason": "hang",
+        "verdict": {"kind": "hang", "summary": "HANG: rank 3"}}))
+    times = load_run_times(run)
+    assert times is not None and times.stop_requested == T0 + 21.1
+    (run / "node01" / "stop.json").unlink()
+    times = load_run_times(run)
+    assert times is not None and times.stop_requested == T0 + 21.3

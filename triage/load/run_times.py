@@ -20,6 +20,7 @@ from typing import Any
 
 from triage.layout import BundlePaths, HostPaths, RunPaths
 from triage.load.run_dir import looks_like_run_dir
+from triage.load.stop_record import load_stop
 from triage.regular_files import is_special_file
 
 MAX_JSON_BYTES = 1 << 20      # the agent's small records; a bigger file is not one of them
@@ -87,6 +88,15 @@ def _rank_exit(host: HostPaths, rank: int) -> RankExit | None:
     return None
 
 
+def _stop_time(root: Path, nodes: dict[str, dict[str, Any]]) -> float | None:
+    """The stop decision's time: stop.json (the decision that fixed the verdict), else the agents'
+    stop request in node.json (run directories of agents without stop records)."""
+    decision = load_stop(root, [])
+    if decision is not None:
+        return decision.time
+    return _first(_time(n.get("stop_requested")) for n in nodes.values())
+
+
 def load_run_times(root: Path) -> RunTimes | None:
     """The run directory's times, or None when ``root`` is not a run directory."""
     if not root.is_dir() or not looks_like_run_dir(root):
@@ -123,6 +133,6 @@ def load_run_times(root: Path) -> RunTimes | None:
     return RunTimes(
         job_start=start,
         ranks_started=_first(started), progress=tuple(sorted(progress)), detected=tuple(sorted(detected)),
-        bundles=tuple(sorted(bundles)), stop_requested=_first(_time(n.get("stop_requested")) for n in nodes.values()),
+        bundles=tuple(sorted(bundles)), stop_requested=_stop_time(root, nodes),
         exits=tuple(sorted(exits, key=lambda e: (e.time, e.rank))),
         job_end=end)

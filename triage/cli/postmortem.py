@@ -17,6 +17,7 @@ from triage.errors import InputError, UsageError
 from triage.exitcodes import ExitCode
 from triage.layout import RunPaths
 from triage.postmortem.run import PostmortemResult, run_postmortem
+from triage.private_files import user_output
 from triage.regular_files import NOT_REGULAR, NotRegularFile, open_regular
 from triage.report import FORMATS, render
 
@@ -77,7 +78,7 @@ class PostmortemCommand:
     def _write(self, result: PostmortemResult, args: argparse.Namespace) -> None:
         if args.output is not None:
             try:
-                with open(args.output, "w", encoding="utf-8") as handle:
+                with user_output(args.output) as handle:
                     self._render(result, args, handle)
             except OSError as error:
                 raise InputError(f"{args.output}: cannot write the report: {error.strerror or error}") from None

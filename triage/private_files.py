@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from triage.errors import InputError
+from triage.regular_files import read_json_file
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -188,5 +189,5 @@ def _exclusive_temp(dir_fd: int, name: str, path: str | Path) -> tuple[str, int]
 
 
 def read_json(path: Path) -> Any:
-    with open(path, encoding="utf-8") as handle:
-        return json.load(handle)
+    """A JSON file triage wrote (bounded in size and depth: it may have been tampered with)."""
+    return read_json_file(path)

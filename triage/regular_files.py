@@ -8,10 +8,11 @@ and a device could stream without end. Every reader of user-supplied paths opens
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 NOT_REGULAR = "not a regular file (a FIFO, device or directory)"
 
@@ -43,3 +44,55 @@ def is_special_file(path: str | Path) -> bool:
     except OSError:
         return False
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+MAX_JSON_DEPTH = 200
+MAX_JSON_FILE = 16 * 1024 * 1024   # worker.json, run.json, exit.json, manifests: a few KB in a real run
+
+
+class TooLargeFile(OSError):
+    """A file larger than what triage reads of that kind (judged by its size, before reading)."""
+
+    def __init__(self, path: str | Path, size: int, limit: int) -> None:
+        super().__init__(errno.EFBIG, f"too large ({size} bytes; at most {limit} are read)", str(path))
+
+
+def read_regular_bytes(path: str | Path, limit: int) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes; raises :class:`TooLargeFile` (an
+    OSError) by its size, before anything is read, and OSError as :func:`open_regular` does."""
+    with open_regular(path) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > limit:
+            raise TooLargeFile(path, size, limit)
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise TooLargeFile(path, len(data), limit)
+    return data
+
+
+def loads_json(data: str | bytes, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """``json.loads`` with the nesting bounded: deeper than ``max_depth`` raises ValueError (never a
+    RecursionError, here or in whatever walks the value later)."""
+    try:
+        value = json.loads(data)
+    except RecursionError:
+        raise ValueError(f"JSON nested deeper than {max_depth} levels") from None
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > max_depth:
+            raise ValueError(f"JSON nested deeper than {max_depth} levels")
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return value
+
+
+def read_json_file(path: str | Path, limit: int = MAX_JSON_FILE) -> Any:
+    """A small JSON file (:func:`read_regular_bytes`, then :func:`loads_json`); raises OSError or
+    ValueError."""
+    return loads_json(read_regular_bytes(path, limit))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import pwd
 import stat
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -29,12 +30,80 @@ def open_regular(path: str | Path) -> BinaryIO:
     regular file, and OSError when it cannot be opened. Never blocks on a FIFO."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             raise NotRegularFile(path)
+        problem = deputy_problem(path, fd, info)
+        if problem:
+            raise NotTheOwnersFile(path, problem)
     except BaseException:
         os.close(fd)
         raise
     return os.fdopen(fd, "rb")
+
+
+class NotTheOwnersFile(OSError):
+    """The file lies in another user's directory but is not theirs to read (a symlink out, a root-only file)."""
+
+    def __init__(self, path: str | Path, why: str) -> None:
+        super().__init__(errno.EACCES, why, str(path))
+
+
+def deputy_problem(path: str | Path, fd: int, info: os.stat_result) -> str | None:
+    """Why triage must not read ``fd`` (opened from ``path``) on behalf of another user, or None.
+
+    When ``path`` lies in a directory that another user (not root, not us) owns, triage reads as that
+    user could: the opened file must lie inside that directory (no symlink out of it), the owner must
+    be able to reach it (search every directory down to it) and to read it. So a symlink or a hard
+    link that an attacker plants in their own run or log directory never makes root read a root-only
+    file into a report.
+    """
+    euid = os.geteuid()
+    boundary: Path | None = None
+    for part in reversed([*Path(os.path.abspath(path)).parents]):
+        try:
+            owner = os.lstat(part).st_uid
+        except OSError:
+            return None
+        if owner not in (euid, 0):
+            boundary = part
+            break
+    if boundary is None:
+        return None
+    real = os.path.realpath(boundary)
+    try:
+        opened = os.readlink(f"/proc/self/fd/{fd}")
+        if os.stat(real).st_uid != owner:
+            return f"{boundary} (uid {owner}) leads to a directory uid {owner} does not own"
+    except OSError as error:
+        return f"cannot check who may read it ({error.strerror or error})"
+    if not opened.startswith(real.rstrip("/") + "/"):
+        return f"leads out of {boundary}, which uid {owner} owns"
+    groups = _groups(owner)
+    for directory in [Path(opened).parent, *Path(opened).parent.parents]:
+        if not (str(directory) == real or str(directory).startswith(real.rstrip("/") + "/")):
+            break
+        if not _may(owner, groups, os.stat(directory), stat.S_IXUSR, stat.S_IXGRP, stat.S_IXOTH):
+            return f"uid {owner}, who owns {boundary}, cannot reach it"
+    if not _may(owner, groups, info, stat.S_IRUSR, stat.S_IRGRP, stat.S_IROTH):
+        return f"uid {owner}, who owns {boundary}, cannot read it"
+    return None
+
+
+def _groups(uid: int) -> frozenset[int]:
+    try:
+        entry = pwd.getpwuid(uid)
+        return frozenset(os.getgrouplist(entry.pw_name, entry.pw_gid))
+    except (KeyError, OSError):
+        return frozenset()
+
+
+def _may(uid: int, groups: frozenset[int], info: os.stat_result, user: int, group: int, other: int) -> bool:
+    if info.st_uid == uid:
+        return bool(info.st_mode & user)
+    if info.st_gid in groups:
+        return bool(info.st_mode & group)
+    return bool(info.st_mode & other)
 
 
 def is_special_file(path: str | Path) -> bool:

@@ -44,7 +44,8 @@ _NETRC = re.compile(r"((?:(?:machine|login|account|default)\s+\S+\s+|^[ \t]*|\\n
 # HTTP headers that carry a credential: X-Api-Key:, X-Auth-Token:, Authorization:, Cookie:
 _HEADER = re.compile(r"(?:(?<![A-Za-z0-9_\-])|(?<=\\[rn]))"
                      r"((?:X-[A-Za-z0-9\-]*(?:KEY|TOKEN|AUTH|SECRET|PASS|SIGNATURE)[A-Za-z0-9\-]*"
-                     r"|(?:Proxy-)?Authorization|Set-Cookie|Cookie)[ \t]*:[ \t]*)([^\"'\r\n\\]+)", re.IGNORECASE)
+                     r"|(?:Proxy-)?Authorization|Set-Cookie|Cookie)[ \t]*:[ \t]*"
+                     r"(?:(?:Bearer|Basic|Token|Digest)[ \t]+)?)([^\"'\r\n\\]+)", re.IGNORECASE)
 _SCHEME_CREDENTIAL = re.compile(r"(?<![A-Za-z0-9])((?:Bearer|Basic|Token)\s+)([A-Za-z0-9._~+/=\-]{8,})", re.IGNORECASE)
 _URL_PASSWORD = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@\"'<>]*):([^@\s/\"'<>]+)@")
 

@@ -13,6 +13,7 @@ from typing import TextIO
 from triage.analysis.crash import CrashClassification
 from triage.collectors.gdbrun import DEFAULT_TIMEOUT_S
 from triage.collectors.redact import set_redaction
+from triage.console import safe_stream, terminal_safe
 from triage.errors import InputError, UsageError
 from triage.exitcodes import ExitCode
 from triage.layout import RunPaths
@@ -96,7 +97,7 @@ class PostmortemCommand:
         render(result.report, args.format, file, width=args.width)
         if args.format == "text":
             for item in sorted(result.classifications, key=lambda c: (c.time is None, c.time or 0.0)):
-                print_details(item, file)
+                print_details(terminal_safe(item), safe_stream(file))
 
 
 def quiet_stdout() -> None:

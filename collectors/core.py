@@ -16,15 +16,8 @@ from typing import Any
 
 from triage.bundle import CollectorRecord, CollectorStatus
 from triage.collectors.executable import ExeChoice, choose_executable
-from triage.collectors.gdbrun import (
-    DEFAULT_TIMEOUT_S,
-    find_gdb,
-    gdb_batch_argv,
-    helper_candidates,
-    helper_problem,
-    python_gdb_helper,
-    run_gdb,
-)
+from triage.collectors.gdbhelper import helper_candidates, helper_problem, python_gdb_helper
+from triage.collectors.gdbrun import DEFAULT_TIMEOUT_S, find_gdb, gdb_batch_argv, run_gdb
 from triage.collectors.pyframes import run_pystack
 from triage.collectors.redact import redact_json, redact_text
 from triage.layout import BundlePaths, BundleRankPaths
@@ -135,8 +128,8 @@ def _collect(core: Path, bundle: Path, rank: int | None, exe: str | None, timeou
                    "duration_s": round(run.duration_s, 3), "py_helper": helper}
     if helper is None:
         candidates = helper_candidates(choice.path, notes.mapped_paths())
-        info["gdb"]["py_helper_refused"] = [f"{c}: {problem}" for c in candidates
-                                            if c.exists() and (problem := helper_problem(c, None))][:8]
+        info["gdb"]["py_helper_refused"] = [problem for c in candidates
+                                            if (problem := helper_problem(c, None))][:8]
     if run.timed_out:
         return finish(CollectorStatus.TIMEOUT, f"gdb did not finish in {timeout:.0f}s on {core}",
                       "raise --gdb-timeout; symbol loading of big libraries is slow")

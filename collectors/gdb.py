@@ -28,7 +28,8 @@ from triage.collectors.common import (
     tool_error,
     write_private,
 )
-from triage.collectors.gdbrun import gdb_batch_argv, python_gdb_helper
+from triage.collectors.gdbhelper import python_gdb_helper
+from triage.collectors.gdbrun import gdb_batch_argv
 from triage.layout import BundlePaths, BundleRankPaths
 from triage.options import CollectSettings
 

@@ -29,6 +29,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+# The largest rank number triage accepts from a name (a file, a directory): no real job is bigger,
+# and a number from the input never sizes a per-rank structure beyond this.
+MAX_RANK = (1 << 20) - 1
+
+
+def is_rank_name(name: str) -> bool:
+    """``name`` is a rank number: ASCII digits only (``int`` also takes ``²`` and other Unicode
+    digits, or refuses them with ValueError), at most :data:`MAX_RANK`."""
+    return name.isascii() and name.isdigit() and len(name) <= 7 and int(name) <= MAX_RANK
+
 
 def short_hostname() -> str:
     return socket.gethostname().split(".")[0]
@@ -216,7 +226,7 @@ class StragglerPaths:
     def live_fr_ranks(self) -> list[int]:
         """The ranks whose fetched Flight Recorder is here."""
         found = (path.parent.name.removeprefix("rank-") for path in (self.root / "fr").glob("rank-*/fr.json"))
-        return sorted(int(rank) for rank in found if rank.isdigit())
+        return sorted(int(rank) for rank in found if is_rank_name(rank))
 
     def sample(self, rank: int, stamp: str) -> Path:
         """A py-spy recording of a straggler (``stamp``: when, e.g. 20261123T101500Z)."""
@@ -274,7 +284,7 @@ class HostPaths:
     def ranks(self) -> list[int]:
         if not self.ranks_dir.is_dir():
             return []
-        return sorted(int(p.name) for p in self.ranks_dir.iterdir() if p.name.isdigit())
+        return sorted(int(p.name) for p in self.ranks_dir.iterdir() if is_rank_name(p.name))
 
     def bundles(self) -> list[Path]:
         """Bundle directories, oldest first (bundle ids sort by time)."""

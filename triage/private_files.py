@@ -11,12 +11,15 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from triage.errors import InputError
+from triage.regular_files import read_json_file
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -114,6 +117,77 @@ def write_json_atomic(path: Path, data: Any) -> None:
         raise
 
 
+class UnsafeOutputError(InputError):
+    """An output file (``-o FILE``) cannot be written without writing through another user's file."""
+
+    default_hint = "give a new file name in a directory that only you (or root) can write to"
+
+
+@contextlib.contextmanager
+def user_output(path: str | Path) -> Iterator[TextIO]:
+    """The one writer of every file a user names (``report -o``, ``postmortem -o``).
+
+    The text goes into a new temporary file in the target's directory, created with
+    ``O_CREAT|O_EXCL|O_NOFOLLOW`` and mode 0600 relative to that directory's open descriptor, then is
+    renamed over the name: a symlink planted at the name is replaced, never followed, and a file
+    that someone else created is never written into. Refused (:class:`UnsafeOutputError`, exit 2):
+    an existing name that is a directory or belongs to another user, and a directory that others can
+    write to without the sticky bit (they could swap names in it).
+    """
+    target = Path(os.path.abspath(path))
+    name = target.name
+    if name in ("", ".", ".."):
+        raise UnsafeOutputError(f"{path}: not a file name")
+    try:
+        dir_fd = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as error:
+        raise UnsafeOutputError(f"{path}: cannot write here: {error.strerror or error}") from None
+    try:
+        _check_output(dir_fd, name, path)
+        tmp, fd = _exclusive_temp(dir_fd, name, path)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                yield handle
+            os.rename(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=dir_fd)
+            raise
+    finally:
+        os.close(dir_fd)
+
+
+def _check_output(dir_fd: int, name: str, path: str | Path) -> None:
+    info = os.fstat(dir_fd)
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not info.st_mode & stat.S_ISVTX:
+        raise UnsafeOutputError(f"{path}: refusing to write here: the directory is group- or world-writable "
+                                f"(mode {stat.S_IMODE(info.st_mode):o}) and not sticky")
+    try:
+        existing = os.lstat(name, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(existing.st_mode):
+        raise UnsafeOutputError(f"{path}: is a directory")
+    if existing.st_uid != os.geteuid():
+        kind = "a symlink" if stat.S_ISLNK(existing.st_mode) else "a file"
+        raise UnsafeOutputError(f"{path}: refusing to write: {kind} that uid {existing.st_uid} created is there")
+
+
+def _exclusive_temp(dir_fd: int, name: str, path: str | Path) -> tuple[str, int]:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    for _ in range(100):
+        tmp = f".{name[:200]}.{secrets.token_hex(6)}.tmp"
+        try:
+            fd = os.open(tmp, flags, FILE_MODE, dir_fd=dir_fd)
+        except FileExistsError:
+            continue
+        except OSError as error:
+            raise UnsafeOutputError(f"{path}: cannot write here: {error.strerror or error}") from None
+        os.fchmod(fd, FILE_MODE)
+        return tmp, fd
+    raise UnsafeOutputError(f"{path}: cannot create a temporary file next to it")
+
+
 def read_json(path: Path) -> Any:
-    with open(path, encoding="utf-8") as handle:
-        return json.load(handle)
+    """A JSON file triage wrote (bounded in size and depth: it may have been tampered with)."""
+    return read_json_file(path)

@@ -8,10 +8,12 @@ and a device could stream without end. Every reader of user-supplied paths opens
 from __future__ import annotations
 
 import errno
+import json
 import os
+import pwd
 import stat
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 NOT_REGULAR = "not a regular file (a FIFO, device or directory)"
 
@@ -28,12 +30,80 @@ def open_regular(path: str | Path) -> BinaryIO:
     regular file, and OSError when it cannot be opened. Never blocks on a FIFO."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             raise NotRegularFile(path)
+        problem = deputy_problem(path, fd, info)
+        if problem:
+            raise NotTheOwnersFile(path, problem)
     except BaseException:
         os.close(fd)
         raise
     return os.fdopen(fd, "rb")
+
+
+class NotTheOwnersFile(OSError):
+    """The file lies in another user's directory but is not theirs to read (a symlink out, a root-only file)."""
+
+    def __init__(self, path: str | Path, why: str) -> None:
+        super().__init__(errno.EACCES, why, str(path))
+
+
+def deputy_problem(path: str | Path, fd: int, info: os.stat_result) -> str | None:
+    """Why triage must not read ``fd`` (opened from ``path``) on behalf of another user, or None.
+
+    When ``path`` lies in a directory that another user (not root, not us) owns, triage reads as that
+    user could: the opened file must lie inside that directory (no symlink out of it), the owner must
+    be able to reach it (search every directory down to it) and to read it. So a symlink or a hard
+    link that an attacker plants in their own run or log directory never makes root read a root-only
+    file into a report.
+    """
+    euid = os.geteuid()
+    boundary: Path | None = None
+    for part in reversed([*Path(os.path.abspath(path)).parents]):
+        try:
+            owner = os.lstat(part).st_uid
+        except OSError:
+            return None
+        if owner not in (euid, 0):
+            boundary = part
+            break
+    if boundary is None:
+        return None
+    real = os.path.realpath(boundary)
+    try:
+        opened = os.readlink(f"/proc/self/fd/{fd}")
+        if os.stat(real).st_uid != owner:
+            return f"{boundary} (uid {owner}) leads to a directory uid {owner} does not own"
+    except OSError as error:
+        return f"cannot check who may read it ({error.strerror or error})"
+    if not opened.startswith(real.rstrip("/") + "/"):
+        return f"leads out of {boundary}, which uid {owner} owns"
+    groups = _groups(owner)
+    for directory in [Path(opened).parent, *Path(opened).parent.parents]:
+        if not (str(directory) == real or str(directory).startswith(real.rstrip("/") + "/")):
+            break
+        if not _may(owner, groups, os.stat(directory), stat.S_IXUSR, stat.S_IXGRP, stat.S_IXOTH):
+            return f"uid {owner}, who owns {boundary}, cannot reach it"
+    if not _may(owner, groups, info, stat.S_IRUSR, stat.S_IRGRP, stat.S_IROTH):
+        return f"uid {owner}, who owns {boundary}, cannot read it"
+    return None
+
+
+def _groups(uid: int) -> frozenset[int]:
+    try:
+        entry = pwd.getpwuid(uid)
+        return frozenset(os.getgrouplist(entry.pw_name, entry.pw_gid))
+    except (KeyError, OSError):
+        return frozenset()
+
+
+def _may(uid: int, groups: frozenset[int], info: os.stat_result, user: int, group: int, other: int) -> bool:
+    if info.st_uid == uid:
+        return bool(info.st_mode & user)
+    if info.st_gid in groups:
+        return bool(info.st_mode & group)
+    return bool(info.st_mode & other)
 
 
 def is_special_file(path: str | Path) -> bool:
@@ -43,3 +113,55 @@ def is_special_file(path: str | Path) -> bool:
     except OSError:
         return False
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+MAX_JSON_DEPTH = 200
+MAX_JSON_FILE = 16 * 1024 * 1024   # worker.json, run.json, exit.json, manifests: a few KB in a real run
+
+
+class TooLargeFile(OSError):
+    """A file larger than what triage reads of that kind (judged by its size, before reading)."""
+
+    def __init__(self, path: str | Path, size: int, limit: int) -> None:
+        super().__init__(errno.EFBIG, f"too large ({size} bytes; at most {limit} are read)", str(path))
+
+
+def read_regular_bytes(path: str | Path, limit: int) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes; raises :class:`TooLargeFile` (an
+    OSError) by its size, before anything is read, and OSError as :func:`open_regular` does."""
+    with open_regular(path) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > limit:
+            raise TooLargeFile(path, size, limit)
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise TooLargeFile(path, len(data), limit)
+    return data
+
+
+def loads_json(data: str | bytes, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """``json.loads`` with the nesting bounded: deeper than ``max_depth`` raises ValueError (never a
+    RecursionError, here or in whatever walks the value later)."""
+    try:
+        value = json.loads(data)
+    except RecursionError:
+        raise ValueError(f"JSON nested deeper than {max_depth} levels") from None
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > max_depth:
+            raise ValueError(f"JSON nested deeper than {max_depth} levels")
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return value
+
+
+def read_json_file(path: str | Path, limit: int = MAX_JSON_FILE) -> Any:
+    """A small JSON file (:func:`read_regular_bytes`, then :func:`loads_json`); raises OSError or
+    ValueError."""
+    return loads_json(read_regular_bytes(path, limit))

@@ -15,7 +15,7 @@ from tests.helpers.processes import kill_tree, python_program, running_program, 
 from triage.bundle import CollectorStatus, Trigger, read_manifest
 from triage.collectors.common import Target, find_tool, process_state
 from triage.collectors.discover import find_ranks
-from triage.collectors.gdbrun import python_gdb_helper
+from triage.collectors.gdbhelper import python_gdb_helper
 from triage.collectors.node_bundle import JobInfo, collect_node_bundle
 from triage.collectors.redact import REDACTED, redact_argv, redact_env, redact_text
 from triage.options import CollectSettings

@@ -68,7 +68,7 @@ def test_torchrun_rank_segfault_is_root_cause_others_collateral(segfault_job) ->
     assert states[1] == "crashed" and states[0] in ("exited_error", "crashed", "unknown")
     item = data["extra"]["postmortem"][0]
     assert item["rank"] == 1 and item["kind"] == "segfault_user_extension"
-    assert item["python_method"] in ("py-bt", "faulthandler.log")
+    assert item["python_method"] in ("py-bt", "pystack", "faulthandler.log")
     assert any("poke_null_pointer" in frame for frame in item["python_frames"])
     # the gdb output was kept in a crash bundle of the run directory
     bundles = list(run_dir.glob("*/bundles/*-crash*/rank-1/gdb-core.txt"))

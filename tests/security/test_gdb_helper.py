@@ -27,7 +27,8 @@ from tests.security.sec_util import (
 )
 from triage.collectors.common import Target
 from triage.collectors.gdb import collect_gdb, gdb_argv
-from triage.collectors.gdbrun import gdb_batch_argv, helper_candidates, helper_problem, python_gdb_helper
+from triage.collectors.gdbhelper import helper_candidates, helper_problem, python_gdb_helper
+from triage.collectors.gdbrun import gdb_batch_argv
 from triage.collectors.pyframes import pystack_available, run_pystack
 from triage.options import CollectSettings
 from triage.parsing.pyframes import parse_pyframes
@@ -69,7 +70,7 @@ def test_crafted_core_next_to_attacker_helper_runs_nothing(tmp_path: Path) -> No
             assert "crash.py:3 in inner" in text and "crash.py:6 in outer" in text
         info = json.loads(next(keep.rglob("core.json")).read_text())
         assert info["gdb"]["py_helper"] is None
-        assert any("not owned by root" in r for r in info["gdb"]["py_helper_refused"])
+        assert any("not under a system directory" in r for r in info["gdb"]["py_helper_refused"])
         assert "set auto-load off" in info["gdb"]["argv"]
 
 
@@ -85,10 +86,7 @@ def test_libpython_named_by_a_core_in_a_writable_dir_is_refused() -> None:
         # Even a root-owned helper is refused in a world-writable directory (swapped in a moment later).
         assert helper in helper_candidates(None, (str(lib),))
         assert python_gdb_helper(None, (str(lib),)) is None
-        assert "writable" in (helper_problem(helper, "3.11") or "")
-        os.chown(helper, 65534, 65534)
-        evil.chmod(0o755)
-        assert "not owned by root" in (helper_problem(helper, "3.11") or "")
+        assert "not under a system directory" in (helper_problem(helper, "3.11") or "")
 
 
 def test_symlinked_helper_is_judged_by_where_it_points(tmp_path: Path) -> None:
@@ -109,7 +107,8 @@ def test_trusted_root_helper_is_still_used() -> None:
     if helper is None:
         pytest.skip("no CPython gdb helper installed for this interpreter")
     info = os.stat(helper)
-    assert info.st_uid == 0 and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    assert info.st_uid == 0 and stat.S_IMODE(info.st_mode) == 0o600   # triage's private copy
+    assert stat.S_IMODE(os.stat(os.path.dirname(os.path.dirname(helper))).st_mode) == 0o700
     assert f"source {helper}" in gdb_batch_argv("gdb", exe, "core", helper)
 
 
@@ -146,3 +145,57 @@ def test_pyframes_output_is_bounded_and_never_raises() -> None:
     parsed = parse_pyframes(json.dumps(many))
     assert len(parsed.threads) == 4096 and all(len(f) == 512 for f in parsed.threads.values())
     assert parse_pyframes('{"threads": [{"tid": "x"}, 5, {"tid": 3, "frames": [7]}]}').threads == {3: ()}
+
+
+def test_helper_in_an_attacker_mount_namespace_is_never_sourced() -> None:
+    """The namespace race: a path through ``/proc/<attacker pid>/root`` that realpath and the kernel
+    resolve differently, bind-mounted by the attacker and unmounted once gdb starts. No such path is
+    ever opened: only the system allowlist, walked with O_NOFOLLOW from root's own ``/``."""
+    with attacker_dir() as evil:
+        marker = evil / "pwned"
+        (evil / "libpython3.11.so.1.0").write_bytes(b"\x7fELF")
+        (evil / "libpython3.11.so.1.0-gdb.py").write_text(pwn_code(marker))
+        for path in evil.iterdir():
+            os.chown(path, 65534, 65534)
+        script = f"mount --bind {evil} /mnt && echo READY && exec sleep 120"
+        with running_program([*AS_NOBODY, "unshare", "-Urm", "sh", "-c", script]) as proc:
+            pid = next(c.pid for c in __import__("psutil").Process(proc.pid).children(recursive=True)
+                       if c.name() == "sleep") if not _is_sleep(proc.pid) else proc.pid
+            lib = f"/proc/{pid}/root/mnt/libpython3.11.so.1.0"
+            assert os.path.exists(lib + "-gdb.py"), "the attacker's bind mount is visible through /proc/PID/root"
+            assert python_gdb_helper(None, (lib,)) is None
+            assert "not under a system directory" in (helper_problem(Path(lib + "-gdb.py"), "3.11") or "")
+            auto = Path("/usr/share/gdb/auto-load") / (lib.lstrip("/") + "-gdb.py")
+            assert auto in helper_candidates(None, (lib,)) and helper_problem(auto, "3.11") is not None
+            argv = gdb_batch_argv("gdb", None, "core", python_gdb_helper(None, (lib,)))
+            assert not any(a.startswith("source") for a in argv)
+        assert not marker.exists()
+
+
+def _is_sleep(pid: int) -> bool:
+    return bool(__import__("psutil").Process(pid).name() == "sleep")
+
+
+def test_flipping_symlink_to_the_helper_never_runs(tmp_path: Path) -> None:
+    """A helper symlink that the attacker flips between a root-owned file and its own code while
+    root runs postmortem on the attacker's core: the attacker's code never runs."""
+    with attacker_dir() as evil:
+        marker = evil / "pwned"
+        exe = plant_python(evil, "pass\n")
+        (evil / "pwn.py").write_text(pwn_code(marker))
+        trusted = tmp_path / "trusted"
+        trusted.mkdir(mode=0o755)
+        (trusted / "python3.11-gdb.py").write_text("pass\n")
+        (evil / "crash.py").write_text(CRASHER)
+        for path in evil.iterdir():
+            os.chown(path, 65534, 65534)
+        as_nobody([str(exe), "crash.py"], cwd=evil)
+        core = _core_in(evil)
+        (evil / "python3.11-gdb.py").unlink()
+        flip = (f"cd {evil}; echo READY; while true; do ln -sfn {trusted}/python3.11-gdb.py python3.11-gdb.py; "
+                f"ln -sfn {evil}/pwn.py python3.11-gdb.py; done")
+        with running_program([*AS_NOBODY, "bash", "-c", flip]):
+            for _ in range(3):
+                run = triage("postmortem", str(core), "--format", "json")
+                assert "Traceback" not in run.stderr, run.stderr
+                assert not marker.exists(), "gdb ran the attacker's helper as root"

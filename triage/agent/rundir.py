@@ -11,6 +11,7 @@ from typing import Any
 from triage.errors import InputError
 from triage.layout import HostPaths, RunPaths
 from triage.private_files import make_private_dir, read_json, write_json_atomic
+from triage.redact import redact_argv, redact_json
 from triage.schemas import RUN_LAYOUT
 
 
@@ -38,7 +39,7 @@ def prepare_run_dir(run_dir: Path, job_id: str, host: str, argv: list[str]) -> t
                          hint="choose another place with --run-dir") from None
     run = RunPaths(run_dir)
     info: dict[str, Any] = {"layout": RUN_LAYOUT, "job_id": job_id, "created": time.time(),
-                            "argv": argv, "cwd": os.getcwd()}
+                            "argv": redact_argv(argv), "cwd": os.getcwd()}
     if run.run_json.is_file():
         try:
             old = read_json(run.run_json)
@@ -58,4 +59,4 @@ def prepare_run_dir(run_dir: Path, job_id: str, host: str, argv: list[str]) -> t
 
 
 def write_node_json(host_paths: HostPaths, data: Mapping[str, Any]) -> None:
-    write_json_atomic(host_paths.node, dict(data))
+    write_json_atomic(host_paths.node, redact_json(dict(data)))

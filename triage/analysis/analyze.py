@@ -341,7 +341,8 @@ def _bounded(world_size: int | None, ranks: tuple[RankEvidence, ...]) -> int | N
     """A world size read from the input never sizes a structure beyond what the input holds."""
     if world_size is None or world_size <= MAX_WORLD:
         return world_size
-    return max((r.rank for r in ranks), default=-1) + 1 or None
+    highest = max((r.rank for r in ranks), default=-1) + 1
+    return highest if 0 < highest <= MAX_WORLD else None
 
 
 MAX_WORLD = 1 << 17

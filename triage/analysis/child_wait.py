@@ -75,7 +75,7 @@ def frames_of(stack: Sequence[str]) -> tuple[Frame, ...]:
     for text in stack:
         place, _, function = text.rpartition(" in ")
         filename, _, line = place.rpartition(":")
-        out.append(Frame(function, filename or place, int(line) if line.isdigit() else None))
+        out.append(Frame(function, filename or place, int(line) if line.isascii() and line.isdigit() else None))
     return tuple(out)
 
 

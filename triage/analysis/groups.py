@@ -23,7 +23,7 @@ class Group:
 
 
 def pg_sort_key(pg: str) -> tuple[int, int, str]:
-    return (0, int(pg), "") if pg.isdigit() else (1, 0, pg)
+    return (0, int(pg), "") if pg.isascii() and pg.isdigit() else (1, 0, pg)
 
 
 def resolve_groups(ranks: tuple[RankEvidence, ...], world_size: int | None) -> tuple[Group, ...]:

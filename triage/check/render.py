@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from triage.check.verdict import NodeSummary, Verdict, gbps, rank_ranges, verdict_json
+from triage.console import visible
 from triage.schemas import CHECK_RESULT_FORMAT
 
 FORMATS = ("text", "json", "html")
@@ -34,7 +35,7 @@ class _Printable:
         self.out = out
 
     def write(self, text: str) -> None:
-        self.out.write("".join(c if c.isprintable() or c == "\n" else repr(c)[1:-1] for c in text))
+        self.out.write(visible(text))
 
     def writelines(self, lines: Iterable[str]) -> None:
         for line in lines:

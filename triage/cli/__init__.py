@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from triage import __version__
 from triage.cli.base import Command
+from triage.console import safe_stream
 from triage.errors import TriageError
 from triage.exitcodes import ExitCode
 
@@ -74,6 +75,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(ExitCode.USAGE_OR_INPUT)
     command = commands[args.command]
     verbose = bool(getattr(args, "verbose", False))
+    if args.command != "launch":        # the agent's live console writes its own styling to stderr
+        sys.stderr = safe_stream(sys.stderr)
     try:
         return command.run(args, parser)
     except TriageError as error:

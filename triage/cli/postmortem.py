@@ -13,10 +13,12 @@ from typing import TextIO
 from triage.analysis.crash import CrashClassification
 from triage.collectors.gdbrun import DEFAULT_TIMEOUT_S
 from triage.collectors.redact import set_redaction
+from triage.console import safe_stream, terminal_safe
 from triage.errors import InputError, UsageError
 from triage.exitcodes import ExitCode
 from triage.layout import RunPaths
 from triage.postmortem.run import PostmortemResult, run_postmortem
+from triage.private_files import user_output
 from triage.regular_files import NOT_REGULAR, NotRegularFile, open_regular
 from triage.report import FORMATS, render
 
@@ -77,7 +79,7 @@ class PostmortemCommand:
     def _write(self, result: PostmortemResult, args: argparse.Namespace) -> None:
         if args.output is not None:
             try:
-                with open(args.output, "w", encoding="utf-8") as handle:
+                with user_output(args.output) as handle:
                     self._render(result, args, handle)
             except OSError as error:
                 raise InputError(f"{args.output}: cannot write the report: {error.strerror or error}") from None
@@ -95,7 +97,7 @@ class PostmortemCommand:
         render(result.report, args.format, file, width=args.width)
         if args.format == "text":
             for item in sorted(result.classifications, key=lambda c: (c.time is None, c.time or 0.0)):
-                print_details(item, file)
+                print_details(terminal_safe(item), safe_stream(file))
 
 
 def quiet_stdout() -> None:

@@ -12,6 +12,7 @@ from typing import TextIO
 from triage.errors import InputError, UsageError
 from triage.exitcodes import ExitCode
 from triage.model import Report, VerdictKind
+from triage.private_files import user_output
 from triage.report import FORMATS, build_report, render
 
 
@@ -67,7 +68,7 @@ def exit_code(report: Report) -> ExitCode:
 
 def _write_file(report: Report, fmt: str, path: Path, width: int | None) -> None:
     try:
-        with open(path, "w", encoding="utf-8") as handle:
+        with user_output(path) as handle:
             render(report, fmt, handle, width=width or 120)
     except OSError as exc:
         raise InputError(f"{path}: cannot write the report ({exc.strerror or exc})") from None

@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+from triage.console import terminal_safe
 from triage.errors import UsageError
 from triage.exitcodes import ExitCode
 from triage.top.render import snapshot_json, snapshot_table
@@ -57,7 +58,7 @@ class TopCommand:
                 json.dump(snapshot_json(snapshot), sys.stdout, indent=1)
                 sys.stdout.write("\n")
             else:
-                console.print(snapshot_table(snapshot))
+                console.print(snapshot_table(terminal_safe(snapshot)))
             print(f"next: triage report {args.run_dir}", file=sys.stderr)
             return int(ExitCode.OK)
         return _live(run_dir, limits, args.interval, console, cache)
@@ -71,11 +72,11 @@ def _live(run_dir: Path, limits: Limits, interval: float, console: object, cache
         raise TypeError("internal error: the live view needs a rich Console")
     snapshot, cache = take_snapshot(run_dir, time.time(), limits, cache)
     try:
-        with Live(snapshot_table(snapshot), console=console, refresh_per_second=4, screen=False) as live:
+        with Live(snapshot_table(terminal_safe(snapshot)), console=console, refresh_per_second=4, screen=False) as live:
             while True:
                 time.sleep(interval)
                 snapshot, cache = take_snapshot(run_dir, time.time(), limits, cache)
-                live.update(snapshot_table(snapshot))
+                live.update(snapshot_table(terminal_safe(snapshot)))
     except KeyboardInterrupt:
         pass
     print(f"next: triage report {run_dir}", file=sys.stderr)

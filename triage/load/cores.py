@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from triage.layout import BundlePaths, BundleRankPaths
 from triage.model.evidence import CoreOutput
+from triage.regular_files import read_json_file, read_regular_bytes
+
+MAX_GDB_TEXT = 64 * 1024 * 1024
 
 
 def read_core_output(out_dir: Path, host: str | None = None) -> CoreOutput | None:
     info_path = BundleRankPaths(out_dir).core_info
     try:
-        info = json.loads(info_path.read_text(encoding="utf-8"))
+        info = read_json_file(info_path)
     except (OSError, ValueError):
         return None
     gdb_path = BundleRankPaths(out_dir).gdb_core
     try:
-        text: str | None = gdb_path.read_text(encoding="utf-8", errors="replace")
+        text: str | None = read_regular_bytes(gdb_path, MAX_GDB_TEXT).decode("utf-8", "replace")
     except OSError:
         text = None
     return CoreOutput(info if isinstance(info, dict) else {}, text, str(info_path),
@@ -29,7 +31,7 @@ def bundle_core_outputs(bundle: Path) -> list[CoreOutput]:
     manifest gives the host."""
     host = None
     try:
-        manifest = json.loads(BundlePaths(bundle).manifest.read_text(encoding="utf-8"))
+        manifest = read_json_file(BundlePaths(bundle).manifest)
         host = manifest.get("host") if isinstance(manifest, dict) else None
     except (OSError, ValueError):
         pass

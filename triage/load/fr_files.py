@@ -12,13 +12,16 @@ from dataclasses import replace
 from pathlib import Path
 
 from triage.errors import InputError
+from triage.layout import MAX_RANK
 from triage.model import Collective
 from triage.model.evidence import Evidence, PgMembers, RankEvidence
-from triage.parsing.flight_recorder import FrDump, decode_fr_bytes, load_fr_file, rank_from_filename
+from triage.parsing.flight_recorder import MAX_FR_BYTES, FrDump, decode_fr_bytes, load_fr_file, rank_from_filename
 from triage.parsing.flight_recorder_compact import parse_fr_compact
-from triage.regular_files import open_regular
+from triage.regular_files import open_regular, read_regular_bytes
 
 MAX_TEXT = 256 * 1024 * 1024  # of a bigger log, the last 256 MiB are read
+MAX_LINE_CHARS = 64 * 1024
+_LONG_LINE = re.compile(rf"(?m)^[^\n]{{{MAX_LINE_CHARS + 1},}}")
 _TRAILING_NUMBER = re.compile(r"^(.*?)(\d+)(?:\.(?:json|pkl|pickle|bin))?$")
 
 
@@ -35,7 +38,16 @@ def read_text(path: Path, limit: int = MAX_TEXT) -> str:
     if b"\x00" in data[:4096]:
         raise InputError(f"{path}: binary file, not a log", "pass a text log or a Flight Recorder dump")
     text = data.decode("utf-8", errors="replace")
-    return text.split("\n", 1)[-1] if size > limit else text
+    text = text.split("\n", 1)[-1] if size > limit else text
+    return cap_lines(text)
+
+
+def cap_lines(text: str) -> str:
+    """``text`` with every line longer than :data:`MAX_LINE_CHARS` cut there (a 15 MB line would
+    cost the line parsers seconds; no log line triage reads is that long)."""
+    if len(text) <= MAX_LINE_CHARS:
+        return text
+    return _LONG_LINE.sub(lambda match: match.group()[:MAX_LINE_CHARS] + " [line cut by triage]", text)
 
 
 def looks_like_fr_file(path: Path) -> bool:
@@ -106,7 +118,7 @@ COMPACT_MIN_FILES = 64   # from this many dumps on, ranks keep their last collec
 def load_compact(path: Path, rank: int) -> FrDump:
     """Like load_fr_file, through parse_fr_compact (flight_recorder_compact)."""
     try:
-        data = Path(path).read_bytes()
+        data = read_regular_bytes(path, MAX_FR_BYTES)
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     return parse_fr_compact(decode_fr_bytes(data, str(path)), rank, str(path))
@@ -160,6 +172,13 @@ def load_fr_dir(root: Path, prefix: str | None, only: list[Path] | None = None) 
         if rank is None:
             if only is None and looks_like_fr_file(path):
                 others.append(path)
+            continue
+        if rank > MAX_RANK:
+            if only is not None:
+                raise InputError(f"{path}: rank {rank} in the file name is beyond any job "
+                                 f"({MAX_RANK + 1} ranks at most)",
+                                 "name each dump PREFIX<rank> with the rank that wrote it")
+            skipped.append(f"{path}: rank {rank} in the file name is beyond any job: skipped")
             continue
         items.append((path, rank))
     if others:

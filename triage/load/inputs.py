@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from triage.errors import InputError
-from triage.layout import BundlePaths
+from triage.layout import BundlePaths, is_rank_name
 from triage.load.fr_files import load_fr_dir, looks_like_fr_file, read_text
 from triage.load.large_logs import LARGE_LOG_BYTES, scan_large_log
 from triage.load.log_finish import orphan_failures, scan_to_ranks
@@ -84,7 +84,7 @@ def _error_file(path: Path) -> Evidence | None:
     if path.suffix != ".json" or not path.is_file() or path.stat().st_size > MAX_ERROR_FILE_BYTES:
         return None
     # torchrun keeps it as .../attempt_N/<local rank>/error.json: on one node the local rank is the rank
-    named = int(path.parent.name) if path.parent.name.isdigit() else rank_from_name(path.name)
+    named = int(path.parent.name) if is_rank_name(path.parent.name) else rank_from_name(path.name)
     error = parse_error_file(read_text(path), named)
     if error is None:
         return None

@@ -21,6 +21,7 @@ TAIL_BYTES = 256 << 10
 MARKERS = (b"rror", b"atchdog")
 MAX_MARKED_LINES = 200_000       # of more, the first and the last halves are kept
 CONTEXT_LINES = 2                # lines kept after a marked one (a what(): line, a cut message)
+MAX_LINE_BYTES = 64 << 10        # of a longer line, its first 64 KiB are read (a 2 GB line is not 2 GB of str)
 
 
 def _spans(data: Buffer, end: int) -> list[tuple[int, int]]:
@@ -29,7 +30,7 @@ def _spans(data: Buffer, end: int) -> list[tuple[int, int]]:
     for marker in MARKERS:
         pos = 0
         while (hit := data.find(marker, pos, end)) >= 0:
-            start = data.rfind(b"\n", 0, hit) + 1
+            start = max(data.rfind(b"\n", max(0, hit - MAX_LINE_BYTES), hit) + 1, hit - MAX_LINE_BYTES // 2, 0)
             starts.add(start)
             stop = data.find(b"\n", hit, end)
             pos = end if stop < 0 else stop + 1
@@ -45,8 +46,8 @@ def _spans(data: Buffer, end: int) -> list[tuple[int, int]]:
         ordered = ordered[:half] + ordered[-half:]
     spans = []
     for start in ordered:
-        stop = data.find(b"\n", start, end)
-        spans.append((start, end if stop < 0 else stop))
+        stop = data.find(b"\n", start, min(end, start + MAX_LINE_BYTES))
+        spans.append((start, min(end, start + MAX_LINE_BYTES) if stop < 0 else stop))
     return spans
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import signal as _signal
 from dataclasses import replace
 from pathlib import Path
@@ -43,6 +42,7 @@ from triage.parsing.stacks import (
     stack_top,
     waiting_in_collective,
 )
+from triage.regular_files import read_json_file
 from triage.schemas import CHECK_VERDICT_FORMAT
 
 # A node counts as missing when its newest bundle is older than the newest hang bundle by this much.
@@ -60,9 +60,9 @@ def _json(path: Path, skipped: list[str]) -> Any:
     if not path.is_file():
         return None
     try:
-        return json.loads(path.read_text(encoding="utf-8", errors="replace"))
+        return read_json_file(path)
     except (OSError, ValueError) as exc:
-        skipped.append(f"{path}: unreadable JSON ({type(exc).__name__})")
+        skipped.append(f"{path}: unreadable JSON ({str(exc)[:100] or type(exc).__name__})")
         return None
 
 

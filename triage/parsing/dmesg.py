@@ -195,7 +195,7 @@ def _xid(match: re.Match[str], line: str) -> XidEvent:
     pn = _PID_NAME.match(text)
     if pn:
         pid_text = pn.group("pid") or ""
-        pid = int(pid_text) if pid_text.isdigit() else None
+        pid = int(pid_text) if pid_text.isascii() and pid_text.isdigit() else None
         name = pn.group("name").strip() or None
         text = text[pn.end():].strip()
     caused = _CAUSED_BY.search(text)

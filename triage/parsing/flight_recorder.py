@@ -14,7 +14,6 @@ How each field reads is in flight_recorder_entries.py (shared with flight_record
 
 from __future__ import annotations
 
-import json
 import pickle
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -37,6 +36,7 @@ from triage.parsing.flight_recorder_entries import (
 )
 from triage.parsing.safe_pickle import safe_unpickle
 from triage.parsing.stacks import Frame
+from triage.regular_files import loads_json, read_regular_bytes
 
 __all__ = ["UNKNOWN_RANK", "FrDump", "FrEntryInfo", "PgInfo", "PgStatus", "decode_fr_bytes", "load_fr_file",
            "parse_fr_json", "rank_from_filename"]
@@ -164,9 +164,9 @@ def decode_fr_bytes(data: bytes, source: str) -> Mapping[str, Any]:
     try:
         if head in (b"{", b"["):
             try:
-                decoded = json.loads(data)
+                decoded = loads_json(data)
             except UnicodeDecodeError:
-                decoded = json.loads(data.decode("utf-8", errors="replace"))
+                decoded = loads_json(data.decode("utf-8", errors="replace"))
         elif data[:1] == b"\x80":
             decoded = safe_unpickle(data)
         else:
@@ -185,12 +185,13 @@ def decode_fr_bytes(data: bytes, source: str) -> Mapping[str, Any]:
 def load_fr_file(path: Path, rank: int | None = None) -> FrDump:
     """Read one dump file (JSON or pickle). Raises InputError naming the file on bad content."""
     try:
-        data = Path(path).read_bytes()
+        data = read_regular_bytes(path, MAX_FR_BYTES)
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     return parse_fr_json(decode_fr_bytes(data, str(path)), rank, str(path))
 
 
+MAX_FR_BYTES = 256 * 1024 * 1024   # a real dump is a few MB; a bigger (or sparse) file is refused by its size
 _TRAILING_RANK = re.compile(r"(\d+)(?:\.(?:json|pkl|pickle|bin))?$")
 
 

@@ -68,7 +68,7 @@ def split_rank_prefix(line: str) -> RankPrefix:
             rank, local = int(match.group(1)), False
         elif match := _HOST_RANK.match(rest):
             host, local = match.group(1), False
-            rank = int(match.group(2)) if match.group(2).isdigit() else rank
+            rank = int(match.group(2)) if match.group(2).isascii() and match.group(2).isdigit() else rank
         elif (match := _DETERMINED.match(rest)) is not None:
             found = match.group("rank") or match.group("bare")
             rank, local = (int(found), False) if found is not None else (rank, local)

@@ -41,7 +41,7 @@ def torch_dtype(x: str | int) -> str:
     if isinstance(x, int) and not isinstance(x, bool):
         return _NCCL_DTYPE_CODES.get(x, str(x))
     text = str(x).strip()
-    if text.isdigit():
+    if text.isascii() and text.isdigit():
         return _NCCL_DTYPE_CODES.get(int(text), text)
     low = text.lower()
     low = low.removeprefix("torch.")
@@ -101,7 +101,7 @@ def redop_name(x: str | int) -> str:
     if isinstance(x, int) and not isinstance(x, bool):
         return _REDOPS.get(x, "premul_sum" if x >= 5 else str(x))
     text = str(x).strip()
-    if text.isdigit():
+    if text.isascii() and text.isdigit():
         return redop_name(int(text))
     low = text.lower()
     low = low.removeprefix("nccl")

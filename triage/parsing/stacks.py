@@ -143,7 +143,7 @@ def parse_faulthandler(text: str) -> tuple[ThreadStack, ...]:
         if frame and threads and in_block:
             lineno = frame.group(2)
             threads[-1][3].append(Frame(frame.group(3), frame.group(1),
-                                        int(lineno) if lineno.isdigit() else None))
+                                        int(lineno) if lineno.isascii() and lineno.isdigit() else None))
         elif not any(mark in line for mark in ("  ...", "<no Python frame>", "<truncated")):
             in_block = False
     out: list[ThreadStack] = []

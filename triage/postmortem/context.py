@@ -6,7 +6,6 @@ I/O lives here (reading files, running ``dmesg``); the decoding of kernel lines 
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 import time
@@ -17,7 +16,7 @@ from typing import Any, BinaryIO
 from triage.layout import RankPaths, RunPaths
 from triage.model.evidence import KernelEvent, RankLogs
 from triage.parsing.dmesg import OomEvent, SegfaultEvent, XidEvent, scan_dmesg
-from triage.regular_files import open_regular
+from triage.regular_files import loads_json, open_regular
 
 LOG_TAIL_BYTES = 64 * 1024
 DMESG_TIMEOUT_S = 10.0
@@ -53,7 +52,7 @@ def _json(path: Path) -> dict[str, Any] | None:
     if len(raw) > MAX_JSON_BYTES:
         return None
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = loads_json(raw.decode("utf-8"))
     except (ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TextIO
 
 from triage.model import Report
+from triage.redact import redact_strings
 
 FORMATS: tuple[str, ...] = ("text", "json", "html", "chrome-trace")
 
@@ -57,7 +58,9 @@ def _html(report: Report, file: TextIO) -> str:
 def render(report: Report, fmt: str, file: TextIO, width: int | None = None) -> None:
     """Write ``report`` to ``file`` as ``text`` (rich, for terminals), ``json``, ``html`` or
     ``chrome-trace`` (every rank's collectives for ui.perfetto.dev). Each format imports only its
-    own renderer (lazily: rich for text and the HTML writer take 60-80 ms each to import)."""
+    own renderer (lazily: rich for text and the HTML writer take 60-80 ms each to import). Every
+    string is redacted first (triage.redact: exception messages and log lines can hold secrets)."""
+    report = redact_strings(report)
     if fmt == "json":
         json.dump(report_json(report), file, indent=1, allow_nan=False)
         file.write("\n")

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,7 @@ from triage.load.fr_files import load_fr_dumps
 from triage.model import Collective
 from triage.parsing.flight_recorder import parse_fr_json
 from triage.parsing.stacks import parse_faulthandler_signal
-from triage.regular_files import open_regular
+from triage.regular_files import loads_json, open_regular
 
 MAX_JSON = 4 * 1024 * 1024
 
@@ -100,7 +99,7 @@ def _json(path: Path, problems: list[str]) -> Any:
         problems.append(f"{path}: larger than {MAX_JSON} bytes, skipped")
         return None
     try:
-        return json.loads(data)
+        return loads_json(data)
     except ValueError:
         problems.append(f"{path}: not JSON (being rewritten, or damaged)")
         return None

@@ -31,6 +31,7 @@ from typing import IO, Any
 
 from triage.worker import flight
 from triage.worker.files import write_bytes, write_json
+from triage.worker.redact import redact_argv, redact_text
 
 RANK_VARS_DEFAULT = ("RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK")
 LAUNCHER_MODULES = ("torch.distributed.run", "torch.distributed.launch")
@@ -127,7 +128,7 @@ def _worker_info(state: _State, rank_var_env: dict[str, str]) -> dict[str, Any]:
         "control_socket": "@" + state.control_name if state.control_name else None,
         "control_socket_squatted": state.control_squatted,
         "python": sys.executable,
-        "argv": list(getattr(sys, "orig_argv", sys.argv)),
+        "argv": redact_argv(list(getattr(sys, "orig_argv", sys.argv))),
         "cwd": os.getcwd(),
         "started": time.time(),
         "rank_env": rank_var_env,
@@ -166,7 +167,7 @@ def _record_exception(state: _State, exc_type: Any, exc: Any, tb: Any) -> None:
     frames = traceback.extract_tb(tb)
     where = f"{frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name}" if frames else None
     state.exception = {"type": exc_type.__name__, "module": exc_type.__module__,
-                       "message": str(exc)[:4000], "time": time.time(), "where": where}
+                       "message": redact_text(str(exc)[:4000]), "time": time.time(), "where": where}
     state.exit_code = 130 if issubclass(exc_type, KeyboardInterrupt) else 1
     write_json(os.path.join(state.rank_dir, "exit.json"), _exit_record(state, "exception"))
 

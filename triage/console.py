@@ -1,0 +1,88 @@
+"""The one terminal sanitizer: text from inputs made safe before any of it is printed.
+
+Host names (worker.json), paths (a core's NT_FILE note, a file name), process-group names, log lines
+and exception messages come from files that a job, or whoever could write into its run directory,
+controls. Escape sequences in them could retitle the terminal, clear it, or hide lines. Every
+printer of triage goes through this module: the report and ``top`` renderers take
+:func:`terminal_safe` copies of what they render, the plain-text printers (``check``, the
+postmortem details) write through :func:`safe_stream`, and ``triage``'s command line puts
+:func:`safe_stream` on stderr for every command (warnings, errors, the ``next:`` lines). Every
+control character except newline and tab is shown as a visible escape (``\\x1b``) instead: what the
+input held stays visible, and the terminal interprets nothing. Rich's own styling is added after
+this, by rich.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import io
+import re
+from typing import Any, TextIO, TypeVar
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+T = TypeVar("T")
+
+
+def visible(text: str) -> str:
+    """``text`` with every control character but newline and tab written as ``\\xNN``."""
+    if not _CONTROL.search(text):
+        return text
+    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+
+
+def terminal_safe(value: T) -> T:
+    """A copy of ``value`` (a report, a snapshot, or any frozen dataclass, tuple, list or dict of
+    them) in which every string has been passed through :func:`visible`. Enums and numbers are kept."""
+    return _clean(value)  # type: ignore[no-any-return]
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, enum.Enum) or value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, str):
+        return visible(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {f.name: _clean(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}
+        return dataclasses.replace(value, **changes)
+    if isinstance(value, tuple):
+        return tuple(_clean(item) for item in value)
+    if isinstance(value, list):
+        return [_clean(item) for item in value]
+    if isinstance(value, dict):
+        return {_clean(key): _clean(item) for key, item in value.items()}
+    if isinstance(value, (set, frozenset)):
+        return type(value)(_clean(item) for item in value)
+    return value
+
+
+class _SafeStream(io.TextIOBase):
+    """A text stream that writes everything through :func:`visible`."""
+
+    def __init__(self, inner: TextIO) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def write(self, text: str) -> int:
+        self.inner.write(visible(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.inner.flush()
+
+    def fileno(self) -> int:
+        return self.inner.fileno()
+
+    def isatty(self) -> bool:
+        return self.inner.isatty()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self.inner, "encoding", "utf-8")
+
+
+def safe_stream(stream: TextIO) -> TextIO:
+    """``stream`` with every write through :func:`visible` (a stream that already is one is kept)."""
+    if isinstance(stream, _SafeStream):
+        return stream
+    return _SafeStream(stream)  # type: ignore[return-value]

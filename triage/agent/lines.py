@@ -17,6 +17,7 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TextIO
 
+from triage.console import visible
 from triage.parsing.torchrun_args import parse_torchrun_args, read_nnodes, torchrun_index
 
 _state: dict[str, str | bool | None] = {"host": None, "multi": False}
@@ -55,9 +56,10 @@ def prefix() -> str:
 
 
 def say(text: str, stream: TextIO | None = None) -> None:
-    """Print one agent line (never raises: a closed console must not stop the agent)."""
+    """Print one agent line through the terminal sanitizer (host names, paths and verdicts come from
+    files a job controls); never raises: a closed console must not stop the agent."""
     with contextlib.suppress(Exception):
-        print(f"{prefix()}: {text}", file=stream if stream is not None else sys.stderr, flush=True)
+        print(f"{prefix()}: {visible(text)}", file=stream if stream is not None else sys.stderr, flush=True)
 
 
 @contextlib.contextmanager

@@ -14,3 +14,4 @@ COLLECT_SCHEMA = "triage.collect/1"             # collect.json of `triage collec
 CHECK_RESULT_FORMAT = "triage.check/1"          # a `triage check` rank's result, and its JSON output
 CHECK_VERDICT_FORMAT = "triage.check-verdict/1"  # verdict.json of a check directory
 TOP_SCHEMA = "triage.top/1"                     # `triage top --once --format json`
+NUMERICS_SCHEMA = "triage.numerics/1"            # numerics.json of a rank (triage.worker.numerics_record keeps a copy)

@@ -17,6 +17,7 @@ from triage.load.fr_files import fr_rank_evidence, read_text
 from triage.load.kernel import dmesg_events
 from triage.load.log_scan import LogScan
 from triage.load.logs import scan_log_text
+from triage.load.numerics import load_numerics
 from triage.model.evidence import (
     MISSING_NODE_REASON,
     AgentFacts,
@@ -107,7 +108,8 @@ def load_run_dir(root: Path) -> Evidence:
     finished = all(r.exit is not None and r.exit.ok for r in ranks) and (world is None or len(ranks) >= world)
     return Evidence(ranks=tuple(ranks), events=tuple(events), world_size=world, skipped=tuple(skipped),
                     finished_cleanly=finished, extra_evidence=tuple(extra), crashes=tuple(crashes),
-                    cluster_check=_cluster_check(root, skipped), agent=tuple(agents))
+                    cluster_check=_cluster_check(root, skipped), agent=tuple(agents),
+                    numerics=load_numerics(root, skipped))
 
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from triage.model import Collective, SeqHistory
+from triage.model.numerics import RankNumerics
 
 
 class EventKind(str, enum.Enum):
@@ -295,6 +296,7 @@ class Evidence:
     # cores and rank logs only (triage postmortem): reported as a crash report, the first crash first;
     # ``skipped`` then holds the cores that could not be used at all ("PATH: why")
     crashes_only: bool = False
+    numerics: tuple[RankNumerics, ...] = ()   # each rank's first NaN/Inf (triage launch --numerics)
 
     def rank(self, rank: int) -> RankEvidence | None:
         for item in self.ranks:

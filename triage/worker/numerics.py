@@ -115,6 +115,14 @@ class Watch:
             self.dirty = True
 
     # -- names -----------------------------------------------------------------------------
+    def type_of(self, module: Any) -> str:
+        """The class name; a wrapper's (DDP, FSDP, torch.compile) is the wrapped model's."""
+        for _ in range(4):
+            if type(module).__name__ not in WRAPPER_TYPES:
+                break
+            module = next((getattr(module, a) for a in WRAPPER_ATTRS if hasattr(module, a)), module)
+        return type(module).__name__
+
     def name_of(self, module: Any) -> str:
         name = self.names.get(module)
         return name if name is not None else f"<{type(module).__name__}>"
@@ -197,7 +205,7 @@ class Watch:
             self.history.append({"where": rec.FORWARD, "module": name, "type": type(module).__name__,
                                  "absmax": value})
             if not math.isfinite(value):
-                self.found(rec.FORWARD, name, type(module).__name__, tensor, rec.any_nonfinite(args, torch))
+                self.found(rec.FORWARD, name, self.type_of(module), tensor, rec.any_nonfinite(args, torch))
                 return
             if self.full and tensor.requires_grad and tensor.grad_fn is not None:
                 tensor.register_hook(lambda grad, n=name, m=type(module).__name__: self.on_output_grad(grad, n, m))

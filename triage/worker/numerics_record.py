@@ -66,7 +66,7 @@ def any_nonfinite(value: Any, torch: Any) -> bool | None:
 
 
 def last_collective() -> dict[str, Any] | None:
-    """The last completed collective of the default process group (Flight Recorder), when there is one."""
+    """The last collective the default process group started (Flight Recorder), when there is one."""
     try:
         doc = flight.status()
         if doc is None:
@@ -75,7 +75,7 @@ def last_collective() -> dict[str, Any] | None:
         if not progress:
             return None
         pg = "0" if "0" in progress else sorted(progress)[0]
-        seq = progress[pg]["completed"]
+        seq = progress[pg]["enqueued"]     # DDP waited for it before step(); "completed" can lag on gloo
         if seq <= 0:
             return {"pg": pg, "seq": None, "op": None}
         entries = flight.in_flight_entries([(pg, seq)])

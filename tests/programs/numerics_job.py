@@ -9,8 +9,8 @@ NUM_SCENARIO:
 - ``bf16_overflow``: the ``act`` layer computes in bfloat16 and scales by 1e38 on NUM_BAD_RANK at
   NUM_BAD_STEP: it overflows to Inf;
 - ``same_batch``: every rank's batch at NUM_BAD_STEP holds an Inf;
-- ``amp_skip``: a CPU grad scaler whose first scale (2**127) overflows the gradients: it skips the
-  first steps, backs off, and recovers.
+- ``amp_skip``: a CPU grad scaler whose first scale (2**127) overflows the gradients of a loss
+  scaled by 1000: it skips the first steps, backs off (by 2**-20), and recovers.
 
 NUM_VARIANT (comma-separated): ``own_hooks`` (the model registers forward and backward hooks of
 its own), ``compile`` (``torch.compile`` of the block), ``shared`` (one block used twice),
@@ -96,13 +96,13 @@ def main() -> None:
         net.block = torch.compile(net.block, backend="eager")
     model = DistributedDataParallel(net)
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    scaler = torch.amp.GradScaler("cpu", init_scale=2.0 ** 127, growth_interval=1000) \
-        if SCENARIO == "amp_skip" else None
+    scaler = torch.amp.GradScaler("cpu", init_scale=2.0 ** 127, backoff_factor=2.0 ** -20,
+                                  growth_interval=1000) if SCENARIO == "amp_skip" else None
     for step in range(STEPS):
         NOW["step"] = step
         x, y = batch(rank, step)
         opt.zero_grad()
-        loss = F.mse_loss(model(x), y)
+        loss = F.mse_loss(model(x), y) * (1000.0 if scaler is not None else 1.0)
         if scaler is not None:
             scaler.scale(loss).backward()
             scaler.step(opt)

@@ -15,7 +15,7 @@ from triage.model.numerics import GRADIENT_PHASES, RankNumerics
 from triage.options import LaunchSettings, OnNonfinite
 from triage.parsing.numerics import parse_numerics
 
-MIN_ITERATIONS_FOR_KEEPS = 4
+MIN_ITERATIONS_FOR_KEEPS = 10
 
 
 def should_stop(item: RankNumerics) -> bool:

@@ -207,7 +207,7 @@ class Watch:
             if not math.isfinite(value):
                 self.found(rec.FORWARD, name, self.type_of(module), tensor, rec.any_nonfinite(args, torch))
                 return
-            if self.full and tensor.requires_grad and tensor.grad_fn is not None:
+            if tensor.requires_grad and tensor.grad_fn is not None:     # cheap mode: the root's output only
                 tensor.register_hook(lambda grad, n=name, m=type(module).__name__: self.on_output_grad(grad, n, m))
 
     def on_output_grad(self, grad: Any, name: str, kind: str) -> None:

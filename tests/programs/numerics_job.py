@@ -14,7 +14,7 @@ NUM_SCENARIO:
 
 NUM_VARIANT (comma-separated): ``own_hooks`` (the model registers forward and backward hooks of
 its own), ``compile`` (``torch.compile`` of the block), ``shared`` (one block used twice),
-``inplace`` (a ReLU(inplace=True) after the block).
+``inplace`` (a ReLU(inplace=True) on a Linear's output).
 """
 
 import os
@@ -62,6 +62,7 @@ class Net(nn.Module):
         self.fc1 = nn.Linear(8, 16)
         self.act = Act()
         self.block: nn.Module = Block()
+        self.proj = nn.Linear(16, 16)
         self.relu = nn.ReLU(inplace=True) if "inplace" in VARIANTS else nn.Identity()
         self.fc2 = nn.Linear(16, 1)
 
@@ -70,7 +71,7 @@ class Net(nn.Module):
         h = self.block(h)
         if "shared" in VARIANTS:
             h = self.block(h)
-        return self.fc2(self.relu(h))
+        return self.fc2(self.relu(self.proj(h)))
 
 
 def batch(rank: int, step: int) -> tuple[torch.Tensor, torch.Tensor]:

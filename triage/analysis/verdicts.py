@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 from triage.analysis.advice import INIT_HANG_STEPS
 from triage.analysis.describe import call, who
@@ -310,8 +310,8 @@ def next_steps(verdict: Verdict, finished_cleanly: bool) -> tuple[str, ...]:
     if kind is VerdictKind.INIT_HANG:          # never "the traces agree": no rank got to its first collective
         return INIT_HANG_STEPS
     if kind is VerdictKind.NONFINITE:
-        return (f"look at what {culprits} computed at that step: the module named, its input batch, its "
-                "learning rate and loss scale",)
+        return ((f"look at what {culprits} computed at that step: the module named, its input batch, its "
+                 "learning rate and loss scale"),)
     if kind is VerdictKind.HANG:
         return (("every rank waits in the same collective: check the network between hosts and whether a "
                 "process outside the job (another rank set) should have joined"),)

@@ -35,8 +35,8 @@ def _call(item: Any) -> ModuleCall | None:
 def parse_hit(data: Any) -> NonfiniteHit | None:
     if not isinstance(data, dict) or not isinstance(data.get("where"), str):
         return None
-    coll = data.get("collective") if isinstance(data.get("collective"), dict) else {}
-    shape = data.get("shape") if isinstance(data.get("shape"), list) else []
+    coll: dict[str, Any] = data["collective"] if isinstance(data.get("collective"), dict) else {}
+    shape: list[Any] = data["shape"] if isinstance(data.get("shape"), list) else []
     inp = data.get("input_nonfinite")
     history = [c for c in map(_call, data.get("history") or []) if c is not None]
     return NonfiniteHit(

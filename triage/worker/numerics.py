@@ -208,7 +208,8 @@ class Watch:
                 self.found(rec.FORWARD, name, self.type_of(module), tensor, rec.any_nonfinite(args, torch))
                 return
             if tensor.requires_grad and tensor.grad_fn is not None:     # cheap mode: the root's output only
-                tensor.register_hook(lambda grad, n=name, m=type(module).__name__: self.on_output_grad(grad, n, m))
+                kind = self.type_of(module)
+                tensor.register_hook(lambda grad, n=name, m=kind: self.on_output_grad(grad, n, m))
 
     def on_output_grad(self, grad: Any, name: str, kind: str) -> None:
         try:
@@ -371,6 +372,11 @@ class _TorchImportWatch:
             loader.exec_module = exec_module
         except Exception:  # noqa: BLE001 - a loader that takes no attribute: watch when torch is next seen
             return
+
+
+def current() -> Watch | None:
+    """The watch started in this process, if any."""
+    return _watch
 
 
 def start(rank_dir: str, rank: int | None, mode: str | None = None) -> Watch | None:

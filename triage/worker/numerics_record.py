@@ -74,7 +74,7 @@ def last_collective() -> dict[str, Any] | None:
         progress = flight.progress(doc)
         if not progress:
             return None
-        pg = "0" if "0" in progress else sorted(progress)[0]
+        pg = "0" if "0" in progress else min(progress)
         seq = progress[pg]["enqueued"]     # DDP waited for it before step(); "completed" can lag on gloo
         if seq <= 0:
             return {"pg": pg, "seq": None, "op": None}

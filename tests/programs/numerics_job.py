@@ -96,7 +96,7 @@ def main() -> None:
     if "compile" in VARIANTS:
         net.block = torch.compile(net.block, backend="eager")
     model = DistributedDataParallel(net)
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    opt = torch.optim.SGD(model.parameters(), lr=1e-5 if SCENARIO == "amp_skip" else 0.01)  # amp: loss x1000
     scaler = torch.amp.GradScaler("cpu", init_scale=2.0 ** 127, backoff_factor=2.0 ** -20,
                                   growth_interval=1000) if SCENARIO == "amp_skip" else None
     for step in range(STEPS):

@@ -223,7 +223,7 @@ class Watch:
     def on_grad(self, param: Any) -> None:
         try:
             grad = param.grad
-            if grad is not None and grad.layout == self.torch.strided and not self.tracing():
+            if self.full and grad is not None and grad.layout == self.torch.strided and not self.tracing():
                 self.pending.append((self.param_name(param), grad.detach().abs().amax(), time.time()))
         except Exception as exc:  # noqa: BLE001
             self.skip(None, exc)
@@ -253,7 +253,8 @@ class Watch:
     def on_step_post(self, optimizer: Any, args: Any, kwargs: Any) -> None:
         try:
             self.steps[id(optimizer)] = self.steps.get(id(optimizer), 0) + 1
-            self.check_params(optimizer, rec.PARAM, shifted=True)
+            if self.full:                         # cheap mode: a parameter made non-finite shows in the next forward
+                self.check_params(optimizer, rec.PARAM, shifted=True)
             self.write()
         except Exception as exc:  # noqa: BLE001
             self.skip(None, exc)
@@ -265,12 +266,15 @@ class Watch:
         pairs = [(p, t) for p, t in zip(items, tensors) if t is not None and t.layout == torch.strided]
         if not pairs:
             return
-        norms = torch._foreach_norm([t.detach() for _, t in pairs], math.inf)
-        values = torch.stack([n.float() for n in norms])
-        if math.isfinite(float(values.max())):
+        # one pass per tensor, one sync: a NaN or Inf anywhere makes the sum non-finite (a sum that only
+        # overflowed is checked exactly below and is no hit)
+        total = torch.stack([t.detach().sum().float() for _, t in pairs]).sum()
+        if math.isfinite(float(total)):
             return
-        bad = int(torch.nonzero(~torch.isfinite(values))[0][0])
-        param, tensor = pairs[bad]
+        bad = next((pair for pair in pairs if not math.isfinite(rec.absmax(pair[1]))), None)
+        if bad is None:
+            return
+        param, tensor = bad
         step = self.step - 1 if shifted else self.step       # the step that made it
         self.found(where, self.param_name(param), "parameter", tensor, None, step=step,
                    grad_only=where == rec.REDUCED_GRAD)

@@ -28,7 +28,6 @@ from typing import TextIO
 from triage import step
 from triage.errors import InputError, TriageError
 from triage.exitcodes import ExitCode
-from triage.worker import numerics as _numerics
 from triage.model import (
     Collective,
     CollectiveState,
@@ -44,9 +43,9 @@ from triage.report import FORMATS, report_json
 from triage.report import build_report as _build_report
 from triage.report import render as _render
 from triage.schemas import REPORT_SCHEMA
+from triage.worker import numerics as _numerics
 
 __all__ = [
-    "watch",
     "FORMATS",
     "REPORT_SCHEMA",
     "Collective",
@@ -66,6 +65,7 @@ __all__ = [
     "render",
     "report_json",
     "step",
+    "watch",
 ]
 
 

@@ -4,13 +4,16 @@ stop rule, and the worker's copies of the schema and file name."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
+from triage.agent.envsetup import worker_env
 from triage.agent.numerics_watch import should_stop
 from triage.analysis.numerics import analyze_numerics, scaler_skips_only
 from triage.analysis.verdicts import nonfinite_rule
 from triage.layout import RankPaths
 from triage.model import Verdict, VerdictKind
 from triage.model.numerics import BACKWARD, FORWARD, LOCAL_GRAD, REDUCED_GRAD, NonfiniteHit, RankNumerics
+from triage.options import LaunchSettings, NumericsMode
 from triage.parsing.numerics import parse_numerics
 from triage.schemas import NUMERICS_SCHEMA
 from triage.worker import numerics_record
@@ -101,3 +104,12 @@ def test_parse_and_the_worker_copies() -> None:
     item = parse_numerics(doc, "h", "p")
     assert item.rank == 2 and item.step == 0 and item.first is not None
     assert item.first.shape == (2, 0) and item.first.collective_seq is None and len(item.first.history) == 1
+
+
+def test_the_launcher_sets_the_worker_variable_only_when_asked() -> None:
+    base = {"TRIAGE_NUMERICS": "full"}                    # a stale value in the user's environment
+    off = worker_env(base, ["torchrun"], LaunchSettings(), Path("run"), "j", "h", False)
+    assert "TRIAGE_NUMERICS" not in off
+    on = worker_env(base, ["torchrun"], LaunchSettings(numerics=True, numerics_mode=NumericsMode.CHEAP),
+                    Path("run"), "j", "h", False)
+    assert on["TRIAGE_NUMERICS"] == "cheap"

@@ -44,6 +44,7 @@ from typing import Any
 
 from triage.worker import numerics_record as rec
 from triage.worker.files import write_json
+from triage.worker.numerics_import import TorchImportWatch
 
 MODES = ("cheap", "full")
 HISTORY = 12                 # module calls kept before the first hit (Hugging Face's DebugUnderflowOverflow)
@@ -82,6 +83,7 @@ class Watch:
         self.last_finite_iteration: int | None = None
         self.installed: list[str] = []
         self.started = time.time()
+        self.pid = os.getpid()                  # a forked child (a DataLoader worker) never writes the record
         self.last_write = 0.0
         self.dirty = False
 
@@ -101,7 +103,7 @@ class Watch:
 
     def write(self, force: bool = False, final: bool = False) -> None:
         now = time.time()
-        if not (force or (self.dirty and now - self.last_write >= WRITE_EVERY_S)):
+        if os.getpid() != self.pid or not (force or (self.dirty and now - self.last_write >= WRITE_EVERY_S)):
             return
         with contextlib.suppress(Exception):
             write_json(self.path, self.document(final))
@@ -160,8 +162,10 @@ class Watch:
 
     # -- hooks -----------------------------------------------------------------------------
     def tracing(self) -> bool:
+        """torch.compile or torch.jit.trace is tracing: reading a value would change the trace."""
         compiler = getattr(self.torch, "compiler", None)
-        return bool(compiler is not None and compiler.is_compiling())
+        jit = getattr(self.torch, "jit", None)
+        return bool((compiler is not None and compiler.is_compiling()) or (jit is not None and jit.is_tracing()))
 
     def on_pre_forward(self, module: Any, args: Any) -> None:
         try:
@@ -337,47 +341,6 @@ class Watch:
         self.write(force=True)
 
 
-class _TorchImportWatch:
-    """A meta-path finder that only notices ``import torch`` (see the module docstring)."""
-
-    def __init__(self, watch: Watch) -> None:
-        self.watch = watch
-
-    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
-        if name != "torch":
-            return None
-        with contextlib.suppress(ValueError):
-            sys.meta_path.remove(self)
-        for finder in list(sys.meta_path):
-            find = getattr(finder, "find_spec", None)
-            spec = find(name, path, target) if find is not None else None
-            if spec is not None:
-                self._wrap(spec.loader)
-                return spec
-        return None
-
-    def _wrap(self, loader: Any) -> None:
-        original = getattr(loader, "exec_module", None)
-        if original is None:
-            return
-        watch = self.watch
-
-        def exec_module(module: Any) -> None:
-            with contextlib.suppress(Exception):
-                del loader.exec_module            # back to the class's own method
-            original(module)
-            try:
-                watch.install(module)
-            except Exception as exc:  # noqa: BLE001
-                with contextlib.suppress(Exception):
-                    sys.stderr.write(f"triage: numerics watch disabled: {type(exc).__name__}: {exc}\n")
-
-        try:
-            loader.exec_module = exec_module
-        except Exception:  # noqa: BLE001 - a loader that takes no attribute: watch when torch is next seen
-            return
-
-
 def current() -> Watch | None:
     """The watch started in this process, if any."""
     return _watch
@@ -396,7 +359,7 @@ def start(rank_dir: str, rank: int | None, mode: str | None = None) -> Watch | N
         if torch is not None and "torch.nn.modules.module" in sys.modules:
             watch.install(torch)
         else:
-            sys.meta_path.insert(0, _TorchImportWatch(watch))
+            sys.meta_path.insert(0, TorchImportWatch(watch.install))
         return watch
     except Exception as exc:  # noqa: BLE001
         with contextlib.suppress(Exception):

@@ -20,6 +20,7 @@ The model types are frozen dataclasses and str Enums; :meth:`Report.to_json` and
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from os import PathLike
 from typing import TextIO
@@ -42,6 +43,7 @@ from triage.report import FORMATS, report_json
 from triage.report import build_report as _build_report
 from triage.report import render as _render
 from triage.schemas import REPORT_SCHEMA
+from triage.worker import numerics as _numerics
 
 __all__ = [
     "FORMATS",
@@ -63,6 +65,7 @@ __all__ = [
     "render",
     "report_json",
     "step",
+    "watch",
 ]
 
 
@@ -106,3 +109,25 @@ def exit_code(report: Report) -> int:
     """The exit code `triage report` gives this report: 0 when no problem was found, else 1."""
     kind = report.verdict.kind
     return int(ExitCode.OK if kind is VerdictKind.NO_PROBLEM_FOUND else ExitCode.PROBLEM_FOUND)
+
+
+def watch(model: object = None, out_dir: str | PathLike[str] | None = None, mode: str = "cheap") -> str | None:
+    """Watch this process for its first NaN or Inf, as ``triage launch --numerics`` does, without the
+    launcher: call it after ``import torch`` (the hooks are torch's global ones; ``model`` names its
+    modules and parameters from it as the root). The record goes to ``numerics.json`` in the rank
+    directory under ``triage launch``, else in ``out_dir`` (default ``triage-numerics/rank-<RANK>``).
+    Returns the record's path, or None when the watch could not start (it never raises into the job)."""
+    if mode not in _numerics.MODES:
+        raise InputError(f"numerics mode {mode!r}: use one of {', '.join(_numerics.MODES)}")
+    rank_text = os.environ.get("RANK", "0")
+    rank = int(rank_text) if rank_text.isdigit() else 0
+    where = os.fspath(out_dir) if out_dir is not None else os.path.join("triage-numerics", f"rank-{rank}")
+    if out_dir is None and _numerics.current() is not None:
+        where = os.path.dirname(_numerics.current().path)   # type: ignore[union-attr]
+    os.makedirs(where, mode=0o700, exist_ok=True)
+    started = _numerics.start(where, rank, mode)
+    if started is None:
+        return None
+    if model is not None:
+        started.learn(model)
+    return started.path

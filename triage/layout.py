@@ -50,6 +50,7 @@ class RankPaths:
     # file names that readers match evidence paths against
     WORKER: ClassVar[str] = "worker.json"
     EXIT: ClassVar[str] = "exit.json"
+    NUMERICS: ClassVar[str] = "numerics.json"   # the first NaN/Inf (the worker's numerics_record keeps a copy)
 
     @property
     def worker(self) -> Path:
@@ -78,6 +79,10 @@ class RankPaths:
     @property
     def exit(self) -> Path:
         return self.root / self.EXIT
+
+    @property
+    def numerics(self) -> Path:
+        return self.root / self.NUMERICS
 
 
 @dataclass(frozen=True)

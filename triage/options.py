@@ -53,6 +53,16 @@ class LineBuffering(Choice):
     NEVER = "never"
 
 
+class NumericsMode(Choice):
+    CHEAP = "cheap"
+    FULL = "full"
+
+
+class OnNonfinite(Choice):
+    REPORT = "report"
+    STOP = "stop"
+
+
 class ConsoleMode(Choice):
     ALL = "all"
     LAUNCHER = "launcher"
@@ -204,6 +214,14 @@ class LaunchSettings:
     hang: HangSettings = group(HangSettings)
     collect: CollectSettings = group(CollectSettings)
     stragglers: StragglerSettings = group(StragglerSettings)
+    numerics: bool = setting(False, "watch every rank for the first NaN or Inf (torch's global module and "
+                             "optimizer hooks; docs/numerics.md)")
+    numerics_mode: NumericsMode = setting(
+        NumericsMode.CHEAP, "with --numerics: cheap (the loss, the gradients, the parameters after each step; "
+        "every module after the first hit) or full (every module's output and gradient)")
+    on_nonfinite: OnNonfinite = setting(
+        OnNonfinite.REPORT, "with --numerics, when a rank sees its first NaN or Inf: report (one line, the job "
+        "goes on: the grad scaler skips such steps on purpose) or stop (stop the job)")
 
 
 def setting_fields(kind: type[Any]) -> Iterator[SettingField]:

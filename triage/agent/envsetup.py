@@ -44,6 +44,9 @@ def worker_env(
     buffered = mode == LineBuffering.ALWAYS or (mode == LineBuffering.AUTO and console_is_tty)
     env["TRIAGE_WORKER_LINE_BUFFERED"] = "1" if buffered else "0"
     env.pop("TRIAGE_WORKER_PID", None)
+    env.pop("TRIAGE_NUMERICS", None)
+    if settings.numerics:
+        env["TRIAGE_NUMERICS"] = str(settings.numerics_mode)
     if settings.nccl_debug:
         env["TRIAGE_NCCL_DEBUG"] = "1"
         env["NCCL_DEBUG"] = "INFO"

@@ -28,6 +28,7 @@ from triage.agent.hang_actions import print_report
 from triage.agent.hang_monitor import handle_action, make_monitor
 from triage.agent.launcher_bits import NullMonitor, exit_code_of, isatty, signame
 from triage.agent.lines import say
+from triage.agent.numerics_watch import NumericsWatch
 from triage.agent.processes import ProcessTracker
 from triage.agent.pump import LogPump
 from triage.agent.ranks import RankTracker, describe_ends, read_json_or_none
@@ -96,6 +97,7 @@ class NodeAgent:
         self.ctx = ctx
         self.monitor = self._make_monitor(ctx)
         self.stragglers = StragglerWatch(ctx, self.settings.stragglers, self.say)
+        self.numerics = NumericsWatch(self.paths, self.settings, self.say, lambda: self.request_stop(hang=False))
         self.say(f"run dir {self.run_dir}")
         if self.settings.cores:
             self.say(envsetup.core_note())
@@ -266,6 +268,7 @@ class NodeAgent:
             for status in exited:
                 self._offer(self._call(lambda s=status: self.monitor.on_rank_exit(s)), statuses)
         self._offer(self._call(lambda: self.monitor.on_tick(statuses, now)), statuses)
+        self._call(self.numerics.on_tick)
         self.stragglers.on_tick(statuses, now, busy=self._job_being_stopped() or bool(self.action_queue)
                                 or bool(self.action_thread and self.action_thread.is_alive()))
         if self.flags.usr1:

@@ -24,6 +24,7 @@ from triage.analysis.failures import Failure, event_findings, failure_findings, 
 from triage.analysis.groups import Group, resolve_groups
 from triage.analysis.init_hang import init_hang_verdict
 from triage.analysis.nccl_processes import nccl_process_verdict
+from triage.analysis.numerics import analyze_numerics
 from triage.analysis.op_counts import lagging_verdict, op_count_verdict
 from triage.analysis.p2p import P2pProblem, check_p2p
 from triage.analysis.partial import (
@@ -98,11 +99,16 @@ def analyze(evidence: Evidence) -> Report:
     agent_findings: list[Finding] = []
     if evidence.agent:     # what the live agent knew
         verdict, main_finding, agent_findings = agent_view(evidence.agent, ranks, ctx.hosts, verdict, main_finding)
+    numerics = analyze_numerics(evidence.numerics, ctx.hosts)
+    verdict, main_finding, moved = verdicts.nonfinite_rule(
+        verdict, main_finding, numerics.verdict, numerics.findings[0] if numerics.verdict else None,
+        tuple(f.time for f in failures if f.time is not None and not f.teardown))
     if evidence.stop is not None and fixed_verdict(evidence.stop, verdict) != verdict:
         verdict = fixed_verdict(evidence.stop, verdict)
         main_finding = Finding(verdict.kind.value, verdict.culprit_ranks, verdict.summary.split(": ", 1)[-1],
                                root_cause=True)
     findings = _findings(ctx, main_finding, disagreements, failures, missing, verdict)
+    findings.extend([*moved, *numerics.findings[1 if numerics.verdict else 0:]])
     findings[1 if findings else 0:1 if findings else 0] = agent_findings
     if evidence.stop is not None:
         findings.append(stop_finding(evidence.stop))
@@ -115,6 +121,8 @@ def analyze(evidence: Evidence) -> Report:
     verdict = slow.headline(verdict)
     steps = (excerpt_steps(verdict) if not evidence.complete or (not traces and verdict.kind in _HANGS)
              else slow.steps(verdicts.next_steps(verdict, evidence.finished_cleanly)))
+    if verdict.kind is VerdictKind.NONFINITE:
+        steps = numerics.steps + steps
     if init_steps(evidence.agent, verdict):     # the agent's steps replace the generic init-hang ones
         steps = init_steps(evidence.agent, verdict) + tuple(s for s in steps if s not in INIT_HANG_STEPS
                                                             and not s.startswith("nothing to do"))
@@ -133,7 +141,7 @@ def analyze(evidence: Evidence) -> Report:
         sources=evidence.sources,
         recent=_recent(traces, verdict.process_group, verdict.seq), traces=tuple(sorted(traces.items())),
         extra={"skipped": list(evidence.skipped), "world_size": world_size, "coverage": cov,
-               "unparsed": list(evidence.unparsed), **slow.json_extra(), **checked,
+               "unparsed": list(evidence.unparsed), **slow.json_extra(), **checked, **numerics.extra,
                **({"kernel_events_of_others": evidence.kernel_others} if evidence.kernel_others else {}),
                "groups": [{"pg": g.pg, "name": g.name, "ranks": format_ranks(g.members),
                            "rebuilt": g.rebuilt} for g in groups]},

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 from triage.analysis.advice import INIT_HANG_STEPS
 from triage.analysis.describe import call, who
@@ -326,9 +327,28 @@ def next_steps(verdict: Verdict, finished_cleanly: bool) -> tuple[str, ...]:
                 "run `triage collect` on that host, or look at its dmesg and launcher log")
     if kind is VerdictKind.INIT_HANG:          # never "the traces agree": no rank got to its first collective
         return INIT_HANG_STEPS
+    if kind is VerdictKind.NONFINITE:
+        return ((f"look at what {culprits} computed at that step: the module named, its input batch, its "
+                 "learning rate and loss scale"),)
     if kind is VerdictKind.HANG:
         return (("every rank waits in the same collective: check the network between hosts and whether a "
                 "process outside the job (another rank set) should have joined"),)
     if finished_cleanly:
         return ("nothing to do: the traces agree",)
     return ("if the job still misbehaves, collect again while it hangs: `triage dump RUN_DIR`",)
+
+
+def nonfinite_rule(verdict: Verdict, main: Finding | None, nonfinite: Verdict | None, root: Finding | None,
+                   failure_times: tuple[float, ...]) -> tuple[Verdict, Finding | None, tuple[Finding, ...]]:
+    """The first NaN/Inf (triage launch --numerics) is the story when nothing else went wrong, or when it
+    came before the first failure (a NaN loss, then a diverged rank, then a crash or a hang); the other
+    verdict then stays as a finding. Returns (verdict, main finding, findings to add)."""
+    if nonfinite is None or root is None:
+        return verdict, main, ()
+    if verdict.kind is VerdictKind.NO_PROBLEM_FOUND:
+        return nonfinite, root, ()
+    earliest = min(failure_times, default=None)
+    if root.time is not None and (earliest is None or root.time <= earliest):
+        demoted = main or Finding(verdict.kind.value, verdict.culprit_ranks, verdict.summary)
+        return nonfinite, root, (replace(demoted, root_cause=False),)
+    return verdict, main, (replace(root, root_cause=False),)

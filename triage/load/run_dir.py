@@ -18,6 +18,7 @@ from triage.load.kernel import job_kernel_events
 from triage.load.log_finish import with_log_failure
 from triage.load.log_scan import LogScan
 from triage.load.logs import scan_log_text
+from triage.load.numerics import load_numerics
 from triage.load.stop_record import load_stop
 from triage.model.evidence import (
     MISSING_NODE_REASON,
@@ -117,7 +118,8 @@ def load_run_dir(root: Path) -> Evidence:
     return Evidence(ranks=tuple(ranks), events=tuple(events), world_size=world, skipped=tuple(skipped),
                     finished_cleanly=finished, extra_evidence=tuple(extra), crashes=tuple(crashes),
                     cluster_check=_cluster_check(root, skipped), agent=tuple(agents),
-                    stop=load_stop(root, skipped), kernel_others=kernel_others)
+                    stop=load_stop(root, skipped), kernel_others=kernel_others,
+                    numerics=load_numerics(root, skipped))
 
 
 

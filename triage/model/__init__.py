@@ -26,6 +26,7 @@ class VerdictKind(str, enum.Enum):
     INIT_HANG = "init_hang"                # stuck before the first collective: init_process_group, store, rendezvous
     NETWORK_ERROR = "network_error"        # a network or peer failure (NCCL/gloo transport, a link, a host)
     FAILURE_UNLOCATED = "failure_unlocated"  # the input shows a failure but not whose: the culprit is not in it
+    NONFINITE = "nonfinite"                # the first NaN or Inf of the job (triage launch --numerics)
 
 
 class MismatchKind(str, enum.Enum):

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from triage.model import Collective, SeqHistory, Verdict
+from triage.model.numerics import RankNumerics
 
 
 class EventKind(str, enum.Enum):
@@ -310,6 +311,7 @@ class Evidence:
     crashes_only: bool = False
     stop: StopDecision | None = None       # the agent stopped the job (run directories)
     kernel_others: int = 0                 # dmesg events of other processes (or before the job): counted only
+    numerics: tuple[RankNumerics, ...] = ()   # each rank's first NaN/Inf (triage launch --numerics)
 
     def rank(self, rank: int) -> RankEvidence | None:
         for item in self.ranks:

@@ -98,15 +98,21 @@ def snapshot_table(snapshot: Snapshot) -> RenderableType:
                 f"host{'s' if len(hosts) != 1 else ''} at {time.strftime('%H:%M:%S', time.gmtime(snapshot.time))} UTC; "
                 f"arrival lag from {snapshot.lag_source or 'no Flight Recorder dump yet (triage dump RUN_DIR)'}")
     table = Table(show_edge=False, pad_edge=False)
+    numerics = {line.rank: line.nonfinite_step for line in snapshot.ranks if line.numerics}
     for name in ("ranks", "host", "state", "step", "last collective", "in coll", "heartbeat", "lag"):
         table.add_column(name, no_wrap=name != "last collective")
+    if numerics:
+        table.add_column("NaN step", no_wrap=True)
     for row in fold(snapshot.ranks):
         style = _STYLE.get(row.state) or ("bold yellow" if row.straggler else None)
         state = row.state.value + (" STRAGGLER" if row.straggler else "")
         collective = "-" if row.seqs is None else (f"{row.op or '?'} pg {row.pg} seq {_range(row.seqs)}")
         lag = "-" if row.lag_ms is None else f"+{row.lag_ms:.1f} ms"
-        table.add_row(format_ranks(row.ranks), _hosts(row.hosts), state, _range(row.steps), collective,
-                      _seconds(row.in_collective_s), _seconds(row.heartbeat_age_s), lag, style=style)
+        cells = [format_ranks(row.ranks), _hosts(row.hosts), state, _range(row.steps), collective,
+                 _seconds(row.in_collective_s), _seconds(row.heartbeat_age_s), lag]
+        if numerics:
+            cells.append(_range(_span([s for r in row.ranks if (s := numerics.get(r)) is not None])))
+        table.add_row(*cells, style=style)
     parts: list[RenderableType] = [head, table]
     parts.extend(Text(line, style="yellow") for line in snapshot.stragglers)
     parts.extend(Text(f"skipped {problem}", style="dim") for problem in snapshot.problems[:5])

@@ -64,12 +64,14 @@ class RankLine:
     heartbeat_age_s: float | None = None
     lag_ms: float | None = None            # median arrival lag in the default group (newest dumps)
     straggler: bool = False
+    numerics: bool = False                 # the numerics watch runs (triage launch --numerics)
+    nonfinite_step: int | None = None      # the step of its first NaN/Inf
 
     def to_json(self) -> dict[str, Any]:
         return {"rank": self.rank, "host": self.host, "state": self.state.value, "step": self.step,
                 "pg": self.pg, "seq": self.seq, "op": self.op, "in_collective_s": _round(self.in_collective_s),
                 "heartbeat_age_s": _round(self.heartbeat_age_s), "lag_ms": _round(self.lag_ms),
-                "straggler": self.straggler}
+                "straggler": self.straggler, "numerics": self.numerics, "nonfinite_step": self.nonfinite_step}
 
 
 @dataclass(frozen=True)
@@ -258,8 +260,19 @@ def rank_line(rank: int, host: str, paths: RankPaths, now: float, limits: Limits
             state = TopState.RUNNING
     if state not in (TopState.IN_COLLECTIVE, TopState.STUCK, TopState.NO_HEARTBEAT):
         in_coll = None
+    watched, nonfinite = _numerics(paths, problems)
     return RankLine(rank, host, state, step, pg, seq, op, in_coll, age, cache.lags.get(rank),
-                    rank in cache.stragglers)
+                    rank in cache.stragglers, numerics=watched, nonfinite_step=nonfinite)
+
+
+def _numerics(paths: RankPaths, problems: list[str]) -> tuple[bool, int | None]:
+    """(watched, the step of the first NaN/Inf) from numerics.json."""
+    if not paths.numerics.is_file():
+        return False, None
+    data = _json(paths.numerics, problems)
+    first = data.get("first") if isinstance(data, dict) else None
+    step = first.get("step") if isinstance(first, dict) else None
+    return True, step if isinstance(step, int) else None
 
 
 def take_snapshot(run_dir: Path, now: float, limits: Limits = Limits(),

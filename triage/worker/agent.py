@@ -233,7 +233,7 @@ def install() -> None:
 
 def _start(state: _State) -> None:
     # lazy: loaded into the rank only when the agent starts (triage.step() alone does not)
-    from triage.worker import control, heartbeat
+    from triage.worker import control, heartbeat, numerics
 
     _enable_faulthandler(state)
     names = [n for n in os.environ.get("TRIAGE_RANK_VARS", "").split(",") if n]
@@ -246,6 +246,7 @@ def _start(state: _State) -> None:
     write_json(os.path.join(state.rank_dir, "worker.json"), _worker_info(state, rank_env))
     _chain_excepthook(state)
     _wrap_sys_exit(state)
+    numerics.start(state.rank_dir, state.rank)   # opt-in (TRIAGE_NUMERICS); hooks only once torch is imported
     atexit.register(_at_exit, state)
     thread.start()
     server.start()

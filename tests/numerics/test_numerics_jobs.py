@@ -1,0 +1,127 @@
+"""`triage launch --numerics` on real 4-rank DDP jobs on gloo (tests/programs/numerics_job.py): the
+report names the rank, step and module of the first NaN/Inf; the live line and --on-nonfinite stop."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers.launch import HOST, Finished, job_env, launch_argv, rank_dir, read_json, run_launch, torchrun
+from tests.helpers.paths import program
+from tests.helpers.processes import triage_cmd
+
+TIMEOUT_S = 240.0
+
+
+def launch(tmp_path: Path, scenario: str, *options: str, variant: str = "", steps: int = 6) -> Finished:
+    run_dir = tmp_path / "run"
+    job = torchrun(program("numerics_job.py"), 4)
+    argv = launch_argv(run_dir, job, "--numerics", *options, quick_hang=False, host=HOST)
+    env = job_env(NUM_SCENARIO=scenario, NUM_BAD_RANK="1", NUM_BAD_STEP="3", NUM_STEPS=str(steps),
+                  NUM_VARIANT=variant)
+    return run_launch(argv, env, run_dir, timeout=TIMEOUT_S)
+
+
+def report(run_dir: Path) -> dict[str, Any]:
+    proc = subprocess.run(triage_cmd("report", "--format", "json", str(run_dir)), capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.stdout, proc.stderr
+    data: dict[str, Any] = json.loads(proc.stdout)
+    return data
+
+
+def first(run_dir: Path, rank: int) -> dict[str, Any]:
+    record: dict[str, Any] = read_json(rank_dir(run_dir, rank) / "numerics.json")
+    return record
+
+
+def test_layer_nan_on_one_rank_full_mode(tmp_path: Path) -> None:
+    done = launch(tmp_path, "log_nan", "--numerics-mode", "full")
+    assert done.returncode == 0, done.explain()
+    verdict = report(done.run_dir)["verdict"]
+    assert verdict["kind"] == "nonfinite"
+    assert verdict["culprit_ranks"] == [1]
+    assert "step 3" in verdict["summary"] and "`act` (Act) from finite inputs: the layer made it" in verdict["summary"]
+    assert "ranks 0,2,3 (testhost) became non-finite after all_reduce seq" in verdict["summary"]
+    hit = first(done.run_dir, 1)["first"]
+    assert (hit["where"], hit["module"], hit["step"], hit["input_nonfinite"]) == ("forward_output", "act", 3, False)
+    assert hit["nan"] > 0 and hit["dtype"] == "float32" and hit["shape"] == [32, 16]
+    assert [c["module"] for c in hit["history"][-2:]] == ["fc1", "act"]      # the call before it, then it
+    assert "triage: first NaN: rank 1 (testhost) at step 3" in done.stderr
+
+
+def test_layer_nan_cheap_mode(tmp_path: Path) -> None:
+    done = launch(tmp_path, "log_nan")
+    assert done.returncode == 0, done.explain()
+    data = report(done.run_dir)
+    verdict = data["verdict"]
+    assert verdict["kind"] == "nonfinite" and verdict["culprit_ranks"] == [1]
+    assert "step 3, in the model's output (Net)" in verdict["summary"]
+    assert any("--numerics-mode full" in s for s in data["next_steps"])
+    assert first(done.run_dir, 1)["switched_to_full"] is True
+    for rank in (0, 2, 3):
+        assert first(done.run_dir, rank)["first"]["where"] == "gradient_before_step"
+
+
+def test_inf_from_the_data_on_one_rank(tmp_path: Path) -> None:
+    done = launch(tmp_path, "data_inf", "--numerics-mode", "full")
+    assert done.returncode == 0, done.explain()
+    verdict = report(done.run_dir)["verdict"]
+    assert verdict["kind"] == "nonfinite" and verdict["culprit_ranks"] == [1]
+    assert "step 3" in verdict["summary"] and "`fc1` (Linear), whose input was already non-finite" in verdict["summary"]
+    assert first(done.run_dir, 1)["first"]["input_nonfinite"] is True
+
+
+def test_bf16_overflow_in_one_layer(tmp_path: Path) -> None:
+    done = launch(tmp_path, "bf16_overflow", "--numerics-mode", "full")
+    assert done.returncode == 0, done.explain()
+    verdict = report(done.run_dir)["verdict"]
+    assert verdict["kind"] == "nonfinite" and verdict["culprit_ranks"] == [1]
+    assert "first Inf at step 3" in verdict["summary"] and "`act` (Act)" in verdict["summary"]
+
+
+def test_same_bad_batch_everywhere_blames_no_rank(tmp_path: Path) -> None:
+    done = launch(tmp_path, "same_batch", "--numerics-mode", "full")
+    assert done.returncode == 0, done.explain()
+    verdict = report(done.run_dir)["verdict"]
+    assert verdict["kind"] == "nonfinite" and verdict["culprit_ranks"] == []
+    assert "every rank (ranks 0-3) saw Inf at once at step 3" in verdict["summary"]
+    assert "no rank is blamed" in verdict["summary"]
+
+
+def test_grad_scaler_skips_that_recover_are_not_the_origin(tmp_path: Path) -> None:
+    done = launch(tmp_path, "amp_skip", "--on-nonfinite", "stop", steps=8)
+    assert done.returncode == 0, done.explain()           # skipped steps do not stop the job
+    data = report(done.run_dir)
+    assert data["verdict"]["kind"] == "no_problem_found", data["verdict"]
+    skips = [f for f in data["findings"] if f["kind"] == "grad_scaler_skips"]
+    assert skips and skips[0]["ranks"] == [0, 1, 2, 3]
+    record = first(done.run_dir, 0)
+    assert record["skipped_step_count"] >= 1 and record["step"] >= 1
+    assert "the grad scaler skipped step 0" in done.stderr
+
+
+def test_on_nonfinite_stop_stops_the_job(tmp_path: Path) -> None:
+    done = launch(tmp_path, "log_nan", "--on-nonfinite", "stop", steps=400)
+    assert done.returncode != 0, done.explain()
+    assert "--on-nonfinite stop: stopping the job" in done.stderr
+    verdict = report(done.run_dir)["verdict"]
+    assert verdict["kind"] == "nonfinite" and verdict["culprit_ranks"] == [1]
+
+
+@pytest.mark.parametrize("variant", ["own_hooks", "shared,inplace", "compile"])
+def test_models_with_hooks_shared_blocks_inplace_and_compile(tmp_path: Path, variant: str) -> None:
+    done = launch(tmp_path, "log_nan", "--numerics-mode", "full", variant=variant)
+    assert done.returncode == 0, done.explain()
+    verdict = report(done.run_dir)["verdict"]
+    assert verdict["kind"] == "nonfinite" and verdict["culprit_ranks"] == [1], verdict
+    assert "`act` (Act)" in verdict["summary"]
+    record = first(done.run_dir, 1)
+    if variant == "own_hooks":
+        assert "own hooks ran" in (rank_dir(done.run_dir, 1) / "output.log").read_text()
+    if variant == "compile":
+        assert any(u["module"] == "block" for u in record["unhooked"]), record["unhooked"]

@@ -1,0 +1,97 @@
+"""What the numerics watch writes: the first non-finite value of a rank, as plain JSON.
+
+Helpers of :mod:`triage.worker.numerics` that look at tensors (torch is passed in, never imported
+here: they run only once the job imported torch) and build the ``numerics.json`` record. The
+schema and file name are the same as ``triage.schemas.NUMERICS_SCHEMA`` and
+``triage.layout.RankPaths.NUMERICS`` (the in-worker agent imports nothing else of triage: a test
+holds them equal).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+from triage.worker import flight
+
+SCHEMA = "triage.numerics/1"
+FILE = "numerics.json"
+MAX_TENSORS = 32            # tensors looked at in one output (nested tuples, lists, dicts)
+
+# where a value was seen, in the order a training step goes through them
+FORWARD = "forward_output"          # a module's output (the loss, in cheap mode: the root's output)
+BACKWARD = "backward_gradient"      # the gradient of a module's output, as backward reaches it
+LOCAL_GRAD = "local_gradient"       # a parameter's gradient as this rank's backward made it
+REDUCED_GRAD = "gradient_before_step"  # a parameter's gradient at optimizer.step() (after DDP's all_reduce)
+PARAM = "parameter_after_step"      # a parameter after optimizer.step()
+
+
+def tensors(value: Any, torch: Any, depth: int = 0) -> list[Any]:
+    """The floating-point tensors in an output (a tensor, nested tuples/lists/dicts), at most MAX_TENSORS."""
+    if isinstance(value, torch.Tensor):
+        if value.is_floating_point() and value.numel() > 0 and value.layout == torch.strided:
+            return [value]
+        return []
+    if depth > 3:
+        return []
+    items: Any = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ()
+    out: list[Any] = []
+    for item in items:
+        out.extend(tensors(item, torch, depth + 1))
+        if len(out) >= MAX_TENSORS:
+            return out[:MAX_TENSORS]
+    return out
+
+
+def absmax(tensor: Any) -> float:
+    """The largest absolute value (NaN if any value is NaN, inf if any is infinite)."""
+    return float(tensor.detach().abs().amax())
+
+
+def describe(tensor: Any, torch: Any) -> dict[str, Any]:
+    """dtype, shape and the counts of NaN and Inf of a non-finite tensor (computed once, at the hit)."""
+    data = tensor.detach()
+    return {"dtype": str(data.dtype).replace("torch.", ""), "shape": list(data.shape),
+            "nan": int(torch.isnan(data).sum()), "inf": int(torch.isinf(data).sum()),
+            "numel": int(data.numel())}
+
+
+def any_nonfinite(value: Any, torch: Any) -> bool | None:
+    """True if a floating tensor in ``value`` has a NaN or Inf; None when it holds no such tensor."""
+    found = tensors(value, torch)
+    if not found:
+        return None
+    return any(not math.isfinite(absmax(t)) for t in found)
+
+
+def last_collective() -> dict[str, Any] | None:
+    """The last collective the default process group started (Flight Recorder), when there is one."""
+    try:
+        doc = flight.status()
+        if doc is None:
+            return None
+        progress = flight.progress(doc)
+        if not progress:
+            return None
+        pg = "0" if "0" in progress else min(progress)
+        seq = progress[pg]["enqueued"]     # DDP waited for it before step(); "completed" can lag on gloo
+        if seq <= 0:
+            return {"pg": pg, "seq": None, "op": None}
+        entries = flight.in_flight_entries([(pg, seq)])
+        op = entries[0].get("profiling_name") if entries else None
+        if isinstance(op, str) and ":" in op:
+            op = op.split(":", 1)[1]
+        return {"pg": pg, "seq": seq, "op": op}
+    except Exception:  # noqa: BLE001 - optional: the record is complete without it
+        return None
+
+
+def hit(where: str, module: str, module_type: str | None, tensor: Any, torch: Any, step: int,
+        iteration: int, input_nonfinite: bool | None, history: list[dict[str, Any]],
+        when: float | None = None) -> dict[str, Any]:
+    """One non-finite value as it goes into numerics.json."""
+    return {"where": where, "module": module, "module_type": module_type, "step": step,
+            "iteration": iteration, "time": when if when is not None else time.time(),
+            "input_nonfinite": input_nonfinite, **describe(tensor, torch),
+            "collective": last_collective(), "history": list(history)}

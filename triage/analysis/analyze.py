@@ -37,6 +37,7 @@ from triage.analysis.ranks import format_ranks, rank_word
 from triage.analysis.stacks_only import stacks_verdict
 from triage.analysis.stragglers import find_stragglers
 from triage.analysis.summaries import rank_summaries
+from triage.analysis.unrecorded import no_problem_text, unrecorded_finding
 from triage.model import (
     Collective,
     CollectiveState,
@@ -338,6 +339,9 @@ MAX_WORLD = 1 << 17
 
 
 def _no_problem(ctx: _Context) -> str:
+    honest = no_problem_text(ctx.evidence, ctx.world, ctx.traces)
+    if honest is not None:          # some collectives were not recorded: never "they match"
+        return honest
     traced = len(ctx.traces)
     if ctx.evidence.finished_cleanly:
         return f"NO PROBLEM FOUND: the run finished and the {traced} ranks' collectives all match"
@@ -367,6 +371,9 @@ def _findings(
     findings[1:1] = near
     findings.extend(f for f in events if f not in near)
     findings.extend(_skipped_findings(ctx.evidence.skipped))
+    unrecorded = unrecorded_finding(ctx.evidence, ctx.world, ctx.traces)
+    if unrecorded is not None and verdict.kind is not VerdictKind.NO_PROBLEM_FOUND:
+        findings.append(unrecorded)
     return findings
 
 

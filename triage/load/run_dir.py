@@ -63,6 +63,9 @@ def _json(path: Path, skipped: list[str]) -> Any:
         return None
 
 
+UNRECORDED_PREFIX = "unavailable:"      # a heartbeat's fr_state when the rank has no Flight Recorder
+
+
 def load_run_dir(root: Path) -> Evidence:
     run = RunPaths(root)
     ranks: list[RankEvidence] = []
@@ -73,6 +76,7 @@ def load_run_dir(root: Path) -> Evidence:
     world: int | None = None
     node_manifests: dict[str, Manifest | None] = {}
     agents: list[AgentFacts] = []
+    notes: set[str] = set()
     for host in run.hosts():
         if host.root == RunPaths(root).check.root and not host.node.is_file():
             continue                    # `triage check --run-dir`'s results, not a host
@@ -99,6 +103,7 @@ def load_run_dir(root: Path) -> Evidence:
             if item.exit is None and rank in launcher:
                 item = replace(item, exit=launcher[rank])
             ranks.append(item)
+            notes.update(_recorder_note(host.rank(rank), skipped))
             if item.world_size:
                 world = max(world or 0, item.world_size)
     skipped.extend(_nodes_without_hang_bundle(root, node_manifests))
@@ -107,7 +112,20 @@ def load_run_dir(root: Path) -> Evidence:
     finished = all(r.exit is not None and r.exit.ok for r in ranks) and (world is None or len(ranks) >= world)
     return Evidence(ranks=tuple(ranks), events=tuple(events), world_size=world, skipped=tuple(skipped),
                     finished_cleanly=finished, extra_evidence=tuple(extra), crashes=tuple(crashes),
-                    cluster_check=_cluster_check(root, skipped), agent=tuple(agents))
+                    cluster_check=_cluster_check(root, skipped), agent=tuple(agents),
+                    recorder_notes=tuple(sorted(notes)))
+
+
+def _recorder_note(paths: RankPaths, skipped: list[str]) -> list[str]:
+    """Why the rank's collectives were not recorded, from its last heartbeat (``fr_state``
+    ``unavailable: ...``: a torch without a Flight Recorder, or one turned off)."""
+    if not paths.heartbeat.is_file():
+        return []
+    beat = _json(paths.heartbeat, skipped)
+    state = beat.get("fr_state") if isinstance(beat, dict) else None
+    if isinstance(state, str) and state.startswith(UNRECORDED_PREFIX):
+        return [state.removeprefix(UNRECORDED_PREFIX).strip()[:200]]
+    return []
 
 
 

@@ -295,6 +295,9 @@ class Evidence:
     # cores and rank logs only (triage postmortem): reported as a crash report, the first crash first;
     # ``skipped`` then holds the cores that could not be used at all ("PATH: why")
     crashes_only: bool = False
+    # why collectives were not recorded, as the ranks' heartbeats said it ("torch 2.4.1 has no Flight
+    # Recorder for gloo (no _dump_fr_trace_json)"): the report says so instead of an all-clear
+    recorder_notes: tuple[str, ...] = ()
 
     def rank(self, rank: int) -> RankEvidence | None:
         for item in self.ranks:

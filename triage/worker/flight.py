@@ -134,7 +134,7 @@ def full_pickle() -> bytes | None:
 # the process groups' own sequence numbers (bumped when a collective is enqueued) as progress, and
 # the collective the main thread is in, read from its Python frame (sys._current_frames: no import,
 # nothing called in torch but the sequence-number getter).
-_seen: dict[str, Any] = {"seqs": {}, "moved": None, "call": None, "since": None}
+_seen: dict[str, Any] = {"seqs": {}, "moved": None, "call": None, "since": None, "reason": None}
 
 
 def _torch_version() -> str:
@@ -215,17 +215,18 @@ def without_recorder(data: dict[str, Any], doc: dict[str, Any] | None) -> None:
     """Fill a heartbeat when the FR gave nothing: ``fr_state`` says why, ``progress`` holds each
     group's sequence number, ``waiting_in`` the collective the main thread is in (op, pg, seq,
     since, where). Before the first collective (or outside torch.distributed) it changes nothing."""
-    if _c10d() is None:
-        return
-    seqs = group_seqs()
+    c10d = _c10d()
+    seqs = group_seqs() if c10d is not None else {}
     if not seqs:
+        if _seen.get("reason"):         # after destroy_process_group: still said, for the report
+            data["fr_state"] = "unavailable: " + str(_seen["reason"])
         return
     if doc is None:
-        c10d = _c10d()
-        data["fr_state"] = "unavailable: " + (missing_reason(FR_JSON_API) if not hasattr(c10d, FR_JSON_API)
-                                                 else "the Flight Recorder could not be read")
+        _seen["reason"] = (missing_reason(FR_JSON_API) if not hasattr(c10d, FR_JSON_API)
+                           else "the Flight Recorder could not be read")
     else:
-        data["fr_state"] = "unavailable: " + _off_reason()
+        _seen["reason"] = _off_reason()
+    data["fr_state"] = "unavailable: " + str(_seen["reason"])
     data["progress"] = {pg: {"enqueued": seq} for pg, seq in seqs.items()}
     moved = [pg for pg, seq in seqs.items() if _seen["seqs"].get(pg) != seq]
     if moved:

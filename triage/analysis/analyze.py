@@ -21,6 +21,7 @@ from triage.analysis.diff import (
     index_by_pg,
 )
 from triage.analysis.failures import Failure, event_findings, failure_findings, rank_failures
+from triage.analysis.gpu_facts import gpu_findings
 from triage.analysis.groups import Group, resolve_groups
 from triage.analysis.init_hang import init_hang_verdict
 from triage.analysis.nccl_processes import nccl_process_verdict
@@ -371,6 +372,7 @@ def _findings(
     findings[1:1] = near
     findings.extend(f for f in events if f not in near)
     findings.extend(_skipped_findings(ctx.evidence.skipped))
+    findings.extend(gpu_findings(ctx.evidence.gpus))
     unrecorded = unrecorded_finding(ctx.evidence, ctx.world, ctx.traces)
     if unrecorded is not None and verdict.kind is not VerdictKind.NO_PROBLEM_FOUND:
         findings.append(unrecorded)

@@ -29,8 +29,10 @@ from triage.model.evidence import (
     ExitInfo,
     RankEvidence,
 )
+from triage.model.gpu import NodeGpus
 from triage.parsing.crashlog import FAULT_SIGNALS
 from triage.parsing.flight_recorder import load_fr_file, parse_fr_json
+from triage.parsing.nvidia_smi import parse_gpus_json
 from triage.parsing.pyframes import parse_pyframes, thread_stacks
 from triage.parsing.stacks import (
     ThreadStack,
@@ -77,6 +79,7 @@ def load_run_dir(root: Path) -> Evidence:
     node_manifests: dict[str, Manifest | None] = {}
     agents: list[AgentFacts] = []
     notes: set[str] = set()
+    gpus: list[NodeGpus] = []
     for host in run.hosts():
         if host.root == RunPaths(root).check.root and not host.node.is_file():
             continue                    # `triage check --run-dir`'s results, not a host
@@ -95,6 +98,7 @@ def load_run_dir(root: Path) -> Evidence:
             if facts is not None:
                 agents.append(facts)
             events.extend(_node_events(bundle, host.host))
+            gpus.extend(_gpus(bundle, host.host, skipped))
         cores = _core_records(host)
         crashes.extend(cores)
         cored = {c.rank for c in cores}
@@ -113,7 +117,18 @@ def load_run_dir(root: Path) -> Evidence:
     return Evidence(ranks=tuple(ranks), events=tuple(events), world_size=world, skipped=tuple(skipped),
                     finished_cleanly=finished, extra_evidence=tuple(extra), crashes=tuple(crashes),
                     cluster_check=_cluster_check(root, skipped), agent=tuple(agents),
-                    recorder_notes=tuple(sorted(notes)))
+                    recorder_notes=tuple(sorted(notes)), gpus=tuple(gpus))
+
+
+def _gpus(bundle: Path, host: str, skipped: list[str]) -> list[NodeGpus]:
+    path = BundlePaths(bundle).node.gpus
+    if not path.is_file():
+        return []
+    try:
+        return [parse_gpus_json(_json(path, skipped), str(path), host)]
+    except InputError as exc:
+        skipped.append(exc.one_line())
+        return []
 
 
 def _recorder_note(paths: RankPaths, skipped: list[str]) -> list[str]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from triage.model import Collective, SeqHistory
+from triage.model.gpu import NodeGpus
 
 
 class EventKind(str, enum.Enum):
@@ -298,6 +299,7 @@ class Evidence:
     # why collectives were not recorded, as the ranks' heartbeats said it ("torch 2.4.1 has no Flight
     # Recorder for gloo (no _dump_fr_trace_json)"): the report says so instead of an all-clear
     recorder_notes: tuple[str, ...] = ()
+    gpus: tuple[NodeGpus, ...] = ()         # each node's GPU facts (node/gpus.json of its latest bundle)
 
     def rank(self, rank: int) -> RankEvidence | None:
         for item in self.ranks:

@@ -208,6 +208,8 @@ def _load_rank(host: HostPaths, rank: int, bundle: Path | None, manifest: Manife
     evidence: list[str] = [str(p) for p in (paths.worker, paths.output, paths.faulthandler, paths.exit)
                            if p.is_file()]
     base = _trace(paths, rank, bundle, host.host, skipped, evidence)
+    if base is not None and not base.collectives and _recorder_note(paths, skipped):
+        base = None     # an empty dump of a Flight Recorder that was off: nothing recorded, nothing matched
     threads = _threads(paths, bundle, rank, skipped, evidence)
     exit_info = _exit(paths, skipped)
     scan = LogScan()

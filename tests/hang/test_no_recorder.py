@@ -12,6 +12,7 @@ import pytest
 
 from tests.helpers.launch import TIMEOUT_S, job_env, launch_argv, run_launch, torchrun
 from tests.helpers.paths import example, program
+from tests.matrix.test_matrix import report_verdict
 from triage.bundle import CollectorStatus, read_manifest
 from triage.exitcodes import ExitCode
 
@@ -45,8 +46,8 @@ def test_a_silent_dtype_mismatch_is_not_called_a_match(tmp_path) -> None:  # typ
     done = run_launch(launch_argv(run_dir, torchrun(program("matrix_job.py"), 2, "dtype"), "--hang-timeout", "30"),
                       job_env(**NO_FR), run_dir)
     assert done.returncode == 0, done.explain()
-    verdict = done.line("triage: verdict: ")
-    assert "all match" not in done.stdout + done.stderr
-    assert re.match(r"triage: verdict: NO PROBLEM FOUND: the run finished and no rank failed; collectives not "
+    verdict = report_verdict(run_dir)
+    assert "all match" not in verdict
+    assert re.match(r"NO PROBLEM FOUND: the run finished and no rank failed; collectives not "
                     r"recorded: the Flight Recorder is off \(TORCH_FR_BUFFER_SIZE=0\); dtype and count mismatches "
                     r"cannot be ruled out$", verdict), verdict

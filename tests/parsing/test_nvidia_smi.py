@@ -1,5 +1,6 @@
-"""nvidia-smi -q -x parsed on real outputs (telegraf's test data, captured from real GPUs: an A100
-SXM4 80GB on driver 535.54.03 and a GeForce RTX 3080 with desktop processes on driver 536.40)."""
+"""nvidia-smi -q -x parsed on real outputs: the test data of influxdata/telegraf's nvidia_smi input
+(MIT), captured from real GPUs: an A100 SXM4 80GB on driver 535.54.03 and a GeForce RTX 3080 with
+desktop processes on driver 536.40 (data/nvidia-smi-*.xml, unchanged)."""
 
 from __future__ import annotations
 

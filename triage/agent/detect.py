@@ -116,7 +116,7 @@ def describe(ranks: Sequence[LocalRankStatus], stuck: dict[int, float]) -> str:
         raise RuntimeError("internal error: a waiting rank without its collective")
     main_ranks = [s.rank for s in waiting[main_key]]
     parts = [(f"{rank_word(main_ranks)} waiting in {_where(main)} for "
-             f"{int(max(stuck.get(r, 0.0) for r in main_ranks))} s")]
+             f"{int(max((stuck[r] for r in main_ranks if r in stuck), default=seconds))} s")]
     for key, group in sorted(waiting.items(), key=lambda kv: kv[0]):
         if key != main_key and group[0].in_flight is not None:
             parts.append(f"{rank_word(s.rank for s in group)} waiting in {_where(group[0].in_flight)}")

@@ -3,7 +3,8 @@
 # real-process subset of tests/matrix: a stall (a rank spinning in Python while the other waits in
 # all_reduce: detected from heartbeats and stacks), a collective mismatch, and a silent dtype
 # mismatch (reported as not recorded, never as "all match"). About 3 min for the install (a ~5 GB
-# CUDA build, run on CPU; skipped when /tmp/triage-torch-2.4.1 already holds it) plus ~1.5 min.
+# CUDA build, run on CPU; skipped when /tmp/triage-torch-2.4.1 already holds it) plus ~2 min
+# (2 min 12 s measured on the shared 2-core development machine, 2026-11-25).
 #   bash scripts/ci_torch_oldest.sh [VERSION]     (default 2.4.1)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -35,6 +35,7 @@ from triage.bundle import (
 from triage.collectors.common import Target, process_alive, safe
 from triage.collectors.dmesg import collect_dmesg
 from triage.collectors.gdb import collect_gdb
+from triage.collectors.gpu import collect_gpus
 from triage.collectors.procinfo import collect_node_facts, collect_proc
 from triage.collectors.pyframes import collect_pystack_live
 from triage.collectors.pyspy import collect_pyspy
@@ -97,9 +98,11 @@ def _safe_list(names: Sequence[str], target: Target,
                                 error=f"{type(error).__name__}: {error}") for n in names]
 
 
-def collect_node(bundle: Path, options: CollectSettings, job_started: float | None) -> list[CollectorRecord]:
+def collect_node(bundle: Path, options: CollectSettings, job_started: float | None,
+                 targets: Sequence[Target] = ()) -> list[CollectorRecord]:
     out = make_private_dir(BundlePaths(bundle).node.root)
-    records = [safe("dmesg", None, lambda: collect_dmesg(out, bundle, options, job_started))]
+    records = [safe("dmesg", None, lambda: collect_dmesg(out, bundle, options, job_started)),
+               safe("gpu", None, lambda: collect_gpus(out, bundle, options, targets, job_started))]
     started = time.monotonic()
     try:
         records.extend(collect_node_facts(out, bundle, options))
@@ -144,7 +147,7 @@ def collect_node_bundle(
     records: list[CollectorRecord] = []
     wall = time.monotonic()
     with ThreadPoolExecutor(max_workers=len(targets) + 1, thread_name_prefix="triage-collect") as pool:
-        node_future = pool.submit(collect_node, bundle, options, job.started or _oldest_start(targets))
+        node_future = pool.submit(collect_node, bundle, options, job.started or _oldest_start(targets), targets)
         rank_futures = [pool.submit(collect_rank, t, bundle, options) for t in targets]
         for future in rank_futures:
             records.extend(future.result())

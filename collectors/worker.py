@@ -34,6 +34,7 @@ from triage.layout import BundlePaths, BundleRankPaths
 from triage.options import CollectSettings
 from triage.private_files import FILE_MODE, make_private_dir
 
+UNAVAILABLE = "Unavailable:"        # the worker's error when its torch has no FR dump (triage.worker.flight)
 DEFAULT_FR_PREFIX = "/tmp/nccl_trace_rank_"  # noqa: S108 (PyTorch's own default, read, never written by us)
 
 
@@ -115,6 +116,9 @@ def _fr_record(target: Target, rank_out: Path, bundle: Path, error: str | None,
         copy_private(target.paths.fr_exit, paths.fr_json, None)
         return record("fr", CollectorStatus.PARTIAL, target, started, [_rel(paths.fr_json, bundle)],
                       error=f"live dump failed ({error}); used fr-exit.json written when the rank exited")
+    if error is not None and UNAVAILABLE in error:     # this torch has no Flight Recorder: a fact, not a failure
+        return record("fr", CollectorStatus.SKIPPED, target, started,
+                      error="no Flight Recorder: " + error.split(UNAVAILABLE, 1)[1].strip())
     return record("fr", CollectorStatus.FAILED if target.paths else CollectorStatus.SKIPPED, target, started,
                   error=error or "worker wrote no fr.json",
                   hint="run the job under `triage launch` so the in-worker agent can dump the Flight Recorder")

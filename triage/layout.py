@@ -175,6 +175,15 @@ class BundleNodePaths:
     def nvidia_smi(self) -> Path:
         return self.root / "nvidia-smi.txt"
 
+    @property
+    def gpus(self) -> Path:
+        """Each GPU's facts (NVML, else ``nvidia-smi -q -x``), or why there are none."""
+        return self.root / "gpus.json"
+
+    @property
+    def nvidia_smi_xml(self) -> Path:
+        return self.root / "nvidia-smi-q.xml"
+
 
 @dataclass(frozen=True)
 class BundlePaths:

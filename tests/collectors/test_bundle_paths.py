@@ -18,7 +18,7 @@ def _known(paths: BundlePaths, rank: int, pid: int) -> set[Path]:
     node = paths.node
     return {paths.manifest, files.fr_json, files.fr_pickle, files.stacks, files.pyspy_json, files.pyspy_txt,
             files.gdb, files.strace, files.proc, files.pystack, files.child_pyspy(pid), node.dmesg,
-            node.dmesg_relevant, node.dmesg_events, node.facts, node.nvidia_smi}
+            node.dmesg_relevant, node.dmesg_events, node.facts, node.nvidia_smi, node.gpus, node.nvidia_smi_xml}
 
 
 def test_every_file_of_a_real_bundle_is_a_bundle_path(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from triage.options import CollectSettings
 from triage.parsing.stacks import parse_pyspy_json
 
 RANK_NODE = {"proc", "fr", "stacks", "fr-torch", "pyspy", "gdb", "strace"}
-NODE = {"dmesg", "facts", "nvidia-smi"}
+NODE = {"dmesg", "facts", "nvidia-smi", "gpu"}
 
 
 def statuses(bundle: Path) -> dict[tuple[str, int | None], CollectorStatus]:

@@ -126,3 +126,12 @@ def test_crash_reason() -> None:
     status = rank(3, alive=False, returncode=-11)
     assert detect.crash_reason(status, [0, 1, 2]) == "rank 3 exited (killed by SIGSEGV); collecting from ranks 0-2"
     assert detect.is_failure(status) and not detect.is_failure(rank(0, alive=False, returncode=0))
+
+
+def test_a_rank_that_entered_its_collective_a_moment_later_is_waiting_not_missing() -> None:
+    # without a Flight Recorder the heartbeat sees a rank enter up to one interval late
+    ranks = [rank(0, in_flight=coll(0, 4, entered=NOW - 31), progress_age=31, seq=4),
+             rank(1, in_flight=coll(1, 4, "all_gather", entered=NOW - 29.5), progress_age=29.5, seq=4)]
+    hang = detect.detect_progress_hang(ranks, timeout=30, now=NOW)
+    assert hang is not None and hang.ranks == (0,)
+    assert hang.message == "rank 0 waiting in all_reduce seq 4 (pg 0) for 31 s; rank 1 waiting in all_gather seq 4 (pg 0)"

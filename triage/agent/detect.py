@@ -104,7 +104,8 @@ def describe(ranks: Sequence[LocalRankStatus], stuck: dict[int, float]) -> str:
     """The hang line: who waits where, and what the others are doing."""
     waiting: dict[tuple[str, int, str], list[LocalRankStatus]] = {}
     for status in ranks:
-        if status.rank in stuck and status.in_flight is not None:
+        # a live rank in a collective waits there, even if it entered it a moment after the others
+        if status.in_flight is not None and (status.rank in stuck or (status.alive and status.pid is not None)):
             waiting.setdefault(_coll_key(status.in_flight), []).append(status)
     seconds = int(max(stuck.values(), default=0.0))
     if not waiting:
@@ -117,7 +118,7 @@ def describe(ranks: Sequence[LocalRankStatus], stuck: dict[int, float]) -> str:
         raise RuntimeError("internal error: a waiting rank without its collective")
     main_ranks = [s.rank for s in waiting[main_key]]
     parts = [(f"{rank_word(main_ranks)} waiting in {_where(main)} for "
-             f"{int(max(stuck[r] for r in main_ranks))} s")]
+             f"{int(max((stuck[r] for r in main_ranks if r in stuck), default=seconds))} s")]
     for key, group in sorted(waiting.items(), key=lambda kv: kv[0]):
         if key != main_key and group[0].in_flight is not None:
             parts.append(f"{rank_word(s.rank for s in group)} waiting in {_where(group[0].in_flight)}")

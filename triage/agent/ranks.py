@@ -174,12 +174,25 @@ def in_flight_from_heartbeat(beat: dict[str, Any], rank: int) -> Collective | No
     """The collective a heartbeat says the rank is waiting in (parsed by the shared FR parser)."""
     fr = beat.get("fr")
     if not isinstance(fr, dict) or not fr.get("entries"):
-        return None
+        return _in_flight_from_frame(beat.get("waiting_in"), rank)
     dump = parse_fr_json(fr, rank, "heartbeat")
     pending = [c for c in dump.collectives if c.state != CollectiveState.COMPLETED]
     if not pending:
         return None
     return max(pending, key=lambda c: (c.time_ns or 0, c.seq))
+
+
+def _in_flight_from_frame(waiting: Any, rank: int) -> Collective | None:
+    """Without a Flight Recorder, the collective the heartbeat saw the main thread in (its Python
+    frame, with the group's sequence number and when the rank entered it)."""
+    if not isinstance(waiting, dict):
+        return None
+    op, pg, seq, since = waiting.get("op"), waiting.get("pg"), waiting.get("seq"), waiting.get("since")
+    if not (isinstance(op, str) and isinstance(pg, str) and isinstance(seq, int)
+            and isinstance(since, (int, float)) and not isinstance(seq, bool)):
+        return None
+    return Collective(rank=rank, pg=pg, seq=seq, op=op, state=CollectiveState.IN_FLIGHT,
+                      time_ns=int(float(since) * 1e9), source="stack")
 
 
 def describe_ends(statuses: list[LocalRankStatus]) -> str:

@@ -21,6 +21,7 @@ from triage.analysis.diff import (
     index_by_pg,
 )
 from triage.analysis.failures import Failure, event_findings, failure_findings, rank_failures
+from triage.analysis.gpu_facts import gpu_findings
 from triage.analysis.groups import Group, resolve_groups
 from triage.analysis.init_hang import init_hang_verdict
 from triage.analysis.nccl_processes import nccl_process_verdict
@@ -39,6 +40,7 @@ from triage.analysis.stacks_only import stacks_verdict
 from triage.analysis.stop import fixed_verdict, split_at_stop, stop_finding
 from triage.analysis.stragglers import find_stragglers
 from triage.analysis.summaries import rank_summaries
+from triage.analysis.unrecorded import no_problem_text, unrecorded_finding
 from triage.model import (
     Collective,
     CollectiveState,
@@ -357,6 +359,9 @@ MAX_WORLD = 1 << 17
 
 
 def _no_problem(ctx: _Context) -> str:
+    honest = no_problem_text(ctx.evidence, ctx.world, ctx.traces)
+    if honest is not None:          # some collectives were not recorded: never "they match"
+        return honest
     traced = len(ctx.traces)
     if ctx.evidence.finished_cleanly:
         return f"NO PROBLEM FOUND: the run finished and the {traced} ranks' collectives all match"
@@ -386,6 +391,10 @@ def _findings(
     findings[1:1] = near
     findings.extend(f for f in events if f not in near)
     findings.extend(_skipped_findings(ctx.evidence.skipped))
+    findings.extend(gpu_findings(ctx.evidence.gpus))
+    unrecorded = unrecorded_finding(ctx.evidence, ctx.world, ctx.traces)
+    if unrecorded is not None and verdict.kind is not VerdictKind.NO_PROBLEM_FOUND:
+        findings.append(unrecorded)
     return findings
 
 

@@ -32,8 +32,10 @@ from triage.model.evidence import (
     ExitInfo,
     RankEvidence,
 )
+from triage.model.gpu import NodeGpus
 from triage.parsing.crashlog import FAULT_SIGNALS
 from triage.parsing.flight_recorder import load_fr_file, parse_fr_json
+from triage.parsing.nvidia_smi import parse_gpus_json
 from triage.parsing.pyframes import parse_pyframes, thread_stacks
 from triage.parsing.stacks import (
     ThreadStack,
@@ -67,6 +69,9 @@ def _json(path: Path, skipped: list[str]) -> Any:
         return None
 
 
+UNRECORDED_PREFIX = "unavailable:"      # a heartbeat's fr_state when the rank has no Flight Recorder
+
+
 def load_run_dir(root: Path) -> Evidence:
     run = RunPaths(root)
     ranks: list[RankEvidence] = []
@@ -78,6 +83,8 @@ def load_run_dir(root: Path) -> Evidence:
     node_manifests: dict[str, Manifest | None] = {}
     agents: list[AgentFacts] = []
     kernel_others = 0
+    notes: set[str] = set()
+    gpus: list[NodeGpus] = []
     for host in run.hosts():
         if host.root == RunPaths(root).check.root and not host.node.is_file():
             continue                    # `triage check --run-dir`'s results, not a host
@@ -101,6 +108,7 @@ def load_run_dir(root: Path) -> Evidence:
             kernel, others = _node_events(bundle, host, manifest)
             events.extend(kernel)
             kernel_others += others
+            gpus.extend(_gpus(bundle, host.host, skipped))
         cores = _core_records(host)
         crashes.extend(cores)
         cored = {c.rank for c in cores}
@@ -109,6 +117,7 @@ def load_run_dir(root: Path) -> Evidence:
             if item.exit is None and rank in launcher:
                 item = replace(item, exit=launcher[rank])
             ranks.append(item)
+            notes.update(_recorder_note(host.rank(rank), skipped))
             if item.world_size:
                 world = max(world or 0, item.world_size)
     skipped.extend(_nodes_without_hang_bundle(root, node_manifests))
@@ -119,7 +128,31 @@ def load_run_dir(root: Path) -> Evidence:
                     finished_cleanly=finished, extra_evidence=tuple(extra), crashes=tuple(crashes),
                     cluster_check=_cluster_check(root, skipped), agent=tuple(agents),
                     stop=load_stop(root, skipped), kernel_others=kernel_others,
-                    numerics=load_numerics(root, skipped))
+                    numerics=load_numerics(root, skipped),
+                    recorder_notes=tuple(sorted(notes)), gpus=tuple(gpus))
+
+
+def _gpus(bundle: Path, host: str, skipped: list[str]) -> list[NodeGpus]:
+    path = BundlePaths(bundle).node.gpus
+    if not path.is_file():
+        return []
+    try:
+        return [parse_gpus_json(_json(path, skipped), str(path), host)]
+    except InputError as exc:
+        skipped.append(exc.one_line())
+        return []
+
+
+def _recorder_note(paths: RankPaths, skipped: list[str]) -> list[str]:
+    """Why the rank's collectives were not recorded, from its last heartbeat (``fr_state``
+    ``unavailable: ...``: a torch without a Flight Recorder, or one turned off)."""
+    if not paths.heartbeat.is_file():
+        return []
+    beat = _json(paths.heartbeat, skipped)
+    state = beat.get("fr_state") if isinstance(beat, dict) else None
+    if isinstance(state, str) and state.startswith(UNRECORDED_PREFIX):
+        return [state.removeprefix(UNRECORDED_PREFIX).strip()[:200]]
+    return []
 
 
 
@@ -200,6 +233,8 @@ def _load_rank(host: HostPaths, rank: int, bundle: Path | None, manifest: Manife
     evidence: list[str] = [str(p) for p in (paths.worker, paths.output, paths.faulthandler, paths.exit)
                            if p.is_file()]
     base = _trace(paths, rank, bundle, host.host, skipped, evidence)
+    if base is not None and not base.collectives and _recorder_note(paths, skipped):
+        base = None     # an empty dump of a Flight Recorder that was off: nothing recorded, nothing matched
     threads = _threads(paths, bundle, rank, skipped, evidence)
     exit_info = _exit(paths, skipped)
     scan = LogScan()

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from triage.model import Collective, SeqHistory, Verdict
+from triage.model.gpu import NodeGpus
 from triage.model.numerics import RankNumerics
 
 
@@ -312,6 +313,10 @@ class Evidence:
     stop: StopDecision | None = None       # the agent stopped the job (run directories)
     kernel_others: int = 0                 # dmesg events of other processes (or before the job): counted only
     numerics: tuple[RankNumerics, ...] = ()   # each rank's first NaN/Inf (triage launch --numerics)
+    # why collectives were not recorded, as the ranks' heartbeats said it ("torch 2.4.1 has no Flight
+    # Recorder for gloo (no _dump_fr_trace_json)"): the report says so instead of an all-clear
+    recorder_notes: tuple[str, ...] = ()
+    gpus: tuple[NodeGpus, ...] = ()         # each node's GPU facts (node/gpus.json of its latest bundle)
 
     def rank(self, rank: int) -> RankEvidence | None:
         for item in self.ranks:

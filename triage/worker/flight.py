@@ -8,10 +8,25 @@ completed, its raw FR entry. The agent parses these with ``triage.parsing.flight
 from __future__ import annotations
 
 import json
+import os
 import sys
+import threading
+import time
 from typing import Any
 
 FR_VERSION_KEYS = ("version", "pg_config", "pg_status", "comm_lib_version")
+# The private torch APIs this module calls; each is looked up before use (torch 2.4 has none of the
+# FR JSON dumps): a missing one is said in the heartbeat's fr_state, never raised into the rank.
+FR_JSON_API = "_dump_fr_trace_json"
+FR_PICKLE_API = "_dump_fr_trace"
+SEQ_API = "_get_sequence_number_for_group"
+C10D_FILE = os.sep + os.path.join("distributed", "distributed_c10d.py")
+TORCH_DISTRIBUTED = os.sep + os.path.join("torch", "distributed") + os.sep
+MAX_FRAMES = 128
+
+
+class Unavailable(RuntimeError):
+    """This torch has no Flight Recorder dump (the reason is the message)."""
 
 
 def _c10d() -> Any | None:
@@ -41,7 +56,7 @@ def _c10d_any() -> Any | None:
 def status() -> dict[str, Any] | None:
     """FR top level without entries (pg_config, pg_status), or None when there is no FR."""
     c10d = _c10d()
-    if c10d is None:
+    if c10d is None or not hasattr(c10d, FR_JSON_API):
         return None
     data: dict[str, Any] = json.loads(c10d._dump_fr_trace_json(False, True))
     return data
@@ -77,7 +92,7 @@ def progress(doc: dict[str, Any]) -> dict[str, dict[str, int]]:
 def in_flight_entries(wanted: list[tuple[str, int]]) -> list[dict[str, Any]]:
     """The raw FR entries for (pg id, collective seq) pairs; costs a full dump (~10 ms / 1000 entries)."""
     c10d = _c10d()
-    if c10d is None or not wanted:
+    if c10d is None or not wanted or not hasattr(c10d, FR_JSON_API):
         return []
     doc = json.loads(c10d._dump_fr_trace_json(True, False))
     keys = set(wanted)
@@ -97,6 +112,8 @@ def full_json() -> bytes | None:
     c10d = _c10d_any()
     if c10d is None:
         return None
+    if not hasattr(c10d, FR_JSON_API):
+        raise Unavailable(missing_reason(FR_JSON_API))
     data: bytes = c10d._dump_fr_trace_json(True, False)
     return data
 
@@ -106,5 +123,119 @@ def full_pickle() -> bytes | None:
     c10d = _c10d_any()
     if c10d is None:
         return None
+    if not hasattr(c10d, FR_PICKLE_API):
+        raise Unavailable(missing_reason(FR_PICKLE_API))
     data: bytes = c10d._dump_fr_trace(True, True, False)
     return data
+
+
+# -- without a Flight Recorder ---------------------------------------------------------------
+# torch 2.4 has no FR for gloo, and TORCH_FR_BUFFER_SIZE=0 turns it off: the heartbeat then reports
+# the process groups' own sequence numbers (bumped when a collective is enqueued) as progress, and
+# the collective the main thread is in, read from its Python frame (sys._current_frames: no import,
+# nothing called in torch but the sequence-number getter).
+_seen: dict[str, Any] = {"seqs": {}, "moved": None, "call": None, "since": None, "reason": None}
+
+
+def _torch_version() -> str:
+    torch = sys.modules.get("torch")
+    return str(getattr(torch, "__version__", "?")).split("+")[0]
+
+
+def _backend() -> str | None:
+    dist = sys.modules.get("torch.distributed")
+    try:
+        return str(dist.get_backend()) if dist is not None else None
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def missing_reason(api: str) -> str:
+    """Why there is no FR: ``torch 2.4.1 has no Flight Recorder for gloo (no _dump_fr_trace_json)``."""
+    backend = _backend()
+    for_what = f" for {backend}" if backend else ""
+    return f"torch {_torch_version()} has no Flight Recorder{for_what} (no {api})"
+
+
+def _off_reason() -> str:
+    for name in ("TORCH_FR_BUFFER_SIZE", "TORCH_NCCL_TRACE_BUFFER_SIZE"):
+        if os.environ.get(name, "").strip() == "0":
+            return f"the Flight Recorder is off ({name}=0)"
+    backend = _backend() or "this backend"
+    return f"torch {_torch_version()}'s Flight Recorder recorded no {backend} collective"
+
+
+def group_seqs() -> dict[str, int]:
+    """pg name -> the group's sequence number (collectives enqueued), for groups that ran one."""
+    dist = sys.modules.get("torch.distributed")
+    c10d = getattr(dist, "distributed_c10d", None)
+    world = getattr(c10d, "_world", None)
+    names = getattr(world, "pg_names", None)
+    if not isinstance(names, dict):
+        return {}
+    out: dict[str, int] = {}
+    for group, name in list(names.items()):
+        getter = getattr(group, SEQ_API, None)
+        if getter is None:
+            continue
+        seq = _call_int(getter)
+        if seq is not None and seq > 0:
+            out[str(name)] = seq
+    return out
+
+
+def _call_int(getter: Any) -> int | None:
+    try:
+        return int(getter())
+    except Exception:  # noqa: BLE001 - a group being destroyed
+        return None
+
+
+def main_thread_collective() -> tuple[str, str] | None:
+    """(torch.distributed call, the caller's ``file:line``) the main thread is in, if any."""
+    ident = threading.main_thread().ident
+    frame = sys._current_frames().get(ident) if ident is not None else None
+    found: tuple[str, str] | None = None
+    depth = 0
+    while frame is not None and depth < MAX_FRAMES:
+        code = frame.f_code
+        if code.co_filename.endswith(C10D_FILE) and not code.co_name.startswith("_") and found is None:
+            caller = frame.f_back
+            while caller is not None and TORCH_DISTRIBUTED in caller.f_code.co_filename:
+                caller = caller.f_back
+            where = f"{caller.f_code.co_filename}:{caller.f_lineno}" if caller is not None else "?"
+            found = (code.co_name, where)
+        frame = frame.f_back
+        depth += 1
+    del frame
+    return found
+
+
+def without_recorder(data: dict[str, Any], doc: dict[str, Any] | None) -> None:
+    """Fill a heartbeat when the FR gave nothing: ``fr_state`` says why, ``progress`` holds each
+    group's sequence number, ``waiting_in`` the collective the main thread is in (op, pg, seq,
+    since, where). Before the first collective (or outside torch.distributed) it changes nothing."""
+    c10d = _c10d()
+    seqs = group_seqs() if c10d is not None else {}
+    if not seqs:
+        if _seen.get("reason"):         # after destroy_process_group: still said, for the report
+            data["fr_state"] = "unavailable: " + str(_seen["reason"])
+        return
+    if doc is None:
+        _seen["reason"] = (missing_reason(FR_JSON_API) if not hasattr(c10d, FR_JSON_API)
+                           else "the Flight Recorder could not be read")
+    else:
+        _seen["reason"] = _off_reason()
+    data["fr_state"] = "unavailable: " + str(_seen["reason"])
+    data["progress"] = {pg: {"enqueued": seq} for pg, seq in seqs.items()}
+    moved = [pg for pg, seq in seqs.items() if _seen["seqs"].get(pg) != seq]
+    if moved:
+        _seen["moved"] = moved[0] if len(moved) == 1 else max(moved, key=lambda pg: seqs[pg])
+    _seen["seqs"] = seqs
+    call = main_thread_collective()
+    pg = _seen["moved"] if _seen["moved"] in seqs else min(seqs)
+    key = (call[0], pg, seqs[pg]) if call else None
+    if key != _seen["call"]:
+        _seen["call"], _seen["since"] = key, time.time()
+    data["waiting_in"] = None if call is None else {
+        "op": call[0], "pg": pg, "seq": seqs[pg], "since": _seen["since"], "where": call[1]}

@@ -64,7 +64,8 @@ class HeartbeatThread(threading.Thread):
 
     def _add_flight(self, data: dict[str, Any]) -> None:
         doc = flight.status()
-        if doc is None:
+        if doc is None or not doc.get("pg_status"):
+            flight.without_recorder(data, doc)   # no FR (torch 2.4, or off): sequence numbers and the frame
             return
         data["fr_state"] = "ok"
         data["progress"] = flight.progress(doc)

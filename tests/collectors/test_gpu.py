@@ -1,0 +1,47 @@
+"""The node bundle's GPU facts on this machine (no NVML, no nvidia-smi: said, for real), and pids
+mapped to ranks."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from triage.bundle import CollectorStatus
+from triage.collectors.common import Target
+from triage.collectors.gpu import NO_FACTS, collect_gpus, with_ranks
+from triage.model.gpu import GpuFacts, GpuProcess, NodeGpus, XidEvent
+from triage.options import CollectSettings
+
+
+def _has_gpu_tools() -> bool:
+    try:
+        import pynvml  # type: ignore[import-not-found]  # noqa: F401
+    except ImportError:
+        return shutil.which("nvidia-smi") is not None
+    return True
+
+
+@pytest.mark.skipif(_has_gpu_tools(), reason="this machine has NVML or nvidia-smi")
+def test_without_nvml_and_nvidia_smi_the_bundle_says_so(tmp_path: Path) -> None:
+    node_out = tmp_path / "node"
+    rec = collect_gpus(node_out, tmp_path, CollectSettings(), [Target(rank=0, pid=1)], None)
+    assert rec.status == CollectorStatus.SKIPPED and rec.error == NO_FACTS
+    assert rec.files == ("node/gpus.json",)
+    data = json.loads((node_out / "gpus.json").read_text())
+    assert data["source"] == "none" and data["note"] == "no GPU facts: NVML and nvidia-smi not found"
+
+
+def test_a_nvidia_smi_that_prints_no_xml_is_a_failure_with_its_reason(tmp_path: Path) -> None:
+    rec = collect_gpus(tmp_path / "node", tmp_path, CollectSettings(), [], None, nvml=None, tool="/bin/true")
+    assert rec.status == CollectorStatus.FAILED and "exit 0" in (rec.error or "")
+
+
+def test_processes_and_xids_of_rank_pids_are_named_by_rank() -> None:
+    node = NodeGpus("nvml", (GpuFacts(0, processes=(GpuProcess(41), GpuProcess(7))),
+                             GpuFacts(1, xids=(XidEvent(79, pid=41), XidEvent(43)))))
+    named = with_ranks(node, {41: 3})
+    assert [p.rank for p in named.gpus[0].processes] == [3, None]
+    assert [x.rank for x in named.gpus[1].xids] == [3, None]

@@ -80,7 +80,7 @@ class PostmortemCommand:
         if args.output is not None:
             try:
                 with user_output(args.output) as handle:
-                    self._render(result, args, handle)
+                    self._render(result, args, handle, Path(os.path.abspath(args.output)).parent)
             except OSError as error:
                 raise InputError(f"{args.output}: cannot write the report: {error.strerror or error}") from None
         else:
@@ -93,8 +93,9 @@ class PostmortemCommand:
                 quiet_stdout()
                 raise InputError(f"cannot write the report to stdout: {error.strerror or error}") from None
 
-    def _render(self, result: PostmortemResult, args: argparse.Namespace, file: TextIO) -> None:
-        render(result.report, args.format, file, width=args.width)
+    def _render(self, result: PostmortemResult, args: argparse.Namespace, file: TextIO,
+                out_dir: Path | None = None) -> None:
+        render(result.report, args.format, file, width=args.width, out_dir=out_dir)
         if args.format == "text":
             for item in sorted(result.classifications, key=lambda c: (c.time is None, c.time or 0.0)):
                 print_details(terminal_safe(item), safe_stream(file))

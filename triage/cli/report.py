@@ -69,7 +69,7 @@ def exit_code(report: Report) -> ExitCode:
 def _write_file(report: Report, fmt: str, path: Path, width: int | None) -> None:
     try:
         with user_output(path) as handle:
-            render(report, fmt, handle, width=width or 120)
+            render(report, fmt, handle, width=width or 120, out_dir=Path(os.path.abspath(path)).parent)
     except OSError as exc:
         raise InputError(f"{path}: cannot write the report ({exc.strerror or exc})") from None
 

@@ -42,20 +42,21 @@ def build_report(inputs: Sequence[str | Path], prefix: str | None = None) -> Rep
     return analyze(load_inputs(list(inputs), prefix=prefix))
 
 
-def _html(report: Report, file: TextIO) -> str:
+def _html(report: Report, file: TextIO, out_dir: Path | None) -> str:
     """The HTML page, its evidence links relative to the file it goes to (when that is a named
     file), with the timeline of the first run directory among the report's sources."""
     from triage.load.run_times import load_run_times
     from triage.report.html import render_html
     from triage.report.timeline import build_timeline
 
-    name = getattr(file, "name", None)
-    out_dir = Path(name).parent if isinstance(name, str) and Path(name).is_file() else None
+    if out_dir is None:
+        name = getattr(file, "name", None)
+        out_dir = Path(name).parent if isinstance(name, str) and Path(name).is_file() else None
     times = next((t for t in (load_run_times(Path(s)) for s in report.sources) if t is not None), None)
     return render_html(report, out_dir, build_timeline(times) if times is not None else None)
 
 
-def render(report: Report, fmt: str, file: TextIO, width: int | None = None) -> None:
+def render(report: Report, fmt: str, file: TextIO, width: int | None = None, out_dir: Path | None = None) -> None:
     """Write ``report`` to ``file`` as ``text`` (rich, for terminals), ``json``, ``html`` or
     ``chrome-trace`` (every rank's collectives for ui.perfetto.dev). Each format imports only its
     own renderer (lazily: rich for text and the HTML writer take 60-80 ms each to import). Every
@@ -65,7 +66,7 @@ def render(report: Report, fmt: str, file: TextIO, width: int | None = None) -> 
         json.dump(report_json(report), file, indent=1, allow_nan=False)
         file.write("\n")
     elif fmt == "html":
-        file.write(_html(report, file))
+        file.write(_html(report, file, out_dir))
     elif fmt == "chrome-trace":
         from triage.report.chrome_trace import write_chrome_trace
 

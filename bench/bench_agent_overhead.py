@@ -8,7 +8,7 @@ Each case is run --runs times (median of wall time and of the CPU of all process
 - the imports alone, each in a fresh interpreter: the CLI, the agent (``triage.agent.supervisor``),
   the report loaders and rich (what a failed job loads at stop).
 Byte-code is compiled first and written (PYTHONDONTWRITEBYTECODE is dropped for the children): an
-installed triage has its .pyc files.
+installed triage has its .pyc files; one case runs with none, to show what compiling costs.
 
 Usage: python bench/bench_agent_overhead.py [--runs 7]
 """
@@ -23,6 +23,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -35,13 +36,12 @@ def _cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def measure(argv: list[str], runs: int, cwd: Path) -> tuple[float, float]:
+def measure(argv: list[str], runs: int, cwd: Path, env: dict[str, str] | None = None) -> tuple[float, float]:
     """Median wall seconds and median CPU seconds (all processes) of ``argv``."""
-    import time
     walls, cpus = [], []
     for _ in range(runs):
         cpu, start = _cpu(), time.perf_counter()
-        subprocess.run(argv, cwd=cwd, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        subprocess.run(argv, cwd=cwd, env=env or ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
         walls.append(time.perf_counter() - start)
         cpus.append(_cpu() - cpu)
     return statistics.median(walls), statistics.median(cpus)
@@ -65,10 +65,14 @@ def main() -> None:
                   f"{wall:.3f} / {cpu:.3f}   fixed cost {wall - base[label][0]:+.3f} / {cpu - base[label][1]:+.3f}")
         wall, cpu = measure([*launch, "false"], args.runs, cwd)
         print(f"  {'false (a failed job: report)':28s} under triage launch {wall:.3f} / {cpu:.3f}")
+        cold = {**ENV, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": str(cwd / "no-pyc")}
+        wall, cpu = measure([*launch, "true"], args.runs, cwd, cold)
+        print(f"  {'true, no byte-code':28s} under triage launch {wall:.3f} / {cpu:.3f}   (an editable install "
+              "under PYTHONDONTWRITEBYTECODE=1 without scripts/setup.sh's compileall)")
         print("imports, each in a fresh interpreter (minus python -c pass):")
         bare = measure([sys.executable, "-c", "pass"], args.runs, cwd)
         for module in ("triage.cli", "triage.cli.launch", "triage.agent.supervisor", "triage.agent.hang_actions",
-                       "triage.report.loaders", "rich.console"):
+                       "triage.report", "rich.console"):
             wall, cpu = measure([sys.executable, "-c", f"import {module}"], args.runs, cwd)
             print(f"  {module:28s} {wall - bare[0]:.3f} / {cpu - bare[1]:.3f}")
 

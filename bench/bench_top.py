@@ -4,10 +4,10 @@ table) on a constructed run directory. Prints figures; asserts nothing.
 The run directory has --ranks ranks, 8 per host, each with worker.json and a heartbeat that
 holds --entries Flight Recorder entries enqueued and not completed (the worker's heartbeat carries
 only those: at most a few, and none between collectives; the default 1 is every rank caught inside
-a collective, the most work for top); one rank is stuck in a collective, one host's ranks are silent (no heartbeat for a minute), one rank has crashed. The
-first snapshot also computes the arrival lags from the dumps, when there are any (none here:
-the lag cache is what later refreshes reuse); refreshes are timed with the cache, as the live
-view runs them.
+a collective, the most work for top); one rank is stuck in a collective, one host's ranks are
+silent (no heartbeat for a minute), one rank has crashed. The first snapshot also computes the
+arrival lags from the dumps, when there are any (none here: the lag cache is what later refreshes
+reuse); refreshes are timed with the cache, as the live view runs them.
 
 Usage: python bench/bench_top.py [--ranks 4096] [--entries 1] [--refreshes 5]
 """

@@ -364,7 +364,7 @@ def handle_action(
     ctx: AgentContext, settings: LaunchSettings, action: MonitorAction, ranks: Sequence[LocalRankStatus],
     stop: Callable[[], None] | None = None,
 ) -> ActionOutcome:
-    # Imported here to stay off the agent's start-up path: the collectors, loaders and analysis
-    # behind it cost ~0.15 s of CPU at every job's start, and only a suspected hang needs them.
-    from triage.agent.hang_actions import run_action  # noqa: PLC0415
+    # Imported here to stay off the agent's start-up path (bench/bench_agent_overhead.py): only a
+    # suspected hang needs the collectors and the node-bundle writer behind it.
+    from triage.agent.hang_actions import run_action
     return run_action(ctx, settings, action, ranks, stop)

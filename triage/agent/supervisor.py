@@ -239,7 +239,7 @@ class NodeAgent:
     def _report_failure(self) -> str | None:
         """The job failed on its own (a crash or an exception): print the report of the run."""
         # Imported here to stay off the start-up path of every job (see hang_monitor.handle_action).
-        from triage.agent.hang_actions import print_report  # noqa: PLC0415
+        from triage.agent.hang_actions import print_report
         self.pump.pump(time.time())
         return print_report(self.run_dir)
 

@@ -60,6 +60,37 @@ def write_fast(root: Path, ranks: int, entries: int, tp: int) -> None:
         (root / f"{PREFIX}{rank}").write_bytes(data)
 
 
+def phases(root: Path, ranks: int, sample: int = 64) -> float:
+    """CPU per rank of each phase of the loader, on ``sample`` of the dumps, in this process (gc off, as
+    `triage report` runs): read, decode (the restricted unpickler), the shape check of the bounded
+    unpickler, the compact parse. Returns the four summed over every rank (seconds)."""
+    import io
+
+    from triage.parsing import safe_pickle
+    from triage.parsing.flight_recorder_compact import parse_fr_compact
+
+    paths = sorted(root.iterdir())[:sample]
+    spent = dict.fromkeys(("read", "decode", "shape check", "parse"), 0.0)
+    gc.disable()
+    for index, path in enumerate(paths):
+        t0 = time.process_time()
+        data = path.read_bytes()
+        t1 = time.process_time()
+        value = safe_pickle._RestrictedUnpickler(io.BytesIO(data)).load()
+        t2 = time.process_time()
+        safe_pickle.check_shape(value)
+        t3 = time.process_time()
+        parse_fr_compact(value, index, str(path))
+        t4 = time.process_time()
+        for name, secs in zip(spent, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
+            spent[name] += secs
+    gc.enable()
+    per_rank = {name: 1e3 * secs / len(paths) for name, secs in spent.items()}
+    print("  per rank (CPU ms, " + f"{len(paths)} ranks in-process): "
+          + ", ".join(f"{name} {ms:.2f}" for name, ms in per_rank.items()))
+    return sum(per_rank.values()) * ranks / 1e3
+
+
 def one_case(ranks: int, entries: int, tp: int, with_fr_trace: bool, workdir: str | None) -> None:
     root = Path(tempfile.mkdtemp(prefix=f"bench-report-{ranks}-", dir=workdir))
     try:
@@ -73,6 +104,9 @@ def one_case(ranks: int, entries: int, tp: int, with_fr_trace: bool, workdir: st
         print(f"  triage report: {secs:.1f}s wall, {cpu:.1f}s CPU (all processes; "
               f"{1e6 * cpu / (ranks * entries):.2f} us/entry), peak RSS {rss:.0f} MiB (largest process), exit {code}")
         print(f"  verdict: {verdict[:150]}")
+        loading = phases(root, ranks)
+        print(f"  so of {cpu:.1f}s CPU: loading the dumps ~{loading:.1f}s, the rest (start, workers' results, "
+              f"the cross-rank diff, the report) ~{max(0.0, cpu - loading):.1f}s")
         if with_fr_trace:
             fr_secs, fr_rss, code, out, fr_cpu = run_child(
                 [sys.executable, "-m", "torch.distributed.flight_recorder.fr_trace", str(root), "-p", PREFIX])

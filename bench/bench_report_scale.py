@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import pickle
 import shutil
 import subprocess
 import sys
@@ -22,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.helpers.synthetic import write_dumps
+from tests.helpers.synthetic import fr_dump, write_dumps
 
 PREFIX = "nccl_trace_rank_"
 
@@ -30,38 +31,88 @@ PREFIX = "nccl_trace_rank_"
 _MEASURE = (
     "import resource, subprocess, sys, time\n"
     "t = time.perf_counter(); p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
-    "sys.stderr.write(f'{time.perf_counter() - t} {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss} "
-    "{p.returncode}\\n'); sys.stdout.write(p.stdout)\n"
+    "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "sys.stderr.write(f'{time.perf_counter() - t} {u.ru_maxrss} {p.returncode} {u.ru_utime + u.ru_stime}\\n')\n"
+    "sys.stdout.write(p.stdout)\n"
 )
 
 
-def run_child(argv: list[str]) -> tuple[float, float, int, str]:
-    """(seconds, peak RSS MiB of the largest process it ran, exit code, stdout), measured by a fresh
-    wrapper process so that each tool's peak is its own."""
+def run_child(argv: list[str]) -> tuple[float, float, int, str, float]:
+    """(seconds, peak RSS MiB of the largest process it ran, exit code, stdout, CPU seconds of all
+    its processes), measured by a fresh wrapper process so that each tool's figures are its own."""
     proc = subprocess.run([sys.executable, "-c", _MEASURE, *argv], capture_output=True, text=True, check=False)
-    seconds, rss_kib, code = proc.stderr.strip().splitlines()[-1].split()
-    return float(seconds), int(rss_kib) / 1024, int(code), proc.stdout
+    seconds, rss_kib, code, cpu = proc.stderr.strip().splitlines()[-1].split()
+    return float(seconds), int(rss_kib) / 1024, int(code), proc.stdout, float(cpu)
 
 
-def one_case(ranks: int, entries: int, tp: int, with_fr_trace: bool) -> None:
-    root = Path(tempfile.mkdtemp(prefix=f"bench-report-{ranks}-"))
+def write_fast(root: Path, ranks: int, entries: int, tp: int) -> None:
+    """write_dumps' files, faster: without TP groups every rank but the culprit has the same dump,
+    so it is pickled once (65,536 ranks are written in minutes, not an hour)."""
+    culprit, mismatch = ranks // 3, max(1, entries // (2 if tp else 1) - 5)
+    if tp:
+        write_dumps(root, ranks, entries, culprit=culprit, mismatch_at=mismatch, tp=tp, prefix=PREFIX, fmt="pickle")
+        return
+    root.mkdir(parents=True, exist_ok=True)
+    same = pickle.dumps(fr_dump(0, ranks, entries, culprit, mismatch), protocol=pickle.HIGHEST_PROTOCOL)
+    for rank in range(ranks):
+        data = pickle.dumps(fr_dump(rank, ranks, entries, culprit, mismatch), protocol=pickle.HIGHEST_PROTOCOL) \
+            if rank == culprit else same
+        (root / f"{PREFIX}{rank}").write_bytes(data)
+
+
+def phases(root: Path, ranks: int, sample: int = 64) -> float:
+    """CPU per rank of each phase of the loader, on ``sample`` of the dumps, in this process (gc off, as
+    `triage report` runs): read, decode (the restricted unpickler), the shape check of the bounded
+    unpickler, the compact parse. Returns the four summed over every rank (seconds)."""
+    import io
+
+    from triage.parsing import safe_pickle
+    from triage.parsing.flight_recorder_compact import parse_fr_compact
+
+    paths = sorted(root.iterdir())[:sample]
+    spent = dict.fromkeys(("read", "decode", "shape check", "parse"), 0.0)
+    gc.disable()
+    for index, path in enumerate(paths):
+        t0 = time.process_time()
+        data = path.read_bytes()
+        t1 = time.process_time()
+        value = safe_pickle._RestrictedUnpickler(io.BytesIO(data)).load()
+        t2 = time.process_time()
+        safe_pickle.check_shape(value)
+        t3 = time.process_time()
+        parse_fr_compact(value, index, str(path))
+        t4 = time.process_time()
+        for name, secs in zip(spent, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
+            spent[name] += secs
+    gc.enable()
+    per_rank = {name: 1e3 * secs / len(paths) for name, secs in spent.items()}
+    print("  per rank (CPU ms, " + f"{len(paths)} ranks in-process): "
+          + ", ".join(f"{name} {ms:.2f}" for name, ms in per_rank.items()))
+    return sum(per_rank.values()) * ranks / 1e3
+
+
+def one_case(ranks: int, entries: int, tp: int, with_fr_trace: bool, workdir: str | None) -> None:
+    root = Path(tempfile.mkdtemp(prefix=f"bench-report-{ranks}-", dir=workdir))
     try:
         start = time.perf_counter()
-        write_dumps(root, ranks, entries, culprit=ranks // 3, mismatch_at=max(1, entries // (2 if tp else 1) - 5),
-                    tp=tp, prefix=PREFIX, fmt="pickle")
+        write_fast(root, ranks, entries, tp)
         size = sum(p.stat().st_size for p in root.iterdir()) / 2**20
         print(f"ranks={ranks} entries={entries} tp={tp or '-'}: wrote {size:.0f} MiB in "
               f"{time.perf_counter() - start:.1f}s", flush=True)
-        secs, rss, code, out = run_child([sys.executable, "-m", "triage", "report", str(root), "--format", "json"])
+        secs, rss, code, out, cpu = run_child([sys.executable, "-m", "triage", "report", str(root), "--format", "json"])
         verdict = json.loads(out)["verdict"]["summary"] if code in (0, 1) else out.splitlines()[0]
-        rate = ranks * entries / secs / 1e6
-        print(f"  triage report: {secs:.1f}s, peak RSS {rss:.0f} MiB, {rate:.2f} M entries/s, exit {code}")
+        print(f"  triage report: {secs:.1f}s wall, {cpu:.1f}s CPU (all processes; "
+              f"{1e6 * cpu / (ranks * entries):.2f} us/entry), peak RSS {rss:.0f} MiB (largest process), exit {code}")
         print(f"  verdict: {verdict[:150]}")
+        loading = phases(root, ranks)
+        print(f"  so of {cpu:.1f}s CPU: loading the dumps ~{loading:.1f}s, the rest (start, workers' results, "
+              f"the cross-rank diff, the report) ~{max(0.0, cpu - loading):.1f}s")
         if with_fr_trace:
-            fr_secs, fr_rss, code, out = run_child([sys.executable, "-m", "torch.distributed.flight_recorder.fr_trace",
-                                                    str(root), "-p", PREFIX])
-            print(f"  fr_trace: {fr_secs:.1f}s, peak RSS {fr_rss:.0f} MiB, exit {code}")
-            print(f"  triage vs fr_trace: {fr_secs / secs:.1f}x faster, {100 * rss / fr_rss:.0f}% of its peak RSS")
+            fr_secs, fr_rss, code, out, fr_cpu = run_child(
+                [sys.executable, "-m", "torch.distributed.flight_recorder.fr_trace", str(root), "-p", PREFIX])
+            print(f"  fr_trace: {fr_secs:.1f}s wall, {fr_cpu:.1f}s CPU, peak RSS {fr_rss:.0f} MiB, exit {code}")
+            print(f"  triage vs fr_trace: {fr_secs / secs:.1f}x faster in wall time, {fr_cpu / cpu:.1f}x less CPU, "
+                  f"{100 * rss / fr_rss:.0f}% of its peak RSS")
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -98,6 +149,7 @@ def main() -> None:
     parser.add_argument("--entries", type=int, default=2000)
     parser.add_argument("--tp", type=int, default=0, help="also interleave TP subgroups of this size")
     parser.add_argument("--fr-trace", action="store_true", help="also time torch's fr_trace on the same files")
+    parser.add_argument("--workdir", help="where the dumps are written (default: the temp dir); removed after")
     parser.add_argument("--analysis-only", action="store_true", help="time only the pure analysis, in memory")
     args = parser.parse_args()
     if args.analysis_only:
@@ -105,9 +157,9 @@ def main() -> None:
             analysis_only(ranks, args.entries)
         return
     for ranks in (int(x) for x in args.ranks.split(",")):
-        one_case(ranks, args.entries, 0, args.fr_trace)
+        one_case(ranks, args.entries, 0, args.fr_trace, args.workdir)
         if args.tp:
-            one_case(ranks, args.entries, args.tp, args.fr_trace)
+            one_case(ranks, args.entries, args.tp, args.fr_trace, args.workdir)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import os
 import pickle
 import random
@@ -21,7 +22,7 @@ from tests.helpers.paths import REPO
 from tests.security.sec_util import triage
 from triage.errors import RemoteError
 from triage.parsing.elfcore import CoreFormatError, elf_debug_state, read_core_notes
-from triage.parsing.safe_pickle import MAX_NODES, check_bounds, safe_unpickle
+from triage.parsing.safe_pickle import MAX_DEPTH, MAX_NODES, check_bounds, check_shape, safe_unpickle
 from triage.postmortem.context import read_tail, run_dir_ranks
 from triage.remote.gather import bounded_communicate
 from triage.remote.transfer import unpack
@@ -60,6 +61,27 @@ def test_real_flight_recorder_pickles_still_load_and_shared_data_is_counted_once
     check_bounds(shared)
     with pytest.raises(pickle.UnpicklingError):
         check_bounds([shared] * 100, max_nodes=MAX_NODES // 1000)
+
+
+def test_the_level_check_sees_what_the_exact_walk_sees() -> None:
+    """Shared leaves (torch memoizes stack frames) pass; a long path that a depth-first walk meets
+    by a short one first, a deep tuple nest and a shared subtree too large as a tree are refused."""
+    frame = {"name": "f", "filename": "/x.py", "line": 1}
+    dump = {"entries": [{"frames": [frame] * 8, "sizes": [[1024]]} for _ in range(2000)]}
+    check_shape(dump)
+    assert safe_unpickle(pickle.dumps(dump, protocol=4)) == dump
+    chain: list[list[object]] = [[] for _ in range(MAX_DEPTH + 50)]
+    for outer, inner in itertools.pairwise(chain):
+        outer.append(inner)
+    with pytest.raises(pickle.UnpicklingError, match="deeper"):
+        check_shape(list(reversed(chain)))          # depth-first meets every link at depth 2 first
+    nest: tuple[object, ...] = ()
+    for _ in range(MAX_DEPTH + 1):
+        nest = (nest, 1)
+    with pytest.raises(pickle.UnpicklingError, match="deeper"):
+        safe_unpickle(pickle.dumps(nest, protocol=2))
+    with pytest.raises(pickle.UnpicklingError, match="values"):
+        check_shape([[list(range(100))] * 100] * 1000, max_nodes=MAX_NODES // 10)
 
 
 def test_one_bad_dump_among_good_ones_is_skipped_and_named(tmp_path: Path) -> None:

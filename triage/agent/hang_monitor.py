@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from triage.agent import cluster_trigger, detect
-from triage.agent.hang_actions import run_action
 from triage.agent.hang_nccl import NcclWatch
 from triage.agent.hang_watchdog import WatchdogWatch
 from triage.agent.init_watch import InitWatch
@@ -369,6 +368,9 @@ def handle_action(
     ctx: AgentContext, settings: LaunchSettings, action: MonitorAction, ranks: Sequence[LocalRankStatus],
     stop: Callable[[], None] | None = None, stop_at: Callable[[float], None] | None = None,
 ) -> ActionOutcome:
+    # Imported here to stay off the agent's start-up path (bench/bench_agent_overhead.py): only a
+    # suspected hang needs the collectors and the node-bundle writer behind it.
+    from triage.agent.hang_actions import run_action
     return run_action(ctx, settings, action, ranks, stop, stop_at)
 
 

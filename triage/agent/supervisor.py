@@ -24,7 +24,6 @@ from types import FrameType
 from typing import Any, BinaryIO, TextIO
 
 from triage.agent import envsetup, lines, stop_decision
-from triage.agent.hang_actions import print_report
 from triage.agent.hang_monitor import handle_action, make_monitor
 from triage.agent.launcher_bits import NullMonitor, exit_code_of, isatty, signame
 from triage.agent.lines import say
@@ -249,6 +248,8 @@ class NodeAgent:
 
     def _report_failure(self) -> str | None:
         """The job failed on its own (a crash or an exception): print the report of the run."""
+        # Imported here to stay off the start-up path of every job (see hang_monitor.handle_action).
+        from triage.agent.hang_actions import print_report
         self.pump.pump(time.time())
         verdict = print_report(self.run_dir)
         return verdict.summary if verdict is not None else None

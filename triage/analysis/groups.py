@@ -32,7 +32,8 @@ def resolve_groups(ranks: tuple[RankEvidence, ...], world_size: int | None) -> t
     Membership comes from pg_config (the most common non-empty answer across ranks), else the
     default group is every rank, else the ranks that recorded an entry in that group.
     """
-    configured: dict[str, Counter[tuple[int, ...]]] = {}
+    by_identity: dict[str, Counter[int]] = {}   # pg -> id(member list) -> ranks that gave it
+    sorted_members: dict[int, tuple[int, ...]] = {}
     names: dict[str, Counter[str]] = {}
     recorded: dict[str, set[int]] = {}
     for item in ranks:
@@ -40,13 +41,22 @@ def resolve_groups(ranks: tuple[RankEvidence, ...], world_size: int | None) -> t
             if group.pg == "":
                 continue
             if group.ranks:
-                configured.setdefault(group.pg, Counter())[tuple(sorted(group.ranks))] += 1
+                # The loader shares one member tuple between ranks: sort and hash it once, not once
+                # per rank (65,536 ranks of the default group would be 65,536 x 65,536 steps).
+                key = id(group.ranks)
+                if key not in sorted_members:
+                    sorted_members[key] = tuple(sorted(group.ranks))
+                by_identity.setdefault(group.pg, Counter())[key] += 1
             if group.name and group.name != group.pg:
                 names.setdefault(group.pg, Counter())[group.name] += 1
         for pg, pg_name in {(c.pg, c.pg_name) for c in item.collectives}:
             recorded.setdefault(pg, set()).add(item.rank)
             if pg_name:
                 names.setdefault(pg, Counter())[pg_name] += 1
+    configured: dict[str, Counter[tuple[int, ...]]] = {}
+    for pg, counts in by_identity.items():
+        for key, count in counts.items():
+            configured.setdefault(pg, Counter())[sorted_members[key]] += count
     everyone = _everyone(ranks, world_size)
     groups: list[Group] = []
     for pg in sorted(set(configured) | set(recorded), key=pg_sort_key):

@@ -1,14 +1,22 @@
 """A pickle decoder that runs no code: pickles are programs, FR dumps are plain data.
 
 It is bounded too: a small pickle cannot make triage allocate gigabytes (``bytearray(N)``), nest
-deeper than :data:`MAX_DEPTH`, or use shared references (the memo) to describe a structure that
-takes more than :data:`MAX_NODES` steps to walk as a tree. Each of these is an UnpicklingError.
+deeper than :data:`MAX_DEPTH`, or use shared references (the memo, or DUP) to describe a structure
+that takes more than :data:`MAX_NODES` steps to walk as a tree. Each of these is an UnpicklingError.
+
+Code and ``bytearray(N)`` are refused while decoding (``find_class`` allowlists, ``persistent_id``
+is refused). Depth and sharing are checked after decoding by :func:`check_shape`, one pass per
+nesting level made of C calls only (``gc.get_referents``, ``map``, ``set``): no Python code runs
+per value. Only a pickle whose containers are referenced more than once (which a memo GET or a DUP
+makes, and which real dumps do not have) pays for :func:`check_bounds`, the exact walk.
 """
 
 from __future__ import annotations
 
+import gc
 import io
 import pickle
+from itertools import compress
 from typing import Any
 
 MAX_DEPTH = 200                 # an FR dump nests about 6 deep
@@ -61,11 +69,35 @@ def safe_unpickle(data: bytes) -> Any:
     except (RecursionError, MemoryError) as error:
         raise pickle.UnpicklingError(f"refusing a pickle that is too large or too deep ({type(error).__name__})") \
             from None
-    check_bounds(value)
+    check_shape(value)
     return value
 
 
 _CONTAINERS = (dict, list, tuple, set, frozenset)
+_IS_CONTAINER = frozenset(_CONTAINERS).__contains__
+
+
+def check_shape(value: Any, max_depth: int = MAX_DEPTH, max_nodes: int = MAX_NODES) -> None:
+    """:func:`check_bounds`'s guarantees, walked level by level with C calls only.
+
+    Each level is the list of containers one step deeper, a shared container once per reference
+    (as a tree walk meets it), so the depth is the number of levels and the work is the tree size,
+    which is bounded before each step. Only a value over a bound pays for the exact walk, which
+    names the cause (deep, shared, a cycle)."""
+    level = [value] if type(value) in _CONTAINERS else []
+    depth = nodes = 0
+    while level:
+        depth += 1
+        nodes += sum(map(len, level))              # members (a dict's items) of this level
+        if depth > max_depth or nodes > max_nodes:
+            break
+        members = gc.get_referents(*level)
+        level = list(compress(members, map(_IS_CONTAINER, map(type, members))))
+    else:
+        return
+    check_bounds(value, max_depth, max_nodes)       # exact: raises naming the cause (deep, shared, cycle)
+    if depth > max_depth:                           # a long path that the exact walk met by a short one first
+        raise pickle.UnpicklingError(f"refusing a pickle nested deeper than {max_depth}")
 
 
 def check_bounds(value: Any, max_depth: int = MAX_DEPTH, max_nodes: int = MAX_NODES) -> None:

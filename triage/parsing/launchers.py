@@ -151,7 +151,8 @@ def _other_records(text: str, found: list[RankDeath]) -> list[RankDeath]:
             out.append(RankDeath(None, "SIGKILL", None, None, None, _line_of(text, *match.span()),
                                  offset=match.start()))
     for match in _INTERRUPTED.finditer(text):
-        out.append(RankDeath(None, match.group("name"), None, None, None, _line_of(text, *match.span()),
+        # (the number, not a name a person retyped: "signal 11: SIGSEGA")
+        out.append(RankDeath(None, signal_name(match.group("num")), None, None, None, _line_of(text, *match.span()),
                              offset=match.start()))
     return out
 

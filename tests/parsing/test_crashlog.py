@@ -126,3 +126,9 @@ def test_a_fatal_glog_line_of_processgroupnccl_is_an_abort() -> None:
                              "Rank 2] [PG ID 0 PG GUID 0(default_pg) Rank 2] Heartbeat monitor timed out!")
     assert crash is not None and crash.signal == "SIGABRT" and crash.collateral
     assert parse_crash_line("[F] not a glog line") is None
+
+
+def test_gloo_full_mesh_failure_is_a_network_failure() -> None:
+    line = parse_crash_line("Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] "
+                            "no error")
+    assert line is not None and line.kind is CrashLineKind.NETWORK

@@ -56,3 +56,17 @@ def test_a_failed_monitored_barrier_names_the_ranks_that_did_not_reach_it() -> N
     assert all(lag.never_joined and lag.collective == 0 for lag in lags)
     assert parse_desync_report(text) == lags
     assert parse_monitored_barrier("dist.monitored_barrier(group, timeout=timedelta(seconds=30))") == []
+
+
+def test_a_mismatch_message_cut_inside_the_reporters_fingerprint_keeps_that_side() -> None:
+    from triage.parsing.desync import parse_mismatch
+    cut = ("RuntimeError: Detected mismatch between collectives on ranks. Rank 4 is running collective: "
+           "CollectiveFingerPrint(SequenceNumber=30, OpType=ALLGATHER, TensorShape=[2], TensorDtypes=Float, "
+           "TensorDeviceTypes=TensorOptions(dtype=float (default)")
+    mismatch = parse_mismatch(cut)
+    assert mismatch is not None
+    assert (mismatch.reporter.rank, mismatch.reporter.seq, mismatch.reporter.op) == (4, 30, "all_gather")
+    assert mismatch.other.rank is None
+    whole = cut + ")), but Rank 0 is running collective: CollectiveFingerPrint(SequenceNumber=30, OpType=BROADCAST)."
+    other = parse_mismatch(whole)
+    assert other is not None and other.other.rank == 0

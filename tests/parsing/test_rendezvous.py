@@ -49,3 +49,13 @@ def test_other_lines_are_not_init_waits() -> None:
 def test_a_store_wait_timeout_says_how_long_it_waited() -> None:
     wait = parse_init_line("[rank3]: torch.distributed.DistStoreError: wait timeout after 600000ms, keys: /x")
     assert wait is not None and wait.timeout_s == 600.0 and wait.is_timeout
+
+
+def test_unique_id_wait_in_older_pytorchs_spelling() -> None:
+    # PyTorch up to 2.0 spelled it "retreiving" (round 8's class); the rank waited for the root's id
+    from triage.parsing.rendezvous import InitWaitKind, parse_init_line
+    line = ("RuntimeError: [3] is setting up NCCL communicator and retreiving ncclUniqueId from [2] via c10d "
+            "key-value store by key '1', but store->get('1') got error: Socket Timeout\n")
+    wait = parse_init_line(line)
+    assert wait is not None and wait.kind is InitWaitKind.UNIQUE_ID_WAIT
+    assert (wait.rank, wait.waits_for) == (3, 2)

@@ -182,3 +182,24 @@ def test_a_record_pasted_without_its_header_is_read() -> None:
 
 def test_stray_field_words_without_an_exit_code_are_no_record() -> None:
     assert parse_launcher_failures("  rank: 3\n  host: a\nsomething else\n") == ()
+
+
+def test_a_headerless_record_of_a_segfault_is_read() -> None:
+    # the shape of NVIDIA/Megatron-LM#1880's excerpt: a record pasted from its "rank" field on, no header
+    text = ("  rank      : 2 (local_rank: 2)\n"
+            "  exitcode  : -11 (pid: 5120)\n"
+            "  error_file: <N/A>\n"
+            "  traceback : Signal 11 (SIGSEGV) received by PID 5120\n"
+            "======================================================\n")
+    (failure,) = parse_launcher_failures(text)
+    assert (failure.rank, failure.local_rank, failure.exitcode, failure.signal) == (2, 2, -11, "SIGSEGV")
+
+
+def test_torch_distributed_launch_called_process_error() -> None:
+    died = ("subprocess.CalledProcessError: Command '['/bin/python3', '-u', 'main.py', '--local_rank=2']' died with "
+            "<Signals.SIGABRT: 6>.\n")
+    (failure,) = parse_launcher_failures(died)
+    assert (failure.local_rank, failure.signal, failure.root_cause) == (2, "SIGABRT", True)
+    status = died.replace("died with <Signals.SIGABRT: 6>", "returned non-zero exit status 1")
+    (failure,) = parse_launcher_failures(status)
+    assert (failure.local_rank, failure.exitcode, failure.signal, failure.root_cause) == (2, 1, None, False)

@@ -158,3 +158,11 @@ def test_the_2_7_companion_wording_and_a_cut_companion_give_the_work_number() ->
     assert new is not None and (new.seq, new.last_enqueued, new.last_completed) == (42, 45, 41)
     cut = parse_watchdog_line("[E0311 04:02:11.2 ProcessGroupNCCL.cpp:1709] [PG 3 Rank 2] Timeout at NCCL work: 907")
     assert cut is not None and cut.seq == 907 and cut.last_enqueued is None
+
+
+def test_blocking_wait_timeout() -> None:
+    event = parse_watchdog_line("[rank6]:[E0101 00:00:00.000 ProcessGroupNCCL.cpp:740] [Rank 6] Work WorkNCCL("
+                                "SeqNum=12, OpType=REDUCE_SCATTER, NumelIn=64, NumelOut=8, Timeout(ms)=60000) timed "
+                                "out in blocking wait.")
+    assert event is not None and event.kind is WatchdogKind.TIMEOUT
+    assert (event.rank, event.seq, event.op, event.timeout_ms) == (6, 12, "reduce_scatter", 60000)

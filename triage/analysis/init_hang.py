@@ -49,7 +49,8 @@ def init_hang_verdict(waits: tuple[InitWaitRecord, ...]) -> tuple[Verdict, Findi
         return verdict, Finding(VerdictKind.INIT_HANG.value, (wait.waits_for,), summary.split(": ", 1)[1],
                                 wait.evidence, root_cause=True)
     if wait.kind in ("barrier_timeout", "barrier_waiting"):
-        state = f"timed out{_minutes(wait.timeout_s)}" if wait.timed_out else "was still waiting"
+        still = "were still waiting" if len(ranks) > 1 else "was still waiting"
+        state = f"timed out{_minutes(wait.timeout_s)}" if wait.timed_out else still
         what = f"{who} {state} in init_process_group's store-based barrier"
         joined = _joined(wait)
         summary = f"INIT HANG: {what}: {joined}" if joined else f"INIT HANG: {what}"

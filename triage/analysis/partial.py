@@ -97,7 +97,8 @@ def reported_mismatch(mismatches: tuple[ReportedMismatch, ...], hosts: Hosts,
     evidence = tuple(sorted({p for m in mismatches for p in m.evidence}))[:6]
     if all(m.other.rank < 0 for m in mismatches):
         summary = (f"MISMATCH: {who((a.rank,), hosts)} reports an inconsistent collective, {_describe(a)}"
-                   f"{_at_seq(a.seq)} (TORCH_DISTRIBUTED_DEBUG=DETAIL of an older PyTorch prints one side only): "
+                   f"{_at_seq(a.seq)} (TORCH_DISTRIBUTED_DEBUG=DETAIL's message gives one side only: an older PyTorch "
+                   "prints no more, or the paste ends inside it): "
                    "the other ranks' calls are not in this input")
         verdict = Verdict(VerdictKind.COLLECTIVE_MISMATCH, summary, seq=a.seq)
         return verdict, Finding(VerdictKind.COLLECTIVE_MISMATCH.value, (), summary.split(": ", 1)[1], evidence,
@@ -233,11 +234,23 @@ def _rank0_at_work(timed_out: list[int], ranks: tuple[RankEvidence, ...], tail: 
     show work: the seasoned reading is that rank 0 is busy outside the collective."""
     if not tail or 0 in timed_out or any(r.rank == 0 for r in ranks) or len(timed_out) < 1:
         return None
-    for line in reversed(tail):
-        text = line.strip()
-        if _is_work(text):
+    for index in range(len(tail) - 1, -1, -1):
+        text = tail[index].strip()
+        if _is_work(text) and not _frame_source(tail, index):
             return None if _routine_progress(text) else text[:160]
     return None
+
+
+_FRAME = re.compile(r'^File "[^"]+", line \d+')
+
+
+def _frame_source(tail: tuple[str, ...], index: int) -> bool:
+    """A traceback frame's source line (after ``File "x.py", line N``, or continuing one): not work."""
+    for back in range(index - 1, max(index - 3, -1), -1):
+        before = tail[back].strip()
+        if _FRAME.match(before) or not before.endswith((",", "(", "\\")):
+            return _FRAME.match(before) is not None
+    return False
 
 
 def _is_work(text: str) -> bool:

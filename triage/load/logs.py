@@ -53,7 +53,8 @@ from triage.parsing.torchelastic import spawn_error_owner
 from triage.parsing.watchdog import WatchdogKind, parse_watchdog_line
 
 _RANK_IN_NAME = re.compile(r"rank[-_]?(\d+)", re.IGNORECASE)
-_WATCHDOG_HINTS = ("atchdog", "Timeout at NCCL work", "Heartbeat monitor", "lagging ranks", "Desync")
+_WATCHDOG_HINTS = ("atchdog", "Timeout at NCCL work", "Heartbeat monitor", "lagging ranks", "Desync",
+                   "timed out in blocking wait")
 # Parts of formats we know: a line holding one that nothing parsed is reported as "unparsed".
 _KNOWN_HINTS = ("Watchdog caught", "WorkNCCL(", "CollectiveFingerPrint", MISMATCH_MARKER, "NCCL WARN",
                 "exitcode", "ncclRemoteError", "ncclSystemError", "ncclInternalError", "Xid")

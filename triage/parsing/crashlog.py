@@ -91,7 +91,9 @@ _NET = re.compile(
     # a client that cannot reach the c10d store or rendezvous ("... while trying to connect to (host, 29500)")
     r"client socket has timed out|trying to connect to|connect\(\) timed out|host not found|"
     r"Name or service not known|RendezvousConnectionError|"
-    r"Bootstrap ?: ?no socket interface found|no socket interface found|NET/OFI .*(?:Error|UNDELIVERABLE)")
+    r"Bootstrap ?: ?no socket interface found|no socket interface found|NET/OFI .*(?:Error|UNDELIVERABLE)|"
+    # gloo could not connect its mesh of pairs at set-up ("Gloo connectFullMesh failed with [...pair.cc:144] ...")
+    r"connectFullMesh failed")
 _NCCL = re.compile(r"ncclInternalError|ncclInvalidUsage|ncclInvalidArgument|ncclUnhandledCudaError|"
                    r"NCCL error in:|NCCL Error \d|ncclCommInitRank failed")
 # Lines that are consequences of a failure elsewhere (or of the launcher's teardown).

@@ -132,9 +132,11 @@ def parse_mismatch(line: str) -> CollectiveMismatch | None:
     second_at = line.find("Rank ", end)
     other, _end = _side(line, second_at) if second_at >= 0 else (None, end)
     if other is None:
-        if "inconsistent collective" not in line[at:first_at + 60]:
+        # older PyTorch printed the reporter's side only; a paste may end inside it (its fingerprint unclosed)
+        cut = end >= len(line) and "CollectiveFingerPrint(" in line[first_at:first_at + 80]
+        if "inconsistent collective" not in line[at:first_at + 60] and not cut:
             return None
-        other = Fingerprint(None, None, None, (), ())    # older PyTorch printed the reporter's side only
+        other = Fingerprint(None, None, None, (), ())
     return CollectiveMismatch(reporter, other, line.strip()[:2000])
 
 

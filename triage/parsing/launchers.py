@@ -17,7 +17,8 @@ from dataclasses import dataclass
 # Words that must be in a text for any record here to be in it (a cheap pre-check).
 MARKERS = ("noticed that process rank", "first process to do so", "died", "killed", "Killed", "crashed",
            "exited on signal", "exited with", "terminated by signal", "worker process has died", "Aborted",
-           "Segmentation fault", "Bus error", "sigquit from a child")
+           "Segmentation fault", "Bus error", "sigquit from a child", "BAD TERMINATION", "oom-kill", "oom_kill",
+           "PETSC ERROR", "interrupted by signal")
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,21 @@ _VLLM_PID = re.compile(r"Worker VllmWorkerProcess pid (?P<pid>\d+) died, exit co
 # The shell's job-status message: "./run.sh: line 28:  8891 Killed   python3 -m sglang.launch_server ..."
 _SHELL_JOB = re.compile(r": line \d+:\s+(?P<pid>\d+) (?P<what>Killed|Aborted|Segmentation fault|Bus error|"
                         r"Floating point exception|Illegal instruction)(?: \(core dumped\))?\s")
+# MPICH/Intel MPI's Hydra: "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n=   PID 2671 RUNNING AT
+# node0\n=   EXIT CODE: 139" (a code above 128 is 128 + the signal), and its "EXIT STRING: Segmentation fault
+# (signal 11)"
+_HYDRA = re.compile(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES[\s=]*(?:RANK (?P<rank>\d+) )?"
+                    r"PID (?P<pid>\d+) RUNNING AT (?P<host>\S+)[\s=]*EXIT CODE: (?P<code>\d+)")
+_HYDRA_STRING = re.compile(r"TERMINATED WITH THE EXIT STRING: [^\n(]*\(signal (?P<num>\d+)\)")
+# The cgroup's out-of-memory handler, as slurmstepd tells it: "Detected 2 oom-kill event(s) in step 3756240.batch
+# cgroup" / "Detected 1 oom_kill event in StepId=11300781.0": processes of the step were SIGKILLed
+_SLURM_OOM = re.compile(r"slurmstepd: error: Detected \d+ oom[-_]kill events?(?:\(s\))? in (?:step |StepId=)\S+")
+_SRUN_TASK = re.compile(r"srun: error: \S+: tasks? \d")
+# PETSc's handler in an MPI rank: "[0]PETSC ERROR: Caught signal number 11 SEGV: Segmentation Violation"
+_PETSC = re.compile(r"^\[(?P<rank>\d+)\]PETSC ERROR: Caught signal number (?P<num>\d+)", re.MULTILINE)
+# An IDE's or a shell's record of a process a signal ended: "Process finished with exit code 139 (interrupted by
+# signal 11: SIGSEGV)", also cut to "139 (interrupted by signal 11:SIGSEGV)"
+_INTERRUPTED = re.compile(r"\binterrupted by signal (?P<num>\d+):\s*(?P<name>SIG[A-Z]+)")
 # SGLang's server: a child (a scheduler, a TP worker) failed and sent it SIGQUIT
 _SGLANG_CHILD = re.compile(r"Received sigquit from a child process")
 _RAY = re.compile(r"(?:The actor is dead because its worker process has died|A worker died or was killed while "
@@ -107,12 +123,38 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
     for match in _SGLANG_CHILD.finditer(text):
         out.append(RankDeath(None, None, None, None, None, _line_of(text, *match.span()), offset=match.start(),
                              consequence=True))
+    out.extend(_other_records(text, out))
     taken = [(d.offset, d.offset + len(d.text)) for d in out]
     for match in _PLAIN.finditer(text):
         death = _plain(text, match)
         if death is not None and not any(lo <= match.start() < hi for lo, hi in taken):
             out.append(death)
     return tuple(sorted(out, key=lambda d: d.offset))
+
+
+def _other_records(text: str, found: list[RankDeath]) -> list[RankDeath]:
+    """Hydra's termination box, PETSc's signal handler, slurmstepd's oom-kill record, an "interrupted by signal"."""
+    out: list[RankDeath] = []
+    for match in _HYDRA.finditer(text):
+        code = int(match.group("code"))
+        said = _HYDRA_STRING.search(text, match.end())
+        sig = signal_name(said.group("num")) if said else signal_name(str(code - 128)) if 128 < code < 160 else None
+        rank = int(match.group("rank")) if match.group("rank") else None
+        out.append(RankDeath(rank, sig, None if sig else code, match.group("host"), int(match.group("pid")),
+                             " ".join(match.group(0).replace("=", " ").split()), first=True, offset=match.start()))
+    for match in _PETSC.finditer(text):
+        out.append(RankDeath(int(match.group("rank")), signal_name(match.group("num")), None, None, None,
+                             _line_of(text, *match.span()), offset=match.start()))
+    # srun's own record of the task (read with torchrun's), or another record of the kill, says more
+    if not any(d.signal == "SIGKILL" for d in found) and not _SRUN_TASK.search(text):
+        for match in _SLURM_OOM.finditer(text):
+            out.append(RankDeath(None, "SIGKILL", None, None, None, _line_of(text, *match.span()),
+                                 offset=match.start()))
+    for match in _INTERRUPTED.finditer(text):
+        # (the number, not a name a person retyped: "signal 11: SIGSEGA")
+        out.append(RankDeath(None, signal_name(match.group("num")), None, None, None, _line_of(text, *match.span()),
+                             offset=match.start()))
+    return out
 
 
 def _plain(text: str, match: re.Match[str]) -> RankDeath | None:

@@ -64,7 +64,7 @@ _CONNECT_REFUSED = re.compile(r"client socket has failed to connect to (?:\[(?P<
 _BARRIER_BARE = re.compile(r"timed out initializing process group in store based barrier", re.IGNORECASE)
 _WAIT_FOR_INPUT = re.compile(r"waitForInput: socket SocketImpl\(.*?remote=\[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+)\)"
                              r" timed out after (?P<ms>\d+)\s*ms")
-_UNIQUE_ID = re.compile(r"\[(?P<rank>\d+)\] is setting up NCCL communicator and retrieving ncclUniqueId from "
+_UNIQUE_ID = re.compile(r"\[(?P<rank>\d+)\] is setting up NCCL communicator and retr(?:ie|ei)ving ncclUniqueId from "
                         r"\[(?P<root>\d+)\] via c10d key-value store by key '[^']*',? but store->get\('[^']*'\) got "
                         r"error: (?P<error>.+)")
 # A TCPStore/FileStore get or wait that timed out: the rank waited on the store for a key another rank

@@ -89,6 +89,11 @@ _AGENT_LINE = re.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid:
 # launcher killed the others: "[ERROR] [launch.py:321:sigkill_handler] ['python', '-u', 'train.py',
 # '--local_rank=1', ...] exits with return code = -11"
 _DEEPSPEED_EXIT = re.compile(r"(\[['\"].*?\])\s+exits with return code = (-?\d+)")
+# torch.distributed.launch (PyTorch <= 1.8) waits on its workers in local-rank order and raises for the first
+# it finds failed: "subprocess.CalledProcessError: Command '['python', '-u', 'train.py', '--local_rank=1']' died
+# with <Signals.SIGSEGV: 11>." / "... returned non-zero exit status 1."
+_LAUNCH_CALLED = re.compile(r"CalledProcessError: Command '(\[.*?\])' (?:died with <Signals\.(SIG[A-Z]+): \d+>|"
+                            r"returned non-zero exit status (\d+))")
 # torch.multiprocessing.spawn: "ProcessExitedException: process 1 terminated with signal SIGABRT" /
 # "... terminated with exit code 1"; the index is the spawned process's (the local rank, as a rule)
 _SPAWN_EXIT = re.compile(r"process (\d+) terminated with (?:signal (SIG[A-Z]+)|exit code (-?\d+))")
@@ -184,6 +189,8 @@ def parse_launcher_failures(text: str) -> tuple[LauncherFailure, ...]:
     flush()
     if not failures:
         failures.extend(_deepspeed_failures(text))
+    if not failures and "CalledProcessError" in text:
+        failures.extend(_launch_failures(text))
     if not failures and "srun: error:" in text:
         failures.extend(_srun_failures(text))
     if not failures and "terminated with" in text:
@@ -228,6 +235,18 @@ def _deepspeed_failures(text: str) -> list[LauncherFailure]:
         local = _ARGV_LOCAL_RANK.search(match.group(1))
         failures.append(LauncherFailure(None, int(local.group(1)) if local else None, None, code,
                                         _signal_name(code, None), None, None, root_cause=True))
+    return failures
+
+
+def _launch_failures(text: str) -> list[LauncherFailure]:
+    """torch.distributed.launch's CalledProcessError for the worker it found failed (by its --local_rank)."""
+    failures = []
+    for match in _LAUNCH_CALLED.finditer(text):
+        argv_rank = _ARGV_LOCAL_RANK.search(match.group(1))
+        code = int(match.group(3)) if match.group(3) else None
+        # (a signal says how that worker died; an exit status may be its reaction to another's failure)
+        failures.append(LauncherFailure(None, int(argv_rank.group(1)) if argv_rank else None, None, code,
+                                        match.group(2), None, None, root_cause=match.group(2) is not None))
     return failures
 
 

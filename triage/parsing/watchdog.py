@@ -47,10 +47,11 @@ class WatchdogEvent:
 _MARKERS = (
     "Watchdog caught", "detected by watchdog", "Timeout at NCCL work", "Heartbeat monitor timed out",
     "watchdog got stuck", "no heartbeat of its watchdog", "lagging", "mismatched ranks", "Desync",
-    "Timeout at collective:", "joined but didn't finish", "but didn't join collective",
+    "Timeout at collective:", "joined but didn't finish", "but didn't join collective", "timed out in blocking wait",
 )
 # fewer, shorter markers for whole-text scans ("atchdog" covers three of the above)
-_SCAN_MARKERS = ("atchdog", "Timeout at NCCL work", "Heartbeat monitor timed out", "lagging", "mismatched ranks",
+_SCAN_MARKERS = ("atchdog", "timed out in blocking wait",
+                 "Timeout at NCCL work", "Heartbeat monitor timed out", "lagging", "mismatched ranks",
                  "Desync", "Timeout at collective:", "joined but didn't finish", "but didn't join collective")
 # For callers that scan raw bytes (the agent's live output): a chunk holding none of these has no
 # watchdog message.
@@ -93,7 +94,8 @@ def _opt_int(text: str | None) -> int | None:
 
 
 def _kind(line: str) -> WatchdogKind | None:
-    if "Watchdog caught" in line:
+    # (TORCH_NCCL_BLOCKING_WAIT: "[Rank 4] Work WorkNCCL(SeqNum=9, ...) timed out in blocking wait.")
+    if "Watchdog caught" in line or ("timed out in blocking wait" in line and "WorkNCCL(" in line):
         return WatchdogKind.TIMEOUT
     if "detected by watchdog" in line:
         return WatchdogKind.EXCEPTION_DETECTED

@@ -1,9 +1,10 @@
-"""Redact secret values from everything triage writes: the one home of the rules.
+"""Redact secret values from everything triage writes.
 
 Two kinds of rules, both applied to every text triage writes (run.json, node.json, proc.json,
 py-spy, gdb, strace, pystack, dmesg, core.json, every report format; the in-worker agent's
-worker.json and exit.json use the same rules through triage.worker.redact, which may import nothing
-of triage) unless ``--no-redact`` turned them off:
+worker.json and exit.json included) unless ``--no-redact`` turned them off. The rules themselves live
+in :mod:`triage.worker.redact`, their one home: the in-worker agent may import nothing of triage, so
+this module re-exports them from there and adds the walk over reports and other dataclasses:
 
 - by name: a name is secret when it contains PASS, TOKEN, KEY, SECRET, CREDENTIAL, AUTH or
   COOKIE (case-insensitive). Forms: ``NAME=value`` (environment, argv, logs), ``--password=value``
@@ -23,140 +24,22 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import re
-from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
-REDACTED = "<redacted>"
-_SECRET_WORD = r"(?:PASS|PWD|TOKEN|KEY|SECRET|CREDENTIAL|AUTH|COOKIE)"  # noqa: S105 (a pattern, not a secret)
-_NAME = rf"[A-Za-z0-9_.\-]*{_SECRET_WORD}[A-Za-z0-9_.\-]*"
-_SECRET_NAME = re.compile(rf"^{_NAME}$", re.IGNORECASE)
-# NAME=value (value up to whitespace or a quote/comma/semicolon/ampersand)
-_ASSIGN = re.compile(rf"(?<![A-Za-z0-9_])({_NAME})=([^\s\"',;&]+)", re.IGNORECASE)
-# --name value  (flag form with a space)
-_FLAG_SPACE = re.compile(rf"(--?{_NAME})(\s+)(?!-)([^\s\"',;&]+)", re.IGNORECASE)
-# "name": "value"  (JSON/dict form)
-_JSON_PAIR = re.compile(rf"([\"']{_NAME}[\"']\s*:\s*[\"'])([^\"']*)([\"'])", re.IGNORECASE)
-# Names that contain a secret word and are not secrets.
-_HARMLESS = re.compile(r"^(?:OLDPWD|PWD|KEYBOARD\w*|\w*AUTHOR\w*|\w*BYPASS\w*|\w*COMPASS\w*|\w*PASSENGER\w*"
-                       r"|XAUTHORITY|SSH_AUTH_SOCK|\w*KEYMAP\w*|\w*KEYRING\w*|TORCHELASTIC_\w*|\w*PASS_?THROUGH\w*)$",
-                       re.IGNORECASE)
-_TOKENS = re.compile(
-    r"(?<![A-Za-z0-9])(?:"
-    r"gh[pousr]_[A-Za-z0-9]{16,}"
-    r"|github_pat_[A-Za-z0-9_]{20,}"
-    r"|hf_[A-Za-z0-9]{16,}"
-    r"|(?:AKIA|ASIA)[A-Z0-9]{16}"
-    r"|sk-[A-Za-z0-9_\-]{16,}"
-    r"|xox[abposre]-[A-Za-z0-9\-]{10,}"
-    r"|eyJ[A-Za-z0-9_\-]{4,}\.eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]{4,}"
-    r")")
-# key = value (config files: ~/.aws/credentials, .pypirc), spaces around "=" (NAME=value is _ASSIGN)
-_CONFIG_LINE = re.compile(rf"(?<![A-Za-z0-9_])({_NAME})([ \t]+=[ \t]*|=[ \t]+)([^\s\"',;&\\]+)", re.IGNORECASE)
-# PEM: the body of any -----BEGIN X----- block (to its END line, or as far as base64 goes when cut)
-_PEM = re.compile(r"(-----BEGIN [A-Z0-9 ]{1,64}-----)((?:[A-Za-z0-9+/=:,\- \t\r\n]|\\[rn])+?)"
-                  r"(?=-----END |[^A-Za-z0-9+/=:,\- \t\r\n\\]|$)")
-# netrc: "machine h login u password X", or a "password X" line
-_NETRC = re.compile(r"((?:(?:machine|login|account|default)\s+\S+\s+|^[ \t]*|\\n[ \t]*)password[ \t]+)"
-                    r"(?![=:])([^\s\"'\\]+)",
-                    re.IGNORECASE | re.MULTILINE)
-# HTTP headers that carry a credential: X-Api-Key:, X-Auth-Token:, Authorization:, Cookie:
-_HEADER = re.compile(r"(?:(?<![A-Za-z0-9_\-])|(?<=\\[rn]))"
-                     r"((?:X-[A-Za-z0-9\-]*(?:KEY|TOKEN|AUTH|SECRET|PASS|SIGNATURE)[A-Za-z0-9\-]*"
-                     r"|(?:Proxy-)?Authorization|Set-Cookie|Cookie)[ \t]*:[ \t]*"
-                     r"(?:(?:Bearer|Basic|Token|Digest)[ \t]+)?)([^\"'\r\n\\]+)", re.IGNORECASE)
-_SCHEME_CREDENTIAL = re.compile(r"(?<![A-Za-z0-9])((?:Bearer|Basic|Token)\s+)([A-Za-z0-9._~+/=\-]{8,})", re.IGNORECASE)
-_URL_PASSWORD = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@\"'<>]*):([^@\s/\"'<>]+)@")
+from triage.worker.redact import (
+    REDACTED,
+    is_secret_name,
+    redact_argv,
+    redact_env,
+    redact_json,
+    redact_text,
+    redact_values,
+    redaction_enabled,
+    set_redaction,
+)
 
-_state = {"enabled": True}
-
-
-def set_redaction(enabled: bool) -> None:
-    """``--no-redact``: turn every rule off for this process (for debugging)."""
-    _state["enabled"] = enabled
-
-
-def redaction_enabled() -> bool:
-    return _state["enabled"]
-
-
-def is_secret_name(name: str) -> bool:
-    if _HARMLESS.match(name):
-        return False
-    return bool(_SECRET_NAME.match(name))
-
-
-def redact_values(text: str) -> str:
-    """The by-value rules only: token shapes, scheme credentials and URL passwords."""
-    text = _TOKENS.sub(REDACTED, text)
-    text = _SCHEME_CREDENTIAL.sub(lambda m: m.group(1) + REDACTED, text)
-    return _URL_PASSWORD.sub(lambda m: f"{m.group(1)}:{REDACTED}@" if m.group(2) != REDACTED else m.group(0), text)
-
-
-def redact_text(text: str) -> str:
-    if not text or not redaction_enabled():
-        return text
-    text = _PEM.sub(lambda m: m.group(1) + REDACTED, text) if "-----BEGIN " in text else text
-    text = _HEADER.sub(lambda m: m.group(1) + REDACTED, text) if ":" in text else text
-    text = _NETRC.sub(lambda m: m.group(1) + REDACTED, text)
-    text = _CONFIG_LINE.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}"
-                            if is_secret_name(m.group(1)) and m.group(3) != REDACTED else m.group(0), text)
-    text = _ASSIGN.sub(_assign_sub, text)
-    text = _FLAG_SPACE.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}"
-                           if is_secret_name(m.group(1).lstrip("-")) else m.group(0), text)
-    text = _JSON_PAIR.sub(lambda m: f"{m.group(1)}{REDACTED}{m.group(3)}"
-                          if is_secret_name(m.group(1).strip("\"' :")) else m.group(0), text)
-    return redact_values(text)
-
-
-def _assign_sub(match: re.Match[str]) -> str:
-    name = match.group(1)
-    if not is_secret_name(name.lstrip("-")) or match.group(2) == REDACTED:
-        return match.group(0)
-    return f"{name}={REDACTED}"
-
-
-def redact_env(env: Mapping[str, str]) -> dict[str, str]:
-    if not redaction_enabled():
-        return dict(env)
-    return {name: (REDACTED if is_secret_name(name) else redact_text(value)) for name, value in env.items()}
-
-
-def redact_argv(argv: Sequence[str]) -> list[str]:
-    """A command line: ``--password x`` hides ``x``; every argument gets the text rules too."""
-    if not redaction_enabled():
-        return list(argv)
-    out: list[str] = []
-    hide_next = False
-    for arg in argv:
-        if hide_next and not arg.startswith("-"):
-            out.append(REDACTED)
-            hide_next = False
-            continue
-        hide_next = False
-        if arg.startswith("-") and "=" not in arg and is_secret_name(arg.lstrip("-")):
-            hide_next = True
-            out.append(arg)
-            continue
-        out.append(redact_text(arg))
-    return out
-
-
-def redact_json(value: object) -> object:
-    """Every string in a JSON-like value, redacted (keys that name a secret hide their value)."""
-    if not redaction_enabled():
-        return value
-    if isinstance(value, str):
-        return redact_text(value)
-    if isinstance(value, list):
-        if value and all(isinstance(v, str) for v in value):
-            return redact_argv(value)
-        return [redact_json(v) for v in value]
-    if isinstance(value, dict):
-        return {k: (REDACTED if isinstance(k, str) and is_secret_name(k) and isinstance(v, str) and v
-                    else redact_json(v)) for k, v in value.items()}
-    return value
-
+__all__ = ["REDACTED", "is_secret_name", "redact_argv", "redact_env", "redact_json", "redact_strings",
+           "redact_text", "redact_values", "redaction_enabled", "set_redaction"]
 
 T = TypeVar("T")
 

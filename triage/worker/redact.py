@@ -1,6 +1,7 @@
-"""The redaction rules for what the in-worker agent writes (worker.json's argv, exit.json's exception
-message): a copy of triage.redact's rules, because this package imports nothing else of triage.
-tests/security/test_secrets.py checks that every pattern here is the same as there.
+"""The redaction rules, their one home (docs/security.md): by name, by value and by form. They live
+here, in the stdlib-only in-worker package, because the in-worker agent (worker.json's argv,
+exit.json's exception message) may import nothing else of triage; :mod:`triage.redact` re-exports
+them for the rest of triage (the collectors, the run directory's files, every report format).
 """
 
 from __future__ import annotations

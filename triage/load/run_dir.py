@@ -144,14 +144,16 @@ def _gpus(bundle: Path, host: str, skipped: list[str]) -> list[NodeGpus]:
 
 
 def _recorder_note(paths: RankPaths, skipped: list[str]) -> list[str]:
-    """Why the rank's collectives were not recorded, from its last heartbeat (``fr_state``
-    ``unavailable: ...``: a torch without a Flight Recorder, or one turned off)."""
-    if not paths.heartbeat.is_file():
-        return []
-    beat = _json(paths.heartbeat, skipped)
-    state = beat.get("fr_state") if isinstance(beat, dict) else None
-    if isinstance(state, str) and state.startswith(UNRECORDED_PREFIX):
-        return [state.removeprefix(UNRECORDED_PREFIX).strip()[:200]]
+    """Why the rank's collectives were not recorded, from its last heartbeat or its exit record
+    (``fr_state`` ``unavailable: ...``: a torch without a Flight Recorder, or one turned off; a job
+    shorter than a heartbeat interval has it only in exit.json)."""
+    for path in (paths.heartbeat, paths.exit):
+        if not path.is_file():
+            continue
+        record = _json(path, skipped)
+        state = record.get("fr_state") if isinstance(record, dict) else None
+        if isinstance(state, str) and state.startswith(UNRECORDED_PREFIX):
+            return [state.removeprefix(UNRECORDED_PREFIX).strip()[:200]]
     return []
 
 

@@ -239,3 +239,21 @@ def without_recorder(data: dict[str, Any], doc: dict[str, Any] | None) -> None:
         _seen["call"], _seen["since"] = key, time.time()
     data["waiting_in"] = None if call is None else {
         "op": call[0], "pg": pg, "seq": seqs[pg], "since": _seen["since"], "where": call[1]}
+
+
+def exit_state(data: bytes | None) -> str | None:
+    """The Flight Recorder's state at exit, as a heartbeat's ``fr_state``: ``ok`` when it recorded
+    collectives, ``unavailable: why`` when torch.distributed was used and it recorded none (no FR in
+    this torch, or off), None when torch.distributed was never imported."""
+    if _seen.get("reason"):
+        return "unavailable: " + str(_seen["reason"])
+    c10d = _c10d_any()
+    if c10d is None:
+        return None
+    if not hasattr(c10d, FR_JSON_API):
+        return "unavailable: " + missing_reason(FR_JSON_API)
+    try:
+        entries = json.loads(data).get("entries") if data else None
+    except (ValueError, AttributeError):
+        entries = None
+    return "ok" if entries else "unavailable: " + _off_reason()

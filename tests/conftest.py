@@ -1,4 +1,9 @@
-"""Suite-wide checks: no test may leave a process behind."""
+"""Suite-wide checks: no test may leave a process behind; the suites that run real jobs are `slow`.
+
+The fast suite, for a developer's loop: ``python -m pytest tests -m "not slow"`` (parsers, loaders,
+pure analysis, renderers, the recorded runs and the real-world corpus). The directories in
+:data:`REAL_JOB_SUITES` start torchrun jobs, clusters, cores or attackers: every test there is
+marked ``slow`` except the ``*_units.py`` files; a test elsewhere that runs a real job marks itself."""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ import contextlib
 import os
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import psutil
 import pytest
@@ -52,3 +58,18 @@ def _is_running(proc: psutil.Process) -> bool:
         return proc.status() != psutil.STATUS_ZOMBIE
     except psutil.Error:
         return False
+
+
+TESTS = Path(__file__).resolve().parent
+REAL_JOB_SUITES = frozenset({"check", "cluster", "collectors", "gpu", "hang", "launch", "matrix", "numerics",
+                             "postmortem", "security", "stragglers"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        try:
+            relative = item.path.resolve().relative_to(TESTS)
+        except ValueError:
+            continue
+        if relative.parts[0] in REAL_JOB_SUITES and not relative.name.endswith("_units.py"):
+            item.add_marker(pytest.mark.slow)

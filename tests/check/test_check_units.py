@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import ast
 import io
+import os
 import sys
+import sysconfig
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +22,13 @@ from triage.errors import InputError, UsageError
 from triage.layout import CheckPaths
 from triage.schemas import CHECK_RESULT_FORMAT
 
-TORCHRUN = ["torchrun"]   # on PATH in the test venv
+TORCHRUN = ["torchrun"]   # found on PATH, as a user types it: this interpreter's scripts dir is put there
+
+
+@pytest.fixture(autouse=True)
+def _torchrun_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`torchrun` resolves as in an activated venv, whether or not the test run activated one."""
+    monkeypatch.setenv("PATH", sysconfig.get_path("scripts") + os.pathsep + os.environ.get("PATH", ""))
 
 
 def test_torchrun_options_give_the_expected_ranks_and_master() -> None:

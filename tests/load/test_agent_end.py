@@ -40,8 +40,10 @@ def test_an_agent_that_ended_or_still_runs_is_not_named(tmp_path: Path) -> None:
 
 
 def test_still_running_agent(tmp_path: Path) -> None:
-    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", "triage"])
+    proc = subprocess.Popen([sys.executable, "-c", "print('READY', flush=True); import time; time.sleep(30)",
+                             "triage"], stdout=subprocess.PIPE)
     try:
+        assert proc.stdout is not None and proc.stdout.readline() == b"READY\n"   # exec'd: its own cmdline
         assert agent_end_event(_host(tmp_path, {"agent_pid": proc.pid, "status": "running", "ended": None})) is None
     finally:
         proc.kill()

@@ -199,14 +199,19 @@ def _write_exit_files(state: _State) -> None:
     if state.exit_code is None:
         state.exit_code = 0
     how = "exception" if state.exception else "exit"
-    data = flight.full_json()
     record = _exit_record(state, how)
+    path = os.path.join(state.rank_dir, "exit.json")
+    write_json(path, record)                 # first: nothing below may cost the rank its exit record
+    try:
+        data = flight.full_json()
+    except Exception:  # noqa: BLE001 - no Flight Recorder in this torch (flight.Unavailable), or unreadable
+        data = None
+    if data and b'"entries"' in data:
+        write_bytes(os.path.join(state.rank_dir, "fr-exit.json"), data)
     # a job shorter than a heartbeat interval never had a beat that saw its collectives: say here
     # whether the Flight Recorder recorded them (exit.json's fr_state, as the heartbeat's)
     record["fr_state"] = flight.exit_state(data)
-    write_json(os.path.join(state.rank_dir, "exit.json"), record)
-    if data and b'"entries"' in data:
-        write_bytes(os.path.join(state.rank_dir, "fr-exit.json"), data)
+    write_json(path, record)
 
 
 def install() -> None:

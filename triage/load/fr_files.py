@@ -100,11 +100,24 @@ def load_fr_dumps(files: Mapping[int, tuple[Path, str | None]]) -> tuple[list[Ra
     return evidence, problems
 
 
-def _shared_members(item: RankEvidence, seen: dict[tuple[int, ...], tuple[int, ...]]) -> RankEvidence:
-    """One tuple per distinct member list across ranks (4,096 ranks each list 4,096 members)."""
-    groups = tuple(g if g.ranks is None else PgMembers(g.pg, g.name, seen.setdefault(g.ranks, g.ranks))
-                   for g in item.groups)
-    return replace(item, groups=groups)
+def _shared_members(item: RankEvidence, seen: dict[tuple[int, ...], tuple[int, ...]],
+                    by_id: dict[int, tuple[tuple[int, ...], tuple[int, ...]]]) -> RankEvidence:
+    """One tuple per distinct member list across ranks (4,096 ranks each list 4,096 members). A
+    worker sends one tuple object per chunk of ranks, so the object seen before is looked up by
+    identity (``by_id``, which keeps it alive), not hashed again: at 65,536 ranks hashing every
+    rank's list was 65,536 x 65,536 steps."""
+    groups = []
+    for group in item.groups:
+        ranks = group.ranks
+        if ranks is not None:
+            known = by_id.get(id(ranks))
+            if known is None or known[0] is not ranks:
+                known = by_id[id(ranks)] = (ranks, seen.setdefault(ranks, ranks))  # ranks kept alive: ids stay unique
+            shared = known[1]
+            if shared is not ranks:
+                group = PgMembers(group.pg, group.name, shared)
+        groups.append(group)
+    return replace(item, groups=tuple(groups))
 
 
 def _with_rank(coll: Collective, rank: int) -> Collective:
@@ -189,10 +202,11 @@ def load_fr_dir(root: Path, prefix: str | None, only: list[Path] | None = None) 
         load_fr_file(items[0][0], items[0][1])  # one file given by name: its errors are the user's error
     ranks: list[RankEvidence] = []
     members: dict[tuple[int, ...], tuple[int, ...]] = {}
+    members_by_id: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
     for evidence, notes in _load_many(items):
         skipped.extend(notes)
         if evidence is not None:
-            ranks.append(_shared_members(evidence, members))
+            ranks.append(_shared_members(evidence, members, members_by_id))
     if not ranks:
         why = skipped[0] if skipped else f"no file named {prefix or 'PREFIX'}<rank>"
         raise InputError(f"{root}: no readable Flight Recorder dump ({why})",

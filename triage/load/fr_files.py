@@ -157,13 +157,22 @@ def _load_chunk_compact(items: list[tuple[Path, int]]) -> list[tuple[RankEvidenc
     return [_load_one(path, rank, True) for path, rank in items]
 
 
+def _usable_cpus() -> int:
+    """The CPUs this process may run on (taskset, cgroup cpusets), not every CPU of the machine:
+    16 workers on 2 allowed CPUs only add switching."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def _load_many(items: list[tuple[Path, int]]) -> list[tuple[RankEvidence | None, list[str]]]:
     """Parse dumps in forked worker processes when there are many (thousands of ranks).
 
     Only from a single-threaded process (the CLI): forking a threaded one is unsafe, and fork
     leaves no helper process (forkserver, resource tracker) behind, so callers such as
     `triage launch` that run in-process with threads simply parse serially."""
-    workers = min(os.cpu_count() or 1, 16)
+    workers = min(_usable_cpus(), 16)
     if len(items) < PARALLEL_MIN_FILES or workers < 2 or threading.active_count() > 1:
         return _load_chunk(items)
     size = max(8, len(items) // (workers * 16))   # small chunks: no worker idles at the end

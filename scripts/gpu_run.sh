@@ -46,7 +46,7 @@ case "${1:-}" in
       date -u +%Y-%m-%dT%H:%MZ
     } 2>&1 | tee "$out/versions.txt"
     rc=0
-    "$py" -m pytest tests/gpu -m gpu -v -s -p no:cacheprovider --basetemp /tmp/triage-gpu-tests \
+    timeout -s INT "${GPU_PYTEST_TIMEOUT:-3000}" "$py" -m pytest tests/gpu -m gpu -v -s -p no:cacheprovider --basetemp /tmp/triage-gpu-tests \
       --junitxml "$out/gpu.xml" ${GPU_TESTS:+-k "$GPU_TESTS"} 2>&1 | tee "$out/pytest.log" || rc=$?
     # the run directories (logs, reports, bundles): real GPU text for the CPU-side tests
     tar czf "$out/rundirs.tgz" --exclude='core*' -C /tmp triage-gpu-tests 2>/dev/null || true

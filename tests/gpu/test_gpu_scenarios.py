@@ -42,6 +42,19 @@ def _report(path: Path) -> subprocess.CompletedProcess[str]:
     return done
 
 
+def _headline(stdout: str) -> str:
+    """The verdict box's text (its lines joined), or the first line where there is no box."""
+    lines = stdout.splitlines()
+    if not lines or not lines[0].startswith("╭"):
+        return lines[0] if lines else ""
+    inside = []
+    for line in lines[1:]:
+        if line.startswith("╰"):
+            break
+        inside.append(line.strip("│ "))
+    return " ".join(inside)
+
+
 def _same_crash_from_run_dir_and_rank_log(done: Finished, rank: int, pattern: str) -> None:
     """The run directory's report is as good as the rank's own output.log: the same crash named
     (``pattern``) for the same rank, with the same advice (issue 23: a run directory once gave a
@@ -49,7 +62,7 @@ def _same_crash_from_run_dir_and_rank_log(done: Finished, rank: int, pattern: st
     from_dir = _report(done.run_dir)
     from_log = _report(next(done.run_dir.glob(f"*/ranks/{rank}/output.log")))
     for name, report in (("run dir", from_dir), ("output.log", from_log)):
-        first = report.stdout.splitlines()[0] if report.stdout else ""
+        first = _headline(report.stdout)
         assert f"rank {rank}" in first and re.search(pattern, first, re.IGNORECASE), (name, report.stdout)
     if "CUDA_LAUNCH_BLOCKING" in from_log.stdout:
         assert "CUDA_LAUNCH_BLOCKING" in from_dir.stdout, from_dir.stdout

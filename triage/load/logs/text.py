@@ -9,9 +9,9 @@ import re
 from collections import deque
 
 from triage.load.kernel import dmesg_events
-from triage.load.log_facts import WorldSize, world_size_facts
-from triage.load.log_records import launcher_records, nccl_records
-from triage.load.log_scan import (
+from triage.load.logs.facts import WorldSize, world_size_facts
+from triage.load.logs.records import launcher_records, nccl_records
+from triage.load.logs.scan import (
     FAILURE_CLUSTER_LINES,
     LAST_LINES,
     MAX_UNPARSED,
@@ -71,7 +71,7 @@ def rank_from_name(name: str) -> int | None:
 def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None = None,
                   nccl_source: bytes | mmap.mmap | None = None) -> None:
     """Fold one log into ``scan``: ranks from prefixes (or ``default_rank`` for a per-rank log).
-    ``nccl_source``: the whole file, when ``text`` is an excerpt of it (see triage.load.large_logs)."""
+    ``nccl_source``: the whole file, when ``text`` is an excerpt of it (see triage.load.logs.large)."""
     clean = clean_text(text)
     lines = clean.lines
     owners = attribute_lines(lines)

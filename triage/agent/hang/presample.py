@@ -2,7 +2,7 @@
 ``--hang-timeout`` + ``--sample-interval``.
 
 Judging a rank busy or blocked takes two samples ``--sample-interval`` apart
-(:mod:`triage.agent.busy`). Taken only once the hang is suspected, the first sample began up to
+(:mod:`triage.agent.hang.busy`). Taken only once the hang is suspected, the first sample began up to
 a tick (0.5 s) after the timeout elapsed, plus the start of the action (~0.15 s): the stop came
 0.6 s past timeout + interval. So the monitor takes the first sample ahead: once the ranks have
 been stuck for ``--hang-timeout`` minus :data:`LEAD_S` (at most a third of the timeout), in a
@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Sequence
 
-from triage.agent import busy, detect
+from triage.agent.hang import busy, detect
 from triage.agent.state import LocalRankStatus
 
 LEAD_S = 1.0                        # the first sample, this long before the timeout elapses

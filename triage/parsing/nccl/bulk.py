@@ -25,10 +25,10 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from triage.parsing.nccl import NcclColl, NcclEvent, parse_nccl_segments
+from triage.parsing.nccl.lines import NcclColl, NcclEvent, parse_nccl_segments
 
 if TYPE_CHECKING:
-    from triage.parsing.nccl_tracker import NcclTracker
+    from triage.parsing.nccl.tracker import NcclTracker
 
 Buffer = bytes | mmap.mmap
 TAIL_BYTES = 1 << 20         # the end of a log read line by line

@@ -23,8 +23,8 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from triage.agent import busy
-from triage.agent.detect import HangSuspicion
+from triage.agent.hang import busy
+from triage.agent.hang.detect import HangSuspicion
 from triage.agent.state import InitInfo, LocalRankStatus
 from triage.analysis.ranks import rank_word
 from triage.collectors.pyspy import sample_stacks

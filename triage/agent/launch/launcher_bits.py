@@ -1,4 +1,4 @@
-"""Small pieces of the node agent (:mod:`triage.agent.supervisor`) that need none of its state."""
+"""Small pieces of the node agent (:mod:`triage.agent.launch.supervisor`) that need none of its state."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ Nothing is flagged before the ranks registered (no pid yet) or for ranks that ar
 
 A suspicion is not yet a reason to stop the job: :func:`certain_reason` says when it is certain
 without sampling (watchdog, NCCL op-count disagreement, a dead peer, a mismatch); otherwise
-the :func:`culprits` are sampled (:mod:`triage.agent.busy`) and only blocked ones make it
+the :func:`culprits` are sampled (:mod:`triage.agent.hang.busy`) and only blocked ones make it
 certain. The policy table is in docs/agent.md.
 """
 

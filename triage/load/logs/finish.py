@@ -1,13 +1,13 @@
 """A finished log scan turned into evidence: each rank's first failure (the most specific line
 near the earliest), the watchdog's and store waits' conclusions, a rankless OOM's rank where it
-can be inferred, and the launcher's records combined with what the ranks said (triage.load.logs
+can be inferred, and the launcher's records combined with what the ranks said (triage.load.logs.text
 scans; this module concludes)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from triage.load.log_scan import (
+from triage.load.logs.scan import (
     FAILURE_CLUSTER_LINES,
     LogScan,
     signal_number,

@@ -1,7 +1,7 @@
 """Logs of hundreds of MB or GB (``NCCL_DEBUG=INFO`` of a long run): read without a Python loop over
 every line and without decoding the whole file.
 
-- NCCL lines go to the tracker's whole-log path (a few C-speed passes, see triage.parsing.nccl_bulk).
+- NCCL lines go to the tracker's whole-log path (a few C-speed passes, see triage.parsing.nccl.bulk).
 - Lines holding ``rror`` (every ``...Error:``, ``CUDA error``, ``Fatal Python error``, ``ncclRemoteError``)
   or ``atchdog`` (watchdog timeouts) are found with ``bytes.find``; they and the last 256 KiB of the
   file (torchrun's summary, each rank's last lines) make the excerpt that the line-by-line reader
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import mmap
 
-from triage.load.log_scan import LogScan
-from triage.load.logs import scan_log_text
+from triage.load.logs.scan import LogScan
+from triage.load.logs.text import scan_log_text
 
 Buffer = bytes | mmap.mmap
 LARGE_LOG_BYTES = 16 << 20       # larger logs take this path

@@ -1,4 +1,4 @@
-"""What log texts said, accumulated per rank while they are scanned (triage.load.logs), and the
+"""What log texts said, accumulated per rank while they are scanned (triage.load.logs.text), and the
 small helpers the scanners share."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import signal
 from collections import deque
 from dataclasses import dataclass, field
 
-from triage.load.log_facts import WorldSize
+from triage.load.logs.facts import WorldSize
 from triage.model import Collective
 from triage.model.evidence import (
     Event,

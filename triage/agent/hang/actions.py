@@ -19,9 +19,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from triage.agent import busy, children, cluster_trigger, stop_decision
+from triage.agent.hang import busy, children, cluster_trigger, stop_decision
+from triage.agent.hang.rdzv_watch import DEFAULT_JOIN_TIMEOUT_S
 from triage.agent.lines import say
-from triage.agent.rdzv_watch import DEFAULT_JOIN_TIMEOUT_S
 from triage.agent.state import ActionOutcome, AgentContext, LocalRankStatus, MonitorAction, MonitorActionKind
 from triage.analysis.ranks import rank_word
 from triage.bundle import CollectorRecord, Trigger, read_manifest, write_manifest

@@ -9,12 +9,12 @@ Two ways in, same results:
   log is small or a comm pointer is used by two processes (no ASLR), where the bulk shortcut
   could be wrong.
 
-The bulk reader is in ``nccl_bulk``.
+The bulk reader is in ``bulk``.
 
 ``ops_seen`` is the opCount span of the comm in what was read: last.op_count - first.op_count + 1
 (NCCL increments opCount by one per operation), or the number of kept ops if opCount went back.
 
-Its ops become Collectives (in ``triage.load.log_records``) with ``seq = opCount + 1``: NCCL's
+Its ops become Collectives (in ``triage.load.logs.records``) with ``seq = opCount + 1``: NCCL's
 opCount counts from 0 per communicator, FR's collective_seq_id counts from 1, so in the simple
 case (one NCCL op per collective) the two line up. ``pg`` is the commId (the same on every rank
 of a communicator, NCCL 2.17+) when an init line gave it, else "comm:" + the comm pointer (only
@@ -30,8 +30,8 @@ from collections import deque
 from dataclasses import dataclass, replace
 from typing import IO, TypeAlias
 
-from triage.parsing.nccl import NcclColl, NcclEvent, NcclInit, NcclWarn, parse_nccl_segments
-from triage.parsing.nccl_bulk import bulk_read
+from triage.parsing.nccl.bulk import bulk_read
+from triage.parsing.nccl.lines import NcclColl, NcclEvent, NcclInit, NcclWarn, parse_nccl_segments
 
 
 @dataclass(frozen=True)

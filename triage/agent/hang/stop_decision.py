@@ -1,6 +1,6 @@
 """The decision to stop a job: one decider, the verdict fixed, every node stopped together.
 
-- The decider is the node whose stop notice came first (:mod:`triage.agent.cluster_trigger`;
+- The decider is the node whose stop notice came first (:mod:`triage.agent.hang.cluster_trigger`;
   ties by host name): every node reads the same notices, so they agree without talking.
 - The decider builds the report (from the evidence of every node), fixes its verdict, records the
   decision in ``<host>/stop.json`` (``triage.stop/1``: time, host, reason, verdict, stop_at) and
@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from triage.agent import cluster_trigger
+from triage.agent.hang import cluster_trigger
 from triage.agent.lines import holding_rank_output, say
 from triage.agent.state import AgentContext
 from triage.analysis.stop import fixed_verdict

@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from triage.agent import cluster_trigger
-from triage.agent.detect import HangSuspicion
+from triage.agent.hang import cluster_trigger
+from triage.agent.hang.detect import HangSuspicion
 from triage.agent.state import InitInfo, LocalRankStatus
 from triage.collectors.pyspy import python_children, sample_stacks
 from triage.layout import HostPaths

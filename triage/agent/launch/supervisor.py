@@ -23,15 +23,17 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, BinaryIO, TextIO
 
-from triage.agent import envsetup, lines, stop_decision
-from triage.agent.hang_monitor import handle_action, make_monitor
-from triage.agent.launcher_bits import NullMonitor, exit_code_of, isatty, signame
+from triage.agent import lines
+from triage.agent.hang import stop_decision
+from triage.agent.hang.monitor import handle_action, make_monitor
+from triage.agent.launch import envsetup
+from triage.agent.launch.launcher_bits import NullMonitor, exit_code_of, isatty, signame
+from triage.agent.launch.processes import ProcessTracker
+from triage.agent.launch.pump import LogPump
+from triage.agent.launch.ranks import RankTracker, describe_ends, read_json_or_none
+from triage.agent.launch.rundir import job_id_from_env, prepare_run_dir, write_node_json
 from triage.agent.lines import say
 from triage.agent.numerics_watch import NumericsWatch
-from triage.agent.processes import ProcessTracker
-from triage.agent.pump import LogPump
-from triage.agent.ranks import RankTracker, describe_ends, read_json_or_none
-from triage.agent.rundir import job_id_from_env, prepare_run_dir, write_node_json
 from triage.agent.state import ActionOutcome, AgentContext, LocalRankStatus, Monitor, MonitorAction, MonitorActionKind
 from triage.agent.straggler_watch import StragglerWatch
 from triage.errors import UsageError
@@ -249,7 +251,7 @@ class NodeAgent:
     def _report_failure(self) -> str | None:
         """The job failed on its own (a crash or an exception): print the report of the run."""
         # Imported here to stay off the start-up path of every job (see hang_monitor.handle_action).
-        from triage.agent.hang_actions import print_report
+        from triage.agent.hang.actions import print_report
         self.pump.pump(time.time())
         verdict = print_report(self.run_dir)
         return verdict.summary if verdict is not None else None

@@ -8,14 +8,14 @@ import signal
 import time
 from dataclasses import replace
 
-from triage.load.log_facts import WorldSize
-from triage.load.log_scan import LogScan, record_world, signal_number
+from triage.load.logs.facts import WorldSize
+from triage.load.logs.scan import LogScan, record_world, signal_number
 from triage.model import Collective, CollectiveState
 from triage.model.evidence import Event, EventKind, ExitInfo, NcclProcess
 from triage.parsing.crashlog import CrashLine, CrashLineKind, parse_crash_line
 from triage.parsing.launchers import parse_rank_deaths
-from triage.parsing.nccl import channel_ranks
-from triage.parsing.nccl_tracker import NcclCommState, NcclTracker
+from triage.parsing.nccl.lines import channel_ranks
+from triage.parsing.nccl.tracker import NcclCommState, NcclTracker
 from triage.parsing.torchelastic import LauncherFailure, parse_agent_death_signal, parse_launcher_failures
 
 # NCCL WARN lines that are a process's own failure (a transport error, CUDA running out of memory ...)

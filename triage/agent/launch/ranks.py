@@ -15,7 +15,7 @@ from triage.agent.state import LocalRankStatus
 from triage.layout import HostPaths, RankPaths
 from triage.model import Collective, CollectiveState
 from triage.parsing.crashlog import FAULT_SIGNALS
-from triage.parsing.flight_recorder import parse_fr_json
+from triage.parsing.flight_recorder.parse import parse_fr_json
 from triage.parsing.stacks import parse_faulthandler_signal
 
 

@@ -1,12 +1,12 @@
 """NCCL debug lines (NCCL_DEBUG=INFO, subsystems INIT and COLL) and WARN lines, 2.3 to 2.30.
 
-``parse_nccl_line`` turns one line into an event; ``triage.parsing.nccl_tracker.NcclTracker``
+``parse_nccl_line`` turns one line into an event; ``triage.parsing.nccl.tracker.NcclTracker``
 follows a live stream or a whole file and keeps, per (host, pid, comm), the last operation, and maps each comm to its
 rank through the init lines. The tracker is built for throughput: it skips lines without
 "NCCL" at C speed, matches collective lines with one anchored regex and keeps the raw line,
 parsing it fully only when asked (``last_ops``).
 
-Its ops become Collectives (in ``triage.load.log_records``) with ``seq = opCount + 1``: NCCL's
+Its ops become Collectives (in ``triage.load.logs.records``) with ``seq = opCount + 1``: NCCL's
 opCount counts from 0 per communicator, FR's collective_seq_id counts from 1, so in the simple
 case (one NCCL op per collective) the two line up. ``pg`` is the commId (the same on every rank
 of a communicator, NCCL 2.17+) when an init line gave it, else "comm:" + the comm pointer (only

@@ -3,7 +3,7 @@ them to ``<host>/merged.log`` and the console.
 
 The pump only reads files the workers write themselves, so it is never in the data path:
 if it is slow, or dead, the per-rank logs are still complete. It reads big chunks and tags
-them with :class:`triage.agent.tagger.Tagger`.
+them with :class:`triage.agent.launch.tagger.Tagger`.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from triage.agent.launch.tagger import IDLE_FLUSH_S, Chunk, Tagger
 from triage.agent.lines import rank_output_open, say
-from triage.agent.tagger import IDLE_FLUSH_S, Chunk, Tagger
 from triage.layout import HostPaths
 from triage.private_files import FILE_MODE
 
@@ -127,7 +127,7 @@ class LogPump:
             key = str(rank)
             if key not in self.sources:
                 self._add(key, self.host_paths.rank(rank).output, to_console=self.console_ranks)
-        # nccl.log files are not pumped: the hang monitor reads them itself (triage.agent.hang_nccl)
+        # nccl.log files are not pumped: the hang monitor reads them itself (triage.agent.hang.nccl)
 
     def pump(self, now: float) -> int:
         """Read and tag everything new; returns the number of bytes read."""

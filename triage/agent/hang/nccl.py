@@ -1,7 +1,7 @@
 """Live NCCL debug output per local rank, for the hang monitor.
 
 Reads each rank's ``nccl.log`` incrementally (only the new bytes, whole lines) on every tick and
-feeds one :class:`triage.parsing.nccl_tracker.NcclTracker` per rank; NCCL lines that arrive on a rank's
+feeds one :class:`triage.parsing.nccl.tracker.NcclTracker` per rank; NCCL lines that arrive on a rank's
 stdout/stderr (no ``NCCL_DEBUG_FILE``) are fed from the output chunks instead. Remembers when
 each rank's last op changed so the detector can tell how long a rank has been silent.
 """
@@ -13,9 +13,9 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from triage.agent.detect import NcclRankOps
+from triage.agent.hang.detect import NcclRankOps
 from triage.agent.state import LocalRankStatus
-from triage.parsing.nccl_tracker import NcclCommState, NcclTracker
+from triage.parsing.nccl.tracker import NcclCommState, NcclTracker
 
 _READ_LIMIT = 4 * 1024 * 1024      # per rank per tick
 

@@ -14,7 +14,7 @@ A rank is **busy** when its CPU share or I/O rate is over a small floor, or its 
 **blocked** when none of them moved; **gone** when it exited between the samples; **unknown**
 when it could not be read (treated like busy: no stop on a guess). A rank whose main thread is in a
 CUDA synchronize or an NCCL wait is **waiting on the GPU**, whatever its CPU
-(:mod:`triage.agent.gpu_wait`: a hang when the GPU is idle or its use unknown, watched like a busy
+(:mod:`triage.agent.hang.gpu_wait`: a hang when the GPU is idle or its use unknown, watched like a busy
 rank while the GPU runs).
 """
 
@@ -27,7 +27,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from triage.agent.gpu_wait import GPU_BUSY_SHARE, gpu_utilization, gpu_wait
+from triage.agent.hang.gpu_wait import GPU_BUSY_SHARE, gpu_utilization, gpu_wait
 from triage.collectors.pyspy import sample_stacks
 from triage.parsing.stacks import Frame, ThreadStack, parse_pyspy_json
 
@@ -253,7 +253,7 @@ def judge_all(first: dict[int, RankSample], second: dict[int, RankSample]) -> li
 
 @dataclass(frozen=True)
 class FirstSample:
-    """A first sample taken ahead of the hang action (see triage.agent.presample)."""
+    """A first sample taken ahead of the hang action (see triage.agent.hang.presample)."""
 
     started: float                    # monotonic time the sample began
     samples: Mapping[int, RankSample]

@@ -9,7 +9,7 @@ Entry mapping (see docs/formats.md):
   it is ``retired``, it has ``time_discovered_completed_ns``, or (gloo only) its op_id is at most
   pg_status' last completed; otherwise IN_FLIGHT ("started" or any gloo entry) or SCHEDULED.
 
-How each field reads is in flight_recorder_entries.py (shared with flight_recorder_compact.py).
+How each field reads is in entries.py (shared with compact.py).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any, overload
 
 from triage.errors import InputError
 from triage.model import Collective, SeqHistory
-from triage.parsing.flight_recorder_entries import (
+from triage.parsing.flight_recorder.entries import (
     FrEntryInfo,
     PgInfo,
     PgStatus,
@@ -58,7 +58,7 @@ class FrDump:
     frames_by_record: Mapping[int, tuple[Frame, ...]] = field(default_factory=dict)
     comm_lib_version: str = ""
     problems: tuple[str, ...] = ()  # entries that could not be read, why
-    # (pg, whole history) when ``collectives`` holds only the last ones (see flight_recorder_compact)
+    # (pg, whole history) when ``collectives`` holds only the last ones (see compact.py)
     histories: tuple[tuple[str, SeqHistory], ...] = ()
 
 

@@ -7,14 +7,14 @@ Interface used by the node agent (``triage launch``):
   (the log pump keeps running); collects the node bundle, prints the console lines and the
   report, and says whether the agent must stop the job.
 
-The monitor reads each rank's ``nccl.log`` incrementally on every tick (:mod:`triage.agent.hang_nccl`),
-scans output chunks for PyTorch watchdog messages (:mod:`triage.agent.hang_watchdog`), polls the
-cross-node trigger, and applies the rules of :mod:`triage.agent.detect`. One hang is reported
+The monitor reads each rank's ``nccl.log`` incrementally on every tick (:mod:`triage.agent.hang.nccl`),
+scans output chunks for PyTorch watchdog messages (:mod:`triage.agent.hang.watchdog`), polls the
+cross-node trigger, and applies the rules of :mod:`triage.agent.hang.detect`. One hang is reported
 once: after firing, the monitor re-arms only when the stuck ranks moved on. Ranks about to be
-suspected get their first busy/blocked sample ahead (:mod:`triage.agent.presample`).
+suspected get their first busy/blocked sample ahead (:mod:`triage.agent.hang.presample`).
 
-A hang that is not certain at once (see :func:`triage.agent.detect.certain_reason`) is sampled
-by the action (busy or blocked, :mod:`triage.agent.busy`); the agent reports the outcome through
+A hang that is not certain at once (see :func:`triage.agent.hang.detect.certain_reason`) is sampled
+by the action (busy or blocked, :mod:`triage.agent.hang.busy`); the agent reports the outcome through
 ``on_outcome``. Busy ranks are watched: a CHECK action every timeout, a stop at --stop-timeout,
 a finding when they move on. Policy: docs/agent.md.
 """
@@ -27,13 +27,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from triage.agent import cluster_trigger, detect
-from triage.agent.hang_nccl import NcclWatch
-from triage.agent.hang_watchdog import WatchdogWatch
-from triage.agent.init_watch import InitWatch
+from triage.agent.hang import cluster_trigger, detect
+from triage.agent.hang.init_watch import InitWatch
+from triage.agent.hang.nccl import NcclWatch
+from triage.agent.hang.presample import PreSampler, targets_of
+from triage.agent.hang.rdzv_watch import RendezvousWatch
+from triage.agent.hang.watchdog import WatchdogWatch
 from triage.agent.lines import say
-from triage.agent.presample import PreSampler, targets_of
-from triage.agent.rdzv_watch import RendezvousWatch
 from triage.agent.state import (
     ActionOutcome,
     AgentContext,
@@ -370,10 +370,10 @@ def handle_action(
 ) -> ActionOutcome:
     # Imported here to stay off the agent's start-up path (bench/bench_agent_overhead.py): only a
     # suspected hang needs the collectors and the node-bundle writer behind it.
-    from triage.agent.hang_actions import run_action
+    from triage.agent.hang.actions import run_action
     return run_action(ctx, settings, action, ranks, stop, stop_at)
 
 
 def _gpu_only(busy: str) -> bool:
-    """The busy line names only ranks waiting on a running GPU (triage.agent.busy.state_text)."""
+    """The busy line names only ranks waiting on a running GPU (triage.agent.hang.busy.state_text)."""
     return "waiting on the GPU" in busy and "busy" not in busy and "not readable" not in busy

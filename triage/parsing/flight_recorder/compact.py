@@ -17,8 +17,7 @@ from operator import itemgetter, lt
 from typing import Any
 
 from triage.model import CollectiveState, SeqHistory, Signature
-from triage.parsing.flight_recorder import FrDump, parse_fr_json
-from triage.parsing.flight_recorder_entries import (
+from triage.parsing.flight_recorder.entries import (
     DTYPE_CACHE,
     OP_CACHE,
     PgStatus,
@@ -28,6 +27,7 @@ from triage.parsing.flight_recorder_entries import (
     op_and_peer,
     read_pg_status,
 )
+from triage.parsing.flight_recorder.parse import FrDump, parse_fr_json
 
 TAIL = 80            # seqs of each group kept as Collectives (the straggler scan looks at 64)
 _GATHER_LIKE = frozenset({"all_gather", "reduce_scatter", "all_to_all", "gather", "scatter"})

@@ -1,8 +1,8 @@
 """One Flight Recorder entry, and a dump's process-group tables, read into model values.
 
 The meaning of every field lives here, once, for both readers of the format: ``parse_fr_json``
-(flight_recorder.py: every entry in full) and ``parse_fr_compact`` (flight_recorder_compact.py:
-thousands of ranks, most entries cut to their signature). See flight_recorder.py for the mapping.
+(flight_recorder/parse.py: every entry in full) and ``parse_fr_compact`` (flight_recorder/compact.py:
+thousands of ranks, most entries cut to their signature). See parse.py for the mapping.
 """
 
 from __future__ import annotations

@@ -125,6 +125,8 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
         _init_wait(wait, rank, host, path, order, scan)
         return
     if "Duplicate GPU" in rest and (duplicate := duplicate_gpu(rest)) is not None:
+        if rank is not None:
+            _nccl_detail_of(rank, order, scan)      # the NCCL error it details is this line
         for both in duplicate[1]:
             scan.ranks_seen.add(both)
             scan.failures.setdefault(both, []).append((order, duplicate[0], path))
@@ -164,6 +166,16 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
                 dtype=running.dtypes[0] if running.dtypes else None, state=CollectiveState.SCHEDULED,
                 input_sizes=running.shapes, source="log", pg_name="default_pg"))
             parsed = True
+    if rank is not None and scan.last_error.get(rank, -9) == order - 1 and rest.strip() \
+            and (joined := _nccl_detail_of(rank, order, scan)) is not None:
+        # NCCL's "Last error:" then its detail: the detail says what the exception above it was
+        crash = parse_crash_line(f"{joined[1].text}; Last error: {rest.strip()}")
+        if crash is not None:
+            scan.failures.setdefault(rank, []).append((joined[0], crash, joined[2]))
+            return
+    if rest.strip() == "Last error:" and rank is not None:
+        scan.last_error[rank] = order
+        return
     if not parsed and has_marker(rest) and not _SUMMARY_FIELD.match(rest) and "NCCL WARN" not in rest:
         # (a mismatch/Running line is not the rank's own failure; torchrun's summary is read whole;
         # NCCL WARN lines are read by the NCCL tracker, which knows their process)
@@ -188,6 +200,21 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
     if not parsed and len(scan.unparsed) < MAX_UNPARSED and any(h in rest for h in _KNOWN_HINTS) \
             and "NCCL WARN" not in rest and "exitcode" not in rest:
         scan.unparsed.append(rest.strip()[:500])
+
+
+def _nccl_detail_of(rank: int, order: int, scan: LogScan) -> tuple[int, CrashLine, str] | None:
+    """The NCCL error this rank raised just above ``order`` ("DistBackendError: NCCL error in: ...,
+    invalid usage (run with NCCL_DEBUG=WARN for details)"), taken out of its failures: the
+    "Last error:" detail that follows it says what it was."""
+    items = scan.failures.get(rank, [])
+    tail = 0          # this rank's failure lines just above: the exception and NCCL's "ncclXxxError: ..." line
+    while tail < len(items) and order - items[-1 - tail][0] <= FAILURE_CLUSTER_LINES:
+        tail += 1
+    if not tail or not any("NCCL" in item[1].text or item[1].text.startswith("nccl") for item in items[-tail:]):
+        return None
+    first = items[-tail]
+    del items[-tail:]
+    return first
 
 
 def _joined_terminate(rest: str, rank: int | None, order: int, scan: LogScan) -> CrashLine | None:

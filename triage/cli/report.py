@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+from triage.console import say
 from triage.errors import InputError, UsageError
 from triage.exitcodes import ExitCode
 from triage.model import Report, VerdictKind
@@ -48,7 +49,7 @@ class ReportCommand:
         if not args.output:
             return show_report(report, args.inputs, args.format, args.width)
         _write_file(report, args.format, Path(args.output), args.width)
-        print(f"triage: report written to {args.output}", file=sys.stderr)
+        say(f"report written to {args.output}")
         _print_next(report, args.inputs, args.format, args.output, sys.stderr)
         return int(exit_code(report))
 

@@ -25,7 +25,7 @@ from typing import Any, BinaryIO, TextIO
 
 from triage.agent import lines
 from triage.agent.hang import stop_decision
-from triage.agent.hang.monitor import handle_action, make_monitor
+from triage.agent.hang.monitor import make_monitor
 from triage.agent.launch import envsetup
 from triage.agent.launch.launcher_bits import NullMonitor, exit_code_of, isatty, signame
 from triage.agent.launch.processes import ProcessTracker
@@ -250,7 +250,7 @@ class NodeAgent:
 
     def _report_failure(self) -> str | None:
         """The job failed on its own (a crash or an exception): print the report of the run."""
-        # Imported here to stay off the start-up path of every job (see hang_monitor.handle_action).
+        # Imported here to stay off the start-up path of every job (see _run_action).
         from triage.agent.hang.actions import print_report
         self.pump.pump(time.time())
         verdict = print_report(self.run_dir)
@@ -333,10 +333,13 @@ class NodeAgent:
         self.action_thread.start()
 
     def _run_action(self, action: MonitorAction, statuses: tuple[LocalRankStatus, ...]) -> None:
+        # Imported here to stay off the agent's start-up path (bench/bench_agent_overhead.py): only a
+        # suspected hang needs the collectors and the node-bundle writer behind it.
+        from triage.agent.hang.actions import run_action
         outcome: ActionOutcome | None = None
         try:
-            outcome = handle_action(self.ctx, self.settings, action, statuses,
-                                    stop=lambda: self.request_stop(hang=True), stop_at=self.schedule_stop)
+            outcome = run_action(self.ctx, self.settings, action, statuses,
+                                 stop=lambda: self.request_stop(hang=True), stop_at=self.schedule_stop)
         except Exception as exc:  # noqa: BLE001
             self.say(f"collection failed: {type(exc).__name__}: {exc}")
         with contextlib.suppress(Exception):

@@ -9,11 +9,16 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from triage.config import add_arguments, options_of, settings_from
 from triage.errors import InputError, UsageError
 from triage.exitcodes import ExitCode
 from triage.model import Report, VerdictKind
+from triage.options import ReportSettings
 from triage.private_files import user_output
 from triage.report import FORMATS, build_report, render
+from triage.report.explain import write_explanation
+
+REPORT_OPTIONS = options_of(ReportSettings)
 
 
 class ReportCommand:
@@ -29,6 +34,7 @@ class ReportCommand:
         parser.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
         parser.add_argument("--prefix", help="FR dump file prefix (files are PREFIX<rank>); auto-detected")
         parser.add_argument("--width", type=int, help="terminal width for --format text")
+        add_arguments(parser, REPORT_OPTIONS, config_file=False)
 
     def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         # millions of small acyclic objects: the cyclic GC would only rescan them over and over
@@ -43,13 +49,16 @@ class ReportCommand:
     def _run(self, args: argparse.Namespace) -> int:
         if args.width is not None and not 20 <= args.width <= 10000:
             raise UsageError(f"--width {args.width}: must be between 20 and 10000 columns")
-        report = build_report(args.inputs, prefix=args.prefix)
+        settings = settings_from(ReportSettings, REPORT_OPTIONS, vars(args))
+        report = build_report(args.inputs, prefix=args.prefix, explain=settings.explain)
         if args.output:
             _write_file(report, args.format, Path(args.output), args.width)
             print(f"triage: report written to {args.output}", file=sys.stderr)
         else:
             try:
                 render(report, args.format, sys.stdout, width=args.width)
+                if settings.explain and args.format == "text":    # after the report, where it is read
+                    write_explanation(report, sys.stdout)
                 sys.stdout.flush()
             except BrokenPipeError:  # `triage report ... | head`: the reader left, that is fine
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -58,6 +67,8 @@ class ReportCommand:
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
                 raise InputError(f"standard output: cannot write the report ({exc.strerror or exc})",
                                  hint="write it to a file with -o FILE") from None
+        if settings.explain and (args.output or args.format != "text"):   # JSON, HTML, a file: kept whole
+            write_explanation(report, sys.stderr)
         _print_next(report, args, sys.stderr)
         return int(exit_code(report))
 

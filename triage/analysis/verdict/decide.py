@@ -29,7 +29,7 @@ from triage.model.evidence import AgentFacts, StopDecision
 def _agent(facts: Sequence[AgentFacts], inputs: Inputs) -> Step:
     def step(d: Decision) -> tuple[Decision, tuple[str, ...]]:
         if not facts:
-            return d, ()
+            return d, ("no live agent's facts in this input",)
         verdict, main, found = agent_view(facts, inputs.ranks, inputs.hosts, d.verdict, d.main)
         return replace(d, verdict=verdict, main=main, agent_findings=tuple(found)), (
             f"{len(facts)} agent bundle(s)", *(f"agent verdict: {f.verdict_kind}" for f in facts if f.verdict_kind))
@@ -41,7 +41,7 @@ def _nonfinite(numerics: NumericsResult, inputs: Inputs) -> Step:
         times = tuple(f.time for f in inputs.failures if f.time is not None and not f.teardown)
         root = numerics.findings[0] if numerics.verdict else None
         verdict, main, moved = verdicts.nonfinite_rule(d.verdict, d.main, numerics.verdict, root, times)
-        reasons = () if numerics.verdict is None else (
+        reasons = ("no non-finite value recorded (triage launch --numerics)",) if numerics.verdict is None else (
             f"first non-finite value at {root.time if root else None}",
             f"first failure at {min(times)}" if times else "no failure with a time")
         return replace(d, verdict=verdict, main=main, moved=moved), reasons
@@ -51,7 +51,7 @@ def _nonfinite(numerics: NumericsResult, inputs: Inputs) -> Step:
 def _stop(stop: StopDecision | None) -> Step:
     def step(d: Decision) -> tuple[Decision, tuple[str, ...]]:
         if stop is None:
-            return d, ()
+            return d, ("no stop decision (stop.json) in this input",)
         fixed = fixed_verdict(stop, d.verdict)
         reasons = (f"{stop.host} stopped the job: {stop.reason[:160]}",)
         if fixed == d.verdict:
@@ -63,8 +63,8 @@ def _stop(stop: StopDecision | None) -> Step:
 
 def _stragglers(slow: StragglerResult) -> Step:
     def step(d: Decision) -> tuple[Decision, tuple[str, ...]]:
-        return replace(d, verdict=slow.headline(d.verdict)), tuple(
-            f"straggler: {', '.join(map(str, s.ranks))}" for s in slow.stragglers[:3])
+        named = tuple(f"straggler: {', '.join(map(str, s.ranks))}" for s in slow.stragglers[:3])
+        return replace(d, verdict=slow.headline(d.verdict)), named or ("no straggler",)
     return step
 
 

@@ -6,10 +6,12 @@ import argparse
 import gc
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
 from triage.config import add_arguments, options_of, settings_from
+from triage.console import say
 from triage.errors import InputError, UsageError
 from triage.exitcodes import ExitCode
 from triage.model import Report, VerdictKind
@@ -51,26 +53,36 @@ class ReportCommand:
             raise UsageError(f"--width {args.width}: must be between 20 and 10000 columns")
         settings = settings_from(ReportSettings, REPORT_OPTIONS, vars(args))
         report = build_report(args.inputs, prefix=args.prefix, explain=settings.explain)
-        if args.output:
-            _write_file(report, args.format, Path(args.output), args.width)
-            print(f"triage: report written to {args.output}", file=sys.stderr)
-        else:
-            try:
-                render(report, args.format, sys.stdout, width=args.width)
-                if settings.explain and args.format == "text":    # after the report, where it is read
-                    write_explanation(report, sys.stdout)
-                sys.stdout.flush()
-            except BrokenPipeError:  # `triage report ... | head`: the reader left, that is fine
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-                return int(exit_code(report))
-            except OSError as exc:   # a full disk, a closed terminal: the report was not delivered
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-                raise InputError(f"standard output: cannot write the report ({exc.strerror or exc})",
-                                 hint="write it to a file with -o FILE") from None
-        if settings.explain and (args.output or args.format != "text"):   # JSON, HTML, a file: kept whole
+        if not args.output:
+            return show_report(report, args.inputs, args.format, args.width, explain=settings.explain)
+        _write_file(report, args.format, Path(args.output), args.width)
+        say(f"report written to {args.output}")
+        if settings.explain:        # the file is kept whole
             write_explanation(report, sys.stderr)
-        _print_next(report, args, sys.stderr)
+        _print_next(report, args.inputs, args.format, args.output, sys.stderr)
         return int(exit_code(report))
+
+
+def show_report(report: Report, inputs: Sequence[str], fmt: str, width: int | None, explain: bool = False) -> int:
+    """``report`` rendered on stdout, then the next command on stderr; its exit code (`triage report`
+    and `triage collect` show a report this one way). ``explain``: how the verdict was decided, after
+    a text report (on stderr for the other formats: JSON stays JSON)."""
+    try:
+        render(report, fmt, sys.stdout, width=width)
+        if explain and fmt == "text":       # after the report, where it is read
+            write_explanation(report, sys.stdout)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `triage report ... | head`: the reader left, that is fine
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return int(exit_code(report))
+    except OSError as exc:   # a full disk, a closed terminal: the report was not delivered
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise InputError(f"standard output: cannot write the report ({exc.strerror or exc})",
+                         hint="write it to a file with -o FILE") from None
+    if explain and fmt != "text":
+        write_explanation(report, sys.stderr)
+    _print_next(report, inputs, fmt, None, sys.stderr)
+    return int(exit_code(report))
 
 
 def exit_code(report: Report) -> ExitCode:
@@ -85,12 +97,12 @@ def _write_file(report: Report, fmt: str, path: Path, width: int | None) -> None
         raise InputError(f"{path}: cannot write the report ({exc.strerror or exc})") from None
 
 
-def _print_next(report: Report, args: argparse.Namespace, err: TextIO) -> None:
-    inputs = " ".join(args.inputs)
-    if args.format == "chrome-trace":
-        trace = args.output or "the trace (-o trace.json)"
+def _print_next(report: Report, given: Sequence[str], fmt: str, output: str | None, err: TextIO) -> None:
+    inputs = " ".join(given)
+    if fmt == "chrome-trace":
+        trace = output or "the trace (-o trace.json)"
         err.write(f"next: open {trace} in https://ui.perfetto.dev   # the timeline\n")
-    elif args.format != "html":
+    elif fmt != "html":
         err.write(f"next: triage report {inputs} --format html -o triage-report.html   # the picture\n")
     elif report.verdict.culprit_ranks:
         err.write(f"next: triage report {inputs} --format json | jq .verdict\n")

@@ -220,3 +220,10 @@ def test_torch_distributed_launch_called_process_error() -> None:
     status = died.replace("died with <Signals.SIGABRT: 6>", "returned non-zero exit status 1")
     (failure,) = parse_launcher_failures(status)
     assert (failure.local_rank, failure.exitcode, failure.signal, failure.root_cause) == (2, 1, None, False)
+
+
+def test_agent_failure_line_without_its_pid() -> None:
+    # an issue title cut after the local rank ("... failed (exitcode: -6) local_rank: 1")
+    (failure,) = parse_launcher_failures("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -7) "
+                                         "local_rank: 5\n")
+    assert (failure.local_rank, failure.exitcode, failure.signal, failure.pid) == (5, -7, "SIGBUS", None)

@@ -45,10 +45,10 @@ def rankless_timeout_verdict(evidence: Evidence, failures: list[Failure],
         signalled = ", ".join(str(r) for r in sorted({f.rank for f in failures}))
         summary = (f"HANG: a collective timed out on rank {named} (rank {signalled} received its signal to dump debug "
                    f"info, which the watchdog sends after a timeout); the rank that did not join is not in this "
-                   f"input: {settle}")
+                   f"input ({cov.get('summary')}): {settle}")
     else:
         summary = (f"HANG: a collective timed out ({rankless[0].detail[:200]}); neither the rank whose watchdog caught "
-                   f"it nor the rank that did not join is in this input: {settle}")
+                   f"it nor the rank that did not join is in this input ({cov.get('summary')}): {settle}")
     first = rankless[0] if rankless else None
     verdict = Verdict(VerdictKind.HANG, summary, process_group=first.pg if first else None,
                       seq=first.seq if first else None)

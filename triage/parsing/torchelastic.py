@@ -81,7 +81,8 @@ _FIELD_NAMES = {"hostname": "host", "msg": "traceback"}     # older torchelastic
 _RANK = re.compile(r"(-?\d+|<N/A>)(?:\s*\(local_rank:\s*(\d+)\))?")
 _EXIT = re.compile(r"(-?\d+)(?:\s*\(pid:\s*(\d+)\))?(?:\s*\((SIG\w+)\))?")
 _SIG_TEXT = re.compile(r"Signal (\d+) \((SIG\w+)\)")
-_AGENT_LINE = re.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\)|"
+# (the pid may be cut off: an issue title that ends at "local_rank: 1")
+_AGENT_LINE = re.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+)(?: \(pid: (\d+)\))?|"
                          # another form: "failed (exitcode: -9) for binary located at X with local_rank: 0
                          # (process ID: 71)"
                          r"failed \(exitcode: (-?\d+)\) for binary located at \S+ with local_rank: (\d+) "
@@ -204,8 +205,10 @@ def parse_launcher_failures(text: str) -> tuple[LauncherFailure, ...]:
             failures.append(LauncherFailure(None, int(match.group(1)), None, code, sig, None, None, root_cause=True))
     if not failures:
         for match in _AGENT_LINE.finditer(text):
-            code, local, pid = (int(g) for g in (match.groups()[:3] if match.group(1) else match.groups()[3:]))
-            failures.append(LauncherFailure(None, local, None, code, _signal_name(code, None), pid, None))
+            code, local, pid = (int(g) if g else None for g in (match.groups()[:3] if match.group(1)
+                                                                 else match.groups()[3:]))
+            if code is not None and local is not None:
+                failures.append(LauncherFailure(None, local, None, code, _signal_name(code, None), pid, None))
     failures.sort(key=lambda f: not f.root_cause)
     return tuple(failures)
 

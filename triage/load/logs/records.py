@@ -205,6 +205,7 @@ def nccl_records(text: str | bytes | mmap.mmap, path: str, scan: LogScan, defaul
             named = replace(crash, text=f"{where}: NCCL WARN {crash.text}"[:400])
             item = (scan.lines_read, named, path)
             if rank is not None:
+                scan.ranks_seen.add(rank)      # (its rank may be known from NCCL's own lines alone)
                 scan.failures.setdefault(rank, []).append(item)
             else:
                 scan.orphans.append(item)

@@ -42,3 +42,11 @@ def test_real_nccl_info_init_and_coll_lines_are_a_healthy_rank() -> None:
     result = report("nccl_info")
     assert result.verdict.kind.value == "no_problem_found"
     assert "rank 0 of 1" in result.extra["coverage"]["summary"]
+
+
+def test_a_watchdog_timeout_then_the_launcher_stopped_is_the_timeout() -> None:
+    """rank 0's NCCL watchdog times out all_reduce SeqNum=2, then torchrun's agent gets SIGTERM (the
+    supervisor that saw the stall): the stop is a reaction, the timeout is the story."""
+    verdict = report("nccl_watchdog").verdict
+    assert (verdict.kind.value, verdict.culprit_ranks) == ("hang", ())
+    assert "timed out in ALL_REDUCE SeqNum=2" in verdict.summary and "SIGTERM" not in verdict.summary

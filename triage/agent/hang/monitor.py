@@ -1,11 +1,9 @@
-"""Hang monitor and the handling of its actions.
+"""Hang monitor: what the node agent (``triage launch``) asks on every tick.
 
-Interface used by the node agent (``triage launch``):
-
-- ``make_monitor(ctx, hang_settings) -> Monitor``: built once when the agent starts.
-- ``handle_action(ctx, launch_settings, action, ranks) -> ActionOutcome``: runs in a thread of the agent
-  (the log pump keeps running); collects the node bundle, prints the console lines and the
-  report, and says whether the agent must stop the job.
+``make_monitor(ctx, hang_settings) -> Monitor`` is built once when the agent starts. The actions
+it returns are run by :func:`triage.agent.hang.actions.run_action`, in a thread of the agent (the
+log pump keeps running): it collects the node bundle, prints the console lines and the report, and
+says whether the agent must stop the job.
 
 The monitor reads each rank's ``nccl.log`` incrementally on every tick (:mod:`triage.agent.hang.nccl`),
 scans output chunks for PyTorch watchdog messages (:mod:`triage.agent.hang.watchdog`), polls the
@@ -23,7 +21,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,7 +33,6 @@ from triage.agent.hang.rdzv_watch import RendezvousWatch
 from triage.agent.hang.watchdog import WatchdogWatch
 from triage.agent.lines import say
 from triage.agent.state import (
-    ActionOutcome,
     AgentContext,
     LocalRankStatus,
     Monitor,
@@ -43,7 +40,7 @@ from triage.agent.state import (
     MonitorActionKind,
 )
 from triage.bundle import Trigger
-from triage.options import HangSettings, LaunchSettings
+from triage.options import HangSettings
 from triage.private_files import read_json
 
 # After busy ranks went on, no new hang is suspected for one --hang-timeout (at least this long):
@@ -362,16 +359,6 @@ def _exit_time(status: LocalRankStatus) -> float:
 
 def make_monitor(ctx: AgentContext, settings: HangSettings) -> Monitor:
     return HangMonitor(ctx, settings)
-
-
-def handle_action(
-    ctx: AgentContext, settings: LaunchSettings, action: MonitorAction, ranks: Sequence[LocalRankStatus],
-    stop: Callable[[], None] | None = None, stop_at: Callable[[float], None] | None = None,
-) -> ActionOutcome:
-    # Imported here to stay off the agent's start-up path (bench/bench_agent_overhead.py): only a
-    # suspected hang needs the collectors and the node-bundle writer behind it.
-    from triage.agent.hang.actions import run_action
-    return run_action(ctx, settings, action, ranks, stop, stop_at)
 
 
 def _gpu_only(busy: str) -> bool:

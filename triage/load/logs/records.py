@@ -78,7 +78,9 @@ def _agent_signal(text: str, path: str, scan: LogScan) -> None:
     sender = _SENDERS.get(received.signal, "outside the job")
     line = CrashLine(CrashLineKind.FATAL_SIGNAL, f"torchrun's agent received {received.signal} and shut its workers "
                      f"down: the job was stopped from outside, by {sender} ({received.text})"[:400],
-                     signal=received.signal, collateral=received.signal == "SIGINT")
+                     signal=received.signal,
+                     # Ctrl-C, or a stop after the input already shows a rank stuck or failed: a reaction
+                     collateral=received.signal == "SIGINT" or bool(scan.first_timeout or scan.failures))
     scan.orphans.append((-1, line, path))
 
 

@@ -14,23 +14,25 @@ Python loop over every line is ~30x slower than grep. Instead:
 3. The last lines of the quiet comms are read around their last position.
 
 The result is the same as feeding every line (tests/parsing/test_nccl.py checks that).
-``bulk_read`` returns False, touching nothing, when it cannot be sure: one comm pointer used
-by two processes (ASLR off: the pointer alone no longer names a comm), or too many comms.
+``bulk_read`` knows nothing of the tracker: it is given the comms the tracker already holds and
+the ops of the tail (read by the tracker's per-line path), and returns a :class:`BulkRead` that the
+tracker takes in; or None when it cannot be sure: one comm pointer used by two processes (ASLR
+off: the pointer alone no longer names a comm), or too many comms.
 """
 
 from __future__ import annotations
 
 import mmap
 import re
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeAlias
 
 from triage.parsing.nccl.lines import NcclColl, NcclEvent, parse_nccl_segments
 
-if TYPE_CHECKING:
-    from triage.parsing.nccl.tracker import NcclTracker
-
 Buffer = bytes | mmap.mmap
+OpKey: TypeAlias = tuple[str, str, str]      # host, pid (as printed), comm
+OpItem: TypeAlias = str | NcclColl           # a raw line (parsed lazily) or a parsed op
 TAIL_BYTES = 1 << 20         # the end of a log read line by line
 MAX_COMMS = 512              # more distinct comm pointers: per-line path
 HEAVY_MATCHES = 20000        # a quiet-candidate pointer matching more often is excluded from the pass
@@ -83,11 +85,30 @@ def _text(data: Buffer, start: int, end: int) -> str:
     return bytes(data[start:end]).decode("utf-8", "replace")
 
 
+@dataclass(frozen=True)
+class BulkRead:
+    """What a bulk read found, taken in by the tracker in this order: the init, WARN and first-op
+    events before the tail, (the tail's own init and WARN lines,) the last ops of each comm, and
+    the first op of each comm, for comms new to the tracker."""
+
+    events: tuple[NcclEvent, ...]
+    last: dict[OpKey, list[OpItem]]
+    first: dict[OpKey, NcclColl]
+
+
+def tail_start(data: Buffer) -> int:
+    """Where the tail read line by line begins: the first line start in the last TAIL_BYTES."""
+    start = max(0, len(data) - TAIL_BYTES)
+    if start:
+        start = data.find(b"\n", start) + 1 or len(data)
+    return start
+
+
 class _Scan:
     """State of one bulk read; nothing reaches the tracker unless the read succeeds."""
 
-    def __init__(self, tracker: NcclTracker, data: Buffer) -> None:
-        self.tracker, self.data = tracker, data
+    def __init__(self, data: Buffer, known: set[bytes], history: int) -> None:
+        self.data, self.known, self.history = data, known, history
         self.owner: dict[bytes, tuple[str, str]] = {}
         self.first: dict[bytes, NcclColl] = {}
         self.first_pos: dict[bytes, int] = {}
@@ -102,33 +123,29 @@ class _Scan:
             self.safe = False
 
 
-def bulk_read(tracker: NcclTracker, data: Buffer) -> bool:
-    scan = _Scan(tracker, data)
-    for host, pid, comm in tracker._ops:
+def bulk_read(data: Buffer, known: Sequence[OpKey], history: int, tail_at: int,
+              tail_ops: Mapping[OpKey, Iterable[OpItem]]) -> BulkRead | None:
+    """Read data[:tail_at] for a tracker that holds the comms ``known`` and keeps ``history`` ops
+    per comm; ``tail_ops`` are the ops that data[tail_at:] gave, per comm (a fresh tracker's)."""
+    scan = _Scan(data, {comm.encode() for _host, _pid, comm in known}, history)
+    for host, pid, comm in known:
         scan.own(comm.encode(), host, pid)
-    tail_start = max(0, len(data) - TAIL_BYTES)
-    if tail_start:
-        tail_start = data.find(b"\n", tail_start) + 1 or len(data)
-    tail = type(tracker)(tracker._history)
-    tail._feed_lines(_text(data, tail_start, len(data)))
-    busy = {comm.encode() for _host, _pid, comm in tail._ops}
-    for host, pid, comm in tail._ops:
+    busy = {comm.encode() for _host, _pid, comm in tail_ops}
+    for host, pid, comm in tail_ops:
         scan.own(comm.encode(), host, pid)
-    if not scan.safe or not _pass(scan, busy, tail_start):
-        return False
-    last: dict[bytes, list[NcclColl | str]] = {comm.encode(): list(items) for (_h, _p, comm), items in
-                                               tail._ops.items()}
-    if not _quiet_last_ops(scan, busy, tail_start, last):
-        return False
-    _commit(scan, tail, last)
-    return True
+    if not scan.safe or not _pass(scan, busy, tail_at):
+        return None
+    last: dict[bytes, list[OpItem]] = {comm.encode(): list(items) for (_h, _p, comm), items in
+                                       tail_ops.items()}
+    if not _quiet_last_ops(scan, busy, tail_at, last):
+        return None
+    return _result(scan, last)
 
 
 def _pass(scan: _Scan, busy: set[bytes], end: int) -> bool:
     """Step 2 of the module docstring over data[:end]; WARN lines are merged in by position."""
     data = scan.data
-    known = {comm.encode() for _host, _pid, comm in scan.tracker._ops}
-    excluded = busy & known  # busy comms whose first line the tracker already has
+    excluded = busy & scan.known  # busy comms whose first line the tracker already has
     pattern = _scan_regex(excluded)
     warns = _warn_lines(data, end)
     next_warn = 0
@@ -183,9 +200,9 @@ def _parse_line(scan: _Scan, start: int, end: int, busy: set[bytes], excluded: s
     return grew
 
 
-def _quiet_last_ops(scan: _Scan, busy: set[bytes], end: int, last: dict[bytes, list[NcclColl | str]]) -> bool:
+def _quiet_last_ops(scan: _Scan, busy: set[bytes], end: int, last: dict[bytes, list[OpItem]]) -> bool:
     """Step 3: the last ops of comms not busy at the end."""
-    count = scan.tracker._history
+    count = scan.history
     found: dict[bytes, list[NcclColl]] = {}
     for ptr, pos in scan.last_pos.items():
         if ptr not in busy and ptr not in scan.heavy:
@@ -242,19 +259,13 @@ def _rfind_ops(data: Buffer, ptr: bytes, end: int, count: int, start: int = 0) -
     return found[-count:]
 
 
-def _commit(scan: _Scan, tail: NcclTracker, last: dict[bytes, list[NcclColl | str]]) -> None:
-    tracker = scan.tracker
-    for event in scan.events:
-        tracker._record(event)
-    for init in tail._inits.values():
-        tracker._add_init(init)
-    for warn in tail.warnings():
-        tracker._record(warn)
+def _result(scan: _Scan, last: dict[bytes, list[OpItem]]) -> BulkRead:
+    ops: dict[OpKey, list[OpItem]] = {}
+    first: dict[OpKey, NcclColl] = {}
     for ptr, items in last.items():
         host, pid = scan.owner[ptr]
         key = (host, pid, ptr.decode())
-        new = key not in tracker._first
-        for item in items:
-            tracker._add_op(key, item)
-        if new and ptr in scan.first:  # the last lines may include the first one: keep history unique
-            tracker._first[key] = scan.first[ptr]
+        ops[key] = items
+        if ptr in scan.first:
+            first[key] = scan.first[ptr]
+    return BulkRead(events=tuple(scan.events), last=ops, first=first)

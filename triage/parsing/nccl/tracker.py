@@ -5,11 +5,12 @@ Two ways in, same results:
   lines are matched by one regex and kept raw (parsed only when asked), anything else takes
   the tolerant parser.
 - ``feed_bytes`` / ``feed_file`` / ``feed_text`` for whole logs: a few C-speed passes instead
-  of a Python loop over every line (see ``_bulk``). They fall back to the per-line path when a
+  of a Python loop over every line (see ``bulk``). They fall back to the per-line path when a
   log is small or a comm pointer is used by two processes (no ASLR), where the bulk shortcut
   could be wrong.
 
-The bulk reader is in ``bulk``.
+The bulk reader is in ``bulk``: it returns what it found and the tracker takes it in
+(``_take_bulk``), so the tracker's fields are only ever touched here.
 
 ``ops_seen`` is the opCount span of the comm in what was read: last.op_count - first.op_count + 1
 (NCCL increments opCount by one per operation), or the number of kept ops if opCount went back.
@@ -30,7 +31,7 @@ from collections import deque
 from dataclasses import dataclass, replace
 from typing import IO, TypeAlias
 
-from triage.parsing.nccl.bulk import bulk_read
+from triage.parsing.nccl.bulk import BulkRead, OpItem, OpKey, bulk_read, tail_start
 from triage.parsing.nccl.lines import NcclColl, NcclEvent, NcclInit, NcclWarn, parse_nccl_segments
 
 
@@ -55,8 +56,8 @@ _FAST = re.compile(
     r"count \d+ datatype \d+ op \d+ root -?\d+ comm (\S+)(?: \[nranks=\d+\])? stream \S+"
     r"(?: \w+ -?\w+)*[ \t\r\n]*\Z"  # RCCL adds "task N globalrank N"
 )
-_Key: TypeAlias = tuple[str, str, str]      # host, pid (as printed), comm
-_Item: TypeAlias = str | NcclColl           # a raw line (parsed lazily) or a parsed op
+_Key: TypeAlias = OpKey
+_Item: TypeAlias = OpItem
 BULK_MIN_BYTES = 4 << 20         # smaller inputs take the per-line path
 
 
@@ -146,10 +147,35 @@ class NcclTracker:
             self.feed_text(data)
 
     def feed_bytes(self, data: bytes | mmap.mmap) -> None:
-        if len(data) < BULK_MIN_BYTES or not bulk_read(self, data):
+        if len(data) < BULK_MIN_BYTES or not self._feed_bulk(data):
             if len(data) >= BULK_MIN_BYTES:
                 self.bulk_fallbacks += 1
             self._feed_lines(bytes(data).decode("utf-8", "replace"))
+
+    def _feed_bulk(self, data: bytes | mmap.mmap) -> bool:
+        """The bulk path (see ``bulk``); False, nothing changed, when it cannot be sure."""
+        tail_at = tail_start(data)
+        tail = NcclTracker(self._history)
+        tail._feed_lines(bytes(data[tail_at:]).decode("utf-8", "replace"))
+        found = bulk_read(data, tuple(self._ops), self._history, tail_at, tail._ops)
+        if found is None:
+            return False
+        self._take_bulk(found, tail)
+        return True
+
+    def _take_bulk(self, found: BulkRead, tail: NcclTracker) -> None:
+        for event in found.events:
+            self._record(event)
+        for init in tail._inits.values():
+            self._add_init(init)
+        for warn in tail.warnings():
+            self._record(warn)
+        for key, items in found.last.items():
+            new = key not in self._first
+            for item in items:
+                self._add_op(key, item)
+            if new and key in found.first:  # the last lines may include the first one: keep history unique
+                self._first[key] = found.first[key]
 
     # ---- results -------------------------------------------------------------------
     def _resolve(self, key: _Key, item: _Item) -> NcclColl | None:

@@ -77,7 +77,7 @@ def test_analyze_records_one_winner_whose_candidate_is_the_verdict() -> None:
     assert won[0].summary == report.verdict.summary
     assert any(t.name == "all clear" and t.outcome is Outcome.LOST for t in report.explanation)
     assert [t.name for t in report.explanation if t.stage == "final step"] == [
-        "agent view", "first non-finite value", "stop decision", "straggler headline"]
+        "what an excerpt cannot tell", "agent view", "first non-finite value", "stop decision", "straggler headline"]
 
 
 def test_without_explain_the_rules_after_the_winner_are_not_evaluated() -> None:

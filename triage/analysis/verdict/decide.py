@@ -1,13 +1,15 @@
 """The verdict of an analysis (pure): the rules (:mod:`.rules`), then the named final steps, in
 this order:
 
-1. ``agent view``: what the live agent knew (its init-hang verdict, its samples of the culprit,
+1. ``what an excerpt cannot tell``: a verdict of an excerpt that names no culprit says which
+   ranks the text covers and what would settle it (triage.analysis.untold);
+2. ``agent view``: what the live agent knew (its init-hang verdict, its samples of the culprit,
    the child a culprit waits on) completes or replaces the verdict;
-2. ``first non-finite value``: the first NaN/Inf (``triage launch --numerics``) is the story when
+3. ``first non-finite value``: the first NaN/Inf (``triage launch --numerics``) is the story when
    nothing else went wrong, or when it came before the first failure;
-3. ``stop decision``: the verdict the agent decided when it stopped the job (``<host>/stop.json``)
+4. ``stop decision``: the verdict the agent decided when it stopped the job (``<host>/stop.json``)
    stands; what came after the stop is its collateral;
-4. ``straggler headline``: an all-clear names the straggler that slows the run down."""
+5. ``straggler headline``: an all-clear names the straggler that slows the run down."""
 
 from __future__ import annotations
 
@@ -19,11 +21,21 @@ from triage.analysis.agent_view import agent_view
 from triage.analysis.numerics import NumericsResult
 from triage.analysis.stop import fixed_verdict
 from triage.analysis.stragglers import StragglerResult
+from triage.analysis.untold import say_what_is_untold
 from triage.analysis.verdict import headline
 from triage.analysis.verdict.engine import Decision, Inputs, Step, run_rules, run_steps
 from triage.analysis.verdict.rules import RULES
 from triage.model import Finding
 from triage.model.evidence import AgentFacts, StopDecision
+
+
+def _untold(inputs: Inputs) -> Step:
+    def step(d: Decision) -> tuple[Decision, tuple[str, ...]]:
+        if inputs.complete:
+            return d, ("a whole run: not an excerpt",)
+        verdict, main = say_what_is_untold(d.verdict, d.main, inputs.coverage or {})
+        return replace(d, verdict=verdict, main=main), (str((inputs.coverage or {}).get("summary", "")),)
+    return step
 
 
 def _agent(facts: Sequence[AgentFacts], inputs: Inputs) -> Step:
@@ -72,6 +84,7 @@ def decide(inputs: Inputs, numerics: NumericsResult, slow: StragglerResult, expl
     """The rules in their order, then the final steps. ``explain``: every rule is evaluated."""
     decision = run_rules(RULES, inputs, explain)
     return run_steps(decision, (
+        ("what an excerpt cannot tell", _untold(inputs)),
         ("agent view", _agent(inputs.evidence.agent, inputs)),
         ("first non-finite value", _nonfinite(numerics, inputs)),
         ("stop decision", _stop(inputs.evidence.stop)),

@@ -9,6 +9,8 @@ never while the input shows a failure (``unlocated``)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from triage.analysis import verdicts
 from triage.analysis.describe import call
 from triage.analysis.failures import Failure
@@ -21,6 +23,7 @@ from triage.analysis.partial import (
     unattributed_verdict,
     watchdog_verdict,
 )
+from triage.analysis.rankless import rankless_timeout_verdict
 from triage.analysis.ranks import rank_word
 from triage.analysis.stacks_only import stacks_verdict
 from triage.analysis.unrecorded import no_problem_text
@@ -174,10 +177,21 @@ def stacks(i: Inputs) -> Candidate | None:
     return _candidate(stacks_verdict(i.ranks, i.hosts), "stacks only")
 
 
+def _unlocated_coverage(i: Inputs) -> Mapping[str, object]:
+    return coverage(i.evidence, i.ranks, len(i.world) or None) if i.complete else (i.coverage or {})
+
+
+def rankless_timeout(i: Inputs) -> Candidate | None:
+    """A collective timed out, but no line ties the timeout to a rank (a cut watchdog line, its frames
+    alone, a received dump signal): a hang whose ranks are not in this input, not an unlocated failure."""
+    return _candidate(rankless_timeout_verdict(i.evidence, list(i.failures), _unlocated_coverage(i)),
+                      "a timeout of no known rank")
+
+
 def unlocated(i: Inputs) -> Candidate | None:
     """The last guard: the input shows a failure, so no all-clear, even without a culprit."""
-    cov = coverage(i.evidence, i.ranks, len(i.world) or None) if i.complete else (i.coverage or {})
-    return _candidate(unlocated_verdict(i.evidence, list(i.failures), cov), "failure evidence with no culprit")
+    return _candidate(unlocated_verdict(i.evidence, list(i.failures), _unlocated_coverage(i)),
+                      "failure evidence with no culprit")
 
 
 def all_clear(i: Inputs) -> Candidate | None:
@@ -209,6 +223,7 @@ RULES: tuple[Rule, ...] = (
     Rule("missing rank", Scope.COMPLETE, missing),
     Rule("all ranks waiting", Scope.COMPLETE, all_waiting),
     Rule("stacks", Scope.COMPLETE, stacks),
+    Rule("timeout of no known rank", Scope.ANY, rankless_timeout),
     Rule("failure, culprit unlocated", Scope.ANY, unlocated),
     Rule("all clear", Scope.ANY, all_clear),
 )

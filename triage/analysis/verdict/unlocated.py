@@ -21,7 +21,8 @@ _FAILURE_EVENTS = (EventKind.WATCHDOG_TIMEOUT, EventKind.NCCL_WARN, EventKind.XI
 
 def unlocated_verdict(evidence: Evidence, failures: list[Failure],
                       cov: Mapping[str, object]) -> tuple[Verdict, Finding] | None:
-    """What the input shows failing, with no culprit: ``failure_unlocated``."""
+    """What the input shows failing, with no culprit: ``failure_unlocated`` (a timeout of no known
+    rank is a hang: the rule before this one, triage.analysis.rankless)."""
     what: list[str] = []
     if failures:
         what.append(f"{rank_word(sorted({f.rank for f in failures}))} failed after something else did "

@@ -17,6 +17,7 @@ from triage.model.evidence import (
     OpCountSplit,
     ReportedLag,
     ReportedMismatch,
+    StopDecision,
 )
 from triage.parsing.crashlog import CrashLine
 
@@ -56,6 +57,7 @@ class LogScan:
     unprefixed_tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
     message_rank: tuple[int, int] | None = None     # (rank, order) of the last unprefixed line naming its rank
     spawn_owner: int | None = None          # mp.spawn: the process whose traceback the unprefixed lines are
+    stop: StopDecision | None = None      # triage's own stop record in a merged.log (the earliest)
     last_error: dict[int, int] = field(default_factory=dict)   # rank -> order of its NCCL "Last error:" line
     tracebacks: list[tuple[int | None, int, str]] = field(default_factory=list)   # (rank, order, path) of headers
     _init_seen: set[tuple[int | None, str, int | None, str | None]] = field(default_factory=set)

@@ -17,6 +17,7 @@ from triage.analysis.crash.records import classify_core
 from triage.bundle import CollectorStatus
 from triage.collectors.core import collect_core
 from triage.collectors.gdbrun import find_gdb, gdb_batch_argv, run_gdb
+from triage.load import cores as cores_loader
 from triage.load.cores import bundle_core_outputs
 from triage.load.crash_records import core_record
 from triage.parsing.elfcore import read_core_notes
@@ -167,18 +168,26 @@ def test_dmesg_file_names_the_faulting_thread_and_gives_the_time(built: dict[str
 
 def test_postmortem_classifies_each_core_once(built: dict[str, Path], crash_dir: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    """Two real cores through run_postmortem: gdb's output of each is classified exactly once."""
+    """Two real cores through run_postmortem: gdb's output of each is parsed exactly once, by the
+    loader, and classified exactly once."""
     cores = [crash([str(built["pm_assert"])], crash_dir / name).core for name in ("a", "b")]
-    real = records.classify_core
+    real, real_parse = records.classify_core, cores_loader.parse_gdb_backtrace
     seen: list[object] = []
+    parsed: list[str] = []
 
     def counted(record, *args, **kwargs):  # type: ignore[no-untyped-def]
         seen.append(record.core.info.get("core"))
         return real(record, *args, **kwargs)
 
+    def counted_parse(text, *args, **kwargs):  # type: ignore[no-untyped-def]
+        parsed.append(text)
+        return real_parse(text, *args, **kwargs)
+
     monkeypatch.setattr(records, "classify_core", counted)
+    monkeypatch.setattr(cores_loader, "parse_gdb_backtrace", counted_parse)
     result = run_postmortem(cores, dmesg_text="")
     assert sorted(map(str, seen)) == sorted(str(c) for c in cores)
+    assert len(parsed) == 2 and all("Thread" in text for text in parsed)
     assert len(result.classifications) == 2
     assert result.report.extra["postmortem"] == [classification_json(c) for c in sorted(
         result.classifications, key=lambda c: (c.time is None, c.time or 0.0))]

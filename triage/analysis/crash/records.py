@@ -30,7 +30,6 @@ def events_near(events: tuple[KernelEvent, ...], pids: set[int], when: float | N
     return tuple(out)
 
 
-
 def _crash_time(record: CrashRecord, notes: Mapping[str, Any],
                 events: tuple[KernelEvent, ...]) -> tuple[float | None, str | None]:
     if record.banner_time is not None:

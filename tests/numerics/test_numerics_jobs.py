@@ -60,11 +60,17 @@ def test_layer_nan_cheap_mode(tmp_path: Path) -> None:
     data = report(done.run_dir)
     verdict = data["verdict"]
     assert verdict["kind"] == "nonfinite" and verdict["culprit_ranks"] == [1]
-    assert "step 3, in the model's output (Net)" in verdict["summary"]
+    # cheap mode: the local gradients (before DDP's all_reduce) name the rank and the step, not the layer
+    assert "made the first NaN at step 3, in the gradient of parameter `fc2." in verdict["summary"]
+    assert "(cheap mode: the layer is not known)" in verdict["summary"]
     assert any("--numerics-mode full" in s for s in data["next_steps"])
-    assert first(done.run_dir, 1)["switched_to_full"] is True
-    for rank in (0, 2, 3):
-        assert first(done.run_dir, rank)["first"]["where"] == "gradient_before_step"
+    record = first(done.run_dir, 1)
+    assert record["switched_to_full"] is True and record["watching"] == "every module"
+    assert record["first"]["where"] == "local_gradient" and record["first"]["nan"] > 0
+    for rank in (0, 2, 3):                   # the all_reduce of step 3 brought it: seen in step 4's gradients
+        assert (first(done.run_dir, rank)["first"]["where"], first(done.run_dir, rank)["first"]["step"]) == \
+            ("local_gradient", 4)
+    assert "ranks 0,2,3 (testhost) became non-finite after all_reduce seq" in verdict["summary"]
 
 
 def test_inf_from_the_data_on_one_rank(tmp_path: Path) -> None:

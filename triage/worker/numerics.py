@@ -14,12 +14,18 @@ Hooks (all torch's own global registries; none changes a value, each catches eve
   qualified name from the root module (wrappers' ``module.``/``_orig_mod.`` left out), and, in full
   mode, each module's output (absmax: NaN and Inf propagate through a max) and, through a tensor
   hook on that output, the gradient backward brings to it. In cheap mode only the root call's
-  output (the model's output, a loss module's) is looked at.
-- ``register_post_accumulate_grad_hook`` on the root's parameters: each parameter's local gradient
-  (its absmax is kept as a tensor and read once per iteration: no sync per parameter).
+  output (the model's output, a loss module's) is looked at, and only until the first
+  ``optimizer.step()``: then the module hooks are removed (a global module hook sends every module
+  call through torch's slow path) and come back at the first hit.
+- ``register_post_accumulate_grad_hook`` on the parameters: each parameter's local gradient, before
+  DDP's all_reduce (DDP's own hook runs after it): its absmax (full mode) or its sum (cheap mode: one
+  pass; a NaN or Inf anywhere makes it non-finite), kept as a tensor and read once per iteration
+  (one sync). A gradient that is not a plain tensor (FSDP2's DTensor shard, made by reduce_scatter)
+  is not this rank's own and is left to the step hook; when no gradient hook runs in an iteration
+  (FSDP1), cheap mode keeps the module hooks (the root's output).
 - ``register_optimizer_step_pre_hook`` / ``_post_hook``: the gradients at ``step()`` (after DDP's
-  all_reduce) and the parameters after it; the post hook counts the steps (completed ``step()``
-  calls; the first iteration is step 0).
+  all_reduce; in cheap mode only those no gradient hook saw) and, in full mode, the parameters after
+  it; the post hook counts the steps (completed ``step()`` calls; the first iteration is step 0).
 
 Full-module backward hooks (``register_module_full_backward_hook``) are not used: they wrap every
 module's inputs and outputs in a ``BackwardHookFunction``, which breaks models that modify an
@@ -44,7 +50,7 @@ from typing import Any
 from triage.worker import numerics_record as rec
 from triage.worker.files import write_json
 from triage.worker.numerics_import import TorchImportWatch
-from triage.worker.numerics_names import Names
+from triage.worker.numerics_names import Names, class_name
 
 MODES = ("cheap", "full")
 HISTORY = 12                 # module calls kept before the first hit (Hugging Face's DebugUnderflowOverflow)
@@ -165,7 +171,7 @@ class Watch(Names):
                 continue                              # a wrapper's output: its inner module's, already seen
             self.last_output = id(tensor)
             value = rec.absmax(data)
-            self.history.append({"where": rec.FORWARD, "module": name, "type": type(module).__name__,
+            self.history.append({"where": rec.FORWARD, "module": name, "type": class_name(module),
                                  "absmax": value})
             if not math.isfinite(value):
                 self.found(rec.FORWARD, name, self.type_of(module), rec.describe(data, torch),
@@ -193,8 +199,8 @@ class Watch(Names):
         as a tensor and read once per iteration."""
         try:
             grad = param.grad
-            if grad is None or self.tracing():
-                return
+            if grad is None or type(grad) is not self.torch.Tensor or self.tracing():
+                return                # a DTensor's (FSDP2's) came by reduce_scatter: not this rank's own
             data = rec.plain(grad, self.torch)
             if data is None:
                 return

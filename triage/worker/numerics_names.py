@@ -12,6 +12,17 @@ WRAPPER_TYPES = ("DistributedDataParallel", "FullyShardedDataParallel", "DataPar
 WRAPPER_ATTRS = ("module", "_orig_mod", "_fsdp_wrapped_module", "_checkpoint_wrapped_module")
 
 
+def class_name(module: Any) -> str:
+    """The module's class name; FSDP2's ``fully_shard`` swaps a module's class for a subclass of it and
+    of ``FSDPModule`` (``FSDPNet``): the class it was made from is named."""
+    cls = type(module)
+    if cls.__name__.startswith("FSDP") and any(b.__name__ == "FSDPModule" for b in cls.__mro__[1:]):
+        base = next((b for b in cls.__bases__ if b.__name__ != "FSDPModule"), None)
+        if base is not None:
+            return base.__name__
+    return cls.__name__
+
+
 class Names:
     """Module and parameter names; the watch's gradient hook goes on every parameter named."""
 
@@ -31,7 +42,7 @@ class Names:
             if type(module).__name__ not in WRAPPER_TYPES:
                 break
             module = next((getattr(module, a) for a in WRAPPER_ATTRS if hasattr(module, a)), module)
-        return type(module).__name__
+        return class_name(module)
 
     def name_of(self, module: Any) -> str:
         name = self.names.get(module)

@@ -44,6 +44,7 @@ import math
 import os
 import sys
 import time
+import weakref
 from collections import deque
 from typing import Any
 
@@ -75,7 +76,7 @@ class Watch(Names):
         self.local = False             # cheap mode after the first step: local gradients only (no module hooks)
         self.fired: set[int] = set()   # parameters whose gradient hook ran in this iteration
         self.closed = False            # optimizer.step() closed the iteration (local mode: the next gradient opens one)
-        self.last_output = 0                                # id() of the tensor looked at last
+        self.last_output: Any = None            # a weak reference to the tensor looked at last (an id is reused)
         self.stack: list[Any] = []
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY)
         # (param name, absmax or sum tensor, time, dtype, shape) of the gradients this backward made
@@ -132,6 +133,14 @@ class Watch(Names):
         return bool((self.compiling is not None and self.compiling())
                     or (self.jit_tracing is not None and self.jit_tracing()))
 
+    def capturing(self, data: Any) -> bool:
+        """A CUDA graph is being captured on the current stream: no read (a sync would break the capture)."""
+        if data.device.type != "cuda":
+            return False
+        cuda = getattr(self.torch, "cuda", None)
+        check = getattr(cuda, "is_current_stream_capturing", None)
+        return bool(check is None or check())
+
     def on_pre_forward(self, module: Any, args: Any) -> None:
         try:
             if self.tracing():
@@ -167,9 +176,11 @@ class Watch(Names):
         torch = self.torch
         name = self.name_of(module)
         for tensor, data in rec.tensors(output, torch):
-            if id(tensor) == self.last_output:
+            if self.last_output is not None and self.last_output() is tensor:
                 continue                              # a wrapper's output: its inner module's, already seen
-            self.last_output = id(tensor)
+            self.last_output = weakref.ref(tensor)
+            if self.capturing(data):
+                return
             value = rec.absmax(data)
             self.history.append({"where": rec.FORWARD, "module": name, "type": class_name(module),
                                  "absmax": value})
@@ -184,7 +195,7 @@ class Watch(Names):
     def on_output_grad(self, grad: Any, name: str, kind: str) -> None:
         try:
             data = rec.plain(grad, self.torch)
-            if data is None:
+            if data is None or self.capturing(data):
                 return
             value = rec.absmax(data)
             self.history.append({"where": rec.BACKWARD, "module": name, "type": kind, "absmax": value})
@@ -202,7 +213,7 @@ class Watch(Names):
             if grad is None or type(grad) is not self.torch.Tensor or self.tracing():
                 return                # a DTensor's (FSDP2's) came by reduce_scatter: not this rank's own
             data = rec.plain(grad, self.torch)
-            if data is None:
+            if data is None or self.capturing(data):
                 return
             if self.local and (self.closed or id(param) in self.fired):
                 self.new_iteration()          # local mode: a backward after step(), or a second one without
@@ -223,7 +234,7 @@ class Watch(Names):
         torch = self.torch
         device = pending[0][1].device
         values = torch.stack([p[1].float().to(device) for p in pending])
-        if math.isfinite(float(values.sum())):
+        if self.capturing(values) or math.isfinite(float(values.sum())):
             return
         bad = torch.nonzero(~torch.isfinite(values))
         if bad.numel() == 0:
@@ -282,7 +293,7 @@ class Watch(Names):
             return
         device = pairs[0][1].device
         total = torch.stack([t.sum(dtype=torch.float32).to(device) for _, t in pairs]).sum()
-        if math.isfinite(float(total)):
+        if self.capturing(total) or math.isfinite(float(total)):
             return
         bad = next((pair for pair in pairs if not math.isfinite(rec.absmax(pair[1]))), None)
         if bad is None:

@@ -41,6 +41,7 @@ from triage.analysis.stop import fixed_verdict, split_at_stop, stop_finding
 from triage.analysis.stragglers import find_stragglers
 from triage.analysis.summaries import rank_summaries
 from triage.analysis.unrecorded import no_problem_text, unrecorded_finding
+from triage.analysis.untold import say_what_is_untold
 from triage.model import (
     Collective,
     CollectiveState,
@@ -97,7 +98,8 @@ def analyze(evidence: Evidence) -> Report:
     if evidence.complete:
         verdict, main_finding = _verdict(ctx, ranks, disagreements, straggles, waits, failures, missing, p2p)
     else:
-        verdict, main_finding = _partial_verdict(ctx, ranks, disagreements, straggles, failures, p2p, cov)
+        verdict, main_finding = say_what_is_untold(
+            *_partial_verdict(ctx, ranks, disagreements, straggles, failures, p2p, cov), cov)
     agent_findings: list[Finding] = []
     if evidence.agent:     # what the live agent knew
         verdict, main_finding, agent_findings = agent_view(evidence.agent, ranks, ctx.hosts, verdict, main_finding)

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 
 from triage.analysis.describe import who
 from triage.analysis.failures import Failure
+from triage.analysis.rankless import rankless_timeout_verdict
 from triage.analysis.ranks import format_ranks, rank_word
 from triage.analysis.settle import SETTLE_FIRST, SETTLE_RANK, settle_hang
 from triage.model import CollectiveState, Finding, MismatchKind, Verdict, VerdictKind
@@ -375,6 +376,9 @@ def _work_line(tail: tuple[str, ...]) -> str | None:
 def unlocated_verdict(evidence: Evidence, failures: list[Failure],
                       cov: Mapping[str, object]) -> tuple[Verdict, Finding] | None:
     """The last guard: failure evidence in the input means no all-clear, even without a culprit."""
+    rankless = rankless_timeout_verdict(evidence, failures, cov)
+    if rankless is not None:
+        return rankless
     what: list[str] = []
     if failures:
         what.append(f"{rank_word(sorted({f.rank for f in failures}))} failed after something else did "

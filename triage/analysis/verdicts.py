@@ -9,7 +9,7 @@ from dataclasses import replace
 from triage.analysis.advice import INIT_HANG_STEPS
 from triage.analysis.describe import call, who
 from triage.analysis.diff import Disagreement, Straggle
-from triage.analysis.failures import Failure, cut_root_ties, same_second_exits
+from triage.analysis.failures import Failure, cut_root_ties, same_second_aborts, same_second_exits
 from triage.analysis.p2p import P2pProblem
 from triage.analysis.ranks import rank_word
 from triage.model import (
@@ -123,6 +123,8 @@ def failure(first: Failure, failures: list[Failure], hosts: Hosts) -> tuple[Verd
         return _network_failure(first, failures)
     if tied := same_second_exits(first, failures):
         return _untold_first(first, tied, hosts)
+    if aborted := same_second_aborts(first, failures):
+        return _untold_abort(first, aborted, hosts)
     cut, how = cut_root_ties(first, failures)
     if cut:
         first = how or first
@@ -155,6 +157,17 @@ def _untold_first(first: Failure, tied: tuple[int, ...], hosts: Hosts) -> tuple[
                "own output (their tracebacks: torchrun --tee 3, or run under `triage launch`) would settle it")
     return Verdict(VerdictKind.EXCEPTION, summary), Finding(first.kind.value, tied, summary.split(": ", 1)[1],
                                                             first.evidence, first.time, True)
+
+
+def _untold_abort(first: Failure, tied: tuple[int, ...], hosts: Hosts) -> tuple[Verdict, Finding]:
+    when = time.strftime('%H:%M:%S', time.gmtime(first.time or 0))
+    summary = (f"CRASH: {who(tied, hosts)} {'were' if len(tied) > 1 else 'was'} killed by SIGABRT in the same second "
+               f"({when} UTC); the launcher lists rank {first.rank} first, but its summary cannot tell which aborted "
+               "first, and ranks aborting together are most often ProcessGroupNCCL taking each process down after a "
+               "collective timed out or failed: the ranks' own output (the watchdog's lines: torchrun --tee 3, or "
+               "run under `triage launch`) would settle it")
+    return Verdict(VerdictKind.CRASH, summary), Finding(first.kind.value, tied, summary.split(": ", 1)[1],
+                                                        first.evidence, first.time, True)
 
 
 _DUPLICATE_GPU = "Duplicate GPU detected"   # one set-up error that NCCL reports pair by pair

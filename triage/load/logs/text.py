@@ -46,6 +46,8 @@ from triage.parsing.desync import (
 )
 from triage.parsing.log_owners import LineOwner, attribute_lines
 from triage.parsing.log_prefix import split_rank_prefix
+from triage.parsing.raise_sites import MARKERS as RAISE_SITE_MARKERS
+from triage.parsing.raise_sites import raise_site
 from triage.parsing.rendezvous import MARKERS as INIT_MARKERS
 from triage.parsing.rendezvous import InitWait, InitWaitKind, parse_init_line
 from triage.parsing.textclean import clean_text
@@ -133,6 +135,8 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
         return
     if rest.lstrip().startswith("Traceback (most recent call last)"):
         scan.tracebacks.append((rank, order, path))
+    if any(marker in rest for marker in RAISE_SITE_MARKERS) and (site := raise_site(rest)) is not None:
+        scan.raise_sites.append((rank, order, path, site))
     owner = spawn_error_owner(rest) if rank is None and "terminated with the following error" in rest else None
     if owner is not None:
         scan.spawn_owner = owner

@@ -160,6 +160,9 @@ def collect_gpus(node_out: Path, bundle: Path, options: CollectSettings, targets
         status = CollectorStatus.SKIPPED if not errors else CollectorStatus.FAILED
         return record("gpu", status, None, started, files, error=why,
                       hint=None if errors else "pip install 'torch-triage[gpu]' on GPU nodes (nvidia-ml-py)")
+    if errors and node.source != "nvml":
+        # NVML was there but failed: the facts came from nvidia-smi, and the bundle says why
+        node = replace(node, note="; ".join([*errors, *([node.note] if node.note else [])]))
     pids = {t.pid: t.rank for t in targets if t.pid is not None}
     node = with_ranks(node, pids)
     write_private(paths.gpus, json.dumps(node.to_json(), indent=1) + "\n")

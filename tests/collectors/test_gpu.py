@@ -45,3 +45,29 @@ def test_processes_and_xids_of_rank_pids_are_named_by_rank() -> None:
     named = with_ranks(node, {41: 3})
     assert [p.rank for p in named.gpus[0].processes] == [3, None]
     assert [x.rank for x in named.gpus[1].xids] == [3, None]
+
+
+class _FailingNvml:
+    """NVML as a machine with nvidia-ml-py but a failing library presents it (NVML cannot run on
+    this GPU-less machine; the real nvidia-smi XML below comes from this project's H200 run)."""
+
+    class NVMLError(Exception):
+        pass
+
+    def nvmlInit(self) -> None:
+        raise self.NVMLError("Driver Not Loaded")
+
+
+def test_nvml_that_fails_is_said_beside_the_nvidia_smi_facts_used_instead(tmp_path: Path) -> None:
+    xml = Path(__file__).parents[1] / "parsing" / "data" / "nvidia-smi-h200-v13-busy.xml"
+    tool = tmp_path / "nvidia-smi"
+    tool.write_text(f"#!/bin/sh\nexec cat {xml}\n")
+    tool.chmod(0o755)
+    node_out = tmp_path / "node"
+    rec = collect_gpus(node_out, tmp_path, CollectSettings(), [Target(rank=1, pid=562)], None,
+                       nvml=_FailingNvml(), tool=str(tool))
+    assert rec.status == CollectorStatus.OK
+    data = json.loads((node_out / "gpus.json").read_text())
+    assert data["source"] == "nvidia-smi"
+    assert data["note"] == "NVML: NVMLError: Driver Not Loaded"
+    assert [p["rank"] for p in data["gpus"][0]["processes"]] == [None, 1]

@@ -43,3 +43,14 @@ def test_the_bundle_form_round_trips() -> None:
 def test_other_text_is_a_one_line_input_error(text: str) -> None:
     with pytest.raises(InputError, match="not nvidia-smi XML"):
         parse_nvidia_smi_xml(text)
+
+
+def test_an_h200_from_this_projects_gpu_run_reads_a_busy_gpu_and_its_two_ranks() -> None:
+    """data/nvidia-smi-h200-v13-busy.xml: captured by scripts/gpu_run.sh on an H200 (driver
+    580.159.04) while rank 1 of a 2-rank job spun a kernel (serial and UUID zeroed)."""
+    node = parse_nvidia_smi_xml((DATA / "nvidia-smi-h200-v13-busy.xml").read_text())
+    assert node.driver == "580.159.04"
+    [gpu] = node.gpus
+    assert gpu.name == "NVIDIA H200" and gpu.util_gpu == 100 and gpu.memory_total_mib == 143771
+    assert [p.pid for p in gpu.processes] == [561, 562]
+    assert {p.name for p in gpu.processes} == {"/opt/torch/.venv/bin/python"}

@@ -21,6 +21,7 @@ import pytest
 from tests.helpers.launch import TIMEOUT_S, Finished, job_env, launch_argv, run_launch, torchrun
 from tests.helpers.paths import example, program
 from tests.helpers.processes import triage_cmd
+from triage.bundle import CollectorStatus, read_manifest
 from triage.exitcodes import ExitCode
 
 pytestmark = [pytest.mark.matrix, pytest.mark.slow, pytest.mark.timeout(300)]
@@ -87,6 +88,13 @@ def test_stall(tmp_path: Path) -> None:
     if not _recorded():
         report = " ".join(done.stdout.split())
         assert "collectives not recorded: " in report and "all match" not in report, report
+        # the missing private API is a note (heartbeat, manifest), never an exception in the rank
+        beat = json.loads(next((tmp_path / "run").glob("*/ranks/0/heartbeat.json")).read_text())
+        assert re.fullmatch(r"unavailable: torch [\d.]+ has no Flight Recorder for gloo \(no _dump_fr_trace_json\)",
+                            beat["fr_state"]), beat
+        fr = next(c for c in read_manifest(done.bundle()).collectors if c.name == "fr" and c.rank == 0)
+        assert fr.status is CollectorStatus.SKIPPED and (fr.error or "").startswith("no Flight Recorder: "), fr
+        assert "Traceback" not in done.stdout + done.stderr, done.explain()
 
 
 def test_exception(tmp_path: Path) -> None:

@@ -62,9 +62,9 @@ class XidListener:
         events = None
         try:
             events = nv.nvmlEventSetCreate()
-            for index in range(int(nv.nvmlDeviceGetCount())):
-                nv.nvmlDeviceRegisterEvents(nv.nvmlDeviceGetHandleByIndex(index), nv.nvmlEventTypeXidCriticalError,
-                                            events)
+            if not _register(nv, events):
+                self.error = "no GPU of this node delivers Xid events to NVML listeners"
+                return
             self.started = time.time()
             while not self._stop.is_set():
                 self._wait_one(nv, events)
@@ -91,6 +91,16 @@ class XidListener:
         with self._lock:
             if sum(len(v) for v in self._events.values()) < MAX_EVENTS:
                 self._events.setdefault(index, []).append(found)
+
+
+def _register(nv: Any, events: Any) -> int:
+    """Register every GPU that supports Xid events (one that does not, as some do not, is left out)."""
+    registered = 0
+    for index in range(int(nv.nvmlDeviceGetCount())):
+        with contextlib.suppress(Exception):
+            nv.nvmlDeviceRegisterEvents(nv.nvmlDeviceGetHandleByIndex(index), nv.nvmlEventTypeXidCriticalError, events)
+            registered += 1
+    return registered
 
 
 _current: XidListener | None = None

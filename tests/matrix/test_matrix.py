@@ -88,12 +88,16 @@ def test_stall(tmp_path: Path) -> None:
     if not _recorded():
         report = " ".join(done.stdout.split())
         assert "collectives not recorded: " in report and "all match" not in report, report
-        # the missing private API is a note (heartbeat, manifest), never an exception in the rank
+        # why is a note in the heartbeat, never an exception in the rank: torch 2.4-2.6 lack the dump API
+        # (the bundle's fr collector is skipped with that reason), torch 2.8 has it and records nothing for gloo
         beat = json.loads(next((tmp_path / "run").glob("*/ranks/0/heartbeat.json")).read_text())
-        assert re.fullmatch(r"unavailable: torch [\d.]+ has no Flight Recorder for gloo \(no _dump_fr_trace_json\)",
-                            beat["fr_state"]), beat
+        assert re.fullmatch(r"unavailable: torch [\d.]+ (has no Flight Recorder for gloo \(no _dump_fr_trace_json\)"
+                            r"|'s Flight Recorder recorded no gloo collective)", beat["fr_state"]), beat
         fr = next(c for c in read_manifest(done.bundle()).collectors if c.name == "fr" and c.rank == 0)
-        assert fr.status is CollectorStatus.SKIPPED and (fr.error or "").startswith("no Flight Recorder: "), fr
+        if "no _dump_fr_trace_json" in beat["fr_state"]:
+            assert fr.status is CollectorStatus.SKIPPED and (fr.error or "").startswith("no Flight Recorder: "), fr
+        else:
+            assert fr.status is CollectorStatus.OK, fr
         assert "Traceback" not in done.stdout + done.stderr, done.explain()
 
 

@@ -93,7 +93,10 @@ def test_stall(tmp_path: Path) -> None:
         beat = json.loads(next((tmp_path / "run").glob("*/ranks/0/heartbeat.json")).read_text())
         assert re.fullmatch(r"unavailable: torch [\d.]+ (has no Flight Recorder for gloo \(no _dump_fr_trace_json\)"
                             r"|'s Flight Recorder recorded no gloo collective)", beat["fr_state"]), beat
-        fr = next(c for c in read_manifest(done.bundle()).collectors if c.name == "fr" and c.rank == 0)
+        hung = [read_manifest(m.parent) for m in sorted((tmp_path / "run").glob("*/bundles/*/manifest.json"))]
+        hung = [m for m in hung if m.reason.startswith("rank 0 waiting in all_reduce seq 3")]  # not a slow start-up's
+        assert hung, done.explain()
+        fr = next(c for c in hung[0].collectors if c.name == "fr" and c.rank == 0)
         if "no _dump_fr_trace_json" in beat["fr_state"]:
             assert fr.status is CollectorStatus.SKIPPED and (fr.error or "").startswith("no Flight Recorder: "), fr
         else:

@@ -5,7 +5,7 @@ Each case is run --runs times (median of wall time and of the CPU of all process
 - ``true`` and ``python -c pass`` alone, then each under ``triage launch`` (the second includes the
   worker bootstrap that triage's sitecustomize loads into a Python rank);
 - ``false`` under ``triage launch``: a failed job, which also prints the run's report at stop;
-- the imports alone, each in a fresh interpreter: the CLI, the agent (``triage.agent.supervisor``),
+- the imports alone, each in a fresh interpreter: the CLI, the agent (``triage.agent.launch.supervisor``),
   the report loaders and rich (what a failed job loads at stop).
 Byte-code is compiled first and written (PYTHONDONTWRITEBYTECODE is dropped for the children): an
 installed triage has its .pyc files; one case runs with none, to show what compiling costs.
@@ -71,7 +71,7 @@ def main() -> None:
               "under PYTHONDONTWRITEBYTECODE=1 without scripts/setup.sh's compileall)")
         print("imports, each in a fresh interpreter (minus python -c pass):")
         bare = measure([sys.executable, "-c", "pass"], args.runs, cwd)
-        for module in ("triage.cli", "triage.cli.launch", "triage.agent.supervisor", "triage.agent.hang_actions",
+        for module in ("triage.cli", "triage.cli.launch", "triage.agent.launch.supervisor", "triage.agent.hang.actions",
                        "triage.report", "rich.console"):
             wall, cpu = measure([sys.executable, "-c", f"import {module}"], args.runs, cwd)
             print(f"  {module:28s} {wall - bare[0]:.3f} / {cpu - bare[1]:.3f}")

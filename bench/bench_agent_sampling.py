@@ -4,7 +4,7 @@
    where rank 0 sleeps outside any collective while ranks 1-2 wait in a barrier. Figure: the time
    from the hang (the barrier entered, from the bundle's fr.json) to triage's stop decision
    (node.json ``stop_requested``), minus ``--hang-timeout``; the bound is ``--sample-interval`` (3 s).
-   The monitor takes the first sample ahead (triage.agent.presample: 1 s before the timeout), so the
+   The monitor takes the first sample ahead (triage.agent.hang.presample: 1 s before the timeout), so the
    second comes at that start + interval; without it the figure was 3.56-3.72 s (the tick that sees
    the timeout elapse, up to 0.5 s, and the start of the action, ~0.15 s, came before the first sample).
 2. Detection latency for an init hang: rank 0 never reaches init_process_group while ranks 1-2
@@ -39,8 +39,8 @@ sys.path.insert(0, str(REPO))
 from tests.helpers.launch import TIMEOUT_S, job_env, launch_argv, run_launch, torchrun
 from tests.helpers.paths import program
 from tests.helpers.processes import kill_tree
-from triage.agent import busy
-from triage.parsing.flight_recorder import load_fr_file
+from triage.agent.hang import busy
+from triage.parsing.flight_recorder.parse import load_fr_file
 
 SAMPLE_INTERVAL = 3.0
 
@@ -133,7 +133,7 @@ def child_id_cost() -> list[float]:
 
     from tests.helpers.paths import PROGRAMS
     from tests.helpers.processes import running_program
-    from triage.agent.children import worker_id_from_locals
+    from triage.agent.hang.children import worker_id_from_locals
     from triage.collectors.pyspy import python_children
 
     with tempfile.TemporaryDirectory() as tmp:

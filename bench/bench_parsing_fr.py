@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from triage.parsing.flight_recorder import load_fr_file
+from triage.parsing.flight_recorder.parse import load_fr_file
 
 
 def make_dump(entries: int, frames: bool) -> dict[str, object]:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from triage.parsing.nccl_tracker import NcclTracker
+from triage.parsing.nccl.tracker import NcclTracker
 
 OPS = [("AllReduce", 7, 0), ("AllGather", 9, 0), ("ReduceScatter", 9, 0), ("Broadcast", 7, 0)]
 

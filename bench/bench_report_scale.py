@@ -67,7 +67,7 @@ def phases(root: Path, ranks: int, sample: int = 64) -> float:
     import io
 
     from triage.parsing import safe_pickle
-    from triage.parsing.flight_recorder_compact import parse_fr_compact
+    from triage.parsing.flight_recorder.compact import parse_fr_compact
 
     paths = sorted(root.iterdir())[:sample]
     spent = dict.fromkeys(("read", "decode", "shape check", "parse"), 0.0)

@@ -1,5 +1,5 @@
 """Large dump directories keep per rank only the last collectives plus a compact history
-(triage.parsing.flight_recorder_compact): the report must be the one the full parse gives."""
+(triage.parsing.flight_recorder.compact): the report must be the one the full parse gives."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from triage.analysis.analyze import analyze
 from triage.load import fr_files as load_files
 from triage.load.inputs import load_inputs
 from triage.model import Report
-from triage.parsing.flight_recorder import parse_fr_json
-from triage.parsing.flight_recorder_compact import TAIL, parse_fr_compact
+from triage.parsing.flight_recorder.compact import TAIL, parse_fr_compact
+from triage.parsing.flight_recorder.parse import parse_fr_json
 
 
 def _both(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Report, Report]:

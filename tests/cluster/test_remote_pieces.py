@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from triage.agent import cluster_trigger
+from triage.agent.hang import cluster_trigger
 from triage.bundle import Manifest, Trigger, create_bundle_dir, write_manifest
 from triage.errors import RemoteError, UsageError
 from triage.remote.names import parse_hosts, parse_pids, validate_job_id

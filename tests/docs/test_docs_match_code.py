@@ -1,6 +1,7 @@
 """The docs are held to the code: every package of triage is placed in the import-linter layers and
-in docs/development.md's layout, every registered command is in docs/index.md's command table and
-has its example in the README, and the public API's docstrings name every report format."""
+in docs/development.md's layout (its sub-packages too), every registered command is in
+docs/index.md's command table and has its example in the README, and the public API's docstrings
+name every report format."""
 
 from __future__ import annotations
 
@@ -47,6 +48,18 @@ def test_every_package_is_in_the_development_layout(package: str) -> None:
     text = (REPO / "docs" / "development.md").read_text(encoding="utf-8")
     layout = text.split("## Layout and layers", 1)[1].split("\n## ", 1)[0]
     assert f"`triage/{package}/`" in layout or (package == "collectors" and "`collectors/`" in layout), (
+        f"docs/development.md's layout table does not name triage/{package}/")
+
+
+def _nested_packages() -> list[str]:
+    return sorted(str(p.parent.relative_to(PACKAGE)) for p in PACKAGE.glob("*/*/__init__.py"))
+
+
+@pytest.mark.parametrize("package", _nested_packages())
+def test_every_nested_package_is_in_the_development_layout(package: str) -> None:
+    text = (REPO / "docs" / "development.md").read_text(encoding="utf-8")
+    layout = text.split("## Layout and layers", 1)[1].split("\n## ", 1)[0]
+    assert f"`{package}/`" in layout or f"`triage/{package}/`" in layout, (
         f"docs/development.md's layout table does not name triage/{package}/")
 
 

@@ -17,7 +17,7 @@ from tests.helpers.launch import job_env, launch_argv, run_launch, torchrun
 from tests.helpers.paths import program
 from triage.bundle import Trigger, read_manifest
 from triage.exitcodes import ExitCode
-from triage.parsing.flight_recorder import load_fr_file
+from triage.parsing.flight_recorder.parse import load_fr_file
 
 pytestmark = [pytest.mark.timeout(240), pytest.mark.slow]
 

@@ -10,7 +10,7 @@ import pytest
 
 from tests.hang.test_detect import NOW, coll, rank
 from tests.helpers.processes import python_program, running_program, triage_cmd
-from triage.agent import busy, detect
+from triage.agent.hang import busy, detect
 from triage.errors import UsageError
 from triage.options import HangSettings
 
@@ -156,7 +156,7 @@ def _threads(*frames: tuple[str, str, int]):  # type: ignore[no-untyped-def]
 
 
 def test_classify_finds_init_process_group_and_names_own_code_elsewhere() -> None:
-    from triage.agent.init_watch import classify
+    from triage.agent.hang.init_watch import classify
 
     lib = "/venv/lib/python3.11/site-packages/torch/distributed"
     waiting = _threads(("_store_based_barrier", f"{lib}/distributed_c10d.py", 10),
@@ -171,7 +171,7 @@ def test_classify_finds_init_process_group_and_names_own_code_elsewhere() -> Non
 def test_the_store_address_is_read_from_the_rank_environment() -> None:
     import os
 
-    from triage.agent.init_watch import _store_of
+    from triage.agent.hang.init_watch import _store_of
 
     env = {**os.environ, "MASTER_ADDR": "10.1.2.3", "MASTER_PORT": "29500"}
     with running_program(python_program("agent_activity.py", "sleep"), env=env) as proc:
@@ -184,7 +184,7 @@ def test_the_store_address_is_read_from_the_rank_environment() -> None:
 def test_an_idle_process_outside_init_is_never_an_init_hang() -> None:
     import time
 
-    from triage.agent.init_watch import InitWatch
+    from triage.agent.hang.init_watch import InitWatch
     from triage.agent.state import LocalRankStatus
 
     with running_program(python_program("agent_activity.py", "sleep")) as proc:

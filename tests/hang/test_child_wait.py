@@ -17,7 +17,7 @@ import pytest
 
 from tests.helpers.paths import PROGRAMS
 from tests.helpers.processes import running_program
-from triage.agent import children
+from triage.agent.hang import children
 from triage.analysis.child_wait import child_waited_on, classify_child, main_thread, waits_on
 from triage.collectors.common import run_tool
 from triage.collectors.pyspy import find_pyspy, python_children, sample_stacks

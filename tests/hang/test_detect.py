@@ -1,8 +1,8 @@
-"""Unit tests of triage.agent.detect on constructed LocalRankStatus values."""
+"""Unit tests of triage.agent.hang.detect on constructed LocalRankStatus values."""
 
 from __future__ import annotations
 
-from triage.agent import detect
+from triage.agent.hang import detect
 from triage.agent.state import LocalRankStatus
 from triage.model import Collective, CollectiveState
 

@@ -1,5 +1,5 @@
 """A rank waiting on its GPU is its own state: never "busy computing", a hang when the GPU is idle
-or its use is unknown (triage.agent.gpu_wait)."""
+or its use is unknown (triage.agent.hang.gpu_wait)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import sys
 
 from tests.helpers.launch import job_env, launch_argv, run_launch, torchrun
 from tests.helpers.paths import REPO, program
-from triage.agent import busy
-from triage.agent.gpu_wait import gpu_utilization, gpu_wait
+from triage.agent.hang import busy
+from triage.agent.hang.gpu_wait import gpu_utilization, gpu_wait
 from triage.parsing.stacks import Frame, ThreadStack
 
 SITE = "/usr/lib/python3.11/site-packages"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.hang.test_detect import coll, rank
-from triage.agent import cluster_trigger
-from triage.agent.hang_monitor import HangMonitor
+from triage.agent.hang import cluster_trigger
+from triage.agent.hang.monitor import HangMonitor
 from triage.agent.state import AgentContext, LocalRankStatus, MonitorActionKind
 from triage.layout import RunPaths
 from triage.options import HangSettings

@@ -1,4 +1,4 @@
-"""The first busy/blocked sample taken ahead of a hang (triage.agent.presample): started by the
+"""The first busy/blocked sample taken ahead of a hang (triage.agent.hang.presample): started by the
 monitor when the ranks are LEAD_S from the hang timeout, handed to the hang action when nothing
 moved since, so the second sample (and the stop) comes at first-sample start + --sample-interval.
 On a real process (tests/programs/agent_activity.py sleeping: a blocked rank)."""
@@ -12,9 +12,9 @@ import pytest
 
 from tests.hang.test_detect import coll, rank
 from tests.helpers.processes import python_program, running_program
-from triage.agent import busy
-from triage.agent.hang_monitor import HangMonitor
-from triage.agent.presample import LEAD_S, PreSampler
+from triage.agent.hang import busy
+from triage.agent.hang.monitor import HangMonitor
+from triage.agent.hang.presample import LEAD_S, PreSampler
 from triage.agent.state import AgentContext, LocalRankStatus
 from triage.options import HangSettings
 

@@ -15,7 +15,7 @@ import pytest
 from tests.helpers.launch import TIMEOUT_S, TORCHRUN, job_env, launch_argv, run_launch
 from tests.helpers.paths import program
 from tests.helpers.processes import kill_tree, triage_cmd
-from triage.agent.rdzv_watch import in_rendezvous, launcher_args
+from triage.agent.hang.rdzv_watch import in_rendezvous, launcher_args
 from triage.bundle import read_manifest
 from triage.exitcodes import ExitCode
 
@@ -130,7 +130,7 @@ def test_a_node_that_comes_late_lets_the_job_finish_and_is_a_finding(tmp_path) -
 
 def test_no_report_while_every_wanted_node_has_its_agent_here(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """Both nodes' agents are up (a slow rendezvous, not a missing node): nothing to report."""
-    from triage.agent.rdzv_watch import RendezvousWatch
+    from triage.agent.hang.rdzv_watch import RendezvousWatch
 
     run_dir = tmp_path / "run"
     argv = ["torchrun", "--nnodes", "2", "--rdzv-endpoint", "h:1", "t.py"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.helpers.launch import TIMEOUT_S
 from triage.bundle import CollectorStatus, Manifest, read_manifest
-from triage.parsing.flight_recorder import load_fr_file
+from triage.parsing.flight_recorder.parse import load_fr_file
 from triage.parsing.stacks import parse_pyspy_json
 
 RANK_COLLECTORS = {"proc", "fr", "stacks", "fr-torch", "pyspy", "gdb", "strace"}

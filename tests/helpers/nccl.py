@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from triage.model import Collective, CollectiveState
-from triage.parsing.nccl_tracker import NcclTracker
+from triage.parsing.nccl.tracker import NcclTracker
 
 
 def tracker_collectives(tracker: NcclTracker) -> tuple[Collective, ...]:
     """Every kept op as a Collective: ``seq = opCount + 1`` and ``pg`` the commId, else
-    ``comm:<pointer>``, as triage.load.log_records builds them (here all SCHEDULED: NCCL logs an op
+    ``comm:<pointer>``, as triage.load.logs.records builds them (here all SCHEDULED: NCCL logs an op
     when it is enqueued, never its completion). Ops of processes whose rank is unknown get rank -1."""
     out: list[Collective] = []
     for state in tracker.last_ops():

@@ -1,8 +1,8 @@
 """Reading triage's tagged records back (merged.log, the console) in tests: the inverse of
-triage.agent.tagger, used to prove that no byte of a rank's output is lost or changed.
+triage.agent.launch.tagger, used to prove that no byte of a rank's output is lost or changed.
 
 A record is ``[host:rank]`` + SEP + SEGMENT + ``\\n``; SEP is a space for a whole source line and
-``+`` for a partial one (see triage.agent.tagger)."""
+``+`` for a partial one (see triage.agent.launch.tagger)."""
 
 from __future__ import annotations
 

@@ -12,8 +12,8 @@ import psutil
 from tests.helpers.launch import HOST, job_env, launch_argv, rank_dir, read_json, torchrun
 from tests.helpers.paths import example
 from tests.helpers.processes import running_program, wait_for
-from triage.agent.ranks import RankTracker
-from triage.agent.supervisor import exit_code_of
+from triage.agent.launch.ranks import RankTracker
+from triage.agent.launch.supervisor import exit_code_of
 from triage.collectors.worker_client import ping, request_dump
 from triage.layout import BundleRankPaths, RunPaths
 from triage.model import CollectiveState

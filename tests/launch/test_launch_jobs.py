@@ -20,7 +20,7 @@ from tests.helpers.launch import (
 )
 from tests.helpers.paths import example, program
 from tests.helpers.tagged import iter_records, reconstruct
-from triage.agent.envsetup import BOOTSTRAP_DIR
+from triage.agent.launch.envsetup import BOOTSTRAP_DIR
 
 
 def _probes(output: bytes) -> dict[int, dict[str, object]]:

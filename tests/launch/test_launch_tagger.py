@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from tests.helpers.tagged import iter_records, reconstruct
-from triage.agent.tagger import Tagger
+from triage.agent.launch.tagger import Tagger
 
 
 def _tag_stream(chunks: list[bytes], max_partial: int = 1 << 20) -> bytes:

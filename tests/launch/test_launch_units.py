@@ -11,12 +11,12 @@ import time
 from pathlib import Path
 
 from tests.helpers.tagged import reconstruct
-from triage.agent.envsetup import is_torchrun, rank_vars
+from triage.agent.launch.envsetup import is_torchrun, rank_vars
+from triage.agent.launch.pump import ConsoleWriter, LogPump
+from triage.agent.launch.ranks import RankTracker, describe_ends, fatal_signal
+from triage.agent.launch.rundir import job_id_from_env, prepare_run_dir
+from triage.agent.launch.supervisor import exit_code_of
 from triage.agent.lines import holding_rank_output
-from triage.agent.pump import ConsoleWriter, LogPump
-from triage.agent.ranks import RankTracker, describe_ends, fatal_signal
-from triage.agent.rundir import job_id_from_env, prepare_run_dir
-from triage.agent.supervisor import exit_code_of
 
 
 class _Sink:
@@ -57,7 +57,7 @@ def test_pump_tags_new_bytes_and_skips_old_ones_in_a_reused_run_dir(tmp_path: Pa
 
 
 def test_console_writer_never_blocks_the_pump(tmp_path: Path) -> None:
-    from triage.agent.pump import ConsoleWriter
+    from triage.agent.launch.pump import ConsoleWriter
 
     read_end, write_end = os.pipe()
     stream = os.fdopen(write_end, "wb")
@@ -126,7 +126,7 @@ def test_job_id_exit_codes_and_rank_vars() -> None:
 
 def test_nccl_log_is_not_pumped(tmp_path: Path) -> None:
     """nccl.log stays out of the console, merged.log and on_output: the hang monitor reads the
-    file itself (triage.agent.hang_nccl), so the agent reads it once."""
+    file itself (triage.agent.hang.nccl), so the agent reads it once."""
     _run, host = prepare_run_dir(tmp_path / "run", "j1", "h", ["x"])
     rank1 = host.rank(1)
     rank1.root.mkdir(parents=True)
@@ -160,7 +160,7 @@ def test_full_disk_under_merged_log_does_not_stop_the_pump(tmp_path, capsys) -> 
     says so once, and keeps handing output to the monitor; the per-rank logs are the ranks' own."""
     import os
 
-    from triage.agent.pump import LogPump
+    from triage.agent.launch.pump import LogPump
     from triage.layout import HostPaths
 
     host = HostPaths(tmp_path / "node1")

@@ -178,3 +178,27 @@ def test_a_rank_waiting_for_the_nccl_unique_id_names_the_rank_that_never_came() 
                     "ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: "
                     "Socket Timeout")
     assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("init_hang", (0,))
+
+
+def test_nccls_last_error_detail_says_what_the_exception_above_it_was() -> None:
+    """A variant: the generic DistBackendError, then "Last error:" and a network detail on the same
+    rank's prefixed lines: the detail decides (a network error naming the peer), not the generic line."""
+    result = report(
+        "[rank3]: torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/"
+        "ProcessGroupNCCL.cpp:3356, remote process exited or there was a network error, NCCL version 2.26.2",
+        "[rank3]: ncclRemoteError: A call failed possibly due to a network error or a remote process exiting "
+        "prematurely.", "[rank3]: Last error:",
+        "[rank3]: socketProgress: Connection closed by remote peer 10.1.2.7<41852>")
+    assert result.verdict.kind.value == "network_error"
+    assert "10.1.2.7" in result.verdict.summary
+
+
+def test_a_sigterm_to_torchrun_after_a_rank_failed_is_the_supervisors_reaction() -> None:
+    """A variant: rank 2 raises, then torchrun's agent is sent SIGTERM: the exception is the story;
+    without the failure before it, the SIGTERM from outside is (the other assertion)."""
+    sigterm = ("W0412 10:00:09.100000 4242 torch/distributed/elastic/agent/server/api.py:739] Received 15 death "
+               "signal, shutting down workers")
+    result = report("[rank2]: ValueError: bad shard index 7", sigterm)
+    assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("exception", (2,))
+    alone = report("[rank2]: step 10 loss 0.3", sigterm)
+    assert "SIGTERM" in alone.verdict.summary

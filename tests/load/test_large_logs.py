@@ -7,7 +7,7 @@ from pathlib import Path
 
 from triage.analysis.analyze import analyze
 from triage.load.inputs import load_inputs
-from triage.load.large_logs import LARGE_LOG_BYTES
+from triage.load.logs.large import LARGE_LOG_BYTES
 
 OOM = ("[rank5]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 5 has a total "
        "capacity of 79.10 GiB of which 1.06 GiB is free.\n")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from triage.agent.envsetup import worker_env
+from triage.agent.launch.envsetup import worker_env
 from triage.agent.numerics_watch import should_stop
 from triage.analysis.numerics import analyze_numerics, scaler_skips_only
 from triage.analysis.verdicts import nonfinite_rule

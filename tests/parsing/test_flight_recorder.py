@@ -17,14 +17,14 @@ from tests.helpers.synthetic import fr_dump
 from triage.analysis.diff import history_of, index_by_pg
 from triage.errors import InputError
 from triage.model import CollectiveState
-from triage.parsing.flight_recorder import (
+from triage.parsing.flight_recorder.compact import parse_fr_compact
+from triage.parsing.flight_recorder.parse import (
     UNKNOWN_RANK,
     decode_fr_bytes,
     load_fr_file,
     parse_fr_json,
     rank_from_filename,
 )
-from triage.parsing.flight_recorder_compact import parse_fr_compact
 from triage.parsing.safe_pickle import safe_unpickle
 
 DATA = Path(__file__).parent / "data"

@@ -10,15 +10,15 @@ import pytest
 
 from tests.helpers.nccl import tracker_collectives
 from triage.model import CollectiveState
-from triage.parsing import nccl_bulk
-from triage.parsing.nccl import (
+from triage.parsing.nccl import bulk as nccl_bulk
+from triage.parsing.nccl.lines import (
     NcclColl,
     NcclInit,
     NcclWarn,
     parse_nccl_line,
     parse_nccl_segments,
 )
-from triage.parsing.nccl_tracker import BULK_MIN_BYTES, NcclTracker
+from triage.parsing.nccl.tracker import BULK_MIN_BYTES, NcclTracker
 
 COLL = ("node07:4121:4188 [3] NCCL INFO AllReduce: opCount 2f sendbuff 0x7f01a0000000 recvbuff 0x7f01a0000000 "
         "count 262144 datatype 7 op 0 root 0 comm 0x55d0c3a0 [nranks=8] stream 0x55d0c1f0")

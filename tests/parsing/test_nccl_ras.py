@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from triage.parsing.nccl_ras import parse_ras_mismatches
+from triage.parsing.nccl.ras import parse_ras_mismatches
 
 REPORT = """Group     Comms     Nodes     Ranks     Ranks     Ranks    Status  Errors
     #  in group  per comm  per node  per comm  in group

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tests.helpers.nccl import tracker_collectives
 from tests.helpers.processes import python_program, running_program
-from triage.parsing.nccl_tracker import NcclTracker
+from triage.parsing.nccl.tracker import NcclTracker
 
 OPS = ["all_reduce", "all_gather", "reduce_scatter", "broadcast"]
 N_OPS = 30

@@ -13,12 +13,12 @@ import pytest
 from tests.helpers.nccl import tracker_collectives
 from triage.errors import InputError
 from triage.parsing.dmesg import parse_dmesg_line, relevant_lines, scan_dmesg
-from triage.parsing.flight_recorder import decode_fr_bytes, parse_fr_json
+from triage.parsing.flight_recorder.parse import decode_fr_bytes, parse_fr_json
 from triage.parsing.log_owners import attribute_lines
 from triage.parsing.log_prefix import split_rank_prefix
 from triage.parsing.names import redop_name, torch_dtype, torch_op
-from triage.parsing.nccl import parse_nccl_line, parse_nccl_segments
-from triage.parsing.nccl_tracker import NcclTracker
+from triage.parsing.nccl.lines import parse_nccl_line, parse_nccl_segments
+from triage.parsing.nccl.tracker import NcclTracker
 from triage.parsing.stacks import (
     parse_faulthandler,
     parse_faulthandler_signal,

@@ -5,6 +5,9 @@ STRAG_SLOW_RANK (default -1: none) sleeps STRAG_EXTRA_MS (default 40) more than 
 each collective. Every rank also sleeps STRAG_BASE_MS (default 5) with a random jitter of up to
 STRAG_JITTER_MS (default 3) before each collective: an equal job has some noise, not none.
 Rank 0 prints READY after its first step.
+
+STRAG_UNTIL (a path): after the STRAG_STEPS steps, go on until that file exists (the ranks agree
+on it with an all_reduce every 10 steps), so a test can end the job once what it waits for happened.
 """
 
 import os
@@ -21,6 +24,13 @@ def pause(slow: bool, base_ms: float, jitter_ms: float, extra_ms: float) -> None
     time.sleep((base_ms + random.uniform(0.0, jitter_ms) + (extra_ms if slow else 0.0)) / 1000.0)
 
 
+def agreed_to_stop(until: str) -> bool:
+    """Every rank the same answer: does the file exist for any of them?"""
+    flag = torch.tensor([1.0 if os.path.exists(until) else 0.0])
+    dist.all_reduce(flag, op=dist.ReduceOp.MAX)
+    return bool(flag.item() > 0.0)
+
+
 def main() -> None:
     dist.init_process_group("gloo")
     rank = dist.get_rank()
@@ -29,9 +39,11 @@ def main() -> None:
     base_ms = float(os.environ.get("STRAG_BASE_MS", "5"))
     jitter_ms = float(os.environ.get("STRAG_JITTER_MS", "3"))
     extra_ms = float(os.environ.get("STRAG_EXTRA_MS", "40"))
+    until = os.environ.get("STRAG_UNTIL")
     random.seed(rank * 7919 + os.getpid())
     weights = torch.ones(4096)
-    for step in range(steps):
+    step = 0
+    while step < steps or (until is not None and not (step % 10 == 0 and agreed_to_stop(until))):
         grad = weights * 0.5 + 1.0
         pause(slow, base_ms, jitter_ms, extra_ms)
         dist.all_reduce(grad)
@@ -42,6 +54,7 @@ def main() -> None:
         triage.step()
         if step == 0 and rank == 0:
             print("READY", flush=True)
+        step += 1
     print(f"rank {rank} done", flush=True)
     dist.destroy_process_group()
 

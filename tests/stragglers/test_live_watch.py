@@ -1,9 +1,12 @@
 """The agent's live straggler line on real 4-rank torchrun gloo jobs under `triage launch`: a rank
 that sleeps 40 ms more before each collective is named while the job runs and recorded with py-spy;
-an equal job, also under CPU-burning neighbours, never gets the line; a bad setting is one line."""
+an equal job, also under CPU-burning neighbours, never gets the line; a bad setting is one line.
+The equal jobs run until the watch has fetched every rank's Flight Recorder in two checks (waited
+on, with a generous deadline: a loaded machine slows the checks, not the test's verdict)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -13,13 +16,50 @@ import pytest
 
 from tests.helpers.launch import Finished, job_env, run_launch, torchrun
 from tests.helpers.paths import program
-from tests.helpers.processes import running_program, triage_cmd
+from tests.helpers.processes import kill_tree, running_program, triage_cmd, wait_for
 
 pytestmark = pytest.mark.timeout(400)
 JOB = program("straggler_job.py")
 # checks every 3 s (not 60): a test job runs ~20 s
 WATCH = {"TRIAGE_STRAGGLER_CHECK_INTERVAL": "3", "TRIAGE_STRAGGLER_SAMPLE_SECONDS": "3"}
 LINE = "arrives last at"
+DEADLINE_S = 240.0                 # for the watch's fetches and the job's end, each
+
+
+def fetched(run_dir: Path) -> dict[str, tuple[int, int]]:
+    """Every rank's live Flight Recorder as the watch last fetched it (inode, mtime), once all 4 are."""
+    found: dict[str, tuple[int, int]] = {}
+    for path in run_dir.glob("*/stragglers/fr/rank-*/fr.json"):
+        with contextlib.suppress(OSError):
+            stat = path.stat()
+            found[path.parent.name] = (stat.st_ino, stat.st_mtime_ns)
+    return found if len(found) == 4 else {}
+
+
+def launched_until_checked(tmp_path: Path, **env: str) -> Finished:
+    """An equal job (STRAG_UNTIL) that ends once every rank's Flight Recorder was fetched by two checks."""
+    run_dir, stop = tmp_path / "run", tmp_path / "stop"
+    argv = [*triage_cmd("launch", "--run-dir", str(run_dir), "--console", "none", "--"), *torchrun(JOB, 4)]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                            env=job_env(**WATCH, STRAG_UNTIL=str(stop), **env), start_new_session=True,
+                            cwd=str(tmp_path), text=True)
+    try:
+        first = wait_for(lambda: fetched(run_dir), DEADLINE_S, "the watch's first fetch of all 4 ranks")
+        wait_for(lambda: (now := fetched(run_dir)) and all(now[r] != first[r] for r in first), DEADLINE_S,
+                 "the watch's second fetch of all 4 ranks")
+        stop.touch()
+        out, err = proc.communicate(timeout=DEADLINE_S)
+    except (AssertionError, subprocess.TimeoutExpired) as exc:
+        kill_tree(proc.pid)
+        _out, err = proc.communicate(timeout=10)
+        raise AssertionError(f"{exc}\n{Finished(-1, '', err, run_dir).explain()}") from None
+    finally:
+        kill_tree(proc.pid)
+        with contextlib.suppress(Exception):
+            proc.communicate(timeout=10)
+    done = Finished(proc.returncode, out, err, run_dir)
+    assert done.returncode == 0, done.explain()
+    return done
 
 
 def launched(tmp_path: Path, **env: str) -> Finished:
@@ -68,7 +108,7 @@ def test_a_slow_rank_is_named_while_the_job_runs_and_sampled(tmp_path: Path) -> 
 
 
 def test_an_equal_job_gets_no_line(tmp_path: Path) -> None:
-    done = launched(tmp_path, STRAG_STEPS="300")
+    done = launched_until_checked(tmp_path, STRAG_STEPS="300")
     assert LINE not in done.stderr and "py-spy samples" not in done.stderr, done.stderr
     assert not (watch_dir(done) / "warnings.jsonl").exists() and not list(watch_dir(done).glob("*.pyspy.txt"))
     checked(done)
@@ -77,7 +117,7 @@ def test_an_equal_job_gets_no_line(tmp_path: Path) -> None:
 def test_an_equal_job_under_cpu_burning_neighbours_gets_no_line(tmp_path: Path) -> None:
     burn = [sys.executable, "-c", "print('READY', flush=True)\nwhile True: pass"]
     with running_program(burn), running_program(burn):
-        done = launched(tmp_path, STRAG_STEPS="300")
+        done = launched_until_checked(tmp_path, STRAG_STEPS="300")
     assert LINE not in done.stderr and "py-spy samples" not in done.stderr, done.stderr
     assert not (watch_dir(done) / "warnings.jsonl").exists()
     checked(done)

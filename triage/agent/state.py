@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from triage.agent.busy import FirstSample
+from triage.agent.hang.busy import FirstSample
 from triage.layout import RankPaths
 from triage.model import Collective, Verdict
 

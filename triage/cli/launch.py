@@ -34,7 +34,7 @@ class LaunchCommand:
                             help="the command that starts the job on this node (torchrun, srun, python ...)")
 
     def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-        from triage.agent.supervisor import launch
+        from triage.agent.launch.supervisor import launch
 
         argv = list(args.launcher)
         if argv and argv[0] == "--":

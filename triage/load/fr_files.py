@@ -15,8 +15,8 @@ from triage.errors import InputError
 from triage.layout import MAX_RANK
 from triage.model import Collective
 from triage.model.evidence import Evidence, PgMembers, RankEvidence
-from triage.parsing.flight_recorder import MAX_FR_BYTES, FrDump, decode_fr_bytes, load_fr_file, rank_from_filename
-from triage.parsing.flight_recorder_compact import parse_fr_compact
+from triage.parsing.flight_recorder.compact import parse_fr_compact
+from triage.parsing.flight_recorder.parse import MAX_FR_BYTES, FrDump, decode_fr_bytes, load_fr_file, rank_from_filename
 from triage.regular_files import open_regular, read_regular_bytes
 
 MAX_TEXT = 256 * 1024 * 1024  # of a bigger log, the last 256 MiB are read
@@ -116,7 +116,7 @@ COMPACT_MIN_FILES = 64   # from this many dumps on, ranks keep their last collec
 
 
 def load_compact(path: Path, rank: int) -> FrDump:
-    """Like load_fr_file, through parse_fr_compact (flight_recorder_compact)."""
+    """Like load_fr_file, through parse_fr_compact (parsing.flight_recorder.compact)."""
     try:
         data = read_regular_bytes(path, MAX_FR_BYTES)
     except OSError as exc:

@@ -15,10 +15,10 @@ from pathlib import Path
 from triage.errors import InputError
 from triage.layout import BundlePaths, is_rank_name
 from triage.load.fr_files import load_fr_dir, looks_like_fr_file, read_text
-from triage.load.large_logs import LARGE_LOG_BYTES, scan_large_log
-from triage.load.log_finish import orphan_failures, scan_to_ranks
-from triage.load.log_scan import LogScan
-from triage.load.logs import rank_from_name, scan_log_text
+from triage.load.logs.finish import orphan_failures, scan_to_ranks
+from triage.load.logs.large import LARGE_LOG_BYTES, scan_large_log
+from triage.load.logs.scan import LogScan
+from triage.load.logs.text import rank_from_name, scan_log_text
 from triage.load.run_dir import load_run_dir, looks_like_run_dir
 from triage.model.evidence import Event, Evidence, ExitInfo, RankEvidence
 from triage.parsing.crashlog import parse_crash_line

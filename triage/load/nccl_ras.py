@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from triage.model.evidence import OpCountSplit
-from triage.parsing.nccl_ras import MARKER, RasOpMismatch, parse_ras_mismatches
+from triage.parsing.nccl.ras import MARKER, RasOpMismatch, parse_ras_mismatches
 
 
 def op_count_splits(text: str, path: str) -> list[OpCountSplit]:

@@ -15,9 +15,9 @@ from triage.load.agent_facts import agent_facts
 from triage.load.cores import bundle_core_outputs
 from triage.load.fr_files import fr_rank_evidence, read_text
 from triage.load.kernel import job_kernel_events
-from triage.load.log_finish import with_log_failure
-from triage.load.log_scan import LogScan
-from triage.load.logs import scan_log_text
+from triage.load.logs.finish import with_log_failure
+from triage.load.logs.scan import LogScan
+from triage.load.logs.text import scan_log_text
 from triage.load.numerics import load_numerics
 from triage.load.stop_record import load_stop
 from triage.model.evidence import (
@@ -34,7 +34,7 @@ from triage.model.evidence import (
 )
 from triage.model.gpu import NodeGpus
 from triage.parsing.crashlog import FAULT_SIGNALS
-from triage.parsing.flight_recorder import load_fr_file, parse_fr_json
+from triage.parsing.flight_recorder.parse import load_fr_file, parse_fr_json
 from triage.parsing.nvidia_smi import parse_gpus_json
 from triage.parsing.pyframes import parse_pyframes, thread_stacks
 from triage.parsing.stacks import (

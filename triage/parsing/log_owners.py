@@ -1,13 +1,13 @@
 """Splitting an interleaved log per rank: each line's owner from its launcher prefixes
 (:mod:`triage.parsing.log_prefix`), with NCCL's ``host:pid`` heads mapped to ranks by the NCCL init
-lines of the same log (:mod:`triage.parsing.nccl`)."""
+lines of the same log (:mod:`triage.parsing.nccl.lines`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from triage.parsing.log_prefix import RankPrefix, split_rank_prefix
-from triage.parsing.nccl import NcclInit, parse_nccl_line
+from triage.parsing.nccl.lines import NcclInit, parse_nccl_line
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from triage.errors import InputError
 from triage.layout import BundlePaths, HostPaths, RankPaths, RunPaths
 from triage.load.fr_files import load_fr_dumps
 from triage.model import Collective
-from triage.parsing.flight_recorder import parse_fr_json
+from triage.parsing.flight_recorder.parse import parse_fr_json
 from triage.parsing.stacks import parse_faulthandler_signal
 from triage.regular_files import loads_json, open_regular
 

@@ -2,7 +2,7 @@
 
 Only what the heartbeat needs is computed here: the per-process-group status (cheap: the
 dump without entries costs microseconds) and, when a collective stays enqueued but not
-completed, its raw FR entry. The agent parses these with ``triage.parsing.flight_recorder``.
+completed, its raw FR entry. The agent parses these with ``triage.parsing.flight_recorder.parse``.
 """
 
 from __future__ import annotations

@@ -1,0 +1,424 @@
+"""The node agent of ``triage launch``: starts the launcher, pumps logs, watches ranks, and
+makes sure nothing outlives it.
+
+Main loop (one thread): pump new log bytes (tag, merged.log, console) -> every tick rebuild the
+rank statuses and call the hang monitor -> check the launcher. Monitor actions run in a
+separate thread so the pump never stops. Signals SIGINT/SIGTERM/SIGHUP are forwarded to the
+launcher (its own session); SIGUSR1 or a new file in ``<host>/dump-requests/`` asks for a
+manual collection.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any, BinaryIO, TextIO
+
+from triage.agent import lines
+from triage.agent.hang import stop_decision
+from triage.agent.hang.monitor import make_monitor
+from triage.agent.launch import envsetup
+from triage.agent.launch.launcher_bits import NullMonitor, exit_code_of, isatty, signame
+from triage.agent.launch.processes import ProcessTracker
+from triage.agent.launch.pump import LogPump
+from triage.agent.launch.ranks import RankTracker, describe_ends, read_json_or_none
+from triage.agent.launch.rundir import job_id_from_env, prepare_run_dir, write_node_json
+from triage.agent.lines import say
+from triage.agent.numerics_watch import NumericsWatch
+from triage.agent.state import ActionOutcome, AgentContext, LocalRankStatus, Monitor, MonitorAction, MonitorActionKind
+from triage.agent.straggler_watch import StragglerWatch
+from triage.errors import UsageError
+from triage.exitcodes import ExitCode
+from triage.layout import HostPaths, RunPaths, short_hostname
+from triage.options import ConsoleMode, LaunchSettings, settings_values
+from triage.private_files import write_json_atomic
+
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+IDLE_SLEEP = 0.02
+
+
+@dataclass
+class _Flags:
+    usr1: int = 0
+    forwarded: list[int] = field(default_factory=list)
+
+
+class NodeAgent:
+    def __init__(self, argv: Sequence[str], settings: LaunchSettings,
+                 console: BinaryIO | None, messages: TextIO) -> None:
+        self.argv = list(argv)
+        self.settings = settings
+        self.messages = messages
+        self.host = settings.host or short_hostname()
+        self.job_id = settings.job_id or job_id_from_env(os.environ)
+        self.run_dir = Path(settings.run_dir or Path("triage-runs") / self.job_id).absolute()
+        self.console = None if settings.console == ConsoleMode.NONE else console
+        self.flags = _Flags()
+        self.stop_requested_at: float | None = None
+        self.stop_requested_unix: float | None = None     # when triage decided to stop the job
+        self.stopped_for_hang = False
+        self.stop_at: float | None = None                 # every node stops the job at this unix time
+        self._hosts_checked = 0.0
+        lines.configure(self.host, lines.multi_node_job(self.argv, os.environ))
+        self.verdict: str | None = None   # the report's first line after a hang stop, repeated at the end
+        self.action_thread: threading.Thread | None = None
+        self.action_queue: list[MonitorAction] = []
+        self.seen_requests: set[str] = set()
+        self._pending_request_files: dict[int, str] = {}
+        self.started = time.time()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    # -- helpers ---------------------------------------------------------------------------
+    def say(self, text: str) -> None:
+        say(text, self.messages)
+
+    def node_info(self, status: str, exit_code: int | None = None) -> dict[str, Any]:
+        return {"agent_pid": os.getpid(), "host": self.host, "job_id": self.job_id, "argv": self.argv,
+                "launcher_pid": self.proc.pid if self.proc else None, "started": self.started,
+                "ended": None if status == "running" else time.time(), "status": status,
+                "exit_code": exit_code, "run_dir": str(self.run_dir), "options": settings_values(self.settings),
+                "stop_requested": self.stop_requested_unix}
+
+    # -- main ------------------------------------------------------------------------------
+    def run(self) -> int:
+        if not self.argv:
+            raise UsageError("nothing to launch: give the launcher after --, e.g. "
+                             "`triage launch -- torchrun --nproc-per-node 2 train.py`")
+        _run, self.paths = prepare_run_dir(self.run_dir, self.job_id, self.host, self.argv)
+        ctx = AgentContext(self.job_id, self.host, self.run_dir, self.paths.root, self.started)
+        self.ctx = ctx
+        self.monitor = self._make_monitor(ctx)
+        self.stragglers = StragglerWatch(ctx, self.settings.stragglers, self.say)
+        self.numerics = NumericsWatch(self.paths, self.settings, self.say, lambda: self.request_stop(hang=False))
+        self.say(f"run dir {self.run_dir}")
+        if self.settings.cores:
+            self.say(envsetup.core_note())
+        is_tty = bool(self.console is not None and isatty(self.console))
+        env = envsetup.worker_env(os.environ, self.argv, self.settings, self.run_dir, self.job_id,
+                                  self.host, is_tty)
+        previous = self._install_signals()
+        try:
+            self._start_launcher(env)
+            try:
+                return self._supervise()
+            except BaseException:
+                self._emergency_stop()
+                raise
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    def _kill_own_helpers(self) -> None:
+        """Tools a collection left running (py-spy, gdb, strace...) must not outlive triage."""
+        helpers = ProcessTracker(os.getpid())
+        helpers.snapshot()
+        helpers.known.pop(self.proc.pid if self.proc else -1, None)
+        killed = helpers.kill_stragglers(2.0)
+        if killed:
+            self.say(f"stopped {len(killed)} helper process(es) still running: " + " ".join(map(str, killed)))
+
+    def _emergency_stop(self) -> None:
+        """triage itself failed: take the job down with it rather than leave it orphaned."""
+        if self.proc is None:
+            return
+        with contextlib.suppress(Exception):
+            tracker = getattr(self, "tracker", None) or ProcessTracker(self.proc.pid)
+            tracker.snapshot()
+            if self.proc.poll() is None:
+                os.kill(self.proc.pid, signal.SIGTERM)
+            tracker.kill_stragglers(2.0)
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.proc.wait(5)
+            self._kill_own_helpers()
+            write_node_json(self.paths, self.node_info("agent_failed", None))
+
+    def _make_monitor(self, ctx: AgentContext) -> Monitor:
+        try:
+            return make_monitor(ctx, self.settings.hang)
+        except Exception as exc:  # noqa: BLE001 - a broken monitor must not stop the job
+            self.say(f"hang monitor disabled: {type(exc).__name__}: {exc}")
+            return NullMonitor()
+
+    def _install_signals(self) -> dict[int, Any]:
+        previous: dict[int, Any] = {}
+
+        def forward(signum: int, _frame: FrameType | None) -> None:
+            self.flags.forwarded.append(signum)
+            if self.proc is not None and self.proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(self.proc.pid, signum)
+
+        def usr1(_signum: int, _frame: FrameType | None) -> None:
+            self.flags.usr1 += 1
+
+        for sig in FORWARDED:
+            previous[sig] = signal.signal(sig, forward)
+        previous[signal.SIGUSR1] = signal.signal(signal.SIGUSR1, usr1)
+        return previous
+
+    def _start_launcher(self, env: dict[str, str]) -> None:
+        log_fd = os.open(self.paths.launcher_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            with envsetup.core_limit_raised(self.settings.cores):
+                self.proc = subprocess.Popen(
+                    self.argv, stdout=log_fd, stderr=log_fd, env=env, start_new_session=True)
+        except FileNotFoundError:
+            raise UsageError(f"launcher not found: {self.argv[0]!r}",
+                             hint="give the command after --, e.g. `triage launch -- torchrun ...`") from None
+        except PermissionError:
+            raise UsageError(f"launcher not executable: {self.argv[0]!r}") from None
+        finally:
+            os.close(log_fd)
+        write_node_json(self.paths, self.node_info("running"))
+
+    def _supervise(self) -> int:
+        if self.proc is None:
+            raise RuntimeError("internal error: supervising before the launcher started")
+        self.pump = LogPump(self.paths, self.host, self.console,
+                            console_ranks=self.settings.console == ConsoleMode.ALL,
+                            on_output=self._on_output)
+        self.ranks = RankTracker(self.paths, self.host, since=self.started)
+        self.tracker = ProcessTracker(self.proc.pid)
+        tick = self.settings.tick_interval
+        grace = self.settings.kill_grace
+        next_tick = 0.0
+        launcher_done_at: float | None = None
+        try:
+            while True:
+                now = time.time()
+                moved = self.pump.pump(now)
+                if now >= next_tick:
+                    next_tick = now + tick
+                    self._tick(now)
+                if self.stop_at is not None and now >= self.stop_at:
+                    self.request_stop(hang=True)
+                self._escalate_stop(now, grace)
+                if launcher_done_at is None and self.proc.poll() is not None:
+                    launcher_done_at = time.monotonic()
+                    self.tracker.snapshot(self.ranks.worker_pids())
+                if launcher_done_at is not None and (
+                        not self.tracker.alive() or time.monotonic() - launcher_done_at >= grace):
+                    break
+                if not moved:
+                    time.sleep(IDLE_SLEEP)
+            return self._finish()
+        finally:
+            self.pump.close()
+
+    def _finish(self) -> int:
+        if self.proc is None:
+            raise RuntimeError("internal error: finishing before the launcher started")
+        killed = self.tracker.kill_stragglers(2.0)
+        if killed:
+            self.say(f"killed {len(killed)} process(es) left behind by the launcher: "
+                     + " ".join(map(str, killed)))
+        self._tick(time.time())
+        self._wait_actions(120.0)
+        self.stragglers.close(60.0)
+        self._kill_own_helpers()
+        self.pump.finish(time.time())
+        rc = self.proc.returncode if self.proc.returncode is not None else self.proc.wait()
+        code = int(ExitCode.HANG_DETECTED) if self.stopped_for_hang else exit_code_of(rc)
+        status = "hang_stopped" if self.stopped_for_hang else ("signalled" if rc < 0 else "exited")
+        write_node_json(self.paths, {**self.node_info(status, code), "launcher_returncode": rc})
+        how = f"killed by signal {-rc} ({signame(-rc)})" if rc < 0 else f"exit code {rc}"
+        ends = describe_ends([t.status for t in self.ranks.ranks.values() if t.status is not None])
+        if self.pump.quiet_lines:
+            self.say(f"the job went down after the stop: {self.pump.quiet_lines} line(s) of rank and launcher "
+                     f"output (the stop's signals and tracebacks) are in {self.paths.merged_log}")
+        if ends:
+            self.say(f"ranks on {self.host}: {ends}")
+        if rc != 0 and not self.stopped_for_hang and not self.flags.forwarded:
+            self.verdict = self._report_failure()
+        for finding in getattr(self.monitor, "findings", ()):
+            self.say(f"finding: {finding}")
+        self.say(f"launcher ended: {how}; triage exits with {code}")
+        if self.verdict:
+            self.say(f"verdict: {self.verdict}")
+        self.say(f"next: triage report {self.run_dir}")
+        return code
+
+    def _report_failure(self) -> str | None:
+        """The job failed on its own (a crash or an exception): print the report of the run."""
+        # Imported here to stay off the start-up path of every job (see _run_action).
+        from triage.agent.hang.actions import print_report
+        self.pump.pump(time.time())
+        verdict = print_report(self.run_dir)
+        return verdict.summary if verdict is not None else None
+
+    # -- per tick --------------------------------------------------------------------------
+    def _tick(self, now: float) -> None:
+        self.pump.discover()
+        self._follow_stop()
+        if now - self._hosts_checked >= 5.0 and lines.prefix() == "triage":
+            self._hosts_checked = now
+            with contextlib.suppress(OSError):
+                if any(h.host != self.host and h.node.is_file() for h in RunPaths(self.run_dir).hosts()):
+                    lines.mark_multi_node()        # another node's agent writes to this run directory
+        statuses, exited = self.ranks.poll(now)
+        self.tracker.snapshot(self.ranks.worker_pids())
+        if not self._job_being_stopped():
+            for status in exited:
+                self._offer(self._call(lambda s=status: self.monitor.on_rank_exit(s)), statuses)
+        self._offer(self._call(lambda: self.monitor.on_tick(statuses, now)), statuses)
+        self._call(self.numerics.on_tick)
+        self.stragglers.on_tick(statuses, now, busy=self._job_being_stopped() or bool(self.action_queue)
+                                or bool(self.action_thread and self.action_thread.is_alive()))
+        if self.flags.usr1:
+            self.flags.usr1 = 0
+            self._offer(MonitorAction(MonitorActionKind.COLLECT, "manual", "SIGUSR1 to the triage agent"),
+                        statuses)
+        for action in self._dump_requests():
+            self._offer(action, statuses)
+        self._start_next_action(statuses)
+
+    def _job_being_stopped(self) -> bool:
+        """Ranks that exit after triage stopped the job, or after the user's signal was forwarded,
+        are the teardown's doing: they must not look like a crash of their own."""
+        return self.stop_requested_at is not None or bool(self.flags.forwarded)
+
+    def _call(self, fn: Any) -> MonitorAction | None:
+        try:
+            result: MonitorAction | None = fn()
+            return result
+        except Exception as exc:  # noqa: BLE001
+            self.say(f"hang monitor error: {type(exc).__name__}: {exc}")
+            return None
+
+    def _on_output(self, rank: int, chunk: bytes) -> None:
+        with contextlib.suppress(Exception):
+            self.monitor.on_output(rank, chunk)
+
+    def _dump_requests(self) -> list[MonitorAction]:
+        actions = []
+        try:
+            names = sorted(os.listdir(self.paths.dump_requests))
+        except OSError:
+            return []
+        for name in names:
+            if name.startswith(".") or name.endswith(".done") or name in self.seen_requests:
+                continue
+            self.seen_requests.add(name)
+            data = read_json_or_none(self.paths.dump_requests / name)
+            reason = data.get("reason") if isinstance(data, dict) and data.get("reason") else None
+            actions.append(MonitorAction(MonitorActionKind.COLLECT, "manual",
+                                         str(reason or f"dump request {name}")))
+            self._pending_request_files.setdefault(id(actions[-1]), name)
+        return actions
+
+    # -- actions ---------------------------------------------------------------------------
+    def _offer(self, action: MonitorAction | None, statuses: Sequence[LocalRankStatus]) -> None:
+        if action is not None:
+            self.action_queue.append(action)
+
+    def _start_next_action(self, statuses: Sequence[LocalRankStatus]) -> None:
+        if self.stopped_for_hang and self.action_queue:
+            self.action_queue.clear()           # the verdict is fixed: no second bundle, no second report
+        if not self.action_queue or (self.action_thread is not None and self.action_thread.is_alive()):
+            return
+        action = self.action_queue.pop(0)
+        snapshot = tuple(statuses)
+        self.action_thread = threading.Thread(target=self._run_action, args=(action, snapshot),
+                                              name="triage-action", daemon=True)
+        self.action_thread.start()
+
+    def _run_action(self, action: MonitorAction, statuses: tuple[LocalRankStatus, ...]) -> None:
+        # Imported here to stay off the agent's start-up path (bench/bench_agent_overhead.py): only a
+        # suspected hang needs the collectors and the node-bundle writer behind it.
+        from triage.agent.hang.actions import run_action
+        outcome: ActionOutcome | None = None
+        try:
+            outcome = run_action(self.ctx, self.settings, action, statuses,
+                                 stop=lambda: self.request_stop(hang=True), stop_at=self.schedule_stop)
+        except Exception as exc:  # noqa: BLE001
+            self.say(f"collection failed: {type(exc).__name__}: {exc}")
+        with contextlib.suppress(Exception):
+            self.monitor.on_outcome(action, outcome.busy if outcome is not None else None,
+                                    gone=bool(outcome is not None and outcome.gone))
+        if outcome is not None and outcome.stop_job:
+            self.verdict = outcome.verdict.summary if outcome.verdict is not None else outcome.message
+            if outcome.stop_at is None or outcome.stop_at <= time.time() or self.stop_at is None:
+                self.request_stop(hang=True)
+        request = self._pending_request_files.pop(id(action), None)
+        if request is not None:
+            with contextlib.suppress(OSError):
+                write_json_atomic(self.paths.dump_requests / f"{request}.done", {
+                    "time": time.time(), "bundle": str(outcome.bundle) if outcome and outcome.bundle else None,
+                    "message": outcome.message if outcome else "collection failed"})
+
+    def _wait_actions(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            thread = self.action_thread
+            if thread is not None and thread.is_alive():
+                thread.join(0.2)
+                self.pump.pump(time.time())
+                continue
+            if not self.action_queue:
+                return
+            self._start_next_action(tuple(t.status for t in self.ranks.ranks.values() if t.status))
+
+    # -- stopping --------------------------------------------------------------------------
+    def _follow_stop(self) -> None:
+        """Another node decided to stop the job (its stop.json): stop at the same moment, even while
+        this node's own collection still runs."""
+        if self.stop_at is not None or self.stop_requested_at is not None or lines.prefix() == "triage":
+            return
+        with contextlib.suppress(Exception):
+            found = stop_decision.other_decision(self.run_dir, self.host, self.started)
+            if found is not None:
+                self.schedule_stop(found.stop_at)
+                self.verdict = self.verdict or (found.verdict.summary if found.verdict is not None else None)
+                stop_decision.point_to(self.run_dir, found)
+
+    def schedule_stop(self, at: float) -> None:
+        """Stop the job at unix time ``at`` (the moment every node of the job stops); the main loop
+        looks at the clock every pass (at most IDLE_SLEEP apart)."""
+        self.stopped_for_hang = True
+        self.stop_at = at if self.stop_at is None else min(self.stop_at, at)
+
+    def request_stop(self, hang: bool) -> None:
+        if self.stop_requested_at is not None:
+            return
+        self.stopped_for_hang = self.stopped_for_hang or hang
+        pump = getattr(self, "pump", None)
+        if hang and pump is not None:
+            pump.quiet_since = time.time()      # the stop's tracebacks: to the logs, one line on the console
+        self.stop_requested_at = time.monotonic()
+        self.stop_requested_unix = time.time()
+        if self.proc is not None and self.proc.poll() is None:
+            self.say("stopping the job (SIGTERM to the launcher)")
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.proc.pid, signal.SIGTERM)
+
+    def _escalate_stop(self, now: float, grace: float) -> None:
+        if len(self.flags.forwarded) >= 3 and self.stop_requested_at != float("inf"):
+            self.stop_requested_at = time.monotonic() - grace   # third Ctrl-C: kill the job now
+        started = self.stop_requested_at
+        if started is None or self.proc is None or self.proc.poll() is not None:
+            return
+        if time.monotonic() - started >= grace:
+            self.say("the launcher is still running: killing the job (SIGKILL)")
+            self.tracker.snapshot(self.ranks.worker_pids())
+            self.tracker.signal_all(signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.proc.pid, signal.SIGKILL)
+            self.stop_requested_at = float("inf")
+
+
+def launch(argv: Sequence[str], settings: LaunchSettings) -> int:
+    console = sys.stdout.buffer if settings.console != ConsoleMode.NONE else None
+    return NodeAgent(argv, settings, console, sys.stderr).run()
+
+
+__all__ = ["HostPaths", "NodeAgent", "NullMonitor", "exit_code_of", "launch"]

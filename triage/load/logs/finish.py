@@ -1,0 +1,217 @@
+"""A finished log scan turned into evidence: each rank's first failure (the most specific line
+near the earliest), the watchdog's and store waits' conclusions, a rankless OOM's rank where it
+can be inferred, and the launcher's records combined with what the ranks said (triage.load.logs.text
+scans; this module concludes)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from triage.load.logs.scan import (
+    FAILURE_CLUSTER_LINES,
+    LogScan,
+    signal_number,
+)
+from triage.model.evidence import (
+    Event,
+    EventKind,
+    ExitInfo,
+    PgMembers,
+    RankEvidence,
+)
+from triage.parsing.crashlog import (
+    CrashLine,
+    CrashLineKind,
+)
+from triage.parsing.rendezvous import STORE_WAIT_DETAIL
+
+_SPECIFIC = {CrashLineKind.CUDA_OOM: 0, CrashLineKind.CUDA_ERROR: 1, CrashLineKind.NETWORK: 2,
+             CrashLineKind.NCCL_ERROR: 3, CrashLineKind.EXCEPTION: 4, CrashLineKind.TERMINATE: 5,
+             CrashLineKind.FATAL_SIGNAL: 6}
+
+def _failure_of(items: list[tuple[int, CrashLine, str]]) -> tuple[int, CrashLine, str]:
+    """A rank's failure: its first line that is not collateral (else its first line), made as
+    specific as the lines right after it allow (``terminate called...`` then ``what(): CUDA error``)."""
+    primary = [item for item in items if not item[1].collateral]
+    pool = primary or items
+    first = pool[0]
+    near = [item for item in pool if item[0] - first[0] <= FAILURE_CLUSTER_LINES]
+    return min(near, key=lambda item: (_SPECIFIC[item[1].kind], item[0]))
+
+
+def failure_exit(line: CrashLine, order: int, path: str) -> ExitInfo:
+    """A failure line as how the rank ended."""
+    sig = signal_number(line.signal) if line.kind in (CrashLineKind.FATAL_SIGNAL, CrashLineKind.TERMINATE) else None
+    if line.kind is CrashLineKind.CUDA_ERROR and line.signal is None:
+        sig = None
+    return ExitInfo(exit_code=None if sig is not None else 1, signal=sig, signal_name=line.signal if sig else None,
+                    message=line.text[:300], evidence=(path,), failure_kind=line.kind.value, order=order,
+                    collateral=line.collateral)
+
+
+def finish_watchdog(scan: LogScan) -> None:
+    """Join a rank's watchdog lines: the pg its "Exception ... detected by watchdog at work: N" line
+    names is the pg of its timeout at seq N; a rank with only that line timed out too."""
+    timed: set[tuple[int, int]] = set()
+    for index, event in enumerate(scan.events):
+        if event.kind is not EventKind.WATCHDOG_TIMEOUT or event.rank is None or event.seq is None:
+            continue
+        timed.add((event.rank, event.seq))
+        pg = scan.pg_of.get((event.rank, event.seq))
+        if event.pg is None and pg is not None:
+            detail = event.detail.replace(" on pg ?", f" on pg {pg}")
+            scan.events[index] = replace(event, pg=pg, detail=detail)
+    for (rank, seq), order in sorted(scan.detected.items(), key=lambda kv: kv[1]):
+        if (rank, seq) not in timed:
+            pg = scan.pg_of.get((rank, seq))
+            scan.events.append(Event(EventKind.WATCHDOG_TIMEOUT, f"work {seq} on pg {pg or '?'} failed or timed out",
+                                     rank=rank, pg=pg, seq=seq, order=order))
+            scan.first_timeout.setdefault(rank, order)
+    scan.detected.clear()
+
+
+# Lines that show a job at work (past init): training progress, DETAIL's per-collective lines.
+
+
+def finish_store_waits(scan: LogScan) -> None:
+    """A store get/wait that timed out is an init hang when nothing shows the job past init; once
+    the job ran collectives (or trained), it is a rank that waited for a peer that never came (the
+    DETAIL wrapper's checks and the object collectives go through the store): a timeout like the
+    watchdog's, of the rank that printed it, or of no known rank."""
+    if not scan.store_waits:
+        return
+    if not (scan.past_init or scan.collectives or scan.mismatches or any(
+            e.kind is EventKind.WATCHDOG_TIMEOUT for e in scan.events)):
+        scan.init_waits.extend(scan.store_waits)
+    else:
+        for wait in scan.store_waits:
+            if wait.rank is not None:
+                scan.first_timeout.setdefault(wait.rank, wait.order or 0)
+            scan.events.append(Event(EventKind.WATCHDOG_TIMEOUT, f"{STORE_WAIT_DETAIL}: {wait.text[:200]}",
+                                     rank=wait.rank, evidence=wait.evidence, order=wait.order))
+    scan.store_waits.clear()
+
+
+def infer_oom_rank(scan: LogScan) -> None:
+    """The first failure is a CUDA OOM line that names no rank but names its GPU, in an input whose
+    lines carry no rank or process prefix at all and name at most one host: one process per GPU on
+    one node (mp.spawn, torchrun) makes GPU N local rank N. (Under per-process CUDA_VISIBLE_DEVICES,
+    as Ray sets it, every process is GPU 0; Ray's prefixes rule that out here.)"""
+    if scan.rank_prefixed or len(set(scan.hosts.values())) > 1:
+        return
+    real = sorted((o for o in scan.orphans if not o[1].collateral), key=lambda o: o[0])
+    if not real or real[0][1].kind is not CrashLineKind.CUDA_OOM:
+        return
+    order, line, path = real[0]
+    gpu = line.gpu
+    if gpu is None:
+        return
+    if any(not item[1].collateral and item[0] < order for items in scan.failures.values() for item in items):
+        return
+    scan.orphans.remove(real[0])
+    named = replace(line, text=f"{line.text[:200]} [rank inferred from GPU {gpu}: one process per GPU on one node]")
+    scan.failures.setdefault(gpu, []).append((order, named, path))
+    scan.ranks_seen.add(gpu)
+
+
+def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
+    finish_store_waits(scan)
+    infer_oom_rank(scan)
+    finish_watchdog(scan)
+    out: list[RankEvidence] = []
+    root = _launcher_root(scan)
+    for rank in sorted(scan.ranks_seen | set(scan.collectives) | set(scan.exits)):
+        colls = tuple(scan.collectives.get(rank, ()))
+        launcher = scan.exits.get(rank)
+        failure = None
+        if rank in scan.failures:
+            order, line, path = _failure_of(scan.failures[rank])
+            failure = failure_exit(line, order, path)
+            timed_out = scan.first_timeout.get(rank)
+            if timed_out is not None and order >= timed_out - FAILURE_CLUSTER_LINES and not failure.collateral:
+                # what a rank raised after its own watchdog fired is the timeout's consequence
+                failure = replace(failure, collateral=True)
+        elif rank == root and (own := [o for o in scan.orphans if not o[1].collateral]):
+            # one rank failed by the launcher's account; the log's unprefixed failure lines are its
+            order, line, path = _failure_of(own)
+            failure = failure_exit(line, order, path)
+        if launcher is not None and failure is None and launcher.signal is None and (
+                scan.mismatches or any(wait.timed_out for wait in scan.init_waits)):
+            # every rank raises the DETAIL mismatch error and exits with it, or its init wait timed out
+            # (a store-based barrier that never filled) and it exits: the exit is its consequence
+            launcher = replace(launcher, collateral=True)
+        exit_info = _combine(launcher, failure)
+        out.append(RankEvidence(
+            rank=rank, host=scan.hosts.get(rank), pid=scan.pids.get(rank), world_size=scan.world_size,
+            collectives=colls, has_trace=bool(colls),
+            groups=(PgMembers("0", "default_pg", None),) if colls else (),
+            exit=exit_info, evidence=(), last_lines=tuple(scan.last_lines.get(rank, ())),
+        ))
+    return tuple(out)
+
+
+def log_failure(scan: LogScan, rank: int) -> ExitInfo | None:
+    """What a rank's own log says it failed with (its first failure line, as specific as the lines
+    near it allow): the classification both the log path and the run directory use."""
+    if rank not in scan.failures:
+        return None
+    order, line, path = _failure_of(scan.failures[rank])
+    return failure_exit(line, order, path)
+
+
+def with_log_failure(ended: ExitInfo | None, scan: LogScan, rank: int) -> ExitInfo | None:
+    """How a rank ended (exit.json, faulthandler, a launcher's record) joined with why, from its
+    own log: a CUDA error the watchdog aborted on is that CUDA error, not "Fatal Python error:
+    Aborted". Only for a rank that did end: a live rank's log lines do not end it."""
+    if ended is None or ended.ok:
+        return ended
+    return _combine(ended, log_failure(scan, rank))
+
+
+def _launcher_root(scan: LogScan) -> int | None:
+    """The one rank the launcher's summary says failed on its own (not torn down), if exactly one."""
+    real = [rank for rank, info in scan.exits.items() if not info.ok and not info.collateral]
+    return real[0] if len(real) == 1 and real[0] not in scan.failures else None
+
+
+def _combine(launcher: ExitInfo | None, failure: ExitInfo | None) -> ExitInfo | None:
+    """The launcher's record says how the rank ended; the log's failure line says why."""
+    if launcher is None:
+        return failure
+    if failure is None:
+        return launcher
+    return ExitInfo(launcher.exit_code, launcher.signal, launcher.signal_name, launcher.time,
+                    failure.message or launcher.message, launcher.evidence + failure.evidence,
+                    failure.failure_kind, failure.order, failure.collateral)
+
+
+def orphan_failures(scan: LogScan) -> tuple[ExitInfo, ...]:
+    """Failures no line ties to a rank, first (non-collateral) ones first."""
+    if _launcher_root(scan) is not None:
+        return ()
+    ordered = sorted(scan.orphans, key=lambda item: (item[1].collateral, item[0]))
+    # NCCL's retry notices ("Call to connect returned Connection refused, retrying") come before its
+    # failure line, which names the peer: a network failure of no rank is told by the line naming one
+    named = [item for item in ordered if item[1].kind is CrashLineKind.NETWORK and item[1].peer
+             and not item[1].collateral]
+    if named and ordered[0][1].kind is CrashLineKind.NETWORK and not ordered[0][1].peer:
+        ordered.remove(named[0])
+        ordered.insert(0, named[0])
+    return tuple(replace(failure_exit(line, order, path), host=_culprit_host(line, scan.orphan_hosts.get(id(line))))
+                 for order, line, path in ordered[:20])
+
+
+def _culprit_host(line: CrashLine, reporter: str | None) -> str | None:
+    """A connect that failed names the host that could not be reached: that peer is the finding,
+    not the host that tried. Otherwise the reporting host, else the peer of a failed link."""
+    if line.kind is CrashLineKind.NETWORK and line.peer and "Connect to " in line.text:
+        return _peer_host(line)
+    return reporter or _peer_host(line)
+
+
+def _peer_host(line: CrashLine) -> str | None:
+    """The peer of a failed link ("Got completion from peer 10.0.0.5<1234>"): the host the line ties
+    the network failure to, when no line names the reporting host."""
+    if line.kind is not CrashLineKind.NETWORK or not line.peer:
+        return None
+    return line.peer.split("<", 1)[0].rsplit(":", 1)[0] or None

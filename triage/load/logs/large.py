@@ -1,0 +1,64 @@
+"""Logs of hundreds of MB or GB (``NCCL_DEBUG=INFO`` of a long run): read without a Python loop over
+every line and without decoding the whole file.
+
+- NCCL lines go to the tracker's whole-log path (a few C-speed passes, see triage.parsing.nccl.bulk).
+- Lines holding ``rror`` (every ``...Error:``, ``CUDA error``, ``Fatal Python error``, ``ncclRemoteError``)
+  or ``atchdog`` (watchdog timeouts) are found with ``bytes.find``; they and the last 256 KiB of the
+  file (torchrun's summary, each rank's last lines) make the excerpt that the line-by-line reader
+  takes, as for a pasted log.
+"""
+
+from __future__ import annotations
+
+import mmap
+
+from triage.load.logs.scan import LogScan
+from triage.load.logs.text import scan_log_text
+
+Buffer = bytes | mmap.mmap
+LARGE_LOG_BYTES = 16 << 20       # larger logs take this path
+TAIL_BYTES = 256 << 10
+MARKERS = (b"rror", b"atchdog")
+MAX_MARKED_LINES = 200_000       # of more, the first and the last halves are kept
+CONTEXT_LINES = 2                # lines kept after a marked one (a what(): line, a cut message)
+MAX_LINE_BYTES = 64 << 10        # of a longer line, its first 64 KiB are read (a 2 GB line is not 2 GB of str)
+
+
+def _spans(data: Buffer, end: int) -> list[tuple[int, int]]:
+    """(start, stop) of every marked line before ``end``, and of the lines right after it."""
+    starts: set[int] = set()
+    for marker in MARKERS:
+        pos = 0
+        while (hit := data.find(marker, pos, end)) >= 0:
+            start = max(data.rfind(b"\n", max(0, hit - MAX_LINE_BYTES), hit) + 1, hit - MAX_LINE_BYTES // 2, 0)
+            starts.add(start)
+            stop = data.find(b"\n", hit, end)
+            pos = end if stop < 0 else stop + 1
+            for _ in range(CONTEXT_LINES):
+                if pos >= end:
+                    break
+                starts.add(pos)
+                nxt = data.find(b"\n", pos, end)
+                pos = end if nxt < 0 else nxt + 1
+    ordered = sorted(starts)
+    if len(ordered) > MAX_MARKED_LINES:
+        half = MAX_MARKED_LINES // 2
+        ordered = ordered[:half] + ordered[-half:]
+    spans = []
+    for start in ordered:
+        stop = data.find(b"\n", start, min(end, start + MAX_LINE_BYTES))
+        spans.append((start, min(end, start + MAX_LINE_BYTES) if stop < 0 else stop))
+    return spans
+
+
+def scan_large_log(data: Buffer, path: str, scan: LogScan, default_rank: int | None = None) -> None:
+    """Fold a large log into ``scan`` (see the module docstring)."""
+    size = len(data)
+    tail = max(0, size - TAIL_BYTES)
+    if tail:
+        newline = data.find(b"\n", tail)
+        tail = size if newline < 0 else newline + 1
+    pieces = [bytes(data[start:stop]) for start, stop in _spans(data, tail)]
+    pieces.append(bytes(data[tail:]))
+    excerpt = b"\n".join(pieces).decode("utf-8", errors="replace")
+    scan_log_text(excerpt, path, scan, default_rank, nccl_source=data)

@@ -1,0 +1,211 @@
+"""Records that tell how ranks ended or what their NCCL communicators did, folded into a LogScan:
+launcher failure summaries (torchrun, DeepSpeed, mp.spawn) and NCCL debug lines."""
+
+from __future__ import annotations
+
+import mmap
+import signal
+import time
+from dataclasses import replace
+
+from triage.load.logs.facts import WorldSize
+from triage.load.logs.scan import LogScan, record_world, signal_number
+from triage.model import Collective, CollectiveState
+from triage.model.evidence import Event, EventKind, ExitInfo, NcclProcess
+from triage.parsing.crashlog import CrashLine, CrashLineKind, parse_crash_line
+from triage.parsing.launchers import parse_rank_deaths
+from triage.parsing.nccl.lines import channel_ranks
+from triage.parsing.nccl.tracker import NcclCommState, NcclTracker
+from triage.parsing.torchelastic import LauncherFailure, parse_agent_death_signal, parse_launcher_failures
+
+# NCCL WARN lines that are a process's own failure (a transport error, CUDA running out of memory ...)
+_NCCL_FAILURES = (CrashLineKind.NETWORK, CrashLineKind.CUDA_OOM, CrashLineKind.CUDA_ERROR)
+
+
+def launcher_records(text: str, path: str, scan: LogScan, single_node: bool) -> None:
+    """torchrun's "Failures:" / "Root Cause" summary (or its per-rank "failed (exitcode: N)" lines),
+    and other launchers' and frameworks' plain-word records of a rank that died."""
+    _rank_deaths(text, path, scan)
+    if "exitcode" not in text and "exits with return code" not in text and "terminated with" not in text \
+            and "srun: error:" not in text and "death signal" not in text and "first observed failure" not in text \
+            and "SignalException" not in text and "CalledProcessError" not in text:
+        return
+    _agent_signal(text, path, scan)
+    failures = parse_launcher_failures(text)
+    hosts = {f.host for f in failures if f.host}
+    for failure in failures:
+        rank = failure.rank
+        if rank is None and failure.local_rank is not None and single_node and len(hosts) <= 1:
+            rank = failure.local_rank     # one node: the local rank is the rank
+        if rank is None:
+            _unattributed_launcher_failure(failure, path, scan)
+            continue
+        scan.ranks_seen.add(rank)
+        if failure.host:
+            scan.hosts.setdefault(rank, failure.host)
+        sig = signal_number(failure.signal)
+        message = None
+        if failure.traceback and not failure.traceback.startswith(("Signal ", "To enable traceback")):
+            message = failure.traceback.strip().splitlines()[-1].strip()[:300]
+        old = scan.exits.get(rank)
+        # a record cut before its exit code (a paste that ends inside it) is still a failure of that rank
+        cut = sig is None and failure.exitcode is None
+        if cut and not message:
+            message = ("listed by torchrun as the first observed failure; its exit code is not in this input"
+                       if failure.root_cause else "listed by torchrun as failed; its exit code is not in this input")
+        scan.exits[rank] = ExitInfo(
+            exit_code=None if sig is not None else failure.exitcode, signal=sig, signal_name=failure.signal,
+            time=_launcher_time(failure.timestamp), message=message or (old.message if old else None),
+            evidence=(path,), collateral=sig is not None and sig in (int(signal.SIGTERM), int(signal.SIGINT)),
+            order=-1 if failure.root_cause else None,   # torchrun's "Root Cause (first observed failure)"
+            failure_kind="exception" if cut else None)
+
+
+# Where a signal that stops torchrun's agent from outside comes from, as a rule.
+_SENDERS = {"SIGHUP": "a terminal or ssh session that closed (a job started with nohup or in a plain shell: run it "
+                      "in tmux/screen, or with setsid)",
+            "SIGINT": "Ctrl-C: someone interrupted the job; when it was stuck, what it waited in is the problem",
+            "SIGTERM": "a scheduler (preemption, a time limit, scancel), a container or pod being stopped, or a "
+                       "supervisor that saw another part of the job fail"}
+
+
+def _agent_signal(text: str, path: str, scan: LogScan) -> None:
+    """torchrun's agent received a signal from outside and stopped its workers: a failure of no
+    rank (the workers' ends that follow are its consequence). Ctrl-C is a reaction, collateral."""
+    received = parse_agent_death_signal(text)
+    if received is None:
+        return
+    sender = _SENDERS.get(received.signal, "outside the job")
+    line = CrashLine(CrashLineKind.FATAL_SIGNAL, f"torchrun's agent received {received.signal} and shut its workers "
+                     f"down: the job was stopped from outside, by {sender} ({received.text})"[:400],
+                     signal=received.signal,
+                     # Ctrl-C, or a stop after the input already shows a rank stuck or failed: a reaction
+                     collateral=received.signal == "SIGINT" or bool(scan.first_timeout or scan.failures))
+    scan.orphans.append((-1, line, path))
+
+
+def _unattributed_launcher_failure(failure: LauncherFailure, path: str, scan: LogScan) -> None:
+    """A launcher's failure record that names no rank (a local rank on one of several nodes, or no
+    rank at all) is still a failure: kept as one of no known rank."""
+    who = f"local rank {failure.local_rank}" if failure.local_rank is not None else "a process"
+    if failure.pid is not None:
+        who += f" (pid {failure.pid})"
+    if failure.signal:
+        line = CrashLine(CrashLineKind.FATAL_SIGNAL, f"{who} was killed by {failure.signal}", signal=failure.signal,
+                         collateral=failure.signal in ("SIGTERM", "SIGINT") and not failure.root_cause)
+    else:
+        # (after a DETAIL mismatch error every rank raises it and exits: the exit is its consequence)
+        ended = (f"exited with code {failure.exitcode}" if failure.exitcode is not None
+                 else "is listed as failed; its exit code is not in this input")
+        line = CrashLine(CrashLineKind.EXCEPTION, f"{who} {ended}", collateral=bool(scan.mismatches))
+    scan.orphans.append((-1 if failure.root_cause else scan.lines_read, line, path))
+    if failure.host:
+        scan.orphan_hosts[id(line)] = failure.host
+
+
+
+def _rank_deaths(text: str, path: str, scan: LogScan) -> None:
+    """mpirun's "process rank 1 ... exited on signal 9", vLLM's "VllmWorker-3 died unexpectedly",
+    Ray's "worker process has died", "rank 5 died from signal 11": how a rank (or a process of no
+    known rank) ended, as a failure line at its place in the text."""
+    deaths = parse_rank_deaths(text)
+    if not deaths:
+        return
+    base = scan.lines_read - text.count("\n") - 1
+    for death in deaths:
+        order = -1 if death.first else base + text.count("\n", 0, death.offset)
+        if death.signal is None and death.exitcode:
+            line = CrashLine(CrashLineKind.EXCEPTION, f"exited with code {death.exitcode}: {death.text}"[:400])
+        else:
+            text = death.text
+            if death.rank is None and death.signal and death.signal not in text:
+                text = f"a process{f' (pid {death.pid})' if death.pid else ''} was killed by {death.signal}: {text}"
+            teardown = death.signal in ("SIGTERM", "SIGINT") and not death.first
+            line = CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal=death.signal,
+                             collateral=death.consequence or teardown)
+        if death.rank is not None:
+            scan.ranks_seen.add(death.rank)
+            if death.host:
+                scan.hosts.setdefault(death.rank, death.host)
+            scan.failures.setdefault(death.rank, []).append((order, line, path))
+        else:
+            scan.orphans.append((order, line, path))
+
+
+def _launcher_time(stamp: str | None) -> float | None:
+    """torchrun prints local time as 2026-11-22_00:23:37."""
+    if not stamp:
+        return None
+    try:
+        return time.mktime(time.strptime(stamp, "%Y-%m-%d_%H:%M:%S"))
+    except ValueError:
+        return None
+
+
+def nccl_records(text: str | bytes | mmap.mmap, path: str, scan: LogScan, default_rank: int | None) -> None:
+    tracker = NcclTracker(history=16)
+    if isinstance(text, str):
+        if "NCCL" not in text:
+            return
+        tracker.feed_text(text)
+    else:
+        if text.find(b"NCCL") < 0:
+            return
+        tracker.feed_bytes(text)
+    states = tracker.last_ops()
+    world = max((s.nranks or 0 for s in states), default=0) or max(
+        (i.nranks or 0 for i in tracker.inits()), default=0)
+    if world:
+        record_world(scan, WorldSize(world, "nranks in NCCL's lines"))
+    unmapped: dict[tuple[str, int], NcclCommState] = {}
+    for state in states:
+        rank = state.global_rank if state.global_rank is not None else default_rank
+        if rank is None:
+            old = unmapped.get((state.host, state.pid))
+            if old is None or len(state.history) > len(old.history):
+                unmapped[(state.host, state.pid)] = state
+            continue
+        pg = state.comm_id or f"comm:{state.comm}"
+        if state.nranks and state.nranks == world and not state.comm_id:
+            pg = "0"
+        scan.ranks_seen.add(rank)
+        scan.hosts.setdefault(rank, state.host)
+        scan.pids.setdefault(rank, state.pid)
+        for op in state.history:
+            p2p = op.op in ("send", "recv")
+            scan.collectives.setdefault(rank, []).append(Collective(
+                rank=rank, pg=pg, seq=op.op_count + 1, op=op.op, count=op.count, dtype=op.dtype,
+                state=CollectiveState.COMPLETED if op is not state.last else CollectiveState.SCHEDULED,
+                is_p2p=p2p, peer=op.root if p2p else None, source="nccl",
+                pg_name="default_pg" if pg == "0" else None))
+    for (host, pid), state in sorted(unmapped.items()):
+        scan.nccl_processes.append(NcclProcess(host, pid, state.last.cuda_dev, tuple(
+            Collective(rank=-1, pg=f"comm:{state.comm}", seq=op.op_count + 1, op=op.op, count=op.count,
+                       dtype=op.dtype, state=CollectiveState.SCHEDULED, source="nccl") for op in state.history),
+            state.nranks))
+    by_channel: dict[tuple[str, int], int] | None = None
+    for warn in tracker.warnings():
+        rank = warn.launcher_rank
+        if rank is None:
+            rank = tracker.global_rank(warn.host, warn.pid)
+        if rank is None and isinstance(text, str):
+            by_channel = channel_ranks(text) if by_channel is None else by_channel
+            rank = by_channel.get((warn.host, warn.pid))
+            if rank is not None:
+                scan.ranks_seen.add(rank)
+                scan.hosts.setdefault(rank, warn.host)
+        scan.events.append(Event(EventKind.NCCL_WARN, warn.message[:300], rank=rank, host=warn.host,
+                                 evidence=(path,)))
+        crash = parse_crash_line(warn.message)
+        if crash is None and "out of memory" in warn.message:
+            crash = CrashLine(CrashLineKind.CUDA_OOM, warn.message.strip()[:300])
+        if crash is not None and crash.kind in _NCCL_FAILURES:
+            # a transport failure NCCL itself reports: tied to its process (host:pid, GPU) even without a rank
+            where = f"{warn.host}:{warn.pid}" + (f" (GPU {warn.cuda_dev})" if warn.cuda_dev is not None else "")
+            named = replace(crash, text=f"{where}: NCCL WARN {crash.text}"[:400])
+            item = (scan.lines_read, named, path)
+            if rank is not None:
+                scan.failures.setdefault(rank, []).append(item)
+            else:
+                scan.orphans.append(item)
+                scan.orphan_hosts.setdefault(id(named), warn.host)

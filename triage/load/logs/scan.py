@@ -1,0 +1,80 @@
+"""What log texts said, accumulated per rank while they are scanned (triage.load.logs.text), and the
+small helpers the scanners share."""
+
+from __future__ import annotations
+
+import signal
+from collections import deque
+from dataclasses import dataclass, field
+
+from triage.load.logs.facts import WorldSize
+from triage.model import Collective
+from triage.model.evidence import (
+    Event,
+    ExitInfo,
+    InitWaitRecord,
+    NcclProcess,
+    OpCountSplit,
+    ReportedLag,
+    ReportedMismatch,
+)
+from triage.parsing.crashlog import CrashLine
+
+FAILURE_CLUSTER_LINES = 6       # failure lines of one rank this close together are one failure
+LAST_LINES = 6
+TAIL_LINES = 16               # unprefixed lines kept (rank 0's work is often followed by other processes' noise)
+MAX_UNPARSED = 40
+
+
+@dataclass
+class LogScan:
+    """What one or more log texts told us, per rank."""
+
+    collectives: dict[int, list[Collective]] = field(default_factory=dict)
+    hosts: dict[int, str] = field(default_factory=dict)
+    pids: dict[int, int] = field(default_factory=dict)
+    events: list[Event] = field(default_factory=list)
+    world_size: int | None = None
+    world_source: str | None = None
+    ranks_seen: set[int] = field(default_factory=set)
+    exits: dict[int, ExitInfo] = field(default_factory=dict)           # launcher summaries
+    failures: dict[int, list[tuple[int, CrashLine, str]]] = field(default_factory=dict)  # (order, line, path)
+    orphans: list[tuple[int, CrashLine, str]] = field(default_factory=list)  # failures of no known rank
+    last_lines: dict[int, deque[str]] = field(default_factory=dict)
+    mismatches: list[ReportedMismatch] = field(default_factory=list)
+    unparsed: list[str] = field(default_factory=list)
+    lines_read: int = 0                                                 # order of the next line
+    nccl_processes: list[NcclProcess] = field(default_factory=list)   # NCCL ops of no known rank
+    orphan_hosts: dict[int, str] = field(default_factory=dict)         # id(orphan line) -> its host
+    pg_of: dict[tuple[int, int], str] = field(default_factory=dict)    # (rank, seq) -> pg, from the watchdog
+    detected: dict[tuple[int, int], int] = field(default_factory=dict)  # (rank, seq) the watchdog flagged
+    first_timeout: dict[int, int] = field(default_factory=dict)        # rank -> order of its first timeout
+    _timeouts: set[tuple[int | None, str | None, int | None]] = field(default_factory=set)
+    init_waits: list[InitWaitRecord] = field(default_factory=list)
+    op_count_splits: list[OpCountSplit] = field(default_factory=list)   # NCCL RAS reports
+    lagging: list[ReportedLag] = field(default_factory=list)             # desync reports
+    unprefixed_tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
+    message_rank: tuple[int, int] | None = None     # (rank, order) of the last unprefixed line naming its rank
+    spawn_owner: int | None = None          # mp.spawn: the process whose traceback the unprefixed lines are
+    last_error: dict[int, int] = field(default_factory=dict)   # rank -> order of its NCCL "Last error:" line
+    tracebacks: list[tuple[int | None, int, str]] = field(default_factory=list)   # (rank, order, path) of headers
+    _init_seen: set[tuple[int | None, str, int | None, str | None]] = field(default_factory=set)
+    store_waits: list[InitWaitRecord] = field(default_factory=list)   # store get/wait timeouts, resolved at the end
+    rank_prefixed: bool = False      # some line carried a rank, local-rank or process prefix
+    past_init: bool = False          # the input shows the job past its first collective (progress, collectives)
+
+
+def record_world(scan: LogScan, facts: WorldSize | None) -> None:
+    if facts is None:
+        return
+    if scan.world_size is None or facts.size > scan.world_size:
+        scan.world_size, scan.world_source = facts.size, facts.source
+
+
+def signal_number(name: str | None) -> int | None:
+    if not name:
+        return None
+    try:
+        return int(signal.Signals[name])
+    except KeyError:
+        return None

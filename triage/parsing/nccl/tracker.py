@@ -1,0 +1,226 @@
+"""NcclTracker: the last NCCL operation per (host, pid, comm), comm -> rank, WARN lines.
+
+Two ways in, same results:
+- ``feed(line)`` for live streams: lines without "NCCL" are skipped at C speed, collective
+  lines are matched by one regex and kept raw (parsed only when asked), anything else takes
+  the tolerant parser.
+- ``feed_bytes`` / ``feed_file`` / ``feed_text`` for whole logs: a few C-speed passes instead
+  of a Python loop over every line (see ``bulk``). They fall back to the per-line path when a
+  log is small or a comm pointer is used by two processes (no ASLR), where the bulk shortcut
+  could be wrong.
+
+The bulk reader is in ``bulk``: it returns what it found and the tracker takes it in
+(``_take_bulk``), so the tracker's fields are only ever touched here.
+
+``ops_seen`` is the opCount span of the comm in what was read: last.op_count - first.op_count + 1
+(NCCL increments opCount by one per operation), or the number of kept ops if opCount went back.
+
+Its ops become Collectives (in ``triage.load.logs.records``) with ``seq = opCount + 1``: NCCL's
+opCount counts from 0 per communicator, FR's collective_seq_id counts from 1, so in the simple
+case (one NCCL op per collective) the two line up. ``pg`` is the commId (the same on every rank
+of a communicator, NCCL 2.17+) when an init line gave it, else "comm:" + the comm pointer (only
+meaningful inside one process).
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import re
+from collections import deque
+from dataclasses import dataclass, replace
+from typing import IO, TypeAlias
+
+from triage.parsing.nccl.bulk import BulkRead, OpItem, OpKey, bulk_read, tail_start
+from triage.parsing.nccl.lines import NcclColl, NcclEvent, NcclInit, NcclWarn, parse_nccl_segments
+
+
+@dataclass(frozen=True)
+class NcclCommState:
+    host: str
+    pid: int
+    comm: str
+    rank: int | None             # this process's rank in the communicator (from its init line)
+    nranks: int | None
+    last: NcclColl
+    ops_seen: int                # opCount span seen (see the module docstring)
+    comm_id: str | None = None
+    global_rank: int | None = None  # rank in the process's largest communicator, else launcher rank
+    history: tuple[NcclColl, ...] = ()  # the last few ops, oldest first (ends with ``last``)
+    first: NcclColl | None = None    # the first op seen
+
+
+# The common collective line, matched in one go. Anything else takes the tolerant path.
+_FAST = re.compile(
+    r"([\w.-]+):(\d+):\d+ \[\d+\] NCCL INFO \w+: opCount [0-9a-fA-F]+ sendbuff \S+ recvbuff \S+ "
+    r"count \d+ datatype \d+ op \d+ root -?\d+ comm (\S+)(?: \[nranks=\d+\])? stream \S+"
+    r"(?: \w+ -?\w+)*[ \t\r\n]*\Z"  # RCCL adds "task N globalrank N"
+)
+_Key: TypeAlias = OpKey
+_Item: TypeAlias = OpItem
+BULK_MIN_BYTES = 4 << 20         # smaller inputs take the per-line path
+
+
+class NcclTracker:
+    """Follows NCCL output; ``history`` is how many recent ops to keep per comm."""
+
+    def __init__(self, history: int = 8, max_warnings: int = 1000) -> None:
+        self._history = max(1, history)
+        self._ops: dict[_Key, deque[_Item]] = {}
+        self._first: dict[_Key, _Item] = {}
+        self._inits: dict[_Key, NcclInit] = {}
+        self._warnings: list[NcclWarn] = []                 # the first ones (the root cause is early)
+        self._late_warnings: deque[NcclWarn] = deque(maxlen=max(1, max_warnings // 2))  # and the latest
+        self._max_warnings = max(1, max_warnings - max_warnings // 2)
+        self.warnings_dropped = 0
+        self.lines_seen = 0          # NCCL lines looked at by the per-line path
+        self.bulk_fallbacks = 0      # bulk inputs that had to take the per-line path
+
+    # ---- per-line path -------------------------------------------------------------
+    def feed(self, line: str) -> None:
+        if "NCCL" not in line:
+            return
+        self.lines_seen += 1
+        match = _FAST.search(line)
+        if match is not None and (match.start() == 0 or "NCCL" not in line[:match.start()]):
+            self._add_op((match.group(1), match.group(2), match.group(3)), line)
+            return
+        for event in parse_nccl_segments(line):
+            self._record(event)
+
+    def _add_op(self, key: _Key, item: _Item) -> None:
+        ops = self._ops.get(key)
+        if ops is None:
+            ops = self._ops[key] = deque(maxlen=self._history)
+            self._first[key] = item
+        ops.append(item)
+
+    def _record(self, event: NcclEvent) -> None:
+        if isinstance(event, NcclColl):
+            self._add_op((event.host, str(event.pid), event.comm), event)
+        elif isinstance(event, NcclInit):
+            self._add_init(event)
+        elif len(self._warnings) < self._max_warnings:
+            self._warnings.append(event)
+        else:
+            if len(self._late_warnings) == self._late_warnings.maxlen:
+                self.warnings_dropped += 1
+            self._late_warnings.append(event)
+
+    def _add_init(self, event: NcclInit) -> None:
+        key = (event.host, str(event.pid), event.comm)
+        old = self._inits.get(key)
+        # an "Init COMPLETE" line has more fields than the earlier "nRanks" line: merge them
+        self._inits[key] = event if old is None else replace(
+            event, comm_id=event.comm_id or old.comm_id, bus_id=event.bus_id or old.bus_id,
+            function=event.function or old.function, parent=event.parent or old.parent,
+            nranks=event.nranks if event.nranks is not None else old.nranks)
+
+    def _feed_lines(self, text: str) -> None:
+        feed = self.feed
+        for line in text.splitlines():
+            if "NCCL" in line:
+                feed(line)
+
+    # ---- whole-log path ------------------------------------------------------------
+    def feed_text(self, text: str) -> None:
+        if len(text) < BULK_MIN_BYTES:
+            self._feed_lines(text)
+        else:
+            self.feed_bytes(text.encode("utf-8", "surrogatepass"))
+
+    def feed_file(self, handle: IO[str] | IO[bytes]) -> None:
+        """Read a whole (regular or piped) file; regular files are memory-mapped."""
+        try:
+            fileno = handle.fileno()
+            size = os.fstat(fileno).st_size
+        except (OSError, AttributeError, ValueError):
+            fileno, size = -1, 0
+        if fileno >= 0 and size >= BULK_MIN_BYTES:
+            with mmap.mmap(fileno, 0, access=mmap.ACCESS_READ) as mapped:
+                self.feed_bytes(mapped)
+            return
+        data = handle.read()
+        if isinstance(data, bytes):
+            self.feed_bytes(data)
+        else:
+            self.feed_text(data)
+
+    def feed_bytes(self, data: bytes | mmap.mmap) -> None:
+        if len(data) < BULK_MIN_BYTES or not self._feed_bulk(data):
+            if len(data) >= BULK_MIN_BYTES:
+                self.bulk_fallbacks += 1
+            self._feed_lines(bytes(data).decode("utf-8", "replace"))
+
+    def _feed_bulk(self, data: bytes | mmap.mmap) -> bool:
+        """The bulk path (see ``bulk``); False, nothing changed, when it cannot be sure."""
+        tail_at = tail_start(data)
+        tail = NcclTracker(self._history)
+        tail._feed_lines(bytes(data[tail_at:]).decode("utf-8", "replace"))
+        found = bulk_read(data, tuple(self._ops), self._history, tail_at, tail._ops)
+        if found is None:
+            return False
+        self._take_bulk(found, tail)
+        return True
+
+    def _take_bulk(self, found: BulkRead, tail: NcclTracker) -> None:
+        for event in found.events:
+            self._record(event)
+        for init in tail._inits.values():
+            self._add_init(init)
+        for warn in tail.warnings():
+            self._record(warn)
+        for key, items in found.last.items():
+            new = key not in self._first
+            for item in items:
+                self._add_op(key, item)
+            if new and key in found.first:  # the last lines may include the first one: keep history unique
+                self._first[key] = found.first[key]
+
+    # ---- results -------------------------------------------------------------------
+    def _resolve(self, key: _Key, item: _Item) -> NcclColl | None:
+        if isinstance(item, NcclColl):
+            return item
+        for event in parse_nccl_segments(item):
+            if isinstance(event, NcclColl) and event.comm == key[2]:
+                return event
+        return None
+
+    def inits(self) -> tuple[NcclInit, ...]:
+        return tuple(self._inits.values())
+
+    def global_rank(self, host: str, pid: int) -> int | None:
+        """The rank of a process in its largest communicator (the world, usually)."""
+        best: NcclInit | None = None
+        for (h, p, _), init in self._inits.items():
+            if h == host and p == str(pid) and (best is None or (init.nranks or 0) > (best.nranks or 0)):
+                best = init
+        return best.rank if best else None
+
+    def last_ops(self) -> tuple[NcclCommState, ...]:
+        states: list[NcclCommState] = []
+        for key, items in self._ops.items():
+            history = tuple(c for c in (self._resolve(key, i) for i in items) if c is not None)
+            if not history:
+                continue
+            last = history[-1]
+            first = self._resolve(key, self._first[key])
+            span = last.op_count - first.op_count + 1 if first else 0
+            init = self._inits.get(key)
+            grank = self.global_rank(last.host, last.pid)
+            states.append(NcclCommState(
+                host=last.host, pid=last.pid, comm=last.comm,
+                rank=init.rank if init else None,
+                nranks=init.nranks if init and init.nranks is not None else last.nranks,
+                last=last, ops_seen=max(span, len(history)),
+                comm_id=init.comm_id if init else None,
+                global_rank=grank if grank is not None else last.launcher_rank,
+                history=history, first=first,
+            ))
+        return tuple(states)
+
+    def warnings(self) -> tuple[NcclWarn, ...]:
+        """WARN lines in order: the first ``max_warnings / 2`` and the latest ones (a count of
+        those dropped in between is in ``warnings_dropped``)."""
+        return (*self._warnings, *self._late_warnings)
+

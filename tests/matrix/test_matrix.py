@@ -91,7 +91,7 @@ def test_stall(tmp_path: Path) -> None:
         # why is a note in the heartbeat, never an exception in the rank: torch 2.4-2.6 lack the dump API
         # (the bundle's fr collector is skipped with that reason), torch 2.8 has it and records nothing for gloo
         beat = json.loads(next((tmp_path / "run").glob("*/ranks/0/heartbeat.json")).read_text())
-        assert re.fullmatch(r"unavailable: torch [\d.]+ (has no Flight Recorder for gloo \(no _dump_fr_trace_json\)"
+        assert re.fullmatch(r"unavailable: torch [\d.]+( has no Flight Recorder for gloo \(no _dump_fr_trace_json\)"
                             r"|'s Flight Recorder recorded no gloo collective)", beat["fr_state"]), beat
         hung = [read_manifest(m.parent) for m in sorted((tmp_path / "run").glob("*/bundles/*/manifest.json"))]
         hung = [m for m in hung if m.reason.startswith("rank 0 waiting in all_reduce seq 3")]  # not a slow start-up's

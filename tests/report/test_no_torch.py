@@ -15,8 +15,7 @@ from triage.cli import main
 for name in ("check", "collect", "dump", "launch", "postmortem", "report", "top"):
     importlib.import_module("triage.cli." + name)
 for name in ("triage.postmortem", "triage.remote", "triage.collectors.node_bundle", "triage.analysis.analyze",
-             "triage.report", "triage.agent.supervisor" if importlib.util.find_spec("triage.agent.supervisor")
-             else "triage.agent"):
+             "triage.report", "triage.agent.launch.supervisor"):
     importlib.import_module(name)
 for run in sys.argv[1:]:
     with contextlib.redirect_stdout(io.StringIO()):

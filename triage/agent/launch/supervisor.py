@@ -36,6 +36,7 @@ from triage.agent.lines import say
 from triage.agent.numerics_watch import NumericsWatch
 from triage.agent.state import ActionOutcome, AgentContext, LocalRankStatus, Monitor, MonitorAction, MonitorActionKind
 from triage.agent.straggler_watch import StragglerWatch
+from triage.collectors import nvml_xids
 from triage.errors import UsageError
 from triage.exitcodes import ExitCode
 from triage.layout import HostPaths, RunPaths, short_hostname
@@ -106,6 +107,7 @@ class NodeAgent:
         env = envsetup.worker_env(os.environ, self.argv, self.settings, self.run_dir, self.job_id,
                                   self.host, is_tty)
         previous = self._install_signals()
+        nvml_xids.start()       # NVML's Xid events from the job's start, heard here (never in a rank)
         try:
             self._start_launcher(env)
             try:
@@ -114,6 +116,7 @@ class NodeAgent:
                 self._emergency_stop()
                 raise
         finally:
+            nvml_xids.stop()
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
 

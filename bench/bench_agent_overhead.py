@@ -51,8 +51,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
-    for tree in ("triage", "collectors"):
-        compileall.compile_dir(REPO / tree, quiet=1)
+    compileall.compile_dir(REPO / "triage", quiet=1)
     with tempfile.TemporaryDirectory(prefix="triage-bench-agent-") as tmp:
         cwd = Path(tmp)
         launch = [*TRIAGE, "launch", "--run-dir", str(cwd / "run"), "--"]

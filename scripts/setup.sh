@@ -42,6 +42,6 @@ extras=torch
 pip_install -e ".[$extras]"
 # An editable install leaves no byte-code, and with PYTHONDONTWRITEBYTECODE none is ever written:
 # every `triage launch` would compile ~180 modules again (0.4-0.6 s of CPU per job). Compile once.
-"$TRIAGE_PY" -m compileall -q triage collectors >/dev/null || true
+"$TRIAGE_PY" -m compileall -q triage >/dev/null || true
 "$TRIAGE_PY" -c 'import triage, torch' || { echo "setup: triage or torch did not install into $TRIAGE_ENV" >&2; exit 1; }
 echo "setup: triage is installed in $TRIAGE_ENV (run it as $TRIAGE_ENV/bin/triage, or activate that environment)" >&2

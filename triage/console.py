@@ -3,7 +3,8 @@
 Host names (worker.json), paths (a core's NT_FILE note, a file name), process-group names, log lines
 and exception messages come from files that a job, or whoever could write into its run directory,
 controls. Escape sequences in them could retitle the terminal, clear it, or hide lines. Every
-printer of triage goes through this module: the report and ``top`` renderers take
+printer of triage goes through this module (:func:`say` prints triage's own progress lines, with the
+host tag): the report and ``top`` renderers take
 :func:`terminal_safe` copies of what they render, the plain-text printers (``check``, the
 postmortem details) write through :func:`safe_stream`, and ``triage``'s command line puts
 :func:`safe_stream` on stderr for every command (warnings, errors, the ``next:`` lines). Every
@@ -14,10 +15,12 @@ this, by rich.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import io
 import re
+import sys
 from typing import Any, TextIO, TypeVar
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -29,6 +32,15 @@ def visible(text: str) -> str:
     if not _CONTROL.search(text):
         return text
     return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+
+
+def say(text: str, host: str | None = None, stream: TextIO | None = None) -> None:
+    """One line of triage's own on stderr (or ``stream``): ``triage: TEXT``, or ``triage[HOST]: TEXT``
+    for a line that one node of several says; through the sanitizer (the text names hosts, paths and
+    verdicts from files a job controls). Never raises: a closed terminal must not stop triage."""
+    head = f"triage[{host}]" if host else "triage"
+    with contextlib.suppress(Exception):
+        print(f"{head}: {visible(text)}", file=stream if stream is not None else sys.stderr, flush=True)
 
 
 def terminal_safe(value: T) -> T:

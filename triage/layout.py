@@ -343,6 +343,11 @@ class RunPaths:
     def run_json(self) -> Path:
         return self.root / "run.json"
 
+    @property
+    def collect_json(self) -> Path:
+        """`triage collect`'s record of what each node gave (triage.remote.collect)."""
+        return self.root / "collect.json"
+
     def host(self, host: str) -> HostPaths:
         return HostPaths(self.root / host)
 

@@ -5,9 +5,10 @@ becomes the crash report, the earliest crash first, the ranks that did not crash
 from __future__ import annotations
 
 from triage.analysis.analyze import analyze, analyze_crashes
-from triage.analysis.core_crash import analyse_crashes, crash_report
+from triage.analysis.crash import analyse_crashes, crash_report
+from triage.load.crash_records import logs_record, rank_logs
 from triage.model import RankState, VerdictKind
-from triage.model.evidence import CrashRecord, CrashSource, Evidence, KernelEvent, RankLogs
+from triage.model.evidence import CrashRecord, Evidence, KernelEvent
 
 SEGV = """Fatal Python error: Segmentation fault
 
@@ -23,10 +24,9 @@ Current thread 0x00007f0a1b2c3740 (most recent call first):
 
 
 def _logs(rank: int, text: str, pid: int, exit_info: dict[str, object] | None = None) -> CrashRecord:
-    logs = RankLogs(rank=rank, host="node1", pid=pid, log_lines=tuple(text.splitlines()),
-                    faulthandler_text=text, faulthandler_mtime=1_700_000_000.0 + rank, exit=exit_info,
-                    evidence=(f"/run/node1/rank{rank}/faulthandler.log",))
-    return CrashRecord(CrashSource.RANK_LOGS, rank, "node1", logs=logs)
+    logs = rank_logs(rank, "node1", pid, text, text, faulthandler_mtime=1_700_000_000.0 + rank, exit_info=exit_info,
+                     evidence=(f"/run/node1/rank{rank}/faulthandler.log",))
+    return logs_record(logs)
 
 
 def test_no_usable_core_is_still_a_crash_report_naming_the_problem() -> None:

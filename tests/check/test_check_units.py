@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 
 from triage.check import worker
-from triage.check.launcher import WORKER, parse_launch
+from triage.check.launcher import WORKER, Expected, parse_launch
 from triage.check.render import render_html, render_text
 from triage.check.results import CheckData
+from triage.check.run import is_lead
 from triage.check.verdict import _ifname_problem, decide, rank_ranges
 from triage.cli.check import parse_timeout
 from triage.errors import InputError, UsageError
@@ -352,3 +353,15 @@ def test_an_unreachable_rendezvous_endpoint_is_named() -> None:
     verdict = decide(CheckData(nodes=(node,), ranks={}, expected=_expected(nnodes=1)))
     assert not verdict.ok
     assert "rendezvous endpoint 10.9.9.9:29500 could not be reached from n1 (no answer)" in verdict.headline
+
+
+def test_the_lead_node_is_node_rank_0_the_only_node_or_the_master_host() -> None:
+    def expected(**fields: object) -> Expected:
+        base: dict[str, object] = {"nnodes": 2, "nproc_per_node": 2, "node_rank": None, "master_host": None,
+                                   "master_port": 29500, "standalone": False, "slurm_nodes": ()}
+        return Expected(**{**base, **fields})  # type: ignore[arg-type]
+
+    assert is_lead(expected(node_rank=0)) and not is_lead(expected(node_rank=1))
+    assert is_lead(expected(slurm_node_id=0)) and not is_lead(expected(slurm_node_id=3))
+    assert is_lead(expected(nnodes=1, master_host="node9.invalid")) and is_lead(expected(standalone=True))
+    assert is_lead(expected(master_host="127.0.0.1")) and not is_lead(expected(master_host="node9.invalid"))

@@ -47,7 +47,7 @@ def test_every_package_is_in_an_import_linter_contract(package: str) -> None:
 def test_every_package_is_in_the_development_layout(package: str) -> None:
     text = (REPO / "docs" / "development.md").read_text(encoding="utf-8")
     layout = text.split("## Layout and layers", 1)[1].split("\n## ", 1)[0]
-    assert f"`triage/{package}/`" in layout or (package == "collectors" and "`collectors/`" in layout), (
+    assert f"`triage/{package}/`" in layout, (
         f"docs/development.md's layout table does not name triage/{package}/")
 
 

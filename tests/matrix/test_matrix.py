@@ -28,22 +28,26 @@ pytestmark = [pytest.mark.matrix, pytest.mark.slow, pytest.mark.timeout(300)]
 
 
 PROBE = """
-import json, os, sys, tempfile
+import json, os, tempfile
 import torch, torch.distributed as dist
 c10d = torch._C._distributed_c10d
 if not hasattr(c10d, "_dump_fr_trace_json"):
-    sys.exit(1)
+    print("FR: no"); raise SystemExit
 dist.init_process_group("gloo", store=dist.FileStore(os.path.join(tempfile.mkdtemp(), "s"), 1), rank=0, world_size=1)
 dist.all_reduce(torch.ones(2))
-sys.exit(0 if json.loads(c10d._dump_fr_trace_json(True, False)).get("entries") else 1)
+print("FR: " + ("yes" if json.loads(c10d._dump_fr_trace_json(True, False)).get("entries") else "no"), flush=True)
+dist.destroy_process_group()
 """
 
 
 @functools.cache
 def _recorded() -> bool:
-    """Whether this torch's Flight Recorder records gloo collectives (one all_reduce, one rank)."""
-    probe = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, timeout=120, check=False)
-    return probe.returncode == 0
+    """Whether this torch's Flight Recorder records gloo collectives (one all_reduce, one rank). The probe's
+    answer is read from its output: a probe that gives none fails the test (never taken as "no")."""
+    probe = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=120, check=False)
+    answers = [line for line in probe.stdout.splitlines() if line in ("FR: yes", "FR: no")]
+    assert answers, f"the Flight Recorder probe gave no answer (exit {probe.returncode}): {probe.stderr[-2000:]}"
+    return answers[-1] == "FR: yes"
 
 
 def _hang_lines(done: Finished) -> list[str]:

@@ -7,16 +7,18 @@ import sys
 from pathlib import Path
 
 from tests.helpers.postmortem import crash, report_json
-from triage.analysis.core_crash import banner_time, events_near
 from triage.analysis.crash import (
     CrashContext,
     CrashKind,
-    KernelEvent,
     ThreadRole,
     classify_backtrace,
     crash_findings,
     thread_role,
 )
+from triage.analysis.crash.records import events_near
+from triage.load.crash_records import banner_time
+from triage.model.evidence import KernelEvent
+from triage.parsing.crashlog import crash_log_facts
 from triage.parsing.gdb import parse_gdb_backtrace
 from triage.postmortem.context import kernel_events
 
@@ -85,7 +87,7 @@ def test_cuda_illegal_address_advises_launch_blocking_and_sanitizer() -> None:
     log = (("[rank1]:[E1122 10:00:01.000 ProcessGroupNCCL.cpp:1595] [PG 0 Rank 1] Process group watchdog thread "
             "terminated with exception: CUDA error: an illegal memory access was encountered"),
            "terminate called after throwing an instance of 'c10::DistBackendError'")
-    item = classify_backtrace(parse_gdb_backtrace(WATCHDOG_BT), CrashContext(pid=4000, rank=1, log_lines=log))
+    item = classify_backtrace(parse_gdb_backtrace(WATCHDOG_BT), CrashContext(pid=4000, rank=1, log_facts=crash_log_facts("\n".join(log))))
     assert item.kind is CrashKind.CUDA_ERROR
     assert "illegal memory access" in item.summary and "watchdog" in item.summary
     assert "CUDA_LAUNCH_BLOCKING=1" in item.next_step and "compute-sanitizer" in item.next_step
@@ -121,7 +123,7 @@ def test_oom_from_kernel_log_and_exception_exit() -> None:
                                                                     kernel_events=(oom,)))
     assert item.kind is CrashKind.OOM_KILLED and "OOM" in item.summary
     failed = classify_backtrace(parse_gdb_backtrace(""), CrashContext(
-        pid=5, rank=0, exit_code=1, log_lines=("[rank0]: ValueError: bad shape (3, 4)",)))
+        pid=5, rank=0, exit_code=1, log_facts=crash_log_facts("[rank0]: ValueError: bad shape (3, 4)")))
     assert failed.kind is CrashKind.EXCEPTION_EXIT and "ValueError: bad shape (3, 4)" in failed.summary
 
 

@@ -12,12 +12,14 @@ import pytest
 from tests.helpers.paths import PROGRAMS
 from tests.helpers.postmortem import crash, report_json, triage_run
 from tests.helpers.processes import running_program
-from triage.analysis import core_crash
-from triage.analysis.core_crash import classify_core_output
+from triage.analysis.crash import classification_json, records
+from triage.analysis.crash.records import classify_core
 from triage.bundle import CollectorStatus
 from triage.collectors.core import collect_core
 from triage.collectors.gdbrun import find_gdb, gdb_batch_argv, run_gdb
+from triage.load import cores as cores_loader
 from triage.load.cores import bundle_core_outputs
+from triage.load.crash_records import core_record
 from triage.parsing.elfcore import read_core_notes
 from triage.parsing.gdb import parse_gdb_backtrace
 from triage.postmortem.locate import find_core
@@ -139,7 +141,7 @@ def test_core_collector_into_a_bundle_and_bundle_classification(built: dict[str,
     assert record.name == "core" and record.rank == 3 and record.pid == result.pid
     assert set(record.files) == {"rank-3/core.json", "rank-3/gdb-core.txt"}
     [output] = bundle_core_outputs(bundle)
-    item, _bt = classify_core_output(output, None, ())
+    item = classify_core(core_record(output, output.info.get("rank"), output.host), ())
     assert item.rank == 3 and item.kind.value == "assertion_abort"
 
     bogus = crash_dir / "not-a-core"
@@ -166,20 +168,28 @@ def test_dmesg_file_names_the_faulting_thread_and_gives_the_time(built: dict[str
 
 def test_postmortem_classifies_each_core_once(built: dict[str, Path], crash_dir: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    """Two real cores through run_postmortem: gdb's output of each is classified exactly once."""
+    """Two real cores through run_postmortem: gdb's output of each is parsed exactly once, by the
+    loader, and classified exactly once."""
     cores = [crash([str(built["pm_assert"])], crash_dir / name).core for name in ("a", "b")]
-    real = core_crash.classify_core_output
+    real, real_parse = records.classify_core, cores_loader.parse_gdb_backtrace
     seen: list[object] = []
+    parsed: list[str] = []
 
-    def counted(output, *args, **kwargs):  # type: ignore[no-untyped-def]
-        seen.append(output.info.get("core"))
-        return real(output, *args, **kwargs)
+    def counted(record, *args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(record.core.info.get("core"))
+        return real(record, *args, **kwargs)
 
-    monkeypatch.setattr(core_crash, "classify_core_output", counted)
+    def counted_parse(text, *args, **kwargs):  # type: ignore[no-untyped-def]
+        parsed.append(text)
+        return real_parse(text, *args, **kwargs)
+
+    monkeypatch.setattr(records, "classify_core", counted)
+    monkeypatch.setattr(cores_loader, "parse_gdb_backtrace", counted_parse)
     result = run_postmortem(cores, dmesg_text="")
     assert sorted(map(str, seen)) == sorted(str(c) for c in cores)
+    assert len(parsed) == 2 and all("Thread" in text for text in parsed)
     assert len(result.classifications) == 2
-    assert result.report.extra["postmortem"] == [core_crash.classification_json(c) for c in sorted(
+    assert result.report.extra["postmortem"] == [classification_json(c) for c in sorted(
         result.classifications, key=lambda c: (c.time is None, c.time or 0.0))]
 
 

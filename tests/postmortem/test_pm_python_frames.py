@@ -1,12 +1,12 @@
-"""Where a crash's Python frames come from (analysis: triage.analysis.core_crash.with_python_frames),
+"""Where a crash's Python frames come from (analysis: triage.analysis.crash.records.with_python_frames),
 on gdb text in the shape gdb prints it; the real cores of test_pm_cores.py go through the same code."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from triage.analysis.core_crash import with_python_frames
 from triage.analysis.crash import CrashContext, classify_backtrace
+from triage.analysis.crash.records import with_python_frames
 from triage.parsing.gdb import parse_gdb_backtrace
 
 NATIVE = """\

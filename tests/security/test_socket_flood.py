@@ -22,13 +22,13 @@ from pathlib import Path
 
 import pytest
 
-from collectors.worker_client import ping, request_dump, send_command
 from tests.helpers.launch import HOST, job_env, launch_argv, rank_dir, run_launch, torchrun
 from tests.helpers.paths import REPO, program
 from tests.helpers.processes import kill_tree, running_program, wait_for
 from tests.security.sec_util import AS_NOBODY, SYSTEM_PYTHON, attacker_dir, can_drop_privileges
 from triage.collectors.common import Target
 from triage.collectors.worker import collect_worker
+from triage.collectors.worker_client import ping, request_dump, send_command
 from triage.layout import RankPaths
 from triage.options import CollectSettings
 from triage.worker.agent import _State

@@ -12,12 +12,11 @@ of the log pump checks :func:`rank_output_open` and writes what it held right af
 from __future__ import annotations
 
 import contextlib
-import sys
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TextIO
 
-from triage.console import visible
+from triage import console
 from triage.parsing.torchrun_args import parse_torchrun_args, read_nnodes, torchrun_index
 
 _state: dict[str, str | bool | None] = {"host": None, "multi": False}
@@ -56,10 +55,10 @@ def prefix() -> str:
 
 
 def say(text: str, stream: TextIO | None = None) -> None:
-    """Print one agent line through the terminal sanitizer (host names, paths and verdicts come from
-    files a job controls); never raises: a closed console must not stop the agent."""
-    with contextlib.suppress(Exception):
-        print(f"{prefix()}: {visible(text)}", file=stream if stream is not None else sys.stderr, flush=True)
+    """Print one agent line (:func:`triage.console.say`: sanitized, never raises), with its host on a
+    job of several nodes."""
+    host = _state["host"]
+    console.say(text, host if _state["multi"] and isinstance(host, str) and host else None, stream)
 
 
 @contextlib.contextmanager

@@ -9,7 +9,7 @@ from triage.analysis import verdicts
 from triage.analysis.advice import INIT_HANG_STEPS, excerpt_steps
 from triage.analysis.agent_view import agent_view, gpu_steps, init_steps
 from triage.analysis.cluster_check import cluster_check_finding, cluster_check_json, cluster_check_step
-from triage.analysis.core_crash import CrashAnalysis, analyse_crashes, crash_analysis_report, crash_record_events
+from triage.analysis.crash import CrashAnalysis, analyse_crashes, crash_analysis_report, crash_record_events
 from triage.analysis.describe import call
 from triage.analysis.diff import (
     Disagreement,

@@ -20,12 +20,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from triage.check.launcher import Launch
+from triage.check.launcher import Expected, Launch
 from triage.check.results import CheckData, load_check, node_path, read_verdict, write_verdict
 from triage.check.verdict import Verdict, decide, verdict_json
 from triage.check.worker import describe_error
-from triage.layout import short_hostname
-from triage.private_files import write_json_atomic
+from triage.errors import InputError
+from triage.layout import CheckPaths, short_hostname
+from triage.private_files import make_private_dir, write_json_atomic
 
 POLL = 0.25
 PROBE_TIMEOUT = 2.0
@@ -238,3 +239,24 @@ def run_check(launch: Launch, check_dir: Path, timeout: float, lead: bool) -> Ou
     if verdict is None:
         verdict = decide(load_check(check_dir, expected))
     return Outcome(verdict=verdict, check_dir=check_dir, lead=lead, from_lead=from_lead)
+
+
+def is_lead(expected: Expected) -> bool:
+    """This node decides the verdict: it is node rank 0 (torchrun's --node-rank, SLURM's node id), the
+    only node, or the one the master address names."""
+    if expected.node_rank is not None:
+        return expected.node_rank == 0
+    if expected.slurm_node_id is not None:
+        return expected.slurm_node_id == 0
+    if expected.standalone or expected.nnodes in (None, 1) or not expected.master_host:
+        return True
+    return is_local_address(expected.master_host)
+
+
+def check_node(launch: Launch, check_dir: Path, timeout: float) -> Outcome:
+    """`triage check` on this node, into a new private check directory (the lead node decides)."""
+    if CheckPaths(check_dir).verdict.exists():
+        raise InputError(f"{check_dir}: holds the verdict of an earlier check",
+                         hint="give a new --check-dir (every check needs an empty one)")
+    make_private_dir(check_dir)
+    return run_check(launch, check_dir, timeout, is_lead(launch.expected))

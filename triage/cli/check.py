@@ -9,9 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from triage.errors import InputError, UsageError
-from triage.layout import CheckPaths, RunPaths
-from triage.private_files import make_private_dir
+from triage.errors import UsageError
+from triage.layout import RunPaths
 
 DEFAULT_TIMEOUT = 120.0
 
@@ -80,25 +79,13 @@ class CheckCommand:
     def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         from triage.check.launcher import parse_launch
         from triage.check.render import json_document, render_html, render_json, render_lead_text, render_text
-        from triage.check.run import is_local_address, run_check
+        from triage.check.run import check_node
 
         timeout = parse_timeout(str(args.timeout))
         launch = parse_launch(list(args.launcher))
         check_dir = _check_dir(args)
-        if CheckPaths(check_dir).verdict.exists():
-            raise InputError(f"{check_dir}: holds the verdict of an earlier check",
-                             hint="give a new --check-dir (every check needs an empty one)")
-        make_private_dir(check_dir)
-        expected = launch.expected
-        if expected.node_rank is not None:
-            lead = expected.node_rank == 0
-        elif expected.slurm_node_id is not None:
-            lead = expected.slurm_node_id == 0
-        elif expected.standalone or expected.nnodes in (None, 1) or not expected.master_host:
-            lead = True
-        else:
-            lead = is_local_address(expected.master_host)
-        outcome = run_check(launch, check_dir, timeout, lead)
+        outcome = check_node(launch, check_dir, timeout)
+        lead = outcome.lead
         note = None if lead else (f"this node's own view: no verdict from the lead node appeared in {check_dir}; "
                                   f"give every node the same --check-dir on a shared filesystem")
         lead_code = outcome.from_lead.get("exit_code") if outcome.from_lead is not None else None

@@ -3,37 +3,32 @@
 - ``--job J``: a SLURM job; nodes from squeue/scontrol; on each node ``srun --jobid J --overlap``.
 - ``--hosts h1,h2``: SSH (paramiko, known_hosts + RejectPolicy, ~/.ssh/config).
 - ``--node-side``: the part that runs on a node (started by the two modes above).
+
+The command parses, makes one call (:func:`triage.remote.collect.collect`, or
+:func:`triage.remote.node_side.serve` on a node), then renders: the nodes' outcomes and the report.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import math
-import os
 import re
 import shlex
-import shutil
 import sys
-import time
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
+from triage.cli.report import show_report
 from triage.collectors.redact import set_redaction
 from triage.config import add_arguments, options_of, settings_from
+from triage.console import say
 from triage.errors import RemoteError, UsageError
 from triage.exitcodes import ExitCode
-from triage.layout import RunPaths
 from triage.options import CollectSettings
-from triage.private_files import write_json_atomic
-from triage.remote.fanout import NodeOutcome, fan_out
-from triage.remote.gather import GatherPlan, srun_worker, ssh_worker
+from triage.remote.collect import Collected, CollectPlan, collect
 from triage.remote.names import parse_hosts, parse_pids, validate_job_id
-from triage.remote.node_side import NodeRequest, collect_here, emit, private_out_dir
-from triage.remote.slurm import JobNotCollectable, find_job
+from triage.remote.node_side import NodeRequest, private_out_dir, serve
 from triage.remote.ssh import SshOptions
-from triage.schemas import COLLECT_SCHEMA, RUN_LAYOUT
+from triage.report import build_report
 
 DEFAULT_FANOUT = 32
 DEFAULT_NODE_TIMEOUT_S = 120.0
@@ -92,44 +87,14 @@ class CollectCommand:
         remote = tuple(shlex.split(args.remote_triage))
         if not remote:
             raise UsageError("--remote-triage is empty")
-        plan_args = _node_args(args)
-        if args.job:
-            job = find_job(validate_job_id(args.job))
-            nodes: list[str] = list(job.nodes)
-            run_dir = _run_dir(args, f"job{job.job_id}")
-            plan = _plan(args, run_dir, remote, plan_args)
-            _say(f"job {job.job_id} ({job.state}) on {len(nodes)} node(s): {', '.join(nodes)}")
-            worker = srun_worker(plan, job.job_id)
-            run_id = job.job_id
-        else:
-            nodes = parse_hosts(args.hosts)
-            run_dir = _run_dir(args, "hosts")
-            plan = _plan(args, run_dir, remote, plan_args)
-            worker = ssh_worker(plan)
-            run_id = run_dir.name
-        started = time.monotonic()
-        existed = run_dir.exists()
-        outcomes = fan_out(nodes, worker, args.fanout, progress=not args.no_progress)
-        elapsed = time.monotonic() - started
-        if args.job and not any(o.ok for o in outcomes):
-            _ended_meanwhile(args.job, run_dir, existed)
-        report_dirs = _record(run_dir, run_id, outcomes, elapsed, args.shared)
-        return _finish(args, outcomes, report_dirs)
-
-
-def _ended_meanwhile(job_id: str, run_dir: Path, existed: bool) -> None:
-    """No node answered: if the job ended (or is ending) meanwhile, say so (exit 2) and leave no
-    empty directory behind."""
-    try:
-        find_job(job_id)
-    except JobNotCollectable:
-        if not existed:
-            with contextlib.suppress(OSError):
-                for path in sorted(run_dir.rglob("*"), key=lambda p: len(p.parts), reverse=True):
-                    if path.is_dir():
-                        path.rmdir()          # only empty directories: never a byte collected
-                run_dir.rmdir()
-        raise
+        ssh = SshOptions(config_file=args.ssh_config, known_hosts=tuple(args.known_hosts),
+                         connect_timeout=args.connect_timeout)
+        plan = CollectPlan(job_id=validate_job_id(args.job) if args.job else None,
+                           hosts=tuple(parse_hosts(args.hosts)) if not args.job else (),
+                           run_dir=Path(args.run_dir) if args.run_dir is not None else None,
+                           remote_triage=remote, node_args=_node_args(args), timeout_s=args.timeout,
+                           shared=args.shared, ssh=ssh, fanout=args.fanout, progress=not args.no_progress)
+        return _finish(args, collect(plan, say))
 
 
 def _check_numbers(args: argparse.Namespace) -> None:
@@ -139,10 +104,6 @@ def _check_numbers(args: argparse.Namespace) -> None:
             raise UsageError(f"{flag} {value}: must be a finite number >= {minimum:g}")
     if args.width is not None and not 20 <= args.width <= 10000:
         raise UsageError(f"--width {args.width}: must be between 20 and 10000 columns")
-
-
-def _say(text: str) -> None:
-    print(f"triage: {text}", file=sys.stderr, flush=True)
 
 
 def _node_args(args: argparse.Namespace) -> tuple[str, ...]:
@@ -168,44 +129,14 @@ def _node_args(args: argparse.Namespace) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _run_dir(args: argparse.Namespace, label: str) -> Path:
-    if args.run_dir is not None:
-        return Path(args.run_dir)
-    return Path.cwd() / time.strftime(f"triage-collect-{label}-%Y%m%dT%H%M%S", time.gmtime())
-
-
-def _plan(args: argparse.Namespace, run_dir: Path, remote: tuple[str, ...], node_args: tuple[str, ...]) -> GatherPlan:
-    ssh = SshOptions(config_file=args.ssh_config, known_hosts=tuple(args.known_hosts),
-                     connect_timeout=args.connect_timeout)
-    return GatherPlan(run_dir=run_dir, remote_triage=remote, node_args=node_args, timeout_s=args.timeout,
-                      shared=args.shared, ssh=ssh)
-
-
-def _record(run_dir: Path, run_id: str, outcomes: Sequence[NodeOutcome], elapsed: float, shared: bool) -> list[Path]:
-    """Write run.json (if new) and collect.json; return the run directories to report on."""
-    run = RunPaths(run_dir)
-    if not run.is_run_dir():
-        write_json_atomic(run.run_json, {"layout": RUN_LAYOUT, "job_id": run_id, "created": time.time(),
-                                         "hosts": [o.node for o in outcomes], "collected": True})
-    nodes: dict[str, Any] = {
-        o.node: {"ok": o.ok, "bundle": str(o.bundle) if o.bundle else None, "error": o.error,
-                 "seconds": round(o.duration_s, 3), "bytes": o.bytes_moved}
-        for o in outcomes}
-    write_json_atomic(run_dir / "collect.json", {"schema": COLLECT_SCHEMA, "elapsed_s": round(elapsed, 3),
-                                                 "nodes": nodes, "missing": [o.node for o in outcomes if not o.ok]})
-    dirs = [run_dir]
-    if shared:
-        dirs = sorted({o.bundle.parent.parent.parent for o in outcomes if o.bundle is not None}) or [run_dir]
-    return dirs
-
-
-def _finish(args: argparse.Namespace, outcomes: Sequence[NodeOutcome], report_dirs: list[Path]) -> int:
+def _finish(args: argparse.Namespace, collected: Collected) -> int:
+    outcomes = collected.outcomes
     good = [o for o in outcomes if o.ok]
     for outcome in outcomes:
         if outcome.ok:
-            _say(f"{outcome.node}: bundle {outcome.bundle} ({outcome.duration_s:.1f} s, {outcome.bytes_moved} bytes)")
+            say(f"{outcome.node}: bundle {outcome.bundle} ({outcome.duration_s:.1f} s, {outcome.bytes_moved} bytes)")
         else:
-            _say(f"{outcome.node}: no bundle: {outcome.error}")
+            say(f"{outcome.node}: no bundle: {outcome.error}")
     if not good:
         raise RemoteError(f"no node could be collected ({', '.join(o.node for o in outcomes)})")
     missing = [o for o in outcomes if not o.ok]
@@ -217,20 +148,11 @@ def _finish(args: argparse.Namespace, outcomes: Sequence[NodeOutcome], report_di
               file=stream, flush=True)
         for outcome in missing:
             print(f"  missing node {outcome.node}: {outcome.error}", file=stream, flush=True)
-    _say(f"bundles in {', '.join(str(d) for d in report_dirs)}")
+    say(f"bundles in {', '.join(str(d) for d in collected.report_dirs)}")
     if args.no_report:
         return int(ExitCode.OK)
-    from triage.cli import main as triage_main
-
-    code = triage_main(["report", *_report_flags(args), *(str(d) for d in report_dirs)])
-    return code
-
-
-def _report_flags(args: argparse.Namespace) -> list[str]:
-    flags = ["--format", args.format]
-    if args.width:
-        flags += ["--width", str(args.width)]
-    return flags
+    inputs = [str(d) for d in collected.report_dirs]
+    return show_report(build_report(inputs), inputs, args.format, args.width)
 
 
 def _node_side(args: argparse.Namespace) -> int:
@@ -244,19 +166,5 @@ def _node_side(args: argparse.Namespace) -> int:
                           pids=tuple(parse_pids(args.pids)) if args.pids else (), match=args.match,
                           reason="triage collect" + (f" --job {job}" if job else ""), options=options,
                           wait_s=max(10.0, args.timeout / 2), all_users=args.all_users)
-    # stdout carries the bundle: while collecting, fd 1 points at stderr so nothing else lands in it.
-    sys.stdout.flush()
-    real_stdout = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)
-    try:
-        run_dir, bundle = collect_here(request)
-        sent = False
-        with contextlib.suppress(BrokenPipeError):
-            emit(run_dir, bundle, args.stream, real_stdout)
-            sent = True
-        if temporary is not None and (run_dir != temporary or (sent and args.stream)):
-            shutil.rmtree(temporary, ignore_errors=True)   # our private temporary copy: unused or streamed
-    finally:
-        with contextlib.suppress(BrokenPipeError):
-            real_stdout.close()
+    serve(request, args.stream, temporary)
     return int(ExitCode.OK)

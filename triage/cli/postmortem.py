@@ -13,7 +13,7 @@ from typing import TextIO
 from triage.analysis.crash import CrashClassification
 from triage.collectors.gdbrun import DEFAULT_TIMEOUT_S
 from triage.collectors.redact import set_redaction
-from triage.console import safe_stream, terminal_safe
+from triage.console import safe_stream, say, terminal_safe
 from triage.errors import InputError, UsageError
 from triage.exitcodes import ExitCode
 from triage.layout import RunPaths
@@ -69,9 +69,9 @@ class PostmortemCommand:
         result = run_postmortem(list(args.cores), exe=args.exe, run_dir=run_dir, timeout=args.gdb_timeout,
                                 keep=args.keep if run_dir is None else None, dmesg_text=dmesg_text)
         for line in result.bad_inputs:
-            print(f"triage: error: {line}", file=sys.stderr)
+            say(f"error: {line}")
         for line in result.warnings:
-            print(f"triage: warning: {line}", file=sys.stderr)
+            say(f"warning: {line}")
         if result.classifications or not result.bad_inputs:
             self._write(result, args)
         return int(exit_code(result))

@@ -6,9 +6,11 @@ import argparse
 import gc
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+from triage.console import say
 from triage.errors import InputError, UsageError
 from triage.exitcodes import ExitCode
 from triage.model import Report, VerdictKind
@@ -44,22 +46,29 @@ class ReportCommand:
         if args.width is not None and not 20 <= args.width <= 10000:
             raise UsageError(f"--width {args.width}: must be between 20 and 10000 columns")
         report = build_report(args.inputs, prefix=args.prefix)
-        if args.output:
-            _write_file(report, args.format, Path(args.output), args.width)
-            print(f"triage: report written to {args.output}", file=sys.stderr)
-        else:
-            try:
-                render(report, args.format, sys.stdout, width=args.width)
-                sys.stdout.flush()
-            except BrokenPipeError:  # `triage report ... | head`: the reader left, that is fine
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-                return int(exit_code(report))
-            except OSError as exc:   # a full disk, a closed terminal: the report was not delivered
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-                raise InputError(f"standard output: cannot write the report ({exc.strerror or exc})",
-                                 hint="write it to a file with -o FILE") from None
-        _print_next(report, args, sys.stderr)
+        if not args.output:
+            return show_report(report, args.inputs, args.format, args.width)
+        _write_file(report, args.format, Path(args.output), args.width)
+        say(f"report written to {args.output}")
+        _print_next(report, args.inputs, args.format, args.output, sys.stderr)
         return int(exit_code(report))
+
+
+def show_report(report: Report, inputs: Sequence[str], fmt: str, width: int | None) -> int:
+    """``report`` rendered on stdout, then the next command on stderr; its exit code (`triage report`
+    and `triage collect` show a report this one way)."""
+    try:
+        render(report, fmt, sys.stdout, width=width)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `triage report ... | head`: the reader left, that is fine
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return int(exit_code(report))
+    except OSError as exc:   # a full disk, a closed terminal: the report was not delivered
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise InputError(f"standard output: cannot write the report ({exc.strerror or exc})",
+                         hint="write it to a file with -o FILE") from None
+    _print_next(report, inputs, fmt, None, sys.stderr)
+    return int(exit_code(report))
 
 
 def exit_code(report: Report) -> ExitCode:
@@ -74,12 +83,12 @@ def _write_file(report: Report, fmt: str, path: Path, width: int | None) -> None
         raise InputError(f"{path}: cannot write the report ({exc.strerror or exc})") from None
 
 
-def _print_next(report: Report, args: argparse.Namespace, err: TextIO) -> None:
-    inputs = " ".join(args.inputs)
-    if args.format == "chrome-trace":
-        trace = args.output or "the trace (-o trace.json)"
+def _print_next(report: Report, given: Sequence[str], fmt: str, output: str | None, err: TextIO) -> None:
+    inputs = " ".join(given)
+    if fmt == "chrome-trace":
+        trace = output or "the trace (-o trace.json)"
         err.write(f"next: open {trace} in https://ui.perfetto.dev   # the timeline\n")
-    elif args.format != "html":
+    elif fmt != "html":
         err.write(f"next: triage report {inputs} --format html -o triage-report.html   # the picture\n")
     elif report.verdict.culprit_ranks:
         err.write(f"next: triage report {inputs} --format json | jq .verdict\n")

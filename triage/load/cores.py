@@ -1,4 +1,5 @@
-"""The core collector's output (``<rank>/core.json`` + ``gdb-core.txt``) as :class:`CoreOutput`."""
+"""The core collector's output (``<rank>/core.json`` + ``gdb-core.txt``) as :class:`CoreOutput`, its gdb
+text parsed once here."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from pathlib import Path
 
 from triage.layout import BundlePaths, BundleRankPaths
 from triage.model.evidence import CoreOutput
+from triage.parsing.gdb import parse_gdb_backtrace
 from triage.regular_files import read_json_file, read_regular_bytes
 
 MAX_GDB_TEXT = 64 * 1024 * 1024
@@ -22,8 +24,10 @@ def read_core_output(out_dir: Path, host: str | None = None) -> CoreOutput | Non
         text: str | None = read_regular_bytes(gdb_path, MAX_GDB_TEXT).decode("utf-8", "replace")
     except OSError:
         text = None
-    return CoreOutput(info if isinstance(info, dict) else {}, text, str(info_path),
-                      str(gdb_path) if text is not None else None, host)
+    facts = info if isinstance(info, dict) else {}
+    executable = facts.get("executable")
+    backtrace = parse_gdb_backtrace(text or "", executable if isinstance(executable, str) else None)
+    return CoreOutput(facts, backtrace, str(info_path), str(gdb_path) if text is not None else None, host)
 
 
 def bundle_core_outputs(bundle: Path) -> list[CoreOutput]:

@@ -13,6 +13,7 @@ from triage.layout import BundlePaths, HostPaths, RankPaths, RunPaths
 from triage.load.agent_end import agent_end_event
 from triage.load.agent_facts import agent_facts
 from triage.load.cores import bundle_core_outputs
+from triage.load.crash_records import LOG_TAIL_LINES, core_record, live_gdb_record
 from triage.load.fr_files import fr_rank_evidence, read_text
 from triage.load.kernel import job_kernel_events
 from triage.load.logs.finish import with_log_failure
@@ -20,12 +21,12 @@ from triage.load.logs.scan import LogScan
 from triage.load.logs.text import scan_log_text
 from triage.load.numerics import load_numerics
 from triage.load.stop_record import load_stop
+from triage.model.backtrace import FAULT_SIGNALS
 from triage.model.evidence import (
     MISSING_NODE_REASON,
     AgentFacts,
     ClusterCheck,
     CrashRecord,
-    CrashSource,
     Event,
     EventKind,
     Evidence,
@@ -33,7 +34,6 @@ from triage.model.evidence import (
     RankEvidence,
 )
 from triage.model.gpu import NodeGpus
-from triage.parsing.crashlog import FAULT_SIGNALS
 from triage.parsing.flight_recorder.parse import load_fr_file, parse_fr_json
 from triage.parsing.nvidia_smi import parse_gpus_json
 from triage.parsing.pyframes import parse_pyframes, thread_stacks
@@ -240,13 +240,16 @@ def _load_rank(host: HostPaths, rank: int, bundle: Path | None, manifest: Manife
     threads = _threads(paths, bundle, rank, skipped, evidence)
     exit_info = _exit(paths, skipped)
     scan = LogScan()
+    tails: list[str] = []
     for log in (paths.output, paths.nccl):
         if log.is_file():
-            scan_log_text(read_text(log), str(log), scan, default_rank=rank)
+            text = read_text(log)
+            scan_log_text(text, str(log), scan, default_rank=rank)
+            tails += text.splitlines()[-LOG_TAIL_LINES:] if log == paths.output else []
     events.extend(e for e in scan.events if e.kind is not EventKind.EXCEPTION)
     exit_info = with_log_failure(exit_info, scan, rank)      # the log path's own reading of the rank's lines
     if use_gdb and exit_info is not None and exit_info.signal is not None and bundle is not None:
-        crashes.extend(_gdb_record(BundlePaths(bundle).rank(rank).gdb, rank, host.host, exit_info))
+        crashes.extend(_gdb_record(BundlePaths(bundle).rank(rank).gdb, rank, host.host, exit_info, "\n".join(tails)))
     colls = base.collectives if base else tuple(scan.collectives.get(rank, ()))
     alive = _alive(manifest, rank)
     return RankEvidence(
@@ -357,17 +360,17 @@ def _core_records(host: HostPaths) -> list[CrashRecord]:
     for bundle in host.bundles():
         for output in bundle_core_outputs(bundle):
             rank = output.info.get("rank")
-            out.append(CrashRecord(CrashSource.CORE, rank if isinstance(rank, int) else None,
-                                   output.host or host.host, core=output))
+            out.append(core_record(output, rank if isinstance(rank, int) else None, output.host or host.host))
     return out
 
 
-def _gdb_record(gdb: Path, rank: int, host: str, info: ExitInfo) -> tuple[CrashRecord, ...]:
-    """gdb's output on a rank that crashed (taken by the agent right after the crash)."""
+def _gdb_record(gdb: Path, rank: int, host: str, info: ExitInfo, log_tail: str) -> tuple[CrashRecord, ...]:
+    """gdb's output on a rank that crashed (taken by the agent right after the crash), with what the
+    tail of the rank's output.log says about it."""
     if not gdb.is_file():
         return ()
-    return (CrashRecord(CrashSource.LIVE_GDB, rank, host, gdb_text=read_text(gdb), gdb_path=str(gdb),
-                        signal_name=info.signal_name, time=info.time),)
+    return (live_gdb_record(read_text(gdb), str(gdb), rank, host, signal_name=info.signal_name, time=info.time,
+                            log_text=log_tail),)
 
 
 def _alive(manifest: Manifest | None, rank: int) -> bool | None:

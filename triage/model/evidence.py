@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from triage.model import Collective, SeqHistory, Verdict
+from triage.model.backtrace import CrashLogFacts, GdbBacktrace, PythonFrame, PythonStack
 from triage.model.gpu import NodeGpus
 from triage.model.numerics import RankNumerics
 
@@ -336,10 +337,11 @@ class Evidence:
 
 @dataclass(frozen=True)
 class CoreOutput:
-    """What the core collector left for one core: core.json (its facts) and gdb's text."""
+    """What the core collector left for one core: core.json (its facts) and gdb's backtrace of it,
+    parsed by the loader (triage.load.cores)."""
 
     info: Mapping[str, Any]
-    gdb_text: str | None
+    backtrace: GdbBacktrace                 # empty when gdb left no text
     info_path: str
     gdb_path: str | None
     host: str | None = None                 # from the bundle's manifest, when read from a bundle
@@ -347,14 +349,18 @@ class CoreOutput:
 
 @dataclass(frozen=True)
 class RankLogs:
-    """A rank's own files that explain its crash, as read: log tails, faulthandler, exit.json."""
+    """A rank's own files that explain its crash, parsed once by the loader
+    (triage.load.crash_records.rank_logs): faulthandler.log, exit.json and the log tails."""
 
     rank: int
     host: str
     pid: int | None
-    log_lines: tuple[str, ...] = ()         # tails of output.log and faulthandler.log, then the exception
-    faulthandler_text: str = ""
+    fatal_signal: str | None = None         # faulthandler.log's "Fatal Python error: X" (X: "Segmentation fault")
+    python_threads: tuple[PythonStack, ...] = ()   # faulthandler.log's threads, as printed
     faulthandler_mtime: float | None = None
+    # the tails of output.log and faulthandler.log, then the exception, parsed for a crash's facts
+    log_facts: CrashLogFacts = field(default_factory=CrashLogFacts)
+    banner_time: float | None = None        # the last "Aborted at <unix time>" banner in them
     exit: Mapping[str, Any] | None = None   # exit.json
     evidence: tuple[str, ...] = ()          # faulthandler.log, exit.json, output.log (those that exist)
 
@@ -379,16 +385,26 @@ class KernelEvent:
 
 @dataclass(frozen=True)
 class CrashRecord:
-    """Native evidence of a crashed process, for analysis to classify (triage.analysis.core_crash)."""
+    """Native evidence of a crashed process, parsed once by its loader (triage.load.crash_records)
+    for analysis to classify (triage.analysis.crash): analysis parses nothing."""
 
     source: CrashSource
     rank: int | None
     host: str | None
     core: CoreOutput | None = None          # source CORE
-    gdb_text: str = ""                      # source LIVE_GDB
-    gdb_path: str | None = None
+    gdb_path: str | None = None             # source LIVE_GDB
     signal_name: str | None = None          # how the rank ended (exit.json)
     time: float | None = None
     logs: RankLogs | None = None            # the rank's own files (source CORE with a run dir; RANK_LOGS)
     pystack_frames: tuple[str, ...] = ()    # the faulting thread's Python frames as pystack read them
     notes: tuple[str, ...] = ()             # what limits the classification ("gdb is not installed ...")
+    backtrace: GdbBacktrace = field(default_factory=GdbBacktrace)   # gdb's, of the core or the live rank
+    fatal_signal: str | None = None         # faulthandler.log's fatal signal ("Segmentation fault")
+    python_frames: tuple[PythonFrame, ...] = ()   # the crashing thread's, from faulthandler.log
+    log_facts: CrashLogFacts = field(default_factory=CrashLogFacts)   # what the rank's log tail says
+    banner_time: float | None = None        # the last "Aborted at <unix time>" banner of its log
+
+    @property
+    def cuda_error(self) -> str | None:
+        """The rank's "CUDA error: X" (X), from its log."""
+        return self.log_facts.cuda_error

@@ -22,6 +22,10 @@ import enum
 import re
 from dataclasses import dataclass
 
+# FAULT_SIGNALS lives with the crash model; re-exported here, where the agent reads it
+from triage.model.backtrace import FAULT_SIGNALS as FAULT_SIGNALS  # noqa: PLC0414
+from triage.model.backtrace import CrashLogFacts
+
 
 class CrashLineKind(str, enum.Enum):
     EXCEPTION = "exception"          # a Python exception (type: message)
@@ -213,32 +217,12 @@ def has_marker(line: str) -> bool:
     return any(marker in line for marker in MARKERS)
 
 
-# What faulthandler / a shell print for a fatal signal, as the signal's name.
-FAULT_SIGNALS = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": "SIGBUS",
-                 "Floating point exception": "SIGFPE", "Floating-point exception": "SIGFPE",
-                 "Illegal instruction": "SIGILL"}
 _FATAL_PY = re.compile(r"Fatal Python error: (?P<what>[^\n]+)")
 _CUDA_WHAT = re.compile(r"CUDA error: ([^\n]+?)(?:\s*$|\s*CUDA kernel errors)", re.MULTILINE)
 _ASSERTION = re.compile(r"Assertion [`'](?P<expr>.+)' failed")
 _RAISED = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Interrupt|Exit)): (.+)$", re.MULTILINE)
 _WATCHDOG_ABORT = re.compile(r"watchdog thread terminated with exception|Some NCCL operations have failed or "
                              r"timed out|Watchdog caught collective operation timeout")
-
-
-@dataclass(frozen=True)
-class CrashLogFacts:
-    """What the tail of a crashed process's output says about how it died (for the core classifier)."""
-
-    fatal_python_error: str | None = None    # the last "Fatal Python error: X" (X may be a signal's text)
-    cuda_error: str | None = None            # the first "CUDA error: X"
-    watchdog_abort: bool = False             # the c10d watchdog gave up (timeout or async NCCL error)
-    assertion: str | None = None             # the expression of "Assertion `X' failed"
-    terminate_type: str | None = None        # the type of "terminate called after throwing an instance of"
-    last_exception: tuple[str, str] | None = None   # (type, message) of the last "XError: message"
-
-    @property
-    def fatal_is_signal(self) -> bool:
-        return (self.fatal_python_error or "").strip() in FAULT_SIGNALS
 
 
 def crash_log_facts(text: str) -> CrashLogFacts:

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from triage.layout import RankPaths, RunPaths
+from triage.load.crash_records import LOG_TAIL_LINES
+from triage.load.crash_records import rank_logs as parsed_rank_logs
 from triage.model.evidence import KernelEvent, RankLogs
 from triage.parsing.dmesg import OomEvent, SegfaultEvent, XidEvent, scan_dmesg
 from triage.regular_files import loads_json, open_regular
@@ -144,15 +146,15 @@ def kernel_events(text: str, boot: float | None) -> tuple[KernelEvent, ...]:
 
 
 def rank_logs(rank: RankFiles) -> RankLogs:
-    """What a rank's own files say about its crash, read once (classified by triage.analysis.core_crash)."""
+    """What a rank's own files say about its crash, read once (parsed by triage.load.crash_records)."""
     lines: list[str] = []
     for path in (rank.paths.output, rank.paths.faulthandler):
-        lines += read_tail(path).splitlines()[-400:]
+        lines += read_tail(path).splitlines()[-LOG_TAIL_LINES:]
     exit_info = rank.exit or {}
     exception = exit_info.get("exception")
     if isinstance(exception, dict):
         lines.append(f"{exception.get('type')}: {exception.get('message')}")
     evidence = tuple(str(p) for p in (rank.paths.faulthandler, rank.paths.exit, rank.paths.output) if p.is_file())
-    return RankLogs(rank=rank.rank, host=rank.host, pid=rank.pid, log_lines=tuple(lines),
-                    faulthandler_text=read_tail(rank.paths.faulthandler),
-                    faulthandler_mtime=mtime(rank.paths.faulthandler), exit=rank.exit, evidence=evidence)
+    return parsed_rank_logs(rank.rank, rank.host, rank.pid, "\n".join(lines), read_tail(rank.paths.faulthandler),
+                            faulthandler_mtime=mtime(rank.paths.faulthandler), exit_info=rank.exit,
+                            evidence=evidence)

@@ -32,8 +32,9 @@ from triage.collectors.core import collect_core, core_paths
 from triage.collectors.gdbrun import DEFAULT_TIMEOUT_S
 from triage.layout import BundleRankPaths, RunPaths, short_hostname
 from triage.load.cores import read_core_output
+from triage.load.crash_records import core_record, logs_record
 from triage.model import Report
-from triage.model.evidence import CrashRecord, CrashSource, Evidence, KernelEvent
+from triage.model.evidence import CrashRecord, Evidence, KernelEvent
 from triage.parsing.elfcore import CoreFormatError, read_core_notes
 from triage.parsing.pyframes import describe as describe_pyframe
 from triage.parsing.pyframes import parse_pyframes
@@ -163,14 +164,14 @@ def _analyse(jobs: list[_Job], records: list[CollectorRecord], ranks: list[RankF
         warnings += [str(p) for p in output.info.get("problems") or ()]
         warnings += [f"{job.core}: {n}" for n in output.info.get("executable_notes") or ()]
         notes = ("gdb is not installed: only the core's own notes were read",) if gdb_missing else ()
-        crashes.append(CrashRecord(CrashSource.CORE, job.rank.rank if job.rank else output.info.get("rank"),
-                                   job.rank.host if job.rank else output.host, core=output,
+        crashes.append(core_record(output, job.rank.rank if job.rank else output.info.get("rank"),
+                                   job.rank.host if job.rank else output.host,
                                    logs=rank_logs(job.rank) if job.rank else None,
                                    pystack_frames=_pystack_frames(output.info, out), notes=notes))
         places.append((len(warnings), job.core))
         if job.rank is not None:
             with_core.add((job.rank.host, job.rank.rank))
-    crashes += [CrashRecord(CrashSource.RANK_LOGS, rank.rank, rank.host, logs=rank_logs(rank))
+    crashes += [logs_record(rank_logs(rank))
                 for rank in ranks if (rank.host, rank.rank) not in with_core]
     evidence = Evidence(crashes=tuple(crashes), kernel_events=events, sources=tuple(str(c) for c in cores),
                         skipped=tuple(bad), crashes_only=True)

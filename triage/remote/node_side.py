@@ -18,28 +18,29 @@ same shared run directory, named in a one-line JSON on stdout.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
-
-import psutil
+from typing import BinaryIO
 
 from triage.bundle import Trigger
-from triage.collectors.common import Target, process_alive
-from triage.collectors.discover import find_ranks, foreign_pids, targets_for_pids
+from triage.collectors.common import Target
+from triage.collectors.discover import find_ranks
 from triage.collectors.node_bundle import JobInfo, collect_node_bundle
 from triage.collectors.procinfo import read_environ
-from triage.errors import InputError
+from triage.console import say
+from triage.dump.agents import agent_running, ask_agents
+from triage.dump.targets import pid_targets
 from triage.layout import HostPaths, RunPaths, short_hostname
 from triage.options import CollectSettings
-from triage.private_files import directory_problem, read_json, write_json_atomic
+from triage.private_files import directory_problem, write_json_atomic
 from triage.remote.slurm import job_pids_here
 from triage.remote.transfer import pack
 from triage.schemas import RUN_LAYOUT
@@ -59,7 +60,7 @@ class NodeRequest:
 
 
 def _say(text: str) -> None:
-    print(f"triage[{short_hostname()}]: {text}", file=sys.stderr, flush=True)
+    say(text, host=short_hostname())
 
 
 def _job_ranks(job_id: str | None, match: str | None, all_users: bool) -> list[Target]:
@@ -89,34 +90,6 @@ def private_out_dir(label: str) -> Path:
     return Path(tempfile.mkdtemp(prefix=f"triage-collect-{label}-", dir=base))
 
 
-def _live_agent(host: HostPaths) -> bool:
-    try:
-        node: Any = read_json(host.node)
-    except (OSError, ValueError):
-        return False
-    pid = node.get("agent_pid") if isinstance(node, dict) else None
-    return isinstance(node, dict) and node.get("status") == "running" and isinstance(pid, int) and process_alive(pid)
-
-
-def _ask_agent(host: HostPaths, reason: str, wait_s: float) -> Path | None:
-    name = f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-collect-{uuid.uuid4().hex[:8]}.json"
-    write_json_atomic(host.dump_requests / name, {"reason": reason, "time": time.time(),
-                                                  "requester_pid": os.getpid()})
-    marker = host.dump_requests / f"{name}.done"
-    deadline = time.monotonic() + wait_s
-    while time.monotonic() < deadline:
-        if marker.is_file():
-            try:
-                info: Any = read_json(marker)
-            except (OSError, ValueError):
-                time.sleep(0.1)
-                continue
-            bundle = info.get("bundle") if isinstance(info, dict) else None
-            return Path(bundle) if bundle else None
-        time.sleep(0.1)
-    return None
-
-
 def _standalone(request: NodeRequest, run_dir: Path, targets: list[Target], host: str) -> Path:
     run = RunPaths(run_dir)
     if not run.is_run_dir():
@@ -132,28 +105,43 @@ def collect_here(request: NodeRequest) -> tuple[Path, Path]:
     """Collect this node's bundle; returns (run directory, bundle directory)."""
     host = short_hostname()
     if request.pids:
-        dead = [p for p in request.pids if not psutil.pid_exists(p)]
-        if dead:
-            raise InputError(f"{host}: no such process: {' '.join(map(str, dead))}")
-        foreign = foreign_pids(request.pids, request.all_users)
-        if foreign:
-            raise InputError(f"{host}: process {' '.join(map(str, foreign))} belongs to another user",
-                             hint="root may collect other users' processes with --all-users")
-        targets = targets_for_pids(request.pids)
+        targets = pid_targets(request.pids, request.all_users, where=host)
     else:
         targets = _job_ranks(request.job_id, request.match, request.all_users)
     run_dir = request.run_dir or _run_dir_of(targets)
-    if run_dir is not None and _live_agent(RunPaths(run_dir).host(host)) and not request.pids:
+    here = RunPaths(run_dir).host(host) if run_dir is not None else None
+    if run_dir is not None and here is not None and agent_running(here) and not request.pids:
         _say(f"asking the triage agent of {run_dir} for a bundle")
-        bundle = _ask_agent(RunPaths(run_dir).host(host), request.reason, request.wait_s)
-        if bundle is not None:
-            return run_dir, bundle
+        answers = ask_agents([here], request.reason, request.wait_s, tag="collect")
+        if here.host in answers.bundles:
+            return run_dir, Path(answers.bundles[here.host])
         _say("the agent gave no bundle in time: collecting directly")
     target_dir = run_dir if run_dir is not None else (
         request.out_dir or private_out_dir(request.job_id or "node"))
     _say(f"collecting from {len(targets)} process(es)"
          + (": " + ", ".join(f"rank {t.rank} pid {t.pid}" for t in targets) if targets else ""))
     return target_dir, _standalone(request, target_dir, targets, host)
+
+
+def serve(request: NodeRequest, stream: bool, temporary: Path | None) -> None:
+    """The whole node side: collect this node's bundle, then hand it back on stdout (:func:`emit`);
+    ``temporary``, our private directory for a bundle without a run directory, is removed once it is
+    unused or streamed."""
+    # stdout carries the bundle: while collecting, fd 1 points at stderr so nothing else lands in it.
+    sys.stdout.flush()
+    real_stdout = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    try:
+        run_dir, bundle = collect_here(request)
+        sent = False
+        with contextlib.suppress(BrokenPipeError):
+            emit(run_dir, bundle, stream, real_stdout)
+            sent = True
+        if temporary is not None and (run_dir != temporary or (sent and stream)):
+            shutil.rmtree(temporary, ignore_errors=True)   # our private temporary copy: unused or streamed
+    finally:
+        with contextlib.suppress(BrokenPipeError):
+            real_stdout.close()
 
 
 def emit(run_dir: Path, bundle: Path, stream: bool, out: BinaryIO) -> None:

@@ -4,29 +4,26 @@ makes sure nothing outlives it.
 Main loop (one thread): pump new log bytes (tag, merged.log, console) -> every tick rebuild the
 rank statuses and call the hang monitor -> check the launcher. Monitor actions run in a
 separate thread so the pump never stops. Signals SIGINT/SIGTERM/SIGHUP are forwarded to the
-launcher (its own session); SIGUSR1 or a new file in ``<host>/dump-requests/`` asks for a
-manual collection.
+launcher (its own session; starting, signalling and stopping it: :mod:`triage.agent.launch.launcher`);
+SIGUSR1 or a new file in ``<host>/dump-requests/`` asks for a manual collection.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType
 from typing import Any, BinaryIO, TextIO
 
 from triage.agent import lines
 from triage.agent.hang import stop_decision
 from triage.agent.hang.monitor import make_monitor
-from triage.agent.launch import envsetup
+from triage.agent.launch import envsetup, launcher
 from triage.agent.launch.launcher_bits import NullMonitor, exit_code_of, isatty, signame
 from triage.agent.launch.processes import ProcessTracker
 from triage.agent.launch.pump import LogPump
@@ -43,14 +40,7 @@ from triage.layout import HostPaths, RunPaths, short_hostname
 from triage.options import ConsoleMode, LaunchSettings, settings_values
 from triage.private_files import write_json_atomic
 
-FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 IDLE_SLEEP = 0.02
-
-
-@dataclass
-class _Flags:
-    usr1: int = 0
-    forwarded: list[int] = field(default_factory=list)
 
 
 class NodeAgent:
@@ -63,7 +53,7 @@ class NodeAgent:
         self.job_id = settings.job_id or job_id_from_env(os.environ)
         self.run_dir = Path(settings.run_dir or Path("triage-runs") / self.job_id).absolute()
         self.console = None if settings.console == ConsoleMode.NONE else console
-        self.flags = _Flags()
+        self.flags = launcher.Signals()
         self.stop_requested_at: float | None = None
         self.stop_requested_unix: float | None = None     # when triage decided to stop the job
         self.stopped_for_hang = False
@@ -106,10 +96,11 @@ class NodeAgent:
         is_tty = bool(self.console is not None and isatty(self.console))
         env = envsetup.worker_env(os.environ, self.argv, self.settings, self.run_dir, self.job_id,
                                   self.host, is_tty)
-        previous = self._install_signals()
+        previous = launcher.install_signals(self.flags, lambda: self.proc)
         nvml_xids.start()       # NVML's Xid events from the job's start, heard here (never in a rank)
         try:
-            self._start_launcher(env)
+            self.proc = launcher.start_launcher(self.argv, env, self.paths.launcher_log, self.settings.cores)
+            write_node_json(self.paths, self.node_info("running"))
             try:
                 return self._supervise()
             except BaseException:
@@ -117,31 +108,17 @@ class NodeAgent:
                 raise
         finally:
             nvml_xids.stop()
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
+            launcher.restore_signals(previous)
 
     def _kill_own_helpers(self) -> None:
-        """Tools a collection left running (py-spy, gdb, strace...) must not outlive triage."""
-        helpers = ProcessTracker(os.getpid())
-        helpers.snapshot()
-        helpers.known.pop(self.proc.pid if self.proc else -1, None)
-        killed = helpers.kill_stragglers(2.0)
-        if killed:
-            self.say(f"stopped {len(killed)} helper process(es) still running: " + " ".join(map(str, killed)))
+        launcher.kill_own_helpers(self.proc.pid if self.proc else None, self.say)
 
     def _emergency_stop(self) -> None:
         """triage itself failed: take the job down with it rather than leave it orphaned."""
         if self.proc is None:
             return
         with contextlib.suppress(Exception):
-            tracker = getattr(self, "tracker", None) or ProcessTracker(self.proc.pid)
-            tracker.snapshot()
-            if self.proc.poll() is None:
-                os.kill(self.proc.pid, signal.SIGTERM)
-            tracker.kill_stragglers(2.0)
-            if self.proc.poll() is None:
-                self.proc.kill()
-            self.proc.wait(5)
+            launcher.take_down(self.proc, getattr(self, "tracker", None))
             self._kill_own_helpers()
             write_node_json(self.paths, self.node_info("agent_failed", None))
 
@@ -151,38 +128,6 @@ class NodeAgent:
         except Exception as exc:  # noqa: BLE001 - a broken monitor must not stop the job
             self.say(f"hang monitor disabled: {type(exc).__name__}: {exc}")
             return NullMonitor()
-
-    def _install_signals(self) -> dict[int, Any]:
-        previous: dict[int, Any] = {}
-
-        def forward(signum: int, _frame: FrameType | None) -> None:
-            self.flags.forwarded.append(signum)
-            if self.proc is not None and self.proc.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(self.proc.pid, signum)
-
-        def usr1(_signum: int, _frame: FrameType | None) -> None:
-            self.flags.usr1 += 1
-
-        for sig in FORWARDED:
-            previous[sig] = signal.signal(sig, forward)
-        previous[signal.SIGUSR1] = signal.signal(signal.SIGUSR1, usr1)
-        return previous
-
-    def _start_launcher(self, env: dict[str, str]) -> None:
-        log_fd = os.open(self.paths.launcher_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        try:
-            with envsetup.core_limit_raised(self.settings.cores):
-                self.proc = subprocess.Popen(
-                    self.argv, stdout=log_fd, stderr=log_fd, env=env, start_new_session=True)
-        except FileNotFoundError:
-            raise UsageError(f"launcher not found: {self.argv[0]!r}",
-                             hint="give the command after --, e.g. `triage launch -- torchrun ...`") from None
-        except PermissionError:
-            raise UsageError(f"launcher not executable: {self.argv[0]!r}") from None
-        finally:
-            os.close(log_fd)
-        write_node_json(self.paths, self.node_info("running"))
 
     def _supervise(self) -> int:
         if self.proc is None:
@@ -399,10 +344,7 @@ class NodeAgent:
             pump.quiet_since = time.time()      # the stop's tracebacks: to the logs, one line on the console
         self.stop_requested_at = time.monotonic()
         self.stop_requested_unix = time.time()
-        if self.proc is not None and self.proc.poll() is None:
-            self.say("stopping the job (SIGTERM to the launcher)")
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.proc.pid, signal.SIGTERM)
+        launcher.terminate(self.proc, self.say)
 
     def _escalate_stop(self, now: float, grace: float) -> None:
         if len(self.flags.forwarded) >= 3 and self.stop_requested_at != float("inf"):
@@ -411,11 +353,7 @@ class NodeAgent:
         if started is None or self.proc is None or self.proc.poll() is not None:
             return
         if time.monotonic() - started >= grace:
-            self.say("the launcher is still running: killing the job (SIGKILL)")
-            self.tracker.snapshot(self.ranks.worker_pids())
-            self.tracker.signal_all(signal.SIGKILL)
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.proc.pid, signal.SIGKILL)
+            launcher.kill_job(self.proc, self.tracker, self.ranks.worker_pids(), self.say)
             self.stop_requested_at = float("inf")
 
 

@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from triage.model import Finding
+from triage.model.backtrace import CrashLogFacts, GdbBacktrace, GdbFrame, GdbThread, PythonFrame
 from triage.model.evidence import KernelEvent
-from triage.parsing.crashlog import crash_log_facts
-from triage.parsing.gdb import GdbBacktrace, GdbFrame, GdbThread, PythonFrame
 
 
 class CrashKind(str, enum.Enum):
@@ -57,7 +55,7 @@ class CrashContext:
     time_source: str | None = None
     executable: str | None = None
     kernel_events: tuple[KernelEvent, ...] = ()
-    log_lines: tuple[str, ...] = ()    # tail of output.log / faulthandler.log / error file
+    log_facts: CrashLogFacts = field(default_factory=CrashLogFacts)   # what its log tail says
     python_frames: tuple[PythonFrame, ...] = ()   # innermost first, when py-bt gave none
     python_method: str = "none"        # "py-bt" | "faulthandler.log" | "none"
     exit_code: int | None = None
@@ -200,13 +198,13 @@ def _segfault_kind(library: str | None, functions: str) -> CrashKind:
     return CrashKind.SEGFAULT_USER_EXTENSION
 
 
-def _kind(signal: str | None, funcs: tuple[str, ...], library: str | None, ctx: CrashContext,
-          log: str) -> tuple[CrashKind, str | None]:
+def _kind(signal: str | None, funcs: tuple[str, ...], library: str | None,
+          ctx: CrashContext) -> tuple[CrashKind, str | None]:
     """The crash kind and a short detail for the summary."""
     joined = " ".join(funcs)
     if any(e.kind == "oom" and (e.pid is None or e.pid == ctx.pid) for e in ctx.kernel_events):
         return CrashKind.OOM_KILLED, "killed by the kernel OOM killer"
-    facts = crash_log_facts(log)
+    facts = ctx.log_facts
     if any(f in _FATAL_FRAMES for f in funcs) or (facts.fatal_python_error and not facts.fatal_is_signal):
         return CrashKind.PYTHON_FATAL_ERROR, facts.fatal_python_error
     if facts.cuda_error or any(e.kind == "xid" and (e.pid is None or e.pid == ctx.pid) for e in ctx.kernel_events):
@@ -275,8 +273,7 @@ def classify_backtrace(bt: GdbBacktrace, context: CrashContext) -> CrashClassifi
     frame = _crash_frame(after, aborted=signal == "SIGABRT")
     library = _basename(frame.library) if frame else None
     funcs = tuple(f.function for f in frames)
-    log = "\n".join(context.log_lines)
-    kind, detail = _kind(signal, funcs, library, context, log)
+    kind, detail = _kind(signal, funcs, library, context)
     role = thread_role(thread, context.pid) if thread else None
     name = thread.name if thread else None
     if thread and not name:
@@ -319,14 +316,3 @@ def classify_backtrace(bt: GdbBacktrace, context: CrashContext) -> CrashClassifi
         kernel_events=tuple(e.text for e in context.kernel_events), notes=tuple(notes),
         evidence=context.evidence,
     )
-
-
-def crash_findings(classifications: list[CrashClassification] | tuple[CrashClassification, ...]) -> list[Finding]:
-    """One Finding per crash, earliest first; the earliest is the root cause, the rest collateral."""
-    ordered = sorted(classifications, key=lambda c: (c.time is None, c.time or 0.0))
-    findings = []
-    for index, item in enumerate(ordered):
-        detail = item.summary if index == 0 else f"{item.summary} (collateral: after the first failure)"
-        findings.append(Finding(kind=item.kind.value, ranks=() if item.rank is None else (item.rank,),
-                                detail=detail, evidence=item.evidence, time=item.time, root_cause=index == 0))
-    return findings

@@ -15,4 +15,7 @@ CHECK_RESULT_FORMAT = "triage.check/1"          # a `triage check` rank's result
 CHECK_VERDICT_FORMAT = "triage.check-verdict/1"  # verdict.json of a check directory
 TOP_SCHEMA = "triage.top/1"                     # `triage top --once --format json`
 STOP_SCHEMA = "triage.stop/1"                   # <host>/stop.json: the agent's decision to stop the job
+# the same decision as one record in <host>/merged.log, tagged "[<host>:triage] ", then this, then
+# stop.json's JSON: a pasted merged.log tells that triage stopped the job, and with which verdict
+STOP_LOG_RECORD = "triage stopped the job: "
 NUMERICS_SCHEMA = "triage.numerics/1"            # numerics.json of a rank (triage.worker.numerics_record keeps a copy)

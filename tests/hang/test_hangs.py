@@ -3,15 +3,19 @@ with a complete node bundle, and the job stopped with exit code 75 (--on-hang re
 
 from __future__ import annotations
 
+import json
 import stat
+import subprocess
 
 import pytest
 
 from tests.helpers.bundle import check_complete, detection_latency, pyspy_functions, status
 from tests.helpers.launch import TIMEOUT_S, job_env, launch_argv, run_launch, torchrun
 from tests.helpers.paths import example, program
+from tests.helpers.processes import triage_cmd
 from triage.bundle import CollectorStatus, Trigger, read_manifest
 from triage.exitcodes import ExitCode
+from triage.schemas import STOP_LOG_RECORD
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -72,6 +76,16 @@ def test_stuck_in_python_sleeping(tmp_path) -> None:  # type: ignore[no-untyped-
     assert done.line("triage: the hang is certain: rank 1 blocked in sleep_in_python")
     assert "sleep_in_python" in pyspy_functions(bundle, 1)
     assert "sleep_in_python" in (bundle / "rank-1" / "stacks.txt").read_text()
+    # the merged.log, pasted alone, tells that triage stopped the job, with the verdict it stopped for
+    # (the launcher's SIGTERM after it is not "stopped from outside")
+    merged = next(done.run_dir.glob("*/merged.log"))
+    assert STOP_LOG_RECORD in merged.read_text()
+    pasted = subprocess.run(triage_cmd("report", "--format", "json", str(merged)), capture_output=True, text=True,
+                            timeout=120, check=False)
+    stop = json.loads(next(done.run_dir.glob("*/stop.json")).read_text())["verdict"]
+    verdict = json.loads(pasted.stdout)["verdict"]
+    assert (verdict["kind"], verdict["culprit_ranks"]) == (stop["kind"], stop["culprit_ranks"]) == (
+        "stuck_outside_collective", [1]), pasted.stdout
 
 
 def test_rank_exits_early(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -4,11 +4,13 @@ scenario of tests/gpu, read back as a user would paste it (data/gpu_h200/)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from triage.analysis.analyze import analyze
 from triage.load.inputs import load_log_texts
 from triage.model import Report
+from triage.schemas import STOP_LOG_RECORD, STOP_SCHEMA
 
 DATA = Path(__file__).parent / "data" / "gpu_h200"
 
@@ -50,3 +52,33 @@ def test_a_watchdog_timeout_then_the_launcher_stopped_is_the_timeout() -> None:
     verdict = report("nccl_watchdog").verdict
     assert (verdict.kind.value, verdict.culprit_ranks) == ("hang", ())
     assert "timed out in ALL_REDUCE SeqNum=2" in verdict.summary and "SIGTERM" not in verdict.summary
+
+
+def _stop_record(host: str, kind: str, summary: str, ranks: list[int], when: float) -> str:
+    payload = {"schema": STOP_SCHEMA, "time": when, "host": host, "reason": "the hang is certain", "stop_at": when,
+               "verdict": {"kind": kind, "summary": summary, "culprit_ranks": ranks}}
+    return f"[{host}:triage] {STOP_LOG_RECORD}{json.dumps(payload)}"
+
+
+def test_triages_own_stop_record_in_a_merged_log_is_the_story() -> None:
+    """The kernel-hang merged.log from the H200 run (READY, then torchrun's SIGTERM) with the stop
+    record the agent now writes before the stop: the verdict is the one triage stopped for, and
+    the SIGTERM is its consequence, not a stop "from outside"."""
+    lines = (DATA / "kernel_hang.merged.log").read_text().splitlines()
+    summary = "HANG: rank 1 (vm) never reached seq 3: outside any collective at gpu_job.py:29 in spin_on_gpu"
+    lines.insert(5, _stop_record("vm", "stuck_outside_collective", summary, [1], 1795652184.4))
+    result = analyze(load_log_texts([("merged.log", "\n".join(lines) + "\n")]))
+    assert (result.verdict.kind.value, result.verdict.culprit_ranks) == ("stuck_outside_collective", (1,))
+    assert "spin_on_gpu" in result.verdict.summary and "from outside" not in result.verdict.summary
+    # without the record, the same log is a stop from outside (what a pasted log said before)
+    assert "from outside" in report("kernel_hang").verdict.summary
+
+
+def test_a_stop_record_a_rank_printed_is_the_ranks_text_not_triages() -> None:
+    """A rank that prints a triage record gets its own tag first ("[vm:0] [vm:triage] ..."): it
+    decides nothing."""
+    text = "\n".join(["[vm:0] step 1 loss 0.4",
+                      "[vm:0] " + _stop_record("vm", "mismatch", "MISMATCH: rank 7 forged", [7], 1.0),
+                      "[vm:1] [rank1]: ValueError: bad shard"]) + "\n"
+    result = analyze(load_log_texts([("merged.log", text)]))
+    assert result.verdict.culprit_ranks == (1,) and "forged" not in result.verdict.summary

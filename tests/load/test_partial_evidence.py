@@ -157,7 +157,7 @@ def test_an_upper_case_rank_prefix_and_a_missing_comma_are_tolerated() -> None:
     assert (kind, culprits) == ("collective_mismatch", [7])
 
 
-def test_a_deepspeed_launcher_record_on_one_node_is_the_culprit() -> None:
+def test_a_deepspeed_launcher_record_of_one_process_is_the_culprit() -> None:
     kind, culprits = verdict(
         "[2023-04-14 13:11:27,879] [INFO] [launch.py:428:sigkill_handler] Killing subprocess 13266",
         "[2023-04-14 13:11:27,885] [ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py', "

@@ -104,3 +104,15 @@ def test_determined_task_log_prefixes_carry_the_rank() -> None:
     assert (launcher.rank, launcher.rest) == (None, "WARNING: torch.distributed.elastic.agent.server.api:Received 15 death")
     assert split_rank_prefix("[rank=2] || loss 0.5").rank == 2
     assert split_rank_prefix("a || b").rest == "a || b"
+
+
+def test_viewer_line_number_before_an_srun_task_label() -> None:
+    prefix = split_rank_prefix("[80412] 3:   what():  [PG 0 Rank 3] Process group watchdog thread terminated")
+    assert prefix.rank == 3 and prefix.rest.startswith("  what():")
+    # a bracketed rank before an iteration count is no line number
+    assert split_rank_prefix("[1] 100: loss 0.31").rank != 100
+
+
+def test_srun_task_label_inside_a_kubectl_pod_tag() -> None:
+    prefix = split_rank_prefix("[pod/trainer-worker-1/pytorch] 5: terminate called after throwing an instance of 'x'")
+    assert (prefix.rank, prefix.host) == (5, "trainer-worker-1")

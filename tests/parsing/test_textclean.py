@@ -108,3 +108,8 @@ def test_prefix_chains_and_prefixes_inside_messages_are_not_split() -> None:
                  "job-7 [stderr] [rank14]:[E909 09:55:29.307629539 ProcessGroupNCCL.cpp:607] x",
                  "[rank0]: see the log of rank 3 ([rank3]: above) for details"):
         assert clean_text(line).lines == (line,)
+
+
+def test_quote_marker_behind_a_timestamp_is_removed() -> None:
+    line, stamp = strip_decorations("2025-03-02 08:01:17 > node3:711:790 [2] NCCL INFO comm 0x1 rank 2 nranks 4")
+    assert stamp is not None and line.startswith("node3:711:790 [2] NCCL INFO")

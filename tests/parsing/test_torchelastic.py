@@ -133,9 +133,26 @@ DEEPSPEED_SEGV = (
     "config/deepspeed_config.json'] exits with return code = -11\n")
 
 
-def test_deepspeed_launcher_record_names_the_local_rank_and_signal() -> None:
+def test_deepspeed_launcher_record_says_the_signal_but_not_which_of_several_processes() -> None:
+    # launch.py logs its `cmd` variable: the command of the LAST process it started (here local rank 1 of 2),
+    # whichever process exited non-zero
     (failure,) = parse_launcher_failures(DEEPSPEED_SEGV)
-    assert (failure.local_rank, failure.exitcode, failure.signal, failure.root_cause) == (1, -11, "SIGSEGV", True)
+    assert (failure.local_rank, failure.exitcode, failure.signal, failure.root_cause) == (None, -11, "SIGSEGV", True)
+    assert failure.note is not None and "local ranks 0-1" in failure.note
+
+
+def test_deepspeed_launcher_record_of_a_single_process_launch_names_it() -> None:
+    (failure,) = parse_launcher_failures(DEEPSPEED_SEGV.replace("--local_rank=1", "--local_rank=0"))
+    assert (failure.local_rank, failure.signal, failure.note) == (0, "SIGSEGV", None)
+
+
+def test_deepspeed_launcher_record_wrapped_by_the_terminal_is_still_read() -> None:
+    # a long argv hard-wrapped mid-word, even inside the --local_rank flag itself
+    text = ("[2024-03-01 10:00:00,001] [ERROR] [launch.py:325:sigkill_handler] ['/opt/py/bin/python', '-u', 'fit.py', "
+            "'--local_ra\nnk=3', '--epochs', '2', '--out_d\nir', '/data/run'] exits with return code = -7\n")
+    (failure,) = parse_launcher_failures(text)
+    assert (failure.local_rank, failure.exitcode, failure.signal) == (None, -7, "SIGBUS")
+    assert failure.note is not None and "local ranks 0-3" in failure.note
 
 
 def test_deepspeed_launcher_record_without_a_local_rank_and_with_exit_1() -> None:
@@ -203,3 +220,10 @@ def test_torch_distributed_launch_called_process_error() -> None:
     status = died.replace("died with <Signals.SIGABRT: 6>", "returned non-zero exit status 1")
     (failure,) = parse_launcher_failures(status)
     assert (failure.local_rank, failure.exitcode, failure.signal, failure.root_cause) == (2, 1, None, False)
+
+
+def test_agent_failure_line_without_its_pid() -> None:
+    # an issue title cut after the local rank ("... failed (exitcode: -6) local_rank: 1")
+    (failure,) = parse_launcher_failures("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -7) "
+                                         "local_rank: 5\n")
+    assert (failure.local_rank, failure.exitcode, failure.signal, failure.pid) == (5, -7, "SIGBUS", None)

@@ -166,3 +166,15 @@ def test_blocking_wait_timeout() -> None:
                                 "out in blocking wait.")
     assert event is not None and event.kind is WatchdogKind.TIMEOUT
     assert (event.rank, event.seq, event.op, event.timeout_ms) == (6, 12, "reduce_scatter", 60000)
+
+
+def test_heartbeat_monitor_exit_for_a_stuck_watchdog_is_a_heartbeat_timeout() -> None:
+    # PyTorch 2.4+: the monitor's last words before it aborts the process; the rank is the [rankN]: prefix
+    line = ("[rank6]:[F1107 03:12:55.120000001 ProcessGroupNCCL.cpp:1420] [PG ID 0 PG GUID 0(default_pg) Rank 6] "
+            "[PG ID 0 PG GUID 0(default_pg) Rank 6] Terminating the process after attempting to dump debug info, "
+            "due to ProcessGroupNCCL watchdog hang.")
+    event = parse_watchdog_line(line)
+    assert event is not None and event.kind is WatchdogKind.HEARTBEAT_TIMEOUT and event.rank == 6
+    # its other reason follows a collective timeout and is no heartbeat event of its own
+    assert parse_watchdog_line(line.replace("ProcessGroupNCCL watchdog hang", "collective timeout or exception")) \
+        is None

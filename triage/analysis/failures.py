@@ -116,6 +116,21 @@ def same_second_exits(first: Failure, failures: list[Failure]) -> tuple[int, ...
     return tuple(same) if len(same) > 1 else ()
 
 
+_SIGABRT = 6
+
+
+def same_second_aborts(first: Failure, failures: list[Failure]) -> tuple[int, ...]:
+    """Ranks that, like ``first``, were killed by SIGABRT in the same second (torchrun's summary of
+    several "exitcode: -6" records). Which aborted first the record cannot tell (its "first observed
+    failure" is the first the agent polled), and ranks aborting together are, as a rule, each
+    process's ProcessGroupNCCL taking it down after a collective timed out or failed: a consequence."""
+    if first.kind is not VerdictKind.CRASH or first.signal != _SIGABRT or first.time is None or first.collateral:
+        return ()
+    same = sorted({f.rank for f in failures if f.kind is VerdictKind.CRASH and f.signal == _SIGABRT
+                   and f.time is not None and abs(f.time - first.time) < 1.0})
+    return tuple(same) if len(same) > 1 else ()
+
+
 CUT_RECORD = "its exit code is not in this input"
 
 

@@ -165,7 +165,7 @@ def _log_evidence(scan: LogScan, names: list[str]) -> Evidence:
                     mismatches=tuple(scan.mismatches), unattributed=unattributed, unparsed=tuple(scan.unparsed),
                     nccl_processes=tuple(scan.nccl_processes), init_waits=tuple(scan.init_waits),
                     op_count_splits=tuple(scan.op_count_splits), unprefixed_tail=tuple(scan.unprefixed_tail),
-                    lagging=tuple(scan.lagging))
+                    lagging=tuple(scan.lagging), stop=scan.stop)
 
 
 def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
@@ -192,6 +192,7 @@ def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
         unprefixed_tail=next((p.unprefixed_tail for p in parts if p.unprefixed_tail), ()),
         cluster_check=next((p.cluster_check for p in parts if p.cluster_check is not None), None),
         agent=tuple(a for p in parts for a in p.agent),
+        stop=min((p.stop for p in parts if p.stop is not None), key=lambda s: (s.time, s.host), default=None),
     )
 
 

@@ -38,13 +38,21 @@ def read_stop(path: Path, skipped: list[str]) -> StopDecision | None:
     except (OSError, ValueError) as exc:
         skipped.append(f"{path}: unreadable stop record ({type(exc).__name__})")
         return None
+    stop = stop_from_json(data, str(path), path.parent.name)
+    if stop is None:
+        skipped.append(f"{path}: not a {STOP_SCHEMA} stop record")
+    return stop
+
+
+def stop_from_json(data: Any, path: str, host: str) -> StopDecision | None:
+    """A stop decision as the agent wrote it (stop.json, or its record in merged.log); None when
+    ``data`` is not one. ``host``: the host to name when the record names none."""
     when = data.get("time") if isinstance(data, dict) else None
     if not isinstance(data, dict) or data.get("schema") != STOP_SCHEMA or not isinstance(when, (int, float)):
-        skipped.append(f"{path}: not a {STOP_SCHEMA} stop record")
         return None
-    return StopDecision(time=float(when), host=str(data.get("host") or path.parent.name),
+    return StopDecision(time=float(when), host=str(data.get("host") or host)[:200],
                         reason=str(data.get("reason") or "")[:600], verdict=verdict_from_json(data.get("verdict")),
-                        path=str(path))
+                        path=path)
 
 
 def load_stop(root: Path, skipped: list[str]) -> StopDecision | None:

@@ -42,7 +42,9 @@ _LOGGER_HEAD = re.compile(r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) \d\d-\d\d
                           r"[\w./-]+:\d+\] ")
 _MPI = re.compile(r"\[(?:\d+,)?(\d+)\]<(?:stdout|stderr|stddiag)>:\s?")
 _STREAM_TAG = re.compile(r"[\w.:/-]+ \[(?:stdout|stderr)\](?: |$)")
-_LINE_NO = re.compile(r"\[\d+\] (?=\[)")          # "[80746] [rank0]:..." (a viewer's line numbers)
+# "[80746] [rank0]:..." (a viewer's line numbers), also before srun's task label ("[80746] 0: ..."; three digits
+# or more there, so that a bracketed rank before an iteration count, "[1] 100: loss", is not taken for one)
+_LINE_NO = re.compile(r"\[\d+\] (?=\[)|\[\d{3,}\] (?=\d+ ?: )")
 _SRUN = re.compile(r"\s*(\d+) ?: ")
 _PDSH = re.compile(r"([a-z0-9][a-z0-9.-]*[0-9][a-z0-9.-]*): ")
 _RAY = re.compile(r"\((?:\w+ )?pid=(\d+)(?:, ip=([\w.:-]+))?\)\s?")
@@ -62,6 +64,7 @@ def split_rank_prefix(line: str) -> RankPrefix:
     host: str | None = None
     pid: int | None = None
     local = False
+    pod = False
     rest = line
     for _ in range(4):
         if (match := _RANK.match(rest)) or ((match := _MPI.match(rest)) and rank is None):
@@ -82,11 +85,11 @@ def split_rank_prefix(line: str) -> RankPrefix:
             pid = int(match.group(1))
             host = match.group(2) or host
         elif (match := _K8S.match(rest)) is not None:
-            host = host or match.group(1)
+            host, pod = host or match.group(1), host is None
             # (what the container printed may carry its own decorations: a viewer's column, a timestamp)
             rest = strip_decorations(rest[match.end():])[0]
             continue
-        elif (match := _SRUN.match(rest)) and rank is None and host is None:
+        elif (match := _SRUN.match(rest)) and rank is None and (host is None or pod):   # (srun in a pod)
             rank = int(match.group(1))
         elif (match := _PDSH.match(rest)) and host is None and not _NCCL_HEAD.match(rest):
             host = match.group(1)

@@ -108,6 +108,8 @@ def strip_decorations(line: str) -> tuple[str, str | None]:
             break
         stamp = match.group("iso") or match.group("syslog") or match.group("glog")
         line = line[match.end():]
+    if stamp is not None and line[:1] == ">":     # a quoted paste whose lines then got a timestamp
+        line = _QUOTE.sub("", line)
     return line, stamp
 
 

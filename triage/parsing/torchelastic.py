@@ -72,6 +72,7 @@ class LauncherFailure:
     error_file: str | None = None
     traceback: str | None = None
     root_cause: bool = False     # listed under "Root Cause (first observed failure)"
+    note: str | None = None      # what the record cannot tell (which process it was), said with the failure
 
 
 _ENTRY = re.compile(r"^\s*\[(\d+)\]:\s*$")
@@ -80,15 +81,19 @@ _FIELD_NAMES = {"hostname": "host", "msg": "traceback"}     # older torchelastic
 _RANK = re.compile(r"(-?\d+|<N/A>)(?:\s*\(local_rank:\s*(\d+)\))?")
 _EXIT = re.compile(r"(-?\d+)(?:\s*\(pid:\s*(\d+)\))?(?:\s*\((SIG\w+)\))?")
 _SIG_TEXT = re.compile(r"Signal (\d+) \((SIG\w+)\)")
-_AGENT_LINE = re.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\)|"
+# (the pid may be cut off: an issue title that ends at "local_rank: 1")
+_AGENT_LINE = re.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+)(?: \(pid: (\d+)\))?|"
                          # another form: "failed (exitcode: -9) for binary located at X with local_rank: 0
                          # (process ID: 71)"
                          r"failed \(exitcode: (-?\d+)\) for binary located at \S+ with local_rank: (\d+) "
                          r"\(process ID: (\d+)\)")
-# deepspeed/launcher/launch.py, sigkill_handler: the first process that exited non-zero, after the
-# launcher killed the others: "[ERROR] [launch.py:321:sigkill_handler] ['python', '-u', 'train.py',
-# '--local_rank=1', ...] exits with return code = -11"
-_DEEPSPEED_EXIT = re.compile(r"(\[['\"].*?\])\s+exits with return code = (-?\d+)")
+# deepspeed/launcher/launch.py, sigkill_handler: after a process exited non-zero the launcher kills the others
+# and logs "[ERROR] [launch.py:321:sigkill_handler] ['python', '-u', 'train.py', '--local_rank=7', ...] exits
+# with return code = -9". The return code is the failed process's; the argv is not: it is the launcher's `cmd`
+# variable, left holding the command of the LAST process it started (the highest local rank). Only
+# "--local_rank=0" (a launch of one process) names the process that failed.
+_DEEPSPEED_EXIT = re.compile(r"exits with return code = (-?\d+)")
+_DEEPSPEED_HANDLER = "sigkill_handler]"
 # torch.distributed.launch (PyTorch <= 1.8) waits on its workers in local-rank order and raises for the first
 # it finds failed: "subprocess.CalledProcessError: Command '['python', '-u', 'train.py', '--local_rank=1']' died
 # with <Signals.SIGSEGV: 11>." / "... returned non-zero exit status 1."
@@ -200,8 +205,10 @@ def parse_launcher_failures(text: str) -> tuple[LauncherFailure, ...]:
             failures.append(LauncherFailure(None, int(match.group(1)), None, code, sig, None, None, root_cause=True))
     if not failures:
         for match in _AGENT_LINE.finditer(text):
-            code, local, pid = (int(g) for g in (match.groups()[:3] if match.group(1) else match.groups()[3:]))
-            failures.append(LauncherFailure(None, local, None, code, _signal_name(code, None), pid, None))
+            code, local, pid = (int(g) if g else None for g in (match.groups()[:3] if match.group(1)
+                                                                 else match.groups()[3:]))
+            if code is not None and local is not None:
+                failures.append(LauncherFailure(None, local, None, code, _signal_name(code, None), pid, None))
     failures.sort(key=lambda f: not f.root_cause)
     return tuple(failures)
 
@@ -223,18 +230,28 @@ def _recover(fields: dict[str, str], text: str) -> None:
 
 
 def _deepspeed_failures(text: str) -> list[LauncherFailure]:
-    """The DeepSpeed launcher names the first process that exited non-zero (it then killed the
-    rest): its local rank comes from the ``--local_rank=N`` in the argv it prints."""
+    """The DeepSpeed launcher's record of the process that exited non-zero (it then killed the rest),
+    also when a terminal wrapped its long argv over several lines."""
     if "exits with return code" not in text:
         return []
     failures = []
     for match in _DEEPSPEED_EXIT.finditer(text):
-        code = int(match.group(2))
+        code = int(match.group(1))
         if code == 0:
             continue
-        local = _ARGV_LOCAL_RANK.search(match.group(1))
-        failures.append(LauncherFailure(None, int(local.group(1)) if local else None, None, code,
-                                        _signal_name(code, None), None, None, root_cause=True))
+        window = text[max(0, match.start() - 16384):match.start()]
+        start = window.rfind(_DEEPSPEED_HANDLER)
+        argv = window[start:] if start >= 0 else window[window.rfind("\n") + 1:]
+        if "[" not in argv:
+            continue
+        local = _ARGV_LOCAL_RANK.search(argv.replace("\n", ""))
+        last = int(local.group(1)) if local else None
+        note = None
+        if last:
+            note = (f"DeepSpeed's launcher prints the command of the last process it started (local rank {last}), "
+                    f"not of the one that failed: which of local ranks 0-{last} died is not in this record")
+        failures.append(LauncherFailure(None, 0 if last == 0 else None, None, code, _signal_name(code, None), None,
+                                        None, root_cause=True, note=note))
     return failures
 
 

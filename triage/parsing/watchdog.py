@@ -46,7 +46,7 @@ class WatchdogEvent:
 
 _MARKERS = (
     "Watchdog caught", "detected by watchdog", "Timeout at NCCL work", "Heartbeat monitor timed out",
-    "watchdog got stuck", "no heartbeat of its watchdog", "lagging", "mismatched ranks", "Desync",
+    "watchdog got stuck", "no heartbeat of its watchdog", "watchdog hang", "lagging", "mismatched ranks", "Desync",
     "Timeout at collective:", "joined but didn't finish", "but didn't join collective", "timed out in blocking wait",
 )
 # fewer, shorter markers for whole-text scans ("atchdog" covers three of the above)
@@ -104,6 +104,11 @@ def _kind(line: str) -> WatchdogKind | None:
     if "Heartbeat monitor timed out" in line or "watchdog got stuck" in line:
         return WatchdogKind.HEARTBEAT_TIMEOUT
     if "no heartbeat of its watchdog" in line:
+        return WatchdogKind.HEARTBEAT_TIMEOUT
+    # PyTorch 2.4+'s heartbeat monitor, last words before it aborts the process ("[F...] [PG ID 0 ... Rank 1]
+    # Terminating the process after attempting to dump debug info, due to ProcessGroupNCCL watchdog hang.");
+    # its other reason, "due to collective timeout or exception", follows a timeout and is that timeout's echo
+    if "due to ProcessGroupNCCL watchdog hang" in line:
         return WatchdogKind.HEARTBEAT_TIMEOUT
     if "lagging ranks" in line or "mismatched ranks" in line or ("Desync" in line and "rank" in line.lower()) \
             or "Timeout at collective:" in line or "didn't join collective" in line \

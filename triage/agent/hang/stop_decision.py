@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 import time
@@ -26,11 +27,12 @@ from triage.agent.hang import cluster_trigger
 from triage.agent.lines import holding_rank_output, say
 from triage.agent.state import AgentContext
 from triage.analysis.stop import fixed_verdict
+from triage.analysis.verdict import headline
 from triage.layout import RunPaths
 from triage.model import Report, Verdict, VerdictKind
 from triage.model.evidence import StopDecision
 from triage.private_files import write_json_atomic
-from triage.schemas import STOP_SCHEMA
+from triage.schemas import STOP_LOG_RECORD, STOP_SCHEMA
 
 # The decider stops its own node this long after it wrote stop.json; the other nodes read it
 # within their poll interval and stop at the same moment.
@@ -68,7 +70,26 @@ def record_stop(ctx: AgentContext, reason: str, verdict: Verdict | None, stop_at
         write_json_atomic(RunPaths(ctx.run_dir).host(ctx.host).stop, payload)
     except OSError as error:
         say(f"could not record the stop decision ({error.strerror or error})")
+    note_in_merged_log(ctx.run_dir, ctx.host, payload)
     return now
+
+
+def note_in_merged_log(run_dir: Path, host: str, payload: dict[str, Any]) -> None:
+    """The decision as one ``[host:triage]`` record in this host's merged.log, before the stop: a
+    pasted merged.log then says that triage stopped the job (the launcher's SIGTERM that follows is
+    not "stopped from outside"). Appended to the log the pump made (never created, never through a
+    link); the pump writes whole records, so this one never splits one. Never raises."""
+    line = f"[{host}:triage] {STOP_LOG_RECORD}{json.dumps(payload, sort_keys=True)}\n".encode()
+    try:
+        fd = os.open(RunPaths(run_dir).host(host).merged_log, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        os.write(fd, line)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def read_decision(run_dir: Path, host: str) -> Decision | None:
@@ -116,10 +137,10 @@ def wait_for_decision(run_dir: Path, host: str, deadline: float) -> Decision | N
 def job_verdict(report: Report | None, ctx: AgentContext, reason: str, source: str) -> Verdict:
     """The report's verdict as the stop fixes it: never NO PROBLEM FOUND for a job stopped for a hang."""
     if report is None:
-        return Verdict(VerdictKind.HANG, f"HANG: {reason}"[:600])
+        return headline.verdict(VerdictKind.HANG, reason, limit=600)
     verdict = report.verdict
     if source == "init" and verdict.kind is VerdictKind.NO_PROBLEM_FOUND:   # the report cannot see it yet
-        return Verdict(VerdictKind.INIT_HANG, "INIT HANG: " + reason.removeprefix("init hang: "))
+        return headline.verdict(VerdictKind.INIT_HANG, reason.removeprefix("init hang: "))
     return fixed_verdict(StopDecision(time.time(), ctx.host, reason), verdict)
 
 
@@ -151,6 +172,10 @@ def follow(ctx: AgentContext, origin: str, stop_at: Callable[[float], None] | No
     found = wait_for_decision(ctx.run_dir, origin, deadline)
     if found is None:
         return None
+    note_in_merged_log(ctx.run_dir, ctx.host, {
+        "schema": STOP_SCHEMA, "time": found.time, "host": found.decider, "stop_at": found.stop_at,
+        "verdict": found.verdict.to_json() if found.verdict is not None else None,
+        "reason": f"decided by {found.decider}"})
     if stop_at is not None:
         stop_at(found.stop_at)
     point_to(ctx.run_dir, found)

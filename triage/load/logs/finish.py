@@ -23,6 +23,7 @@ from triage.parsing.crashlog import (
     CrashLine,
     CrashLineKind,
 )
+from triage.parsing.raise_sites import RaiseSiteKind
 from triage.parsing.rendezvous import STORE_WAIT_DETAIL
 
 _SPECIFIC = {CrashLineKind.CUDA_OOM: 0, CrashLineKind.CUDA_ERROR: 1, CrashLineKind.NETWORK: 2,
@@ -114,7 +115,30 @@ def infer_oom_rank(scan: LogScan) -> None:
     scan.ranks_seen.add(gpu)
 
 
+def finish_raise_sites(scan: LogScan) -> None:
+    """Frames that raise one thing only, in an input that does not show that thing (a paste cut before
+    its exception line, or a thread's C++ frames alone): the failure they stand for, once. The
+    watchdog's checkTimeout frame is a timeout only when no timeout line is in the input; the
+    rendezvous store call is a network failure only when no failure line follows it."""
+    sites, scan.raise_sites = scan.raise_sites, []
+    for rank, order, path, site in sites:
+        if site.kind is RaiseSiteKind.WATCHDOG_TIMEOUT:
+            if any(e.kind is EventKind.WATCHDOG_TIMEOUT for e in scan.events):
+                continue
+            if rank is not None:
+                scan.ranks_seen.add(rank)
+                scan.first_timeout.setdefault(rank, order)
+            scan.events.append(Event(EventKind.WATCHDOG_TIMEOUT, site.text, rank=rank, evidence=(path,), order=order))
+            continue
+        later = [item for items in scan.failures.values() for item in items] + scan.orphans
+        if any(item[0] > order for item in later):
+            continue
+        line = CrashLine(CrashLineKind.NETWORK, site.text)
+        (scan.failures.setdefault(rank, []) if rank is not None else scan.orphans).append((order, line, path))
+
+
 def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
+    finish_raise_sites(scan)
     finish_store_waits(scan)
     infer_oom_rank(scan)
     finish_watchdog(scan)

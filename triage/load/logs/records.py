@@ -90,14 +90,16 @@ def _unattributed_launcher_failure(failure: LauncherFailure, path: str, scan: Lo
     who = f"local rank {failure.local_rank}" if failure.local_rank is not None else "a process"
     if failure.pid is not None:
         who += f" (pid {failure.pid})"
+    note = f"; {failure.note}" if failure.note else ""
     if failure.signal:
-        line = CrashLine(CrashLineKind.FATAL_SIGNAL, f"{who} was killed by {failure.signal}", signal=failure.signal,
+        line = CrashLine(CrashLineKind.FATAL_SIGNAL, f"{who} was killed by {failure.signal}{note}",
+                         signal=failure.signal,
                          collateral=failure.signal in ("SIGTERM", "SIGINT") and not failure.root_cause)
     else:
         # (after a DETAIL mismatch error every rank raises it and exits: the exit is its consequence)
         ended = (f"exited with code {failure.exitcode}" if failure.exitcode is not None
                  else "is listed as failed; its exit code is not in this input")
-        line = CrashLine(CrashLineKind.EXCEPTION, f"{who} {ended}", collateral=bool(scan.mismatches))
+        line = CrashLine(CrashLineKind.EXCEPTION, f"{who} {ended}{note}", collateral=bool(scan.mismatches))
     scan.orphans.append((-1 if failure.root_cause else scan.lines_read, line, path))
     if failure.host:
         scan.orphan_hosts[id(line)] = failure.host
@@ -205,6 +207,7 @@ def nccl_records(text: str | bytes | mmap.mmap, path: str, scan: LogScan, defaul
             named = replace(crash, text=f"{where}: NCCL WARN {crash.text}"[:400])
             item = (scan.lines_read, named, path)
             if rank is not None:
+                scan.ranks_seen.add(rank)      # (its rank may be known from NCCL's own lines alone)
                 scan.failures.setdefault(rank, []).append(item)
             else:
                 scan.orphans.append(item)

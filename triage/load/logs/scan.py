@@ -17,8 +17,10 @@ from triage.model.evidence import (
     OpCountSplit,
     ReportedLag,
     ReportedMismatch,
+    StopDecision,
 )
 from triage.parsing.crashlog import CrashLine
+from triage.parsing.raise_sites import RaiseSite
 
 FAILURE_CLUSTER_LINES = 6       # failure lines of one rank this close together are one failure
 LAST_LINES = 6
@@ -56,8 +58,11 @@ class LogScan:
     unprefixed_tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
     message_rank: tuple[int, int] | None = None     # (rank, order) of the last unprefixed line naming its rank
     spawn_owner: int | None = None          # mp.spawn: the process whose traceback the unprefixed lines are
+    stop: StopDecision | None = None      # triage's own stop record in a merged.log (the earliest)
     last_error: dict[int, int] = field(default_factory=dict)   # rank -> order of its NCCL "Last error:" line
     tracebacks: list[tuple[int | None, int, str]] = field(default_factory=list)   # (rank, order, path) of headers
+    # frames that raise one thing only (triage.parsing.raise_sites): (rank, order, path, site), resolved at the end
+    raise_sites: list[tuple[int | None, int, str, RaiseSite]] = field(default_factory=list)
     _init_seen: set[tuple[int | None, str, int | None, str | None]] = field(default_factory=set)
     store_waits: list[InitWaitRecord] = field(default_factory=list)   # store get/wait timeouts, resolved at the end
     rank_prefixed: bool = False      # some line carried a rank, local-rank or process prefix

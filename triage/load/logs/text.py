@@ -4,6 +4,7 @@ by triage.parsing (this module only routes lines and keeps what they said)."""
 
 from __future__ import annotations
 
+import json
 import mmap
 import re
 from collections import deque
@@ -19,6 +20,7 @@ from triage.load.logs.scan import (
     record_world,
 )
 from triage.load.nccl_ras import op_count_splits
+from triage.load.stop_record import stop_from_json
 from triage.model import Collective, CollectiveState
 from triage.model.evidence import (
     Event,
@@ -46,11 +48,14 @@ from triage.parsing.desync import (
 )
 from triage.parsing.log_owners import LineOwner, attribute_lines
 from triage.parsing.log_prefix import split_rank_prefix
+from triage.parsing.raise_sites import MARKERS as RAISE_SITE_MARKERS
+from triage.parsing.raise_sites import raise_site
 from triage.parsing.rendezvous import MARKERS as INIT_MARKERS
 from triage.parsing.rendezvous import InitWait, InitWaitKind, parse_init_line
 from triage.parsing.textclean import clean_text
 from triage.parsing.torchelastic import spawn_error_owner
 from triage.parsing.watchdog import WatchdogKind, parse_watchdog_line
+from triage.schemas import STOP_LOG_RECORD
 
 _RANK_IN_NAME = re.compile(r"rank[-_]?(\d+)", re.IGNORECASE)
 _WATCHDOG_HINTS = ("atchdog", "Timeout at NCCL work", "Heartbeat monitor", "lagging ranks", "Desync",
@@ -87,6 +92,9 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         if isinstance(owner.key, str) and owner.key.startswith("local:") and single_node and default_rank is None:
             rank = int(owner.key.split(":", 1)[1])  # torchrun --tee on one node: local rank = rank
         rest = owner.rest
+        if lines[index].startswith("[") and (tag := _TRIAGE_TAG.match(lines[index])) is not None:
+            _triage_record(lines[index][tag.end():], tag.group(1), path, scan)   # triage's own line, no rank's
+            continue
         if MISMATCH_MARKER in rest and parse_mismatch(rest) is None:
             rest, skip_to = _joined_message(owners, index)   # the message spans several lines
         if rank is not None:
@@ -105,6 +113,24 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     record_world(scan, facts)
     if "Xid" in text or "segfault at" in text or "Killed process" in text:
         scan.events.extend(dmesg_events(text, "?", path))
+
+
+# triage's own records in a merged.log: "[host:triage] ..." (the agent writes them; no rank does:
+# a rank's line that prints one is tagged with the rank first, "[host:3] [host:triage] ...")
+_TRIAGE_TAG = re.compile(r"\[([A-Za-z0-9][\w.-]*):triage\] ")
+
+
+def _triage_record(text: str, host: str, path: str, scan: LogScan) -> None:
+    """triage's stop record: the decision it took, with its verdict (the earliest one counts)."""
+    if not text.startswith(STOP_LOG_RECORD):
+        return
+    try:
+        data = json.loads(text[len(STOP_LOG_RECORD):])
+    except ValueError:
+        return
+    stop = stop_from_json(data, path, host)
+    if stop is not None and (scan.stop is None or stop.time < scan.stop.time):
+        scan.stop = stop
 
 
 def _joined_message(owners: list[LineOwner], index: int, limit: int = 12) -> tuple[str, int]:
@@ -133,6 +159,8 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
         return
     if rest.lstrip().startswith("Traceback (most recent call last)"):
         scan.tracebacks.append((rank, order, path))
+    if any(marker in rest for marker in RAISE_SITE_MARKERS) and (site := raise_site(rest)) is not None:
+        scan.raise_sites.append((rank, order, path, site))
     owner = spawn_error_owner(rest) if rank is None and "terminated with the following error" in rest else None
     if owner is not None:
         scan.spawn_owner = owner

@@ -1,0 +1,49 @@
+"""Stack frames that say what failed when a paste lost the line that does.
+
+A paste cut before its exception line (or one holding only a thread's C++ frames) still shows where
+the failure was raised. Some frames raise one thing only:
+
+- ``c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout`` (a C++ frame, ``frame #1: ...``): the NCCL
+  watchdog found a collective past its timeout and raised for it;
+- ``_call_store`` of torch's c10d rendezvous backend
+  (``torch/distributed/elastic/rendezvous/c10d_rendezvous_backend.py``): a store call of the
+  rendezvous failed, and it raises ``RendezvousConnectionError`` ("The connection to the C10d store
+  has failed").
+
+Pure; never raises.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+# Cheap pre-check for callers that route lines: a line holding neither is no raise site.
+MARKERS = ("checkTimeout", "_call_store")
+
+
+class RaiseSiteKind(str, enum.Enum):
+    WATCHDOG_TIMEOUT = "watchdog_timeout"
+    RENDEZVOUS_STORE = "rendezvous_store"
+
+
+@dataclass(frozen=True)
+class RaiseSite:
+    kind: RaiseSiteKind
+    text: str           # what the frame means, in words
+
+
+_TIMEOUT_TEXT = "the NCCL watchdog's WorkNCCL::checkTimeout frame, raised for a collective past its timeout"
+_STORE_TEXT = ("the c10d rendezvous backend's _call_store frame: a call to the rendezvous store failed, which it "
+               "raises as RendezvousConnectionError (the connection to the C10d store failed; the exception line "
+               "is not in this input)")
+
+
+def raise_site(line: str) -> RaiseSite | None:
+    """The failure a frame line stands for, or None."""
+    text = line.strip()
+    if "WorkNCCL::checkTimeout" in text and text.startswith("frame #"):
+        return RaiseSite(RaiseSiteKind.WATCHDOG_TIMEOUT, _TIMEOUT_TEXT)
+    if text.startswith("File ") and "c10d_rendezvous_backend" in text and text.endswith("in _call_store"):
+        return RaiseSite(RaiseSiteKind.RENDEZVOUS_STORE, _STORE_TEXT)
+    return None

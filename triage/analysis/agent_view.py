@@ -19,6 +19,7 @@ from dataclasses import replace
 from triage.analysis.advice import INIT_HANG_STEPS
 from triage.analysis.child_wait import ChildWait, child_waited_on, main_thread
 from triage.analysis.ranks import rank_word
+from triage.analysis.verdict import headline
 from triage.layout import BundleRankPaths
 from triage.model import Finding, Verdict, VerdictKind
 from triage.model.evidence import AgentFacts, InitFact, RankActivityFact, RankEvidence
@@ -80,12 +81,11 @@ def _init_verdict(fact: AgentFacts, init: InitFact, ranks: Mapping[int, RankEvid
             parts.append("the ranks they wait for are not on this node (never started, or on another node)")
     if not parts:
         parts.append(init.reason.removeprefix("init hang: ") or fact.reason)
-    summary = "INIT HANG: " + "; ".join(parts)
     culprits = init.never_joined
     evidence = tuple(p for r in culprits if r in ranks for p in ranks[r].evidence
                      if p.endswith(BundleRankPaths.STACK_DUMPS))
-    verdict = Verdict(VerdictKind.INIT_HANG, summary, culprit_ranks=culprits)
-    return verdict, Finding(VerdictKind.INIT_HANG.value, culprits or init.waiting, summary.split(": ", 1)[1],
+    verdict = headline.verdict(VerdictKind.INIT_HANG, "; ".join(parts), culprit_ranks=culprits)
+    return verdict, Finding(VerdictKind.INIT_HANG.value, culprits or init.waiting, headline.body(verdict.summary),
                             evidence + (fact.bundle,), root_cause=True)
 
 
@@ -150,8 +150,8 @@ def agent_view(facts: Sequence[AgentFacts], ranks: Sequence[RankEvidence], hosts
                                 wait.evidence))
     for act in sorted(acts.values(), key=lambda a: a.rank):
         findings.append(Finding("activity", (act.rank,), f"the agent sampled {act.line()}"))
-    if main is not None and verdict.summary.split(": ", 1)[-1] != main.detail and (named or culprits):
-        main = replace(main, detail=verdict.summary.split(": ", 1)[1])
+    if main is not None and headline.body(verdict.summary) != main.detail and (named or culprits):
+        main = replace(main, detail=headline.body(verdict.summary))
     return verdict, main, findings
 
 

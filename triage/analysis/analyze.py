@@ -7,10 +7,9 @@ from typing import Any
 
 from triage.analysis import verdicts
 from triage.analysis.advice import INIT_HANG_STEPS, excerpt_steps
-from triage.analysis.agent_view import agent_view, init_steps
+from triage.analysis.agent_view import init_steps
 from triage.analysis.cluster_check import cluster_check_finding, cluster_check_json, cluster_check_step
 from triage.analysis.crash import CrashAnalysis, analyse_crashes, crash_analysis_report, crash_record_events
-from triage.analysis.describe import call
 from triage.analysis.diff import (
     Disagreement,
     Straggle,
@@ -23,25 +22,16 @@ from triage.analysis.diff import (
 from triage.analysis.failures import Failure, event_findings, failure_findings, rank_failures
 from triage.analysis.gpu_facts import gpu_findings
 from triage.analysis.groups import Group, resolve_groups
-from triage.analysis.init_hang import init_hang_verdict
-from triage.analysis.nccl_processes import nccl_process_verdict
 from triage.analysis.numerics import analyze_numerics
-from triage.analysis.op_counts import lagging_verdict, op_count_verdict
-from triage.analysis.p2p import P2pProblem, check_p2p
-from triage.analysis.partial import (
-    coverage,
-    reported_mismatch,
-    unattributed_verdict,
-    unlocated_verdict,
-    watchdog_verdict,
-)
+from triage.analysis.p2p import check_p2p
+from triage.analysis.partial import coverage
 from triage.analysis.ranks import format_ranks, rank_word
-from triage.analysis.stacks_only import stacks_verdict
-from triage.analysis.stop import fixed_verdict, split_at_stop, stop_finding
+from triage.analysis.stop import split_at_stop, stop_finding
 from triage.analysis.stragglers import find_stragglers
 from triage.analysis.summaries import rank_summaries
-from triage.analysis.unrecorded import no_problem_text, unrecorded_finding
-from triage.analysis.untold import say_what_is_untold
+from triage.analysis.unrecorded import unrecorded_finding
+from triage.analysis.verdict.decide import decide
+from triage.analysis.verdict.engine import Inputs
 from triage.model import (
     Collective,
     CollectiveState,
@@ -71,8 +61,10 @@ class _Context:
     ranks: tuple[RankEvidence, ...] = ()
 
 
-def analyze(evidence: Evidence) -> Report:
-    """The whole analysis: a Report whose verdict does not depend on the order of the inputs."""
+def analyze(evidence: Evidence, explain: bool = False) -> Report:
+    """The whole analysis: a Report whose verdict does not depend on the order of the inputs.
+    ``explain``: the verdict engine evaluates every rule (``Report.explanation``), not only those
+    up to the winner."""
     if evidence.crashes_only:
         return analyze_crashes(evidence)[0]
     if evidence.crashes:
@@ -95,34 +87,22 @@ def analyze(evidence: Evidence) -> Report:
     failures = rank_failures(replace(evidence, ranks=ranks), ctx.hosts)
     missing = _missing(ctx, ranks)
     cov = coverage(evidence, ranks, world_size)
-    if evidence.complete:
-        verdict, main_finding = _verdict(ctx, ranks, disagreements, straggles, waits, failures, missing, p2p)
-    else:
-        verdict, main_finding = say_what_is_untold(
-            *_partial_verdict(ctx, ranks, disagreements, straggles, failures, p2p, cov), cov)
-    agent_findings: list[Finding] = []
-    if evidence.agent:     # what the live agent knew
-        verdict, main_finding, agent_findings = agent_view(evidence.agent, ranks, ctx.hosts, verdict, main_finding)
     numerics = analyze_numerics(evidence.numerics, ctx.hosts)
-    verdict, main_finding, moved = verdicts.nonfinite_rule(
-        verdict, main_finding, numerics.verdict, numerics.findings[0] if numerics.verdict else None,
-        tuple(f.time for f in failures if f.time is not None and not f.teardown))
-    if evidence.stop is not None and fixed_verdict(evidence.stop, verdict) != verdict:
-        verdict = fixed_verdict(evidence.stop, verdict)
-        main_finding = Finding(verdict.kind.value, verdict.culprit_ranks, verdict.summary.split(": ", 1)[-1],
-                               root_cause=True)
+    slow = find_stragglers(groups, traces, ctx.hosts, {r.rank: r.stack for r in ranks}, ctx.paths)
+    decision = decide(Inputs(evidence, ranks, ctx.hosts, traces, world, ctx.paths, tuple(disagreements),
+                             tuple(straggles), tuple(waits), tuple(failures), missing, tuple(p2p), cov),
+                      numerics, slow, explain)
+    verdict, main_finding = decision.verdict, decision.main
     findings = _findings(ctx, main_finding, disagreements, failures, missing, verdict)
-    findings.extend([*moved, *numerics.findings[1 if numerics.verdict else 0:]])
-    findings[1 if findings else 0:1 if findings else 0] = agent_findings
+    findings.extend([*decision.moved, *numerics.findings[1 if numerics.verdict else 0:]])
+    findings[1 if findings else 0:1 if findings else 0] = decision.agent_findings
     if evidence.stop is not None:
         findings.append(stop_finding(evidence.stop))
         findings.extend(after_stop)
     findings[1:1] = [verdicts.p2p_finding(p, ctx.hosts, ctx.paths, root=False) for p in p2p
                      if main_finding is None or verdicts.p2p_finding(p, ctx.hosts, ctx.paths, True) != main_finding]
     summaries = rank_summaries(ranks, world, traces)
-    slow = find_stragglers(groups, traces, ctx.hosts, {r.rank: r.stack for r in ranks}, ctx.paths)
     findings.extend(slow.findings)
-    verdict = slow.headline(verdict)
     steps = (excerpt_steps(verdict) if not evidence.complete or (not traces and verdict.kind in _HANGS)
              else slow.steps(verdicts.next_steps(verdict, evidence.finished_cleanly)))
     if verdict.kind is VerdictKind.NONFINITE:
@@ -144,6 +124,7 @@ def analyze(evidence: Evidence) -> Report:
         evidence=tuple(sorted({p for r in ranks for p in r.evidence} | set(evidence.extra_evidence))),
         sources=evidence.sources,
         recent=_recent(traces, verdict.process_group, verdict.seq), traces=tuple(sorted(traces.items())),
+        explanation=decision.trace,
         extra={"skipped": list(evidence.skipped), "world_size": world_size, "coverage": cov,
                "unparsed": list(evidence.unparsed), **slow.json_extra(), **checked, **numerics.extra,
                **({"kernel_events_of_others": evidence.kernel_others} if evidence.kernel_others else {}),
@@ -271,84 +252,6 @@ def _missing(ctx: _Context, ranks: tuple[RankEvidence, ...]) -> tuple[int, ...]:
     return tuple(r for r in ctx.world if r not in known)
 
 
-def _verdict(
-    ctx: _Context, ranks: tuple[RankEvidence, ...], disagreements: list[Disagreement],
-    straggles: list[Straggle], waits: list[tuple[Group, int, Collective]], failures: list[Failure],
-    missing: tuple[int, ...], p2p: list[P2pProblem],
-) -> tuple[Verdict, Finding | None]:
-    real_crash = [f for f in failures if f.kind is VerdictKind.CRASH and not f.teardown]
-    if real_crash and (not disagreements or real_crash[0] is failures[0]):
-        return verdicts.failure(failures[0], failures, ctx.hosts)
-    if disagreements:
-        return verdicts.mismatch(disagreements[0], ctx.hosts, ctx.evidence.finished_cleanly, ctx.traces,
-                                 ctx.paths)
-    if failures:
-        return verdicts.failure(failures[0], failures, ctx.hosts)
-    if p2p:
-        return verdicts.p2p_verdict(p2p[0], ctx.hosts, ctx.paths)
-    if straggles:
-        return verdicts.straggle(straggles[0], {r.rank: r for r in ranks}, ctx.hosts, missing, ctx.paths)
-    if missing:
-        return verdicts.missing_only(missing, ctx.hosts, len(ctx.world))
-    if waits:
-        group, seq, coll = waits[0]
-        summary = (f"HANG: every rank of {group.label} waits in {call(coll)} at seq {seq}; "
-                   "no rank differs in the traces (look outside the job: network, a dead peer)")
-        verdict = Verdict(VerdictKind.HANG, summary, process_group=group.pg, seq=seq)
-        return verdict, Finding(VerdictKind.HANG.value, group.members, summary, root_cause=True)
-    from_stacks = stacks_verdict(ranks, ctx.hosts)
-    if from_stacks is not None:
-        return from_stacks
-    unlocated = unlocated_verdict(ctx.evidence, failures, coverage(ctx.evidence, ranks, len(ctx.world) or None))
-    if unlocated is not None:
-        return unlocated
-    return Verdict(VerdictKind.NO_PROBLEM_FOUND, _no_problem(ctx)), None
-
-
-def _partial_verdict(
-    ctx: _Context, ranks: tuple[RankEvidence, ...], disagreements: list[Disagreement], straggles: list[Straggle],
-    failures: list[Failure], p2p: list[P2pProblem], cov: dict[str, object],
-) -> tuple[Verdict, Finding | None]:
-    """The verdict of an excerpt: the first failure it shows, else what its watchdog and mismatch
-    lines allow, never an all-clear while it shows a failure."""
-    evidence = ctx.evidence
-    root = [f for f in failures if not f.collateral and not (f.teardown and f.signal != 9)]
-    if root and root[0].kind is VerdictKind.CRASH and root[0] is failures[0] and not disagreements:
-        return verdicts.failure(root[0], failures, ctx.hosts)
-    if disagreements:
-        return verdicts.mismatch(disagreements[0], ctx.hosts, False, ctx.traces, ctx.paths)
-    reported = reported_mismatch(evidence.mismatches, ctx.hosts, evidence.world_size)
-    if reported is not None and reported[0].culprit_ranks:
-        return reported
-    if root:
-        return verdicts.failure(root[0], failures, ctx.hosts)
-    orphan = unattributed_verdict(evidence.unattributed)
-    if orphan is not None:
-        return orphan
-    counted = op_count_verdict(evidence.op_count_splits) or lagging_verdict(evidence.lagging)
-    if counted is not None:
-        return counted
-    init = init_hang_verdict(evidence.init_waits)
-    if init is not None:
-        return init
-    if reported is not None:
-        return reported
-    if p2p:
-        return verdicts.p2p_verdict(p2p[0], ctx.hosts, ctx.paths)
-    from_nccl = nccl_process_verdict(evidence.nccl_processes) if not ctx.traces else None
-    if from_nccl is not None:
-        return from_nccl
-    watchdog = watchdog_verdict(ranks, evidence.events, ctx.hosts, cov, evidence.unprefixed_tail)
-    if watchdog is not None:
-        return watchdog
-    if straggles and not straggles[0].no_data:
-        return verdicts.straggle(straggles[0], {r.rank: r for r in ranks}, ctx.hosts, (), ctx.paths)
-    unlocated = unlocated_verdict(evidence, failures, cov)
-    if unlocated is not None:
-        return unlocated
-    return Verdict(VerdictKind.NO_PROBLEM_FOUND, _no_problem(ctx)), None
-
-
 def _bounded(world_size: int | None, ranks: tuple[RankEvidence, ...]) -> int | None:
     """A world size read from the input never sizes a structure beyond what the input holds."""
     if world_size is None or world_size <= MAX_WORLD:
@@ -358,16 +261,6 @@ def _bounded(world_size: int | None, ranks: tuple[RankEvidence, ...]) -> int | N
 
 
 MAX_WORLD = 1 << 17
-
-
-def _no_problem(ctx: _Context) -> str:
-    honest = no_problem_text(ctx.evidence, ctx.world, ctx.traces)
-    if honest is not None:          # some collectives were not recorded: never "they match"
-        return honest
-    traced = len(ctx.traces)
-    if ctx.evidence.finished_cleanly:
-        return f"NO PROBLEM FOUND: the run finished and the {traced} ranks' collectives all match"
-    return f"NO PROBLEM FOUND: the collectives of {traced} ranks match and no rank failed"
 
 
 def _findings(

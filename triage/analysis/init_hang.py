@@ -5,6 +5,7 @@ timed out (pure)."""
 from __future__ import annotations
 
 from triage.analysis.ranks import rank_word
+from triage.analysis.verdict import headline
 from triage.model import Finding, Verdict, VerdictKind
 from triage.model.evidence import InitWaitRecord
 
@@ -42,31 +43,31 @@ def init_hang_verdict(waits: tuple[InitWaitRecord, ...]) -> tuple[Verdict, Findi
     if wait.kind == "unique_id_wait" and wait.waits_for is not None:
         waiting = tuple(sorted({w.rank for w in waits if w.kind == wait.kind and w.waits_for == wait.waits_for
                                 and w.rank is not None}))
-        summary = (f"INIT HANG: rank {wait.waits_for} never published the NCCL unique id that "
+        summary = (f"rank {wait.waits_for} never published the NCCL unique id that "
                    f"{rank_word(waiting)} waited for: it did not reach its first collective on that group (stuck "
                    f"before it, or dead); {rank_word(waiting)} gave up: {wait.text.rsplit('got error: ', 1)[-1][:80]}")
-        verdict = Verdict(VerdictKind.INIT_HANG, summary, culprit_ranks=(wait.waits_for,))
-        return verdict, Finding(VerdictKind.INIT_HANG.value, (wait.waits_for,), summary.split(": ", 1)[1],
+        verdict = headline.verdict(VerdictKind.INIT_HANG, summary, culprit_ranks=(wait.waits_for,))
+        return verdict, Finding(VerdictKind.INIT_HANG.value, (wait.waits_for,), summary,
                                 wait.evidence, root_cause=True)
     if wait.kind in ("barrier_timeout", "barrier_waiting"):
         still = "were still waiting" if len(ranks) > 1 else "was still waiting"
         state = f"timed out{_minutes(wait.timeout_s)}" if wait.timed_out else still
         what = f"{who} {state} in init_process_group's store-based barrier"
         joined = _joined(wait)
-        summary = f"INIT HANG: {what}: {joined}" if joined else f"INIT HANG: {what}"
+        summary = f"{what}: {joined}" if joined else what
     elif wait.kind == "store_clients":
-        summary = (f"INIT HANG: the rendezvous store (MASTER_ADDR:MASTER_PORT) gave up waiting for its clients"
+        summary = (f"the rendezvous store (MASTER_ADDR:MASTER_PORT) gave up waiting for its clients"
                    f"{_minutes(wait.timeout_s)}: {_joined(wait)}")
     elif wait.kind in ("connect_timeout", "connect_refused"):
         return _unreachable_store(wait, who if ranks else "a process", ranks)
     elif wait.kind == "store_wait_timeout":
-        summary = (f"INIT HANG: {who} gave up waiting for the store at {wait.address or 'MASTER_ADDR:MASTER_PORT'}"
+        summary = (f"{who} gave up waiting for the store at {wait.address or 'MASTER_ADDR:MASTER_PORT'}"
                    f"{_minutes(wait.timeout_s)}: "
                    "the ranks it waited for never arrived (they are not in this input)")
     else:
-        summary = f"INIT HANG: torchelastic's rendezvous timed out before every node joined: {wait.text[:200]}"
-    verdict = Verdict(VerdictKind.INIT_HANG, summary)
-    return verdict, Finding(VerdictKind.INIT_HANG.value, ranks, summary.split(": ", 1)[1], wait.evidence,
+        summary = f"torchelastic's rendezvous timed out before every node joined: {wait.text[:200]}"
+    verdict = headline.verdict(VerdictKind.INIT_HANG, summary)
+    return verdict, Finding(VerdictKind.INIT_HANG.value, ranks, summary, wait.evidence,
                             root_cause=True)
 
 
@@ -79,10 +80,10 @@ def _unreachable_store(wait: InitWaitRecord, who: str, ranks: tuple[int, ...]) -
     else:
         how = f"timed out{_minutes(wait.timeout_s)}"
     address = wait.address or "MASTER_ADDR:MASTER_PORT"
-    summary = (f"NETWORK ERROR at init: {who} could not reach the rendezvous store at {address} ({how}): check that "
+    summary = (f"{who} could not reach the rendezvous store at {address} ({how}): check that "
                "MASTER_ADDR resolves to the store's host from every node, that the port is open, and that the "
                "store (rank 0's agent or process) is up")
     host = wait.address.rsplit(":", 1)[0] if wait.address else None
-    verdict = Verdict(VerdictKind.NETWORK_ERROR, summary, culprit_host=host)
-    return verdict, Finding(VerdictKind.NETWORK_ERROR.value, ranks, summary.split(": ", 1)[1], wait.evidence,
+    verdict = headline.verdict(VerdictKind.NETWORK_ERROR, summary, qualifier=" at init", culprit_host=host)
+    return verdict, Finding(VerdictKind.NETWORK_ERROR.value, ranks, summary, wait.evidence,
                             root_cause=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from triage.analysis.describe import call
+from triage.analysis.verdict import headline
 from triage.model import Finding, MismatchKind, Verdict, VerdictKind
 from triage.model.evidence import NcclProcess
 
@@ -41,11 +42,11 @@ def nccl_process_verdict(processes: tuple[NcclProcess, ...]) -> tuple[Verdict, F
     hosts = sorted({p.host for p in behind})
     if behind and len(behind) < len(ahead):
         last = ahead[0].collectives[-1]
-        summary = (f"HANG: {_names(behind)} never reached NCCL opCount {top - 1:x} ({call(last)}), which "
+        summary = (f"{_names(behind)} never reached NCCL opCount {top - 1:x} ({call(last)}), which "
                    f"{_names(ahead)} called; these NCCL lines name no rank (no init lines)")
-        verdict = Verdict(VerdictKind.STUCK_OUTSIDE_COLLECTIVE, summary, seq=top,
-                          culprit_host=hosts[0] if len(hosts) == 1 else None)
-        return verdict, Finding(verdict.kind.value, (), summary.split(": ", 1)[1], root_cause=True)
+        verdict = headline.verdict(VerdictKind.STUCK_OUTSIDE_COLLECTIVE, summary, seq=top,
+                                   culprit_host=hosts[0] if len(hosts) == 1 else None)
+        return verdict, Finding(verdict.kind.value, (), summary, root_cause=True)
     by_call: dict[tuple[str, int | None, str | None], list[NcclProcess]] = defaultdict(list)
     for process in ahead:
         last = process.collectives[-1]
@@ -57,17 +58,18 @@ def nccl_process_verdict(processes: tuple[NcclProcess, ...]) -> tuple[Verdict, F
         if len(odd) < len(common):
             subkind = MismatchKind.OP if op != op2 else MismatchKind.SIZE if count != count2 else MismatchKind.DTYPE
             odd_hosts = sorted({p.host for p in odd})
-            summary = (f"MISMATCH ({subkind.value}): {_names(odd)} called {call(odd[0].collectives[-1])} at NCCL "
+            summary = (f"{_names(odd)} called {call(odd[0].collectives[-1])} at NCCL "
                        f"opCount {top - 1:x} while {_names(common)} called {call(common[0].collectives[-1])}; "
                        "these NCCL lines name no rank (no init lines)")
-            verdict = Verdict(VerdictKind.COLLECTIVE_MISMATCH, summary, subkind=subkind, seq=top,
-                              culprit_host=odd_hosts[0] if len(odd_hosts) == 1 else None)
-            return verdict, Finding(verdict.kind.value, (), summary.split(": ", 1)[1], root_cause=True)
+            verdict = headline.verdict(VerdictKind.COLLECTIVE_MISMATCH, summary, qualifier=f" ({subkind.value})",
+                                       subkind=subkind, seq=top,
+                                       culprit_host=odd_hosts[0] if len(odd_hosts) == 1 else None)
+            return verdict, Finding(verdict.kind.value, (), summary, root_cause=True)
     last = ahead[0].collectives[-1]
-    summary = (f"HANG: the {len(ranked)} processes in these NCCL lines all reached opCount {top - 1:x} "
+    summary = (f"the {len(ranked)} processes in these NCCL lines all reached opCount {top - 1:x} "
                f"({call(last)}); none differs (cannot map these NCCL lines to ranks: no init lines)")
-    verdict = Verdict(VerdictKind.HANG, summary, seq=top)
-    return verdict, Finding(VerdictKind.HANG.value, (), summary.split(": ", 1)[1], root_cause=True)
+    verdict = headline.verdict(VerdictKind.HANG, summary, seq=top)
+    return verdict, Finding(VerdictKind.HANG.value, (), summary, root_cause=True)
 
 
 def _first_split(processes: list[NcclProcess]) -> tuple[Verdict, Finding] | None:
@@ -90,10 +92,11 @@ def _first_split(processes: list[NcclProcess]) -> tuple[Verdict, Finding] | None
         first = {p.label: next(c for c in p.collectives if c.seq == seq) for p in processes
                  if any(c.seq == seq for c in p.collectives)}
         sides = "; ".join(f"{_names(group)} called {call(first[group[0].label])}" for group in groups[::-1])
-        summary = (f"MISMATCH (op): at NCCL opCount {seq - 1:x} the processes called different ops: {sides}. "
+        summary = (f"at NCCL opCount {seq - 1:x} the processes called different ops: {sides}. "
                    "With no majority these lines cannot say which side left the common path, and they name no "
                    "rank (no init lines): the ranks' own logs, NCCL_DEBUG=INFO from the start (its init lines map "
                    "processes to ranks) or TORCH_DISTRIBUTED_DEBUG=DETAIL would settle it")
-        verdict = Verdict(VerdictKind.COLLECTIVE_MISMATCH, summary, subkind=MismatchKind.OP, seq=seq)
-        return verdict, Finding(verdict.kind.value, (), summary.split(": ", 1)[1], root_cause=True)
+        verdict = headline.verdict(VerdictKind.COLLECTIVE_MISMATCH, summary, qualifier=" (op)", subkind=MismatchKind.OP,
+                                   seq=seq)
+        return verdict, Finding(verdict.kind.value, (), summary, root_cause=True)
     return None

@@ -21,6 +21,7 @@ from typing import Any
 
 from triage.analysis.describe import who
 from triage.analysis.ranks import rank_word
+from triage.analysis.verdict import headline
 from triage.model import Finding, Verdict, VerdictKind
 from triage.model.numerics import (
     BACKWARD,
@@ -160,21 +161,21 @@ def analyze_numerics(items: Sequence[RankNumerics], hosts: Mapping[int, str | No
     collateral = [i for i in real if i not in origins]
     everyone = len(origins) > 1 and len(origins) == len(items)
     if everyone:
-        head = (f"NONFINITE: every rank ({rank_word([i.rank for i in origins])}) saw {value_word(hit)} at once "
+        head = (f"every rank ({rank_word([i.rank for i in origins])}) saw {value_word(hit)} at once "
                 f"at step {hit.step}, {where_text(hit)}: the same bad batch everywhere, no rank is blamed")
         culprits: tuple[int, ...] = ()
     else:
         names = who([i.rank for i in origins], hosts)
-        head = f"NONFINITE: {names} made the first {value_word(hit)} at step {hit.step}, {where_text(hit)}"
+        head = f"{names} made the first {value_word(hit)} at step {hit.step}, {where_text(hit)}"
         culprits = tuple(i.rank for i in origins)
     if collateral:
         head += f"; {_collateral_text(collateral, hosts)}"
     if culprit.after_switch is not None and not hit.module:
         later = culprit.after_switch
         head += f" (every module watched from then on: at step {later.step} the first was {module_label(later)})"
-    verdict = Verdict(VerdictKind.NONFINITE, head, culprit_ranks=culprits, process_group=hit.collective_pg,
-                      seq=hit.collective_seq)
-    root = Finding(KIND, culprits or tuple(i.rank for i in origins), head, tuple(i.path for i in origins),
+    verdict = headline.verdict(VerdictKind.NONFINITE, head, culprit_ranks=culprits, process_group=hit.collective_pg,
+                               seq=hit.collective_seq)
+    root = Finding(KIND, culprits or tuple(i.rank for i in origins), verdict.summary, tuple(i.path for i in origins),
                    time=hit.time, root_cause=True)
     extra["numerics"]["origin"] = {"ranks": [i.rank for i in origins], "step": hit.step, "module": hit.module,
                                    "where": hit.where, "all_ranks": everyone,

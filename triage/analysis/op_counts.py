@@ -5,6 +5,8 @@ others wait in (pure)."""
 from __future__ import annotations
 
 from triage.analysis.ranks import format_ranks, rank_word
+from triage.analysis.verdict import headline
+from triage.analysis.verdict.headline import Head
 from triage.model import Finding, Verdict, VerdictKind
 from triage.model.evidence import OpCountSplit, ReportedLag
 from triage.parsing.desync import MONITORED_BARRIER
@@ -21,16 +23,17 @@ def op_count_verdict(splits: tuple[OpCountSplit, ...]) -> tuple[Verdict, Finding
         waiting += f" ({', '.join(ahead_hosts)})"
     target = split.behind_launched + 1
     if split.behind:
-        summary = (f"MISSING RANK: {rank_word(split.behind)} never launched {split.op} #{target} (NCCL RAS: they "
+        summary = (f"{rank_word(split.behind)} never launched {split.op} #{target} (NCCL RAS: they "
                    f"are at operation {split.behind_launched}) while {waiting} launched up to #{split.ahead_launched}"
                    " and wait in it")
-        verdict = Verdict(VerdictKind.MISSING_RANK, summary, culprit_ranks=split.behind)
+        verdict = headline.verdict(VerdictKind.MISSING_RANK, summary, head=Head.MISSING_RANK,
+                                   culprit_ranks=split.behind)
     else:
-        summary = (f"HANG: {split.behind_count} ranks never launched {split.op} #{target} (NCCL RAS: at operation "
+        summary = (f"{split.behind_count} ranks never launched {split.op} #{target} (NCCL RAS: at operation "
                    f"{split.behind_launched}) while {waiting} wait in it; the report does not list the ranks behind")
-        verdict = Verdict(VerdictKind.HANG, summary)
+        verdict = headline.verdict(VerdictKind.HANG, summary)
     ranks = split.behind or split.ahead
-    detail = summary.split(": ", 1)[1]
+    detail = summary
     if split.behind and len(split.behind) > 8:
         detail += f" [behind: {format_ranks(split.behind)}]"
     return verdict, Finding(verdict.kind.value, ranks, detail, split.evidence, root_cause=True)
@@ -43,18 +46,19 @@ def lagging_verdict(lags: tuple[ReportedLag, ...]) -> tuple[Verdict, Finding] | 
     lag = next((item for item in lags if item.never_joined), lags[0])
     ranks = tuple(sorted(set(lag.ranks)))
     if MONITORED_BARRIER in lag.text:
-        summary = (f"MISSING RANK: {rank_word(ranks)} did not reach the monitored barrier in time "
+        summary = (f"{rank_word(ranks)} did not reach the monitored barrier in time "
                    f"(torch.distributed.monitored_barrier names {'it' if len(ranks) == 1 else 'them'}: "
                    f"{lag.text[:160]!r}): stuck before it, or dead; the rank that reports it is not the culprit")
         kind = VerdictKind.MISSING_RANK
     elif lag.never_joined:
-        summary = (f"MISSING RANK: {rank_word(ranks)} finished collective #{lag.collective - 1} but never joined "
+        summary = (f"{rank_word(ranks)} finished collective #{lag.collective - 1} but never joined "
                    f"#{lag.collective} (PyTorch's desync report, counted from 1); the other ranks wait for "
                    f"{'it' if len(ranks) == 1 else 'them'}")
         kind = VerdictKind.MISSING_RANK
     else:
-        summary = (f"HANG: {rank_word(ranks)} joined collective #{lag.collective} but never finished it "
+        summary = (f"{rank_word(ranks)} joined collective #{lag.collective} but never finished it "
                    "(PyTorch's desync report): a dead or stuck peer, or a broken link")
         kind = VerdictKind.HANG
-    verdict = Verdict(kind, summary, culprit_ranks=ranks)
-    return verdict, Finding(kind.value, ranks, summary.split(": ", 1)[1], lag.evidence, root_cause=True)
+    verdict = headline.verdict(kind, summary, head=Head.MISSING_RANK if kind is VerdictKind.MISSING_RANK else None,
+                               culprit_ranks=ranks)
+    return verdict, Finding(kind.value, ranks, summary, lag.evidence, root_cause=True)

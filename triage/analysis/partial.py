@@ -8,7 +8,7 @@ missing; its world size is what it states. From such text this module concludes:
   collective is stuck outside it; every shown rank timing out in one collective is a hang whose
   culprit is not in this input;
 - failure lines no line ties to a rank: what failed, "rank unknown";
-- anything else that evidences a failure: ``failure_unlocated``, never "no problem found".
+- anything else that evidences a failure: ``failure_unlocated`` (triage.analysis.verdict.unlocated).
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping
 
 from triage.analysis.describe import who
-from triage.analysis.failures import Failure
-from triage.analysis.rankless import rankless_timeout_verdict
 from triage.analysis.ranks import format_ranks, rank_word
-from triage.analysis.settle import SETTLE_FIRST, SETTLE_RANK, settle_hang
+from triage.analysis.settle import SETTLE_RANK, settle_hang
+from triage.analysis.verdict import headline
+from triage.analysis.verdict.headline import Head
 from triage.model import CollectiveState, Finding, MismatchKind, Verdict, VerdictKind
 from triage.model.evidence import (
     Event,
@@ -36,8 +36,6 @@ from triage.parsing.rendezvous import STORE_WAIT_DETAIL
 
 Hosts = Mapping[int, str | None]
 _Call = tuple[str | None, tuple[tuple[int, ...], ...], tuple[str, ...]]
-_FAILURE_EVENTS = (EventKind.WATCHDOG_TIMEOUT, EventKind.NCCL_WARN, EventKind.XID, EventKind.SEGFAULT,
-                   EventKind.OOM, EventKind.LAUNCHER_FAILURE, EventKind.EXCEPTION, EventKind.CRASH_ANALYSIS)
 _LINE_KINDS = {"network": VerdictKind.NETWORK_ERROR, "cuda_error": VerdictKind.CRASH,
                "terminate": VerdictKind.CRASH, "fatal_signal": VerdictKind.CRASH}
 
@@ -97,21 +95,20 @@ def reported_mismatch(mismatches: tuple[ReportedMismatch, ...], hosts: Hosts,
     a, b = first.reporter, first.other
     evidence = tuple(sorted({p for m in mismatches for p in m.evidence}))[:6]
     if all(m.other.rank < 0 for m in mismatches):
-        summary = (f"MISMATCH: {who((a.rank,), hosts)} reports an inconsistent collective, {_describe(a)}"
+        body = (f"{who((a.rank,), hosts)} reports an inconsistent collective, {_describe(a)}"
                    f"{_at_seq(a.seq)} (TORCH_DISTRIBUTED_DEBUG=DETAIL's message gives one side only: an older PyTorch "
                    "prints no more, or the paste ends inside it): "
-                   "the other ranks' calls are not in this input")
-        verdict = Verdict(VerdictKind.COLLECTIVE_MISMATCH, summary, seq=a.seq)
-        return verdict, Finding(VerdictKind.COLLECTIVE_MISMATCH.value, (), summary.split(": ", 1)[1], evidence,
-                                root_cause=True)
+                "the other ranks' calls are not in this input")
+        verdict = headline.verdict(VerdictKind.COLLECTIVE_MISMATCH, body, seq=a.seq)
+        return verdict, Finding(VerdictKind.COLLECTIVE_MISMATCH.value, (), body, evidence, root_cause=True)
     kind = _subkind(a, b)
     if kind is MismatchKind.SEQ:
-        summary = (f"MISMATCH IN SEQUENCE NUMBERS ONLY: {who((a.rank,), hosts)} and {who((b.rank,), hosts)} run the "
-                   f"same {_describe(a)}, at SequenceNumber {a.seq} and {b.seq}; older PyTorch versions report "
-                   "exactly this as a false positive of TORCH_DISTRIBUTED_DEBUG=DETAIL, so no rank is blamed")
-        verdict = Verdict(VerdictKind.COLLECTIVE_MISMATCH, summary, subkind=kind, seq=a.seq)
-        return verdict, Finding(VerdictKind.COLLECTIVE_MISMATCH.value, (), summary.split(": ", 1)[1], evidence,
-                                root_cause=True)
+        body = (f"{who((a.rank,), hosts)} and {who((b.rank,), hosts)} run the "
+                f"same {_describe(a)}, at SequenceNumber {a.seq} and {b.seq}; older PyTorch versions report "
+                "exactly this as a false positive of TORCH_DISTRIBUTED_DEBUG=DETAIL, so no rank is blamed")
+        verdict = headline.verdict(VerdictKind.COLLECTIVE_MISMATCH, body, head=Head.SEQ_ONLY_MISMATCH, subkind=kind,
+                                   seq=a.seq)
+        return verdict, Finding(VerdictKind.COLLECTIVE_MISMATCH.value, (), body, evidence, root_cause=True)
     sides: dict[_Call, set[int]] = defaultdict(set)
     calls: dict[_Call, ReportedFingerprint] = {}
     for mismatch in mismatches:
@@ -140,13 +137,13 @@ def reported_mismatch(mismatches: tuple[ReportedMismatch, ...], hosts: Hosts,
         mine, theirs = calls[side_path], next(calls[c] for c in sides if c != side_path)
         culprits = tuple(sorted(sides[side_path]))
         opposed = sorted(r for c, rs in sides.items() if c != side_path for r in rs)
-        summary = (f"MISMATCH ({kind.value}): {who(culprits, hosts)} called {_describe(mine)}{_at_seq(mine.seq)} "
+        body = (f"{who(culprits, hosts)} called {_describe(mine)}{_at_seq(mine.seq)} "
                    f"while {rank_word(opposed)} called {_describe(theirs)} (TORCH_DISTRIBUTED_DEBUG=DETAIL); "
                    f"no majority, but {(mine.op or '?').lower()} is what a side path (checkpoint saving, logging, "
                    f"evaluation, an object broadcast) calls, while {(theirs.op or '?').lower()} is the training "
                    "step's: the rank in the side path is the likelier culprit")
     elif not culprits:
-        summary = (f"MISMATCH ({kind.value}): {who((a.rank,), hosts)} runs {_describe(a)} while "
+        body = (f"{who((a.rank,), hosts)} runs {_describe(a)} while "
                    f"{who((b.rank,), hosts)} runs {_describe(b)}{_at_seq(a.seq)} "
                    "(TORCH_DISTRIBUTED_DEBUG=DETAIL); which of them left the common path is not in this input")
     else:
@@ -155,11 +152,11 @@ def reported_mismatch(mismatches: tuple[ReportedMismatch, ...], hosts: Hosts,
             m.other.rank for m in mismatches if _call(m.other) == majority_call and m.other.rank >= 0})
         others = rank_word(reported) + (" (and the ranks the checker compared before)" if len(majority) > len(reported)
                                         else "")
-        summary = (f"MISMATCH ({kind.value}): {who(culprits, hosts)} called {_describe(mine)}{_at_seq(mine.seq)} "
+        body = (f"{who(culprits, hosts)} called {_describe(mine)}{_at_seq(mine.seq)} "
                    f"while {others} called {_describe(theirs)} (TORCH_DISTRIBUTED_DEBUG=DETAIL)")
-    verdict = Verdict(VerdictKind.COLLECTIVE_MISMATCH, summary, subkind=kind, culprit_ranks=culprits, seq=a.seq)
-    return verdict, Finding(VerdictKind.COLLECTIVE_MISMATCH.value, culprits, summary.split(": ", 1)[1], evidence,
-                            root_cause=True)
+    verdict = headline.verdict(VerdictKind.COLLECTIVE_MISMATCH, body, qualifier=f" ({kind.value})", subkind=kind,
+                               culprit_ranks=culprits, seq=a.seq)
+    return verdict, Finding(VerdictKind.COLLECTIVE_MISMATCH.value, culprits, body, evidence, root_cause=True)
 
 
 def _unshown(sides: Mapping[_Call, set[int]], world_size: int | None) -> int:
@@ -197,13 +194,10 @@ def unattributed_verdict(failures: tuple[ExitInfo, ...]) -> tuple[Verdict, Findi
         return None
     first = real[0]
     kind = _LINE_KINDS.get(first.failure_kind or "", VerdictKind.EXCEPTION)
-    head = {VerdictKind.NETWORK_ERROR: "NETWORK ERROR", VerdictKind.CRASH: "CRASH"}.get(kind, "EXCEPTION")
-    summary = f"{head} (rank unknown: no line of this input ties it to a rank): {first.message}"
-    if first.host and first.host not in (first.message or "")[:200]:
-        summary = summary.replace(" (rank unknown", f" on host {first.host} (rank unknown", 1)
-    summary += f" [{SETTLE_RANK}]"
-    verdict = Verdict(kind, summary, culprit_host=first.host)
-    return verdict, Finding(kind.value, (), summary, first.evidence, root_cause=True)
+    where = f" on host {first.host}" if first.host and first.host not in (first.message or "")[:200] else ""
+    verdict = headline.verdict(kind, f"{first.message} [{SETTLE_RANK}]", culprit_host=first.host,
+                               qualifier=f"{where} (rank unknown: no line of this input ties it to a rank)")
+    return verdict, Finding(kind.value, (), verdict.summary, first.evidence, root_cause=True)
 
 
 _NOT_WORK = re.compile(r"^(?:File |Traceback|frame #|```|--|\.\.\.|\^|\[?[EWIF]\d{3,4}\b|\w*Warning|warnings?\.|"
@@ -297,26 +291,28 @@ def watchdog_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...],
     if quiet and len(timed_out) >= 1:
         culprits = tuple(r.rank for r in quiet)
         doing = quiet[0].last_lines[-1][:160]
-        summary = (f"HANG: {who(culprits, hosts)} did not time out with the others: its last line shows other "
+        body = (f"{who(culprits, hosts)} did not time out with the others: its last line shows other "
                    f"work ({doing!r}) while {rank_word(timed_out)} timed out in {where}")
-        verdict = Verdict(VerdictKind.STUCK_OUTSIDE_COLLECTIVE, summary, culprit_ranks=culprits,
-                          process_group=pg, seq=seq)
-        return verdict, Finding(verdict.kind.value, culprits, summary.split(": ", 1)[1], root_cause=True)
+        verdict = headline.verdict(VerdictKind.STUCK_OUTSIDE_COLLECTIVE, body, culprit_ranks=culprits,
+                                   process_group=pg, seq=seq)
+        return verdict, Finding(verdict.kind.value, culprits, body, root_cause=True)
     rank0 = _rank0_at_work(timed_out, ranks, unprefixed_tail)
     if rank0 is not None:
-        summary = (f"HANG: rank 0 (inferred) did not time out with the others: {rank_word(timed_out)} timed out in "
+        body = (f"rank 0 (inferred) did not time out with the others: {rank_word(timed_out)} timed out in "
                    f"{where}, and the last line without a rank prefix before the timeouts (such lines usually come "
                    f"from rank 0 alone) shows other work: {rank0!r}")
-        verdict = Verdict(VerdictKind.STUCK_OUTSIDE_COLLECTIVE, summary, culprit_ranks=(0,), process_group=pg, seq=seq)
-        return verdict, Finding(verdict.kind.value, (0,), summary.split(": ", 1)[1], root_cause=True)
+        verdict = headline.verdict(VerdictKind.STUCK_OUTSIDE_COLLECTIVE, body, culprit_ranks=(0,), process_group=pg,
+                                   seq=seq)
+        return verdict, Finding(verdict.kind.value, (0,), body, root_cause=True)
     barrier = _rank0_before_barrier(timeouts, timed_out, ranks, pg, seq)
     if barrier is not None:
-        summary = (f"HANG: rank 0 (inferred) did not reach the barrier-shaped collective that {rank_word(timed_out)} "
+        body = (f"rank 0 (inferred) did not reach the barrier-shaped collective that {rank_word(timed_out)} "
                    f"timed out in ({where}, a 1-element all_reduce: how NCCL runs a barrier, or a scalar flag): "
                    "rank 0 is not among the waiting ranks and the input shows none of its lines; rank 0 is the rank "
                    "that does rank-0-only work before such a barrier (checkpoint saving, evaluation, logging)")
-        verdict = Verdict(VerdictKind.STUCK_OUTSIDE_COLLECTIVE, summary, culprit_ranks=(0,), process_group=pg, seq=seq)
-        return verdict, Finding(verdict.kind.value, (0,), summary.split(": ", 1)[1], root_cause=True)
+        verdict = headline.verdict(VerdictKind.STUCK_OUTSIDE_COLLECTIVE, body, culprit_ranks=(0,), process_group=pg,
+                                   seq=seq)
+        return verdict, Finding(verdict.kind.value, (0,), body, root_cause=True)
     ahead = _ranks_ahead(timeouts, pg, seq)
     waiting = [r for r in timed_out if r not in ahead]
     past = ""
@@ -324,10 +320,10 @@ def watchdog_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...],
         later = ", ".join(sorted(set(ahead.values())))
         past = (f"; {rank_word(sorted(ahead))} timed out later in the same group ({later}): "
                 f"{'it' if len(ahead) == 1 else 'they'} had passed that collective")
-    summary = (f"HANG: {rank_word(waiting)} timed out in {where}{past}; the rank that did not join is not in this "
+    body = (f"{rank_word(waiting)} timed out in {where}{past}; the rank that did not join is not in this "
                f"input ({coverage_line(cov)}): {settle_hang(ranks, timed_out, cov)}")
-    verdict = Verdict(VerdictKind.HANG, summary, process_group=pg, seq=seq)
-    return verdict, Finding(VerdictKind.HANG.value, tuple(timed_out), summary.split(": ", 1)[1], root_cause=True)
+    verdict = headline.verdict(VerdictKind.HANG, body, process_group=pg, seq=seq)
+    return verdict, Finding(VerdictKind.HANG.value, tuple(timed_out), body, root_cause=True)
 
 
 def _ranks_ahead(timeouts: list[Event], pg: str | None, seq: int | None) -> dict[int, str]:
@@ -358,11 +354,11 @@ def _store_wait_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ..
         return None
     late = [c for c in rank.collectives if c.state is not CollectiveState.COMPLETED]
     arrived = (f"; it then entered {late[-1].op or 'a collective'} (seq {late[-1].seq}) late" if late else "")
-    summary = (f"HANG: {who((rank.rank,), hosts)} was busy outside the collective ({work[:120]!r}){arrived}, while "
+    body = (f"{who((rank.rank,), hosts)} was busy outside the collective ({work[:120]!r}){arrived}, while "
                f"{len(waits)} process{'es' if len(waits) > 1 else ''} of no known rank timed out waiting on the c10d "
                f"store for it ({waits[0].detail.split(': ', 1)[-1][:80]}): a store wait, not a network failure")
-    verdict = Verdict(VerdictKind.STUCK_OUTSIDE_COLLECTIVE, summary, culprit_ranks=(rank.rank,))
-    return verdict, Finding(verdict.kind.value, (rank.rank,), summary.split(": ", 1)[1], root_cause=True)
+    verdict = headline.verdict(VerdictKind.STUCK_OUTSIDE_COLLECTIVE, body, culprit_ranks=(rank.rank,))
+    return verdict, Finding(verdict.kind.value, (rank.rank,), body, root_cause=True)
 
 
 def _work_line(tail: tuple[str, ...]) -> str | None:
@@ -371,35 +367,3 @@ def _work_line(tail: tuple[str, ...]) -> str | None:
         if _is_work(text):
             return text[:160]
     return None
-
-
-def unlocated_verdict(evidence: Evidence, failures: list[Failure],
-                      cov: Mapping[str, object]) -> tuple[Verdict, Finding] | None:
-    """The last guard: failure evidence in the input means no all-clear, even without a culprit."""
-    rankless = rankless_timeout_verdict(evidence, failures, cov)
-    if rankless is not None:
-        return rankless
-    what: list[str] = []
-    if failures:
-        what.append(f"{rank_word(sorted({f.rank for f in failures}))} failed after something else did "
-                    f"({failures[0].detail[:160]})")
-    store_waits = [e for e in evidence.events if e.kind is EventKind.WATCHDOG_TIMEOUT
-                   and e.detail.startswith(STORE_WAIT_DETAIL)]
-    if store_waits:
-        what.append(f"{len(store_waits)} c10d store wait timeout{'s' if len(store_waits) > 1 else ''} (a rank waited "
-                    f"on the store for a peer that never came; not a network failure): {store_waits[0].detail[:160]}")
-    kinds = Counter(e.kind for e in evidence.events if e.kind in _FAILURE_EVENTS and e not in store_waits)
-    for kind, count in kinds.most_common():
-        first = next(e for e in evidence.events if e.kind is kind and e not in store_waits)
-        said = f": {first.detail[:120]}" if kind in (EventKind.XID, EventKind.SEGFAULT, EventKind.OOM) else ""
-        what.append(f"{count} {kind.value.replace('_', ' ')} line{'s' if count > 1 else ''}{said}")
-    if evidence.unattributed:
-        what.append(f"failure lines of no known rank ({evidence.unattributed[0].message or '?'}"[:200] + ")")
-    if evidence.mismatches:
-        what.append("collective mismatch errors")
-    if not what:
-        return None
-    summary = (f"FAILURE, CULPRIT NOT IN THIS INPUT: {'; '.join(what)}; {coverage_line(cov)}: {SETTLE_FIRST}")
-    verdict = Verdict(VerdictKind.FAILURE_UNLOCATED, summary)
-    ranks = tuple(sorted({f.rank for f in failures}))
-    return verdict, Finding(VerdictKind.FAILURE_UNLOCATED.value, ranks, summary.split(": ", 1)[1], root_cause=True)

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 
 from triage.analysis.failures import Failure
 from triage.analysis.settle import settle_hang
+from triage.analysis.verdict import headline
 from triage.model import Finding, Verdict, VerdictKind
 from triage.model.evidence import EventKind, Evidence
 from triage.parsing.rendezvous import STORE_WAIT_DETAIL
@@ -43,13 +44,13 @@ def rankless_timeout_verdict(evidence: Evidence, failures: list[Failure],
     if reporters:
         named = ", ".join(str(r) for r in reporters)
         signalled = ", ".join(str(r) for r in sorted({f.rank for f in failures}))
-        summary = (f"HANG: a collective timed out on rank {named} (rank {signalled} received its signal to dump debug "
+        summary = (f"a collective timed out on rank {named} (rank {signalled} received its signal to dump debug "
                    f"info, which the watchdog sends after a timeout); the rank that did not join is not in this "
                    f"input ({cov.get('summary')}): {settle}")
     else:
-        summary = (f"HANG: a collective timed out ({rankless[0].detail[:200]}); neither the rank whose watchdog caught "
+        summary = (f"a collective timed out ({rankless[0].detail[:200]}); neither the rank whose watchdog caught "
                    f"it nor the rank that did not join is in this input ({cov.get('summary')}): {settle}")
     first = rankless[0] if rankless else None
-    verdict = Verdict(VerdictKind.HANG, summary, process_group=first.pg if first else None,
-                      seq=first.seq if first else None)
-    return verdict, Finding(VerdictKind.HANG.value, tuple(reporters), summary.split(": ", 1)[1], root_cause=True)
+    verdict = headline.verdict(VerdictKind.HANG, summary, process_group=first.pg if first else None,
+                               seq=first.seq if first else None)
+    return verdict, Finding(VerdictKind.HANG.value, tuple(reporters), summary, root_cause=True)

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 from triage.analysis.describe import who
 from triage.analysis.ranks import rank_word
+from triage.analysis.verdict import headline
 from triage.model import Finding, MismatchKind, Verdict, VerdictKind
 from triage.model.evidence import RankEvidence
 
@@ -36,12 +37,12 @@ def stacks_verdict(ranks: tuple[RankEvidence, ...], hosts: Hosts) -> tuple[Verdi
     if waiting and outside:
         culprits = tuple(r.rank for r in outside)
         calls = sorted({r.stack_collective or "a collective" for r in waiting})
-        summary = (f"HANG: {who(culprits, hosts)} {'is' if len(culprits) == 1 else 'are'} outside any collective"
+        summary = (f"{who(culprits, hosts)} {'is' if len(culprits) == 1 else 'are'} outside any collective"
                    f"{_at(outside[0].stack_top)} while {rank_word([r.rank for r in waiting])} "
                    f"{'waits' if len(waiting) == 1 else 'wait'} in "
                    f"{' / '.join(calls)} (from the stacks)")
-        verdict = Verdict(VerdictKind.STUCK_OUTSIDE_COLLECTIVE, summary, culprit_ranks=culprits)
-        return verdict, Finding(verdict.kind.value, culprits, summary.split(": ", 1)[1], root_cause=True)
+        verdict = headline.verdict(VerdictKind.STUCK_OUTSIDE_COLLECTIVE, summary, culprit_ranks=culprits)
+        return verdict, Finding(verdict.kind.value, culprits, summary, root_cause=True)
     if not waiting:
         return None
     by_call: dict[str, list[RankEvidence]] = defaultdict(list)
@@ -51,23 +52,24 @@ def stacks_verdict(ranks: tuple[RankEvidence, ...], hosts: Hosts) -> tuple[Verdi
         (name, members), = by_call.items()
         sites = sorted({r.stack_top or "?" for r in members})
         where = f" called from {sites[0]}" if len(sites) == 1 else f" called from {len(sites)} places"
-        summary = (f"HANG: every rank with a stack ({rank_word([r.rank for r in members])}) waits in {name}{where}; "
+        summary = (f"every rank with a stack ({rank_word([r.rank for r in members])}) waits in {name}{where}; "
                    "no rank differs in the stacks (look outside the job: network, a dead peer, a rank not sampled)")
-        verdict = Verdict(VerdictKind.HANG, summary)
-        return verdict, Finding(VerdictKind.HANG.value, tuple(r.rank for r in members), summary.split(": ", 1)[1],
+        verdict = headline.verdict(VerdictKind.HANG, summary)
+        return verdict, Finding(VerdictKind.HANG.value, tuple(r.rank for r in members), summary,
                                 root_cause=True)
     groups = sorted(by_call.items(), key=lambda kv: (len(kv[1]), min(r.rank for r in kv[1])))
     minority_name, minority = groups[0]
     majority_name, majority = groups[-1]
     if len(minority) == len(majority):
         blamed: tuple[int, ...] = ()
-        summary = ("MISMATCH (op): the ranks wait in different collectives: "
+        summary = ("the ranks wait in different collectives: "
                    + "; ".join(f"{rank_word([r.rank for r in g])} in {n}" for n, g in groups)
                    + f" ({FROM_STACKS}); which side left the common path is not clear")
     else:
         blamed = tuple(sorted(r.rank for r in minority))
-        summary = (f"MISMATCH (op): {who(blamed, hosts)} called {minority_name}{_at(minority[0].stack_top)} while "
+        summary = (f"{who(blamed, hosts)} called {minority_name}{_at(minority[0].stack_top)} while "
                    f"{rank_word([r.rank for r in majority])} called {majority_name}{_at(majority[0].stack_top)} "
                    f"({FROM_STACKS})")
-    verdict = Verdict(VerdictKind.COLLECTIVE_MISMATCH, summary, subkind=MismatchKind.OP, culprit_ranks=blamed)
-    return verdict, Finding(verdict.kind.value, blamed, summary.split(": ", 1)[1], root_cause=True)
+    verdict = headline.verdict(VerdictKind.COLLECTIVE_MISMATCH, summary, qualifier=" (op)", subkind=MismatchKind.OP,
+                               culprit_ranks=blamed)
+    return verdict, Finding(verdict.kind.value, blamed, summary, root_cause=True)

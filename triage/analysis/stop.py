@@ -11,6 +11,7 @@ import time as _time
 from dataclasses import replace
 
 from triage.analysis.ranks import rank_word
+from triage.analysis.verdict import headline
 from triage.model import Finding, Verdict, VerdictKind
 from triage.model.evidence import Event, Evidence, ExitInfo, RankEvidence, StopDecision
 
@@ -86,7 +87,7 @@ def fixed_verdict(stop: StopDecision | None, verdict: Verdict) -> Verdict:
         return stop.verdict
     if verdict.kind is VerdictKind.NO_PROBLEM_FOUND:
         reason = stop.reason.removeprefix("the hang is certain: ")
-        return Verdict(VerdictKind.HANG, f"HANG: triage stopped the job: {reason}"[:600])
+        return headline.verdict(VerdictKind.HANG, f"triage stopped the job: {reason}", limit=600)
     return verdict
 
 

@@ -26,6 +26,8 @@ from typing import Any
 
 from triage.analysis.groups import Group
 from triage.analysis.ranks import format_ranks
+from triage.analysis.verdict import headline
+from triage.analysis.verdict.headline import Head
 from triage.model import Collective, Finding, Verdict, VerdictKind
 
 KIND = "straggler"
@@ -122,7 +124,7 @@ def find_stragglers(groups: Sequence[Group], traces: Mapping[int, Sequence[Colle
     found: list[Straggler] = []
     for group in groups:
         found.extend(group_stragglers(group, traces, hosts, limits))
-    findings = tuple(Finding(KIND, s.ranks, "STRAGGLER: " + describe(s),
+    findings = tuple(Finding(KIND, s.ranks, headline.line(Head.STRAGGLER, describe(s)),
                              tuple(p for r in s.ranks[:8] for p in (paths or {}).get(r, ())[:1])) for s in found)
     steps = tuple(dict.fromkeys(step for s in found for step in _next_steps(s, stacks or {})))
     return StragglerResult(tuple(found), findings, steps, [s.to_json() for s in found])

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from triage.analysis.ranks import rank_word
-from triage.model import Finding
+from triage.analysis.verdict import headline
+from triage.model import Finding, VerdictKind
 from triage.model.evidence import Evidence
 
 FINDING_KIND = "collectives_not_recorded"
@@ -47,7 +48,7 @@ def no_problem_text(evidence: Evidence, world: Sequence[int], traced: Collection
     head = "the run finished and no rank failed" if evidence.finished_cleanly else "no rank failed"
     if traced:
         head += f"; the collectives of {len(traced)} ranks match"
-    return f"NO PROBLEM FOUND: {head}; {clause}"
+    return headline.line(VerdictKind.NO_PROBLEM_FOUND, f"{head}; {clause}")
 
 
 def unrecorded_finding(evidence: Evidence, world: Sequence[int], traced: Collection[int]) -> Finding | None:

@@ -12,6 +12,8 @@ from triage.analysis.diff import Disagreement, Straggle
 from triage.analysis.failures import Failure, cut_root_ties, same_second_aborts, same_second_exits
 from triage.analysis.p2p import P2pProblem
 from triage.analysis.ranks import rank_word
+from triage.analysis.verdict import headline
+from triage.analysis.verdict.headline import Head
 from triage.model import (
     Collective,
     CollectiveState,
@@ -71,18 +73,18 @@ def mismatch(
     paths: Paths,
 ) -> tuple[Verdict, Finding]:
     if d.in_flight:
-        head = "HANG"
+        head = Head.HANG
     elif finished_cleanly or all(
         c.state is CollectiveState.COMPLETED for r in d.culprits + d.majority for c in traces.get(r, ())
     ):
-        head = "SILENT MISMATCH"
+        head = Head.SILENT_MISMATCH
     else:
-        head = "MISMATCH"
-    summary = f"{head}: {_mismatch_text(d, hosts)}"
-    if head == "SILENT MISMATCH":
-        summary += " (the collective completed: results are probably wrong)"
-    verdict = Verdict(VerdictKind.COLLECTIVE_MISMATCH, summary, subkind=d.kind, culprit_ranks=d.culprits,
-                      process_group=d.group.pg, seq=d.seq)
+        head = Head.MISMATCH
+    body = _mismatch_text(d, hosts)
+    if head is Head.SILENT_MISMATCH:
+        body += " (the collective completed: results are probably wrong)"
+    verdict = headline.verdict(VerdictKind.COLLECTIVE_MISMATCH, body, head=head, subkind=d.kind,
+                               culprit_ranks=d.culprits, process_group=d.group.pg, seq=d.seq)
     return verdict, mismatch_finding(d, hosts, root=True, paths=paths)
 
 
@@ -110,11 +112,11 @@ def p2p_finding(problem: P2pProblem, hosts: Hosts, paths: Paths, root: bool) -> 
 
 def p2p_verdict(problem: P2pProblem, hosts: Hosts, paths: Paths) -> tuple[Verdict, Finding]:
     finding = p2p_finding(problem, hosts, paths, root=True)
-    head = "HANG" if problem.kind is None else "MISMATCH"
+    head = Head.HANG if problem.kind is None else Head.MISMATCH
     side = problem.send or problem.recv
-    verdict = Verdict(VerdictKind.COLLECTIVE_MISMATCH, f"{head}: {finding.detail}",
-                      subkind=problem.kind or MismatchKind.OP, culprit_ranks=finding.ranks,
-                      process_group=problem.group.pg, seq=side.seq if side else None)
+    verdict = headline.verdict(VerdictKind.COLLECTIVE_MISMATCH, finding.detail, head=head,
+                               subkind=problem.kind or MismatchKind.OP, culprit_ranks=finding.ranks,
+                               process_group=problem.group.pg, seq=side.seq if side else None)
     return verdict, finding
 
 
@@ -128,12 +130,12 @@ def failure(first: Failure, failures: list[Failure], hosts: Hosts) -> tuple[Verd
     cut, how = cut_root_ties(first, failures)
     if cut:
         first = how or first
-        summary = (f"{'CRASH' if how else 'EXCEPTION'}: {rank_word(cut)} failed in the same second; torchrun's root-"
-                   f"cause record is cut before its exit code" + (f"; {how.detail}" if how else ""))
-        return Verdict(first.kind, summary, culprit_ranks=cut), Finding(first.kind.value, cut, summary, first.evidence,
-                                                                        first.time, True)
-    head = "CRASH" if first.kind is VerdictKind.CRASH else "EXCEPTION"
-    summary = f"{head}: {first.detail}"
+        body = (f"{rank_word(cut)} failed in the same second; torchrun's root-cause record is cut before its exit "
+                "code" + (f"; {how.detail}" if how else ""))
+        verdict = headline.verdict(first.kind, body, head=Head.CRASH if how else Head.EXCEPTION, culprit_ranks=cut)
+        return verdict, Finding(first.kind.value, cut, verdict.summary, first.evidence, first.time, True)
+    head = Head.CRASH if first.kind is VerdictKind.CRASH else Head.EXCEPTION
+    summary = first.detail
     if first.time is not None:
         summary += f" (at {time.strftime('%H:%M:%S', time.gmtime(first.time))} UTC)"
     # one line that names several ranks (NCCL's "Duplicate GPU detected : rank 1 and rank 0") blames them all
@@ -146,28 +148,28 @@ def failure(first: Failure, failures: list[Failure], hosts: Hosts) -> tuple[Verd
     later = sorted({f.rank for f in failures[1:]} - set(same))
     if later:
         summary += f"; {rank_word(later)} failed after it (collateral)"
-    verdict = Verdict(first.kind, summary, culprit_ranks=same)
+    verdict = headline.verdict(first.kind, summary, head=head, culprit_ranks=same)
     return verdict, Finding(first.kind.value, same, first.detail, first.evidence, first.time, True)
 
 
 def _untold_first(first: Failure, tied: tuple[int, ...], hosts: Hosts) -> tuple[Verdict, Finding]:
     when = time.strftime('%H:%M:%S', time.gmtime(first.time or 0))
-    summary = (f"EXCEPTION: {who(tied, hosts)} exited with the same code in the same second ({when} UTC); the "
+    body = (f"{who(tied, hosts)} exited with the same code in the same second ({when} UTC); the "
                f"launcher lists rank {first.rank} first, but its summary cannot tell which failed first: the ranks' "
                "own output (their tracebacks: torchrun --tee 3, or run under `triage launch`) would settle it")
-    return Verdict(VerdictKind.EXCEPTION, summary), Finding(first.kind.value, tied, summary.split(": ", 1)[1],
-                                                            first.evidence, first.time, True)
+    return headline.verdict(VerdictKind.EXCEPTION, body), Finding(first.kind.value, tied, body, first.evidence,
+                                                                  first.time, True)
 
 
 def _untold_abort(first: Failure, tied: tuple[int, ...], hosts: Hosts) -> tuple[Verdict, Finding]:
     when = time.strftime('%H:%M:%S', time.gmtime(first.time or 0))
-    summary = (f"CRASH: {who(tied, hosts)} {'were' if len(tied) > 1 else 'was'} killed by SIGABRT in the same second "
+    summary = (f"{who(tied, hosts)} {'were' if len(tied) > 1 else 'was'} killed by SIGABRT in the same second "
                f"({when} UTC); the launcher lists rank {first.rank} first, but its summary cannot tell which aborted "
                "first, and ranks aborting together are most often ProcessGroupNCCL taking each process down after a "
                "collective timed out or failed: the ranks' own output (the watchdog's lines: torchrun --tee 3, or "
                "run under `triage launch`) would settle it")
-    return Verdict(VerdictKind.CRASH, summary), Finding(first.kind.value, tied, summary.split(": ", 1)[1],
-                                                        first.evidence, first.time, True)
+    return headline.verdict(VerdictKind.CRASH, summary), Finding(first.kind.value, tied, summary, first.evidence,
+                                                                 first.time, True)
 
 
 _DUPLICATE_GPU = "Duplicate GPU detected"   # one set-up error that NCCL reports pair by pair
@@ -186,14 +188,17 @@ def _same_fault(other: Failure, first: Failure) -> bool:
 def _network_failure(first: Failure, failures: list[Failure]) -> tuple[Verdict, Finding]:
     """A rank that reports a network error is where the error surfaced, not its cause: the link, a
     peer that died, or the node's network set-up. No rank is blamed; the reporter is named."""
-    summary = f"NETWORK ERROR (reported by {first.detail.replace(' hit a network error', '', 1)}"
-    summary = summary.replace(": ", "): ", 1) if ": " in summary else summary + ")"
+    reporter, colon, said = first.detail.replace(' hit a network error', '', 1).partition(": ")
+    summary = said if colon else ""     # no message: all of it is the head's "(reported by ...)"
     if first.time is not None:
         summary += f" (at {time.strftime('%H:%M:%S', time.gmtime(first.time))} UTC)"
     others = sorted({f.rank for f in failures if f.rank != first.rank})
     if others:
         summary += f"; {rank_word(others)} failed after it"
-    verdict = Verdict(VerdictKind.NETWORK_ERROR, summary)
+    qualifier = f" (reported by {reporter})"
+    if not colon:
+        qualifier, summary = qualifier + summary, ""
+    verdict = headline.verdict(VerdictKind.NETWORK_ERROR, summary, qualifier=qualifier)
     return verdict, Finding(first.kind.value, (first.rank,), first.detail, first.evidence, first.time, True)
 
 
@@ -203,7 +208,7 @@ def straggle(
     waiting = f"{rank_word(s.waiting)} wait in {call(s.call)} {_where(s)}"
     no_data = tuple(sorted(set(s.no_data) | (set(missing) & set(s.group.members))))
     if no_data and not s.behind:
-        summary = (f"HANG: {who(no_data, hosts)} {_has(no_data)} no dump (no Flight Recorder, no stack, no log) "
+        summary = (f"{who(no_data, hosts)} {_has(no_data)} no dump (no Flight Recorder, no stack, no log) "
                    f"while {waiting}")
         kind = VerdictKind.MISSING_RANK
         culprits = no_data
@@ -216,15 +221,15 @@ def straggle(
         if outside:
             kind = VerdictKind.STUCK_OUTSIDE_COLLECTIVE
             at = f" at {tops[0]}" if tops else ""
-            summary = (f"HANG: {who(s.behind, hosts)} never reached seq {s.seq}: outside any collective{at}, "
+            summary = (f"{who(s.behind, hosts)} never reached seq {s.seq}: outside any collective{at}, "
                        f"while {waiting}")
         elif elsewhere is not None:
             kind = VerdictKind.COLLECTIVE_MISMATCH
-            summary = (f"HANG: {who(s.behind, hosts)} never reached seq {s.seq}: {_is(s.behind)} in "
+            summary = (f"{who(s.behind, hosts)} never reached seq {s.seq}: {_is(s.behind)} in "
                        f"{call(elsewhere)} at seq {elsewhere.seq} of pg {elsewhere.pg} instead, while {waiting}")
         elif (drift := _drifted(s, ranks)) is not None:
             kind = VerdictKind.COLLECTIVE_MISMATCH
-            summary = (f"HANG: {who(s.behind, hosts)} {'is' if len(s.behind) == 1 else 'are'} in {call(drift)} at seq "
+            summary = (f"{who(s.behind, hosts)} {'is' if len(s.behind) == 1 else 'are'} in {call(drift)} at seq "
                        f"{drift.seq} while "
                        f"{waiting}: a different call, one collective count behind (TORCH_DISTRIBUTED_DEBUG=DETAIL's "
                        "Running-collective lines; its checks hold the ranks in step, so the counts drifted: "
@@ -233,7 +238,7 @@ def straggle(
             kind = VerdictKind.STUCK_OUTSIDE_COLLECTIVE
             seqs = sorted({v for v in last.values() if v is not None})
             were = f" (last seq {seqs[-1]})" if seqs else ""
-            summary = f"HANG: {who(s.behind, hosts)} never reached seq {s.seq}{were} while {waiting}"
+            summary = f"{who(s.behind, hosts)} never reached seq {s.seq}{were} while {waiting}"
         if no_data:
             summary += f"; {rank_word(no_data)} left no dump"
             culprits = tuple(sorted(set(culprits) | set(no_data)))
@@ -242,10 +247,10 @@ def straggle(
     subkind = MismatchKind.OP if kind is VerdictKind.COLLECTIVE_MISMATCH else None
     if kind is VerdictKind.COLLECTIVE_MISMATCH and (drift := _drifted(s, ranks)) is not None:
         subkind = _call_kind(drift, s.call)
-    verdict = Verdict(kind, summary, subkind=subkind, culprit_ranks=culprits, process_group=s.group.pg,
-                      seq=s.seq)
+    verdict = headline.verdict(kind, summary, head=Head.HANG, subkind=subkind, culprit_ranks=culprits,
+                               process_group=s.group.pg, seq=s.seq)
     evidence = _paths(paths, culprits[:4] + s.waiting[:1])
-    return verdict, Finding(kind.value, culprits, summary.split(": ", 1)[1], evidence, root_cause=True)
+    return verdict, Finding(kind.value, culprits, summary, evidence, root_cause=True)
 
 
 def _drifted(s: Straggle, ranks: Mapping[int, RankEvidence]) -> Collective | None:
@@ -306,10 +311,10 @@ def _top(item: RankEvidence | None) -> str | None:
 
 
 def missing_only(missing: tuple[int, ...], hosts: Hosts, world: int) -> tuple[Verdict, Finding]:
-    summary = (f"MISSING: {who(missing, hosts)} of {world} {_has(missing)} no dump (no Flight Recorder, no stack, "
+    body = (f"{who(missing, hosts)} of {world} {_has(missing)} no dump (no Flight Recorder, no stack, "
                "no log): look there first")
-    verdict = Verdict(VerdictKind.MISSING_RANK, summary, culprit_ranks=missing)
-    return verdict, Finding(VerdictKind.MISSING_RANK.value, missing, summary.split(": ", 1)[1], root_cause=True)
+    verdict = headline.verdict(VerdictKind.MISSING_RANK, body, culprit_ranks=missing)
+    return verdict, Finding(VerdictKind.MISSING_RANK.value, missing, body, root_cause=True)
 
 
 def next_steps(verdict: Verdict, finished_cleanly: bool) -> tuple[str, ...]:

@@ -10,12 +10,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+from triage.config import add_arguments, options_of, settings_from
 from triage.console import say
 from triage.errors import InputError, UsageError
 from triage.exitcodes import ExitCode
 from triage.model import Report, VerdictKind
+from triage.options import ReportSettings
 from triage.private_files import user_output
 from triage.report import FORMATS, build_report, render
+from triage.report.explain import write_explanation
+
+REPORT_OPTIONS = options_of(ReportSettings)
 
 
 class ReportCommand:
@@ -31,6 +36,7 @@ class ReportCommand:
         parser.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
         parser.add_argument("--prefix", help="FR dump file prefix (files are PREFIX<rank>); auto-detected")
         parser.add_argument("--width", type=int, help="terminal width for --format text")
+        add_arguments(parser, REPORT_OPTIONS, config_file=False)
 
     def run(self, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         # millions of small acyclic objects: the cyclic GC would only rescan them over and over
@@ -45,20 +51,26 @@ class ReportCommand:
     def _run(self, args: argparse.Namespace) -> int:
         if args.width is not None and not 20 <= args.width <= 10000:
             raise UsageError(f"--width {args.width}: must be between 20 and 10000 columns")
-        report = build_report(args.inputs, prefix=args.prefix)
+        settings = settings_from(ReportSettings, REPORT_OPTIONS, vars(args))
+        report = build_report(args.inputs, prefix=args.prefix, explain=settings.explain)
         if not args.output:
-            return show_report(report, args.inputs, args.format, args.width)
+            return show_report(report, args.inputs, args.format, args.width, explain=settings.explain)
         _write_file(report, args.format, Path(args.output), args.width)
         say(f"report written to {args.output}")
+        if settings.explain:        # the file is kept whole
+            write_explanation(report, sys.stderr)
         _print_next(report, args.inputs, args.format, args.output, sys.stderr)
         return int(exit_code(report))
 
 
-def show_report(report: Report, inputs: Sequence[str], fmt: str, width: int | None) -> int:
+def show_report(report: Report, inputs: Sequence[str], fmt: str, width: int | None, explain: bool = False) -> int:
     """``report`` rendered on stdout, then the next command on stderr; its exit code (`triage report`
-    and `triage collect` show a report this one way)."""
+    and `triage collect` show a report this one way). ``explain``: how the verdict was decided, after
+    a text report (on stderr for the other formats: JSON stays JSON)."""
     try:
         render(report, fmt, sys.stdout, width=width)
+        if explain and fmt == "text":       # after the report, where it is read
+            write_explanation(report, sys.stdout)
         sys.stdout.flush()
     except BrokenPipeError:  # `triage report ... | head`: the reader left, that is fine
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -67,6 +79,8 @@ def show_report(report: Report, inputs: Sequence[str], fmt: str, width: int | No
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         raise InputError(f"standard output: cannot write the report ({exc.strerror or exc})",
                          hint="write it to a file with -o FILE") from None
+    if explain and fmt != "text":
+        write_explanation(report, sys.stderr)
     _print_next(report, inputs, fmt, None, sys.stderr)
     return int(exit_code(report))
 

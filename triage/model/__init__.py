@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from triage.model.explain import RuleOutcome
 from triage.schemas import REPORT_SCHEMA
 
 
@@ -202,6 +203,8 @@ class Report:
     recent: tuple[tuple[int, tuple[Collective, ...]], ...] = ()
     # every rank's collectives as analysed (rank, collectives), for --format chrome-trace; not in JSON
     traces: tuple[tuple[int, tuple[Collective, ...]], ...] = ()
+    # how the verdict engine decided (triage report --explain); not in JSON
+    explanation: tuple[RuleOutcome, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -30,8 +30,9 @@ def _finite(value: object) -> object:
     return value
 
 
-def build_report(inputs: Sequence[str | Path], prefix: str | None = None) -> Report:
+def build_report(inputs: Sequence[str | Path], prefix: str | None = None, explain: bool = False) -> Report:
     """Load the inputs (run dir, FR dump dir, logs) and analyze them: what `triage report` prints.
+    ``explain``: the verdict engine evaluates every rule (``Report.explanation``, for --explain).
 
     Raises triage.errors.InputError (one line, naming the path) when an input cannot be used."""
     # lazy: load and analysis take ~0.2 s to import, and commands that only render a Report
@@ -39,7 +40,7 @@ def build_report(inputs: Sequence[str | Path], prefix: str | None = None) -> Rep
     from triage.analysis.analyze import analyze
     from triage.load.inputs import load_inputs
 
-    return analyze(load_inputs(list(inputs), prefix=prefix))
+    return analyze(load_inputs(list(inputs), prefix=prefix), explain=explain)
 
 
 def _html(report: Report, file: TextIO, out_dir: Path | None) -> str:

@@ -27,6 +27,7 @@ from triage.agent.hang import cluster_trigger
 from triage.agent.lines import holding_rank_output, say
 from triage.agent.state import AgentContext
 from triage.analysis.stop import fixed_verdict
+from triage.analysis.verdict import headline
 from triage.layout import RunPaths
 from triage.model import Report, Verdict, VerdictKind
 from triage.model.evidence import StopDecision
@@ -136,10 +137,10 @@ def wait_for_decision(run_dir: Path, host: str, deadline: float) -> Decision | N
 def job_verdict(report: Report | None, ctx: AgentContext, reason: str, source: str) -> Verdict:
     """The report's verdict as the stop fixes it: never NO PROBLEM FOUND for a job stopped for a hang."""
     if report is None:
-        return Verdict(VerdictKind.HANG, f"HANG: {reason}"[:600])
+        return headline.verdict(VerdictKind.HANG, reason, limit=600)
     verdict = report.verdict
     if source == "init" and verdict.kind is VerdictKind.NO_PROBLEM_FOUND:   # the report cannot see it yet
-        return Verdict(VerdictKind.INIT_HANG, "INIT HANG: " + reason.removeprefix("init hang: "))
+        return headline.verdict(VerdictKind.INIT_HANG, reason.removeprefix("init hang: "))
     return fixed_verdict(StopDecision(time.time(), ctx.host, reason), verdict)
 
 

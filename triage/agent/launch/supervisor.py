@@ -36,6 +36,7 @@ from triage.agent.straggler_watch import StragglerWatch
 from triage.errors import UsageError
 from triage.exitcodes import ExitCode
 from triage.layout import HostPaths, RunPaths, short_hostname
+from triage.model import Verdict
 from triage.options import ConsoleMode, LaunchSettings, settings_values
 from triage.private_files import write_json_atomic
 
@@ -59,7 +60,8 @@ class NodeAgent:
         self.stop_at: float | None = None                 # every node stops the job at this unix time
         self._hosts_checked = 0.0
         lines.configure(self.host, lines.multi_node_job(self.argv, os.environ))
-        self.verdict: str | None = None   # the report's first line after a hang stop, repeated at the end
+        self.verdict: Verdict | None = None   # the report's verdict after a stop or a failure, repeated at the end
+        self.stop_note: str | None = None     # what the stop said when no verdict came with it
         self.action_thread: threading.Thread | None = None
         self.action_queue: list[MonitorAction] = []
         self.seen_requests: set[str] = set()
@@ -188,18 +190,18 @@ class NodeAgent:
         for finding in getattr(self.monitor, "findings", ()):
             self.say(f"finding: {finding}")
         self.say(f"launcher ended: {how}; triage exits with {code}")
-        if self.verdict:
-            self.say(f"verdict: {self.verdict}")
+        said = self.verdict.summary if self.verdict is not None else self.stop_note
+        if said:
+            self.say(f"verdict: {said}")
         self.say(f"next: triage report {self.run_dir}")
         return code
 
-    def _report_failure(self) -> str | None:
+    def _report_failure(self) -> Verdict | None:
         """The job failed on its own (a crash or an exception): print the report of the run."""
         # Imported here to stay off the start-up path of every job (see _run_action).
         from triage.agent.hang.actions import print_report
         self.pump.pump(time.time())
-        verdict = print_report(self.run_dir)
-        return verdict.summary if verdict is not None else None
+        return print_report(self.run_dir)
 
     # -- per tick --------------------------------------------------------------------------
     def _tick(self, now: float) -> None:
@@ -291,7 +293,7 @@ class NodeAgent:
             self.monitor.on_outcome(action, outcome.busy if outcome is not None else None,
                                     gone=bool(outcome is not None and outcome.gone))
         if outcome is not None and outcome.stop_job:
-            self.verdict = outcome.verdict.summary if outcome.verdict is not None else outcome.message
+            self.verdict, self.stop_note = outcome.verdict, None if outcome.verdict is not None else outcome.message
             if outcome.stop_at is None or outcome.stop_at <= time.time() or self.stop_at is None:
                 self.request_stop(hang=True)
         request = self._pending_request_files.pop(id(action), None)
@@ -323,7 +325,8 @@ class NodeAgent:
             found = stop_decision.other_decision(self.run_dir, self.host, self.started)
             if found is not None:
                 self.schedule_stop(found.stop_at)
-                self.verdict = self.verdict or (found.verdict.summary if found.verdict is not None else None)
+                if self.verdict is None and self.stop_note is None:
+                    self.verdict = found.verdict
                 stop_decision.point_to(self.run_dir, found)
 
     def schedule_stop(self, at: float) -> None:

@@ -1,0 +1,95 @@
+"""The verdict of an analysis (pure): the rules (:mod:`.rules`), then the named final steps, in
+this order:
+
+1. ``what an excerpt cannot tell``: a verdict of an excerpt that names no culprit says which
+   ranks the text covers and what would settle it (triage.analysis.untold);
+2. ``agent view``: what the live agent knew (its init-hang verdict, its samples of the culprit,
+   the child a culprit waits on) completes or replaces the verdict;
+3. ``first non-finite value``: the first NaN/Inf (``triage launch --numerics``) is the story when
+   nothing else went wrong, or when it came before the first failure;
+4. ``stop decision``: the verdict the agent decided when it stopped the job (``<host>/stop.json``)
+   stands; what came after the stop is its collateral;
+5. ``straggler headline``: an all-clear names the straggler that slows the run down."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from triage.analysis import verdicts
+from triage.analysis.agent_view import agent_view
+from triage.analysis.numerics import NumericsResult
+from triage.analysis.stop import fixed_verdict
+from triage.analysis.stragglers import StragglerResult
+from triage.analysis.untold import say_what_is_untold
+from triage.analysis.verdict import headline
+from triage.analysis.verdict.engine import Decision, Inputs, Step, run_rules, run_steps
+from triage.analysis.verdict.rules import RULES
+from triage.model import Finding
+from triage.model.evidence import AgentFacts, StopDecision
+
+
+def _untold(inputs: Inputs) -> Step:
+    def step(d: Decision) -> tuple[Decision, tuple[str, ...]]:
+        if inputs.complete:
+            return d, ("a whole run: not an excerpt",)
+        verdict, main = say_what_is_untold(d.verdict, d.main, inputs.coverage or {})
+        return replace(d, verdict=verdict, main=main), (str((inputs.coverage or {}).get("summary", "")),)
+    return step
+
+
+def _agent(facts: Sequence[AgentFacts], inputs: Inputs) -> Step:
+    def step(d: Decision) -> tuple[Decision, tuple[str, ...]]:
+        if not facts:
+            return d, ("no live agent's facts in this input",)
+        verdict, main, found = agent_view(facts, inputs.ranks, inputs.hosts, d.verdict, d.main)
+        return replace(d, verdict=verdict, main=main, agent_findings=tuple(found)), (
+            f"{len(facts)} agent bundle(s)", *(f"agent verdict: {f.verdict_kind}" for f in facts if f.verdict_kind))
+    return step
+
+
+def _nonfinite(numerics: NumericsResult, inputs: Inputs) -> Step:
+    def step(d: Decision) -> tuple[Decision, tuple[str, ...]]:
+        times = tuple(f.time for f in inputs.failures if f.time is not None and not f.teardown)
+        root = numerics.findings[0] if numerics.verdict else None
+        verdict, main, moved = verdicts.nonfinite_rule(d.verdict, d.main, numerics.verdict, root, times)
+        reasons = ("no non-finite value recorded (triage launch --numerics)",) if numerics.verdict is None else (
+            f"first non-finite value at {root.time if root else None}",
+            f"first failure at {min(times)}" if times else "no failure with a time")
+        return replace(d, verdict=verdict, main=main, moved=moved), reasons
+    return step
+
+
+def _stop(stop: StopDecision | None) -> Step:
+    def step(d: Decision) -> tuple[Decision, tuple[str, ...]]:
+        if stop is None:
+            return d, ("no stop decision (stop.json) in this input",)
+        fixed = fixed_verdict(stop, d.verdict)
+        reasons = (f"{stop.host} stopped the job: {stop.reason[:160]}",)
+        if fixed == d.verdict:
+            return d, reasons
+        main = Finding(fixed.kind.value, fixed.culprit_ranks, headline.body(fixed.summary), root_cause=True)
+        return replace(d, verdict=fixed, main=main), reasons
+    return step
+
+
+def _stragglers(slow: StragglerResult) -> Step:
+    def step(d: Decision) -> tuple[Decision, tuple[str, ...]]:
+        named = tuple(f"straggler: {', '.join(map(str, s.ranks))}" for s in slow.stragglers[:3])
+        return replace(d, verdict=slow.headline(d.verdict)), named or ("no straggler",)
+    return step
+
+
+def decide(inputs: Inputs, numerics: NumericsResult, slow: StragglerResult, explain: bool = False) -> Decision:
+    """The rules in their order, then the final steps. ``explain``: every rule is evaluated."""
+    decision = run_rules(RULES, inputs, explain)
+    return run_steps(decision, (
+        ("what an excerpt cannot tell", _untold(inputs)),
+        ("agent view", _agent(inputs.evidence.agent, inputs)),
+        ("first non-finite value", _nonfinite(numerics, inputs)),
+        ("stop decision", _stop(inputs.evidence.stop)),
+        ("straggler headline", _stragglers(slow)),
+    ))
+
+
+__all__ = ["decide"]

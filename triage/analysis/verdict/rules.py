@@ -1,0 +1,231 @@
+"""The verdict rules, in their one order (:data:`RULES`): each a pure function of the
+:class:`~.engine.Inputs` that returns a candidate with its reasons, or None. The engine picks the
+first candidate: a rule above beats every rule below it.
+
+The order is the story: the first failure before what it caused; a disagreement the traces show
+before failures that followed it; what an excerpt's own lines say (a DETAIL mismatch, a failure
+line, NCCL's counts, an init wait, the watchdog) before what is inferred; the all-clear last, and
+never while the input shows a failure (``unlocated``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from triage.analysis import verdicts
+from triage.analysis.describe import call
+from triage.analysis.failures import Failure
+from triage.analysis.init_hang import init_hang_verdict
+from triage.analysis.nccl_processes import nccl_process_verdict
+from triage.analysis.op_counts import lagging_verdict, op_count_verdict
+from triage.analysis.partial import (
+    coverage,
+    reported_mismatch,
+    unattributed_verdict,
+    watchdog_verdict,
+)
+from triage.analysis.rankless import rankless_timeout_verdict
+from triage.analysis.ranks import rank_word
+from triage.analysis.stacks_only import stacks_verdict
+from triage.analysis.unrecorded import no_problem_text
+from triage.analysis.verdict import headline
+from triage.analysis.verdict.engine import Candidate, Inputs, Rule, Scope
+from triage.analysis.verdict.unlocated import unlocated_verdict
+from triage.model import Finding, Verdict, VerdictKind
+
+_Pair = tuple[Verdict, Finding | None]
+
+
+def _candidate(pair: _Pair | None, *reasons: str) -> Candidate | None:
+    return None if pair is None else Candidate(pair[0], pair[1], tuple(r for r in reasons if r))
+
+
+def _root(failures: tuple[Failure, ...]) -> list[Failure]:
+    """An excerpt's failures that are not a consequence: no collateral line, no teardown signal
+    (but SIGKILL, which the OOM killer sends too)."""
+    return [f for f in failures if not f.collateral and not (f.teardown and f.signal != 9)]
+
+
+def _said(failure: Failure) -> str:
+    return f"rank {failure.rank}: {failure.kind.value}: {failure.detail[:120]}"
+
+
+def first_crash(i: Inputs) -> Candidate | None:
+    """A crash that is the first failure (a whole run: a crash no launcher teardown explains,
+    before any disagreement of the traces or first of all)."""
+    if i.complete:
+        real = [f for f in i.failures if f.kind is VerdictKind.CRASH and not f.teardown]
+        if not real or (i.disagreements and real[0] is not i.failures[0]):
+            return None
+        first = i.failures[0]
+    else:
+        root = _root(i.failures)
+        if not root or root[0].kind is not VerdictKind.CRASH or root[0] is not i.failures[0] or i.disagreements:
+            return None
+        first = root[0]
+    return _candidate(verdicts.failure(first, list(i.failures), i.hosts), f"first failure: {_said(first)}",
+                      f"{len(i.failures)} failure(s) in all")
+
+
+def mismatch(i: Inputs) -> Candidate | None:
+    """The traces disagree: the first disagreement (in flight first, then by time)."""
+    if not i.disagreements:
+        return None
+    first = i.disagreements[0]
+    finished = i.evidence.finished_cleanly if i.complete else False
+    return _candidate(verdicts.mismatch(first, i.hosts, finished, i.traces, i.paths),
+                      f"{first.kind.value} disagreement at seq {first.seq} of {first.group.label}",
+                      f"{len(i.disagreements)} group(s) disagree" if len(i.disagreements) > 1 else "")
+
+
+def reported_mismatch_blamed(i: Inputs) -> Candidate | None:
+    """TORCH_DISTRIBUTED_DEBUG=DETAIL's mismatch errors that name a minority."""
+    found = reported_mismatch(i.evidence.mismatches, i.hosts, i.evidence.world_size)
+    if found is None or not found[0].culprit_ranks:
+        return None
+    return _candidate(found, f"{len(i.evidence.mismatches)} DETAIL mismatch line(s) name a minority")
+
+
+def failure(i: Inputs) -> Candidate | None:
+    """The first failure of a rank (an exception, a network error, a crash after a disagreement)."""
+    failures = list(i.failures) if i.complete else _root(i.failures)
+    if not failures:
+        return None
+    return _candidate(verdicts.failure(failures[0], list(i.failures), i.hosts),
+                      f"first failure: {_said(failures[0])}")
+
+
+def unattributed(i: Inputs) -> Candidate | None:
+    """A failure line that no line of the excerpt ties to a rank."""
+    return _candidate(unattributed_verdict(i.evidence.unattributed),
+                      f"{len(i.evidence.unattributed)} failure line(s) of no known rank")
+
+
+def op_counts(i: Inputs) -> Candidate | None:
+    """NCCL RAS's operation counts, or monitored-barrier lines: ranks that fell behind."""
+    found = op_count_verdict(i.evidence.op_count_splits) or lagging_verdict(i.evidence.lagging)
+    return _candidate(found, "NCCL RAS operation counts or monitored-barrier lines")
+
+
+def init_hang(i: Inputs) -> Candidate | None:
+    """The job never got past its set-up: store, rendezvous or NCCL unique-id waits."""
+    return _candidate(init_hang_verdict(i.evidence.init_waits), f"{len(i.evidence.init_waits)} init wait line(s)")
+
+
+def reported_mismatch_any(i: Inputs) -> Candidate | None:
+    """DETAIL mismatch errors that blame no rank (one side only, or sequence numbers only)."""
+    found = reported_mismatch(i.evidence.mismatches, i.hosts, i.evidence.world_size)
+    return _candidate(found, f"{len(i.evidence.mismatches)} DETAIL mismatch line(s), no minority")
+
+
+def p2p(i: Inputs) -> Candidate | None:
+    """A send without its recv (or the reverse), or a pair whose sizes or dtypes differ."""
+    if not i.p2p:
+        return None
+    first = i.p2p[0]
+    what = first.kind.value if first.kind else "unmatched"
+    return _candidate(verdicts.p2p_verdict(first, i.hosts, i.paths),
+                      f"p2p {what} between ranks {first.sender} and {first.receiver} of {first.group.label}")
+
+
+def nccl_processes(i: Inputs) -> Candidate | None:
+    """NCCL INFO lines of processes with no rank (no trace at all): their opCounts."""
+    if i.traces:
+        return None
+    return _candidate(nccl_process_verdict(i.evidence.nccl_processes),
+                      f"{len(i.evidence.nccl_processes)} NCCL process(es), no trace")
+
+
+def watchdog(i: Inputs) -> Candidate | None:
+    """Watchdog timeouts (or store waits) of the ranks an excerpt shows."""
+    found = watchdog_verdict(i.ranks, i.evidence.events, i.hosts, i.coverage or {}, i.evidence.unprefixed_tail)
+    return _candidate(found, "watchdog timeouts or store waits in the excerpt")
+
+
+def straggle(i: Inputs) -> Candidate | None:
+    """Ranks wait in a collective some members of their group never reached."""
+    if not i.straggles or (not i.complete and i.straggles[0].no_data):
+        return None
+    first = i.straggles[0]
+    return _candidate(verdicts.straggle(first, {r.rank: r for r in i.ranks}, i.hosts, i.missing, i.paths),
+                      f"{rank_word(first.waiting)} wait at seq {first.seq} of {first.group.label}",
+                      f"behind: {rank_word(first.behind)}" if first.behind else "",
+                      f"no data: {rank_word(first.no_data)}" if first.no_data else "")
+
+
+def missing(i: Inputs) -> Candidate | None:
+    """Ranks of the world with no dump, no stack and no log."""
+    if not i.missing:
+        return None
+    return _candidate(verdicts.missing_only(i.missing, i.hosts, len(i.world)),
+                      f"{rank_word(i.missing)} of {len(i.world)} left nothing")
+
+
+def all_waiting(i: Inputs) -> Candidate | None:
+    """Every rank of a group waits in the same collective: no rank differs."""
+    if not i.waits:
+        return None
+    group, seq, coll = i.waits[0]
+    body = (f"every rank of {group.label} waits in {call(coll)} at seq {seq}; "
+            "no rank differs in the traces (look outside the job: network, a dead peer)")
+    verdict = headline.verdict(VerdictKind.HANG, body, process_group=group.pg, seq=seq)
+    finding = Finding(VerdictKind.HANG.value, group.members, verdict.summary, root_cause=True)
+    return Candidate(verdict, finding, (f"{len(i.waits)} group(s) all waiting",))
+
+
+def stacks(i: Inputs) -> Candidate | None:
+    """No trace: what the stacks say (ranks outside any collective, or in different ones)."""
+    return _candidate(stacks_verdict(i.ranks, i.hosts), "stacks only")
+
+
+def _unlocated_coverage(i: Inputs) -> Mapping[str, object]:
+    return coverage(i.evidence, i.ranks, len(i.world) or None) if i.complete else (i.coverage or {})
+
+
+def rankless_timeout(i: Inputs) -> Candidate | None:
+    """A collective timed out, but no line ties the timeout to a rank (a cut watchdog line, its frames
+    alone, a received dump signal): a hang whose ranks are not in this input, not an unlocated failure."""
+    return _candidate(rankless_timeout_verdict(i.evidence, list(i.failures), _unlocated_coverage(i)),
+                      "a timeout of no known rank")
+
+
+def unlocated(i: Inputs) -> Candidate | None:
+    """The last guard: the input shows a failure, so no all-clear, even without a culprit."""
+    return _candidate(unlocated_verdict(i.evidence, list(i.failures), _unlocated_coverage(i)),
+                      "failure evidence with no culprit")
+
+
+def all_clear(i: Inputs) -> Candidate | None:
+    """Nothing above concluded: no problem found, saying what was not recorded."""
+    honest = no_problem_text(i.evidence, i.world, i.traces)
+    if honest is not None:          # some collectives were not recorded: never "they match"
+        return Candidate(Verdict(VerdictKind.NO_PROBLEM_FOUND, honest), None, ("some collectives not recorded",))
+    traced = len(i.traces)
+    if i.evidence.finished_cleanly:
+        body = f"the run finished and the {traced} ranks' collectives all match"
+    else:
+        body = f"the collectives of {traced} ranks match and no rank failed"
+    return Candidate(headline.verdict(VerdictKind.NO_PROBLEM_FOUND, body), None, (f"{traced} ranks traced",))
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("first crash", Scope.ANY, first_crash),
+    Rule("mismatch", Scope.ANY, mismatch),
+    Rule("reported mismatch (blamed)", Scope.EXCERPT, reported_mismatch_blamed),
+    Rule("first failure", Scope.ANY, failure),
+    Rule("failure of no known rank", Scope.EXCERPT, unattributed),
+    Rule("operation counts", Scope.EXCERPT, op_counts),
+    Rule("init hang", Scope.EXCERPT, init_hang),
+    Rule("reported mismatch", Scope.EXCERPT, reported_mismatch_any),
+    Rule("p2p", Scope.ANY, p2p),
+    Rule("NCCL processes", Scope.EXCERPT, nccl_processes),
+    Rule("watchdog", Scope.EXCERPT, watchdog),
+    Rule("stuck rank", Scope.ANY, straggle),
+    Rule("missing rank", Scope.COMPLETE, missing),
+    Rule("all ranks waiting", Scope.COMPLETE, all_waiting),
+    Rule("stacks", Scope.COMPLETE, stacks),
+    Rule("timeout of no known rank", Scope.ANY, rankless_timeout),
+    Rule("failure, culprit unlocated", Scope.ANY, unlocated),
+    Rule("all clear", Scope.ANY, all_clear),
+)
+
+__all__ = ["RULES"]

@@ -1,0 +1,49 @@
+"""The last guard before the all-clear (pure): failure evidence in the input means no "no problem
+found", even without a culprit."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+
+from triage.analysis.failures import Failure
+from triage.analysis.partial import coverage_line
+from triage.analysis.ranks import rank_word
+from triage.analysis.settle import SETTLE_FIRST
+from triage.analysis.verdict import headline
+from triage.model import Finding, Verdict, VerdictKind
+from triage.model.evidence import EventKind, Evidence
+from triage.parsing.rendezvous import STORE_WAIT_DETAIL
+
+_FAILURE_EVENTS = (EventKind.WATCHDOG_TIMEOUT, EventKind.NCCL_WARN, EventKind.XID, EventKind.SEGFAULT,
+                   EventKind.OOM, EventKind.LAUNCHER_FAILURE, EventKind.EXCEPTION, EventKind.CRASH_ANALYSIS)
+
+
+def unlocated_verdict(evidence: Evidence, failures: list[Failure],
+                      cov: Mapping[str, object]) -> tuple[Verdict, Finding] | None:
+    """What the input shows failing, with no culprit: ``failure_unlocated`` (a timeout of no known
+    rank is a hang: the rule before this one, triage.analysis.rankless)."""
+    what: list[str] = []
+    if failures:
+        what.append(f"{rank_word(sorted({f.rank for f in failures}))} failed after something else did "
+                    f"({failures[0].detail[:160]})")
+    store_waits = [e for e in evidence.events if e.kind is EventKind.WATCHDOG_TIMEOUT
+                   and e.detail.startswith(STORE_WAIT_DETAIL)]
+    if store_waits:
+        what.append(f"{len(store_waits)} c10d store wait timeout{'s' if len(store_waits) > 1 else ''} (a rank waited "
+                    f"on the store for a peer that never came; not a network failure): {store_waits[0].detail[:160]}")
+    kinds = Counter(e.kind for e in evidence.events if e.kind in _FAILURE_EVENTS and e not in store_waits)
+    for kind, count in kinds.most_common():
+        first = next(e for e in evidence.events if e.kind is kind and e not in store_waits)
+        said = f": {first.detail[:120]}" if kind in (EventKind.XID, EventKind.SEGFAULT, EventKind.OOM) else ""
+        what.append(f"{count} {kind.value.replace('_', ' ')} line{'s' if count > 1 else ''}{said}")
+    if evidence.unattributed:
+        what.append(f"failure lines of no known rank ({evidence.unattributed[0].message or '?'}"[:200] + ")")
+    if evidence.mismatches:
+        what.append("collective mismatch errors")
+    if not what:
+        return None
+    body = f"{'; '.join(what)}; {coverage_line(cov)}: {SETTLE_FIRST}"
+    ranks = tuple(sorted({f.rank for f in failures}))
+    return (headline.verdict(VerdictKind.FAILURE_UNLOCATED, body),
+            Finding(VerdictKind.FAILURE_UNLOCATED.value, ranks, body, root_cause=True))

@@ -180,3 +180,17 @@ def test_an_nccl_failure_tied_to_its_rank_by_nccl_lines_alone_keeps_the_rank_beh
     tagged = report(*(f"[pod/job-worker-1/trainer] {line}" for line in lines))
     assert plain.verdict.kind.value == tagged.verdict.kind.value == "network_error"
     assert "rank 2" in tagged.verdict.summary
+
+
+def test_a_kernel_assert_without_its_device_side_assert_line_is_a_cuda_crash() -> None:
+    # round 13: the per-thread assert lines of a CUDA kernel alone (a paste cut before "device-side assert
+    # triggered") were "nothing recognisable"
+    result = report("epoch 3 iter 1200 loss 0.84",
+                    "/src/pytorch/aten/src/ATen/native/cuda/ScatterGatherKernel.cu:367: operator(): block: [5,0,0], "
+                    "thread: [64,0,0] Assertion `idx_dim >= 0 && idx_dim < index_size && \"index out of bounds\"` "
+                    "failed.")
+    assert result.verdict.kind.value == "crash"
+    assert "device-side assert triggered" in result.verdict.summary and "ScatterGatherKernel.cu" in result.verdict.summary
+    # a Python assert is no CUDA crash
+    python = report("[rank2]: AssertionError: Assertion that x > 0 failed.")
+    assert python.verdict.kind.value == "exception" and python.verdict.culprit_ranks == (2,)

@@ -112,8 +112,10 @@ def test_nccl_watchdog_abort_is_reported(tmp_path: Path) -> None:
     done = _launch(tmp_path, "watchdog", 1)
     assert done.returncode != 0, done.explain()
     verdict = _verdict(done)
-    assert "rank 0" in verdict and re.search(r"watchdog|timed out|Timeout", verdict, re.IGNORECASE), verdict
-    _same_crash_from_run_dir_and_rank_log(done, 0, r"watchdog|timed out|Timeout")
+    # triage's --hang-timeout and NCCL's 5 s timeout race: the verdict names the rank and the collective
+    # the watchdog timed out (with the watchdog when its line came first)
+    assert "rank 0" in verdict and re.search(r"all_reduce.*seq 2|SeqNum=2", verdict, re.IGNORECASE), verdict
+    assert "look outside the job" not in verdict, verdict     # a one-rank collective waits for no peer
 
 
 def _nccl_loop(tmp_path: Path, *options: str, **env: str) -> Finished:

@@ -37,3 +37,38 @@ def test_watch_without_the_launcher(tmp_path: Path) -> None:
     assert (first["where"], first["module"], first["step"], first["input_nonfinite"]) == \
         ("forward_output", "0", 2, True)
     assert record["final"] is True and record["step"] == 4
+
+
+CHEAP = """
+import torch
+import torch.nn.modules.module as module_hooks
+from torch import nn
+import triage.api
+model = nn.Sequential(nn.Linear(4, 4), nn.Tanh(), nn.Linear(4, 1))
+path = triage.api.watch(model, mode="cheap")
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(6):
+    x = torch.ones(2, 4)
+    if step == 4:
+        x[0, 0] = float("nan")
+    opt.zero_grad()
+    model(x).sum().backward()
+    opt.step()
+    print("module hooks", step, len(module_hooks._global_forward_hooks), flush=True)
+print(path)
+"""
+
+
+def test_cheap_mode_drops_the_module_hooks_after_the_first_step(tmp_path: Path) -> None:
+    env = {k: v for k, v in job_env().items() if k != "PYTHONPATH"}
+    proc = subprocess.run([sys.executable, "-c", CHEAP], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    counts = [int(line.split()[-1]) for line in lines if line.startswith("module hooks")]
+    assert counts[:4] == [0, 0, 0, 0]         # local gradients only, from the first step on
+    assert counts[4] == 1                     # the first hit: every module from then on
+    record = json.loads((tmp_path / lines[-1]).read_text())
+    first = record["first"]
+    assert (first["where"], first["module"], first["step"]) == ("local_gradient", "2.weight", 4)
+    assert first["nan"] == 4 and record["after_switch"]["module"] == "0"

@@ -60,11 +60,17 @@ def test_layer_nan_cheap_mode(tmp_path: Path) -> None:
     data = report(done.run_dir)
     verdict = data["verdict"]
     assert verdict["kind"] == "nonfinite" and verdict["culprit_ranks"] == [1]
-    assert "step 3, in the model's output (Net)" in verdict["summary"]
+    # cheap mode: the local gradients (before DDP's all_reduce) name the rank and the step, not the layer
+    assert "made the first NaN at step 3, in the gradient of parameter `fc2." in verdict["summary"]
+    assert "(cheap mode: the layer is not known)" in verdict["summary"]
     assert any("--numerics-mode full" in s for s in data["next_steps"])
-    assert first(done.run_dir, 1)["switched_to_full"] is True
-    for rank in (0, 2, 3):
-        assert first(done.run_dir, rank)["first"]["where"] == "gradient_before_step"
+    record = first(done.run_dir, 1)
+    assert record["switched_to_full"] is True and record["watching"] == "every module"
+    assert record["first"]["where"] == "local_gradient" and record["first"]["nan"] > 0
+    for rank in (0, 2, 3):                   # the all_reduce of step 3 brought it: seen in step 4's gradients
+        assert (first(done.run_dir, rank)["first"]["where"], first(done.run_dir, rank)["first"]["step"]) == \
+            ("local_gradient", 4)
+    assert "ranks 0,2,3 (testhost) became non-finite after all_reduce seq" in verdict["summary"]
 
 
 def test_inf_from_the_data_on_one_rank(tmp_path: Path) -> None:
@@ -125,3 +131,21 @@ def test_models_with_hooks_shared_blocks_inplace_and_compile(tmp_path: Path, var
         assert "own hooks ran" in (rank_dir(done.run_dir, 1) / "output.log").read_text()
     if variant == "compile":
         assert any(u["module"] == "block" for u in record["unhooked"]), record["unhooked"]
+
+
+@pytest.mark.parametrize("mode", ["full", "cheap"])
+def test_fsdp2_fully_shard(tmp_path: Path, mode: str) -> None:
+    """FSDP2 (fully_shard on CPU/gloo): parameters are DTensor shards, gradients come by reduce_scatter
+    (no gradient hook runs); module names are the same as without the wrapper."""
+    done = launch(tmp_path, "log_nan", "--numerics-mode", mode, variant="fsdp")
+    assert done.returncode == 0, done.explain()
+    verdict = report(done.run_dir)["verdict"]
+    assert verdict["kind"] == "nonfinite" and verdict["culprit_ranks"] == [1], verdict
+    record = first(done.run_dir, 1)
+    if mode == "full":
+        assert "step 3, in the output of `act` (Act) from finite inputs: the layer made it" in verdict["summary"]
+        assert [c["module"] for c in record["first"]["history"][-2:]] == ["fc1", "act"]
+    else:
+        assert "step 3, in the model's output (Net)" in verdict["summary"]
+        assert record["first"]["where"] == "forward_output"
+    assert "ranks 0,2,3 (testhost) became non-finite after" in verdict["summary"]

@@ -113,3 +113,15 @@ def test_the_launcher_sets_the_worker_variable_only_when_asked() -> None:
     on = worker_env(base, ["torchrun"], LaunchSettings(numerics=True, numerics_mode=NumericsMode.CHEAP),
                     Path("run"), "j", "h", False)
     assert on["TRIAGE_NUMERICS"] == "cheap"
+
+
+def test_a_gradient_gone_before_its_sum_was_read_says_nan_or_inf() -> None:
+    gone = numerics_record.describe_gone("torch.float16", (4, 2))
+    assert gone == {"dtype": "float16", "shape": [4, 2], "nan": None, "inf": None, "numel": 8}
+    doc = {"schema": NUMERICS_SCHEMA, "rank": 0, "mode": "cheap", "first": {"where": LOCAL_GRAD, "module": "w",
+                                                                          "step": 2, **gone}}
+    item = parse_numerics(doc, "h", "p")
+    result = analyze_numerics([item], HOSTS)
+    assert result.verdict is not None
+    assert "made the first NaN or Inf at step 2, in the gradient of parameter `w`" in result.verdict.summary
+    assert "(cheap mode: the layer is not known)" in result.verdict.summary

@@ -14,7 +14,9 @@ NUM_SCENARIO:
 
 NUM_VARIANT (comma-separated): ``own_hooks`` (the model registers forward and backward hooks of
 its own), ``compile`` (``torch.compile`` of the block), ``shared`` (one block used twice),
-``inplace`` (a ReLU(inplace=True) on a Linear's output).
+``inplace`` (a ReLU(inplace=True) on a Linear's output), ``fsdp`` (FSDP2's ``fully_shard`` on
+``block`` and on the model, instead of DDP), ``fsdp1`` (FSDP1's ``FullyShardedDataParallel``, instead
+of DDP).
 """
 
 import os
@@ -83,6 +85,18 @@ def batch(rank: int, step: int) -> tuple[torch.Tensor, torch.Tensor]:
     return x, y
 
 
+def wrap(net: Net) -> nn.Module:
+    if "fsdp" in VARIANTS:                              # FSDP2: parameters become DTensor shards
+        from torch.distributed.fsdp import fully_shard
+        fully_shard(net.block)
+        fully_shard(net)
+        return net
+    if "fsdp1" in VARIANTS:
+        from torch.distributed.fsdp import FullyShardedDataParallel
+        return FullyShardedDataParallel(net, use_orig_params=True)
+    return DistributedDataParallel(net)
+
+
 def main() -> None:
     dist.init_process_group("gloo")
     rank = dist.get_rank()
@@ -95,7 +109,7 @@ def main() -> None:
         net.fc2.register_full_backward_hook(lambda m, gi, go: seen.append("bwd"))
     if "compile" in VARIANTS:
         net.block = torch.compile(net.block, backend="eager")
-    model = DistributedDataParallel(net)
+    model = wrap(net)
     opt = torch.optim.SGD(model.parameters(), lr=1e-5 if SCENARIO == "amp_skip" else 0.01)  # amp: loss x1000
     scaler = torch.amp.GradScaler("cpu", init_scale=2.0 ** 127, backoff_factor=2.0 ** -20,
                                   growth_interval=1000) if SCENARIO == "amp_skip" else None

@@ -44,3 +44,19 @@ def _one(node: NodeGpus, gpu: GpuFacts) -> list[Finding]:
 
 def gpu_findings(nodes: Sequence[NodeGpus]) -> list[Finding]:
     return [f for node in nodes for gpu in node.gpus for f in _one(node, gpu)]
+
+
+def busy_ranks(nodes: Sequence[NodeGpus]) -> dict[int, int]:
+    """Rank -> utilization (percent) of the GPU it runs on, for GPUs at full utilization."""
+    return {rank: gpu.util_gpu for node in nodes for gpu in node.gpus
+            if gpu.util_gpu is not None and gpu.util_gpu >= FULL_UTIL for rank in _ranks(gpu)}
+
+
+def busy_note(ranks: Sequence[int], busy: dict[int, int]) -> str:
+    """"; its GPU is at 100% (...)" for the ranks of ``ranks`` on a GPU at full utilization, else ""."""
+    on = [r for r in ranks if r in busy]
+    if not on:
+        return ""
+    whose = "its GPU is" if len(ranks) == 1 else f"the GPU of {rank_word(on)} is"
+    return f"; {whose} at {max(busy[r] for r in on)}% (a kernel is running: one that never ends holds the rank there)"
+

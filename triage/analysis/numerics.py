@@ -75,6 +75,8 @@ def _is_origin(item: RankNumerics, culprit: NonfiniteHit) -> bool:
 
 
 def value_word(hit: NonfiniteHit) -> str:
+    if not hit.nan and not hit.inf:
+        return "NaN or Inf"           # a gradient gone before its sum was read: the counts were not recorded
     if hit.nan and hit.inf:
         return "NaN and Inf"
     return "NaN" if hit.nan else "Inf"
@@ -170,7 +172,10 @@ def analyze_numerics(items: Sequence[RankNumerics], hosts: Mapping[int, str | No
         culprits = tuple(i.rank for i in origins)
     if collateral:
         head += f"; {_collateral_text(collateral, hosts)}"
-    if culprit.after_switch is not None and not hit.module:
+    layer_unknown = _layer_unknown(culprit, hit)
+    if layer_unknown and hit.module:
+        head = head.replace(where_text(hit), f"{where_text(hit)} (cheap mode: the layer is not known)", 1)
+    if culprit.after_switch is not None and layer_unknown:
         later = culprit.after_switch
         head += f" (every module watched from then on: at step {later.step} the first was {module_label(later)})"
     verdict = headline.verdict(VerdictKind.NONFINITE, head, culprit_ranks=culprits, process_group=hit.collective_pg,
@@ -183,13 +188,18 @@ def analyze_numerics(items: Sequence[RankNumerics], hosts: Mapping[int, str | No
     return NumericsResult(verdict, (root, *extra_findings), _steps(culprit, hit), extra)
 
 
+def _layer_unknown(culprit: RankNumerics, hit: NonfiniteHit) -> bool:
+    """Cheap mode saw the value at the model's output or in the gradients, not at a layer."""
+    return culprit.mode == "cheap" and (not hit.module or hit.where != FORWARD)
+
+
 def _number(value: float) -> float | str:
     return value if math.isfinite(value) else str(value)
 
 
 def _steps(culprit: RankNumerics, hit: NonfiniteHit) -> tuple[str, ...]:
     steps = []
-    if culprit.mode == "cheap" and not hit.module:
+    if _layer_unknown(culprit, hit):
         steps.append("rerun with `triage launch --numerics --numerics-mode full` to name the layer "
                      "(every module's output and gradient)")
     steps.append(f"open {culprit.path}: the last module calls before it, with their largest absolute value")

@@ -10,6 +10,7 @@ from triage.analysis.advice import INIT_HANG_STEPS
 from triage.analysis.describe import call, who
 from triage.analysis.diff import Disagreement, Straggle
 from triage.analysis.failures import Failure, cut_root_ties, same_second_aborts, same_second_exits
+from triage.analysis.gpu_facts import busy_note
 from triage.analysis.p2p import P2pProblem
 from triage.analysis.ranks import rank_word
 from triage.analysis.verdict import headline
@@ -204,8 +205,10 @@ def _network_failure(first: Failure, failures: list[Failure]) -> tuple[Verdict, 
 
 def straggle(
     s: Straggle, ranks: Mapping[int, RankEvidence], hosts: Hosts, missing: tuple[int, ...], paths: Paths,
+    busy: dict[int, int] | None = None,
 ) -> tuple[Verdict, Finding]:
-    waiting = f"{rank_word(s.waiting)} wait in {call(s.call)} {_where(s)}"
+    """``busy``: rank -> utilization of its GPU, where that GPU is at full utilization."""
+    waiting = f"{rank_word(s.waiting)} {'waits' if len(s.waiting) == 1 else 'wait'} in {call(s.call)} {_where(s)}"
     no_data = tuple(sorted(set(s.no_data) | (set(missing) & set(s.group.members))))
     if no_data and not s.behind:
         summary = (f"{who(no_data, hosts)} {_has(no_data)} no dump (no Flight Recorder, no stack, no log) "
@@ -221,8 +224,8 @@ def straggle(
         if outside:
             kind = VerdictKind.STUCK_OUTSIDE_COLLECTIVE
             at = f" at {tops[0]}" if tops else ""
-            summary = (f"{who(s.behind, hosts)} never reached seq {s.seq}: outside any collective{at}, "
-                       f"while {waiting}")
+            summary = (f"{who(s.behind, hosts)} never reached seq {s.seq}: outside any collective{at}"
+                       f"{busy_note(s.behind, busy or {})}, while {waiting}")
         elif elsewhere is not None:
             kind = VerdictKind.COLLECTIVE_MISMATCH
             summary = (f"{who(s.behind, hosts)} never reached seq {s.seq}: {_is(s.behind)} in "

@@ -54,7 +54,7 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            "socket interface", "UNDELIVERABLE", "out of memory", "NCCL operations have failed",
            "taking the entire process down", "bus error", "failed collective", "dump signal", "debug info",
            "abort timed out", "[F", "thread terminat", "Connection refused", "connection abort", "Connect to ",
-           "host not found", "Caught signal", "caught signal")
+           "host not found", "Caught signal", "caught signal", "Assertion ")
 
 _EXC = re.compile(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
@@ -68,6 +68,9 @@ _CUDA_ERROR = re.compile(
     r"device-side assert triggered|CUDA kernel errors might be asynchronously reported|"
     r"an illegal memory access was encountered|unspecified launch failure|CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+|"
     r"Cuda failure '(?P<nccl_cuda>[^']+)'")
+# the kernel's own assert, printed per thread before "device-side assert triggered" (which a paste may lack):
+# "IndexKernel.cu:92: operator(): block: [68,0,0], thread: [32,0,0] Assertion `index >= ...` failed."
+_KERNEL_ASSERT = re.compile(r"(?P<file>[\w.-]+\.cuh?):\d+: .{0,300}?\bAssertion (?P<what>.{1,400}?) failed\.")
 _FATAL = re.compile(
     r"Fatal Python error: (?P<fpe>\w[\w ]*)|^Segmentation fault|\bSegmentation fault \(core dumped\)|"
     r"^Aborted(?: \(core dumped\))?$|\*\*\* (?P<glogsig>SIG[A-Z]+) \(@|"
@@ -191,6 +194,9 @@ def parse_crash_line(line: str) -> CrashLine | None:
         return CrashLine(CrashLineKind.CUDA_OOM, text[:400], gpu=_gpu(text))
     if _CUDA_ERROR.search(text) and "CUDA_LAUNCH_BLOCKING" not in text:
         return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], collateral=collateral, gpu=_gpu(text))
+    if "Assertion " in text and (kernel := _KERNEL_ASSERT.search(text)) is not None:
+        what = f"{kernel.group('what')[:300]} failed in {kernel.group('file')}"
+        return CrashLine(CrashLineKind.CUDA_ERROR, f"CUDA error: device-side assert triggered ({what})", gpu=_gpu(text))
     if _NET.search(text) and ("NCCL" in text or "nccl" in text or "NET/" in text or "gloo" in text.lower()
                               or "socket" in text.lower() or "peer" in text or "Connect to " in text):
         # a network failure is never called collateral here: the analysis ranks it after real failures

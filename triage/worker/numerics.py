@@ -14,12 +14,18 @@ Hooks (all torch's own global registries; none changes a value, each catches eve
   qualified name from the root module (wrappers' ``module.``/``_orig_mod.`` left out), and, in full
   mode, each module's output (absmax: NaN and Inf propagate through a max) and, through a tensor
   hook on that output, the gradient backward brings to it. In cheap mode only the root call's
-  output (the model's output, a loss module's) is looked at.
-- ``register_post_accumulate_grad_hook`` on the root's parameters: each parameter's local gradient
-  (its absmax is kept as a tensor and read once per iteration: no sync per parameter).
+  output (the model's output, a loss module's) is looked at, and only until the first
+  ``optimizer.step()``: then the module hooks are removed (a global module hook sends every module
+  call through torch's slow path) and come back at the first hit.
+- ``register_post_accumulate_grad_hook`` on the parameters: each parameter's local gradient, before
+  DDP's all_reduce (DDP's own hook runs after it): its absmax (full mode) or its sum (cheap mode: one
+  pass; a NaN or Inf anywhere makes it non-finite), kept as a tensor and read once per iteration
+  (one sync). A gradient that is not a plain tensor (FSDP2's DTensor shard, made by reduce_scatter)
+  is not this rank's own and is left to the step hook; when no gradient hook runs in an iteration
+  (FSDP1), cheap mode keeps the module hooks (the root's output).
 - ``register_optimizer_step_pre_hook`` / ``_post_hook``: the gradients at ``step()`` (after DDP's
-  all_reduce) and the parameters after it; the post hook counts the steps (completed ``step()``
-  calls; the first iteration is step 0).
+  all_reduce; in cheap mode only those no gradient hook saw) and, in full mode, the parameters after
+  it; the post hook counts the steps (completed ``step()`` calls; the first iteration is step 0).
 
 Full-module backward hooks (``register_module_full_backward_hook``) are not used: they wrap every
 module's inputs and outputs in a ``BackwardHookFunction``, which breaks models that modify an
@@ -45,31 +51,36 @@ from typing import Any
 from triage.worker import numerics_record as rec
 from triage.worker.files import write_json
 from triage.worker.numerics_import import TorchImportWatch
+from triage.worker.numerics_names import Names, class_name
 
 MODES = ("cheap", "full")
 HISTORY = 12                 # module calls kept before the first hit (Hugging Face's DebugUnderflowOverflow)
-WRAPPER_TYPES = ("DistributedDataParallel", "FullyShardedDataParallel", "DataParallel", "OptimizedModule")
-WRAPPER_ATTRS = ("module", "_orig_mod", "_fsdp_wrapped_module", "_checkpoint_wrapped_module")
 MAX_SKIPPED = 50
 WRITE_EVERY_S = 1.0
 
 _watch: Watch | None = None
 
 
-class Watch:
+class Watch(Names):
     """One rank's watch: hook state and the record (see the module docstring)."""
 
     def __init__(self, path: str, mode: str, rank: int | None) -> None:
+        super().__init__()
         self.path, self.mode, self.rank = path, mode, rank
         self.full = mode == "full"
         self.torch: Any = None
-        self.names: Any = weakref.WeakKeyDictionary()       # module -> qualified name
-        # id(parameter) -> (weak reference, "module.weight"): tensors compare elementwise, so never dict keys
-        self.params: dict[int, tuple[Any, str]] = {}
-        self.last_output = 0                                # id() of the tensor looked at last
+        self.compiling: Any = None                          # torch.compiler.is_compiling, when there is one
+        self.jit_tracing: Any = None                        # torch.jit.is_tracing
+        self.wide: tuple[Any, ...] = ()                     # float32, float64
+        self.module_hooks: list[Any] = []                   # handles of the global module hooks, while installed
+        self.local = False             # cheap mode after the first step: local gradients only (no module hooks)
+        self.fired: set[int] = set()   # parameters whose gradient hook ran in this iteration
+        self.closed = False            # optimizer.step() closed the iteration (local mode: the next gradient opens one)
+        self.last_output: Any = None            # a weak reference to the tensor looked at last (an id is reused)
         self.stack: list[Any] = []
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY)
-        self.pending: list[tuple[str, Any, float]] = []     # (param name, absmax tensor, time) this backward
+        # (param name, absmax or sum tensor, time, dtype, shape) of the gradients this backward made
+        self.pending: list[tuple[str, Any, float, Any, tuple[int, ...]]] = []
         self.steps: dict[int, int] = {}
         self.iteration = -1
         self.iteration_step = 0
@@ -77,7 +88,6 @@ class Watch:
         self.iteration_seen = -1              # the last iteration with a non-finite value
         self.first: dict[str, Any] | None = None
         self.after_switch: dict[str, Any] | None = None
-        self.skipped: dict[str, str] = {}
         self.skipped_steps: list[int] = []
         self.nonfinite_iterations = 0
         self.last_finite_iteration: int | None = None
@@ -97,6 +107,7 @@ class Watch:
                 "started": self.started, "time": time.time(), "final": final, "step": self.step,
                 "iterations": self.iteration + 1, "hooks": list(self.installed), "first": self.first,
                 "after_switch": self.after_switch, "switched_to_full": self.full and self.mode == "cheap",
+                "watching": "every module" if self.full else "local gradients" if self.local else "the root's output",
                 "nonfinite_iterations": self.nonfinite_iterations, "skipped_steps": self.skipped_steps[:100],
                 "skipped_step_count": len(self.skipped_steps), "last_finite_iteration": self.last_finite_iteration,
                 "unhooked": [{"module": k, "reason": v} for k, v in self.skipped.items()]}
@@ -116,56 +127,19 @@ class Watch:
             self.skipped.setdefault(name or type(module).__name__, f"{type(exc).__name__}: {exc}"[:200])
             self.dirty = True
 
-    # -- names -----------------------------------------------------------------------------
-    def type_of(self, module: Any) -> str:
-        """The class name; a wrapper's (DDP, FSDP, torch.compile) is the wrapped model's."""
-        for _ in range(4):
-            if type(module).__name__ not in WRAPPER_TYPES:
-                break
-            module = next((getattr(module, a) for a in WRAPPER_ATTRS if hasattr(module, a)), module)
-        return type(module).__name__
-
-    def name_of(self, module: Any) -> str:
-        name = self.names.get(module)
-        return name if name is not None else f"<{type(module).__name__}>"
-
-    def learn(self, root: Any) -> None:
-        """Name the modules and parameters under ``root`` (first name wins for shared ones)."""
-        todo: list[tuple[Any, str]] = [(root, "")]
-        while todo:
-            module, path = todo.pop()
-            if module in self.names:
-                continue
-            self.names[module] = path
-            kind = type(module).__name__
-            if kind == "OptimizedModule":
-                self.skipped.setdefault(path or kind, "compiled by torch.compile: only its outputs are seen")
-            for pname, param in module.named_parameters(recurse=False):
-                if id(param) not in self.params or self.params[id(param)][0]() is not param:
-                    self.params[id(param)] = (weakref.ref(param), f"{path}.{pname}" if path else pname)
-                    self._hook_param(param)
-            for attr, child in reversed(list(module.named_children())):
-                through = kind in WRAPPER_TYPES and attr in WRAPPER_ATTRS
-                todo.append((child, path if through else (f"{path}.{attr}" if path else attr)))
-
-    def param_name(self, param: Any) -> str:
-        entry = self.params.get(id(param))
-        return entry[1] if entry is not None and entry[0]() is param else "?"
-
-    def _hook_param(self, param: Any) -> None:
-        if not param.requires_grad:
-            return
-        try:
-            param.register_post_accumulate_grad_hook(self.on_grad)
-        except Exception as exc:  # noqa: BLE001
-            self.skipped.setdefault(self.param_name(param), f"gradient hook: {type(exc).__name__}: {exc}")
-
     # -- hooks -----------------------------------------------------------------------------
     def tracing(self) -> bool:
         """torch.compile or torch.jit.trace is tracing: reading a value would change the trace."""
-        compiler = getattr(self.torch, "compiler", None)
-        jit = getattr(self.torch, "jit", None)
-        return bool((compiler is not None and compiler.is_compiling()) or (jit is not None and jit.is_tracing()))
+        return bool((self.compiling is not None and self.compiling())
+                    or (self.jit_tracing is not None and self.jit_tracing()))
+
+    def capturing(self, data: Any) -> bool:
+        """A CUDA graph is being captured on the current stream: no read (a sync would break the capture)."""
+        if data.device.type != "cuda":
+            return False
+        cuda = getattr(self.torch, "cuda", None)
+        check = getattr(cuda, "is_current_stream_capturing", None)
+        return bool(check is None or check())
 
     def on_pre_forward(self, module: Any, args: Any) -> None:
         try:
@@ -201,15 +175,18 @@ class Watch:
     def check_output(self, module: Any, args: Any, output: Any) -> None:
         torch = self.torch
         name = self.name_of(module)
-        for tensor in rec.tensors(output, torch):
-            if id(tensor) == self.last_output:
+        for tensor, data in rec.tensors(output, torch):
+            if self.last_output is not None and self.last_output() is tensor:
                 continue                              # a wrapper's output: its inner module's, already seen
-            self.last_output = id(tensor)
-            value = rec.absmax(tensor)
-            self.history.append({"where": rec.FORWARD, "module": name, "type": type(module).__name__,
+            self.last_output = weakref.ref(tensor)
+            if self.capturing(data):
+                return
+            value = rec.absmax(data)
+            self.history.append({"where": rec.FORWARD, "module": name, "type": class_name(module),
                                  "absmax": value})
             if not math.isfinite(value):
-                self.found(rec.FORWARD, name, self.type_of(module), tensor, rec.any_nonfinite(args, torch))
+                self.found(rec.FORWARD, name, self.type_of(module), rec.describe(data, torch),
+                           rec.any_nonfinite(args, torch))
                 return
             if tensor.requires_grad and tensor.grad_fn is not None:     # cheap mode: the root's output only
                 kind = self.type_of(module)
@@ -217,75 +194,118 @@ class Watch:
 
     def on_output_grad(self, grad: Any, name: str, kind: str) -> None:
         try:
-            value = rec.absmax(grad)
+            data = rec.plain(grad, self.torch)
+            if data is None or self.capturing(data):
+                return
+            value = rec.absmax(data)
             self.history.append({"where": rec.BACKWARD, "module": name, "type": kind, "absmax": value})
             if not math.isfinite(value):
-                self.found(rec.BACKWARD, name, kind, grad, None, grad_only=True)
+                self.found(rec.BACKWARD, name, kind, rec.describe(data, self.torch), None, grad_only=True)
         except Exception as exc:  # noqa: BLE001
             self.skip(None, exc)
 
     def on_grad(self, param: Any) -> None:
+        """A parameter's gradient as this rank's backward made it (before DDP's all_reduce): its absmax
+        (full mode) or its sum (cheap mode: one pass; a NaN or Inf anywhere makes it non-finite), kept
+        as a tensor and read once per iteration."""
         try:
             grad = param.grad
-            if self.full and grad is not None and grad.layout == self.torch.strided and not self.tracing():
-                self.pending.append((self.param_name(param), grad.detach().abs().amax(), time.time()))
+            if grad is None or type(grad) is not self.torch.Tensor or self.tracing():
+                return                # a DTensor's (FSDP2's) came by reduce_scatter: not this rank's own
+            data = rec.plain(grad, self.torch)
+            if data is None or self.capturing(data):
+                return
+            if self.local and (self.closed or id(param) in self.fired):
+                self.new_iteration()          # local mode: a backward after step(), or a second one without
+            self.fired.add(id(param))
+            if self.full:
+                value = data.abs().amax()
+            else:                                # float16/bfloat16 summed in float32: no overflow of its own
+                value = data.sum() if data.dtype in self.wide else data.sum(dtype=self.torch.float32)
+            self.pending.append((self.param_name(param), value, time.time(), data.dtype, tuple(data.shape)))
         except Exception as exc:  # noqa: BLE001
             self.skip(None, exc)
 
     def flush_grads(self) -> None:
-        """Read this backward's local gradient maxima (one sync), in the order backward made them."""
+        """Read this backward's local gradient values (one sync), in the order backward made them."""
         pending, self.pending = self.pending, []
         if not pending:
             return
         torch = self.torch
-        values = torch.stack([p[1].float() for p in pending])
-        if math.isfinite(float(values.max())):
+        device = pending[0][1].device
+        values = torch.stack([p[1].float().to(device) for p in pending])
+        if self.capturing(values) or math.isfinite(float(values.sum())):
             return
-        bad = int(torch.nonzero(~torch.isfinite(values))[0][0])
-        pname, _, when = pending[bad]
+        bad = torch.nonzero(~torch.isfinite(values))
+        if bad.numel() == 0:
+            return                            # finite values whose sum overflowed
+        pname, _, when, dtype, shape = pending[int(bad[0][0])]
         param = next((r() for r, n in self.params.values() if n == pname), None)
-        if param is not None and param.grad is not None:
-            self.found(rec.LOCAL_GRAD, pname, "parameter", param.grad, None, when=when, grad_only=True)
+        grad = param.grad if param is not None else None
+        data = rec.plain(grad, torch) if grad is not None else None
+        value = rec.describe(data, torch) if data is not None and tuple(data.shape) == shape else None
+        if value is None or not (value["nan"] or value["inf"]):
+            value = rec.describe_gone(dtype, shape)     # zero_grad() came first (a skipped step): counts gone
+        self.found(rec.LOCAL_GRAD, pname, "parameter", value, None, when=when, grad_only=True)
 
     def on_step_pre(self, optimizer: Any, args: Any, kwargs: Any) -> None:
         try:
+            if self.tracing():
+                return
+            self.learn_optimizer(optimizer)
             self.flush_grads()
-            self.check_params(optimizer, rec.REDUCED_GRAD)
+            fired, self.fired = self.fired, set()
+            self.closed = True
+            if self.local and not fired and self.install_module_hooks():
+                self.local = False            # the gradient hooks did not run (FSDP's own gradients): the root's output
+            self.check_params(optimizer, rec.REDUCED_GRAD, skip=fired if self.local else None)
+            if self.mode == "cheap" and not self.full and fired and self.module_hooks and self.first is None:
+                self.local = True             # the gradient hooks run: the module hooks go from the next step
         except Exception as exc:  # noqa: BLE001
             self.skip(None, exc)
 
     def on_step_post(self, optimizer: Any, args: Any, kwargs: Any) -> None:
         try:
             self.steps[id(optimizer)] = self.steps.get(id(optimizer), 0) + 1
-            if self.full:                         # cheap mode: a parameter made non-finite shows in the next forward
+            if self.full:                         # cheap mode: a parameter made non-finite shows in the next gradients
                 self.check_params(optimizer, rec.PARAM, shifted=True)
+            elif self.local and self.module_hooks:
+                self.remove_module_hooks()
             self.write()
         except Exception as exc:  # noqa: BLE001
             self.skip(None, exc)
 
-    def check_params(self, optimizer: Any, where: str, shifted: bool = False) -> None:
+    def check_params(self, optimizer: Any, where: str, shifted: bool = False, skip: set[int] | None = None) -> None:
+        """The gradients at step() (after DDP's all_reduce; in local mode only those whose local hook did
+        not run) or the parameters after it: one pass per tensor, one sync (a NaN or Inf anywhere makes
+        the sum non-finite; a sum that only overflowed is checked exactly below and is no hit)."""
         torch = self.torch
-        items = [p for group in optimizer.param_groups for p in group["params"]]
-        tensors = [(p.grad if where == rec.REDUCED_GRAD else p) for p in items]
-        pairs = [(p, t) for p, t in zip(items, tensors) if t is not None and t.layout == torch.strided]
+        pairs = []
+        for group in optimizer.param_groups:
+            for param in group["params"]:
+                if skip is not None and id(param) in skip:
+                    continue
+                tensor = param.grad if where == rec.REDUCED_GRAD else param
+                data = rec.plain(tensor, torch) if tensor is not None else None
+                if data is not None:
+                    pairs.append((param, data))
         if not pairs:
             return
-        # one pass per tensor, one sync: a NaN or Inf anywhere makes the sum non-finite (a sum that only
-        # overflowed is checked exactly below and is no hit)
-        total = torch.stack([t.detach().sum().float() for _, t in pairs]).sum()
-        if math.isfinite(float(total)):
+        device = pairs[0][1].device
+        total = torch.stack([t.sum(dtype=torch.float32).to(device) for _, t in pairs]).sum()
+        if self.capturing(total) or math.isfinite(float(total)):
             return
         bad = next((pair for pair in pairs if not math.isfinite(rec.absmax(pair[1]))), None)
         if bad is None:
             return
-        param, tensor = bad
+        param, data = bad
         step = self.step - 1 if shifted else self.step       # the step that made it
-        self.found(where, self.param_name(param), "parameter", tensor, None, step=step,
+        self.found(where, self.param_name(param), "parameter", rec.describe(data, torch), None, step=step,
                    grad_only=where == rec.REDUCED_GRAD)
 
     # -- iterations and hits ---------------------------------------------------------------
     def new_iteration(self) -> None:
-        """A training forward of the root begins: close the previous iteration."""
+        """A training iteration begins (the root's forward; in local mode, its backward): close the last."""
         self.flush_grads()
         if self.iteration >= 0:
             if self.iteration_grad_only and self.step == self.iteration_step:
@@ -296,9 +316,11 @@ class Watch:
         self.iteration += 1
         self.iteration_step = self.step
         self.iteration_grad_only = False
+        self.fired.clear()
+        self.closed = False
         self.write()
 
-    def found(self, where: str, module: str, kind: str | None, tensor: Any, input_nonfinite: bool | None,
+    def found(self, where: str, module: str, kind: str | None, value: dict[str, Any], input_nonfinite: bool | None,
               step: int | None = None, when: float | None = None, grad_only: bool = False) -> None:
         if self.iteration_seen != self.iteration:
             self.iteration_seen = self.iteration
@@ -309,25 +331,56 @@ class Watch:
         self.dirty = True
         at = self.step if step is None else step
         if self.first is None:
-            self.first = rec.hit(where, module, kind, tensor, self.torch, at, self.iteration, input_nonfinite,
+            self.first = rec.hit(where, module, kind, value, at, self.iteration, input_nonfinite,
                                  list(self.history), when)
-            self.full = True                  # cheap mode: every module from the next forward on
+            self.switch_to_full()
             self.write(force=True)
         elif self.after_switch is None and self.mode == "cheap" and where in (rec.FORWARD, rec.BACKWARD) \
                 and self.iteration > self.first["iteration"]:
-            self.after_switch = rec.hit(where, module, kind, tensor, self.torch, at, self.iteration,
-                                        input_nonfinite, list(self.history), when)
+            self.after_switch = rec.hit(where, module, kind, value, at, self.iteration, input_nonfinite,
+                                        list(self.history), when)
             self.write(force=True)
 
+    def switch_to_full(self) -> None:
+        """Cheap mode, at the first hit: every module from the next forward on."""
+        self.full = True
+        if self.local:
+            self.local = False
+            self.closed = True                # the module hooks open the next iteration at the root's forward
+            self.install_module_hooks()
+
     # -- installation ----------------------------------------------------------------------
+    def install_module_hooks(self) -> bool:
+        """torch's global module hooks (every module's call); True when they were installed now."""
+        module_mod = sys.modules.get("torch.nn.modules.module")
+        if self.module_hooks or module_mod is None:
+            return False
+        self.stack = []
+        for name, register, hook in (("forward_pre", "register_module_forward_pre_hook", self.on_pre_forward),
+                                     ("forward", "register_module_forward_hook", self.on_forward)):
+            try:
+                self.module_hooks.append(getattr(module_mod, register)(hook))
+                if name not in self.installed:
+                    self.installed.append(name)
+            except Exception as exc:  # noqa: BLE001
+                self.skipped.setdefault(f"<{name} hook>", f"{type(exc).__name__}: {exc}")
+        return bool(self.module_hooks)
+
+    def remove_module_hooks(self) -> None:
+        handles, self.module_hooks = self.module_hooks, []
+        for handle in handles:
+            with contextlib.suppress(Exception):
+                handle.remove()
+        self.stack = []
+
     def install(self, torch: Any) -> None:
         self.torch = torch
-        module_mod = sys.modules.get("torch.nn.modules.module")
-        hooks: list[tuple[str, Any]] = []
-        if module_mod is not None:
-            hooks += [("forward_pre", lambda: module_mod.register_module_forward_pre_hook(self.on_pre_forward)),
-                      ("forward", lambda: module_mod.register_module_forward_hook(self.on_forward))]
+        self.compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None)
+        self.jit_tracing = getattr(getattr(torch, "jit", None), "is_tracing", None)
+        self.wide = (torch.float32, torch.float64)
+        self.install_module_hooks()
         optim = sys.modules.get("torch.optim.optimizer")
+        hooks: list[tuple[str, Any]] = []
         if optim is not None:
             hooks += [("optimizer_step_pre", lambda: optim.register_optimizer_step_pre_hook(self.on_step_pre)),
                       ("optimizer_step_post", lambda: optim.register_optimizer_step_post_hook(self.on_step_post))]

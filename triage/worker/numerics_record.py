@@ -27,16 +27,31 @@ REDUCED_GRAD = "gradient_before_step"  # a parameter's gradient at optimizer.ste
 PARAM = "parameter_after_step"      # a parameter after optimizer.step()
 
 
-def tensors(value: Any, torch: Any, depth: int = 0) -> list[Any]:
-    """The floating-point tensors in an output (a tensor, nested tuples/lists/dicts), at most MAX_TENSORS."""
+def plain(tensor: Any, torch: Any) -> Any:
+    """The tensor's values as a plain strided tensor, detached, or None: a ``DTensor`` (FSDP2, tensor
+    parallel) gives its local shard, so that no check ever runs a collective; other subclasses (fake
+    tensors while tracing), sparse and empty tensors, and integer tensors give None."""
+    data = tensor.detach()
+    if type(data) is not torch.Tensor:
+        to_local = getattr(data, "to_local", None) if type(data).__name__ == "DTensor" else None
+        data = to_local() if to_local is not None else None
+        if data is None or type(data) is not torch.Tensor:
+            return None
+    if data.layout != torch.strided or not data.is_floating_point() or data.numel() == 0:
+        return None
+    return data
+
+
+def tensors(value: Any, torch: Any, depth: int = 0) -> list[tuple[Any, Any]]:
+    """The floating-point tensors in an output (a tensor, nested tuples/lists/dicts), at most
+    MAX_TENSORS, each as (the tensor, its values as :func:`plain` gives them)."""
     if isinstance(value, torch.Tensor):
-        if value.is_floating_point() and value.numel() > 0 and value.layout == torch.strided:
-            return [value]
-        return []
+        data = plain(value, torch)
+        return [] if data is None else [(value, data)]
     if depth > 3:
         return []
     items: Any = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ()
-    out: list[Any] = []
+    out: list[tuple[Any, Any]] = []
     for item in items:
         out.extend(tensors(item, torch, depth + 1))
         if len(out) >= MAX_TENSORS:
@@ -45,8 +60,8 @@ def tensors(value: Any, torch: Any, depth: int = 0) -> list[Any]:
 
 
 def absmax(tensor: Any) -> float:
-    """The largest absolute value (NaN if any value is NaN, inf if any is infinite)."""
-    return float(tensor.detach().abs().amax())
+    """The largest absolute value of a plain tensor (NaN if any value is NaN, inf if any is infinite)."""
+    return float(tensor.abs().amax())
 
 
 def describe(tensor: Any, torch: Any) -> dict[str, Any]:
@@ -57,12 +72,22 @@ def describe(tensor: Any, torch: Any) -> dict[str, Any]:
             "numel": int(data.numel())}
 
 
+def describe_gone(dtype: Any, shape: tuple[int, ...]) -> dict[str, Any]:
+    """A gradient whose sum was non-finite and which was gone when the sum was read (``zero_grad()``
+    after a step the grad scaler skipped): its dtype and shape; the counts are not recorded (null)."""
+    numel = 1
+    for size in shape:
+        numel *= size
+    return {"dtype": str(dtype).replace("torch.", ""), "shape": list(shape), "nan": None, "inf": None,
+            "numel": numel}
+
+
 def any_nonfinite(value: Any, torch: Any) -> bool | None:
     """True if a floating tensor in ``value`` has a NaN or Inf; None when it holds no such tensor."""
     found = tensors(value, torch)
     if not found:
         return None
-    return any(not math.isfinite(absmax(t)) for t in found)
+    return any(not math.isfinite(absmax(data)) for _, data in found)
 
 
 def last_collective() -> dict[str, Any] | None:
@@ -87,11 +112,12 @@ def last_collective() -> dict[str, Any] | None:
         return None
 
 
-def hit(where: str, module: str, module_type: str | None, tensor: Any, torch: Any, step: int,
+def hit(where: str, module: str, module_type: str | None, value: dict[str, Any], step: int,
         iteration: int, input_nonfinite: bool | None, history: list[dict[str, Any]],
         when: float | None = None) -> dict[str, Any]:
-    """One non-finite value as it goes into numerics.json."""
+    """One non-finite value (``value``: :func:`describe`'s or :func:`describe_gone`'s) as it goes into
+    numerics.json."""
     return {"where": where, "module": module, "module_type": module_type, "step": step,
             "iteration": iteration, "time": when if when is not None else time.time(),
-            "input_nonfinite": input_nonfinite, **describe(tensor, torch),
+            "input_nonfinite": input_nonfinite, **value,
             "collective": last_collective(), "history": list(history)}

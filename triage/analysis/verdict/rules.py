@@ -9,11 +9,13 @@ never while the input shows a failure (``unlocated``)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from triage.analysis import verdicts
-from triage.analysis.describe import call
+from triage.analysis.describe import call, who
 from triage.analysis.failures import Failure
+from triage.analysis.gpu_facts import busy_note, busy_ranks
 from triage.analysis.init_hang import init_hang_verdict
 from triage.analysis.nccl_processes import nccl_process_verdict
 from triage.analysis.op_counts import lagging_verdict, op_count_verdict
@@ -31,6 +33,7 @@ from triage.analysis.verdict import headline
 from triage.analysis.verdict.engine import Candidate, Inputs, Rule, Scope
 from triage.analysis.verdict.unlocated import unlocated_verdict
 from triage.model import Finding, Verdict, VerdictKind
+from triage.model.evidence import EventKind
 
 _Pair = tuple[Verdict, Finding | None]
 
@@ -146,7 +149,8 @@ def straggle(i: Inputs) -> Candidate | None:
     if not i.straggles or (not i.complete and i.straggles[0].no_data):
         return None
     first = i.straggles[0]
-    return _candidate(verdicts.straggle(first, {r.rank: r for r in i.ranks}, i.hosts, i.missing, i.paths),
+    return _candidate(verdicts.straggle(first, {r.rank: r for r in i.ranks}, i.hosts, i.missing, i.paths,
+                                        busy_ranks(i.evidence.gpus)),
                       f"{rank_word(first.waiting)} wait at seq {first.seq} of {first.group.label}",
                       f"behind: {rank_word(first.behind)}" if first.behind else "",
                       f"no data: {rank_word(first.no_data)}" if first.no_data else "")
@@ -165,11 +169,35 @@ def all_waiting(i: Inputs) -> Candidate | None:
     if not i.waits:
         return None
     group, seq, coll = i.waits[0]
-    body = (f"every rank of {group.label} waits in {call(coll)} at seq {seq}; "
-            "no rank differs in the traces (look outside the job: network, a dead peer)")
-    verdict = headline.verdict(VerdictKind.HANG, body, process_group=group.pg, seq=seq)
+    busy = busy_ranks(i.evidence.gpus)
+    if len(group.members) == 1:
+        # a collective of one rank waits for no peer: what it waits for is the GPU work queued before it
+        (only,) = group.members
+        body = (f"{who((only,), i.hosts)} waits in {call(coll)} at seq {seq} of {group.label}, a group of one "
+                "rank that waits for no peer: the GPU work queued before the collective does not finish"
+                f"{busy_note((only,), busy)}{_timed_out(i, group.members, seq)}")
+        verdict = headline.verdict(VerdictKind.HANG, body, culprit_ranks=(only,), process_group=group.pg, seq=seq)
+    else:
+        body = (f"every rank of {group.label} waits in {call(coll)} at seq {seq}; "
+                "no rank differs in the traces (look outside the job: network, a dead peer)"
+                + _timed_out(i, group.members, seq) + busy_note(group.members, busy).replace(
+                    "a kernel is running: one that never ends holds the rank there",
+                    "NCCL kernels waiting for a peer, or a kernel queued before the collective that never ends"))
+        verdict = headline.verdict(VerdictKind.HANG, body, process_group=group.pg, seq=seq)
     finding = Finding(VerdictKind.HANG.value, group.members, verdict.summary, root_cause=True)
     return Candidate(verdict, finding, (f"{len(i.waits)} group(s) all waiting",))
+
+
+_RAN_FOR = re.compile(r"ran for (\d+) ms")
+
+
+def _timed_out(i: Inputs, members: tuple[int, ...], seq: int) -> str:
+    """"; NCCL's watchdog timed it out after N ms" when a member's watchdog line says so."""
+    for event in i.evidence.events:
+        if event.kind is EventKind.WATCHDOG_TIMEOUT and event.rank in members and event.seq == seq:
+            ran = _RAN_FOR.search(event.detail)
+            return "; NCCL's watchdog timed it out" + (f" after {ran.group(1)} ms" if ran else "")
+    return ""
 
 
 def stacks(i: Inputs) -> Candidate | None:

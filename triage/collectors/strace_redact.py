@@ -7,7 +7,7 @@ of the calls that move a process's bytes (write/read/send/recv and their vector 
 stream per (file descriptor, direction), and:
 
 - **PEM blocks:** after a ``-----BEGIN ...-----`` marker (even one split over two calls) every
-  following payload on that stream is redacted whole until the call that holds ``-----END``;
+  following payload on that stream is redacted until ``-----END`` or a payload that is not base64;
 - **any other rule** (a token, ``password=...``, an ``Authorization:`` header split over calls):
   each window of consecutive payloads of a stream (at least :data:`WINDOW` calls and
   :data:`WINDOW_CHARS` characters, so a token written a byte at a time is seen whole) is joined and
@@ -33,6 +33,7 @@ _RESUMED = re.compile(r"<\.\.\. ([a-z0-9_]+) resumed>")
 _STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 _BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]{1,64}-----")
 _END = "-----END "
+_NOT_BODY = re.compile(r"(?:[^A-Za-z0-9+/= \t\\]|\\[^rnt])")    # base64, blanks and \n \r \t escapes
 
 
 @dataclass
@@ -73,28 +74,43 @@ def _pieces(lines: list[str]) -> dict[tuple[str, str], list[_Piece]]:
     return streams
 
 
+def _body_end(text: str, start: int) -> int:
+    """Where a key body that runs from ``start`` ends in ``text``: its END marker, else the first
+    character no base64 body holds (len(text) when the whole rest looks like body)."""
+    end = text.find(_END, start)
+    stop = _NOT_BODY.search(text, start, end if end >= 0 else len(text))
+    if stop is not None:
+        return stop.start()
+    return end if end >= 0 else len(text)
+
+
 def _mark_pem(pieces: list[_Piece]) -> None:
-    """Hide everything after a BEGIN marker until the END marker, across the pieces of one stream."""
+    """Hide a key body after a BEGIN marker until END (or until a payload that is not base64: the
+    body was cut by strace and the stream went on), across the pieces of one stream."""
     inside = False
     tail = ""
     for piece in pieces:
         if inside:
-            end = piece.text.find(_END)
-            piece.hidden.append((0, len(piece.text) if end < 0 else end))
-            inside = end < 0
+            end = _body_end(piece.text, 0)
+            piece.hidden.append((0, end))
+            inside = end == len(piece.text)
         joined = tail + piece.text
         for begin in _BEGIN.finditer(joined):
             after = max(begin.end() - len(tail), 0)
-            end = piece.text.find(_END, after)
-            piece.hidden.append((after, len(piece.text) if end < 0 else end))
-            inside = end < 0
+            end = _body_end(piece.text, after)
+            piece.hidden.append((after, end))
+            inside = end == len(piece.text)
         tail = joined[-80:]
 
 
-def _changed(text: str, redacted: str) -> tuple[int, int] | None:
-    """The range of ``text`` that the rules changed: all but its common prefix and suffix."""
+def _changed(text: str, redacted: str) -> list[tuple[int, int]]:
+    """The ranges of ``text`` the rules replaced by REDACTED; when they cannot be told apart, one range
+    from the first change to the last (all but the common prefix and suffix: errs on hiding)."""
     if text == redacted:
-        return None
+        return []
+    exact = _replaced(text, redacted)
+    if exact is not None:
+        return exact
     prefix = 0
     limit = min(len(text), len(redacted))
     while prefix < limit and text[prefix] == redacted[prefix]:
@@ -102,7 +118,33 @@ def _changed(text: str, redacted: str) -> tuple[int, int] | None:
     suffix = 0
     while suffix < limit - prefix and text[-1 - suffix] == redacted[-1 - suffix]:
         suffix += 1
-    return prefix, len(text) - suffix
+    return [(prefix, len(text) - suffix)]
+
+
+def _replaced(text: str, redacted: str) -> list[tuple[int, int]] | None:
+    """Align ``redacted`` on ``text``: each REDACTED stands for the text up to where the rest matches
+    again. None unless the ranges found rebuild ``redacted`` exactly."""
+    ranges: list[tuple[int, int]] = []
+    i = j = 0
+    while j < len(redacted):
+        if redacted.startswith(REDACTED, j) and not text.startswith(REDACTED, i):
+            rest = redacted[j + len(REDACTED):j + len(REDACTED) + 12]
+            end = text.find(rest, i) if rest else len(text)
+            if end < 0:
+                return None
+            ranges.append((i, end))
+            i, j = end, j + len(REDACTED)
+        elif i < len(text) and text[i] == redacted[j]:
+            i, j = i + 1, j + 1
+        else:
+            return None
+    if i != len(text):
+        return None
+    rebuilt, position = [], 0
+    for low, high in ranges:
+        rebuilt.append(text[position:low] + REDACTED)
+        position = high
+    return ranges if "".join(rebuilt) + text[position:] == redacted else None
 
 
 def _mark_windows(pieces: list[_Piece]) -> None:
@@ -112,16 +154,15 @@ def _mark_windows(pieces: list[_Piece]) -> None:
             size += len(pieces[last].text)
             last += 1
         window = pieces[first:last]
-        joined = "".join(piece.text for piece in window)
-        changed = _changed(joined, redact_text(joined))
-        if changed is None:
-            continue
-        offset = 0
-        for piece in window:
-            low, high = max(changed[0] - offset, 0), min(changed[1] - offset, len(piece.text))
-            if low < high:
-                piece.hidden.append((low, high))
-            offset += len(piece.text)
+        # PEM blocks are _mark_pem's (the rule would run on past a body that strace cut): same length
+        joined = "".join(piece.text for piece in window).replace("-----BEGIN ", "-----BEG!N ")
+        for changed in _changed(joined, redact_text(joined)):
+            offset = 0
+            for piece in window:
+                low, high = max(changed[0] - offset, 0), min(changed[1] - offset, len(piece.text))
+                if low < high:
+                    piece.hidden.append((low, high))
+                offset += len(piece.text)
 
 
 def _apply(piece: _Piece) -> str:

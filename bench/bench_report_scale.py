@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import pickle
 import shutil
 import subprocess
@@ -37,10 +38,13 @@ _MEASURE = (
 )
 
 
-def run_child(argv: list[str]) -> tuple[float, float, int, str, float]:
+def run_child(argv: list[str], cpus: int | None = None) -> tuple[float, float, int, str, float]:
     """(seconds, peak RSS MiB of the largest process it ran, exit code, stdout, CPU seconds of all
-    its processes), measured by a fresh wrapper process so that each tool's figures are its own."""
-    proc = subprocess.run([sys.executable, "-c", _MEASURE, *argv], capture_output=True, text=True, check=False)
+    its processes), measured by a fresh wrapper process so that each tool's figures are its own;
+    with ``cpus``, the wrapper and what it runs may use only the first ``cpus`` CPUs."""
+    pin = (lambda: os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:cpus])) if cpus else None
+    proc = subprocess.run([sys.executable, "-c", _MEASURE, *argv], capture_output=True, text=True, check=False,
+                          preexec_fn=pin)
     seconds, rss_kib, code, cpu = proc.stderr.strip().splitlines()[-1].split()
     return float(seconds), int(rss_kib) / 1024, int(code), proc.stdout, float(cpu)
 
@@ -91,7 +95,8 @@ def phases(root: Path, ranks: int, sample: int = 64) -> float:
     return sum(per_rank.values()) * ranks / 1e3
 
 
-def one_case(ranks: int, entries: int, tp: int, with_fr_trace: bool, workdir: str | None) -> None:
+def one_case(ranks: int, entries: int, tp: int, with_fr_trace: bool, workdir: str | None,
+             cpus: list[int] | None = None) -> None:
     root = Path(tempfile.mkdtemp(prefix=f"bench-report-{ranks}-", dir=workdir))
     try:
         start = time.perf_counter()
@@ -99,10 +104,14 @@ def one_case(ranks: int, entries: int, tp: int, with_fr_trace: bool, workdir: st
         size = sum(p.stat().st_size for p in root.iterdir()) / 2**20
         print(f"ranks={ranks} entries={entries} tp={tp or '-'}: wrote {size:.0f} MiB in "
               f"{time.perf_counter() - start:.1f}s", flush=True)
-        secs, rss, code, out, cpu = run_child([sys.executable, "-m", "triage", "report", str(root), "--format", "json"])
-        verdict = json.loads(out)["verdict"]["summary"] if code in (0, 1) else out.splitlines()[0]
-        print(f"  triage report: {secs:.1f}s wall, {cpu:.1f}s CPU (all processes; "
-              f"{1e6 * cpu / (ranks * entries):.2f} us/entry), peak RSS {rss:.0f} MiB (largest process), exit {code}")
+        for count in cpus or [None]:
+            secs, rss, code, out, cpu = run_child(
+                [sys.executable, "-m", "triage", "report", str(root), "--format", "json"], count)
+            verdict = json.loads(out)["verdict"]["summary"] if code in (0, 1) else out.splitlines()[0]
+            on = f" on {count} CPU(s)" if count else ""
+            print(f"  triage report{on}: {secs:.1f}s wall, {cpu:.1f}s CPU (all processes; "
+                  f"{1e6 * cpu / (ranks * entries):.2f} us/entry), peak RSS {rss:.0f} MiB (largest process), "
+                  f"exit {code}", flush=True)
         print(f"  verdict: {verdict[:150]}")
         loading = phases(root, ranks)
         print(f"  so of {cpu:.1f}s CPU: loading the dumps ~{loading:.1f}s, the rest (start, workers' results, "
@@ -150,14 +159,17 @@ def main() -> None:
     parser.add_argument("--tp", type=int, default=0, help="also interleave TP subgroups of this size")
     parser.add_argument("--fr-trace", action="store_true", help="also time torch's fr_trace on the same files")
     parser.add_argument("--workdir", help="where the dumps are written (default: the temp dir); removed after")
+    parser.add_argument("--cpus", help="run triage report once per CPU count given (e.g. 2,3), each pinned to "
+                        "that many CPUs, on the same dumps")
     parser.add_argument("--analysis-only", action="store_true", help="time only the pure analysis, in memory")
     args = parser.parse_args()
     if args.analysis_only:
         for ranks in (int(x) for x in args.ranks.split(",")):
             analysis_only(ranks, args.entries)
         return
+    cpus = [int(x) for x in args.cpus.split(",")] if args.cpus else None
     for ranks in (int(x) for x in args.ranks.split(",")):
-        one_case(ranks, args.entries, 0, args.fr_trace, args.workdir)
+        one_case(ranks, args.entries, 0, args.fr_trace, args.workdir, cpus)
         if args.tp:
             one_case(ranks, args.entries, args.tp, args.fr_trace, args.workdir)
 

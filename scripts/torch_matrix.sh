@@ -31,7 +31,14 @@ setup_venv() {   # VERSION -> the venv's path on stdout; non-zero if torch did n
 }
 
 fr_probe() {   # VENV -> "yes" if this torch's Flight Recorder records a gloo collective, else why not
-  "$1/bin/python" - <<'PY' 2>/dev/null || echo "probe failed"
+  # (only the probe's own answer: gloo prints its connection lines on stdout too)
+  local answer
+  answer=$(fr_probe_run "$1" | grep -E "^(yes|no )" | tail -n 1)
+  echo "${answer:-probe failed}"
+}
+
+fr_probe_run() {
+  "$1/bin/python" - <<'PY' 2>/dev/null
 import json, os, tempfile
 import torch, torch.distributed as dist
 c10d = torch._C._distributed_c10d

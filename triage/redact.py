@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import operator
 from typing import Any, TypeVar
 
 from triage.worker.redact import (
@@ -46,22 +47,66 @@ T = TypeVar("T")
 
 def redact_strings(value: T) -> T:
     """A copy of ``value`` (a report, or any frozen dataclass, tuple, list or dict of them) with every
-    string through :func:`redact_text`: what the report renderers write."""
+    string through :func:`redact_text`: what the report renderers write. Each distinct string is
+    redacted once (a report of 8,192 ranks holds millions of strings, mostly the same few thousand),
+    and an object none of whose strings changed is returned as it is, not copied."""
     if not redaction_enabled():
         return value
-    return _redact_any(value)  # type: ignore[no-any-return]
+    return _Walk().any(value)  # type: ignore[no-any-return]
 
 
-def _redact_any(value: Any) -> Any:
-    if isinstance(value, enum.Enum) or value is None or isinstance(value, (bool, int, float)):
+_ATOMS = frozenset({type(None), bool, int, float, complex, bytes})
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _init_fields(kind: type) -> tuple[str, ...]:
+    names = tuple(f.name for f in dataclasses.fields(kind) if f.init)
+    _FIELDS[kind] = names
+    return names
+
+
+class _Walk:
+    """One redaction walk: its cache of redacted strings lives as long as the walk."""
+
+    def __init__(self) -> None:
+        self.texts: dict[str, str] = {}
+
+    def any(self, value: Any) -> Any:
+        kind = type(value)
+        if kind is str:
+            done = self.texts.get(value)
+            if done is None:
+                done = self.texts[value] = redact_text(value)
+            return done
+        if kind in _ATOMS or isinstance(value, enum.Enum):
+            return value
+        if kind is tuple or kind is list:
+            items = [self.any(item) for item in value]
+            if all(map(operator.is_, items, value)):
+                return value
+            return kind(items)
+        if kind is dict:
+            pairs = {key: self.any(item) for key, item in value.items()}
+            return value if all(map(operator.is_, pairs.values(), value.values())) else pairs
+        names = _FIELDS.get(kind)
+        if names is None:
+            if not dataclasses.is_dataclass(value) or isinstance(value, type):
+                return self.other(value)
+            names = _init_fields(kind)
+        changes = {}
+        for name in names:
+            old = getattr(value, name)
+            new = self.any(old)
+            if new is not old:
+                changes[name] = new
+        return dataclasses.replace(value, **changes) if changes else value
+
+    def other(self, value: Any) -> Any:
+        """Subclasses of the builtin containers (a NamedTuple...): rebuilt by their own type."""
+        if isinstance(value, str):
+            return redact_text(value)
+        if isinstance(value, (tuple, list)):
+            return type(value)(self.any(item) for item in value)
+        if isinstance(value, dict):
+            return {key: self.any(item) for key, item in value.items()}
         return value
-    if isinstance(value, str):
-        return redact_text(value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        changes = {f.name: _redact_any(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}
-        return dataclasses.replace(value, **changes)
-    if isinstance(value, (tuple, list)):
-        return type(value)(_redact_any(item) for item in value)
-    if isinstance(value, dict):
-        return {key: _redact_any(item) for key, item in value.items()}
-    return value

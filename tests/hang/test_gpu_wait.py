@@ -70,3 +70,5 @@ def test_a_rank_spinning_in_synchronize_is_waiting_on_the_gpu_and_stopped(tmp_pa
                             capture_output=True, text=True, timeout=120, cwd=REPO, check=False)
     assert "waiting on the GPU" in report.stdout, report.stdout
     assert "busy" not in report.stdout.split("Findings")[0], report.stdout
+    said = " ".join(report.stdout.split())       # the next steps speak of the GPU wait, not of a busy rank
+    assert "rank 1 waits on its GPU in torch.cuda.synchronize" in said and "busy (or blocked)" not in said, said

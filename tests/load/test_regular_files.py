@@ -42,3 +42,19 @@ def test_regular_files_and_directories(tmp_path: Path) -> None:
         open_regular(tmp_path)
     with pytest.raises(FileNotFoundError):
         open_regular(tmp_path / "missing")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="chown to another uid needs root")
+def test_directory_owners_are_remembered_only_where_no_other_user_can_swap_them(tmp_path: Path) -> None:
+    from triage.regular_files import _OURS, _other_users_directory
+
+    shared = tmp_path / "shared"          # ours, but anyone may rename entries in it
+    inner = shared / "inner"
+    inner.mkdir(parents=True)
+    shared.chmod(0o777)
+    target = str(inner / "worker.json")
+    assert _other_users_directory(target) is None
+    assert _OURS[(0, str(shared))] is False       # remembered, its entries are not safe
+    assert (0, str(inner)) not in _OURS            # looked up again each time
+    os.chown(inner, 12345, 12345)                  # as if another user had put their directory there
+    assert _other_users_directory(target) == (inner, 12345)

@@ -21,28 +21,33 @@ import pytest
 from tests.helpers.launch import TIMEOUT_S, Finished, job_env, launch_argv, run_launch, torchrun
 from tests.helpers.paths import example, program
 from tests.helpers.processes import triage_cmd
+from triage.bundle import CollectorStatus, read_manifest
 from triage.exitcodes import ExitCode
 
 pytestmark = [pytest.mark.matrix, pytest.mark.slow, pytest.mark.timeout(300)]
 
 
 PROBE = """
-import json, os, sys, tempfile
+import json, os, tempfile
 import torch, torch.distributed as dist
 c10d = torch._C._distributed_c10d
 if not hasattr(c10d, "_dump_fr_trace_json"):
-    sys.exit(1)
+    print("FR: no"); raise SystemExit
 dist.init_process_group("gloo", store=dist.FileStore(os.path.join(tempfile.mkdtemp(), "s"), 1), rank=0, world_size=1)
 dist.all_reduce(torch.ones(2))
-sys.exit(0 if json.loads(c10d._dump_fr_trace_json(True, False)).get("entries") else 1)
+print("FR: " + ("yes" if json.loads(c10d._dump_fr_trace_json(True, False)).get("entries") else "no"), flush=True)
+dist.destroy_process_group()
 """
 
 
 @functools.cache
 def _recorded() -> bool:
-    """Whether this torch's Flight Recorder records gloo collectives (one all_reduce, one rank)."""
-    probe = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, timeout=120, check=False)
-    return probe.returncode == 0
+    """Whether this torch's Flight Recorder records gloo collectives (one all_reduce, one rank). The probe's
+    answer is read from its output: a probe that gives none fails the test (never taken as "no")."""
+    probe = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=120, check=False)
+    answers = [line for line in probe.stdout.splitlines() if line in ("FR: yes", "FR: no")]
+    assert answers, f"the Flight Recorder probe gave no answer (exit {probe.returncode}): {probe.stderr[-2000:]}"
+    return answers[-1] == "FR: yes"
 
 
 def _hang_lines(done: Finished) -> list[str]:
@@ -87,6 +92,20 @@ def test_stall(tmp_path: Path) -> None:
     if not _recorded():
         report = " ".join(done.stdout.split())
         assert "collectives not recorded: " in report and "all match" not in report, report
+        # why is a note in the heartbeat, never an exception in the rank: torch 2.4-2.6 lack the dump API
+        # (the bundle's fr collector is skipped with that reason), torch 2.8 has it and records nothing for gloo
+        beat = json.loads(next((tmp_path / "run").glob("*/ranks/0/heartbeat.json")).read_text())
+        assert re.fullmatch(r"unavailable: torch [\d.]+( has no Flight Recorder for gloo \(no _dump_fr_trace_json\)"
+                            r"|'s Flight Recorder recorded no gloo collective)", beat["fr_state"]), beat
+        hung = [read_manifest(m.parent) for m in sorted((tmp_path / "run").glob("*/bundles/*/manifest.json"))]
+        hung = [m for m in hung if m.reason.startswith("rank 0 waiting in all_reduce seq 3")]  # not a slow start-up's
+        assert hung, done.explain()
+        fr = next(c for c in hung[0].collectors if c.name == "fr" and c.rank == 0)
+        if "no _dump_fr_trace_json" in beat["fr_state"]:
+            assert fr.status is CollectorStatus.SKIPPED and (fr.error or "").startswith("no Flight Recorder: "), fr
+        else:
+            assert fr.status is CollectorStatus.OK, fr
+        assert "Traceback" not in done.stdout + done.stderr, done.explain()
 
 
 def test_exception(tmp_path: Path) -> None:

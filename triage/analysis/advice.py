@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from triage.analysis.ranks import rank_word
 from triage.model import MismatchKind, Verdict, VerdictKind
+from triage.model.evidence import GPU_WAIT, RankActivityFact
+from triage.model.gpu import GPU_BUSY_SHARE
 
 NEXT_TIME = ("next time, run the job under `triage launch -- torchrun ...` (stacks, Flight Recorder and the "
              "cross-rank diff are gathered when it hangs), or enable PyTorch's Flight Recorder "
@@ -73,3 +75,33 @@ def excerpt_steps(verdict: Verdict) -> tuple[str, ...]:
         steps.append(LIVE_STACKS)
     steps.append(NEXT_TIME)
     return tuple(steps)
+
+
+def gpu_wait_steps(act: RankActivityFact) -> tuple[str, ...]:
+    """What to do about a rank the agent found waiting on its GPU (a CUDA synchronize, ``.item()``, an
+    NCCL ``work.wait()``): not "busy or blocked" on the CPU. What the GPU did then decides: a kernel still
+    running (a long kernel, or one that never ends), an idle GPU (the work waited for never ran), or not
+    known (no NVML reading). Empty for any other activity."""
+    if act.activity != GPU_WAIT:
+        return ()
+    where = f" in {act.gpu_wait}" if act.gpu_wait else ""
+    rank = f"rank {act.rank}"
+    if act.gpu_util is not None and act.gpu_util >= GPU_BUSY_SHARE:
+        state = (f"{rank} waits on its GPU{where} and the GPU is at {act.gpu_util * 100:.0f}%: a kernel is still "
+                 "running. A long kernel may be legitimate (raise --gpu-wait-timeout); one that never ends spins "
+                 "or deadlocks (a kernel polling a flag, an NCCL kernel whose peer never launched its side)")
+        then = ("name the kernel: `py-spy dump --native --pid PID` and `nvidia-smi` on that host while it hangs, "
+                "then re-run the step with CUDA_LAUNCH_BLOCKING=1 or under compute-sanitizer")
+    elif act.gpu_util is not None:
+        state = (f"{rank} waits on its GPU{where} but the GPU is idle ({act.gpu_util * 100:.0f}%): the work it "
+                 "waits for is not running: a stream waiting on an event never recorded, a collective whose "
+                 "peers never launched it, or a GPU that stopped (an Xid)")
+        then = ("check that host's `dmesg -T | grep -i xid` and the bundle's node/gpus.json (Xid events, "
+                "ECC), and what the other ranks were doing when it stopped (their stacks in the bundle)")
+    else:
+        state = (f"{rank} waits on its GPU{where}; the GPU's use was not read (no NVML on that host), so a "
+                 "kernel still running cannot be told from an idle GPU")
+        then = ("while it hangs, run `nvidia-smi` on that host: near 100% is a kernel still running (a long "
+                "or never-ending kernel), 0% an idle GPU waiting for work that never comes (check `dmesg` for "
+                "Xid lines); `pip install 'torch-triage[gpu]'` (nvidia-ml-py) lets triage read it next time")
+    return state, then

@@ -8,6 +8,8 @@ a stuck rank waits on. Input: the :class:`AgentFacts` of each node's latest bund
   same stack``); every sampled rank gets an ``activity`` finding.
 - A culprit rank waiting on a child names that child in the verdict, and every rank waiting on a
   child gets a ``child_wait`` finding (pid, DataLoader worker id, stuck frame, its dump file).
+- A culprit of a hang that the agent found waiting on its GPU gets GPU steps (a kernel still
+  running, an idle GPU, or its use not known), not the steps of a rank busy or blocked on the CPU.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from triage.analysis.advice import INIT_HANG_STEPS
+from triage.analysis.advice import INIT_HANG_STEPS, gpu_wait_steps
 from triage.analysis.child_wait import ChildWait, child_waited_on, main_thread
 from triage.analysis.ranks import rank_word
 from triage.analysis.verdict import headline
@@ -125,6 +127,19 @@ def init_steps(facts: Sequence[AgentFacts], verdict: Verdict) -> tuple[str, ...]
     return (*steps, *INIT_HANG_STEPS)
 
 
+# the verdicts whose culprit holds the others up: a GPU wait is the reason it does
+_HUNG = (VerdictKind.STUCK_OUTSIDE_COLLECTIVE, VerdictKind.HANG, VerdictKind.FAILURE_UNLOCATED)
+
+
+def gpu_steps(facts: Sequence[AgentFacts], verdict: Verdict) -> tuple[str, ...]:
+    """What to do next when a culprit of a hang waits on its GPU (empty otherwise)."""
+    if verdict.kind not in _HUNG:
+        return ()
+    acts = _activities(facts)
+    return tuple(dict.fromkeys(step for r in verdict.culprit_ranks if r in acts
+                               for step in gpu_wait_steps(acts[r])))
+
+
 def agent_view(facts: Sequence[AgentFacts], ranks: Sequence[RankEvidence], hosts: Mapping[int, str | None],
                verdict: Verdict, main: Finding | None) -> tuple[Verdict, Finding | None, list[Finding]]:
     """The verdict and main finding, completed (or replaced) by what the agent knew; plus its findings."""
@@ -155,4 +170,4 @@ def agent_view(facts: Sequence[AgentFacts], ranks: Sequence[RankEvidence], hosts
     return verdict, main, findings
 
 
-__all__ = ["agent_view", "child_waits", "init_steps"]
+__all__ = ["agent_view", "child_waits", "gpu_steps", "init_steps"]

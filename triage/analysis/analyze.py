@@ -7,7 +7,7 @@ from typing import Any
 
 from triage.analysis import verdicts
 from triage.analysis.advice import INIT_HANG_STEPS, excerpt_steps
-from triage.analysis.agent_view import init_steps
+from triage.analysis.agent_view import gpu_steps, init_steps
 from triage.analysis.cluster_check import cluster_check_finding, cluster_check_json, cluster_check_step
 from triage.analysis.crash import CrashAnalysis, analyse_crashes, crash_analysis_report, crash_record_events
 from triage.analysis.diff import (
@@ -110,6 +110,9 @@ def analyze(evidence: Evidence, explain: bool = False) -> Report:
     if init_steps(evidence.agent, verdict):     # the agent's steps replace the generic init-hang ones
         steps = init_steps(evidence.agent, verdict) + tuple(s for s in steps if s not in INIT_HANG_STEPS
                                                             and not s.startswith("nothing to do"))
+    if gpu_steps(evidence.agent, verdict):      # the culprit waits on its GPU: not busy or blocked on the CPU
+        generic = set(verdicts.next_steps(verdict, evidence.finished_cleanly)) | set(excerpt_steps(verdict))
+        steps = gpu_steps(evidence.agent, verdict) + tuple(s for s in steps if s not in generic)
     checked: dict[str, Any] = {}
     if evidence.cluster_check is not None:
         findings.append(cluster_check_finding(evidence.cluster_check))

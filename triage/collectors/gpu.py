@@ -1,9 +1,11 @@
 """GPU facts for a node bundle: ``node/gpus.json``.
 
 With ``nvidia-ml-py`` (``import pynvml``; ``pip install 'torch-triage[gpu]'``): every GPU's
-utilization, memory, clocks, ECC counts, retired pages and the processes on it, read from NVML;
-Xid events are those NVML delivers while the collector listens (a short window: NVML hands events
-only to a listener registered before them, so earlier Xids come from dmesg). Without NVML,
+utilization, memory, clocks, ECC counts, retired pages and the processes on it, read from NVML.
+Xid events: NVML hands events only to a listener registered before them, so under ``triage launch``
+they are those its agent's listener heard since the job started (:mod:`triage.collectors.nvml_xids`);
+elsewhere (``triage dump``, ``triage collect``), those during the collector's short listen (earlier
+Xids come from dmesg). Without NVML,
 ``nvidia-smi -q -x`` (kept as ``nvidia-smi-q.xml``) is parsed. Without either, gpus.json says
 ``no GPU facts: NVML and nvidia-smi not found``. Processes whose pid is a rank's are named by rank.
 """
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from triage.bundle import CollectorRecord, CollectorStatus
+from triage.collectors import nvml_xids
 from triage.collectors.common import Target, find_tool, record, run_tool, write_private
 from triage.errors import InputError
 from triage.layout import BundleNodePaths, BundlePaths
@@ -27,6 +30,7 @@ from triage.options import CollectSettings
 from triage.parsing.nvidia_smi import parse_nvidia_smi_xml
 
 NO_FACTS = "no GPU facts: NVML and nvidia-smi not found"
+XIDS_DURING = "Xid events: only those during the collection (NVML keeps no history; see dmesg)"
 XID_LISTEN_S = 0.2
 
 
@@ -112,12 +116,27 @@ def from_nvml(nv: Any, started: float | None) -> NodeGpus:
         count = int(nv.nvmlDeviceGetCount())
         driver = _call(nv.nvmlSystemGetDriverVersion)
         gpus = [_nvml_gpu(nv, i, started) for i in range(count)]
-        xids = _nvml_xids(nv, count, started)
+        xids, note = _xids(nv, count, started)
         gpus = [replace(g, xids=tuple(xids.get(i, ()))) for i, g in enumerate(gpus)]
     finally:
         _call(nv.nvmlShutdown)
-    return NodeGpus("nvml", tuple(gpus), driver=str(driver) if driver else None,
-                    note="Xid events: only those during the collection (NVML keeps no history; see dmesg)")
+    return NodeGpus("nvml", tuple(gpus), driver=str(driver) if driver else None, note=note)
+
+
+def _xids(nv: Any, count: int, started: float | None) -> tuple[dict[int, list[XidEvent]], str]:
+    """The Xid events and what they cover: since the job started when ``triage launch``'s listener
+    (:mod:`triage.collectors.nvml_xids`) heard them, else the collection's short listen."""
+    listener = nvml_xids.current()
+    if listener is None:
+        return _nvml_xids(nv, count, started), XIDS_DURING
+    heard = {index: list(found) for index, found in listener.events().items()}
+    since = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(listener.started or 0))
+    if listener.error is None:
+        return heard, f"Xid events: every one since the job started (NVML listener of triage launch, from {since})"
+    for index, found in _nvml_xids(nv, count, started).items():
+        heard.setdefault(index, []).extend(found)
+    return heard, (f"Xid events: those NVML delivered from {since} until its listener failed ({listener.error}), "
+                   "and during the collection (see dmesg for the others)")
 
 
 def with_ranks(node: NodeGpus, ranks: Mapping[int, int]) -> NodeGpus:

@@ -35,17 +35,22 @@ from triage.options import CollectSettings
 from triage.private_files import FILE_MODE, make_private_dir
 
 UNAVAILABLE = "Unavailable:"        # the worker's error when its torch has no FR dump (triage.worker.flight)
+SKIPPED = "Skipped:"                # the worker had no FR to dump (torch.distributed not in use in the rank yet)
 DEFAULT_FR_PREFIX = "/tmp/nccl_trace_rank_"  # noqa: S108 (PyTorch's own default, read, never written by us)
 
 
 def _ask_worker(target: Target, rank_out: Path, timeout: float) -> str | None:
-    """Ask the in-worker agent to dump into ``rank_out``; None on success, else the error."""
+    """Ask the in-worker agent to dump into ``rank_out``; None on success, ``Skipped: why`` when it had no Flight
+    Recorder to dump (no process group yet), else the error."""
     if not (target.paths is not None):
         raise RuntimeError("internal error: expected target.paths is not None")
     try:
         result = request_dump(target.paths, rank_out, timeout=timeout)
     except Exception as error:  # noqa: BLE001 - any failure is recorded, never raised
         return f"{type(error).__name__}: {error}"
+    fr = result.files.get("fr.json")
+    if result.ok and fr is not None and fr.status == "skipped":       # the rank has no process group yet
+        return f"{SKIPPED} {str(fr.error or 'the worker skipped it')[:200]}"
     if result.ok:
         return None
     failed = [f"{f.name}: {f.error}" for f in result.files.values() if f.status not in ("ok", "skipped")]
@@ -119,6 +124,9 @@ def _fr_record(target: Target, rank_out: Path, bundle: Path, error: str | None,
     if error is not None and UNAVAILABLE in error:     # this torch has no Flight Recorder: a fact, not a failure
         return record("fr", CollectorStatus.SKIPPED, target, started,
                       error="no Flight Recorder: " + error.split(UNAVAILABLE, 1)[1].strip())
+    if error is not None and error.startswith(SKIPPED):   # no process group yet: nothing to dump, no failure
+        return record("fr", CollectorStatus.SKIPPED, target, started,
+                      error="no Flight Recorder dump: " + error.removeprefix(SKIPPED).strip())
     return record("fr", CollectorStatus.FAILED if target.paths else CollectorStatus.SKIPPED, target, started,
                   error=error or "worker wrote no fr.json",
                   hint="run the job under `triage launch` so the in-worker agent can dump the Flight Recorder")

@@ -2,7 +2,8 @@
 
 The agent (``triage launch``) writes into a hang bundle's ``manifest.json`` ``extra``:
 
-- ``activity``: each sampled rank busy or blocked, with its CPU share, I/O rate and stack;
+- ``activity``: each sampled rank busy, blocked or waiting on the GPU, with its CPU share, I/O rate and
+  stack (and, waiting on the GPU, the call it waits in and its GPU's utilization);
 - ``verdict_kind`` (``init_hang``) and ``hang_source`` (progress | nccl | watchdog | init | rendezvous);
 - ``init``: for a hang before the first collective, the ranks waiting and those that never joined,
   where they wait, the store address (MASTER_ADDR:MASTER_PORT) and for how long;
@@ -71,9 +72,12 @@ def _activity(value: Any, where: str, skipped: list[str]) -> tuple[RankActivityF
             skipped.append(f"{where}: an extra.activity entry without rank/activity (ignored)")
             continue
         changed = item.get("stack_changed")
+        util = _float(item.get("gpu_util"))
         out.append(RankActivityFact(rank, _int(item.get("pid")), kind, _float(item.get("cpu_share")),
                                     _float(item.get("io_bytes_per_s")),
-                                    changed if isinstance(changed, bool) else None, _str(item.get("where"))))
+                                    changed if isinstance(changed, bool) else None, _str(item.get("where")),
+                                    gpu_wait=_str(item.get("gpu_wait"), 200),
+                                    gpu_util=util if util is not None and 0.0 <= util <= 1.0 else None))
     return tuple(out)
 
 

@@ -100,11 +100,24 @@ def load_fr_dumps(files: Mapping[int, tuple[Path, str | None]]) -> tuple[list[Ra
     return evidence, problems
 
 
-def _shared_members(item: RankEvidence, seen: dict[tuple[int, ...], tuple[int, ...]]) -> RankEvidence:
-    """One tuple per distinct member list across ranks (4,096 ranks each list 4,096 members)."""
-    groups = tuple(g if g.ranks is None else PgMembers(g.pg, g.name, seen.setdefault(g.ranks, g.ranks))
-                   for g in item.groups)
-    return replace(item, groups=groups)
+def _shared_members(item: RankEvidence, seen: dict[tuple[int, ...], tuple[int, ...]],
+                    by_id: dict[int, tuple[tuple[int, ...], tuple[int, ...]]]) -> RankEvidence:
+    """One tuple per distinct member list across ranks (4,096 ranks each list 4,096 members). A
+    worker sends one tuple object per chunk of ranks, so the object seen before is looked up by
+    identity (``by_id``, which keeps it alive), not hashed again: at 65,536 ranks hashing every
+    rank's list was 65,536 x 65,536 steps."""
+    groups = []
+    for group in item.groups:
+        ranks = group.ranks
+        if ranks is not None:
+            known = by_id.get(id(ranks))
+            if known is None or known[0] is not ranks:
+                known = by_id[id(ranks)] = (ranks, seen.setdefault(ranks, ranks))  # ranks kept alive: ids stay unique
+            shared = known[1]
+            if shared is not ranks:
+                group = PgMembers(group.pg, group.name, shared)
+        groups.append(group)
+    return replace(item, groups=tuple(groups))
 
 
 def _with_rank(coll: Collective, rank: int) -> Collective:
@@ -144,13 +157,22 @@ def _load_chunk_compact(items: list[tuple[Path, int]]) -> list[tuple[RankEvidenc
     return [_load_one(path, rank, True) for path, rank in items]
 
 
+def _usable_cpus() -> int:
+    """The CPUs this process may run on (taskset, cgroup cpusets), not every CPU of the machine:
+    16 workers on 2 allowed CPUs only add switching."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def _load_many(items: list[tuple[Path, int]]) -> list[tuple[RankEvidence | None, list[str]]]:
     """Parse dumps in forked worker processes when there are many (thousands of ranks).
 
     Only from a single-threaded process (the CLI): forking a threaded one is unsafe, and fork
     leaves no helper process (forkserver, resource tracker) behind, so callers such as
     `triage launch` that run in-process with threads simply parse serially."""
-    workers = min(os.cpu_count() or 1, 16)
+    workers = min(_usable_cpus(), 16)
     if len(items) < PARALLEL_MIN_FILES or workers < 2 or threading.active_count() > 1:
         return _load_chunk(items)
     size = max(8, len(items) // (workers * 16))   # small chunks: no worker idles at the end
@@ -189,10 +211,11 @@ def load_fr_dir(root: Path, prefix: str | None, only: list[Path] | None = None) 
         load_fr_file(items[0][0], items[0][1])  # one file given by name: its errors are the user's error
     ranks: list[RankEvidence] = []
     members: dict[tuple[int, ...], tuple[int, ...]] = {}
+    members_by_id: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
     for evidence, notes in _load_many(items):
         skipped.extend(notes)
         if evidence is not None:
-            ranks.append(_shared_members(evidence, members))
+            ranks.append(_shared_members(evidence, members, members_by_id))
     if not ranks:
         why = skipped[0] if skipped else f"no file named {prefix or 'PREFIX'}<rank>"
         raise InputError(f"{root}: no readable Flight Recorder dump ({why})",

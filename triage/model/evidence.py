@@ -195,21 +195,30 @@ class ClusterCheck:
     time: float | None = None               # when the verdict was written (the file's mtime)
 
 
+GPU_WAIT = "waiting on the GPU"        # the agent's activity of a rank whose main thread waits on its GPU
+
+
 @dataclass(frozen=True)
 class RankActivityFact:
     """One rank as the live agent sampled it (two samples a few seconds apart)."""
 
     rank: int
     pid: int | None
-    activity: str                       # busy | blocked | gone | unknown
+    activity: str                       # busy | blocked | gone | unknown | waiting on the GPU
     cpu_share: float | None = None
     io_bytes_per_s: float | None = None
     stack_changed: bool | None = None
     where: str | None = None            # "main (job.py:51)"
+    gpu_wait: str | None = None         # waiting on the GPU: "torch.cuda.synchronize (step at train.py:42)"
+    gpu_util: float | None = None       # its GPU's NVML utilization (0..1) then; None: not read
 
     def figures(self) -> str:
-        """``CPU 1%, I/O 0 B/s, same stack``."""
+        """``CPU 1%, I/O 0 B/s, same stack`` (``in torch.cuda.synchronize (...), GPU 0%, ...`` for a GPU wait)."""
         parts = []
+        if self.activity == GPU_WAIT:
+            parts.append(f"in {self.gpu_wait}" if self.gpu_wait else "in a GPU wait")
+            parts.append(f"GPU {self.gpu_util * 100:.0f}%" if self.gpu_util is not None
+                         else "GPU use not known (no NVML reading)")
         if self.cpu_share is not None:
             parts.append(f"CPU {self.cpu_share * 100:.0f}%")
         if self.io_bytes_per_s is not None:

@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+# a GPU at or over this utilization (0..1) while a rank waits on it runs a kernel: the wait may be a
+# long kernel (watched like a busy rank); under it the GPU is idle (the wait is a hang)
+GPU_BUSY_SHARE = 0.05
+
 
 @dataclass(frozen=True)
 class GpuProcess:

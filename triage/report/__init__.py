@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
@@ -62,6 +63,8 @@ def render(report: Report, fmt: str, file: TextIO, width: int | None = None, out
     ``chrome-trace`` (every rank's collectives for ui.perfetto.dev). Each format imports only its
     own renderer (lazily: rich for text and the HTML writer take 60-80 ms each to import). Every
     string is redacted first (triage.redact: exception messages and log lines can hold secrets)."""
+    if fmt in ("json", "text"):   # every rank's collectives are drawn only by html and chrome-trace
+        report = replace(report, recent=(), traces=())
     report = redact_strings(report)
     if fmt == "json":
         json.dump(report_json(report), file, indent=1, allow_nan=False)

@@ -27,8 +27,9 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from triage.agent.hang.gpu_wait import GPU_BUSY_SHARE, gpu_utilization, gpu_wait
+from triage.agent.hang.gpu_wait import gpu_utilization, gpu_wait
 from triage.collectors.pyspy import sample_stacks
+from triage.model.gpu import GPU_BUSY_SHARE
 from triage.parsing.stacks import Frame, ThreadStack, parse_pyspy_json
 
 # 5% of one core: a blocked rank's own threads (gloo, torch) use < 0.5%; strace and py-spy taking

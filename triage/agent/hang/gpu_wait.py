@@ -6,7 +6,7 @@ by what the GPU does (NVML, read here in the agent, never in the rank):
 
 - the GPU is idle, or its use cannot be read (no NVML, no GPU, another process's view): the rank
   waits for work that will not finish: a hang, stopped like a blocked rank;
-- the GPU runs (utilization at least ``GPU_BUSY_SHARE``): a long kernel may be legitimate: the rank
+- the GPU runs (utilization at least ``triage.model.gpu.GPU_BUSY_SHARE``): a long kernel may be legitimate: the rank
   is watched like a busy one (checked every --hang-timeout, stopped at --stop-timeout).
 
 The stack forms recognised (innermost frames of the main thread, up to the first frame of the
@@ -25,7 +25,6 @@ from typing import Any
 
 from triage.parsing.stacks import Frame, ThreadStack
 
-GPU_BUSY_SHARE = 0.05
 _LIBRARY_MARKERS = ("/site-packages/", "/dist-packages/", "/lib/python3", "<frozen ")
 _NATIVE_WAITS = (
     ("cudaDeviceSynchronize", "torch.cuda.synchronize"), ("cuCtxSynchronize", "torch.cuda.synchronize"),

@@ -33,6 +33,7 @@ from triage.agent.lines import say
 from triage.agent.numerics_watch import NumericsWatch
 from triage.agent.state import ActionOutcome, AgentContext, LocalRankStatus, Monitor, MonitorAction, MonitorActionKind
 from triage.agent.straggler_watch import StragglerWatch
+from triage.collectors import nvml_xids
 from triage.errors import UsageError
 from triage.exitcodes import ExitCode
 from triage.layout import HostPaths, RunPaths, short_hostname
@@ -98,6 +99,7 @@ class NodeAgent:
         env = envsetup.worker_env(os.environ, self.argv, self.settings, self.run_dir, self.job_id,
                                   self.host, is_tty)
         previous = launcher.install_signals(self.flags, lambda: self.proc)
+        nvml_xids.start()       # NVML's Xid events from the job's start, heard here (never in a rank)
         try:
             self.proc = launcher.start_launcher(self.argv, env, self.paths.launcher_log, self.settings.cores)
             write_node_json(self.paths, self.node_info("running"))
@@ -107,6 +109,7 @@ class NodeAgent:
                 self._emergency_stop()
                 raise
         finally:
+            nvml_xids.stop()
             launcher.restore_signals(previous)
 
     def _kill_own_helpers(self) -> None:

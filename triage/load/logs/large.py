@@ -14,6 +14,7 @@ import mmap
 
 from triage.load.logs.scan import LogScan
 from triage.load.logs.text import scan_log_text
+from triage.parsing import pages
 
 Buffer = bytes | mmap.mmap
 LARGE_LOG_BYTES = 16 << 20       # larger logs take this path
@@ -29,7 +30,7 @@ def _spans(data: Buffer, end: int) -> list[tuple[int, int]]:
     starts: set[int] = set()
     for marker in MARKERS:
         pos = 0
-        while (hit := data.find(marker, pos, end)) >= 0:
+        while (hit := pages.find(data, marker, pos, end)) >= 0:
             start = max(data.rfind(b"\n", max(0, hit - MAX_LINE_BYTES), hit) + 1, hit - MAX_LINE_BYTES // 2, 0)
             starts.add(start)
             stop = data.find(b"\n", hit, end)

@@ -46,31 +46,34 @@ def _intern(key: Sig1) -> Signature:
     return sig
 
 
+_KEYS = ("pg_id", "profiling_name", "collective_seq_id", "is_p2p", "input_sizes", "input_dtypes", "state", "retired")
+_FIELDS = itemgetter(*_KEYS)   # one C call for the eight fields every torch entry has
+
+
 def _collect(entries: list[Any] | tuple[Any, ...], statuses: Mapping[str, PgStatus],
              by_pg: dict[str, list[Fact]], keep: set[int]) -> None:
     """Facts of the plain collective entries into ``by_pg``; the indexes of p2p and unusual ones
     (parsed fully by parse_fr_json) into ``keep``. One tight loop: this is per entry."""
-    ops, dtypes_cache, sigs, pg_names = OP_CACHE, DTYPE_CACHE, _SIGS, _PG_NAMES
+    ops, dtypes_cache, sigs, pg_names, fields = OP_CACHE, DTYPE_CACHE, _SIGS, _PG_NAMES, _FIELDS
     last_pg: str | None = None
     facts: list[Fact] = []
     for index, entry in enumerate(entries):
-        if type(entry) is not dict:
-            keep.add(index)
-            continue
-        get = entry.get
-        pg = get("pg_id", "")
+        try:
+            pg, profiling, seq, p2p, sizes, dtypes, state, retired = fields(entry)
+        except (KeyError, TypeError, IndexError):   # a field missing, or not a dict
+            if type(entry) is not dict:
+                keep.add(index)
+                continue
+            pg, profiling, seq, p2p, sizes, dtypes, state, retired = map(entry.get, _KEYS)
         if type(pg) is int:
             pg = pg_names.get(pg) or pg_names.setdefault(pg, str(pg))
-        profiling = get("profiling_name")
-        seq = get("collective_seq_id")
         if type(pg) is not str or not pg or type(profiling) is not str or not profiling or type(seq) is not int:
             keep.add(index)
             continue
         op = (ops.get(profiling) or op_and_peer(profiling))[0]
-        if seq < 0 or get("is_p2p") or op == "send" or op == "recv":
+        if seq < 0 or p2p or op == "send" or op == "recv":
             keep.add(index)
             continue
-        sizes = get("input_sizes")
         if type(sizes) is list and len(sizes) == 1 and type(shape := sizes[0]) is list and len(shape) == 1 \
                 and type(count := shape[0]) is int:
             pass   # the common single 1-d tensor
@@ -78,13 +81,12 @@ def _collect(entries: list[Any] | tuple[Any, ...], statuses: Mapping[str, PgStat
             count = numel(sizes)[1]
         out = None
         if op in _GATHER_LIKE:
-            shapes = numel(get("output_sizes"))[0]
+            shapes = numel(entry.get("output_sizes"))[0]
             out = sum(map(prod, shapes)) if shapes else None
-        dtypes = get("input_dtypes")
         dtype = dtypes_cache.get(dtypes[0]) if type(dtypes) is list and dtypes and type(dtypes[0]) is str else None
         if dtype is None:
-            dtype = dtype_of(dtypes or get("output_dtypes"))
-        completed = get("state") == "completed" or get("retired") is True or (
+            dtype = dtype_of(dtypes or entry.get("output_dtypes"))
+        completed = state == "completed" or retired is True or (
             entry_state(entry, profiling.startswith("gloo"), statuses.get(pg)) is CollectiveState.COMPLETED)
         key = (op, count, dtype, out)
         if pg != last_pg:

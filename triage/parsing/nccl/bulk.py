@@ -28,6 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
+from triage.parsing import pages
 from triage.parsing.nccl.lines import NcclColl, NcclEvent, parse_nccl_segments
 
 Buffer = bytes | mmap.mmap
@@ -67,11 +68,11 @@ def _scan_regex(excluded: Iterable[bytes]) -> re.Pattern[bytes]:
 def _warn_lines(data: Buffer, end: int) -> list[tuple[int, int]]:
     """Spans of the lines holding "NCCL WARN" (bytes.find is faster than any regex pass)."""
     spans: list[tuple[int, int]] = []
-    index = data.find(b"NCCL WARN", 0, end)
+    index = pages.find(data, b"NCCL WARN", 0, end)
     while index >= 0:
         span = _line_span(data, index, index)
         spans.append(span)
-        index = data.find(b"NCCL WARN", span[1], end)
+        index = pages.find(data, b"NCCL WARN", span[1], end)
     return spans
 
 
@@ -150,7 +151,7 @@ def _pass(scan: _Scan, busy: set[bytes], end: int) -> bool:
     warns = _warn_lines(data, end)
     next_warn = 0
     pos = 0
-    while (match := pattern.search(data, pos, end)) is not None:
+    while (match := pages.search(pattern, data, pos, end)) is not None:
         ptr = match.group(1)
         line_start, line_end = _line_span(data, match.start(), match.end())
         pos = line_end
@@ -237,6 +238,7 @@ def _last_ops_before(data: Buffer, ptrs: list[bytes], end: int, count: int,
             if ops:
                 found[ptr] = ops
             remaining.discard(ptr)
+        pages.drop(data, low, high)
         high, size = low, size * 2
     return found
 

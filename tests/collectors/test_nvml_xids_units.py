@@ -1,0 +1,46 @@
+"""The agent's NVML Xid listener (triage.collectors.nvml_xids) is feature-detected: on a machine
+without nvidia-ml-py (this one) it says why it does not listen, registers nothing, and the node
+bundle's GPU collector goes on as without it. The listening path itself runs only on a GPU node
+(tests/gpu): it is not exercised here."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from triage.bundle import CollectorStatus
+from triage.collectors import nvml_xids
+from triage.collectors.common import find_tool
+from triage.collectors.gpu import NO_FACTS, collect_gpus
+from triage.options import CollectSettings
+
+HAS_NVML = importlib.util.find_spec("pynvml") is not None
+
+
+@pytest.mark.skipif(HAS_NVML, reason="this machine has nvidia-ml-py")
+def test_without_nvidia_ml_py_the_listener_says_why_and_registers_nothing() -> None:
+    listener = nvml_xids.start()
+    try:
+        assert nvml_xids.start() is listener                 # one listener per process
+        listener.stop()                                      # the thread has ended: nothing to listen with
+        assert listener.error is not None and "pynvml" in listener.error, listener.error
+        assert listener.started is None and listener.events() == {}
+        assert nvml_xids.current() is None
+    finally:
+        nvml_xids.stop()
+    assert nvml_xids.current() is None
+
+
+@pytest.mark.skipif(HAS_NVML or find_tool("nvidia-smi") is not None, reason="this machine has NVML or nvidia-smi")
+def test_the_gpu_collector_is_unchanged_by_a_listener_that_found_no_nvml(tmp_path: Path) -> None:
+    listener = nvml_xids.start()
+    listener.stop()
+    try:
+        rec = collect_gpus(tmp_path / "node", tmp_path, CollectSettings(), [], None)
+    finally:
+        nvml_xids.stop()
+    assert rec.status == CollectorStatus.SKIPPED and rec.error == NO_FACTS
+    assert json.loads((tmp_path / "node" / "gpus.json").read_text())["note"] == NO_FACTS

@@ -28,6 +28,7 @@ from triage.collectors.common import (
     record,
     write_private,
 )
+from triage.collectors.strace_redact import redact_strace
 from triage.layout import BundlePaths, BundleRankPaths
 from triage.options import CollectSettings
 
@@ -83,7 +84,7 @@ def collect_strace(target: Target, rank_out: Path, bundle: Path, options: Collec
     files: list[str] = []
     if data or not exited_early:
         path = BundleRankPaths(rank_out).strace
-        write_private(path, data)
+        write_private(path, redact_strace(data.decode("utf-8", "replace")))
         files.append(BundlePaths(bundle).relative(path))
     text = data.decode("utf-8", "replace")
     if exited_early and proc.returncode != 0:

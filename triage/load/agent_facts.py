@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from triage.bundle import Manifest
+from triage.errors import InputError
 from triage.layout import BundlePaths
 from triage.load.fr_files import read_text
 from triage.model.evidence import AgentFacts, ChildStack, InitFact, RankActivityFact
@@ -114,7 +115,10 @@ def _children(bundle: Path, value: Any, where: str, skipped: list[str]) -> tuple
                 skipped.append(f"{where}: child dump {name!r} missing or outside the bundle (ignored)")
                 path = None
             else:
-                threads = parse_pyspy_text(read_text(path))
+                try:
+                    threads = parse_pyspy_text(read_text(path))
+                except InputError as exc:          # a binary child dump: skipped, the report goes on
+                    skipped.append(exc.one_line())
         out.append((item["rank"], ChildStack(item["pid"], stack_lines(threads), _int(item.get("worker_id")),
                                              str(path) if path is not None else None)))
     return tuple(out)

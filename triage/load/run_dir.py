@@ -69,6 +69,22 @@ def _json(path: Path, skipped: list[str]) -> Any:
         return None
 
 
+def _text(path: Path, skipped: list[str]) -> str:
+    """A text file, or "" with why in ``skipped``: one bad file never ends the report."""
+    try:
+        return read_text(path)
+    except InputError as exc:
+        skipped.append(exc.message)
+        return ""
+
+
+def _readable(ranks: list[RankEvidence], skipped: list[str]) -> bool:
+    """Whether any rank file was read (a file in ``skipped`` was not)."""
+    unread = {entry.split(": ", 1)[0] for entry in skipped}
+    return any(path not in unread for rank in ranks for path in rank.evidence) or any(
+        rank.has_trace or rank.stack_top or rank.exit is not None or rank.pid is not None for rank in ranks)
+
+
 UNRECORDED_PREFIX = "unavailable:"      # a heartbeat's fr_state when the rank has no Flight Recorder
 
 
@@ -95,7 +111,7 @@ def load_run_dir(root: Path) -> Evidence:
                 events.append(died)
         if not (host.ranks_dir.is_dir() or host.bundles_dir.is_dir()):
             continue
-        launcher = _launcher_exits(host)
+        launcher = _launcher_exits(host, skipped)
         bundle = _latest_bundle(host, skipped)
         manifest = _manifest(bundle, skipped) if bundle else None
         if host.host in node_manifests:
@@ -105,7 +121,7 @@ def load_run_dir(root: Path) -> Evidence:
             facts = agent_facts(bundle, manifest, host.host, skipped) if manifest is not None else None
             if facts is not None:
                 agents.append(facts)
-            kernel, others = _node_events(bundle, host, manifest)
+            kernel, others = _node_events(bundle, host, manifest, skipped)
             events.extend(kernel)
             kernel_others += others
             gpus.extend(_gpus(bundle, host.host, skipped))
@@ -123,6 +139,10 @@ def load_run_dir(root: Path) -> Evidence:
     skipped.extend(_nodes_without_hang_bundle(root, node_manifests))
     if not ranks and not any(a.init is not None for a in agents):     # torchrun's rendezvous: no rank started
         raise InputError(f"{root}: run directory holds no rank data (no <host>/ranks/<r>/ and no bundles)")
+    unread = [entry for entry in skipped if Path(entry.split(": ", 1)[0]).is_file()]
+    if unread and not (events or crashes or agents or _readable(ranks, skipped)):
+        raise InputError(f"{root}: nothing in this run directory could be read ({len(unread)} file(s) skipped, "
+                         f"first: {unread[0][:200]})", "check the path; a rank's files are damaged or not triage's")
     finished = all(r.exit is not None and r.exit.ok for r in ranks) and (world is None or len(ranks) >= world)
     return Evidence(ranks=tuple(ranks), events=tuple(events), world_size=world, skipped=tuple(skipped),
                     finished_cleanly=finished, extra_evidence=tuple(extra), crashes=tuple(crashes),
@@ -185,12 +205,12 @@ def _nodes_without_hang_bundle(root: Path, manifests: dict[str, Manifest | None]
             for host, manifest in sorted(manifests.items()) if manifest is None or manifest.created < since]
 
 
-def _launcher_exits(host: HostPaths) -> dict[int, ExitInfo]:
+def _launcher_exits(host: HostPaths, skipped: list[str]) -> dict[int, ExitInfo]:
     """How torchrun saw its ranks end (its "Failures:" summary in launcher.log)."""
     if not host.launcher_log.is_file():
         return {}
     scan = LogScan()
-    scan_log_text(read_text(host.launcher_log), str(host.launcher_log), scan)
+    scan_log_text(_text(host.launcher_log, skipped), str(host.launcher_log), scan)
     return scan.exits
 
 
@@ -207,7 +227,8 @@ def _manifest(bundle: Path, skipped: list[str]) -> Manifest | None:
         return None
 
 
-def _node_events(bundle: Path, host: HostPaths, manifest: Manifest | None) -> tuple[list[Event], int]:
+def _node_events(bundle: Path, host: HostPaths, manifest: Manifest | None,
+                 skipped: list[str]) -> tuple[list[Event], int]:
     """The kernel events of the job's own processes (see job_kernel_events); the others are counted."""
     path = BundlePaths(bundle).node.dmesg
     if not path.is_file():
@@ -221,7 +242,7 @@ def _node_events(bundle: Path, host: HostPaths, manifest: Manifest | None) -> tu
     facts = _json(BundlePaths(bundle).node.facts, [])
     started = node.get("started") if isinstance(node, dict) else None
     boot = facts.get("boot_time") if isinstance(facts, dict) else None
-    kept, others = job_kernel_events(read_text(path), host.host, str(path), pids,
+    kept, others = job_kernel_events(_text(path, skipped), host.host, str(path), pids,
                                      float(started) if isinstance(started, (int, float)) else None,
                                      float(boot) if isinstance(boot, (int, float)) else None)
     return kept, others
@@ -243,13 +264,14 @@ def _load_rank(host: HostPaths, rank: int, bundle: Path | None, manifest: Manife
     tails: list[str] = []
     for log in (paths.output, paths.nccl):
         if log.is_file():
-            text = read_text(log)
+            text = _text(log, skipped)
             scan_log_text(text, str(log), scan, default_rank=rank)
             tails += text.splitlines()[-LOG_TAIL_LINES:] if log == paths.output else []
     events.extend(e for e in scan.events if e.kind is not EventKind.EXCEPTION)
     exit_info = with_log_failure(exit_info, scan, rank)      # the log path's own reading of the rank's lines
     if use_gdb and exit_info is not None and exit_info.signal is not None and bundle is not None:
-        crashes.extend(_gdb_record(BundlePaths(bundle).rank(rank).gdb, rank, host.host, exit_info, "\n".join(tails)))
+        crashes.extend(_gdb_record(BundlePaths(bundle).rank(rank).gdb, rank, host.host, exit_info, "\n".join(tails),
+                                   skipped))
     colls = base.collectives if base else tuple(scan.collectives.get(rank, ()))
     alive = _alive(manifest, rank)
     return RankEvidence(
@@ -321,9 +343,9 @@ def _threads(paths: RankPaths, bundle: Path | None, rank: int, skipped: list[str
         stacks = files.stacks
         if stacks.is_file():
             evidence.append(str(stacks))
-            return parse_faulthandler(read_text(stacks))
+            return parse_faulthandler(_text(stacks, skipped))
         if files.pystack.is_file():            # py-spy could not read the rank; pystack did
-            threads = thread_stacks(parse_pyframes(read_text(files.pystack)))
+            threads = thread_stacks(parse_pyframes(_text(files.pystack, skipped)))
             if threads:
                 evidence.append(str(files.pystack))
                 return threads
@@ -334,7 +356,7 @@ def _exit(paths: RankPaths, skipped: list[str]) -> ExitInfo | None:
     data = _json(paths.exit, skipped)
     fatal = None
     if paths.faulthandler.is_file():
-        fatal = parse_faulthandler_signal(read_text(paths.faulthandler))
+        fatal = parse_faulthandler_signal(_text(paths.faulthandler, skipped))
     if fatal:
         sig = _FAULT_SIGNALS.get(fatal.lower())
         # no time: faulthandler prints none, and file times do not survive copies
@@ -364,12 +386,13 @@ def _core_records(host: HostPaths) -> list[CrashRecord]:
     return out
 
 
-def _gdb_record(gdb: Path, rank: int, host: str, info: ExitInfo, log_tail: str) -> tuple[CrashRecord, ...]:
+def _gdb_record(gdb: Path, rank: int, host: str, info: ExitInfo, log_tail: str,
+                skipped: list[str]) -> tuple[CrashRecord, ...]:
     """gdb's output on a rank that crashed (taken by the agent right after the crash), with what the
     tail of the rank's output.log says about it."""
     if not gdb.is_file():
         return ()
-    return (live_gdb_record(read_text(gdb), str(gdb), rank, host, signal_name=info.signal_name, time=info.time,
+    return (live_gdb_record(_text(gdb, skipped), str(gdb), rank, host, signal_name=info.signal_name, time=info.time,
                             log_text=log_tail),)
 
 

@@ -83,8 +83,8 @@ def real_dumps(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("frdumps")
     run = tmp_path_factory.mktemp("run")
     script = REPO / "tests/programs/report_golden_worker.py"
-    subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "3", "--master-port",
-                    "29731", str(script), "stuck_outside", str(run)], check=True, timeout=120,
+    subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "3",
+                    str(script), "stuck_outside", str(run)], check=True, timeout=120,
                    capture_output=True, env=dict(os.environ, OMP_NUM_THREADS="1", REPORT_FR_DIR=str(out)))
     return out
 

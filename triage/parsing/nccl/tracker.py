@@ -15,11 +15,8 @@ The bulk reader is in ``bulk``: it returns what it found and the tracker takes i
 ``ops_seen`` is the opCount span of the comm in what was read: last.op_count - first.op_count + 1
 (NCCL increments opCount by one per operation), or the number of kept ops if opCount went back.
 
-Its ops become Collectives (in ``triage.load.logs.records``) with ``seq = opCount + 1``: NCCL's
-opCount counts from 0 per communicator, FR's collective_seq_id counts from 1, so in the simple
-case (one NCCL op per collective) the two line up. ``pg`` is the commId (the same on every rank
-of a communicator, NCCL 2.17+) when an init line gave it, else "comm:" + the comm pointer (only
-meaningful inside one process).
+How its ops become Collectives (``seq = opCount + 1``, ``pg`` from the commId) is said once, in
+``triage.parsing.nccl.lines``.
 """
 
 from __future__ import annotations

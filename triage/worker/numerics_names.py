@@ -81,8 +81,8 @@ class Names:
         if entry is not None and entry[0]() is param:
             return
         self.params[id(param)] = (weakref.ref(param), name)
-        if not param.requires_grad:
-            return
+        if not param.requires_grad or not param.is_floating_point():
+            return                                      # no gradient, or a complex one: not watched
         try:
             param.register_post_accumulate_grad_hook(self.on_grad)
         except Exception as exc:  # noqa: BLE001

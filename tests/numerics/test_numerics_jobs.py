@@ -134,10 +134,13 @@ def test_models_with_hooks_shared_blocks_inplace_and_compile(tmp_path: Path, var
 
 
 @pytest.mark.parametrize("mode", ["full", "cheap"])
-def test_fsdp2_fully_shard(tmp_path: Path, mode: str) -> None:
-    """FSDP2 (fully_shard on CPU/gloo): parameters are DTensor shards, gradients come by reduce_scatter
-    (no gradient hook runs); module names are the same as without the wrapper."""
-    done = launch(tmp_path, "log_nan", "--numerics-mode", mode, variant="fsdp")
+@pytest.mark.parametrize("variant", ["fsdp", "fsdp1"])
+def test_fsdp2_and_fsdp1(tmp_path: Path, variant: str, mode: str) -> None:
+    """FSDP2 (fully_shard on CPU/gloo: parameters are DTensor shards, gradients come by reduce_scatter, no
+    gradient hook runs) and FSDP1 (FullyShardedDataParallel with use_orig_params and device_id=cpu: in
+    torch 2.13 it refuses a CPU-only machine without an explicit CPU device): module names are the same
+    as without the wrapper, and cheap mode watches the model's output."""
+    done = launch(tmp_path, "log_nan", "--numerics-mode", mode, variant=variant)
     assert done.returncode == 0, done.explain()
     verdict = report(done.run_dir)["verdict"]
     assert verdict["kind"] == "nonfinite" and verdict["culprit_ranks"] == [1], verdict
@@ -149,3 +152,4 @@ def test_fsdp2_fully_shard(tmp_path: Path, mode: str) -> None:
         assert "step 3, in the model's output (Net)" in verdict["summary"]
         assert record["first"]["where"] == "forward_output"
     assert "ranks 0,2,3 (testhost) became non-finite after" in verdict["summary"]
+

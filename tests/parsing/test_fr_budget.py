@@ -100,7 +100,7 @@ def test_real_dumps_and_shared_frames_load_within_the_budget(tmp_path: Path) -> 
     dump = fr_dump(0, 4, 2_000)
     for entry in dump["entries"]:
         entry["frames"] = [frame] * 30
-    path, size = _bomb(tmp_path, "real", dump)
+    path, _size = _bomb(tmp_path, "real", dump)
     full = load_fr_file(path, 0)
     assert len(full.collectives) == 2_000 and len(full.frames_by_record[0]) == 30
     assert len(load_compact(path, 0).histories) == 1

@@ -97,8 +97,7 @@ def strip_decorations(line: str) -> tuple[str, str | None]:
     line = line.rstrip()
     if line[:1] == ">":
         line = _QUOTE.sub("", line)
-    if line[:1] == "`" and line[:3] != "```":      # a line pasted as `inline code`
-        line = line[1:-1] if line.endswith("`") and not line.endswith("``") else line[1:]
+    line = _inline_code(line)
     stamp = None
     for _ in range(2):
         if (ci := _CI_STEP.match(line)) is not None:
@@ -110,7 +109,16 @@ def strip_decorations(line: str) -> tuple[str, str | None]:
         line = line[match.end():]
     if stamp is not None and line[:1] == ">":     # a quoted paste whose lines then got a timestamp
         line = _QUOTE.sub("", line)
+    if stamp is not None:                         # an inline-code paste whose lines then got a timestamp
+        line = _inline_code(line)
     return line, stamp
+
+
+def _inline_code(line: str) -> str:
+    """A line pasted as `inline code`, without its backticks."""
+    if line[:1] == "`" and line[:3] != "```":
+        return line[1:-1] if line.endswith("`") and not line.endswith("``") else line[1:]
+    return line
 
 
 def clean_text(text: str) -> CleanText:

@@ -1,0 +1,55 @@
+"""Classes of real pasted logs found by round 15 of the real-world corpus (Open MPI's own signal handler
+block, a line pasted as inline code that then got a timestamp), each tested on a variant written here
+(other hosts, pids, signals and messages than the cases' own lines)."""
+
+from __future__ import annotations
+
+from triage.analysis.analyze import analyze
+from triage.load.inputs import load_log_texts
+from triage.model import Report
+from triage.parsing.crashlog import CrashLineKind, parse_crash_line
+from triage.parsing.log_prefix import split_rank_prefix
+from triage.parsing.textclean import strip_decorations
+
+
+def report(*lines: str) -> Report:
+    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
+
+
+_OMPI_BUS = (
+    "[gpu-node07:48812] *** Process received signal ***",
+    "[gpu-node07:48812] Signal: Bus error (7)",
+    "[gpu-node07:48812] Signal code: Non-existant physical address (2)",
+    "[gpu-node07:48812] Failing at address: 0x7f1c2a000000",
+    "[gpu-node07:48812] [ 0] /lib/x86_64-linux-gnu/libpthread.so.0(+0x12890)[0x7f1d4c1a1890]",
+    "[gpu-node07:48812] [ 1] /usr/lib/libnccl.so.2(+0x5a2b1)[0x7f1cf05a2b1]",
+    "[gpu-node07:48812] *** End of error message ***")
+
+
+def test_open_mpis_signal_handler_line_is_that_fatal_signal() -> None:
+    line = parse_crash_line("[gpu-node07:48812] Signal: Bus error (7)")
+    assert line is not None and line.kind is CrashLineKind.FATAL_SIGNAL and line.signal == "SIGBUS"
+    assert parse_crash_line("[gpu-node07:48812] Signal code: Non-existant physical address (2)") is None
+
+
+def test_open_mpis_host_pid_tag_is_no_rank() -> None:
+    for line in _OMPI_BUS[:2] + _OMPI_BUS[4:5]:
+        assert split_rank_prefix(line).rank is None, line
+    assert split_rank_prefix("[gpu-node07:3] loss 0.1").rank == 3       # triage's own [host:rank] tag stays one
+
+
+def test_open_mpis_handler_block_is_a_crash_of_no_known_rank_whether_indented_or_not() -> None:
+    for lines in (_OMPI_BUS, tuple("   " + line for line in _OMPI_BUS)):
+        result = report(*lines)
+        assert result.verdict.kind.value == "crash", result.verdict.summary
+        assert result.verdict.culprit_ranks == ()
+        assert "Bus error" in result.verdict.summary
+
+
+def test_an_inline_code_line_behind_a_timestamp_loses_its_backticks() -> None:
+    assert strip_decorations("Nov 22 10:00:01 `[rank5]: ValueError: bad shard index`")[0] == (
+        "[rank5]: ValueError: bad shard index")
+    assert strip_decorations("2026-09-17 13:40:05 ```")[0] == "```"
+    result = report("2026-09-17 13:40:05 The error, once more:",
+                    "2026-09-17 13:40:05 `[rank3]: RuntimeError: shard 9 of 8 requested`")
+    assert result.verdict.kind.value == "exception" and result.verdict.culprit_ranks == (3,)

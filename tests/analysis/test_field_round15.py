@@ -53,3 +53,28 @@ def test_an_inline_code_line_behind_a_timestamp_loses_its_backticks() -> None:
     result = report("2026-09-17 13:40:05 The error, once more:",
                     "2026-09-17 13:40:05 `[rank3]: RuntimeError: shard 9 of 8 requested`")
     assert result.verdict.kind.value == "exception" and result.verdict.culprit_ranks == (3,)
+
+
+_ABORTED = ("RuntimeError: NCCL communicator was aborted on rank 5.  Original reason for failure was: [Rank 5] Watchdog "
+            "caught collective operation timeout: WorkNCCL(SeqNum=9120, OpType=ALLGATHER, Timeout(ms)=600000) ran for "
+            "600412 milliseconds before timing out.")
+
+
+def test_an_aborted_communicators_exit_code_is_the_timeouts_echo_not_a_first_failure() -> None:
+    result = report(
+        _ABORTED,
+        "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 9001 closing signal SIGTERM",
+        "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 3 (pid: 9004) of binary: "
+        "/usr/bin/python3")
+    assert result.verdict.kind.value == "hang", result.verdict.summary
+    assert result.verdict.culprit_ranks == ()
+    assert "rank 5 timed out" in result.verdict.summary
+
+
+def test_an_exit_code_with_a_real_error_beside_the_timeout_stays_the_first_failure() -> None:
+    result = report(
+        "[rank3]: ValueError: label 12 out of range for 10 classes",
+        _ABORTED,
+        "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 3 (pid: 9004) of binary: "
+        "/usr/bin/python3")
+    assert result.verdict.kind.value == "exception" and result.verdict.culprit_ranks == (3,)

@@ -160,9 +160,11 @@ def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
             order, line, path = _failure_of(own)
             failure = failure_exit(line, order, path)
         if launcher is not None and failure is None and launcher.signal is None and (
-                scan.mismatches or any(wait.timed_out for wait in scan.init_waits)):
+                scan.mismatches or any(wait.timed_out for wait in scan.init_waits) or _timeout_echo(scan, launcher)):
             # every rank raises the DETAIL mismatch error and exits with it, or its init wait timed out
-            # (a store-based barrier that never filled) and it exits: the exit is its consequence
+            # (a store-based barrier that never filled) and it exits, or its collective timed out (the
+            # RuntimeError "NCCL communicator was aborted ... Watchdog caught ...") and it exits: the exit is
+            # its consequence
             launcher = replace(launcher, collateral=True)
         exit_info = _combine(launcher, failure)
         out.append(RankEvidence(
@@ -172,6 +174,17 @@ def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
             exit=exit_info, evidence=(), last_lines=tuple(scan.last_lines.get(rank, ())),
         ))
     return tuple(out)
+
+
+def _timeout_echo(scan: LogScan, launcher: ExitInfo) -> bool:
+    """A launcher's bare record of an exit with an error code (torchrun's "exitcode: 1", no message) in
+    an input that shows collective timeouts and no failure line other than their consequences: each
+    waiting rank raises the timeout and exits with it (torchrun had stopped the job at once had a rank
+    failed first), so the exit is the timeout's echo, not a first failure."""
+    if not scan.first_timeout or launcher.exit_code is None or launcher.message:
+        return False
+    lines = [line for found in scan.failures.values() for _, line, _ in found] + [o[1] for o in scan.orphans]
+    return all(line.collateral for line in lines)
 
 
 def log_failure(scan: LogScan, rank: int) -> ExitInfo | None:

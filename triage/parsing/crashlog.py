@@ -118,6 +118,8 @@ _COLLATERAL = re.compile(
     r"ActorDiedError|actor died unexpectedly", re.IGNORECASE)
 _PEER = re.compile(r"(?:peer|from|to) (?P<addr>\[?[\w.:-]*\d[\w.:-]*\]?<\d+>|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?)|"
                    r"connect to \((?P<host>[\w.:-]+), (?P<port>\d+)\)")
+# NCCL's socket helpers name the other end of the call: "socketProgressOpt: Call to recv from 10.0.0.5<49901> failed"
+_SOCKET_CALL = re.compile(r"Call to (?:recv|send|connect)\b")
 _GPU = re.compile(r"\bcuda:(\d+)\b|GPU (\d+)(?: has a total capacity|;)|\bdevice (\d+)\b")
 _SIGNUMS = {"4": "SIGILL", "6": "SIGABRT", "7": "SIGBUS", "8": "SIGFPE", "9": "SIGKILL", "11": "SIGSEGV",
             "15": "SIGTERM"}
@@ -154,7 +156,7 @@ def parse_crash_line(line: str) -> CrashLine | None:
     peer_addr = None
     if peer and peer.group("host"):
         peer_addr = f"{peer.group('host')}:{peer.group('port')}"          # the store a client could not reach
-    elif peer and ("peer" in text or "NET/" in text or "Connect to" in text):
+    elif peer and ("peer" in text or "NET/" in text or "Connect to" in text or _SOCKET_CALL.search(text)):
         peer_addr = peer.group("addr")
     exc = _EXC.match(text)
     if exc is not None and not text.startswith(("Traceback", "Error executing job")):

@@ -47,7 +47,7 @@ def failure_exit(line: CrashLine, order: int, path: str) -> ExitInfo:
         sig = None
     return ExitInfo(exit_code=None if sig is not None else 1, signal=sig, signal_name=line.signal if sig else None,
                     message=line.text[:300], evidence=(path,), failure_kind=line.kind.value, order=order,
-                    collateral=line.collateral)
+                    collateral=line.collateral, host=_peer_host(line))
 
 
 def finish_watchdog(scan: LogScan) -> None:
@@ -206,7 +206,7 @@ def _combine(launcher: ExitInfo | None, failure: ExitInfo | None) -> ExitInfo | 
         return launcher
     return ExitInfo(launcher.exit_code, launcher.signal, launcher.signal_name, launcher.time,
                     failure.message or launcher.message, launcher.evidence + failure.evidence,
-                    failure.failure_kind, failure.order, failure.collateral)
+                    failure.failure_kind, failure.order, failure.collateral, failure.host)
 
 
 def orphan_failures(scan: LogScan) -> tuple[ExitInfo, ...]:

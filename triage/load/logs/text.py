@@ -175,6 +175,10 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
     elif rank is None and scan.message_rank and order - scan.message_rank[1] <= FAILURE_CLUSTER_LINES:
         rank = scan.message_rank[0]
         scan.ranks_seen.add(rank)
+    elif rank is not None and "terminated with exception" in rest and rank_in_message(rest) == rank:
+        # a rank's watchdog exception whose message goes on without the prefix ("ncclRemoteError: ...",
+        # "Last error:", its detail): those lines are this rank's
+        scan.message_rank = (rank, order)
     if any(hint in rest for hint in _WATCHDOG_HINTS):
         parsed = _watchdog(rest, rank, path, order, scan) and "terminated with exception" not in rest
     if MISMATCH_MARKER in rest:
@@ -240,7 +244,7 @@ def _nccl_detail_of(rank: int, order: int, scan: LogScan) -> tuple[int, CrashLin
         tail += 1
     if not tail or not any("NCCL" in item[1].text or item[1].text.startswith("nccl") for item in items[-tail:]):
         return None
-    first = items[-tail]
+    first = next((item for item in items[-tail:] if not item[1].collateral), items[-tail])
     del items[-tail:]
     return first
 

@@ -48,6 +48,7 @@ from triage.parsing.desync import (
 )
 from triage.parsing.log_owners import LineOwner, attribute_lines
 from triage.parsing.log_prefix import split_rank_prefix
+from triage.parsing.named_failure import named_failure
 from triage.parsing.raise_sites import MARKERS as RAISE_SITE_MARKERS
 from triage.parsing.raise_sites import raise_site
 from triage.parsing.rendezvous import MARKERS as INIT_MARKERS
@@ -223,6 +224,9 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
                 scan.failures.setdefault(rank, []).append(item)
             else:
                 scan.orphans.append(item)
+    if (rank is None or not parsed) and len(scan.named_failures) < MAX_UNPARSED \
+            and (named := named_failure(rest, rank)) is not None:
+        scan.named_failures.append((order, named[0], named[1], path))
     if not parsed and not scan.past_init and (RUNNING_MARKER in rest or _PROGRESS.search(rest)):
         scan.past_init = True
     if rank is not None and rest.strip() and not parsed:

@@ -60,6 +60,8 @@ def test_a_timeout_names_the_rank_that_reported_it(who: str, what: str, tmp_path
     "['/usr/bin/python', '-u', 'train.py', '--local_rank=1'] exits with return code = -11",   # an argv's flag
     "rank 3 finished epoch 7 with loss 0.12",                          # no failure word
     "error rate 0.3 on the validation set",                            # no rank
+    "rank 2 exited with exit code 0",                                  # a clean exit
+    "worker 4 exitcode: 0",
 ])
 def test_lines_that_are_not_a_named_failure(line: str) -> None:
     assert named_failure(line) is None

@@ -27,6 +27,9 @@ _WHAT = re.compile(
     r"bus error|illegal|fatal|terminated)\b", re.IGNORECASE)
 _SIGNAL = re.compile(r"\b((?-i:SIG[A-Z]{2,6}))\b|\bsignal:?\s*(\d{1,2})\b|exit ?code:?\s*-(\d{1,2})\b|"
                      r"exit (?:status|code):?\s*(1[2-5]\d)\b", re.IGNORECASE)
+# an exit that says it succeeded ("exited with exit code 0", "exitcode: 0", "exit status 0") is no failure
+_CLEAN_EXIT = re.compile(r"\b(?:exited\b(?: with)?(?: exit)?|exit)\s*(?:code|status)?\s*[:=]?\s*0\b(?![.\d])",
+                         re.IGNORECASE)
 _SIGNAL_WORDS = (("segmentation fault", "SIGSEGV"), ("bus error", "SIGBUS"), ("illegal instruction", "SIGILL"),
                  ("core dumped", "SIGABRT"), ("abort", "SIGABRT"), ("killed", "SIGKILL"))
 _NAMES = {4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 11: "SIGSEGV", 15: "SIGTERM"}
@@ -58,7 +61,7 @@ def named_failure(line: str, prefix_rank: int | None = None) -> tuple[int, Crash
     """The rank a plain-words failure line names (``prefix_rank``: the rank its launcher prefix named,
     which wins), and the failure as a CrashLine."""
     text = line.strip()
-    if not text or len(text) > 2000 or _WHAT.search(text) is None:
+    if not text or len(text) > 2000 or _WHAT.search(_CLEAN_EXIT.sub("", text)) is None:
         return None
     rank = prefix_rank if prefix_rank is not None else named_rank(text)
     if rank is None:

@@ -62,6 +62,7 @@ def test_a_timeout_names_the_rank_that_reported_it(who: str, what: str, tmp_path
     "error rate 0.3 on the validation set",                            # no rank
     "rank 2 exited with exit code 0",                                  # a clean exit
     "worker 4 exitcode: 0",
+    "vm:869:869 [0] NCCL INFO Failed to initialize NET plugin IB",    # NCCL's set-up note of a healthy rank
 ])
 def test_lines_that_are_not_a_named_failure(line: str) -> None:
     assert named_failure(line) is None

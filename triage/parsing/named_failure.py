@@ -61,8 +61,8 @@ def named_failure(line: str, prefix_rank: int | None = None) -> tuple[int, Crash
     """The rank a plain-words failure line names (``prefix_rank``: the rank its launcher prefix named,
     which wins), and the failure as a CrashLine."""
     text = line.strip()
-    if not text or len(text) > 2000 or _WHAT.search(_CLEAN_EXIT.sub("", text)) is None:
-        return None
+    if not text or len(text) > 2000 or "NCCL INFO" in text or _WHAT.search(_CLEAN_EXIT.sub("", text)) is None:
+        return None            # (NCCL's INFO lines are its set-up notes: "Failed to initialize NET plugin IB")
     rank = prefix_rank if prefix_rank is not None else named_rank(text)
     if rank is None:
         return None

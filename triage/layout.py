@@ -51,6 +51,9 @@ class RankPaths:
     WORKER: ClassVar[str] = "worker.json"
     EXIT: ClassVar[str] = "exit.json"
     NUMERICS: ClassVar[str] = "numerics.json"   # the first NaN/Inf (the worker's numerics_record keeps a copy)
+    HEARTBEAT: ClassVar[str] = "heartbeat.json"
+    FAULTHANDLER: ClassVar[str] = "faulthandler.log"
+    FR_EXIT: ClassVar[str] = "fr-exit.json"
 
     @property
     def worker(self) -> Path:
@@ -58,7 +61,7 @@ class RankPaths:
 
     @property
     def heartbeat(self) -> Path:
-        return self.root / "heartbeat.json"
+        return self.root / self.HEARTBEAT
 
     @property
     def output(self) -> Path:
@@ -66,7 +69,7 @@ class RankPaths:
 
     @property
     def faulthandler(self) -> Path:
-        return self.root / "faulthandler.log"
+        return self.root / self.FAULTHANDLER
 
     @property
     def nccl(self) -> Path:
@@ -74,7 +77,7 @@ class RankPaths:
 
     @property
     def fr_exit(self) -> Path:
-        return self.root / "fr-exit.json"
+        return self.root / self.FR_EXIT
 
     @property
     def exit(self) -> Path:

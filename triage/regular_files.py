@@ -172,6 +172,8 @@ def loads_json(data: str | bytes, max_depth: int = MAX_JSON_DEPTH) -> Any:
         value = json.loads(data)
     except RecursionError:
         raise ValueError(f"JSON nested deeper than {max_depth} levels") from None
+    if _openers(data) <= max_depth:    # cannot nest deeper than it has brackets: no walk needed
+        return value
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
@@ -185,6 +187,13 @@ def loads_json(data: str | bytes, max_depth: int = MAX_JSON_DEPTH) -> Any:
             raise ValueError(f"JSON nested deeper than {max_depth} levels")
         stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
     return value
+
+
+def _openers(data: str | bytes) -> int:
+    """How many ``[`` and ``{`` ``data`` holds (inside strings too: an upper bound on its depth)."""
+    if isinstance(data, str):
+        return data.count("[") + data.count("{")
+    return data.count(b"[") + data.count(b"{")
 
 
 def read_json_file(path: str | Path, limit: int = MAX_JSON_FILE) -> Any:

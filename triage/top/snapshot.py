@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import os
+import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,9 +29,7 @@ from triage.load.fr_files import load_fr_dumps
 from triage.model import Collective
 from triage.parsing.flight_recorder.parse import parse_fr_json
 from triage.parsing.stacks import parse_faulthandler_signal
-from triage.regular_files import loads_json, open_regular
-
-MAX_JSON = 4 * 1024 * 1024
+from triage.top.files import MAX_JSON, MAX_TEXT, FileCache, json_object, list_dir
 
 
 class TopState(str, enum.Enum):
@@ -88,25 +89,6 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 3)
 
 
-def _json(path: Path, problems: list[str]) -> Any:
-    try:
-        with open_regular(path) as handle:
-            data = handle.read(MAX_JSON + 1)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        problems.append(f"{path}: cannot read ({exc.strerror or exc})")
-        return None
-    if len(data) > MAX_JSON:
-        problems.append(f"{path}: larger than {MAX_JSON} bytes, skipped")
-        return None
-    try:
-        return loads_json(data)
-    except ValueError:
-        problems.append(f"{path}: not JSON (being rewritten, or damaged)")
-        return None
-
-
 @dataclass
 class LagCache:
     """The last arrival-lag computation and the dump files (path, mtime, size) it came from."""
@@ -118,33 +100,66 @@ class LagCache:
     ops: dict[int, dict[tuple[str, int], str]] = field(default_factory=dict)
     source: str | None = None
     last: dict[int, tuple[str, int, str]] = field(default_factory=dict)   # rank -> its dump's last (pg, seq, op)
+    files: FileCache = field(default_factory=FileCache)   # every rank's files, decoded once while unchanged
 
 
-def _dump_files(hosts: list[HostPaths]) -> tuple[dict[int, tuple[Path, str]], str | None]:
+@dataclass(frozen=True)
+class RankDir:
+    """One rank's directory as a refresh found it: its files' ``lstat`` by name."""
+
+    rank: int
+    host: HostPaths
+    path: str
+    listing: dict[str, os.stat_result]
+
+
+def _rank_dirs(hosts: list[HostPaths]) -> list[RankDir]:
+    """Every rank directory, each listed once."""
+    found = []
+    for host in hosts:
+        ranks_dir = str(host.ranks_dir)
+        for rank in host.ranks():
+            path = f"{ranks_dir}/{rank}"
+            found.append(RankDir(rank, host, path, list_dir(path, RANK_FILES)))
+    return found
+
+
+def _dump_files(ranks: list[RankDir]) -> tuple[dict[int, tuple[Path, str]], str | None]:
     """rank -> (newest dump, host): the newest of the latest bundle's fr.json, the live straggler
     watch's fetch of it and fr-exit.json."""
     files: dict[int, tuple[Path, str]] = {}
     sources: set[str] = set()
-    for host in hosts:
-        bundles = host.bundles()
-        for rank in host.ranks():
-            found: list[tuple[float, Path, str]] = []
-            candidates = [(host.live_fr(rank), "live straggler watch"), (host.rank(rank).fr_exit, "exit dumps")]
-            if bundles:
-                candidates.insert(0, (BundlePaths(bundles[-1]).rank(rank).fr_json, f"bundle {bundles[-1].name}"))
-            for path, source in candidates:
-                with contextlib.suppress(OSError):
-                    if path.is_file():
-                        found.append((path.stat().st_mtime, path, source))
-            if found:
-                _, chosen, source = max(found, key=lambda item: item[0])
-                files[rank] = (chosen, host.host)
-                sources.add(source)
+    latest: dict[str, Path | None] = {}
+    live: dict[str, set[int]] = {}
+    for item in ranks:
+        host = item.host
+        if host.host not in latest:
+            bundles = host.bundles()
+            latest[host.host] = bundles[-1] if bundles else None
+            live[host.host] = set(host.stragglers.live_fr_ranks())
+        candidates: list[tuple[Path, str]] = []
+        bundle = latest[host.host]
+        if bundle is not None:
+            candidates.append((BundlePaths(bundle).rank(item.rank).fr_json, f"bundle {bundle.name}"))
+        if item.rank in live[host.host]:
+            candidates.append((host.live_fr(item.rank), "live straggler watch"))
+        if RankPaths.FR_EXIT in item.listing:
+            candidates.append((Path(f"{item.path}/{RankPaths.FR_EXIT}"), "exit dumps"))
+        found: list[tuple[float, Path, str]] = []
+        for path, source in candidates:
+            with contextlib.suppress(OSError):
+                info = os.stat(path)
+                if stat.S_ISREG(info.st_mode):
+                    found.append((info.st_mtime, path, source))
+        if found:
+            _, chosen, source = max(found, key=lambda entry: entry[0])
+            files[item.rank] = (chosen, host.host)
+            sources.add(source)
     return files, (", ".join(sorted(sources)) or None)
 
 
-def _lags(hosts: list[HostPaths], cache: LagCache, problems: list[str]) -> LagCache:
-    files, source = _dump_files(hosts)
+def _lags(ranks: list[RankDir], cache: LagCache, problems: list[str]) -> LagCache:
+    files, source = _dump_files(ranks)
     key: list[tuple[str, float, int]] = []
     for rank in sorted(files):
         try:
@@ -171,31 +186,7 @@ def _lags(hosts: list[HostPaths], cache: LagCache, problems: list[str]) -> LagCa
         if plain:
             top = max(plain, key=lambda c: (c.pg == "0", c.seq))
             last[item.rank] = (top.pg, top.seq, top.op)
-    return LagCache(tuple(key), lags, slow, lines, ops, source if evidence else None, last)
-
-
-def _exit_state(paths: RankPaths, problems: list[str]) -> tuple[TopState | None, int | None]:
-    """How the rank ended (None: it has not) and the step its exit record gives."""
-    try:
-        size = paths.faulthandler.stat().st_size
-    except OSError:
-        size = 0
-    if size:
-        try:
-            with open_regular(paths.faulthandler) as handle:
-                text = handle.read(256 * 1024).decode("utf-8", errors="replace")
-        except OSError:
-            text = ""
-        if parse_faulthandler_signal(text):
-            return TopState.CRASHED, None
-    info = _json(paths.exit, problems)
-    if not isinstance(info, dict):
-        return None, None
-    step = info.get("step") if isinstance(info.get("step"), int) else None
-    if info.get("how") == "exception" or info.get("exception"):
-        return TopState.EXITED_ERROR, step
-    code = info.get("exit_code")
-    return (TopState.EXITED_OK if code in (0, None) else TopState.EXITED_ERROR), step
+    return LagCache(tuple(key), lags, slow, lines, ops, source if evidence else None, last, cache.files)
 
 
 def _in_flight(beat: dict[str, Any], rank: int, source: str) -> list[Collective]:
@@ -226,53 +217,117 @@ def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def rank_line(rank: int, host: str, paths: RankPaths, now: float, limits: Limits, cache: LagCache,
-              problems: list[str]) -> RankLine:
-    worker = _json(paths.worker, problems)
-    host = str(worker.get("host") or host) if isinstance(worker, dict) else host
-    beat = _json(paths.heartbeat, problems)
-    beat = beat if isinstance(beat, dict) else {}
-    beat_time = _number(beat.get("time"))
-    age = None if beat_time is None else max(0.0, now - beat_time)
-    step = beat.get("step") if isinstance(beat.get("step"), int) else None
-    pg, seq = _progress(beat)
-    pending = _in_flight(beat, rank, str(paths.heartbeat))
-    since = _number(beat.get("in_flight_since"))
-    in_coll = None if since is None else max(0.0, now - since)
-    op = None
-    if pending:
-        pg, seq, op = pending[-1].pg, pending[-1].seq, pending[-1].op
-    elif pg is not None and seq is not None:
+@dataclass(frozen=True)
+class Beat:
+    """What top uses of one heartbeat.json."""
+
+    time: float | None
+    step: int | None
+    pg: str | None
+    seq: int | None
+    op: str | None                         # the newest in-flight entry's name (None: none in flight)
+    since: float | None
+
+
+def _beat_decoder(rank: int) -> Callable[[bytes, str], tuple[Beat | None, str | None]]:
+    def decode(data: bytes, path: str) -> tuple[Beat | None, str | None]:
+        beat, problem = json_object(data, path)
+        if beat is None:
+            return None, problem
+        pg, seq = _progress(beat)
+        pending = _in_flight(beat, rank, path)
+        op = None
+        if pending:
+            pg, seq, op = pending[-1].pg, pending[-1].seq, pending[-1].op
+        step = beat.get("step") if isinstance(beat.get("step"), int) else None
+        return Beat(_number(beat.get("time")), step, pg, seq, op, _number(beat.get("in_flight_since"))), None
+    return decode
+
+
+def _worker_host(data: bytes, path: str) -> tuple[str | None, str | None]:
+    worker, problem = json_object(data, path)
+    return (str(worker.get("host")) if worker and worker.get("host") else None), problem
+
+
+def _exit_info(data: bytes, path: str) -> tuple[tuple[TopState, int | None] | None, str | None]:
+    """How the rank ended and the step its exit record gives (None: no exit record)."""
+    info, problem = json_object(data, path)
+    if info is None:
+        return None, problem
+    step = info.get("step") if isinstance(info.get("step"), int) else None
+    if info.get("how") == "exception" or info.get("exception"):
+        return (TopState.EXITED_ERROR, step), None
+    code = info.get("exit_code")
+    return ((TopState.EXITED_OK if code in (0, None) else TopState.EXITED_ERROR), step), None
+
+
+def _crashed(data: bytes, _path: str) -> tuple[bool, None]:
+    return bool(parse_faulthandler_signal(data[:MAX_TEXT].decode("utf-8", errors="replace"))), None
+
+
+def _first_nonfinite(data: bytes, path: str) -> tuple[int | None, str | None]:
+    """The step of the first NaN/Inf in numerics.json."""
+    info, problem = json_object(data, path)
+    first = info.get("first") if info else None
+    step = first.get("step") if isinstance(first, dict) else None
+    return (step if isinstance(step, int) else None), problem
+
+
+RANK_FILES = frozenset({RankPaths.WORKER, RankPaths.HEARTBEAT, RankPaths.EXIT, RankPaths.FAULTHANDLER,
+                        RankPaths.NUMERICS, RankPaths.FR_EXIT})
+
+
+def _ended(directory: str, listing: dict[str, os.stat_result], files: FileCache,
+           problems: list[str]) -> tuple[TopState, int | None] | None:
+    """How the rank ended (None: it has not): a fatal signal in faulthandler.log, else exit.json."""
+    fault = listing.get(RankPaths.FAULTHANDLER)
+    if fault is not None and fault.st_size and files.get(
+            f"{directory}/{RankPaths.FAULTHANDLER}", fault, _crashed, MAX_TEXT, problems):
+        return TopState.CRASHED, None
+    ended: tuple[TopState, int | None] | None = files.get(
+        f"{directory}/{RankPaths.EXIT}", listing.get(RankPaths.EXIT), _exit_info, MAX_JSON, problems)
+    return ended
+
+
+def rank_line(rank: int, host: str, directory: str, now: float, limits: Limits, cache: LagCache,
+              problems: list[str], listing: dict[str, os.stat_result] | None = None) -> RankLine:
+    """One rank's line from its directory (``listing``: :func:`list_dir` of it, when the caller
+    has it)."""
+    files = cache.files
+    if listing is None:
+        listing = list_dir(directory, RANK_FILES)
+    named = files.get(f"{directory}/{RankPaths.WORKER}", listing.get(RankPaths.WORKER), _worker_host, MAX_JSON,
+                      problems)
+    host = named or host
+    beat: Beat | None = files.get(f"{directory}/{RankPaths.HEARTBEAT}", listing.get(RankPaths.HEARTBEAT),
+                                  _beat_decoder(rank), MAX_JSON, problems)
+    beat = beat or Beat(None, None, None, None, None, None)
+    age = None if beat.time is None else max(0.0, now - beat.time)
+    step, pg, seq, op = beat.step, beat.pg, beat.seq, beat.op
+    in_coll = None if beat.since is None else max(0.0, now - beat.since)
+    if op is None and pg is not None and seq is not None:
         op = cache.ops.get(rank, {}).get((pg, seq))
-    state, final_step = _exit_state(paths, problems)
-    if state is not None:                  # it ended: its last beat is history
+    ended = _ended(directory, listing, files, problems)
+    if ended is not None:                  # it ended: its last beat is history
+        state, final_step = ended
         age, step = None, final_step if final_step is not None else step
         if rank in cache.last:
             pg, seq, op = cache.last[rank]
+    elif beat.time is None:
+        state = TopState.STARTING
+    elif age is not None and age >= limits.stale_after:
+        state = TopState.NO_HEARTBEAT
+    elif in_coll is not None:
+        state = TopState.STUCK if in_coll >= limits.stuck_after else TopState.IN_COLLECTIVE
     else:
-        if beat_time is None:
-            state = TopState.STARTING
-        elif age is not None and age >= limits.stale_after:
-            state = TopState.NO_HEARTBEAT
-        elif in_coll is not None:
-            state = TopState.STUCK if in_coll >= limits.stuck_after else TopState.IN_COLLECTIVE
-        else:
-            state = TopState.RUNNING
+        state = TopState.RUNNING
     if state not in (TopState.IN_COLLECTIVE, TopState.STUCK, TopState.NO_HEARTBEAT):
         in_coll = None
-    watched, nonfinite = _numerics(paths, problems)
+    numerics = listing.get(RankPaths.NUMERICS)
+    watched = numerics is not None and not stat.S_ISDIR(numerics.st_mode)
+    nonfinite = files.get(f"{directory}/{RankPaths.NUMERICS}", numerics, _first_nonfinite, MAX_JSON, problems)
     return RankLine(rank, host, state, step, pg, seq, op, in_coll, age, cache.lags.get(rank),
                     rank in cache.stragglers, numerics=watched, nonfinite_step=nonfinite)
-
-
-def _numerics(paths: RankPaths, problems: list[str]) -> tuple[bool, int | None]:
-    """(watched, the step of the first NaN/Inf) from numerics.json."""
-    if not paths.numerics.is_file():
-        return False, None
-    data = _json(paths.numerics, problems)
-    first = data.get("first") if isinstance(data, dict) else None
-    step = first.get("step") if isinstance(first, dict) else None
-    return True, step if isinstance(step, int) else None
 
 
 def take_snapshot(run_dir: Path, now: float, limits: Limits = Limits(),
@@ -287,9 +342,10 @@ def take_snapshot(run_dir: Path, now: float, limits: Limits = Limits(),
         raise InputError(f"{run_dir}: not a run directory (no run.json, no <host>/ranks/)",
                          "pass the --run-dir of a `triage launch`")
     problems: list[str] = []
-    cache = _lags(hosts, cache or LagCache(), problems)
-    lines = [rank_line(rank, host.host, host.rank(rank), now, limits, cache, problems)
-             for host in hosts for rank in host.ranks()]
+    ranks = _rank_dirs(hosts)
+    cache = _lags(ranks, cache or LagCache(), problems)
+    lines = [rank_line(item.rank, item.host.host, item.path, now, limits, cache, problems, item.listing)
+             for item in ranks]
     lines.sort(key=lambda line: (line.rank, line.host))
     return Snapshot(str(run_dir), now, tuple(lines), cache.lines, cache.source, tuple(problems)), cache
 

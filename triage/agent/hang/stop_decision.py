@@ -216,5 +216,16 @@ def render(report: Report, run_dir: Path) -> None:
         say(f"next: triage report {run_dir} --format html -o triage-report.html   # the picture")
 
 
+def print_report(run_dir: Path) -> Verdict | None:
+    """Print the report of the run directory to the console (rank output held back meanwhile);
+    return its verdict. Never raises. (Here, not with the hang actions: a job that fails on its own
+    prints it without loading the collectors.)"""
+    report = build(run_dir)
+    if report is None:
+        return None
+    render(report, run_dir)
+    return report.verdict
+
+
 __all__ = ["STOP_LEAD_S", "Decision", "decide_and_report", "decider", "follow", "job_verdict", "other_decision",
-           "point_to", "record_stop"]
+           "point_to", "print_report", "record_stop"]

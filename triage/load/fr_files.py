@@ -16,7 +16,14 @@ from triage.layout import MAX_RANK
 from triage.model import Collective
 from triage.model.evidence import Evidence, PgMembers, RankEvidence
 from triage.parsing.flight_recorder.compact import parse_fr_compact
-from triage.parsing.flight_recorder.parse import MAX_FR_BYTES, FrDump, decode_fr_bytes, load_fr_file, rank_from_filename
+from triage.parsing.flight_recorder.parse import (
+    MAX_FR_BYTES,
+    FrDump,
+    decode_fr_bytes,
+    fr_walk,
+    load_fr_file,
+    rank_from_filename,
+)
 from triage.regular_files import open_regular, read_regular_bytes
 
 MAX_TEXT = 256 * 1024 * 1024  # of a bigger log, the last 256 MiB are read
@@ -134,7 +141,7 @@ def load_compact(path: Path, rank: int) -> FrDump:
         data = read_regular_bytes(path, MAX_FR_BYTES)
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    return parse_fr_compact(decode_fr_bytes(data, str(path)), rank, str(path))
+    return parse_fr_compact(decode_fr_bytes(data, str(path)), rank, str(path), fr_walk(data, str(path)))
 
 
 def _load_one(path: Path, rank: int, compact: bool = False) -> tuple[RankEvidence | None, list[str]]:

@@ -123,6 +123,11 @@ _SIGNUMS = {"4": "SIGILL", "6": "SIGABRT", "7": "SIGBUS", "8": "SIGFPE", "9": "S
             "15": "SIGTERM"}
 _FPE_SIGNALS = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": "SIGBUS",
                 "Floating point exception": "SIGFPE", "Illegal instruction": "SIGILL"}
+# A DataLoader worker a signal ended, as the rank's loader tells it ("RuntimeError: DataLoader worker (pid 108439)
+# is killed by signal: Killed."): the signal's strsignal() name, not the RuntimeError, is the failure
+_LOADER_KILLED = re.compile(r"DataLoader worker \(pid\(?s?\)?\s*[\d, ]+\) is killed by signal: "
+                            r"(?P<name>[A-Z][a-z]+(?: [a-z]+)*)")
+_STRSIGNAL = {**_FPE_SIGNALS, "Killed": "SIGKILL", "Terminated": "SIGTERM", "Interrupt": "SIGINT"}
 # Exception types that are a launcher's or a wrapper's, not the rank's own failure.
 _NOT_A_RANK_FAILURE = ("ChildFailedError", "SignalException", "RendezvousClosedError", "KeyboardInterrupt",
                        "SystemExit", "CalledProcessError", "ProcessRaisedException", "ProcessExitedException")
@@ -147,6 +152,9 @@ def parse_crash_line(line: str) -> CrashLine | None:
     text = _LOG_HEAD.sub("", _BARE_NUMBER.sub("", line.strip(), count=1), count=1)
     if not text or len(text) > 20000:
         return None
+    if (loader := _LOADER_KILLED.search(text)) is not None and (sig := _STRSIGNAL.get(loader.group("name"))):
+        return CrashLine(CrashLineKind.FATAL_SIGNAL, f"a DataLoader worker was killed by {sig}: {text}"[:400],
+                         signal=sig, collateral=sig in ("SIGTERM", "SIGINT"))
     if fatal_glog:     # ProcessGroupNCCL giving up on the process (its heartbeat monitor): a consequence
         return CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal="SIGABRT", collateral=True)
     collateral = _COLLATERAL.search(text) is not None

@@ -64,13 +64,27 @@ class _RestrictedUnpickler(pickle.Unpickler):
 def safe_unpickle(data: bytes) -> Any:
     """Decode a pickle that may hold only dicts, lists, tuples, sets, str, bytes, numbers, bools
     and None. Raises pickle.UnpicklingError (or EOFError...) on anything else."""
+    value = restricted_loads(data)
+    check_shape(value)
+    return value
+
+
+def restricted_loads(data: bytes) -> Any:
+    """The decoding half of :func:`safe_unpickle`: no code runs and no ``bytearray(N)`` is made
+    (both refused while decoding; the C unpickler keeps its own stack, so nesting costs no
+    recursion), but depth and shared references are NOT checked.
+
+    Only for a consumer that walks a fixed schema and counts what it visits against a budget
+    proportional to ``len(data)`` (the distinct objects are bounded by the pickle's size; only a
+    walk that meets a shared object once per reference can take longer), never stringifies a
+    container, and caps every per-value operation on a string: the Flight Recorder parsers
+    (parsing/flight_recorder/entries.py, ``Walk``). Anything that walks arbitrary values takes
+    :func:`safe_unpickle`."""
     try:
-        value = _RestrictedUnpickler(io.BytesIO(data)).load()
+        return _RestrictedUnpickler(io.BytesIO(data)).load()
     except (RecursionError, MemoryError) as error:
         raise pickle.UnpicklingError(f"refusing a pickle that is too large or too deep ({type(error).__name__})") \
             from None
-    check_shape(value)
-    return value
 
 
 _CONTAINERS = (dict, list, tuple, set, frozenset)

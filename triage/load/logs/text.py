@@ -177,6 +177,8 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
         scan.ranks_seen.add(rank)
     if any(hint in rest for hint in _WATCHDOG_HINTS):
         parsed = _watchdog(rest, rank, path, order, scan) and "terminated with exception" not in rest
+        if parsed and rest.lstrip().startswith("what():"):
+            _watchdog_terminate(rest, rank, path, order, scan)
     if MISMATCH_MARKER in rest:
         mismatch = parse_mismatch(rest)
         if mismatch is not None:
@@ -256,6 +258,23 @@ def _joined_terminate(rest: str, rank: int | None, order: int, scan: LogScan) ->
         return None
     items.pop()
     return joined
+
+
+def _watchdog_terminate(rest: str, rank: int | None, path: str, order: int, scan: LogScan) -> None:
+    """``terminate called after throwing ...`` then ``  what():  [Rank 7] Watchdog caught collective
+    operation timeout ...``: ProcessGroupNCCL taking its process down after the timeout the what()
+    tells (read as that rank's timeout), so the pair is one collateral failure of that rank, never a
+    crash of its own that would outrank the hang."""
+    joined = _joined_terminate(rest, rank, order, scan)
+    if joined is None:
+        return
+    who = rank if rank is not None else rank_in_message(joined.text)
+    item = (order - 1, joined, path)
+    if who is None:
+        scan.orphans.append(item)
+        return
+    scan.ranks_seen.add(who)
+    scan.failures.setdefault(who, []).append(item)
 
 
 def _unfinished_tracebacks(scan: LogScan) -> None:

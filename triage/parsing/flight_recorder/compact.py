@@ -21,11 +21,12 @@ from triage.parsing.flight_recorder.entries import (
     DTYPE_CACHE,
     OP_CACHE,
     PgStatus,
+    Walk,
     dtype_of,
     entry_state,
-    numel,
     op_and_peer,
     read_pg_status,
+    text,
 )
 from triage.parsing.flight_recorder.parse import FrDump, parse_fr_json
 
@@ -51,9 +52,10 @@ _FIELDS = itemgetter(*_KEYS)   # one C call for the eight fields every torch ent
 
 
 def _collect(entries: list[Any] | tuple[Any, ...], statuses: Mapping[str, PgStatus],
-             by_pg: dict[str, list[Fact]], keep: set[int]) -> None:
+             by_pg: dict[str, list[Fact]], keep: set[int], walk: Walk) -> None:
     """Facts of the plain collective entries into ``by_pg``; the indexes of p2p and unusual ones
-    (parsed fully by parse_fr_json) into ``keep``. One tight loop: this is per entry."""
+    (parsed fully by parse_fr_json) into ``keep``. One tight loop: this is per entry. Only the
+    slow paths (several tensors, gather outputs) walk a shape list, through ``walk``."""
     ops, dtypes_cache, sigs, pg_names, fields = OP_CACHE, DTYPE_CACHE, _SIGS, _PG_NAMES, _FIELDS
     last_pg: str | None = None
     facts: list[Fact] = []
@@ -66,7 +68,7 @@ def _collect(entries: list[Any] | tuple[Any, ...], statuses: Mapping[str, PgStat
                 continue
             pg, profiling, seq, p2p, sizes, dtypes, state, retired = map(entry.get, _KEYS)
         if type(pg) is int:
-            pg = pg_names.get(pg) or pg_names.setdefault(pg, str(pg))
+            pg = pg_names.get(pg) or pg_names.setdefault(pg, text(pg))
         if type(pg) is not str or not pg or type(profiling) is not str or not profiling or type(seq) is not int:
             keep.add(index)
             continue
@@ -78,10 +80,10 @@ def _collect(entries: list[Any] | tuple[Any, ...], statuses: Mapping[str, PgStat
                 and type(count := shape[0]) is int:
             pass   # the common single 1-d tensor
         else:
-            count = numel(sizes)[1]
+            count = walk.shapes(sizes)[1]
         out = None
         if op in _GATHER_LIKE:
-            shapes = numel(entry.get("output_sizes"))[0]
+            shapes = walk.shapes(entry.get("output_sizes"))[0]
             out = sum(map(prod, shapes)) if shapes else None
         dtype = dtypes_cache.get(dtypes[0]) if type(dtypes) is list and dtypes and type(dtypes[0]) is str else None
         if dtype is None:
@@ -152,20 +154,22 @@ def _odd_facts(dump: FrDump, by_pg: dict[str, list[Fact]]) -> None:
         by_pg.setdefault(coll.pg, []).append(fact)
 
 
-def parse_fr_compact(data: Mapping[str, Any], rank: int | None, source: str) -> FrDump:
-    """An FrDump whose ``collectives`` are the kept entries and whose ``histories`` cover all."""
+def parse_fr_compact(data: Mapping[str, Any], rank: int | None, source: str, walk: Walk | None = None) -> FrDump:
+    """An FrDump whose ``collectives`` are the kept entries and whose ``histories`` cover all.
+    ``walk``: as parse_fr_json's (one budget for the whole parse)."""
+    walk = walk or Walk(None)
     entries = data.get("entries", []) if isinstance(data, Mapping) else None
     if not isinstance(entries, (list, tuple)):
-        return parse_fr_json(data, rank, source)
+        return parse_fr_json(data, rank, source, walk=walk)
     statuses = read_pg_status(data.get("pg_status"))
     by_pg: dict[str, list[Fact]] = {}
     keep: set[int] = set()
-    _collect(entries, statuses, by_pg, keep)
+    _collect(entries, statuses, by_pg, keep, walk)
     if keep:
-        _odd_facts(parse_fr_json(data, rank, source, only=sorted(keep)), by_pg)
+        _odd_facts(parse_fr_json(data, rank, source, only=sorted(keep), walk=walk), by_pg)
     histories = tuple((pg, _history(facts, keep)) for pg, facts in sorted(by_pg.items()))
     keep.discard(-1)
-    dump = parse_fr_json(data, rank, source, only=sorted(keep))
+    dump = parse_fr_json(data, rank, source, only=sorted(keep), walk=walk)
     return FrDump(
         rank=dump.rank, version=dump.version, pg_config=dump.pg_config, pg_status=dump.pg_status,
         collectives=dump.collectives, source=source, entries=dump.entries,

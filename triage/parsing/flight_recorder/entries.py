@@ -13,9 +13,72 @@ from dataclasses import dataclass
 from math import prod
 from typing import Any
 
+from triage.errors import InputError
 from triage.model import Collective, CollectiveState
 from triage.parsing.names import torch_dtype, torch_op
 from triage.parsing.stacks import Frame
+
+MAX_FRAMES = 256       # frames read per entry (innermost first); torch records a few dozen
+_MAX_NAME = 256        # chars of a profiling name or dtype looked at (real ones: under 40)
+_MAX_NUMBER = 64       # chars of a number written as text
+
+
+class BudgetExceeded(InputError):
+    """A dump whose shared references make the parse visit more values than its size allows."""
+
+
+Shapes = tuple[tuple[int, ...], ...]
+
+
+class Walk:
+    """What parsing one dump may visit, and what it has visited.
+
+    A pickle's distinct objects are bounded by its size, but shared references (the memo) let a
+    small pickle describe a large tree: 500,000 entries that all name one list of 500,000 shapes.
+    The parsers walk a fixed schema (entries, their tensor shapes and frames, the groups' member
+    lists), so instead of checking the whole decoded value first (``safe_pickle.check_shape``),
+    they count here each value they hand on (every shape and dimension, frame, member) and
+    stop with :class:`BudgetExceeded` past ``limit``. Each distinct shape list is converted
+    once (by identity), so the work is the count. ``limit=None``: the data is a tree (JSON)."""
+
+    __slots__ = ("_shapes", "left", "limit", "source")
+
+    def __init__(self, limit: int | None, source: str = "") -> None:
+        self.limit = limit
+        self.left = limit
+        self.source = source
+        self._shapes: dict[int, tuple[Any, Shapes, int | None, int]] = {}
+
+    def charge(self, count: int) -> None:
+        if self.left is not None:
+            self.left -= count
+            if self.left < 0:
+                raise BudgetExceeded(
+                    f"{self.source}: unsafe or corrupt pickle refused: it expands to more than {self.limit} "
+                    "values when its entries are read (shared references)",
+                    "a Flight Recorder dump is JSON or a pickle written by torch; re-collect it")
+
+    def shapes(self, sizes: Any) -> tuple[Shapes, int | None]:
+        """:func:`numel` of ``sizes``, converted once per distinct list, charged per use."""
+        known = self._shapes.get(id(sizes))
+        if known is None or known[0] is not sizes:
+            shapes, count = numel(sizes)
+            known = self._shapes[id(sizes)] = (sizes, shapes, count, len(shapes) + sum(map(len, shapes)))
+        self.charge(known[3])
+        return known[1], known[2]
+
+
+def text(value: Any, default: str = "?") -> str:
+    """``value`` as text if it is a scalar. A container is never turned into text: decoded from
+    a pickle it may be shared thousands of times or nested thousands deep."""
+    if type(value) is str:
+        return value
+    if value is None or isinstance(value, (int, float)):
+        try:
+            return str(value)
+        except ValueError:          # an int of more than 4,300 digits
+            return default
+    return default
 
 
 @dataclass(frozen=True)
@@ -54,7 +117,7 @@ def as_int(value: Any) -> int | None:
     try:
         if isinstance(value, float):
             return int(value)
-        if isinstance(value, str):
+        if isinstance(value, str) and len(value) <= _MAX_NUMBER:
             return int(value.strip())
     except (ValueError, OverflowError):
         return None
@@ -95,16 +158,29 @@ def parse_ranks(value: Any) -> tuple[int, ...] | None:
     return ranks
 
 
-def read_pg_config(raw: Any) -> dict[str, PgInfo]:
+def read_pg_config(raw: Any, walk: Walk | None = None) -> dict[str, PgInfo]:
+    """Groups by id. Each distinct member list is parsed once (by identity) and charged to
+    ``walk`` once per group that names it."""
     out: dict[str, PgInfo] = {}
     if not isinstance(raw, Mapping):
         return out
+    walk = walk or Walk(None)
+    seen: dict[int, tuple[Any, tuple[int, ...] | None]] = {}
     for key, info in raw.items():
+        name = text(key)
+        desc = ""
+        ranks_raw = info
         if isinstance(info, Mapping):
-            name = str(info.get("name", key) or key)
-            out[str(key)] = PgInfo(name, str(info.get("desc", "") or ""), parse_ranks(info.get("ranks")))
-        else:  # very old dumps: {pg_name: "[0, 1]"}
-            out[str(key)] = PgInfo(str(key), "", parse_ranks(info))
+            name = text(info.get("name", key) or key)
+            desc = text(info.get("desc", "") or "")
+            ranks_raw = info.get("ranks")
+        # else very old dumps: {pg_name: "[0, 1]"}
+        known = seen.get(id(ranks_raw))
+        if known is None or known[0] is not ranks_raw:
+            known = seen[id(ranks_raw)] = (ranks_raw, parse_ranks(ranks_raw))
+        ranks = known[1]
+        walk.charge(1 + (len(ranks) if ranks else 0))
+        out[text(key)] = PgInfo(name, desc, ranks)
     return out
 
 
@@ -114,7 +190,7 @@ def read_pg_status(raw: Any) -> dict[str, PgStatus]:
         return out
     for key, info in raw.items():
         if isinstance(info, Mapping):
-            out[str(key)] = PgStatus(
+            out[text(key)] = PgStatus(
                 _opt_seq(info.get("last_enqueued_collective")),
                 _opt_seq(info.get("last_started_collective")),
                 _opt_seq(info.get("last_completed_collective")),
@@ -158,7 +234,7 @@ def op_and_peer(profiling_name: str) -> tuple[str, int | None]:
     cached = OP_CACHE.get(profiling_name)
     if cached is not None:
         return cached
-    head, _, tail = profiling_name.strip().partition(" ")
+    head, _, tail = profiling_name[:_MAX_NAME].strip().partition(" ")
     match = _P2P_PEER.search(tail)
     result = torch_op(head or "unknown"), (int(match.group(3)) if match else None)
     if len(OP_CACHE) < 10000:
@@ -169,7 +245,7 @@ def op_and_peer(profiling_name: str) -> tuple[str, int | None]:
 def dtype_of(dtypes: Any) -> str | None:
     if not isinstance(dtypes, (list, tuple)) or not dtypes:
         return None
-    name = str(dtypes[0])
+    name = text(dtypes[0])[:_MAX_NAME]
     cached = DTYPE_CACHE.get(name)
     if cached is None:
         cached = torch_dtype(name)
@@ -180,7 +256,7 @@ def dtype_of(dtypes: Any) -> str | None:
 
 def entry_state(entry: Mapping[str, Any], gloo: bool, status: PgStatus | None) -> CollectiveState:
     raw = entry.get("state")
-    raw = raw.lower() if isinstance(raw, str) else ""
+    raw = raw.lower() if isinstance(raw, str) and len(raw) <= _MAX_NAME else ""
     if raw == "completed" or entry.get("retired") is True or as_int(entry.get("time_discovered_completed_ns")):
         return CollectiveState.COMPLETED
     if gloo and status is not None and status.last_completed is not None:
@@ -192,23 +268,28 @@ def entry_state(entry: Mapping[str, Any], gloo: bool, status: PgStatus | None) -
     return CollectiveState.SCHEDULED
 
 
+def frames_charge(raw: Any) -> int:
+    """What :func:`read_frames` will visit of ``raw``: a parser charges it to its Walk."""
+    return min(len(raw), MAX_FRAMES) if isinstance(raw, (list, tuple)) else 0
+
+
 def read_frames(raw: Any) -> tuple[Frame, ...]:
+    """The first :data:`MAX_FRAMES` frames (innermost first)."""
     if not isinstance(raw, (list, tuple)):
         return ()
     return tuple(
-        Frame(str(f.get("name", "?")), str(f.get("filename", "?")), as_int(f.get("line")), None)
-        for f in raw if isinstance(f, Mapping)
+        Frame(text(f.get("name", "?")), text(f.get("filename", "?")), as_int(f.get("line")), None)
+        for f in raw[:MAX_FRAMES] if isinstance(f, Mapping)
     )
 
 
 def pg_of(entry: Mapping[str, Any]) -> tuple[str, str | None]:
-    pg_id = entry.get("pg_id", "")
-    pg_id = pg_id if type(pg_id) is str else str(pg_id)
+    pg_id = text(entry.get("pg_id", ""))
     pgroup = entry.get("process_group")
     if isinstance(pgroup, (list, tuple)):
         if not pg_id and pgroup:
-            pg_id = str(pgroup[0])
-        return pg_id, (str(pgroup[1]) if len(pgroup) > 1 else None)
+            pg_id = text(pgroup[0])
+        return pg_id, (text(pgroup[1]) if len(pgroup) > 1 else None)
     return pg_id, None
 
 
@@ -221,16 +302,17 @@ def _shape(shapes: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, ...], ...]:
     return shapes
 
 
-def entry_collective(entry: Mapping[str, Any], rank: int, statuses: Mapping[str, PgStatus]) -> Collective:
+def entry_collective(entry: Mapping[str, Any], rank: int, statuses: Mapping[str, PgStatus],
+                     walk: Walk | None = None) -> Collective:
     get = entry.get
+    walk = walk or Walk(None)
     pg_id, pg_name = pg_of(entry)
-    profiling = get("profiling_name") or "unknown"
-    profiling = profiling if type(profiling) is str else str(profiling)
+    profiling = text(get("profiling_name") or "unknown")
     op, peer = op_and_peer(profiling)
     is_p2p = bool(get("is_p2p")) or op in ("send", "recv")
     seq = as_int(get("p2p_seq_id" if is_p2p else "collective_seq_id", get("seq_id")))
-    in_shapes, count = numel(get("input_sizes"))
-    out_shapes, _ = numel(get("output_sizes"))
+    in_shapes, count = walk.shapes(get("input_sizes"))
+    out_shapes, _ = walk.shapes(get("output_sizes"))
     in_shapes = _SHAPES.get(in_shapes) or _shape(in_shapes)   # one object per distinct shape: thousands
     out_shapes = _SHAPES.get(out_shapes) or _shape(out_shapes)  # of ranks share them (and pickle them once)
     coll = Collective(
@@ -254,7 +336,7 @@ def entry_info(entry: Mapping[str, Any]) -> FrEntryInfo:
     except OverflowError:
         duration = None
     return FrEntryInfo(
-        as_int(get("record_id")), as_int(get("op_id")), profiling if type(profiling) is str else str(profiling),
-        None if thread is None else str(thread), as_int(get("timeout_ms")), duration,
-        retired if isinstance(retired, bool) else None, None if state is None else str(state),
+        as_int(get("record_id")), as_int(get("op_id")), text(profiling),
+        None if thread is None else text(thread), as_int(get("timeout_ms")), duration,
+        retired if isinstance(retired, bool) else None, None if state is None else text(state),
     )

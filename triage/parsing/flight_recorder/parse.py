@@ -27,18 +27,21 @@ from triage.parsing.flight_recorder.entries import (
     FrEntryInfo,
     PgInfo,
     PgStatus,
+    Walk,
     as_int,
     entry_collective,
     entry_info,
+    frames_charge,
     read_frames,
     read_pg_config,
     read_pg_status,
+    text,
 )
-from triage.parsing.safe_pickle import safe_unpickle
+from triage.parsing.safe_pickle import MAX_NODES, restricted_loads
 from triage.parsing.stacks import Frame
 from triage.regular_files import loads_json, read_regular_bytes
 
-__all__ = ["UNKNOWN_RANK", "FrDump", "FrEntryInfo", "PgInfo", "PgStatus", "decode_fr_bytes", "load_fr_file",
+__all__ = ["UNKNOWN_RANK", "FrDump", "FrEntryInfo", "PgInfo", "PgStatus", "decode_fr_bytes", "fr_walk", "load_fr_file",
            "parse_fr_json", "rank_from_filename"]
 
 UNKNOWN_RANK = -1  # Collective.rank when the dump's rank is not known
@@ -114,12 +117,14 @@ class _LazyFrames(Mapping[int, tuple[Frame, ...]]):
 
 
 def parse_fr_json(data: Mapping[str, Any], rank: int | None, source: str,
-                  only: Sequence[int] | None = None) -> FrDump:
+                  only: Sequence[int] | None = None, walk: Walk | None = None) -> FrDump:
     """An FrDump from a decoded dump (JSON object or the dict a pickle holds). Never raises on
     odd entries: they are skipped and listed in ``problems``. ``only``: the indexes (ascending)
-    of the entries to read, the others are left out."""
+    of the entries to read, the others are left out. ``walk``: for a decoded pickle, the budget
+    (:func:`fr_walk`) whose excess raises ``BudgetExceeded`` (an InputError)."""
     if not isinstance(data, Mapping):
         return FrDump(rank, "", {}, {}, (), source, problems=("top level is not an object",))
+    walk = walk or Walk(None)
     statuses = read_pg_status(data.get("pg_status"))
     colls: list[Collective] = []
     kept: list[Mapping[str, Any]] = []
@@ -136,27 +141,38 @@ def parse_fr_json(data: Mapping[str, Any], rank: int | None, source: str,
             problems.append(f"entry {index} is not an object")
             continue
         try:
-            colls.append(entry_collective(entry, rank_value, statuses))
+            colls.append(entry_collective(entry, rank_value, statuses, walk))
         except (TypeError, ValueError, AttributeError, IndexError) as exc:
             problems.append(f"entry {index}: {exc}")
             continue
         kept.append(entry)
         if "frames" in entry:
             record_id = as_int(entry.get("record_id"))
-            frames[index if record_id is None else record_id] = entry["frames"]
-    version = str(data.get("version", ""))
+            frames[index if record_id is None else record_id] = raw_frames = entry["frames"]
+            walk.charge(frames_charge(raw_frames))
+    version = text(data.get("version", ""), "")
     if not version.startswith("2."):
         problems.insert(0, f"unknown format version {version or '(none)'!r}, read as 2.x")
     return FrDump(
-        rank=rank, version=version, pg_config=read_pg_config(data.get("pg_config")),
+        rank=rank, version=version, pg_config=read_pg_config(data.get("pg_config"), walk),
         pg_status=statuses, collectives=tuple(colls), source=source, entries=_LazyEntries(kept),
-        frames_by_record=_LazyFrames(frames), comm_lib_version=str(data.get("comm_lib_version", "") or ""),
+        frames_by_record=_LazyFrames(frames), comm_lib_version=text(data.get("comm_lib_version", "") or "", ""),
         problems=tuple(problems),
     )
 
 
+def fr_walk(data: bytes, source: str) -> Walk:
+    """The budget for parsing the dump decoded from ``data``: what a tree of that size could hold
+    (each value of a tree costs a pickle at least one byte), and never less than MAX_NODES."""
+    return Walk(MAX_NODES + len(data), source)
+
+
 def decode_fr_bytes(data: bytes, source: str) -> Mapping[str, Any]:
-    """The dump's top-level dict from JSON or pickle bytes (told apart by content)."""
+    """The dump's top-level dict from JSON or pickle bytes (told apart by content).
+
+    A pickle is decoded without the generic shape check (``safe_pickle.restricted_loads``): hand
+    the value only to ``parse_fr_json`` / ``parse_fr_compact`` with ``fr_walk(data, source)``,
+    which walk the dump's schema within that budget."""
     hint = "a Flight Recorder dump is JSON or a pickle written by torch; re-collect it"
     head = data.lstrip()[:1]
     if not data.strip():
@@ -168,7 +184,7 @@ def decode_fr_bytes(data: bytes, source: str) -> Mapping[str, Any]:
             except UnicodeDecodeError:
                 decoded = loads_json(data.decode("utf-8", errors="replace"))
         elif data[:1] == b"\x80":
-            decoded = safe_unpickle(data)
+            decoded = restricted_loads(data)
         else:
             raise ValueError("neither JSON nor a pickle")
     except pickle.UnpicklingError as exc:
@@ -188,7 +204,7 @@ def load_fr_file(path: Path, rank: int | None = None) -> FrDump:
         data = read_regular_bytes(path, MAX_FR_BYTES)
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    return parse_fr_json(decode_fr_bytes(data, str(path)), rank, str(path))
+    return parse_fr_json(decode_fr_bytes(data, str(path)), rank, str(path), walk=fr_walk(data, str(path)))
 
 
 MAX_FR_BYTES = 256 * 1024 * 1024   # a real dump is a few MB; a bigger (or sparse) file is refused by its size

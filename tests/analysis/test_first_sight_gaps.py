@@ -3,11 +3,16 @@ ranks, hosts, formats and wording than the corpus case that showed it)."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
 from triage.analysis.absent_rank import logger_record_of_any_rank
 from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
+from triage.errors import InputError
+from triage.load.inputs import load_inputs, load_log_texts
+from triage.load.run_dir import load_run_dir
 from triage.model import Report
 from triage.parsing.crashlog import CrashLineKind, parse_crash_line
 
@@ -96,3 +101,31 @@ def test_rank_0_is_not_named_where_it_is_not_the_one_absent(timeouts: list[str])
     result = report(*timeouts)
     assert result.verdict.kind.value == "hang"
     assert result.verdict.culprit_ranks == ()
+
+
+# --- a watchdog line that names no process group says none ("on pg ?" was the finding's text) ---
+
+def test_a_timeout_without_a_pg_says_no_pg_and_one_with_a_pg_names_it() -> None:
+    old = load_log_texts([("job.log", _timeout(2) + "\n")])
+    assert [e.detail for e in old.events] == ["all_reduce SeqNum=88412 ran for 600122 ms"]
+    text = ("[rank2]:[E1102 08:14:51.0 ProcessGroupNCCL.cpp:632] [Rank 2] Watchdog caught "
+            "collective operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE, NumelIn=1, "
+            "NumelOut=1, Timeout(ms)=600000) ran for 600031 milliseconds before timing out.\n"
+            "[rank2]:[E1102 08:14:51.1 ProcessGroupNCCL.cpp:1700] [PG ID 3 PG GUID 5 Rank 2] "
+            "Exception (either an error or timeout) detected by watchdog at work: 9, last "
+            "enqueued NCCL work: 9, last completed NCCL work: 8.\n")
+    new = load_log_texts([("job.log", text)])
+    assert [e.detail for e in new.events if e.rank == 2] == ["all_reduce SeqNum=9 on pg 3 ran for 600031 ms"]
+
+
+# --- a node bundle without its manifest.json is said, never passed over in silence ---
+
+def test_a_bundle_without_its_manifest_is_named_in_a_run_dir_and_refused_alone(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "golden" / "clean" / "run", run)
+    cut = run / "node01" / "bundles" / "20260101T000000-hang"
+    (cut / "node").mkdir(parents=True)
+    (cut / "rank-0").mkdir()
+    assert any("without its manifest.json" in s for s in load_run_dir(run).skipped)
+    with pytest.raises(InputError, match=r"one node bundle \(without its manifest.json\)"):
+        load_inputs([cut])

@@ -61,12 +61,13 @@ def finish_watchdog(scan: LogScan) -> None:
         timed.add((event.rank, event.seq))
         pg = scan.pg_of.get((event.rank, event.seq))
         if event.pg is None and pg is not None:
-            detail = event.detail.replace(" on pg ?", f" on pg {pg}")
+            detail = event.detail.replace(f"SeqNum={event.seq} ran for", f"SeqNum={event.seq} on pg {pg} ran for", 1)
             scan.events[index] = replace(event, pg=pg, detail=detail)
     for (rank, seq), order in sorted(scan.detected.items(), key=lambda kv: kv[1]):
         if (rank, seq) not in timed:
             pg = scan.pg_of.get((rank, seq))
-            scan.events.append(Event(EventKind.WATCHDOG_TIMEOUT, f"work {seq} on pg {pg or '?'} failed or timed out",
+            on_pg = f" on pg {pg}" if pg else ""
+            scan.events.append(Event(EventKind.WATCHDOG_TIMEOUT, f"work {seq}{on_pg} failed or timed out",
                                      rank=rank, pg=pg, seq=seq, order=order))
             scan.first_timeout.setdefault(rank, order)
     scan.detected.clear()

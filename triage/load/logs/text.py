@@ -338,8 +338,8 @@ def _watchdog(line: str, rank: int | None, path: str, order: int, scan: LogScan)
         scan._timeouts.add(key)
         if who is not None:
             scan.first_timeout.setdefault(who, order)
-        detail = (f"{event.op or '?'} SeqNum={event.seq} on pg {event.pg or '?'} ran for "
-                  f"{event.ran_for_ms or '?'} ms")
+        on_pg = f" on pg {event.pg}" if event.pg else ""       # (an older line names no pg: none is said)
+        detail = f"{event.op or '?'} SeqNum={event.seq}{on_pg} ran for {event.ran_for_ms or '?'} ms"
         scan.events.append(Event(EventKind.WATCHDOG_TIMEOUT, detail, rank=who, evidence=(path,),
                                  pg=event.pg, seq=event.seq, op=event.op, count=event.numel_in, order=order))
         if who is not None and event.op in ("all_gather", "reduce_scatter") and event.numel_in and event.numel_out:

@@ -31,11 +31,9 @@ class RankPrefix:
 
 _RANK = re.compile(r"\[(?:rank|RANK):? ?(\d+)\]:?\s?")     # "[rank3]:", Lightning's "[rank: 3] "
 # triage's tag is "[host:rank]" + " " (a whole line) or "+" (a partial one), then the line as it was;
-# "[host:launcher]" tags the launcher's own output. "[file.cpp:123]" (glog, loggers) is no tag, nor is Open MPI's
-# signal handler's "[host:pid]" ("[node1:133017] *** Process received signal ***", "... Signal: ...", "... [ 0] ...").
+# "[host:launcher]" tags the launcher's own output. "[file.cpp:123]" (glog, loggers) is no tag.
 _HOST_RANK = re.compile(
     r"\[([A-Za-z0-9][\w.-]*?)(?<!\.cpp)(?<!\.cc)(?<!\.py)(?<!\.h)(?<!\.c)(?<!\.cu):(\d+|launcher)\]"
-    r"(?! (?:\*\*\* |Signal(?: code)?: |Failing at address|\[ ?\d+\] ))"
     r"(?::\s?|[ +]|(?=\[))"
 )
 _LOCAL = re.compile(r"\[([A-Za-z_][\w-]*?)(\d+)\]:\s?")

@@ -6,15 +6,17 @@ Two generated logs (in /tmp, removed afterwards unless --keep):
   rank's CUDA OOM and the others' watchdog timeouts appended near the end;
 - a log of --lines short lines (default 10 million): training lines of 8 ranks, a few NCCL WARN
   lines, and the same failure.
-Each is timed warm (best of --runs) and triage's peak memory is read from getrusage.
+Each is timed warm (best of --runs, grep and triage alternating), wall and CPU time, and triage's
+peak memory is read from getrusage.
 
 Usage: python bench/bench_report_logs.py [--mb 1024] [--lines 10000000] [--runs 3] [--keep]
+           [--logs DIR] [--baseline DIR_OF_OTHER_CODE]
 """
 
 from __future__ import annotations
 
 import argparse
-import resource
+import os
 import subprocess
 import sys
 import tempfile
@@ -49,26 +51,50 @@ def make_line_log(path: Path, lines: int) -> None:
         handle.write(FAILURE)
 
 
-def best(argv: list[str], runs: int) -> tuple[float, int, str]:
-    """Best wall time of ``runs`` runs, the peak RSS (KiB) of the children, and the last stdout."""
-    times = []
-    out = ""
-    for _ in range(runs):
+def run(argv: list[str], pythonpath: str | None = None) -> tuple[float, float, int, str]:
+    """Wall time, CPU time (user + system), peak RSS (KiB) of this one child, and its stdout."""
+    env = dict(os.environ, PYTHONPATH=pythonpath) if pythonpath else None
+    with tempfile.TemporaryFile() as out:
         start = time.perf_counter()
-        result = subprocess.run(argv, capture_output=True, text=True, check=False)
-        times.append(time.perf_counter() - start)
-        out = result.stdout
-    return min(times), resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, out
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.DEVNULL, env=env, cwd=tempfile.gettempdir())
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, out.read().decode("utf-8", "replace")
 
 
-def measure(label: str, path: Path, runs: int) -> None:
+def measure(label: str, path: Path, runs: int, baseline: str | None = None) -> None:
+    """grep and triage (and the baseline's triage) alternate run by run, so that all see the same load."""
     size = path.stat().st_size
-    grep, _, count = best(["grep", "-c", "NCCL", str(path)], runs)
-    report, rss, out = best([sys.executable, "-m", "triage", "report", str(path), "--format", "json"], runs)
-    verdict = out.split('"summary": ', 1)[-1].split("\n", 1)[0][:100]
-    print(f"{label}: {size / 1e6:,.0f} MB, grep -c NCCL {grep:.2f} s ({count.strip()} lines), "
-          f"triage report {report:.2f} s = {report / grep:.1f}x grep, peak memory {rss / 1024:,.0f} MiB")
-    print(f"  verdict: {verdict}")
+    sides = {"triage report": None} if baseline is None else {"triage report": None, "baseline": baseline}
+    best: dict[str, list[float]] = {name: [float("inf"), float("inf"), 0.0] for name in ("grep", *sides)}
+    count = ""
+    outs: dict[str, str] = {}
+    for _ in range(runs):
+        wall, cpu, _rss, count = run(["grep", "-c", "NCCL", str(path)])
+        best["grep"][:2] = [min(best["grep"][0], wall), min(best["grep"][1], cpu)]
+        for name, pythonpath in sides.items():
+            wall, cpu, peak, outs[name] = run([sys.executable, "-m", "triage", "report", str(path), "--format",
+                                               "json"], pythonpath)
+            old = best[name]
+            best[name] = [min(old[0], wall), min(old[1], cpu), max(old[2], peak)]
+    grep, grep_cpu, _ = best["grep"]
+    print(f"{label}: {size / 1e6:,.0f} MB, grep -c NCCL {grep:.2f} s, CPU {grep_cpu:.2f} s ({count.strip()} "
+          f"lines); load average {os.getloadavg()[0]:.1f}")
+    for name in sides:
+        wall, cpu, rss = best[name]
+        verdict = outs[name].split('"summary": ', 1)[-1].split("\n", 1)[0][:100]
+        print(f"  {name}: {wall:.2f} s = {wall / grep:.1f}x grep; CPU {cpu:.2f} s = {cpu / max(grep_cpu, 1e-3):.1f}x; "
+              f"peak memory {rss / 1024:,.0f} MiB")
+        print(f"    verdict: {verdict}")
+
+
+def _line_count(path: Path) -> int:
+    """Counted 1 MiB at a time: a whole read would make this process large, and a child's peak
+    memory (wait4) counts the pages it shared with this process before its exec."""
+    with open(path, "rb") as handle:
+        return sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 20), b""))
 
 
 def main() -> None:
@@ -77,15 +103,20 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=10_000_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--keep", action="store_true")
+    parser.add_argument("--logs", help="a directory with the nccl.log and lines.log of an earlier --keep")
+    parser.add_argument("--baseline", help="a checkout of other code (its directory that holds triage/): timed "
+                                           "in the same runs, with PYTHONPATH set to it")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="triage-bench-logs-") as tmp:
-        nccl = Path(tmp) / "nccl.log"
-        lines = Path(tmp) / "lines.log"
-        make_nccl_log(nccl, args.mb)
-        make_line_log(lines, args.lines)
-        measure("NCCL_DEBUG=INFO log", nccl, args.runs)
-        measure(f"{args.lines:,}-line log", lines, args.runs)
-        if args.keep:
+        nccl = Path(args.logs or tmp) / "nccl.log"
+        lines = Path(args.logs or tmp) / "lines.log"
+        if not args.logs:
+            make_nccl_log(nccl, args.mb)
+            make_line_log(lines, args.lines)
+        measure("NCCL_DEBUG=INFO log", nccl, args.runs, args.baseline)
+        count = _line_count(lines) if args.logs else args.lines
+        measure(f"{count:,}-line log", lines, args.runs, args.baseline)
+        if args.keep and not args.logs:
             for path in (nccl, lines):
                 kept = Path("/tmp") / path.name
                 path.replace(kept)

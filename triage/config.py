@@ -20,8 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
-
 from triage.errors import ConfigError
 from triage.options import LaunchSettings, SettingField, build_settings, setting_fields
 from triage.regular_files import NOT_REGULAR, NotRegularFile, open_regular
@@ -202,6 +200,8 @@ def _read_config_text(path: Path) -> str:
 
 def load_yaml(path: Path, options: Sequence[Option]) -> dict[str, Any]:
     """Values from a YAML file; unknown keys and bad values raise ConfigError naming the file."""
+    import yaml  # only when there is a file: every `triage launch` agent would pay for it otherwise
+
     try:
         raw = yaml.safe_load(_read_config_text(path))
     except RecursionError:

@@ -202,6 +202,16 @@ class BundlePaths:
     def is_bundle(self) -> bool:
         return self.manifest.is_file()
 
+    def looks_like_bundle(self) -> bool:
+        """A bundle, or one whose manifest.json is gone (a copy cut short): its node/ and rank-N/ folders."""
+        if self.is_bundle():
+            return True
+        try:
+            return (self.root / "node").is_dir() and any(
+                p.name.startswith("rank-") and p.name[5:].isdigit() and p.is_dir() for p in self.root.iterdir())
+        except OSError:
+            return False
+
     @property
     def node(self) -> BundleNodePaths:
         return BundleNodePaths(self.root / "node")

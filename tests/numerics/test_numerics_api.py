@@ -72,3 +72,45 @@ def test_cheap_mode_drops_the_module_hooks_after_the_first_step(tmp_path: Path) 
     first = record["first"]
     assert (first["where"], first["module"], first["step"]) == ("local_gradient", "2.weight", 4)
     assert first["nan"] == 4 and record["after_switch"]["module"] == "0"
+
+
+ODD = """
+import torch
+from torch import nn
+import triage.api
+
+class Odd(nn.Module):                      # its parameters cannot be listed: the watch cannot hook it
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+    def named_parameters(self, *args, **kwargs):
+        if kwargs.get("recurse", True) is False:
+            raise RuntimeError("parameters not materialized")
+        return super().named_parameters(*args, **kwargs)
+    def forward(self, x):
+        return self.lin(x)
+
+model = nn.Sequential(nn.Linear(4, 4), Odd(), nn.Tanh(), nn.Linear(4, 1))
+path = triage.api.watch(model, mode="full")
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(4):
+    x = torch.ones(2, 4)
+    opt.zero_grad()
+    out = model(x)
+    if step == 2:
+        out = out * float("inf")
+    out.sum().backward()
+    opt.step()
+print(path)
+"""
+
+
+def test_a_module_that_cannot_be_hooked_is_named_and_the_job_goes_on(tmp_path: Path) -> None:
+    env = {k: v for k, v in job_env().items() if k != "PYTHONPATH"}
+    proc = subprocess.run([sys.executable, "-c", ODD], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    record = json.loads((tmp_path / proc.stdout.strip()).read_text())
+    assert {"module": "1", "reason": "RuntimeError: parameters not materialized"} in record["unhooked"]
+    first = record["first"]
+    assert (first["step"], first["nan"] + first["inf"] > 0) == (2, True), first

@@ -374,3 +374,33 @@ def test_bulk_crlf_and_no_final_newline() -> None:
     assert bulk.bulk_fallbacks == 0
     assert _summary(bulk) == _summary(reference)
     assert [w.message for w in bulk.warnings()] == [w.message for w in reference.warnings()]
+
+
+# Lines the "mm " scan of the bulk pass stops at that are no " comm X" (summ, Comm, xcomm, mm at a line start)
+_NEAR_MISSES = ("[rank2]: summ 0x5000 mm 0x5010 NCCL INFO xcomm 0x6000 Comm 0x9000",
+                "mm 0x5020 grad summ 0xfff", "n0:1000:1000 [0] NCCL INFO Channel 01/32 : 0 1 comm")
+
+
+@pytest.mark.parametrize("near_misses", [10**9, 3])
+@pytest.mark.parametrize("where", ["start", "middle", "tail", "nowhere"])
+def test_bulk_skips_the_lines_before_the_first_nccl_line(monkeypatch: pytest.MonkeyPatch, where: str,
+                                                         near_misses: int) -> None:
+    """The bulk pass starts at the first line holding "NCCL" (found by memchr on its "N"); the lines
+    before it, the near misses of the "mm " scan (with and without the switch to " comm " after a
+    few) and NCCL lines only in the last MB read the same as line by line, and a log without NCCL
+    gives nothing."""
+    monkeypatch.setattr(nccl_bulk, "NEAR_MISSES", near_misses)
+    steps = "".join(f"[rank{i % 8}]: step {i} loss 2.{i % 97:02d} lr 3e-4 summ 0x5000 mm {i}\n" for i in range(90000))
+    nccl = _realistic_log(random.Random(7), 30000 if where != "tail" else 2000)
+    lines = nccl.splitlines()
+    lines[len(lines) // 2:len(lines) // 2] = list(_NEAR_MISSES)
+    nccl = "\n".join(lines) + "\n"
+    text = {"start": nccl + steps, "middle": steps + nccl + steps, "tail": steps + nccl, "nowhere": steps}[where]
+    assert len(text) > BULK_MIN_BYTES
+    bulk, reference = NcclTracker(), NcclTracker()
+    bulk.feed_bytes(text.encode())
+    reference._feed_lines(text)
+    assert bulk.bulk_fallbacks == 0
+    assert _summary(bulk) == _summary(reference)
+    assert [w.message for w in bulk.warnings()] == [w.message for w in reference.warnings()]
+    assert bool(_summary(bulk)) is (where != "nowhere")

@@ -88,3 +88,44 @@ def test_a_pass_releases_the_pages_it_has_read(tmp_path: Path) -> None:
         after_plain = _rss_kib()
     assert after_windowed - before < (pages.WINDOW + (8 << 20)) // 1024
     assert after_plain - before > (2 * pages.WINDOW) // 1024
+
+
+def _all_hits(find: object, data: object, needle: bytes, size: int) -> list[int]:
+    hits, pos = [], 0
+    while (hit := find(data, needle, pos, size)) >= 0:  # type: ignore[operator]
+        hits.append(hit)
+        pos = hit + 1
+    return hits
+
+
+@pytest.mark.usefixtures("small_windows")
+@pytest.mark.parametrize("dense", [4096, 1 << 40])
+def test_a_pivot_search_finds_every_hit_the_plain_search_finds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               dense: int) -> None:
+    """memchr on a rare byte of the needle, then a compare: the same hits as ``bytes.find``, on and
+    across window edges, at the very start and end, with false pivot hits and near misses, and
+    where the byte turns out to be common (a huge ``DENSE``: the plain search takes over after 16
+    pivot hits, mid-window)."""
+    monkeypatch.setattr(pages, "DENSE", dense)
+    parts = [b"NCCL WARN at the start\n"]
+    for i in range(300):
+        parts.append(b"x" * (i * 53 % 4200))
+        parts.append((b"W NCCL WAR W NCCL WARNING\n", b"node NCCL WARN %d\n" % i, b"WWWW\n")[i % 3])
+    parts.append(b"y" * (4096 - (sum(map(len, parts)) + 4) % 4096))
+    parts.append(b"NCCL WARN")                   # straddles a window edge
+    parts.append(b" z\nNCCL WARN")               # and ends the data
+    data = b"".join(parts)
+    handle, mapped = _mapped(tmp_path, data)
+    try:
+        for needle, pivot in ((b"NCCL WARN", 5), (b"NCCL WARN", 0), (b"NCCL", 0), (b"WARN", 0), (b"absent", 2)):
+            plain = _all_hits(lambda d, n, s, e: d.find(n, s, e), data, needle, len(data))
+            for buffer in (mapped, data):
+                found = _all_hits(lambda d, n, s, e, p=pivot: pages.find(d, n, s, e, p), buffer, needle, len(data))
+                assert found == plain, (needle, pivot, type(buffer))
+        assert pages.find(data, b"NCCL WARN", 1, len(data) - 3, 5) == data.find(b"NCCL WARN", 1, len(data) - 3)
+        assert pages.find(mapped, b"NCCL WARN", 50, 40, 5) == -1
+        edge = b"x" + b"W" * 17 + b"ARN"    # the plain search takes over one byte before its pivot's
+        assert pages.find(edge, b"WWARN", 0, len(edge), 1) == edge.find(b"WWARN") == 16
+    finally:
+        mapped.close()
+        handle.close()  # type: ignore[attr-defined]

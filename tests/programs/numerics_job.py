@@ -93,7 +93,7 @@ def wrap(net: Net) -> nn.Module:
         return net
     if "fsdp1" in VARIANTS:
         from torch.distributed.fsdp import FullyShardedDataParallel
-        return FullyShardedDataParallel(net, use_orig_params=True)
+        return FullyShardedDataParallel(net, use_orig_params=True, device_id=torch.device("cpu"))
     return DistributedDataParallel(net)
 
 

@@ -11,11 +11,13 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from triage.agent.hang.busy import FirstSample
 from triage.layout import RankPaths
 from triage.model import Collective, Verdict
+
+if TYPE_CHECKING:     # the busy sampler (py-spy, psutil) is imported when a hang is suspected
+    from triage.agent.hang.busy import FirstSample
 
 
 @dataclass(frozen=True)

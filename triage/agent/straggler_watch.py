@@ -31,17 +31,16 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from triage.agent.state import AgentContext, LocalRankStatus
-from triage.analysis.groups import resolve_groups
-from triage.analysis.stragglers import Straggler, StragglerResult, find_stragglers, short_line
-from triage.collectors.common import run_tool
-from triage.collectors.pyspy import find_pyspy
 from triage.collectors.worker_client import request_dump, send_command
 from triage.layout import HostPaths, RankPaths, RunPaths
-from triage.load.fr_files import load_fr_dumps
 from triage.options import StragglerSettings
 from triage.private_files import write_json_atomic
+
+if TYPE_CHECKING:
+    from triage.analysis.stragglers import Straggler, StragglerResult
 
 SAMPLE_RATE_HZ = 20
 DUMP_TIMEOUT_S = 10.0
@@ -78,6 +77,7 @@ class WarnPolicy:
         worst = max(persistent, key=lambda s: (s.lost_s, s.median_lag_ms))
         warn = None
         if self.last_warn is None or now - self.last_warn >= self.settings.warn_interval_s:
+            from triage.analysis.stragglers import short_line
             self.last_warn, warn = now, short_line(worst)
         sample = None
         candidates = [r for r in worst.ranks if r in mine]
@@ -90,6 +90,11 @@ class WarnPolicy:
 def analyze_dumps(files: Mapping[int, tuple[Path, str | None]]) -> tuple[StragglerResult, list[str]]:
     """The report's straggler analysis over one FR dump per rank (rank -> (path, host)); the
     dumps that could not be read, as one line each."""
+    # The loaders and the analysis: imported at the first comparison, not by every agent at start.
+    from triage.analysis.groups import resolve_groups
+    from triage.analysis.stragglers import find_stragglers
+    from triage.load.fr_files import load_fr_dumps
+
     evidence, problems = load_fr_dumps(files)
     traces = {r.rank: r.collectives for r in evidence}
     return find_stragglers(resolve_groups(tuple(evidence), None), traces, {r.rank: r.host for r in evidence}), problems
@@ -240,6 +245,9 @@ class StragglerWatch:
     def record(self, rank: int, pid: int, path: Path) -> str:
         """``py-spy record`` of one rank (never paused, idle frames kept: a sleeping rank shows
         where it sleeps) into ``path``; what it found, for the warning line."""
+        from triage.collectors.common import run_tool
+        from triage.collectors.pyspy import find_pyspy
+
         tool, looked = find_pyspy()
         if tool is None:
             return f"no py-spy samples of rank {rank}: py-spy not found (looked in {looked})"

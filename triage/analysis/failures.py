@@ -31,6 +31,7 @@ class Failure:
     collateral: bool = False               # the line says it is a consequence (a timeout, a peer gone)
     order: int | None = None               # where the failure stands in the log (logs only)
     signal: int | None = None
+    peer_host: str | None = None           # the other end of a failed link the line names (network errors)
 
 
 def rank_failures(evidence: Evidence, hosts: Mapping[int, str | None]) -> list[Failure]:
@@ -80,7 +81,8 @@ def _failure(item: RankEvidence, hosts: Mapping[int, str | None]) -> Failure | N
         verb = {VerdictKind.NETWORK_ERROR: "hit a network error", VerdictKind.CRASH: "failed"}.get(kind, "raised")
         detail = f"{name} {verb}: {info.message}" if info.message else f"{name} failed"
         return Failure(item.rank, kind, detail, info.time, info.evidence, False, collateral=info.collateral,
-                       order=info.order, signal=info.signal)
+                       order=info.order, signal=info.signal,
+                       peer_host=info.host if kind is VerdictKind.NETWORK_ERROR else None)
     if info.signal is not None:
         sig = signal_name(info.signal, info.signal_name)
         detail = f"{name} was killed by {sig}"

@@ -17,6 +17,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 
+from triage.analysis.absent_rank import absent_rank0, logger_record_of_any_rank
 from triage.analysis.describe import who
 from triage.analysis.ranks import format_ranks, rank_word
 from triage.analysis.settle import SETTLE_RANK, settle_hang
@@ -231,6 +232,8 @@ def _rank0_at_work(timed_out: list[int], ranks: tuple[RankEvidence, ...], tail: 
         return None
     for index in range(len(tail) - 1, -1, -1):
         text = tail[index].strip()
+        if logger_record_of_any_rank(text):
+            continue           # a logger every rank may run: not rank 0's own work
         if _is_work(text) and not _frame_source(tail, index):
             return None if _routine_progress(text) else text[:160]
     return None
@@ -313,6 +316,10 @@ def watchdog_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...],
         verdict = headline.verdict(VerdictKind.STUCK_OUTSIDE_COLLECTIVE, body, culprit_ranks=(0,), process_group=pg,
                                    seq=seq)
         return verdict, Finding(verdict.kind.value, (0,), body, root_cause=True)
+    absent = absent_rank0(timed_out, ranks, (pg, seq, where), sorted({e.op or "" for e in timeouts}),
+                          cov.get("world_size"), coverage_line(cov))
+    if absent is not None and len(by_seq) == 1:
+        return absent
     ahead = _ranks_ahead(timeouts, pg, seq)
     waiting = [r for r in timed_out if r not in ahead]
     past = ""

@@ -197,9 +197,11 @@ def _network_failure(first: Failure, failures: list[Failure]) -> tuple[Verdict, 
     if others:
         summary += f"; {rank_word(others)} failed after it"
     qualifier = f" (reported by {reporter})"
+    if first.peer_host and first.peer_host not in summary:
+        summary += f"; the other end of the failed link: {first.peer_host}"
     if not colon:
         qualifier, summary = qualifier + summary, ""
-    verdict = headline.verdict(VerdictKind.NETWORK_ERROR, summary, qualifier=qualifier)
+    verdict = headline.verdict(VerdictKind.NETWORK_ERROR, summary, qualifier=qualifier, culprit_host=first.peer_host)
     return verdict, Finding(first.kind.value, (first.rank,), first.detail, first.evidence, first.time, True)
 
 

@@ -66,8 +66,9 @@ def _load_dir(path: Path, prefix: str | None) -> Evidence:
         raise InputError(f"{path}: empty directory", "point at a run directory or a directory of FR dumps")
     if looks_like_run_dir(path):
         return load_run_dir(path)
-    if BundlePaths(path).is_bundle():
-        raise InputError(f"{path}: is one node bundle; pass the run directory that holds it",
+    if BundlePaths(path).looks_like_bundle():
+        lost = "" if BundlePaths(path).is_bundle() else " (without its manifest.json)"
+        raise InputError(f"{path}: is one node bundle{lost}; pass the run directory that holds it",
                          "triage report RUN_DIR (the directory with run.json and one folder per host)")
     files = [p for p in entries if p.is_file()]
     if any(looks_like_fr_file(p) for p in files):

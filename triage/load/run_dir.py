@@ -216,6 +216,12 @@ def _launcher_exits(host: HostPaths, skipped: list[str]) -> dict[int, ExitInfo]:
 
 def _latest_bundle(host: HostPaths, skipped: list[str]) -> Path | None:
     bundles = host.bundles()
+    if host.bundles_dir.is_dir():
+        # a bundle folder without its manifest.json (written first by the agent: a copy lost it): said, not read
+        cut = sorted(p for p in host.bundles_dir.iterdir()
+                     if not BundlePaths(p).is_bundle() and BundlePaths(p).looks_like_bundle())
+        skipped.extend(f"{p}: node bundle without its manifest.json (lost in a copy?): not read"
+                       for p in cut[-3:])
     return bundles[-1] if bundles else None
 
 

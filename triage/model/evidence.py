@@ -104,7 +104,7 @@ class ExitInfo:
     failure_kind: str | None = None
     order: int | None = None
     collateral: bool = False
-    host: str | None = None                 # the host a failure line names (NCCL's host:pid head)
+    host: str | None = None                 # the host a failure line names (NCCL's host:pid head, a link's peer)
 
     @property
     def ok(self) -> bool:

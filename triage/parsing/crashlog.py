@@ -63,11 +63,14 @@ _CUDA_OOM = re.compile(r"CUDA out of memory|OutOfMemoryError|out of memory\. Tri
                        r"CUBLAS_STATUS_ALLOC_FAILED|"
                        r"Cuda failure '?out of memory",
                        re.IGNORECASE)
+# "CUDA error: X" and what X is (to its line's end, or to PyTorch's "CUDA kernel errors might be ..." glued
+# after it): the one pattern both a log line (parse_crash_line) and a crashed process's tail (crash_log_facts) use
+_CUDA_WHAT_TEXT = r"CUDA error: (?P<what>[^\n]+?)(?=\s*$|\s*CUDA kernel errors)"
 _CUDA_ERROR = re.compile(
-    r"CUDA error: (?P<what>[^.\n]+)|c10_cuda_check_implementation|cudaErrorIllegalAddress|"
+    _CUDA_WHAT_TEXT + r"|c10_cuda_check_implementation|cudaErrorIllegalAddress|"
     r"device-side assert triggered|CUDA kernel errors might be asynchronously reported|"
     r"an illegal memory access was encountered|unspecified launch failure|CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+|"
-    r"Cuda failure '(?P<nccl_cuda>[^']+)'")
+    r"Cuda failure '(?P<nccl_cuda>[^']+)'", re.MULTILINE)
 # the kernel's own assert, printed per thread before "device-side assert triggered" (which a paste may lack):
 # "IndexKernel.cu:92: operator(): block: [68,0,0], thread: [32,0,0] Assertion `index >= ...` failed."
 _KERNEL_ASSERT = re.compile(r"(?P<file>[\w.-]+\.cuh?):\d+: .{0,300}?\bAssertion (?P<what>.{1,400}?) failed\.")
@@ -118,6 +121,8 @@ _COLLATERAL = re.compile(
     r"ActorDiedError|actor died unexpectedly", re.IGNORECASE)
 _PEER = re.compile(r"(?:peer|from|to) (?P<addr>\[?[\w.:-]*\d[\w.:-]*\]?<\d+>|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?)|"
                    r"connect to \((?P<host>[\w.:-]+), (?P<port>\d+)\)")
+# NCCL's socket helpers name the other end of the call: "socketProgressOpt: Call to recv from 10.0.0.5<49901> failed"
+_SOCKET_CALL = re.compile(r"Call to (?:recv|send|connect)\b")
 _GPU = re.compile(r"\bcuda:(\d+)\b|GPU (\d+)(?: has a total capacity|;)|\bdevice (\d+)\b")
 _SIGNUMS = {"4": "SIGILL", "6": "SIGABRT", "7": "SIGBUS", "8": "SIGFPE", "9": "SIGKILL", "11": "SIGSEGV",
             "15": "SIGTERM"}
@@ -162,7 +167,7 @@ def parse_crash_line(line: str) -> CrashLine | None:
     peer_addr = None
     if peer and peer.group("host"):
         peer_addr = f"{peer.group('host')}:{peer.group('port')}"          # the store a client could not reach
-    elif peer and ("peer" in text or "NET/" in text or "Connect to" in text):
+    elif peer and ("peer" in text or "NET/" in text or "Connect to" in text or _SOCKET_CALL.search(text)):
         peer_addr = peer.group("addr")
     exc = _EXC.match(text)
     if exc is not None and not text.startswith(("Traceback", "Error executing job")):
@@ -232,7 +237,7 @@ def has_marker(line: str) -> bool:
 
 
 _FATAL_PY = re.compile(r"Fatal Python error: (?P<what>[^\n]+)")
-_CUDA_WHAT = re.compile(r"CUDA error: ([^\n]+?)(?:\s*$|\s*CUDA kernel errors)", re.MULTILINE)
+_CUDA_WHAT = re.compile(_CUDA_WHAT_TEXT, re.MULTILINE)
 _ASSERTION = re.compile(r"Assertion [`'](?P<expr>.+)' failed")
 _RAISED = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Interrupt|Exit)): (.+)$", re.MULTILINE)
 _WATCHDOG_ABORT = re.compile(r"watchdog thread terminated with exception|Some NCCL operations have failed or "
@@ -248,7 +253,7 @@ def crash_log_facts(text: str) -> CrashLogFacts:
     raised = _RAISED.findall(text)
     return CrashLogFacts(
         fatal_python_error=fatal[0].strip() if fatal else None,
-        cuda_error=cuda.group(1).strip() if cuda else None,
+        cuda_error=cuda.group("what").strip() if cuda else None,
         watchdog_abort=_WATCHDOG_ABORT.search(text) is not None,
         assertion=assertion.group("expr") if assertion else None,
         terminate_type=terminate.group("what") if terminate and terminate.group("what") else None,

@@ -1,39 +1,29 @@
-"""The numerics watch: the first NaN or Inf a rank sees (``triage launch --numerics``).
+"""The numerics watch: the first NaN or Inf a rank sees (``triage launch --numerics``; docs/numerics.md).
 
-Opt-in (``TRIAGE_NUMERICS=cheap|full``, set by the launcher). The in-worker agent starts at
-interpreter start, long before the job imports torch, and must not import torch itself. So
-:func:`start` puts a small finder at the head of ``sys.meta_path`` that answers nothing but notes
-the import of ``torch``: it lets the regular finders find torch, and wraps that one loader's
-``exec_module`` so that, right after ``import torch`` has run (and before any line of the job uses
-it), the global hooks are registered and the finder removes itself. If torch is already imported,
-the hooks are registered at once.
+Opt-in (``TRIAGE_NUMERICS=cheap|full``, set by the launcher). The in-worker agent starts long before
+the job imports torch and must not import torch itself: :func:`start` puts a finder at the head of
+``sys.meta_path`` (:mod:`triage.worker.numerics_import`) that registers the hooks right after
+``import torch`` has run, or registers them at once if torch is already imported.
 
-Hooks (all torch's own global registries; none changes a value, each catches everything):
+Hooks (torch's own global registries; none changes a value, each catches everything):
 
 - ``register_module_forward_pre_hook`` / ``register_module_forward_hook``: which module runs, its
-  qualified name from the root module (wrappers' ``module.``/``_orig_mod.`` left out), and, in full
-  mode, each module's output (absmax: NaN and Inf propagate through a max) and, through a tensor
-  hook on that output, the gradient backward brings to it. In cheap mode only the root call's
-  output (the model's output, a loss module's) is looked at, and only until the first
-  ``optimizer.step()``: then the module hooks are removed (a global module hook sends every module
-  call through torch's slow path) and come back at the first hit.
-- ``register_post_accumulate_grad_hook`` on the parameters: each parameter's local gradient, before
-  DDP's all_reduce (DDP's own hook runs after it): its absmax (full mode) or its sum (cheap mode: one
-  pass; a NaN or Inf anywhere makes it non-finite), kept as a tensor and read once per iteration
-  (one sync). A gradient that is not a plain tensor (FSDP2's DTensor shard, made by reduce_scatter)
-  is not this rank's own and is left to the step hook; when no gradient hook runs in an iteration
-  (FSDP1), cheap mode keeps the module hooks (the root's output).
-- ``register_optimizer_step_pre_hook`` / ``_post_hook``: the gradients at ``step()`` (after DDP's
-  all_reduce; in cheap mode only those no gradient hook saw) and, in full mode, the parameters after
-  it; the post hook counts the steps (completed ``step()`` calls; the first iteration is step 0).
+  qualified name (:mod:`triage.worker.numerics_names`), and, in full mode, each module's output
+  (absmax) and, through a tensor hook on it, the gradient backward brings to it. In cheap mode only
+  the root's output is looked at, until the first ``optimizer.step()``: then the module hooks are
+  removed (a global module hook sends every module call through torch's slow path) and come back
+  at the first hit.
+- ``register_post_accumulate_grad_hook`` on the parameters: each local gradient, before DDP's
+  all_reduce: its absmax (full) or its sum (cheap), read once per iteration (one sync). The hook
+  runs once per parameter per backward and does nothing else; a gradient that is not a plain tensor
+  (FSDP2's DTensor shard) is left to the step hook; with no gradient hook in an iteration (FSDP1),
+  cheap mode keeps the module hooks.
+- ``register_optimizer_step_pre_hook`` / ``_post_hook``: the gradients at ``step()`` that no gradient
+  hook saw, the parameters after it (full mode), and the step count.
 
-Full-module backward hooks (``register_module_full_backward_hook``) are not used: they wrap every
-module's inputs and outputs in a ``BackwardHookFunction``, which breaks models that modify an
-output in place (``ReLU(inplace=True)``). Tensor hooks see the same gradients without that.
-
-The first non-finite value is written to ``numerics.json`` in the rank directory at once; the
-file is rewritten (at most once a second) as later facts come (the grad scaler's skipped steps, the
-module-level hit after cheap mode switched to every module) and at exit.
+Full-module backward hooks are not used: they break models that modify an output in place.
+``numerics.json`` is written at the first hit, at most once a second after it when something new is
+known, and at exit.
 """
 
 from __future__ import annotations
@@ -69,6 +59,7 @@ class Watch(Names):
         self.path, self.mode, self.rank = path, mode, rank
         self.full = mode == "full"
         self.torch: Any = None
+        self.tensor_type: Any = None                        # torch.Tensor
         self.compiling: Any = None                          # torch.compiler.is_compiling, when there is one
         self.jit_tracing: Any = None                        # torch.jit.is_tracing
         self.wide: tuple[Any, ...] = ()                     # float32, float64
@@ -79,8 +70,8 @@ class Watch(Names):
         self.last_output: Any = None            # a weak reference to the tensor looked at last (an id is reused)
         self.stack: list[Any] = []
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY)
-        # (param name, absmax or sum tensor, time, dtype, shape) of the gradients this backward made
-        self.pending: list[tuple[str, Any, float, Any, tuple[int, ...]]] = []
+        # (id of the parameter, absmax or sum tensor, time) of the gradients this backward made
+        self.pending: list[tuple[int, Any, float]] = []
         self.steps: dict[int, int] = {}
         self.iteration = -1
         self.iteration_step = 0
@@ -135,7 +126,7 @@ class Watch(Names):
 
     def capturing(self, data: Any) -> bool:
         """A CUDA graph is being captured on the current stream: no read (a sync would break the capture)."""
-        if data.device.type != "cuda":
+        if not data.is_cuda:
             return False
         cuda = getattr(self.torch, "cuda", None)
         check = getattr(cuda, "is_current_stream_capturing", None)
@@ -207,22 +198,27 @@ class Watch(Names):
     def on_grad(self, param: Any) -> None:
         """A parameter's gradient as this rank's backward made it (before DDP's all_reduce): its absmax
         (full mode) or its sum (cheap mode: one pass; a NaN or Inf anywhere makes it non-finite), kept
-        as a tensor and read once per iteration."""
+        as a tensor and read once per iteration. It runs once per parameter per backward, so it does
+        the least it can: no name, dtype or shape until a sum is found non-finite (:meth:`flush_grads`)."""
         try:
             grad = param.grad
-            if grad is None or type(grad) is not self.torch.Tensor or self.tracing():
-                return                # a DTensor's (FSDP2's) came by reduce_scatter: not this rank's own
-            data = rec.plain(grad, self.torch)
-            if data is None or self.capturing(data):
-                return
-            if self.local and (self.closed or id(param) in self.fired):
+            if type(grad) is not self.tensor_type or grad.is_sparse or self.compiling():
+                return                # None, or a DTensor's (FSDP2's) made by reduce_scatter: not this rank's own
+            key = id(param)
+            if self.local and (self.closed or key in self.fired):
                 self.new_iteration()          # local mode: a backward after step(), or a second one without
-            self.fired.add(id(param))
+            self.fired.add(key)
+            if grad.is_cuda and self.capturing(grad):
+                return
+            if grad.requires_grad:
+                grad = grad.detach()          # backward(create_graph=True): no graph of ours
             if self.full:
-                value = data.abs().amax()
+                value = grad.abs().amax()
+            elif grad.dtype in self.wide:
+                value = grad.sum()
             else:                                # float16/bfloat16 summed in float32: no overflow of its own
-                value = data.sum() if data.dtype in self.wide else data.sum(dtype=self.torch.float32)
-            self.pending.append((self.param_name(param), value, time.time(), data.dtype, tuple(data.shape)))
+                value = grad.sum(dtype=self.torch.float32)
+            self.pending.append((key, value, time.time()))
         except Exception as exc:  # noqa: BLE001
             self.skip(None, exc)
 
@@ -232,20 +228,27 @@ class Watch(Names):
         if not pending:
             return
         torch = self.torch
-        device = pending[0][1].device
-        values = torch.stack([p[1].float().to(device) for p in pending])
+        try:
+            values = torch.stack([p[1] for p in pending])                   # one device, one dtype: the usual
+        except RuntimeError:
+            device = pending[0][1].device
+            values = torch.stack([p[1].float().to(device) for p in pending])
         if self.capturing(values) or math.isfinite(float(values.sum())):
             return
         bad = torch.nonzero(~torch.isfinite(values))
         if bad.numel() == 0:
             return                            # finite values whose sum overflowed
-        pname, _, when, dtype, shape = pending[int(bad[0][0])]
-        param = next((r() for r, n in self.params.values() if n == pname), None)
-        grad = param.grad if param is not None else None
+        key, _, when = pending[int(bad[0][0])]
+        entry = self.params.get(key)
+        param = entry[0]() if entry is not None else None
+        if entry is None or param is None:
+            return
+        pname = entry[1]
+        grad = param.grad
         data = rec.plain(grad, torch) if grad is not None else None
-        value = rec.describe(data, torch) if data is not None and tuple(data.shape) == shape else None
+        value = rec.describe(data, torch) if data is not None and data.shape == param.shape else None
         if value is None or not (value["nan"] or value["inf"]):
-            value = rec.describe_gone(dtype, shape)     # zero_grad() came first (a skipped step): counts gone
+            value = rec.describe_gone(param.dtype, tuple(param.shape))  # zero_grad() came first (a skipped step)
         self.found(rec.LOCAL_GRAD, pname, "parameter", value, None, when=when, grad_only=True)
 
     def on_step_pre(self, optimizer: Any, args: Any, kwargs: Any) -> None:
@@ -375,7 +378,8 @@ class Watch(Names):
 
     def install(self, torch: Any) -> None:
         self.torch = torch
-        self.compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None)
+        self.tensor_type = torch.Tensor
+        self.compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None) or (lambda: False)
         self.jit_tracing = getattr(getattr(torch, "jit", None), "is_tracing", None)
         self.wide = (torch.float32, torch.float64)
         self.install_module_hooks()

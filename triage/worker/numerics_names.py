@@ -59,9 +59,14 @@ class Names:
             kind = type(module).__name__
             if kind == "OptimizedModule":
                 self.skipped.setdefault(path or kind, "compiled by torch.compile: only its outputs are seen")
-            for pname, param in module.named_parameters(recurse=False):
-                self.add_param(param, f"{path}.{pname}" if path else pname)
-            for attr, child in reversed(list(module.named_children())):
+            try:
+                for pname, param in module.named_parameters(recurse=False):
+                    self.add_param(param, f"{path}.{pname}" if path else pname)
+                children = list(module.named_children())
+            except Exception as exc:  # noqa: BLE001 - a module that cannot be walked: named, the others go on
+                self.skipped.setdefault(path or kind, f"{type(exc).__name__}: {exc}"[:200])
+                continue
+            for attr, child in reversed(children):
                 through = kind in WRAPPER_TYPES and attr in WRAPPER_ATTRS
                 todo.append((child, path if through else (f"{path}.{attr}" if path else attr)))
 
@@ -81,8 +86,8 @@ class Names:
         if entry is not None and entry[0]() is param:
             return
         self.params[id(param)] = (weakref.ref(param), name)
-        if not param.requires_grad:
-            return
+        if not param.requires_grad or not param.is_floating_point():
+            return                                      # no gradient, or a complex one: not watched
         try:
             param.register_post_accumulate_grad_hook(self.on_grad)
         except Exception as exc:  # noqa: BLE001

@@ -21,6 +21,7 @@ from typing import Any
 
 from triage.agent.hang import busy, children, cluster_trigger, stop_decision
 from triage.agent.hang.rdzv_watch import DEFAULT_JOIN_TIMEOUT_S
+from triage.agent.hang.stop_decision import print_report
 from triage.agent.lines import say
 from triage.agent.state import ActionOutcome, AgentContext, LocalRankStatus, MonitorAction, MonitorActionKind
 from triage.analysis.ranks import rank_word
@@ -30,7 +31,7 @@ from triage.collectors.core import collect_core
 from triage.collectors.node_bundle import JobInfo, collect_node_bundle
 from triage.collectors.pyspy import collect_pyspy_children
 from triage.layout import BundlePaths, HostPaths
-from triage.model import Verdict, VerdictKind
+from triage.model import VerdictKind
 from triage.options import LaunchSettings, OnHang
 from triage.postmortem.locate import find_core
 from triage.private_files import read_json
@@ -379,13 +380,3 @@ def _wait_for_other_nodes(ctx: AgentContext, bundle: Path) -> None:
             say(f"no bundle yet from {', '.join(missing)}; reporting on what is there")
     except Exception:  # noqa: BLE001
         return
-
-
-def print_report(run_dir: Path) -> Verdict | None:
-    """Print the report of the run directory to the console (rank output held back meanwhile);
-    return its verdict. Never raises."""
-    report = stop_decision.build(run_dir)
-    if report is None:
-        return None
-    stop_decision.render(report, run_dir)
-    return report.verdict

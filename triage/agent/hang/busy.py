@@ -28,7 +28,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from triage.agent.hang.gpu_wait import gpu_utilization, gpu_wait
-from triage.collectors.pyspy import sample_stacks
 from triage.model.gpu import GPU_BUSY_SHARE
 from triage.parsing.stacks import Frame, ThreadStack, parse_pyspy_json
 
@@ -147,6 +146,8 @@ def _tid(thread: ThreadStack) -> int | None:
 def take_sample(rank: int, pid: int, own_tids: frozenset[int] | None = None,
                 timeout: float = 5.0) -> RankSample:
     """Stacks first (to learn triage's own threads), then the counters without them."""
+    from triage.collectors.pyspy import sample_stacks  # the collectors: only when a rank is sampled
+
     data, error = sample_stacks(pid, timeout)
     if data is None and os.path.exists(f"/proc/{pid}"):
         data, error = sample_stacks(pid, timeout)     # a read racing the target's own changes: once more

@@ -27,7 +27,6 @@ from triage.agent.hang import busy
 from triage.agent.hang.detect import HangSuspicion
 from triage.agent.state import InitInfo, LocalRankStatus
 from triage.analysis.ranks import rank_word
-from triage.collectors.pyspy import sample_stacks
 from triage.parsing.stacks import ThreadStack, parse_pyspy_json
 
 INIT_FUNCTIONS = frozenset({
@@ -103,6 +102,8 @@ class InitWatch:
         threading.Thread(target=self._probe, args=(targets, idle), name="triage-init-probe", daemon=True).start()
 
     def _probe(self, targets: list[tuple[int, int]], idle: dict[int, float | None]) -> None:
+        from triage.collectors.pyspy import sample_stacks  # the collectors: only when a rank is probed
+
         try:
             for rank, pid in targets:
                 data, _error = sample_stacks(pid)

@@ -26,7 +26,6 @@ from pathlib import Path
 from triage.agent.hang import cluster_trigger
 from triage.agent.hang.detect import HangSuspicion
 from triage.agent.state import InitInfo, LocalRankStatus
-from triage.collectors.pyspy import python_children, sample_stacks
 from triage.layout import HostPaths
 from triage.parsing.stacks import parse_pyspy_json
 from triage.parsing.torchrun_args import (
@@ -140,6 +139,8 @@ class RendezvousWatch:
         threading.Thread(target=self._sample, args=(now,), name="triage-rdzv-probe", daemon=True).start()
 
     def _sample(self, started: float) -> None:
+        from triage.collectors.pyspy import python_children, sample_stacks  # only when it probes
+
         try:
             found = False
             for pid in [self._pid, *python_children(self._pid or 0)[:2]]:

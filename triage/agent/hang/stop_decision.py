@@ -21,18 +21,21 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from triage.agent.hang import cluster_trigger
 from triage.agent.lines import holding_rank_output, say
-from triage.agent.state import AgentContext
-from triage.analysis.stop import fixed_verdict
-from triage.analysis.verdict import headline
 from triage.layout import RunPaths
 from triage.model import Report, Verdict, VerdictKind
-from triage.model.evidence import StopDecision
 from triage.private_files import write_json_atomic
 from triage.schemas import STOP_LOG_RECORD, STOP_SCHEMA
+
+if TYPE_CHECKING:
+    from triage.agent.state import AgentContext
+
+# Every agent imports this module at start (it looks for other nodes' stop.json every pass): what
+# only deciding a stop needs (the verdict analysis, the evidence model behind it) is imported when
+# a stop is decided, not by every job's agent.
 
 # The decider stops its own node this long after it wrote stop.json; the other nodes read it
 # within their poll interval and stop at the same moment.
@@ -136,6 +139,10 @@ def wait_for_decision(run_dir: Path, host: str, deadline: float) -> Decision | N
 
 def job_verdict(report: Report | None, ctx: AgentContext, reason: str, source: str) -> Verdict:
     """The report's verdict as the stop fixes it: never NO PROBLEM FOUND for a job stopped for a hang."""
+    from triage.analysis.stop import fixed_verdict  # see the note at the top
+    from triage.analysis.verdict import headline
+    from triage.model.evidence import StopDecision
+
     if report is None:
         return headline.verdict(VerdictKind.HANG, reason, limit=600)
     verdict = report.verdict
@@ -209,5 +216,16 @@ def render(report: Report, run_dir: Path) -> None:
         say(f"next: triage report {run_dir} --format html -o triage-report.html   # the picture")
 
 
+def print_report(run_dir: Path) -> Verdict | None:
+    """Print the report of the run directory to the console (rank output held back meanwhile);
+    return its verdict. Never raises. (Here, not with the hang actions: a job that fails on its own
+    prints it without loading the collectors.)"""
+    report = build(run_dir)
+    if report is None:
+        return None
+    render(report, run_dir)
+    return report.verdict
+
+
 __all__ = ["STOP_LEAD_S", "Decision", "decide_and_report", "decider", "follow", "job_verdict", "other_decision",
-           "point_to", "record_stop"]
+           "point_to", "print_report", "record_stop"]

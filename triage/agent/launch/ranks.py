@@ -14,7 +14,6 @@ import psutil
 from triage.agent.state import LocalRankStatus
 from triage.layout import HostPaths, RankPaths
 from triage.model import Collective, CollectiveState
-from triage.parsing.crashlog import FAULT_SIGNALS
 from triage.parsing.flight_recorder.parse import parse_fr_json
 from triage.parsing.stacks import parse_faulthandler_signal
 
@@ -164,6 +163,8 @@ def fatal_signal(path: os.PathLike[str] | str) -> signal.Signals | None:
         return None
     fatal = parse_faulthandler_signal(tail.decode("utf-8", "replace"))
     if fatal:
+        from triage.parsing.crashlog import FAULT_SIGNALS  # the crash-log parser: only for a crashed rank
+
         name = FAULT_SIGNALS.get(fatal.strip())
         return signal.Signals[name] if name else None
     # The only non-fatal signal faulthandler is registered for in a worker is SIGTERM.

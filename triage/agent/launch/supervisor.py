@@ -201,10 +201,8 @@ class NodeAgent:
 
     def _report_failure(self) -> Verdict | None:
         """The job failed on its own (a crash or an exception): print the report of the run."""
-        # Imported here to stay off the start-up path of every job (see _run_action).
-        from triage.agent.hang.actions import print_report
         self.pump.pump(time.time())
-        return print_report(self.run_dir)
+        return stop_decision.print_report(self.run_dir)
 
     # -- per tick --------------------------------------------------------------------------
     def _tick(self, now: float) -> None:

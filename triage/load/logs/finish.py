@@ -26,6 +26,7 @@ from triage.parsing.crashlog import (
 from triage.parsing.raise_sites import RaiseSiteKind
 from triage.parsing.rendezvous import STORE_WAIT_DETAIL
 
+SETTLE_NAMED = "that rank's own log or traceback would settle what failed and why"
 _SPECIFIC = {CrashLineKind.CUDA_OOM: 0, CrashLineKind.CUDA_ERROR: 1, CrashLineKind.NETWORK: 2,
              CrashLineKind.NCCL_ERROR: 3, CrashLineKind.EXCEPTION: 4, CrashLineKind.TERMINATE: 5,
              CrashLineKind.FATAL_SIGNAL: 6}
@@ -47,7 +48,7 @@ def failure_exit(line: CrashLine, order: int, path: str) -> ExitInfo:
         sig = None
     return ExitInfo(exit_code=None if sig is not None else 1, signal=sig, signal_name=line.signal if sig else None,
                     message=line.text[:300], evidence=(path,), failure_kind=line.kind.value, order=order,
-                    collateral=line.collateral)
+                    collateral=line.collateral, host=_peer_host(line))
 
 
 def finish_watchdog(scan: LogScan) -> None:
@@ -60,12 +61,13 @@ def finish_watchdog(scan: LogScan) -> None:
         timed.add((event.rank, event.seq))
         pg = scan.pg_of.get((event.rank, event.seq))
         if event.pg is None and pg is not None:
-            detail = event.detail.replace(" on pg ?", f" on pg {pg}")
+            detail = event.detail.replace(f"SeqNum={event.seq} ran for", f"SeqNum={event.seq} on pg {pg} ran for", 1)
             scan.events[index] = replace(event, pg=pg, detail=detail)
     for (rank, seq), order in sorted(scan.detected.items(), key=lambda kv: kv[1]):
         if (rank, seq) not in timed:
             pg = scan.pg_of.get((rank, seq))
-            scan.events.append(Event(EventKind.WATCHDOG_TIMEOUT, f"work {seq} on pg {pg or '?'} failed or timed out",
+            on_pg = f" on pg {pg}" if pg else ""
+            scan.events.append(Event(EventKind.WATCHDOG_TIMEOUT, f"work {seq}{on_pg} failed or timed out",
                                      rank=rank, pg=pg, seq=seq, order=order))
             scan.first_timeout.setdefault(rank, order)
     scan.detected.clear()
@@ -137,7 +139,26 @@ def finish_raise_sites(scan: LogScan) -> None:
         (scan.failures.setdefault(rank, []) if rank is not None else scan.orphans).append((order, line, path))
 
 
+def named_failures(scan: LogScan) -> None:
+    """An input that shows no failure of a known rank and no sign of trouble (no timeout, mismatch,
+    init wait, failed exit), but whose plain words name a rank and a failure (``rank 3 died from
+    signal 11``, ``[rank3] was killed``, ``Worker 2 exited with exit code 1``): those lines are those
+    ranks' failures, never "nothing recognisable" or an all-clear."""
+    if not scan.named_failures or scan.failures or scan.events or scan.mismatches or scan.init_waits \
+            or scan.lagging or scan.op_count_splits or any(not e.ok for e in scan.exits.values()):
+        return
+    named = {order for order, *_ in scan.named_failures}
+    if any(not line.collateral and order not in named for order, line, _ in scan.orphans):
+        return    # a failure line of no rank (or a launcher record of none) stands apart from the named ones
+    for order, rank, line, path in scan.named_failures:
+        scan.ranks_seen.add(rank)
+        words = f"{line.text} [the line names rank {rank} in words triage reads no further: {SETTLE_NAMED}]"
+        scan.failures.setdefault(rank, []).append((order, replace(line, text=words[:400]), path))
+        scan.orphans = [item for item in scan.orphans if item[0] != order]
+
+
 def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
+    named_failures(scan)
     finish_raise_sites(scan)
     finish_store_waits(scan)
     infer_oom_rank(scan)
@@ -206,7 +227,7 @@ def _combine(launcher: ExitInfo | None, failure: ExitInfo | None) -> ExitInfo | 
         return launcher
     return ExitInfo(launcher.exit_code, launcher.signal, launcher.signal_name, launcher.time,
                     failure.message or launcher.message, launcher.evidence + failure.evidence,
-                    failure.failure_kind, failure.order, failure.collateral)
+                    failure.failure_kind, failure.order, failure.collateral, failure.host)
 
 
 def orphan_failures(scan: LogScan) -> tuple[ExitInfo, ...]:

@@ -12,6 +12,7 @@ from triage.load.logs.facts import WorldSize
 from triage.load.logs.scan import LogScan, record_world, signal_number
 from triage.model import Collective, CollectiveState
 from triage.model.evidence import Event, EventKind, ExitInfo, NcclProcess
+from triage.parsing import pages
 from triage.parsing.crashlog import CrashLine, CrashLineKind, parse_crash_line
 from triage.parsing.launchers import parse_rank_deaths
 from triage.parsing.nccl.lines import channel_ranks
@@ -144,6 +145,25 @@ def _launcher_time(stamp: str | None) -> float | None:
         return None
 
 
+MAX_CHANNEL_LINES = 200_000
+
+
+def _channel_text(text: str | bytes | mmap.mmap) -> str:
+    """The text channel_ranks reads: the whole log, or of a mapped one its channel set-up lines (found
+    with ``bytes.find``, keeping no page resident; read only when a WARN's process has no rank)."""
+    if isinstance(text, str):
+        return text
+    lines: list[bytes] = []
+    pos = 0
+    while len(lines) < MAX_CHANNEL_LINES and (hit := pages.find(text, b"NCCL INFO Channel", pos, len(text))) >= 0:
+        start = max(text.rfind(b"\n", max(0, hit - 4096), hit) + 1, hit - 4096, 0)
+        stop = text.find(b"\n", hit, hit + 4096)
+        stop = min(len(text), hit + 4096) if stop < 0 else stop
+        lines.append(text[start:stop])
+        pos = stop
+    return b"\n".join(lines).decode("utf-8", "replace")
+
+
 def nccl_records(text: str | bytes | mmap.mmap, path: str, scan: LogScan, default_rank: int | None) -> None:
     tracker = NcclTracker(history=16)
     if isinstance(text, str):
@@ -151,9 +171,7 @@ def nccl_records(text: str | bytes | mmap.mmap, path: str, scan: LogScan, defaul
             return
         tracker.feed_text(text)
     else:
-        if text.find(b"NCCL") < 0:
-            return
-        tracker.feed_bytes(text)
+        tracker.feed_bytes(text)     # (which finds the first "NCCL" without keeping the file resident)
     states = tracker.last_ops()
     world = max((s.nranks or 0 for s in states), default=0) or max(
         (i.nranks or 0 for i in tracker.inits()), default=0)
@@ -190,8 +208,8 @@ def nccl_records(text: str | bytes | mmap.mmap, path: str, scan: LogScan, defaul
         rank = warn.launcher_rank
         if rank is None:
             rank = tracker.global_rank(warn.host, warn.pid)
-        if rank is None and isinstance(text, str):
-            by_channel = channel_ranks(text) if by_channel is None else by_channel
+        if rank is None:
+            by_channel = channel_ranks(_channel_text(text)) if by_channel is None else by_channel
             rank = by_channel.get((warn.host, warn.pid))
             if rank is not None:
                 scan.ranks_seen.add(rank)

@@ -67,6 +67,9 @@ class LogScan:
     store_waits: list[InitWaitRecord] = field(default_factory=list)   # store get/wait timeouts, resolved at the end
     rank_prefixed: bool = False      # some line carried a rank, local-rank or process prefix
     past_init: bool = False          # the input shows the job past its first collective (progress, collectives)
+    # lines in plain words naming a rank and a failure that nothing else tied to a rank: (order, rank, line,
+    # path); read only when the input ties no line to any rank (triage.parsing.named_failure)
+    named_failures: list[tuple[int, int, CrashLine, str]] = field(default_factory=list)
 
 
 def record_world(scan: LogScan, facts: WorldSize | None) -> None:

@@ -48,6 +48,7 @@ from triage.parsing.desync import (
 )
 from triage.parsing.log_owners import LineOwner, attribute_lines
 from triage.parsing.log_prefix import split_rank_prefix
+from triage.parsing.named_failure import named_failure
 from triage.parsing.raise_sites import MARKERS as RAISE_SITE_MARKERS
 from triage.parsing.raise_sites import raise_site
 from triage.parsing.rendezvous import MARKERS as INIT_MARKERS
@@ -175,6 +176,10 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
     elif rank is None and scan.message_rank and order - scan.message_rank[1] <= FAILURE_CLUSTER_LINES:
         rank = scan.message_rank[0]
         scan.ranks_seen.add(rank)
+    elif rank is not None and "terminated with exception" in rest and rank_in_message(rest) == rank:
+        # a rank's watchdog exception whose message goes on without the prefix ("ncclRemoteError: ...",
+        # "Last error:", its detail): those lines are this rank's
+        scan.message_rank = (rank, order)
     if any(hint in rest for hint in _WATCHDOG_HINTS):
         parsed = _watchdog(rest, rank, path, order, scan) and "terminated with exception" not in rest
         if parsed and rest.lstrip().startswith("what():"):
@@ -221,6 +226,9 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
                 scan.failures.setdefault(rank, []).append(item)
             else:
                 scan.orphans.append(item)
+    if (rank is None or not parsed) and len(scan.named_failures) < MAX_UNPARSED \
+            and (named := named_failure(rest, rank)) is not None:
+        scan.named_failures.append((order, named[0], named[1], path))
     if not parsed and not scan.past_init and (RUNNING_MARKER in rest or _PROGRESS.search(rest)):
         scan.past_init = True
     if rank is not None and rest.strip() and not parsed:
@@ -242,7 +250,7 @@ def _nccl_detail_of(rank: int, order: int, scan: LogScan) -> tuple[int, CrashLin
         tail += 1
     if not tail or not any("NCCL" in item[1].text or item[1].text.startswith("nccl") for item in items[-tail:]):
         return None
-    first = items[-tail]
+    first = next((item for item in items[-tail:] if not item[1].collateral), items[-tail])
     del items[-tail:]
     return first
 
@@ -330,8 +338,8 @@ def _watchdog(line: str, rank: int | None, path: str, order: int, scan: LogScan)
         scan._timeouts.add(key)
         if who is not None:
             scan.first_timeout.setdefault(who, order)
-        detail = (f"{event.op or '?'} SeqNum={event.seq} on pg {event.pg or '?'} ran for "
-                  f"{event.ran_for_ms or '?'} ms")
+        on_pg = f" on pg {event.pg}" if event.pg else ""       # (an older line names no pg: none is said)
+        detail = f"{event.op or '?'} SeqNum={event.seq}{on_pg} ran for {event.ran_for_ms or '?'} ms"
         scan.events.append(Event(EventKind.WATCHDOG_TIMEOUT, detail, rank=who, evidence=(path,),
                                  pg=event.pg, seq=event.seq, op=event.op, count=event.numel_in, order=order))
         if who is not None and event.op in ("all_gather", "reduce_scatter") and event.numel_in and event.numel_out:

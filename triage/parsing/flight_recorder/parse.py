@@ -204,7 +204,15 @@ def load_fr_file(path: Path, rank: int | None = None) -> FrDump:
         data = read_regular_bytes(path, MAX_FR_BYTES)
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    return parse_fr_json(decode_fr_bytes(data, str(path)), rank, str(path), walk=fr_walk(data, str(path)))
+    decoded = decode_fr_bytes(data, str(path))
+    if isinstance(decoded, Mapping) and not any(key in decoded for key in _FR_KEYS):
+        raise InputError(f"{path}: not a Flight Recorder dump (an object with none of {', '.join(_FR_KEYS)})",
+                         "pass the file PyTorch wrote (TORCH_NCCL_DEBUG_INFO_TEMP_FILE), or leave this one out")
+    return parse_fr_json(decoded, rank, str(path), walk=fr_walk(data, str(path)))
+
+
+# Every dump PyTorch writes (format 2.x) has at least one of these; an object with none ("{}") is no dump.
+_FR_KEYS = ("version", "entries", "pg_config", "pg_status", "nccl_version", "comm_lib_version")
 
 
 MAX_FR_BYTES = 256 * 1024 * 1024   # a real dump is a few MB; a bigger (or sparse) file is refused by its size

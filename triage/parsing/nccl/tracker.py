@@ -28,6 +28,7 @@ from collections import deque
 from dataclasses import dataclass, replace
 from typing import IO, TypeAlias
 
+from triage.parsing import pages
 from triage.parsing.nccl.bulk import BulkRead, OpItem, OpKey, bulk_read, tail_start
 from triage.parsing.nccl.lines import NcclColl, NcclEvent, NcclInit, NcclWarn, parse_nccl_segments
 
@@ -144,17 +145,26 @@ class NcclTracker:
             self.feed_text(data)
 
     def feed_bytes(self, data: bytes | mmap.mmap) -> None:
-        if len(data) < BULK_MIN_BYTES or not self._feed_bulk(data):
-            if len(data) >= BULK_MIN_BYTES:
-                self.bulk_fallbacks += 1
+        if len(data) < BULK_MIN_BYTES:
             self._feed_lines(bytes(data).decode("utf-8", "replace"))
+            return
+        # every line the tracker reads holds "NCCL": the lines before the first one are skipped
+        # (a log with a few NCCL lines at its end costs one pass, that keeps no page resident)
+        first = pages.find(data, b"NCCL", 0, len(data), pivot=0)
+        if first < 0:
+            return
+        start = data.rfind(b"\n", 0, first) + 1
+        if not self._feed_bulk(data, start):
+            self.bulk_fallbacks += 1
+            self._feed_lines(bytes(data[start:]).decode("utf-8", "replace"))
 
-    def _feed_bulk(self, data: bytes | mmap.mmap) -> bool:
-        """The bulk path (see ``bulk``); False, nothing changed, when it cannot be sure."""
+    def _feed_bulk(self, data: bytes | mmap.mmap, start: int = 0) -> bool:
+        """The bulk path (see ``bulk``) from ``start`` (a line start; the lines before it hold no
+        "NCCL"); False, nothing changed, when it cannot be sure."""
         tail_at = tail_start(data)
         tail = NcclTracker(self._history)
-        tail._feed_lines(bytes(data[tail_at:]).decode("utf-8", "replace"))
-        found = bulk_read(data, tuple(self._ops), self._history, tail_at, tail._ops)
+        tail._feed_lines(bytes(data[max(start, tail_at):]).decode("utf-8", "replace"))
+        found = bulk_read(data, tuple(self._ops), self._history, tail_at, tail._ops, start=min(start, tail_at))
         if found is None:
             return False
         self._take_bulk(found, tail)
@@ -173,6 +183,8 @@ class NcclTracker:
                 self._add_op(key, item)
             if new and key in found.first:  # the last lines may include the first one: keep history unique
                 self._first[key] = found.first[key]
+            elif new and key in tail._first:  # a comm whose lines are all in the tail: its first op is there
+                self._first[key] = tail._first[key]
 
     # ---- results -------------------------------------------------------------------
     def _resolve(self, key: _Key, item: _Item) -> NcclColl | None:

@@ -1,0 +1,59 @@
+"""What the lines around watchdog timeouts of a pasted log say about rank 0 when it is not among them (pure).
+
+- A python-logging record at DEBUG/INFO level (``2024-05-07 15:51:09,140 - root - INFO - ...``,
+  ``INFO:__main__:...``, ``[2024-05-07 15:51:09,140][trainer][INFO] - ...``, loguru's ``... | INFO | ...``)
+  comes from a logger every rank of a script may run: unless its text names rank 0, it is not
+  evidence that rank 0 alone was at other work.
+- Ranks 1..N all time out in one collective of the default group and no line of rank 0 is in the
+  input (nor a world size above N+1): rank 0 is the one rank that never joined it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from triage.analysis.ranks import rank_word
+from triage.analysis.verdict import headline
+from triage.model import Finding, Verdict, VerdictKind
+from triage.model.evidence import RankEvidence
+
+_STAMP = r"\[?\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?"
+_LEVEL = r"\[?(?:DEBUG|INFO|NOTICE)\s*\]?"
+_LOGGER_RECORD = re.compile(
+    # the record's time (a paste's cleaning may have cut it), up to 3 fields (logger, module, process), the level
+    rf"^(?:{_STAMP}\s*[-|:]?\s*)?(?:(?:\[[\w.<>-]+\]|\([\w.-]+\)|[\w.<>-]+)\s*[-|:]?\s*){{0,3}}?{_LEVEL}(?:\s*[-|:]|\s+(?=\S))"
+    rf"|^(?:DEBUG|INFO):[\w.<>-]+:")                     # logging.basicConfig's default
+_NAMES_RANK0 = re.compile(r"\b(?:rank|process)\s*[:=#]?\s*0\b|\[rank0\]|\bmain process\b|\bglobal_rank\s*[:=]\s*0\b",
+                          re.IGNORECASE)
+
+
+_UNROOTED = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "barrier", "_allgather_base",
+             "_reduce_scatter_base", "allgather_into_tensor_coalesced", "reduce_scatter_tensor_coalesced")
+
+
+def logger_record_of_any_rank(text: str) -> bool:
+    """A DEBUG/INFO logging record whose text does not say rank 0 printed it."""
+    return _LOGGER_RECORD.match(text.strip()) is not None and _NAMES_RANK0.search(text) is None
+
+
+def absent_rank0(timed_out: list[int], ranks: tuple[RankEvidence, ...], at: tuple[str | None, int | None, str],
+                 ops: list[str], world: object, coverage: str) -> tuple[Verdict, Finding] | None:
+    """Ranks 1..N (at least two) all timed out in one unrooted collective (``at``: pg, seq, as words) of the
+    default group, and rank 0 shows no line and no timeout while the input states no larger job: rank 0
+    never joined that collective. (In a rooted one, a broadcast or a reduce, the root often completes
+    its side while the others wait: its absence says nothing.)"""
+    pg, seq, where = at
+    top = max(timed_out, default=0)
+    if len(timed_out) < 2 or timed_out != list(range(1, top + 1)) or pg not in (None, "0") or seq is None:
+        return None
+    if not ops or any(op not in _UNROOTED for op in ops):
+        return None
+    if any(r.rank == 0 or r.rank > top for r in ranks) or (isinstance(world, int) and world != top + 1):
+        return None
+    body = (f"rank 0 (inferred) never joined {where}: {rank_word(timed_out)} timed out in it, and rank 0, the only "
+            f"rank of 0-{top} without a timeout, has no line in this input ({coverage}); whether it died, waits "
+            "elsewhere or was at other work is not in the text: rank 0's own log, or its stack "
+            "(py-spy dump --pid <rank 0's pid>), would settle it")
+    verdict = headline.verdict(VerdictKind.MISSING_RANK, body, culprit_ranks=(0,), process_group=pg,
+                               seq=seq)
+    return verdict, Finding(VerdictKind.MISSING_RANK.value, (0,), body, root_cause=True)

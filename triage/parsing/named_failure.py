@@ -1,0 +1,78 @@
+"""A line in plain words that names a rank (or worker, process, task) and a failure, whatever the
+launcher: ``rank 3 died from signal 11``, ``Worker 2 was killed``, ``[1,5]<stderr>: Segmentation fault``,
+``node07:3 exit status 137``, ``RANK=4 failed with exit code 1``. The last resort of a log that nothing
+else in it ties to a rank: such text is evidence, never "nothing recognisable".
+
+``named_failure(line)`` -> (rank, CrashLine) or None. Never raises.
+"""
+
+from __future__ import annotations
+
+import re
+
+from triage.parsing.crashlog import CrashLine, CrashLineKind, parse_crash_line
+
+# Who: the first of these a line holds (process N only for small N: a larger number is a pid).
+_WHO = re.compile(
+    r"^\[\d+,(?P<mpi>\d+)\]<std(?:err|out)>:"                                  # Open MPI's --tag-output
+    r"|^(?P<srun>\d{1,5}):\s"                                                   # srun --label
+    r"|\[rank(?P<bracket>\d+)\]"
+    r"|(?<![-\w])(?:global[ _]rank|local[ _]rank|rank|RANK|Rank)\s*(?:=|:|#|\bof\b)?\s*(?P<rank>\d{1,6})\b(?![.:]\d)"
+    r"|\b(?:[Ww]orker|WORKER|[Tt]ask|[Pp]rocess)\s*(?:=|:|#)?\s*(?P<worker>\d{1,3})\b(?![.:]\d)"
+    r"|^(?P<host>[A-Za-z][\w.-]*):(?P<hostrank>\d{1,5})(?=\s)")               # host:rank at the start
+# What: a failure word.
+_WHAT = re.compile(
+    r"\b(?:error|exception|died|dead|killed|crash(?:ed)?|signal|SIG[A-Z]{2,6}|exit ?code|exit status|exited|"
+    r"failed|failure|time[ds]? ?out|abort(?:ed)?|core dumped|OOM|out of memory|segmentation fault|"
+    r"bus error|illegal|fatal|terminated)\b", re.IGNORECASE)
+_SIGNAL = re.compile(r"\b((?-i:SIG[A-Z]{2,6}))\b|\bsignal:?\s*(\d{1,2})\b|exit ?code:?\s*-(\d{1,2})\b|"
+                     r"exit (?:status|code):?\s*(1[2-5]\d)\b", re.IGNORECASE)
+# an exit that says it succeeded ("exited with exit code 0", "exitcode: 0", "exit status 0") is no failure
+_CLEAN_EXIT = re.compile(r"\b(?:exited\b(?: with)?(?: exit)?|exit)\s*(?:code|status)?\s*[:=]?\s*0\b(?![.\d])",
+                         re.IGNORECASE)
+_SIGNAL_WORDS = (("segmentation fault", "SIGSEGV"), ("bus error", "SIGBUS"), ("illegal instruction", "SIGILL"),
+                 ("core dumped", "SIGABRT"), ("abort", "SIGABRT"), ("killed", "SIGKILL"))
+_NAMES = {4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 11: "SIGSEGV", 15: "SIGTERM"}
+_TEARDOWN = ("SIGTERM", "SIGINT", "SIGHUP")
+
+
+def named_rank(line: str) -> int | None:
+    """The rank (worker, process, task) a line names, by the first of the forms above."""
+    match = _WHO.search(line)
+    if match is None:
+        return None
+    number = next(g for name, g in match.groupdict().items() if g is not None and name != "host")
+    return int(number)
+
+
+def _signal(text: str) -> str | None:
+    match = _SIGNAL.search(text)
+    if match is not None:
+        if match.group(1):
+            return match.group(1)
+        number = int(match.group(2) or match.group(3) or 0) or int(match.group(4) or 0) - 128
+        if number in _NAMES:
+            return _NAMES[number]
+    low = text.lower()
+    return next((sig for words, sig in _SIGNAL_WORDS if words in low), None)
+
+
+def named_failure(line: str, prefix_rank: int | None = None) -> tuple[int, CrashLine] | None:
+    """The rank a plain-words failure line names (``prefix_rank``: the rank its launcher prefix named,
+    which wins), and the failure as a CrashLine."""
+    text = line.strip()
+    if not text or len(text) > 2000 or "NCCL INFO" in text or _WHAT.search(_CLEAN_EXIT.sub("", text)) is None:
+        return None            # (NCCL's INFO lines are its set-up notes: "Failed to initialize NET plugin IB")
+    rank = prefix_rank if prefix_rank is not None else named_rank(text)
+    if rank is None:
+        return None
+    known = parse_crash_line(text)
+    sig = (known.signal if known is not None else None) or _signal(text)
+    if sig in _TEARDOWN:
+        return None            # a launcher's teardown ("Sending process 165 closing signal SIGTERM"): not a failure
+    if known is not None:
+        return rank, known
+    if sig is not None:
+        return rank, CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal=sig)
+    timeout = re.search(r"time[ds]? ?out", text, re.IGNORECASE) is not None
+    return rank, CrashLine(CrashLineKind.EXCEPTION, text[:400], collateral=timeout)

@@ -116,3 +116,12 @@ def test_viewer_line_number_before_an_srun_task_label() -> None:
 def test_srun_task_label_inside_a_kubectl_pod_tag() -> None:
     prefix = split_rank_prefix("[pod/trainer-worker-1/pytorch] 5: terminate called after throwing an instance of 'x'")
     assert (prefix.rank, prefix.host) == (5, "trainer-worker-1")
+
+
+def test_open_mpi_signal_handler_head_gives_a_pid_not_a_rank() -> None:   # aws/sagemaker-training-toolkit#106
+    tagged = split_rank_prefix("[1,7]<stderr>:[gpu-node-3:4411] Signal: Bus error (7)")
+    assert (tagged.rank, tagged.host, tagged.pid) == (7, "gpu-node-3", 4411)
+    assert tagged.rest == "Signal: Bus error (7)"
+    bare = split_rank_prefix("[gpu-node-3:4411] *** Process received signal ***")
+    assert (bare.rank, bare.host, bare.pid) == (None, "gpu-node-3", 4411)
+    assert split_rank_prefix("[gpu-node-3:5] Epoch 1 loss 0.3").rank == 5      # triage's own tag still reads

@@ -80,6 +80,10 @@ _FATAL = re.compile(
     r"(?:received|caught|got) signal:? (?P<signame>SIG[A-Z]+)|"
     # UCX's handler: "[host:3039 :0:3095] Caught signal 7 (Bus error: nonexistent physical address)"
     r"[Cc]aught signal (?P<ucxnum>\d+) \((?:Segmentation fault|Bus error|Aborted|Floating point|Illegal)|"
+    # Open MPI's handler in a rank: "[host:21766] Signal: Segmentation fault (11)" (after "*** Process received
+    # signal ***"; the next lines, "Signal code: ...", "Failing at address: ...", are its detail)
+    r"(?:^|\] )Signal: (?:Segmentation fault|Bus error|Aborted|Floating point exception|Illegal instruction|"
+    r"Killed) \((?P<ompinum>\d+)\)|"
     r"Signal (?P<signum>\d+) \((?P<sigtorch>SIG[A-Z]+)\)(?: \(0x[0-9a-fA-F]+\))? received|"
     r"^(?P<c10sig>SIG[A-Z]+)\(\d+\), PID: \d+|"
     r"^Bus error(?: \(core dumped\))?$|^Killed$|exitcode\s*:\s*-(?P<exitsig>\d+)|"
@@ -195,7 +199,8 @@ def parse_crash_line(line: str) -> CrashLine | None:
         return CrashLine(CrashLineKind.TERMINATE, text[:400], term.group("what"), "SIGABRT", collateral=collateral)
     if (fatal := _FATAL.search(text)) is not None:
         sig = (fatal.group("glogsig") or fatal.group("signame") or fatal.group("sigtorch") or fatal.group("c10sig")
-               or _SIGNUMS.get(fatal.group("signum") or fatal.group("exitsig") or fatal.group("ucxnum") or "")
+               or _SIGNUMS.get(fatal.group("signum") or fatal.group("exitsig") or fatal.group("ucxnum")
+                               or fatal.group("ompinum") or "")
                or _FPE_SIGNALS.get((fatal.group("fpe") or "").strip()))
         if sig is None:
             sig = ("SIGSEGV" if "Segmentation" in text else "SIGABRT" if "Aborted" in fatal.group(0)

@@ -41,6 +41,9 @@ _LOCAL = re.compile(r"\[([A-Za-z_][\w-]*?)(\d+)\]:\s?")
 _LOGGER_HEAD = re.compile(r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? "
                           r"[\w./-]+:\d+\] ")
 _MPI = re.compile(r"\[(?:\d+,)?(\d+)\]<(?:stdout|stderr|stddiag)>:\s?")
+# what Open MPI's signal handler prints after its "[host:pid] " head (the pid is no rank)
+_OMPI_HANDLER = re.compile(r"\s?(?:\*\*\* (?:Process received signal|End of error message) \*\*\*|Signal: |"
+                           r"Signal code: |Failing at address: |Associated errno: |\[ ?\d+\] )")
 _STREAM_TAG = re.compile(r"[\w.:/-]+ \[(?:stdout|stderr)\](?: |$)")
 # "[80746] [rank0]:..." (a viewer's line numbers), also before srun's task label ("[80746] 0: ..."; three digits
 # or more there, so that a bracketed rank before an iteration count, "[1] 100: loss", is not taken for one)
@@ -71,7 +74,11 @@ def split_rank_prefix(line: str) -> RankPrefix:
             rank, local = int(match.group(1)), False
         elif match := _HOST_RANK.match(rest):
             host, local = match.group(1), False
-            rank = int(match.group(2)) if match.group(2).isascii() and match.group(2).isdigit() else rank
+            number = int(match.group(2)) if match.group(2).isascii() and match.group(2).isdigit() else None
+            if number is not None and (rank is not None or _OMPI_HANDLER.match(rest, match.end())):
+                pid = number      # Open MPI's signal handler heads its lines "[host:pid] ", inside a rank's tag
+            else:
+                rank = number if number is not None else rank
         elif (match := _DETERMINED.match(rest)) is not None:
             found = match.group("rank") or match.group("bare")
             rank, local = (int(found), False) if found is not None else (rank, local)

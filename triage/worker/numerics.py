@@ -1,39 +1,29 @@
-"""The numerics watch: the first NaN or Inf a rank sees (``triage launch --numerics``).
+"""The numerics watch: the first NaN or Inf a rank sees (``triage launch --numerics``; docs/numerics.md).
 
-Opt-in (``TRIAGE_NUMERICS=cheap|full``, set by the launcher). The in-worker agent starts at
-interpreter start, long before the job imports torch, and must not import torch itself. So
-:func:`start` puts a small finder at the head of ``sys.meta_path`` that answers nothing but notes
-the import of ``torch``: it lets the regular finders find torch, and wraps that one loader's
-``exec_module`` so that, right after ``import torch`` has run (and before any line of the job uses
-it), the global hooks are registered and the finder removes itself. If torch is already imported,
-the hooks are registered at once.
+Opt-in (``TRIAGE_NUMERICS=cheap|full``, set by the launcher). The in-worker agent starts long before
+the job imports torch and must not import torch itself: :func:`start` puts a finder at the head of
+``sys.meta_path`` (:mod:`triage.worker.numerics_import`) that registers the hooks right after
+``import torch`` has run, or registers them at once if torch is already imported.
 
-Hooks (all torch's own global registries; none changes a value, each catches everything):
+Hooks (torch's own global registries; none changes a value, each catches everything):
 
 - ``register_module_forward_pre_hook`` / ``register_module_forward_hook``: which module runs, its
-  qualified name from the root module (wrappers' ``module.``/``_orig_mod.`` left out), and, in full
-  mode, each module's output (absmax: NaN and Inf propagate through a max) and, through a tensor
-  hook on that output, the gradient backward brings to it. In cheap mode only the root call's
-  output (the model's output, a loss module's) is looked at, and only until the first
-  ``optimizer.step()``: then the module hooks are removed (a global module hook sends every module
-  call through torch's slow path) and come back at the first hit.
-- ``register_post_accumulate_grad_hook`` on the parameters: each parameter's local gradient, before
-  DDP's all_reduce (DDP's own hook runs after it): its absmax (full mode) or its sum (cheap mode: one
-  pass; a NaN or Inf anywhere makes it non-finite), kept as a tensor and read once per iteration
-  (one sync). A gradient that is not a plain tensor (FSDP2's DTensor shard, made by reduce_scatter)
-  is not this rank's own and is left to the step hook; when no gradient hook runs in an iteration
-  (FSDP1), cheap mode keeps the module hooks (the root's output).
-- ``register_optimizer_step_pre_hook`` / ``_post_hook``: the gradients at ``step()`` (after DDP's
-  all_reduce; in cheap mode only those no gradient hook saw) and, in full mode, the parameters after
-  it; the post hook counts the steps (completed ``step()`` calls; the first iteration is step 0).
+  qualified name (:mod:`triage.worker.numerics_names`), and, in full mode, each module's output
+  (absmax) and, through a tensor hook on it, the gradient backward brings to it. In cheap mode only
+  the root's output is looked at, until the first ``optimizer.step()``: then the module hooks are
+  removed (a global module hook sends every module call through torch's slow path) and come back
+  at the first hit.
+- ``register_post_accumulate_grad_hook`` on the parameters: each local gradient, before DDP's
+  all_reduce: its absmax (full) or its sum (cheap), read once per iteration (one sync). The hook
+  runs once per parameter per backward and does nothing else; a gradient that is not a plain tensor
+  (FSDP2's DTensor shard) is left to the step hook; with no gradient hook in an iteration (FSDP1),
+  cheap mode keeps the module hooks.
+- ``register_optimizer_step_pre_hook`` / ``_post_hook``: the gradients at ``step()`` that no gradient
+  hook saw, the parameters after it (full mode), and the step count.
 
-Full-module backward hooks (``register_module_full_backward_hook``) are not used: they wrap every
-module's inputs and outputs in a ``BackwardHookFunction``, which breaks models that modify an
-output in place (``ReLU(inplace=True)``). Tensor hooks see the same gradients without that.
-
-The first non-finite value is written to ``numerics.json`` in the rank directory at once; the
-file is rewritten (at most once a second) as later facts come (the grad scaler's skipped steps, the
-module-level hit after cheap mode switched to every module) and at exit.
+Full-module backward hooks are not used: they break models that modify an output in place.
+``numerics.json`` is written at the first hit, at most once a second after it when something new is
+known, and at exit.
 """
 
 from __future__ import annotations

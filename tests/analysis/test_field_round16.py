@@ -1,0 +1,44 @@
+"""Classes of real pasted logs found by round 16 of the real-world corpus (Open MPI's signal handler inside
+a rank's --tag-output), each tested on a variant written here (other ranks, hosts, pids and signals than
+the cases' own lines)."""
+
+from __future__ import annotations
+
+from triage.analysis.analyze import analyze
+from triage.load.inputs import load_log_texts
+from triage.model import Report
+from triage.parsing.crashlog import CrashLineKind, parse_crash_line
+
+
+def report(*lines: str) -> Report:
+    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
+
+
+def test_open_mpi_signal_line_is_a_fatal_signal() -> None:
+    line = parse_crash_line("[trn-node-12:90210] Signal: Floating point exception (8)")
+    assert line is not None and line.kind is CrashLineKind.FATAL_SIGNAL and line.signal == "SIGFPE"
+    assert parse_crash_line("[trn-node-12:90210] Signal code: Integer divide-by-zero (1)") is None
+
+
+def test_open_mpi_handler_inside_a_tagged_rank_names_that_rank_and_host() -> None:
+    result = report(
+        "[1,3]<stdout>:epoch 2 step 400 loss 1.93",
+        "[1,12]<stderr>:[trn-node-12:90210] *** Process received signal ***",
+        "[1,12]<stderr>:[trn-node-12:90210] Signal: Bus error (7)",
+        "[1,12]<stderr>:[trn-node-12:90210] Signal code: Non-existant physical address (2)",
+        "[1,12]<stderr>:[trn-node-12:90210] Failing at address: 0x7f3a1c000000",
+        "[1,12]<stderr>:[trn-node-12:90210] [ 0] /lib64/libpthread.so.0(+0xf630)[0x7f3b2c4a5630]",
+        "[1,12]<stderr>:[trn-node-12:90210] *** End of error message ***")
+    assert result.verdict.kind.value == "crash"
+    assert result.verdict.culprit_ranks == (12,)
+    assert "SIGBUS" in result.verdict.summary and "trn-node-12" in result.verdict.summary
+
+
+def test_open_mpi_handler_without_a_tag_is_a_crash_of_no_rank_not_of_its_pid() -> None:
+    result = report(
+        "[trn-node-4:5123] *** Process received signal ***",
+        "[trn-node-4:5123] Signal: Segmentation fault (11)",
+        "[trn-node-4:5123] Signal code: Address not mapped (1)")
+    assert result.verdict.kind.value == "crash"
+    assert result.verdict.culprit_ranks == ()
+    assert "5123" not in result.verdict.summary.split(":")[0]

@@ -42,3 +42,36 @@ def test_open_mpi_handler_without_a_tag_is_a_crash_of_no_rank_not_of_its_pid() -
     assert result.verdict.kind.value == "crash"
     assert result.verdict.culprit_ranks == ()
     assert "5123" not in result.verdict.summary.split(":")[0]
+
+
+def test_a_script_refusing_the_launchers_local_rank_argument_is_that_ranks_exception() -> None:
+    result = report("finetune.py: error: unrecognized arguments: --local_rank=6")
+    assert result.verdict.kind.value == "exception"
+    assert result.verdict.culprit_ranks == (6,)
+
+
+def test_every_process_that_refused_it_is_named_not_only_the_agents_first() -> None:
+    result = report(
+        "usage: run.py [-h] [--config CONFIG] [--local_rank LOCAL_RANK]",
+        "run.py: error: unrecognized arguments: --local-rank=2",
+        "usage: run.py [-h] [--config CONFIG] [--local_rank LOCAL_RANK]",
+        "run.py: error: unrecognized arguments: --local-rank=0",
+        "usage: run.py [-h] [--config CONFIG] [--local_rank LOCAL_RANK]",
+        "run.py: error: unrecognized arguments: --local-rank=1",
+        "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 2) local_rank: 0 (pid: 7781) of "
+        "binary: /usr/bin/python3")
+    assert result.verdict.kind.value == "exception"
+    assert result.verdict.culprit_ranks == (0, 1, 2)
+
+
+def test_python_fire_refusing_it_names_that_rank() -> None:
+    result = report("ERROR: Could not consume arg: --local_rank=1",
+                    "Usage: sft.py --local_rank=1 --model_path /data/m")
+    assert result.verdict.culprit_ranks == (1,)
+
+
+def test_deepspeed_launchers_record_without_its_argv_is_a_failure_of_no_named_rank() -> None:
+    result = report("[2024-05-02 10:11:12,345] [ERROR] [launch.py:321:sigkill_handler] exits with return code = -6")
+    assert result.verdict.kind.value == "crash"
+    assert result.verdict.culprit_ranks == ()
+    assert "SIGABRT" in result.verdict.summary

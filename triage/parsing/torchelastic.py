@@ -94,6 +94,16 @@ _AGENT_LINE = re.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+)(?: \(p
 # "--local_rank=0" (a launch of one process) names the process that failed.
 _DEEPSPEED_EXIT = re.compile(r"exits with return code = (-?\d+)")
 _DEEPSPEED_HANDLER = "sigkill_handler]"
+_NO_ARGV = ("DeepSpeed's launcher record is here without the command it prints: which local rank's process "
+            "exited is not in this input")
+# A script that does not take the --local-rank/--local_rank argument torch.distributed.launch (and DeepSpeed's
+# launcher) passes to each process, refusing it at start-up: argparse's "train.py: error: unrecognized arguments:
+# --local-rank=5" (PyTorch 2.x passes "--local-rank"; scripts written for 1.x parse "--local_rank"), python-fire's
+# "ERROR: Could not consume arg: --local_rank=3". The number is that process's local rank; argparse exits with 2.
+_ARGV_REJECTED = re.compile(r"(?:error: unrecognized arguments:|ERROR: Could not consume arg:)[^\n]*?"
+                            r"--local[_-]rank[= ](\d+)")
+_REJECTED_NOTE = ("the script does not take the --local-rank/--local_rank argument the launcher passes to each "
+                  "process (read LOCAL_RANK from the environment, or accept both spellings)")
 # torch.distributed.launch (PyTorch <= 1.8) waits on its workers in local-rank order and raises for the first
 # it finds failed: "subprocess.CalledProcessError: Command '['python', '-u', 'train.py', '--local_rank=1']' died
 # with <Signals.SIGSEGV: 11>." / "... returned non-zero exit status 1."
@@ -209,8 +219,23 @@ def parse_launcher_failures(text: str) -> tuple[LauncherFailure, ...]:
                                                                  else match.groups()[3:]))
             if code is not None and local is not None:
                 failures.append(LauncherFailure(None, local, None, code, _signal_name(code, None), pid, None))
+    failures = _argv_rejections(text, failures)
     failures.sort(key=lambda f: not f.root_cause)
     return tuple(failures)
+
+
+def _argv_rejections(text: str, failures: list[LauncherFailure]) -> list[LauncherFailure]:
+    """Each process that refused the launcher's --local-rank argument is a root cause (they fail alike, at
+    start-up); the launcher's own record of the same local rank (its agent line) gives way to it."""
+    if "local" not in text or (("unrecognized arguments" not in text) and ("Could not consume arg" not in text)):
+        return failures
+    rejected = sorted({int(m.group(1)) for m in _ARGV_REJECTED.finditer(text)})
+    if not rejected:
+        return failures
+    kept = [f for f in failures if f.root_cause or f.local_rank not in rejected]
+    codes = {f.local_rank: f.exitcode for f in failures if f.local_rank in rejected}
+    return kept + [LauncherFailure(None, local, None, codes.get(local) or 2, None, None, None, root_cause=True,
+                                   note=_REJECTED_NOTE) for local in rejected]
 
 
 _LOOSE_RANK = re.compile(r"\brank\s*:?\s*(\d+)\s*\(local[ _]rank:\s*(\d+)\)")
@@ -243,6 +268,11 @@ def _deepspeed_failures(text: str) -> list[LauncherFailure]:
         start = window.rfind(_DEEPSPEED_HANDLER)
         argv = window[start:] if start >= 0 else window[window.rfind("\n") + 1:]
         if "[" not in argv:
+            if start >= 0 and not argv[len(_DEEPSPEED_HANDLER):].strip():
+                # the record without its argv ("[launch.py:325:sigkill_handler] exits with return code = -9"):
+                # a process of this launch exited so, which one is not said
+                failures.append(LauncherFailure(None, None, None, code, _signal_name(code, None), None, None,
+                                                root_cause=True, note=_NO_ARGV))
             continue
         local = _ARGV_LOCAL_RANK.search(argv.replace("\n", ""))
         last = int(local.group(1)) if local else None

@@ -29,7 +29,8 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool) -> 
     _rank_deaths(text, path, scan)
     if "exitcode" not in text and "exits with return code" not in text and "terminated with" not in text \
             and "srun: error:" not in text and "death signal" not in text and "first observed failure" not in text \
-            and "SignalException" not in text and "CalledProcessError" not in text:
+            and "SignalException" not in text and "CalledProcessError" not in text \
+            and "unrecognized arguments" not in text and "Could not consume arg" not in text:
         return
     _agent_signal(text, path, scan)
     failures = parse_launcher_failures(text)

@@ -78,3 +78,14 @@ def test_an_exit_code_with_a_real_error_beside_the_timeout_stays_the_first_failu
         "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 3 (pid: 9004) of binary: "
         "/usr/bin/python3")
     assert result.verdict.kind.value == "exception" and result.verdict.culprit_ranks == (3,)
+
+
+def test_a_timeout_in_another_group_does_not_infer_global_rank_0_at_work() -> None:
+    result = report(
+        "Loading shard 3 of the actor weights",
+        "(PolicyWorker[rank=45] pid=812, ip=10.0.3.7) [E ProcessGroupNCCL.cpp:686] [PG ID 4 PG GUID 130(TENSOR_MODEL_"
+        "PARALLEL_GROUP) Rank 3] Process group watchdog thread terminated with exception: [Rank 3] Watchdog caught "
+        "collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE, NumelIn=8, NumelOut=8, Timeout(ms)=600000) "
+        "ran for 600301 milliseconds before timing out.")
+    assert result.verdict.kind.value == "hang", result.verdict.summary
+    assert result.verdict.culprit_ranks == ()

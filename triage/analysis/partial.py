@@ -299,7 +299,8 @@ def watchdog_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...],
         verdict = headline.verdict(VerdictKind.STUCK_OUTSIDE_COLLECTIVE, body, culprit_ranks=culprits,
                                    process_group=pg, seq=seq)
         return verdict, Finding(verdict.kind.value, culprits, body, root_cause=True)
-    rank0 = _rank0_at_work(timed_out, ranks, unprefixed_tail)
+    # (rank numbers of another group's timeouts are ranks within that group: no global rank 0 to infer)
+    rank0 = _rank0_at_work(timed_out, ranks, unprefixed_tail) if pg in (None, "0") else None
     if rank0 is not None:
         body = (f"rank 0 (inferred) did not time out with the others: {rank_word(timed_out)} timed out in "
                    f"{where}, and the last line without a rank prefix before the timeouts (such lines usually come "

@@ -27,11 +27,18 @@ print(path)
 """
 
 
-def test_watch_without_the_launcher(tmp_path: Path) -> None:
+def _run(program: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run `program` in a fresh interpreter that imports the installed triage (not the source tree); it must
+    exit 0."""
     env = {k: v for k, v in job_env().items() if k != "PYTHONPATH"}
-    proc = subprocess.run([sys.executable, "-c", PROGRAM], cwd=tmp_path, env=env, capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-c", program], cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def test_watch_without_the_launcher(tmp_path: Path) -> None:
+    proc = _run(PROGRAM, tmp_path)
     record = json.loads((tmp_path / proc.stdout.strip()).read_text())
     first = record["first"]
     assert (first["where"], first["module"], first["step"], first["input_nonfinite"]) == \
@@ -60,10 +67,7 @@ print(path)
 
 
 def test_cheap_mode_drops_the_module_hooks_after_the_first_step(tmp_path: Path) -> None:
-    env = {k: v for k, v in job_env().items() if k != "PYTHONPATH"}
-    proc = subprocess.run([sys.executable, "-c", CHEAP], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=120, check=False)
-    assert proc.returncode == 0, proc.stderr
+    proc = _run(CHEAP, tmp_path)
     lines = proc.stdout.splitlines()
     counts = [int(line.split()[-1]) for line in lines if line.startswith("module hooks")]
     assert counts[:4] == [0, 0, 0, 0]         # local gradients only, from the first step on
@@ -106,10 +110,7 @@ print(path)
 
 
 def test_a_module_that_cannot_be_hooked_is_named_and_the_job_goes_on(tmp_path: Path) -> None:
-    env = {k: v for k, v in job_env().items() if k != "PYTHONPATH"}
-    proc = subprocess.run([sys.executable, "-c", ODD], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=120, check=False)
-    assert proc.returncode == 0, proc.stderr
+    proc = _run(ODD, tmp_path)
     record = json.loads((tmp_path / proc.stdout.strip()).read_text())
     assert {"module": "1", "reason": "RuntimeError: parameters not materialized"} in record["unhooked"]
     first = record["first"]

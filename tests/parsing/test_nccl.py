@@ -271,16 +271,23 @@ def _summary(tracker: NcclTracker) -> list[tuple[object, ...]]:
     )
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-def test_bulk_matches_line_by_line(seed: int) -> None:
-    text = _realistic_log(random.Random(seed), 60000)
-    assert len(text) > BULK_MIN_BYTES
+def _same_as_line_by_line(text: str) -> NcclTracker:
+    """Feed `text` to the bulk reader and to the line-by-line one; both must tell the same collectives and
+    warnings, and the bulk reader must not have fallen back. Returns the bulk tracker."""
     bulk, lines = NcclTracker(), NcclTracker()
     bulk.feed_bytes(text.encode())
     lines._feed_lines(text)
     assert bulk.bulk_fallbacks == 0
     assert _summary(bulk) == _summary(lines)
     assert [w.message for w in bulk.warnings()] == [w.message for w in lines.warnings()]
+    return bulk
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_bulk_matches_line_by_line(seed: int) -> None:
+    text = _realistic_log(random.Random(seed), 60000)
+    assert len(text) > BULK_MIN_BYTES
+    bulk = _same_as_line_by_line(text)
     assert len(bulk.warnings()) > 3
     assert len(_summary(bulk)) == 24  # 8 world + 8 tp + 8 quiet comms
 
@@ -368,12 +375,7 @@ def test_timestamped_info_lines() -> None:
 
 def test_bulk_crlf_and_no_final_newline() -> None:
     text = _realistic_log(random.Random(7), 60000).replace("\n", "\r\n").rstrip("\r\n")
-    bulk, reference = NcclTracker(), NcclTracker()
-    bulk.feed_bytes(text.encode())
-    reference._feed_lines(text)
-    assert bulk.bulk_fallbacks == 0
-    assert _summary(bulk) == _summary(reference)
-    assert [w.message for w in bulk.warnings()] == [w.message for w in reference.warnings()]
+    _same_as_line_by_line(text)
 
 
 # Lines the "mm " scan of the bulk pass stops at that are no " comm X" (summ, Comm, xcomm, mm at a line start)
@@ -397,10 +399,5 @@ def test_bulk_skips_the_lines_before_the_first_nccl_line(monkeypatch: pytest.Mon
     nccl = "\n".join(lines) + "\n"
     text = {"start": nccl + steps, "middle": steps + nccl + steps, "tail": steps + nccl, "nowhere": steps}[where]
     assert len(text) > BULK_MIN_BYTES
-    bulk, reference = NcclTracker(), NcclTracker()
-    bulk.feed_bytes(text.encode())
-    reference._feed_lines(text)
-    assert bulk.bulk_fallbacks == 0
-    assert _summary(bulk) == _summary(reference)
-    assert [w.message for w in bulk.warnings()] == [w.message for w in reference.warnings()]
+    bulk = _same_as_line_by_line(text)
     assert bool(_summary(bulk)) is (where != "nowhere")

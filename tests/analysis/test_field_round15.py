@@ -89,3 +89,39 @@ def test_a_timeout_in_another_group_does_not_infer_global_rank_0_at_work() -> No
         "ran for 600301 milliseconds before timing out.")
     assert result.verdict.kind.value == "hang", result.verdict.summary
     assert result.verdict.culprit_ranks == ()
+
+
+# A DataLoader worker started with the spawn context dies at start-up after its rank was killed: another
+# launcher's words, other paths, another signal and EOFError instead of UnpicklingError.
+_SPAWNED_CHILD = (
+    'Traceback (most recent call last):',
+    '  File "<string>", line 1, in <module>',
+    '  File "/opt/conda/lib/python3.11/multiprocessing/spawn.py", line 122, in spawn_main',
+    '    exitcode = _main(fd, parent_sentinel)',
+    '  File "/opt/conda/lib/python3.11/multiprocessing/spawn.py", line 132, in _main',
+    '    self = reduction.pickle.load(from_parent)',
+    'EOFError: Ran out of input')
+
+
+def test_a_spawned_childs_start_up_error_is_the_consequence_of_its_parents_death() -> None:
+    result = report(
+        "torch.multiprocessing.spawn.ProcessExitedException: process 3 terminated with signal SIGSEGV",
+        *_SPAWNED_CHILD)
+    assert result.verdict.kind.value == "crash" and result.verdict.culprit_ranks == (3,)
+    assert "SIGSEGV" in result.verdict.summary and "EOFError" not in result.verdict.summary
+
+
+def test_a_spawned_childs_start_up_error_alone_is_still_told_and_says_what_it_means() -> None:
+    result = report(*_SPAWNED_CHILD)
+    assert "EOFError: Ran out of input" in result.verdict.summary
+    assert "its parent had gone" in result.verdict.summary
+
+
+def test_the_same_error_outside_a_spawned_childs_start_up_is_the_failure() -> None:
+    result = report(
+        'Traceback (most recent call last):',
+        '  File "train.py", line 40, in <module>',
+        '    state = torch.load(path)',
+        '_pickle.UnpicklingError: pickle data was truncated')
+    assert result.verdict.kind.value == "exception"
+    assert "its parent had gone" not in result.verdict.summary

@@ -237,6 +237,13 @@ _PG_ABORT = re.compile(r"Some NCCL operations have failed or timed out|we are ta
 _GLOG_FATAL = re.compile(r"^\[F\d{0,4}(?: [\d:.]+)?(?: \d+)? ?ProcessGroup\w*\.cpp:\d+\]")
 
 
+# A process started by multiprocessing's spawn (mp.spawn, a DataLoader worker, a spawn-context Pool) reads its
+# start-up data from its parent first: an exception raised there ("_pickle.UnpicklingError: pickle data was
+# truncated", "EOFError: Ran out of input") means the parent went away (or never sent it): a consequence.
+SPAWN_BOOTSTRAP_FRAME = "reduction.pickle.load(from_parent)"
+SPAWN_BOOTSTRAP_NOTE = " (a spawned child reading its start-up data: its parent had gone)"
+
+
 def has_marker(line: str) -> bool:
     return any(marker in line for marker in MARKERS)
 

@@ -8,6 +8,7 @@ import json
 import mmap
 import re
 from collections import deque
+from dataclasses import replace
 
 from triage.load.kernel import dmesg_events
 from triage.load.logs.facts import WorldSize, world_size_facts
@@ -31,6 +32,8 @@ from triage.model.evidence import (
     ReportedMismatch,
 )
 from triage.parsing.crashlog import (
+    SPAWN_BOOTSTRAP_FRAME,
+    SPAWN_BOOTSTRAP_NOTE,
     CrashLine,
     CrashLineKind,
     duplicate_gpu,
@@ -66,6 +69,7 @@ _KNOWN_HINTS = ("Watchdog caught", "WorkNCCL(", "CollectiveFingerPrint", MISMATC
                 "exitcode", "ncclRemoteError", "ncclSystemError", "ncclInternalError", "Xid")
 # How specific a failure line is, when several stand together (a terminate line, then its what()).
 _PROGRESS = re.compile(r"\b(?:epoch|step|iter(?:ation)?|loss|batch|eval(?:uation)?)\b", re.IGNORECASE)
+_SPAWN_BOOTSTRAP_LINES = 4     # the start-up frame, its code line, the exception (a blank line at most)
 _SUMMARY_FIELD = re.compile(r"\s*(?:traceback|exitcode|error_file|time|host|rank)\s*:")
 
 
@@ -160,6 +164,8 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
         return
     if rest.lstrip().startswith("Traceback (most recent call last)"):
         scan.tracebacks.append((rank, order, path))
+    if SPAWN_BOOTSTRAP_FRAME in rest:
+        scan.spawn_bootstrap = order
     if any(marker in rest for marker in RAISE_SITE_MARKERS) and (site := raise_site(rest)) is not None:
         scan.raise_sites.append((rank, order, path, site))
     owner = spawn_error_owner(rest) if rank is None and "terminated with the following error" in rest else None
@@ -217,6 +223,9 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
         crash = parse_crash_line(rest)
         if rest.lstrip().startswith("what():"):
             crash = _joined_terminate(rest, rank, order, scan) or crash
+        if crash is not None and crash.kind is CrashLineKind.EXCEPTION and scan.spawn_bootstrap is not None \
+                and 0 < order - scan.spawn_bootstrap <= _SPAWN_BOOTSTRAP_LINES:
+            crash = replace(crash, text=(crash.text + SPAWN_BOOTSTRAP_NOTE)[:400], collateral=True)
         if crash is not None and rank is None and (rank := rank_in_message(crash.text)) is not None:
             scan.ranks_seen.add(rank)
         if crash is not None:

@@ -75,3 +75,27 @@ def test_deepspeed_launchers_record_without_its_argv_is_a_failure_of_no_named_ra
     assert result.verdict.kind.value == "crash"
     assert result.verdict.culprit_ranks == ()
     assert "SIGABRT" in result.verdict.summary
+
+
+def test_ranks_raising_the_same_error_share_its_cause_and_are_all_named() -> None:
+    result = report(
+        "[rank2]: Traceback (most recent call last):",
+        '[rank2]:   File "/work/run.py", line 88, in <module>',
+        "[rank2]: ValueError: tensor_parallel_size (16) must divide the number of attention heads (12)",
+        "[rank5]: Traceback (most recent call last):",
+        '[rank5]:   File "/work/run.py", line 88, in <module>',
+        "[rank5]: ValueError: tensor_parallel_size (16) must divide the number of attention heads (12)",
+        "[rank7]: RuntimeError: Connection reset by peer")
+    assert result.verdict.kind.value == "exception"
+    assert result.verdict.culprit_ranks == (2, 5)
+    assert "rank 5 raised the same error" in result.verdict.summary
+    assert "rank 7 failed after it" in result.verdict.summary
+    assert result.findings[0].ranks == (2, 5) and result.findings[0].root_cause
+
+
+def test_a_different_error_on_another_rank_is_still_after_the_first() -> None:
+    result = report(
+        "[rank2]: ValueError: tensor_parallel_size (16) must divide the number of attention heads (12)",
+        "[rank5]: KeyError: 'lm_head.weight'")
+    assert result.verdict.culprit_ranks == (2,)
+    assert "rank 5 failed after it" in result.verdict.summary

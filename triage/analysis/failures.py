@@ -149,15 +149,29 @@ def cut_root_ties(first: Failure, failures: list[Failure]) -> tuple[tuple[int, .
     return tuple(sorted({f.rank for f in tied})), signalled
 
 
+def same_error(other: Failure, first: Failure) -> bool:
+    """Ranks that raised the same exception (the same words up to numbers), none of them a consequence: a
+    cause the ranks share (their common arguments, code or data), so each is a root, none collateral of the
+    first (one rank's failure does not make another raise its own error)."""
+    return (first.kind is VerdictKind.EXCEPTION and other.kind is VerdictKind.EXCEPTION and not first.collateral
+            and not other.collateral and not first.teardown and not other.teardown
+            and _after_who(first.detail).startswith("raised: ")       # an exception's words, not an exit code
+            and _DIGITS.sub("N", _after_who(other.detail)) == _DIGITS.sub("N", _after_who(first.detail)))
+
+
 def failure_findings(failures: list[Failure]) -> list[Finding]:
-    """The first (earliest) failure is the root cause; the rest are collateral, and collateral
-    failures that say the same thing (up to numbers: ports, pids) fold into one finding."""
+    """The first (earliest) failure is the root cause, with the ranks that raised the same error; the rest
+    are collateral, and collateral failures that say the same thing (up to numbers: ports, pids) fold into
+    one finding."""
     if not failures:
         return []
     first = failures[0]
-    findings = [Finding(first.kind.value, (first.rank,), first.detail, first.evidence, first.time, True)]
+    roots = tuple(sorted({first.rank} | {f.rank for f in failures[1:] if same_error(f, first)}))
+    findings = [Finding(first.kind.value, roots, first.detail, first.evidence, first.time, True)]
     folded: dict[tuple[str, str], list[Failure]] = {}
     for failure in failures[1:]:
+        if failure.rank in roots:
+            continue
         folded.setdefault((failure.kind.value, _DIGITS.sub("N", _after_who(failure.detail))), []).append(failure)
     for (kind, _), group in folded.items():
         ranks = tuple(sorted(f.rank for f in group))

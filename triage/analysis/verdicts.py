@@ -9,7 +9,7 @@ from dataclasses import replace
 from triage.analysis.advice import INIT_HANG_STEPS
 from triage.analysis.describe import call, who
 from triage.analysis.diff import Disagreement, Straggle
-from triage.analysis.failures import Failure, cut_root_ties, same_second_aborts, same_second_exits
+from triage.analysis.failures import Failure, cut_root_ties, same_error, same_second_aborts, same_second_exits
 from triage.analysis.gpu_facts import busy_note
 from triage.analysis.p2p import P2pProblem
 from triage.analysis.ranks import rank_word
@@ -146,6 +146,11 @@ def failure(first: Failure, failures: list[Failure], hosts: Hosts) -> tuple[Verd
                         )) or (first.rank,)
     if len(same) > 1:
         summary += f"; {rank_word([r for r in same if r != first.rank])} failed the same way at the same time"
+    alike = sorted({f.rank for f in failures if same_error(f, first)} - set(same))
+    if alike:
+        summary += (f"; {rank_word(alike)} raised the same error: a cause the ranks share (their arguments, code "
+                    "or data), not one rank's")
+        same = tuple(sorted(set(same) | set(alike)))
     later = sorted({f.rank for f in failures[1:]} - set(same))
     if later:
         summary += f"; {rank_word(later)} failed after it (collateral)"

@@ -125,3 +125,23 @@ def test_the_same_error_outside_a_spawned_childs_start_up_is_the_failure() -> No
         '_pickle.UnpicklingError: pickle data was truncated')
     assert result.verdict.kind.value == "exception"
     assert "its parent had gone" not in result.verdict.summary
+
+
+def _duplicate(host: str, pid: int, dev: int, a: int, b: int, bus: str) -> str:
+    return (f"{host}:{pid}:{pid + 17} [{dev}] init.cc:1025 NCCL WARN Duplicate GPU detected : rank {a} and rank {b} "
+            f"both on CUDA device {bus}")
+
+
+def test_duplicate_gpu_ranks_told_on_several_devices_are_sub_communicators_not_global_ranks() -> None:
+    result = report(_duplicate("trn-a17", 5501, 2, 1, 0, "3f000"), _duplicate("trn-a17", 5509, 2, 0, 1, "3f000"),
+                    _duplicate("trn-a17", 5502, 5, 1, 0, "c1000"), _duplicate("trn-a17", 5510, 5, 0, 1, "c1000"))
+    assert result.verdict.kind.value == "exception"
+    assert result.verdict.culprit_ranks == ()
+    assert result.verdict.culprit_host == "trn-a17"
+    assert "not global ranks" in result.verdict.summary
+
+
+def test_duplicate_gpu_on_one_device_still_blames_both_ranks() -> None:
+    result = report(_duplicate("trn-a17", 5501, 2, 3, 2, "3f000"), _duplicate("trn-a17", 5509, 2, 2, 3, "3f000"))
+    assert result.verdict.culprit_ranks == (2, 3)
+    assert "not global ranks" not in result.verdict.summary

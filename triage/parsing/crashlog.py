@@ -280,16 +280,24 @@ _DUPLICATE_GPU = re.compile(r"Duplicate GPU detected\s*:\s*rank (\d+) and rank (
 _MESSAGE_RANK = re.compile(r"\[(?:PG [^\]]*?)?Rank (\d+)\]")
 
 
-def duplicate_gpu(text: str) -> tuple[CrashLine, tuple[int, int]] | None:
-    """NCCL's duplicate-GPU error as a failure of both ranks it names."""
+DUPLICATE_GPU_TEXT = "NCCL: Duplicate GPU detected"
+
+
+def duplicate_gpu(text: str) -> tuple[CrashLine, tuple[int, int], str] | None:
+    """NCCL's duplicate-GPU error as a failure of both ranks it names, with the device (its bus id)."""
     match = _DUPLICATE_GPU.search(text)
     if match is None:
         return None
     a, b, device = int(match.group(1)), int(match.group(2)), match.group(3)
-    line = CrashLine(CrashLineKind.NCCL_ERROR, f"NCCL: Duplicate GPU detected: rank {a} and rank {b} both on CUDA "
+    line = CrashLine(CrashLineKind.NCCL_ERROR, f"{DUPLICATE_GPU_TEXT}: rank {a} and rank {b} both on CUDA "
                      f"device {device} (two ranks were given the same GPU: check CUDA_VISIBLE_DEVICES and the "
                      "LOCAL_RANK -> device mapping)")
-    return line, (a, b)
+    return line, (a, b), device
+
+
+# The ranks of NCCL's duplicate-GPU line are the communicator's: when one pair of numbers is told on two devices,
+# each line is a different communicator's (data-parallel groups of 2, say), and the numbers are not global ranks.
+DUPLICATE_GPU_LOCAL = "; told on several GPUs: ranks within sub-communicators, not global ranks"
 
 
 def rank_in_message(text: str) -> int | None:

@@ -32,6 +32,8 @@ from triage.model.evidence import (
     ReportedMismatch,
 )
 from triage.parsing.crashlog import (
+    DUPLICATE_GPU_LOCAL,
+    DUPLICATE_GPU_TEXT,
     SPAWN_BOOTSTRAP_FRAME,
     SPAWN_BOOTSTRAP_NOTE,
     CrashLine,
@@ -52,6 +54,7 @@ from triage.parsing.desync import (
 from triage.parsing.log_owners import LineOwner, attribute_lines
 from triage.parsing.log_prefix import split_rank_prefix
 from triage.parsing.named_failure import named_failure
+from triage.parsing.nccl.lines import NcclWarn, parse_nccl_line
 from triage.parsing.raise_sites import MARKERS as RAISE_SITE_MARKERS
 from triage.parsing.raise_sites import raise_site
 from triage.parsing.rendezvous import MARKERS as INIT_MARKERS
@@ -158,9 +161,7 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
     if "Duplicate GPU" in rest and (duplicate := duplicate_gpu(rest)) is not None:
         if rank is not None:
             _nccl_detail_of(rank, order, scan)      # the NCCL error it details is this line
-        for both in duplicate[1]:
-            scan.ranks_seen.add(both)
-            scan.failures.setdefault(both, []).append((order, duplicate[0], path))
+        _duplicate_gpu(duplicate, rest, path, order, scan)
         return
     if rest.lstrip().startswith("Traceback (most recent call last)"):
         scan.tracebacks.append((rank, order, path))
@@ -247,6 +248,33 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
     if not parsed and len(scan.unparsed) < MAX_UNPARSED and any(h in rest for h in _KNOWN_HINTS) \
             and "NCCL WARN" not in rest and "exitcode" not in rest:
         scan.unparsed.append(rest.strip()[:500])
+
+
+def _duplicate_gpu(duplicate: tuple[CrashLine, tuple[int, int], str], rest: str, path: str, order: int,
+                   scan: LogScan) -> None:
+    """NCCL's duplicate-GPU line blames both ranks it names, unless the same two numbers were told on another
+    device too: then they are ranks of several communicators, and the lines are failures of no known rank."""
+    line, pair, device = duplicate
+    if isinstance(event := parse_nccl_line(rest), NcclWarn):
+        scan.duplicate_hosts[order] = event.host          # NCCL's own head: "host:pid:tid [dev] ... NCCL WARN"
+    devices = scan.duplicate_gpus.setdefault((min(pair), max(pair)), set())
+    devices.add(device)
+    local = any(len(told) > 1 for told in scan.duplicate_gpus.values())
+    if not local:
+        for both in pair:
+            scan.ranks_seen.add(both)
+            scan.failures.setdefault(both, []).append((order, line, path))
+        return
+    moved: dict[int, tuple[int, CrashLine, str]] = {}     # those already blamed on two global ranks: not theirs
+    for items in scan.failures.values():
+        moved.update((item[0], item) for item in items if item[1].text.startswith(DUPLICATE_GPU_TEXT))
+        items[:] = [item for item in items if not item[1].text.startswith(DUPLICATE_GPU_TEXT)]
+    scan.failures = {rank: items for rank, items in scan.failures.items() if items}
+    for earlier, told, where in [*moved.values(), (order, line, path)]:
+        orphan = replace(told, text=told.text + DUPLICATE_GPU_LOCAL)
+        scan.orphans.append((earlier, orphan, where))
+        if earlier in scan.duplicate_hosts:
+            scan.orphan_hosts[id(orphan)] = scan.duplicate_hosts[earlier]
 
 
 def _nccl_detail_of(rank: int, order: int, scan: LogScan) -> tuple[int, CrashLine, str] | None:

@@ -198,3 +198,22 @@ def test_an_idle_process_outside_init_is_never_an_init_hang() -> None:
         state = watch.ranks[0]
         assert state.idle_since is not None and state.in_init is False
         assert state.where is not None and state.where.startswith("main (agent_activity.py:")
+
+
+def test_an_idle_rank_not_yet_probed_holds_the_init_hang_back() -> None:
+    """One rank waits in init past the timeout; the other went idle but no probe has read its stack since:
+    it may be in init too (a slow start on a loaded host), so nothing is said until it is probed."""
+    from triage.agent.hang.init_watch import InitWatch, _RankInit
+
+    watch = InitWatch(timeout=1.0)
+    watch.ranks[1] = _RankInit(pid=101, idle_since=100.0, where="init_process_group", in_init=True,
+                               probe_idle_since=100.0)
+    watch.ranks[0] = _RankInit(pid=100, idle_since=102.0)
+    assert watch.suspicion(110.0) is None
+    watch.ranks[0] = _RankInit(pid=100, idle_since=102.0, where="main (train.py:9)", in_init=False,
+                               probe_idle_since=102.0)
+    suspicion = watch.suspicion(110.0)
+    assert suspicion is not None and "rank 0 has not reached it (blocked in main (train.py:9))" in suspicion.message
+    watch.ranks[0] = _RankInit(pid=100, idle_since=None)          # busy: no probe needed to say so
+    suspicion = watch.suspicion(110.0)
+    assert suspicion is not None and "rank 0 has not reached it (busy)" in suspicion.message

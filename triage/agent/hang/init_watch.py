@@ -129,6 +129,8 @@ class InitWatch:
         if longest < self.timeout:
             return None
         outside = {r: s for r, s in states.items() if r not in waiting}
+        if any(s.idle_since is not None and s.probe_idle_since != s.idle_since for s in outside.values()):
+            return None     # an idle rank not probed since it went idle may be in init too (a slow start): wait
         first = next(iter(waiting.values()))
         where = first.where or "init_process_group"
         store = f" (store {first.store})" if first.store else ""

@@ -123,11 +123,14 @@ def _rank_deaths(text: str, path: str, scan: LogScan) -> None:
             line = CrashLine(CrashLineKind.EXCEPTION, f"exited with code {death.exitcode}: {death.text}"[:400])
         else:
             text = death.text
-            if death.rank is None and death.signal and death.signal not in text:
+            if death.rank is None and death.signal and death.signal not in text and not death.outside:
                 text = f"a process{f' (pid {death.pid})' if death.pid else ''} was killed by {death.signal}: {text}"
             teardown = death.signal in ("SIGTERM", "SIGINT") and not death.first and not death.outside
             line = CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal=death.signal,
                              collateral=death.consequence or teardown)
+        if death.outside:
+            # the line it reads (submitit's UncompletedJobError) is this stop, not a failure of its own
+            scan.orphans = [item for item in scan.orphans if item[0] != order]
         if death.rank is not None:
             scan.ranks_seen.add(death.rank)
             if death.host:

@@ -15,12 +15,28 @@ from triage.model.evidence import Event, EventKind, ExitInfo, NcclProcess
 from triage.parsing import pages
 from triage.parsing.crashlog import CrashLine, CrashLineKind, parse_crash_line
 from triage.parsing.launchers import parse_rank_deaths
+from triage.parsing.log_owners import LineOwner
 from triage.parsing.nccl.lines import channel_ranks
 from triage.parsing.nccl.tracker import NcclCommState, NcclTracker
-from triage.parsing.torchelastic import LauncherFailure, parse_agent_death_signal, parse_launcher_failures
+from triage.parsing.torchelastic import (
+    LauncherFailure,
+    is_record_field,
+    parse_agent_death_signal,
+    parse_launcher_failures,
+)
 
 # NCCL WARN lines that are a process's own failure (a transport error, CUDA running out of memory ...)
 _NCCL_FAILURES = (CrashLineKind.NETWORK, CrashLineKind.CUDA_OOM, CrashLineKind.CUDA_ERROR)
+
+
+def record_text(lines: list[str] | tuple[str, ...], owners: list[LineOwner], body: str) -> str:
+    """The text launcher records are read from: the lines without their prefixes, except a record's field
+    under a rank prefix, which keeps it ("[rank3] exitcode: -9" is rank 3's record)."""
+    if "exitcode" not in body:
+        return body
+    return "\n".join(line if line != owner.rest and is_record_field(owner.rest)
+                     and (isinstance(owner.key, int) or owner.key.startswith("local:")) else owner.rest
+                     for line, owner in zip(lines, owners))
 
 
 def launcher_records(text: str, path: str, scan: LogScan, single_node: bool) -> None:

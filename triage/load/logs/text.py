@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from triage.load.kernel import dmesg_events
 from triage.load.logs.facts import WorldSize, world_size_facts
-from triage.load.logs.records import launcher_records, nccl_records
+from triage.load.logs.records import launcher_records, nccl_records, record_text
 from triage.load.logs.scan import (
     FAILURE_CLUSTER_LINES,
     LAST_LINES,
@@ -60,7 +60,7 @@ from triage.parsing.raise_sites import raise_site
 from triage.parsing.rendezvous import MARKERS as INIT_MARKERS
 from triage.parsing.rendezvous import InitWait, InitWaitKind, parse_init_line
 from triage.parsing.textclean import clean_text
-from triage.parsing.torchelastic import is_record_field, spawn_error_owner
+from triage.parsing.torchelastic import spawn_error_owner
 from triage.parsing.watchdog import WatchdogKind, parse_watchdog_line
 from triage.schemas import STOP_LOG_RECORD
 
@@ -79,16 +79,6 @@ _SUMMARY_FIELD = re.compile(r"\s*(?:traceback|exitcode|error_file|time|host|rank
 def rank_from_name(name: str) -> int | None:
     match = _RANK_IN_NAME.search(name)
     return int(match.group(1)) if match else None
-
-
-def _record_text(lines: list[str] | tuple[str, ...], owners: list[LineOwner], body: str) -> str:
-    """The text launcher records are read from: the lines without their prefixes, except a record's field
-    under a rank prefix, which keeps it ("[rank3] exitcode: -9" is rank 3's record)."""
-    if "exitcode" not in body:
-        return body
-    return "\n".join(line if line != owner.rest and is_record_field(owner.rest)
-                     and (isinstance(owner.key, int) or owner.key.startswith("local:")) else owner.rest
-                     for line, owner in zip(lines, owners))
 
 
 def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None = None,
@@ -123,7 +113,7 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     body = "\n".join(o.rest for o in owners)
     _hosts(lines, scan)
     nccl_records("\n".join(lines) if nccl_source is None else nccl_source, path, scan, default_rank)
-    launcher_records(_record_text(lines, owners, body), path, scan, single_node)
+    launcher_records(record_text(lines, owners, body), path, scan, single_node)
     scan.op_count_splits.extend(op_count_splits(body, path))
     scan.lagging.extend(ReportedLag(lag.ranks, lag.never_joined, lag.collective, lag.text, (path,))
                         for lag in parse_desync_report(text))

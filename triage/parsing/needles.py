@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import mmap
 import re
+from bisect import bisect_left
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
@@ -36,6 +37,11 @@ _hs = _load()
 Buffer = bytes | mmap.mmap
 MAX_HITS = 1_000_000     # more hits than this in one call: None (the plain path skips a line's repeats)
 _DATABASES: dict[tuple[bytes, ...], Any] = {}
+
+
+def module() -> ModuleType | None:
+    """The hyperscan module, or None where it is not there (see the module docstring)."""
+    return _hs
 
 
 def available() -> bool:
@@ -98,3 +104,10 @@ def find_all(data: Buffer, needles: Sequence[bytes], start: int = 0, end: int | 
     for hits in found:
         hits.sort()
     return dict(zip(words, found))
+
+
+def next_hit(hits: Sequence[int], pos: int) -> int:
+    """The first of the ascending ``hits`` (one needle's, from :func:`find_all`) at or after ``pos``, or -1:
+    what ``data.find(needle, pos, end)`` answers."""
+    index = bisect_left(hits, pos)
+    return hits[index] if index < len(hits) else -1

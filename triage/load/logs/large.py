@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import mmap
 import re
-from bisect import bisect_left
 
 from triage.load.logs.scan import LogScan
 from triage.load.logs.text import scan_log_text
@@ -41,7 +40,7 @@ def _spans(data: Buffer, end: int) -> list[tuple[int, int]]:
     for marker in MARKERS:
         pos = 0
         hits = None if found is None else found[marker]
-        while (hit := _find(data, marker, pos, end) if hits is None else _next(hits, pos)) >= 0:
+        while (hit := _find(data, marker, pos, end) if hits is None else needles.next_hit(hits, pos)) >= 0:
             start = max(data.rfind(b"\n", max(0, hit - MAX_LINE_BYTES), hit) + 1, hit - MAX_LINE_BYTES // 2, 0)
             starts.add(start)
             stop = data.find(b"\n", hit, end)
@@ -61,12 +60,6 @@ def _spans(data: Buffer, end: int) -> list[tuple[int, int]]:
         stop = data.find(b"\n", start, min(end, start + MAX_LINE_BYTES))
         spans.append((start, min(end, start + MAX_LINE_BYTES) if stop < 0 else stop))
     return spans
-
-
-def _next(hits: list[int], pos: int) -> int:
-    """The first of the ascending ``hits`` at or after ``pos``, or -1."""
-    index = bisect_left(hits, pos)
-    return hits[index] if index < len(hits) else -1
 
 
 def _find(data: Buffer, marker: bytes, start: int, end: int) -> int:

@@ -12,7 +12,7 @@ from triage.load.logs.facts import WorldSize
 from triage.load.logs.scan import LogScan, record_world, signal_number
 from triage.model import Collective, CollectiveState
 from triage.model.evidence import Event, EventKind, ExitInfo, NcclProcess
-from triage.parsing import pages
+from triage.parsing import needles, pages
 from triage.parsing.crashlog import CrashLine, CrashLineKind, parse_crash_line
 from triage.parsing.launchers import parse_rank_deaths
 from triage.parsing.nccl.lines import channel_ranks
@@ -147,6 +147,7 @@ def _launcher_time(stamp: str | None) -> float | None:
 
 
 MAX_CHANNEL_LINES = 200_000
+_CHANNEL = b"NCCL INFO Channel"
 
 
 def _channel_text(text: str | bytes | mmap.mmap) -> str:
@@ -156,7 +157,10 @@ def _channel_text(text: str | bytes | mmap.mmap) -> str:
         return text
     lines: list[bytes] = []
     pos = 0
-    while len(lines) < MAX_CHANNEL_LINES and (hit := pages.find(text, b"NCCL INFO Channel", pos, len(text))) >= 0:
+    found = needles.find_all(text, (_CHANNEL,), max_hits=4 * MAX_CHANNEL_LINES)   # one SIMD pass, where it is there
+    hits = None if found is None else found[_CHANNEL]
+    while len(lines) < MAX_CHANNEL_LINES and (hit := pages.find(text, _CHANNEL, pos, len(text)) if hits is None
+                                              else needles.next_hit(hits, pos)) >= 0:
         start = max(text.rfind(b"\n", max(0, hit - 4096), hit) + 1, hit - 4096, 0)
         stop = text.find(b"\n", hit, hit + 4096)
         stop = min(len(text), hit + 4096) if stop < 0 else stop

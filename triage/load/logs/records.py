@@ -14,6 +14,7 @@ from triage.model import Collective, CollectiveState
 from triage.model.evidence import Event, EventKind, ExitInfo, NcclProcess
 from triage.parsing import needles, pages
 from triage.parsing.crashlog import CrashLine, CrashLineKind, parse_crash_line
+from triage.parsing.frameworks import parse_framework_records
 from triage.parsing.launchers import parse_rank_deaths
 from triage.parsing.nccl.lines import channel_ranks
 from triage.parsing.nccl.tracker import NcclCommState, NcclTracker
@@ -112,7 +113,7 @@ def _rank_deaths(text: str, path: str, scan: LogScan) -> None:
     """mpirun's "process rank 1 ... exited on signal 9", vLLM's "VllmWorker-3 died unexpectedly",
     Ray's "worker process has died", "rank 5 died from signal 11": how a rank (or a process of no
     known rank) ended, as a failure line at its place in the text."""
-    deaths = parse_rank_deaths(text)
+    deaths = sorted((*parse_rank_deaths(text), *parse_framework_records(text)), key=lambda d: d.offset)
     if not deaths:
         return
     base = scan.lines_read - text.count("\n") - 1
@@ -124,7 +125,7 @@ def _rank_deaths(text: str, path: str, scan: LogScan) -> None:
             text = death.text
             if death.rank is None and death.signal and death.signal not in text:
                 text = f"a process{f' (pid {death.pid})' if death.pid else ''} was killed by {death.signal}: {text}"
-            teardown = death.signal in ("SIGTERM", "SIGINT") and not death.first
+            teardown = death.signal in ("SIGTERM", "SIGINT") and not death.first and not death.outside
             line = CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal=death.signal,
                              collateral=death.consequence or teardown)
         if death.rank is not None:
@@ -134,6 +135,8 @@ def _rank_deaths(text: str, path: str, scan: LogScan) -> None:
             scan.failures.setdefault(death.rank, []).append((order, line, path))
         else:
             scan.orphans.append((order, line, path))
+            if death.host:
+                scan.orphan_hosts[id(line)] = death.host
 
 
 def _launcher_time(stamp: str | None) -> float | None:

@@ -12,8 +12,9 @@ from triage.load.logs.facts import WorldSize
 from triage.load.logs.scan import LogScan, record_world, signal_number
 from triage.model import Collective, CollectiveState
 from triage.model.evidence import Event, EventKind, ExitInfo, NcclProcess
-from triage.parsing import pages
+from triage.parsing import needles, pages
 from triage.parsing.crashlog import CrashLine, CrashLineKind, parse_crash_line
+from triage.parsing.frameworks import parse_framework_records
 from triage.parsing.launchers import parse_rank_deaths
 from triage.parsing.log_owners import LineOwner
 from triage.parsing.nccl.lines import channel_ranks
@@ -128,7 +129,7 @@ def _rank_deaths(text: str, path: str, scan: LogScan) -> None:
     """mpirun's "process rank 1 ... exited on signal 9", vLLM's "VllmWorker-3 died unexpectedly",
     Ray's "worker process has died", "rank 5 died from signal 11": how a rank (or a process of no
     known rank) ended, as a failure line at its place in the text."""
-    deaths = parse_rank_deaths(text)
+    deaths = sorted((*parse_rank_deaths(text), *parse_framework_records(text)), key=lambda d: d.offset)
     if not deaths:
         return
     base = scan.lines_read - text.count("\n") - 1
@@ -140,7 +141,7 @@ def _rank_deaths(text: str, path: str, scan: LogScan) -> None:
             text = death.text
             if death.rank is None and death.signal and death.signal not in text:
                 text = f"a process{f' (pid {death.pid})' if death.pid else ''} was killed by {death.signal}: {text}"
-            teardown = death.signal in ("SIGTERM", "SIGINT") and not death.first
+            teardown = death.signal in ("SIGTERM", "SIGINT") and not death.first and not death.outside
             line = CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal=death.signal,
                              collateral=death.consequence or teardown)
         if death.rank is not None:
@@ -150,6 +151,8 @@ def _rank_deaths(text: str, path: str, scan: LogScan) -> None:
             scan.failures.setdefault(death.rank, []).append((order, line, path))
         else:
             scan.orphans.append((order, line, path))
+            if death.host:
+                scan.orphan_hosts[id(line)] = death.host
 
 
 def _launcher_time(stamp: str | None) -> float | None:
@@ -163,6 +166,7 @@ def _launcher_time(stamp: str | None) -> float | None:
 
 
 MAX_CHANNEL_LINES = 200_000
+_CHANNEL = b"NCCL INFO Channel"
 
 
 def _channel_text(text: str | bytes | mmap.mmap) -> str:
@@ -172,7 +176,10 @@ def _channel_text(text: str | bytes | mmap.mmap) -> str:
         return text
     lines: list[bytes] = []
     pos = 0
-    while len(lines) < MAX_CHANNEL_LINES and (hit := pages.find(text, b"NCCL INFO Channel", pos, len(text))) >= 0:
+    found = needles.find_all(text, (_CHANNEL,), max_hits=4 * MAX_CHANNEL_LINES)   # one SIMD pass, where it is there
+    hits = None if found is None else found[_CHANNEL]
+    while len(lines) < MAX_CHANNEL_LINES and (hit := pages.find(text, _CHANNEL, pos, len(text)) if hits is None
+                                              else needles.next_hit(hits, pos)) >= 0:
         start = max(text.rfind(b"\n", max(0, hit - 4096), hit) + 1, hit - 4096, 0)
         stop = text.find(b"\n", hit, hit + 4096)
         stop = min(len(text), hit + 4096) if stop < 0 else stop

@@ -16,6 +16,10 @@ import pytest
 
 from triage.cli import main
 from triage.parsing.frameworks import parse_framework_records
+from triage.parsing.log_owners import attribute_lines
+from triage.parsing.log_prefix import split_rank_prefix
+from triage.parsing.named_failure import named_failure
+from triage.parsing.textclean import clean_text
 
 HOSTS = ["gpu-node-07", "n1", "worker-3.cluster.local", "a100x8-12"]
 
@@ -157,3 +161,75 @@ def test_sglangs_child_exit_is_the_raw_wait_status(status: int, sig: str | None,
 ])
 def test_lines_that_are_no_framework_record(text: str) -> None:
     assert parse_framework_records(text) == ()
+
+
+@pytest.mark.parametrize(("head", "rank", "pid"), [
+    ("(VllmWorker TP{r} pid=4757) ", "r", 4757), ("(VllmWorker rank={r} pid=91) ", "r", 91),
+    ("(Worker_TP{r} pid=77) ", "r", 77), ("(Worker_PP1_TP{r} pid=77) ", None, 77),
+    ("(EngineCore_DP{r} pid=12) ", None, 12), ("(VllmWorkerProcess pid=4411) ", None, 4411),
+])
+@pytest.mark.parametrize("r", [0, 3, 15])
+def test_vllms_worker_tags_name_the_rank_where_only_tensor_parallel(head: str, rank: str | None, pid: int,
+                                                                   r: int) -> None:
+    prefix = split_rank_prefix(head.format(r=r) + "ERROR 09-11 17:45:52 [multiproc_executor.py:596] boom")
+    assert (prefix.rank, prefix.pid) == (r if rank else None, pid)
+    assert prefix.rest == "boom"
+
+
+@pytest.mark.parametrize(("parts", "rank"), [("TP{r}", "r"), ("TP{r} EP{r}", "r"), ("DP1 TP{r}", None),
+                                             ("PP0 TP{r}", None)])
+@pytest.mark.parametrize("stamp", ["2026-03-29 18:56:25", "2025-01-02 03:04:05.678"])
+@pytest.mark.parametrize("r", [0, 7])
+def test_sglangs_logger_head_names_the_tp_rank_of_a_tp_only_server(parts: str, rank: str | None, stamp: str,
+                                                                    r: int) -> None:
+    line = f"[{stamp} {parts.format(r=r)}] Scheduler hit an exception: Traceback (most recent call last):"
+    owners = attribute_lines(clean_text(line).lines)
+    assert owners[0].key == (r if rank else "unknown")
+
+
+@pytest.mark.parametrize("r", [1, 6])
+@pytest.mark.parametrize("error", ["RuntimeError: CUDA error: an illegal memory access was encountered",
+                                   "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"])
+def test_a_traceback_a_logger_printed_after_its_head_is_that_ranks(r: int, error: str, tmp_path: Path) -> None:
+    text = (f"[2026-03-29 18:56:25 TP{r}] Scheduler hit an exception: Traceback (most recent call last):\n"
+            '  File "/srv/scheduler.py", line 10, in run_scheduler_process\n    scheduler.event_loop()\n'
+            f"{error}\n\n[2026-03-29 18:56:26] Received sigquit from a child process. It usually means the child "
+            "failed.\n")
+    _, verdict = _report(text, tmp_path)
+    assert verdict["culprit_ranks"] == [r], verdict
+    assert error.split(":")[0] in verdict["summary"]
+
+
+def test_the_traceback_carry_ends_at_the_exception_line() -> None:
+    lines = ["(VllmWorker TP2 pid=5) ERROR x] Traceback (most recent call last):", '  File "a.py", line 1, in f',
+             "ValueError: bad", "", "During handling of the above exception, another exception occurred:", "",
+             "Traceback (most recent call last):", "RuntimeError: worse", "loading the next shard"]
+    assert [o.key for o in attribute_lines(lines)] == [2, 2, 2, 2, 2, 2, 2, 2, "unknown"]
+
+
+def test_a_head_that_only_announces_a_cut_traceback_is_no_named_failure() -> None:
+    assert named_failure("[2026-03-29 TP1] Scheduler hit an exception: Traceback (most recent call last):", 1) is None
+
+
+@pytest.mark.parametrize("task", [0, 5])
+@pytest.mark.parametrize(("state", "rank", "signal", "words"), [
+    ("TIMEOUT", None, None, "time limit"), ("PREEMPTED", None, None, "preempted"),
+    ("NODE_FAIL", None, None, "node failed"), ("OUT_OF_MEMORY", "task", "SIGKILL", "out of memory"),
+    ("FAILED", "task", None, "exited with code 1")])
+def test_submitits_uncompleted_job_says_how_slurm_ended_it(task: int, state: str, rank: str | None,
+                                                          signal: str | None, words: str, tmp_path: Path) -> None:
+    text = (f"submitit.core.utils.UncompletedJobError: Job 8841_{task} (task: {task}) with path "
+            f"/scratch/logs/8841_{task}_0_result.pkl\nhas not produced any output (state: {state})\n"
+            f"No output/error stream produced ! Check: /scratch/logs/8841_{task}_0_log.out\n")
+    _, verdict = _report(text, tmp_path)
+    assert verdict["culprit_ranks"] == ([task] if rank else []), verdict
+    assert words in verdict["summary"] and (signal is None or signal in verdict["summary"]), verdict
+
+
+@pytest.mark.parametrize("task", [0, 3, 12])
+def test_submitits_failed_job_names_the_task_that_raised(task: int, tmp_path: Path) -> None:
+    text = (f"submitit.core.utils.FailedJobError: Job (task={task}) failed during processing with trace:\n"
+            "----------------------\nTraceback (most recent call last):\n  File \"train.py\", line 3, in main\n"
+            "ValueError: shapes do not match\n----------------------\n")
+    _, verdict = _report(text, tmp_path)
+    assert verdict["culprit_ranks"] == [task], verdict

@@ -13,6 +13,9 @@ processes ended, beyond those of :mod:`triage.parsing.launchers`:
   listed ``OOMKilled`` or ``Error`` (``kubectl get pods``), ``Back-off restarting failed container``;
 - Ray: the raylet's ``Workers (tasks / actors) killed due to memory pressure (OOM) ... at node (ID: ...,
   IP: 10.0.0.9)``;
+- submitit: ``Job 4242_0 (task: 3) with path ... has not produced any output (state: TIMEOUT)`` (Slurm's
+  state: a time limit, preemption or node failure is a stop from outside; OUT_OF_MEMORY that task's
+  kill) and ``Job (task=3) failed during processing with trace:`` (task 3, the rank, raised);
 - SGLang's server: ``Child process unexpectedly failed with exitcode=9. pid=8812`` (the raw wait
   status: 9 is SIGKILL, 256 is exit code 1).
 
@@ -26,8 +29,8 @@ import re
 from triage.parsing.launchers import RankDeath, signal_name
 
 MARKERS = ("CANCELLED AT", "FAILED (non-zero", "Process name:", "exceeded memory limits", "BAD TERMINATION",
-           "terminated badly", "OOMKilled", "Back-off restarting", "killed due to memory pressure",
-           "Child process unexpectedly failed")
+           "terminated badly", "OOMKilled", "has not produced any output", "failed during processing",
+           "Back-off restarting", "killed due to memory pressure", "Child process unexpectedly failed")
 
 # slurmstepd (src/slurmd/slurmstepd/req.c): "*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***" with %s "JOB <id>"
 # or "STEP <id>"; "DUE to SIGNAL %s" (strsignal); scancel's plain "*** JOB 7 ON n1 CANCELLED AT <time> ***"
@@ -60,6 +63,13 @@ _K8S_BACKOFF = re.compile(r"Back-off restarting failed container (?:(?P<containe
 # reasons at node (ID: <id>, IP: 10.0.0.9) over the last time period."
 _RAY_OOM = re.compile(r"(?P<n>\d+) Workers? \(tasks / actors\) killed due to memory pressure \(OOM\)[^\n]*?"
                       r"at node \(ID: \w+, IP: (?P<ip>[\w.:-]+)\)")
+# submitit (core/core.py): "Job 4242_0 (task: 0) with path <result.pkl>\nhas not produced any output (state: TIMEOUT)"
+# (the task is the rank: submitit's global rank is SLURM_PROCID) and "Job (task=3) failed during processing with trace:"
+_SUBMITIT_NO_OUTPUT = re.compile(r"Job (?P<job>\S+) \(task: (?P<task>\d+)\) with path \S+\s+has not produced any "
+                                 r"output \(state: (?P<state>[A-Z_]+)")
+_SUBMITIT_FAILED = re.compile(r"Job \(task=(?P<task>\d+)\) failed during processing")
+_SUBMITIT_OUTSIDE = {"TIMEOUT": "its time limit was reached", "PREEMPTED": "it was preempted",
+                     "NODE_FAIL": "a node failed", "CANCELLED": "it was cancelled", "DEADLINE": "its deadline passed"}
 _SGLANG_CHILD = re.compile(r"Child process unexpectedly failed with (?:exitcode=|an exit code )(?P<status>\d+)\. "
                            r"pid=(?P<pid>\d+)")
 
@@ -68,7 +78,7 @@ def parse_framework_records(text: str) -> tuple[RankDeath, ...]:
     """The records above in ``text``, in text order. Never raises."""
     if not any(marker in text for marker in MARKERS):
         return ()
-    out = [*_slurm(text), *_mpi(text), *_kubernetes(text), *_ray(text)]
+    out = [*_slurm(text), *_mpi(text), *_kubernetes(text), *_ray(text), *_submitit(text)]
     for match in _SGLANG_CHILD.finditer(text):
         status = int(match.group("status"))
         sig = signal_name(str(status & 0x7F)) if status & 0x7F else None
@@ -102,6 +112,24 @@ def _slurm(text: str) -> list[RankDeath]:
     for match in _SLURM_FAILED.finditer(text):
         out.append(RankDeath(None, None, 1, match.group("host"), None, _line(text, match), offset=match.start(),
                              consequence=True))
+    return out
+
+
+def _submitit(text: str) -> list[RankDeath]:
+    out: list[RankDeath] = []
+    for match in _SUBMITIT_NO_OUTPUT.finditer(text):
+        state, task = match.group("state"), int(match.group("task"))
+        said = " ".join(match.group(0).split())
+        if state in _SUBMITIT_OUTSIDE:      # Slurm ended the job from outside: no rank failed
+            note = f"submitit: Slurm stopped job {match.group('job')}: {_SUBMITIT_OUTSIDE[state]} ({said})"
+            out.append(RankDeath(None, "SIGTERM", None, None, None, note[:400], offset=match.start(), outside=True))
+        elif state == "OUT_OF_MEMORY":
+            out.append(RankDeath(task, "SIGKILL", None, None, None, f"out of memory (Slurm's OOM kill): {said}"[:400],
+                                 offset=match.start()))
+        else:
+            out.append(RankDeath(task, None, 1, None, None, said[:400], offset=match.start()))
+    for match in _SUBMITIT_FAILED.finditer(text):
+        out.append(RankDeath(int(match.group("task")), None, 1, None, None, _line(text, match), offset=match.start()))
     return out
 
 

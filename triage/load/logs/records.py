@@ -16,12 +16,28 @@ from triage.parsing import needles, pages
 from triage.parsing.crashlog import CrashLine, CrashLineKind, parse_crash_line
 from triage.parsing.frameworks import parse_framework_records
 from triage.parsing.launchers import parse_rank_deaths
+from triage.parsing.log_owners import LineOwner
 from triage.parsing.nccl.lines import channel_ranks
 from triage.parsing.nccl.tracker import NcclCommState, NcclTracker
-from triage.parsing.torchelastic import LauncherFailure, parse_agent_death_signal, parse_launcher_failures
+from triage.parsing.torchelastic import (
+    LauncherFailure,
+    is_record_field,
+    parse_agent_death_signal,
+    parse_launcher_failures,
+)
 
 # NCCL WARN lines that are a process's own failure (a transport error, CUDA running out of memory ...)
 _NCCL_FAILURES = (CrashLineKind.NETWORK, CrashLineKind.CUDA_OOM, CrashLineKind.CUDA_ERROR)
+
+
+def record_text(lines: list[str] | tuple[str, ...], owners: list[LineOwner], body: str) -> str:
+    """The text launcher records are read from: the lines without their prefixes, except a record's field
+    under a rank prefix, which keeps it ("[rank3] exitcode: -9" is rank 3's record)."""
+    if "exitcode" not in body:
+        return body
+    return "\n".join(line if line != owner.rest and is_record_field(owner.rest)
+                     and (isinstance(owner.key, int) or owner.key.startswith("local:")) else owner.rest
+                     for line, owner in zip(lines, owners))
 
 
 def launcher_records(text: str, path: str, scan: LogScan, single_node: bool) -> None:
@@ -123,11 +139,14 @@ def _rank_deaths(text: str, path: str, scan: LogScan) -> None:
             line = CrashLine(CrashLineKind.EXCEPTION, f"exited with code {death.exitcode}: {death.text}"[:400])
         else:
             text = death.text
-            if death.rank is None and death.signal and death.signal not in text:
+            if death.rank is None and death.signal and death.signal not in text and not death.outside:
                 text = f"a process{f' (pid {death.pid})' if death.pid else ''} was killed by {death.signal}: {text}"
             teardown = death.signal in ("SIGTERM", "SIGINT") and not death.first and not death.outside
             line = CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal=death.signal,
                              collateral=death.consequence or teardown)
+        if death.outside:
+            # the line it reads (submitit's UncompletedJobError) is this stop, not a failure of its own
+            scan.orphans = [item for item in scan.orphans if item[0] != order]
         if death.rank is not None:
             scan.ranks_seen.add(death.rank)
             if death.host:

@@ -337,3 +337,24 @@ def test_a_slurm_cancellation_with_no_task_failed_before_it_is_a_stop_from_outsi
             f" ***\nsrun: error: {host}: tasks 0-1: Terminated\n")
     _, verdict = _report(text, tmp_path)
     assert verdict["culprit_host"] == host and "from outside the job" in verdict["summary"], verdict
+
+
+@pytest.mark.parametrize("ip", ["10.0.0.5", "172.16.8.41"])
+@pytest.mark.parametrize("exit_type", ["SYSTEM_ERROR", "NODE_OUT_OF_MEMORY"])
+def test_rays_actor_died_record_names_the_actors_node(ip: str, exit_type: str, tmp_path: Path) -> None:
+    text = ("ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.\n"
+            f"\tclass_name: RayTrainWorker\n\tactor_id: 9d1c2e\n\tpid: 51234\n\tnamespace: 77aa\n\tip: {ip}\n"
+            f"The actor is dead because its worker process has died. Worker exit type: {exit_type} Worker exit "
+            "detail: Worker unexpectedly exits with a connection error code 2.\n")
+    _, verdict = _report(text, tmp_path)
+    assert verdict["culprit_host"] == ip, verdict
+
+
+@pytest.mark.parametrize("ip", ["10.0.0.5", "172.16.8.41"])
+def test_the_raylets_worker_death_names_the_workers_node(ip: str, tmp_path: Path) -> None:
+    text = ("(raylet) A worker died or was killed while executing a task by an unexpected system error. To troubleshoot "
+            f"the problem, check the logs for the dead worker. RayTask ID: ffff01 Worker ID: 1cb1 Node ID: 6e7f Worker "
+            f"IP address: {ip} Worker port: 10258 Worker PID: 40021 Worker exit type: SYSTEM_ERROR Worker exit detail: "
+            "Worker unexpectedly exits with a connection error code 2.\n")
+    _, verdict = _report(text, tmp_path)
+    assert verdict["culprit_host"] == ip, verdict

@@ -117,7 +117,12 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
         out.append(RankDeath(None, signal_name(str(-code)) if code < 0 else None, code if code > 0 else None, None,
                              int(match.group("pid")), _line_of(text, *match.span()), offset=match.start()))
     for match in _RAY.finditer(text):
-        out.append(RankDeath(None, None, None, None, int(match.group("pid")) if match.group("pid") else None,
+        fields = _ray_fields(text, match.start())
+        pid = match.group("pid") or fields.get("pid")
+        said_ip = _RAY_IP.search(match.group(0))        # the raylet's record says it: "Worker IP address: 10.0.0.5"
+        ip = said_ip.group(1) if said_ip else fields.get("ip")
+        ip = None if ip in ("0.0.0.0", "::") else ip           # (a worker bound to any address: no node said)
+        out.append(RankDeath(None, None, None, ip, int(pid) if pid and pid.isdigit() else None,
                              _line_of(text, *match.span())[:300], offset=match.start()))
     for match in _SHELL_JOB.finditer(text):
         out.append(RankDeath(None, signal_name(None, match.group("what")), None, None, int(match.group("pid")),
@@ -132,6 +137,23 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
         if death is not None and not any(lo <= match.start() < hi for lo, hi in taken):
             out.append(death)
     return tuple(sorted(out, key=lambda d: d.offset))
+
+
+# the ActorDiedError block above Ray's record: "\tclass_name: RayTrainWorker", "\tpid: 8823", "\tip: 10.0.0.5"
+_RAY_FIELD = re.compile(r"^\s+(?P<key>pid|ip|actor_id|class_name): (?P<value>\S+)\s*$", re.MULTILINE)
+
+
+_RAY_IP = re.compile(r"Worker IP address: ([\w.:-]+)")
+
+
+def _ray_fields(text: str, start: int) -> dict[str, str]:
+    """The pid and ip of the actor Ray's record tells of, from the ActorDiedError fields just above it."""
+    window = text[max(0, start - 1200):start]
+    head = max(window.rfind("ActorDiedError"), window.rfind("died unexpectedly before finishing"))
+    if head < 0:
+        return {}
+    fields = {m.group("key"): m.group("value") for m in _RAY_FIELD.finditer(window, head)}
+    return fields if "actor_id" in fields or "class_name" in fields else {}
 
 
 def _other_records(text: str, found: list[RankDeath]) -> list[RankDeath]:

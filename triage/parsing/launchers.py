@@ -121,7 +121,7 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
         pid = match.group("pid") or fields.get("pid")
         said_ip = _RAY_IP.search(match.group(0))        # the raylet's record says it: "Worker IP address: 10.0.0.5"
         ip = said_ip.group(1) if said_ip else fields.get("ip")
-        ip = None if ip in ("0.0.0.0", "::") else ip           # (a worker bound to any address: no node said)
+        ip = ip if ip and ip.strip("0.:") else None           # (0.0.0.0 / "::": bound to any address, no node)
         out.append(RankDeath(None, None, None, ip, int(pid) if pid and pid.isdigit() else None,
                              _line_of(text, *match.span())[:300], offset=match.start()))
     for match in _SHELL_JOB.finditer(text):

@@ -126,8 +126,8 @@ from torch import nn
 import triage.api
 from triage.worker import numerics
 
-model = nn.Sequential(*[nn.Linear(4, 4) for _ in range(40)])      # 80 gradients: more than the first 64 slots
-wide = nn.Linear(4, 1).double()                                     # float64: summed without a slot
+model = nn.Sequential(*[nn.Linear(4, 4) for _ in range(40)])
+wide = nn.Linear(4, 1).double()                                     # float64 sums stacked with float32 ones
 bad = {"on": False}
 model[0].weight.register_hook(lambda g: g * float("nan") if bad["on"] else g)
 params = list(model.parameters()) + list(wide.parameters())

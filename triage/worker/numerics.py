@@ -13,8 +13,9 @@ Hooks (torch's own global registries; none changes a value, each catches everyth
   the root's output is looked at, until the first ``optimizer.step()``: then the module hooks are
   removed (a global module hook sends every module call through torch's slow path) and come back
   at the first hit.
-- ``register_post_accumulate_grad_hook`` on the parameters: each local gradient, before DDP's
-  all_reduce: its absmax (full) or its sum (cheap), read once per iteration (one sync). The hook
+- ``register_post_accumulate_grad_hook`` on the parameters (:mod:`triage.worker.numerics_grads`):
+  each local gradient, before DDP's all_reduce: its absmax (full) or its sum (cheap), read once per
+  iteration (one sync). The hook
   runs once per parameter per backward and does nothing else; a gradient that is not a plain tensor
   (FSDP2's DTensor shard) is left to the step hook; with no gradient hook in an iteration (FSDP1),
   cheap mode keeps the module hooks.
@@ -24,6 +25,9 @@ Hooks (torch's own global registries; none changes a value, each catches everyth
 Full-module backward hooks are not used: they break models that modify an output in place.
 ``numerics.json`` is written at the first hit, at most once a second after it when something new is
 known, and at exit.
+
+:func:`stop` removes every hook; :func:`start` installs a new watch the same way again
+(``bench/bench_numerics.py`` alternates the two inside one job to measure the cost).
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ from typing import Any
 
 from triage.worker import numerics_record as rec
 from triage.worker.files import write_json
-from triage.worker.numerics_grads import GradChecks, Slots
+from triage.worker.numerics_grads import GradChecks
 from triage.worker.numerics_import import TorchImportWatch
 from triage.worker.numerics_names import class_name
 
@@ -285,6 +289,7 @@ class Watch(GradChecks):
         self.tensor_type = torch.Tensor
         self.compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None) or (lambda: False)
         self.jit_tracing = getattr(getattr(torch, "jit", None), "is_tracing", None)
+        self.wide = (torch.float32, torch.float64)
         self.install_module_hooks()
         optim = sys.modules.get("torch.optim.optimizer")
         hooks: list[tuple[str, Any]] = []
@@ -313,7 +318,7 @@ class Watch(GradChecks):
             with contextlib.suppress(Exception):
                 handle.remove()
         self.params.clear()
-        self.pending, self.slots = [], Slots()
+        self.pending = []
         with contextlib.suppress(Exception):
             atexit.unregister(self.write)
         self.write(force=True)

@@ -3,10 +3,9 @@ DDP's all_reduce), and the gradients and parameters at ``optimizer.step()``. Par
 :mod:`triage.worker.numerics` (imports no torch).
 
 The gradient hook runs once per parameter per backward, on the critical path, so it does the least
-it can: in cheap mode one pass over the gradient (its sum, in float32: a NaN or Inf anywhere makes
-it non-finite) written into the next slot of one preallocated buffer (:class:`Slots`; no tensor is
-made per gradient); the buffer is read once per iteration (one sum, one sync). The name, dtype and
-shape are looked up only when a sum is non-finite."""
+it can: in cheap mode one pass over the gradient (its sum: a NaN or Inf anywhere makes it
+non-finite), kept as a tensor; the sums are stacked and read once per iteration (one sync). The
+name, dtype and shape are looked up only when a sum is non-finite."""
 
 from __future__ import annotations
 
@@ -17,45 +16,6 @@ from typing import Any
 from triage.worker import numerics_record as rec
 from triage.worker.numerics_names import Names
 
-FIRST_SLOTS = 64
-MAX_DIMS = 8
-
-
-class Slots:
-    """One float32 buffer on the gradients' device, a 0-d view per slot, and for each slot used in
-    this iteration the parameter (its id) and the time its gradient was summed."""
-
-    def __init__(self) -> None:
-        self.buffer: Any = None
-        self.views: list[Any] = []
-        self.device: Any = None
-        self.used: list[tuple[int, float]] = []
-        self.wanted = FIRST_SLOTS          # the size the next buffer gets (grown when an iteration ran out)
-        self.dims = [tuple(range(n)) for n in range(MAX_DIMS + 1)]
-
-    def add(self, torch: Any, grad: Any, key: int) -> bool:
-        """The gradient's sum into the next slot; False when it takes none (float64, a 0-d or >8-d tensor,
-        another device than this iteration's, the buffer full): the caller keeps the sum itself."""
-        n = len(self.used)
-        ndim = grad.dim()
-        if grad.dtype is torch.float64 or not 0 < ndim <= MAX_DIMS:
-            return False                   # float64 summed in float32 could overflow: a false alarm
-        if n == 0 and (self.buffer is None or len(self.views) < self.wanted or grad.device != self.device):
-            self.buffer = torch.empty(self.wanted, dtype=torch.float32, device=grad.device)
-            self.views = list(self.buffer.unbind())
-            self.device = self.buffer.device
-        elif n >= len(self.views) or grad.device != self.device:
-            self.wanted = max(self.wanted, 2 * len(self.views))
-            return False
-        torch.sum(grad, self.dims[ndim], dtype=torch.float32, out=self.views[n])
-        self.used.append((key, time.time()))
-        return True
-
-    def take(self) -> tuple[Any, list[tuple[int, float]]]:
-        """This iteration's sums (a view of the buffer) and their parameters; the slots are free again."""
-        used, self.used = self.used, []
-        return (self.buffer[:len(used)] if used else None), used
-
 
 class GradChecks(Names):
     """The watch's gradient and parameter checks (see the module docstring)."""
@@ -65,12 +25,12 @@ class GradChecks(Names):
         self.torch: Any = None
         self.tensor_type: Any = None                        # torch.Tensor
         self.compiling: Any = None                          # torch.compiler.is_compiling, when there is one
+        self.wide: tuple[Any, ...] = ()                     # float32, float64
         self.full = False
         self.local = False             # cheap mode after the first step: local gradients only (no module hooks)
         self.closed = False            # optimizer.step() closed the iteration (local mode: the next gradient opens one)
         self.fired: set[int] = set()   # parameters whose gradient hook ran in this iteration
-        self.slots = Slots()
-        # (id of the parameter, absmax or sum tensor, time): full mode's gradients, and cheap mode's without a slot
+        # (id of the parameter, absmax or sum tensor, time) of the gradients this backward made
         self.pending: list[tuple[int, Any, float]] = []
 
     def capturing(self, data: Any) -> bool:
@@ -112,19 +72,17 @@ class GradChecks(Names):
             if grad.requires_grad:
                 grad = grad.detach()          # backward(create_graph=True): no graph of ours
             if self.full:
-                self.pending.append((key, grad.abs().amax(), time.time()))
-            elif not self.slots.add(self.torch, grad, key):
-                self.pending.append((key, grad.sum(dtype=self.torch.float32 if grad.dtype is not self.torch.float64
-                                                   else None), time.time()))
+                value = grad.abs().amax()
+            elif grad.dtype in self.wide:
+                value = grad.sum()
+            else:                                # float16/bfloat16 summed in float32: no overflow of its own
+                value = grad.sum(dtype=self.torch.float32)
+            self.pending.append((key, value, time.time()))
         except Exception as exc:  # noqa: BLE001
             self.skip(None, exc)
 
     def flush_grads(self) -> None:
-        """Read this backward's local gradient values (one sync each for the slots and for the others),
-        in the order backward made them."""
-        values, used = self.slots.take()
-        if values is not None:
-            self.check_values(values, used)
+        """Read this backward's local gradient values (one sync), in the order backward made them."""
         pending, self.pending = self.pending, []
         if not pending:
             return

@@ -38,6 +38,35 @@ _MEASURE = (
 )
 
 
+# `triage report` run in-process so that it can say, at exit, how its CPU split between its main
+# process (the listing, the workers' results, the diff, the report) and its parse workers (reaped
+# children); written to the file named by TRIAGE_BENCH_SPLIT.
+_SPLIT = (
+    "import atexit, os, resource, sys\n"
+    "def _split():\n"
+    "    s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "    with open(os.environ['TRIAGE_BENCH_SPLIT'], 'w') as out:\n"
+    "        out.write(f'{s.ru_utime + s.ru_stime} {c.ru_utime + c.ru_stime} {s.ru_maxrss} {c.ru_maxrss}')\n"
+    "atexit.register(_split)\n"
+    "from triage.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+
+
+def triage_split(root: Path, count: int | None) -> tuple[float, float, int, str, float, str]:
+    """run_child on `triage report ROOT --format json`, plus the CPU split of its processes."""
+    with tempfile.NamedTemporaryFile(prefix="bench-split-") as note:
+        os.environ["TRIAGE_BENCH_SPLIT"] = note.name
+        try:
+            result = run_child([sys.executable, "-c", _SPLIT, "report", str(root), "--format", "json"], count)
+        finally:
+            del os.environ["TRIAGE_BENCH_SPLIT"]
+        fields = Path(note.name).read_text().split()
+    split = (f"main process {float(fields[0]):.1f}s CPU ({int(fields[2]) / 1024:.0f} MiB), parse workers "
+             f"{float(fields[1]):.1f}s CPU ({int(fields[3]) / 1024:.0f} MiB, the largest)") if fields else "split not recorded"
+    return (*result, split)
+
+
 def run_child(argv: list[str], cpus: int | None = None) -> tuple[float, float, int, str, float]:
     """(seconds, peak RSS MiB of the largest process it ran, exit code, stdout, CPU seconds of all
     its processes), measured by a fresh wrapper process so that each tool's figures are its own;
@@ -123,13 +152,13 @@ def one_case(ranks: int, entries: int, tp: int, with_fr_trace: bool, workdir: st
         print(f"ranks={ranks} entries={entries} tp={tp or '-'}: wrote {size:.0f} MiB{linked} in "
               f"{time.perf_counter() - start:.1f}s", flush=True)
         for count in cpus or [None]:
-            secs, rss, code, out, cpu = run_child(
-                [sys.executable, "-m", "triage", "report", str(root), "--format", "json"], count)
+            secs, rss, code, out, cpu, split = triage_split(root, count)
             verdict = json.loads(out)["verdict"]["summary"] if code in (0, 1) else out.splitlines()[0]
             on = f" on {count} CPU(s)" if count else ""
             print(f"  triage report{on}: {secs:.1f}s wall, {cpu:.1f}s CPU (all processes; "
                   f"{1e6 * cpu / (ranks * entries):.2f} us/entry), peak RSS {rss:.0f} MiB (largest process), "
-                  f"exit {code}", flush=True)
+                  f"exit {code}; load average {os.getloadavg()[0]:.1f}", flush=True)
+            print(f"    {split}", flush=True)
         print(f"  verdict: {verdict[:150]}")
         loading = phases(root, ranks)
         print(f"  so of {cpu:.1f}s CPU: loading the dumps ~{loading:.1f}s, the rest (start, workers' results, "

@@ -2,8 +2,10 @@
 every line and without decoding the whole file.
 
 - NCCL lines go to the tracker's whole-log path (a few C-speed passes, see triage.parsing.nccl.bulk).
-- Lines holding ``rror`` (every ``...Error:``, ``CUDA error``, ``Fatal Python error``, ``ncclRemoteError``)
-  or ``atchdog`` (watchdog timeouts) are found with ``bytes.find``; they and the last 256 KiB of the
+- Lines holding one of :data:`MARKERS`: ``rror`` (every ``...Error:``, ``CUDA error``, ``Fatal Python error``,
+  ``ncclRemoteError``) or ``atchdog`` (watchdog timeouts) are found in one pass of the multi-needle
+  scanner (triage.parsing.needles), or where it is not installed with one ``bytes.find`` pass per
+  marker (the same lines either way); they and the last 256 KiB of the
   file (torchrun's summary, each rank's last lines) make the excerpt that the line-by-line reader
   takes, as for a pasted log.
 """
@@ -15,12 +17,12 @@ import re
 
 from triage.load.logs.scan import LogScan
 from triage.load.logs.text import scan_log_text
-from triage.parsing import pages
+from triage.parsing import needles, pages
 
 Buffer = bytes | mmap.mmap
 LARGE_LOG_BYTES = 16 << 20       # larger logs take this path
 TAIL_BYTES = 256 << 10
-MARKERS = (b"rror", b"atchdog")
+MARKERS = (b"rror", b"atchdog")     # a line holding one of these is read (add needles here: one pass finds all)
 # How each marker is searched, the fastest way measured (bench/bench_report_logs.py): sre's literal
 # scan finds "rror" in half bytes.find's time; "atchdog" by memchr on its "h", rare in most logs
 # (triage.parsing.pages.find falls back to the plain search where it is not)
@@ -34,9 +36,11 @@ MAX_LINE_BYTES = 64 << 10        # of a longer line, its first 64 KiB are read (
 def _spans(data: Buffer, end: int) -> list[tuple[int, int]]:
     """(start, stop) of every marked line before ``end``, and of the lines right after it."""
     starts: set[int] = set()
+    found = needles.find_all(data, MARKERS, 0, end)
     for marker in MARKERS:
         pos = 0
-        while (hit := _find(data, marker, pos, end)) >= 0:
+        hits = None if found is None else found[marker]
+        while (hit := _find(data, marker, pos, end) if hits is None else needles.next_hit(hits, pos)) >= 0:
             start = max(data.rfind(b"\n", max(0, hit - MAX_LINE_BYTES), hit) + 1, hit - MAX_LINE_BYTES // 2, 0)
             starts.add(start)
             stop = data.find(b"\n", hit, end)

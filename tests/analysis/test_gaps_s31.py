@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -161,3 +162,31 @@ def test_a_large_log_gives_the_verdict_of_the_same_text_small(words: str, tmp_pa
     assert code == 1 and (5 in verdict["culprit_ranks"] or "timed out" in words), verdict   # read when small
     assert (large_code, large_verdict["kind"], large_verdict["culprit_ranks"]) == \
         (code, verdict["kind"], verdict["culprit_ranks"]), (words, large_verdict)
+
+
+# --- 7. a verdict with no culprit says which ranks the text covers and the one thing that settles it --------
+
+UNTOLD = [
+    # timeouts of some ranks, the others not in the text
+    "".join(f"[rank{r}]:[E1001 10:00:00.1 90{r} ProcessGroupNCCL.cpp:616] [Rank {r}] Watchdog caught collective "
+            "operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE, NumelIn=8, NumelOut=8, Timeout(ms)=600000) "
+            "ran for 600010 milliseconds before timing out.\n" for r in (1, 3)),
+    # a crash no line ties to a rank
+    "step 10 loss 2.1\nSegmentation fault (core dumped)\n",
+    # an NCCL transport failure of a process with no rank
+    "gpu-b:1234:1300 [0] NCCL WARN socketStartConnect: Connect to gpu-a<45763> failed : Connection refused\n",
+    # torchrun's record of a local rank on one of several hosts
+    "[0]:\n  time: 2024-05-01_10:00:00\n  host: n1\n  rank: <N/A>\n  exitcode: 1 (pid: 12)\n"
+    "[1]:\n  time: 2024-05-01_10:00:00\n  host: n2\n  rank: <N/A>\n  exitcode: 1 (pid: 13)\n",
+]
+
+
+@pytest.mark.parametrize("text", UNTOLD)
+def test_a_verdict_without_a_culprit_names_coverage_and_the_one_thing(text: str, tmp_path: Path) -> None:
+    from tests.realworld.test_untold import THINGS
+    code, verdict = report(text, tmp_path)
+    assert code == 1 and verdict["culprit_ranks"] == [], verdict     # the text cannot name one
+    summary = verdict["summary"]
+    assert re.search(r"this input holds|not in this input|rank unknown|no line of this input", summary), summary
+    settles = re.search(r"would (?:settle|tell|name|show)", summary)
+    assert settles and THINGS.search(summary[max(0, settles.start() - 260):settles.start()]), summary

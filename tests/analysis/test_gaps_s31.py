@@ -176,8 +176,8 @@ UNTOLD = [
     # an NCCL transport failure of a process with no rank
     "gpu-b:1234:1300 [0] NCCL WARN socketStartConnect: Connect to gpu-a<45763> failed : Connection refused\n",
     # torchrun's record of a local rank on one of several hosts
-    "[0]:\n  time: 2024-05-01_10:00:00\n  host: n1\n  rank: <N/A>\n  exitcode: 1 (pid: 12)\n"
-    "[1]:\n  time: 2024-05-01_10:00:00\n  host: n2\n  rank: <N/A>\n  exitcode: 1 (pid: 13)\n",
+    ("[0]:\n  time: 2024-05-01_10:00:00\n  host: n1\n  rank: <N/A>\n  exitcode: 1 (pid: 12)\n"
+    "[1]:\n  time: 2024-05-01_10:00:00\n  host: n2\n  rank: <N/A>\n  exitcode: 1 (pid: 13)\n"),
 ]
 
 

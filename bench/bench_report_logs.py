@@ -7,10 +7,12 @@ Two generated logs (in /tmp, removed afterwards unless --keep):
 - a log of --lines short lines (default 10 million): training lines of 8 ranks, a few NCCL WARN
   lines, and the same failure.
 Each is timed warm (best of --runs, grep and triage alternating), wall and CPU time, and triage's
-peak memory is read from getrusage.
+peak memory is read from getrusage. triage runs as installed (with the hyperscan package where it is
+there) and, in the same runs, as where hyperscan is not installed (``sys.modules["hyperscan"] = None``
+before triage starts: the per-needle passes), and the verdicts of all sides are printed.
 
 Usage: python bench/bench_report_logs.py [--mb 1024] [--lines 10000000] [--runs 3] [--keep]
-           [--logs DIR] [--baseline DIR_OF_OTHER_CODE]
+           [--logs DIR] [--baseline DIR_OF_OTHER_CODE] [--no-fallback]
 """
 
 from __future__ import annotations
@@ -64,19 +66,27 @@ def run(argv: list[str], pythonpath: str | None = None) -> tuple[float, float, i
         return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, out.read().decode("utf-8", "replace")
 
 
-def measure(label: str, path: Path, runs: int, baseline: str | None = None) -> None:
+WITHOUT_HYPERSCAN = ("import sys, runpy; sys.modules['hyperscan'] = None; sys.argv[0] = 'triage'; "
+                     "runpy.run_module('triage', run_name='__main__', alter_sys=True)")
+
+
+def measure(label: str, path: Path, runs: int, baseline: str | None = None, fallback: bool = True) -> None:
     """grep and triage (and the baseline's triage) alternate run by run, so that all see the same load."""
     size = path.stat().st_size
-    sides = {"triage report": None} if baseline is None else {"triage report": None, "baseline": baseline}
+    sides: dict[str, tuple[list[str], str | None]] = {"triage report": (["-m", "triage"], None)}
+    if fallback:
+        sides["triage report, no hyperscan"] = (["-c", WITHOUT_HYPERSCAN], None)
+    if baseline is not None:
+        sides["baseline"] = (["-m", "triage"], baseline)
     best: dict[str, list[float]] = {name: [float("inf"), float("inf"), 0.0] for name in ("grep", *sides)}
     count = ""
     outs: dict[str, str] = {}
     for _ in range(runs):
         wall, cpu, _rss, count = run(["grep", "-c", "NCCL", str(path)])
         best["grep"][:2] = [min(best["grep"][0], wall), min(best["grep"][1], cpu)]
-        for name, pythonpath in sides.items():
-            wall, cpu, peak, outs[name] = run([sys.executable, "-m", "triage", "report", str(path), "--format",
-                                               "json"], pythonpath)
+        for name, (how, pythonpath) in sides.items():
+            wall, cpu, peak, outs[name] = run([sys.executable, *how, "report", str(path), "--format", "json"],
+                                              pythonpath)
             old = best[name]
             best[name] = [min(old[0], wall), min(old[1], cpu), max(old[2], peak)]
     grep, grep_cpu, _ = best["grep"]
@@ -104,6 +114,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--keep", action="store_true")
     parser.add_argument("--logs", help="a directory with the nccl.log and lines.log of an earlier --keep")
+    parser.add_argument("--no-fallback", action="store_true", help="do not time triage without hyperscan")
     parser.add_argument("--baseline", help="a checkout of other code (its directory that holds triage/): timed "
                                            "in the same runs, with PYTHONPATH set to it")
     args = parser.parse_args()
@@ -113,9 +124,9 @@ def main() -> None:
         if not args.logs:
             make_nccl_log(nccl, args.mb)
             make_line_log(lines, args.lines)
-        measure("NCCL_DEBUG=INFO log", nccl, args.runs, args.baseline)
+        measure("NCCL_DEBUG=INFO log", nccl, args.runs, args.baseline, not args.no_fallback)
         count = _line_count(lines) if args.logs else args.lines
-        measure(f"{count:,}-line log", lines, args.runs, args.baseline)
+        measure(f"{count:,}-line log", lines, args.runs, args.baseline, not args.no_fallback)
         if args.keep and not args.logs:
             for path in (nccl, lines):
                 kept = Path("/tmp") / path.name

@@ -18,7 +18,7 @@ from triage.errors import InputError
 from triage.load import inputs
 from triage.load.inputs import load_inputs, load_log_texts
 from triage.load.logs import large
-from triage.parsing import pages
+from triage.parsing import needles, pages
 from triage.parsing.nccl import bulk as nccl_bulk
 from triage.parsing.nccl import tracker as nccl_tracker
 from triage.parsing.nccl.tracker import NcclTracker
@@ -142,3 +142,34 @@ def test_a_large_log_gives_the_verdict_of_its_whole_text(tmp_path: Path, monkeyp
     assert _verdict(mapped) == _verdict(whole)
     assert (mapped.verdict.kind.value, "rank 5" in mapped.verdict.summary) == (
         "exception" if failure == OOM else "network_error", True)
+
+
+def _variants(text: str) -> list[bytes]:
+    """The log as written, with CRLF lines, with NUL bytes around its failure lines, without its last newline."""
+    data = text.encode()
+    return [data, data.replace(b"\n", b"\r\n"), data.replace(b"rror", b"\x00rror\x00").replace(b"Watchdog", b"\x00Watchdog"),
+            data.rstrip(b"\n")]
+
+
+@pytest.mark.usefixtures("small_windows")
+@pytest.mark.parametrize("at", [0.0, 0.5, 0.97])
+def test_the_one_pass_scanner_marks_the_lines_the_per_marker_passes_mark(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, at: float) -> None:
+    """The excerpt of a large log is the same with the multi-needle scanner (triage.parsing.needles)
+    and with one pass per marker: failure near the start, in the middle, at the end, its line cut by a
+    window edge; CRLF, NUL bytes, no trailing newline; and on every corpus log."""
+    if not needles.available():
+        pytest.skip("the hyperscan package is not installed here")
+    datas = [d for failure in (OOM, WARN) for d in _variants(_large_log(failure, at))]
+    datas += [case.log.read_bytes() for case in CASES] if at == 0.0 else []
+    for index, data in enumerate(datas):
+        if not data:
+            continue
+        path = tmp_path / f"{index}.log"
+        path.write_bytes(data)
+        with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            fast = large._spans(mapped, len(data))
+            with monkeypatch.context() as plain:
+                plain.setattr(needles, "_hs", None)
+                assert large._spans(mapped, len(data)) == fast, index
+        assert fast or b"rror" not in data

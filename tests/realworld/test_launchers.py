@@ -4,7 +4,8 @@ verdict and culprits, where the style carries the rank:
 
 - styles that replace the prefix with their own rank label: srun ``--label`` (``N: ``), Open MPI's
   ``--tag-output`` (``[1,N]<stderr>:``), horovodrun (``[N]<stderr>:``), Lightning (``[rank: N] ``),
-  Determined (``5c902731 [rank=N] || ``);
+  Determined (``5c902731 [rank=N] || ``), vLLM's worker tags (``(VllmWorker TPN pid=P) ``,
+  ``(VllmWorker rank=N pid=P) ``), SGLang's logger head (``[2026-03-29 18:56:25 TPN] ``: a TP-only server);
 - styles that put a host or worker tag before the rank prefix, as they do around torchrun's output:
   DeepSpeed's pdsh (``hostK: ``), Ray's worker tag (``(RayTrainWorker pid=P, ip=10.0.0.K) ``) and
   ``kubectl logs --prefix`` per pod (``[pod/train-worker-K/pytorch] ``), with K the rank's node (4 ranks
@@ -35,6 +36,9 @@ REPLACE: dict[str, Callable[[int], str]] = {
     "horovodrun": lambda r: f"[{r}]<stderr>:",
     "lightning": lambda r: f"[rank: {r}] ",
     "determined": lambda r: f"5c902731 [rank={r}] || ",
+    "vllm_worker_tp": lambda r: f"(VllmWorker TP{r} pid={4100 + r}) ",
+    "vllm_worker_rank": lambda r: f"(VllmWorker rank={r} pid={4100 + r}) ",
+    "sglang_tp": lambda r: f"[2026-03-29 18:56:{r % 60:02d} TP{r}] ",
 }
 ADD: dict[str, Callable[[int], str]] = {
     "deepspeed_pdsh": lambda r: f"host{r // RANKS_PER_NODE}: ",

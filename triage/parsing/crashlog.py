@@ -134,7 +134,14 @@ _COLLATERAL = re.compile(
     r"failed to pass monitoredBarrier|received errors while waiting for send/recv|"
     # Ray's driver told that an actor's worker process died (the death itself is Ray's own record)
     r"ActorDiedError|actor died unexpectedly", re.IGNORECASE)
-_PEER = re.compile(r"(?:peer|from|to) (?P<addr>\[?[\w.:-]*\d[\w.:-]*\]?<\d+>|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?)|"
+# The other end of a link, in the shapes NCCL and gloo print it: a host name (with or without a digit: "gpu-a",
+# "master"), an IPv4 or IPv6 address, with NCCL's "<port>" or ":port" ("[host]:port" for gloo and IPv6)
+_ADDRESS = (r"\[[\w.:%-]{1,80}\](?:<\d+>|:\d+)"                       # [10.0.0.5]:47232, [fe80::1%eth0]<29500>
+            r"|(?=[.:%-]{0,80}[\w%])[\w.:%-]{1,80}<\d+>"                  # gpu-a<45763>, fe80::1<1>, 172....<1>
+            r"|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?(?![\w.])"                # 10.0.0.2, 10.0.0.2:29500
+            r"|[A-Za-z][\w-]{0,62}(?:\.[A-Za-z][\w-]{0,62})*(?<!\.py)(?<!\.cpp)(?<!\.cc)(?<!\.cu)(?<!\.h)"
+            r":\d{2,5}(?![\w.:])")                                       # master:29500 (no file.py:123)
+_PEER = re.compile(r"(?:\b(?:peer|from|to|error)\s+|\bremote[= ]\s*|\baddr(?:ess)?[= ]\s*)(?P<addr>" + _ADDRESS + ")|"
                    r"connect to \((?P<host>[\w.:-]+), (?P<port>\d+)\)|"
                    # the node a launcher could not reach over ssh (DeepSpeed's runner, pdsh)
                    r"host=(?P<sshhost>[\w.-]+) was not reachable via ssh|"
@@ -186,6 +193,17 @@ _NOT_A_RANK_FAILURE = ("ChildFailedError", "SignalException", "RendezvousClosedE
                        "SystemExit", "CalledProcessError", "ProcessRaisedException", "ProcessExitedException")
 
 
+def peer_host(addr: str) -> str | None:
+    """The host of a peer address: "gpu-a<45763>" -> "gpu-a", "[fe80::1]:29500" -> "fe80::1",
+    "10.0.0.2:29500" -> "10.0.0.2", "fe80::1<29500>" -> "fe80::1"."""
+    if addr.startswith("["):
+        return addr[1:].split("]", 1)[0] or None
+    host = addr.split("<", 1)[0]
+    if "<" not in addr and host.count(":") == 1:
+        host = host.rsplit(":", 1)[0]                    # host:port (an IPv6 address has more colons)
+    return host or None
+
+
 def _gpu(text: str) -> int | None:
     match = _GPU.search(text)
     if match is None:
@@ -217,7 +235,8 @@ def parse_crash_line(line: str) -> CrashLine | None:
         peer_addr = f"{peer.group('host')}:{peer.group('port')}"          # the store a client could not reach
     elif peer and (peer.group("sshhost") or peer.group("pdshhost")):
         peer_addr = peer.group("sshhost") or peer.group("pdshhost")       # the node a launcher could not reach
-    elif peer and ("peer" in text or "NET/" in text or "Connect to" in text or _SOCKET_CALL.search(text)):
+    elif peer and ("peer" in text or "NET/" in text or "Connect to" in text or "remote" in text
+                   or _SOCKET_CALL.search(text)):
         peer_addr = peer.group("addr")
     exc = _EXC.match(text)
     if exc is not None and not text.startswith(("Traceback", "Error executing job")):

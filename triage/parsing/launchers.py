@@ -32,6 +32,8 @@ class RankDeath:
     first: bool = False          # the launcher says this was the first process to fail
     offset: int = 0              # where the record starts in the text
     consequence: bool = False    # it says another process failed first (a parent told of a child's failure)
+    outside: bool = False        # the job was stopped from outside (a scheduler's time limit): the cause of the
+    #                              ranks' SIGTERM, never a teardown
 
 
 _MPI_SIGNAL = re.compile(

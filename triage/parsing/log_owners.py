@@ -35,8 +35,15 @@ def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
         pid_rank.setdefault(pid_key, rank)
     out: list[LineOwner] = []
     previous = LineOwner("unknown", "")
+    carry: LineOwner | None = None      # a traceback a logger printed after one prefixed head (SGLang, vLLM)
+    raised = False                      # its exception line was read (a chained traceback may follow)
     for p in parsed:
         key: int | str
+        if carry is not None and p.rank is None and p.pid is None and (state := _carried(p.rest, raised)) is not None:
+            out.append(LineOwner(carry.key, p.rest, carry.host, carry.pid))
+            raised = state
+            continue
+        carry, raised = None, False
         if p.rank is not None and not p.local:
             key = p.rank
         elif p.pid is not None:
@@ -51,6 +58,8 @@ def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
         owner = LineOwner(key, p.rest, p.host, p.pid)
         out.append(owner)
         previous = owner
+        if key != "unknown" and p.rest.rstrip().endswith(_TRACEBACK_HEAD):
+            carry, raised = owner, False
     return out
 
 
@@ -67,3 +76,21 @@ def _ranks_from_nccl_inits(parsed: list[RankPrefix]) -> dict[str, int]:
             if key not in best or size > best[key][0]:
                 best[key] = (size, event.rank)
     return {key: rank for key, (_size, rank) in best.items()}
+
+
+_TRACEBACK_HEAD = "Traceback (most recent call last):"
+_CHAINED = ("During handling of the above exception", "The above exception was the direct cause", _TRACEBACK_HEAD)
+
+
+def _carried(rest: str, raised: bool) -> bool | None:
+    """A logger's message that ends in ``Traceback (most recent call last):`` goes on without the
+    prefix: its frames (indented), blank lines, the exception line and a chained traceback after it
+    are the prefixed line's owner's. Whether the exception line was read after this line (None: the
+    line is not the traceback's, which ends)."""
+    if not rest.strip():
+        return raised
+    if rest.startswith(_CHAINED):
+        return False
+    if raised:
+        return None
+    return rest[:1] not in (" ", "\t")

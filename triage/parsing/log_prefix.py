@@ -5,6 +5,8 @@ Recognised (and nested up to a few deep):
   ``[host:3] `` / ``[host:3]+`` / ``[host:3]:`` (triage's tag, torchrun --role), ``[default0]:``
   (torchrun --tee: a *local* rank), ``3: `` (srun --label),
   ``node07: `` (pdsh; lowercase names with a digit only), ``(RayTrainWorker pid=615, ip=10.0.0.6) ``,
+  vLLM's ``(VllmWorker TP2 pid=4757) `` / ``(VllmWorker rank=2 pid=4757) `` (rank 2), SGLang's
+  ``[2026-03-29 18:56:25 TP1] `` (rank 1 of a TP-only server),
   ``[pod/train-worker-0/pytorch] `` (``kubectl logs --prefix``, with or without ``--timestamps``: the
   pod, no rank), ``[1,3]<stdout>:`` (Open MPI's --tag-output: job, rank) and ``[3]<stderr>:`` (horovodrun),
   Determined's ``5c902731 [rank=1] || `` (container, rank; ``5c902731 || `` alone: the launcher), a runner's
@@ -38,8 +40,9 @@ _HOST_RANK = re.compile(
 )
 _LOCAL = re.compile(r"\[([A-Za-z_][\w-]*?)(\d+)\]:\s?")
 # a Python logger's head after a launcher prefix (vLLM: "ERROR 01-29 20:00:47 multiproc_worker_utils.py:240] ")
+# (newer vLLM brackets the place: "ERROR 09-11 17:45:52 [multiproc_executor.py:596] ")
 _LOGGER_HEAD = re.compile(r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? "
-                          r"[\w./-]+:\d+\] ")
+                          r"\[?[\w./-]+:\d+\] ")
 _MPI = re.compile(r"\[(?:\d+,)?(\d+)\]<(?:stdout|stderr|stddiag)>:\s?")
 # what Open MPI's signal handler prints after its "[host:pid] " head (the pid is no rank)
 _OMPI_HANDLER = re.compile(r"\s?(?:\*\*\* (?:Process received signal|End of error message) \*\*\*|Signal: |"
@@ -50,13 +53,29 @@ _STREAM_TAG = re.compile(r"[\w.:/-]+ \[(?:stdout|stderr)\](?: |$)")
 _LINE_NO = re.compile(r"\[\d+\] (?=\[)|\[\d{3,}\] (?=\d+ ?: )")
 _SRUN = re.compile(r"\s*(\d+) ?: ")
 _PDSH = re.compile(r"([a-z0-9][a-z0-9.-]*[0-9][a-z0-9.-]*): ")
-_RAY = re.compile(r"\((?:\w+ )?pid=(\d+)(?:, ip=([\w.:-]+))?\)\s?")
+_RAY = re.compile(r"\((?:(?P<name>\w+) )?(?:(?P<tag>TP\d+|rank=\d+) )?pid=(\d+)(?:, ip=([\w.:-]+))?\)\s?")
+# vLLM's worker tags: "(VllmWorker rank=2 pid=5520)", "(VllmWorker TP2 pid=4757)", "(Worker_TP1 pid=77)": the rank
+# (its TP rank, the worker's rank when there is no pipeline or data parallelism: "Worker_PP1_TP0" names none)
+_VLLM_TP = re.compile(r"(?:^|_)TP(\d+)$|^rank=(\d+)$")
+# SGLang's logger head: "[2026-03-29 18:56:25 TP1] " (the TP rank: the rank of a TP-only server), with "DP0 ",
+# "PP1 ", "EP1 " parts ("[... DP1 TP0] " names no global rank, "[... TP3 EP3] " does: EP ranks follow TP ranks)
+# (what is left of it, "TP1] ", once the paste cleaner took its time away)
+_SGLANG = re.compile(r"(?:\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? )?"
+                     r"(?P<parts>(?:TP|DP|PP|EP|CP)\d+(?: (?:TP|DP|PP|EP|CP)\d+)*)\] ?")
 _NCCL_HEAD = re.compile(r"([\w.-]+):(\d+):(\d+) \[(\d+)\]")
 # Determined's task logs ("[2024-03-15T16:29:14.110799Z] 5c902731 [rank=1] || ", the time already gone):
 # the container, then the worker's rank; without "[rank=N]" the line is the launcher's own
 _DETERMINED = re.compile(r"(?:[0-9a-f]{8} (?:\[rank=(?P<rank>\d+)\] )?|\[rank=(?P<bare>\d+)\] )\|\| ?")
 # "kubectl logs --prefix" ("[pod/NAME/CONTAINER] "), with "--timestamps" after it: the pod, no rank
 _K8S = re.compile(r"\[pod/([\w.-]+)/[\w.-]+\] ?(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) )?")
+
+
+def _vllm_rank(name: str | None, tag: str | None) -> int | None:
+    """The rank a vLLM worker's tag names (``rank=2``, ``TP2``, ``Worker_TP2``), or None (``Worker_PP1_TP0``)."""
+    for part in (tag, name):
+        if part and "PP" not in part and "DP" not in part and (found := _VLLM_TP.search(part)) is not None:
+            return int(found.group(1) or found.group(2))
+    return None
 
 
 def split_rank_prefix(line: str) -> RankPrefix:
@@ -89,8 +108,14 @@ def split_rank_prefix(line: str) -> RankPrefix:
               or (rank is None and (match := _STREAM_TAG.match(rest)) is not None)):
             pass
         elif (match := _RAY.match(rest)) is not None:
-            pid = int(match.group(1))
-            host = match.group(2) or host
+            pid = int(match.group(3))
+            host = match.group(4) or host
+            if rank is None and (tagged := _vllm_rank(match.group("name"), match.group("tag"))) is not None:
+                rank, local = tagged, False
+        elif (match := _SGLANG.match(rest)) is not None:
+            parts = dict(re.findall(r"([A-Z]+)(\d+)", match.group("parts")))
+            if rank is None and "TP" in parts and not {"DP", "PP", "CP"} & parts.keys():
+                rank, local = int(parts["TP"]), False
         elif (match := _K8S.match(rest)) is not None:
             host, pod = host or match.group(1), host is None
             # (what the container printed may carry its own decorations: a viewer's column, a timestamp)

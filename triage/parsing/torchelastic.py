@@ -76,7 +76,7 @@ class LauncherFailure:
 
 
 _ENTRY = re.compile(r"^\s*\[(\d+)\]:\s*$")
-_FIELD = re.compile(r"^\s*(time|hostname|host|rank|exitcode|error_file|traceback|msg)\s*:\s?(.*)$")
+_FIELD = re.compile(r"^\s*(time|hostname|host|rank|local_rank|exitcode|error_file|traceback|msg)\s*:\s?(.*)$")
 _FIELD_NAMES = {"hostname": "host", "msg": "traceback"}     # older torchelastic's names
 _RANK = re.compile(r"(-?\d+|<N/A>)(?:\s*\(local_rank:\s*(\d+)\))?")
 _EXIT = re.compile(r"(-?\d+)(?:\s*\(pid:\s*(\d+)\))?(?:\s*\((SIG\w+)\))?")
@@ -137,6 +137,7 @@ def _signal_name(exitcode: int | None, text: str | None) -> str | None:
 
 def _entry(fields: dict[str, str], root: bool) -> LauncherFailure:
     rank_m = _RANK.match(fields.get("rank", ""))
+    local_m = re.match(r"\s*(\d+)", fields.get("local_rank", ""))
     exit_m = _EXIT.match(fields.get("exitcode", ""))
     exitcode = int(exit_m.group(1)) if exit_m else None
     tb = fields.get("traceback", "").strip() or None
@@ -145,13 +146,27 @@ def _entry(fields: dict[str, str], root: bool) -> LauncherFailure:
     host = fields.get("host", "").strip()
     return LauncherFailure(
         rank=int(rank_m.group(1)) if rank_m and rank_m.group(1).lstrip("-").isdigit() else None,
-        local_rank=int(rank_m.group(2)) if rank_m and rank_m.group(2) else None,
+        local_rank=int(rank_m.group(2)) if rank_m and rank_m.group(2) else int(local_m.group(1)) if local_m else None,
         host=host or None, exitcode=exitcode,
         signal=_signal_name(exitcode, (exit_m.group(3) if exit_m else None) or (sig_m.group(2) if sig_m else None)),
         pid=int(exit_m.group(2)) if exit_m and exit_m.group(2) else None,
         timestamp=fields.get("time", "").strip() or None,
         error_file=None if err in ("", "<N/A>") else err, traceback=tb, root_cause=root,
     )
+
+
+def is_record_field(line: str) -> bool:
+    """Whether a line (without its launcher prefix) is a field of a torchelastic failure record."""
+    return _FIELD.match(line) is not None
+
+
+def _field_line(raw: str) -> tuple[str, tuple[str, str] | None]:
+    """A summary line without its launcher prefix, and ("rank"|"local_rank", N) when a rank prefix on a
+    record field ("[rank3] exitcode: -9", "[default3]: exitcode: -9") names the rank the record is of."""
+    tag = split_rank_prefix(raw.lstrip())
+    if tag.rest != raw.lstrip() and _FIELD.match(tag.rest):
+        return tag.rest, (None if tag.rank is None else ("local_rank" if tag.local else "rank", str(tag.rank)))
+    return (split_rank_prefix(raw).rest if raw[:1] not in (" ", "[") else raw), None
 
 
 def parse_launcher_failures(text: str) -> tuple[LauncherFailure, ...]:
@@ -173,7 +188,10 @@ def parse_launcher_failures(text: str) -> tuple[LauncherFailure, ...]:
             failures.append(_entry(fields, root or headerless))
 
     for raw in text.splitlines():
-        line = split_rank_prefix(raw).rest if raw[:1] not in (" ", "[") else raw
+        line, tagged = _field_line(raw)
+        if tagged and fields is not None and headerless and fields.get(tagged[0]) not in (None, tagged[1]):
+            flush()                           # another rank's tagged record line ends a headerless record
+            fields = None
         stripped = line.strip()
         if "Root Cause (first observed failure)" in line or stripped.startswith(("Failures:", "Other Failures:",
                                                                               "Root Cause:")):
@@ -187,7 +205,7 @@ def parse_launcher_failures(text: str) -> tuple[LauncherFailure, ...]:
         if fields is None:
             # a record pasted without its header: its first field starts it (kept if it has an exit code)
             start = _FIELD.match(line)
-            if start is None or start.group(1) not in ("time", "host", "hostname", "rank", "exitcode"):
+            if start is None or start.group(1) not in ("time", "host", "hostname", "rank", "local_rank", "exitcode"):
                 continue
             fields, last_key, headerless = {}, "", True
         if stripped.startswith(("=====", "-----")):
@@ -195,6 +213,8 @@ def parse_launcher_failures(text: str) -> tuple[LauncherFailure, ...]:
             fields = None
             continue
         raw_lines.append(line)
+        if tagged and tagged[0] not in fields:
+            fields[tagged[0]] = tagged[1]     # "[rank3] exitcode: -9": the prefix names the record's rank
         field = _FIELD.match(line)
         if field:
             last_key = _FIELD_NAMES.get(field.group(1), field.group(1))
@@ -239,6 +259,7 @@ def _argv_rejections(text: str, failures: list[LauncherFailure]) -> list[Launche
 
 
 _LOOSE_RANK = re.compile(r"\brank\s*:?\s*(\d+)\s*\(local[ _]rank:\s*(\d+)\)")
+_BARE_RANK = re.compile(r"(?<![\w-])\[?rank:?\s?(\d+)\]?(?!\s*\(local)")
 _LOOSE_EXIT = re.compile(r"exitcode\s*:\s*(-?\d+)(?:\s*\(pid:\s*(\d+)\))?")
 _LOOSE_SIGNAL = re.compile(r"signal (\d+) \((SIG\w+)\)", re.IGNORECASE)
 
@@ -248,6 +269,8 @@ def _recover(fields: dict[str, str], text: str) -> None:
     ("rank2 (local rank: 2)exitcode: -9 (pid: 36071)error file: <N/A>")."""
     if "rank" not in fields and (rank := _LOOSE_RANK.search(text)) is not None:
         fields["rank"] = f"{rank.group(1)} (local_rank: {rank.group(2)})"
+    elif "rank" not in fields and (bare := _BARE_RANK.search(text)) is not None:
+        fields["rank"] = bare.group(1)                  # "rank3 exitcode: -9 (pid: 36071)"
     if "exitcode" not in fields and (code := _LOOSE_EXIT.search(text)) is not None:
         fields["exitcode"] = code.group(1) + (f" (pid: {code.group(2)})" if code.group(2) else "")
     if (sig := _LOOSE_SIGNAL.search(text)) is not None and "Signal " not in fields.get("traceback", ""):

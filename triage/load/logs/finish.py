@@ -22,6 +22,7 @@ from triage.model.evidence import (
 from triage.parsing.crashlog import (
     CrashLine,
     CrashLineKind,
+    peer_host,
 )
 from triage.parsing.raise_sites import RaiseSiteKind
 from triage.parsing.rendezvous import STORE_WAIT_DETAIL
@@ -272,4 +273,4 @@ def _peer_host(line: CrashLine) -> str | None:
     the network failure to, when no line names the reporting host."""
     if line.kind is not CrashLineKind.NETWORK or not line.peer:
         return None
-    return line.peer.split("<", 1)[0].rsplit(":", 1)[0] or None
+    return peer_host(line.peer)

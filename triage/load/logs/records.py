@@ -12,15 +12,32 @@ from triage.load.logs.facts import WorldSize
 from triage.load.logs.scan import LogScan, record_world, signal_number
 from triage.model import Collective, CollectiveState
 from triage.model.evidence import Event, EventKind, ExitInfo, NcclProcess
-from triage.parsing import pages
+from triage.parsing import needles, pages
 from triage.parsing.crashlog import CrashLine, CrashLineKind, parse_crash_line
+from triage.parsing.frameworks import parse_framework_records
 from triage.parsing.launchers import parse_rank_deaths
+from triage.parsing.log_owners import LineOwner
 from triage.parsing.nccl.lines import channel_ranks
 from triage.parsing.nccl.tracker import NcclCommState, NcclTracker
-from triage.parsing.torchelastic import LauncherFailure, parse_agent_death_signal, parse_launcher_failures
+from triage.parsing.torchelastic import (
+    LauncherFailure,
+    is_record_field,
+    parse_agent_death_signal,
+    parse_launcher_failures,
+)
 
 # NCCL WARN lines that are a process's own failure (a transport error, CUDA running out of memory ...)
 _NCCL_FAILURES = (CrashLineKind.NETWORK, CrashLineKind.CUDA_OOM, CrashLineKind.CUDA_ERROR)
+
+
+def record_text(lines: list[str] | tuple[str, ...], owners: list[LineOwner], body: str) -> str:
+    """The text launcher records are read from: the lines without their prefixes, except a record's field
+    under a rank prefix, which keeps it ("[rank3] exitcode: -9" is rank 3's record)."""
+    if "exitcode" not in body:
+        return body
+    return "\n".join(line if line != owner.rest and is_record_field(owner.rest)
+                     and (isinstance(owner.key, int) or owner.key.startswith("local:")) else owner.rest
+                     for line, owner in zip(lines, owners))
 
 
 def launcher_records(text: str, path: str, scan: LogScan, single_node: bool) -> None:
@@ -112,7 +129,7 @@ def _rank_deaths(text: str, path: str, scan: LogScan) -> None:
     """mpirun's "process rank 1 ... exited on signal 9", vLLM's "VllmWorker-3 died unexpectedly",
     Ray's "worker process has died", "rank 5 died from signal 11": how a rank (or a process of no
     known rank) ended, as a failure line at its place in the text."""
-    deaths = parse_rank_deaths(text)
+    deaths = sorted((*parse_rank_deaths(text), *parse_framework_records(text)), key=lambda d: d.offset)
     if not deaths:
         return
     base = scan.lines_read - text.count("\n") - 1
@@ -122,11 +139,14 @@ def _rank_deaths(text: str, path: str, scan: LogScan) -> None:
             line = CrashLine(CrashLineKind.EXCEPTION, f"exited with code {death.exitcode}: {death.text}"[:400])
         else:
             text = death.text
-            if death.rank is None and death.signal and death.signal not in text:
+            if death.rank is None and death.signal and death.signal not in text and not death.outside:
                 text = f"a process{f' (pid {death.pid})' if death.pid else ''} was killed by {death.signal}: {text}"
-            teardown = death.signal in ("SIGTERM", "SIGINT") and not death.first
+            teardown = death.signal in ("SIGTERM", "SIGINT") and not death.first and not death.outside
             line = CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal=death.signal,
                              collateral=death.consequence or teardown)
+        if death.outside:
+            # the line it reads (submitit's UncompletedJobError) is this stop, not a failure of its own
+            scan.orphans = [item for item in scan.orphans if item[0] != order]
         if death.rank is not None:
             scan.ranks_seen.add(death.rank)
             if death.host:
@@ -134,6 +154,8 @@ def _rank_deaths(text: str, path: str, scan: LogScan) -> None:
             scan.failures.setdefault(death.rank, []).append((order, line, path))
         else:
             scan.orphans.append((order, line, path))
+            if death.host:
+                scan.orphan_hosts[id(line)] = death.host
 
 
 def _launcher_time(stamp: str | None) -> float | None:
@@ -147,6 +169,7 @@ def _launcher_time(stamp: str | None) -> float | None:
 
 
 MAX_CHANNEL_LINES = 200_000
+_CHANNEL = b"NCCL INFO Channel"
 
 
 def _channel_text(text: str | bytes | mmap.mmap) -> str:
@@ -156,7 +179,10 @@ def _channel_text(text: str | bytes | mmap.mmap) -> str:
         return text
     lines: list[bytes] = []
     pos = 0
-    while len(lines) < MAX_CHANNEL_LINES and (hit := pages.find(text, b"NCCL INFO Channel", pos, len(text))) >= 0:
+    found = needles.find_all(text, (_CHANNEL,), max_hits=4 * MAX_CHANNEL_LINES)   # one SIMD pass, where it is there
+    hits = None if found is None else found[_CHANNEL]
+    while len(lines) < MAX_CHANNEL_LINES and (hit := pages.find(text, _CHANNEL, pos, len(text)) if hits is None
+                                              else needles.next_hit(hits, pos)) >= 0:
         start = max(text.rfind(b"\n", max(0, hit - 4096), hit) + 1, hit - 4096, 0)
         stop = text.find(b"\n", hit, hit + 4096)
         stop = min(len(text), hit + 4096) if stop < 0 else stop

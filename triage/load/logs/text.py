@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from triage.load.kernel import dmesg_events
 from triage.load.logs.facts import WorldSize, world_size_facts
-from triage.load.logs.records import launcher_records, nccl_records
+from triage.load.logs.records import launcher_records, nccl_records, record_text
 from triage.load.logs.scan import (
     FAILURE_CLUSTER_LINES,
     LAST_LINES,
@@ -113,7 +113,7 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     body = "\n".join(o.rest for o in owners)
     _hosts(lines, scan)
     nccl_records("\n".join(lines) if nccl_source is None else nccl_source, path, scan, default_rank)
-    launcher_records(body, path, scan, single_node)
+    launcher_records(record_text(lines, owners, body), path, scan, single_node)
     scan.op_count_splits.extend(op_count_splits(body, path))
     scan.lagging.extend(ReportedLag(lag.ranks, lag.never_joined, lag.collective, lag.text, (path,))
                         for lag in parse_desync_report(text))
@@ -236,6 +236,8 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
                 scan.failures.setdefault(rank, []).append(item)
             else:
                 scan.orphans.append(item)
+                if host:        # a process of no known rank whose prefix names its node (Ray's ip=, a pod)
+                    scan.orphan_hosts.setdefault(id(crash), host)
     if (rank is None or not parsed) and len(scan.named_failures) < MAX_UNPARSED \
             and (named := named_failure(rest, rank)) is not None:
         scan.named_failures.append((order, named[0], named[1], path))

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from triage.parsing import pages
+from triage.parsing.nccl.comm_scan import CommFinder
 from triage.parsing.nccl.lines import NcclColl, NcclEvent, parse_nccl_segments
 
 Buffer = bytes | mmap.mmap
@@ -92,6 +93,17 @@ def _next_comm(scan: _Scan, pattern: re.Pattern[bytes], pos: int, end: int) -> t
             scan.spaced = True
             pattern = re.compile(b" co" + pattern.pattern)
     return None
+
+
+def _next(scan: _Scan, finder: CommFinder | None, pattern: re.Pattern[bytes], excluded: set[bytes], pos: int,
+          end: int) -> tuple[int, bytes] | None:
+    """:func:`_next_comm`, by the hyperscan prefilter where there is one (the same answer; ``pattern`` is
+    then the spaced one); if it fails, sre alone from there on."""
+    if finder is not None and not finder.failed:
+        found = finder.find(pos, excluded, pattern)
+        if not finder.failed:
+            return found
+    return _next_comm(scan, pattern, pos, end)
 
 
 def _warn_lines(data: Buffer, start: int, end: int) -> list[tuple[int, int]]:
@@ -179,11 +191,12 @@ def _pass(scan: _Scan, busy: set[bytes], start: int, end: int) -> bool:
     """Step 2 of the module docstring over data[start:end]; WARN lines are merged in by position."""
     data = scan.data
     excluded = busy & scan.known  # busy comms whose first line the tracker already has
-    pattern = _scan_regex(excluded)
+    finder = CommFinder.start(data, end)      # hyperscan finds the candidates, where it is installed
+    pattern = _scan_regex(excluded, finder is not None)
     warns = _warn_lines(data, start, end)
     next_warn = 0
     pos = start
-    while (found := _next_comm(scan, pattern, pos, end)) is not None:
+    while (found := _next(scan, finder, pattern, excluded, pos, end)) is not None:
         at, ptr_found = found
         ptr: bytes | None = ptr_found
         line_start, line_end = _line_span(data, at, at + 6 + len(ptr_found))
@@ -207,7 +220,7 @@ def _pass(scan: _Scan, busy: set[bytes], start: int, end: int) -> bool:
         if not scan.safe or len(scan.owner) > MAX_COMMS:
             return False
         if grew or (scan.spaced and not pattern.pattern.startswith(b" co")):
-            pattern = _scan_regex(excluded, scan.spaced)
+            pattern = _scan_regex(excluded, scan.spaced or finder is not None)
     for span in warns[next_warn:]:
         _parse_line(scan, *span, busy, excluded)
     return scan.safe and len(scan.owner) <= MAX_COMMS

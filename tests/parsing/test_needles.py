@@ -1,0 +1,76 @@
+"""The one-pass multi-needle scanner (triage.parsing.needles) finds what one ``find`` loop per needle
+finds, on bytes and on a memory-mapped file, with hits near the start, in the middle, at the end,
+cut by a window edge, in CRLF lines, next to NUL bytes and in a last line without its newline; and
+it gives way (None) past its hit budget or when it is not installed."""
+
+from __future__ import annotations
+
+import mmap
+import random
+from pathlib import Path
+
+import pytest
+
+from triage.parsing import needles, pages
+
+NEEDLES = (b"rror", b"atchdog", b"NCCL WARN", b"killed", b"r")
+pytestmark = pytest.mark.skipif(not needles.available(), reason="the hyperscan package is not installed here")
+
+
+def _plain(data: bytes, needle: bytes, start: int, end: int) -> list[int]:
+    hits, pos = [], start
+    while (hit := data.find(needle, pos, end)) >= 0:
+        hits.append(hit)
+        pos = hit + 1
+    return hits
+
+
+def _text(seed: int) -> bytes:
+    rnd = random.Random(seed)
+    words = [b"step", b"loss", b"Error:", b"RuntimeError", b"rror", b"Watchdog", b"watchdog caught", b"NCCL WARN",
+             b"NCCL", b"WARN", b"killed", b"\x00", b"\r\n", b"\n", b"rrorror", b"atchdo", b"x" * 40]
+    return b" ".join(rnd.choice(words) for _ in range(20_000))
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("window", [4096, 4099, 1 << 20])
+def test_it_finds_what_one_find_loop_per_needle_finds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      seed: int, window: int) -> None:
+    monkeypatch.setattr(pages, "WINDOW", window)
+    data = _text(seed)
+    path = tmp_path / "log"
+    path.write_bytes(data)
+    with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        for start, end in ((0, len(data)), (5, len(data) - 3), (4090, 4100), (len(data) // 2, len(data))):
+            for source in (data, mapped):
+                found = needles.find_all(source, NEEDLES, start, end)
+                assert found is not None
+                assert found == {n: _plain(data, n, start, end) for n in NEEDLES}, (start, end)
+
+
+def test_a_hit_on_each_window_edge_and_in_the_last_line_without_newline(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pages, "WINDOW", 4096)
+    data = bytearray(b"." * (4096 * 5))
+    for edge in (4096, 8192, 12288):
+        for shift in range(-8, 1):          # the needle starts before the edge and runs across it, or starts on it
+            at = edge + shift * 3
+            data[at:at + 4] = b"rror"
+    data += b"\r\nCUDA error\x00: watchdog"      # no trailing newline
+    path = tmp_path / "log"
+    path.write_bytes(bytes(data))
+    with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        found = needles.find_all(mapped, (b"rror", b"atchdog"))
+    assert found == {n: _plain(bytes(data), n, 0, len(data)) for n in (b"rror", b"atchdog")}
+    assert found[b"atchdog"] == [len(data) - 7]
+
+
+def test_past_its_hit_budget_it_gives_way() -> None:
+    assert needles.find_all(b"rror " * 100, (b"rror",), max_hits=99) is None
+    assert needles.find_all(b"rror " * 99, (b"rror",), max_hits=99) == {b"rror": list(range(0, 495, 5))}
+
+
+def test_without_the_scanner_it_gives_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(needles, "_hs", None)
+    assert not needles.available()
+    assert needles.find_all(b"an Error", (b"rror",)) is None

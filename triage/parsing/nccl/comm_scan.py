@@ -1,0 +1,140 @@
+"""The communicator pass of the bulk read (triage.parsing.nccl.bulk) with hyperscan as a prefilter.
+
+The pass wants, again and again, the first `` comm X`` at or after a position whose pointer ``X``
+is not in a growing set of excluded pointers (the busy comms, whose lines are millions). sre does
+that with a negative look-ahead, stopping at every `` comm `` of the log (~0.7 s of CPU per GB).
+The set of runs that are *not* an excluded pointer is a regular language too: :func:`prefilter`
+writes it as a regex without look-around, which hyperscan runs in one SIMD pass, reporting only the
+lines of comms that are not excluded. Every candidate it reports is checked by the sre pattern, and
+the last bytes before the end, where hyperscan cannot see what follows a pointer, are searched by
+sre as well: the answers are those of ``pattern.search(data, pos, end)`` (tests/parsing/test_nccl_comm_scan.py
+compares them).
+"""
+
+from __future__ import annotations
+
+import mmap
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from triage.parsing import needles, pages
+
+Buffer = bytes | mmap.mmap
+CHUNK = 1 << 20            # bytes scanned per call: at most a chunk's lines are reported past a new exclusion
+_WHITE = b" \t\n\r\x0c\x0b"    # what sre's bytes ``\s`` matches
+_HEAD = b" comm "
+_OTHER_WHITE = b"\t\x0c\x0b"     # whitespace that does not end an excluded pointer (sre's look-ahead wants [ \r\n])
+MAX_TRIE_NODES = 20_000    # a larger exclusion set: sre alone (a prefilter this large may not compile fast)
+
+
+def _hex(chars: Iterable[int]) -> str:
+    return "".join(f"\\x{c:02x}" for c in chars)
+
+
+def prefilter(excluded: Iterable[bytes]) -> str | None:
+    """A hyperscan regex matching, from each `` comm `` whose run of non-space bytes is not an
+    excluded pointer followed by one of space, CR or LF, a few bytes (one end per start: ending at the
+    first byte that decides it); None for a set too large."""
+    trie: dict[int, Any] = {}
+    nodes = 0
+    for word in excluded:
+        node = trie
+        for byte in word:
+            if byte not in node:
+                nodes += 1
+            node = node.setdefault(byte, {})
+        node[-1] = {}
+    if nodes > MAX_TRIE_NODES:
+        return None
+
+    def emit(node: dict[int, Any], root: bool) -> str:
+        children = sorted(k for k in node if k != -1)
+        alts = [_hex([k]) + emit(node[k], False) for k in children]
+        alts.append(f"[^{_hex(_WHITE + bytes(children))}]")       # the run leaves every excluded pointer
+        if -1 in node:
+            alts.append(f"[{_hex(_OTHER_WHITE)}]")                  # an excluded pointer, ended by no space/CR/LF
+        elif not root:
+            alts.append(f"[{_hex(_WHITE)}]")                        # the run ends inside an excluded pointer
+        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+    return _hex(_HEAD) + emit(trie, True)
+
+
+class CommFinder:
+    """``verify.search(data, pos, end)``, for a growing ``excluded`` set and a ``verify`` pattern of
+    the form `` comm (?!excluded[ \\r\\n])(\\S+)``, with hyperscan finding the candidates (see the module
+    docstring). ``CommFinder.start`` answers None where hyperscan is not there."""
+
+    def __init__(self, database_type: Any, data: Buffer, end: int) -> None:
+        self._type, self.data, self.end = database_type, data, end
+        self._database: Any = None
+        self._built: int = -1                   # the size of the excluded set the database was built for
+        self._depth = 0                         # its longest pointer
+        self._candidates: list[int] = []
+        self._next = 0
+        self._scanned = 0                       # where the next chunk starts
+        self._dropped = 0                       # pages before this were handed back
+        self.failed = False
+
+    @classmethod
+    def start(cls, data: Buffer, end: int) -> CommFinder | None:
+        hs = needles.module()
+        return None if hs is None else cls(hs, data, end)
+
+    def find(self, pos: int, excluded: set[bytes], verify: re.Pattern[bytes]) -> tuple[int, bytes] | None:
+        """(start, pointer) of the first match of ``verify`` in data[pos:end]. ``failed`` is set (and
+        None answered) if hyperscan fails: the caller then searches with sre alone."""
+        data, end = self.data, self.end
+        while True:
+            while self._next < len(self._candidates):
+                at = self._candidates[self._next]
+                self._next += 1
+                if at >= pos and (match := verify.match(data, at, end)) is not None:
+                    return at, match.group(1)
+            if self._scanned >= end:
+                # the last bytes: a pointer that runs to the end is decided by what hyperscan cannot see
+                match = verify.search(data, max(pos, end - self._depth - len(_HEAD) - 2), end)
+                return None if match is None else (match.start(), match.group(1))
+            if not self._scan(max(pos, self._scanned), excluded):
+                self.failed = True
+                return None
+
+    def _scan(self, low: int, excluded: set[bytes]) -> bool:
+        """Candidates of data[low:low + CHUNK] (sorted), the database rebuilt if ``excluded`` grew."""
+        if self._database is None or len(excluded) != self._built:
+            regex = prefilter(excluded)
+            if regex is None:
+                return False
+            try:
+                database = self._type.Database(mode=self._type.HS_MODE_BLOCK)
+                database.compile(expressions=[regex.encode()], ids=[0], elements=1)
+            except Exception:   # noqa: BLE001  (a pattern it cannot take: sre alone)
+                return False
+            self._database, self._built = database, len(excluded)
+            self._depth = max((len(word) for word in excluded), default=0)
+        high = min(self.end, low + CHUNK)
+        reach = min(self.end, high + self._depth + len(_HEAD) + 2)
+        data = self.data
+        ends: list[int] = []
+
+        def hit(_ident: int, _from: int, to: int, _flags: int, _context: object) -> bool:
+            ends.append(to)
+            return False
+
+        with memoryview(data) as view:
+            try:
+                self._database.scan(view[low:reach], match_event_handler=hit)
+            except Exception:   # noqa: BLE001  (a scan error: sre alone)
+                return False
+        starts = set()
+        for to in ends:
+            at = data.rfind(_HEAD, max(low, low + to - self._depth - 2 * len(_HEAD) - 2), low + to - 1)
+            if 0 <= at < high:
+                starts.add(at)
+        self._candidates, self._next = sorted(starts), 0
+        if low - CHUNK - self._dropped >= pages.WINDOW:     # hand back what the pass has left behind
+            pages.drop(data, self._dropped, low - CHUNK)
+            self._dropped = low - CHUNK
+        self._scanned = high
+        return True

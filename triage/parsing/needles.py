@@ -1,0 +1,113 @@
+"""Several byte strings found in one pass over a large log.
+
+Python has no multi-needle search: one ``find`` pass per needle costs ~0.5 s of CPU per GB each,
+and one regex alternation is ~10x slower than the separate passes. Hyperscan (the ``hyperscan``
+package: its wheels carry the library, x86-64 Linux) finds any number of literals in one SIMD
+pass, ~0.2 s per GB for a handful. :func:`find_all` uses it where it is installed and works, and
+answers None otherwise (or when the needles are found too often: each hit costs a Python call),
+so that the caller takes its plain per-needle path: the result is the same either way
+(tests/parsing/test_needles.py compares them).
+
+Like :mod:`triage.parsing.pages`, a pass over a memory-mapped log hands back the pages it has read
+every :data:`triage.parsing.pages.WINDOW` bytes, so that a 1 GB log does not make a 1 GB process.
+"""
+
+from __future__ import annotations
+
+import mmap
+import re
+from bisect import bisect_left
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+from triage.parsing import pages
+
+
+def _load() -> ModuleType | None:
+    try:   # an optional accelerator: without it (another platform, a CPU without SSSE3) the plain path
+        import hyperscan
+    except Exception:   # noqa: BLE001  (any failure to load it only means the plain path)
+        return None
+    return hyperscan
+
+
+_hs = _load()
+
+Buffer = bytes | mmap.mmap
+MAX_HITS = 1_000_000     # more hits than this in one call: None (the plain path skips a line's repeats)
+_DATABASES: dict[tuple[bytes, ...], Any] = {}
+
+
+def module() -> ModuleType | None:
+    """The hyperscan module, or None where it is not there (see the module docstring)."""
+    return _hs
+
+
+def available() -> bool:
+    """Whether the one-pass scanner is there (the hyperscan package loaded)."""
+    return _hs is not None
+
+
+def _database(hs: ModuleType, needles: tuple[bytes, ...]) -> Any:
+    """A compiled block-mode database for ``needles`` (cached: ~0.3 ms each to compile)."""
+    database = _DATABASES.get(needles)
+    if database is None:
+        database = hs.Database(mode=hs.HS_MODE_BLOCK)
+        database.compile(expressions=[re.escape(n) for n in needles], ids=list(range(len(needles))),
+                         elements=len(needles))
+        if len(_DATABASES) > 32:
+            _DATABASES.clear()
+        _DATABASES[needles] = database
+    return database
+
+
+def find_all(data: Buffer, needles: Sequence[bytes], start: int = 0, end: int | None = None,
+             max_hits: int = MAX_HITS) -> dict[bytes, list[int]] | None:
+    """The start of every occurrence of each needle in ``data[start:end]`` (overlapping ones
+    included, ascending): what a loop of ``data.find(needle, pos, end)`` with ``pos = hit + 1``
+    finds. None when the scanner is not installed or fails, or past ``max_hits`` hits in all."""
+    end = len(data) if end is None else min(end, len(data))
+    words = tuple(dict.fromkeys(n for n in needles if n))
+    if _hs is None or not words:
+        return None
+    try:
+        database = _database(_hs, words)
+    except Exception:   # noqa: BLE001  (a needle it cannot compile, an unsupported CPU: the plain path)
+        return None
+    found: list[list[int]] = [[] for _ in words]
+    lengths = [len(w) for w in words]
+    window = [start, start]         # where the scanned view starts, where the window ends
+    count = 0
+
+    def hit(ident: int, _from: int, to: int, _flags: int, _context: object) -> bool:
+        nonlocal count
+        at = window[0] + to - lengths[ident]
+        if at < window[1]:          # a match starting past the window is found by the next one
+            found[ident].append(at)
+            count += 1
+        return count > max_hits     # True stops the scan
+
+    with memoryview(data) as view:
+        pos = start
+        while pos < end:
+            stop = min(end, pos + pages.WINDOW)
+            window[:] = [pos, stop]
+            try:
+                database.scan(view[pos:min(end, stop + max(lengths) - 1)], match_event_handler=hit)
+            except Exception:   # noqa: BLE001  (stopped past max_hits, or a scan error: the plain path answers)
+                return None
+            if count > max_hits:
+                return None
+            pages.drop(data, pos, stop)
+            pos = stop
+    for hits in found:
+        hits.sort()
+    return dict(zip(words, found))
+
+
+def next_hit(hits: Sequence[int], pos: int) -> int:
+    """The first of the ascending ``hits`` (one needle's, from :func:`find_all`) at or after ``pos``, or -1:
+    what ``data.find(needle, pos, end)`` answers."""
+    index = bisect_left(hits, pos)
+    return hits[index] if index < len(hits) else -1

@@ -42,7 +42,7 @@ def _slurm_cancel(what: str, ident: str, host: str, why: str) -> str:
 @pytest.mark.parametrize("host", HOSTS)
 @pytest.mark.parametrize(("what", "ident"), [("JOB", "318842"), ("STEP", "318842.0"), ("STEP", "77.batch")])
 @pytest.mark.parametrize("why", ["TIME LIMIT", "PREEMPTION", "NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS",
-                                 "SIGNAL Terminated", ""])
+                                 "JOB REQUEUE"])
 def test_a_slurm_cancellation_is_the_first_failure_on_its_host(host: str, what: str, ident: str, why: str,
                                                                 tmp_path: Path) -> None:
     text = (f"[rank0]: step 1200 loss 1.92\n{_slurm_cancel(what, ident, host, why)}\n"
@@ -233,3 +233,107 @@ def test_submitits_failed_job_names_the_task_that_raised(task: int, tmp_path: Pa
             "ValueError: shapes do not match\n----------------------\n")
     _, verdict = _report(text, tmp_path)
     assert verdict["culprit_ranks"] == [task], verdict
+
+
+@pytest.mark.parametrize("line", [
+    "slurmstepd: error: *** STEP 2.0 ON n1 CANCELLED AT 2026-02-03T04:05:06 ***",
+    "slurmstepd: error: *** STEP 2.0 ON ... CANCELLED AT 2026-02-03T04:05:06 ***",
+    "slurmstepd-n1: error: *** JOB 77 ON n1 CANCELLED AT 2026-02-03T04:05:06 DUE to SIGNAL Terminated ***",
+    "slurmstepd: error: *** STEP 9.1 ON gpu-2 CANCELLED AT 2026-02-03T04:05:06 DUE TO TASK FAILURE ***",
+])
+def test_a_step_slurm_cancelled_after_a_task_failed_is_that_failures_echo(line: str, tmp_path: Path) -> None:
+    # the task that failed first (srun's record of its signal) is the culprit, never the cancellation
+    code, verdict = _report(f"srun: error: n3: task 5: Segmentation fault (core dumped)\n{line}\n"
+                            "srun: error: n1: tasks 0-4,6-7: Terminated\n", tmp_path)
+    assert code == 1 and verdict["culprit_ranks"] == [5], verdict
+    assert "Slurm" not in verdict["summary"].split(":")[0]
+
+
+@pytest.mark.parametrize("host", ["n447", "gpu-a3.cluster"])
+def test_an_older_slurms_host_after_the_reason_is_read(host: str, tmp_path: Path) -> None:
+    line = f"slurmstepd: *** JOB 830329 CANCELLED AT 2026-08-06T17:21:44 DUE TO TIME LIMIT on {host} ***"
+    _, verdict = _report(line + "\n", tmp_path)
+    assert verdict["culprit_host"] == host and "time limit" in verdict["summary"], verdict
+
+
+@pytest.mark.parametrize(("kind", "rtype"), [("PyTorchJob", "Worker"), ("PyTorchJob", "Master"),
+                                             ("MPIJob", "Launcher")])
+@pytest.mark.parametrize("verb", ["is failed", "is restarting"])
+def test_the_training_operators_replica_failure_is_a_failure_of_no_known_rank(kind: str, rtype: str, verb: str,
+                                                                              tmp_path: Path) -> None:
+    line = f"  Warning  {kind}Failed  2m  {kind.lower()}-controller  {kind} llama-ft {verb} because 1 {rtype} " \
+           "replica(s) failed."
+    code, verdict = _report(line + "\n", tmp_path)
+    assert code == 1 and verdict["culprit_ranks"] == [] and "replica(s) failed" in verdict["summary"], verdict
+
+
+@pytest.mark.parametrize("rank", [0, 2, 31])
+def test_horovodrun_names_the_process_that_failed_first(rank: int, tmp_path: Path) -> None:
+    text = (f"[{rank}]<stdout>:epoch 1 loss 0.3\n[1]<stderr>:Horovod has been shut down\n"
+            f"Terminating remaining workers after failure of Process {rank}.\n")
+    _, verdict = _report(text, tmp_path)
+    assert verdict["culprit_ranks"] == [rank], verdict
+
+
+@pytest.mark.parametrize(("data", "words"), [("FAILED (exitcode: 1)", "exitcode: 1"),
+                                             ("FAILED (exitcode: -9)", "SIGKILL"),
+                                             ("FAILED (no reply file)", "FAILED")])
+@pytest.mark.parametrize("host", ["trainer-host-3", "10.1.2.3"])
+def test_torchxs_app_status_names_the_failed_replica_and_its_host(data: str, words: str, host: str,
+                                                                   tmp_path: Path) -> None:
+    text = (f"AppStatus:\n  State: FAILED\n  Num Restarts: 0\n  Roles:\n *trainer[0]:SUCCEEDED\n  trainer[1]:{data}\n"
+            f"        timestamp: 2026-01-01 00:00:10\n        hostname: {host}\n    error_msg: the job failed\n")
+    code, verdict = _report(text, tmp_path)
+    assert code == 1 and words in verdict["summary"], verdict
+    if "exitcode" in data:
+        assert verdict["culprit_host"] == host, verdict
+
+
+@pytest.mark.parametrize("ip", ["10.0.0.3", "node-a7-worker-0"])
+def test_a_failure_of_no_rank_under_rays_worker_tag_names_its_node(ip: str, tmp_path: Path) -> None:
+    text = (f"(RayTrainWorker pid=7712, ip={ip}) Traceback (most recent call last):\n"
+            f"(RayTrainWorker pid=7712, ip={ip})   File \"train.py\", line 10, in train_func\n"
+            f"(RayTrainWorker pid=7712, ip={ip}) RuntimeError: CUDA error: an illegal memory access was encountered\n")
+    _, verdict = _report(text, tmp_path)
+    assert verdict["culprit_host"] == ip, verdict
+
+
+_SLURM_DATA = Path(__file__).parent / "data" / "slurm"
+
+
+def test_real_slurm_time_limit_output_is_the_time_limit_on_its_node(tmp_path: Path) -> None:
+    # (captured from a one-node Slurm 22.05 running 2 gloo ranks under srun: data/slurm/README.md)
+    code, verdict = _report((_SLURM_DATA / "timelimit.log").read_text(encoding="utf-8"), tmp_path)
+    assert code == 1 and verdict["culprit_ranks"] == [] and verdict["culprit_host"] == "vm", verdict
+    assert "time limit was reached" in verdict["summary"]
+
+
+def test_real_slurm_kill_names_the_killed_task(tmp_path: Path) -> None:
+    _, verdict = _report((_SLURM_DATA / "kill.log").read_text(encoding="utf-8"), tmp_path)
+    assert verdict["culprit_ranks"] == [1] and "SIGKILL" in verdict["summary"], verdict
+
+
+def test_real_slurm_cancellation_after_a_task_failed_is_never_the_cause(tmp_path: Path) -> None:
+    text = (_SLURM_DATA / "exit.log").read_text(encoding="utf-8")
+    assert "CANCELLED AT" in text
+    _, verdict = _report(text, tmp_path)
+    _, without = _report("\n".join(line for line in text.splitlines() if "CANCELLED AT" not in line) + "\n",
+                         tmp_path)
+    assert "Slurm" not in verdict["summary"]
+    assert (verdict["kind"], verdict["culprit_ranks"]) == (without["kind"], without["culprit_ranks"]), verdict
+
+
+def test_real_slurm_scancel_of_a_running_job_is_said(tmp_path: Path) -> None:
+    _, verdict = _report((_SLURM_DATA / "scancel.log").read_text(encoding="utf-8"), tmp_path)
+    assert verdict["culprit_ranks"] == [] and verdict["culprit_host"] == "vm", verdict
+    assert "Slurm cancelled STEP 4.0 on vm" in verdict["summary"] and "scancel" in verdict["summary"]
+
+
+@pytest.mark.parametrize("host", HOSTS)
+@pytest.mark.parametrize("why", ["", " DUE to SIGNAL Terminated", " DUE to SIGNAL Killed"])
+def test_a_slurm_cancellation_with_no_task_failed_before_it_is_a_stop_from_outside(host: str, why: str,
+                                                                                  tmp_path: Path) -> None:
+    text = (f"1: step 300 loss 0.7\nslurmstepd: error: *** STEP 61.0 ON {host} CANCELLED AT 2026-02-03T04:05:06{why}"
+            f" ***\nsrun: error: {host}: tasks 0-1: Terminated\n")
+    _, verdict = _report(text, tmp_path)
+    assert verdict["culprit_host"] == host and "from outside the job" in verdict["summary"], verdict

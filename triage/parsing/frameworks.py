@@ -2,10 +2,13 @@
 processes ended, beyond those of :mod:`triage.parsing.launchers`:
 
 - Slurm's ``slurmstepd: error: *** STEP 42.0 ON node07 CANCELLED AT 2026-01-02T03:04:05 DUE TO TIME
-  LIMIT ***`` (also PREEMPTION, NODE FAILURE, JOB REQUEUE, "DUE to SIGNAL Terminated", a bare
-  ``CANCELLED AT ...`` of scancel): the job stopped from outside, the cause of every rank's SIGTERM
-  after it; ``DUE TO TASK FAILURE`` and ``FAILED (non-zero exit code ...)`` are its echo of a task's
-  failure;
+  LIMIT ***`` (also PREEMPTION, NODE FAILURE, JOB REQUEUE; ``DUE to SIGNAL Terminated`` and a bare
+  ``CANCELLED AT ... ***`` of scancel): the job stopped from outside, the cause of every rank's SIGTERM
+  after it; ``DUE TO TASK FAILURE``, ``FAILED (non-zero exit code ...)`` and the signal or bare forms
+  after srun's record of a task that failed (srun --kill-on-bad-exit) are a consequence;
+- Kubeflow's training operator: ``PyTorchJob train is failed because 1 Worker replica(s) failed.``;
+- horovodrun: ``Terminating remaining workers after failure of Process 2.`` (rank 2 failed first);
+- torchx's app status: `` *trainer[0]:FAILED (exitcode: 1)`` (then ``hostname: ...``);
 - PRRTE's (Open MPI 5) "first process to do so" box with its process name ``[prterun-host-123@1,3]``
   and its ``A process exceeded memory limits`` box; Intel MPI's Hydra box ``RANK 2 PID 4451 RUNNING AT
   host`` / ``KILLED BY SIGNAL: 9 (Killed)``; Hydra's ``one of the processes terminated badly``;
@@ -28,17 +31,29 @@ import re
 
 from triage.parsing.launchers import RankDeath, signal_name
 
-MARKERS = ("CANCELLED AT", "FAILED (non-zero", "Process name:", "exceeded memory limits", "BAD TERMINATION",
-           "terminated badly", "OOMKilled", "has not produced any output", "failed during processing",
-           "Back-off restarting", "killed due to memory pressure", "Child process unexpectedly failed")
+MARKERS = ("CANCELLED AT", "replica(s) failed", "after failure of Process", ":FAILED", "FAILED (non-zero",
+           "Process name:", "exceeded memory limits", "BAD TERMINATION", "terminated badly", "OOMKilled",
+           "has not produced any output", "failed during processing", "Back-off restarting",
+           "killed due to memory pressure", "Child process unexpectedly failed")
 
 # slurmstepd (src/slurmd/slurmstepd/req.c): "*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***" with %s "JOB <id>"
-# or "STEP <id>"; "DUE to SIGNAL %s" (strsignal); scancel's plain "*** JOB 7 ON n1 CANCELLED AT <time> ***"
+# or "STEP <id>"; "DUE to SIGNAL %s" (strsignal: scancel, or srun ending the step); older Slurm: the same with no
+# reason ("*** STEP 2.0 ON n1 CANCELLED AT <time> ***", also after srun --kill-on-bad-exit saw a task fail) and
+# the host last ("*** JOB 830329 CANCELLED AT <time> DUE TO TIME LIMIT on n447 ***")
 _SLURM_CANCEL = re.compile(
-    r"\*\*\* (?P<what>JOB|STEP) (?P<id>\S+) ON (?P<host>\S+) CANCELLED AT (?P<when>\S+)"
+    r"\*\*\* (?P<what>JOB|STEP) (?P<id>\S+)(?: ON (?P<host>\S+))? CANCELLED AT (?P<when>\S+)"
     r"(?: DUE (?:TO|to) (?P<why>TIME LIMIT|PREEMPTION|NODE FAILURE|JOB REQUEUE|TASK FAILURE|SIGNAL [\w ]+?))?"
-    r"(?: BY (?P<by>\S+))?,?[^*\n]*\*\*\*")
+    r"(?:,[^*\n]*?)?(?: on (?P<old_host>[\w.-]+))? \*\*\*")
+# srun's record of a task that ended badly ("srun: error: n3: task 5: Exited with exit code 1", "...: Killed"):
+# not "Terminated", which is what a cancellation does to every task
+_SRUN_TASK_FAILED = re.compile(r"srun: error: [\w.-]+: tasks? [\d,-]+: (?!Terminated)")
 _SLURM_FAILED = re.compile(r"\*\*\* (?P<what>JOB|STEP) (?P<id>\S+) ON (?P<host>\S+) FAILED \(non-zero exit code")
+_OPERATOR = re.compile(r"(?P<kind>PyTorchJob|TFJob|MPIJob|PaddleJob|XGBoostJob|JAXJob|MXJob) (?P<name>\S+) is "
+                       r"(?:failed|restarting) because (?P<n>\d+ )?(?P<rtype>\w+) replica\(s\) failed")
+_HOROVOD = re.compile(r"Terminating remaining workers after failure of Process (?P<rank>\d+)\.")
+# torchx (specs/api.py, AppStatus.format): " *trainer[0]:FAILED (exitcode: 1)" then "timestamp: ..." "hostname: ..."
+_TORCHX = re.compile(r"^\s[* ](?P<role>[\w-]+)\[(?P<replica>\d+)\]:FAILED(?: \(exitcode: (?P<code>-?\d+)\))?"
+                     r"(?:\s+timestamp: [^\n]*\s+hostname: (?P<host>[\w.-]+))?", re.MULTILINE)
 _WHY = {"TIME LIMIT": "its time limit was reached", "PREEMPTION": "it was preempted",
         "NODE FAILURE": "a node failed (slurmctld's log says which and why)", "JOB REQUEUE": "it was requeued"}
 # PRRTE's process name: "[prterun-host-12345@1,3]" (namespace@jobid, rank); ORTE's "[[49023,1],3]" is in launchers
@@ -78,7 +93,7 @@ def parse_framework_records(text: str) -> tuple[RankDeath, ...]:
     """The records above in ``text``, in text order. Never raises."""
     if not any(marker in text for marker in MARKERS):
         return ()
-    out = [*_slurm(text), *_mpi(text), *_kubernetes(text), *_ray(text), *_submitit(text)]
+    out = [*_slurm(text), *_mpi(text), *_kubernetes(text), *_ray(text), *_submitit(text), *_launchers(text)]
     for match in _SGLANG_CHILD.finditer(text):
         status = int(match.group("status"))
         sig = signal_name(str(status & 0x7F)) if status & 0x7F else None
@@ -98,20 +113,47 @@ def _slurm(text: str) -> list[RankDeath]:
     for match in _SLURM_CANCEL.finditer(text):
         why = match.group("why") or ""
         entity = f"{match.group('what')} {match.group('id')}"
+        host = match.group("host") or match.group("old_host")
+        host = host if host and host.strip(".") else None          # ("ON ..." in a redacted paste)
         said = " ".join(match.group(0).split())
-        if why == "TASK FAILURE":      # srun's --kill-on-bad-exit: a task failed first
-            out.append(RankDeath(None, "SIGTERM", None, match.group("host"), None, said, offset=match.start(),
+        failed_before = _SRUN_TASK_FAILED.search(text, 0, match.start()) is not None
+        if why == "TASK FAILURE" or ((not why or why.startswith("SIGNAL")) and failed_before):
+            # srun's --kill-on-bad-exit (or its end of the step) after a task failed: a consequence, never the cause
+            note = f"Slurm cancelled {entity}{f' on {host}' if host else ''} after a task failed: {said}"
+            out.append(RankDeath(None, "SIGTERM", None, host, None, note[:400], offset=match.start(),
                                  consequence=True))
             continue
-        reason = (_WHY.get(why) or (f"it was sent {why.lower()}" if why else "it was cancelled (scancel)")
-                  + (f" by {match.group('by')}" if match.group("by") else ""))
-        note = (f"Slurm stopped {entity} on {match.group('host')} at {match.group('when')}: {reason}; the ranks' "
-                f"SIGTERM after this is its consequence ({said})")
-        out.append(RankDeath(None, "SIGTERM", None, match.group("host"), None, note[:400], offset=match.start(),
-                             outside=True))
+        if not why or why.startswith("SIGNAL"):
+            note = (f"Slurm cancelled {entity}{f' on {host}' if host else ''} at {match.group('when')} from outside "
+                    f"the job (scancel, or a signal sent to the step; no task had failed before it in this input): "
+                    f"{said}")
+            out.append(RankDeath(None, "SIGTERM", None, host, None, note[:400], offset=match.start(), outside=True))
+            continue
+        note = (f"Slurm stopped {entity}{f' on {host}' if host else ''} at {match.group('when')}: {_WHY[why]}; the "
+                f"ranks' SIGTERM after this is its consequence ({said})")
+        out.append(RankDeath(None, "SIGTERM", None, host, None, note[:400], offset=match.start(), outside=True))
     for match in _SLURM_FAILED.finditer(text):
         out.append(RankDeath(None, None, 1, match.group("host"), None, _line(text, match), offset=match.start(),
                              consequence=True))
+    return out
+
+
+def _launchers(text: str) -> list[RankDeath]:
+    """Kubeflow's training operator, horovodrun and torchx."""
+    out: list[RankDeath] = []
+    for match in _OPERATOR.finditer(text):
+        out.append(RankDeath(None, None, 1, None, None, _line(text, match), offset=match.start()))
+        break            # (it says it again at each reconcile)
+    for match in _HOROVOD.finditer(text):
+        out.append(RankDeath(int(match.group("rank")), None, None, None, None, _line(text, match), first=True,
+                             offset=match.start()))
+    for match in _TORCHX.finditer(text):
+        code = int(match.group("code")) if match.group("code") else None
+        sig = signal_name(str(-code)) if code is not None and code < 0 else None
+        said = f"torchx: {match.group('role')}[{match.group('replica')}] FAILED" + (
+            f" (exitcode: {code})" if code is not None else "")
+        out.append(RankDeath(None, sig, None if sig else (code or 1), match.group("host"), None, said,
+                             offset=match.start()))
     return out
 
 

@@ -63,6 +63,9 @@ def named_failure(line: str, prefix_rank: int | None = None) -> tuple[int, Crash
     text = line.strip()
     if not text or len(text) > 2000 or "NCCL INFO" in text or _WHAT.search(_CLEAN_EXIT.sub("", text)) is None:
         return None            # (NCCL's INFO lines are its set-up notes: "Failed to initialize NET plugin IB")
+    if "CANCELLED AT" in text:
+        return None            # slurmstepd's cancellation, read by triage.parsing.frameworks (the srun label before
+        #                        it is not the rank it stopped)
     if text.endswith("Traceback (most recent call last):"):
         return None            # a logger's head of a traceback (SGLang's "Scheduler hit an exception: Traceback
         #                        ..."): the traceback's exception line is the failure, not these words

@@ -236,6 +236,8 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
                 scan.failures.setdefault(rank, []).append(item)
             else:
                 scan.orphans.append(item)
+                if host:        # a process of no known rank whose prefix names its node (Ray's ip=, a pod)
+                    scan.orphan_hosts.setdefault(id(crash), host)
     if (rank is None or not parsed) and len(scan.named_failures) < MAX_UNPARSED \
             and (named := named_failure(rest, rank)) is not None:
         scan.named_failures.append((order, named[0], named[1], path))

@@ -129,3 +129,35 @@ def test_a_failed_connect_blames_the_host_it_could_not_reach(peer: str, tmp_path
             "gpu-b:1234:1300 [0] NCCL INFO misc/socket.cc:484 -> 6\n")
     code, verdict = report(text, tmp_path)
     assert code == 1 and verdict["kind"] == "network_error" and verdict["culprit_host"] == peer, verdict
+
+
+# --- 3. a large log (read through mmap) sees the plain-words failure lines a small one sees -----------------
+
+PLAIN_WORDS = ["rank {r} died from signal 11", "Worker {r} was killed", "RANK={r} failed with exit code 1",
+               "node07:{r} exit status 137", "[1,{r}]<stderr>: Segmentation fault", "rank {r} got SIGKILL",
+               "process {r} terminated with exitcode 1", "task {r}: core dumped", "rank {r} OOM",
+               "rank {r} ran out of memory", "Rank {r} crashed", "rank {r} is dead", "rank {r}: Bus error",
+               "rank {r} aborted", "rank {r} hit an illegal instruction", "rank {r} timed out",
+               "Fatal: rank {r} lost its data loader", "rank {r} raised an exception",
+               "mpirun noticed that process rank {r} with PID 636815 on node fl98 exited on signal 9 (Killed)."]
+
+
+def _large_and_small(line: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
+    from triage.load import inputs
+    from triage.load.logs.large import TAIL_BYTES
+    filler = "".join(f"step {i} loss 0.{i % 97:02d} lr 3e-4 tokens/s 10{i % 9}00\n"
+                     for i in range(TAIL_BYTES // 40 + 2000))    # past the tail the large path reads whole
+    text = f"starting the job\n{line}\n{filler}"
+    small = report(text, tmp_path, "small.log")
+    monkeypatch.setattr(inputs, "LARGE_LOG_BYTES", 64 << 10)
+    large = report(text, tmp_path, "large.log")
+    return small, large
+
+
+@pytest.mark.parametrize("words", PLAIN_WORDS)
+def test_a_large_log_gives_the_verdict_of_the_same_text_small(words: str, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    (code, verdict), (large_code, large_verdict) = _large_and_small(words.format(r=5), tmp_path, monkeypatch)
+    assert code == 1 and (5 in verdict["culprit_ranks"] or "timed out" in words), verdict   # read when small
+    assert (large_code, large_verdict["kind"], large_verdict["culprit_ranks"]) == \
+        (code, verdict["kind"], verdict["culprit_ranks"]), (words, large_verdict)

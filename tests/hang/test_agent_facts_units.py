@@ -87,7 +87,9 @@ def test_a_rendezvous_wait_counts_the_nodes() -> None:
                        init=InitFact((), (), "torchrun's rendezvous", store="h:29400", key="job7", seconds=30.0,
                                      nodes_joined=1, nodes_wanted=3))
     verdict, _main, _ = agent_view([facts], [], {}, Verdict(VerdictKind.NO_PROBLEM_FOUND, "NO PROBLEM FOUND"), None)
-    assert verdict.summary == ("INIT HANG: torchrun's rendezvous at h:29400 (id job7) has waited 30 s for its nodes: "
-                               "1 of 3 joined; the 2 others never came (not started, still queued, or cannot reach "
-                               "the endpoint); no rank has started")
+    assert verdict.summary == ("INIT HANG: torchrun's rendezvous at h:29400 (id job7) has waited 30 s for its 3 nodes "
+                               "(--nnodes); no rank has started; triage's agent is up on 1 of them (n1): the 2 others "
+                               "did not start, are still queued, or cannot reach h:29400; whether any node reached it "
+                               "is not recorded (each node's launcher.log would tell)")
+    assert "joined" not in verdict.summary      # no node is known to have joined the rendezvous
     assert "join timeout" in init_steps([facts], verdict)[1]

@@ -65,9 +65,13 @@ def _init_verdict(fact: AgentFacts, init: InitFact, ranks: Mapping[int, RankEvid
         at = f" at {init.store}" if init.store else ""
         rid = f" (id {init.key})" if init.key else ""
         for_how_long = f" {int(init.seconds)} s" if init.seconds is not None else ""
-        parts.append(f"torchrun's rendezvous{at}{rid} has waited{for_how_long} for its nodes: {joined} of "
-                     f"{init.nodes_wanted} joined; the {missing} other{'s' if missing != 1 else ''} never came "
-                     "(not started, still queued, or cannot reach the endpoint); no rank has started")
+        # (what is known: the nodes whose agent is up in this run directory, not which reached the endpoint)
+        up = f"{joined} of them ({fact.host})" if joined == 1 else f"{joined} of them"
+        parts.append(f"torchrun's rendezvous{at}{rid} has waited{for_how_long} for its {init.nodes_wanted} nodes "
+                     f"(--nnodes); no rank has started; triage's agent is up on {up}: the {missing} "
+                     f"other{'s' if missing != 1 else ''} did not start, are still queued, or cannot reach "
+                     f"{init.store or 'the endpoint'}; whether any node reached it is not recorded (each node's "
+                     "launcher.log would tell)")
     for rank in init.never_joined:
         act = acts.get(rank)
         top = ranks[rank].stack_top if rank in ranks else None

@@ -169,8 +169,11 @@ class RendezvousWatch:
         wanted = args.nnodes_min or 2
         known = min(self._known_nodes(), wanted - 1)
         where = f"{args.backend or 'c10d'} at {args.endpoint}" if args.endpoint else (args.backend or "c10d")
-        message = (f"init hang: torchrun's rendezvous ({where}) has waited {int(waited)} s for its nodes: "
-                   f"{known} of {wanted} (--nnodes) joined, {wanted - known} never came; no rank has started")
+        # (known: the nodes whose agent is up in the run directory; not which of them reached the endpoint)
+        message = (f"init hang: torchrun's rendezvous ({where}) has waited {int(waited)} s for its {wanted} nodes "
+                   f"(--nnodes); no rank has started; triage's agent is up on {known} of them, "
+                   f"{wanted - known} did not start, are still queued or cannot reach "
+                   f"{args.endpoint or 'the endpoint'}")
         info = InitInfo(waiting=(), never_joined=(), where="torchrun's rendezvous", store=args.endpoint,
                         key=args.run_id, seconds=waited, nodes_joined=known, nodes_wanted=wanted)
         return HangSuspicion(message=message, ranks=(), key=("rendezvous", wanted), source="rendezvous",

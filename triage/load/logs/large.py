@@ -3,9 +3,11 @@ every line and without decoding the whole file.
 
 - NCCL lines go to the tracker's whole-log path (a few C-speed passes, see triage.parsing.nccl.bulk).
 - Lines holding one of :data:`MARKERS`: ``rror`` (every ``...Error:``, ``CUDA error``, ``Fatal Python error``,
-  ``ncclRemoteError``) or ``atchdog`` (watchdog timeouts) are found in one pass of the multi-needle
-  scanner (triage.parsing.needles), or where it is not installed with one ``bytes.find`` pass per
-  marker (the same lines either way); they and the last 256 KiB of the
+  ``ncclRemoteError``), ``atchdog`` (watchdog timeouts) or one of the plain failure words of
+  :data:`WORD_MARKERS` (``died``, ``killed``, ``signal``, ``exit``, ``failed``...: what the plain-words fallback,
+  triage.parsing.named_failure, reads in a small log) are found in one pass of the multi-needle
+  scanner (triage.parsing.needles), or where it is not installed with one pass per marker (the same
+  lines either way; ~4x slower there: bench/bench_report_logs.py); they and the last 256 KiB of the
   file (torchrun's summary, each rank's last lines) make the excerpt that the line-by-line reader
   takes, as for a pasted log.
 """
@@ -22,11 +24,17 @@ from triage.parsing import needles, pages
 Buffer = bytes | mmap.mmap
 LARGE_LOG_BYTES = 16 << 20       # larger logs take this path
 TAIL_BYTES = 256 << 10
-MARKERS = (b"rror", b"atchdog")     # a line holding one of these is read (add needles here: one pass finds all)
+# the plain words a rank's failure is told in (triage.parsing.named_failure's, as its case-insensitive
+# words are written: lower case, capitalised, upper case), so that a large log's excerpt holds every line
+# that the plain-words fallback reads in the same text small ("rank 5 died from signal 11")
+WORD_MARKERS = (b"RROR", b"xception", b"died", b"Died", b"dead", b"Dead", b"illed", b"KILL", b"rash", b"ignal",
+                b"SIG", b"xit", b"ailed", b"ailure", b"FAIL", b"imeout", b"imed out", b"ime out", b"bort",
+                b"ore dumped", b"OOM", b"of memory", b"egmentation", b"llegal", b"atal", b"FATAL", b"erminated")
+MARKERS = (b"rror", b"atchdog") + WORD_MARKERS  # a line holding one of these is read (one pass finds all)
 # How each marker is searched, the fastest way measured (bench/bench_report_logs.py): sre's literal
 # scan finds "rror" in half bytes.find's time; "atchdog" by memchr on its "h", rare in most logs
 # (triage.parsing.pages.find falls back to the plain search where it is not)
-_LITERAL = {b"rror": re.compile(re.escape(b"rror"))}
+_LITERAL = {marker: re.compile(re.escape(marker)) for marker in (b"rror", *WORD_MARKERS)}
 _PIVOT = {b"atchdog": 3}
 MAX_MARKED_LINES = 200_000       # of more, the first and the last halves are kept
 CONTEXT_LINES = 2                # lines kept after a marked one (a what(): line, a cut message)

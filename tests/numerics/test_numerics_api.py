@@ -115,3 +115,57 @@ def test_a_module_that_cannot_be_hooked_is_named_and_the_job_goes_on(tmp_path: P
     assert {"module": "1", "reason": "RuntimeError: parameters not materialized"} in record["unhooked"]
     first = record["first"]
     assert (first["step"], first["nan"] + first["inf"] > 0) == (2, True), first
+
+
+STOP = """
+import json
+import torch
+import torch.nn.modules.module as module_hooks
+import torch.optim.optimizer as optimizer_hooks
+from torch import nn
+import triage.api
+from triage.worker import numerics
+
+model = nn.Sequential(*[nn.Linear(4, 4) for _ in range(40)])
+wide = nn.Linear(4, 1).double()                                     # float64 sums stacked with float32 ones
+bad = {"on": False}
+model[0].weight.register_hook(lambda g: g * float("nan") if bad["on"] else g)
+params = list(model.parameters()) + list(wide.parameters())
+opt = torch.optim.SGD(params, lr=0.01)
+
+def step(i, poison=None):
+    bad["on"] = i == poison
+    opt.zero_grad()
+    x = torch.ones(2, 4)
+    (model(x).sum() + wide(x.double()).sum()).backward()
+    opt.step()
+
+path = triage.api.watch(model)
+for i in range(5):
+    step(i, poison=3)
+first = json.load(open(path))["first"]
+numerics.stop()
+left = {"forward": len(module_hooks._global_forward_hooks) + len(module_hooks._global_forward_pre_hooks),
+        "optimizer": len(optimizer_hooks._global_optimizer_pre_hooks)
+        + len(optimizer_hooks._global_optimizer_post_hooks),
+        "gradient": sum(len(p._post_accumulate_grad_hooks or {}) for p in params),
+        "watch": numerics.current() is not None}
+with torch.no_grad():                                               # the NaN step 3 made is gone
+    for p in params:
+        p.fill_(0.01)
+step(5)                                                             # nobody watches
+triage.api.watch(model)
+again = numerics.current()
+for i in range(4):
+    step(i, poison=2)
+print(json.dumps({"first": first, "left": left, "again": json.load(open(path))["first"], "local": again.local}))
+"""
+
+
+def test_stop_removes_every_hook_and_start_watches_again(tmp_path: Path) -> None:
+    out = json.loads(_run(STOP, tmp_path).stdout.strip().splitlines()[-1])
+    assert (out["first"]["where"], out["first"]["module"], out["first"]["step"]) == ("local_gradient", "0.weight", 3)
+    assert out["first"]["nan"] == 16
+    assert out["left"] == {"forward": 0, "optimizer": 0, "gradient": 0, "watch": False}
+    again = out["again"]                      # a new watch: its steps count from its start
+    assert (again["where"], again["module"], again["step"]) == ("local_gradient", "0.weight", 2)

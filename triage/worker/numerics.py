@@ -13,8 +13,9 @@ Hooks (torch's own global registries; none changes a value, each catches everyth
   the root's output is looked at, until the first ``optimizer.step()``: then the module hooks are
   removed (a global module hook sends every module call through torch's slow path) and come back
   at the first hit.
-- ``register_post_accumulate_grad_hook`` on the parameters: each local gradient, before DDP's
-  all_reduce: its absmax (full) or its sum (cheap), read once per iteration (one sync). The hook
+- ``register_post_accumulate_grad_hook`` on the parameters (:mod:`triage.worker.numerics_grads`):
+  each local gradient, before DDP's all_reduce: its absmax (full) or its sum (cheap), read once per
+  iteration (one sync). The hook
   runs once per parameter per backward and does nothing else; a gradient that is not a plain tensor
   (FSDP2's DTensor shard) is left to the step hook; with no gradient hook in an iteration (FSDP1),
   cheap mode keeps the module hooks.
@@ -24,6 +25,9 @@ Hooks (torch's own global registries; none changes a value, each catches everyth
 Full-module backward hooks are not used: they break models that modify an output in place.
 ``numerics.json`` is written at the first hit, at most once a second after it when something new is
 known, and at exit.
+
+:func:`stop` removes every hook; :func:`start` installs a new watch the same way again
+(``bench/bench_numerics.py`` alternates the two inside one job to measure the cost).
 """
 
 from __future__ import annotations
@@ -40,8 +44,9 @@ from typing import Any
 
 from triage.worker import numerics_record as rec
 from triage.worker.files import write_json
+from triage.worker.numerics_grads import GradChecks
 from triage.worker.numerics_import import TorchImportWatch
-from triage.worker.numerics_names import Names, class_name
+from triage.worker.numerics_names import class_name
 
 MODES = ("cheap", "full")
 HISTORY = 12                 # module calls kept before the first hit (Hugging Face's DebugUnderflowOverflow)
@@ -51,27 +56,20 @@ WRITE_EVERY_S = 1.0
 _watch: Watch | None = None
 
 
-class Watch(Names):
+class Watch(GradChecks):
     """One rank's watch: hook state and the record (see the module docstring)."""
 
     def __init__(self, path: str, mode: str, rank: int | None) -> None:
         super().__init__()
         self.path, self.mode, self.rank = path, mode, rank
         self.full = mode == "full"
-        self.torch: Any = None
-        self.tensor_type: Any = None                        # torch.Tensor
-        self.compiling: Any = None                          # torch.compiler.is_compiling, when there is one
         self.jit_tracing: Any = None                        # torch.jit.is_tracing
-        self.wide: tuple[Any, ...] = ()                     # float32, float64
         self.module_hooks: list[Any] = []                   # handles of the global module hooks, while installed
-        self.local = False             # cheap mode after the first step: local gradients only (no module hooks)
-        self.fired: set[int] = set()   # parameters whose gradient hook ran in this iteration
-        self.closed = False            # optimizer.step() closed the iteration (local mode: the next gradient opens one)
+        self.step_hooks: list[Any] = []                     # handles of the optimizer step hooks
+        self.import_watch: TorchImportWatch | None = None   # on sys.meta_path until torch is imported
         self.last_output: Any = None            # a weak reference to the tensor looked at last (an id is reused)
         self.stack: list[Any] = []
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY)
-        # (id of the parameter, absmax or sum tensor, time) of the gradients this backward made
-        self.pending: list[tuple[int, Any, float]] = []
         self.steps: dict[int, int] = {}
         self.iteration = -1
         self.iteration_step = 0
@@ -104,8 +102,10 @@ class Watch(Names):
                 "unhooked": [{"module": k, "reason": v} for k, v in self.skipped.items()]}
 
     def write(self, force: bool = False, final: bool = False) -> None:
+        if not (force or self.dirty):
+            return
         now = time.time()
-        if os.getpid() != self.pid or not (force or (self.dirty and now - self.last_write >= WRITE_EVERY_S)):
+        if os.getpid() != self.pid or not (force or now - self.last_write >= WRITE_EVERY_S):
             return
         with contextlib.suppress(Exception):
             write_json(self.path, self.document(final))
@@ -123,14 +123,6 @@ class Watch(Names):
         """torch.compile or torch.jit.trace is tracing: reading a value would change the trace."""
         return bool((self.compiling is not None and self.compiling())
                     or (self.jit_tracing is not None and self.jit_tracing()))
-
-    def capturing(self, data: Any) -> bool:
-        """A CUDA graph is being captured on the current stream: no read (a sync would break the capture)."""
-        if not data.is_cuda:
-            return False
-        cuda = getattr(self.torch, "cuda", None)
-        check = getattr(cuda, "is_current_stream_capturing", None)
-        return bool(check is None or check())
 
     def on_pre_forward(self, module: Any, args: Any) -> None:
         try:
@@ -195,62 +187,6 @@ class Watch(Names):
         except Exception as exc:  # noqa: BLE001
             self.skip(None, exc)
 
-    def on_grad(self, param: Any) -> None:
-        """A parameter's gradient as this rank's backward made it (before DDP's all_reduce): its absmax
-        (full mode) or its sum (cheap mode: one pass; a NaN or Inf anywhere makes it non-finite), kept
-        as a tensor and read once per iteration. It runs once per parameter per backward, so it does
-        the least it can: no name, dtype or shape until a sum is found non-finite (:meth:`flush_grads`)."""
-        try:
-            grad = param.grad
-            if type(grad) is not self.tensor_type or grad.is_sparse or self.compiling():
-                return                # None, or a DTensor's (FSDP2's) made by reduce_scatter: not this rank's own
-            key = id(param)
-            if self.local and (self.closed or key in self.fired):
-                self.new_iteration()          # local mode: a backward after step(), or a second one without
-            self.fired.add(key)
-            if grad.is_cuda and self.capturing(grad):
-                return
-            if grad.requires_grad:
-                grad = grad.detach()          # backward(create_graph=True): no graph of ours
-            if self.full:
-                value = grad.abs().amax()
-            elif grad.dtype in self.wide:
-                value = grad.sum()
-            else:                                # float16/bfloat16 summed in float32: no overflow of its own
-                value = grad.sum(dtype=self.torch.float32)
-            self.pending.append((key, value, time.time()))
-        except Exception as exc:  # noqa: BLE001
-            self.skip(None, exc)
-
-    def flush_grads(self) -> None:
-        """Read this backward's local gradient values (one sync), in the order backward made them."""
-        pending, self.pending = self.pending, []
-        if not pending:
-            return
-        torch = self.torch
-        try:
-            values = torch.stack([p[1] for p in pending])                   # one device, one dtype: the usual
-        except RuntimeError:
-            device = pending[0][1].device
-            values = torch.stack([p[1].float().to(device) for p in pending])
-        if self.capturing(values) or math.isfinite(float(values.sum())):
-            return
-        bad = torch.nonzero(~torch.isfinite(values))
-        if bad.numel() == 0:
-            return                            # finite values whose sum overflowed
-        key, _, when = pending[int(bad[0][0])]
-        entry = self.params.get(key)
-        param = entry[0]() if entry is not None else None
-        if entry is None or param is None:
-            return
-        pname = entry[1]
-        grad = param.grad
-        data = rec.plain(grad, torch) if grad is not None else None
-        value = rec.describe(data, torch) if data is not None and data.shape == param.shape else None
-        if value is None or not (value["nan"] or value["inf"]):
-            value = rec.describe_gone(param.dtype, tuple(param.shape))  # zero_grad() came first (a skipped step)
-        self.found(rec.LOCAL_GRAD, pname, "parameter", value, None, when=when, grad_only=True)
-
     def on_step_pre(self, optimizer: Any, args: Any, kwargs: Any) -> None:
         try:
             if self.tracing():
@@ -277,34 +213,6 @@ class Watch(Names):
             self.write()
         except Exception as exc:  # noqa: BLE001
             self.skip(None, exc)
-
-    def check_params(self, optimizer: Any, where: str, shifted: bool = False, skip: set[int] | None = None) -> None:
-        """The gradients at step() (after DDP's all_reduce; in local mode only those whose local hook did
-        not run) or the parameters after it: one pass per tensor, one sync (a NaN or Inf anywhere makes
-        the sum non-finite; a sum that only overflowed is checked exactly below and is no hit)."""
-        torch = self.torch
-        pairs = []
-        for group in optimizer.param_groups:
-            for param in group["params"]:
-                if skip is not None and id(param) in skip:
-                    continue
-                tensor = param.grad if where == rec.REDUCED_GRAD else param
-                data = rec.plain(tensor, torch) if tensor is not None else None
-                if data is not None:
-                    pairs.append((param, data))
-        if not pairs:
-            return
-        device = pairs[0][1].device
-        total = torch.stack([t.sum(dtype=torch.float32).to(device) for _, t in pairs]).sum()
-        if self.capturing(total) or math.isfinite(float(total)):
-            return
-        bad = next((pair for pair in pairs if not math.isfinite(rec.absmax(pair[1]))), None)
-        if bad is None:
-            return
-        param, data = bad
-        step = self.step - 1 if shifted else self.step       # the step that made it
-        self.found(where, self.param_name(param), "parameter", rec.describe(data, torch), None, step=step,
-                   grad_only=where == rec.REDUCED_GRAD)
 
     # -- iterations and hits ---------------------------------------------------------------
     def new_iteration(self) -> None:
@@ -390,17 +298,45 @@ class Watch(Names):
                       ("optimizer_step_post", lambda: optim.register_optimizer_step_post_hook(self.on_step_post))]
         for name, register in hooks:
             try:
-                register()
+                self.step_hooks.append(register())
                 self.installed.append(name)
             except Exception as exc:  # noqa: BLE001
                 self.skipped.setdefault(f"<{name} hook>", f"{type(exc).__name__}: {exc}")
         atexit.register(self.write, True, True)
         self.write(force=True)
 
+    def uninstall(self) -> None:
+        """Remove every hook this watch installed (module, gradient and optimizer hooks, the import hook)
+        and write the record once more; the job is as before :meth:`install`, except that torch keeps
+        an empty hook table on each parameter it hooked (torch has no way to drop it)."""
+        with contextlib.suppress(ValueError):
+            if self.import_watch is not None:
+                sys.meta_path.remove(self.import_watch)
+        self.remove_module_hooks()
+        handles, self.grad_hooks, steps, self.step_hooks = self.grad_hooks, [], self.step_hooks, []
+        for handle in handles + steps:
+            with contextlib.suppress(Exception):
+                handle.remove()
+        self.params.clear()
+        self.pending = []
+        with contextlib.suppress(Exception):
+            atexit.unregister(self.write)
+        self.write(force=True)
+
 
 def current() -> Watch | None:
     """The watch started in this process, if any."""
     return _watch
+
+
+def stop() -> None:
+    """Stop this process's watch, if any: every hook it installed is removed (:meth:`Watch.uninstall`);
+    a later :func:`start` begins a new watch, installed as the first was. Never raises."""
+    global _watch
+    watch, _watch = _watch, None
+    if watch is not None:
+        with contextlib.suppress(Exception):
+            watch.uninstall()
 
 
 def start(rank_dir: str, rank: int | None, mode: str | None = None) -> Watch | None:
@@ -416,7 +352,8 @@ def start(rank_dir: str, rank: int | None, mode: str | None = None) -> Watch | N
         if torch is not None and "torch.nn.modules.module" in sys.modules:
             watch.install(torch)
         else:
-            sys.meta_path.insert(0, TorchImportWatch(watch.install))
+            watch.import_watch = TorchImportWatch(watch.install)
+            sys.meta_path.insert(0, watch.import_watch)
         return watch
     except Exception as exc:  # noqa: BLE001
         with contextlib.suppress(Exception):

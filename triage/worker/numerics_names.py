@@ -31,7 +31,9 @@ class Names:
         # id(parameter) -> (weak reference, "module.weight"): tensors compare elementwise, so never dict keys
         self.params: dict[int, tuple[Any, str]] = {}
         self.optimizers: dict[int, int] = {}                # id(optimizer) -> parameters seen in it
+        self.optimizer_params: dict[int, frozenset[int]] = {}   # id(optimizer) -> the ids of its parameters
         self.skipped: dict[str, str] = {}                   # what could not be hooked -> why
+        self.grad_hooks: list[Any] = []                     # handles of the gradient hooks (removed by stop())
 
     def on_grad(self, param: Any) -> None:
         """The gradient hook (the watch's)."""
@@ -77,6 +79,7 @@ class Names:
         if self.optimizers.get(id(optimizer)) == count:
             return
         self.optimizers[id(optimizer)] = count
+        self.optimizer_params[id(optimizer)] = frozenset(id(p) for group in groups for p in group["params"])
         for g, group in enumerate(groups):
             for i, param in enumerate(group["params"]):
                 self.add_param(param, f"param_groups[{g}][{i}]")
@@ -89,7 +92,7 @@ class Names:
         if not param.requires_grad or not param.is_floating_point():
             return                                      # no gradient, or a complex one: not watched
         try:
-            param.register_post_accumulate_grad_hook(self.on_grad)
+            self.grad_hooks.append(param.register_post_accumulate_grad_hook(self.on_grad))
         except Exception as exc:  # noqa: BLE001
             self.skipped.setdefault(name, f"gradient hook: {type(exc).__name__}: {exc}")
 

@@ -1,0 +1,146 @@
+"""The numerics watch's gradient checks: each parameter's local gradient as backward makes it (before
+DDP's all_reduce), and the gradients and parameters at ``optimizer.step()``. Part of
+:mod:`triage.worker.numerics` (imports no torch).
+
+The gradient hook runs once per parameter per backward, on the critical path, so it does the least
+it can: in cheap mode one pass over the gradient (its sum: a NaN or Inf anywhere makes it
+non-finite), kept as a tensor; the sums are stacked and read once per iteration (one sync). The
+name, dtype and shape are looked up only when a sum is non-finite."""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+from triage.worker import numerics_record as rec
+from triage.worker.numerics_names import Names
+
+
+class GradChecks(Names):
+    """The watch's gradient and parameter checks (see the module docstring)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.torch: Any = None
+        self.tensor_type: Any = None                        # torch.Tensor
+        self.compiling: Any = None                          # torch.compiler.is_compiling, when there is one
+        self.wide: tuple[Any, ...] = ()                     # float32, float64
+        self.full = False
+        self.local = False             # cheap mode after the first step: local gradients only (no module hooks)
+        self.closed = False            # optimizer.step() closed the iteration (local mode: the next gradient opens one)
+        self.fired: set[int] = set()   # parameters whose gradient hook ran in this iteration
+        # (id of the parameter, absmax or sum tensor, time) of the gradients this backward made
+        self.pending: list[tuple[int, Any, float]] = []
+
+    def capturing(self, data: Any) -> bool:
+        """A CUDA graph is being captured on the current stream: no read (a sync would break the capture)."""
+        if not data.is_cuda:
+            return False
+        cuda = getattr(self.torch, "cuda", None)
+        check = getattr(cuda, "is_current_stream_capturing", None)
+        return bool(check is None or check())
+
+    def new_iteration(self) -> None:
+        """A training iteration begins (the watch's)."""
+
+    def found(self, where: str, module: str, kind: str | None, value: dict[str, Any], input_nonfinite: bool | None,
+              step: int | None = None, when: float | None = None, grad_only: bool = False) -> None:
+        """A non-finite value (the watch's)."""
+
+    def skip(self, module: Any, exc: BaseException) -> None:
+        """A hook that failed (the watch's: named in the record)."""
+
+    @property
+    def step(self) -> int:
+        """optimizer.step() calls completed (the watch's)."""
+        return 0
+
+    def on_grad(self, param: Any) -> None:
+        """A parameter's gradient as this rank's backward made it (before DDP's all_reduce): its absmax
+        (full mode) or its sum (cheap mode), read once per iteration (:meth:`flush_grads`)."""
+        try:
+            grad = param.grad
+            if type(grad) is not self.tensor_type or grad.is_sparse or self.compiling():
+                return                # None, or a DTensor's (FSDP2's) made by reduce_scatter: not this rank's own
+            key = id(param)
+            if self.local and (self.closed or key in self.fired):
+                self.new_iteration()          # local mode: a backward after step(), or a second one without
+            self.fired.add(key)
+            if grad.is_cuda and self.capturing(grad):
+                return
+            if grad.requires_grad:
+                grad = grad.detach()          # backward(create_graph=True): no graph of ours
+            if self.full:
+                value = grad.abs().amax()
+            elif grad.dtype in self.wide:
+                value = grad.sum()
+            else:                                # float16/bfloat16 summed in float32: no overflow of its own
+                value = grad.sum(dtype=self.torch.float32)
+            self.pending.append((key, value, time.time()))
+        except Exception as exc:  # noqa: BLE001
+            self.skip(None, exc)
+
+    def flush_grads(self) -> None:
+        """Read this backward's local gradient values (one sync), in the order backward made them."""
+        pending, self.pending = self.pending, []
+        if not pending:
+            return
+        torch = self.torch
+        try:
+            values = torch.stack([p[1] for p in pending])                   # one device, one dtype: the usual
+        except RuntimeError:
+            device = pending[0][1].device
+            values = torch.stack([p[1].float().to(device) for p in pending])
+        self.check_values(values, [(key, when) for key, _, when in pending])
+
+    def check_values(self, values: Any, used: list[tuple[int, float]]) -> None:
+        """One read of the sum of ``values``; at a non-finite one, the first such gradient is the hit."""
+        torch = self.torch
+        if self.capturing(values) or math.isfinite(float(values.sum())):
+            return
+        bad = torch.nonzero(~torch.isfinite(values))
+        if bad.numel() == 0:
+            return                            # finite values whose sum overflowed
+        key, when = used[int(bad[0][0])]
+        entry = self.params.get(key)
+        param = entry[0]() if entry is not None else None
+        if entry is None or param is None:
+            return
+        grad = param.grad
+        data = rec.plain(grad, torch) if grad is not None else None
+        value = rec.describe(data, torch) if data is not None and data.shape == param.shape else None
+        if value is None or not (value["nan"] or value["inf"]):
+            value = rec.describe_gone(param.dtype, tuple(param.shape))  # zero_grad() came first (a skipped step)
+        self.found(rec.LOCAL_GRAD, entry[1], "parameter", value, None, when=when, grad_only=True)
+
+    def check_params(self, optimizer: Any, where: str, shifted: bool = False, skip: set[int] | None = None) -> None:
+        """The gradients at step() (after DDP's all_reduce; in local mode only those whose local hook did
+        not run) or the parameters after it: one pass per tensor, one sync (a NaN or Inf anywhere makes
+        the sum non-finite; a sum that only overflowed is checked exactly below and is no hit)."""
+        torch = self.torch
+        known = self.optimizer_params.get(id(optimizer))
+        if skip is not None and known is not None and known <= skip:
+            return                            # every gradient was checked by its hook
+        pairs = []
+        for group in optimizer.param_groups:
+            for param in group["params"]:
+                if skip is not None and id(param) in skip:
+                    continue
+                tensor = param.grad if where == rec.REDUCED_GRAD else param
+                data = rec.plain(tensor, torch) if tensor is not None else None
+                if data is not None:
+                    pairs.append((param, data))
+        if not pairs:
+            return
+        device = pairs[0][1].device
+        total = torch.stack([t.sum(dtype=torch.float32).to(device) for _, t in pairs]).sum()
+        if self.capturing(total) or math.isfinite(float(total)):
+            return
+        bad = next((pair for pair in pairs if not math.isfinite(rec.absmax(pair[1]))), None)
+        if bad is None:
+            return
+        param, data = bad
+        step = self.step - 1 if shifted else self.step       # the step that made it
+        self.found(where, self.param_name(param), "parameter", rec.describe(data, torch), None, step=step,
+                   grad_only=where == rec.REDUCED_GRAD)

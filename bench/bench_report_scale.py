@@ -38,6 +38,37 @@ _MEASURE = (
 )
 
 
+# `triage report` run in-process so that it can say, at exit, how its CPU split between its main
+# process (the listing, the workers' results, the diff, the report) and its parse workers (reaped
+# children); written to the file named by TRIAGE_BENCH_SPLIT.
+_SPLIT = (
+    "import atexit, os, resource, sys\n"
+    "def _split():\n"
+    "    s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "    with open(os.environ['TRIAGE_BENCH_SPLIT'], 'w') as out:\n"
+    "        out.write(f'{s.ru_utime + s.ru_stime} {c.ru_utime + c.ru_stime} {s.ru_maxrss} {c.ru_maxrss}')\n"
+    "atexit.register(_split)\n"
+    "from triage.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+
+
+def triage_split(root: Path, count: int | None) -> tuple[float, float, int, str, float, str]:
+    """run_child on `triage report ROOT --format json`, plus the CPU split of its processes."""
+    with tempfile.NamedTemporaryFile(prefix="bench-split-") as note:
+        os.environ["TRIAGE_BENCH_SPLIT"] = note.name
+        try:
+            result = run_child([sys.executable, "-c", _SPLIT, "report", str(root), "--format", "json"], count)
+        finally:
+            del os.environ["TRIAGE_BENCH_SPLIT"]
+        fields = Path(note.name).read_text().split()
+    split = "split not recorded"
+    if fields:
+        split = (f"main process {float(fields[0]):.1f}s CPU ({int(fields[2]) / 1024:.0f} MiB), parse workers "
+                 f"{float(fields[1]):.1f}s CPU ({int(fields[3]) / 1024:.0f} MiB, the largest)")
+    return (*result, split)
+
+
 def run_child(argv: list[str], cpus: int | None = None) -> tuple[float, float, int, str, float]:
     """(seconds, peak RSS MiB of the largest process it ran, exit code, stdout, CPU seconds of all
     its processes), measured by a fresh wrapper process so that each tool's figures are its own;
@@ -81,8 +112,8 @@ def phases(root: Path, ranks: int, sample: int = 64) -> float:
     """CPU per rank of each phase of the loader, on ``sample`` of the dumps, in this process (gc off, as
     `triage report` runs): read, decode (the restricted unpickler), the compact parse (which walks the
     dump's schema within its budget); and, for comparison, the generic shape check of
-    ``safe_unpickle`` that the report no longer runs. Returns the three phases summed over every rank
-    (seconds)."""
+    ``safe_unpickle`` that the report no longer runs; and freeing the decoded dump. Returns read, decode
+    and parse summed over every rank (seconds)."""
     import io
 
     from triage.parsing import safe_pickle
@@ -90,7 +121,7 @@ def phases(root: Path, ranks: int, sample: int = 64) -> float:
     from triage.parsing.flight_recorder.parse import fr_walk
 
     paths = sorted(root.iterdir())[:sample]
-    spent = dict.fromkeys(("read", "decode", "parse", "generic shape check"), 0.0)
+    spent = dict.fromkeys(("read", "decode", "parse", "free", "generic shape check"), 0.0)
     gc.disable()
     for index, path in enumerate(paths):
         t0 = time.process_time()
@@ -102,14 +133,16 @@ def phases(root: Path, ranks: int, sample: int = 64) -> float:
         t3 = time.process_time()
         safe_pickle.check_shape(value)
         t4 = time.process_time()
-        for name, secs in zip(spent, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
+        del value
+        t5 = time.process_time()
+        for name, secs in zip(spent, (t1 - t0, t2 - t1, t3 - t2, t5 - t4, t4 - t3), strict=True):
             spent[name] += secs
     gc.enable()
     per_rank = {name: 1e3 * secs / len(paths) for name, secs in spent.items()}
     print("  per rank (CPU ms, " + f"{len(paths)} ranks in-process): "
           + ", ".join(f"{name} {ms:.2f}" for name, ms in per_rank.items())
           + " (not run by triage report; shown for comparison)")
-    return sum(ms for name, ms in per_rank.items() if name != "generic shape check") * ranks / 1e3
+    return sum(ms for name, ms in per_rank.items() if name in ("read", "decode", "parse")) * ranks / 1e3
 
 
 def one_case(ranks: int, entries: int, tp: int, with_fr_trace: bool, workdir: str | None,
@@ -123,17 +156,18 @@ def one_case(ranks: int, entries: int, tp: int, with_fr_trace: bool, workdir: st
         print(f"ranks={ranks} entries={entries} tp={tp or '-'}: wrote {size:.0f} MiB{linked} in "
               f"{time.perf_counter() - start:.1f}s", flush=True)
         for count in cpus or [None]:
-            secs, rss, code, out, cpu = run_child(
-                [sys.executable, "-m", "triage", "report", str(root), "--format", "json"], count)
+            secs, rss, code, out, cpu, split = triage_split(root, count)
             verdict = json.loads(out)["verdict"]["summary"] if code in (0, 1) else out.splitlines()[0]
             on = f" on {count} CPU(s)" if count else ""
             print(f"  triage report{on}: {secs:.1f}s wall, {cpu:.1f}s CPU (all processes; "
                   f"{1e6 * cpu / (ranks * entries):.2f} us/entry), peak RSS {rss:.0f} MiB (largest process), "
-                  f"exit {code}", flush=True)
+                  f"exit {code}; load average {os.getloadavg()[0]:.1f}", flush=True)
+            print(f"    {split}", flush=True)
         print(f"  verdict: {verdict[:150]}")
         loading = phases(root, ranks)
-        print(f"  so of {cpu:.1f}s CPU: loading the dumps ~{loading:.1f}s, the rest (start, workers' results, "
-              f"the cross-rank diff, the report) ~{max(0.0, cpu - loading):.1f}s")
+        print(f"  so of {cpu:.1f}s CPU: read + decode + parse ~{loading:.1f}s at the per-rank figures above; the "
+              "rest of the workers' CPU is freeing each decoded dump, building and pickling each rank's result "
+              "(the main process's share is on the line above)")
         if with_fr_trace:
             fr_secs, fr_rss, code, out, fr_cpu = run_child(
                 [sys.executable, "-m", "torch.distributed.flight_recorder.fr_trace", str(root), "-p", PREFIX])

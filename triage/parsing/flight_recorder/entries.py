@@ -134,15 +134,25 @@ _INT_RE = re.compile(r"-?\d+")
 
 _RANKS_BY_TEXT: dict[str, tuple[int, ...] | None] = {}
 _RANKS: dict[tuple[int, ...], tuple[int, ...]] = {}
+_LONG_TEXT = 4096          # member texts from this length on are looked up by length, then compared
+_RANKS_BY_LENGTH: dict[int, tuple[str, tuple[int, ...]]] = {}
 
 
 def parse_ranks(value: Any) -> tuple[int, ...] | None:
     """Member ranks. Every rank's dump lists the default group's 4,096 members: the same text is
-    parsed once per process and gives the same tuple object (pickled once per worker batch)."""
+    parsed once per process and gives the same tuple object (pickled once per worker batch).
+    A long text (65,536 members: 450 KB, a new string in every dump) is found by its length and
+    one comparison (memcmp) instead of hashing all of it in every dump."""
     if isinstance(value, str):
-        known = _RANKS_BY_TEXT.get(value)
-        if known is not None:
-            return known
+        long = len(value) >= _LONG_TEXT
+        if long:
+            seen = _RANKS_BY_LENGTH.get(len(value))
+            if seen is not None and seen[0] == value:
+                return seen[1]
+        else:
+            known = _RANKS_BY_TEXT.get(value)
+            if known is not None:
+                return known
         ranks = tuple(int(x) for x in _INT_RE.findall(value))
     elif isinstance(value, (list, tuple)):
         ranks = tuple(r for r in (as_int(x) for x in value) if r is not None)
@@ -151,9 +161,12 @@ def parse_ranks(value: Any) -> tuple[int, ...] | None:
     if not ranks:
         return None
     ranks = _RANKS.get(ranks) or ranks
+    if isinstance(value, str) and len(value) >= _LONG_TEXT and (
+            len(_RANKS_BY_LENGTH) < 64 or len(value) in _RANKS_BY_LENGTH):
+        _RANKS_BY_LENGTH[len(value)] = (value, ranks)     # the last text of that length
     if len(_RANKS) < 4096:
         _RANKS[ranks] = ranks
-        if isinstance(value, str):
+        if isinstance(value, str) and len(value) < _LONG_TEXT:
             _RANKS_BY_TEXT[value] = ranks
     return ranks
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -161,3 +162,119 @@ def test_a_large_log_gives_the_verdict_of_the_same_text_small(words: str, tmp_pa
     assert code == 1 and (5 in verdict["culprit_ranks"] or "timed out" in words), verdict   # read when small
     assert (large_code, large_verdict["kind"], large_verdict["culprit_ranks"]) == \
         (code, verdict["kind"], verdict["culprit_ranks"]), (words, large_verdict)
+
+
+# --- 7. a verdict with no culprit says which ranks the text covers and the one thing that settles it --------
+
+UNTOLD = [
+    # timeouts of some ranks, the others not in the text
+    "".join(f"[rank{r}]:[E1001 10:00:00.1 90{r} ProcessGroupNCCL.cpp:616] [Rank {r}] Watchdog caught collective "
+            "operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE, NumelIn=8, NumelOut=8, Timeout(ms)=600000) "
+            "ran for 600010 milliseconds before timing out.\n" for r in (1, 3)),
+    # a crash no line ties to a rank
+    "step 10 loss 2.1\nSegmentation fault (core dumped)\n",
+    # an NCCL transport failure of a process with no rank
+    "gpu-b:1234:1300 [0] NCCL WARN socketStartConnect: Connect to gpu-a<45763> failed : Connection refused\n",
+    # torchrun's record of a local rank on one of several hosts
+    ("[0]:\n  time: 2024-05-01_10:00:00\n  host: n1\n  rank: <N/A>\n  exitcode: 1 (pid: 12)\n"
+    "[1]:\n  time: 2024-05-01_10:00:00\n  host: n2\n  rank: <N/A>\n  exitcode: 1 (pid: 13)\n"),
+]
+
+
+@pytest.mark.parametrize("text", UNTOLD)
+def test_a_verdict_without_a_culprit_names_coverage_and_the_one_thing(text: str, tmp_path: Path) -> None:
+    from tests.realworld.test_untold import THINGS
+    code, verdict = report(text, tmp_path)
+    assert code == 1 and verdict["culprit_ranks"] == [], verdict     # the text cannot name one
+    summary = verdict["summary"]
+    assert re.search(r"this input holds|not in this input|rank unknown|no line of this input", summary), summary
+    settles = re.search(r"would (?:settle|tell|name|show)", summary)
+    assert settles and THINGS.search(summary[max(0, settles.start() - 260):settles.start()]), summary
+
+
+# --- 5. a rank's traceback cut before its exception line: the same verdict whatever the launcher's prefix ---
+
+_TIMEOUT = ("[E1001 10:10:00.1 90{r} ProcessGroupNCCL.cpp:616] [Rank {r}] Watchdog caught collective operation "
+            "timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE, NumelIn=8, NumelOut=8, Timeout(ms)=600000) ran for "
+            "600010 milliseconds before timing out.\n")
+
+
+def _lines(*lines: str) -> str:
+    return "".join(lines)
+
+
+CUT_TRACEBACKS = {
+    "cut_tb_then_timeouts": _lines(
+        "[rank0]:[W1001 10:00:00.0 ProcessGroupNCCL.cpp:1] starting\n",
+        "[rank2]:Traceback (most recent call last):\n",
+        "[rank2]:  File \"/w/train.py\", line 40, in <module>\n",
+        "[rank2]:    main()\n",
+        "[rank2]:  File \"/w/train.py\", line 33, in main\n",
+        "[rank2]:    loss = model(batch)\n",
+        *[f"[rank{r}]:" + _TIMEOUT.format(r=r) for r in (0, 1, 3)],
+    ),
+    "cut_tb_only": _lines(
+        "[rank1]:Traceback (most recent call last):\n",
+        "[rank1]:  File \"/w/train.py\", line 40, in <module>\n",
+        "[rank1]:    main()\n",
+        "[rank1]:  File \"/w/train.py\", line 33, in main\n",
+        "[rank1]:    dist.all_reduce(t)\n",
+    ),
+    "two_cut_one_full": _lines(
+        "[rank0]:Traceback (most recent call last):\n",
+        "[rank0]:  File \"/w/train.py\", line 40, in <module>\n",
+        "[rank0]:    main()\n",
+        "[rank3]:Traceback (most recent call last):\n",
+        "[rank3]:  File \"/w/train.py\", line 12, in <module>\n",
+        "[rank3]:    x = load()\n",
+        "[rank3]:FileNotFoundError: [Errno 2] No such file or directory: 'data.bin'\n",
+        "[rank0]:  File \"/w/train.py\", line 33, in main\n",
+    ),
+    "cut_tb_then_summary": _lines(
+        "[rank1]:Traceback (most recent call last):\n",
+        "[rank1]:  File \"/w/train.py\", line 40, in <module>\n",
+        "[rank1]:    main()\n",
+        "[rank1]:  File \"/w/train.py\", line 33, in main\n",
+        "[rank1]:    dist.all_reduce(t)\n",
+        "W1001 10:10:00.000 123 torch/distributed/elastic/multiprocessing/api.py:897] Sending process 11 closing signal SIGTERM\n",
+        "E1001 10:10:00.000 123 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) local_rank: 1 (pid: 12) of binary: /usr/bin/python\n",
+    ),
+    "cut_tb_other_rank_error_later": _lines(
+        "[rank1]:Traceback (most recent call last):\n",
+        "[rank1]:  File \"/w/train.py\", line 40, in <module>\n",
+        "[rank1]:    main()\n",
+        "[rank0]:Traceback (most recent call last):\n",
+        "[rank0]:  File \"/w/train.py\", line 40, in <module>\n",
+        "[rank0]:    main()\n",
+        "[rank0]:torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, remote process exited or there was a network error, NCCL version 2.21.5\n",
+    ),
+    "cut_tb_inside_cuda": _lines(
+        "[rank2]:Traceback (most recent call last):\n",
+        "[rank2]:  File \"/w/train.py\", line 40, in <module>\n",
+        "[rank2]:    out = model(x)\n",
+        "[rank2]:  File \"/usr/lib/python3/site-packages/torch/nn/modules/module.py\", line 1532, in _wrapped_call_impl\n",
+        "[rank2]:    return self._call_impl(*args, **kwargs)\n",
+        "[rank3]:" + _TIMEOUT.format(r=3),
+    ),
+}
+
+
+def _styled(text: str, style: str) -> str:
+    from tests.realworld.test_launchers import ADD, REPLACE, _rewrite
+    return _rewrite(text, REPLACE[style], False) if style in REPLACE else _rewrite(text, ADD[style], True)
+
+
+def _styles() -> list[str]:
+    from tests.realworld.test_launchers import ADD, REPLACE
+    return sorted(REPLACE) + sorted(ADD)
+
+
+@pytest.mark.parametrize("style", _styles())
+@pytest.mark.parametrize("name", sorted(CUT_TRACEBACKS))
+def test_a_cut_traceback_gets_the_same_verdict_in_every_launchers_style(name: str, style: str,
+                                                                        tmp_path: Path) -> None:
+    text = CUT_TRACEBACKS[name]
+    code, verdict = report(text, tmp_path, "torchrun.log")
+    styled_code, styled = report(_styled(text, style), tmp_path, "styled.log")
+    assert code == 1 and verdict["kind"] != "no_problem_found", verdict
+    assert (styled_code, styled["kind"], styled["culprit_ranks"]) == (code, verdict["kind"], verdict["culprit_ranks"])

@@ -129,3 +129,14 @@ def test_a_pivot_search_finds_every_hit_the_plain_search_finds(tmp_path: Path, m
     finally:
         mapped.close()
         handle.close()  # type: ignore[attr-defined]
+
+
+def test_a_range_shorter_than_the_needle_holds_no_match_on_bytes_as_on_a_map() -> None:
+    # a bound below the needle's length went negative, and bytes.find counted it from the end
+    data = b"x" * 40 + b"host:1:2 [0] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed\n" + b"y" * 40
+    for start, end in ((0, 0), (3, 7), (len(data), len(data))):
+        assert pages.find(data, b"NCCL WARN", start, end, pivot=5) == -1
+        assert pages._pivot_find(data, b"NCCL WARN", start, end, 5) == -1
+    at = data.find(b"NCCL WARN")
+    assert pages.find(data, b"NCCL WARN", 0, len(data), pivot=5) == at
+    assert pages.find(data, b"NCCL WARN", at, at + 9, pivot=5) == at

@@ -80,6 +80,8 @@ def _pivot_find(data: bytes | mmap.mmap, needle: bytes, start: int, end: int, pi
     """``data.find(needle, start, end)`` by ``memchr`` on ``needle[pivot]`` (see :func:`find`)."""
     byte = needle[pivot:pivot + 1]
     size = len(needle)
+    if end - start < size:      # (else the bound below goes negative: bytes.find would count it from the end)
+        return -1
     pos = start + pivot         # where the pivot byte of a match starting at ``start`` would be
     budget = (end - start) // DENSE + 16
     while budget > 0:

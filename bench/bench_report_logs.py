@@ -12,7 +12,11 @@ there) and, in the same runs, as where hyperscan is not installed (``sys.modules
 before triage starts: the per-needle passes), and the verdicts of all sides are printed.
 
 Usage: python bench/bench_report_logs.py [--mb 1024] [--lines 10000000] [--runs 3] [--keep]
-           [--logs DIR] [--baseline DIR_OF_OTHER_CODE] [--no-fallback]
+           [--logs DIR] [--baseline DIR_OF_OTHER_CODE] [--no-fallback] [--steps]
+
+--steps also prints the CPU of each step on each log, in this process, with and without hyperscan:
+the fixed cost (`triage report` on a log of the failure lines alone: interpreter start, imports,
+analysis), the marker pass, the NCCL reader.
 """
 
 from __future__ import annotations
@@ -100,6 +104,33 @@ def measure(label: str, path: Path, runs: int, baseline: str | None = None, fall
         print(f"    verdict: {verdict}")
 
 
+def steps(path: Path) -> None:
+    """CPU of each step of a large-log report (see the module docstring)."""
+    import mmap
+
+    from triage.load.logs import large
+    from triage.parsing import needles
+    from triage.parsing.nccl.tracker import NcclTracker
+
+    with tempfile.TemporaryDirectory() as tmp:
+        small = Path(tmp) / "small.log"
+        small.write_text(FAILURE, encoding="utf-8")
+        _wall, cpu, _rss, _out = run([sys.executable, "-m", "triage", "report", str(small), "--format", "json"])
+    print(f"  steps: `triage report` on the failure lines alone (interpreter, imports, analysis) {cpu:.2f} s")
+    loaded = needles._hs
+    with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        for name, module in (("hyperscan", loaded), ("no hyperscan", None)):
+            needles._hs = module
+            start = time.process_time()
+            large._spans(data, len(data) - large.TAIL_BYTES)
+            markers = time.process_time() - start
+            start = time.process_time()
+            NcclTracker(16).feed_bytes(data)
+            reader = time.process_time() - start
+            print(f"  steps, {name}: marker pass {markers:.2f} s, NCCL reader {reader:.2f} s")
+    needles._hs = loaded
+
+
 def _line_count(path: Path) -> int:
     """Counted 1 MiB at a time: a whole read would make this process large, and a child's peak
     memory (wait4) counts the pages it shared with this process before its exec."""
@@ -115,6 +146,7 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true")
     parser.add_argument("--logs", help="a directory with the nccl.log and lines.log of an earlier --keep")
     parser.add_argument("--no-fallback", action="store_true", help="do not time triage without hyperscan")
+    parser.add_argument("--steps", action="store_true", help="also the CPU of each step (see above)")
     parser.add_argument("--baseline", help="a checkout of other code (its directory that holds triage/): timed "
                                            "in the same runs, with PYTHONPATH set to it")
     args = parser.parse_args()
@@ -127,6 +159,9 @@ def main() -> None:
         measure("NCCL_DEBUG=INFO log", nccl, args.runs, args.baseline, not args.no_fallback)
         count = _line_count(lines) if args.logs else args.lines
         measure(f"{count:,}-line log", lines, args.runs, args.baseline, not args.no_fallback)
+        for label, path in (("NCCL_DEBUG=INFO log", nccl), (f"{count:,}-line log", lines)) if args.steps else ():
+            print(f"{label}:")     # last: a child's peak memory counts the pages it shared with this process
+            steps(path)
         if args.keep and not args.logs:
             for path in (nccl, lines):
                 kept = Path("/tmp") / path.name

@@ -54,7 +54,8 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            "socket interface", "UNDELIVERABLE", "out of memory", "NCCL operations have failed",
            "taking the entire process down", "bus error", "failed collective", "dump signal", "debug info",
            "abort timed out", "[F", "thread terminat", "Connection refused", "connection abort", "Connect to ",
-           "host not found", "Caught signal", "caught signal", "Assertion ")
+           "host not found", "Caught signal", "caught signal", "Assertion ", "Address already in use", "EADDRINUSE",
+           "failed to listen", "ssh exited with exit code", "does not support")
 
 _EXC = re.compile(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
@@ -71,6 +72,7 @@ _CUDA_ERROR = re.compile(
     r"device-side assert triggered|CUDA kernel errors might be asynchronously reported|"
     r"an illegal memory access was encountered|unspecified launch failure|CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+|"
     r"Cuda failure '(?P<nccl_cuda>[^']+)'", re.MULTILINE)
+_CUDA_HINT = "CUDA kernel errors might be asynchronously reported"
 # the kernel's own assert, printed per thread before "device-side assert triggered" (which a paste may lack):
 # "IndexKernel.cu:92: operator(): block: [68,0,0], thread: [32,0,0] Assertion `index >= ...` failed."
 _KERNEL_ASSERT = re.compile(r"(?P<file>[\w.-]+\.cuh?):\d+: .{0,300}?\bAssertion (?P<what>.{1,400}?) failed\.")
@@ -107,7 +109,16 @@ _NET = re.compile(
     r"Name or service not known|RendezvousConnectionError|"
     r"Bootstrap ?: ?no socket interface found|no socket interface found|NET/OFI .*(?:Error|UNDELIVERABLE)|"
     # gloo could not connect its mesh of pairs at set-up ("Gloo connectFullMesh failed with [...pair.cc:144] ...")
-    r"connectFullMesh failed")
+    r"connectFullMesh failed|"
+    # the c10d store's server socket could not bind its port, another process holds it ("The server socket has failed
+    # to listen on any local network address ... (errno: 98 - Address already in use)", "name: EADDRINUSE")
+    r"failed to listen on any local network address|Address already in use|EADDRINUSE|"
+    # NCCL's shared-memory transport at set-up, /dev/shm too small (a container's 64 MB): "Error while creating shared
+    # memory segment /dev/shm/nccl-XXXX (size N)", "failed to extend /dev/shm/nccl-...", "posix_fallocate failed"
+    r"shared memory segment|failed to extend /dev/shm|posix_fallocate failed|ncclShmOpen|"
+    # a launcher that could not reach a node: DeepSpeed's runner ("... but host=node2 was not reachable via ssh"),
+    # pdsh ("pdsh@node0: node2: ssh exited with exit code 255")
+    r"not reachable via ssh|ssh exited with exit code 255")
 _NCCL = re.compile(r"ncclInternalError|ncclInvalidUsage|ncclInvalidArgument|ncclUnhandledCudaError|"
                    r"NCCL error in:|NCCL Error \d|ncclCommInitRank failed")
 # Lines that are consequences of a failure elsewhere (or of the launcher's teardown).
@@ -131,7 +142,10 @@ _ADDRESS = (r"\[[\w.:%-]{1,80}\](?:<\d+>|:\d+)"                       # [10.0.0.
             r"|[A-Za-z][\w-]{0,62}(?:\.[A-Za-z][\w-]{0,62})*(?<!\.py)(?<!\.cpp)(?<!\.cc)(?<!\.cu)(?<!\.h)"
             r":\d{2,5}(?![\w.:])")                                       # master:29500 (no file.py:123)
 _PEER = re.compile(r"(?:\b(?:peer|from|to|error)\s+|\bremote[= ]\s*|\baddr(?:ess)?[= ]\s*)(?P<addr>" + _ADDRESS + ")|"
-                   r"connect to \((?P<host>[\w.:-]+), (?P<port>\d+)\)")
+                   r"connect to \((?P<host>[\w.:-]+), (?P<port>\d+)\)|"
+                   # the node a launcher could not reach over ssh (DeepSpeed's runner, pdsh)
+                   r"host=(?P<sshhost>[\w.-]+) was not reachable via ssh|"
+                   r"(?P<pdshhost>[\w.-]+): ssh exited with exit code")
 # NCCL's socket helpers name the other end of the call: "socketProgressOpt: Call to recv from 10.0.0.5<49901> failed"
 _SOCKET_CALL = re.compile(r"Call to (?:recv|send|connect)\b")
 _GPU = re.compile(r"\bcuda:(\d+)\b|GPU (\d+)(?: has a total capacity|;)|\bdevice (\d+)\b")
@@ -144,6 +158,36 @@ _FPE_SIGNALS = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus erro
 _LOADER_KILLED = re.compile(r"DataLoader worker \(pid\(?s?\)?\s*[\d, ]+\) is killed by signal: "
                             r"(?P<name>[A-Z][a-z]+(?: [a-z]+)*)")
 _STRSIGNAL = {**_FPE_SIGNALS, "Killed": "SIGKILL", "Terminated": "SIGTERM", "Interrupt": "SIGINT"}
+# What would settle a set-up failure that a network line tells, when the line alone does not say it
+_SETUP_NOTES = (
+    (re.compile(r"Address already in use|EADDRINUSE|failed to listen on any local network address"),
+     (" (the store's port is taken: another job or a stale process on that node holds it; choose another "
+      "MASTER_PORT / --master_port)")),
+    (re.compile(r"shared memory segment|/dev/shm|posix_fallocate|ncclShmOpen"),
+     (" (NCCL's shared-memory transport: /dev/shm too small? a container's default is 64 MB: docker --shm-size, "
+      "or NCCL_SHM_DISABLE=1)")),
+    (re.compile(r"via ssh|ssh exited"),
+     (" (the launcher could not reach that node over ssh: passwordless ssh between the nodes, or one launcher per "
+      "node)")))
+
+
+def _noted(text: str) -> str:
+    """A network line's text with what would settle it, when it is a known set-up failure."""
+    for pattern, note in _SETUP_NOTES:
+        if pattern.search(text):
+            return text[:300] + note
+    return text[:400]
+
+
+# A CUDA error at device selection that says this process has no GPU with that index, or none at all ("CUDA error:
+# invalid device ordinal", "cuda runtime error (10) : invalid device ordinal", retyped in lower case too): the
+# launch's configuration (more processes than visible GPUs), not a fault of a GPU
+_CUDA_SETUP = re.compile(r"invalid device ordinal|no CUDA-capable device is detected", re.IGNORECASE)
+CUDA_SETUP_NOTE = (" (this process asked for a GPU it cannot see: more processes than visible GPUs? compare "
+                   "--nproc_per_node / the process count with CUDA_VISIBLE_DEVICES and the GPUs on the node)")
+# A backend that lacks the collective the job calls ("ProcessGroupNCCL does not support scatter", "Backend gloo does
+# not support reduce_scatter"): every rank that calls it raises it; told even when quoted in a sentence
+_BACKEND_LACKS = re.compile(r"\b(?:ProcessGroup\w+|[Bb]ackend \w+) does not support \w+")
 # Exception types that are a launcher's or a wrapper's, not the rank's own failure.
 _NOT_A_RANK_FAILURE = ("ChildFailedError", "SignalException", "RendezvousClosedError", "KeyboardInterrupt",
                        "SystemExit", "CalledProcessError", "ProcessRaisedException", "ProcessExitedException")
@@ -193,6 +237,8 @@ def parse_crash_line(line: str) -> CrashLine | None:
     peer_addr = None
     if peer and peer.group("host"):
         peer_addr = f"{peer.group('host')}:{peer.group('port')}"          # the store a client could not reach
+    elif peer and (peer.group("sshhost") or peer.group("pdshhost")):
+        peer_addr = peer.group("sshhost") or peer.group("pdshhost")       # the node a launcher could not reach
     elif peer and ("peer" in text or "NET/" in text or "Connect to" in text or "remote" in text
                    or _SOCKET_CALL.search(text)):
         peer_addr = peer.group("addr")
@@ -204,7 +250,9 @@ def parse_crash_line(line: str) -> CrashLine | None:
         if _CUDA_OOM.search(text):
             return CrashLine(CrashLineKind.CUDA_OOM, text[:400], exc_type, gpu=_gpu(text))
         if _NET.search(msg) or exc_type.rsplit(".", 1)[-1] in ("DistNetworkError", "RendezvousConnectionError"):
-            return CrashLine(CrashLineKind.NETWORK, text[:400], exc_type, peer=peer_addr)
+            return CrashLine(CrashLineKind.NETWORK, _noted(text), exc_type, peer=peer_addr)
+        if _CUDA_SETUP.search(msg):
+            return CrashLine(CrashLineKind.EXCEPTION, text[:300] + CUDA_SETUP_NOTE, exc_type, gpu=_gpu(text))
         if _CUDA_ERROR.search(msg):
             return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], exc_type, collateral=collateral, gpu=_gpu(text))
         if _NCCL.search(msg):
@@ -233,16 +281,22 @@ def parse_crash_line(line: str) -> CrashLine | None:
         return CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal=sig, collateral=collateral or teardown)
     if _CUDA_OOM.search(text):
         return CrashLine(CrashLineKind.CUDA_OOM, text[:400], gpu=_gpu(text))
+    if _CUDA_SETUP.search(text) and "CUDA_LAUNCH_BLOCKING" not in text:
+        return CrashLine(CrashLineKind.EXCEPTION, text[:300] + CUDA_SETUP_NOTE, gpu=_gpu(text))
+    if (lacks := _BACKEND_LACKS.search(text)) is not None:
+        return CrashLine(CrashLineKind.EXCEPTION, f"RuntimeError: {lacks.group(0)}", "RuntimeError")
     if _CUDA_ERROR.search(text) and "CUDA_LAUNCH_BLOCKING" not in text:
-        return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], collateral=collateral, gpu=_gpu(text))
+        # PyTorch's hint alone follows every CUDA error, a set-up one too: the error line before it is the failure
+        trailer = _CUDA_ERROR.search(text.replace(_CUDA_HINT, "")) is None
+        return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], collateral=collateral or trailer, gpu=_gpu(text))
     if "Assertion " in text and (kernel := _KERNEL_ASSERT.search(text)) is not None:
         what = f"{kernel.group('what')[:300]} failed in {kernel.group('file')}"
         return CrashLine(CrashLineKind.CUDA_ERROR, f"CUDA error: device-side assert triggered ({what})", gpu=_gpu(text))
     if _NET.search(text) and ("NCCL" in text or "nccl" in text or "NET/" in text or "gloo" in text.lower()
-                              or "socket" in text.lower() or "peer" in text or "Connect to " in text
-                              or "ibv_" in text):      # an InfiniBand verbs call (NCCL WARN's message alone)
+                              or "socket" in text.lower() or "peer" in text or "Connect to " in text or "ssh" in text
+                              or "ibv_" in text):      # (ibv_: an InfiniBand verbs call, NCCL WARN's message alone)
         # a network failure is never called collateral here: the analysis ranks it after real failures
-        return CrashLine(CrashLineKind.NETWORK, text[:400], peer=peer_addr)
+        return CrashLine(CrashLineKind.NETWORK, _noted(text), peer=peer_addr)
     if _NCCL.search(text):
         return CrashLine(CrashLineKind.NCCL_ERROR, text[:400], collateral=collateral)
     if _PG_ABORT.search(text):

@@ -263,7 +263,7 @@ def orphan_failures(scan: LogScan) -> tuple[ExitInfo, ...]:
 def _culprit_host(line: CrashLine, reporter: str | None) -> str | None:
     """A connect that failed names the host that could not be reached: that peer is the finding,
     not the host that tried. Otherwise the reporting host, else the peer of a failed link."""
-    if line.kind is CrashLineKind.NETWORK and line.peer and "Connect to " in line.text:
+    if line.kind is CrashLineKind.NETWORK and line.peer and ("Connect to " in line.text or "ssh" in line.text):
         return _peer_host(line)
     return reporter or _peer_host(line)
 

@@ -214,6 +214,8 @@ def _gpu(text: str) -> int | None:
 # A C++ logging head that says nothing about the failure: "[E1001 10:00:00.123 1234 ProcessGroupNCCL.cpp:616] ".
 _BARE_NUMBER = re.compile(r"^\[\d{2,}\] (?=\S)")
 _LOG_HEAD = re.compile(r"^\[[IWEF]\d{0,4}(?: [\d:.]+)?(?: \d+)? ?[\w./-]+\.(?:cpp|cc|cu|h|hpp|py):\d+\]\s*")
+# an exception line the reporter pasted inside quotes: '"RuntimeError: Expected to have finished reduction ..."'
+_QUOTED_EXC = re.compile(r"^[\"\u201c'](?=(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception):)")
 
 
 def parse_crash_line(line: str) -> CrashLine | None:
@@ -221,6 +223,8 @@ def parse_crash_line(line: str) -> CrashLine | None:
     fatal_glog = _GLOG_FATAL.match(line.strip()) is not None
     # (a viewer's bare line number, "[80746] ", on a paste too short to tell it is one)
     text = _LOG_HEAD.sub("", _BARE_NUMBER.sub("", line.strip(), count=1), count=1)
+    if _QUOTED_EXC.match(text):
+        text = text[1:].rstrip("\"\u201d'")
     if not text or len(text) > 20000:
         return None
     if (loader := _LOADER_KILLED.search(text)) is not None and (sig := _STRSIGNAL.get(loader.group("name"))):
@@ -289,7 +293,8 @@ def parse_crash_line(line: str) -> CrashLine | None:
         what = f"{kernel.group('what')[:300]} failed in {kernel.group('file')}"
         return CrashLine(CrashLineKind.CUDA_ERROR, f"CUDA error: device-side assert triggered ({what})", gpu=_gpu(text))
     if _NET.search(text) and ("NCCL" in text or "nccl" in text or "NET/" in text or "gloo" in text.lower()
-                              or "socket" in text.lower() or "peer" in text or "Connect to " in text or "ssh" in text):
+                              or "socket" in text.lower() or "peer" in text or "Connect to " in text or "ssh" in text
+                              or "ibv_" in text):      # (ibv_: an InfiniBand verbs call, NCCL WARN's message alone)
         # a network failure is never called collateral here: the analysis ranks it after real failures
         return CrashLine(CrashLineKind.NETWORK, _noted(text), peer=peer_addr)
     if _NCCL.search(text):

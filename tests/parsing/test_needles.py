@@ -32,11 +32,13 @@ def _text(seed: int) -> bytes:
     return b" ".join(rnd.choice(words) for _ in range(20_000))
 
 
+@pytest.mark.parametrize("views", [True, False])    # False: each window copied, as for a hyperscan taking only bytes
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("window", [4096, 4099, 1 << 20])
 def test_it_finds_what_one_find_loop_per_needle_finds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                      seed: int, window: int) -> None:
+                                                      seed: int, window: int, views: bool) -> None:
     monkeypatch.setattr(pages, "WINDOW", window)
+    monkeypatch.setattr(needles, "_VIEWS", views and needles._VIEWS)
     data = _text(seed)
     path = tmp_path / "log"
     path.write_bytes(data)

@@ -124,7 +124,7 @@ class CommFinder:
 
         with memoryview(data) as view:
             try:
-                self._database.scan(view[low:reach], match_event_handler=hit)
+                self._database.scan(needles.block(view[low:reach]), match_event_handler=hit)
             except Exception:   # noqa: BLE001  (a scan error: sre alone)
                 return False
         starts = set()

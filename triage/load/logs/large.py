@@ -7,7 +7,7 @@ every line and without decoding the whole file.
   :data:`WORD_MARKERS` (``died``, ``killed``, ``signal``, ``exit``, ``failed``...: what the plain-words fallback,
   triage.parsing.named_failure, reads in a small log) are found in one pass of the multi-needle
   scanner (triage.parsing.needles), or where it is not installed with one pass per marker (the same
-  lines either way; ~4x slower there: bench/bench_report_logs.py); they and the last 256 KiB of the
+  lines either way; many times slower there: bench/bench_report_logs.py); they and the last 256 KiB of the
   file (torchrun's summary, each rank's last lines) make the excerpt that the line-by-line reader
   takes, as for a pasted log.
 """

@@ -24,7 +24,7 @@ case "${1:-}" in
     # the machine has torch, numpy, psutil, rich, pyyaml, pytest, pytest-timeout and nvidia-ml-py
     # (device/KINDS.md); these are the rest, with their own dependencies
     python3 -m pip download -q --disable-pip-version-check --only-binary=:all: --python-version "$pyver" \
-      --implementation cp "${platforms[@]}" -d "$WHEELS" py-spy pystack paramiko
+      --implementation cp "${platforms[@]}" -d "$WHEELS" py-spy pystack paramiko hyperscan
     ls "$WHEELS" >&2
     ;;
   run)

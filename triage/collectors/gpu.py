@@ -30,6 +30,7 @@ from triage.options import CollectSettings
 from triage.parsing.nvidia_smi import parse_nvidia_smi_xml
 
 NO_FACTS = "no GPU facts: NVML and nvidia-smi not found"
+NVML_NO_DRIVER = (9, 12)   # NVML_ERROR_DRIVER_NOT_LOADED, NVML_ERROR_LIBRARY_NOT_FOUND (nvml.h)
 XIDS_DURING = "Xid events: only those during the collection (NVML keeps no history; see dmesg)"
 XID_LISTEN_S = 0.2
 
@@ -57,9 +58,11 @@ def _nvml_gpu(nv: Any, index: int, started: float | None) -> GpuFacts:
     util = _call(nv.nvmlDeviceGetUtilizationRates, handle)
     mem = _call(nv.nvmlDeviceGetMemoryInfo, handle)
     uncorrected, corrected = nv.NVML_MEMORY_ERROR_TYPE_UNCORRECTED, nv.NVML_MEMORY_ERROR_TYPE_CORRECTED
-    retired = [_call(nv.nvmlDeviceGetRetiredPages, handle, cause)
-               for cause in (nv.NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS,
-                             nv.NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERRORS)]
+    # the two causes are 0 and 1 in NVML's header; read by name where the binding has them (nvidia-ml-py
+    # spells the second ..._DOUBLE_BIT_ECC_ERROR), so a renamed constant costs one field, never the GPU's facts
+    retired = [_call(nv.nvmlDeviceGetRetiredPages, handle, getattr(nv, name, value))
+               for name, value in (("NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS", 0),
+                                   ("NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR", 1))]
     known = [len(r) for r in retired if r is not None]
     pending = _call(nv.nvmlDeviceGetRetiredPagesPendingStatus, handle)
     procs = _call(nv.nvmlDeviceGetComputeRunningProcesses, handle) or []
@@ -151,19 +154,28 @@ def with_ranks(node: NodeGpus, ranks: Mapping[int, int]) -> NodeGpus:
 
 def collect_gpus(node_out: Path, bundle: Path, options: CollectSettings, targets: Sequence[Target],
                  job_started: float | None, nvml: Any = None, tool: str | None = None) -> CollectorRecord:
-    """``nvml``/``tool``: the NVML module and the nvidia-smi path (looked up when None)."""
+    """``nvml``/``tool``: the NVML module and the nvidia-smi path (looked up when None; ``nvml=False``:
+    no NVML binding)."""
     started = time.monotonic()
     paths = BundleNodePaths(node_out)
     files = [BundlePaths(bundle).relative(paths.gpus)]
-    nv = nvml if nvml is not None else _nvml()
+    nv = (nvml or None) if nvml is not None else _nvml()
     smi = tool if tool is not None else find_tool("nvidia-smi")
     node: NodeGpus | None = None
     errors: list[str] = []
+    no_driver = ""
     if nv is not None:
         try:
             node = from_nvml(nv, job_started)
         except Exception as exc:  # noqa: BLE001 - no driver, no GPU: fall back to nvidia-smi
             errors.append(f"NVML: {type(exc).__name__}: {exc}")
+            if getattr(exc, "value", None) in NVML_NO_DRIVER:
+                no_driver = f"{type(exc).__name__}: {exc}"
+    if node is None and smi is None and no_driver:
+        # nvidia-ml-py installed on a node without NVIDIA's driver: no GPU here, as without NVML
+        write_private(paths.gpus, json.dumps(NodeGpus("none", note=f"{NO_FACTS} ({no_driver})").to_json(),
+                                             indent=1) + "\n")
+        return record("gpu", CollectorStatus.SKIPPED, None, started, files, error=f"{NO_FACTS} ({no_driver})")
     if node is None and smi is not None:
         run = run_tool([smi, "-q", "-x"], options.collector_timeout, options.max_bytes)
         if run.stdout:

@@ -9,7 +9,8 @@ every line and without decoding the whole file.
   scanner (triage.parsing.needles), or where it is not installed with one pass per marker (the same
   lines either way; many times slower there: bench/bench_report_logs.py); they and the last 256 KiB of the
   file (torchrun's summary, each rank's last lines) make the excerpt that the line-by-line reader
-  takes, as for a pasted log.
+  takes, as for a pasted log. The same pass finds the ``NCCL WARN`` lines and keeps them for the NCCL
+  reader (triage.parsing.needles.kept), which otherwise makes a pass of its own for them.
 """
 
 from __future__ import annotations

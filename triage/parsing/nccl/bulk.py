@@ -113,9 +113,14 @@ def _warn_lines(data: Buffer, start: int, end: int) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     known = needles.kept(data, WARN, start, end)
     if known is not None:
+        behind = start      # the pages read around the lines before this are handed back, as the find below does
         for index in known:
             if not spans or index >= spans[-1][1]:      # the next line's (as the find below goes on from a line's end)
+                if spans and spans[-1][0] - behind >= pages.WINDOW:
+                    pages.drop(data, behind, spans[-1][0])
+                    behind = spans[-1][0]
                 spans.append(_line_span(data, index, index))
+        pages.drop(data, behind, end)
         return spans
     index = pages.find(data, WARN, start, end, pivot=5)
     while index >= 0:

@@ -101,3 +101,41 @@ def test_a_read_pending_at_exit_is_finished(tmp_path: Path) -> None:
     _hooks, record = _late(tmp_path, 100, 5)                          # the NaN of the last step, read at exit
     first = record["first"]
     assert (first["where"], first["step"]) == ("local_gradient", 4), first
+
+
+AMP = """
+import json, sys
+import torch
+from torch import nn
+import triage.api
+from triage.worker import numerics
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 4), nn.Tanh(), nn.Linear(4, 1))
+path = triage.api.watch(model, mode="cheap")
+numerics.current().reads.delay = DELAY
+opt = torch.optim.SGD(model.parameters(), lr=1e-5)
+scaler = torch.amp.GradScaler("cpu", init_scale=2.0 ** 127, backoff_factor=2.0 ** -20, growth_interval=1000)
+for step in range(6):
+    opt.zero_grad()
+    loss = model(torch.randn(8, 4)).pow(2).mean() * 1000.0
+    scaler.scale(loss).backward()
+    scaler.step(opt)
+    scaler.update()
+print(path)
+"""
+
+
+def test_skipped_steps_are_the_same_when_every_read_is_late(tmp_path: Path) -> None:
+    """The grad scaler's skipped steps: the end of each iteration waits behind its reads, so a late
+    read tells the same skipped steps as a read at once."""
+    records = []
+    for delay in (0, 2):
+        out = tmp_path / str(delay)
+        out.mkdir()
+        proc = _run(AMP.replace("DELAY", str(delay)), out)
+        records.append(json.loads((out / proc.stdout.strip().splitlines()[-1]).read_text()))
+    now, late = records
+    assert now["skipped_step_count"] >= 1 and now["first"]["step"] == 0, now
+    assert (late["skipped_steps"], late["nonfinite_iterations"], late["last_finite_iteration"]) == \
+        (now["skipped_steps"], now["nonfinite_iterations"], now["last_finite_iteration"])
+    assert (late["first"]["where"], late["first"]["step"]) == (now["first"]["where"], now["first"]["step"])

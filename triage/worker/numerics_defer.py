@@ -57,6 +57,9 @@ class Reads:
 
     def submit(self, torch: Any, values: Any, action: Action) -> None:
         """Queue ``action`` for the values of the tensor ``values`` (on its device) and poll."""
+        if not (self.queue or self.delay or values.is_cuda):
+            action(values, False)       # CPU, nothing pending: at once (the entry would be read at once)
+            return
         event = None
         if values.is_cuda:              # the CUDA-only lines: a copy that does not wait, and its event
             host = torch.empty(values.shape, dtype=values.dtype, device="cpu", pin_memory=True)
@@ -69,6 +72,9 @@ class Reads:
 
     def later(self, action: Action) -> None:
         """Queue an action with no result of its own behind the pending reads (at once when none is)."""
+        if not self.queue:
+            action(None, False)
+            return
         self._add(_Entry(action, None, None, 0))
 
     def _add(self, entry: _Entry) -> None:

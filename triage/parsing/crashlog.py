@@ -216,6 +216,15 @@ _BARE_NUMBER = re.compile(r"^\[\d{2,}\] (?=\S)")
 _LOG_HEAD = re.compile(r"^\[[IWEF]\d{0,4}(?: [\d:.]+)?(?: \d+)? ?[\w./-]+\.(?:cpp|cc|cu|h|hpp|py):\d+\]\s*")
 # an exception line the reporter pasted inside quotes: '"RuntimeError: Expected to have finished reduction ..."'
 _QUOTED_EXC = re.compile(r"^[\"\u201c'](?=(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception):)")
+# an exception line the reporter quoted at the end of a sentence of their own, after a colon (ASCII or full-width):
+# "... but get a: TypeError: __init__() got an unexpected keyword argument ...", "会报错：ValueError: ..."; read only
+# when nothing else in the line is a failure, and not after a logger's own words for what it shrugs off
+_SENTENCE_EXC = re.compile(r"[:\uff1a]\s*(?P<exc>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S.*)$")
+_SHRUGGED = re.compile(r"\b(?:warn(?:ing)?|info|debug|retry(?:ing)?|ignor(?:e|ed|ing)|skipp(?:ed|ing))\b",
+                       re.IGNORECASE)
+# the c10d store's port taken, told in the reporter's own words ("this exception for the second command: Address
+# already in use"): no other failure is told in those words
+_PORT_TAKEN = re.compile(r"Address already in use|EADDRINUSE")
 
 
 def parse_crash_line(line: str) -> CrashLine | None:
@@ -303,6 +312,10 @@ def parse_crash_line(line: str) -> CrashLine | None:
         # ProcessGroupNCCL taking its process down after an async error or a timeout: a failure, though
         # the line that says which one may be cut from a paste; a consequence, never the first failure
         return CrashLine(CrashLineKind.NCCL_ERROR, text[:400], collateral=True)
+    if _PORT_TAKEN.search(text):
+        return CrashLine(CrashLineKind.NETWORK, _noted(text), peer=peer_addr)
+    if (quoted := _SENTENCE_EXC.search(text)) is not None and not _SHRUGGED.search(text[:quoted.start()]):
+        return parse_crash_line(quoted.group("exc"))
     return None
 
 

@@ -195,7 +195,7 @@ def test_host_directory_comes_from_the_node_asked(tmp_path: Path) -> None:
 
 def _fr_pickles_with_sizes(root: Path, sizes: object) -> Path:
     """Two ranks' real-format Flight Recorder pickles whose first entry's input_sizes is ``sizes``."""
-    from tests.helpers.synthetic import fr_dump   # noqa: PLC0415 - only these tests build dumps
+    from tests.helpers.synthetic import fr_dump
 
     root.mkdir()
     for rank in range(2):
@@ -222,7 +222,7 @@ def test_one_shared_shape_named_many_times_is_refused_before_it_is_copied(tmp_pa
 def test_dimensions_no_tensor_can_have_give_no_element_count(tmp_path: Path) -> None:
     """Dimensions past int64, negative ones and a shape of 5,000 dimensions: their product (or a
     product of thousands of huge ints) is never taken; the shapes are said as unknown counts."""
-    from triage.parsing.flight_recorder.entries import MAX_DIMS, numel   # noqa: PLC0415
+    from triage.parsing.flight_recorder.entries import MAX_DIMS, numel
 
     assert numel([[10**40, 2]]) == (((2,),), None)
     assert numel([[-4, 8]]) == (((8,),), None)

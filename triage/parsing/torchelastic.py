@@ -114,11 +114,12 @@ _LAUNCH_CALLED = re.compile(r"CalledProcessError: Command '(\[.*?\])' (?:died wi
 _SPAWN_EXIT = re.compile(r"process (\d+) terminated with (?:signal (SIG[A-Z]+)|exit code (-?\d+))")
 # srun (SLURM): "srun: error: node07: task 3: Segmentation fault (core dumped)" / "...: task 3: Out Of
 # Memory" / "...: tasks 0-3: Killed". The task id is SLURM_PROCID, the rank when srun starts the ranks.
-# (Its "Exited with exit code N" records are not kept: every task that saw a peer go exits non-zero,
-# in no telling order.)
-_SRUN_SIGNAL = re.compile(r"srun: error: (?P<host>[\w.-]+): tasks? (?P<tasks>\d+(?:[-,]\d+)*): (?P<what>Killed|"
+# "...: task 1: Exited with exit code 3" too: srun prints each task's end as it sees it, so its first
+# record is the task that ended first (the tasks that saw that peer go exit after it); "Terminated" is
+# srun's own teardown (--kill-on-bad-exit, a cancellation) and is not kept.
+_SRUN_SIGNAL = re.compile(r"srun: error: (?P<host>[\w.-]+): tasks? (?P<tasks>\d+(?:[-,]\d+)*): (?:(?P<what>Killed|"
                           r"Segmentation fault|Aborted|Bus error|Out Of Memory|Floating point exception|"
-                          r"Illegal instruction)\b")
+                          r"Illegal instruction)\b|Exited with exit code (?P<code>\d+))")
 _SRUN_SIGNALS = {"Killed": "SIGKILL", "Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": "SIGBUS",
                  "Out Of Memory": "SIGKILL", "Floating point exception": "SIGFPE", "Illegal instruction": "SIGILL"}
 _ARGV_LOCAL_RANK = re.compile(r"""--local[_-]rank(?:=|['"],\s*['"])(\d+)""")
@@ -321,16 +322,18 @@ def _launch_failures(text: str) -> list[LauncherFailure]:
 
 
 def _srun_failures(text: str) -> list[LauncherFailure]:
-    """srun's records of tasks a signal killed, in the order srun saw them (the first is the root)."""
+    """srun's records of tasks that ended badly (a signal, a non-zero exit code), in the order srun saw
+    them (the first is the root)."""
     failures: list[LauncherFailure] = []
     for match in _SRUN_SIGNAL.finditer(text):
         tasks: list[int] = []
         for part in match.group("tasks").split(","):
             low, _, high = part.partition("-")
             tasks.extend(range(int(low), int(high or low) + 1) if int(high or low) - int(low) < 4096 else [])
-        sig = _SRUN_SIGNALS[match.group("what")]
+        sig = _SRUN_SIGNALS[match.group("what")] if match.group("what") else None
+        code = None if sig else int(match.group("code"))
         for task in tasks:
-            failures.append(LauncherFailure(task, None, match.group("host"), None, sig, None, None,
+            failures.append(LauncherFailure(task, None, match.group("host"), code, sig, None, None,
                                             root_cause=not failures))
     return failures
 

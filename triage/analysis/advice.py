@@ -5,6 +5,7 @@ diff next time (pure)."""
 from __future__ import annotations
 
 from triage.analysis.ranks import rank_word
+from triage.analysis.stopped import what_to_do
 from triage.model import MismatchKind, Verdict, VerdictKind
 from triage.model.evidence import GPU_WAIT, RankActivityFact
 from triage.model.gpu import GPU_BUSY_SHARE
@@ -69,6 +70,11 @@ def excerpt_steps(verdict: Verdict) -> tuple[str, ...]:
         steps.append(LIVE_STACKS)
     elif kind is VerdictKind.INIT_HANG:
         steps.extend(INIT_HANG_STEPS)
+    elif kind is VerdictKind.STOPPED:
+        # no rank failed: what stopped the job is the finding; the ranks' ends after it are its consequence
+        steps.append(what_to_do(summary, verdict.culprit_host))
+        if "time limit" not in summary:
+            return tuple(steps)
     elif kind in (VerdictKind.HANG, VerdictKind.FAILURE_UNLOCATED):
         steps.append("the culprit is a rank this input does not show: gather the output of every rank "
                      "(torchrun --tee 3, srun --label) and run triage report on all of it")

@@ -190,7 +190,7 @@ def _side_path_call(sides: Mapping[_Call, set[int]], calls: Mapping[_Call, Repor
 
 def unattributed_verdict(failures: tuple[ExitInfo, ...]) -> tuple[Verdict, Finding] | None:
     """The first failure line that no line ties to a rank (non-collateral ones only)."""
-    real = [f for f in failures if not f.collateral]
+    real = [f for f in failures if not f.collateral and f.failure_kind != "stopped"]   # (a stop: its own rule)
     if not real:
         return None
     first = real[0]

@@ -35,6 +35,7 @@ class CrashLineKind(str, enum.Enum):
     TERMINATE = "terminate"          # C++ std::terminate: an uncaught exception (then SIGABRT)
     NETWORK = "network"              # a network or peer failure (NCCL/gloo transport)
     NCCL_ERROR = "nccl_error"        # an NCCL error that is not a network one
+    STOPPED = "stopped"              # the job stopped from outside (a scheduler's time limit, scancel, a pod's kill)
 
 
 @dataclass(frozen=True)

@@ -323,9 +323,13 @@ def _launch_failures(text: str) -> list[LauncherFailure]:
 
 def _srun_failures(text: str) -> list[LauncherFailure]:
     """srun's records of tasks that ended badly (a signal, a non-zero exit code), in the order srun saw
-    them (the first is the root)."""
+    them (the first is the root). Those after slurmstepd's ``CANCELLED AT`` are the cancellation's
+    doing (the step's tasks killed after a time limit, a scancel, --kill-on-bad-exit) and are not kept."""
     failures: list[LauncherFailure] = []
+    cancelled = text.find("CANCELLED AT")
     for match in _SRUN_SIGNAL.finditer(text):
+        if 0 <= cancelled < match.start():
+            break
         tasks: list[int] = []
         for part in match.group("tasks").split(","):
             low, _, high = part.partition("-")

@@ -20,6 +20,7 @@ from triage.analysis import verdicts
 from triage.analysis.agent_view import agent_view
 from triage.analysis.numerics import NumericsResult
 from triage.analysis.stop import fixed_verdict
+from triage.analysis.stopped import with_stop_context
 from triage.analysis.stragglers import StragglerResult
 from triage.analysis.untold import say_what_is_untold
 from triage.analysis.verdict import headline
@@ -35,6 +36,15 @@ def _untold(inputs: Inputs) -> Step:
             return d, ("a whole run: not an excerpt",)
         verdict, main = say_what_is_untold(d.verdict, d.main, inputs.coverage or {})
         return replace(d, verdict=verdict, main=main), (str((inputs.coverage or {}).get("summary", "")),)
+    return step
+
+
+def _stop_context(inputs: Inputs) -> Step:
+    def step(d: Decision) -> tuple[Decision, tuple[str, ...]]:
+        verdict = with_stop_context(d.verdict, inputs.evidence)
+        if verdict == d.verdict:
+            return d, ("no stop from outside after the first failure",)
+        return replace(d, verdict=verdict), ("the job was stopped from outside after the first failure",)
     return step
 
 
@@ -85,6 +95,7 @@ def decide(inputs: Inputs, numerics: NumericsResult, slow: StragglerResult, expl
     decision = run_rules(RULES, inputs, explain)
     return run_steps(decision, (
         ("what an excerpt cannot tell", _untold(inputs)),
+        ("stopped from outside after it", _stop_context(inputs)),
         ("agent view", _agent(inputs.evidence.agent, inputs)),
         ("first non-finite value", _nonfinite(numerics, inputs)),
         ("stop decision", _stop(inputs.evidence.stop)),

@@ -28,6 +28,7 @@ from triage.analysis.partial import (
 from triage.analysis.rankless import rankless_timeout_verdict
 from triage.analysis.ranks import rank_word
 from triage.analysis.stacks_only import stacks_verdict
+from triage.analysis.stopped import stopped_verdict
 from triage.analysis.unrecorded import no_problem_text
 from triage.analysis.verdict import headline
 from triage.analysis.verdict.engine import Candidate, Inputs, Rule, Scope
@@ -67,6 +68,12 @@ def first_crash(i: Inputs) -> Candidate | None:
         first = root[0]
     return _candidate(verdicts.failure(first, list(i.failures), i.hosts), f"first failure: {_said(first)}",
                       f"{len(i.failures)} failure(s) in all")
+
+
+def stopped(i: Inputs) -> Candidate | None:
+    """The job was stopped from outside (a time limit, preemption, scancel, a pod's kill) before any
+    rank failed, timed out or disagreed: the ranks' ends after it are its consequence."""
+    return _candidate(stopped_verdict(i.evidence, i.failures), "a stop from outside, nothing wrong before it")
 
 
 def mismatch(i: Inputs) -> Candidate | None:
@@ -236,6 +243,7 @@ def all_clear(i: Inputs) -> Candidate | None:
 
 
 RULES: tuple[Rule, ...] = (
+    Rule("stopped from outside", Scope.ANY, stopped),
     Rule("first crash", Scope.ANY, first_crash),
     Rule("mismatch", Scope.ANY, mismatch),
     Rule("reported mismatch (blamed)", Scope.EXCERPT, reported_mismatch_blamed),

@@ -142,8 +142,8 @@ def _rank_deaths(text: str, path: str, scan: LogScan) -> None:
             if death.rank is None and death.signal and death.signal not in text and not death.outside:
                 text = f"a process{f' (pid {death.pid})' if death.pid else ''} was killed by {death.signal}: {text}"
             teardown = death.signal in ("SIGTERM", "SIGINT") and not death.first and not death.outside
-            line = CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal=death.signal,
-                             collateral=death.consequence or teardown)
+            line = CrashLine(CrashLineKind.STOPPED if death.outside else CrashLineKind.FATAL_SIGNAL, text[:400],
+                             signal=death.signal, collateral=death.consequence or teardown)
         if death.outside:
             # the line it reads (submitit's UncompletedJobError) is this stop, not a failure of its own
             scan.orphans = [item for item in scan.orphans if item[0] != order]

@@ -138,11 +138,12 @@ def _rank_deaths(text: str, path: str, scan: LogScan) -> None:
         if death.signal is None and death.exitcode:
             line = CrashLine(CrashLineKind.EXCEPTION, f"exited with code {death.exitcode}: {death.text}"[:400])
         else:
-            text = death.text
-            if death.rank is None and death.signal and death.signal not in text and not death.outside:
-                text = f"a process{f' (pid {death.pid})' if death.pid else ''} was killed by {death.signal}: {text}"
+            # (its own name: ``text`` is the log's, whose line count places the next record)
+            said = death.text
+            if death.rank is None and death.signal and death.signal not in said and not death.outside:
+                said = f"a process{f' (pid {death.pid})' if death.pid else ''} was killed by {death.signal}: {said}"
             teardown = death.signal in ("SIGTERM", "SIGINT") and not death.first and not death.outside
-            line = CrashLine(CrashLineKind.STOPPED if death.outside else CrashLineKind.FATAL_SIGNAL, text[:400],
+            line = CrashLine(CrashLineKind.STOPPED if death.outside else CrashLineKind.FATAL_SIGNAL, said[:400],
                              signal=death.signal, collateral=death.consequence or teardown)
         if death.outside:
             # the line it reads (submitit's UncompletedJobError) is this stop, not a failure of its own

@@ -101,8 +101,8 @@ def test_a_stop_with_nothing_wrong_before_it_is_the_verdict(host: str, why: str,
 @pytest.mark.parametrize("host", HOSTS)
 @pytest.mark.parametrize("why", ["TIME LIMIT", "PREEMPTION"])
 @pytest.mark.parametrize(("before", "culprit"), [
-    ("[rank5]: Traceback (most recent call last):\n[rank5]:   File \"train.py\", line 9, in <module>\n"
-     "[rank5]: ValueError: shapes (4, 7) and (8,) not aligned\n", [5]),
+    (("[rank5]: Traceback (most recent call last):\n[rank5]:   File \"train.py\", line 9, in <module>\n"
+     "[rank5]: ValueError: shapes (4, 7) and (8,) not aligned\n"), [5]),
     (_WATCHDOG.format(r=1) + "\n", None)])
 def test_what_went_wrong_before_the_stop_stays_the_verdict(host: str, why: str, before: str,
                                                            culprit: list[int] | None, tmp_path: Path) -> None:
@@ -142,3 +142,29 @@ def test_every_verdict_kind_is_in_the_schema_docs() -> None:
     table = _DOCS.read_text(encoding="utf-8").split("### Verdict kinds", 1)[1].split("###", 1)[0]
     documented = {line.split("`")[1] for line in table.splitlines() if line.startswith("| `")}
     assert documented == {kind.value for kind in VerdictKind}
+
+
+@pytest.mark.parametrize("port", [29500, 41234])
+@pytest.mark.parametrize("form", [
+    "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. "
+    "port: {port}, useIpv6: 0, code: -98, name: EADDRINUSE, message: address already in use",
+    "RuntimeError: The server socket has failed to listen on any local network address. The server socket has failed "
+    "to bind to [::]:{port} (errno: 98 - Address already in use)."])
+def test_a_store_port_already_taken_asks_for_the_port_not_a_rank(port: int, form: str, tmp_path: Path) -> None:
+    _, doc = _report(form.format(port=port) + "\n", tmp_path)
+    verdict = doc["verdict"]
+    assert verdict["culprit_ranks"] == [] and "which rank" not in verdict["summary"], verdict
+    assert f"sport = :{port}" in verdict["summary"] and "rank unknown" not in verdict["summary"]
+    assert f"sport = :{port}" in doc["next_steps"][0] and "NCCL_DEBUG" not in doc["next_steps"][0]
+
+
+@pytest.mark.parametrize("node", ["node-17", "gpu-a3.cluster"])
+@pytest.mark.parametrize("form", ["pdsh@launcher: {node}: ssh exited with exit code 255",
+                                  "Exception: host={node} was not reachable via ssh. If you are sure hosts are "
+                                  "reachable, try --no_ssh_check"])
+def test_a_node_the_launcher_cannot_ssh_to_asks_for_the_ssh_command(node: str, form: str, tmp_path: Path) -> None:
+    _, doc = _report(form.format(node=node) + "\n", tmp_path)
+    verdict = doc["verdict"]
+    assert verdict["culprit_ranks"] == [] and "which rank" not in verdict["summary"], verdict
+    assert f"ssh -o BatchMode=yes {node} true" in verdict["summary"], verdict
+    assert f"ssh -o BatchMode=yes {node} true" in doc["next_steps"][0]

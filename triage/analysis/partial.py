@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from triage.analysis.absent_rank import absent_rank0, logger_record_of_any_rank
 from triage.analysis.describe import who
 from triage.analysis.ranks import format_ranks, rank_word
-from triage.analysis.settle import SETTLE_RANK, settle_hang
+from triage.analysis.settle import SETTLE_RANK, settle_hang, settle_setup
 from triage.analysis.verdict import headline
 from triage.analysis.verdict.headline import Head
 from triage.model import CollectiveState, Finding, MismatchKind, Verdict, VerdictKind
@@ -196,6 +196,11 @@ def unattributed_verdict(failures: tuple[ExitInfo, ...]) -> tuple[Verdict, Findi
     first = real[0]
     kind = _LINE_KINDS.get(first.failure_kind or "", VerdictKind.EXCEPTION)
     where = f" on host {first.host}" if first.host and first.host not in (first.message or "")[:200] else ""
+    setup = settle_setup(first.message or "", first.host)
+    if setup is not None:          # no rank is at fault: never ask for one
+        verdict = headline.verdict(kind, f"{first.message} [{setup}]", culprit_host=first.host,
+                                   qualifier=f"{where} (no rank at fault: the job's set-up failed)")
+        return verdict, Finding(kind.value, (), verdict.summary, first.evidence, root_cause=True)
     verdict = headline.verdict(kind, f"{first.message} [{SETTLE_RANK}]", culprit_host=first.host,
                                qualifier=f"{where} (rank unknown: no line of this input ties it to a rank)")
     return verdict, Finding(kind.value, (), verdict.summary, first.evidence, root_cause=True)

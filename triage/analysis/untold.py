@@ -17,7 +17,7 @@ from triage.model import Finding, Verdict, VerdictKind
 
 # a summary that already says what would settle it, and one that already says what the input holds
 _SETTLED = re.compile(r"would (?:settle|tell|name|show)")
-_COVERED = re.compile(r"this input holds|not in this input|rank unknown|no line of this input")
+_COVERED = re.compile(r"this input holds|not in this input|rank unknown|no line of this input|no rank at fault")
 
 _NETWORK = ("NCCL_DEBUG=INFO output of every rank (which peer, address or interface failed first, and the peer's own "
             "log) would settle it")

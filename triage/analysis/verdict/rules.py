@@ -26,7 +26,7 @@ from triage.analysis.partial import (
     watchdog_verdict,
 )
 from triage.analysis.rankless import rankless_timeout_verdict
-from triage.analysis.ranks import rank_word
+from triage.analysis.ranks import count_ranks, rank_word
 from triage.analysis.stacks_only import stacks_verdict
 from triage.analysis.stopped import stopped_verdict
 from triage.analysis.unrecorded import no_problem_text
@@ -235,11 +235,13 @@ def all_clear(i: Inputs) -> Candidate | None:
     if honest is not None:          # some collectives were not recorded: never "they match"
         return Candidate(Verdict(VerdictKind.NO_PROBLEM_FOUND, honest), None, ("some collectives not recorded",))
     traced = len(i.traces)
-    if i.evidence.finished_cleanly:
+    if traced == 1:      # a single rank matches nothing: say so, never "its collectives match"
+        body = f"1 rank; it {'finished' if i.evidence.finished_cleanly else 'did not fail'}; no collective to compare"
+    elif i.evidence.finished_cleanly:
         body = f"the run finished and the {traced} ranks' collectives all match"
     else:
         body = f"the collectives of {traced} ranks match and no rank failed"
-    return Candidate(headline.verdict(VerdictKind.NO_PROBLEM_FOUND, body), None, (f"{traced} ranks traced",))
+    return Candidate(headline.verdict(VerdictKind.NO_PROBLEM_FOUND, body), None, (f"{count_ranks(traced)} traced",))
 
 
 RULES: tuple[Rule, ...] = (

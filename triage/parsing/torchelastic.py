@@ -73,6 +73,7 @@ class LauncherFailure:
     traceback: str | None = None
     root_cause: bool = False     # listed under "Root Cause (first observed failure)"
     note: str | None = None      # what the record cannot tell (which process it was), said with the failure
+    srun_exit: bool = False      # srun's "task N: Exited with exit code C": an exit code, no error of its own
 
 
 _ENTRY = re.compile(r"^\s*\[(\d+)\]:\s*$")
@@ -338,7 +339,7 @@ def _srun_failures(text: str) -> list[LauncherFailure]:
         code = None if sig else int(match.group("code"))
         for task in tasks:
             failures.append(LauncherFailure(task, None, match.group("host"), code, sig, None, None,
-                                            root_cause=not failures))
+                                            root_cause=not failures, srun_exit=code is not None))
     return failures
 
 

@@ -52,7 +52,12 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool) -> 
     _agent_signal(text, path, scan)
     failures = parse_launcher_failures(text)
     hosts = {f.host for f in failures if f.host}
+    orphan_error = any(not line.collateral for _, line, _ in scan.orphans)
     for failure in failures:
+        if failure.srun_exit and orphan_error:
+            # an error line of no known rank in the input is the failure; srun's exit codes only echo it (which
+            # task raised it, the line does not say: the failure stays of no known rank)
+            continue
         rank = failure.rank
         if rank is None and failure.local_rank is not None and single_node and len(hosts) <= 1:
             rank = failure.local_rank     # one node: the local rank is the rank

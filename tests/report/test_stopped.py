@@ -146,10 +146,10 @@ def test_every_verdict_kind_is_in_the_schema_docs() -> None:
 
 @pytest.mark.parametrize("port", [29500, 41234])
 @pytest.mark.parametrize("form", [
-    "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. "
-    "port: {port}, useIpv6: 0, code: -98, name: EADDRINUSE, message: address already in use",
-    "RuntimeError: The server socket has failed to listen on any local network address. The server socket has failed "
-    "to bind to [::]:{port} (errno: 98 - Address already in use)."])
+    ("torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. "
+    "port: {port}, useIpv6: 0, code: -98, name: EADDRINUSE, message: address already in use"),
+    ("RuntimeError: The server socket has failed to listen on any local network address. The server socket has failed "
+    "to bind to [::]:{port} (errno: 98 - Address already in use).")])
 def test_a_store_port_already_taken_asks_for_the_port_not_a_rank(port: int, form: str, tmp_path: Path) -> None:
     _, doc = _report(form.format(port=port) + "\n", tmp_path)
     verdict = doc["verdict"]
@@ -160,8 +160,8 @@ def test_a_store_port_already_taken_asks_for_the_port_not_a_rank(port: int, form
 
 @pytest.mark.parametrize("node", ["node-17", "gpu-a3.cluster"])
 @pytest.mark.parametrize("form", ["pdsh@launcher: {node}: ssh exited with exit code 255",
-                                  "Exception: host={node} was not reachable via ssh. If you are sure hosts are "
-                                  "reachable, try --no_ssh_check"])
+                                  ("Exception: host={node} was not reachable via ssh. If you are sure hosts are "
+                                  "reachable, try --no_ssh_check")])
 def test_a_node_the_launcher_cannot_ssh_to_asks_for_the_ssh_command(node: str, form: str, tmp_path: Path) -> None:
     _, doc = _report(form.format(node=node) + "\n", tmp_path)
     verdict = doc["verdict"]

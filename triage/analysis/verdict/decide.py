@@ -3,13 +3,15 @@ this order:
 
 1. ``what an excerpt cannot tell``: a verdict of an excerpt that names no culprit says which
    ranks the text covers and what would settle it (triage.analysis.untold);
-2. ``agent view``: what the live agent knew (its init-hang verdict, its samples of the culprit,
+2. ``stopped from outside after it``: a stop from outside (a time limit, scancel) that came after
+   the first failure is said after it ("; then Slurm stopped ...");
+3. ``agent view``: what the live agent knew (its init-hang verdict, its samples of the culprit,
    the child a culprit waits on) completes or replaces the verdict;
-3. ``first non-finite value``: the first NaN/Inf (``triage launch --numerics``) is the story when
+4. ``first non-finite value``: the first NaN/Inf (``triage launch --numerics``) is the story when
    nothing else went wrong, or when it came before the first failure;
-4. ``stop decision``: the verdict the agent decided when it stopped the job (``<host>/stop.json``)
+5. ``stop decision``: the verdict the agent decided when it stopped the job (``<host>/stop.json``)
    stands; what came after the stop is its collateral;
-5. ``straggler headline``: an all-clear names the straggler that slows the run down."""
+6. ``straggler headline``: an all-clear names the straggler that slows the run down."""
 
 from __future__ import annotations
 

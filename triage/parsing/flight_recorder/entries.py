@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import chain
 from math import prod
 from typing import Any
 
@@ -230,11 +231,11 @@ def numel(sizes: Any) -> tuple[tuple[tuple[int, ...], ...], int | None]:
     if type(sizes) is list:  # the common case: a list of lists of ints
         try:
             shapes = tuple(map(tuple, sizes))
-            total = sum(map(prod, shapes))
         except TypeError:
             return _numel_slow(sizes)
-        if type(total) is int and all(type(d) is int for shape in shapes for d in shape):
-            return shapes, (total if shapes else None)
+        # every dimension an int before any product: prod(("ab", 10**9)) would build a 2 GB string
+        if set(map(type, chain.from_iterable(shapes))) <= {int}:
+            return shapes, (sum(map(prod, shapes)) if shapes else None)
     return _numel_slow(sizes)
 
 

@@ -66,10 +66,12 @@ _CONNECT_REFUSED = re.compile(r"client socket has failed to connect to (?:\[(?P<
                               r"\((?P<host3>[^\s,()]+), (?P<port3>\d+)\)|"
                               # (the bare words only where the line says it is the store's: a hub's or a logger's
                               # "Failed to connect to huggingface.co:443" is no store)
-                              r"(?:DistStoreError|TCPStore|c10d|[Ss]tore|[Rr]endezvous)\b.{0,120}?\b[Ff]ailed to connect "
-                              r"to (?:\[(?P<host4>[^\]\s]+)\]|(?P<host5>[A-Za-z0-9][\w.-]*)):(?P<port4>\d{2,5})(?![\d.])")
+                              r"(?:DistStoreError|TCPStore|c10d|[Ss]tore|[Rr]endezvous)\b.{0,120}?\b[Ff]ailed to "
+                              r"connect to (?:\[(?P<host4>[^\]\s]+)\]|(?P<host5>[A-Za-z0-9][\w.-]*)):"
+                              r"(?P<port4>\d{2,5})(?![\d.])")
 # why a client could not connect, in the words its line gives (errno's text), for the finding
-_CONNECT_WHY = re.compile(r"\((?:errno|system error): \d+ - (?P<why>[^)]{1,80})\)|(?P<after>after \d+(?:\.\d+)? ?m?s(?:econds)?)")
+_CONNECT_WHY = re.compile(r"\((?:errno|system error): \d+ - (?P<why>[^)]{1,80})\)|"
+                          r"(?P<after>after \d+(?:\.\d+)? ?m?s(?:econds)?)")
 # A barrier timeout retold without its numbers ("timed out initializing process group in store based barrier")
 _BARRIER_BARE = re.compile(r"timed out initializing process group in store based barrier", re.IGNORECASE)
 _WAIT_FOR_INPUT = re.compile(r"waitForInput: socket SocketImpl\(.*?remote=\[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+)\)"

@@ -17,9 +17,9 @@ from triage.parsing.crashlog import CrashLine, CrashLineKind, parse_crash_line
 from triage.parsing.frameworks import parse_framework_records
 from triage.parsing.launchers import parse_rank_deaths
 from triage.parsing.log_owners import LineOwner
-from triage.parsing.node_ranks import NodeRanks, node_ranks
 from triage.parsing.nccl.lines import channel_ranks
 from triage.parsing.nccl.tracker import NcclCommState, NcclTracker
+from triage.parsing.node_ranks import NodeRanks, node_ranks
 from triage.parsing.torchelastic import (
     LauncherFailure,
     is_record_field,

@@ -115,8 +115,9 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     body = "\n".join(o.rest for o in owners)
     _hosts(owners, scan)
     nccl_records("\n".join(lines) if nccl_source is None else nccl_source, path, scan, default_rank)
-    agent_hosts = {int(m.group(1)): o.host for o in owners if o.host and "local_rank:" in o.rest
-                   and (m := _AGENT_PID.search(o.rest)) is not None}
+    # (pdsh's "node2: " before an agent's line: a launch over nodes; a pod's prefix is one node's)
+    agent_hosts = {int(m.group(1)): o.host for o, line in zip(owners, lines) if o.host and "local_rank:" in o.rest
+                   and line.startswith(f"{o.host}: ") and (m := _AGENT_PID.search(o.rest)) is not None}
     launcher_records(record_text(lines, owners, body), path, scan, single_node, agent_hosts)
     scan.op_count_splits.extend(op_count_splits(body, path))
     scan.lagging.extend(ReportedLag(lag.ranks, lag.never_joined, lag.collective, lag.text, (path,))

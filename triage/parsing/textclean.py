@@ -26,6 +26,7 @@ from itertools import pairwise
 _ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _QUOTE = re.compile(r"^(?:>[ \t]?)+")
 _FENCE = re.compile(r"^\s*(?:```|~~~)[\w+-]*\s*$")
+_DIGITS = re.compile(r"\d+")
 _MONTHS = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec"
 # A timestamp standing at the start of a line, with what usually follows it (a level, a bracket).
 _STAMP = re.compile(
@@ -215,7 +216,9 @@ def _wrap_width(widths: list[int], lines: list[str]) -> int | None:
     if longest < MIN_WRAP_WIDTH:
         return None
     at_width = [line for line, width in zip(lines, widths) if width == longest]
-    if len(set(at_width)) < 2:
+    # (nor is one message told by several ranks, "[1,3]<stderr>:... ran for 601336 ms" beside "[1,1]<stderr>:...
+    # ran for 601338 ms": lines that differ only in their numbers are the same line, whatever their tags)
+    if len({_DIGITS.sub("0", line) for line in at_width}) < 2:
         return None
     count = len(at_width)
     return longest if count >= 3 and count >= len(widths) // 50 else None

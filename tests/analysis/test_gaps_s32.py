@@ -229,3 +229,43 @@ def test_real_agent_texts(tmp_path: Path) -> None:
     assert nodes.global_rank(0) == 0 and nodes.nodes == 2
     code, verdict = report(REPVIT, tmp_path)
     assert code == 1 and verdict["culprit_ranks"] == [2], verdict
+
+
+# --- 4. launcher prefixes: Intel MPI's proxy, torchx's role/replica ------------------------------------------
+
+@pytest.mark.parametrize(("line", "rank", "host", "local"), [
+    ("[proxy:0:1@node2] HYDU_create_process (utils/launch/launch.c:74): execvp error", None, "node2", False),
+    ("[proxy:3:12@gpu-a7.cluster] main (pm/pmiserv/pmip.c:206): demux engine error", None, "gpu-a7.cluster", False),
+    ("trainer/0 [1]:RuntimeError: boom", 1, "trainer/0", True),
+    ("reader-2/3 [0]: RuntimeError: boom", 0, "reader-2/3", True),
+])
+def test_launcher_prefixes(line: str, rank: int | None, host: str, local: bool) -> None:
+    prefix = split_rank_prefix(line)
+    assert (prefix.rank, prefix.host, prefix.local) == (rank, host, local)
+    assert not prefix.rest.startswith(("[proxy", "trainer/", "reader-"))
+
+
+def test_paths_and_mpiexec_heads_are_no_launcher_prefix() -> None:
+    assert split_rank_prefix("src/train.py:12: UserWarning: x").host is None
+    # (the launcher's own "[mpiexec@host]" records are read with their head)
+    mpiexec = "[mpiexec@node0] HYDT_bscu_wait_for_completion: one of the processes terminated badly; aborting"
+    assert split_rank_prefix(mpiexec).rest == mpiexec
+
+
+# real text: Intel MPI's proxies (a public PBS run's notes) and torchx's local scheduler (GRL-Image-Restoration#27)
+IMPI_PROXIES = """[proxy:0:0@hpc-c11-node18.unitn.it] HYD_pmcd_pmip_control_cmd_cb (pm/pmiserv/pmip_cb.c:885): assert (!closed) failed
+[proxy:0:1@hpc-c11-node23.unitn.it] HYD_pmcd_pmip_control_cmd_cb (pm/pmiserv/pmip_cb.c:885): assert (!closed) failed
+"""
+TORCHX = """trainer/0 [1]:[W socket.cpp:558] [c10d] The client socket has failed to connect to [::ffff:0.0.0.5]:40323 (errno: 110 - Connection timed out).
+trainer/0 [0]:[W socket.cpp:558] [c10d] The client socket has failed to connect to [::ffff:0.0.0.5]:40323 (errno: 110 - Connection timed out).
+trainer/0 [1]:[E socket.cpp:610] [c10d] The client socket has failed to connect to any network address of (05, 40323).
+"""
+
+
+def test_real_launcher_prefixes(tmp_path: Path) -> None:
+    hosts = [split_rank_prefix(line).host for line in IMPI_PROXIES.splitlines()]
+    assert hosts == ["hpc-c11-node18.unitn.it", "hpc-c11-node23.unitn.it"]
+    assert all(split_rank_prefix(line).rank is None for line in IMPI_PROXIES.splitlines())
+    code, verdict = report(TORCHX, tmp_path)
+    assert code == 1 and verdict["kind"] == "network_error" and "0.0.0.5:40323" in verdict["summary"], verdict
+    assert verdict["culprit_ranks"] == [], verdict

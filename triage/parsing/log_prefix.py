@@ -10,7 +10,8 @@ Recognised (and nested up to a few deep):
   ``[pod/train-worker-0/pytorch] `` (``kubectl logs --prefix``, with or without ``--timestamps``: the
   pod, no rank), ``[1,3]<stdout>:`` (Open MPI's --tag-output: job, rank) and ``[3]<stderr>:`` (horovodrun),
   Determined's ``5c902731 [rank=1] || `` (container, rank; ``5c902731 || `` alone: the launcher), a runner's
-  stream tag ``job-name [stderr] `` (milabench, CI runners: no rank);
+  stream tag ``job-name [stderr] `` (milabench, CI runners: no rank), Intel MPI's ``[proxy:0:1@node2] `` (the
+  node, no rank), torchx's ``trainer/0 [1]:`` (replica 0 as the node, local rank 1);
 - NCCL's own ``host:pid:tid [dev]`` head gives host and pid but no rank; it is kept in ``rest``.
 """
 
@@ -69,6 +70,12 @@ _VLLM_TP = re.compile(r"(?:^|_)TP(\d+)$|^rank=(\d+)$")
 # (what is left of it, "TP1] ", once the paste cleaner took its time away)
 _SGLANG = re.compile(r"(?:\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? )?"
                      r"(?P<parts>(?:TP|DP|PP|EP|CP)\d+(?: (?:TP|DP|PP|EP|CP)\d+)*)\] ?")
+# Intel MPI's Hydra: a node's proxy "[proxy:0:1@node2] " (pmi_proxy: the node, no rank; "0:1" is the proxy's
+# index, not a rank). (The launcher's own "[mpiexec@node0] " is kept: its records are read with it.)
+_IMPI = re.compile(r"\[proxy:\d+:\d+@([A-Za-z0-9][\w.-]*)\] ?")
+# torchx's role/replica before torchrun's local-rank tag: "trainer/0 [1]:" (replica 0 of role "trainer", local rank
+# 1): the replica is the node, the number in brackets a local rank
+_TORCHX = re.compile(r"([A-Za-z_][\w-]*/\d+) \[(\d+)\]:\s?")
 _NCCL_HEAD = re.compile(r"([\w.-]+):(\d+):(\d+) \[(\d+)\]")
 # Determined's task logs ("[2024-03-15T16:29:14.110799Z] 5c902731 [rank=1] || ", the time already gone):
 # the container, then the worker's rank; without "[rank=N]" the line is the launcher's own
@@ -108,6 +115,10 @@ def split_rank_prefix(line: str) -> RankPrefix:
                 pid = number      # Open MPI's signal handler heads its lines "[host:pid] ", inside a rank's tag
             else:
                 rank, host_tag = (number, True) if number is not None else (rank, host_tag)
+        elif (match := _IMPI.match(rest)) is not None:
+            host = host or match.group(1)
+        elif (match := _TORCHX.match(rest)) is not None and rank is None:
+            host, rank, local = host or match.group(1), int(match.group(2)), True
         elif (match := _DETERMINED.match(rest)) is not None:
             found = match.group("rank") or match.group("bare")
             rank, local = (int(found), False) if found is not None else (rank, local)

@@ -269,3 +269,36 @@ def test_real_launcher_prefixes(tmp_path: Path) -> None:
     code, verdict = report(TORCHX, tmp_path)
     assert code == 1 and verdict["kind"] == "network_error" and "0.0.0.5:40323" in verdict["summary"], verdict
     assert verdict["culprit_ranks"] == [], verdict
+
+
+# --- 4. the host in Ray's RayTaskError(...)(pid=N, ip=A.B.C.D), attached to the failure ----------------------
+
+RAY_VARIANT = """Traceback (most recent call last):
+  File "train.py", line 40, in <module>
+    trainer.fit()
+ray.exceptions.RayTaskError(RuntimeError): ray::Worker.run() (pid=2951, ip=10.0.0.6, actor_id=abc)
+  File "/opt/ray/worker.py", line 33, in run
+    raise skipped
+RuntimeError: CUDA error: an illegal memory access was encountered
+"""
+# real text: Ray Train's driver retelling its workers' failure, nested (ray-project/ray#40850), and the older form
+# without actor_id (ray-project/ray#13953)
+RAY_REAL = """ray.exceptions.RayTaskError(RuntimeError): ray::_Inner.train() (pid=83344, ip=192.168.0.107, actor_id=a9ba4794b5ce200b4efcb24c0b000000, repr=TorchTrainer)
+  File "/home/binli/.local/lib/python3.9/site-packages/ray/tune/trainable/trainable.py", line 400, in train
+    raise skipped from exception_cause(skipped)
+ray.exceptions.RayTaskError(RuntimeError): ray::_RayTrainWorker__execute.get_next() (pid=83501, ip=192.168.0.107, actor_id=1233961e30eb797677364e690b000000, repr=<ray.train._internal.worker_group.RayTrainWorker object at 0x7f6d38468490>)
+  File "/home/binli/.local/lib/python3.9/site-packages/ray/train/_internal/worker_group.py", line 33, in __execute
+    raise skipped from exception_cause(skipped)
+ray.exceptions.RayTaskError(RuntimeError): ray::TorchTrainable.train_buffered() (pid=881, ip=172.31.1.180)
+  File "python/ray/_raylet.pyx", line 450, in ray._raylet.execute_task
+"""
+
+
+def test_a_ray_task_error_ties_the_failure_to_its_node(tmp_path: Path) -> None:
+    owners = attribute_lines(RAY_VARIANT.splitlines())
+    assert owners[-1].key == "10.0.0.6:2951" and owners[-1].host == "10.0.0.6"
+    code, verdict = report(RAY_VARIANT, tmp_path)
+    assert code == 1 and verdict["kind"] == "crash" and "10.0.0.6" in verdict["summary"], verdict
+    owners = attribute_lines(RAY_REAL.splitlines())
+    assert [o.key for o in owners] == ["192.168.0.107:83344"] * 3 + ["192.168.0.107:83501"] * 3 + \
+        ["172.31.1.180:881"] * 2

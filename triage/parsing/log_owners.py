@@ -4,6 +4,7 @@ lines of the same log (:mod:`triage.parsing.nccl.lines`)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 from triage.parsing.log_prefix import RankPrefix, split_rank_prefix
@@ -45,7 +46,9 @@ def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
     raised = False                      # its exception line was read (a chained traceback may follow)
     for p in parsed:
         key: int | str
-        if carry is not None and p.rank is None and p.pid is None and (state := _carried(p.rest, raised)) is not None:
+        task = None
+        if carry is not None and p.rank is None and p.pid is None and "RayTaskError" not in p.rest \
+                and (state := _carried(p.rest, raised)) is not None:
             out.append(LineOwner(carry.key, p.rest, carry.host, carry.pid))
             raised = state
             continue
@@ -59,12 +62,17 @@ def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
         elif p.rest[:1] in (" ", "\t") and previous.key != "unknown":
             out.append(LineOwner(previous.key, p.rest, previous.host, previous.pid))
             continue
+        elif (task := _RAY_TASK.search(p.rest)) is not None:
+            # Ray's driver retelling a worker's failure: "RayTaskError(RuntimeError): ray::f() (pid=2951,
+            # ip=10.0.0.6, ...)", the worker's frames and exception line after it: that worker's, on that node
+            key = f"{task.group('ip')}:{task.group('pid')}"
+            p = replace(p, host=task.group("ip"), pid=int(task.group("pid")))
         else:
             key = "unknown"
         owner = LineOwner(key, p.rest, p.host, p.pid, p.host_tag)
         out.append(owner)
         previous = owner
-        if key != "unknown" and p.rest.rstrip().endswith(_TRACEBACK_HEAD):
+        if key != "unknown" and (p.rest.rstrip().endswith(_TRACEBACK_HEAD) or task is not None):
             carry, raised = owner, False
     return out
 
@@ -120,6 +128,7 @@ def _ranks_by_pid(parsed: list[RankPrefix]) -> dict[str, tuple[int, int]]:
 
 
 _TRACEBACK_HEAD = "Traceback (most recent call last):"
+_RAY_TASK = re.compile(r"\bRay(?:Task|Actor)Error\b.*?\(pid=(?P<pid>\d+), ip=(?P<ip>[\w.:-]+?)[,)]")
 _CHAINED = ("During handling of the above exception", "The above exception was the direct cause", _TRACEBACK_HEAD)
 
 

@@ -22,7 +22,10 @@ of 4 Linear layers, 256 wide, batch 64, SGD). Prints figures; asserts nothing. T
 
 ``--repeat 0`` or ``--blocks 0`` leaves that measurement out. ``--device cuda`` runs the same job on
 the GPU (NCCL; one rank per GPU, so ``--nproc`` at most the number of GPUs): there each check is a
-kernel and the one read of its result per step waits for the GPU.
+kernel whose result is read when it has arrived, never waited for (docs/numerics.md), and the
+interleaved wall of a step is its block's (the steps after the first ``--skip``, up to a
+``synchronize()`` at the block's end, divided by their number): the CPU queues work ahead of the GPU,
+so one step's wall would time only its queueing.
 
 Also printed: what a removed watch leaves behind (torch keeps an empty hook table on each parameter
 it hooked: one call per parameter per backward into an empty dict), measured in this process.
@@ -95,18 +98,23 @@ for index in range(4 * blocks + 1):
     if mode != "off":
         numerics.start(rank_dir, rank, mode)
     times = []
-    for _ in range(block):
+    for i in range(block):
+        if i == skip:
+            sync()
+            began = time.perf_counter()
         wall, thread, proc = time.perf_counter(), time.thread_time(), time.process_time()
         step()
-        sync()
         times.append((time.thread_time() - thread, time.process_time() - proc, time.perf_counter() - wall))
+    sync()
+    gpu_wall = (time.perf_counter() - began) / (block - skip)     # GPU: the CPU runs ahead, so the block's wall
     watch = numerics.current()
     state = None if watch is None else (watch.mode, watch.iteration, bool(watch.module_hooks), watch.local)
     want = {"off": None, "cheap": ("cheap", block - 1, False, True), "full": ("full", block - 1, True, False)}
     if state != want[mode] or (watch is not None and watch.first is not None):
         sys.exit(f"block {index} ({mode}): the watch is {state}, not {want[mode]}")
     kept = times[skip:]
-    rows.append([mode] + [statistics.median(t[k] for t in kept) for k in range(3)])
+    rows.append([mode] + [statistics.median(t[k] for t in kept) for k in range(2)]
+                + [statistics.median(t[2] for t in kept) if device == "cpu" else gpu_wall])
 numerics.stop()
 if dist.get_rank() == 0:
     print("BLOCKS " + json.dumps(rows), flush=True)

@@ -24,7 +24,6 @@ Everything is created owner-only (dirs 0700, files 0600: triage.private_files).
 
 from __future__ import annotations
 
-import socket
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -41,6 +40,9 @@ def is_rank_name(name: str) -> bool:
 
 
 def short_hostname() -> str:
+    # lazy: only the agent and the collectors ask; `triage report LOG` starts without it
+    import socket
+
     return socket.gethostname().split(".")[0]
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import secrets
 import stat
 import tempfile
 from collections.abc import Iterator
@@ -176,7 +175,7 @@ def _check_output(dir_fd: int, name: str, path: str | Path) -> None:
 def _exclusive_temp(dir_fd: int, name: str, path: str | Path) -> tuple[str, int]:
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     for _ in range(100):
-        tmp = f".{name[:200]}.{secrets.token_hex(6)}.tmp"
+        tmp = f".{name[:200]}.{os.urandom(6).hex()}.tmp"
         try:
             fd = os.open(tmp, flags, FILE_MODE, dir_fd=dir_fd)
         except FileExistsError:

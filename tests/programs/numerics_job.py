@@ -16,7 +16,11 @@ NUM_VARIANT (comma-separated): ``own_hooks`` (the model registers forward and ba
 its own), ``compile`` (``torch.compile`` of the block), ``shared`` (one block used twice),
 ``inplace`` (a ReLU(inplace=True) on a Linear's output), ``fsdp`` (FSDP2's ``fully_shard`` on
 ``block`` and on the model, instead of DDP), ``fsdp1`` (FSDP1's ``FullyShardedDataParallel``, instead
-of DDP).
+of DDP), ``gpu_busy`` (with NUM_DEVICE=cuda: the GPU spins ~30 ms after each backward, before
+``optimizer.step()``, so that the CPU runs ahead of it: the watch's reads arrive late).
+
+NUM_DEVICE: ``cpu`` (the default) or ``cuda``: the model and the batches on GPU 0 (every rank on the
+same GPU: one GPU is enough, gloo carries DDP's all_reduce; tests/gpu).
 """
 
 import os
@@ -32,6 +36,7 @@ BAD_RANK = int(os.environ.get("NUM_BAD_RANK", "1"))
 BAD_STEP = int(os.environ.get("NUM_BAD_STEP", "3"))
 STEPS = int(os.environ.get("NUM_STEPS", "6"))
 VARIANTS = set(filter(None, os.environ.get("NUM_VARIANT", "").split(",")))
+DEVICE = torch.device(os.environ.get("NUM_DEVICE", "cpu"))
 NOW = {"step": 0, "rank": 0}
 
 
@@ -94,7 +99,7 @@ def wrap(net: Net) -> nn.Module:
     if "fsdp1" in VARIANTS:
         from torch.distributed.fsdp import FullyShardedDataParallel
         return FullyShardedDataParallel(net, use_orig_params=True, device_id=torch.device("cpu"))
-    return DistributedDataParallel(net)
+    return DistributedDataParallel(net, device_ids=[DEVICE.index or 0] if DEVICE.type == "cuda" else None)
 
 
 def main() -> None:
@@ -102,7 +107,9 @@ def main() -> None:
     rank = dist.get_rank()
     NOW["rank"] = rank
     torch.manual_seed(0)
-    net = Net()
+    if DEVICE.type == "cuda":
+        torch.cuda.set_device(DEVICE.index or 0)
+    net = Net().to(DEVICE)
     seen: list[str] = []
     if "own_hooks" in VARIANTS:
         net.fc1.register_forward_hook(lambda m, i, o: seen.append("fwd"))
@@ -115,7 +122,7 @@ def main() -> None:
                                   growth_interval=1000) if SCENARIO == "amp_skip" else None
     for step in range(STEPS):
         NOW["step"] = step
-        x, y = batch(rank, step)
+        x, y = (t.to(DEVICE) for t in batch(rank, step))
         opt.zero_grad()
         loss = F.mse_loss(model(x), y) * (1000.0 if scaler is not None else 1.0)
         if scaler is not None:
@@ -124,6 +131,8 @@ def main() -> None:
             scaler.update()
         else:
             loss.backward()
+            if "gpu_busy" in VARIANTS and DEVICE.type == "cuda":
+                torch.cuda._sleep(50_000_000)       # ~30 ms of GPU clock cycles: queued, not waited for
             opt.step()
         print(f"rank {rank} iteration {step} loss {loss.item():.4g}", flush=True)
     if "own_hooks" in VARIANTS:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import re
 import threading
 from collections.abc import Mapping
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -182,6 +180,11 @@ def _load_many(items: list[tuple[Path, int]]) -> list[tuple[RankEvidence | None,
     workers = min(_usable_cpus(), 16)
     if len(items) < PARALLEL_MIN_FILES or workers < 2 or threading.active_count() > 1:
         return _load_chunk(items)
+    # lazy: a pool (and logging, which concurrent.futures imports) only for thousands of dumps, off
+    # `triage report LOG`'s start-up path
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     size = max(8, len(items) // (workers * 16))   # small chunks: no worker idles at the end
     chunks = [items[i:i + size] for i in range(0, len(items), size)]
     context = multiprocessing.get_context("fork")

@@ -19,7 +19,6 @@ from triage.load.logs.finish import orphan_failures, scan_to_ranks
 from triage.load.logs.large import LARGE_LOG_BYTES, scan_large_log
 from triage.load.logs.scan import LogScan
 from triage.load.logs.text import rank_from_name, scan_log_text
-from triage.load.run_dir import load_run_dir, looks_like_run_dir
 from triage.model.evidence import Event, Evidence, ExitInfo, RankEvidence
 from triage.parsing.crashlog import parse_crash_line
 from triage.parsing.torchelastic import parse_error_file
@@ -64,6 +63,9 @@ def _load_dir(path: Path, prefix: str | None) -> Evidence:
         raise InputError(f"{path}: cannot list directory ({exc.strerror or exc})") from None
     if not entries:
         raise InputError(f"{path}: empty directory", "point at a run directory or a directory of FR dumps")
+    # lazy: the run directory's loaders (bundles, stacks, agent records) stay off a plain log's start-up path
+    from triage.load.run_dir import load_run_dir, looks_like_run_dir
+
     if looks_like_run_dir(path):
         return load_run_dir(path)
     if BundlePaths(path).looks_like_bundle():

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import mmap
 import re
+import weakref
 from bisect import bisect_left
 from collections.abc import Sequence
 from types import ModuleType
@@ -55,6 +56,9 @@ _VIEWS = _takes_views(_hs)
 Buffer = bytes | mmap.mmap
 MAX_HITS = 1_000_000     # more hits than this in one call: None (the plain path skips a line's repeats)
 _DATABASES: dict[tuple[bytes, ...], Any] = {}
+# hits a pass was asked to keep, per mapping (gone with it): (start, end, {needle: hits}) of each such pass
+_KEPT: weakref.WeakKeyDictionary[mmap.mmap, list[tuple[int, int, dict[bytes, list[int]]]]] = \
+    weakref.WeakKeyDictionary()
 
 
 def module() -> ModuleType | None:
@@ -86,10 +90,12 @@ def _database(hs: ModuleType, needles: tuple[bytes, ...]) -> Any:
 
 
 def find_all(data: Buffer, needles: Sequence[bytes], start: int = 0, end: int | None = None,
-             max_hits: int = MAX_HITS) -> dict[bytes, list[int]] | None:
+             max_hits: int = MAX_HITS, keep: Sequence[bytes] = ()) -> dict[bytes, list[int]] | None:
     """The start of every occurrence of each needle in ``data[start:end]`` (overlapping ones
     included, ascending): what a loop of ``data.find(needle, pos, end)`` with ``pos = hit + 1``
-    finds. None when the scanner is not installed or fails, or past ``max_hits`` hits in all."""
+    finds. None when the scanner is not installed or fails, or past ``max_hits`` hits in all.
+    ``keep``: needles whose hits in a mapped ``data`` a later reader of the same mapping asks
+    :func:`kept` for, rather than making a pass of its own."""
     end = len(data) if end is None else min(end, len(data))
     words = tuple(dict.fromkeys(n for n in needles if n))
     if _hs is None or not words:
@@ -126,7 +132,22 @@ def find_all(data: Buffer, needles: Sequence[bytes], start: int = 0, end: int | 
             pos = stop
     for hits in found:
         hits.sort()
-    return dict(zip(words, found))
+    result = dict(zip(words, found))
+    if keep and isinstance(data, mmap.mmap):
+        _KEPT.setdefault(data, []).append((start, end, {n: result[n] for n in keep if n in result}))
+    return result
+
+
+def kept(data: Buffer, needle: bytes, start: int, end: int) -> list[int] | None:
+    """The hits of ``needle`` in ``data[start:end]`` (what :func:`find_all` would answer for it) from an
+    earlier pass over this mapping that kept them and covered that range; None where none did."""
+    if not isinstance(data, mmap.mmap):
+        return None
+    for low, high, hits in _KEPT.get(data, ()):
+        if low <= start and end <= high and needle in hits:
+            found = hits[needle]
+            return found[bisect_left(found, start):bisect_left(found, end - len(needle) + 1)]
+    return None
 
 
 def next_hit(hits: Sequence[int], pos: int) -> int:

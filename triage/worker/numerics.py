@@ -73,7 +73,7 @@ class Watch(GradChecks):
         self.steps: dict[int, int] = {}
         self.iteration = -1
         self.iteration_step = 0
-        self.iteration_grad_only = False      # this iteration's only non-finite values were gradients
+        self.iteration_grad_only = False      # the iteration_seen's only non-finite values were gradients
         self.iteration_seen = -1              # the last iteration with a non-finite value
         self.first: dict[str, Any] | None = None
         self.after_switch: dict[str, Any] | None = None
@@ -99,7 +99,8 @@ class Watch(GradChecks):
                 "watching": "every module" if self.full else "local gradients" if self.local else "the root's output",
                 "nonfinite_iterations": self.nonfinite_iterations, "skipped_steps": self.skipped_steps[:100],
                 "skipped_step_count": len(self.skipped_steps), "last_finite_iteration": self.last_finite_iteration,
-                "unhooked": [{"module": k, "reason": v} for k, v in self.skipped.items()]}
+                "unhooked": [{"module": k, "reason": v} for k, v in self.skipped.items()],
+                "late_reads": self.reads.late_reads, "dropped_reads": self.reads.dropped}
 
     def write(self, force: bool = False, final: bool = False) -> None:
         if not (force or self.dirty):
@@ -168,8 +169,8 @@ class Watch(GradChecks):
             self.history.append({"where": rec.FORWARD, "module": name, "type": class_name(module),
                                  "absmax": value})
             if not math.isfinite(value):
-                self.found(rec.FORWARD, name, self.type_of(module), rec.describe(data, torch),
-                           rec.any_nonfinite(args, torch))
+                self.found_in_turn(rec.FORWARD, name, self.type_of(module), rec.describe(data, torch),
+                                   rec.any_nonfinite(args, torch))
                 return
             if tensor.requires_grad and tensor.grad_fn is not None:     # cheap mode: the root's output only
                 kind = self.type_of(module)
@@ -183,7 +184,7 @@ class Watch(GradChecks):
             value = rec.absmax(data)
             self.history.append({"where": rec.BACKWARD, "module": name, "type": kind, "absmax": value})
             if not math.isfinite(value):
-                self.found(rec.BACKWARD, name, kind, rec.describe(data, self.torch), None, grad_only=True)
+                self.found_in_turn(rec.BACKWARD, name, kind, rec.describe(data, self.torch), None, grad_only=True)
         except Exception as exc:  # noqa: BLE001
             self.skip(None, exc)
 
@@ -192,6 +193,7 @@ class Watch(GradChecks):
             if self.tracing():
                 return
             self.learn_optimizer(optimizer)
+            self.reads.poll()
             self.flush_grads()
             fired, self.fired = self.fired, set()
             self.closed = True
@@ -210,6 +212,7 @@ class Watch(GradChecks):
                 self.check_params(optimizer, rec.PARAM, shifted=True)
             elif self.local and self.module_hooks:
                 self.remove_module_hooks()
+            self.reads.poll()
             self.write()
         except Exception as exc:  # noqa: BLE001
             self.skip(None, exc)
@@ -217,39 +220,56 @@ class Watch(GradChecks):
     # -- iterations and hits ---------------------------------------------------------------
     def new_iteration(self) -> None:
         """A training iteration begins (the root's forward; in local mode, its backward): close the last."""
+        self.reads.poll()
         self.flush_grads()
         if self.iteration >= 0:
-            if self.iteration_grad_only and self.step == self.iteration_step:
-                self.skipped_steps.append(self.step)     # non-finite gradients and no optimizer.step()
-                self.dirty = True
-            if self.iteration != self.iteration_seen:
-                self.last_finite_iteration = self.iteration
+            ended, began, now = self.iteration, self.iteration_step, self.step
+            self.reads.later(lambda _host, _late: self.end_iteration(ended, began, now))
         self.iteration += 1
         self.iteration_step = self.step
-        self.iteration_grad_only = False
         self.fired.clear()
         self.closed = False
         self.write()
 
+    def end_iteration(self, iteration: int, began: int, step: int) -> None:
+        """An iteration's end, in turn after its reads (:meth:`new_iteration` queues it): ``began`` and
+        ``step`` are the optimizer steps completed at its start and at its end."""
+        if self.iteration_seen == iteration and self.iteration_grad_only and step == began:
+            self.skipped_steps.append(step)              # non-finite gradients and no optimizer.step()
+            self.dirty = True
+        if self.iteration_seen != iteration:
+            self.last_finite_iteration = iteration
+
+    def found_in_turn(self, where: str, module: str, kind: str | None, value: dict[str, Any],
+                      input_nonfinite: bool | None, grad_only: bool = False) -> None:
+        """A hit read now, handled after the reads still pending (those made before it)."""
+        step, iteration, when, history = self.step, self.iteration, time.time(), list(self.history)
+        self.reads.later(lambda _host, late: self.found(where, module, kind, value, input_nonfinite, step, when,
+                                                        grad_only, iteration, late and iteration != self.iteration,
+                                                        history))
+
     def found(self, where: str, module: str, kind: str | None, value: dict[str, Any], input_nonfinite: bool | None,
-              step: int | None = None, when: float | None = None, grad_only: bool = False) -> None:
-        if self.iteration_seen != self.iteration:
-            self.iteration_seen = self.iteration
+              step: int | None = None, when: float | None = None, grad_only: bool = False,
+              iteration: int | None = None, late: bool = False, history: list[dict[str, Any]] | None = None) -> None:
+        """A non-finite value made in ``iteration`` at ``step`` (now, by default); ``late``: read after its
+        iteration ended, when the last collective is no longer the one before it (not recorded then)."""
+        at = self.step if step is None else step
+        it = self.iteration if iteration is None else iteration
+        if self.iteration_seen != it:
+            self.iteration_seen = it
             self.nonfinite_iterations += 1
             self.iteration_grad_only = grad_only
         elif not grad_only:
             self.iteration_grad_only = False
         self.dirty = True
-        at = self.step if step is None else step
+        calls = list(self.history) if history is None else history
         if self.first is None:
-            self.first = rec.hit(where, module, kind, value, at, self.iteration, input_nonfinite,
-                                 list(self.history), when)
+            self.first = rec.hit(where, module, kind, value, at, it, input_nonfinite, calls, when, not late)
             self.switch_to_full()
             self.write(force=True)
         elif self.after_switch is None and self.mode == "cheap" and where in (rec.FORWARD, rec.BACKWARD) \
-                and self.iteration > self.first["iteration"]:
-            self.after_switch = rec.hit(where, module, kind, value, at, self.iteration, input_nonfinite,
-                                        list(self.history), when)
+                and it > self.first["iteration"]:
+            self.after_switch = rec.hit(where, module, kind, value, at, it, input_nonfinite, calls, when, not late)
             self.write(force=True)
 
     def switch_to_full(self) -> None:
@@ -302,8 +322,14 @@ class Watch(GradChecks):
                 self.installed.append(name)
             except Exception as exc:  # noqa: BLE001
                 self.skipped.setdefault(f"<{name} hook>", f"{type(exc).__name__}: {exc}")
-        atexit.register(self.write, True, True)
+        atexit.register(self.at_exit)
         self.write(force=True)
+
+    def at_exit(self) -> None:
+        """The rank's normal exit: the reads still pending (bounded), then the final record."""
+        with contextlib.suppress(Exception):
+            self.reads.finish()
+        self.write(True, True)
 
     def uninstall(self) -> None:
         """Remove every hook this watch installed (module, gradient and optimizer hooks, the import hook)
@@ -313,6 +339,8 @@ class Watch(GradChecks):
             if self.import_watch is not None:
                 sys.meta_path.remove(self.import_watch)
         self.remove_module_hooks()
+        with contextlib.suppress(Exception):
+            self.reads.finish()
         handles, self.grad_hooks, steps, self.step_hooks = self.grad_hooks, [], self.step_hooks, []
         for handle in handles + steps:
             with contextlib.suppress(Exception):
@@ -320,7 +348,7 @@ class Watch(GradChecks):
         self.params.clear()
         self.pending = []
         with contextlib.suppress(Exception):
-            atexit.unregister(self.write)
+            atexit.unregister(self.at_exit)
         self.write(force=True)
 
 

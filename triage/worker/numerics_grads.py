@@ -4,8 +4,9 @@ DDP's all_reduce), and the gradients and parameters at ``optimizer.step()``. Par
 
 The gradient hook runs once per parameter per backward, on the critical path, so it does the least
 it can: in cheap mode one pass over the gradient (its sum: a NaN or Inf anywhere makes it
-non-finite), kept as a tensor; the sums are stacked and read once per iteration (one sync). The
-name, dtype and shape are looked up only when a sum is non-finite."""
+non-finite), kept as a tensor; the sums are stacked once per iteration and read through
+:mod:`triage.worker.numerics_defer` (on a GPU: when the copy made for them has arrived, never by
+waiting for it). The name, dtype and shape are looked up only when a sum is non-finite."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import time
 from typing import Any
 
 from triage.worker import numerics_record as rec
+from triage.worker.numerics_defer import Reads
 from triage.worker.numerics_names import Names
 
 
@@ -32,6 +34,8 @@ class GradChecks(Names):
         self.fired: set[int] = set()   # parameters whose gradient hook ran in this iteration
         # (id of the parameter, absmax or sum tensor, time) of the gradients this backward made
         self.pending: list[tuple[int, Any, float]] = []
+        self.reads = Reads()           # check results not yet looked at (a GPU's, until they arrive)
+        self.iteration = -1
 
     def capturing(self, data: Any) -> bool:
         """A CUDA graph is being captured on the current stream: no read (a sync would break the capture)."""
@@ -45,7 +49,8 @@ class GradChecks(Names):
         """A training iteration begins (the watch's)."""
 
     def found(self, where: str, module: str, kind: str | None, value: dict[str, Any], input_nonfinite: bool | None,
-              step: int | None = None, when: float | None = None, grad_only: bool = False) -> None:
+              step: int | None = None, when: float | None = None, grad_only: bool = False,
+              iteration: int | None = None, late: bool = False) -> None:
         """A non-finite value (the watch's)."""
 
     def skip(self, module: Any, exc: BaseException) -> None:
@@ -82,7 +87,7 @@ class GradChecks(Names):
             self.skip(None, exc)
 
     def flush_grads(self) -> None:
-        """Read this backward's local gradient values (one sync), in the order backward made them."""
+        """Queue this backward's local gradient values for one read, in the order backward made them."""
         pending, self.pending = self.pending, []
         if not pending:
             return
@@ -92,12 +97,19 @@ class GradChecks(Names):
         except RuntimeError:
             device = pending[0][1].device
             values = torch.stack([p[1].float().to(device) for p in pending])
-        self.check_values(values, [(key, when) for key, _, when in pending])
+        if self.capturing(values):
+            return
+        used, iteration, step = [(key, when) for key, _, when in pending], self.iteration, self.step
+        self.reads.submit(torch, values, lambda host, late: self.check_values(host, used, iteration, step, late))
 
-    def check_values(self, values: Any, used: list[tuple[int, float]]) -> None:
-        """One read of the sum of ``values``; at a non-finite one, the first such gradient is the hit."""
+    def check_values(self, values: Any, used: list[tuple[int, float]], iteration: int, step: int,
+                     late: bool = False) -> None:
+        """The sums of ``values`` (on the host); at a non-finite one, the first such gradient is the hit.
+        Read ``late`` (a GPU's, at a later hook) after its iteration ended, the gradient may be another
+        step's: no counts then."""
         torch = self.torch
-        if self.capturing(values) or math.isfinite(float(values.sum())):
+        late = late and iteration != self.iteration
+        if math.isfinite(float(values.sum())):
             return
         bad = torch.nonzero(~torch.isfinite(values))
         if bad.numel() == 0:
@@ -108,21 +120,22 @@ class GradChecks(Names):
         if entry is None or param is None:
             return
         grad = param.grad
-        data = rec.plain(grad, torch) if grad is not None else None
+        data = rec.plain(grad, torch) if grad is not None and not late else None
         value = rec.describe(data, torch) if data is not None and data.shape == param.shape else None
         if value is None or not (value["nan"] or value["inf"]):
-            value = rec.describe_gone(param.dtype, tuple(param.shape))  # zero_grad() came first (a skipped step)
-        self.found(rec.LOCAL_GRAD, entry[1], "parameter", value, None, when=when, grad_only=True)
+            value = rec.describe_gone(param.dtype, tuple(param.shape))  # zero_grad() came first, or read late
+        self.found(rec.LOCAL_GRAD, entry[1], "parameter", value, None, step=step, when=when, grad_only=True,
+                   iteration=iteration, late=late)
 
     def check_params(self, optimizer: Any, where: str, shifted: bool = False, skip: set[int] | None = None) -> None:
         """The gradients at step() (after DDP's all_reduce; in local mode only those whose local hook did
-        not run) or the parameters after it: one pass per tensor, one sync (a NaN or Inf anywhere makes
-        the sum non-finite; a sum that only overflowed is checked exactly below and is no hit)."""
+        not run) or the parameters after it: one pass per tensor (a NaN or Inf anywhere makes the sum
+        non-finite), the sums read as :meth:`flush_grads`' are (:meth:`params_read`)."""
         torch = self.torch
         known = self.optimizer_params.get(id(optimizer))
         if skip is not None and known is not None and known <= skip:
             return                            # every gradient was checked by its hook
-        pairs = []
+        params, sums = [], []
         for group in optimizer.param_groups:
             for param in group["params"]:
                 if skip is not None and id(param) in skip:
@@ -130,17 +143,42 @@ class GradChecks(Names):
                 tensor = param.grad if where == rec.REDUCED_GRAD else param
                 data = rec.plain(tensor, torch) if tensor is not None else None
                 if data is not None:
-                    pairs.append((param, data))
-        if not pairs:
+                    params.append(param)
+                    sums.append(data.sum(dtype=torch.float32))
+        if not params:
             return
-        device = pairs[0][1].device
-        total = torch.stack([t.sum(dtype=torch.float32).to(device) for _, t in pairs]).sum()
-        if self.capturing(total) or math.isfinite(float(total)):
+        device = sums[0].device
+        values = torch.stack([s.to(device) for s in sums])
+        if self.capturing(values):
             return
-        bad = next((pair for pair in pairs if not math.isfinite(rec.absmax(pair[1]))), None)
-        if bad is None:
-            return
-        param, data = bad
         step = self.step - 1 if shifted else self.step       # the step that made it
-        self.found(where, self.param_name(param), "parameter", rec.describe(data, torch), None, step=step,
-                   grad_only=where == rec.REDUCED_GRAD)
+        iteration, when = self.iteration, time.time()
+        self.reads.submit(torch, values, lambda host, late: self.params_read(
+            host, params, where, step, iteration, when, late))
+
+    def params_read(self, values: Any, params: list[Any], where: str, step: int, iteration: int, when: float,
+                    late: bool) -> None:
+        """The sums of :meth:`check_params` on the host. Read in their iteration, a non-finite sum is checked
+        exactly (a sum that only overflowed is no hit); read after it, the tensor may have changed since:
+        a tensor still non-finite gives its counts, another gives none (not recorded)."""
+        torch = self.torch
+        late = late and iteration != self.iteration
+        if math.isfinite(float(values.sum())):
+            return
+        flags = [not math.isfinite(v) for v in values.tolist()]
+        for param, flag in zip(params, flags):
+            if not flag:
+                continue
+            tensor = param.grad if where == rec.REDUCED_GRAD else param
+            data = rec.plain(tensor, torch) if tensor is not None else None
+            nonfinite = data is not None and not math.isfinite(rec.absmax(data))
+            if nonfinite:
+                value = rec.describe(data, torch)
+            elif late:
+                value = rec.describe_gone(param.dtype, tuple(param.shape))
+            else:
+                continue                      # finite values whose sum overflowed
+            self.found(where, self.param_name(param), "parameter", value, None, step=step,
+                       when=when if late else None, grad_only=where == rec.REDUCED_GRAD, iteration=iteration,
+                       late=late)
+            return

@@ -114,10 +114,11 @@ def last_collective() -> dict[str, Any] | None:
 
 def hit(where: str, module: str, module_type: str | None, value: dict[str, Any], step: int,
         iteration: int, input_nonfinite: bool | None, history: list[dict[str, Any]],
-        when: float | None = None) -> dict[str, Any]:
+        when: float | None = None, collective: bool = True) -> dict[str, Any]:
     """One non-finite value (``value``: :func:`describe`'s or :func:`describe_gone`'s) as it goes into
-    numerics.json."""
+    numerics.json; ``collective`` False: read later than it was made (on a GPU), when the last
+    collective started is no longer the one before it, so none is recorded."""
     return {"where": where, "module": module, "module_type": module_type, "step": step,
             "iteration": iteration, "time": when if when is not None else time.time(),
             "input_nonfinite": input_nonfinite, **value,
-            "collective": last_collective(), "history": list(history)}
+            "collective": last_collective() if collective else None, "history": list(history)}

@@ -9,7 +9,8 @@ every line and without decoding the whole file.
   scanner (triage.parsing.needles), or where it is not installed with one pass per marker (the same
   lines either way; many times slower there: bench/bench_report_logs.py); they and the last 256 KiB of the
   file (torchrun's summary, each rank's last lines) make the excerpt that the line-by-line reader
-  takes, as for a pasted log.
+  takes, as for a pasted log. The same pass finds the ``NCCL WARN`` lines and keeps them for the NCCL
+  reader (triage.parsing.needles.kept), which otherwise makes a pass of its own for them.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import re
 from triage.load.logs.scan import LogScan
 from triage.load.logs.text import scan_log_text
 from triage.parsing import needles, pages
+from triage.parsing.nccl.bulk import WARN
 
 Buffer = bytes | mmap.mmap
 LARGE_LOG_BYTES = 16 << 20       # larger logs take this path
@@ -44,7 +46,11 @@ MAX_LINE_BYTES = 64 << 10        # of a longer line, its first 64 KiB are read (
 def _spans(data: Buffer, end: int) -> list[tuple[int, int]]:
     """(start, stop) of every marked line before ``end``, and of the lines right after it."""
     starts: set[int] = set()
-    found = needles.find_all(data, MARKERS, 0, end)
+    # the same pass finds the NCCL WARN lines, kept for the NCCL reader (its own pass over the log otherwise);
+    # where they are too many for the scanner's hit budget, the markers alone
+    found = needles.find_all(data, (*MARKERS, WARN), 0, end, keep=(WARN,))
+    if found is None and needles.available():
+        found = needles.find_all(data, MARKERS, 0, end)
     for marker in MARKERS:
         pos = 0
         hits = None if found is None else found[marker]

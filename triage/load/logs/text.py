@@ -10,7 +10,6 @@ import re
 from collections import deque
 from dataclasses import replace
 
-from triage.load.kernel import dmesg_events
 from triage.load.logs.facts import WorldSize, world_size_facts
 from triage.load.logs.records import launcher_records, nccl_records, record_text
 from triage.load.logs.scan import (
@@ -125,6 +124,9 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     facts = world_size_facts(body)
     record_world(scan, facts)
     if "Xid" in text or "segfault at" in text or "Killed process" in text:
+        # lazy: the kernel's line parsers, only for a log that holds a kernel line
+        from triage.load.kernel import dmesg_events
+
         scan.events.extend(dmesg_events(text, "?", path))
 
 

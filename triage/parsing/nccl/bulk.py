@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from triage.parsing import pages
+from triage.parsing import needles, pages
 from triage.parsing.nccl.comm_scan import CommFinder
 from triage.parsing.nccl.lines import NcclColl, NcclEvent, parse_nccl_segments
 
@@ -37,6 +37,7 @@ OpKey: TypeAlias = tuple[str, str, str]      # host, pid (as printed), comm
 OpItem: TypeAlias = str | NcclColl           # a raw line (parsed lazily) or a parsed op
 TAIL_BYTES = 1 << 20         # the end of a log read line by line
 MAX_COMMS = 512              # more distinct comm pointers: per-line path
+WARN = b"NCCL WARN"          # a pass over the whole log that finds it may keep its hits (see _warn_lines)
 HEAVY_MATCHES = 20000        # a quiet-candidate pointer matching more often is excluded from the pass
 
 
@@ -107,13 +108,25 @@ def _next(scan: _Scan, finder: CommFinder | None, pattern: re.Pattern[bytes], ex
 
 
 def _warn_lines(data: Buffer, start: int, end: int) -> list[tuple[int, int]]:
-    """Spans of the lines holding "NCCL WARN" (bytes.find is faster than any regex pass)."""
+    """Spans of the lines holding "NCCL WARN": from the hits an earlier pass over a mapped log kept
+    (:data:`WARN`, triage.load.logs.large's marker pass), else by bytes.find (faster than any regex pass)."""
     spans: list[tuple[int, int]] = []
-    index = pages.find(data, b"NCCL WARN", start, end, pivot=5)
+    known = needles.kept(data, WARN, start, end)
+    if known is not None:
+        behind = start      # the pages read around the lines before this are handed back, as the find below does
+        for index in known:
+            if not spans or index >= spans[-1][1]:      # the next line's (as the find below goes on from a line's end)
+                if spans and spans[-1][0] - behind >= pages.WINDOW:
+                    pages.drop(data, behind, spans[-1][0])
+                    behind = spans[-1][0]
+                spans.append(_line_span(data, index, index))
+        pages.drop(data, behind, end)
+        return spans
+    index = pages.find(data, WARN, start, end, pivot=5)
     while index >= 0:
         span = _line_span(data, index, index)
         spans.append(span)
-        index = pages.find(data, b"NCCL WARN", span[1], end, pivot=5)
+        index = pages.find(data, WARN, span[1], end, pivot=5)
     return spans
 
 

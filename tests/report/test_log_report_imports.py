@@ -1,0 +1,61 @@
+"""The fixed cost of `triage report LOG`: what a plain log's report imports.
+
+On a 1 GB log the interpreter's start and the imports are a fifth of the report's CPU, and on a
+short-line log most of it (docs/performance.md, Large logs). A plain log's report (JSON out) loads
+neither rich nor YAML, nor the other commands, nor what only a run directory (its bundles and agent
+records), many Flight Recorder dumps (a process pool, and logging with it), a kernel log or an output
+file needs. Each is imported where it is used: the second test runs those paths on real inputs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+NOT_FOR_A_PLAIN_LOG = (
+    "rich", "yaml", "importlib.metadata", "socket", "secrets", "logging", "concurrent.futures",
+    "multiprocessing", "triage.cli.launch", "triage.cli.collect", "triage.cli.postmortem", "triage.cli.dump",
+    "triage.cli.check", "triage.cli.top", "triage.agent", "triage.collectors", "triage.report.text",
+    "triage.report.html", "triage.load.run_dir", "triage.bundle", "triage.load.kernel", "triage.parsing.dmesg",
+)
+
+FAILURE = ("[rank1]:[E1001 10:00:00.1 901 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation "
+           "timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE, NumelIn=8, NumelOut=8, Timeout(ms)=600000) ran for 600010 "
+           "milliseconds before timing out.\n"
+           "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n")
+
+PROBE = ("import json, sys; from triage.cli import main; code = main(sys.argv[1:]); "
+         "sys.stderr.write('\\nMODULES ' + json.dumps(sorted(sys.modules)) + '\\n'); sys.exit(code)")
+
+
+def _report(tmp_path: Path, *args: str) -> tuple[dict[str, object], set[str]]:
+    out = subprocess.run([sys.executable, "-c", PROBE, "report", *args, "--format", "json"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=300, check=False)
+    assert out.returncode == 1, out.stderr
+    modules = out.stderr.rsplit("MODULES ", 1)[1]
+    return json.loads(out.stdout), set(json.loads(modules))
+
+
+def test_a_plain_log_report_imports_only_what_it_uses(tmp_path: Path) -> None:
+    log = tmp_path / "job.log"
+    log.write_text("[rank0]: step 1 loss 2.0\n" * 50 + FAILURE, encoding="utf-8")
+    report, loaded = _report(tmp_path, str(log))
+    verdict = report["verdict"]
+    assert isinstance(verdict, dict) and verdict["culprit_ranks"] == [0], verdict
+    assert "triage.load.logs.large" in loaded and "triage.analysis.analyze" in loaded
+    early = sorted(name for name in NOT_FOR_A_PLAIN_LOG if name in loaded)
+    assert not early, f"imported by a plain log's report: {early}"
+
+
+def test_what_a_plain_log_leaves_out_is_imported_where_it_is_used(tmp_path: Path) -> None:
+    log = tmp_path / "node.log"
+    log.write_text(FAILURE + "[Thu Oct  1 10:00:01 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python, "
+                   "GPU has fallen off the bus.\n", encoding="utf-8")
+    report, loaded = _report(tmp_path, str(log))
+    assert {"triage.load.kernel", "triage.parsing.dmesg"} <= loaded
+    assert "Xid 79" in json.dumps(report)
+    out = tmp_path / "report.json"
+    subprocess.run([sys.executable, "-m", "triage", "report", str(log), "--format", "json", "-o", str(out)],
+                   cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+    assert json.loads(out.read_text(encoding="utf-8"))["schema"] == "triage.report/1"

@@ -54,3 +54,26 @@ def test_an_h200_from_this_projects_gpu_run_reads_a_busy_gpu_and_its_two_ranks()
     assert gpu.name == "NVIDIA H200" and gpu.util_gpu == 100 and gpu.memory_total_mib == 143771
     assert [p.pid for p in gpu.processes] == [561, 562]
     assert {p.name for p in gpu.processes} == {"/opt/torch/.venv/bin/python"}
+
+
+def test_row_remapping_is_read_where_the_gpu_has_it_and_unknown_where_not() -> None:
+    # the H200 (row remapping: 0 rows, nothing pending) and the A100 capture whose driver says N/A
+    [h200] = parse_nvidia_smi_xml((DATA / "nvidia-smi-h200-v13-busy.xml").read_text()).gpus
+    assert (h200.remapped_rows_uncorrectable, h200.remapped_rows_correctable) == (0, 0)
+    assert (h200.remap_pending, h200.remap_failure) == (False, False)
+    [a100] = parse_nvidia_smi_xml((DATA / "nvidia-smi-a100-sxm4-v12.xml").read_text()).gpus
+    assert (a100.remapped_rows_uncorrectable, a100.remap_pending, a100.remap_failure) == (None, None, None)
+
+
+def test_a_pending_and_a_failed_row_remapping_are_read_and_round_trip() -> None:
+    # the H200 capture with its remapped_rows block as a GPU with a bad row reports it
+    text = (DATA / "nvidia-smi-h200-v13-busy.xml").read_text()
+    text = text.replace("<remapped_row_unc>0</remapped_row_unc>", "<remapped_row_unc>2</remapped_row_unc>")
+    text = text.replace("<remapped_row_pending>No</remapped_row_pending>",
+                        "<remapped_row_pending>Yes</remapped_row_pending>")
+    text = text.replace("<remapped_row_failure>No</remapped_row_failure>",
+                        "<remapped_row_failure>Yes</remapped_row_failure>")
+    node = parse_nvidia_smi_xml(text)
+    [gpu] = node.gpus
+    assert (gpu.remapped_rows_uncorrectable, gpu.remap_pending, gpu.remap_failure) == (2, True, True)
+    assert parse_gpus_json(node.to_json(), "gpus.json").gpus == node.gpus

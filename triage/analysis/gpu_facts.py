@@ -35,7 +35,14 @@ def _one(node: NodeGpus, gpu: GpuFacts) -> list[Finding]:
     bad = [f"{gpu.ecc_volatile_uncorrected} uncorrected ECC errors since the driver loaded"
            if gpu.ecc_volatile_uncorrected else "",
            f"{gpu.retired_pages} retired pages" if gpu.retired_pages else "",
-           "a page retirement pending (reset the GPU)" if gpu.retired_pending else ""]
+           "a page retirement pending (reset the GPU)" if gpu.retired_pending else "",
+           f"{gpu.remapped_rows_uncorrectable} memory row{'' if gpu.remapped_rows_uncorrectable == 1 else 's'} "
+           "remapped after uncorrectable errors"
+           if gpu.remapped_rows_uncorrectable else "",
+           "a row remapping pending (it takes effect at the next GPU reset: reset the GPU before reuse)"
+           if gpu.remap_pending else "",
+           "a row remapping FAILED (the GPU's spare rows are used up or the remap failed: drain the node, "
+           "an RMA candidate)" if gpu.remap_failure else ""]
     if any(bad):
         out.append(Finding("gpu_ecc", ranks, f"{where}: " + ", ".join(b for b in bad if b)
                            + (f" ({rank_word(ranks)} ran on it)" if ranks else ""), evidence))

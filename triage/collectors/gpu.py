@@ -53,6 +53,10 @@ def _mib(value: Any) -> int | None:
     return int(value) // (1 << 20) if isinstance(value, int) else None
 
 
+def _count(value: Any) -> int | None:
+    return int(value) if isinstance(value, int) else None
+
+
 def _nvml_gpu(nv: Any, index: int, started: float | None) -> GpuFacts:
     handle = nv.nvmlDeviceGetHandleByIndex(index)
     util = _call(nv.nvmlDeviceGetUtilizationRates, handle)
@@ -65,6 +69,9 @@ def _nvml_gpu(nv: Any, index: int, started: float | None) -> GpuFacts:
                                    ("NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR", 1))]
     known = [len(r) for r in retired if r is not None]
     pending = _call(nv.nvmlDeviceGetRetiredPagesPendingStatus, handle)
+    # (corrected rows, uncorrected rows, pending, failure); NotSupported before A100: None
+    remapped = _call(nv.nvmlDeviceGetRemappedRows, handle)
+    rows = tuple(remapped) if isinstance(remapped, (tuple, list)) and len(remapped) == 4 else (None,) * 4
     procs = _call(nv.nvmlDeviceGetComputeRunningProcesses, handle) or []
     uuid, name = _call(nv.nvmlDeviceGetUUID, handle), _call(nv.nvmlDeviceGetName, handle)
     pci = _call(nv.nvmlDeviceGetPciInfo, handle)
@@ -81,6 +88,9 @@ def _nvml_gpu(nv: Any, index: int, started: float | None) -> GpuFacts:
                                         nv.NVML_AGGREGATE_ECC),
         retired_pages=sum(known) if known else None,
         retired_pending=bool(pending) if pending is not None else None,
+        remapped_rows_correctable=_count(rows[0]), remapped_rows_uncorrectable=_count(rows[1]),
+        remap_pending=bool(rows[2]) if rows[2] is not None else None,
+        remap_failure=bool(rows[3]) if rows[3] is not None else None,
         processes=tuple(GpuProcess(int(p.pid), None, _mib(getattr(p, "usedGpuMemory", None))) for p in procs),
     )
 

@@ -43,6 +43,12 @@ class GpuFacts:
     ecc_aggregate_uncorrected: int | None = None
     retired_pages: int | None = None        # single + double bit retirements (None: not reported)
     retired_pending: bool | None = None
+    # row remapping (A100 and later: what replaced page retirement there): rows remapped for uncorrectable
+    # and correctable errors, a remapping that waits for a GPU reset, a remapping that failed
+    remapped_rows_uncorrectable: int | None = None
+    remapped_rows_correctable: int | None = None
+    remap_pending: bool | None = None
+    remap_failure: bool | None = None
     processes: tuple[GpuProcess, ...] = ()
     xids: tuple[XidEvent, ...] = ()
 

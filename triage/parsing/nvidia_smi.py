@@ -57,6 +57,18 @@ def _retired(gpu: ET.Element) -> tuple[int | None, bool | None]:
     return (sum(known) if known else None), (pending == "Yes" if pending in ("Yes", "No") else None)
 
 
+def _yes_no(text: str | None) -> bool | None:
+    return text == "Yes" if text in ("Yes", "No") else None
+
+
+def _remapped(gpu: ET.Element) -> dict[str, Any]:
+    """``remapped_rows`` (A100 and later; ``N/A`` on GPUs without row remapping)."""
+    return {"remapped_rows_uncorrectable": _int(_text(gpu, "remapped_rows/remapped_row_unc")),
+            "remapped_rows_correctable": _int(_text(gpu, "remapped_rows/remapped_row_corr")),
+            "remap_pending": _yes_no(_text(gpu, "remapped_rows/remapped_row_pending")),
+            "remap_failure": _yes_no(_text(gpu, "remapped_rows/remapped_row_failure"))}
+
+
 def _processes(gpu: ET.Element) -> tuple[GpuProcess, ...]:
     out = []
     for info in gpu.findall("processes/process_info"):
@@ -78,7 +90,7 @@ def _gpu(gpu: ET.Element) -> GpuFacts:
         ecc_volatile_uncorrected=_ecc(gpu, "volatile", "uncorrectable"),
         ecc_volatile_corrected=_ecc(gpu, "volatile", "correctable"),
         ecc_aggregate_uncorrected=_ecc(gpu, "aggregate", "uncorrectable"),
-        retired_pages=retired, retired_pending=pending, processes=_processes(gpu))
+        retired_pages=retired, retired_pending=pending, processes=_processes(gpu), **_remapped(gpu))
 
 
 def parse_nvidia_smi_xml(text: str, source: str = "nvidia-smi -q -x") -> NodeGpus:
@@ -109,7 +121,8 @@ def _xid(item: Mapping[str, Any]) -> XidEvent | None:
 
 _INT_FIELDS = ("index", "util_gpu", "util_memory", "memory_used_mib", "memory_total_mib", "sm_clock_mhz",
                "mem_clock_mhz", "ecc_volatile_uncorrected", "ecc_volatile_corrected", "ecc_aggregate_uncorrected",
-               "retired_pages")
+               "retired_pages", "remapped_rows_uncorrectable", "remapped_rows_correctable")
+_BOOL_FIELDS = ("retired_pending", "remap_pending", "remap_failure")
 
 
 def parse_gpus_json(data: Any, source: str, host: str | None = None) -> NodeGpus:
@@ -123,11 +136,10 @@ def parse_gpus_json(data: Any, source: str, host: str | None = None) -> NodeGpus
         ints = {k: item.get(k) if isinstance(item.get(k), int) and not isinstance(item.get(k), bool) else None
                 for k in _INT_FIELDS}
         strs = {k: item.get(k) if isinstance(item.get(k), str) else None for k in ("uuid", "name", "bus_id")}
-        pending = item.get("retired_pending")
+        flags = {k: item.get(k) if isinstance(item.get(k), bool) else None for k in _BOOL_FIELDS}
         procs = tuple(p for p in (_process(x) for x in item.get("processes") or () if isinstance(x, Mapping)) if p)
         xids = tuple(x for x in (_xid(x) for x in item.get("xids") or () if isinstance(x, Mapping)) if x)
-        gpus.append(GpuFacts(**ints, **strs, retired_pending=pending if isinstance(pending, bool) else None,
-                             processes=procs, xids=xids))
+        gpus.append(GpuFacts(**ints, **strs, **flags, processes=procs, xids=xids))
     note = data.get("note")
     return NodeGpus(str(data.get("source") or "none"), tuple(gpus),
                     driver=data.get("driver") if isinstance(data.get("driver"), str) else None,

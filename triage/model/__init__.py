@@ -107,7 +107,7 @@ class SeqHistory:
         thousands of ranks' histories travel from the parse workers and stay in memory."""
         table = tuple(sorted(set(sigs), key=repr))
         index = {sig: i for i, sig in enumerate(table)}
-        ids = [index[sig] for sig in sigs]
+        ids = list(map(index.__getitem__, sigs))
         compact_seqs: Sequence[int] = tuple(seqs)
         if seqs and seqs[-1] - seqs[0] == len(seqs) - 1:
             compact_seqs = range(seqs[0], seqs[-1] + 1)

@@ -11,109 +11,66 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Mapping
-from itertools import islice
+from itertools import compress, islice
 from math import prod
-from operator import itemgetter, lt
+from operator import itemgetter, lt, not_
 from typing import Any
 
 from triage.model import CollectiveState, SeqHistory, Signature
-from triage.parsing.flight_recorder.entries import (
-    DTYPE_CACHE,
-    OP_CACHE,
-    PgStatus,
-    Walk,
-    dtype_of,
-    entry_state,
-    op_and_peer,
-    read_pg_status,
-    text,
-)
+from triage.parsing.flight_recorder.columns import GATHER_LIKE, Columns, Sig1, collect_rows, entry_fact
+from triage.parsing.flight_recorder.entries import PgStatus, Walk, read_pg_status
 from triage.parsing.flight_recorder.parse import FrDump, parse_fr_json
 
 TAIL = 80            # seqs of each group kept as Collectives (the straggler scan looks at 64)
-_GATHER_LIKE = frozenset({"all_gather", "reduce_scatter", "all_to_all", "gather", "scatter"})
-_PG_NAMES: dict[int, str] = {}
 _SIG_KEY = itemgetter(0)
-Sig1 = tuple[str, int | None, str | None, int | None]
-_SIGS: dict[Sig1, Signature] = {}    # interned one-entry signatures: ((op, count, dtype, out),)
 
 Fact = tuple[int, Signature, bool, int]  # seq, one-entry signature, completed, entry index
 
 
-def _intern(key: Sig1) -> Signature:
-    sig = (key,)
-    if len(_SIGS) < 100_000:
-        _SIGS[key] = sig
-    return sig
-
-
-_KEYS = ("pg_id", "profiling_name", "collective_seq_id", "is_p2p", "input_sizes", "input_dtypes", "state", "retired")
-_FIELDS = itemgetter(*_KEYS)   # one C call for the eight fields every torch entry has
-
-
 def _collect(entries: list[Any] | tuple[Any, ...], statuses: Mapping[str, PgStatus],
-             by_pg: dict[str, list[Fact]], keep: set[int], walk: Walk) -> None:
-    """Facts of the plain collective entries into ``by_pg``; the indexes of p2p and unusual ones
-    (parsed fully by parse_fr_json) into ``keep``. One tight loop: this is per entry. Only the
-    slow paths (several tensors, gather outputs) walk a shape list, through ``walk``."""
-    ops, dtypes_cache, sigs, pg_names, fields = OP_CACHE, DTYPE_CACHE, _SIGS, _PG_NAMES, _FIELDS
-    last_pg: str | None = None
-    facts: list[Fact] = []
+             walk: Walk) -> tuple[dict[str, Columns], set[int]]:
+    """Facts of the plain collective entries by group; the indexes of p2p and unusual ones
+    (parsed fully by parse_fr_json). One entry at a time: for the dumps that
+    columns.collect_rows leaves (an entry that is not a dict, a field missing, a seq not an int)."""
+    by_pg: dict[str, Columns] = {}
+    keep: set[int] = set()
     for index, entry in enumerate(entries):
-        try:
-            pg, profiling, seq, p2p, sizes, dtypes, state, retired = fields(entry)
-        except (KeyError, TypeError, IndexError):   # a field missing, or not a dict
-            if type(entry) is not dict:
-                keep.add(index)
-                continue
-            pg, profiling, seq, p2p, sizes, dtypes, state, retired = map(entry.get, _KEYS)
-        if type(pg) is int:
-            pg = pg_names.get(pg) or pg_names.setdefault(pg, text(pg))
-        if type(pg) is not str or not pg or type(profiling) is not str or not profiling or type(seq) is not int:
+        fact = entry_fact(entry, statuses, walk)
+        if fact is None:
             keep.add(index)
             continue
-        op = (ops.get(profiling) or op_and_peer(profiling))[0]
-        if seq < 0 or p2p or op == "send" or op == "recv":
-            keep.add(index)
-            continue
-        if type(sizes) is list and len(sizes) == 1 and type(shape := sizes[0]) is list and len(shape) == 1 \
-                and type(count := shape[0]) is int:
-            pass   # the common single 1-d tensor
-        else:
-            count = walk.shapes(sizes)[1]
-        out = None
-        if op in _GATHER_LIKE:
-            shapes = walk.shapes(entry.get("output_sizes"))[0]
-            out = sum(map(prod, shapes)) if shapes else None
-        dtype = dtypes_cache.get(dtypes[0]) if type(dtypes) is list and dtypes and type(dtypes[0]) is str else None
-        if dtype is None:
-            dtype = dtype_of(dtypes or entry.get("output_dtypes"))
-        completed = state == "completed" or retired is True or (
-            entry_state(entry, profiling.startswith("gloo"), statuses.get(pg)) is CollectiveState.COMPLETED)
-        key = (op, count, dtype, out)
-        if pg != last_pg:
-            facts = by_pg.setdefault(pg, [])
-            last_pg = pg
-        facts.append((seq, sigs.get(key) or _intern(key), completed, index))
+        pg, sig, completed = fact
+        cols = by_pg.get(pg) or by_pg.setdefault(pg, ([], [], [], []))
+        cols[0].append(entry["collective_seq_id"])
+        cols[1].append(sig)
+        cols[2].append(completed)
+        cols[3].append(index)
+    return by_pg, keep
 
 
 def _sig_order(item: Sig1) -> tuple[str, int, str, int]:
     return (item[0], item[1] or 0, item[2] or "", item[3] or 0)
 
 
-def _history(facts: list[Fact], keep: set[int]) -> SeqHistory:
+def _history(cols: Columns, keep: set[int]) -> SeqHistory:
     """The group's SeqHistory; adds to ``keep`` the indexes of the entries to parse fully."""
-    seqs = [f[0] for f in facts]
+    seqs, sigs, done, idxs = cols
     if not all(map(lt, seqs, islice(seqs, 1, None))):   # out of order or one seq twice: rare
-        return _history_slow(facts, keep)
+        return _history_slow(list(zip(seqs, sigs, done, idxs, strict=True)), keep)
     top = seqs[-1]
     first = bisect_left(seqs, top - TAIL)
-    opens = [f for f in facts if not f[2]]
-    stop = next((k for k in range(first - 1, -1, -1) if facts[k][2]), None)
-    keep.update([f[3] for f in facts[first:]] + [f[3] for f in opens])
+    opens = list(compress(range(len(seqs)), map(not_, done)))
+    stop = next((k for k in range(first - 1, -1, -1) if done[k]), None)
+    keep.update(idxs[first:])
+    keep.update(map(idxs.__getitem__, opens))
     if stop is not None:
-        keep.add(facts[stop][3])
-    return SeqHistory.build(seqs, [f[1] for f in facts], frozenset(f[0] for f in opens))
+        keep.add(idxs[stop])
+    return SeqHistory.build(seqs, sigs, frozenset(map(seqs.__getitem__, opens)))
+
+
+def _as_columns(facts: list[Fact]) -> Columns:
+    seqs, sigs, done, idxs = ([f[k] for f in facts] for k in range(4))
+    return seqs, sigs, done, idxs  # type: ignore[return-value]
 
 
 def _history_slow(facts: list[Fact], keep: set[int]) -> SeqHistory:
@@ -148,7 +105,7 @@ def _odd_facts(dump: FrDump, by_pg: dict[str, list[Fact]]) -> None:
         if coll.is_p2p or coll.seq < 0:
             continue
         out = None
-        if coll.op in _GATHER_LIKE and coll.output_sizes:
+        if coll.op in GATHER_LIKE and coll.output_sizes:
             out = sum(map(prod, coll.output_sizes))
         fact = (coll.seq, ((coll.op, coll.count, coll.dtype, out),), coll.state is CollectiveState.COMPLETED, -1)
         by_pg.setdefault(coll.pg, []).append(fact)
@@ -162,12 +119,14 @@ def parse_fr_compact(data: Mapping[str, Any], rank: int | None, source: str, wal
     if not isinstance(entries, (list, tuple)):
         return parse_fr_json(data, rank, source, walk=walk)
     statuses = read_pg_status(data.get("pg_status"))
-    by_pg: dict[str, list[Fact]] = {}
-    keep: set[int] = set()
-    _collect(entries, statuses, by_pg, keep, walk)
+    by_pg, keep = collect_rows(entries, statuses, walk) or _collect(entries, statuses, walk)
     if keep:
-        _odd_facts(parse_fr_json(data, rank, source, only=sorted(keep), walk=walk), by_pg)
-    histories = tuple((pg, _history(facts, keep)) for pg, facts in sorted(by_pg.items()))
+        odd: dict[str, list[Fact]] = {}
+        _odd_facts(parse_fr_json(data, rank, source, only=sorted(keep), walk=walk), odd)
+        for pg, facts in odd.items():   # after the group's other facts: its history is built the slow way
+            before = list(zip(*by_pg.get(pg, ([], [], [], [])), strict=True))
+            by_pg[pg] = _as_columns(before + facts)
+    histories = tuple((pg, _history(cols, keep)) for pg, cols in sorted(by_pg.items()))
     keep.discard(-1)
     dump = parse_fr_json(data, rank, source, only=sorted(keep), walk=walk)
     return FrDump(

@@ -139,3 +139,26 @@ def test_skipped_steps_are_the_same_when_every_read_is_late(tmp_path: Path) -> N
     assert (late["skipped_steps"], late["nonfinite_iterations"], late["last_finite_iteration"]) == \
         (now["skipped_steps"], now["nonfinite_iterations"], now["last_finite_iteration"])
     assert (late["first"]["where"], late["first"]["step"]) == (now["first"]["where"], now["first"]["step"])
+
+
+class _NoQuery:
+    """An event that must not be queried (a query while a CUDA graph is captured could break it)."""
+
+    def __init__(self) -> None:
+        self.allowed = False
+
+    def query(self) -> bool:
+        assert self.allowed, "queried while capturing"
+        return True
+
+
+def test_no_event_is_queried_while_a_cuda_graph_is_captured() -> None:
+    reads, seen, event = Reads(), [], _NoQuery()
+    capturing = {"on": True}
+    reads.capturing = lambda: capturing["on"]
+    reads.queue.append(_Entry(lambda host, late: seen.append(late), None, event, 0))
+    reads.poll()
+    assert seen == [] and len(reads) == 1
+    capturing["on"], event.allowed = False, True
+    reads.poll()
+    assert seen == [True] and len(reads) == 0

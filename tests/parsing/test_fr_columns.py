@@ -122,7 +122,7 @@ def test_a_shape_of_text_times_a_number_is_never_multiplied() -> None:
     """[["ab", 10**9]] as a tensor shape: its dimensions are checked before any product (which
     would build a 2 GB string)."""
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    assert numel([["ab", 10**9]]) == (((10**9,),), 10**9)
+    assert numel([["ab", 10**9]]) == (((10**9,),), None)      # a dimension that is no int: count unknown
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 512 * 1024   # KiB
     with pytest.raises(BudgetExceeded):
         collect_rows([dict(e, input_sizes=[[1] * 5000]) for e in fr_dump(0, 4, 300)["entries"]], {},

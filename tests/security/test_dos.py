@@ -191,3 +191,46 @@ def test_host_directory_comes_from_the_node_asked(tmp_path: Path) -> None:
     bundle = unpack(stream.getvalue(), tmp_path, label="node1", node="root@node1")
     assert bundle == tmp_path / "node1" / "bundles" / "b1"
     assert not (tmp_path / "otherhost").exists() and (tmp_path / "node1" / "node.json").is_file()
+
+
+def _fr_pickles_with_sizes(root: Path, sizes: object) -> Path:
+    """Two ranks' real-format Flight Recorder pickles whose first entry's input_sizes is ``sizes``."""
+    from tests.helpers.synthetic import fr_dump
+
+    root.mkdir()
+    for rank in range(2):
+        data = fr_dump(rank, 2, 4)
+        data["entries"][0]["input_sizes"] = sizes
+        (root / f"nccl_trace_rank_{rank}").write_bytes(pickle.dumps(data, protocol=4))
+    return root
+
+
+def test_one_shared_shape_named_many_times_is_refused_before_it_is_copied(tmp_path: Path) -> None:
+    """~600 KB of pickle: one 100,000-dimension shape, named 100,000 times in one entry's sizes
+    (10^10 dimensions once expanded). The dimensions are charged from the lengths before any is
+    copied, so the dump is refused as the memo bomb it is (no time asserted: copying first would run
+    for many minutes and the suite's timeout ends it)."""
+    shape = list(range(100_000))
+    root = _fr_pickles_with_sizes(tmp_path / "fr", [shape] * 100_000)
+    assert (root / "nccl_trace_rank_0").stat().st_size < 2_000_000
+    done = triage("report", str(root), "--format", "json")
+    assert done.returncode in (0, 1, 2), done.stderr
+    assert "Traceback" not in done.stderr
+    assert "refused" in done.stdout + done.stderr
+
+
+def test_dimensions_no_tensor_can_have_give_no_element_count(tmp_path: Path) -> None:
+    """Dimensions past int64, negative ones and a shape of 5,000 dimensions: their product (or a
+    product of thousands of huge ints) is never taken; the shapes are said as unknown counts."""
+    from triage.parsing.flight_recorder.entries import MAX_DIMS, numel
+
+    assert numel([[10**40, 2]]) == (((2,),), None)
+    assert numel([[-4, 8]]) == (((8,),), None)
+    assert numel([[3, 4], [5]]) == (((3, 4), (5,)), 17)
+    many = [2**62] * 5_000
+    shapes, count = numel([many])
+    assert count is None and len(shapes[0]) == MAX_DIMS
+    root = _fr_pickles_with_sizes(tmp_path / "fr", [[2**62] * 50_000, [10**300]])
+    done = triage("report", str(root), "--format", "json")
+    assert done.returncode in (0, 1), done.stderr
+    assert "Traceback" not in done.stderr

@@ -95,7 +95,10 @@ def reported_mismatch(mismatches: tuple[ReportedMismatch, ...], hosts: Hosts,
     first = min(mismatches, key=lambda m: m.order if m.order is not None else 1 << 62)
     a, b = first.reporter, first.other
     evidence = tuple(sorted({p for m in mismatches for p in m.evidence}))[:6]
-    if all(m.other.rank < 0 for m in mismatches):
+    one_sided = all(m.other.rank < 0 for m in mismatches)
+    if one_sided and (told := _another_reporters_call(mismatches, a)) is not None:
+        b = told               # one side each, but two ranks told different calls: compare those two
+    elif one_sided:
         body = (f"{who((a.rank,), hosts)} reports an inconsistent collective, {_describe(a)}"
                    f"{_at_seq(a.seq)} (TORCH_DISTRIBUTED_DEBUG=DETAIL's message gives one side only: an older PyTorch "
                    "prints no more, or the paste ends inside it): "
@@ -158,6 +161,16 @@ def reported_mismatch(mismatches: tuple[ReportedMismatch, ...], hosts: Hosts,
     verdict = headline.verdict(VerdictKind.COLLECTIVE_MISMATCH, body, qualifier=f" ({kind.value})", subkind=kind,
                                culprit_ranks=culprits, seq=a.seq)
     return verdict, Finding(VerdictKind.COLLECTIVE_MISMATCH.value, culprits, body, evidence, root_cause=True)
+
+
+def _another_reporters_call(mismatches: tuple[ReportedMismatch, ...],
+                            reporter: ReportedFingerprint) -> ReportedFingerprint | None:
+    """An older PyTorch's DETAIL message gives one side only (``Rank 0 is running inconsistent collective:
+    ...``), but every rank whose call differs raises it with its own call: a second rank's report of another
+    call is the other side."""
+    return next((m.reporter for m in mismatches
+                 if m.reporter.rank >= 0 and m.reporter.rank != reporter.rank and _call(m.reporter) != _call(reporter)),
+                None)
 
 
 def _unshown(sides: Mapping[_Call, set[int]], world_size: int | None) -> int:

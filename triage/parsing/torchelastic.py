@@ -97,6 +97,10 @@ _DEEPSPEED_EXIT = re.compile(r"exits with return code = (-?\d+)")
 _DEEPSPEED_HANDLER = "sigkill_handler]"
 _NO_ARGV = ("DeepSpeed's launcher record is here without the command it prints: which local rank's process "
             "exited is not in this input")
+_CUT_ARGV = ("DeepSpeed's launcher record is here with only the end of the command it prints: which local rank's "
+             "process exited is not in this input")
+# the end of that command's list ("..., '--fp16', '--overwrite'] exits with ..."), its opening "[" cut off
+_ARGV_TAIL = re.compile(r"['\"]\]\s*$")
 # A script that does not take the --local-rank/--local_rank argument torch.distributed.launch (and DeepSpeed's
 # launcher) passes to each process, refusing it at start-up: argparse's "train.py: error: unrecognized arguments:
 # --local-rank=5" (PyTorch 2.x passes "--local-rank"; scripts written for 1.x parse "--local_rank"), python-fire's
@@ -298,6 +302,10 @@ def _deepspeed_failures(text: str) -> list[LauncherFailure]:
                 # a process of this launch exited so, which one is not said
                 failures.append(LauncherFailure(None, None, None, code, _signal_name(code, None), None, None,
                                                 root_cause=True, note=_NO_ARGV))
+            elif _ARGV_TAIL.search(argv):
+                # a paste that starts inside the argv: its tail still says how a process of this launch exited
+                failures.append(LauncherFailure(None, None, None, code, _signal_name(code, None), None, None,
+                                                root_cause=True, note=_CUT_ARGV))
             continue
         local = _ARGV_LOCAL_RANK.search(argv.replace("\n", ""))
         last = int(local.group(1)) if local else None

@@ -15,7 +15,8 @@ Entries are handled strictly in order: a result made later never overtakes one m
 actions queued with no tensor (:meth:`Reads.later`: a hit read synchronously, the end of an
 iteration) wait behind the reads queued before them. :meth:`Reads.finish` (the watch's stop, the
 rank's exit) waits for what is still pending, bounded: it polls the events and never calls
-``synchronize()``, so a GPU that never finishes costs at most the bound, never a hang.
+``synchronize()``, so a GPU that never finishes costs at most the bound, never a hang. While a CUDA
+graph is being captured on the current stream, no event is queried (a query could break the capture).
 """
 
 from __future__ import annotations
@@ -36,11 +37,13 @@ class _Entry:
     def __init__(self, action: Action, host: Any, event: Any, polls: int) -> None:
         self.action, self.host, self.event, self.polls = action, host, event, polls
 
-    def ready(self) -> bool:
+    def ready(self, capturing: Callable[[], bool]) -> bool:
         if self.polls > 0:
             self.polls -= 1
             return False
-        return self.event is None or bool(self.event.query())
+        if self.event is None:
+            return True
+        return not capturing() and bool(self.event.query())   # no event query while a CUDA graph is captured
 
 
 class Reads:
@@ -51,6 +54,7 @@ class Reads:
         self.delay = delay              # polls a CPU entry waits (tests: the late path on CPU)
         self.late_reads = 0             # actions run at a later hook than the one that queued them
         self.dropped = 0                # entries finish() gave up on (the GPU did not get there in time)
+        self.capturing: Callable[[], bool] = lambda: False     # torch.cuda.is_current_stream_capturing
 
     def __len__(self) -> int:
         return len(self.queue)
@@ -62,6 +66,7 @@ class Reads:
             return
         event = None
         if values.is_cuda:              # the CUDA-only lines: a copy that does not wait, and its event
+            self.capturing = torch.cuda.is_current_stream_capturing
             host = torch.empty(values.shape, dtype=values.dtype, device="cpu", pin_memory=True)
             host.copy_(values, non_blocking=True)
             event = torch.cuda.Event()
@@ -87,7 +92,7 @@ class Reads:
         queue = self.queue
         while queue:
             entry = queue[0]
-            if not entry.ready():
+            if not entry.ready(self.capturing):
                 return
             queue.popleft()
             late = entry is not new

@@ -18,6 +18,8 @@ from triage.worker import numerics_record as rec
 from triage.worker.numerics_defer import Reads
 from triage.worker.numerics_names import Names
 
+FEW = 32        # up to this many sums on CPU: read one by one (.item()), cheaper than stacking them first
+
 
 class GradChecks(Names):
     """The watch's gradient and parameter checks (see the module docstring)."""
@@ -92,6 +94,11 @@ class GradChecks(Names):
         if not pending:
             return
         torch = self.torch
+        used, iteration, step = [(key, when) for key, _, when in pending], self.iteration, self.step
+        if len(pending) <= FEW and pending[0][1].device.type == "cpu" and not self.reads.delay:
+            numbers = [value.item() for _, value, _ in pending]
+            self.reads.later(lambda _host, late: self.check_values(numbers, used, iteration, step, late))
+            return
         try:
             values = torch.stack([p[1] for p in pending])                   # one device, one dtype: the usual
         except RuntimeError:
@@ -99,22 +106,28 @@ class GradChecks(Names):
             values = torch.stack([p[1].float().to(device) for p in pending])
         if self.capturing(values):
             return
-        used, iteration, step = [(key, when) for key, _, when in pending], self.iteration, self.step
         self.reads.submit(torch, values, lambda host, late: self.check_values(host, used, iteration, step, late))
 
     def check_values(self, values: Any, used: list[tuple[int, float]], iteration: int, step: int,
                      late: bool = False) -> None:
-        """The sums of ``values`` (on the host); at a non-finite one, the first such gradient is the hit.
+        """The sums ``values`` (a tensor on the host, or a list of numbers); at a non-finite one, the first
+        such gradient is the hit (the sum of a few finite ones that overflowed is none).
         Read ``late`` (a GPU's, at a later hook) after its iteration ended, the gradient may be another
         step's: no counts then."""
         torch = self.torch
         late = late and iteration != self.iteration
-        if math.isfinite(float(values.sum())):
+        if isinstance(values, list):
+            if all(map(math.isfinite, values)):
+                return
+            numbers = values
+        elif math.isfinite(float(values.sum())):
             return
-        bad = torch.nonzero(~torch.isfinite(values))
-        if bad.numel() == 0:
-            return                            # finite values whose sum overflowed
-        key, when = used[int(bad[0][0])]
+        else:
+            numbers = values.tolist()
+        index = next((i for i, number in enumerate(numbers) if not math.isfinite(number)), None)
+        if index is None:
+            return                            # finite values (whose sum overflowed)
+        key, when = used[index]
         entry = self.params.get(key)
         param = entry[0]() if entry is not None else None
         if entry is None or param is None:

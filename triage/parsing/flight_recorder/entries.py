@@ -63,8 +63,13 @@ class Walk:
         """:func:`numel` of ``sizes``, converted once per distinct list, charged per use."""
         known = self._shapes.get(id(sizes))
         if known is None or known[0] is not sizes:
+            # charged BEFORE converting, from the lengths alone: one shared 100,000-dim shape named
+            # 100,000 times is refused here, not copied 10^10 times first
+            cost = _shapes_cost(sizes)
+            self.charge(cost)
             shapes, count = numel(sizes)
-            known = self._shapes[id(sizes)] = (sizes, shapes, count, len(shapes) + sum(map(len, shapes)))
+            self._shapes[id(sizes)] = (sizes, shapes, count, cost)
+            return shapes, count
         self.charge(known[3])
         return known[1], known[2]
 
@@ -212,29 +217,52 @@ def read_pg_status(raw: Any) -> dict[str, PgStatus]:
     return out
 
 
+# A tensor's dimensions are int64 and few; a dump's that are not are corrupt or crafted, and a product
+# of many huge ints would take seconds: such dimensions are dropped and the count is unknown
+MAX_DIM = 1 << 63
+MAX_DIMS = 256
+
+
+def _shapes_cost(sizes: Any) -> int:
+    """What converting ``sizes`` visits, from lengths alone (nothing copied)."""
+    if not isinstance(sizes, (list, tuple)):
+        return 1
+    return len(sizes) + sum(len(shape) for shape in sizes if isinstance(shape, (list, tuple)))
+
+
+def _dims(shape: Any) -> tuple[tuple[int, ...], bool]:
+    """The valid dimensions of one shape, and whether every one was valid."""
+    dims = tuple(d for d in (as_int(x) for x in shape[:MAX_DIMS]) if d is not None and 0 <= d < MAX_DIM)
+    return dims, len(dims) == len(shape)
+
+
 def _numel_slow(sizes: Any) -> tuple[tuple[tuple[int, ...], ...], int | None]:
     if not isinstance(sizes, (list, tuple)):
         return (), None
     shapes: list[tuple[int, ...]] = []
-    total = 0
+    total: int | None = 0
     for shape in sizes:
         if not isinstance(shape, (list, tuple)):
             return tuple(shapes), None
-        dims = tuple(d for d in (as_int(x) for x in shape) if d is not None)
+        dims, whole = _dims(shape)
         shapes.append(dims)
-        total += prod(dims)
+        total = total + prod(dims) if total is not None and whole else None
     return tuple(shapes), (total if shapes else None)
 
 
 def numel(sizes: Any) -> tuple[tuple[tuple[int, ...], ...], int | None]:
-    """Shapes as tuples and the total element count (None when there are no tensors)."""
+    """Shapes as tuples and the total element count (None when there are no tensors, or when a
+    dimension is not an int64 one can have)."""
     if type(sizes) is list:  # the common case: a list of lists of ints
         try:
             shapes = tuple(map(tuple, sizes))
         except TypeError:
             return _numel_slow(sizes)
-        # every dimension an int before any product: prod(("ab", 10**9)) would build a 2 GB string
-        if set(map(type, chain.from_iterable(shapes))) <= {int}:
+        # every dimension an int in range before any product: prod(("ab", 10**9)) would build a 2 GB
+        # string, and a product of thousands of huge ints takes seconds
+        flat = tuple(chain.from_iterable(shapes))
+        if set(map(type, flat)) <= {int} and (not flat or (min(flat) >= 0 and max(flat) < MAX_DIM)) \
+                and all(len(shape) <= MAX_DIMS for shape in shapes):
             return shapes, (sum(map(prod, shapes)) if shapes else None)
     return _numel_slow(sizes)
 

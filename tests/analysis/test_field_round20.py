@@ -46,3 +46,35 @@ def test_lines_a_terminal_wrapped_at_one_width_are_still_joined() -> None:
     assert sum(len(part) == width for part in cut) >= 3
     clean = clean_text("\n".join(cut))
     assert clean.joined >= 2 and any("ran for 900412 milliseconds" in line for line in clean.lines)
+
+
+_OPTS = ("TensorDeviceTypes=TensorOptions(dtype=float (default), device=cuda, layout=Strided (default), "
+         "requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt)))")
+
+
+def _one_sided(rank: int, op: str, shape: str, dtype: str = "Half") -> str:
+    return (f"RuntimeError: Detected mismatch between collectives on ranks. Rank {rank} is running inconsistent "
+            f"collective: CollectiveFingerPrint(OpType={op}, TensorShape=[{shape}], TensorDtypes={dtype}, {_OPTS}")
+
+
+# older PyTorch's DETAIL message gives each rank's own call only; two ranks telling different calls are the two
+# sides (xljh0520/JOTR#4: the same ALLGATHER, [41, ...] against [40, ...])
+def test_two_ranks_one_sided_reports_are_compared() -> None:
+    result = report(_one_sided(2, "REDUCE_SCATTER", "96, 1024"), _one_sided(5, "REDUCE_SCATTER", "95, 1024"))
+    assert (result.verdict.kind.value, result.verdict.subkind, result.verdict.culprit_ranks) == (
+        "collective_mismatch", "size", ())
+    assert "rank 2" in result.verdict.summary and "rank 5" in result.verdict.summary
+    result = report(_one_sided(1, "ALLGATHER", "64"), _one_sided(3, "ALLREDUCE", "64"))
+    assert (result.verdict.subkind, result.verdict.culprit_ranks) == ("op", ())
+    # (a side path's call against a training step's, 1 rank against 1: the side path's rank, as for two-sided reports)
+    result = report(_one_sided(1, "BROADCAST", "64"), _one_sided(3, "ALLREDUCE", "64"))
+    assert (result.verdict.subkind, result.verdict.culprit_ranks) == ("op", (1,))
+    result = report(_one_sided(0, "ALLREDUCE", "8"), _one_sided(4, "ALLREDUCE", "8", "Float"))
+    assert result.verdict.subkind == "dtype"
+
+
+def test_one_rank_told_twice_is_still_one_side() -> None:
+    result = report(_one_sided(6, "ALLGATHER", "41, 256"), _one_sided(6, "ALLGATHER", "41, 256"))
+    assert (result.verdict.kind.value, result.verdict.subkind, result.verdict.culprit_ranks) == (
+        "collective_mismatch", None, ())
+    assert "gives one side only" in result.verdict.summary

@@ -169,12 +169,24 @@ def test_srun_records_of_tasks_a_signal_killed_name_the_rank_and_host() -> None:
             "srun: error: gpu-node-2: tasks 0-1: Exited with exit code 1\n"
             "srun: error: gpu-node-4: task 9: Segmentation fault (core dumped)\n")
     failures = parse_launcher_failures(text)
-    assert [(f.rank, f.host, f.signal, f.root_cause) for f in failures] == [
-        (6, "gpu-node-3", "SIGKILL", True), (9, "gpu-node-4", "SIGSEGV", False)]
+    assert [(f.rank, f.host, f.signal, f.exitcode, f.root_cause) for f in failures] == [
+        (6, "gpu-node-3", "SIGKILL", None, True), (0, "gpu-node-2", None, 1, False), (1, "gpu-node-2", None, 1, False),
+        (9, "gpu-node-4", "SIGSEGV", None, False)]
 
 
-def test_srun_exit_codes_alone_are_no_launcher_failures() -> None:
-    assert parse_launcher_failures("srun: error: n1: task 1: Exited with exit code 1\n") == ()
+@pytest.mark.parametrize(("host", "task", "code"), [("n1", 1, 1), ("gpu-a7.cluster", 13, 3)])
+def test_srun_exit_codes_name_the_task_srun_saw_end_first(host: str, task: int, code: int) -> None:
+    # srun prints each task's end as it sees it: the first record is the first task to end
+    text = (f"srun: error: {host}: task {task}: Exited with exit code {code}\n"
+            f"srun: error: {host}: task 0: Exited with exit code 1\nsrun: error: {host}: tasks 2-3: Terminated\n")
+    assert [(f.rank, f.host, f.exitcode, f.root_cause) for f in parse_launcher_failures(text)] == [
+        (task, host, code, True), (0, host, 1, False)]
+
+
+def test_srun_records_after_slurms_cancellation_are_its_doing() -> None:
+    text = ("slurmstepd: error: *** JOB 77 ON n1 CANCELLED AT 2026-02-03T04:05:06 DUE TO TIME LIMIT ***\n"
+            "srun: error: n1: task 0: Exited with exit code 1\nsrun: error: n1: task 1: Killed\n")
+    assert parse_launcher_failures(text) == ()
 
 
 def test_the_signal_torchruns_agent_received_from_outside() -> None:

@@ -13,8 +13,11 @@ _SETTLES = re.compile(r"would (?:settle|tell|name|show)")
 # the ONE thing named, in the clause before "would settle it": a log, a setting or a way to run the job
 THINGS = re.compile(r"triage launch|TORCH_DISTRIBUTED_DEBUG=DETAIL|NCCL_DEBUG=INFO|--tee|the log of rank|"
                     r"rank \d+'s (?:own )?(?:log|output)|every rank's|dmesg|launcher\.log|MASTER_ADDR|"
-                    r"CUDA_LAUNCH_BLOCKING|srun --label|rank prefixes", re.IGNORECASE)
-_COVERS = re.compile(r"this input holds|not in this input|rank unknown|no line of this input")
+                    r"CUDA_LAUNCH_BLOCKING|srun --label|rank prefixes|"
+                    # a set-up failure no rank caused: the port's holder, the node the launcher cannot reach
+                    r"ss -ltnp|ssh -o BatchMode", re.IGNORECASE)
+# (or, where no rank is at fault, that the summary says so: a set-up failure asks for no rank)
+_COVERS = re.compile(r"this input holds|not in this input|rank unknown|no line of this input|no rank at fault")
 CASES = load_cases()
 
 
@@ -23,6 +26,8 @@ def test_a_verdict_without_a_culprit_says_what_would_settle_it(case: Case) -> No
     _code, report, _ = run_report(case)
     if report is None or report["verdict"]["culprit_ranks"] or report["verdict"]["kind"] == "no_problem_found":
         pytest.skip("a culprit is named (or no verdict)")
+    if report["verdict"]["kind"] == "stopped":
+        pytest.skip("stopped from outside: no rank failed; the summary says what to do (tests/report/test_stopped.py)")
     summary = report["verdict"]["summary"]
     assert _COVERS.search(summary), summary
     settles = _SETTLES.search(summary)

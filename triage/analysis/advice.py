@@ -5,6 +5,8 @@ diff next time (pure)."""
 from __future__ import annotations
 
 from triage.analysis.ranks import rank_word
+from triage.analysis.settle import settle_setup
+from triage.analysis.stopped import what_to_do
 from triage.model import MismatchKind, Verdict, VerdictKind
 from triage.model.evidence import GPU_WAIT, RankActivityFact
 from triage.model.gpu import GPU_BUSY_SHARE
@@ -57,6 +59,8 @@ def excerpt_steps(verdict: Verdict) -> tuple[str, ...]:
                          "get the failing kernel; check `dmesg` on that host for Xid lines")
             steps.append(f"look at the lines of {who or 'that process'} just before the failure: the first "
                          "error, not the timeouts after it")
+    elif kind is VerdictKind.NETWORK_ERROR and (setup := settle_setup(summary, verdict.culprit_host)) is not None:
+        steps.append(setup)          # the store's port taken, a node the launcher cannot reach: no rank to look at
     elif kind is VerdictKind.NETWORK_ERROR:
         steps.append("check the link or host named: re-run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET to "
                      "see the interface and transport of each rank; a peer that died first shows up as a "
@@ -69,6 +73,11 @@ def excerpt_steps(verdict: Verdict) -> tuple[str, ...]:
         steps.append(LIVE_STACKS)
     elif kind is VerdictKind.INIT_HANG:
         steps.extend(INIT_HANG_STEPS)
+    elif kind is VerdictKind.STOPPED:
+        # no rank failed: what stopped the job is the finding; the ranks' ends after it are its consequence
+        steps.append(what_to_do(summary, verdict.culprit_host))
+        if "time limit" not in summary:
+            return tuple(steps)
     elif kind in (VerdictKind.HANG, VerdictKind.FAILURE_UNLOCATED):
         steps.append("the culprit is a rank this input does not show: gather the output of every rank "
                      "(torchrun --tee 3, srun --label) and run triage report on all of it")

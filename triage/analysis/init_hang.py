@@ -8,6 +8,7 @@ from triage.analysis.ranks import rank_word
 from triage.analysis.verdict import headline
 from triage.model import Finding, Verdict, VerdictKind
 from triage.model.evidence import InitWaitRecord
+from triage.parsing.rendezvous import connect_failure_reason
 
 _SPECIFIC = ("unique_id_wait", "barrier_timeout", "store_clients", "barrier_waiting", "connect_refused",
              "connect_timeout",
@@ -76,7 +77,7 @@ def _unreachable_store(wait: InitWaitRecord, who: str, ranks: tuple[int, ...]) -
     store's address is the finding (a wrong MASTER_ADDR, a host that does not resolve, a firewall, a
     store that is not up or already gone)."""
     if wait.kind == "connect_refused":
-        how = "connection timed out" if "timed out" in wait.text else "connection refused"
+        how = connect_failure_reason(wait.text)
     else:
         how = f"timed out{_minutes(wait.timeout_s)}"
     address = wait.address or "MASTER_ADDR:MASTER_PORT"

@@ -4,7 +4,7 @@ others wait in (pure)."""
 
 from __future__ import annotations
 
-from triage.analysis.ranks import format_ranks, rank_word
+from triage.analysis.ranks import count_ranks, format_ranks, rank_word
 from triage.analysis.verdict import headline
 from triage.analysis.verdict.headline import Head
 from triage.model import Finding, Verdict, VerdictKind
@@ -29,7 +29,7 @@ def op_count_verdict(splits: tuple[OpCountSplit, ...]) -> tuple[Verdict, Finding
         verdict = headline.verdict(VerdictKind.MISSING_RANK, summary, head=Head.MISSING_RANK,
                                    culprit_ranks=split.behind)
     else:
-        summary = (f"{split.behind_count} ranks never launched {split.op} #{target} (NCCL RAS: at operation "
+        summary = (f"{count_ranks(split.behind_count)} never launched {split.op} #{target} (NCCL RAS: at operation "
                    f"{split.behind_launched}) while {waiting} wait in it; the report does not list the ranks behind")
         verdict = headline.verdict(VerdictKind.HANG, summary)
     ranks = split.behind or split.ahead

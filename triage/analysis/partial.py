@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from triage.analysis.absent_rank import absent_rank0, logger_record_of_any_rank
 from triage.analysis.describe import who
 from triage.analysis.ranks import format_ranks, rank_word
-from triage.analysis.settle import SETTLE_RANK, settle_hang
+from triage.analysis.settle import SETTLE_RANK, settle_hang, settle_setup
 from triage.analysis.verdict import headline
 from triage.analysis.verdict.headline import Head
 from triage.model import CollectiveState, Finding, MismatchKind, Verdict, VerdictKind
@@ -95,7 +95,10 @@ def reported_mismatch(mismatches: tuple[ReportedMismatch, ...], hosts: Hosts,
     first = min(mismatches, key=lambda m: m.order if m.order is not None else 1 << 62)
     a, b = first.reporter, first.other
     evidence = tuple(sorted({p for m in mismatches for p in m.evidence}))[:6]
-    if all(m.other.rank < 0 for m in mismatches):
+    one_sided = all(m.other.rank < 0 for m in mismatches)
+    if one_sided and (told := _another_reporters_call(mismatches, a)) is not None:
+        b = told               # one side each, but two ranks told different calls: compare those two
+    elif one_sided:
         body = (f"{who((a.rank,), hosts)} reports an inconsistent collective, {_describe(a)}"
                    f"{_at_seq(a.seq)} (TORCH_DISTRIBUTED_DEBUG=DETAIL's message gives one side only: an older PyTorch "
                    "prints no more, or the paste ends inside it): "
@@ -160,6 +163,16 @@ def reported_mismatch(mismatches: tuple[ReportedMismatch, ...], hosts: Hosts,
     return verdict, Finding(VerdictKind.COLLECTIVE_MISMATCH.value, culprits, body, evidence, root_cause=True)
 
 
+def _another_reporters_call(mismatches: tuple[ReportedMismatch, ...],
+                            reporter: ReportedFingerprint) -> ReportedFingerprint | None:
+    """An older PyTorch's DETAIL message gives one side only (``Rank 0 is running inconsistent collective:
+    ...``), but every rank whose call differs raises it with its own call: a second rank's report of another
+    call is the other side."""
+    return next((m.reporter for m in mismatches
+                 if m.reporter.rank >= 0 and m.reporter.rank != reporter.rank and _call(m.reporter) != _call(reporter)),
+                None)
+
+
 def _unshown(sides: Mapping[_Call, set[int]], world_size: int | None) -> int:
     """How many ranks no side accounts for, at most: of the world size when the input gives it, else
     of the smallest power of two holding the ranks seen (jobs come in whole nodes of 2, 4 or 8 GPUs).
@@ -190,12 +203,17 @@ def _side_path_call(sides: Mapping[_Call, set[int]], calls: Mapping[_Call, Repor
 
 def unattributed_verdict(failures: tuple[ExitInfo, ...]) -> tuple[Verdict, Finding] | None:
     """The first failure line that no line ties to a rank (non-collateral ones only)."""
-    real = [f for f in failures if not f.collateral]
+    real = [f for f in failures if not f.collateral and f.failure_kind != "stopped"]   # (a stop: its own rule)
     if not real:
         return None
     first = real[0]
     kind = _LINE_KINDS.get(first.failure_kind or "", VerdictKind.EXCEPTION)
     where = f" on host {first.host}" if first.host and first.host not in (first.message or "")[:200] else ""
+    setup = settle_setup(first.message or "", first.host)
+    if setup is not None:          # no rank is at fault: never ask for one
+        verdict = headline.verdict(kind, f"{first.message} [{setup}]", culprit_host=first.host,
+                                   qualifier=f"{where} (no rank at fault: the job's set-up failed)")
+        return verdict, Finding(kind.value, (), verdict.summary, first.evidence, root_cause=True)
     verdict = headline.verdict(kind, f"{first.message} [{SETTLE_RANK}]", culprit_host=first.host,
                                qualifier=f"{where} (rank unknown: no line of this input ties it to a rank)")
     return verdict, Finding(kind.value, (), verdict.summary, first.evidence, root_cause=True)

@@ -44,6 +44,11 @@ def parse_ranks(text: str) -> list[int]:
     return sorted(ranks)
 
 
+def count_ranks(count: int) -> str:
+    """``"1 rank"``, ``"4 ranks"``."""
+    return f"{count} rank" if count == 1 else f"{count} ranks"
+
+
 def rank_word(ranks: Iterable[int]) -> str:
     """``"rank 3"`` or ``"ranks 0-2,4"``."""
     ordered = sorted(set(ranks))

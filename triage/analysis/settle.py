@@ -3,6 +3,7 @@ summary says so and names the one thing that would."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from triage.analysis.ranks import rank_word
@@ -27,3 +28,27 @@ def settle_hang(ranks: tuple[RankEvidence, ...], timed_out: list[int], cov: Mapp
         return f"the log of {rank_word(absent)} would settle it"
     return ("every rank's log (torchrun --tee 3), or the job run under `triage launch` (each rank's stack when it "
             "hangs), would settle it")
+
+
+# A set-up failure in which no rank is at fault: what would settle it is the port or the node, never a rank
+_PORT_TAKEN = re.compile(r"EADDRINUSE|[Aa]ddress already in use|failed to listen on any local network address")
+_PORT = re.compile(r"\bport:? (\d{2,5})\b|:(\d{2,5})\b")
+_SSH = re.compile(r"via ssh|ssh exited|ssh: connect to host|Permission denied \(publickey")
+
+
+def settle_setup(text: str, host: str | None) -> str | None:
+    """What would settle a failure of the job's set-up that no rank caused (the store's port taken, a
+    node the launcher cannot ssh to), or None for any other failure."""
+    if _PORT_TAKEN.search(text):
+        found = _PORT.search(text)
+        port = next((g for g in found.groups() if g), None) if found else None
+        where = f"on {host}" if host else "on the node that runs the store (MASTER_ADDR)"
+        what = f"port {port}" if port else "the store's port (MASTER_PORT)"
+        probe = f"`ss -ltnp 'sport = :{port}'`" if port else "`ss -ltnp`"
+        return (f"{probe} {where} would settle it: it names the process that holds {what} (another job, a stale "
+                "run); free it or choose another MASTER_PORT (--master_port)")
+    if _SSH.search(text):
+        target = host or "NODE"
+        return (f"`ssh -o BatchMode=yes {target} true` from the node that launches the job would settle it (keys, "
+                "known_hosts, the hostfile's names)")
+    return None

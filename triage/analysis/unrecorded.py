@@ -46,7 +46,9 @@ def no_problem_text(evidence: Evidence, world: Sequence[int], traced: Collection
     if clause is None:
         return None
     head = "the run finished and no rank failed" if evidence.finished_cleanly else "no rank failed"
-    if traced:
+    if len(traced) == 1:
+        head += "; 1 rank traced: no collective to compare"
+    elif traced:
         head += f"; the collectives of {len(traced)} ranks match"
     return headline.line(VerdictKind.NO_PROBLEM_FOUND, f"{head}; {clause}")
 

@@ -17,7 +17,7 @@ from triage.model import Finding, Verdict, VerdictKind
 
 # a summary that already says what would settle it, and one that already says what the input holds
 _SETTLED = re.compile(r"would (?:settle|tell|name|show)")
-_COVERED = re.compile(r"this input holds|not in this input|rank unknown|no line of this input")
+_COVERED = re.compile(r"this input holds|not in this input|rank unknown|no line of this input|no rank at fault")
 
 _NETWORK = ("NCCL_DEBUG=INFO output of every rank (which peer, address or interface failed first, and the peer's own "
             "log) would settle it")
@@ -34,7 +34,8 @@ def say_what_is_untold(verdict: Verdict, finding: Finding | None,
                        cov: Mapping[str, object]) -> tuple[Verdict, Finding | None]:
     """The verdict, its summary completed with the coverage and what would settle it when it names
     no culprit and does not say them yet."""
-    if verdict.culprit_ranks or verdict.kind is VerdictKind.NO_PROBLEM_FOUND:
+    if verdict.culprit_ranks or verdict.kind in (VerdictKind.NO_PROBLEM_FOUND, VerdictKind.STOPPED):
+        # (a stop from outside blames no rank and asks for none: it says what to do)
         return verdict, finding
     summary = verdict.summary
     if not _COVERED.search(summary):

@@ -28,6 +28,7 @@ class VerdictKind(str, enum.Enum):
     NETWORK_ERROR = "network_error"        # a network or peer failure (NCCL/gloo transport, a link, a host)
     FAILURE_UNLOCATED = "failure_unlocated"  # the input shows a failure but not whose: the culprit is not in it
     NONFINITE = "nonfinite"                # the first NaN or Inf of the job (triage launch --numerics)
+    STOPPED = "stopped"                    # stopped from outside (a time limit, scancel) before any rank failed
 
 
 class MismatchKind(str, enum.Enum):

@@ -35,6 +35,7 @@ class CrashLineKind(str, enum.Enum):
     TERMINATE = "terminate"          # C++ std::terminate: an uncaught exception (then SIGABRT)
     NETWORK = "network"              # a network or peer failure (NCCL/gloo transport)
     NCCL_ERROR = "nccl_error"        # an NCCL error that is not a network one
+    STOPPED = "stopped"              # the job stopped from outside (a scheduler's time limit, scancel, a pod's kill)
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,9 @@ _NET = re.compile(
     r"socketStartConnect|Connect to \S+ failed|Software caused connection abort|"
     # a client that cannot reach the c10d store or rendezvous ("... while trying to connect to (host, 29500)")
     r"client socket has timed out|trying to connect to|connect\(\) timed out|host not found|"
+    # the c10d store's own words (DistStoreError: "Failed to connect to master:29500 after 300 seconds"), a client's
+    # "failed to connect to [host]:29500 (errno: 99 - Cannot assign requested address)"
+    r"[Ff]ailed to connect to \[?[\w.:-]+\]?:\d{2,5}\b|"
     r"Name or service not known|RendezvousConnectionError|"
     r"Bootstrap ?: ?no socket interface found|no socket interface found|NET/OFI .*(?:Error|UNDELIVERABLE)|"
     # gloo could not connect its mesh of pairs at set-up ("Gloo connectFullMesh failed with [...pair.cc:144] ...")
@@ -227,14 +231,36 @@ _SHRUGGED = re.compile(r"\b(?:warn(?:ing)?|info|debug|retry(?:ing)?|ignor(?:e|ed
 _PORT_TAKEN = re.compile(r"Address already in use|EADDRINUSE")
 
 
-def parse_crash_line(line: str) -> CrashLine | None:
-    """The failure a line reports, or None. ``line`` has no launcher prefix. Never raises."""
-    fatal_glog = _GLOG_FATAL.match(line.strip()) is not None
+def _cleaned(line: str) -> str | None:
+    """The line's message without a C++ logging head, a viewer's line number or a reporter's quotes."""
     # (a viewer's bare line number, "[80746] ", on a paste too short to tell it is one)
     text = _LOG_HEAD.sub("", _BARE_NUMBER.sub("", line.strip(), count=1), count=1)
     if _QUOTED_EXC.match(text):
         text = text[1:].rstrip("\"\u201d'")
-    if not text or len(text) > 20000:
+    return text if text and len(text) <= 20000 else None
+
+
+def _peer_of(text: str) -> str | None:
+    """The other end a failure line names: a store a client could not reach, a node a launcher could not reach
+    over ssh, a transport's peer."""
+    peer = _PEER.search(text)
+    if peer is None:
+        return None
+    if peer.group("host"):
+        return f"{peer.group('host')}:{peer.group('port')}"          # the store a client could not reach
+    if peer.group("sshhost") or peer.group("pdshhost"):
+        return peer.group("sshhost") or peer.group("pdshhost")       # the node a launcher could not reach
+    if ("peer" in text or "NET/" in text or "onnect to" in text or "remote" in text
+            or _SOCKET_CALL.search(text)):
+        return peer.group("addr")
+    return None
+
+
+def parse_crash_line(line: str) -> CrashLine | None:
+    """The failure a line reports, or None. ``line`` has no launcher prefix. Never raises."""
+    fatal_glog = _GLOG_FATAL.match(line.strip()) is not None
+    text = _cleaned(line)
+    if text is None:
         return None
     if (loader := _LOADER_KILLED.search(text)) is not None and (sig := _STRSIGNAL.get(loader.group("name"))):
         return CrashLine(CrashLineKind.FATAL_SIGNAL, f"a DataLoader worker was killed by {sig}: {text}"[:400],
@@ -242,52 +268,64 @@ def parse_crash_line(line: str) -> CrashLine | None:
     if fatal_glog:     # ProcessGroupNCCL giving up on the process (its heartbeat monitor): a consequence
         return CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal="SIGABRT", collateral=True)
     collateral = _COLLATERAL.search(text) is not None
-    peer = _PEER.search(text)
-    peer_addr = None
-    if peer and peer.group("host"):
-        peer_addr = f"{peer.group('host')}:{peer.group('port')}"          # the store a client could not reach
-    elif peer and (peer.group("sshhost") or peer.group("pdshhost")):
-        peer_addr = peer.group("sshhost") or peer.group("pdshhost")       # the node a launcher could not reach
-    elif peer and ("peer" in text or "NET/" in text or "Connect to" in text or "remote" in text
-                   or _SOCKET_CALL.search(text)):
-        peer_addr = peer.group("addr")
+    peer_addr = _peer_of(text)
     exc = _EXC.match(text)
     if exc is not None and not text.startswith(("Traceback", "Error executing job")):
-        exc_type, msg = exc.group("type"), (exc.group("msg") or "").strip()
-        if exc_type.rsplit(".", 1)[-1] in _NOT_A_RANK_FAILURE:
-            return CrashLine(CrashLineKind.EXCEPTION, text[:400], exc_type, collateral=True)
-        if _CUDA_OOM.search(text):
-            return CrashLine(CrashLineKind.CUDA_OOM, text[:400], exc_type, gpu=_gpu(text))
-        if _NET.search(msg) or exc_type.rsplit(".", 1)[-1] in ("DistNetworkError", "RendezvousConnectionError"):
-            return CrashLine(CrashLineKind.NETWORK, _noted(text), exc_type, peer=peer_addr)
-        if _CUDA_SETUP.search(msg):
-            return CrashLine(CrashLineKind.EXCEPTION, text[:300] + CUDA_SETUP_NOTE, exc_type, gpu=_gpu(text))
-        if _CUDA_ERROR.search(msg):
-            return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], exc_type, collateral=collateral, gpu=_gpu(text))
-        if _NCCL.search(msg):
-            return CrashLine(CrashLineKind.NCCL_ERROR, text[:400], exc_type, collateral=collateral)
-        return CrashLine(CrashLineKind.EXCEPTION, text[:400], exc_type, collateral=collateral)
+        return _exception_line(text, exc, collateral, peer_addr)
     if (term := _TERMINATE.search(text)) is not None:
-        what = text[term.end():]           # a paste that lost its newlines keeps what() on this line
-        plain = what.replace("Connection reset by peer", "").replace(
-            "remote process exited or there was a network error", "")     # ncclRemoteError's own words
-        if _NET.search(what) and not _COLLATERAL.search(plain):
-            return CrashLine(CrashLineKind.NETWORK, text[term.start():][:400], term.group("what"), "SIGABRT",
-                             peer=peer_addr)
-        if _CUDA_ERROR.search(what):
-            return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], term.group("what"), "SIGABRT", gpu=_gpu(text))
-        return CrashLine(CrashLineKind.TERMINATE, text[:400], term.group("what"), "SIGABRT", collateral=collateral)
+        return _terminate_line(text, term, collateral, peer_addr)
     if (fatal := _FATAL.search(text)) is not None:
-        sig = (fatal.group("glogsig") or fatal.group("signame") or fatal.group("sigtorch") or fatal.group("c10sig")
-               or _SIGNUMS.get(fatal.group("signum") or fatal.group("exitsig") or fatal.group("ucxnum")
-                               or fatal.group("ompinum") or "")
-               or _FPE_SIGNALS.get((fatal.group("fpe") or "").strip()))
-        if sig is None:
-            sig = ("SIGSEGV" if "Segmentation" in text else "SIGABRT" if "Aborted" in fatal.group(0)
-                   else "SIGBUS" if "Bus error" in text or fatal.group("loaderbus") else
-                   "SIGKILL" if fatal.group(0) == "Killed" else None)
-        teardown = sig in ("SIGTERM", "SIGINT") or (fatal.group("fpe") or "").strip() in ("Terminated", "Interrupt")
-        return CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal=sig, collateral=collateral or teardown)
+        return _fatal_line(text, fatal, collateral)
+    return _plain_line(text, collateral, peer_addr)
+
+
+def _exception_line(text: str, exc: re.Match[str], collateral: bool, peer_addr: str | None) -> CrashLine:
+    """A Python exception's line: what its type and message say it is."""
+    exc_type, msg = exc.group("type"), (exc.group("msg") or "").strip()
+    if exc_type.rsplit(".", 1)[-1] in _NOT_A_RANK_FAILURE:
+        return CrashLine(CrashLineKind.EXCEPTION, text[:400], exc_type, collateral=True)
+    if _CUDA_OOM.search(text):
+        return CrashLine(CrashLineKind.CUDA_OOM, text[:400], exc_type, gpu=_gpu(text))
+    if _NET.search(msg) or exc_type.rsplit(".", 1)[-1] in ("DistNetworkError", "RendezvousConnectionError"):
+        return CrashLine(CrashLineKind.NETWORK, _noted(text), exc_type, peer=peer_addr)
+    if _CUDA_SETUP.search(msg):
+        return CrashLine(CrashLineKind.EXCEPTION, text[:300] + CUDA_SETUP_NOTE, exc_type, gpu=_gpu(text))
+    if _CUDA_ERROR.search(msg):
+        return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], exc_type, collateral=collateral, gpu=_gpu(text))
+    if _NCCL.search(msg):
+        return CrashLine(CrashLineKind.NCCL_ERROR, text[:400], exc_type, collateral=collateral)
+    return CrashLine(CrashLineKind.EXCEPTION, text[:400], exc_type, collateral=collateral)
+
+
+def _terminate_line(text: str, term: re.Match[str], collateral: bool, peer_addr: str | None) -> CrashLine:
+    """C++ std::terminate: a network or CUDA failure when what() says so (a paste may keep it on the line)."""
+    what = text[term.end():]           # a paste that lost its newlines keeps what() on this line
+    plain = what.replace("Connection reset by peer", "").replace(
+        "remote process exited or there was a network error", "")     # ncclRemoteError's own words
+    if _NET.search(what) and not _COLLATERAL.search(plain):
+        return CrashLine(CrashLineKind.NETWORK, text[term.start():][:400], term.group("what"), "SIGABRT",
+                         peer=peer_addr)
+    if _CUDA_ERROR.search(what):
+        return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], term.group("what"), "SIGABRT", gpu=_gpu(text))
+    return CrashLine(CrashLineKind.TERMINATE, text[:400], term.group("what"), "SIGABRT", collateral=collateral)
+
+
+def _fatal_line(text: str, fatal: re.Match[str], collateral: bool) -> CrashLine:
+    """A fatal signal, named by whichever handler or shell printed it."""
+    sig = (fatal.group("glogsig") or fatal.group("signame") or fatal.group("sigtorch") or fatal.group("c10sig")
+           or _SIGNUMS.get(fatal.group("signum") or fatal.group("exitsig") or fatal.group("ucxnum")
+                           or fatal.group("ompinum") or "")
+           or _FPE_SIGNALS.get((fatal.group("fpe") or "").strip()))
+    if sig is None:
+        sig = ("SIGSEGV" if "Segmentation" in text else "SIGABRT" if "Aborted" in fatal.group(0)
+               else "SIGBUS" if "Bus error" in text or fatal.group("loaderbus") else
+               "SIGKILL" if fatal.group(0) == "Killed" else None)
+    teardown = sig in ("SIGTERM", "SIGINT") or (fatal.group("fpe") or "").strip() in ("Terminated", "Interrupt")
+    return CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal=sig, collateral=collateral or teardown)
+
+
+def _plain_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine | None:
+    """A line that is neither an exception's, a terminate's nor a signal's: CUDA, network and NCCL words."""
     if _CUDA_OOM.search(text):
         return CrashLine(CrashLineKind.CUDA_OOM, text[:400], gpu=_gpu(text))
     if _CUDA_SETUP.search(text) and "CUDA_LAUNCH_BLOCKING" not in text:

@@ -14,6 +14,8 @@ processes ended, beyond those of :mod:`triage.parsing.launchers`:
   host`` / ``KILLED BY SIGNAL: 9 (Killed)``; Hydra's ``one of the processes terminated badly``;
 - Kubernetes: a pod's ``Reason: OOMKilled`` / ``Exit Code: 137`` (``kubectl describe pod``), a pod
   listed ``OOMKilled`` or ``Error`` (``kubectl get pods``), ``Back-off restarting failed container``;
+  an OOMKilled or evicted pod (``Reason: Evicted`` / ``Message: The node was low on resource: memory``)
+  is a stop from outside the job (the kubelet's, the kernel's), not a failure of a rank;
 - Ray: the raylet's ``Workers (tasks / actors) killed due to memory pressure (OOM) ... at node (ID: ...,
   IP: 10.0.0.9)``;
 - submitit: ``Job 4242_0 (task: 3) with path ... has not produced any output (state: TIMEOUT)`` (Slurm's
@@ -31,7 +33,7 @@ import re
 
 from triage.parsing.launchers import RankDeath, signal_name
 
-MARKERS = ("CANCELLED AT", "replica(s) failed", "after failure of Process", ":FAILED", "FAILED (non-zero",
+MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Process", ":FAILED", "FAILED (non-zero",
            "Process name:", "exceeded memory limits", "BAD TERMINATION", "terminated badly", "OOMKilled",
            "has not produced any output", "failed during processing", "Back-off restarting",
            "killed due to memory pressure", "Child process unexpectedly failed")
@@ -70,6 +72,10 @@ _K8S_POD_NAME = re.compile(r"^Name:\s+(?P<pod>[\w.-]+)\s*$", re.MULTILINE)
 _K8S_REASON = re.compile(r"^\s+(?:Last State:\s+Terminated\s+)?Reason:\s+(?P<why>OOMKilled|Error)\s*$"
                          r"(?P<rest>(?:\n\s+[\w ]+:[^\n]*){0,4})", re.MULTILINE)
 _K8S_EXIT = re.compile(r"Exit Code:\s+(?P<code>\d+)")
+# kubectl describe pod of an evicted pod: "Status:  Failed" / "Reason:  Evicted" / "Message:  The node was low on
+# resource: memory. ..."; kubectl get pods: "train-worker-1   0/1   Evicted   0   5m"
+_K8S_EVICTED = re.compile(r"^Reason:\s+Evicted\s*$(?:\nMessage:\s+(?P<msg>[^\n]+))?", re.MULTILINE)
+_K8S_EVICTED_ROW = re.compile(r"^(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+Evicted\s+\d+", re.MULTILINE)
 # kubectl get pods: "train-worker-1   0/1   OOMKilled   3 (20s ago)   5m"
 _K8S_ROW = re.compile(r"^(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?P<why>OOMKilled)\s+\d+", re.MULTILINE)
 _K8S_BACKOFF = re.compile(r"Back-off restarting failed container (?:(?P<container>[\w.-]+) )?in pod "
@@ -208,13 +214,24 @@ def _kubernetes(text: str) -> list[RankDeath]:
         if not oom and not code:
             continue
         sig = "SIGKILL" if oom or code == 137 else signal_name(str(code - 128)) if code and 128 < code < 160 else None
-        said = f"pod {pod or '?'}: {'OOMKilled (the container hit its memory limit)' if oom else 'Error'}" + (
-            f", exit code {code}" if code is not None else "")
-        out.append(RankDeath(None, sig, None if sig else code, pod, None, said, offset=match.start()))
+        how = "OOMKilled (the container hit its memory limit: the kernel sent SIGKILL)" if oom else "Error"
+        said = f"pod {pod or '?'}: {how}" + (f", exit code {code}" if code is not None else "")
+        out.append(RankDeath(None, sig, None if sig else code, pod, None, said, offset=match.start(), outside=oom))
     for match in _K8S_ROW.finditer(text):
         out.append(RankDeath(None, "SIGKILL", None, match.group("pod"), None,
-                             f"pod {match.group('pod')}: OOMKilled (the container hit its memory limit): "
-                             f"{_line(text, match)}"[:300], offset=match.start()))
+                             f"pod {match.group('pod')}: OOMKilled (the container hit its memory limit: the kernel "
+                             f"sent SIGKILL): {_line(text, match)}"[:300], offset=match.start(), outside=True))
+    for match in _K8S_EVICTED.finditer(text):
+        pod = None
+        for name in _K8S_POD_NAME.finditer(text, 0, match.start()):
+            pod = name.group("pod")
+        why = f": {match.group('msg').strip()[:200]}" if match.group("msg") else ""
+        out.append(RankDeath(None, "SIGTERM", None, pod, None, f"the kubelet Evicted pod {pod or '?'}{why}",
+                             offset=match.start(), outside=True))
+    for match in _K8S_EVICTED_ROW.finditer(text):
+        out.append(RankDeath(None, "SIGTERM", None, match.group("pod"), None,
+                             f"the kubelet Evicted pod {match.group('pod')}: {_line(text, match)}"[:300],
+                             offset=match.start(), outside=True))
     if not out:
         for match in _K8S_BACKOFF.finditer(text):
             out.append(RankDeath(None, None, 1, match.group("pod"), None, _line(text, match), offset=match.start()))

@@ -4,7 +4,8 @@ lines of the same log (:mod:`triage.parsing.nccl.lines`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 
 from triage.parsing.log_prefix import RankPrefix, split_rank_prefix
 from triage.parsing.nccl.lines import NcclInit, parse_nccl_line
@@ -19,6 +20,8 @@ class LineOwner:
     rest: str
     host: str | None = None
     pid: int | None = None
+    # its "[host:N]" head could be a rank or a process id and the input does not tell which (read as a process)
+    unsure: bool = False
 
 
 def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
@@ -27,6 +30,10 @@ def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
     mapped to a rank when a line carries both (``[rank3]:node07:4121:4188 [3] NCCL ...``) or an
     NCCL init line of that process names its rank."""
     parsed = [split_rank_prefix(line) for line in lines]
+    reading = host_tag_reading(parsed)
+    if reading != "rank":       # "[host:N]" heads are host:pid here (or cannot be told apart: read as processes)
+        parsed = [replace(p, rank=None, pid=p.rank, host_tag=reading == "unknown") if p.host_tag else p
+                  for p in parsed]
     pid_rank: dict[str, int] = {}
     for p in parsed:
         if p.rank is not None and not p.local and p.host and p.pid is not None:
@@ -39,7 +46,9 @@ def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
     raised = False                      # its exception line was read (a chained traceback may follow)
     for p in parsed:
         key: int | str
-        if carry is not None and p.rank is None and p.pid is None and (state := _carried(p.rest, raised)) is not None:
+        task = None
+        if carry is not None and p.rank is None and p.pid is None and "RayTaskError" not in p.rest \
+                and (state := _carried(p.rest, raised)) is not None:
             out.append(LineOwner(carry.key, p.rest, carry.host, carry.pid))
             raised = state
             continue
@@ -53,18 +62,58 @@ def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
         elif p.rest[:1] in (" ", "\t") and previous.key != "unknown":
             out.append(LineOwner(previous.key, p.rest, previous.host, previous.pid))
             continue
+        elif (task := _RAY_TASK.search(p.rest)) is not None:
+            # Ray's driver retelling a worker's failure: "RayTaskError(RuntimeError): ray::f() (pid=2951,
+            # ip=10.0.0.6, ...)", the worker's frames and exception line after it: that worker's, on that node
+            key = f"{task.group('ip')}:{task.group('pid')}"
+            p = replace(p, host=task.group("ip"), pid=int(task.group("pid")))
         else:
             key = "unknown"
-        owner = LineOwner(key, p.rest, p.host, p.pid)
+        owner = LineOwner(key, p.rest, p.host, p.pid, p.host_tag)
         out.append(owner)
         previous = owner
-        if key != "unknown" and p.rest.rstrip().endswith(_TRACEBACK_HEAD):
+        if key != "unknown" and (p.rest.rstrip().endswith(_TRACEBACK_HEAD) or task is not None):
             carry, raised = owner, False
     return out
 
 
+# Below this, a "[host:N]" number alone is read as a rank; a pid is rarely this small (the first pids are the
+# system's own), a rank of a bigger job is read as one only when the input shows the job's size or its ranks
+_SMALL = 64
+
+
+def host_tag_reading(parsed: list[RankPrefix]) -> str:
+    """Whether the input's "[host:N]" heads carry ranks (triage's tag, torchrun --role) or process ids (Open
+    MPI/PRRTE's and others' "[host:pid]"), from the whole input: "rank", "pid", or "unknown".
+
+    pid: a number the input also shows as a process id (a handler's "[host:N] Signal: ...", NCCL's host:pid head,
+    the head before another rank's prefix), or at or above the world size an NCCL init line gives, or far above
+    every rank another prefix names. rank: small numbers, or a set dense enough to be ranks 0..N-1 (or a world
+    that holds them all). Else unknown."""
+    tagged = {p.rank for p in parsed if p.host_tag and p.rank is not None}
+    if not tagged:
+        return "rank"
+    if tagged & {p.pid for p in parsed if p.pid is not None}:
+        return "pid"
+    world = max((size for size, _rank in _ranks_by_pid(parsed).values()), default=0)
+    others = {p.rank for p in parsed if p.rank is not None and not p.host_tag and not p.local}
+    top = max(tagged)
+    if world:
+        return "pid" if top >= world else "rank"
+    if others and top > 4 * (max(others) + 1) + _SMALL:
+        return "pid"
+    if top < _SMALL or len(tagged) * 4 >= top + 1:
+        return "rank"
+    return "unknown"
+
+
 def _ranks_from_nccl_inits(parsed: list[RankPrefix]) -> dict[str, int]:
     """host:pid -> rank in the process's largest communicator, from NCCL init lines."""
+    return {key: rank for key, (_size, rank) in _ranks_by_pid(parsed).items()}
+
+
+def _ranks_by_pid(parsed: list[RankPrefix]) -> dict[str, tuple[int, int]]:
+    """host:pid -> (nranks, rank) of the process's largest communicator, from NCCL init lines."""
     best: dict[str, tuple[int, int]] = {}
     for p in parsed:
         if p.pid is None or "NCCL INFO" not in p.rest or " rank " not in p.rest:
@@ -75,10 +124,11 @@ def _ranks_from_nccl_inits(parsed: list[RankPrefix]) -> dict[str, int]:
             size = event.nranks or 0
             if key not in best or size > best[key][0]:
                 best[key] = (size, event.rank)
-    return {key: rank for key, (_size, rank) in best.items()}
+    return best
 
 
 _TRACEBACK_HEAD = "Traceback (most recent call last):"
+_RAY_TASK = re.compile(r"\bRay(?:Task|Actor)Error\b.*?\(pid=(?P<pid>\d+), ip=(?P<ip>[\w.:-]+?)[,)]")
 _CHAINED = ("During handling of the above exception", "The above exception was the direct cause", _TRACEBACK_HEAD)
 
 

@@ -10,7 +10,8 @@ Recognised (and nested up to a few deep):
   ``[pod/train-worker-0/pytorch] `` (``kubectl logs --prefix``, with or without ``--timestamps``: the
   pod, no rank), ``[1,3]<stdout>:`` (Open MPI's --tag-output: job, rank) and ``[3]<stderr>:`` (horovodrun),
   Determined's ``5c902731 [rank=1] || `` (container, rank; ``5c902731 || `` alone: the launcher), a runner's
-  stream tag ``job-name [stderr] `` (milabench, CI runners: no rank);
+  stream tag ``job-name [stderr] `` (milabench, CI runners: no rank), Intel MPI's ``[proxy:0:1@node2] `` (the
+  node, no rank), torchx's ``trainer/0 [1]:`` (replica 0 as the node, local rank 1);
 - NCCL's own ``host:pid:tid [dev]`` head gives host and pid but no rank; it is kept in ``rest``.
 """
 
@@ -29,6 +30,9 @@ class RankPrefix:
     rest: str                    # the line without launcher prefixes (NCCL's head is kept)
     local: bool = False          # rank is a local rank (torchrun --tee "[default0]:")
     pid: int | None = None
+    # the rank came from a "[host:N]" head: triage's tag (a rank), or a pid (Open MPI/PRRTE, Intel MPI and others
+    # print "[host:pid]"): decided over the whole input (triage.parsing.log_owners)
+    host_tag: bool = False
 
 
 _RANK = re.compile(r"\[(?:rank|RANK):? ?(\d+)\]:?\s?")     # "[rank3]:", Lightning's "[rank: 3] "
@@ -45,8 +49,12 @@ _LOGGER_HEAD = re.compile(r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) \d\d-\d\d
                           r"\[?[\w./-]+:\d+\] ")
 _MPI = re.compile(r"\[(?:\d+,)?(\d+)\]<(?:stdout|stderr|stddiag)>:\s?")
 # what Open MPI's signal handler prints after its "[host:pid] " head (the pid is no rank)
-_OMPI_HANDLER = re.compile(r"\s?(?:\*\*\* (?:Process received signal|End of error message) \*\*\*|Signal: |"
-                           r"Signal code: |Failing at address: |Associated errno: |\[ ?\d+\] )")
+# (its error handler too: "[host:pid] *** An error occurred in MPI_Reduce", "*** reported by process [..]";
+# mpirun's "[host:pid] 1 more process has sent help message help-mpi-errors.txt")
+_OMPI_HANDLER = re.compile(r"\s?(?:\*\*\* (?:Process received signal|End of error message|An error occurred in|"
+                           r"reported by process|on communicator|MPI_|\s+and potentially)|Signal: |Signal code: |"
+                           r"Failing at address: |Associated errno: |\[ ?\d+\] |"
+                           r"\d+ more process(?:es)? ha(?:s|ve) sent help message)")
 _STREAM_TAG = re.compile(r"[\w.:/-]+ \[(?:stdout|stderr)\](?: |$)")
 # "[80746] [rank0]:..." (a viewer's line numbers), also before srun's task label ("[80746] 0: ..."; three digits
 # or more there, so that a bracketed rank before an iteration count, "[1] 100: loss", is not taken for one)
@@ -62,6 +70,12 @@ _VLLM_TP = re.compile(r"(?:^|_)TP(\d+)$|^rank=(\d+)$")
 # (what is left of it, "TP1] ", once the paste cleaner took its time away)
 _SGLANG = re.compile(r"(?:\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? )?"
                      r"(?P<parts>(?:TP|DP|PP|EP|CP)\d+(?: (?:TP|DP|PP|EP|CP)\d+)*)\] ?")
+# Intel MPI's Hydra: a node's proxy "[proxy:0:1@node2] " (pmi_proxy: the node, no rank; "0:1" is the proxy's
+# index, not a rank). (The launcher's own "[mpiexec@node0] " is kept: its records are read with it.)
+_IMPI = re.compile(r"\[proxy:\d+:\d+@([A-Za-z0-9][\w.-]*)\] ?")
+# torchx's role/replica before torchrun's local-rank tag: "trainer/0 [1]:" (replica 0 of role "trainer", local rank
+# 1): the replica is the node, the number in brackets a local rank
+_TORCHX = re.compile(r"([A-Za-z_][\w-]*/\d+) \[(\d+)\]:\s?")
 _NCCL_HEAD = re.compile(r"([\w.-]+):(\d+):(\d+) \[(\d+)\]")
 # Determined's task logs ("[2024-03-15T16:29:14.110799Z] 5c902731 [rank=1] || ", the time already gone):
 # the container, then the worker's rank; without "[rank=N]" the line is the launcher's own
@@ -87,17 +101,24 @@ def split_rank_prefix(line: str) -> RankPrefix:
     pid: int | None = None
     local = False
     pod = False
+    host_tag = False
     rest = line
     for _ in range(4):
         if (match := _RANK.match(rest)) or ((match := _MPI.match(rest)) and rank is None):
-            rank, local = int(match.group(1)), False
+            if host_tag and rank is not None and rank != int(match.group(1)):
+                pid = rank         # "[host:4121] [rank3]: ...": the head's number was a pid
+            rank, local, host_tag = int(match.group(1)), False, False
         elif match := _HOST_RANK.match(rest):
             host, local = match.group(1), False
             number = int(match.group(2)) if match.group(2).isascii() and match.group(2).isdigit() else None
             if number is not None and (rank is not None or _OMPI_HANDLER.match(rest, match.end())):
                 pid = number      # Open MPI's signal handler heads its lines "[host:pid] ", inside a rank's tag
             else:
-                rank = number if number is not None else rank
+                rank, host_tag = (number, True) if number is not None else (rank, host_tag)
+        elif (match := _IMPI.match(rest)) is not None:
+            host = host or match.group(1)
+        elif (match := _TORCHX.match(rest)) is not None and rank is None:
+            host, rank, local = host or match.group(1), int(match.group(2)), True
         elif (match := _DETERMINED.match(rest)) is not None:
             found = match.group("rank") or match.group("bare")
             rank, local = (int(found), False) if found is not None else (rank, local)
@@ -132,4 +153,4 @@ def split_rank_prefix(line: str) -> RankPrefix:
     if head:
         host = host or head.group(1)
         pid = int(head.group(2))
-    return RankPrefix(rank, host, rest, local, pid)
+    return RankPrefix(rank, host, rest, local, pid, host_tag)

@@ -44,6 +44,7 @@ class InitWait:
 STORE_WAIT_DETAIL = "timed out waiting on the c10d store for a peer"
 
 MARKERS = ("ncclUniqueId", "store based barrier", "waiting for clients", "waiting for workers", "client socket",
+           "ailed to connect to ",
            "waitForInput", "Socket Timeout", "for key", "wait timeout after",
            "RendezvousTimeoutError", "Rendezvous", "rendezvous")
 
@@ -56,10 +57,21 @@ _CLIENTS = re.compile(r"Timed out after (?P<secs>\d+(?:\.\d+)?) seconds waiting 
 _CONNECT_TIMEOUT = re.compile(r"client socket has timed out after (?P<secs>\d+(?:\.\d+)?)\s*(?P<unit>m?s) while "
                               r"trying to "
                               r"connect to \(?(?P<addr>[^\s,()\]]+|\[[^\]]+\])(?:,\s*|:)(?P<port>\d+)\)?")
-_CONNECT_REFUSED = re.compile(r"client socket has failed to connect to (?:\[(?P<host>[^\]]+)\]|(?P<host2>[^\s:]+)):"
-                              r"(?P<port>\d+).*?(?:Connection refused|No route to host|Connection timed out|"
-                              r"errno: 11[013])|client socket has failed to connect to any network address of "
-                              r"\((?P<host3>[^\s,()]+), (?P<port3>\d+)\)")
+# a client that could not connect to the store, whatever the reason it gives ("... (errno: 111 - Connection
+# refused)", "(errno: 99 - Cannot assign requested address)", "(errno: 22 - Invalid argument)", Windows' "(system error:
+# 10049 - ...)"), and the store's own "Failed to connect to master:29500 after 300 seconds" (DistStoreError)
+_CONNECT_REFUSED = re.compile(r"client socket has failed to connect to (?:\[(?P<host>[^\]\s]+)\]|"
+                              r"(?P<host2>[A-Za-z0-9][\w.-]*|\d{1,3}(?:\.\d{1,3}){3})):(?P<port>\d{2,5})(?![\d.])|"
+                              r"client socket has failed to connect to any network address of "
+                              r"\((?P<host3>[^\s,()]+), (?P<port3>\d+)\)|"
+                              # (the bare words only where the line says it is the store's: a hub's or a logger's
+                              # "Failed to connect to huggingface.co:443" is no store)
+                              r"(?:DistStoreError|TCPStore|c10d|[Ss]tore|[Rr]endezvous)\b.{0,120}?\b[Ff]ailed to "
+                              r"connect to (?:\[(?P<host4>[^\]\s]+)\]|(?P<host5>[A-Za-z0-9][\w.-]*)):"
+                              r"(?P<port4>\d{2,5})(?![\d.])")
+# why a client could not connect, in the words its line gives (errno's text), for the finding
+_CONNECT_WHY = re.compile(r"\((?:errno|system error): \d+ - (?P<why>[^)]{1,80})\)|"
+                          r"(?P<after>after \d+(?:\.\d+)? ?m?s(?:econds)?)")
 # A barrier timeout retold without its numbers ("timed out initializing process group in store based barrier")
 _BARRIER_BARE = re.compile(r"timed out initializing process group in store based barrier", re.IGNORECASE)
 _WAIT_FOR_INPUT = re.compile(r"waitForInput: socket SocketImpl\(.*?remote=\[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+)\)"
@@ -110,8 +122,9 @@ def parse_init_line(line: str) -> InitWait | None:
         return InitWait(InitWaitKind.CONNECT_TIMEOUT, text, address=f"{m.group('addr').strip('[]')}:{m.group('port')}",
                         timeout_s=float(m.group("secs")) / (1000 if m.group("unit") == "ms" else 1))
     if (m := _CONNECT_REFUSED.search(line)) is not None:
-        host = m.group("host") or m.group("host2") or m.group("host3")
-        return InitWait(InitWaitKind.CONNECT_REFUSED, text, address=f"{host}:{m.group('port') or m.group('port3')}")
+        host = m.group("host") or m.group("host2") or m.group("host3") or m.group("host4") or m.group("host5")
+        port = m.group("port") or m.group("port3") or m.group("port4")
+        return InitWait(InitWaitKind.CONNECT_REFUSED, text, address=f"{host}:{port}")
     if _BARRIER_BARE.search(line) is not None:
         return InitWait(InitWaitKind.BARRIER_TIMEOUT, text)
     if (m := _WAIT_FOR_INPUT.search(line)) is not None:
@@ -123,3 +136,15 @@ def parse_init_line(line: str) -> InitWait | None:
     if _RENDEZVOUS.search(line) is not None:
         return InitWait(InitWaitKind.RENDEZVOUS_TIMEOUT, text)
     return None
+
+
+def connect_failure_reason(text: str) -> str:
+    """Why a store client could not connect, as its line tells it ("connection refused", "cannot assign requested
+    address", "timed out after 300 seconds"), or "could not connect" when the line gives no reason."""
+    lowered = text.lower()
+    for words in ("connection refused", "connection timed out", "no route to host", "name or service not known"):
+        if words in lowered:
+            return words
+    if (m := _CONNECT_WHY.search(text)) is not None:
+        return (m.group("why") or "").strip().lower() or f"timed out {m.group('after')}"
+    return "could not connect"

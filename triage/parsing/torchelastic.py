@@ -73,6 +73,7 @@ class LauncherFailure:
     traceback: str | None = None
     root_cause: bool = False     # listed under "Root Cause (first observed failure)"
     note: str | None = None      # what the record cannot tell (which process it was), said with the failure
+    srun_exit: bool = False      # srun's "task N: Exited with exit code C": an exit code, no error of its own
 
 
 _ENTRY = re.compile(r"^\s*\[(\d+)\]:\s*$")
@@ -96,6 +97,10 @@ _DEEPSPEED_EXIT = re.compile(r"exits with return code = (-?\d+)")
 _DEEPSPEED_HANDLER = "sigkill_handler]"
 _NO_ARGV = ("DeepSpeed's launcher record is here without the command it prints: which local rank's process "
             "exited is not in this input")
+_CUT_ARGV = ("DeepSpeed's launcher record is here with only the end of the command it prints: which local rank's "
+             "process exited is not in this input")
+# the end of that command's list ("..., '--fp16', '--overwrite'] exits with ..."), its opening "[" cut off
+_ARGV_TAIL = re.compile(r"['\"]\]\s*$")
 # A script that does not take the --local-rank/--local_rank argument torch.distributed.launch (and DeepSpeed's
 # launcher) passes to each process, refusing it at start-up: argparse's "train.py: error: unrecognized arguments:
 # --local-rank=5" (PyTorch 2.x passes "--local-rank"; scripts written for 1.x parse "--local_rank"), python-fire's
@@ -114,11 +119,12 @@ _LAUNCH_CALLED = re.compile(r"CalledProcessError: Command '(\[.*?\])' (?:died wi
 _SPAWN_EXIT = re.compile(r"process (\d+) terminated with (?:signal (SIG[A-Z]+)|exit code (-?\d+))")
 # srun (SLURM): "srun: error: node07: task 3: Segmentation fault (core dumped)" / "...: task 3: Out Of
 # Memory" / "...: tasks 0-3: Killed". The task id is SLURM_PROCID, the rank when srun starts the ranks.
-# (Its "Exited with exit code N" records are not kept: every task that saw a peer go exits non-zero,
-# in no telling order.)
-_SRUN_SIGNAL = re.compile(r"srun: error: (?P<host>[\w.-]+): tasks? (?P<tasks>\d+(?:[-,]\d+)*): (?P<what>Killed|"
+# "...: task 1: Exited with exit code 3" too: srun prints each task's end as it sees it, so its first
+# record is the task that ended first (the tasks that saw that peer go exit after it); "Terminated" is
+# srun's own teardown (--kill-on-bad-exit, a cancellation) and is not kept.
+_SRUN_SIGNAL = re.compile(r"srun: error: (?P<host>[\w.-]+): tasks? (?P<tasks>\d+(?:[-,]\d+)*): (?:(?P<what>Killed|"
                           r"Segmentation fault|Aborted|Bus error|Out Of Memory|Floating point exception|"
-                          r"Illegal instruction)\b")
+                          r"Illegal instruction)\b|Exited with exit code (?P<code>\d+))")
 _SRUN_SIGNALS = {"Killed": "SIGKILL", "Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": "SIGBUS",
                  "Out Of Memory": "SIGKILL", "Floating point exception": "SIGFPE", "Illegal instruction": "SIGILL"}
 _ARGV_LOCAL_RANK = re.compile(r"""--local[_-]rank(?:=|['"],\s*['"])(\d+)""")
@@ -296,6 +302,10 @@ def _deepspeed_failures(text: str) -> list[LauncherFailure]:
                 # a process of this launch exited so, which one is not said
                 failures.append(LauncherFailure(None, None, None, code, _signal_name(code, None), None, None,
                                                 root_cause=True, note=_NO_ARGV))
+            elif _ARGV_TAIL.search(argv):
+                # a paste that starts inside the argv: its tail still says how a process of this launch exited
+                failures.append(LauncherFailure(None, None, None, code, _signal_name(code, None), None, None,
+                                                root_cause=True, note=_CUT_ARGV))
             continue
         local = _ARGV_LOCAL_RANK.search(argv.replace("\n", ""))
         last = int(local.group(1)) if local else None
@@ -321,17 +331,23 @@ def _launch_failures(text: str) -> list[LauncherFailure]:
 
 
 def _srun_failures(text: str) -> list[LauncherFailure]:
-    """srun's records of tasks a signal killed, in the order srun saw them (the first is the root)."""
+    """srun's records of tasks that ended badly (a signal, a non-zero exit code), in the order srun saw
+    them (the first is the root). Those after slurmstepd's ``CANCELLED AT`` are the cancellation's
+    doing (the step's tasks killed after a time limit, a scancel, --kill-on-bad-exit) and are not kept."""
     failures: list[LauncherFailure] = []
+    cancelled = text.find("CANCELLED AT")
     for match in _SRUN_SIGNAL.finditer(text):
+        if 0 <= cancelled < match.start():
+            break
         tasks: list[int] = []
         for part in match.group("tasks").split(","):
             low, _, high = part.partition("-")
             tasks.extend(range(int(low), int(high or low) + 1) if int(high or low) - int(low) < 4096 else [])
-        sig = _SRUN_SIGNALS[match.group("what")]
+        sig = _SRUN_SIGNALS[match.group("what")] if match.group("what") else None
+        code = None if sig else int(match.group("code"))
         for task in tasks:
-            failures.append(LauncherFailure(task, None, match.group("host"), None, sig, None, None,
-                                            root_cause=not failures))
+            failures.append(LauncherFailure(task, None, match.group("host"), code, sig, None, None,
+                                            root_cause=not failures, srun_exit=code is not None))
     return failures
 
 

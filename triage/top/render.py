@@ -11,7 +11,7 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from triage.analysis.ranks import format_ranks
+from triage.analysis.ranks import count_ranks, format_ranks
 from triage.schemas import TOP_SCHEMA
 from triage.top.snapshot import ALARMS, RankLine, Snapshot, TopState
 
@@ -94,7 +94,7 @@ _STYLE = {TopState.STUCK: "bold red", TopState.NO_HEARTBEAT: "bold red", TopStat
 
 def snapshot_table(snapshot: Snapshot) -> RenderableType:
     hosts = {line.host for line in snapshot.ranks}
-    head = Text(f"triage top {snapshot.run_dir}: {len(snapshot.ranks)} ranks on {len(hosts)} "
+    head = Text(f"triage top {snapshot.run_dir}: {count_ranks(len(snapshot.ranks))} on {len(hosts)} "
                 f"host{'s' if len(hosts) != 1 else ''} at {time.strftime('%H:%M:%S', time.gmtime(snapshot.time))} UTC; "
                 f"arrival lag from {snapshot.lag_source or 'no Flight Recorder dump yet (triage dump RUN_DIR)'}")
     table = Table(show_edge=False, pad_edge=False)

@@ -3,13 +3,15 @@ this order:
 
 1. ``what an excerpt cannot tell``: a verdict of an excerpt that names no culprit says which
    ranks the text covers and what would settle it (triage.analysis.untold);
-2. ``agent view``: what the live agent knew (its init-hang verdict, its samples of the culprit,
+2. ``stopped from outside after it``: a stop from outside (a time limit, scancel) that came after
+   the first failure is said after it ("; then Slurm stopped ...");
+3. ``agent view``: what the live agent knew (its init-hang verdict, its samples of the culprit,
    the child a culprit waits on) completes or replaces the verdict;
-3. ``first non-finite value``: the first NaN/Inf (``triage launch --numerics``) is the story when
+4. ``first non-finite value``: the first NaN/Inf (``triage launch --numerics``) is the story when
    nothing else went wrong, or when it came before the first failure;
-4. ``stop decision``: the verdict the agent decided when it stopped the job (``<host>/stop.json``)
+5. ``stop decision``: the verdict the agent decided when it stopped the job (``<host>/stop.json``)
    stands; what came after the stop is its collateral;
-5. ``straggler headline``: an all-clear names the straggler that slows the run down."""
+6. ``straggler headline``: an all-clear names the straggler that slows the run down."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from triage.analysis import verdicts
 from triage.analysis.agent_view import agent_view
 from triage.analysis.numerics import NumericsResult
 from triage.analysis.stop import fixed_verdict
+from triage.analysis.stopped import with_stop_context
 from triage.analysis.stragglers import StragglerResult
 from triage.analysis.untold import say_what_is_untold
 from triage.analysis.verdict import headline
@@ -35,6 +38,15 @@ def _untold(inputs: Inputs) -> Step:
             return d, ("a whole run: not an excerpt",)
         verdict, main = say_what_is_untold(d.verdict, d.main, inputs.coverage or {})
         return replace(d, verdict=verdict, main=main), (str((inputs.coverage or {}).get("summary", "")),)
+    return step
+
+
+def _stop_context(inputs: Inputs) -> Step:
+    def step(d: Decision) -> tuple[Decision, tuple[str, ...]]:
+        verdict = with_stop_context(d.verdict, inputs.evidence)
+        if verdict == d.verdict:
+            return d, ("no stop from outside after the first failure",)
+        return replace(d, verdict=verdict), ("the job was stopped from outside after the first failure",)
     return step
 
 
@@ -85,6 +97,7 @@ def decide(inputs: Inputs, numerics: NumericsResult, slow: StragglerResult, expl
     decision = run_rules(RULES, inputs, explain)
     return run_steps(decision, (
         ("what an excerpt cannot tell", _untold(inputs)),
+        ("stopped from outside after it", _stop_context(inputs)),
         ("agent view", _agent(inputs.evidence.agent, inputs)),
         ("first non-finite value", _nonfinite(numerics, inputs)),
         ("stop decision", _stop(inputs.evidence.stop)),

@@ -25,6 +25,7 @@ class Head(str, enum.Enum):
     MISSING_RANK = "MISSING RANK"
     FAILURE_UNLOCATED = "FAILURE, CULPRIT NOT IN THIS INPUT"
     NONFINITE = "NONFINITE"
+    STOPPED = "STOPPED"
     NO_PROBLEM = "NO PROBLEM FOUND"
     STRAGGLER = "STRAGGLER"           # a finding's head (the straggler watch), never a verdict's
 
@@ -42,6 +43,7 @@ HEAD_OF: dict[VerdictKind, Head] = {
     VerdictKind.NETWORK_ERROR: Head.NETWORK_ERROR,
     VerdictKind.FAILURE_UNLOCATED: Head.FAILURE_UNLOCATED,
     VerdictKind.NONFINITE: Head.NONFINITE,
+    VerdictKind.STOPPED: Head.STOPPED,
 }
 
 

@@ -26,8 +26,9 @@ from triage.analysis.partial import (
     watchdog_verdict,
 )
 from triage.analysis.rankless import rankless_timeout_verdict
-from triage.analysis.ranks import rank_word
+from triage.analysis.ranks import count_ranks, rank_word
 from triage.analysis.stacks_only import stacks_verdict
+from triage.analysis.stopped import stopped_verdict
 from triage.analysis.unrecorded import no_problem_text
 from triage.analysis.verdict import headline
 from triage.analysis.verdict.engine import Candidate, Inputs, Rule, Scope
@@ -67,6 +68,12 @@ def first_crash(i: Inputs) -> Candidate | None:
         first = root[0]
     return _candidate(verdicts.failure(first, list(i.failures), i.hosts), f"first failure: {_said(first)}",
                       f"{len(i.failures)} failure(s) in all")
+
+
+def stopped(i: Inputs) -> Candidate | None:
+    """The job was stopped from outside (a time limit, preemption, scancel, a pod's kill) before any
+    rank failed, timed out or disagreed: the ranks' ends after it are its consequence."""
+    return _candidate(stopped_verdict(i.evidence, i.failures), "a stop from outside, nothing wrong before it")
 
 
 def mismatch(i: Inputs) -> Candidate | None:
@@ -228,14 +235,17 @@ def all_clear(i: Inputs) -> Candidate | None:
     if honest is not None:          # some collectives were not recorded: never "they match"
         return Candidate(Verdict(VerdictKind.NO_PROBLEM_FOUND, honest), None, ("some collectives not recorded",))
     traced = len(i.traces)
-    if i.evidence.finished_cleanly:
+    if traced == 1:      # a single rank matches nothing: say so, never "its collectives match"
+        body = f"1 rank; it {'finished' if i.evidence.finished_cleanly else 'did not fail'}; no collective to compare"
+    elif i.evidence.finished_cleanly:
         body = f"the run finished and the {traced} ranks' collectives all match"
     else:
         body = f"the collectives of {traced} ranks match and no rank failed"
-    return Candidate(headline.verdict(VerdictKind.NO_PROBLEM_FOUND, body), None, (f"{traced} ranks traced",))
+    return Candidate(headline.verdict(VerdictKind.NO_PROBLEM_FOUND, body), None, (f"{count_ranks(traced)} traced",))
 
 
 RULES: tuple[Rule, ...] = (
+    Rule("stopped from outside", Scope.ANY, stopped),
     Rule("first crash", Scope.ANY, first_crash),
     Rule("mismatch", Scope.ANY, mismatch),
     Rule("reported mismatch (blamed)", Scope.EXCERPT, reported_mismatch_blamed),

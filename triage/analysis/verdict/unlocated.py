@@ -37,8 +37,9 @@ def unlocated_verdict(evidence: Evidence, failures: list[Failure],
         first = next(e for e in evidence.events if e.kind is kind and e not in store_waits)
         said = f": {first.detail[:120]}" if kind in (EventKind.XID, EventKind.SEGFAULT, EventKind.OOM) else ""
         what.append(f"{count} {kind.value.replace('_', ' ')} line{'s' if count > 1 else ''}{said}")
-    if evidence.unattributed:
-        what.append(f"failure lines of no known rank ({evidence.unattributed[0].message or '?'}"[:200] + ")")
+    unattributed = [u for u in evidence.unattributed if u.failure_kind != "stopped"]    # (a stop: said after)
+    if unattributed:
+        what.append(f"failure lines of no known rank ({unattributed[0].message or '?'}"[:200] + ")")
     if evidence.mismatches:
         what.append("collective mismatch errors")
     if not what:

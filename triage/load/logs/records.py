@@ -19,6 +19,7 @@ from triage.parsing.launchers import parse_rank_deaths
 from triage.parsing.log_owners import LineOwner
 from triage.parsing.nccl.lines import channel_ranks
 from triage.parsing.nccl.tracker import NcclCommState, NcclTracker
+from triage.parsing.node_ranks import NodeRanks, node_ranks
 from triage.parsing.torchelastic import (
     LauncherFailure,
     is_record_field,
@@ -40,9 +41,11 @@ def record_text(lines: list[str] | tuple[str, ...], owners: list[LineOwner], bod
                      for line, owner in zip(lines, owners))
 
 
-def launcher_records(text: str, path: str, scan: LogScan, single_node: bool) -> None:
+def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
+                     agent_hosts: dict[int, str] | None = None) -> None:
     """torchrun's "Failures:" / "Root Cause" summary (or its per-rank "failed (exitcode: N)" lines),
-    and other launchers' and frameworks' plain-word records of a rank that died."""
+    and other launchers' and frameworks' plain-word records of a rank that died. ``agent_hosts``: the host a
+    node prefix ("node2: ") gives an agent's "failed (exitcode: N) local_rank: L (pid: P)" line, by P."""
     _rank_deaths(text, path, scan)
     if "exitcode" not in text and "exits with return code" not in text and "terminated with" not in text \
             and "srun: error:" not in text and "death signal" not in text and "first observed failure" not in text \
@@ -50,12 +53,19 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool) -> 
             and "unrecognized arguments" not in text and "Could not consume arg" not in text:
         return
     _agent_signal(text, path, scan)
-    failures = parse_launcher_failures(text)
+    failures = [replace(f, host=f.host or (agent_hosts or {}).get(f.pid or -1)) for f in parse_launcher_failures(text)]
     hosts = {f.host for f in failures if f.host}
+    orphan_error = any(not line.collateral for _, line, _ in scan.orphans)
+    nodes = node_ranks(text)
     for failure in failures:
+        if failure.srun_exit and orphan_error:
+            # an error line of no known rank in the input is the failure; srun's exit codes only echo it (which
+            # task raised it, the line does not say: the failure stays of no known rank)
+            continue
         rank = failure.rank
-        if rank is None and failure.local_rank is not None and single_node and len(hosts) <= 1:
-            rank = failure.local_rank     # one node: the local rank is the rank
+        if rank is None and failure.local_rank is not None:
+            # (a node prefix on the agent's line: a launch over several nodes, pdsh's or the like)
+            rank = _global_rank(failure.local_rank, nodes, single_node and len(hosts) <= 1 and not agent_hosts)
         if rank is None:
             _unattributed_launcher_failure(failure, path, scan)
             continue
@@ -78,6 +88,14 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool) -> 
             evidence=(path,), collateral=sig is not None and sig in (int(signal.SIGTERM), int(signal.SIGINT)),
             order=-1 if failure.root_cause else None,   # torchrun's "Root Cause (first observed failure)"
             failure_kind="exception" if cut else None)
+
+
+def _global_rank(local: int, nodes: NodeRanks, one_host: bool) -> int | None:
+    """The global rank of an agent's local rank: from the input's rank map or node rank, else the local rank
+    itself on a job of one node (none of the input's lines names another node or a node count above one)."""
+    if (mapped := nodes.global_rank(local)) is not None:
+        return mapped
+    return local if one_host and (nodes.nodes or 1) <= 1 else None
 
 
 # Where a signal that stops torchrun's agent from outside comes from, as a rule.
@@ -107,9 +125,14 @@ def _unattributed_launcher_failure(failure: LauncherFailure, path: str, scan: Lo
     """A launcher's failure record that names no rank (a local rank on one of several nodes, or no
     rank at all) is still a failure: kept as one of no known rank."""
     who = f"local rank {failure.local_rank}" if failure.local_rank is not None else "a process"
+    if failure.local_rank is not None and failure.host:
+        who += f" on host {failure.host}"
     if failure.pid is not None:
         who += f" (pid {failure.pid})"
     note = f"; {failure.note}" if failure.note else ""
+    if failure.local_rank is not None and not note:
+        note = ("; its global rank is not in this input (the agent's rendezvous result at LOGLEVEL=INFO, or "
+                "torchrun's --node_rank and --nproc_per_node, would tell)")
     if failure.signal:
         line = CrashLine(CrashLineKind.FATAL_SIGNAL, f"{who} was killed by {failure.signal}{note}",
                          signal=failure.signal,
@@ -138,12 +161,13 @@ def _rank_deaths(text: str, path: str, scan: LogScan) -> None:
         if death.signal is None and death.exitcode:
             line = CrashLine(CrashLineKind.EXCEPTION, f"exited with code {death.exitcode}: {death.text}"[:400])
         else:
-            text = death.text
-            if death.rank is None and death.signal and death.signal not in text and not death.outside:
-                text = f"a process{f' (pid {death.pid})' if death.pid else ''} was killed by {death.signal}: {text}"
+            # (its own name: ``text`` is the log's, whose line count places the next record)
+            said = death.text
+            if death.rank is None and death.signal and death.signal not in said and not death.outside:
+                said = f"a process{f' (pid {death.pid})' if death.pid else ''} was killed by {death.signal}: {said}"
             teardown = death.signal in ("SIGTERM", "SIGINT") and not death.first and not death.outside
-            line = CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal=death.signal,
-                             collateral=death.consequence or teardown)
+            line = CrashLine(CrashLineKind.STOPPED if death.outside else CrashLineKind.FATAL_SIGNAL, said[:400],
+                             signal=death.signal, collateral=death.consequence or teardown)
         if death.outside:
             # the line it reads (submitit's UncompletedJobError) is this stop, not a failure of its own
             scan.orphans = [item for item in scan.orphans if item[0] != order]

@@ -51,7 +51,6 @@ from triage.parsing.desync import (
     parse_running,
 )
 from triage.parsing.log_owners import LineOwner, attribute_lines
-from triage.parsing.log_prefix import split_rank_prefix
 from triage.parsing.named_failure import named_failure
 from triage.parsing.nccl.lines import NcclWarn, parse_nccl_line
 from triage.parsing.raise_sites import MARKERS as RAISE_SITE_MARKERS
@@ -106,13 +105,19 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
             rest, skip_to = _joined_message(owners, index)   # the message spans several lines
         if rank is not None:
             scan.ranks_seen.add(rank)
+        before = len(scan.orphans)
         _line(rest, rank, owner.host, path, base + index, scan)
+        if owner.unsure and len(scan.orphans) > before:
+            _unsure_head(owner, lines[index], scan, before)
     scan.lines_read = base + len(lines)
     _unfinished_tracebacks(scan)
     body = "\n".join(o.rest for o in owners)
-    _hosts(lines, scan)
+    _hosts(owners, scan)
     nccl_records("\n".join(lines) if nccl_source is None else nccl_source, path, scan, default_rank)
-    launcher_records(record_text(lines, owners, body), path, scan, single_node)
+    # (pdsh's "node2: " before an agent's line: a launch over nodes; a pod's prefix is one node's)
+    agent_hosts = {int(m.group(1)): o.host for o, line in zip(owners, lines) if o.host and "local_rank:" in o.rest
+                   and line.startswith(f"{o.host}: ") and (m := _AGENT_PID.search(o.rest)) is not None}
+    launcher_records(record_text(lines, owners, body), path, scan, single_node, agent_hosts)
     scan.op_count_splits.extend(op_count_splits(body, path))
     scan.lagging.extend(ReportedLag(lag.ranks, lag.never_joined, lag.collective, lag.text, (path,))
                         for lag in parse_desync_report(text))
@@ -125,6 +130,7 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         scan.events.extend(dmesg_events(text, "?", path))
 
 
+_AGENT_PID = re.compile(r"local_rank: \d+ \(pid: (\d+)\)")
 # triage's own records in a merged.log: "[host:triage] ..." (the agent writes them; no rank does:
 # a rank's line that prints one is tagged with the rank first, "[host:3] [host:triage] ...")
 _TRIAGE_TAG = re.compile(r"\[([A-Za-z0-9][\w.-]*):triage\] ")
@@ -402,10 +408,19 @@ def _watchdog(line: str, rank: int | None, path: str, order: int, scan: LogScan)
     return True
 
 
-def _hosts(lines: tuple[str, ...], scan: LogScan) -> None:
-    for line in lines[:20000]:
-        if "[" not in line and ":" not in line:
-            continue
-        prefix = split_rank_prefix(line)
-        if prefix.rank is not None and not prefix.local and prefix.host:
-            scan.hosts.setdefault(prefix.rank, prefix.host)
+def _hosts(owners: list[LineOwner], scan: LogScan) -> None:
+    for owner in owners[:20000]:
+        if isinstance(owner.key, int) and owner.host:
+            scan.hosts.setdefault(owner.key, owner.host)
+
+
+def _unsure_head(owner: LineOwner, line: str, scan: LogScan, start: int) -> None:
+    """A failure under a "[host:N]" head that the input cannot tell a rank's from a process's: said with it."""
+    head = line[:line.find("]") + 1] if line.startswith("[") else f"[{owner.key}]"
+    note = (f" (its head {head} is host:pid for Open MPI and others, host:rank for triage's tag; this input does not "
+            f"tell which: read as a process; the launcher's rank tags or the job's size would settle it)")
+    for i in range(start, len(scan.orphans)):
+        order, crash, path = scan.orphans[i]
+        scan.orphans[i] = (order, replace(crash, text=crash.text[:300] + note), path)
+        if (host := scan.orphan_hosts.pop(id(crash), None)) is not None:
+            scan.orphan_hosts[id(scan.orphans[i][1])] = host

@@ -1,0 +1,101 @@
+"""A job stopped from outside (pure): a scheduler's time limit, preemption or node failure, scancel,
+a pod's kill, as a scheduler or its tools say it (triage.parsing.frameworks reads their lines; the
+loader hands each on as a failure of no rank whose ``failure_kind`` is ``stopped``).
+
+- No rank failed, hung or timed out before the stop: the stop is the verdict (``stopped``), headed
+  with who stopped the job, why, on which host and when, and what to do; the ranks' SIGTERMs, exits
+  and peer errors after it are its consequence.
+- Something went wrong before it (a hang that ran into the time limit is the common case): that
+  first failure stays the verdict and the stop is said after it, as context.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from triage.analysis.failures import Failure
+from triage.analysis.verdict import headline
+from triage.model import Finding, Verdict, VerdictKind
+from triage.model.evidence import EventKind, Evidence, ExitInfo
+
+STOPPED = "stopped"          # the failure_kind of a stop from outside (triage.parsing.crashlog's kind)
+
+# What to do, by what the scheduler's own line says (the words triage.parsing.frameworks puts in it)
+_TO_DO = (
+    ("time limit", ("if the job needed more time, raise its limit (sbatch --time / -t) or checkpoint more often and "
+                   "requeue from the last checkpoint; if it should have finished in time, it was slow or hung before "
+                   "the limit: look at its last progress lines, or run it under `triage launch`")),
+    ("deadline", "start it earlier or give it less to do (sbatch --deadline), and checkpoint more often"),
+    ("preempt", ("checkpoint more often and requeue (sbatch --requeue), or run in a partition or QOS that is "
+                "not preempted")),
+    ("node failed", ("drain and check the node (`sinfo -R`, `scontrol show node HOST`, slurmctld's log), then requeue "
+                    "from the last checkpoint, excluding it (sbatch --exclude HOST)")),
+    ("requeue", "it was requeued: the next run restarts from the last checkpoint (check that it resumes)"),
+    ("OOMKilled", ("the container hit its memory limit: raise the pod's resources.limits.memory, or lower the job's "
+                  "host memory (dataloader workers, pinned memory, CPU copies of the model)")),
+    ("Evicted", ("the node ran short of a resource: request it (resources.requests) so the pod is placed where it "
+                "fits, or free the node")),
+)
+_WHO_CANCELLED = ("find who or what cancelled it: `sacct -j JOBID -o JobID,State,Reason,End` (a user's scancel, an "
+                  "admin, a dependency, a job-array limit)")
+
+
+def is_stop(info: ExitInfo) -> bool:
+    return info.failure_kind == STOPPED
+
+
+def first_stop(evidence: Evidence) -> ExitInfo | None:
+    stops = [u for u in evidence.unattributed if is_stop(u)]
+    return min(stops, key=lambda u: u.order if u.order is not None else 1 << 62) if stops else None
+
+
+def what_to_do(message: str, host: str | None = None) -> str:
+    """The next step after a stop, by what the scheduler's line says (HOST: the host it names)."""
+    for words, step in _TO_DO:
+        if words.lower() in message.lower():
+            return step.replace("HOST", host) if host else step
+    return _WHO_CANCELLED
+
+
+def _before(order: int | None, stop: ExitInfo) -> bool:
+    """Stands before the stop in the input (an item of no known place counts as before it: the stop
+    is then said as context, never the cause)."""
+    return order is None or stop.order is None or order < stop.order
+
+
+def went_wrong_before(evidence: Evidence, failures: tuple[Failure, ...], stop: ExitInfo) -> bool:
+    """A rank failed, timed out, waited at init or disagreed before the stop."""
+    real = [f for f in failures if not f.collateral and not f.teardown]
+    if any(_before(f.order, stop) for f in real):
+        return True
+    if any(e.kind is EventKind.WATCHDOG_TIMEOUT and _before(e.order, stop) for e in evidence.events):
+        return True
+    if any(_before(w.order, stop) for w in evidence.init_waits) or evidence.mismatches:
+        return True
+    return any(not u.collateral and not is_stop(u) and _before(u.order, stop) for u in evidence.unattributed)
+
+
+def stopped_verdict(evidence: Evidence, failures: tuple[Failure, ...]) -> tuple[Verdict, Finding] | None:
+    """The stop as the verdict when nothing went wrong before it."""
+    stop = first_stop(evidence)
+    if stop is None or went_wrong_before(evidence, failures, stop):
+        return None
+    said = stop.message or "the job was stopped from outside"
+    where = f" on host {stop.host}" if stop.host and stop.host not in said[:200] else ""
+    before = "" if "before it" in said else "; no rank failed before it"
+    body = f"{said}{before}. What to do: {what_to_do(said, stop.host)}"
+    verdict = headline.verdict(VerdictKind.STOPPED, body, culprit_host=stop.host,
+                               qualifier=f"{where} (from outside the job)")
+    return verdict, Finding(VerdictKind.STOPPED.value, (), verdict.summary, stop.evidence, root_cause=True)
+
+
+def with_stop_context(verdict: Verdict, evidence: Evidence) -> Verdict:
+    """A verdict other than the stop, followed by the stop when the input has one ("; then ...")."""
+    stop = first_stop(evidence)
+    if stop is None or verdict.kind is VerdictKind.STOPPED:
+        return verdict
+    said = (stop.message or "the job was stopped from outside").split(" (", 1)[0].split("; the ranks'", 1)[0]
+    return replace(verdict, summary=f"{verdict.summary}; then {said[:240]}")
+
+
+__all__ = ["STOPPED", "first_stop", "is_stop", "stopped_verdict", "what_to_do", "with_stop_context"]

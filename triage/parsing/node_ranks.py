@@ -1,0 +1,67 @@
+"""Which global ranks a torchrun agent's local ranks were, when the input tells (pure, never raises).
+
+A torchrun agent names its workers by *local* rank ("failed (exitcode: 1) local_rank: 1 (pid: 4242)"). The
+global rank is ``node_rank * nproc_per_node + local_rank`` when every node runs the same number of workers,
+and the input may say it in these words:
+- the agent's rendezvous result (INFO level): ``group_rank=1``, ``local_ranks=[0, 1]``, ``global_ranks=[2, 3]``
+  (the map itself), ``group_world_size=2`` (the number of nodes);
+- torchrun's command line or its launch configuration: ``--node_rank=1`` / ``--node-rank 1``, ``--nproc_per_node=2``
+  / ``nproc_per_node : 2``, ``--nnodes=2`` / ``min_nodes : 2``.
+An input that shows several nodes and no map leaves the global rank unknown: the caller says "local rank N on
+host H" then.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class NodeRanks:
+    local_to_global: tuple[tuple[int, int], ...] = ()   # (local rank, global rank) of the one node the input shows
+    nodes: int | None = None                            # how many nodes the job had, when told
+
+    def global_rank(self, local: int) -> int | None:
+        return dict(self.local_to_global).get(local)
+
+
+_LIST = r"\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]"
+_LOCAL_RANKS = re.compile(r"\blocal_ranks\s*=\s*" + _LIST)
+_GLOBAL_RANKS = re.compile(r"\bglobal_ranks\s*=\s*" + _LIST)
+_GROUP_RANK = re.compile(r"\bgroup_rank\s*=\s*(\d+)")
+_GROUP_WORLD = re.compile(r"\bgroup_world_size\s*=\s*(\d+)")
+_NODE_RANK = re.compile(r"--node[_-]rank(?:=|\s+)(\d+)\b|\bNODE_RANK=(\d+)\b")
+_NPROC = re.compile(r"--nproc[_-]per[_-]node(?:=|\s+)(\d+)\b|\bnproc_per_node\s*:\s*(\d+)\b")
+_NNODES = re.compile(r"--nnodes(?:=|\s+)(\d+)(?::(\d+))?\b|\bmax_nodes\s*:\s*(\d+)\b")
+
+
+def _ints(text: str) -> list[int]:
+    return [int(n) for n in re.findall(r"\d+", text)]
+
+
+def _one(pattern: re.Pattern[str], text: str) -> int | None:
+    """The value the input gives, when it gives exactly one (several agents' values name no one node)."""
+    values = {next(g for g in m.groups() if g is not None) for m in pattern.finditer(text)}
+    return int(values.pop()) if len(values) == 1 else None
+
+
+def node_ranks(text: str) -> NodeRanks:
+    """What the input says about the node whose agent's records it holds. Never raises."""
+    if "rank" not in text and "nproc" not in text and "nnodes" not in text and "nodes" not in text:
+        return NodeRanks()
+    nodes = _one(_GROUP_WORLD, text)
+    if nodes is None and (match := _NNODES.search(text)) is not None:
+        nodes = int(match.group(2) or match.group(1) or match.group(3))
+    locals_ = {m.group(1) for m in _LOCAL_RANKS.finditer(text)}
+    globals_ = {m.group(1) for m in _GLOBAL_RANKS.finditer(text)}
+    if len(locals_) == 1 and len(globals_) == 1:
+        local, glob = _ints(locals_.pop()), _ints(globals_.pop())
+        if len(local) == len(glob):
+            return NodeRanks(tuple(zip(local, glob)), nodes)
+    node = _one(_GROUP_RANK, text)
+    node = _one(_NODE_RANK, text) if node is None else node
+    nproc = _one(_NPROC, text)
+    if node is not None and nproc:
+        return NodeRanks(tuple((i, node * nproc + i) for i in range(nproc)), nodes)
+    return NodeRanks((), nodes)

@@ -13,6 +13,7 @@ import pytest
 from tests.helpers.launch import job_env, launch_argv, run_launch, torchrun
 from tests.helpers.paths import program
 from tests.helpers.processes import triage_cmd
+from triage.analysis.verdict.rules import RULES
 from triage.exitcodes import ExitCode
 
 pytestmark = pytest.mark.timeout(180)
@@ -30,12 +31,14 @@ def test_explain_on_a_stopped_mismatch(tmp_path) -> None:  # type: ignore[no-unt
     assert explained.stdout.startswith(plain.stdout), explained.stdout
     lines = explained.stdout[len(plain.stdout):].splitlines()
     assert lines[0].startswith("how the verdict was decided"), lines
-    assert "winner: mismatch (rule 2)" in lines[1], lines
-    assert any(line.startswith("*  2. mismatch: won") for line in lines), lines
-    assert any("1. first crash: no candidate" in line for line in lines), lines
+    names = [r.name for r in RULES]                  # the rules' places as they are now
+    rule, crash = names.index("mismatch") + 1, names.index("first crash") + 1
+    assert f"winner: mismatch (rule {rule})" in lines[1], lines
+    assert any(line.startswith(f"* {rule:2d}. mismatch: won") for line in lines), lines
+    assert any(f"{crash}. first crash: no candidate" in line for line in lines), lines
     stop = next(i for i, line in enumerate(lines) if "final step stop decision" in line)
     assert "stopped the job" in lines[stop + 1] or "stopped the job" in lines[stop + 2], lines[stop:]
     report = subprocess.run(triage_cmd("report", str(run_dir), "--format", "json", "--explain"),
                             capture_output=True, text=True, timeout=120, check=False)
     assert json.loads(report.stdout)["verdict"]["kind"] == "collective_mismatch"
-    assert "2. mismatch: won" in report.stderr, report.stderr
+    assert f"{rule}. mismatch: won" in report.stderr, report.stderr

@@ -159,8 +159,7 @@ def test_helper_in_an_attacker_mount_namespace_is_never_sourced() -> None:
             os.chown(path, 65534, 65534)
         script = f"mount --bind {evil} /mnt && echo READY && exec sleep 120"
         with running_program([*AS_NOBODY, "unshare", "-Urm", "sh", "-c", script]) as proc:
-            pid = next(c.pid for c in __import__("psutil").Process(proc.pid).children(recursive=True)
-                       if c.name() == "sleep") if not _is_sleep(proc.pid) else proc.pid
+            pid = _sleep_in(proc.pid)
             lib = f"/proc/{pid}/root/mnt/libpython3.11.so.1.0"
             assert os.path.exists(lib + "-gdb.py"), "the attacker's bind mount is visible through /proc/PID/root"
             assert python_gdb_helper(None, (lib,)) is None
@@ -172,8 +171,24 @@ def test_helper_in_an_attacker_mount_namespace_is_never_sourced() -> None:
         assert not marker.exists()
 
 
-def _is_sleep(pid: int) -> bool:
-    return bool(__import__("psutil").Process(pid).name() == "sleep")
+def _sleep_in(pid: int, timeout: float = 60.0) -> int:
+    """The ``sleep`` the attacker's shell execs after it prints READY: READY comes before the exec,
+    so wait (on the process table, with a deadline) until the program or a descendant is ``sleep``."""
+    import time
+
+    import psutil
+
+    deadline = time.monotonic() + timeout
+    while True:
+        root = psutil.Process(pid)
+        for proc in (root, *root.children(recursive=True)):
+            try:
+                if proc.name() == "sleep":
+                    return proc.pid
+            except psutil.NoSuchProcess:
+                continue
+        assert time.monotonic() < deadline, f"no sleep under pid {pid} after {timeout}s"
+        time.sleep(0.02)
 
 
 def test_flipping_symlink_to_the_helper_never_runs(tmp_path: Path) -> None:

@@ -12,28 +12,16 @@ from public reports (log text only), end to end through ``triage report`` where 
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from triage.cli import main
+from tests.helpers.report import report_log as report
 from triage.parsing.crashlog import clip_keeping, parse_crash_line, shortened
 from triage.parsing.log_owners import attribute_lines, prepended_ranks
 from triage.parsing.log_prefix import split_rank_prefix
 from triage.parsing.node_ranks import deepspeed_rank_map
-
-
-def report(text: str, tmp_path: Path) -> tuple[int, dict[str, Any]]:
-    path = tmp_path / "job.log"
-    path.write_text(text, encoding="utf-8")
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(["report", str(path), "--format", "json"])
-    return code, (json.loads(out.getvalue()) if out.getvalue().strip() else {})
 
 
 def _prepended(text: str) -> bool:

@@ -26,6 +26,14 @@ from dataclasses import dataclass
 from triage.model.backtrace import FAULT_SIGNALS as FAULT_SIGNALS  # noqa: PLC0414
 from triage.model.backtrace import CrashLogFacts
 
+# what a failure line names at its other end, and how it is said and cut: triage.parsing.peers (re-exported here,
+# where the readers import them)
+from triage.parsing.peers import CUDA_SETUP_NOTE as CUDA_SETUP_NOTE  # noqa: PLC0414
+from triage.parsing.peers import clip_keeping as clip_keeping  # noqa: PLC0414
+from triage.parsing.peers import noted, peer_of
+from triage.parsing.peers import peer_host as peer_host  # noqa: PLC0414
+from triage.parsing.peers import shortened as shortened  # noqa: PLC0414
+
 
 class CrashLineKind(str, enum.Enum):
     EXCEPTION = "exception"          # a Python exception (type: message)
@@ -138,20 +146,6 @@ _COLLATERAL = re.compile(
     r"failed to pass monitoredBarrier|received errors while waiting for send/recv|"
     # Ray's driver told that an actor's worker process died (the death itself is Ray's own record)
     r"ActorDiedError|actor died unexpectedly", re.IGNORECASE)
-# The other end of a link, in the shapes NCCL and gloo print it: a host name (with or without a digit: "gpu-a",
-# "master"), an IPv4 or IPv6 address, with NCCL's "<port>" or ":port" ("[host]:port" for gloo and IPv6)
-_ADDRESS = (r"\[[\w.:%-]{1,80}\](?:<\d+>|:\d+)"                       # [10.0.0.5]:47232, [fe80::1%eth0]<29500>
-            r"|(?=[.:%-]{0,80}[\w%])[\w.:%-]{1,80}<\d+>"                  # gpu-a<45763>, fe80::1<1>, 172....<1>
-            r"|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?(?![\w.])"                # 10.0.0.2, 10.0.0.2:29500
-            r"|[A-Za-z][\w-]{0,62}(?:\.[A-Za-z][\w-]{0,62})*(?<!\.py)(?<!\.cpp)(?<!\.cc)(?<!\.cu)(?<!\.h)"
-            r":\d{2,5}(?![\w.:])")                                       # master:29500 (no file.py:123)
-_PEER = re.compile(r"(?:\b(?:peer|from|to|error)\s+|\bremote[= ]\s*|\baddr(?:ess)?[= ]\s*)(?P<addr>" + _ADDRESS + ")|"
-                   r"connect to \((?P<host>[\w.:-]+), (?P<port>\d+)\)|"
-                   # the node a launcher could not reach over ssh (DeepSpeed's runner, pdsh)
-                   r"host=(?P<sshhost>[\w.-]+) was not reachable via ssh|"
-                   r"(?P<pdshhost>[\w.-]+): ssh exited with exit code")
-# NCCL's socket helpers name the other end of the call: "socketProgressOpt: Call to recv from 10.0.0.5<49901> failed"
-_SOCKET_CALL = re.compile(r"Call to (?:recv|send|connect)\b")
 _GPU = re.compile(r"\bcuda:(\d+)\b|GPU (\d+)(?: has a total capacity|;)|\bdevice (\d+)\b")
 _SIGNUMS = {"4": "SIGILL", "6": "SIGABRT", "7": "SIGBUS", "8": "SIGFPE", "9": "SIGKILL", "11": "SIGSEGV",
             "15": "SIGTERM"}
@@ -162,85 +156,16 @@ _FPE_SIGNALS = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus erro
 _LOADER_KILLED = re.compile(r"DataLoader worker \(pid\(?s?\)?\s*[\d, ]+\) is killed by signal: "
                             r"(?P<name>[A-Z][a-z]+(?: [a-z]+)*)")
 _STRSIGNAL = {**_FPE_SIGNALS, "Killed": "SIGKILL", "Terminated": "SIGTERM", "Interrupt": "SIGINT"}
-# What would settle a set-up failure that a network line tells, when the line alone does not say it
-_SETUP_NOTES = (
-    (re.compile(r"Address already in use|EADDRINUSE|failed to listen on any local network address"),
-     (" (the store's port is taken: another job or a stale process on that node holds it; choose another "
-      "MASTER_PORT / --master_port)")),
-    (re.compile(r"shared memory segment|/dev/shm|posix_fallocate|ncclShmOpen"),
-     (" (NCCL's shared-memory transport: /dev/shm too small? a container's default is 64 MB: docker --shm-size, "
-      "or NCCL_SHM_DISABLE=1)")),
-    (re.compile(r"via ssh|ssh exited"),
-     (" (the launcher could not reach that node over ssh: passwordless ssh between the nodes, or one launcher per "
-      "node)")))
-
-
-def _noted(text: str) -> str:
-    """A network line's text with what would settle it, when it is a known set-up failure. A long line is cut
-    around what it says: the part that names the peer and the set-up failure is kept (:func:`clip_keeping`)."""
-    peer = _PEER.search(text)
-    keep = [(peer.start(), min(len(text), peer.end() + 40))] if peer is not None else []   # (and what befell it)
-    for pattern, note in _SETUP_NOTES:
-        if (said := pattern.search(text)) is not None:
-            return clip_keeping(text, 300, [*keep, said.span()]) + note
-    return clip_keeping(text, 400, keep)
-
-
-def shortened(text: str, limit: int = 300) -> str:
-    """A failure line's text cut to ``limit`` characters for a summary, keeping the note this module put after it
-    (what would settle a set-up failure): the line is cut, never the note."""
-    if len(text) <= limit:
-        return text
-    for note in (*(note for _pattern, note in _SETUP_NOTES), CUDA_SETUP_NOTE):
-        if text.endswith(note):
-            body = text[:-len(note)]
-            peer = _PEER.search(body)
-            return clip_keeping(body, max(limit - len(note), 120), [peer.span()] if peer else []) + note
-    return text[:limit]
-
-
-def clip_keeping(text: str, limit: int, keep: list[tuple[int, int]]) -> str:
-    """``text`` cut to about ``limit`` characters, keeping the spans ``keep`` (what the line is about: a peer's
-    address, the words that name the failure): its head, " ... ", then the part around the last span kept that the
-    head does not hold. Never raises."""
-    if len(text) <= limit:
-        return text
-    late = [(lo, hi) for lo, hi in keep if hi > limit and hi - lo < limit // 2]
-    if not late:
-        return text[:limit]
-    first = min(lo for lo, _hi in late)
-    last = max(hi for _lo, hi in late)
-    window = min(max(last - first, 0) + 60, limit - 40)
-    start = max(0, min(first - 30, last - window + 30))
-    head = max(limit - window - 5, 20)
-    if start <= head:
-        return text[:start + window]
-    return f"{text[:head]} ... {text[start:start + window]}"
-
-
 # A CUDA error at device selection that says this process has no GPU with that index, or none at all ("CUDA error:
 # invalid device ordinal", "cuda runtime error (10) : invalid device ordinal", retyped in lower case too): the
 # launch's configuration (more processes than visible GPUs), not a fault of a GPU
 _CUDA_SETUP = re.compile(r"invalid device ordinal|no CUDA-capable device is detected", re.IGNORECASE)
-CUDA_SETUP_NOTE = (" (this process asked for a GPU it cannot see: more processes than visible GPUs? compare "
-                   "--nproc_per_node / the process count with CUDA_VISIBLE_DEVICES and the GPUs on the node)")
 # A backend that lacks the collective the job calls ("ProcessGroupNCCL does not support scatter", "Backend gloo does
 # not support reduce_scatter"): every rank that calls it raises it; told even when quoted in a sentence
 _BACKEND_LACKS = re.compile(r"\b(?:ProcessGroup\w+|[Bb]ackend \w+) does not support \w+")
 # Exception types that are a launcher's or a wrapper's, not the rank's own failure.
 _NOT_A_RANK_FAILURE = ("ChildFailedError", "SignalException", "RendezvousClosedError", "KeyboardInterrupt",
                        "SystemExit", "CalledProcessError", "ProcessRaisedException", "ProcessExitedException")
-
-
-def peer_host(addr: str) -> str | None:
-    """The host of a peer address: "gpu-a<45763>" -> "gpu-a", "[fe80::1]:29500" -> "fe80::1",
-    "10.0.0.2:29500" -> "10.0.0.2", "fe80::1<29500>" -> "fe80::1"."""
-    if addr.startswith("["):
-        return addr[1:].split("]", 1)[0] or None
-    host = addr.split("<", 1)[0]
-    if "<" not in addr and host.count(":") == 1:
-        host = host.rsplit(":", 1)[0]                    # host:port (an IPv6 address has more colons)
-    return host or None
 
 
 def _gpu(text: str) -> int | None:
@@ -275,22 +200,6 @@ def _cleaned(line: str) -> str | None:
     return text if text and len(text) <= 20000 else None
 
 
-def _peer_of(text: str) -> str | None:
-    """The other end a failure line names: a store a client could not reach, a node a launcher could not reach
-    over ssh, a transport's peer."""
-    peer = _PEER.search(text)
-    if peer is None:
-        return None
-    if peer.group("host"):
-        return f"{peer.group('host')}:{peer.group('port')}"          # the store a client could not reach
-    if peer.group("sshhost") or peer.group("pdshhost"):
-        return peer.group("sshhost") or peer.group("pdshhost")       # the node a launcher could not reach
-    if ("peer" in text or "NET/" in text or "onnect to" in text or "remote" in text
-            or _SOCKET_CALL.search(text)):
-        return peer.group("addr")
-    return None
-
-
 def parse_crash_line(line: str) -> CrashLine | None:
     """The failure a line reports, or None. ``line`` has no launcher prefix. Never raises."""
     fatal_glog = _GLOG_FATAL.match(line.strip()) is not None
@@ -303,7 +212,7 @@ def parse_crash_line(line: str) -> CrashLine | None:
     if fatal_glog:     # ProcessGroupNCCL giving up on the process (its heartbeat monitor): a consequence
         return CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal="SIGABRT", collateral=True)
     collateral = _COLLATERAL.search(text) is not None
-    peer_addr = _peer_of(text)
+    peer_addr = peer_of(text)
     exc = _EXC.match(text)
     if exc is not None and not text.startswith(("Traceback", "Error executing job")):
         return _exception_line(text, exc, collateral, peer_addr)
@@ -322,7 +231,7 @@ def _exception_line(text: str, exc: re.Match[str], collateral: bool, peer_addr: 
     if _CUDA_OOM.search(text):
         return CrashLine(CrashLineKind.CUDA_OOM, text[:400], exc_type, gpu=_gpu(text))
     if _NET.search(msg) or exc_type.rsplit(".", 1)[-1] in ("DistNetworkError", "RendezvousConnectionError"):
-        return CrashLine(CrashLineKind.NETWORK, _noted(text), exc_type, peer=peer_addr)
+        return CrashLine(CrashLineKind.NETWORK, noted(text), exc_type, peer=peer_addr)
     if _CUDA_SETUP.search(msg):
         return CrashLine(CrashLineKind.EXCEPTION, text[:300] + CUDA_SETUP_NOTE, exc_type, gpu=_gpu(text))
     if _CUDA_ERROR.search(msg):
@@ -378,7 +287,7 @@ def _plain_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine
                               or "socket" in text.lower() or "peer" in text or "Connect to " in text or "ssh" in text
                               or "ibv_" in text):      # (ibv_: an InfiniBand verbs call, NCCL WARN's message alone)
         # a network failure is never called collateral here: the analysis ranks it after real failures
-        return CrashLine(CrashLineKind.NETWORK, _noted(text), peer=peer_addr)
+        return CrashLine(CrashLineKind.NETWORK, noted(text), peer=peer_addr)
     if _NCCL.search(text):
         return CrashLine(CrashLineKind.NCCL_ERROR, text[:400], collateral=collateral)
     if _PG_ABORT.search(text):
@@ -386,7 +295,7 @@ def _plain_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine
         # the line that says which one may be cut from a paste; a consequence, never the first failure
         return CrashLine(CrashLineKind.NCCL_ERROR, text[:400], collateral=True)
     if _PORT_TAKEN.search(text):
-        return CrashLine(CrashLineKind.NETWORK, _noted(text), peer=peer_addr)
+        return CrashLine(CrashLineKind.NETWORK, noted(text), peer=peer_addr)
     if (quoted := _SENTENCE_EXC.search(text)) is not None and not _SHRUGGED.search(text[:quoted.start()]):
         return parse_crash_line(quoted.group("exc"))
     return None

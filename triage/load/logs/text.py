@@ -10,7 +10,17 @@ import re
 from collections import deque
 from dataclasses import replace
 
-from triage.load.logs.facts import WorldSize, world_size_facts
+from triage.load.logs.facts import world_size_facts
+from triage.load.logs.line_events import (
+    joined_terminate,
+    nccl_detail_of,
+    record_duplicate_gpu,
+    record_init_wait,
+    record_watchdog,
+    reported_fingerprint,
+    unfinished_tracebacks,
+    watchdog_terminate,
+)
 from triage.load.logs.records import launcher_records, nccl_records, record_text
 from triage.load.logs.scan import (
     FAILURE_CLUSTER_LINES,
@@ -23,20 +33,14 @@ from triage.load.nccl_ras import op_count_splits
 from triage.load.stop_record import stop_from_json
 from triage.model import Collective, CollectiveState
 from triage.model.evidence import (
-    Event,
-    EventKind,
-    InitWaitRecord,
-    ReportedFingerprint,
     ReportedLag,
     ReportedMismatch,
 )
 from triage.parsing import needles
+from triage.parsing.crashlog import MARKERS as CRASH_MARKERS
 from triage.parsing.crashlog import (
-    DUPLICATE_GPU_LOCAL,
-    DUPLICATE_GPU_TEXT,
     SPAWN_BOOTSTRAP_FRAME,
     SPAWN_BOOTSTRAP_NOTE,
-    CrashLine,
     CrashLineKind,
     duplicate_gpu,
     has_marker,
@@ -44,25 +48,21 @@ from triage.parsing.crashlog import (
     rank_in_message,
     shortened,
 )
-from triage.parsing.crashlog import MARKERS as CRASH_MARKERS
 from triage.parsing.desync import (
     MISMATCH_MARKER,
     RUNNING_MARKER,
-    Fingerprint,
     parse_desync_report,
     parse_mismatch,
     parse_running,
 )
 from triage.parsing.log_owners import LineOwner, attribute_lines
 from triage.parsing.named_failure import FAILURE_WORDS, named_failure
-from triage.parsing.nccl.lines import NcclWarn, parse_nccl_line
 from triage.parsing.raise_sites import MARKERS as RAISE_SITE_MARKERS
 from triage.parsing.raise_sites import raise_site
 from triage.parsing.rendezvous import MARKERS as INIT_MARKERS
-from triage.parsing.rendezvous import InitWait, InitWaitKind, parse_init_line
+from triage.parsing.rendezvous import parse_init_line
 from triage.parsing.textclean import clean_text
 from triage.parsing.torchelastic import spawn_error_owner
-from triage.parsing.watchdog import WatchdogKind, parse_watchdog_line
 from triage.schemas import STOP_LOG_RECORD
 
 _RANK_IN_NAME = re.compile(r"rank[-_]?(\d+)", re.IGNORECASE)
@@ -122,7 +122,7 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         if (owner.unsure or owner.note) and len(scan.orphans) > before:
             _unsure_head(owner, lines[index], scan, before)
     scan.lines_read = base + len(lines)
-    _unfinished_tracebacks(scan)
+    unfinished_tracebacks(scan)
     body = "\n".join(o.rest for o in owners)
     _hosts(owners, scan)
     nccl_records("\n".join(lines) if nccl_source is None else nccl_source, path, scan, default_rank)
@@ -180,12 +180,12 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
     """Route one line to the parser its markers call for (``loud`` False: it holds none of _GATE_LITERALS)."""
     parsed = False
     if loud and any(marker in rest for marker in INIT_MARKERS) and (wait := parse_init_line(rest)) is not None:
-        _init_wait(wait, rank, host, path, order, scan)
+        record_init_wait(wait, rank, host, path, order, scan)
         return
     if loud and "Duplicate GPU" in rest and (duplicate := duplicate_gpu(rest)) is not None:
         if rank is not None:
-            _nccl_detail_of(rank, order, scan)      # the NCCL error it details is this line
-        _duplicate_gpu(duplicate, rest, path, order, scan)
+            nccl_detail_of(rank, order, scan)      # the NCCL error it details is this line
+        record_duplicate_gpu(duplicate, rest, path, order, scan)
         return
     if loud and rest.lstrip().startswith("Traceback (most recent call last)"):
         scan.tracebacks.append((rank, order, path))
@@ -213,13 +213,14 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
         # "Last error:", its detail): those lines are this rank's
         scan.message_rank = (rank, order)
     if loud and any(hint in rest for hint in _WATCHDOG_HINTS):
-        parsed = _watchdog(rest, rank, path, order, scan) and "terminated with exception" not in rest
+        parsed = record_watchdog(rest, rank, path, order, scan) and "terminated with exception" not in rest
         if parsed and rest.lstrip().startswith("what():"):
-            _watchdog_terminate(rest, rank, path, order, scan)
+            watchdog_terminate(rest, rank, path, order, scan)
     if loud and MISMATCH_MARKER in rest:
         mismatch = parse_mismatch(rest)
         if mismatch is not None:
-            scan.mismatches.append(ReportedMismatch(_fp(mismatch.reporter), _fp(mismatch.other), (path,), order))
+            scan.mismatches.append(ReportedMismatch(reported_fingerprint(mismatch.reporter),
+                                                    reported_fingerprint(mismatch.other), (path,), order))
             for side in (mismatch.reporter, mismatch.other):
                 if side.rank is not None:
                     scan.ranks_seen.add(side.rank)
@@ -234,7 +235,7 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
                 input_sizes=running.shapes, source="log", pg_name="default_pg"))
             parsed = True
     if rank is not None and scan.last_error.get(rank, -9) == order - 1 and rest.strip() \
-            and (joined := _nccl_detail_of(rank, order, scan)) is not None:
+            and (joined := nccl_detail_of(rank, order, scan)) is not None:
         # NCCL's "Last error:" then its detail: the detail says what the exception above it was
         crash = parse_crash_line(f"{joined[1].text}; Last error: {rest.strip()}")
         if crash is not None:
@@ -248,7 +249,7 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
         # NCCL WARN lines are read by the NCCL tracker, which knows their process)
         crash = parse_crash_line(rest)
         if rest.lstrip().startswith("what():"):
-            crash = _joined_terminate(rest, rank, order, scan) or crash
+            crash = joined_terminate(rest, rank, order, scan) or crash
         if crash is not None and crash.kind is CrashLineKind.EXCEPTION and scan.spawn_bootstrap is not None \
                 and 0 < order - scan.spawn_bootstrap <= _SPAWN_BOOTSTRAP_LINES:
             crash = replace(crash, text=(crash.text + SPAWN_BOOTSTRAP_NOTE)[:400], collateral=True)
@@ -275,154 +276,6 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
     if loud and not parsed and len(scan.unparsed) < MAX_UNPARSED and any(h in rest for h in _KNOWN_HINTS) \
             and "NCCL WARN" not in rest and "exitcode" not in rest:
         scan.unparsed.append(rest.strip()[:500])
-
-
-def _duplicate_gpu(duplicate: tuple[CrashLine, tuple[int, int], str], rest: str, path: str, order: int,
-                   scan: LogScan) -> None:
-    """NCCL's duplicate-GPU line blames both ranks it names, unless the same two numbers were told on another
-    device too: then they are ranks of several communicators, and the lines are failures of no known rank."""
-    line, pair, device = duplicate
-    if isinstance(event := parse_nccl_line(rest), NcclWarn):
-        scan.duplicate_hosts[order] = event.host          # NCCL's own head: "host:pid:tid [dev] ... NCCL WARN"
-    devices = scan.duplicate_gpus.setdefault((min(pair), max(pair)), set())
-    devices.add(device)
-    local = any(len(told) > 1 for told in scan.duplicate_gpus.values())
-    if not local:
-        for both in pair:
-            scan.ranks_seen.add(both)
-            scan.failures.setdefault(both, []).append((order, line, path))
-        return
-    moved: dict[int, tuple[int, CrashLine, str]] = {}     # those already blamed on two global ranks: not theirs
-    for items in scan.failures.values():
-        moved.update((item[0], item) for item in items if item[1].text.startswith(DUPLICATE_GPU_TEXT))
-        items[:] = [item for item in items if not item[1].text.startswith(DUPLICATE_GPU_TEXT)]
-    scan.failures = {rank: items for rank, items in scan.failures.items() if items}
-    for earlier, told, where in [*moved.values(), (order, line, path)]:
-        orphan = replace(told, text=told.text + DUPLICATE_GPU_LOCAL)
-        scan.orphans.append((earlier, orphan, where))
-        if earlier in scan.duplicate_hosts:
-            scan.orphan_hosts[id(orphan)] = scan.duplicate_hosts[earlier]
-
-
-def _nccl_detail_of(rank: int, order: int, scan: LogScan) -> tuple[int, CrashLine, str] | None:
-    """The NCCL error this rank raised just above ``order`` ("DistBackendError: NCCL error in: ...,
-    invalid usage (run with NCCL_DEBUG=WARN for details)"), taken out of its failures: the
-    "Last error:" detail that follows it says what it was."""
-    items = scan.failures.get(rank, [])
-    tail = 0          # this rank's failure lines just above: the exception and NCCL's "ncclXxxError: ..." line
-    while tail < len(items) and order - items[-1 - tail][0] <= FAILURE_CLUSTER_LINES:
-        tail += 1
-    if not tail or not any("NCCL" in item[1].text or item[1].text.startswith("nccl") for item in items[-tail:]):
-        return None
-    first = next((item for item in items[-tail:] if not item[1].collateral), items[-tail])
-    del items[-tail:]
-    return first
-
-
-def _joined_terminate(rest: str, rank: int | None, order: int, scan: LogScan) -> CrashLine | None:
-    """``terminate called after throwing ...`` then ``  what():  NCCL error: ...`` on the next line:
-    the what() says what the abort was (a network error, a CUDA error); the pair is one failure."""
-    items = scan.failures.get(rank, []) if rank is not None else scan.orphans
-    if not items or items[-1][0] != order - 1 or items[-1][1].kind is not CrashLineKind.TERMINATE:
-        return None
-    joined = parse_crash_line(f"{items[-1][1].text} {rest.strip()}")
-    if joined is None:
-        return None
-    items.pop()
-    return joined
-
-
-def _watchdog_terminate(rest: str, rank: int | None, path: str, order: int, scan: LogScan) -> None:
-    """``terminate called after throwing ...`` then ``  what():  [Rank 7] Watchdog caught collective
-    operation timeout ...``: ProcessGroupNCCL taking its process down after the timeout the what()
-    tells (read as that rank's timeout), so the pair is one collateral failure of that rank, never a
-    crash of its own that would outrank the hang."""
-    joined = _joined_terminate(rest, rank, order, scan)
-    if joined is None:
-        return
-    who = rank if rank is not None else rank_in_message(joined.text)
-    item = (order - 1, joined, path)
-    if who is None:
-        scan.orphans.append(item)
-        return
-    scan.ranks_seen.add(who)
-    scan.failures.setdefault(who, []).append(item)
-
-
-def _unfinished_tracebacks(scan: LogScan) -> None:
-    """A traceback whose exception line is not in the input (a paste cut short) is still failure
-    evidence: kept as a collateral failure, so that it never outranks a real one but is never
-    taken for an all-clear."""
-    for rank, order, path in scan.tracebacks:
-        later = scan.failures.get(rank, []) if rank is not None else scan.orphans
-        if any(item[0] > order for item in later) or (rank is None and any(
-                item[0] > order for items in scan.failures.values() for item in items)):
-            continue
-        line = CrashLine(CrashLineKind.EXCEPTION, "a Python traceback whose exception line is not in this input",
-                         collateral=True)
-        (scan.failures.setdefault(rank, []) if rank is not None else scan.orphans).append((order, line, path))
-    scan.tracebacks.clear()
-
-
-def _init_wait(wait: InitWait, rank: int | None, host: str | None, path: str, order: int, scan: LogScan) -> None:
-    """A rank waiting (or timed out) before the first collective: one event per distinct line."""
-    who = wait.rank if wait.rank is not None else rank
-    if who is not None and wait.kind is not InitWaitKind.BARRIER_WAITING:
-        scan.ranks_seen.add(who)
-    key = (who, wait.kind.value, wait.joined, wait.address)
-    if key in scan._init_seen:
-        return
-    scan._init_seen.add(key)
-    target = scan.store_waits if wait.kind is InitWaitKind.STORE_WAIT_TIMEOUT else scan.init_waits
-    target.append(InitWaitRecord(wait.kind.value, wait.text, who, host, wait.world_size, wait.joined,
-                                 wait.address, wait.timeout_s, wait.is_timeout, (path,), order,
-                                 wait.waits_for))
-
-
-def _fp(fp: Fingerprint) -> ReportedFingerprint:
-    return ReportedFingerprint(fp.rank if fp.rank is not None else -1, fp.seq, fp.op, fp.shapes, fp.dtypes)
-
-
-def _watchdog(line: str, rank: int | None, path: str, order: int, scan: LogScan) -> bool:
-    event = parse_watchdog_line(line)
-    if event is None:
-        return False
-    # the line's own prefix ("[rank13]:") is the global rank; the message's "[Rank 1]" / "[PG ID 3 ... Rank 1]"
-    # is the rank within its group, which differs from the global one in a subgroup
-    who = rank if rank is not None else event.rank
-    subgroup = rank is not None and event.rank is not None and rank != event.rank
-    if who is not None:
-        scan.ranks_seen.add(who)
-    if event.kind is WatchdogKind.TIMEOUT:
-        if event.seq is None and len(scan.unparsed) < MAX_UNPARSED:
-            scan.unparsed.append(line.strip()[:500])     # a timeout, but which collective did not parse
-        key = (who, event.op, event.seq)
-        if key in scan._timeouts:   # the same timeout again (the watchdog's what() line)
-            return True
-        scan._timeouts.add(key)
-        if who is not None:
-            scan.first_timeout.setdefault(who, order)
-        on_pg = f" on pg {event.pg}" if event.pg else ""       # (an older line names no pg: none is said)
-        detail = f"{event.op or '?'} SeqNum={event.seq}{on_pg} ran for {event.ran_for_ms or '?'} ms"
-        scan.events.append(Event(EventKind.WATCHDOG_TIMEOUT, detail, rank=who, evidence=(path,),
-                                 pg=event.pg, seq=event.seq, op=event.op, count=event.numel_in, order=order))
-        if who is not None and event.op in ("all_gather", "reduce_scatter") and event.numel_in and event.numel_out:
-            ratio = max(event.numel_in, event.numel_out) // min(event.numel_in, event.numel_out)
-            if (event.pg in (None, "0")) and not subgroup and ratio > 1 and max(event.numel_in, event.numel_out) % min(
-                    event.numel_in, event.numel_out) == 0:
-                record_world(scan, WorldSize(ratio, f"NumelIn/NumelOut of {event.op} on the default group"))
-    elif event.kind in (WatchdogKind.EXCEPTION_DETECTED, WatchdogKind.TIMEOUT_AT) and who is not None \
-            and event.seq is not None:
-        # "[PG 1 Rank 3] Exception ... detected by watchdog at work: 1580": the rank's pg for that seq
-        if event.pg is not None:
-            scan.pg_of.setdefault((who, event.seq), event.pg)
-        scan.detected.setdefault((who, event.seq), order)
-    elif event.kind is WatchdogKind.HEARTBEAT_TIMEOUT:
-        if who is not None:
-            scan.first_timeout.setdefault(who, order)
-        scan.events.append(Event(EventKind.WATCHDOG_TIMEOUT, "heartbeat monitor timed out", rank=who,
-                                 evidence=(path,), order=order))
-    return True
 
 
 def _hosts(owners: list[LineOwner], scan: LogScan) -> None:

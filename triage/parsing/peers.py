@@ -1,0 +1,108 @@
+"""The other end a failure line names (a peer's address, a store a client could not reach, a node a launcher could
+not reach over ssh), what would settle a set-up failure a network line tells, and how such a line is cut for a
+summary without losing either. Used by :mod:`triage.parsing.crashlog` (which re-exports the public names)."""
+
+from __future__ import annotations
+
+import re
+
+# The other end of a link, in the shapes NCCL and gloo print it: a host name (with or without a digit: "gpu-a",
+# "master"), an IPv4 or IPv6 address, with NCCL's "<port>" or ":port" ("[host]:port" for gloo and IPv6)
+_ADDRESS = (r"\[[\w.:%-]{1,80}\](?:<\d+>|:\d+)"                       # [10.0.0.5]:47232, [fe80::1%eth0]<29500>
+            r"|(?=[.:%-]{0,80}[\w%])[\w.:%-]{1,80}<\d+>"                  # gpu-a<45763>, fe80::1<1>, 172....<1>
+            r"|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?(?![\w.])"                # 10.0.0.2, 10.0.0.2:29500
+            r"|[A-Za-z][\w-]{0,62}(?:\.[A-Za-z][\w-]{0,62})*(?<!\.py)(?<!\.cpp)(?<!\.cc)(?<!\.cu)(?<!\.h)"
+            r":\d{2,5}(?![\w.:])")                                       # master:29500 (no file.py:123)
+PEER = re.compile(r"(?:\b(?:peer|from|to|error)\s+|\bremote[= ]\s*|\baddr(?:ess)?[= ]\s*)(?P<addr>" + _ADDRESS + ")|"
+                  r"connect to \((?P<host>[\w.:-]+), (?P<port>\d+)\)|"
+                  # the node a launcher could not reach over ssh (DeepSpeed's runner, pdsh)
+                  r"host=(?P<sshhost>[\w.-]+) was not reachable via ssh|"
+                  r"(?P<pdshhost>[\w.-]+): ssh exited with exit code")
+# NCCL's socket helpers name the other end of the call: "socketProgressOpt: Call to recv from 10.0.0.5<49901> failed"
+_SOCKET_CALL = re.compile(r"Call to (?:recv|send|connect)\b")
+
+# What would settle a set-up failure that a network line tells, when the line alone does not say it
+_SETUP_NOTES = (
+    (re.compile(r"Address already in use|EADDRINUSE|failed to listen on any local network address"),
+     (" (the store's port is taken: another job or a stale process on that node holds it; choose another "
+      "MASTER_PORT / --master_port)")),
+    (re.compile(r"shared memory segment|/dev/shm|posix_fallocate|ncclShmOpen"),
+     (" (NCCL's shared-memory transport: /dev/shm too small? a container's default is 64 MB: docker --shm-size, "
+      "or NCCL_SHM_DISABLE=1)")),
+    (re.compile(r"via ssh|ssh exited"),
+     (" (the launcher could not reach that node over ssh: passwordless ssh between the nodes, or one launcher per "
+      "node)")))
+
+
+def noted(text: str) -> str:
+    """A network line's text with what would settle it, when it is a known set-up failure. A long line is cut
+    around what it says: the part that names the peer and the set-up failure is kept (:func:`clip_keeping`)."""
+    peer = PEER.search(text)
+    keep = [(peer.start(), min(len(text), peer.end() + 40))] if peer is not None else []   # (and what befell it)
+    for pattern, note in _SETUP_NOTES:
+        if (said := pattern.search(text)) is not None:
+            return clip_keeping(text, 300, [*keep, said.span()]) + note
+    return clip_keeping(text, 400, keep)
+
+
+def shortened(text: str, limit: int = 300) -> str:
+    """A failure line's text cut to ``limit`` characters for a summary, keeping the note this module put after it
+    (what would settle a set-up failure): the line is cut, never the note."""
+    if len(text) <= limit:
+        return text
+    for note in (*(note for _pattern, note in _SETUP_NOTES), CUDA_SETUP_NOTE):
+        if text.endswith(note):
+            body = text[:-len(note)]
+            peer = PEER.search(body)
+            return clip_keeping(body, max(limit - len(note), 120), [peer.span()] if peer else []) + note
+    return text[:limit]
+
+
+def clip_keeping(text: str, limit: int, keep: list[tuple[int, int]]) -> str:
+    """``text`` cut to about ``limit`` characters, keeping the spans ``keep`` (what the line is about: a peer's
+    address, the words that name the failure): its head, " ... ", then the part around the last span kept that the
+    head does not hold. Never raises."""
+    if len(text) <= limit:
+        return text
+    late = [(lo, hi) for lo, hi in keep if hi > limit and hi - lo < limit // 2]
+    if not late:
+        return text[:limit]
+    first = min(lo for lo, _hi in late)
+    last = max(hi for _lo, hi in late)
+    window = min(max(last - first, 0) + 60, limit - 40)
+    start = max(0, min(first - 30, last - window + 30))
+    head = max(limit - window - 5, 20)
+    if start <= head:
+        return text[:start + window]
+    return f"{text[:head]} ... {text[start:start + window]}"
+
+
+CUDA_SETUP_NOTE = (" (this process asked for a GPU it cannot see: more processes than visible GPUs? compare "
+                   "--nproc_per_node / the process count with CUDA_VISIBLE_DEVICES and the GPUs on the node)")
+
+
+def peer_host(addr: str) -> str | None:
+    """The host of a peer address: "gpu-a<45763>" -> "gpu-a", "[fe80::1]:29500" -> "fe80::1",
+    "10.0.0.2:29500" -> "10.0.0.2", "fe80::1<29500>" -> "fe80::1"."""
+    if addr.startswith("["):
+        return addr[1:].split("]", 1)[0] or None
+    host = addr.split("<", 1)[0]
+    if "<" not in addr and host.count(":") == 1:
+        host = host.rsplit(":", 1)[0]                    # host:port (an IPv6 address has more colons)
+    return host or None
+
+
+def peer_of(text: str) -> str | None:
+    """The other end a failure line names: a store a client could not reach, a node a launcher could not reach
+    over ssh, a transport's peer."""
+    peer = PEER.search(text)
+    if peer is None:
+        return None
+    if peer.group("host"):
+        return f"{peer.group('host')}:{peer.group('port')}"          # the store a client could not reach
+    if peer.group("sshhost") or peer.group("pdshhost"):
+        return peer.group("sshhost") or peer.group("pdshhost")       # the node a launcher could not reach
+    if ("peer" in text or "NET/" in text or "onnect to" in text or "remote" in text
+            or _SOCKET_CALL.search(text)):
+        return peer.group("addr")
+    return None

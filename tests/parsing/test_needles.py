@@ -11,18 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.report import bytes_find_all
 from triage.parsing import needles, pages
 
 NEEDLES = (b"rror", b"atchdog", b"NCCL WARN", b"killed", b"r")
 pytestmark = pytest.mark.skipif(not needles.available(), reason="the hyperscan package is not installed here")
-
-
-def _plain(data: bytes, needle: bytes, start: int, end: int) -> list[int]:
-    hits, pos = [], start
-    while (hit := data.find(needle, pos, end)) >= 0:
-        hits.append(hit)
-        pos = hit + 1
-    return hits
 
 
 def _text(seed: int) -> bytes:
@@ -47,7 +40,7 @@ def test_it_finds_what_one_find_loop_per_needle_finds(tmp_path: Path, monkeypatc
             for source in (data, mapped):
                 found = needles.find_all(source, NEEDLES, start, end)
                 assert found is not None
-                assert found == {n: _plain(data, n, start, end) for n in NEEDLES}, (start, end)
+                assert found == {n: bytes_find_all(data, n, start, end) for n in NEEDLES}, (start, end)
 
 
 def test_a_hit_on_each_window_edge_and_in_the_last_line_without_newline(tmp_path: Path,
@@ -63,7 +56,7 @@ def test_a_hit_on_each_window_edge_and_in_the_last_line_without_newline(tmp_path
     path.write_bytes(bytes(data))
     with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
         found = needles.find_all(mapped, (b"rror", b"atchdog"))
-    assert found == {n: _plain(bytes(data), n, 0, len(data)) for n in (b"rror", b"atchdog")}
+    assert found == {n: bytes_find_all(bytes(data), n, 0, len(data)) for n in (b"rror", b"atchdog")}
     assert found[b"atchdog"] == [len(data) - 7]
 
 

@@ -69,3 +69,25 @@ def test_without_the_scanner_it_gives_way(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(needles, "_hs", None)
     assert not needles.available()
     assert needles.find_all(b"an Error", (b"rror",)) is None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_lines_holding_answers_what_a_per_line_test_answers(seed: int) -> None:
+    rnd = random.Random(seed)
+    words = ["step", "loss", "Error", "error", "ERROR", "eRRor", "died", "DIED", "Watchdog", "atchdog", "x" * 30,
+             "é", "\u212Ailled", "killed", "KILLED", "[F", "status=", " ", "\t", "\x00", "a.b", "(x)"]
+    pieces = ["".join(rnd.choice(words) for _ in range(rnd.randrange(0, 6))) for _ in range(3_000)]
+    literals, caseless = ("Error", "atchdog", "[F", "status=", "a.b", "(x)"), ("died", "killed", "error")
+    loud = needles.lines_holding(pieces, literals, caseless)
+    assert loud is not None
+    for index, piece in enumerate(pieces):
+        holds = any(word in piece for word in literals) or any(word in piece.lower() for word in caseless)
+        if holds or not piece.isascii():
+            assert index in loud, piece
+        else:
+            assert index not in loud, piece
+
+
+def test_lines_holding_gives_way_where_the_scanner_is_not_there(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(needles, "_hs", None)
+    assert needles.lines_holding(["an error"], ("error",)) is None

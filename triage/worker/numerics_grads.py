@@ -80,12 +80,8 @@ class GradChecks(Names):
             if self.local and (self.closed or key in self.fired):
                 self.new_iteration()          # local mode: a backward after step(), or a second one without
             self.fired.add(key)
-            if self.local and not self.full and self.fuse is not None and (grad.is_cuda or self.fuse_on_cpu) \
-                    and grad._base is None and not self.views:
-                self.ready.append((param, time.time()))     # checked with the others at the backward's end
-                if not self.armed:
-                    self.armed = True
-                    self.fuse(self.backward_done)
+            if self.fusing(grad) and (self.armed or self.arm()):
+                self.ready.append((param, time.time()))         # checked with the others at the backward's end
                 return
             if grad._base is not None:
                 self.views = True             # a view of a flat buffer (DDP's bucket): reduced before the end
@@ -102,6 +98,22 @@ class GradChecks(Names):
             self.pending.append((key, value, time.time()))
         except Exception as exc:  # noqa: BLE001
             self.skip(None, exc)
+
+    def fusing(self, grad: Any) -> bool:
+        """Cheap mode after the first step: a CUDA gradient that is no view goes to the fused check."""
+        return bool(self.local and not self.full and self.fuse is not None and (grad.is_cuda or self.fuse_on_cpu)
+                    and grad._base is None and not self.views)
+
+    def arm(self) -> bool:
+        """Queue :meth:`backward_done` at the end of this backward; if the engine refuses, the fused
+        check is off for good (every gradient in its hook)."""
+        try:
+            self.fuse(self.backward_done)
+        except Exception:  # noqa: BLE001 - e.g. no backward running on this thread
+            self.fuse = None
+            return False
+        self.armed = True
+        return True
 
     def backward_done(self) -> None:
         """The end of a backward (the autograd engine's callback, queued by the first gradient hook that

@@ -108,3 +108,36 @@ def test_a_cheap_step_checks_every_gradient_in_two_calls_whatever_the_parameter_
         assert isinstance(first, dict)
         assert (first["where"], first["step"], first["module"]) == ("local_gradient", 2, f"{2 * layers}.bias")
         assert first["dtype"] == "float32" and first["shape"] == [1] and first["nan"] == 1 and first["inf"] == 0
+
+
+REFUSED = """
+import torch
+from torch import nn
+import triage.api
+from triage.worker import numerics
+model = nn.Sequential(nn.Linear(4, 4), nn.Tanh(), nn.Linear(4, 1))
+path = triage.api.watch(model, mode="cheap")
+watch = numerics.current()
+watch.fuse_on_cpu = True
+def refuse(callback):
+    raise RuntimeError("Final callbacks can only be installed during backward pass.")
+watch.fuse = refuse                          # an engine that will not queue the end-of-backward check
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(6):
+    x = torch.ones(2, 4)
+    if step == 4:
+        x[0, 0] = float("nan")
+    opt.zero_grad()
+    model(x).sum().backward()
+    opt.step()
+assert watch.fuse is None and not watch.skipped, watch.skipped
+print(path)
+"""
+
+
+def test_an_engine_that_refuses_the_callback_turns_the_fused_check_off(tmp_path: Path) -> None:
+    proc = _run(REFUSED, tmp_path)
+    record = json.loads((tmp_path / proc.stdout.splitlines()[-1]).read_text())
+    first = record["first"]
+    assert (first["where"], first["module"], first["step"]) == ("local_gradient", "2.weight", 4)
+    assert first["nan"] == 4 and record["unhooked"] == []       # each gradient in its hook: nothing lost

@@ -74,6 +74,8 @@ class LauncherFailure:
     root_cause: bool = False     # listed under "Root Cause (first observed failure)"
     note: str | None = None      # what the record cannot tell (which process it was), said with the failure
     srun_exit: bool = False      # srun's "task N: Exited with exit code C": an exit code, no error of its own
+    offset: int | None = None    # where a one-line record (DeepSpeed's) is in the text: its line's prefix names
+    #                              the host (pdsh's "node2: ")
 
 
 _ENTRY = re.compile(r"^\s*\[(\d+)\]:\s*$")
@@ -301,11 +303,11 @@ def _deepspeed_failures(text: str) -> list[LauncherFailure]:
                 # the record without its argv ("[launch.py:325:sigkill_handler] exits with return code = -9"):
                 # a process of this launch exited so, which one is not said
                 failures.append(LauncherFailure(None, None, None, code, _signal_name(code, None), None, None,
-                                                root_cause=True, note=_NO_ARGV))
+                                                root_cause=True, note=_NO_ARGV, offset=match.start()))
             elif _ARGV_TAIL.search(argv):
                 # a paste that starts inside the argv: its tail still says how a process of this launch exited
                 failures.append(LauncherFailure(None, None, None, code, _signal_name(code, None), None, None,
-                                                root_cause=True, note=_CUT_ARGV))
+                                                root_cause=True, note=_CUT_ARGV, offset=match.start()))
             continue
         local = _ARGV_LOCAL_RANK.search(argv.replace("\n", ""))
         last = int(local.group(1)) if local else None
@@ -314,7 +316,7 @@ def _deepspeed_failures(text: str) -> list[LauncherFailure]:
             note = (f"DeepSpeed's launcher prints the command of the last process it started (local rank {last}), "
                     f"not of the one that failed: which of local ranks 0-{last} died is not in this record")
         failures.append(LauncherFailure(None, 0 if last == 0 else None, None, code, _signal_name(code, None), None,
-                                        None, root_cause=True, note=note))
+                                        None, root_cause=True, note=note, offset=match.start()))
     return failures
 
 
@@ -364,6 +366,7 @@ _AGENT_DEATH = re.compile(r"Received (?:(?P<num>\d+)|Signals\.(?P<name>SIG[A-Z]+
 class AgentSignal:
     signal: str                  # "SIGHUP"
     text: str                    # the agent's line
+    offset: int = 0              # where the line starts in the text
 
 
 def parse_agent_death_signal(text: str) -> AgentSignal | None:
@@ -377,7 +380,7 @@ def parse_agent_death_signal(text: str) -> AgentSignal | None:
     name = match.group("name") or match.group("name2") or _signal_name(-int(num), None) or f"signal {num}"
     line_start = text.rfind("\n", 0, match.start()) + 1
     line_end = text.find("\n", match.end())
-    return AgentSignal(name, text[line_start:line_end if line_end >= 0 else len(text)].strip()[:300])
+    return AgentSignal(name, text[line_start:line_end if line_end >= 0 else len(text)].strip()[:300], line_start)
 
 
 _SPAWN_ERROR = re.compile(r"^\s*-- Process (\d+) terminated with the following error:")

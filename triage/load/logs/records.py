@@ -17,9 +17,10 @@ from triage.parsing.crashlog import CrashLine, CrashLineKind, parse_crash_line
 from triage.parsing.frameworks import parse_framework_records
 from triage.parsing.launchers import parse_rank_deaths
 from triage.parsing.log_owners import LineOwner
+from triage.parsing.mpi_errors import parse_mpi_errors
 from triage.parsing.nccl.lines import channel_ranks
 from triage.parsing.nccl.tracker import NcclCommState, NcclTracker
-from triage.parsing.node_ranks import NodeRanks, node_ranks
+from triage.parsing.node_ranks import NodeRanks, deepspeed_rank_map, node_ranks
 from triage.parsing.torchelastic import (
     LauncherFailure,
     is_record_field,
@@ -42,10 +43,12 @@ def record_text(lines: list[str] | tuple[str, ...], owners: list[LineOwner], bod
 
 
 def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
-                     agent_hosts: dict[int, str] | None = None) -> None:
+                     agent_hosts: dict[int, str] | None = None,
+                     line_hosts: list[str | None] | None = None) -> None:
     """torchrun's "Failures:" / "Root Cause" summary (or its per-rank "failed (exitcode: N)" lines),
     and other launchers' and frameworks' plain-word records of a rank that died. ``agent_hosts``: the host a
-    node prefix ("node2: ") gives an agent's "failed (exitcode: N) local_rank: L (pid: P)" line, by P."""
+    node prefix ("node2: ") gives an agent's "failed (exitcode: N) local_rank: L (pid: P)" line, by P; ``line_hosts``:
+    the host pdsh's prefix gives each line of ``text`` (DeepSpeed's one-line records are read with it)."""
     _rank_deaths(text, path, scan)
     if "exitcode" not in text and "exits with return code" not in text and "terminated with" not in text \
             and "srun: error:" not in text and "death signal" not in text and "first observed failure" not in text \
@@ -53,8 +56,10 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
             and "unrecognized arguments" not in text and "Could not consume arg" not in text:
         return
     _agent_signal(text, path, scan)
-    failures = [replace(f, host=f.host or (agent_hosts or {}).get(f.pid or -1)) for f in parse_launcher_failures(text)]
+    failures = [replace(f, host=f.host or (agent_hosts or {}).get(f.pid or -1) or _line_host(f, text, line_hosts))
+                for f in parse_launcher_failures(text)]
     hosts = {f.host for f in failures if f.host}
+    deepspeed = deepspeed_rank_map(text) if any(f.offset is not None for f in failures) else {}
     orphan_error = any(not line.collateral for _, line, _ in scan.orphans)
     nodes = node_ranks(text)
     for failure in failures:
@@ -63,6 +68,11 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
             # task raised it, the line does not say: the failure stays of no known rank)
             continue
         rank = failure.rank
+        if rank is None and failure.offset is not None and failure.host and failure.local_rank is not None:
+            on_host = deepspeed.get(failure.host, ())       # DeepSpeed's own map of that host's ranks
+            rank = on_host[failure.local_rank] if failure.local_rank < len(on_host) else None
+        if rank is None and failure.offset is not None and failure.host in deepspeed:
+            failure = _on_host_ranks(failure, deepspeed[failure.host])
         if rank is None and failure.local_rank is not None:
             # (a node prefix on the agent's line: a launch over several nodes, pdsh's or the like)
             rank = _global_rank(failure.local_rank, nodes, single_node and len(hosts) <= 1 and not agent_hosts)
@@ -90,6 +100,23 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
             failure_kind="exception" if cut else None)
 
 
+def _line_host(failure: LauncherFailure, text: str, line_hosts: list[str | None] | None) -> str | None:
+    """The host pdsh's prefix gave the line a one-line record is on."""
+    if failure.offset is None or not line_hosts:
+        return None
+    index = text.count("\n", 0, failure.offset)
+    return line_hosts[index] if index < len(line_hosts) else None
+
+
+def _on_host_ranks(failure: LauncherFailure, ranks: tuple[int, ...]) -> LauncherFailure:
+    """A DeepSpeed record of one of several processes on a host: which ranks it could be, from DeepSpeed's map."""
+    if not ranks:
+        return failure
+    told = f"ranks {ranks[0]}-{ranks[-1]}" if len(ranks) > 1 else f"rank {ranks[0]}"
+    return replace(failure, note=f"{failure.note or 'which process failed is not in this record'}; host "
+                                 f"{failure.host} ran {told} (DeepSpeed's global_rank_mapping)")
+
+
 def _global_rank(local: int, nodes: NodeRanks, one_host: bool) -> int | None:
     """The global rank of an agent's local rank: from the input's rank map or node rank, else the local rank
     itself on a job of one node (none of the input's lines names another node or a node count above one)."""
@@ -108,24 +135,38 @@ _SENDERS = {"SIGHUP": "a terminal or ssh session that closed (a job started with
 
 def _agent_signal(text: str, path: str, scan: LogScan) -> None:
     """torchrun's agent received a signal from outside and stopped its workers: a failure of no
-    rank (the workers' ends that follow are its consequence). Ctrl-C is a reaction, collateral."""
+    rank (the workers' ends that follow are its consequence). SIGTERM or SIGHUP with no rank failed or
+    stuck before it is a stop from outside (the ``stopped`` verdict: who sent it, this input does not
+    say); Ctrl-C is a person's reaction (to a job that looked stuck, as a rule): collateral."""
     received = parse_agent_death_signal(text)
     if received is None:
         return
     sender = _SENDERS.get(received.signal, "outside the job")
-    line = CrashLine(CrashLineKind.FATAL_SIGNAL, f"torchrun's agent received {received.signal} and shut its workers "
-                     f"down: the job was stopped from outside, by {sender} ({received.text})"[:400],
-                     signal=received.signal,
+    said = (f"torchrun's agent received {received.signal} and shut its workers down: the job was stopped from "
+            f"outside, by {sender} ({received.text})")
+    if received.signal in _OUTSIDE:
+        # at its place in the text: a rank that failed or hung before it stays the verdict (analysis.stopped)
+        order = scan.lines_read - text.count("\n") - 1 + text.count("\n", 0, received.offset)
+        line = CrashLine(CrashLineKind.STOPPED, f"torchrun's agent received {received.signal} from outside the job "
+                         f"and shut its workers down ({received.text[:160]}); who sent it, this input does not say",
+                         signal=received.signal)
+        scan.orphans.append((order, line, path))
+        return
+    line = CrashLine(CrashLineKind.FATAL_SIGNAL, said[:400], signal=received.signal,
                      # Ctrl-C, or a stop after the input already shows a rank stuck or failed: a reaction
                      collateral=received.signal == "SIGINT" or bool(scan.first_timeout or scan.failures))
     scan.orphans.append((-1, line, path))
+
+
+# The signals that stop torchrun's agent from outside the job (analysis.stopped says what would tell who sent them)
+_OUTSIDE = ("SIGTERM", "SIGHUP")
 
 
 def _unattributed_launcher_failure(failure: LauncherFailure, path: str, scan: LogScan) -> None:
     """A launcher's failure record that names no rank (a local rank on one of several nodes, or no
     rank at all) is still a failure: kept as one of no known rank."""
     who = f"local rank {failure.local_rank}" if failure.local_rank is not None else "a process"
-    if failure.local_rank is not None and failure.host:
+    if failure.host and (failure.local_rank is not None or failure.offset is not None):
         who += f" on host {failure.host}"
     if failure.pid is not None:
         who += f" (pid {failure.pid})"
@@ -180,6 +221,25 @@ def _rank_deaths(text: str, path: str, scan: LogScan) -> None:
             scan.orphans.append((order, line, path))
             if death.host:
                 scan.orphan_hosts[id(line)] = death.host
+
+
+def mpi_records(text: str, path: str, scan: LogScan) -> None:
+    """Open MPI's error handler's block ("*** reported by process [J,R]": rank R failed in its MPI call),
+    MPI_ABORT, a rank exiting improperly: the rank's own failure, at its place in the text."""
+    errors = parse_mpi_errors(text)
+    base = scan.lines_read - text.count("\n") - 1
+    for error in errors:
+        order = base + text.count("\n", 0, error.offset)
+        line = CrashLine(CrashLineKind.EXCEPTION, error.text[:400], collateral=not error.first and bool(scan.failures))
+        if error.rank is None:
+            scan.orphans.append((order, line, path))
+            if error.host:
+                scan.orphan_hosts[id(line)] = error.host
+            continue
+        scan.ranks_seen.add(error.rank)
+        if error.host:
+            scan.hosts.setdefault(error.rank, error.host)
+        scan.failures.setdefault(error.rank, []).append((order, line, path))
 
 
 def _launcher_time(stamp: str | None) -> float | None:

@@ -11,15 +11,12 @@ from public reports (log text only), end to end through ``triage report`` where 
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from triage.cli import main
+from tests.helpers.report import report_log
 from triage.parsing.crashlog import CrashLineKind, parse_crash_line
 from triage.parsing.log_owners import attribute_lines, host_tag_reading
 from triage.parsing.log_prefix import split_rank_prefix
@@ -28,12 +25,8 @@ from triage.parsing.rendezvous import InitWaitKind, connect_failure_reason, pars
 
 
 def report(text: str, tmp_path: Path) -> tuple[int, dict[str, Any]]:
-    path = tmp_path / "job.log"
-    path.write_text(text, encoding="utf-8")
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(["report", str(path), "--format", "json"])
-    return code, (json.loads(out.getvalue())["verdict"] if out.getvalue().strip() else {})
+    code, data = report_log(text, tmp_path)
+    return code, data.get("verdict", {})
 
 
 # --- 1. [host:N]: a pid or a rank, from the whole input ----------------------------------------------------

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.report import bytes_find_all
 from triage.load.logs import large
 from triage.parsing import needles, pages
 from triage.parsing.nccl import bulk
@@ -23,14 +24,6 @@ def _log(seed: int) -> bytes:
     words = [b"NCCL WARN", b"NCCL WARN NCCL WARN", b"NCCL", b"WARN", b"NCCL WAR", b"CUDA error", b"x" * 30, b"\n",
              b"\r\n", b"\n\n", b"\x00"]
     return b"h:1:2 [0] " + b" ".join(rnd.choice(words) for _ in range(30_000)) + b" NCCL WARN"   # no newline
-
-
-def _plain(data: bytes, needle: bytes, start: int, end: int) -> list[int]:
-    hits, pos = [], start
-    while (hit := data.find(needle, pos, end)) >= 0:
-        hits.append(hit)
-        pos = hit + 1
-    return hits
 
 
 @pytest.mark.parametrize("window", [4096, 1 << 20])
@@ -48,7 +41,7 @@ def test_the_warn_lines_from_the_marker_pass_are_those_the_nccl_reader_finds(
         assert needles.kept(mapped, bulk.WARN, 0, size) is None      # nothing kept yet: its own search
         large._spans(mapped, size)                                   # the marker pass keeps the WARN hits
         for start, end in ranges:
-            assert needles.kept(mapped, bulk.WARN, start, end) == _plain(data, bulk.WARN, start, end)
+            assert needles.kept(mapped, bulk.WARN, start, end) == bytes_find_all(data, bulk.WARN, start, end)
             assert bulk._warn_lines(mapped, start, end) == own[(start, end)], (start, end)
         assert sum(len(spans) for spans in own.values()) > 100
         assert needles.kept(mapped, b"CUDA error", 0, size) is None     # a needle not kept
@@ -61,7 +54,7 @@ def test_a_range_the_pass_did_not_cover_is_searched_again(tmp_path: Path) -> Non
     path.write_bytes(data)
     with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
         assert needles.find_all(mapped, (bulk.WARN,), 100, 5000, keep=(bulk.WARN,)) is not None
-        assert needles.kept(mapped, bulk.WARN, 100, 5000) == _plain(data, bulk.WARN, 100, 5000)
+        assert needles.kept(mapped, bulk.WARN, 100, 5000) == bytes_find_all(data, bulk.WARN, 100, 5000)
         assert needles.kept(mapped, bulk.WARN, 99, 5000) is None
         assert needles.kept(mapped, bulk.WARN, 100, 5001) is None
         assert bulk._warn_lines(mapped, 0, len(data)) == bulk._warn_lines(data, 0, len(data))

@@ -11,18 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.report import bytes_find_all
 from triage.parsing import needles, pages
 
 NEEDLES = (b"rror", b"atchdog", b"NCCL WARN", b"killed", b"r")
 pytestmark = pytest.mark.skipif(not needles.available(), reason="the hyperscan package is not installed here")
-
-
-def _plain(data: bytes, needle: bytes, start: int, end: int) -> list[int]:
-    hits, pos = [], start
-    while (hit := data.find(needle, pos, end)) >= 0:
-        hits.append(hit)
-        pos = hit + 1
-    return hits
 
 
 def _text(seed: int) -> bytes:
@@ -47,7 +40,7 @@ def test_it_finds_what_one_find_loop_per_needle_finds(tmp_path: Path, monkeypatc
             for source in (data, mapped):
                 found = needles.find_all(source, NEEDLES, start, end)
                 assert found is not None
-                assert found == {n: _plain(data, n, start, end) for n in NEEDLES}, (start, end)
+                assert found == {n: bytes_find_all(data, n, start, end) for n in NEEDLES}, (start, end)
 
 
 def test_a_hit_on_each_window_edge_and_in_the_last_line_without_newline(tmp_path: Path,
@@ -63,7 +56,7 @@ def test_a_hit_on_each_window_edge_and_in_the_last_line_without_newline(tmp_path
     path.write_bytes(bytes(data))
     with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
         found = needles.find_all(mapped, (b"rror", b"atchdog"))
-    assert found == {n: _plain(bytes(data), n, 0, len(data)) for n in (b"rror", b"atchdog")}
+    assert found == {n: bytes_find_all(bytes(data), n, 0, len(data)) for n in (b"rror", b"atchdog")}
     assert found[b"atchdog"] == [len(data) - 7]
 
 
@@ -76,3 +69,25 @@ def test_without_the_scanner_it_gives_way(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(needles, "_hs", None)
     assert not needles.available()
     assert needles.find_all(b"an Error", (b"rror",)) is None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_lines_holding_answers_what_a_per_line_test_answers(seed: int) -> None:
+    rnd = random.Random(seed)
+    words = ["step", "loss", "Error", "error", "ERROR", "eRRor", "died", "DIED", "Watchdog", "atchdog", "x" * 30,
+             "é", "\u212Ailled", "killed", "KILLED", "[F", "status=", " ", "\t", "\x00", "a.b", "(x)"]
+    pieces = ["".join(rnd.choice(words) for _ in range(rnd.randrange(0, 6))) for _ in range(3_000)]
+    literals, caseless = ("Error", "atchdog", "[F", "status=", "a.b", "(x)"), ("died", "killed", "error")
+    loud = needles.lines_holding(pieces, literals, caseless)
+    assert loud is not None
+    for index, piece in enumerate(pieces):
+        holds = any(word in piece for word in literals) or any(word in piece.lower() for word in caseless)
+        if holds or not piece.isascii():
+            assert index in loud, piece
+        else:
+            assert index not in loud, piece
+
+
+def test_lines_holding_gives_way_where_the_scanner_is_not_there(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(needles, "_hs", None)
+    assert needles.lines_holding(["an error"], ("error",)) is None

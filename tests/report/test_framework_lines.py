@@ -6,15 +6,12 @@ after it is its consequence."""
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from triage.cli import main
+from tests.helpers.report import report_log
 from triage.parsing.frameworks import parse_framework_records
 from triage.parsing.log_owners import attribute_lines
 from triage.parsing.log_prefix import split_rank_prefix
@@ -25,13 +22,9 @@ HOSTS = ["gpu-node-07", "n1", "worker-3.cluster.local", "a100x8-12"]
 
 
 def _report(text: str, tmp_path: Path) -> tuple[int, dict[str, Any]]:
-    path = tmp_path / "job.log"
-    path.write_text(text, encoding="utf-8")
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(["report", str(path), "--format", "json"])
-    assert out.getvalue().strip(), err.getvalue()
-    return code, json.loads(out.getvalue())["verdict"]
+    code, data = report_log(text, tmp_path)
+    assert "verdict" in data, data
+    return code, data["verdict"]
 
 
 def _slurm_cancel(what: str, ident: str, host: str, why: str) -> str:

@@ -18,6 +18,8 @@ NOT_FOR_A_PLAIN_LOG = (
     "multiprocessing", "triage.cli.launch", "triage.cli.collect", "triage.cli.postmortem", "triage.cli.dump",
     "triage.cli.check", "triage.cli.top", "triage.agent", "triage.collectors", "triage.report.text",
     "triage.report.html", "triage.load.run_dir", "triage.bundle", "triage.load.kernel", "triage.parsing.dmesg",
+    "triage.parsing.flight_recorder", "triage.parsing.flight_recorder.compact", "pickle", "tempfile", "shutil",
+    "statistics",
 )
 
 FAILURE = ("[rank1]:[E1001 10:00:00.1 901 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation "

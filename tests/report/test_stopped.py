@@ -7,15 +7,12 @@ cluster) and hand-written variants of the class (other hosts, reasons, ids, rank
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from triage.cli import main
+from tests.helpers.report import report_log
 from triage.model import VerdictKind
 
 _SLURM = Path(__file__).parent / "data" / "slurm"
@@ -27,13 +24,9 @@ _WATCHDOG = ("[rank{r}]:[E1126 06:52:00.000000 1 ProcessGroupNCCL.cpp:632] [Rank
 
 
 def _report(text: str, tmp_path: Path) -> tuple[int, dict[str, Any]]:
-    path = tmp_path / "job.log"
-    path.write_text(text, encoding="utf-8")
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(["report", str(path), "--format", "json"])
-    assert out.getvalue().strip(), err.getvalue()
-    return code, json.loads(out.getvalue())
+    code, data = report_log(text, tmp_path)
+    assert "verdict" in data, data
+    return code, data
 
 
 def _real(name: str) -> str:

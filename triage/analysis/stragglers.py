@@ -21,7 +21,6 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from operator import attrgetter, sub
-from statistics import median
 from typing import Any
 
 from triage.analysis.groups import Group
@@ -206,6 +205,14 @@ def _straggler(group: Group, unit: _Unit, stats: tuple[float, float, float, floa
     share, lag_ms, others_ms, lost_s = stats
     return Straggler(group.pg, group.label, unit.ranks, unit.host, unit.is_host, count, share, lag_ms, others_ms,
                      lost_s, window_s, clock)
+
+
+def median(values: Sequence[float]) -> float:
+    """``statistics.median``, imported where a group is timed (with random, fractions and decimal: off the
+    start of a log's report)."""
+    from statistics import median as _median
+
+    return _median(values)
 
 
 def _judge(units: Sequence[_Unit], rows: Sequence[Sequence[int]], window_s: float, margin_ms: float,

@@ -23,7 +23,7 @@ from triage.model import (
     Verdict,
     VerdictKind,
 )
-from triage.model.evidence import RankEvidence
+from triage.model.evidence import AFTER_EXIT_RECORD, RankEvidence
 
 Hosts = Mapping[int, str | None]
 Paths = Mapping[int, tuple[str, ...]]
@@ -327,6 +327,14 @@ def missing_only(missing: tuple[int, ...], hosts: Hosts, world: int) -> tuple[Ve
     return verdict, Finding(VerdictKind.MISSING_RANK.value, missing, body, root_cause=True)
 
 
+TEARDOWN_STEPS = (
+    ("its work had finished (outputs and checkpoints written before the exit record are complete); the crash "
+    "came from what outlives the script: call destroy_process_group() before exiting, stop or join your own threads "
+    "(loggers, prefetchers, DataLoader workers with persistent_workers)"),
+    "to see where: run with `ulimit -c unlimited` and read the core with `triage postmortem CORE`",
+)
+
+
 def next_steps(verdict: Verdict, finished_cleanly: bool) -> tuple[str, ...]:
     culprits = rank_word(verdict.culprit_ranks) if verdict.culprit_ranks else "the culprit"
     kind = verdict.kind
@@ -339,6 +347,8 @@ def next_steps(verdict: Verdict, finished_cleanly: bool) -> tuple[str, ...]:
             steps.append("check autocast / .to(dtype) on that rank: every rank must pass the same dtype")
         steps.append("re-run with TORCH_DISTRIBUTED_DEBUG=DETAIL to make torch check collectives as they run")
         return tuple(steps)
+    if kind is VerdictKind.CRASH and AFTER_EXIT_RECORD in verdict.summary:
+        return TEARDOWN_STEPS
     if kind is VerdictKind.CRASH:
         return (f"read the faulthandler/gdb stacks of {culprits} (they are in the bundle)",
                 "for CUDA errors re-run with CUDA_LAUNCH_BLOCKING=1 or under compute-sanitizer",

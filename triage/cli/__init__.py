@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -43,11 +44,35 @@ def _chosen(argv: Sequence[str]) -> str | None:
     return None
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's formatter, its width read as ``shutil.get_terminal_size`` reads it: argparse imports shutil
+    for that (and shutil lzma and bz2: ~5 ms at every start, docs/performance.md), at each ``add_argument``."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+
+
+def _columns() -> int:
+    """``shutil.get_terminal_size().columns``: $COLUMNS, else the terminal's, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns   # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else 80
+
+
 def build_parser(only: str | None = None) -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     """The parser; with ``only``, the other subcommands are placeholders (their modules stay unimported)."""
     parser = argparse.ArgumentParser(
         prog="triage",
         description="Find out why a distributed PyTorch job hung or crashed.",
+        formatter_class=_Formatter,
     )
     parser.add_argument("--version", action="version", version=f"triage {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="show tracebacks and debug output")
@@ -55,10 +80,10 @@ def build_parser(only: str | None = None) -> tuple[argparse.ArgumentParser, dict
     commands: dict[str, Command] = {}
     for name, spec in _REGISTRY.items():
         if only is not None and name != only:
-            subparsers.add_parser(name)
+            subparsers.add_parser(name, formatter_class=_Formatter)
             continue
         command = _load(spec)
-        sub = subparsers.add_parser(name, help=command.help, description=command.help)
+        sub = subparsers.add_parser(name, help=command.help, description=command.help, formatter_class=_Formatter)
         sub.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
                          help="show tracebacks and debug output")
         command.prepare_parser(sub)

@@ -8,21 +8,19 @@ import threading
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from triage.errors import InputError
 from triage.layout import MAX_RANK
 from triage.model import Collective
 from triage.model.evidence import Evidence, PgMembers, RankEvidence
-from triage.parsing.flight_recorder.compact import parse_fr_compact
-from triage.parsing.flight_recorder.parse import (
-    MAX_FR_BYTES,
-    FrDump,
-    decode_fr_bytes,
-    fr_walk,
-    load_fr_file,
-    rank_from_filename,
-)
 from triage.regular_files import open_regular, read_regular_bytes
+
+if TYPE_CHECKING:
+    from triage.parsing.flight_recorder.parse import FrDump
+
+# The Flight Recorder parsers (and pickle with them) are imported where a dump is read: a plain log's
+# report does not load them (tests/report/test_log_report_imports.py)
 
 MAX_TEXT = 256 * 1024 * 1024  # of a bigger log, the last 256 MiB are read
 MAX_LINE_CHARS = 64 * 1024
@@ -95,6 +93,8 @@ def fr_rank_evidence(dump: FrDump, rank: int, path: str, host: str | None = None
 def load_fr_dumps(files: Mapping[int, tuple[Path, str | None]]) -> tuple[list[RankEvidence], list[str]]:
     """One Flight Recorder dump per rank (rank -> (path, host)) as evidence, in rank order, and the
     dumps that could not be read, as one line each."""
+    from triage.parsing.flight_recorder.parse import load_fr_file
+
     evidence: list[RankEvidence] = []
     problems: list[str] = []
     for rank, (path, host) in sorted(files.items()):
@@ -135,6 +135,9 @@ COMPACT_MIN_FILES = 64   # from this many dumps on, ranks keep their last collec
 
 def load_compact(path: Path, rank: int) -> FrDump:
     """Like load_fr_file, through parse_fr_compact (parsing.flight_recorder.compact)."""
+    from triage.parsing.flight_recorder.compact import parse_fr_compact
+    from triage.parsing.flight_recorder.parse import MAX_FR_BYTES, decode_fr_bytes, fr_walk
+
     try:
         data = read_regular_bytes(path, MAX_FR_BYTES)
     except OSError as exc:
@@ -143,6 +146,8 @@ def load_compact(path: Path, rank: int) -> FrDump:
 
 
 def _load_one(path: Path, rank: int, compact: bool = False) -> tuple[RankEvidence | None, list[str]]:
+    from triage.parsing.flight_recorder.parse import load_fr_file
+
     try:
         dump = load_compact(path, rank) if compact else load_fr_file(path, rank)
     except InputError as exc:
@@ -193,6 +198,8 @@ def _load_many(items: list[tuple[Path, int]]) -> list[tuple[RankEvidence | None,
 
 
 def load_fr_dir(root: Path, prefix: str | None, only: list[Path] | None = None) -> Evidence:
+    from triage.parsing.flight_recorder.parse import load_fr_file, rank_from_filename
+
     files = only if only is not None else sorted(p for p in root.iterdir() if p.is_file())
     if prefix is None:
         prefix = common_prefix([p for p in files if looks_like_fr_file(p)])

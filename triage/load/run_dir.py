@@ -21,6 +21,7 @@ from triage.load.logs.scan import LogScan
 from triage.load.logs.text import scan_log_text
 from triage.load.numerics import load_numerics
 from triage.load.stop_record import load_stop
+from triage.load.teardown import ended_after_exit_record, launcher_exits, output_tail
 from triage.model.backtrace import FAULT_SIGNALS
 from triage.model.evidence import (
     MISSING_NODE_REASON,
@@ -132,6 +133,9 @@ def load_run_dir(root: Path) -> Evidence:
             item = _load_rank(host, rank, bundle, manifest, skipped, events, crashes, use_gdb=rank not in cored)
             if item.exit is None and rank in launcher:
                 item = replace(item, exit=launcher[rank])
+            elif item.exit is not None and item.exit.ok and rank in launcher:
+                ended = ended_after_exit_record(item.exit, launcher[rank], output_tail(host.rank(rank).output))
+                item = item if ended is item.exit else replace(item, exit=ended)
             ranks.append(item)
             notes.update(_recorder_note(host.rank(rank), skipped))
             if item.world_size:
@@ -209,9 +213,7 @@ def _launcher_exits(host: HostPaths, skipped: list[str]) -> dict[int, ExitInfo]:
     """How torchrun saw its ranks end (its "Failures:" summary in launcher.log)."""
     if not host.launcher_log.is_file():
         return {}
-    scan = LogScan()
-    scan_log_text(_text(host.launcher_log, skipped), str(host.launcher_log), scan)
-    return scan.exits
+    return launcher_exits(host.launcher_log, _text(host.launcher_log, skipped))
 
 
 def _latest_bundle(host: HostPaths, skipped: list[str]) -> Path | None:

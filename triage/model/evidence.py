@@ -88,6 +88,11 @@ class NcclProcess:
         return f"{self.host}:{self.pid}" + (f" (GPU {self.gpu})" if self.gpu is not None else "")
 
 
+# How a rank's end is said when its launcher saw it die after its own exit record said exit 0 (a
+# crash in the interpreter's teardown: triage.load.teardown); the verdict's advice keys on it.
+AFTER_EXIT_RECORD = "at exit, after its work had finished"
+
+
 @dataclass(frozen=True)
 class ExitInfo:
     """How a rank ended: from exit.json, torchelastic error files or launcher summaries."""

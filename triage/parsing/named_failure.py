@@ -25,6 +25,11 @@ _WHAT = re.compile(
     r"\b(?:error|exception|died|dead|killed|crash(?:ed)?|signal|SIG[A-Z]{2,6}|exit ?code|exit status|exited|"
     r"failed|failure|time[ds]? ?out|abort(?:ed)?|core dumped|OOM|out of memory|segmentation fault|"
     r"bus error|illegal|fatal|terminated)\b", re.IGNORECASE)
+# Every match of _WHAT holds one of these (caseless): a line holding none names no failure, and its reader
+# need not ask (triage.load.logs.text; tests/parsing/test_named_failure_gate.py holds the two together)
+FAILURE_WORDS = ("error", "exception", "died", "dead", "killed", "crash", "sig", "exit", "failed", "failure", "time",
+                 "abort", "core dumped", "oom", "out of memory", "segmentation fault", "bus error", "illegal", "fatal",
+                 "terminated")
 _SIGNAL = re.compile(r"\b((?-i:SIG[A-Z]{2,6}))\b|\bsignal:?\s*(\d{1,2})\b|exit ?code:?\s*-(\d{1,2})\b|"
                      r"exit (?:status|code):?\s*(1[2-5]\d)\b", re.IGNORECASE)
 # an exit that says it succeeded ("exited with exit code 0", "exitcode: 0", "exit status 0") is no failure

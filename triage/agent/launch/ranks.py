@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 import os
 import signal
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psutil
 
@@ -16,6 +17,9 @@ from triage.layout import HostPaths, RankPaths
 from triage.model import Collective, CollectiveState
 from triage.parsing.flight_recorder.parse import parse_fr_json
 from triage.parsing.stacks import parse_faulthandler_signal
+
+if TYPE_CHECKING:          # (the agent starts without the report's model: test_agent_imports.py)
+    from triage.model.evidence import ExitInfo
 
 
 def read_json_or_none(path: os.PathLike[str] | str) -> Any:
@@ -196,10 +200,16 @@ def _in_flight_from_frame(waiting: Any, rank: int) -> Collective | None:
                       time_ns=int(float(since) * 1e9), source="stack")
 
 
-def describe_ends(statuses: list[LocalRankStatus]) -> str:
-    """One line on how this node's ranks ended, e.g. ``rank 1 killed by SIGSEGV; 3 ranks exited 0``."""
-    ok = [s for s in statuses if s.returncode == 0]
-    parts = []
+def describe_ends(statuses: list[LocalRankStatus], launcher: Mapping[int, ExitInfo] | None = None) -> str:
+    """One line on how this node's ranks ended, e.g. ``rank 1 killed by SIGSEGV; 3 ranks exited 0``.
+    ``launcher``: how the launcher saw them end; a rank whose own record says exit 0 but which the
+    launcher saw die (not as the collateral of another) crashed at exit, after its work."""
+    launcher = launcher or {}
+    late = {s.rank: launcher[s.rank] for s in statuses if s.returncode == 0 and not s.alive and s.rank in launcher
+            and not launcher[s.rank].ok and not launcher[s.rank].collateral}
+    ok = [s for s in statuses if s.returncode == 0 and s.rank not in late]
+    parts = [f"rank {rank} finished its work (exit record 0), then {_ended(info)} at exit (the launcher's record)"
+             for rank, info in sorted(late.items())]
     for status in sorted(statuses, key=lambda s: s.rank):
         code = status.returncode
         if status.alive or code == 0:
@@ -217,3 +227,9 @@ def describe_ends(statuses: list[LocalRankStatus]) -> str:
     if ok:
         parts.append(f"{len(ok)} rank{'s' if len(ok) != 1 else ''} exited 0")
     return "; ".join(parts)
+
+
+def _ended(info: ExitInfo) -> str:
+    if info.signal is not None:
+        return f"was killed by {info.signal_name or f'signal {info.signal}'}"
+    return f"exited {info.exit_code}"

@@ -182,7 +182,10 @@ class NodeAgent:
         status = "hang_stopped" if self.stopped_for_hang else ("signalled" if rc < 0 else "exited")
         write_node_json(self.paths, {**self.node_info(status, code), "launcher_returncode": rc})
         how = f"killed by signal {-rc} ({signame(-rc)})" if rc < 0 else f"exit code {rc}"
-        ends = describe_ends([t.status for t in self.ranks.ranks.values() if t.status is not None])
+        from triage.load.teardown import launcher_exits  # (the launcher's record: only at the end)
+
+        ends = describe_ends([t.status for t in self.ranks.ranks.values() if t.status is not None],
+                             launcher_exits(self.paths.launcher_log))
         if self.pump.quiet_lines:
             self.say(f"the job went down after the stop: {self.pump.quiet_lines} line(s) of rank and launcher "
                      f"output (the stop's signals and tracebacks) are in {self.paths.merged_log}")

@@ -30,6 +30,7 @@ from triage.model.evidence import (
     ReportedLag,
     ReportedMismatch,
 )
+from triage.parsing import needles
 from triage.parsing.crashlog import (
     DUPLICATE_GPU_LOCAL,
     DUPLICATE_GPU_TEXT,
@@ -42,6 +43,7 @@ from triage.parsing.crashlog import (
     parse_crash_line,
     rank_in_message,
 )
+from triage.parsing.crashlog import MARKERS as CRASH_MARKERS
 from triage.parsing.desync import (
     MISMATCH_MARKER,
     RUNNING_MARKER,
@@ -51,7 +53,7 @@ from triage.parsing.desync import (
     parse_running,
 )
 from triage.parsing.log_owners import LineOwner, attribute_lines
-from triage.parsing.named_failure import named_failure
+from triage.parsing.named_failure import FAILURE_WORDS, named_failure
 from triage.parsing.nccl.lines import NcclWarn, parse_nccl_line
 from triage.parsing.raise_sites import MARKERS as RAISE_SITE_MARKERS
 from triage.parsing.raise_sites import raise_site
@@ -72,6 +74,12 @@ _KNOWN_HINTS = ("Watchdog caught", "WorkNCCL(", "CollectiveFingerPrint", MISMATC
 _PROGRESS = re.compile(r"\b(?:epoch|step|iter(?:ation)?|loss|batch|eval(?:uation)?)\b", re.IGNORECASE)
 _SPAWN_BOOTSTRAP_LINES = 4     # the start-up frame, its code line, the exception (a blank line at most)
 _SUMMARY_FIELD = re.compile(r"\s*(?:traceback|exitcode|error_file|time|host|rank)\s*:")
+# Every literal that a check of _line looks for before it parses (and named_failure's words, caseless): a line
+# holding none of them skips those checks (a block's lines are sorted in one scan, triage.parsing.needles; the
+# same answers: tests/load/test_line_gate.py). A check added to _line behind a new literal adds it here.
+_GATE_LITERALS = (*INIT_MARKERS, "Duplicate GPU", "Traceback (most recent call last)", SPAWN_BOOTSTRAP_FRAME,
+                  *RAISE_SITE_MARKERS, "terminated with the following error", *_WATCHDOG_HINTS, MISMATCH_MARKER,
+                  RUNNING_MARKER, *CRASH_MARKERS, *_KNOWN_HINTS)
 
 
 def rank_from_name(name: str) -> int | None:
@@ -91,6 +99,7 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     base = scan.lines_read
     skip_to = 0
     scan.spawn_owner = None
+    loud = needles.lines_holding([owner.rest for owner in owners], _GATE_LITERALS, FAILURE_WORDS)
     for index, owner in enumerate(owners):
         if index < skip_to:
             continue
@@ -101,12 +110,14 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         if lines[index].startswith("[") and (tag := _TRIAGE_TAG.match(lines[index])) is not None:
             _triage_record(lines[index][tag.end():], tag.group(1), path, scan)   # triage's own line, no rank's
             continue
+        checked = loud is None or index in loud
         if MISMATCH_MARKER in rest and parse_mismatch(rest) is None:
             rest, skip_to = _joined_message(owners, index)   # the message spans several lines
+            checked = True
         if rank is not None:
             scan.ranks_seen.add(rank)
         before = len(scan.orphans)
-        _line(rest, rank, owner.host, path, base + index, scan)
+        _line(rest, rank, owner.host, path, base + index, scan, checked)
         if owner.unsure and len(scan.orphans) > before:
             _unsure_head(owner, lines[index], scan, before)
     scan.lines_read = base + len(lines)
@@ -160,24 +171,26 @@ def _joined_message(owners: list[LineOwner], index: int, limit: int = 12) -> tup
     return owners[index].rest, index + 1
 
 
-def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, scan: LogScan) -> None:
-    """Route one line to the parser its markers call for."""
+def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, scan: LogScan,
+          loud: bool = True) -> None:
+    """Route one line to the parser its markers call for (``loud`` False: it holds none of _GATE_LITERALS)."""
     parsed = False
-    if any(marker in rest for marker in INIT_MARKERS) and (wait := parse_init_line(rest)) is not None:
+    if loud and any(marker in rest for marker in INIT_MARKERS) and (wait := parse_init_line(rest)) is not None:
         _init_wait(wait, rank, host, path, order, scan)
         return
-    if "Duplicate GPU" in rest and (duplicate := duplicate_gpu(rest)) is not None:
+    if loud and "Duplicate GPU" in rest and (duplicate := duplicate_gpu(rest)) is not None:
         if rank is not None:
             _nccl_detail_of(rank, order, scan)      # the NCCL error it details is this line
         _duplicate_gpu(duplicate, rest, path, order, scan)
         return
-    if rest.lstrip().startswith("Traceback (most recent call last)"):
+    if loud and rest.lstrip().startswith("Traceback (most recent call last)"):
         scan.tracebacks.append((rank, order, path))
-    if SPAWN_BOOTSTRAP_FRAME in rest:
+    if loud and SPAWN_BOOTSTRAP_FRAME in rest:
         scan.spawn_bootstrap = order
-    if any(marker in rest for marker in RAISE_SITE_MARKERS) and (site := raise_site(rest)) is not None:
+    if loud and any(marker in rest for marker in RAISE_SITE_MARKERS) and (site := raise_site(rest)) is not None:
         scan.raise_sites.append((rank, order, path, site))
-    owner = spawn_error_owner(rest) if rank is None and "terminated with the following error" in rest else None
+    owner = spawn_error_owner(rest) if loud and rank is None and "terminated with the following error" in rest \
+        else None
     if owner is not None:
         scan.spawn_owner = owner
         return
@@ -195,11 +208,11 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
         # a rank's watchdog exception whose message goes on without the prefix ("ncclRemoteError: ...",
         # "Last error:", its detail): those lines are this rank's
         scan.message_rank = (rank, order)
-    if any(hint in rest for hint in _WATCHDOG_HINTS):
+    if loud and any(hint in rest for hint in _WATCHDOG_HINTS):
         parsed = _watchdog(rest, rank, path, order, scan) and "terminated with exception" not in rest
         if parsed and rest.lstrip().startswith("what():"):
             _watchdog_terminate(rest, rank, path, order, scan)
-    if MISMATCH_MARKER in rest:
+    if loud and MISMATCH_MARKER in rest:
         mismatch = parse_mismatch(rest)
         if mismatch is not None:
             scan.mismatches.append(ReportedMismatch(_fp(mismatch.reporter), _fp(mismatch.other), (path,), order))
@@ -207,7 +220,7 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
                 if side.rank is not None:
                     scan.ranks_seen.add(side.rank)
             parsed = True
-    elif RUNNING_MARKER in rest:
+    elif loud and RUNNING_MARKER in rest:
         running = parse_running(rest)
         who = running.rank if running and running.rank is not None else rank
         if running is not None and who is not None and running.seq is not None and running.op:
@@ -226,7 +239,7 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
     if rest.strip() == "Last error:" and rank is not None:
         scan.last_error[rank] = order
         return
-    if not parsed and has_marker(rest) and not _SUMMARY_FIELD.match(rest) and "NCCL WARN" not in rest:
+    if loud and not parsed and has_marker(rest) and not _SUMMARY_FIELD.match(rest) and "NCCL WARN" not in rest:
         # (a mismatch/Running line is not the rank's own failure; torchrun's summary is read whole;
         # NCCL WARN lines are read by the NCCL tracker, which knows their process)
         crash = parse_crash_line(rest)
@@ -246,7 +259,7 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
                 scan.orphans.append(item)
                 if host:        # a process of no known rank whose prefix names its node (Ray's ip=, a pod)
                     scan.orphan_hosts.setdefault(id(crash), host)
-    if (rank is None or not parsed) and len(scan.named_failures) < MAX_UNPARSED \
+    if loud and (rank is None or not parsed) and len(scan.named_failures) < MAX_UNPARSED \
             and (named := named_failure(rest, rank)) is not None:
         scan.named_failures.append((order, named[0], named[1], path))
     if not parsed and not scan.past_init and (RUNNING_MARKER in rest or _PROGRESS.search(rest)):
@@ -255,7 +268,7 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
         scan.last_lines.setdefault(rank, deque(maxlen=LAST_LINES)).append(rest.strip()[:300])
     elif rank is None and not parsed and not scan.first_timeout and not scan.failures and rest.strip():
         scan.unprefixed_tail.append(rest.strip()[:300])
-    if not parsed and len(scan.unparsed) < MAX_UNPARSED and any(h in rest for h in _KNOWN_HINTS) \
+    if loud and not parsed and len(scan.unparsed) < MAX_UNPARSED and any(h in rest for h in _KNOWN_HINTS) \
             and "NCCL WARN" not in rest and "exitcode" not in rest:
         scan.unparsed.append(rest.strip()[:500])
 

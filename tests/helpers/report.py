@@ -1,0 +1,35 @@
+"""`triage report` on a pasted log, run in-process, as the tests of its verdicts read it."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from triage.cli import main
+
+
+def report_log(text: str, tmp_path: Path, *args: str) -> tuple[int, dict[str, Any]]:
+    """Write ``text`` to ``tmp_path/job.log``, run ``triage report job.log --format json [args]``;
+    the exit code and the whole JSON report ({} where it printed nothing: its stderr is then kept
+    under the key ``"stderr"``)."""
+    path = tmp_path / "job.log"
+    path.write_text(text, encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["report", str(path), "--format", "json", *args])
+    if not out.getvalue().strip():
+        return code, {"stderr": err.getvalue()}
+    return code, json.loads(out.getvalue())
+
+
+def bytes_find_all(data: bytes, needle: bytes, start: int, end: int) -> list[int]:
+    """Every offset of ``needle`` in ``data[start:end]`` (overlapping), by plain ``bytes.find``:
+    what the multi-needle scanner must agree with."""
+    hits, pos = [], start
+    while (hit := data.find(needle, pos, end)) >= 0:
+        hits.append(hit)
+        pos = hit + 1
+    return hits

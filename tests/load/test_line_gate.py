@@ -1,0 +1,96 @@
+"""The line gate of a log's reader (triage.load.logs.text): a block's lines that hold none of the literals
+its checks look for (and none of named_failure's failure words, in any case) skip those checks, found in one
+scan of the block (triage.parsing.needles.lines_holding). The scan of every log is the same as when every
+line takes every check (the gate off: what happens where the scanner is not installed)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from re import _constants as sre_constants  # type: ignore[attr-defined]
+from re import _parser as sre_parse  # type: ignore[attr-defined]
+from typing import Any
+
+import pytest
+
+from triage.load.logs import text
+from triage.load.logs.scan import LogScan
+from triage.parsing import named_failure, needles
+
+CASES = Path(__file__).resolve().parents[1] / "realworld" / "cases"
+
+ODD = [
+    "[rank3]: step 7 loss 2.0\n[rank3]: RANK 3 DiEd FROM SIGNAL 11\n",
+    "worker 2 was \u212Ailled\n",                       # Kelvin sign: Python's caseless "killed" (not ASCII: read)
+    "[rank1]: ſignal 9 received by rank 1\n",           # long s: Python's caseless "s" (not ASCII: read)
+    "process 4 EXITED with exit code 1\nrank 0 timed  out\nTask 5 Core Dumped\n",
+    "[rank0]: Traceback (most recent call last):\n[rank0]:   File \"x.py\", line 1\n[rank0]: ValueError: bad\n",
+    "[Rank 7] NCCL watchdog thread terminated with exception: boom\nncclRemoteError: x\nLast error:\npeer gone\n",
+    ("gpu1:12:12 [0] NCCL INFO comm 0x1 rank 0 nranks 2\ngpu1:12:99 [0] NCCL WARN Duplicate GPU detected : rank 0 "
+     "and rank 1 both on CUDA device 1b000\n"),
+    "torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 1 (pid: 42) of binary: x\n",
+]
+
+
+def _scan(log: str, gate: bool, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    with monkeypatch.context() as patch:
+        if not gate:
+            patch.setattr(needles, "lines_holding", lambda *_args: None)
+        scan = LogScan()
+        text.scan_log_text(log, "job.log", scan)
+    state = dict(vars(scan))
+    state["orphan_hosts"] = sorted(state["orphan_hosts"].values())    # (keyed by object ids)
+    return state
+
+
+@pytest.mark.skipif(not needles.available(), reason="the hyperscan package is not installed here")
+@pytest.mark.parametrize("log", ODD)
+def test_odd_lines_read_the_same_with_the_gate(log: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _scan(log, True, monkeypatch) == _scan(log, False, monkeypatch)
+
+
+@pytest.mark.skipif(not needles.available(), reason="the hyperscan package is not installed here")
+def test_the_realworld_corpus_reads_the_same_with_the_gate(monkeypatch: pytest.MonkeyPatch) -> None:
+    logs = sorted(CASES.glob("*/*.txt")) + sorted(CASES.glob("*/*.log"))
+    assert len(logs) > 100
+    quiet = 0
+    for log in logs:
+        body = log.read_text(encoding="utf-8", errors="replace")
+        assert _scan(body, True, monkeypatch) == _scan(body, False, monkeypatch), log
+        loud = needles.lines_holding(body.splitlines(), text._GATE_LITERALS, named_failure.FAILURE_WORDS)
+        quiet += len(body.splitlines()) - len(loud or ())
+    assert quiet > 1000        # the gate does skip lines in real logs
+
+
+def _literal_runs(items: Any) -> list[str]:
+    """The literal text each branch of a parsed alternation starts with (up to its first non-literal)."""
+    runs = []
+    for branch in items:
+        run = ""
+        for op, arg in branch:
+            if op is not sre_constants.LITERAL:
+                break
+            run += chr(arg)
+        runs.append(run.lower())
+    return runs
+
+
+def test_every_failure_word_match_holds_one_of_the_gate_words() -> None:
+    """named_failure reads a line only where its _WHAT matches: each of _WHAT's branches begins with a
+    literal holding one of FAILURE_WORDS, so a line holding none of them (in any case) is not read."""
+    parsed = sre_parse.parse(named_failure._WHAT.pattern, named_failure._WHAT.flags)
+    items = [(op, arg) for op, arg in parsed if op is not sre_constants.AT]     # \b(?:...)\b: one alternation
+    assert len(items) == 1 and items[0][0] is sre_constants.BRANCH, items
+    runs = _literal_runs(items[0][1][1])
+    assert len(runs) > 15
+    for run in runs:
+        assert any(word in run for word in named_failure.FAILURE_WORDS), run
+    assert all(word == word.lower() for word in named_failure.FAILURE_WORDS)
+
+
+def test_the_gate_literals_are_the_checks_literals() -> None:
+    """Each literal test in _line's source names a constant or string that the gate holds."""
+    source = Path(text.__file__).read_text(encoding="utf-8")
+    body = source.split("\ndef _line(", 1)[1].split("\ndef ", 1)[0]
+    for literal in re.findall(r'if loud and[^\n]*?"([^"]+)" in rest', body):
+        assert literal in text._GATE_LITERALS, literal

@@ -176,11 +176,46 @@ _SETUP_NOTES = (
 
 
 def _noted(text: str) -> str:
-    """A network line's text with what would settle it, when it is a known set-up failure."""
+    """A network line's text with what would settle it, when it is a known set-up failure. A long line is cut
+    around what it says: the part that names the peer and the set-up failure is kept (:func:`clip_keeping`)."""
+    peer = _PEER.search(text)
+    keep = [(peer.start(), min(len(text), peer.end() + 40))] if peer is not None else []   # (and what befell it)
     for pattern, note in _SETUP_NOTES:
-        if pattern.search(text):
-            return text[:300] + note
-    return text[:400]
+        if (said := pattern.search(text)) is not None:
+            return clip_keeping(text, 300, [*keep, said.span()]) + note
+    return clip_keeping(text, 400, keep)
+
+
+def shortened(text: str, limit: int = 300) -> str:
+    """A failure line's text cut to ``limit`` characters for a summary, keeping the note this module put after it
+    (what would settle a set-up failure): the line is cut, never the note."""
+    if len(text) <= limit:
+        return text
+    for note in (*(note for _pattern, note in _SETUP_NOTES), CUDA_SETUP_NOTE):
+        if text.endswith(note):
+            body = text[:-len(note)]
+            peer = _PEER.search(body)
+            return clip_keeping(body, max(limit - len(note), 120), [peer.span()] if peer else []) + note
+    return text[:limit]
+
+
+def clip_keeping(text: str, limit: int, keep: list[tuple[int, int]]) -> str:
+    """``text`` cut to about ``limit`` characters, keeping the spans ``keep`` (what the line is about: a peer's
+    address, the words that name the failure): its head, " ... ", then the part around the last span kept that the
+    head does not hold. Never raises."""
+    if len(text) <= limit:
+        return text
+    late = [(lo, hi) for lo, hi in keep if hi > limit and hi - lo < limit // 2]
+    if not late:
+        return text[:limit]
+    first = min(lo for lo, _hi in late)
+    last = max(hi for _lo, hi in late)
+    window = min(max(last - first, 0) + 60, limit - 40)
+    start = max(0, min(first - 30, last - window + 30))
+    head = max(limit - window - 5, 20)
+    if start <= head:
+        return text[:start + window]
+    return f"{text[:head]} ... {text[start:start + window]}"
 
 
 # A CUDA error at device selection that says this process has no GPU with that index, or none at all ("CUDA error:

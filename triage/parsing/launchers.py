@@ -54,7 +54,9 @@ _HYDRA = re.compile(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES[\s=]*
 _HYDRA_STRING = re.compile(r"TERMINATED WITH THE EXIT STRING: [^\n(]*\(signal (?P<num>\d+)\)")
 # The cgroup's out-of-memory handler, as slurmstepd tells it: "Detected 2 oom-kill event(s) in step 3756240.batch
 # cgroup" / "Detected 1 oom_kill event in StepId=11300781.0": processes of the step were SIGKILLed
-_SLURM_OOM = re.compile(r"slurmstepd: error: Detected \d+ oom[-_]kill events?(?:\(s\))? in (?:step |StepId=)\S+")
+# (newer Slurm heads it with its node: "slurmstepd-n1: error: ...")
+_SLURM_OOM = re.compile(r"slurmstepd(?:-[\w.-]+)?: error: Detected \d+ oom[-_]kill events?(?:\(s\))? in "
+                        r"(?:step |StepId=)\S+")
 _SRUN_TASK = re.compile(r"srun: error: \S+: tasks? \d")
 # PETSc's handler in an MPI rank: "[0]PETSC ERROR: Caught signal number 11 SEGV: Segmentation Violation"
 _PETSC = re.compile(r"^\[(?P<rank>\d+)\]PETSC ERROR: Caught signal number (?P<num>\d+)", re.MULTILINE)

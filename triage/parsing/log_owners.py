@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from triage.parsing.log_prefix import RankPrefix, split_rank_prefix
+from triage.parsing.log_prefix import PREPENDED, RankPrefix, split_rank_prefix
 from triage.parsing.nccl.lines import NcclInit, parse_nccl_line
+from triage.parsing.node_ranks import node_ranks, nproc_per_node
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,7 @@ class LineOwner:
     pid: int | None = None
     # its "[host:N]" head could be a rank or a process id and the input does not tell which (read as a process)
     unsure: bool = False
+    note: str = ""              # what the line's head cannot tell, said with a failure on it
 
 
 def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
@@ -30,6 +32,10 @@ def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
     mapped to a rank when a line carries both (``[rank3]:node07:4121:4188 [3] NCCL ...``) or an
     NCCL init line of that process names its rank."""
     parsed = [split_rank_prefix(line) for line in lines]
+    if prepended_ranks(lines, parsed):      # Hydra's -prepend-rank: "[3] text" is rank 3's line
+        parsed = [split_rank_prefix(line, prepend=True) if line.startswith("[") else p
+                  for line, p in zip(lines, parsed)]
+    parsed, replica_notes = _replica_ranks(lines, parsed)
     reading = host_tag_reading(parsed)
     if reading != "rank":       # "[host:N]" heads are host:pid here (or cannot be told apart: read as processes)
         parsed = [replace(p, rank=None, pid=p.rank, host_tag=reading == "unknown") if p.host_tag else p
@@ -57,6 +63,12 @@ def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
             key = p.rank
         elif p.pid is not None:
             key = pid_rank.get(f"{p.host}:{p.pid}", f"{p.host or '?'}:{p.pid}")
+        elif p.rank is not None and p.host is not None and (note := replica_notes.get(p.host)) is not None:
+            # torchx's "trainer/1 [0]:" of a job of several replicas, no map: local rank 0 of replica trainer/1
+            out.append(LineOwner(f"{p.host} [{p.rank}]", p.rest, p.host, p.pid,
+                                 note=f" (local rank {p.rank} of replica {p.host}{note}"))
+            previous = out[-1]
+            continue
         elif p.rank is not None:
             key = f"local:{p.rank}"
         elif p.rest[:1] in (" ", "\t") and previous.key != "unknown":
@@ -105,6 +117,56 @@ def host_tag_reading(parsed: list[RankPrefix]) -> str:
     if top < _SMALL or len(tagged) * 4 >= top + 1:
         return "rank"
     return "unknown"
+
+
+_REPLICA = re.compile(r"[A-Za-z_][\w-]*/\d+")
+_REPLICA_NOTE = ("; its global rank is not in this input: the replica's rendezvous result at LOGLEVEL=INFO "
+                 "(group_rank=, global_ranks=) would tell)")
+
+
+def _replica_ranks(lines: list[str] | tuple[str, ...],
+                   parsed: list[RankPrefix]) -> tuple[list[RankPrefix], dict[str, str]]:
+    """torchx's "role/R [L]:" heads of several replicas: local rank L of replica R is no global rank. Mapped where the
+    replica's own lines tell its ranks (its agent's rendezvous result, or --node_rank, with --nproc_per_node
+    from anywhere in the input); else left local, with what would tell (replica -> note)."""
+    replicas = {p.host for p in parsed if p.local and p.rank is not None and p.host and _REPLICA.fullmatch(p.host)}
+    if len(replicas) < 2:
+        return parsed, {}
+    whole = "\n".join(lines)
+    nproc = nproc_per_node(whole)
+    hint = f"\n--nproc_per_node={nproc}" if nproc else ""
+    maps = {replica: node_ranks("\n".join(line for line in lines if line.startswith(replica + " ")) + hint)
+            for replica in replicas}
+    notes = {replica: _REPLICA_NOTE for replica, ranks in maps.items() if not ranks.local_to_global}
+    out = []
+    for p in parsed:
+        mapped = maps[p.host].global_rank(p.rank) if p.local and p.host in maps and p.rank is not None else None
+        out.append(replace(p, rank=mapped, local=False) if mapped is not None else p)
+    return out, notes
+
+
+def prepended_ranks(lines: list[str] | tuple[str, ...], parsed: list[RankPrefix]) -> bool:
+    """Whether the input's bare ``[N] `` heads are Hydra's -prepend-rank (MPICH, Intel MPI: rank N's line), from
+    the whole input: they head most lines, each number heads several of them (a viewer's line numbers head one
+    each), and the numbers are ranks: below the world size an NCCL init line gives, else a set dense enough to be
+    ranks 0..N-1. A one-off bracketed number ("[1] 100: loss") is no rank."""
+    numbers: list[int] = []
+    nonblank = 0
+    for line in lines[:20000]:
+        if line.strip():
+            nonblank += 1
+            if line.startswith("[") and (match := PREPENDED.match(line)) is not None:
+                numbers.append(int(match.group(1)))
+    if len(numbers) < 2 or len(numbers) * 2 < nonblank:
+        return False
+    seen = set(numbers)
+    if len(numbers) < 2 * len(seen):
+        return False
+    world = max((size for size, _rank in _ranks_by_pid(parsed).values()), default=0)
+    top = max(seen)
+    if world:
+        return top < world
+    return top < _SMALL or len(seen) * 4 >= top + 1
 
 
 def _ranks_from_nccl_inits(parsed: list[RankPrefix]) -> dict[str, int]:

@@ -11,7 +11,11 @@ Recognised (and nested up to a few deep):
   pod, no rank), ``[1,3]<stdout>:`` (Open MPI's --tag-output: job, rank) and ``[3]<stderr>:`` (horovodrun),
   Determined's ``5c902731 [rank=1] || `` (container, rank; ``5c902731 || `` alone: the launcher), a runner's
   stream tag ``job-name [stderr] `` (milabench, CI runners: no rank), Intel MPI's ``[proxy:0:1@node2] `` (the
-  node, no rank), torchx's ``trainer/0 [1]:`` (replica 0 as the node, local rank 1);
+  node, no rank), torchx's ``trainer/0 [1]:`` (replica 0 as the node, local rank 1), Hydra's (MPICH, Intel MPI)
+  ``mpiexec -prepend-rank`` ``[3] `` (only where the whole input shows it as a rank prefix: ``prepend``, decided
+  by :func:`triage.parsing.log_owners.prepended_ranks`);
+- slurmstepd's own lines (``0: slurmstepd-n1: error: ...``, ``slurmstepd: error: *** STEP 7.0 ON n1 ...``) name
+  their node after ``slurmstepd-`` or after ``ON``: that node, never ``slurmstepd-n1``; the head stays in ``rest``;
 - NCCL's own ``host:pid:tid [dev]`` head gives host and pid but no rank; it is kept in ``rest``.
 """
 
@@ -77,6 +81,12 @@ _IMPI = re.compile(r"\[proxy:\d+:\d+@([A-Za-z0-9][\w.-]*)\] ?")
 # 1): the replica is the node, the number in brackets a local rank
 _TORCHX = re.compile(r"([A-Za-z_][\w-]*/\d+) \[(\d+)\]:\s?")
 _NCCL_HEAD = re.compile(r"([\w.-]+):(\d+):(\d+) \[(\d+)\]")
+# Hydra's -prepend-rank ("[3] text"): a bare bracketed number, read as a rank only where the caller says so
+PREPENDED = re.compile(r"\[(\d{1,5})\](?: |$)")
+# slurmstepd's head: "slurmstepd-<node>: " (the node it runs on) or "slurmstepd: " (its "*** STEP 7.0 ON <node>
+# CANCELLED ..." names the node)
+_SLURMSTEPD = re.compile(r"slurmstepd(?:-(?P<node>[A-Za-z0-9][\w.-]*))?: ")
+_STEPD_NODE = re.compile(r"\*\*\* (?:JOB|STEP) \S+ ON (?P<node>[A-Za-z0-9][\w.-]*) ")
 # Determined's task logs ("[2024-03-15T16:29:14.110799Z] 5c902731 [rank=1] || ", the time already gone):
 # the container, then the worker's rank; without "[rank=N]" the line is the launcher's own
 _DETERMINED = re.compile(r"(?:[0-9a-f]{8} (?:\[rank=(?P<rank>\d+)\] )?|\[rank=(?P<bare>\d+)\] )\|\| ?")
@@ -92,8 +102,9 @@ def _vllm_rank(name: str | None, tag: str | None) -> int | None:
     return None
 
 
-def split_rank_prefix(line: str) -> RankPrefix:
-    """The rank and host a line's prefixes say, and the line without them. Never raises."""
+def split_rank_prefix(line: str, prepend: bool = False) -> RankPrefix:
+    """The rank and host a line's prefixes say, and the line without them. ``prepend``: a leading ``[N] `` is
+    Hydra's -prepend-rank (the whole input said so). Never raises."""
     if line[:1].isalnum() and (head := _NCCL_HEAD.match(line)) is not None:  # a bare NCCL line
         return RankPrefix(None, head.group(1), line, False, int(head.group(2)))
     rank: int | None = None
@@ -103,6 +114,8 @@ def split_rank_prefix(line: str) -> RankPrefix:
     pod = False
     host_tag = False
     rest = line
+    if prepend and (match := PREPENDED.match(rest)) is not None:
+        rank, rest = int(match.group(1)), rest[match.end():]
     for _ in range(4):
         if (match := _RANK.match(rest)) or ((match := _MPI.match(rest)) and rank is None):
             if host_tag and rank is not None and rank != int(match.group(1)):
@@ -144,6 +157,10 @@ def split_rank_prefix(line: str) -> RankPrefix:
             continue
         elif (match := _SRUN.match(rest)) and rank is None and (host is None or pod):   # (srun in a pod)
             rank = int(match.group(1))
+        elif host is None and (match := _SLURMSTEPD.match(rest)) is not None:
+            on = _STEPD_NODE.search(rest, match.end())
+            host = match.group("node") or (on.group("node") if on else None)
+            break           # (the head stays: "slurmstepd: error: ..." is read with it)
         elif (match := _PDSH.match(rest)) and host is None and not _NCCL_HEAD.match(rest):
             host = match.group(1)
         else:

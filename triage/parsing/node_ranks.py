@@ -9,6 +9,9 @@ and the input may say it in these words:
   / ``nproc_per_node : 2``, ``--nnodes=2`` / ``min_nodes : 2``.
 An input that shows several nodes and no map leaves the global rank unknown: the caller says "local rank N on
 host H" then.
+
+DeepSpeed's launcher prints the whole map, per host: ``global_rank_mapping=defaultdict(<class 'list'>, {'node1':
+[0, 1], 'node2': [2, 3]})`` (:func:`deepspeed_rank_map`).
 """
 
 from __future__ import annotations
@@ -46,6 +49,11 @@ def _one(pattern: re.Pattern[str], text: str) -> int | None:
     return int(values.pop()) if len(values) == 1 else None
 
 
+def nproc_per_node(text: str) -> int | None:
+    """The processes per node the input gives (torchrun's --nproc_per_node), when it gives one value."""
+    return _one(_NPROC, text) if "nproc" in text else None
+
+
 def node_ranks(text: str) -> NodeRanks:
     """What the input says about the node whose agent's records it holds. Never raises."""
     if "rank" not in text and "nproc" not in text and "nnodes" not in text and "nodes" not in text:
@@ -65,3 +73,18 @@ def node_ranks(text: str) -> NodeRanks:
     if node is not None and nproc:
         return NodeRanks(tuple((i, node * nproc + i) for i in range(nproc)), nodes)
     return NodeRanks((), nodes)
+
+
+_DS_MAPPING = re.compile(r"global_rank_mapping=defaultdict\(<class 'list'>, \{(?P<body>[^{}\n]{0,20000})\}\)")
+_DS_HOST = re.compile(r"'(?P<host>[^'\n]{1,255})': \[(?P<ranks>[\d, ]*)\]")
+
+
+def deepspeed_rank_map(text: str) -> dict[str, tuple[int, ...]]:
+    """host -> its global ranks, in local-rank order, from DeepSpeed's launcher ("global_rank_mapping=..."); {} when
+    the input does not hold it or holds two maps that differ (two launches). Never raises."""
+    if "global_rank_mapping=" not in text:
+        return {}
+    maps = {match.group("body") for match in _DS_MAPPING.finditer(text)}
+    if len(maps) != 1:
+        return {}
+    return {m.group("host"): tuple(_ints(m.group("ranks"))) for m in _DS_HOST.finditer(maps.pop())}

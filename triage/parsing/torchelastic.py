@@ -74,6 +74,8 @@ class LauncherFailure:
     root_cause: bool = False     # listed under "Root Cause (first observed failure)"
     note: str | None = None      # what the record cannot tell (which process it was), said with the failure
     srun_exit: bool = False      # srun's "task N: Exited with exit code C": an exit code, no error of its own
+    offset: int | None = None    # where a one-line record (DeepSpeed's) is in the text: its line's prefix names
+    #                              the host (pdsh's "node2: ")
 
 
 _ENTRY = re.compile(r"^\s*\[(\d+)\]:\s*$")
@@ -301,11 +303,11 @@ def _deepspeed_failures(text: str) -> list[LauncherFailure]:
                 # the record without its argv ("[launch.py:325:sigkill_handler] exits with return code = -9"):
                 # a process of this launch exited so, which one is not said
                 failures.append(LauncherFailure(None, None, None, code, _signal_name(code, None), None, None,
-                                                root_cause=True, note=_NO_ARGV))
+                                                root_cause=True, note=_NO_ARGV, offset=match.start()))
             elif _ARGV_TAIL.search(argv):
                 # a paste that starts inside the argv: its tail still says how a process of this launch exited
                 failures.append(LauncherFailure(None, None, None, code, _signal_name(code, None), None, None,
-                                                root_cause=True, note=_CUT_ARGV))
+                                                root_cause=True, note=_CUT_ARGV, offset=match.start()))
             continue
         local = _ARGV_LOCAL_RANK.search(argv.replace("\n", ""))
         last = int(local.group(1)) if local else None
@@ -314,7 +316,7 @@ def _deepspeed_failures(text: str) -> list[LauncherFailure]:
             note = (f"DeepSpeed's launcher prints the command of the last process it started (local rank {last}), "
                     f"not of the one that failed: which of local ranks 0-{last} died is not in this record")
         failures.append(LauncherFailure(None, 0 if last == 0 else None, None, code, _signal_name(code, None), None,
-                                        None, root_cause=True, note=note))
+                                        None, root_cause=True, note=note, offset=match.start()))
     return failures
 
 

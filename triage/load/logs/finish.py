@@ -23,6 +23,7 @@ from triage.parsing.crashlog import (
     CrashLine,
     CrashLineKind,
     peer_host,
+    shortened,
 )
 from triage.parsing.raise_sites import RaiseSiteKind
 from triage.parsing.rendezvous import STORE_WAIT_DETAIL
@@ -48,7 +49,7 @@ def failure_exit(line: CrashLine, order: int, path: str) -> ExitInfo:
     if line.kind is CrashLineKind.CUDA_ERROR and line.signal is None:
         sig = None
     return ExitInfo(exit_code=None if sig is not None else 1, signal=sig, signal_name=line.signal if sig else None,
-                    message=line.text[:300], evidence=(path,), failure_kind=line.kind.value, order=order,
+                    message=shortened(line.text), evidence=(path,), failure_kind=line.kind.value, order=order,
                     collateral=line.collateral, host=_peer_host(line))
 
 

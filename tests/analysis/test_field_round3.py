@@ -112,13 +112,14 @@ def test_the_ranks_a_failed_monitored_barrier_names_are_the_culprits_not_its_rep
     assert "rank 0" not in result.verdict.summary.split(":")[1]
 
 
-def test_a_launcher_stopped_by_a_signal_from_outside_is_a_crash_of_no_rank() -> None:
+def test_a_launcher_stopped_by_a_signal_from_outside_is_stopped_by_no_rank() -> None:
+    # (the `stopped` verdict since session 33; a crash of no rank before it)
     result = report("[default0]:step 1200 loss 2.31",
                     "W0301 02:10:44.120000 8812 torch/distributed/elastic/agent/server/api.py:723] Received 1 death "
                     "signal, shutting down workers",
                     "W0301 02:10:44.121000 8812 torch/distributed/elastic/multiprocessing/api.py:900] Sending process "
                     "8830 closing signal SIGHUP")
-    assert result.verdict.kind.value == "crash"
+    assert result.verdict.kind.value == "stopped"
     assert result.verdict.culprit_ranks == ()
     assert "SIGHUP" in result.verdict.summary and "terminal" in result.verdict.summary
 

@@ -48,10 +48,12 @@ def test_real_nccl_info_init_and_coll_lines_are_a_healthy_rank() -> None:
 
 def test_a_watchdog_timeout_then_the_launcher_stopped_is_the_timeout() -> None:
     """rank 0's NCCL watchdog times out all_reduce SeqNum=2, then torchrun's agent gets SIGTERM (the
-    supervisor that saw the stall): the stop is a reaction, the timeout is the story."""
+    supervisor that saw the stall): the timeout is the story; the stop after it is said after it, as context."""
     verdict = report("nccl_watchdog").verdict
     assert (verdict.kind.value, verdict.culprit_ranks) == ("hang", ())
-    assert "timed out in ALL_REDUCE SeqNum=2" in verdict.summary and "SIGTERM" not in verdict.summary
+    story, _, then = verdict.summary.partition("; then ")
+    assert "timed out in ALL_REDUCE SeqNum=2" in story and "SIGTERM" not in story
+    assert then.startswith("torchrun's agent received SIGTERM")
 
 
 def _stop_record(host: str, kind: str, summary: str, ranks: list[int], when: float) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from triage.regular_files import NotRegularFile, is_special_file, open_regular
+from triage.regular_files import NotRegularFile, TooLargeFile, is_special_file, open_regular, read_regular_bytes
 
 
 def test_a_fifo_is_refused_at_once(tmp_path: Path) -> None:
@@ -42,6 +42,20 @@ def test_regular_files_and_directories(tmp_path: Path) -> None:
         open_regular(tmp_path)
     with pytest.raises(FileNotFoundError):
         open_regular(tmp_path / "missing")
+
+
+def test_read_regular_bytes_reads_what_the_file_holds_up_to_the_limit(tmp_path: Path) -> None:
+    dump = tmp_path / "dump"
+    dump.write_bytes(bytes(range(256)) * 40)
+    assert read_regular_bytes(dump, 10_240) == bytes(range(256)) * 40
+    with pytest.raises(TooLargeFile):
+        read_regular_bytes(dump, 10_239)
+    # a file longer than its size says (here /proc's, size 0; a file that grew after fstat is the
+    # same case) is read on to the limit, and refused past it
+    status = read_regular_bytes("/proc/self/status", 1 << 20)
+    assert status.startswith(b"Name:") and b"\nPid:" in status
+    with pytest.raises(TooLargeFile):
+        read_regular_bytes("/proc/self/status", 16)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="chown to another uid needs root")

@@ -4,6 +4,10 @@
   ``INFO:__main__:...``, ``[2024-05-07 15:51:09,140][trainer][INFO] - ...``, loguru's ``... | INFO | ...``)
   comes from a logger every rank of a script may run: unless its text names rank 0, it is not
   evidence that rank 0 alone was at other work.
+- A Python warning's source line (the code line printed after ``file.py:504: UserWarning: ...``) and a
+  library's advisory about the input or an API (``... will result in indexing errors``, ``is deprecated``)
+  are printed wherever that code runs: they do not show rank 0 alone at other work; a trainer's metric dict
+  (``{'loss': 0.69, 'epoch': 0.0}``) is the training loop's own report (routine progress).
 - Ranks 1..N all time out in one collective of the default group and no line of rank 0 is in the
   input (nor a world size above N+1): rank 0 is the one rank that never joined it.
 """
@@ -25,6 +29,26 @@ _LOGGER_RECORD = re.compile(
     rf"|^(?:DEBUG|INFO):[\w.<>-]+:")                     # logging.basicConfig's default
 _NAMES_RANK0 = re.compile(r"\b(?:rank|process)\s*[:=#]?\s*0\b|\[rank0\]|\bmain process\b|\bglobal_rank\s*[:=]\s*0\b",
                           re.IGNORECASE)
+
+_WARNING_HEAD = re.compile(r":\d+: \w*Warning\b")
+_ADVISORY = re.compile(r"\bwill result in\b|\bis deprecated\b|\bwill be removed\b|\bare deprecated\b|"
+                       r"\blonger than the specified maximum\b|\bis not (?:set|supported)\b|\bwere not initialized\b")
+_VALUE = r"['\"][\w/ .-]+['\"]: -?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|nan|inf)"
+_METRIC_DICT = re.compile(rf"^\{{{_VALUE}(?:, {_VALUE})*\}}$")
+
+
+def printed_by_any_rank(tail: tuple[str, ...], index: int) -> bool:
+    """``tail[index]`` is a line that code every rank runs prints (the list above): no evidence of rank 0's
+    own work."""
+    text = tail[index].strip()
+    if index > 0 and _WARNING_HEAD.search(tail[index - 1]) and not _WARNING_HEAD.search(text):
+        return True               # the source line a warning quotes after its head
+    return _ADVISORY.search(text) is not None
+
+
+def metric_dict(text: str) -> bool:
+    """A trainer's report of one step (``{'loss': 0.69, 'learning_rate': 4e-06, 'epoch': 0.0}``)."""
+    return _METRIC_DICT.match(text.strip()) is not None
 
 
 _UNROOTED = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "barrier", "_allgather_base",

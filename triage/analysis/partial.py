@@ -17,7 +17,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 
-from triage.analysis.absent_rank import absent_rank0, logger_record_of_any_rank
+from triage.analysis.absent_rank import absent_rank0, logger_record_of_any_rank, metric_dict, printed_by_any_rank
 from triage.analysis.describe import who
 from triage.analysis.ranks import format_ranks, rank_word
 from triage.analysis.settle import SETTLE_RANK, settle_hang, settle_setup
@@ -234,6 +234,8 @@ _OUTSIDE = re.compile(r"sav(?:e|ing)|checkpoint|eval|valid|test|export|upload|me
 
 
 def _routine_progress(text: str) -> bool:
+    if metric_dict(text):
+        return True
     if _OUTSIDE.search(text):
         return False
     bar = _PROGRESS.search(text)
@@ -250,8 +252,8 @@ def _rank0_at_work(timed_out: list[int], ranks: tuple[RankEvidence, ...], tail: 
         return None
     for index in range(len(tail) - 1, -1, -1):
         text = tail[index].strip()
-        if logger_record_of_any_rank(text):
-            continue           # a logger every rank may run: not rank 0's own work
+        if logger_record_of_any_rank(text) or printed_by_any_rank(tail, index):
+            continue           # a logger, a warning or a report every rank may print: not rank 0's own work
         if _is_work(text) and not _frame_source(tail, index):
             return None if _routine_progress(text) else text[:160]
     return None

@@ -22,6 +22,13 @@ STOPPED = "stopped"          # the failure_kind of a stop from outside (triage.p
 
 # What to do, by what the scheduler's own line says (the words triage.parsing.frameworks puts in it)
 _TO_DO = (
+    # torchrun's agent signalled with no scheduler line (triage.load.logs.records' words)
+    ("agent received SIGHUP", ("the terminal or ssh session the job was started from closed: start it in tmux or "
+                               "screen, with setsid/nohup, or as a batch job (sbatch)")),
+    ("agent received SIGTERM", ("find who sent it: the scheduler's log (`sacct -j JOBID -o JobID,State,Reason,End` "
+                                "on Slurm), the pod's events (`kubectl describe pod`, `kubectl get events`) or the "
+                                "supervisor's log; if it was a preemption or a time limit, checkpoint more often and "
+                                "requeue")),
     ("time limit", ("if the job needed more time, raise its limit (sbatch --time / -t) or checkpoint more often and "
                    "requeue from the last checkpoint; if it should have finished in time, it was slow or hung before "
                    "the limit: look at its last progress lines, or run it under `triage launch`")),

@@ -176,6 +176,18 @@ def _usable_cpus() -> int:
         return os.cpu_count() or 1
 
 
+MAX_CHUNK = 256   # ranks a worker parses before it sends their results back
+
+
+def fr_chunks(items: list[tuple[Path, int]], workers: int) -> list[list[tuple[Path, int]]]:
+    """``items`` cut into the workers' chunks, in order: small (16 a worker, so none idles at the
+    end) and at most MAX_CHUNK ranks. A worker holds its chunk's results until it sends them back,
+    and parsing the next dumps among 2,048 held results (the chunk at 65,536 ranks on 2 CPUs) cost
+    ~30% more a rank than among 256 (13.7-15.1 against 10.1-10.6 ms, in-process, same run)."""
+    size = max(8, min(MAX_CHUNK, len(items) // (workers * 16)))
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
 def _load_many(items: list[tuple[Path, int]]) -> list[tuple[RankEvidence | None, list[str]]]:
     """Parse dumps in forked worker processes when there are many (thousands of ranks).
 
@@ -190,8 +202,7 @@ def _load_many(items: list[tuple[Path, int]]) -> list[tuple[RankEvidence | None,
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    size = max(8, len(items) // (workers * 16))   # small chunks: no worker idles at the end
-    chunks = [items[i:i + size] for i in range(0, len(items), size)]
+    chunks = fr_chunks(items, workers)
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         return [result for chunk in pool.map(_load_chunk_compact, chunks) for result in chunk]

@@ -366,6 +366,7 @@ _AGENT_DEATH = re.compile(r"Received (?:(?P<num>\d+)|Signals\.(?P<name>SIG[A-Z]+
 class AgentSignal:
     signal: str                  # "SIGHUP"
     text: str                    # the agent's line
+    offset: int = 0              # where the line starts in the text
 
 
 def parse_agent_death_signal(text: str) -> AgentSignal | None:
@@ -379,7 +380,7 @@ def parse_agent_death_signal(text: str) -> AgentSignal | None:
     name = match.group("name") or match.group("name2") or _signal_name(-int(num), None) or f"signal {num}"
     line_start = text.rfind("\n", 0, match.start()) + 1
     line_end = text.find("\n", match.end())
-    return AgentSignal(name, text[line_start:line_end if line_end >= 0 else len(text)].strip()[:300])
+    return AgentSignal(name, text[line_start:line_end if line_end >= 0 else len(text)].strip()[:300], line_start)
 
 
 _SPAWN_ERROR = re.compile(r"^\s*-- Process (\d+) terminated with the following error:")

@@ -183,7 +183,8 @@ def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
             order, line, path = _failure_of(own)
             failure = failure_exit(line, order, path)
         if launcher is not None and failure is None and launcher.signal is None and (
-                scan.mismatches or any(wait.timed_out for wait in scan.init_waits) or _timeout_echo(scan, launcher)):
+                scan.mismatches or any(wait.timed_out for wait in scan.init_waits) or _timeout_echo(scan, launcher)
+                or _barrier_echo(scan, rank, launcher)):
             # every rank raises the DETAIL mismatch error and exits with it, or its init wait timed out
             # (a store-based barrier that never filled) and it exits, or its collective timed out (the
             # RuntimeError "NCCL communicator was aborted ... Watchdog caught ...") and it exits: the exit is
@@ -205,6 +206,17 @@ def _timeout_echo(scan: LogScan, launcher: ExitInfo) -> bool:
     waiting rank raises the timeout and exits with it (torchrun had stopped the job at once had a rank
     failed first), so the exit is the timeout's echo, not a first failure."""
     if not scan.first_timeout or launcher.exit_code is None or launcher.message:
+        return False
+    lines = [line for found in scan.failures.values() for _, line, _ in found] + [o[1] for o in scan.orphans]
+    return all(line.collateral for line in lines)
+
+
+def _barrier_echo(scan: LogScan, rank: int, launcher: ExitInfo) -> bool:
+    """A launcher's bare exit record of a rank that a failed monitored_barrier did not name, in an input
+    whose failure lines are all consequences: the rank raised the barrier's error (it waited for the
+    ranks named) and exited with it."""
+    if launcher.exit_code is None or launcher.message or not any(
+            lag.never_joined and lag.collective == 0 and rank not in lag.ranks for lag in scan.lagging):
         return False
     lines = [line for found in scan.failures.values() for _, line, _ in found] + [o[1] for o in scan.orphans]
     return all(line.collateral for line in lines)

@@ -17,6 +17,7 @@ from triage.parsing.crashlog import CrashLine, CrashLineKind, parse_crash_line
 from triage.parsing.frameworks import parse_framework_records
 from triage.parsing.launchers import parse_rank_deaths
 from triage.parsing.log_owners import LineOwner
+from triage.parsing.mpi_errors import parse_mpi_errors
 from triage.parsing.nccl.lines import channel_ranks
 from triage.parsing.nccl.tracker import NcclCommState, NcclTracker
 from triage.parsing.node_ranks import NodeRanks, deepspeed_rank_map, node_ranks
@@ -134,17 +135,31 @@ _SENDERS = {"SIGHUP": "a terminal or ssh session that closed (a job started with
 
 def _agent_signal(text: str, path: str, scan: LogScan) -> None:
     """torchrun's agent received a signal from outside and stopped its workers: a failure of no
-    rank (the workers' ends that follow are its consequence). Ctrl-C is a reaction, collateral."""
+    rank (the workers' ends that follow are its consequence). SIGTERM or SIGHUP with no rank failed or
+    stuck before it is a stop from outside (the ``stopped`` verdict: who sent it, this input does not
+    say); Ctrl-C is a person's reaction (to a job that looked stuck, as a rule): collateral."""
     received = parse_agent_death_signal(text)
     if received is None:
         return
     sender = _SENDERS.get(received.signal, "outside the job")
-    line = CrashLine(CrashLineKind.FATAL_SIGNAL, f"torchrun's agent received {received.signal} and shut its workers "
-                     f"down: the job was stopped from outside, by {sender} ({received.text})"[:400],
-                     signal=received.signal,
+    said = (f"torchrun's agent received {received.signal} and shut its workers down: the job was stopped from "
+            f"outside, by {sender} ({received.text})")
+    if received.signal in _OUTSIDE:
+        # at its place in the text: a rank that failed or hung before it stays the verdict (analysis.stopped)
+        order = scan.lines_read - text.count("\n") - 1 + text.count("\n", 0, received.offset)
+        line = CrashLine(CrashLineKind.STOPPED, f"torchrun's agent received {received.signal} from outside the job "
+                         f"and shut its workers down ({received.text[:160]}); who sent it, this input does not say",
+                         signal=received.signal)
+        scan.orphans.append((order, line, path))
+        return
+    line = CrashLine(CrashLineKind.FATAL_SIGNAL, said[:400], signal=received.signal,
                      # Ctrl-C, or a stop after the input already shows a rank stuck or failed: a reaction
                      collateral=received.signal == "SIGINT" or bool(scan.first_timeout or scan.failures))
     scan.orphans.append((-1, line, path))
+
+
+# The signals that stop torchrun's agent from outside the job (analysis.stopped says what would tell who sent them)
+_OUTSIDE = ("SIGTERM", "SIGHUP")
 
 
 def _unattributed_launcher_failure(failure: LauncherFailure, path: str, scan: LogScan) -> None:
@@ -206,6 +221,25 @@ def _rank_deaths(text: str, path: str, scan: LogScan) -> None:
             scan.orphans.append((order, line, path))
             if death.host:
                 scan.orphan_hosts[id(line)] = death.host
+
+
+def mpi_records(text: str, path: str, scan: LogScan) -> None:
+    """Open MPI's error handler's block ("*** reported by process [J,R]": rank R failed in its MPI call),
+    MPI_ABORT, a rank exiting improperly: the rank's own failure, at its place in the text."""
+    errors = parse_mpi_errors(text)
+    base = scan.lines_read - text.count("\n") - 1
+    for error in errors:
+        order = base + text.count("\n", 0, error.offset)
+        line = CrashLine(CrashLineKind.EXCEPTION, error.text[:400], collateral=not error.first and bool(scan.failures))
+        if error.rank is None:
+            scan.orphans.append((order, line, path))
+            if error.host:
+                scan.orphan_hosts[id(line)] = error.host
+            continue
+        scan.ranks_seen.add(error.rank)
+        if error.host:
+            scan.hosts.setdefault(error.rank, error.host)
+        scan.failures.setdefault(error.rank, []).append((order, line, path))
 
 
 def _launcher_time(stamp: str | None) -> float | None:

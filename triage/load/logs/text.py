@@ -11,7 +11,7 @@ from collections import deque
 from dataclasses import replace
 
 from triage.load.logs.facts import WorldSize, world_size_facts
-from triage.load.logs.records import launcher_records, nccl_records, record_text
+from triage.load.logs.records import launcher_records, mpi_records, nccl_records, record_text
 from triage.load.logs.scan import (
     FAILURE_CLUSTER_LINES,
     LAST_LINES,
@@ -133,6 +133,7 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     line_hosts = [o.host if o.host and line.startswith(f"{o.host}: ") else None for o, line in zip(owners, lines)] \
         if "exits with return code" in body else None
     launcher_records(record_text(lines, owners, body), path, scan, single_node, agent_hosts, line_hosts)
+    mpi_records("\n".join(lines), path, scan)        # (their [host:pid] heads name the host)
     scan.op_count_splits.extend(op_count_splits(body, path))
     scan.lagging.extend(ReportedLag(lag.ranks, lag.never_joined, lag.collective, lag.text, (path,))
                         for lag in parse_desync_report(text))

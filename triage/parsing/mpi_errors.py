@@ -1,0 +1,107 @@
+"""Open MPI's own records of a rank that failed, beyond mpirun's "noticed that process rank N ... exited
+on signal S" (read by :mod:`triage.parsing.launchers`):
+
+- the error handler's block, printed by the rank whose MPI call failed (ompi/errhandler, MPI_ERRORS_ARE_FATAL)::
+
+      [host:pid] *** An error occurred in MPI_Reduce
+      [host:pid] *** reported by process [1911816193,0]      (job, rank; Open MPI 5: [prterun-host-1@1,0])
+      [host:pid] *** on communicator MPI_COMM_WORLD
+      [host:pid] *** MPI_ERR_ROOT: invalid root
+      [host:pid] *** MPI_ERRORS_ARE_FATAL (processes in this communicator will now abort,
+
+  (older Open MPI: no "reported by" line: the rank is not said, the host of the prefix is);
+- ``MPI_ABORT was invoked on rank 3 in communicator MPI_COMM_WORLD with errorcode 1`` (the rank called
+  MPI_Abort: Open MPI then kills every process);
+- ``mpirun has exited due to process rank 2 with PID 0 on node n1 exiting improperly`` (it ended without
+  MPI_Finalize: an exit the launcher did not expect);
+- ``Primary job terminated normally, but 1 process returned a non-zero exit code``: a process failed, which one
+  the box after it says ("The first process to do so was", read by :mod:`triage.parsing.launchers`) when it is
+  in the input.
+
+``parse_mpi_errors(text)`` -> MpiError records in text order. Never raises.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MARKERS = ("An error occurred in MPI_", "MPI_ABORT was invoked", "exiting improperly", "Primary job")
+
+_PREFIX = r"(?:\[(?P<host>[\w.-]+):(?P<pid>\d+)\] )?"
+_ERROR = re.compile(_PREFIX + r"\*\*\* An error occurred in (?P<call>MPI_\w+)")
+# the block's other lines, within a few lines of its head (a process name: [job,rank] or [namespace@job,rank])
+_REPORTED = re.compile(r"\*\*\* reported by process \[(?:(?P<job>\d+)|[\w.-]+@(?P<job2>\d+)),(?P<rank>\d+)\]")
+_COMMUNICATOR = re.compile(r"\*\*\* on communicator (?P<comm>[^\n]+?)\s*$", re.MULTILINE)
+_CODE = re.compile(r"\*\*\* (?P<code>MPI_ERR_\w+): ?(?P<what>[^\n]*?)\s*$", re.MULTILINE)
+_ABORT = re.compile(r"MPI_ABORT was invoked on rank (?P<rank>\d+) in communicator (?P<comm>\S+)\s+with errorcode "
+                    r"(?P<code>-?\d+)")
+_IMPROPER = re.compile(r"(?:mpirun|mpiexec|prterun|orterun) has exited due to process rank (?P<rank>\d+) with PID "
+                       r"(?P<pid>\d+) on\s+node (?P<host>[\w.-]+) exiting improperly")
+_NON_ZERO = re.compile(r"Primary job\s+terminated normally, but (?P<n>\d+) process(?:es)? returned\s+a non-zero "
+                       r"exit code")
+_FIRST_BOX = "first process to do so"
+_BLOCK = 900                 # how far after its head the error handler's block runs
+
+
+@dataclass(frozen=True)
+class MpiError:
+    rank: int | None             # None: the record does not say which rank
+    host: str | None
+    pid: int | None
+    text: str                    # what failed, in one line
+    offset: int                  # where the record starts in the text
+    first: bool = False          # the rank itself failed (its own MPI call, its own MPI_Abort): not an echo
+
+
+def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
+    """The records above in ``text``, in text order. Never raises."""
+    if not any(marker in text for marker in MARKERS):
+        return ()
+    out = [*_handler_blocks(text)]
+    for match in _ABORT.finditer(text):
+        out.append(MpiError(int(match.group("rank")), None, None,
+                            f"called MPI_Abort on {match.group('comm')} with errorcode {match.group('code')} "
+                            f"(Open MPI then kills every process of the job): {_line(text, match)}",
+                            match.start(), first=True))
+    for match in _IMPROPER.finditer(text):
+        out.append(MpiError(int(match.group("rank")), match.group("host"), int(match.group("pid")) or None,
+                            f"exited without calling MPI_Finalize (mpirun: exiting improperly): "
+                            f"{_line(text, match)}", match.start()))
+    if not out and _FIRST_BOX not in text:
+        for match in _NON_ZERO.finditer(text):
+            n = match.group("n")
+            out.append(MpiError(None, None, None,
+                                f"mpirun: {n} process{'' if n == '1' else 'es'} returned a non-zero exit code; which, "
+                                "mpirun's box after this line says ('The first process to do so was: Process name: "
+                                "[[job,1],RANK]')", match.start()))
+            break
+    return tuple(sorted(out, key=lambda e: e.offset))
+
+
+def _handler_blocks(text: str) -> list[MpiError]:
+    out: list[MpiError] = []
+    heads = list(_ERROR.finditer(text))
+    for i, head in enumerate(heads):
+        end = min(head.end() + _BLOCK, heads[i + 1].start() if i + 1 < len(heads) else len(text))
+        reported = _REPORTED.search(text, head.end(), end)
+        comm = _COMMUNICATOR.search(text, head.end(), end)
+        code = _CODE.search(text, head.end(), end)
+        what = f"{head.group('call')} failed"
+        if code:
+            what += f": {code.group('code')}" + (f": {code.group('what')}" if code.group("what") else "")
+        if comm:
+            what += f" (on communicator {comm.group('comm')})"
+        if reported and len({m.group("job") or m.group("job2") for m in _REPORTED.finditer(text)}) > 1:
+            what += f" in MPI job {reported.group('job') or reported.group('job2')}"
+        what += "; Open MPI's error handler (MPI_ERRORS_ARE_FATAL) then aborts the processes of the communicator"
+        pid = head.group("pid")
+        out.append(MpiError(int(reported.group("rank")) if reported else None, head.group("host"),
+                            int(pid) if pid else None, what, head.start(), first=True))
+    return out
+
+
+def _line(text: str, match: re.Match[str]) -> str:
+    head = text.rfind("\n", 0, match.start()) + 1
+    tail = text.find("\n", match.end())
+    return " ".join(text[head:tail if tail >= 0 else len(text)].split())[:300]

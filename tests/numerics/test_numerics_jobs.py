@@ -73,6 +73,20 @@ def test_layer_nan_cheap_mode(tmp_path: Path) -> None:
     assert "ranks 0,2,3 (testhost) became non-finite after all_reduce seq" in verdict["summary"]
 
 
+def test_layer_nan_cheap_mode_with_gradients_as_bucket_views(tmp_path: Path) -> None:
+    """DDP's gradient_as_bucket_view: a gradient is a view of the bucket DDP all_reduces during backward,
+    so the check at the backward's end would see the reduced values on every rank: such gradients are
+    checked in their hooks, before DDP's, and the origin is still rank 1's local gradient at step 3."""
+    done = launch(tmp_path, "log_nan", variant="bucket_view")
+    assert done.returncode == 0, done.explain()
+    verdict = report(done.run_dir)["verdict"]
+    assert verdict["kind"] == "nonfinite" and verdict["culprit_ranks"] == [1], verdict
+    assert "made the first NaN at step 3, in the gradient of parameter `fc2." in verdict["summary"]
+    for rank in (0, 2, 3):
+        assert (first(done.run_dir, rank)["first"]["where"], first(done.run_dir, rank)["first"]["step"]) == \
+            ("local_gradient", 4)
+
+
 @pytest.mark.parametrize("mode", ["full", "cheap"])
 def test_inf_from_the_data_on_one_rank(tmp_path: Path, mode: str) -> None:
     done = launch(tmp_path, "data_inf", "--numerics-mode", mode)

@@ -16,7 +16,8 @@ NUM_VARIANT (comma-separated): ``own_hooks`` (the model registers forward and ba
 its own), ``compile`` (``torch.compile`` of the block), ``shared`` (one block used twice),
 ``inplace`` (a ReLU(inplace=True) on a Linear's output), ``fsdp`` (FSDP2's ``fully_shard`` on
 ``block`` and on the model, instead of DDP), ``fsdp1`` (FSDP1's ``FullyShardedDataParallel``, instead
-of DDP), ``gpu_busy`` (with NUM_DEVICE=cuda: the GPU spins ~30 ms after each backward, before
+of DDP), ``bucket_view`` (DDP's ``gradient_as_bucket_view``: each gradient a view of the bucket
+that DDP all_reduces while backward goes on), ``gpu_busy`` (with NUM_DEVICE=cuda: the GPU spins ~30 ms after each backward, before
 ``optimizer.step()``, so that the CPU runs ahead of it: the watch's reads arrive late).
 
 NUM_DEVICE: ``cpu`` (the default) or ``cuda``: the model and the batches on GPU 0 (every rank on the
@@ -99,7 +100,8 @@ def wrap(net: Net) -> nn.Module:
     if "fsdp1" in VARIANTS:
         from torch.distributed.fsdp import FullyShardedDataParallel
         return FullyShardedDataParallel(net, use_orig_params=True, device_id=torch.device("cpu"))
-    return DistributedDataParallel(net, device_ids=[DEVICE.index or 0] if DEVICE.type == "cuda" else None)
+    return DistributedDataParallel(net, device_ids=[DEVICE.index or 0] if DEVICE.type == "cuda" else None,
+                                   gradient_as_bucket_view="bucket_view" in VARIANTS)
 
 
 def main() -> None:

@@ -251,7 +251,8 @@ def _gpu(text: str) -> int | None:
 
 
 # A C++ logging head that says nothing about the failure: "[E1001 10:00:00.123 1234 ProcessGroupNCCL.cpp:616] ".
-_BARE_NUMBER = re.compile(r"^\[\d{2,}\] (?=\S)")
+# (and a Markdown quote marker after it: a quoted paste shown in a viewer that numbers its lines, "[80000] > ...")
+_BARE_NUMBER = re.compile(r"^\[\d{2,}\] (?:>[ \t]?)*(?=\S)")
 _LOG_HEAD = re.compile(r"^\[[IWEF]\d{0,4}(?: [\d:.]+)?(?: \d+)? ?[\w./-]+\.(?:cpp|cc|cu|h|hpp|py):\d+\]\s*")
 # an exception line the reporter pasted inside quotes: '"RuntimeError: Expected to have finished reduction ..."'
 _QUOTED_EXC = re.compile(r"^[\"\u201c'](?=(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception):)")

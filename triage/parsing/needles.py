@@ -55,10 +55,12 @@ _VIEWS = _takes_views(_hs)
 
 Buffer = bytes | mmap.mmap
 MAX_HITS = 1_000_000     # more hits than this in one call: None (the plain path skips a line's repeats)
-_DATABASES: dict[tuple[bytes, ...], Any] = {}
+_DATABASES: dict[tuple[tuple[bytes, ...], int], Any] = {}
 # hits a pass was asked to keep, per mapping (gone with it): (start, end, {needle: hits}) of each such pass
 _KEPT: weakref.WeakKeyDictionary[mmap.mmap, list[tuple[int, int, dict[bytes, list[int]]]]] = \
     weakref.WeakKeyDictionary()
+# needles a pass only looked out for, per mapping: (start, end, {needle: whether it is in data[start:end]})
+_SEEN: weakref.WeakKeyDictionary[mmap.mmap, list[tuple[int, int, dict[bytes, bool]]]] = weakref.WeakKeyDictionary()
 
 
 def module() -> ModuleType | None:
@@ -76,36 +78,42 @@ def block(view: memoryview) -> memoryview | bytes:
     return view if _VIEWS else bytes(view)
 
 
-def _database(hs: ModuleType, needles: tuple[bytes, ...]) -> Any:
-    """A compiled block-mode database for ``needles`` (cached: ~0.3 ms each to compile)."""
-    database = _DATABASES.get(needles)
+def _database(hs: ModuleType, needles: tuple[bytes, ...], once: int = 0) -> Any:
+    """A compiled block-mode database for ``needles`` (cached: ~0.3 ms each to compile); the last ``once``
+    of them report one match a scan at most."""
+    database = _DATABASES.get((needles, once))
     if database is None:
         database = hs.Database(mode=hs.HS_MODE_BLOCK)
+        flags = [0] * (len(needles) - once) + [hs.HS_FLAG_SINGLEMATCH] * once
         database.compile(expressions=[re.escape(n) for n in needles], ids=list(range(len(needles))),
-                         elements=len(needles))
+                         elements=len(needles), flags=flags)
         if len(_DATABASES) > 32:
             _DATABASES.clear()
-        _DATABASES[needles] = database
+        _DATABASES[(needles, once)] = database
     return database
 
 
 def find_all(data: Buffer, needles: Sequence[bytes], start: int = 0, end: int | None = None,
-             max_hits: int = MAX_HITS, keep: Sequence[bytes] = ()) -> dict[bytes, list[int]] | None:
+             max_hits: int = MAX_HITS, keep: Sequence[bytes] = (),
+             probe: Sequence[bytes] = ()) -> dict[bytes, list[int]] | None:
     """The start of every occurrence of each needle in ``data[start:end]`` (overlapping ones
     included, ascending): what a loop of ``data.find(needle, pos, end)`` with ``pos = hit + 1``
     finds. None when the scanner is not installed or fails, or past ``max_hits`` hits in all.
     ``keep``: needles whose hits in a mapped ``data`` a later reader of the same mapping asks
-    :func:`kept` for, rather than making a pass of its own."""
+    :func:`kept` for, rather than making a pass of its own. ``probe``: needles not in ``needles`` whose mere
+    presence in a mapped ``data[start:end]`` the same scan records, for :func:`seen` (one hit a window at
+    most: a needle found often costs nothing)."""
     end = len(data) if end is None else min(end, len(data))
     words = tuple(dict.fromkeys(n for n in needles if n))
+    probes = tuple(n for n in dict.fromkeys(probe) if n and n not in words) if isinstance(data, mmap.mmap) else ()
     if _hs is None or not words:
         return None
     try:
-        database = _database(_hs, words)
+        database = _database(_hs, words + probes, len(probes))
     except Exception:   # noqa: BLE001  (a needle it cannot compile, an unsupported CPU: the plain path)
         return None
-    found: list[list[int]] = [[] for _ in words]
-    lengths = [len(w) for w in words]
+    found: list[list[int]] = [[] for _ in words + probes]
+    lengths = [len(w) for w in words + probes]
     window = [start, start]         # where the scanned view starts, where the window ends
     count = 0
 
@@ -135,7 +143,21 @@ def find_all(data: Buffer, needles: Sequence[bytes], start: int = 0, end: int | 
     result = dict(zip(words, found))
     if keep and isinstance(data, mmap.mmap):
         _KEPT.setdefault(data, []).append((start, end, {n: result[n] for n in keep if n in result}))
+    if probes and isinstance(data, mmap.mmap):
+        _SEEN.setdefault(data, []).append((start, end, {n: bool(hits) for n, hits in
+                                                        zip(probes, found[len(words):])}))
     return result
+
+
+def seen(data: Buffer, needle: bytes) -> tuple[int, int, bool] | None:
+    """(start, end, whether ``needle`` is in data[start:end]) from an earlier :func:`find_all` over this
+    mapping that probed for it (a match that a range's end cuts is not in it); None where none did."""
+    if not isinstance(data, mmap.mmap):
+        return None
+    for low, high, found in _SEEN.get(data, ()):
+        if needle in found:
+            return low, high, found[needle]
+    return None
 
 
 def kept(data: Buffer, needle: bytes, start: int, end: int) -> list[int] | None:

@@ -310,6 +310,8 @@ class Watch(GradChecks):
         self.compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None) or (lambda: False)
         self.jit_tracing = getattr(getattr(torch, "jit", None), "is_tracing", None)
         self.wide = (torch.float32, torch.float64)
+        engine = getattr(getattr(getattr(torch, "autograd", None), "Variable", None), "_execution_engine", None)
+        self.fuse = getattr(engine, "queue_callback", None)     # none: every gradient checked in its hook
         self.install_module_hooks()
         optim = sys.modules.get("torch.optim.optimizer")
         hooks: list[tuple[str, Any]] = []
@@ -346,7 +348,7 @@ class Watch(GradChecks):
             with contextlib.suppress(Exception):
                 handle.remove()
         self.params.clear()
-        self.pending = []
+        self.pending, self.ready = [], []
         with contextlib.suppress(Exception):
             atexit.unregister(self.at_exit)
         self.write(force=True)

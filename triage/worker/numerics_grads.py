@@ -16,6 +16,7 @@ from typing import Any
 
 from triage.worker import numerics_record as rec
 from triage.worker.numerics_defer import Reads
+from triage.worker.numerics_fused import abs_sums
 from triage.worker.numerics_names import Names
 
 FEW = 32        # up to this many sums on CPU: read one by one (.item()), cheaper than stacking them first
@@ -38,6 +39,11 @@ class GradChecks(Names):
         self.pending: list[tuple[int, Any, float]] = []
         self.reads = Reads()           # check results not yet looked at (a GPU's, until they arrive)
         self.iteration = -1
+        self.fuse: Any = None          # the autograd engine's queue_callback: cheap mode's fused check
+        self.ready: list[tuple[Any, float]] = []   # (parameter, time) of this backward's gradients, fused path
+        self.armed = False             # the fused check is queued for this backward's end
+        self.views = False             # a gradient was a view of a flat buffer: every gradient in its hook
+        self.fuse_on_cpu = False       # tests: the fused check for CPU gradients too (in their hooks otherwise)
 
     def capturing(self, data: Any) -> bool:
         """A CUDA graph is being captured on the current stream: no read (a sync would break the capture)."""
@@ -74,6 +80,11 @@ class GradChecks(Names):
             if self.local and (self.closed or key in self.fired):
                 self.new_iteration()          # local mode: a backward after step(), or a second one without
             self.fired.add(key)
+            if self.fusing(grad) and (self.armed or self.arm()):
+                self.ready.append((param, time.time()))         # checked with the others at the backward's end
+                return
+            if grad._base is not None:
+                self.views = True             # a view of a flat buffer (DDP's bucket): reduced before the end
             if grad.is_cuda and self.capturing(grad):
                 return
             if grad.requires_grad:
@@ -88,8 +99,62 @@ class GradChecks(Names):
         except Exception as exc:  # noqa: BLE001
             self.skip(None, exc)
 
+    def fusing(self, grad: Any) -> bool:
+        """Cheap mode after the first step: a CUDA gradient that is no view goes to the fused check."""
+        return bool(self.local and not self.full and self.fuse is not None and (grad.is_cuda or self.fuse_on_cpu)
+                    and grad._base is None and not self.views)
+
+    def arm(self) -> bool:
+        """Queue :meth:`backward_done` at the end of this backward; if the engine refuses, the fused
+        check is off for good (every gradient in its hook)."""
+        try:
+            self.fuse(self.backward_done)
+        except Exception:  # noqa: BLE001 - e.g. no backward running on this thread
+            self.fuse = None
+            return False
+        self.armed = True
+        return True
+
+    def backward_done(self) -> None:
+        """The end of a backward (the autograd engine's callback, queued by the first gradient hook that
+        ran in it in local mode): the fused check of its gradients (:meth:`flush_ready`)."""
+        try:
+            self.flush_ready()
+        except Exception as exc:  # noqa: BLE001
+            self.skip(None, exc)
+
+    def flush_ready(self) -> None:
+        """The gradients the hooks of this backward saw, checked with a few fused calls
+        (:func:`~triage.worker.numerics_fused.abs_sums`) and read as :meth:`flush_grads`' are. It runs
+        before DDP's own end-of-backward callback (queued at its last bucket, after ours), which copies
+        the all_reduced values into the gradients: they are still this rank's. A gradient that has
+        become a view of a flat buffer (DDP's ``gradient_as_bucket_view``) may be reduced already: it
+        is left out, and from then on every gradient is checked in its hook."""
+        ready, self.ready = self.ready, []
+        self.armed = False
+        if not ready:
+            return
+        torch = self.torch
+        grads = [param.grad for param, _ in ready]
+        if grads[0] is not None and self.capturing(grads[0]):
+            return                            # a CUDA graph is being captured: no kernel of ours in it
+        if any(grad is None or grad._base is not None for grad in grads):
+            self.views = True
+            kept = [(item, grad) for item, grad in zip(ready, grads) if grad is not None and grad._base is None]
+            ready, grads = [item for item, _ in kept], [grad for _, grad in kept]
+            if not ready:
+                return
+        with torch.no_grad():                 # backward(create_graph=True) runs its callbacks with grad mode on
+            values = abs_sums(torch, grads)
+        if self.capturing(values):
+            return
+        used, iteration, step = [(id(param), when) for param, when in ready], self.iteration, self.step
+        self.reads.submit(torch, values, lambda host, late: self.check_values(host, used, iteration, step, late))
+
     def flush_grads(self) -> None:
         """Queue this backward's local gradient values for one read, in the order backward made them."""
+        if self.ready:
+            self.flush_ready()                # the backward raised before its end: checked now
         pending, self.pending = self.pending, []
         if not pending:
             return
@@ -142,13 +207,13 @@ class GradChecks(Names):
 
     def check_params(self, optimizer: Any, where: str, shifted: bool = False, skip: set[int] | None = None) -> None:
         """The gradients at step() (after DDP's all_reduce; in local mode only those whose local hook did
-        not run) or the parameters after it: one pass per tensor (a NaN or Inf anywhere makes the sum
-        non-finite), the sums read as :meth:`flush_grads`' are (:meth:`params_read`)."""
+        not run) or the parameters after it: the sums of their absolute values in a few fused calls
+        (:func:`~triage.worker.numerics_fused.abs_sums`), read as :meth:`flush_grads`' are (:meth:`params_read`)."""
         torch = self.torch
         known = self.optimizer_params.get(id(optimizer))
         if skip is not None and known is not None and known <= skip:
             return                            # every gradient was checked by its hook
-        params, sums = [], []
+        params, datas = [], []
         for group in optimizer.param_groups:
             for param in group["params"]:
                 if skip is not None and id(param) in skip:
@@ -157,11 +222,11 @@ class GradChecks(Names):
                 data = rec.plain(tensor, torch) if tensor is not None else None
                 if data is not None:
                     params.append(param)
-                    sums.append(data.sum(dtype=torch.float32))
+                    datas.append(data)
         if not params:
             return
-        device = sums[0].device
-        values = torch.stack([s.to(device) for s in sums])
+        with torch.no_grad():
+            values = abs_sums(torch, datas, fuse=not datas[0].is_cpu)
         if self.capturing(values):
             return
         step = self.step - 1 if shifted else self.step       # the step that made it

@@ -18,6 +18,7 @@ from __future__ import annotations
 import mmap
 import re
 
+from triage.load.logs.records import CHANNEL
 from triage.load.logs.scan import LogScan
 from triage.load.logs.text import scan_log_text
 from triage.parsing import needles, pages
@@ -46,9 +47,10 @@ MAX_LINE_BYTES = 64 << 10        # of a longer line, its first 64 KiB are read (
 def _spans(data: Buffer, end: int) -> list[tuple[int, int]]:
     """(start, stop) of every marked line before ``end``, and of the lines right after it."""
     starts: set[int] = set()
-    # the same pass finds the NCCL WARN lines, kept for the NCCL reader (its own pass over the log otherwise);
+    # the same pass finds the NCCL WARN lines, kept for the NCCL reader (its own pass over the log otherwise), and
+    # whether there is any channel line (the NCCL reader's pass for them is then left out where there is none);
     # where they are too many for the scanner's hit budget, the markers alone
-    found = needles.find_all(data, (*MARKERS, WARN), 0, end, keep=(WARN,))
+    found = needles.find_all(data, (*MARKERS, WARN), 0, end, keep=(WARN,), probe=(CHANNEL,))
     if found is None and needles.available():
         found = needles.find_all(data, MARKERS, 0, end)
     for marker in MARKERS:

@@ -253,7 +253,7 @@ def _launcher_time(stamp: str | None) -> float | None:
 
 
 MAX_CHANNEL_LINES = 200_000
-_CHANNEL = b"NCCL INFO Channel"
+CHANNEL = b"NCCL INFO Channel"   # (the large log's marker pass probes for it: needles.seen)
 
 
 def _channel_text(text: str | bytes | mmap.mmap) -> str:
@@ -261,11 +261,15 @@ def _channel_text(text: str | bytes | mmap.mmap) -> str:
     with ``bytes.find``, keeping no page resident; read only when a WARN's process has no rank)."""
     if isinstance(text, str):
         return text
+    probed = needles.seen(text, CHANNEL)
+    if probed is not None and probed[0] == 0 and not probed[2] and \
+            pages.find(text, CHANNEL, max(0, probed[1] - len(CHANNEL) + 1), len(text)) < 0:
+        return ""       # the marker pass saw none before its end, and none is after it: no pass of its own
     lines: list[bytes] = []
     pos = 0
-    found = needles.find_all(text, (_CHANNEL,), max_hits=4 * MAX_CHANNEL_LINES)   # one SIMD pass, where it is there
-    hits = None if found is None else found[_CHANNEL]
-    while len(lines) < MAX_CHANNEL_LINES and (hit := pages.find(text, _CHANNEL, pos, len(text)) if hits is None
+    found = needles.find_all(text, (CHANNEL,), max_hits=4 * MAX_CHANNEL_LINES)   # one SIMD pass, where it is there
+    hits = None if found is None else found[CHANNEL]
+    while len(lines) < MAX_CHANNEL_LINES and (hit := pages.find(text, CHANNEL, pos, len(text)) if hits is None
                                               else needles.next_hit(hits, pos)) >= 0:
         start = max(text.rfind(b"\n", max(0, hit - 4096), hit) + 1, hit - 4096, 0)
         stop = text.find(b"\n", hit, hit + 4096)

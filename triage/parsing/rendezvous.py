@@ -68,7 +68,10 @@ _CONNECT_REFUSED = re.compile(r"client socket has failed to connect to (?:\[(?P<
                               # "Failed to connect to huggingface.co:443" is no store)
                               r"(?:DistStoreError|TCPStore|c10d|[Ss]tore|[Rr]endezvous)\b.{0,120}?\b[Ff]ailed to "
                               r"connect to (?:\[(?P<host4>[^\]\s]+)\]|(?P<host5>[A-Za-z0-9][\w.-]*)):"
-                              r"(?P<port4>\d{2,5})(?![\d.])")
+                              r"(?P<port4>\d{2,5})(?![\d.])|"
+                              # torch_xla's XRT workers, which could not reach the mesh master of xmp.spawn
+                              r"[Ff]ailed to connect to client mesh master: (?P<host6>[A-Za-z0-9][\w.-]*):"
+                              r"(?P<port6>\d{2,5})(?![\d.])")
 # why a client could not connect, in the words its line gives (errno's text), for the finding
 _CONNECT_WHY = re.compile(r"\((?:errno|system error): \d+ - (?P<why>[^)]{1,80})\)|"
                           r"(?P<after>after \d+(?:\.\d+)? ?m?s(?:econds)?)")
@@ -122,8 +125,9 @@ def parse_init_line(line: str) -> InitWait | None:
         return InitWait(InitWaitKind.CONNECT_TIMEOUT, text, address=f"{m.group('addr').strip('[]')}:{m.group('port')}",
                         timeout_s=float(m.group("secs")) / (1000 if m.group("unit") == "ms" else 1))
     if (m := _CONNECT_REFUSED.search(line)) is not None:
-        host = m.group("host") or m.group("host2") or m.group("host3") or m.group("host4") or m.group("host5")
-        port = m.group("port") or m.group("port3") or m.group("port4")
+        host = (m.group("host") or m.group("host2") or m.group("host3") or m.group("host4") or m.group("host5")
+                or m.group("host6"))
+        port = m.group("port") or m.group("port3") or m.group("port4") or m.group("port6")
         return InitWait(InitWaitKind.CONNECT_REFUSED, text, address=f"{host}:{port}")
     if _BARRIER_BARE.search(line) is not None:
         return InitWait(InitWaitKind.BARRIER_TIMEOUT, text)

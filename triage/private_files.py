@@ -127,7 +127,9 @@ class UnsafeOutputError(InputError):
 def user_output(path: str | Path) -> Iterator[TextIO]:
     """The one writer of every file a user names (``report -o``, ``postmortem -o``).
 
-    The text goes into a new temporary file in the target's directory, created with
+    A name that is a stream rather than a file (``/dev/null``, a terminal, a FIFO of one's own,
+    ``/dev/stdout``) is written into, never replaced. Otherwise the text goes into a new temporary
+    file in the target's directory, created with
     ``O_CREAT|O_EXCL|O_NOFOLLOW`` and mode 0600 relative to that directory's open descriptor, then is
     renamed over the name: a symlink planted at the name is replaced, never followed, and a file
     that someone else created is never written into. Refused (:class:`UnsafeOutputError`, exit 2):
@@ -143,6 +145,11 @@ def user_output(path: str | Path) -> Iterator[TextIO]:
     except OSError as error:
         raise UnsafeOutputError(f"{path}: cannot write here: {error.strerror or error}") from None
     try:
+        stream = _stream_target(dir_fd, name, path)
+        if stream is not None:           # /dev/null, a tty, a FIFO, /dev/stdout: written into, never replaced
+            with os.fdopen(stream, "w", encoding="utf-8") as handle:
+                yield handle
+            return
         _check_output(dir_fd, name, path)
         tmp, fd = _exclusive_temp(dir_fd, name, path)
         try:
@@ -155,6 +162,48 @@ def user_output(path: str | Path) -> Iterator[TextIO]:
             raise
     finally:
         os.close(dir_fd)
+
+
+# Where a name is a link to a stream the process already holds: ``/dev/stdout`` -> ``/proc/self/fd/1``.
+_STREAM_LINK_DIRS = ("/dev", "/proc")
+
+
+def _stream_target(dir_fd: int, name: str, path: str | Path) -> int | None:
+    """An open descriptor for writing when the name is not a file to replace but a stream to write
+    into: a character device (``/dev/null``, a terminal), a FIFO or socket, or a link in /dev or /proc
+    to one of the process's own streams (``/dev/stdout``, ``/dev/fd/N``). Renaming a file over such a
+    name would destroy it for the whole machine (root's ``-o /dev/null`` made /dev/null a regular
+    file). None: a regular file, a link elsewhere, or nothing there (the atomic replace). A FIFO or
+    socket that another user made is refused: it is a reader someone planted."""
+    try:
+        existing = os.lstat(name, dir_fd=dir_fd)
+    except OSError:
+        return None
+    mode = existing.st_mode
+    if stat.S_ISLNK(mode):
+        parent = str(Path(os.path.abspath(path)).parent)
+        if not any(parent == top or parent.startswith(top + "/") for top in _STREAM_LINK_DIRS):
+            return None                 # a link elsewhere: replaced, never followed (the checks below)
+        try:
+            followed = os.stat(name, dir_fd=dir_fd)
+        except OSError:
+            return None
+        return _open_stream(dir_fd, name, path, followed, follow=True)
+    if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        return _open_stream(dir_fd, name, path, existing, follow=False)
+    return None
+
+
+def _open_stream(dir_fd: int, name: str, path: str | Path, info: os.stat_result, follow: bool) -> int:
+    if (stat.S_ISFIFO(info.st_mode) or stat.S_ISSOCK(info.st_mode)) and info.st_uid != os.geteuid():
+        raise UnsafeOutputError(f"{path}: refusing to write: a pipe that uid {info.st_uid} created is there")
+    if stat.S_ISDIR(info.st_mode):
+        raise UnsafeOutputError(f"{path}: is a directory")
+    flags = os.O_WRONLY | os.O_NOCTTY | os.O_CLOEXEC | (os.O_APPEND if stat.S_ISREG(info.st_mode) else 0)
+    try:
+        return os.open(name, flags | (0 if follow else os.O_NOFOLLOW), dir_fd=dir_fd)
+    except OSError as error:
+        raise UnsafeOutputError(f"{path}: cannot write here: {error.strerror or error}") from None
 
 
 def _check_output(dir_fd: int, name: str, path: str | Path) -> None:

@@ -102,3 +102,59 @@ def test_world_writable_directory_without_sticky_bit_is_refused(tmp_path: Path) 
             handle.write("report\n")
         assert (evil / "out.txt").read_text() == "report\n"
         assert stat.S_IMODE((evil / "out.txt").stat().st_mode) == 0o600
+
+
+def _still_a_char_device(path: Path) -> bool:
+    return stat.S_ISCHR(os.lstat(path).st_mode)
+
+
+@pytest.mark.parametrize("command", ["report", "postmortem"])
+def test_a_device_is_written_into_never_replaced(tmp_path: Path, command: str) -> None:
+    """Root's ``-o /dev/null`` once renamed a 0600 file over /dev/null, for the whole machine (sshd
+    could no longer daemonize). Here on a /dev/null of its own (the same device, made with mknod)."""
+    null = tmp_path / "null"
+    os.mknod(null, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    target = tmp_path / "job.log"
+    target.write_text(LOG)
+    if command == "postmortem":
+        target = tmp_path / "core"
+        target.write_bytes(b"\x7fELF" + b"\0" * 60)
+    run = triage(command, str(target), "-o", str(null))
+    assert "Traceback" not in run.stderr and run.returncode in (0, 1, 2), run.stderr
+    assert _still_a_char_device(null), "the device was replaced by a file"
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".null.")], "a temporary file was left"
+
+
+def test_the_process_own_streams_by_name(tmp_path: Path) -> None:
+    """``-o /dev/fd/1`` and ``-o /proc/self/fd/1``: the report goes to the process's standard output
+    (/dev/stdout is the same link; it is not run here: were the writer to regress, the test would
+    replace the machine's /dev/stdout, while procfs refuses a rename)."""
+    log = tmp_path / "job.log"
+    log.write_text(LOG)
+    for name in ("/dev/fd/1", "/proc/self/fd/1"):
+        run = triage("report", str(log), "--format", "json", "-o", name)
+        assert run.returncode == 1 and '"kind": "exception"' in run.stdout, (name, run.stdout[:300], run.stderr)
+
+
+def test_a_fifo_of_ones_own_is_written_into_and_one_planted_by_another_is_refused(tmp_path: Path) -> None:
+    import threading
+
+    log = tmp_path / "job.log"
+    log.write_text(LOG)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo, 0o600)
+    got: list[str] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()), daemon=True)
+    reader.start()
+    run = triage("report", str(log), "--format", "json", "-o", str(fifo))
+    reader.join(timeout=120)
+    assert run.returncode == 1 and got and '"kind": "exception"' in got[0], (run.stderr, got)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    with attacker_dir() as evil:
+        planted = evil / "triage-report.json"
+        os.mkfifo(planted, 0o666)
+        os.chown(planted, NOBODY, NOBODY)
+        run = triage("report", str(log), "--format", "json", "-o", str(planted))
+        assert run.returncode == 2 and "a pipe that uid 65534 created" in run.stderr, run.stderr
+        _one_error_line(run.stderr)
+        assert stat.S_ISFIFO(os.lstat(planted).st_mode)

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from tests.analysis.test_gaps_s32 import OMPI_ERRHANDLER
 from tests.helpers.report import report_log
 from triage.analysis.absent_rank import metric_dict, printed_by_any_rank
 from triage.parsing.mpi_errors import parse_mpi_errors
@@ -36,15 +37,7 @@ def verdict(text: str, tmp_path: Path) -> dict[str, Any]:
 # --- 1. Open MPI's records ---------------------------------------------------------------------------------
 
 # pytorch/pytorch#20200 (Open MPI 3.1, MPI backend, reduce across two nodes): refused before
-PYTORCH_20200 = """\
-[g2-nasp:24252] *** An error occurred in MPI_Reduce
-[g2-nasp:24252] *** reported by process [1911816193,0]
-[g2-nasp:24252] *** on communicator MPI_COMM_WORLD
-[g2-nasp:24252] *** MPI_ERR_ROOT: invalid root
-[g2-nasp:24252] *** MPI_ERRORS_ARE_FATAL (processes in this communicator will now abort,
-[g2-nasp:24252] ***    and potentially your MPI job)
-[g2-nasp:24247] 1 more process has sent help message help-mpi-errors.txt / mpi_errors_are_fatal
-"""
+PYTORCH_20200 = OMPI_ERRHANDLER       # (tests/analysis/test_gaps_s32.py holds the text)
 
 # pytorch/pytorch#54097 (CI of the MPI backend's tests): rank 2's error, then the test runner's own exception
 PYTORCH_54097 = """\

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -33,3 +34,15 @@ def bytes_find_all(data: bytes, needle: bytes, start: int, end: int) -> list[int
         hits.append(hit)
         pos = hit + 1
     return hits
+
+
+def report_run_json(run_dir: Path) -> dict[str, Any]:
+    """The real CLI's ``triage report --format json RUN_DIR``, in a subprocess (a run directory a
+    launch test made)."""
+    from tests.helpers.processes import triage_cmd
+
+    proc = subprocess.run(triage_cmd("report", "--format", "json", str(run_dir)), capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.stdout, proc.stderr
+    data: dict[str, Any] = json.loads(proc.stdout)
+    return data

@@ -5,29 +5,19 @@ exit code is a failure, so the report never says the run finished. Real torchrun
 
 from __future__ import annotations
 
-import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.helpers.launch import HOST, job_env, launch_argv, rank_dir, read_json, run_launch, torchrun
 from tests.helpers.paths import program
-from tests.helpers.processes import triage_cmd
+from tests.helpers.report import report_run_json
 from triage.agent.launch.ranks import describe_ends
 from triage.agent.state import LocalRankStatus
 from triage.load.teardown import ended_after_exit_record
 from triage.model.evidence import AFTER_EXIT_RECORD, ExitInfo
 
 TIMEOUT_S = 180.0
-
-
-def _report(run_dir: Path) -> dict[str, object]:
-    proc = subprocess.run(triage_cmd("report", "--format", "json", str(run_dir)), capture_output=True, text=True,
-                          timeout=120, check=False)
-    assert proc.stdout, proc.stderr
-    data: dict[str, object] = json.loads(proc.stdout)
-    return data
 
 
 @pytest.mark.parametrize(("bad", "say"), [(0, ""), (1, "1")])
@@ -44,7 +34,7 @@ def test_a_rank_that_aborts_after_its_exit_record_is_no_all_clear(tmp_path: Path
     verdict = done.line("triage: verdict: ")
     assert "NO PROBLEM FOUND" not in verdict and f"rank {bad} ({HOST}) was killed by SIGABRT" in verdict, verdict
     assert AFTER_EXIT_RECORD in verdict, verdict
-    data = _report(run)
+    data = report_run_json(run)
     summary = data["verdict"]["summary"]   # type: ignore[index]
     assert data["verdict"]["kind"] == "crash" and data["verdict"]["culprit_ranks"] == [bad], summary  # type: ignore[index]
     assert ("terminate called without an active exception" in summary) == bool(say), summary

@@ -3,8 +3,6 @@ report names the rank, step and module of the first NaN/Inf; the live line and -
 
 from __future__ import annotations
 
-import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +10,7 @@ import pytest
 
 from tests.helpers.launch import HOST, Finished, job_env, launch_argv, rank_dir, read_json, run_launch, torchrun
 from tests.helpers.paths import program
-from tests.helpers.processes import triage_cmd
+from tests.helpers.report import report_run_json
 
 TIMEOUT_S = 240.0
 
@@ -26,14 +24,6 @@ def launch(tmp_path: Path, scenario: str, *options: str, variant: str = "", step
     return run_launch(argv, env, run_dir, timeout=TIMEOUT_S)
 
 
-def report(run_dir: Path) -> dict[str, Any]:
-    proc = subprocess.run(triage_cmd("report", "--format", "json", str(run_dir)), capture_output=True, text=True,
-                          timeout=120, check=False)
-    assert proc.stdout, proc.stderr
-    data: dict[str, Any] = json.loads(proc.stdout)
-    return data
-
-
 def first(run_dir: Path, rank: int) -> dict[str, Any]:
     record: dict[str, Any] = read_json(rank_dir(run_dir, rank) / "numerics.json")
     return record
@@ -42,7 +32,7 @@ def first(run_dir: Path, rank: int) -> dict[str, Any]:
 def test_layer_nan_on_one_rank_full_mode(tmp_path: Path) -> None:
     done = launch(tmp_path, "log_nan", "--numerics-mode", "full")
     assert done.returncode == 0, done.explain()
-    verdict = report(done.run_dir)["verdict"]
+    verdict = report_run_json(done.run_dir)["verdict"]
     assert verdict["kind"] == "nonfinite"
     assert verdict["culprit_ranks"] == [1]
     assert "step 3" in verdict["summary"] and "`act` (Act) from finite inputs: the layer made it" in verdict["summary"]
@@ -57,7 +47,7 @@ def test_layer_nan_on_one_rank_full_mode(tmp_path: Path) -> None:
 def test_layer_nan_cheap_mode(tmp_path: Path) -> None:
     done = launch(tmp_path, "log_nan")
     assert done.returncode == 0, done.explain()
-    data = report(done.run_dir)
+    data = report_run_json(done.run_dir)
     verdict = data["verdict"]
     assert verdict["kind"] == "nonfinite" and verdict["culprit_ranks"] == [1]
     # cheap mode: the local gradients (before DDP's all_reduce) name the rank and the step, not the layer
@@ -79,7 +69,7 @@ def test_layer_nan_cheap_mode_with_gradients_as_bucket_views(tmp_path: Path) -> 
     checked in their hooks, before DDP's, and the origin is still rank 1's local gradient at step 3."""
     done = launch(tmp_path, "log_nan", variant="bucket_view")
     assert done.returncode == 0, done.explain()
-    verdict = report(done.run_dir)["verdict"]
+    verdict = report_run_json(done.run_dir)["verdict"]
     assert verdict["kind"] == "nonfinite" and verdict["culprit_ranks"] == [1], verdict
     assert "made the first NaN at step 3, in the gradient of parameter `fc2." in verdict["summary"]
     for rank in (0, 2, 3):
@@ -91,7 +81,7 @@ def test_layer_nan_cheap_mode_with_gradients_as_bucket_views(tmp_path: Path) -> 
 def test_inf_from_the_data_on_one_rank(tmp_path: Path, mode: str) -> None:
     done = launch(tmp_path, "data_inf", "--numerics-mode", mode)
     assert done.returncode == 0, done.explain()
-    verdict = report(done.run_dir)["verdict"]
+    verdict = report_run_json(done.run_dir)["verdict"]
     assert verdict["kind"] == "nonfinite" and verdict["culprit_ranks"] == [1]
     if mode == "full":
         assert "step 3" in verdict["summary"]
@@ -107,7 +97,7 @@ def test_inf_from_the_data_on_one_rank(tmp_path: Path, mode: str) -> None:
 def test_bf16_overflow_in_one_layer(tmp_path: Path, mode: str) -> None:
     done = launch(tmp_path, "bf16_overflow", "--numerics-mode", mode)
     assert done.returncode == 0, done.explain()
-    verdict = report(done.run_dir)["verdict"]
+    verdict = report_run_json(done.run_dir)["verdict"]
     assert verdict["kind"] == "nonfinite" and verdict["culprit_ranks"] == [1]
     if mode == "full":
         assert "first Inf at step 3" in verdict["summary"] and "`act` (Act)" in verdict["summary"]
@@ -120,7 +110,7 @@ def test_bf16_overflow_in_one_layer(tmp_path: Path, mode: str) -> None:
 def test_same_bad_batch_everywhere_blames_no_rank(tmp_path: Path, mode: str) -> None:
     done = launch(tmp_path, "same_batch", "--numerics-mode", mode)
     assert done.returncode == 0, done.explain()
-    verdict = report(done.run_dir)["verdict"]
+    verdict = report_run_json(done.run_dir)["verdict"]
     assert verdict["kind"] == "nonfinite" and verdict["culprit_ranks"] == []
     assert "saw Inf at once at step 3" in verdict["summary"] if mode == "full" else \
         "at once at step 3" in verdict["summary"]
@@ -130,7 +120,7 @@ def test_same_bad_batch_everywhere_blames_no_rank(tmp_path: Path, mode: str) -> 
 def test_grad_scaler_skips_that_recover_are_not_the_origin(tmp_path: Path) -> None:
     done = launch(tmp_path, "amp_skip", "--on-nonfinite", "stop", steps=8)
     assert done.returncode == 0, done.explain()           # skipped steps do not stop the job
-    data = report(done.run_dir)
+    data = report_run_json(done.run_dir)
     assert data["verdict"]["kind"] == "no_problem_found", data["verdict"]
     skips = [f for f in data["findings"] if f["kind"] == "grad_scaler_skips"]
     assert skips and skips[0]["ranks"] == [0, 1, 2, 3]
@@ -143,7 +133,7 @@ def test_on_nonfinite_stop_stops_the_job(tmp_path: Path) -> None:
     done = launch(tmp_path, "log_nan", "--on-nonfinite", "stop", steps=400)
     assert done.returncode != 0, done.explain()
     assert "--on-nonfinite stop: stopping the job" in done.stderr
-    verdict = report(done.run_dir)["verdict"]
+    verdict = report_run_json(done.run_dir)["verdict"]
     assert verdict["kind"] == "nonfinite" and verdict["culprit_ranks"] == [1]
 
 
@@ -151,7 +141,7 @@ def test_on_nonfinite_stop_stops_the_job(tmp_path: Path) -> None:
 def test_models_with_hooks_shared_blocks_inplace_and_compile(tmp_path: Path, variant: str) -> None:
     done = launch(tmp_path, "log_nan", "--numerics-mode", "full", variant=variant)
     assert done.returncode == 0, done.explain()
-    verdict = report(done.run_dir)["verdict"]
+    verdict = report_run_json(done.run_dir)["verdict"]
     assert verdict["kind"] == "nonfinite" and verdict["culprit_ranks"] == [1], verdict
     assert "`act` (Act)" in verdict["summary"]
     record = first(done.run_dir, 1)
@@ -170,7 +160,7 @@ def test_fsdp2_and_fsdp1(tmp_path: Path, variant: str, mode: str) -> None:
     as without the wrapper, and cheap mode watches the model's output."""
     done = launch(tmp_path, "log_nan", "--numerics-mode", mode, variant=variant)
     assert done.returncode == 0, done.explain()
-    verdict = report(done.run_dir)["verdict"]
+    verdict = report_run_json(done.run_dir)["verdict"]
     assert verdict["kind"] == "nonfinite" and verdict["culprit_ranks"] == [1], verdict
     record = first(done.run_dir, 1)
     if mode == "full":

@@ -5,6 +5,8 @@ reports (log text only), end to end through ``triage report``.
    print: never from the reporter's own words (a code fence above the timeouts, a first-person sentence, a
    sentence saying the job hangs) nor from a library logger's record that any rank prints (DeepSpeed's
    ``[file.py:N:func]`` head without ``[Rank N]``).
+2. An exception line of no rank (NCCL's ``unhandled cuda error`` and the other NCCL set-up errors) pasted apart from
+   mp.spawn's ``-- Process N terminated with the following error:`` block cut before its own exception: process N's.
 """
 
 from __future__ import annotations
@@ -83,3 +85,73 @@ def test_real_reporters_sentence_above_one_ranks_timeout(tmp_path: Path) -> None
     assert verdict["kind"] == "hang"
     assert verdict["culprit_ranks"] == []
     assert "rank 7 timed out in ALL_TO_ALL SeqNum=4486" in str(verdict["summary"])
+
+
+# --- 2. an exception pasted apart from mp.spawn's block of process N -----------------------------------------
+
+SPAWN_BLOCK = """Traceback (most recent call last):
+  File "pretrain.py", line 211, in <module>
+    mp.spawn(run, nprocs=4, args=(cfg,))
+  File "/opt/env/lib/python3.9/site-packages/torch/multiprocessing/spawn.py", line 160, in join
+    raise ProcessRaisedException(msg, error_index, failed_process.pid)
+torch.multiprocessing.spawn.ProcessRaisedException:
+
+-- Process 2 terminated with the following error:
+Traceback (most recent call last):
+  File "/opt/env/lib/python3.9/site-packages/torch/multiprocessing/spawn.py", line 69, in _wrap
+    fn(i, *args)
+  File "/work/pretrain.py", line 98, in run
+    model = DDP(model, device_ids=[rank])
+  File "/opt/env/lib/python3.9/site-packag
+"""
+NCCL_LINES = [
+    ("RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:121, unhandled cuda error, "
+    "NCCL version 2.10.3\nncclUnhandledCudaError: Call to CUDA function failed."),
+    ("torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1691, "
+    "invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.19.3"),
+]
+
+
+@pytest.mark.parametrize("line", NCCL_LINES)
+@pytest.mark.parametrize("where", ["above", "below"])
+def test_an_nccl_error_apart_from_spawns_block_is_that_process(line: str, where: str, tmp_path: Path) -> None:
+    text = f"{line}\n\n{SPAWN_BLOCK}" if where == "above" else f"{SPAWN_BLOCK}\n{line}\n"
+    verdict = _verdict(text, tmp_path)
+    assert verdict["kind"] == "exception"
+    assert verdict["culprit_ranks"] == [2]
+    assert "NCCL error in:" in str(verdict["summary"])
+
+
+def test_two_spawned_blocks_or_rank_prefixes_name_no_process(tmp_path: Path) -> None:
+    two = SPAWN_BLOCK + SPAWN_BLOCK.replace("Process 2", "Process 3")
+    verdict = _verdict(f"{NCCL_LINES[0]}\n\n{two}", tmp_path)
+    assert verdict["culprit_ranks"] == []
+    assert "rank unknown" in str(verdict["summary"])
+    # a child's own NCCL WARN line is any process's: no rank from the block
+    warn = "node7:3191:3302 [1] NCCL WARN Cuda failure 'out of memory'\n"
+    verdict = _verdict(warn + SPAWN_BLOCK, tmp_path)
+    assert verdict["culprit_ranks"] == []
+    assert "NCCL WARN" in str(verdict["summary"])
+
+
+# hpcaitech/ColossalAI#1320 (pytest's "E" gutter removed; its exception line pasted first, as an issue's title)
+COLOSSAL_1320 = """RuntimeError: NCCL error in: /opt/conda/conda-bld/pytorch_1640811803361/work/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:957, unhandled system error, NCCL version 21.0.3
+
+torch.multiprocessing.spawn.ProcessRaisedException:
+
+-- Process 3 terminated with the following error:
+Traceback (most recent call last):
+  File "/home/lcfjr/miniconda3/envs/cs/lib/python3.9/site-packages/torch/multiprocessing/spawn.py", line 59, in _wrap
+    fn(i, *args)
+  File "/home/lcfjr/codes/ColossalAI/tests/test_tensor/test_gpt2.py", line 105, in run_dist
+    run_gpt(init_1d_row_spec, use_ddp)
+  File "/home/lcfjr/codes/ColossalAI/tests/test_tensor/test_gpt2.py", line 68, in run_gpt
+    torch_model = DDP(torch_model, device_ids=[pg.rank()], process_group=pg.dp_process_group())
+"""
+
+
+def test_real_nccl_error_above_spawns_cut_block(tmp_path: Path) -> None:
+    verdict = _verdict(COLOSSAL_1320, tmp_path)
+    assert verdict["kind"] == "network_error"      # NCCL's "unhandled system error": its set-up's socket calls
+    assert "rank 3" in str(verdict["summary"])
+    assert "rank unknown" not in str(verdict["summary"])

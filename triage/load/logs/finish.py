@@ -119,6 +119,28 @@ def infer_oom_rank(scan: LogScan) -> None:
     scan.ranks_seen.add(gpu)
 
 
+def infer_spawn_rank(scan: LogScan) -> None:
+    """mp.spawn's ``-- Process N terminated with the following error:`` of one process, with no failure line
+    of its own (its traceback cut before the exception), and the first failure an exception line of no rank
+    pasted apart from it (above it, as an issue's title): spawn hands the child's exception to the parent,
+    which prints it in that block, so that exception is process N's (rank N under spawn)."""
+    if scan.rank_prefixed or len(scan.spawn_owners) != 1:
+        return
+    rank = next(iter(scan.spawn_owners))
+    if any(not item[1].collateral for item in scan.failures.get(rank, [])):
+        return
+    real = sorted((o for o in scan.orphans if not o[1].collateral and o[0] >= 0), key=lambda o: o[0])
+    if not real or real[0][1].exc_type is None:
+        return        # (a child's own NCCL WARN or log line may be any process's: a raised exception is the parent's)
+    if any(not item[1].collateral for r, items in scan.failures.items() if r != rank for item in items):
+        return
+    order, line, path = real[0]
+    scan.orphans.remove(real[0])
+    note = f" [process {rank}'s: mp.spawn's error block of process {rank}, its own exception line not in this input]"
+    scan.failures.setdefault(rank, []).append((order, replace(line, text=shortened(line.text) + note), path))
+    scan.ranks_seen.add(rank)
+
+
 def finish_raise_sites(scan: LogScan) -> None:
     """Frames that raise one thing only, in an input that does not show that thing (a paste cut before
     its exception line, or a thread's C++ frames alone): the failure they stand for, once. The
@@ -164,6 +186,7 @@ def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
     finish_raise_sites(scan)
     finish_store_waits(scan)
     infer_oom_rank(scan)
+    infer_spawn_rank(scan)
     finish_watchdog(scan)
     out: list[RankEvidence] = []
     root = _launcher_root(scan)

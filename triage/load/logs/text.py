@@ -198,6 +198,7 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
         else None
     if owner is not None:
         scan.spawn_owner = owner
+        scan.spawn_owners.add(owner)
         return
     if rank is None and scan.spawn_owner is not None:
         rank = scan.spawn_owner

@@ -105,18 +105,23 @@ def infer_oom_rank(scan: LogScan) -> None:
     if scan.rank_prefixed or len(set(scan.hosts.values())) > 1:
         return
     real = sorted((o for o in scan.orphans if not o[1].collateral), key=lambda o: o[0])
-    if not real or real[0][1].kind is not CrashLineKind.CUDA_OOM:
+    if not real or real[0][1].kind is not CrashLineKind.CUDA_OOM or real[0][1].gpu is None:
         return
-    order, line, path = real[0]
-    gpu = line.gpu
-    if gpu is None:
+    if any(not item[1].collateral and item[0] < real[0][0] for items in scan.failures.values() for item in items):
         return
-    if any(not item[1].collateral and item[0] < order for items in scan.failures.values() for item in items):
-        return
-    scan.orphans.remove(real[0])
-    named = replace(line, text=f"{line.text[:200]} [rank inferred from GPU {gpu}: one process per GPU on one node]")
-    scan.failures.setdefault(gpu, []).append((order, named, path))
-    scan.ranks_seen.add(gpu)
+    # the OOM lines that lead the failures, each of its own GPU: each that process's (two ranks out of memory)
+    leading: dict[int, tuple[int, CrashLine, str]] = {}
+    for item in real:
+        gpu = item[1].gpu
+        if item[1].kind is not CrashLineKind.CUDA_OOM or gpu is None:
+            break
+        leading.setdefault(gpu, item)
+    for gpu, item in leading.items():
+        order, line, path = item
+        scan.orphans.remove(item)
+        named = replace(line, text=f"{line.text[:200]} [rank inferred from GPU {gpu}: one process per GPU on one node]")
+        scan.failures.setdefault(gpu, []).append((order, named, path))
+        scan.ranks_seen.add(gpu)
 
 
 def infer_spawn_rank(scan: LogScan) -> None:

@@ -2,7 +2,7 @@
 reports (log text only), end to end through ``triage report``.
 
 1. Rank 0 is inferred stuck outside a collective only from a line of the pasted log that rank 0 alone would
-   print: never from the reporter's own words (a code fence above the timeouts, a first-person sentence, a
+   print: never from the reporter's own words (a first-person sentence, a
    sentence saying the job hangs) nor from a library logger's record that any rank prints (DeepSpeed's
    ``[file.py:N:func]`` head without ``[Rank N]``).
 2. An exception line of no rank (NCCL's ``unhandled cuda error`` and the other NCCL set-up errors) pasted apart from
@@ -42,7 +42,7 @@ TIMEOUT = ("[rank3]:[E ProcessGroupNCCL.cpp:523] [Rank 3] Watchdog caught collec
            "600412 milliseconds before timing out.\n")
 
 
-@pytest.mark.parametrize("text", ["```", "~~~text", "I ran the job with 4 GPUs and it timed out:",
+@pytest.mark.parametrize("text", ["I ran the job with 4 GPUs and it timed out:",
                                   "Hi, thanks for the great work", "after that the training really hangs :(",
                                   "My training gets stuck at epoch 3", "The log is as follows:"])
 def test_the_reporters_words_are_no_ranks_line(text: str) -> None:

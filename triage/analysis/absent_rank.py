@@ -8,9 +8,10 @@
   library's advisory about the input or an API (``... will result in indexing errors``, ``is deprecated``)
   are printed wherever that code runs: they do not show rank 0 alone at other work; a trainer's metric dict
   (``{'loss': 0.69, 'epoch': 0.0}``) is the training loop's own report (routine progress).
-- The reporter's own words (a code fence's line, above which the pasted block ends; a first-person sentence,
-  a greeting, an emoticon, a sentence that says the job hangs or introduces the paste) are no rank's output:
-  the lines above them are not the ones just before the timeouts, so they cannot show rank 0 at other work.
+- The reporter's own words (a first-person sentence, a greeting, an emoticon, a sentence that says the job
+  hangs or introduces the paste) are no rank's output: the lines above them are not the ones just before the
+  timeouts, so they cannot show rank 0 at other work. (A markdown fence would say where the paste starts, but
+  the text cleaner drops fences before the scan: the words themselves are what is read.)
 - A Python logger's source-location head (DeepSpeed's ``[torch_checkpoint_engine.py:33:commit] ...``, its
   time and level cut by the paste) is a logging record too; DeepSpeed's rank-chosen records say ``[Rank N]``.
 - Ranks 1..N all time out in one collective of the default group and no line of rank 0 is in the
@@ -44,7 +45,6 @@ _VALUE = r"['\"][\w/ .-]+['\"]: -?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|nan|inf)"
 _METRIC_DICT = lazy_regex(rf"^\{{{_VALUE}(?:, {_VALUE})*\}}$")
 
 
-_FENCE = lazy_regex(r"^(?:```|~~~)")
 _PROSE = lazy_regex(r"(?:^|[\s,(])(?:I|I'm|I've|I'd)\s+(?:\w+ly\s+)?[a-z]{2,}|\b[Mm]y\s+[a-z]|^(?:Dear|Hi|Hello|Hey)\b|"
                     r"\b[Tt]hanks?\b|\bThank you\b|(?:^|\s)[:;]-?[()D](?:\s|$)|"
                     # the reporter telling what went wrong, or introducing the paste
@@ -52,9 +52,9 @@ _PROSE = lazy_regex(r"(?:^|[\s,(])(?:I|I'm|I've|I'd)\s+(?:\w+ly\s+)?[a-z]{2,}|\b
 
 
 def reporters_words(text: str) -> bool:
-    """``text`` (a stripped line) is the reporter's, not a process's: a code fence (going up from the
-    timeouts, the pasted block ends there), a first-person sentence, a greeting, thanks or an emoticon."""
-    return _FENCE.match(text) is not None or _PROSE.search(text) is not None
+    """``text`` (a stripped line) is the reporter's, not a process's: a first-person sentence, a greeting,
+    thanks, an emoticon, a sentence saying the job hangs or introducing the paste."""
+    return _PROSE.search(text) is not None
 
 
 def printed_by_any_rank(tail: tuple[str, ...], index: int) -> bool:

@@ -102,7 +102,7 @@ class NodeAgent:
         nvml_xids.start()       # NVML's Xid events from the job's start, heard here (never in a rank)
         try:
             self.proc = launcher.start_launcher(self.argv, env, self.paths.launcher_log, self.settings.cores)
-            write_node_json(self.paths, self.node_info("running"))
+            self._write_node(self.node_info("running"))
             try:
                 return self._supervise()
             except BaseException:
@@ -111,6 +111,13 @@ class NodeAgent:
         finally:
             nvml_xids.stop()
             launcher.restore_signals(previous)
+
+    def _write_node(self, data: dict[str, Any]) -> None:
+        """node.json is a record: a full disk (ENOSPC) must neither stop the job nor lose the verdict."""
+        try:
+            write_node_json(self.paths, data)
+        except OSError as error:
+            self.say(f"cannot write {self.paths.node} ({error.strerror or error}); the job goes on")
 
     def _kill_own_helpers(self) -> None:
         launcher.kill_own_helpers(self.proc.pid if self.proc else None, self.say)
@@ -180,7 +187,7 @@ class NodeAgent:
         rc = self.proc.returncode if self.proc.returncode is not None else self.proc.wait()
         code = int(ExitCode.HANG_DETECTED) if self.stopped_for_hang else exit_code_of(rc)
         status = "hang_stopped" if self.stopped_for_hang else ("signalled" if rc < 0 else "exited")
-        write_node_json(self.paths, {**self.node_info(status, code), "launcher_returncode": rc})
+        self._write_node({**self.node_info(status, code), "launcher_returncode": rc})
         how = f"killed by signal {-rc} ({signame(-rc)})" if rc < 0 else f"exit code {rc}"
         from triage.load.teardown import launcher_exits  # (the launcher's record: only at the end)
 

@@ -109,3 +109,17 @@ def test_third_interrupt_kills_a_launcher_that_ignores_them(tmp_path: Path) -> N
         assert proc.wait(timeout=30) == 128 + signal.SIGKILL
         assert proc.stdout is not None
         assert b"the launcher is still running: killing the job (SIGKILL)" in proc.stdout.read()
+
+
+def test_a_signal_ignored_when_triage_started_is_not_forwarded(tmp_path: Path) -> None:
+    """`nohup triage launch ...`: the terminal closing (SIGHUP) must not stop the job. triage starts the
+    launcher in a session of its own, so only triage's forwarding could have reached it."""
+    run = tmp_path / "run"
+    argv = launch_argv(run, [sys.executable, program("launch_signals.py")], quick_hang=False, host=HOST)
+    with running_program(["nohup", *argv], env=job_env()) as proc:
+        proc.send_signal(signal.SIGHUP)
+        proc.send_signal(signal.SIGINT)        # signals still arrive in order: SIGINT is forwarded
+        assert proc.wait(timeout=30) == 130
+        assert proc.stdout is not None
+        rest = proc.stdout.read()
+    assert b"got SIGINT" in rest and b"got SIGHUP" not in rest

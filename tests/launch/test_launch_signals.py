@@ -39,7 +39,11 @@ def test_signals_are_forwarded(tmp_path: Path, sig: int, expected: int, said: by
         rest = proc.stdout.read()
     if said:
         assert b"[testhost:launcher] " + said in rest
+    name = signal.Signals(sig).name             # who stopped the job, said (stderr is merged into stdout here)
+    assert f"verdict: STOPPED (from outside the job): triage launch (pid {proc.pid}) received {name} and passed it to " \
+        "the launcher".encode() in rest
     node = read_json(run / HOST / "node.json")
+    assert node["forwarded_signals"] == [name]
     assert node["exit_code"] == expected
     assert node["status"] == ("signalled" if sig == signal.SIGTERM else "exited")
 

@@ -79,7 +79,8 @@ class NodeAgent:
                 "launcher_pid": self.proc.pid if self.proc else None, "started": self.started,
                 "ended": None if status == "running" else time.time(), "status": status,
                 "exit_code": exit_code, "run_dir": str(self.run_dir), "options": settings_values(self.settings),
-                "stop_requested": self.stop_requested_unix}
+                "stop_requested": self.stop_requested_unix,
+                "forwarded_signals": [signame(sig) for sig in self.flags.forwarded]}
 
     # -- main ------------------------------------------------------------------------------
     def run(self) -> int:
@@ -204,10 +205,18 @@ class NodeAgent:
             self.say(f"finding: {finding}")
         self.say(f"launcher ended: {how}; triage exits with {code}")
         said = self.verdict.summary if self.verdict is not None else self.stop_note
+        if said is None and self.flags.forwarded:
+            said = self._forwarded_note()
         if said:
             self.say(f"verdict: {said}")
         self.say(f"next: triage report {self.run_dir}")
         return code
+
+    def _forwarded_note(self) -> str:
+        """Who stopped the job: a signal to triage launch itself, which it passed to the launcher."""
+        names = ", ".join(dict.fromkeys(signame(sig) for sig in self.flags.forwarded))
+        return (f"STOPPED (from outside the job): triage launch (pid {os.getpid()}) received {names} and passed it "
+                f"to the launcher; how the ranks ended after it is its consequence")
 
     def _report_failure(self) -> Verdict | None:
         """The job failed on its own (a crash or an exception): print the report of the run."""

@@ -9,12 +9,38 @@ from collections.abc import Mapping
 from triage.analysis.ranks import rank_word
 from triage.model.evidence import RankEvidence
 
+# How to get every rank's output with each line tagged by its rank: torchrun's flag, unless the input shows
+# that another launcher started the ranks (triage.parsing.launcher_kind); fit_launcher puts it in.
+PER_RANK_OUTPUT = "torchrun --tee 3"
+_PER_RANK = {
+    "openmpi": "mpirun --tag-output or --output-filename DIR",
+    "horovod": "horovodrun --output-filename DIR",
+    "hydra": "mpiexec -prepend-rank",
+    "mpi": "Open MPI's mpirun --tag-output, MPICH's or Intel MPI's -prepend-rank",
+    "slurm": "srun --label",
+    "deepspeed": "deepspeed --enable_each_rank_log DIR",
+    "spawn": "a rank tag on each spawned process's lines, which torch.multiprocessing.spawn does not add",
+    "torchx": "`torchx log` of each replica",
+    "ray": "each Ray worker's own log in the session's logs directory on its node",
+}
 # What would name the rank of a failure no line ties to one.
-SETTLE_RANK = ("which rank: the ranks' own output with their rank prefixes (torchrun --tee 3, or the job run under "
+SETTLE_RANK = (f"which rank: the ranks' own output with their rank prefixes ({PER_RANK_OUTPUT}, or the job run under "
                "`triage launch`) would tell")
 # What would name the rank that failed first, when the input shows only later failures.
-SETTLE_FIRST = ("the log of the rank that failed first (every rank's output: torchrun --tee 3, or the job run under "
+SETTLE_FIRST = (f"the log of the rank that failed first (every rank's output: {PER_RANK_OUTPUT}, or the job run under "
                 "`triage launch`) would settle it")
+
+
+def per_rank_output(launcher: str | None) -> str:
+    """How the launcher that started the ranks (a name of triage.parsing.launcher_kind) tags every line with
+    its rank: torchrun's flag where the input shows no other."""
+    return _PER_RANK.get(launcher or "", PER_RANK_OUTPUT)
+
+
+def fit_launcher(text: str, launcher: str | None) -> str:
+    """``text`` with torchrun's per-rank output flag replaced by the launcher's own."""
+    fitted = per_rank_output(launcher)
+    return text if fitted == PER_RANK_OUTPUT else text.replace(PER_RANK_OUTPUT, fitted)
 MAX_NAMED_ABSENT = 4
 
 
@@ -26,7 +52,7 @@ def settle_hang(ranks: tuple[RankEvidence, ...], timed_out: list[int], cov: Mapp
     if isinstance(world, int) and 0 < world - len(shown) <= MAX_NAMED_ABSENT:
         absent = [r for r in range(world) if r not in shown]
         return f"the log of {rank_word(absent)} would settle it"
-    return ("every rank's log (torchrun --tee 3), or the job run under `triage launch` (each rank's stack when it "
+    return (f"every rank's log ({PER_RANK_OUTPUT}), or the job run under `triage launch` (each rank's stack when it "
             "hangs), would settle it")
 
 

@@ -144,3 +144,45 @@ def test_a_named_culprit_is_left_as_it_was(tmp_path: Path) -> None:
     text = "srun: error: gpu03: task 2: Segmentation fault (core dumped)\n"
     verdict = report(text, tmp_path)["verdict"]
     assert verdict["culprit_ranks"] == [2]
+
+
+# --- a network failure of no known rank: the link settles it, not which rank reported it --------------------
+
+# pantheon5100/pid_diffusion#2 (gloo, a broadcast of the teacher's parameters at start-up)
+PID_DIFFUSION_2 = """\
+Traceback (most recent call last):
+  File "/home/users/lchen64/lukechen/pid_diffusion/scripts/cm_train.py", line 189, in <module>
+    main()
+  File "/home/users/lchen64/lukechen/pid_diffusion/cm/dist_util.py", line 88, in sync_params
+    dist.broadcast(p, 0)
+  File "/home/users/lchen64/.conda/envs/pid-diffusion/lib/python3.9/site-packages/torch/distributed/distributed_c10d.py", line 1408, in broadcast
+    work.wait()
+RuntimeError: [/opt/conda/conda-bld/pytorch_1670525551200/work/third_party/gloo/gloo/transport/tcp/pair.cc:598] Connection closed by peer [10.0.1.17]:22780
+"""
+
+
+@pytest.mark.parametrize(("text", "settles"), [
+    (("torch.distributed.DistNetworkError: The client socket has timed out after 900000ms while trying to connect to "
+     "(10.1.2.3, 29511).\n"), "`nc -zv 10.1.2.3 29511`"),
+    (("torch.distributed.elastic.rendezvous.api.RendezvousConnectionError: The connection to the C10d store has "
+     "failed. See inner exception for details.\n"), "`nc -zv MASTER_ADDR MASTER_PORT`"),
+    ("RuntimeError: [/opt/gloo/transport/tcp/pair.cc:589] Read error [10.9.8.7]:51234: Connection reset by peer\n",
+     "the log of the peer 10.9.8.7"),
+    ("gpu-b:4411:4480 [2] NCCL WARN NET/IB : Got completion from peer 10.20.0.9<51022> with error 12, opcode 0\n",
+     "the log of the peer 10.20.0.9"),
+    ("node3:4411:4480 [2] include/socket.h:416 NCCL WARN Net : Connection closed by remote peer\n",
+     "the log of the peer (which rank"),                    # the NCCL head names the reporter, never the peer
+    ("gpu1:123:456 [0] misc/shmutils.cc:72 NCCL WARN Error: failed to extend /dev/shm/nccl-Qx81 to 9637892 bytes\n",
+     "`df -h /dev/shm`"),
+    ("RuntimeError: NCCL error in: /opt/pytorch/ProcessGroupNCCL.cpp:825, unhandled system error, NCCL version 2.10.3\n",
+     "NCCL_DEBUG=INFO output of every rank"),
+    (PID_DIFFUSION_2, "the log of the peer 10.0.1.17"),
+])
+def test_a_network_failure_of_no_known_rank_asks_for_what_settles_the_link(text: str, settles: str,
+                                                                           tmp_path: Path) -> None:
+    verdict = report(text, tmp_path)["verdict"]
+    assert verdict["kind"] == "network_error"
+    assert not verdict.get("culprit_ranks")
+    assert settles in verdict["summary"]
+    assert "which rank:" not in verdict["summary"]
+    assert "node3" not in verdict["summary"].split("[")[-1]

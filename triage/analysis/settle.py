@@ -78,3 +78,41 @@ def settle_setup(text: str, host: str | None) -> str | None:
         return (f"`ssh -o BatchMode=yes {target} true` from the node that launches the job would settle it (keys, "
                 "known_hosts, the hostfile's names)")
     return None
+
+
+# A network failure no line ties to a rank: which rank reported it settles nothing; the link does
+NETWORK_EVERY = ("NCCL_DEBUG=INFO output of every rank (which peer, address or interface failed first, and the peer's "
+                 "own log) would settle it")
+_STORE = re.compile(r"client socket has timed out|RendezvousConnectionError|C10d store|DistNetworkError|"
+                    r"connect\(\) timed out|host not found|Name or service not known|[Ff]ailed to connect to|"
+                    r"to any network address|client mesh master|rendezvous store|reach the store")
+_STORE_ADDR = re.compile(r"\(([\w.:\[\]-]+), ?(\d{2,5})\)|\b((?:\d{1,3}\.){3}\d{1,3}|[a-z][\w.-]*):(\d{2,5})\b")
+_SHM = re.compile(r"/dev/shm|shared memory segment|posix_fallocate")  # noqa: S108 (a pattern, not a path)
+_PEER = re.compile(r"\bpeer\b|remote process exited|Connect to |Call to (?:connect|recv|send)")
+# the other end as NCCL and gloo print it: "from peer 10.0.0.5<49189>", "Connect to 10.0.0.5<21724>", "Call to recv
+# from 172....<33759>", "Connection closed by peer [10.0.0.5]:43185", "Read error [10.0.0.5]:25266"
+_PEER_ADDR = re.compile(r"(?:\bpeer|\bto|\bfrom) \[?([\w.:%-]+?)\]?(?:<\d+>|:\d+\b)|\[([\w.:%-]+)\]:\d+")
+
+
+def settle_network(text: str, host: str | None) -> str:
+    """What would settle a network failure that no line ties to a rank, fitted to what failed: the store's
+    address a client could not reach, /dev/shm, the peer of a broken link, else every rank's NCCL_DEBUG=INFO.
+    ``host``: the host the failure line names, the peer unless the line's own ``host:pid`` head names it."""
+    if _SHM.search(text):
+        return ("`df -h /dev/shm` where the ranks run would settle it (a container's default is 64 MB: `docker run "
+                "--shm-size`, or NCCL_SHM_DISABLE=1 to do without it)")
+    if _STORE.search(text):
+        found = _STORE_ADDR.search(text)
+        name, port = (found.group(1) or found.group(3), found.group(2) or found.group(4)) if found else (None, None)
+        where = f"the store at {name}:{port}" if found else "the store (MASTER_ADDR:MASTER_PORT)"
+        probe = f"`nc -zv {name} {port}`" if found else "`nc -zv MASTER_ADDR MASTER_PORT`"
+        return (f"whether this node reaches {where} would settle it ({probe} from it: the store runs with rank 0 on "
+                "the first node; not up yet, a firewall or a name that does not resolve)")
+    if _PEER.search(text):
+        found = _PEER_ADDR.search(text)
+        peer = (found.group(1) or found.group(2)) if found else (
+            host if host and re.search(rf"{re.escape(host)}:\d", text) is None else None)
+        who = f"the peer {peer}" if peer else "the peer"
+        return (f"the log of {who} (which rank ran there, and whether it failed first: a peer that died shows up as a "
+                "network error on the others) would settle it")
+    return NETWORK_EVERY

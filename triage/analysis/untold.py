@@ -13,15 +13,13 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from triage.analysis.partial import coverage_line
-from triage.analysis.settle import PER_RANK_OUTPUT, fit_launcher
+from triage.analysis.settle import PER_RANK_OUTPUT, fit_launcher, settle_network
 from triage.model import Finding, Verdict, VerdictKind
 
 # a summary that already says what would settle it, and one that already says what the input holds
 _SETTLED = re.compile(r"would (?:settle|tell|name|show)")
 _COVERED = re.compile(r"this input holds|not in this input|rank unknown|no line of this input|no rank at fault")
 
-_NETWORK = ("NCCL_DEBUG=INFO output of every rank (which peer, address or interface failed first, and the peer's own "
-            "log) would settle it")
 _REGISTERED = ("each node's launch command (nnodes, nproc_per_node, MASTER_ADDR:MASTER_PORT) and any other job on that "
                "port would settle it")
 _NEVER_JOINED = (f"the log of the ranks that never joined (every rank's output: {PER_RANK_OUTPUT}, or the job run "
@@ -43,7 +41,7 @@ def say_what_is_untold(verdict: Verdict, finding: Finding | None, cov: Mapping[s
     if not _COVERED.search(summary):
         summary += f" ({coverage_line(cov)})"
     if not _SETTLED.search(summary):
-        summary += f": {_settle(verdict.kind, summary)}"
+        summary += f": {_settle(verdict, summary)}"
     added = summary[len(verdict.summary):]
     summary = fit_launcher(summary, launcher)
     if summary == verdict.summary:
@@ -53,9 +51,10 @@ def say_what_is_untold(verdict: Verdict, finding: Finding | None, cov: Mapping[s
     return replace(verdict, summary=summary), finding
 
 
-def _settle(kind: VerdictKind, summary: str) -> str:
+def _settle(verdict: Verdict, summary: str) -> str:
+    kind = verdict.kind
     if kind is VerdictKind.NETWORK_ERROR:
-        return _NETWORK
+        return settle_network(summary, verdict.culprit_host)
     if kind is VerdictKind.INIT_HANG:
         return _REGISTERED if "processes registered for a group of" in summary else _NEVER_JOINED
     if kind is VerdictKind.COLLECTIVE_MISMATCH:

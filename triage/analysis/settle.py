@@ -106,8 +106,8 @@ def settle_network(text: str, host: str | None) -> str:
         name, port = (found.group(1) or found.group(3), found.group(2) or found.group(4)) if found else (None, None)
         where = f"the store at {name}:{port}" if found else "the store (MASTER_ADDR:MASTER_PORT)"
         probe = f"`nc -zv {name} {port}`" if found else "`nc -zv MASTER_ADDR MASTER_PORT`"
-        return (f"whether this node reaches {where} would settle it ({probe} from it: the store runs with rank 0 on "
-                "the first node; not up yet, a firewall or a name that does not resolve)")
+        return (f"{probe} from this node would settle it: whether it reaches {where} (the store runs with rank 0 on "
+                "the first node: not up yet, a firewall, or a name that does not resolve)")
     if _PEER.search(text):
         found = _PEER_ADDR.search(text)
         peer = (found.group(1) or found.group(2)) if found else (

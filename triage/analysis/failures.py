@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from triage.analysis.describe import signal_name, who
 from triage.analysis.ranks import rank_word
+from triage.lazy_regex import lazy_regex
 from triage.model import Finding, VerdictKind
 from triage.model.evidence import Event, EventKind, Evidence, RankEvidence
 from triage.parsing.rendezvous import STORE_WAIT_DETAIL
@@ -102,7 +103,7 @@ def _failure(item: RankEvidence, hosts: Mapping[int, str | None]) -> Failure | N
                    collateral=info.collateral, order=info.order, signal=info.signal)
 
 
-_BARE_EXIT = re.compile(r" exited with code (-?\d+)$")
+_BARE_EXIT = lazy_regex(r" exited with code (-?\d+)$")
 
 
 def same_second_exits(first: Failure, failures: list[Failure]) -> tuple[int, ...]:
@@ -185,7 +186,7 @@ def failure_findings(failures: list[Failure]) -> list[Finding]:
     return findings
 
 
-_DIGITS = re.compile(r"\d+")
+_DIGITS = lazy_regex(r"\d+")
 
 
 def _after_who(detail: str) -> str:

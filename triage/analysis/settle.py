@@ -7,6 +7,7 @@ import re
 from collections.abc import Mapping
 
 from triage.analysis.ranks import rank_word
+from triage.lazy_regex import lazy_regex
 from triage.model.evidence import RankEvidence
 
 # How to get every rank's output with each line tagged by its rank: torchrun's flag, unless the input shows
@@ -57,9 +58,9 @@ def settle_hang(ranks: tuple[RankEvidence, ...], timed_out: list[int], cov: Mapp
 
 
 # A set-up failure in which no rank is at fault: what would settle it is the port or the node, never a rank
-_PORT_TAKEN = re.compile(r"EADDRINUSE|[Aa]ddress already in use|failed to listen on any local network address")
-_PORT = re.compile(r"\bport:? (\d{2,5})\b|:(\d{2,5})\b")
-_SSH = re.compile(r"via ssh|ssh exited|ssh: connect to host|Permission denied \(publickey")
+_PORT_TAKEN = lazy_regex(r"EADDRINUSE|[Aa]ddress already in use|failed to listen on any local network address")
+_PORT = lazy_regex(r"\bport:? (\d{2,5})\b|:(\d{2,5})\b")
+_SSH = lazy_regex(r"via ssh|ssh exited|ssh: connect to host|Permission denied \(publickey")
 
 
 def settle_setup(text: str, host: str | None) -> str | None:
@@ -83,15 +84,15 @@ def settle_setup(text: str, host: str | None) -> str | None:
 # A network failure no line ties to a rank: which rank reported it settles nothing; the link does
 NETWORK_EVERY = ("NCCL_DEBUG=INFO output of every rank (which peer, address or interface failed first, and the peer's "
                  "own log) would settle it")
-_STORE = re.compile(r"client socket has timed out|RendezvousConnectionError|C10d store|DistNetworkError|"
+_STORE = lazy_regex(r"client socket has timed out|RendezvousConnectionError|C10d store|DistNetworkError|"
                     r"connect\(\) timed out|host not found|Name or service not known|[Ff]ailed to connect to|"
                     r"to any network address|client mesh master|rendezvous store|reach the store")
-_STORE_ADDR = re.compile(r"\(([\w.:\[\]-]+), ?(\d{2,5})\)|\b((?:\d{1,3}\.){3}\d{1,3}|[a-z][\w.-]*):(\d{2,5})\b")
-_SHM = re.compile(r"/dev/shm|shared memory segment|posix_fallocate")  # noqa: S108 (a pattern, not a path)
-_PEER = re.compile(r"\bpeer\b|remote process exited|Connect to |Call to (?:connect|recv|send)")
+_STORE_ADDR = lazy_regex(r"\(([\w.:\[\]-]+), ?(\d{2,5})\)|\b((?:\d{1,3}\.){3}\d{1,3}|[a-z][\w.-]*):(\d{2,5})\b")
+_SHM = lazy_regex(r"/dev/shm|shared memory segment|posix_fallocate")  # noqa: S108 (a pattern, not a path)
+_PEER = lazy_regex(r"\bpeer\b|remote process exited|Connect to |Call to (?:connect|recv|send)")
 # the other end as NCCL and gloo print it: "from peer 10.0.0.5<49189>", "Connect to 10.0.0.5<21724>", "Call to recv
 # from 172....<33759>", "Connection closed by peer [10.0.0.5]:43185", "Read error [10.0.0.5]:25266"
-_PEER_ADDR = re.compile(r"(?:\bpeer|\bto|\bfrom) \[?([\w.:%-]+?)\]?(?:<\d+>|:\d+\b)|\[([\w.:%-]+)\]:\d+")
+_PEER_ADDR = lazy_regex(r"(?:\bpeer|\bto|\bfrom) \[?([\w.:%-]+?)\]?(?:<\d+>|:\d+\b)|\[([\w.:%-]+)\]:\d+")
 
 
 def settle_network(text: str, host: str | None) -> str:

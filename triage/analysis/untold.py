@@ -8,17 +8,17 @@ ranks that never joined, a mismatch with only one side shown.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import replace
 
 from triage.analysis.partial import coverage_line
 from triage.analysis.settle import PER_RANK_OUTPUT, fit_launcher, settle_network
+from triage.lazy_regex import lazy_regex
 from triage.model import Finding, Verdict, VerdictKind
 
 # a summary that already says what would settle it, and one that already says what the input holds
-_SETTLED = re.compile(r"would (?:settle|tell|name|show)")
-_COVERED = re.compile(r"this input holds|not in this input|rank unknown|no line of this input|no rank at fault")
+_SETTLED = lazy_regex(r"would (?:settle|tell|name|show)")
+_COVERED = lazy_regex(r"this input holds|not in this input|rank unknown|no line of this input|no rank at fault")
 
 _REGISTERED = ("each node's launch command (nnodes, nproc_per_node, MASTER_ADDR:MASTER_PORT) and any other job on that "
                "port would settle it")

@@ -27,22 +27,24 @@ from __future__ import annotations
 
 import re
 
+from triage.lazy_regex import lazy_regex
+
 _MARKS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("deepspeed", re.compile(r"deepspeed[./]launcher[./]launch|\[(?:launch|runner)\.py:\d+:\w+\]|sigkill_handler")),
-    ("torchrun", re.compile(r"torch[./]distributed[./]elastic|torchelastic|ChildFailedError|"
+    ("deepspeed", lazy_regex(r"deepspeed[./]launcher[./]launch|\[(?:launch|runner)\.py:\d+:\w+\]|sigkill_handler")),
+    ("torchrun", lazy_regex(r"torch[./]distributed[./]elastic|torchelastic|ChildFailedError|"
                             r"torch[./]distributed[./]run\b|\btorchrun\b|^\[default\d+\]:", re.MULTILINE)),
-    ("spawn", re.compile(r"torch[./]multiprocessing[./]spawn|ProcessRaisedException|ProcessExitedException|"
+    ("spawn", lazy_regex(r"torch[./]multiprocessing[./]spawn|ProcessRaisedException|ProcessExitedException|"
                          r"\bprocess \d+ terminated with (?:signal|exit code)", re.IGNORECASE)),
-    ("horovod", re.compile(r"\bhorovodrun\b|^\[\d+\]<std(?:out|err)>:", re.MULTILINE)),
-    ("openmpi", re.compile(r"\[\d+,\d+\]<std(?:out|err)>:|mpirun noticed|MPI_ABORT was invoked|"
+    ("horovod", lazy_regex(r"\bhorovodrun\b|^\[\d+\]<std(?:out|err)>:", re.MULTILINE)),
+    ("openmpi", lazy_regex(r"\[\d+,\d+\]<std(?:out|err)>:|mpirun noticed|MPI_ABORT was invoked|"
                            r"Primary job\s+terminated|mpirun has exited|\*\*\* Process received signal \*\*\*|"
                            r"\*\*\* An error occurred in MPI_|\bprterun\b")),
-    ("hydra", re.compile(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES|\[proxy:\d+:\d+@|\[mpiexec@|"
+    ("hydra", lazy_regex(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES|\[proxy:\d+:\d+@|\[mpiexec@|"
                          r"application called MPI_Abort")),
-    ("mpi", re.compile(r"\bmpi(?:run|exec)\b")),        # an MPI launcher named only, whose MPI is not said
-    ("torchx", re.compile(r"\btorchx\b")),
-    ("ray", re.compile(r"\(\w*(?:Worker|Actor)\w* pid=\d+|\bray::|\braylet\b|RayTaskError|ActorDiedError")),
-    ("slurm", re.compile(r"^\s*srun: |\bslurmstepd\b", re.MULTILINE)),
+    ("mpi", lazy_regex(r"\bmpi(?:run|exec)\b")),        # an MPI launcher named only, whose MPI is not said
+    ("torchx", lazy_regex(r"\btorchx\b")),
+    ("ray", lazy_regex(r"\(\w*(?:Worker|Actor)\w* pid=\d+|\bray::|\braylet\b|RayTaskError|ActorDiedError")),
+    ("slurm", lazy_regex(r"^\s*srun: |\bslurmstepd\b", re.MULTILINE)),
 )
 LAUNCHERS = tuple(name for name, _ in _MARKS)
 

@@ -10,6 +10,7 @@ import re
 from collections import deque
 from dataclasses import replace
 
+from triage.lazy_regex import lazy_regex
 from triage.load.logs.facts import world_size_facts
 from triage.load.logs.line_events import (
     joined_terminate,
@@ -66,16 +67,16 @@ from triage.parsing.textclean import clean_text
 from triage.parsing.torchelastic import spawn_error_owner
 from triage.schemas import STOP_LOG_RECORD
 
-_RANK_IN_NAME = re.compile(r"rank[-_]?(\d+)", re.IGNORECASE)
+_RANK_IN_NAME = lazy_regex(r"rank[-_]?(\d+)", re.IGNORECASE)
 _WATCHDOG_HINTS = ("atchdog", "Timeout at NCCL work", "Heartbeat monitor", "lagging ranks", "Desync",
                    "timed out in blocking wait")
 # Parts of formats we know: a line holding one that nothing parsed is reported as "unparsed".
 _KNOWN_HINTS = ("Watchdog caught", "WorkNCCL(", "CollectiveFingerPrint", MISMATCH_MARKER, "NCCL WARN",
                 "exitcode", "ncclRemoteError", "ncclSystemError", "ncclInternalError", "Xid")
 # How specific a failure line is, when several stand together (a terminate line, then its what()).
-_PROGRESS = re.compile(r"\b(?:epoch|step|iter(?:ation)?|loss|batch|eval(?:uation)?)\b", re.IGNORECASE)
+_PROGRESS = lazy_regex(r"\b(?:epoch|step|iter(?:ation)?|loss|batch|eval(?:uation)?)\b", re.IGNORECASE)
 _SPAWN_BOOTSTRAP_LINES = 4     # the start-up frame, its code line, the exception (a blank line at most)
-_SUMMARY_FIELD = re.compile(r"\s*(?:traceback|exitcode|error_file|time|host|rank)\s*:")
+_SUMMARY_FIELD = lazy_regex(r"\s*(?:traceback|exitcode|error_file|time|host|rank)\s*:")
 # Every literal that a check of _line looks for before it parses (and named_failure's words, caseless): a line
 # holding none of them skips those checks (a block's lines are sorted in one scan, triage.parsing.needles; the
 # same answers: tests/load/test_line_gate.py). A check added to _line behind a new literal adds it here.
@@ -148,10 +149,10 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         scan.events.extend(dmesg_events(text, "?", path))
 
 
-_AGENT_PID = re.compile(r"local_rank: \d+ \(pid: (\d+)\)")
+_AGENT_PID = lazy_regex(r"local_rank: \d+ \(pid: (\d+)\)")
 # triage's own records in a merged.log: "[host:triage] ..." (the agent writes them; no rank does:
 # a rank's line that prints one is tagged with the rank first, "[host:3] [host:triage] ...")
-_TRIAGE_TAG = re.compile(r"\[([A-Za-z0-9][\w.-]*):triage\] ")
+_TRIAGE_TAG = lazy_regex(r"\[([A-Za-z0-9][\w.-]*):triage\] ")
 
 
 def _triage_record(text: str, host: str, path: str, scan: LogScan) -> None:

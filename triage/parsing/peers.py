@@ -55,7 +55,16 @@ def shortened(text: str, limit: int = 300) -> str:
             body = text[:-len(note)]
             peer = PEER.search(body)
             return clip_keeping(body, max(limit - len(note), 120), [peer.span()] if peer else []) + note
-    return text[:limit]
+    return cut_at_word(text, limit)
+
+
+def cut_at_word(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters, at the last space within the last fifth of the limit (a word
+    is never cut mid-way where a boundary is that near), else at the limit (one long token: a path, a URL)."""
+    if len(text) <= limit:
+        return text
+    space = text.rfind(" ", limit - limit // 5, limit + 1)
+    return text[:space].rstrip() if space > 0 else text[:limit]
 
 
 def clip_keeping(text: str, limit: int, keep: list[tuple[int, int]]) -> str:

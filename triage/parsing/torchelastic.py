@@ -110,6 +110,8 @@ _ARGV_TAIL = lazy_regex(r"['\"]\]\s*$")
 # "ERROR: Could not consume arg: --local_rank=3". The number is that process's local rank; argparse exits with 2.
 _ARGV_REJECTED = lazy_regex(r"(?:error: unrecognized arguments:|ERROR: Could not consume arg:)[^\n]*?"
                             r"--local[_-]rank[= ](\d+)")
+_REJECTED_ALIKE = ("exit code 2, argparse's for a usage error, as the process whose refusal of the --local-rank "
+                   "argument is shown: the same refusal, its own usage line not in this input")
 _REJECTED_NOTE = ("the script does not take the --local-rank/--local_rank argument the launcher passes to each "
                   "process (read LOCAL_RANK from the environment, or accept both spellings)")
 # torch.distributed.launch (PyTorch <= 1.8) waits on its workers in local-rank order and raises for the first
@@ -258,13 +260,17 @@ def _argv_rejections(text: str, failures: list[LauncherFailure]) -> list[Launche
     start-up); the launcher's own record of the same local rank (its agent line) gives way to it."""
     if "local" not in text or (("unrecognized arguments" not in text) and ("Could not consume arg" not in text)):
         return failures
-    rejected = sorted({int(m.group(1)) for m in _ARGV_REJECTED.finditer(text)})
-    if not rejected:
+    shown = {int(m.group(1)) for m in _ARGV_REJECTED.finditer(text)}
+    if not shown:
         return failures
+    # every process gets the same argument and refuses it alike: a launcher's record of another local rank that
+    # exited with argparse's usage code 2 is the same refusal, its own usage line not in this input
+    alike = {f.local_rank for f in failures if f.local_rank is not None and f.exitcode == 2 and not f.root_cause}
+    rejected = sorted(shown | alike)
     kept = [f for f in failures if f.root_cause or f.local_rank not in rejected]
     codes = {f.local_rank: f.exitcode for f in failures if f.local_rank in rejected}
     return kept + [LauncherFailure(None, local, None, codes.get(local) or 2, None, None, None, root_cause=True,
-                                   note=_REJECTED_NOTE) for local in rejected]
+                                   note=_REJECTED_NOTE if local in shown else _REJECTED_ALIKE) for local in rejected]
 
 
 _LOOSE_RANK = lazy_regex(r"\brank\s*:?\s*(\d+)\s*\(local[ _]rank:\s*(\d+)\)")

@@ -51,6 +51,7 @@ from triage.parsing.crashlog import (
 )
 from triage.parsing.desync import (
     MISMATCH_MARKER,
+    MONITORED_BARRIER,
     RUNNING_MARKER,
     parse_desync_report,
     parse_mismatch,
@@ -76,13 +77,20 @@ _KNOWN_HINTS = ("Watchdog caught", "WorkNCCL(", "CollectiveFingerPrint", MISMATC
 # How specific a failure line is, when several stand together (a terminate line, then its what()).
 _PROGRESS = lazy_regex(r"\b(?:epoch|step|iter(?:ation)?|loss|batch|eval(?:uation)?)\b", re.IGNORECASE)
 _SPAWN_BOOTSTRAP_LINES = 4     # the start-up frame, its code line, the exception (a blank line at most)
+# monitored_barrier's error ("Rank 2 successfully reached monitoredBarrier, but received errors while waiting for
+# send/recv from rank 0 ...", "Ranks 3 failed to pass monitoredBarrier ...") then " Original exception:" and the
+# transport's error: the peer the barrier names went away (its socket reset or closed), a consequence of that
+# rank, never a network failure of its own
+_ORIGINAL = "Original exception:"
+_BARRIER_ORIGINAL_LINES = 3
+BARRIER_ORIGINAL_NOTE = " (monitored_barrier's original exception: the rank it names stopped answering)"
 _SUMMARY_FIELD = lazy_regex(r"\s*(?:traceback|exitcode|error_file|time|host|rank)\s*:")
 # Every literal that a check of _line looks for before it parses (and named_failure's words, caseless): a line
 # holding none of them skips those checks (a block's lines are sorted in one scan, triage.parsing.needles; the
 # same answers: tests/load/test_line_gate.py). A check added to _line behind a new literal adds it here.
 _GATE_LITERALS = (*INIT_MARKERS, "Duplicate GPU", "Traceback (most recent call last)", SPAWN_BOOTSTRAP_FRAME,
                   *RAISE_SITE_MARKERS, "terminated with the following error", *_WATCHDOG_HINTS, MISMATCH_MARKER,
-                  RUNNING_MARKER, *CRASH_MARKERS, *_KNOWN_HINTS)
+                  RUNNING_MARKER, *CRASH_MARKERS, *_KNOWN_HINTS, MONITORED_BARRIER, _ORIGINAL)
 
 
 def rank_from_name(name: str) -> int | None:
@@ -201,6 +209,7 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
         else None
     if owner is not None:
         scan.spawn_owner = owner
+        scan.spawn_owners.add(owner)
         return
     if rank is None and scan.spawn_owner is not None:
         rank = scan.spawn_owner
@@ -248,6 +257,10 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
     if rest.strip() == "Last error:" and rank is not None:
         scan.last_error[rank] = order
         return
+    if loud and MONITORED_BARRIER in rest:
+        scan.barrier_error = (order, _ORIGINAL in rest)
+    elif loud and _ORIGINAL in rest and scan.barrier_error and order - scan.barrier_error[0] <= _BARRIER_ORIGINAL_LINES:
+        scan.barrier_error = (order, True)
     if loud and not parsed and has_marker(rest) and not _SUMMARY_FIELD.match(rest) and "NCCL WARN" not in rest:
         # (a mismatch/Running line is not the rank's own failure; torchrun's summary is read whole;
         # NCCL WARN lines are read by the NCCL tracker, which knows their process)
@@ -257,6 +270,9 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
         if crash is not None and crash.kind is CrashLineKind.EXCEPTION and scan.spawn_bootstrap is not None \
                 and 0 < order - scan.spawn_bootstrap <= _SPAWN_BOOTSTRAP_LINES:
             crash = replace(crash, text=(crash.text + SPAWN_BOOTSTRAP_NOTE)[:400], collateral=True)
+        if crash is not None and scan.barrier_error and scan.barrier_error[1] and MONITORED_BARRIER not in rest \
+                and 0 < order - scan.barrier_error[0] <= _BARRIER_ORIGINAL_LINES:
+            crash = replace(crash, text=(crash.text + BARRIER_ORIGINAL_NOTE)[:400], collateral=True)
         if crash is not None and rank is None and (rank := rank_in_message(crash.text)) is not None:
             scan.ranks_seen.add(rank)
         if crash is not None:

@@ -50,6 +50,11 @@ def excerpt_steps(verdict: Verdict) -> tuple[str, ...]:
         if "out of memory" in summary or "OutOfMemoryError" in summary:
             steps.append("reduce memory on that rank (batch size, sequence length, activation checkpointing); "
                          "a rank that OOMs alone often gets a longer sequence or a larger shard")
+        if "unhandled cuda error" in summary or "ncclUnhandledCudaError" in summary:
+            steps.append("NCCL's unhandled cuda error at its set-up is a CUDA call that failed under NCCL: re-run with "
+                         "NCCL_DEBUG=INFO (its WARN line names the CUDA error); check that this PyTorch build "
+                         "supports the GPU (its 'not compatible with the current PyTorch installation' warning), "
+                         "the driver against the CUDA version, and that each rank's device is its own")
     elif kind is VerdictKind.CRASH:
         if "SIGKILL" in summary:
             steps.append("run `dmesg -T | grep -i -E 'killed process|out of memory'` on that host: SIGKILL is "

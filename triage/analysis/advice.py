@@ -5,7 +5,7 @@ diff next time (pure)."""
 from __future__ import annotations
 
 from triage.analysis.ranks import rank_word
-from triage.analysis.settle import settle_setup
+from triage.analysis.settle import per_rank_output, settle_setup
 from triage.analysis.stopped import what_to_do
 from triage.model import MismatchKind, Verdict, VerdictKind
 from triage.model.evidence import GPU_WAIT, RankActivityFact
@@ -27,7 +27,9 @@ INIT_HANG_STEPS = (
 )
 
 
-def excerpt_steps(verdict: Verdict) -> tuple[str, ...]:
+def excerpt_steps(verdict: Verdict, launcher: str | None = None) -> tuple[str, ...]:
+    """What to do next after a verdict of pasted logs; ``launcher``: the one that started the ranks, whose
+    per-rank output the steps ask for (triage.parsing.launcher_kind)."""
     who = rank_word(verdict.culprit_ranks) if verdict.culprit_ranks else None
     kind = verdict.kind
     summary = verdict.summary
@@ -84,8 +86,9 @@ def excerpt_steps(verdict: Verdict) -> tuple[str, ...]:
         if "time limit" not in summary:
             return tuple(steps)
     elif kind in (VerdictKind.HANG, VerdictKind.FAILURE_UNLOCATED):
+        tagged = per_rank_output(launcher) if launcher else f"{per_rank_output(None)}, srun --label"
         steps.append("the culprit is a rank this input does not show: gather the output of every rank "
-                     "(torchrun --tee 3, srun --label) and run triage report on all of it")
+                     f"({tagged}) and run triage report on all of it")
         steps.append(LIVE_STACKS)
     steps.append(NEXT_TIME)
     return tuple(steps)

@@ -21,12 +21,13 @@ from triage.analysis.absent_rank import (
     absent_rank0,
     logger_record_of_any_rank,
     metric_dict,
+    other_of_two,
     printed_by_any_rank,
     reporters_words,
 )
 from triage.analysis.describe import who
 from triage.analysis.ranks import format_ranks, rank_word
-from triage.analysis.settle import SETTLE_RANK, settle_hang, settle_setup
+from triage.analysis.settle import SETTLE_RANK, settle_hang, settle_network, settle_setup
 from triage.analysis.verdict import headline
 from triage.analysis.verdict.headline import Head
 from triage.lazy_regex import lazy_regex
@@ -221,7 +222,9 @@ def unattributed_verdict(failures: tuple[ExitInfo, ...]) -> tuple[Verdict, Findi
         verdict = headline.verdict(kind, f"{first.message} [{setup}]", culprit_host=first.host,
                                    qualifier=f"{where} (no rank at fault: the job's set-up failed)")
         return verdict, Finding(kind.value, (), verdict.summary, first.evidence, root_cause=True)
-    verdict = headline.verdict(kind, f"{first.message} [{SETTLE_RANK}]", culprit_host=first.host,
+    # (a network failure: the link settles it, not which rank reported it)
+    settle = settle_network(first.message or "", first.host) if kind is VerdictKind.NETWORK_ERROR else SETTLE_RANK
+    verdict = headline.verdict(kind, f"{first.message} [{settle}]", culprit_host=first.host,
                                qualifier=f"{where} (rank unknown: no line of this input ties it to a rank)")
     return verdict, Finding(kind.value, (), verdict.summary, first.evidence, root_cause=True)
 
@@ -304,8 +307,10 @@ def _rank0_before_barrier(timeouts: list[Event], timed_out: list[int], ranks: tu
 
 def watchdog_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...], hosts: Hosts,
                      cov: Mapping[str, object],
-                     unprefixed_tail: tuple[str, ...] = ()) -> tuple[Verdict, Finding] | None:
-    """Watchdog timeouts without traces: one collective timed out on the ranks shown."""
+                     unprefixed_tail: tuple[str, ...] = (),
+                     stopped: tuple[int, ...] = ()) -> tuple[Verdict, Finding] | None:
+    """Watchdog timeouts without traces: one collective timed out on the ranks shown (``stopped``: the pids
+    torchrun's agent stopped once a worker failed)."""
     timeouts = [e for e in events if e.kind is EventKind.WATCHDOG_TIMEOUT and e.rank is not None]
     if not timeouts:
         return _store_wait_verdict(ranks, events, hosts, unprefixed_tail)
@@ -347,7 +352,8 @@ def watchdog_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...],
                                    seq=seq)
         return verdict, Finding(verdict.kind.value, (0,), body, root_cause=True)
     absent = absent_rank0(timed_out, ranks, (pg, seq, where), sorted({e.op or "" for e in timeouts}),
-                          cov.get("world_size"), coverage_line(cov))
+                          cov.get("world_size"), coverage_line(cov)) or \
+        other_of_two(timed_out, ranks, (pg, seq, where), cov.get("world_size"), stopped, coverage_line(cov))
     if absent is not None and len(by_seq) == 1:
         return absent
     ahead = _ranks_ahead(timeouts, pg, seq)

@@ -40,7 +40,7 @@ class RankDeath:
 
 _MPI_SIGNAL = lazy_regex(
     r"(?P<who>mpirun|mpiexec|prterun|orterun|prte) noticed that process rank (?P<rank>\d+) with PID (?P<pid>\S+) on "
-    r"node (?P<host>\S+) exited on\s+signal (?P<num>\d+)(?: \((?P<name>[^)\n]+)\))?")
+    r"node (?P<host>\S+) exited(?: on\s+signal (?P<num>\d+)(?: \((?P<name>[^)\n]+)\))?|[ \t]*$)", re.MULTILINE)
 _MPI_FIRST = lazy_regex(r"The first process to do so was:\s+Process name:\s+\[\[\d+,\d+\],(?P<rank>\d+)\]"
                         r"(?:\s+Exit code:\s+(?P<code>-?\d+))?")
 _VLLM = lazy_regex(r"Worker proc VllmWorker-(?P<rank>\d+) died unexpectedly")

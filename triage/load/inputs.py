@@ -168,7 +168,7 @@ def _log_evidence(scan: LogScan, names: list[str]) -> Evidence:
                     mismatches=tuple(scan.mismatches), unattributed=unattributed, unparsed=tuple(scan.unparsed),
                     nccl_processes=tuple(scan.nccl_processes), init_waits=tuple(scan.init_waits),
                     op_count_splits=tuple(scan.op_count_splits), unprefixed_tail=tuple(scan.unprefixed_tail),
-                    lagging=tuple(scan.lagging), stop=scan.stop)
+                    lagging=tuple(scan.lagging), stop=scan.stop, launcher=scan.launcher)
 
 
 def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
@@ -196,6 +196,7 @@ def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
         cluster_check=next((p.cluster_check for p in parts if p.cluster_check is not None), None),
         agent=tuple(a for p in parts for a in p.agent),
         stop=min((p.stop for p in parts if p.stop is not None), key=lambda s: (s.time, s.host), default=None),
+        launcher=next((p.launcher for p in parts if p.launcher), None),
     )
 
 

@@ -332,6 +332,7 @@ class Evidence:
     # Recorder for gloo (no _dump_fr_trace_json)"): the report says so instead of an all-clear
     recorder_notes: tuple[str, ...] = ()
     gpus: tuple[NodeGpus, ...] = ()         # each node's GPU facts (node/gpus.json of its latest bundle)
+    launcher: str | None = None            # the launcher a log shows started its ranks ("openmpi", "slurm", ...)
 
     def rank(self, rank: int) -> RankEvidence | None:
         for item in self.ranks:

@@ -36,7 +36,7 @@ def _untold(inputs: Inputs) -> Step:
     def step(d: Decision) -> tuple[Decision, tuple[str, ...]]:
         if inputs.complete:
             return d, ("a whole run: not an excerpt",)
-        verdict, main = say_what_is_untold(d.verdict, d.main, inputs.coverage or {})
+        verdict, main = say_what_is_untold(d.verdict, d.main, inputs.coverage or {}, inputs.evidence.launcher)
         return replace(d, verdict=verdict, main=main), (str((inputs.coverage or {}).get("summary", "")),)
     return step
 

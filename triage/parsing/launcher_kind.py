@@ -1,0 +1,57 @@
+"""Which launcher started the ranks of a log, from its own words (pure).
+
+What would settle a verdict that names no culprit is often "every rank's output, each line tagged with its
+rank"; how to get that depends on the launcher that started the ranks: torchrun's ``--tee 3``, Open MPI's
+``mpirun --tag-output``, Hydra's ``mpiexec -prepend-rank``, ``srun --label``, the DeepSpeed launcher's
+``--enable_each_rank_log``. This module names the launcher a text shows, innermost first (the one that
+started the ranks: torchrun run by srun is torchrun), or None where the text shows none.
+
+Each name's marks are lines only that launcher prints (its records, its prefixes, its module paths):
+- ``deepspeed``: ``deepspeed.launcher.launch``, its ``[launch.py:N:main]`` / ``[runner.py:N:main]`` heads,
+  ``sigkill_handler``;
+- ``torchrun``: ``torch.distributed.elastic``, torchelastic's ``ChildFailedError``, ``--tee``'s
+  ``[default0]:`` tags, ``torch/distributed/run.py``, the word ``torchrun``;
+- ``spawn``: ``torch.multiprocessing.spawn`` (its module path, ``ProcessRaisedException``,
+  ``ProcessExitedException``, ``process N terminated with signal|exit code``);
+- ``horovod``: ``horovodrun`` or its ``[3]<stderr>:`` tags; ``openmpi``: Open MPI's ``[1,3]<stderr>:`` tags,
+  ``mpirun noticed ...``, its signal handler's ``*** Process received signal ***``, ``MPI_ABORT was invoked``,
+  ``Primary job terminated``, ``mpirun has exited``, ``*** An error occurred in MPI_...``; ``hydra`` (MPICH,
+  Intel MPI): ``BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES``, ``[proxy:0:1@node]``, ``[mpiexec@node]``,
+  ``application called MPI_Abort``;
+- ``mpi``: ``mpirun``/``mpiexec`` named in words only (which MPI is not said);
+- ``torchx``, ``ray`` (a worker's ``(RayTrainWorker pid=N, ...)`` tag, ``ray::``, ``raylet``, ``RayTaskError``,
+  ``ActorDiedError``), and ``slurm`` (``srun: ``, ``slurmstepd``) last: they start launchers as often as ranks.
+"""
+
+from __future__ import annotations
+
+import re
+
+from triage.lazy_regex import lazy_regex
+
+_MARKS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("deepspeed", lazy_regex(r"deepspeed[./]launcher[./]launch|\[(?:launch|runner)\.py:\d+:\w+\]|sigkill_handler")),
+    ("torchrun", lazy_regex(r"torch[./]distributed[./]elastic|torchelastic|ChildFailedError|"
+                            r"torch[./]distributed[./]run\b|\btorchrun\b|^\[default\d+\]:", re.MULTILINE)),
+    ("spawn", lazy_regex(r"torch[./]multiprocessing[./]spawn|ProcessRaisedException|ProcessExitedException|"
+                         r"\bprocess \d+ terminated with (?:signal|exit code)", re.IGNORECASE)),
+    ("horovod", lazy_regex(r"\bhorovodrun\b|^\[\d+\]<std(?:out|err)>:", re.MULTILINE)),
+    ("openmpi", lazy_regex(r"\[\d+,\d+\]<std(?:out|err)>:|mpirun noticed|MPI_ABORT was invoked|"
+                           r"Primary job\s+terminated|mpirun has exited|\*\*\* Process received signal \*\*\*|"
+                           r"\*\*\* An error occurred in MPI_|\bprterun\b")),
+    ("hydra", lazy_regex(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES|\[proxy:\d+:\d+@|\[mpiexec@|"
+                         r"application called MPI_Abort")),
+    ("mpi", lazy_regex(r"\bmpi(?:run|exec)\b")),        # an MPI launcher named only, whose MPI is not said
+    ("torchx", lazy_regex(r"\btorchx\b")),
+    ("ray", lazy_regex(r"\(\w*(?:Worker|Actor)\w* pid=\d+|\bray::|\braylet\b|RayTaskError|ActorDiedError")),
+    ("slurm", lazy_regex(r"^\s*srun: |\bslurmstepd\b", re.MULTILINE)),
+)
+LAUNCHERS = tuple(name for name, _ in _MARKS)
+
+
+def launcher_of(text: str) -> str | None:
+    """The launcher that started the ranks of ``text`` (a name of :data:`LAUNCHERS`), or None."""
+    for name, marks in _MARKS:
+        if marks.search(text) is not None:
+            return name
+    return None

@@ -61,3 +61,71 @@ def test_the_gpu_collector_is_unchanged_by_a_listener_that_found_no_nvml(tmp_pat
         nvml_xids.stop()
     assert rec.status == CollectorStatus.SKIPPED and rec.error is not None and rec.error.startswith(NO_FACTS)
     assert json.loads((tmp_path / "node" / "gpus.json").read_text())["note"] == rec.error
+
+
+class _BlockingNvml:
+    """A stand-in for NVML's binding (this machine has no driver) whose event wait blocks until released:
+    NVML's own ``nvmlEventSetWait`` blocks for up to its timeout in the same way."""
+
+    NVML_ERROR_TIMEOUT = 10
+    nvmlEventTypeXidCriticalError = 8
+
+    def __init__(self) -> None:
+        import threading
+        self.waiting = threading.Event()
+        self.release = threading.Event()
+        self.shut_down = threading.Event()
+
+    def nvmlInit(self) -> None:
+        pass
+
+    def nvmlEventSetCreate(self) -> object:
+        return object()
+
+    def nvmlDeviceGetCount(self) -> int:
+        return 1
+
+    def nvmlDeviceGetHandleByIndex(self, index: int) -> int:
+        return index
+
+    def nvmlDeviceRegisterEvents(self, handle: int, kind: int, events: object) -> None:
+        pass
+
+    def nvmlEventSetWait(self, events: object, timeout_ms: int) -> object:
+        self.waiting.set()
+        self.release.wait(60)
+        error = RuntimeError("NVML_ERROR_TIMEOUT")
+        error.value = self.NVML_ERROR_TIMEOUT  # type: ignore[attr-defined]
+        raise error
+
+    def nvmlEventSetFree(self, events: object) -> None:
+        pass
+
+    def nvmlShutdown(self) -> None:
+        self.shut_down.set()
+
+
+def test_the_agent_stop_does_not_wait_out_nvmls_event_wait() -> None:
+    """The node agent stops the listener at the job's end without joining it: a short job never waits
+    for the up-to-WAIT_MS NVML wait in progress (on a GPU host it did: ~0.45 s of a 0.05 s job)."""
+    nv = _BlockingNvml()
+    listener = nvml_xids.XidListener(nv).start()
+    try:
+        assert nv.waiting.wait(60), "the listener never reached its event wait"
+        listener.stop(wait=False)
+        assert listener._thread.is_alive()           # still inside the wait: stop() returned without it
+        assert not nv.shut_down.is_set()
+    finally:
+        nv.release.set()
+    listener._thread.join(60)
+    assert not listener._thread.is_alive()
+    assert nv.shut_down.is_set() and listener.error is None   # the thread still cleaned up NVML when its wait returned
+
+
+def test_stop_with_wait_waits_for_the_thread() -> None:
+    nv = _BlockingNvml()
+    listener = nvml_xids.XidListener(nv).start()
+    assert nv.waiting.wait(60)
+    nv.release.set()
+    listener.stop()
+    assert not listener._thread.is_alive() and nv.shut_down.is_set()

@@ -58,6 +58,9 @@ def test_reconciliation_units() -> None:
     assert "its output says nothing more" in (ended_after_exit_record(clean, abort, ["step 2"]).message or "")
     exit3 = ended_after_exit_record(clean, ExitInfo(exit_code=3, time=None), [])
     assert exit3.exit_code == 3 and (exit3.message or "").startswith("exit code 3 " + AFTER_EXIT_RECORD)
+    assert exit3.time == 10.0                                         # the one time known
+    untimed = ended_after_exit_record(ExitInfo(exit_code=0), ExitInfo(exit_code=3), [])
+    assert untimed.time is None                                       # no time known: none made up (never 0.0)
     # the launcher agrees, saw nothing, or took the rank down as the collateral of another: the record stands
     assert ended_after_exit_record(clean, None, []) is clean
     assert ended_after_exit_record(clean, ExitInfo(exit_code=0), []) is clean

@@ -24,8 +24,8 @@ from typing import Any
 from triage.model.gpu import XidEvent
 
 MAX_EVENTS = 256
-WAIT_MS = 500           # one wait on the event set: how long stop() may take to be heard
-JOIN_S = 2.0
+WAIT_MS = 500           # one wait on the event set: how long the thread may take to hear stop()
+JOIN_S = 2.0            # how long stop(wait=True) waits for the thread to end
 
 
 class XidListener:
@@ -48,9 +48,16 @@ class XidListener:
         with self._lock:
             return {index: tuple(found) for index, found in self._events.items()}
 
-    def stop(self) -> None:
+    def stop(self, wait: bool = True) -> None:
+        """Ask the thread to end; with ``wait``, wait (at most ``JOIN_S``) until it has.
+
+        The node agent stops without waiting: the thread may be inside one ``nvmlEventSetWait`` of up to
+        ``WAIT_MS``, and a job that ends then would wait for it (about 0.45 s of a short job's wall time on
+        a GPU host). The thread is a daemon: it frees its event set and shuts NVML down when that wait
+        returns, or ends with the agent's process."""
         self._stop.set()
-        self._thread.join(JOIN_S)
+        if wait:
+            self._thread.join(JOIN_S)
 
     def _run(self) -> None:
         try:
@@ -120,11 +127,12 @@ def current() -> XidListener | None:
     return found if found is not None and found.started is not None else None
 
 
-def stop() -> None:
+def stop(wait: bool = True) -> None:
+    """Stop this process's listener (see :meth:`XidListener.stop` for ``wait``)."""
     global _current
     found, _current = _current, None
     if found is not None:
-        found.stop()
+        found.stop(wait)
 
 
 __all__ = ["MAX_EVENTS", "XidListener", "current", "start", "stop"]

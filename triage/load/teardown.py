@@ -32,7 +32,8 @@ def ended_after_exit_record(own: ExitInfo, launcher: ExitInfo | None, output_tai
                + (f": {said}" if said else " (the launcher's record; its output says nothing more)"))
     if launcher.signal is None:
         message = f"exit code {launcher.exit_code} {message}"
-    return replace(launcher, message=message, time=max(t for t in (own.time, launcher.time, 0.0) if t is not None),
+    times = [t for t in (own.time, launcher.time) if t is not None]
+    return replace(launcher, message=message, time=max(times) if times else None,
                    evidence=tuple(dict.fromkeys((*own.evidence, *launcher.evidence))),
                    failure_kind=None, collateral=False)
 

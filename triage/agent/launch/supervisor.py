@@ -109,7 +109,7 @@ class NodeAgent:
                 self._emergency_stop()
                 raise
         finally:
-            nvml_xids.stop()
+            nvml_xids.stop(wait=False)     # never wait out NVML's event wait at the job's end
             launcher.restore_signals(previous)
 
     def _kill_own_helpers(self) -> None:

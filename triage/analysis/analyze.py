@@ -26,6 +26,7 @@ from triage.analysis.numerics import analyze_numerics
 from triage.analysis.p2p import check_p2p
 from triage.analysis.partial import coverage
 from triage.analysis.ranks import format_ranks, rank_word
+from triage.analysis.settle import fit_launcher
 from triage.analysis.stop import split_at_stop, stop_finding
 from triage.analysis.stragglers import find_stragglers
 from triage.analysis.summaries import rank_summaries
@@ -105,6 +106,7 @@ def analyze(evidence: Evidence, explain: bool = False) -> Report:
     findings.extend(slow.findings)
     steps = (excerpt_steps(verdict) if not evidence.complete or (not traces and verdict.kind in _HANGS)
              else slow.steps(verdicts.next_steps(verdict, evidence.finished_cleanly)))
+    steps = tuple(fit_launcher(step, evidence.launcher) for step in steps)
     if verdict.kind is VerdictKind.NONFINITE:
         steps = numerics.steps + steps
     if init_steps(evidence.agent, verdict):     # the agent's steps replace the generic init-hang ones

@@ -16,6 +16,26 @@ SETTLE_RANK = ("which rank: the ranks' own output with their rank prefixes (torc
 SETTLE_FIRST = ("the log of the rank that failed first (every rank's output: torchrun --tee 3, or the job run under "
                 "`triage launch`) would settle it")
 MAX_NAMED_ABSENT = 4
+# The hints above and elsewhere name torchrun's option; a job another launcher started gets that launcher's
+# (triage.parsing.launcher_kind names the launcher the input shows; torchrun's stays where it shows none)
+TORCHRUN_TEE = "torchrun --tee 3"
+_BOTH = f"{TORCHRUN_TEE}, srun --label"
+_RANK_OUTPUT = {
+    "torchx": "`torchx log APP_HANDLE`: every replica's lines under its role/replica head",
+    "deepspeed": "deepspeed --enable_each_rank_log DIR",
+    "mpirun": "mpirun --tag-output or --output-filename DIR",
+    "mpiexec": "mpiexec -prepend-rank",
+    "srun": "srun --label",
+}
+
+
+def fit_launcher(text: str, launcher: str | None) -> str:
+    """``text`` with torchrun's option for each rank's output replaced by the option of the launcher the input
+    shows (unchanged where it shows torchrun's, or none)."""
+    hint = _RANK_OUTPUT.get(launcher or "")
+    if hint is None or TORCHRUN_TEE not in text:
+        return text
+    return text.replace(_BOTH, hint).replace(TORCHRUN_TEE, hint)
 
 
 def settle_hang(ranks: tuple[RankEvidence, ...], timed_out: list[int], cov: Mapping[str, object]) -> str:

@@ -168,7 +168,7 @@ def _log_evidence(scan: LogScan, names: list[str]) -> Evidence:
                     mismatches=tuple(scan.mismatches), unattributed=unattributed, unparsed=tuple(scan.unparsed),
                     nccl_processes=tuple(scan.nccl_processes), init_waits=tuple(scan.init_waits),
                     op_count_splits=tuple(scan.op_count_splits), unprefixed_tail=tuple(scan.unprefixed_tail),
-                    lagging=tuple(scan.lagging), stop=scan.stop)
+                    lagging=tuple(scan.lagging), stop=scan.stop, launcher=scan.launcher)
 
 
 def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
@@ -192,6 +192,7 @@ def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
         init_waits=tuple(w for part in parts for w in part.init_waits),
         op_count_splits=tuple(s for part in parts for s in part.op_count_splits),
         lagging=tuple(x for part in parts for x in part.lagging),
+        launcher=next((p.launcher for p in parts if p.launcher), None),
         unprefixed_tail=next((p.unprefixed_tail for p in parts if p.unprefixed_tail), ()),
         cluster_check=next((p.cluster_check for p in parts if p.cluster_check is not None), None),
         agent=tuple(a for p in parts for a in p.agent),

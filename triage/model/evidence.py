@@ -320,6 +320,7 @@ class Evidence:
     # progress, "Saving checkpoint", evaluation on rank 0 only, usually without a rank prefix)
     unprefixed_tail: tuple[str, ...] = ()
     lagging: tuple[ReportedLag, ...] = ()   # ranks a desync report blames
+    launcher: str | None = None             # the launcher the logs show in its own words (parsing.launcher_kind)
     cluster_check: ClusterCheck | None = None   # a `triage check` run in the same run directory
     agent: tuple[AgentFacts, ...] = ()    # each node's live agent, from its latest bundle (run directories)
     kernel_events: tuple[KernelEvent, ...] = ()   # dmesg lines about crashes (triage postmortem)

@@ -69,6 +69,7 @@ class LogScan:
     _init_seen: set[tuple[int | None, str, int | None, str | None]] = field(default_factory=set)
     store_waits: list[InitWaitRecord] = field(default_factory=list)   # store get/wait timeouts, resolved at the end
     rank_prefixed: bool = False      # some line carried a rank, local-rank or process prefix
+    launcher: str | None = None      # the launcher a log shows in its own words (the first log's that shows one)
     past_init: bool = False          # the input shows the job past its first collective (progress, collectives)
     # lines in plain words naming a rank and a failure that nothing else tied to a rank: (order, rank, line,
     # path); read only when the input ties no line to any rank (triage.parsing.named_failure)

@@ -58,6 +58,7 @@ from triage.parsing.desync import (
 )
 from triage.parsing.gloo import MARKER as GLOO_MARKER
 from triage.parsing.gloo import parse_gloo_timeout
+from triage.parsing.launcher_kind import shown_launcher
 from triage.parsing.log_owners import LineOwner, attribute_lines
 from triage.parsing.named_failure import FAILURE_WORDS, named_failure
 from triage.parsing.raise_sites import MARKERS as RAISE_SITE_MARKERS
@@ -138,6 +139,7 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     launcher_records(record_text(lines, owners, body), path, scan, single_node, agent_hosts, line_hosts)
     mpi_records("\n".join(lines), path, scan)        # (their [host:pid] heads name the host)
     scan.op_count_splits.extend(op_count_splits(body, path))
+    scan.launcher = scan.launcher or shown_launcher(text)
     scan.lagging.extend(ReportedLag(lag.ranks, lag.never_joined, lag.collective, lag.text, (path,))
                         for lag in parse_desync_report(text))
     facts = world_size_facts(body)

@@ -8,6 +8,11 @@
   library's advisory about the input or an API (``... will result in indexing errors``, ``is deprecated``)
   are printed wherever that code runs: they do not show rank 0 alone at other work; a trainer's metric dict
   (``{'loss': 0.69, 'epoch': 0.0}``) is the training loop's own report (routine progress).
+- The reporter's own words (a code fence's line, above which the pasted block ends; a first-person sentence,
+  a greeting, an emoticon, a sentence that says the job hangs or introduces the paste) are no rank's output:
+  the lines above them are not the ones just before the timeouts, so they cannot show rank 0 at other work.
+- A Python logger's source-location head (DeepSpeed's ``[torch_checkpoint_engine.py:33:commit] ...``, its
+  time and level cut by the paste) is a logging record too; DeepSpeed's rank-chosen records say ``[Rank N]``.
 - Ranks 1..N all time out in one collective of the default group and no line of rank 0 is in the
   input (nor a world size above N+1): rank 0 is the one rank that never joined it.
 """
@@ -26,7 +31,8 @@ _LEVEL = r"\[?(?:DEBUG|INFO|NOTICE)\s*\]?"
 _LOGGER_RECORD = re.compile(
     # the record's time (a paste's cleaning may have cut it), up to 3 fields (logger, module, process), the level
     rf"^(?:{_STAMP}\s*[-|:]?\s*)?(?:(?:\[[\w.<>-]+\]|\([\w.-]+\)|[\w.<>-]+)\s*[-|:]?\s*){{0,3}}?{_LEVEL}(?:\s*[-|:]|\s+(?=\S))"
-    rf"|^(?:DEBUG|INFO):[\w.<>-]+:")                     # logging.basicConfig's default
+    rf"|^(?:DEBUG|INFO):[\w.<>-]+:"                      # logging.basicConfig's default
+    rf"|^(?:{_STAMP}\s*)?(?:{_LEVEL}\s*)?\[[\w.-]+\.py:\d+:[\w<>]+\]\s")   # a source-location head (DeepSpeed's)
 _NAMES_RANK0 = re.compile(r"\b(?:rank|process)\s*[:=#]?\s*0\b|\[rank0\]|\bmain process\b|\bglobal_rank\s*[:=]\s*0\b",
                           re.IGNORECASE)
 
@@ -35,6 +41,19 @@ _ADVISORY = re.compile(r"\bwill result in\b|\bis deprecated\b|\bwill be removed\
                        r"\blonger than the specified maximum\b|\bis not (?:set|supported)\b|\bwere not initialized\b")
 _VALUE = r"['\"][\w/ .-]+['\"]: -?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|nan|inf)"
 _METRIC_DICT = re.compile(rf"^\{{{_VALUE}(?:, {_VALUE})*\}}$")
+
+
+_FENCE = re.compile(r"^(?:```|~~~)")
+_PROSE = re.compile(r"(?:^|[\s,(])(?:I|I'm|I've|I'd)\s+(?:\w+ly\s+)?[a-z]{2,}|\b[Mm]y\s+[a-z]|^(?:Dear|Hi|Hello|Hey)\b|"
+                    r"\b[Tt]hanks?\b|\bThank you\b|(?:^|\s)[:;]-?[()D](?:\s|$)|"
+                    # the reporter telling what went wrong, or introducing the paste
+                    r"\b(?:hangs|hung|(?:gets?|got|is|was|being) stuck|freezes)\b|\b(?:the following|as follows)\b.*:$")
+
+
+def reporters_words(text: str) -> bool:
+    """``text`` (a stripped line) is the reporter's, not a process's: a code fence (going up from the
+    timeouts, the pasted block ends there), a first-person sentence, a greeting, thanks or an emoticon."""
+    return _FENCE.match(text) is not None or _PROSE.search(text) is not None
 
 
 def printed_by_any_rank(tail: tuple[str, ...], index: int) -> bool:

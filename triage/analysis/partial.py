@@ -17,7 +17,13 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 
-from triage.analysis.absent_rank import absent_rank0, logger_record_of_any_rank, metric_dict, printed_by_any_rank
+from triage.analysis.absent_rank import (
+    absent_rank0,
+    logger_record_of_any_rank,
+    metric_dict,
+    printed_by_any_rank,
+    reporters_words,
+)
 from triage.analysis.describe import who
 from triage.analysis.ranks import format_ranks, rank_word
 from triage.analysis.settle import SETTLE_RANK, settle_hang, settle_setup
@@ -252,6 +258,8 @@ def _rank0_at_work(timed_out: list[int], ranks: tuple[RankEvidence, ...], tail: 
         return None
     for index in range(len(tail) - 1, -1, -1):
         text = tail[index].strip()
+        if reporters_words(text):
+            return None        # the pasted block starts below: no line of it shows rank 0's own work
         if logger_record_of_any_rank(text) or printed_by_any_rank(tail, index):
             continue           # a logger, a warning or a report every rank may print: not rank 0's own work
         if _is_work(text) and not _frame_source(tail, index):

@@ -14,13 +14,13 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from triage.errors import ConfigError
+from triage.lazy_regex import lazy_regex
 from triage.options import LaunchSettings, SettingField, build_settings, setting_fields
 from triage.regular_files import NOT_REGULAR, NotRegularFile, open_regular
 
@@ -31,7 +31,7 @@ _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 MAX_CONFIG_BYTES = 1024 * 1024
 S = TypeVar("S")
-_COMPONENT = re.compile(r"[A-Za-z0-9._@\-]{1,128}")
+_COMPONENT = lazy_regex(r"[A-Za-z0-9._@\-]{1,128}")
 
 
 @dataclass(frozen=True)

@@ -19,11 +19,12 @@ import contextlib
 import dataclasses
 import enum
 import io
-import re
 import sys
 from typing import Any, TextIO, TypeVar
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+from triage.lazy_regex import lazy_regex
+
+_CONTROL = lazy_regex(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 T = TypeVar("T")
 
 

@@ -23,28 +23,29 @@ import re
 
 from triage.analysis.ranks import rank_word
 from triage.analysis.verdict import headline
+from triage.lazy_regex import lazy_regex
 from triage.model import Finding, Verdict, VerdictKind
 from triage.model.evidence import RankEvidence
 
 _STAMP = r"\[?\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?"
 _LEVEL = r"\[?(?:DEBUG|INFO|NOTICE)\s*\]?"
-_LOGGER_RECORD = re.compile(
+_LOGGER_RECORD = lazy_regex(
     # the record's time (a paste's cleaning may have cut it), up to 3 fields (logger, module, process), the level
     rf"^(?:{_STAMP}\s*[-|:]?\s*)?(?:(?:\[[\w.<>-]+\]|\([\w.-]+\)|[\w.<>-]+)\s*[-|:]?\s*){{0,3}}?{_LEVEL}(?:\s*[-|:]|\s+(?=\S))"
     rf"|^(?:DEBUG|INFO):[\w.<>-]+:"                      # logging.basicConfig's default
     rf"|^(?:{_STAMP}\s*)?(?:{_LEVEL}\s*)?\[[\w.-]+\.py:\d+:[\w<>]+\]\s")   # a source-location head (DeepSpeed's)
-_NAMES_RANK0 = re.compile(r"\b(?:rank|process)\s*[:=#]?\s*0\b|\[rank0\]|\bmain process\b|\bglobal_rank\s*[:=]\s*0\b",
+_NAMES_RANK0 = lazy_regex(r"\b(?:rank|process)\s*[:=#]?\s*0\b|\[rank0\]|\bmain process\b|\bglobal_rank\s*[:=]\s*0\b",
                           re.IGNORECASE)
 
-_WARNING_HEAD = re.compile(r":\d+: \w*Warning\b")
-_ADVISORY = re.compile(r"\bwill result in\b|\bis deprecated\b|\bwill be removed\b|\bare deprecated\b|"
+_WARNING_HEAD = lazy_regex(r":\d+: \w*Warning\b")
+_ADVISORY = lazy_regex(r"\bwill result in\b|\bis deprecated\b|\bwill be removed\b|\bare deprecated\b|"
                        r"\blonger than the specified maximum\b|\bis not (?:set|supported)\b|\bwere not initialized\b")
 _VALUE = r"['\"][\w/ .-]+['\"]: -?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|nan|inf)"
-_METRIC_DICT = re.compile(rf"^\{{{_VALUE}(?:, {_VALUE})*\}}$")
+_METRIC_DICT = lazy_regex(rf"^\{{{_VALUE}(?:, {_VALUE})*\}}$")
 
 
-_FENCE = re.compile(r"^(?:```|~~~)")
-_PROSE = re.compile(r"(?:^|[\s,(])(?:I|I'm|I've|I'd)\s+(?:\w+ly\s+)?[a-z]{2,}|\b[Mm]y\s+[a-z]|^(?:Dear|Hi|Hello|Hey)\b|"
+_FENCE = lazy_regex(r"^(?:```|~~~)")
+_PROSE = lazy_regex(r"(?:^|[\s,(])(?:I|I'm|I've|I'd)\s+(?:\w+ly\s+)?[a-z]{2,}|\b[Mm]y\s+[a-z]|^(?:Dear|Hi|Hello|Hey)\b|"
                     r"\b[Tt]hanks?\b|\bThank you\b|(?:^|\s)[:;]-?[()D](?:\s|$)|"
                     # the reporter telling what went wrong, or introducing the paste
                     r"\b(?:hangs|hung|(?:gets?|got|is|was|being) stuck|freezes)\b|\b(?:the following|as follows)\b.*:$")

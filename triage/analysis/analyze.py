@@ -275,7 +275,8 @@ def _findings(
     findings: list[Finding] = [main] if main is not None else []
     for extra in disagreements[1:]:
         findings.append(verdicts.mismatch_finding(extra, ctx.hosts, root=False, paths=ctx.paths))
-    crash_findings = failure_findings(failures)
+    crash_findings = failure_findings(failures, verdict.culprit_ranks if verdict.kind in (
+        VerdictKind.CRASH, VerdictKind.EXCEPTION) else ())
     if verdict.kind not in (VerdictKind.CRASH, VerdictKind.EXCEPTION, VerdictKind.NETWORK_ERROR) or (
             verdict.culprit_ranks and failures and failures[0].rank not in verdict.culprit_ranks):
         crash_findings = [Finding(f.kind, f.ranks, f.detail, f.evidence, f.time, False) for f in crash_findings]

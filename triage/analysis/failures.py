@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from triage.analysis.describe import signal_name, who
 from triage.analysis.ranks import rank_word
+from triage.lazy_regex import lazy_regex
 from triage.model import Finding, VerdictKind
 from triage.model.evidence import Event, EventKind, Evidence, RankEvidence
 from triage.parsing.rendezvous import STORE_WAIT_DETAIL
@@ -102,7 +103,7 @@ def _failure(item: RankEvidence, hosts: Mapping[int, str | None]) -> Failure | N
                    collateral=info.collateral, order=info.order, signal=info.signal)
 
 
-_BARE_EXIT = re.compile(r" exited with code (-?\d+)$")
+_BARE_EXIT = lazy_regex(r" exited with code (-?\d+)$")
 
 
 def same_second_exits(first: Failure, failures: list[Failure]) -> tuple[int, ...]:
@@ -156,17 +157,29 @@ def same_error(other: Failure, first: Failure) -> bool:
     return (first.kind is VerdictKind.EXCEPTION and other.kind is VerdictKind.EXCEPTION and not first.collateral
             and not other.collateral and not first.teardown and not other.teardown
             and _after_who(first.detail).startswith("raised: ")       # an exception's words, not an exit code
-            and _DIGITS.sub("N", _after_who(other.detail)) == _DIGITS.sub("N", _after_who(first.detail)))
+            and _error_key(other.detail) == _error_key(first.detail))
 
 
-def failure_findings(failures: list[Failure]) -> list[Finding]:
-    """The first (earliest) failure is the root cause, with the ranks that raised the same error; the rest
-    are collateral, and collateral failures that say the same thing (up to numbers: ports, pids) fold into
-    one finding."""
+_OOM = "CUDA out of memory"
+
+
+def _error_key(detail: str) -> str:
+    """What an exception says, up to numbers; a CUDA OOM is one error whatever its sizes, its GPU, or the text
+    another process's output glued to its line."""
+    said = _after_who(detail)
+    return _OOM if said.startswith("raised: ") and _OOM in said else _DIGITS.sub("N", said)
+
+
+def failure_findings(failures: list[Failure], culprits: tuple[int, ...] = ()) -> list[Finding]:
+    """The first (earliest) failure is the root cause, with the ranks that raised the same error (and the
+    verdict's other culprits, ``culprits``, when the first is among them: ranks that failed the same way);
+    the rest are collateral, and collateral failures that say the same thing (up to numbers: ports, pids)
+    fold into one finding."""
     if not failures:
         return []
     first = failures[0]
-    roots = tuple(sorted({first.rank} | {f.rank for f in failures[1:] if same_error(f, first)}))
+    also = set(culprits) if first.rank in culprits else set()
+    roots = tuple(sorted({first.rank} | also | {f.rank for f in failures[1:] if same_error(f, first)}))
     findings = [Finding(first.kind.value, roots, first.detail, first.evidence, first.time, True)]
     folded: dict[tuple[str, str], list[Failure]] = {}
     for failure in failures[1:]:
@@ -185,7 +198,7 @@ def failure_findings(failures: list[Failure]) -> list[Finding]:
     return findings
 
 
-_DIGITS = re.compile(r"\d+")
+_DIGITS = lazy_regex(r"\d+")
 
 
 def _after_who(detail: str) -> str:

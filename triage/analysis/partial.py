@@ -29,6 +29,7 @@ from triage.analysis.ranks import format_ranks, rank_word
 from triage.analysis.settle import SETTLE_RANK, settle_hang, settle_setup
 from triage.analysis.verdict import headline
 from triage.analysis.verdict.headline import Head
+from triage.lazy_regex import lazy_regex
 from triage.model import CollectiveState, Finding, MismatchKind, Verdict, VerdictKind
 from triage.model.evidence import (
     Event,
@@ -225,7 +226,7 @@ def unattributed_verdict(failures: tuple[ExitInfo, ...]) -> tuple[Verdict, Findi
     return verdict, Finding(kind.value, (), verdict.summary, first.evidence, root_cause=True)
 
 
-_NOT_WORK = re.compile(r"^(?:File |Traceback|frame #|```|--|\.\.\.|\^|\[?[EWIF]\d{3,4}\b|\w*Warning|warnings?\.|"
+_NOT_WORK = lazy_regex(r"^(?:File |Traceback|frame #|```|--|\.\.\.|\^|\[?[EWIF]\d{3,4}\b|\w*Warning|warnings?\.|"
                        r"Exception raised|Thread\b|\s*$|#\d+ \S+ from \S+:\d+$)|NCCL (?:INFO|WARN)|[Ww]atchdog|"
                        r"Timeout\(ms\)|[Uu]nhandled exception|<Thread\(|:\d+: \w*Warning\b|"
                        # ProcessGroupNCCL's own failure handling: heartbeat, debug-info and Flight Recorder dumps
@@ -233,10 +234,10 @@ _NOT_WORK = re.compile(r"^(?:File |Traceback|frame #|```|--|\.\.\.|\^|\[?[EWIF]\
                        r"dump(?:ing)? (?:the )?debug info|dump signal|[Ff]light ?[Rr]ecorder|failed collective")
 # A periodic training report (a metric per line, a step header, a progress bar short of 100%) is
 # the training loop's own progress, which every rank runs: it does not show rank-0-only work.
-_METRIC = re.compile(r"^[\w./() -]+?\s*[=:]\s*-?[\d.,]+(?:[eE][+-]?\d+)?%?$")
-_STEP_REPORT = re.compile(r"\bstep[=: ]\s*\d+\s*/\s*\d+", re.IGNORECASE)
-_PROGRESS = re.compile(r"(?<!\d)(\d{1,3})%\|")
-_OUTSIDE = re.compile(r"sav(?:e|ing)|checkpoint|eval|valid|test|export|upload|merg", re.IGNORECASE)
+_METRIC = lazy_regex(r"^[\w./() -]+?\s*[=:]\s*-?[\d.,]+(?:[eE][+-]?\d+)?%?$")
+_STEP_REPORT = lazy_regex(r"\bstep[=: ]\s*\d+\s*/\s*\d+", re.IGNORECASE)
+_PROGRESS = lazy_regex(r"(?<!\d)(\d{1,3})%\|")
+_OUTSIDE = lazy_regex(r"sav(?:e|ing)|checkpoint|eval|valid|test|export|upload|merg", re.IGNORECASE)
 
 
 def _routine_progress(text: str) -> bool:
@@ -267,7 +268,7 @@ def _rank0_at_work(timed_out: list[int], ranks: tuple[RankEvidence, ...], tail: 
     return None
 
 
-_FRAME = re.compile(r'^File "[^"]+", line \d+')
+_FRAME = lazy_regex(r'^File "[^"]+", line \d+')
 
 
 def _frame_source(tail: tuple[str, ...], index: int) -> bool:

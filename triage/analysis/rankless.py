@@ -9,19 +9,19 @@ so, which rank reported it when the text says, and what would name the rank that
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 from triage.analysis.failures import Failure
 from triage.analysis.settle import settle_hang
 from triage.analysis.verdict import headline
+from triage.lazy_regex import lazy_regex
 from triage.model import Finding, Verdict, VerdictKind
 from triage.model.evidence import EventKind, Evidence
 from triage.parsing.rendezvous import STORE_WAIT_DETAIL
 
 # ProcessGroupNCCL's heartbeat monitor on a rank that did not time out itself: another rank did, and
 # signalled every rank to dump its debug info ("... a collective timeout from  rank 4 and we will try ...")
-_DUMP_FROM = re.compile(r"dump signal due to a collective timeout from\s+rank (\d+)")
+_DUMP_FROM = lazy_regex(r"dump signal due to a collective timeout from\s+rank (\d+)")
 
 
 def rankless_timeout_verdict(evidence: Evidence, failures: list[Failure],

@@ -3,10 +3,10 @@ summary says so and names the one thing that would."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 from triage.analysis.ranks import rank_word
+from triage.lazy_regex import lazy_regex
 from triage.model.evidence import RankEvidence
 
 # What would name the rank of a failure no line ties to one.
@@ -51,9 +51,9 @@ def settle_hang(ranks: tuple[RankEvidence, ...], timed_out: list[int], cov: Mapp
 
 
 # A set-up failure in which no rank is at fault: what would settle it is the port or the node, never a rank
-_PORT_TAKEN = re.compile(r"EADDRINUSE|[Aa]ddress already in use|failed to listen on any local network address")
-_PORT = re.compile(r"\bport:? (\d{2,5})\b|:(\d{2,5})\b")
-_SSH = re.compile(r"via ssh|ssh exited|ssh: connect to host|Permission denied \(publickey")
+_PORT_TAKEN = lazy_regex(r"EADDRINUSE|[Aa]ddress already in use|failed to listen on any local network address")
+_PORT = lazy_regex(r"\bport:? (\d{2,5})\b|:(\d{2,5})\b")
+_SSH = lazy_regex(r"via ssh|ssh exited|ssh: connect to host|Permission denied \(publickey")
 
 
 def settle_setup(text: str, host: str | None) -> str | None:

@@ -8,16 +8,16 @@ ranks that never joined, a mismatch with only one side shown.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import replace
 
 from triage.analysis.partial import coverage_line
+from triage.lazy_regex import lazy_regex
 from triage.model import Finding, Verdict, VerdictKind
 
 # a summary that already says what would settle it, and one that already says what the input holds
-_SETTLED = re.compile(r"would (?:settle|tell|name|show)")
-_COVERED = re.compile(r"this input holds|not in this input|rank unknown|no line of this input|no rank at fault")
+_SETTLED = lazy_regex(r"would (?:settle|tell|name|show)")
+_COVERED = lazy_regex(r"this input holds|not in this input|rank unknown|no line of this input|no rank at fault")
 
 _NETWORK = ("NCCL_DEBUG=INFO output of every rank (which peer, address or interface failed first, and the peer's own "
             "log) would settle it")

@@ -27,11 +27,13 @@ import stat
 import tempfile
 from pathlib import Path, PurePosixPath
 
+from triage.lazy_regex import lazy_regex
+
 # Where root installs CPython and its gdb helpers; a helper anywhere else is never read.
 SYSTEM_HELPER_DIRS = ("/usr/share/gdb/auto-load/", "/usr/lib/debug/", "/usr/bin/", "/usr/lib/",
                       "/usr/local/bin/", "/usr/local/lib/")
 HELPER_LIMIT = 1 << 20
-_HELPER_NAME = re.compile(r"^(?:lib)?python3\.\d+[a-z]*(?:\.so(?:\.[0-9.]+)?)?-gdb\.py$")
+_HELPER_NAME = lazy_regex(r"^(?:lib)?python3\.\d+[a-z]*(?:\.so(?:\.[0-9.]+)?)?-gdb\.py$")
 _copies: dict[str, str] = {}
 _private: list[str] = []
 

@@ -18,22 +18,22 @@ The syscall structure (time, pid, call, fd, return value) is kept; only payload 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from triage.collectors.redact import REDACTED, redact_text, redaction_enabled
+from triage.lazy_regex import lazy_regex
 
 WINDOW = 4
 WINDOW_CHARS = 256
 _OUT = frozenset({"write", "pwrite64", "writev", "pwritev", "pwritev2", "send", "sendto", "sendmsg", "sendmmsg"})
 _IN = frozenset({"read", "pread64", "readv", "preadv", "preadv2", "recv", "recvfrom", "recvmsg", "recvmmsg"})
-_PID = re.compile(r"^\[pid\s+(\d+)\]")
-_CALL = re.compile(r"(?:^|\s)([a-z0-9_]+)\((\d+)[,<]")
-_RESUMED = re.compile(r"<\.\.\. ([a-z0-9_]+) resumed>")
-_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
-_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]{1,64}-----")
+_PID = lazy_regex(r"^\[pid\s+(\d+)\]")
+_CALL = lazy_regex(r"(?:^|\s)([a-z0-9_]+)\((\d+)[,<]")
+_RESUMED = lazy_regex(r"<\.\.\. ([a-z0-9_]+) resumed>")
+_STRING = lazy_regex(r'"((?:[^"\\\n]|\\.)*)"')
+_BEGIN = lazy_regex(r"-----BEGIN [A-Z0-9 ]{1,64}-----")
 _END = "-----END "
-_NOT_BODY = re.compile(r"(?:[^A-Za-z0-9+/= \t\\]|\\[^rnt])")    # base64, blanks and \n \r \t escapes
+_NOT_BODY = lazy_regex(r"(?:[^A-Za-z0-9+/= \t\\]|\\[^rnt])")    # base64, blanks and \n \r \t escapes
 
 
 @dataclass

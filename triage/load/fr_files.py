@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import threading
 from collections.abc import Mapping
 from dataclasses import replace
@@ -12,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from triage.errors import InputError
 from triage.layout import MAX_RANK
+from triage.lazy_regex import lazy_regex
 from triage.model import Collective
 from triage.model.evidence import Evidence, PgMembers, RankEvidence
 from triage.regular_files import open_regular, read_regular_bytes
@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 
 MAX_TEXT = 256 * 1024 * 1024  # of a bigger log, the last 256 MiB are read
 MAX_LINE_CHARS = 64 * 1024
-_LONG_LINE = re.compile(rf"(?m)^[^\n]{{{MAX_LINE_CHARS + 1},}}")
-_TRAILING_NUMBER = re.compile(r"^(.*?)(\d+)(?:\.(?:json|pkl|pickle|bin))?$")
+_LONG_LINE = lazy_regex(rf"(?m)^[^\n]{{{MAX_LINE_CHARS + 1},}}")
+_TRAILING_NUMBER = lazy_regex(r"^(.*?)(\d+)(?:\.(?:json|pkl|pickle|bin))?$")
 
 
 def read_text(path: Path, limit: int = MAX_TEXT) -> str:

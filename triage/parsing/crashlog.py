@@ -22,6 +22,8 @@ import enum
 import re
 from dataclasses import dataclass
 
+from triage.lazy_regex import lazy_regex
+
 # FAULT_SIGNALS lives with the crash model; re-exported here, where the agent reads it
 from triage.model.backtrace import FAULT_SIGNALS as FAULT_SIGNALS  # noqa: PLC0414
 from triage.model.backtrace import CrashLogFacts
@@ -66,17 +68,17 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            "host not found", "Caught signal", "caught signal", "Assertion ", "Address already in use", "EADDRINUSE",
            "failed to listen", "ssh exited with exit code", "does not support")
 
-_EXC = re.compile(
+_EXC = lazy_regex(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
     r"(?::\s?(?P<msg>.*))?$")
-_CUDA_OOM = re.compile(r"CUDA out of memory|OutOfMemoryError|out of memory\. Tried to allocate|\bran out of memory\b|"
+_CUDA_OOM = lazy_regex(r"CUDA out of memory|OutOfMemoryError|out of memory\. Tried to allocate|\bran out of memory\b|"
                        r"CUBLAS_STATUS_ALLOC_FAILED|"
                        r"Cuda failure '?out of memory",
                        re.IGNORECASE)
 # "CUDA error: X" and what X is (to its line's end, or to PyTorch's "CUDA kernel errors might be ..." glued
 # after it): the one pattern both a log line (parse_crash_line) and a crashed process's tail (crash_log_facts) use
 _CUDA_WHAT_TEXT = r"CUDA error: (?P<what>[^\n]+?)(?=\s*$|\s*CUDA kernel errors)"
-_CUDA_ERROR = re.compile(
+_CUDA_ERROR = lazy_regex(
     _CUDA_WHAT_TEXT + r"|c10_cuda_check_implementation|cudaErrorIllegalAddress|"
     r"device-side assert triggered|CUDA kernel errors might be asynchronously reported|"
     r"an illegal memory access was encountered|unspecified launch failure|CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+|"
@@ -84,8 +86,8 @@ _CUDA_ERROR = re.compile(
 _CUDA_HINT = "CUDA kernel errors might be asynchronously reported"
 # the kernel's own assert, printed per thread before "device-side assert triggered" (which a paste may lack):
 # "IndexKernel.cu:92: operator(): block: [68,0,0], thread: [32,0,0] Assertion `index >= ...` failed."
-_KERNEL_ASSERT = re.compile(r"(?P<file>[\w.-]+\.cuh?):\d+: .{0,300}?\bAssertion (?P<what>.{1,400}?) failed\.")
-_FATAL = re.compile(
+_KERNEL_ASSERT = lazy_regex(r"(?P<file>[\w.-]+\.cuh?):\d+: .{0,300}?\bAssertion (?P<what>.{1,400}?) failed\.")
+_FATAL = lazy_regex(
     r"Fatal Python error: (?P<fpe>\w[\w ]*)|^Segmentation fault|\bSegmentation fault \(core dumped\)|"
     r"^Aborted(?: \(core dumped\))?$|\*\*\* (?P<glogsig>SIG[A-Z]+) \(@|"
     r"(?:received|caught|got) signal:? (?P<signame>SIG[A-Z]+)|"
@@ -102,9 +104,9 @@ _FATAL = re.compile(
     r"(?<=[\]|])(?:Killed|Aborted \(core dumped\)|Bus error \(core dumped\))$|"
     # a DataLoader worker's SIGBUS handler (shared memory too small): the rank's loader dies with it
     r"(?P<loaderbus>Unexpected bus error encountered in worker)")
-_TERMINATE = re.compile(r"terminate called after throwing an instance of '(?P<what>[^']+)'|"
+_TERMINATE = lazy_regex(r"terminate called after throwing an instance of '(?P<what>[^']+)'|"
                         r"terminate called without an active exception")
-_NET = re.compile(
+_NET = lazy_regex(
     r"ncclRemoteError|ncclSystemError|remote process exited or there was a network error|"
     r"socketProgressOpt|socketPollConnect|Connection reset by peer|Connection closed by (?:remote )?peer|"
     r"Connection refused|Broken pipe|NET/IB ?: ?Got completion from peer|NET/IB : .*(?:error|failed)|"
@@ -131,10 +133,10 @@ _NET = re.compile(
     # a launcher that could not reach a node: DeepSpeed's runner ("... but host=node2 was not reachable via ssh"),
     # pdsh ("pdsh@node0: node2: ssh exited with exit code 255")
     r"not reachable via ssh|ssh exited with exit code 255")
-_NCCL = re.compile(r"ncclInternalError|ncclInvalidUsage|ncclInvalidArgument|ncclUnhandledCudaError|"
+_NCCL = lazy_regex(r"ncclInternalError|ncclInvalidUsage|ncclInvalidArgument|ncclUnhandledCudaError|"
                    r"NCCL error in:|NCCL Error \d|ncclCommInitRank failed")
 # Lines that are consequences of a failure elsewhere (or of the launcher's teardown).
-_COLLATERAL = re.compile(
+_COLLATERAL = lazy_regex(
     r"Watchdog caught collective operation timeout|NCCL communicator was aborted|"
     r"Some NCCL operations have failed or timed out|ChildFailedError|SignalException|"
     r"RendezvousClosedError|Process \d+ exited with|KeyboardInterrupt|"
@@ -146,23 +148,23 @@ _COLLATERAL = re.compile(
     r"failed to pass monitoredBarrier|received errors while waiting for send/recv|"
     # Ray's driver told that an actor's worker process died (the death itself is Ray's own record)
     r"ActorDiedError|actor died unexpectedly", re.IGNORECASE)
-_GPU = re.compile(r"\bcuda:(\d+)\b|GPU (\d+)(?: has a total capacity|;)|\bdevice (\d+)\b")
+_GPU = lazy_regex(r"\bcuda:(\d+)\b|GPU (\d+)(?: has a total capacity|;)|\bdevice (\d+)\b")
 _SIGNUMS = {"4": "SIGILL", "6": "SIGABRT", "7": "SIGBUS", "8": "SIGFPE", "9": "SIGKILL", "11": "SIGSEGV",
             "15": "SIGTERM"}
 _FPE_SIGNALS = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": "SIGBUS",
                 "Floating point exception": "SIGFPE", "Illegal instruction": "SIGILL"}
 # A DataLoader worker a signal ended, as the rank's loader tells it ("RuntimeError: DataLoader worker (pid 108439)
 # is killed by signal: Killed."): the signal's strsignal() name, not the RuntimeError, is the failure
-_LOADER_KILLED = re.compile(r"DataLoader worker \(pid\(?s?\)?\s*[\d, ]+\) is killed by signal: "
+_LOADER_KILLED = lazy_regex(r"DataLoader worker \(pid\(?s?\)?\s*[\d, ]+\) is killed by signal: "
                             r"(?P<name>[A-Z][a-z]+(?: [a-z]+)*)")
 _STRSIGNAL = {**_FPE_SIGNALS, "Killed": "SIGKILL", "Terminated": "SIGTERM", "Interrupt": "SIGINT"}
 # A CUDA error at device selection that says this process has no GPU with that index, or none at all ("CUDA error:
 # invalid device ordinal", "cuda runtime error (10) : invalid device ordinal", retyped in lower case too): the
 # launch's configuration (more processes than visible GPUs), not a fault of a GPU
-_CUDA_SETUP = re.compile(r"invalid device ordinal|no CUDA-capable device is detected", re.IGNORECASE)
+_CUDA_SETUP = lazy_regex(r"invalid device ordinal|no CUDA-capable device is detected", re.IGNORECASE)
 # A backend that lacks the collective the job calls ("ProcessGroupNCCL does not support scatter", "Backend gloo does
 # not support reduce_scatter"): every rank that calls it raises it; told even when quoted in a sentence
-_BACKEND_LACKS = re.compile(r"\b(?:ProcessGroup\w+|[Bb]ackend \w+) does not support \w+")
+_BACKEND_LACKS = lazy_regex(r"\b(?:ProcessGroup\w+|[Bb]ackend \w+) does not support \w+")
 # Exception types that are a launcher's or a wrapper's, not the rank's own failure.
 _NOT_A_RANK_FAILURE = ("ChildFailedError", "SignalException", "RendezvousClosedError", "KeyboardInterrupt",
                        "SystemExit", "CalledProcessError", "ProcessRaisedException", "ProcessExitedException")
@@ -177,19 +179,19 @@ def _gpu(text: str) -> int | None:
 
 # A C++ logging head that says nothing about the failure: "[E1001 10:00:00.123 1234 ProcessGroupNCCL.cpp:616] ".
 # (and a Markdown quote marker after it: a quoted paste shown in a viewer that numbers its lines, "[80000] > ...")
-_BARE_NUMBER = re.compile(r"^\[\d{2,}\] (?:>[ \t]?)*(?=\S)")
-_LOG_HEAD = re.compile(r"^\[[IWEF]\d{0,4}(?: [\d:.]+)?(?: \d+)? ?[\w./-]+\.(?:cpp|cc|cu|h|hpp|py):\d+\]\s*")
+_BARE_NUMBER = lazy_regex(r"^\[\d{2,}\] (?:>[ \t]?)*(?=\S)")
+_LOG_HEAD = lazy_regex(r"^\[[IWEF]\d{0,4}(?: [\d:.]+)?(?: \d+)? ?[\w./-]+\.(?:cpp|cc|cu|h|hpp|py):\d+\]\s*")
 # an exception line the reporter pasted inside quotes: '"RuntimeError: Expected to have finished reduction ..."'
-_QUOTED_EXC = re.compile(r"^[\"\u201c'](?=(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception):)")
+_QUOTED_EXC = lazy_regex(r"^[\"\u201c'](?=(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception):)")
 # an exception line the reporter quoted at the end of a sentence of their own, after a colon (ASCII or full-width):
 # "... but get a: TypeError: __init__() got an unexpected keyword argument ...", "会报错：ValueError: ..."; read only
 # when nothing else in the line is a failure, and not after a logger's own words for what it shrugs off
-_SENTENCE_EXC = re.compile(r"[:\uff1a]\s*(?P<exc>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S.*)$")
-_SHRUGGED = re.compile(r"\b(?:warn(?:ing)?|info|debug|retry(?:ing)?|ignor(?:e|ed|ing)|skipp(?:ed|ing))\b",
+_SENTENCE_EXC = lazy_regex(r"[:\uff1a]\s*(?P<exc>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S.*)$")
+_SHRUGGED = lazy_regex(r"\b(?:warn(?:ing)?|info|debug|retry(?:ing)?|ignor(?:e|ed|ing)|skipp(?:ed|ing))\b",
                        re.IGNORECASE)
 # the c10d store's port taken, told in the reporter's own words ("this exception for the second command: Address
 # already in use"): no other failure is told in those words
-_PORT_TAKEN = re.compile(r"Address already in use|EADDRINUSE")
+_PORT_TAKEN = lazy_regex(r"Address already in use|EADDRINUSE")
 
 
 def _cleaned(line: str) -> str | None:
@@ -302,13 +304,13 @@ def _plain_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine
     return None
 
 
-_PG_ABORT = re.compile(r"Some NCCL operations have failed or timed out|we are taking the entire process down|"
+_PG_ABORT = lazy_regex(r"Some NCCL operations have failed or timed out|we are taking the entire process down|"
                        # its failure handling: a dump of the failed collective, a dump signal, an abort
                        r"Stack trace of the failed collective|dump signal (?:due to a collective timeout|from another "
                        r"rank)|ProcessGroupNCCL preparing to dump debug info|abort timed out after|"
                        r"flight recorder dump signal|watchdog thread terminat")
 # glog's FATAL level ("[F429 14:03:49.38 ProcessGroupNCCL.cpp:1554] ..."): the process aborts after the line
-_GLOG_FATAL = re.compile(r"^\[F\d{0,4}(?: [\d:.]+)?(?: \d+)? ?ProcessGroup\w*\.cpp:\d+\]")
+_GLOG_FATAL = lazy_regex(r"^\[F\d{0,4}(?: [\d:.]+)?(?: \d+)? ?ProcessGroup\w*\.cpp:\d+\]")
 
 
 # A process started by multiprocessing's spawn (mp.spawn, a DataLoader worker, a spawn-context Pool) reads its
@@ -322,11 +324,11 @@ def has_marker(line: str) -> bool:
     return any(marker in line for marker in MARKERS)
 
 
-_FATAL_PY = re.compile(r"Fatal Python error: (?P<what>[^\n]+)")
-_CUDA_WHAT = re.compile(_CUDA_WHAT_TEXT, re.MULTILINE)
-_ASSERTION = re.compile(r"Assertion [`'](?P<expr>.+)' failed")
-_RAISED = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Interrupt|Exit)): (.+)$", re.MULTILINE)
-_WATCHDOG_ABORT = re.compile(r"watchdog thread terminated with exception|Some NCCL operations have failed or "
+_FATAL_PY = lazy_regex(r"Fatal Python error: (?P<what>[^\n]+)")
+_CUDA_WHAT = lazy_regex(_CUDA_WHAT_TEXT, re.MULTILINE)
+_ASSERTION = lazy_regex(r"Assertion [`'](?P<expr>.+)' failed")
+_RAISED = lazy_regex(r"\b([A-Z]\w*(?:Error|Exception|Interrupt|Exit)): (.+)$", re.MULTILINE)
+_WATCHDOG_ABORT = lazy_regex(r"watchdog thread terminated with exception|Some NCCL operations have failed or "
                              r"timed out|Watchdog caught collective operation timeout")
 
 
@@ -349,9 +351,9 @@ def crash_log_facts(text: str) -> CrashLogFacts:
 
 # NCCL's "Last error:" when two ranks were given the same GPU; both ranks are at fault (their
 # device mapping), and the line names them: "Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 10"
-_DUPLICATE_GPU = re.compile(r"Duplicate GPU detected\s*:\s*rank (\d+) and rank (\d+) both on CUDA device (\w+)")
+_DUPLICATE_GPU = lazy_regex(r"Duplicate GPU detected\s*:\s*rank (\d+) and rank (\d+) both on CUDA device (\w+)")
 # A message that names its own rank: "[Rank 7] NCCL watchdog thread terminated ...", "[PG ID 2 PG GUID 3 Rank 5] ..."
-_MESSAGE_RANK = re.compile(r"\[(?:PG [^\]]*?)?Rank (\d+)\]")
+_MESSAGE_RANK = lazy_regex(r"\[(?:PG [^\]]*?)?Rank (\d+)\]")
 
 
 DUPLICATE_GPU_TEXT = "NCCL: Duplicate GPU detected"

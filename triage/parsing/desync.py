@@ -14,14 +14,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from triage.lazy_regex import lazy_regex
 from triage.parsing.names import torch_dtype, torch_op
 
 MISMATCH_MARKER = "Detected mismatch between collectives"
 RUNNING_MARKER = "Running collective"
 
-_RUNNING_RANK = re.compile(r"(?:\[(?:PG \d+ )?Rank (\d+)\]|\[rank(\d+)\])[^\n]*?Running collective")
-_SIDE = re.compile(r"Rank (\d+) is running (?:inconsistent )?(?:collective: ?)?")
-_KV = re.compile(r"(SequenceNumber|OpType|TensorShape|TensorDtypes|TensorDeviceTypes)\s*=\s*")
+_RUNNING_RANK = lazy_regex(r"(?:\[(?:PG \d+ )?Rank (\d+)\]|\[rank(\d+)\])[^\n]*?Running collective")
+_SIDE = lazy_regex(r"Rank (\d+) is running (?:inconsistent )?(?:collective: ?)?")
+_KV = lazy_regex(r"(SequenceNumber|OpType|TensorShape|TensorDtypes|TensorDeviceTypes)\s*=\s*")
 
 
 @dataclass(frozen=True)
@@ -161,7 +162,7 @@ def parse_running(line: str) -> Fingerprint | None:
 #       [7] finished collective #182, but didn't join collective #183 (count from 1)
 #       [3, 5] joined but didn't finish collective #183 (count from 1)
 DESYNC_MARKER = "caused the desync are"
-_LAGGING = re.compile(r"(?:^|\s)\[(?P<ranks>\d+(?:,\s*\d+)*)\]\s+"
+_LAGGING = lazy_regex(r"(?:^|\s)\[(?P<ranks>\d+(?:,\s*\d+)*)\]\s+"
                       r"(?:finished collective #(?P<done>\d+), but didn't join "
                       r"collective #(?P<next>\d+)|joined but didn't finish collective #(?P<stuck>\d+))")
 
@@ -180,8 +181,8 @@ class LaggingRanks:
 #   Rank 2 successfully reached monitoredBarrier, but received errors while waiting for send/recv from rank 0.
 # The ranks named are the ones that never reached the barrier (stuck before it, or dead); not the reporter.
 MONITORED_BARRIER = "monitoredBarrier"
-_BARRIER_FAILED = re.compile(r"Ranks? (?P<ranks>\d+(?:,\s*\d+)*) failed to pass monitoredBarrier in (?P<ms>\d+) ?ms")
-_BARRIER_PEER = re.compile(r"received errors while waiting for send/recv from rank (?P<rank>\d+)")
+_BARRIER_FAILED = lazy_regex(r"Ranks? (?P<ranks>\d+(?:,\s*\d+)*) failed to pass monitoredBarrier in (?P<ms>\d+) ?ms")
+_BARRIER_PEER = lazy_regex(r"received errors while waiting for send/recv from rank (?P<rank>\d+)")
 # (a monitored barrier is not a numbered collective: its lag's ``collective`` is 0)
 
 

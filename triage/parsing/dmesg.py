@@ -13,6 +13,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TypeAlias
 
+from triage.lazy_regex import lazy_regex
+
 
 class XidCause(str, enum.Enum):
     HARDWARE = "hardware"
@@ -91,7 +93,7 @@ class DmesgTime:
         return None
 
 
-_ISO_PARTS = re.compile(r"(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d)(?:[.,](\d+))?(Z|[+-]\d\d:?\d\d)?$")
+_ISO_PARTS = lazy_regex(r"(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d)(?:[.,](\d+))?(Z|[+-]\d\d:?\d\d)?$")
 
 
 def _iso_for_py310(text: str) -> str:
@@ -152,24 +154,24 @@ class OomEvent:
 
 DmesgEvent: TypeAlias = XidEvent | SXidEvent | SegfaultEvent | OomEvent
 
-_T_BOOT = re.compile(r"\[\s*(\d+\.\d+)\]")
-_T_CTIME = re.compile(r"\[(\w{3} \w{3}\s+\d+ \d\d:\d\d:\d\d \d{4})\]")
-_T_ISO = re.compile(r"(\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)")
-_T_SYSLOG = re.compile(r"^(\w{3}\s+\d+ \d\d:\d\d:\d\d)\s")
+_T_BOOT = lazy_regex(r"\[\s*(\d+\.\d+)\]")
+_T_CTIME = lazy_regex(r"\[(\w{3} \w{3}\s+\d+ \d\d:\d\d:\d\d \d{4})\]")
+_T_ISO = lazy_regex(r"(\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)")
+_T_SYSLOG = lazy_regex(r"^(\w{3}\s+\d+ \d\d:\d\d:\d\d)\s")
 
 _PCI = r"\((?:PCI:)?(?P<pci>[^)]*)\)"
-_XID = re.compile(r"NVRM: Xid " + _PCI + r":\s*(?P<code>\d+)(?:,\s*(?P<text>.*))?")
-_PID_NAME = re.compile(r"^pid=(?P<pid>\d+|'?<?unknown>?'?)?,\s*name=(?P<name>[^,]*),\s*")
-_CAUSED_BY = re.compile(r"caused by previous Xid (\d+)", re.IGNORECASE)
-_SXID = re.compile(r"(?P<dev>nvidia-nvswitch\d*)?:?\s*SXid " + _PCI + r":\s*(?P<code>\d+),\s*(?P<text>.*)")
-_LINK = re.compile(r"\bLink (\d+)")
-_SEGV = re.compile(
+_XID = lazy_regex(r"NVRM: Xid " + _PCI + r":\s*(?P<code>\d+)(?:,\s*(?P<text>.*))?")
+_PID_NAME = lazy_regex(r"^pid=(?P<pid>\d+|'?<?unknown>?'?)?,\s*name=(?P<name>[^,]*),\s*")
+_CAUSED_BY = lazy_regex(r"caused by previous Xid (\d+)", re.IGNORECASE)
+_SXID = lazy_regex(r"(?P<dev>nvidia-nvswitch\d*)?:?\s*SXid " + _PCI + r":\s*(?P<code>\d+),\s*(?P<text>.*)")
+_LINK = lazy_regex(r"\bLink (\d+)")
+_SEGV = lazy_regex(
     r"(?P<proc>\S+?)\[(?P<pid>\d+)\]: segfault at (?P<addr>\S+) ip (?P<ip>\S+)"
     r"(?:.*?\bin (?P<lib>[^\[\s]+))?"
 )
-_OOM = re.compile(r"(?:Killed|Kill) process (?P<pid>\d+) \((?P<name>[^)]*)\)")
-_OOM_KILL = re.compile(r"oom-kill:.*?task=(?P<name>[^,]*),pid=(?P<pid>\d+)")
-_BUS_PCI = re.compile(r"\b([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.\d)?)")
+_OOM = lazy_regex(r"(?:Killed|Kill) process (?P<pid>\d+) \((?P<name>[^)]*)\)")
+_OOM_KILL = lazy_regex(r"oom-kill:.*?task=(?P<name>[^,]*),pid=(?P<pid>\d+)")
+_BUS_PCI = lazy_regex(r"\b([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.\d)?)")
 _MARKERS = ("NVRM", "SXid", "segfault at", "Killed process", "Kill process", "oom-kill:", "fallen off")
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 
+from triage.lazy_regex import lazy_regex
 from triage.parsing.launchers import RankDeath, signal_name
 
 MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Process", ":FAILED", "FAILED (non-zero",
@@ -42,56 +43,56 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
 # or "STEP <id>"; "DUE to SIGNAL %s" (strsignal: scancel, or srun ending the step); older Slurm: the same with no
 # reason ("*** STEP 2.0 ON n1 CANCELLED AT <time> ***", also after srun --kill-on-bad-exit saw a task fail) and
 # the host last ("*** JOB 830329 CANCELLED AT <time> DUE TO TIME LIMIT on n447 ***")
-_SLURM_CANCEL = re.compile(
+_SLURM_CANCEL = lazy_regex(
     r"\*\*\* (?P<what>JOB|STEP) (?P<id>\S+)(?: ON (?P<host>\S+))? CANCELLED AT (?P<when>\S+)"
     r"(?: DUE (?:TO|to) (?P<why>TIME LIMIT|PREEMPTION|NODE FAILURE|JOB REQUEUE|TASK FAILURE|SIGNAL [\w ]+?))?"
     r"(?:,[^*\n]*?)?(?: on (?P<old_host>[\w.-]+))? \*\*\*")
 # srun's record of a task that ended badly ("srun: error: n3: task 5: Exited with exit code 1", "...: Killed"):
 # not "Terminated", which is what a cancellation does to every task
-_SRUN_TASK_FAILED = re.compile(r"srun: error: [\w.-]+: tasks? [\d,-]+: (?!Terminated)")
-_SLURM_FAILED = re.compile(r"\*\*\* (?P<what>JOB|STEP) (?P<id>\S+) ON (?P<host>\S+) FAILED \(non-zero exit code")
-_OPERATOR = re.compile(r"(?P<kind>PyTorchJob|TFJob|MPIJob|PaddleJob|XGBoostJob|JAXJob|MXJob) (?P<name>\S+) is "
+_SRUN_TASK_FAILED = lazy_regex(r"srun: error: [\w.-]+: tasks? [\d,-]+: (?!Terminated)")
+_SLURM_FAILED = lazy_regex(r"\*\*\* (?P<what>JOB|STEP) (?P<id>\S+) ON (?P<host>\S+) FAILED \(non-zero exit code")
+_OPERATOR = lazy_regex(r"(?P<kind>PyTorchJob|TFJob|MPIJob|PaddleJob|XGBoostJob|JAXJob|MXJob) (?P<name>\S+) is "
                        r"(?:failed|restarting) because (?P<n>\d+ )?(?P<rtype>\w+) replica\(s\) failed")
-_HOROVOD = re.compile(r"Terminating remaining workers after failure of Process (?P<rank>\d+)\.")
+_HOROVOD = lazy_regex(r"Terminating remaining workers after failure of Process (?P<rank>\d+)\.")
 # torchx (specs/api.py, AppStatus.format): " *trainer[0]:FAILED (exitcode: 1)" then "timestamp: ..." "hostname: ..."
-_TORCHX = re.compile(r"^\s[* ](?P<role>[\w-]+)\[(?P<replica>\d+)\]:FAILED(?: \(exitcode: (?P<code>-?\d+)\))?"
+_TORCHX = lazy_regex(r"^\s[* ](?P<role>[\w-]+)\[(?P<replica>\d+)\]:FAILED(?: \(exitcode: (?P<code>-?\d+)\))?"
                      r"(?:\s+timestamp: [^\n]*\s+hostname: (?P<host>[\w.-]+))?", re.MULTILINE)
 _WHY = {"TIME LIMIT": "its time limit was reached", "PREEMPTION": "it was preempted",
         "NODE FAILURE": "a node failed (slurmctld's log says which and why)", "JOB REQUEUE": "it was requeued"}
 # PRRTE's process name: "[prterun-host-12345@1,3]" (namespace@jobid, rank); ORTE's "[[49023,1],3]" is in launchers
-_PRTE_FIRST = re.compile(r"first process to do so was:\s+Process name:\s+\[[\w.-]+@\d+,(?P<rank>\d+)\]"
+_PRTE_FIRST = lazy_regex(r"first process to do so was:\s+Process name:\s+\[[\w.-]+@\d+,(?P<rank>\d+)\]"
                          r"(?:\s+Exit code:\s+(?P<code>-?\d+))?")
-_PRTE_MEMORY = re.compile(r"A process exceeded memory limits:\s+Process name:\s+\[(?:\[\d+,\d+\]|[\w.-]+@\d+),"
+_PRTE_MEMORY = lazy_regex(r"A process exceeded memory limits:\s+Process name:\s+\[(?:\[\d+,\d+\]|[\w.-]+@\d+),"
                           r"(?P<rank>\d+)\](?:\s+Node:\s+(?P<host>\S+))?")
 # Intel MPI's Hydra box: "=   RANK 2 PID 4451 RUNNING AT host" then "=   KILLED BY SIGNAL: 9 (Killed)"
-_HYDRA_KILLED = re.compile(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES[\s=]*(?:RANK (?P<rank>\d+) )?"
+_HYDRA_KILLED = lazy_regex(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES[\s=]*(?:RANK (?P<rank>\d+) )?"
                            r"PID (?P<pid>\d+) RUNNING AT (?P<host>\S+)[\s=]*KILLED BY SIGNAL: (?P<num>\d+)")
-_HYDRA_BADLY = re.compile(r"\[mpiexec@(?P<host>[\w.-]+)\][^\n]*one of the processes terminated badly")
+_HYDRA_BADLY = lazy_regex(r"\[mpiexec@(?P<host>[\w.-]+)\][^\n]*one of the processes terminated badly")
 # kubectl describe pod: "Name:  train-worker-2" ... "Reason:  OOMKilled" ... "Exit Code:  137"
-_K8S_POD_NAME = re.compile(r"^Name:\s+(?P<pod>[\w.-]+)\s*$", re.MULTILINE)
-_K8S_REASON = re.compile(r"^\s+(?:Last State:\s+Terminated\s+)?Reason:\s+(?P<why>OOMKilled|Error)\s*$"
+_K8S_POD_NAME = lazy_regex(r"^Name:\s+(?P<pod>[\w.-]+)\s*$", re.MULTILINE)
+_K8S_REASON = lazy_regex(r"^\s+(?:Last State:\s+Terminated\s+)?Reason:\s+(?P<why>OOMKilled|Error)\s*$"
                          r"(?P<rest>(?:\n\s+[\w ]+:[^\n]*){0,4})", re.MULTILINE)
-_K8S_EXIT = re.compile(r"Exit Code:\s+(?P<code>\d+)")
+_K8S_EXIT = lazy_regex(r"Exit Code:\s+(?P<code>\d+)")
 # kubectl describe pod of an evicted pod: "Status:  Failed" / "Reason:  Evicted" / "Message:  The node was low on
 # resource: memory. ..."; kubectl get pods: "train-worker-1   0/1   Evicted   0   5m"
-_K8S_EVICTED = re.compile(r"^Reason:\s+Evicted\s*$(?:\nMessage:\s+(?P<msg>[^\n]+))?", re.MULTILINE)
-_K8S_EVICTED_ROW = re.compile(r"^(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+Evicted\s+\d+", re.MULTILINE)
+_K8S_EVICTED = lazy_regex(r"^Reason:\s+Evicted\s*$(?:\nMessage:\s+(?P<msg>[^\n]+))?", re.MULTILINE)
+_K8S_EVICTED_ROW = lazy_regex(r"^(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+Evicted\s+\d+", re.MULTILINE)
 # kubectl get pods: "train-worker-1   0/1   OOMKilled   3 (20s ago)   5m"
-_K8S_ROW = re.compile(r"^(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?P<why>OOMKilled)\s+\d+", re.MULTILINE)
-_K8S_BACKOFF = re.compile(r"Back-off restarting failed container (?:(?P<container>[\w.-]+) )?in pod "
+_K8S_ROW = lazy_regex(r"^(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?P<why>OOMKilled)\s+\d+", re.MULTILINE)
+_K8S_BACKOFF = lazy_regex(r"Back-off restarting failed container (?:(?P<container>[\w.-]+) )?in pod "
                           r"(?P<pod>[\w.-]+?)(?:_[\w.-]+)?(?:\(|\s|$)")
 # Ray's raylet: "1 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed due to other
 # reasons at node (ID: <id>, IP: 10.0.0.9) over the last time period."
-_RAY_OOM = re.compile(r"(?P<n>\d+) Workers? \(tasks / actors\) killed due to memory pressure \(OOM\)[^\n]*?"
+_RAY_OOM = lazy_regex(r"(?P<n>\d+) Workers? \(tasks / actors\) killed due to memory pressure \(OOM\)[^\n]*?"
                       r"at node \(ID: \w+, IP: (?P<ip>[\w.:-]+)\)")
 # submitit (core/core.py): "Job 4242_0 (task: 0) with path <result.pkl>\nhas not produced any output (state: TIMEOUT)"
 # (the task is the rank: submitit's global rank is SLURM_PROCID) and "Job (task=3) failed during processing with trace:"
-_SUBMITIT_NO_OUTPUT = re.compile(r"Job (?P<job>\S+) \(task: (?P<task>\d+)\) with path \S+\s+has not produced any "
+_SUBMITIT_NO_OUTPUT = lazy_regex(r"Job (?P<job>\S+) \(task: (?P<task>\d+)\) with path \S+\s+has not produced any "
                                  r"output \(state: (?P<state>[A-Z_]+)")
-_SUBMITIT_FAILED = re.compile(r"Job \(task=(?P<task>\d+)\) failed during processing")
+_SUBMITIT_FAILED = lazy_regex(r"Job \(task=(?P<task>\d+)\) failed during processing")
 _SUBMITIT_OUTSIDE = {"TIMEOUT": "its time limit was reached", "PREEMPTED": "it was preempted",
                      "NODE_FAIL": "a node failed", "CANCELLED": "it was cancelled", "DEADLINE": "its deadline passed"}
-_SGLANG_CHILD = re.compile(r"Child process unexpectedly failed with (?:exitcode=|an exit code )(?P<status>\d+)\. "
+_SGLANG_CHILD = lazy_regex(r"Child process unexpectedly failed with (?:exitcode=|an exit code )(?P<status>\d+)\. "
                            r"pid=(?P<pid>\d+)")
 
 

@@ -13,12 +13,13 @@ peer gone, the echo of that peer's end).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+
+from triage.lazy_regex import lazy_regex
 
 MARKER = "operation to complete"
 
-_TIMEOUT = re.compile(r"(?:\[(?P<site>[^\]\n]*unbound_buffer\.cc:\d+)\]\s*)?Timed out waiting (?P<ms>\d+)\s*ms for "
+_TIMEOUT = lazy_regex(r"(?:\[(?P<site>[^\]\n]*unbound_buffer\.cc:\d+)\]\s*)?Timed out waiting (?P<ms>\d+)\s*ms for "
                       r"(?P<op>send|recv) operation to complete")
 
 

@@ -25,17 +25,19 @@ from __future__ import annotations
 
 import re
 
-_TORCHX = re.compile(r"\btorchx (?:run|log|status)\b|\btorchx\.(?:schedulers|components|specs|runner)\b|"
+from triage.lazy_regex import lazy_regex
+
+_TORCHX = lazy_regex(r"\btorchx (?:run|log|status)\b|\btorchx\.(?:schedulers|components|specs|runner)\b|"
                      r"^[A-Za-z_][\w-]*/\d+ \[\d+\]:|\(CommandActor pid=\d+", re.MULTILINE)
-_DEEPSPEED = re.compile(r"deepspeed\.launcher|\[launch\.py:\d+:(?:sigkill_handler|main)\]|\[runner\.py:\d+:main\]|"
+_DEEPSPEED = lazy_regex(r"deepspeed\.launcher|\[launch\.py:\d+:(?:sigkill_handler|main)\]|\[runner\.py:\d+:main\]|"
                         r"^\W{0,3}deepspeed\s+(?:--\w|\S+\.py\b)", re.MULTILINE)
-_TORCHRUN = re.compile(r"torch\.distributed\.(?:elastic|run|launch)\b|ChildFailedError|\btorchrun\b")
-_OPEN_MPI = re.compile(r"mpirun noticed that process rank|mpirun has exited due to|MPI_ABORT was invoked on rank|"
+_TORCHRUN = lazy_regex(r"torch\.distributed\.(?:elastic|run|launch)\b|ChildFailedError|\btorchrun\b")
+_OPEN_MPI = lazy_regex(r"mpirun noticed that process rank|mpirun has exited due to|MPI_ABORT was invoked on rank|"
                        r"\bprterun\b|^\[\d+,\d+\]<std(?:out|err)>:|Primary job\s+terminated normally|"
                        r"^\W{0,3}mpirun\s+-", re.MULTILINE)
-_HYDRA = re.compile(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES|application called MPI_Abort\(|"
+_HYDRA = lazy_regex(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES|application called MPI_Abort\(|"
                     r"^\[proxy:|\bHYDRA\b|hydra_pmi|^\W{0,3}mpiexec(?:\.hydra)?\s+-", re.MULTILINE)
-_SRUN = re.compile(r"\bsrun: (?:error|Job step aborted|launch/slurm)|slurmstepd(?:-[\w.-]+)?: error:|^\W{0,3}srun\s+-",
+_SRUN = lazy_regex(r"\bsrun: (?:error|Job step aborted|launch/slurm)|slurmstepd(?:-[\w.-]+)?: error:|^\W{0,3}srun\s+-",
                    re.MULTILINE)
 
 _ORDER = (("torchx", _TORCHX), ("deepspeed", _DEEPSPEED), ("torchrun", _TORCHRUN), ("mpirun", _OPEN_MPI),

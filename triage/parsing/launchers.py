@@ -14,6 +14,8 @@ import re
 import signal as _signal
 from dataclasses import dataclass
 
+from triage.lazy_regex import lazy_regex
+
 # Words that must be in a text for any record here to be in it (a cheap pre-check).
 MARKERS = ("noticed that process rank", "first process to do so", "died", "killed", "Killed", "crashed",
            "exited on signal", "exited with", "terminated by signal", "worker process has died", "Aborted",
@@ -36,41 +38,41 @@ class RankDeath:
     #                              ranks' SIGTERM, never a teardown
 
 
-_MPI_SIGNAL = re.compile(
+_MPI_SIGNAL = lazy_regex(
     r"(?P<who>mpirun|mpiexec|prterun|orterun|prte) noticed that process rank (?P<rank>\d+) with PID (?P<pid>\S+) on "
     r"node (?P<host>\S+) exited on\s+signal (?P<num>\d+)(?: \((?P<name>[^)\n]+)\))?")
-_MPI_FIRST = re.compile(r"The first process to do so was:\s+Process name:\s+\[\[\d+,\d+\],(?P<rank>\d+)\]"
+_MPI_FIRST = lazy_regex(r"The first process to do so was:\s+Process name:\s+\[\[\d+,\d+\],(?P<rank>\d+)\]"
                         r"(?:\s+Exit code:\s+(?P<code>-?\d+))?")
-_VLLM = re.compile(r"Worker proc VllmWorker-(?P<rank>\d+) died unexpectedly")
-_VLLM_PID = re.compile(r"Worker VllmWorkerProcess pid (?P<pid>\d+) died, exit code: (?P<code>-?\d+)")
+_VLLM = lazy_regex(r"Worker proc VllmWorker-(?P<rank>\d+) died unexpectedly")
+_VLLM_PID = lazy_regex(r"Worker VllmWorkerProcess pid (?P<pid>\d+) died, exit code: (?P<code>-?\d+)")
 # The shell's job-status message: "./run.sh: line 28:  8891 Killed   python3 -m sglang.launch_server ..."
-_SHELL_JOB = re.compile(r": line \d+:\s+(?P<pid>\d+) (?P<what>Killed|Aborted|Segmentation fault|Bus error|"
+_SHELL_JOB = lazy_regex(r": line \d+:\s+(?P<pid>\d+) (?P<what>Killed|Aborted|Segmentation fault|Bus error|"
                         r"Floating point exception|Illegal instruction)(?: \(core dumped\))?\s")
 # MPICH/Intel MPI's Hydra: "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n=   PID 2671 RUNNING AT
 # node0\n=   EXIT CODE: 139" (a code above 128 is 128 + the signal), and its "EXIT STRING: Segmentation fault
 # (signal 11)"
-_HYDRA = re.compile(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES[\s=]*(?:RANK (?P<rank>\d+) )?"
+_HYDRA = lazy_regex(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES[\s=]*(?:RANK (?P<rank>\d+) )?"
                     r"PID (?P<pid>\d+) RUNNING AT (?P<host>\S+)[\s=]*EXIT CODE: (?P<code>\d+)")
-_HYDRA_STRING = re.compile(r"TERMINATED WITH THE EXIT STRING: [^\n(]*\(signal (?P<num>\d+)\)")
+_HYDRA_STRING = lazy_regex(r"TERMINATED WITH THE EXIT STRING: [^\n(]*\(signal (?P<num>\d+)\)")
 # The cgroup's out-of-memory handler, as slurmstepd tells it: "Detected 2 oom-kill event(s) in step 3756240.batch
 # cgroup" / "Detected 1 oom_kill event in StepId=11300781.0": processes of the step were SIGKILLed
 # (newer Slurm heads it with its node: "slurmstepd-n1: error: ...")
-_SLURM_OOM = re.compile(r"slurmstepd(?:-[\w.-]+)?: error: Detected \d+ oom[-_]kill events?(?:\(s\))? in "
+_SLURM_OOM = lazy_regex(r"slurmstepd(?:-[\w.-]+)?: error: Detected \d+ oom[-_]kill events?(?:\(s\))? in "
                         r"(?:step |StepId=)\S+")
-_SRUN_TASK = re.compile(r"srun: error: \S+: tasks? \d")
+_SRUN_TASK = lazy_regex(r"srun: error: \S+: tasks? \d")
 # PETSc's handler in an MPI rank: "[0]PETSC ERROR: Caught signal number 11 SEGV: Segmentation Violation"
-_PETSC = re.compile(r"^\[(?P<rank>\d+)\]PETSC ERROR: Caught signal number (?P<num>\d+)", re.MULTILINE)
+_PETSC = lazy_regex(r"^\[(?P<rank>\d+)\]PETSC ERROR: Caught signal number (?P<num>\d+)", re.MULTILINE)
 # An IDE's or a shell's record of a process a signal ended: "Process finished with exit code 139 (interrupted by
 # signal 11: SIGSEGV)", also cut to "139 (interrupted by signal 11:SIGSEGV)"
-_INTERRUPTED = re.compile(r"\binterrupted by signal (?P<num>\d+):\s*(?P<name>SIG[A-Z]+)")
+_INTERRUPTED = lazy_regex(r"\binterrupted by signal (?P<num>\d+):\s*(?P<name>SIG[A-Z]+)")
 # SGLang's server: a child (a scheduler, a TP worker) failed and sent it SIGQUIT
-_SGLANG_CHILD = re.compile(r"Received sigquit from a child process")
-_RAY = re.compile(r"(?:The actor is dead because its worker process has died|A worker died or was killed while "
+_SGLANG_CHILD = lazy_regex(r"Received sigquit from a child process")
+_RAY = lazy_regex(r"(?:The actor is dead because its worker process has died|A worker died or was killed while "
                   r"executing a task by an unexpected system error)[^\n]*?(?:Worker PID: (?P<pid>\d+))?[^\n]*?"
                   r"Worker exit type: (?P<type>SYSTEM_ERROR|USER_ERROR|NODE_OUT_OF_MEMORY)")
 # "rank 5 died from signal 11", "Rank 2 was killed", "rank=3 crashed", "rank 1 exited with exit code 134",
 # "rank 4 terminated by signal SIGSEGV". Not "[Rank 0] ... watchdog thread terminated" (PyTorch's own).
-_PLAIN = re.compile(
+_PLAIN = lazy_regex(
     r"(?<![\w\[])rank[ =:#]?(?P<rank>\d+)\b(?P<mid>[^\n\[\]]{0,60}?)\b"
     r"(?P<verb>died|was killed|got killed|killed|crashed|exited|terminated)\b"
     r"(?P<tail>[^\n]{0,50}?(?:signal[ :]*(?P<sig>SIG[A-Z]+|\d+)(?: \((?P<signame>[A-Za-z ]+)\))?|"
@@ -142,10 +144,10 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
 
 
 # the ActorDiedError block above Ray's record: "\tclass_name: RayTrainWorker", "\tpid: 8823", "\tip: 10.0.0.5"
-_RAY_FIELD = re.compile(r"^\s+(?P<key>pid|ip|actor_id|class_name): (?P<value>\S+)\s*$", re.MULTILINE)
+_RAY_FIELD = lazy_regex(r"^\s+(?P<key>pid|ip|actor_id|class_name): (?P<value>\S+)\s*$", re.MULTILINE)
 
 
-_RAY_IP = re.compile(r"Worker IP address: ([\w.:-]+)")
+_RAY_IP = lazy_regex(r"Worker IP address: ([\w.:-]+)")
 
 
 def _ray_fields(text: str, start: int) -> dict[str, str]:

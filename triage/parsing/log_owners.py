@@ -4,9 +4,9 @@ lines of the same log (:mod:`triage.parsing.nccl.lines`)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 
+from triage.lazy_regex import lazy_regex
 from triage.parsing.log_prefix import PREPENDED, RankPrefix, split_rank_prefix
 from triage.parsing.nccl.lines import NcclInit, parse_nccl_line
 from triage.parsing.node_ranks import node_ranks, nproc_per_node
@@ -119,7 +119,7 @@ def host_tag_reading(parsed: list[RankPrefix]) -> str:
     return "unknown"
 
 
-_REPLICA = re.compile(r"[A-Za-z_][\w-]*/\d+")
+_REPLICA = lazy_regex(r"[A-Za-z_][\w-]*/\d+")
 _REPLICA_NOTE = ("; its global rank is not in this input: the replica's rendezvous result at LOGLEVEL=INFO "
                  "(group_rank=, global_ranks=) would tell)")
 
@@ -190,7 +190,7 @@ def _ranks_by_pid(parsed: list[RankPrefix]) -> dict[str, tuple[int, int]]:
 
 
 _TRACEBACK_HEAD = "Traceback (most recent call last):"
-_RAY_TASK = re.compile(r"\bRay(?:Task|Actor)Error\b.*?\(pid=(?P<pid>\d+), ip=(?P<ip>[\w.:-]+?)[,)]")
+_RAY_TASK = lazy_regex(r"\bRay(?:Task|Actor)Error\b.*?\(pid=(?P<pid>\d+), ip=(?P<ip>[\w.:-]+?)[,)]")
 _CHAINED = ("During handling of the above exception", "The above exception was the direct cause", _TRACEBACK_HEAD)
 
 

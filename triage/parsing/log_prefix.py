@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from triage.lazy_regex import lazy_regex
 from triage.parsing.textclean import strip_decorations
 
 
@@ -39,59 +40,59 @@ class RankPrefix:
     host_tag: bool = False
 
 
-_RANK = re.compile(r"\[(?:rank|RANK):? ?(\d+)\]:?\s?")     # "[rank3]:", Lightning's "[rank: 3] "
+_RANK = lazy_regex(r"\[(?:rank|RANK):? ?(\d+)\]:?\s?")     # "[rank3]:", Lightning's "[rank: 3] "
 # triage's tag is "[host:rank]" + " " (a whole line) or "+" (a partial one), then the line as it was;
 # "[host:launcher]" tags the launcher's own output. "[file.cpp:123]" (glog, loggers) is no tag.
-_HOST_RANK = re.compile(
+_HOST_RANK = lazy_regex(
     r"\[([A-Za-z0-9][\w.-]*?)(?<!\.cpp)(?<!\.cc)(?<!\.py)(?<!\.h)(?<!\.c)(?<!\.cu):(\d+|launcher)\]"
     r"(?::\s?|[ +]|(?=\[))"
 )
-_LOCAL = re.compile(r"\[([A-Za-z_][\w-]*?)(\d+)\]:\s?")
+_LOCAL = lazy_regex(r"\[([A-Za-z_][\w-]*?)(\d+)\]:\s?")
 # a Python logger's head after a launcher prefix (vLLM: "ERROR 01-29 20:00:47 multiproc_worker_utils.py:240] ")
 # (newer vLLM brackets the place: "ERROR 09-11 17:45:52 [multiproc_executor.py:596] ")
-_LOGGER_HEAD = re.compile(r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? "
+_LOGGER_HEAD = lazy_regex(r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? "
                           r"\[?[\w./-]+:\d+\] ")
-_MPI = re.compile(r"\[(?:\d+,)?(\d+)\]<(?:stdout|stderr|stddiag)>:\s?")
+_MPI = lazy_regex(r"\[(?:\d+,)?(\d+)\]<(?:stdout|stderr|stddiag)>:\s?")
 # what Open MPI's signal handler prints after its "[host:pid] " head (the pid is no rank)
 # (its error handler too: "[host:pid] *** An error occurred in MPI_Reduce", "*** reported by process [..]";
 # mpirun's "[host:pid] 1 more process has sent help message help-mpi-errors.txt")
-_OMPI_HANDLER = re.compile(r"\s?(?:\*\*\* (?:Process received signal|End of error message|An error occurred in|"
+_OMPI_HANDLER = lazy_regex(r"\s?(?:\*\*\* (?:Process received signal|End of error message|An error occurred in|"
                            r"reported by process|on communicator|MPI_|\s+and potentially)|Signal: |Signal code: |"
                            r"Failing at address: |Associated errno: |\[ ?\d+\] |"
                            r"\d+ more process(?:es)? ha(?:s|ve) sent help message)")
-_STREAM_TAG = re.compile(r"[\w.:/-]+ \[(?:stdout|stderr)\](?: |$)")
+_STREAM_TAG = lazy_regex(r"[\w.:/-]+ \[(?:stdout|stderr)\](?: |$)")
 # "[80746] [rank0]:..." (a viewer's line numbers), also before srun's task label ("[80746] 0: ..."; three digits
 # or more there, so that a bracketed rank before an iteration count, "[1] 100: loss", is not taken for one)
-_LINE_NO = re.compile(r"\[\d+\] (?=\[)|\[\d{3,}\] (?=\d+ ?: )")
-_SRUN = re.compile(r"\s*(\d+) ?: ")
-_PDSH = re.compile(r"([a-z0-9][a-z0-9.-]*[0-9][a-z0-9.-]*): ")
-_RAY = re.compile(r"\((?:(?P<name>\w+) )?(?:(?P<tag>TP\d+|rank=\d+) )?pid=(\d+)(?:, ip=([\w.:-]+))?\)\s?")
+_LINE_NO = lazy_regex(r"\[\d+\] (?=\[)|\[\d{3,}\] (?=\d+ ?: )")
+_SRUN = lazy_regex(r"\s*(\d+) ?: ")
+_PDSH = lazy_regex(r"([a-z0-9][a-z0-9.-]*[0-9][a-z0-9.-]*): ")
+_RAY = lazy_regex(r"\((?:(?P<name>\w+) )?(?:(?P<tag>TP\d+|rank=\d+) )?pid=(\d+)(?:, ip=([\w.:-]+))?\)\s?")
 # vLLM's worker tags: "(VllmWorker rank=2 pid=5520)", "(VllmWorker TP2 pid=4757)", "(Worker_TP1 pid=77)": the rank
 # (its TP rank, the worker's rank when there is no pipeline or data parallelism: "Worker_PP1_TP0" names none)
-_VLLM_TP = re.compile(r"(?:^|_)TP(\d+)$|^rank=(\d+)$")
+_VLLM_TP = lazy_regex(r"(?:^|_)TP(\d+)$|^rank=(\d+)$")
 # SGLang's logger head: "[2026-03-29 18:56:25 TP1] " (the TP rank: the rank of a TP-only server), with "DP0 ",
 # "PP1 ", "EP1 " parts ("[... DP1 TP0] " names no global rank, "[... TP3 EP3] " does: EP ranks follow TP ranks)
 # (what is left of it, "TP1] ", once the paste cleaner took its time away)
-_SGLANG = re.compile(r"(?:\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? )?"
+_SGLANG = lazy_regex(r"(?:\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? )?"
                      r"(?P<parts>(?:TP|DP|PP|EP|CP)\d+(?: (?:TP|DP|PP|EP|CP)\d+)*)\] ?")
 # Intel MPI's Hydra: a node's proxy "[proxy:0:1@node2] " (pmi_proxy: the node, no rank; "0:1" is the proxy's
 # index, not a rank). (The launcher's own "[mpiexec@node0] " is kept: its records are read with it.)
-_IMPI = re.compile(r"\[proxy:\d+:\d+@([A-Za-z0-9][\w.-]*)\] ?")
+_IMPI = lazy_regex(r"\[proxy:\d+:\d+@([A-Za-z0-9][\w.-]*)\] ?")
 # torchx's role/replica before torchrun's local-rank tag: "trainer/0 [1]:" (replica 0 of role "trainer", local rank
 # 1): the replica is the node, the number in brackets a local rank
-_TORCHX = re.compile(r"([A-Za-z_][\w-]*/\d+) \[(\d+)\]:\s?")
-_NCCL_HEAD = re.compile(r"([\w.-]+):(\d+):(\d+) \[(\d+)\]")
+_TORCHX = lazy_regex(r"([A-Za-z_][\w-]*/\d+) \[(\d+)\]:\s?")
+_NCCL_HEAD = lazy_regex(r"([\w.-]+):(\d+):(\d+) \[(\d+)\]")
 # Hydra's -prepend-rank ("[3] text"): a bare bracketed number, read as a rank only where the caller says so
-PREPENDED = re.compile(r"\[(\d{1,5})\](?: |$)")
+PREPENDED = lazy_regex(r"\[(\d{1,5})\](?: |$)")
 # slurmstepd's head: "slurmstepd-<node>: " (the node it runs on) or "slurmstepd: " (its "*** STEP 7.0 ON <node>
 # CANCELLED ..." names the node)
-_SLURMSTEPD = re.compile(r"slurmstepd(?:-(?P<node>[A-Za-z0-9][\w.-]*))?: ")
-_STEPD_NODE = re.compile(r"\*\*\* (?:JOB|STEP) \S+ ON (?P<node>[A-Za-z0-9][\w.-]*) ")
+_SLURMSTEPD = lazy_regex(r"slurmstepd(?:-(?P<node>[A-Za-z0-9][\w.-]*))?: ")
+_STEPD_NODE = lazy_regex(r"\*\*\* (?:JOB|STEP) \S+ ON (?P<node>[A-Za-z0-9][\w.-]*) ")
 # Determined's task logs ("[2024-03-15T16:29:14.110799Z] 5c902731 [rank=1] || ", the time already gone):
 # the container, then the worker's rank; without "[rank=N]" the line is the launcher's own
-_DETERMINED = re.compile(r"(?:[0-9a-f]{8} (?:\[rank=(?P<rank>\d+)\] )?|\[rank=(?P<bare>\d+)\] )\|\| ?")
+_DETERMINED = lazy_regex(r"(?:[0-9a-f]{8} (?:\[rank=(?P<rank>\d+)\] )?|\[rank=(?P<bare>\d+)\] )\|\| ?")
 # "kubectl logs --prefix" ("[pod/NAME/CONTAINER] "), with "--timestamps" after it: the pod, no rank
-_K8S = re.compile(r"\[pod/([\w.-]+)/[\w.-]+\] ?(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) )?")
+_K8S = lazy_regex(r"\[pod/([\w.-]+)/[\w.-]+\] ?(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) )?")
 
 
 def _vllm_rank(name: str | None, tag: str | None) -> int | None:

@@ -26,19 +26,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from triage.lazy_regex import lazy_regex
+
 MARKERS = ("An error occurred in MPI_", "MPI_ABORT was invoked", "exiting improperly", "Primary job")
 
 _PREFIX = r"(?:\[(?P<host>[\w.-]+):(?P<pid>\d+)\] )?"
-_ERROR = re.compile(_PREFIX + r"\*\*\* An error occurred in (?P<call>MPI_\w+)")
+_ERROR = lazy_regex(_PREFIX + r"\*\*\* An error occurred in (?P<call>MPI_\w+)")
 # the block's other lines, within a few lines of its head (a process name: [job,rank] or [namespace@job,rank])
-_REPORTED = re.compile(r"\*\*\* reported by process \[(?:(?P<job>\d+)|[\w.-]+@(?P<job2>\d+)),(?P<rank>\d+)\]")
-_COMMUNICATOR = re.compile(r"\*\*\* on communicator (?P<comm>[^\n]+?)\s*$", re.MULTILINE)
-_CODE = re.compile(r"\*\*\* (?P<code>MPI_ERR_\w+): ?(?P<what>[^\n]*?)\s*$", re.MULTILINE)
-_ABORT = re.compile(r"MPI_ABORT was invoked on rank (?P<rank>\d+) in communicator (?P<comm>\S+)\s+with errorcode "
+_REPORTED = lazy_regex(r"\*\*\* reported by process \[(?:(?P<job>\d+)|[\w.-]+@(?P<job2>\d+)),(?P<rank>\d+)\]")
+_COMMUNICATOR = lazy_regex(r"\*\*\* on communicator (?P<comm>[^\n]+?)\s*$", re.MULTILINE)
+_CODE = lazy_regex(r"\*\*\* (?P<code>MPI_ERR_\w+): ?(?P<what>[^\n]*?)\s*$", re.MULTILINE)
+_ABORT = lazy_regex(r"MPI_ABORT was invoked on rank (?P<rank>\d+) in communicator (?P<comm>\S+)\s+with errorcode "
                     r"(?P<code>-?\d+)")
-_IMPROPER = re.compile(r"(?:mpirun|mpiexec|prterun|orterun) has exited due to process rank (?P<rank>\d+) with PID "
+_IMPROPER = lazy_regex(r"(?:mpirun|mpiexec|prterun|orterun) has exited due to process rank (?P<rank>\d+) with PID "
                        r"(?P<pid>\d+) on\s+node (?P<host>[\w.-]+) exiting improperly")
-_NON_ZERO = re.compile(r"Primary job\s+terminated normally, but (?P<n>\d+) process(?:es)? returned\s+a non-zero "
+_NON_ZERO = lazy_regex(r"Primary job\s+terminated normally, but (?P<n>\d+) process(?:es)? returned\s+a non-zero "
                        r"exit code")
 _FIRST_BOX = "first process to do so"
 _BLOCK = 900                 # how far after its head the error handler's block runs

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import re
 
+from triage.lazy_regex import lazy_regex
 from triage.parsing.crashlog import CrashLine, CrashLineKind, parse_crash_line
 
 # Who: the first of these a line holds (process N only for small N: a larger number is a pid).
-_WHO = re.compile(
+_WHO = lazy_regex(
     r"^\[\d+,(?P<mpi>\d+)\]<std(?:err|out)>:"                                  # Open MPI's --tag-output
     r"|^(?P<srun>\d{1,5}):\s"                                                   # srun --label
     r"|\[rank(?P<bracket>\d+)\]"
@@ -21,7 +22,7 @@ _WHO = re.compile(
     r"|\b(?:[Ww]orker|WORKER|[Tt]ask|[Pp]rocess)\s*(?:=|:|#)?\s*(?P<worker>\d{1,3})\b(?![.:]\d)"
     r"|^(?P<host>[A-Za-z][\w.-]*):(?P<hostrank>\d{1,5})(?=\s)")               # host:rank at the start
 # What: a failure word.
-_WHAT = re.compile(
+_WHAT = lazy_regex(
     r"\b(?:error|exception|died|dead|killed|crash(?:ed)?|signal|SIG[A-Z]{2,6}|exit ?code|exit status|exited|"
     r"failed|failure|time[ds]? ?out|abort(?:ed)?|core dumped|OOM|out of memory|segmentation fault|"
     r"bus error|illegal|fatal|terminated)\b", re.IGNORECASE)
@@ -30,10 +31,10 @@ _WHAT = re.compile(
 FAILURE_WORDS = ("error", "exception", "died", "dead", "killed", "crash", "sig", "exit", "failed", "failure", "time",
                  "abort", "core dumped", "oom", "out of memory", "segmentation fault", "bus error", "illegal", "fatal",
                  "terminated")
-_SIGNAL = re.compile(r"\b((?-i:SIG[A-Z]{2,6}))\b|\bsignal:?\s*(\d{1,2})\b|exit ?code:?\s*-(\d{1,2})\b|"
+_SIGNAL = lazy_regex(r"\b((?-i:SIG[A-Z]{2,6}))\b|\bsignal:?\s*(\d{1,2})\b|exit ?code:?\s*-(\d{1,2})\b|"
                      r"exit (?:status|code):?\s*(1[2-5]\d)\b", re.IGNORECASE)
 # an exit that says it succeeded ("exited with exit code 0", "exitcode: 0", "exit status 0") is no failure
-_CLEAN_EXIT = re.compile(r"\b(?:exited\b(?: with)?(?: exit)?|exit)\s*(?:code|status)?\s*[:=]?\s*0\b(?![.\d])",
+_CLEAN_EXIT = lazy_regex(r"\b(?:exited\b(?: with)?(?: exit)?|exit)\s*(?:code|status)?\s*[:=]?\s*0\b(?![.\d])",
                          re.IGNORECASE)
 _SIGNAL_WORDS = (("segmentation fault", "SIGSEGV"), ("bus error", "SIGBUS"), ("illegal instruction", "SIGILL"),
                  ("core dumped", "SIGABRT"), ("abort", "SIGABRT"), ("killed", "SIGKILL"))

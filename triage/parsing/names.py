@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import re
+from triage.lazy_regex import lazy_regex
 
 # ncclDataType_t codes (formats.md); 9 from 2.10, 10/11 from 2.24.
 _NCCL_DTYPE_CODES: dict[int, str] = {
@@ -66,7 +66,7 @@ _OP_ALIASES: dict[str, str] = {
     "allreducebarrier": "barrier", "sendrecv": "send_recv",
 }
 
-_SPLIT = re.compile(r"[_\s-]+")
+_SPLIT = lazy_regex(r"[_\s-]+")
 
 
 def torch_op(x: str) -> str:

@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from triage.lazy_regex import lazy_regex
+
 
 @dataclass(frozen=True)
 class NodeRanks:
@@ -30,13 +32,13 @@ class NodeRanks:
 
 
 _LIST = r"\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]"
-_LOCAL_RANKS = re.compile(r"\blocal_ranks\s*=\s*" + _LIST)
-_GLOBAL_RANKS = re.compile(r"\bglobal_ranks\s*=\s*" + _LIST)
-_GROUP_RANK = re.compile(r"\bgroup_rank\s*=\s*(\d+)")
-_GROUP_WORLD = re.compile(r"\bgroup_world_size\s*=\s*(\d+)")
-_NODE_RANK = re.compile(r"--node[_-]rank(?:=|\s+)(\d+)\b|\bNODE_RANK=(\d+)\b")
-_NPROC = re.compile(r"--nproc[_-]per[_-]node(?:=|\s+)(\d+)\b|\bnproc_per_node\s*:\s*(\d+)\b")
-_NNODES = re.compile(r"--nnodes(?:=|\s+)(\d+)(?::(\d+))?\b|\bmax_nodes\s*:\s*(\d+)\b")
+_LOCAL_RANKS = lazy_regex(r"\blocal_ranks\s*=\s*" + _LIST)
+_GLOBAL_RANKS = lazy_regex(r"\bglobal_ranks\s*=\s*" + _LIST)
+_GROUP_RANK = lazy_regex(r"\bgroup_rank\s*=\s*(\d+)")
+_GROUP_WORLD = lazy_regex(r"\bgroup_world_size\s*=\s*(\d+)")
+_NODE_RANK = lazy_regex(r"--node[_-]rank(?:=|\s+)(\d+)\b|\bNODE_RANK=(\d+)\b")
+_NPROC = lazy_regex(r"--nproc[_-]per[_-]node(?:=|\s+)(\d+)\b|\bnproc_per_node\s*:\s*(\d+)\b")
+_NNODES = lazy_regex(r"--nnodes(?:=|\s+)(\d+)(?::(\d+))?\b|\bmax_nodes\s*:\s*(\d+)\b")
 
 
 def _ints(text: str) -> list[int]:
@@ -75,8 +77,8 @@ def node_ranks(text: str) -> NodeRanks:
     return NodeRanks((), nodes)
 
 
-_DS_MAPPING = re.compile(r"global_rank_mapping=defaultdict\(<class 'list'>, \{(?P<body>[^{}\n]{0,20000})\}\)")
-_DS_HOST = re.compile(r"'(?P<host>[^'\n]{1,255})': \[(?P<ranks>[\d, ]*)\]")
+_DS_MAPPING = lazy_regex(r"global_rank_mapping=defaultdict\(<class 'list'>, \{(?P<body>[^{}\n]{0,20000})\}\)")
+_DS_HOST = lazy_regex(r"'(?P<host>[^'\n]{1,255})': \[(?P<ranks>[\d, ]*)\]")
 
 
 def deepspeed_rank_map(text: str) -> dict[str, tuple[int, ...]]:

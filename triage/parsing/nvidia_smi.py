@@ -5,15 +5,15 @@ Values such as ``"81920 MiB"``, ``"100 %"``, ``"1410 MHz"`` and ``"N/A"`` become
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from typing import Any
 
 from triage.errors import InputError
+from triage.lazy_regex import lazy_regex
 from triage.model.gpu import GpuFacts, GpuProcess, NodeGpus, XidEvent
 
-_NUMBER = re.compile(r"^\s*(-?\d+)")
+_NUMBER = lazy_regex(r"^\s*(-?\d+)")
 
 
 def _int(text: str | None) -> int | None:

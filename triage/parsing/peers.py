@@ -4,7 +4,7 @@ summary without losing either. Used by :mod:`triage.parsing.crashlog` (which re-
 
 from __future__ import annotations
 
-import re
+from triage.lazy_regex import lazy_regex
 
 # The other end of a link, in the shapes NCCL and gloo print it: a host name (with or without a digit: "gpu-a",
 # "master"), an IPv4 or IPv6 address, with NCCL's "<port>" or ":port" ("[host]:port" for gloo and IPv6)
@@ -13,23 +13,23 @@ _ADDRESS = (r"\[[\w.:%-]{1,80}\](?:<\d+>|:\d+)"                       # [10.0.0.
             r"|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?(?![\w.])"                # 10.0.0.2, 10.0.0.2:29500
             r"|[A-Za-z][\w-]{0,62}(?:\.[A-Za-z][\w-]{0,62})*(?<!\.py)(?<!\.cpp)(?<!\.cc)(?<!\.cu)(?<!\.h)"
             r":\d{2,5}(?![\w.:])")                                       # master:29500 (no file.py:123)
-PEER = re.compile(r"(?:\b(?:peer|from|to|error)\s+|\bremote[= ]\s*|\baddr(?:ess)?[= ]\s*)(?P<addr>" + _ADDRESS + ")|"
+PEER = lazy_regex(r"(?:\b(?:peer|from|to|error)\s+|\bremote[= ]\s*|\baddr(?:ess)?[= ]\s*)(?P<addr>" + _ADDRESS + ")|"
                   r"connect to \((?P<host>[\w.:-]+), (?P<port>\d+)\)|"
                   # the node a launcher could not reach over ssh (DeepSpeed's runner, pdsh)
                   r"host=(?P<sshhost>[\w.-]+) was not reachable via ssh|"
                   r"(?P<pdshhost>[\w.-]+): ssh exited with exit code")
 # NCCL's socket helpers name the other end of the call: "socketProgressOpt: Call to recv from 10.0.0.5<49901> failed"
-_SOCKET_CALL = re.compile(r"Call to (?:recv|send|connect)\b")
+_SOCKET_CALL = lazy_regex(r"Call to (?:recv|send|connect)\b")
 
 # What would settle a set-up failure that a network line tells, when the line alone does not say it
 _SETUP_NOTES = (
-    (re.compile(r"Address already in use|EADDRINUSE|failed to listen on any local network address"),
+    (lazy_regex(r"Address already in use|EADDRINUSE|failed to listen on any local network address"),
      (" (the store's port is taken: another job or a stale process on that node holds it; choose another "
       "MASTER_PORT / --master_port)")),
-    (re.compile(r"shared memory segment|/dev/shm|posix_fallocate|ncclShmOpen"),
+    (lazy_regex(r"shared memory segment|/dev/shm|posix_fallocate|ncclShmOpen"),
      (" (NCCL's shared-memory transport: /dev/shm too small? a container's default is 64 MB: docker --shm-size, "
       "or NCCL_SHM_DISABLE=1)")),
-    (re.compile(r"via ssh|ssh exited"),
+    (lazy_regex(r"via ssh|ssh exited"),
      (" (the launcher could not reach that node over ssh: passwordless ssh between the nodes, or one launcher per "
       "node)")))
 
@@ -55,7 +55,16 @@ def shortened(text: str, limit: int = 300) -> str:
             body = text[:-len(note)]
             peer = PEER.search(body)
             return clip_keeping(body, max(limit - len(note), 120), [peer.span()] if peer else []) + note
-    return text[:limit]
+    return cut_at_word(text, limit)
+
+
+def cut_at_word(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters, at the last space within the last fifth of the limit (a word
+    is never cut mid-way where a boundary is that near), else at the limit (one long token: a path, a URL)."""
+    if len(text) <= limit:
+        return text
+    space = text.rfind(" ", limit - limit // 5, limit + 1)
+    return text[:space].rstrip() if space > 0 else text[:limit]
 
 
 def clip_keeping(text: str, limit: int, keep: list[tuple[int, int]]) -> str:

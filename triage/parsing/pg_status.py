@@ -20,13 +20,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from triage.lazy_regex import lazy_regex
+
 MARKER = "ast enqueued"
 
-_COUNTS = re.compile(r"[Ll]ast enqueued (?:NCCL )?work:?\s*(-?\d+)(?:\s*,\s*last completed(?: NCCL)?(?: work)?:?"
+_COUNTS = lazy_regex(r"[Ll]ast enqueued (?:NCCL )?work:?\s*(-?\d+)(?:\s*,\s*last completed(?: NCCL)?(?: work)?:?"
                      r"\s*(-?\d+))?")
 # the rank's tag on the same line, before the counts: "[PG ID 0 PG GUID 0(default_pg) Rank 1]", "[PG 1 Rank 0]",
 # "[Rank 0/2/3]"
-_TAG = re.compile(r"\[(?:PG (?:ID )?(?P<pg>\d+)(?: PG GUID (?P<guid>\w+))?\s*(?:\([^)]*\))?\s+)?"
+_TAG = lazy_regex(r"\[(?:PG (?:ID )?(?P<pg>\d+)(?: PG GUID (?P<guid>\w+))?\s*(?:\([^)]*\))?\s+)?"
                   r"Rank (?P<ranks>\d+(?:\s*[/,]\s*\d+)*)\]")
 
 

@@ -9,6 +9,8 @@ import enum
 import re
 from dataclasses import dataclass
 
+from triage.lazy_regex import lazy_regex
+
 
 class InitWaitKind(str, enum.Enum):
     BARRIER_WAITING = "barrier_waiting"     # "Waiting in store based barrier ... worker_count=C"
@@ -48,19 +50,19 @@ MARKERS = ("ncclUniqueId", "store based barrier", "waiting for clients", "waitin
            "waitForInput", "Socket Timeout", "for key", "wait timeout after",
            "RendezvousTimeoutError", "Rendezvous", "rendezvous")
 
-_BARRIER = re.compile(
+_BARRIER = lazy_regex(
     r"(?P<what>Waiting in store based barrier to initialize process group for rank:|Timed out initializing "
     r"process group in store based barrier on rank:?)\s*(?P<rank>\d+),\s*(?:for )?key:\s*\S+?\s*\(world_size="
     r"(?P<world>\d+),\s*worker_count=(?P<count>\d+),\s*timeout=(?P<timeout>[\d:.]+(?: day[s]?, [\d:.]+)?)\)")
-_CLIENTS = re.compile(r"Timed out after (?P<secs>\d+(?:\.\d+)?) seconds waiting for (?:clients|workers)\. "
+_CLIENTS = lazy_regex(r"Timed out after (?P<secs>\d+(?:\.\d+)?) seconds waiting for (?:clients|workers)\. "
                       r"(?P<joined>\d+)/(?P<world>\d+) (?:clients|workers) joined")
-_CONNECT_TIMEOUT = re.compile(r"client socket has timed out after (?P<secs>\d+(?:\.\d+)?)\s*(?P<unit>m?s) while "
+_CONNECT_TIMEOUT = lazy_regex(r"client socket has timed out after (?P<secs>\d+(?:\.\d+)?)\s*(?P<unit>m?s) while "
                               r"trying to "
                               r"connect to \(?(?P<addr>[^\s,()\]]+|\[[^\]]+\])(?:,\s*|:)(?P<port>\d+)\)?")
 # a client that could not connect to the store, whatever the reason it gives ("... (errno: 111 - Connection
 # refused)", "(errno: 99 - Cannot assign requested address)", "(errno: 22 - Invalid argument)", Windows' "(system error:
 # 10049 - ...)"), and the store's own "Failed to connect to master:29500 after 300 seconds" (DistStoreError)
-_CONNECT_REFUSED = re.compile(r"client socket has failed to connect to (?:\[(?P<host>[^\]\s]+)\]|"
+_CONNECT_REFUSED = lazy_regex(r"client socket has failed to connect to (?:\[(?P<host>[^\]\s]+)\]|"
                               r"(?P<host2>[A-Za-z0-9][\w.-]*|\d{1,3}(?:\.\d{1,3}){3})):(?P<port>\d{2,5})(?![\d.])|"
                               r"client socket has failed to connect to any network address of "
                               r"\((?P<host3>[^\s,()]+), (?P<port3>\d+)\)|"
@@ -73,20 +75,20 @@ _CONNECT_REFUSED = re.compile(r"client socket has failed to connect to (?:\[(?P<
                               r"[Ff]ailed to connect to client mesh master: (?P<host6>[A-Za-z0-9][\w.-]*):"
                               r"(?P<port6>\d{2,5})(?![\d.])")
 # why a client could not connect, in the words its line gives (errno's text), for the finding
-_CONNECT_WHY = re.compile(r"\((?:errno|system error): \d+ - (?P<why>[^)]{1,80})\)|"
+_CONNECT_WHY = lazy_regex(r"\((?:errno|system error): \d+ - (?P<why>[^)]{1,80})\)|"
                           r"(?P<after>after \d+(?:\.\d+)? ?m?s(?:econds)?)")
 # A barrier timeout retold without its numbers ("timed out initializing process group in store based barrier")
-_BARRIER_BARE = re.compile(r"timed out initializing process group in store based barrier", re.IGNORECASE)
-_WAIT_FOR_INPUT = re.compile(r"waitForInput: socket SocketImpl\(.*?remote=\[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+)\)"
+_BARRIER_BARE = lazy_regex(r"timed out initializing process group in store based barrier", re.IGNORECASE)
+_WAIT_FOR_INPUT = lazy_regex(r"waitForInput: socket SocketImpl\(.*?remote=\[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+)\)"
                              r" timed out after (?P<ms>\d+)\s*ms")
-_UNIQUE_ID = re.compile(r"\[(?P<rank>\d+)\] is setting up NCCL communicator and retr(?:ie|ei)ving ncclUniqueId from "
+_UNIQUE_ID = lazy_regex(r"\[(?P<rank>\d+)\] is setting up NCCL communicator and retr(?:ie|ei)ving ncclUniqueId from "
                         r"\[(?P<root>\d+)\] via c10d key-value store by key '[^']*',? but store->get\('[^']*'\) got "
                         r"error: (?P<error>.+)")
 # A TCPStore/FileStore get or wait that timed out: the rank waited on the store for a key another rank
 # never set (a peer that did not arrive), not a network failure.
-_STORE_KEY_WAIT = re.compile(r"\bSocket Timeout\b|[Tt]imed? ?out waiting (?:(?P<ms>\d+)\s*ms )?for (?:the )?keys?\b|"
+_STORE_KEY_WAIT = lazy_regex(r"\bSocket Timeout\b|[Tt]imed? ?out waiting (?:(?P<ms>\d+)\s*ms )?for (?:the )?keys?\b|"
                              r"\bwait timeout after (?P<ms2>\d+)\s*ms,? keys?\b")
-_RENDEZVOUS = re.compile(r"RendezvousTimeoutError|[Rr]endezvous (?:.*?)?(?:timed out|timeout)|"
+_RENDEZVOUS = lazy_regex(r"RendezvousTimeoutError|[Rr]endezvous (?:.*?)?(?:timed out|timeout)|"
                          r"The node '[^']+' has failed to (?:join|rendezvous)|"
                          r"waiting for the rendezvous to (?:complete|close)")
 

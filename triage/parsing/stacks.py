@@ -7,6 +7,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from triage.lazy_regex import lazy_regex
+
 
 @dataclass(frozen=True)
 class Frame:
@@ -68,8 +70,8 @@ def parse_pyspy_json(data: Any) -> tuple[ThreadStack, ...]:
     return tuple(threads)
 
 
-_SPY_THREAD = re.compile(r'^Thread (\S+)(?: \(([^)]*)\))?:?(?: "(.*)")?\s*$')
-_SPY_FRAME = re.compile(r"^\s+(.+?) \((.+?)(?::(\d+))?\)\s*$")
+_SPY_THREAD = lazy_regex(r'^Thread (\S+)(?: \(([^)]*)\))?:?(?: "(.*)")?\s*$')
+_SPY_FRAME = lazy_regex(r"^\s+(.+?) \((.+?)(?::(\d+))?\)\s*$")
 
 
 def parse_pyspy_text(text: str) -> tuple[ThreadStack, ...]:
@@ -113,12 +115,12 @@ def parse_pyspy_text(text: str) -> tuple[ThreadStack, ...]:
     return tuple(threads)
 
 
-_FH_THREAD = re.compile(
+_FH_THREAD = lazy_regex(
     r"(Current thread|Thread) (0x[0-9a-fA-F]+)(?: \[([^\]]*)\])? \(most recent call first\):"
 )
-_FH_STACK = re.compile(r"^\s*Stack \(most recent call first\):")
-_FH_FRAME = re.compile(r'File "(.*)", line (\d+|\?+) in (\S.*?)\s*$')  # tracebacks have ", in"
-_FH_SIGNAL = re.compile(r"Fatal Python error: (.+?)\s*$", re.MULTILINE)
+_FH_STACK = lazy_regex(r"^\s*Stack \(most recent call first\):")
+_FH_FRAME = lazy_regex(r'File "(.*)", line (\d+|\?+) in (\S.*?)\s*$')  # tracebacks have ", in"
+_FH_SIGNAL = lazy_regex(r"Fatal Python error: (.+?)\s*$", re.MULTILINE)
 
 
 def parse_faulthandler(text: str) -> tuple[ThreadStack, ...]:
@@ -174,8 +176,8 @@ class FatalBanner:
     pid: int | None
 
 
-_ABORTED_AT = re.compile(r"Aborted at (\d+) \(unix time\)")
-_SIG_RECEIVED = re.compile(r"\*\*\* (SIG[A-Z]+) \(@[^)]*\) received by PID (\d+)")
+_ABORTED_AT = lazy_regex(r"Aborted at (\d+) \(unix time\)")
+_SIG_RECEIVED = lazy_regex(r"\*\*\* (SIG[A-Z]+) \(@[^)]*\) received by PID (\d+)")
 
 
 def parse_fatal_banner(text: str) -> FatalBanner | None:

@@ -19,30 +19,31 @@ Every function takes text and never raises.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from itertools import pairwise
 
-_ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
-_QUOTE = re.compile(r"^(?:>[ \t]?)+")
-_FENCE = re.compile(r"^\s*(?:```|~~~)[\w+-]*\s*$")
-_DIGITS = re.compile(r"\d+")
+from triage.lazy_regex import lazy_regex
+
+_ANSI = lazy_regex(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+_QUOTE = lazy_regex(r"^(?:>[ \t]?)+")
+_FENCE = lazy_regex(r"^\s*(?:```|~~~)[\w+-]*\s*$")
+_DIGITS = lazy_regex(r"\d+")
 _MONTHS = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec"
 # A timestamp standing at the start of a line, with what usually follows it (a level, a bracket).
-_STAMP = re.compile(
+_STAMP = lazy_regex(
     r"^\s*(?:"
     r"\[?(?P<iso>\d{4}-\d\d-\d\d[ T_]\d\d:\d\d:\d\d(?:[.,]\d+)?)(?:Z|[+-]\d\d:?\d\d| ?UTC)?\]?"
     r"|\[?(?P<syslog>(?:" + _MONTHS + r") +\d+ \d\d:\d\d:\d\d)\]?"
     r"|(?P<glog>[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+) +\d+ [\w./-]+:\d+\]"
     r")(?:\s*[-|:]\s|\s+|$)"
 )
-_CI_STEP = re.compile(r"^\s*(?:#\d+ \d+\.\d+ |\d{1,6} \| |\| (?=\S))")   # "| " alone: a viewer's table column
+_CI_STEP = lazy_regex(r"^\s*(?:#\d+ \d+\.\d+ |\d{1,6} \| |\| (?=\S))")   # "| " alone: a viewer's table column
 # A launcher prefix glued mid-line after another process's output that ended without a line end
 # ("... 4866.01 examples/s][default2]:[E ..."): not after a space (a prefix chain "(pid=1) [rank1]:",
 # "job [stderr] [rank3]:"), after another prefix ("[default1]:[rank1]:") or inside brackets and quotes.
-_GLUED_PREFIX = re.compile(r"(?<=[^\s:(\[\"'`])(?=\[(?:rank\d+|default\d+)\]:)")
-_FIELDS_OPEN = re.compile(r"\w\((?:[^()]|\(ms\))*=[^()]*$")   # "WorkNCCL(SeqNum=5, Op" cut before ")"
-_STARTS_NEW = re.compile(
+_GLUED_PREFIX = lazy_regex(r"(?<=[^\s:(\[\"'`])(?=\[(?:rank\d+|default\d+)\]:)")
+_FIELDS_OPEN = lazy_regex(r"\w\((?:[^()]|\(ms\))*=[^()]*$")   # "WorkNCCL(SeqNum=5, Op" cut before ")"
+_STARTS_NEW = lazy_regex(
     r"^\s*(?:\[rank\d+\]|\[[\w.-]+:\d+\]|\[default\d+\]|\d+: |\[?\d{4}-\d\d-\d\d|[IWEF]\d{4} |Traceback|"
     r"[\w.-]+:\d+:\d+ \[\d+\]|\S+Error|\(\w+ pid=|\[pod/[\w.-]+/[\w.-]+\] |"
     r"\[\d+\]:\s*$|(?:time|host|rank|exitcode|error_file|traceback)\s*:|"       # torchrun's failure records
@@ -51,11 +52,11 @@ _STARTS_NEW = re.compile(
 MIN_WRAP_WIDTH = 60
 # A viewer's or editor's line numbers ("[80746] ...", "  123\t...", "123: ..."): only when most lines
 # carry one and they count up one by one (srun's "3: " rank labels repeat and jump).
-_LINE_NUMBER = re.compile(r"^(?P<quote>(?:>[ \t]?)*)\s*(?:\[(?P<b>\d+)\] ?|(?P<n>\d+)(?:\t|: | \| ))")
+_LINE_NUMBER = lazy_regex(r"^(?P<quote>(?:>[ \t]?)*)\s*(?:\[(?P<b>\d+)\] ?|(?P<n>\d+)(?:\t|: | \| ))")
 MIN_NUMBERED_LINES = 5
 # `cat -n`'s own form (right-aligned number, then a tab), counting from 1: line numbers even in a
 # paste of fewer lines than the count the other forms need
-_CAT_N = re.compile(r"^ {2,}(\d+)\t")
+_CAT_N = lazy_regex(r"^ {2,}(\d+)\t")
 NUMBERING_SAMPLE = 400
 
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from triage.lazy_regex import lazy_regex
 from triage.parsing.log_prefix import split_rank_prefix
 
 
@@ -78,14 +79,14 @@ class LauncherFailure:
     #                              the host (pdsh's "node2: ")
 
 
-_ENTRY = re.compile(r"^\s*\[(\d+)\]:\s*$")
-_FIELD = re.compile(r"^\s*(time|hostname|host|rank|local_rank|exitcode|error_file|traceback|msg)\s*:\s?(.*)$")
+_ENTRY = lazy_regex(r"^\s*\[(\d+)\]:\s*$")
+_FIELD = lazy_regex(r"^\s*(time|hostname|host|rank|local_rank|exitcode|error_file|traceback|msg)\s*:\s?(.*)$")
 _FIELD_NAMES = {"hostname": "host", "msg": "traceback"}     # older torchelastic's names
-_RANK = re.compile(r"(-?\d+|<N/A>)(?:\s*\(local_rank:\s*(\d+)\))?")
-_EXIT = re.compile(r"(-?\d+)(?:\s*\(pid:\s*(\d+)\))?(?:\s*\((SIG\w+)\))?")
-_SIG_TEXT = re.compile(r"Signal (\d+) \((SIG\w+)\)")
+_RANK = lazy_regex(r"(-?\d+|<N/A>)(?:\s*\(local_rank:\s*(\d+)\))?")
+_EXIT = lazy_regex(r"(-?\d+)(?:\s*\(pid:\s*(\d+)\))?(?:\s*\((SIG\w+)\))?")
+_SIG_TEXT = lazy_regex(r"Signal (\d+) \((SIG\w+)\)")
 # (the pid may be cut off: an issue title that ends at "local_rank: 1")
-_AGENT_LINE = re.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+)(?: \(pid: (\d+)\))?|"
+_AGENT_LINE = lazy_regex(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+)(?: \(pid: (\d+)\))?|"
                          # another form: "failed (exitcode: -9) for binary located at X with local_rank: 0
                          # (process ID: 71)"
                          r"failed \(exitcode: (-?\d+)\) for binary located at \S+ with local_rank: (\d+) "
@@ -95,20 +96,22 @@ _AGENT_LINE = re.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+)(?: \(p
 # with return code = -9". The return code is the failed process's; the argv is not: it is the launcher's `cmd`
 # variable, left holding the command of the LAST process it started (the highest local rank). Only
 # "--local_rank=0" (a launch of one process) names the process that failed.
-_DEEPSPEED_EXIT = re.compile(r"exits with return code = (-?\d+)")
+_DEEPSPEED_EXIT = lazy_regex(r"exits with return code = (-?\d+)")
 _DEEPSPEED_HANDLER = "sigkill_handler]"
 _NO_ARGV = ("DeepSpeed's launcher record is here without the command it prints: which local rank's process "
             "exited is not in this input")
 _CUT_ARGV = ("DeepSpeed's launcher record is here with only the end of the command it prints: which local rank's "
              "process exited is not in this input")
 # the end of that command's list ("..., '--fp16', '--overwrite'] exits with ..."), its opening "[" cut off
-_ARGV_TAIL = re.compile(r"['\"]\]\s*$")
+_ARGV_TAIL = lazy_regex(r"['\"]\]\s*$")
 # A script that does not take the --local-rank/--local_rank argument torch.distributed.launch (and DeepSpeed's
 # launcher) passes to each process, refusing it at start-up: argparse's "train.py: error: unrecognized arguments:
 # --local-rank=5" (PyTorch 2.x passes "--local-rank"; scripts written for 1.x parse "--local_rank"), python-fire's
 # "ERROR: Could not consume arg: --local_rank=3". The number is that process's local rank; argparse exits with 2.
-_ARGV_REJECTED = re.compile(r"(?:error: unrecognized arguments:|ERROR: Could not consume arg:)[^\n]*?"
+_ARGV_REJECTED = lazy_regex(r"(?:error: unrecognized arguments:|ERROR: Could not consume arg:)[^\n]*?"
                             r"--local[_-]rank[= ](\d+)")
+_REJECTED_ALIKE = ("exit code 2, argparse's for a usage error, as the process whose refusal of the --local-rank "
+                   "argument is shown: the same refusal, its own usage line not in this input")
 _REJECTED_NOTE = ("the script does not take the --local-rank/--local_rank argument the launcher passes to each "
                   "process (read LOCAL_RANK from the environment, or accept both spellings)")
 # torch.distributed.launch (PyTorch <= 1.8) waits on its workers in local-rank order and raises for the first
@@ -117,24 +120,24 @@ _REJECTED_NOTE = ("the script does not take the --local-rank/--local_rank argume
 # The record is often quoted without its "subprocess.CalledProcessError:" head (an issue's title, a user's
 # paraphrase): then the command must be the launcher's own (it runs each worker as "python -u script", and
 # passes --local_rank unless --use_env), never any subprocess's (a failed "['ninja', '-v']" build).
-_LAUNCH_CALLED = re.compile(r"(CalledProcessError: )?Command '(\[.*?\])' (?:died with <Signals\.(SIG[A-Z]+): \d+>|"
+_LAUNCH_CALLED = lazy_regex(r"(CalledProcessError: )?Command '(\[.*?\])' (?:died with <Signals\.(SIG[A-Z]+): \d+>|"
                             r"returned non-zero exit status (\d+))")
-_LAUNCHER_ARGV = re.compile(r"""^\[['"][^'"]*python[\d.]*(?:\.exe)?['"],\s*['"]-u['"]""")
+_LAUNCHER_ARGV = lazy_regex(r"""^\[['"][^'"]*python[\d.]*(?:\.exe)?['"],\s*['"]-u['"]""")
 
 # torch.multiprocessing.spawn: "ProcessExitedException: process 1 terminated with signal SIGABRT" /
 # "... terminated with exit code 1"; the index is the spawned process's (the local rank, as a rule)
-_SPAWN_EXIT = re.compile(r"process (\d+) terminated with (?:signal (SIG[A-Z]+)|exit code (-?\d+))")
+_SPAWN_EXIT = lazy_regex(r"process (\d+) terminated with (?:signal (SIG[A-Z]+)|exit code (-?\d+))")
 # srun (SLURM): "srun: error: node07: task 3: Segmentation fault (core dumped)" / "...: task 3: Out Of
 # Memory" / "...: tasks 0-3: Killed". The task id is SLURM_PROCID, the rank when srun starts the ranks.
 # "...: task 1: Exited with exit code 3" too: srun prints each task's end as it sees it, so its first
 # record is the task that ended first (the tasks that saw that peer go exit after it); "Terminated" is
 # srun's own teardown (--kill-on-bad-exit, a cancellation) and is not kept.
-_SRUN_SIGNAL = re.compile(r"srun: error: (?P<host>[\w.-]+): tasks? (?P<tasks>\d+(?:[-,]\d+)*): (?:(?P<what>Killed|"
+_SRUN_SIGNAL = lazy_regex(r"srun: error: (?P<host>[\w.-]+): tasks? (?P<tasks>\d+(?:[-,]\d+)*): (?:(?P<what>Killed|"
                           r"Segmentation fault|Aborted|Bus error|Out Of Memory|Floating point exception|"
                           r"Illegal instruction)\b|Exited with exit code (?P<code>\d+))")
 _SRUN_SIGNALS = {"Killed": "SIGKILL", "Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": "SIGBUS",
                  "Out Of Memory": "SIGKILL", "Floating point exception": "SIGFPE", "Illegal instruction": "SIGILL"}
-_ARGV_LOCAL_RANK = re.compile(r"""--local[_-]rank(?:=|['"],\s*['"])(\d+)""")
+_ARGV_LOCAL_RANK = lazy_regex(r"""--local[_-]rank(?:=|['"],\s*['"])(\d+)""")
 
 
 def _signal_name(exitcode: int | None, text: str | None) -> str | None:
@@ -262,19 +265,23 @@ def _argv_rejections(text: str, failures: list[LauncherFailure]) -> list[Launche
     start-up); the launcher's own record of the same local rank (its agent line) gives way to it."""
     if "local" not in text or (("unrecognized arguments" not in text) and ("Could not consume arg" not in text)):
         return failures
-    rejected = sorted({int(m.group(1)) for m in _ARGV_REJECTED.finditer(text)})
-    if not rejected:
+    shown = {int(m.group(1)) for m in _ARGV_REJECTED.finditer(text)}
+    if not shown:
         return failures
+    # every process gets the same argument and refuses it alike: a launcher's record of another local rank that
+    # exited with argparse's usage code 2 is the same refusal, its own usage line not in this input
+    alike = {f.local_rank for f in failures if f.local_rank is not None and f.exitcode == 2 and not f.root_cause}
+    rejected = sorted(shown | alike)
     kept = [f for f in failures if f.root_cause or f.local_rank not in rejected]
     codes = {f.local_rank: f.exitcode for f in failures if f.local_rank in rejected}
     return kept + [LauncherFailure(None, local, None, codes.get(local) or 2, None, None, None, root_cause=True,
-                                   note=_REJECTED_NOTE) for local in rejected]
+                                   note=_REJECTED_NOTE if local in shown else _REJECTED_ALIKE) for local in rejected]
 
 
-_LOOSE_RANK = re.compile(r"\brank\s*:?\s*(\d+)\s*\(local[ _]rank:\s*(\d+)\)")
-_BARE_RANK = re.compile(r"(?<![\w-])\[?rank:?\s?(\d+)\]?(?!\s*\(local)")
-_LOOSE_EXIT = re.compile(r"exitcode\s*:\s*(-?\d+)(?:\s*\(pid:\s*(\d+)\))?")
-_LOOSE_SIGNAL = re.compile(r"signal (\d+) \((SIG\w+)\)", re.IGNORECASE)
+_LOOSE_RANK = lazy_regex(r"\brank\s*:?\s*(\d+)\s*\(local[ _]rank:\s*(\d+)\)")
+_BARE_RANK = lazy_regex(r"(?<![\w-])\[?rank:?\s?(\d+)\]?(?!\s*\(local)")
+_LOOSE_EXIT = lazy_regex(r"exitcode\s*:\s*(-?\d+)(?:\s*\(pid:\s*(\d+)\))?")
+_LOOSE_SIGNAL = lazy_regex(r"signal (\d+) \((SIG\w+)\)", re.IGNORECASE)
 
 
 def _recover(fields: dict[str, str], text: str) -> None:
@@ -367,7 +374,7 @@ def _srun_failures(text: str) -> list[LauncherFailure]:
 # "Received Signals.SIGHUP death signal"): it forwards the signal to its workers and exits with
 # SignalException. The signal came from outside the job: a closing terminal (SIGHUP, nohup), Ctrl-C
 # (SIGINT), a scheduler, a container stop or a supervisor (SIGTERM).
-_AGENT_DEATH = re.compile(r"Received (?:(?P<num>\d+)|Signals\.(?P<name>SIG[A-Z]+)) death signal, shutting down workers|"
+_AGENT_DEATH = lazy_regex(r"Received (?:(?P<num>\d+)|Signals\.(?P<name>SIG[A-Z]+)) death signal, shutting down workers|"
                           # the agent's own exception when the signal interrupted it ("got signal: 1")
                           r"SignalException: Process \d+ got signal: (?:(?P<num2>\d+)|Signals\.(?P<name2>SIG[A-Z]+))")
 
@@ -393,7 +400,7 @@ def parse_agent_death_signal(text: str) -> AgentSignal | None:
     return AgentSignal(name, text[line_start:line_end if line_end >= 0 else len(text)].strip()[:300], line_start)
 
 
-_SPAWN_ERROR = re.compile(r"^\s*-- Process (\d+) terminated with the following error:")
+_SPAWN_ERROR = lazy_regex(r"^\s*-- Process (\d+) terminated with the following error:")
 
 
 def spawn_error_owner(line: str) -> int | None:

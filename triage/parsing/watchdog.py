@@ -12,6 +12,7 @@ import enum
 import re
 from dataclasses import dataclass
 
+from triage.lazy_regex import lazy_regex
 from triage.parsing.names import torch_op
 
 
@@ -56,30 +57,30 @@ _SCAN_MARKERS = ("atchdog", "timed out in blocking wait",
 # For callers that scan raw bytes (the agent's live output): a chunk holding none of these has no
 # watchdog message.
 SCAN_MARKERS_BYTES: tuple[bytes, ...] = tuple(marker.encode() for marker in _SCAN_MARKERS)
-_RANK_PREFIX = re.compile(r"\[rank(\d+)\]:")
-_GLOG = re.compile(r"\[[EWIF](\d{4} \d\d:\d\d:\d\d(?:\.\d+)?)?\s*[\w.]*\.(?:cpp|cc|h|hpp):\d+\]")
-_PG_TAG = re.compile(
+_RANK_PREFIX = lazy_regex(r"\[rank(\d+)\]:")
+_GLOG = lazy_regex(r"\[[EWIF](\d{4} \d\d:\d\d:\d\d(?:\.\d+)?)?\s*[\w.]*\.(?:cpp|cc|h|hpp):\d+\]")
+_PG_TAG = lazy_regex(
     r"\[(?:PG (?:ID )?(?P<pg>\d+)(?: PG GUID (?P<guid>\w+))?\s*(?:\((?P<desc>[^)]*)\))?\s+)?"
     r"Rank (?P<rank>\d+)\]"
 )
-_WORK = re.compile(r"Work\w*\(((?:[^()]|\(ms\))*)\)")
-_KV = re.compile(r"(\w+(?:\(ms\))?)=([^,\s)]+)")
-_RAN_FOR = re.compile(r"ran for (\d+) milliseconds")
-_COMPANION = re.compile(
+_WORK = lazy_regex(r"Work\w*\(((?:[^()]|\(ms\))*)\)")
+_KV = lazy_regex(r"(\w+(?:\(ms\))?)=([^,\s)]+)")
+_RAN_FOR = lazy_regex(r"ran for (\d+) milliseconds")
+_COMPANION = lazy_regex(
     r"(?:work|NCCL work):\s*(-?\d+),\s*last enqueued NCCL work:\s*(-?\d+),\s*last completed NCCL work:\s*(-?\d+)"
 )
 # PyTorch 2.7+: "failure detected by watchdog at work sequence id: 1085 PG status: last enqueued work: 1119,
 # last completed work: 1084"; and a companion line cut after its work number ("Timeout at NCCL work: 1580")
-_COMPANION_NEW = re.compile(r"work sequence id:\s*(-?\d+)(?:\s*PG status:\s*last enqueued work:\s*(-?\d+),"
+_COMPANION_NEW = lazy_regex(r"work sequence id:\s*(-?\d+)(?:\s*PG status:\s*last enqueued work:\s*(-?\d+),"
                             r"\s*last completed work:\s*(-?\d+))?")
-_COMPANION_CUT = re.compile(r"(?:at work|NCCL work):\s*(-?\d+)\s*[,.]?\s*$")
-_STUCK = re.compile(r"got stuck for (\d+) seconds")
+_COMPANION_CUT = lazy_regex(r"(?:at work|NCCL work):\s*(-?\d+)\s*[,.]?\s*$")
+_STUCK = lazy_regex(r"got stuck for (\d+) seconds")
 # TORCH_NCCL_DESYNC_DEBUG report (c10d TraceUtils.h retrieveDesyncReport), one finding per line
 _DESYNC_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("timeout_at_collective", re.compile(r"\[(?P<ranks>\d+)\] Timeout at collective: (?P<op>[^,]+), #(?P<seq>\d+)")),
-    ("never_joined", re.compile(r"ranks \[(?P<ranks>[\d,\s]*)\] are the lagging ranks")),
-    ("joined_not_finished", re.compile(r"\[(?P<ranks>[\d,\s]*)\] joined but didn't finish collective #(?P<seq>\d+)")),
-    ("finished_not_joined", re.compile(
+    ("timeout_at_collective", lazy_regex(r"\[(?P<ranks>\d+)\] Timeout at collective: (?P<op>[^,]+), #(?P<seq>\d+)")),
+    ("never_joined", lazy_regex(r"ranks \[(?P<ranks>[\d,\s]*)\] are the lagging ranks")),
+    ("joined_not_finished", lazy_regex(r"\[(?P<ranks>[\d,\s]*)\] joined but didn't finish collective #(?P<seq>\d+)")),
+    ("finished_not_joined", lazy_regex(
         r"\[(?P<ranks>[\d,\s]*)\] finished collective #\d+, but didn't join collective #(?P<seq>\d+)")),
 )
 

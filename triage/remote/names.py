@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import re
-
 from triage.errors import UsageError
+from triage.lazy_regex import lazy_regex
 
-_JOB_ID = re.compile(r"[0-9]{1,12}(_[0-9]{1,9})?")
+_JOB_ID = lazy_regex(r"[0-9]{1,12}(_[0-9]{1,9})?")
 # RFC 1123 labels; an IPv4 address also matches. No leading '-', no shell metacharacters.
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-_HOST = re.compile(rf"{_LABEL}(?:\.{_LABEL})*")
-_USER = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,31}")
+_HOST = lazy_regex(rf"{_LABEL}(?:\.{_LABEL})*")
+_USER = lazy_regex(r"[A-Za-z_][A-Za-z0-9_.-]{0,31}")
 
 
 def validate_job_id(job: str) -> str:

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import enum
-import re
 import shutil
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from triage.errors import InputError, RemoteError, ToolMissingError
+from triage.lazy_regex import lazy_regex
 from triage.remote.names import validate_host, validate_job_id
 
 QUERY_TIMEOUT_S = 30.0
-_FIELD = re.compile(r"(\w+)=(\S*)")
+_FIELD = lazy_regex(r"(\w+)=(\S*)")
 
 
 class JobPhase(str, enum.Enum):

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from triage.bundle import read_manifest
 from triage.layout import RunPaths
+from triage.lazy_regex import lazy_regex
 from triage.private_files import write_json_atomic
 from triage.schemas import TRIGGER_SCHEMA
 
@@ -29,7 +29,7 @@ TRIGGER_DIR = ".cluster-trigger"
 # Bundles started this long before the announcement still count for it (the announcing node
 # may have started its own bundle just before writing the notice).
 BUNDLE_SLACK_S = 2.0
-_SAFE_HOST = re.compile(r"[^A-Za-z0-9_.-]")
+_SAFE_HOST = lazy_regex(r"[^A-Za-z0-9_.-]")
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ import enum
 import re
 from dataclasses import dataclass, field
 
+from triage.lazy_regex import lazy_regex
 from triage.model.backtrace import CrashLogFacts, GdbBacktrace, GdbFrame, GdbThread, PythonFrame
 from triage.model.evidence import KernelEvent
 
@@ -97,7 +98,7 @@ class CrashClassification:
     evidence: tuple[str, ...] = ()
 
 
-_ABORT_MACHINERY = re.compile(
+_ABORT_MACHINERY = lazy_regex(
     r"^(__pthread_kill\w*|pthread_kill|__GI_\w+|__GI_raise|raise|gsignal|__GI_abort|abort|__assert_fail\w*|"
     r"std::terminate|__cxxabiv1::__terminate|__gnu_cxx::__verbose_terminate_handler|__cxa_\w+|"
     r"_Unwind_\w+|std::rethrow_exception|fatal_error\w*|_Py_FatalError\w*|Py_FatalError|"
@@ -169,7 +170,7 @@ def _frames_after_handler(frames: tuple[GdbFrame, ...]) -> tuple[GdbFrame, ...]:
     return frames
 
 
-_RUNTIME_LIBS = re.compile(r"/(libc|libpthread|libstdc\+\+|libgcc_s|libc\+\+abi|libunwind)[.-][^/]*$")
+_RUNTIME_LIBS = lazy_regex(r"/(libc|libpthread|libstdc\+\+|libgcc_s|libc\+\+abi|libunwind)[.-][^/]*$")
 
 
 def _crash_frame(frames: tuple[GdbFrame, ...], aborted: bool = False) -> GdbFrame | None:

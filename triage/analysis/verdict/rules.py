@@ -9,7 +9,6 @@ never while the input shows a failure (``unlocated``)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 from triage.analysis import verdicts
@@ -33,6 +32,7 @@ from triage.analysis.unrecorded import no_problem_text
 from triage.analysis.verdict import headline
 from triage.analysis.verdict.engine import Candidate, Inputs, Rule, Scope
 from triage.analysis.verdict.unlocated import unlocated_verdict
+from triage.lazy_regex import lazy_regex
 from triage.model import Finding, Verdict, VerdictKind
 from triage.model.evidence import EventKind
 
@@ -195,7 +195,7 @@ def all_waiting(i: Inputs) -> Candidate | None:
     return Candidate(verdict, finding, (f"{len(i.waits)} group(s) all waiting",))
 
 
-_RAN_FOR = re.compile(r"ran for (\d+) ms")
+_RAN_FOR = lazy_regex(r"ran for (\d+) ms")
 
 
 def _timed_out(i: Inputs, members: tuple[int, ...], seq: int) -> str:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from triage.lazy_regex import lazy_regex
+
 MAX_WORLD_SIZE = 1 << 20     # larger figures in a log are not a world size (or an attack)
 
 
@@ -21,15 +23,15 @@ class WorldSize:
 # excerpt each. The IGNORECASE one's literal is looked for in the lower-cased text: nothing but w, o, r, l,
 # d themselves and their capitals matches those letters there)
 _PATTERNS: tuple[tuple[re.Pattern[str], str, str], ...] = (
-    (re.compile(r"\bglobal_world_sizes=\[(\d+)"), "torchrun's rendezvous line (global_world_sizes)",
+    (lazy_regex(r"\bglobal_world_sizes=\[(\d+)"), "torchrun's rendezvous line (global_world_sizes)",
      "global_world_sizes=["),
-    (re.compile(r"\b(?:WORLD_SIZE|world_size|world size|worldsize)[\"']?\s*(?:=|:|is)?\s*(\d+)\b",
+    (lazy_regex(r"\b(?:WORLD_SIZE|world_size|world size|worldsize)[\"']?\s*(?:=|:|is)?\s*(\d+)\b",
                 re.IGNORECASE), "world_size in the log", "world"),
-    (re.compile(r"\bMEMBER: \d+/(\d+)\b"), "Lightning's MEMBER: n/N line", "MEMBER: "),
-    (re.compile(r"\bNum processes: (\d+)\b"), "accelerate's Num processes line", "Num processes: "),
-    (re.compile(r"\bnum_processes[\"']?\s*[=:]\s*(\d+)\b"), "num_processes in the log", "num_processes"),
-    (re.compile(r"\b(?:nranks|nRanks)\s*[= ]\s*(\d+)\b"), "nranks in NCCL's lines", "anks"),
-    (re.compile(r"\bGLOBAL_RANK: \d+, MEMBER: \d+/(\d+)"), "Lightning's MEMBER: n/N line", "GLOBAL_RANK: "),
+    (lazy_regex(r"\bMEMBER: \d+/(\d+)\b"), "Lightning's MEMBER: n/N line", "MEMBER: "),
+    (lazy_regex(r"\bNum processes: (\d+)\b"), "accelerate's Num processes line", "Num processes: "),
+    (lazy_regex(r"\bnum_processes[\"']?\s*[=:]\s*(\d+)\b"), "num_processes in the log", "num_processes"),
+    (lazy_regex(r"\b(?:nranks|nRanks)\s*[= ]\s*(\d+)\b"), "nranks in NCCL's lines", "anks"),
+    (lazy_regex(r"\bGLOBAL_RANK: \d+, MEMBER: \d+/(\d+)"), "Lightning's MEMBER: n/N line", "GLOBAL_RANK: "),
 )
 
 

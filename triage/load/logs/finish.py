@@ -105,18 +105,45 @@ def infer_oom_rank(scan: LogScan) -> None:
     if scan.rank_prefixed or len(set(scan.hosts.values())) > 1:
         return
     real = sorted((o for o in scan.orphans if not o[1].collateral), key=lambda o: o[0])
-    if not real or real[0][1].kind is not CrashLineKind.CUDA_OOM:
+    if not real or real[0][1].kind is not CrashLineKind.CUDA_OOM or real[0][1].gpu is None:
+        return
+    if any(not item[1].collateral and item[0] < real[0][0] for items in scan.failures.values() for item in items):
+        return
+    # the OOM lines that lead the failures, each of its own GPU: each that process's (two ranks out of memory)
+    leading: dict[int, tuple[int, CrashLine, str]] = {}
+    for item in real:
+        gpu = item[1].gpu
+        if item[1].kind is not CrashLineKind.CUDA_OOM or gpu is None:
+            break
+        leading.setdefault(gpu, item)
+    for gpu, item in leading.items():
+        order, line, path = item
+        scan.orphans.remove(item)
+        named = replace(line, text=f"{line.text[:200]} [rank inferred from GPU {gpu}: one process per GPU on one node]")
+        scan.failures.setdefault(gpu, []).append((order, named, path))
+        scan.ranks_seen.add(gpu)
+
+
+def infer_spawn_rank(scan: LogScan) -> None:
+    """mp.spawn's ``-- Process N terminated with the following error:`` of one process, with no failure line
+    of its own (its traceback cut before the exception), and the first failure an exception line of no rank
+    pasted apart from it (above it, as an issue's title): spawn hands the child's exception to the parent,
+    which prints it in that block, so that exception is process N's (rank N under spawn)."""
+    if scan.rank_prefixed or len(scan.spawn_owners) != 1:
+        return
+    rank = next(iter(scan.spawn_owners))
+    if any(not item[1].collateral for item in scan.failures.get(rank, [])):
+        return
+    real = sorted((o for o in scan.orphans if not o[1].collateral and o[0] >= 0), key=lambda o: o[0])
+    if not real or real[0][1].exc_type is None:
+        return        # (a child's own NCCL WARN or log line may be any process's: a raised exception is the parent's)
+    if any(not item[1].collateral for r, items in scan.failures.items() if r != rank for item in items):
         return
     order, line, path = real[0]
-    gpu = line.gpu
-    if gpu is None:
-        return
-    if any(not item[1].collateral and item[0] < order for items in scan.failures.values() for item in items):
-        return
     scan.orphans.remove(real[0])
-    named = replace(line, text=f"{line.text[:200]} [rank inferred from GPU {gpu}: one process per GPU on one node]")
-    scan.failures.setdefault(gpu, []).append((order, named, path))
-    scan.ranks_seen.add(gpu)
+    note = f" [process {rank}'s: mp.spawn's error block of process {rank}, its own exception line not in this input]"
+    scan.failures.setdefault(rank, []).append((order, replace(line, text=shortened(line.text) + note), path))
+    scan.ranks_seen.add(rank)
 
 
 def finish_raise_sites(scan: LogScan) -> None:
@@ -164,6 +191,7 @@ def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
     finish_raise_sites(scan)
     finish_store_waits(scan)
     infer_oom_rank(scan)
+    infer_spawn_rank(scan)
     finish_watchdog(scan)
     out: list[RankEvidence] = []
     root = _launcher_root(scan)

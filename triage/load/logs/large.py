@@ -18,6 +18,7 @@ from __future__ import annotations
 import mmap
 import re
 
+from triage.lazy_regex import lazy_regex
 from triage.load.logs.records import CHANNEL
 from triage.load.logs.scan import LogScan
 from triage.load.logs.text import scan_log_text
@@ -37,7 +38,7 @@ MARKERS = (b"rror", b"atchdog") + WORD_MARKERS  # a line holding one of these is
 # How each marker is searched, the fastest way measured (bench/bench_report_logs.py): sre's literal
 # scan finds "rror" in half bytes.find's time; "atchdog" by memchr on its "h", rare in most logs
 # (triage.parsing.pages.find falls back to the plain search where it is not)
-_LITERAL = {marker: re.compile(re.escape(marker)) for marker in (b"rror", *WORD_MARKERS)}
+_LITERAL = {marker: lazy_regex(re.escape(marker)) for marker in (b"rror", *WORD_MARKERS)}
 _PIVOT = {b"atchdog": 3}
 MAX_MARKED_LINES = 200_000       # of more, the first and the last halves are kept
 CONTEXT_LINES = 2                # lines kept after a marked one (a what(): line, a cut message)

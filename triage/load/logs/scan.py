@@ -58,9 +58,11 @@ class LogScan:
     unprefixed_tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
     message_rank: tuple[int, int] | None = None     # (rank, order) of the last unprefixed line naming its rank
     spawn_owner: int | None = None          # mp.spawn: the process whose traceback the unprefixed lines are
+    spawn_owners: set[int] = field(default_factory=set)   # every mp.spawn process whose error block is shown
     duplicate_gpus: dict[tuple[int, int], set[str]] = field(default_factory=dict)  # rank pair -> devices told
     duplicate_hosts: dict[int, str] = field(default_factory=dict)   # order of a duplicate-GPU line -> its host
     spawn_bootstrap: int | None = None      # order of a spawned child's start-up frame (its parent had gone)
+    barrier_error: tuple[int, bool] | None = None  # (order, its 'Original exception:' seen) of a monitoredBarrier line
     stop: StopDecision | None = None      # triage's own stop record in a merged.log (the earliest)
     last_error: dict[int, int] = field(default_factory=dict)   # rank -> order of its NCCL "Last error:" line
     tracebacks: list[tuple[int | None, int, str]] = field(default_factory=list)   # (rank, order, path) of headers

@@ -10,6 +10,7 @@ import re
 from collections import deque
 from dataclasses import replace
 
+from triage.lazy_regex import lazy_regex
 from triage.load.logs.facts import world_size_facts
 from triage.load.logs.line_events import (
     joined_terminate,
@@ -51,6 +52,7 @@ from triage.parsing.crashlog import (
 )
 from triage.parsing.desync import (
     MISMATCH_MARKER,
+    MONITORED_BARRIER,
     RUNNING_MARKER,
     parse_desync_report,
     parse_mismatch,
@@ -69,22 +71,29 @@ from triage.parsing.textclean import clean_text
 from triage.parsing.torchelastic import spawn_error_owner
 from triage.schemas import STOP_LOG_RECORD
 
-_RANK_IN_NAME = re.compile(r"rank[-_]?(\d+)", re.IGNORECASE)
+_RANK_IN_NAME = lazy_regex(r"rank[-_]?(\d+)", re.IGNORECASE)
 _WATCHDOG_HINTS = ("atchdog", "Timeout at NCCL work", "Heartbeat monitor", "lagging ranks", "Desync",
                    "timed out in blocking wait")
 # Parts of formats we know: a line holding one that nothing parsed is reported as "unparsed".
 _KNOWN_HINTS = ("Watchdog caught", "WorkNCCL(", "CollectiveFingerPrint", MISMATCH_MARKER, "NCCL WARN",
                 "exitcode", "ncclRemoteError", "ncclSystemError", "ncclInternalError", "Xid")
 # How specific a failure line is, when several stand together (a terminate line, then its what()).
-_PROGRESS = re.compile(r"\b(?:epoch|step|iter(?:ation)?|loss|batch|eval(?:uation)?)\b", re.IGNORECASE)
+_PROGRESS = lazy_regex(r"\b(?:epoch|step|iter(?:ation)?|loss|batch|eval(?:uation)?)\b", re.IGNORECASE)
 _SPAWN_BOOTSTRAP_LINES = 4     # the start-up frame, its code line, the exception (a blank line at most)
-_SUMMARY_FIELD = re.compile(r"\s*(?:traceback|exitcode|error_file|time|host|rank)\s*:")
+# monitored_barrier's error ("Rank 2 successfully reached monitoredBarrier, but received errors while waiting for
+# send/recv from rank 0 ...", "Ranks 3 failed to pass monitoredBarrier ...") then " Original exception:" and the
+# transport's error: the peer the barrier names went away (its socket reset or closed), a consequence of that
+# rank, never a network failure of its own
+_ORIGINAL = "Original exception:"
+_BARRIER_ORIGINAL_LINES = 3
+BARRIER_ORIGINAL_NOTE = " (monitored_barrier's original exception: the rank it names stopped answering)"
+_SUMMARY_FIELD = lazy_regex(r"\s*(?:traceback|exitcode|error_file|time|host|rank)\s*:")
 # Every literal that a check of _line looks for before it parses (and named_failure's words, caseless): a line
 # holding none of them skips those checks (a block's lines are sorted in one scan, triage.parsing.needles; the
 # same answers: tests/load/test_line_gate.py). A check added to _line behind a new literal adds it here.
 _GATE_LITERALS = (*INIT_MARKERS, "Duplicate GPU", "Traceback (most recent call last)", SPAWN_BOOTSTRAP_FRAME,
                   *RAISE_SITE_MARKERS, "terminated with the following error", *_WATCHDOG_HINTS, MISMATCH_MARKER,
-                  RUNNING_MARKER, *CRASH_MARKERS, *_KNOWN_HINTS, GLOO_MARKER)
+                  RUNNING_MARKER, *CRASH_MARKERS, *_KNOWN_HINTS, MONITORED_BARRIER, _ORIGINAL, GLOO_MARKER)
 
 
 def rank_from_name(name: str) -> int | None:
@@ -151,10 +160,10 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         scan.events.extend(dmesg_events(text, "?", path))
 
 
-_AGENT_PID = re.compile(r"local_rank: \d+ \(pid: (\d+)\)")
+_AGENT_PID = lazy_regex(r"local_rank: \d+ \(pid: (\d+)\)")
 # triage's own records in a merged.log: "[host:triage] ..." (the agent writes them; no rank does:
 # a rank's line that prints one is tagged with the rank first, "[host:3] [host:triage] ...")
-_TRIAGE_TAG = re.compile(r"\[([A-Za-z0-9][\w.-]*):triage\] ")
+_TRIAGE_TAG = lazy_regex(r"\[([A-Za-z0-9][\w.-]*):triage\] ")
 
 
 def _triage_record(text: str, host: str, path: str, scan: LogScan) -> None:
@@ -203,6 +212,7 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
         else None
     if owner is not None:
         scan.spawn_owner = owner
+        scan.spawn_owners.add(owner)
         return
     if rank is None and scan.spawn_owner is not None:
         rank = scan.spawn_owner
@@ -252,6 +262,10 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
     if rest.strip() == "Last error:" and rank is not None:
         scan.last_error[rank] = order
         return
+    if loud and MONITORED_BARRIER in rest:
+        scan.barrier_error = (order, _ORIGINAL in rest)
+    elif loud and _ORIGINAL in rest and scan.barrier_error and order - scan.barrier_error[0] <= _BARRIER_ORIGINAL_LINES:
+        scan.barrier_error = (order, True)
     if loud and not parsed and has_marker(rest) and not _SUMMARY_FIELD.match(rest) and "NCCL WARN" not in rest:
         # (a mismatch/Running line is not the rank's own failure; torchrun's summary is read whole;
         # NCCL WARN lines are read by the NCCL tracker, which knows their process)
@@ -261,6 +275,9 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
         if crash is not None and crash.kind is CrashLineKind.EXCEPTION and scan.spawn_bootstrap is not None \
                 and 0 < order - scan.spawn_bootstrap <= _SPAWN_BOOTSTRAP_LINES:
             crash = replace(crash, text=(crash.text + SPAWN_BOOTSTRAP_NOTE)[:400], collateral=True)
+        if crash is not None and scan.barrier_error and scan.barrier_error[1] and MONITORED_BARRIER not in rest \
+                and 0 < order - scan.barrier_error[0] <= _BARRIER_ORIGINAL_LINES:
+            crash = replace(crash, text=(crash.text + BARRIER_ORIGINAL_NOTE)[:400], collateral=True)
         if crash is not None and rank is None and (rank := rank_in_message(crash.text)) is not None:
             scan.ranks_seen.add(rank)
         if crash is not None:

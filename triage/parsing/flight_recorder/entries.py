@@ -7,7 +7,6 @@ thousands of ranks, most entries cut to their signature). See parse.py for the m
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import chain
@@ -15,6 +14,7 @@ from math import prod
 from typing import Any
 
 from triage.errors import InputError
+from triage.lazy_regex import lazy_regex
 from triage.model import Collective, CollectiveState
 from triage.parsing.names import torch_dtype, torch_op
 from triage.parsing.stacks import Frame
@@ -135,7 +135,7 @@ def _opt_seq(value: Any) -> int | None:
     return None if number is None or number < 0 else number
 
 
-_INT_RE = re.compile(r"-?\d+")
+_INT_RE = lazy_regex(r"-?\d+")
 
 
 _RANKS_BY_TEXT: dict[str, tuple[int, ...] | None] = {}
@@ -267,7 +267,7 @@ def numel(sizes: Any) -> tuple[tuple[tuple[int, ...], ...], int | None]:
     return _numel_slow(sizes)
 
 
-_P2P_PEER = re.compile(r"(\d+)\s*(->|<-)\s*(\d+)")
+_P2P_PEER = lazy_regex(r"(\d+)\s*(->|<-)\s*(\d+)")
 OP_CACHE: dict[str, tuple[str, int | None]] = {}
 DTYPE_CACHE: dict[str, str] = {}
 

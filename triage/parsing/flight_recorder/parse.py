@@ -15,13 +15,13 @@ How each field reads is in entries.py (shared with compact.py).
 from __future__ import annotations
 
 import pickle
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, overload
 
 from triage.errors import InputError
+from triage.lazy_regex import lazy_regex
 from triage.model import Collective, SeqHistory
 from triage.parsing.flight_recorder.entries import (
     FrEntryInfo,
@@ -216,7 +216,7 @@ _FR_KEYS = ("version", "entries", "pg_config", "pg_status", "nccl_version", "com
 
 
 MAX_FR_BYTES = 256 * 1024 * 1024   # a real dump is a few MB; a bigger (or sparse) file is refused by its size
-_TRAILING_RANK = re.compile(r"(\d+)(?:\.(?:json|pkl|pickle|bin))?$")
+_TRAILING_RANK = lazy_regex(r"(\d+)(?:\.(?:json|pkl|pickle|bin))?$")
 
 
 def rank_from_filename(name: str, prefix: str | None) -> int | None:

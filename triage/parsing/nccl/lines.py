@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import TypeAlias
 
+from triage.lazy_regex import lazy_regex
 from triage.parsing.log_prefix import split_rank_prefix
 from triage.parsing.names import redop_name, torch_dtype, torch_op
 
@@ -76,7 +77,7 @@ NcclEvent: TypeAlias = NcclColl | NcclInit | NcclWarn
 
 # host:pid:tid [dev] ... NCCL INFO|WARN ; host excludes ':' '[' ']' and spaces so launcher
 # prefixes glued in front ("[rank3]:node07:...") are left out of it.
-_HEAD = re.compile(
+_HEAD = lazy_regex(
     r"(?:\[(?P<ts>\d{4}-\d\d-\d\d[ T][\d:.,]+)\]\s*)?"
     r"(?P<host>[\w.-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>\d+)\]"
     r"(?P<mid>[^\[\]]{0,200}?)\s*NCCL (?P<level>INFO|WARN|TRACE) "
@@ -85,10 +86,10 @@ _KEYS_WITH_VALUE = frozenset(
     ("opCount", "sendbuff", "recvbuff", "count", "datatype", "op", "root", "comm", "stream", "size",
      "nranks")
 )
-_FIELD = re.compile(r"\b(comm|rank|nranks|nRanks|cudaDev|busId|commId|parent|color|key|nvmlDev) (\S+)")
-_INIT_FUNC = re.compile(r"^\s*(nccl\w+|init\w*)\b")
-_MID_FILE = re.compile(r"(\S+\.(?:cc|cu|c|cpp|h|hpp)):(\d+)")
-_MID_FUNC = re.compile(r"\(?([A-Za-z_][\w:]*)\)?")
+_FIELD = lazy_regex(r"\b(comm|rank|nranks|nRanks|cudaDev|busId|commId|parent|color|key|nvmlDev) (\S+)")
+_INIT_FUNC = lazy_regex(r"^\s*(nccl\w+|init\w*)\b")
+_MID_FILE = lazy_regex(r"(\S+\.(?:cc|cu|c|cpp|h|hpp)):(\d+)")
+_MID_FUNC = lazy_regex(r"\(?([A-Za-z_][\w:]*)\)?")
 
 
 def _int_or_none(text: str | None, base: int = 10) -> int | None:
@@ -175,7 +176,7 @@ def _make_warn(host: str, pid: int, tid: int | None, dev: int | None, mid: str, 
     )
 
 
-_TRAILING_RANK = re.compile(r"(?:\[rank(\d+)\]:|\[[A-Za-z0-9][\w.-]*:(\d+)\][ +:]?)\s?\Z")
+_TRAILING_RANK = lazy_regex(r"(?:\[rank(\d+)\]:|\[[A-Za-z0-9][\w.-]*:(\d+)\][ +:]?)\s?\Z")
 
 
 def _launcher_rank(line: str, start: int, first: bool) -> int | None:
@@ -232,7 +233,7 @@ def parse_nccl_line(line: str) -> NcclEvent | None:
 
 # "host:pid:tid [dev] NCCL INFO Channel 00 : 0[1020] -> 2[1040] via SHM/direct/direct" (also "Channel 00/0"):
 # the rank on the left is the printing process's own rank in that communicator.
-_CHANNEL = re.compile(r"(?P<host>[\w.-]+):(?P<pid>\d+):\d+ \[\d+\] NCCL INFO Channel \d+(?:/\d+)? ?: "
+_CHANNEL = lazy_regex(r"(?P<host>[\w.-]+):(?P<pid>\d+):\d+ \[\d+\] NCCL INFO Channel \d+(?:/\d+)? ?: "
                       r"(?P<rank>\d+)\[[0-9a-fA-Fx]+\] ->")
 
 

@@ -12,15 +12,16 @@ The ranks listed after a "N ranks have ..." line belong to that group (NCCL list
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+
+from triage.lazy_regex import lazy_regex
 
 MARKER = "operation count"
 
-_HEADER = re.compile(r"Communicator ranks have different (\w+) operation counts")
-_GROUP = re.compile(r"^\s*(\d+) ranks? (?:has|have) launched up to operation (\d+)")
-_RANK = re.compile(r"^\s*Rank (\d+) -- GPU (\d+) managed by process (\d+) on node (\S+)")
-_COMM_SIZE = re.compile(r"^\s*\d+\s+\d+\s+\d+\s+\d+\s+(\d+)\s+\d+\s+[A-Z]+")   # the Communicators table row
+_HEADER = lazy_regex(r"Communicator ranks have different (\w+) operation counts")
+_GROUP = lazy_regex(r"^\s*(\d+) ranks? (?:has|have) launched up to operation (\d+)")
+_RANK = lazy_regex(r"^\s*Rank (\d+) -- GPU (\d+) managed by process (\d+) on node (\S+)")
+_COMM_SIZE = lazy_regex(r"^\s*\d+\s+\d+\s+\d+\s+\d+\s+(\d+)\s+\d+\s+[A-Z]+")   # the Communicators table row
 
 
 @dataclass(frozen=True)

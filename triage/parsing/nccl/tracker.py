@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import mmap
 import os
-import re
 from collections import deque
 from dataclasses import dataclass, replace
 from typing import IO, TypeAlias
 
+from triage.lazy_regex import lazy_regex
 from triage.parsing import pages
 from triage.parsing.nccl.bulk import BulkRead, OpItem, OpKey, bulk_read, tail_start
 from triage.parsing.nccl.lines import NcclColl, NcclEvent, NcclInit, NcclWarn, parse_nccl_segments
@@ -49,7 +49,7 @@ class NcclCommState:
 
 
 # The common collective line, matched in one go. Anything else takes the tolerant path.
-_FAST = re.compile(
+_FAST = lazy_regex(
     r"([\w.-]+):(\d+):\d+ \[\d+\] NCCL INFO \w+: opCount [0-9a-fA-F]+ sendbuff \S+ recvbuff \S+ "
     r"count \d+ datatype \d+ op \d+ root -?\d+ comm (\S+)(?: \[nranks=\d+\])? stream \S+"
     r"(?: \w+ -?\w+)*[ \t\r\n]*\Z"  # RCCL adds "task N globalrank N"

@@ -37,11 +37,15 @@ def visible(text: str) -> str:
 
 def say(text: str, host: str | None = None, stream: TextIO | None = None) -> None:
     """One line of triage's own on stderr (or ``stream``): ``triage: TEXT``, or ``triage[HOST]: TEXT``
-    for a line that one node of several says; through the sanitizer (the text names hosts, paths and
-    verdicts from files a job controls). Never raises: a closed terminal must not stop triage."""
+    for a line that one node of several says; redacted, and through the sanitizer (the text names
+    hosts, paths and verdicts from files a job controls). Never raises: a closed terminal must not stop triage."""
     head = f"triage[{host}]" if host else "triage"
     with contextlib.suppress(Exception):
-        print(f"{head}: {visible(text)}", file=stream if stream is not None else sys.stderr, flush=True)
+        # lazy: the redaction rules' regexes are compiled when triage first says a line, not at start
+        from triage.redact import redact_text
+
+        # redacted: a verdict line quotes an exception message, a line names a command line
+        print(f"{head}: {visible(redact_text(text))}", file=stream if stream is not None else sys.stderr, flush=True)
 
 
 def terminal_safe(value: T) -> T:

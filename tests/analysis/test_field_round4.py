@@ -182,7 +182,9 @@ def test_a_hang_whose_culprit_is_absent_names_the_log_that_would_settle_it() -> 
 def test_a_failure_of_no_known_rank_says_what_would_name_it() -> None:
     result = report("RuntimeError: NCCL error: unhandled system error, NCCL version 2.21.5")
     assert result.verdict.culprit_ranks == ()
-    assert "which rank" in result.verdict.summary and "triage launch" in result.verdict.summary
+    # (a network failure: the link settles it, not which rank reported it; session 36, test_gaps_s36.py)
+    assert "rank unknown" in result.verdict.summary
+    assert "NCCL_DEBUG=INFO output of every rank" in result.verdict.summary
 
 
 # Round 5's classes.

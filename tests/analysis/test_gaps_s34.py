@@ -10,9 +10,6 @@ reports (log text only), end to end through ``triage report`` where the verdict 
 3. ProcessGroupNCCL's per-rank ``Last enqueued NCCL work: N, last completed NCCL work: M`` (the watchdog's and the
    heartbeat monitor's lines, a person's summary of them): a rank of a group below the others' count that waits in
    nothing never launched the collective they wait in: the culprit, the others collateral.
-4. The option that would give each rank's output with its rank fits the launcher the input shows (mpirun
-   ``--tag-output``, mpiexec ``-prepend-rank``, ``srun --label``, torchx's ``torchx log``, DeepSpeed's
-   ``--enable_each_rank_log``); torchrun's ``--tee 3`` only where the input shows torchrun, or no launcher.
 """
 
 from __future__ import annotations
@@ -23,7 +20,6 @@ import pytest
 
 from tests.helpers.report import report_log as report
 from triage.parsing.gloo import parse_gloo_timeout
-from triage.parsing.launcher_kind import shown_launcher
 from triage.parsing.torchelastic import parse_launcher_failures
 
 # --- 1. the old launcher's record without its head ---------------------------------------------------------------
@@ -191,59 +187,3 @@ def test_real_counts_of_ranks_in_step_name_no_rank_behind(tmp_path: Path) -> Non
     _code, data = report(short, tmp_path)
     assert data["verdict"]["kind"] == "missing_rank" and data["verdict"]["culprit_ranks"] == [2], data["verdict"]
 
-
-# --- 4. the launcher's own option for each rank's output ---------------------------------------------------------
-
-_NO_RANK = "RuntimeError: CUDA error: an illegal memory access was encountered\n"
-
-
-@pytest.mark.parametrize(("launcher_text", "launcher", "option"), [
-    (("--------------------------------------------------------------------------\nPrimary job  terminated normally, "
-     "but 1 process returned\na non-zero exit code. Per user-direction, the job has been aborted.\n"),
-     "mpirun", "mpirun --tag-output"),
-    ("$ mpirun -np 8 --hostfile hosts python train.py\n", "mpirun", "--output-filename"),
-    ("mpiexec -n 4 -ppn 2 python train.py\n", "mpiexec", "mpiexec -prepend-rank"),
-    ("srun -N 2 --ntasks-per-node 4 python train.py\n", "srun", "srun --label"),
-    ("torchx run -s local_cwd dist.ddp -j 2x2 train.py\n", "torchx", "torchx log"),
-    ("deepspeed --num_gpus 8 train.py --deepspeed ds.json\n", "deepspeed", "--enable_each_rank_log"),
-])
-def test_the_hint_fits_the_launcher_the_input_shows(launcher_text: str, launcher: str, option: str,
-                                                   tmp_path: Path) -> None:
-    text = launcher_text + _NO_RANK
-    assert shown_launcher(text) == launcher
-    code, data = report(text, tmp_path)
-    said = data["verdict"]["summary"] + " ".join(data["next_steps"])
-    assert code == 1 and option in said and "--tee 3" not in said, said
-
-
-@pytest.mark.parametrize("text", [
-    "torchrun --nproc_per_node 4 train.py\n" + _NO_RANK,
-    _NO_RANK,                                                   # no launcher shown: torchrun's stays
-    "I ran it with mpirun on two nodes\n" + _NO_RANK,          # a launcher named in a sentence is not shown
-])
-def test_torchrun_s_option_where_the_input_shows_torchrun_or_none(text: str, tmp_path: Path) -> None:
-    _code, data = report(text, tmp_path)
-    assert "torchrun --tee 3" in data["verdict"]["summary"], data["verdict"]["summary"]
-
-
-# real text: Open MPI's record of a rank killed (open-mpi/ompi#2661), and torchx's Ray scheduler's actor heads over
-# torchelastic's frames (meta-pytorch/torchx#540)
-OMPI = """--------------------------------------------------------------------------
-mpirun noticed that process rank 0 with PID 21183 on node host01 exited on signal 9 (Killed).
---------------------------------------------------------------------------
-"""
-TORCHX_RAY = """(CommandActor pid=552, ip=10.130.6.168)   File "/home/ray/anaconda3/lib/python3.9/site-packages/torch/distributed/elastic/rendezvous/c10d_rendezvous_backend.py", line 73, in get_state
-(CommandActor pid=552, ip=10.130.6.168)     base64_state: bytes = self._call_store("get", self._key)
-"""
-
-
-def test_real_launchers_are_recognised() -> None:
-    assert shown_launcher(OMPI) == "mpirun"
-    assert shown_launcher(TORCHX_RAY) == "torchx"
-
-
-def test_real_torchx_failure_of_no_rank_asks_for_torchx_s_log(tmp_path: Path) -> None:
-    text = (Path(__file__).parents[1] / "realworld" / "cases" / "meta-pytorch__torchx__540" / "log.txt").read_text()
-    _code, data = report(text, tmp_path)
-    summary = data["verdict"]["summary"]
-    assert data["verdict"]["culprit_ranks"] == [] and "torchx log" in summary and "--tee 3" not in summary, summary

@@ -130,6 +130,13 @@ def test_an_nccl_error_apart_from_spawns_block_is_that_process(line: str, where:
     assert "NCCL error in:" in str(verdict["summary"])
 
 
+def test_nccls_unhandled_cuda_error_says_what_would_settle_it(tmp_path: Path) -> None:
+    code, out = report(f"{NCCL_LINES[0]}\n\n{SPAWN_BLOCK}", tmp_path)
+    assert code == 1
+    steps = " ".join(out["next_steps"])
+    assert "NCCL_DEBUG=INFO" in steps and "supports the GPU" in steps
+
+
 def test_two_spawned_blocks_or_rank_prefixes_name_no_process(tmp_path: Path) -> None:
     two = SPAWN_BLOCK + SPAWN_BLOCK.replace("Process 2", "Process 3")
     verdict = _verdict(f"{NCCL_LINES[0]}\n\n{two}", tmp_path)

@@ -77,7 +77,7 @@ def test_analyze_records_one_winner_whose_candidate_is_the_verdict() -> None:
     assert won[0].summary == report.verdict.summary
     assert any(t.name == "all clear" and t.outcome is Outcome.LOST for t in report.explanation)
     assert [t.name for t in report.explanation if t.stage == "final step"] == [
-        "what an excerpt cannot tell", "the launcher's own option", "stopped from outside after it", "agent view", "first non-finite value",
+        "what an excerpt cannot tell", "stopped from outside after it", "agent view", "first non-finite value",
         "stop decision", "straggler headline"]
 
 

@@ -39,7 +39,11 @@ def test_signals_are_forwarded(tmp_path: Path, sig: int, expected: int, said: by
         rest = proc.stdout.read()
     if said:
         assert b"[testhost:launcher] " + said in rest
+    name = signal.Signals(sig).name             # who stopped the job, said (stderr is merged into stdout here)
+    assert f"verdict: STOPPED (from outside the job): triage launch (pid {proc.pid}) received {name} and passed it to " \
+        "the launcher".encode() in rest
     node = read_json(run / HOST / "node.json")
+    assert node["forwarded_signals"] == [name]
     assert node["exit_code"] == expected
     assert node["status"] == ("signalled" if sig == signal.SIGTERM else "exited")
 
@@ -109,3 +113,17 @@ def test_third_interrupt_kills_a_launcher_that_ignores_them(tmp_path: Path) -> N
         assert proc.wait(timeout=30) == 128 + signal.SIGKILL
         assert proc.stdout is not None
         assert b"the launcher is still running: killing the job (SIGKILL)" in proc.stdout.read()
+
+
+def test_a_signal_ignored_when_triage_started_is_not_forwarded(tmp_path: Path) -> None:
+    """`nohup triage launch ...`: the terminal closing (SIGHUP) must not stop the job. triage starts the
+    launcher in a session of its own, so only triage's forwarding could have reached it."""
+    run = tmp_path / "run"
+    argv = launch_argv(run, [sys.executable, program("launch_signals.py")], quick_hang=False, host=HOST)
+    with running_program(["nohup", *argv], env=job_env()) as proc:
+        proc.send_signal(signal.SIGHUP)
+        proc.send_signal(signal.SIGINT)        # signals still arrive in order: SIGINT is forwarded
+        assert proc.wait(timeout=30) == 130
+        assert proc.stdout is not None
+        rest = proc.stdout.read()
+    assert b"got SIGINT" in rest and b"got SIGHUP" not in rest

@@ -15,7 +15,12 @@ THINGS = re.compile(r"triage launch|TORCH_DISTRIBUTED_DEBUG=DETAIL|NCCL_DEBUG=IN
                     r"rank \d+'s (?:own )?(?:log|output)|every rank's|dmesg|launcher\.log|MASTER_ADDR|"
                     r"CUDA_LAUNCH_BLOCKING|srun --label|rank prefixes|"
                     # a set-up failure no rank caused: the port's holder, the node the launcher cannot reach
-                    r"ss -ltnp|ssh -o BatchMode", re.IGNORECASE)
+                    r"ss -ltnp|ssh -o BatchMode|"
+                    # a network failure of no known rank: the link (the store's address, the peer, /dev/shm)
+                    r"nc -zv|the log of the peer|df -h /dev/shm|"
+                    # the per-rank output of the launcher that started the ranks (triage.analysis.settle)
+                    r"mpirun --tag-output|-prepend-rank|--enable_each_rank_log|Ray worker's own log|torchx log|"
+                    r"rank tag on each spawned", re.IGNORECASE)
 # (or, where no rank is at fault, that the summary says so: a set-up failure asks for no rank)
 _COVERS = re.compile(r"this input holds|not in this input|rank unknown|no line of this input|no rank at fault")
 CASES = load_cases()

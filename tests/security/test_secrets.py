@@ -136,6 +136,8 @@ def test_launch_run_files_and_every_report_format_hold_no_secret(tmp_path: Path)
     assert finished.returncode != 0, finished.stderr
     own = ("output.log", "merged.log", "launcher.log")          # the ranks' and torchrun's own output: verbatim
     texts = _files_text(run_dir, skip=own)
+    assert "verdict: EXCEPTION" in finished.stderr and "RuntimeError" in finished.stderr, finished.stderr
+    texts["the agent's own lines"] = finished.stderr      # its verdict line quotes the exception
     names = {Path(p).name for p in texts}
     assert {"run.json", "node.json", "worker.json", "exit.json"} <= names, sorted(names)
     assert "RuntimeError" in next(t for p, t in texts.items() if p.endswith("exit.json"))

@@ -5,7 +5,7 @@ diff next time (pure)."""
 from __future__ import annotations
 
 from triage.analysis.ranks import rank_word
-from triage.analysis.settle import settle_setup
+from triage.analysis.settle import per_rank_output, settle_setup
 from triage.analysis.stopped import what_to_do
 from triage.model import MismatchKind, Verdict, VerdictKind
 from triage.model.evidence import GPU_WAIT, RankActivityFact
@@ -27,7 +27,9 @@ INIT_HANG_STEPS = (
 )
 
 
-def excerpt_steps(verdict: Verdict) -> tuple[str, ...]:
+def excerpt_steps(verdict: Verdict, launcher: str | None = None) -> tuple[str, ...]:
+    """What to do next after a verdict of pasted logs; ``launcher``: the one that started the ranks, whose
+    per-rank output the steps ask for (triage.parsing.launcher_kind)."""
     who = rank_word(verdict.culprit_ranks) if verdict.culprit_ranks else None
     kind = verdict.kind
     summary = verdict.summary
@@ -50,6 +52,11 @@ def excerpt_steps(verdict: Verdict) -> tuple[str, ...]:
         if "out of memory" in summary or "OutOfMemoryError" in summary:
             steps.append("reduce memory on that rank (batch size, sequence length, activation checkpointing); "
                          "a rank that OOMs alone often gets a longer sequence or a larger shard")
+        if "unhandled cuda error" in summary or "ncclUnhandledCudaError" in summary:
+            steps.append("NCCL's unhandled cuda error at its set-up is a CUDA call that failed under NCCL: re-run with "
+                         "NCCL_DEBUG=INFO (its WARN line names the CUDA error); check that this PyTorch build "
+                         "supports the GPU (its 'not compatible with the current PyTorch installation' warning), "
+                         "the driver against the CUDA version, and that each rank's device is its own")
     elif kind is VerdictKind.CRASH:
         if "SIGKILL" in summary:
             steps.append("run `dmesg -T | grep -i -E 'killed process|out of memory'` on that host: SIGKILL is "
@@ -79,8 +86,9 @@ def excerpt_steps(verdict: Verdict) -> tuple[str, ...]:
         if "time limit" not in summary:
             return tuple(steps)
     elif kind in (VerdictKind.HANG, VerdictKind.FAILURE_UNLOCATED):
+        tagged = per_rank_output(launcher) if launcher else f"{per_rank_output(None)}, srun --label"
         steps.append("the culprit is a rank this input does not show: gather the output of every rank "
-                     "(torchrun --tee 3, srun --label) and run triage report on all of it")
+                     f"({tagged}) and run triage report on all of it")
         steps.append(LIVE_STACKS)
     steps.append(NEXT_TIME)
     return tuple(steps)

@@ -26,7 +26,6 @@ from triage.analysis.numerics import analyze_numerics
 from triage.analysis.p2p import check_p2p
 from triage.analysis.partial import coverage
 from triage.analysis.ranks import format_ranks, rank_word
-from triage.analysis.settle import fit_launcher
 from triage.analysis.stop import split_at_stop, stop_finding
 from triage.analysis.stragglers import find_stragglers
 from triage.analysis.summaries import rank_summaries
@@ -104,16 +103,16 @@ def analyze(evidence: Evidence, explain: bool = False) -> Report:
                      if main_finding is None or verdicts.p2p_finding(p, ctx.hosts, ctx.paths, True) != main_finding]
     summaries = rank_summaries(ranks, world, traces)
     findings.extend(slow.findings)
-    steps = (excerpt_steps(verdict) if not evidence.complete or (not traces and verdict.kind in _HANGS)
+    excerpt = excerpt_steps(verdict, evidence.launcher)
+    steps = (excerpt if not evidence.complete or (not traces and verdict.kind in _HANGS)
              else slow.steps(verdicts.next_steps(verdict, evidence.finished_cleanly)))
-    steps = tuple(fit_launcher(step, evidence.launcher) for step in steps)
     if verdict.kind is VerdictKind.NONFINITE:
         steps = numerics.steps + steps
     if init_steps(evidence.agent, verdict):     # the agent's steps replace the generic init-hang ones
         steps = init_steps(evidence.agent, verdict) + tuple(s for s in steps if s not in INIT_HANG_STEPS
                                                             and not s.startswith("nothing to do"))
     if gpu_steps(evidence.agent, verdict):      # the culprit waits on its GPU: not busy or blocked on the CPU
-        generic = set(verdicts.next_steps(verdict, evidence.finished_cleanly)) | set(excerpt_steps(verdict))
+        generic = set(verdicts.next_steps(verdict, evidence.finished_cleanly)) | set(excerpt)
         steps = gpu_steps(evidence.agent, verdict) + tuple(s for s in steps if s not in generic)
     checked: dict[str, Any] = {}
     if evidence.cluster_check is not None:

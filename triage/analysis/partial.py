@@ -26,7 +26,7 @@ from triage.analysis.absent_rank import (
 )
 from triage.analysis.describe import who
 from triage.analysis.ranks import format_ranks, rank_word
-from triage.analysis.settle import SETTLE_RANK, settle_hang, settle_setup
+from triage.analysis.settle import SETTLE_RANK, settle_hang, settle_network, settle_setup
 from triage.analysis.verdict import headline
 from triage.analysis.verdict.headline import Head
 from triage.lazy_regex import lazy_regex
@@ -221,7 +221,9 @@ def unattributed_verdict(failures: tuple[ExitInfo, ...]) -> tuple[Verdict, Findi
         verdict = headline.verdict(kind, f"{first.message} [{setup}]", culprit_host=first.host,
                                    qualifier=f"{where} (no rank at fault: the job's set-up failed)")
         return verdict, Finding(kind.value, (), verdict.summary, first.evidence, root_cause=True)
-    verdict = headline.verdict(kind, f"{first.message} [{SETTLE_RANK}]", culprit_host=first.host,
+    # (a network failure: the link settles it, not which rank reported it)
+    settle = settle_network(first.message or "", first.host) if kind is VerdictKind.NETWORK_ERROR else SETTLE_RANK
+    verdict = headline.verdict(kind, f"{first.message} [{settle}]", culprit_host=first.host,
                                qualifier=f"{where} (rank unknown: no line of this input ties it to a rank)")
     return verdict, Finding(kind.value, (), verdict.summary, first.evidence, root_cause=True)
 

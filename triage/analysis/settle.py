@@ -3,39 +3,46 @@ summary says so and names the one thing that would."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from triage.analysis.ranks import rank_word
 from triage.lazy_regex import lazy_regex
 from triage.model.evidence import RankEvidence
 
+# How to get every rank's output with each line tagged by its rank: torchrun's flag, unless the input shows
+# that another launcher started the ranks (triage.parsing.launcher_kind); fit_launcher puts it in.
+PER_RANK_OUTPUT = "torchrun --tee 3"
+_PER_RANK = {
+    "openmpi": "mpirun --tag-output or --output-filename DIR",
+    "horovod": "horovodrun --output-filename DIR",
+    "hydra": "mpiexec -prepend-rank",
+    "mpi": "Open MPI's mpirun --tag-output, MPICH's or Intel MPI's -prepend-rank",
+    "slurm": "srun --label",
+    "deepspeed": "deepspeed --enable_each_rank_log DIR",
+    "spawn": "a rank tag on each spawned process's lines, which torch.multiprocessing.spawn does not add",
+    "torchx": "`torchx log` of each replica",
+    "ray": "each Ray worker's own log in the session's logs directory on its node",
+}
 # What would name the rank of a failure no line ties to one.
-SETTLE_RANK = ("which rank: the ranks' own output with their rank prefixes (torchrun --tee 3, or the job run under "
+SETTLE_RANK = (f"which rank: the ranks' own output with their rank prefixes ({PER_RANK_OUTPUT}, or the job run under "
                "`triage launch`) would tell")
 # What would name the rank that failed first, when the input shows only later failures.
-SETTLE_FIRST = ("the log of the rank that failed first (every rank's output: torchrun --tee 3, or the job run under "
+SETTLE_FIRST = (f"the log of the rank that failed first (every rank's output: {PER_RANK_OUTPUT}, or the job run under "
                 "`triage launch`) would settle it")
-MAX_NAMED_ABSENT = 4
-# The hints above and elsewhere name torchrun's option; a job another launcher started gets that launcher's
-# (triage.parsing.launcher_kind names the launcher the input shows; torchrun's stays where it shows none)
-TORCHRUN_TEE = "torchrun --tee 3"
-_BOTH = f"{TORCHRUN_TEE}, srun --label"
-_RANK_OUTPUT = {
-    "torchx": "`torchx log APP_HANDLE`: every replica's lines under its role/replica head",
-    "deepspeed": "deepspeed --enable_each_rank_log DIR",
-    "mpirun": "mpirun --tag-output or --output-filename DIR",
-    "mpiexec": "mpiexec -prepend-rank",
-    "srun": "srun --label",
-}
+
+
+def per_rank_output(launcher: str | None) -> str:
+    """How the launcher that started the ranks (a name of triage.parsing.launcher_kind) tags every line with
+    its rank: torchrun's flag where the input shows no other."""
+    return _PER_RANK.get(launcher or "", PER_RANK_OUTPUT)
 
 
 def fit_launcher(text: str, launcher: str | None) -> str:
-    """``text`` with torchrun's option for each rank's output replaced by the option of the launcher the input
-    shows (unchanged where it shows torchrun's, or none)."""
-    hint = _RANK_OUTPUT.get(launcher or "")
-    if hint is None or TORCHRUN_TEE not in text:
-        return text
-    return text.replace(_BOTH, hint).replace(TORCHRUN_TEE, hint)
+    """``text`` with torchrun's per-rank output flag replaced by the launcher's own."""
+    fitted = per_rank_output(launcher)
+    return text if fitted == PER_RANK_OUTPUT else text.replace(PER_RANK_OUTPUT, fitted)
+MAX_NAMED_ABSENT = 4
 
 
 def settle_hang(ranks: tuple[RankEvidence, ...], timed_out: list[int], cov: Mapping[str, object]) -> str:
@@ -46,7 +53,7 @@ def settle_hang(ranks: tuple[RankEvidence, ...], timed_out: list[int], cov: Mapp
     if isinstance(world, int) and 0 < world - len(shown) <= MAX_NAMED_ABSENT:
         absent = [r for r in range(world) if r not in shown]
         return f"the log of {rank_word(absent)} would settle it"
-    return ("every rank's log (torchrun --tee 3), or the job run under `triage launch` (each rank's stack when it "
+    return (f"every rank's log ({PER_RANK_OUTPUT}), or the job run under `triage launch` (each rank's stack when it "
             "hangs), would settle it")
 
 
@@ -72,3 +79,41 @@ def settle_setup(text: str, host: str | None) -> str | None:
         return (f"`ssh -o BatchMode=yes {target} true` from the node that launches the job would settle it (keys, "
                 "known_hosts, the hostfile's names)")
     return None
+
+
+# A network failure no line ties to a rank: which rank reported it settles nothing; the link does
+NETWORK_EVERY = ("NCCL_DEBUG=INFO output of every rank (which peer, address or interface failed first, and the peer's "
+                 "own log) would settle it")
+_STORE = lazy_regex(r"client socket has timed out|RendezvousConnectionError|C10d store|DistNetworkError|"
+                    r"connect\(\) timed out|host not found|Name or service not known|[Ff]ailed to connect to|"
+                    r"to any network address|client mesh master|rendezvous store|reach the store")
+_STORE_ADDR = lazy_regex(r"\(([\w.:\[\]-]+), ?(\d{2,5})\)|\b((?:\d{1,3}\.){3}\d{1,3}|[a-z][\w.-]*):(\d{2,5})\b")
+_SHM = lazy_regex(r"/dev/shm|shared memory segment|posix_fallocate")  # noqa: S108 (a pattern, not a path)
+_PEER = lazy_regex(r"\bpeer\b|remote process exited|Connect to |Call to (?:connect|recv|send)")
+# the other end as NCCL and gloo print it: "from peer 10.0.0.5<49189>", "Connect to 10.0.0.5<21724>", "Call to recv
+# from 172....<33759>", "Connection closed by peer [10.0.0.5]:43185", "Read error [10.0.0.5]:25266"
+_PEER_ADDR = lazy_regex(r"(?:\bpeer|\bto|\bfrom) \[?([\w.:%-]+?)\]?(?:<\d+>|:\d+\b)|\[([\w.:%-]+)\]:\d+")
+
+
+def settle_network(text: str, host: str | None) -> str:
+    """What would settle a network failure that no line ties to a rank, fitted to what failed: the store's
+    address a client could not reach, /dev/shm, the peer of a broken link, else every rank's NCCL_DEBUG=INFO.
+    ``host``: the host the failure line names, the peer unless the line's own ``host:pid`` head names it."""
+    if _SHM.search(text):
+        return ("`df -h /dev/shm` where the ranks run would settle it (a container's default is 64 MB: `docker run "
+                "--shm-size`, or NCCL_SHM_DISABLE=1 to do without it)")
+    if _STORE.search(text):
+        found = _STORE_ADDR.search(text)
+        name, port = (found.group(1) or found.group(3), found.group(2) or found.group(4)) if found else (None, None)
+        where = f"the store at {name}:{port}" if found else "the store (MASTER_ADDR:MASTER_PORT)"
+        probe = f"`nc -zv {name} {port}`" if found else "`nc -zv MASTER_ADDR MASTER_PORT`"
+        return (f"{probe} from this node would settle it: whether it reaches {where} (the store runs with rank 0 on "
+                "the first node: not up yet, a firewall, or a name that does not resolve)")
+    if _PEER.search(text):
+        found = _PEER_ADDR.search(text)
+        peer = (found.group(1) or found.group(2)) if found else (
+            host if host and re.search(rf"{re.escape(host)}:\d", text) is None else None)
+        who = f"the peer {peer}" if peer else "the peer"
+        return (f"the log of {who} (which rank ran there, and whether it failed first: a peer that died shows up as a "
+                "network error on the others) would settle it")
+    return NETWORK_EVERY

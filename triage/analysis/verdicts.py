@@ -13,6 +13,7 @@ from triage.analysis.failures import Failure, cut_root_ties, same_error, same_se
 from triage.analysis.gpu_facts import busy_note
 from triage.analysis.p2p import P2pProblem
 from triage.analysis.ranks import rank_word
+from triage.analysis.settle import PER_RANK_OUTPUT
 from triage.analysis.verdict import headline
 from triage.analysis.verdict.headline import Head
 from triage.model import (
@@ -162,7 +163,7 @@ def _untold_first(first: Failure, tied: tuple[int, ...], hosts: Hosts) -> tuple[
     when = time.strftime('%H:%M:%S', time.gmtime(first.time or 0))
     body = (f"{who(tied, hosts)} exited with the same code in the same second ({when} UTC); the "
                f"launcher lists rank {first.rank} first, but its summary cannot tell which failed first: the ranks' "
-               "own output (their tracebacks: torchrun --tee 3, or run under `triage launch`) would settle it")
+               f"own output (their tracebacks: {PER_RANK_OUTPUT}, or run under `triage launch`) would settle it")
     return headline.verdict(VerdictKind.EXCEPTION, body), Finding(first.kind.value, tied, body, first.evidence,
                                                                   first.time, True)
 
@@ -172,7 +173,7 @@ def _untold_abort(first: Failure, tied: tuple[int, ...], hosts: Hosts) -> tuple[
     summary = (f"{who(tied, hosts)} {'were' if len(tied) > 1 else 'was'} killed by SIGABRT in the same second "
                f"({when} UTC); the launcher lists rank {first.rank} first, but its summary cannot tell which aborted "
                "first, and ranks aborting together are most often ProcessGroupNCCL taking each process down after a "
-               "collective timed out or failed: the ranks' own output (the watchdog's lines: torchrun --tee 3, or "
+               f"collective timed out or failed: the ranks' own output (the watchdog's lines: {PER_RANK_OUTPUT}, or "
                "run under `triage launch`) would settle it")
     return headline.verdict(VerdictKind.CRASH, summary), Finding(first.kind.value, tied, summary, first.evidence,
                                                                  first.time, True)

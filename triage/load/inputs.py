@@ -192,11 +192,11 @@ def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
         init_waits=tuple(w for part in parts for w in part.init_waits),
         op_count_splits=tuple(s for part in parts for s in part.op_count_splits),
         lagging=tuple(x for part in parts for x in part.lagging),
-        launcher=next((p.launcher for p in parts if p.launcher), None),
         unprefixed_tail=next((p.unprefixed_tail for p in parts if p.unprefixed_tail), ()),
         cluster_check=next((p.cluster_check for p in parts if p.cluster_check is not None), None),
         agent=tuple(a for p in parts for a in p.agent),
         stop=min((p.stop for p in parts if p.stop is not None), key=lambda s: (s.time, s.host), default=None),
+        launcher=next((p.launcher for p in parts if p.launcher), None),
     )
 
 

@@ -320,7 +320,6 @@ class Evidence:
     # progress, "Saving checkpoint", evaluation on rank 0 only, usually without a rank prefix)
     unprefixed_tail: tuple[str, ...] = ()
     lagging: tuple[ReportedLag, ...] = ()   # ranks a desync report blames
-    launcher: str | None = None             # the launcher the logs show in its own words (parsing.launcher_kind)
     cluster_check: ClusterCheck | None = None   # a `triage check` run in the same run directory
     agent: tuple[AgentFacts, ...] = ()    # each node's live agent, from its latest bundle (run directories)
     kernel_events: tuple[KernelEvent, ...] = ()   # dmesg lines about crashes (triage postmortem)
@@ -334,6 +333,7 @@ class Evidence:
     # Recorder for gloo (no _dump_fr_trace_json)"): the report says so instead of an all-clear
     recorder_notes: tuple[str, ...] = ()
     gpus: tuple[NodeGpus, ...] = ()         # each node's GPU facts (node/gpus.json of its latest bundle)
+    launcher: str | None = None            # the launcher a log shows started its ranks ("openmpi", "slurm", ...)
 
     def rank(self, rank: int) -> RankEvidence | None:
         for item in self.ranks:

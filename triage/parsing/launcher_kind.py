@@ -1,24 +1,26 @@
-"""Which launcher started the job, where the input shows it in the launcher's own words (pure, never raises).
+"""Which launcher started the ranks of a log, from its own words (pure).
 
-What would give each rank's output with its rank depends on the launcher: ``torchrun --tee 3`` means nothing to a job
-mpirun started. The input shows its launcher by lines only that launcher prints:
+What would settle a verdict that names no culprit is often "every rank's output, each line tagged with its
+rank"; how to get that depends on the launcher that started the ranks: torchrun's ``--tee 3``, Open MPI's
+``mpirun --tag-output``, Hydra's ``mpiexec -prepend-rank``, ``srun --label``, the DeepSpeed launcher's
+``--enable_each_rank_log``. This module names the launcher a text shows, innermost first (the one that
+started the ranks: torchrun run by srun is torchrun), or None where the text shows none.
 
-- ``torchx``: torchx's own words (``torchx run``, ``torchx.schedulers``, ``torchx log``), its ``role/R [L]:``
-  heads on a replica's lines, its Ray scheduler's ``(CommandActor pid=N, ...)``; its ``dist.ddp`` component
-  runs torchrun with ``--tee 3`` already, so torchx is named before torchrun;
-- ``deepspeed``: DeepSpeed's launcher and runner (``deepspeed.launcher``, ``[launch.py:N:sigkill_handler]``,
-  ``[runner.py:N:main]``);
-- ``torchrun``: torchelastic's words (``torch.distributed.elastic``, ``ChildFailedError``, ``torchrun``,
-  ``torch.distributed.run``) and the old ``torch.distributed.launch``;
-- ``mpirun`` (Open MPI, PRRTE): ``mpirun noticed that process rank``, ``mpirun has exited due to``, ``MPI_ABORT was
-  invoked on rank``, ``prterun``, ``--tag-output``'s ``[1,0]<stderr>:`` heads;
-- ``mpiexec`` (MPICH / Intel MPI's Hydra): ``BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES``, ``application
-  called MPI_Abort(``, Hydra's ``[proxy:`` / ``HYDRA`` lines;
-- ``srun`` (SLURM): ``srun: error:``, ``slurmstepd: error:``, ``srun: Job step aborted``.
-
-A launch command quoted at the start of a line (``$ mpirun -np 4 ...``, ``srun -N 2 ...``, ``deepspeed --num_gpus 8
-...``) shows its launcher too; the launcher's name in a sentence ("I ran it with mpirun") does not.
-None when the input shows none of them (or only words every launcher's job may print).
+Each name's marks are lines only that launcher prints (its records, its prefixes, its module paths):
+- ``deepspeed``: ``deepspeed.launcher.launch``, its ``[launch.py:N:main]`` / ``[runner.py:N:main]`` heads,
+  ``sigkill_handler``;
+- ``torchrun``: ``torch.distributed.elastic``, torchelastic's ``ChildFailedError``, ``--tee``'s
+  ``[default0]:`` tags, ``torch/distributed/run.py``, the word ``torchrun``;
+- ``spawn``: ``torch.multiprocessing.spawn`` (its module path, ``ProcessRaisedException``,
+  ``ProcessExitedException``, ``process N terminated with signal|exit code``);
+- ``horovod``: ``horovodrun`` or its ``[3]<stderr>:`` tags; ``openmpi``: Open MPI's ``[1,3]<stderr>:`` tags,
+  ``mpirun noticed ...``, its signal handler's ``*** Process received signal ***``, ``MPI_ABORT was invoked``,
+  ``Primary job terminated``, ``mpirun has exited``, ``*** An error occurred in MPI_...``; ``hydra`` (MPICH,
+  Intel MPI): ``BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES``, ``[proxy:0:1@node]``, ``[mpiexec@node]``,
+  ``application called MPI_Abort``;
+- ``mpi``: ``mpirun``/``mpiexec`` named in words only (which MPI is not said);
+- ``torchx``, ``ray`` (a worker's ``(RayTrainWorker pid=N, ...)`` tag, ``ray::``, ``raylet``, ``RayTaskError``,
+  ``ActorDiedError``), and ``slurm`` (``srun: ``, ``slurmstepd``) last: they start launchers as often as ranks.
 """
 
 from __future__ import annotations
@@ -27,24 +29,29 @@ import re
 
 from triage.lazy_regex import lazy_regex
 
-_TORCHX = lazy_regex(r"\btorchx (?:run|log|status)\b|\btorchx\.(?:schedulers|components|specs|runner)\b|"
-                     r"^[A-Za-z_][\w-]*/\d+ \[\d+\]:|\(CommandActor pid=\d+", re.MULTILINE)
-_DEEPSPEED = lazy_regex(r"deepspeed\.launcher|\[launch\.py:\d+:(?:sigkill_handler|main)\]|\[runner\.py:\d+:main\]|"
-                        r"^\W{0,3}deepspeed\s+(?:--\w|\S+\.py\b)", re.MULTILINE)
-_TORCHRUN = lazy_regex(r"torch\.distributed\.(?:elastic|run|launch)\b|ChildFailedError|\btorchrun\b")
-_OPEN_MPI = lazy_regex(r"mpirun noticed that process rank|mpirun has exited due to|MPI_ABORT was invoked on rank|"
-                       r"\bprterun\b|^\[\d+,\d+\]<std(?:out|err)>:|Primary job\s+terminated normally|"
-                       r"^\W{0,3}mpirun\s+-", re.MULTILINE)
-_HYDRA = lazy_regex(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES|application called MPI_Abort\(|"
-                    r"^\[proxy:|\bHYDRA\b|hydra_pmi|^\W{0,3}mpiexec(?:\.hydra)?\s+-", re.MULTILINE)
-_SRUN = lazy_regex(r"\bsrun: (?:error|Job step aborted|launch/slurm)|slurmstepd(?:-[\w.-]+)?: error:|^\W{0,3}srun\s+-",
-                   re.MULTILINE)
+_MARKS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("deepspeed", lazy_regex(r"deepspeed[./]launcher[./]launch|\[(?:launch|runner)\.py:\d+:\w+\]|sigkill_handler")),
+    ("torchrun", lazy_regex(r"torch[./]distributed[./]elastic|torchelastic|ChildFailedError|"
+                            r"torch[./]distributed[./]run\b|\btorchrun\b|^\[default\d+\]:", re.MULTILINE)),
+    ("spawn", lazy_regex(r"torch[./]multiprocessing[./]spawn|ProcessRaisedException|ProcessExitedException|"
+                         r"\bprocess \d+ terminated with (?:signal|exit code)", re.IGNORECASE)),
+    ("horovod", lazy_regex(r"\bhorovodrun\b|^\[\d+\]<std(?:out|err)>:", re.MULTILINE)),
+    ("openmpi", lazy_regex(r"\[\d+,\d+\]<std(?:out|err)>:|mpirun noticed|MPI_ABORT was invoked|"
+                           r"Primary job\s+terminated|mpirun has exited|\*\*\* Process received signal \*\*\*|"
+                           r"\*\*\* An error occurred in MPI_|\bprterun\b")),
+    ("hydra", lazy_regex(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES|\[proxy:\d+:\d+@|\[mpiexec@|"
+                         r"application called MPI_Abort")),
+    ("mpi", lazy_regex(r"\bmpi(?:run|exec)\b")),        # an MPI launcher named only, whose MPI is not said
+    ("torchx", lazy_regex(r"\btorchx\b")),
+    ("ray", lazy_regex(r"\(\w*(?:Worker|Actor)\w* pid=\d+|\bray::|\braylet\b|RayTaskError|ActorDiedError")),
+    ("slurm", lazy_regex(r"^\s*srun: |\bslurmstepd\b", re.MULTILINE)),
+)
+LAUNCHERS = tuple(name for name, _ in _MARKS)
 
-_ORDER = (("torchx", _TORCHX), ("deepspeed", _DEEPSPEED), ("torchrun", _TORCHRUN), ("mpirun", _OPEN_MPI),
-          ("mpiexec", _HYDRA), ("srun", _SRUN))
 
-
-def shown_launcher(text: str) -> str | None:
-    """The launcher the text shows, by the first of torchx, deepspeed, torchrun, mpirun, mpiexec, srun whose own
-    words it holds. Never raises."""
-    return next((name for name, pattern in _ORDER if pattern.search(text)), None)
+def launcher_of(text: str) -> str | None:
+    """The launcher that started the ranks of ``text`` (a name of :data:`LAUNCHERS`), or None."""
+    for name, marks in _MARKS:
+        if marks.search(text) is not None:
+            return name
+    return None

@@ -17,6 +17,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from triage.worker import flight
+from triage.worker.diskguard import DiskGuard, min_free_from_env
 from triage.worker.files import write_json
 
 if TYPE_CHECKING:
@@ -35,11 +36,14 @@ class HeartbeatThread(threading.Thread):
         self._cached: tuple[tuple[tuple[str, int], ...], list[dict[str, Any]]] = ((), [])
         self._progress_key: Any = None
         self._progress_time: float | None = None
+        self.guard = DiskGuard(state.rank_dir, min_free_from_env())
 
     def run(self) -> None:
         next_beat = time.monotonic()
         while True:
             with contextlib.suppress(Exception):    # never die, never raise into the process
+                self.guard.check()                  # before the beat: its write needs room too
+            with contextlib.suppress(Exception):
                 self.beat()
             next_beat = max(next_beat + self.interval, time.monotonic())
             time.sleep(max(0.0, next_beat - time.monotonic()))
@@ -52,6 +56,8 @@ class HeartbeatThread(threading.Thread):
             "step": self.state.step, "step_time": self.state.step_time,
             "progress": {}, "fr": None, "fr_state": "off", "in_flight_since": None,
         }
+        if self.guard.discarded_since is not None:
+            data["output_discarded_since"] = self.guard.discarded_since
         try:
             self._add_flight(data)
         except Exception as exc:  # noqa: BLE001

@@ -33,7 +33,8 @@ class Signals:
 
 
 def install_signals(flags: Signals, launcher: Callable[[], subprocess.Popen[bytes] | None]) -> dict[int, Any]:
-    """SIGINT/SIGTERM/SIGHUP are forwarded to the launcher (its own session); SIGUSR1 is counted.
+    """SIGINT/SIGTERM/SIGHUP are forwarded to the launcher (its own session), unless triage started
+    with that signal ignored (``nohup``); SIGUSR1 is counted.
     Returns the previous handlers, for :func:`restore_signals`."""
     previous: dict[int, Any] = {}
 
@@ -48,6 +49,8 @@ def install_signals(flags: Signals, launcher: Callable[[], subprocess.Popen[byte
         flags.usr1 += 1
 
     for sig in FORWARDED:
+        if signal.getsignal(sig) == signal.SIG_IGN:
+            continue        # ignored when triage started (nohup: SIGHUP): the user asked that it not stop the job
         previous[sig] = signal.signal(sig, forward)
     previous[signal.SIGUSR1] = signal.signal(signal.SIGUSR1, usr1)
     return previous

@@ -79,7 +79,8 @@ class NodeAgent:
                 "launcher_pid": self.proc.pid if self.proc else None, "started": self.started,
                 "ended": None if status == "running" else time.time(), "status": status,
                 "exit_code": exit_code, "run_dir": str(self.run_dir), "options": settings_values(self.settings),
-                "stop_requested": self.stop_requested_unix}
+                "stop_requested": self.stop_requested_unix,
+                "forwarded_signals": [signame(sig) for sig in self.flags.forwarded]}
 
     # -- main ------------------------------------------------------------------------------
     def run(self) -> int:
@@ -102,7 +103,7 @@ class NodeAgent:
         nvml_xids.start()       # NVML's Xid events from the job's start, heard here (never in a rank)
         try:
             self.proc = launcher.start_launcher(self.argv, env, self.paths.launcher_log, self.settings.cores)
-            write_node_json(self.paths, self.node_info("running"))
+            self._write_node(self.node_info("running"))
             try:
                 return self._supervise()
             except BaseException:
@@ -111,6 +112,13 @@ class NodeAgent:
         finally:
             nvml_xids.stop(wait=False)     # never wait out NVML's event wait at the job's end
             launcher.restore_signals(previous)
+
+    def _write_node(self, data: dict[str, Any]) -> None:
+        """node.json is a record: a full disk (ENOSPC) must neither stop the job nor lose the verdict."""
+        try:
+            write_node_json(self.paths, data)
+        except OSError as error:
+            self.say(f"cannot write {self.paths.node} ({error.strerror or error}); the job goes on")
 
     def _kill_own_helpers(self) -> None:
         launcher.kill_own_helpers(self.proc.pid if self.proc else None, self.say)
@@ -180,7 +188,7 @@ class NodeAgent:
         rc = self.proc.returncode if self.proc.returncode is not None else self.proc.wait()
         code = int(ExitCode.HANG_DETECTED) if self.stopped_for_hang else exit_code_of(rc)
         status = "hang_stopped" if self.stopped_for_hang else ("signalled" if rc < 0 else "exited")
-        write_node_json(self.paths, {**self.node_info(status, code), "launcher_returncode": rc})
+        self._write_node({**self.node_info(status, code), "launcher_returncode": rc})
         how = f"killed by signal {-rc} ({signame(-rc)})" if rc < 0 else f"exit code {rc}"
         from triage.load.teardown import launcher_exits  # (the launcher's record: only at the end)
 
@@ -197,10 +205,18 @@ class NodeAgent:
             self.say(f"finding: {finding}")
         self.say(f"launcher ended: {how}; triage exits with {code}")
         said = self.verdict.summary if self.verdict is not None else self.stop_note
+        if said is None and self.flags.forwarded:
+            said = self._forwarded_note()
         if said:
             self.say(f"verdict: {said}")
         self.say(f"next: triage report {self.run_dir}")
         return code
+
+    def _forwarded_note(self) -> str:
+        """Who stopped the job: a signal to triage launch itself, which it passed to the launcher."""
+        names = ", ".join(dict.fromkeys(signame(sig) for sig in self.flags.forwarded))
+        return (f"STOPPED (from outside the job): triage launch (pid {os.getpid()}) received {names} and passed it "
+                f"to the launcher; how the ranks ended after it is its consequence")
 
     def _report_failure(self) -> Verdict | None:
         """The job failed on its own (a crash or an exception): print the report of the run."""

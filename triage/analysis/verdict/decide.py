@@ -3,8 +3,6 @@ this order:
 
 1. ``what an excerpt cannot tell``: a verdict of an excerpt that names no culprit says which
    ranks the text covers and what would settle it (triage.analysis.untold);
-   ``the launcher's own option``: the option for each rank's output that it names is the one of the
-   launcher the input shows (``mpirun --tag-output``, ``srun --label``, ...), not torchrun's;
 2. ``stopped from outside after it``: a stop from outside (a time limit, scancel) that came after
    the first failure is said after it ("; then Slurm stopped ...");
 3. ``agent view``: what the live agent knew (its init-hang verdict, its samples of the culprit,
@@ -23,7 +21,6 @@ from dataclasses import replace
 from triage.analysis import verdicts
 from triage.analysis.agent_view import agent_view
 from triage.analysis.numerics import NumericsResult
-from triage.analysis.settle import fit_launcher
 from triage.analysis.stop import fixed_verdict
 from triage.analysis.stopped import with_stop_context
 from triage.analysis.stragglers import StragglerResult
@@ -39,19 +36,8 @@ def _untold(inputs: Inputs) -> Step:
     def step(d: Decision) -> tuple[Decision, tuple[str, ...]]:
         if inputs.complete:
             return d, ("a whole run: not an excerpt",)
-        verdict, main = say_what_is_untold(d.verdict, d.main, inputs.coverage or {})
+        verdict, main = say_what_is_untold(d.verdict, d.main, inputs.coverage or {}, inputs.evidence.launcher)
         return replace(d, verdict=verdict, main=main), (str((inputs.coverage or {}).get("summary", "")),)
-    return step
-
-
-def _launcher(inputs: Inputs) -> Step:
-    def step(d: Decision) -> tuple[Decision, tuple[str, ...]]:
-        launcher = inputs.evidence.launcher
-        verdict = replace(d.verdict, summary=fit_launcher(d.verdict.summary, launcher))
-        main = replace(d.main, detail=fit_launcher(d.main.detail, launcher)) if d.main is not None else None
-        if verdict == d.verdict and main == d.main:
-            return d, (f"the input shows {launcher or 'no launcher'}: nothing to fit",)
-        return replace(d, verdict=verdict, main=main), (f"the hint fitted to {launcher}",)
     return step
 
 
@@ -111,7 +97,6 @@ def decide(inputs: Inputs, numerics: NumericsResult, slow: StragglerResult, expl
     decision = run_rules(RULES, inputs, explain)
     return run_steps(decision, (
         ("what an excerpt cannot tell", _untold(inputs)),
-        ("the launcher's own option", _launcher(inputs)),
         ("stopped from outside after it", _stop_context(inputs)),
         ("agent view", _agent(inputs.evidence.agent, inputs)),
         ("first non-finite value", _nonfinite(numerics, inputs)),

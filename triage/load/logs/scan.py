@@ -58,6 +58,7 @@ class LogScan:
     unprefixed_tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
     message_rank: tuple[int, int] | None = None     # (rank, order) of the last unprefixed line naming its rank
     spawn_owner: int | None = None          # mp.spawn: the process whose traceback the unprefixed lines are
+    launcher: str | None = None             # the launcher that started the ranks (triage.parsing.launcher_kind)
     spawn_owners: set[int] = field(default_factory=set)   # every mp.spawn process whose error block is shown
     duplicate_gpus: dict[tuple[int, int], set[str]] = field(default_factory=dict)  # rank pair -> devices told
     duplicate_hosts: dict[int, str] = field(default_factory=dict)   # order of a duplicate-GPU line -> its host
@@ -71,7 +72,6 @@ class LogScan:
     _init_seen: set[tuple[int | None, str, int | None, str | None]] = field(default_factory=set)
     store_waits: list[InitWaitRecord] = field(default_factory=list)   # store get/wait timeouts, resolved at the end
     rank_prefixed: bool = False      # some line carried a rank, local-rank or process prefix
-    launcher: str | None = None      # the launcher a log shows in its own words (the first log's that shows one)
     past_init: bool = False          # the input shows the job past its first collective (progress, collectives)
     # lines in plain words naming a rank and a failure that nothing else tied to a rank: (order, rank, line,
     # path); read only when the input ties no line to any rank (triage.parsing.named_failure)

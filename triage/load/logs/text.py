@@ -60,7 +60,7 @@ from triage.parsing.desync import (
 )
 from triage.parsing.gloo import MARKER as GLOO_MARKER
 from triage.parsing.gloo import parse_gloo_timeout
-from triage.parsing.launcher_kind import shown_launcher
+from triage.parsing.launcher_kind import launcher_of
 from triage.parsing.log_owners import LineOwner, attribute_lines
 from triage.parsing.named_failure import FAILURE_WORDS, named_failure
 from triage.parsing.raise_sites import MARKERS as RAISE_SITE_MARKERS
@@ -135,6 +135,7 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         if (owner.unsure or owner.note) and len(scan.orphans) > before:
             _unsure_head(owner, lines[index], scan, before)
     scan.lines_read = base + len(lines)
+    scan.launcher = scan.launcher or _launcher(clean.lines)
     unfinished_tracebacks(scan)
     body = "\n".join(o.rest for o in owners)
     _hosts(owners, scan)
@@ -148,7 +149,6 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     launcher_records(record_text(lines, owners, body), path, scan, single_node, agent_hosts, line_hosts)
     mpi_records("\n".join(lines), path, scan)        # (their [host:pid] heads name the host)
     scan.op_count_splits.extend(op_count_splits(body, path))
-    scan.launcher = scan.launcher or shown_launcher(text)
     scan.lagging.extend(ReportedLag(lag.ranks, lag.never_joined, lag.collective, lag.text, (path,))
                         for lag in parse_desync_report(text))
     facts = world_size_facts(body)
@@ -301,6 +301,17 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
     if loud and not parsed and len(scan.unparsed) < MAX_UNPARSED and any(h in rest for h in _KNOWN_HINTS) \
             and "NCCL WARN" not in rest and "exitcode" not in rest:
         scan.unparsed.append(rest.strip()[:500])
+
+
+_LAUNCHER_HEAD, _LAUNCHER_TAIL = 2_000, 20_000     # lines: a launcher speaks at the start and at the end
+
+
+def _launcher(lines: tuple[str, ...]) -> str | None:
+    """The launcher that started the ranks, from the first and the last lines (a long log's middle is the
+    ranks' own work)."""
+    if len(lines) <= _LAUNCHER_HEAD + _LAUNCHER_TAIL:
+        return launcher_of("\n".join(lines))
+    return launcher_of("\n".join(lines[:_LAUNCHER_HEAD]) + "\n" + "\n".join(lines[-_LAUNCHER_TAIL:]))
 
 
 def _hosts(owners: list[LineOwner], scan: LogScan) -> None:

@@ -13,17 +13,38 @@ def _triage_start() -> None:
     names = os.environ.get("TRIAGE_RANK_VARS", "")
     if not os.environ.get("TRIAGE_RUN_DIR") or not any(n and n in os.environ for n in names.split(",")):
         return
+    _triage_install()
+
+
+def _triage_install() -> None:
+    """Start the in-worker agent, loaded from the triage that installed this file, never by a search of
+    sys.path: a ``triage`` package or ``triage.py`` of the job's own (its project, an empty PYTHONPATH
+    entry that means the working directory) is neither run here nor replaced by ours. Only
+    ``triage.worker*`` stay in sys.modules: the job's own ``import triage`` finds what it would
+    have found without triage launch. The agent is started inside that window: its own imports
+    (``from triage.worker import ...``) make Python import the top-level ``triage`` again."""
+    # lazy: at interpreter start-up, only in a rank of a triage launch
+    import importlib
+    import importlib.machinery
+    import importlib.util
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    had = sys.modules.get("triage")
+    spec = importlib.machinery.PathFinder.find_spec("triage", [root])
+    if spec is None or spec.loader is None:
+        return
+    package = importlib.util.module_from_spec(spec)
+    sys.modules["triage"] = package
     try:
-        # lazy: this file runs in every Python process started under `triage launch`; only ranks load the agent
-        from triage.worker import agent
-    except ImportError:
-        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-        sys.path.append(root)
-        try:
-            from triage.worker import agent
-        except Exception:  # noqa: BLE001
-            return
-    agent.install()
+        spec.loader.exec_module(package)
+        importlib.import_module("triage.worker.agent").install()
+    except Exception:  # noqa: BLE001, S110 - no agent, and the rank goes on as without triage
+        pass
+    finally:
+        if had is None:
+            sys.modules.pop("triage", None)
+        else:
+            sys.modules["triage"] = had
 
 
 def _triage_chain() -> None:

@@ -186,3 +186,48 @@ def test_a_network_failure_of_no_known_rank_asks_for_what_settles_the_link(text:
     assert settles in verdict["summary"]
     assert "which rank:" not in verdict["summary"]
     assert "node3" not in verdict["summary"].split("[")[-1]
+
+
+# --- 2. a job of two ranks: one timed out, so the other never joined (nachifur/RDDM#35's class) ---------------
+
+def _agent_two(rank: int, op: str, stopped: tuple[int, ...] = (7702,)) -> str:
+    """A rank's timeout, then torchrun's agent stopping the other workers and recording the failed one."""
+    lines = [(f"[E ProcessGroupNCCL.cpp:828] [Rank {rank}] Watchdog caught collective operation timeout: "
+              f"WorkNCCL(SeqNum=88, OpType={op}, Timeout(ms)=600000) ran for 600091 milliseconds before timing out.")]
+    lines += [f"W1105 09:12:47.300 7690 torch/distributed/elastic/multiprocessing/api.py:897] Sending process {pid} "
+              "closing signal SIGTERM" for pid in stopped]
+    lines.append(f"E1105 09:12:48.010 7690 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) "
+                 f"local_rank: {rank} (pid: 7701) of binary: /opt/env/bin/python")
+    return "\n".join(lines) + "\n"
+
+
+# charent/ChatLM-mini-Chinese#47 (two GPUs: the world of 2 from NumelOut/NumelIn; no launcher line)
+CHATLM_47 = """\
+[rank1]:[E ProcessGroupNCCL.cpp:543] To avoid data inconsistency, we are taking the entire process down.
+[rank1]:[E ProcessGroupNCCL.cpp:1182] [Rank 1] NCCL watchdog thread terminated with exception: [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=61, OpType=_ALLGATHER_BASE, NumelIn=7168, NumelOut=14336, Timeout(ms)=1800000) ran for 1800086 milliseconds before timing out.
+"""
+
+
+@pytest.mark.parametrize(("rank", "op"), [(0, "ALLREDUCE"), (1, "BROADCAST"), (1, "_ALLGATHER_BASE")])
+def test_the_other_of_two_workers_alive_is_stuck_outside(rank: int, op: str, tmp_path: Path) -> None:
+    verdict = report(_agent_two(rank, op), tmp_path)["verdict"]
+    assert (verdict["kind"], verdict["culprit_ranks"]) == ("stuck_outside_collective", [1 - rank])
+    assert "(inferred)" in verdict["summary"] and "pid 7702" in verdict["summary"]
+    assert "ranks of other nodes" in verdict["summary"]          # what a node's agent cannot say
+
+
+def test_the_other_of_a_job_of_two_with_no_sign_of_life_is_missing(tmp_path: Path) -> None:
+    verdict = report(CHATLM_47, tmp_path)["verdict"]
+    assert (verdict["kind"], verdict["culprit_ranks"]) == ("missing_rank", [0])
+    assert "whether it died" in verdict["summary"]
+
+
+@pytest.mark.parametrize("text", [
+    _agent_two(1, "BROADCAST", stopped=(7702, 7703, 7704)),      # four workers: any of three could be the one
+    _agent_two(1, "BROADCAST", stopped=()),                       # no other worker told
+    _agent_two(1, "BROADCAST").split("\n", 1)[0] + "\n",          # one rank's timeout alone: no job size
+    CHATLM_47.replace("NumelOut=14336", "NumelOut=28672"),        # a world of 4
+])
+def test_no_other_of_two_is_named_where_the_job_is_not_two(text: str, tmp_path: Path) -> None:
+    verdict = report(text, tmp_path)["verdict"]
+    assert verdict["kind"] == "hang" and not verdict["culprit_ranks"], verdict["summary"]

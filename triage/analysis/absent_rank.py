@@ -80,6 +80,43 @@ def logger_record_of_any_rank(text: str) -> bool:
     return _LOGGER_RECORD.match(text.strip()) is not None and _NAMES_RANK0.search(text) is None
 
 
+def other_of_two(timed_out: list[int], ranks: tuple[RankEvidence, ...], at: tuple[str | None, int | None, str],
+                 world: object, stopped: tuple[int, ...], coverage: str) -> tuple[Verdict, Finding] | None:
+    """One rank of a job of two timed out in a collective of the default group and the other shows no line: the
+    other never joined it (in a job of two, rooted or not, the rank a waiting rank waits for is the other). Two
+    ranks: a world size of 2 that the input states, or torchrun's agent running two workers (the one that failed,
+    and one other it stopped, ``stopped``). The agent's closing signal to it says it was alive: stuck outside
+    (inferred); otherwise it is missing, and whether it died is not in the text."""
+    pg, seq, where = at
+    if len(timed_out) != 1 or timed_out[0] not in (0, 1) or pg not in (None, "0") or seq is None:
+        return None
+    rank, other = timed_out[0], 1 - timed_out[0]
+    if any(r.rank != rank for r in ranks):
+        return None
+    mine = next((r for r in ranks if r.rank == rank), None)
+    alive = [pid for pid in stopped if mine is None or pid != mine.pid]
+    # (the agent's record of the worker that failed is this rank's exit; the one it stopped is another process)
+    two_workers = mine is not None and mine.exit is not None and len(stopped) == len(alive) == 1
+    if not (world == 2 or (world is None and two_workers)):
+        return None
+    job = ("a job of two ranks" if world == 2 else "torchrun's agent ran two workers here (ranks of other nodes, "
+           "if the job had any, are not in this input)")
+    if len(alive) == 1:
+        body = (f"rank {other} (inferred) never joined {where}, which rank {rank} timed out in: {job}, and after rank "
+                f"{rank} failed the agent stopped the other, pid {alive[0]}, so rank {other} was alive and elsewhere "
+                f"(at other work, or in another collective); what it was doing is not in this input ({coverage}): "
+                f"rank {other}'s own log, or its stack while it hangs (py-spy dump --pid {alive[0]}), would settle it")
+        kind = VerdictKind.STUCK_OUTSIDE_COLLECTIVE
+    else:
+        body = (f"rank {other} (inferred) never joined {where}: rank {rank} timed out in it, in {job}, and rank "
+                f"{other} has no line in this input ({coverage}); whether it died, waits elsewhere or was at other "
+                f"work is not in the text: rank {other}'s own log, or its stack (py-spy dump --pid <rank {other}'s "
+                "pid>), would settle it")
+        kind = VerdictKind.MISSING_RANK
+    verdict = headline.verdict(kind, body, culprit_ranks=(other,), process_group=pg, seq=seq)
+    return verdict, Finding(kind.value, (other,), body, root_cause=True)
+
+
 def absent_rank0(timed_out: list[int], ranks: tuple[RankEvidence, ...], at: tuple[str | None, int | None, str],
                  ops: list[str], world: object, coverage: str) -> tuple[Verdict, Finding] | None:
     """Ranks 1..N (at least two) all timed out in one unrooted collective (``at``: pg, seq, as words) of the

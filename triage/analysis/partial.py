@@ -21,6 +21,7 @@ from triage.analysis.absent_rank import (
     absent_rank0,
     logger_record_of_any_rank,
     metric_dict,
+    other_of_two,
     printed_by_any_rank,
     reporters_words,
 )
@@ -306,8 +307,10 @@ def _rank0_before_barrier(timeouts: list[Event], timed_out: list[int], ranks: tu
 
 def watchdog_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...], hosts: Hosts,
                      cov: Mapping[str, object],
-                     unprefixed_tail: tuple[str, ...] = ()) -> tuple[Verdict, Finding] | None:
-    """Watchdog timeouts without traces: one collective timed out on the ranks shown."""
+                     unprefixed_tail: tuple[str, ...] = (),
+                     stopped: tuple[int, ...] = ()) -> tuple[Verdict, Finding] | None:
+    """Watchdog timeouts without traces: one collective timed out on the ranks shown (``stopped``: the pids
+    torchrun's agent stopped once a worker failed)."""
     timeouts = [e for e in events if e.kind is EventKind.WATCHDOG_TIMEOUT and e.rank is not None]
     if not timeouts:
         return _store_wait_verdict(ranks, events, hosts, unprefixed_tail)
@@ -349,7 +352,8 @@ def watchdog_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...],
                                    seq=seq)
         return verdict, Finding(verdict.kind.value, (0,), body, root_cause=True)
     absent = absent_rank0(timed_out, ranks, (pg, seq, where), sorted({e.op or "" for e in timeouts}),
-                          cov.get("world_size"), coverage_line(cov))
+                          cov.get("world_size"), coverage_line(cov)) or \
+        other_of_two(timed_out, ranks, (pg, seq, where), cov.get("world_size"), stopped, coverage_line(cov))
     if absent is not None and len(by_seq) == 1:
         return absent
     ahead = _ranks_ahead(timeouts, pg, seq)

@@ -168,7 +168,8 @@ def _log_evidence(scan: LogScan, names: list[str]) -> Evidence:
                     mismatches=tuple(scan.mismatches), unattributed=unattributed, unparsed=tuple(scan.unparsed),
                     nccl_processes=tuple(scan.nccl_processes), init_waits=tuple(scan.init_waits),
                     op_count_splits=tuple(scan.op_count_splits), unprefixed_tail=tuple(scan.unprefixed_tail),
-                    lagging=tuple(scan.lagging), stop=scan.stop, launcher=scan.launcher)
+                    lagging=tuple(scan.lagging), stop=scan.stop, launcher=scan.launcher,
+                    agent_stopped=scan.agent_stopped)
 
 
 def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
@@ -197,6 +198,7 @@ def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
         agent=tuple(a for p in parts for a in p.agent),
         stop=min((p.stop for p in parts if p.stop is not None), key=lambda s: (s.time, s.host), default=None),
         launcher=next((p.launcher for p in parts if p.launcher), None),
+        agent_stopped=tuple(pid for p in parts for pid in p.agent_stopped),
     )
 
 

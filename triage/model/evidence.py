@@ -334,6 +334,7 @@ class Evidence:
     recorder_notes: tuple[str, ...] = ()
     gpus: tuple[NodeGpus, ...] = ()         # each node's GPU facts (node/gpus.json of its latest bundle)
     launcher: str | None = None            # the launcher a log shows started its ranks ("openmpi", "slurm", ...)
+    agent_stopped: tuple[int, ...] = ()     # pids torchrun's agent stopped once a worker failed (alive then)
 
     def rank(self, rank: int) -> RankEvidence | None:
         for item in self.ranks:

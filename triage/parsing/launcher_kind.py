@@ -47,6 +47,14 @@ _MARKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("slurm", lazy_regex(r"^\s*srun: |\bslurmstepd\b", re.MULTILINE)),
 )
 LAUNCHERS = tuple(name for name, _ in _MARKS)
+# torchrun's agent stopping the workers still running once one failed ("Sending process 164237 closing signal
+# SIGTERM"): each was alive then
+_AGENT_STOP = lazy_regex(r"Sending process (\d+) closing signal SIG[A-Z]+")
+
+
+def agent_stopped_pids(text: str) -> tuple[int, ...]:
+    """The pids torchrun's agent sent a closing signal to (workers alive when the first one failed), once each."""
+    return tuple(dict.fromkeys(int(m.group(1)) for m in _AGENT_STOP.finditer(text)))
 
 
 def launcher_of(text: str) -> str | None:

@@ -147,7 +147,8 @@ def nccl_processes(i: Inputs) -> Candidate | None:
 
 def watchdog(i: Inputs) -> Candidate | None:
     """Watchdog timeouts (or store waits) of the ranks an excerpt shows."""
-    found = watchdog_verdict(i.ranks, i.evidence.events, i.hosts, i.coverage or {}, i.evidence.unprefixed_tail)
+    found = watchdog_verdict(i.ranks, i.evidence.events, i.hosts, i.coverage or {}, i.evidence.unprefixed_tail,
+                             i.evidence.agent_stopped)
     return _candidate(found, "watchdog timeouts or store waits in the excerpt")
 
 

@@ -59,6 +59,7 @@ class LogScan:
     message_rank: tuple[int, int] | None = None     # (rank, order) of the last unprefixed line naming its rank
     spawn_owner: int | None = None          # mp.spawn: the process whose traceback the unprefixed lines are
     launcher: str | None = None             # the launcher that started the ranks (triage.parsing.launcher_kind)
+    agent_stopped: tuple[int, ...] = ()     # pids torchrun's agent sent a closing signal (alive then)
     spawn_owners: set[int] = field(default_factory=set)   # every mp.spawn process whose error block is shown
     duplicate_gpus: dict[tuple[int, int], set[str]] = field(default_factory=dict)  # rank pair -> devices told
     duplicate_hosts: dict[int, str] = field(default_factory=dict)   # order of a duplicate-GPU line -> its host

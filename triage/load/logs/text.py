@@ -60,7 +60,7 @@ from triage.parsing.desync import (
 )
 from triage.parsing.gloo import MARKER as GLOO_MARKER
 from triage.parsing.gloo import parse_gloo_timeout
-from triage.parsing.launcher_kind import launcher_of
+from triage.parsing.launcher_kind import agent_stopped_pids, launcher_of
 from triage.parsing.log_owners import LineOwner, attribute_lines
 from triage.parsing.named_failure import FAILURE_WORDS, named_failure
 from triage.parsing.raise_sites import MARKERS as RAISE_SITE_MARKERS
@@ -135,7 +135,9 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         if (owner.unsure or owner.note) and len(scan.orphans) > before:
             _unsure_head(owner, lines[index], scan, before)
     scan.lines_read = base + len(lines)
-    scan.launcher = scan.launcher or _launcher(clean.lines)
+    ends = _ends(clean.lines)
+    scan.launcher = scan.launcher or launcher_of(ends)
+    scan.agent_stopped = scan.agent_stopped or agent_stopped_pids(ends)
     unfinished_tracebacks(scan)
     body = "\n".join(o.rest for o in owners)
     _hosts(owners, scan)
@@ -306,12 +308,11 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
 _LAUNCHER_HEAD, _LAUNCHER_TAIL = 2_000, 20_000     # lines: a launcher speaks at the start and at the end
 
 
-def _launcher(lines: tuple[str, ...]) -> str | None:
-    """The launcher that started the ranks, from the first and the last lines (a long log's middle is the
-    ranks' own work)."""
+def _ends(lines: tuple[str, ...]) -> str:
+    """The first and the last lines, where a launcher speaks (a long log's middle is the ranks' own work)."""
     if len(lines) <= _LAUNCHER_HEAD + _LAUNCHER_TAIL:
-        return launcher_of("\n".join(lines))
-    return launcher_of("\n".join(lines[:_LAUNCHER_HEAD]) + "\n" + "\n".join(lines[-_LAUNCHER_TAIL:]))
+        return "\n".join(lines)
+    return "\n".join(lines[:_LAUNCHER_HEAD]) + "\n" + "\n".join(lines[-_LAUNCHER_TAIL:])
 
 
 def _hosts(owners: list[LineOwner], scan: LogScan) -> None:

@@ -141,3 +141,43 @@ def test_an_engine_that_refuses_the_callback_turns_the_fused_check_off(tmp_path:
     first = record["first"]
     assert (first["where"], first["module"], first["step"]) == ("local_gradient", "2.weight", 4)
     assert first["nan"] == 4 and record["unhooked"] == []       # each gradient in its hook: nothing lost
+
+
+IN_HOOK = """
+import json
+import torch
+from torch import nn
+import triage.api
+from triage.worker import numerics
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 4), nn.Tanh(), nn.Linear(4, 1))
+path = triage.api.watch(model, mode="cheap")
+watch = numerics.current()
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+x = torch.randn(2, 4)
+for _ in range(3):
+    opt.zero_grad()
+    model(x).sum().backward()
+    opt.step()
+assert watch.local and watch.first is None
+opt.zero_grad()
+out = model(x).sum()
+(out - out.detach()).abs().sqrt().backward()     # a finite loss (0) whose gradients are NaN: sqrt'(0) * 0
+assert watch.pending == [] and watch.first is not None, (watch.pending, watch.first)   # read in the hook
+first = dict(watch.first)
+opt.step()
+numerics.stop()
+print(json.dumps({k: first[k] for k in ("where", "module", "step", "nan", "inf", "numel")}))
+print(path)
+"""
+
+
+def test_a_cpu_gradient_is_read_in_its_hook_before_the_step(tmp_path: Path) -> None:
+    """On CPU a gradient's sum is read in its hook: the hit is known before optimizer.step(), nothing is
+    left pending for the step, and its counts are this rank's own gradient's."""
+    proc = _run(IN_HOOK, tmp_path)
+    lines = proc.stdout.splitlines()
+    seen = json.loads(lines[-2])
+    assert seen == {"where": "local_gradient", "module": "2.bias", "step": 3, "nan": 1, "inf": 0, "numel": 1}
+    record = json.loads((tmp_path / lines[-1]).read_text())
+    assert record["first"]["module"] == "2.bias" and record["first"]["step"] == 3

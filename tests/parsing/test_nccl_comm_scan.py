@@ -49,7 +49,7 @@ def _walk(data: bytes | mmap.mmap, excluded_steps: list[set[bytes]], end: int,
             match = pattern.search(data, pos, end)
             found = None if match is None else (match.start(), match.group(1))
         else:
-            found = finder.find(pos, excluded, pattern)
+            found = finder.find(pos, excluded)
             assert not finder.failed
         if found is None:
             return out
@@ -85,7 +85,7 @@ def test_an_excluded_set_too_large_for_the_prefilter_gives_way(monkeypatch: pyte
     finder = comm_scan.CommFinder.start(b"x comm 0x55d0c3a00000 y", 23)
     assert finder is not None
     excluded = {b"0x55d0c3a00000"}
-    assert finder.find(0, excluded, nccl_bulk._scan_regex(excluded, spaced=True)) is None and finder.failed
+    assert finder.find(0, excluded) is None and finder.failed
 
 
 def _summary(tracker: NcclTracker) -> list[tuple[object, ...]]:

@@ -102,7 +102,8 @@ def find_all(data: Buffer, needles: Sequence[bytes], start: int = 0, end: int | 
     ``keep``: needles whose hits in a mapped ``data`` a later reader of the same mapping asks
     :func:`kept` for, rather than making a pass of its own. ``probe``: needles not in ``needles`` whose mere
     presence in a mapped ``data[start:end]`` the same scan records, for :func:`seen` (one hit a window at
-    most: a needle found often costs nothing)."""
+    most: a needle found often costs nothing). The ranges an earlier pass over the mapping had a
+    :class:`Rider` scan for these needles are taken from it, not read again."""
     end = len(data) if end is None else min(end, len(data))
     words = tuple(dict.fromkeys(n for n in needles if n))
     probes = tuple(n for n in dict.fromkeys(probe) if n and n not in words) if isinstance(data, mmap.mmap) else ()
@@ -114,8 +115,39 @@ def find_all(data: Buffer, needles: Sequence[bytes], start: int = 0, end: int | 
         return None
     found: list[list[int]] = [[] for _ in words + probes]
     lengths = [len(w) for w in words + probes]
+    pos = start
+    rider = _RIDERS.get(data) if isinstance(data, mmap.mmap) else None
+    if rider is not None and rider.serves(words, probes):
+        for low, high in rider.intervals:
+            low, high = max(low, pos), min(high, end)
+            if low >= high:
+                continue
+            if pos < low and not _scan_range(database, lengths, data, pos, low, end, found, max_hits):
+                return None
+            rider.hits_into(words + probes, low, high, end, found)
+            pos = high
+    if pos < end and not _scan_range(database, lengths, data, pos, end, end, found, max_hits):
+        return None
+    if sum(map(len, found)) > max_hits:
+        return None
+    for hits in found:
+        hits.sort()
+    result = dict(zip(words, found))
+    if keep and isinstance(data, mmap.mmap):
+        _KEPT.setdefault(data, []).append((start, end, {n: result[n] for n in keep if n in result}))
+    if probes and isinstance(data, mmap.mmap):
+        _SEEN.setdefault(data, []).append((start, end, {n: bool(hits) for n, hits in
+                                                        zip(probes, found[len(words):])}))
+    return result
+
+
+def _scan_range(database: Any, lengths: list[int], data: Buffer, start: int, stop_at: int, end: int,
+                found: list[list[int]], max_hits: int, drop: bool = True) -> bool:
+    """Add to ``found`` (one list per id of ``database``, whose needles have these ``lengths``) the
+    matches starting in data[start:stop_at] that end by ``end``, a :data:`pages.WINDOW` at a time (each
+    window's pages handed back after it unless not ``drop``); False past ``max_hits`` or on a scan error."""
     window = [start, start]         # where the scanned view starts, where the window ends
-    count = 0
+    count = sum(map(len, found))
 
     def hit(ident: int, _from: int, to: int, _flags: int, _context: object) -> bool:
         nonlocal count
@@ -127,26 +159,122 @@ def find_all(data: Buffer, needles: Sequence[bytes], start: int = 0, end: int | 
 
     with memoryview(data) as view:
         pos = start
-        while pos < end:
-            stop = min(end, pos + pages.WINDOW)
+        while pos < stop_at:
+            stop = min(stop_at, pos + pages.WINDOW)
             window[:] = [pos, stop]
             try:
                 database.scan(block(view[pos:min(end, stop + max(lengths) - 1)]), match_event_handler=hit)
             except Exception:   # noqa: BLE001  (stopped past max_hits, or a scan error: the plain path answers)
-                return None
+                return False
             if count > max_hits:
-                return None
-            pages.drop(data, pos, stop)
+                return False
+            if drop:
+                pages.drop(data, pos, stop)
             pos = stop
-    for hits in found:
-        hits.sort()
-    result = dict(zip(words, found))
-    if keep and isinstance(data, mmap.mmap):
-        _KEPT.setdefault(data, []).append((start, end, {n: result[n] for n in keep if n in result}))
-    if probes and isinstance(data, mmap.mmap):
-        _SEEN.setdefault(data, []).append((start, end, {n: bool(hits) for n, hits in
-                                                        zip(probes, found[len(words):])}))
-    return result
+    return True
+
+
+class Rider:
+    """Needles that another pass over a mapping finds as it goes (:func:`ride_along`): that pass calls
+    :meth:`extend` over the bytes it has just read (in memory: no page read twice), and :func:`find_all`
+    later takes the hits of the ranges covered (intervals, ascending) rather than reading them again."""
+
+    def __init__(self, data: mmap.mmap, database: Any, words: tuple[bytes, ...], probes: tuple[bytes, ...],
+                 single: int) -> None:
+        self.data, self._database, self.words, self.probes, self._single = data, database, words, probes, single
+        self._lengths = [len(w) for w in words + probes]
+        self.intervals: list[tuple[int, int]] = []
+        self._found: list[list[int]] = [[] for _ in words + probes]
+        self.failed = False
+
+    def serves(self, words: tuple[bytes, ...], probes: tuple[bytes, ...]) -> bool:
+        return not self.failed and set(words) <= set(self.words) and set(probes) <= set(self.probes)
+
+    def begin(self, start: int) -> None:
+        """The riding pass starts at ``start``: within the last interval, it goes on from that interval's end;
+        elsewhere what was found so far is forgotten (the intervals stay ascending and the hits sorted)."""
+        if self.intervals and self.intervals[-1][0] <= start <= self.intervals[-1][1]:
+            return
+        self.intervals = [(start, start)]
+        self._found = [[] for _ in self._found]
+
+    def extend(self, stop: int) -> bool:
+        """Scan from the end of the last interval to ``stop`` (False, and no interval any more, on failure)."""
+        if self.failed or not self.intervals:
+            return False
+        low, high = self.intervals[-1]
+        if stop <= high:
+            return True
+        stop = min(stop, len(self.data))
+        if not _scan_range(self._database, self._lengths, self.data, high, stop, len(self.data), self._found, MAX_HITS,
+                           drop=stop - high > pages.WINDOW):
+            self.failed, self.intervals = True, []
+            return False
+        self.intervals[-1] = (low, stop)
+        return True
+
+    # ---- for a pass that finds them in its own scan (one database for its pattern and these needles) ----
+    def expressions(self) -> tuple[list[bytes], list[int]]:
+        """The needles as a database's expressions, with their flags (a probe: one match a scan)."""
+        return ([re.escape(n) for n in self.words + self.probes],
+                [0] * len(self.words) + [self._single] * len(self.probes))
+
+    def end(self) -> int | None:
+        """Where the last interval ends: a pass that scans from there for the needles may :meth:`cover`."""
+        return None if self.failed or not self.intervals else self.intervals[-1][1]
+
+    def reach(self, stop: int) -> int:
+        """How far a scan must read to see every needle that starts before ``stop``."""
+        return min(len(self.data), stop + max(self._lengths) - 1)
+
+    def cover(self, stop: int, hits: Sequence[tuple[int, int]]) -> None:
+        """A pass scanned from :meth:`end` to :meth:`reach` of ``stop``: ``hits`` are its (needle index, end
+        offset in the file) of these needles, in the order found; those starting before ``stop`` are kept."""
+        end = self.end()
+        if end is None:
+            return
+        for ident, to in hits:
+            at = to - self._lengths[ident]
+            if end <= at < stop:
+                self._found[ident].append(at)
+        self.intervals[-1] = (self.intervals[-1][0], stop)
+        if sum(map(len, self._found)) > MAX_HITS:
+            self.failed, self.intervals = True, []
+
+    def hits(self, needle: bytes, start: int, stop: int) -> list[int]:
+        """The hits of ``needle`` starting in data[start:stop] (a covered range)."""
+        found = self._found[(self.words + self.probes).index(needle)]
+        return found[bisect_left(found, start):bisect_left(found, stop)]
+
+    def hits_into(self, needles: tuple[bytes, ...], start: int, stop: int, end: int, found: list[list[int]]) -> None:
+        for needle, into in zip(needles, found):
+            into.extend(at for at in self.hits(needle, start, stop) if at + len(needle) <= end)
+
+
+_RIDERS: weakref.WeakKeyDictionary[mmap.mmap, Rider] = weakref.WeakKeyDictionary()
+
+
+def ride_along(data: Buffer, needles: Sequence[bytes], probe: Sequence[bytes] = ()) -> Rider | None:
+    """Ask the passes over the mapping ``data`` (the NCCL reader's communicator pass) to find ``needles`` (and
+    whether ``probe`` occurs: one hit a scan at most) in the bytes they read, for a later :func:`find_all`;
+    None (nothing asked) where the scanner is not there or ``data`` is not a mapping."""
+    if _hs is None or not isinstance(data, mmap.mmap):
+        return None
+    words = tuple(dict.fromkeys(n for n in needles if n))
+    probes = tuple(n for n in dict.fromkeys(probe) if n and n not in words)
+    try:
+        database = _database(_hs, words + probes, len(probes))
+    except Exception:   # noqa: BLE001  (the plain path: find_all reads it all)
+        return None
+    rider = Rider(data, database, words, probes, _hs.HS_FLAG_SINGLEMATCH)
+    _RIDERS[data] = rider
+    return rider
+
+
+def rider(data: Buffer) -> Rider | None:
+    """The :class:`Rider` asked for on the mapping ``data`` (see :func:`ride_along`), if any and working."""
+    found = _RIDERS.get(data) if isinstance(data, mmap.mmap) else None
+    return None if found is None or found.failed else found
 
 
 def seen(data: Buffer, needle: bytes) -> tuple[int, int, bool] | None:

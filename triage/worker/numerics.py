@@ -14,8 +14,8 @@ Hooks (torch's own global registries; none changes a value, each catches everyth
   removed (a global module hook sends every module call through torch's slow path) and come back
   at the first hit.
 - ``register_post_accumulate_grad_hook`` on the parameters (:mod:`triage.worker.numerics_grads`):
-  each local gradient, before DDP's all_reduce: its absmax (full) or its sum (cheap), read once per
-  iteration (one sync). The hook
+  each local gradient, before DDP's all_reduce: its absmax (full) or its sum (cheap), read in the
+  hook on CPU, once per iteration on a GPU (without waiting for it). The hook
   runs once per parameter per backward and does nothing else; a gradient that is not a plain tensor
   (FSDP2's DTensor shard) is left to the step hook; with no gradient hook in an iteration (FSDP1),
   cheap mode keeps the module hooks.
@@ -193,8 +193,10 @@ class Watch(GradChecks):
             if self.tracing():
                 return
             self.learn_optimizer(optimizer)
-            self.reads.poll()
-            self.flush_grads()
+            if self.reads.queue:
+                self.reads.poll()
+            if self.pending or self.ready:
+                self.flush_grads()
             fired, self.fired = self.fired, set()
             self.closed = True
             if self.local and not fired and self.install_module_hooks():
@@ -212,24 +214,34 @@ class Watch(GradChecks):
                 self.check_params(optimizer, rec.PARAM, shifted=True)
             elif self.local and self.module_hooks:
                 self.remove_module_hooks()
-            self.reads.poll()
-            self.write()
+            if self.reads.queue:
+                self.reads.poll()
+            if self.dirty:
+                self.write()
         except Exception as exc:  # noqa: BLE001
             self.skip(None, exc)
 
     # -- iterations and hits ---------------------------------------------------------------
     def new_iteration(self) -> None:
         """A training iteration begins (the root's forward; in local mode, its backward): close the last."""
-        self.reads.poll()
-        self.flush_grads()
+        reads = self.reads
+        if reads.queue:
+            reads.poll()
+        if self.pending or self.ready:
+            self.flush_grads()
+        step = self.step
         if self.iteration >= 0:
-            ended, began, now = self.iteration, self.iteration_step, self.step
-            self.reads.later(lambda _host, _late: self.end_iteration(ended, began, now))
+            ended, began = self.iteration, self.iteration_step
+            if reads.queue:
+                reads.later(lambda _host, _late: self.end_iteration(ended, began, step))
+            else:
+                self.end_iteration(ended, began, step)      # nothing pending (CPU): no closure to queue
         self.iteration += 1
-        self.iteration_step = self.step
+        self.iteration_step = step
         self.fired.clear()
         self.closed = False
-        self.write()
+        if self.dirty:
+            self.write()
 
     def end_iteration(self, iteration: int, began: int, step: int) -> None:
         """An iteration's end, in turn after its reads (:meth:`new_iteration` queues it): ``began`` and

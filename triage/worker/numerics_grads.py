@@ -4,14 +4,17 @@ DDP's all_reduce), and the gradients and parameters at ``optimizer.step()``. Par
 
 The gradient hook runs once per parameter per backward, on the critical path, so it does the least
 it can: in cheap mode one pass over the gradient (its sum: a NaN or Inf anywhere makes it
-non-finite), kept as a tensor; the sums are stacked once per iteration and read through
-:mod:`triage.worker.numerics_defer` (on a GPU: when the copy made for them has arrived, never by
-waiting for it). The name, dtype and shape are looked up only when a sum is non-finite."""
+non-finite). On CPU the sum is read in the hook itself (nothing to wait for: no list, no stack, no
+queued closure); on a GPU the sums are stacked once per iteration and read through
+:mod:`triage.worker.numerics_defer` (when the copy made for them has arrived, never by waiting for
+it), and so is a CPU sum made while an earlier read is still queued (the reads stay in order). The
+name, dtype and shape are looked up only when a sum is non-finite."""
 
 from __future__ import annotations
 
 import math
 import time
+from math import isfinite
 from typing import Any
 
 from triage.worker import numerics_record as rec
@@ -71,21 +74,23 @@ class GradChecks(Names):
 
     def on_grad(self, param: Any) -> None:
         """A parameter's gradient as this rank's backward made it (before DDP's all_reduce): its absmax
-        (full mode) or its sum (cheap mode), read once per iteration (:meth:`flush_grads`)."""
+        (full mode) or its sum (cheap mode). A CPU sum is read at once (nothing to wait for); others
+        are read once per iteration (:meth:`flush_grads`)."""
         try:
             grad = param.grad
             if type(grad) is not self.tensor_type or grad.is_sparse or self.compiling():
                 return                # None, or a DTensor's (FSDP2's) made by reduce_scatter: not this rank's own
-            key = id(param)
-            if self.local and (self.closed or key in self.fired):
+            key, fired = id(param), self.fired
+            if self.local and (self.closed or key in fired):
                 self.new_iteration()          # local mode: a backward after step(), or a second one without
-            self.fired.add(key)
-            if self.fusing(grad) and (self.armed or self.arm()):
+            fired.add(key)
+            cuda = grad.is_cuda
+            if (cuda or self.fuse_on_cpu) and self.fusing(grad) and (self.armed or self.arm()):
                 self.ready.append((param, time.time()))         # checked with the others at the backward's end
                 return
             if grad._base is not None:
                 self.views = True             # a view of a flat buffer (DDP's bucket): reduced before the end
-            if grad.is_cuda and self.capturing(grad):
+            if cuda and self.capturing(grad):
                 return
             if grad.requires_grad:
                 grad = grad.detach()          # backward(create_graph=True): no graph of ours
@@ -95,7 +100,10 @@ class GradChecks(Names):
                 value = grad.sum()
             else:                                # float16/bfloat16 summed in float32: no overflow of its own
                 value = grad.sum(dtype=self.torch.float32)
-            self.pending.append((key, value, time.time()))
+            if cuda or self.reads.delay or self.reads.queue:
+                self.pending.append((key, value, time.time()))
+            elif not isfinite(value.item()):  # CPU, nothing pending before it: read now, no list, no stack
+                self.check_values([value.item()], [(key, time.time())], self.iteration, self.step)
         except Exception as exc:  # noqa: BLE001
             self.skip(None, exc)
 

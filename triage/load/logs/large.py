@@ -11,6 +11,10 @@ every line and without decoding the whole file.
   file (torchrun's summary, each rank's last lines) make the excerpt that the line-by-line reader
   takes, as for a pasted log. The same pass finds the ``NCCL WARN`` lines and keeps them for the NCCL
   reader (triage.parsing.needles.kept), which otherwise makes a pass of its own for them.
+- One pass over the bytes, not two: the NCCL reader runs first, and its communicator pass finds the markers
+  and the ``NCCL WARN`` lines in the same Hyperscan scan as its own pattern (triage.parsing.needles.ride_along);
+  the marker pass then reads only the bytes that pass did not (before the first NCCL line, the last MB, all
+  of a log without NCCL lines). The answers are those of the two passes (tests/load/test_riding_marker_pass.py).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import mmap
 import re
 
 from triage.lazy_regex import lazy_regex
-from triage.load.logs.records import CHANNEL
+from triage.load.logs.records import CHANNEL, nccl_tracker
 from triage.load.logs.scan import LogScan
 from triage.load.logs.text import scan_log_text
 from triage.parsing import needles, pages
@@ -90,6 +94,12 @@ def _find(data: Buffer, marker: bytes, start: int, end: int) -> int:
 
 def scan_large_log(data: Buffer, path: str, scan: LogScan, default_rank: int | None = None) -> None:
     """Fold a large log into ``scan`` (see the module docstring)."""
+    # the NCCL reader first: its communicator pass finds the markers (and the NCCL WARN lines it wants, and
+    # whether there is a channel line) in the bytes it reads, while they are in memory; the marker pass below
+    # then reads only what that pass did not (one pass over the file where there were two)
+    needles.ride_along(data, (*MARKERS, WARN), probe=(CHANNEL,))
+    nccl = nccl_tracker(data)
+    pages.drop(data, 0, len(data))      # (what that pass left mapped: the excerpt is built on top of it otherwise)
     size = len(data)
     tail = max(0, size - TAIL_BYTES)
     if tail:
@@ -98,4 +108,4 @@ def scan_large_log(data: Buffer, path: str, scan: LogScan, default_rank: int | N
     pieces = [bytes(data[start:stop]) for start, stop in _spans(data, tail)]
     pieces.append(bytes(data[tail:]))
     excerpt = b"\n".join(pieces).decode("utf-8", errors="replace")
-    scan_log_text(excerpt, path, scan, default_rank, nccl_source=data)
+    scan_log_text(excerpt, path, scan, default_rank, nccl_source=data, nccl=nccl)

@@ -280,14 +280,26 @@ def _channel_text(text: str | bytes | mmap.mmap) -> str:
     return b"\n".join(lines).decode("utf-8", "replace")
 
 
-def nccl_records(text: str | bytes | mmap.mmap, path: str, scan: LogScan, default_rank: int | None) -> None:
+def nccl_tracker(data: str | bytes | mmap.mmap) -> NcclTracker:
+    """The NCCL lines of a whole file, read (which finds the first "NCCL" without keeping the file resident)."""
     tracker = NcclTracker(history=16)
-    if isinstance(text, str):
+    if isinstance(data, str):
+        tracker.feed_text(data)
+    else:
+        tracker.feed_bytes(data)
+    return tracker
+
+
+def nccl_records(text: str | bytes | mmap.mmap, path: str, scan: LogScan, default_rank: int | None,
+                 tracker: NcclTracker | None = None) -> None:
+    """Fold the NCCL lines of ``text`` into ``scan``; ``tracker``: those of ``text`` already read (nccl_tracker)."""
+    if tracker is None and isinstance(text, str):
         if "NCCL" not in text:
             return
+        tracker = NcclTracker(history=16)
         tracker.feed_text(text)
-    else:
-        tracker.feed_bytes(text)     # (which finds the first "NCCL" without keeping the file resident)
+    elif tracker is None:
+        tracker = nccl_tracker(text)
     states = tracker.last_ops()
     world = max((s.nranks or 0 for s in states), default=0) or max(
         (i.nranks or 0 for i in tracker.inits()), default=0)

@@ -63,6 +63,7 @@ from triage.parsing.gloo import parse_gloo_timeout
 from triage.parsing.launcher_kind import agent_stopped_pids, launcher_of
 from triage.parsing.log_owners import LineOwner, attribute_lines
 from triage.parsing.named_failure import FAILURE_WORDS, named_failure
+from triage.parsing.nccl.tracker import NcclTracker
 from triage.parsing.raise_sites import MARKERS as RAISE_SITE_MARKERS
 from triage.parsing.raise_sites import raise_site
 from triage.parsing.rendezvous import MARKERS as INIT_MARKERS
@@ -102,9 +103,10 @@ def rank_from_name(name: str) -> int | None:
 
 
 def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None = None,
-                  nccl_source: bytes | mmap.mmap | None = None) -> None:
+                  nccl_source: bytes | mmap.mmap | None = None, nccl: NcclTracker | None = None) -> None:
     """Fold one log into ``scan``: ranks from prefixes (or ``default_rank`` for a per-rank log).
-    ``nccl_source``: the whole file, when ``text`` is an excerpt of it (see triage.load.logs.large)."""
+    ``nccl_source``: the whole file, when ``text`` is an excerpt of it (see triage.load.logs.large); ``nccl``:
+    its NCCL lines already read."""
     clean = clean_text(text)
     lines = clean.lines
     owners = attribute_lines(lines)
@@ -141,7 +143,7 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     unfinished_tracebacks(scan)
     body = "\n".join(o.rest for o in owners)
     _hosts(owners, scan)
-    nccl_records("\n".join(lines) if nccl_source is None else nccl_source, path, scan, default_rank)
+    nccl_records("\n".join(lines) if nccl_source is None else nccl_source, path, scan, default_rank, nccl)
     # (pdsh's "node2: " before an agent's line: a launch over nodes; a pod's prefix is one node's)
     agent_hosts = {int(m.group(1)): o.host for o, line in zip(owners, lines) if o.host and "local_rank:" in o.rest
                    and line.startswith(f"{o.host}: ") and (m := _AGENT_PID.search(o.rest)) is not None}

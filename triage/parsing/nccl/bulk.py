@@ -96,15 +96,15 @@ def _next_comm(scan: _Scan, pattern: re.Pattern[bytes], pos: int, end: int) -> t
     return None
 
 
-def _next(scan: _Scan, finder: CommFinder | None, pattern: re.Pattern[bytes], excluded: set[bytes], pos: int,
+def _next(scan: _Scan, finder: CommFinder | None, pattern: re.Pattern[bytes] | None, excluded: set[bytes], pos: int,
           end: int) -> tuple[int, bytes] | None:
-    """:func:`_next_comm`, by the hyperscan prefilter where there is one (the same answer; ``pattern`` is
-    then the spaced one); if it fails, sre alone from there on."""
+    """:func:`_next_comm`, by the hyperscan prefilter where there is one (the same answer; ``pattern``, None
+    there, is built only where it fails: sre alone from there on)."""
     if finder is not None and not finder.failed:
-        found = finder.find(pos, excluded, pattern)
+        found = finder.find(pos, excluded)
         if not finder.failed:
             return found
-    return _next_comm(scan, pattern, pos, end)
+    return _next_comm(scan, pattern or _scan_regex(excluded, True), pos, end)
 
 
 def _warn_lines(data: Buffer, start: int, end: int) -> list[tuple[int, int]]:
@@ -128,6 +128,40 @@ def _warn_lines(data: Buffer, start: int, end: int) -> list[tuple[int, int]]:
         spans.append(span)
         index = pages.find(data, WARN, span[1], end, pivot=5)
     return spans
+
+
+class _Warns(list[tuple[int, int]]):
+    """The spans of the "NCCL WARN" lines in data[start:end], known up to a point (:meth:`until`): where
+    a later pass asked the communicator pass to find its needles as it reads (needles.ride_along, the large
+    log's marker pass, which also finds "NCCL WARN"), from the hits of that riding scan; else all at once by
+    :func:`_warn_lines`. The same spans either way."""
+
+    def __init__(self, data: Buffer, start: int, end: int) -> None:
+        super().__init__()
+        self._data, self._end = data, end
+        self._rider = needles.rider(data)
+        if self._rider is not None and WARN in self._rider.words:
+            self._rider.begin(start)
+            self._known = start
+        else:
+            self.extend(_warn_lines(data, start, end))
+            self._known = end
+
+    def until(self, stop: int) -> None:
+        """Every line holding a "NCCL WARN" that starts before ``stop`` is in the list."""
+        stop = min(stop, self._end)
+        if stop <= self._known or self._rider is None:
+            return
+        data, known = self._data, self._known
+        if self._rider.extend(stop):
+            spans = [_line_span(data, index, index) for index in self._rider.hits(WARN, known, stop)
+                     if index + len(WARN) <= self._end]
+        else:       # the riding scan failed (too many hits): the rest as _warn_lines finds it
+            spans, stop, self._rider = _warn_lines(data, known, self._end), self._end, None
+        for span in spans:
+            if not self or span[0] >= self[-1][1]:     # one span a line
+                self.append(span)
+        self._known = stop
 
 
 def _line_span(data: Buffer, start: int, end: int) -> tuple[int, int]:
@@ -205,8 +239,9 @@ def _pass(scan: _Scan, busy: set[bytes], start: int, end: int) -> bool:
     data = scan.data
     excluded = busy & scan.known  # busy comms whose first line the tracker already has
     finder = CommFinder.start(data, end)      # hyperscan finds the candidates, where it is installed
-    pattern = _scan_regex(excluded, finder is not None)
-    warns = _warn_lines(data, start, end)
+    # sre's pattern (rebuilt as the excluded set grows: ~1.5 ms each) where there is no prefilter
+    pattern = _scan_regex(excluded) if finder is None else None
+    warns = _Warns(data, start, end)
     next_warn = 0
     pos = start
     while (found := _next(scan, finder, pattern, excluded, pos, end)) is not None:
@@ -215,6 +250,7 @@ def _pass(scan: _Scan, busy: set[bytes], start: int, end: int) -> bool:
         line_start, line_end = _line_span(data, at, at + 6 + len(ptr_found))
         pos = line_end
         grew = False
+        warns.until(line_end)
         while next_warn < len(warns) and warns[next_warn][0] <= line_start:
             grew |= _parse_line(scan, *warns[next_warn], busy, excluded)
             next_warn += 1
@@ -232,8 +268,11 @@ def _pass(scan: _Scan, busy: set[bytes], start: int, end: int) -> bool:
             grew |= _parse_line(scan, line_start, line_end, busy, excluded)
         if not scan.safe or len(scan.owner) > MAX_COMMS:
             return False
-        if grew or (scan.spaced and not pattern.pattern.startswith(b" co")):
+        if finder is not None and not finder.failed:
+            pattern = None
+        elif grew or pattern is None or (scan.spaced and not pattern.pattern.startswith(b" co")):
             pattern = _scan_regex(excluded, scan.spaced or finder is not None)
+    warns.until(end)
     for span in warns[next_warn:]:
         _parse_line(scan, *span, busy, excluded)
     return scan.safe and len(scan.owner) <= MAX_COMMS

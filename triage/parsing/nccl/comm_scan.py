@@ -9,6 +9,10 @@ lines of comms that are not excluded. Every candidate it reports is checked by t
 the last bytes before the end, where hyperscan cannot see what follows a pointer, are searched by
 sre as well: the answers are those of ``pattern.search(data, pos, end)`` (tests/parsing/test_nccl_comm_scan.py
 compares them).
+
+Where a later pass over the same mapping asked for its needles (triage.parsing.needles.ride_along: the large
+log's marker pass), they are in the same database as the prefilter, and the hits of each chunk go to it: the
+file is read once for both.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from triage.lazy_regex import lazy_regex
 from triage.parsing import needles, pages
 
 Buffer = bytes | mmap.mmap
@@ -61,6 +66,23 @@ def prefilter(excluded: Iterable[bytes]) -> str | None:
     return _hex(_HEAD) + emit(trie, True)
 
 
+_RUN = lazy_regex(re.escape(_HEAD) + rb"(\S+)")
+_ENDS_EXCLUDED = frozenset(b" \r\n")     # an excluded pointer is one followed by one of these (not by the range's end)
+
+
+def _unexcluded(data: Buffer, at: int, end: int, excluded: set[bytes]) -> bytes | None:
+    """The pointer of the `` comm X`` at ``at`` in data[:end] unless it is excluded: what
+    `` comm (?!excluded[ \\r\\n])(\\S+)`` matches there (X is the whole run of non-space bytes, and an excluded
+    pointer is never a longer run's prefix followed by one of space, CR, LF: so only X itself can exclude it)."""
+    match = _RUN.match(data, at, end)
+    if match is None:
+        return None
+    pointer, after = match.group(1), match.end()
+    if pointer in excluded and after < end and data[after] in _ENDS_EXCLUDED:
+        return None
+    return pointer
+
+
 class CommFinder:
     """``verify.search(data, pos, end)``, for a growing ``excluded`` set and a ``verify`` pattern of
     the form `` comm (?!excluded[ \\r\\n])(\\S+)``, with hyperscan finding the candidates (see the module
@@ -76,50 +98,72 @@ class CommFinder:
         self._scanned = 0                       # where the next chunk starts
         self._dropped = 0                       # pages before this were handed back
         self.failed = False
+        self._riding = False                    # whether the database holds a later pass's needles too
+
+    def _compile(self, excluded: set[bytes], rider: needles.Rider | None) -> bool:
+        regex = prefilter(excluded)
+        if regex is None:
+            return False
+        expressions, flags = rider.expressions() if rider is not None else ([], [])
+        try:
+            database = self._type.Database(mode=self._type.HS_MODE_BLOCK)
+            database.compile(expressions=[regex.encode(), *expressions], ids=list(range(1 + len(expressions))),
+                             elements=1 + len(expressions), flags=[0, *flags])
+        except Exception:   # noqa: BLE001  (a pattern it cannot take: sre alone)
+            return False
+        self._database, self._built, self._riding = database, len(excluded), rider is not None
+        self._depth = max((len(word) for word in excluded), default=0)
+        return True
 
     @classmethod
     def start(cls, data: Buffer, end: int) -> CommFinder | None:
         hs = needles.module()
         return None if hs is None else cls(hs, data, end)
 
-    def find(self, pos: int, excluded: set[bytes], verify: re.Pattern[bytes]) -> tuple[int, bytes] | None:
-        """(start, pointer) of the first match of ``verify`` in data[pos:end]. ``failed`` is set (and
-        None answered) if hyperscan fails: the caller then searches with sre alone."""
+    def find(self, pos: int, excluded: set[bytes]) -> tuple[int, bytes] | None:
+        """(start, pointer) of the first match in data[pos:end] of `` comm (?!excluded[ \\r\\n])(\\S+)`` (the
+        sre pattern the caller would otherwise build and search with). ``failed`` is set (and None answered)
+        if hyperscan fails: the caller then searches with sre alone."""
         data, end = self.data, self.end
         while True:
             while self._next < len(self._candidates):
                 at = self._candidates[self._next]
                 self._next += 1
-                if at >= pos and (match := verify.match(data, at, end)) is not None:
-                    return at, match.group(1)
+                if at >= pos and (found := _unexcluded(data, at, end, excluded)) is not None:
+                    return at, found
             if self._scanned >= end:
                 # the last bytes: a pointer that runs to the end is decided by what hyperscan cannot see
-                match = verify.search(data, max(pos, end - self._depth - len(_HEAD) - 2), end)
-                return None if match is None else (match.start(), match.group(1))
+                for match in _RUN.finditer(data, max(pos, end - self._depth - len(_HEAD) - 2), end):
+                    if (found := _unexcluded(data, match.start(), end, excluded)) is not None:
+                        return match.start(), found
+                return None
             if not self._scan(max(pos, self._scanned), excluded):
                 self.failed = True
                 return None
 
     def _scan(self, low: int, excluded: set[bytes]) -> bool:
-        """Candidates of data[low:low + CHUNK] (sorted), the database rebuilt if ``excluded`` grew."""
-        if self._database is None or len(excluded) != self._built:
-            regex = prefilter(excluded)
-            if regex is None:
-                return False
-            try:
-                database = self._type.Database(mode=self._type.HS_MODE_BLOCK)
-                database.compile(expressions=[regex.encode()], ids=[0], elements=1)
-            except Exception:   # noqa: BLE001  (a pattern it cannot take: sre alone)
-                return False
-            self._database, self._built = database, len(excluded)
-            self._depth = max((len(word) for word in excluded), default=0)
+        """Candidates of data[low:low + CHUNK] (sorted), the database rebuilt if ``excluded`` grew. Where a
+        later pass asked this one to find its needles (needles.ride_along), the same scan finds them."""
+        data = self.data
+        rider = needles.rider(data)
+        if rider is not None and (rider.end() or 0) < low:
+            rider.extend(low)               # (bytes this pass skipped: a line it had read to its end)
+        riding = rider is not None and rider.end() == low
+        stale = self._database is None or len(excluded) != self._built or riding != self._riding
+        if stale and not self._compile(excluded, rider if riding else None):
+            return False
         high = min(self.end, low + CHUNK)
         reach = min(self.end, high + self._depth + len(_HEAD) + 2)
-        data = self.data
+        if rider is not None and riding:
+            reach = max(reach, rider.reach(high))
         ends: list[int] = []
+        found: list[tuple[int, int]] = []
 
-        def hit(_ident: int, _from: int, to: int, _flags: int, _context: object) -> bool:
-            ends.append(to)
+        def hit(ident: int, _from: int, to: int, _flags: int, _context: object) -> bool:
+            if ident:
+                found.append((ident - 1, low + to))
+            else:
+                ends.append(to)
             return False
 
         with memoryview(data) as view:
@@ -133,6 +177,8 @@ class CommFinder:
             if 0 <= at < high:
                 starts.add(at)
         self._candidates, self._next = sorted(starts), 0
+        if rider is not None and riding:
+            rider.cover(high, found)
         if low - CHUNK - self._dropped >= pages.WINDOW:     # hand back what the pass has left behind
             pages.drop(data, self._dropped, low - CHUNK)
             self._dropped = low - CHUNK

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from triage.lazy_regex import lazy_regex
-from triage.parsing.log_prefix import PREPENDED, RankPrefix, split_rank_prefix
+from triage.parsing.log_prefix import PREPENDED, RankPrefix, split_rank_prefix, without_pod_tag
 from triage.parsing.nccl.lines import NcclInit, parse_nccl_line
 from triage.parsing.node_ranks import node_ranks, nproc_per_node
 
@@ -155,7 +155,8 @@ def prepended_ranks(lines: list[str] | tuple[str, ...], parsed: list[RankPrefix]
     for line in lines[:20000]:
         if line.strip():
             nonblank += 1
-            if line.startswith("[") and (match := PREPENDED.match(line)) is not None:
+            head = without_pod_tag(line) if line.startswith("[pod/") else line
+            if head.startswith("[") and (match := PREPENDED.match(head)) is not None:
                 numbers.append(int(match.group(1)))
     if len(numbers) < 2 or len(numbers) * 2 < nonblank:
         return False

@@ -95,6 +95,12 @@ _DETERMINED = lazy_regex(r"(?:[0-9a-f]{8} (?:\[rank=(?P<rank>\d+)\] )?|\[rank=(?
 _K8S = lazy_regex(r"\[pod/([\w.-]+)/[\w.-]+\] ?(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) )?")
 
 
+def without_pod_tag(line: str) -> str:
+    """The line without a leading ``kubectl logs --prefix`` tag (and what it carried after it), else the line."""
+    match = _K8S.match(line)
+    return line if match is None else strip_decorations(line[match.end():])[0]
+
+
 def _vllm_rank(name: str | None, tag: str | None) -> int | None:
     """The rank a vLLM worker's tag names (``rank=2``, ``TP2``, ``Worker_TP2``), or None (``Worker_PP1_TP0``)."""
     for part in (tag, name):
@@ -155,6 +161,8 @@ def split_rank_prefix(line: str, prepend: bool = False) -> RankPrefix:
             host, pod = host or match.group(1), host is None
             # (what the container printed may carry its own decorations: a viewer's column, a timestamp)
             rest = strip_decorations(rest[match.end():])[0]
+            if prepend and rank is None and (match := PREPENDED.match(rest)) is not None:
+                rank, rest = int(match.group(1)), rest[match.end():]   # (-prepend-rank inside the pod's tag)
             continue
         elif (match := _SRUN.match(rest)) and rank is None and (host is None or pod):   # (srun in a pod)
             rank = int(match.group(1))

@@ -20,7 +20,9 @@ THINGS = re.compile(r"triage launch|TORCH_DISTRIBUTED_DEBUG=DETAIL|NCCL_DEBUG=IN
                     r"nc -zv|the log of the peer|df -h /dev/shm|"
                     # the per-rank output of the launcher that started the ranks (triage.analysis.settle)
                     r"mpirun --tag-output|-prepend-rank|--enable_each_rank_log|Ray worker's own log|torchx log|"
-                    r"rank tag on each spawned", re.IGNORECASE)
+                    r"rank tag on each spawned|"
+                    # a launcher's local rank whose global rank is not in the input: its node rank
+                    r"--node_rank", re.IGNORECASE)
 # (or, where no rank is at fault, that the summary says so: a set-up failure asks for no rank)
 _COVERS = re.compile(r"this input holds|not in this input|rank unknown|no line of this input|no rank at fault")
 CASES = load_cases()

@@ -20,7 +20,7 @@ from triage.lazy_regex import lazy_regex
 MARKERS = ("noticed that process rank", "first process to do so", "died", "killed", "Killed", "crashed",
            "exited on signal", "exited with", "terminated by signal", "worker process has died", "Aborted",
            "Segmentation fault", "Bus error", "sigquit from a child", "BAD TERMINATION", "oom-kill", "oom_kill",
-           "PETSC ERROR", "interrupted by signal")
+           "PETSC ERROR", "interrupted by signal", "status failed cmd")
 
 
 @dataclass(frozen=True)
@@ -40,10 +40,13 @@ class RankDeath:
 
 _MPI_SIGNAL = lazy_regex(
     r"(?P<who>mpirun|mpiexec|prterun|orterun|prte) noticed that process rank (?P<rank>\d+) with PID (?P<pid>\S+) on "
-    r"node (?P<host>\S+) exited on\s+signal (?P<num>\d+)(?: \((?P<name>[^)\n]+)\))?")
+    r"node (?P<host>\S+) exited(?: on\s+signal (?P<num>\d+)(?: \((?P<name>[^)\n]+)\))?|[ \t]*$)", re.MULTILINE)
 _MPI_FIRST = lazy_regex(r"The first process to do so was:\s+Process name:\s+\[\[\d+,\d+\],(?P<rank>\d+)\]"
                         r"(?:\s+Exit code:\s+(?P<code>-?\d+))?")
 _VLLM = lazy_regex(r"Worker proc VllmWorker-(?P<rank>\d+) died unexpectedly")
+# Paddle's launcher (paddle.distributed.launch): "Container rank 0 status failed cmd ['python', '-u', 'train.py']
+# code -9 log ./debug/workerlog.0" (a negative code is the signal, as Popen reports it)
+_PADDLE = lazy_regex(r"Container rank (?P<rank>\d+) status failed cmd \[[^\n]*?\] code (?P<code>-?\d+)")
 _VLLM_PID = lazy_regex(r"Worker VllmWorkerProcess pid (?P<pid>\d+) died, exit code: (?P<code>-?\d+)")
 # The shell's job-status message: "./run.sh: line 28:  8891 Killed   python3 -m sglang.launch_server ..."
 _SHELL_JOB = lazy_regex(r": line \d+:\s+(?P<pid>\d+) (?P<what>Killed|Aborted|Segmentation fault|Bus error|"
@@ -51,8 +54,8 @@ _SHELL_JOB = lazy_regex(r": line \d+:\s+(?P<pid>\d+) (?P<what>Killed|Aborted|Seg
 # MPICH/Intel MPI's Hydra: "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n=   PID 2671 RUNNING AT
 # node0\n=   EXIT CODE: 139" (a code above 128 is 128 + the signal), and its "EXIT STRING: Segmentation fault
 # (signal 11)"
-_HYDRA = lazy_regex(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES[\s=]*(?:RANK (?P<rank>\d+) )?"
-                    r"PID (?P<pid>\d+) RUNNING AT (?P<host>\S+)[\s=]*EXIT CODE: (?P<code>\d+)")
+_HYDRA = lazy_regex(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES[\s=]*(?:(?:RANK (?P<rank>\d+) )?"
+                    r"PID (?P<pid>\d+) RUNNING AT (?P<host>\S+)[\s=]*)?EXIT CODE: (?P<code>\d+)")
 _HYDRA_STRING = lazy_regex(r"TERMINATED WITH THE EXIT STRING: [^\n(]*\(signal (?P<num>\d+)\)")
 # The cgroup's out-of-memory handler, as slurmstepd tells it: "Detected 2 oom-kill event(s) in step 3756240.batch
 # cgroup" / "Detected 1 oom_kill event in StepId=11300781.0": processes of the step were SIGKILLed
@@ -116,6 +119,11 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
     for match in _VLLM.finditer(text):
         out.append(RankDeath(int(match.group("rank")), None, None, None, None, _line_of(text, *match.span()),
                              offset=match.start()))
+    for match in _PADDLE.finditer(text):
+        code = int(match.group("code"))
+        out.append(RankDeath(int(match.group("rank")), signal_name(str(-code)) if code < 0 else None,
+                             code if code > 0 else None, None, None, _line_of(text, *match.span())[:300],
+                             first=True, offset=match.start()))
     for match in _VLLM_PID.finditer(text):
         code = int(match.group("code"))
         out.append(RankDeath(None, signal_name(str(-code)) if code < 0 else None, code if code > 0 else None, None,
@@ -168,7 +176,8 @@ def _other_records(text: str, found: list[RankDeath]) -> list[RankDeath]:
         said = _HYDRA_STRING.search(text, match.end())
         sig = signal_name(said.group("num")) if said else signal_name(str(code - 128)) if 128 < code < 160 else None
         rank = int(match.group("rank")) if match.group("rank") else None
-        out.append(RankDeath(rank, sig, None if sig else code, match.group("host"), int(match.group("pid")),
+        pid = int(match.group("pid")) if match.group("pid") else None
+        out.append(RankDeath(rank, sig, None if sig else code, match.group("host"), pid,
                              " ".join(match.group(0).replace("=", " ").split()), first=True, offset=match.start()))
     for match in _PETSC.finditer(text):
         out.append(RankDeath(int(match.group("rank")), signal_name(match.group("num")), None, None, None,

@@ -75,6 +75,7 @@ _COMPANION_NEW = lazy_regex(r"work sequence id:\s*(-?\d+)(?:\s*PG status:\s*last
                             r"\s*last completed work:\s*(-?\d+))?")
 _COMPANION_CUT = lazy_regex(r"(?:at work|NCCL work):\s*(-?\d+)\s*[,.]?\s*$")
 _STUCK = lazy_regex(r"got stuck for (\d+) seconds")
+_HCCL_OP = lazy_regex(r"tag\[(?P<op>AllReduce|AllGather|ReduceScatter|Broadcast|AlltoAllV?|AllToAllV?|Reduce|Scatter)_")
 # TORCH_NCCL_DESYNC_DEBUG report (c10d TraceUtils.h retrieveDesyncReport), one finding per line
 _DESYNC_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("timeout_at_collective", lazy_regex(r"\[(?P<ranks>\d+)\] Timeout at collective: (?P<op>[^,]+), #(?P<seq>\d+)")),
@@ -102,6 +103,11 @@ def _kind(line: str) -> WatchdogKind | None:
         return WatchdogKind.EXCEPTION_DETECTED
     if "Timeout at NCCL work" in line:
         return WatchdogKind.TIMEOUT_AT
+    # Ascend HCCL's task timeout of a collective (EI0002): "The wait execution of the Notify register times out.
+    # Reason: The Notify register has not received the Notify record from remote rank: [24]. base information:
+    # [... tag[AllReduce_group_name_1654...] ...]": a rank of the group never joined; its ranks are the group's
+    if "Notify register times out" in line:
+        return WatchdogKind.TIMEOUT
     if "Heartbeat monitor timed out" in line or "watchdog got stuck" in line:
         return WatchdogKind.HEARTBEAT_TIMEOUT
     if "no heartbeat of its watchdog" in line:
@@ -149,6 +155,8 @@ def parse_watchdog_line(line: str) -> WatchdogEvent | None:
         timeout_ms = int(stuck.group(1)) * 1000
     ranks: tuple[int, ...] = ()
     op = fields.get("OpType")
+    if op is None and (hccl := _HCCL_OP.search(line)) is not None:
+        op = hccl.group("op")
     note = None
     if kind is WatchdogKind.DESYNC:
         for name, form in _DESYNC_FORMS:

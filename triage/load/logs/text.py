@@ -74,7 +74,7 @@ from triage.schemas import STOP_LOG_RECORD
 
 _RANK_IN_NAME = lazy_regex(r"rank[-_]?(\d+)", re.IGNORECASE)
 _WATCHDOG_HINTS = ("atchdog", "Timeout at NCCL work", "Heartbeat monitor", "lagging ranks", "Desync",
-                   "timed out in blocking wait")
+                   "timed out in blocking wait", "Notify register times out")
 # Parts of formats we know: a line holding one that nothing parsed is reported as "unparsed".
 _KNOWN_HINTS = ("Watchdog caught", "WorkNCCL(", "CollectiveFingerPrint", MISMATCH_MARKER, "NCCL WARN",
                 "exitcode", "ncclRemoteError", "ncclSystemError", "ncclInternalError", "Xid")

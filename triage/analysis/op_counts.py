@@ -23,14 +23,15 @@ def op_count_verdict(splits: tuple[OpCountSplit, ...]) -> tuple[Verdict, Finding
         waiting += f" ({', '.join(ahead_hosts)})"
     target = split.behind_launched + 1
     if split.behind:
-        summary = (f"{rank_word(split.behind)} never launched {split.op} #{target} (NCCL RAS: they "
-                   f"are at operation {split.behind_launched}) while {waiting} launched up to #{split.ahead_launched}"
-                   " and wait in it")
+        at = f"{'they are' if len(split.behind) > 1 else 'it is'} at operation {split.behind_launched}"
+        summary = (f"{rank_word(split.behind)} never launched {split.op} #{target} ({split.source}: {at}) while "
+                   f"{waiting} launched up to #{split.ahead_launched} and wait in it")
         verdict = headline.verdict(VerdictKind.MISSING_RANK, summary, head=Head.MISSING_RANK,
                                    culprit_ranks=split.behind)
     else:
-        summary = (f"{count_ranks(split.behind_count)} never launched {split.op} #{target} (NCCL RAS: at operation "
-                   f"{split.behind_launched}) while {waiting} wait in it; the report does not list the ranks behind")
+        summary = (f"{count_ranks(split.behind_count)} never launched {split.op} #{target} ({split.source}: at "
+                   f"operation {split.behind_launched}) while {waiting} wait in it; the report does not list the ranks "
+                   "behind")
         verdict = headline.verdict(VerdictKind.HANG, summary)
     ranks = split.behind or split.ahead
     detail = summary

@@ -1,15 +1,25 @@
-"""NCCL RAS reports in a log as :class:`OpCountSplit` evidence: which ranks are behind."""
+"""NCCL RAS reports, and ProcessGroupNCCL's per-rank last enqueued/completed counts, in a log as
+:class:`OpCountSplit` evidence: which ranks are behind."""
 
 from __future__ import annotations
 
 from triage.model.evidence import OpCountSplit
 from triage.parsing.nccl.ras import MARKER, RasOpMismatch, parse_ras_mismatches
+from triage.parsing.pg_status import MARKER as STATUS_MARKER
+from triage.parsing.pg_status import behind_ranks, parse_pg_status
+
+# how the verdict names the counts' source
+_PG_STATUS = "ProcessGroupNCCL's last enqueued work"
 
 
 def op_count_splits(text: str, path: str) -> list[OpCountSplit]:
-    if MARKER not in text:
-        return []
-    return [split for item in parse_ras_mismatches(text) if (split := _split(item, path)) is not None]
+    splits = [split for item in parse_ras_mismatches(text) if (split := _split(item, path)) is not None] \
+        if MARKER in text else []
+    if STATUS_MARKER in text:
+        splits.extend(OpCountSplit("NCCL work", lag.behind, len(lag.behind), lag.behind_enqueued, lag.ahead,
+                                   len(lag.ahead), lag.ahead_enqueued, evidence=(path,), source=_PG_STATUS)
+                      for lag in behind_ranks(parse_pg_status(text)))
+    return splits
 
 
 def _split(item: RasOpMismatch, path: str) -> OpCountSplit | None:

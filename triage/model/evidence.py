@@ -177,6 +177,7 @@ class OpCountSplit:
     ahead_launched: int
     hosts: tuple[tuple[int, str], ...] = ()  # (rank, node) for the ranks NCCL named
     evidence: tuple[str, ...] = ()
+    source: str = "NCCL RAS"                # what counted: NCCL RAS, or ProcessGroupNCCL's per-rank status lines
 
 
 @dataclass(frozen=True)

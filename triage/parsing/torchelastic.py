@@ -117,8 +117,13 @@ _REJECTED_NOTE = ("the script does not take the --local-rank/--local_rank argume
 # torch.distributed.launch (PyTorch <= 1.8) waits on its workers in local-rank order and raises for the first
 # it finds failed: "subprocess.CalledProcessError: Command '['python', '-u', 'train.py', '--local_rank=1']' died
 # with <Signals.SIGSEGV: 11>." / "... returned non-zero exit status 1."
-_LAUNCH_CALLED = lazy_regex(r"CalledProcessError: Command '(\[.*?\])' (?:died with <Signals\.(SIG[A-Z]+): \d+>|"
+# The record is often quoted without its "subprocess.CalledProcessError:" head (an issue's title, a user's
+# paraphrase): then the command must be the launcher's own (it runs each worker as "python -u script", and
+# passes --local_rank unless --use_env), never any subprocess's (a failed "['ninja', '-v']" build).
+_LAUNCH_CALLED = lazy_regex(r"(CalledProcessError: )?Command '(\[.*?\])' (?:died with <Signals\.(SIG[A-Z]+): \d+>|"
                             r"returned non-zero exit status (\d+))")
+_LAUNCHER_ARGV = lazy_regex(r"""^\[['"][^'"]*python[\d.]*(?:\.exe)?['"],\s*['"]-u['"]""")
+
 # torch.multiprocessing.spawn: "ProcessExitedException: process 1 terminated with signal SIGABRT" /
 # "... terminated with exit code 1"; the index is the spawned process's (the local rank, as a rule)
 _SPAWN_EXIT = lazy_regex(r"process (\d+) terminated with (?:signal (SIG[A-Z]+)|exit code (-?\d+))")
@@ -235,7 +240,7 @@ def parse_launcher_failures(text: str) -> tuple[LauncherFailure, ...]:
     flush()
     if not failures:
         failures.extend(_deepspeed_failures(text))
-    if not failures and "CalledProcessError" in text:
+    if not failures and ("CalledProcessError" in text or "Command '[" in text):
         failures.extend(_launch_failures(text))
     if not failures and "srun: error:" in text:
         failures.extend(_srun_failures(text))
@@ -328,14 +333,19 @@ def _deepspeed_failures(text: str) -> list[LauncherFailure]:
 
 
 def _launch_failures(text: str) -> list[LauncherFailure]:
-    """torch.distributed.launch's CalledProcessError for the worker it found failed (by its --local_rank)."""
+    """torch.distributed.launch's CalledProcessError for the worker it found failed (by its --local_rank; its
+    global rank is the caller's: the launch's --node_rank and --nproc_per_node, where the text quotes them)."""
     failures = []
     for match in _LAUNCH_CALLED.finditer(text):
-        argv_rank = _ARGV_LOCAL_RANK.search(match.group(1))
-        code = int(match.group(3)) if match.group(3) else None
+        argv = match.group(2)
+        argv_rank = _ARGV_LOCAL_RANK.search(argv)
+        if not match.group(1) and not argv_rank and not _LAUNCHER_ARGV.match(argv):
+            continue
+        code = int(match.group(4)) if match.group(4) else None
         # (a signal says how that worker died; an exit status may be its reaction to another's failure)
         failures.append(LauncherFailure(None, int(argv_rank.group(1)) if argv_rank else None, None, code,
-                                        match.group(2), None, None, root_cause=match.group(2) is not None))
+                                        match.group(3), None, None,
+                                        root_cause=match.group(3) is not None))
     return failures
 
 

@@ -28,6 +28,7 @@ from triage.parsing.crashlog import (
     rank_in_message,
 )
 from triage.parsing.desync import Fingerprint
+from triage.parsing.gloo import GlooTimeout
 from triage.parsing.nccl.lines import NcclWarn, parse_nccl_line
 from triage.parsing.rendezvous import InitWait, InitWaitKind
 from triage.parsing.watchdog import WatchdogKind, parse_watchdog_line
@@ -179,4 +180,19 @@ def record_watchdog(line: str, rank: int | None, path: str, order: int, scan: Lo
             scan.first_timeout.setdefault(who, order)
         scan.events.append(Event(EventKind.WATCHDOG_TIMEOUT, "heartbeat monitor timed out", rank=who,
                                  evidence=(path,), order=order))
+    return True
+
+
+def record_gloo_timeout(timeout: GlooTimeout, rank: int | None, path: str, order: int, scan: LogScan) -> bool:
+    """gloo's send/recv that timed out: the rank (when the line's owner is known) waited in a collective or a
+    p2p call that a peer never joined: a timeout like the watchdog's, not a failure of its own."""
+    key = (rank, f"gloo {timeout.op}", None)
+    if key in scan._timeouts:       # the same timeout again (a traceback's last line, then a summary's)
+        return True
+    scan._timeouts.add(key)
+    if rank is not None:
+        scan.ranks_seen.add(rank)
+        scan.first_timeout.setdefault(rank, order)
+    detail = f"gloo's {timeout.op}: {timeout.text}"
+    scan.events.append(Event(EventKind.WATCHDOG_TIMEOUT, detail, rank=rank, evidence=(path,), order=order))
     return True

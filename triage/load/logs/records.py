@@ -53,6 +53,7 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
     if "exitcode" not in text and "exits with return code" not in text and "terminated with" not in text \
             and "srun: error:" not in text and "death signal" not in text and "first observed failure" not in text \
             and "SignalException" not in text and "CalledProcessError" not in text \
+            and "returned non-zero exit status" not in text and "died with <Signals." not in text \
             and "unrecognized arguments" not in text and "Could not consume arg" not in text:
         return
     _agent_signal(text, path, scan)

@@ -16,6 +16,7 @@ from triage.load.logs.line_events import (
     joined_terminate,
     nccl_detail_of,
     record_duplicate_gpu,
+    record_gloo_timeout,
     record_init_wait,
     record_watchdog,
     reported_fingerprint,
@@ -57,6 +58,8 @@ from triage.parsing.desync import (
     parse_mismatch,
     parse_running,
 )
+from triage.parsing.gloo import MARKER as GLOO_MARKER
+from triage.parsing.gloo import parse_gloo_timeout
 from triage.parsing.launcher_kind import agent_stopped_pids, launcher_of
 from triage.parsing.log_owners import LineOwner, attribute_lines
 from triage.parsing.named_failure import FAILURE_WORDS, named_failure
@@ -91,7 +94,7 @@ _SUMMARY_FIELD = lazy_regex(r"\s*(?:traceback|exitcode|error_file|time|host|rank
 # same answers: tests/load/test_line_gate.py). A check added to _line behind a new literal adds it here.
 _GATE_LITERALS = (*INIT_MARKERS, "Duplicate GPU", "Traceback (most recent call last)", SPAWN_BOOTSTRAP_FRAME,
                   *RAISE_SITE_MARKERS, "terminated with the following error", *_WATCHDOG_HINTS, MISMATCH_MARKER,
-                  RUNNING_MARKER, *CRASH_MARKERS, *_KNOWN_HINTS, MONITORED_BARRIER, _ORIGINAL)
+                  RUNNING_MARKER, *CRASH_MARKERS, *_KNOWN_HINTS, MONITORED_BARRIER, _ORIGINAL, GLOO_MARKER)
 
 
 def rank_from_name(name: str) -> int | None:
@@ -233,6 +236,8 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
         parsed = record_watchdog(rest, rank, path, order, scan) and "terminated with exception" not in rest
         if parsed and rest.lstrip().startswith("what():"):
             watchdog_terminate(rest, rank, path, order, scan)
+    if loud and GLOO_MARKER in rest and (gloo := parse_gloo_timeout(rest)) is not None:
+        parsed = record_gloo_timeout(gloo, rank, path, order, scan)
     if loud and MISMATCH_MARKER in rest:
         mismatch = parse_mismatch(rest)
         if mismatch is not None:

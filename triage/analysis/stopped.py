@@ -29,6 +29,10 @@ _TO_DO = (
                                 "on Slurm), the pod's events (`kubectl describe pod`, `kubectl get events`) or the "
                                 "supervisor's log; if it was a preemption or a time limit, checkpoint more often and "
                                 "requeue")),
+    ("agent received a signal the input does not name", (
+        "the SignalException's full message ('Process N got signal: S') says which: 1 (SIGHUP) is a closed terminal or "
+        "ssh session (start it in tmux or screen, or as a batch job), 15 (SIGTERM) a scheduler, a container stop or a "
+        "supervisor (its log says who), 2 (SIGINT) Ctrl-C")),
     ("time limit", ("if the job needed more time, raise its limit (sbatch --time / -t) or checkpoint more often and "
                    "requeue from the last checkpoint; if it should have finished in time, it was slow or hung before "
                    "the limit: look at its last progress lines, or run it under `triage launch`")),

@@ -117,9 +117,12 @@ def strip_decorations(line: str) -> tuple[str, str | None]:
 
 
 def _inline_code(line: str) -> str:
-    """A line pasted as `inline code`, without its backticks."""
+    """A line pasted as `inline code`, without its backticks (and a one-line ```code span```: a fence opened and
+    closed on the same line around text, never a fence line with its language tag)."""
     if line[:1] == "`" and line[:3] != "```":
         return line[1:-1] if line.endswith("`") and not line.endswith("``") else line[1:]
+    if line[:3] == "```" and len(line) > 6 and line.endswith("```") and line[3:-3].strip(" `"):
+        return line[3:-3].strip()
     return line
 
 

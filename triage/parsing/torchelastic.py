@@ -379,6 +379,12 @@ _AGENT_DEATH = lazy_regex(r"Received (?:(?P<num>\d+)|Signals\.(?P<name>SIG[A-Z]+
                           r"SignalException: Process \d+ got signal: (?:(?P<num2>\d+)|Signals\.(?P<name2>SIG[A-Z]+))")
 
 
+# the agent's exception named without its signal (an issue's title, a one-line paste: "...multiprocessing.api.
+# SignalException"); never the "raise SignalException(...)" source line of a traceback
+_BARE_SIGNAL_EXC = lazy_regex(r"\bSignalException\b(?!\()")
+UNNAMED_SIGNAL = "a signal the input does not name"
+
+
 @dataclass(frozen=True)
 class AgentSignal:
     signal: str                  # "SIGHUP"
@@ -392,7 +398,13 @@ def parse_agent_death_signal(text: str) -> AgentSignal | None:
         return None
     match = _AGENT_DEATH.search(text)
     if match is None:
-        return None
+        bare = _BARE_SIGNAL_EXC.search(text)
+        if bare is None:
+            return None
+        line_start = text.rfind("\n", 0, bare.start()) + 1
+        line_end = text.find("\n", bare.end())
+        return AgentSignal(UNNAMED_SIGNAL, text[line_start:line_end if line_end >= 0 else len(text)].strip()[:300],
+                           line_start)
     num = match.group("num") or match.group("num2")
     name = match.group("name") or match.group("name2") or _signal_name(-int(num), None) or f"signal {num}"
     line_start = text.rfind("\n", 0, match.start()) + 1

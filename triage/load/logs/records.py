@@ -22,6 +22,7 @@ from triage.parsing.nccl.lines import channel_ranks
 from triage.parsing.nccl.tracker import NcclCommState, NcclTracker
 from triage.parsing.node_ranks import NodeRanks, deepspeed_rank_map, node_ranks
 from triage.parsing.torchelastic import (
+    UNNAMED_SIGNAL,
     LauncherFailure,
     is_record_field,
     parse_agent_death_signal,
@@ -145,12 +146,12 @@ def _agent_signal(text: str, path: str, scan: LogScan) -> None:
     sender = _SENDERS.get(received.signal, "outside the job")
     said = (f"torchrun's agent received {received.signal} and shut its workers down: the job was stopped from "
             f"outside, by {sender} ({received.text})")
-    if received.signal in _OUTSIDE:
+    if received.signal in _OUTSIDE or received.signal == UNNAMED_SIGNAL:
         # at its place in the text: a rank that failed or hung before it stays the verdict (analysis.stopped)
         order = scan.lines_read - text.count("\n") - 1 + text.count("\n", 0, received.offset)
         line = CrashLine(CrashLineKind.STOPPED, f"torchrun's agent received {received.signal} from outside the job "
                          f"and shut its workers down ({received.text[:160]}); who sent it, this input does not say",
-                         signal=received.signal)
+                         signal=received.signal if received.signal != UNNAMED_SIGNAL else None)
         scan.orphans.append((order, line, path))
         return
     line = CrashLine(CrashLineKind.FATAL_SIGNAL, said[:400], signal=received.signal,

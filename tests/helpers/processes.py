@@ -73,6 +73,11 @@ def running_program(
     """
     def _preexec() -> None:
         os.setsid()
+        # the program starts as from an interactive shell, whatever started the tests: under `nohup` or a
+        # shell's `&` SIGHUP/SIGINT are inherited ignored, and triage launch (rightly) never forwards a
+        # signal ignored at its start (a test wanting that runs `nohup` itself)
+        for number in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM):
+            signal.signal(number, signal.SIG_DFL)
         if core:
             resource.setrlimit(resource.RLIMIT_CORE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tests.helpers.tagged import reconstruct
 from triage.agent.launch.envsetup import is_torchrun, rank_vars
-from triage.agent.launch.pump import ConsoleWriter, LogPump
+from triage.agent.launch.pump import ConsoleWriter, LogPump, start_offsets_of
 from triage.agent.launch.ranks import RankTracker, describe_ends, fatal_signal
 from triage.agent.launch.rundir import job_id_from_env, prepare_run_dir
 from triage.agent.launch.supervisor import exit_code_of
@@ -133,8 +133,7 @@ def test_nccl_log_is_not_pumped(tmp_path: Path) -> None:
     rank1.output.write_bytes(b"user line\n")
     rank1.nccl.write_bytes(b"h:1:2 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1\n")
     seen: list[tuple[int, bytes]] = []
-    pump = LogPump(host, "h", None, on_output=lambda r, c: seen.append((r, c)))
-    pump.start_offsets.clear()
+    pump = LogPump(host, "h", None, on_output=lambda r, c: seen.append((r, c)), start_offsets={})
     pump.discover()
     pump.finish(time.time())
     pump.close()
@@ -201,3 +200,19 @@ def test_rank_output_waits_while_a_report_prints() -> None:
     assert stream.wrote.wait(30)
     writer.close(10)
     assert stream.getvalue() == b"[h:0] one\n[h:1] two\n"
+
+
+def test_the_launchers_first_bytes_written_before_the_pump_exists_are_pumped(tmp_path: Path) -> None:
+    """The agent measures where the logs end before it starts the launcher: a launcher that prints at once
+    (before the pump is made) had its first lines left out of merged.log and the console, a reused run
+    directory's old lines are still left out."""
+    _run, host = prepare_run_dir(tmp_path / "run", "j1", "h", ["x"])
+    host.launcher_log.write_bytes(b"an earlier job's line\n")
+    offsets = start_offsets_of(host)                  # the agent, before it starts the launcher
+    with open(host.launcher_log, "ab") as log:        # the launcher writes before the pump exists
+        log.write(b"READY\n")
+    pump = LogPump(host, "h", None, start_offsets=offsets)
+    pump.finish(time.time())
+    pump.close()
+    merged = host.merged_log.read_bytes()
+    assert b"READY" in merged and b"earlier job" not in merged

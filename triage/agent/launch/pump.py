@@ -92,6 +92,16 @@ class ConsoleWriter:
             say(f"the console could not keep up: {self.dropped} bytes were not shown (they are in merged.log)")
 
 
+def start_offsets_of(host_paths: HostPaths) -> dict[Path, int]:
+    """Where each log a pump follows ends now: measured before the job starts, so that only what this
+    job writes is pumped, from its first byte."""
+    offsets: dict[Path, int] = {}
+    for path in [host_paths.launcher_log, *(host_paths.rank(r).output for r in host_paths.ranks())]:
+        with contextlib.suppress(OSError):
+            offsets[path] = path.stat().st_size
+    return offsets
+
+
 @dataclass
 class LogPump:
     host_paths: HostPaths
@@ -104,14 +114,15 @@ class LogPump:
     # stop) goes to the logs only, and is counted for one summary line on the console
     quiet_since: float | None = None
     quiet_lines: int = 0
+    start_offsets: dict[Path, int] | None = None
 
     def __post_init__(self) -> None:
         self.writer = ConsoleWriter(self.console) if self.console is not None else None
-        # Files that already exist (a reused run dir) are followed from their current end.
-        self.start_offsets: dict[Path, int] = {}
-        for path in [self.host_paths.launcher_log, *(self.host_paths.rank(r).output for r in self.host_paths.ranks())]:
-            with contextlib.suppress(OSError):
-                self.start_offsets[path] = path.stat().st_size
+        # Files that already existed before this job (a reused run dir) are followed from where they ended
+        # then: the caller measures that before it starts the launcher (start_offsets_of), since a launcher
+        # writes before this pump exists (its first lines were lost from merged.log and the console)
+        if self.start_offsets is None:
+            self.start_offsets = start_offsets_of(self.host_paths)
         fd = os.open(self.host_paths.merged_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC,
                      FILE_MODE)
         self.merged = os.fdopen(fd, "ab", buffering=1 << 20)
@@ -150,7 +161,7 @@ class LogPump:
                 src.fd = os.open(src.path, os.O_RDONLY | os.O_CLOEXEC)
             except FileNotFoundError:
                 return 0
-            offset = self.start_offsets.get(src.path, 0)
+            offset = (self.start_offsets or {}).get(src.path, 0)
             if offset:
                 os.lseek(src.fd, offset, os.SEEK_SET)
         total = 0

@@ -26,7 +26,7 @@ from triage.agent.hang.monitor import make_monitor
 from triage.agent.launch import envsetup, launcher
 from triage.agent.launch.launcher_bits import NullMonitor, exit_code_of, isatty, signame
 from triage.agent.launch.processes import ProcessTracker
-from triage.agent.launch.pump import LogPump
+from triage.agent.launch.pump import LogPump, start_offsets_of
 from triage.agent.launch.ranks import RankTracker, describe_ends, read_json_or_none
 from triage.agent.launch.rundir import job_id_from_env, prepare_run_dir, write_node_json
 from triage.agent.lines import say
@@ -101,6 +101,7 @@ class NodeAgent:
                                   self.host, is_tty)
         previous = launcher.install_signals(self.flags, lambda: self.proc)
         nvml_xids.start()       # NVML's Xid events from the job's start, heard here (never in a rank)
+        self.log_offsets = start_offsets_of(self.paths)    # before the launcher writes its first byte
         try:
             self.proc = launcher.start_launcher(self.argv, env, self.paths.launcher_log, self.settings.cores)
             self._write_node(self.node_info("running"))
@@ -144,7 +145,7 @@ class NodeAgent:
             raise RuntimeError("internal error: supervising before the launcher started")
         self.pump = LogPump(self.paths, self.host, self.console,
                             console_ranks=self.settings.console == ConsoleMode.ALL,
-                            on_output=self._on_output)
+                            on_output=self._on_output, start_offsets=self.log_offsets)
         self.ranks = RankTracker(self.paths, self.host, since=self.started)
         self.tracker = ProcessTracker(self.proc.pid)
         tick = self.settings.tick_interval

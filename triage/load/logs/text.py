@@ -130,6 +130,9 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         if MISMATCH_MARKER in rest and parse_mismatch(rest) is None:
             rest, skip_to = _joined_message(owners, index)   # the message spans several lines
             checked = True
+        elif "]" in rest and (joined := _site_head_joined(owners, index)) is not None:
+            rest, skip_to = joined, index + 2             # "RuntimeError: [x.cc:78]", its words on the next line
+            checked = True
         if rank is not None:
             scan.ranks_seen.add(rank)
         before = len(scan.orphans)
@@ -192,6 +195,22 @@ def _joined_message(owners: list[LineOwner], index: int, limit: int = 12) -> tup
         if parse_mismatch(text) is not None and text.rstrip().endswith((").", ")")):
             return text, nxt + 1
     return owners[index].rest, index + 1
+
+
+# an exception whose message is only the C++ source site that threw it ("RuntimeError:
+# [gloo/transport/tcp/unbound_buffer.cc:78]"): the message itself was wrapped onto the next line
+_SITE_HEAD = lazy_regex(r"^\s*[\w.]*(?:Error|Exception):\s*\[[^\]\s]+\.(?:cc|cpp|cu|c|h|hpp):\d+\]\s*$")
+
+
+def _site_head_joined(owners: list[LineOwner], index: int) -> str | None:
+    """An exception line that ends at its source site, joined with the next line of the same owner (its words)."""
+    if index + 1 >= len(owners) or _SITE_HEAD.match(owners[index].rest) is None:
+        return None
+    nxt = owners[index + 1]
+    words = nxt.rest.strip()
+    if nxt.key != owners[index].key or not words or words.startswith(("Traceback", "File ", "frame #", "[")):
+        return None
+    return f"{owners[index].rest.rstrip()} {words}"
 
 
 def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, scan: LogScan,

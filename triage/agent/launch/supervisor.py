@@ -18,10 +18,9 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from triage.agent import lines
-from triage.agent.hang import stop_decision
 from triage.agent.hang.monitor import make_monitor
 from triage.agent.launch import envsetup, launcher
 from triage.agent.launch.launcher_bits import NullMonitor, exit_code_of, isatty, signame
@@ -37,9 +36,12 @@ from triage.collectors import nvml_xids
 from triage.errors import UsageError
 from triage.exitcodes import ExitCode
 from triage.layout import HostPaths, RunPaths, short_hostname
-from triage.model import Verdict
 from triage.options import ConsoleMode, LaunchSettings, settings_values
 from triage.private_files import write_json_atomic
+
+if TYPE_CHECKING:        # (the stop's verdict and its model load only when a job fails or stops: test_agent_imports.py)
+    from triage.model import Verdict
+    from triage.model.evidence import ExitInfo
 
 IDLE_SLEEP = 0.02
 
@@ -100,7 +102,6 @@ class NodeAgent:
         env = envsetup.worker_env(os.environ, self.argv, self.settings, self.run_dir, self.job_id,
                                   self.host, is_tty)
         previous = launcher.install_signals(self.flags, lambda: self.proc)
-        nvml_xids.start()       # NVML's Xid events from the job's start, heard here (never in a rank)
         self.log_offsets = start_offsets_of(self.paths)    # before the launcher writes its first byte
         try:
             self.proc = launcher.start_launcher(self.argv, env, self.paths.launcher_log, self.settings.cores)
@@ -152,6 +153,7 @@ class NodeAgent:
         grace = self.settings.kill_grace
         next_tick = 0.0
         launcher_done_at: float | None = None
+        listen_at = time.time() + nvml_xids.AGENT_LISTEN_AFTER_S if nvml_xids.gpu_host() else None
         try:
             while True:
                 now = time.time()
@@ -168,6 +170,9 @@ class NodeAgent:
                 if launcher_done_at is not None and (
                         not self.tracker.alive() or time.monotonic() - launcher_done_at >= grace):
                     break
+                if listen_at is not None and now >= listen_at and launcher_done_at is None:
+                    listen_at = None
+                    nvml_xids.start()   # NVML's Xid events, heard here (never in a rank), off the start's path
                 if not moved:
                     time.sleep(IDLE_SLEEP)
             return self._finish()
@@ -191,10 +196,8 @@ class NodeAgent:
         status = "hang_stopped" if self.stopped_for_hang else ("signalled" if rc < 0 else "exited")
         self._write_node({**self.node_info(status, code), "launcher_returncode": rc})
         how = f"killed by signal {-rc} ({signame(-rc)})" if rc < 0 else f"exit code {rc}"
-        from triage.load.teardown import launcher_exits  # (the launcher's record: only at the end)
-
-        ends = describe_ends([t.status for t in self.ranks.ranks.values() if t.status is not None],
-                             launcher_exits(self.paths.launcher_log))
+        statuses = [t.status for t in self.ranks.ranks.values() if t.status is not None]
+        ends = describe_ends(statuses, self._launcher_exits(statuses))
         if self.pump.quiet_lines:
             self.say(f"the job went down after the stop: {self.pump.quiet_lines} line(s) of rank and launcher "
                      f"output (the stop's signals and tracebacks) are in {self.paths.merged_log}")
@@ -213,6 +216,19 @@ class NodeAgent:
         self.say(f"next: triage report {self.run_dir}")
         return code
 
+    def _launcher_exits(self, statuses: Sequence[LocalRankStatus]) -> dict[int, ExitInfo] | None:
+        """How the launcher saw the ranks end, read only where it can change what is said: for a rank whose own
+        exit record says exit 0 (it may have died in its teardown after it), in a launcher log that holds something. A
+        job with no such rank (no Python rank, or every rank failed on its own record) or whose launcher printed
+        nothing never loads the log parser behind it."""
+        if not any(s.returncode == 0 and not s.alive for s in statuses):
+            return None
+        with contextlib.suppress(OSError):
+            if os.path.getsize(self.paths.launcher_log) == 0:
+                return None             # a launcher that printed nothing (a rank started alone) recorded no end
+        from triage.load.teardown import launcher_exits  # (the launcher's record: only at the end)
+        return launcher_exits(self.paths.launcher_log)
+
     def _forwarded_note(self) -> str:
         """Who stopped the job: a signal to triage launch itself, which it passed to the launcher."""
         names = ", ".join(dict.fromkeys(signame(sig) for sig in self.flags.forwarded))
@@ -222,7 +238,8 @@ class NodeAgent:
     def _report_failure(self) -> Verdict | None:
         """The job failed on its own (a crash or an exception): print the report of the run."""
         self.pump.pump(time.time())
-        return stop_decision.print_report(self.run_dir)
+        from triage.agent.hang.stop_decision import print_report  # (only a failed job prints a report)
+        return print_report(self.run_dir)
 
     # -- per tick --------------------------------------------------------------------------
     def _tick(self, now: float) -> None:
@@ -342,6 +359,7 @@ class NodeAgent:
         this node's own collection still runs."""
         if self.stop_at is not None or self.stop_requested_at is not None or lines.prefix() == "triage":
             return
+        from triage.agent.hang import stop_decision  # (only a job of several nodes follows another's stop)
         with contextlib.suppress(Exception):
             found = stop_decision.other_decision(self.run_dir, self.host, self.started)
             if found is not None:

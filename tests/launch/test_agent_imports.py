@@ -3,7 +3,8 @@
 Its parser and the agent (``triage.agent.launch.supervisor``) load, in a fresh interpreter,
 neither the report (its loaders and rich), nor YAML without a ``triage.yaml``, nor what only a
 hang, a straggler or a stop needs (the py-spy collectors, the FR loaders and their analysis, the
-verdict's stop analysis, the stop's decision, NVML's binding). Those are imported where they are used
+verdict's stop analysis, the stop's decision, NVML's binding, the numerics watch without
+``--numerics``). Those are imported where they are used
 (tests/hang, tests/stragglers and tests/launch run them on real jobs). A job that ends well loads, at
 its end, neither the report nor the launcher-log parser (the teardown check needs it only for a rank
 whose own record says exit 0, in a launcher log that holds something)."""
@@ -20,7 +21,7 @@ import pytest
 LATER = ("rich", "yaml", "triage.report", "triage.collectors.pyspy", "triage.collectors.node_bundle",
          "triage.load.fr_files", "triage.analysis.stragglers", "triage.analysis.groups", "triage.analysis.stop",
          "triage.model.evidence", "triage.agent.hang.actions", "triage.agent.hang.stop_decision",
-         "triage.load.teardown", "triage.load.logs.scan", "pynvml")
+         "triage.load.teardown", "triage.load.logs.scan", "pynvml", "triage.agent.numerics_watch")
 AT_END = ("rich", "yaml", "triage.report", "triage.agent.hang.stop_decision", "triage.load.teardown",
           "triage.load.logs.scan", "triage.model.evidence", "pynvml")
 

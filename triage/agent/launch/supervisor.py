@@ -26,10 +26,9 @@ from triage.agent.launch import envsetup, launcher
 from triage.agent.launch.launcher_bits import NullMonitor, exit_code_of, isatty, signame
 from triage.agent.launch.processes import ProcessTracker
 from triage.agent.launch.pump import LogPump, start_offsets_of
-from triage.agent.launch.ranks import RankTracker, describe_ends, read_json_or_none
+from triage.agent.launch.ranks import RankTracker, describe_ends, launcher_exits_if_needed, read_json_or_none
 from triage.agent.launch.rundir import job_id_from_env, prepare_run_dir, write_node_json
 from triage.agent.lines import say
-from triage.agent.numerics_watch import NumericsWatch
 from triage.agent.state import ActionOutcome, AgentContext, LocalRankStatus, Monitor, MonitorAction, MonitorActionKind
 from triage.agent.straggler_watch import StragglerWatch
 from triage.collectors import nvml_xids
@@ -40,8 +39,8 @@ from triage.options import ConsoleMode, LaunchSettings, settings_values
 from triage.private_files import write_json_atomic
 
 if TYPE_CHECKING:        # (the stop's verdict and its model load only when a job fails or stops: test_agent_imports.py)
+    from triage.agent.numerics_watch import NumericsWatch
     from triage.model import Verdict
-    from triage.model.evidence import ExitInfo
 
 IDLE_SLEEP = 0.02
 
@@ -94,7 +93,7 @@ class NodeAgent:
         self.ctx = ctx
         self.monitor = self._make_monitor(ctx)
         self.stragglers = StragglerWatch(ctx, self.settings.stragglers, self.say)
-        self.numerics = NumericsWatch(self.paths, self.settings, self.say, lambda: self.request_stop(hang=False))
+        self.numerics = self._numerics_watch()
         self.say(f"run dir {self.run_dir}")
         if self.settings.cores:
             self.say(envsetup.core_note())
@@ -114,6 +113,13 @@ class NodeAgent:
         finally:
             nvml_xids.stop(wait=False)     # never wait out NVML's event wait at the job's end
             launcher.restore_signals(previous)
+
+    def _numerics_watch(self) -> NumericsWatch | None:
+        """The numerics watch, loaded only with ``--numerics`` (without it, it has nothing to do)."""
+        if not self.settings.numerics:
+            return None
+        from triage.agent.numerics_watch import NumericsWatch
+        return NumericsWatch(self.paths, self.settings, self.say, lambda: self.request_stop(hang=False))
 
     def _write_node(self, data: dict[str, Any]) -> None:
         """node.json is a record: a full disk (ENOSPC) must neither stop the job nor lose the verdict."""
@@ -197,7 +203,7 @@ class NodeAgent:
         self._write_node({**self.node_info(status, code), "launcher_returncode": rc})
         how = f"killed by signal {-rc} ({signame(-rc)})" if rc < 0 else f"exit code {rc}"
         statuses = [t.status for t in self.ranks.ranks.values() if t.status is not None]
-        ends = describe_ends(statuses, self._launcher_exits(statuses))
+        ends = describe_ends(statuses, launcher_exits_if_needed(statuses, self.paths.launcher_log))
         if self.pump.quiet_lines:
             self.say(f"the job went down after the stop: {self.pump.quiet_lines} line(s) of rank and launcher "
                      f"output (the stop's signals and tracebacks) are in {self.paths.merged_log}")
@@ -215,19 +221,6 @@ class NodeAgent:
             self.say(f"verdict: {said}")
         self.say(f"next: triage report {self.run_dir}")
         return code
-
-    def _launcher_exits(self, statuses: Sequence[LocalRankStatus]) -> dict[int, ExitInfo] | None:
-        """How the launcher saw the ranks end, read only where it can change what is said: for a rank whose own
-        exit record says exit 0 (it may have died in its teardown after it), in a launcher log that holds something. A
-        job with no such rank (no Python rank, or every rank failed on its own record) or whose launcher printed
-        nothing never loads the log parser behind it."""
-        if not any(s.returncode == 0 and not s.alive for s in statuses):
-            return None
-        with contextlib.suppress(OSError):
-            if os.path.getsize(self.paths.launcher_log) == 0:
-                return None             # a launcher that printed nothing (a rank started alone) recorded no end
-        from triage.load.teardown import launcher_exits  # (the launcher's record: only at the end)
-        return launcher_exits(self.paths.launcher_log)
 
     def _forwarded_note(self) -> str:
         """Who stopped the job: a signal to triage launch itself, which it passed to the launcher."""
@@ -256,7 +249,8 @@ class NodeAgent:
             for status in exited:
                 self._offer(self._call(lambda s=status: self.monitor.on_rank_exit(s)), statuses)
         self._offer(self._call(lambda: self.monitor.on_tick(statuses, now)), statuses)
-        self._call(self.numerics.on_tick)
+        if self.numerics is not None:
+            self._call(self.numerics.on_tick)
         self.stragglers.on_tick(statuses, now, busy=self._job_being_stopped() or bool(self.action_queue)
                                 or bool(self.action_thread and self.action_thread.is_alive()))
         if self.flags.usr1:

@@ -1,10 +1,10 @@
-"""NVML's Xid events since the job started: a listener in ``triage launch``'s node agent, never in a rank.
+"""NVML's Xid events during the job: a listener in ``triage launch``'s node agent, never in a rank.
 
 NVML keeps no history of Xid events: it hands each one only to the event sets registered before it
-happened. So the agent registers one set when it starts the job (:func:`start`) and a daemon thread
+happened. So the agent registers one set early in the job (:func:`start`) and a daemon thread
 (``triage-xid``) waits on it, keeping the events (at most ``MAX_EVENTS``, the first ones: the first
 Xid is the one that matters). A node bundle's GPU collector (:mod:`triage.collectors.gpu`) then
-records every Xid since the job started, not only those during its own short listen.
+records every Xid since the listener registered, not only those during its own short listen.
 
 Feature-detected: without ``nvidia-ml-py`` (``import pynvml``), without a driver or a GPU, or when
 registering fails, :func:`start` returns None and the collector listens during the collection only,
@@ -26,9 +26,10 @@ import importlib
 import os
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from triage.model.gpu import XidEvent
+if TYPE_CHECKING:      # (loaded by the listening thread: the agent starts without the GPU model)
+    from triage.model.gpu import XidEvent
 
 MAX_EVENTS = 256
 WAIT_MS = 500           # one wait on the event set: how long the thread may take to hear stop()
@@ -101,6 +102,7 @@ class XidListener:
                     or "timeout" in type(error).__name__.lower():
                 return
             raise
+        from triage.model.gpu import XidEvent
         index = int(nv.nvmlDeviceGetIndex(data.device))
         pid = getattr(data, "pid", None)
         found = XidEvent(int(data.eventData), int(pid) if isinstance(pid, int) and pid > 0 else None, time.time())

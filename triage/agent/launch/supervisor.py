@@ -38,7 +38,7 @@ from triage.layout import HostPaths, RunPaths, short_hostname
 from triage.options import ConsoleMode, LaunchSettings, settings_values
 from triage.private_files import write_json_atomic
 
-if TYPE_CHECKING:        # (the stop's verdict and its model load only when a job fails or stops: test_agent_imports.py)
+if TYPE_CHECKING:        # (loaded only where used: test_agent_imports.py)
     from triage.agent.numerics_watch import NumericsWatch
     from triage.model import Verdict
 
@@ -353,8 +353,8 @@ class NodeAgent:
         this node's own collection still runs."""
         if self.stop_at is not None or self.stop_requested_at is not None or lines.prefix() == "triage":
             return
-        from triage.agent.hang import stop_decision  # (only a job of several nodes follows another's stop)
         with contextlib.suppress(Exception):
+            from triage.agent.hang import stop_decision  # (only a job of several nodes follows another's stop)
             found = stop_decision.other_decision(self.run_dir, self.host, self.started)
             if found is not None:
                 self.schedule_stop(found.stop_at)

@@ -6,7 +6,9 @@ Each case is run --runs times (median of wall time and of the CPU of all process
   worker bootstrap that triage's sitecustomize loads into a Python rank);
 - ``false`` under ``triage launch``: a failed job, which also prints the run's report at stop;
 - the imports alone, each in a fresh interpreter: the CLI, the agent (``triage.agent.launch.supervisor``),
-  the report loaders and rich (what a failed job loads at stop).
+  the report loaders and rich (what a failed job loads at stop);
+- the agent's own start: an interpreter plus what ``triage launch`` imports (the CLI's parser and the
+  agent), beside the rest of ``true``'s fixed cost (starting the job, the watches, the end).
 Byte-code is compiled first and written (PYTHONDONTWRITEBYTECODE is dropped for the children): an
 installed triage has its .pyc files; one case runs with none, to show what compiling costs.
 
@@ -57,9 +59,12 @@ def main() -> None:
         launch = [*TRIAGE, "launch", "--run-dir", str(cwd / "run"), "--"]
         print(f"median of {args.runs} runs: wall s / CPU s of all processes")
         base: dict[str, tuple[float, float]] = {}
+        cost_true = (0.0, 0.0)
         for label, argv in (("true", ["true"]), ("python -c pass", [sys.executable, "-c", "pass"])):
             base[label] = measure(argv, args.runs, cwd)
             wall, cpu = measure([*launch, *argv], args.runs, cwd)
+            if label == "true":
+                cost_true = (wall - base[label][0], cpu - base[label][1])
             print(f"  {label:28s} alone {base[label][0]:.3f} / {base[label][1]:.3f}   under triage launch "
                   f"{wall:.3f} / {cpu:.3f}   fixed cost {wall - base[label][0]:+.3f} / {cpu - base[label][1]:+.3f}")
         wall, cpu = measure([*launch, "false"], args.runs, cwd)
@@ -74,6 +79,11 @@ def main() -> None:
                        "triage.report", "rich.console"):
             wall, cpu = measure([sys.executable, "-c", f"import {module}"], args.runs, cwd)
             print(f"  {module:28s} {wall - bare[0]:.3f} / {cpu - bare[1]:.3f}")
+        wall, cpu = measure([sys.executable, "-c", "import triage.cli.launch, triage.agent.launch.supervisor"],
+                            args.runs, cwd)
+        print(f"the agent's own start (an interpreter {bare[0]:.3f} / {bare[1]:.3f} + what `triage launch` imports "
+              f"{wall - bare[0]:.3f} / {cpu - bare[1]:.3f}) = {wall:.3f} / {cpu:.3f}; the rest of `true`'s fixed "
+              f"cost (starting the job, the watches, the end) {cost_true[0] - wall:+.3f} / {cost_true[1] - cpu:+.3f}")
 
 
 if __name__ == "__main__":

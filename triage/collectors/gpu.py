@@ -3,7 +3,7 @@
 With ``nvidia-ml-py`` (``import pynvml``; ``pip install 'torch-triage[gpu]'``): every GPU's
 utilization, memory, clocks, ECC counts, retired pages and the processes on it, read from NVML.
 Xid events: NVML hands events only to a listener registered before them, so under ``triage launch``
-they are those its agent's listener heard since the job started (:mod:`triage.collectors.nvml_xids`);
+they are those its agent's listener heard since it registered, early in the job (:mod:`triage.collectors.nvml_xids`);
 elsewhere (``triage dump``, ``triage collect``), those during the collector's short listen (earlier
 Xids come from dmesg). Without NVML,
 ``nvidia-smi -q -x`` (kept as ``nvidia-smi-q.xml``) is parsed. Without either, gpus.json says
@@ -137,15 +137,16 @@ def from_nvml(nv: Any, started: float | None) -> NodeGpus:
 
 
 def _xids(nv: Any, count: int, started: float | None) -> tuple[dict[int, list[XidEvent]], str]:
-    """The Xid events and what they cover: since the job started when ``triage launch``'s listener
-    (:mod:`triage.collectors.nvml_xids`) heard them, else the collection's short listen."""
+    """The Xid events and what they cover: those ``triage launch``'s listener (:mod:`triage.collectors.nvml_xids`)
+    heard since it registered, else the collection's short listen."""
     listener = nvml_xids.current()
     if listener is None:
         return _nvml_xids(nv, count, started), XIDS_DURING
     heard = {index: list(found) for index, found in listener.events().items()}
     since = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(listener.started or 0))
     if listener.error is None:
-        return heard, f"Xid events: every one since the job started (NVML listener of triage launch, from {since})"
+        return heard, (f"Xid events: every one since {since}, when triage launch's NVML listener registered "
+                       f"(once the job had run {nvml_xids.AGENT_LISTEN_AFTER_S} s; earlier ones: dmesg)")
     for index, found in _nvml_xids(nv, count, started).items():
         heard.setdefault(index, []).extend(found)
     return heard, (f"Xid events: those NVML delivered from {since} until its listener failed ({listener.error}), "

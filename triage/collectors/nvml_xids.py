@@ -1,31 +1,41 @@
-"""NVML's Xid events since the job started: a listener in ``triage launch``'s node agent, never in a rank.
+"""NVML's Xid events during the job: a listener in ``triage launch``'s node agent, never in a rank.
 
 NVML keeps no history of Xid events: it hands each one only to the event sets registered before it
-happened. So the agent registers one set when it starts the job (:func:`start`) and a daemon thread
+happened. So the agent registers one set early in the job (:func:`start`) and a daemon thread
 (``triage-xid``) waits on it, keeping the events (at most ``MAX_EVENTS``, the first ones: the first
 Xid is the one that matters). A node bundle's GPU collector (:mod:`triage.collectors.gpu`) then
-records every Xid since the job started, not only those during its own short listen.
+records every Xid since the listener registered, not only those during its own short listen.
 
 Feature-detected: without ``nvidia-ml-py`` (``import pynvml``), without a driver or a GPU, or when
 registering fails, :func:`start` returns None and the collector listens during the collection only,
 as before. The NVML import, init and registration run in the thread: the job's start never waits on
-them. Unverified here: the development machine has no GPU and no nvidia-ml-py, so this path has run
-against no real NVML (the GPU run of ``tests/gpu`` is where it is checked).
+them. The node agent starts the listener only on a host with NVIDIA's driver (:func:`gpu_host`: its
+device nodes exist; elsewhere ``nvmlInit`` cannot succeed, so nothing is imported) and only once the
+job has run ``AGENT_LISTEN_AFTER_S`` (a Python rank has not finished importing torch by then): a job
+that ends sooner pays no NVML import and init, and the import never competes with the agent's start
+for the interpreter. An Xid before the listener registered is not heard by it: the GPU collector says
+since when it listened (``started``); dmesg has the earlier ones. Unverified here: the development
+machine has no GPU and no nvidia-ml-py, so this path has run against no real NVML (the GPU run of
+``tests/gpu`` is where it is checked).
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import os
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from triage.model.gpu import XidEvent
+if TYPE_CHECKING:      # (loaded by the listening thread: the agent starts without the GPU model)
+    from triage.model.gpu import XidEvent
 
 MAX_EVENTS = 256
 WAIT_MS = 500           # one wait on the event set: how long the thread may take to hear stop()
 JOIN_S = 2.0            # how long stop(wait=True) waits for the thread to end
+AGENT_LISTEN_AFTER_S = 0.5      # the node agent starts listening once the job has run this long
+DRIVER_NODES = ("/dev/nvidiactl", "/dev/nvidia0")    # NVIDIA's driver: NVML talks to it through these
 
 
 class XidListener:
@@ -92,6 +102,7 @@ class XidListener:
                     or "timeout" in type(error).__name__.lower():
                 return
             raise
+        from triage.model.gpu import XidEvent
         index = int(nv.nvmlDeviceGetIndex(data.device))
         pid = getattr(data, "pid", None)
         found = XidEvent(int(data.eventData), int(pid) if isinstance(pid, int) and pid > 0 else None, time.time())
@@ -108,6 +119,12 @@ def _register(nv: Any, events: Any) -> int:
             nv.nvmlDeviceRegisterEvents(nv.nvmlDeviceGetHandleByIndex(index), nv.nvmlEventTypeXidCriticalError, events)
             registered += 1
     return registered
+
+
+def gpu_host(nodes: tuple[str, ...] | None = None) -> bool:
+    """Whether this host has NVIDIA's driver (one of its device nodes, ``DRIVER_NODES``, exists): where NVML
+    could listen. No import: it costs a stat or two."""
+    return any(os.path.exists(node) for node in (DRIVER_NODES if nodes is None else nodes))
 
 
 _current: XidListener | None = None
@@ -135,4 +152,4 @@ def stop(wait: bool = True) -> None:
         found.stop(wait)
 
 
-__all__ = ["MAX_EVENTS", "XidListener", "current", "start", "stop"]
+__all__ = ["AGENT_LISTEN_AFTER_S", "MAX_EVENTS", "XidListener", "current", "gpu_host", "start", "stop"]

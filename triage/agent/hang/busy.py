@@ -28,7 +28,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from triage.agent.hang.gpu_wait import gpu_utilization, gpu_wait
-from triage.model.gpu import GPU_BUSY_SHARE
 from triage.parsing.stacks import Frame, ThreadStack, parse_pyspy_json
 
 # 5% of one core: a blocked rank's own threads (gloo, torch) use < 0.5%; strace and py-spy taking
@@ -232,6 +231,7 @@ def judge(first: RankSample, second: RankSample) -> RankActivity:
 def keeps_waiting(act: RankActivity) -> bool:
     """Whether triage waits for this rank (busy, unreadable, or waiting on a GPU that runs)."""
     if act.activity == Activity.GPU_WAIT:
+        from triage.model.gpu import GPU_BUSY_SHARE  # (the GPU model: only once a GPU's use was read)
         return act.gpu_util is not None and act.gpu_util >= GPU_BUSY_SHARE
     return act.activity in (Activity.BUSY, Activity.UNKNOWN)
 

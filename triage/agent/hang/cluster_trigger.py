@@ -19,7 +19,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from triage.bundle import read_manifest
 from triage.layout import RunPaths
 from triage.lazy_regex import lazy_regex
 from triage.private_files import write_json_atomic
@@ -98,6 +97,7 @@ def run_hosts(run_dir: Path) -> list[str]:
 
 def bundle_since(run_dir: Path, host: str, since: float) -> Path | None:
     """The newest finished bundle of ``host`` started at or after ``since`` (minus a small slack)."""
+    from triage.bundle import read_manifest  # (a bundle's record: only when another node has collected)
     for bundle in reversed(RunPaths(Path(run_dir)).host(host).bundles()):
         try:
             manifest = read_manifest(bundle)

@@ -3,11 +3,13 @@ in-worker agents write (worker.json, heartbeat.json, exit.json) and from /proc (
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import psutil
@@ -227,6 +229,20 @@ def describe_ends(statuses: list[LocalRankStatus], launcher: Mapping[int, ExitIn
     if ok:
         parts.append(f"{len(ok)} rank{'s' if len(ok) != 1 else ''} exited 0")
     return "; ".join(parts)
+
+
+def launcher_exits_if_needed(statuses: Sequence[LocalRankStatus], launcher_log: Path) -> dict[int, ExitInfo] | None:
+    """How the launcher saw the ranks end (for :func:`describe_ends`), read only where it can change what is
+    said: for a rank whose own exit record says exit 0 (it may have died in its teardown after it), in a
+    launcher log that holds something. A job with no such rank (no Python rank, or every rank failed on its
+    own record), or whose launcher printed nothing, never loads the log parser behind it (None)."""
+    if not any(s.returncode == 0 and not s.alive for s in statuses):
+        return None
+    with contextlib.suppress(OSError):
+        if os.path.getsize(launcher_log) == 0:
+            return None             # a launcher that printed nothing (a rank started alone) recorded no end
+    from triage.load.teardown import launcher_exits  # (the launcher's record: only at the end)
+    return launcher_exits(launcher_log)
 
 
 def _ended(info: ExitInfo) -> str:

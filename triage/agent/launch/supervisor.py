@@ -18,28 +18,29 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from triage.agent import lines
-from triage.agent.hang import stop_decision
 from triage.agent.hang.monitor import make_monitor
 from triage.agent.launch import envsetup, launcher
 from triage.agent.launch.launcher_bits import NullMonitor, exit_code_of, isatty, signame
 from triage.agent.launch.processes import ProcessTracker
 from triage.agent.launch.pump import LogPump, start_offsets_of
-from triage.agent.launch.ranks import RankTracker, describe_ends, read_json_or_none
+from triage.agent.launch.ranks import RankTracker, describe_ends, launcher_exits_if_needed, read_json_or_none
 from triage.agent.launch.rundir import job_id_from_env, prepare_run_dir, write_node_json
 from triage.agent.lines import say
-from triage.agent.numerics_watch import NumericsWatch
 from triage.agent.state import ActionOutcome, AgentContext, LocalRankStatus, Monitor, MonitorAction, MonitorActionKind
 from triage.agent.straggler_watch import StragglerWatch
 from triage.collectors import nvml_xids
 from triage.errors import UsageError
 from triage.exitcodes import ExitCode
 from triage.layout import HostPaths, RunPaths, short_hostname
-from triage.model import Verdict
 from triage.options import ConsoleMode, LaunchSettings, settings_values
 from triage.private_files import write_json_atomic
+
+if TYPE_CHECKING:        # (loaded only where used: test_agent_imports.py)
+    from triage.agent.numerics_watch import NumericsWatch
+    from triage.model import Verdict
 
 IDLE_SLEEP = 0.02
 
@@ -92,7 +93,7 @@ class NodeAgent:
         self.ctx = ctx
         self.monitor = self._make_monitor(ctx)
         self.stragglers = StragglerWatch(ctx, self.settings.stragglers, self.say)
-        self.numerics = NumericsWatch(self.paths, self.settings, self.say, lambda: self.request_stop(hang=False))
+        self.numerics = self._numerics_watch()
         self.say(f"run dir {self.run_dir}")
         if self.settings.cores:
             self.say(envsetup.core_note())
@@ -100,7 +101,6 @@ class NodeAgent:
         env = envsetup.worker_env(os.environ, self.argv, self.settings, self.run_dir, self.job_id,
                                   self.host, is_tty)
         previous = launcher.install_signals(self.flags, lambda: self.proc)
-        nvml_xids.start()       # NVML's Xid events from the job's start, heard here (never in a rank)
         self.log_offsets = start_offsets_of(self.paths)    # before the launcher writes its first byte
         try:
             self.proc = launcher.start_launcher(self.argv, env, self.paths.launcher_log, self.settings.cores)
@@ -113,6 +113,13 @@ class NodeAgent:
         finally:
             nvml_xids.stop(wait=False)     # never wait out NVML's event wait at the job's end
             launcher.restore_signals(previous)
+
+    def _numerics_watch(self) -> NumericsWatch | None:
+        """The numerics watch, loaded only with ``--numerics`` (without it, it has nothing to do)."""
+        if not self.settings.numerics:
+            return None
+        from triage.agent.numerics_watch import NumericsWatch
+        return NumericsWatch(self.paths, self.settings, self.say, lambda: self.request_stop(hang=False))
 
     def _write_node(self, data: dict[str, Any]) -> None:
         """node.json is a record: a full disk (ENOSPC) must neither stop the job nor lose the verdict."""
@@ -152,6 +159,7 @@ class NodeAgent:
         grace = self.settings.kill_grace
         next_tick = 0.0
         launcher_done_at: float | None = None
+        listen_at = time.time() + nvml_xids.AGENT_LISTEN_AFTER_S if nvml_xids.gpu_host() else None
         try:
             while True:
                 now = time.time()
@@ -168,6 +176,9 @@ class NodeAgent:
                 if launcher_done_at is not None and (
                         not self.tracker.alive() or time.monotonic() - launcher_done_at >= grace):
                     break
+                if listen_at is not None and now >= listen_at and launcher_done_at is None:
+                    listen_at = None
+                    nvml_xids.start()   # NVML's Xid events, heard here (never in a rank), off the start's path
                 if not moved:
                     time.sleep(IDLE_SLEEP)
             return self._finish()
@@ -191,10 +202,8 @@ class NodeAgent:
         status = "hang_stopped" if self.stopped_for_hang else ("signalled" if rc < 0 else "exited")
         self._write_node({**self.node_info(status, code), "launcher_returncode": rc})
         how = f"killed by signal {-rc} ({signame(-rc)})" if rc < 0 else f"exit code {rc}"
-        from triage.load.teardown import launcher_exits  # (the launcher's record: only at the end)
-
-        ends = describe_ends([t.status for t in self.ranks.ranks.values() if t.status is not None],
-                             launcher_exits(self.paths.launcher_log))
+        statuses = [t.status for t in self.ranks.ranks.values() if t.status is not None]
+        ends = describe_ends(statuses, launcher_exits_if_needed(statuses, self.paths.launcher_log))
         if self.pump.quiet_lines:
             self.say(f"the job went down after the stop: {self.pump.quiet_lines} line(s) of rank and launcher "
                      f"output (the stop's signals and tracebacks) are in {self.paths.merged_log}")
@@ -222,7 +231,8 @@ class NodeAgent:
     def _report_failure(self) -> Verdict | None:
         """The job failed on its own (a crash or an exception): print the report of the run."""
         self.pump.pump(time.time())
-        return stop_decision.print_report(self.run_dir)
+        from triage.agent.hang.stop_decision import print_report  # (only a failed job prints a report)
+        return print_report(self.run_dir)
 
     # -- per tick --------------------------------------------------------------------------
     def _tick(self, now: float) -> None:
@@ -239,7 +249,8 @@ class NodeAgent:
             for status in exited:
                 self._offer(self._call(lambda s=status: self.monitor.on_rank_exit(s)), statuses)
         self._offer(self._call(lambda: self.monitor.on_tick(statuses, now)), statuses)
-        self._call(self.numerics.on_tick)
+        if self.numerics is not None:
+            self._call(self.numerics.on_tick)
         self.stragglers.on_tick(statuses, now, busy=self._job_being_stopped() or bool(self.action_queue)
                                 or bool(self.action_thread and self.action_thread.is_alive()))
         if self.flags.usr1:
@@ -343,6 +354,7 @@ class NodeAgent:
         if self.stop_at is not None or self.stop_requested_at is not None or lines.prefix() == "triage":
             return
         with contextlib.suppress(Exception):
+            from triage.agent.hang import stop_decision  # (only a job of several nodes follows another's stop)
             found = stop_decision.other_decision(self.run_dir, self.host, self.started)
             if found is not None:
                 self.schedule_stop(found.stop_at)

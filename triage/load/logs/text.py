@@ -62,6 +62,7 @@ from triage.parsing.gloo import MARKER as GLOO_MARKER
 from triage.parsing.gloo import parse_gloo_timeout
 from triage.parsing.launcher_kind import agent_stopped_pids, launcher_of
 from triage.parsing.log_owners import LineOwner, attribute_lines
+from triage.parsing.log_prefix import without_pod_tag
 from triage.parsing.named_failure import FAILURE_WORDS, named_failure
 from triage.parsing.nccl.tracker import NcclTracker
 from triage.parsing.raise_sites import MARKERS as RAISE_SITE_MARKERS
@@ -154,7 +155,8 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     line_hosts = [o.host if o.host and line.startswith(f"{o.host}: ") else None for o, line in zip(owners, lines)] \
         if "exits with return code" in body else None
     launcher_records(record_text(lines, owners, body), path, scan, single_node, agent_hosts, line_hosts)
-    mpi_records("\n".join(lines), path, scan)        # (their [host:pid] heads name the host)
+    # (their [host:pid] heads name the host; a kubectl pod tag is seen through: a box's lines may span lines)
+    mpi_records("\n".join(without_pod_tag(line) if line.startswith("[pod/") else line for line in lines), path, scan)
     scan.op_count_splits.extend(op_count_splits(body, path))
     scan.lagging.extend(ReportedLag(lag.ranks, lag.never_joined, lag.collective, lag.text, (path,))
                         for lag in parse_desync_report(text))

@@ -250,3 +250,32 @@ def test_a_report_never_prints_none_or_a_question_mark_for_a_watchdog_field(tmp_
     text = str(out)
     assert "SeqNum=None" not in text and "ran for ? ms" not in text
     assert "SeqNum not recorded" in text
+
+
+# --- 5. rank 0 is not inferred at other work from a line told again and again ----------------------------------
+
+REPEATED_BEFORE_TIMEOUT = """\
+[2025-03-02 11:00:01.100] Number of active data workers: 8
+[2025-03-02 11:00:02.310] Number of active data workers: 8
+[2025-03-02 11:00:03.520] Number of active data workers: 8
+[2025-03-02 11:00:04.730] Number of active data workers: 8
+[rank5]:[E302 11:10:05.000000000 ProcessGroupNCCL.cpp:629] [Rank 5] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=88120, OpType=ALLREDUCE, NumelIn=40960, NumelOut=40960, Timeout(ms)=600000) ran for 600004 milliseconds before timing out.
+"""
+ONCE_BEFORE_TIMEOUT = """\
+[2025-03-02 11:00:01.100] Number of active data workers: 8
+[2025-03-02 11:00:04.730] Saving checkpoint to /ckpt/step_88000
+[rank5]:[E302 11:10:05.000000000 ProcessGroupNCCL.cpp:629] [Rank 5] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=88120, OpType=ALLREDUCE, NumelIn=40960, NumelOut=40960, Timeout(ms)=600000) ran for 600004 milliseconds before timing out.
+"""
+
+
+def test_a_line_told_again_and_again_is_no_rank0_work(tmp_path: Path) -> None:
+    verdict = report(REPEATED_BEFORE_TIMEOUT, tmp_path)["verdict"]
+    assert verdict["kind"] == "hang"
+    assert not verdict.get("culprit_ranks")
+    assert "inferred" not in verdict["summary"]
+
+
+def test_a_line_told_once_still_shows_rank0_at_work(tmp_path: Path) -> None:
+    verdict = report(ONCE_BEFORE_TIMEOUT, tmp_path)["verdict"]
+    assert verdict["culprit_ranks"] == [0]
+    assert "Saving checkpoint" in verdict["summary"]

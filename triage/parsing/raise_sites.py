@@ -45,7 +45,8 @@ _STORE_TEXT = ("the c10d rendezvous backend's _call_store frame: a call to the r
 # "raise Name(" then string literals only (implicit concatenation allowed), then ")": at most a frame's indentation
 # (after a viewer's line number, "[80746] ", on a paste too short to tell it is one)
 _RAISE = lazy_regex(
-    r"^(?:\[\d+\] )? {0,4}raise (?P<name>(?:[A-Za-z_]\w*\.)*[A-Z]\w*)\(\s*(?P<args>(?:[rbu]?(?:\"[^\"\\]*\"|'[^'\\]*')\s*)+)\)\s*$")
+    r"^(?:\[\d+\] )? {0,4}raise (?P<name>(?:[A-Za-z_]\w*\.)*[A-Z]\w*)"
+    r"\(\s*(?P<args>(?:[rbu]?(?:\"[^\"\\]*\"|'[^'\\]*')\s*)+)\)\s*$")
 _LITERAL = lazy_regex(r"\"([^\"]*)\"|'([^']*)'")
 _RAISE_NOTE = (" (the raise statement a traceback's last frame shows, with its message; the exception line itself is "
                "not in this input)")

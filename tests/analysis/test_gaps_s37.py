@@ -279,3 +279,11 @@ def test_a_line_told_once_still_shows_rank0_at_work(tmp_path: Path) -> None:
     verdict = report(ONCE_BEFORE_TIMEOUT, tmp_path)["verdict"]
     assert verdict["culprit_ranks"] == [0]
     assert "Saving checkpoint" in verdict["summary"]
+
+
+def test_a_metric_dict_after_a_viewers_stamp_is_routine_progress() -> None:
+    from triage.analysis.absent_rank import metric_dict
+
+    assert metric_dict("[2025-08-18 18:02:05.261] {'loss': 0.0196, 'epoch': 2.47}")
+    assert metric_dict("{'loss': 0.0196, 'epoch': 2.47}")
+    assert not metric_dict("[2025-08-18 18:02:05.261] Saving checkpoint")

@@ -78,7 +78,7 @@ def printed_by_any_rank(tail: tuple[str, ...], index: int) -> bool:
 
 def metric_dict(text: str) -> bool:
     """A trainer's report of one step (``{'loss': 0.69, 'learning_rate': 4e-06, 'epoch': 0.0}``)."""
-    return _METRIC_DICT.match(text.strip()) is not None
+    return _METRIC_DICT.match(_STAMPS.sub("", text).strip()) is not None     # (after a viewer's stamps too)
 
 
 _UNROOTED = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "barrier", "_allgather_base",

@@ -12,6 +12,9 @@
   hangs or introduces the paste) are no rank's output: the lines above them are not the ones just before the
   timeouts, so they cannot show rank 0 at other work. (A markdown fence would say where the paste starts, but
   the text cleaner drops fences before the scan: the words themselves are what is read.)
+- A line told again word for word (time stamps aside) three times or more among the lines before the timeouts
+  (``There are 6 training processes running``) is printed by several processes or by a routine that runs over
+  and over: it does not show rank 0 alone at other work.
 - A Python logger's source-location head (DeepSpeed's ``[torch_checkpoint_engine.py:33:commit] ...``, its
   time and level cut by the paste) is a logging record too; DeepSpeed's rank-chosen records say ``[Rank N]``.
 - Ranks 1..N all time out in one collective of the default group and no line of rank 0 is in the
@@ -38,6 +41,9 @@ _LOGGER_RECORD = lazy_regex(
 _NAMES_RANK0 = lazy_regex(r"\b(?:rank|process)\s*[:=#]?\s*0\b|\[rank0\]|\bmain process\b|\bglobal_rank\s*[:=]\s*0\b",
                           re.IGNORECASE)
 
+# a log viewer's and a logger's leading time stamps (a viewer may add its own before the logger's)
+_STAMPS = lazy_regex(rf"^(?:\s*{_STAMP})+")
+REPEATED_LINE = 3
 _WARNING_HEAD = lazy_regex(r":\d+: \w*Warning\b")
 _ADVISORY = lazy_regex(r"\bwill result in\b|\bis deprecated\b|\bwill be removed\b|\bare deprecated\b|"
                        r"\blonger than the specified maximum\b|\bis not (?:set|supported)\b|\bwere not initialized\b")
@@ -58,9 +64,13 @@ def reporters_words(text: str) -> bool:
 
 
 def printed_by_any_rank(tail: tuple[str, ...], index: int) -> bool:
-    """``tail[index]`` is a line that code every rank runs prints (the list above): no evidence of rank 0's
-    own work."""
+    """``tail[index]`` is a line that code every rank runs prints (the list above), or one told again word for
+    word (its time stamps aside) among the lines before the timeouts: printed by several processes, or by a
+    routine that runs over and over; no evidence of rank 0's own work."""
     text = tail[index].strip()
+    bare = _STAMPS.sub("", text).strip()
+    if sum(1 for line in tail if _STAMPS.sub("", line).strip() == bare) >= REPEATED_LINE:
+        return True
     if index > 0 and _WARNING_HEAD.search(tail[index - 1]) and not _WARNING_HEAD.search(text):
         return True               # the source line a warning quotes after its head
     return _ADVISORY.search(text) is not None
@@ -68,7 +78,7 @@ def printed_by_any_rank(tail: tuple[str, ...], index: int) -> bool:
 
 def metric_dict(text: str) -> bool:
     """A trainer's report of one step (``{'loss': 0.69, 'learning_rate': 4e-06, 'epoch': 0.0}``)."""
-    return _METRIC_DICT.match(text.strip()) is not None
+    return _METRIC_DICT.match(_STAMPS.sub("", text).strip()) is not None     # (after a viewer's stamps too)
 
 
 _UNROOTED = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "barrier", "_allgather_base",

@@ -66,7 +66,8 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            "taking the entire process down", "bus error", "failed collective", "dump signal", "debug info",
            "abort timed out", "[F", "thread terminat", "Connection refused", "connection abort", "Connect to ",
            "host not found", "Caught signal", "caught signal", "Assertion ", "Address already in use", "EADDRINUSE",
-           "failed to listen", "ssh exited with exit code", "does not support")
+           "failed to listen", "ssh exited with exit code", "does not support", "posix_fallocate", "ncclShmOpen",
+           "failed to extend /dev/shm")
 
 _EXC = lazy_regex(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
@@ -288,7 +289,10 @@ def _plain_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine
         return CrashLine(CrashLineKind.CUDA_ERROR, f"CUDA error: device-side assert triggered ({what})", gpu=_gpu(text))
     if _NET.search(text) and ("NCCL" in text or "nccl" in text or "NET/" in text or "gloo" in text.lower()
                               or "socket" in text.lower() or "peer" in text or "Connect to " in text or "ssh" in text
-                              or "ibv_" in text):      # (ibv_: an InfiniBand verbs call, NCCL WARN's message alone)
+                              or "ibv_" in text or "posix_fallocate" in text or "/dev/shm" in text  # noqa: S108
+                              or "shared memory segment" in text):
+        # (ibv_: an InfiniBand verbs call; posix_fallocate, /dev/shm: NCCL's shared-memory transport; NCCL WARN's
+        # message alone)
         # a network failure is never called collateral here: the analysis ranks it after real failures
         return CrashLine(CrashLineKind.NETWORK, noted(text), peer=peer_addr)
     if _NCCL.search(text):

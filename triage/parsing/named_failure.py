@@ -20,7 +20,9 @@ _WHO = lazy_regex(
     r"|\[rank(?P<bracket>\d+)\]"
     r"|(?<![-\w])(?:global[ _]rank|local[ _]rank|rank|RANK|Rank)\s*(?:=|:|#|\bof\b)?\s*(?P<rank>\d{1,6})\b(?![.:]\d)"
     r"|\b(?:[Ww]orker|WORKER|[Tt]ask|[Pp]rocess)\s*(?:=|:|#)?\s*(?P<worker>\d{1,3})\b(?![.:]\d)"
-    r"|^(?P<host>[A-Za-z][\w.-]*):(?P<hostrank>\d{1,5})(?=\s)")               # host:rank at the start
+    # host:rank at the start, never a source file's line (NCCL's "proxy.cc:1587 NCCL WARN ...")
+    r"|^(?P<host>[A-Za-z][\w.-]*)(?<!\.cc)(?<!\.cpp)(?<!\.cu)(?<!\.h)(?<!\.hpp)(?<!\.c)(?<!\.py)(?<!\.cxx)"
+    r":(?P<hostrank>\d{1,5})(?=\s)")
 # What: a failure word.
 _WHAT = lazy_regex(
     r"\b(?:error|exception|died|dead|killed|crash(?:ed)?|signal|SIG[A-Z]{2,6}|exit ?code|exit status|exited|"

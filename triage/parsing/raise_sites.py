@@ -18,13 +18,16 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from triage.lazy_regex import lazy_regex
+
 # Cheap pre-check for callers that route lines: a line holding neither is no raise site.
-MARKERS = ("checkTimeout", "_call_store")
+MARKERS = ("checkTimeout", "_call_store", "raise ")
 
 
 class RaiseSiteKind(str, enum.Enum):
     WATCHDOG_TIMEOUT = "watchdog_timeout"
     RENDEZVOUS_STORE = "rendezvous_store"
+    RAISE_STATEMENT = "raise_statement"
 
 
 @dataclass(frozen=True)
@@ -39,9 +42,22 @@ _STORE_TEXT = ("the c10d rendezvous backend's _call_store frame: a call to the r
                "is not in this input)")
 
 
+# "raise Name(" then string literals only (implicit concatenation allowed), then ")": at most a frame's indentation
+# (after a viewer's line number, "[80746] ", on a paste too short to tell it is one)
+_RAISE = lazy_regex(
+    r"^(?:\[\d+\] )? {0,4}raise (?P<name>(?:[A-Za-z_]\w*\.)*[A-Z]\w*)"
+    r"\(\s*(?P<args>(?:[rbu]?(?:\"[^\"\\]*\"|'[^'\\]*')\s*)+)\)\s*$")
+_LITERAL = lazy_regex(r"\"([^\"]*)\"|'([^']*)'")
+_RAISE_NOTE = (" (the raise statement a traceback's last frame shows, with its message; the exception line itself is "
+               "not in this input)")
+
+
 def raise_site(line: str) -> RaiseSite | None:
     """The failure a frame line stands for, or None."""
     text = line.strip()
+    if "raise " in text[:20] and (found := _RAISE.match(line.rstrip())) is not None:
+        message = "".join(a or b for a, b in _LITERAL.findall(found.group("args")))
+        return RaiseSite(RaiseSiteKind.RAISE_STATEMENT, f"{found.group('name')}: {message}{_RAISE_NOTE}")
     if "WorkNCCL::checkTimeout" in text and text.startswith("frame #"):
         return RaiseSite(RaiseSiteKind.WATCHDOG_TIMEOUT, _TIMEOUT_TEXT)
     if text.startswith("File ") and "c10d_rendezvous_backend" in text and text.endswith("in _call_store"):

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from triage.lazy_regex import lazy_regex
+from triage.parsing.glued_traceback import MARKER as GLUED_MARKER
+from triage.parsing.glued_traceback import split_glued
 
 _ANSI = lazy_regex(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _QUOTE = lazy_regex(r"^(?:>[ \t]?)+")
@@ -164,7 +166,14 @@ def clean_text(text: str) -> CleanText:
 
 
 def _unglued(line: str) -> list[str]:
-    """A line split where another process's launcher-prefixed line was glued onto it."""
+    """A line split where another process's launcher-prefixed line was glued onto it, or where a traceback's
+    lines were (triage.parsing.glued_traceback)."""
+    if GLUED_MARKER in line:
+        return [part for piece in split_glued(line) for part in _unglued_prefix(piece)]
+    return _unglued_prefix(line)
+
+
+def _unglued_prefix(line: str) -> list[str]:
     if (line.find("[rank", 1) < 0 and line.find("[default", 1) < 0) or not _GLUED_PREFIX.search(line, 1):
         return [line]    # (a prefix at the start only: the common case, decided without the regex)
     cuts = [m.start() for m in _GLUED_PREFIX.finditer(line) if m.start() > 0]

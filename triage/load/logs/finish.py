@@ -150,7 +150,8 @@ def finish_raise_sites(scan: LogScan) -> None:
     """Frames that raise one thing only, in an input that does not show that thing (a paste cut before
     its exception line, or a thread's C++ frames alone): the failure they stand for, once. The
     watchdog's checkTimeout frame is a timeout only when no timeout line is in the input; the
-    rendezvous store call is a network failure only when no failure line follows it."""
+    rendezvous store call is a network failure only when no failure line follows it; a raise statement
+    is an exception only when the input shows no other failure."""
     sites, scan.raise_sites = scan.raise_sites, []
     for rank, order, path, site in sites:
         if site.kind is RaiseSiteKind.WATCHDOG_TIMEOUT:
@@ -162,9 +163,17 @@ def finish_raise_sites(scan: LogScan) -> None:
             scan.events.append(Event(EventKind.WATCHDOG_TIMEOUT, site.text, rank=rank, evidence=(path,), order=order))
             continue
         later = [item for items in scan.failures.values() for item in items] + scan.orphans
-        if any(item[0] > order for item in later):
+        if site.kind is RaiseSiteKind.RAISE_STATEMENT:
+            if any(not item[1].collateral for item in later) or scan.events or scan.init_waits or scan.mismatches \
+                    or any(not e.ok for e in scan.exits.values()):
+                continue      # the only failure the input shows, or none: code pasted beside a log is no run
+            line = CrashLine(CrashLineKind.EXCEPTION, site.text)
+        elif any(item[0] > order for item in later):
             continue
-        line = CrashLine(CrashLineKind.NETWORK, site.text)
+        else:
+            line = CrashLine(CrashLineKind.NETWORK, site.text)
+        if rank is not None:
+            scan.ranks_seen.add(rank)
         (scan.failures.setdefault(rank, []) if rank is not None else scan.orphans).append((order, line, path))
 
 

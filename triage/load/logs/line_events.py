@@ -161,7 +161,7 @@ def record_watchdog(line: str, rank: int | None, path: str, order: int, scan: Lo
         if who is not None:
             scan.first_timeout.setdefault(who, order)
         on_pg = f" on pg {event.pg}" if event.pg else ""       # (an older line names no pg: none is said)
-        detail = f"{event.op or '?'} SeqNum={event.seq}{on_pg} ran for {event.ran_for_ms or '?'} ms"
+        detail = watchdog_detail(event.op, event.seq, on_pg, event.ran_for_ms)
         scan.events.append(Event(EventKind.WATCHDOG_TIMEOUT, detail, rank=who, evidence=(path,),
                                  pg=event.pg, seq=event.seq, op=event.op, count=event.numel_in, order=order))
         if who is not None and event.op in ("all_gather", "reduce_scatter") and event.numel_in and event.numel_out:
@@ -181,6 +181,14 @@ def record_watchdog(line: str, rank: int | None, path: str, order: int, scan: Lo
         scan.events.append(Event(EventKind.WATCHDOG_TIMEOUT, "heartbeat monitor timed out", rank=who,
                                  evidence=(path,), order=order))
     return True
+
+
+def watchdog_detail(op: str | None, seq: int | None, on_pg: str, ran_for_ms: int | None) -> str:
+    """A watchdog timeout in words; a field the line lacks is said to be not recorded, never "None" or "?"."""
+    what = op or "a collective (its op not recorded)"
+    number = f"SeqNum={seq}" if seq is not None else "SeqNum not recorded"
+    ran = f"ran for {ran_for_ms} ms" if ran_for_ms else "ran for a time not recorded"
+    return f"{what} {number}{on_pg} {ran}"
 
 
 def record_gloo_timeout(timeout: GlooTimeout, rank: int | None, path: str, order: int, scan: LogScan) -> bool:

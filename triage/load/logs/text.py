@@ -64,6 +64,7 @@ from triage.parsing.launcher_kind import agent_stopped_pids, launcher_of
 from triage.parsing.log_owners import LineOwner, attribute_lines
 from triage.parsing.log_prefix import without_pod_tag
 from triage.parsing.named_failure import FAILURE_WORDS, named_failure
+from triage.parsing.nccl.lines import parse_nccl_line
 from triage.parsing.nccl.tracker import NcclTracker
 from triage.parsing.raise_sites import MARKERS as RAISE_SITE_MARKERS
 from triage.parsing.raise_sites import raise_site
@@ -291,9 +292,11 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
         scan.barrier_error = (order, _ORIGINAL in rest)
     elif loud and _ORIGINAL in rest and scan.barrier_error and order - scan.barrier_error[0] <= _BARRIER_ORIGINAL_LINES:
         scan.barrier_error = (order, True)
-    if loud and not parsed and has_marker(rest) and not _SUMMARY_FIELD.match(rest) and "NCCL WARN" not in rest:
+    if loud and not parsed and has_marker(rest) and not _SUMMARY_FIELD.match(rest) \
+            and ("NCCL WARN" not in rest or parse_nccl_line(rest) is None):
         # (a mismatch/Running line is not the rank's own failure; torchrun's summary is read whole;
-        # NCCL WARN lines are read by the NCCL tracker, which knows their process)
+        # NCCL WARN lines are read by the NCCL tracker, which knows their process: one without NCCL's
+        # "host:pid:tid [dev]" head, which the tracker cannot place, is read here)
         crash = parse_crash_line(rest)
         if rest.lstrip().startswith("what():"):
             crash = joined_terminate(rest, rank, order, scan) or crash

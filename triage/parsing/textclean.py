@@ -19,6 +19,7 @@ Every function takes text and never raises.
 from __future__ import annotations
 
 import json
+from os.path import commonprefix
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -34,10 +35,14 @@ _STAMP = lazy_regex(
     r"^\s*(?:"
     r"\[?(?P<iso>\d{4}-\d\d-\d\d[ T_]\d\d:\d\d:\d\d(?:[.,]\d+)?)(?:Z|[+-]\d\d:?\d\d| ?UTC)?\]?"
     r"|\[?(?P<syslog>(?:" + _MONTHS + r") +\d+ \d\d:\d\d:\d\d)\]?"
+    # journald's short format goes on with the host and the process: "Nov 26 10:00:01 node3 python[4821]: "
+    r"(?: [\w.-]+ [\w./-]+\[\d+\]:(?= |$))?"
     r"|(?P<glog>[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+) +\d+ [\w./-]+:\d+\]"
     r")(?:\s*[-|:]\s|\s+|$)"
 )
 _CI_STEP = lazy_regex(r"^\s*(?:#\d+ \d+\.\d+ |\d{1,6} \| |\| (?=\S))")   # "| " alone: a viewer's table column
+# docker compose's service tag: the container's name ("trainer-1", "proj_trainer_1"), padded, then "| "
+_COMPOSE = lazy_regex(r"[a-z0-9][\w.-]*[-_]\d+ +\| ?")
 # A launcher prefix glued mid-line after another process's output that ended without a line end
 # ("... 4866.01 examples/s][default2]:[E ..."): not after a space (a prefix chain "(pid=1) [rank1]:",
 # "job [stderr] [rank3]:"), after another prefix ("[default1]:[rank1]:") or inside brackets and quotes.
@@ -49,7 +54,13 @@ _STARTS_NEW = lazy_regex(
     r"\[\d+\]:\s*$|(?:time|host|rank|exitcode|error_file|traceback)\s*:|"       # torchrun's failure records
     r"\[[IWEF](?:\d{4} [\d:.]+(?: \d+)?)? ?[\w./-]+\.(?:cpp|cc|hpp|h|py):\d+\])"   # [E ProcessGroupNCCL.cpp:467]
 )
+# (of those, the heads a launcher or logger puts on every line)
+_PREFIXED = lazy_regex(
+    r"^\s*(?:\[rank\d+\]|\[[\w.-]+:\d+\]|\[default\d+\]|\d+: |\[?\d{4}-\d\d-\d\d[ T]\d\d:|[IWEF]\d{4} \d\d:|"
+    r"[\w.-]+:\d+:\d+ \[\d+\] NCCL|\(\w+ pid=|\[pod/[\w.-]+/[\w.-]+\] )"
+)
 MIN_WRAP_WIDTH = 60
+TERMINAL_WIDTHS = (80, 100, 120, 132, 160)     # a terminal's usual widths (80: the default of them all)
 # A viewer's or editor's line numbers ("[80746] ...", "  123\t...", "123: ..."): only when most lines
 # carry one and they count up one by one (srun's "3: " rank labels repeat and jump).
 _LINE_NUMBER = lazy_regex(r"^(?P<quote>(?:>[ \t]?)*)\s*(?:\[(?P<b>\d+)\] ?|(?P<n>\d+)(?:\t|: | \| ))")
@@ -101,6 +112,8 @@ def strip_decorations(line: str) -> tuple[str, str | None]:
         line = _QUOTE.sub("", line)
     line = _inline_code(line)
     stamp = None
+    if line[:1].isalnum() and (compose := _COMPOSE.match(line)) is not None:
+        line = line[compose.end():]
     for _ in range(2):
         if (ci := _CI_STEP.match(line)) is not None:
             line = line[ci.end():]
@@ -128,10 +141,11 @@ def _inline_code(line: str) -> str:
 
 def clean_text(text: str) -> CleanText:
     """The text's lines without decorations, with hard-wrapped lines joined again."""
-    raw = _without_line_numbers(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+    raw = _dedented(_without_line_numbers(text.replace("\r\n", "\n").replace("\r", "\n").split("\n")))
     lines: list[str] = []
     stamps: list[str | None] = []
     widths: list[int] = []
+    spaced: list[bool] = []            # the line ended in a space (a cut there: the space was the glue)
     for line in raw:
         clean, stamp = strip_decorations(line)
         if _FENCE.match(clean):
@@ -139,6 +153,7 @@ def clean_text(text: str) -> CleanText:
         lines.append(clean)
         stamps.append(stamp)
         widths.append(len(_ANSI.sub("", line).rstrip("\n")) if "\x1b" in line else len(line.rstrip("\n")))
+        spaced.append(line[-1:] in (" ", "\t"))
     wrap = _wrap_width(widths, lines)
     out: list[str] = []
     out_stamps: list[str | None] = []
@@ -147,12 +162,14 @@ def clean_text(text: str) -> CleanText:
     while i < len(lines):
         line, stamp, width = lines[i], stamps[i], widths[i]
         steps = 0
-        while i + 1 < len(lines) and steps < 4 and _continues(line, width, lines[i + 1], wrap):
+        # (a terminal's wrap at its width cuts a long line as often as it is long; the guess without one, 4 times)
+        while i + 1 < len(lines) and (steps < 4 or width == wrap) and _continues(line, width, lines[i + 1], wrap):
             i += 1
             steps += 1
             joined += 1
             following = lines[i]
-            line, width = line + _glue(line, following, width == wrap) + following.lstrip(), widths[i]
+            glue = " " if width == wrap and spaced[i - 1] else _glue(line, following, width == wrap)
+            line, width = line + glue + following.lstrip(), widths[i]
         for part in _unglued(line):
             out.append(part)
             out_stamps.append(stamp)
@@ -183,6 +200,19 @@ def _without_line_numbers(raw: list[str]) -> list[str]:
         match = _LINE_NUMBER.match(line) if "\x1b" not in line else None
         out.append(match.group("quote") + line[match.end():] if match is not None else line)
     return out
+
+
+def _dedented(raw: list[str]) -> list[str]:
+    """The lines without the indentation that every one of them has (a paste that was indented as a whole: a
+    Markdown code block's 4 spaces, a quoted e-mail's); decided at the first line, so that a log whose first line
+    is not indented costs nothing."""
+    first = next((line for line in raw if line.strip()), "")
+    if first[:1] not in (" ", "\t"):
+        return raw
+    indent = commonprefix([line[:len(line) - len(line.lstrip(" \t"))] for line in raw if line.strip()])
+    if not indent:
+        return raw
+    return [line[len(indent):] if line.strip() else "" for line in raw]
 
 
 def _short_cat_n(lines: list[str]) -> bool:
@@ -219,18 +249,26 @@ def _wrap_width(widths: list[int], lines: list[str]) -> int | None:
     longest = max(widths)
     if longest < MIN_WRAP_WIDTH:
         return None
-    at_width = [line for line, width in zip(lines, widths) if width == longest]
+    # (each with the line after it: the cuts of one long path or tag, "(Actor pid=5) File \"/a/b/c/torch/distrib",
+    # are the same where their rests differ)
+    at_width = [line + "\n" + (lines[i + 1] if i + 1 < len(lines) else "")
+                for i, (line, width) in enumerate(zip(lines, widths)) if width == longest]
     # (nor is one message told by several ranks, "[1,3]<stderr>:... ran for 601336 ms" beside "[1,1]<stderr>:...
     # ran for 601338 ms": lines that differ only in their numbers are the same line, whatever their tags)
     if len({_DIGITS.sub("0", line) for line in at_width}) < 2:
-        return None
+        # (a short paste has too few lines for the count: its longest line at a terminal's usual width is its wrap)
+        return longest if len(at_width) == 1 and longest in TERMINAL_WIDTHS else None
     count = len(at_width)
-    return longest if count >= 3 and count >= len(widths) // 50 else None
+    return longest if (count >= 3 and count >= len(widths) // 50) or longest in TERMINAL_WIDTHS else None
 
 
 def _continues(line: str, width: int, following: str, wrap: int | None) -> bool:
-    if not following or _STARTS_NEW.match(following):
+    if not following:
         return False
     if wrap is not None and width == wrap:
-        return True
+        # cut at the terminal's width: its rest may begin with any word ("rank: 0 (pid: 3) of binary", "Error: x"),
+        # only a prefix that every line of its writer carries starts a line of its own
+        return _PREFIXED.match(following) is None
+    if _STARTS_NEW.match(following):
+        return False
     return _FIELDS_OPEN.search(line) is not None and not following.startswith((" ", "\t"))

@@ -137,17 +137,14 @@ def applies(name: str, case: Case, text: str) -> str | None:
     transformed = TRANSFORMS[name](text)
     if transformed is None or (name in SKIPS and transformed == text):
         return None
-    if name == "only_ranked_lines" and not _rests_on_ranked_lines(case, text):
+    if name == "only_ranked_lines" and not _rests_on_ranked_lines(text):
         return None
     return transformed
 
 
-def _rests_on_ranked_lines(case: Case, text: str) -> bool:
+def _rests_on_ranked_lines(text: str) -> bool:
     """Whether every line that names a failure is rank-prefixed: then dropping the others keeps the evidence."""
-    for line in text.split("\n"):
-        if split_rank_prefix(line).rank is None and _FAILURE_WORDS.search(line):
-            return False
-    return True
+    return not any(split_rank_prefix(line).rank is None and _FAILURE_WORDS.search(line) for line in text.split("\n"))
 
 
 _FAILURE_WORDS = re.compile(r"rror|xception|atchdog|imeout|imed out|ignal|SIG|xit|ailed|ailure|illed|"

@@ -19,9 +19,9 @@ Every function takes text and never raises.
 from __future__ import annotations
 
 import json
-from os.path import commonprefix
 from dataclasses import dataclass
 from itertools import pairwise
+from os.path import commonprefix
 
 from triage.lazy_regex import lazy_regex
 
@@ -112,7 +112,7 @@ def strip_decorations(line: str) -> tuple[str, str | None]:
         line = _QUOTE.sub("", line)
     line = _inline_code(line)
     stamp = None
-    if line[:1].isalnum() and (compose := _COMPOSE.match(line)) is not None:
+    if line[:1].isalnum() and line.find("|", 2, 80) > 0 and (compose := _COMPOSE.match(line)) is not None:
         line = line[compose.end():]
     for _ in range(2):
         if (ci := _CI_STEP.match(line)) is not None:
@@ -255,6 +255,8 @@ def _wrap_width(widths: list[int], lines: list[str]) -> int | None:
                 for i, (line, width) in enumerate(zip(lines, widths)) if width == longest]
     # (nor is one message told by several ranks, "[1,3]<stderr>:... ran for 601336 ms" beside "[1,1]<stderr>:...
     # ran for 601338 ms": lines that differ only in their numbers are the same line, whatever their tags)
+    if 3 <= len(at_width) and 2 * len(at_width) >= len(widths):
+        return longest     # (most lines at one width: one long line cut, its pieces alike but for numbers)
     if len({_DIGITS.sub("0", line) for line in at_width}) < 2:
         # (a short paste has too few lines for the count: its longest line at a terminal's usual width is its wrap)
         return longest if len(at_width) == 1 and longest in TERMINAL_WIDTHS else None

@@ -143,7 +143,8 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     unfinished_tracebacks(scan)
     body = "\n".join(o.rest for o in owners)
     _hosts(owners, scan)
-    nccl_records("\n".join(lines) if nccl_source is None else nccl_source, path, scan, default_rank, nccl)
+    whole = "\n".join(lines)      # (as cleaned: a terminal's wrap joined, timestamps and viewers' heads gone)
+    nccl_records(whole if nccl_source is None else nccl_source, path, scan, default_rank, nccl)
     # (pdsh's "node2: " before an agent's line: a launch over nodes; a pod's prefix is one node's)
     agent_hosts = {int(m.group(1)): o.host for o, line in zip(owners, lines) if o.host and "local_rank:" in o.rest
                    and line.startswith(f"{o.host}: ") and (m := _AGENT_PID.search(o.rest)) is not None}
@@ -151,10 +152,10 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     line_hosts = [o.host if o.host and line.startswith(f"{o.host}: ") else None for o, line in zip(owners, lines)] \
         if "exits with return code" in body else None
     launcher_records(record_text(lines, owners, body), path, scan, single_node, agent_hosts, line_hosts)
-    mpi_records("\n".join(lines), path, scan)        # (their [host:pid] heads name the host)
+    mpi_records(whole, path, scan)        # (their [host:pid] heads name the host)
     scan.op_count_splits.extend(op_count_splits(body, path))
     scan.lagging.extend(ReportedLag(lag.ranks, lag.never_joined, lag.collective, lag.text, (path,))
-                        for lag in parse_desync_report(text))
+                        for lag in parse_desync_report(whole))
     facts = world_size_facts(body)
     record_world(scan, facts)
     if "Xid" in text or "segfault at" in text or "Killed process" in text:

@@ -16,6 +16,9 @@ def test_a_compose_service_tag_goes_and_the_rank_prefix_after_it_is_read() -> No
         line = strip_decorations(tag + "[rank5]: torch.OutOfMemoryError: CUDA out of memory.")[0]
         assert line == "[rank5]: torch.OutOfMemoryError: CUDA out of memory.", tag
         assert split_rank_prefix(line).rank == 5
+    # what the service printed keeps its own carriers: a quote marker, an inline-code paste's backticks
+    assert strip_decorations("trainer-1  | > RuntimeError: x")[0] == "RuntimeError: x"
+    assert strip_decorations("trainer-1  | `[rank0]: RuntimeError: x`")[0] == "[rank0]: RuntimeError: x"
     # a table's row or a pipe in a message is no tag
     assert strip_decorations("loss | 0.25 | step 3")[0] == "loss | 0.25 | step 3"
 

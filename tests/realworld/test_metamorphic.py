@@ -24,8 +24,6 @@ CASES = [c for c in load_cases() if c.confidence in ASSERTED_CONFIDENCE]
 # (transformation, case): the class of input it still loses, one line each
 _WRAP_BLOCK = "a wrap cut inside a multi-line record, its pieces read as lines of their own"
 KNOWN: dict[tuple[str, str], str] = {
-    ("compose", "kelisiya__TIMI-Net__2"): "a viewer's line number before a quote marker, then a service tag",
-    ("compose", "unslothai__unsloth__2584"): "a service tag before an inline-code paste's backtick",
     ("mpirun_tag", "xiuqhou__Salience-DETR__8"): "mpirun's tag on rank lines only: rank 0's silence is read as "
                                                   "stuck outside the collective",
     ("only_ranked_lines", "meta-pytorch__torchtune__1165"): "rank 0 stuck outside rests on rankless lines",

@@ -108,12 +108,12 @@ def strip_decorations(line: str) -> tuple[str, str | None]:
     if "\x1b" in line:
         line = _ANSI.sub("", line)
     line = line.rstrip()
+    if line[:1].isalnum() and line.find("|", 2, 80) > 0 and (compose := _COMPOSE.match(line)) is not None:
+        line = line[compose.end():]
     if line[:1] == ">":
         line = _QUOTE.sub("", line)
     line = _inline_code(line)
     stamp = None
-    if line[:1].isalnum() and line.find("|", 2, 80) > 0 and (compose := _COMPOSE.match(line)) is not None:
-        line = line[compose.end():]
     for _ in range(2):
         if (ci := _CI_STEP.match(line)) is not None:
             line = line[ci.end():]

@@ -57,7 +57,8 @@ _STARTS_NEW = lazy_regex(
 # (of those, the heads a launcher or logger puts on every line)
 _PREFIXED = lazy_regex(
     r"^\s*(?:\[rank\d+\]|\[[\w.-]+:\d+\]|\[default\d+\]|\d+: |\[?\d{4}-\d\d-\d\d[ T]\d\d:|[IWEF]\d{4} \d\d:|"
-    r"[\w.-]+:\d+:\d+ \[\d+\] NCCL|\(\w+ pid=|\[pod/[\w.-]+/[\w.-]+\] )"
+    r"[\w.-]+:\d+:\d+ \[\d+\] NCCL|\(\w+ pid=|\[pod/[\w.-]+/[\w.-]+\] |"
+    r"\[[IWEF](?:\d{4} [\d:.]+(?: \d+)?)? ?[\w./-]+\.(?:cpp|cc|hpp|h|py):\d+\])"
 )
 MIN_WRAP_WIDTH = 60
 TERMINAL_WIDTHS = (80, 100, 120, 132, 160)     # a terminal's usual widths (80: the default of them all)
@@ -255,8 +256,6 @@ def _wrap_width(widths: list[int], lines: list[str]) -> int | None:
                 for i, (line, width) in enumerate(zip(lines, widths)) if width == longest]
     # (nor is one message told by several ranks, "[1,3]<stderr>:... ran for 601336 ms" beside "[1,1]<stderr>:...
     # ran for 601338 ms": lines that differ only in their numbers are the same line, whatever their tags)
-    if 3 <= len(at_width) and 2 * len(at_width) >= len(widths):
-        return longest     # (most lines at one width: one long line cut, its pieces alike but for numbers)
     if len({_DIGITS.sub("0", line) for line in at_width}) < 2:
         # (a short paste has too few lines for the count: its longest line at a terminal's usual width is its wrap)
         return longest if len(at_width) == 1 and longest in TERMINAL_WIDTHS else None

@@ -22,17 +22,11 @@ pytestmark = pytest.mark.slow
 
 CASES = [c for c in load_cases() if c.confidence in ASSERTED_CONFIDENCE]
 # (transformation, case): the class of input it still loses, one line each
-_WRAP_BLOCK = "a wrap cut inside a multi-line record, its pieces read as lines of their own"
 KNOWN: dict[tuple[str, str], str] = {
     ("mpirun_tag", "xiuqhou__Salience-DETR__8"): "mpirun's tag on rank lines only: rank 0's silence is read as "
                                                   "stuck outside the collective",
     ("only_ranked_lines", "meta-pytorch__torchtune__1165"): "rank 0 stuck outside rests on rankless lines",
     ("ray", "huggingface__nanotron__204"): "one more collective named in the summary (the verdict is kept)",
-    ("wrap120", "allenai__OLMo__846"): "the collective lost from the summary (kind and ranks kept)",
-    ("wrap120", "jozhang97__DETA__22"): "lines run together before the paste, then cut: too few at the width",
-    ("wrap120", "pytorch__examples__1257"): _WRAP_BLOCK,
-    ("wrap120", "s-JoL__Open-Llama__47"): _WRAP_BLOCK,
-    ("wrap120", "uzh-rpg__RVT__18"): _WRAP_BLOCK,
 }
 
 

@@ -57,7 +57,7 @@ _STARTS_NEW = lazy_regex(
 # (of those, the heads a launcher or logger puts on every line)
 _PREFIXED = lazy_regex(
     r"^\s*(?:\[rank\d+\]|\[[\w.-]+:\d+\]|\[default\d+\]|\d+: |\[?\d{4}-\d\d-\d\d[ T]\d\d:|[IWEF]\d{4} \d\d:|"
-    r"[\w.-]+:\d+:\d+ \[\d+\] NCCL|\(\w+ pid=|\[pod/[\w.-]+/[\w.-]+\] |"
+    r"[\w.-]+:\d+:\d+ \[\d+\] |\(\w+ pid=|\[pod/[\w.-]+/[\w.-]+\] |"
     r"\[[IWEF](?:\d{4} [\d:.]+(?: \d+)?)? ?[\w./-]+\.(?:cpp|cc|hpp|h|py):\d+\])"
 )
 MIN_WRAP_WIDTH = 60
@@ -244,23 +244,25 @@ def _glue(line: str, following: str, exact_wrap: bool) -> str:
 def _wrap_width(widths: list[int], lines: list[str]) -> int | None:
     """The width a terminal wrapped at: the longest line length, when several different lines have
     exactly that length (a log's own lines rarely end at the same column; the same line repeated,
-    as torchrun's "traceback : To enable traceback see: ..." in each record, is no wrap)."""
+    as torchrun's "traceback : To enable traceback see: ..." in each record, is no wrap). Lines alike, or
+    a short paste's few at a terminal's usual width, are cut only where each is followed by a line that
+    carries no line head of its writer (the cuts of one long path or tag: "(Actor pid=5) File \"/a/b/torch/dist")."""
     if not widths:
         return None
     longest = max(widths)
     if longest < MIN_WRAP_WIDTH:
         return None
-    # (each with the line after it: the cuts of one long path or tag, "(Actor pid=5) File \"/a/b/c/torch/distrib",
-    # are the same where their rests differ)
-    at_width = [line + "\n" + (lines[i + 1] if i + 1 < len(lines) else "")
-                for i, (line, width) in enumerate(zip(lines, widths)) if width == longest]
+    at = [i for i, width in enumerate(widths) if width == longest]
+    count = len(at)
     # (nor is one message told by several ranks, "[1,3]<stderr>:... ran for 601336 ms" beside "[1,1]<stderr>:...
     # ran for 601338 ms": lines that differ only in their numbers are the same line, whatever their tags)
-    if len({_DIGITS.sub("0", line) for line in at_width}) < 2:
-        # (a short paste has too few lines for the count: its longest line at a terminal's usual width is its wrap)
-        return longest if len(at_width) == 1 and longest in TERMINAL_WIDTHS else None
-    count = len(at_width)
-    return longest if (count >= 3 and count >= len(widths) // 50) or longest in TERMINAL_WIDTHS else None
+    alike = len({_DIGITS.sub("0", lines[i]) for i in at}) < 2
+    if not alike and count >= 3 and count >= len(widths) // 50:
+        return longest
+    if alike and count < 2 and longest not in TERMINAL_WIDTHS:
+        return None
+    cut = all(i + 1 < len(lines) and lines[i + 1] and _PREFIXED.match(lines[i + 1]) is None for i in at)
+    return longest if cut and (longest in TERMINAL_WIDTHS or (count >= 3 and count >= len(widths) // 50)) else None
 
 
 def _continues(line: str, width: int, following: str, wrap: int | None) -> bool:

@@ -60,6 +60,7 @@ _PREFIXED = lazy_regex(
     r"[\w.-]+:\d+:\d+ \[\d+\] |\(\w+ pid=|\[pod/[\w.-]+/[\w.-]+\] |"
     r"\[[IWEF](?:\d{4} [\d:.]+(?: \d+)?)? ?[\w./-]+\.(?:cpp|cc|hpp|h|py):\d+\])"
 )
+_RULE = lazy_regex(r"^[-=_*#~ ]{5,}$|^\s*\[\d+\]:\s*$")     # a record's rule or its "[1]:" head
 MIN_WRAP_WIDTH = 60
 TERMINAL_WIDTHS = (80, 100, 120, 132, 160)     # a terminal's usual widths (80: the default of them all)
 # A viewer's or editor's line numbers ("[80746] ...", "  123\t...", "123: ..."): only when most lines
@@ -259,10 +260,14 @@ def _wrap_width(widths: list[int], lines: list[str]) -> int | None:
     alike = len({_DIGITS.sub("0", lines[i]) for i in at}) < 2
     if not alike and count >= 3 and count >= len(widths) // 50:
         return longest
-    if alike and count < 2 and longest not in TERMINAL_WIDTHS:
+    if longest not in TERMINAL_WIDTHS:
         return None
-    cut = all(i + 1 < len(lines) and lines[i + 1] and _PREFIXED.match(lines[i + 1]) is None for i in at)
-    return longest if cut and (longest in TERMINAL_WIDTHS or (count >= 3 and count >= len(widths) // 50)) else None
+    return longest if all(_cut_before(lines[i + 1] if i + 1 < len(lines) else "") for i in at) else None
+
+
+def _cut_before(following: str) -> bool:
+    """Whether a line can be the rest of a cut one: not empty, no head its writer puts on every line, no rule."""
+    return bool(following.strip()) and _PREFIXED.match(following) is None and _RULE.match(following) is None
 
 
 def _continues(line: str, width: int, following: str, wrap: int | None) -> bool:

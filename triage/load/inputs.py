@@ -15,6 +15,7 @@ from pathlib import Path
 from triage.errors import InputError
 from triage.layout import BundlePaths, is_rank_name
 from triage.load.fr_files import load_fr_dir, looks_like_fr_file, read_text
+from triage.load.log_tree import LogTree, find_rank_logs
 from triage.load.logs.finish import orphan_failures, scan_to_ranks
 from triage.load.logs.large import LARGE_LOG_BYTES, scan_large_log
 from triage.load.logs.scan import LogScan
@@ -75,11 +76,28 @@ def _load_dir(path: Path, prefix: str | None) -> Evidence:
     files = [p for p in entries if p.is_file()]
     if any(looks_like_fr_file(p) for p in files):
         return load_fr_dir(path, prefix)
-    texts = [p for p in files if p.suffix in (".log", ".txt", ".out", ".err")]
-    if texts:
-        return load_logs(sorted(texts))
+    tree = find_rank_logs(path)
+    if tree.logs or tree.error_files:
+        return _load_tree(tree)
     raise InputError(f"{path}: not a run directory, a Flight Recorder dump directory or a log directory",
-                     "triage report accepts RUN_DIR, a directory of PREFIX<rank> FR dumps, or log files")
+                     "triage report accepts RUN_DIR, a directory of PREFIX<rank> FR dumps, a directory of per-rank "
+                     "logs (torchrun --log-dir, mpirun --output-filename), or log files")
+
+
+def _load_tree(tree: LogTree) -> Evidence:
+    """A directory of per-rank logs: each file read with the rank its place in the tree gives it, torchrun's error
+    files beside them."""
+    parts = [error for path in tree.error_files if (error := _error_file(path)) is not None]
+    logs = [log for log in tree.logs if _size(log.path) > 0]
+    if logs:
+        parts.append(load_logs([log.path for log in logs], [log.rank for log in logs]))
+    if not parts:
+        raise InputError(f"{tree.error_files[0].parent if tree.error_files else 'this directory'}: its logs are "
+                         "empty", "pass the job's output instead")
+    evidence = merge(parts, ()) if len(parts) > 1 else parts[0]
+    if tree.note:
+        evidence = replace(evidence, skipped=(*evidence.skipped, tree.note))
+    return evidence
 
 
 def _error_file(path: Path) -> Evidence | None:
@@ -109,18 +127,22 @@ def _read_stdin() -> str:
     return data.decode("utf-8", errors="replace")
 
 
-def load_logs(paths: list[Path]) -> Evidence:
-    """Evidence from log files; large ones are memory-mapped and read in C-speed passes."""
+def load_logs(paths: list[Path], ranks: list[int | None] | None = None) -> Evidence:
+    """Evidence from log files; large ones are memory-mapped and read in C-speed passes. ``ranks``: each file's
+    rank where its place says it (a per-rank log tree); else the rank its name carries, if any."""
     scan = LogScan()
     names: list[str] = []
-    for path in paths:
+    for index, path in enumerate(paths):
         names.append(str(path))
-        if _size(path) > LARGE_LOG_BYTES and _scan_mapped(path, scan):
+        rank = ranks[index] if ranks is not None else rank_from_name(path.name)
+        if _size(path) > LARGE_LOG_BYTES and _scan_mapped(path, scan, rank):
             continue
         text = read_text(path)
         if not text.strip():
+            if ranks is not None:
+                continue          # a rank of a per-rank tree that printed nothing on this stream
             raise InputError(f"{path}: empty log file")
-        scan_log_text(text, str(path), scan, default_rank=rank_from_name(path.name))
+        scan_log_text(text, str(path), scan, default_rank=rank)
     return _log_evidence(scan, names)
 
 
@@ -131,12 +153,12 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _scan_mapped(path: Path, scan: LogScan) -> bool:
+def _scan_mapped(path: Path, scan: LogScan, rank: int | None) -> bool:
     try:
         with open_regular(path) as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
             if b"\x00" in data[:4096]:
                 raise InputError(f"{path}: binary file, not a log", "pass a text log or a Flight Recorder dump")
-            scan_large_log(data, str(path), scan, default_rank=rank_from_name(path.name))
+            scan_large_log(data, str(path), scan, default_rank=rank)
     except (OSError, ValueError):
         return False           # not mappable (a pipe): read it as text
     return True

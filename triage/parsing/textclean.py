@@ -19,6 +19,7 @@ Every function takes text and never raises.
 from __future__ import annotations
 
 import json
+from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import pairwise
 from os.path import commonprefix
@@ -147,15 +148,15 @@ def clean_text(text: str) -> CleanText:
     lines: list[str] = []
     stamps: list[str | None] = []
     widths: list[int] = []
-    spaced: list[bool] = []            # the line ended in a space (a cut there: the space was the glue)
+    fences: list[int] = []             # where a fence line was left out (to find a kept line's raw line)
     for line in raw:
         clean, stamp = strip_decorations(line)
         if _FENCE.match(clean):
+            fences.append(len(lines))
             continue
         lines.append(clean)
         stamps.append(stamp)
         widths.append(len(_ANSI.sub("", line).rstrip("\n")) if "\x1b" in line else len(line.rstrip("\n")))
-        spaced.append(line[-1:] in (" ", "\t"))
     wrap = _wrap_width(widths, lines)
     out: list[str] = []
     out_stamps: list[str | None] = []
@@ -170,7 +171,9 @@ def clean_text(text: str) -> CleanText:
             steps += 1
             joined += 1
             following = lines[i]
-            glue = " " if width == wrap and spaced[i - 1] else _glue(line, following, width == wrap)
+            # (a cut after a space: the raw line ended in it, the space was the glue)
+            spaced = width == wrap and raw[i - 1 + bisect_right(fences, i - 1)][-1:] in (" ", "\t")
+            glue = " " if spaced else _glue(line, following, width == wrap)
             line, width = line + glue + following.lstrip(), widths[i]
         for part in _unglued(line):
             out.append(part)

@@ -19,8 +19,10 @@ Every function takes text and never raises.
 from __future__ import annotations
 
 import json
+from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import pairwise
+from os.path import commonprefix
 
 from triage.lazy_regex import lazy_regex
 from triage.parsing.glued_traceback import MARKER as GLUED_MARKER
@@ -36,10 +38,14 @@ _STAMP = lazy_regex(
     r"^\s*(?:"
     r"\[?(?P<iso>\d{4}-\d\d-\d\d[ T_]\d\d:\d\d:\d\d(?:[.,]\d+)?)(?:Z|[+-]\d\d:?\d\d| ?UTC)?\]?"
     r"|\[?(?P<syslog>(?:" + _MONTHS + r") +\d+ \d\d:\d\d:\d\d)\]?"
+    # journald's short format goes on with the host and the process: "Nov 26 10:00:01 node3 python[4821]: "
+    r"(?: [\w.-]+ [\w./-]+\[\d+\]:(?= |$))?"
     r"|(?P<glog>[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+) +\d+ [\w./-]+:\d+\]"
     r")(?:\s*[-|:]\s|\s+|$)"
 )
 _CI_STEP = lazy_regex(r"^\s*(?:#\d+ \d+\.\d+ |\d{1,6} \| |\| (?=\S))")   # "| " alone: a viewer's table column
+# docker compose's service tag: the container's name ("trainer-1", "proj_trainer_1"), padded, then "| "
+_COMPOSE = lazy_regex(r"[a-z0-9][\w.-]*[-_]\d+ +\| ?")
 # A launcher prefix glued mid-line after another process's output that ended without a line end
 # ("... 4866.01 examples/s][default2]:[E ..."): not after a space (a prefix chain "(pid=1) [rank1]:",
 # "job [stderr] [rank3]:"), after another prefix ("[default1]:[rank1]:") or inside brackets and quotes.
@@ -51,7 +57,15 @@ _STARTS_NEW = lazy_regex(
     r"\[\d+\]:\s*$|(?:time|host|rank|exitcode|error_file|traceback)\s*:|"       # torchrun's failure records
     r"\[[IWEF](?:\d{4} [\d:.]+(?: \d+)?)? ?[\w./-]+\.(?:cpp|cc|hpp|h|py):\d+\])"   # [E ProcessGroupNCCL.cpp:467]
 )
+# (of those, the heads a launcher or logger puts on every line)
+_PREFIXED = lazy_regex(
+    r"^\s*(?:\[rank\d+\]|\[[\w.-]+:\d+\]|\[default\d+\]|\d+: |\[?\d{4}-\d\d-\d\d[ T]\d\d:|[IWEF]\d{4} \d\d:|"
+    r"[\w.-]+:\d+:\d+ \[\d+\] |\(\w+ pid=|\[pod/[\w.-]+/[\w.-]+\] |"
+    r"\[[IWEF](?:\d{4} [\d:.]+(?: \d+)?)? ?[\w./-]+\.(?:cpp|cc|hpp|h|py):\d+\])"
+)
+_RULE = lazy_regex(r"^[-=_*#~ ]{5,}$|^\s*\[\d+\]:\s*$")     # a record's rule or its "[1]:" head
 MIN_WRAP_WIDTH = 60
+TERMINAL_WIDTHS = (80, 100, 120, 132, 160)     # a terminal's usual widths (80: the default of them all)
 # A viewer's or editor's line numbers ("[80746] ...", "  123\t...", "123: ..."): only when most lines
 # carry one and they count up one by one (srun's "3: " rank labels repeat and jump).
 _LINE_NUMBER = lazy_regex(r"^(?P<quote>(?:>[ \t]?)*)\s*(?:\[(?P<b>\d+)\] ?|(?P<n>\d+)(?:\t|: | \| ))")
@@ -99,6 +113,8 @@ def strip_decorations(line: str) -> tuple[str, str | None]:
     if "\x1b" in line:
         line = _ANSI.sub("", line)
     line = line.rstrip()
+    if line[:1].isalnum() and line.find("|", 2, 80) > 0 and (compose := _COMPOSE.match(line)) is not None:
+        line = line[compose.end():]
     if line[:1] == ">":
         line = _QUOTE.sub("", line)
     line = _inline_code(line)
@@ -130,13 +146,15 @@ def _inline_code(line: str) -> str:
 
 def clean_text(text: str) -> CleanText:
     """The text's lines without decorations, with hard-wrapped lines joined again."""
-    raw = _without_line_numbers(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+    raw = _dedented(_without_line_numbers(text.replace("\r\n", "\n").replace("\r", "\n").split("\n")))
     lines: list[str] = []
     stamps: list[str | None] = []
     widths: list[int] = []
+    fences: list[int] = []             # where a fence line was left out (to find a kept line's raw line)
     for line in raw:
         clean, stamp = strip_decorations(line)
         if _FENCE.match(clean):
+            fences.append(len(lines))
             continue
         lines.append(clean)
         stamps.append(stamp)
@@ -149,12 +167,16 @@ def clean_text(text: str) -> CleanText:
     while i < len(lines):
         line, stamp, width = lines[i], stamps[i], widths[i]
         steps = 0
-        while i + 1 < len(lines) and steps < 4 and _continues(line, width, lines[i + 1], wrap):
+        # (a terminal's wrap at its width cuts a long line as often as it is long; the guess without one, 4 times)
+        while i + 1 < len(lines) and (steps < 4 or width == wrap) and _continues(line, width, lines[i + 1], wrap):
             i += 1
             steps += 1
             joined += 1
             following = lines[i]
-            line, width = line + _glue(line, following, width == wrap) + following.lstrip(), widths[i]
+            # (a cut after a space: the raw line ended in it, the space was the glue)
+            spaced = width == wrap and raw[i - 1 + bisect_right(fences, i - 1)][-1:] in (" ", "\t")
+            glue = " " if spaced else _glue(line, following, width == wrap)
+            line, width = line + glue + following.lstrip(), widths[i]
         for part in _unglued(line):
             out.append(part)
             out_stamps.append(stamp)
@@ -194,6 +216,19 @@ def _without_line_numbers(raw: list[str]) -> list[str]:
     return out
 
 
+def _dedented(raw: list[str]) -> list[str]:
+    """The lines without the indentation that every one of them has (a paste that was indented as a whole: a
+    Markdown code block's 4 spaces, a quoted e-mail's); decided at the first line, so that a log whose first line
+    is not indented costs nothing."""
+    first = next((line for line in raw if line.strip()), "")
+    if first[:1] not in (" ", "\t"):
+        return raw
+    indent = commonprefix([line[:len(line) - len(line.lstrip(" \t"))] for line in raw if line.strip()])
+    if not indent:
+        return raw
+    return [line[len(indent):] if line.strip() else "" for line in raw]
+
+
 def _short_cat_n(lines: list[str]) -> bool:
     if not 0 < len(lines) < MIN_NUMBERED_LINES:
         return False
@@ -222,24 +257,38 @@ def _glue(line: str, following: str, exact_wrap: bool) -> str:
 def _wrap_width(widths: list[int], lines: list[str]) -> int | None:
     """The width a terminal wrapped at: the longest line length, when several different lines have
     exactly that length (a log's own lines rarely end at the same column; the same line repeated,
-    as torchrun's "traceback : To enable traceback see: ..." in each record, is no wrap)."""
+    as torchrun's "traceback : To enable traceback see: ..." in each record, is no wrap). Lines alike, or
+    a short paste's few at a terminal's usual width, are cut only where each is followed by a line that
+    carries no line head of its writer (the cuts of one long path or tag: "(Actor pid=5) File \"/a/b/torch/dist")."""
     if not widths:
         return None
     longest = max(widths)
     if longest < MIN_WRAP_WIDTH:
         return None
-    at_width = [line for line, width in zip(lines, widths) if width == longest]
+    at = [i for i, width in enumerate(widths) if width == longest]
+    count = len(at)
     # (nor is one message told by several ranks, "[1,3]<stderr>:... ran for 601336 ms" beside "[1,1]<stderr>:...
     # ran for 601338 ms": lines that differ only in their numbers are the same line, whatever their tags)
-    if len({_DIGITS.sub("0", line) for line in at_width}) < 2:
+    alike = len({_DIGITS.sub("0", lines[i]) for i in at}) < 2
+    if not alike and count >= 3 and count >= len(widths) // 50:
+        return longest
+    if longest not in TERMINAL_WIDTHS:
         return None
-    count = len(at_width)
-    return longest if count >= 3 and count >= len(widths) // 50 else None
+    return longest if all(_cut_before(lines[i + 1] if i + 1 < len(lines) else "") for i in at) else None
+
+
+def _cut_before(following: str) -> bool:
+    """Whether a line can be the rest of a cut one: not empty, no head its writer puts on every line, no rule."""
+    return bool(following.strip()) and _PREFIXED.match(following) is None and _RULE.match(following) is None
 
 
 def _continues(line: str, width: int, following: str, wrap: int | None) -> bool:
-    if not following or _STARTS_NEW.match(following):
+    if not following:
         return False
     if wrap is not None and width == wrap:
-        return True
+        # cut at the terminal's width: its rest may begin with any word ("rank: 0 (pid: 3) of binary", "Error: x"),
+        # only a prefix that every line of its writer carries starts a line of its own
+        return _PREFIXED.match(following) is None
+    if _STARTS_NEW.match(following):
+        return False
     return _FIELDS_OPEN.search(line) is not None and not following.startswith((" ", "\t"))

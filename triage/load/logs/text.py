@@ -148,7 +148,8 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     unfinished_tracebacks(scan)
     body = "\n".join(o.rest for o in owners)
     _hosts(owners, scan)
-    nccl_records("\n".join(lines) if nccl_source is None else nccl_source, path, scan, default_rank, nccl)
+    whole = "\n".join(lines)      # (as cleaned: a terminal's wrap joined, timestamps and viewers' heads gone)
+    nccl_records(whole if nccl_source is None else nccl_source, path, scan, default_rank, nccl)
     # (pdsh's "node2: " before an agent's line: a launch over nodes; a pod's prefix is one node's)
     agent_hosts = {int(m.group(1)): o.host for o, line in zip(owners, lines) if o.host and "local_rank:" in o.rest
                    and line.startswith(f"{o.host}: ") and (m := _AGENT_PID.search(o.rest)) is not None}
@@ -160,7 +161,7 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     mpi_records("\n".join(without_pod_tag(line) if line.startswith("[pod/") else line for line in lines), path, scan)
     scan.op_count_splits.extend(op_count_splits(body, path))
     scan.lagging.extend(ReportedLag(lag.ranks, lag.never_joined, lag.collective, lag.text, (path,))
-                        for lag in parse_desync_report(text))
+                        for lag in parse_desync_report(whole))
     facts = world_size_facts(body)
     record_world(scan, facts)
     if "Xid" in text or "segfault at" in text or "Killed process" in text:

@@ -14,6 +14,7 @@ from triage.load.agent_end import agent_end_event
 from triage.load.agent_facts import agent_facts
 from triage.load.cores import bundle_core_outputs
 from triage.load.crash_records import LOG_TAIL_LINES, core_record, live_gdb_record
+from triage.load.forwarded import forwarded_stop, read_node
 from triage.load.fr_files import fr_rank_evidence, read_text
 from triage.load.kernel import job_kernel_events
 from triage.load.logs.finish import with_log_failure
@@ -102,6 +103,7 @@ def load_run_dir(root: Path) -> Evidence:
     kernel_others = 0
     notes: set[str] = set()
     gpus: list[NodeGpus] = []
+    stops: list[ExitInfo] = []          # a signal to triage launch itself, passed to the launcher
     for host in run.hosts():
         if host.root == RunPaths(root).check.root and not host.node.is_file():
             continue                    # `triage check --run-dir`'s results, not a host
@@ -110,6 +112,9 @@ def load_run_dir(root: Path) -> Evidence:
             died = agent_end_event(host)
             if died is not None:
                 events.append(died)
+            stop = forwarded_stop(host, read_node(host))
+            if stop is not None:
+                stops.append(stop)
         if not (host.ranks_dir.is_dir() or host.bundles_dir.is_dir()):
             continue
         launcher = _launcher_exits(host, skipped)
@@ -153,7 +158,8 @@ def load_run_dir(root: Path) -> Evidence:
                     cluster_check=_cluster_check(root, skipped), agent=tuple(agents),
                     stop=load_stop(root, skipped), kernel_others=kernel_others,
                     numerics=load_numerics(root, skipped),
-                    recorder_notes=tuple(sorted(notes)), gpus=tuple(gpus))
+                    recorder_notes=tuple(sorted(notes)), gpus=tuple(gpus),
+                    unattributed=tuple(sorted(stops, key=lambda s: (s.time is None, s.time or 0.0))))
 
 
 def _gpus(bundle: Path, host: str, skipped: list[str]) -> list[NodeGpus]:

@@ -80,7 +80,8 @@ class NodeAgent:
                 "ended": None if status == "running" else time.time(), "status": status,
                 "exit_code": exit_code, "run_dir": str(self.run_dir), "options": settings_values(self.settings),
                 "stop_requested": self.stop_requested_unix,
-                "forwarded_signals": [signame(sig) for sig in self.flags.forwarded]}
+                "forwarded_signals": [signame(sig) for sig in self.flags.forwarded],
+                "forwarded_at": self.flags.forwarded_at}
 
     # -- main ------------------------------------------------------------------------------
     def run(self) -> int:
@@ -200,8 +201,8 @@ class NodeAgent:
                      f"output (the stop's signals and tracebacks) are in {self.paths.merged_log}")
         if ends:
             self.say(f"ranks on {self.host}: {ends}")
-        if rc != 0 and not self.stopped_for_hang and not self.flags.forwarded:
-            self.verdict = self._report_failure()
+        if rc != 0 and not self.stopped_for_hang:
+            self.verdict = self._report_failure()     # after a forwarded signal too: the report's own story
         for finding in getattr(self.monitor, "findings", ()):
             self.say(f"finding: {finding}")
         self.say(f"launcher ended: {how}; triage exits with {code}")
@@ -215,9 +216,11 @@ class NodeAgent:
 
     def _forwarded_note(self) -> str:
         """Who stopped the job: a signal to triage launch itself, which it passed to the launcher."""
-        names = ", ".join(dict.fromkeys(signame(sig) for sig in self.flags.forwarded))
-        return (f"STOPPED (from outside the job): triage launch (pid {os.getpid()}) received {names} and passed it "
-                f"to the launcher; how the ranks ended after it is its consequence")
+        # (the loader's module: imported only here, at the end of a stopped job)
+        from triage.load.forwarded import forwarded_words
+
+        names = [signame(sig) for sig in self.flags.forwarded]
+        return f"STOPPED (from outside the job): {forwarded_words(names, os.getpid(), None)}"
 
     def _report_failure(self) -> Verdict | None:
         """The job failed on its own (a crash or an exception): print the report of the run."""

@@ -23,12 +23,13 @@ STOPPED = "stopped"          # the failure_kind of a stop from outside (triage.p
 # What to do, by what the scheduler's own line says (the words triage.parsing.frameworks puts in it)
 _TO_DO = (
     # a signal to triage launch itself, passed to the launcher (triage.load.forwarded's words)
-    ("received SIGINT and passed", ("Ctrl-C in the terminal of `triage launch` (or a `kill -INT` of it) stopped the job: "
-                                    "if that was not meant, run it again (from its last checkpoint, if it keeps one)")),
+    ("received SIGINT and passed", ("Ctrl-C in the terminal of `triage launch` (or a `kill -INT` of it) stopped the "
+                                    "job: if that was not meant, run it again (from its last checkpoint, if it keeps "
+                                    "one)")),
     ("received SIGHUP and passed", ("the terminal or ssh session `triage launch` ran in closed: start it in tmux or "
                                     "screen, with setsid/nohup, or as a batch job (sbatch)")),
-    ("received SIGTERM and passed", ("find who sent SIGTERM to `triage launch`: the scheduler's log (`sacct -j JOBID -o "
-                                     "JobID,State,Reason,End` on Slurm), the pod's events (`kubectl describe pod`) or "
+    ("received SIGTERM and passed", ("find who sent SIGTERM to `triage launch`: the scheduler's log (`sacct -j JOBID "
+                                     "-o JobID,State,Reason,End` on Slurm), the pod's events (`kubectl describe pod`) or "
                                      "the supervisor's log; if it was a preemption or a time limit, checkpoint more "
                                      "often and requeue")),
     # torchrun's agent signalled with no scheduler line (triage.load.logs.records' words)

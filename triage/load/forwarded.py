@@ -38,9 +38,9 @@ def forwarded_stop(host: HostPaths, node: Any) -> ExitInfo | None:
     if not names:
         return None
     when = node.get("forwarded_at")
-    known = isinstance(when, (int, float)) and not isinstance(when, bool) and math.isfinite(when)
+    known = float(when) if isinstance(when, (int, float)) and not isinstance(when, bool) else None
     pid = node.get("agent_pid")
-    return ExitInfo(time=float(when) if known else None,
+    return ExitInfo(time=known if known is not None and math.isfinite(known) else None,
                     message=forwarded_words(names, pid if isinstance(pid, int) and not isinstance(pid, bool)
                                             else None, host.host),
                     evidence=(str(host.node),), failure_kind=STOPPED, host=host.host)

@@ -29,9 +29,9 @@ _TO_DO = (
     ("received SIGHUP and passed", ("the terminal or ssh session `triage launch` ran in closed: start it in tmux or "
                                     "screen, with setsid/nohup, or as a batch job (sbatch)")),
     ("received SIGTERM and passed", ("find who sent SIGTERM to `triage launch`: the scheduler's log (`sacct -j JOBID "
-                                     "-o JobID,State,Reason,End` on Slurm), the pod's events (`kubectl describe pod`) or "
-                                     "the supervisor's log; if it was a preemption or a time limit, checkpoint more "
-                                     "often and requeue")),
+                                     "-o JobID,State,Reason,End` on Slurm), the pod's events (`kubectl describe pod`) "
+                                     "or the supervisor's log; if it was a preemption or a time limit, checkpoint "
+                                     "more often and requeue")),
     # torchrun's agent signalled with no scheduler line (triage.load.logs.records' words)
     ("agent received SIGHUP", ("the terminal or ssh session the job was started from closed: start it in tmux or "
                                "screen, with setsid/nohup, or as a batch job (sbatch)")),

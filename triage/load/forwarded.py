@@ -46,6 +46,17 @@ def forwarded_stop(host: HostPaths, node: Any) -> ExitInfo | None:
                     evidence=(str(host.node),), failure_kind=STOPPED, host=host.host)
 
 
+def launcher_end(host: HostPaths, node: Any) -> dict[int, ExitInfo]:
+    """A rank with no exit record of its own (a full disk kept it out, or it skipped its atexit) on a
+    host whose launcher exited 0 by the agent's end record: the launcher's 0 is what is known of it.
+    By the ranks of the host's directory; {} when the record holds no launcher exit status of 0."""
+    if not isinstance(node, dict) or node.get("ended") is None or node.get("launcher_returncode") != 0 \
+            or isinstance(node.get("launcher_returncode"), bool):
+        return {}
+    end = ExitInfo(exit_code=0, message="no exit record of its own; its launcher exited 0", evidence=(str(host.node),))
+    return {rank: end for rank in host.ranks() if not host.rank(rank).exit.is_file()}
+
+
 def read_node(host: HostPaths) -> Any:
     try:
         return read_json_file(host.node)
@@ -53,4 +64,4 @@ def read_node(host: HostPaths) -> Any:
         return None
 
 
-__all__ = ["forwarded_stop", "forwarded_words", "read_node"]
+__all__ = ["forwarded_stop", "forwarded_words", "launcher_end", "read_node"]

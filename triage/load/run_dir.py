@@ -14,7 +14,7 @@ from triage.load.agent_end import agent_end_event
 from triage.load.agent_facts import agent_facts
 from triage.load.cores import bundle_core_outputs
 from triage.load.crash_records import LOG_TAIL_LINES, core_record, live_gdb_record
-from triage.load.forwarded import forwarded_stop, read_node
+from triage.load.forwarded import forwarded_stop, launcher_end, read_node
 from triage.load.fr_files import fr_rank_evidence, read_text
 from triage.load.kernel import job_kernel_events
 from triage.load.logs.finish import with_log_failure
@@ -36,6 +36,7 @@ from triage.model.evidence import (
     RankEvidence,
 )
 from triage.model.gpu import NodeGpus
+from triage.parsing.disk_guard import disk_full_note
 from triage.parsing.flight_recorder.parse import load_fr_file, parse_fr_json
 from triage.parsing.nvidia_smi import parse_gpus_json
 from triage.parsing.pyframes import parse_pyframes, thread_stacks
@@ -107,17 +108,19 @@ def load_run_dir(root: Path) -> Evidence:
     for host in run.hosts():
         if host.root == RunPaths(root).check.root and not host.node.is_file():
             continue                    # `triage check --run-dir`'s results, not a host
+        node = None
         if host.node.is_file():
             node_manifests[host.host] = None
             died = agent_end_event(host)
             if died is not None:
                 events.append(died)
-            stop = forwarded_stop(host, read_node(host))
+            node = read_node(host)
+            stop = forwarded_stop(host, node)
             if stop is not None:
                 stops.append(stop)
         if not (host.ranks_dir.is_dir() or host.bundles_dir.is_dir()):
             continue
-        launcher = _launcher_exits(host, skipped)
+        launcher = {**launcher_end(host, node if host.node.is_file() else None), **_launcher_exits(host, skipped)}
         bundle = _latest_bundle(host, skipped)
         manifest = _manifest(bundle, skipped) if bundle else None
         if host.host in node_manifests:
@@ -281,6 +284,9 @@ def _load_rank(host: HostPaths, rank: int, bundle: Path | None, manifest: Manife
             text = _text(log, skipped)
             scan_log_text(text, str(log), scan, default_rank=rank)
             tails += text.splitlines()[-LOG_TAIL_LINES:] if log == paths.output else []
+    full = disk_full_note(tails)
+    if full is not None:
+        events.append(Event(EventKind.DISK_FULL, full, rank=rank, host=host.host, evidence=(str(paths.output),)))
     events.extend(e for e in scan.events if e.kind is not EventKind.EXCEPTION)
     exit_info = with_log_failure(exit_info, scan, rank)      # the log path's own reading of the rank's lines
     if use_gdb and exit_info is not None and exit_info.signal is not None and bundle is not None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -200,22 +200,26 @@ def _in_flight_from_frame(waiting: Any, rank: int) -> Collective | None:
                       time_ns=int(float(since) * 1e9), source="stack")
 
 
-def describe_ends(statuses: list[LocalRankStatus], launcher: Mapping[int, ExitInfo] | None = None) -> str:
+def describe_ends(statuses: list[LocalRankStatus], launcher: Mapping[int, ExitInfo] | None = None,
+                  launcher_rc: int | None = None, disk_full: Collection[int] = ()) -> str:
     """One line on how this node's ranks ended, e.g. ``rank 1 killed by SIGSEGV; 3 ranks exited 0``.
     ``launcher``: how the launcher saw them end; a rank whose own record says exit 0 but which the
-    launcher saw die (not as the collateral of another) crashed at exit, after its work."""
+    launcher saw die (not as the collateral of another) crashed at exit, after its work.
+    A rank with no exit record: ``disk_full`` (ranks whose record a full run directory kept out) and
+    ``launcher_rc`` (the launcher's own exit status) say what is known, never a guessed SIGKILL."""
     launcher = launcher or {}
     late = {s.rank: launcher[s.rank] for s in statuses if s.returncode == 0 and not s.alive and s.rank in launcher
             and not launcher[s.rank].ok and not launcher[s.rank].collateral}
     ok = [s for s in statuses if s.returncode == 0 and s.rank not in late]
     parts = [f"rank {rank} finished its work (exit record 0), then {_ended(info)} at exit (the launcher's record)"
              for rank, info in sorted(late.items())]
+    unrecorded: list[int] = []
     for status in sorted(statuses, key=lambda s: s.rank):
         code = status.returncode
         if status.alive or code == 0:
             continue
         if code is None:
-            parts.append(f"rank {status.rank} ended without a trace (SIGKILL? see launcher.log)")
+            unrecorded.append(status.rank)
         elif code < 0:
             try:
                 name = signal.Signals(-code).name
@@ -224,9 +228,36 @@ def describe_ends(statuses: list[LocalRankStatus], launcher: Mapping[int, ExitIn
             parts.append(f"rank {status.rank} killed by {name}")
         else:
             parts.append(f"rank {status.rank} exited {code}")
+    full = [r for r in unrecorded if r in disk_full]
+    parts += _unrecorded(full, launcher_rc, True) + _unrecorded([r for r in unrecorded if r not in full], launcher_rc,
+                                                                  False)
     if ok:
         parts.append(f"{len(ok)} rank{'s' if len(ok) != 1 else ''} exited 0")
     return "; ".join(parts)
+
+
+def _unrecorded(ranks: list[int], launcher_rc: int | None, disk_full: bool) -> list[str]:
+    """Ranks that left no exit record: what is known of their end."""
+    if not ranks:
+        return []
+    name = f"rank {ranks[0]}" if len(ranks) == 1 else f"ranks {','.join(map(str, ranks))}"
+    if disk_full:
+        they = "it" if len(ranks) == 1 else "they"
+        said = f"{name}: how {they} ended is not recorded (the run directory's disk was full)"
+    elif launcher_rc == 0:
+        said = f"{name}: no exit record"
+    else:
+        return [f"rank {rank} ended without a trace (SIGKILL? see launcher.log)" for rank in ranks]
+    return [f"{said}; the launcher exited 0" if launcher_rc == 0 else said]
+
+
+def discarded_output(statuses: list[LocalRankStatus]) -> set[int]:
+    """The ranks whose disk guard said the run directory's disk was full (the last lines of their output)."""
+    # (the log readers: only at the job's end)
+    from triage.load.teardown import output_tail
+    from triage.parsing.disk_guard import disk_full_note
+
+    return {s.rank for s in statuses if s.paths is not None and disk_full_note(output_tail(s.paths.output))}
 
 
 def _ended(info: ExitInfo) -> str:

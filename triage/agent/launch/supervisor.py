@@ -11,6 +11,7 @@ SIGUSR1 or a new file in ``<host>/dump-requests/`` asks for a manual collection.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import subprocess
 import sys
@@ -27,8 +28,8 @@ from triage.agent.launch import envsetup, launcher
 from triage.agent.launch.launcher_bits import NullMonitor, exit_code_of, isatty, signame
 from triage.agent.launch.processes import ProcessTracker
 from triage.agent.launch.pump import LogPump, start_offsets_of
-from triage.agent.launch.ranks import RankTracker, describe_ends, read_json_or_none
-from triage.agent.launch.rundir import job_id_from_env, prepare_run_dir, write_node_json
+from triage.agent.launch.ranks import RankTracker, describe_ends, discarded_output, read_json_or_none
+from triage.agent.launch.rundir import job_id_from_env, prepare_run_dir, rewrite_node_json, write_node_json
 from triage.agent.lines import say
 from triage.agent.numerics_watch import NumericsWatch
 from triage.agent.state import ActionOutcome, AgentContext, LocalRankStatus, Monitor, MonitorAction, MonitorActionKind
@@ -63,6 +64,7 @@ class NodeAgent:
         lines.configure(self.host, lines.multi_node_job(self.argv, os.environ))
         self.verdict: Verdict | None = None   # the report's verdict after a stop or a failure, repeated at the end
         self.stop_note: str | None = None     # what the stop said when no verdict came with it
+        self.disk_full = False                # a write of node.json met a full disk (ENOSPC, EDQUOT)
         self.action_thread: threading.Thread | None = None
         self.action_queue: list[MonitorAction] = []
         self.seen_requests: set[str] = set()
@@ -121,6 +123,11 @@ class NodeAgent:
             write_node_json(self.paths, data)
         except OSError as error:
             self.say(f"cannot write {self.paths.node} ({error.strerror or error}); the job goes on")
+            if error.errno in (errno.ENOSPC, errno.EDQUOT) and rewrite_node_json(self.paths, data):
+                self.disk_full = True
+                self.say(f"{self.paths.node} rewritten in place, in the space it already held: its record is kept")
+            elif error.errno in (errno.ENOSPC, errno.EDQUOT):
+                self.disk_full = True
 
     def _kill_own_helpers(self) -> None:
         launcher.kill_own_helpers(self.proc.pid if self.proc else None, self.say)
@@ -194,8 +201,9 @@ class NodeAgent:
         how = f"killed by signal {-rc} ({signame(-rc)})" if rc < 0 else f"exit code {rc}"
         from triage.load.teardown import launcher_exits  # (the launcher's record: only at the end)
 
-        ends = describe_ends([t.status for t in self.ranks.ranks.values() if t.status is not None],
-                             launcher_exits(self.paths.launcher_log))
+        statuses = [t.status for t in self.ranks.ranks.values() if t.status is not None]
+        full = discarded_output(statuses) | ({s.rank for s in statuses} if self.disk_full else set())
+        ends = describe_ends(statuses, launcher_exits(self.paths.launcher_log), rc, full)
         if self.pump.quiet_lines:
             self.say(f"the job went down after the stop: {self.pump.quiet_lines} line(s) of rank and launcher "
                      f"output (the stop's signals and tracebacks) are in {self.paths.merged_log}")

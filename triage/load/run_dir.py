@@ -59,7 +59,8 @@ _FAULT_SIGNALS = {text.lower(): _signal.Signals[name] for text, name in FAULT_SI
 
 def looks_like_run_dir(path: Path) -> bool:
     run = RunPaths(path)
-    return run.is_run_dir() or any(h.ranks_dir.is_dir() or h.bundles_dir.is_dir() for h in run.hosts())
+    return run.is_run_dir() or any(h.ranks_dir.is_dir() or h.bundles_dir.is_dir() or h.node.is_file()
+                                   for h in run.hosts())
 
 
 def _json(path: Path, skipped: list[str]) -> Any:
@@ -150,7 +151,8 @@ def load_run_dir(root: Path) -> Evidence:
                 world = max(world or 0, item.world_size)
     skipped.extend(_nodes_without_hang_bundle(root, node_manifests))
     if not ranks and not any(a.init is not None for a in agents):     # torchrun's rendezvous: no rank started
-        raise InputError(f"{root}: run directory holds no rank data (no <host>/ranks/<r>/ and no bundles)")
+        raise InputError(f"{root}: run directory holds no rank data (no <host>/ranks/<r>/ and no bundles)"
+                         + _only_the_agent(run))
     unread = [entry for entry in skipped if Path(entry.split(": ", 1)[0]).is_file()]
     if unread and not (events or crashes or agents or _readable(ranks, skipped)):
         raise InputError(f"{root}: nothing in this run directory could be read ({len(unread)} file(s) skipped, "
@@ -163,6 +165,22 @@ def load_run_dir(root: Path) -> Evidence:
                     numerics=load_numerics(root, skipped),
                     recorder_notes=tuple(sorted(notes)), gpus=tuple(gpus),
                     unattributed=tuple(sorted(stops, key=lambda s: (s.time is None, s.time or 0.0))))
+
+
+def _only_the_agent(run: RunPaths) -> str:
+    """What the agents' records say when they are all that is left (the ranks' files removed while
+    the job ran, or no rank ever started)."""
+    said = []
+    for host in run.hosts():
+        node = read_node(host) if host.node.is_file() else None
+        if isinstance(node, dict):
+            code = node.get("launcher_returncode")
+            end = f"its launcher exited {code}" if isinstance(code, int) else "no launcher exit status recorded"
+            said.append(f"{host.host}/{host.node.name}: {end}")
+    if not said:
+        return ""
+    return ("; only the agents' records are there (" + "; ".join(said[:4]) + "): the rank files were removed "
+            "(while the job ran?) or no rank started")
 
 
 def _gpus(bundle: Path, host: str, skipped: list[str]) -> list[NodeGpus]:

@@ -218,8 +218,12 @@ def describe_ends(statuses: list[LocalRankStatus], launcher: Mapping[int, ExitIn
         code = status.returncode
         if status.alive or code == 0:
             continue
-        if code is None:
+        if code is None and (status.rank in disk_full or launcher_rc == 0):
             unrecorded.append(status.rank)
+        elif code is None and status.rank in launcher:
+            parts.append(f"rank {status.rank} {_ended(launcher[status.rank])} (the launcher's record; no exit record)")
+        elif code is None:
+            parts.append(f"rank {status.rank} ended without a trace (SIGKILL? see launcher.log)")
         elif code < 0:
             try:
                 name = signal.Signals(-code).name
@@ -244,10 +248,8 @@ def _unrecorded(ranks: list[int], launcher_rc: int | None, disk_full: bool) -> l
     if disk_full:
         they = "it" if len(ranks) == 1 else "they"
         said = f"{name}: how {they} ended is not recorded (the run directory's disk was full)"
-    elif launcher_rc == 0:
-        said = f"{name}: no exit record"
     else:
-        return [f"rank {rank} ended without a trace (SIGKILL? see launcher.log)" for rank in ranks]
+        said = f"{name}: no exit record"
     return [f"{said}; the launcher exited 0" if launcher_rc == 0 else said]
 
 

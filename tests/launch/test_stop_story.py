@@ -65,3 +65,24 @@ def test_a_rank_that_failed_before_the_stop_stays_the_verdict(tmp_path: Path) ->
     assert verdict["summary"].endswith(f"; then triage launch (pid {pid}) on host {HOST} received SIGINT and passed "
                                        "it to the launcher")
     assert _closing_verdict(out) == verdict["summary"]
+
+
+def test_a_run_directory_removed_mid_job_neither_stops_the_job_nor_is_guessed_at(tmp_path: Path) -> None:
+    import shutil
+
+    run = tmp_path / "run"
+    job = torchrun(program("launch_spew.py"), 2, "300", "--slow", "6")
+    argv = launch_argv(run, job, "--console", "none", quick_hang=False, host=HOST)
+    with running_program(argv, env=job_env(SPEW_MARKERS=str(tmp_path)), ready=None) as proc:
+        wait_for(lambda: all((rank_dir(run, r) / "worker.json").exists() for r in (0, 1)), 120, "both ranks")
+        shutil.rmtree(run)
+        out, _ = proc.communicate(timeout=180)
+    assert proc.returncode == 0, out
+    assert all((tmp_path / f"done-{r}").exists() for r in (0, 1))        # the ranks wrote every line
+    assert b"SIGKILL?" not in out
+    assert f"triage: {run / HOST / 'ranks'} is gone (removed while the job ran?)".encode() in out
+    report = subprocess.run(triage_cmd("report", str(run)), capture_output=True, text=True, timeout=120,
+                            env=job_env(), check=False)
+    assert report.returncode == 2 and "Traceback" not in report.stderr
+    assert report.stderr.startswith(f"triage: error: {run}: run directory holds no rank data")
+    assert f"({HOST}/node.json: its launcher exited 0): the rank files were removed" in report.stderr

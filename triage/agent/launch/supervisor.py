@@ -209,6 +209,8 @@ class NodeAgent:
                      f"output (the stop's signals and tracebacks) are in {self.paths.merged_log}")
         if ends:
             self.say(f"ranks on {self.host}: {ends}")
+        if not self.paths.ranks_dir.is_dir():
+            self.say(f"{self.paths.ranks_dir} is gone (removed while the job ran?): the ranks' records are not there")
         if rc != 0 and not self.stopped_for_hang:
             self.verdict = self._report_failure()     # after a forwarded signal too: the report's own story
         for finding in getattr(self.monitor, "findings", ()):

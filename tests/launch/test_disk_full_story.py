@@ -5,8 +5,10 @@ rewritten in the blocks it holds); with the agent gone (SIGKILL) the ranks' end 
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
@@ -15,9 +17,21 @@ import pytest
 from tests.helpers.launch import HOST, background_launch, job_env, launch_argv, torchrun
 from tests.helpers.paths import program
 from tests.helpers.processes import kill_pids, triage_cmd, wait_for
-from tests.launch.test_launch_disk_full import NOTE, _fill, _output, small_disk  # noqa: F401 - the fixture
+from tests.launch.test_launch_disk_full import NOTE, _fill, _output
 
-pytestmark = [pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.timeout(300),
+              pytest.mark.skipif(os.geteuid() != 0, reason="mounting a small tmpfs needs root")]
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m,mode=0700", "tmpfs", str(disk)], check=True)
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
 def _report(run: Path) -> dict[str, object]:
@@ -46,7 +60,7 @@ def test_the_end_is_what_is_known_when_the_disk_is_full(small_disk: Path, tmp_pa
     run, launch = _fill_while_running(small_disk, tmp_path)
     with launch as proc:
         _full(small_disk, run, tmp_path)
-        out, err = proc.communicate(timeout=180)
+        _, err = proc.communicate(timeout=180)
     assert proc.returncode == 0, err
     assert "SIGKILL?" not in err
     assert (f"triage: ranks on {HOST}: ranks 0,1: how they ended is not recorded (the run directory's disk was "

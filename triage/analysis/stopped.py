@@ -79,13 +79,15 @@ def what_to_do(message: str, host: str | None = None) -> str:
 
 
 def _before(order: int | None, stop: ExitInfo, when: float | None = None) -> bool:
-    """Stands before the stop: by time when both times are known (a run directory's records: a
-    rank's exception after a signal passed to the job is its consequence), else by place in the
-    input (an item of no known place counts as before it: the stop is then said as context, never
-    the cause)."""
+    """Stands before the stop: by place in the input when both places are known (logs), else by time
+    when both times are known (a run directory's records: a rank's exception after a signal passed
+    to the job is its consequence); an item of neither counts as before it (the stop is then said
+    as context, never the cause)."""
+    if order is not None and stop.order is not None:
+        return order < stop.order
     if when is not None and stop.time is not None:
         return when < stop.time
-    return order is None or stop.order is None or order < stop.order
+    return True
 
 
 def went_wrong_before(evidence: Evidence, failures: tuple[Failure, ...], stop: ExitInfo) -> bool:

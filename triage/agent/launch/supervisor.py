@@ -230,7 +230,7 @@ class NodeAgent:
         from triage.load.forwarded import forwarded_words
 
         names = [signame(sig) for sig in self.flags.forwarded]
-        return f"STOPPED (from outside the job): {forwarded_words(names, os.getpid(), None)}"
+        return f"STOPPED (from outside the job): {forwarded_words(names, os.getpid(), self.host)}"
 
     def _report_failure(self) -> Verdict | None:
         """The job failed on its own (a crash or an exception): print the report of the run."""

@@ -117,6 +117,31 @@ def write_json_atomic(path: Path, data: Any) -> None:
         raise
 
 
+def rewrite_json_in_place(path: Path, data: Any) -> bool:
+    """A full disk's last resort for a small record of our own (node.json's end record): the new text
+    goes over the old in the blocks the file already holds, so it needs no free space. Only when it
+    fits in them and the file is a regular file of ours (never through a link); False when it could
+    not be written. Not atomic: a reader at that instant may see half of it."""
+    text = (json.dumps(data, indent=1, sort_keys=True, default=str) + "\n").encode()
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() or len(text) > st.st_blocks * 512:
+            return False
+        view = memoryview(text)
+        while view:
+            view = view[os.write(fd, view):]
+        os.ftruncate(fd, len(text))
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
 class UnsafeOutputError(InputError):
     """An output file (``-o FILE``) cannot be written without writing through another user's file."""
 

@@ -40,10 +40,10 @@ def test_signals_are_forwarded(tmp_path: Path, sig: int, expected: int, said: by
     if said:
         assert b"[testhost:launcher] " + said in rest
     name = signal.Signals(sig).name             # who stopped the job, said (stderr is merged into stdout here)
-    assert f"verdict: STOPPED (from outside the job): triage launch (pid {proc.pid}) received {name} and passed it to " \
-        "the launcher".encode() in rest
+    assert f"verdict: STOPPED (from outside the job): triage launch (pid {proc.pid}) on host {HOST} received {name} " \
+        "and passed it to the launcher".encode() in rest
     node = read_json(run / HOST / "node.json")
-    assert node["forwarded_signals"] == [name]
+    assert node["forwarded_signals"] == [name] and isinstance(node["forwarded_at"], float)
     assert node["exit_code"] == expected
     assert node["status"] == ("signalled" if sig == signal.SIGTERM else "exited")
 

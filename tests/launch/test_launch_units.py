@@ -216,3 +216,25 @@ def test_the_launchers_first_bytes_written_before_the_pump_exists_are_pumped(tmp
     pump.close()
     merged = host.merged_log.read_bytes()
     assert b"READY" in merged and b"earlier job" not in merged
+
+
+def test_describe_ends_says_what_is_known_of_a_rank_with_no_exit_record() -> None:
+    from triage.agent.state import LocalRankStatus
+    from triage.model.evidence import ExitInfo
+
+    def st(rank: int, code: int | None) -> LocalRankStatus:
+        return LocalRankStatus(rank, rank, "h", 1, False, code, None, None, None)
+
+    gone = [st(0, None), st(1, None), st(2, 0)]
+    assert describe_ends(gone, launcher_rc=0, disk_full={0, 1}) == (
+        "ranks 0,1: how they ended is not recorded (the run directory's disk was full); the launcher exited 0; "
+        "1 rank exited 0")
+    assert describe_ends(gone, launcher_rc=1, disk_full={1}) == (
+        "rank 0 ended without a trace (SIGKILL? see launcher.log); rank 1: how it ended is not recorded (the run "
+        "directory's disk was full); 1 rank exited 0")
+    assert describe_ends(gone, launcher_rc=0) == "ranks 0,1: no exit record; the launcher exited 0; 1 rank exited 0"
+    killed = {1: ExitInfo(signal=9, signal_name="SIGKILL")}
+    assert describe_ends(gone, killed, launcher_rc=1) == (
+        "rank 0 ended without a trace (SIGKILL? see launcher.log); rank 1 was killed by SIGKILL (the launcher's "
+        "record; no exit record); 1 rank exited 0")
+    assert "SIGKILL?" not in describe_ends(gone, launcher_rc=0, disk_full={0})

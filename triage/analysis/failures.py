@@ -217,6 +217,7 @@ _EVENT_TITLES = {
     EventKind.EXCEPTION: "exception",
     EventKind.CRASH_ANALYSIS: "crash analysis",
     EventKind.AGENT_DIED: "triage agent",
+    EventKind.DISK_FULL: "run directory's disk full",
 }
 
 

@@ -22,6 +22,16 @@ STOPPED = "stopped"          # the failure_kind of a stop from outside (triage.p
 
 # What to do, by what the scheduler's own line says (the words triage.parsing.frameworks puts in it)
 _TO_DO = (
+    # a signal to triage launch itself, passed to the launcher (triage.load.forwarded's words)
+    ("received SIGINT and passed", ("Ctrl-C in the terminal of `triage launch` (or a `kill -INT` of it) stopped the "
+                                    "job: if that was not meant, run it again (from its last checkpoint, if it keeps "
+                                    "one)")),
+    ("received SIGHUP and passed", ("the terminal or ssh session `triage launch` ran in closed: start it in tmux or "
+                                    "screen, with setsid/nohup, or as a batch job (sbatch)")),
+    ("received SIGTERM and passed", ("find who sent SIGTERM to `triage launch`: the scheduler's log (`sacct -j JOBID "
+                                     "-o JobID,State,Reason,End` on Slurm), the pod's events (`kubectl describe pod`) "
+                                     "or the supervisor's log; if it was a preemption or a time limit, checkpoint "
+                                     "more often and requeue")),
     # torchrun's agent signalled with no scheduler line (triage.load.logs.records' words)
     ("agent received SIGHUP", ("the terminal or ssh session the job was started from closed: start it in tmux or "
                                "screen, with setsid/nohup, or as a batch job (sbatch)")),
@@ -68,22 +78,28 @@ def what_to_do(message: str, host: str | None = None) -> str:
     return _WHO_CANCELLED
 
 
-def _before(order: int | None, stop: ExitInfo) -> bool:
-    """Stands before the stop in the input (an item of no known place counts as before it: the stop
-    is then said as context, never the cause)."""
-    return order is None or stop.order is None or order < stop.order
+def _before(order: int | None, stop: ExitInfo, when: float | None = None) -> bool:
+    """Stands before the stop: by place in the input when both places are known (logs), else by time
+    when both times are known (a run directory's records: a rank's exception after a signal passed
+    to the job is its consequence); an item of neither counts as before it (the stop is then said
+    as context, never the cause)."""
+    if order is not None and stop.order is not None:
+        return order < stop.order
+    if when is not None and stop.time is not None:
+        return when < stop.time
+    return True
 
 
 def went_wrong_before(evidence: Evidence, failures: tuple[Failure, ...], stop: ExitInfo) -> bool:
     """A rank failed, timed out, waited at init or disagreed before the stop."""
     real = [f for f in failures if not f.collateral and not f.teardown]
-    if any(_before(f.order, stop) for f in real):
+    if any(_before(f.order, stop, f.time) for f in real):
         return True
-    if any(e.kind is EventKind.WATCHDOG_TIMEOUT and _before(e.order, stop) for e in evidence.events):
+    if any(e.kind is EventKind.WATCHDOG_TIMEOUT and _before(e.order, stop, e.time) for e in evidence.events):
         return True
     if any(_before(w.order, stop) for w in evidence.init_waits) or evidence.mismatches:
         return True
-    return any(not u.collateral and not is_stop(u) and _before(u.order, stop) for u in evidence.unattributed)
+    return any(not u.collateral and not is_stop(u) and _before(u.order, stop, u.time) for u in evidence.unattributed)
 
 
 def stopped_verdict(evidence: Evidence, failures: tuple[Failure, ...]) -> tuple[Verdict, Finding] | None:
@@ -100,12 +116,19 @@ def stopped_verdict(evidence: Evidence, failures: tuple[Failure, ...]) -> tuple[
     return verdict, Finding(VerdictKind.STOPPED.value, (), verdict.summary, stop.evidence, root_cause=True)
 
 
+def _first_clause(said: str) -> str:
+    """What the stop was, without the notes after it (a parenthesis, what it did to the ranks); a
+    pid in parentheses stays (``triage launch (pid N) received SIGINT``)."""
+    cut = said.replace(" (pid ", "\0pid ").split(" (", 1)[0].replace("\0pid ", " (pid ")
+    return cut.split("; the ranks'", 1)[0].split("; how the ranks", 1)[0]
+
+
 def with_stop_context(verdict: Verdict, evidence: Evidence) -> Verdict:
     """A verdict other than the stop, followed by the stop when the input has one ("; then ...")."""
     stop = first_stop(evidence)
     if stop is None or verdict.kind is VerdictKind.STOPPED:
         return verdict
-    said = (stop.message or "the job was stopped from outside").split(" (", 1)[0].split("; the ranks'", 1)[0]
+    said = _first_clause(stop.message or "the job was stopped from outside")
     return replace(verdict, summary=f"{verdict.summary}; then {said[:240]}")
 
 

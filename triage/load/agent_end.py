@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from triage.layout import HostPaths
+from triage.load.teardown import output_tail
 from triage.model.evidence import Event, EventKind
+from triage.parsing.disk_guard import disk_full_note
 
 
 def agent_end_event(host: HostPaths) -> Event | None:
@@ -25,7 +27,10 @@ def agent_end_event(host: HostPaths) -> Event | None:
     pid = node.get("agent_pid")
     if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
         return None
-    if not _on_this_host(host):
+    if _disk_was_full(host):
+        detail = (f"pid {pid} on {host.host} left no end record: the run directory's disk was full (its ranks' "
+                  "disk guard said so), so how the agent and its job ended is not recorded there")
+    elif not _on_this_host(host):
         detail = (f"pid {pid} on {host.host} left no end record; whether it died "
                   "cannot be checked from this host")
     elif _agent_alive(pid):
@@ -41,6 +46,10 @@ def _json(path: Path) -> Any:
         return json.loads(path.read_text(encoding="utf-8", errors="replace"))
     except (OSError, ValueError):
         return None
+
+
+def _disk_was_full(host: HostPaths) -> bool:
+    return any(disk_full_note(output_tail(host.rank(rank).output)) for rank in host.ranks())
 
 
 def _on_this_host(host: HostPaths) -> bool:

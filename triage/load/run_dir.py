@@ -14,6 +14,7 @@ from triage.load.agent_end import agent_end_event
 from triage.load.agent_facts import agent_facts
 from triage.load.cores import bundle_core_outputs
 from triage.load.crash_records import LOG_TAIL_LINES, core_record, live_gdb_record
+from triage.load.forwarded import forwarded_stop, launcher_end, read_node
 from triage.load.fr_files import fr_rank_evidence, read_text
 from triage.load.kernel import job_kernel_events
 from triage.load.logs.finish import with_log_failure
@@ -35,6 +36,7 @@ from triage.model.evidence import (
     RankEvidence,
 )
 from triage.model.gpu import NodeGpus
+from triage.parsing.disk_guard import disk_full_note
 from triage.parsing.flight_recorder.parse import load_fr_file, parse_fr_json
 from triage.parsing.nvidia_smi import parse_gpus_json
 from triage.parsing.pyframes import parse_pyframes, thread_stacks
@@ -57,7 +59,8 @@ _FAULT_SIGNALS = {text.lower(): _signal.Signals[name] for text, name in FAULT_SI
 
 def looks_like_run_dir(path: Path) -> bool:
     run = RunPaths(path)
-    return run.is_run_dir() or any(h.ranks_dir.is_dir() or h.bundles_dir.is_dir() for h in run.hosts())
+    return run.is_run_dir() or any(h.ranks_dir.is_dir() or h.bundles_dir.is_dir() or h.node.is_file()
+                                   for h in run.hosts())
 
 
 def _json(path: Path, skipped: list[str]) -> Any:
@@ -102,17 +105,23 @@ def load_run_dir(root: Path) -> Evidence:
     kernel_others = 0
     notes: set[str] = set()
     gpus: list[NodeGpus] = []
+    stops: list[ExitInfo] = []          # a signal to triage launch itself, passed to the launcher
     for host in run.hosts():
         if host.root == RunPaths(root).check.root and not host.node.is_file():
             continue                    # `triage check --run-dir`'s results, not a host
+        node = None
         if host.node.is_file():
             node_manifests[host.host] = None
             died = agent_end_event(host)
             if died is not None:
                 events.append(died)
+            node = read_node(host)
+            stop = forwarded_stop(host, node)
+            if stop is not None:
+                stops.append(stop)
         if not (host.ranks_dir.is_dir() or host.bundles_dir.is_dir()):
             continue
-        launcher = _launcher_exits(host, skipped)
+        launcher = {**launcher_end(host, node if host.node.is_file() else None), **_launcher_exits(host, skipped)}
         bundle = _latest_bundle(host, skipped)
         manifest = _manifest(bundle, skipped) if bundle else None
         if host.host in node_manifests:
@@ -142,7 +151,8 @@ def load_run_dir(root: Path) -> Evidence:
                 world = max(world or 0, item.world_size)
     skipped.extend(_nodes_without_hang_bundle(root, node_manifests))
     if not ranks and not any(a.init is not None for a in agents):     # torchrun's rendezvous: no rank started
-        raise InputError(f"{root}: run directory holds no rank data (no <host>/ranks/<r>/ and no bundles)")
+        raise InputError(f"{root}: run directory holds no rank data (no <host>/ranks/<r>/ and no bundles)"
+                         + _only_the_agent(run))
     unread = [entry for entry in skipped if Path(entry.split(": ", 1)[0]).is_file()]
     if unread and not (events or crashes or agents or _readable(ranks, skipped)):
         raise InputError(f"{root}: nothing in this run directory could be read ({len(unread)} file(s) skipped, "
@@ -153,7 +163,24 @@ def load_run_dir(root: Path) -> Evidence:
                     cluster_check=_cluster_check(root, skipped), agent=tuple(agents),
                     stop=load_stop(root, skipped), kernel_others=kernel_others,
                     numerics=load_numerics(root, skipped),
-                    recorder_notes=tuple(sorted(notes)), gpus=tuple(gpus))
+                    recorder_notes=tuple(sorted(notes)), gpus=tuple(gpus),
+                    unattributed=tuple(sorted(stops, key=lambda s: (s.time is None, s.time or 0.0))))
+
+
+def _only_the_agent(run: RunPaths) -> str:
+    """What the agents' records say when they are all that is left (the ranks' files removed while
+    the job ran, or no rank ever started)."""
+    said = []
+    for host in run.hosts():
+        node = read_node(host) if host.node.is_file() else None
+        if isinstance(node, dict):
+            code = node.get("launcher_returncode")
+            end = f"its launcher exited {code}" if isinstance(code, int) else "no launcher exit status recorded"
+            said.append(f"{host.host}/{host.node.name}: {end}")
+    if not said:
+        return ""
+    return ("; only the agents' records are there (" + "; ".join(said[:4]) + "): the rank files were removed "
+            "(while the job ran?) or no rank started")
 
 
 def _gpus(bundle: Path, host: str, skipped: list[str]) -> list[NodeGpus]:
@@ -275,6 +302,9 @@ def _load_rank(host: HostPaths, rank: int, bundle: Path | None, manifest: Manife
             text = _text(log, skipped)
             scan_log_text(text, str(log), scan, default_rank=rank)
             tails += text.splitlines()[-LOG_TAIL_LINES:] if log == paths.output else []
+    full = disk_full_note(tails)
+    if full is not None:
+        events.append(Event(EventKind.DISK_FULL, full, rank=rank, host=host.host, evidence=(str(paths.output),)))
     events.extend(e for e in scan.events if e.kind is not EventKind.EXCEPTION)
     exit_info = with_log_failure(exit_info, scan, rank)      # the log path's own reading of the rank's lines
     if use_gdb and exit_info is not None and exit_info.signal is not None and bundle is not None:

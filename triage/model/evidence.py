@@ -27,6 +27,7 @@ class EventKind(str, enum.Enum):
     EXCEPTION = "exception"                 # a Python traceback in a rank's output
     CRASH_ANALYSIS = "crash_analysis"       # a core/gdb classification (see crash_findings)
     AGENT_DIED = "agent_died"               # a node agent left no end record (triage.load.agent_end)
+    DISK_FULL = "disk_full"                 # a rank's disk guard said the run directory's disk was full
 
 
 # The start of the ``skipped`` note for a node that left no bundle when another node collected

@@ -31,6 +31,12 @@ def min_free_from_env() -> int:
     return int(megabytes * (1 << 20))
 
 
+def note(free: int, reserve: int) -> str:
+    """The line the rank's output.log ends with (triage.parsing.disk_guard reads it back)."""
+    return (f"\ntriage: the run directory's file system has {free} bytes free (reserve {reserve}): "
+            f"this rank's output is discarded from here on, so that a full disk cannot stop the job\n")
+
+
 class DiskGuard:
     def __init__(self, rank_dir: str, min_free: int) -> None:
         self.rank_dir = rank_dir
@@ -47,10 +53,8 @@ class DiskGuard:
         reserve = min(self.min_free, st.f_blocks * st.f_frsize // 20)
         if free >= reserve:
             return
-        note = (f"\ntriage: the run directory's file system has {free} bytes free (reserve {reserve}): "
-                f"this rank's output is discarded from here on, so that a full disk cannot stop the job\n")
         with contextlib.suppress(OSError):
-            os.write(2, note.encode())
+            os.write(2, note(free, reserve).encode())
         null = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
         try:
             os.dup2(null, 1)

@@ -9,6 +9,7 @@ import contextlib
 import os
 import signal
 import subprocess
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,7 @@ class Signals:
 
     usr1: int = 0
     forwarded: list[int] = field(default_factory=list)
+    forwarded_at: float | None = None     # unix time of the first signal forwarded (node.json)
 
 
 def install_signals(flags: Signals, launcher: Callable[[], subprocess.Popen[bytes] | None]) -> dict[int, Any]:
@@ -39,6 +41,8 @@ def install_signals(flags: Signals, launcher: Callable[[], subprocess.Popen[byte
     previous: dict[int, Any] = {}
 
     def forward(signum: int, _frame: FrameType | None) -> None:
+        if flags.forwarded_at is None:
+            flags.forwarded_at = time.time()
         flags.forwarded.append(signum)
         proc = launcher()
         if proc is not None and proc.returncode is None:

@@ -7,7 +7,7 @@ import contextlib
 import json
 import os
 import signal
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -202,21 +202,29 @@ def _in_flight_from_frame(waiting: Any, rank: int) -> Collective | None:
                       time_ns=int(float(since) * 1e9), source="stack")
 
 
-def describe_ends(statuses: list[LocalRankStatus], launcher: Mapping[int, ExitInfo] | None = None) -> str:
+def describe_ends(statuses: list[LocalRankStatus], launcher: Mapping[int, ExitInfo] | None = None,
+                  launcher_rc: int | None = None, disk_full: Collection[int] = ()) -> str:
     """One line on how this node's ranks ended, e.g. ``rank 1 killed by SIGSEGV; 3 ranks exited 0``.
     ``launcher``: how the launcher saw them end; a rank whose own record says exit 0 but which the
-    launcher saw die (not as the collateral of another) crashed at exit, after its work."""
+    launcher saw die (not as the collateral of another) crashed at exit, after its work.
+    A rank with no exit record: ``disk_full`` (ranks whose record a full run directory kept out) and
+    ``launcher_rc`` (the launcher's own exit status) say what is known, never a guessed SIGKILL."""
     launcher = launcher or {}
     late = {s.rank: launcher[s.rank] for s in statuses if s.returncode == 0 and not s.alive and s.rank in launcher
             and not launcher[s.rank].ok and not launcher[s.rank].collateral}
     ok = [s for s in statuses if s.returncode == 0 and s.rank not in late]
     parts = [f"rank {rank} finished its work (exit record 0), then {_ended(info)} at exit (the launcher's record)"
              for rank, info in sorted(late.items())]
+    unrecorded: list[int] = []
     for status in sorted(statuses, key=lambda s: s.rank):
         code = status.returncode
         if status.alive or code == 0:
             continue
-        if code is None:
+        if code is None and (status.rank in disk_full or launcher_rc == 0):
+            unrecorded.append(status.rank)
+        elif code is None and status.rank in launcher:
+            parts.append(f"rank {status.rank} {_ended(launcher[status.rank])} (the launcher's record; no exit record)")
+        elif code is None:
             parts.append(f"rank {status.rank} ended without a trace (SIGKILL? see launcher.log)")
         elif code < 0:
             try:
@@ -226,6 +234,9 @@ def describe_ends(statuses: list[LocalRankStatus], launcher: Mapping[int, ExitIn
             parts.append(f"rank {status.rank} killed by {name}")
         else:
             parts.append(f"rank {status.rank} exited {code}")
+    full = [r for r in unrecorded if r in disk_full]
+    parts += _unrecorded(full, launcher_rc, True) + _unrecorded([r for r in unrecorded if r not in full], launcher_rc,
+                                                                  False)
     if ok:
         parts.append(f"{len(ok)} rank{'s' if len(ok) != 1 else ''} exited 0")
     return "; ".join(parts)
@@ -236,13 +247,48 @@ def launcher_exits_if_needed(statuses: Sequence[LocalRankStatus], launcher_log: 
     said: for a rank whose own exit record says exit 0 (it may have died in its teardown after it), in a
     launcher log that holds something. A job with no such rank (no Python rank, or every rank failed on its
     own record), or whose launcher printed nothing, never loads the log parser behind it (None)."""
-    if not any(s.returncode == 0 and not s.alive for s in statuses):
+    if not any((s.returncode == 0 or s.returncode is None) and not s.alive for s in statuses):
         return None
     with contextlib.suppress(OSError):
         if os.path.getsize(launcher_log) == 0:
             return None             # a launcher that printed nothing (a rank started alone) recorded no end
     from triage.load.teardown import launcher_exits  # (the launcher's record: only at the end)
     return launcher_exits(launcher_log)
+
+
+def _unrecorded(ranks: list[int], launcher_rc: int | None, disk_full: bool) -> list[str]:
+    """Ranks that left no exit record: what is known of their end."""
+    if not ranks:
+        return []
+    name = f"rank {ranks[0]}" if len(ranks) == 1 else f"ranks {','.join(map(str, ranks))}"
+    if disk_full:
+        they = "it" if len(ranks) == 1 else "they"
+        said = f"{name}: how {they} ended is not recorded (the run directory's disk was full)"
+    else:
+        said = f"{name}: no exit record"
+    return [f"{said}; the launcher exited 0" if launcher_rc == 0 else said]
+
+
+def discarded_output(statuses: list[LocalRankStatus]) -> set[int]:
+    """The ranks with no exit record whose disk guard said the run directory's disk was full (the last lines
+    of their output); a rank with its record is never read (a job that ended well reads nothing here)."""
+    unrecorded = [s for s in statuses if s.returncode is None and not s.alive and s.paths is not None]
+    if not unrecorded:
+        return set()
+    from triage.parsing.disk_guard import disk_full_note  # (only at the end, only for a rank with no record)
+
+    return {s.rank for s in unrecorded if s.paths is not None and disk_full_note(_tail(s.paths.output))}
+
+
+def _tail(path: Path, limit: int = 64 << 10) -> list[str]:
+    """The last lines of a rank's output (at most ``limit`` bytes from its end; [] when unreadable)."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(max(0, handle.seek(0, os.SEEK_END) - limit))
+            data = handle.read(limit)
+    except OSError:
+        return []
+    return data.decode("utf-8", "replace").splitlines()[-50:]
 
 
 def _ended(info: ExitInfo) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 
 from triage.errors import InputError
 from triage.layout import HostPaths, RunPaths
-from triage.private_files import make_private_dir, read_json, write_json_atomic
+from triage.private_files import make_private_dir, read_json, rewrite_json_in_place, write_json_atomic
 from triage.redact import redact_argv, redact_json
 from triage.schemas import RUN_LAYOUT
 
@@ -60,3 +60,8 @@ def prepare_run_dir(run_dir: Path, job_id: str, host: str, argv: list[str]) -> t
 
 def write_node_json(host_paths: HostPaths, data: Mapping[str, Any]) -> None:
     write_json_atomic(host_paths.node, redact_json(dict(data)))
+
+
+def rewrite_node_json(host_paths: HostPaths, data: Mapping[str, Any]) -> bool:
+    """node.json rewritten in the blocks it already holds (a full disk: its end record is not lost)."""
+    return rewrite_json_in_place(host_paths.node, redact_json(dict(data)))

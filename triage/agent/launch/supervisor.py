@@ -11,6 +11,7 @@ SIGUSR1 or a new file in ``<host>/dump-requests/`` asks for a manual collection.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import subprocess
 import sys
@@ -26,8 +27,14 @@ from triage.agent.launch import envsetup, launcher
 from triage.agent.launch.launcher_bits import NullMonitor, exit_code_of, isatty, signame
 from triage.agent.launch.processes import ProcessTracker
 from triage.agent.launch.pump import LogPump, start_offsets_of
-from triage.agent.launch.ranks import RankTracker, describe_ends, launcher_exits_if_needed, read_json_or_none
-from triage.agent.launch.rundir import job_id_from_env, prepare_run_dir, write_node_json
+from triage.agent.launch.ranks import (
+    RankTracker,
+    describe_ends,
+    discarded_output,
+    launcher_exits_if_needed,
+    read_json_or_none,
+)
+from triage.agent.launch.rundir import job_id_from_env, prepare_run_dir, rewrite_node_json, write_node_json
 from triage.agent.lines import say
 from triage.agent.state import ActionOutcome, AgentContext, LocalRankStatus, Monitor, MonitorAction, MonitorActionKind
 from triage.agent.straggler_watch import StragglerWatch
@@ -64,6 +71,7 @@ class NodeAgent:
         lines.configure(self.host, lines.multi_node_job(self.argv, os.environ))
         self.verdict: Verdict | None = None   # the report's verdict after a stop or a failure, repeated at the end
         self.stop_note: str | None = None     # what the stop said when no verdict came with it
+        self.disk_full = False                # a write of node.json met a full disk (ENOSPC, EDQUOT)
         self.action_thread: threading.Thread | None = None
         self.action_queue: list[MonitorAction] = []
         self.seen_requests: set[str] = set()
@@ -81,7 +89,8 @@ class NodeAgent:
                 "ended": None if status == "running" else time.time(), "status": status,
                 "exit_code": exit_code, "run_dir": str(self.run_dir), "options": settings_values(self.settings),
                 "stop_requested": self.stop_requested_unix,
-                "forwarded_signals": [signame(sig) for sig in self.flags.forwarded]}
+                "forwarded_signals": [signame(sig) for sig in self.flags.forwarded],
+                "forwarded_at": self.flags.forwarded_at}
 
     # -- main ------------------------------------------------------------------------------
     def run(self) -> int:
@@ -127,6 +136,11 @@ class NodeAgent:
             write_node_json(self.paths, data)
         except OSError as error:
             self.say(f"cannot write {self.paths.node} ({error.strerror or error}); the job goes on")
+            if error.errno in (errno.ENOSPC, errno.EDQUOT) and rewrite_node_json(self.paths, data):
+                self.disk_full = True
+                self.say(f"{self.paths.node} rewritten in place, in the space it already held: its record is kept")
+            elif error.errno in (errno.ENOSPC, errno.EDQUOT):
+                self.disk_full = True
 
     def _kill_own_helpers(self) -> None:
         launcher.kill_own_helpers(self.proc.pid if self.proc else None, self.say)
@@ -203,14 +217,17 @@ class NodeAgent:
         self._write_node({**self.node_info(status, code), "launcher_returncode": rc})
         how = f"killed by signal {-rc} ({signame(-rc)})" if rc < 0 else f"exit code {rc}"
         statuses = [t.status for t in self.ranks.ranks.values() if t.status is not None]
-        ends = describe_ends(statuses, launcher_exits_if_needed(statuses, self.paths.launcher_log))
+        full = discarded_output(statuses) | ({s.rank for s in statuses} if self.disk_full else set())
+        ends = describe_ends(statuses, launcher_exits_if_needed(statuses, self.paths.launcher_log), rc, full)
         if self.pump.quiet_lines:
             self.say(f"the job went down after the stop: {self.pump.quiet_lines} line(s) of rank and launcher "
                      f"output (the stop's signals and tracebacks) are in {self.paths.merged_log}")
         if ends:
             self.say(f"ranks on {self.host}: {ends}")
-        if rc != 0 and not self.stopped_for_hang and not self.flags.forwarded:
-            self.verdict = self._report_failure()
+        if not self.paths.ranks_dir.is_dir():
+            self.say(f"{self.paths.ranks_dir} is gone (removed while the job ran?): the ranks' records are not there")
+        if rc != 0 and not self.stopped_for_hang:
+            self.verdict = self._report_failure()     # after a forwarded signal too: the report's own story
         for finding in getattr(self.monitor, "findings", ()):
             self.say(f"finding: {finding}")
         self.say(f"launcher ended: {how}; triage exits with {code}")
@@ -224,9 +241,11 @@ class NodeAgent:
 
     def _forwarded_note(self) -> str:
         """Who stopped the job: a signal to triage launch itself, which it passed to the launcher."""
-        names = ", ".join(dict.fromkeys(signame(sig) for sig in self.flags.forwarded))
-        return (f"STOPPED (from outside the job): triage launch (pid {os.getpid()}) received {names} and passed it "
-                f"to the launcher; how the ranks ended after it is its consequence")
+        # (the loader's module: imported only here, at the end of a stopped job)
+        from triage.load.forwarded import forwarded_words
+
+        names = [signame(sig) for sig in self.flags.forwarded]
+        return f"STOPPED (from outside the job): {forwarded_words(names, os.getpid(), self.host)}"
 
     def _report_failure(self) -> Verdict | None:
         """The job failed on its own (a crash or an exception): print the report of the run."""

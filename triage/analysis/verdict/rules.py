@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 from triage.analysis import verdicts
 from triage.analysis.describe import call, who
+from triage.analysis.disk_full import disk_full_verdict
 from triage.analysis.failures import Failure
 from triage.analysis.gpu_facts import busy_note, busy_ranks
 from triage.analysis.init_hang import init_hang_verdict
@@ -164,6 +165,11 @@ def straggle(i: Inputs) -> Candidate | None:
                       f"no data: {rank_word(first.no_data)}" if first.no_data else "")
 
 
+def disk_full(i: Inputs) -> Candidate | None:
+    """Ranks whose exit record a full run directory kept out: how they ended is not recorded."""
+    return _candidate(disk_full_verdict(i.evidence, i.hosts), "a rank's disk guard: the run directory's disk was full")
+
+
 def missing(i: Inputs) -> Candidate | None:
     """Ranks of the world with no dump, no stack and no log."""
     if not i.missing:
@@ -259,6 +265,7 @@ RULES: tuple[Rule, ...] = (
     Rule("NCCL processes", Scope.EXCERPT, nccl_processes),
     Rule("watchdog", Scope.EXCERPT, watchdog),
     Rule("stuck rank", Scope.ANY, straggle),
+    Rule("records kept out by a full disk", Scope.COMPLETE, disk_full),
     Rule("missing rank", Scope.COMPLETE, missing),
     Rule("all ranks waiting", Scope.COMPLETE, all_waiting),
     Rule("stacks", Scope.COMPLETE, stacks),

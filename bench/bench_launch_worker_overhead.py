@@ -1,9 +1,13 @@
 """Worker overhead of `triage launch`: a 2-rank gloo loop of 20k small all_reduce calls,
 with and without triage (the in-worker agent, its heartbeat thread, faulthandler...).
 
-The time of the loop is measured inside rank 0; runs alternate. Prints figures; asserts nothing.
+The time of the loop is measured inside rank 0, and the whole job's wall time outside it (the
+job's start and stop: torchrun, the interpreter, torch's import, the process group; under triage
+also the agent's own start and stop); runs alternate. Prints figures; asserts nothing.
+On a GPU host, ``--device cuda`` runs the loop on NCCL with CUDA tensors (``--nproc 1``: one GPU
+cannot hold two NCCL ranks).
 
-    python bench/bench_launch_worker_overhead.py [--iters 20000] [--repeat 3]
+    python bench/bench_launch_worker_overhead.py [--iters 20000] [--repeat 3] [--device cuda --nproc 1]
 """
 
 from __future__ import annotations
@@ -16,13 +20,17 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 WORKER = """\
 import sys, time
 import torch, torch.distributed as dist
-dist.init_process_group("gloo")
-t = torch.ones(16)
+cuda = sys.argv[2] == "cuda"
+if cuda:
+    torch.cuda.set_device(0)
+dist.init_process_group("nccl" if cuda else "gloo")
+t = torch.ones(16, device="cuda" if cuda else "cpu")
 n = int(sys.argv[1])
 for _ in range(200):
     dist.all_reduce(t)
@@ -30,6 +38,8 @@ dist.barrier()
 start, cpu = time.perf_counter(), time.process_time()
 for _ in range(n):
     dist.all_reduce(t)
+if cuda:
+    torch.cuda.synchronize()
 elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
 if dist.get_rank() == 0:
     print(f"LOOP_SECONDS {elapsed:.4f} CPU {cpu:.4f}", flush=True)
@@ -42,10 +52,15 @@ import os, sys, time
 import torch, torch.distributed as dist
 from triage.worker.agent import _State
 from triage.worker.heartbeat import HeartbeatThread
-dist.init_process_group("gloo", rank=0, world_size=1, init_method="tcp://127.0.0.1:PORT")
-t = torch.ones(16)
+cuda = sys.argv[2] == "cuda"
+if cuda:
+    torch.cuda.set_device(0)
+dist.init_process_group("nccl" if cuda else "gloo", rank=0, world_size=1, init_method="tcp://127.0.0.1:PORT")
+t = torch.ones(16, device="cuda" if cuda else "cpu")
 for _ in range(2000):
     dist.all_reduce(t)
+if cuda:
+    torch.cuda.synchronize()
 state = _State(0, sys.argv[1], "h")
 state.control_name = f"triage-bench-{os.getpid()}"
 beat = HeartbeatThread(state, 1.0)
@@ -57,11 +72,11 @@ print(f"BEAT_US {(time.perf_counter() - start) / n * 1e6:.1f}", flush=True)
 """
 
 
-def beat_cost(work: Path, env: dict[str, str]) -> float:
+def beat_cost(work: Path, env: dict[str, str], device: str) -> float:
     """Microseconds one heartbeat costs a worker with a full (2000-entry) Flight Recorder."""
     script = work / "beat.py"
     script.write_text(BEAT_COST.replace("PORT", str(free_port())))
-    out = subprocess.run([sys.executable, str(script), str(work)], capture_output=True, env=env,
+    out = subprocess.run([sys.executable, str(script), str(work), device], capture_output=True, env=env,
                          check=False).stdout.decode()
     match = re.search(r"BEAT_US (\d+\.\d+)", out)
     return float(match.group(1)) if match else float("nan")
@@ -73,42 +88,50 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def run(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
+def run(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, float]:
+    """(rank 0's loop wall s, its CPU s, the whole job's wall s)."""
+    started = time.perf_counter()
     out = subprocess.run(argv, capture_output=True, env=env, cwd=cwd, check=False).stdout.decode()
+    job = time.perf_counter() - started
     match = re.search(r"LOOP_SECONDS (\d+\.\d+) CPU (\d+\.\d+)", out)
     if not match:
         raise SystemExit(f"no timing in output:\n{out[-2000:]}")
-    return float(match.group(1)), float(match.group(2))
+    return float(match.group(1)), float(match.group(2)), job
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--iters", type=int, default=20_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    parser.add_argument("--nproc", type=int, default=2)
     args = parser.parse_args()
+    backend = "nccl" if args.device == "cuda" else "gloo"
     with tempfile.TemporaryDirectory(prefix="bench-launch-overhead-") as tmp:
         work = Path(tmp)
         script = work / "loop.py"
         script.write_text(WORKER)
         env = {k: v for k, v in os.environ.items() if not k.startswith("TRIAGE_")}
         exe = str(Path(sys.executable).with_name("torchrun"))
-        plain: list[tuple[float, float]] = []
-        triage: list[tuple[float, float]] = []
+        plain: list[tuple[float, float, float]] = []
+        triage: list[tuple[float, float, float]] = []
         for i in range(args.repeat):
-            tr = [exe, "--nproc-per-node", "2", "--master-port", str(free_port()), str(script), str(args.iters)]
+            tr = [exe, "--nproc-per-node", str(args.nproc), "--master-port", str(free_port()), str(script),
+                  str(args.iters), args.device]
             plain.append(run(tr, env, work))
             triage.append(run([sys.executable, "-m", "triage", "launch", "--run-dir", str(work / f"run{i}"),
                                "--", *tr], env, work))
-        cost = beat_cost(work, env)
+        cost = beat_cost(work, env, args.device)
         print(f"heartbeat cost: {cost:.1f} us per beat (FR with 2000 entries, nothing in flight); "
               f"at the default 1 s interval that is {cost / 1e6 * 100:.4f}% of one core")
-        print(f"worker overhead: 2 ranks x {args.iters} all_reduce(16 floats, gloo), rank 0's loop, "
-              f"median of {args.repeat}")
-        for label, index in (("wall", 0), ("cpu", 1)):
+        print(f"worker overhead: {args.nproc} rank(s) x {args.iters} all_reduce(16 floats, {backend}), rank 0's "
+              f"loop, median of {args.repeat}")
+        for label, index in (("wall", 0), ("cpu", 1), ("job wall", 2)):
             p = statistics.median(r[index] for r in plain)
             t = statistics.median(r[index] for r in triage)
-            print(f"  {label}: plain torchrun {p:7.3f} s ({p / args.iters * 1e6:6.1f} us/op), "
-                  f"triage launch {t:7.3f} s ({t / args.iters * 1e6:6.1f} us/op), ratio {t / p:5.3f}x")
+            per_op = (lambda s: f" ({s / args.iters * 1e6:6.1f} us/op)") if index < 2 else (lambda s: "")
+            print(f"  {label}: plain torchrun {p:7.3f} s{per_op(p)}, "
+                  f"triage launch {t:7.3f} s{per_op(t)}, ratio {t / p:5.3f}x, difference {t - p:+.3f} s")
             plain_runs = [round(r[index], 3) for r in plain]
             print(f"        runs plain {plain_runs} triage {[round(r[index], 3) for r in triage]}")
 

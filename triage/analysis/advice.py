@@ -5,16 +5,25 @@ diff next time (pure)."""
 from __future__ import annotations
 
 from triage.analysis.ranks import rank_word
-from triage.analysis.settle import per_rank_output, settle_setup
+from triage.analysis.settle import per_rank_output, settle_setup, under_triage
 from triage.analysis.stopped import what_to_do
 from triage.model import MismatchKind, Verdict, VerdictKind
 from triage.model.evidence import GPU_WAIT, RankActivityFact
 from triage.model.gpu import GPU_BUSY_SHARE
 
-NEXT_TIME = ("next time, run the job under `triage launch -- torchrun ...` (stacks, Flight Recorder and the "
-             "cross-rank diff are gathered when it hangs), or enable PyTorch's Flight Recorder "
-             "(TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1 "
-             "TORCH_NCCL_DEBUG_INFO_TEMP_FILE=/shared/dir/fr_) and pass the dumps to `triage report`")
+_FLIGHT_RECORDER = ("PyTorch's Flight Recorder (TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1 "
+                    "TORCH_NCCL_DEBUG_INFO_TEMP_FILE=/shared/dir/fr_) and pass the dumps to `triage report`")
+
+
+def next_time(launcher: str | None) -> str:
+    """The last step after an excerpt's verdict: how to get the full diff next time, fitted to the launcher."""
+    launch = under_triage(launcher)
+    if launch is None:
+        return f"next time, enable {_FLIGHT_RECORDER}"
+    return (f"next time, run the job under {launch} (stacks, Flight Recorder and the cross-rank diff are gathered "
+            f"when it hangs), or enable {_FLIGHT_RECORDER}")
+
+
 LIVE_STACKS = ("while it hangs, take the stacks of every rank: `triage collect --job JOBID` (SLURM) or "
                "`triage dump --match train.py` on each node")
 # an init hang, whatever the input: who never joined, and whether the nodes reach the store
@@ -90,7 +99,7 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None) -> tuple[str, .
         steps.append("the culprit is a rank this input does not show: gather the output of every rank "
                      f"({tagged}) and run triage report on all of it")
         steps.append(LIVE_STACKS)
-    steps.append(NEXT_TIME)
+    steps.append(next_time(launcher))
     return tuple(steps)
 
 

@@ -24,6 +24,23 @@ _PER_RANK = {
     "torchx": "`torchx log` of each replica",
     "ray": "each Ray worker's own log in the session's logs directory on its node",
 }
+# `triage launch` goes in front of the command that starts a node's ranks, one agent per node (docs/launch.md); under
+# Slurm, the sbatch wrapper does that. Ray and torchx start their workers themselves: nothing to put it in front of.
+_UNDER_TRIAGE = {
+    "slurm": "`slurm/triage.sbatch` (one `triage launch` per node, in front of torchrun)",
+    "ray": None,
+    "torchx": None,
+}
+_IN_FRONT = "`triage launch -- ...` in front of the command that starts each node's ranks"
+
+
+def under_triage(launcher: str | None) -> str | None:
+    """How to run the job that ``launcher`` started under `triage launch`; None where triage cannot wrap its ranks."""
+    if launcher in (None, "torchrun"):
+        return "`triage launch -- torchrun ...`"
+    return _UNDER_TRIAGE.get(launcher, _IN_FRONT)
+
+
 # What would name the rank of a failure no line ties to one.
 SETTLE_RANK = (f"which rank: the ranks' own output with their rank prefixes ({PER_RANK_OUTPUT}, or the job run under "
                "`triage launch`) would tell")

@@ -46,6 +46,26 @@ _MARKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("ray", lazy_regex(r"\(\w*(?:Worker|Actor)\w* pid=\d+|\bray::|\braylet\b|RayTaskError|ActorDiedError")),
     ("slurm", lazy_regex(r"^\s*srun: |\bslurmstepd\b", re.MULTILINE)),
 )
+# Every match of a name's marks holds one of these literals (a text holding none of them is not searched: the ten
+# searches of a large log's excerpt, ~0.6 MB, were ~0.13 s of CPU, most of a report's reading of it). The caseless
+# marks' literals (lower case) are looked for in the lower-cased text, where the text is ASCII (past ASCII, Python's
+# caseless rules are not str.lower's: those marks are then searched). tests/parsing/test_launcher_kind.py holds each
+# branch of each pattern to its literals.
+_HOLDS: dict[str, tuple[str, ...]] = {
+    "deepspeed": ("deepspeed", ".py:", "sigkill_handler"),
+    "torchrun": ("elastic", "ChildFailedError", "distributed", "torchrun", "[default"),
+    "spawn": ("multiprocessing", "processraisedexception", "processexitedexception", " terminated with "),
+    "horovod": ("horovodrun", "]<std"),
+    "openmpi": ("]<std", "mpirun noticed", "MPI_ABORT was invoked", "Primary job", "mpirun has exited",
+                "*** Process received signal ***", "*** An error occurred in MPI_", "prterun"),
+    "hydra": ("BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES", "[proxy:", "[mpiexec@",
+              "application called MPI_Abort"),
+    "mpi": ("mpi",),
+    "torchx": ("torchx",),
+    "ray": (" pid=", "ray::", "raylet", "RayTaskError", "ActorDiedError"),
+    "slurm": ("srun: ", "slurmstepd"),
+}
+_CASELESS = frozenset({"spawn"})
 LAUNCHERS = tuple(name for name, _ in _MARKS)
 # torchrun's agent stopping the workers still running once one failed ("Sending process 164237 closing signal
 # SIGTERM"): each was alive then
@@ -59,7 +79,11 @@ def agent_stopped_pids(text: str) -> tuple[int, ...]:
 
 def launcher_of(text: str) -> str | None:
     """The launcher that started the ranks of ``text`` (a name of :data:`LAUNCHERS`), or None."""
+    lower = text.lower() if text.isascii() else None
     for name, marks in _MARKS:
+        within = (lower if name in _CASELESS else text)
+        if within is not None and not any(literal in within for literal in _HOLDS[name]):
+            continue        # (none of the literals every match holds: no match)
         if marks.search(text) is not None:
             return name
     return None

@@ -112,11 +112,14 @@ for index in range(4 * blocks + 1):
     want = {"off": None, "cheap": ("cheap", block - 1, False, True), "full": ("full", block - 1, True, False)}
     if state != want[mode] or (watch is not None and watch.first is not None):
         sys.exit(f"block {index} ({mode}): the watch is {state}, not {want[mode]}")
+    if mode == "cheap":                          # which path checked the local gradients (numerics_backward)
+        path = [getattr(watch, "grad_path", "a hook per parameter"), getattr(watch, "one_call_checks", 0)]
     kept = times[skip:]
     rows.append([mode] + [statistics.median(t[k] for t in kept) for k in range(2)]
                 + [statistics.median(t[2] for t in kept) if device == "cpu" else gpu_wall])
 numerics.stop()
 if dist.get_rank() == 0:
+    print("PATH " + json.dumps(path), flush=True)
     print("BLOCKS " + json.dumps(rows), flush=True)
 dist.destroy_process_group()
 """
@@ -179,6 +182,10 @@ def interleaved(tmp: Path, args: argparse.Namespace) -> None:
     if match is None:
         raise SystemExit("interleaved: no timing in the job's output")
     rows = json.loads(match.group(1))
+    path = re.search(r"PATH (\[.*\])$", out, re.MULTILINE)
+    if path is not None:
+        how, count = json.loads(path.group(1))
+        print(f"cheap mode's local gradients: {how} (the last cheap block: {count} backwards checked in one call)")
     print(f"interleaved in one job: {args.blocks} blocks of each mode, {args.block} steps each "
           f"(first {args.skip} dropped), off, cheap, off, full, ...; rank 0's per-step median of each block, "
           f"a watched block / the mean of the unwatched blocks beside it")

@@ -77,6 +77,31 @@ def test_layer_nan_cheap_mode_with_gradients_as_bucket_views(tmp_path: Path) -> 
             ("local_gradient", 4)
 
 
+@pytest.mark.parametrize("variant", ["", "bucket_view"])
+def test_nan_made_in_one_ranks_backward_names_that_rank(tmp_path: Path, variant: str) -> None:
+    """A NaN made inside rank 1's backward (its forward and loss finite): only its local gradients hold
+    it until DDP's all_reduce. Cheap mode names rank 1 at step 3 with either bucket-view setting: with
+    gradient_as_bucket_view=False every local gradient is read in one callback at the backward's end
+    (before DDP's, which copies the averaged values in), with True in a hook per parameter."""
+    done = launch(tmp_path, "grad_nan", variant=variant)
+    assert done.returncode == 0, done.explain()
+    verdict = report_run_json(done.run_dir)["verdict"]
+    assert verdict["kind"] == "nonfinite" and verdict["culprit_ranks"] == [1], verdict
+    assert "made the first NaN at step 3, in the gradient of parameter `fc1." in verdict["summary"], verdict
+    hit = first(done.run_dir, 1)["first"]
+    assert (hit["where"], hit["step"]) == ("local_gradient", 3) and hit["nan"] == (1 if hit["module"] == "fc1.bias" else 8)
+    for rank in (0, 2, 3):                   # the all_reduce of step 3 brought it: seen in step 4's gradients
+        assert (first(done.run_dir, rank)["first"]["where"], first(done.run_dir, rank)["first"]["step"]) == \
+            ("local_gradient", 4)
+    for rank in range(4):
+        check = first(done.run_dir, rank)["gradient_check"]
+        if variant:
+            assert check["path"] == "a hook per parameter" and "gradient_as_bucket_view=True" in check["reason"]
+        else:
+            assert check["path"] == "one call per backward" and check["reason"] is None
+            assert check["one_call_backwards"] >= 2 + (rank == 1)
+
+
 @pytest.mark.parametrize("mode", ["full", "cheap"])
 def test_inf_from_the_data_on_one_rank(tmp_path: Path, mode: str) -> None:
     done = launch(tmp_path, "data_inf", "--numerics-mode", mode)

@@ -8,6 +8,9 @@ NUM_SCENARIO:
 - ``data_inf``: the batch of NUM_BAD_RANK at NUM_BAD_STEP holds an Inf (the data loader's fault);
 - ``bf16_overflow``: the ``act`` layer computes in bfloat16 and scales by 1e38 on NUM_BAD_RANK at
   NUM_BAD_STEP: it overflows to Inf;
+- ``grad_nan``: the ``act`` layer's backward (its forward is finite everywhere) makes a NaN in the
+  gradient on NUM_BAD_RANK at NUM_BAD_STEP: only that rank's local gradients (of ``fc1``) hold it
+  until DDP's all_reduce spreads it;
 - ``same_batch``: every rank's batch at NUM_BAD_STEP holds an Inf;
 - ``amp_skip``: a CPU grad scaler whose first scale (2**127) overflows the gradients of a loss
   scaled by 1000: it skips the first steps, backs off (by 2**-20), and recovers.
@@ -45,8 +48,25 @@ def bad_here() -> bool:
     return NOW["step"] == BAD_STEP and NOW["rank"] == BAD_RANK
 
 
+class NanGrad(torch.autograd.Function):
+    """The identity whose backward makes one NaN on the bad rank at the bad step."""
+
+    @staticmethod
+    def forward(ctx: object, x: torch.Tensor) -> torch.Tensor:
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx: object, grad: torch.Tensor) -> torch.Tensor:
+        if bad_here():
+            grad = grad.clone()
+            grad[0, 0] = float("nan")
+        return grad
+
+
 class Act(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if SCENARIO == "grad_nan":
+            return torch.log1p(NanGrad.apply(x).abs())
         if SCENARIO == "log_nan" and bad_here():
             return torch.log(x)                     # x has negative values: NaN
         if SCENARIO == "bf16_overflow":

@@ -44,7 +44,7 @@ from typing import Any
 
 from triage.worker import numerics_record as rec
 from triage.worker.files import write_json
-from triage.worker.numerics_grads import GradChecks
+from triage.worker.numerics_backward import BackwardCheck
 from triage.worker.numerics_import import TorchImportWatch
 from triage.worker.numerics_names import class_name
 
@@ -56,7 +56,7 @@ WRITE_EVERY_S = 1.0
 _watch: Watch | None = None
 
 
-class Watch(GradChecks):
+class Watch(BackwardCheck):
     """One rank's watch: hook state and the record (see the module docstring)."""
 
     def __init__(self, path: str, mode: str, rank: int | None) -> None:
@@ -100,7 +100,9 @@ class Watch(GradChecks):
                 "nonfinite_iterations": self.nonfinite_iterations, "skipped_steps": self.skipped_steps[:100],
                 "skipped_step_count": len(self.skipped_steps), "last_finite_iteration": self.last_finite_iteration,
                 "unhooked": [{"module": k, "reason": v} for k, v in self.skipped.items()],
-                "late_reads": self.reads.late_reads, "dropped_reads": self.reads.dropped}
+                "late_reads": self.reads.late_reads, "dropped_reads": self.reads.dropped,
+                "gradient_check": {"path": self.grad_path, "reason": self.grad_path_reason,
+                                   "one_call_backwards": self.one_call_checks}}
 
     def write(self, force: bool = False, final: bool = False) -> None:
         if not (force or self.dirty):
@@ -141,6 +143,7 @@ class Watch(GradChecks):
         if module not in self.names:
             self.learn(module)
         if module.training and self.torch.is_grad_enabled():
+            self.seen_root(module, weakref.ref)
             self.new_iteration()
 
     def on_forward(self, module: Any, args: Any, output: Any) -> None:
@@ -199,6 +202,8 @@ class Watch(GradChecks):
                 self.flush_grads()
             fired, self.fired = self.fired, set()
             self.closed = True
+            if self.local and not fired and self.one_call_hook is not None:
+                self.one_call_stop("a backward that did not go through the model's output")
             if self.local and not fired and self.install_module_hooks():
                 self.local = False            # the gradient hooks did not run (FSDP's own gradients): the root's output
             self.check_params(optimizer, rec.REDUCED_GRAD, skip=fired if self.local else None)
@@ -214,6 +219,7 @@ class Watch(GradChecks):
                 self.check_params(optimizer, rec.PARAM, shifted=True)
             elif self.local and self.module_hooks:
                 self.remove_module_hooks()
+                self.one_call_start()         # one check per backward where DDP allows it (numerics_backward)
             if self.reads.queue:
                 self.reads.poll()
             if self.dirty:
@@ -287,6 +293,7 @@ class Watch(GradChecks):
     def switch_to_full(self) -> None:
         """Cheap mode, at the first hit: every module from the next forward on."""
         self.full = True
+        self.one_call_stop()
         if self.local:
             self.local = False
             self.closed = True                # the module hooks open the next iteration at the root's forward
@@ -353,6 +360,7 @@ class Watch(GradChecks):
             if self.import_watch is not None:
                 sys.meta_path.remove(self.import_watch)
         self.remove_module_hooks()
+        self.one_call_stop()
         with contextlib.suppress(Exception):
             self.reads.finish()
         handles, self.grad_hooks, steps, self.step_hooks = self.grad_hooks, [], self.step_hooks, []

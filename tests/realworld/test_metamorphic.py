@@ -23,8 +23,6 @@ pytestmark = pytest.mark.slow
 CASES = [c for c in load_cases() if c.confidence in ASSERTED_CONFIDENCE]
 # (transformation, case): the class of input it still loses, one line each
 KNOWN: dict[tuple[str, str], str] = {
-    ("mpirun_tag", "xiuqhou__Salience-DETR__8"): "mpirun's tag on rank lines only: rank 0's silence is read as "
-                                                  "stuck outside the collective",
     ("only_ranked_lines", "meta-pytorch__torchtune__1165"): "rank 0 stuck outside rests on rankless lines",
     ("ray", "huggingface__nanotron__204"): "one more collective named in the summary (the verdict is kept)",
 }

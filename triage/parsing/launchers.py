@@ -81,6 +81,17 @@ _PLAIN = lazy_regex(
     r"(?P<tail>[^\n]{0,50}?(?:signal[ :]*(?P<sig>SIG[A-Z]+|\d+)(?: \((?P<signame>[A-Za-z ]+)\))?|"
     r"(?:exit|return|error) ?(?:code|status)[ :=]*(?P<code>-?\d+)))?", re.IGNORECASE)
 _NOT_PLAIN = ("watchdog", "ProcessGroup", "local_rank", "heartbeat", "exitcode")
+# more ranks named before the same verb: "rank 1 and rank 3 crashed", "rank 2, rank 5 and rank 6 died", "rank 4 & 7
+# were killed" (one sentence: each rank it lists failed the same way, not the first alone); "or" is not a list of
+# failures, and a range ("rank 0-7") is not read as one
+_MORE_RANKS = lazy_regex(r"^(?:\s*(?:,|\band\b|&)\s*(?:rank[ =:#]?)?\d+\b)+\s*(?:(?:all|both|have|had|were|was|got)"
+                         r"\s+)*$", re.IGNORECASE)
+_RANK_NUMBER = lazy_regex(r"\d+")
+# "ranks 1 and 3 crashed", "ranks 2, 5 and 6 died": the plural with a list, which the singular pattern above
+# cannot start at
+_PLAIN_LIST = lazy_regex(
+    r"(?<![\w\[])ranks[ =:#]?(?P<ranks>\d+(?:\s*(?:,|\band\b|&)\s*\d+)+)\s+(?:(?:all|both|have|had|were|got)\s+)*"
+    r"(?P<verb>died|killed|crashed)\b", re.IGNORECASE)
 _SIG_NAMES = {"killed": "SIGKILL", "aborted": "SIGABRT", "segmentation fault": "SIGSEGV", "bus error": "SIGBUS",
               "terminated": "SIGTERM", "floating point exception": "SIGFPE", "illegal instruction": "SIGILL"}
 
@@ -145,9 +156,14 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
     out.extend(_other_records(text, out))
     taken = [(d.offset, d.offset + len(d.text)) for d in out]
     for match in _PLAIN.finditer(text):
-        death = _plain(text, match)
-        if death is not None and not any(lo <= match.start() < hi for lo, hi in taken):
-            out.append(death)
+        if not any(lo <= match.start() < hi for lo, hi in taken):
+            out.extend(_plain(text, match))
+    for match in _PLAIN_LIST.finditer(text):
+        line = _line_of(text, *match.span())
+        if any(word in line for word in _NOT_PLAIN) or any(lo <= match.start() < hi for lo, hi in taken):
+            continue
+        out.extend(RankDeath(int(number), None, None, None, None, line, offset=match.start())
+                   for number in _RANK_NUMBER.findall(match.group("ranks")))
     return tuple(sorted(out, key=lambda d: d.offset))
 
 
@@ -194,15 +210,18 @@ def _other_records(text: str, found: list[RankDeath]) -> list[RankDeath]:
     return out
 
 
-def _plain(text: str, match: re.Match[str]) -> RankDeath | None:
+def _plain(text: str, match: re.Match[str]) -> list[RankDeath]:
     line = _line_of(text, *match.span())
     if any(word in line for word in _NOT_PLAIN) or "noticed that process" in line:
-        return None
+        return []
     verb = match.group("verb").lower()
     sig = signal_name(match.group("sig"), match.group("signame"))
     code = int(match.group("code")) if match.group("code") else None
     if code is not None and code < 0:
         sig, code = signal_name(str(-code)), None
     if verb in ("exited", "terminated") and sig is None and not code:
-        return None          # "rank 0 exited" / "exited with code 0": a normal end
-    return RankDeath(int(match.group("rank")), sig, code, None, None, line, offset=match.start())
+        return []            # "rank 0 exited" / "exited with code 0": a normal end
+    ranks = [int(match.group("rank"))]
+    if _MORE_RANKS.match(match.group("mid")):
+        ranks += [int(number) for number in _RANK_NUMBER.findall(match.group("mid"))]
+    return [RankDeath(rank, sig, code, None, None, line, offset=match.start()) for rank in dict.fromkeys(ranks)]

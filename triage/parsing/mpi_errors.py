@@ -14,6 +14,15 @@ on signal S" (read by :mod:`triage.parsing.launchers`):
   MPI_Abort: Open MPI then kills every process);
 - ``mpirun has exited due to process rank 2 with PID 0 on node n1 exiting improperly`` (it ended without
   MPI_Finalize: an exit the launcher did not expect);
+- the notice of an MPI call made outside MPI's lifetime, printed by the process that made it::
+
+      *** The MPI_Comm_rank() function was called before MPI_INIT was invoked.
+      *** This is disallowed by the MPI standard.
+      *** Your MPI job will now abort.
+      [host:pid] Local abort before MPI_INIT completed completed successfully, but am not able to aggregate ...
+
+  (or "after MPI_FINALIZE was invoked" / "Local abort after MPI_FINALIZE started"): that process aborted; before
+  MPI_INIT it has no rank yet, so only its host and pid are said;
 - ``Primary job terminated normally, but 1 process returned a non-zero exit code``: a process failed, which one
   the box after it says ("The first process to do so was", read by :mod:`triage.parsing.launchers`) when it is
   in the input.
@@ -28,7 +37,8 @@ from dataclasses import dataclass
 
 from triage.lazy_regex import lazy_regex
 
-MARKERS = ("An error occurred in MPI_", "MPI_ABORT was invoked", "exiting improperly", "Primary job")
+MARKERS = ("An error occurred in MPI_", "MPI_ABORT was invoked", "exiting improperly", "Primary job",
+           "was invoked.", "Local abort ")
 
 _PREFIX = r"(?:\[(?P<host>[\w.-]+):(?P<pid>\d+)\] )?"
 _ERROR = lazy_regex(_PREFIX + r"\*\*\* An error occurred in (?P<call>MPI_\w+)")
@@ -40,6 +50,10 @@ _ABORT = lazy_regex(r"MPI_ABORT was invoked on rank (?P<rank>\d+) in communicato
                     r"(?P<code>-?\d+)")
 _IMPROPER = lazy_regex(r"(?:mpirun|mpiexec|prterun|orterun) has exited due to process rank (?P<rank>\d+) with PID "
                        r"(?P<pid>\d+) on\s+node (?P<host>[\w.-]+) exiting improperly")
+_OUTSIDE = lazy_regex(r"\*\*\* The (?P<call>MPI_\w+)\(\) function was called (?P<when>before MPI_INIT|after "
+                      r"MPI_FINALIZE) was invoked\.")
+_LOCAL_ABORT = lazy_regex(r"\[(?P<host>[\w.-]+):(?P<pid>\d+)\] Local abort (?P<when>before MPI_INIT|after "
+                          r"MPI_FINALIZE started) completed")
 _NON_ZERO = lazy_regex(r"Primary job\s+terminated normally, but (?P<n>\d+) process(?:es)? returned\s+a non-zero "
                        r"exit code")
 _FIRST_BOX = "first process to do so"
@@ -66,6 +80,7 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
                             f"called MPI_Abort on {match.group('comm')} with errorcode {match.group('code')} "
                             f"(Open MPI then kills every process of the job): {_line(text, match)}",
                             match.start(), first=True))
+    out += _outside(text)
     for match in _IMPROPER.finditer(text):
         out.append(MpiError(int(match.group("rank")), match.group("host"), int(match.group("pid")) or None,
                             f"exited without calling MPI_Finalize (mpirun: exiting improperly): "
@@ -79,6 +94,29 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
                                 "[[job,1],RANK]')", match.start()))
             break
     return tuple(sorted(out, key=lambda e: e.offset))
+
+
+def _outside(text: str) -> list[MpiError]:
+    """An MPI call before MPI_INIT or after MPI_FINALIZE: the process that made it aborts (one record for the
+    notice and the "Local abort" line that follows it, which says the process's host and pid)."""
+    out: list[MpiError] = []
+    aborts = list(_LOCAL_ABORT.finditer(text))
+    used: set[int] = set()
+    for match in _OUTSIDE.finditer(text):
+        after = next((a for a in aborts if a.start() > match.start() and a.start() - match.end() < _BLOCK
+                      and a.start() not in used), None)
+        if after:
+            used.add(after.start())
+        out.append(MpiError(None, after.group("host") if after else None, int(after.group("pid")) if after else None,
+                            f"{match.group('call')}() was called {match.group('when')} was invoked, which the MPI "
+                            f"standard disallows: Open MPI aborted the process (a program error in it): "
+                            f"{_line(text, match)}", match.start(), first=True))
+    for abort in aborts:
+        if abort.start() not in used:
+            out.append(MpiError(None, abort.group("host"), int(abort.group("pid")),
+                                f"Open MPI aborted the process {abort.group('when')}: {_line(text, abort)}",
+                                abort.start(), first=True))
+    return out
 
 
 def _handler_blocks(text: str) -> list[MpiError]:

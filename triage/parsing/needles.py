@@ -282,7 +282,7 @@ class Rider:
                     return pages.find(data, needle, pos, end)
                 at = data.find(needle, pos, min(end, stop + len(needle) - 1)) if state[1] else -1
                 if at >= 0:     # covered up to the hit's line (the reader reads on from there)
-                    self.cover(max(pos, data.rfind(b"\n", 0, at) + 1), found)
+                    self.cover(max(pos, data.rfind(b"\n", pos, at) + 1), found)
                     return at
                 self.cover(stop, found)
                 pages.drop(data, pos, stop)

@@ -231,8 +231,7 @@ class Watch(BackwardCheck):
     def on_step_post(self, optimizer: Any, args: Any, kwargs: Any) -> None:
         try:
             count = self.steps[id(optimizer)] = self.steps.get(id(optimizer), 0) + 1
-            if count > self.top_step:
-                self.top_step = count
+            self.top_step = max(self.top_step, count)
             if self.full:                         # cheap mode: a parameter made non-finite shows in the next gradients
                 self.check_params(optimizer, rec.PARAM, shifted=True)
             elif self.local and self.module_hooks:

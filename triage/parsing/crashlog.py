@@ -74,6 +74,8 @@ _EXC = lazy_regex(
     r"(?::\s?(?P<msg>.*))?$")
 _CUDA_OOM = lazy_regex(r"CUDA out of memory|OutOfMemoryError|out of memory\. Tried to allocate|\bran out of memory\b|"
                        r"CUBLAS_STATUS_ALLOC_FAILED|"
+                       # PyTorch 1.x's THC forms of cudaErrorMemoryAllocation (2)
+                       r"(?:cuda runtime error \(2\)|THCudaCheck FAIL .{0,300}? error=2) : out of memory|"
                        r"Cuda failure '?out of memory",
                        re.IGNORECASE)
 # "CUDA error: X" and what X is (to its line's end, or to PyTorch's "CUDA kernel errors might be ..." glued
@@ -83,8 +85,12 @@ _CUDA_ERROR = lazy_regex(
     _CUDA_WHAT_TEXT + r"|c10_cuda_check_implementation|cudaErrorIllegalAddress|"
     r"device-side assert triggered|CUDA kernel errors might be asynchronously reported|"
     r"an illegal memory access was encountered|unspecified launch failure|CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+|"
-    r"Cuda failure '(?P<nccl_cuda>[^']+)'", re.MULTILINE)
+    r"Cuda failure '(?P<nccl_cuda>[^']+)'|"
+    # PyTorch 1.x (THC): "cuda runtime error (39) : uncorrectable ECC error encountered at .../THCCachingHostAllocator.cpp:265",
+    # "THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=405 error=11 : invalid argument"
+    r"cuda runtime error \(\d+\) : \S|THCudaCheck FAIL file=\S+ line=\d+ error=\d+ : \S", re.MULTILINE)
 _CUDA_HINT = "CUDA kernel errors might be asynchronously reported"
+_THC_PRINT = "THCudaCheck FAIL file="
 # the kernel's own assert, printed per thread before "device-side assert triggered" (which a paste may lack):
 # "IndexKernel.cu:92: operator(): block: [68,0,0], thread: [32,0,0] Assertion `index >= ...` failed."
 _KERNEL_ASSERT = lazy_regex(r"(?P<file>[\w.-]+\.cuh?):\d+: .{0,300}?\bAssertion (?P<what>.{1,400}?) failed\.")
@@ -283,6 +289,9 @@ def _plain_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine
     if _CUDA_ERROR.search(text) and "CUDA_LAUNCH_BLOCKING" not in text:
         # PyTorch's hint alone follows every CUDA error, a set-up one too: the error line before it is the failure
         trailer = _CUDA_ERROR.search(text.replace(_CUDA_HINT, "")) is None
+        # THC's print before it raises: the raise after it (its RuntimeError, a terminate) is the failure; a raise
+        # the program caught (cuDNN's probe at start-up, THCGeneral.cpp's "error=11 : invalid argument") ends nothing
+        trailer = trailer or text.startswith(_THC_PRINT)
         return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], collateral=collateral or trailer, gpu=_gpu(text))
     if "Assertion " in text and (kernel := _KERNEL_ASSERT.search(text)) is not None:
         what = f"{kernel.group('what')[:300]} failed in {kernel.group('file')}"

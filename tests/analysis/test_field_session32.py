@@ -1,0 +1,43 @@
+"""Classes of real pasted logs left as known gaps in issue 23, each tested on a variant written here (other ranks,
+hosts, codes and surrounding lines than the corpus cases' own)."""
+
+from __future__ import annotations
+
+from triage.analysis.analyze import analyze
+from triage.load.inputs import load_log_texts
+from triage.model import Report
+
+
+def report(*lines: str) -> Report:
+    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
+
+
+# PyTorch 1.x's THC-era "cuda runtime error (N) : what at file:line" read as an exception of no kind
+# (NVIDIA/semantic-segmentation#33's ECC error): a crash on a CUDA error, as the modern "CUDA error: what" is
+def test_a_thc_era_cuda_runtime_error_of_one_rank_is_its_crash_on_a_cuda_error() -> None:
+    result = report(
+        "[rank0]: epoch 7 iter 300 loss 0.41",
+        "[rank3]: THCudaCheck FAIL file=/opt/pytorch/aten/src/THC/THCCachingHostAllocator.cpp line=265 error=39 : "
+        "uncorrectable ECC error encountered",
+        "[rank3]: Traceback (most recent call last):",
+        '[rank3]:   File "train.py", line 88, in <module>',
+        "[rank3]:     loss.backward()",
+        "[rank3]: RuntimeError: cuda runtime error (39) : uncorrectable ECC error encountered at "
+        "/opt/pytorch/aten/src/THC/THCCachingHostAllocator.cpp:265",
+        "[rank1]: [E ProcessGroupNCCL.cpp:587] [Rank 1] Watchdog caught collective operation timeout: "
+        "WorkNCCL(SeqNum=9012, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1800347 milliseconds before timing out.",
+    )
+    assert result.verdict.kind.value == "crash", result.verdict.summary
+    assert result.verdict.culprit_ranks == (3,), result.verdict.summary
+    assert "CUDA_LAUNCH_BLOCKING" in " ".join(result.next_steps)
+
+
+def test_a_rankless_thc_error_then_terminate_is_a_crash_not_an_exception() -> None:
+    # a first line 132 columns long (a terminal's usual width, by chance) must not swallow the terminate line after it
+    head = "RuntimeError: cuda runtime error (46) : all CUDA-capable devices are busy or unavailable at /srv/build/"
+    error = head + "THC" * ((132 - len(head) - len(".cpp:51")) // 3)
+    error += "x" * (132 - len(error) - len(".cpp:51")) + ".cpp:51"
+    assert len(error) == 132
+    result = report(error, "terminate called without an active exception")
+    assert result.verdict.kind.value == "crash", result.verdict.summary
+    assert "terminate called" not in result.verdict.summary, result.verdict.summary

@@ -3,7 +3,10 @@ hosts, codes and surrounding lines than the corpus cases' own)."""
 
 from __future__ import annotations
 
+import pytest
+
 from triage.analysis.analyze import analyze
+from triage.errors import InputError
 from triage.load.inputs import load_log_texts
 from triage.model import Report
 
@@ -41,3 +44,23 @@ def test_a_rankless_thc_error_then_terminate_is_a_crash_not_an_exception() -> No
     result = report(error, "terminate called without an active exception")
     assert result.verdict.kind.value == "crash", result.verdict.summary
     assert "terminate called" not in result.verdict.summary, result.verdict.summary
+
+
+# A raise statement of literals inside the reporter's code listing (a block header before it, another statement
+# after it) read as the exception the run raised: it is code shown, not the last frame of a traceback
+def test_a_raise_inside_a_code_listing_is_no_failure_but_a_traceback_frames_raise_is() -> None:
+    listing = ("here is the guard in our entry point:", "",
+               "if args.nodes * args.gpus != int(os.environ['WORLD_SIZE']):",
+               '    raise SystemError("WORLD_SIZE does not match nodes x gpus")',
+               "dist.init_process_group(backend='nccl')", "",
+               "the job then sits at init_process_group on every node.")
+    with pytest.raises(InputError):      # nothing else in it: refused, never the listing's raise for a failure
+        report(*listing)
+    ranked = report(*listing, "[rank1]: RuntimeError: boom in step 3").verdict
+    assert ranked.culprit_ranks == (1,) and "SystemError" not in ranked.summary, ranked.summary
+    trace = ('  File "/opt/conda/lib/python3.8/site-packages/torch/distributed/distributed_c10d.py", line 91, in g',
+             '    raise SystemError("WORLD_SIZE does not match nodes x gpus")')
+    found = report(*trace).verdict
+    assert found.kind.value == "exception" and "WORLD_SIZE does not match" in found.summary, found.summary
+    alone = report('    raise SystemError("WORLD_SIZE does not match " "nodes x gpus")', "what can I do?").verdict
+    assert alone.kind.value == "exception", alone.summary

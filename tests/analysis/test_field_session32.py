@@ -64,3 +64,24 @@ def test_a_raise_inside_a_code_listing_is_no_failure_but_a_traceback_frames_rais
     assert found.kind.value == "exception" and "WORLD_SIZE does not match" in found.summary, found.summary
     alone = report('    raise SystemError("WORLD_SIZE does not match " "nodes x gpus")', "what can I do?").verdict
     assert alone.kind.value == "exception", alone.summary
+
+
+# NCCL's lines pasted without their "host:pid:tid" ("[6] NCCL INFO ...") were read as Hydra's -prepend-rank: the
+# bracketed number is the process's CUDA device, not its rank, and no line here maps the one to the other
+def test_nccl_lines_without_their_host_head_name_a_device_not_a_rank() -> None:
+    result = report(
+        "[6] NCCL INFO NCCL_SOCKET_IFNAME set by environment to ib0",
+        "[6] NCCL INFO Setting affinity for GPU 6 to 0fff,ff000000",
+        "[6] misc/shmutils.cc:72 NCCL WARN Error: failed to extend /dev/shm/nccl-Xq1a to 9637892 bytes",
+        "[6] NCCL INFO transport/shm.cc:114 -> 2",
+        "[6] NCCL INFO init.cc:1236 -> 2",
+    )
+    assert result.verdict.kind.value == "network_error", result.verdict.summary
+    assert result.verdict.culprit_ranks == (), result.verdict.summary
+    assert "rank 6" not in result.verdict.summary, result.verdict.summary
+
+
+def test_hydras_prepended_ranks_are_still_ranks_beside_a_headless_nccl_line() -> None:
+    lines = [f"[{r}] step {s} loss 0.{s}" for s in range(3) for r in range(4)]
+    result = report(*lines, "[2] RuntimeError: boom at step 3", "[1] NCCL INFO comm 0x1 rank 1 nranks 4 - Init COMPLETE")
+    assert result.verdict.culprit_ranks == (2,), result.verdict.summary

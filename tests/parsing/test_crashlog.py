@@ -136,12 +136,12 @@ def test_gloo_full_mesh_failure_is_a_network_failure() -> None:
 
 # PyTorch 1.x (THC) told a CUDA error in its own words: the raise ("cuda runtime error (N) : what at file:line") is a
 # CUDA error like the modern "CUDA error: what", its code 2 an out-of-memory; the "THCudaCheck FAIL" print before the
-# raise is only its herald (the raise may be caught: cuDNN's probe at start-up prints one and the run goes on)
+# raise is only its herald (the raise may be caught: THCGeneral.cpp's start-up 'error=11 : invalid argument', the run going on)
 @pytest.mark.parametrize(("line", "kind", "collateral"), [
     ("RuntimeError: cuda runtime error (46) : all CUDA-capable devices are busy or unavailable at "
-     "/opt/conda/aten/src/THC/THCGeneral.cpp:51", CrashLineKind.CUDA_ERROR, False),
+     + "/opt/conda/aten/src/THC/THCGeneral.cpp:51", CrashLineKind.CUDA_ERROR, False),
     ("cuda runtime error (39) : uncorrectable ECC error encountered at /pytorch/aten/src/THC/THCCachingHostAllocator"
-     ".cpp:265", CrashLineKind.CUDA_ERROR, False),
+     + ".cpp:265", CrashLineKind.CUDA_ERROR, False),
     ("RuntimeError: cuda runtime error (2) : out of memory at /b/aten/src/THC/generic/THCStorage.cu:58",
      CrashLineKind.CUDA_OOM, False),
     ("THCudaCheck FAIL file=/b/aten/src/THC/generic/THCStorage.cu line=58 error=2 : out of memory",

@@ -86,7 +86,7 @@ _CUDA_ERROR = lazy_regex(
     r"device-side assert triggered|CUDA kernel errors might be asynchronously reported|"
     r"an illegal memory access was encountered|unspecified launch failure|CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+|"
     r"Cuda failure '(?P<nccl_cuda>[^']+)'|"
-    # PyTorch 1.x (THC): "cuda runtime error (39) : uncorrectable ECC error encountered at .../THCCachingHostAllocator.cpp:265",
+    # PyTorch 1.x (THC): "cuda runtime error (39) : uncorrectable ECC error encountered at .../x.cpp:265",
     # "THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=405 error=11 : invalid argument"
     r"cuda runtime error \(\d+\) : \S|THCudaCheck FAIL file=\S+ line=\d+ error=\d+ : \S", re.MULTILINE)
 _CUDA_HINT = "CUDA kernel errors might be asynchronously reported"
@@ -290,7 +290,7 @@ def _plain_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine
         # PyTorch's hint alone follows every CUDA error, a set-up one too: the error line before it is the failure
         trailer = _CUDA_ERROR.search(text.replace(_CUDA_HINT, "")) is None
         # THC's print before it raises: the raise after it (its RuntimeError, a terminate) is the failure; a raise
-        # the program caught (cuDNN's probe at start-up, THCGeneral.cpp's "error=11 : invalid argument") ends nothing
+        # that was caught ends nothing (THCGeneral.cpp's "error=11 : invalid argument" at start-up, the run going on)
         trailer = trailer or text.startswith(_THC_PRINT)
         return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], collateral=collateral or trailer, gpu=_gpu(text))
     if "Assertion " in text and (kernel := _KERNEL_ASSERT.search(text)) is not None:

@@ -147,7 +147,8 @@ def _replica_ranks(lines: list[str] | tuple[str, ...],
 
 # NCCL's own head without its "host:pid:tid" ("[3] NCCL INFO ...", "[3] include/shm.h:28 NCCL WARN ..."): the number
 # in brackets is the process's CUDA device, not a rank (Hydra's -prepend-rank keeps NCCL's whole head after its own)
-_NCCL_DEVICE_TAG = lazy_regex(r"\[\d{1,5}\] (?:NCCL (?:INFO|WARN|TRACE)\b|[\w./-]+\.(?:cc|cu|h|cpp):\d+ NCCL (?:INFO|WARN)\b)")
+_NCCL_DEVICE_TAG = lazy_regex(r"\[\d{1,5}\] (?:NCCL (?:INFO|WARN|TRACE)\b|"
+                              r"[\w./-]+\.(?:cc|cu|h|cpp):\d+ NCCL (?:INFO|WARN)\b)")
 
 
 def nccl_device_tag(line: str) -> bool:

@@ -55,10 +55,12 @@ _RAISE_NOTE = (" (the raise statement a traceback's last frame shows, with its m
 # A raise shown inside a code listing, not a traceback's last frame: the line before it opens a block of source
 # ("if world_size < 2:", "except KeyError:"), or the line after it is another statement of that source ("else:",
 # "return x", "def f():"). A traceback's raise line comes after its "File ..., line N, in f" frame, or alone.
-_BLOCK_HEAD = lazy_regex(r"^\s*(?:if|elif|else|try|except|finally|with|for|while|def|class|async\s+def)\b[^#]*:\s*(?:#.*)?$")
+_BLOCK_HEAD = lazy_regex(r"^\s*(?:if|elif|else|try|except|finally|with|for|while|def|class|async\s+def)\b"
+                         r"[^#]*:\s*(?:#.*)?$")
 _STATEMENT = lazy_regex(r"^\s*(?:return\b|else\s*:|elif\s|except\b|finally\s*:|def\s|class\s|if\s|for\s|while\s|"
                         r"with\s|import\s|from\s+[\w.]+\s+import\s|pass\s*$|continue\s*$|break\s*$|"
-                        r"[A-Za-z_][\w.]*(?:\[[^\]]*\])?\s+[-+*/]?=\s)")     # (an assignment, spaced as code is: not "loss=0.5")
+                        # (an assignment, spaced as code is: not "loss=0.5")
+                        r"[A-Za-z_][\w.]*(?:\[[^\]]*\])?\s+[-+*/]?=\s)")
 
 
 def in_code_listing(before: str | None, after: str | None) -> bool:

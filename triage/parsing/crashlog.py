@@ -67,7 +67,7 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            "abort timed out", "[F", "thread terminat", "Connection refused", "connection abort", "Connect to ",
            "host not found", "Caught signal", "caught signal", "Assertion ", "Address already in use", "EADDRINUSE",
            "failed to listen", "ssh exited with exit code", "does not support", "posix_fallocate", "ncclShmOpen",
-           "failed to extend /dev/shm")
+           "failed to extend /dev/shm", "what():")
 
 _EXC = lazy_regex(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
@@ -228,6 +228,8 @@ def parse_crash_line(line: str) -> CrashLine | None:
         return _exception_line(text, exc, collateral, peer_addr)
     if (term := _TERMINATE.search(text)) is not None:
         return _terminate_line(text, term, collateral, peer_addr)
+    if text.startswith("what():") and text[7:].strip():
+        return _what_line(text, collateral, peer_addr)
     if (fatal := _FATAL.search(text)) is not None:
         return _fatal_line(text, fatal, collateral)
     return _plain_line(text, collateral, peer_addr)
@@ -262,6 +264,20 @@ def _terminate_line(text: str, term: re.Match[str], collateral: bool, peer_addr:
     if _CUDA_ERROR.search(what):
         return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], term.group("what"), "SIGABRT", gpu=_gpu(text))
     return CrashLine(CrashLineKind.TERMINATE, text[:400], term.group("what"), "SIGABRT", collateral=collateral)
+
+
+def _what_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine:
+    """The C++ terminate handler's ``what():  ...`` line without its ``terminate called after throwing``
+    header (a paste that lost it, a reporter's own words in its place): the handler prints it only as it
+    aborts the process, so it is a terminate whose what() says what escaped."""
+    what = text[len("what():"):]
+    plain = what.replace("Connection reset by peer", "").replace(
+        "remote process exited or there was a network error", "")
+    if _NET.search(what) and not _COLLATERAL.search(plain):
+        return CrashLine(CrashLineKind.NETWORK, text[:400], None, "SIGABRT", peer=peer_addr)
+    if _CUDA_ERROR.search(what):
+        return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], None, "SIGABRT", gpu=_gpu(text))
+    return CrashLine(CrashLineKind.TERMINATE, text[:400], None, "SIGABRT", collateral=collateral)
 
 
 def _fatal_line(text: str, fatal: re.Match[str], collateral: bool) -> CrashLine:

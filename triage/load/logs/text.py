@@ -11,7 +11,7 @@ from collections import deque
 from dataclasses import replace
 
 from triage.lazy_regex import lazy_regex
-from triage.load.logs.facts import world_size_facts
+from triage.load.logs.facts import sole_process, world_size_facts
 from triage.load.logs.line_events import (
     joined_terminate,
     nccl_detail_of,
@@ -167,6 +167,8 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
                         for lag in parse_desync_report(whole))
     facts = world_size_facts(body)
     record_world(scan, facts)
+    if facts is None and sole_process(body):
+        scan.sole_process = True
     if "Xid" in text or "segfault at" in text or "Killed process" in text:
         # lazy: the kernel's line parsers, only for a log that holds a kernel line
         from triage.load.kernel import dmesg_events

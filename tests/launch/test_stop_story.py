@@ -38,7 +38,8 @@ def _stop_job(tmp_path: Path, fail_rank: int | None, sig: int) -> tuple[bytes, d
     report = subprocess.run(triage_cmd("report", str(run), "--format", "json"), capture_output=True, timeout=120,
                             env=job_env(), check=False)
     assert report.returncode in (0, 1), report.stderr
-    return out, json.loads(report.stdout)["verdict"], pid
+    doc = json.loads(report.stdout)
+    return out, {**doc["verdict"], "next_steps": doc["next_steps"]}, pid
 
 
 def _closing_verdict(out: bytes) -> str:
@@ -56,6 +57,9 @@ def test_a_stop_passed_to_a_healthy_job_is_the_verdict_live_and_in_the_report(tm
     assert who in verdict["summary"]
     assert _closing_verdict(out) == verdict["summary"]
     assert "KeyboardInterrupt" not in verdict["summary"] and "raised" not in verdict["summary"]
+    steps = " ".join(verdict["next_steps"])      # the job is gone: nothing to collect from it
+    assert "triage dump" not in steps and "while it hangs" not in steps, steps
+    assert verdict["next_steps"] == [verdict["summary"].split("What to do: ", 1)[1]], steps  # type: ignore[index]
 
 
 def test_a_rank_that_failed_before_the_stop_stays_the_verdict(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.logs import elastic_summary
 from triage.cli import main
 from triage.parsing.crashlog import CrashLineKind, parse_crash_line, peer_host
 from triage.parsing.torchelastic import parse_launcher_failures
@@ -34,21 +35,7 @@ def report(text: str, tmp_path: Path, name: str = "job.log") -> tuple[int, dict[
 
 # --- 1. the rank a torchelastic record's prefix or local_rank field names ---------------------------------
 
-SUMMARY = """torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
-============================================================
-train.py FAILED
-------------------------------------------------------------
-Failures:
-  <NO_OTHER_FAILURES>
-------------------------------------------------------------
-Root Cause (first observed failure):
-[0]:
-  time      : 2024-05-01_10:00:00
-  host      : gpu-node
-{field}
-  error_file: <N/A>
-============================================================
-"""
+SUMMARY = elastic_summary("{field}", "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:")
 # how the exit-code field of the rank's record reaches a paste: (field line, the rank it names)
 PREFIXED_FIELDS = [("  [rank3] exitcode: -9", 3), ("  [rank3]: exitcode: -9 (pid: 4567)", 3),
                    ("  [rank: 3] exitcode: -9", 3), ("  rank3 exitcode: -9 (pid: 4567)", 3),

@@ -12,3 +12,24 @@ def split_interleaved_log(text: str) -> dict[int | str, list[str]]:
     for owner in attribute_lines(text.splitlines()):
         groups.setdefault(owner.key, []).append(owner.rest)
     return groups
+
+
+def elastic_summary(fields: str, head: str = "") -> str:
+    """torchelastic's failure summary of one failed rank whose record's fields (after ``time`` and
+    ``host``, before ``error_file``) are the lines ``fields`` (each indented as torchrun indents them),
+    after the line ``head`` (e.g. the ChildFailedError line) where one is given."""
+    return (f"{head}\n" if head else "") + f"""\
+============================================================
+train.py FAILED
+------------------------------------------------------------
+Failures:
+  <NO_OTHER_FAILURES>
+------------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  time      : 2024-05-01_10:00:00
+  host      : gpu-node
+{fields}
+  error_file: <N/A>
+============================================================
+"""

@@ -8,30 +8,17 @@ import json
 import os
 import signal
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
 import pytest
 
-from tests.helpers.launch import HOST, background_launch, job_env, launch_argv, torchrun
-from tests.helpers.paths import program
+from tests.helpers.disk import disk_job_argv, fill_around_the_guard, rank_output
+from tests.helpers.launch import HOST, background_launch, job_env
 from tests.helpers.processes import kill_pids, triage_cmd, wait_for
-from tests.launch.test_launch_disk_full import NOTE, _fill, _output
 
 pytestmark = [pytest.mark.timeout(300),
               pytest.mark.skipif(os.geteuid() != 0, reason="mounting a small tmpfs needs root")]
-
-
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m,mode=0700", "tmpfs", str(disk)], check=True)
-    try:
-        yield disk
-    finally:
-        subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
 def _report(run: Path) -> dict[str, object]:
@@ -41,25 +28,16 @@ def _report(run: Path) -> dict[str, object]:
     return json.loads(done.stdout)  # type: ignore[no-any-return]
 
 
-def _fill_while_running(small_disk: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
-    run = small_disk / "run"
-    env = job_env(DISK_GO=str(tmp_path / "go"), DISK_MB="8", DISK_MARKERS=str(tmp_path))
-    argv = launch_argv(run, torchrun(program("launch_disk_full.py"), 2), quick_hang=False, host=HOST)
-    return run, background_launch(argv, env, run)
-
-
-def _full(small_disk: Path, run: Path, tmp_path: Path) -> None:
-    wait_for(lambda: all(b"READY" in _output(run, r) for r in (0, 1)), 120, "both ranks ready")
-    _fill(small_disk, leave=2 << 20)
-    wait_for(lambda: all(NOTE in _output(run, r) for r in (0, 1)), 120, "both ranks' disk guard")
-    _fill(small_disk, leave=0)                    # not a byte left: exit.json and node.json cannot be written
-    (tmp_path / "go").touch()
+def _fill_while_running(run: Path, markers: Path):  # type: ignore[no-untyped-def]
+    argv, env = disk_job_argv(run, markers)
+    return background_launch(argv, env, run)
 
 
 def test_the_end_is_what_is_known_when_the_disk_is_full(small_disk: Path, tmp_path: Path) -> None:
-    run, launch = _fill_while_running(small_disk, tmp_path)
+    run = small_disk / "run"
+    launch = _fill_while_running(run, tmp_path)
     with launch as proc:
-        _full(small_disk, run, tmp_path)
+        fill_around_the_guard(small_disk, run, tmp_path)
         _, err = proc.communicate(timeout=180)
     assert proc.returncode == 0, err
     assert "SIGKILL?" not in err
@@ -76,16 +54,17 @@ def test_the_end_is_what_is_known_when_the_disk_is_full(small_disk: Path, tmp_pa
 
 
 def test_with_the_agent_gone_too_the_ranks_end_is_not_recorded(small_disk: Path, tmp_path: Path) -> None:
-    run, launch = _fill_while_running(small_disk, tmp_path)
+    run = small_disk / "run"
+    launch = _fill_while_running(run, tmp_path)
     pids: list[int] = []
     try:
         with launch as proc:
-            wait_for(lambda: all(b"READY" in _output(run, r) for r in (0, 1)), 120, "both ranks ready")
+            wait_for(lambda: all(b"READY" in rank_output(run, r) for r in (0, 1)), 120, "both ranks ready")
             node = json.loads((run / HOST / "node.json").read_text())
             pids.append(node["launcher_pid"])
             proc.send_signal(signal.SIGKILL)          # the agent dies; the job goes on without it
             proc.wait(timeout=30)
-            _full(small_disk, run, tmp_path)
+            fill_around_the_guard(small_disk, run, tmp_path)
             launcher = psutil.Process(pids[0])
             launcher.wait(timeout=180)               # torchrun ends by itself when its workers are done
         for rank in (0, 1):

@@ -7,26 +7,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.helpers.logs import elastic_summary
 from triage.agent.launch.ranks import describe_ends, launcher_exits_if_needed
 from triage.agent.state import LocalRankStatus
 
-SUMMARY = """\
-============================================================
-train.py FAILED
-------------------------------------------------------------
-Failures:
-  <NO_OTHER_FAILURES>
-------------------------------------------------------------
-Root Cause (first observed failure):
-[0]:
-  time      : 2024-05-01_10:00:00
-  host      : gpu-node
-  rank      : 1 (local_rank: 1)
-  exitcode  : -6 (pid: 4242)
-  error_file: <N/A>
-  traceback : Signal 6 (SIGABRT) received by PID 4242
-============================================================
-"""
+SUMMARY = elastic_summary("  rank      : 1 (local_rank: 1)\n  exitcode  : -6 (pid: 4242)\n"
+                          "  traceback : Signal 6 (SIGABRT) received by PID 4242")
 
 
 def _rank(rank: int, returncode: int | None, alive: bool = False) -> LocalRankStatus:

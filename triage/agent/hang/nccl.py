@@ -12,17 +12,28 @@ import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from triage.agent.hang.detect import NcclRankOps
 from triage.agent.state import LocalRankStatus
-from triage.parsing.nccl.tracker import NcclCommState, NcclTracker
+
+if TYPE_CHECKING:
+    from triage.parsing.nccl.tracker import NcclCommState, NcclTracker
 
 _READ_LIMIT = 4 * 1024 * 1024      # per rank per tick
 
 
+def _new_tracker() -> NcclTracker:
+    # The NCCL line parser is loaded with the first NCCL line a rank prints (most jobs print none
+    # unless NCCL_DEBUG is set): its import is part of the agent's fixed cost otherwise.
+    from triage.parsing.nccl.tracker import NcclTracker
+
+    return NcclTracker()
+
+
 @dataclass
 class _RankStream:
-    tracker: NcclTracker = field(default_factory=NcclTracker)
+    tracker: NcclTracker = field(default_factory=_new_tracker)
     offset: int = 0
     partial: bytes = b""
     from_file: bool = False

@@ -17,7 +17,6 @@ import psutil
 from triage.agent.state import LocalRankStatus
 from triage.layout import HostPaths, RankPaths
 from triage.model import Collective, CollectiveState
-from triage.parsing.flight_recorder.parse import parse_fr_json
 from triage.parsing.stacks import parse_faulthandler_signal
 
 if TYPE_CHECKING:          # (the agent starts without the report's model: test_agent_imports.py)
@@ -182,6 +181,8 @@ def in_flight_from_heartbeat(beat: dict[str, Any], rank: int) -> Collective | No
     fr = beat.get("fr")
     if not isinstance(fr, dict) or not fr.get("entries"):
         return _in_flight_from_frame(beat.get("waiting_in"), rank)
+    from triage.parsing.flight_recorder.parse import parse_fr_json  # with the first beat that has entries
+
     dump = parse_fr_json(fr, rank, "heartbeat")
     pending = [c for c in dump.collectives if c.state != CollectiveState.COMPLETED]
     if not pending:

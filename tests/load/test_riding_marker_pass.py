@@ -145,3 +145,70 @@ def test_a_rider_that_fails_leaves_the_marker_pass_its_whole_range(tmp_path: Pat
         warns.until(len(data))
         assert list(warns) == bulk._warn_lines(mapped, 0, len(data))
         assert needles.find_all(mapped, (bulk.WARN,), max_hits=10**6) is not None
+
+
+def _late_nccl_log(share: float) -> bytes:
+    """Training lines, the NCCL lines of the generated log from ``share`` of it on (none at 1.0; the first
+    one cut by a 4 KiB window edge), a failure in the training lines."""
+    training = "".join(f"[rank{i % 8}]: step {i // 8} loss 2.{i % 97:02d} lr 3e-4\n" for i in range(20_000))
+    head = training[:int(len(training) * share)]
+    edge = -(-len(head) // 4096) * 4096 - 20       # "NCCL" of the first NCCL line straddles this window edge
+    head += "[rank0]: step 0 loss " + "x" * max(0, edge - len(head) - 30) + "\n"
+    nccl = "" if share >= 1 else _large_log(OOM, 0.5)
+    return (head[:len(head) // 2] + OOM + head[len(head) // 2:] + nccl).encode()
+
+
+@pytest.mark.usefixtures("cut_windows")
+@pytest.mark.parametrize("share", [0.0, 0.3, 1.0])
+def test_the_search_for_the_first_nccl_line_rides_as_well(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           share: float) -> None:
+    """The NCCL reader's search for its first line finds the markers in the same scan (needles.Rider.find):
+    a log without NCCL lines, or with them late, is read once; the answers are those of the separate passes."""
+    for index, data in enumerate(_variants(_late_nccl_log(share).decode())):
+        path = tmp_path / f"{index}.log"
+        path.write_bytes(data)
+        riding, alone = _read(path, True, monkeypatch), _read(path, False, monkeypatch)
+        assert riding[:4] == alone[:4], index
+        covered = sum(high - low for low, high in riding[4])
+        assert covered == len(data) if b"NCCL" not in data else covered > len(data) // 2, index
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_riding_search_answers_what_find_answers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    """Rider.find: ``data.find(needle, start, end)`` from random starts and ends, a needle rare, dense or absent;
+    what it covered then gives find_all the hits and probe of a scan of its own."""
+    monkeypatch.setattr(pages, "WINDOW", 4096)
+    rnd = random.Random(seed)
+    data = _random_log(seed)
+    path = tmp_path / "log"
+    path.write_bytes(data)
+    size = len(data)
+    for needle in (b"NCCL", b"Channel 00/0 ", b"absent needle", b"x" * 40 + b" NCCL WARN"):
+        start = rnd.choice([0, rnd.randrange(size), size - 30])
+        end = rnd.choice([size, rnd.randrange(start, size + 1)])
+        with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            needles._SEEN.pop(mapped, None)
+            rider = needles.ride_along(mapped, NEEDLES, probe=(CHANNEL,))
+            assert rider is not None
+            assert needles.find_first(mapped, needle, start, end) == data.find(needle, start, end), (needle, start)
+            assert rider.intervals and rider.intervals[0][0] == start
+            for low, high in ((0, size), (start, end), (start, size)):
+                found = needles.find_all(mapped, NEEDLES, low, high, probe=(CHANNEL,))
+                assert found is not None
+                for word in NEEDLES:
+                    assert found[word] == bytes_find_all(data, word, low, high), (low, high, word)
+                assert needles._SEEN[mapped].pop()[2][CHANNEL] == bool(bytes_find_all(data, CHANNEL, low, high))
+
+
+def test_a_riding_search_where_the_rider_cannot_is_the_plain_one(tmp_path: Path) -> None:
+    """A needle of the rider's own, or a rider that covers past the start: the plain search, nothing covered."""
+    data = _random_log(3)
+    path = tmp_path / "log"
+    path.write_bytes(data)
+    with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        rider = needles.ride_along(mapped, NEEDLES, probe=(CHANNEL,))
+        assert rider is not None and rider.find(bulk.WARN, 0, len(data)) is None
+        assert needles.find_first(mapped, bulk.WARN, 0, len(data)) == data.find(bulk.WARN)
+        rider.begin(0)
+        assert rider.extend(5000)
+        assert rider.find(b"NCCL", 100, len(data)) is None and rider.intervals == [(0, 5000)]

@@ -241,6 +241,56 @@ class Rider:
         if sum(map(len, self._found)) > MAX_HITS:
             self.failed, self.intervals = True, []
 
+    def find(self, needle: bytes, start: int, end: int) -> int | None:
+        """``data.find(needle, start, end)`` (``needle`` not one of this rider's), found in scans that find this
+        rider's needles as well, so that a search that reads the mapping from ``start`` (the NCCL reader's
+        search for its first line) is no pass of its own: the range read is covered up to the line of the hit
+        (all of it where there is none). None (nothing covered) where it cannot: the rider failed, already
+        covers past ``start``, holds ``needle``, or the scanner cannot take it."""
+        if _hs is None or self.failed or needle in self.words + self.probes or not needle:
+            return None
+        end = min(end, len(self.data))
+        self.begin(start)
+        if self.end() != start:
+            return None
+        try:
+            database = _database(_hs, self.words + self.probes + (needle,), len(self.probes) + 1)
+        except Exception:   # noqa: BLE001  (a needle it cannot compile: the caller's plain search)
+            return None
+        data, mine = self.data, len(self.words) + len(self.probes)
+        found: list[tuple[int, int]] = []
+        state = [start, 0]          # where the scanned view starts, whether ``needle`` was reported in it
+
+        def hit(ident: int, _from: int, to: int, _flags: int, _context: object) -> bool:
+            if ident == mine:
+                state[1] = 1        # (one report a scan: where, the plain search below says)
+            else:
+                found.append((ident, state[0] + to))
+            return False
+
+        pos = start
+        with memoryview(data) as view:
+            while pos < end:
+                stop = min(end, pos + pages.WINDOW)
+                found.clear()
+                state[:] = [pos, 0]
+                try:
+                    database.scan(block(view[pos:max(self.reach(stop), min(end, stop + len(needle) - 1))]),
+                                  match_event_handler=hit)
+                except Exception:   # noqa: BLE001  (a scan error: what is left is searched plainly)
+                    self.failed, self.intervals = True, []
+                    return pages.find(data, needle, pos, end)
+                at = data.find(needle, pos, min(end, stop + len(needle) - 1)) if state[1] else -1
+                if at >= 0:     # covered up to the hit's line (the reader reads on from there)
+                    self.cover(max(pos, data.rfind(b"\n", pos, at) + 1), found)
+                    return at
+                self.cover(stop, found)
+                pages.drop(data, pos, stop)
+                pos = stop
+                if self.failed:
+                    return pages.find(data, needle, pos, end)
+        return -1
+
     def hits(self, needle: bytes, start: int, stop: int) -> list[int]:
         """The hits of ``needle`` starting in data[start:stop] (a covered range)."""
         found = self._found[(self.words + self.probes).index(needle)]
@@ -275,6 +325,14 @@ def rider(data: Buffer) -> Rider | None:
     """The :class:`Rider` asked for on the mapping ``data`` (see :func:`ride_along`), if any and working."""
     found = _RIDERS.get(data) if isinstance(data, mmap.mmap) else None
     return None if found is None or found.failed else found
+
+
+def find_first(data: Buffer, needle: bytes, start: int, end: int, pivot: int | None = None) -> int:
+    """``data.find(needle, start, end)``: where a :class:`Rider` was asked for on the mapping ``data``, in scans
+    that find its needles as well (:meth:`Rider.find`), else by :func:`triage.parsing.pages.find` (``pivot``)."""
+    found = rider(data)
+    at = None if found is None else found.find(needle, start, end)
+    return pages.find(data, needle, start, end, pivot) if at is None else at
 
 
 def seen(data: Buffer, needle: bytes) -> tuple[int, int, bool] | None:

@@ -14,7 +14,9 @@ every line and without decoding the whole file.
 - One pass over the bytes, not two: the NCCL reader runs first, and its communicator pass finds the markers
   and the ``NCCL WARN`` lines in the same Hyperscan scan as its own pattern (triage.parsing.needles.ride_along);
   the marker pass then reads only the bytes that pass did not (before the first NCCL line, the last MB, all
-  of a log without NCCL lines). The answers are those of the two passes (tests/load/test_riding_marker_pass.py).
+  of a log without NCCL lines). The NCCL reader's search for its first line is made in the same scan as the
+  markers too (triage.parsing.needles.Rider.find): a log without NCCL lines is read once. The answers are those
+  of the separate passes (tests/load/test_riding_marker_pass.py).
 """
 
 from __future__ import annotations

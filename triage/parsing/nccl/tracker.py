@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from typing import IO, TypeAlias
 
 from triage.lazy_regex import lazy_regex
-from triage.parsing import pages
+from triage.parsing import needles
 from triage.parsing.nccl.bulk import BulkRead, OpItem, OpKey, bulk_read, tail_start
 from triage.parsing.nccl.lines import NcclColl, NcclEvent, NcclInit, NcclWarn, parse_nccl_segments
 
@@ -149,8 +149,9 @@ class NcclTracker:
             self._feed_lines(bytes(data).decode("utf-8", "replace"))
             return
         # every line the tracker reads holds "NCCL": the lines before the first one are skipped
-        # (a log with a few NCCL lines at its end costs one pass, that keeps no page resident)
-        first = pages.find(data, b"NCCL", 0, len(data), pivot=0)
+        # (a log with a few NCCL lines at its end costs one pass, that keeps no page resident; where a later pass
+        # asked for its needles to be found as the mapping is read, the same scan finds them: see needles.Rider.find)
+        first = needles.find_first(data, b"NCCL", 0, len(data), pivot=0)
         if first < 0:
             return
         start = data.rfind(b"\n", 0, first) + 1

@@ -367,6 +367,12 @@ class RunPaths:
         return HostPaths(self.root / host)
 
     @property
+    def end_report(self) -> Path:
+        """Which node's agent printed the report of a job that failed on several nodes, and its verdict
+        (``triage.end_report/1``; triage.agent.launch.end_report): the other nodes point to it."""
+        return self.root / "end_report.json"
+
+    @property
     def check(self) -> CheckPaths:
         """Where ``triage check --run-dir`` puts its check directory."""
         return CheckPaths(self.root / "check")

@@ -14,6 +14,7 @@ COLLECT_SCHEMA = "triage.collect/1"             # collect.json of `triage collec
 CHECK_RESULT_FORMAT = "triage.check/1"          # a `triage check` rank's result, and its JSON output
 CHECK_VERDICT_FORMAT = "triage.check-verdict/1"  # verdict.json of a check directory
 TOP_SCHEMA = "triage.top/1"                     # `triage top --once --format json`
+END_REPORT_SCHEMA = "triage.end_report/1"        # end_report.json: the node that printed a failed job's report
 STOP_SCHEMA = "triage.stop/1"                   # <host>/stop.json: the agent's decision to stop the job
 # the same decision as one record in <host>/merged.log, tagged "[<host>:triage] ", then this, then
 # stop.json's JSON: a pasted merged.log tells that triage stopped the job, and with which verdict

@@ -27,7 +27,8 @@ case, out = sys.argv[1], sys.argv[2]
 dist.init_process_group("gloo", init_method="file://" + out + "/store", rank=0, world_size=1)
 torch.manual_seed(0)
 net = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
-model = net if case == "plain" else DistributedDataParallel(net, gradient_as_bucket_view=case == "bucket_view")
+model = net if case == "plain" else DistributedDataParallel(net, gradient_as_bucket_view=case == "bucket_view",
+                                                           find_unused_parameters=case == "bypass_unused")
 other = DistributedDataParallel(nn.Linear(4, 1)) if case == "two_models" else None
 triage.api.watch(model, out_dir=out, mode="cheap")
 watch = numerics.current()
@@ -37,7 +38,7 @@ x = torch.randn(2, 4)
 hooks = []
 for step in range(6):
     opt.zero_grad()
-    y = (net if case == "bypass" and step >= 2 else model)(x).sum()
+    y = (net if case.startswith("bypass") and step >= 2 else model)(x).sum()
     if other is not None:
         y = y + other(x).sum()
     if step == 4:
@@ -87,11 +88,25 @@ def test_elsewhere_the_hooks_per_parameter_stay_and_the_record_says_why(tmp_path
     assert check["path"] == PER_PARAMETER and reason in check["reason"] and check["one_call_backwards"] == 0
 
 
-def test_a_backward_that_skips_the_models_output_brings_the_hooks_back_for_good(tmp_path: Path) -> None:
-    """From step 2 the job calls the wrapped module itself (DDP's output, and its hook, never made): that
-    step's gradients are checked at step(), the hooks per parameter come back, and step 4's NaN is found
-    in this rank's local gradient at step 4."""
+def test_a_backward_that_skips_the_models_output_is_still_checked_in_one_call(tmp_path: Path) -> None:
+    """DDP without find_unused_parameters gives every parameter a gradient in each backward, so the check
+    is queued from the hook of one parameter's gradient: from step 2 the job calls the wrapped module
+    itself (DDP's output never made), its gradients are still this rank's own, still checked in one
+    call, and step 4's NaN is found in this rank's local gradient at step 4."""
     seen, record = _job(tmp_path, "bypass")
+    assert seen["hooks"][1:4] == [0, 0, 0], seen
+    assert seen["first"] == {"where": "local_gradient", "module": "2.bias", "step": 4, "nan": 1, "inf": 0}
+    check = record["gradient_check"]
+    assert check["path"] == ONE_CALL and check["reason"] is None and check["one_call_backwards"] == 4
+    assert record["unhooked"] == []
+
+
+def test_a_backward_that_skips_the_models_output_brings_the_hooks_back_for_good(tmp_path: Path) -> None:
+    """With find_unused_parameters (a parameter may get no gradient) the check is queued from a hook on DDP's
+    output. From step 2 the job calls the wrapped module itself (DDP's output, and its hook, never made):
+    that step's gradients are checked at step(), the hooks per parameter come back, and step 4's NaN is
+    found in this rank's local gradient at step 4."""
+    seen, record = _job(tmp_path, "bypass_unused")
     assert seen["hooks"][1:3] == [0, 0] and all(count == 4 for count in seen["hooks"][3:]), seen
     assert (seen["first"]["where"], seen["first"]["step"]) == ("local_gradient", 4), seen
     check = record["gradient_check"]

@@ -132,3 +132,29 @@ def test_gloo_full_mesh_failure_is_a_network_failure() -> None:
     line = parse_crash_line("Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] "
                             "no error")
     assert line is not None and line.kind is CrashLineKind.NETWORK
+
+
+# PyTorch 1.x (THC) told a CUDA error in its own words: the raise ("cuda runtime error (N) : what at file:line") is a
+# CUDA error like the modern "CUDA error: what", its code 2 an out-of-memory; the "THCudaCheck FAIL" print before the
+# raise is only its herald (the raise may be caught: THCGeneral.cpp's start-up 'error=11 : invalid argument', the run going on)
+@pytest.mark.parametrize(("line", "kind", "collateral"), [
+    ("RuntimeError: cuda runtime error (46) : all CUDA-capable devices are busy or unavailable at "
+     + "/opt/conda/aten/src/THC/THCGeneral.cpp:51", CrashLineKind.CUDA_ERROR, False),
+    ("cuda runtime error (39) : uncorrectable ECC error encountered at /pytorch/aten/src/THC/THCCachingHostAllocator"
+     + ".cpp:265", CrashLineKind.CUDA_ERROR, False),
+    ("RuntimeError: cuda runtime error (2) : out of memory at /b/aten/src/THC/generic/THCStorage.cu:58",
+     CrashLineKind.CUDA_OOM, False),
+    ("THCudaCheck FAIL file=/b/aten/src/THC/generic/THCStorage.cu line=58 error=2 : out of memory",
+     CrashLineKind.CUDA_OOM, False),
+    # (ayooshkathuria/pytorch-yolo-v3#88's line, a Windows build's path)
+    ("THCudaCheck FAIL file=..\\aten\\src\\THC\\THCGeneral.cpp line=87 error=30 : unknown error",
+     CrashLineKind.CUDA_ERROR, True),
+])
+def test_thc_era_cuda_errors_are_cuda_errors(line: str, kind: CrashLineKind, collateral: bool) -> None:
+    found = parse_crash_line(line)
+    assert found is not None and (found.kind, found.collateral) == (kind, collateral), found
+
+
+def test_a_thc_device_ordinal_error_stays_a_launch_setup_error() -> None:
+    found = parse_crash_line("RuntimeError: cuda runtime error (101) : invalid device ordinal at /b/THCGeneral.cpp:7")
+    assert found is not None and found.kind is CrashLineKind.EXCEPTION

@@ -113,3 +113,20 @@ def test_prefix_chains_and_prefixes_inside_messages_are_not_split() -> None:
 def test_quote_marker_behind_a_timestamp_is_removed() -> None:
     line, stamp = strip_decorations("2025-03-02 08:01:17 > node3:711:790 [2] NCCL INFO comm 0x1 rank 2 nranks 4")
     assert stamp is not None and line.startswith("node3:711:790 [2] NCCL INFO")
+
+
+def test_a_rule_cut_with_the_line_it_ends_does_not_hide_the_wrap_width() -> None:
+    # a progress bar that an MPI rule ends, cut at 100 columns: the rule's rest, then the launcher's line cut in a word
+    bar = "Epoch 3/40 |" + "#" * 30 + "| " + "=" * 80
+    note = "mpiexec noticed that process rank 5 with PID 4410 on node gpu-07 exited on signal 6 (Aborted)."
+    width = 100
+    text = "\n".join(piece for line in ("step 3", bar, note) for piece in (line[i:i + width]
+                                                                          for i in range(0, len(line), width)))
+    assert clean_text(text + "\n").lines == ("step 3", bar, note)
+
+
+def test_a_rule_of_another_mark_after_a_line_at_a_terminal_width_is_no_cut() -> None:
+    head = "loss 0.25 " + "-" * 70
+    other = "x" * 78 + "--"
+    clean = clean_text(f"{head}\n{'=' * 40}\n{other}\n{'=' * 40}\nend\n")
+    assert clean.joined == 0 and clean.lines == (head, "=" * 40, other, "=" * 40, "end")

@@ -24,8 +24,6 @@ CASES = [c for c in load_cases() if c.confidence in ASSERTED_CONFIDENCE]
 # (transformation, case): the class of input it still loses, one line each
 KNOWN: dict[tuple[str, str], str] = {
     ("only_ranked_lines", "meta-pytorch__torchtune__1165"): "rank 0 stuck outside rests on rankless lines",
-    ("wrap80", "3dem__relion__194"): "an 80-column cut of Open MPI's 'exited on sig' / 'nal 11' right after a progress "
-                                     "bar's dash rule is not joined: rank 1 named in words, not its SIGSEGV",
     ("ray", "huggingface__nanotron__204"): "one more collective named in the summary (the verdict is kept)",
 }
 

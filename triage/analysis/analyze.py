@@ -280,11 +280,15 @@ def _findings(
             verdict.culprit_ranks and failures and failures[0].rank not in verdict.culprit_ranks):
         crash_findings = [Finding(f.kind, f.ranks, f.detail, f.evidence, f.time, False) for f in crash_findings]
     findings.extend(f for f in crash_findings if main is None or f.detail != main.detail)
-    if missing and verdict.kind is not VerdictKind.MISSING_RANK:
+    if missing and verdict.kind is VerdictKind.STOPPED:      # stopped from outside: not missing, unrecorded
+        findings.append(Finding("end_not_recorded", missing,
+                                f"how {rank_word(missing)} ended after the stop is not recorded "
+                                f"({verdicts.what_is_missing(missing, ctx.paths)})"))
+    elif missing and verdict.kind is not VerdictKind.MISSING_RANK:
         findings.append(Finding(VerdictKind.MISSING_RANK.value, missing,
                                 f"{rank_word(missing)} of {len(ctx.world)} "
                                 f"{'has' if len(missing) == 1 else 'have'} no dump "
-                                "(no Flight Recorder, no stack, no log)"))
+                                f"({verdicts.what_is_missing(missing, ctx.paths)})"))
     events = event_findings(ctx.evidence.events)
     # what a core/gdb says about the culprit belongs right under the root cause
     near = [f for f in events if f.kind == EventKind.CRASH_ANALYSIS.value and set(f.ranks) & set(verdict.culprit_ranks)]

@@ -322,9 +322,18 @@ def _top(item: RankEvidence | None) -> str | None:
     return item.stack_top if item is not None else None
 
 
-def missing_only(missing: tuple[int, ...], hosts: Hosts, world: int) -> tuple[Verdict, Finding]:
-    body = (f"{who(missing, hosts)} of {world} {_has(missing)} no dump (no Flight Recorder, no stack, "
-               "no log): look there first")
+def what_is_missing(missing: tuple[int, ...], paths: Paths) -> str:
+    """What ranks without a dump did leave: nothing, or files with no end in them (an output log, a
+    worker record)."""
+    if any(paths.get(rank) for rank in missing):
+        return "no Flight Recorder, no stack, no exit record: only their output and start records"
+    return "no Flight Recorder, no stack, no log"
+
+
+def missing_only(missing: tuple[int, ...], hosts: Hosts, world: int,
+                 paths: Paths | None = None) -> tuple[Verdict, Finding]:
+    body = (f"{who(missing, hosts)} of {world} {_has(missing)} no dump ({what_is_missing(missing, paths or {})}): "
+            "look there first")
     verdict = headline.verdict(VerdictKind.MISSING_RANK, body, culprit_ranks=missing)
     return verdict, Finding(VerdictKind.MISSING_RANK.value, missing, body, root_cause=True)
 
@@ -385,6 +394,11 @@ def _verdict_steps(verdict: Verdict, finished_cleanly: bool) -> tuple[str, ...]:
     if kind is VerdictKind.HANG:
         return (("every rank waits in the same collective: check the network between hosts and whether a "
                 "process outside the job (another rank set) should have joined"),)
+    if kind is VerdictKind.STOPPED:            # the job is gone: nothing left to collect from
+        return (("no rank failed before the stop: if it was a time limit or a preemption, resume from the last "
+                 "checkpoint"),
+                ("if it was stopped because it hung or slowed down, next time run `triage dump RUN_DIR` while it "
+                 "still runs, before stopping it (or set --hang-timeout below your patience)"))
     if finished_cleanly:
         return ("nothing to do: the traces agree",)
     return ("if the job still misbehaves, collect again while it hangs: `triage dump RUN_DIR`",)

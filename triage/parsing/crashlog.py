@@ -67,13 +67,15 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            "abort timed out", "[F", "thread terminat", "Connection refused", "connection abort", "Connect to ",
            "host not found", "Caught signal", "caught signal", "Assertion ", "Address already in use", "EADDRINUSE",
            "failed to listen", "ssh exited with exit code", "does not support", "posix_fallocate", "ncclShmOpen",
-           "failed to extend /dev/shm")
+           "failed to extend /dev/shm", "what():")
 
 _EXC = lazy_regex(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
     r"(?::\s?(?P<msg>.*))?$")
 _CUDA_OOM = lazy_regex(r"CUDA out of memory|OutOfMemoryError|out of memory\. Tried to allocate|\bran out of memory\b|"
                        r"CUBLAS_STATUS_ALLOC_FAILED|"
+                       # PyTorch 1.x's THC forms of cudaErrorMemoryAllocation (2)
+                       r"(?:cuda runtime error \(2\)|THCudaCheck FAIL .{0,300}? error=2) : out of memory|"
                        r"Cuda failure '?out of memory",
                        re.IGNORECASE)
 # "CUDA error: X" and what X is (to its line's end, or to PyTorch's "CUDA kernel errors might be ..." glued
@@ -83,8 +85,12 @@ _CUDA_ERROR = lazy_regex(
     _CUDA_WHAT_TEXT + r"|c10_cuda_check_implementation|cudaErrorIllegalAddress|"
     r"device-side assert triggered|CUDA kernel errors might be asynchronously reported|"
     r"an illegal memory access was encountered|unspecified launch failure|CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+|"
-    r"Cuda failure '(?P<nccl_cuda>[^']+)'", re.MULTILINE)
+    r"Cuda failure '(?P<nccl_cuda>[^']+)'|"
+    # PyTorch 1.x (THC): "cuda runtime error (39) : uncorrectable ECC error encountered at .../x.cpp:265",
+    # "THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=405 error=11 : invalid argument"
+    r"cuda runtime error \(\d+\) : \S|THCudaCheck FAIL file=\S+ line=\d+ error=\d+ : \S", re.MULTILINE)
 _CUDA_HINT = "CUDA kernel errors might be asynchronously reported"
+_THC_PRINT = "THCudaCheck FAIL file="
 # the kernel's own assert, printed per thread before "device-side assert triggered" (which a paste may lack):
 # "IndexKernel.cu:92: operator(): block: [68,0,0], thread: [32,0,0] Assertion `index >= ...` failed."
 _KERNEL_ASSERT = lazy_regex(r"(?P<file>[\w.-]+\.cuh?):\d+: .{0,300}?\bAssertion (?P<what>.{1,400}?) failed\.")
@@ -222,6 +228,8 @@ def parse_crash_line(line: str) -> CrashLine | None:
         return _exception_line(text, exc, collateral, peer_addr)
     if (term := _TERMINATE.search(text)) is not None:
         return _terminate_line(text, term, collateral, peer_addr)
+    if text.startswith("what():") and text[7:].strip():
+        return _what_line(text, collateral, peer_addr)
     if (fatal := _FATAL.search(text)) is not None:
         return _fatal_line(text, fatal, collateral)
     return _plain_line(text, collateral, peer_addr)
@@ -258,6 +266,20 @@ def _terminate_line(text: str, term: re.Match[str], collateral: bool, peer_addr:
     return CrashLine(CrashLineKind.TERMINATE, text[:400], term.group("what"), "SIGABRT", collateral=collateral)
 
 
+def _what_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine:
+    """The C++ terminate handler's ``what():  ...`` line without its ``terminate called after throwing``
+    header (a paste that lost it, a reporter's own words in its place): the handler prints it only as it
+    aborts the process, so it is a terminate whose what() says what escaped."""
+    what = text[len("what():"):]
+    plain = what.replace("Connection reset by peer", "").replace(
+        "remote process exited or there was a network error", "")
+    if _NET.search(what) and not _COLLATERAL.search(plain):
+        return CrashLine(CrashLineKind.NETWORK, text[:400], None, "SIGABRT", peer=peer_addr)
+    if _CUDA_ERROR.search(what):
+        return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], None, "SIGABRT", gpu=_gpu(text))
+    return CrashLine(CrashLineKind.TERMINATE, text[:400], None, "SIGABRT", collateral=collateral)
+
+
 def _fatal_line(text: str, fatal: re.Match[str], collateral: bool) -> CrashLine:
     """A fatal signal, named by whichever handler or shell printed it."""
     sig = (fatal.group("glogsig") or fatal.group("signame") or fatal.group("sigtorch") or fatal.group("c10sig")
@@ -283,6 +305,9 @@ def _plain_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine
     if _CUDA_ERROR.search(text) and "CUDA_LAUNCH_BLOCKING" not in text:
         # PyTorch's hint alone follows every CUDA error, a set-up one too: the error line before it is the failure
         trailer = _CUDA_ERROR.search(text.replace(_CUDA_HINT, "")) is None
+        # THC's print before it raises: the raise after it (its RuntimeError, a terminate) is the failure; a raise
+        # that was caught ends nothing (THCGeneral.cpp's "error=11 : invalid argument" at start-up, the run going on)
+        trailer = trailer or text.startswith(_THC_PRINT)
         return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], collateral=collateral or trailer, gpu=_gpu(text))
     if "Assertion " in text and (kernel := _KERNEL_ASSERT.search(text)) is not None:
         what = f"{kernel.group('what')[:300]} failed in {kernel.group('file')}"

@@ -33,7 +33,7 @@ def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
     NCCL init line of that process names its rank."""
     parsed = [split_rank_prefix(line) for line in lines]
     if prepended_ranks(lines, parsed):      # Hydra's -prepend-rank: "[3] text" is rank 3's line
-        parsed = [split_rank_prefix(line, prepend=True) if line.startswith("[") else p
+        parsed = [split_rank_prefix(line, prepend=True) if line.startswith("[") and not nccl_device_tag(line) else p
                   for line, p in zip(lines, parsed)]
     parsed, replica_notes = _replica_ranks(lines, parsed)
     reading = host_tag_reading(parsed)
@@ -145,6 +145,17 @@ def _replica_ranks(lines: list[str] | tuple[str, ...],
     return out, notes
 
 
+# NCCL's own head without its "host:pid:tid" ("[3] NCCL INFO ...", "[3] include/shm.h:28 NCCL WARN ..."): the number
+# in brackets is the process's CUDA device, not a rank (Hydra's -prepend-rank keeps NCCL's whole head after its own)
+_NCCL_DEVICE_TAG = lazy_regex(r"\[\d{1,5}\] (?:NCCL (?:INFO|WARN|TRACE)\b|"
+                              r"[\w./-]+\.(?:cc|cu|h|cpp):\d+ NCCL (?:INFO|WARN)\b)")
+
+
+def nccl_device_tag(line: str) -> bool:
+    """Whether a line's bracketed number heads NCCL's words: NCCL's device tag, its host:pid:tid lost."""
+    return _NCCL_DEVICE_TAG.match(line) is not None
+
+
 def prepended_ranks(lines: list[str] | tuple[str, ...], parsed: list[RankPrefix]) -> bool:
     """Whether the input's bare ``[N] `` heads are Hydra's -prepend-rank (MPICH, Intel MPI: rank N's line), from
     the whole input: they head most lines, each number heads several of them (a viewer's line numbers head one
@@ -156,7 +167,7 @@ def prepended_ranks(lines: list[str] | tuple[str, ...], parsed: list[RankPrefix]
         if line.strip():
             nonblank += 1
             head = without_pod_tag(line) if line.startswith("[pod/") else line
-            if head.startswith("[") and (match := PREPENDED.match(head)) is not None:
+            if head.startswith("[") and (match := PREPENDED.match(head)) is not None and not nccl_device_tag(head):
                 numbers.append(int(match.group(1)))
     if len(numbers) < 2 or len(numbers) * 2 < nonblank:
         return False

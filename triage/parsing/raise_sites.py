@@ -52,6 +52,24 @@ _RAISE_NOTE = (" (the raise statement a traceback's last frame shows, with its m
                "not in this input)")
 
 
+# A raise shown inside a code listing, not a traceback's last frame: the line before it opens a block of source
+# ("if world_size < 2:", "except KeyError:"), or the line after it is another statement of that source ("else:",
+# "return x", "def f():"). A traceback's raise line comes after its "File ..., line N, in f" frame, or alone.
+_BLOCK_HEAD = lazy_regex(r"^\s*(?:if|elif|else|try|except|finally|with|for|while|def|class|async\s+def)\b"
+                         r"[^#]*:\s*(?:#.*)?$")
+_STATEMENT = lazy_regex(r"^\s*(?:return\b|else\s*:|elif\s|except\b|finally\s*:|def\s|class\s|if\s|for\s|while\s|"
+                        r"with\s|import\s|from\s+[\w.]+\s+import\s|pass\s*$|continue\s*$|break\s*$|"
+                        # (an assignment, spaced as code is: not "loss=0.5")
+                        r"[A-Za-z_][\w.]*(?:\[[^\]]*\])?\s+[-+*/]?=\s)")
+
+
+def in_code_listing(before: str | None, after: str | None) -> bool:
+    """Whether a raise statement between these two lines (its owner's neighbours, None where there are none) is
+    part of source code shown, not the last frame of a traceback."""
+    return (before is not None and _BLOCK_HEAD.match(before) is not None) or \
+        (after is not None and _STATEMENT.match(after) is not None)
+
+
 def raise_site(line: str) -> RaiseSite | None:
     """The failure a frame line stands for, or None."""
     text = line.strip()

@@ -64,6 +64,10 @@ _PREFIXED = lazy_regex(
     r"\[[IWEF](?:\d{4} [\d:.]+(?: \d+)?)? ?[\w./-]+\.(?:cpp|cc|hpp|h|py):\d+\])"
 )
 _RULE = lazy_regex(r"^[-=_*#~ ]{5,}$|^\s*\[\d+\]:\s*$")     # a record's rule or its "[1]:" head
+_RULE_MARKS = "-=_*#~"
+# lines their writer always starts afresh: the C++ runtime's terminate message, Python's traceback head and fatal error
+_OWN_LINE = lazy_regex(r"^(?:terminate called (?:after|without)|Traceback \(most recent call last\):|"
+                       r"Fatal Python error: )")
 MIN_WRAP_WIDTH = 60
 TERMINAL_WIDTHS = (80, 100, 120, 132, 160)     # a terminal's usual widths (80: the default of them all)
 # A viewer's or editor's line numbers ("[80746] ...", "  123\t...", "123: ..."): only when most lines
@@ -274,12 +278,25 @@ def _wrap_width(widths: list[int], lines: list[str]) -> int | None:
         return longest
     if longest not in TERMINAL_WIDTHS:
         return None
-    return longest if all(_cut_before(lines[i + 1] if i + 1 < len(lines) else "") for i in at) else None
+    return longest if all(_cut_before(lines[i], lines[i + 1] if i + 1 < len(lines) else "") for i in at) else None
 
 
-def _cut_before(following: str) -> bool:
-    """Whether a line can be the rest of a cut one: not empty, no head its writer puts on every line, no rule."""
-    return bool(following.strip()) and _PREFIXED.match(following) is None and _RULE.match(following) is None
+def _cut_before(line: str, following: str) -> bool:
+    """Whether a line can be the rest of a cut one: not empty, no head its writer puts on every line, no line its
+    writer always starts afresh (a paste's one line that happens to be 132 columns long, "terminate called ..." after
+    it), no rule
+    (unless it is the rest of a rule cut with the line: a progress bar's '~~(,_,">------' ended by Open MPI's
+    dash rule, its dashes running on at the next line)."""
+    if not following.strip() or _PREFIXED.match(following) is not None or _OWN_LINE.match(following) is not None:
+        return False
+    return _RULE.match(following) is None or _rule_runs_on(line, following)
+
+
+def _rule_runs_on(line: str, following: str) -> bool:
+    """Whether a line that is no rule ends in the run of one character that the rule after it is made of."""
+    mark = following[:1]
+    return (mark in _RULE_MARKS and following.rstrip() == mark * len(following.rstrip())
+            and line.endswith(mark * 3) and _RULE.match(line) is None)
 
 
 def _continues(line: str, width: int, following: str, wrap: int | None) -> bool:

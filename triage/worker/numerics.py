@@ -70,7 +70,8 @@ class Watch(BackwardCheck):
         self.last_output: Any = None            # a weak reference to the tensor looked at last (an id is reused)
         self.stack: list[Any] = []
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY)
-        self.steps: dict[int, int] = {}
+        self.steps: dict[int, int] = {}         # id(optimizer) -> its step() calls completed
+        self.top_step = 0                       # the most of those (the step, read in every hook)
         self.iteration = -1
         self.iteration_step = 0
         self.iteration_grad_only = False      # the iteration_seen's only non-finite values were gradients
@@ -89,7 +90,7 @@ class Watch(BackwardCheck):
     # -- state -----------------------------------------------------------------------------
     @property
     def step(self) -> int:
-        return max(self.steps.values(), default=0)
+        return self.top_step
 
     def document(self, final: bool = False) -> dict[str, Any]:
         return {"schema": rec.SCHEMA, "rank": self.rank, "pid": os.getpid(), "mode": self.mode,
@@ -193,6 +194,11 @@ class Watch(BackwardCheck):
 
     def on_step_pre(self, optimizer: Any, args: Any, kwargs: Any) -> None:
         try:
+            fired = self.fired
+            if fired and self.one_call_hook is not None and not (self.reads.queue or self.pending or self.ready) \
+                    and self.checked_all(optimizer, fired) and not self.tracing():
+                self.fired, self.closed = set(), True     # the one-call check saw each of its gradients: the usual step
+                return
             if self.tracing():
                 return
             self.learn_optimizer(optimizer)
@@ -203,7 +209,7 @@ class Watch(BackwardCheck):
             fired, self.fired = self.fired, set()
             self.closed = True
             if self.local and not fired and self.one_call_hook is not None:
-                self.one_call_stop("a backward that did not go through the model's output")
+                self.one_call_stop(self.one_call_missed())
             if self.local and not fired and self.install_module_hooks():
                 self.local = False            # the gradient hooks did not run (FSDP's own gradients): the root's output
             self.check_params(optimizer, rec.REDUCED_GRAD, skip=fired if self.local else None)
@@ -212,9 +218,20 @@ class Watch(BackwardCheck):
         except Exception as exc:  # noqa: BLE001
             self.skip(None, exc)
 
+    def checked_all(self, optimizer: Any, fired: set[int]) -> bool:
+        """Every parameter of ``optimizer`` (as :meth:`learn_optimizer` knows it, and it has not changed)
+        had its local gradient checked in this iteration (``fired``)."""
+        known = self.optimizer_params.get(id(optimizer))
+        if known is None or not known <= fired:
+            return False
+        groups = optimizer.param_groups
+        count = len(groups[0]["params"]) if len(groups) == 1 else sum(len(group["params"]) for group in groups)
+        return self.optimizers.get(id(optimizer)) == count
+
     def on_step_post(self, optimizer: Any, args: Any, kwargs: Any) -> None:
         try:
-            self.steps[id(optimizer)] = self.steps.get(id(optimizer), 0) + 1
+            count = self.steps[id(optimizer)] = self.steps.get(id(optimizer), 0) + 1
+            self.top_step = max(self.top_step, count)
             if self.full:                         # cheap mode: a parameter made non-finite shows in the next gradients
                 self.check_params(optimizer, rec.PARAM, shifted=True)
             elif self.local and self.module_hooks:
@@ -235,7 +252,7 @@ class Watch(BackwardCheck):
             reads.poll()
         if self.pending or self.ready:
             self.flush_grads()
-        step = self.step
+        step = self.top_step
         if self.iteration >= 0:
             ended, began = self.iteration, self.iteration_step
             if reads.queue:

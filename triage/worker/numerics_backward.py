@@ -10,9 +10,18 @@ gradient until ``finalize_backward`` copies the averaged bucket back into it. ``
 runs in an autograd final callback that the reducer queues (``queue_callback``) when its last
 bucket is ready, so after the last parameter's gradient was accumulated; the engine runs the final
 callbacks in the order they were queued (``GraphTask::exec_post_processing``). The watch queues its
-callback from a tensor hook on the DDP model's output, which backward runs before any parameter's
-gradient is accumulated (every parameter's gradient flows through that output): its callback runs
-first and reads every local gradient in one call, before the all_reduce's result replaces them.
+callback before that, so it runs first and reads every local gradient in one call, before the
+all_reduce's result replaces them. It queues it from one of two hooks:
+
+- DDP without ``find_unused_parameters`` and ``static_graph`` (every parameter gets a gradient in each
+  backward through DDP's forward, or DDP raises at the next forward): a gradient hook
+  (``register_post_accumulate_grad_hook``) on one parameter, the one backward usually makes first.
+  Torch runs it inside that parameter's ``AccumulateGrad``, before the node's post hooks, one of which
+  is the reducer's hook that marks the gradient ready: whichever gradient it is, the reducer has not
+  yet queued its callback. It costs one Python call per backward and nothing in the forward.
+- otherwise (a parameter may go without a gradient): a tensor hook on the DDP model's output, which
+  backward runs before any parameter's gradient is accumulated (every parameter's gradient flows
+  through that output), registered from a forward hook on the model at each forward.
 
 Where that does not hold, the per-parameter gradient hooks stay (:func:`refusal` names why, and the
 record says which path the rank used): ``gradient_as_bucket_view=True`` (each gradient is a view of
@@ -20,8 +29,8 @@ the bucket DDP all_reduces while backward goes on), FSDP and models without DDP 
 reduce gradients in place inside its own hooks), DDP without its C++ reducer (the Python reducer of
 compiled autograd, all-parameter delayed all_reduce), DDP options whose copy into the bucket was not
 checked here (``batched_grad_copy``, ``mixed_precision``, optimizers applied in backward), a torch
-without ``queue_callback``, several models trained at once, and a step whose backward never went
-through the model's output (then for good).
+without ``queue_callback``, several models trained at once, and a step with gradients in which the
+hook that queues the check did not run (then for good).
 """
 
 from __future__ import annotations
@@ -36,6 +45,8 @@ from triage.worker.numerics_grads import GradChecks
 DDP = "DistributedDataParallel"
 ONE_CALL = "one call per backward"
 PER_PARAMETER = "a hook per parameter"
+FIRST_GRADIENT = "the first gradient's hook"     # DDP reduces every parameter's gradient in every backward
+OUTPUT = "the model's output"                    # DDP may leave parameters without a gradient
 
 
 def refusal(root: Any, queue_callback: Any, many_roots: bool) -> str | None:
@@ -59,6 +70,13 @@ def refusal(root: Any, queue_callback: Any, many_roots: bool) -> str | None:
     return None
 
 
+def every_parameter_reduced(root: Any) -> bool:
+    """DDP gives every parameter a gradient in each backward that goes through its forward (without
+    ``find_unused_parameters`` or ``static_graph`` it raises at the next forward otherwise): a hook on
+    any one parameter's gradient then runs in every such backward."""
+    return getattr(root, "find_unused_parameters", True) is False and getattr(root, "static_graph", True) is False
+
+
 def output_tensors(output: Any, tensor_type: Any) -> list[Any]:
     """The tensors of a model's output that backward can go through (a tensor, or one level of a
     tuple, list or dict)."""
@@ -78,8 +96,10 @@ class BackwardCheck(GradChecks):
         self.grad_path = PER_PARAMETER
         self.grad_path_reason: str | None = "before the first optimizer.step()"
         self.one_call_off = False              # refused for good (the reason is in grad_path_reason)
-        self.one_call_hook: Any = None         # the handle of the root's forward hook, while on
+        self.one_call_hook: Any = None         # the handle of the hook that queues the check, while on
+        self.one_call_trigger: str | None = None    # which hook that is (FIRST_GRADIENT or OUTPUT)
         self.one_call_params: list[Any] = []   # the root's parameters, in backward's usual order
+        self.one_call_ids: list[int] = []      # their ids
         self.bw_armed = False                  # this backward's callback is queued
         self.one_call_checks = 0               # backwards checked in one call
         self.dirty = False
@@ -103,9 +123,18 @@ class BackwardCheck(GradChecks):
                 params = [p for p in root.parameters() if p.requires_grad and p.is_floating_point()]
                 if any(hasattr(p, "_in_backward_optimizers") for p in params):
                     reason = "an optimizer applied in backward (gradients set to None there)"
+                elif not params:
+                    reason = "the model has no floating-point parameter that requires a gradient"
                 else:
-                    self.one_call_hook = root.register_forward_hook(self.on_root_output)
                     self.one_call_params = params[::-1]      # backward makes the last layer's first
+                    self.one_call_ids = [id(param) for param in self.one_call_params]
+                    if every_parameter_reduced(root):        # one hook, on the gradient backward makes first
+                        self.one_call_hook = self.one_call_params[0].register_post_accumulate_grad_hook(
+                            self.on_first_grad)
+                        self.one_call_trigger = FIRST_GRADIENT
+                    else:
+                        self.one_call_hook = root.register_forward_hook(self.on_root_output)
+                        self.one_call_trigger = OUTPUT
             except Exception as exc:  # noqa: BLE001
                 reason = f"{type(exc).__name__}: {exc}"[:200]
         if reason is not None:
@@ -128,7 +157,7 @@ class BackwardCheck(GradChecks):
             return
         with contextlib.suppress(Exception):
             handle.remove()
-        self.one_call_params, self.bw_armed = [], False
+        self.one_call_params, self.one_call_ids, self.bw_armed = [], [], False
         self.dirty = True
         for entry in list(self.params.values()):
             param = entry[0]()
@@ -137,6 +166,12 @@ class BackwardCheck(GradChecks):
                     self.grad_hooks.append(param.register_post_accumulate_grad_hook(self.on_grad))
                 except Exception:  # noqa: BLE001, S112
                     continue
+
+    def one_call_missed(self) -> str:
+        """Why the one-call check did not run in a step that had gradients (then the hooks per parameter)."""
+        if self.one_call_trigger == FIRST_GRADIENT:
+            return "a backward in which the gradient hook of the model's first gradient did not run"
+        return "a backward that did not go through the model's output"
 
     def on_root_output(self, module: Any, args: Any, output: Any) -> None:
         """The root's forward hook (one-call mode): a hook on its output for the start of backward."""
@@ -161,6 +196,22 @@ class BackwardCheck(GradChecks):
         except Exception as exc:  # noqa: BLE001
             self.skip(None, exc)
 
+    def on_first_grad(self, param: Any) -> None:
+        """The gradient hook of the parameter backward makes first (:data:`FIRST_GRADIENT`): queue the
+        check for the backward's end, as :meth:`on_backward_start` does. The hook runs inside the
+        parameter's gradient accumulation, before DDP's reducer hears of that gradient, so before the
+        reducer can queue its own end-of-backward callback (at its last gradient), whichever
+        gradient this one is."""
+        if self.bw_armed or self.one_call_hook is None:
+            return
+        try:
+            if self.closed or self.fired:
+                self.new_iteration()
+            self.fuse(self.on_backward_end)
+            self.bw_armed = True
+        except Exception as exc:  # noqa: BLE001
+            self.skip(None, exc)
+
     def on_backward_end(self) -> None:
         """The backward's end, before DDP's callback: every local gradient of the root, checked at once."""
         try:
@@ -172,18 +223,21 @@ class BackwardCheck(GradChecks):
     def check_local_grads(self) -> None:
         """The sums of this rank's gradients (on CPU one sum per gradient, read here; on a GPU the fused
         check of :meth:`flush_ready`, read without waiting); a non-finite one is the hit."""
-        now, tensor_type, fired = time.time(), self.tensor_type, self.fired
-        params, grads = [], []
-        for param in self.one_call_params:
-            grad = param.grad
-            if type(grad) is tensor_type and not grad.is_sparse:
-                params.append(param)
-                grads.append(grad.detach() if grad.requires_grad else grad)
-                fired.add(id(param))
-        if not grads:
-            return
+        tensor_type, params = self.tensor_type, self.one_call_params
+        grads = [param.grad for param in params]
+        if all(type(grad) is tensor_type and not grad.is_sparse and not grad.requires_grad for grad in grads):
+            self.fired.update(self.one_call_ids)     # the usual backward: every parameter has a plain gradient
+        else:
+            kept = [(param, grad) for param, grad in zip(params, grads)
+                    if type(grad) is tensor_type and not grad.is_sparse]
+            params = [param for param, _ in kept]
+            grads = [grad.detach() if grad.requires_grad else grad for _, grad in kept]
+            self.fired.update(map(id, params))
+            if not grads:
+                return
         self.one_call_checks += 1
         if grads[0].is_cuda:
+            now = time.time()
             self.ready = [(param, now) for param in params]
             self.flush_ready()
             return
@@ -191,6 +245,7 @@ class BackwardCheck(GradChecks):
         numbers = [(g.sum() if g.dtype in wide else g.sum(dtype=float32)).item() for g in grads]
         if math.isfinite(sum(numbers)):
             return
+        now = time.time()
         used, iteration, step = [(id(param), now) for param in params], self.iteration, self.step
         if self.reads.queue or self.reads.delay:
             self.reads.later(lambda _host, late: self.check_values(numbers, used, iteration, step, late))

@@ -183,8 +183,9 @@ class GradChecks(Names):
 
     def check_values(self, values: Any, used: list[tuple[int, float]], iteration: int, step: int,
                      late: bool = False) -> None:
-        """The sums ``values`` (a tensor on the host, or a list of numbers); at a non-finite one, the first
-        such gradient is the hit (the sum of a few finite ones that overflowed is none).
+        """The sums ``values`` (a tensor on the host, or a list of numbers); the first gradient whose sum is
+        non-finite and which holds a NaN or an Inf (counted exactly) is the hit: a sum that overflowed
+        from finite values (a float32 or bfloat16 gradient near its range's end) is none.
         Read ``late`` (a GPU's, at a later hook) after its iteration ended, the gradient may be another
         step's: no counts then."""
         torch = self.torch
@@ -197,21 +198,25 @@ class GradChecks(Names):
             return
         else:
             numbers = values.tolist()
-        index = next((i for i, number in enumerate(numbers) if not math.isfinite(number)), None)
-        if index is None:
-            return                            # finite values (whose sum overflowed)
-        key, when = used[index]
-        entry = self.params.get(key)
-        param = entry[0]() if entry is not None else None
-        if entry is None or param is None:
+        for index, number in enumerate(numbers):
+            if math.isfinite(number):
+                continue
+            key, when = used[index]
+            entry = self.params.get(key)
+            param = entry[0]() if entry is not None else None
+            if entry is None or param is None:
+                return
+            grad = param.grad
+            data = rec.plain(grad, torch) if grad is not None and not late else None
+            if data is not None and data.shape == param.shape:
+                value = rec.describe(data, torch)
+                if not (value["nan"] or value["inf"]):
+                    continue                  # finite values whose sum overflowed (float32, bfloat16): no hit
+            else:
+                value = rec.describe_gone(param.dtype, tuple(param.shape))  # zero_grad() came first, or read late
+            self.found(rec.LOCAL_GRAD, entry[1], "parameter", value, None, step=step, when=when, grad_only=True,
+                       iteration=iteration, late=late)
             return
-        grad = param.grad
-        data = rec.plain(grad, torch) if grad is not None and not late else None
-        value = rec.describe(data, torch) if data is not None and data.shape == param.shape else None
-        if value is None or not (value["nan"] or value["inf"]):
-            value = rec.describe_gone(param.dtype, tuple(param.shape))  # zero_grad() came first, or read late
-        self.found(rec.LOCAL_GRAD, entry[1], "parameter", value, None, step=step, when=when, grad_only=True,
-                   iteration=iteration, late=late)
 
     def check_params(self, optimizer: Any, where: str, shifted: bool = False, skip: set[int] | None = None) -> None:
         """The gradients at step() (after DDP's all_reduce; in local mode only those whose local hook did

@@ -251,7 +251,9 @@ class NodeAgent:
         """The job failed on its own (a crash or an exception): print the report of the run."""
         self.pump.pump(time.time())
         from triage.agent.hang.stop_decision import print_report  # (only a failed job prints a report)
-        return print_report(self.run_dir)
+        from triage.agent.launch.end_report import report_once
+
+        return report_once(self.run_dir, self.host, self.started, lambda: print_report(self.run_dir))
 
     # -- per tick --------------------------------------------------------------------------
     def _tick(self, now: float) -> None:

@@ -187,7 +187,7 @@ def missing(i: Inputs) -> Candidate | None:
     """Ranks of the world with no dump, no stack and no log."""
     if not i.missing:
         return None
-    return _candidate(verdicts.missing_only(i.missing, i.hosts, len(i.world)),
+    return _candidate(verdicts.missing_only(i.missing, i.hosts, len(i.world), i.paths),
                       f"{rank_word(i.missing)} of {len(i.world)} left nothing")
 
 

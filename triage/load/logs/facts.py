@@ -51,3 +51,18 @@ def world_size_facts(text: str) -> WorldSize | None:
             if 1 < size <= MAX_WORLD_SIZE and (best is None or size > best.size):
                 best = WorldSize(size, source)
     return best
+
+
+# A process's own announcement of its rank and the world's size: DETR/DeiT/LAVIS's
+# "| distributed init (rank 0, world 1): env://", Lightning's "GLOBAL_RANK: 0, MEMBER: 1/1".
+_ANNOUNCED = (lazy_regex(r"\bdistributed init \(rank (\d+), world (\d+)\)"),
+              lazy_regex(r"\bGLOBAL_RANK: (\d+), MEMBER: \d+/(\d+)\b"))
+
+
+def sole_process(text: str) -> bool:
+    """The text's processes announce themselves, and every one is rank 0 of a world of one: the job
+    has one process, rank 0, so a failure of no rank prefix is its. False when any announcement
+    names another rank or a larger world, or when there is none."""
+    announced = [(int(m.group(1)), int(m.group(2))) for pattern in _ANNOUNCED
+                 if ("distributed init" in text or "GLOBAL_RANK: " in text) for m in pattern.finditer(text)]
+    return bool(announced) and all(pair == (0, 1) for pair in announced)

@@ -146,6 +146,27 @@ def infer_spawn_rank(scan: LogScan) -> None:
     scan.ranks_seen.add(rank)
 
 
+def infer_sole_process_rank(scan: LogScan) -> None:
+    """The processes announce themselves, each rank 0 of a world of one (``| distributed init (rank 0,
+    world 1): env://``), no line carries a rank prefix and no failure is any rank's: the job had one
+    process, rank 0, so the failures of no rank are its."""
+    if not scan.sole_process or scan.rank_prefixed or len(set(scan.hosts.values())) > 1:
+        return
+    if any(not item[1].collateral for items in scan.failures.values() for item in items):
+        return
+    real = sorted((o for o in scan.orphans if not o[1].collateral), key=lambda o: o[0])
+    if not real:
+        return
+    order, line, path = real[0]
+    scan.orphans.remove(real[0])
+    note = " [rank 0's: the job's one process, by its own line announcing rank 0 of a world of one]"
+    scan.failures.setdefault(0, []).append((order, replace(line, text=shortened(line.text) + note), path))
+    for item in real[1:]:
+        scan.orphans.remove(item)
+        scan.failures[0].append(item)
+    scan.ranks_seen.add(0)
+
+
 def finish_raise_sites(scan: LogScan) -> None:
     """Frames that raise one thing only, in an input that does not show that thing (a paste cut before
     its exception line, or a thread's C++ frames alone): the failure they stand for, once. The
@@ -201,6 +222,7 @@ def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
     finish_store_waits(scan)
     infer_oom_rank(scan)
     infer_spawn_rank(scan)
+    infer_sole_process_rank(scan)
     finish_watchdog(scan)
     out: list[RankEvidence] = []
     root = _launcher_root(scan)

@@ -11,7 +11,7 @@ from collections import deque
 from dataclasses import replace
 
 from triage.lazy_regex import lazy_regex
-from triage.load.logs.facts import world_size_facts
+from triage.load.logs.facts import sole_process, world_size_facts
 from triage.load.logs.line_events import (
     joined_terminate,
     nccl_detail_of,
@@ -67,7 +67,7 @@ from triage.parsing.named_failure import FAILURE_WORDS, named_failure
 from triage.parsing.nccl.lines import parse_nccl_line
 from triage.parsing.nccl.tracker import NcclTracker
 from triage.parsing.raise_sites import MARKERS as RAISE_SITE_MARKERS
-from triage.parsing.raise_sites import raise_site
+from triage.parsing.raise_sites import RaiseSiteKind, in_code_listing, raise_site
 from triage.parsing.rendezvous import MARKERS as INIT_MARKERS
 from triage.parsing.rendezvous import parse_init_line
 from triage.parsing.textclean import clean_text
@@ -137,8 +137,11 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
             checked = True
         if rank is not None:
             scan.ranks_seen.add(rank)
-        before = len(scan.orphans)
+        before, sites = len(scan.orphans), len(scan.raise_sites)
         _line(rest, rank, owner.host, path, base + index, scan, checked)
+        if len(scan.raise_sites) > sites and scan.raise_sites[-1][3].kind is RaiseSiteKind.RAISE_STATEMENT \
+                and in_code_listing(_neighbour(owners, index, -1), _neighbour(owners, index, 1)):
+            scan.raise_sites.pop()       # a raise inside a code listing the reporter showed: code, not a run
         if (owner.unsure or owner.note) and len(scan.orphans) > before:
             _unsure_head(owner, lines[index], scan, before)
     scan.lines_read = base + len(lines)
@@ -164,6 +167,8 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
                         for lag in parse_desync_report(whole))
     facts = world_size_facts(body)
     record_world(scan, facts)
+    if facts is None and sole_process(body):
+        scan.sole_process = True
     if "Xid" in text or "segfault at" in text or "Killed process" in text:
         # lazy: the kernel's line parsers, only for a log that holds a kernel line
         from triage.load.kernel import dmesg_events
@@ -199,6 +204,22 @@ def _joined_message(owners: list[LineOwner], index: int, limit: int = 12) -> tup
         if parse_mismatch(text) is not None and text.rstrip().endswith((").", ")")):
             return text, nxt + 1
     return owners[index].rest, index + 1
+
+
+def _neighbour(owners: list[LineOwner], index: int, step: int) -> str | None:
+    """The nearest line of the same owner before (step -1) or after (step 1) ``index`` that is not blank."""
+    key = owners[index].key
+    at = index + step
+    for _ in range(NEIGHBOUR_REACH):
+        if not 0 <= at < len(owners):
+            return None
+        if owners[at].key == key and owners[at].rest.strip():
+            return owners[at].rest
+        at += step
+    return None
+
+
+NEIGHBOUR_REACH = 20     # lines looked at either side of a raise statement for its own owner's neighbour
 
 
 # an exception whose message is only the C++ source site that threw it ("RuntimeError:

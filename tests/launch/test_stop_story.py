@@ -57,9 +57,6 @@ def test_a_stop_passed_to_a_healthy_job_is_the_verdict_live_and_in_the_report(tm
     assert who in verdict["summary"]
     assert _closing_verdict(out) == verdict["summary"]
     assert "KeyboardInterrupt" not in verdict["summary"] and "raised" not in verdict["summary"]
-    steps = " ".join(verdict["next_steps"])      # the job is gone: nothing to collect from it
-    assert "triage dump" not in steps and "while it hangs" not in steps, steps
-    assert verdict["next_steps"] == [verdict["summary"].split("What to do: ", 1)[1]], steps  # type: ignore[index]
 
 
 def test_a_rank_that_failed_before_the_stop_stays_the_verdict(tmp_path: Path) -> None:

@@ -14,7 +14,6 @@ from triage.analysis.gpu_facts import busy_note
 from triage.analysis.p2p import P2pProblem
 from triage.analysis.ranks import rank_word
 from triage.analysis.settle import PER_RANK_OUTPUT
-from triage.analysis.stopped import what_to_do
 from triage.analysis.verdict import headline
 from triage.analysis.verdict.headline import Head
 from triage.model import (
@@ -388,9 +387,6 @@ def _verdict_steps(verdict: Verdict, finished_cleanly: bool) -> tuple[str, ...]:
     if kind is VerdictKind.NONFINITE:
         return ((f"look at what {culprits} computed at that step: the module named, its input batch, its "
                  "learning rate and loss scale"),)
-    if kind is VerdictKind.STOPPED:
-        # the job is gone (stopped from outside): what stopped it is the step, never acting on the job
-        return (what_to_do(verdict.summary, verdict.culprit_host),)
     if kind is VerdictKind.HANG:
         return (("every rank waits in the same collective: check the network between hosts and whether a "
                 "process outside the job (another rank set) should have joined"),)

@@ -77,8 +77,8 @@ def test_analyze_records_one_winner_whose_candidate_is_the_verdict() -> None:
     assert won[0].summary == report.verdict.summary
     assert any(t.name == "all clear" and t.outcome is Outcome.LOST for t in report.explanation)
     assert [t.name for t in report.explanation if t.stage == "final step"] == [
-        "what an excerpt cannot tell", "stopped from outside after it", "agent view", "first non-finite value",
-        "stop decision", "straggler headline"]
+        "what an excerpt cannot tell", "stopped from outside after it", "agent view", "teardown crash after the hang",
+        "first non-finite value", "stop decision", "straggler headline"]
 
 
 def test_without_explain_the_rules_after_the_winner_are_not_evaluated() -> None:
@@ -92,8 +92,9 @@ def test_without_explain_the_rules_after_the_winner_are_not_evaluated() -> None:
 def test_explanation_lines_name_the_winner_and_its_place_in_the_order() -> None:
     report = analyze(hang(4, 2, 4, {"op": "broadcast"}), explain=True)
     lines = explanation_lines(report.explanation)
-    assert lines[1].startswith("rules that fired: ") and "winner: mismatch (rule 3)" in lines[1]
-    assert any(line.startswith("*  3. mismatch: won") for line in lines)
+    place = [r.name for r in RULES].index("mismatch") + 1      # the rule's place as it is now
+    assert lines[1].startswith("rules that fired: ") and f"winner: mismatch (rule {place})" in lines[1]
+    assert any(line.startswith(f"* {place:2d}. mismatch: won") for line in lines)
     assert any("candidate: " + report.verdict.summary in line for line in lines)
 
 

@@ -13,6 +13,7 @@ from tests.helpers.bundle import check_complete, detection_latency, pyspy_functi
 from tests.helpers.launch import TIMEOUT_S, job_env, launch_argv, run_launch, torchrun
 from tests.helpers.paths import example, program
 from tests.helpers.processes import triage_cmd
+from tests.helpers.report import report_run_json
 from triage.bundle import CollectorStatus, Trigger, read_manifest
 from triage.exitcodes import ExitCode
 from triage.schemas import STOP_LOG_RECORD
@@ -116,6 +117,29 @@ def test_report_and_wait_leaves_the_job_running(tmp_path) -> None:  # type: igno
     assert "rank 1" in done.stdout          # the report was printed (console none: only the report)
     bundles = sorted(run_dir.glob("*/bundles/*"))
     assert len(bundles) == 1 and read_manifest(bundles[0]).trigger == Trigger.HANG
+
+
+def test_a_teardown_abort_after_the_hang_ended_is_said_after_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # report-and-wait: the hang ends by itself, the ranks finish their work, then rank 1 dies of SIGABRT in
+    # its teardown (after its exit record, as a gloo rank without destroy_process_group can, with or without
+    # triage): the hang the agent saw stays the story, the crash after it is said, never made the cause
+    run_dir = tmp_path / "run"
+    env = job_env(COLLECT_SLEEP_SECONDS="12", COLLECT_TEARDOWN_ABORT="1")
+    done = run_launch(launch_argv(run_dir, torchrun(program("collect_sleep_rank.py")),
+                                  "--on-hang", "report-and-wait"), env, run_dir)
+    assert done.returncode != 0, done.explain()
+    assert "triage: job left running (--on-hang report-and-wait)" in done.stderr
+    verdict = done.line("triage: verdict: ").removeprefix("triage: verdict: ")
+    assert verdict.startswith("HANG: rank 1 ") and "in sleep_in_python" in verdict, verdict
+    assert verdict.index("sleep_in_python") < verdict.index("; then rank 1 (") < verdict.index(
+        "was killed by SIGABRT: at exit, after its work had finished"), verdict
+    data = report_run_json(run_dir)
+    assert data["verdict"]["summary"] == verdict, data["verdict"]        # type: ignore[index]
+    assert (data["verdict"]["kind"], data["verdict"]["culprit_ranks"]) == (  # type: ignore[index]
+        "stuck_outside_collective", [1])
+    crash = [f for f in data["findings"] if f["kind"] == "crash"]        # type: ignore[union-attr]
+    assert len(crash) == 1 and not crash[0]["root_cause"] and crash[0]["ranks"] == [1], data["findings"]
+    assert any("destroy_process_group" in step for step in data["next_steps"])  # type: ignore[union-attr]
 
 
 def test_crash_collects_from_the_live_survivor(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -38,7 +38,8 @@ def _stop_job(tmp_path: Path, fail_rank: int | None, sig: int) -> tuple[bytes, d
     report = subprocess.run(triage_cmd("report", str(run), "--format", "json"), capture_output=True, timeout=120,
                             env=job_env(), check=False)
     assert report.returncode in (0, 1), report.stderr
-    return out, json.loads(report.stdout)["verdict"], pid
+    doc = json.loads(report.stdout)
+    return out, {**doc["verdict"], "next_steps": doc["next_steps"]}, pid
 
 
 def _closing_verdict(out: bytes) -> str:

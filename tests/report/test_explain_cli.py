@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from triage.analysis.verdict.rules import RULES
 from triage.cli import main
+
+PLACE = {rule.name: n for n, rule in enumerate(RULES, 1)}      # the rules' places as they are now
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 
@@ -22,8 +25,8 @@ def test_explain_follows_the_text_report(capsys: pytest.CaptureFixture[str]) -> 
     assert out.startswith(plain)           # the report, then the explanation
     tail = out[len(plain):].splitlines()
     assert tail[0].startswith("how the verdict was decided")
-    assert "winner: mismatch (rule 3)" in tail[1]
-    assert any(line.startswith("*  3. mismatch: won") for line in tail)
+    assert f"winner: mismatch (rule {PLACE['mismatch']})" in tail[1]
+    assert any(line.startswith(f"* {PLACE['mismatch']:2d}. mismatch: won") for line in tail)
     assert any("first crash: no candidate" in line for line in tail)
     assert any("watchdog: out of scope (reads an excerpt only)" in line for line in tail)
     assert any(line.startswith("  final step stop decision: kept") for line in tail)
@@ -52,4 +55,4 @@ def test_explain_of_an_excerpt(tmp_path: Path, capsys: pytest.CaptureFixture[str
     main(["report", str(log), "--explain"])
     out = capsys.readouterr().out
     assert "missing rank: out of scope (reads a whole run only)" in out
-    assert "12. watchdog: won" in out
+    assert f"{PLACE['watchdog']}. watchdog: won" in out

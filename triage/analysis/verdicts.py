@@ -346,6 +346,15 @@ TEARDOWN_STEPS = (
 
 
 def next_steps(verdict: Verdict, finished_cleanly: bool) -> tuple[str, ...]:
+    """What to do next after the verdict; a verdict that says a rank then crashed in its teardown (a
+    hang, then a crash after the rank's exit record) adds the teardown's first step."""
+    steps = _verdict_steps(verdict, finished_cleanly)
+    if verdict.kind is not VerdictKind.CRASH and AFTER_EXIT_RECORD in verdict.summary:
+        steps = (*steps, *TEARDOWN_STEPS[:1])
+    return steps
+
+
+def _verdict_steps(verdict: Verdict, finished_cleanly: bool) -> tuple[str, ...]:
     culprits = rank_word(verdict.culprit_ranks) if verdict.culprit_ranks else "the culprit"
     kind = verdict.kind
     if kind is VerdictKind.COLLECTIVE_MISMATCH:

@@ -7,11 +7,14 @@ this order:
    the first failure is said after it ("; then Slurm stopped ...");
 3. ``agent view``: what the live agent knew (its init-hang verdict, its samples of the culprit,
    the child a culprit waits on) completes or replaces the verdict;
-4. ``first non-finite value``: the first NaN/Inf (``triage launch --numerics``) is the story when
+4. ``teardown crash after the hang``: when the hang the live agent detected is the verdict and the
+   only failure after it is a rank that crashed in its teardown after its work (the job left
+   running), that crash is said after it ("; then rank 1 ... was killed by SIGABRT: at exit, ...");
+5. ``first non-finite value``: the first NaN/Inf (``triage launch --numerics``) is the story when
    nothing else went wrong, or when it came before the first failure;
-5. ``stop decision``: the verdict the agent decided when it stopped the job (``<host>/stop.json``)
+6. ``stop decision``: the verdict the agent decided when it stopped the job (``<host>/stop.json``)
    stands; what came after the stop is its collateral;
-6. ``straggler headline``: an all-clear names the straggler that slows the run down."""
+7. ``straggler headline``: an all-clear names the straggler that slows the run down."""
 
 from __future__ import annotations
 
@@ -24,11 +27,12 @@ from triage.analysis.numerics import NumericsResult
 from triage.analysis.stop import fixed_verdict
 from triage.analysis.stopped import with_stop_context
 from triage.analysis.stragglers import StragglerResult
+from triage.analysis.teardown_after_hang import crash_after_hang, then_crash
 from triage.analysis.untold import say_what_is_untold
 from triage.analysis.verdict import headline
 from triage.analysis.verdict.engine import Decision, Inputs, Step, run_rules, run_steps
 from triage.analysis.verdict.rules import RULES
-from triage.model import Finding
+from triage.model import Finding, VerdictKind
 from triage.model.evidence import AgentFacts, StopDecision
 
 
@@ -57,6 +61,16 @@ def _agent(facts: Sequence[AgentFacts], inputs: Inputs) -> Step:
         verdict, main, found = agent_view(facts, inputs.ranks, inputs.hosts, d.verdict, d.main)
         return replace(d, verdict=verdict, main=main, agent_findings=tuple(found)), (
             f"{len(facts)} agent bundle(s)", *(f"agent verdict: {f.verdict_kind}" for f in facts if f.verdict_kind))
+    return step
+
+
+def _crash_after_hang(inputs: Inputs) -> Step:
+    def step(d: Decision) -> tuple[Decision, tuple[str, ...]]:
+        crash = crash_after_hang(inputs.failures, inputs.evidence.agent, inputs.complete, bool(inputs.straggles))
+        if crash is None or d.verdict.kind in (VerdictKind.CRASH, VerdictKind.EXCEPTION):
+            return d, ("no teardown crash after a hang the agent detected",)
+        verdict = replace(d.verdict, summary=then_crash(d.verdict.summary, crash))
+        return replace(d, verdict=verdict), (f"rank {crash.rank} crashed after its exit record, after the hang",)
     return step
 
 
@@ -99,6 +113,7 @@ def decide(inputs: Inputs, numerics: NumericsResult, slow: StragglerResult, expl
         ("what an excerpt cannot tell", _untold(inputs)),
         ("stopped from outside after it", _stop_context(inputs)),
         ("agent view", _agent(inputs.evidence.agent, inputs)),
+        ("teardown crash after the hang", _crash_after_hang(inputs)),
         ("first non-finite value", _nonfinite(numerics, inputs)),
         ("stop decision", _stop(inputs.evidence.stop)),
         ("straggler headline", _stragglers(slow)),

@@ -29,6 +29,7 @@ from triage.analysis.rankless import rankless_timeout_verdict
 from triage.analysis.ranks import count_ranks, rank_word
 from triage.analysis.stacks_only import stacks_verdict
 from triage.analysis.stopped import stopped_verdict
+from triage.analysis.teardown_after_hang import crash_after_hang
 from triage.analysis.unrecorded import no_problem_text
 from triage.analysis.verdict import headline
 from triage.analysis.verdict.engine import Candidate, Inputs, Rule, Scope
@@ -69,6 +70,18 @@ def first_crash(i: Inputs) -> Candidate | None:
         first = root[0]
     return _candidate(verdicts.failure(first, list(i.failures), i.hosts), f"first failure: {_said(first)}",
                       f"{len(i.failures)} failure(s) in all")
+
+
+def hang_before_teardown_crash(i: Inputs) -> Candidate | None:
+    """The live agent detected a hang (a rank stuck), the job was left running, and the only failure
+    after it is a rank that finished its work and crashed in its teardown: the hang is the story
+    (the crash is said after it by the final step "teardown crash after the hang")."""
+    crash = crash_after_hang(i.failures, i.evidence.agent, i.complete, bool(i.straggles))
+    found = straggle(i) if crash is not None else None
+    if crash is None or found is None:
+        return None
+    then = f"then: rank {crash.rank} crashed after its exit record"
+    return Candidate(found.verdict, found.finding, (*found.reasons, then))
 
 
 def stopped(i: Inputs) -> Candidate | None:
@@ -253,6 +266,7 @@ def all_clear(i: Inputs) -> Candidate | None:
 
 RULES: tuple[Rule, ...] = (
     Rule("stopped from outside", Scope.ANY, stopped),
+    Rule("hang before a teardown crash", Scope.COMPLETE, hang_before_teardown_crash),
     Rule("first crash", Scope.ANY, first_crash),
     Rule("mismatch", Scope.ANY, mismatch),
     Rule("reported mismatch (blamed)", Scope.EXCERPT, reported_mismatch_blamed),

@@ -97,6 +97,14 @@ def _random_log(seed: int) -> bytes:
     return b" ".join(rnd.choice(words) for _ in range(20_000))
 
 
+def _written_log(tmp_path: Path, seed: int) -> tuple[bytes, Path]:
+    """The random log of ``seed``, and the file it was written to."""
+    data = _random_log(seed)
+    path = tmp_path / "log"
+    path.write_bytes(data)
+    return data, path
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_the_hits_taken_from_a_riding_scan_are_those_of_a_scan_of_its_own(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
@@ -104,9 +112,7 @@ def test_the_hits_taken_from_a_riding_scan_are_those_of_a_scan_of_its_own(
     find_all on ranges inside, across and outside what was covered: the same hits, and the same probe."""
     monkeypatch.setattr(pages, "WINDOW", 4096)
     rnd = random.Random(seed)
-    data = _random_log(seed)
-    path = tmp_path / "log"
-    path.write_bytes(data)
+    data, path = _written_log(tmp_path, seed)
     size = len(data)
     ranges = [(0, size), (0, size - 3), (17, size // 2), (size // 3, size - 1), (size - 25, size), (5, 5)]
     with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
@@ -179,9 +185,7 @@ def test_a_riding_search_answers_what_find_answers(tmp_path: Path, monkeypatch: 
     what it covered then gives find_all the hits and probe of a scan of its own."""
     monkeypatch.setattr(pages, "WINDOW", 4096)
     rnd = random.Random(seed)
-    data = _random_log(seed)
-    path = tmp_path / "log"
-    path.write_bytes(data)
+    data, path = _written_log(tmp_path, seed)
     size = len(data)
     for needle in (b"NCCL", b"Channel 00/0 ", b"absent needle", b"x" * 40 + b" NCCL WARN"):
         start = rnd.choice([0, rnd.randrange(size), size - 30])

@@ -67,7 +67,7 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            "abort timed out", "[F", "thread terminat", "Connection refused", "connection abort", "Connect to ",
            "host not found", "Caught signal", "caught signal", "Assertion ", "Address already in use", "EADDRINUSE",
            "failed to listen", "ssh exited with exit code", "does not support", "posix_fallocate", "ncclShmOpen",
-           "failed to extend /dev/shm", "what():")
+           "failed to extend /dev/shm", "what():", "retry count exceeded", "RETRY_EXC_ERR", "completion_with_err")
 
 _EXC = lazy_regex(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
@@ -110,7 +110,10 @@ _FATAL = lazy_regex(
     # the shell's job message glued after a progress bar that had no line end ("... 3.37s/it]Killed")
     r"(?<=[\]|])(?:Killed|Aborted \(core dumped\)|Bus error \(core dumped\))$|"
     # a DataLoader worker's SIGBUS handler (shared memory too small): the rank's loader dies with it
-    r"(?P<loaderbus>Unexpected bus error encountered in worker)")
+    r"(?P<loaderbus>Unexpected bus error encountered in worker)|"
+    # a process's own report of its death, printed by the signal handler of PSM-style fabric libraries (libfabric's
+    # providers, Intel's PSM2): "python:699378 terminated with signal 6 at PC=7f8740a96a7c SP=7ffe9c925f50.  Backtrace:"
+    r"^[\w.+-]{1,255}:\d+ terminated with signal (?P<psmnum>\d+) at PC=")
 _TERMINATE = lazy_regex(r"terminate called after throwing an instance of '(?P<what>[^']+)'|"
                         r"terminate called without an active exception")
 _NET = lazy_regex(
@@ -139,7 +142,11 @@ _NET = lazy_regex(
     r"shared memory segment|failed to extend /dev/shm|posix_fallocate failed|ncclShmOpen|"
     # a launcher that could not reach a node: DeepSpeed's runner ("... but host=node2 was not reachable via ssh"),
     # pdsh ("pdsh@node0: node2: ssh exited with exit code 255")
-    r"not reachable via ssh|ssh exited with exit code 255")
+    r"not reachable via ssh|ssh exited with exit code 255|"
+    # an InfiniBand/RoCE completion the transport gave up on, as UCX logs it before making it fatal ("[host:pid:0:tid]
+    # ib_mlx5_log.c:177  Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend 0x81 hw_synd 0/0)", "RNR retry
+    # count exceeded"), or as verbs names it (IBV_WC_RETRY_EXC_ERR), and UCX's frame for it in its fatal backtrace
+    r"(?:Transport|RNR) retry count exceeded|IBV_WC_(?:RNR_)?RETRY_EXC_ERR|uct_ib_mlx5_completion_with_err")
 _NCCL = lazy_regex(r"ncclInternalError|ncclInvalidUsage|ncclInvalidArgument|ncclUnhandledCudaError|"
                    r"NCCL error in:|NCCL Error \d|ncclCommInitRank failed")
 # Lines that are consequences of a failure elsewhere (or of the launcher's teardown).
@@ -284,7 +291,7 @@ def _fatal_line(text: str, fatal: re.Match[str], collateral: bool) -> CrashLine:
     """A fatal signal, named by whichever handler or shell printed it."""
     sig = (fatal.group("glogsig") or fatal.group("signame") or fatal.group("sigtorch") or fatal.group("c10sig")
            or _SIGNUMS.get(fatal.group("signum") or fatal.group("exitsig") or fatal.group("ucxnum")
-                           or fatal.group("ompinum") or "")
+                           or fatal.group("ompinum") or fatal.group("psmnum") or "")
            or _FPE_SIGNALS.get((fatal.group("fpe") or "").strip()))
     if sig is None:
         sig = ("SIGSEGV" if "Segmentation" in text else "SIGABRT" if "Aborted" in fatal.group(0)
@@ -315,9 +322,9 @@ def _plain_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine
     if _NET.search(text) and ("NCCL" in text or "nccl" in text or "NET/" in text or "gloo" in text.lower()
                               or "socket" in text.lower() or "peer" in text or "Connect to " in text or "ssh" in text
                               or "ibv_" in text or "posix_fallocate" in text or "/dev/shm" in text  # noqa: S108
-                              or "shared memory segment" in text):
-        # (ibv_: an InfiniBand verbs call; posix_fallocate, /dev/shm: NCCL's shared-memory transport; NCCL WARN's
-        # message alone)
+                              or "shared memory segment" in text or "mlx5" in text or "RETRY_EXC_ERR" in text):
+        # (ibv_: an InfiniBand verbs call; posix_fallocate, /dev/shm: NCCL's shared-memory transport; mlx5,
+        # RETRY_EXC_ERR: an InfiniBand/RoCE completion error UCX or verbs reports; NCCL WARN's message alone)
         # a network failure is never called collateral here: the analysis ranks it after real failures
         return CrashLine(CrashLineKind.NETWORK, noted(text), peer=peer_addr)
     if _NCCL.search(text):

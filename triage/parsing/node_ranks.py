@@ -7,6 +7,8 @@ and the input may say it in these words:
   (the map itself), ``group_world_size=2`` (the number of nodes);
 - torchrun's command line or its launch configuration: ``--node_rank=1`` / ``--node-rank 1``, ``--nproc_per_node=2``
   / ``nproc_per_node : 2``, ``--nnodes=2`` / ``min_nodes : 2``.
+A reporter's own words may give the node count instead: "on 4 nodes", "across two machines", and in Chinese
+"节点总数：4" (total nodes: 4), "4个节点", "两台机器", "2机16卡" (2 machines, 16 GPUs), "双机" (two machines).
 An input that shows several nodes and no map leaves the global rank unknown: the caller says "local rank N on
 host H" then.
 
@@ -39,6 +41,23 @@ _GROUP_WORLD = lazy_regex(r"\bgroup_world_size\s*=\s*(\d+)")
 _NODE_RANK = lazy_regex(r"--node[_-]rank(?:=|\s+)(\d+)\b|\bNODE_RANK=(\d+)\b")
 _NPROC = lazy_regex(r"--nproc[_-]per[_-]node(?:=|\s+)(\d+)\b|\bnproc_per_node\s*:\s*(\d+)\b")
 _NNODES = lazy_regex(r"--nnodes(?:=|\s+)(\d+)(?::(\d+))?\b|\bmax_nodes\s*:\s*(\d+)\b")
+# the node count in the reporter's own words (not "with 4 nodes": torch's store-based barrier counts its workers so)
+_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "两": 2, "二": 2, "双": 2, "三": 3, "四": 4,
+          "八": 8}
+_PROSE_NODES = lazy_regex(
+    r"\b(?:on|across|using|over)\s+(?P<en>\d+|two|three|four|five|six|eight)\s+(?:nodes|machines|servers)\b|"
+    r"(?:节点|机器)总?数量?\s*[：:=为]\s*(?P<zh_n>\d+)|"
+    r"(?P<zh_c>\d+|两|二|三|四|八)\s*(?:个|台)\s*(?:节点|机器|服务器)|"
+    r"(?P<zh_m>\d+|两|双|二|三|四|八)\s*机\s*(?:\d+|八)\s*卡|(?P<zh_d>双)机(?:训练|多卡)", re.IGNORECASE)
+
+
+def prose_nodes(text: str) -> int | None:
+    """The node count the reporter's words give, when every such phrase gives the same one."""
+    values = set()
+    for match in _PROSE_NODES.finditer(text):
+        word = next(g for g in match.groups() if g is not None)
+        values.add(int(word) if word.isdigit() else _WORDS[word.lower()])
+    return values.pop() if len(values) == 1 else None
 
 
 def _ints(text: str) -> list[int]:
@@ -63,6 +82,8 @@ def node_ranks(text: str) -> NodeRanks:
     nodes = _one(_GROUP_WORLD, text)
     if nodes is None and (match := _NNODES.search(text)) is not None:
         nodes = int(match.group(2) or match.group(1) or match.group(3))
+    if nodes is None:
+        nodes = prose_nodes(text)
     locals_ = {m.group(1) for m in _LOCAL_RANKS.finditer(text)}
     globals_ = {m.group(1) for m in _GLOBAL_RANKS.finditer(text)}
     if len(locals_) == 1 and len(globals_) == 1:

@@ -151,3 +151,42 @@ def test_horovods_shutdown_is_collateral() -> None:
                     "caused by an exception on one of the ranks or an attempt to allreduce, allgather or broadcast a "
                     "tensor after one of the ranks finished execution.")
     assert verdict(result) == ("exception", [3]), result.verdict.summary
+
+
+# Open MPI's runtime lost a node's daemon: that node (or the network to it) failed; it was an all-clear before
+def test_open_mpi_losing_a_remote_daemon_names_that_node() -> None:
+    for runtime, name in (("ORTE", "[[5120,0],3]"), ("PRTE", "[prterun-login1-4410@0,3]")):
+        result = report("[1,5]<stdout>:iteration 812",
+                        "--------------------------------------------------------------------------",
+                        f"{runtime} has lost communication with a remote daemon.",
+                        "",
+                        f"  HNP daemon   : {name.replace('3]', '0]')} on node login1",
+                        f"  Remote daemon: {name} on node cn-117",
+                        "",
+                        "This is usually due to either a failure of the TCP network",
+                        "connection to the node, or possibly an internal failure of",
+                        "the daemon itself.")
+        assert result.verdict.kind.value != "no_problem_found", result.verdict.summary
+        assert "cn-117" in result.verdict.summary, result.verdict.summary
+
+
+def test_mpirun_without_a_record_of_the_process_is_a_failure_of_no_known_rank() -> None:
+    result = report("[1,0]<stdout>:loss 0.41",
+                    "mpirun noticed that the job aborted, but has no info as to the process",
+                    "that caused that situation.")
+    assert result.verdict.kind.value != "no_problem_found", result.verdict.summary
+    assert not result.verdict.culprit_ranks
+
+
+# Lightning's "[rank: N] Received SIGTERM: 15": alone, a stop whose sender the input does not name (it was an
+# all-clear); after a rank's failure, that failure stays the verdict
+def test_lightnings_sigterm_alone_is_a_stop_and_after_a_failure_its_teardown() -> None:
+    alone = report("Epoch 7:  63%|######3   | 630/1000", "[rank: 0] Received SIGTERM: 15",
+                   "[rank: 1] Received SIGTERM: 15")
+    assert alone.verdict.kind.value == "stopped", alone.verdict.summary
+    after = report("[rank: 2] Traceback (most recent call last):",
+                   '[rank: 2]   File "module.py", line 90, in on_validation_epoch_end',
+                   "[rank: 2]     self.log('acc', acc / n)",
+                   "[rank: 2] ZeroDivisionError: division by zero",
+                   "[rank: 0] Received SIGTERM: 15")
+    assert verdict(after) == ("exception", [2]), after.verdict.summary

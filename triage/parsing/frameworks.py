@@ -38,7 +38,8 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "Process name:", "exceeded memory limits", "BAD TERMINATION", "terminated badly", "OOMKilled",
            "has not produced any output", "failed during processing", "Back-off restarting",
            "killed due to memory pressure", "Child process unexpectedly failed", "Ray killed this worker",
-           "DeadLock detected from rank", "failed due to worker errors")
+           "DeadLock detected from rank", "failed due to worker errors", "lost communication with",
+           "daemon has unexpectedly failed", "Received SIGTERM: ")
 
 # slurmstepd (src/slurmd/slurmstepd/req.c): "*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***" with %s "JOB <id>"
 # or "STEP <id>"; "DUE to SIGNAL %s" (strsignal: scancel, or srun ending the step); older Slurm: the same with no
@@ -65,6 +66,17 @@ _PRTE_FIRST = lazy_regex(r"first process to do so was:\s+Process name:\s+\[[\w.-
                          r"(?:\s+Exit code:\s+(?P<code>-?\d+))?")
 _PRTE_MEMORY = lazy_regex(r"A process exceeded memory limits:\s+Process name:\s+\[(?:\[\d+,\d+\]|[\w.-]+@\d+),"
                           r"(?P<rank>\d+)\](?:\s+Node:\s+(?P<host>\S+))?")
+# Open MPI's runtime lost a node's daemon (orted/prted; help-errmgr-base.txt): "ORTE has lost communication with a
+# remote daemon." ... "Remote daemon: [[31744,0],2] on node gpu-a03" (PRRTE: "PRTE has lost communication ..." with
+# "[prterun-host-1@0,1]"): that node (or the network to it) failed, and mpirun ends the job
+_MPI_DAEMON_LOST = lazy_regex(r"(?:ORTE|PRTE|PRRTE) has lost communication with (?:a remote daemon|its communication "
+                              r"partner)\.?[\s\S]{0,300}?Remote daemon:\s+\S+ on node (?P<host>[\w.-]+)")
+# ... or a daemon failed at start: "An ORTE daemon has unexpectedly failed after launch and before communicating back
+# to mpirun." (no node named)
+_MPI_DAEMON_FAILED = lazy_regex(r"An? (?:ORTE|PRTE|PRRTE) daemon has unexpectedly failed after launch")
+# Lightning's SIGTERM handler (trainer/connectors/signal_connector.py): "[rank: 1] Received SIGTERM: 15" (the
+# prefix is its rank tag): the process was sent SIGTERM, by something this line does not name
+_LIGHTNING_SIGTERM = lazy_regex(r"(?:^|\] )Received SIGTERM: (?P<num>\d+)\s*$", re.MULTILINE)
 # Intel MPI's Hydra box: "=   RANK 2 PID 4451 RUNNING AT host" then "=   KILLED BY SIGNAL: 9 (Killed)"
 _HYDRA_KILLED = lazy_regex(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES[\s=]*(?:RANK (?P<rank>\d+) )?"
                            r"PID (?P<pid>\d+) RUNNING AT (?P<host>\S+)[\s=]*KILLED BY SIGNAL: (?P<num>\d+)")
@@ -191,6 +203,12 @@ def _trainers(text: str) -> list[RankDeath]:
         what = errors[0].group("what").strip() if errors else "an exception"
         out.append(RankDeath(int(match.group("rank")), None, None, None, None,
                              f"{what} (Lightning: {_line(text, match)})"[:300], offset=match.start(), raised=True))
+    for match in _LIGHTNING_SIGTERM.finditer(text):
+        # (at its place in the text: a rank that failed before it stays the verdict, the SIGTERM its teardown)
+        out.append(RankDeath(None, "SIGTERM", None, None, None,
+                             f"a process received SIGTERM (Lightning's handler: {_line(text, match)}); who sent it, "
+                             "this input does not say"[:300], offset=match.start(), outside=True))
+        break
     head = text.find(_RAY_TRAIN_HEAD)
     groups = list(_RAY_TRAIN_RANKS.finditer(text, head)) if head >= 0 else []
     for i, match in enumerate(groups):
@@ -235,6 +253,17 @@ def _mpi(text: str) -> list[RankDeath]:
         out.append(RankDeath(rank, signal_name(match.group("num")), None, match.group("host"),
                              int(match.group("pid")), " ".join(match.group(0).replace("=", " ").split()),
                              first=True, offset=match.start()))
+    for match in _MPI_DAEMON_LOST.finditer(text):
+        host = match.group("host")
+        out.append(RankDeath(None, None, None, host, None,
+                             f"Open MPI lost contact with its daemon on node {host}: that node failed, or the network "
+                             f"to it did ({' '.join(match.group(0).split())})"[:400], offset=match.start()))
+    for match in _MPI_DAEMON_FAILED.finditer(text):
+        out.append(RankDeath(None, None, None, None, None,
+                             f"an Open MPI daemon failed at start, before it reached mpirun (a node it could not "
+                             f"start on or reach back from; which node, this line does not say): {_line(text, match)}"
+                             [:400], offset=match.start()))
+        break
     if not out and "BAD TERMINATION" not in text:
         for match in _HYDRA_BADLY.finditer(text):
             out.append(RankDeath(None, None, 1, None, None, _line(text, match), offset=match.start()))

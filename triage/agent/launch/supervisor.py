@@ -227,6 +227,9 @@ class NodeAgent:
         if not self.paths.ranks_dir.is_dir():
             self.say(f"{self.paths.ranks_dir} is gone (removed while the job ran?): the ranks' records are not there")
         if rc != 0 and not self.stopped_for_hang:
+            if self.flags.forwarded:     # a scheduler's SIGKILL may follow soon: say who stopped it first
+                self.say(f"{self._forwarded_note()}; the report follows (if it is cut short: "
+                         f"triage report {self.run_dir})")
             self.verdict = self._report_failure()     # after a forwarded signal too: the report's own story
         for finding in getattr(self.monitor, "findings", ()):
             self.say(f"finding: {finding}")

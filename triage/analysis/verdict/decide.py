@@ -27,8 +27,8 @@ from dataclasses import replace
 from triage.analysis import verdicts
 from triage.analysis.agent_view import agent_view
 from triage.analysis.numerics import NumericsResult
-from triage.analysis.stop import fixed_verdict
 from triage.analysis.stall_ended import ended_by_itself, stall_ended
+from triage.analysis.stop import fixed_verdict
 from triage.analysis.stopped import with_stop_context
 from triage.analysis.stragglers import StragglerResult
 from triage.analysis.teardown_after_hang import crash_after_hang, then_crash

@@ -84,7 +84,7 @@ def _stall_ended(inputs: Inputs) -> Step:
             return d, ("no hang the agent dumped that then ended with every rank's exit 0",)
         verdict = ended_by_itself(d.verdict)
         main = d.main if d.main is None else replace(d.main, detail=headline.body(verdict.summary))
-        return replace(d, verdict=verdict, main=main), ("the hang the agent dumped ended by itself: every rank exited 0",)
+        return replace(d, verdict=verdict, main=main), ("the dumped hang ended by itself: every rank exited 0",)
     return step
 
 

@@ -11,13 +11,13 @@ bundle showed, its head says STALL, and its words say the job went on and finish
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 
 from triage.analysis.teardown_after_hang import HANG_TRIGGER
 from triage.analysis.verdict import headline
 from triage.analysis.verdict.headline import Head
+from triage.lazy_regex import lazy_regex
 from triage.model import Verdict, VerdictKind
 from triage.model.evidence import AgentFacts
 
@@ -45,7 +45,7 @@ def ended_by_itself(verdict: Verdict) -> Verdict:
     return replace(verdict, summary=headline.line(Head.STALL, f"{said}; {ENDED}"))
 
 
-_NEVER = re.compile(r" never reached seq (\d+)")
+_NEVER = lazy_regex(r" never reached seq (\d+)")
 
 
 __all__ = ["ENDED", "STALL_STEP", "ended_by_itself", "stall_ended"]

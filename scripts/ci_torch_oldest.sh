@@ -10,7 +10,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 version=${1:-2.4.1}
 venv=/tmp/triage-torch-$version
-[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+# Two checkouts may run this at once (two CI clones on one machine): one venv, so one at a time.
+mkdir -p "$venv"
+if [ -L "$venv" ] || [ ! -O "$venv" ]; then
+  echo "ci_torch_oldest: $venv is not a directory of this user; remove it and run again" >&2
+  exit 2
+fi
+exec 9<"$venv"
+flock 9
+# A venv whose creation was cut short has an interpreter and no pip: make it again.
+"$venv/bin/python" -m pip --version >/dev/null 2>&1 || python3 -m venv --clear "$venv"
 pip_install() { "$venv/bin/python" -m pip install -q --disable-pip-version-check "$@" 2>&1 \
                   | grep -v "^WARNING: Location" >&2 || true; }
 if ! "$venv/bin/python" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$version')" 2>/dev/null; then

@@ -40,8 +40,14 @@ def test_signals_are_forwarded(tmp_path: Path, sig: int, expected: int, said: by
     if said:
         assert b"[testhost:launcher] " + said in rest
     name = signal.Signals(sig).name             # who stopped the job, said (stderr is merged into stdout here)
-    assert f"verdict: STOPPED (from outside the job): triage launch (pid {proc.pid}) on host {HOST} received {name} " \
-        "and passed it to the launcher".encode() in rest
+    stopped = f"STOPPED (from outside the job): triage launch (pid {proc.pid}) on host {HOST} received {name} " \
+        "and passed it to the launcher"
+    assert f"verdict: {stopped}".encode() in rest
+    if expected != 0:      # said before the report too: a scheduler's SIGKILL may cut the report short
+        early = [line for line in rest.splitlines() if line.endswith(
+            f"; the report follows (if it is cut short: triage report {run})".encode())]
+        assert len(early) == 1 and early[0].startswith(f"triage: {stopped}".encode()), early
+        assert rest.index(early[0]) < rest.index(b"verdict: STOPPED")
     node = read_json(run / HOST / "node.json")
     assert node["forwarded_signals"] == [name] and isinstance(node["forwarded_at"], float)
     assert node["exit_code"] == expected

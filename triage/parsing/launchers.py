@@ -20,7 +20,7 @@ from triage.lazy_regex import lazy_regex
 MARKERS = ("noticed that process rank", "first process to do so", "died", "killed", "Killed", "crashed",
            "exited on signal", "exited with", "terminated by signal", "worker process has died", "Aborted",
            "Segmentation fault", "Bus error", "sigquit from a child", "BAD TERMINATION", "oom-kill", "oom_kill",
-           "PETSC ERROR", "interrupted by signal", "status failed cmd")
+           "PETSC ERROR", "interrupted by signal", "status failed cmd", "died unexpectedly", "scheduler is dead")
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,7 @@ class RankDeath:
     consequence: bool = False    # it says another process failed first (a parent told of a child's failure)
     outside: bool = False        # the job was stopped from outside (a scheduler's time limit): the cause of the
     #                              ranks' SIGTERM, never a teardown
+    raised: bool = False         # the record tells of an exception the rank raised (``text`` says it), not an exit
 
 
 _MPI_SIGNAL = lazy_regex(
@@ -44,6 +45,16 @@ _MPI_SIGNAL = lazy_regex(
 _MPI_FIRST = lazy_regex(r"The first process to do so was:\s+Process name:\s+\[\[\d+,\d+\],(?P<rank>\d+)\]"
                         r"(?:\s+Exit code:\s+(?P<code>-?\d+))?")
 _VLLM = lazy_regex(r"Worker proc VllmWorker-(?P<rank>\d+) died unexpectedly")
+# vLLM's Ray executor (v1, ray_executor_v2): "RayWorkerProc rank=[3] died unexpectedly, shutting down executor."
+# (the ranks whose run ended first, as a list: "rank=[1, 5]")
+# vLLM v1's engine client: "Engine core proc EngineCore_0 died unexpectedly, shutting down client." (a process of
+# the engine, of no rank: its data-parallel index is no rank of the model's group)
+_VLLM_ENGINE = lazy_regex(r"Engine core proc (?P<name>\w+) died unexpectedly")
+_VLLM_RAY = lazy_regex(r"RayWorkerProc rank=\[(?P<ranks>\d+(?:,\s*\d+)*)\] died unexpectedly")
+# SGLang's launcher, when a scheduler's pipe closed before it said it was ready: "Rank 2 scheduler is dead. Please
+# check if there are relevant logs." then "Exit code: -9" (multiprocessing's exitcode: a negative one is the signal)
+_SGLANG_DEAD = lazy_regex(r"Rank (?P<rank>\d+) scheduler is dead\.(?:[^\n]*\n[^\n]{0,120}?Exit code: "
+                          r"(?P<code>-?\d+|None))?")
 # Paddle's launcher (paddle.distributed.launch): "Container rank 0 status failed cmd ['python', '-u', 'train.py']
 # code -9 log ./debug/workerlog.0" (a negative code is the signal, as Popen reports it)
 _PADDLE = lazy_regex(r"Container rank (?P<rank>\d+) status failed cmd \[[^\n]*?\] code (?P<code>-?\d+)")
@@ -130,6 +141,17 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
     for match in _VLLM.finditer(text):
         out.append(RankDeath(int(match.group("rank")), None, None, None, None, _line_of(text, *match.span()),
                              offset=match.start()))
+    for match in _VLLM_ENGINE.finditer(text):
+        out.append(RankDeath(None, None, None, None, None, _line_of(text, *match.span()), offset=match.start()))
+    for match in _VLLM_RAY.finditer(text):
+        out.extend(RankDeath(int(number), None, None, None, None, _line_of(text, *match.span()), offset=match.start())
+                   for number in dict.fromkeys(_RANK_NUMBER.findall(match.group("ranks"))))
+    for match in _SGLANG_DEAD.finditer(text):
+        code = int(match.group("code")) if match.group("code") not in (None, "None") else None
+        out.append(RankDeath(int(match.group("rank")), signal_name(str(-code)) if code is not None and code < 0
+                             else None, code if code is not None and code > 0 else None, None, None,
+                             " ".join(match.group(0).split())[:300], offset=match.start(),
+                             consequence=_SGLANG_CHILD.search(text, 0, match.start()) is not None))
     for match in _PADDLE.finditer(text):
         code = int(match.group("code"))
         out.append(RankDeath(int(match.group("rank")), signal_name(str(-code)) if code < 0 else None,
@@ -141,7 +163,8 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
                              int(match.group("pid")), _line_of(text, *match.span()), offset=match.start()))
     for match in _RAY.finditer(text):
         fields = _ray_fields(text, match.start())
-        pid = match.group("pid") or fields.get("pid")
+        said_pid = _RAY_PID.search(match.group(0))      # the raylet's record: "Worker PID: 3311"
+        pid = match.group("pid") or (said_pid.group(1) if said_pid else None) or fields.get("pid")
         said_ip = _RAY_IP.search(match.group(0))        # the raylet's record says it: "Worker IP address: 10.0.0.5"
         ip = said_ip.group(1) if said_ip else fields.get("ip")
         ip = ip if ip and ip.strip("0.:") else None           # (0.0.0.0 / "::": bound to any address, no node)
@@ -172,6 +195,7 @@ _RAY_FIELD = lazy_regex(r"^\s+(?P<key>pid|ip|actor_id|class_name): (?P<value>\S+
 
 
 _RAY_IP = lazy_regex(r"Worker IP address: ([\w.:-]+)")
+_RAY_PID = lazy_regex(r"Worker PID: (\d+)")
 
 
 def _ray_fields(text: str, start: int) -> dict[str, str]:

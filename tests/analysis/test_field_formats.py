@@ -190,3 +190,43 @@ def test_lightnings_sigterm_alone_is_a_stop_and_after_a_failure_its_teardown() -
                    "[rank: 2] ZeroDivisionError: division by zero",
                    "[rank: 0] Received SIGTERM: 15")
     assert verdict(after) == ("exception", [2]), after.verdict.summary
+
+
+# Ray's GCS, of an actor whose node died: unexpectedly, a crash on that node (the actor's rank where its pid is
+# tied to one); expectedly or preempted, a stop from outside the job
+def test_rays_node_death_is_a_crash_there_or_a_stop_from_outside() -> None:
+    head = ("(RayTrainWorker pid=6401, ip=10.9.0.12) [rank5]: step 2200",
+            "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.",
+            "\tclass_name: RayTrainWorker",
+            "\tactor_id: 5a5a",
+            "\tpid: 6401",
+            "\tnamespace: n1",
+            "\tip: 10.9.0.12",
+            "The actor died because its node has died. Node Id: 7c7c")
+    crashed = report(*head, "\tthe actor's node was terminated unexpectedly: health check failed due to missing too "
+                            "many heartbeats")
+    assert verdict(crashed) == ("crash", [5]), crashed.verdict.summary
+    stopped = report(*head, "\tthe actor's node was preempted: spot instance reclaimed")
+    assert stopped.verdict.kind.value == "stopped", stopped.verdict.summary
+    assert "10.9.0.12" in stopped.verdict.summary
+
+
+def test_ray_marking_a_node_dead_names_that_node() -> None:
+    result = report("(TaskRunner pid=77) epoch 0",
+                    "2026-04-04 11:00:00,001 WARNING worker.py:2011 -- The node with node id: 3b3b and address: "
+                    "192.168.5.21 and node name: 192.168.5.21 has been marked dead because the detector has missed "
+                    "too many heartbeats from it. This can happen when a\t(1) raylet crashes unexpectedly (OOM, "
+                    "preempted node, etc.)")
+    assert result.verdict.kind.value == "crash", result.verdict.summary
+    assert "192.168.5.21" in result.verdict.summary
+
+
+# srun's own words: a node that failed under the step (it was an all-clear), a step it could not create (refused)
+def test_sruns_node_failure_and_a_step_it_could_not_create() -> None:
+    node = report("3: iter 1200 loss 2.2", "srun: error: Node failure on cn-0412",
+                  "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.")
+    assert node.verdict.kind.value == "stopped", node.verdict.summary
+    assert "cn-0412" in node.verdict.summary
+    step = report("srun: error: Unable to create step for job 40411: Requested node configuration is not available")
+    assert step.verdict.kind.value not in ("no_problem_found",), step.verdict.summary
+    assert "Requested node configuration" in step.verdict.summary

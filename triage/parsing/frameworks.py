@@ -39,7 +39,7 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "has not produced any output", "failed during processing", "Back-off restarting",
            "killed due to memory pressure", "Child process unexpectedly failed", "Ray killed this worker",
            "DeadLock detected from rank", "failed due to worker errors", "lost communication with",
-           "daemon has unexpectedly failed", "Received SIGTERM: ")
+           "daemon has unexpectedly failed", "Received SIGTERM: ", "Node failure on", "Unable to create step")
 
 # slurmstepd (src/slurmd/slurmstepd/req.c): "*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***" with %s "JOB <id>"
 # or "STEP <id>"; "DUE to SIGNAL %s" (strsignal: scancel, or srun ending the step); older Slurm: the same with no
@@ -52,6 +52,11 @@ _SLURM_CANCEL = lazy_regex(
 # srun's record of a task that ended badly ("srun: error: n3: task 5: Exited with exit code 1", "...: Killed"):
 # not "Terminated", which is what a cancellation does to every task
 _SRUN_TASK_FAILED = lazy_regex(r"srun: error: [\w.-]+: tasks? [\d,-]+: (?!Terminated)")
+# srun's own word of a node that failed under the step (src/srun/srun_job.c): "srun: error: Node failure on gpu-n11"
+_SRUN_NODE_FAILURE = lazy_regex(r"srun: error: Node failure on (?P<host>[\w.\[\],-]+)")
+# srun could not start the step at all: "srun: error: Unable to create step for job 99123: Memory required by task is
+# not available" (no task ran)
+_SRUN_NO_STEP = lazy_regex(r"srun: error: Unable to create step for job (?P<job>\S+): (?P<why>[^\n]+)")
 _SLURM_FAILED = lazy_regex(r"\*\*\* (?P<what>JOB|STEP) (?P<id>\S+) ON (?P<host>\S+) FAILED \(non-zero exit code")
 _OPERATOR = lazy_regex(r"(?P<kind>PyTorchJob|TFJob|MPIJob|PaddleJob|XGBoostJob|JAXJob|MXJob) (?P<name>\S+) is "
                        r"(?:failed|restarting) because (?P<n>\d+ )?(?P<rtype>\w+) replica\(s\) failed")
@@ -169,6 +174,17 @@ def _slurm(text: str) -> list[RankDeath]:
         note = (f"Slurm stopped {entity}{f' on {host}' if host else ''} at {match.group('when')}: {_WHY[why]}; the "
                 f"ranks' SIGTERM after this is its consequence ({said})")
         out.append(RankDeath(None, "SIGTERM", None, host, None, note[:400], offset=match.start(), outside=True))
+    for match in _SRUN_NODE_FAILURE.finditer(text):
+        host = match.group("host")
+        out.append(RankDeath(None, "SIGTERM", None, host, None,
+                             f"Slurm: node {host} failed under the job step (srun: Node failure), which ended the "
+                             f"step; the ranks' SIGTERM after this is its consequence ({_line(text, match)})"[:400],
+                             offset=match.start(), outside=True))
+    for match in _SRUN_NO_STEP.finditer(text):
+        out.append(RankDeath(None, None, None, None, None,
+                             f"srun could not start the job step (no rank ran): {match.group('why').strip()} "
+                             f"({_line(text, match)})"[:400], offset=match.start(), raised=True))
+        break
     for match in _SLURM_FAILED.finditer(text):
         out.append(RankDeath(None, None, 1, match.group("host"), None, _line(text, match), offset=match.start(),
                              consequence=True))

@@ -20,7 +20,8 @@ from triage.lazy_regex import lazy_regex
 MARKERS = ("noticed that process rank", "first process to do so", "died", "killed", "Killed", "crashed",
            "exited on signal", "exited with", "terminated by signal", "worker process has died", "Aborted",
            "Segmentation fault", "Bus error", "sigquit from a child", "BAD TERMINATION", "oom-kill", "oom_kill",
-           "PETSC ERROR", "interrupted by signal", "status failed cmd", "died unexpectedly", "scheduler is dead")
+           "PETSC ERROR", "interrupted by signal", "status failed cmd", "died unexpectedly", "scheduler is dead",
+           "its node has died", "has been marked dead")
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,16 @@ _SGLANG_CHILD = lazy_regex(r"Received sigquit from a child process")
 _RAY = lazy_regex(r"(?:The actor is dead because its worker process has died|A worker died or was killed while "
                   r"executing a task by an unexpected system error)[^\n]*?(?:Worker PID: (?P<pid>\d+))?[^\n]*?"
                   r"Worker exit type: (?P<type>SYSTEM_ERROR|USER_ERROR|NODE_OUT_OF_MEMORY)")
+# Ray's GCS, of an actor whose node died (gcs_actor_manager.cc): "The actor died because its node has died. Node Id:
+# <hex>" then "\tthe actor's node was terminated unexpectedly: health check failed due to missing too many heartbeats"
+# ("terminated expectedly: received SIGTERM", "preempted: <drain reason>": the node was taken away from outside)
+_RAY_NODE_DIED = lazy_regex(r"The actor died because its node has died\. Node Id: (?P<node>\w+)(?:\s+the actor's node "
+                            r"was (?P<how>terminated expectedly|terminated unexpectedly|preempted): (?P<why>[^\n]*))?")
+# Ray's driver, of a node the GCS stopped hearing from: "The node with node id: <hex> and address: 10.0.0.4 and node
+# name: 10.0.0.4 has been marked dead because the detector has missed too many heartbeats from it." (its raylet
+# crashed, for memory as a rule, or the node is gone or unreachable)
+_RAY_NODE_DEAD = lazy_regex(r"The node with node id: \w+ and address: (?P<ip>[\w.:-]+)(?: and node name: [\w.:-]+)? "
+                            r"has been marked dead because the detector has missed too many heartbeats")
 # "rank 5 died from signal 11", "Rank 2 was killed", "rank=3 crashed", "rank 1 exited with exit code 134",
 # "rank 4 terminated by signal SIGSEGV". Not "[Rank 0] ... watchdog thread terminated" (PyTorch's own).
 _PLAIN = lazy_regex(
@@ -170,6 +181,26 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
         ip = ip if ip and ip.strip("0.:") else None           # (0.0.0.0 / "::": bound to any address, no node)
         out.append(RankDeath(None, None, None, ip, int(pid) if pid and pid.isdigit() else None,
                              _line_of(text, *match.span())[:300], offset=match.start()))
+    for match in _RAY_NODE_DIED.finditer(text):
+        fields = _ray_fields(text, match.start())
+        pid, ip = fields.get("pid"), fields.get("ip")
+        ip = ip if ip and ip.strip("0.:") else None
+        how, why = match.group("how") or "", (match.group("why") or "").strip()
+        said = " ".join(match.group(0).split())
+        if how in ("terminated expectedly", "preempted"):
+            out.append(RankDeath(None, "SIGTERM", None, ip, int(pid) if pid and pid.isdigit() else None,
+                                 f"Ray: the actor's node{f' ({ip})' if ip else ''} was {how} ({why}): a stop from "
+                                 f"outside the job, not a failure of the actor ({said})"[:400],
+                                 offset=match.start(), outside=True))
+        else:
+            out.append(RankDeath(None, None, None, ip, int(pid) if pid and pid.isdigit() else None,
+                                 f"Ray: the actor's node{f' ({ip})' if ip else ''} died ({said})"[:400],
+                                 offset=match.start()))
+    for match in _RAY_NODE_DEAD.finditer(text):
+        out.append(RankDeath(None, None, None, match.group("ip"), None,
+                             f"Ray marked the node {match.group('ip')} dead (its raylet stopped answering: it crashed, "
+                             f"often for memory, or the node or its network failed): {_line_of(text, *match.span())}"
+                             [:400], offset=match.start()))
     for match in _SHELL_JOB.finditer(text):
         out.append(RankDeath(None, signal_name(None, match.group("what")), None, None, int(match.group("pid")),
                              _line_of(text, *match.span()), offset=match.start()))

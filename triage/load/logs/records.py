@@ -201,7 +201,8 @@ def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str 
     deaths = sorted((*parse_rank_deaths(text), *parse_framework_records(text)), key=lambda d: d.offset)
     if not deaths:
         return
-    deaths = [replace(d, rank=rank) if d.rank is None and d.pid is not None
+    # (a stop from outside stays of no rank: it is no rank's failure)
+    deaths = [replace(d, rank=rank) if d.rank is None and d.pid is not None and not d.outside
               and (rank := _rank_of_process(d.host, d.pid, pid_ranks)) is not None else d for d in deaths]
     base = scan.lines_read - text.count("\n") - 1
     for death in deaths:

@@ -49,7 +49,7 @@ _SLURM_CANCEL = lazy_regex(
     r"(?:,[^*\n]*?)?(?: on (?P<old_host>[\w.-]+))? \*\*\*")
 # srun's record of a task that ended badly ("srun: error: n3: task 5: Exited with exit code 1", "...: Killed"):
 # not "Terminated", which is what a cancellation does to every task
-_SRUN_TASK_FAILED = lazy_regex(r"srun: error: [\w.-]+: tasks? [\d,-]+: (?!Terminated)")
+_SRUN_TASK_FAILED = lazy_regex(r"srun: error: (?:[\w.-]+: )?tasks? [\d,-]+: (?!Terminated)")
 _SLURM_FAILED = lazy_regex(r"\*\*\* (?P<what>JOB|STEP) (?P<id>\S+) ON (?P<host>\S+) FAILED \(non-zero exit code")
 _OPERATOR = lazy_regex(r"(?P<kind>PyTorchJob|TFJob|MPIJob|PaddleJob|XGBoostJob|JAXJob|MXJob) (?P<name>\S+) is "
                        r"(?:failed|restarting) because (?P<n>\d+ )?(?P<rtype>\w+) replica\(s\) failed")

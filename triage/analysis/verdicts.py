@@ -14,6 +14,7 @@ from triage.analysis.gpu_facts import busy_note
 from triage.analysis.p2p import P2pProblem
 from triage.analysis.ranks import rank_word
 from triage.analysis.settle import PER_RANK_OUTPUT
+from triage.analysis.stall_ended import ENDED, STALL_STEP
 from triage.analysis.verdict import headline
 from triage.analysis.verdict.headline import Head
 from triage.model import (
@@ -349,6 +350,8 @@ def next_steps(verdict: Verdict, finished_cleanly: bool) -> tuple[str, ...]:
     """What to do next after the verdict; a verdict that says a rank then crashed in its teardown (a
     hang, then a crash after the rank's exit record) adds the teardown's first step."""
     steps = _verdict_steps(verdict, finished_cleanly)
+    if ENDED in verdict.summary:
+        steps = (STALL_STEP, *steps)
     if verdict.kind is not VerdictKind.CRASH and AFTER_EXIT_RECORD in verdict.summary:
         steps = (*steps, *TEARDOWN_STEPS[:1])
     return steps

@@ -9,7 +9,7 @@ import sys
 import traceback
 from collections.abc import Sequence
 
-from triage import __version__
+from triage import __version__, compiled_cache
 from triage.cli.base import Command
 from triage.console import safe_stream
 from triage.errors import TriageError
@@ -93,6 +93,14 @@ def build_parser(only: str | None = None) -> tuple[argparse.ArgumentParser, dict
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(argv) if argv is not None else sys.argv[1:]
+    compiled_cache.install()     # before the command's imports: their dataclasses' code read back, not compiled
+    try:
+        return _main(arguments)
+    finally:
+        compiled_cache.save()
+
+
+def _main(arguments: list[str]) -> int:
     parser, commands = build_parser(_chosen(arguments))
     args = parser.parse_args(arguments)
     if not getattr(args, "command", None):

@@ -157,7 +157,12 @@ _COLLATERAL = lazy_regex(
     r"heartbeat monitor|collective operation timeout|"
     r"failed to pass monitoredBarrier|received errors while waiting for send/recv|"
     # Ray's driver told that an actor's worker process died (the death itself is Ray's own record)
-    r"ActorDiedError|actor died unexpectedly", re.IGNORECASE)
+    r"ActorDiedError|actor died unexpectedly|"
+    # Horovod's and vLLM's words for a failure elsewhere: "Horovod has been shut down. This was caused by an exception
+    # on one of the ranks ...", "EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root
+    # cause", "Engine core initialization failed. See root cause above."
+    r"Horovod has been shut down|EngineDeadError|See root cause above", re.IGNORECASE)
+_RAY_HOST_MEMORY = lazy_regex(r"^Task was killed due to the node running low on memory")
 _GPU = lazy_regex(r"\bcuda:(\d+)\b|GPU (\d+)(?: has a total capacity|;)|\bdevice (\d+)\b")
 _SIGNUMS = {"4": "SIGILL", "6": "SIGABRT", "7": "SIGBUS", "8": "SIGFPE", "9": "SIGKILL", "11": "SIGSEGV",
             "15": "SIGTERM"}
@@ -243,6 +248,10 @@ def _exception_line(text: str, exc: re.Match[str], collateral: bool, peer_addr: 
     exc_type, msg = exc.group("type"), (exc.group("msg") or "").strip()
     if exc_type.rsplit(".", 1)[-1] in _NOT_A_RANK_FAILURE:
         return CrashLine(CrashLineKind.EXCEPTION, text[:400], exc_type, collateral=True)
+    if _RAY_HOST_MEMORY.search(msg):
+        # Ray's memory monitor killed a worker: the node's host memory, not a GPU's
+        return CrashLine(CrashLineKind.FATAL_SIGNAL, f"a Ray worker was killed by SIGKILL (Ray's memory monitor: its "
+                         f"node ran low on host memory): {text}"[:400], exc_type, signal="SIGKILL")
     if _CUDA_OOM.search(text):
         return CrashLine(CrashLineKind.CUDA_OOM, text[:400], exc_type, gpu=_gpu(text))
     if _NET.search(msg) or exc_type.rsplit(".", 1)[-1] in ("DistNetworkError", "RendezvousConnectionError"):

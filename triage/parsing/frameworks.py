@@ -37,7 +37,9 @@ from triage.parsing.launchers import RankDeath, signal_name
 MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Process", ":FAILED", "FAILED (non-zero",
            "Process name:", "exceeded memory limits", "BAD TERMINATION", "terminated badly", "OOMKilled",
            "has not produced any output", "failed during processing", "Back-off restarting",
-           "killed due to memory pressure", "Child process unexpectedly failed")
+           "killed due to memory pressure", "Child process unexpectedly failed", "Ray killed this worker",
+           "DeadLock detected from rank", "failed due to worker errors", "lost communication with",
+           "daemon has unexpectedly failed", "Received SIGTERM: ", "Node failure on", "Unable to create step")
 
 # slurmstepd (src/slurmd/slurmstepd/req.c): "*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***" with %s "JOB <id>"
 # or "STEP <id>"; "DUE to SIGNAL %s" (strsignal: scancel, or srun ending the step); older Slurm: the same with no
@@ -50,6 +52,11 @@ _SLURM_CANCEL = lazy_regex(
 # srun's record of a task that ended badly ("srun: error: n3: task 5: Exited with exit code 1", "...: Killed"):
 # not "Terminated", which is what a cancellation does to every task
 _SRUN_TASK_FAILED = lazy_regex(r"srun: error: (?:[\w.-]+: )?tasks? [\d,-]+: (?!Terminated)")
+# srun's own word of a node that failed under the step (src/srun/srun_job.c): "srun: error: Node failure on gpu-n11"
+_SRUN_NODE_FAILURE = lazy_regex(r"srun: error: Node failure on (?P<host>[\w.\[\],-]+)")
+# srun could not start the step at all: "srun: error: Unable to create step for job 99123: Memory required by task is
+# not available" (no task ran)
+_SRUN_NO_STEP = lazy_regex(r"srun: error: Unable to create step for job (?P<job>\S+): (?P<why>[^\n]+)")
 _SLURM_FAILED = lazy_regex(r"\*\*\* (?P<what>JOB|STEP) (?P<id>\S+) ON (?P<host>\S+) FAILED \(non-zero exit code")
 _OPERATOR = lazy_regex(r"(?P<kind>PyTorchJob|TFJob|MPIJob|PaddleJob|XGBoostJob|JAXJob|MXJob) (?P<name>\S+) is "
                        r"(?:failed|restarting) because (?P<n>\d+ )?(?P<rtype>\w+) replica\(s\) failed")
@@ -64,6 +71,17 @@ _PRTE_FIRST = lazy_regex(r"first process to do so was:\s+Process name:\s+\[[\w.-
                          r"(?:\s+Exit code:\s+(?P<code>-?\d+))?")
 _PRTE_MEMORY = lazy_regex(r"A process exceeded memory limits:\s+Process name:\s+\[(?:\[\d+,\d+\]|[\w.-]+@\d+),"
                           r"(?P<rank>\d+)\](?:\s+Node:\s+(?P<host>\S+))?")
+# Open MPI's runtime lost a node's daemon (orted/prted; help-errmgr-base.txt): "ORTE has lost communication with a
+# remote daemon." ... "Remote daemon: [[31744,0],2] on node gpu-a03" (PRRTE: "PRTE has lost communication ..." with
+# "[prterun-host-1@0,1]"): that node (or the network to it) failed, and mpirun ends the job
+_MPI_DAEMON_LOST = lazy_regex(r"(?:ORTE|PRTE|PRRTE) has lost communication with (?:a remote daemon|its communication "
+                              r"partner)\.?[\s\S]{0,300}?Remote daemon:\s+\S+ on node (?P<host>[\w.-]+)")
+# ... or a daemon failed at start: "An ORTE daemon has unexpectedly failed after launch and before communicating back
+# to mpirun." (no node named)
+_MPI_DAEMON_FAILED = lazy_regex(r"An? (?:ORTE|PRTE|PRRTE) daemon has unexpectedly failed after launch")
+# Lightning's SIGTERM handler (trainer/connectors/signal_connector.py): "[rank: 1] Received SIGTERM: 15" (the
+# prefix is its rank tag): the process was sent SIGTERM, by something this line does not name
+_LIGHTNING_SIGTERM = lazy_regex(r"(?:^|\] )Received SIGTERM: (?P<num>\d+)\s*$", re.MULTILINE)
 # Intel MPI's Hydra box: "=   RANK 2 PID 4451 RUNNING AT host" then "=   KILLED BY SIGNAL: 9 (Killed)"
 _HYDRA_KILLED = lazy_regex(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES[\s=]*(?:RANK (?P<rank>\d+) )?"
                            r"PID (?P<pid>\d+) RUNNING AT (?P<host>\S+)[\s=]*KILLED BY SIGNAL: (?P<num>\d+)")
@@ -92,6 +110,22 @@ _SUBMITIT_NO_OUTPUT = lazy_regex(r"Job (?P<job>\S+) \(task: (?P<task>\d+)\) with
 _SUBMITIT_FAILED = lazy_regex(r"Job \(task=(?P<task>\d+)\) failed during processing")
 _SUBMITIT_OUTSIDE = {"TIMEOUT": "its time limit was reached", "PREEMPTED": "it was preempted",
                      "NODE_FAIL": "a node failed", "CANCELLED": "it was cancelled", "DEADLINE": "its deadline passed"}
+# Ray's memory monitor (OutOfMemoryError, also in the raylet's log): "Memory on the node (IP: 10.0.0.9, ID: ...)
+# where the task (task ID: ..., name=f, pid=4411, memory used=1.2GB) was running was 27.7GB / 28.8GB (0.96...),
+# which exceeds the memory usage threshold of 0.95. Ray killed this worker (ID: ...) because it was the most recently
+# scheduled task" ("the lease (...)" in newer Ray; "(actor ID: ..., name=A.f, pid=...)" for an actor's task)
+_RAY_MEMORY = lazy_regex(r"Memory on the node \(IP: (?P<ip>[\w.:-]+)[^)]*\) where the (?:task|lease|actor) \("
+                         r"[^)]*?\bpid=(?P<pid>\d+)[^)]*\)\s*was running[^\n]*?\s*[^\n]*?Ray killed this worker")
+# Lightning's launcher (strategies/launchers/subprocess_script.py): a rank raised while others wait: "DeadLock
+# detected from rank: 1" then that rank's traceback
+_LIGHTNING_DEADLOCK = lazy_regex(r"DeadLock detected from rank: (?P<rank>\d+)")
+# Ray Train's WorkerGroupError / TrainingFailedError: "Training failed due to worker errors:" then, per group of
+# ranks that raised the same error, "[Rank 2]:" (older: "[Rank 2]"; "[Rank 0, 1, 3]:" for several; also "[Rank 2
+# Error Snippet]:") and the error's text
+_RAY_TRAIN_HEAD = "failed due to worker errors"
+_RAY_TRAIN_RANKS = lazy_regex(r"^\s*\[Rank (?P<ranks>\d+(?:, \d+)*)(?: Error Snippet)?\]:?\s*$", re.MULTILINE)
+_ERROR_LINE = lazy_regex(r"^\s*(?P<what>(?:[\w.]+(?:Error|Exception|Interrupt)|Exception)\b(?:\([\w.]+\))?:[^\n]*)$",
+                         re.MULTILINE)
 _SGLANG_CHILD = lazy_regex(r"Child process unexpectedly failed with (?:exitcode=|an exit code )(?P<status>\d+)\. "
                            r"pid=(?P<pid>\d+)")
 
@@ -100,7 +134,8 @@ def parse_framework_records(text: str) -> tuple[RankDeath, ...]:
     """The records above in ``text``, in text order. Never raises."""
     if not any(marker in text for marker in MARKERS):
         return ()
-    out = [*_slurm(text), *_mpi(text), *_kubernetes(text), *_ray(text), *_submitit(text), *_launchers(text)]
+    out = [*_slurm(text), *_mpi(text), *_kubernetes(text), *_ray(text), *_submitit(text), *_launchers(text),
+           *_trainers(text)]
     for match in _SGLANG_CHILD.finditer(text):
         status = int(match.group("status"))
         sig = signal_name(str(status & 0x7F)) if status & 0x7F else None
@@ -139,6 +174,17 @@ def _slurm(text: str) -> list[RankDeath]:
         note = (f"Slurm stopped {entity}{f' on {host}' if host else ''} at {match.group('when')}: {_WHY[why]}; the "
                 f"ranks' SIGTERM after this is its consequence ({said})")
         out.append(RankDeath(None, "SIGTERM", None, host, None, note[:400], offset=match.start(), outside=True))
+    for match in _SRUN_NODE_FAILURE.finditer(text):
+        host = match.group("host")
+        out.append(RankDeath(None, "SIGTERM", None, host, None,
+                             f"Slurm: node {host} failed under the job step (srun: Node failure), which ended the "
+                             f"step; the ranks' SIGTERM after this is its consequence ({_line(text, match)})"[:400],
+                             offset=match.start(), outside=True))
+    for match in _SRUN_NO_STEP.finditer(text):
+        out.append(RankDeath(None, None, None, None, None,
+                             f"srun could not start the job step (no rank ran): {match.group('why').strip()} "
+                             f"({_line(text, match)})"[:400], offset=match.start(), raised=True))
+        break
     for match in _SLURM_FAILED.finditer(text):
         out.append(RankDeath(None, None, 1, match.group("host"), None, _line(text, match), offset=match.start(),
                              consequence=True))
@@ -161,6 +207,33 @@ def _launchers(text: str) -> list[RankDeath]:
             f" (exitcode: {code})" if code is not None else "")
         out.append(RankDeath(None, sig, None if sig else (code or 1), match.group("host"), None, said,
                              offset=match.start()))
+    return out
+
+
+def _trainers(text: str) -> list[RankDeath]:
+    """Lightning's and Ray Train's records of the rank that raised."""
+    out: list[RankDeath] = []
+    for match in _LIGHTNING_DEADLOCK.finditer(text):
+        # (the rank's own traceback follows, in the exception's message: its last error line is what it raised)
+        errors = list(_ERROR_LINE.finditer(text, match.end(), min(len(text), match.end() + 6000)))
+        what = errors[0].group("what").strip() if errors else "an exception"
+        out.append(RankDeath(int(match.group("rank")), None, None, None, None,
+                             f"{what} (Lightning: {_line(text, match)})"[:300], offset=match.start(), raised=True))
+    for match in _LIGHTNING_SIGTERM.finditer(text):
+        # (at its place in the text: a rank that failed before it stays the verdict, the SIGTERM its teardown)
+        out.append(RankDeath(None, "SIGTERM", None, None, None,
+                             f"a process received SIGTERM (Lightning's handler: {_line(text, match)}); who sent it, "
+                             "this input does not say"[:300], offset=match.start(), outside=True))
+        break
+    head = text.find(_RAY_TRAIN_HEAD)
+    groups = list(_RAY_TRAIN_RANKS.finditer(text, head)) if head >= 0 else []
+    for i, match in enumerate(groups):
+        end = groups[i + 1].start() if i + 1 < len(groups) else min(len(text), match.end() + 20000)
+        errors = list(_ERROR_LINE.finditer(text, match.end(), end))
+        what = errors[-1].group("what").strip() if errors else "an error (its text is not in this input)"
+        for number in dict.fromkeys(match.group("ranks").split(", ")):
+            out.append(RankDeath(int(number), None, None, None, None, f"{what} (Ray Train's worker errors)"[:300],
+                                 offset=match.start(), raised=True))
     return out
 
 
@@ -196,6 +269,17 @@ def _mpi(text: str) -> list[RankDeath]:
         out.append(RankDeath(rank, signal_name(match.group("num")), None, match.group("host"),
                              int(match.group("pid")), " ".join(match.group(0).replace("=", " ").split()),
                              first=True, offset=match.start()))
+    for match in _MPI_DAEMON_LOST.finditer(text):
+        host = match.group("host")
+        out.append(RankDeath(None, None, None, host, None,
+                             f"Open MPI lost contact with its daemon on node {host}: that node failed, or the network "
+                             f"to it did ({' '.join(match.group(0).split())})"[:400], offset=match.start()))
+    for match in _MPI_DAEMON_FAILED.finditer(text):
+        out.append(RankDeath(None, None, None, None, None,
+                             f"an Open MPI daemon failed at start, before it reached mpirun (a node it could not "
+                             f"start on or reach back from; which node, this line does not say): {_line(text, match)}"
+                             [:400], offset=match.start()))
+        break
     if not out and "BAD TERMINATION" not in text:
         for match in _HYDRA_BADLY.finditer(text):
             out.append(RankDeath(None, None, 1, None, None, _line(text, match), offset=match.start()))
@@ -240,10 +324,21 @@ def _kubernetes(text: str) -> list[RankDeath]:
     return out
 
 
-def _ray(text: str) -> list[RankDeath]:
+def _ray_memory(text: str) -> list[RankDeath]:
     out: list[RankDeath] = []
+    for match in _RAY_MEMORY.finditer(text):
+        said = " ".join(match.group(0).split())
+        out.append(RankDeath(None, "SIGKILL", None, match.group("ip"), int(match.group("pid")),
+                             f"out of memory: Ray's memory monitor killed the process (pid {match.group('pid')}) on "
+                             f"{match.group('ip')}: {said}"[:400], offset=match.start()))
+    return out
+
+
+def _ray(text: str) -> list[RankDeath]:
+    out = _ray_memory(text)
+    told = {death.host for death in out}
     for match in _RAY_OOM.finditer(text):
-        if match.group("n") == "0":
+        if match.group("n") == "0" or match.group("ip") in told:      # (the kill's own record says more)
             continue
         out.append(RankDeath(None, "SIGKILL", None, match.group("ip"), None,
                              f"Ray killed a worker for memory pressure (OOM) on node {match.group('ip')}: "

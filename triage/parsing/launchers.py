@@ -20,7 +20,8 @@ from triage.lazy_regex import lazy_regex
 MARKERS = ("noticed that process rank", "first process to do so", "died", "killed", "Killed", "crashed",
            "exited on signal", "exited with", "terminated by signal", "worker process has died", "Aborted",
            "Segmentation fault", "Bus error", "sigquit from a child", "BAD TERMINATION", "oom-kill", "oom_kill",
-           "PETSC ERROR", "interrupted by signal", "status failed cmd")
+           "PETSC ERROR", "interrupted by signal", "status failed cmd", "died unexpectedly", "scheduler is dead",
+           "its node has died", "has been marked dead")
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class RankDeath:
     consequence: bool = False    # it says another process failed first (a parent told of a child's failure)
     outside: bool = False        # the job was stopped from outside (a scheduler's time limit): the cause of the
     #                              ranks' SIGTERM, never a teardown
+    raised: bool = False         # the record tells of an exception the rank raised (``text`` says it), not an exit
 
 
 _MPI_SIGNAL = lazy_regex(
@@ -44,6 +46,16 @@ _MPI_SIGNAL = lazy_regex(
 _MPI_FIRST = lazy_regex(r"The first process to do so was:\s+Process name:\s+\[\[\d+,\d+\],(?P<rank>\d+)\]"
                         r"(?:\s+Exit code:\s+(?P<code>-?\d+))?")
 _VLLM = lazy_regex(r"Worker proc VllmWorker-(?P<rank>\d+) died unexpectedly")
+# vLLM's Ray executor (v1, ray_executor_v2): "RayWorkerProc rank=[3] died unexpectedly, shutting down executor."
+# (the ranks whose run ended first, as a list: "rank=[1, 5]")
+# vLLM v1's engine client: "Engine core proc EngineCore_0 died unexpectedly, shutting down client." (a process of
+# the engine, of no rank: its data-parallel index is no rank of the model's group)
+_VLLM_ENGINE = lazy_regex(r"Engine core proc (?P<name>\w+) died unexpectedly")
+_VLLM_RAY = lazy_regex(r"RayWorkerProc rank=\[(?P<ranks>\d+(?:,\s*\d+)*)\] died unexpectedly")
+# SGLang's launcher, when a scheduler's pipe closed before it said it was ready: "Rank 2 scheduler is dead. Please
+# check if there are relevant logs." then "Exit code: -9" (multiprocessing's exitcode: a negative one is the signal)
+_SGLANG_DEAD = lazy_regex(r"Rank (?P<rank>\d+) scheduler is dead\.(?:[^\n]*\n[^\n]{0,120}?Exit code: "
+                          r"(?P<code>-?\d+|None))?")
 # Paddle's launcher (paddle.distributed.launch): "Container rank 0 status failed cmd ['python', '-u', 'train.py']
 # code -9 log ./debug/workerlog.0" (a negative code is the signal, as Popen reports it)
 _PADDLE = lazy_regex(r"Container rank (?P<rank>\d+) status failed cmd \[[^\n]*?\] code (?P<code>-?\d+)")
@@ -78,6 +90,16 @@ _SGLANG_CHILD = lazy_regex(r"Received sigquit from a child process")
 _RAY = lazy_regex(r"(?:The actor is dead because its worker process has died|A worker died or was killed while "
                   r"executing a task by an unexpected system error)[^\n]*?(?:Worker PID: (?P<pid>\d+))?[^\n]*?"
                   r"Worker exit type: (?P<type>SYSTEM_ERROR|USER_ERROR|NODE_OUT_OF_MEMORY)")
+# Ray's GCS, of an actor whose node died (gcs_actor_manager.cc): "The actor died because its node has died. Node Id:
+# <hex>" then "\tthe actor's node was terminated unexpectedly: health check failed due to missing too many heartbeats"
+# ("terminated expectedly: received SIGTERM", "preempted: <drain reason>": the node was taken away from outside)
+_RAY_NODE_DIED = lazy_regex(r"The actor died because its node has died\. Node Id: (?P<node>\w+)(?:\s+the actor's node "
+                            r"was (?P<how>terminated expectedly|terminated unexpectedly|preempted): (?P<why>[^\n]*))?")
+# Ray's driver, of a node the GCS stopped hearing from: "The node with node id: <hex> and address: 10.0.0.4 and node
+# name: 10.0.0.4 has been marked dead because the detector has missed too many heartbeats from it." (its raylet
+# crashed, for memory as a rule, or the node is gone or unreachable)
+_RAY_NODE_DEAD = lazy_regex(r"The node with node id: \w+ and address: (?P<ip>[\w.:-]+)(?: and node name: [\w.:-]+)? "
+                            r"has been marked dead because the detector has missed too many heartbeats")
 # "rank 5 died from signal 11", "Rank 2 was killed", "rank=3 crashed", "rank 1 exited with exit code 134",
 # "rank 4 terminated by signal SIGSEGV". Not "[Rank 0] ... watchdog thread terminated" (PyTorch's own).
 _PLAIN = lazy_regex(
@@ -135,6 +157,17 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
     for match in _VLLM.finditer(text):
         out.append(RankDeath(int(match.group("rank")), None, None, None, None, _line_of(text, *match.span()),
                              offset=match.start()))
+    for match in _VLLM_ENGINE.finditer(text):
+        out.append(RankDeath(None, None, None, None, None, _line_of(text, *match.span()), offset=match.start()))
+    for match in _VLLM_RAY.finditer(text):
+        out.extend(RankDeath(int(number), None, None, None, None, _line_of(text, *match.span()), offset=match.start())
+                   for number in dict.fromkeys(_RANK_NUMBER.findall(match.group("ranks"))))
+    for match in _SGLANG_DEAD.finditer(text):
+        code = int(match.group("code")) if match.group("code") not in (None, "None") else None
+        out.append(RankDeath(int(match.group("rank")), signal_name(str(-code)) if code is not None and code < 0
+                             else None, code if code is not None and code > 0 else None, None, None,
+                             " ".join(match.group(0).split())[:300], offset=match.start(),
+                             consequence=_SGLANG_CHILD.search(text, 0, match.start()) is not None))
     for match in _PADDLE.finditer(text):
         code = int(match.group("code"))
         out.append(RankDeath(int(match.group("rank")), signal_name(str(-code)) if code < 0 else None,
@@ -146,12 +179,33 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
                              int(match.group("pid")), _line_of(text, *match.span()), offset=match.start()))
     for match in _RAY.finditer(text):
         fields = _ray_fields(text, match.start())
-        pid = match.group("pid") or fields.get("pid")
+        said_pid = _RAY_PID.search(match.group(0))      # the raylet's record: "Worker PID: 3311"
+        pid = match.group("pid") or (said_pid.group(1) if said_pid else None) or fields.get("pid")
         said_ip = _RAY_IP.search(match.group(0))        # the raylet's record says it: "Worker IP address: 10.0.0.5"
         ip = said_ip.group(1) if said_ip else fields.get("ip")
         ip = ip if ip and ip.strip("0.:") else None           # (0.0.0.0 / "::": bound to any address, no node)
         out.append(RankDeath(None, None, None, ip, int(pid) if pid and pid.isdigit() else None,
                              _line_of(text, *match.span())[:300], offset=match.start()))
+    for match in _RAY_NODE_DIED.finditer(text):
+        fields = _ray_fields(text, match.start())
+        pid, ip = fields.get("pid"), fields.get("ip")
+        ip = ip if ip and ip.strip("0.:") else None
+        how, why = match.group("how") or "", (match.group("why") or "").strip()
+        said = " ".join(match.group(0).split())
+        if how in ("terminated expectedly", "preempted"):
+            out.append(RankDeath(None, "SIGTERM", None, ip, int(pid) if pid and pid.isdigit() else None,
+                                 f"Ray: the actor's node{f' ({ip})' if ip else ''} was {how} ({why}): a stop from "
+                                 f"outside the job, not a failure of the actor ({said})"[:400],
+                                 offset=match.start(), outside=True))
+        else:
+            out.append(RankDeath(None, None, None, ip, int(pid) if pid and pid.isdigit() else None,
+                                 f"Ray: the actor's node{f' ({ip})' if ip else ''} died ({said})"[:400],
+                                 offset=match.start()))
+    for match in _RAY_NODE_DEAD.finditer(text):
+        out.append(RankDeath(None, None, None, match.group("ip"), None,
+                             f"Ray marked the node {match.group('ip')} dead (its raylet stopped answering: it crashed, "
+                             f"often for memory, or the node or its network failed): {_line_of(text, *match.span())}"
+                             [:400], offset=match.start()))
     for match in _SHELL_JOB.finditer(text):
         out.append(RankDeath(None, signal_name(None, match.group("what")), None, None, int(match.group("pid")),
                              _line_of(text, *match.span()), offset=match.start()))
@@ -177,6 +231,7 @@ _RAY_FIELD = lazy_regex(r"^\s+(?P<key>pid|ip|actor_id|class_name): (?P<value>\S+
 
 
 _RAY_IP = lazy_regex(r"Worker IP address: ([\w.:-]+)")
+_RAY_PID = lazy_regex(r"Worker PID: (\d+)")
 
 
 def _ray_fields(text: str, start: int) -> dict[str, str]:

@@ -77,7 +77,8 @@ def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
         elif (task := _RAY_TASK.search(p.rest)) is not None:
             # Ray's driver retelling a worker's failure: "RayTaskError(RuntimeError): ray::f() (pid=2951,
             # ip=10.0.0.6, ...)", the worker's frames and exception line after it: that worker's, on that node
-            key = f"{task.group('ip')}:{task.group('pid')}"
+            # (a worker's own lines, "(RayTrainWorker pid=2951, ip=10.0.0.6) [rank1]: ...", tie its pid to a rank)
+            key = pid_rank.get(f"{task.group('ip')}:{task.group('pid')}", f"{task.group('ip')}:{task.group('pid')}")
             p = replace(p, host=task.group("ip"), pid=int(task.group("pid")))
         else:
             key = "unknown"

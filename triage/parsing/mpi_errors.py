@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from triage.lazy_regex import lazy_regex
 
 MARKERS = ("An error occurred in MPI_", "MPI_ABORT was invoked", "exiting improperly", "Primary job",
-           "was invoked.", "Local abort ", "called MPI_Abort(")
+           "was invoked.", "Local abort ", "called MPI_Abort(", "job aborted, but has no info")
 
 _PREFIX = r"(?:\[(?P<host>[\w.-]+):(?P<pid>\d+)\] )?"
 _ERROR = lazy_regex(_PREFIX + r"\*\*\* An error occurred in (?P<call>MPI_\w+)")
@@ -60,6 +60,8 @@ _LOCAL_ABORT = lazy_regex(r"\[(?P<host>[\w.-]+):(?P<pid>\d+)\] Local abort (?P<w
                           r"MPI_FINALIZE started) completed")
 _NON_ZERO = lazy_regex(r"Primary job\s+terminated normally, but (?P<n>\d+) process(?:es)? returned\s+a non-zero "
                        r"exit code")
+# mpirun could not tell which process ended the job (help-orterun.txt): a failure of no known rank
+_NO_INFO = lazy_regex(r"(?:mpirun|prterun|mpiexec) noticed that the job aborted, but has no info as to the process")
 _FIRST_BOX = "first process to do so"
 _BLOCK = 900                 # how far after its head the error handler's block runs
 
@@ -104,6 +106,11 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
                                 f"mpirun: {n} process{'' if n == '1' else 'es'} returned a non-zero exit code; which, "
                                 "mpirun's box after this line says ('The first process to do so was: Process name: "
                                 "[[job,1],RANK]')", match.start()))
+            break
+    if not out and _FIRST_BOX not in text and "noticed that process rank" not in text:
+        for match in _NO_INFO.finditer(text):
+            out.append(MpiError(None, None, None, "mpirun: the job aborted, and mpirun has no record of which process "
+                                "ended it (each rank's own output would say)", match.start()))
             break
     return tuple(sorted(out, key=lambda e: e.offset))
 

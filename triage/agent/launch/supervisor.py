@@ -71,6 +71,7 @@ class NodeAgent:
         lines.configure(self.host, lines.multi_node_job(self.argv, os.environ))
         self.verdict: Verdict | None = None   # the report's verdict after a stop or a failure, repeated at the end
         self.stop_note: str | None = None     # what the stop said when no verdict came with it
+        self.hang_bundles = 0                 # hang bundles written while the job was left running
         self.disk_full = False                # a write of node.json met a full disk (ENOSPC, EDQUOT)
         self.action_thread: threading.Thread | None = None
         self.action_queue: list[MonitorAction] = []
@@ -226,6 +227,9 @@ class NodeAgent:
             self.say(f"ranks on {self.host}: {ends}")
         if not self.paths.ranks_dir.is_dir():
             self.say(f"{self.paths.ranks_dir} is gone (removed while the job ran?): the ranks' records are not there")
+        if rc == 0 and self.hang_bundles:     # the ranks it found behind were only slow: not a hang
+            self.say(f"the job finished after {self.hang_bundles} hang bundle(s): the stall ended by itself "
+                     f"(triage report {self.run_dir} says what the rank behind was doing)")
         if rc != 0 and not self.stopped_for_hang:
             if self.flags.forwarded:     # a scheduler's SIGKILL may follow soon: say who stopped it first
                 self.say(f"{self._forwarded_note()}; the report follows (if it is cut short: "
@@ -348,6 +352,8 @@ class NodeAgent:
         with contextlib.suppress(Exception):
             self.monitor.on_outcome(action, outcome.busy if outcome is not None else None,
                                     gone=bool(outcome is not None and outcome.gone))
+        if outcome is not None and outcome.bundle is not None and action.trigger == "hang":
+            self.hang_bundles += 1
         if outcome is not None and outcome.stop_job:
             self.verdict, self.stop_note = outcome.verdict, None if outcome.verdict is not None else outcome.message
             if outcome.stop_at is None or outcome.stop_at <= time.time() or self.stop_at is None:

@@ -10,11 +10,14 @@ this order:
 4. ``teardown crash after the hang``: when the hang the live agent detected is the verdict and the
    only failure after it is a rank that crashed in its teardown after its work (the job left
    running), that crash is said after it ("; then rank 1 ... was killed by SIGABRT: at exit, ...");
-5. ``first non-finite value``: the first NaN/Inf (``triage launch --numerics``) is the story when
+5. ``stall that ended by itself``: when that hang then ended by itself (the job went on and every
+   rank exited 0), it is said as the stall it was ("STALL: rank 1 ... had not reached seq 2 when the
+   agent dumped the job; it ended by itself: ...");
+6. ``first non-finite value``: the first NaN/Inf (``triage launch --numerics``) is the story when
    nothing else went wrong, or when it came before the first failure;
-6. ``stop decision``: the verdict the agent decided when it stopped the job (``<host>/stop.json``)
+7. ``stop decision``: the verdict the agent decided when it stopped the job (``<host>/stop.json``)
    stands; what came after the stop is its collateral;
-7. ``straggler headline``: an all-clear names the straggler that slows the run down."""
+8. ``straggler headline``: an all-clear names the straggler that slows the run down."""
 
 from __future__ import annotations
 
@@ -24,6 +27,7 @@ from dataclasses import replace
 from triage.analysis import verdicts
 from triage.analysis.agent_view import agent_view
 from triage.analysis.numerics import NumericsResult
+from triage.analysis.stall_ended import ended_by_itself, stall_ended
 from triage.analysis.stop import fixed_verdict
 from triage.analysis.stopped import with_stop_context
 from triage.analysis.stragglers import StragglerResult
@@ -74,6 +78,16 @@ def _crash_after_hang(inputs: Inputs) -> Step:
     return step
 
 
+def _stall_ended(inputs: Inputs) -> Step:
+    def step(d: Decision) -> tuple[Decision, tuple[str, ...]]:
+        if not stall_ended(d.verdict, inputs.evidence.agent, inputs.complete, inputs.evidence.finished_cleanly):
+            return d, ("no hang the agent dumped that then ended with every rank's exit 0",)
+        verdict = ended_by_itself(d.verdict)
+        main = d.main if d.main is None else replace(d.main, detail=headline.body(verdict.summary))
+        return replace(d, verdict=verdict, main=main), ("the dumped hang ended by itself: every rank exited 0",)
+    return step
+
+
 def _nonfinite(numerics: NumericsResult, inputs: Inputs) -> Step:
     def step(d: Decision) -> tuple[Decision, tuple[str, ...]]:
         times = tuple(f.time for f in inputs.failures if f.time is not None and not f.teardown)
@@ -114,6 +128,7 @@ def decide(inputs: Inputs, numerics: NumericsResult, slow: StragglerResult, expl
         ("stopped from outside after it", _stop_context(inputs)),
         ("agent view", _agent(inputs.evidence.agent, inputs)),
         ("teardown crash after the hang", _crash_after_hang(inputs)),
+        ("stall that ended by itself", _stall_ended(inputs)),
         ("first non-finite value", _nonfinite(numerics, inputs)),
         ("stop decision", _stop(inputs.evidence.stop)),
         ("straggler headline", _stragglers(slow)),

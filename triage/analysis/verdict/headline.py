@@ -26,6 +26,7 @@ class Head(str, enum.Enum):
     FAILURE_UNLOCATED = "FAILURE, CULPRIT NOT IN THIS INPUT"
     NONFINITE = "NONFINITE"
     STOPPED = "STOPPED"
+    STALL = "STALL"                   # a hang the agent dumped that then ended by itself (the job finished)
     NO_PROBLEM = "NO PROBLEM FOUND"
     STRAGGLER = "STRAGGLER"           # a finding's head (the straggler watch), never a verdict's
 

@@ -45,12 +45,14 @@ def record_text(lines: list[str] | tuple[str, ...], owners: list[LineOwner], bod
 
 def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
                      agent_hosts: dict[int, str] | None = None,
-                     line_hosts: list[str | None] | None = None) -> None:
+                     line_hosts: list[str | None] | None = None,
+                     pid_ranks: dict[tuple[str | None, int], int] | None = None) -> None:
     """torchrun's "Failures:" / "Root Cause" summary (or its per-rank "failed (exitcode: N)" lines),
     and other launchers' and frameworks' plain-word records of a rank that died. ``agent_hosts``: the host a
     node prefix ("node2: ") gives an agent's "failed (exitcode: N) local_rank: L (pid: P)" line, by P; ``line_hosts``:
-    the host pdsh's prefix gives each line of ``text`` (DeepSpeed's one-line records are read with it)."""
-    _rank_deaths(text, path, scan)
+    the host pdsh's prefix gives each line of ``text`` (DeepSpeed's one-line records are read with it); ``pid_ranks``:
+    the rank of a process, by (host, pid), where a line's prefixes say both (Ray's and vLLM's worker tags)."""
+    _rank_deaths(text, path, scan, pid_ranks or {})
     if "exitcode" not in text and "exits with return code" not in text and "terminated with" not in text \
             and "srun: error:" not in text and "death signal" not in text and "first observed failure" not in text \
             and "SignalException" not in text and "CalledProcessError" not in text \
@@ -191,17 +193,23 @@ def _unattributed_launcher_failure(failure: LauncherFailure, path: str, scan: Lo
 
 
 
-def _rank_deaths(text: str, path: str, scan: LogScan) -> None:
+def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str | None, int], int]) -> None:
     """mpirun's "process rank 1 ... exited on signal 9", vLLM's "VllmWorker-3 died unexpectedly",
     Ray's "worker process has died", "rank 5 died from signal 11": how a rank (or a process of no
-    known rank) ended, as a failure line at its place in the text."""
+    known rank) ended, as a failure line at its place in the text. A record that names a process (Ray's pid
+    and node) is that rank's where the process's own lines say its rank."""
     deaths = sorted((*parse_rank_deaths(text), *parse_framework_records(text)), key=lambda d: d.offset)
     if not deaths:
         return
+    # (a stop from outside stays of no rank: it is no rank's failure)
+    deaths = [replace(d, rank=rank) if d.rank is None and d.pid is not None and not d.outside
+              and (rank := _rank_of_process(d.host, d.pid, pid_ranks)) is not None else d for d in deaths]
     base = scan.lines_read - text.count("\n") - 1
     for death in deaths:
         order = -1 if death.first else base + text.count("\n", 0, death.offset)
-        if death.signal is None and death.exitcode:
+        if death.raised:
+            line = parse_crash_line(death.text) or CrashLine(CrashLineKind.EXCEPTION, death.text[:400])
+        elif death.signal is None and death.exitcode:
             line = CrashLine(CrashLineKind.EXCEPTION, f"exited with code {death.exitcode}: {death.text}"[:400])
         else:
             # (its own name: ``text`` is the log's, whose line count places the next record)
@@ -223,6 +231,25 @@ def _rank_deaths(text: str, path: str, scan: LogScan) -> None:
             scan.orphans.append((order, line, path))
             if death.host:
                 scan.orphan_hosts[id(line)] = death.host
+
+
+def _rank_of_process(host: str | None, pid: int, pid_ranks: dict[tuple[str | None, int], int]) -> int | None:
+    """The rank of process ``pid`` on ``host``: by its host and pid, or by its pid alone where the record or the
+    prefixes do not say the host and that pid names one rank only."""
+    if (host, pid) in pid_ranks:
+        return pid_ranks[(host, pid)]
+    ranks = {rank for (on, number), rank in pid_ranks.items() if number == pid and (host is None or on is None)}
+    return ranks.pop() if len(ranks) == 1 else None
+
+
+def pid_ranks_of(owners: list[LineOwner]) -> dict[tuple[str | None, int], int]:
+    """(host, pid) -> rank, from lines whose prefixes say both (``(RayTrainWorker pid=615, ip=10.0.0.6) [rank1]:``);
+    a process two ranks claim is left out."""
+    seen: dict[tuple[str | None, int], set[int]] = {}
+    for owner in owners:
+        if isinstance(owner.key, int) and owner.pid is not None:
+            seen.setdefault((owner.host, owner.pid), set()).add(owner.key)
+    return {key: next(iter(ranks)) for key, ranks in seen.items() if len(ranks) == 1}
 
 
 def mpi_records(text: str, path: str, scan: LogScan) -> None:

@@ -23,7 +23,7 @@ from triage.load.logs.line_events import (
     unfinished_tracebacks,
     watchdog_terminate,
 )
-from triage.load.logs.records import launcher_records, mpi_records, nccl_records, record_text
+from triage.load.logs.records import launcher_records, mpi_records, nccl_records, pid_ranks_of, record_text
 from triage.load.logs.scan import (
     FAILURE_CLUSTER_LINES,
     LAST_LINES,
@@ -159,7 +159,8 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     # (pdsh's "node2: " before DeepSpeed's launcher records: that node's launcher)
     line_hosts = [o.host if o.host and line.startswith(f"{o.host}: ") else None for o, line in zip(owners, lines)] \
         if "exits with return code" in body else None
-    launcher_records(record_text(lines, owners, body), path, scan, single_node, agent_hosts, line_hosts)
+    launcher_records(record_text(lines, owners, body), path, scan, single_node, agent_hosts, line_hosts,
+                     pid_ranks_of(owners))
     # (their [host:pid] heads name the host; a kubectl pod tag is seen through: a box's lines may span lines)
     mpi_records("\n".join(without_pod_tag(line) if line.startswith("[pod/") else line for line in lines), path, scan)
     scan.op_count_splits.extend(op_count_splits(body, path))

@@ -1,0 +1,36 @@
+"""A gloo job whose rank 1 stalls, then goes on: the hang ends by itself and the job exits 0.
+
+Both ranks do one all_reduce (progress), then rank 1 waits outside any collective until GO_FILE
+(argv[1]) exists (the test creates it once the agent has dumped the job and left it running; 300 s
+at most), while rank 0 waits in the second all_reduce. Then both finish, tear down, and exit 0.
+Rank 0 prints READY after the first all_reduce.
+"""
+
+import os
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+
+
+def wait_for_go(path: str) -> None:
+    deadline = time.monotonic() + 300
+    while not os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
+def main() -> None:
+    dist.init_process_group("gloo")
+    rank = dist.get_rank()
+    dist.all_reduce(torch.ones(16))
+    if rank == 0:
+        print("READY", flush=True)
+    else:
+        wait_for_go(sys.argv[1])
+    dist.all_reduce(torch.ones(16))
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()

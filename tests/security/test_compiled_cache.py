@@ -1,0 +1,193 @@
+"""triage.compiled_cache: the dataclasses' compiled code kept between starts in the user's own cache.
+
+Read back only from a private directory, from a regular file of the user's own that no one else can read
+or write, for this interpreter, whose content matches its hash: a planted, linked, shared, truncated or
+foreign file is ignored (compiled as before), never read. A real `triage report` writes it once and then
+reads it, with the same report byte for byte as a start that compiles everything."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import marshal
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from triage import compiled_cache
+
+
+@pytest.fixture()
+def cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setattr(compiled_cache, "_no_bytecode", lambda: False)
+    monkeypatch.setattr(compiled_cache, "_loaded", None)
+    monkeypatch.setattr(compiled_cache, "_new", {})
+    monkeypatch.setattr(compiled_cache, "_used", set())
+    return tmp_path / "xdg" / "triage"
+
+
+def _file(home: Path) -> Path:
+    return home / compiled_cache._file()
+
+
+def test_the_directory_follows_xdg_and_a_relative_one_is_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", "/home/someone")
+    monkeypatch.setenv("XDG_CACHE_HOME", "/var/cache/me")
+    assert compiled_cache.directory() == Path("/var/cache/me/triage")
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/dir")
+    assert compiled_cache.directory() == Path("/home/someone/.cache/triage")
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", "")
+    assert compiled_cache.directory() is None
+
+
+def test_a_write_is_read_back_private(cache_home: Path) -> None:
+    assert compiled_cache.write("x.bin", b"payload")
+    assert compiled_cache.read("x.bin") == b"payload"
+    assert os.stat(cache_home).st_mode & 0o777 == 0o700
+    assert os.stat(cache_home / "x.bin").st_mode & 0o777 == 0o600
+    assert [p.name for p in cache_home.iterdir()] == ["x.bin"]       # no temporary file left
+
+
+def test_what_fails_a_check_is_never_read(cache_home: Path, tmp_path: Path) -> None:
+    assert compiled_cache.write("x.bin", b"payload")
+    target = cache_home / "x.bin"
+    good = target.read_bytes()
+
+    target.write_bytes(good[:-1] + b"P")                  # content that does not match its hash
+    assert compiled_cache.read("x.bin") is None
+    target.write_bytes(good[:-3])                         # truncated
+    assert compiled_cache.read("x.bin") is None
+    target.write_bytes(good.replace(sys.implementation.cache_tag.encode(), b"cpython-299"))   # another interpreter
+    assert compiled_cache.read("x.bin") is None
+
+    target.write_bytes(good)
+    os.chmod(target, 0o644)                               # readable by others: not ours alone
+    assert compiled_cache.read("x.bin") is None
+    os.chmod(target, 0o600)
+    assert compiled_cache.read("x.bin") == b"payload"
+    if os.geteuid() == 0:                                 # a file another user planted
+        os.chown(target, 4242, 4242)
+        assert compiled_cache.read("x.bin") is None
+        os.chown(target, 0, 0)
+
+    elsewhere = tmp_path / "planted.bin"                  # a link to a file of the right content
+    elsewhere.write_bytes(good)
+    os.chmod(elsewhere, 0o600)
+    target.unlink()
+    target.symlink_to(elsewhere)
+    assert compiled_cache.read("x.bin") is None
+
+    target.unlink()
+    os.mkfifo(target, 0o600)                              # a pipe: no hang, not read
+    done: list[bytes | None] = []
+    reader = threading.Thread(target=lambda: done.append(compiled_cache.read("x.bin")), daemon=True)
+    reader.start()
+    reader.join(60)
+    assert done == [None]
+    target.unlink()
+
+    target.write_bytes(good)
+    os.chmod(target, 0o600)
+    os.chmod(cache_home, 0o770)  # noqa: S103  (a directory others can write to: neither read nor written)
+    assert compiled_cache.read("x.bin") is None
+    assert not compiled_cache.write("y.bin", b"other")
+    assert not (cache_home / "y.bin").exists()
+    os.chmod(cache_home, 0o700)
+    assert compiled_cache.read("x.bin") == b"payload"
+
+
+def test_nothing_is_written_where_python_writes_no_bytecode(cache_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(compiled_cache, "_no_bytecode", lambda: True)
+    assert not compiled_cache.write("x.bin", b"payload")
+    assert not cache_home.exists()
+
+
+def test_code_is_compiled_once_then_read_back(cache_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = "def __create_fn__(a):\n def f(self):\n  return a + 1\n return f"
+    code = compiled_cache.compiled(source)
+    assert marshal.dumps(code) == marshal.dumps(compile(source, "<string>", "exec"))
+    assert compiled_cache.save()
+    assert not compiled_cache.save()                      # nothing new: not written again
+    monkeypatch.setattr(compiled_cache, "_loaded", None)
+    monkeypatch.setattr(compiled_cache, "_new", {})
+    again = compiled_cache.compiled(source)
+    assert compiled_cache._new == {}                      # read back, not compiled
+    assert marshal.dumps(again) == marshal.dumps(code)
+    table = marshal.loads(compiled_cache.read(compiled_cache._file()) or b"")  # noqa: S302 (the test's own)
+    assert table == {hashlib.sha256(source.encode()).digest(): code}
+
+
+def test_a_table_of_other_things_is_ignored(cache_home: Path) -> None:
+    key = hashlib.sha256(b"x = 1").digest()
+    assert compiled_cache.write(compiled_cache._file(), marshal.dumps({key: "not code", b"k": 3}))
+    assert compiled_cache._codes() == {}
+    assert compiled_cache.write(compiled_cache._file(), marshal.dumps([1, 2]))
+    compiled_cache._loaded = None
+    assert compiled_cache._codes() == {}
+
+
+def test_dataclasses_made_through_the_cache_behave_the_same(cache_home: Path) -> None:
+    def make() -> type:
+        @dataclasses.dataclass(frozen=True, order=True)
+        class Point:
+            x: int
+            y: tuple[int, ...] = ()
+            z: list[int] = dataclasses.field(default_factory=list, compare=False)
+        return Point
+
+    plain = make()
+    before = {name: getattr(plain, name) for name in ("__init__", "__repr__", "__eq__", "__hash__", "__lt__")}
+    had = vars(dataclasses).get("exec")
+    dataclasses.exec = compiled_cache._exec  # type: ignore[attr-defined]
+    try:
+        cached = make()
+        read_back = make()
+    finally:
+        if had is None:
+            del dataclasses.exec  # type: ignore[attr-defined]
+    for name, method in before.items():
+        assert getattr(cached, name).__code__.co_code == method.__code__.co_code, name
+        assert getattr(read_back, name).__code__ is getattr(cached, name).__code__ or \
+            getattr(read_back, name).__code__ == getattr(cached, name).__code__
+    a, b = cached(1, (2,)), cached(1, (2,))
+    assert a == b and hash(a) == hash(b) and repr(a) == repr(plain(1, (2,)))
+    assert cached(0) < cached(1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.x = 3  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        cached()  # type: ignore[call-arg]
+
+
+def test_a_real_report_writes_the_cache_once_then_reads_it(tmp_path: Path) -> None:
+    log = tmp_path / "job.log"
+    log.write_text("[rank0]: step 1 loss 2.0\n" * 50
+                   + "[rank1]:[E1001 10:00:00.1 901 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective "
+                   "operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE, NumelIn=8, NumelOut=8, "
+                   "Timeout(ms)=600000) ran for 600010 milliseconds before timing out.\n"
+                   "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n", encoding="utf-8")
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "xdg")
+    env["PYTHONPATH"] = str(Path(compiled_cache.__file__).resolve().parents[1])
+
+    def report(extra: dict[str, str]) -> str:
+        out = subprocess.run([sys.executable, "-m", "triage", "report", str(log), "--format", "json"],
+                             cwd=tmp_path, env={**env, **extra}, capture_output=True, text=True, timeout=300,
+                             check=False)
+        assert out.returncode == 1, out.stderr
+        return out.stdout
+
+    compiling = report({"PYTHONDONTWRITEBYTECODE": "1"})      # nothing kept: every class compiled
+    cache = tmp_path / "xdg" / "triage" / compiled_cache._file()
+    assert not cache.exists()
+    first = report({})
+    assert cache.is_file() and cache.stat().st_mode & 0o777 == 0o600
+    written = cache.stat()
+    second = report({})
+    assert (cache.stat().st_ino, cache.stat().st_mtime_ns) == (written.st_ino, written.st_mtime_ns)  # not rewritten
+    assert compiling == first == second

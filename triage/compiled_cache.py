@@ -1,0 +1,198 @@
+"""The user's own cache of what triage compiles at every start (docs/performance.md, "Large logs").
+
+A report's imports create ~110 dataclasses, and the dataclasses module writes the source of each class's
+methods (``__init__``, ``__repr__``, ``__eq__``, ``__hash__``, the frozen ``__setattr__``) and compiles it
+with ``exec``: ~600 small compilations, ~60% of the imports' CPU. The code objects those compilations give
+depend only on the source text and the interpreter, so they are kept, like the ``.pyc`` files Python keeps
+of modules, and read back at the next start: :func:`install` has the dataclasses module compile through
+:func:`_exec` (the same ``exec`` of the same code object, compiled or read back), and :func:`save` writes
+what was compiled anew.
+
+Where: ``$XDG_CACHE_HOME/triage`` (an absolute path), else ``~/.cache/triage``: a directory of the user's
+own, 0700, that no one else can write to or swap (:func:`triage.private_files.directory_problem`). A file
+is read only when it is a regular file (never through a link: ``O_NOFOLLOW``), the user's own, readable
+and writable by no one else, of a bounded size, for this interpreter's bytecode (its magic number and
+cache tag), and its content matches the SHA-256 in its header; anything else is ignored (and replaced at
+the next save). What it holds is code the user's own triage compiled: a file someone else could plant is
+never read. Nothing is written where Python writes no bytecode (``-B``, ``PYTHONDONTWRITEBYTECODE``).
+Every failure to read or write only means compiling as before.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import hashlib
+import marshal
+import os
+import stat
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+NAME = "dataclass-code"
+MAGIC = b"triage compiled cache 1\n"
+MAX_BYTES = 16 << 20          # the report's classes: ~0.6 MB
+MAX_ENTRIES = 8000            # past this, a save keeps only what this process used (old classes' code goes)
+
+_loaded: dict[bytes, types.CodeType] | None = None
+_used: set[bytes] = set()
+_new: dict[bytes, types.CodeType] = {}
+_installed = False
+
+
+def directory() -> Path | None:
+    """``$XDG_CACHE_HOME/triage`` where that is absolute, else ``~/.cache/triage``; None without a home."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        home = os.environ.get("HOME") or ""
+        if not os.path.isabs(home):
+            return None
+        base = os.path.join(home, ".cache")
+    return Path(base) / "triage"
+
+
+def _tag() -> bytes:
+    from importlib.util import MAGIC_NUMBER
+
+    return MAGIC_NUMBER + (sys.implementation.cache_tag or "").encode() + b"\n"
+
+
+def read(name: str) -> bytes | None:
+    """The payload of the cache file ``name``, or None where there is none that passes every check above."""
+    from triage.private_files import directory_problem
+
+    where = directory()
+    if where is None or directory_problem(where) is not None:
+        return None
+    try:
+        fd = os.open(where / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if (not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o077
+                or info.st_size > MAX_BYTES):
+            return None
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    head = MAGIC + _tag()
+    digest = data[len(head):len(head) + 32]
+    payload = data[len(head) + 32:]
+    if not data.startswith(head) or len(data) > MAX_BYTES or hashlib.sha256(payload).digest() != digest:
+        return None
+    return payload
+
+
+def write(name: str, payload: bytes) -> bool:
+    """Write the cache file ``name`` (a new 0600 file renamed over the old one); False where it could not be."""
+    from triage.private_files import UnsafeDirectoryError, make_private_dir
+
+    where = directory()
+    if where is None or _no_bytecode():
+        return False
+    data = MAGIC + _tag() + hashlib.sha256(payload).digest() + payload
+    try:
+        make_private_dir(where)
+        tmp = where / f".{name}.{os.urandom(6).hex()}.tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except (OSError, UnsafeDirectoryError):
+        return False
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, where / name)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        return False
+    return True
+
+
+def _no_bytecode() -> bool:
+    return bool(sys.flags.dont_write_bytecode)
+
+
+def _file() -> str:
+    return f"{NAME}-{sys.implementation.cache_tag}.bin"
+
+
+def _codes() -> dict[bytes, types.CodeType]:
+    global _loaded
+    if _loaded is None:
+        _loaded = {}
+        payload = read(_file())
+        if payload is not None:
+            try:
+                table = marshal.loads(payload)  # noqa: S302 (the user's own file, every check of read() passed)
+            except (EOFError, ValueError, TypeError):
+                table = None
+            if isinstance(table, dict):
+                _loaded = {key: code for key, code in table.items()
+                           if isinstance(key, bytes) and isinstance(code, types.CodeType)}
+    return _loaded
+
+
+def compiled(source: str) -> types.CodeType:
+    """``compile(source, "<string>", "exec")``: read back from the cache where it holds it."""
+    key = hashlib.sha256(source.encode("utf-8", "surrogatepass")).digest()
+    code = _codes().get(key) or _new.get(key)
+    if code is None:
+        code = compile(source, "<string>", "exec")
+        _new[key] = code
+    _used.add(key)
+    return code
+
+
+def _exec(source: Any, globals: dict[str, Any] | None = None, locals: Any = None) -> None:
+    """``exec`` as the dataclasses module calls it (a source text, its globals or None for its own, and a
+    namespace): the same code object run the same way; anything else is passed on as it came."""
+    import dataclasses
+
+    if globals is None:
+        globals = vars(dataclasses)    # (what exec(source, None, ns) means there)
+    if isinstance(source, str) and locals is not None:
+        source = compiled(source)
+    # the dataclasses module's own generated methods, as it would run them itself
+    if locals is None:
+        builtins.exec(source, globals)  # noqa: S102
+    else:
+        builtins.exec(source, globals, locals)  # noqa: S102
+
+
+def install() -> None:
+    """Have the dataclasses module compile through the cache (once a process; the CLI calls it first). Never
+    in a rank: only triage's own commands call it."""
+    global _installed
+    if _installed:
+        return
+    _installed = True
+    import dataclasses
+
+    if "exec" not in vars(dataclasses):
+        dataclasses.exec = _exec  # type: ignore[attr-defined]
+
+
+def save() -> bool:
+    """Write the code compiled anew since the cache was read (nothing when none was): the old entries with
+    the new ones, or only those this process used where they would pass ``MAX_ENTRIES``."""
+    if not _new:
+        return False
+    kept = dict(_codes())
+    kept.update(_new)
+    if len(kept) > MAX_ENTRIES:
+        kept = {key: kept[key] for key in _used if key in kept}
+    try:
+        payload = marshal.dumps(kept)
+    except ValueError:
+        return False
+    if len(payload) + 200 > MAX_BYTES or not write(_file(), payload):
+        return False
+    _codes().update(_new)
+    _new.clear()
+    return True

@@ -114,6 +114,59 @@ def test_a_backward_that_skips_the_models_output_brings_the_hooks_back_for_good(
     assert record["unhooked"] == []
 
 
+STEP_JOB = """
+import json, sys
+import torch, torch.distributed as dist
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel
+import triage.api
+from triage.worker import numerics
+case, out = sys.argv[1], sys.argv[2]
+dist.init_process_group("gloo", init_method="file://" + out + "/store", rank=0, world_size=1)
+torch.manual_seed(0)
+model = DistributedDataParallel(nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1)))
+extra = torch.zeros(3, requires_grad=True)          # in no module: its gradient is set by hand
+triage.api.watch(model, out_dir=out, mode="cheap")
+watch = numerics.current()
+opt = torch.optim.SGD(list(model.parameters()) + ([extra] if case == "extra" else []), lr=0.01)
+x = torch.randn(2, 4)
+covered = []
+for step in range(6):
+    opt.zero_grad()
+    model(x).sum().backward()
+    if case == "added" and step == 3:
+        opt.add_param_group({"params": [extra]})
+    if step == 4:
+        extra.grad = torch.tensor([0.0, float("nan"), 1.0])
+    covered.append(watch.covers.get(id(opt)))
+    opt.step()
+first = dict(watch.first)
+numerics.stop()
+dist.destroy_process_group()
+print(json.dumps({"covered": covered, "first": {k: first[k] for k in ("where", "module", "step", "nan", "inf")}}))
+"""
+
+
+@pytest.mark.parametrize("case", ["extra", "added"])
+def test_the_usual_step_skips_no_gradient_the_one_call_check_did_not_read(tmp_path: Path, case: str) -> None:
+    """The step pre-hook's usual case trusts what it found once (an optimizer that holds only the parameters
+    the one-call check reads): an optimizer with a parameter of its own from the start ("extra") is never
+    trusted so, and one given a new parameter group later ("added") is no longer; either way the NaN set
+    by hand into that parameter's gradient is found at step() of step 4."""
+    out = tmp_path / case
+    out.mkdir()
+    program = STEP_JOB.replace("sys.argv[1]", repr(case)).replace("sys.argv[2]", repr(str(out)))
+    seen = json.loads(_run(program, tmp_path).stdout.splitlines()[-1])
+    if case == "extra":
+        assert seen["covered"] == [None] * 6, seen
+    else:
+        # found at step 1's step() (the first in local mode), used at steps 2 and 3, dropped at step 3's step()
+        assert seen["covered"] == [None, None, 4, 4, None, None], seen
+    assert seen["first"]["where"] == "gradient_before_step" and seen["first"]["step"] == 4, seen
+    assert (seen["first"]["nan"], seen["first"]["inf"]) == (1, 0), seen
+    assert "param_groups" in seen["first"]["module"], seen
+
+
 def test_refusal_and_output_tensors() -> None:
     torch = pytest.importorskip("torch")
     ddp = type("DistributedDataParallel", (), {})

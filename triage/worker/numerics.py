@@ -63,7 +63,7 @@ class Watch(BackwardCheck):
         super().__init__()
         self.path, self.mode, self.rank = path, mode, rank
         self.full = mode == "full"
-        self.jit_tracing: Any = None                        # torch.jit.is_tracing
+        self.jit_tracing: Any = lambda: False               # torch.jit.is_tracing (its C function)
         self.module_hooks: list[Any] = []                   # handles of the global module hooks, while installed
         self.step_hooks: list[Any] = []                     # handles of the optimizer step hooks
         self.import_watch: TorchImportWatch | None = None   # on sys.meta_path until torch is imported
@@ -125,8 +125,7 @@ class Watch(BackwardCheck):
     # -- hooks -----------------------------------------------------------------------------
     def tracing(self) -> bool:
         """torch.compile or torch.jit.trace is tracing: reading a value would change the trace."""
-        return bool((self.compiling is not None and self.compiling())
-                    or (self.jit_tracing is not None and self.jit_tracing()))
+        return bool(self.compiling() or self.jit_tracing())
 
     def on_pre_forward(self, module: Any, args: Any) -> None:
         try:
@@ -194,14 +193,28 @@ class Watch(BackwardCheck):
 
     def on_step_pre(self, optimizer: Any, args: Any, kwargs: Any) -> None:
         try:
+            usual = self.usual_iteration == self.iteration
+            self.usual_iteration = -2         # used up: a second step() after one backward is no usual step
+            if usual and self.one_call_hook is not None and not (self.reads.queue or self.pending or self.ready):
+                groups = optimizer.param_groups       # the usual step (CPU): as below, from what is known already
+                count = len(groups[0]["params"]) if len(groups) == 1 else sum(len(group["params"]) for group in groups)
+                if self.covers.get(id(optimizer)) == count and not (self.compiling() or self.jit_tracing()):
+                    self.fired.clear()
+                    self.closed = True
+                    return
             fired = self.fired
             if fired and self.one_call_hook is not None and not (self.reads.queue or self.pending or self.ready) \
                     and self.checked_all(optimizer, fired) and not self.tracing():
-                self.fired, self.closed = set(), True     # the one-call check saw each of its gradients: the usual step
+                if usual and self.optimizer_params[id(optimizer)] <= self.one_call_set:
+                    self.covers[id(optimizer)] = self.optimizers[id(optimizer)]     # the same at each usual step
+                fired.clear()                 # the one-call check saw each of its gradients: the usual step
+                self.closed = True
                 return
             if self.tracing():
                 return
             self.learn_optimizer(optimizer)
+            if self.covers.get(id(optimizer)) not in (None, self.optimizers.get(id(optimizer))):
+                del self.covers[id(optimizer)]     # its parameters changed: found again at the next usual step
             if self.reads.queue:
                 self.reads.poll()
             if self.pending or self.ready:
@@ -230,7 +243,8 @@ class Watch(BackwardCheck):
 
     def on_step_post(self, optimizer: Any, args: Any, kwargs: Any) -> None:
         try:
-            count = self.steps[id(optimizer)] = self.steps.get(id(optimizer), 0) + 1
+            key = id(optimizer)
+            count = self.steps[key] = self.steps.get(key, 0) + 1
             self.top_step = max(self.top_step, count)
             if self.full:                         # cheap mode: a parameter made non-finite shows in the next gradients
                 self.check_params(optimizer, rec.PARAM, shifted=True)
@@ -248,6 +262,15 @@ class Watch(BackwardCheck):
     def new_iteration(self) -> None:
         """A training iteration begins (the root's forward; in local mode, its backward): close the last."""
         reads = self.reads
+        if not (reads.queue or self.pending or self.ready or self.dirty) and self.iteration_seen < 0:
+            iteration = self.iteration        # the usual step: nothing pending, nothing non-finite seen yet
+            if iteration >= 0:
+                self.last_finite_iteration = iteration        # what end_iteration() would do
+            self.iteration = iteration + 1
+            self.iteration_step = self.top_step
+            self.fired.clear()
+            self.closed = False
+            return
         if reads.queue:
             reads.poll()
         if self.pending or self.ready:
@@ -344,7 +367,9 @@ class Watch(BackwardCheck):
         self.torch = torch
         self.tensor_type = torch.Tensor
         self.compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None) or (lambda: False)
-        self.jit_tracing = getattr(getattr(torch, "jit", None), "is_tracing", None)
+        # torch.jit.is_tracing() is torch._C._is_tracing() outside TorchScript (these hooks never run in it)
+        self.jit_tracing = getattr(getattr(torch, "_C", None), "_is_tracing", None) \
+            or getattr(getattr(torch, "jit", None), "is_tracing", None) or self.jit_tracing
         self.wide = (torch.float32, torch.float64)
         engine = getattr(getattr(getattr(torch, "autograd", None), "Variable", None), "_execution_engine", None)
         self.fuse = getattr(engine, "queue_callback", None)     # none: every gradient checked in its hook

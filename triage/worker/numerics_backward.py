@@ -100,8 +100,15 @@ class BackwardCheck(GradChecks):
         self.one_call_trigger: str | None = None    # which hook that is (FIRST_GRADIENT or OUTPUT)
         self.one_call_params: list[Any] = []   # the root's parameters, in backward's usual order
         self.one_call_ids: list[int] = []      # their ids
+        self.one_call_set: frozenset[int] = frozenset()
         self.bw_armed = False                  # this backward's callback is queued
         self.one_call_checks = 0               # backwards checked in one call
+        self.end_callback: Any = None          # on_backward_end, bound once
+        # the iteration whose backward the one-call check read in full on CPU with nothing pending (then the
+        # gradients checked are exactly one_call_ids), and the optimizers known to hold only those parameters:
+        # id(optimizer) -> its parameter count when that was found (the step pre-hook's usual case)
+        self.usual_iteration = -2
+        self.covers: dict[int, int] = {}
         self.dirty = False
 
     def seen_root(self, module: Any, ref: Any) -> None:
@@ -128,6 +135,8 @@ class BackwardCheck(GradChecks):
                 else:
                     self.one_call_params = params[::-1]      # backward makes the last layer's first
                     self.one_call_ids = [id(param) for param in self.one_call_params]
+                    self.one_call_set = frozenset(self.one_call_ids)
+                    self.end_callback = self.on_backward_end         # bound once, queued at each backward
                     if every_parameter_reduced(root):        # one hook, on the gradient backward makes first
                         self.one_call_hook = self.one_call_params[0].register_post_accumulate_grad_hook(
                             self.on_first_grad)
@@ -145,6 +154,7 @@ class BackwardCheck(GradChecks):
         for handle in handles:
             with contextlib.suppress(Exception):
                 handle.remove()
+        self.covers.clear()
         self.grad_path, self.grad_path_reason, self.dirty = ONE_CALL, None, True
 
     def one_call_stop(self, reason: str | None = None) -> None:
@@ -153,6 +163,8 @@ class BackwardCheck(GradChecks):
         if reason is not None:
             self.one_call_off, self.grad_path, self.grad_path_reason, self.dirty = True, PER_PARAMETER, reason, True
         handle, self.one_call_hook = self.one_call_hook, None
+        self.covers.clear()
+        self.usual_iteration = -2
         if handle is None:
             return
         with contextlib.suppress(Exception):
@@ -191,7 +203,7 @@ class BackwardCheck(GradChecks):
                 return
             if self.closed or self.fired:
                 self.new_iteration()          # after step(), or a second backward without one
-            self.fuse(self.on_backward_end)
+            self.fuse(self.end_callback)
             self.bw_armed = True
         except Exception as exc:  # noqa: BLE001
             self.skip(None, exc)
@@ -207,7 +219,7 @@ class BackwardCheck(GradChecks):
         try:
             if self.closed or self.fired:
                 self.new_iteration()
-            self.fuse(self.on_backward_end)
+            self.fuse(self.end_callback)
             self.bw_armed = True
         except Exception as exc:  # noqa: BLE001
             self.skip(None, exc)
@@ -223,10 +235,25 @@ class BackwardCheck(GradChecks):
     def check_local_grads(self) -> None:
         """The sums of this rank's gradients (on CPU one sum per gradient, read here; on a GPU the fused
         check of :meth:`flush_ready`, read without waiting); a non-finite one is the hit."""
-        tensor_type, params = self.tensor_type, self.one_call_params
+        tensor_type, params, wide, float32 = self.tensor_type, self.one_call_params, self.wide, self.torch.float32
+        numbers: list[float] = []
+        add = numbers.append
+        for param in params:                  # the usual backward (CPU): one loop, one sum and one read a gradient
+            grad = param.grad
+            if type(grad) is not tensor_type or grad.is_sparse or grad.requires_grad or grad.is_cuda:
+                break
+            add((grad.sum() if grad.dtype in wide else grad.sum(dtype=float32)).item())
+        else:
+            self.fired.update(self.one_call_ids)
+            self.one_call_checks += 1
+            if not math.isfinite(sum(numbers)):
+                self.local_sums_read(numbers, params)
+            elif not (self.reads.queue or self.pending or self.ready):
+                self.usual_iteration = self.iteration
+            return
         grads = [param.grad for param in params]
         if all(type(grad) is tensor_type and not grad.is_sparse and not grad.requires_grad for grad in grads):
-            self.fired.update(self.one_call_ids)     # the usual backward: every parameter has a plain gradient
+            self.fired.update(self.one_call_ids)     # every parameter has a plain gradient (on a GPU)
         else:
             kept = [(param, grad) for param, grad in zip(params, grads)
                     if type(grad) is tensor_type and not grad.is_sparse]
@@ -241,10 +268,13 @@ class BackwardCheck(GradChecks):
             self.ready = [(param, now) for param in params]
             self.flush_ready()
             return
-        wide, float32 = self.wide, self.torch.float32
         numbers = [(g.sum() if g.dtype in wide else g.sum(dtype=float32)).item() for g in grads]
-        if math.isfinite(sum(numbers)):
-            return
+        if not math.isfinite(sum(numbers)):
+            self.local_sums_read(numbers, params)
+
+    def local_sums_read(self, numbers: list[float], params: list[Any]) -> None:
+        """The sums of :meth:`check_local_grads` (one per parameter of ``params``), one of them or their
+        total non-finite: checked exactly (:meth:`check_values`), in turn after any read still queued."""
         now = time.time()
         used, iteration, step = [(id(param), now) for param in params], self.iteration, self.step
         if self.reads.queue or self.reads.delay:

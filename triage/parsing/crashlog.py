@@ -121,6 +121,9 @@ _NET = lazy_regex(
     r"socketProgressOpt|socketPollConnect|Connection reset by peer|Connection closed by (?:remote )?peer|"
     r"Connection refused|Broken pipe|NET/IB ?: ?Got completion from peer|NET/IB : .*(?:error|failed)|"
     r"NET/Socket ?: .*(?:error|failed|closed)|DistNetworkError|unhandled system error|"
+    # the AWS OFI plugin's (libfabric: EFA) own failures, the NET/IB lines' kin: "NET/OFI Couldn't open AV. RC: -22,
+    # ERROR: Invalid argument", "NET/OFI Couldn't enable endpoint. RC: -12, ERROR: Cannot allocate memory"
+    r"NET/OFI .*(?:Couldn't|[Ff]ailed|ERROR:)|"
     r"Connection timed out|No route to host|ibv_\w+ failed|ECONNRESET|ETIMEDOUT|"
     r"Call to (?:recv|connect|send) .*(?:failed|closed)|Call to connect returned|"
     # NCCL's transport set-up: "socketStartConnect: Connect to 10.0.0.2<45763> failed : Software caused ..."

@@ -51,7 +51,7 @@ _SLURM_CANCEL = lazy_regex(
     r"(?:,[^*\n]*?)?(?: on (?P<old_host>[\w.-]+))? \*\*\*")
 # srun's record of a task that ended badly ("srun: error: n3: task 5: Exited with exit code 1", "...: Killed"):
 # not "Terminated", which is what a cancellation does to every task
-_SRUN_TASK_FAILED = lazy_regex(r"srun: error: [\w.-]+: tasks? [\d,-]+: (?!Terminated)")
+_SRUN_TASK_FAILED = lazy_regex(r"srun: error: (?:[\w.-]+: )?tasks? [\d,-]+: (?!Terminated)")
 # srun's own word of a node that failed under the step (src/srun/srun_job.c): "srun: error: Node failure on gpu-n11"
 _SRUN_NODE_FAILURE = lazy_regex(r"srun: error: Node failure on (?P<host>[\w.\[\],-]+)")
 # srun could not start the step at all: "srun: error: Unable to create step for job 99123: Memory required by task is

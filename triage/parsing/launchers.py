@@ -68,13 +68,18 @@ _SHELL_JOB = lazy_regex(r": line \d+:\s+(?P<pid>\d+) (?P<what>Killed|Aborted|Seg
 # (signal 11)"
 _HYDRA = lazy_regex(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES[\s=]*(?:(?:RANK (?P<rank>\d+) )?"
                     r"PID (?P<pid>\d+) RUNNING AT (?P<host>\S+)[\s=]*)?EXIT CODE: (?P<code>\d+)")
+# For a process a signal killed, the box's EXIT CODE is the signal's number (its exit string, when in the input,
+# says so: "EXIT CODE: 9" ... "Killed (signal 9)", "EXIT CODE: 11" ... "Segmentation fault (signal 11)"): a code
+# that is the number of a signal that kills (SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGKILL, SIGSEGV) is read as it when the
+# exit string is not in the input; 1, 2 and the other small codes are a program's own exit
+_HYDRA_SIGNAL_CODES = frozenset({4, 6, 7, 8, 9, 11})
 _HYDRA_STRING = lazy_regex(r"TERMINATED WITH THE EXIT STRING: [^\n(]*\(signal (?P<num>\d+)\)")
 # The cgroup's out-of-memory handler, as slurmstepd tells it: "Detected 2 oom-kill event(s) in step 3756240.batch
 # cgroup" / "Detected 1 oom_kill event in StepId=11300781.0": processes of the step were SIGKILLed
 # (newer Slurm heads it with its node: "slurmstepd-n1: error: ...")
 _SLURM_OOM = lazy_regex(r"slurmstepd(?:-[\w.-]+)?: error: Detected \d+ oom[-_]kill events?(?:\(s\))? in "
                         r"(?:step |StepId=)\S+")
-_SRUN_TASK = lazy_regex(r"srun: error: \S+: tasks? \d")
+_SRUN_TASK = lazy_regex(r"srun: error: (?:\S+: )?tasks? \d")
 # PETSc's handler in an MPI rank: "[0]PETSC ERROR: Caught signal number 11 SEGV: Segmentation Violation"
 _PETSC = lazy_regex(r"^\[(?P<rank>\d+)\]PETSC ERROR: Caught signal number (?P<num>\d+)", re.MULTILINE)
 # An IDE's or a shell's record of a process a signal ended: "Process finished with exit code 139 (interrupted by
@@ -245,7 +250,8 @@ def _other_records(text: str, found: list[RankDeath]) -> list[RankDeath]:
     for match in _HYDRA.finditer(text):
         code = int(match.group("code"))
         said = _HYDRA_STRING.search(text, match.end())
-        sig = signal_name(said.group("num")) if said else signal_name(str(code - 128)) if 128 < code < 160 else None
+        sig = (signal_name(said.group("num")) if said else signal_name(str(code - 128)) if 128 < code < 160
+               else signal_name(str(code)) if code in _HYDRA_SIGNAL_CODES else None)
         rank = int(match.group("rank")) if match.group("rank") else None
         pid = int(match.group("pid")) if match.group("pid") else None
         out.append(RankDeath(rank, sig, None if sig else code, match.group("host"), pid,

@@ -12,6 +12,8 @@ on signal S" (read by :mod:`triage.parsing.launchers`):
   (older Open MPI: no "reported by" line: the rank is not said, the host of the prefix is);
 - ``MPI_ABORT was invoked on rank 3 in communicator MPI_COMM_WORLD with errorcode 1`` (the rank called
   MPI_Abort: Open MPI then kills every process);
+- MPICH's line for the same, printed as the process aborts: ``application called MPI_Abort(MPI_COMM_WORLD, 1) -
+  process 10`` (Intel MPI: ``... - process 10``, then ``[cli_10]: aborting job:``);
 - ``mpirun has exited due to process rank 2 with PID 0 on node n1 exiting improperly`` (it ended without
   MPI_Finalize: an exit the launcher did not expect);
 - the notice of an MPI call made outside MPI's lifetime, printed by the process that made it::
@@ -38,7 +40,7 @@ from dataclasses import dataclass
 from triage.lazy_regex import lazy_regex
 
 MARKERS = ("An error occurred in MPI_", "MPI_ABORT was invoked", "exiting improperly", "Primary job",
-           "was invoked.", "Local abort ", "job aborted, but has no info")
+           "was invoked.", "Local abort ", "called MPI_Abort(", "job aborted, but has no info")
 
 _PREFIX = r"(?:\[(?P<host>[\w.-]+):(?P<pid>\d+)\] )?"
 _ERROR = lazy_regex(_PREFIX + r"\*\*\* An error occurred in (?P<call>MPI_\w+)")
@@ -48,6 +50,8 @@ _COMMUNICATOR = lazy_regex(r"\*\*\* on communicator (?P<comm>[^\n]+?)\s*$", re.M
 _CODE = lazy_regex(r"\*\*\* (?P<code>MPI_ERR_\w+): ?(?P<what>[^\n]*?)\s*$", re.MULTILINE)
 _ABORT = lazy_regex(r"MPI_ABORT was invoked on rank (?P<rank>\d+) in communicator (?P<comm>\S+)\s+with errorcode "
                     r"(?P<code>-?\d+)")
+_MPICH_ABORT = lazy_regex(r"application called MPI_Abort\((?P<comm>[^,()\n]+), (?P<code>-?\d+)\) - process "
+                          r"(?P<rank>\d+)")
 _IMPROPER = lazy_regex(r"(?:mpirun|mpiexec|prterun|orterun) has exited due to process rank (?P<rank>\d+) with PID "
                        r"(?P<pid>\d+) on\s+node (?P<host>[\w.-]+) exiting improperly")
 _OUTSIDE = lazy_regex(r"\*\*\* The (?P<call>MPI_\w+)\(\) function was called (?P<when>before MPI_INIT|after "
@@ -82,6 +86,14 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
                             f"called MPI_Abort on {match.group('comm')} with errorcode {match.group('code')} "
                             f"(Open MPI then kills every process of the job): {_line(text, match)}",
                             match.start(), first=True))
+    seen: set[int] = set()                # MPICH prints the line twice: alone, and after "[cli_N]: aborting job:"
+    for match in _MPICH_ABORT.finditer(text):
+        rank = int(match.group("rank"))
+        if rank not in seen:
+            seen.add(rank)
+            out.append(MpiError(rank, None, None,
+                                f"called MPI_Abort on {match.group('comm')} with errorcode {match.group('code')} "
+                                f"(MPICH then ends the job): {_line(text, match)}", match.start(), first=True))
     out += _outside(text)
     for match in _IMPROPER.finditer(text):
         out.append(MpiError(int(match.group("rank")), match.group("host"), int(match.group("pid")) or None,

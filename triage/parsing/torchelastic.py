@@ -131,8 +131,9 @@ _SPAWN_EXIT = lazy_regex(r"process (\d+) terminated with (?:signal (SIG[A-Z]+)|e
 # Memory" / "...: tasks 0-3: Killed". The task id is SLURM_PROCID, the rank when srun starts the ranks.
 # "...: task 1: Exited with exit code 3" too: srun prints each task's end as it sees it, so its first
 # record is the task that ended first (the tasks that saw that peer go exit after it); "Terminated" is
-# srun's own teardown (--kill-on-bad-exit, a cancellation) and is not kept.
-_SRUN_SIGNAL = lazy_regex(r"srun: error: (?P<host>[\w.-]+): tasks? (?P<tasks>\d+(?:[-,]\d+)*): (?:(?P<what>Killed|"
+# srun's own teardown (--kill-on-bad-exit, a cancellation) and is not kept. A line may lack the host field
+# ("srun: error: tasks 0-1: Floating point exception": a pasted or retyped line).
+_SRUN_SIGNAL = lazy_regex(r"srun: error: (?:(?P<host>[\w.-]+): )?tasks? (?P<tasks>\d+(?:[-,]\d+)*): (?:(?P<what>Killed|"
                           r"Segmentation fault|Aborted|Bus error|Out Of Memory|Floating point exception|"
                           r"Illegal instruction)\b|Exited with exit code (?P<code>\d+))")
 _SRUN_SIGNALS = {"Killed": "SIGKILL", "Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": "SIGBUS",
@@ -364,10 +365,19 @@ def _srun_failures(text: str) -> list[LauncherFailure]:
             tasks.extend(range(int(low), int(high or low) + 1) if int(high or low) - int(low) < 4096 else [])
         sig = _SRUN_SIGNALS[match.group("what")] if match.group("what") else None
         code = None if sig else int(match.group("code"))
+        # a fault no launcher sends (SIGSEGV, SIGBUS, SIGFPE, SIGILL), the same as the first record's: the task's
+        # own, not the teardown's (srun's "Terminating job step" sends SIGTERM and SIGKILL), so each such task is a
+        # root beside the first (tasks failing alike share a cause: one bug, a bad build, a full /dev/shm)
+        # (the tasks one line lists together ended alike at the same time: all of them, when it is the first line)
+        root = not failures or (sig in _SRUN_FAULTS and failures[0].signal == sig)
         for task in tasks:
             failures.append(LauncherFailure(task, None, match.group("host"), code, sig, None, None,
-                                            root_cause=not failures, srun_exit=code is not None))
+                                            root_cause=root if sig in _SRUN_FAULTS else not failures,
+                                            srun_exit=code is not None))
     return failures
+
+
+_SRUN_FAULTS = frozenset({"SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL"})
 
 
 # torchrun's agent itself was signalled ("Received 1 death signal, shutting down workers", newer:

@@ -308,8 +308,8 @@ def _number_cut(line: str, following: str) -> bool:
     """Whether a line cut at the terminal's width inside a list of numbers goes on at the next one, though that one
     starts as srun's label does ("...,1004,1012,10" then "20: Segmentation fault"): not in a labelled log (the cut
     line carries a label itself, and the next line's label is its own)."""
-    return (_NUMBER_LIST_END.search(line, max(0, len(line) - 40)) is not None and _NUMBER_REST.match(following) is not None
-            and _LABEL.match(line) is None)
+    return (_NUMBER_LIST_END.search(line, max(0, len(line) - 40)) is not None
+            and _NUMBER_REST.match(following) is not None and _LABEL.match(line) is None)
 
 
 def _continues(line: str, width: int, following: str, wrap: int | None) -> bool:

@@ -55,3 +55,82 @@ def test_a_segfault_listed_over_wrapped_lines_names_every_task() -> None:
     result = report("$ srun -N8 -n1024 ./app", *_wrapped(line, 80))
     assert result.verdict.kind.value == "crash", result.verdict.summary
     assert tuple(result.verdict.culprit_ranks) == tuple(tasks)
+
+
+# The reporter names the node the failures are on, and no line of the log names a host: the node is the finding
+# (jade-hpc-gpu#194's shape; another node, error and wording here)
+def test_the_node_the_reporter_names_is_the_host_of_a_failure_the_log_ties_to_none() -> None:
+    result = report("Since Monday every job scheduled on host gpu-c042 crashes within minutes, always with:",
+                    "",
+                    "torch.cuda.OutOfMemoryError: CUDA error: an illegal memory access was encountered",
+                    "CUDA kernel errors might be asynchronously reported at some other API call.")
+    assert result.verdict.culprit_host == "gpu-c042", result.verdict.summary
+    assert "the reporter's words" in result.verdict.summary
+
+
+def test_a_host_in_the_log_wins_over_the_reporters_node() -> None:
+    result = report("Jobs on node gpu-c042 keep failing, here is one:",
+                    "gpu-c051:3312:3390 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.1.0.51<0>",
+                    "RuntimeError: CUDA error: an illegal memory access was encountered")
+    assert result.verdict.culprit_host != "gpu-c042", result.verdict.summary
+
+
+def test_a_node_in_a_question_or_a_denial_is_not_the_finding() -> None:
+    for words in ("Is node gpu-c042 failing for anyone else?", "The job did not fail on node gpu-c042, only here:"):
+        result = report(words, "RuntimeError: CUDA error: an illegal memory access was encountered")
+        assert result.verdict.culprit_host is None, (words, result.verdict.summary)
+
+
+# The reporter says the job was stopped from outside; what the log shows is what a stop looks like from inside
+# (libfabric#11307's shape: another runtime, wording and rank here)
+def test_a_stop_told_in_prose_is_the_verdict_over_a_communication_abort() -> None:
+    for words in ("Turns out the job was preempted by a higher-priority reservation.",
+                  "We later found the pods were killed by the scheduler to make room for another job.",
+                  "It seems our runs are being sent SIGTERM from outside, no idea by whom."):
+        result = report("Our 64-node job dies at random times with:",
+                        "[rank37]: RuntimeError: NCCL communicator was aborted on rank 37.",
+                        words)
+        assert result.verdict.kind.value == "stopped", (words, result.verdict.summary)
+        assert result.verdict.culprit_ranks == (), words
+
+
+def test_a_fault_of_the_jobs_own_stays_the_verdict_over_a_stop_told_in_prose() -> None:
+    for failure in ("[rank3]: RuntimeError: CUDA error: an illegal memory access was encountered",
+                    "[rank3]: ValueError: expected a tensor of 4 dimensions, got 3"):
+        result = report("Our job dies with this:", failure, "Then the job was preempted by the scheduler.")
+        assert result.verdict.kind.value != "stopped", (failure, result.verdict.summary)
+        assert result.verdict.culprit_ranks == (3,), failure
+
+
+def test_a_stop_denied_or_asked_about_is_no_stop() -> None:
+    for words in ("The job was not preempted, I checked sacct.", "Could the job have been killed by the scheduler?"):
+        result = report("[rank2]: RuntimeError: NCCL communicator was aborted on rank 2.", words)
+        assert result.verdict.kind.value != "stopped", (words, result.verdict.summary)
+
+
+# A hang told only in prose is a hang, never a refusal (CompVis/taming-transformers#12, dylanyunlon/Neuron_SP#73's
+# shapes: other programs, ranks, collectives and wordings here)
+def test_a_hang_at_set_up_told_in_prose_is_an_init_hang() -> None:
+    result = report("With two nodes the script freezes forever at `dist.init_process_group(backend='nccl')`, "
+                    "one node works.")
+    assert result.verdict.kind.value == "init_hang", result.verdict.summary
+    assert result.verdict.culprit_ranks == ()
+
+
+def test_a_hang_told_in_prose_with_ranks_that_never_print_names_them() -> None:
+    result = report("## What happens",
+                    "Training gets stuck after `epoch 0 step 12` on 4 GPUs. Rank 3 never prints its loss line.",
+                    "Ranks 0-2 sit in `all_reduce` according to py-spy.")
+    assert result.verdict.kind.value == "stuck_outside_collective", result.verdict.summary
+    assert result.verdict.culprit_ranks == (3,)
+    plain = report("The evaluation loop hangs during the second epoch; rank 5 never prints anything after it.")
+    assert plain.verdict.kind.value == "hang" and plain.verdict.culprit_ranks == (5,), plain.verdict.summary
+
+
+def test_a_hang_told_without_where_or_denied_is_still_refused() -> None:
+    import pytest
+
+    from triage.errors import InputError
+    for words in ("My training hangs, any idea?", "It no longer hangs at init after the update, thanks!"):
+        with pytest.raises(InputError):
+            report(words)

@@ -35,7 +35,8 @@ FAILURE_WORDS = ("error", "exception", "died", "dead", "killed", "crash", "sig",
                  "terminated")
 # an exit's code in the words launchers and shells use ("exit code -11", "exited with code 137", "return code
 # -6", "exit status 139", "exitcode: -9"): -N is Python's subprocess convention and 128+N a shell's, both signal N
-_CODE = r"\b(?:exit(?:ed)?|return(?:ed)?)(?: with)?(?: an?)? ?(?:exit ?)?(?:code|status|exitcode|returncode)(?: of)?\s*[:=]?\s*"
+_CODE = (r"\b(?:exit(?:ed)?|return(?:ed)?)(?: with)?(?: an?)? ?(?:exit ?)?(?:code|status|exitcode|returncode)"
+         r"(?: of)?\s*[:=]?\s*")
 _SIGNAL = lazy_regex(r"\b((?-i:SIG[A-Z]{2,6}))\b|\bsignal:?\s*(\d{1,2})\b|" + _CODE + r"-(\d{1,2})\b|"
                      + _CODE + r"(1[2-5]\d)\b", re.IGNORECASE)
 # an exit that says it succeeded ("exited with exit code 0", "exitcode: 0", "exit status 0") is no failure

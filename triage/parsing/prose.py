@@ -3,7 +3,9 @@ a hang and where it happens. Never a log line's evidence: the analysis uses each
 do not say it (triage.analysis.prose lists where).
 
 A sentence is prose when it reads as one (words and spaces, no log head) and states the thing: a question
-("Was the job preempted?") or a negation ("it does not hang", "not killed by the scheduler") states nothing.
+("Was the job preempted?"), a negation ("it does not hang", "not killed by the scheduler"), what might happen
+or what to avoid ("training may hang at ...", "to avoid a hang during ...") state nothing, and a stop the job
+came back from ("preempted and resumed from checkpoint") is not its end.
 
 - the node: "jobs on node dgk713 fail", "node gpu-a17 keeps crashing", "failing on host cn0412": a name with a
   digit after ``node``/``host`` and a word of failing in the same sentence;
@@ -74,10 +76,21 @@ def _is_prose(line: str) -> bool:
     return len(_WORD.findall(line)) >= 4 and _LOG_HEAD.match(line) is None
 
 
+# what might happen or what to avoid ("training may hang at ...", "to avoid a hang during ...", "whether it hangs
+# at ..."): no account of what happened. A reporter's own condition ("if I use 8 GPUs it hangs at init",
+# "it sometimes hangs at step 500") is one, and is kept
+_HYPOTHETICAL = lazy_regex(r"\b(?:may|might|could|potential(?:ly)?|possibl[ey]|avoid\w*|prevent\w*|risk\w*|"
+                           r"in\s+case|whether)\b", re.IGNORECASE)
+# a stop the job came back from ("preempted and resumed from checkpoint"): it went on, the stop is not its end
+_WENT_ON = lazy_regex(r"(?<!never )(?<!not )(?<!n't )\b(?:resum\w+|restart\w*|recover\w*|requeu\w+|continu\w+|"
+                      r"came\s+back|went\s+on)\b", re.IGNORECASE)
+
+
 def _states(sentence: str, start: int) -> bool:
-    """The sentence states what stands at ``start``: no question, no negation just before it."""
+    """The sentence states what stands at ``start``: no question, no negation just before it, no condition or
+    possibility before it."""
     return (not sentence.rstrip("`'\" ").endswith("?") and _QUESTION_START.match(sentence) is None
-            and _NEGATED.search(sentence, 0, start) is None)
+            and _NEGATED.search(sentence, 0, start) is None and _HYPOTHETICAL.search(sentence, 0, start) is None)
 
 
 def _ranks(text: str) -> tuple[int, ...]:
@@ -98,7 +111,8 @@ def read_prose(lines: tuple[str, ...] | list[str]) -> ProseAccount:
             if host is None and (node := _NODE.search(sentence)) is not None \
                     and (fail := _FAILING_WORD.search(sentence)) is not None and _states(sentence, fail.start()):
                 host = node.group("host").rstrip(".")
-            if stop is None and (said := _STOP.search(sentence)) is not None and _states(sentence, said.start()):
+            if stop is None and (said := _STOP.search(sentence)) is not None and _states(sentence, said.start()) \
+                    and _WENT_ON.search(sentence) is None:
                 stop = sentence[:300]
             if (hung := _HANG.search(sentence)) is not None and _states(sentence, hung.start()) \
                     and _WHERE.match(sentence[hung.end():]) is not None and hang is None:

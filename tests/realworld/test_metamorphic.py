@@ -32,7 +32,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("kubectl_prefix", "allenai__OLMo__846"): "a pod tag on every line: the summary names no collective (verdict kept)",
     ("kubectl_prefix", "meta-pytorch__torchtune__1165"): "a pod tag on every line: the summary names no collective",
     ("kubectl_prefix", "xljh0520__JOTR__4"): "a pod tag on every line: the mismatch's sizes not read (kind kept)",
-    ("logging_asctime", "ChenRocks__UNITER__31"): "a logger's time and level before Open MPI's box: its process not read",
     ("rank_print", "EvolvingLMMs-Lab__open-r1-multimodal__7"): _RANK_PRINT + "the failure's kind changes",
     ("rank_print", "Wan-Video__Wan2.2__176"): _RANK_PRINT + "its ranks not named",
     ("rank_print", "alibaba__Pai-Megatron-Patch__583"): _RANK_PRINT + "the crash read as an exception",

@@ -45,8 +45,9 @@ _STAMP = lazy_regex(
 )
 # Python logging's heads around a message: basicConfig's default "%(levelname)s:%(name)s:" ("INFO:root:",
 # "WARNING:torch.distributed.run:"), and after a time "%(name)s - %(levelname)s - " ("trainer - INFO - ") or the level
+# (each read through only where most lines carry it: a paste that went through a logger as a whole)
 _LOGGING_HEAD = lazy_regex(r"^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.<>-]*:")
-_LOGGING_AFTER_STAMP = lazy_regex(r"^(?:[\w.<>-]+ - )?(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) - ")
+_LOGGING_AFTER_STAMP = lazy_regex(r"^(?:[\w.<>-]+ - )?(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) -(?: |$)")
 # curly quotes (a Windows editor's, Windows-1252's, a mail client's) read as the straight ones a log prints
 _STRAIGHT_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'"})
 # a CI runner's own markers (GitHub Actions' "##[group]Run ...", "##[endgroup]") and a notebook's prompt
@@ -147,8 +148,6 @@ def strip_decorations(line: str) -> tuple[str, str | None]:
         line = line[match.end():]
     if line[:1] in "#IO" and (mark := _RUNNER_MARK.match(line)) is not None:
         line = line[mark.end():]
-    if stamp is not None and (head := _LOGGING_AFTER_STAMP.match(line)) is not None:
-        line = line[head.end():]
     if stamp is not None and line[:1] == ">":     # a quoted paste whose lines then got a timestamp
         line = _QUOTE.sub("", line)
     if stamp is not None:                         # an inline-code paste whose lines then got a timestamp
@@ -203,6 +202,7 @@ def clean_text(text: str) -> CleanText:
         lines.append(clean)
         stamps.append(stamp)
         widths.append(len(_ANSI.sub("", line).rstrip("\n")) if "\x1b" in line else len(line.rstrip("\n")))
+    lines = _without_stamped_logging_heads(lines, stamps)
     wrap = _wrap_width(widths, lines)
     out: list[str] = []
     out_stamps: list[str | None] = []
@@ -268,6 +268,24 @@ def _without_logging_heads(raw: list[str]) -> list[str]:
     if not sample or sum(1 for line in sample if line[:1] in "DIWEC" and _LOGGING_HEAD.match(line)) < 0.8 * len(sample):
         return raw
     return [line[head.end():] if (head := _LOGGING_HEAD.match(line)) is not None else line for line in raw]
+
+
+def _without_stamped_logging_heads(lines: list[str], stamps: list[str | None]) -> list[str]:
+    """The lines without a logger's ``name - LEVEL - `` after their time when the paste went through that logger as a
+    whole (most lines stamped and headed so); a log where only some lines are a logger's records keeps them (a logger's
+    record is no rank's own work: triage.analysis.partial reads it so)."""
+    stamped = [i for i, stamp in enumerate(stamps[:NUMBERING_SAMPLE]) if stamp is not None]
+    sample = [i for i in range(min(len(lines), NUMBERING_SAMPLE)) if lines[i].strip() or stamps[i] is not None]
+    if len(stamped) < 0.8 * max(len(sample), 1) or \
+            sum(1 for i in stamped if _LOGGING_AFTER_STAMP.match(lines[i])) < 0.8 * len(stamped):
+        return lines
+    return [_unquoted(line[head.end():]) if stamp is not None and (head := _LOGGING_AFTER_STAMP.match(line)) is not None
+            else line for line, stamp in zip(lines, stamps, strict=True)]
+
+
+def _unquoted(line: str) -> str:
+    """What a logger's head stood before: without a quote's marker and inline code's backticks (as after a time)."""
+    return _inline_code(_QUOTE.sub("", line) if line[:1] == ">" else line)
 
 
 def _dedented(raw: list[str]) -> list[str]:

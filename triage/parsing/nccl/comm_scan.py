@@ -324,19 +324,21 @@ class _Ahead:
                     return
                 low, high, reach, database = self._queue.pop(0)
                 self._busy.add(low)
+            result: ScanResult | None = None       # (None: the pass scans the chunk itself)
             try:
                 mine = scratches.get(id(database))
                 if mine is None or mine[0] is not database:
                     scratches.clear()       # (one database at a time: the pass's)
                     mine = scratches[id(database)] = (database, self._hs.Scratch(database))
                 result = _scan_chunk(database, mine[1], self._data, low, reach)
-            except Exception:   # noqa: BLE001  (no scratch: the pass scans the chunk itself)
+            except Exception:   # noqa: BLE001  (no scratch for it: the pass scans the chunk itself)
                 result = None
-            with self._lock:
-                self._busy.discard(low)
-                if self._jobs.get(low) == (high, reach, database):     # (still wanted, as handed out)
-                    self._done[low] = result
-                self._lock.notify_all()
+            finally:        # (whatever happened, the pass waiting for this chunk is answered)
+                with self._lock:
+                    self._busy.discard(low)
+                    if self._jobs.get(low) == (high, reach, database):     # (still wanted, as handed out)
+                        self._done[low] = result
+                    self._lock.notify_all()
 
     def close(self) -> None:
         with self._lock:

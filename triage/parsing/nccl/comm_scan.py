@@ -20,7 +20,8 @@ database the pass holds when they are handed out: a chunk's scan is used only wh
 would scan the very same bytes (the same start, end and reach) with the very same database; else (the excluded
 set grew, the pass starts mid-chunk after a line that crossed the edge) it is dropped and the chunk scanned
 again, as it would have been. What hyperscan reports is a function of the database and the bytes alone, so
-the answers are those of the one-thread pass (tests/parsing/test_nccl_comm_scan.py runs both).
+the answers are those of the one-thread pass (tests/parsing/test_nccl_scan_ahead.py compares them). A scan that
+fails on a thread (a hyperscan without per-thread scratch) ends the scanning ahead: the pass goes on alone.
 """
 
 from __future__ import annotations
@@ -279,10 +280,11 @@ class _Ahead:
         self._busy: set[int] = set()                             # lows being scanned
         self._threads: list[threading.Thread] = []
         self._closed = False
+        self._failed = False                    # a scan failed on a thread: no more are handed out
 
     def plan(self, low: int, chunks: list[tuple[int, int, int]], database: Any) -> None:
         with self._lock:
-            if self._closed:
+            if self._closed or self._failed:
                 return
             for key in [k for k in self._jobs if k < low or self._jobs[k][2] is not database]:
                 self._forget(key)
@@ -335,6 +337,7 @@ class _Ahead:
                 result = None
             finally:        # (whatever happened, the pass waiting for this chunk is answered)
                 with self._lock:
+                    self._failed |= result is None
                     self._busy.discard(low)
                     if self._jobs.get(low) == (high, reach, database):     # (still wanted, as handed out)
                         self._done[low] = result

@@ -52,7 +52,7 @@ class _Taken:
 def ahead(monkeypatch: pytest.MonkeyPatch) -> _Taken:
     """Chunks ahead scanned on threads from the first byte, as on a machine of several CPUs."""
     monkeypatch.setattr(comm_scan, "AHEAD_FROM", 0)
-    monkeypatch.setattr(comm_scan, "_cpus", lambda: 3)
+    monkeypatch.setattr(comm_scan, "_threads", lambda: 3)
     return _Taken(monkeypatch)
 
 
@@ -77,12 +77,17 @@ def test_the_prefilter_with_chunks_scanned_ahead_finds_what_the_look_ahead_searc
     assert ahead.hits > 0 and not ahead.running()
 
 
-def test_a_single_cpu_or_a_small_input_scans_on_the_pass_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(comm_scan, "_cpus", lambda: 1)
+def test_a_single_cpu_a_busy_machine_or_a_small_input_scans_on_the_pass_alone(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(comm_scan, "AHEAD_FROM", 0)
-    finder = comm_scan.CommFinder.start(b"x comm 0x1 y", 12)
-    assert finder is not None and finder._ahead is None
-    monkeypatch.setattr(comm_scan, "_cpus", lambda: 8)
+    for cpus, load, threads in ((1, 0.0, 1), (2, 0.0, 2), (2, 0.7, 2), (2, 1.2, 1), (2, 9.0, 1), (16, 3.5, 4),
+                                (16, 14.5, 2)):
+        monkeypatch.setattr(comm_scan, "_cpus", lambda cpus=cpus: cpus)
+        monkeypatch.setattr(os, "getloadavg", lambda load=load: (load, load, load))
+        assert comm_scan._threads() == threads, (cpus, load)
+        finder = comm_scan.CommFinder.start(b"x comm 0x1 y", 12)
+        assert finder is not None and (finder._ahead is not None) == (threads > 1)
+        finder.close()
     monkeypatch.setattr(comm_scan, "AHEAD_FROM", 13)
     finder = comm_scan.CommFinder.start(b"x comm 0x1 y", 12)
     assert finder is not None and finder._ahead is None
@@ -115,7 +120,7 @@ def test_the_bulk_read_with_chunks_scanned_ahead_gives_the_same_tracker(
             threaded.feed_bytes(mapped)
             assert not ahead.running()
             with monkeypatch.context() as one:
-                one.setattr(comm_scan, "_cpus", lambda: 1)
+                one.setattr(comm_scan, "_threads", lambda: 1)
                 alone = NcclTracker(16)
                 alone.feed_bytes(mapped)
         assert _summary(threaded) == _summary(alone), index
@@ -141,7 +146,7 @@ def test_every_corpus_log_with_the_riding_scan_ahead_gives_the_one_thread_answer
             continue
         threaded = _read(case.log, True, monkeypatch)
         with monkeypatch.context() as one:
-            one.setattr(comm_scan, "_cpus", lambda: 1)
+            one.setattr(comm_scan, "_threads", lambda: 1)
             alone = _read(case.log, True, monkeypatch)
         assert threaded == alone, case.name
         compared += 1
@@ -181,6 +186,7 @@ def _big_nccl_log(path: Path, size: int) -> None:
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2,
                     reason="one CPU here: the report never scans ahead")
 def test_a_real_report_of_a_log_past_the_threshold_is_the_same_on_all_cpus_and_on_one(tmp_path: Path) -> None:
+    """(Threads scan ahead in the first run only where the machine has a CPU idle: comm_scan._threads.)"""
     path = tmp_path / "nccl.log"
     _big_nccl_log(path, comm_scan.AHEAD_FROM + (1 << 20))
     assert path.stat().st_size > max(comm_scan.AHEAD_FROM, large.LARGE_LOG_BYTES)

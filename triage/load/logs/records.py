@@ -13,7 +13,7 @@ from triage.load.logs.scan import LogScan, record_world, signal_number
 from triage.model import Collective, CollectiveState
 from triage.model.evidence import Event, EventKind, ExitInfo, NcclProcess
 from triage.parsing import needles, pages
-from triage.parsing.crashlog import CrashLine, CrashLineKind, parse_crash_line
+from triage.parsing.crashlog import PROXY_FAILED, SIZE_CHECK_TEXT, CrashLine, CrashLineKind, parse_crash_line
 from triage.parsing.frameworks import parse_framework_records
 from triage.parsing.launchers import parse_rank_deaths
 from triage.parsing.log_owners import LineOwner
@@ -375,7 +375,8 @@ def nccl_records(text: str | bytes | mmap.mmap, path: str, scan: LogScan, defaul
         crash = parse_crash_line(warn.message)
         if crash is None and "out of memory" in warn.message:
             crash = CrashLine(CrashLineKind.CUDA_OOM, warn.message.strip()[:300])
-        if crash is not None and crash.kind in _NCCL_FAILURES:
+        if crash is not None and (crash.kind in _NCCL_FAILURES or crash.text.startswith(SIZE_CHECK_TEXT)
+                                  or PROXY_FAILED.search(crash.text) is not None):
             # a transport failure NCCL itself reports: tied to its process (host:pid, GPU) even without a rank
             where = f"{warn.host}:{warn.pid}" + (f" (GPU {warn.cuda_dev})" if warn.cuda_dev is not None else "")
             named = replace(crash, text=f"{where}: NCCL WARN {crash.text}"[:400])

@@ -51,10 +51,12 @@ from triage.parsing.crashlog import (
     shortened,
 )
 from triage.parsing.desync import (
+    HCCL_NOTIFY_MARKER,
     MISMATCH_MARKER,
     MONITORED_BARRIER,
     RUNNING_MARKER,
     parse_desync_report,
+    parse_hccl_waits,
     parse_mismatch,
     parse_running,
 )
@@ -166,6 +168,9 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     scan.op_count_splits.extend(op_count_splits(body, path))
     scan.lagging.extend(ReportedLag(lag.ranks, lag.never_joined, lag.collective, lag.text, (path,))
                         for lag in parse_desync_report(whole))
+    if HCCL_NOTIFY_MARKER in whole:
+        scan.lagging.extend(ReportedLag(lag.ranks, lag.never_joined, lag.collective, lag.text, (path,))
+                            for lag in parse_hccl_waits(whole))
     facts = world_size_facts(body)
     record_world(scan, facts)
     if facts is None and sole_process(body):

@@ -9,7 +9,8 @@ from collections.abc import Mapping
 from triage.analysis.ranks import rank_word
 from triage.lazy_regex import lazy_regex
 from triage.model.evidence import RankEvidence
-from triage.parsing.crashlog import PROXY_FAILED, peer_of, size_check_sizes
+from triage.parsing.crashlog import PROXY_FAILED, size_check_sizes
+from triage.parsing.peers import peer_of
 
 # How to get every rank's output with each line tagged by its rank: torchrun's flag, unless the input shows
 # that another launcher started the ranks (triage.parsing.launcher_kind); fit_launcher puts it in.

@@ -232,18 +232,18 @@ def parse_hccl_waits(text: str) -> list[LaggingRanks]:
         line = text[text.rfind("\n", 0, index) + 1:len(text) if end < 0 else end]
         wait, group = _HCCL_WAIT.search(line), _HCCL_GROUP.search(line)
         if wait is not None and group is not None and group.group("group") == "hccl_world_group":
-            op = _HCCL_TAG_OP.search(line)
+            tag = _HCCL_TAG_OP.search(line)
             waits.setdefault(int(wait.group("remote")), (int(group.group("me")),
-                                                         torch_op(op.group("op")) if op else "a collective"))
+                                                         torch_op(tag.group("op")) if tag else "a collective"))
             waiting.add(int(group.group("me")))
         index = text.find(HCCL_NOTIFY_MARKER, index + len(HCCL_NOTIFY_MARKER)) if end >= 0 else -1
     missing = sorted(set(waits) - waiting)
     if not missing:
         return []
-    me, op = waits[missing[0]]
+    me, what = waits[missing[0]]
     told = f"rank {me} waited" if len(waiting) == 1 else f"{len(waiting)} ranks waited (rank {me} among them)"
     return [LaggingRanks(tuple(missing), True, -1, (
-        f"{HCCL_WAIT_TEXT}: {told} in {op} on hccl_world_group for the record of "
+        f"{HCCL_WAIT_TEXT}: {told} in {what} on hccl_world_group for the record of "
         f"{'rank ' + str(missing[0]) if len(missing) == 1 else 'ranks ' + ', '.join(map(str, missing))}, "
         "which never came"))]
 

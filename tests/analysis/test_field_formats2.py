@@ -116,3 +116,39 @@ def test_hccls_wait_in_another_group_blames_no_global_rank() -> None:
     result = report(_hccl(2, 6, "group_name_31", "AllGather"))
     assert result.verdict.kind.value == "hang", result.verdict.summary
     assert result.verdict.culprit_ranks == ()
+
+
+# A launcher's record that only tells an exit code of no known rank (DeepSpeed's launcher, torchx's app status, a
+# torchelastic record without its rank) says less than the failed process's own failure line of no known rank above
+# it: that line is the first failure, the record its echo
+def test_deepspeeds_exit_record_after_a_process_traceback_of_no_rank_is_its_echo() -> None:
+    result = report(
+        "n7: Traceback (most recent call last):",
+        'n7:   File "/w/sft.py", line 88, in <module>',
+        "n7:     trainer.train()",
+        "n7: KeyError: 'labels'",
+        "n7: [2026-02-01 10:00:00,100] [INFO] [launch.py:319:sigkill_handler] Killing subprocess 9001",
+        "n7: [2026-02-01 10:00:00,200] [ERROR] [launch.py:325:sigkill_handler] ['/usr/bin/python3', '-u', 'sft.py', "
+        "'--local_rank=3'] exits with return code = 1")
+    assert result.verdict.kind.value == "exception", result.verdict.summary
+    assert "KeyError: 'labels'" in result.verdict.summary
+
+
+def test_torchx_status_after_a_replicas_traceback_is_its_echo() -> None:
+    result = report(
+        "trainer/2 [1]:Traceback (most recent call last):",
+        'trainer/2 [1]:  File "/app/fit.py", line 31, in <module>',
+        "trainer/2 [1]:ZeroDivisionError: division by zero",
+        "    Roles:",
+        "     *trainer[2]:FAILED (exitcode: 1)",
+        "        timestamp: 2026-02-01 10:00:00",
+        "        hostname: gpu-q2")
+    assert "ZeroDivisionError" in result.verdict.summary, result.verdict.summary
+
+
+def test_an_exit_record_of_a_signal_stays_the_first_failure() -> None:
+    result = report(
+        "n7: WARNING: dataset shard 4 is empty",
+        "n7: [2026-02-01 10:00:00,200] [ERROR] [launch.py:325:sigkill_handler] ['/usr/bin/python3', '-u', 'sft.py', "
+        "'--local_rank=0'] exits with return code = -9")
+    assert result.verdict.kind.value == "crash", result.verdict.summary

@@ -31,6 +31,9 @@ from triage.parsing.torchelastic import (
 
 # NCCL WARN lines that are a process's own failure (a transport error, CUDA running out of memory ...)
 _NCCL_FAILURES = (CrashLineKind.NETWORK, CrashLineKind.CUDA_OOM, CrashLineKind.CUDA_ERROR)
+# what a process says of its own failure (never a peer's network error, never a stop from outside)
+_OWN_WORDS = (CrashLineKind.EXCEPTION, CrashLineKind.CUDA_OOM, CrashLineKind.CUDA_ERROR, CrashLineKind.FATAL_SIGNAL,
+              CrashLineKind.TERMINATE, CrashLineKind.NCCL_ERROR)
 
 
 def record_text(lines: list[str] | tuple[str, ...], owners: list[LineOwner], body: str) -> str:
@@ -187,7 +190,12 @@ def _unattributed_launcher_failure(failure: LauncherFailure, path: str, scan: Lo
         ended = (f"exited with code {failure.exitcode}" if failure.exitcode is not None
                  else "is listed as failed; its exit code is not in this input")
         line = CrashLine(CrashLineKind.EXCEPTION, f"{who} {ended}{note}", collateral=bool(scan.mismatches))
-    scan.orphans.append((-1 if failure.root_cause else scan.lines_read, line, path))
+    # an exit code says less than the process's own failure line: a root-cause record of no known rank that only
+    # tells an exit code (DeepSpeed's launcher, a torchelastic record without its rank, torchx's status) goes after
+    # a failure line of no known rank the text already holds (the traceback of the process that exited so)
+    told = failure.signal is None and any(not item[1].collateral and item[1].kind in _OWN_WORDS
+                                          for item in scan.orphans)
+    scan.orphans.append((-1 if failure.root_cause and not told else scan.lines_read, line, path))
     if failure.host:
         scan.orphan_hosts[id(line)] = failure.host
 

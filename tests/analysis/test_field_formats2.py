@@ -152,3 +152,20 @@ def test_an_exit_record_of_a_signal_stays_the_first_failure() -> None:
         "n7: [2026-02-01 10:00:00,200] [ERROR] [launch.py:325:sigkill_handler] ['/usr/bin/python3', '-u', 'sft.py', "
         "'--local_rank=0'] exits with return code = -9")
     assert result.verdict.kind.value == "crash", result.verdict.summary
+
+
+# vLLM's engine cores, "(EngineCore_DP2 pid=5120) ...": the tag names the engine of a data-parallel rank, not a rank
+# of the model's groups; a failure on its lines says which engine it was
+def test_a_failure_in_vllms_engine_core_says_which_data_parallel_engine() -> None:
+    result = report(
+        "(EngineCore_DP0 pid=5110) INFO 02-01 10:00:00 [core.py:71] Initializing a V1 LLM engine",
+        "(EngineCore_DP2 pid=5120) ERROR 02-01 10:05:00 [core.py:700] EngineCore encountered a fatal error.",
+        "(EngineCore_DP2 pid=5120) ERROR 02-01 10:05:00 [core.py:700] Traceback (most recent call last):",
+        '(EngineCore_DP2 pid=5120) ERROR 02-01 10:05:00 [core.py:700]   File "/vllm/v1/engine/core.py", line 691, '
+        "in run_engine_core",
+        "(EngineCore_DP2 pid=5120) ERROR 02-01 10:05:00 [core.py:700] AssertionError: num_tokens exceeds the budget",
+        "ERROR 02-01 10:05:01 [core_client.py:564] Engine core proc EngineCore_DP2 died unexpectedly, shutting down "
+        "client.")
+    assert result.verdict.kind.value == "exception", result.verdict.summary
+    assert result.verdict.culprit_ranks == ()
+    assert "AssertionError" in result.verdict.summary and "EngineCore_DP2" in result.verdict.summary

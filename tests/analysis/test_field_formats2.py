@@ -169,3 +169,15 @@ def test_a_failure_in_vllms_engine_core_says_which_data_parallel_engine() -> Non
     assert result.verdict.kind.value == "exception", result.verdict.summary
     assert result.verdict.culprit_ranks == ()
     assert "AssertionError" in result.verdict.summary and "EngineCore_DP2" in result.verdict.summary
+
+
+# pdsh runs DeepSpeed's launch over several nodes: a CUDA OOM line's GPU there is a local rank on its node, never
+# taken for the global rank
+def test_an_oom_under_pdsh_names_its_host_not_a_rank_inferred_from_its_gpu() -> None:
+    result = report(
+        "[2026-02-01 09:00:00,000] [INFO] [runner.py:607:main] cmd = pdsh -S -f 1024 -w n1,n2 export X=1; cd /w; "
+        "python -u -m deepspeed.launcher.launch --node_rank=%n sft.py",
+        "n2: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of "
+        "79.1 GiB of which 0.50 GiB is free.")
+    assert result.verdict.culprit_ranks == (), result.verdict.summary
+    assert "n2" in result.verdict.summary

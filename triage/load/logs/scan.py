@@ -73,6 +73,7 @@ class LogScan:
     _init_seen: set[tuple[int | None, str, int | None, str | None]] = field(default_factory=set)
     store_waits: list[InitWaitRecord] = field(default_factory=list)   # store get/wait timeouts, resolved at the end
     rank_prefixed: bool = False      # some line carried a rank, local-rank or process prefix
+    over_nodes: bool = False         # pdsh ran the launch (DeepSpeed's runner over several nodes)
     sole_process: bool = False       # the processes announce one: rank 0 of a world of one
     past_init: bool = False          # the input shows the job past its first collective (progress, collectives)
     # lines in plain words naming a rank and a failure that nothing else tied to a rank: (order, rank, line,

@@ -116,6 +116,7 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     owners = attribute_lines(lines)
     single_node = not any(isinstance(o.key, int) for o in owners)
     scan.rank_prefixed = scan.rank_prefixed or any(o.key != "unknown" for o in owners)
+    scan.over_nodes = scan.over_nodes or "pdsh" in text
     base = scan.lines_read
     skip_to = 0
     scan.spawn_owner = None

@@ -27,7 +27,7 @@ from triage.analysis.absent_rank import (
 )
 from triage.analysis.describe import who
 from triage.analysis.ranks import format_ranks, rank_word
-from triage.analysis.settle import SETTLE_RANK, settle_hang, settle_network, settle_setup
+from triage.analysis.settle import SETTLE_RANK, settle_hang, settle_network, settle_setup, size_check_body
 from triage.analysis.verdict import headline
 from triage.analysis.verdict.headline import Head
 from triage.lazy_regex import lazy_regex
@@ -41,6 +41,7 @@ from triage.model.evidence import (
     ReportedFingerprint,
     ReportedMismatch,
 )
+from triage.parsing.crashlog import SIZE_CHECK_TEXT
 from triage.parsing.rendezvous import STORE_WAIT_DETAIL
 
 Hosts = Mapping[int, str | None]
@@ -215,6 +216,12 @@ def unattributed_verdict(failures: tuple[ExitInfo, ...]) -> tuple[Verdict, Findi
     if not real:
         return None
     first = real[0]
+    if SIZE_CHECK_TEXT in (first.message or ""):
+        body = size_check_body(f"a process of no known rank{f' on {first.host}' if first.host else ''}",
+                               first.message or "")
+        verdict = headline.verdict(VerdictKind.COLLECTIVE_MISMATCH, body, qualifier=" (size)",
+                                   subkind=MismatchKind.SIZE)
+        return verdict, Finding(VerdictKind.COLLECTIVE_MISMATCH.value, (), body, first.evidence, root_cause=True)
     kind = _LINE_KINDS.get(first.failure_kind or "", VerdictKind.EXCEPTION)
     where = f" on host {first.host}" if first.host and first.host not in (first.message or "")[:200] else ""
     setup = settle_setup(first.message or "", first.host)

@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from triage.analysis.ranks import rank_word
 from triage.lazy_regex import lazy_regex
 from triage.model.evidence import RankEvidence
+from triage.parsing.crashlog import PROXY_FAILED, size_check_sizes
+from triage.parsing.peers import peer_of
 
 # How to get every rank's output with each line tagged by its rank: torchrun's flag, unless the input shows
 # that another launcher started the ranks (triage.parsing.launcher_kind); fit_launcher puts it in.
@@ -126,6 +128,9 @@ def settle_network(text: str, host: str | None) -> str:
         probe = f"`nc -zv {name} {port}`" if found else "`nc -zv MASTER_ADDR MASTER_PORT`"
         return (f"{probe} from this node would settle it: whether it reaches {where} (the store runs with rank 0 on "
                 "the first node: not up yet, a firewall, or a name that does not resolve)")
+    if (proxy := PROXY_FAILED.search(text)) is not None:
+        return (f"the NCCL_DEBUG=INFO log of rank {proxy.group('rank')} of the communicator (which connection its "
+                f"{proxy.group('op')} made, to which peer, and whether that peer failed first) would settle it")
     if _PEER.search(text):
         found = _PEER_ADDR.search(text)
         peer = (found.group(1) or found.group(2)) if found else (
@@ -134,3 +139,19 @@ def settle_network(text: str, host: str | None) -> str:
         return (f"the log of {who} (which rank ran there, and whether it failed first: a peer that died shows up as a "
                 "network error on the others) would settle it")
     return NETWORK_EVERY
+
+
+def size_check_body(reporter: str, detail: str) -> str:
+    """NCCL's net transport found a send larger than the receive its peer posted (``collective mismatch error,
+    local size X remote size Y``): the two ranks called collectives of different sizes (or different collectives).
+    The line names the reporter and the peer's address, not which of the two left the common path: what would tell
+    is said."""
+    sizes = size_check_sizes(detail)
+    peer = peer_of(detail.rsplit("Last error:", 1)[-1]) or peer_of(detail)
+    to = f"its peer {peer}" if peer else "its peer"
+    told = (f"sent {sizes[0]} bytes where {to} had posted a receive of {sizes[1]} bytes" if sizes
+            else f"sent more than {to} had posted a receive for")
+    return (f"{reporter} {told} (NCCL's size check, `collective mismatch error`): the ranks called collectives of "
+            "different sizes, or different collectives, at the same point (not a network failure); which rank left "
+            "the common path is not in this input: the peer's log, or the run again with "
+            "TORCH_DISTRIBUTED_DEBUG=DETAIL (each rank's call checked against the others'), would settle it")

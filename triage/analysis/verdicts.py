@@ -13,7 +13,7 @@ from triage.analysis.failures import Failure, cut_root_ties, same_error, same_se
 from triage.analysis.gpu_facts import busy_note
 from triage.analysis.p2p import P2pProblem
 from triage.analysis.ranks import rank_word
-from triage.analysis.settle import PER_RANK_OUTPUT
+from triage.analysis.settle import PER_RANK_OUTPUT, size_check_body
 from triage.analysis.stall_ended import ENDED, STALL_STEP
 from triage.analysis.verdict import headline
 from triage.analysis.verdict.headline import Head
@@ -26,6 +26,7 @@ from triage.model import (
     VerdictKind,
 )
 from triage.model.evidence import AFTER_EXIT_RECORD, RankEvidence
+from triage.parsing.crashlog import SIZE_CHECK_TEXT
 
 Hosts = Mapping[int, str | None]
 Paths = Mapping[int, tuple[str, ...]]
@@ -124,6 +125,8 @@ def p2p_verdict(problem: P2pProblem, hosts: Hosts, paths: Paths) -> tuple[Verdic
 
 
 def failure(first: Failure, failures: list[Failure], hosts: Hosts) -> tuple[Verdict, Finding]:
+    if SIZE_CHECK_TEXT in first.detail:
+        return _size_check_mismatch(first, failures, hosts)
     if first.kind is VerdictKind.NETWORK_ERROR:
         return _network_failure(first, failures)
     if tied := same_second_exits(first, failures):
@@ -158,6 +161,16 @@ def failure(first: Failure, failures: list[Failure], hosts: Hosts) -> tuple[Verd
         summary += f"; {rank_word(later)} failed after it (collateral)"
     verdict = headline.verdict(first.kind, summary, head=head, culprit_ranks=same)
     return verdict, Finding(first.kind.value, same, first.detail, first.evidence, first.time, True)
+
+
+def _size_check_mismatch(first: Failure, failures: list[Failure], hosts: Hosts) -> tuple[Verdict, Finding]:
+    """NCCL's size check (:func:`size_check_body`): no rank is blamed."""
+    body = size_check_body(who((first.rank,), hosts), first.detail)
+    others = sorted({f.rank for f in failures if f.rank != first.rank})
+    if others:
+        body += f"; {rank_word(others)} failed after it"
+    verdict = headline.verdict(VerdictKind.COLLECTIVE_MISMATCH, body, qualifier=" (size)", subkind=MismatchKind.SIZE)
+    return verdict, Finding(VerdictKind.COLLECTIVE_MISMATCH.value, (), body, first.evidence, first.time, True)
 
 
 def _untold_first(first: Failure, tied: tuple[int, ...], hosts: Hosts) -> tuple[Verdict, Finding]:

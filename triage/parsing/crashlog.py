@@ -248,6 +248,8 @@ def parse_crash_line(line: str) -> CrashLine | None:
     collateral = _COLLATERAL.search(text) is not None
     peer_addr = peer_of(text)
     exc = _EXC.match(text)
+    if (check := _SIZE_CHECK.search(text)) is not None:
+        return _size_check_line(text, check, exc, peer_addr)
     if exc is not None and not text.startswith(("Traceback", "Error executing job")):
         return _exception_line(text, exc, collateral, peer_addr)
     if (term := _TERMINATE.search(text)) is not None:
@@ -257,6 +259,50 @@ def parse_crash_line(line: str) -> CrashLine | None:
     if (fatal := _FATAL.search(text)) is not None:
         return _fatal_line(text, fatal, collateral)
     return _plain_line(text, collateral, peer_addr)
+
+
+# NCCL's net transports check each send against the receive its peer posted ("NET/IB : req 0/1 tag 7 peer
+# 10.0.0.2<51870> collective mismatch error, local size 4194304 remote size 2097152", NET/Socket and plugins alike):
+# the two ranks called collectives of different sizes (or different collectives), an error of the callers, never the
+# network's, whatever exception carries it ("invalid usage", "Last error:")
+_SIZE_CHECK = lazy_regex(r"collective mismatch error,? local size (?P<local>\d+),? remote size (?P<remote>\d+)")
+SIZE_CHECK_TEXT = "NCCL's size check: a collective mismatch between ranks"
+_SIZE_NOTED = lazy_regex(r"this rank sent (?P<local>\d+) bytes where .{0,80}? a receive of (?P<remote>\d+)")
+
+
+def size_check_sizes(text: str) -> tuple[int, int] | None:
+    """The sizes (bytes) of NCCL's size check in ``text``: this rank's send, and the receive its peer posted."""
+    found = _SIZE_CHECK.search(text) or _SIZE_NOTED.search(text)
+    return (int(found.group("local")), int(found.group("remote"))) if found else None
+
+
+def _size_check_line(text: str, check: re.Match[str], exc: re.Match[str] | None, peer_addr: str | None) -> CrashLine:
+    local, remote = check.group("local"), check.group("remote")
+    to = f"its peer {peer_addr}" if peer_addr else "its peer"
+    note = (f"{SIZE_CHECK_TEXT} (this rank sent {local} bytes where {to} had posted a receive of {remote}: the ranks "
+            "called collectives of different sizes, or different collectives, at the same point; not a network "
+            "failure)")
+    exc_type = exc.group("type") if exc is not None and not text.startswith("Traceback") else None
+    return CrashLine(CrashLineKind.NCCL_ERROR, f"{note}: {text}"[:600], exc_type, peer=peer_addr)
+
+
+# NCCL's proxy service thread failed an operation it ran for a rank of its node ("[Proxy Service 10] Failed to execute
+# operation Connect from rank 14, retcode 6"; proxy.cc): the owner's rank and the asking rank are the communicator's,
+# the return code NCCL's result (6: ncclRemoteError, 2: ncclSystemError: the network or a peer; 1: a CUDA error)
+PROXY_FAILED = lazy_regex(r"\[Proxy Service (?P<owner>\d+)\] Failed to execute operation (?P<op>\w+) from rank "
+                          r"(?P<rank>\d+), retcode (?P<code>\d+)")
+_NCCL_RESULTS = {"1": "ncclUnhandledCudaError", "2": "ncclSystemError", "3": "ncclInternalError",
+                 "4": "ncclInvalidArgument", "5": "ncclInvalidUsage", "6": "ncclRemoteError"}
+
+
+def _proxy_line(text: str, proxy: re.Match[str], peer_addr: str | None) -> CrashLine:
+    code = proxy.group("code")
+    result = _NCCL_RESULTS.get(code, f"result {code}")
+    note = (f" (NCCL's proxy of rank {proxy.group('owner')} failed the {proxy.group('op')} it ran for rank "
+            f"{proxy.group('rank')} of the communicator: {result})")
+    kind = (CrashLineKind.NETWORK if code in ("2", "6") else CrashLineKind.CUDA_ERROR if code == "1"
+            else CrashLineKind.NCCL_ERROR)
+    return CrashLine(kind, text[:300] + note, peer=peer_addr)
 
 
 def _exception_line(text: str, exc: re.Match[str], collateral: bool, peer_addr: str | None) -> CrashLine:
@@ -343,6 +389,8 @@ def _plain_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine
     if "Assertion " in text and (kernel := _KERNEL_ASSERT.search(text)) is not None:
         what = f"{kernel.group('what')[:300]} failed in {kernel.group('file')}"
         return CrashLine(CrashLineKind.CUDA_ERROR, f"CUDA error: device-side assert triggered ({what})", gpu=_gpu(text))
+    if (proxy := PROXY_FAILED.search(text)) is not None:
+        return _proxy_line(text, proxy, peer_addr)
     if _NET.search(text) and ("NCCL" in text or "nccl" in text or "NET/" in text or "gloo" in text.lower()
                               or "socket" in text.lower() or "peer" in text or "Connect to " in text or "ssh" in text
                               or "ibv_" in text or "posix_fallocate" in text or "/dev/shm" in text  # noqa: S108

@@ -209,6 +209,45 @@ def parse_monitored_barrier(text: str) -> list[LaggingRanks]:
     return found
 
 
+# Ascend HCCL's notify wait that timed out (EI0002), whose group is the world's ("... has not received the Notify
+# record from remote rank: [6]. base information: [... tag[AllReduce_hccl_world_group] ...] ... group information:
+# [group:[hccl_world_group], ... rankSize[8], rankId[3 6]]"): the group's ranks are the global ones, and the remote
+# rank never reached the collective the reporter waits in (another group's ranks are that group's: not read here)
+HCCL_NOTIFY_MARKER = "Notify register times out"
+HCCL_WAIT_TEXT = "HCCL's notify wait (EI0002)"
+_HCCL_WAIT = lazy_regex(r"Notify record from remote rank: ?\[(?P<remote>\d+)\]")
+_HCCL_GROUP = lazy_regex(r"group information: ?\[group: ?\[(?P<group>[\w.-]+)\].*?rankId\[(?P<me>\d+)[ ,]+\d+\]")
+_HCCL_TAG_OP = lazy_regex(r"tag\[(?P<op>[A-Za-z]+)_")
+
+
+def parse_hccl_waits(text: str) -> list[LaggingRanks]:
+    """The world group's ranks that HCCL's notify waits say never sent their record: the remote ranks named that
+    are not waiting themselves (in a ring each waiting rank names the one before it; when every rank named waits
+    too, none is told apart and nothing is returned)."""
+    waits: dict[int, tuple[int, str]] = {}        # remote rank -> (the first rank that waited for it, the op)
+    waiting: set[int] = set()
+    index = text.find(HCCL_NOTIFY_MARKER)
+    while index >= 0 and len(waits) < 4096:
+        end = text.find("\n", index)
+        line = text[text.rfind("\n", 0, index) + 1:len(text) if end < 0 else end]
+        wait, group = _HCCL_WAIT.search(line), _HCCL_GROUP.search(line)
+        if wait is not None and group is not None and group.group("group") == "hccl_world_group":
+            tag = _HCCL_TAG_OP.search(line)
+            waits.setdefault(int(wait.group("remote")), (int(group.group("me")),
+                                                         torch_op(tag.group("op")) if tag else "a collective"))
+            waiting.add(int(group.group("me")))
+        index = text.find(HCCL_NOTIFY_MARKER, index + len(HCCL_NOTIFY_MARKER)) if end >= 0 else -1
+    missing = sorted(set(waits) - waiting)
+    if not missing:
+        return []
+    me, what = waits[missing[0]]
+    told = f"rank {me} waited" if len(waiting) == 1 else f"{len(waiting)} ranks waited (rank {me} among them)"
+    return [LaggingRanks(tuple(missing), True, -1, (
+        f"{HCCL_WAIT_TEXT}: {told} in {what} on hccl_world_group for the record of "
+        f"{'rank ' + str(missing[0]) if len(missing) == 1 else 'ranks ' + ', '.join(map(str, missing))}, "
+        "which never came"))]
+
+
 def parse_desync_report(text: str) -> list[LaggingRanks]:
     """The lagging ranks a desync report names (the lines after its DESYNC_MARKER line), and those
     a failed ``monitored_barrier`` names."""

@@ -82,12 +82,25 @@ def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
             p = replace(p, host=task.group("ip"), pid=int(task.group("pid")))
         else:
             key = "unknown"
-        owner = LineOwner(key, p.rest, p.host, p.pid, p.host_tag)
+        owner = LineOwner(key, p.rest, p.host, p.pid, p.host_tag, note=_process_note(key, p))
         out.append(owner)
         previous = owner
         if key != "unknown" and (p.rest.rstrip().endswith(_TRACEBACK_HEAD) or task is not None):
             carry, raised = owner, False
     return out
+
+
+# vLLM's engine core of data-parallel rank N, "(EngineCore_DP1 pid=4121) ..." (v1's engine cores, one per DP rank)
+_ENGINE_CORE = lazy_regex(r"^EngineCore_DP(\d+)$")
+
+
+def _process_note(key: int | str, p: RankPrefix) -> str:
+    """What a process's tag says of a failure on its line when it names no rank: vLLM's engine core of a
+    data-parallel rank (the DP index is no rank of the model's groups, whose ranks it does not say)."""
+    if isinstance(key, int) or p.name is None or (engine := _ENGINE_CORE.match(p.name)) is None:
+        return ""
+    return (f" (in vLLM's engine core {p.name}, pid {p.pid}: the engine of data-parallel rank {engine.group(1)}; its "
+            "ranks in the model's groups are not in this input)")
 
 
 # Below this, a "[host:N]" number alone is read as a rank; a pid is rarely this small (the first pids are the

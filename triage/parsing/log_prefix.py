@@ -38,6 +38,7 @@ class RankPrefix:
     # the rank came from a "[host:N]" head: triage's tag (a rank), or a pid (Open MPI/PRRTE, Intel MPI and others
     # print "[host:pid]"): decided over the whole input (triage.parsing.log_owners)
     host_tag: bool = False
+    name: str | None = None      # the process's name in its tag ("(EngineCore_DP1 pid=4121)": vLLM's engine core)
 
 
 _RANK = lazy_regex(r"\[(?:rank|RANK):? ?(\d+)\]:?\s?")     # "[rank3]:", Lightning's "[rank: 3] "
@@ -120,6 +121,7 @@ def split_rank_prefix(line: str, prepend: bool = False) -> RankPrefix:
     local = False
     pod = False
     host_tag = False
+    name: str | None = None
     rest = line
     if prepend and (match := PREPENDED.match(rest)) is not None:
         rank, rest = int(match.group(1)), rest[match.end():]
@@ -151,6 +153,7 @@ def split_rank_prefix(line: str, prepend: bool = False) -> RankPrefix:
         elif (match := _RAY.match(rest)) is not None:
             pid = int(match.group(3))
             host = match.group(4) or host
+            name = match.group("name") or name
             if rank is None and (tagged := _vllm_rank(match.group("name"), match.group("tag"))) is not None:
                 rank, local = tagged, False
         elif (match := _SGLANG.match(rest)) is not None:
@@ -179,4 +182,4 @@ def split_rank_prefix(line: str, prepend: bool = False) -> RankPrefix:
     if head:
         host = host or head.group(1)
         pid = int(head.group(2))
-    return RankPrefix(rank, host, rest, local, pid, host_tag)
+    return RankPrefix(rank, host, rest, local, pid, host_tag, name)

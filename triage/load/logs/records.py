@@ -13,7 +13,7 @@ from triage.load.logs.scan import LogScan, record_world, signal_number
 from triage.model import Collective, CollectiveState
 from triage.model.evidence import Event, EventKind, ExitInfo, NcclProcess
 from triage.parsing import needles, pages
-from triage.parsing.crashlog import CrashLine, CrashLineKind, parse_crash_line
+from triage.parsing.crashlog import PROXY_FAILED, SIZE_CHECK_TEXT, CrashLine, CrashLineKind, parse_crash_line
 from triage.parsing.frameworks import parse_framework_records
 from triage.parsing.launchers import parse_rank_deaths
 from triage.parsing.log_owners import LineOwner
@@ -31,6 +31,9 @@ from triage.parsing.torchelastic import (
 
 # NCCL WARN lines that are a process's own failure (a transport error, CUDA running out of memory ...)
 _NCCL_FAILURES = (CrashLineKind.NETWORK, CrashLineKind.CUDA_OOM, CrashLineKind.CUDA_ERROR)
+# what a process says of its own failure (never a peer's network error, never a stop from outside)
+_OWN_WORDS = (CrashLineKind.EXCEPTION, CrashLineKind.CUDA_OOM, CrashLineKind.CUDA_ERROR, CrashLineKind.FATAL_SIGNAL,
+              CrashLineKind.TERMINATE, CrashLineKind.NCCL_ERROR)
 
 
 def record_text(lines: list[str] | tuple[str, ...], owners: list[LineOwner], body: str) -> str:
@@ -187,7 +190,12 @@ def _unattributed_launcher_failure(failure: LauncherFailure, path: str, scan: Lo
         ended = (f"exited with code {failure.exitcode}" if failure.exitcode is not None
                  else "is listed as failed; its exit code is not in this input")
         line = CrashLine(CrashLineKind.EXCEPTION, f"{who} {ended}{note}", collateral=bool(scan.mismatches))
-    scan.orphans.append((-1 if failure.root_cause else scan.lines_read, line, path))
+    # an exit code says less than the process's own failure line: a root-cause record of no known rank that only
+    # tells an exit code (DeepSpeed's launcher, a torchelastic record without its rank, torchx's status) goes after
+    # a failure line of no known rank the text already holds (the traceback of the process that exited so)
+    told = failure.signal is None and any(not item[1].collateral and item[1].kind in _OWN_WORDS
+                                          for item in scan.orphans)
+    scan.orphans.append((-1 if failure.root_cause and not told else scan.lines_read, line, path))
     if failure.host:
         scan.orphan_hosts[id(line)] = failure.host
 
@@ -375,7 +383,8 @@ def nccl_records(text: str | bytes | mmap.mmap, path: str, scan: LogScan, defaul
         crash = parse_crash_line(warn.message)
         if crash is None and "out of memory" in warn.message:
             crash = CrashLine(CrashLineKind.CUDA_OOM, warn.message.strip()[:300])
-        if crash is not None and crash.kind in _NCCL_FAILURES:
+        if crash is not None and (crash.kind in _NCCL_FAILURES or crash.text.startswith(SIZE_CHECK_TEXT)
+                                  or PROXY_FAILED.search(crash.text) is not None):
             # a transport failure NCCL itself reports: tied to its process (host:pid, GPU) even without a rank
             where = f"{warn.host}:{warn.pid}" + (f" (GPU {warn.cuda_dev})" if warn.cuda_dev is not None else "")
             named = replace(crash, text=f"{where}: NCCL WARN {crash.text}"[:400])

@@ -74,6 +74,7 @@ class LogScan:
     _init_seen: set[tuple[int | None, str, int | None, str | None]] = field(default_factory=set)
     store_waits: list[InitWaitRecord] = field(default_factory=list)   # store get/wait timeouts, resolved at the end
     rank_prefixed: bool = False      # some line carried a rank, local-rank or process prefix
+    over_nodes: bool = False         # pdsh ran the launch (DeepSpeed's runner over several nodes)
     sole_process: bool = False       # the processes announce one: rank 0 of a world of one
     # lines whose head names a rank or local rank (not only a [host:pid] process), and the processes heads name
     rank_heads: bool = False

@@ -51,10 +51,12 @@ from triage.parsing.crashlog import (
     shortened,
 )
 from triage.parsing.desync import (
+    HCCL_NOTIFY_MARKER,
     MISMATCH_MARKER,
     MONITORED_BARRIER,
     RUNNING_MARKER,
     parse_desync_report,
+    parse_hccl_waits,
     parse_mismatch,
     parse_running,
 )
@@ -120,6 +122,7 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
                  if isinstance(o.key, str) and o.pid is not None and not o.key.startswith("local:")}
     scan.process_heads.update(processes)
     scan.rank_heads = scan.rank_heads or any(o.key not in processes for o in keyed)
+    scan.over_nodes = scan.over_nodes or "pdsh" in text
     base = scan.lines_read
     skip_to = 0
     scan.spawn_owner = None
@@ -176,6 +179,9 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     scan.op_count_splits.extend(op_count_splits(body, path))
     scan.lagging.extend(ReportedLag(lag.ranks, lag.never_joined, lag.collective, lag.text, (path,))
                         for lag in parse_desync_report(whole))
+    if HCCL_NOTIFY_MARKER in whole:
+        scan.lagging.extend(ReportedLag(lag.ranks, lag.never_joined, lag.collective, lag.text, (path,))
+                            for lag in parse_hccl_waits(whole))
     facts = world_size_facts(body)
     record_world(scan, facts)
     if facts is None and sole_process(body):

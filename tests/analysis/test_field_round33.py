@@ -81,8 +81,8 @@ def test_a_later_srun_line_stays_the_first_lines_consequence() -> None:
 def test_cuda_driver_api_error_names_are_cuda_errors() -> None:
     for line in ("CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered",
                  "    CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure",
-                 "RuntimeError: cupy_backends.cuda.api.driver.CUDADriverError: CUDA_ERROR_ECC_UNCORRECTABLE: "
-                 "uncorrectable ECC error encountered"):
+                 ("RuntimeError: cupy_backends.cuda.api.driver.CUDADriverError: CUDA_ERROR_ECC_UNCORRECTABLE: "
+                  "uncorrectable ECC error encountered")):
         parsed = parse_crash_line(line)
         assert parsed is not None and parsed.kind is CrashLineKind.CUDA_ERROR, line
     oom = parse_crash_line("XlaRuntimeError: RESOURCE_EXHAUSTED: CUDA_ERROR_OUT_OF_MEMORY: out of memory")

@@ -179,8 +179,9 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
                              code if code > 0 else None, None, None, _line_of(text, *match.span())[:300],
                              first=True, offset=match.start()))
     for match in _PADDLE_ABORT.finditer(text):
+        ranks = dict.fromkeys(_RANK_NUMBER.findall(match.group("ranks")))
         out.extend(RankDeath(int(number), None, None, None, None, _line_of(text, *match.span())[:300], first=True,
-                             offset=match.start()) for number in dict.fromkeys(_RANK_NUMBER.findall(match.group("ranks"))))
+                             offset=match.start()) for number in ranks)
     for match in _VLLM_PID.finditer(text):
         code = int(match.group("code"))
         out.append(RankDeath(None, signal_name(str(-code)) if code < 0 else None, code if code > 0 else None, None,

@@ -35,6 +35,13 @@ def test_every_rank_waiting_is_said_at_the_dump_too() -> None:
         f"no rank differs; {ENDED}")
 
 
+def test_several_stalls_are_counted() -> None:
+    said = ended_by_itself(EVERY, dumps=3)
+    assert said.summary.endswith(f"{ENDED} (the latest of 3 stalls the agent dumped: each ended by itself)")
+    assert next_steps(said, True)[0].startswith("the job finished: this was a stall")
+    assert ended_by_itself(EVERY, dumps=1) == ended_by_itself(EVERY) == ended_by_itself(EVERY, dumps=0)
+
+
 @pytest.mark.parametrize("verdict, agent, complete, finished, applies", [
     (OUTSIDE, HANG, True, True, True),
     (EVERY, HANG, True, True, True),

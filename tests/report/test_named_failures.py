@@ -21,7 +21,7 @@ from triage.parsing.named_failure import named_failure, named_rank
 WHO = ["rank {r}", "Rank {r}", "[rank{r}]", "rank={r}", "RANK={r}", "rank: {r}", "local_rank {r}", "local_rank={r}",
        "global rank {r}", "global_rank={r}", "worker {r}", "Worker {r}", "WORKER {r}", "process {r}", "Process {r}",
        "task {r}", "rank {r} (pid 48213)", "node07:{r}", "[1,{r}]<stderr>:", "{r}: ", "[rank{r}]:",
-       "ERROR: rank {r}", "the launcher says rank {r}"]
+       "ERROR: rank {r}", "the launcher says rank {r}", "worker_{r}", "Worker_{r}", "process_{r}"]
 WHAT = ["died from signal 11", "was killed", "got SIGKILL", "exited with exit code 1", "exit status 137",
         "failed", "aborted", "core dumped", "OOM", "ran out of memory", "segmentation fault", "Bus error",
         "illegal instruction", "raised an exception", "error: bad input", "crashed", "is dead",
@@ -66,6 +66,23 @@ def test_a_timeout_names_the_rank_that_reported_it(who: str, what: str, tmp_path
 ])
 def test_lines_that_are_not_a_named_failure(line: str) -> None:
     assert named_failure(line) is None
+
+
+@pytest.mark.parametrize(("words", "signal"), [
+    ("exited with code 137", "SIGKILL"),             # a shell's and a container's 128+N
+    ("exited with status 139", "SIGSEGV"),
+    ("returned exit code 134", "SIGABRT"),
+    ("exit status: 135", "SIGBUS"),
+    ("exited unexpectedly with return code -11", "SIGSEGV"),    # Python's subprocess: -N
+    ("exited with returncode=-9", "SIGKILL"),
+    ("exited with an exit code of -6", "SIGABRT"),
+    ("exited with code 1", None),
+    ("exited with code 130", None),                  # 128+2 (SIGINT, a teardown signal): no crash signal
+])
+def test_an_exit_code_that_stands_for_a_signal_names_it(words: str, signal: str | None) -> None:
+    found = named_failure(f"rank 3 {words}")
+    assert found is not None and found[0] == 3
+    assert found[1].signal == signal, (words, found)
 
 
 def test_the_forms_of_naming_a_rank() -> None:

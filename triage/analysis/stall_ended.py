@@ -35,14 +35,17 @@ def stall_ended(verdict: Verdict, agent: Sequence[AgentFacts], complete: bool, f
             and any(fact.trigger == HANG_TRIGGER for fact in agent))
 
 
-def ended_by_itself(verdict: Verdict) -> Verdict:
-    """The hang's verdict, said as the stall it was: what the bundle showed at the dump, then its end."""
+def ended_by_itself(verdict: Verdict, dumps: int = 1) -> Verdict:
+    """The hang's verdict, said as the stall it was: what the bundle showed at the dump, then its end. With
+    ``dumps`` of 2 or more the job stalled that many times: the verdict is the latest (its node's latest
+    bundle), and the count is said."""
     said, named = _NEVER.subn(r" had not reached seq \1 when the agent dumped the job",
                               headline.body(verdict.summary), count=1)
     said = said.replace(" waits in ", " waited in ").replace(" wait in ", " waited in ")
     if not named:
         said = f"when the agent dumped the job, {said}"
-    return replace(verdict, summary=headline.line(Head.STALL, f"{said}; {ENDED}"))
+    more = f" (the latest of {dumps} stalls the agent dumped: each ended by itself)" if dumps > 1 else ""
+    return replace(verdict, summary=headline.line(Head.STALL, f"{said}; {ENDED}{more}"))
 
 
 _NEVER = lazy_regex(r" never reached seq (\d+)")

@@ -164,7 +164,25 @@ def load_run_dir(root: Path) -> Evidence:
                     stop=load_stop(root, skipped), kernel_others=kernel_others,
                     numerics=load_numerics(root, skipped),
                     recorder_notes=tuple(sorted(notes)), gpus=tuple(gpus),
-                    unattributed=tuple(sorted(stops, key=lambda s: (s.time is None, s.time or 0.0))))
+                    unattributed=tuple(sorted(stops, key=lambda s: (s.time is None, s.time or 0.0))),
+                    hang_dumps=hang_dumps(run))
+
+
+def hang_dumps(run: RunPaths) -> int:
+    """How many times the agents dumped a hang: the most hang bundles one node wrote (each node's agent
+    dumps once per hang it sees, as its end line counts them; the other nodes' bundles of the same moment
+    are remote ones, or their own of the same hang). A manifest that cannot be read is not counted (the
+    latest bundle's reader says why)."""
+    most = 0
+    for host in run.hosts():
+        count = 0
+        for bundle in host.bundles():
+            try:
+                count += read_manifest(bundle).trigger == Trigger.HANG
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+        most = max(most, count)
+    return most
 
 
 def _only_the_agent(run: RunPaths) -> str:

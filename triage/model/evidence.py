@@ -336,6 +336,9 @@ class Evidence:
     gpus: tuple[NodeGpus, ...] = ()         # each node's GPU facts (node/gpus.json of its latest bundle)
     launcher: str | None = None            # the launcher a log shows started its ranks ("openmpi", "slurm", ...)
     agent_stopped: tuple[int, ...] = ()     # pids torchrun's agent stopped once a worker failed (alive then)
+    # hangs the live agents dumped (run directories): the most hang bundles one node wrote; 2 or more in a
+    # job that then finished are as many stalls that ended by themselves
+    hang_dumps: int = 0
 
     def rank(self, rank: int) -> RankEvidence | None:
         for item in self.ranks:

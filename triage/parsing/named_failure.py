@@ -19,7 +19,7 @@ _WHO = lazy_regex(
     r"|^(?P<srun>\d{1,5}):\s"                                                   # srun --label
     r"|\[rank(?P<bracket>\d+)\]"
     r"|(?<![-\w])(?:global[ _]rank|local[ _]rank|rank|RANK|Rank)\s*(?:=|:|#|\bof\b)?\s*(?P<rank>\d{1,6})\b(?![.:]\d)"
-    r"|\b(?:[Ww]orker|WORKER|[Tt]ask|[Pp]rocess)\s*(?:=|:|#)?\s*(?P<worker>\d{1,3})\b(?![.:]\d)"
+    r"|\b(?:[Ww]orker|WORKER|[Tt]ask|[Pp]rocess)(?:_|\s*(?:=|:|#)?\s*)(?P<worker>\d{1,3})\b(?![.:]\d)"
     # host:rank at the start, never a source file's line (NCCL's "proxy.cc:1587 NCCL WARN ...")
     r"|^(?P<host>[A-Za-z][\w.-]*)(?<!\.cc)(?<!\.cpp)(?<!\.cu)(?<!\.h)(?<!\.hpp)(?<!\.c)(?<!\.py)(?<!\.cxx)"
     r":(?P<hostrank>\d{1,5})(?=\s)")
@@ -33,8 +33,12 @@ _WHAT = lazy_regex(
 FAILURE_WORDS = ("error", "exception", "died", "dead", "killed", "crash", "sig", "exit", "failed", "failure", "time",
                  "abort", "core dumped", "oom", "out of memory", "segmentation fault", "bus error", "illegal", "fatal",
                  "terminated")
-_SIGNAL = lazy_regex(r"\b((?-i:SIG[A-Z]{2,6}))\b|\bsignal:?\s*(\d{1,2})\b|exit ?code:?\s*-(\d{1,2})\b|"
-                     r"exit (?:status|code):?\s*(1[2-5]\d)\b", re.IGNORECASE)
+# an exit's code in the words launchers and shells use ("exit code -11", "exited with code 137", "return code
+# -6", "exit status 139", "exitcode: -9"): -N is Python's subprocess convention and 128+N a shell's, both signal N
+_CODE = (r"\b(?:exit(?:ed)?|return(?:ed)?)(?: with)?(?: an?)? ?(?:exit ?)?(?:code|status|exitcode|returncode)"
+         r"(?: of)?\s*[:=]?\s*")
+_SIGNAL = lazy_regex(r"\b((?-i:SIG[A-Z]{2,6}))\b|\bsignal:?\s*(\d{1,2})\b|" + _CODE + r"-(\d{1,2})\b|"
+                     + _CODE + r"(1[2-5]\d)\b", re.IGNORECASE)
 # an exit that says it succeeded ("exited with exit code 0", "exitcode: 0", "exit status 0") is no failure
 _CLEAN_EXIT = lazy_regex(r"\b(?:exited\b(?: with)?(?: exit)?|exit)\s*(?:code|status)?\s*[:=]?\s*0\b(?![.\d])",
                          re.IGNORECASE)

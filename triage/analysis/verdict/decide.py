@@ -82,7 +82,7 @@ def _stall_ended(inputs: Inputs) -> Step:
     def step(d: Decision) -> tuple[Decision, tuple[str, ...]]:
         if not stall_ended(d.verdict, inputs.evidence.agent, inputs.complete, inputs.evidence.finished_cleanly):
             return d, ("no hang the agent dumped that then ended with every rank's exit 0",)
-        verdict = ended_by_itself(d.verdict)
+        verdict = ended_by_itself(d.verdict, inputs.evidence.hang_dumps)
         main = d.main if d.main is None else replace(d.main, detail=headline.body(verdict.summary))
         return replace(d, verdict=verdict, main=main), ("the dumped hang ended by itself: every rank exited 0",)
     return step

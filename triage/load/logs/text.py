@@ -113,7 +113,12 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     lines = clean.lines
     owners = attribute_lines(lines)
     single_node = not any(isinstance(o.key, int) for o in owners)
-    scan.rank_prefixed = scan.rank_prefixed or any(o.key != "unknown" for o in owners)
+    keyed = [o for o in owners if o.key != "unknown"]
+    scan.rank_prefixed = scan.rank_prefixed or bool(keyed)
+    processes = {o.key for o in keyed
+                 if isinstance(o.key, str) and o.pid is not None and not o.key.startswith("local:")}
+    scan.process_heads.update(processes)
+    scan.rank_heads = scan.rank_heads or any(o.key not in processes for o in keyed)
     base = scan.lines_read
     skip_to = 0
     scan.spawn_owner = None

@@ -15,6 +15,7 @@ from triage.model.evidence import (
     InitWaitRecord,
     NcclProcess,
     OpCountSplit,
+    ProseAccount,
     ReportedLag,
     ReportedMismatch,
     StopDecision,
@@ -81,6 +82,7 @@ class LogScan:
     # lines in plain words naming a rank and a failure that nothing else tied to a rank: (order, rank, line,
     # path); read only when the input ties no line to any rank (triage.parsing.named_failure)
     named_failures: list[tuple[int, int, CrashLine, str]] = field(default_factory=list)
+    prose: ProseAccount = field(default_factory=ProseAccount)   # the reporter's sentences (the first text's that has)
 
 
 def record_world(scan: LogScan, facts: WorldSize | None) -> None:

@@ -66,6 +66,7 @@ from triage.parsing.log_prefix import without_pod_tag
 from triage.parsing.named_failure import FAILURE_WORDS, named_failure
 from triage.parsing.nccl.lines import parse_nccl_line
 from triage.parsing.nccl.tracker import NcclTracker
+from triage.parsing.prose import read_prose
 from triage.parsing.raise_sites import MARKERS as RAISE_SITE_MARKERS
 from triage.parsing.raise_sites import RaiseSiteKind, in_code_listing, raise_site
 from triage.parsing.rendezvous import MARKERS as INIT_MARKERS
@@ -150,6 +151,10 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         if (owner.unsure or owner.note) and len(scan.orphans) > before:
             _unsure_head(owner, lines[index], scan, before)
     scan.lines_read = base + len(lines)
+    if not scan.prose:
+        scan.prose = read_prose([o.rest for o in owners])    # (without a launcher's or a pod's tag)
+        if scan.prose.host is not None:
+            scan.prose = replace(scan.prose, log_hosts=tuple(sorted({o.host for o in owners if o.host}))[:8])
     ends = _ends(clean.lines)
     scan.launcher = scan.launcher or launcher_of(ends)
     scan.agent_stopped = scan.agent_stopped or agent_stopped_pids(ends)

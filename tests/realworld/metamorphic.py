@@ -1,5 +1,5 @@
 """The same failure in other clothes: transformations that real pastes of a log have, each from a tool
-that adds it, applied to a corpus log (tests/realworld/test_metamorphic.py, bench/bench_metamorphic.py).
+that adds it, applied to a corpus log (tests/realworld/test_metamorphic.py).
 
 Each transformation takes the log's text and returns the text a user would paste, or None where it
 cannot keep the verdict for a reason that it states in :data:`SKIPS` (a prefix that itself names a rank).

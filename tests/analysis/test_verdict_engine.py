@@ -77,7 +77,7 @@ def test_analyze_records_one_winner_whose_candidate_is_the_verdict() -> None:
     assert won[0].summary == report.verdict.summary
     assert any(t.name == "all clear" and t.outcome is Outcome.LOST for t in report.explanation)
     assert [t.name for t in report.explanation if t.stage == "final step"] == [
-        "what an excerpt cannot tell", "stopped from outside after it", "agent view", "teardown crash after the hang",
+        "what an excerpt cannot tell", "the reporter's node", "stopped from outside after it", "agent view", "teardown crash after the hang",
         "stall that ended by itself", "first non-finite value", "stop decision", "straggler headline"]
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.helpers.paths import EXAMPLES
+from tests.helpers.paths import EXAMPLES, REPO
 from tests.helpers.processes import kill_tree, triage_cmd
 
 HOST = "testhost"
@@ -43,9 +43,11 @@ def torchrun(script: str | Path, nproc: int = 2, *args: str, before: Sequence[st
 
 
 def job_env(**extra: str) -> dict[str, str]:
-    """This environment without TRIAGE_* settings; the examples' hangs last 60 s and find their helpers."""
+    """This environment without TRIAGE_* settings; the examples' hangs last 60 s and find their helpers.
+    The repository under test comes first on PYTHONPATH: `triage launch` and the jobs' ``import triage`` run
+    this checkout's code, not whichever one the environment's editable install points at (a git worktree)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("TRIAGE_")}
-    env.update({"EXAMPLE_HANG_SECONDS": "60", "PYTHONPATH": str(EXAMPLES), **extra})
+    env.update({"EXAMPLE_HANG_SECONDS": "60", "PYTHONPATH": os.pathsep.join((str(REPO), str(EXAMPLES))), **extra})
     return env
 
 

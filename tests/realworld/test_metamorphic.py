@@ -25,8 +25,6 @@ CASES = [c for c in load_cases() if c.confidence in ASSERTED_CONFIDENCE]
 KNOWN: dict[tuple[str, str], str] = {
     ("only_ranked_lines", "meta-pytorch__torchtune__1165"): "rank 0 stuck outside rests on rankless lines",
     ("ray", "huggingface__nanotron__204"): "one more collective named in the summary (the verdict is kept)",
-    ("wrap120", "flux-framework__flux-core__765"): "srun's list of ~40 tasks wrapped mid-number: pieces not joined",
-    ("wrap80", "flux-framework__flux-core__765"): "srun's list of ~40 tasks wrapped mid-number: pieces not joined",
 }
 
 

@@ -20,7 +20,7 @@ from triage.load.logs.finish import orphan_failures, scan_to_ranks
 from triage.load.logs.large import LARGE_LOG_BYTES, scan_large_log
 from triage.load.logs.scan import LogScan
 from triage.load.logs.text import rank_from_name, scan_log_text
-from triage.model.evidence import Event, Evidence, ExitInfo, RankEvidence
+from triage.model.evidence import Event, Evidence, ExitInfo, ProseAccount, RankEvidence
 from triage.parsing.crashlog import parse_crash_line
 from triage.parsing.torchelastic import parse_error_file
 from triage.regular_files import NOT_REGULAR, is_special_file, open_regular
@@ -179,7 +179,7 @@ def _log_evidence(scan: LogScan, names: list[str]) -> Evidence:
     ranks = scan_to_ranks(scan)
     unattributed = orphan_failures(scan)
     if not (ranks or scan.events or unattributed or scan.mismatches or scan.nccl_processes or scan.init_waits
-            or scan.op_count_splits or scan.lagging):
+            or scan.op_count_splits or scan.lagging or scan.prose.hang or scan.prose.stop):
         raise InputError(f"{names[0]}: no rank, collective, watchdog, NCCL or error line found in "
                          f"{'this log' if len(names) == 1 else 'these logs'}",
                          "pass the job's stdout/stderr (with [rankN]: prefixes, e.g. torchrun --tee 3) "
@@ -191,7 +191,7 @@ def _log_evidence(scan: LogScan, names: list[str]) -> Evidence:
                     nccl_processes=tuple(scan.nccl_processes), init_waits=tuple(scan.init_waits),
                     op_count_splits=tuple(scan.op_count_splits), unprefixed_tail=tuple(scan.unprefixed_tail),
                     lagging=tuple(scan.lagging), stop=scan.stop, launcher=scan.launcher,
-                    agent_stopped=scan.agent_stopped)
+                    agent_stopped=scan.agent_stopped, prose=scan.prose)
 
 
 def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
@@ -221,6 +221,7 @@ def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
         stop=min((p.stop for p in parts if p.stop is not None), key=lambda s: (s.time, s.host), default=None),
         launcher=next((p.launcher for p in parts if p.launcher), None),
         agent_stopped=tuple(pid for p in parts for pid in p.agent_stopped),
+        prose=next((p.prose for p in parts if p.prose), ProseAccount()),
     )
 
 

@@ -298,6 +298,23 @@ class StopDecision:
 
 
 @dataclass(frozen=True)
+class ProseAccount:
+    """What the reporter's own sentences around a pasted log say (triage.parsing.prose): never a log line's evidence,
+    used only where the log's lines do not say it (triage.analysis.prose)."""
+
+    host: str | None = None                 # the node the reporter says the failures are on ("jobs on node X fail")
+    stop: str | None = None                 # the sentence that says the job was stopped from outside
+    hang: str | None = None                 # the sentence that says the job hangs, and where
+    hang_at_init: bool = False              # where it hangs is the job's set-up (process group, rendezvous, store)
+    silent_ranks: tuple[int, ...] = ()      # ranks the reporter says never print or never arrive
+    collective: str | None = None           # a collective the reporter's sentences name ("barrier")
+    log_hosts: tuple[str, ...] = ()         # hosts the log's own line heads name (then the reporter's node is not used)
+
+    def __bool__(self) -> bool:
+        return bool(self.host or self.stop or self.hang)
+
+
+@dataclass(frozen=True)
 class Evidence:
     ranks: tuple[RankEvidence, ...] = ()
     events: tuple[Event, ...] = ()
@@ -339,6 +356,7 @@ class Evidence:
     # hangs the live agents dumped (run directories): the most hang bundles one node wrote; 2 or more in a
     # job that then finished are as many stalls that ended by themselves
     hang_dumps: int = 0
+    prose: ProseAccount = field(default_factory=ProseAccount)   # the reporter's own sentences (pasted logs)
 
     def rank(self, rank: int) -> RankEvidence | None:
         for item in self.ranks:

@@ -67,7 +67,8 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            "abort timed out", "[F", "thread terminat", "Connection refused", "connection abort", "Connect to ",
            "host not found", "Caught signal", "caught signal", "Assertion ", "Address already in use", "EADDRINUSE",
            "failed to listen", "ssh exited with exit code", "does not support", "posix_fallocate", "ncclShmOpen",
-           "failed to extend /dev/shm", "what():", "retry count exceeded", "RETRY_EXC_ERR", "completion_with_err")
+           "failed to extend /dev/shm", "what():", "retry count exceeded", "RETRY_EXC_ERR", "completion_with_err",
+           "forrtl: ", "exit signals: ")
 
 _EXC = lazy_regex(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
@@ -97,7 +98,15 @@ _KERNEL_ASSERT = lazy_regex(r"(?P<file>[\w.-]+\.cuh?):\d+: .{0,300}?\bAssertion 
 _FATAL = lazy_regex(
     r"Fatal Python error: (?P<fpe>\w[\w ]*)|^Segmentation fault|\bSegmentation fault \(core dumped\)|"
     r"^Aborted(?: \(core dumped\))?$|\*\*\* (?P<glogsig>SIG[A-Z]+) \(@|"
-    r"(?:received|caught|got) signal:? (?P<signame>SIG[A-Z]+)|"
+    # (gfortran's runtime puts the number first: "Program received signal 11 (SIGSEGV): Segmentation fault.")
+    r"(?:received|caught|got) signal:? (?:\d{1,2} \()?(?P<signame>SIG[A-Z]+)|"
+    # Intel Fortran's runtime, which ends the process: "forrtl: severe (174): SIGSEGV, segmentation fault occurred",
+    # "forrtl: error (78): process killed (SIGTERM)", "forrtl: error (75): floating point exception", "forrtl:
+    # error (65): floating invalid", "forrtl: severe (168): Program Exception - illegal instruction"
+    r"^forrtl: (?:severe|error) \(\d+\): (?:(?P<forsig>SIG[A-Z]+)\b|[^(]*\((?P<forparen>SIG[A-Z]+)\)|"
+    r"(?P<forfpe>floating )|.*?(?P<forill>illegal instruction))|"
+    # Cray ALPS's record of an application's end under aprun: "Application 10036118 exit signals: Killed"
+    r"^Application \d+ exit signals: (?P<alps>[A-Z][a-z]+(?: [a-z]+)*)|"
     # UCX's handler: "[host:3039 :0:3095] Caught signal 7 (Bus error: nonexistent physical address)"
     r"[Cc]aught signal (?P<ucxnum>\d+) \((?:Segmentation fault|Bus error|Aborted|Floating point|Illegal)|"
     # Open MPI's handler in a rank: "[host:21766] Signal: Segmentation fault (11)" (after "*** Process received
@@ -302,6 +311,9 @@ def _what_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine:
 def _fatal_line(text: str, fatal: re.Match[str], collateral: bool) -> CrashLine:
     """A fatal signal, named by whichever handler or shell printed it."""
     sig = (fatal.group("glogsig") or fatal.group("signame") or fatal.group("sigtorch") or fatal.group("c10sig")
+           or fatal.group("forsig") or fatal.group("forparen")
+           or ("SIGFPE" if fatal.group("forfpe") else "SIGILL" if fatal.group("forill") else None)
+           or _STRSIGNAL.get(fatal.group("alps") or "")
            or _SIGNUMS.get(fatal.group("signum") or fatal.group("exitsig") or fatal.group("ucxnum")
                            or fatal.group("ompinum") or fatal.group("psmnum") or "")
            or _FPE_SIGNALS.get((fatal.group("fpe") or "").strip()))

@@ -63,6 +63,11 @@ _PREFIXED = lazy_regex(
     r"[\w.-]+:\d+:\d+ \[\d+\] |\(\w+ pid=|\[pod/[\w.-]+/[\w.-]+\] |"
     r"\[[IWEF](?:\d{4} [\d:.]+(?: \d+)?)? ?[\w./-]+\.(?:cpp|cc|hpp|h|py):\d+\])"
 )
+# a long list of numbers cut mid-number at the terminal's width ("tasks 580,588,...,1012,10" then "20: Segmentation
+# fault"): the rest of the last number, then what followed the list, looks like srun's "20: " label but is none
+_NUMBER_LIST_END = lazy_regex(r"(?:\d+[,-]){3,}\d+$")
+_NUMBER_REST = lazy_regex(r"^\d+(?:[,-]\d+)*[:,]")
+_LABEL = lazy_regex(r"^\d+: ")
 _RULE = lazy_regex(r"^[-=_*#~ ]{5,}$|^\s*\[\d+\]:\s*$")     # a record's rule or its "[1]:" head
 _RULE_MARKS = "-=_*#~"
 # lines their writer always starts afresh: the C++ runtime's terminate message, Python's traceback head and fatal error
@@ -299,13 +304,21 @@ def _rule_runs_on(line: str, following: str) -> bool:
             and line.endswith(mark * 3) and _RULE.match(line) is None)
 
 
+def _number_cut(line: str, following: str) -> bool:
+    """Whether a line cut at the terminal's width inside a list of numbers goes on at the next one, though that one
+    starts as srun's label does ("...,1004,1012,10" then "20: Segmentation fault"): not in a labelled log (the cut
+    line carries a label itself, and the next line's label is its own)."""
+    return (_NUMBER_LIST_END.search(line, max(0, len(line) - 40)) is not None
+            and _NUMBER_REST.match(following) is not None and _LABEL.match(line) is None)
+
+
 def _continues(line: str, width: int, following: str, wrap: int | None) -> bool:
     if not following:
         return False
     if wrap is not None and width == wrap:
         # cut at the terminal's width: its rest may begin with any word ("rank: 0 (pid: 3) of binary", "Error: x"),
         # only a prefix that every line of its writer carries starts a line of its own
-        return _PREFIXED.match(following) is None
+        return _PREFIXED.match(following) is None or _number_cut(line, following)
     if _STARTS_NEW.match(following):
         return False
     return _FIELDS_OPEN.search(line) is not None and not following.startswith((" ", "\t"))

@@ -3,21 +3,23 @@ this order:
 
 1. ``what an excerpt cannot tell``: a verdict of an excerpt that names no culprit says which
    ranks the text covers and what would settle it (triage.analysis.untold);
-2. ``stopped from outside after it``: a stop from outside (a time limit, scancel) that came after
+2. ``the reporter's node``: a verdict of no culprit and no host, from a log that names no host, is said on the
+   node the reporter's sentences name (triage.analysis.prose);
+3. ``stopped from outside after it``: a stop from outside (a time limit, scancel) that came after
    the first failure is said after it ("; then Slurm stopped ...");
-3. ``agent view``: what the live agent knew (its init-hang verdict, its samples of the culprit,
+4. ``agent view``: what the live agent knew (its init-hang verdict, its samples of the culprit,
    the child a culprit waits on) completes or replaces the verdict;
-4. ``teardown crash after the hang``: when the hang the live agent detected is the verdict and the
+5. ``teardown crash after the hang``: when the hang the live agent detected is the verdict and the
    only failure after it is a rank that crashed in its teardown after its work (the job left
    running), that crash is said after it ("; then rank 1 ... was killed by SIGABRT: at exit, ...");
-5. ``stall that ended by itself``: when that hang then ended by itself (the job went on and every
+6. ``stall that ended by itself``: when that hang then ended by itself (the job went on and every
    rank exited 0), it is said as the stall it was ("STALL: rank 1 ... had not reached seq 2 when the
    agent dumped the job; it ended by itself: ...");
-6. ``first non-finite value``: the first NaN/Inf (``triage launch --numerics``) is the story when
+7. ``first non-finite value``: the first NaN/Inf (``triage launch --numerics``) is the story when
    nothing else went wrong, or when it came before the first failure;
-7. ``stop decision``: the verdict the agent decided when it stopped the job (``<host>/stop.json``)
+8. ``stop decision``: the verdict the agent decided when it stopped the job (``<host>/stop.json``)
    stands; what came after the stop is its collateral;
-8. ``straggler headline``: an all-clear names the straggler that slows the run down."""
+9. ``straggler headline``: an all-clear names the straggler that slows the run down."""
 
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ from dataclasses import replace
 from triage.analysis import verdicts
 from triage.analysis.agent_view import agent_view
 from triage.analysis.numerics import NumericsResult
+from triage.analysis.prose import with_prose_host
 from triage.analysis.stall_ended import ended_by_itself, stall_ended
 from triage.analysis.stop import fixed_verdict
 from triage.analysis.stopped import with_stop_context
@@ -46,6 +49,15 @@ def _untold(inputs: Inputs) -> Step:
             return d, ("a whole run: not an excerpt",)
         verdict, main = say_what_is_untold(d.verdict, d.main, inputs.coverage or {}, inputs.evidence.launcher)
         return replace(d, verdict=verdict, main=main), (str((inputs.coverage or {}).get("summary", "")),)
+    return step
+
+
+def _prose_host(inputs: Inputs) -> Step:
+    def step(d: Decision) -> tuple[Decision, tuple[str, ...]]:
+        verdict = with_prose_host(d.verdict, inputs.evidence)
+        if verdict == d.verdict:
+            return d, ("no node in the reporter's words, or the verdict or the log names one",)
+        return replace(d, verdict=verdict), (f"on node {verdict.culprit_host}, in the reporter's words",)
     return step
 
 
@@ -125,6 +137,7 @@ def decide(inputs: Inputs, numerics: NumericsResult, slow: StragglerResult, expl
     decision = run_rules(RULES, inputs, explain)
     return run_steps(decision, (
         ("what an excerpt cannot tell", _untold(inputs)),
+        ("the reporter's node", _prose_host(inputs)),
         ("stopped from outside after it", _stop_context(inputs)),
         ("agent view", _agent(inputs.evidence.agent, inputs)),
         ("teardown crash after the hang", _crash_after_hang(inputs)),

@@ -25,6 +25,7 @@ from triage.analysis.partial import (
     unattributed_verdict,
     watchdog_verdict,
 )
+from triage.analysis.prose import prose_hang_verdict, prose_stop_verdict
 from triage.analysis.rankless import rankless_timeout_verdict
 from triage.analysis.ranks import count_ranks, rank_word
 from triage.analysis.stacks_only import stacks_verdict
@@ -70,6 +71,17 @@ def first_crash(i: Inputs) -> Candidate | None:
         first = root[0]
     return _candidate(verdicts.failure(first, list(i.failures), i.hosts), f"first failure: {_said(first)}",
                       f"{len(i.failures)} failure(s) in all")
+
+
+def stopped_in_prose(i: Inputs) -> Candidate | None:
+    """The reporter says the job was stopped from outside, the log holds no stop, and every failure it shows is
+    what a stop looks like from inside (triage.analysis.prose)."""
+    return _candidate(prose_stop_verdict(i.evidence, i.failures), "a stop from outside, in the reporter's words")
+
+
+def hang_in_prose(i: Inputs) -> Candidate | None:
+    """Nothing in the log concluded, and the reporter says the job hangs and where (triage.analysis.prose)."""
+    return _candidate(prose_hang_verdict(i.evidence), "a hang, in the reporter's words")
 
 
 def hang_before_teardown_crash(i: Inputs) -> Candidate | None:
@@ -266,6 +278,7 @@ def all_clear(i: Inputs) -> Candidate | None:
 
 RULES: tuple[Rule, ...] = (
     Rule("stopped from outside", Scope.ANY, stopped),
+    Rule("stopped from outside, in the reporter's words", Scope.EXCERPT, stopped_in_prose),
     Rule("hang before a teardown crash", Scope.COMPLETE, hang_before_teardown_crash),
     Rule("first crash", Scope.ANY, first_crash),
     Rule("mismatch", Scope.ANY, mismatch),
@@ -285,6 +298,7 @@ RULES: tuple[Rule, ...] = (
     Rule("stacks", Scope.COMPLETE, stacks),
     Rule("timeout of no known rank", Scope.ANY, rankless_timeout),
     Rule("failure, culprit unlocated", Scope.ANY, unlocated),
+    Rule("a hang in the reporter's words", Scope.EXCERPT, hang_in_prose),
     Rule("all clear", Scope.ANY, all_clear),
 )
 

@@ -59,10 +59,21 @@ _ANNOUNCED = (lazy_regex(r"\bdistributed init \(rank (\d+), world (\d+)\)"),
               lazy_regex(r"\bGLOBAL_RANK: (\d+), MEMBER: \d+/(\d+)\b"))
 
 
+# The job's own statement of its world's size, with no rank: ChainerMN's "Num process (COMM_WORLD): 1", and the
+# MPI launch command in the input ("$ mpiexec -n 1 python train.py", "mpirun -np 1 ./a.out").
+_WORLD_OF = (lazy_regex(r"\bNum process \(COMM_WORLD\): (\d+)"),
+             lazy_regex(r"(?:^|[\s$#>])(?:mpirun|mpiexec(?:\.hydra)?|orterun)\s(?:[^\n|;&]*?\s)?-(?:n|np|c)\s+(\d+)\b",
+                        re.MULTILINE))
+
+
 def sole_process(text: str) -> bool:
-    """The text's processes announce themselves, and every one is rank 0 of a world of one: the job
-    has one process, rank 0, so a failure of no rank prefix is its. False when any announcement
-    names another rank or a larger world, or when there is none."""
+    """The text's processes announce themselves, and every one is rank 0 of a world of one, or the job
+    states that its world is one process (its launch command's ``-n 1``): the job has one process,
+    rank 0, so a failure of no rank prefix is its. False when any announcement names another rank or a
+    larger world, or when there is none."""
     announced = [(int(m.group(1)), int(m.group(2))) for pattern in _ANNOUNCED
                  if ("distributed init" in text or "GLOBAL_RANK: " in text) for m in pattern.finditer(text)]
-    return bool(announced) and all(pair == (0, 1) for pair in announced)
+    sizes = [int(m.group(1)) for pattern in _WORLD_OF
+             if ("COMM_WORLD" in text or "mpirun" in text or "mpiexec" in text or "orterun" in text)
+             for m in pattern.finditer(text)]
+    return bool(announced or sizes) and all(pair == (0, 1) for pair in announced) and all(n == 1 for n in sizes)

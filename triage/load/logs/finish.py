@@ -148,9 +148,10 @@ def infer_spawn_rank(scan: LogScan) -> None:
 
 def infer_sole_process_rank(scan: LogScan) -> None:
     """The processes announce themselves, each rank 0 of a world of one (``| distributed init (rank 0,
-    world 1): env://``), no line carries a rank prefix and no failure is any rank's: the job had one
-    process, rank 0, so the failures of no rank are its."""
-    if not scan.sole_process or scan.rank_prefixed or len(set(scan.hosts.values())) > 1:
+    world 1): env://``, or its launch command's ``mpiexec -n 1``), no line carries a rank prefix (a
+    ``[host:pid]`` head of one process is no rank's) and no failure is any rank's: the job had one process,
+    rank 0, so the failures of no rank are its."""
+    if not scan.sole_process or scan.rank_heads or len(scan.process_heads) > 1 or len(set(scan.hosts.values())) > 1:
         return
     if any(not item[1].collateral for items in scan.failures.values() for item in items):
         return

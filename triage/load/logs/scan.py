@@ -15,6 +15,7 @@ from triage.model.evidence import (
     InitWaitRecord,
     NcclProcess,
     OpCountSplit,
+    ProseAccount,
     ReportedLag,
     ReportedMismatch,
     StopDecision,
@@ -74,10 +75,14 @@ class LogScan:
     store_waits: list[InitWaitRecord] = field(default_factory=list)   # store get/wait timeouts, resolved at the end
     rank_prefixed: bool = False      # some line carried a rank, local-rank or process prefix
     sole_process: bool = False       # the processes announce one: rank 0 of a world of one
+    # lines whose head names a rank or local rank (not only a [host:pid] process), and the processes heads name
+    rank_heads: bool = False
+    process_heads: set[str] = field(default_factory=set)
     past_init: bool = False          # the input shows the job past its first collective (progress, collectives)
     # lines in plain words naming a rank and a failure that nothing else tied to a rank: (order, rank, line,
     # path); read only when the input ties no line to any rank (triage.parsing.named_failure)
     named_failures: list[tuple[int, int, CrashLine, str]] = field(default_factory=list)
+    prose: ProseAccount = field(default_factory=ProseAccount)   # the reporter's sentences (the first text's that has)
 
 
 def record_world(scan: LogScan, facts: WorldSize | None) -> None:

@@ -66,6 +66,7 @@ from triage.parsing.log_prefix import without_pod_tag
 from triage.parsing.named_failure import FAILURE_WORDS, named_failure
 from triage.parsing.nccl.lines import parse_nccl_line
 from triage.parsing.nccl.tracker import NcclTracker
+from triage.parsing.prose import read_prose
 from triage.parsing.raise_sites import MARKERS as RAISE_SITE_MARKERS
 from triage.parsing.raise_sites import RaiseSiteKind, in_code_listing, raise_site
 from triage.parsing.rendezvous import MARKERS as INIT_MARKERS
@@ -113,7 +114,12 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     lines = clean.lines
     owners = attribute_lines(lines)
     single_node = not any(isinstance(o.key, int) for o in owners)
-    scan.rank_prefixed = scan.rank_prefixed or any(o.key != "unknown" for o in owners)
+    keyed = [o for o in owners if o.key != "unknown"]
+    scan.rank_prefixed = scan.rank_prefixed or bool(keyed)
+    processes = {o.key for o in keyed
+                 if isinstance(o.key, str) and o.pid is not None and not o.key.startswith("local:")}
+    scan.process_heads.update(processes)
+    scan.rank_heads = scan.rank_heads or any(o.key not in processes for o in keyed)
     base = scan.lines_read
     skip_to = 0
     scan.spawn_owner = None
@@ -145,6 +151,10 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         if (owner.unsure or owner.note) and len(scan.orphans) > before:
             _unsure_head(owner, lines[index], scan, before)
     scan.lines_read = base + len(lines)
+    if not scan.prose:
+        scan.prose = read_prose([o.rest for o in owners])    # (without a launcher's or a pod's tag)
+        if scan.prose.host is not None:
+            scan.prose = replace(scan.prose, log_hosts=tuple(sorted({o.host for o in owners if o.host}))[:8])
     ends = _ends(clean.lines)
     scan.launcher = scan.launcher or launcher_of(ends)
     scan.agent_stopped = scan.agent_stopped or agent_stopped_pids(ends)

@@ -1,0 +1,117 @@
+"""What the reporter's own sentences around a pasted log say: the node the failures are on, a stop from outside,
+a hang and where it happens. Never a log line's evidence: the analysis uses each only where the log's own lines
+do not say it (triage.analysis.prose lists where).
+
+A sentence is prose when it reads as one (words and spaces, no log head) and states the thing: a question
+("Was the job preempted?") or a negation ("it does not hang", "not killed by the scheduler") states nothing.
+
+- the node: "jobs on node dgk713 fail", "node gpu-a17 keeps crashing", "failing on host cn0412": a name with a
+  digit after ``node``/``host`` and a word of failing in the same sentence;
+- a stop from outside: "our jobs are being sent the SIGTERM signal externally", "the job was preempted",
+  "killed by the scheduler", "cancelled by the admins";
+- a hang: "training hangs right at `initializing ddp ...`", "it gets stuck after `Epoch 0`": a word of hanging
+  and where (at, after, in, during, on, when, before ...); at set-up when where names the process group's
+  initialisation, the rendezvous or the store; the ranks the reporter says never print or never arrive
+  ("Ranks 1 and 2 never print `[data]`"), and a collective the prose names (``dist.barrier()``).
+
+``read_prose(lines) -> ProseAccount``. Never raises.
+"""
+
+from __future__ import annotations
+
+import re
+
+from triage.lazy_regex import lazy_regex
+from triage.model.evidence import ProseAccount
+
+MAX_LINES = 800           # prose stands around the log: its first and last lines are read, never a whole huge log
+_WORD = lazy_regex(r"[A-Za-z]{2,}")
+# a log's own heads: a prefix, a timestamp, a level, a path:line, a key=value record (a viewer's line number
+# "[80746] " is none: the sentence after it is read)
+_LOG_HEAD = lazy_regex(r"^\s*(?:\[(?!\d+\] )|\(|\d{4}-\d\d-\d\d|[IWEF]\d{4} |\d+: |[A-Z_]{3,}\b[:\]]|\w+Error\b|"
+                       r"Traceback|File \"|[\w./-]+\.(?:py|cc|cpp|c|h):\d+|at [\w.$]+\(|#\d+ |srun:|slurmstepd:|"
+                       r"\+ |\$ |>>> )")
+_SENTENCE_END = lazy_regex(r"(?<=[.!?])\s+(?=[A-Z`\"'])")
+_NEGATED = lazy_regex(r"\b(?:not|n't|never|no longer|without|nor|stopped)\b[^.,;]{0,40}$", re.IGNORECASE)
+_QUESTION_START = lazy_regex(r"^\s*(?:why|how|what|was|were|is|are|does|do|did|can|could|should|has|have|will|"
+                             r"would|any idea|anyone)\b", re.IGNORECASE)
+
+_FAILING = r"(?:fail\w*|crash\w*|die[sd]?|dying|error\w*|broken|down|bad|faulty|kill\w*|abort\w*)"
+_HOST_NAME = r"(?P<host>[A-Za-z][\w-]*\d[\w.-]*)"
+_NODE = lazy_regex(r"\b(?:node|host|machine|server)\s+`?" + _HOST_NAME + r"`?", re.IGNORECASE)
+_FAILING_WORD = lazy_regex(r"\b" + _FAILING + r"\b", re.IGNORECASE)
+
+_STOP = lazy_regex(
+    r"\b(?:(?:sent|send|sending|receiv\w+|got|gets|getting)\s+(?:the\s+|a\s+)?SIG(?:TERM|KILL|INT)\b(?:\s+signals?)?"
+    r"\s+(?:externally|from\s+(?:the\s+)?(?:outside|scheduler|cluster|system|slurm|kubernetes|k8s))"
+    r"|(?:externally|from\s+outside)\s+(?:sent|killed|terminated|stopped|cancell?ed)"
+    r"|(?:is|are|was|were|been|being|get|gets|got)\s+(?:being\s+)?preempted"
+    r"|(?:killed|terminated|stopped|cancell?ed|evicted)\s+by\s+(?:the\s+)?(?:job\s+)?"
+    r"(?:scheduler|slurm|cluster|resource\s+manager|admins?|administrators?|sysadmins?|kubernetes|k8s|kubelet|"
+    r"spot\s+(?:instance\s+)?reclaim\w*|cloud\s+provider))\b",
+    re.IGNORECASE)
+
+_HANG = lazy_regex(r"\b(?:hangs?|hanging|hung|freezes|freezing|froze|frozen|stalls?|stalled|deadlocks?|deadlocked|"
+                   r"(?:gets?|got|is|are|was|were|being)\s+stuck)\b", re.IGNORECASE)
+_WHERE = lazy_regex(r"^[\s,]*(?:right\s+|just\s+|forever\s+|indefinitely\s+|for\s+[\w+ ]{1,20}?\s+)?"
+                    r"(?:at|after|in|during|on|when|while|before|inside|within|once)\b\s*\S", re.IGNORECASE)
+_INIT_WHERE = lazy_regex(r"init(?:iali[sz]\w*|_process_group|\s+process\s+group)|rendezvous|TCPStore|MASTER_ADDR|"
+                         r"process[ _]group|store\b|setup|set[- ]up|start[- ]?up", re.IGNORECASE)
+_RANK_LIST = r"(?P<ranks>\d+(?:\s*(?:,|/|&|\band\b|\bor\b)\s*\d+)*)"
+_SILENT = lazy_regex(r"\branks?\s+" + _RANK_LIST + r"\s+(?:never|do\s+not|don't|did\s+not|didn't|does\s+not|doesn't|"
+                     r"cannot|can't)\s+(?:print|reach|arrive|get\s+to|log|return|enter|show|output|finish|complete)",
+                     re.IGNORECASE)
+_COLLECTIVE = lazy_regex(r"\b(?:dist\.)?(?P<op>barrier|all_reduce|allreduce|all_gather|allgather|broadcast|"
+                         r"reduce_scatter|all_to_all|alltoall)\b", re.IGNORECASE)
+
+
+def _sentences(line: str) -> list[str]:
+    return [part.strip() for part in _SENTENCE_END.split(line) if part.strip()]
+
+
+def _is_prose(line: str) -> bool:
+    """A line of sentences: words and spaces, no log head."""
+    return len(_WORD.findall(line)) >= 4 and _LOG_HEAD.match(line) is None
+
+
+def _states(sentence: str, start: int) -> bool:
+    """The sentence states what stands at ``start``: no question, no negation just before it."""
+    return (not sentence.rstrip("`'\" ").endswith("?") and _QUESTION_START.match(sentence) is None
+            and _NEGATED.search(sentence, 0, start) is None)
+
+
+def _ranks(text: str) -> tuple[int, ...]:
+    return tuple(sorted({int(n) for n in re.findall(r"\d+", text)}))
+
+
+def read_prose(lines: tuple[str, ...] | list[str]) -> ProseAccount:
+    """The reporter's account in ``lines`` (a cleaned log's lines)."""
+    host = stop = hang = None
+    at_init = False
+    silent: tuple[int, ...] = ()
+    collective = None
+    picked = list(lines) if len(lines) <= MAX_LINES else [*lines[:MAX_LINES // 2], *lines[-MAX_LINES // 2:]]
+    for line in picked:
+        if len(line) > 2000 or not _is_prose(line):
+            continue
+        for sentence in _sentences(line):
+            if host is None and (node := _NODE.search(sentence)) is not None \
+                    and (fail := _FAILING_WORD.search(sentence)) is not None and _states(sentence, fail.start()):
+                host = node.group("host").rstrip(".")
+            if stop is None and (said := _STOP.search(sentence)) is not None and _states(sentence, said.start()):
+                stop = sentence[:300]
+            if (hung := _HANG.search(sentence)) is not None and _states(sentence, hung.start()) \
+                    and _WHERE.match(sentence[hung.end():]) is not None and hang is None:
+                hang = sentence[:300]
+                at_init = _INIT_WHERE.search(sentence[hung.end():]) is not None
+            if not silent and (quiet := _SILENT.search(sentence)) is not None:
+                silent = _ranks(quiet.group("ranks"))
+            if collective is None and (op := _COLLECTIVE.search(sentence)) is not None:
+                collective = op.group("op").lower()
+    if hang is None:
+        return ProseAccount(host=host, stop=stop)
+    return ProseAccount(host=host, stop=stop, hang=hang, hang_at_init=at_init and not silent,
+                        silent_ranks=silent, collective=collective)
+
+
+__all__ = ["read_prose"]

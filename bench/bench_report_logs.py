@@ -12,7 +12,10 @@ there) and, in the same runs, as where hyperscan is not installed (``sys.modules
 before triage starts: the per-needle passes), and the verdicts of all sides are printed.
 
 Usage: python bench/bench_report_logs.py [--mb 1024] [--lines 10000000] [--runs 3] [--keep]
-           [--logs DIR] [--baseline DIR_OF_OTHER_CODE] [--no-fallback] [--steps]
+           [--logs DIR] [--baseline DIR_OF_OTHER_CODE] [--no-fallback] [--steps] [--one-cpu]
+
+--one-cpu also times triage held to one CPU (``taskset``: the NCCL reader's chunks are then
+not scanned ahead on threads, triage.parsing.nccl.comm_scan), in the same runs.
 
 --steps also prints the CPU of each step on each log, in this process, with and without hyperscan:
 the fixed cost (`triage report` on a log of the failure lines alone: interpreter start, imports,
@@ -63,11 +66,14 @@ def make_line_log(path: Path, lines: int) -> None:
         handle.write(FAILURE)
 
 
-def run(argv: list[str], pythonpath: str | None = None) -> tuple[float, float, int, str]:
-    """Wall time, CPU time (user + system), peak RSS (KiB) of this one child, and its stdout."""
+def run(argv: list[str], pythonpath: str | None = None, one_cpu: bool = False) -> tuple[float, float, int, str]:
+    """Wall time, CPU time (user + system), peak RSS (KiB) of this one child, and its stdout; ``one_cpu``: the
+    child held to one CPU."""
     env = dict(os.environ, PYTHONPATH=pythonpath) if pythonpath else None
     with tempfile.TemporaryFile() as out:
         start = time.perf_counter()
+        if one_cpu:     # (taskset execs the command: the same process)
+            argv = ["taskset", "-c", str(min(os.sched_getaffinity(0))), *argv]
         proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.DEVNULL, env=env, cwd=tempfile.gettempdir())
         _pid, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
@@ -82,23 +88,26 @@ WITHOUT_HYPERSCAN = ("import sys, runpy; sys.modules['hyperscan'] = None; sys.ar
                      "runpy.run_module('triage', run_name='__main__', alter_sys=True)")
 
 
-def measure(label: str, path: Path, runs: int, baseline: str | None = None, fallback: bool = True) -> None:
+def measure(label: str, path: Path, runs: int, baseline: str | None = None, fallback: bool = True,
+            one_cpu: bool = False) -> None:
     """grep and triage (and the baseline's triage) alternate run by run, so that all see the same load."""
     size = path.stat().st_size
-    sides: dict[str, tuple[list[str], str | None]] = {"triage report": (["-m", "triage"], None)}
+    sides: dict[str, tuple[list[str], str | None, bool]] = {"triage report": (["-m", "triage"], None, False)}
+    if one_cpu:
+        sides["triage report, one CPU"] = (["-m", "triage"], None, True)
     if fallback:
-        sides["triage report, no hyperscan"] = (["-c", WITHOUT_HYPERSCAN], None)
+        sides["triage report, no hyperscan"] = (["-c", WITHOUT_HYPERSCAN], None, False)
     if baseline is not None:
-        sides["baseline"] = (["-m", "triage"], baseline)
+        sides["baseline"] = (["-m", "triage"], baseline, False)
     best: dict[str, list[float]] = {name: [float("inf"), float("inf"), 0.0] for name in ("grep", *sides)}
     count = ""
     outs: dict[str, str] = {}
     for _ in range(runs):
         wall, cpu, _rss, count = run(["grep", "-c", "NCCL", str(path)])
         best["grep"][:2] = [min(best["grep"][0], wall), min(best["grep"][1], cpu)]
-        for name, (how, pythonpath) in sides.items():
+        for name, (how, pythonpath, alone) in sides.items():
             wall, cpu, peak, outs[name] = run([sys.executable, *how, "report", str(path), "--format", "json"],
-                                              pythonpath)
+                                              pythonpath, alone)
             old = best[name]
             best[name] = [min(old[0], wall), min(old[1], cpu), max(old[2], peak)]
     grep, grep_cpu, _ = best["grep"]
@@ -109,7 +118,9 @@ def measure(label: str, path: Path, runs: int, baseline: str | None = None, fall
         verdict = outs[name].split('"summary": ', 1)[-1].split("\n", 1)[0][:100]
         print(f"  {name}: {wall:.2f} s = {wall / grep:.1f}x grep; CPU {cpu:.2f} s = {cpu / max(grep_cpu, 1e-3):.1f}x; "
               f"peak memory {rss / 1024:,.0f} MiB")
-        print(f"    verdict: {verdict}")
+        same = "" if name == "triage report" else \
+            f" (its JSON {'the same as' if outs[name] == outs['triage report'] else 'NOT the same as'} triage report's)"
+        print(f"    verdict: {verdict}{same}")
 
 
 def steps(path: Path) -> None:
@@ -176,6 +187,7 @@ def main() -> None:
     parser.add_argument("--logs", help="a directory with the nccl.log and lines.log of an earlier --keep")
     parser.add_argument("--no-fallback", action="store_true", help="do not time triage without hyperscan")
     parser.add_argument("--steps", action="store_true", help="also the CPU of each step (see above)")
+    parser.add_argument("--one-cpu", action="store_true", help="also time triage held to one CPU (see above)")
     parser.add_argument("--baseline", help="a checkout of other code (its directory that holds triage/): timed "
                                            "in the same runs, with PYTHONPATH set to it")
     args = parser.parse_args()
@@ -198,9 +210,9 @@ def main() -> None:
         if not args.logs:
             make_nccl_log(nccl, args.mb)
             make_line_log(lines, args.lines)
-        measure("NCCL_DEBUG=INFO log", nccl, args.runs, args.baseline, not args.no_fallback)
+        measure("NCCL_DEBUG=INFO log", nccl, args.runs, args.baseline, not args.no_fallback, args.one_cpu)
         count = _line_count(lines) if args.logs else args.lines
-        measure(f"{count:,}-line log", lines, args.runs, args.baseline, not args.no_fallback)
+        measure(f"{count:,}-line log", lines, args.runs, args.baseline, not args.no_fallback, args.one_cpu)
         for label, path in (("NCCL_DEBUG=INFO log", nccl), (f"{count:,}-line log", lines)) if args.steps else ():
             print(f"{label}:")     # last: a child's peak memory counts the pages it shared with this process
             steps(path)

@@ -236,9 +236,17 @@ def bulk_read(data: Buffer, known: Sequence[OpKey], history: int, tail_at: int,
 
 def _pass(scan: _Scan, busy: set[bytes], start: int, end: int) -> bool:
     """Step 2 of the module docstring over data[start:end]; WARN lines are merged in by position."""
+    finder = CommFinder.start(scan.data, end)      # hyperscan finds the candidates, where it is installed
+    try:
+        return _pass_with(scan, busy, start, end, finder)
+    finally:
+        if finder is not None:
+            finder.close()      # (its threads scanning ahead, if any, hold no view of the mapping past this)
+
+
+def _pass_with(scan: _Scan, busy: set[bytes], start: int, end: int, finder: CommFinder | None) -> bool:
     data = scan.data
     excluded = busy & scan.known  # busy comms whose first line the tracker already has
-    finder = CommFinder.start(data, end)      # hyperscan finds the candidates, where it is installed
     # sre's pattern (rebuilt as the excluded set grows: ~1.5 ms each) where there is no prefilter
     pattern = _scan_regex(excluded) if finder is None else None
     warns = _Warns(data, start, end)

@@ -134,3 +134,34 @@ def test_a_hang_told_without_where_or_denied_is_still_refused() -> None:
     for words in ("My training hangs, any idea?", "It no longer hangs at init after the update, thanks!"):
         with pytest.raises(InputError):
             report(words)
+
+
+# New clothing for pasted logs (test_metamorphic's transformations of session 34): each on a log written here
+_TRACE = ["[rank2]: Traceback (most recent call last):",
+          '[rank2]:   File "/srv/job/train.py", line 88, in <module>',
+          "[rank2]:     loss = step(batch)",
+          "[rank2]: RuntimeError: CUDA error: misaligned address"]
+
+
+def test_a_paste_that_went_through_pythons_default_logging_head_is_read_through_it() -> None:
+    result = report(*(f"WARNING:__main__:{line}" for line in _TRACE))
+    assert result.verdict.culprit_ranks == (2,), result.verdict.summary
+    stamped = report(*(f"2026-11-26 10:00:01,123 - launcher - ERROR - {line}" for line in _TRACE))
+    assert stamped.verdict.culprit_ranks == (2,), stamped.verdict.summary
+
+
+def test_torchelastics_own_logging_heads_on_some_lines_are_kept() -> None:
+    line = "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 7) of binary"
+    lines = clean_text("\n".join([*_TRACE, line])).lines
+    assert line in lines
+
+
+def test_curly_quotes_and_a_windows_1252_file_read_as_the_log() -> None:
+    from triage.parsing.textclean import decoded
+    curly = [line.replace('"', "\u201c", 1).replace('"', "\u201d", 1) for line in _TRACE]
+    assert clean_text("\n".join(curly)).lines == tuple(_TRACE)
+    data = "\n".join(curly).encode("cp1252")
+    assert decoded(data) == "\n".join(curly)
+    mixed = "[rank0]: 训练开始\n".encode() + data      # a UTF-8 line stays UTF-8
+    assert decoded(mixed).startswith("[rank0]: 训练开始\n")
+    assert decoded(b"\x81\x8d ok").endswith(" ok")   # bytes neither code page has: replaced, never raised

@@ -87,6 +87,36 @@ def _own_rank_label(label: Callable[[int], str]) -> Transform:
     return transform
 
 
+def _github_actions(text: str) -> str:
+    """A GitHub Actions step's log as its raw log page gives it: a time with seven fractional digits on every line,
+    the step's ``##[group]Run ...`` head and ``##[endgroup]``."""
+    stamp = "2026-11-26T10:00:01.1234567Z "
+    lines = ["##[group]Run torchrun --nproc-per-node 4 train.py", "##[endgroup]", *text.split("\n")]
+    return "\n".join(stamp + line for line in lines)
+
+
+def _jupyter(text: str) -> str:
+    """A notebook's cell that ran the job with ``!``, pasted with its prompts (the output as printed, then the next
+    prompt)."""
+    return f"In [7]: !torchrun --nproc-per-node 4 train.py\n{text}\n\nIn [8]: "
+
+
+def _smart_quotes(text: str) -> str:
+    """What a Windows editor or mail client makes of the quotes (Windows-1252's curly ones; the file is written in
+    that code page, :data:`ENCODINGS`)."""
+    out, double = [], False
+    for i, char in enumerate(text):
+        if char == '"':
+            out.append("\u201d" if double else "\u201c")
+            double = not double
+        elif char == "'":
+            before = text[i - 1] if i else " "
+            out.append("\u2019" if before.isalnum() else "\u2018")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
 def _only_ranked(text: str) -> str | None:
     """Every line that carries no rank prefix dropped (a user who grepped for ``rank``); None where the text has no
     rank-prefixed line at all (nothing would be left)."""
@@ -120,13 +150,39 @@ TRANSFORMS: dict[str, Transform] = {
     "wrap120": _wrap(120),
     "tabs_to_spaces": lambda text: text.expandtabs(4),
     "only_ranked_lines": _only_ranked,
+    # a CI job's raw log: GitHub Actions' 7-digit times and its group markers; Jenkins' timestamper
+    "github_actions": _github_actions,
+    "jenkins_stamp": _prefix("[2026-11-26T10:00:01.123Z] "),
+    # kubectl logs --prefix: the pod and container before every line
+    "kubectl_prefix": _prefix("[pod/trainer-worker-1/pytorch] "),
+    # Python logging around every line: basicConfig's default "%(levelname)s:%(name)s:" and a common
+    # "%(asctime)s - %(name)s - %(levelname)s - " format
+    "logging_root": _prefix("INFO:root:"),
+    "logging_asctime": _prefix("2026-11-26 10:00:01,123 - trainer - INFO - "),
+    # a Jupyter/IPython cell that ran the job, pasted with its prompts
+    "jupyter": _jupyter,
+    # a markdown code fence with a language tag (and GitHub's "``` console" with a space)
+    "fence_console": lambda text: f"```console\n{text}\n```",
+    "fence_spaced_tag": lambda text: f"``` python\n{text}\n```",
+    # a paste whose every line ends in two spaces (markdown's line break)
+    "two_trailing_spaces": _each_line(lambda _i, line: line + "  "),
+    # Windows-1252's curly quotes, the file in that code page
+    "cp1252_quotes": _smart_quotes,
+    # a user's own print of each rank's lines: "rank 3: " before them
+    "rank_print": _own_rank_label(lambda rank: f"rank {rank}: "),
 }
+
+# the code page a transformation's text is written in (UTF-8 unless named here)
+ENCODINGS: dict[str, str] = {"cp1252_quotes": "cp1252"}
 
 # Pairs that cannot keep the verdict, and why (each decided from the case's text, never by its name).
 SKIPS: dict[str, str] = {
     "ray": "a text with no rank-prefixed line is unchanged (which worker printed a line is not in the text)",
     "srun_label": "a text with no rank-prefixed line is unchanged (nothing to label)",
     "mpirun_tag": "a text with no rank-prefixed line is unchanged (nothing to label)",
+    "rank_print": "a text with no rank-prefixed line is unchanged (nothing to label)",
+    "cp1252_quotes": "a text with no quote is unchanged, and one with characters Windows-1252 lacks cannot be written "
+                     "in it",
     "only_ranked_lines": "the text has no rank-prefixed line, or its verdict rests on a line no rank owns "
                          "(the label's evidence would be dropped)",
 }
@@ -139,7 +195,17 @@ def applies(name: str, case: Case, text: str) -> str | None:
         return None
     if name == "only_ranked_lines" and not _rests_on_ranked_lines(text):
         return None
+    if name in ENCODINGS and not _encodable(transformed, ENCODINGS[name]):
+        return None
     return transformed
+
+
+def _encodable(text: str, encoding: str) -> bool:
+    try:
+        text.encode(encoding)
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _rests_on_ranked_lines(text: str) -> bool:

@@ -14,6 +14,7 @@ from triage.layout import MAX_RANK
 from triage.lazy_regex import lazy_regex
 from triage.model import Collective
 from triage.model.evidence import Evidence, PgMembers, RankEvidence
+from triage.parsing.textclean import decoded
 from triage.regular_files import open_regular, read_regular_bytes
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ def read_text(path: Path, limit: int = MAX_TEXT) -> str:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if b"\x00" in data[:4096]:
         raise InputError(f"{path}: binary file, not a log", "pass a text log or a Flight Recorder dump")
-    text = data.decode("utf-8", errors="replace")
+    text = decoded(data)
     text = text.split("\n", 1)[-1] if size > limit else text
     return cap_lines(text)
 

@@ -22,6 +22,7 @@ from triage.load.logs.scan import LogScan
 from triage.load.logs.text import rank_from_name, scan_log_text
 from triage.model.evidence import Event, Evidence, ExitInfo, ProseAccount, RankEvidence
 from triage.parsing.crashlog import parse_crash_line
+from triage.parsing.textclean import decoded
 from triage.parsing.torchelastic import parse_error_file
 from triage.regular_files import NOT_REGULAR, is_special_file, open_regular
 
@@ -124,7 +125,7 @@ def _read_stdin() -> str:
     data = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)
     if len(data) > MAX_STDIN_BYTES:
         raise InputError(f"<stdin>: more than {MAX_STDIN_BYTES >> 20} MiB", "save the log to a file and pass its path")
-    return data.decode("utf-8", errors="replace")
+    return decoded(data)
 
 
 def load_logs(paths: list[Path], ranks: list[int | None] | None = None) -> Evidence:

@@ -68,7 +68,7 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            "host not found", "Caught signal", "caught signal", "Assertion ", "Address already in use", "EADDRINUSE",
            "failed to listen", "ssh exited with exit code", "does not support", "posix_fallocate", "ncclShmOpen",
            "failed to extend /dev/shm", "what():", "retry count exceeded", "RETRY_EXC_ERR", "completion_with_err",
-           "forrtl: ", "exit signals: ")
+           "forrtl: ", "exit signals: ", "CUDA_ERROR_")
 
 _EXC = lazy_regex(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
@@ -77,7 +77,9 @@ _CUDA_OOM = lazy_regex(r"CUDA out of memory|OutOfMemoryError|out of memory\. Tri
                        r"CUBLAS_STATUS_ALLOC_FAILED|"
                        # PyTorch 1.x's THC forms of cudaErrorMemoryAllocation (2)
                        r"(?:cuda runtime error \(2\)|THCudaCheck FAIL .{0,300}? error=2) : out of memory|"
-                       r"Cuda failure '?out of memory",
+                       r"Cuda failure '?out of memory|"
+                       # the CUDA driver API's own name of it (JAX, XLA, CuPy and Numba print the driver's codes)
+                       r"\bCUDA_ERROR_OUT_OF_MEMORY\b",
                        re.IGNORECASE)
 # "CUDA error: X" and what X is (to its line's end, or to PyTorch's "CUDA kernel errors might be ..." glued
 # after it): the one pattern both a log line (parse_crash_line) and a crashed process's tail (crash_log_facts) use
@@ -87,6 +89,10 @@ _CUDA_ERROR = lazy_regex(
     r"device-side assert triggered|CUDA kernel errors might be asynchronously reported|"
     r"an illegal memory access was encountered|unspecified launch failure|CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+|"
     r"Cuda failure '(?P<nccl_cuda>[^']+)'|"
+    # the CUDA driver API's error names (JAX, XLA, CuPy, Numba): "CUDA_ERROR_ILLEGAL_INSTRUCTION: an illegal
+    # instruction was encountered", "CUDA_ERROR_ILLEGAL_ADDRESS", "CUDA_ERROR_LAUNCH_FAILED" (its out-of-memory and
+    # no-device codes are told apart above: _CUDA_OOM, _CUDA_SETUP)
+    r"\bCUDA_ERROR_(?!OUT_OF_MEMORY\b)[A-Z_]+\b|"
     # PyTorch 1.x (THC): "cuda runtime error (39) : uncorrectable ECC error encountered at .../x.cpp:265",
     # "THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=405 error=11 : invalid argument"
     r"cuda runtime error \(\d+\) : \S|THCudaCheck FAIL file=\S+ line=\d+ error=\d+ : \S", re.MULTILINE)
@@ -192,7 +198,8 @@ _STRSIGNAL = {**_FPE_SIGNALS, "Killed": "SIGKILL", "Terminated": "SIGTERM", "Int
 # A CUDA error at device selection that says this process has no GPU with that index, or none at all ("CUDA error:
 # invalid device ordinal", "cuda runtime error (10) : invalid device ordinal", retyped in lower case too): the
 # launch's configuration (more processes than visible GPUs), not a fault of a GPU
-_CUDA_SETUP = lazy_regex(r"invalid device ordinal|no CUDA-capable device is detected", re.IGNORECASE)
+_CUDA_SETUP = lazy_regex(r"invalid device ordinal|no CUDA-capable device is detected|"
+                         r"\bCUDA_ERROR_(?:NO_DEVICE|INVALID_DEVICE)\b", re.IGNORECASE)
 # A backend that lacks the collective the job calls ("ProcessGroupNCCL does not support scatter", "Backend gloo does
 # not support reduce_scatter"): every rank that calls it raises it; told even when quoted in a sentence
 _BACKEND_LACKS = lazy_regex(r"\b(?:ProcessGroup\w+|[Bb]ackend \w+) does not support \w+")

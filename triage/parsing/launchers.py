@@ -21,7 +21,7 @@ MARKERS = ("noticed that process rank", "first process to do so", "died", "kille
            "exited on signal", "exited with", "terminated by signal", "worker process has died", "Aborted",
            "Segmentation fault", "Bus error", "sigquit from a child", "BAD TERMINATION", "oom-kill", "oom_kill",
            "PETSC ERROR", "interrupted by signal", "status failed cmd", "died unexpectedly", "scheduler is dead",
-           "its node has died", "has been marked dead")
+           "its node has died", "has been marked dead", "was aborted")
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,11 @@ _SGLANG_DEAD = lazy_regex(r"Rank (?P<rank>\d+) scheduler is dead\.(?:[^\n]*\n[^\
 # Paddle's launcher (paddle.distributed.launch): "Container rank 0 status failed cmd ['python', '-u', 'train.py']
 # code -9 log ./debug/workerlog.0" (a negative code is the signal, as Popen reports it)
 _PADDLE = lazy_regex(r"Container rank (?P<rank>\d+) status failed cmd \[[^\n]*?\] code (?P<code>-?\d+)")
+# Paddle 1.x's launcher (paddle.distributed.launch, launch_utils.py / utils.py): "ABORT!!! Out of all 4 trainers,
+# the trainer process with rank=[0, 2] was aborted. Please check its log." (the trainers whose process ended with a
+# non-zero status, in the one check that saw them end: how, the line does not say)
+_PADDLE_ABORT = lazy_regex(r"Out of all \d+ trainers, the trainer process with rank=\[(?P<ranks>\d+(?:,\s*\d+)*)\] "
+                           r"was aborted")
 _VLLM_PID = lazy_regex(r"Worker VllmWorkerProcess pid (?P<pid>\d+) died, exit code: (?P<code>-?\d+)")
 # The shell's job-status message: "./run.sh: line 28:  8891 Killed   python3 -m sglang.launch_server ..."
 _SHELL_JOB = lazy_regex(r": line \d+:\s+(?P<pid>\d+) (?P<what>Killed|Aborted|Segmentation fault|Bus error|"
@@ -173,6 +178,10 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
         out.append(RankDeath(int(match.group("rank")), signal_name(str(-code)) if code < 0 else None,
                              code if code > 0 else None, None, None, _line_of(text, *match.span())[:300],
                              first=True, offset=match.start()))
+    for match in _PADDLE_ABORT.finditer(text):
+        ranks = dict.fromkeys(_RANK_NUMBER.findall(match.group("ranks")))
+        out.extend(RankDeath(int(number), None, None, None, None, _line_of(text, *match.span())[:300], first=True,
+                             offset=match.start()) for number in ranks)
     for match in _VLLM_PID.finditer(text):
         code = int(match.group("code"))
         out.append(RankDeath(None, signal_name(str(-code)) if code < 0 else None, code if code > 0 else None, None,

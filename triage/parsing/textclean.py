@@ -43,6 +43,16 @@ _STAMP = lazy_regex(
     r"|(?P<glog>[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+) +\d+ [\w./-]+:\d+\]"
     r")(?:\s*[-|:]\s|\s+|$)"
 )
+# Python logging's heads around a message: basicConfig's default "%(levelname)s:%(name)s:" ("INFO:root:",
+# "WARNING:torch.distributed.run:"), and after a time "%(name)s - %(levelname)s - " ("trainer - INFO - ") or the level
+# (each read through only where most lines carry it: a paste that went through a logger as a whole)
+_LOGGING_HEAD = lazy_regex(r"^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.<>-]*:")
+_LOGGING_AFTER_STAMP = lazy_regex(r"^(?:[\w.<>-]+ - )?(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) -(?: |$)")
+# curly quotes (a Windows editor's, Windows-1252's, a mail client's) read as the straight ones a log prints
+_STRAIGHT_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'"})
+# a CI runner's own markers (GitHub Actions' "##[group]Run ...", "##[endgroup]") and a notebook's prompt
+# ("In [7]: !torchrun ...", "Out[7]: "): what stands after them is the line
+_RUNNER_MARK = lazy_regex(r"^(?:##\[(?:group|endgroup|section|command)\]|(?:In|Out) ?\[\d*\]: ?)")
 _CI_STEP = lazy_regex(r"^\s*(?:#\d+ \d+\.\d+ |\d{1,6} \| |\| (?=\S))")   # "| " alone: a viewer's table column
 # docker compose's service tag: the container's name ("trainer-1", "proj_trainer_1"), padded, then "| "
 _COMPOSE = lazy_regex(r"[a-z0-9][\w.-]*[-_]\d+ +\| ?")
@@ -136,11 +146,32 @@ def strip_decorations(line: str) -> tuple[str, str | None]:
             break
         stamp = match.group("iso") or match.group("syslog") or match.group("glog")
         line = line[match.end():]
+    if line[:1] in "#IO" and (mark := _RUNNER_MARK.match(line)) is not None:
+        line = line[mark.end():]
     if stamp is not None and line[:1] == ">":     # a quoted paste whose lines then got a timestamp
         line = _QUOTE.sub("", line)
     if stamp is not None:                         # an inline-code paste whose lines then got a timestamp
         line = _inline_code(line)
     return line, stamp
+
+
+def decoded(data: bytes) -> str:
+    """A log's bytes as text: UTF-8; a line that is not UTF-8 but Windows-1252 (a Windows editor's curly quotes, an
+    accented word) as that code page; else its undecodable bytes replaced."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    lines = []
+    for line in data.split(b"\n"):
+        try:
+            lines.append(line.decode("utf-8"))
+        except UnicodeDecodeError:
+            try:
+                lines.append(line.decode("cp1252"))
+            except UnicodeDecodeError:
+                lines.append(line.decode("utf-8", errors="replace"))
+    return "\n".join(lines)
 
 
 def _inline_code(line: str) -> str:
@@ -158,7 +189,10 @@ _PADDING = " " * 8         # a run of spaces this long at a line's end is paddin
 
 def clean_text(text: str) -> CleanText:
     """The text's lines without decorations, with hard-wrapped lines joined again."""
-    raw = _dedented(_without_line_numbers(text.replace("\r\n", "\n").replace("\r", "\n").split("\n")))
+    if "\u201c" in text or "\u2019" in text or "\u201d" in text or "\u2018" in text:
+        text = text.translate(_STRAIGHT_QUOTES)
+    raw = _dedented(_without_logging_heads(_without_line_numbers(
+        text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))))
     lines: list[str] = []
     stamps: list[str | None] = []
     widths: list[int] = []
@@ -171,6 +205,7 @@ def clean_text(text: str) -> CleanText:
         lines.append(clean)
         stamps.append(stamp)
         widths.append(len(_ANSI.sub("", line).rstrip("\n")) if "\x1b" in line else len(line.rstrip("\n")))
+    lines = _without_stamped_logging_heads(lines, stamps)
     wrap = _wrap_width(widths, lines)
     out: list[str] = []
     out_stamps: list[str | None] = []
@@ -234,6 +269,34 @@ def _without_line_numbers(raw: list[str]) -> list[str]:
         match = _LINE_NUMBER.match(line) if "\x1b" not in line else None
         out.append(match.group("quote") + line[match.end():] if match is not None else line)
     return out
+
+
+def _without_logging_heads(raw: list[str]) -> list[str]:
+    """The lines without Python logging's default head ("INFO:root:") when the paste went through a logger as a
+    whole (most lines carry one); a log where only some lines do (torchelastic's "ERROR:torch.distributed...:") keeps
+    them (decided on the first lines)."""
+    sample = [line for line in raw[:NUMBERING_SAMPLE] if line.strip()]
+    if not sample or sum(1 for line in sample if line[:1] in "DIWEC" and _LOGGING_HEAD.match(line)) < 0.8 * len(sample):
+        return raw
+    return [line[head.end():] if (head := _LOGGING_HEAD.match(line)) is not None else line for line in raw]
+
+
+def _without_stamped_logging_heads(lines: list[str], stamps: list[str | None]) -> list[str]:
+    """The lines without a logger's ``name - LEVEL - `` after their time when the paste went through that logger as a
+    whole (most lines stamped and headed so); a log where only some lines are a logger's records keeps them (a logger's
+    record is no rank's own work: triage.analysis.partial reads it so)."""
+    stamped = [i for i, stamp in enumerate(stamps[:NUMBERING_SAMPLE]) if stamp is not None]
+    sample = [i for i in range(min(len(lines), NUMBERING_SAMPLE)) if lines[i].strip() or stamps[i] is not None]
+    if len(stamped) < 0.8 * max(len(sample), 1) or \
+            sum(1 for i in stamped if _LOGGING_AFTER_STAMP.match(lines[i])) < 0.8 * len(stamped):
+        return lines
+    return [_unquoted(line[head.end():]) if stamp is not None and (head := _LOGGING_AFTER_STAMP.match(line)) is not None
+            else line for line, stamp in zip(lines, stamps, strict=True)]
+
+
+def _unquoted(line: str) -> str:
+    """What a logger's head stood before: without a quote's marker and inline code's backticks (as after a time)."""
+    return _inline_code(_QUOTE.sub("", line) if line[:1] == ">" else line)
 
 
 def _dedented(raw: list[str]) -> list[str]:

@@ -378,9 +378,10 @@ def _srun_failures(text: str) -> list[LauncherFailure]:
         # root beside the first (tasks failing alike share a cause: one bug, a bad build, a full /dev/shm)
         # (the tasks one line lists together ended alike at the same time: all of them, when it is the first line)
         root = not failures or (sig in _SRUN_FAULTS and failures[0].signal == sig)
+        first_line = not failures
         for task in tasks:
             failures.append(LauncherFailure(task, None, match.group("host"), code, sig, None, None,
-                                            root_cause=root if sig in _SRUN_FAULTS else not failures,
+                                            root_cause=root if sig in _SRUN_FAULTS else first_line,
                                             srun_exit=code is not None))
     return failures
 

@@ -322,6 +322,17 @@ def orphan_failures(scan: LogScan) -> tuple[ExitInfo, ...]:
     if _launcher_root(scan) is not None:
         return ()
     ordered = sorted(scan.orphans, key=lambda item: (item[1].collateral, item[0]))
+    # an exception whose message goes on over the next lines and says there that it is a CUDA error (JAX/XLA:
+    # "JaxRuntimeError: INTERNAL: Failed to ...:" then "  CUDA error: Could not synchronize CUDA stream:" and
+    # "  CUDA_ERROR_ILLEGAL_INSTRUCTION: ...") is that CUDA error, as a rank's exception is (_failure_of)
+    if ordered and not ordered[0][1].collateral and ordered[0][1].kind is CrashLineKind.EXCEPTION:
+        first = ordered[0]
+        cuda = [item for item in ordered if not item[1].collateral and 0 < item[0] - first[0] <= FAILURE_CLUSTER_LINES
+                and item[1].kind in (CrashLineKind.CUDA_ERROR, CrashLineKind.CUDA_OOM)]
+        if cuda:
+            best = min(cuda, key=lambda item: item[0])
+            ordered.remove(best)
+            ordered.insert(0, best)
     # NCCL's retry notices ("Call to connect returned Connection refused, retrying") come before its
     # failure line, which names the peer: a network failure of no rank is told by the line naming one
     named = [item for item in ordered if item[1].kind is CrashLineKind.NETWORK and item[1].peer

@@ -30,6 +30,7 @@ from triage.load.logs.scan import LogScan
 from triage.load.logs.text import scan_log_text
 from triage.parsing import needles, pages
 from triage.parsing.nccl.bulk import WARN
+from triage.parsing.textclean import decoded
 
 Buffer = bytes | mmap.mmap
 LARGE_LOG_BYTES = 16 << 20       # larger logs take this path
@@ -109,5 +110,5 @@ def scan_large_log(data: Buffer, path: str, scan: LogScan, default_rank: int | N
         tail = size if newline < 0 else newline + 1
     pieces = [bytes(data[start:stop]) for start, stop in _spans(data, tail)]
     pieces.append(bytes(data[tail:]))
-    excerpt = b"\n".join(pieces).decode("utf-8", errors="replace")
+    excerpt = decoded(b"\n".join(pieces))
     scan_log_text(excerpt, path, scan, default_rank, nccl_source=data, nccl=nccl)

@@ -48,8 +48,13 @@ _ERROR = lazy_regex(_PREFIX + r"\*\*\* An error occurred in (?P<call>MPI_\w+)")
 _REPORTED = lazy_regex(r"\*\*\* reported by process \[(?:(?P<job>\d+)|[\w.-]+@(?P<job2>\d+)),(?P<rank>\d+)\]")
 _COMMUNICATOR = lazy_regex(r"\*\*\* on communicator (?P<comm>[^\n]+?)\s*$", re.MULTILINE)
 _CODE = lazy_regex(r"\*\*\* (?P<code>MPI_ERR_\w+): ?(?P<what>[^\n]*?)\s*$", re.MULTILINE)
-_ABORT = lazy_regex(r"MPI_ABORT was invoked on rank (?P<rank>\d+) in communicator (?P<comm>\S+)\s+with errorcode "
-                    r"(?P<code>-?\d+)")
+# (the communicator's name: MPI_COMM_WORLD, a name the program set, or Open MPI's own for one it derived, "MPI
+# COMMUNICATOR 5 DUP FROM 0"; the rank is the caller's rank in that communicator)
+_ABORT = lazy_regex(r"MPI_ABORT was invoked on rank (?P<rank>\d+) in communicator (?P<comm>\S[^\n]*?)\s+with "
+                    r"errorcode (?P<code>-?\d+)")
+# Open MPI's names of derived communicators: a duplicate of MPI_COMM_WORLD (context id 0) keeps its ranks; a split
+# or a group's communicator numbers its members anew
+_DERIVED = lazy_regex(r"MPI COMMUNICATOR \d+ (?P<how>DUP|SPLIT|CREATE|SPLIT_TYPE)\b.*?FROM (?P<parent>\d+)")
 _MPICH_ABORT = lazy_regex(r"application called MPI_Abort\((?P<comm>[^,()\n]+), (?P<code>-?\d+)\) - process "
                           r"(?P<rank>\d+)")
 _IMPROPER = lazy_regex(r"(?:mpirun|mpiexec|prterun|orterun) has exited due to process rank (?P<rank>\d+) with PID "
@@ -82,7 +87,9 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
         return ()
     out = [*_handler_blocks(text)]
     for match in _ABORT.finditer(text):
-        out.append(MpiError(int(match.group("rank")), None, None,
+        derived = _DERIVED.match(match.group("comm"))
+        world = derived is None or (derived.group("how") == "DUP" and derived.group("parent") == "0")
+        out.append(MpiError(int(match.group("rank")) if world else None, None, None,
                             f"called MPI_Abort on {match.group('comm')} with errorcode {match.group('code')} "
                             f"(Open MPI then kills every process of the job): {_line(text, match)}",
                             match.start(), first=True))

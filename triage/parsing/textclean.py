@@ -184,6 +184,9 @@ def _inline_code(line: str) -> str:
     return line
 
 
+_PADDING = " " * 8         # a run of spaces this long at a line's end is padding, not a cut inside aligned text
+
+
 def clean_text(text: str) -> CleanText:
     """The text's lines without decorations, with hard-wrapped lines joined again."""
     if "\u201c" in text or "\u2019" in text or "\u201d" in text or "\u2018" in text:
@@ -212,7 +215,8 @@ def clean_text(text: str) -> CleanText:
         line, stamp, width = lines[i], stamps[i], widths[i]
         steps = 0
         # (a terminal's wrap at its width cuts a long line as often as it is long; the guess without one, 4 times)
-        while i + 1 < len(lines) and (steps < 4 or width == wrap) and _continues(line, width, lines[i + 1], wrap):
+        while i + 1 < len(lines) and (steps < 4 or width == wrap) and _continues(line, width, lines[i + 1], wrap) \
+                and not (width == wrap and _padded(raw[i + bisect_right(fences, i)])):
             i += 1
             steps += 1
             joined += 1
@@ -229,6 +233,13 @@ def clean_text(text: str) -> CleanText:
         out.pop()
         out_stamps.pop()
     return CleanText(tuple(out), tuple(out_stamps), joined)
+
+
+def _padded(raw_line: str) -> bool:
+    """Whether a line at the wrap width ends in a run of spaces that fills it to that width: a terminal that pads
+    each line to its width (a copy from tmux or screen) ended the text before the width, where a wrap cuts the text
+    at it (a cut that falls after one space leaves that one space: the glue, not padding)."""
+    return raw_line.endswith(_PADDING)
 
 
 def _unglued(line: str) -> list[str]:

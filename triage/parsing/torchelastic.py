@@ -122,6 +122,9 @@ _REJECTED_NOTE = ("the script does not take the --local-rank/--local_rank argume
 # passes --local_rank unless --use_env), never any subprocess's (a failed "['ninja', '-v']" build).
 _LAUNCH_CALLED = lazy_regex(r"(CalledProcessError: )?Command '(\[.*?\])' (?:died with <Signals\.(SIG[A-Z]+): \d+>|"
                             r"returned non-zero exit status (\d+))")
+# the tail of Python's CalledProcessError without its "Command '[...]'" (an issue title, a paste cut inside the argv):
+# the words are subprocess's own, so they say that the command it ran died of that signal
+_DIED_ALONE = lazy_regex(r"\bdied with <Signals\.(SIG[A-Z]+): \d+>")
 _LAUNCHER_ARGV = lazy_regex(r"""^\[['"][^'"]*python[\d.]*(?:\.exe)?['"],\s*['"]-u['"]""")
 
 # torch.multiprocessing.spawn: "ProcessExitedException: process 1 terminated with signal SIGABRT" /
@@ -347,6 +350,11 @@ def _launch_failures(text: str) -> list[LauncherFailure]:
         failures.append(LauncherFailure(None, int(argv_rank.group(1)) if argv_rank else None, None, code,
                                         match.group(3), None, None,
                                         root_cause=match.group(3) is not None))
+    if not any(f.signal for f in failures):
+        for match in _DIED_ALONE.finditer(text):
+            failures.append(LauncherFailure(None, None, None, None, match.group(1), None, None, root_cause=True,
+                                            note="this record does not say the command it ran, nor which rank it was"))
+            break
     return failures
 
 

@@ -20,8 +20,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
+
+import psutil
 
 WORKER = """\
 import sys, time
@@ -57,7 +60,8 @@ if rank == 0:
 # the launcher until rank 0's interpreter runs its first line, torch's import, the process group's
 # start, the loop with its warm-up, the group's destruction, and from there until the job has ended
 # (rank 0's exit, the launcher's and, under triage, the agent's stop and report).
-PHASES = ("start to rank 0's first line", "import torch", "init_process_group", "warm-up + loop",
+PHASES = ("start to torchrun's process", "torchrun to rank 0's process", "rank 0's process to its first line",
+          "import torch", "init_process_group", "warm-up + loop",
           "destroy_process_group", "to the job's end")
 
 
@@ -96,6 +100,41 @@ def beat_cost(work: Path, env: dict[str, str], device: str) -> float:
     return float(match.group(1)) if match else float("nan")
 
 
+class Spawns(threading.Thread):
+    """When the job's torchrun and its (first) rank process were created, in seconds after the job's own
+    process (the kernel's start times, to a clock tick: psutil's create_time, whose boot-time base can be off
+    by up to a second from time.time(), so only differences are used), polled every 5 ms while the job runs."""
+
+    def __init__(self, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.pid = pid
+        self.done = threading.Event()
+        self.torchrun = float("nan")
+        self.rank = float("nan")
+
+    def run(self) -> None:
+        try:
+            top = psutil.Process(self.pid)
+            base = top.create_time()
+        except psutil.Error:
+            return
+        while not self.done.wait(0.005) and self.rank != self.rank:
+            try:
+                procs = [top, *top.children(recursive=True)]
+            except psutil.Error:
+                continue
+            for proc in procs:
+                try:
+                    cmd = " ".join(proc.cmdline())
+                    created = proc.create_time()
+                except psutil.Error:
+                    continue
+                if "torchrun" in cmd and "triage" not in cmd and self.torchrun != self.torchrun:
+                    self.torchrun = created - base
+                elif "loop.py" in cmd and "torchrun" not in cmd and self.rank != self.rank:
+                    self.rank = created - base
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -105,13 +144,18 @@ def free_port() -> int:
 def run(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, float, list[float]]:
     """(rank 0's loop wall s, its CPU s, the whole job's wall s, the job's phases in s: PHASES)."""
     started, wall_start = time.perf_counter(), time.time()
-    out = subprocess.run(argv, capture_output=True, env=env, cwd=cwd, check=False).stdout.decode()
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=cwd) as proc:
+        seen = Spawns(proc.pid)
+        seen.start()
+        out = proc.communicate()[0].decode()
+        seen.done.set()
+        seen.join()
     job, wall_end = time.perf_counter() - started, time.time()
     match = re.search(r"LOOP_SECONDS (\d+\.\d+) CPU (\d+\.\d+)", out)
     marks = re.search(r"MARKS ([\d. ]+)", out)
     if not match or not marks:
         raise SystemExit(f"no timing in output:\n{out[-2000:]}")
-    points = [wall_start, *(float(m) for m in marks.group(1).split()), wall_end]
+    points = [wall_start, wall_start + seen.torchrun, wall_start + seen.rank, *(float(m) for m in marks.group(1).split()), wall_end]
     return float(match.group(1)), float(match.group(2)), job, [b - a for a, b in zip(points, points[1:])]
 
 

@@ -13,6 +13,7 @@ cannot hold two NCCL ranks).
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import re
 import socket
@@ -155,8 +156,9 @@ def run(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, 
     marks = re.search(r"MARKS ([\d. ]+)", out)
     if not match or not marks:
         raise SystemExit(f"no timing in output:\n{out[-2000:]}")
-    points = [wall_start, wall_start + seen.torchrun, wall_start + seen.rank, *(float(m) for m in marks.group(1).split()), wall_end]
-    return float(match.group(1)), float(match.group(2)), job, [b - a for a, b in zip(points, points[1:])]
+    points = [wall_start, wall_start + seen.torchrun, wall_start + seen.rank,
+              *(float(m) for m in marks.group(1).split()), wall_end]
+    return float(match.group(1)), float(match.group(2)), job, [b - a for a, b in itertools.pairwise(points)]
 
 
 def main() -> None:

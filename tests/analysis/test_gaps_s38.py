@@ -139,6 +139,9 @@ def test_failed_checks_of_no_rank_are_a_crash_of_no_rank(tmp_path: Path) -> None
     ("horovod.common.exceptions.HorovodInternalError: ncclCommInitRank failed: invalid argument",
      CrashLineKind.NCCL_ERROR),
     ("ERROR: NCCL error 5 (NCCL_ERROR_INVALID_USAGE) in allreduce", CrashLineKind.NCCL_ERROR),
+    ("horovod.common.exceptions.HorovodInternalError: ncclAllReduce failed: invalid usage", CrashLineKind.NCCL_ERROR),
+    ("ExternalError: Nccl error, invalid argument (at /paddle/fluid/platform/collective_helper.cc:100)",
+     CrashLineKind.NCCL_ERROR),
 ])
 def test_an_nccl_failure_in_another_frameworks_words(line: str, kind: CrashLineKind) -> None:
     crash = parse_crash_line(line)
@@ -198,6 +201,31 @@ HEARTBEAT_UNNAMED = """\
 step 100 loss 1.2
 F1120 10:00:00.000000   4242 client.cc:70] Terminating process because the coordinator detected missing heartbeats. This most likely indicates that another task died; see the other task logs for more details.
 """
+
+
+HEARTBEAT_LISTED = """\
+step 10 loss 0.5
+jaxlib.xla_extension.XlaRuntimeError: UNAVAILABLE: The following tasks are unhealthy (stopped sending heartbeats):
+/job:jax_worker/replica:0/task:6
+The tasks have crashed. Check the task logs for an earlier error to debug further.
+"""
+
+FATAL_ELSEWHERE = """\
+step 10 loss 0.5
+F1127 10:00:00.000000 4242 client.cc:77] Terminating process because the JAX distributed service detected fatal errors. This most likely indicates that another task died; see the other task logs for more details.
+"""
+
+
+def test_the_tasks_listed_as_unhealthy_are_missing(tmp_path: Path) -> None:
+    verdict = report(HEARTBEAT_LISTED, tmp_path)
+    assert verdict["kind"] == "missing_rank"
+    assert verdict["culprit_ranks"] == [6]
+
+
+def test_another_tasks_death_told_by_the_service_blames_no_rank(tmp_path: Path) -> None:
+    verdict = report(FATAL_ELSEWHERE, tmp_path)
+    assert verdict["kind"] == "missing_rank"
+    assert not verdict["culprit_ranks"]
 
 
 def test_a_task_named_by_its_heartbeat_timeout_is_missing(tmp_path: Path) -> None:

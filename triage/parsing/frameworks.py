@@ -39,7 +39,8 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "has not produced any output", "failed during processing", "Back-off restarting",
            "killed due to memory pressure", "Child process unexpectedly failed", "Ray killed this worker",
            "DeadLock detected from rank", "failed due to worker errors", "lost communication with",
-           "daemon has unexpectedly failed", "Received SIGTERM: ", "Node failure on", "Unable to create step")
+           "daemon has unexpectedly failed", "Received SIGTERM: ", "Node failure on", "Unable to create step", "Exit Code:", "exited with code",
+           "replica(s) failed")
 
 # slurmstepd (src/slurmd/slurmstepd/req.c): "*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***" with %s "JOB <id>"
 # or "STEP <id>"; "DUE to SIGNAL %s" (strsignal: scancel, or srun ending the step); older Slurm: the same with no
@@ -58,8 +59,11 @@ _SRUN_NODE_FAILURE = lazy_regex(r"srun: error: Node failure on (?P<host>[\w.\[\]
 # not available" (no task ran)
 _SRUN_NO_STEP = lazy_regex(r"srun: error: Unable to create step for job (?P<job>\S+): (?P<why>[^\n]+)")
 _SLURM_FAILED = lazy_regex(r"\*\*\* (?P<what>JOB|STEP) (?P<id>\S+) ON (?P<host>\S+) FAILED \(non-zero exit code")
-_OPERATOR = lazy_regex(r"(?P<kind>PyTorchJob|TFJob|MPIJob|PaddleJob|XGBoostJob|JAXJob|MXJob) (?P<name>\S+) is "
-                       r"(?:failed|restarting) because (?P<n>\d+ )?(?P<rtype>\w+) replica\(s\) failed")
+_OPERATOR = lazy_regex(r"(?P<kind>PyTorchJob|TFJob|MPIJob|PaddleJob|XGBoostJob|JAXJob|MXJob|job) (?P<name>\S+) is "
+                       r"(?:failed|failing|restarting) because (?P<n>\d+ )?\"?(?P<rtype>\w+)\"? replica\(s\) failed")
+# the training operator's event of each replica's end (controller.v1/common/pod.go, reason ExitedWithCode):
+# "Pod: ml-team.llm-pretrain-worker-2 exited with code 137" (namespace.pod)
+_OPERATOR_POD = lazy_regex(r"\bPod: (?:[a-z0-9][\w-]*\.)?(?P<pod>[a-z0-9][\w.-]*?) exited with code (?P<code>\d+)")
 _HOROVOD = lazy_regex(r"Terminating remaining workers after failure of Process (?P<rank>\d+)\.")
 # torchx (specs/api.py, AppStatus.format): " *trainer[0]:FAILED (exitcode: 1)" then "timestamp: ..." "hostname: ..."
 _TORCHX = lazy_regex(r"^\s[* ](?P<role>[\w-]+)\[(?P<replica>\d+)\]:FAILED(?: \(exitcode: (?P<code>-?\d+)\))?"
@@ -194,7 +198,19 @@ def _slurm(text: str) -> list[RankDeath]:
 def _launchers(text: str) -> list[RankDeath]:
     """Kubeflow's training operator, horovodrun and torchx."""
     out: list[RankDeath] = []
+    told: set[str] = set()
+    for match in _OPERATOR_POD.finditer(text):
+        code, pod = int(match.group("code")), match.group("pod")
+        if code == 0 or pod in told:
+            continue         # (a replica that ended well; the event repeats: "(x3 over 49s)")
+        told.add(pod)
+        sig = signal_name(str(code - 128)) if 128 < code < 160 else None
+        said = f"pod {pod} exited with code {code}" + (f" (killed by {sig})" if sig else "")
+        out.append(RankDeath(None, sig, None if sig else code, pod, None, f"{said}: {_line(text, match)}"[:300],
+                             offset=match.start()))
     for match in _OPERATOR.finditer(text):
+        if told:
+            break            # (the replica's own end, above, says which pod and how)
         out.append(RankDeath(None, None, 1, None, None, _line(text, match), offset=match.start()))
         break            # (it says it again at each reconcile)
     for match in _HOROVOD.finditer(text):
@@ -264,11 +280,17 @@ def _mpi(text: str) -> list[RankDeath]:
     for match in _PRTE_MEMORY.finditer(text):
         out.append(RankDeath(int(match.group("rank")), "SIGKILL", None, match.group("host"), None,
                              "out of memory: " + " ".join(match.group(0).split()), offset=match.start()))
+    boxes = 0
     for match in _HYDRA_KILLED.finditer(text):
         rank = int(match.group("rank")) if match.group("rank") else None
-        out.append(RankDeath(rank, signal_name(match.group("num")), None, match.group("host"),
+        sig = signal_name(match.group("num"))
+        # (Hydra prints a box for each process it saw end: one SIGTERMed or SIGINTed after another's box is its
+        # cleanup of the job, the consequence, never a root of its own)
+        cleanup = boxes > 0 and sig in ("SIGTERM", "SIGINT")
+        boxes += 1
+        out.append(RankDeath(rank, sig, None, match.group("host"),
                              int(match.group("pid")), " ".join(match.group(0).replace("=", " ").split()),
-                             first=True, offset=match.start()))
+                             first=not cleanup, offset=match.start(), consequence=cleanup))
     for match in _MPI_DAEMON_LOST.finditer(text):
         host = match.group("host")
         out.append(RankDeath(None, None, None, host, None,

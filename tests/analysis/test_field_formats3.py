@@ -1,0 +1,116 @@
+"""Launchers', schedulers' and runtimes' own failure lines, third pass (issue 23 item 3): formats from their sources
+(PRRTE's help-prun.txt, MPICH/Intel MPI Hydra's termination box, HPE PALS, the Kubeflow training operator's pod
+events, kubectl's tables), each tested on a variant written here (other ranks, hosts, pods and codes than any
+report's)."""
+
+from __future__ import annotations
+
+from triage.analysis.analyze import analyze
+from triage.load.inputs import load_log_texts
+from triage.model import Report
+from triage.parsing.launchers import parse_rank_deaths
+from triage.parsing.textclean import clean_text
+
+
+def report(*lines: str) -> Report:
+    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
+
+
+def verdict(result: Report) -> tuple[str, list[int]]:
+    return result.verdict.kind.value, sorted(result.verdict.culprit_ranks)
+
+
+# PRRTE (prun:proc-ordered-abort) and Open MPI 4's orterun: the rank that called abort, wrapped as the launcher
+# prints it; the other ranks' signals after it are its consequence
+def test_a_launchers_word_of_a_rank_calling_abort_is_that_ranks_own_failure() -> None:
+    for launcher in ("prterun", "mpirun"):
+        result = report(
+            "[1,2]<stdout>:iteration 17 residual 3.1e-4",
+            "[1,9]<stderr>:Traceback (most recent call last):",
+            "-" * 74,
+            f"{launcher} has exited due to process rank 9 with PID 60412 on node cpu-r07 calling",
+            '"abort". This may have caused other processes in the application to be',
+            f"terminated by signals sent by {launcher} (as reported here).",
+            "-" * 74)
+        assert verdict(result) == ("exception", [9]), result.verdict.summary
+        assert "abort" in result.verdict.summary and "cpu-r07" in result.verdict.summary
+
+
+# HPE PALS (mpiexec on Cray EX): "<node>: rank N exited with code C" beside "rank M died from signal S"
+def test_pals_exit_code_record_is_the_first_failure_and_the_sigterm_after_it_collateral() -> None:
+    result = report(
+        "epoch 2 step 40 loss 0.81",
+        "x2207c1s4b1n0: rank 6 exited with code 3",
+        "x2207c1s4b1n0: rank 7 died from signal 15",
+        "x2207c1s5b0n0: rank 1 died from signal 15")
+    assert verdict(result) == ("exception", [6]), result.verdict.summary
+    assert "code 3" in result.verdict.summary
+    assert parse_rank_deaths("node3: rank 4 exited with code 0") == ()      # a clean end
+    assert [d.exitcode for d in parse_rank_deaths("rank 4 exited with status 2")] == [2]
+
+
+# Hydra prints one box per process it saw end: a SIGTERM box after a SIGKILL box is its cleanup, not a second root
+def test_hydra_sigterm_box_after_another_process_box_is_the_cleanup() -> None:
+    box = "=" * 83
+    result = report(
+        "[1] it 40 loss 0.52",
+        box, "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES", "=   RANK 5 PID 7711 RUNNING AT hpc-c2",
+        "=   KILLED BY SIGNAL: 11 (Segmentation fault)", box, "",
+        box, "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES", "=   RANK 1 PID 7707 RUNNING AT hpc-c2",
+        "=   KILLED BY SIGNAL: 15 (Terminated)", box)
+    assert verdict(result) == ("crash", [5]), result.verdict.summary
+    assert "SIGSEGV" in result.verdict.summary
+    # two processes killed by the same fault stay two roots
+    both = report(
+        box, "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES", "=   RANK 2 PID 11 RUNNING AT n1",
+        "=   KILLED BY SIGNAL: 9 (Killed)", box,
+        box, "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES", "=   RANK 3 PID 12 RUNNING AT n1",
+        "=   KILLED BY SIGNAL: 9 (Killed)", box)
+    assert verdict(both) == ("crash", [2, 3]), both.verdict.summary
+
+
+# kubectl's tables pad every row to its columns: rows of one length are no terminal's wrap
+def test_a_kubectl_table_is_not_joined_as_a_wrapped_line() -> None:
+    rows = ["NAME                     READY   STATUS      RESTARTS      AGE",
+            "bert-ft-master-0         1/1     Running     0             2h1m",
+            "bert-ft-worker-0         0/1     OOMKilled   4 (12s ago)   2h1m",
+            "bert-ft-worker-1         1/1     Running     0             2h1m"]
+    assert len({len(row) for row in rows[1:]}) == 1
+    assert clean_text("\n".join(rows)).lines == tuple(rows)
+    result = report(*rows)
+    assert result.verdict.kind.value == "stopped", result.verdict.summary
+    assert "bert-ft-worker-0" in result.verdict.summary
+
+
+# kubectl describe pod: a container whose current state is Terminated with Reason Error and its exit code
+def test_a_pods_terminated_state_with_an_error_exit_code_is_read() -> None:
+    result = report(
+        "Name:         gpt-sft-worker-4",
+        "Namespace:    nlp",
+        "Status:       Failed",
+        "Containers:",
+        "  trainer:",
+        "    State:          Terminated",
+        "      Reason:       Error",
+        "      Exit Code:    2",
+        "      Started:      Fri, 27 Nov 2026 01:00:00 +0000",
+        "    Restart Count:  0")
+    assert result.verdict.kind.value == "exception", result.verdict.summary
+    assert "gpt-sft-worker-4" in result.verdict.summary and "exit code 2" in result.verdict.summary
+
+
+# the training operator's events: "Pod: <ns>.<pod> exited with code N" says which replica ended and how; the job's
+# "is failed because 1 Worker replica(s) failed" says no more than that
+def test_the_training_operators_pod_event_names_the_replica_and_its_code() -> None:
+    result = report(
+        "Events:",
+        "  Type     Reason            Age   From                   Message",
+        "  ----     ------            ----  ----                   -------",
+        "  Normal   ExitedWithCode    3m    pytorchjob-controller  Pod: research.vit-l-worker-0 exited with code 0",
+        "  Normal   ExitedWithCode    2m    pytorchjob-controller  Pod: research.vit-l-worker-5 exited with code 139",
+        "  Warning  PyTorchJobFailed  2m    pytorchjob-controller  PyTorchJob research/vit-l is failed because 1 "
+        "Worker replica(s) failed.")
+    assert result.verdict.kind.value == "crash", result.verdict.summary
+    assert "vit-l-worker-5" in result.verdict.summary and "SIGSEGV" in result.verdict.summary
+    alone = report('job "research/vit-l" is failing because "Worker" replica(s) failed.')
+    assert alone.verdict.kind.value == "exception", alone.verdict.summary

@@ -39,8 +39,8 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "has not produced any output", "failed during processing", "Back-off restarting",
            "killed due to memory pressure", "Child process unexpectedly failed", "Ray killed this worker",
            "DeadLock detected from rank", "failed due to worker errors", "lost communication with",
-           "daemon has unexpectedly failed", "Received SIGTERM: ", "Node failure on", "Unable to create step", "Exit Code:", "exited with code",
-           "replica(s) failed")
+           "daemon has unexpectedly failed", "Received SIGTERM: ", "Node failure on", "Unable to create step",
+           "Exit Code:", "exited with code")
 
 # slurmstepd (src/slurmd/slurmstepd/req.c): "*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***" with %s "JOB <id>"
 # or "STEP <id>"; "DUE to SIGNAL %s" (strsignal: scancel, or srun ending the step); older Slurm: the same with no
@@ -200,13 +200,13 @@ def _launchers(text: str) -> list[RankDeath]:
     out: list[RankDeath] = []
     told: set[str] = set()
     for match in _OPERATOR_POD.finditer(text):
-        code, pod = int(match.group("code")), match.group("pod")
-        if code == 0 or pod in told:
+        status, pod = int(match.group("code")), match.group("pod")
+        if status == 0 or pod in told:
             continue         # (a replica that ended well; the event repeats: "(x3 over 49s)")
         told.add(pod)
-        sig = signal_name(str(code - 128)) if 128 < code < 160 else None
-        said = f"pod {pod} exited with code {code}" + (f" (killed by {sig})" if sig else "")
-        out.append(RankDeath(None, sig, None if sig else code, pod, None, f"{said}: {_line(text, match)}"[:300],
+        sig = signal_name(str(status - 128)) if 128 < status < 160 else None
+        said = f"pod {pod} exited with code {status}" + (f" (killed by {sig})" if sig else "")
+        out.append(RankDeath(None, sig, None if sig else status, pod, None, f"{said}: {_line(text, match)}"[:300],
                              offset=match.start()))
     for match in _OPERATOR.finditer(text):
         if told:
@@ -280,14 +280,12 @@ def _mpi(text: str) -> list[RankDeath]:
     for match in _PRTE_MEMORY.finditer(text):
         out.append(RankDeath(int(match.group("rank")), "SIGKILL", None, match.group("host"), None,
                              "out of memory: " + " ".join(match.group(0).split()), offset=match.start()))
-    boxes = 0
-    for match in _HYDRA_KILLED.finditer(text):
+    for boxes, match in enumerate(_HYDRA_KILLED.finditer(text)):
         rank = int(match.group("rank")) if match.group("rank") else None
         sig = signal_name(match.group("num"))
         # (Hydra prints a box for each process it saw end: one SIGTERMed or SIGINTed after another's box is its
         # cleanup of the job, the consequence, never a root of its own)
         cleanup = boxes > 0 and sig in ("SIGTERM", "SIGINT")
-        boxes += 1
         out.append(RankDeath(rank, sig, None, match.group("host"),
                              int(match.group("pid")), " ".join(match.group(0).replace("=", " ").split()),
                              first=not cleanup, offset=match.start(), consequence=cleanup))

@@ -106,7 +106,7 @@ _RAY_NODE_DIED = lazy_regex(r"The actor died because its node has died\. Node Id
 _RAY_NODE_DEAD = lazy_regex(r"The node with node id: \w+ and address: (?P<ip>[\w.:-]+)(?: and node name: [\w.:-]+)? "
                             r"has been marked dead because the detector has missed too many heartbeats")
 # "rank 5 died from signal 11", "Rank 2 was killed", "rank=3 crashed", "rank 1 exited with exit code 134",
-# "rank 4 terminated by signal SIGSEGV", HPE PALS's (mpiexec/aprun on Cray EX) "x1921c5s2b0n0: rank 3 exited with code 1"
+# "rank 4 terminated by signal SIGSEGV", HPE PALS's (mpiexec on Cray EX) "x1921c5s2b0n0: rank 3 exited with code 1"
 # and "rank 12 died from signal 9 and dumped core". Not "[Rank 0] ... watchdog thread terminated" (PyTorch's own).
 _PLAIN = lazy_regex(
     r"(?<![\w\[])rank[ =:#]?(?P<rank>\d+)\b(?P<mid>[^\n\[\]]{0,60}?)\b"

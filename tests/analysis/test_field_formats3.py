@@ -114,3 +114,73 @@ def test_the_training_operators_pod_event_names_the_replica_and_its_code() -> No
     assert "vit-l-worker-5" in result.verdict.summary and "SIGSEGV" in result.verdict.summary
     alone = report('job "research/vit-l" is failing because "Worker" replica(s) failed.')
     assert alone.verdict.kind.value == "exception", alone.verdict.summary
+
+
+# the SageMaker training toolkit's record of the user's command (errors.py): "ExecuteUserScriptError:" then "ExitCode
+# N": a process of no known rank ended so (137: SIGKILL); the SDK's UnexpectedStatusException is its client's echo
+def test_sagemakers_exit_code_record_is_read_and_the_sdks_exception_is_its_echo() -> None:
+    result = report(
+        "2026-11-27 05:01:00,000 sagemaker-training-toolkit INFO     Invoking user script",
+        "2026-11-27 05:30:12,400 sagemaker-training-toolkit ERROR    Reporting training FAILURE",
+        "2026-11-27 05:30:12,400 sagemaker-training-toolkit ERROR    ExecuteUserScriptError:",
+        "ExitCode 139",
+        'ErrorMessage ""',
+        'Command "/opt/conda/bin/python3 fit.py --epochs 2"')
+    assert result.verdict.kind.value == "crash", result.verdict.summary
+    assert "SIGSEGV" in result.verdict.summary and "139" in result.verdict.summary
+    # the SDK's copy, with torchrun's record of the rank that was killed quoted in it: the rank's record decides
+    result = report(
+        "UnexpectedStatusException: Error for Training job mt5-ft-2026-11-27: Failed. Reason: AlgorithmError: "
+        "ExecuteUserScriptError:",
+        "ExitCode 1",
+        'ErrorMessage "raise ChildFailedError(',
+        " torch.distributed.elastic.multiprocessing.errors.ChildFailedError",
+        " Root Cause (first observed failure)",
+        " [0]",
+        " time      : 2026-11-27_05:30:10",
+        " host      : algo-2",
+        " rank      : 11 (local_rank: 3)",
+        " exitcode  : -11 (pid: 4120)",
+        " error_file: <N/A>",
+        ' traceback : Signal 11 (SIGSEGV) received by PID 4120"',
+        'Command "torchrun --nnodes 2 --nproc_per_node 8 fit.py", exit code: 1')
+    assert verdict(result) == ("crash", [11]), result.verdict.summary
+    assert "SIGSEGV" in result.verdict.summary
+
+
+# Vertex AI's custom job: "The replica workerpool1-0 exited with a non-zero status of N" (and its termination reason)
+def test_vertex_replica_exit_is_a_failure_of_that_replica() -> None:
+    result = report("The replica workerpool1-3 exited with a non-zero status of 137. Termination reason: OOMKilled. "
+                    "To find out more about why your job exited please check the logs: https://console.example/logs")
+    assert result.verdict.kind.value == "crash", result.verdict.summary
+    assert "workerpool1-3" in result.verdict.summary and "SIGKILL" in result.verdict.summary
+    result = report("Job failed. The replica workerpool0-0 exited with a non-zero status of 2.")
+    assert result.verdict.kind.value == "exception", result.verdict.summary
+    assert "workerpool0-0" in result.verdict.summary
+
+
+# a line that gives its process's exit code in plain numbers is that exit, whatever words its quoted message holds
+# after it ("... NCCL communicator was aborted", "killed"): Azure ML's "User process 'Rank 3' exited with status code 1"
+def test_a_plain_exit_code_is_not_overruled_by_words_of_the_quoted_message() -> None:
+    result = report('{"error": {"code": "UserError", "message": "Execution failed. User process \'Rank 6\' exited with '
+                    'status code 1. Please check log file \'user_logs/std_log_process_6.txt\' for error details. '
+                    'Error: Traceback (most recent call last):\\n  File \\"fit.py\\", line 12\\nRuntimeError: '
+                    'Connection to the store was aborted.\\n"}}')
+    assert verdict(result) == ("exception", [6]), result.verdict.summary
+    assert "SIGABRT" not in result.verdict.summary
+
+
+# Ray's ActorDiedError of a worker whose exit type is NODE_OUT_OF_MEMORY: its memory monitor killed it (SIGKILL)
+def test_ray_worker_exit_type_node_out_of_memory_is_a_kill_for_host_memory() -> None:
+    result = report(
+        "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.",
+        "\tclass_name: TrainWorker",
+        "\tactor_id: 0c1d2e",
+        "\tpid: 77012",
+        "\tnamespace: ns-1",
+        "\tip: 10.9.4.2",
+        "The actor is dead because its worker process has died. Worker exit type: NODE_OUT_OF_MEMORY Worker exit "
+        "detail: Task was killed due to the node running low on memory.")
+    assert result.verdict.kind.value == "crash", result.verdict.summary
+    assert "SIGKILL" in result.verdict.summary and "10.9.4.2" in result.verdict.summary
+    assert "host memory" in result.verdict.summary

@@ -40,7 +40,7 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "killed due to memory pressure", "Child process unexpectedly failed", "Ray killed this worker",
            "DeadLock detected from rank", "failed due to worker errors", "lost communication with",
            "daemon has unexpectedly failed", "Received SIGTERM: ", "Node failure on", "Unable to create step",
-           "Exit Code:", "exited with code")
+           "Exit Code:", "exited with code", "ExitCode", "exited with a non-zero status")
 
 # slurmstepd (src/slurmd/slurmstepd/req.c): "*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***" with %s "JOB <id>"
 # or "STEP <id>"; "DUE to SIGNAL %s" (strsignal: scancel, or srun ending the step); older Slurm: the same with no
@@ -130,6 +130,15 @@ _RAY_TRAIN_HEAD = "failed due to worker errors"
 _RAY_TRAIN_RANKS = lazy_regex(r"^\s*\[Rank (?P<ranks>\d+(?:, \d+)*)(?: Error Snippet)?\]:?\s*$", re.MULTILINE)
 _ERROR_LINE = lazy_regex(r"^\s*(?P<what>(?:[\w.]+(?:Error|Exception|Interrupt)|Exception)\b(?:\([\w.]+\))?:[^\n]*)$",
                          re.MULTILINE)
+# the SageMaker training toolkit's record of the user's command (errors.py, _CalledProcessError.__str__):
+# "ExecuteUserScriptError:\nExitCode 137\nErrorMessage \"...\"\nCommand \"torchrun ...\"" (the command's exit status: a
+# negative one or one above 128 is a signal's); "ErrorMessage" quotes the command's last error lines, read as lines
+_SAGEMAKER = lazy_regex(r"(?P<what>ExecuteUserScriptError|InstallModuleError|InstallRequirementsError):\s*ExitCode "
+                        r"(?P<code>-?\d+)")
+# Vertex AI's custom job: "The replica workerpool0-0 exited with a non-zero status of 137. Termination reason:
+# OOMKilled." (the replica: worker pool and index, no rank)
+_VERTEX = lazy_regex(r"The replica (?P<replica>workerpool\d+-\d+) exited with a non-zero status of (?P<code>\d+)\.?"
+                     r"(?: Termination reason: (?P<why>\w+))?")
 _SGLANG_CHILD = lazy_regex(r"Child process unexpectedly failed with (?:exitcode=|an exit code )(?P<status>\d+)\. "
                            r"pid=(?P<pid>\d+)")
 
@@ -140,6 +149,23 @@ def parse_framework_records(text: str) -> tuple[RankDeath, ...]:
         return ()
     out = [*_slurm(text), *_mpi(text), *_kubernetes(text), *_ray(text), *_submitit(text), *_launchers(text),
            *_trainers(text)]
+    for match in _SAGEMAKER.finditer(text):
+        status = int(match.group("code"))
+        sig = signal_name(str(-status)) if status < 0 else signal_name(str(status - 128)) if 128 < status < 160 \
+            else None
+        if status:
+            said = f"SageMaker: the training command ended with exit code {status}" + (
+                f" (killed by {sig})" if sig else "")
+            out.append(RankDeath(None, sig, None if sig else status, None, None, f"{said} ({_line(text, match)})",
+                                 offset=match.start()))
+        break            # (the toolkit's record, then the SDK's and the console's copies of it)
+    for match in _VERTEX.finditer(text):
+        status, why, replica = int(match.group("code")), match.group("why"), match.group("replica")
+        oom = why == "OOMKilled"
+        sig = "SIGKILL" if oom else signal_name(str(status - 128)) if 128 < status < 160 else None
+        said = f"Vertex AI: replica {replica} exited with status {status}" + (
+            " (OOMKilled: it hit its memory limit)" if oom else f" (killed by {sig})" if sig else "")
+        out.append(RankDeath(None, sig, None if sig else status, replica, None, said, offset=match.start()))
     for match in _SGLANG_CHILD.finditer(text):
         status = int(match.group("status"))
         sig = signal_name(str(status & 0x7F)) if status & 0x7F else None

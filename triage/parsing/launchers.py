@@ -194,8 +194,12 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
         said_ip = _RAY_IP.search(match.group(0))        # the raylet's record says it: "Worker IP address: 10.0.0.5"
         ip = said_ip.group(1) if said_ip else fields.get("ip")
         ip = ip if ip and ip.strip("0.:") else None           # (0.0.0.0 / "::": bound to any address, no node)
-        out.append(RankDeath(None, None, None, ip, int(pid) if pid and pid.isdigit() else None,
-                             _line_of(text, *match.span())[:300], offset=match.start()))
+        said = _line_of(text, *match.span())
+        if match.group("type") == "NODE_OUT_OF_MEMORY":
+            # (Ray's memory monitor killed it, with SIGKILL, for the node's host memory: not a GPU's)
+            said = f"out of host memory: Ray's memory monitor killed the worker (exit type NODE_OUT_OF_MEMORY): {said}"
+        out.append(RankDeath(None, "SIGKILL" if match.group("type") == "NODE_OUT_OF_MEMORY" else None, None, ip,
+                             int(pid) if pid and pid.isdigit() else None, said[:300], offset=match.start()))
     for match in _RAY_NODE_DIED.finditer(text):
         fields = _ray_fields(text, match.start())
         pid, ip = fields.get("pid"), fields.get("ip")

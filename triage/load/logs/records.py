@@ -9,7 +9,7 @@ import time
 from dataclasses import replace
 
 from triage.load.logs.facts import WorldSize
-from triage.load.logs.scan import LogScan, record_world, signal_number
+from triage.load.logs.scan import EXIT_CODE_RECORD, LogScan, record_world, signal_number
 from triage.model import Collective, CollectiveState
 from triage.model.evidence import Event, EventKind, ExitInfo, NcclProcess
 from triage.parsing import needles, pages
@@ -218,7 +218,7 @@ def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str 
         if death.raised:
             line = parse_crash_line(death.text) or CrashLine(CrashLineKind.EXCEPTION, death.text[:400])
         elif death.signal is None and death.exitcode:
-            line = CrashLine(CrashLineKind.EXCEPTION, f"exited with code {death.exitcode}: {death.text}"[:400])
+            line = CrashLine(CrashLineKind.EXCEPTION, f"{EXIT_CODE_RECORD}{death.exitcode}: {death.text}"[:400])
         else:
             # (its own name: ``text`` is the log's, whose line count places the next record)
             said = death.text

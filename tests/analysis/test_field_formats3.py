@@ -184,3 +184,67 @@ def test_ray_worker_exit_type_node_out_of_memory_is_a_kill_for_host_memory() -> 
     assert result.verdict.kind.value == "crash", result.verdict.summary
     assert "SIGKILL" in result.verdict.summary and "10.9.4.2" in result.verdict.summary
     assert "host memory" in result.verdict.summary
+
+
+# NCCL's RAS report (ncclras; ras/client_support.cc), its Errors section: a DEAD process is the rank the
+# communicator's INCOMPLETE block lists with its pid and node; an ERROR block's "Rank N reported <error>" is that
+# rank's communicator's error (a network one: a network error that rank reported, no culprit)
+def test_nccl_ras_dead_process_is_the_rank_its_communicator_lists() -> None:
+    result = report(
+        "Errors", "======", "",
+        "DEAD",
+        "  1 job process is considered dead (unreachable via the RAS network)",
+        "  Process 30117 on node 10.4.0.22 managing GPU 2", "",
+        "#0-0 (11aa22bb33cc44dd) INCOMPLETE",
+        "  Missing communicator data from 1 rank",
+        "  Rank 10 -- GPU 2 managed by process 30117 on node 10.4.0.22", "")
+    assert verdict(result) == ("crash", [10]), result.verdict.summary
+    assert "10.4.0.22" in result.verdict.summary and "dead" in result.verdict.summary
+
+
+def test_nccl_ras_error_block_names_the_reporting_rank() -> None:
+    result = report(
+        "#0-0 (55ee66ff77aa88bb) ERROR",
+        "  Asynchronous error on 1 rank",
+        "  Rank 3 reported remote process exited or there was a network error -- GPU 3 managed by process 811 on "
+        "node h-b09", "")
+    assert result.verdict.kind.value == "network_error", result.verdict.summary
+    assert "rank 3" in result.verdict.summary
+    several = report(
+        "#0-0 (55ee66ff77aa88bb) ERROR",
+        "  Initialization errors on 2 ranks",
+        "  2 ranks reported internal error - please report this issue to the NCCL developers",
+        "  Rank 0 -- GPU 0 managed by process 700 on node h-a01",
+        "  Rank 1 -- GPU 1 managed by process 701 on node h-a01", "")
+    assert verdict(several) == ("exception", [0, 1]), several.verdict.summary
+
+
+# Lightning's child-process observer: "[rank: 3] Child process with PID P terminated with code -9. Forcefully terminating
+# all other processes to avoid zombies": that rank was killed (a negative code is the signal); the shell's "Killed"
+# after it is Lightning's teardown of the main process, never the culprit; an exit code says less than the rank's own
+# exception line above it
+def test_lightnings_child_record_names_the_rank_and_the_kill_after_it_is_its_teardown() -> None:
+    result = report(
+        "Epoch 1:  71%|███████   | 500/704 [05:02<02:03,  1.65it/s, v_num=0]",
+        "[rank: 2] Child process with PID 40412 terminated with code -11. Forcefully terminating all other processes to "
+        "avoid zombies 🧟",
+        "Killed")
+    assert verdict(result) == ("crash", [2]), result.verdict.summary
+    assert "SIGSEGV" in result.verdict.summary
+    result = report(
+        "[rank1]: Traceback (most recent call last):",
+        '[rank1]:   File "/w/fit.py", line 9, in <module>',
+        "[rank1]: ValueError: bad batch size 0",
+        "[rank: 1] Child process with PID 912 terminated with code 1. Forcefully terminating all other processes to "
+        "avoid zombies 🧟",
+        "Killed")
+    assert verdict(result) == ("exception", [1]), result.verdict.summary
+    assert "ValueError" in result.verdict.summary
+    # its own watchdog's hang ended rank 2 (SIGABRT): the hang is the story, the kill after it Lightning's teardown
+    result = report(
+        "[rank2]:[F1127 06:00:00.100000000 ProcessGroupNCCL.cpp:1306] [PG ID 0 PG GUID 0(default_pg) Rank 2] "
+        "Terminating the process after attempting to dump debug info, due to ProcessGroupNCCL watchdog hang.",
+        "[rank: 2] Child process with PID 5120 terminated with code -6. Forcefully terminating all other processes to "
+        "avoid zombies 🧟",
+        "Killed")
+    assert result.verdict.kind.value == "hang", result.verdict.summary

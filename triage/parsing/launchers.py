@@ -38,6 +38,8 @@ class RankDeath:
     outside: bool = False        # the job was stopped from outside (a scheduler's time limit): the cause of the
     #                              ranks' SIGTERM, never a teardown
     raised: bool = False         # the record tells of an exception the rank raised (``text`` says it), not an exit
+    tears_down: bool = False     # the launcher says it kills every other process now: a kill of no rank after it
+    #                              (the shell's "Killed") is that teardown
 
 
 _MPI_SIGNAL = lazy_regex(

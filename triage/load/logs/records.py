@@ -38,12 +38,17 @@ _OWN_WORDS = (CrashLineKind.EXCEPTION, CrashLineKind.CUDA_OOM, CrashLineKind.CUD
 
 def record_text(lines: list[str] | tuple[str, ...], owners: list[LineOwner], body: str) -> str:
     """The text launcher records are read from: the lines without their prefixes, except a record's field
-    under a rank prefix, which keeps it ("[rank3] exitcode: -9" is rank 3's record)."""
-    if "exitcode" not in body:
+    under a rank prefix, which keeps it ("[rank3] exitcode: -9" is rank 3's record), and a record whose own rank tag
+    is its writer's head (Lightning's "[rank: 3] Child process with PID 66120 terminated with code -9")."""
+    if "exitcode" not in body and _TAGGED_RECORD not in body:
         return body
-    return "\n".join(line if line != owner.rest and is_record_field(owner.rest)
+    return "\n".join(line if line != owner.rest
+                     and (is_record_field(owner.rest) or owner.rest.startswith(_TAGGED_RECORD))
                      and (isinstance(owner.key, int) or owner.key.startswith("local:")) else owner.rest
                      for line, owner in zip(lines, owners))
+
+
+_TAGGED_RECORD = "Child process with PID "
 
 
 def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
@@ -230,6 +235,8 @@ def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str 
         if death.outside:
             # the line it reads (submitit's UncompletedJobError) is this stop, not a failure of its own
             scan.orphans = [item for item in scan.orphans if item[0] != order]
+        if death.tears_down:
+            _teardown_after(scan, base + text.count("\n", 0, death.offset))
         if death.rank is not None:
             scan.ranks_seen.add(death.rank)
             if death.host:
@@ -239,6 +246,18 @@ def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str 
             scan.orphans.append((order, line, path))
             if death.host:
                 scan.orphan_hosts[id(line)] = death.host
+
+
+def _teardown_after(scan: LogScan, place: int) -> None:
+    """A launcher said, at line ``place``, that it kills every other process: the kills of no known rank told after
+    it (the shell's "Killed" of the main process) are that teardown, collateral."""
+    for index, (order, line, path) in enumerate(scan.orphans):
+        if order > place and line.kind is CrashLineKind.FATAL_SIGNAL and line.signal in ("SIGKILL", "SIGTERM") \
+                and not line.collateral:
+            torn = replace(line, collateral=True)
+            if id(line) in scan.orphan_hosts:
+                scan.orphan_hosts[id(torn)] = scan.orphan_hosts.pop(id(line))
+            scan.orphans[index] = (order, torn, path)
 
 
 def _rank_of_process(host: str | None, pid: int, pid_ranks: dict[tuple[str | None, int], int]) -> int | None:

@@ -284,7 +284,8 @@ class Rider:
             database = _find_database(_hs, needle, self.words, self.probes)
         except Exception:   # noqa: BLE001  (a needle it cannot compile: the caller's plain search)
             return None
-        from triage.parsing.nccl import comm_scan   # (it imports this module: the threads are its own)
+        # (comm_scan imports this module; the threads are its own)
+        from triage.parsing.nccl import comm_scan
 
         data = self.data
         step = max(1, min(pages.WINDOW, FIND_CHUNK))

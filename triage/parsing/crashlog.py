@@ -225,8 +225,11 @@ _DDP_CHECK = lazy_regex(r"DDP expects same model across all ranks|"
                         r"\bparams\[\d+\] in this process with (?:sizes|strides) .{1,200}? appears not to match "
                         r"(?:sizes|strides) of the same param in process \d+")
 # Exception types that are a launcher's or a wrapper's, not the rank's own failure.
+# (the SageMaker SDK's UnexpectedStatusException is its client's word that the training job failed: "Error for Training
+# job NAME: Failed. Reason: AlgorithmError: ...", the job's own failure quoted after it)
 _NOT_A_RANK_FAILURE = ("ChildFailedError", "SignalException", "RendezvousClosedError", "KeyboardInterrupt",
-                       "SystemExit", "CalledProcessError", "ProcessRaisedException", "ProcessExitedException")
+                       "SystemExit", "CalledProcessError", "ProcessRaisedException", "ProcessExitedException",
+                       "UnexpectedStatusException")
 
 
 def _gpu(text: str) -> int | None:

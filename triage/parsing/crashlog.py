@@ -214,8 +214,11 @@ _CUDA_SETUP = lazy_regex(r"invalid device ordinal|no CUDA-capable device is dete
 # not support reduce_scatter"): every rank that calls it raises it; told even when quoted in a sentence
 _BACKEND_LACKS = lazy_regex(r"\b(?:ProcessGroup\w+|[Bb]ackend \w+) does not support \w+")
 # Exception types that are a launcher's or a wrapper's, not the rank's own failure.
+# (the SageMaker SDK's UnexpectedStatusException is its client's word that the training job failed: "Error for Training
+# job NAME: Failed. Reason: AlgorithmError: ...", the job's own failure quoted after it)
 _NOT_A_RANK_FAILURE = ("ChildFailedError", "SignalException", "RendezvousClosedError", "KeyboardInterrupt",
-                       "SystemExit", "CalledProcessError", "ProcessRaisedException", "ProcessExitedException")
+                       "SystemExit", "CalledProcessError", "ProcessRaisedException", "ProcessExitedException",
+                       "UnexpectedStatusException")
 
 
 def _gpu(text: str) -> int | None:

@@ -9,7 +9,7 @@ import time
 from dataclasses import replace
 
 from triage.load.logs.facts import WorldSize
-from triage.load.logs.scan import LogScan, record_world, signal_number
+from triage.load.logs.scan import EXIT_CODE_RECORD, LogScan, record_world, signal_number
 from triage.model import Collective, CollectiveState
 from triage.model.evidence import Event, EventKind, ExitInfo, NcclProcess
 from triage.parsing import needles, pages
@@ -38,12 +38,17 @@ _OWN_WORDS = (CrashLineKind.EXCEPTION, CrashLineKind.CUDA_OOM, CrashLineKind.CUD
 
 def record_text(lines: list[str] | tuple[str, ...], owners: list[LineOwner], body: str) -> str:
     """The text launcher records are read from: the lines without their prefixes, except a record's field
-    under a rank prefix, which keeps it ("[rank3] exitcode: -9" is rank 3's record)."""
-    if "exitcode" not in body:
+    under a rank prefix, which keeps it ("[rank3] exitcode: -9" is rank 3's record), and a record whose own rank tag
+    is its writer's head (Lightning's "[rank: 3] Child process with PID 66120 terminated with code -9")."""
+    if "exitcode" not in body and _TAGGED_RECORD not in body:
         return body
-    return "\n".join(line if line != owner.rest and is_record_field(owner.rest)
+    return "\n".join(line if line != owner.rest
+                     and (is_record_field(owner.rest) or owner.rest.startswith(_TAGGED_RECORD))
                      and (isinstance(owner.key, int) or owner.key.startswith("local:")) else owner.rest
                      for line, owner in zip(lines, owners))
+
+
+_TAGGED_RECORD = "Child process with PID "
 
 
 def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
@@ -224,7 +229,7 @@ def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str 
         if death.raised:
             line = parse_crash_line(death.text) or CrashLine(CrashLineKind.EXCEPTION, death.text[:400])
         elif death.signal is None and death.exitcode:
-            line = CrashLine(CrashLineKind.EXCEPTION, f"exited with code {death.exitcode}: {death.text}"[:400])
+            line = CrashLine(CrashLineKind.EXCEPTION, f"{EXIT_CODE_RECORD}{death.exitcode}: {death.text}"[:400])
         else:
             # (its own name: ``text`` is the log's, whose line count places the next record)
             said = death.text
@@ -236,6 +241,8 @@ def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str 
         if death.outside:
             # the line it reads (submitit's UncompletedJobError) is this stop, not a failure of its own
             scan.orphans = [item for item in scan.orphans if item[0] != order]
+        if death.tears_down:
+            _teardown_after(scan, base + text.count("\n", 0, death.offset))
         if death.rank is not None:
             scan.ranks_seen.add(death.rank)
             if death.host:
@@ -249,6 +256,18 @@ def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str 
             # (the runtime's line, read as a failure of no rank by the line reader, is this rank's record)
             scan.orphans = [item for item in scan.orphans if item[0] != order]
     return any(death.mpi and death.rank is not None for death in deaths)
+
+
+def _teardown_after(scan: LogScan, place: int) -> None:
+    """A launcher said, at line ``place``, that it kills every other process: the kills of no known rank told after
+    it (the shell's "Killed" of the main process) are that teardown, collateral."""
+    for index, (order, line, path) in enumerate(scan.orphans):
+        if order > place and line.kind is CrashLineKind.FATAL_SIGNAL and line.signal in ("SIGKILL", "SIGTERM") \
+                and not line.collateral:
+            torn = replace(line, collateral=True)
+            if id(line) in scan.orphan_hosts:
+                scan.orphan_hosts[id(torn)] = scan.orphan_hosts.pop(id(line))
+            scan.orphans[index] = (order, torn, path)
 
 
 def _rank_of_process(host: str | None, pid: int, pid_ranks: dict[tuple[str | None, int], int]) -> int | None:

@@ -273,6 +273,27 @@ def test_an_rpc_agents_reset_connection_is_a_network_error(tmp_path: Path) -> No
     assert not verdict["culprit_ranks"]
 
 
+@pytest.mark.parametrize(("line", "peer"), [
+    ("RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:799] connect [10.1.2.3]:37861: Connection refused",
+     "[10.1.2.3]:37861"),
+    ("RuntimeError: [/opt/gloo/transport/tcp/pair.cc:144] connect() failed to 10.1.2.3:41234: Connection timed out",
+     "10.1.2.3:41234"),
+])
+def test_a_refused_connect_names_the_peer_it_could_not_reach(line: str, peer: str) -> None:
+    crash = parse_crash_line(line)
+    assert crash is not None
+    assert crash.kind is CrashLineKind.NETWORK
+    assert crash.peer == peer
+
+
+def test_the_peer_a_gloo_pair_could_not_reach_is_the_finding(tmp_path: Path) -> None:
+    verdict = report('Traceback (most recent call last):\n  File "train.py", line 5, in <module>\n'
+                     '    dist.init_process_group("gloo")\nRuntimeError: [../third_party/gloo/gloo/transport/tcp/'
+                     'pair.cc:799] connect [10.1.2.3]:37861: Connection refused\n', tmp_path)
+    assert verdict["kind"] == "network_error"
+    assert verdict["culprit_host"] == "10.1.2.3"
+
+
 # --- 5. a launcher's task index that is no rank --------------------------------------------------------------------
 
 MPT_UNDER_SRUN = """\

@@ -378,3 +378,27 @@ def test_ddps_model_check_names_no_culprit(tmp_path: Path) -> None:
                      "inconsistent 60 params.\n", tmp_path)
     assert verdict["kind"] == "exception"
     assert not verdict["culprit_ranks"]
+
+
+# --- glog's thread id as the pid of a rank its NCCL lines name ----------------------------------------------------
+
+NCCL_PIDS = """\
+node1:4242:4300 [0] NCCL INFO comm 0x55aa rank 0 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE
+node1:4243:4301 [1] NCCL INFO comm 0x55bb rank 1 nranks 2 cudaDev 1 busId 2000 - Init COMPLETE
+node1:4242:4300 [0] NCCL INFO AllReduce: opCount 5 sendbuff 0x7f00 recvbuff 0x7f00 count 1024 datatype 7 op 0 root 0 comm 0x55aa nranks 2 [nranks=2] stream 0x1
+node1:4243:4301 [1] NCCL INFO AllReduce: opCount 5 sendbuff 0x7f00 recvbuff 0x7f00 count 1024 datatype 7 op 0 root 0 comm 0x55bb nranks 2 [nranks=2] stream 0x1
+"""
+
+
+def test_a_check_on_a_ranks_main_thread_is_that_ranks(tmp_path: Path) -> None:
+    verdict = report(NCCL_PIDS + "F1127 10:00:00.000000  4243 engine.cc:88] Check failed: buffer != nullptr\n",
+                     tmp_path)
+    assert verdict["kind"] == "crash"
+    assert verdict["culprit_ranks"] == [1]
+
+
+def test_a_check_on_another_thread_stays_of_no_rank(tmp_path: Path) -> None:
+    verdict = report(NCCL_PIDS + "F1127 10:00:00.000000  9911 engine.cc:88] Check failed: buffer != nullptr\n",
+                     tmp_path)
+    assert verdict["kind"] == "crash"
+    assert not verdict["culprit_ranks"]

@@ -57,6 +57,7 @@ class CrashLine:
     collateral: bool = False         # usually a consequence of another failure
     peer: str | None = None          # a peer address/host the line names ("10.0.0.5<1234>")
     gpu: int | None = None           # a CUDA device the line names
+    thread: int | None = None        # the thread id glog's head gives (the process's pid for its main thread)
 
 
 # Quick pre-check for whole-text scans: a line holding none of these is no crash line.
@@ -334,7 +335,7 @@ _NCCL_RESULTS = {"1": "ncclUnhandledCudaError", "2": "ncclSystemError", "3": "nc
 # rpc_server.cpp:134] Check failed: kv_.emplace(k, v).second" (glog, OneFlow, Paddle), "F0000 00:00:1700000000.123456
 # 12345 nccl_utils.cc:90] Check failed: ..." (absl: XLA, JAX), "2023-01-10 12:00:00.123456: F
 # tensorflow/core/framework/tensor_shape.cc:44] Check failed: NDIMS == dims()" (TensorFlow), bracketed or not
-_GLOG_F = lazy_regex(r"^\[?F\d{4} [\d:.]+\s+\d+ (?P<file>[\w./-]+:\d+)\]\s*(?P<msg>.*)$|"
+_GLOG_F = lazy_regex(r"^\[?F\d{4} [\d:.]+\s+(?P<tid>\d+) (?P<file>[\w./-]+:\d+)\]\s*(?P<msg>.*)$|"
                      r"^(?:\d{4}-\d\d-\d\d [\d:.]+: )?F (?P<tffile>[\w./-]+\.(?:cc|cpp|cu|h|hpp|c):\d+)\]\s*"
                      r"(?P<tfmsg>.*)$")
 # what glog prints as a CHECK's abort begins, when the paste lost the FATAL line above it
@@ -352,12 +353,13 @@ def _check_line(line: str) -> CrashLine | None:
         return None
     where, msg = head.group("file") or head.group("tffile"), (head.group("msg") or head.group("tfmsg") or "").strip()
     text = f"{msg or 'glog FATAL'} ({where}: glog's FATAL level, the process aborts with SIGABRT)"[:400]
+    thread = int(head.group("tid")) if head.group("tid") else None
     if where.startswith("ProcessGroup"):       # ProcessGroupNCCL's own abort after a timeout: a consequence
-        return CrashLine(CrashLineKind.FATAL_SIGNAL, text, signal="SIGABRT", collateral=True)
+        return CrashLine(CrashLineKind.FATAL_SIGNAL, text, signal="SIGABRT", collateral=True, thread=thread)
     inner = parse_crash_line(msg) if msg and not _GLOG_F.match(msg) else None
     if inner is not None and inner.kind in (CrashLineKind.CUDA_OOM, CrashLineKind.CUDA_ERROR, CrashLineKind.NETWORK):
-        return replace(inner, text=text, signal="SIGABRT", collateral=False)
-    return CrashLine(CrashLineKind.FATAL_SIGNAL, text, signal="SIGABRT")
+        return replace(inner, text=text, signal="SIGABRT", collateral=False, thread=thread)
+    return CrashLine(CrashLineKind.FATAL_SIGNAL, text, signal="SIGABRT", thread=thread)
 
 
 def _proxy_line(text: str, proxy: re.Match[str], peer_addr: str | None) -> CrashLine:

@@ -402,3 +402,15 @@ def test_a_check_on_another_thread_stays_of_no_rank(tmp_path: Path) -> None:
                      tmp_path)
     assert verdict["kind"] == "crash"
     assert not verdict["culprit_ranks"]
+
+
+@pytest.mark.parametrize("line", [
+    "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 9663676416 bytes.",
+    ("tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[32,1024] "
+     "and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc"),
+    "ResourceExhaustedError: Out of memory error on GPU 0. Cannot allocate 1.2GB memory on GPU 0",
+])
+def test_other_frameworks_device_memory_exhaustion_is_out_of_memory(line: str) -> None:
+    crash = parse_crash_line(line)
+    assert crash is not None
+    assert crash.kind is CrashLineKind.CUDA_OOM

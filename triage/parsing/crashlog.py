@@ -82,7 +82,12 @@ _CUDA_OOM = lazy_regex(r"CUDA out of memory|OutOfMemoryError|out of memory\. Tri
                        r"(?:cuda runtime error \(2\)|THCudaCheck FAIL .{0,300}? error=2) : out of memory|"
                        r"Cuda failure (?:\d+ )?'?out of memory|"
                        # the CUDA driver API's own name of it (JAX, XLA, CuPy and Numba print the driver's codes)
-                       r"\bCUDA_ERROR_OUT_OF_MEMORY\b",
+                       r"\bCUDA_ERROR_OUT_OF_MEMORY\b|"
+                       # XLA's and JAX's allocator ("RESOURCE_EXHAUSTED: Out of memory while trying to allocate 9663676416
+                       # bytes."), TensorFlow's ("OOM when allocating tensor with shape[...] ... by allocator GPU_0_bfc"),
+                       # Paddle's ("ResourceExhaustedError: Out of memory error on GPU 0. Cannot allocate 1.2GB")
+                       r"\bOut of memory while trying to allocate\b|\bOOM when allocating tensor\b|"
+                       r"\bOut of memory error on GPU\b",
                        re.IGNORECASE)
 # "CUDA error: X" and what X is (to its line's end, or to PyTorch's "CUDA kernel errors might be ..." glued
 # after it): the one pattern both a log line (parse_crash_line) and a crashed process's tail (crash_log_facts) use

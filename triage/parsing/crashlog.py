@@ -83,9 +83,9 @@ _CUDA_OOM = lazy_regex(r"CUDA out of memory|OutOfMemoryError|out of memory\. Tri
                        r"Cuda failure (?:\d+ )?'?out of memory|"
                        # the CUDA driver API's own name of it (JAX, XLA, CuPy and Numba print the driver's codes)
                        r"\bCUDA_ERROR_OUT_OF_MEMORY\b|"
-                       # XLA's and JAX's allocator ("RESOURCE_EXHAUSTED: Out of memory while trying to allocate 9663676416
-                       # bytes."), TensorFlow's ("OOM when allocating tensor with shape[...] ... by allocator GPU_0_bfc"),
-                       # Paddle's ("ResourceExhaustedError: Out of memory error on GPU 0. Cannot allocate 1.2GB")
+                       # XLA's and JAX's allocator ("RESOURCE_EXHAUSTED: Out of memory while trying to allocate
+                       # 9663676416 bytes."), TensorFlow's ("OOM when allocating tensor with shape[...] ... by allocator
+                       # GPU_0_bfc"), Paddle's ("ResourceExhaustedError: Out of memory error on GPU 0. Cannot allocate")
                        r"\bOut of memory while trying to allocate\b|\bOOM when allocating tensor\b|"
                        r"\bOut of memory error on GPU\b",
                        re.IGNORECASE)

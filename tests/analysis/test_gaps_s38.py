@@ -414,3 +414,11 @@ def test_other_frameworks_device_memory_exhaustion_is_out_of_memory(line: str) -
     crash = parse_crash_line(line)
     assert crash is not None
     assert crash.kind is CrashLineKind.CUDA_OOM
+
+
+@pytest.mark.parametrize("line", [
+    "Single-node multi-GPU works fine, but multinode consistently crashes with an NCCL error during the first step.",
+    "I got an NCCL error. Please help",
+])
+def test_a_reporters_words_for_an_nccl_error_are_no_failure_line(line: str) -> None:
+    assert parse_crash_line(line) is None

@@ -183,7 +183,10 @@ _NCCL = lazy_regex(r"ncclInternalError|ncclInvalidUsage|ncclInvalidArgument|nccl
                    # other frameworks' words for a failed NCCL call: XLA's and JAX's "NCCL operation
                    # ncclCommInitRank(&comm, nranks, id, rank) failed: unhandled cuda error", Paddle's "NCCL error(1)",
                    # DeepSpeed's and Horovod's "NCCL error", NCCL's result codes by name ("NCCL_ERROR_...")
-                   r"NCCL operation \w+\(.{0,200}?\) failed|\bN[Cc][Cc][Ll] [Ee]rror\b|\bNCCL_ERROR\w*|"
+                   # (the bare words only in a message's shape, a code or a colon or comma after them: a reporter's "it
+                   # crashes with an NCCL error during ..." is no failure line)
+                   r"NCCL operation \w+\(.{0,200}?\) failed|\bN[Cc][Cc][Ll] [Ee]rror(?: ?\(?-?\d+\)?)?[:,]|"
+                   r"\bNCCL [Ee]rror \d+\b|\bNCCL_ERROR\w*|"
                    # a wrapper's own words for a failed NCCL call: "ncclAllReduce failed: invalid usage" (Horovod)
                    r"\bnccl[A-Z]\w*(?:\([^()]{0,200}\))? failed\b")
 # Lines that are consequences of a failure elsewhere (or of the launcher's teardown).

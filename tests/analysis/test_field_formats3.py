@@ -248,3 +248,21 @@ def test_lightnings_child_record_names_the_rank_and_the_kill_after_it_is_its_tea
         "avoid zombies 🧟",
         "Killed")
     assert result.verdict.kind.value == "hang", result.verdict.summary
+
+
+# SkyPilot's head "(worker1, rank=1, pid=P, ip=A)" names a node (its rank= is SKYPILOT_NODE_RANK), never a process's
+# rank; its "Job N failed with return code list: [137, 2]" gives one code per node, 137 beside another failure being
+# its cleanup
+def test_skypilots_node_rank_is_no_process_rank() -> None:
+    result = report(
+        "(head, rank=0, pid=4100) step 12 loss 2.02",
+        "(worker2, rank=2, pid=3381, ip=10.70.1.12) Traceback (most recent call last):",
+        '(worker2, rank=2, pid=3381, ip=10.70.1.12)   File "/home/sky/sky_workdir/fit.py", line 31, in <module>',
+        "(worker2, rank=2, pid=3381, ip=10.70.1.12) ValueError: shard 7 is empty",
+        "ERROR: Job 4 failed with return code list: [137, 137, 1] (Worker failed with return code 1, SkyPilot cleaned "
+        "up the processes on other nodes with return code 137)")
+    assert verdict(result) == ("exception", []), result.verdict.summary
+    assert "10.70.1.12" in result.verdict.summary and "ValueError" in result.verdict.summary
+    alone = report("(task, pid=881) epoch 3", "ERROR: Job 2 failed with return code list: [139]")
+    assert alone.verdict.kind.value == "crash", alone.verdict.summary
+    assert "SIGSEGV" in alone.verdict.summary and "node 0" in alone.verdict.summary

@@ -266,3 +266,15 @@ def test_skypilots_node_rank_is_no_process_rank() -> None:
     alone = report("(task, pid=881) epoch 3", "ERROR: Job 2 failed with return code list: [139]")
     assert alone.verdict.kind.value == "crash", alone.verdict.summary
     assert "SIGSEGV" in alone.verdict.summary and "node 0" in alone.verdict.summary
+
+
+# srun's "task N: Out Of Memory" is the step's cgroup memory limit (Slurm's OOM handler): the verdict says so, beside
+# slurmstepd's newer "Detected 1 oom_kill event in StepId=J.S. Some of the step tasks have been OOM Killed."
+def test_sruns_out_of_memory_says_the_cgroup_limit() -> None:
+    result = report(
+        "5: step 310 loss 0.77",
+        "slurmstepd: error: Detected 1 oom_kill event in StepId=912201.0. Some of the step tasks have been OOM Killed.",
+        "srun: error: hpc-g21: task 5: Out Of Memory",
+        "srun: error: hpc-g21: tasks 0-4,6-7: Terminated")
+    assert verdict(result) == ("crash", [5]), result.verdict.summary
+    assert "Out Of Memory" in result.verdict.summary and "cgroup" in result.verdict.summary

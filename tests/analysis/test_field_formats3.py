@@ -278,3 +278,17 @@ def test_sruns_out_of_memory_says_the_cgroup_limit() -> None:
         "srun: error: hpc-g21: tasks 0-4,6-7: Terminated")
     assert verdict(result) == ("crash", [5]), result.verdict.summary
     assert "Out Of Memory" in result.verdict.summary and "cgroup" in result.verdict.summary
+
+
+# Cray ALPS (aprun): "_pmiu_daemon(SIGCHLD): [NID n] ... PE RANK 7 exit signal Killed" is rank 7 killed by SIGKILL (the
+# handler's SIGCHLD is no killing signal); "Application N exit codes: 139" alone a process of no known rank
+def test_alps_pe_rank_signal_and_application_exit_codes() -> None:
+    result = report(
+        "_pmiu_daemon(SIGCHLD): [NID 01022] [c3-1c2s5n2] [Fri Nov 27 07:01:02 2026] PE RANK 12 exit signal "
+        "Segmentation fault",
+        "Application 5512001 exit codes: 139",
+        "Application 5512001 resources: utime ~300s, stime ~20s, Rss ~9910000, inblocks ~0, outblocks ~0")
+    assert verdict(result) == ("crash", [12]), result.verdict.summary
+    assert "SIGSEGV" in result.verdict.summary and "SIGCHLD" not in result.verdict.summary.split(":")[1]
+    alone = report("Application 5512002 exit codes: 134")
+    assert alone.verdict.kind.value == "crash" and "SIGABRT" in alone.verdict.summary, alone.verdict.summary

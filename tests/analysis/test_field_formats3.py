@@ -292,3 +292,14 @@ def test_alps_pe_rank_signal_and_application_exit_codes() -> None:
     assert "SIGSEGV" in result.verdict.summary and "SIGCHLD" not in result.verdict.summary.split(":")[1]
     alone = report("Application 5512002 exit codes: 134")
     assert alone.verdict.kind.value == "crash" and "SIGABRT" in alone.verdict.summary, alone.verdict.summary
+
+
+# "ProcessGroupNCCL's watchdog got stuck for N seconds" / "Heartbeat monitor timed out": the watchdog thread made no
+# progress; the verdict (a hang) says that it names no collective, not that one timed out
+def test_a_stuck_watchdog_is_said_as_such() -> None:
+    result = report(
+        "[rank3]:[E1127 08:00:00.000000 ProcessGroupNCCL.cpp:1528] [PG ID 0 PG GUID 0(default_pg) Rank 3] "
+        "ProcessGroupNCCL's watchdog got stuck for 600 seconds without making progress in monitoring enqueued "
+        "collectives. This typically indicates a NCCL/CUDA API (e.g., CudaEventDestroy) hang blocking the watchdog.")
+    assert result.verdict.kind.value == "hang", result.verdict.summary
+    assert "heartbeat monitor" in result.verdict.summary and "names no collective" in result.verdict.summary

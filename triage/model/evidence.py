@@ -163,6 +163,7 @@ class InitWaitRecord:
     evidence: tuple[str, ...] = ()
     order: int | None = None
     waits_for: int | None = None            # the rank the line says never arrived
+    absent: tuple[int, ...] = ()            # the processes the line names as never arrived (JAX's coordination tasks)
 
 
 @dataclass(frozen=True)

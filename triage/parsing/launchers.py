@@ -21,7 +21,7 @@ MARKERS = ("noticed that process rank", "first process to do so", "died", "kille
            "exited on signal", "exited with", "terminated by signal", "worker process has died", "Aborted",
            "Segmentation fault", "Bus error", "sigquit from a child", "BAD TERMINATION", "oom-kill", "oom_kill",
            "PETSC ERROR", "interrupted by signal", "status failed cmd", "died unexpectedly", "scheduler is dead",
-           "its node has died", "has been marked dead", "was aborted")
+           "its node has died", "has been marked dead", "was aborted", "MPT ERROR")
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,8 @@ class RankDeath:
     raised: bool = False         # the record tells of an exception the rank raised (``text`` says it), not an exit
     tears_down: bool = False     # the launcher says it kills every other process now: a kill of no rank after it
     #                              (the shell's "Killed") is that teardown
+    mpi: bool = False            # an MPI runtime's own record: its rank is MPI_COMM_WORLD's (a launcher's task index
+    #                              beside it, srun's "task 0" under HPE MPT or mpirun, is no rank)
 
 
 _MPI_SIGNAL = lazy_regex(
@@ -47,6 +49,10 @@ _MPI_SIGNAL = lazy_regex(
     r"node (?P<host>\S+) exited(?: on\s+signal (?P<num>\d+)(?: \((?P<name>[^)\n]+)\))?|[ \t]*$)", re.MULTILINE)
 _MPI_FIRST = lazy_regex(r"The first process to do so was:\s+Process name:\s+\[\[\d+,\d+\],(?P<rank>\d+)\]"
                         r"(?:\s+Exit code:\s+(?P<code>-?\d+))?")
+# HPE MPT's signal handler in a rank: "MPT ERROR: Rank 57(g:57) received signal SIGSEGV(11)." then "Process ID:
+# 164472, Host: r8i1n28, Program: ..." (the rank is MPI_COMM_WORLD's; "g:" its number over all the jobs' worlds)
+_MPT = lazy_regex(r"MPT ERROR: Rank (?P<rank>\d+)(?:\(g:\d+\))? received signal (?P<name>SIG[A-Z]+)"
+                  r"(?:\((?P<num>\d+)\))?(?:[^\n]*\n\s*Process ID: (?P<pid>\d+), Host: (?P<host>[\w.-]+))?")
 _VLLM = lazy_regex(r"Worker proc VllmWorker-(?P<rank>\d+) died unexpectedly")
 # vLLM's Ray executor (v1, ray_executor_v2): "RayWorkerProc rank=[3] died unexpectedly, shutting down executor."
 # (the ranks whose run ended first, as a list: "rank=[1, 5]")
@@ -131,6 +137,9 @@ _SIG_NAMES = {"killed": "SIGKILL", "aborted": "SIGABRT", "segmentation fault": "
               "terminated": "SIGTERM", "floating point exception": "SIGFPE", "illegal instruction": "SIGILL"}
 
 
+_FAULTS = frozenset({"SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL"})
+
+
 def signal_name(value: str | None, words: str | None = None) -> str | None:
     """"9" / "SIGKILL" / "Killed" as "SIGKILL"."""
     if value and value.upper().startswith("SIG"):
@@ -157,11 +166,22 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
     for match in _MPI_SIGNAL.finditer(text):
         out.append(RankDeath(int(match.group("rank")), signal_name(match.group("num")), None, match.group("host"),
                              int(match.group("pid")) if match.group("pid").isdigit() else None,
-                             " ".join(match.group(0).split()), first=True, offset=match.start()))
+                             " ".join(match.group(0).split()), first=True, offset=match.start(), mpi=True))
     for match in _MPI_FIRST.finditer(text):
         code = int(match.group("code")) if match.group("code") else None
         out.append(RankDeath(int(match.group("rank")), None, code, None, None, " ".join(match.group(0).split()),
-                             first=True, offset=match.start()))
+                             first=True, offset=match.start(), mpi=True))
+    mpt = list(_MPT.finditer(text))
+    for match in mpt:
+        # each rank's own handler told its fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL: a signal no launcher sends), the
+        # same as the first record's: each such rank is a root beside the first (ranks faulting alike share a
+        # cause), as srun's records of tasks faulting alike are read
+        sig = signal_name(match.group("name"))
+        alike = sig in _FAULTS and sig == signal_name(mpt[0].group("name"))
+        out.append(RankDeath(int(match.group("rank")), sig, None, match.group("host"),
+                             int(match.group("pid")) if match.group("pid") else None,
+                             _line_of(text, match.start(), match.start()), first=alike, offset=match.start(),
+                             mpi=True))
     for match in _VLLM.finditer(text):
         out.append(RankDeath(int(match.group("rank")), None, None, None, None, _line_of(text, *match.span()),
                              offset=match.start()))
@@ -271,10 +291,11 @@ def _other_records(text: str, found: list[RankDeath]) -> list[RankDeath]:
         rank = int(match.group("rank")) if match.group("rank") else None
         pid = int(match.group("pid")) if match.group("pid") else None
         out.append(RankDeath(rank, sig, None if sig else code, match.group("host"), pid,
-                             " ".join(match.group(0).replace("=", " ").split()), first=True, offset=match.start()))
+                             " ".join(match.group(0).replace("=", " ").split()), first=True, offset=match.start(),
+                             mpi=rank is not None))
     for match in _PETSC.finditer(text):
         out.append(RankDeath(int(match.group("rank")), signal_name(match.group("num")), None, None, None,
-                             _line_of(text, *match.span()), offset=match.start()))
+                             _line_of(text, *match.span()), offset=match.start(), mpi=True))
     # srun's own record of the task (read with torchrun's), or another record of the kill, says more
     if not any(d.signal == "SIGKILL" for d in found) and not _SRUN_TASK.search(text):
         for match in _SLURM_OOM.finditer(text):

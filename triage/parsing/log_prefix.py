@@ -100,6 +100,15 @@ _DETERMINED = lazy_regex(r"(?:[0-9a-f]{8} (?:\[rank=(?P<rank>\d+)\] )?|\[rank=(?
 _K8S = lazy_regex(r"\[pod/([\w.-]+)/[\w.-]+\] ?(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) )?")
 
 
+# every head the loop of split_rank_prefix reads, as one pattern: where none of them starts the rest of a line (most
+# lines, once their launcher's prefix is gone), one match says so where there were a dozen (the same answers: a
+# line the loop reads on matches one of its patterns at its start, so it matches this one too; named groups made
+# plain: each pattern names its own)
+_ANY_HEAD = lazy_regex("|".join(
+    "(?:" + re.sub(r"\(\?P<\w+>", "(?:", str(pattern.pattern)) + ")"
+    for pattern in (_RANK, _MPI, _HOST_RANK, _IMPI, _TORCHX, _DETERMINED, _LOCAL, _LINE_NO, _LOGGER_HEAD, _STREAM_TAG,
+                    _RAY, _SGLANG, _K8S, _SRUN, _SLURMSTEPD, _PDSH)))
+
 def without_pod_tag(line: str) -> str:
     """The line without a leading ``kubectl logs --prefix`` tag (and what it carried after it), else the line."""
     match = _K8S.match(line)
@@ -130,6 +139,8 @@ def split_rank_prefix(line: str, prepend: bool = False) -> RankPrefix:
     if prepend and (match := PREPENDED.match(rest)) is not None:
         rank, rest = int(match.group(1)), rest[match.end():]
     for _ in range(4):
+        if _ANY_HEAD.match(rest) is None:
+            break       # (no head the loop reads starts here)
         if (match := _RANK.match(rest)) or ((match := _MPI.match(rest)) and rank is None):
             if host_tag and rank is not None and rank != int(match.group(1)):
                 pid = rank         # "[host:4121] [rank3]: ...": the head's number was a pid

@@ -41,7 +41,7 @@ _STAMP = lazy_regex(
     r"|\[?(?P<syslog>(?:" + _MONTHS + r") +\d+ \d\d:\d\d:\d\d)\]?"
     # journald's short format goes on with the host and the process: "Nov 26 10:00:01 node3 python[4821]: "
     r"(?: [\w.-]+ [\w./-]+\[\d+\]:(?= |$))?"
-    r"|(?P<glog>[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+) +\d+ [\w./-]+:\d+\]"
+    r"|(?P<glog>[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+) +\d+ (?P<glogfile>[\w./-]+):\d+\]"
     r")(?:\s*[-|:]\s|\s+|$)"
 )
 # Python logging's heads around a message: basicConfig's default "%(levelname)s:%(name)s:" ("INFO:root:",
@@ -146,6 +146,8 @@ def strip_decorations(line: str) -> tuple[str, str | None]:
         if match is None:
             break
         stamp = match.group("iso") or match.group("syslog") or match.group("glog")
+        if stamp[:1] == "F" and match.group("glog") and not match.group("glogfile").startswith("ProcessGroup"):
+            break     # glog's FATAL level (a failed CHECK: the process aborts): its head is what says so, kept
         line = line[match.end():]
     if line[:1] in "#IO" and (mark := _RUNNER_MARK.match(line)) is not None:
         line = line[mark.end():]

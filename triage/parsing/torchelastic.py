@@ -75,6 +75,8 @@ class LauncherFailure:
     root_cause: bool = False     # listed under "Root Cause (first observed failure)"
     note: str | None = None      # what the record cannot tell (which process it was), said with the failure
     srun_exit: bool = False      # srun's "task N: Exited with exit code C": an exit code, no error of its own
+    srun_task: bool = False      # srun's record: ``rank`` is srun's task index (SLURM_PROCID), a rank only where srun
+    #                              started the ranks itself
     offset: int | None = None    # where a one-line record (DeepSpeed's) is in the text: its line's prefix names
     #                              the host (pdsh's "node2: ")
 
@@ -385,7 +387,7 @@ def _srun_failures(text: str) -> list[LauncherFailure]:
         for task in tasks:
             failures.append(LauncherFailure(task, None, match.group("host"), code, sig, None, None,
                                             root_cause=root if sig in _SRUN_FAULTS else first_line,
-                                            srun_exit=code is not None, note=note))
+                                            srun_exit=code is not None, srun_task=True, note=note))
     return failures
 
 

@@ -61,7 +61,7 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
     node prefix ("node2: ") gives an agent's "failed (exitcode: N) local_rank: L (pid: P)" line, by P; ``line_hosts``:
     the host pdsh's prefix gives each line of ``text`` (DeepSpeed's one-line records are read with it); ``pid_ranks``:
     the rank of a process, by (host, pid), where a line's prefixes say both (Ray's and vLLM's worker tags)."""
-    _rank_deaths(text, path, scan, pid_ranks or {})
+    mpi_ranked = _rank_deaths(text, path, scan, pid_ranks or {})
     if "exitcode" not in text and "exits with return code" not in text and "terminated with" not in text \
             and "srun: error:" not in text and "death signal" not in text and "first observed failure" not in text \
             and "SignalException" not in text and "CalledProcessError" not in text \
@@ -79,6 +79,11 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
         if failure.srun_exit and orphan_error:
             # an error line of no known rank in the input is the failure; srun's exit codes only echo it (which
             # task raised it, the line does not say: the failure stays of no known rank)
+            continue
+        if failure.srun_task and mpi_ranked:
+            # an MPI runtime's records name the ranks (HPE MPT's, mpirun's under srun): srun's task index counts the
+            # step's tasks (one per node under MPT's launcher, mpirun's daemons), not MPI ranks; its host is told by
+            # the runtime's record of the rank on it
             continue
         rank = failure.rank
         if rank is None and failure.offset is not None and failure.host and failure.local_rank is not None:
@@ -209,14 +214,15 @@ def _unattributed_launcher_failure(failure: LauncherFailure, path: str, scan: Lo
 
 
 
-def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str | None, int], int]) -> None:
+def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str | None, int], int]) -> bool:
     """mpirun's "process rank 1 ... exited on signal 9", vLLM's "VllmWorker-3 died unexpectedly",
     Ray's "worker process has died", "rank 5 died from signal 11": how a rank (or a process of no
     known rank) ended, as a failure line at its place in the text. A record that names a process (Ray's pid
-    and node) is that rank's where the process's own lines say its rank."""
+    and node) is that rank's where the process's own lines say its rank. Whether an MPI runtime's record named a
+    rank (MPI_COMM_WORLD's, which a launcher's task index beside it is not)."""
     deaths = sorted((*parse_rank_deaths(text), *parse_framework_records(text)), key=lambda d: d.offset)
     if not deaths:
-        return
+        return False
     # (a stop from outside stays of no rank: it is no rank's failure)
     deaths = [replace(d, rank=rank) if d.rank is None and d.pid is not None and not d.outside
               and (rank := _rank_of_process(d.host, d.pid, pid_ranks)) is not None else d for d in deaths]
@@ -249,6 +255,10 @@ def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str 
             scan.orphans.append((order, line, path))
             if death.host:
                 scan.orphan_hosts[id(line)] = death.host
+        if death.mpi and death.rank is not None:
+            # (the runtime's line, read as a failure of no rank by the line reader, is this rank's record)
+            scan.orphans = [item for item in scan.orphans if item[0] != order]
+    return any(death.mpi and death.rank is not None for death in deaths)
 
 
 def _teardown_after(scan: LogScan, place: int) -> None:

@@ -13,6 +13,7 @@ from dataclasses import replace
 from triage.lazy_regex import lazy_regex
 from triage.load.logs.facts import sole_process, world_size_facts
 from triage.load.logs.line_events import (
+    coordination_line,
     joined_terminate,
     nccl_detail_of,
     record_duplicate_gpu,
@@ -259,6 +260,9 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
           loud: bool = True) -> None:
     """Route one line to the parser its markers call for (``loud`` False: it holds none of _GATE_LITERALS)."""
     parsed = False
+    if scan.init_waits and ("/job:" in rest or "task names:" in rest or "reached the barrier" in rest) \
+            and coordination_line(rest, order, scan):
+        return
     if loud and any(marker in rest for marker in INIT_MARKERS) and (wait := parse_init_line(rest)) is not None:
         record_init_wait(wait, rank, host, path, order, scan)
         return

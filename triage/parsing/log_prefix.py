@@ -107,7 +107,7 @@ _K8S = lazy_regex(r"\[pod/([\w.-]+)/[\w.-]+\] ?(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d
 _ANY_HEAD = lazy_regex("|".join(
     "(?:" + re.sub(r"\(\?P<\w+>", "(?:", str(pattern.pattern)) + ")"
     for pattern in (_RANK, _MPI, _HOST_RANK, _IMPI, _TORCHX, _DETERMINED, _LOCAL, _LINE_NO, _LOGGER_HEAD, _STREAM_TAG,
-                    _RAY, _SGLANG, _K8S, _SRUN, _SLURMSTEPD, _PDSH)))
+                    _SKYPILOT, _RAY, _SGLANG, _K8S, _SRUN, _SLURMSTEPD, _PDSH)))
 
 def without_pod_tag(line: str) -> str:
     """The line without a leading ``kubectl logs --prefix`` tag (and what it carried after it), else the line."""

@@ -303,3 +303,24 @@ def test_a_stuck_watchdog_is_said_as_such() -> None:
         "collectives. This typically indicates a NCCL/CUDA API (e.g., CudaEventDestroy) hang blocking the watchdog.")
     assert result.verdict.kind.value == "hang", result.verdict.summary
     assert "heartbeat monitor" in result.verdict.summary and "names no collective" in result.verdict.summary
+
+
+# MPICH's / Intel MPI's fatal error handler: "Abort(N) on node R (rank R in comm 0): Fatal error in PMPI_X: <class>,
+# error stack:" is rank R's failure in its MPI call (it exits: no SIGABRT), its stack's innermost line the reason
+def test_mpich_fatal_error_handler_is_the_ranks_failure_in_its_call() -> None:
+    result = report(
+        "[2] it 9 residual 1e-3",
+        "Abort(1091215) on node 11 (rank 11 in comm 0): Fatal error in PMPI_Bcast: Other MPI error, error stack:",
+        "PMPI_Bcast(454)...........: MPI_Bcast(buf=0x55d1, count=4, MPI_INT, root=0, MPI_COMM_WORLD) failed",
+        "MPIR_Bcast_impl(310)......: ",
+        "MPID_nem_tcp_connpoll(1845): Communication error with rank 3: Connection reset by peer")
+    # (its reason is the link to rank 3: a network failure rank 11 reported, not rank 11's own)
+    assert result.verdict.kind.value == "network_error", result.verdict.summary
+    assert "rank 11" in result.verdict.summary and "SIGABRT" not in result.verdict.summary
+    assert "Communication error with rank 3" in result.verdict.summary
+    result = report(
+        "Abort(2) on node 4 (rank 4 in comm 0): Fatal error in PMPI_Type_commit: Invalid datatype, error stack:",
+        "PMPI_Type_commit(122): MPI_Type_commit(datatype_p=0x7ffc) failed",
+        "PMPI_Type_commit(81).: Invalid datatype")
+    assert verdict(result) == ("exception", [4]), result.verdict.summary
+    assert "PMPI_Type_commit" in result.verdict.summary

@@ -299,7 +299,8 @@ def mpi_records(text: str, path: str, scan: LogScan) -> None:
     base = scan.lines_read - text.count("\n") - 1
     for error in errors:
         order = base + text.count("\n", 0, error.offset)
-        line = CrashLine(CrashLineKind.EXCEPTION, error.text[:400], collateral=not error.first and bool(scan.failures))
+        line = CrashLine(CrashLineKind.NETWORK if error.network else CrashLineKind.EXCEPTION, error.text[:400],
+                         collateral=not error.first and bool(scan.failures))
         if error.rank is None:
             scan.orphans.append((order, line, path))
             if error.host:

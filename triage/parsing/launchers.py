@@ -38,6 +38,8 @@ class RankDeath:
     outside: bool = False        # the job was stopped from outside (a scheduler's time limit): the cause of the
     #                              ranks' SIGTERM, never a teardown
     raised: bool = False         # the record tells of an exception the rank raised (``text`` says it), not an exit
+    tears_down: bool = False     # the launcher says it kills every other process now: a kill of no rank after it
+    #                              (the shell's "Killed") is that teardown
     mpi: bool = False            # an MPI runtime's own record: its rank is MPI_COMM_WORLD's (a launcher's task index
     #                              beside it, srun's "task 0" under HPE MPT or mpirun, is no rank)
 
@@ -112,12 +114,13 @@ _RAY_NODE_DIED = lazy_regex(r"The actor died because its node has died\. Node Id
 _RAY_NODE_DEAD = lazy_regex(r"The node with node id: \w+ and address: (?P<ip>[\w.:-]+)(?: and node name: [\w.:-]+)? "
                             r"has been marked dead because the detector has missed too many heartbeats")
 # "rank 5 died from signal 11", "Rank 2 was killed", "rank=3 crashed", "rank 1 exited with exit code 134",
-# "rank 4 terminated by signal SIGSEGV". Not "[Rank 0] ... watchdog thread terminated" (PyTorch's own).
+# "rank 4 terminated by signal SIGSEGV", HPE PALS's (mpiexec on Cray EX) "x1921c5s2b0n0: rank 3 exited with code 1"
+# and "rank 12 died from signal 9 and dumped core". Not "[Rank 0] ... watchdog thread terminated" (PyTorch's own).
 _PLAIN = lazy_regex(
     r"(?<![\w\[])rank[ =:#]?(?P<rank>\d+)\b(?P<mid>[^\n\[\]]{0,60}?)\b"
     r"(?P<verb>died|was killed|got killed|killed|crashed|exited|terminated)\b"
     r"(?P<tail>[^\n]{0,50}?(?:signal[ :]*(?P<sig>SIG[A-Z]+|\d+)(?: \((?P<signame>[A-Za-z ]+)\))?|"
-    r"(?:exit|return|error) ?(?:code|status)[ :=]*(?P<code>-?\d+)))?", re.IGNORECASE)
+    r"(?:(?:exit|return|error) ?|with )(?:code|status)[ :=]*(?P<code>-?\d+)))?", re.IGNORECASE)
 _NOT_PLAIN = ("watchdog", "ProcessGroup", "local_rank", "heartbeat", "exitcode")
 # more ranks named before the same verb: "rank 1 and rank 3 crashed", "rank 2, rank 5 and rank 6 died", "rank 4 & 7
 # were killed" (one sentence: each rank it lists failed the same way, not the first alone); "or" is not a list of
@@ -213,8 +216,12 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
         said_ip = _RAY_IP.search(match.group(0))        # the raylet's record says it: "Worker IP address: 10.0.0.5"
         ip = said_ip.group(1) if said_ip else fields.get("ip")
         ip = ip if ip and ip.strip("0.:") else None           # (0.0.0.0 / "::": bound to any address, no node)
-        out.append(RankDeath(None, None, None, ip, int(pid) if pid and pid.isdigit() else None,
-                             _line_of(text, *match.span())[:300], offset=match.start()))
+        said = _line_of(text, *match.span())
+        if match.group("type") == "NODE_OUT_OF_MEMORY":
+            # (Ray's memory monitor killed it, with SIGKILL, for the node's host memory: not a GPU's)
+            said = f"out of host memory: Ray's memory monitor killed the worker (exit type NODE_OUT_OF_MEMORY): {said}"
+        out.append(RankDeath(None, "SIGKILL" if match.group("type") == "NODE_OUT_OF_MEMORY" else None, None, ip,
+                             int(pid) if pid and pid.isdigit() else None, said[:300], offset=match.start()))
     for match in _RAY_NODE_DIED.finditer(text):
         fields = _ray_fields(text, match.start())
         pid, ip = fields.get("pid"), fields.get("ip")

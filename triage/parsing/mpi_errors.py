@@ -25,6 +25,8 @@ on signal S" (read by :mod:`triage.parsing.launchers`):
 
   (or "after MPI_FINALIZE was invoked" / "Local abort after MPI_FINALIZE started"): that process aborted; before
   MPI_INIT it has no rank yet, so only its host and pid are said;
+- ``prterun has exited due to process rank 6 with PID 31207 on node n42 calling "abort"`` (PRRTE's and Open MPI 4's
+  word of a rank that called MPI_Abort: its own failure);
 - ``Primary job terminated normally, but 1 process returned a non-zero exit code``: a process failed, which one
   the box after it says ("The first process to do so was", read by :mod:`triage.parsing.launchers`) when it is
   in the input.
@@ -39,7 +41,7 @@ from dataclasses import dataclass
 
 from triage.lazy_regex import lazy_regex
 
-MARKERS = ("An error occurred in MPI_", "MPI_ABORT was invoked", "exiting improperly", "Primary job",
+MARKERS = ("An error occurred in MPI_", "MPI_ABORT was invoked", "exiting improperly", "calling", "Primary job",
            "was invoked.", "Local abort ", "called MPI_Abort(", "job aborted, but has no info")
 
 _PREFIX = r"(?:\[(?P<host>[\w.-]+):(?P<pid>\d+)\] )?"
@@ -59,6 +61,11 @@ _MPICH_ABORT = lazy_regex(r"application called MPI_Abort\((?P<comm>[^,()\n]+), (
                           r"(?P<rank>\d+)")
 _IMPROPER = lazy_regex(r"(?:mpirun|mpiexec|prterun|orterun) has exited due to process rank (?P<rank>\d+) with PID "
                        r"(?P<pid>\d+) on\s+node (?P<host>[\w.-]+) exiting improperly")
+# the same launcher's word of a process that called abort (prun:proc-ordered-abort; Open MPI 4's orterun the same):
+# "prterun has exited due to process rank 6 with PID 31207 on node hpc-n042 calling "abort"" (a rank's MPI_Abort, or
+# PMIx_Abort: its own failure, the other processes' signals after it its consequence)
+_CALLED_ABORT = lazy_regex(r"(?:mpirun|mpiexec|prterun|orterun|prte|prun) has exited due to process rank (?P<rank>\d+) "
+                           r"with PID (?P<pid>\d+) on\s+node (?P<host>[\w.-]+) calling\s*\"abort\"")
 _OUTSIDE = lazy_regex(r"\*\*\* The (?P<call>MPI_\w+)\(\) function was called (?P<when>before MPI_INIT|after "
                       r"MPI_FINALIZE) was invoked\.")
 _LOCAL_ABORT = lazy_regex(r"\[(?P<host>[\w.-]+):(?P<pid>\d+)\] Local abort (?P<when>before MPI_INIT|after "
@@ -102,6 +109,10 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
                                 f"called MPI_Abort on {match.group('comm')} with errorcode {match.group('code')} "
                                 f"(MPICH then ends the job): {_line(text, match)}", match.start(), first=True))
     out += _outside(text)
+    for match in _CALLED_ABORT.finditer(text):
+        out.append(MpiError(int(match.group("rank")), match.group("host"), int(match.group("pid")) or None,
+                            f"called abort (MPI_Abort; the launcher then ends the job with signals): "
+                            f"{_line(text, match)}", match.start(), first=True))
     for match in _IMPROPER.finditer(text):
         out.append(MpiError(int(match.group("rank")), match.group("host"), int(match.group("pid")) or None,
                             f"exited without calling MPI_Finalize (mpirun: exiting improperly): "

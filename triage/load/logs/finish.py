@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from triage.load.logs.scan import (
+    EXIT_CODE_RECORD,
     FAILURE_CLUSTER_LINES,
     LogScan,
     signal_number,
@@ -238,8 +239,10 @@ def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
             if timed_out is not None and order >= timed_out - FAILURE_CLUSTER_LINES and not failure.collateral:
                 # what a rank raised after its own watchdog fired is the timeout's consequence
                 failure = replace(failure, collateral=True)
-        elif rank == root and (own := [o for o in scan.orphans if not o[1].collateral]):
-            # one rank failed by the launcher's account; the log's unprefixed failure lines are its
+        elif rank == root and (own := [o for o in scan.orphans if not o[1].collateral
+                                       and not o[1].text.startswith(EXIT_CODE_RECORD)]):
+            # one rank failed by the launcher's account; the log's unprefixed failure lines are its (not another
+            # launcher's bare exit code of the whole command, SageMaker's "ExitCode 1": the rank's record says more)
             order, line, path = _failure_of(own)
             failure = failure_exit(line, order, path)
         if launcher is not None and failure is None and launcher.signal is None and (

@@ -9,7 +9,7 @@ import time
 from dataclasses import replace
 
 from triage.load.logs.facts import WorldSize
-from triage.load.logs.scan import LogScan, record_world, signal_number
+from triage.load.logs.scan import EXIT_CODE_RECORD, LogScan, record_world, signal_number
 from triage.model import Collective, CollectiveState
 from triage.model.evidence import Event, EventKind, ExitInfo, NcclProcess
 from triage.parsing import needles, pages
@@ -38,23 +38,29 @@ _OWN_WORDS = (CrashLineKind.EXCEPTION, CrashLineKind.CUDA_OOM, CrashLineKind.CUD
 
 def record_text(lines: list[str] | tuple[str, ...], owners: list[LineOwner], body: str) -> str:
     """The text launcher records are read from: the lines without their prefixes, except a record's field
-    under a rank prefix, which keeps it ("[rank3] exitcode: -9" is rank 3's record)."""
-    if "exitcode" not in body:
+    under a rank prefix, which keeps it ("[rank3] exitcode: -9" is rank 3's record), and a record whose own rank tag
+    is its writer's head (Lightning's "[rank: 3] Child process with PID 66120 terminated with code -9")."""
+    if "exitcode" not in body and _TAGGED_RECORD not in body:
         return body
-    return "\n".join(line if line != owner.rest and is_record_field(owner.rest)
+    return "\n".join(line if line != owner.rest
+                     and (is_record_field(owner.rest) or owner.rest.startswith(_TAGGED_RECORD))
                      and (isinstance(owner.key, int) or owner.key.startswith("local:")) else owner.rest
                      for line, owner in zip(lines, owners))
+
+
+_TAGGED_RECORD = "Child process with PID "
 
 
 def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
                      agent_hosts: dict[int, str] | None = None,
                      line_hosts: list[str | None] | None = None,
-                     pid_ranks: dict[tuple[str | None, int], int] | None = None) -> None:
+                     pid_ranks: dict[tuple[str | None, int], int] | None = None, torchrun_tagged: bool = False) -> None:
     """torchrun's "Failures:" / "Root Cause" summary (or its per-rank "failed (exitcode: N)" lines),
     and other launchers' and frameworks' plain-word records of a rank that died. ``agent_hosts``: the host a
     node prefix ("node2: ") gives an agent's "failed (exitcode: N) local_rank: L (pid: P)" line, by P; ``line_hosts``:
     the host pdsh's prefix gives each line of ``text`` (DeepSpeed's one-line records are read with it); ``pid_ranks``:
-    the rank of a process, by (host, pid), where a line's prefixes say both (Ray's and vLLM's worker tags)."""
+    the rank of a process, by (host, pid), where a line's prefixes say both (Ray's and vLLM's worker tags);
+    ``torchrun_tagged``: torchrun's own tags (``[rank3]:``, ``[default3]:``) are on the workers' lines."""
     mpi_ranked = _rank_deaths(text, path, scan, pid_ranks or {})
     if "exitcode" not in text and "exits with return code" not in text and "terminated with" not in text \
             and "srun: error:" not in text and "death signal" not in text and "first observed failure" not in text \
@@ -74,10 +80,12 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
             # an error line of no known rank in the input is the failure; srun's exit codes only echo it (which
             # task raised it, the line does not say: the failure stays of no known rank)
             continue
-        if failure.srun_task and mpi_ranked:
-            # an MPI runtime's records name the ranks (HPE MPT's, mpirun's under srun): srun's task index counts the
-            # step's tasks (one per node under MPT's launcher, mpirun's daemons), not MPI ranks; its host is told by
-            # the runtime's record of the rank on it
+        if failure.srun_task and (mpi_ranked or torchrun_tagged):
+            # an MPI runtime's records name the ranks (HPE MPT's, mpirun's under srun), or torchrun started them (its
+            # tags on their lines): srun's task index counts the step's tasks (one per node under MPT's launcher,
+            # mpirun's daemons, torchrun's agents), not ranks: the record is of a process of no known rank on its host
+            _unattributed_launcher_failure(replace(failure, rank=None, note=_srun_note(failure, mpi_ranked)), path,
+                                           scan)
             continue
         rank = failure.rank
         if rank is None and failure.offset is not None and failure.host and failure.local_rank is not None:
@@ -110,6 +118,12 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
             evidence=(path,), collateral=sig is not None and sig in (int(signal.SIGTERM), int(signal.SIGINT)),
             order=-1 if failure.root_cause else None,   # torchrun's "Root Cause (first observed failure)"
             failure_kind="exception" if cut else None)
+
+
+def _srun_note(failure: LauncherFailure, mpi_ranked: bool) -> str:
+    under = "an MPI runtime's records name the ranks" if mpi_ranked else "torchrun started the ranks"
+    return (f"srun's record of its task {failure.rank}{f' on {failure.host}' if failure.host else ''}: {under}, so "
+            "srun's task index counts the step's tasks (a node's launcher), not ranks")
 
 
 def _line_host(failure: LauncherFailure, text: str, line_hosts: list[str | None] | None) -> str | None:
@@ -224,7 +238,7 @@ def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str 
         if death.raised:
             line = parse_crash_line(death.text) or CrashLine(CrashLineKind.EXCEPTION, death.text[:400])
         elif death.signal is None and death.exitcode:
-            line = CrashLine(CrashLineKind.EXCEPTION, f"exited with code {death.exitcode}: {death.text}"[:400])
+            line = CrashLine(CrashLineKind.EXCEPTION, f"{EXIT_CODE_RECORD}{death.exitcode}: {death.text}"[:400])
         else:
             # (its own name: ``text`` is the log's, whose line count places the next record)
             said = death.text
@@ -236,6 +250,8 @@ def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str 
         if death.outside:
             # the line it reads (submitit's UncompletedJobError) is this stop, not a failure of its own
             scan.orphans = [item for item in scan.orphans if item[0] != order]
+        if death.tears_down:
+            _teardown_after(scan, base + text.count("\n", 0, death.offset))
         if death.rank is not None:
             scan.ranks_seen.add(death.rank)
             if death.host:
@@ -249,6 +265,18 @@ def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str 
             # (the runtime's line, read as a failure of no rank by the line reader, is this rank's record)
             scan.orphans = [item for item in scan.orphans if item[0] != order]
     return any(death.mpi and death.rank is not None for death in deaths)
+
+
+def _teardown_after(scan: LogScan, place: int) -> None:
+    """A launcher said, at line ``place``, that it kills every other process: the kills of no known rank told after
+    it (the shell's "Killed" of the main process) are that teardown, collateral."""
+    for index, (order, line, path) in enumerate(scan.orphans):
+        if order > place and line.kind is CrashLineKind.FATAL_SIGNAL and line.signal in ("SIGKILL", "SIGTERM") \
+                and not line.collateral:
+            torn = replace(line, collateral=True)
+            if id(line) in scan.orphan_hosts:
+                scan.orphan_hosts[id(torn)] = scan.orphan_hosts.pop(id(line))
+            scan.orphans[index] = (order, torn, path)
 
 
 def _rank_of_process(host: str | None, pid: int, pid_ranks: dict[tuple[str | None, int], int]) -> int | None:

@@ -23,6 +23,10 @@ from triage.model.evidence import (
 from triage.parsing.crashlog import CrashLine
 from triage.parsing.raise_sites import RaiseSite
 
+# how a launcher's record that tells only an exit code of a process of no known rank is said (finish.py knows such a
+# line by it: a rank's own record says more)
+EXIT_CODE_RECORD = "exited with code "
+
 FAILURE_CLUSTER_LINES = 6       # failure lines of one rank this close together are one failure
 LAST_LINES = 6
 TAIL_LINES = 16               # unprefixed lines kept (rank 0's work is often followed by other processes' noise)

@@ -13,7 +13,10 @@ known_gaps.yaml with them).
 4. A refused or reset connection named by its errno (``ECONNREFUSED``, ``ECONNRESET``, ``EPIPE``) in any framework's
    words: a network failure.
 5. A launcher's task index that is no rank: srun's ``host: task N: Segmentation fault`` beside an MPI runtime's own
-   records of ranks (HPE MPT's ``MPT ERROR: Rank 57(g:57) received signal SIGSEGV(11).``): the runtime's ranks win.
+   records of ranks (HPE MPT's ``MPT ERROR: Rank 57(g:57) received signal SIGSEGV(11).``), or under torchrun (its
+   ``[rankN]:`` tags): the ranks those name win; srun's record alone is a failure of no rank on its host.
+6. DDP's model check (``DDP expects same model across all ranks, but Rank 0 has 128 params, ...``) told without its
+   type: the RuntimeError it is raised as, naming no culprit.
 """
 
 from __future__ import annotations
@@ -136,6 +139,9 @@ def test_failed_checks_of_no_rank_are_a_crash_of_no_rank(tmp_path: Path) -> None
     ("horovod.common.exceptions.HorovodInternalError: ncclCommInitRank failed: invalid argument",
      CrashLineKind.NCCL_ERROR),
     ("ERROR: NCCL error 5 (NCCL_ERROR_INVALID_USAGE) in allreduce", CrashLineKind.NCCL_ERROR),
+    ("horovod.common.exceptions.HorovodInternalError: ncclAllReduce failed: invalid usage", CrashLineKind.NCCL_ERROR),
+    ("ExternalError: Nccl error, invalid argument (at /paddle/fluid/platform/collective_helper.cc:100)",
+     CrashLineKind.NCCL_ERROR),
 ])
 def test_an_nccl_failure_in_another_frameworks_words(line: str, kind: CrashLineKind) -> None:
     crash = parse_crash_line(line)
@@ -195,6 +201,31 @@ HEARTBEAT_UNNAMED = """\
 step 100 loss 1.2
 F1120 10:00:00.000000   4242 client.cc:70] Terminating process because the coordinator detected missing heartbeats. This most likely indicates that another task died; see the other task logs for more details.
 """
+
+
+HEARTBEAT_LISTED = """\
+step 10 loss 0.5
+jaxlib.xla_extension.XlaRuntimeError: UNAVAILABLE: The following tasks are unhealthy (stopped sending heartbeats):
+/job:jax_worker/replica:0/task:6
+The tasks have crashed. Check the task logs for an earlier error to debug further.
+"""
+
+FATAL_ELSEWHERE = """\
+step 10 loss 0.5
+F1127 10:00:00.000000 4242 client.cc:77] Terminating process because the JAX distributed service detected fatal errors. This most likely indicates that another task died; see the other task logs for more details.
+"""
+
+
+def test_the_tasks_listed_as_unhealthy_are_missing(tmp_path: Path) -> None:
+    verdict = report(HEARTBEAT_LISTED, tmp_path)
+    assert verdict["kind"] == "missing_rank"
+    assert verdict["culprit_ranks"] == [6]
+
+
+def test_another_tasks_death_told_by_the_service_blames_no_rank(tmp_path: Path) -> None:
+    verdict = report(FATAL_ELSEWHERE, tmp_path)
+    assert verdict["kind"] == "missing_rank"
+    assert not verdict["culprit_ranks"]
 
 
 def test_a_task_named_by_its_heartbeat_timeout_is_missing(tmp_path: Path) -> None:
@@ -278,3 +309,51 @@ def test_sruns_task_is_still_the_rank_without_a_runtimes_record(tmp_path: Path) 
     verdict = report("srun: error: n002: task 3: Segmentation fault (core dumped)\n", tmp_path)
     assert verdict["kind"] == "crash"
     assert verdict["culprit_ranks"] == [3]
+
+
+TORCHRUN_UNDER_SRUN = """\
+[rank5]: Traceback (most recent call last):
+[rank5]:   File "/w/train.py", line 3, in <module>
+[rank5]: ValueError: bad batch
+srun: error: node2: task 1: Exited with exit code 1
+"""
+
+TORCHRUN_UNDER_SRUN_KILLED = """\
+[rank3]: step 5 loss 1.0
+[rank1]: step 5 loss 1.1
+srun: error: node2: task 1: Killed
+"""
+
+
+def test_under_torchrun_sruns_task_is_a_node_not_a_rank(tmp_path: Path) -> None:
+    verdict = report(TORCHRUN_UNDER_SRUN, tmp_path)
+    assert verdict["kind"] == "exception"
+    assert verdict["culprit_ranks"] == [5]
+    assert "rank 1" not in verdict["summary"]
+
+
+def test_under_torchrun_sruns_record_alone_is_a_failure_of_no_rank_on_its_host(tmp_path: Path) -> None:
+    verdict = report(TORCHRUN_UNDER_SRUN_KILLED, tmp_path)
+    assert verdict["kind"] == "crash"
+    assert not verdict["culprit_ranks"]
+    assert "node2" in verdict["summary"]
+
+
+# --- 6. DDP's model check told without its type ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    "DDP expects same model across all ranks, but Rank 0 has 64 params, while rank 3 has inconsistent 60 params.",
+    "params[2] in this process with sizes [128, 64] appears not to match sizes of the same param in process 0.",
+])
+def test_ddps_model_check_is_its_runtime_error(line: str) -> None:
+    crash = parse_crash_line(line)
+    assert crash is not None
+    assert crash.kind is CrashLineKind.EXCEPTION
+    assert crash.exc_type == "RuntimeError"
+
+
+def test_ddps_model_check_names_no_culprit(tmp_path: Path) -> None:
+    verdict = report("DDP expects same model across all ranks, but Rank 0 has 64 params, while rank 3 has "
+                     "inconsistent 60 params.\n", tmp_path)
+    assert verdict["kind"] == "exception"
+    assert not verdict["culprit_ranks"]

@@ -87,13 +87,16 @@ def _coordination(wait: InitWaitRecord, waits: tuple[InitWaitRecord, ...]) -> tu
     count = f"; {reached.joined} of {reached.world_size} tasks reached it" if reached else ""
     if wait.kind == "coordination_barrier":
         what, never = f"the coordination service's barrier timed out{count}", "never reached the coordination barrier"
+        why = "not started, dead or stuck before it"
     else:
-        what = "the coordination service stopped hearing from a process (its heartbeats stopped)"
+        what = ("the coordination service lost a process (its heartbeats stopped, or the service told of a fatal "
+                "error of another task)")
         never = "stopped sending heartbeats to the coordination service"
+        why = "dead, hung or cut off from the coordinator"
     if absent:
         tasks = ", ".join(str(t) for t in absent)
         summary = (f"{rank_word(absent)} {never} (coordination task{'s' if len(absent) > 1 else ''} {tasks}: task N "
-                   f"is process N): not started, dead or stuck before it{said}{count}: {wait.text[:160]}")
+                   f"is process N): {why}{said}{count}: {wait.text[:160]}")
         verdict = headline.verdict(VerdictKind.MISSING_RANK, summary, culprit_ranks=absent)
         return verdict, Finding(VerdictKind.MISSING_RANK.value, absent, summary, wait.evidence, root_cause=True)
     summary = (f"{what}{said}; which processes, this input does not say (the coordination service's list of task "

@@ -69,7 +69,8 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            "failed to listen", "ssh exited with exit code", "does not support", "posix_fallocate", "ncclShmOpen",
            "failed to extend /dev/shm", "what():", "retry count exceeded", "RETRY_EXC_ERR", "completion_with_err",
            "forrtl: ", "exit signals: ", "CUDA_ERROR_", "Check failed", "Check failure", "NCCL_ERROR", "ECONN",
-           "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "connect() failed")
+           "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "connect() failed", "DDP expects same model",
+           "appears not to match")
 
 _EXC = lazy_regex(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
@@ -176,7 +177,9 @@ _NCCL = lazy_regex(r"ncclInternalError|ncclInvalidUsage|ncclInvalidArgument|nccl
                    # other frameworks' words for a failed NCCL call: XLA's and JAX's "NCCL operation
                    # ncclCommInitRank(&comm, nranks, id, rank) failed: unhandled cuda error", Paddle's "NCCL error(1)",
                    # DeepSpeed's and Horovod's "NCCL error", NCCL's result codes by name ("NCCL_ERROR_...")
-                   r"NCCL operation \w+\(.{0,200}?\) failed|\bNCCL [Ee]rror\b|\bNCCL_ERROR\w*")
+                   r"NCCL operation \w+\(.{0,200}?\) failed|\bN[Cc][Cc][Ll] [Ee]rror\b|\bNCCL_ERROR\w*|"
+                   # a wrapper's own words for a failed NCCL call: "ncclAllReduce failed: invalid usage" (Horovod)
+                   r"\bnccl[A-Z]\w*(?:\([^()]{0,200}\))? failed\b")
 # Lines that are consequences of a failure elsewhere (or of the launcher's teardown).
 _COLLATERAL = lazy_regex(
     r"Watchdog caught collective operation timeout|NCCL communicator was aborted|"
@@ -213,6 +216,14 @@ _CUDA_SETUP = lazy_regex(r"invalid device ordinal|no CUDA-capable device is dete
 # A backend that lacks the collective the job calls ("ProcessGroupNCCL does not support scatter", "Backend gloo does
 # not support reduce_scatter"): every rank that calls it raises it; told even when quoted in a sentence
 _BACKEND_LACKS = lazy_regex(r"\b(?:ProcessGroup\w+|[Bb]ackend \w+) does not support \w+")
+# DDP's check at construction that every rank holds the same model (torch/csrc/distributed/c10d/comm.cpp,
+# verify_params_across_processes): "DDP expects same model across all ranks, but Rank 0 has 128 params, while rank 1
+# has inconsistent 0 params.", "params[3] in this process with sizes [64, 3] appears not to match sizes of the same
+# param in process 0." Raised (a RuntimeError) on the ranks, never logged: told without its type (an issue's title, a
+# retyped message) it is still that exception; the ranks it names are the compared ones, not a culprit
+_DDP_CHECK = lazy_regex(r"DDP expects same model across all ranks|"
+                        r"\bparams\[\d+\] in this process with (?:sizes|strides) .{1,200}? appears not to match "
+                        r"(?:sizes|strides) of the same param in process \d+")
 # Exception types that are a launcher's or a wrapper's, not the rank's own failure.
 # (the SageMaker SDK's UnexpectedStatusException is its client's word that the training job failed: "Error for Training
 # job NAME: Failed. Reason: AlgorithmError: ...", the job's own failure quoted after it)
@@ -433,6 +444,8 @@ def _plain_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine
         return CrashLine(CrashLineKind.EXCEPTION, text[:300] + CUDA_SETUP_NOTE, gpu=_gpu(text))
     if (lacks := _BACKEND_LACKS.search(text)) is not None:
         return CrashLine(CrashLineKind.EXCEPTION, f"RuntimeError: {lacks.group(0)}", "RuntimeError")
+    if (ddp := _DDP_CHECK.search(text)) is not None:
+        return CrashLine(CrashLineKind.EXCEPTION, f"RuntimeError: {text[ddp.start():]}"[:400], "RuntimeError")
     if _CUDA_ERROR.search(text) and "CUDA_LAUNCH_BLOCKING" not in text:
         # PyTorch's hint alone follows every CUDA error, a set-up one too: the error line before it is the failure
         trailer = _CUDA_ERROR.search(text.replace(_CUDA_HINT, "")) is None

@@ -54,7 +54,8 @@ MARKERS = ("ncclUniqueId", "store based barrier", "waiting for clients", "waitin
            "ailed to connect to ",
            "waitForInput", "Socket Timeout", "for key", "wait timeout after",
            "RendezvousTimeoutError", "Rendezvous", "rendezvous", "Barrier timed out",
-           "missing heartbeats", "heartbeat timeout", "eartbeat timeout", "stopped sending heartbeats")
+           "missing heartbeats", "heartbeat timeout", "eartbeat timeout", "stopped sending heartbeats",
+           "service detected fatal errors")
 
 # The coordination service of JAX and TensorFlow (XLA's tsl/distributed_runtime/coordination) names its processes as
 # tasks, "/job:jax_worker/replica:0/task:3": task N is process N (jax.process_index(), the rank). Its barrier's
@@ -67,7 +68,9 @@ _COORD_ABSENT = lazy_regex(r"[Tt]imed out task names:|stopped sending heartbeats
 _COORD_REACHED = lazy_regex(r"# of tasks that reached the barrier: (?P<joined>\d+)/(?P<world>\d+)")
 _COORD_HEARTBEAT = lazy_regex(r"tasks are unhealthy \(stopped sending heartbeats\)|[Tt]ask (?P<task>/job:[\w-]+/"
                               r"replica:\d+/task:\d+) heartbeat timeout|detected missing heartbeats|"
-                              r"[Hh]eartbeat timeout.{0,40}?/job:[\w-]+/replica:\d+/task:\d+")
+                              r"[Hh]eartbeat timeout.{0,40}?/job:[\w-]+/replica:\d+/task:\d+|"
+                              # the agent's own end after the service told it of another task's death
+                              r"distributed service detected fatal errors")
 COORDINATION_KINDS = (InitWaitKind.COORDINATION_BARRIER.value, InitWaitKind.COORDINATION_HEARTBEAT.value)
 MAX_TASK_LINES = 64          # the task-name lines a coordination error lists under its head, read as its own
 
@@ -88,7 +91,8 @@ def coordination_more(line: str) -> tuple[int | None, bool, tuple[int, int] | No
 def _coordination(line: str, text: str) -> InitWait | None:
     """The coordination service's barrier timeout or heartbeat failure, with the tasks it names as absent."""
     barrier = _COORD_BARRIER.search(line) if "Barrier timed out" in line else None
-    beat = _COORD_HEARTBEAT.search(line) if barrier is None and "eartbeat" in line else None
+    beat = _COORD_HEARTBEAT.search(line) if barrier is None and ("eartbeat" in line or "fatal errors" in line) \
+        else None
     if barrier is None and beat is None:
         return None
     listed = _COORD_ABSENT.search(line)

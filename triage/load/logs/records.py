@@ -54,12 +54,13 @@ _TAGGED_RECORD = "Child process with PID "
 def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
                      agent_hosts: dict[int, str] | None = None,
                      line_hosts: list[str | None] | None = None,
-                     pid_ranks: dict[tuple[str | None, int], int] | None = None) -> None:
+                     pid_ranks: dict[tuple[str | None, int], int] | None = None, torchrun_tagged: bool = False) -> None:
     """torchrun's "Failures:" / "Root Cause" summary (or its per-rank "failed (exitcode: N)" lines),
     and other launchers' and frameworks' plain-word records of a rank that died. ``agent_hosts``: the host a
     node prefix ("node2: ") gives an agent's "failed (exitcode: N) local_rank: L (pid: P)" line, by P; ``line_hosts``:
     the host pdsh's prefix gives each line of ``text`` (DeepSpeed's one-line records are read with it); ``pid_ranks``:
-    the rank of a process, by (host, pid), where a line's prefixes say both (Ray's and vLLM's worker tags)."""
+    the rank of a process, by (host, pid), where a line's prefixes say both (Ray's and vLLM's worker tags);
+    ``torchrun_tagged``: torchrun's own tags (``[rank3]:``, ``[default3]:``) are on the workers' lines."""
     mpi_ranked = _rank_deaths(text, path, scan, pid_ranks or {})
     if "exitcode" not in text and "exits with return code" not in text and "terminated with" not in text \
             and "srun: error:" not in text and "death signal" not in text and "first observed failure" not in text \
@@ -79,10 +80,12 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
             # an error line of no known rank in the input is the failure; srun's exit codes only echo it (which
             # task raised it, the line does not say: the failure stays of no known rank)
             continue
-        if failure.srun_task and mpi_ranked:
-            # an MPI runtime's records name the ranks (HPE MPT's, mpirun's under srun): srun's task index counts the
-            # step's tasks (one per node under MPT's launcher, mpirun's daemons), not MPI ranks; its host is told by
-            # the runtime's record of the rank on it
+        if failure.srun_task and (mpi_ranked or torchrun_tagged):
+            # an MPI runtime's records name the ranks (HPE MPT's, mpirun's under srun), or torchrun started them (its
+            # tags on their lines): srun's task index counts the step's tasks (one per node under MPT's launcher,
+            # mpirun's daemons, torchrun's agents), not ranks: the record is of a process of no known rank on its host
+            _unattributed_launcher_failure(replace(failure, rank=None, note=_srun_note(failure, mpi_ranked)), path,
+                                           scan)
             continue
         rank = failure.rank
         if rank is None and failure.offset is not None and failure.host and failure.local_rank is not None:
@@ -115,6 +118,12 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
             evidence=(path,), collateral=sig is not None and sig in (int(signal.SIGTERM), int(signal.SIGINT)),
             order=-1 if failure.root_cause else None,   # torchrun's "Root Cause (first observed failure)"
             failure_kind="exception" if cut else None)
+
+
+def _srun_note(failure: LauncherFailure, mpi_ranked: bool) -> str:
+    under = "an MPI runtime's records name the ranks" if mpi_ranked else "torchrun started the ranks"
+    return (f"srun's record of its task {failure.rank}{f' on {failure.host}' if failure.host else ''}: {under}, so "
+            "srun's task index counts the step's tasks (a node's launcher), not ranks")
 
 
 def _line_host(failure: LauncherFailure, text: str, line_hosts: list[str | None] | None) -> str | None:

@@ -248,3 +248,79 @@ def test_lightnings_child_record_names_the_rank_and_the_kill_after_it_is_its_tea
         "avoid zombies 🧟",
         "Killed")
     assert result.verdict.kind.value == "hang", result.verdict.summary
+
+
+# SkyPilot's head "(worker1, rank=1, pid=P, ip=A)" names a node (its rank= is SKYPILOT_NODE_RANK), never a process's
+# rank; its "Job N failed with return code list: [137, 2]" gives one code per node, 137 beside another failure being
+# its cleanup
+def test_skypilots_node_rank_is_no_process_rank() -> None:
+    result = report(
+        "(head, rank=0, pid=4100) step 12 loss 2.02",
+        "(worker2, rank=2, pid=3381, ip=10.70.1.12) Traceback (most recent call last):",
+        '(worker2, rank=2, pid=3381, ip=10.70.1.12)   File "/home/sky/sky_workdir/fit.py", line 31, in <module>',
+        "(worker2, rank=2, pid=3381, ip=10.70.1.12) ValueError: shard 7 is empty",
+        "ERROR: Job 4 failed with return code list: [137, 137, 1] (Worker failed with return code 1, SkyPilot cleaned "
+        "up the processes on other nodes with return code 137)")
+    assert verdict(result) == ("exception", []), result.verdict.summary
+    assert "10.70.1.12" in result.verdict.summary and "ValueError" in result.verdict.summary
+    alone = report("(task, pid=881) epoch 3", "ERROR: Job 2 failed with return code list: [139]")
+    assert alone.verdict.kind.value == "crash", alone.verdict.summary
+    assert "SIGSEGV" in alone.verdict.summary and "node 0" in alone.verdict.summary
+
+
+# srun's "task N: Out Of Memory" is the step's cgroup memory limit (Slurm's OOM handler): the verdict says so, beside
+# slurmstepd's newer "Detected 1 oom_kill event in StepId=J.S. Some of the step tasks have been OOM Killed."
+def test_sruns_out_of_memory_says_the_cgroup_limit() -> None:
+    result = report(
+        "5: step 310 loss 0.77",
+        "slurmstepd: error: Detected 1 oom_kill event in StepId=912201.0. Some of the step tasks have been OOM Killed.",
+        "srun: error: hpc-g21: task 5: Out Of Memory",
+        "srun: error: hpc-g21: tasks 0-4,6-7: Terminated")
+    assert verdict(result) == ("crash", [5]), result.verdict.summary
+    assert "Out Of Memory" in result.verdict.summary and "cgroup" in result.verdict.summary
+
+
+# Cray ALPS (aprun): "_pmiu_daemon(SIGCHLD): [NID n] ... PE RANK 7 exit signal Killed" is rank 7 killed by SIGKILL (the
+# handler's SIGCHLD is no killing signal); "Application N exit codes: 139" alone a process of no known rank
+def test_alps_pe_rank_signal_and_application_exit_codes() -> None:
+    result = report(
+        "_pmiu_daemon(SIGCHLD): [NID 01022] [c3-1c2s5n2] [Fri Nov 27 07:01:02 2026] PE RANK 12 exit signal "
+        "Segmentation fault",
+        "Application 5512001 exit codes: 139",
+        "Application 5512001 resources: utime ~300s, stime ~20s, Rss ~9910000, inblocks ~0, outblocks ~0")
+    assert verdict(result) == ("crash", [12]), result.verdict.summary
+    assert "SIGSEGV" in result.verdict.summary and "SIGCHLD" not in result.verdict.summary.split(":")[1]
+    alone = report("Application 5512002 exit codes: 134")
+    assert alone.verdict.kind.value == "crash" and "SIGABRT" in alone.verdict.summary, alone.verdict.summary
+
+
+# "ProcessGroupNCCL's watchdog got stuck for N seconds" / "Heartbeat monitor timed out": the watchdog thread made no
+# progress; the verdict (a hang) says that it names no collective, not that one timed out
+def test_a_stuck_watchdog_is_said_as_such() -> None:
+    result = report(
+        "[rank3]:[E1127 08:00:00.000000 ProcessGroupNCCL.cpp:1528] [PG ID 0 PG GUID 0(default_pg) Rank 3] "
+        "ProcessGroupNCCL's watchdog got stuck for 600 seconds without making progress in monitoring enqueued "
+        "collectives. This typically indicates a NCCL/CUDA API (e.g., CudaEventDestroy) hang blocking the watchdog.")
+    assert result.verdict.kind.value == "hang", result.verdict.summary
+    assert "heartbeat monitor" in result.verdict.summary and "names no collective" in result.verdict.summary
+
+
+# MPICH's / Intel MPI's fatal error handler: "Abort(N) on node R (rank R in comm 0): Fatal error in PMPI_X: <class>,
+# error stack:" is rank R's failure in its MPI call (it exits: no SIGABRT), its stack's innermost line the reason
+def test_mpich_fatal_error_handler_is_the_ranks_failure_in_its_call() -> None:
+    result = report(
+        "[2] it 9 residual 1e-3",
+        "Abort(1091215) on node 11 (rank 11 in comm 0): Fatal error in PMPI_Bcast: Other MPI error, error stack:",
+        "PMPI_Bcast(454)...........: MPI_Bcast(buf=0x55d1, count=4, MPI_INT, root=0, MPI_COMM_WORLD) failed",
+        "MPIR_Bcast_impl(310)......: ",
+        "MPID_nem_tcp_connpoll(1845): Communication error with rank 3: Connection reset by peer")
+    # (its reason is the link to rank 3: a network failure rank 11 reported, not rank 11's own)
+    assert result.verdict.kind.value == "network_error", result.verdict.summary
+    assert "rank 11" in result.verdict.summary and "SIGABRT" not in result.verdict.summary
+    assert "Communication error with rank 3" in result.verdict.summary
+    result = report(
+        "Abort(2) on node 4 (rank 4 in comm 0): Fatal error in PMPI_Type_commit: Invalid datatype, error stack:",
+        "PMPI_Type_commit(122): MPI_Type_commit(datatype_p=0x7ffc) failed",
+        "PMPI_Type_commit(81).: Invalid datatype")
+    assert verdict(result) == ("exception", [4]), result.verdict.summary
+    assert "PMPI_Type_commit" in result.verdict.summary

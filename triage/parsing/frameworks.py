@@ -41,7 +41,8 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "DeadLock detected from rank", "failed due to worker errors", "lost communication with",
            "daemon has unexpectedly failed", "Received SIGTERM: ", "Node failure on", "Unable to create step",
            "Exit Code:", "exited with code", "ExitCode", "exited with a non-zero status", "considered dead",
-           " reported ", "Child process with PID")
+           " reported ", "Child process with PID", "return code list",
+           "exit codes:", "exit signals:", "exit signal ")
 
 # slurmstepd (src/slurmd/slurmstepd/req.c): "*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***" with %s "JOB <id>"
 # or "STEP <id>"; "DUE to SIGNAL %s" (strsignal: scancel, or srun ending the step); older Slurm: the same with no
@@ -159,6 +160,16 @@ _RAS_RANK = lazy_regex(r"^\s*Rank (?P<rank>\d+)(?: has status \w+| reported (?P<
                        r"managed by process (?P<pid>\d+) on node (?P<host>\S+)\s*$", re.MULTILINE)
 _RAS_REPORTED = lazy_regex(r"^\s*\d+ ranks reported (?P<error>[^\n]+?)\s*$(?P<listed>(?:\n\s*Rank \d+ -- [^\n]*)*)",
                            re.MULTILINE)
+# SkyPilot's job runner: "ERROR: Job 3 failed with return code list: [137, 1] (Worker failed with return code 1,
+# SkyPilot cleaned up the processes on other nodes with return code 137)": one code per node, by node rank; 137 beside
+# another failure is its cleanup of the other nodes
+_SKYPILOT_CODES = lazy_regex(r"Job (?P<job>\d+) failed with return code list:\s*(?:\x1b\[[\d;]*m)?\s*"
+                             r"\[(?P<codes>-?\d+(?:,\s*-?\d+)*)\]")
+# Cray ALPS's aprun, at the application's end: "Application 8812345 exit codes: 137" and "Application 8812345 exit
+# signals: Killed" (no rank: its "PE RANK 7 exit signal Killed" line, when there, names it)
+_ALPS_EXIT = lazy_regex(r"^Application (?P<app>\d+) exit (?:codes: (?P<code>\d+)|"
+                        r"signals: (?P<sig>[A-Z][a-z]+(?: [a-z]+)*))", re.MULTILINE)
+_ALPS_PE = lazy_regex(r"PE RANK (?P<rank>\d+) exit signal (?P<sig>[A-Z][a-z]+(?: [a-z]+)*)")
 _SGLANG_CHILD = lazy_regex(r"Child process unexpectedly failed with (?:exitcode=|an exit code )(?P<status>\d+)\. "
                            r"pid=(?P<pid>\d+)")
 
@@ -179,6 +190,31 @@ def parse_framework_records(text: str) -> tuple[RankDeath, ...]:
             out.append(RankDeath(None, sig, None if sig else status, None, None, f"{said} ({_line(text, match)})",
                                  offset=match.start()))
         break            # (the toolkit's record, then the SDK's and the console's copies of it)
+    for match in _SKYPILOT_CODES.finditer(text):
+        codes = [int(code) for code in match.group("codes").split(",")]
+        cleanup = any(code not in (0, 137) for code in codes)
+        for node, status in enumerate(codes):
+            if status == 0 or (cleanup and status == 137):
+                continue
+            sig = signal_name(str(status - 128)) if 128 < status < 160 else None
+            said = f"SkyPilot: node {node} of job {match.group('job')} ended with return code {status}" + (
+                f" (killed by {sig})" if sig else "") + f" ({_line(text, match)})"
+            out.append(RankDeath(None, sig, None if sig else status, None, None, said[:400], offset=match.start()))
+        break            # (one record per job)
+    for match in _ALPS_PE.finditer(text):
+        out.append(RankDeath(int(match.group("rank")), signal_name(None, match.group("sig")), None, None, None,
+                             _line(text, match), offset=match.start()))
+    alps = [] if _ALPS_PE.search(text) else list(_ALPS_EXIT.finditer(text))
+    said_signal = next((m for m in alps if m.group("sig")), None)
+    for match in [said_signal] if said_signal else alps[:1]:
+        status = int(match.group("code") or 0)
+        sig = (signal_name(None, match.group("sig")) if match.group("sig")
+               else signal_name(str(status - 128)) if 128 < status < 160 else None)
+        if sig or status:
+            out.append(RankDeath(None, sig, None if sig else status, None, None,
+                                 f"aprun: application {match.group('app')} ended"
+                                 + (f" by {sig}" if sig else f" with exit code {status}")
+                                 + f" ({_line(text, match)})", offset=match.start()))
     for match in _VERTEX.finditer(text):
         status, why, replica = int(match.group("code")), match.group("why"), match.group("replica")
         oom = why == "OOMKilled"

@@ -317,6 +317,8 @@ def _plain(text: str, match: re.Match[str]) -> list[RankDeath]:
     code = int(match.group("code")) if match.group("code") else None
     if code is not None and code < 0:
         sig, code = signal_name(str(-code)), None
+    if sig is None and match.group("mid").rstrip().lower().endswith("signal"):
+        sig = signal_name(None, verb)       # strsignal's word: ALPS's "PE RANK 7 exit signal Killed" (SIGKILL)
     if verb in ("exited", "terminated") and sig is None and not code:
         return []            # "rank 0 exited" / "exited with code 0": a normal end
     ranks = [int(match.group("rank"))]

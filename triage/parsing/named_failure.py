@@ -37,7 +37,9 @@ FAILURE_WORDS = ("error", "exception", "died", "dead", "killed", "crash", "sig",
 # -6", "exit status 139", "exitcode: -9"): -N is Python's subprocess convention and 128+N a shell's, both signal N
 _CODE = (r"\b(?:exit(?:ed)?|return(?:ed)?)(?: with)?(?: an?)? ?(?:exit ?)?(?:code|status|exitcode|returncode)"
          r"(?: code)?(?: of)?\s*[:=]?\s*")
-_SIGNAL = lazy_regex(r"\b((?-i:SIG[A-Z]{2,6}))\b|\bsignal:?\s*(\d{1,2})\b|" + _CODE + r"-(\d{1,2})\b|"
+# (SIGCHLD names a handler that was told a child ended, never the signal that ended it: ALPS's "_pmiu_daemon(SIGCHLD):
+# ... PE RANK 7 exit signal Killed")
+_SIGNAL = lazy_regex(r"\b((?-i:SIG(?!CHLD\b)[A-Z]{2,6}))\b|\bsignal:?\s*(\d{1,2})\b|" + _CODE + r"-(\d{1,2})\b|"
                      + _CODE + r"(1[2-5]\d)\b", re.IGNORECASE)
 # an exit that says it succeeded ("exited with exit code 0", "exitcode: 0", "exit status 0") is no failure
 _CLEAN_EXIT = lazy_regex(r"\b(?:exited\b(?: with)?(?: exit)?|exit)\s*(?:code|status)?\s*[:=]?\s*0\b(?![.\d])",

@@ -37,7 +37,7 @@ from triage.parsing.rendezvous import (
     InitWaitKind,
     coordination_more,
 )
-from triage.parsing.watchdog import WatchdogKind, parse_watchdog_line
+from triage.parsing.watchdog import HEARTBEAT_DETAIL, WatchdogKind, parse_watchdog_line
 
 
 def record_duplicate_gpu(duplicate: tuple[CrashLine, tuple[int, int], str], rest: str, path: str, order: int,
@@ -211,7 +211,7 @@ def record_watchdog(line: str, rank: int | None, path: str, order: int, scan: Lo
     elif event.kind is WatchdogKind.HEARTBEAT_TIMEOUT:
         if who is not None:
             scan.first_timeout.setdefault(who, order)
-        scan.events.append(Event(EventKind.WATCHDOG_TIMEOUT, "heartbeat monitor timed out", rank=who,
+        scan.events.append(Event(EventKind.WATCHDOG_TIMEOUT, HEARTBEAT_DETAIL, rank=who,
                                  evidence=(path,), order=order))
     return True
 

@@ -22,6 +22,7 @@ from triage.parsing.nccl.lines import channel_ranks
 from triage.parsing.nccl.tracker import NcclCommState, NcclTracker
 from triage.parsing.node_ranks import NodeRanks, deepspeed_rank_map, node_ranks
 from triage.parsing.torchelastic import (
+    SRUN_OOM_NOTE,
     UNNAMED_SIGNAL,
     LauncherFailure,
     is_record_field,
@@ -106,6 +107,8 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
         message = None
         if failure.traceback and not failure.traceback.startswith(("Signal ", "To enable traceback")):
             message = failure.traceback.strip().splitlines()[-1].strip()[:300]
+        if failure.note == SRUN_OOM_NOTE:
+            message = message or failure.note      # (srun's "Out Of Memory": what killed the task)
         old = scan.exits.get(rank)
         # a record cut before its exit code (a paste that ends inside it) is still a failure of that rank
         cut = sig is None and failure.exitcode is None
@@ -305,7 +308,8 @@ def mpi_records(text: str, path: str, scan: LogScan) -> None:
     base = scan.lines_read - text.count("\n") - 1
     for error in errors:
         order = base + text.count("\n", 0, error.offset)
-        line = CrashLine(CrashLineKind.EXCEPTION, error.text[:400], collateral=not error.first and bool(scan.failures))
+        line = CrashLine(CrashLineKind.NETWORK if error.network else CrashLineKind.EXCEPTION, error.text[:400],
+                         collateral=not error.first and bool(scan.failures))
         if error.rank is None:
             scan.orphans.append((order, line, path))
             if error.host:

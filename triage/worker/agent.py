@@ -77,7 +77,7 @@ def _is_launcher_process() -> bool:
     """True in torchrun / python -m torch.distributed.run itself: it must stay untouched. Only what
     the interpreter runs counts (its ``-m`` module or its script, after its own options), never the
     arguments of the program: a rank started as ``train.py --launcher torchrun`` is a rank."""
-    argv = list(getattr(sys, "orig_argv", sys.argv))
+    argv = [str(arg) for arg in getattr(sys, "orig_argv", sys.argv)]
     i = 1
     while i < len(argv):
         arg = argv[i]

@@ -273,6 +273,27 @@ def test_an_rpc_agents_reset_connection_is_a_network_error(tmp_path: Path) -> No
     assert not verdict["culprit_ranks"]
 
 
+@pytest.mark.parametrize(("line", "peer"), [
+    ("RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:799] connect [10.1.2.3]:37861: Connection refused",
+     "[10.1.2.3]:37861"),
+    ("RuntimeError: [/opt/gloo/transport/tcp/pair.cc:144] connect() failed to 10.1.2.3:41234: Connection timed out",
+     "10.1.2.3:41234"),
+])
+def test_a_refused_connect_names_the_peer_it_could_not_reach(line: str, peer: str) -> None:
+    crash = parse_crash_line(line)
+    assert crash is not None
+    assert crash.kind is CrashLineKind.NETWORK
+    assert crash.peer == peer
+
+
+def test_the_peer_a_gloo_pair_could_not_reach_is_the_finding(tmp_path: Path) -> None:
+    verdict = report('Traceback (most recent call last):\n  File "train.py", line 5, in <module>\n'
+                     '    dist.init_process_group("gloo")\nRuntimeError: [../third_party/gloo/gloo/transport/tcp/'
+                     'pair.cc:799] connect [10.1.2.3]:37861: Connection refused\n', tmp_path)
+    assert verdict["kind"] == "network_error"
+    assert verdict["culprit_host"] == "10.1.2.3"
+
+
 # --- 5. a launcher's task index that is no rank --------------------------------------------------------------------
 
 MPT_UNDER_SRUN = """\
@@ -357,3 +378,47 @@ def test_ddps_model_check_names_no_culprit(tmp_path: Path) -> None:
                      "inconsistent 60 params.\n", tmp_path)
     assert verdict["kind"] == "exception"
     assert not verdict["culprit_ranks"]
+
+
+# --- glog's thread id as the pid of a rank its NCCL lines name ----------------------------------------------------
+
+NCCL_PIDS = """\
+node1:4242:4300 [0] NCCL INFO comm 0x55aa rank 0 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE
+node1:4243:4301 [1] NCCL INFO comm 0x55bb rank 1 nranks 2 cudaDev 1 busId 2000 - Init COMPLETE
+node1:4242:4300 [0] NCCL INFO AllReduce: opCount 5 sendbuff 0x7f00 recvbuff 0x7f00 count 1024 datatype 7 op 0 root 0 comm 0x55aa nranks 2 [nranks=2] stream 0x1
+node1:4243:4301 [1] NCCL INFO AllReduce: opCount 5 sendbuff 0x7f00 recvbuff 0x7f00 count 1024 datatype 7 op 0 root 0 comm 0x55bb nranks 2 [nranks=2] stream 0x1
+"""
+
+
+def test_a_check_on_a_ranks_main_thread_is_that_ranks(tmp_path: Path) -> None:
+    verdict = report(NCCL_PIDS + "F1127 10:00:00.000000  4243 engine.cc:88] Check failed: buffer != nullptr\n",
+                     tmp_path)
+    assert verdict["kind"] == "crash"
+    assert verdict["culprit_ranks"] == [1]
+
+
+def test_a_check_on_another_thread_stays_of_no_rank(tmp_path: Path) -> None:
+    verdict = report(NCCL_PIDS + "F1127 10:00:00.000000  9911 engine.cc:88] Check failed: buffer != nullptr\n",
+                     tmp_path)
+    assert verdict["kind"] == "crash"
+    assert not verdict["culprit_ranks"]
+
+
+@pytest.mark.parametrize("line", [
+    "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 9663676416 bytes.",
+    ("tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[32,1024] "
+     "and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc"),
+    "ResourceExhaustedError: Out of memory error on GPU 0. Cannot allocate 1.2GB memory on GPU 0",
+])
+def test_other_frameworks_device_memory_exhaustion_is_out_of_memory(line: str) -> None:
+    crash = parse_crash_line(line)
+    assert crash is not None
+    assert crash.kind is CrashLineKind.CUDA_OOM
+
+
+@pytest.mark.parametrize("line", [
+    "Single-node multi-GPU works fine, but multinode consistently crashes with an NCCL error during the first step.",
+    "I got an NCCL error. Please help",
+])
+def test_a_reporters_words_for_an_nccl_error_are_no_failure_line(line: str) -> None:
+    assert parse_crash_line(line) is None

@@ -57,6 +57,7 @@ class CrashLine:
     collateral: bool = False         # usually a consequence of another failure
     peer: str | None = None          # a peer address/host the line names ("10.0.0.5<1234>")
     gpu: int | None = None           # a CUDA device the line names
+    thread: int | None = None        # the thread id glog's head gives (the process's pid for its main thread)
 
 
 # Quick pre-check for whole-text scans: a line holding none of these is no crash line.
@@ -81,7 +82,12 @@ _CUDA_OOM = lazy_regex(r"CUDA out of memory|OutOfMemoryError|out of memory\. Tri
                        r"(?:cuda runtime error \(2\)|THCudaCheck FAIL .{0,300}? error=2) : out of memory|"
                        r"Cuda failure (?:\d+ )?'?out of memory|"
                        # the CUDA driver API's own name of it (JAX, XLA, CuPy and Numba print the driver's codes)
-                       r"\bCUDA_ERROR_OUT_OF_MEMORY\b",
+                       r"\bCUDA_ERROR_OUT_OF_MEMORY\b|"
+                       # XLA's and JAX's allocator ("RESOURCE_EXHAUSTED: Out of memory while trying to allocate
+                       # 9663676416 bytes."), TensorFlow's ("OOM when allocating tensor with shape[...] ... by allocator
+                       # GPU_0_bfc"), Paddle's ("ResourceExhaustedError: Out of memory error on GPU 0. Cannot allocate")
+                       r"\bOut of memory while trying to allocate\b|\bOOM when allocating tensor\b|"
+                       r"\bOut of memory error on GPU\b",
                        re.IGNORECASE)
 # "CUDA error: X" and what X is (to its line's end, or to PyTorch's "CUDA kernel errors might be ..." glued
 # after it): the one pattern both a log line (parse_crash_line) and a crashed process's tail (crash_log_facts) use
@@ -177,7 +183,10 @@ _NCCL = lazy_regex(r"ncclInternalError|ncclInvalidUsage|ncclInvalidArgument|nccl
                    # other frameworks' words for a failed NCCL call: XLA's and JAX's "NCCL operation
                    # ncclCommInitRank(&comm, nranks, id, rank) failed: unhandled cuda error", Paddle's "NCCL error(1)",
                    # DeepSpeed's and Horovod's "NCCL error", NCCL's result codes by name ("NCCL_ERROR_...")
-                   r"NCCL operation \w+\(.{0,200}?\) failed|\bN[Cc][Cc][Ll] [Ee]rror\b|\bNCCL_ERROR\w*|"
+                   # (the bare words only in a message's shape, a code or a colon or comma after them: a reporter's "it
+                   # crashes with an NCCL error during ..." is no failure line)
+                   r"NCCL operation \w+\(.{0,200}?\) failed|\bN[Cc][Cc][Ll] [Ee]rror(?: ?\(?-?\d+\)?)?[:,]|"
+                   r"\bNCCL [Ee]rror \d+\b|\bNCCL_ERROR\w*|"
                    # a wrapper's own words for a failed NCCL call: "ncclAllReduce failed: invalid usage" (Horovod)
                    r"\bnccl[A-Z]\w*(?:\([^()]{0,200}\))? failed\b")
 # Lines that are consequences of a failure elsewhere (or of the launcher's teardown).
@@ -334,7 +343,7 @@ _NCCL_RESULTS = {"1": "ncclUnhandledCudaError", "2": "ncclSystemError", "3": "nc
 # rpc_server.cpp:134] Check failed: kv_.emplace(k, v).second" (glog, OneFlow, Paddle), "F0000 00:00:1700000000.123456
 # 12345 nccl_utils.cc:90] Check failed: ..." (absl: XLA, JAX), "2023-01-10 12:00:00.123456: F
 # tensorflow/core/framework/tensor_shape.cc:44] Check failed: NDIMS == dims()" (TensorFlow), bracketed or not
-_GLOG_F = lazy_regex(r"^\[?F\d{4} [\d:.]+\s+\d+ (?P<file>[\w./-]+:\d+)\]\s*(?P<msg>.*)$|"
+_GLOG_F = lazy_regex(r"^\[?F\d{4} [\d:.]+\s+(?P<tid>\d+) (?P<file>[\w./-]+:\d+)\]\s*(?P<msg>.*)$|"
                      r"^(?:\d{4}-\d\d-\d\d [\d:.]+: )?F (?P<tffile>[\w./-]+\.(?:cc|cpp|cu|h|hpp|c):\d+)\]\s*"
                      r"(?P<tfmsg>.*)$")
 # what glog prints as a CHECK's abort begins, when the paste lost the FATAL line above it
@@ -352,12 +361,13 @@ def _check_line(line: str) -> CrashLine | None:
         return None
     where, msg = head.group("file") or head.group("tffile"), (head.group("msg") or head.group("tfmsg") or "").strip()
     text = f"{msg or 'glog FATAL'} ({where}: glog's FATAL level, the process aborts with SIGABRT)"[:400]
+    thread = int(head.group("tid")) if head.group("tid") else None
     if where.startswith("ProcessGroup"):       # ProcessGroupNCCL's own abort after a timeout: a consequence
-        return CrashLine(CrashLineKind.FATAL_SIGNAL, text, signal="SIGABRT", collateral=True)
+        return CrashLine(CrashLineKind.FATAL_SIGNAL, text, signal="SIGABRT", collateral=True, thread=thread)
     inner = parse_crash_line(msg) if msg and not _GLOG_F.match(msg) else None
     if inner is not None and inner.kind in (CrashLineKind.CUDA_OOM, CrashLineKind.CUDA_ERROR, CrashLineKind.NETWORK):
-        return replace(inner, text=text, signal="SIGABRT", collateral=False)
-    return CrashLine(CrashLineKind.FATAL_SIGNAL, text, signal="SIGABRT")
+        return replace(inner, text=text, signal="SIGABRT", collateral=False, thread=thread)
+    return CrashLine(CrashLineKind.FATAL_SIGNAL, text, signal="SIGABRT", thread=thread)
 
 
 def _proxy_line(text: str, proxy: re.Match[str], peer_addr: str | None) -> CrashLine:

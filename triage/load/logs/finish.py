@@ -147,6 +147,27 @@ def infer_spawn_rank(scan: LogScan) -> None:
     scan.ranks_seen.add(rank)
 
 
+def infer_thread_rank(scan: LogScan) -> None:
+    """A glog FATAL line of no rank whose thread id (glog's third field: the process's pid on its main thread) is the
+    pid of exactly one rank, by that rank's NCCL lines (``host:pid:tid [dev] NCCL INFO ...``): that rank's abort. A
+    thread of another id (a worker thread's CHECK) stays of no rank."""
+    if not scan.pids or not any(item[1].thread is not None for item in scan.orphans):
+        return
+    by_pid: dict[int, set[int]] = {}
+    for rank, pid in scan.pids.items():
+        by_pid.setdefault(pid, set()).add(rank)
+    for item in list(scan.orphans):
+        order, line, path = item
+        ranks = by_pid.get(line.thread, set()) if line.thread is not None else set()
+        if len(ranks) != 1:
+            continue
+        rank = next(iter(ranks))
+        scan.orphans.remove(item)
+        note = f" [rank {rank}'s: glog's thread id {line.thread} is the pid its NCCL lines give]"
+        scan.failures.setdefault(rank, []).append((order, replace(line, text=shortened(line.text) + note), path))
+        scan.ranks_seen.add(rank)
+
+
 def infer_sole_process_rank(scan: LogScan) -> None:
     """The processes announce themselves, each rank 0 of a world of one (``| distributed init (rank 0,
     world 1): env://``, or its launch command's ``mpiexec -n 1``), no line carries a rank prefix (a
@@ -224,6 +245,7 @@ def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
     finish_store_waits(scan)
     infer_oom_rank(scan)
     infer_spawn_rank(scan)
+    infer_thread_rank(scan)
     infer_sole_process_rank(scan)
     finish_watchdog(scan)
     out: list[RankEvidence] = []

@@ -71,7 +71,7 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            "failed to extend /dev/shm", "what():", "retry count exceeded", "RETRY_EXC_ERR", "completion_with_err",
            "forrtl: ", "exit signals: ", "CUDA_ERROR_", "Check failed", "Check failure", "NCCL_ERROR", "ECONN",
            "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "connect() failed", "DDP expects same model",
-           "appears not to match")
+           "appears not to match", "UCX  ERROR", "UCX ERROR")
 
 _EXC = lazy_regex(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
@@ -177,7 +177,14 @@ _NET = lazy_regex(
     # an InfiniBand/RoCE completion the transport gave up on, as UCX logs it before making it fatal ("[host:pid:0:tid]
     # ib_mlx5_log.c:177  Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend 0x81 hw_synd 0/0)", "RNR retry
     # count exceeded"), or as verbs names it (IBV_WC_RETRY_EXC_ERR), and UCX's frame for it in its fatal backtrace
-    r"(?:Transport|RNR) retry count exceeded|IBV_WC_(?:RNR_)?RETRY_EXC_ERR|uct_ib_mlx5_completion_with_err")
+    r"(?:Transport|RNR) retry count exceeded|IBV_WC_(?:RNR_)?RETRY_EXC_ERR|uct_ib_mlx5_completion_with_err|"
+    # UCX's own ERROR-level lines ("[ts] [host:pid:0]  ucp_listener.c:122  UCX  ERROR ...") when a connection could not
+    # be set up or was lost: "connection request failed on listener 0x... with status Destination is unreachable", "no
+    # active messages transport to <no debug data>: tcp/eno1 - no peer failure handler, ...", "received event
+    # RDMA_CM_EVENT_UNREACHABLE", "Connection reset by remote peer", "Endpoint timeout"; (its other ERROR lines, a CUDA
+    # call's or a memory registration's, are no network failure)
+    r"\bUCX\s+ERROR\b.{0,300}?(?:Destination is unreachable|no active messages transport|Endpoint timeout|"
+    r"Connection reset by remote peer|RDMA_CM_EVENT_(?:UNREACHABLE|REJECTED|CONNECT_ERROR|ADDR_ERROR|ROUTE_ERROR))")
 _NCCL = lazy_regex(r"ncclInternalError|ncclInvalidUsage|ncclInvalidArgument|ncclUnhandledCudaError|"
                    r"NCCL error in:|NCCL Error \d|ncclCommInitRank failed|"
                    # other frameworks' words for a failed NCCL call: XLA's and JAX's "NCCL operation
@@ -188,7 +195,12 @@ _NCCL = lazy_regex(r"ncclInternalError|ncclInvalidUsage|ncclInvalidArgument|nccl
                    r"NCCL operation \w+\(.{0,200}?\) failed|\bN[Cc][Cc][Ll] [Ee]rror(?: ?\(?-?\d+\)?)?[:,]|"
                    r"\bNCCL [Ee]rror \d+\b|\bNCCL_ERROR\w*|"
                    # a wrapper's own words for a failed NCCL call: "ncclAllReduce failed: invalid usage" (Horovod)
-                   r"\bnccl[A-Z]\w*(?:\([^()]{0,200}\))? failed\b")
+                   r"\bnccl[A-Z]\w*(?:\([^()]{0,200}\))? failed\b|"
+                   # the NCCLCHECK macro of CUDA's samples, copied into libraries and tests: "Failed, NCCL error
+                   # userbuffers-host.cpp:223 ''" (Transformer Engine), "Failed, NCCL error plugin.cpp:86 'internal
+                   # error ...'" (TensorRT-LLM), "Test NCCL failure common.cu:958 'invalid usage'" (nccl-tests): the file
+                   # and line of the call, then NCCL's result string, quoted (empty where the library did not say)
+                   r"(?:\bFailed, NCCL error|\bTest NCCL failure) [\w./-]+:\d+ '")
 # Lines that are consequences of a failure elsewhere (or of the launcher's teardown).
 _COLLATERAL = lazy_regex(
     r"Watchdog caught collective operation timeout|NCCL communicator was aborted|"
@@ -472,11 +484,12 @@ def _plain_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine
                               or "socket" in text.lower() or "peer" in text or "Connect to " in text or "ssh" in text
                               or "ibv_" in text or "posix_fallocate" in text or "/dev/shm" in text  # noqa: S108
                               or "shared memory segment" in text or "mlx5" in text or "RETRY_EXC_ERR" in text
+                              or "UCX" in text
                               or _ERRNO_NET.search(text) is not None or peer_addr is not None
                               or ("connect() failed" in text and PEER.search(text) is not None)):
         # (ibv_: an InfiniBand verbs call; posix_fallocate, /dev/shm: NCCL's shared-memory transport; mlx5,
-        # RETRY_EXC_ERR: an InfiniBand/RoCE completion error UCX or verbs reports; NCCL WARN's message alone; a socket
-        # errno's name, "ECONNREFUSED"; a line that names the peer it could not reach)
+        # RETRY_EXC_ERR: an InfiniBand/RoCE completion error UCX or verbs reports; UCX's own connection errors; NCCL
+        # WARN's message alone; a socket errno's name, "ECONNREFUSED"; a line that names the peer it could not reach)
         # a network failure is never called collateral here: the analysis ranks it after real failures
         return CrashLine(CrashLineKind.NETWORK, noted(text), peer=peer_addr)
     if _NCCL.search(text):

@@ -103,6 +103,14 @@ _SGLANG_CHILD = lazy_regex(r"Received sigquit from a child process")
 _RAY = lazy_regex(r"(?:The actor is dead because its worker process has died|A worker died or was killed while "
                   r"executing a task by an unexpected system error)[^\n]*?(?:Worker PID: (?P<pid>\d+))?[^\n]*?"
                   r"Worker exit type: (?P<type>SYSTEM_ERROR|USER_ERROR|NODE_OUT_OF_MEMORY)")
+# The same record with its words and fields over several lines, and without an exit type (Ray before 2.0 gave none):
+# "A worker died or was killed\nwhile executing a task by an unexpected system error. ..." (wrapped by the reporter or
+# a terminal), then "RayTask ID: ...", "Worker ID: ...", "Node ID: ...", "Worker IP address: ...", "Worker port: ...",
+# "Worker PID: 6218" each on a line of its own: read up to its Worker PID, a dozen lines at most
+_RAY_WRAPPED = lazy_regex(r"(?:The\s+actor\s+is\s+dead\s+because\s+its\s+worker\s+process\s+has\s+died|A\s+worker\s+died\s+"
+                          r"or\s+was\s+killed\s+while\s+executing\s+a\s+task\s+by\s+an\s+unexpected\s+system\s+error)"
+                          r"(?:[^\n]*\n){0,12}?[^\n]*?\bWorker PID: (?P<pid>\d+)")
+_RAY_EXIT_TYPE = lazy_regex(r"Worker exit type: (?P<type>SYSTEM_ERROR|USER_ERROR|NODE_OUT_OF_MEMORY)")
 # Ray's GCS, of an actor whose node died (gcs_actor_manager.cc): "The actor died because its node has died. Node Id:
 # <hex>" then "\tthe actor's node was terminated unexpectedly: health check failed due to missing too many heartbeats"
 # ("terminated expectedly: received SIGTERM", "preempted: <drain reason>": the node was taken away from outside)
@@ -222,6 +230,20 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
             said = f"out of host memory: Ray's memory monitor killed the worker (exit type NODE_OUT_OF_MEMORY): {said}"
         out.append(RankDeath(None, "SIGKILL" if match.group("type") == "NODE_OUT_OF_MEMORY" else None, None, ip,
                              int(pid) if pid and pid.isdigit() else None, said[:300], offset=match.start()))
+    told = {death.offset for death in out}
+    for match in _RAY_WRAPPED.finditer(text):
+        if match.start() in told:
+            continue            # (the one-line record, read above)
+        record = text[match.start():match.end() + 300]
+        exit_type = _RAY_EXIT_TYPE.search(record)
+        killed = exit_type is not None and exit_type.group("type") == "NODE_OUT_OF_MEMORY"
+        said_ip = _RAY_IP.search(record)
+        ip = said_ip.group(1) if said_ip and said_ip.group(1).strip("0.:") else None
+        said = " ".join(text[match.start():match.end()].split())
+        if killed:
+            said = f"out of host memory: Ray's memory monitor killed the worker (exit type NODE_OUT_OF_MEMORY): {said}"
+        out.append(RankDeath(None, "SIGKILL" if killed else None, None, ip, int(match.group("pid")), said[:300],
+                             offset=match.start()))
     for match in _RAY_NODE_DIED.finditer(text):
         fields = _ray_fields(text, match.start())
         pid, ip = fields.get("pid"), fields.get("ip")

@@ -198,8 +198,8 @@ _NCCL = lazy_regex(r"ncclInternalError|ncclInvalidUsage|ncclInvalidArgument|nccl
                    r"\bnccl[A-Z]\w*(?:\([^()]{0,200}\))? failed\b|"
                    # the NCCLCHECK macro of CUDA's samples, copied into libraries and tests: "Failed, NCCL error
                    # userbuffers-host.cpp:223 ''" (Transformer Engine), "Failed, NCCL error plugin.cpp:86 'internal
-                   # error ...'" (TensorRT-LLM), "Test NCCL failure common.cu:958 'invalid usage'" (nccl-tests): the file
-                   # and line of the call, then NCCL's result string, quoted (empty where the library did not say)
+                   # error ...'" (TensorRT-LLM), "Test NCCL failure common.cu:958 'invalid usage'" (nccl-tests): the
+                   # file and line of the call, then NCCL's result string, quoted (empty where the library did not say)
                    r"(?:\bFailed, NCCL error|\bTest NCCL failure) [\w./-]+:\d+ '")
 # Lines that are consequences of a failure elsewhere (or of the launcher's teardown).
 _COLLATERAL = lazy_regex(

@@ -107,8 +107,9 @@ _RAY = lazy_regex(r"(?:The actor is dead because its worker process has died|A w
 # "A worker died or was killed\nwhile executing a task by an unexpected system error. ..." (wrapped by the reporter or
 # a terminal), then "RayTask ID: ...", "Worker ID: ...", "Node ID: ...", "Worker IP address: ...", "Worker port: ...",
 # "Worker PID: 6218" each on a line of its own: read up to its Worker PID, a dozen lines at most
-_RAY_WRAPPED = lazy_regex(r"(?:The\s+actor\s+is\s+dead\s+because\s+its\s+worker\s+process\s+has\s+died|A\s+worker\s+died\s+"
-                          r"or\s+was\s+killed\s+while\s+executing\s+a\s+task\s+by\s+an\s+unexpected\s+system\s+error)"
+_RAY_WRAPPED = lazy_regex(r"(?:The\s+actor\s+is\s+dead\s+because\s+its\s+worker\s+process\s+has\s+died|"
+                          r"A\s+worker\s+died\s+or\s+was\s+killed\s+while\s+executing\s+a\s+task\s+by\s+an\s+"
+                          r"unexpected\s+system\s+error)"
                           r"(?:[^\n]*\n){0,12}?[^\n]*?\bWorker PID: (?P<pid>\d+)")
 _RAY_EXIT_TYPE = lazy_regex(r"Worker exit type: (?P<type>SYSTEM_ERROR|USER_ERROR|NODE_OUT_OF_MEMORY)")
 # Ray's GCS, of an actor whose node died (gcs_actor_manager.cc): "The actor died because its node has died. Node Id:

@@ -24,6 +24,9 @@ CASES = [c for c in load_cases() if c.confidence in ASSERTED_CONFIDENCE]
 # a user's own print before each rank's lines, in front of the launcher's prefix ("rank 3: [rank3]: ..."): that
 # prefix is not read behind it
 _RANK_PRINT = "a user's 'rank N: ' print before the launcher's rank prefix: "
+# the decoration's own "torchrun --nproc-per-node 4" puts a launcher of one process per GPU in sight: a lone OOM's
+# "(GPU 0; ...)" is then read as local rank 0, as the text now says (not a loss)
+_OWN_TORCHRUN = "its own torchrun command in sight: the OOM's GPU read as a local rank (the decoration adds it)"
 # (transformation, case): the class of input it still loses, one line each
 KNOWN: dict[tuple[str, str], str] = {
     ("only_ranked_lines", "meta-pytorch__torchtune__1165"): "rank 0 stuck outside rests on rankless lines",
@@ -38,6 +41,10 @@ KNOWN: dict[tuple[str, str], str] = {
     ("rank_print", "aws__sagemaker-training-toolkit__106"): _RANK_PRINT + "the crash read as an exception",
     ("rank_print", "hao-ai-lab__FastVideo__1008"): _RANK_PRINT + "another rank named",
     ("rank_print", "NVIDIA-NeMo__Megatron-Bridge__836"): _RANK_PRINT + "another rank named (its group rank)",
+    ("github_actions", "openpifpaf__openpifpaf__265"): _OWN_TORCHRUN,
+    ("jupyter", "openpifpaf__openpifpaf__265"): _OWN_TORCHRUN,
+    ("logging_asctime", "stevietrouble__EfficientZero__2"): "a logging head on every line splits Ray's record wrapped "
+                                                         "over lines: not read",
     ("rank_print", "huggingface__nanotron__204"): _RANK_PRINT + "one more collective in the summary",
     ("rank_print", "huggingface__trl__1726"): _RANK_PRINT + "rank 0 inferred stuck outside",
     ("rank_print", "modelscope__FunASR__2006"): _RANK_PRINT + "its rank not named",

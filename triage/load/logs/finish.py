@@ -107,11 +107,12 @@ def infer_oom_rank(scan: LogScan) -> None:
     lines carry no rank or process prefix at all and name at most one host: one process per GPU on
     one node (mp.spawn, torchrun) makes GPU N local rank N. (Under per-process CUDA_VISIBLE_DEVICES,
     as Ray sets it, every process is GPU 0; Ray's prefixes rule that out here.) The input must show
-    such a launcher: a lone OOM line of a process no launcher started (one process on its GPUs) names
-    a device, not a rank."""
+    a job of several processes (such a launcher, or other ranks, their collectives, a world size): a
+    lone OOM line of one process, no launcher or rank in sight, names a device, not a rank."""
     if scan.rank_prefixed or len(set(scan.hosts.values())) > 1 or scan.over_nodes:
         return      # (pdsh's launch is one over several nodes: a GPU is no global rank there)
-    if scan.launcher not in _PER_GPU_LAUNCHERS and not scan.spawn_owners:
+    if scan.launcher not in _PER_GPU_LAUNCHERS and not (scan.spawn_owners or scan.ranks_seen or scan.collectives
+                                                         or scan.world_size):
         return
     real = sorted((o for o in scan.orphans if not o[1].collateral), key=lambda o: o[0])
     if not real or real[0][1].kind is not CrashLineKind.CUDA_OOM or real[0][1].gpu is None:

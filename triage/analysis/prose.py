@@ -114,8 +114,7 @@ def saving_stall(evidence: Evidence,
     body = (f"{headline.body(found[0].summary)}; the reporter says saving is what times out (\"{said[:200]}\"): the "
             "ranks that did not join are stuck outside the collective, writing the checkpoint (longer than the others' "
             "collective timeout); which ranks, this input does not say: their stacks (py-spy dump, or `triage "
-            "launch`) would show it, and a longer timeout (init_process_group's timeout=) or saving before a barrier "
-            "would avoid it")
+            "launch`) would show it, and a longer timeout (init_process_group's timeout=) would avoid it")
     verdict = headline.verdict(VerdictKind.STUCK_OUTSIDE_COLLECTIVE, body,
                                qualifier=" (saving, in the reporter's words)", process_group=found[0].process_group,
                                seq=found[0].seq)

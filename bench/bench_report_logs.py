@@ -19,9 +19,11 @@ not scanned ahead on threads, triage.parsing.nccl.comm_scan), in the same runs.
 
 --steps also prints the CPU of each step on each log, in this process, with and without hyperscan:
 the fixed cost (`triage report` on a log of the failure lines alone: interpreter start, imports,
-analysis; the interpreter's start and the imports alone as well), the NCCL reader, then the marker pass:
+analysis; the interpreter's start and the imports alone as well), the floor (a child that starts, imports
+hyperscan and scans the file once for the report's needles), the NCCL reader, then the marker pass:
 as the report reads them (the markers found in the NCCL reader's scan, the marker pass reading only the
-rest), as two passes (the marker pass reading the whole file), and without hyperscan.
+rest), as two passes (the marker pass reading the whole file), and without hyperscan; then the report's whole
+reading of the log and, within it, the line-by-line reading of the excerpt (the marked lines and the last 256 KiB).
 
 triage's compiled-code cache (triage.compiled_cache) is the bench's own (a temporary XDG_CACHE_HOME), written by
 a first report before the timed ones, as a user's first run writes theirs; --steps also times the fixed cost
@@ -31,6 +33,7 @@ without it (an empty cache, PYTHONDONTWRITEBYTECODE=1).
 from __future__ import annotations
 
 import argparse
+import mmap
 import os
 import subprocess
 import sys
@@ -123,10 +126,24 @@ def measure(label: str, path: Path, runs: int, baseline: str | None = None, fall
         print(f"    verdict: {verdict}{same}")
 
 
+# the floor of this design on a log without NCCL lines of its own: the interpreter's start, hyperscan's import and one
+# scan of the whole file for the report's needles (the markers, NCCL WARN lines; "NCCL" and the channel lines, one
+# report a scan: what its one pass looks for), on one thread
+FLOOR = """import mmap, sys, hyperscan
+words = [bytes.fromhex(word) for word in sys.argv[2].split(",")]
+database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+once = int(sys.argv[3])      # the first ones report one match a scan (as the report's search and probe do)
+database.compile(expressions=[b"".join(b"\\\\x%02x" % c for c in w) for w in words], ids=list(range(len(words))),
+                 elements=len(words), flags=[hyperscan.HS_FLAG_SINGLEMATCH] * once + [0] * (len(words) - once))
+with open(sys.argv[1], "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+    with memoryview(data) as view:
+        for at in range(0, len(data), 64 << 20):
+            database.scan(view[at:at + (64 << 20) + 64], match_event_handler=lambda *_: None)
+"""
+
+
 def steps(path: Path) -> None:
     """CPU of each step of a large-log report (see the module docstring)."""
-    import mmap
-
     from triage.load.logs import large
     from triage.load.logs.records import CHANNEL
     from triage.parsing import needles, pages
@@ -150,6 +167,11 @@ def steps(path: Path) -> None:
     print(f"  steps: `triage report` on the failure lines alone (interpreter, imports, analysis) {cpu:.3f} s, "
           f"{uncached:.3f} s without the compiled-code cache; the interpreter's start {start_cpu:.3f} s, with the "
           f"report path's imports (no cache) {imports:.3f} s (best of 3)")
+    words = (b"NCCL", CHANNEL, *large.MARKERS, WARN)
+    floor = [run([sys.executable, "-c", FLOOR, str(path), ",".join(w.hex() for w in words), "2"])[:2] for _ in range(3)]
+    print(f"  steps: the floor (the interpreter's start, hyperscan's import, one scan of the file for the report's "
+          f"{len(words)} needles on one thread) {min(w for w, _ in floor):.3f} s of wall time, "
+          f"{min(c for _, c in floor):.3f} s of CPU (best of 3)")
     loaded = needles._hs
     with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
         for name, module, ride in (("hyperscan, one pass", loaded, True), ("hyperscan, two passes", loaded, False),
@@ -168,7 +190,41 @@ def steps(path: Path) -> None:
             large._spans(data, len(data) - large.TAIL_BYTES)
             markers = time.process_time() - start
             print(f"  steps, {name}: NCCL reader {reader:.2f} s, then the marker pass {markers:.2f} s")
+        needles._hs = loaded
+        excerpt(data, str(path))
     needles._hs = loaded
+
+
+def excerpt(data: mmap.mmap, path: str) -> None:
+    """The CPU of the report's whole reading of the log (triage.load.logs.large.scan_large_log, as the report reads
+    it: one pass, threads where a CPU is idle), and of its line-by-line reading of the excerpt within it."""
+    from triage.load.logs import large
+    from triage.load.logs.scan import LogScan
+    from triage.parsing import needles, pages
+
+    needles._KEPT.clear()
+    needles._RIDERS.clear()
+    pages.drop(data, 0, len(data))
+    spent = [0.0, 0]
+    read_text = large.scan_log_text
+
+    def timed(text: str, *args: object, **kwargs: object) -> None:
+        begin = time.process_time()
+        try:
+            read_text(text, *args, **kwargs)    # type: ignore[arg-type]
+        finally:
+            spent[0] += time.process_time() - begin
+            spent[1] += text.count("\n") + 1
+
+    large.scan_log_text = timed     # type: ignore[assignment]
+    try:
+        start = time.process_time()
+        large.scan_large_log(data, path, LogScan())
+        whole = time.process_time() - start
+    finally:
+        large.scan_log_text = read_text
+    print(f"  steps: the report's whole reading of the log {whole:.3f} s, of which the excerpt's {spent[1]:,} lines "
+          f"read line by line {spent[0]:.3f} s")
 
 
 def _line_count(path: Path) -> int:

@@ -41,6 +41,18 @@ def test_values_of_the_wrong_type_are_left_out_with_a_note(tmp_path: Path) -> No
     assert any("outside the bundle" in s for s in skipped)
 
 
+def test_a_rank_the_agent_found_runnable_says_so_in_the_report(tmp_path: Path) -> None:
+    facts = agent_facts(tmp_path, _manifest(activity=[
+        {"rank": 0, "activity": "busy", "cpu_share": 0.0, "io_bytes_per_s": 0.0, "stack_changed": False,
+         "runnable": True, "where": "compute (t.py:3)"},
+        {"rank": 1, "activity": "blocked", "runnable": "yes"}]), "n1", [])
+    assert facts is not None
+    busy, blocked = facts.activity
+    assert busy.runnable is True and blocked.runnable is None       # not a bool: not said
+    assert busy.line() == ("rank 0 busy in compute (t.py:3) (CPU 0%, runnable, waiting for a CPU, I/O 0 B/s, "
+                           "same stack)")
+
+
 def test_children_dumps_inside_the_bundle_are_read(tmp_path: Path) -> None:
     (tmp_path / "rank-1" / "children").mkdir(parents=True)
     (tmp_path / "rank-1" / "children" / "pyspy-9.txt").write_text((DATA / "dl_worker_blocked.txt").read_text())

@@ -4,6 +4,8 @@
   evidence is collected, one busy line is printed per check, and the job finishes with exit 0;
 - rank 0 sleeps instead: blocked (no CPU, no I/O, same stack), stopped within
   --hang-timeout + --sample-interval;
+- rank 0 computes in one C call but gets almost no CPU (an overloaded node): no CPU share, no I/O,
+  the same stack, but runnable: busy, not stopped, and the job finishes;
 - a rank spinning forever is stopped at --stop-timeout.
 """
 
@@ -62,6 +64,21 @@ def test_a_rank_busy_writing_a_checkpoint_is_not_stopped(tmp_path) -> None:  # t
     assert manifest.trigger == Trigger.HANG
     [activity] = manifest.extra["activity"]
     assert activity["rank"] == 0 and activity["activity"] == "busy"
+
+
+def test_a_rank_starved_of_cpu_is_busy_not_stopped(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    run_dir = tmp_path / "run"
+    env = job_env(AGENT_BUSY_MODE="starved", AGENT_BUSY_SECONDS=str(3 * HANG_TIMEOUT))
+    done = run_launch(launch_argv(run_dir, torchrun(program("agent_busy_checkpoint.py"), nproc=2),
+                                  "--hang-timeout", str(HANG_TIMEOUT)), env, run_dir, timeout=180)
+    assert done.returncode == 0, done.explain()
+    assert "stopping the job (SIGTERM" not in done.stderr
+    busy = [line for line in done.stderr.splitlines() if line.startswith("triage: rank 0 busy in compute_while_starved")]
+    assert busy, done.explain()
+    assert "runnable, waiting for a CPU" in busy[0] and "same stack" in busy[0], busy[0]
+    [bundle] = sorted(run_dir.glob("*/bundles/*"))
+    [activity] = read_manifest(bundle).extra["activity"]
+    assert activity["activity"] == "busy" and activity["runnable"] is True and activity["stack_changed"] is False
 
 
 def test_a_rank_sleeping_outside_collectives_is_stopped_in_time(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -26,6 +26,7 @@ def _activity(mode: str, interval: float = 2.0) -> busy.RankActivity:
 def test_a_sleeping_process_is_blocked() -> None:
     act = _activity("sleep")
     assert act.activity == busy.Activity.BLOCKED, act
+    assert act.runnable is False
     assert act.stack_changed is False and act.cpu_share is not None and act.cpu_share < busy.CPU_BUSY_SHARE
     assert act.where is not None and act.where.startswith("main (agent_activity.py:")
 
@@ -47,6 +48,15 @@ def test_a_moving_stack_is_busy_without_cpu() -> None:
     act = _activity("nest")
     assert act.activity == busy.Activity.BUSY, act
     assert act.stack_changed is True
+
+
+def test_a_starved_process_is_busy_though_it_gets_no_cpu() -> None:
+    """Computing in one C call but given almost no CPU (SCHED_IDLE next to a spinner on its CPU): no CPU
+    share, no I/O, the same stack, but runnable in both samples: it works, slowly; never blocked."""
+    act = _activity("starved")
+    assert act.activity == busy.Activity.BUSY, act
+    assert act.runnable is True and act.stack_changed is False
+    assert "runnable" in act.evidence()
 
 
 def test_triage_own_threads_are_left_out() -> None:

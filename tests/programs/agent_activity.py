@@ -8,6 +8,9 @@
                    triage's own threads are left out)
       nest         the main thread sleeps 0.5 s at a call depth that grows by one each time (no CPU to
                    speak of, but the stack moves: busy)
+      starved      the main thread computes in one C call (the same stack throughout), pinned to CPU 0
+                   at SCHED_IDLE while a child spins there at normal priority: it wants the CPU and
+                   gets almost none (busy: waiting for a CPU, as a rank on an overloaded node)
 Prints READY once the activity runs; runs until killed.
 """
 
@@ -39,8 +42,25 @@ def nest(depth: int) -> None:
         time.sleep(0.5)
 
 
+def starve_and_compute(seconds: float = 60.0) -> None:
+    """Pin to CPU 0 at SCHED_IDLE, start a normal-priority spinner there (it ends by itself after
+    ``seconds``), then compute in one C call."""
+    import subprocess
+
+    os.sched_setaffinity(0, {0})
+    hog = ("import os, time; os.sched_setaffinity(0, {0}); os.sched_setscheduler(0, os.SCHED_OTHER, "
+           f"os.sched_param(0)); end = time.monotonic() + {seconds}\nwhile time.monotonic() < end: pass")
+    subprocess.Popen([sys.executable, "-c", hog])
+    os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    print("READY", flush=True)
+    sum(range(10**13))
+
+
 def main() -> None:
     mode = sys.argv[1]
+    if mode == "starved":
+        starve_and_compute()
+        return
     if mode == "own-spin":
         threading.Thread(target=spin_forever, name="triage-heartbeat", daemon=True).start()
     print("READY", flush=True)

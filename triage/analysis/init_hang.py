@@ -8,9 +8,10 @@ from triage.analysis.ranks import rank_word
 from triage.analysis.verdict import headline
 from triage.model import Finding, Verdict, VerdictKind
 from triage.model.evidence import InitWaitRecord
-from triage.parsing.rendezvous import connect_failure_reason
+from triage.parsing.rendezvous import COORDINATION_KINDS, connect_failure_reason
 
-_SPECIFIC = ("unique_id_wait", "barrier_timeout", "store_clients", "barrier_waiting", "connect_refused",
+_SPECIFIC = ("coordination_barrier", "coordination_heartbeat",
+             "unique_id_wait", "barrier_timeout", "store_clients", "barrier_waiting", "connect_refused",
              "connect_timeout",
              "store_wait_timeout", "rendezvous_timeout")
 
@@ -41,6 +42,8 @@ def init_hang_verdict(waits: tuple[InitWaitRecord, ...]) -> tuple[Verdict, Findi
                                      w.order if w.order is not None else 0))
     ranks = tuple(sorted({w.rank for w in waits if w.rank is not None}))
     who = rank_word(ranks) if ranks else "the job"
+    if wait.kind in COORDINATION_KINDS:
+        return _coordination(wait, waits)
     if wait.kind == "unique_id_wait" and wait.waits_for is not None:
         waiting = tuple(sorted({w.rank for w in waits if w.kind == wait.kind and w.waits_for == wait.waits_for
                                 and w.rank is not None}))
@@ -70,6 +73,36 @@ def init_hang_verdict(waits: tuple[InitWaitRecord, ...]) -> tuple[Verdict, Findi
     verdict = headline.verdict(VerdictKind.INIT_HANG, summary)
     return verdict, Finding(VerdictKind.INIT_HANG.value, ranks, summary, wait.evidence,
                             root_cause=True)
+
+
+def _coordination(wait: InitWaitRecord, waits: tuple[InitWaitRecord, ...]) -> tuple[Verdict, Finding]:
+    """JAX's or TensorFlow's coordination service named the processes (its tasks: task N is process N) that never
+    reached its barrier, or that stopped sending heartbeats: those are where to look (not started, dead, or stuck
+    before it); the process that reported it is one that did arrive. Where no line names them, no rank is blamed."""
+    alike = [w for w in waits if w.kind == wait.kind]
+    absent = tuple(sorted({task for w in alike for task in w.absent}))
+    reporters = tuple(sorted({w.rank for w in alike if w.rank is not None} - set(absent)))
+    said = f"; {rank_word(reporters)} reported it" if reporters else ""
+    reached = next((w for w in alike if w.world_size is not None and w.joined is not None), None)
+    count = f"; {reached.joined} of {reached.world_size} tasks reached it" if reached else ""
+    if wait.kind == "coordination_barrier":
+        what, never = f"the coordination service's barrier timed out{count}", "never reached the coordination barrier"
+        why = "not started, dead or stuck before it"
+    else:
+        what = ("the coordination service lost a process (its heartbeats stopped, or the service told of a fatal "
+                "error of another task)")
+        never = "stopped sending heartbeats to the coordination service"
+        why = "dead, hung or cut off from the coordinator"
+    if absent:
+        tasks = ", ".join(str(t) for t in absent)
+        summary = (f"{rank_word(absent)} {never} (coordination task{'s' if len(absent) > 1 else ''} {tasks}: task N "
+                   f"is process N): {why}{said}{count}: {wait.text[:160]}")
+        verdict = headline.verdict(VerdictKind.MISSING_RANK, summary, culprit_ranks=absent)
+        return verdict, Finding(VerdictKind.MISSING_RANK.value, absent, summary, wait.evidence, root_cause=True)
+    summary = (f"{what}{said}; which processes, this input does not say (the coordination service's list of task "
+               f"names, or the other processes' own logs, would tell): {wait.text[:160]}")
+    verdict = headline.verdict(VerdictKind.MISSING_RANK, summary)
+    return verdict, Finding(VerdictKind.MISSING_RANK.value, (), summary, wait.evidence, root_cause=True)
 
 
 def _unreachable_store(wait: InitWaitRecord, who: str, ranks: tuple[int, ...]) -> tuple[Verdict, Finding]:

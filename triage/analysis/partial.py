@@ -43,6 +43,7 @@ from triage.model.evidence import (
 )
 from triage.parsing.crashlog import SIZE_CHECK_TEXT
 from triage.parsing.rendezvous import STORE_WAIT_DETAIL
+from triage.parsing.watchdog import HEARTBEAT_DETAIL
 
 Hosts = Mapping[int, str | None]
 _Call = tuple[str | None, tuple[tuple[int, ...], ...], tuple[str, ...]]
@@ -332,6 +333,10 @@ def watchdog_verdict(ranks: tuple[RankEvidence, ...], events: tuple[Event, ...],
         where = f"{(ops[0] if ops else 'a collective').upper()} SeqNum={seq}" + (f" of pg {pg}" if pg else "")
     else:
         pg, seq, where = None, None, "a collective"
+        if all(e.detail == HEARTBEAT_DETAIL for e in timeouts):
+            # (the heartbeat monitor says the watchdog thread itself made no progress, not which collective hung)
+            where = ("a collective or a CUDA/NCCL call: ProcessGroupNCCL's heartbeat monitor saw its watchdog stuck "
+                     "(\"watchdog got stuck\" / \"Heartbeat monitor timed out\"), which names no collective")
     # (a rank whose last line is ProcessGroupNCCL's own failure handling is in the failure, not at work)
     quiet = [r for r in ranks if r.rank not in timed_out and r.last_lines and r.exit is None
              and _is_work(r.last_lines[-1].strip())]

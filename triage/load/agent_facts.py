@@ -73,11 +73,13 @@ def _activity(value: Any, where: str, skipped: list[str]) -> tuple[RankActivityF
             continue
         changed = item.get("stack_changed")
         util = _float(item.get("gpu_util"))
+        runnable = item.get("runnable")
         out.append(RankActivityFact(rank, _int(item.get("pid")), kind, _float(item.get("cpu_share")),
                                     _float(item.get("io_bytes_per_s")),
                                     changed if isinstance(changed, bool) else None, _str(item.get("where")),
                                     gpu_wait=_str(item.get("gpu_wait"), 200),
-                                    gpu_util=util if util is not None and 0.0 <= util <= 1.0 else None))
+                                    gpu_util=util if util is not None and 0.0 <= util <= 1.0 else None,
+                                    runnable=runnable if isinstance(runnable, bool) else None))
     return tuple(out)
 
 

@@ -163,6 +163,7 @@ class InitWaitRecord:
     evidence: tuple[str, ...] = ()
     order: int | None = None
     waits_for: int | None = None            # the rank the line says never arrived
+    absent: tuple[int, ...] = ()            # the processes the line names as never arrived (JAX's coordination tasks)
 
 
 @dataclass(frozen=True)
@@ -203,6 +204,7 @@ class ClusterCheck:
 
 
 GPU_WAIT = "waiting on the GPU"        # the agent's activity of a rank whose main thread waits on its GPU
+CPU_BUSY_SHOWN = 0.05                  # the agent's floor of a busy CPU share (triage.agent.hang.busy)
 
 
 @dataclass(frozen=True)
@@ -218,6 +220,7 @@ class RankActivityFact:
     where: str | None = None            # "main (job.py:51)"
     gpu_wait: str | None = None         # waiting on the GPU: "torch.cuda.synchronize (step at train.py:42)"
     gpu_util: float | None = None       # its GPU's NVML utilization (0..1) then; None: not read
+    runnable: bool | None = None        # a thread of it was runnable in both samples (it wanted a CPU)
 
     def figures(self) -> str:
         """``CPU 1%, I/O 0 B/s, same stack`` (``in torch.cuda.synchronize (...), GPU 0%, ...`` for a GPU wait)."""
@@ -228,6 +231,8 @@ class RankActivityFact:
                          else "GPU use not known (no NVML reading)")
         if self.cpu_share is not None:
             parts.append(f"CPU {self.cpu_share * 100:.0f}%")
+        if self.runnable:
+            parts.append("runnable, waiting for a CPU" if (self.cpu_share or 0.0) < CPU_BUSY_SHOWN else "runnable")
         if self.io_bytes_per_s is not None:
             parts.append(f"I/O {self.io_bytes_per_s:.0f} B/s" if self.io_bytes_per_s < 1000
                          else f"I/O {self.io_bytes_per_s / 1e3:.0f} kB/s")

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from triage.lazy_regex import lazy_regex
 
@@ -31,8 +31,8 @@ from triage.model.backtrace import CrashLogFacts
 # what a failure line names at its other end, and how it is said and cut: triage.parsing.peers (re-exported here,
 # where the readers import them)
 from triage.parsing.peers import CUDA_SETUP_NOTE as CUDA_SETUP_NOTE  # noqa: PLC0414
+from triage.parsing.peers import PEER, noted, peer_of
 from triage.parsing.peers import clip_keeping as clip_keeping  # noqa: PLC0414
-from triage.parsing.peers import noted, peer_of
 from triage.parsing.peers import peer_host as peer_host  # noqa: PLC0414
 from triage.parsing.peers import shortened as shortened  # noqa: PLC0414
 
@@ -57,6 +57,7 @@ class CrashLine:
     collateral: bool = False         # usually a consequence of another failure
     peer: str | None = None          # a peer address/host the line names ("10.0.0.5<1234>")
     gpu: int | None = None           # a CUDA device the line names
+    thread: int | None = None        # the thread id glog's head gives (the process's pid for its main thread)
 
 
 # Quick pre-check for whole-text scans: a line holding none of these is no crash line.
@@ -68,7 +69,9 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            "host not found", "Caught signal", "caught signal", "Assertion ", "Address already in use", "EADDRINUSE",
            "failed to listen", "ssh exited with exit code", "does not support", "posix_fallocate", "ncclShmOpen",
            "failed to extend /dev/shm", "what():", "retry count exceeded", "RETRY_EXC_ERR", "completion_with_err",
-           "forrtl: ", "exit signals: ", "CUDA_ERROR_")
+           "forrtl: ", "exit signals: ", "CUDA_ERROR_", "Check failed", "Check failure", "NCCL_ERROR", "ECONN",
+           "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "connect() failed", "DDP expects same model",
+           "appears not to match")
 
 _EXC = lazy_regex(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
@@ -77,9 +80,14 @@ _CUDA_OOM = lazy_regex(r"CUDA out of memory|OutOfMemoryError|out of memory\. Tri
                        r"CUBLAS_STATUS_ALLOC_FAILED|"
                        # PyTorch 1.x's THC forms of cudaErrorMemoryAllocation (2)
                        r"(?:cuda runtime error \(2\)|THCudaCheck FAIL .{0,300}? error=2) : out of memory|"
-                       r"Cuda failure '?out of memory|"
+                       r"Cuda failure (?:\d+ )?'?out of memory|"
                        # the CUDA driver API's own name of it (JAX, XLA, CuPy and Numba print the driver's codes)
-                       r"\bCUDA_ERROR_OUT_OF_MEMORY\b",
+                       r"\bCUDA_ERROR_OUT_OF_MEMORY\b|"
+                       # XLA's and JAX's allocator ("RESOURCE_EXHAUSTED: Out of memory while trying to allocate
+                       # 9663676416 bytes."), TensorFlow's ("OOM when allocating tensor with shape[...] ... by allocator
+                       # GPU_0_bfc"), Paddle's ("ResourceExhaustedError: Out of memory error on GPU 0. Cannot allocate")
+                       r"\bOut of memory while trying to allocate\b|\bOOM when allocating tensor\b|"
+                       r"\bOut of memory error on GPU\b",
                        re.IGNORECASE)
 # "CUDA error: X" and what X is (to its line's end, or to PyTorch's "CUDA kernel errors might be ..." glued
 # after it): the one pattern both a log line (parse_crash_line) and a crashed process's tail (crash_log_facts) use
@@ -104,6 +112,8 @@ _KERNEL_ASSERT = lazy_regex(r"(?P<file>[\w.-]+\.cuh?):\d+: .{0,300}?\bAssertion 
 _FATAL = lazy_regex(
     r"Fatal Python error: (?P<fpe>\w[\w ]*)|^Segmentation fault|\bSegmentation fault \(core dumped\)|"
     r"^Aborted(?: \(core dumped\))?$|\*\*\* (?P<glogsig>SIG[A-Z]+) \(@|"
+    # absl's failure signal handler (XLA, JAX, TensorFlow): "*** SIGABRT received at time=1700000000 on cpu 3 ***"
+    r"\*\*\* (?P<abslsig>SIG[A-Z]+) received at time=|"
     # (gfortran's runtime puts the number first: "Program received signal 11 (SIGSEGV): Segmentation fault.")
     r"(?:received|caught|got) signal:? (?:\d{1,2} \()?(?P<signame>SIG[A-Z]+)|"
     # Intel Fortran's runtime, which ends the process: "forrtl: severe (174): SIGSEGV, segmentation fault occurred",
@@ -140,6 +150,9 @@ _NET = lazy_regex(
     # ERROR: Invalid argument", "NET/OFI Couldn't enable endpoint. RC: -12, ERROR: Cannot allocate memory"
     r"NET/OFI .*(?:Couldn't|[Ff]ailed|ERROR:)|"
     r"Connection timed out|No route to host|ibv_\w+ failed|ECONNRESET|ETIMEDOUT|"
+    # a socket call's errno by its name, in any framework's words (TensorPipe: "ECONNREFUSED: connection refused",
+    # libuv, gRPC, gloo): the name alone is a network failure; "connect() failed" with the peer it could not reach
+    r"\bE(?:CONNREFUSED|CONNABORTED|PIPE|HOSTUNREACH|NETUNREACH)\b|\bconnect\(\) failed\b|"
     r"Call to (?:recv|connect|send) .*(?:failed|closed)|Call to connect returned|"
     # NCCL's transport set-up: "socketStartConnect: Connect to 10.0.0.2<45763> failed : Software caused ..."
     r"socketStartConnect|Connect to \S+ failed|Software caused connection abort|"
@@ -166,7 +179,16 @@ _NET = lazy_regex(
     # count exceeded"), or as verbs names it (IBV_WC_RETRY_EXC_ERR), and UCX's frame for it in its fatal backtrace
     r"(?:Transport|RNR) retry count exceeded|IBV_WC_(?:RNR_)?RETRY_EXC_ERR|uct_ib_mlx5_completion_with_err")
 _NCCL = lazy_regex(r"ncclInternalError|ncclInvalidUsage|ncclInvalidArgument|ncclUnhandledCudaError|"
-                   r"NCCL error in:|NCCL Error \d|ncclCommInitRank failed")
+                   r"NCCL error in:|NCCL Error \d|ncclCommInitRank failed|"
+                   # other frameworks' words for a failed NCCL call: XLA's and JAX's "NCCL operation
+                   # ncclCommInitRank(&comm, nranks, id, rank) failed: unhandled cuda error", Paddle's "NCCL error(1)",
+                   # DeepSpeed's and Horovod's "NCCL error", NCCL's result codes by name ("NCCL_ERROR_...")
+                   # (the bare words only in a message's shape, a code or a colon or comma after them: a reporter's "it
+                   # crashes with an NCCL error during ..." is no failure line)
+                   r"NCCL operation \w+\(.{0,200}?\) failed|\bN[Cc][Cc][Ll] [Ee]rror(?: ?\(?-?\d+\)?)?[:,]|"
+                   r"\bNCCL [Ee]rror \d+\b|\bNCCL_ERROR\w*|"
+                   # a wrapper's own words for a failed NCCL call: "ncclAllReduce failed: invalid usage" (Horovod)
+                   r"\bnccl[A-Z]\w*(?:\([^()]{0,200}\))? failed\b")
 # Lines that are consequences of a failure elsewhere (or of the launcher's teardown).
 _COLLATERAL = lazy_regex(
     r"Watchdog caught collective operation timeout|NCCL communicator was aborted|"
@@ -203,9 +225,20 @@ _CUDA_SETUP = lazy_regex(r"invalid device ordinal|no CUDA-capable device is dete
 # A backend that lacks the collective the job calls ("ProcessGroupNCCL does not support scatter", "Backend gloo does
 # not support reduce_scatter"): every rank that calls it raises it; told even when quoted in a sentence
 _BACKEND_LACKS = lazy_regex(r"\b(?:ProcessGroup\w+|[Bb]ackend \w+) does not support \w+")
+# DDP's check at construction that every rank holds the same model (torch/csrc/distributed/c10d/comm.cpp,
+# verify_params_across_processes): "DDP expects same model across all ranks, but Rank 0 has 128 params, while rank 1
+# has inconsistent 0 params.", "params[3] in this process with sizes [64, 3] appears not to match sizes of the same
+# param in process 0." Raised (a RuntimeError) on the ranks, never logged: told without its type (an issue's title, a
+# retyped message) it is still that exception; the ranks it names are the compared ones, not a culprit
+_DDP_CHECK = lazy_regex(r"DDP expects same model across all ranks|"
+                        r"\bparams\[\d+\] in this process with (?:sizes|strides) .{1,200}? appears not to match "
+                        r"(?:sizes|strides) of the same param in process \d+")
 # Exception types that are a launcher's or a wrapper's, not the rank's own failure.
+# (the SageMaker SDK's UnexpectedStatusException is its client's word that the training job failed: "Error for Training
+# job NAME: Failed. Reason: AlgorithmError: ...", the job's own failure quoted after it)
 _NOT_A_RANK_FAILURE = ("ChildFailedError", "SignalException", "RendezvousClosedError", "KeyboardInterrupt",
-                       "SystemExit", "CalledProcessError", "ProcessRaisedException", "ProcessExitedException")
+                       "SystemExit", "CalledProcessError", "ProcessRaisedException", "ProcessExitedException",
+                       "UnexpectedStatusException")
 
 
 def _gpu(text: str) -> int | None:
@@ -252,6 +285,10 @@ def parse_crash_line(line: str) -> CrashLine | None:
                          signal=sig, collateral=sig in ("SIGTERM", "SIGINT"))
     if fatal_glog:     # ProcessGroupNCCL giving up on the process (its heartbeat monitor): a consequence
         return CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal="SIGABRT", collateral=True)
+    if "Check fail" in line or "] " in line:
+        found = _check_line(line.strip())
+        if found is not None:
+            return found
     collateral = _COLLATERAL.search(text) is not None
     peer_addr = peer_of(text)
     exc = _EXC.match(text)
@@ -300,6 +337,37 @@ PROXY_FAILED = lazy_regex(r"\[Proxy Service (?P<owner>\d+)\] Failed to execute o
                           r"(?P<rank>\d+), retcode (?P<code>\d+)")
 _NCCL_RESULTS = {"1": "ncclUnhandledCudaError", "2": "ncclSystemError", "3": "ncclInternalError",
                  "4": "ncclInvalidArgument", "5": "ncclInvalidUsage", "6": "ncclRemoteError"}
+
+
+# glog's (and absl's) FATAL level, which aborts the process after its line: "F1207 10:43:16.922251 3493939
+# rpc_server.cpp:134] Check failed: kv_.emplace(k, v).second" (glog, OneFlow, Paddle), "F0000 00:00:1700000000.123456
+# 12345 nccl_utils.cc:90] Check failed: ..." (absl: XLA, JAX), "2023-01-10 12:00:00.123456: F
+# tensorflow/core/framework/tensor_shape.cc:44] Check failed: NDIMS == dims()" (TensorFlow), bracketed or not
+_GLOG_F = lazy_regex(r"^\[?F\d{4} [\d:.]+\s+(?P<tid>\d+) (?P<file>[\w./-]+:\d+)\]\s*(?P<msg>.*)$|"
+                     r"^(?:\d{4}-\d\d-\d\d [\d:.]+: )?F (?P<tffile>[\w./-]+\.(?:cc|cpp|cu|h|hpp|c):\d+)\]\s*"
+                     r"(?P<tfmsg>.*)$")
+# what glog prints as a CHECK's abort begins, when the paste lost the FATAL line above it
+_CHECK_TRACE = "*** Check failure stack trace: ***"
+CHECK_TRACE_TEXT = "a CHECK failed (glog's '*** Check failure stack trace: ***'; its message is not in this input)"
+
+
+def _check_line(line: str) -> CrashLine | None:
+    """A glog/absl FATAL line (a failed CHECK, a LOG(FATAL)): the process aborts (SIGABRT) with that message; what
+    the message says (a CUDA error, a refused connection) is what failed, as a terminate's what() is read."""
+    if line.startswith(_CHECK_TRACE):
+        return CrashLine(CrashLineKind.FATAL_SIGNAL, CHECK_TRACE_TEXT, signal="SIGABRT")
+    head = _GLOG_F.match(line)
+    if head is None:
+        return None
+    where, msg = head.group("file") or head.group("tffile"), (head.group("msg") or head.group("tfmsg") or "").strip()
+    text = f"{msg or 'glog FATAL'} ({where}: glog's FATAL level, the process aborts with SIGABRT)"[:400]
+    thread = int(head.group("tid")) if head.group("tid") else None
+    if where.startswith("ProcessGroup"):       # ProcessGroupNCCL's own abort after a timeout: a consequence
+        return CrashLine(CrashLineKind.FATAL_SIGNAL, text, signal="SIGABRT", collateral=True, thread=thread)
+    inner = parse_crash_line(msg) if msg and not _GLOG_F.match(msg) else None
+    if inner is not None and inner.kind in (CrashLineKind.CUDA_OOM, CrashLineKind.CUDA_ERROR, CrashLineKind.NETWORK):
+        return replace(inner, text=text, signal="SIGABRT", collateral=False, thread=thread)
+    return CrashLine(CrashLineKind.FATAL_SIGNAL, text, signal="SIGABRT", thread=thread)
 
 
 def _proxy_line(text: str, proxy: re.Match[str], peer_addr: str | None) -> CrashLine:
@@ -364,7 +432,7 @@ def _what_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine:
 def _fatal_line(text: str, fatal: re.Match[str], collateral: bool) -> CrashLine:
     """A fatal signal, named by whichever handler or shell printed it."""
     sig = (fatal.group("glogsig") or fatal.group("signame") or fatal.group("sigtorch") or fatal.group("c10sig")
-           or fatal.group("forsig") or fatal.group("forparen")
+           or fatal.group("forsig") or fatal.group("forparen") or fatal.group("abslsig")
            or ("SIGFPE" if fatal.group("forfpe") else "SIGILL" if fatal.group("forill") else None)
            or _STRSIGNAL.get(fatal.group("alps") or "")
            or _SIGNUMS.get(fatal.group("signum") or fatal.group("exitsig") or fatal.group("ucxnum")
@@ -386,6 +454,8 @@ def _plain_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine
         return CrashLine(CrashLineKind.EXCEPTION, text[:300] + CUDA_SETUP_NOTE, gpu=_gpu(text))
     if (lacks := _BACKEND_LACKS.search(text)) is not None:
         return CrashLine(CrashLineKind.EXCEPTION, f"RuntimeError: {lacks.group(0)}", "RuntimeError")
+    if (ddp := _DDP_CHECK.search(text)) is not None:
+        return CrashLine(CrashLineKind.EXCEPTION, f"RuntimeError: {text[ddp.start():]}"[:400], "RuntimeError")
     if _CUDA_ERROR.search(text) and "CUDA_LAUNCH_BLOCKING" not in text:
         # PyTorch's hint alone follows every CUDA error, a set-up one too: the error line before it is the failure
         trailer = _CUDA_ERROR.search(text.replace(_CUDA_HINT, "")) is None
@@ -401,9 +471,12 @@ def _plain_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine
     if _NET.search(text) and ("NCCL" in text or "nccl" in text or "NET/" in text or "gloo" in text.lower()
                               or "socket" in text.lower() or "peer" in text or "Connect to " in text or "ssh" in text
                               or "ibv_" in text or "posix_fallocate" in text or "/dev/shm" in text  # noqa: S108
-                              or "shared memory segment" in text or "mlx5" in text or "RETRY_EXC_ERR" in text):
+                              or "shared memory segment" in text or "mlx5" in text or "RETRY_EXC_ERR" in text
+                              or _ERRNO_NET.search(text) is not None or peer_addr is not None
+                              or ("connect() failed" in text and PEER.search(text) is not None)):
         # (ibv_: an InfiniBand verbs call; posix_fallocate, /dev/shm: NCCL's shared-memory transport; mlx5,
-        # RETRY_EXC_ERR: an InfiniBand/RoCE completion error UCX or verbs reports; NCCL WARN's message alone)
+        # RETRY_EXC_ERR: an InfiniBand/RoCE completion error UCX or verbs reports; NCCL WARN's message alone; a socket
+        # errno's name, "ECONNREFUSED"; a line that names the peer it could not reach)
         # a network failure is never called collateral here: the analysis ranks it after real failures
         return CrashLine(CrashLineKind.NETWORK, noted(text), peer=peer_addr)
     if _NCCL.search(text):
@@ -419,6 +492,7 @@ def _plain_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine
     return None
 
 
+_ERRNO_NET = lazy_regex(r"\bE(?:CONNREFUSED|CONNRESET|CONNABORTED|PIPE|HOSTUNREACH|NETUNREACH|TIMEDOUT)\b")
 _PG_ABORT = lazy_regex(r"Some NCCL operations have failed or timed out|we are taking the entire process down|"
                        # its failure handling: a dump of the failed collective, a dump signal, an abort
                        r"Stack trace of the failed collective|dump signal (?:due to a collective timeout|from another "

@@ -39,7 +39,10 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "has not produced any output", "failed during processing", "Back-off restarting",
            "killed due to memory pressure", "Child process unexpectedly failed", "Ray killed this worker",
            "DeadLock detected from rank", "failed due to worker errors", "lost communication with",
-           "daemon has unexpectedly failed", "Received SIGTERM: ", "Node failure on", "Unable to create step")
+           "daemon has unexpectedly failed", "Received SIGTERM: ", "Node failure on", "Unable to create step",
+           "Exit Code:", "exited with code", "ExitCode", "exited with a non-zero status", "considered dead",
+           " reported ", "Child process with PID", "return code list",
+           "exit codes:", "exit signals:", "exit signal ")
 
 # slurmstepd (src/slurmd/slurmstepd/req.c): "*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***" with %s "JOB <id>"
 # or "STEP <id>"; "DUE to SIGNAL %s" (strsignal: scancel, or srun ending the step); older Slurm: the same with no
@@ -58,8 +61,11 @@ _SRUN_NODE_FAILURE = lazy_regex(r"srun: error: Node failure on (?P<host>[\w.\[\]
 # not available" (no task ran)
 _SRUN_NO_STEP = lazy_regex(r"srun: error: Unable to create step for job (?P<job>\S+): (?P<why>[^\n]+)")
 _SLURM_FAILED = lazy_regex(r"\*\*\* (?P<what>JOB|STEP) (?P<id>\S+) ON (?P<host>\S+) FAILED \(non-zero exit code")
-_OPERATOR = lazy_regex(r"(?P<kind>PyTorchJob|TFJob|MPIJob|PaddleJob|XGBoostJob|JAXJob|MXJob) (?P<name>\S+) is "
-                       r"(?:failed|restarting) because (?P<n>\d+ )?(?P<rtype>\w+) replica\(s\) failed")
+_OPERATOR = lazy_regex(r"(?P<kind>PyTorchJob|TFJob|MPIJob|PaddleJob|XGBoostJob|JAXJob|MXJob|job) (?P<name>\S+) is "
+                       r"(?:failed|failing|restarting) because (?P<n>\d+ )?\"?(?P<rtype>\w+)\"? replica\(s\) failed")
+# the training operator's event of each replica's end (controller.v1/common/pod.go, reason ExitedWithCode):
+# "Pod: ml-team.llm-pretrain-worker-2 exited with code 137" (namespace.pod)
+_OPERATOR_POD = lazy_regex(r"\bPod: (?:[a-z0-9][\w-]*\.)?(?P<pod>[a-z0-9][\w.-]*?) exited with code (?P<code>\d+)")
 _HOROVOD = lazy_regex(r"Terminating remaining workers after failure of Process (?P<rank>\d+)\.")
 # torchx (specs/api.py, AppStatus.format): " *trainer[0]:FAILED (exitcode: 1)" then "timestamp: ..." "hostname: ..."
 _TORCHX = lazy_regex(r"^\s[* ](?P<role>[\w-]+)\[(?P<replica>\d+)\]:FAILED(?: \(exitcode: (?P<code>-?\d+)\))?"
@@ -118,6 +124,12 @@ _RAY_MEMORY = lazy_regex(r"Memory on the node \(IP: (?P<ip>[\w.:-]+)[^)]*\) wher
                          r"[^)]*?\bpid=(?P<pid>\d+)[^)]*\)\s*was running[^\n]*?\s*[^\n]*?Ray killed this worker")
 # Lightning's launcher (strategies/launchers/subprocess_script.py): a rank raised while others wait: "DeadLock
 # detected from rank: 1" then that rank's traceback
+# Lightning's child-process observer (fabric/strategies/launchers/subprocess_script.py), of the first child it saw end
+# badly: "[rank: 3] Child process with PID 66120 terminated with code -9. Forcefully terminating all other processes to
+# avoid zombies" (the rank is the child's: children are ranks 1..N-1 of the node; a negative code is Popen's signal);
+# it then kills the others and the main process (the shell's "Killed" after it is that teardown)
+_LIGHTNING_CHILD = lazy_regex(r"\[rank: (?P<rank>\d+)\] Child process with PID (?P<pid>\d+) terminated with code "
+                              r"(?P<code>-?\d+)")
 _LIGHTNING_DEADLOCK = lazy_regex(r"DeadLock detected from rank: (?P<rank>\d+)")
 # Ray Train's WorkerGroupError / TrainingFailedError: "Training failed due to worker errors:" then, per group of
 # ranks that raised the same error, "[Rank 2]:" (older: "[Rank 2]"; "[Rank 0, 1, 3]:" for several; also "[Rank 2
@@ -126,6 +138,38 @@ _RAY_TRAIN_HEAD = "failed due to worker errors"
 _RAY_TRAIN_RANKS = lazy_regex(r"^\s*\[Rank (?P<ranks>\d+(?:, \d+)*)(?: Error Snippet)?\]:?\s*$", re.MULTILINE)
 _ERROR_LINE = lazy_regex(r"^\s*(?P<what>(?:[\w.]+(?:Error|Exception|Interrupt)|Exception)\b(?:\([\w.]+\))?:[^\n]*)$",
                          re.MULTILINE)
+# the SageMaker training toolkit's record of the user's command (errors.py, _CalledProcessError.__str__):
+# "ExecuteUserScriptError:\nExitCode 137\nErrorMessage \"...\"\nCommand \"torchrun ...\"" (the command's exit status: a
+# negative one or one above 128 is a signal's); "ErrorMessage" quotes the command's last error lines, read as lines
+_SAGEMAKER = lazy_regex(r"(?P<what>ExecuteUserScriptError|InstallModuleError|InstallRequirementsError):\s*ExitCode "
+                        r"(?P<code>-?\d+)")
+# Vertex AI's custom job: "The replica workerpool0-0 exited with a non-zero status of 137. Termination reason:
+# OOMKilled." (the replica: worker pool and index, no rank)
+_VERTEX = lazy_regex(r"The replica (?P<replica>workerpool\d+-\d+) exited with a non-zero status of (?P<code>\d+)\.?"
+                     r"(?: Termination reason: (?P<why>\w+))?")
+# NCCL's RAS status report (ncclras, NCCL 2.24+; ras/client_support.cc), its "Errors" section: "DEAD" then "  1 job
+# process is considered dead (unreachable via the RAS network)" and "  Process 48211 on node 10.20.1.7 managing GPU 5"
+# (the rank it ran, from the communicator's "Rank 13 -- GPU 5 managed by process 48211 on node 10.20.1.7" line of its
+# INCOMPLETE block); "#0-0 (hash) ERROR" then "  Rank 6 reported <ncclGetErrorString> -- GPU 6 managed by process 9910
+# on node h06" (an asynchronous or init error the rank's communicator holds)
+_RAS_DEAD_HEAD = lazy_regex(r"^\s*\d+ job process(?:es are| is) considered dead \(unreachable via the RAS network\)",
+                            re.MULTILINE)
+_RAS_DEAD = lazy_regex(r"^\s*Process (?P<pid>\d+) on node (?P<host>\S+) managing GPUs? (?P<gpu>[\w,() -]+?)\s*$",
+                       re.MULTILINE)
+_RAS_RANK = lazy_regex(r"^\s*Rank (?P<rank>\d+)(?: has status \w+| reported (?P<error>[^\n]+?))? -- GPU (?P<gpu>\S+) "
+                       r"managed by process (?P<pid>\d+) on node (?P<host>\S+)\s*$", re.MULTILINE)
+_RAS_REPORTED = lazy_regex(r"^\s*\d+ ranks reported (?P<error>[^\n]+?)\s*$(?P<listed>(?:\n\s*Rank \d+ -- [^\n]*)*)",
+                           re.MULTILINE)
+# SkyPilot's job runner: "ERROR: Job 3 failed with return code list: [137, 1] (Worker failed with return code 1,
+# SkyPilot cleaned up the processes on other nodes with return code 137)": one code per node, by node rank; 137 beside
+# another failure is its cleanup of the other nodes
+_SKYPILOT_CODES = lazy_regex(r"Job (?P<job>\d+) failed with return code list:\s*(?:\x1b\[[\d;]*m)?\s*"
+                             r"\[(?P<codes>-?\d+(?:,\s*-?\d+)*)\]")
+# Cray ALPS's aprun, at the application's end: "Application 8812345 exit codes: 137" and "Application 8812345 exit
+# signals: Killed" (no rank: its "PE RANK 7 exit signal Killed" line, when there, names it)
+_ALPS_EXIT = lazy_regex(r"^Application (?P<app>\d+) exit (?:codes: (?P<code>\d+)|"
+                        r"signals: (?P<sig>[A-Z][a-z]+(?: [a-z]+)*))", re.MULTILINE)
+_ALPS_PE = lazy_regex(r"PE RANK (?P<rank>\d+) exit signal (?P<sig>[A-Z][a-z]+(?: [a-z]+)*)")
 _SGLANG_CHILD = lazy_regex(r"Child process unexpectedly failed with (?:exitcode=|an exit code )(?P<status>\d+)\. "
                            r"pid=(?P<pid>\d+)")
 
@@ -135,7 +179,49 @@ def parse_framework_records(text: str) -> tuple[RankDeath, ...]:
     if not any(marker in text for marker in MARKERS):
         return ()
     out = [*_slurm(text), *_mpi(text), *_kubernetes(text), *_ray(text), *_submitit(text), *_launchers(text),
-           *_trainers(text)]
+           *_trainers(text), *_nccl_ras(text)]
+    for match in _SAGEMAKER.finditer(text):
+        status = int(match.group("code"))
+        sig = signal_name(str(-status)) if status < 0 else signal_name(str(status - 128)) if 128 < status < 160 \
+            else None
+        if status:
+            said = f"SageMaker: the training command ended with exit code {status}" + (
+                f" (killed by {sig})" if sig else "")
+            out.append(RankDeath(None, sig, None if sig else status, None, None, f"{said} ({_line(text, match)})",
+                                 offset=match.start()))
+        break            # (the toolkit's record, then the SDK's and the console's copies of it)
+    for match in _SKYPILOT_CODES.finditer(text):
+        codes = [int(code) for code in match.group("codes").split(",")]
+        cleanup = any(code not in (0, 137) for code in codes)
+        for node, status in enumerate(codes):
+            if status == 0 or (cleanup and status == 137):
+                continue
+            sig = signal_name(str(status - 128)) if 128 < status < 160 else None
+            said = f"SkyPilot: node {node} of job {match.group('job')} ended with return code {status}" + (
+                f" (killed by {sig})" if sig else "") + f" ({_line(text, match)})"
+            out.append(RankDeath(None, sig, None if sig else status, None, None, said[:400], offset=match.start()))
+        break            # (one record per job)
+    for match in _ALPS_PE.finditer(text):
+        out.append(RankDeath(int(match.group("rank")), signal_name(None, match.group("sig")), None, None, None,
+                             _line(text, match), offset=match.start()))
+    alps = [] if _ALPS_PE.search(text) else list(_ALPS_EXIT.finditer(text))
+    said_signal = next((m for m in alps if m.group("sig")), None)
+    for match in [said_signal] if said_signal else alps[:1]:
+        status = int(match.group("code") or 0)
+        sig = (signal_name(None, match.group("sig")) if match.group("sig")
+               else signal_name(str(status - 128)) if 128 < status < 160 else None)
+        if sig or status:
+            out.append(RankDeath(None, sig, None if sig else status, None, None,
+                                 f"aprun: application {match.group('app')} ended"
+                                 + (f" by {sig}" if sig else f" with exit code {status}")
+                                 + f" ({_line(text, match)})", offset=match.start()))
+    for match in _VERTEX.finditer(text):
+        status, why, replica = int(match.group("code")), match.group("why"), match.group("replica")
+        oom = why == "OOMKilled"
+        sig = "SIGKILL" if oom else signal_name(str(status - 128)) if 128 < status < 160 else None
+        said = f"Vertex AI: replica {replica} exited with status {status}" + (
+            " (OOMKilled: it hit its memory limit)" if oom else f" (killed by {sig})" if sig else "")
+        out.append(RankDeath(None, sig, None if sig else status, replica, None, said, offset=match.start()))
     for match in _SGLANG_CHILD.finditer(text):
         status = int(match.group("status"))
         sig = signal_name(str(status & 0x7F)) if status & 0x7F else None
@@ -191,10 +277,51 @@ def _slurm(text: str) -> list[RankDeath]:
     return out
 
 
+def _nccl_ras(text: str) -> list[RankDeath]:
+    """NCCL RAS's dead processes (with the rank each ran, where a communicator's block lists it) and the errors
+    its communicators' ranks reported."""
+    out: list[RankDeath] = []
+    ranks = {(m.group("host"), int(m.group("pid"))): int(m.group("rank")) for m in _RAS_RANK.finditer(text)}
+    for head in _RAS_DEAD_HEAD.finditer(text):
+        end = text.find("\n\n", head.end())
+        for match in _RAS_DEAD.finditer(text, head.end(), len(text) if end < 0 else end):
+            host, pid = match.group("host"), int(match.group("pid"))
+            out.append(RankDeath(ranks.get((host, pid)), None, None, host, pid,
+                                 f"NCCL RAS: process {pid} on node {host} (GPU {match.group('gpu')}) is dead, "
+                                 f"unreachable via the RAS network (it crashed or was killed, or its node or network "
+                                 f"failed): {_line(text, match)}"[:400], offset=match.start()))
+    for match in _RAS_REPORTED.finditer(text):
+        # (several ranks reported the same error: NCCL lists them when they are few, else none)
+        listed: list[re.Match[str] | None] = list(_RAS_RANK.finditer(match.group("listed")))
+        for rank in listed or [None]:
+            out.append(RankDeath(int(rank.group("rank")) if rank else None, None, None,
+                                 rank.group("host") if rank else None, int(rank.group("pid")) if rank else None,
+                                 f"NCCL error: {match.group('error')} (NCCL RAS: {_line(text, match)})"[:400],
+                                 offset=match.start(), raised=True))
+    for match in _RAS_RANK.finditer(text):
+        if match.group("error"):
+            out.append(RankDeath(int(match.group("rank")), None, None, match.group("host"), int(match.group("pid")),
+                                 f"NCCL error: {match.group('error')} (NCCL RAS: the rank's communicator holds it; "
+                                 f"{_line(text, match)})"[:400], offset=match.start(), raised=True))
+    return out
+
+
 def _launchers(text: str) -> list[RankDeath]:
     """Kubeflow's training operator, horovodrun and torchx."""
     out: list[RankDeath] = []
+    told: set[str] = set()
+    for match in _OPERATOR_POD.finditer(text):
+        status, pod = int(match.group("code")), match.group("pod")
+        if status == 0 or pod in told:
+            continue         # (a replica that ended well; the event repeats: "(x3 over 49s)")
+        told.add(pod)
+        sig = signal_name(str(status - 128)) if 128 < status < 160 else None
+        said = f"pod {pod} exited with code {status}" + (f" (killed by {sig})" if sig else "")
+        out.append(RankDeath(None, sig, None if sig else status, pod, None, f"{said}: {_line(text, match)}"[:300],
+                             offset=match.start()))
     for match in _OPERATOR.finditer(text):
+        if told:
+            break            # (the replica's own end, above, says which pod and how)
         out.append(RankDeath(None, None, 1, None, None, _line(text, match), offset=match.start()))
         break            # (it says it again at each reconcile)
     for match in _HOROVOD.finditer(text):
@@ -219,6 +346,12 @@ def _trainers(text: str) -> list[RankDeath]:
         what = errors[0].group("what").strip() if errors else "an exception"
         out.append(RankDeath(int(match.group("rank")), None, None, None, None,
                              f"{what} (Lightning: {_line(text, match)})"[:300], offset=match.start(), raised=True))
+    for match in _LIGHTNING_CHILD.finditer(text):
+        status = int(match.group("code"))
+        sig = signal_name(str(-status)) if status < 0 else None
+        out.append(RankDeath(int(match.group("rank")), sig, None if sig else status, None, int(match.group("pid")),
+                             _line(text, match), first=sig is not None, offset=match.start(), tears_down=True))
+        break            # (it then terminates every other process: their ends are its consequence)
     for match in _LIGHTNING_SIGTERM.finditer(text):
         # (at its place in the text: a rank that failed before it stays the verdict, the SIGTERM its teardown)
         out.append(RankDeath(None, "SIGTERM", None, None, None,
@@ -264,11 +397,15 @@ def _mpi(text: str) -> list[RankDeath]:
     for match in _PRTE_MEMORY.finditer(text):
         out.append(RankDeath(int(match.group("rank")), "SIGKILL", None, match.group("host"), None,
                              "out of memory: " + " ".join(match.group(0).split()), offset=match.start()))
-    for match in _HYDRA_KILLED.finditer(text):
+    for boxes, match in enumerate(_HYDRA_KILLED.finditer(text)):
         rank = int(match.group("rank")) if match.group("rank") else None
-        out.append(RankDeath(rank, signal_name(match.group("num")), None, match.group("host"),
+        sig = signal_name(match.group("num"))
+        # (Hydra prints a box for each process it saw end: one SIGTERMed or SIGINTed after another's box is its
+        # cleanup of the job, the consequence, never a root of its own)
+        cleanup = boxes > 0 and sig in ("SIGTERM", "SIGINT")
+        out.append(RankDeath(rank, sig, None, match.group("host"),
                              int(match.group("pid")), " ".join(match.group(0).replace("=", " ").split()),
-                             first=True, offset=match.start()))
+                             first=not cleanup, offset=match.start(), consequence=cleanup))
     for match in _MPI_DAEMON_LOST.finditer(text):
         host = match.group("host")
         out.append(RankDeath(None, None, None, host, None,

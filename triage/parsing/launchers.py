@@ -21,7 +21,7 @@ MARKERS = ("noticed that process rank", "first process to do so", "died", "kille
            "exited on signal", "exited with", "terminated by signal", "worker process has died", "Aborted",
            "Segmentation fault", "Bus error", "sigquit from a child", "BAD TERMINATION", "oom-kill", "oom_kill",
            "PETSC ERROR", "interrupted by signal", "status failed cmd", "died unexpectedly", "scheduler is dead",
-           "its node has died", "has been marked dead", "was aborted")
+           "its node has died", "has been marked dead", "was aborted", "MPT ERROR")
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,10 @@ class RankDeath:
     outside: bool = False        # the job was stopped from outside (a scheduler's time limit): the cause of the
     #                              ranks' SIGTERM, never a teardown
     raised: bool = False         # the record tells of an exception the rank raised (``text`` says it), not an exit
+    tears_down: bool = False     # the launcher says it kills every other process now: a kill of no rank after it
+    #                              (the shell's "Killed") is that teardown
+    mpi: bool = False            # an MPI runtime's own record: its rank is MPI_COMM_WORLD's (a launcher's task index
+    #                              beside it, srun's "task 0" under HPE MPT or mpirun, is no rank)
 
 
 _MPI_SIGNAL = lazy_regex(
@@ -45,6 +49,10 @@ _MPI_SIGNAL = lazy_regex(
     r"node (?P<host>\S+) exited(?: on\s+signal (?P<num>\d+)(?: \((?P<name>[^)\n]+)\))?|[ \t]*$)", re.MULTILINE)
 _MPI_FIRST = lazy_regex(r"The first process to do so was:\s+Process name:\s+\[\[\d+,\d+\],(?P<rank>\d+)\]"
                         r"(?:\s+Exit code:\s+(?P<code>-?\d+))?")
+# HPE MPT's signal handler in a rank: "MPT ERROR: Rank 57(g:57) received signal SIGSEGV(11)." then "Process ID:
+# 164472, Host: r8i1n28, Program: ..." (the rank is MPI_COMM_WORLD's; "g:" its number over all the jobs' worlds)
+_MPT = lazy_regex(r"MPT ERROR: Rank (?P<rank>\d+)(?:\(g:\d+\))? received signal (?P<name>SIG[A-Z]+)"
+                  r"(?:\((?P<num>\d+)\))?(?:[^\n]*\n\s*Process ID: (?P<pid>\d+), Host: (?P<host>[\w.-]+))?")
 _VLLM = lazy_regex(r"Worker proc VllmWorker-(?P<rank>\d+) died unexpectedly")
 # vLLM's Ray executor (v1, ray_executor_v2): "RayWorkerProc rank=[3] died unexpectedly, shutting down executor."
 # (the ranks whose run ended first, as a list: "rank=[1, 5]")
@@ -106,12 +114,13 @@ _RAY_NODE_DIED = lazy_regex(r"The actor died because its node has died\. Node Id
 _RAY_NODE_DEAD = lazy_regex(r"The node with node id: \w+ and address: (?P<ip>[\w.:-]+)(?: and node name: [\w.:-]+)? "
                             r"has been marked dead because the detector has missed too many heartbeats")
 # "rank 5 died from signal 11", "Rank 2 was killed", "rank=3 crashed", "rank 1 exited with exit code 134",
-# "rank 4 terminated by signal SIGSEGV". Not "[Rank 0] ... watchdog thread terminated" (PyTorch's own).
+# "rank 4 terminated by signal SIGSEGV", HPE PALS's (mpiexec on Cray EX) "x1921c5s2b0n0: rank 3 exited with code 1"
+# and "rank 12 died from signal 9 and dumped core". Not "[Rank 0] ... watchdog thread terminated" (PyTorch's own).
 _PLAIN = lazy_regex(
     r"(?<![\w\[])rank[ =:#]?(?P<rank>\d+)\b(?P<mid>[^\n\[\]]{0,60}?)\b"
     r"(?P<verb>died|was killed|got killed|killed|crashed|exited|terminated)\b"
     r"(?P<tail>[^\n]{0,50}?(?:signal[ :]*(?P<sig>SIG[A-Z]+|\d+)(?: \((?P<signame>[A-Za-z ]+)\))?|"
-    r"(?:exit|return|error) ?(?:code|status)[ :=]*(?P<code>-?\d+)))?", re.IGNORECASE)
+    r"(?:(?:exit|return|error) ?|with )(?:code|status)[ :=]*(?P<code>-?\d+)))?", re.IGNORECASE)
 _NOT_PLAIN = ("watchdog", "ProcessGroup", "local_rank", "heartbeat", "exitcode")
 # more ranks named before the same verb: "rank 1 and rank 3 crashed", "rank 2, rank 5 and rank 6 died", "rank 4 & 7
 # were killed" (one sentence: each rank it lists failed the same way, not the first alone); "or" is not a list of
@@ -126,6 +135,9 @@ _PLAIN_LIST = lazy_regex(
     r"(?P<verb>died|killed|crashed)\b", re.IGNORECASE)
 _SIG_NAMES = {"killed": "SIGKILL", "aborted": "SIGABRT", "segmentation fault": "SIGSEGV", "bus error": "SIGBUS",
               "terminated": "SIGTERM", "floating point exception": "SIGFPE", "illegal instruction": "SIGILL"}
+
+
+_FAULTS = frozenset({"SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL"})
 
 
 def signal_name(value: str | None, words: str | None = None) -> str | None:
@@ -154,11 +166,22 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
     for match in _MPI_SIGNAL.finditer(text):
         out.append(RankDeath(int(match.group("rank")), signal_name(match.group("num")), None, match.group("host"),
                              int(match.group("pid")) if match.group("pid").isdigit() else None,
-                             " ".join(match.group(0).split()), first=True, offset=match.start()))
+                             " ".join(match.group(0).split()), first=True, offset=match.start(), mpi=True))
     for match in _MPI_FIRST.finditer(text):
         code = int(match.group("code")) if match.group("code") else None
         out.append(RankDeath(int(match.group("rank")), None, code, None, None, " ".join(match.group(0).split()),
-                             first=True, offset=match.start()))
+                             first=True, offset=match.start(), mpi=True))
+    mpt = list(_MPT.finditer(text))
+    for match in mpt:
+        # each rank's own handler told its fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL: a signal no launcher sends), the
+        # same as the first record's: each such rank is a root beside the first (ranks faulting alike share a
+        # cause), as srun's records of tasks faulting alike are read
+        sig = signal_name(match.group("name"))
+        alike = sig in _FAULTS and sig == signal_name(mpt[0].group("name"))
+        out.append(RankDeath(int(match.group("rank")), sig, None, match.group("host"),
+                             int(match.group("pid")) if match.group("pid") else None,
+                             _line_of(text, match.start(), match.start()), first=alike, offset=match.start(),
+                             mpi=True))
     for match in _VLLM.finditer(text):
         out.append(RankDeath(int(match.group("rank")), None, None, None, None, _line_of(text, *match.span()),
                              offset=match.start()))
@@ -193,8 +216,12 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
         said_ip = _RAY_IP.search(match.group(0))        # the raylet's record says it: "Worker IP address: 10.0.0.5"
         ip = said_ip.group(1) if said_ip else fields.get("ip")
         ip = ip if ip and ip.strip("0.:") else None           # (0.0.0.0 / "::": bound to any address, no node)
-        out.append(RankDeath(None, None, None, ip, int(pid) if pid and pid.isdigit() else None,
-                             _line_of(text, *match.span())[:300], offset=match.start()))
+        said = _line_of(text, *match.span())
+        if match.group("type") == "NODE_OUT_OF_MEMORY":
+            # (Ray's memory monitor killed it, with SIGKILL, for the node's host memory: not a GPU's)
+            said = f"out of host memory: Ray's memory monitor killed the worker (exit type NODE_OUT_OF_MEMORY): {said}"
+        out.append(RankDeath(None, "SIGKILL" if match.group("type") == "NODE_OUT_OF_MEMORY" else None, None, ip,
+                             int(pid) if pid and pid.isdigit() else None, said[:300], offset=match.start()))
     for match in _RAY_NODE_DIED.finditer(text):
         fields = _ray_fields(text, match.start())
         pid, ip = fields.get("pid"), fields.get("ip")
@@ -264,10 +291,11 @@ def _other_records(text: str, found: list[RankDeath]) -> list[RankDeath]:
         rank = int(match.group("rank")) if match.group("rank") else None
         pid = int(match.group("pid")) if match.group("pid") else None
         out.append(RankDeath(rank, sig, None if sig else code, match.group("host"), pid,
-                             " ".join(match.group(0).replace("=", " ").split()), first=True, offset=match.start()))
+                             " ".join(match.group(0).replace("=", " ").split()), first=True, offset=match.start(),
+                             mpi=rank is not None))
     for match in _PETSC.finditer(text):
         out.append(RankDeath(int(match.group("rank")), signal_name(match.group("num")), None, None, None,
-                             _line_of(text, *match.span()), offset=match.start()))
+                             _line_of(text, *match.span()), offset=match.start(), mpi=True))
     # srun's own record of the task (read with torchrun's), or another record of the kill, says more
     if not any(d.signal == "SIGKILL" for d in found) and not _SRUN_TASK.search(text):
         for match in _SLURM_OOM.finditer(text):
@@ -289,6 +317,8 @@ def _plain(text: str, match: re.Match[str]) -> list[RankDeath]:
     code = int(match.group("code")) if match.group("code") else None
     if code is not None and code < 0:
         sig, code = signal_name(str(-code)), None
+    if sig is None and match.group("mid").rstrip().lower().endswith("signal"):
+        sig = signal_name(None, verb)       # strsignal's word: ALPS's "PE RANK 7 exit signal Killed" (SIGKILL)
     if verb in ("exited", "terminated") and sig is None and not code:
         return []            # "rank 0 exited" / "exited with code 0": a normal end
     ranks = [int(match.group("rank"))]

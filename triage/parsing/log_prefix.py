@@ -5,6 +5,7 @@ Recognised (and nested up to a few deep):
   ``[host:3] `` / ``[host:3]+`` / ``[host:3]:`` (triage's tag, torchrun --role), ``[default0]:``
   (torchrun --tee: a *local* rank), ``3: `` (srun --label),
   ``node07: `` (pdsh; lowercase names with a digit only), ``(RayTrainWorker pid=615, ip=10.0.0.6) ``,
+  SkyPilot's ``(worker1, rank=1, pid=2210, ip=10.164.0.9) `` (the node: its rank= is the node's, no process's),
   vLLM's ``(VllmWorker TP2 pid=4757) `` / ``(VllmWorker rank=2 pid=4757) `` (rank 2), SGLang's
   ``[2026-03-29 18:56:25 TP1] `` (rank 1 of a TP-only server),
   ``[pod/train-worker-0/pytorch] `` (``kubectl logs --prefix``, with or without ``--timestamps``: the
@@ -68,6 +69,9 @@ _LINE_NO = lazy_regex(r"\[\d+\] (?=\[)|\[\d{3,}\] (?=\d+ ?: )")
 _SRUN = lazy_regex(r"\s*(\d+) ?: ")
 _PDSH = lazy_regex(r"([a-z0-9][a-z0-9.-]*[0-9][a-z0-9.-]*): ")
 _RAY = lazy_regex(r"\((?:(?P<name>\w+) )?(?:(?P<tag>TP\d+|rank=\d+) )?pid=(\d+)(?:, ip=([\w.:-]+))?\)\s?")
+# SkyPilot's head on each node's output of a task (its Ray-based runner): "(head, rank=0, pid=3101) ", "(worker1,
+# rank=1, pid=2210, ip=10.164.0.9) " (rank= is the node's rank, SKYPILOT_NODE_RANK), "(task, pid=1918) " on one node
+_SKYPILOT = lazy_regex(r"\((?P<name>[\w-]+), (?:rank=(?P<node>\d+), )?pid=(?P<pid>\d+)(?:, ip=(?P<ip>[\w.:-]+))?\)\s?")
 # vLLM's worker tags: "(VllmWorker rank=2 pid=5520)", "(VllmWorker TP2 pid=4757)", "(Worker_TP1 pid=77)": the rank
 # (its TP rank, the worker's rank when there is no pipeline or data parallelism: "Worker_PP1_TP0" names none)
 _VLLM_TP = lazy_regex(r"(?:^|_)TP(\d+)$|^rank=(\d+)$")
@@ -95,6 +99,15 @@ _DETERMINED = lazy_regex(r"(?:[0-9a-f]{8} (?:\[rank=(?P<rank>\d+)\] )?|\[rank=(?
 # "kubectl logs --prefix" ("[pod/NAME/CONTAINER] "), with "--timestamps" after it: the pod, no rank
 _K8S = lazy_regex(r"\[pod/([\w.-]+)/[\w.-]+\] ?(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) )?")
 
+
+# every head the loop of split_rank_prefix reads, as one pattern: where none of them starts the rest of a line (most
+# lines, once their launcher's prefix is gone), one match says so where there were a dozen (the same answers: a
+# line the loop reads on matches one of its patterns at its start, so it matches this one too; named groups made
+# plain: each pattern names its own)
+_ANY_HEAD = lazy_regex("|".join(
+    "(?:" + re.sub(r"\(\?P<\w+>", "(?:", str(pattern.pattern)) + ")"
+    for pattern in (_RANK, _MPI, _HOST_RANK, _IMPI, _TORCHX, _DETERMINED, _LOCAL, _LINE_NO, _LOGGER_HEAD, _STREAM_TAG,
+                    _SKYPILOT, _RAY, _SGLANG, _K8S, _SRUN, _SLURMSTEPD, _PDSH)))
 
 def without_pod_tag(line: str) -> str:
     """The line without a leading ``kubectl logs --prefix`` tag (and what it carried after it), else the line."""
@@ -126,6 +139,8 @@ def split_rank_prefix(line: str, prepend: bool = False) -> RankPrefix:
     if prepend and (match := PREPENDED.match(rest)) is not None:
         rank, rest = int(match.group(1)), rest[match.end():]
     for _ in range(4):
+        if _ANY_HEAD.match(rest) is None:
+            break       # (no head the loop reads starts here)
         if (match := _RANK.match(rest)) or ((match := _MPI.match(rest)) and rank is None):
             if host_tag and rank is not None and rank != int(match.group(1)):
                 pid = rank         # "[host:4121] [rank3]: ...": the head's number was a pid
@@ -150,6 +165,10 @@ def split_rank_prefix(line: str, prepend: bool = False) -> RankPrefix:
               or (match := _LOGGER_HEAD.match(rest)) is not None
               or (rank is None and (match := _STREAM_TAG.match(rest)) is not None)):
             pass
+        elif (match := _SKYPILOT.match(rest)) is not None:
+            # (SkyPilot's rank is the node's, SKYPILOT_NODE_RANK: never a process's rank)
+            pid = int(match.group("pid"))
+            host = match.group("ip") or host or (match.group("name") if match.group("node") else None)
         elif (match := _RAY.match(rest)) is not None:
             pid = int(match.group(3))
             host = match.group(4) or host

@@ -25,6 +25,8 @@ on signal S" (read by :mod:`triage.parsing.launchers`):
 
   (or "after MPI_FINALIZE was invoked" / "Local abort after MPI_FINALIZE started"): that process aborted; before
   MPI_INIT it has no rank yet, so only its host and pid are said;
+- ``prterun has exited due to process rank 6 with PID 31207 on node n42 calling "abort"`` (PRRTE's and Open MPI 4's
+  word of a rank that called MPI_Abort: its own failure);
 - ``Primary job terminated normally, but 1 process returned a non-zero exit code``: a process failed, which one
   the box after it says ("The first process to do so was", read by :mod:`triage.parsing.launchers`) when it is
   in the input.
@@ -39,8 +41,9 @@ from dataclasses import dataclass
 
 from triage.lazy_regex import lazy_regex
 
-MARKERS = ("An error occurred in MPI_", "MPI_ABORT was invoked", "exiting improperly", "Primary job",
-           "was invoked.", "Local abort ", "called MPI_Abort(", "job aborted, but has no info")
+MARKERS = ("An error occurred in MPI_", "MPI_ABORT was invoked", "exiting improperly", "calling", "Primary job",
+           "was invoked.", "Local abort ", "called MPI_Abort(", "job aborted, but has no info",
+           "Fatal error in ")
 
 _PREFIX = r"(?:\[(?P<host>[\w.-]+):(?P<pid>\d+)\] )?"
 _ERROR = lazy_regex(_PREFIX + r"\*\*\* An error occurred in (?P<call>MPI_\w+)")
@@ -59,6 +62,20 @@ _MPICH_ABORT = lazy_regex(r"application called MPI_Abort\((?P<comm>[^,()\n]+), (
                           r"(?P<rank>\d+)")
 _IMPROPER = lazy_regex(r"(?:mpirun|mpiexec|prterun|orterun) has exited due to process rank (?P<rank>\d+) with PID "
                        r"(?P<pid>\d+) on\s+node (?P<host>[\w.-]+) exiting improperly")
+# the same launcher's word of a process that called abort (prun:proc-ordered-abort; Open MPI 4's orterun the same):
+# "prterun has exited due to process rank 6 with PID 31207 on node hpc-n042 calling "abort"" (a rank's MPI_Abort, or
+# PMIx_Abort: its own failure, the other processes' signals after it its consequence)
+_CALLED_ABORT = lazy_regex(r"(?:mpirun|mpiexec|prterun|orterun|prte|prun) has exited due to process rank (?P<rank>\d+) "
+                           r"with PID (?P<pid>\d+) on\s+node (?P<host>[\w.-]+) calling\s*\"abort\"")
+# MPICH's (and Intel MPI's) fatal error handler (MPIR_Handle_fatal_error): "Abort(805421327) on node 5 (rank 5 in comm
+# 0): Fatal error in PMPI_Allreduce: Other MPI error, error stack:" then the stack, innermost last ("...: OFI poll
+# failed (...:Input/output error)"); the process then exits (an exit, not a signal). "node N" is its rank in
+# MPI_COMM_WORLD (comm 0); in another communicator the rank is that one's
+_MPICH_FATAL = lazy_regex(r"Abort\((?P<code>-?\d+)\) on node (?P<node>\d+)(?: \(rank (?P<rank>\d+) in comm "
+                          r"(?P<comm>\d+)\))?: Fatal error in (?P<call>\w+): (?P<what>[^,\n]+)")
+_PEER_WORDS = lazy_regex(r"Communication error with rank|Connection (?:reset|refused|closed|timed out)|socket closed|"
+                         r"OFI poll failed|Broken pipe|No route to host|Transport retry count exceeded", re.IGNORECASE)
+_STACK_LINE = lazy_regex(r"^\w+\(\d+\)\.*: (?P<why>[^\n]+)$", re.MULTILINE)
 _OUTSIDE = lazy_regex(r"\*\*\* The (?P<call>MPI_\w+)\(\) function was called (?P<when>before MPI_INIT|after "
                       r"MPI_FINALIZE) was invoked\.")
 _LOCAL_ABORT = lazy_regex(r"\[(?P<host>[\w.-]+):(?P<pid>\d+)\] Local abort (?P<when>before MPI_INIT|after "
@@ -79,6 +96,8 @@ class MpiError:
     text: str                    # what failed, in one line
     offset: int                  # where the record starts in the text
     first: bool = False          # the rank itself failed (its own MPI call, its own MPI_Abort): not an echo
+    network: bool = False        # its reason is a link or a peer (a connection reset, a fabric's failed poll): a
+    #                              network failure this rank reported, not its own
 
 
 def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
@@ -102,6 +121,18 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
                                 f"called MPI_Abort on {match.group('comm')} with errorcode {match.group('code')} "
                                 f"(MPICH then ends the job): {_line(text, match)}", match.start(), first=True))
     out += _outside(text)
+    for match in _MPICH_FATAL.finditer(text):
+        world = match.group("comm") in (None, "0")
+        stack = list(_STACK_LINE.finditer(text, match.end(), min(len(text), match.end() + 3000)))
+        why = f"; innermost: {stack[-1].group('why')[:200]}" if stack else ""
+        out.append(MpiError(int(match.group("node")) if world else None, None, None,
+                            f"failed in {match.group('call')}: {match.group('what').strip()}{why} (MPICH's fatal "
+                            f"error handler, Abort({match.group('code')}): {_line(text, match)}", match.start(),
+                            first=True, network=bool(stack) and _PEER_WORDS.search(stack[-1].group("why")) is not None))
+    for match in _CALLED_ABORT.finditer(text):
+        out.append(MpiError(int(match.group("rank")), match.group("host"), int(match.group("pid")) or None,
+                            f"called abort (MPI_Abort; the launcher then ends the job with signals): "
+                            f"{_line(text, match)}", match.start(), first=True))
     for match in _IMPROPER.finditer(text):
         out.append(MpiError(int(match.group("rank")), match.group("host"), int(match.group("pid")) or None,
                             f"exited without calling MPI_Finalize (mpirun: exiting improperly): "

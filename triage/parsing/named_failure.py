@@ -36,12 +36,17 @@ FAILURE_WORDS = ("error", "exception", "died", "dead", "killed", "crash", "sig",
 # an exit's code in the words launchers and shells use ("exit code -11", "exited with code 137", "return code
 # -6", "exit status 139", "exitcode: -9"): -N is Python's subprocess convention and 128+N a shell's, both signal N
 _CODE = (r"\b(?:exit(?:ed)?|return(?:ed)?)(?: with)?(?: an?)? ?(?:exit ?)?(?:code|status|exitcode|returncode)"
-         r"(?: of)?\s*[:=]?\s*")
-_SIGNAL = lazy_regex(r"\b((?-i:SIG[A-Z]{2,6}))\b|\bsignal:?\s*(\d{1,2})\b|" + _CODE + r"-(\d{1,2})\b|"
+         r"(?: code)?(?: of)?\s*[:=]?\s*")
+# (SIGCHLD names a handler that was told a child ended, never the signal that ended it: ALPS's "_pmiu_daemon(SIGCHLD):
+# ... PE RANK 7 exit signal Killed")
+_SIGNAL = lazy_regex(r"\b((?-i:SIG(?!CHLD\b)[A-Z]{2,6}))\b|\bsignal:?\s*(\d{1,2})\b|" + _CODE + r"-(\d{1,2})\b|"
                      + _CODE + r"(1[2-5]\d)\b", re.IGNORECASE)
 # an exit that says it succeeded ("exited with exit code 0", "exitcode: 0", "exit status 0") is no failure
 _CLEAN_EXIT = lazy_regex(r"\b(?:exited\b(?: with)?(?: exit)?|exit)\s*(?:code|status)?\s*[:=]?\s*0\b(?![.\d])",
                          re.IGNORECASE)
+# an exit the line gives a plain code for ("User process 'Rank 3' exited with status code 1"): the process exited so,
+# whatever words its message quotes after it ("... NCCL communicator was aborted", "... was killed")
+_PLAIN_EXIT = lazy_regex(_CODE + r"(?:[1-9]|[1-9]\d|1[01]\d|12[0-7])\b(?!\.?\d)", re.IGNORECASE)
 _SIGNAL_WORDS = (("segmentation fault", "SIGSEGV"), ("bus error", "SIGBUS"), ("illegal instruction", "SIGILL"),
                  ("core dumped", "SIGABRT"), ("abort", "SIGABRT"), ("killed", "SIGKILL"))
 _NAMES = {4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 11: "SIGSEGV", 15: "SIGTERM"}
@@ -65,6 +70,8 @@ def _signal(text: str) -> str | None:
         number = int(match.group(2) or match.group(3) or 0) or int(match.group(4) or 0) - 128
         if number in _NAMES:
             return _NAMES[number]
+    if _PLAIN_EXIT.search(text):
+        return None
     low = text.lower()
     return next((sig for words, sig in _SIGNAL_WORDS if words in low), None)
 

@@ -93,6 +93,26 @@ def _database(hs: ModuleType, needles: tuple[bytes, ...], once: int = 0) -> Any:
     return database
 
 
+FIND_CHUNK = 8 << 20     # bytes a Rider.find scans at a time (a chunk its threads scan ahead, where they do)
+
+
+def _find_database(hs: ModuleType, needle: bytes, words: tuple[bytes, ...], probes: tuple[bytes, ...]) -> Any:
+    """The database of a :meth:`Rider.find`: ``needle`` (id 0, one match a scan), then ``words`` and ``probes`` (one
+    match a scan each), cached as :func:`_database`'s are."""
+    key = ((needle, *words, *probes), -1 - len(words))     # (_database's counts are 0 or more: never this key)
+    database = _DATABASES.get(key)
+    if database is None:
+        database = hs.Database(mode=hs.HS_MODE_BLOCK)
+        every = (needle, *words, *probes)
+        flags = [hs.HS_FLAG_SINGLEMATCH] + [0] * len(words) + [hs.HS_FLAG_SINGLEMATCH] * len(probes)
+        database.compile(expressions=[re.escape(n) for n in every], ids=list(range(len(every))),
+                         elements=len(every), flags=flags)
+        if len(_DATABASES) > 32:
+            _DATABASES.clear()
+        _DATABASES[key] = database
+    return database
+
+
 def find_all(data: Buffer, needles: Sequence[bytes], start: int = 0, end: int | None = None,
              max_hits: int = MAX_HITS, keep: Sequence[bytes] = (),
              probe: Sequence[bytes] = ()) -> dict[bytes, list[int]] | None:
@@ -246,41 +266,47 @@ class Rider:
         rider's needles as well, so that a search that reads the mapping from ``start`` (the NCCL reader's
         search for its first line) is no pass of its own: the range read is covered up to the line of the hit
         (all of it where there is none). None (nothing covered) where it cannot: the rider failed, already
-        covers past ``start``, holds ``needle``, or the scanner cannot take it."""
+        covers past ``start``, holds ``needle``, or the scanner cannot take it.
+
+        The range is read :data:`FIND_CHUNK` bytes at a time; past the first chunk, on a large range
+        (``comm_scan.AHEAD_FROM`` bytes or more) and where a CPU is idle (``comm_scan._threads``, the gate of the
+        communicator pass's threads), the chunks ahead are scanned on threads as that pass's are (its ``_Ahead``:
+        a chunk's scan is used only where it was made of the very same bytes with the very same database). What
+        Hyperscan reports is a function of the database and the bytes alone: the answers are those of one thread
+        (tests/load/test_rider_scan_ahead.py)."""
         if _hs is None or self.failed or needle in self.words + self.probes or not needle:
             return None
         end = min(end, len(self.data))
         self.begin(start)
         if self.end() != start:
             return None
-        try:
-            database = _database(_hs, self.words + self.probes + (needle,), len(self.probes) + 1)
+        try:    # (the needle first: the scan of a chunk gives its ends apart from the rider's needles' hits)
+            database = _find_database(_hs, needle, self.words, self.probes)
         except Exception:   # noqa: BLE001  (a needle it cannot compile: the caller's plain search)
             return None
-        data, mine = self.data, len(self.words) + len(self.probes)
-        found: list[tuple[int, int]] = []
-        state = [start, 0]          # where the scanned view starts, whether ``needle`` was reported in it
+        # (comm_scan imports this module; the threads are its own)
+        from triage.parsing.nccl import comm_scan
 
-        def hit(ident: int, _from: int, to: int, _flags: int, _context: object) -> bool:
-            if ident == mine:
-                state[1] = 1        # (one report a scan: where, the plain search below says)
-            else:
-                found.append((ident, state[0] + to))
-            return False
+        data = self.data
+        step = max(1, min(pages.WINDOW, FIND_CHUNK))
 
+        def chunk(low: int) -> tuple[int, int, int]:
+            high = min(end, low + step)
+            return low, high, max(self.reach(high), min(end, high + len(needle) - 1))
+
+        ahead: Any = None
         pos = start
-        with memoryview(data) as view:
+        try:
             while pos < end:
-                stop = min(end, pos + pages.WINDOW)
-                found.clear()
-                state[:] = [pos, 0]
-                try:
-                    database.scan(block(view[pos:max(self.reach(stop), min(end, stop + len(needle) - 1))]),
-                                  match_event_handler=hit)
-                except Exception:   # noqa: BLE001  (a scan error: what is left is searched plainly)
+                low, stop, reach = chunk(pos)
+                scanned = None if ahead is None else ahead.take(low, stop, reach, database)
+                if scanned is None:
+                    scanned = comm_scan._scan_chunk(database, None, data, low, reach)
+                if scanned is None:     # a scan error: what is left is searched plainly
                     self.failed, self.intervals = True, []
                     return pages.find(data, needle, pos, end)
-                at = data.find(needle, pos, min(end, stop + len(needle) - 1)) if state[1] else -1
+                reported, found = scanned
+                at = data.find(needle, pos, min(end, stop + len(needle) - 1)) if reported else -1
                 if at >= 0:     # covered up to the hit's line (the reader reads on from there)
                     self.cover(max(pos, data.rfind(b"\n", pos, at) + 1), found)
                     return at
@@ -289,6 +315,17 @@ class Rider:
                 pos = stop
                 if self.failed:
                     return pages.find(data, needle, pos, end)
+                if ahead is None and pos == start + step and end - pos >= comm_scan.AHEAD_FROM \
+                        and (threads := comm_scan._threads()) > 1:
+                    ahead = comm_scan._Ahead(_hs, data, threads)
+                if ahead is not None and pos < end:     # the next chunks, as this loop will ask for them
+                    chunks: list[tuple[int, int, int]] = []
+                    while len(chunks) < ahead.depth and (chunks[-1][1] if chunks else pos) < end:
+                        chunks.append(chunk(chunks[-1][1] if chunks else pos))
+                    ahead.plan(pos, chunks, database)
+        finally:
+            if ahead is not None:
+                ahead.close()       # (waits for a scan under way: none holds a view of the mapping after it)
         return -1
 
     def hits(self, needle: bytes, start: int, stop: int) -> list[int]:

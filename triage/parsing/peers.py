@@ -13,7 +13,9 @@ _ADDRESS = (r"\[[\w.:%-]{1,80}\](?:<\d+>|:\d+)"                       # [10.0.0.
             r"|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?(?![\w.])"                # 10.0.0.2, 10.0.0.2:29500
             r"|[A-Za-z][\w-]{0,62}(?:\.[A-Za-z][\w-]{0,62})*(?<!\.py)(?<!\.cpp)(?<!\.cc)(?<!\.cu)(?<!\.h)"
             r":\d{2,5}(?![\w.:])")                                       # master:29500 (no file.py:123)
-PEER = lazy_regex(r"(?:\b(?:peer|from|to|error)\s+|\bremote[= ]\s*|\baddr(?:ess)?[= ]\s*)(?P<addr>" + _ADDRESS + ")|"
+PEER = lazy_regex(r"(?:\b(?:peer|from|to|error)\s+|\bremote[= ]\s*|\baddr(?:ess)?[= ]\s*|"
+                  # gloo's pair that could not connect: "connect [10.1.2.3]:37861: Connection refused"
+                  r"\bconnect\s+(?=\[))(?P<addr>" + _ADDRESS + ")|"
                   r"connect to \((?P<host>[\w.:-]+), (?P<port>\d+)\)|"
                   # the node a launcher could not reach over ssh (DeepSpeed's runner, pdsh)
                   r"host=(?P<sshhost>[\w.-]+) was not reachable via ssh|"
@@ -111,7 +113,7 @@ def peer_of(text: str) -> str | None:
         return f"{peer.group('host')}:{peer.group('port')}"          # the store a client could not reach
     if peer.group("sshhost") or peer.group("pdshhost"):
         return peer.group("sshhost") or peer.group("pdshhost")       # the node a launcher could not reach
-    if ("peer" in text or "NET/" in text or "onnect to" in text or "remote" in text
-            or _SOCKET_CALL.search(text)):
+    if ("peer" in text or "NET/" in text or "onnect to" in text or "remote" in text or "connect [" in text
+            or "connect() failed" in text or _SOCKET_CALL.search(text)):
         return peer.group("addr")
     return None

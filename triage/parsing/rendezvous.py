@@ -23,6 +23,10 @@ class InitWaitKind(str, enum.Enum):
     # TCPStore get/wait: "Socket Timeout" (from doWait), "wait timeout after 1800000ms, keys: /k",
     # "Timed out waiting 1800000ms for key", FileStore's "Timeout waiting for key"
     UNIQUE_ID_WAIT = "unique_id_wait"       # "[1] is setting up NCCL communicator and retrieving ncclUniqueId from [0]"
+    # JAX's and TensorFlow's coordination service: a barrier timed out ("DEADLINE_EXCEEDED: Barrier timed out. ...
+    # Timed out task names: /job:jax_worker/replica:0/task:3"), tasks that stopped sending heartbeats
+    COORDINATION_BARRIER = "coordination_barrier"
+    COORDINATION_HEARTBEAT = "coordination_heartbeat"
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,7 @@ class InitWait:
     address: str | None = None             # the store's host:port a client tried to reach
     timeout_s: float | None = None
     waits_for: int | None = None           # the rank that never arrived, when the line names it
+    absent: tuple[int, ...] = ()           # the processes (coordination tasks) the line names as never arrived
 
     @property
     def is_timeout(self) -> bool:
@@ -48,7 +53,64 @@ STORE_WAIT_DETAIL = "timed out waiting on the c10d store for a peer"
 MARKERS = ("ncclUniqueId", "store based barrier", "waiting for clients", "waiting for workers", "client socket",
            "ailed to connect to ",
            "waitForInput", "Socket Timeout", "for key", "wait timeout after",
-           "RendezvousTimeoutError", "Rendezvous", "rendezvous")
+           "RendezvousTimeoutError", "Rendezvous", "rendezvous", "Barrier timed out",
+           "missing heartbeats", "heartbeat timeout", "eartbeat timeout", "stopped sending heartbeats",
+           "service detected fatal errors")
+
+# The coordination service of JAX and TensorFlow (XLA's tsl/distributed_runtime/coordination) names its processes as
+# tasks, "/job:jax_worker/replica:0/task:3": task N is process N (jax.process_index(), the rank). Its barrier's
+# timeout lists the tasks that never reached it after "Timed out task names:" (the task that reported it did; "The
+# first task at the barrier: ..." is one that arrived), its heartbeat check the tasks that stopped sending them.
+_TASK = lazy_regex(r"/job:[\w-]+/replica:\d+/task:(\d+)")
+_TASK_LINE = lazy_regex(r"^\s*/job:[\w-]+/replica:\d+/task:(\d+)\s*$")
+_COORD_BARRIER = lazy_regex(r"Barrier timed out\.(?: (?:Barrier_id|Id): (?P<id>[\w./:-]+?)\.(?=\s|$))?")
+_COORD_ABSENT = lazy_regex(r"[Tt]imed out task names:|stopped sending heartbeats\):")
+_COORD_REACHED = lazy_regex(r"# of tasks that reached the barrier: (?P<joined>\d+)/(?P<world>\d+)")
+_COORD_HEARTBEAT = lazy_regex(r"tasks are unhealthy \(stopped sending heartbeats\)|[Tt]ask (?P<task>/job:[\w-]+/"
+                              r"replica:\d+/task:\d+) heartbeat timeout|detected missing heartbeats|"
+                              r"[Hh]eartbeat timeout.{0,40}?/job:[\w-]+/replica:\d+/task:\d+|"
+                              # the agent's own end after the service told it of another task's death
+                              r"distributed service detected fatal errors")
+COORDINATION_KINDS = (InitWaitKind.COORDINATION_BARRIER.value, InitWaitKind.COORDINATION_HEARTBEAT.value)
+MAX_TASK_LINES = 64          # the task-name lines a coordination error lists under its head, read as its own
+
+
+def coordination_more(line: str) -> tuple[int | None, bool, tuple[int, int] | None] | None:
+    """What a line after a coordination error's head adds to it: the task a line holding only a task's name names,
+    whether it opens the list of absent tasks ("Some timed out task names:"), how many tasks reached the barrier
+    ("# of tasks that reached the barrier: 2/4"); None when it is none of these."""
+    if "/job:" in line and (task := _TASK_LINE.match(line)) is not None:
+        return int(task.group(1)), False, None
+    listed = _COORD_ABSENT.search(line) if "task names:" in line or "heartbeats):" in line else None
+    reached = _COORD_REACHED.search(line) if "reached the barrier" in line else None
+    if listed is None and reached is None:
+        return None
+    return None, listed is not None, (int(reached.group("joined")), int(reached.group("world"))) if reached else None
+
+
+def _coordination(line: str, text: str) -> InitWait | None:
+    """The coordination service's barrier timeout or heartbeat failure, with the tasks it names as absent."""
+    barrier = _COORD_BARRIER.search(line) if "Barrier timed out" in line else None
+    beat = _COORD_HEARTBEAT.search(line) if barrier is None and ("eartbeat" in line or "fatal errors" in line) \
+        else None
+    if barrier is None and beat is None:
+        return None
+    listed = _COORD_ABSENT.search(line)
+    absent: tuple[int, ...] = ()
+    if listed is not None:
+        # (a gRPC detail keeps the list on its one line, "...task names:\n/job:...task:3\n...": up to its end)
+        tail = line[listed.end():]
+        stop = tail.find('"', 0)
+        absent = tuple(dict.fromkeys(int(t) for t in _TASK.findall(tail if stop < 0 else tail[:stop])))
+    elif beat is not None and beat.group("task"):
+        absent = (int(_TASK.search(beat.group("task")).group(1)),)  # type: ignore[union-attr]
+    elif beat is not None and (named := _TASK.search(line, beat.start())) is not None and "heartbeat timeout" in line:
+        absent = (int(named.group(1)),)
+    reached = _COORD_REACHED.search(line)
+    kind = InitWaitKind.COORDINATION_BARRIER if barrier is not None else InitWaitKind.COORDINATION_HEARTBEAT
+    return InitWait(kind, text, world_size=int(reached.group("world")) if reached else None,
+                    joined=int(reached.group("joined")) if reached else None, absent=absent)
+
 
 _BARRIER = lazy_regex(
     r"(?P<what>Waiting in store based barrier to initialize process group for rank:|Timed out initializing "
@@ -114,6 +176,8 @@ def parse_init_line(line: str) -> InitWait | None:
     if not any(marker in line for marker in MARKERS):
         return None
     text = line.strip()[:400]
+    if (coordination := _coordination(line, text)) is not None:
+        return coordination
     if (m := _UNIQUE_ID.search(line)) is not None:
         return InitWait(InitWaitKind.UNIQUE_ID_WAIT, text, rank=int(m.group("rank")), waits_for=int(m.group("root")))
     if (m := _BARRIER.search(line)) is not None:

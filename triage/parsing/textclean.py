@@ -32,6 +32,7 @@ _ANSI = lazy_regex(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|
 _QUOTE = lazy_regex(r"^(?:>[ \t]?)+")
 _FENCE = lazy_regex(r"^\s*(?:```|~~~)[\w+-]*\s*$")
 _DIGITS = lazy_regex(r"\d+")
+_COLUMN_GAP = lazy_regex(r"(?<=\S)  +(?=\S)")
 _MONTHS = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec"
 # A timestamp standing at the start of a line, with what usually follows it (a level, a bracket).
 _STAMP = lazy_regex(
@@ -40,7 +41,7 @@ _STAMP = lazy_regex(
     r"|\[?(?P<syslog>(?:" + _MONTHS + r") +\d+ \d\d:\d\d:\d\d)\]?"
     # journald's short format goes on with the host and the process: "Nov 26 10:00:01 node3 python[4821]: "
     r"(?: [\w.-]+ [\w./-]+\[\d+\]:(?= |$))?"
-    r"|(?P<glog>[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+) +\d+ [\w./-]+:\d+\]"
+    r"|(?P<glog>[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+) +\d+ (?P<glogfile>[\w./-]+):\d+\]"
     r")(?:\s*[-|:]\s|\s+|$)"
 )
 # Python logging's heads around a message: basicConfig's default "%(levelname)s:%(name)s:" ("INFO:root:",
@@ -145,6 +146,8 @@ def strip_decorations(line: str) -> tuple[str, str | None]:
         if match is None:
             break
         stamp = match.group("iso") or match.group("syslog") or match.group("glog")
+        if stamp[:1] == "F" and match.group("glog") and not match.group("glogfile").startswith("ProcessGroup"):
+            break     # glog's FATAL level (a failed CHECK: the process aborts): its head is what says so, kept
         line = line[match.end():]
     if line[:1] in "#IO" and (mark := _RUNNER_MARK.match(line)) is not None:
         line = line[mark.end():]
@@ -353,11 +356,28 @@ def _wrap_width(widths: list[int], lines: list[str]) -> int | None:
     # (nor is one message told by several ranks, "[1,3]<stderr>:... ran for 601336 ms" beside "[1,1]<stderr>:...
     # ran for 601338 ms": lines that differ only in their numbers are the same line, whatever their tags)
     alike = len({_DIGITS.sub("0", lines[i]) for i in at}) < 2
+    if _table([lines[i] for i in at]):
+        return None
     if not alike and count >= 3 and count >= len(widths) // 50:
         return longest
     if longest not in TERMINAL_WIDTHS:
         return None
     return longest if all(_cut_before(lines[i], lines[i + 1] if i + 1 < len(lines) else "") for i in at) else None
+
+
+def _table(rows: list[str]) -> bool:
+    """Whether lines of one length are the rows of a table padded to its columns (``kubectl get pods``, ``sacct``,
+    ``squeue``): each starts its columns, after a run of spaces, at the same places (two or more), as a terminal's
+    cuts of different lines never do."""
+    if len(rows) < 2:
+        return False
+    columns = None
+    for row in rows:
+        starts = {match.end() for match in _COLUMN_GAP.finditer(row)}
+        columns = starts if columns is None else columns & starts
+        if len(columns) < 2:
+            return False
+    return True
 
 
 def _cut_before(line: str, following: str) -> bool:

@@ -75,6 +75,8 @@ class LauncherFailure:
     root_cause: bool = False     # listed under "Root Cause (first observed failure)"
     note: str | None = None      # what the record cannot tell (which process it was), said with the failure
     srun_exit: bool = False      # srun's "task N: Exited with exit code C": an exit code, no error of its own
+    srun_task: bool = False      # srun's record: ``rank`` is srun's task index (SLURM_PROCID), a rank only where srun
+    #                              started the ranks itself
     offset: int | None = None    # where a one-line record (DeepSpeed's) is in the text: its line's prefix names
     #                              the host (pdsh's "node2: ")
 
@@ -379,14 +381,19 @@ def _srun_failures(text: str) -> list[LauncherFailure]:
         # (the tasks one line lists together ended alike at the same time: all of them, when it is the first line)
         root = not failures or (sig in _SRUN_FAULTS and failures[0].signal == sig)
         first_line = not failures
+        # (srun's "Out Of Memory": the step's cgroup hit its memory limit and the kernel's OOM killer, in that cgroup,
+        # sent SIGKILL: host memory, said so, never a GPU's)
+        note = SRUN_OOM_NOTE if match.group("what") == "Out Of Memory" else None
         for task in tasks:
             failures.append(LauncherFailure(task, None, match.group("host"), code, sig, None, None,
                                             root_cause=root if sig in _SRUN_FAULTS else first_line,
-                                            srun_exit=code is not None))
+                                            srun_exit=code is not None, srun_task=True, note=note))
     return failures
 
 
 _SRUN_FAULTS = frozenset({"SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL"})
+SRUN_OOM_NOTE = ("srun: Out Of Memory: the job step's cgroup hit its memory limit (Slurm's --mem / --mem-per-cpu) and "
+                 "its OOM handler killed the task")
 
 
 # torchrun's agent itself was signalled ("Received 1 death signal, shutting down workers", newer:

@@ -24,6 +24,10 @@ class WatchdogKind(str, enum.Enum):
     DESYNC = "desync"                          # TORCH_NCCL_DESYNC_DEBUG report
 
 
+# the event detail of a heartbeat timeout (the watchdog thread stuck: no collective named)
+HEARTBEAT_DETAIL = "heartbeat monitor timed out"
+
+
 @dataclass(frozen=True)
 class WatchdogEvent:
     kind: WatchdogKind

@@ -112,7 +112,10 @@ def _enable_faulthandler(state: _State) -> None:
     os.chmod(handle.name, 0o600)
     state.faulthandler_file = handle
     faulthandler.enable(file=handle, all_threads=True)
-    faulthandler.register(signal.SIGTERM, file=handle, all_threads=False, chain=True)
+    if signal.getsignal(signal.SIGTERM) != signal.SIG_IGN:
+        # Not over an ignored SIGTERM: a handler replaces SIG_IGN, and exec resets a handler to the
+        # default, so the programs this rank starts would die of the SIGTERM they ignore without triage
+        faulthandler.register(signal.SIGTERM, file=handle, all_threads=False, chain=True)
 
 
 def _worker_info(state: _State, rank_var_env: dict[str, str]) -> dict[str, Any]:

@@ -326,7 +326,7 @@ def _note_activity(bundle: Path, activities: Sequence[busy.RankActivity]) -> Non
         extra = {**manifest.extra, "activity": [
             {"rank": a.rank, "pid": a.pid, "activity": a.activity.value, "cpu_share": a.cpu_share,
              "io_bytes_per_s": a.io_rate, "stack_changed": a.stack_changed, "where": a.where,
-             "error": a.error, "gpu_wait": a.gpu_wait, "gpu_util": a.gpu_util}
+             "error": a.error, "gpu_wait": a.gpu_wait, "gpu_util": a.gpu_util, "runnable": a.runnable}
             for a in activities]}
         write_manifest(bundle, replace(manifest, extra=extra))
     except (OSError, ValueError, KeyError) as error:

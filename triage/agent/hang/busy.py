@@ -4,13 +4,16 @@ A rank outside any collective while its peers wait may be hung, or may be writin
 checkpoint. Two samples of each such rank, ``sample_interval`` seconds apart, tell them apart:
 
 - CPU time of the rank's threads (``/proc/PID/task/TID/stat``),
+- which of its threads are runnable (state ``R`` in ``/proc/PID/task/TID/stat``),
 - I/O bytes of its threads (``/proc/PID/task/TID/io``: read/write calls and storage bytes),
 - the Python stacks of its threads (``py-spy dump --nonblocking``: the rank is never paused).
 
 The threads of triage's own in-worker agent (named ``triage-*``) are left out: their heartbeat
 and the evidence they write on a dump request are triage's work, not the rank's.
 
-A rank is **busy** when its CPU share or I/O rate is over a small floor, or its stacks changed;
+A rank is **busy** when its CPU share or I/O rate is over a small floor, or its stacks changed, or
+one of its threads is runnable in both samples (it wants a CPU and gets little: an overloaded node, a
+CPU quota; a blocked thread sleeps);
 **blocked** when none of them moved; **gone** when it exited between the samples; **unknown**
 when it could not be read (treated like busy: no stop on a guess). A rank whose main thread is in a
 CUDA synchronize or an NCCL wait is **waiting on the GPU**, whatever its CPU
@@ -52,6 +55,7 @@ class Counters:
     at: float                         # monotonic time of the reading
     cpu_s: float                      # user + system seconds of the counted threads
     io_bytes: int                     # rchar + wchar + read_bytes + write_bytes of the counted threads
+    runnable: frozenset[int] = frozenset()  # the counted threads in state R (read when asked)
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,7 @@ class RankActivity:
     error: str | None = None          # why a stack sample is missing
     gpu_wait: str | None = None       # "torch.cuda.synchronize (step at train.py:42)"
     gpu_util: float | None = None     # NVML utilization of its GPU (0..1); None: not known
+    runnable: bool | None = None      # a thread of the rank was runnable in both samples (wants a CPU)
 
     def evidence(self) -> str:
         """``CPU 85%, I/O 12.0 MB/s, stack moving`` (what made it busy or blocked)."""
@@ -86,6 +91,8 @@ class RankActivity:
                          else "GPU use not known (no NVML reading)")
         if self.cpu_share is not None:
             parts.append(f"CPU {self.cpu_share * 100:.0f}%")
+        if self.runnable:
+            parts.append("runnable, waiting for a CPU" if (self.cpu_share or 0.0) < CPU_BUSY_SHARE else "runnable")
         if self.io_rate is not None:
             parts.append(f"I/O {_rate(self.io_rate)}")
         if self.stack_changed is not None:
@@ -122,8 +129,28 @@ def _thread_io(pid: int, tid: int | None) -> int | None:
         return None
 
 
-def read_counters(pid: int, own_tids: frozenset[int] = frozenset()) -> Counters | None:
-    """The process's CPU seconds and I/O bytes, minus those of ``own_tids`` (None: gone/unreadable)."""
+def _runnable(pid: int, own_tids: frozenset[int]) -> frozenset[int]:
+    """The threads (not in ``own_tids``) whose state is R: running, or waiting for a CPU."""
+    out = set()
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return frozenset()
+    for name in tids:
+        if not name.isdigit() or int(name) in own_tids:
+            continue
+        try:
+            with open(f"/proc/{pid}/task/{name}/stat", encoding="ascii", errors="replace") as handle:
+                if handle.read().rsplit(")", 1)[-1].split()[0] == "R":
+                    out.add(int(name))
+        except (OSError, IndexError):
+            continue
+    return frozenset(out)
+
+
+def read_counters(pid: int, own_tids: frozenset[int] = frozenset(), waits: bool = False) -> Counters | None:
+    """The process's CPU seconds and I/O bytes, minus those of ``own_tids`` (None: gone/unreadable);
+    ``waits``: with the other threads that are runnable."""
     at = time.monotonic()
     cpu, io = _thread_cpu(pid, None), _thread_io(pid, None)
     if cpu is None:
@@ -132,7 +159,7 @@ def read_counters(pid: int, own_tids: frozenset[int] = frozenset()) -> Counters 
     for tid in own_tids:
         cpu -= _thread_cpu(pid, tid) or 0.0
         io_total -= _thread_io(pid, tid) or 0
-    return Counters(at, cpu, io_total)
+    return Counters(at, cpu, io_total, _runnable(pid, own_tids) if waits else frozenset())
 
 
 def _tid(thread: ThreadStack) -> int | None:
@@ -155,7 +182,7 @@ def take_sample(rank: int, pid: int, own_tids: frozenset[int] | None = None,
         own_tids = frozenset(t for t in (_tid(th) for th in threads or ()
                                          if (th.thread_name or "").startswith(OWN_THREAD_PREFIX))
                              if t is not None)
-    return RankSample(rank, pid, read_counters(pid, own_tids), threads, own_tids, error)
+    return RankSample(rank, pid, read_counters(pid, own_tids, waits=True), threads, own_tids, error)
 
 
 def sample_all(targets: Sequence[tuple[int, int]], previous: dict[int, RankSample] | None = None,
@@ -219,13 +246,15 @@ def judge(first: RankSample, second: RankSample) -> RankActivity:
     changed = None
     if first.threads is not None and second.threads is not None:
         changed = _stack_key(first.threads) != _stack_key(second.threads)
-    busy = cpu >= CPU_BUSY_SHARE or io >= IO_BUSY_BYTES_PER_S or bool(changed)
+    runnable = bool(first.counters.runnable & second.counters.runnable)
+    busy = cpu >= CPU_BUSY_SHARE or io >= IO_BUSY_BYTES_PER_S or bool(changed) or runnable
     waits = gpu_wait(second.threads) if second.threads is not None else None
     if waits is not None and not changed:
         return RankActivity(first.rank, first.pid, Activity.GPU_WAIT, round(cpu, 3), round(io, 1), changed,
                             base.where, base.error, waits, gpu_utilization(first.pid))
     return RankActivity(first.rank, first.pid, Activity.BUSY if busy else Activity.BLOCKED,
-                        round(cpu, 3), round(io, 1), changed, base.where, base.error)
+                        round(cpu, 3), round(io, 1), changed, base.where, base.error,
+                        runnable=runnable)
 
 
 def keeps_waiting(act: RankActivity) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from triage.load.logs.scan import (
+    EXIT_CODE_RECORD,
     FAILURE_CLUSTER_LINES,
     LogScan,
     signal_number,
@@ -146,6 +147,27 @@ def infer_spawn_rank(scan: LogScan) -> None:
     scan.ranks_seen.add(rank)
 
 
+def infer_thread_rank(scan: LogScan) -> None:
+    """A glog FATAL line of no rank whose thread id (glog's third field: the process's pid on its main thread) is the
+    pid of exactly one rank, by that rank's NCCL lines (``host:pid:tid [dev] NCCL INFO ...``): that rank's abort. A
+    thread of another id (a worker thread's CHECK) stays of no rank."""
+    if not scan.pids or not any(item[1].thread is not None for item in scan.orphans):
+        return
+    by_pid: dict[int, set[int]] = {}
+    for rank, pid in scan.pids.items():
+        by_pid.setdefault(pid, set()).add(rank)
+    for item in list(scan.orphans):
+        order, line, path = item
+        ranks = by_pid.get(line.thread, set()) if line.thread is not None else set()
+        if len(ranks) != 1:
+            continue
+        rank = next(iter(ranks))
+        scan.orphans.remove(item)
+        note = f" [rank {rank}'s: glog's thread id {line.thread} is the pid its NCCL lines give]"
+        scan.failures.setdefault(rank, []).append((order, replace(line, text=shortened(line.text) + note), path))
+        scan.ranks_seen.add(rank)
+
+
 def infer_sole_process_rank(scan: LogScan) -> None:
     """The processes announce themselves, each rank 0 of a world of one (``| distributed init (rank 0,
     world 1): env://``, or its launch command's ``mpiexec -n 1``), no line carries a rank prefix (a
@@ -223,6 +245,7 @@ def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
     finish_store_waits(scan)
     infer_oom_rank(scan)
     infer_spawn_rank(scan)
+    infer_thread_rank(scan)
     infer_sole_process_rank(scan)
     finish_watchdog(scan)
     out: list[RankEvidence] = []
@@ -238,8 +261,10 @@ def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
             if timed_out is not None and order >= timed_out - FAILURE_CLUSTER_LINES and not failure.collateral:
                 # what a rank raised after its own watchdog fired is the timeout's consequence
                 failure = replace(failure, collateral=True)
-        elif rank == root and (own := [o for o in scan.orphans if not o[1].collateral]):
-            # one rank failed by the launcher's account; the log's unprefixed failure lines are its
+        elif rank == root and (own := [o for o in scan.orphans if not o[1].collateral
+                                       and not o[1].text.startswith(EXIT_CODE_RECORD)]):
+            # one rank failed by the launcher's account; the log's unprefixed failure lines are its (not another
+            # launcher's bare exit code of the whole command, SageMaker's "ExitCode 1": the rank's record says more)
             order, line, path = _failure_of(own)
             failure = failure_exit(line, order, path)
         if launcher is not None and failure is None and launcher.signal is None and (

@@ -30,8 +30,14 @@ from triage.parsing.crashlog import (
 from triage.parsing.desync import Fingerprint
 from triage.parsing.gloo import GlooTimeout
 from triage.parsing.nccl.lines import NcclWarn, parse_nccl_line
-from triage.parsing.rendezvous import InitWait, InitWaitKind
-from triage.parsing.watchdog import WatchdogKind, parse_watchdog_line
+from triage.parsing.rendezvous import (
+    COORDINATION_KINDS,
+    MAX_TASK_LINES,
+    InitWait,
+    InitWaitKind,
+    coordination_more,
+)
+from triage.parsing.watchdog import HEARTBEAT_DETAIL, WatchdogKind, parse_watchdog_line
 
 
 def record_duplicate_gpu(duplicate: tuple[CrashLine, tuple[int, int], str], rest: str, path: str, order: int,
@@ -127,14 +133,41 @@ def record_init_wait(wait: InitWait, rank: int | None, host: str | None, path: s
     who = wait.rank if wait.rank is not None else rank
     if who is not None and wait.kind is not InitWaitKind.BARRIER_WAITING:
         scan.ranks_seen.add(who)
-    key = (who, wait.kind.value, wait.joined, wait.address)
+    key = (who, wait.kind.value, wait.joined, wait.address, wait.absent)
     if key in scan._init_seen:
         return
     scan._init_seen.add(key)
     target = scan.store_waits if wait.kind is InitWaitKind.STORE_WAIT_TIMEOUT else scan.init_waits
     target.append(InitWaitRecord(wait.kind.value, wait.text, who, host, wait.world_size, wait.joined,
                                  wait.address, wait.timeout_s, wait.is_timeout, (path,), order,
-                                 wait.waits_for))
+                                 wait.waits_for, wait.absent))
+
+
+def coordination_line(rest: str, order: int, scan: LogScan) -> bool:
+    """The lines of a coordination service error after its head (the barrier's timeout, the heartbeat failure): "#
+    of tasks that reached the barrier: 2/4", "Some timed out task names:", and under that list's head each task on
+    its own line (``/job:jax_worker/replica:0/task:3``): one more process that never arrived."""
+    last = scan.init_waits[-1] if scan.init_waits else None
+    if last is None or last.kind not in COORDINATION_KINDS or last.order is None \
+            or order - last.order > MAX_TASK_LINES:
+        return False
+    if last.order == order - 1 and last.text.rstrip().endswith(":"):
+        scan.task_list = order - 1                 # the head's own line opens the list
+    more = coordination_more(rest)
+    if more is None:
+        return False
+    task, opens, reached = more
+    if opens:
+        scan.task_list = order
+    if reached is not None:
+        scan.init_waits[-1] = replace(last, joined=reached[0], world_size=reached[1])
+    if task is not None:
+        if scan.task_list is None or order - scan.task_list > 1:
+            return False
+        scan.task_list = order
+        if task not in last.absent:
+            scan.init_waits[-1] = replace(last, absent=(*last.absent, task))
+    return True
 
 
 def reported_fingerprint(fp: Fingerprint) -> ReportedFingerprint:
@@ -178,7 +211,7 @@ def record_watchdog(line: str, rank: int | None, path: str, order: int, scan: Lo
     elif event.kind is WatchdogKind.HEARTBEAT_TIMEOUT:
         if who is not None:
             scan.first_timeout.setdefault(who, order)
-        scan.events.append(Event(EventKind.WATCHDOG_TIMEOUT, "heartbeat monitor timed out", rank=who,
+        scan.events.append(Event(EventKind.WATCHDOG_TIMEOUT, HEARTBEAT_DETAIL, rank=who,
                                  evidence=(path,), order=order))
     return True
 

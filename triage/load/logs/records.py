@@ -9,7 +9,7 @@ import time
 from dataclasses import replace
 
 from triage.load.logs.facts import WorldSize
-from triage.load.logs.scan import LogScan, record_world, signal_number
+from triage.load.logs.scan import EXIT_CODE_RECORD, LogScan, record_world, signal_number
 from triage.model import Collective, CollectiveState
 from triage.model.evidence import Event, EventKind, ExitInfo, NcclProcess
 from triage.parsing import needles, pages
@@ -22,6 +22,7 @@ from triage.parsing.nccl.lines import channel_ranks
 from triage.parsing.nccl.tracker import NcclCommState, NcclTracker
 from triage.parsing.node_ranks import NodeRanks, deepspeed_rank_map, node_ranks
 from triage.parsing.torchelastic import (
+    SRUN_OOM_NOTE,
     UNNAMED_SIGNAL,
     LauncherFailure,
     is_record_field,
@@ -38,24 +39,30 @@ _OWN_WORDS = (CrashLineKind.EXCEPTION, CrashLineKind.CUDA_OOM, CrashLineKind.CUD
 
 def record_text(lines: list[str] | tuple[str, ...], owners: list[LineOwner], body: str) -> str:
     """The text launcher records are read from: the lines without their prefixes, except a record's field
-    under a rank prefix, which keeps it ("[rank3] exitcode: -9" is rank 3's record)."""
-    if "exitcode" not in body:
+    under a rank prefix, which keeps it ("[rank3] exitcode: -9" is rank 3's record), and a record whose own rank tag
+    is its writer's head (Lightning's "[rank: 3] Child process with PID 66120 terminated with code -9")."""
+    if "exitcode" not in body and _TAGGED_RECORD not in body:
         return body
-    return "\n".join(line if line != owner.rest and is_record_field(owner.rest)
+    return "\n".join(line if line != owner.rest
+                     and (is_record_field(owner.rest) or owner.rest.startswith(_TAGGED_RECORD))
                      and (isinstance(owner.key, int) or owner.key.startswith("local:")) else owner.rest
                      for line, owner in zip(lines, owners))
+
+
+_TAGGED_RECORD = "Child process with PID "
 
 
 def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
                      agent_hosts: dict[int, str] | None = None,
                      line_hosts: list[str | None] | None = None,
-                     pid_ranks: dict[tuple[str | None, int], int] | None = None) -> None:
+                     pid_ranks: dict[tuple[str | None, int], int] | None = None, torchrun_tagged: bool = False) -> None:
     """torchrun's "Failures:" / "Root Cause" summary (or its per-rank "failed (exitcode: N)" lines),
     and other launchers' and frameworks' plain-word records of a rank that died. ``agent_hosts``: the host a
     node prefix ("node2: ") gives an agent's "failed (exitcode: N) local_rank: L (pid: P)" line, by P; ``line_hosts``:
     the host pdsh's prefix gives each line of ``text`` (DeepSpeed's one-line records are read with it); ``pid_ranks``:
-    the rank of a process, by (host, pid), where a line's prefixes say both (Ray's and vLLM's worker tags)."""
-    _rank_deaths(text, path, scan, pid_ranks or {})
+    the rank of a process, by (host, pid), where a line's prefixes say both (Ray's and vLLM's worker tags);
+    ``torchrun_tagged``: torchrun's own tags (``[rank3]:``, ``[default3]:``) are on the workers' lines."""
+    mpi_ranked = _rank_deaths(text, path, scan, pid_ranks or {})
     if "exitcode" not in text and "exits with return code" not in text and "terminated with" not in text \
             and "srun: error:" not in text and "death signal" not in text and "first observed failure" not in text \
             and "SignalException" not in text and "CalledProcessError" not in text \
@@ -73,6 +80,13 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
         if failure.srun_exit and orphan_error:
             # an error line of no known rank in the input is the failure; srun's exit codes only echo it (which
             # task raised it, the line does not say: the failure stays of no known rank)
+            continue
+        if failure.srun_task and (mpi_ranked or torchrun_tagged):
+            # an MPI runtime's records name the ranks (HPE MPT's, mpirun's under srun), or torchrun started them (its
+            # tags on their lines): srun's task index counts the step's tasks (one per node under MPT's launcher,
+            # mpirun's daemons, torchrun's agents), not ranks: the record is of a process of no known rank on its host
+            _unattributed_launcher_failure(replace(failure, rank=None, note=_srun_note(failure, mpi_ranked)), path,
+                                           scan)
             continue
         rank = failure.rank
         if rank is None and failure.offset is not None and failure.host and failure.local_rank is not None:
@@ -93,6 +107,8 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
         message = None
         if failure.traceback and not failure.traceback.startswith(("Signal ", "To enable traceback")):
             message = failure.traceback.strip().splitlines()[-1].strip()[:300]
+        if failure.note == SRUN_OOM_NOTE:
+            message = message or failure.note      # (srun's "Out Of Memory": what killed the task)
         old = scan.exits.get(rank)
         # a record cut before its exit code (a paste that ends inside it) is still a failure of that rank
         cut = sig is None and failure.exitcode is None
@@ -105,6 +121,12 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
             evidence=(path,), collateral=sig is not None and sig in (int(signal.SIGTERM), int(signal.SIGINT)),
             order=-1 if failure.root_cause else None,   # torchrun's "Root Cause (first observed failure)"
             failure_kind="exception" if cut else None)
+
+
+def _srun_note(failure: LauncherFailure, mpi_ranked: bool) -> str:
+    under = "an MPI runtime's records name the ranks" if mpi_ranked else "torchrun started the ranks"
+    return (f"srun's record of its task {failure.rank}{f' on {failure.host}' if failure.host else ''}: {under}, so "
+            "srun's task index counts the step's tasks (a node's launcher), not ranks")
 
 
 def _line_host(failure: LauncherFailure, text: str, line_hosts: list[str | None] | None) -> str | None:
@@ -201,14 +223,15 @@ def _unattributed_launcher_failure(failure: LauncherFailure, path: str, scan: Lo
 
 
 
-def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str | None, int], int]) -> None:
+def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str | None, int], int]) -> bool:
     """mpirun's "process rank 1 ... exited on signal 9", vLLM's "VllmWorker-3 died unexpectedly",
     Ray's "worker process has died", "rank 5 died from signal 11": how a rank (or a process of no
     known rank) ended, as a failure line at its place in the text. A record that names a process (Ray's pid
-    and node) is that rank's where the process's own lines say its rank."""
+    and node) is that rank's where the process's own lines say its rank. Whether an MPI runtime's record named a
+    rank (MPI_COMM_WORLD's, which a launcher's task index beside it is not)."""
     deaths = sorted((*parse_rank_deaths(text), *parse_framework_records(text)), key=lambda d: d.offset)
     if not deaths:
-        return
+        return False
     # (a stop from outside stays of no rank: it is no rank's failure)
     deaths = [replace(d, rank=rank) if d.rank is None and d.pid is not None and not d.outside
               and (rank := _rank_of_process(d.host, d.pid, pid_ranks)) is not None else d for d in deaths]
@@ -218,7 +241,7 @@ def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str 
         if death.raised:
             line = parse_crash_line(death.text) or CrashLine(CrashLineKind.EXCEPTION, death.text[:400])
         elif death.signal is None and death.exitcode:
-            line = CrashLine(CrashLineKind.EXCEPTION, f"exited with code {death.exitcode}: {death.text}"[:400])
+            line = CrashLine(CrashLineKind.EXCEPTION, f"{EXIT_CODE_RECORD}{death.exitcode}: {death.text}"[:400])
         else:
             # (its own name: ``text`` is the log's, whose line count places the next record)
             said = death.text
@@ -230,6 +253,8 @@ def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str 
         if death.outside:
             # the line it reads (submitit's UncompletedJobError) is this stop, not a failure of its own
             scan.orphans = [item for item in scan.orphans if item[0] != order]
+        if death.tears_down:
+            _teardown_after(scan, base + text.count("\n", 0, death.offset))
         if death.rank is not None:
             scan.ranks_seen.add(death.rank)
             if death.host:
@@ -239,6 +264,22 @@ def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str 
             scan.orphans.append((order, line, path))
             if death.host:
                 scan.orphan_hosts[id(line)] = death.host
+        if death.mpi and death.rank is not None:
+            # (the runtime's line, read as a failure of no rank by the line reader, is this rank's record)
+            scan.orphans = [item for item in scan.orphans if item[0] != order]
+    return any(death.mpi and death.rank is not None for death in deaths)
+
+
+def _teardown_after(scan: LogScan, place: int) -> None:
+    """A launcher said, at line ``place``, that it kills every other process: the kills of no known rank told after
+    it (the shell's "Killed" of the main process) are that teardown, collateral."""
+    for index, (order, line, path) in enumerate(scan.orphans):
+        if order > place and line.kind is CrashLineKind.FATAL_SIGNAL and line.signal in ("SIGKILL", "SIGTERM") \
+                and not line.collateral:
+            torn = replace(line, collateral=True)
+            if id(line) in scan.orphan_hosts:
+                scan.orphan_hosts[id(torn)] = scan.orphan_hosts.pop(id(line))
+            scan.orphans[index] = (order, torn, path)
 
 
 def _rank_of_process(host: str | None, pid: int, pid_ranks: dict[tuple[str | None, int], int]) -> int | None:
@@ -267,7 +308,8 @@ def mpi_records(text: str, path: str, scan: LogScan) -> None:
     base = scan.lines_read - text.count("\n") - 1
     for error in errors:
         order = base + text.count("\n", 0, error.offset)
-        line = CrashLine(CrashLineKind.EXCEPTION, error.text[:400], collateral=not error.first and bool(scan.failures))
+        line = CrashLine(CrashLineKind.NETWORK if error.network else CrashLineKind.EXCEPTION, error.text[:400],
+                         collateral=not error.first and bool(scan.failures))
         if error.rank is None:
             scan.orphans.append((order, line, path))
             if error.host:

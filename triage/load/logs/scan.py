@@ -23,6 +23,10 @@ from triage.model.evidence import (
 from triage.parsing.crashlog import CrashLine
 from triage.parsing.raise_sites import RaiseSite
 
+# how a launcher's record that tells only an exit code of a process of no known rank is said (finish.py knows such a
+# line by it: a rank's own record says more)
+EXIT_CODE_RECORD = "exited with code "
+
 FAILURE_CLUSTER_LINES = 6       # failure lines of one rank this close together are one failure
 LAST_LINES = 6
 TAIL_LINES = 16               # unprefixed lines kept (rank 0's work is often followed by other processes' noise)
@@ -58,6 +62,7 @@ class LogScan:
     lagging: list[ReportedLag] = field(default_factory=list)             # desync reports
     unprefixed_tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
     message_rank: tuple[int, int] | None = None     # (rank, order) of the last unprefixed line naming its rank
+    task_list: int | None = None     # the order of the line a coordination error's list of absent tasks goes on after
     spawn_owner: int | None = None          # mp.spawn: the process whose traceback the unprefixed lines are
     launcher: str | None = None             # the launcher that started the ranks (triage.parsing.launcher_kind)
     agent_stopped: tuple[int, ...] = ()     # pids torchrun's agent sent a closing signal (alive then)
@@ -71,7 +76,7 @@ class LogScan:
     tracebacks: list[tuple[int | None, int, str]] = field(default_factory=list)   # (rank, order, path) of headers
     # frames that raise one thing only (triage.parsing.raise_sites): (rank, order, path, site), resolved at the end
     raise_sites: list[tuple[int | None, int, str, RaiseSite]] = field(default_factory=list)
-    _init_seen: set[tuple[int | None, str, int | None, str | None]] = field(default_factory=set)
+    _init_seen: set[tuple[int | None, str, int | None, str | None, tuple[int, ...]]] = field(default_factory=set)
     store_waits: list[InitWaitRecord] = field(default_factory=list)   # store get/wait timeouts, resolved at the end
     rank_prefixed: bool = False      # some line carried a rank, local-rank or process prefix
     over_nodes: bool = False         # pdsh ran the launch (DeepSpeed's runner over several nodes)

@@ -13,6 +13,7 @@ from dataclasses import replace
 from triage.lazy_regex import lazy_regex
 from triage.load.logs.facts import sole_process, world_size_facts
 from triage.load.logs.line_events import (
+    coordination_line,
     joined_terminate,
     nccl_detail_of,
     record_duplicate_gpu,
@@ -102,6 +103,9 @@ _GATE_LITERALS = (*INIT_MARKERS, "Duplicate GPU", "Traceback (most recent call l
                   RUNNING_MARKER, *CRASH_MARKERS, *_KNOWN_HINTS, MONITORED_BARRIER, _ORIGINAL, GLOO_MARKER)
 
 
+_TORCHRUN_TAG = lazy_regex(r"^\s*\[(?:rank|default)\d+\]:")
+
+
 def rank_from_name(name: str) -> int | None:
     match = _RANK_IN_NAME.search(name)
     return int(match.group(1)) if match else None
@@ -172,8 +176,10 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     # (pdsh's "node2: " before DeepSpeed's launcher records: that node's launcher)
     line_hosts = [o.host if o.host and line.startswith(f"{o.host}: ") else None for o, line in zip(owners, lines)] \
         if "exits with return code" in body else None
+    # (torchrun's own tags on its workers' lines: torchrun started the ranks, so a launcher above it counts agents)
+    torchrun_tagged = ("[rank" in whole or "[default" in whole) and any(_TORCHRUN_TAG.match(line) for line in lines)
     launcher_records(record_text(lines, owners, body), path, scan, single_node, agent_hosts, line_hosts,
-                     pid_ranks_of(owners))
+                     pid_ranks_of(owners), torchrun_tagged=torchrun_tagged)
     # (their [host:pid] heads name the host; a kubectl pod tag is seen through: a box's lines may span lines)
     mpi_records("\n".join(without_pod_tag(line) if line.startswith("[pod/") else line for line in lines), path, scan)
     scan.op_count_splits.extend(op_count_splits(body, path))
@@ -259,6 +265,9 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
           loud: bool = True) -> None:
     """Route one line to the parser its markers call for (``loud`` False: it holds none of _GATE_LITERALS)."""
     parsed = False
+    if scan.init_waits and ("/job:" in rest or "task names:" in rest or "reached the barrier" in rest) \
+            and coordination_line(rest, order, scan):
+        return
     if loud and any(marker in rest for marker in INIT_MARKERS) and (wait := parse_init_line(rest)) is not None:
         record_init_wait(wait, rank, host, path, order, scan)
         return

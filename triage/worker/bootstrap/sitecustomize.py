@@ -13,6 +13,12 @@ def _triage_start() -> None:
     names = os.environ.get("TRIAGE_RANK_VARS", "")
     if not os.environ.get("TRIAGE_RUN_DIR") or not any(n and n in os.environ for n in names.split(",")):
         return
+    owner = os.environ.get("TRIAGE_WORKER_PID")
+    if owner and owner != str(os.getpid()):
+        # a process that a rank started (a subprocess, a compile worker, a spawned DataLoader
+        # worker) inherits the rank's environment: it is no rank, so nothing of triage is imported
+        # into it (before, each one imported the agent's modules and kept triage.worker* in sys.modules)
+        return
     _triage_install()
 
 

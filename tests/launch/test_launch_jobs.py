@@ -72,6 +72,20 @@ def test_python_m_torch_distributed_run(tmp_path: Path) -> None:
     assert "[testhost:1] rank 1 done\n" in result.stdout
 
 
+def test_a_rank_whose_arguments_name_torchrun_is_still_a_rank(tmp_path: Path) -> None:
+    """Only the interpreter's script or -m module makes a process the launcher, never the program's
+    arguments: before, a rank run as ``clean_job.py torchrun`` was taken for torchrun, got no agent, and
+    its output went into launcher.log."""
+    run = tmp_path / "run"
+    result = run_launch(launch_argv(run, torchrun(example("clean_job.py"), 2, "torchrun"), quick_hang=False,
+                                    host=HOST), None, run)
+    assert result.returncode == 0, result.stderr
+    for rank in (0, 1):
+        assert read_json(rank_dir(run, rank) / "worker.json")["rank"] == rank
+        assert f"rank {rank} done".encode() in (rank_dir(run, rank) / "output.log").read_bytes()
+    assert read_json(run / HOST / "node.json")["exit_code"] == 0
+
+
 def test_plain_multi_process_launcher(tmp_path: Path) -> None:
     run = tmp_path / "run"
     result = run_launch(launch_argv(run, [sys.executable, program("launch_multi.py"), "2", example("clean_job.py")], quick_hang=False, host=HOST),

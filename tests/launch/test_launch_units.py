@@ -238,3 +238,29 @@ def test_describe_ends_says_what_is_known_of_a_rank_with_no_exit_record() -> Non
         "rank 0 ended without a trace (SIGKILL? see launcher.log); rank 1 was killed by SIGKILL (the launcher's "
         "record; no exit record); 1 rank exited 0")
     assert "SIGKILL?" not in describe_ends(gone, launcher_rc=0, disk_full={0})
+
+
+LAUNCHER_ARGVS = [
+    (["/py", "/venv/bin/torchrun", "--nproc-per-node", "2", "x.py"], True),
+    (["/py", "-u", "/venv/bin/torchrun", "x.py"], True),
+    (["/py", "-m", "torch.distributed.run", "x.py"], True),
+    (["/py", "-um", "torch.distributed.run", "x.py"], True),
+    (["/py", "-mtorch.distributed.launch", "x.py"], True),
+    (["/py", "-W", "ignore", "-X", "dev", "/b/torchrun"], True),
+    (["/py", "-u", "train.py", "torchrun"], False),
+    (["/py", "train.py", "--launcher", "torchrun"], False),
+    (["/py", "-c", "pass", "torchrun"], False),
+    (["/py", "-m", "mypkg.train", "-m", "torch.distributed.run"], False),
+    (["/py", "-W", "torchrun", "x.py"], False),
+]
+
+
+def test_only_the_interpreters_script_or_module_makes_the_launcher() -> None:
+    import sys
+    from unittest import mock
+
+    from triage.worker import agent
+
+    for argv, launcher in LAUNCHER_ARGVS:
+        with mock.patch.object(sys, "orig_argv", argv):
+            assert agent._is_launcher_process() is launcher, argv

@@ -74,13 +74,31 @@ def _rank_from_env() -> int | None:
 
 
 def _is_launcher_process() -> bool:
-    """True in torchrun / python -m torch.distributed.run itself: it must stay untouched."""
-    argv = list(getattr(sys, "orig_argv", sys.argv))
-    for i, arg in enumerate(argv[1:4], start=1):
-        if arg == "-m" and i + 1 < len(argv) and argv[i + 1] in LAUNCHER_MODULES:
-            return True
-        if os.path.basename(arg) == "torchrun":
-            return True
+    """True in torchrun / python -m torch.distributed.run itself: it must stay untouched. Only what
+    the interpreter runs counts (its ``-m`` module or its script, after its own options), never the
+    arguments of the program: a rank started as ``train.py --launcher torchrun`` is a rank."""
+    argv = [str(arg) for arg in getattr(sys, "orig_argv", sys.argv)]
+    i = 1
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            return i + 1 < len(argv) and os.path.basename(argv[i + 1]) == "torchrun"
+        if arg.startswith("--"):                 # --check-hash-based-pycs MODE and the like
+            i += 2 if arg == "--check-hash-based-pycs" else 1
+            continue
+        if not arg.startswith("-") or arg == "-":
+            return os.path.basename(arg) == "torchrun"      # the script
+        # a cluster of short options (-u, -Wignore, -um mod): m, c, W and X take a value
+        for k, flag in enumerate(arg[1:], start=1):
+            if flag in "mcWX":
+                value = arg[k + 1:] or (argv[i + 1] if i + 1 < len(argv) else "")
+                if flag == "m":
+                    return value in LAUNCHER_MODULES
+                if flag == "c":
+                    return False
+                i += 0 if arg[k + 1:] else 1
+                break
+        i += 1
     return False
 
 

@@ -37,6 +37,7 @@ KNOWN: dict[tuple[str, str], str] = {
     ("rank_print", "alibaba__Pai-Megatron-Patch__583"): _RANK_PRINT + "the crash read as an exception",
     ("rank_print", "aws__sagemaker-training-toolkit__106"): _RANK_PRINT + "the crash read as an exception",
     ("rank_print", "hao-ai-lab__FastVideo__1008"): _RANK_PRINT + "another rank named",
+    ("rank_print", "NVIDIA-NeMo__Megatron-Bridge__836"): _RANK_PRINT + "another rank named (its group rank)",
     ("rank_print", "huggingface__nanotron__204"): _RANK_PRINT + "one more collective in the summary",
     ("rank_print", "huggingface__trl__1726"): _RANK_PRINT + "rank 0 inferred stuck outside",
     ("rank_print", "modelscope__FunASR__2006"): _RANK_PRINT + "its rank not named",

@@ -422,3 +422,32 @@ def test_other_frameworks_device_memory_exhaustion_is_out_of_memory(line: str) -
 ])
 def test_a_reporters_words_for_an_nccl_error_are_no_failure_line(line: str) -> None:
     assert parse_crash_line(line) is None
+
+
+# --- 7. saving that times out, in the reporter's words ----------------------------------------------------------------
+
+TIMEOUT_OF_RANK_3 = ("[rank3]:[E117 08:28:16.358824199 ProcessGroupNCCL.cpp:1534] [PG 0 (default_pg) Rank 3] Process "
+                     "group watchdog thread terminated with exception: [Rank 3] Watchdog caught collective operation "
+                     "timeout: WorkNCCL(SeqNum=210, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran "
+                     "for 600042 milliseconds before timing out.\n")
+
+
+@pytest.mark.parametrize("prose", [
+    "Training on two nodes works, but it always times out when saving the checkpoint at step 1000.\n",
+    "两台机器训练，保存checkpoint时卡住然后超时\n",
+])
+def test_a_timeout_the_reporter_says_comes_while_saving_is_ranks_stuck_outside(prose: str, tmp_path: Path) -> None:
+    verdict = report(TIMEOUT_OF_RANK_3 + prose, tmp_path)
+    assert verdict["kind"] == "stuck_outside_collective"
+    assert not verdict["culprit_ranks"]
+    assert "saving" in verdict["summary"]
+
+
+@pytest.mark.parametrize("prose", [
+    "Training on two nodes works, but it always times out at step 1000.\n",
+    "Saving the checkpoint works fine, but training hangs later.\n",
+    "Could it time out when saving the checkpoint?\n",
+])
+def test_a_timeout_without_saving_in_the_reporters_words_stays_a_hang(prose: str, tmp_path: Path) -> None:
+    verdict = report(TIMEOUT_OF_RANK_3 + prose, tmp_path)
+    assert verdict["kind"] == "hang"

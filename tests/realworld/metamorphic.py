@@ -214,5 +214,7 @@ def _rests_on_ranked_lines(text: str) -> bool:
 
 
 _FAILURE_WORDS = re.compile(r"rror|xception|atchdog|imeout|imed out|ignal|SIG|xit|ailed|ailure|illed|"
-                            r"terminated|rash|bort|core dumped|Segmentation|Traceback|NCCL WARN|ChildFailed",
+                            r"terminated|rash|bort|core dumped|Segmentation|Traceback|NCCL WARN|ChildFailed|"
+                            # (a reporter's Chinese: timed out, stuck, crashed, error)
+                            r"超时|卡住|卡死|崩溃|报错",
                             re.IGNORECASE)

@@ -52,6 +52,10 @@ TEXT_CASES = [
     ('{"secret": "shh-value"}', "shh-value"),
     ("DB_PWD=pw123", "pw123"),
     ("CREDENTIALS_FILE_CONTENT=c0ntent", "c0ntent"),
+    ("SLACK_WEBHOOK_URL=https://example.com/x", "example.com/x"),
+    ("posting to https://hooks.slack.com/services/T01/B02/sl4cks3cret failed", "sl4cks3cret"),
+    ("NOTIFY=https://discord.com/api/webhooks/1234/d1sc0rd-s3cret", "d1sc0rd-s3cret"),
+    ('"url": "https://acme.webhook.office.com/webhookb2/abc@def/IncomingWebhook/t3ams/x"', "t3ams"),
 ]
 
 
@@ -59,6 +63,19 @@ TEXT_CASES = [
 def test_secret_values_are_redacted(text: str, secret: str) -> None:
     out = redact_text(text)
     assert secret not in out and REDACTED in out, out
+
+
+def test_a_webhook_in_a_file_path_is_no_secret() -> None:
+    text = 'File "/app/webhooks/views.py", line 3, in post; git hooks in .git/hooks/pre-commit'
+    assert redact_text(text) == text
+
+
+@pytest.mark.timeout(60)
+def test_a_long_run_of_letters_before_a_scheme_is_read_in_one_pass() -> None:
+    """Tried from every letter of the run, the URL-password rule was quadratic: 200 KB of letters
+    before ``://`` took minutes (a process's argument or environment value, read by root's collect)."""
+    text = "a" * 200_000 + "://u:pw@h/" + "b/" * 5000
+    assert redact_text(text).endswith("://u:<redacted>@h/" + "b/" * 5000)
 
 
 @pytest.mark.parametrize("name", ["PWD", "OLDPWD", "PATH", "KEYBOARD_LAYOUT", "GIT_AUTHOR_NAME", "SSH_AUTH_SOCK",
@@ -104,7 +121,7 @@ with open('/dev/null', 'w') as sink:
 """
 
 SECRETS = ("hunter2", GH, "opensesame", "xyzzy42", "letmein1", "tok3n-v4lue", "argvpass77",
-           "zzTOPSECRETzz0123456789", "urlpass99")
+           "zzTOPSECRETzz0123456789", "urlpass99", "d1sc0rdhook")
 
 
 def _bundle_text(out: Path) -> str:
@@ -114,7 +131,7 @@ def _bundle_text(out: Path) -> str:
 @pytest.mark.skipif(os.geteuid() != 0, reason="strace/py-spy of a child needs ptrace rights")
 def test_dump_bundle_holds_no_secret(tmp_path: Path) -> None:
     env = {**os.environ, "DATABASE_URL": "postgres://alice:hunter2@db/prod", "GH_PAT": GH,
-           "MY_PASS": "opensesame", "RANK": "0"}
+           "MY_PASS": "opensesame", "RANK": "0", "NOTIFY_URL": "https://discord.com/api/webhooks/12/d1sc0rdhook"}
     argv = [sys.executable, "-c", SECRET_PROGRAM, "--pass", "xyzzy42", "--password=letmein1",
             "--token", "tok3n-v4lue", "https://dave:argvpass77@example.com/"]
     with running_program(argv, env=env) as proc:

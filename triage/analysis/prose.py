@@ -102,6 +102,25 @@ def prose_hang_verdict(evidence: Evidence) -> tuple[Verdict, Finding] | None:
     return verdict, Finding(kind.value, silent, verdict.summary, (), root_cause=True)
 
 
+def saving_stall(evidence: Evidence,
+                 found: tuple[Verdict, Finding | None] | None) -> tuple[Verdict, Finding] | None:
+    """Ranks that timed out in a collective, no rank named as the one that never came, and the reporter says saving
+    (a checkpoint, the model) is what times out: the missing ranks are stuck outside the collective, saving (a
+    checkpoint's writing, done by some ranks only, runs longer than the others' collective timeout); which ones, the
+    input does not say."""
+    said = evidence.prose.save_stall
+    if said is None or found is None or found[0].kind is not VerdictKind.HANG or found[0].culprit_ranks:
+        return None
+    body = (f"{headline.body(found[0].summary)}; the reporter says saving is what times out (\"{said[:200]}\"): the "
+            "ranks that did not join are stuck outside the collective, writing the checkpoint (longer than the others' "
+            "collective timeout); which ranks, this input does not say: their stacks (py-spy dump, or `triage "
+            "launch`) would show it, and a longer timeout (init_process_group's timeout=) would avoid it")
+    verdict = headline.verdict(VerdictKind.STUCK_OUTSIDE_COLLECTIVE, body,
+                               qualifier=" (saving, in the reporter's words)", process_group=found[0].process_group,
+                               seq=found[0].seq)
+    return verdict, Finding(VerdictKind.STUCK_OUTSIDE_COLLECTIVE.value, (), body, (), root_cause=True)
+
+
 def _log_names_a_host(evidence: Evidence) -> bool:
     return (bool(evidence.prose.log_hosts) or any(r.host for r in evidence.ranks)
             or any(u.host for u in evidence.unattributed) or any(e.host for e in evidence.events)

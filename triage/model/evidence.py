@@ -314,9 +314,10 @@ class ProseAccount:
     silent_ranks: tuple[int, ...] = ()      # ranks the reporter says never print or never arrive
     collective: str | None = None           # a collective the reporter's sentences name ("barrier")
     log_hosts: tuple[str, ...] = ()         # hosts the log's own line heads name (then the reporter's node is not used)
+    save_stall: str | None = None           # the sentence that says saving (a checkpoint, the model) times out or hangs
 
     def __bool__(self) -> bool:
-        return bool(self.host or self.stop or self.hang)
+        return bool(self.host or self.stop or self.hang or self.save_stall)
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,8 @@ MARKERS = ("noticed that process rank", "first process to do so", "died", "kille
            "exited on signal", "exited with", "terminated by signal", "worker process has died", "Aborted",
            "Segmentation fault", "Bus error", "sigquit from a child", "BAD TERMINATION", "oom-kill", "oom_kill",
            "PETSC ERROR", "interrupted by signal", "status failed cmd", "died unexpectedly", "scheduler is dead",
-           "its node has died", "has been marked dead", "was aborted", "MPT ERROR")
+           "its node has died", "has been marked dead", "was aborted", "MPT ERROR", "first noticed rank",
+           "error_sighandler")
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,14 @@ _MPI_FIRST = lazy_regex(r"The first process to do so was:\s+Process name:\s+\[\[
 # 164472, Host: r8i1n28, Program: ..." (the rank is MPI_COMM_WORLD's; "g:" its number over all the jobs' worlds)
 _MPT = lazy_regex(r"MPT ERROR: Rank (?P<rank>\d+)(?:\(g:\d+\))? received signal (?P<name>SIG[A-Z]+)"
                   r"(?:\((?P<num>\d+)\))?(?:[^\n]*\n\s*Process ID: (?P<pid>\d+), Host: (?P<host>[\w.-]+))?")
+# MVAPICH2's signal handler in a rank: "[ray40:mpi_rank_7][error_sighandler] Caught error: Segmentation fault (signal
+# 11)" (the host, then the rank, MPI_COMM_WORLD's; "Aborted (signal 6)" for an abort)
+_MVAPICH = lazy_regex(r"\[(?P<host>[A-Za-z0-9][\w.-]*):mpi_rank_(?P<rank>\d+)\]\[error_sighandler\] Caught error: "
+                      r"[^\n(]*\(signal (?P<num>\d+)\)")
+# IBM's jsrun (Summit, Sierra, LSF's CSM): "ERROR:  One or more process (first noticed rank 150) terminated with
+# signal 6 (core dumped)", "... (first noticed rank 3) exited with code 1": the first rank it saw end, MPI_COMM_WORLD's
+_JSRUN = lazy_regex(r"One or more process(?:es)? \(first noticed rank (?P<rank>\d+)\) (?:terminated with signal "
+                    r"(?P<num>\d+)|exited with (?:exit )?code (?P<code>\d+))")
 _VLLM = lazy_regex(r"Worker proc VllmWorker-(?P<rank>\d+) died unexpectedly")
 # vLLM's Ray executor (v1, ray_executor_v2): "RayWorkerProc rank=[3] died unexpectedly, shutting down executor."
 # (the ranks whose run ended first, as a list: "rank=[1, 5]")
@@ -191,6 +200,18 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
                              int(match.group("pid")) if match.group("pid") else None,
                              _line_of(text, match.start(), match.start()), first=alike, offset=match.start(),
                              mpi=True))
+    handled = list(_MVAPICH.finditer(text))
+    for match in handled:
+        # as MPT's: each rank whose own handler told the same fault as the first one's is a root beside it
+        sig = signal_name(match.group("num"))
+        alike = sig in _FAULTS and sig == signal_name(handled[0].group("num"))
+        out.append(RankDeath(int(match.group("rank")), sig, None, match.group("host"), None,
+                             _line_of(text, *match.span()), first=alike or match is handled[0], offset=match.start(),
+                             mpi=True))
+    for match in _JSRUN.finditer(text):
+        code = int(match.group("code")) if match.group("code") else None
+        out.append(RankDeath(int(match.group("rank")), signal_name(match.group("num")), code or None, None, None,
+                             _line_of(text, *match.span()), first=True, offset=match.start(), mpi=True))
     for match in _VLLM.finditer(text):
         out.append(RankDeath(int(match.group("rank")), None, None, None, None, _line_of(text, *match.span()),
                              offset=match.start()))

@@ -67,6 +67,21 @@ _COLLECTIVE = lazy_regex(r"\b(?:dist\.)?(?P<op>barrier|all_reduce|allreduce|all_
                          r"reduce_scatter|all_to_all|alltoall)\b", re.IGNORECASE)
 
 
+# saving (a checkpoint, the model) that times out or hangs, in the reporter's words: English ("it times out when
+# saving the checkpoint", "saving the model hangs") and Chinese ("保存模型会出现超时": saving the model times out;
+# 卡住/卡死: stuck)
+_SAVING = (r"(?:\bsav(?:e|es|ed|ing)\b[^.;]{0,40}?\b(?:checkpoints?|ckpts?|models?|weights|state)\b|"
+           r"\bcheckpoint(?:ing|s)?\b)")
+_STALLING = r"(?:\btim(?:es?|ed|ing)\s*out\b|\btimeouts?\b|\bhangs?\b|\bhanging\b|\bhung\b|\bstuck\b)"
+# (within one clause: "saving works fine, but training hangs later" tells no saving that hangs)
+_GAP = r"(?:(?!\b(?:but|fine|works?|worked|ok|okay|however|then)\b)[^.;])"
+_SAVE_STALL = lazy_regex(_SAVING + _GAP + r"{0,60}?" + _STALLING + "|" + _STALLING + _GAP + r"{0,40}?\b(?:when|while|"
+                         r"during|at|in)\b" + _GAP + r"{0,20}?" + _SAVING
+                         + r"|保存[^。；]{0,20}?(?:超时|卡住|卡死|挂起|hang)|(?:超时|卡住|卡死)[^。；]{0,20}?保存",
+                         re.IGNORECASE)
+_CJK = lazy_regex(r"[\u4e00-\u9fff]{4}")
+
+
 def _sentences(line: str) -> list[str]:
     return [part.strip() for part in _SENTENCE_END.split(line) if part.strip()]
 
@@ -102,9 +117,13 @@ def read_prose(lines: tuple[str, ...] | list[str]) -> ProseAccount:
     host = stop = hang = None
     at_init = False
     silent: tuple[int, ...] = ()
-    collective = None
+    collective = save_stall = None
     picked = list(lines) if len(lines) <= MAX_LINES else [*lines[:MAX_LINES // 2], *lines[-MAX_LINES // 2:]]
     for line in picked:
+        if save_stall is None and len(line) <= 2000 and _LOG_HEAD.match(line) is None \
+                and (_is_prose(line) or _CJK.search(line)) and (said := _SAVE_STALL.search(line)) is not None \
+                and _states(line, said.start()):
+            save_stall = line.strip()[:300]
         if len(line) > 2000 or not _is_prose(line):
             continue
         for sentence in _sentences(line):
@@ -123,9 +142,9 @@ def read_prose(lines: tuple[str, ...] | list[str]) -> ProseAccount:
             if collective is None and (op := _COLLECTIVE.search(sentence)) is not None:
                 collective = op.group("op").lower()
     if hang is None:
-        return ProseAccount(host=host, stop=stop)
+        return ProseAccount(host=host, stop=stop, save_stall=save_stall)
     return ProseAccount(host=host, stop=stop, hang=hang, hang_at_init=at_init and not silent,
-                        silent_ranks=silent, collective=collective)
+                        silent_ranks=silent, collective=collective, save_stall=save_stall)
 
 
 __all__ = ["read_prose"]

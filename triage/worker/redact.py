@@ -10,7 +10,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 REDACTED = "<redacted>"
-_SECRET_WORD = r"(?:PASS|PWD|TOKEN|KEY|SECRET|CREDENTIAL|AUTH|COOKIE)"  # noqa: S105 (a pattern, not a secret)
+_SECRET_WORD = r"(?:PASS|PWD|TOKEN|KEY|SECRET|CREDENTIAL|AUTH|COOKIE|WEBHOOK)"  # noqa: S105 (a pattern, not a secret)
 _NAME = rf"[A-Za-z0-9_.\-]*{_SECRET_WORD}[A-Za-z0-9_.\-]*"
 _SECRET_NAME = re.compile(rf"^{_NAME}$", re.IGNORECASE)
 # NAME=value (value up to whitespace or a quote/comma/semicolon/ampersand)
@@ -48,7 +48,16 @@ _HEADER = re.compile(r"(?:(?<![A-Za-z0-9_\-])|(?<=\\[rn]))"
                      r"|(?:Proxy-)?Authorization|Set-Cookie|Cookie)[ \t]*:[ \t]*"
                      r"(?:(?:Bearer|Basic|Token|Digest)[ \t]+)?)([^\"'\r\n\\]+)", re.IGNORECASE)
 _SCHEME_CREDENTIAL = re.compile(r"(?<![A-Za-z0-9])((?:Bearer|Basic|Token)\s+)([A-Za-z0-9._~+/=\-]{8,})", re.IGNORECASE)
-_URL_PASSWORD = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@\"'<>]*):([^@\s/\"'<>]+)@")
+# webhook URLs carry their credential in the path: Slack's https://hooks.slack.com/services/..., and
+# any URL with a /webhooks/, /webhook/ or /webhookb2/ path segment (Discord, Teams, generic); only in
+# a URL (``://`` earlier in the same word), never in a file path such as a frame's /app/webhooks/views.py
+_WEBHOOK_PATH = re.compile(r"(hooks\.slack\.com/(?:services|workflows|triggers)/|/(?:webhooks?|webhookb2)/)"
+                           r"([^\s\"'<>]+)", re.IGNORECASE)
+_WORD_END = re.compile(r"[\s\"'<>]")
+_URL_LOOKBACK = 2048
+# the scheme is matched from the start of its run of scheme characters only (the lookbehind): tried from
+# every letter of a long run before "://", the search was quadratic (200 KB of letters: minutes)
+_URL_PASSWORD = re.compile(r"(?<![A-Za-z0-9+.\-])([A-Za-z0-9+.\-]+://[^/\s:@\"'<>]*):([^@\s/\"'<>]+)@")
 
 _state = {"enabled": True}
 
@@ -72,7 +81,18 @@ def redact_values(text: str) -> str:
     """The by-value rules only: token shapes, scheme credentials and URL passwords."""
     text = _TOKENS.sub(REDACTED, text)
     text = _SCHEME_CREDENTIAL.sub(lambda m: m.group(1) + REDACTED, text)
+    if "hook" in text.lower():
+        text = _WEBHOOK_PATH.sub(_webhook_sub, text)
     return _URL_PASSWORD.sub(lambda m: f"{m.group(1)}:{REDACTED}@" if m.group(2) != REDACTED else m.group(0), text)
+
+
+def _webhook_sub(match: re.Match[str]) -> str:
+    """The path after the webhook marker, when the word it is in is a URL (bounded look-back)."""
+    text, start = match.string, match.start()
+    before = text[max(0, start - _URL_LOOKBACK):start]
+    ends = [m.end() for m in _WORD_END.finditer(before)]
+    word = before[ends[-1]:] if ends else before
+    return match.group(1) + REDACTED if "://" in word else match.group(0)
 
 
 def redact_text(text: str) -> str:

@@ -25,7 +25,7 @@ from triage.analysis.partial import (
     unattributed_verdict,
     watchdog_verdict,
 )
-from triage.analysis.prose import prose_hang_verdict, prose_stop_verdict
+from triage.analysis.prose import prose_hang_verdict, prose_stop_verdict, saving_stall
 from triage.analysis.rankless import rankless_timeout_verdict
 from triage.analysis.ranks import count_ranks, rank_word
 from triage.analysis.stacks_only import stacks_verdict
@@ -175,6 +175,8 @@ def watchdog(i: Inputs) -> Candidate | None:
     """Watchdog timeouts (or store waits) of the ranks an excerpt shows."""
     found = watchdog_verdict(i.ranks, i.evidence.events, i.hosts, i.coverage or {}, i.evidence.unprefixed_tail,
                              i.evidence.agent_stopped)
+    if (saving := saving_stall(i.evidence, found)) is not None:
+        return _candidate(saving, "watchdog timeouts, and saving that times out in the reporter's words")
     return _candidate(found, "watchdog timeouts or store waits in the excerpt")
 
 

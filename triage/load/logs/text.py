@@ -265,6 +265,8 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
           loud: bool = True) -> None:
     """Route one line to the parser its markers call for (``loud`` False: it holds none of _GATE_LITERALS)."""
     parsed = False
+    if host and rank is None and scan.orphans and rest.lstrip().startswith(_OMPI_SIGNAL_HEAD):
+        _handler_host(host, order, scan)
     if scan.init_waits and ("/job:" in rest or "task names:" in rest or "reached the barrier" in rest) \
             and coordination_line(rest, order, scan):
         return
@@ -378,6 +380,20 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
             and "NCCL WARN" not in rest and "exitcode" not in rest:
         scan.unparsed.append(rest.strip()[:500])
 
+
+# Open MPI's signal handler heads its report "[host:pid] *** Process received signal ***" just after the line of the
+# failure that raised the signal (a terminate's "what(): ... cudaErrorIllegalAddress" then SIGABRT): a paste cut after
+# that head still says the failure's node
+_OMPI_SIGNAL_HEAD = "*** Process received signal ***"
+_HANDLER_HEAD_LINES = 3
+
+
+def _handler_host(host: str, order: int, scan: LogScan) -> None:
+    """The failure of no known rank and no node just before Open MPI's "[host:pid] *** Process received signal ***" is
+    that process's, on ``host``."""
+    last_order, crash, _path = scan.orphans[-1]
+    if 0 < order - last_order <= _HANDLER_HEAD_LINES and id(crash) not in scan.orphan_hosts:
+        scan.orphan_hosts[id(crash)] = host
 
 _LAUNCHER_HEAD, _LAUNCHER_TAIL = 2_000, 20_000     # lines: a launcher speaks at the start and at the end
 

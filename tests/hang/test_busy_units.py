@@ -53,7 +53,13 @@ def test_a_moving_stack_is_busy_without_cpu() -> None:
 def test_a_starved_process_is_busy_though_it_gets_no_cpu() -> None:
     """Computing in one C call but given almost no CPU (SCHED_IDLE next to a spinner on its CPU): no CPU
     share, no I/O, the same stack, but runnable in both samples: it works, slowly; never blocked."""
-    act = _activity("starved")
+    with running_program(python_program("agent_activity.py", "starved")) as proc:
+        # READY is printed just before the C call; starved of CPU, the process may take a while to reach
+        # it: sample until both samples see the same stack (a few tries), never on a fixed sleep
+        for _ in range(6):
+            [act] = busy.sample_twice([(0, proc.pid)], 2.0)
+            if act.stack_changed is False:
+                break
     assert act.activity == busy.Activity.BUSY, act
     assert act.runnable is True and act.stack_changed is False
     assert "runnable" in act.evidence()

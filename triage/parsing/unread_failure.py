@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 
 from triage.lazy_regex import lazy_regex
+from triage.parsing.named_failure import FAILURE_WORDS
 
 UNREAD_KIND = "unread"     # the failure_kind (triage.model.evidence.ExitInfo) of such a line read as a failure
 
@@ -78,6 +79,9 @@ class UnreadFailure:
 def unread_failure(line: str) -> UnreadFailure | None:
     """The line as a failure in words triage has no reader for, or None."""
     text = line.strip()
+    low = text.lower()
+    if not any(word in low for word in FAILURE_WORDS):
+        return None        # (the reader's line gate passes only lines holding one: the same answer without it)
     if not text or len(text) > 2000 or _NOT_FAILURE.search(text) is not None:
         return None
     death = _SIGNAL_DEATH.search(text)

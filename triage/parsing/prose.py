@@ -144,9 +144,10 @@ def read_prose(lines: tuple[str, ...] | list[str]) -> ProseAccount:
     picked = list(lines) if len(lines) <= MAX_LINES else [*lines[:MAX_LINES // 2], *lines[-MAX_LINES // 2:]]
     for line in picked:
         prose = len(line) <= 2000 and _is_prose(line)
+        if not prose and (len(line) > 2000 or _CJK.search(line) is None):
+            continue        # (nothing below reads a line that is neither a sentence nor Chinese)
         may = _may_match(line)
-        if save_stall is None and len(line) <= 2000 and _LOG_HEAD.match(line) is None \
-                and (prose or _CJK.search(line)) and may["save_stall"] \
+        if save_stall is None and _LOG_HEAD.match(line) is None and may["save_stall"] \
                 and (said := _SAVE_STALL.search(line)) is not None and _states(line, said.start()):
             save_stall = line.strip()[:300]
         if not prose:

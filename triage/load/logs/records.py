@@ -424,10 +424,12 @@ def nccl_records(text: str | bytes | mmap.mmap, path: str, scan: LogScan, defaul
     by_channel: dict[tuple[str, int], int] | None = None
     # (a WARN's failure is its message's alone, and NCCL repeats a message on every rank and retry: read once each)
     failures: dict[str, CrashLine | None] = {}
+    ranks: dict[tuple[str, int], int | None] = {}       # (a process's rank in NCCL's lines: one look over its inits)
     for warn in tracker.warnings():
         rank = warn.launcher_rank
         if rank is None:
-            rank = tracker.global_rank(warn.host, warn.pid)
+            process = (warn.host, warn.pid)
+            rank = ranks[process] if process in ranks else ranks.setdefault(process, tracker.global_rank(*process))
         if rank is None:
             by_channel = channel_ranks(_channel_text(text)) if by_channel is None else by_channel
             rank = by_channel.get((warn.host, warn.pid))

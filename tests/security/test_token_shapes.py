@@ -41,8 +41,8 @@ CASES = [
     (f"Sentry is attached to DSN {DSN}", DSN_KEY),
     (f"SENTRY_DSN={DSN}", DSN_KEY),
     (f"git clone https://{BARE}@github.com/org/repo.git", BARE),
-    (f"fetch https://oauth2token9876543210@gitlab.example.com/x", "oauth2token9876543210"),
-    (f"pull from https://shorttok1@git.example.com/x.git", "shorttok1"),   # http(s): a bare user is basic auth
+    ("fetch https://oauth2token9876543210@gitlab.example.com/x", "oauth2token9876543210"),
+    ("pull from https://shorttok1@git.example.com/x.git", "shorttok1"),   # http(s): a bare user is basic auth
     (f"redis://{BARE}@cache:6379/0", BARE),                               # any scheme: a long user with a digit
     (f"GitLab {GLPAT}", GLPAT),
     (f"//registry.npmjs.org/:_authToken={NPM}", NPM),
@@ -57,6 +57,8 @@ CASES = [
     ("https://storage.googleapis.com/b/o?X-Goog-Signature=beef0123456789abcd", "beef0123456789abcd"),
     (f"+ wandb login {WANDB}", WANDB),
     (f"$ wandb login --relogin {WANDB}", WANDB),
+    ("docker run --env=HF_TOKEN=envtok3n9 img", "envtok3n9"),     # a name that is no secret's swallows none
+    ("a = b = c; api_key = cfgk3y77", "cfgk3y77"),
 ]
 KEPT = [
     "ssh://git@github.com/org/repo.git",

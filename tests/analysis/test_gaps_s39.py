@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.helpers.report import report_log
+from triage.parsing.rank_words import SHAPES, RankShape, rank_shape
 from triage.parsing.unread_failure import unread_failure
 
 
@@ -111,3 +112,55 @@ def test_a_stronger_reading_is_never_displaced(tmp_path: Path) -> None:
     assert verdict["kind"] == "exception"
     assert verdict["culprit_ranks"] == [1]
     assert "XPLIB" not in verdict["summary"]
+
+
+# --- 2. one table of the shapes that name a rank --------------------------------------------------------------------
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda shape: shape.name)
+def test_every_rank_shape_reads_its_example(shape: RankShape) -> None:
+    found = rank_shape(shape.example)
+    assert found is not None and found[0] == 7 and found[1] == shape, shape
+
+
+@pytest.mark.parametrize(("line", "rank", "trust"), [
+    ("RankID 3 reported: HCCL timeout error in allreduce", 3, "global"),
+    ("[node1:mpi_rank_3][handler] Caught error: Segmentation fault (signal 11)", 3, "global"),
+    ("the trainer process with rank=[3] was aborted", 3, "global"),
+    ("rank-3: fatal error in the data loader", 3, "global"),
+    ("rank_3 failed to open its shard", 3, "global"),
+    ("Rank[3] crashed", 3, "global"),
+    ("PE 3: killed by signal 9", 3, "global"),
+    ("process_index=3 raised an exception", 3, "index"),
+    ("local_rank 3 was killed", 3, "local"),
+    ("worker 3 died", 3, "index"),
+])
+def test_the_shapes_a_rank_is_named_in(line: str, rank: int, trust: str) -> None:
+    found = rank_shape(line)
+    assert found is not None
+    assert (found[0], found[1].trust) == (rank, trust)
+
+
+@pytest.mark.parametrize("line", [
+    "cuda:3 failed: device-side assert",                 # a device
+    "localhost:29500 failed to connect",                  # a port
+    "gpu:1 error: ECC",
+    "Process-1 raised an exception",                      # Python's 1-based name of a child process
+    "ForkPoolWorker-3 failed",
+    "process 48213 failed",                               # a pid
+    "proxy.cc:1587 NCCL WARN accept failed",              # a source file's line
+    "--local_rank=3 failed",                              # an argv's flag
+    "GPU 3 ran out of memory",
+    "Unhandled exception <class 'RuntimeError'> in thread <_MainThread(MainThread)>, proc 101.",   # a pid
+])
+def test_numbers_that_name_no_rank(line: str) -> None:
+    assert rank_shape(line) is None
+
+
+@pytest.mark.parametrize(("line", "rank"), [
+    ("RankID 3 failed: HCCL error", 3), ("PE 3: killed by signal 9", 3),
+    ("rank-3: fatal error: communicator aborted", 3),
+    ("[node1:mpi_rank_3][handler] Caught error: Segmentation fault (signal 11)", 3),
+])
+def test_a_failure_in_a_new_shape_names_its_rank(line: str, rank: int, tmp_path: Path) -> None:
+    verdict = report(_WORK + line + "\n", tmp_path)
+    assert verdict["culprit_ranks"] == [rank], verdict

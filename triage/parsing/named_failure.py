@@ -12,17 +12,9 @@ import re
 
 from triage.lazy_regex import lazy_regex
 from triage.parsing.crashlog import CrashLine, CrashLineKind, parse_crash_line
+from triage.parsing.rank_words import named_rank
 
-# Who: the first of these a line holds (process N only for small N: a larger number is a pid).
-_WHO = lazy_regex(
-    r"^\[\d+,(?P<mpi>\d+)\]<std(?:err|out)>:"                                  # Open MPI's --tag-output
-    r"|^(?P<srun>\d{1,5}):\s"                                                   # srun --label
-    r"|\[rank(?P<bracket>\d+)\]"
-    r"|(?<![-\w])(?:global[ _]rank|local[ _]rank|rank|RANK|Rank)\s*(?:=|:|#|\bof\b)?\s*(?P<rank>\d{1,6})\b(?![.:]\d)"
-    r"|\b(?:[Ww]orker|WORKER|[Tt]ask|[Pp]rocess)(?:_|\s*(?:=|:|#)?\s*)(?P<worker>\d{1,3})\b(?![.:]\d)"
-    # host:rank at the start, never a source file's line (NCCL's "proxy.cc:1587 NCCL WARN ...")
-    r"|^(?P<host>[A-Za-z][\w.-]*)(?<!\.cc)(?<!\.cpp)(?<!\.cu)(?<!\.h)(?<!\.hpp)(?<!\.c)(?<!\.py)(?<!\.cxx)"
-    r":(?P<hostrank>\d{1,5})(?=\s)")
+# Who: the first rank-naming shape of the line (triage.parsing.rank_words: one table of them all).
 # What: a failure word.
 _WHAT = lazy_regex(
     r"\b(?:error|exception|died|dead|killed|crash(?:ed)?|signal|SIG[A-Z]{2,6}|exit ?code|exit status|exited|"
@@ -51,15 +43,6 @@ _SIGNAL_WORDS = (("segmentation fault", "SIGSEGV"), ("bus error", "SIGBUS"), ("i
                  ("core dumped", "SIGABRT"), ("abort", "SIGABRT"), ("killed", "SIGKILL"))
 _NAMES = {4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 11: "SIGSEGV", 15: "SIGTERM"}
 _TEARDOWN = ("SIGTERM", "SIGINT", "SIGHUP")
-
-
-def named_rank(line: str) -> int | None:
-    """The rank (worker, process, task) a line names, by the first of the forms above."""
-    match = _WHO.search(line)
-    if match is None:
-        return None
-    number = next(g for name, g in match.groupdict().items() if g is not None and name != "host")
-    return int(number)
 
 
 def _signal(text: str) -> str | None:

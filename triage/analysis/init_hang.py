@@ -4,6 +4,8 @@ timed out (pure)."""
 
 from __future__ import annotations
 
+import re
+
 from triage.analysis.ranks import rank_word
 from triage.analysis.verdict import headline
 from triage.model import Finding, Verdict, VerdictKind
@@ -14,6 +16,13 @@ _SPECIFIC = ("coordination_barrier", "coordination_heartbeat",
              "unique_id_wait", "barrier_timeout", "store_clients", "barrier_waiting", "connect_refused",
              "connect_timeout",
              "store_wait_timeout", "rendezvous_timeout")
+
+
+# The coordination service's barriers of start-up: jax.distributed.initialize's connect ("Barrier_id: PjRT_Client_Connect"),
+# the registration of every task ("[Init]Wait_for_all_tasks_to_register", "RegisterTask", "cluster registration failed"):
+# the job never finished initialising, a set-up that hung, not a process lost after the start
+_INIT_BARRIER = re.compile(r"PjRT_Client_Connect|\[Init\]|Wait_for_all_tasks_to_register|RegisterTask|"
+                           r"cluster registration failed")
 
 
 def _minutes(seconds: float | None) -> str:
@@ -85,7 +94,13 @@ def _coordination(wait: InitWaitRecord, waits: tuple[InitWaitRecord, ...]) -> tu
     said = f"; {rank_word(reporters)} reported it" if reporters else ""
     reached = next((w for w in alike if w.world_size is not None and w.joined is not None), None)
     count = f"; {reached.joined} of {reached.world_size} tasks reached it" if reached else ""
-    if wait.kind == "coordination_barrier":
+    at_init = wait.kind == "coordination_barrier" and any(_INIT_BARRIER.search(w.text) for w in alike)
+    kind = VerdictKind.INIT_HANG if at_init else VerdictKind.MISSING_RANK
+    if at_init:
+        what = f"the coordination service's start-up barrier timed out: the job never finished initialising{count}"
+        never = "never connected to the coordination service at start-up"
+        why = "not launched, dead or stuck before jax.distributed.initialize"
+    elif wait.kind == "coordination_barrier":
         what, never = f"the coordination service's barrier timed out{count}", "never reached the coordination barrier"
         why = "not started, dead or stuck before it"
     else:
@@ -97,12 +112,12 @@ def _coordination(wait: InitWaitRecord, waits: tuple[InitWaitRecord, ...]) -> tu
         tasks = ", ".join(str(t) for t in absent)
         summary = (f"{rank_word(absent)} {never} (coordination task{'s' if len(absent) > 1 else ''} {tasks}: task N "
                    f"is process N): {why}{said}{count}: {wait.text[:160]}")
-        verdict = headline.verdict(VerdictKind.MISSING_RANK, summary, culprit_ranks=absent)
-        return verdict, Finding(VerdictKind.MISSING_RANK.value, absent, summary, wait.evidence, root_cause=True)
+        verdict = headline.verdict(kind, summary, culprit_ranks=absent)
+        return verdict, Finding(kind.value, absent, summary, wait.evidence, root_cause=True)
     summary = (f"{what}{said}; which processes, this input does not say (the coordination service's list of task "
                f"names, or the other processes' own logs, would tell): {wait.text[:160]}")
-    verdict = headline.verdict(VerdictKind.MISSING_RANK, summary)
-    return verdict, Finding(VerdictKind.MISSING_RANK.value, (), summary, wait.evidence, root_cause=True)
+    verdict = headline.verdict(kind, summary)
+    return verdict, Finding(kind.value, (), summary, wait.evidence, root_cause=True)
 
 
 def _unreachable_store(wait: InitWaitRecord, who: str, ranks: tuple[int, ...]) -> tuple[Verdict, Finding]:

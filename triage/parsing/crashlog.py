@@ -71,7 +71,8 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            "failed to extend /dev/shm", "what():", "retry count exceeded", "RETRY_EXC_ERR", "completion_with_err",
            "forrtl: ", "exit signals: ", "CUDA_ERROR_", "Check failed", "Check failure", "NCCL_ERROR", "ECONN",
            "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "connect() failed", "DDP expects same model",
-           "appears not to match", "UCX  ERROR", "UCX ERROR")
+           "appears not to match", "UCX  ERROR", "UCX ERROR", "ASSERT '", ": error: argument ",
+           ": error: the following arguments are required", ": error: invalid choice")
 
 _EXC = lazy_regex(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
@@ -277,12 +278,17 @@ _SHRUGGED = lazy_regex(r"\b(?:warn(?:ing)?|info|debug|retry(?:ing)?|ignor(?:e|ed
 _PORT_TAKEN = lazy_regex(r"Address already in use|EADDRINUSE")
 
 
+_MARKDOWN_BOLD = lazy_regex(r"(?P<mark>\*\*|__)(?P<inner>\S(?:.*\S)?)(?P=mark)")
+
+
 def _cleaned(line: str) -> str | None:
     """The line's message without a C++ logging head, a viewer's line number or a reporter's quotes."""
     # (a viewer's bare line number, "[80746] ", on a paste too short to tell it is one)
     text = _LOG_HEAD.sub("", _BARE_NUMBER.sub("", line.strip(), count=1), count=1)
     if _QUOTED_EXC.match(text):
         text = text[1:].rstrip("\"\u201d'")
+    if text[:2] in ("**", "__") and (bold := _MARKDOWN_BOLD.fullmatch(text)) is not None:
+        text = bold.group("inner").strip()     # a reporter's Markdown bold around the whole line ("**Killed**")
     return text if text and len(text) <= 20000 else None
 
 
@@ -301,6 +307,13 @@ def parse_crash_line(line: str) -> CrashLine | None:
         found = _check_line(line.strip())
         if found is not None:
             return found
+    if ": error: " in text and (usage := _ARGPARSE_ERROR.match(text)) is not None:
+        return CrashLine(CrashLineKind.EXCEPTION, f"{usage.group('prog')} refused its command line and exited with "
+                         f"argparse's code 2 (no training step ran): {text}"[:400], "SystemExit")
+    if "ASSERT '" in text and (native := _NATIVE_ASSERT.search(text)) is not None:
+        said = f"assertion '{native.group('expr')}' failed at {native.group('file')}:{native.group('line')}"
+        return CrashLine(CrashLineKind.FATAL_SIGNAL, f"{said} ({native.group('msg').strip() or 'no message'}; a "
+                         f"library's own ASSERT, which aborts the process): {text}"[:400], signal="SIGABRT")
     collateral = _COLLATERAL.search(text) is not None
     peer_addr = peer_of(text)
     exc = _EXC.match(text)
@@ -363,11 +376,30 @@ _CHECK_TRACE = "*** Check failure stack trace: ***"
 CHECK_TRACE_TEXT = "a CHECK failed (glog's '*** Check failure stack trace: ***'; its message is not in this input)"
 
 
+# dmlc-core's logging (MXNet, XGBoost, ps-lite and BytePS): "[05:05:29] byteps/server/server.cc:52: Check failed:
+# updates.merged.tensor init ..." (its LogMessageFatal, often behind the wrapper's own "[time] .../dmlc/logging.h:276: "
+# head), then "Stack trace returned 9 entries:": a failed CHECK that ends the process (an uncaught dmlc::Error, or abort)
+# argparse's exit on a bad command line, of a launcher (torch.distributed's "launch.py: error: argument --nproc_per_node:
+# invalid int value: ''") or of the program it starts: "PROG: error: argument X: ...", "... the following arguments are
+# required: ...", "... invalid choice: ..." (exit code 2; the launcher's own starts no process). "unrecognized
+# arguments" is read with the launcher's argv (torchelastic.py), Slurm's "srun: error: ..." is no argparse line.
+_ARGPARSE_ERROR = lazy_regex(r"^(?P<prog>(?!srun\b|salloc\b|sbatch\b)[\w.-]{1,80}): error: (?:argument [-\w/ ,]{1,80}: |"
+                             r"the following arguments are required: |argument [-\w/ ,]{1,80}: invalid choice: )\S")
+_DMLC_CHECK = lazy_regex(r"^(?:\[\d\d:\d\d:\d\d\] [\w./+-]+:\d+: )+(?P<msg>Check failed: .+)$")
+# A native library's own assertion macro, which reports and aborts: Intel MLSL's "(4328): .../comms_ep.cpp:CommsAlloc:535:
+# ASSERT 'ptr' FAILED: NULL pointer" (file, function, line, the expression in quotes)
+_NATIVE_ASSERT = lazy_regex(r"(?P<file>[\w.-]+\.(?:c|cc|cpp|cxx|cu|h|hpp))(?::[\w:~]+)?:(?P<line>\d+): ASSERT "
+                            r"'(?P<expr>[^']{1,200})' FAILED\b:? ?(?P<msg>.{0,200})")
+
+
 def _check_line(line: str) -> CrashLine | None:
     """A glog/absl FATAL line (a failed CHECK, a LOG(FATAL)): the process aborts (SIGABRT) with that message; what
     the message says (a CUDA error, a refused connection) is what failed, as a terminate's what() is read."""
     if line.startswith(_CHECK_TRACE):
         return CrashLine(CrashLineKind.FATAL_SIGNAL, CHECK_TRACE_TEXT, signal="SIGABRT")
+    if "Check failed" in line and (dmlc := _DMLC_CHECK.match(line)) is not None:
+        return CrashLine(CrashLineKind.FATAL_SIGNAL, f"{dmlc.group('msg')} (dmlc's fatal log: the process ends "
+                         "with it)"[:400], signal="SIGABRT")
     head = _GLOG_F.match(line)
     if head is None:
         return None

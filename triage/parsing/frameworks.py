@@ -42,7 +42,7 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "daemon has unexpectedly failed", "Received SIGTERM: ", "Node failure on", "Unable to create step",
            "Exit Code:", "exited with code", "ExitCode", "exited with a non-zero status", "considered dead",
            " reported ", "Child process with PID", "return code list",
-           "exit codes:", "exit signals:", "exit signal ")
+           "exit codes:", "exit signals:", "exit signal ", "exceeded memory limit", "PBS: job killed")
 
 # slurmstepd (src/slurmd/slurmstepd/req.c): "*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***" with %s "JOB <id>"
 # or "STEP <id>"; "DUE to SIGNAL %s" (strsignal: scancel, or srun ending the step); older Slurm: the same with no
@@ -52,6 +52,15 @@ _SLURM_CANCEL = lazy_regex(
     r"\*\*\* (?P<what>JOB|STEP) (?P<id>\S+)(?: ON (?P<host>\S+))? CANCELLED AT (?P<when>\S+)"
     r"(?: DUE (?:TO|to) (?P<why>TIME LIMIT|PREEMPTION|NODE FAILURE|JOB REQUEUE|TASK FAILURE|SIGNAL [\w ]+?))?"
     r"(?:,[^*\n]*?)?(?: on (?P<old_host>[\w.-]+))? \*\*\*")
+# slurmstepd's kill of a job or step over its memory limit (src/slurmd/slurmstepd/, the cgroup's accounting): "slurmstepd:
+# error: Job 1171978 exceeded memory limit (18202456 > 16384000), being killed" (KiB), then its "*** JOB ... CANCELLED AT
+# ... ***": the cancellation is the kill's consequence, the cause is the memory
+_SLURM_MEMORY = lazy_regex(r"(?:Job|Step) (?P<id>\S+) exceeded (?:virtual )?memory limit \((?P<used>\d+) > (?P<limit>\d+)\),"
+                           r" being killed")
+# PBS (Torque's and PBS Pro's MOM) killing a job over its requested memory, in the job's output file: "=>> PBS: job
+# killed: mem 38427376kb exceeded limit 33554432kb", "=>> PBS: job killed: mem job total 115343360 kb exceeded limit ..."
+_PBS_MEMORY = lazy_regex(r"PBS: job killed: (?P<what>v?mem)(?: job total)? (?P<used>\d+) ?kb exceeded limit (?P<limit>\d+)"
+                         r" ?kb")
 # srun's record of a task that ended badly ("srun: error: n3: task 5: Exited with exit code 1", "...: Killed"):
 # not "Terminated", which is what a cancellation does to every task
 _SRUN_TASK_FAILED = lazy_regex(r"srun: error: (?:[\w.-]+: )?tasks? [\d,-]+: (?!Terminated)")
@@ -236,8 +245,27 @@ def _line(text: str, match: re.Match[str]) -> str:
     return " ".join(text[head:tail if tail >= 0 else len(text)].split())[:300]
 
 
-def _slurm(text: str) -> list[RankDeath]:
+def _memory_kills(text: str) -> list[RankDeath]:
+    """The batch system's own kill of a job over its memory limit (slurmstepd's, PBS's): SIGKILL, for memory."""
     out: list[RankDeath] = []
+    for match in _SLURM_MEMORY.finditer(text):
+        cancel = _SLURM_CANCEL.search(text, match.end())
+        host = (cancel.group("host") or cancel.group("old_host")) if cancel is not None else None
+        note = (f"out of memory: Slurm killed job {match.group('id')}{f' on {host}' if host else ''} for exceeding its "
+                f"memory limit ({match.group('used')} > {match.group('limit')} KiB): {_line(text, match)}")
+        out.append(RankDeath(None, "SIGKILL", None, host, None, note[:400], offset=match.start()))
+        break                       # (the job's one kill; its steps' lines repeat it)
+    for match in _PBS_MEMORY.finditer(text):
+        note = (f"out of memory: PBS killed the job for exceeding its requested {match.group('what')} "
+                f"({match.group('used')} kb, limit {match.group('limit')} kb): {_line(text, match)}")
+        out.append(RankDeath(None, "SIGKILL", None, None, None, note[:400], offset=match.start()))
+        break
+    return out
+
+
+def _slurm(text: str) -> list[RankDeath]:
+    out: list[RankDeath] = _memory_kills(text)
+    killed = _SLURM_MEMORY.search(text) if "memory limit" in text else None
     for match in _SLURM_CANCEL.finditer(text):
         why = match.group("why") or ""
         entity = f"{match.group('what')} {match.group('id')}"
@@ -245,6 +273,11 @@ def _slurm(text: str) -> list[RankDeath]:
         host = host if host and host.strip(".") else None          # ("ON ..." in a redacted paste)
         said = " ".join(match.group(0).split())
         failed_before = _SRUN_TASK_FAILED.search(text, 0, match.start()) is not None
+        if killed is not None and killed.start() < match.start() and (not why or why.startswith("SIGNAL")):
+            note = f"Slurm cancelled {entity}{f' on {host}' if host else ''} after killing it for memory: {said}"
+            out.append(RankDeath(None, "SIGKILL", None, host, None, note[:400], offset=match.start(),
+                                 consequence=True))
+            continue
         if why == "TASK FAILURE" or ((not why or why.startswith("SIGNAL")) and failed_before):
             # srun's --kill-on-bad-exit (or its end of the step) after a task failed: a consequence, never the cause
             note = f"Slurm cancelled {entity}{f' on {host}' if host else ''} after a task failed: {said}"

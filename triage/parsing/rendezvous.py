@@ -62,7 +62,8 @@ MARKERS = ("ncclUniqueId", "store based barrier", "waiting for clients", "waitin
 # timeout lists the tasks that never reached it after "Timed out task names:" (the task that reported it did; "The
 # first task at the barrier: ..." is one that arrived), its heartbeat check the tasks that stopped sending them.
 _TASK = lazy_regex(r"/job:[\w-]+/replica:\d+/task:(\d+)")
-_TASK_LINE = lazy_regex(r"^\s*/job:[\w-]+/replica:\d+/task:(\d+)\s*$")
+# (a GitHub quote marker may stand before each line of the list: "> /job:jax_worker/replica:0/task:3")
+_TASK_LINE = lazy_regex(r"^(?:\s*>)*\s*/job:[\w-]+/replica:\d+/task:(\d+)\s*$")
 _COORD_BARRIER = lazy_regex(r"Barrier timed out\.(?: (?:Barrier_id|Id): (?P<id>[\w./:-]+?)\.(?=\s|$))?")
 _COORD_ABSENT = lazy_regex(r"[Tt]imed out task names:|stopped sending heartbeats\):")
 _COORD_REACHED = lazy_regex(r"# of tasks that reached the barrier: (?P<joined>\d+)/(?P<world>\d+)")

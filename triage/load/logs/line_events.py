@@ -143,6 +143,13 @@ def record_init_wait(wait: InitWait, rank: int | None, host: str | None, path: s
                                  wait.waits_for, wait.absent))
 
 
+def _list_ends_head(text: str) -> bool:
+    """The head's line ends with task names after its "task names:" (a quoted paste joins the list's first line to
+    it): the list goes on below."""
+    head, found, tail = text.rpartition("task names:")
+    return bool(found) and bool(tail.split()) and all(word.startswith("/job:") for word in tail.split())
+
+
 def coordination_line(rest: str, order: int, scan: LogScan) -> bool:
     """The lines of a coordination service error after its head (the barrier's timeout, the heartbeat failure): "#
     of tasks that reached the barrier: 2/4", "Some timed out task names:", and under that list's head each task on
@@ -151,8 +158,8 @@ def coordination_line(rest: str, order: int, scan: LogScan) -> bool:
     if last is None or last.kind not in COORDINATION_KINDS or last.order is None \
             or order - last.order > MAX_TASK_LINES:
         return False
-    if last.order == order - 1 and last.text.rstrip().endswith(":"):
-        scan.task_list = order - 1                 # the head's own line opens the list
+    if last.order == order - 1 and (last.text.rstrip().endswith(":") or _list_ends_head(last.text)):
+        scan.task_list = order - 1                 # the head's own line opens the list (or holds its first names)
     more = coordination_more(rest)
     if more is None:
         return False

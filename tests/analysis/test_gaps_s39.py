@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.helpers.report import report_log
+from triage.parsing.named_failure import named_failure
 from triage.parsing.rank_words import SHAPES, RankShape, rank_shape
 from triage.parsing.unread_failure import unread_failure
 
@@ -164,3 +165,30 @@ def test_numbers_that_name_no_rank(line: str) -> None:
 def test_a_failure_in_a_new_shape_names_its_rank(line: str, rank: int, tmp_path: Path) -> None:
     verdict = report(_WORK + line + "\n", tmp_path)
     assert verdict["culprit_ranks"] == [rank], verdict
+
+
+# --- 3. a logger's head on every line ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("head", [
+    "2026-11-27 10:00:00,123 - ERROR - worker 3 - ", "worker 3 | ", "[trainer] rank 3: ", "rank 3 >> ",
+])
+def test_an_exception_under_a_head_that_names_the_rank_is_that_ranks(head: str, tmp_path: Path) -> None:
+    text = "".join(head + line + "\n" for line in (
+        "Traceback (most recent call last):", '  File "train.py", line 3, in <module>',
+        "    main()", "ValueError: the batch has the wrong shape"))
+    verdict = report(_WORK + text, tmp_path)
+    assert verdict["culprit_ranks"] == [3], verdict
+    assert "ValueError" in verdict["summary"]
+
+
+@pytest.mark.parametrize("line", [
+    "RuntimeError: DDP expects same model across all ranks, but Rank 2 has 128 params, while rank 1 has 0 params.",
+    "ValueError: shard 3 of rank 5 is empty",
+])
+def test_a_rank_an_exceptions_message_names_did_not_raise_it(line: str) -> None:
+    assert named_failure(line) is None
+
+
+def test_a_rank_before_the_exceptions_name_raised_it() -> None:
+    found = named_failure("worker 3 - ValueError: the batch has the wrong shape")
+    assert found is not None and found[0] == 3

@@ -90,3 +90,9 @@ def named_rank(line: str) -> int | None:
     found = rank_shape(line)
     return None if found is None else found[0]
 
+
+
+def rank_at(line: str) -> int | None:
+    """Where in ``line`` the first rank-naming shape starts, or None."""
+    match = _ANY.search(line)
+    return None if match is None else match.start()

@@ -18,9 +18,10 @@ _SPECIFIC = ("coordination_barrier", "coordination_heartbeat",
              "store_wait_timeout", "rendezvous_timeout")
 
 
-# The coordination service's barriers of start-up: jax.distributed.initialize's connect ("Barrier_id: PjRT_Client_Connect"),
-# the registration of every task ("[Init]Wait_for_all_tasks_to_register", "RegisterTask", "cluster registration failed"):
-# the job never finished initialising, a set-up that hung, not a process lost after the start
+# The coordination service's barriers of start-up: jax.distributed.initialize's connect ("Barrier_id:
+# PjRT_Client_Connect"), the registration of every task ("[Init]Wait_for_all_tasks_to_register", "RegisterTask",
+# "cluster registration failed"): the job never finished initialising, a set-up that hung, not a process lost after the
+# start
 _INIT_BARRIER = re.compile(r"PjRT_Client_Connect|\[Init\]|Wait_for_all_tasks_to_register|RegisterTask|"
                            r"cluster registration failed")
 

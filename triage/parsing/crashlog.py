@@ -376,18 +376,21 @@ _CHECK_TRACE = "*** Check failure stack trace: ***"
 CHECK_TRACE_TEXT = "a CHECK failed (glog's '*** Check failure stack trace: ***'; its message is not in this input)"
 
 
+# argparse's exit on a bad command line, of a launcher (torch.distributed's "launch.py: error: argument
+# --nproc_per_node: invalid int value: ''") or of the program it starts: "PROG: error: argument X: ...", "... the
+# following arguments are required: ...", "... invalid choice: ..." (exit code 2; the launcher's own starts no
+# process). "unrecognized arguments" is read with the launcher's argv (torchelastic.py), Slurm's "srun: error: ..." is
+# no argparse line.
+_ARGPARSE_ERROR = lazy_regex(r"^(?P<prog>(?!srun\b|salloc\b|sbatch\b)[\w.-]{1,80}): error: "
+                             r"(?:argument [-\w/ ,]{1,80}: |the following arguments are required: |"
+                             r"argument [-\w/ ,]{1,80}: invalid choice: )\S")
 # dmlc-core's logging (MXNet, XGBoost, ps-lite and BytePS): "[05:05:29] byteps/server/server.cc:52: Check failed:
 # updates.merged.tensor init ..." (its LogMessageFatal, often behind the wrapper's own "[time] .../dmlc/logging.h:276: "
-# head), then "Stack trace returned 9 entries:": a failed CHECK that ends the process (an uncaught dmlc::Error, or abort)
-# argparse's exit on a bad command line, of a launcher (torch.distributed's "launch.py: error: argument --nproc_per_node:
-# invalid int value: ''") or of the program it starts: "PROG: error: argument X: ...", "... the following arguments are
-# required: ...", "... invalid choice: ..." (exit code 2; the launcher's own starts no process). "unrecognized
-# arguments" is read with the launcher's argv (torchelastic.py), Slurm's "srun: error: ..." is no argparse line.
-_ARGPARSE_ERROR = lazy_regex(r"^(?P<prog>(?!srun\b|salloc\b|sbatch\b)[\w.-]{1,80}): error: (?:argument [-\w/ ,]{1,80}: |"
-                             r"the following arguments are required: |argument [-\w/ ,]{1,80}: invalid choice: )\S")
+# head), then "Stack trace returned 9 entries:": a failed CHECK that ends the process (an uncaught dmlc::Error, or
+# abort)
 _DMLC_CHECK = lazy_regex(r"^(?:\[\d\d:\d\d:\d\d\] [\w./+-]+:\d+: )+(?P<msg>Check failed: .+)$")
-# A native library's own assertion macro, which reports and aborts: Intel MLSL's "(4328): .../comms_ep.cpp:CommsAlloc:535:
-# ASSERT 'ptr' FAILED: NULL pointer" (file, function, line, the expression in quotes)
+# A native library's own assertion macro, which reports and aborts: Intel MLSL's "(4328):
+# .../comms_ep.cpp:CommsAlloc:535: ASSERT 'ptr' FAILED: NULL pointer" (file, function, line, the expression in quotes)
 _NATIVE_ASSERT = lazy_regex(r"(?P<file>[\w.-]+\.(?:c|cc|cpp|cxx|cu|h|hpp))(?::[\w:~]+)?:(?P<line>\d+): ASSERT "
                             r"'(?P<expr>[^']{1,200})' FAILED\b:? ?(?P<msg>.{0,200})")
 

@@ -52,15 +52,15 @@ _SLURM_CANCEL = lazy_regex(
     r"\*\*\* (?P<what>JOB|STEP) (?P<id>\S+)(?: ON (?P<host>\S+))? CANCELLED AT (?P<when>\S+)"
     r"(?: DUE (?:TO|to) (?P<why>TIME LIMIT|PREEMPTION|NODE FAILURE|JOB REQUEUE|TASK FAILURE|SIGNAL [\w ]+?))?"
     r"(?:,[^*\n]*?)?(?: on (?P<old_host>[\w.-]+))? \*\*\*")
-# slurmstepd's kill of a job or step over its memory limit (src/slurmd/slurmstepd/, the cgroup's accounting): "slurmstepd:
-# error: Job 1171978 exceeded memory limit (18202456 > 16384000), being killed" (KiB), then its "*** JOB ... CANCELLED AT
-# ... ***": the cancellation is the kill's consequence, the cause is the memory
-_SLURM_MEMORY = lazy_regex(r"(?:Job|Step) (?P<id>\S+) exceeded (?:virtual )?memory limit \((?P<used>\d+) > (?P<limit>\d+)\),"
-                           r" being killed")
+# slurmstepd's kill of a job or step over its memory limit (src/slurmd/slurmstepd/, the cgroup's accounting):
+# "slurmstepd: error: Job 1171978 exceeded memory limit (18202456 > 16384000), being killed" (KiB), then its "*** JOB
+# ... CANCELLED AT ... ***": the cancellation is the kill's consequence, the cause is the memory
+_SLURM_MEMORY = lazy_regex(r"(?:Job|Step) (?P<id>\S+) exceeded (?:virtual )?memory limit "
+                           r"\((?P<used>\d+) > (?P<limit>\d+)\), being killed")
 # PBS (Torque's and PBS Pro's MOM) killing a job over its requested memory, in the job's output file: "=>> PBS: job
-# killed: mem 38427376kb exceeded limit 33554432kb", "=>> PBS: job killed: mem job total 115343360 kb exceeded limit ..."
-_PBS_MEMORY = lazy_regex(r"PBS: job killed: (?P<what>v?mem)(?: job total)? (?P<used>\d+) ?kb exceeded limit (?P<limit>\d+)"
-                         r" ?kb")
+# killed: mem 38427376kb exceeded limit 33554432kb", "=>> PBS: job killed: mem job total 115343360 kb exceeded ..."
+_PBS_MEMORY = lazy_regex(r"PBS: job killed: (?P<what>v?mem)(?: job total)? (?P<used>\d+) ?kb exceeded limit "
+                         r"(?P<limit>\d+) ?kb")
 # srun's record of a task that ended badly ("srun: error: n3: task 5: Exited with exit code 1", "...: Killed"):
 # not "Terminated", which is what a cancellation does to every task
 _SRUN_TASK_FAILED = lazy_regex(r"srun: error: (?:[\w.-]+: )?tasks? [\d,-]+: (?!Terminated)")

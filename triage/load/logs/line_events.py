@@ -146,7 +146,7 @@ def record_init_wait(wait: InitWait, rank: int | None, host: str | None, path: s
 def _list_ends_head(text: str) -> bool:
     """The head's line ends with task names after its "task names:" (a quoted paste joins the list's first line to
     it): the list goes on below."""
-    head, found, tail = text.rpartition("task names:")
+    _, found, tail = text.rpartition("task names:")
     return bool(found) and bool(tail.split()) and all(word.startswith("/job:") for word in tail.split())
 
 

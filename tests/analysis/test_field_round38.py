@@ -112,3 +112,8 @@ def test_quoted_task_list_is_read_to_its_end() -> None:
                     "> /job:jax_worker/replica:0/task:1",
                     "> /job:jax_worker/replica:0/task:9")
     assert result.verdict.culprit_ranks == (1, 4, 9), result.verdict
+
+
+def test_a_banner_of_stars_is_no_markdown_bold() -> None:
+    line = parse_crash_line("*** SIGBUS received at time=1700000123 on cpu 5 ***")
+    assert line is not None and line.signal == "SIGBUS", line

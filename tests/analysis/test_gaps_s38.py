@@ -178,11 +178,14 @@ jaxlib.xla_extension.XlaRuntimeError: DEADLINE_EXCEEDED: Barrier timed out. Barr
 """
 
 
-@pytest.mark.parametrize(("text", "absent"), [(BARRIER_NEW, [1, 2]), (BARRIER_OLD, [5])])
-def test_the_tasks_a_barrier_timed_out_on_are_the_missing_processes(text: str, absent: list[int],
+# (round 38: a barrier of start-up, jax.distributed.initialize's PjRT_Client_Connect, is an init_hang with the same
+# culprits; a barrier after the start stays missing_rank)
+@pytest.mark.parametrize(("text", "absent", "kind"), [(BARRIER_NEW, [1, 2], "init_hang"),
+                                                      (BARRIER_OLD, [5], "missing_rank")])
+def test_the_tasks_a_barrier_timed_out_on_are_the_missing_processes(text: str, absent: list[int], kind: str,
                                                                     tmp_path: Path) -> None:
     verdict = report(text, tmp_path)
-    assert verdict["kind"] == "missing_rank"
+    assert verdict["kind"] == kind
     assert verdict["culprit_ranks"] == absent
 
 

@@ -278,7 +278,8 @@ _SHRUGGED = lazy_regex(r"\b(?:warn(?:ing)?|info|debug|retry(?:ing)?|ignor(?:e|ed
 _PORT_TAKEN = lazy_regex(r"Address already in use|EADDRINUSE")
 
 
-_MARKDOWN_BOLD = lazy_regex(r"(?P<mark>\*\*|__)(?P<inner>\S(?:.*\S)?)(?P=mark)")
+# (not a banner of stars, absl's "*** SIGABRT received at ... ***", whose inside begins and ends with one more)
+_MARKDOWN_BOLD = lazy_regex(r"(?P<mark>\*\*|__)(?P<inner>[^\s*_](?:.*[^\s*_])?)(?P=mark)")
 
 
 def _cleaned(line: str) -> str | None:

@@ -4,10 +4,9 @@ timed out (pure)."""
 
 from __future__ import annotations
 
-import re
-
 from triage.analysis.ranks import rank_word
 from triage.analysis.verdict import headline
+from triage.lazy_regex import lazy_regex
 from triage.model import Finding, Verdict, VerdictKind
 from triage.model.evidence import InitWaitRecord
 from triage.parsing.rendezvous import COORDINATION_KINDS, connect_failure_reason
@@ -22,7 +21,7 @@ _SPECIFIC = ("coordination_barrier", "coordination_heartbeat",
 # PjRT_Client_Connect"), the registration of every task ("[Init]Wait_for_all_tasks_to_register", "RegisterTask",
 # "cluster registration failed"): the job never finished initialising, a set-up that hung, not a process lost after the
 # start
-_INIT_BARRIER = re.compile(r"PjRT_Client_Connect|\[Init\]|Wait_for_all_tasks_to_register|RegisterTask|"
+_INIT_BARRIER = lazy_regex(r"PjRT_Client_Connect|\[Init\]|Wait_for_all_tasks_to_register|RegisterTask|"
                            r"cluster registration failed")
 
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import hashlib
 import marshal
 import os
 import stat
@@ -30,6 +29,14 @@ import sys
 import types
 from pathlib import Path
 from typing import Any
+
+try:    # CPython's own SHA-256 (~2 ms to load, at every start), where hashlib loads OpenSSL's (~6 ms); the same digest
+    from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
+except ImportError:     # (another interpreter, or Python 3.12+, where it is _sha2)
+    try:
+        from _sha2 import sha256  # type: ignore[import-not-found,no-redef,unused-ignore]
+    except ImportError:
+        from hashlib import sha256  # type: ignore[assignment,no-redef,unused-ignore]
 
 NAME = "dataclass-code"
 MAGIC = b"triage compiled cache 1\n"
@@ -84,7 +91,7 @@ def read(name: str) -> bytes | None:
     head = MAGIC + _tag()
     digest = data[len(head):len(head) + 32]
     payload = data[len(head) + 32:]
-    if not data.startswith(head) or len(data) > MAX_BYTES or hashlib.sha256(payload).digest() != digest:
+    if not data.startswith(head) or len(data) > MAX_BYTES or sha256(payload).digest() != digest:
         return None
     return payload
 
@@ -96,7 +103,7 @@ def write(name: str, payload: bytes) -> bool:
     where = directory()
     if where is None or _no_bytecode():
         return False
-    data = MAGIC + _tag() + hashlib.sha256(payload).digest() + payload
+    data = MAGIC + _tag() + sha256(payload).digest() + payload
     try:
         make_private_dir(where)
         tmp = where / f".{name}.{os.urandom(6).hex()}.tmp"
@@ -140,7 +147,7 @@ def _codes() -> dict[bytes, types.CodeType]:
 
 def compiled(source: str) -> types.CodeType:
     """``compile(source, "<string>", "exec")``: read back from the cache where it holds it."""
-    key = hashlib.sha256(source.encode("utf-8", "surrogatepass")).digest()
+    key = sha256(source.encode("utf-8", "surrogatepass")).digest()
     code = _codes().get(key) or _new.get(key)
     if code is None:
         code = compile(source, "<string>", "exec")

@@ -216,6 +216,30 @@ def test_an_idle_process_outside_init_is_never_an_init_hang() -> None:
         assert state.where is not None and state.where.startswith("main (agent_activity.py:")
 
 
+def test_a_starved_rank_before_init_is_never_idle() -> None:
+    """A rank computing at start-up (importing, say) on an overloaded node gets almost no CPU and does no I/O, but
+    its thread is runnable at every tick: the init watch never counts it idle, so it is never taken for a rank
+    blocked outside init (CI once saw a peer still importing torch named as never joining)."""
+    import time
+
+    from triage.agent.hang.init_watch import InitWatch
+    from triage.agent.state import LocalRankStatus
+
+    with running_program(python_program("agent_activity.py", "starved")) as proc:
+        status = LocalRankStatus(rank=0, local_rank=0, host="h", pid=proc.pid, alive=True, returncode=None,
+                                 heartbeat_age_s=0.1, progress_age_s=None, in_flight=None)
+        watch = InitWatch(timeout=1.0)
+        ticks = 0
+        deadline = time.monotonic() + 60.0
+        while ticks < 12 and time.monotonic() < deadline:
+            assert watch.tick([status], time.time()) is None
+            assert watch.ranks[0].counters is not None
+            assert watch.ranks[0].idle_since is None, watch.ranks[0]    # READY came: it computes, starved
+            ticks += 1
+            time.sleep(0.25)
+        assert ticks == 12
+
+
 def test_an_idle_rank_not_yet_probed_holds_the_init_hang_back() -> None:
     """One rank waits in init past the timeout; the other went idle but no probe has read its stack since:
     it may be in init too (a slow start on a loaded host), so nothing is said until it is probed."""

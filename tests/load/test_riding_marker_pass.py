@@ -216,3 +216,47 @@ def test_a_riding_search_where_the_rider_cannot_is_the_plain_one(tmp_path: Path)
         rider.begin(0)
         assert rider.extend(5000)
         assert rider.find(b"NCCL", 100, len(data)) is None and rider.intervals == [(0, 5000)]
+
+
+def _channel_log() -> bytes:
+    """The generated log of a rank's OOM with NCCL's channel lines: one at its start, four more through it."""
+    lines = _large_log(OOM, 0.5).splitlines(keepends=True)
+    channel = "n0:1003:1003 [3] NCCL INFO Channel 00/0 : 3[3b000] -> 4[4b000] via P2P/IPC\n"
+    for index in range(len(lines) * 4 // 5, -1, -(len(lines) // 5)):
+        lines.insert(index, channel)
+    return "".join(lines).encode()
+
+
+@pytest.mark.usefixtures("cut_windows")
+def test_a_probe_found_is_left_out_of_the_pass_s_later_databases(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once the riding scan has found the channel probe, the communicator pass's databases built after it leave it
+    out (whether it occurs is all a probe answers): the answers are those of the separate passes, and find_all's
+    probe is right on every range, those from past its first hit (a scan of their own) included."""
+    left_out: list[frozenset[int]] = []
+    compile_ = comm_scan.CommFinder._compile
+
+    def recording(finder: comm_scan.CommFinder, excluded: set[bytes], rider: needles.Rider | None) -> bool:
+        built = compile_(finder, excluded, rider)
+        left_out.append(finder._left_out)
+        return built
+
+    monkeypatch.setattr(comm_scan.CommFinder, "_compile", recording)
+    data = _channel_log()
+    path = tmp_path / "log"
+    path.write_bytes(data)
+    riding, alone = _read(path, True, monkeypatch), _read(path, False, monkeypatch)
+    assert riding[:4] == alone[:4]
+    assert any(left_out)
+    size, hit = len(data), data.find(CHANNEL)
+    with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        needles.ride_along(mapped, NEEDLES, probe=(CHANNEL,))
+        nccl_tracker(mapped)
+        rider = needles.rider(mapped)
+        assert rider is not None and rider.settled()
+        for low, high in ((0, size), (hit, size), (hit + 1, size), (0, hit + len(CHANNEL)), (0, hit + 3),
+                          (size // 2, size), (hit + 1, hit + 2), (size - 30, size)):
+            found = needles.find_all(mapped, NEEDLES, low, high, probe=(CHANNEL,))
+            assert found is not None
+            probed = needles._SEEN[mapped].pop()[2][CHANNEL]
+            assert probed == bool(bytes_find_all(data, CHANNEL, low, high)), (low, high)

@@ -27,7 +27,14 @@ from triage.analysis.absent_rank import (
 )
 from triage.analysis.describe import who
 from triage.analysis.ranks import format_ranks, rank_word
-from triage.analysis.settle import SETTLE_RANK, settle_hang, settle_network, settle_setup, size_check_body
+from triage.analysis.settle import (
+    SETTLE_RANK,
+    SETTLE_UNREAD,
+    settle_hang,
+    settle_network,
+    settle_setup,
+    size_check_body,
+)
 from triage.analysis.verdict import headline
 from triage.analysis.verdict.headline import Head
 from triage.lazy_regex import lazy_regex
@@ -43,6 +50,7 @@ from triage.model.evidence import (
 )
 from triage.parsing.crashlog import SIZE_CHECK_TEXT
 from triage.parsing.rendezvous import STORE_WAIT_DETAIL
+from triage.parsing.unread_failure import UNREAD_KIND
 from triage.parsing.watchdog import HEARTBEAT_DETAIL
 
 Hosts = Mapping[int, str | None]
@@ -223,8 +231,13 @@ def unattributed_verdict(failures: tuple[ExitInfo, ...]) -> tuple[Verdict, Findi
         verdict = headline.verdict(VerdictKind.COLLECTIVE_MISMATCH, body, qualifier=" (size)",
                                    subkind=MismatchKind.SIZE)
         return verdict, Finding(VerdictKind.COLLECTIVE_MISMATCH.value, (), body, first.evidence, root_cause=True)
-    kind = _LINE_KINDS.get(first.failure_kind or "", VerdictKind.EXCEPTION)
     where = f" on host {first.host}" if first.host and first.host not in (first.message or "")[:200] else ""
+    if first.failure_kind == UNREAD_KIND:
+        # words of a library triage has no reader for: what the input says failed, and what would settle it
+        body = f"a failure of unknown rank{where}: {first.message} [{SETTLE_UNREAD}]"
+        verdict = headline.verdict(VerdictKind.FAILURE_UNLOCATED, body, culprit_host=first.host)
+        return verdict, Finding(VerdictKind.FAILURE_UNLOCATED.value, (), body, first.evidence, root_cause=True)
+    kind = _LINE_KINDS.get(first.failure_kind or "", VerdictKind.EXCEPTION)
     setup = settle_setup(first.message or "", first.host)
     if setup is not None:          # no rank is at fault: never ask for one
         verdict = headline.verdict(kind, f"{first.message} [{setup}]", culprit_host=first.host,

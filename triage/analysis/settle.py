@@ -46,6 +46,10 @@ def under_triage(launcher: str | None) -> str | None:
 # What would name the rank of a failure no line ties to one.
 SETTLE_RANK = (f"which rank: the ranks' own output with their rank prefixes ({PER_RANK_OUTPUT}, or the job run under "
                "`triage launch`) would tell")
+# What would settle a failure told in words triage has no reader for (a library, launcher or runtime it never saw).
+SETTLE_UNREAD = ("triage has no reader for these words, so it cannot tell what failed nor where; which rank printed "
+                 f"the line (the ranks' own output with their rank prefixes: {PER_RANK_OUTPUT}), that rank's lines "
+                 "before it, and the library's own documentation of the message would settle it")
 # What would name the rank that failed first, when the input shows only later failures.
 SETTLE_FIRST = (f"the log of the rank that failed first (every rank's output: {PER_RANK_OUTPUT}, or the job run under "
                 "`triage launch`) would settle it")

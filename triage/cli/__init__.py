@@ -6,7 +6,6 @@ import argparse
 import importlib
 import os
 import sys
-import traceback
 from collections.abc import Sequence
 
 from triage import __version__, compiled_cache
@@ -114,7 +113,7 @@ def _main(arguments: list[str]) -> int:
         return command.run(args, parser)
     except TriageError as error:
         if verbose:
-            traceback.print_exc()
+            _print_traceback()
         print(f"triage: error: {error.one_line()}", file=sys.stderr)
         if error.hint:
             print(f"hint: {error.hint}", file=sys.stderr)
@@ -124,7 +123,14 @@ def _main(arguments: list[str]) -> int:
         return int(ExitCode.INTERRUPTED)
     except Exception as error:  # noqa: BLE001 - last line of defence: one line, no traceback
         if verbose:
-            traceback.print_exc()
+            _print_traceback()
         print(f"triage: internal error: {type(error).__name__}: {error} (re-run with -v and report it)",
               file=sys.stderr)
         return int(ExitCode.INTERNAL)
+
+
+def _print_traceback() -> None:
+    """The exception being handled, with its traceback (imported here: only ``-v`` on an error needs the module)."""
+    import traceback
+
+    traceback.print_exc()

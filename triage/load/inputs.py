@@ -16,7 +16,7 @@ from triage.errors import InputError
 from triage.layout import BundlePaths, is_rank_name
 from triage.load.fr_files import load_fr_dir, looks_like_fr_file, read_text
 from triage.load.log_tree import LogTree, find_rank_logs
-from triage.load.logs.finish import orphan_failures, scan_to_ranks
+from triage.load.logs.finish import orphan_failures, scan_to_ranks, unread_failures
 from triage.load.logs.large import LARGE_LOG_BYTES, scan_large_log
 from triage.load.logs.scan import LogScan
 from triage.load.logs.text import rank_from_name, scan_log_text
@@ -178,7 +178,7 @@ def load_log_texts(texts: list[tuple[str, str]]) -> Evidence:
 
 def _log_evidence(scan: LogScan, names: list[str]) -> Evidence:
     ranks = scan_to_ranks(scan)
-    unattributed = orphan_failures(scan)
+    unattributed = unread_failures(scan, orphan_failures(scan))
     if not (ranks or scan.events or unattributed or scan.mismatches or scan.nccl_processes or scan.init_waits
             or scan.op_count_splits or scan.lagging or scan.prose.hang or scan.prose.stop):
         raise InputError(f"{names[0]}: no rank, collective, watchdog, NCCL or error line found in "

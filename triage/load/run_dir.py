@@ -425,11 +425,17 @@ def _exit(paths: RankPaths, skipped: list[str]) -> ExitInfo | None:
     code = _int(data.get("exit_code"))
     if code is None and exc:
         code = 1
+    arg = data.get("exit_arg")
+    if not exc and isinstance(arg, str) and arg:
+        message = f"sys.exit({arg[:200]!r})"
+    elif not exc and isinstance(arg, int) and not isinstance(arg, bool):
+        message = f"sys.exit({arg}): the parent sees exit code {code}"
+    unseen = "exit_seen" in data and data.get("exit_seen") is None and not exc
     when: Any = data.get("time")
     if exc and isinstance(exc.get("time"), (int, float)):
         when = exc["time"]
     return ExitInfo(exit_code=code, time=float(when) if isinstance(when, (int, float)) else None,
-                    message=message[:300] if message else None, evidence=(str(paths.exit),))
+                    message=message[:300] if message else None, evidence=(str(paths.exit),), code_unseen=unseen)
 
 
 def _core_records(host: HostPaths) -> list[CrashRecord]:

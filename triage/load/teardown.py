@@ -28,6 +28,16 @@ def ended_after_exit_record(own: ExitInfo, launcher: ExitInfo | None, output_tai
     if launcher is None or launcher.ok or not own.ok or launcher.collateral:
         return own
     said = _teardown_line(output_tail)
+    if own.code_unseen and launcher.signal is None and not said:
+        # no sys.exit() and no exception seen: a SystemExit raised directly ends a rank the same way
+        message = (f"exit code {launcher.exit_code} (the launcher's record; its own exit record saw no "
+                   f"sys.exit() and no exception: a SystemExit raised directly, such as "
+                   f"raise SystemExit({launcher.exit_code}) or exit({launcher.exit_code}), or an exit in "
+                   f"its teardown)")
+        times = [t for t in (own.time, launcher.time) if t is not None]
+        return replace(launcher, message=message, time=max(times) if times else None,
+                       evidence=tuple(dict.fromkeys((*own.evidence, *launcher.evidence))),
+                       failure_kind=None, collateral=False)
     message = (f"{AFTER_EXIT_RECORD} (its own exit record said exit 0): a crash in the process's teardown"
                + (f": {said}" if said else " (the launcher's record; its output says nothing more)"))
     if launcher.signal is None:

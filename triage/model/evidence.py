@@ -111,6 +111,9 @@ class ExitInfo:
     order: int | None = None
     collateral: bool = False
     host: str | None = None                 # the host a failure line names (NCCL's host:pid head, a link's peer)
+    # an exit record whose code no sys.exit() or exception set: the interpreter ended, but a SystemExit
+    # raised without sys.exit() (raise SystemExit(3), the exit() builtin) is not seen inside the rank
+    code_unseen: bool = False
 
     @property
     def ok(self) -> bool:

@@ -12,22 +12,19 @@ import re
 
 from triage.lazy_regex import lazy_regex
 from triage.parsing.crashlog import CrashLine, CrashLineKind, parse_crash_line
+from triage.parsing.rank_words import named_rank, rank_at
 
-# Who: the first of these a line holds (process N only for small N: a larger number is a pid).
-_WHO = lazy_regex(
-    r"^\[\d+,(?P<mpi>\d+)\]<std(?:err|out)>:"                                  # Open MPI's --tag-output
-    r"|^(?P<srun>\d{1,5}):\s"                                                   # srun --label
-    r"|\[rank(?P<bracket>\d+)\]"
-    r"|(?<![-\w])(?:global[ _]rank|local[ _]rank|rank|RANK|Rank)\s*(?:=|:|#|\bof\b)?\s*(?P<rank>\d{1,6})\b(?![.:]\d)"
-    r"|\b(?:[Ww]orker|WORKER|[Tt]ask|[Pp]rocess)(?:_|\s*(?:=|:|#)?\s*)(?P<worker>\d{1,3})\b(?![.:]\d)"
-    # host:rank at the start, never a source file's line (NCCL's "proxy.cc:1587 NCCL WARN ...")
-    r"|^(?P<host>[A-Za-z][\w.-]*)(?<!\.cc)(?<!\.cpp)(?<!\.cu)(?<!\.h)(?<!\.hpp)(?<!\.c)(?<!\.py)(?<!\.cxx)"
-    r":(?P<hostrank>\d{1,5})(?=\s)")
+# Who: the first rank-naming shape of the line (triage.parsing.rank_words: one table of them all).
 # What: a failure word.
 _WHAT = lazy_regex(
     r"\b(?:error|exception|died|dead|killed|crash(?:ed)?|signal|SIG[A-Z]{2,6}|exit ?code|exit status|exited|"
     r"failed|failure|time[ds]? ?out|abort(?:ed)?|core dumped|OOM|out of memory|segmentation fault|"
     r"bus error|illegal|fatal|terminated)\b", re.IGNORECASE)
+# a Python exception's name before its message ("ValueError: ...", "torch.OutOfMemoryError: ..."): a failure word
+# (every match holds "error" or "exception": the reader's gate passes its line)
+_EXC_NAME = lazy_regex(r"\b[A-Z]\w*(?:Error|Exception):")
+# a traceback's frame, or a line of its code, after a head ("worker 3 -   File ...", "rank 3 |     main()")
+_FRAME_UNDER_HEAD = lazy_regex(r'\bFile "[^"]*", line \d+|[-|:>\]]\s{3,}\S')
 # Every match of _WHAT holds one of these (caseless): a line holding none names no failure, and its reader
 # need not ask (triage.load.logs.text; tests/parsing/test_named_failure_gate.py holds the two together)
 FAILURE_WORDS = ("error", "exception", "died", "dead", "killed", "crash", "sig", "exit", "failed", "failure", "time",
@@ -53,15 +50,6 @@ _NAMES = {4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 11:
 _TEARDOWN = ("SIGTERM", "SIGINT", "SIGHUP")
 
 
-def named_rank(line: str) -> int | None:
-    """The rank (worker, process, task) a line names, by the first of the forms above."""
-    match = _WHO.search(line)
-    if match is None:
-        return None
-    number = next(g for name, g in match.groupdict().items() if g is not None and name != "host")
-    return int(number)
-
-
 def _signal(text: str) -> str | None:
     match = _SIGNAL.search(text)
     if match is not None:
@@ -80,17 +68,27 @@ def named_failure(line: str, prefix_rank: int | None = None) -> tuple[int, Crash
     """The rank a plain-words failure line names (``prefix_rank``: the rank its launcher prefix named,
     which wins), and the failure as a CrashLine."""
     text = line.strip()
-    if not text or len(text) > 2000 or "NCCL INFO" in text or _WHAT.search(_CLEAN_EXIT.sub("", text)) is None:
+    if not text or len(text) > 2000 or "NCCL INFO" in text:
         return None            # (NCCL's INFO lines are its set-up notes: "Failed to initialize NET plugin IB")
+    said_failed = _WHAT.search(_CLEAN_EXIT.sub("", text)) is not None
+    if not said_failed and _EXC_NAME.search(text) is None:
+        return None
     if "CANCELLED AT" in text:
         return None            # slurmstepd's cancellation, read by triage.parsing.frameworks (the srun label before
         #                        it is not the rank it stopped)
+    if _FRAME_UNDER_HEAD.search(text) is not None:
+        return None            # a traceback's frame or its code under a logger's head that repeats on every line
+        #                        ("... - ERROR - worker 3 -   File "x.py", line 3"): the exception line is the failure
     if text.endswith("Traceback (most recent call last):"):
         return None            # a logger's head of a traceback (SGLang's "Scheduler hit an exception: Traceback
         #                        ..."): the traceback's exception line is the failure, not these words
     rank = prefix_rank if prefix_rank is not None else named_rank(text)
     if rank is None:
         return None
+    if not said_failed and (prefix_rank is not None or (at := rank_at(text)) is None or (exc := _EXC_NAME.search(text))
+                            is None or exc.start() < at):
+        return None            # an exception's name is the failure only after the rank that raised it ("worker 3 -
+        #                        ValueError: ..."): a rank its message names ("but Rank 2 has 128 params") raised none
     known = parse_crash_line(text)
     sig = (known.signal if known is not None else None) or _signal(text)
     if sig in _TEARDOWN:

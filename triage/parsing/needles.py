@@ -137,7 +137,7 @@ def find_all(data: Buffer, needles: Sequence[bytes], start: int = 0, end: int | 
     lengths = [len(w) for w in words + probes]
     pos = start
     rider = _RIDERS.get(data) if isinstance(data, mmap.mmap) else None
-    if rider is not None and rider.serves(words, probes):
+    if rider is not None and rider.serves(words, probes, start):
         for low, high in rider.intervals:
             low, high = max(low, pos), min(high, end)
             if low >= high:
@@ -207,8 +207,19 @@ class Rider:
         self._found: list[list[int]] = [[] for _ in words + probes]
         self.failed = False
 
-    def serves(self, words: tuple[bytes, ...], probes: tuple[bytes, ...]) -> bool:
-        return not self.failed and set(words) <= set(self.words) and set(probes) <= set(self.probes)
+    def serves(self, words: tuple[bytes, ...], probes: tuple[bytes, ...], start: int = 0) -> bool:
+        """Whether the hits of the ranges covered answer a :func:`find_all` from ``start`` for these needles: a probe
+        found there is known only up to its first hit (a pass may leave it out from there on: :meth:`settled`)."""
+        if self.failed or not set(words) <= set(self.words) or not set(probes) <= set(self.probes):
+            return False
+        every = self.words + self.probes
+        return all(not (hits := self._found[every.index(probe)]) or start <= hits[0] for probe in probes)
+
+    def settled(self) -> frozenset[int]:
+        """The probes (their indices in ``words + probes``) found in the range covered: whether one occurs is all a
+        probe answers, so a pass that finds this rider's needles may leave them out of its scans from here on."""
+        count = len(self.words)
+        return frozenset(index for index in range(count, count + len(self.probes)) if self._found[index])
 
     def begin(self, start: int) -> None:
         """The riding pass starts at ``start``: within the last interval, it goes on from that interval's end;
@@ -234,10 +245,13 @@ class Rider:
         return True
 
     # ---- for a pass that finds them in its own scan (one database for its pattern and these needles) ----
-    def expressions(self) -> tuple[list[bytes], list[int]]:
-        """The needles as a database's expressions, with their flags (a probe: one match a scan)."""
-        return ([re.escape(n) for n in self.words + self.probes],
-                [0] * len(self.words) + [self._single] * len(self.probes))
+    def expressions(self, leave_out: frozenset[int] = frozenset()) -> tuple[list[bytes], list[int], list[int]]:
+        """The needles as a database's expressions, with their flags (a probe: one match a scan) and ids (each one's
+        index in ``words + probes``), less those of ``leave_out`` (probes already found: :meth:`settled`)."""
+        every = self.words + self.probes
+        ids = [index for index in range(len(every)) if index not in leave_out]
+        return ([re.escape(every[index]) for index in ids],
+                [0 if index < len(self.words) else self._single for index in ids], ids)
 
     def end(self) -> int | None:
         """Where the last interval ends: a pass that scans from there for the needles may :meth:`cover`."""

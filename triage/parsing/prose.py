@@ -112,6 +112,29 @@ def _ranks(text: str) -> tuple[int, ...]:
     return tuple(sorted({int(n) for n in re.findall(r"\d+", text)}))
 
 
+# Words without which a pattern cannot match an ASCII line (each match of it holds one of them, in some case): a
+# line that holds none of a pattern's is not searched with it. Most lines of a log hold none (a NCCL INFO line reads
+# as a sentence, and was searched with every pattern). Only for ASCII: past it, a pattern's case-insensitive letter
+# may match a character that str.lower leaves as it is (the Kelvin sign for "k"). tests/parsing/test_prose_gate.py
+# checks that the answers are those of the searches alone.
+_NEEDS = {
+    "save_stall": ("sav", "checkpoint"),            # _SAVING, in both of _SAVE_STALL's English branches
+    "node": ("node", "host", "machine", "server"),
+    "stop": ("sig", "externally", "outside", "preempted", "killed", "terminated", "stopped", "cancel", "evicted"),
+    "hang": ("hang", "hung", "freez", "froze", "stall", "deadlock", "stuck"),
+    "silent": ("rank",),
+}
+_GATED = True       # (tests turn it off to compare)
+
+
+def _may_match(line: str) -> dict[str, bool]:
+    """For each of :data:`_NEEDS`, whether ``line`` may match its pattern (True for all where it is not ASCII)."""
+    if not _GATED or not line.isascii():
+        return dict.fromkeys(_NEEDS, True)
+    low = line.lower()
+    return {name: any(word in low for word in words) for name, words in _NEEDS.items()}
+
+
 def read_prose(lines: tuple[str, ...] | list[str]) -> ProseAccount:
     """The reporter's account in ``lines`` (a cleaned log's lines)."""
     host = stop = hang = None
@@ -120,24 +143,27 @@ def read_prose(lines: tuple[str, ...] | list[str]) -> ProseAccount:
     collective = save_stall = None
     picked = list(lines) if len(lines) <= MAX_LINES else [*lines[:MAX_LINES // 2], *lines[-MAX_LINES // 2:]]
     for line in picked:
-        if save_stall is None and len(line) <= 2000 and _LOG_HEAD.match(line) is None \
-                and (_is_prose(line) or _CJK.search(line)) and (said := _SAVE_STALL.search(line)) is not None \
-                and _states(line, said.start()):
+        prose = len(line) <= 2000 and _is_prose(line)
+        if not prose and (len(line) > 2000 or _CJK.search(line) is None):
+            continue        # (nothing below reads a line that is neither a sentence nor Chinese)
+        may = _may_match(line)
+        if save_stall is None and _LOG_HEAD.match(line) is None and may["save_stall"] \
+                and (said := _SAVE_STALL.search(line)) is not None and _states(line, said.start()):
             save_stall = line.strip()[:300]
-        if len(line) > 2000 or not _is_prose(line):
+        if not prose:
             continue
         for sentence in _sentences(line):
-            if host is None and (node := _NODE.search(sentence)) is not None \
+            if host is None and may["node"] and (node := _NODE.search(sentence)) is not None \
                     and (fail := _FAILING_WORD.search(sentence)) is not None and _states(sentence, fail.start()):
                 host = node.group("host").rstrip(".")
-            if stop is None and (said := _STOP.search(sentence)) is not None and _states(sentence, said.start()) \
-                    and _WENT_ON.search(sentence) is None:
+            if stop is None and may["stop"] and (said := _STOP.search(sentence)) is not None \
+                    and _states(sentence, said.start()) and _WENT_ON.search(sentence) is None:
                 stop = sentence[:300]
-            if (hung := _HANG.search(sentence)) is not None and _states(sentence, hung.start()) \
+            if may["hang"] and (hung := _HANG.search(sentence)) is not None and _states(sentence, hung.start()) \
                     and _WHERE.match(sentence[hung.end():]) is not None and hang is None:
                 hang = sentence[:300]
                 at_init = _INIT_WHERE.search(sentence[hung.end():]) is not None
-            if not silent and (quiet := _SILENT.search(sentence)) is not None:
+            if not silent and may["silent"] and (quiet := _SILENT.search(sentence)) is not None:
                 silent = _ranks(quiet.group("ranks"))
             if collective is None and (op := _COLLECTIVE.search(sentence)) is not None:
                 collective = op.group("op").lower()

@@ -18,6 +18,7 @@ Every entry point catches everything: the agent never raises into user code.
 
 from __future__ import annotations
 
+import _thread
 import atexit
 import contextlib
 import faulthandler
@@ -46,6 +47,9 @@ class _State:
         self.step: int | None = None
         self.step_time: float | None = None
         self.exit_code: int | None = None
+        self.exit_arg: int | str | None = None       # what sys.exit() was given, when the parent sees another status
+        self.exit_seen: str | None = None            # "sys.exit" or "exception": what set exit_code (None: neither)
+        self.main_thread = _thread.get_ident()
         self.exception: dict[str, Any] | None = None
         self.faulthandler_file: IO[bytes] | None = None
         self.control_name = ""
@@ -166,6 +170,7 @@ def _int_or_none(value: str | None) -> int | None:
 
 def _exit_record(state: _State, how: str) -> dict[str, Any]:
     return {"pid": state.pid, "rank": state.rank, "how": how, "exit_code": state.exit_code,
+            "exit_arg": state.exit_arg, "exit_seen": state.exit_seen,
             "time": time.time(), "exception": state.exception, "step": state.step}
 
 
@@ -190,6 +195,7 @@ def _record_exception(state: _State, exc_type: Any, exc: Any, tb: Any) -> None:
     state.exception = {"type": exc_type.__name__, "module": exc_type.__module__,
                        "message": redact_text(str(exc)[:4000]), "time": time.time(), "where": where}
     state.exit_code = 130 if issubclass(exc_type, KeyboardInterrupt) else 1
+    state.exit_seen = "exception"
     write_json(os.path.join(state.rank_dir, "exit.json"), _exit_record(state, "exception"))
 
 
@@ -197,16 +203,35 @@ def _wrap_sys_exit(state: _State) -> None:
     original = sys.exit
 
     def exit(status: Any = None) -> Any:
-        if status is None:
-            state.exit_code = 0
-        elif isinstance(status, int) and not isinstance(status, bool):
-            state.exit_code = status
-        else:
-            state.exit_code = 1
+        # in another thread, SystemExit ends only that thread: the process goes on
+        if _thread.get_ident() == state.main_thread:
+            with contextlib.suppress(Exception):
+                state.exit_code = exit_status(status)
+                state.exit_arg = _exit_arg(status, state.exit_code)
+                state.exit_seen = "sys.exit"
         return original(status)
 
     exit.__doc__ = original.__doc__
     sys.exit = exit
+
+
+def exit_status(code: Any) -> int:
+    """The status the parent's waitpid() sees for ``sys.exit(code)``, as CPython ends: None gives 0; an
+    integer its low 8 bits (256 gives 0, -1 gives 255), or 255 beyond a C long; anything else 1 (printed)."""
+    if code is None:
+        return 0
+    if isinstance(code, int):               # bool included: sys.exit(False) exits 0
+        return code & 0xFF if -(1 << 63) <= code < (1 << 63) else 255
+    return 1
+
+
+def _exit_arg(code: Any, status: int) -> int | str | None:
+    """What sys.exit() was given, kept when it is not the status itself (its text is the job's message)."""
+    if code is None or (isinstance(code, int) and code == status):
+        return None
+    if isinstance(code, int) and -(1 << 63) <= code < (1 << 63):
+        return int(code)
+    return redact_text(str(code)[:300])
 
 
 def _at_exit(state: _State) -> None:

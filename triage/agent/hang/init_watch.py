@@ -5,7 +5,8 @@ Before its first collective a rank shows no progress (no Flight Recorder seq, no
 progress rules cannot see it. For those ranks the watch:
 
 - reads each rank's CPU and I/O counters every tick (``/proc``, cheap) and notes since when the
-  rank has been idle (under 5% of a core, under 64 kB/s);
+  rank has been idle (under 5% of a core, under 64 kB/s, and no thread runnable at two ticks in a
+  row: a rank still importing on an overloaded node wants a CPU and gets little; it is not idle);
 - asks a background thread for a ``py-spy dump --nonblocking`` of these ranks when one of them
   has just become idle, and again every half timeout while it stays idle (never from the tick);
 - classifies each stack: **in init** (a frame of init_process_group, a rendezvous handler, the
@@ -76,13 +77,14 @@ class InitWatch:
         return self.suspicion(now)
 
     def _count(self, state: _RankInit, now: float) -> None:
-        counters = busy.read_counters(state.pid)
+        counters = busy.read_counters(state.pid, waits=True)
         before, state.counters = state.counters, counters
         if counters is None or before is None:
             return
         span = max(1e-3, counters.at - before.at)
         idle = ((counters.cpu_s - before.cpu_s) / span < busy.CPU_BUSY_SHARE
-                and (counters.io_bytes - before.io_bytes) / span < busy.IO_BUSY_BYTES_PER_S)
+                and (counters.io_bytes - before.io_bytes) / span < busy.IO_BUSY_BYTES_PER_S
+                and not counters.runnable & before.runnable)    # runnable at both ticks: starved, not idle
         if not idle:
             state.idle_since = None
         elif state.idle_since is None:

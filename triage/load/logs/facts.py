@@ -46,8 +46,7 @@ def world_size_facts(text: str) -> WorldSize | None:
                 continue
         elif needle not in text:
             continue
-        for match in pattern.finditer(text):
-            size = int(match.group(1))
+        for size in {int(found) for found in pattern.findall(text)}:   # (each NCCL line repeats its nranks=8)
             if 1 < size <= MAX_WORLD_SIZE and (best is None or size > best.size):
                 best = WorldSize(size, source)
     return best

@@ -28,6 +28,7 @@ from triage.parsing.crashlog import (
 )
 from triage.parsing.raise_sites import RaiseSiteKind
 from triage.parsing.rendezvous import STORE_WAIT_DETAIL
+from triage.parsing.unread_failure import UNREAD_KIND
 
 SETTLE_NAMED = "that rank's own log or traceback would settle what failed and why"
 _SPECIFIC = {CrashLineKind.CUDA_OOM: 0, CrashLineKind.CUDA_ERROR: 1, CrashLineKind.NETWORK: 2,
@@ -349,6 +350,29 @@ def _combine(launcher: ExitInfo | None, failure: ExitInfo | None) -> ExitInfo | 
     return ExitInfo(launcher.exit_code, launcher.signal, launcher.signal_name, launcher.time,
                     failure.message or launcher.message, launcher.evidence + failure.evidence,
                     failure.failure_kind, failure.order, failure.collateral, failure.host)
+
+
+def unread_failures(scan: LogScan, unattributed: tuple[ExitInfo, ...]) -> tuple[ExitInfo, ...]:
+    """The input's failure lines in words triage has no reader for (triage.parsing.unread_failure), as failures of
+    no rank: only where the input shows nothing else failing or stuck (no failure of a rank or of none, no event, no
+    timeout, mismatch, init wait, failed exit, collective, NCCL record, stop or hang told), so that they never
+    displace a stronger reading; the first one first, a death by a signal before a line that only says it failed
+    (the process's end, where the library's error line is what it printed before)."""
+    if not scan.unread or unattributed or scan.failures or scan.events or scan.mismatches or scan.init_waits \
+            or scan.op_count_splits or scan.lagging or scan.nccl_processes or scan.stop is not None \
+            or scan.prose.hang or scan.prose.stop or any(scan.collectives.values()) \
+            or any(not e.ok for e in scan.exits.values()):
+        return unattributed
+    out = []
+    for order, unread, host, path in scan.unread:
+        sig = signal_number(unread.signal) if unread.signal else None
+        said = f"a process was killed by {unread.signal}: {unread.text}" if sig is not None else unread.text
+        out.append(ExitInfo(exit_code=None if sig is not None else 1, signal=sig,
+                            signal_name=unread.signal if sig is not None else None, message=shortened(said),
+                            evidence=(path,), failure_kind=CrashLineKind.FATAL_SIGNAL.value if sig is not None
+                            else UNREAD_KIND, order=order, host=host))
+    out.sort(key=lambda info: info.signal is None)
+    return tuple(out[:20])
 
 
 def orphan_failures(scan: LogScan) -> tuple[ExitInfo, ...]:

@@ -368,6 +368,18 @@ def nccl_tracker(data: str | bytes | mmap.mmap) -> NcclTracker:
     return tracker
 
 
+def _nccl_failure(message: str) -> CrashLine | None:
+    """The transport failure a NCCL WARN's message reports (NCCL's own: tied to its process even without a rank), or
+    None."""
+    crash = parse_crash_line(message)
+    if crash is None and "out of memory" in message:
+        crash = CrashLine(CrashLineKind.CUDA_OOM, message.strip()[:300])
+    if crash is not None and (crash.kind in _NCCL_FAILURES or crash.text.startswith(SIZE_CHECK_TEXT)
+                              or PROXY_FAILED.search(crash.text) is not None):
+        return crash
+    return None
+
+
 def nccl_records(text: str | bytes | mmap.mmap, path: str, scan: LogScan, default_rank: int | None,
                  tracker: NcclTracker | None = None) -> None:
     """Fold the NCCL lines of ``text`` into ``scan``; ``tracker``: those of ``text`` already read (nccl_tracker)."""
@@ -410,10 +422,14 @@ def nccl_records(text: str | bytes | mmap.mmap, path: str, scan: LogScan, defaul
                        dtype=op.dtype, state=CollectiveState.SCHEDULED, source="nccl") for op in state.history),
             state.nranks))
     by_channel: dict[tuple[str, int], int] | None = None
+    # (a WARN's failure is its message's alone, and NCCL repeats a message on every rank and retry: read once each)
+    failures: dict[str, CrashLine | None] = {}
+    ranks: dict[tuple[str, int], int | None] = {}       # (a process's rank in NCCL's lines: one look over its inits)
     for warn in tracker.warnings():
         rank = warn.launcher_rank
         if rank is None:
-            rank = tracker.global_rank(warn.host, warn.pid)
+            process = (warn.host, warn.pid)
+            rank = ranks[process] if process in ranks else ranks.setdefault(process, tracker.global_rank(*process))
         if rank is None:
             by_channel = channel_ranks(_channel_text(text)) if by_channel is None else by_channel
             rank = by_channel.get((warn.host, warn.pid))
@@ -422,11 +438,11 @@ def nccl_records(text: str | bytes | mmap.mmap, path: str, scan: LogScan, defaul
                 scan.hosts.setdefault(rank, warn.host)
         scan.events.append(Event(EventKind.NCCL_WARN, warn.message[:300], rank=rank, host=warn.host,
                                  evidence=(path,)))
-        crash = parse_crash_line(warn.message)
-        if crash is None and "out of memory" in warn.message:
-            crash = CrashLine(CrashLineKind.CUDA_OOM, warn.message.strip()[:300])
-        if crash is not None and (crash.kind in _NCCL_FAILURES or crash.text.startswith(SIZE_CHECK_TEXT)
-                                  or PROXY_FAILED.search(crash.text) is not None):
+        if warn.message in failures:
+            crash = failures[warn.message]
+        else:
+            crash = failures[warn.message] = _nccl_failure(warn.message)
+        if crash is not None:
             # a transport failure NCCL itself reports: tied to its process (host:pid, GPU) even without a rank
             where = f"{warn.host}:{warn.pid}" + (f" (GPU {warn.cuda_dev})" if warn.cuda_dev is not None else "")
             named = replace(crash, text=f"{where}: NCCL WARN {crash.text}"[:400])

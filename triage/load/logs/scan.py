@@ -22,6 +22,7 @@ from triage.model.evidence import (
 )
 from triage.parsing.crashlog import CrashLine
 from triage.parsing.raise_sites import RaiseSite
+from triage.parsing.unread_failure import UnreadFailure
 
 # how a launcher's record that tells only an exit code of a process of no known rank is said (finish.py knows such a
 # line by it: a rank's own record says more)
@@ -88,6 +89,9 @@ class LogScan:
     # lines in plain words naming a rank and a failure that nothing else tied to a rank: (order, rank, line,
     # path); read only when the input ties no line to any rank (triage.parsing.named_failure)
     named_failures: list[tuple[int, int, CrashLine, str]] = field(default_factory=list)
+    # failure lines in words triage has no reader for, of no rank: (order, line, host, path); read only when the input
+    # shows no other failure (triage.parsing.unread_failure, triage.load.logs.finish.unread_failures)
+    unread: list[tuple[int, UnreadFailure, str | None, str]] = field(default_factory=list)
     prose: ProseAccount = field(default_factory=ProseAccount)   # the reporter's sentences (the first text's that has)
 
 

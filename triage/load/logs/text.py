@@ -76,6 +76,8 @@ from triage.parsing.rendezvous import MARKERS as INIT_MARKERS
 from triage.parsing.rendezvous import parse_init_line
 from triage.parsing.textclean import clean_text
 from triage.parsing.torchelastic import spawn_error_owner
+from triage.parsing.unread_failure import SUCCESS as UNREAD_SUCCESS
+from triage.parsing.unread_failure import unread_failure
 from triage.schemas import STOP_LOG_RECORD
 
 _RANK_IN_NAME = lazy_regex(r"rank[-_]?(\d+)", re.IGNORECASE)
@@ -158,6 +160,9 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         if (owner.unsure or owner.note) and len(scan.orphans) > before:
             _unsure_head(owner, lines[index], scan, before)
     scan.lines_read = base + len(lines)
+    if scan.unread and scan.unread[-1][0] >= base and UNREAD_SUCCESS.search(
+            "\n".join(o.rest for o in owners[scan.unread[-1][0] - base + 1:])) is not None:
+        scan.unread = [item for item in scan.unread if item[0] < base]   # the job said it ended well after them
     if not scan.prose:
         scan.prose = read_prose([o.rest for o in owners])    # (without a launcher's or a pod's tag)
         if scan.prose.host is not None:
@@ -370,6 +375,9 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
     if loud and (rank is None or not parsed) and len(scan.named_failures) < MAX_UNPARSED \
             and (named := named_failure(rest, rank)) is not None:
         scan.named_failures.append((order, named[0], named[1], path))
+    elif loud and rank is None and not parsed and len(scan.unread) < MAX_UNPARSED \
+            and (unread := unread_failure(rest)) is not None:
+        scan.unread.append((order, unread, host, path))
     if not parsed and not scan.past_init and (RUNNING_MARKER in rest or _PROGRESS.search(rest)):
         scan.past_init = True
     if rank is not None and rest.strip() and not parsed:

@@ -1,0 +1,98 @@
+"""The shapes in which a line names a rank in words or by a bare tag, whatever the launcher, as one declared table:
+each row a shape, what its number is (its trust), and an example. A new launcher's or framework's way of naming a
+rank is one row here (tests/analysis/test_gaps_s39.py holds every row's example to its number).
+
+Trust (what the number is):
+
+- ``global``: a global rank of the job (``rank 3``, ``[rank3]``, Open MPI's ``[1,3]<stderr>:``, MVAPICH2's
+  ``mpi_rank_3``, Ascend's ``RankID 3``, Cray's ``PE 3``);
+- ``local``: a rank within its node (``local_rank 3``): a global rank only on one node;
+- ``index``: a launcher's index of its processes or tasks (``worker 3``, ``process 3``, ``task 3``, srun's ``3: ``
+  label): the rank where that launcher started the ranks, not under another launcher.
+
+Numbers that name no rank, however they are written: a GPU or device (``cuda:3``, ``GPU 3``, ``device 3``), a port
+(``localhost:29500``), a pid (``process 48213``: an index of more than three digits; ``proc 101``), a source file's line
+(``proxy.cc:1587``), an argv's flag (``--local_rank=3``). ``NOT_RANK_HOSTS`` are the words before ``:N`` that name
+a device or a port, never a host.
+
+(Launcher prefixes at the start of a line, with the host or pid they carry, are read by triage.parsing.log_prefix;
+this table is the reading of the words of a line those prefixes leave, used by triage.parsing.named_failure.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from triage.lazy_regex import lazy_regex
+
+
+@dataclass(frozen=True)
+class RankShape:
+    name: str
+    pattern: str         # one group, ``(?P<n>...)``: the number
+    trust: str           # "global", "local" or "index"
+    example: str         # a line of this shape naming 7
+
+
+# Words before ":N" at a line's start that name a device, an accelerator or a port, never a host.
+NOT_RANK_HOSTS = ("cuda", "gpu", "npu", "xpu", "hpu", "mps", "xla", "tpu", "device", "dev", "port", "localhost",
+                  "line", "step", "epoch", "iter", "iteration", "batch", "loss", "time", "pid", "tid")
+_NOT_HOST = "".join(f"(?<!\\b{word})" for word in NOT_RANK_HOSTS)
+_SOURCE = r"(?<!\.cc)(?<!\.cpp)(?<!\.cu)(?<!\.h)(?<!\.hpp)(?<!\.c)(?<!\.py)(?<!\.cxx)"
+_END = r"\b(?![.:]\d)"
+
+# Order matters only where two shapes start at the same place: the first row wins there; otherwise the leftmost
+# shape in the line wins.
+SHAPES: tuple[RankShape, ...] = (
+    RankShape("Open MPI's --tag-output", r"^\[\d+,(?P<n>\d+)\]<std(?:err|out)>:", "global", "[1,7]<stderr>: failed"),
+    RankShape("srun --label", r"^(?P<n>\d{1,5}):\s", "index", "7: failed"),
+    RankShape("torchrun's tag", r"\[rank(?P<n>\d+)\]", "global", "[rank7] failed"),
+    RankShape("MVAPICH2's head", r"(?<![A-Za-z])mpi_rank_(?P<n>\d{1,6})\b", "global", "[node1:mpi_rank_7] failed"),
+    RankShape("Ascend's RankID", r"\bRankI[Dd]\s*[:=]?\s*(?P<n>\d{1,6})" + _END, "global", "RankID 7 failed"),
+    RankShape("Paddle's rank list", r"\brank=\[(?P<n>\d{1,6})\]", "global",
+              "the trainer process with rank=[7] was aborted"),
+    RankShape("a local rank", r"(?<![-\w])local[ _]rank\s*(?:=|:|#|\bof\b)?\s*(?P<n>\d{1,6})" + _END, "local",
+              "local_rank 7 failed"),
+    RankShape("rank in words", r"(?<![-\w])(?:global[ _]rank|rank|RANK|Rank)\s*(?:=|:|#|\bof\b)?\s*(?P<n>\d{1,6})"
+              + _END, "global", "rank 7 failed"),
+    RankShape("rank joined to its number", r"(?<![-\w])(?:rank|RANK|Rank)(?:[-_]|\[|\()(?P<n>\d{1,6})[\])]?"
+              + _END, "global", "rank-7 failed"),
+    RankShape("Cray's processing element", r"(?<![-\w])PE\s*(?:=|:|#)?\s*(?P<n>\d{1,6})" + _END, "global",
+              "PE 7 failed"),
+    RankShape("a process index", r"\bprocess_index\s*[:=]\s*(?P<n>\d{1,3})" + _END, "index", "process_index=7 failed"),
+    # (never "Process-1", Python's name of its first child process, nor "ForkPoolWorker-3": 1-based names, no ranks;
+    # nor "proc 101", a pid in Python's thread reports)
+    RankShape("worker, task or process", r"\b(?:[Ww]orker|WORKER|[Tt]ask|[Pp]rocess)(?:_|\s*(?:=|:|#)?\s*)"
+              r"(?P<n>\d{1,3})" + _END, "index", "worker 7 failed"),
+    # host:rank at the start, never a source file's line (NCCL's "proxy.cc:1587 NCCL WARN ..."), a device or a port
+    RankShape("host:rank", r"^[A-Za-z][\w.-]*" + _SOURCE + _NOT_HOST + r":(?P<n>\d{1,5})(?=\s)", "global",
+              "node07:7 failed"),
+)
+
+_ANY = lazy_regex("|".join(f"(?P<s{index}>{shape.pattern.replace('(?P<n>', f'(?P<n{index}>')})"
+                           for index, shape in enumerate(SHAPES)))
+
+
+def rank_shape(line: str) -> tuple[int, RankShape] | None:
+    """The number the first rank-naming shape of ``line`` gives, with its shape (and so its trust)."""
+    match = _ANY.search(line)
+    if match is None:
+        return None
+    for index, shape in enumerate(SHAPES):
+        number = match.group(f"n{index}")
+        if number is not None:
+            return int(number), shape
+    return None
+
+
+def named_rank(line: str) -> int | None:
+    """The rank (worker, process, task) a line names, by the first of the shapes above."""
+    found = rank_shape(line)
+    return None if found is None else found[0]
+
+
+
+def rank_at(line: str) -> int | None:
+    """Where in ``line`` the first rank-naming shape starts, or None."""
+    match = _ANY.search(line)
+    return None if match is None else match.start()

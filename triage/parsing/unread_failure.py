@@ -1,0 +1,103 @@
+"""A failure line in words triage has no reader for: a library, launcher or runtime never seen (a new
+MPI, a fabric library, a framework's own logger) that says at its error level that something failed
+(``FOOLIB ERROR: registration failed``, ``FATAL: fabric init failed``, ``[E] transport: qp entered error
+state``, ``abort: peer closed the channel``) or that a process died by a signal (``*** Received signal 11
+***``, ``killed by signal 9``, ``terminated by signal SIGBUS``).
+
+The last resort of an input that shows no other failure: such a line is "a failure of unknown rank",
+said with what would settle it, never "nothing recognisable" nor an all-clear. It is never read where
+a stronger reading exists (triage.load.logs.finish.unread_failures decides that), never from a line
+that only warns or informs, and never from a metric, a test summary or a line of code.
+
+``unread_failure(line)`` -> UnreadFailure or None. Never raises.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from triage.lazy_regex import lazy_regex
+from triage.parsing.named_failure import FAILURE_WORDS
+
+UNREAD_KIND = "unread"     # the failure_kind (triage.model.evidence.ExitInfo) of such a line read as a failure
+
+# The line's own level says it failed: a logger's ERROR/FATAL/CRITICAL (upper case: a level, not prose), glog's
+# and many C loggers' one-letter heads ("[E]", "E1127 10:00:01.123 ...", "<F>"), "fatal error", "abort:".
+_LEVEL = lazy_regex(
+    r"(?<![\w-])(?:ERROR|ERR|FATAL|CRITICAL|CRIT|PANIC|EMERG|SEVERE)(?![\w-])"
+    r"|(?:^|\s)[\[<(](?:E|F|ERR|ERROR|FATAL|Error|Fatal)[\]>)](?=\s|:)"
+    r"|^[EF]\d{4} \d\d:\d\d:\d\d"
+    r"|\b[Ff]atal(?: error)?\b"
+    r"|(?:^|\s)(?:abort|aborting|panic)(?::|!)"
+    r"|\b(?:Aborted|Aborting)\b")
+# A failure said in words after a subject: "X failed", "failed to Y", "Failed: Y", "X error: Y" (never a count:
+# "3 failed", "0 errors").
+_FAILED = lazy_regex(
+    r"(?<!\d )\b(?:[Ff]ailed|FAILED)\b(?!\s*(?:=|:\s*0\b|\s*0\b))"
+    r"|\b\w*[Ee]rror(?:\s*\(\w+\))?:\s+\S"
+    r"|\b(?:could not|cannot|can't|unable to) (?:connect|create|open|initiali[sz]e|allocate|register|attach|"
+    r"reach|bind|resolve|find the peer)\b")
+# A process's own death by a signal, in any runtime's words (the number or the name).
+_SIGNAL_DEATH = lazy_regex(
+    r"\b(?:received|caught|got|terminated (?:with|by)|killed (?:by|with)|exited (?:on|with|due to)|"
+    r"died (?:of|from|with|by)|due to|on|by) (?:the |a |fatal )?signal\s*[:=]?\s*(?P<number>\d{1,2}|SIG[A-Z]{2,6})\b"
+    r"|\*\*\* (?:Received|Caught|Got) signal (?P<star>\d{1,2}|SIG[A-Z]{2,6})\b"
+    r"|(?<![\w/-])(?P<name>SIG(?:SEGV|ABRT|BUS|FPE|ILL|KILL|TRAP|SYS|XCPU))\b"
+    r"|\b(?P<words>Segmentation fault|Bus error|Illegal instruction|Floating point exception)\b", re.IGNORECASE)
+_NAMES = {"segmentation fault": "SIGSEGV", "bus error": "SIGBUS", "illegal instruction": "SIGILL",
+          "floating point exception": "SIGFPE"}
+_TEARDOWN = ("SIGTERM", "SIGINT", "SIGHUP", "SIGCHLD", "SIGPIPE", "SIGUSR1", "SIGUSR2")   # a stop, not a fault
+_NUMBERS = {4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 11: "SIGSEGV"}
+# Not a failure, whatever its words: a lower level (the level token comes first), a metric or count of errors, a
+# test summary, a line of code or of a help text, a retry the program makes itself, a handler being installed.
+_NOT_FAILURE = lazy_regex(
+    r"^\s*(?:\[?\s*(?:WARN|WARNING|INFO|DEBUG|TRACE|NOTICE|VERBOSE)\b|[WID]\d{4} \d\d:\d\d|\w*Warning\b)"
+    r"|\b(?:NCCL INFO|NCCL WARN)\b"
+    r"|\b(?:error|loss|err)[ _-]?(?:rate|=|:\s*[\d.]+\s*$)|\b(?:no|zero|0|without) errors?\b|\berrors?\s*[:=]\s*0\b"
+    r"|\b\d+ (?:passed|failed|errors?)\b|\bPASSED\b"
+    r"|^\s*(?:File \"|frame #|#\d+ |at \S+\(|def |if |elif |except\b|raise |try:|catch\b|return |assert )"
+    r"|\b(?:retry(?:ing)?|will retry|retrying in|trying again|falling back|fall back|ignor(?:e|ed|ing))\b"
+    r"|\b(?:error_file|errorfile|on_error|error_handler|ErrorHandler|set_error)\b"
+    # a setting of a log level, and the command line that started the job (its flags are no failure)
+    r"|\b(?:log[_-]?level|verbosity|level)\s*[:=]?\s*(?:ERROR|FATAL|CRITICAL)\b"
+    r"|^(?:[$#>] )?(?:\w+=\S+\s+)*(?:python[\d.]*|torchrun|srun|mpirun|mpiexec|deepspeed|accelerate|bash|sh|sbatch)\s"
+    r"|\bsignal handler\b|\b(?:register|install)(?:ed|ing)? .*signal",
+    re.IGNORECASE)
+# The job said it ended well: a generic failure line before such a line is no failure of the run.
+SUCCESS = lazy_regex(r"\b(?:completed successfully|finished successfully|succeeded|training (?:is )?(?:done|complete|"
+                     r"completed|finished)|all tests passed|exited with (?:exit )?code 0|exit(?:ed)? status 0)\b",
+                     re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class UnreadFailure:
+    text: str                    # the line, trimmed
+    signal: str | None = None    # the signal it says a process died by ("SIGSEGV"), if any
+
+
+def unread_failure(line: str) -> UnreadFailure | None:
+    """The line as a failure in words triage has no reader for, or None."""
+    text = line.strip()
+    low = text.lower()
+    if not any(word in low for word in FAILURE_WORDS):
+        return None        # (the reader's line gate passes only lines holding one: the same answer without it)
+    if not text or len(text) > 2000 or _NOT_FAILURE.search(text) is not None:
+        return None
+    death = _SIGNAL_DEATH.search(text)
+    if death is not None:
+        sig = _signal_name(death)
+        if sig is not None:
+            return UnreadFailure(text[:400], sig)
+    if _LEVEL.search(text) is None and _FAILED.search(text) is None:
+        return None
+    return UnreadFailure(text[:400])
+
+
+def _signal_name(match: re.Match[str]) -> str | None:
+    said = match.group("number") or match.group("star") or match.group("name")
+    if said is not None:
+        if said.upper().startswith("SIG"):
+            return None if said.upper() in _TEARDOWN else said.upper()
+        return _NUMBERS.get(int(said))
+    return _NAMES.get((match.group("words") or "").lower())

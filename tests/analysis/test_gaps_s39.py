@@ -192,3 +192,22 @@ def test_a_rank_an_exceptions_message_names_did_not_raise_it(line: str) -> None:
 def test_a_rank_before_the_exceptions_name_raised_it() -> None:
     found = named_failure("worker 3 - ValueError: the batch has the wrong shape")
     assert found is not None and found[0] == 3
+
+
+
+@pytest.mark.parametrize(("line", "kind", "signal"), [
+    ("the solver exited with code 1", "failure_unlocated", None),
+    ("ERROR: Job failed: exit code 2", "failure_unlocated", None),
+    ("Process finished with exit code 139", "crash", "SIGSEGV"),
+    ("command returned exit code -9", "crash", "SIGKILL"),
+])
+def test_an_exit_with_a_code_in_unread_words(line: str, kind: str, signal: str | None, tmp_path: Path) -> None:
+    verdict = report(_WORK + line + "\n", tmp_path)
+    assert verdict["kind"] == kind
+    assert not verdict["culprit_ranks"]
+    assert signal is None or signal in verdict["summary"]
+
+
+@pytest.mark.parametrize("line", ["Process finished with exit code 0", "the launcher exited with status 143"])
+def test_a_clean_exit_or_a_stop_is_no_unread_failure(line: str) -> None:
+    assert unread_failure(line) is None

@@ -50,6 +50,11 @@ _NAMES = {4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 11:
 _TEARDOWN = ("SIGTERM", "SIGINT", "SIGHUP")
 
 
+def said_signal(text: str) -> str | None:
+    """The signal a failure line says a process died by, by name, number or exit code (-N, 128+N), or by words."""
+    return _signal(text)
+
+
 def _signal(text: str) -> str | None:
     match = _SIGNAL.search(text)
     if match is not None:

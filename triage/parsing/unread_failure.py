@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from triage.lazy_regex import lazy_regex
-from triage.parsing.named_failure import FAILURE_WORDS
+from triage.parsing.named_failure import FAILURE_WORDS, said_signal
 
 UNREAD_KIND = "unread"     # the failure_kind (triage.model.evidence.ExitInfo) of such a line read as a failure
 
@@ -38,6 +38,11 @@ _FAILED = lazy_regex(
     r"|\b\w*[Ee]rror(?:\s*\(\w+\))?:\s+\S"
     r"|\b(?:could not|cannot|can't|unable to) (?:connect|create|open|initiali[sz]e|allocate|register|attach|"
     r"reach|bind|resolve|find the peer)\b")
+# A process's exit with a code other than 0, in any words ("exited with code 1", "exit status 2", "returned exit code
+# -11", "exitcode: 137")
+_EXITED = lazy_regex(r"\b(?:exit(?:ed)?|return(?:ed)?)(?: with)?(?: an?)? ?(?:exit ?)?"
+                     r"(?:code|status|exitcode|returncode)(?: code)?(?: of)?\s*[:=]?\s*-?[1-9]\d{0,2}\b(?![.\d])",
+                     re.IGNORECASE)
 # A process's own death by a signal, in any runtime's words (the number or the name).
 _SIGNAL_DEATH = lazy_regex(
     r"\b(?:received|caught|got|terminated (?:with|by)|killed (?:by|with)|exited (?:on|with|due to)|"
@@ -89,6 +94,11 @@ def unread_failure(line: str) -> UnreadFailure | None:
         sig = _signal_name(death)
         if sig is not None:
             return UnreadFailure(text[:400], sig)
+    if _EXITED.search(text) is not None:
+        sig = said_signal(text)       # (an exit's code that stands for a signal: -N, 128+N)
+        if sig in _TEARDOWN:
+            return None               # a stop from outside, not a failure of the job's own
+        return UnreadFailure(text[:400], sig if sig is not None and sig in _NUMBERS.values() else None)
     if _LEVEL.search(text) is None and _FAILED.search(text) is None:
         return None
     return UnreadFailure(text[:400])

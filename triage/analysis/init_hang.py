@@ -115,7 +115,7 @@ def _coordination(wait: InitWaitRecord, waits: tuple[InitWaitRecord, ...]) -> tu
         verdict = headline.verdict(kind, summary, culprit_ranks=absent)
         return verdict, Finding(kind.value, absent, summary, wait.evidence, root_cause=True)
     summary = (f"{what}{said}; which processes, this input does not say (the coordination service's list of task "
-               f"names, or the other processes' own logs, would tell): {wait.text[:160]}")
+               f"names, or every rank's own log, would tell): {wait.text[:160]}")
     verdict = headline.verdict(kind, summary)
     return verdict, Finding(kind.value, (), summary, wait.evidence, root_cause=True)
 

@@ -156,6 +156,10 @@ _SIG_NAMES = {"killed": "SIGKILL", "aborted": "SIGABRT", "segmentation fault": "
 
 
 _FAULTS = frozenset({"SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL"})
+# Intel Fortran's runtime message of a signal, whose number is also the process's exit code: "forrtl: severe (174):
+# SIGSEGV, segmentation fault occurred", "forrtl: error (78): process killed (SIGTERM)"
+_FORRTL_CODE = lazy_regex(r"^forrtl: (?:severe|error) \((?P<num>\d+)\): (?:[^(\n]*\()?(?P<sig>SIG[A-Z]+)\b",
+                          re.MULTILINE)
 
 
 def signal_name(value: str | None, words: str | None = None) -> str | None:
@@ -361,6 +365,12 @@ def _plain(text: str, match: re.Match[str]) -> list[RankDeath]:
     code = int(match.group("code")) if match.group("code") else None
     if code is not None and code < 0:
         sig, code = signal_name(str(-code)), None
+    if sig is None and code and (fortran := _FORRTL_CODE.search(text)) is not None:
+        # Intel Fortran's runtime ends the process with its message's number, so a launcher's "rank 384 exited with
+        # code 174" beside "forrtl: severe (174): SIGSEGV, segmentation fault occurred" is that rank's segfault
+        said = {int(m.group("num")): m.group("sig") for m in _FORRTL_CODE.finditer(text, fortran.start())}
+        if code in said:
+            sig, code = signal_name(said[code]), None
     if sig is None and match.group("mid").rstrip().lower().endswith("signal"):
         sig = signal_name(None, verb)       # strsignal's word: ALPS's "PE RANK 7 exit signal Killed" (SIGKILL)
     if verb in ("exited", "terminated") and sig is None and not code:

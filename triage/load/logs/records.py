@@ -105,7 +105,9 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
             scan.hosts.setdefault(rank, failure.host)
         sig = signal_number(failure.signal)
         message = None
-        if failure.traceback and not failure.traceback.startswith(("Signal ", "To enable traceback")):
+        # (older torchelastic's msg "Process failed with exitcode 1" says only the exit code again)
+        if failure.traceback and not failure.traceback.startswith(("Signal ", "To enable traceback",
+                                                                   "Process failed with exitcode")):
             message = failure.traceback.strip().splitlines()[-1].strip()[:300]
         if failure.note == SRUN_OOM_NOTE:
             message = message or failure.note      # (srun's "Out Of Memory": what killed the task)

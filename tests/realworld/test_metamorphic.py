@@ -36,7 +36,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("kubectl_prefix", "meta-pytorch__torchtune__1165"): "a pod tag on every line: the summary names no collective",
     ("kubectl_prefix", "xljh0520__JOTR__4"): "a pod tag on every line: the mismatch's sizes not read (kind kept)",
     ("rank_print", "EvolvingLMMs-Lab__open-r1-multimodal__7"): _RANK_PRINT + "the failure's kind changes",
-    ("rank_print", "Wan-Video__Wan2.2__176"): _RANK_PRINT + "its ranks not named",
     ("rank_print", "alibaba__Pai-Megatron-Patch__583"): _RANK_PRINT + "the crash read as an exception",
     ("rank_print", "aws__sagemaker-training-toolkit__106"): _RANK_PRINT + "the crash read as an exception",
     ("rank_print", "hao-ai-lab__FastVideo__1008"): _RANK_PRINT + "another rank named",
@@ -49,7 +48,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("rank_print", "huggingface__trl__1726"): _RANK_PRINT + "rank 0 inferred stuck outside",
     ("rank_print", "modelscope__FunASR__2006"): _RANK_PRINT + "its rank not named",
     ("rank_print", "pytorch__pytorch__150852"): _RANK_PRINT + "its rank not named",
-    ("rank_print", "unslothai__unsloth-zoo__129"): _RANK_PRINT + "its rank not named",
     ("logging_asctime", "schism-dev__schism__202"): "a logging head before SCHISM's '0: ABORT: ...' line: the "
                                                   "rank's abort read as a crash (round 39)",
 }

@@ -26,6 +26,8 @@ def report(text: str, tmp_path: Path) -> dict[str, Any]:
     return verdict
 
 
+_TWICE = ("E0000 00:00:1732700000.1 4242 cuda_dnn.cc:8310] Unable to register cuDNN factory: Attempting to register "
+          "factory for plugin cuDNN when one has already been registered")
 _WORK = "loading checkpoint shards: 100%\nepoch 0 step 10 loss 2.31\nepoch 0 step 20 loss 2.12\n"
 
 
@@ -61,8 +63,7 @@ def test_a_level_word_or_a_could_not_is_a_failure_of_unknown_rank(line: str, tmp
     "Unable to load the fast tokenizer; falling back to the slow one",
     "I cannot tell which rank hung from this",
     "we could not reproduce it on two nodes",
-    "E0000 00:00:1732700000.1 4242 cuda_dnn.cc:8310] Unable to register cuDNN factory: Attempting to register factory "
-    "for plugin cuDNN when one has already been registered",
+    _TWICE,
     "W1127 10:00:01.123456 4242 transport.cc:88] could not connect yet",
     "I1127 10:00:01.123456 4242 transport.cc:88] CRITICAL path latency 3 ms",
     "python train.py --on-panic=dump",
@@ -74,8 +75,7 @@ def test_soft_lines_stay_unread(line: str) -> None:
 @pytest.mark.parametrize("text", [
     _WORK + "WARNING: could not open the optional profile file, profiling is off\n",
     _WORK + "fabric: could not open the device mlx5_2\nstep 30 loss 2.0\nTraining completed successfully\n",
-    _WORK + "E0000 00:00:1732700000.1 4242 cuda_dnn.cc:8310] Unable to register cuDNN factory: Attempting to "
-    "register factory for plugin cuDNN when one has already been registered\n",
+    _WORK + _TWICE + "\n",
 ])
 def test_text_that_only_warns_or_ends_well_is_no_failure(text: str, tmp_path: Path) -> None:
     code, out = report_log(text, tmp_path)

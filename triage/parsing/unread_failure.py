@@ -123,9 +123,9 @@ def unread_failure(line: str, stamp: str | None = None) -> UnreadFailure | None:
         if sig in _TEARDOWN:
             return None               # a stop from outside, not a failure of the job's own
         return UnreadFailure(text[:400], sig if sig is not None and sig in _NUMBERS.values() else None)
-    if not head and _LEVEL.search(text) is None and _FAILED.search(text) is None:
-        if _CANNOT.search(text) is None or _SOFT.search(text) is not None:
-            return None
+    said = head or _LEVEL.search(text) is not None or _FAILED.search(text) is not None
+    if not said and (_CANNOT.search(text) is None or _SOFT.search(text) is not None):
+        return None
     return UnreadFailure(text[:400])
 
 

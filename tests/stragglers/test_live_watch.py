@@ -96,7 +96,9 @@ def test_a_slow_rank_is_named_while_the_job_runs_and_sampled(tmp_path: Path) -> 
     samples = sorted(watch_dir(done).glob("rank-1-*.pyspy.txt"))
     assert len(samples) == 1 and not list(watch_dir(done).glob("rank-[023]-*.pyspy.txt"))
     raw = samples[0].read_text()
-    assert "pause (straggler_job.py:" in raw and "all_reduce" in raw    # what the late rank does
+    # what the late rank does: it sleeps in pause() most (its all_reduce may fall between the samples when a
+    # loaded machine gives py-spy few of them: CI once saw 3 samples of the main thread in 3 s, all in pause)
+    assert "pause (straggler_job.py:" in raw
     # the same line ends with what the samples show: the main thread sleeps in pause() most
     tail = lines[0].split("; py-spy samples of rank 1 (3 s): ", 1)[1]
     assert tail.startswith("pause (straggler_job.py:") and tail.endswith(f" samples -> {samples[0]}"), lines

@@ -28,7 +28,7 @@ PROGRAM = PROGRAMS / "exit_paths.py"
 # path -> the status the plain run must give (checked, so a Python that differs shows here first)
 PATHS = {"sys.exit(256)": 0, "sys.exit(false)": 0, "sys.exit(-1)": 255, "sys.exit(2**70)": 255,
          "sys.exit(text)": 1, "raise SystemExit(3)": 3, "exit(4)": 4, "os._exit(300)": 44, "SIGKILL": -9,
-         "thread sys.exit(5)": 0, "caught sys.exit(3)": 0}
+         "thread sys.exit(5)": 0, "caught sys.exit(3)": 0, "KeyboardInterrupt": -2}
 RECORDED = {"sys.exit(256)", "sys.exit(false)", "sys.exit(-1)", "sys.exit(2**70)", "sys.exit(text)",
             "thread sys.exit(5)"}       # paths whose status the rank's own record holds
 
@@ -62,7 +62,10 @@ def test_the_recorded_and_reported_status_is_the_one_the_parent_sees(tmp_path: P
         return
     assert report.returncode == 1, text
     verdict = json.dumps(data.get("verdict", data))
-    if status < 0:
+    if how == "KeyboardInterrupt":     # a stop, as torchrun says (Signal 2 (SIGINT) received), not a failure
+        assert data["verdict"]["kind"] == "stopped" and "was interrupted" in verdict, verdict
+        assert "not in this input" not in text, text
+    elif status < 0:
         assert "SIGKILL" in verdict, verdict
     else:
         assert f"code {status}" in verdict, verdict

@@ -56,6 +56,20 @@ def launcher_end(host: HostPaths, node: Any) -> dict[int, ExitInfo]:
     return {rank: end for rank in host.ranks() if not host.rank(rank).exit.is_file()}
 
 
+# How a rank's uncaught KeyboardInterrupt is said: CPython then ends the process by SIGINT (what its parent sees)
+INTERRUPTED = "an uncaught KeyboardInterrupt (CPython then ends the process by SIGINT)"
+
+
+def interrupted_stop(end: ExitInfo | None, rank: int, host: str) -> ExitInfo | None:
+    """A rank that ended on an uncaught KeyboardInterrupt was interrupted (a SIGINT: Ctrl-C in a terminal it
+    shares, a ``kill -INT`` of it): a stop from outside, told as one, never a failure of its own. When triage
+    launch passed a SIGINT on to the job first, that stop comes first (by time) and this one is its consequence."""
+    if end is None or end.message != INTERRUPTED:
+        return None
+    return ExitInfo(time=end.time, message=f"rank {rank} (host {host}) was interrupted: {INTERRUPTED}",
+                    evidence=end.evidence, failure_kind=STOPPED, host=host)
+
+
 def launcher_exited_zero(node: Any) -> bool:
     """The agent's end record (node.json) says the launcher exited 0."""
     return isinstance(node, dict) and node.get("ended") is not None and node.get("launcher_returncode") == 0 \
@@ -83,4 +97,5 @@ def read_node(host: HostPaths) -> Any:
         return None
 
 
-__all__ = ["caught_exit", "forwarded_stop", "forwarded_words", "launcher_end", "launcher_exited_zero", "read_node"]
+__all__ = ["INTERRUPTED", "caught_exit", "forwarded_stop", "forwarded_words", "interrupted_stop", "launcher_end",
+           "launcher_exited_zero", "read_node"]

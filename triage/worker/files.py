@@ -6,7 +6,6 @@ import json
 import os
 from typing import Any
 
-
 # every file the agent writes: created 0600, never through a symlink planted at its name (the open fails)
 WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
 

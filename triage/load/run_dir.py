@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from triage.bundle import Manifest, Trigger, read_manifest
+from triage.bundle import CollectorStatus, Manifest, Trigger, read_manifest
 from triage.errors import InputError
 from triage.layout import BundlePaths, HostPaths, RankPaths, RunPaths
 from triage.load.agent_end import agent_end_event
@@ -312,6 +312,7 @@ def _load_rank(host: HostPaths, rank: int, bundle: Path | None, manifest: Manife
     if base is not None and not base.collectives and _recorder_note(paths, skipped):
         base = None     # an empty dump of a Flight Recorder that was off: nothing recorded, nothing matched
     threads = _threads(paths, bundle, rank, skipped, evidence)
+    unread = None if threads else _stack_unread(manifest, rank)
     exit_info = _exit(paths, skipped)
     scan = LogScan()
     tails: list[str] = []
@@ -339,8 +340,30 @@ def _load_rank(host: HostPaths, rank: int, bundle: Path | None, manifest: Manife
         stack_top=stack_top(threads) if threads else None,
         in_collective=(waiting_in_collective(threads) is not None) if threads else None,
         stack_collective=waiting_in_collective(threads) if threads else None, alive=alive, exit=exit_info,
-        evidence=tuple(sorted(evidence, key=_evidence_rank)),
+        evidence=tuple(sorted(evidence, key=_evidence_rank)), stack_unread=unread,
     )
+
+
+_STACK_COLLECTORS = ("pyspy", "pystack", "gdb")
+_UNREAD = (CollectorStatus.FAILED, CollectorStatus.TIMEOUT, CollectorStatus.DENIED, CollectorStatus.MISSING)
+
+
+def _stack_unread(manifest: Manifest | None, rank: int) -> str | None:
+    """Why a sampled rank has no stack: its stack collectors' failures as the bundle's manifest records them
+    (None: no collector tried, so the rank was not sampled). triage's own failure to read a rank never makes
+    the rank missing."""
+    if manifest is None:
+        return None
+    tried = [c for c in manifest.collectors if c.rank == rank and c.name in _STACK_COLLECTORS]
+    failed = [c for c in tried if c.status in _UNREAD]
+    if not failed:
+        return None
+    reasons = []
+    for record in failed:
+        first = (record.error or "").strip().splitlines()
+        said = first[0].split(" Stack backtrace:", 1)[0][:160] if first else ""   # py-spy's Rust backtrace: noise
+        reasons.append(f"{record.name} {record.status.value}" + (f" ({said})" if said else ""))
+    return "; ".join(reasons)
 
 
 _BUNDLE_RANK, _RANK = BundlePaths(Path("b")).rank(0), RankPaths(Path("r"))   # only their file names are used

@@ -148,6 +148,8 @@ class RankEvidence:
     histories: tuple[tuple[str, SeqHistory], ...] = ()
     last_lines: tuple[str, ...] = ()         # a log's last lines of this rank (what it was doing)
     stack_collective: str | None = None      # the torch.distributed call its stack waits in ("all_reduce")
+    # sampled (a bundle holds its folder) but no stack collector could read it: why, from the collectors' records
+    stack_unread: str | None = None
 
 
 @dataclass(frozen=True)

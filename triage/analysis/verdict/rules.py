@@ -263,11 +263,29 @@ def unlocated(i: Inputs) -> Candidate | None:
                       "failure evidence with no culprit")
 
 
+def _unread_stacks(i: Inputs) -> str:
+    """"; rank N's stack not recorded (...)" for sampled ranks whose stack triage could not read."""
+    unread = [r for r in i.ranks if r.stack_unread and not (r.stack or r.has_trace or r.exit)]
+    if not unread:
+        return ""
+    tools = sorted({part.split(" (", 1)[0] for r in unread for part in (r.stack_unread or "").split("; ")})
+    ranks = tuple(r.rank for r in unread)
+    return (f"; what {who(ranks, i.hosts)} was doing is not recorded: triage could not read "
+            f"{'its stack' if len(ranks) == 1 else 'their stacks'} ({', '.join(tools)})")
+
+
 def all_clear(i: Inputs) -> Candidate | None:
-    """Nothing above concluded: no problem found, saying what was not recorded."""
+    """Nothing above concluded: no problem found, saying what was not recorded (collectives, stacks)."""
+    unread = _unread_stacks(i)
     honest = no_problem_text(i.evidence, i.world, i.traces)
     if honest is not None:          # some collectives were not recorded: never "they match"
-        return Candidate(Verdict(VerdictKind.NO_PROBLEM_FOUND, honest), None, ("some collectives not recorded",))
+        return Candidate(Verdict(VerdictKind.NO_PROBLEM_FOUND, honest + unread), None,
+                         ("some collectives not recorded",))
+    if unread:
+        traced = len(i.traces)
+        head = "no rank failed" + (f"; the collectives of {traced} ranks match" if traced > 1 else "")
+        return Candidate(headline.verdict(VerdictKind.NO_PROBLEM_FOUND, head + unread), None,
+                         ("some stacks not recorded",))
     traced = len(i.traces)
     if traced == 1:      # a single rank matches nothing: say so, never "its collectives match"
         body = f"1 rank; it {'finished' if i.evidence.finished_cleanly else 'did not fail'}; no collective to compare"

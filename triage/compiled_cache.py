@@ -58,6 +58,7 @@ _loaded: dict[bytes, types.CodeType] | None = None
 _used: set[bytes] = set()
 _new: dict[bytes, types.CodeType] = {}
 _installed = False
+_reading = False        # a cache file being read (its imports compile patterns of their own)
 
 # the patterns' parts, keyed by (source, flags): (flags, code words, groups - 1, {name: group}, (name or None, ...))
 Parts = tuple[int, list[int], int, dict[str, int], tuple[Any, ...]]
@@ -65,7 +66,6 @@ _regex_loaded: dict[tuple[str | bytes, int], Parts] | None = None
 _regex_used: set[tuple[str | bytes, int]] = set()
 _regex_new: dict[tuple[str | bytes, int], Parts] = {}
 _re_compile: Callable[..., Any] | None = None     # re's own compiler, where install() put _regex in its place
-_regex_reading = False
 
 
 def directory() -> Path | None:
@@ -87,6 +87,17 @@ def _tag() -> bytes:
 
 def read(name: str) -> bytes | None:
     """The payload of the cache file ``name``, or None where there is none that passes every check above."""
+    global _reading
+    if _reading:        # (a pattern compiled by the imports below: compiled as before, not read back)
+        return None
+    _reading = True
+    try:
+        return _read(name)
+    finally:
+        _reading = False
+
+
+def _read(name: str) -> bytes | None:
     from triage.private_files import directory_problem
 
     where = directory()
@@ -230,14 +241,10 @@ def _regex_file() -> str:
 
 
 def _regexes() -> dict[tuple[str | bytes, int], Parts]:
-    global _regex_loaded, _regex_reading
+    global _regex_loaded
     if _regex_loaded is None:
         _regex_loaded = {}
-        _regex_reading = True       # (the patterns compiled by the imports of reading it: compiled as before)
-        try:
-            payload = read(_regex_file())
-        finally:
-            _regex_reading = False
+        payload = read(_regex_file())
         if payload is not None:
             try:
                 table = marshal.loads(payload)  # noqa: S302 (the user's own file, every check of read() passed)
@@ -272,7 +279,7 @@ def _regex(source: Any, flags: int = 0) -> Any:
     """``re._compiler.compile(source, flags)``: the pattern built from the kept parts where the cache holds them,
     else ``re``'s own (its parts kept where they build the same pattern)."""
     compile_own = _re_compile or _re_compiler().compile
-    if not isinstance(source, (str, bytes)) or type(flags) is not int or flags & re.DEBUG or _regex_reading:
+    if not isinstance(source, (str, bytes)) or type(flags) is not int or flags & re.DEBUG or _reading:
         return compile_own(source, flags)
     key = (source, flags)
     engine = _sre_engine()

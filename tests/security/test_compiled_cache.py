@@ -207,6 +207,21 @@ def test_parts_the_engine_refuses_or_of_another_shape_are_not_used(cache_home: P
     assert compiled_cache._regex_new == {(source, flags): good}   # compiled as before, its own parts kept instead
 
 
+def test_the_patterns_compiled_while_a_cache_file_is_read_are_compiled_as_before(tmp_path: Path) -> None:
+    # the first dataclass reads its file; that read's imports (json's patterns) compile patterns, which must not
+    # read the patterns' file in the middle of it: a fresh process, with both files there from a first run
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "xdg")
+    env["PYTHONPATH"] = str(Path(compiled_cache.__file__).resolve().parents[1])
+    script = ("import sys; from triage import compiled_cache; compiled_cache.install(); import triage.options; "
+              "import json, re; re.compile('a test (of) the cache+'); compiled_cache.save(); assert 'json' in sys.modules")
+    for _ in range(3):
+        out = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
+                             timeout=300, check=False)
+        assert out.returncode == 0, out.stderr
+    assert (tmp_path / "xdg" / "triage" / compiled_cache._regex_file()).is_file()
+
+
 def test_a_real_report_writes_the_cache_once_then_reads_it(tmp_path: Path) -> None:
     log = tmp_path / "job.log"
     log.write_text("[rank0]: step 1 loss 2.0\n" * 50

@@ -65,3 +65,20 @@ def test_the_recorded_and_reported_status_is_the_one_the_parent_sees(tmp_path: P
         assert "crash in the process's teardown" not in verdict, verdict
     if how == "sys.exit(text)":
         assert "stopping: bad config" in text, text
+
+
+@pytest.mark.slow
+def test_an_uncaught_keyboard_interrupt_still_ends_the_rank_by_sigint(tmp_path: Path) -> None:
+    """CPython ends a process whose KeyboardInterrupt went unhandled by SIGINT (so its parent knows of the
+    ^C). The agent's exception hook must not change that: importing ``traceback`` in it made CPython forget
+    the interrupt, and the rank exited 1. The rank here is the launched process itself: triage launch is
+    its parent and node.json holds its waitpid status."""
+    assert _plain_status("KeyboardInterrupt") == -2
+    run_dir = tmp_path / "run"
+    job = [sys.executable, str(PROGRAM), "KeyboardInterrupt"]
+    finished = run_launch(launch_argv(run_dir, job, host=HOST), job_env(RANK="0"), run_dir, timeout=120)
+    node = read_json(run_dir / HOST / "node.json")
+    assert node["launcher_returncode"] == -2, finished.explain()
+    record = read_json(rank_dir(run_dir, 0) / "exit.json")
+    assert record["exception"]["type"] == "KeyboardInterrupt", record
+    assert record["exception"]["where"].endswith(" in <module>") and "exit_paths.py:" in record["exception"]["where"]

@@ -188,15 +188,25 @@ def _chain_excepthook(state: _State) -> None:
 def _record_exception(state: _State, exc_type: Any, exc: Any, tb: Any) -> None:
     if os.getpid() != state.pid:
         return
-    import traceback  # lazy: only on an uncaught exception, never on the job's start-up path
-
-    frames = traceback.extract_tb(tb)
-    where = f"{frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name}" if frames else None
+    where = _innermost(tb)
     state.exception = {"type": exc_type.__name__, "module": exc_type.__module__,
                        "message": redact_text(str(exc)[:4000]), "time": time.time(), "where": where}
     state.exit_code = 130 if issubclass(exc_type, KeyboardInterrupt) else 1
     state.exit_seen = "exception"
     write_json(os.path.join(state.rank_dir, "exit.json"), _exit_record(state, "exception"))
+
+
+def _innermost(tb: Any) -> str | None:
+    """``file:line in function`` of the traceback's innermost frame, read off the traceback itself. Nothing
+    is imported or read here: importing ``traceback`` (its ``linecache`` and ``tokenize``) at this point
+    makes CPython forget that a KeyboardInterrupt went unhandled, and the rank then exits 1 instead of
+    dying of SIGINT as it would without triage."""
+    if tb is None:
+        return None
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code
+    return f"{code.co_filename}:{tb.tb_lineno} in {code.co_name}"
 
 
 def _wrap_sys_exit(state: _State) -> None:

@@ -274,9 +274,19 @@ def _unread_stacks(i: Inputs) -> str:
             f"{'its stack' if len(ranks) == 1 else 'their stacks'} ({', '.join(tools)})")
 
 
+def _went_on(i: Inputs) -> str:
+    """"; it went on after an error line it logged: ..." where the input shows one (triage.parsing.progress)."""
+    lines = i.evidence.went_on
+    if not lines:
+        return ""
+    more = f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""
+    return f"; the job went on after an error line it logged, its progress lines follow: '{lines[0][:160]}'{more}"
+
+
 def all_clear(i: Inputs) -> Candidate | None:
-    """Nothing above concluded: no problem found, saying what was not recorded (collectives, stacks)."""
-    unread = _unread_stacks(i)
+    """Nothing above concluded: no problem found, saying what was not recorded (collectives, stacks) and the
+    error lines the job went on after."""
+    unread = _unread_stacks(i) + _went_on(i)
     honest = no_problem_text(i.evidence, i.world, i.traces)
     if honest is not None:          # some collectives were not recorded: never "they match"
         return Candidate(Verdict(VerdictKind.NO_PROBLEM_FOUND, honest + unread), None,

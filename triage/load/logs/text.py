@@ -69,11 +69,12 @@ from triage.parsing.log_prefix import without_pod_tag
 from triage.parsing.named_failure import FAILURE_WORDS, named_failure
 from triage.parsing.nccl.lines import parse_nccl_line
 from triage.parsing.nccl.tracker import NcclTracker
+from triage.parsing.progress import is_progress, mentions_progress
 from triage.parsing.prose import read_prose
 from triage.parsing.raise_sites import MARKERS as RAISE_SITE_MARKERS
 from triage.parsing.raise_sites import RaiseSiteKind, in_code_listing, raise_site
 from triage.parsing.rendezvous import MARKERS as INIT_MARKERS
-from triage.parsing.rendezvous import parse_init_line
+from triage.parsing.rendezvous import InitWaitKind, parse_init_line
 from triage.parsing.textclean import clean_text
 from triage.parsing.torchelastic import spawn_error_owner
 from triage.parsing.unread_failure import SUCCESS as UNREAD_SUCCESS
@@ -106,6 +107,62 @@ _GATE_LITERALS = (*INIT_MARKERS, "Duplicate GPU", "Traceback (most recent call l
 
 
 _TORCHRUN_TAG = lazy_regex(r"^\s*\[(?:rank|default)\d+\]:")
+
+
+def _went_on_past(owners: list[LineOwner], base: int, default_rank: int | None, single_node: bool,
+                  scan: LogScan) -> None:
+    """This text's lines that say something failed, read in words alone, after which the process that printed them
+    printed its training progress (triage.parsing.progress): notes (scan.went_on), never the failure.
+    - a rank's line in its own prefixed lines: that rank's later progress;
+    - a line of no rank: its own stream's later progress, or every rank this text shows progressing after it;
+    - a client's refused connection to the store (torch retries it): any progress after it (init was done)."""
+    def process(key: object) -> object:     # the rank the main loop gives a line's key, else the key
+        if isinstance(key, str) and key.startswith("local:") and single_node and default_rank is None:
+            return int(key.split(":", 1)[1])   # torchrun --tee on one node: local rank = rank
+        return key if isinstance(key, int) or default_rank is None else default_rank
+
+    refused = [w.order for w in scan.init_waits if w.kind == InitWaitKind.CONNECT_REFUSED.value
+               and w.order is not None and w.order >= base]
+    starts = [o for o, *_ in scan.unread if o >= base] + [o for o, *_ in scan.named_failures if o >= base] + refused
+    if not starts:
+        return
+    first = min(starts) - base
+    if not mentions_progress("\n".join(owner.rest for owner in owners[first + 1:])):
+        return                                  # (one pass over the text: most inputs stop here)
+    ranks = {p for p in map(process, {owner.key for owner in owners}) if isinstance(p, int)}
+    wanted = ranks | {process(owners[o - base].key) for o in starts}
+    last_progress: dict[object, int] = {}       # each process's last progress line, from the end back
+    for index in range(len(owners) - 1, first, -1):
+        who = process(owners[index].key)
+        if who not in last_progress and is_progress(owners[index].rest):
+            last_progress[who] = index
+            if wanted <= last_progress.keys():
+                break
+    if not last_progress:
+        return
+
+    def gone_on(order: int, rank: int | None) -> bool:
+        index = order - base
+        if index < 0 or (rank is not None and process(owners[index].key) != rank):
+            return False       # (a rank named in words by another process's line: whether it went on is not shown)
+        if last_progress.get(process(owners[index].key), -1) > index:
+            return True
+        return rank is None and bool(ranks) and all(last_progress.get(r, -1) > index for r in ranks)
+
+    for order, rank, line, _ in scan.named_failures:
+        if gone_on(order, rank):
+            scan.went_on.append(f"rank {rank}: {line.text[:200]}")
+    for order, unread, _, _ in scan.unread:
+        if gone_on(order, None):
+            scan.went_on.append(unread.text[:200])
+    scan.named_failures = [item for item in scan.named_failures if not gone_on(item[0], item[1])]
+    scan.unread = [item for item in scan.unread if not gone_on(item[0], None)]
+    after = max(last_progress.values()) + base
+    if refused and after > min(refused):
+        scan.went_on.extend(w.text[:200] for w in scan.init_waits if w.kind == InitWaitKind.CONNECT_REFUSED.value
+                            and w.order is not None and base <= w.order < after)
+        scan.init_waits = [w for w in scan.init_waits if not (w.kind == InitWaitKind.CONNECT_REFUSED.value
+                                                              and w.order is not None and base <= w.order < after)]
 
 
 def rank_from_name(name: str) -> int | None:
@@ -163,6 +220,8 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     if scan.unread and scan.unread[-1][0] >= base and UNREAD_SUCCESS.search(
             "\n".join(o.rest for o in owners[scan.unread[-1][0] - base + 1:])) is not None:
         scan.unread = [item for item in scan.unread if item[0] < base]   # the job said it ended well after them
+    if scan.unread or scan.named_failures or scan.init_waits:
+        _went_on_past(owners, base, default_rank, single_node, scan)
     if not scan.prose:
         scan.prose = read_prose([o.rest for o in owners])    # (without a launcher's or a pod's tag)
         if scan.prose.host is not None:

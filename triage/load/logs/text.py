@@ -66,7 +66,7 @@ from triage.parsing.gloo import parse_gloo_timeout
 from triage.parsing.launcher_kind import agent_stopped_pids, launcher_of
 from triage.parsing.log_owners import LineOwner, attribute_lines
 from triage.parsing.log_prefix import without_pod_tag
-from triage.parsing.named_failure import FAILURE_WORDS, named_failure
+from triage.parsing.named_failure import named_failure
 from triage.parsing.nccl.lines import parse_nccl_line
 from triage.parsing.nccl.tracker import NcclTracker
 from triage.parsing.progress import is_progress, mentions_progress
@@ -78,7 +78,7 @@ from triage.parsing.rendezvous import InitWaitKind, parse_init_line
 from triage.parsing.textclean import clean_text
 from triage.parsing.torchelastic import spawn_error_owner
 from triage.parsing.unread_failure import SUCCESS as UNREAD_SUCCESS
-from triage.parsing.unread_failure import unread_failure
+from triage.parsing.unread_failure import UNREAD_WORDS, glog_error, unread_failure
 from triage.schemas import STOP_LOG_RECORD
 
 _RANK_IN_NAME = lazy_regex(r"rank[-_]?(\d+)", re.IGNORECASE)
@@ -189,7 +189,7 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     base = scan.lines_read
     skip_to = 0
     scan.spawn_owner = None
-    loud = needles.lines_holding([owner.rest for owner in owners], _GATE_LITERALS, FAILURE_WORDS)
+    loud = needles.lines_holding([owner.rest for owner in owners], _GATE_LITERALS, UNREAD_WORDS)
     for index, owner in enumerate(owners):
         if index < skip_to:
             continue
@@ -200,7 +200,8 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         if lines[index].startswith("[") and (tag := _TRIAGE_TAG.match(lines[index])) is not None:
             _triage_record(lines[index][tag.end():], tag.group(1), path, scan)   # triage's own line, no rank's
             continue
-        checked = loud is None or index in loud
+        stamp = clean.stamps[index] if index < len(clean.stamps) else None
+        checked = loud is None or index in loud or glog_error(rest) or (stamp is not None and glog_error(stamp))
         if MISMATCH_MARKER in rest and parse_mismatch(rest) is None:
             rest, skip_to = _joined_message(owners, index)   # the message spans several lines
             checked = True
@@ -210,7 +211,7 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         if rank is not None:
             scan.ranks_seen.add(rank)
         before, sites = len(scan.orphans), len(scan.raise_sites)
-        _line(rest, rank, owner.host, path, base + index, scan, checked)
+        _line(rest, rank, owner.host, path, base + index, scan, checked, stamp)
         if len(scan.raise_sites) > sites and scan.raise_sites[-1][3].kind is RaiseSiteKind.RAISE_STATEMENT \
                 and in_code_listing(_neighbour(owners, index, -1), _neighbour(owners, index, 1)):
             scan.raise_sites.pop()       # a raise inside a code listing the reporter showed: code, not a run
@@ -326,8 +327,9 @@ def _site_head_joined(owners: list[LineOwner], index: int) -> str | None:
 
 
 def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, scan: LogScan,
-          loud: bool = True) -> None:
-    """Route one line to the parser its markers call for (``loud`` False: it holds none of _GATE_LITERALS)."""
+          loud: bool = True, stamp: str | None = None) -> None:
+    """Route one line to the parser its markers call for (``loud`` False: it holds none of _GATE_LITERALS;
+    ``stamp``: the head removed from it, whose glog level may say it is an error)."""
     parsed = False
     if host and rank is None and scan.orphans and rest.lstrip().startswith(_OMPI_SIGNAL_HEAD):
         _handler_host(host, order, scan)
@@ -435,7 +437,7 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
             and (named := named_failure(rest, rank)) is not None:
         scan.named_failures.append((order, named[0], named[1], path))
     elif loud and rank is None and not parsed and len(scan.unread) < MAX_UNPARSED \
-            and (unread := unread_failure(rest)) is not None:
+            and (unread := unread_failure(rest, stamp)) is not None:
         scan.unread.append((order, unread, host, path))
     if not parsed and not scan.past_init and (RUNNING_MARKER in rest or _PROGRESS.search(rest)):
         scan.past_init = True

@@ -5,16 +5,23 @@ a round's case.
    "could not / cannot / unable to" + an action, and glog's/absl's error head (``E1127 10:00:01 ...``) whatever the
    line's words; with the same guards: only where nothing stronger fails, never after text shows success, never a
    false all-clear, warnings and fallbacks stay unread.
+2. A launcher that could not start the program (triage.parsing.launch_failure): Hydra's ``execvp error``, Open MPI's
+   "unable to launch the specified application", Slurm's ``execve()``, a shell's ``Permission denied`` / ``Exec format
+   error`` / a launcher ``command not found``, Python's ``can't open file``: the program never ran there, with the
+   host where the text names it; the launcher's clean-up of the other ranks after it is its consequence.
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.helpers.report import report_log
+from triage.parsing.launch_failure import launch_failure
 from triage.parsing.unread_failure import unread_failure
 
 
@@ -89,3 +96,92 @@ def test_a_could_not_never_displaces_a_ranks_exception(tmp_path: Path) -> None:
     verdict = report(text, tmp_path)
     assert verdict["kind"] == "exception"
     assert verdict["culprit_ranks"] == [1]
+
+
+# --- 2. a launcher that could not start the program ---------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "program", "host"), [
+    (("[proxy:0:1@node2] HYD_spawn (lib/utils/launch.c:74): execvp error on file ./bin/solver (No such file or "
+     "directory)\n"), "./bin/solver", "node2"),
+    (("[proxy:0:0@gpu-a3] HYDU_create_process (utils/launch/launch.c:75): execvp error on file /opt/app/run "
+     "(Permission denied)\n"), "/opt/app/run", "gpu-a3"),
+    (("--------------------------------------------------------------------------\n"
+     "mpirun was unable to launch the specified application as it could not access\nor execute an executable:\n\n"
+     "Executable: ./solver\nNode: cn042\n\nwhile attempting to start process rank 0.\n"
+     "--------------------------------------------------------------------------\n"), None, "cn042"),
+    ("slurmstepd: error: execve(): run_train.sh: No such file or directory\n", "run_train.sh", None),
+    ("srun: error: execve(): /home/u/job/run.sh: Permission denied\n", "/home/u/job/run.sh", None),
+    ("bash: ./solver_arm64: cannot execute binary file: Exec format error\n", "./solver_arm64", None),
+    ("/bin/sh: 1: /home/u/job/start.sh: Permission denied\n", "/home/u/job/start.sh", None),
+    ("bash: torchrun: command not found\n", "torchrun", None),
+    ("exec /usr/local/bin/python: exec format error\n", "/usr/local/bin/python", None),
+])
+def test_a_program_the_launcher_could_not_start_is_the_story(text: str, program: str | None, host: str | None,
+                                                             tmp_path: Path) -> None:
+    verdict = report(_WORK + text, tmp_path)
+    assert "the program never ran" in verdict["summary"]
+    assert not verdict["culprit_ranks"]
+    if program is not None:
+        assert f"could not start {program}" in verdict["summary"]
+    assert verdict.get("culprit_host") == host
+    assert "no rank at fault" in verdict["summary"]
+
+
+def test_the_launchers_clean_up_after_it_is_its_consequence(tmp_path: Path) -> None:
+    text = ("[proxy:1:1@node2] HYD_spawn (spawn.c:117): execvp error on file MLROOT/bin/ep_server (No such file or "
+            "directory)\n[mpiexec@node1] HYD_sock_write (sock.c:357): write error (Bad file descriptor)\n\n"
+            "===================================================================================\n"
+            "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n=   RANK 3 PID 30362 RUNNING AT node2\n"
+            "=   KILLED BY SIGNAL: 9 (Killed)\n"
+            "===================================================================================\n")
+    verdict = report(text, tmp_path)
+    assert "the program never ran" in verdict["summary"]
+    assert verdict.get("culprit_host") == "node2"
+    assert not verdict["culprit_ranks"]
+
+
+def test_a_script_python_could_not_open_is_that_ranks_launch_failure(tmp_path: Path) -> None:
+    text = ("[rank1]: /usr/bin/python3: can't open file '/home/u/trian.py': [Errno 2] No such file or directory\n"
+            "E1127 10:00:01.123000 4242 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 2) "
+            "local_rank: 1 (pid: 1464) of binary: /usr/bin/python3\n")
+    verdict = report(text, tmp_path)
+    assert verdict["culprit_ranks"] == [1]
+    assert "could not start /home/u/trian.py" in verdict["summary"]
+
+
+def test_a_rank_that_failed_in_its_own_words_first_stays_the_story(tmp_path: Path) -> None:
+    text = ("[rank1]: Traceback (most recent call last):\n[rank1]:   File \"train.py\", line 9, in <module>\n"
+            "[rank1]: ValueError: bad shape\n"
+            "[proxy:0:1@node2] HYD_spawn (spawn.c:117): execvp error on file ./helper (No such file or directory)\n")
+    verdict = report(text, tmp_path)
+    assert verdict["kind"] == "exception"
+    assert verdict["culprit_ranks"] == [1]
+    assert "ValueError" in verdict["summary"]
+
+
+@pytest.mark.parametrize("line", [
+    "bash: /var/log/train.log: Permission denied",                  # a redirect, not a program
+    "bash: line 3: nvidia-smi: command not found",                 # a helper of a script, not the job's program
+    "FileNotFoundError: [Errno 2] No such file or directory: 'data/train.json'",   # the program ran, and read
+    "Permission denied (publickey).",                               # ssh: its own reading
+    "cp: cannot stat 'ckpt/last.pt': No such file or directory",
+])
+def test_lines_that_are_no_launch_failure(line: str) -> None:
+    assert launch_failure(line) is None
+
+
+def test_real_shells_and_python_that_could_not_start_a_program(tmp_path: Path) -> None:
+    """The real words of bash (a file without the execute bit, a binary of no known format) and of Python (a script
+    that is not there), read as launch failures."""
+    script = tmp_path / "run.sh"
+    script.write_text("echo hi\n")
+    script.chmod(0o644)
+    binary = tmp_path / "solver"
+    binary.write_bytes(b"\x7fELF\x02\x01\x01" + b"\x00" * 9 + b"\x02\x00\xff\xff" + b"\x00" * 44)
+    binary.chmod(0o755)
+    for argv, program in ((["bash", "-c", str(script)], str(script)), (["bash", "-c", str(binary)], str(binary)),
+                          ([sys.executable, str(tmp_path / "trian.py")], str(tmp_path / "trian.py"))):
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+        assert done.returncode != 0
+        said = [launch_failure(line) for line in done.stderr.splitlines()]
+        assert any(s is not None and f"could not start {program}" in s for s in said), done.stderr

@@ -63,6 +63,7 @@ from triage.parsing.desync import (
 )
 from triage.parsing.gloo import MARKER as GLOO_MARKER
 from triage.parsing.gloo import parse_gloo_timeout
+from triage.parsing.launch_failure import LAUNCH_TEXT
 from triage.parsing.launcher_kind import agent_stopped_pids, launcher_of
 from triage.parsing.log_owners import LineOwner, attribute_lines
 from triage.parsing.log_prefix import without_pod_tag
@@ -333,6 +334,8 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
     parsed = False
     if host and rank is None and scan.orphans and rest.lstrip().startswith(_OMPI_SIGNAL_HEAD):
         _handler_host(host, order, scan)
+    if rank is None and scan.orphans and rest.lstrip().startswith("Node:"):
+        _launch_node(rest, order, scan)
     if scan.init_waits and ("/job:" in rest or "task names:" in rest or "reached the barrier" in rest) \
             and coordination_line(rest, order, scan):
         return
@@ -455,6 +458,21 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
 # that head still says the failure's node
 _OMPI_SIGNAL_HEAD = "*** Process received signal ***"
 _HANDLER_HEAD_LINES = 3
+
+
+# Open MPI's box of a program it could not start names the node on a line of its own below ("mpirun was unable to
+# launch the specified application as it could not access or execute an executable:" ... "Executable: ./train",
+# "Node: node07"): the launch failure's host
+_NODE_LINE = lazy_regex(r"^\s*Node:\s+([\w.-]+)\s*$")
+_LAUNCH_BOX_LINES = 10
+
+
+def _launch_node(rest: str, order: int, scan: LogScan) -> None:
+    """The node of Open MPI's launch failure, from its box's "Node: X" line just after it."""
+    at, line, _ = scan.orphans[-1]
+    if LAUNCH_TEXT in line.text[:len(LAUNCH_TEXT) + 2] and 0 < order - at <= _LAUNCH_BOX_LINES \
+            and id(line) not in scan.orphan_hosts and (node := _NODE_LINE.match(rest)) is not None:
+        scan.orphan_hosts[id(line)] = node.group(1)
 
 
 def _handler_host(host: str, order: int, scan: LogScan) -> None:

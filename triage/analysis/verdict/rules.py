@@ -38,6 +38,7 @@ from triage.analysis.verdict.unlocated import unlocated_verdict
 from triage.lazy_regex import lazy_regex
 from triage.model import Finding, Verdict, VerdictKind
 from triage.model.evidence import EventKind
+from triage.parsing.launch_failure import LAUNCH_TEXT
 
 _Pair = tuple[Verdict, Finding | None]
 
@@ -54,6 +55,27 @@ def _root(failures: tuple[Failure, ...]) -> list[Failure]:
 
 def _said(failure: Failure) -> str:
     return f"rank {failure.rank}: {failure.kind.value}: {failure.detail[:120]}"
+
+
+def launch_failed(i: Inputs) -> Candidate | None:
+    """A launcher that could not start the program on a node (triage.parsing.launch_failure), before any rank failed
+    in its own words: the ranks' ends after it (killed by the launcher's clean-up, an exit code) are its consequence,
+    and the program never ran there."""
+    launch = [u for u in i.evidence.unattributed if LAUNCH_TEXT in (u.message or "")[:len(LAUNCH_TEXT) + 40]
+              and u.order is not None]
+    if not launch:
+        return None
+    first = min(launch, key=lambda u: u.order or 0)
+    for failure in i.failures:
+        before = failure.order is not None and failure.order < (first.order or 0)
+        own = failure.kind is not VerdictKind.CRASH and _EXIT_ONLY.search(failure.detail) is None
+        if (before or own) and not failure.collateral and not failure.teardown:
+            return None        # a rank failed first, or in words of its own: that failure is the story
+    return _candidate(unattributed_verdict((first,)), "a launcher could not start the program",
+                      f"{len(i.failures)} rank failure(s) after it")
+
+
+_EXIT_ONLY = lazy_regex(r"^(?:rank \d+ )?exited with (?:exit )?code -?\d+$")
 
 
 def first_crash(i: Inputs) -> Candidate | None:
@@ -310,6 +332,7 @@ RULES: tuple[Rule, ...] = (
     Rule("stopped from outside", Scope.ANY, stopped),
     Rule("stopped from outside, in the reporter's words", Scope.EXCERPT, stopped_in_prose),
     Rule("hang before a teardown crash", Scope.COMPLETE, hang_before_teardown_crash),
+    Rule("launcher could not start the program", Scope.EXCERPT, launch_failed),
     Rule("first crash", Scope.ANY, first_crash),
     Rule("mismatch", Scope.ANY, mismatch),
     Rule("reported mismatch (blamed)", Scope.EXCERPT, reported_mismatch_blamed),

@@ -63,10 +63,11 @@ from triage.parsing.desync import (
 )
 from triage.parsing.gloo import MARKER as GLOO_MARKER
 from triage.parsing.gloo import parse_gloo_timeout
+from triage.parsing.launch_failure import LAUNCH_TEXT
 from triage.parsing.launcher_kind import agent_stopped_pids, launcher_of
 from triage.parsing.log_owners import LineOwner, attribute_lines
 from triage.parsing.log_prefix import without_pod_tag
-from triage.parsing.named_failure import FAILURE_WORDS, named_failure
+from triage.parsing.named_failure import named_failure
 from triage.parsing.nccl.lines import parse_nccl_line
 from triage.parsing.nccl.tracker import NcclTracker
 from triage.parsing.progress import is_progress, mentions_progress
@@ -78,7 +79,7 @@ from triage.parsing.rendezvous import InitWaitKind, parse_init_line
 from triage.parsing.textclean import clean_text
 from triage.parsing.torchelastic import spawn_error_owner
 from triage.parsing.unread_failure import SUCCESS as UNREAD_SUCCESS
-from triage.parsing.unread_failure import unread_failure
+from triage.parsing.unread_failure import UNREAD_WORDS, glog_error, unread_failure
 from triage.schemas import STOP_LOG_RECORD
 
 _RANK_IN_NAME = lazy_regex(r"rank[-_]?(\d+)", re.IGNORECASE)
@@ -189,7 +190,7 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     base = scan.lines_read
     skip_to = 0
     scan.spawn_owner = None
-    loud = needles.lines_holding([owner.rest for owner in owners], _GATE_LITERALS, FAILURE_WORDS)
+    loud = needles.lines_holding([owner.rest for owner in owners], _GATE_LITERALS, UNREAD_WORDS)
     for index, owner in enumerate(owners):
         if index < skip_to:
             continue
@@ -200,7 +201,8 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         if lines[index].startswith("[") and (tag := _TRIAGE_TAG.match(lines[index])) is not None:
             _triage_record(lines[index][tag.end():], tag.group(1), path, scan)   # triage's own line, no rank's
             continue
-        checked = loud is None or index in loud
+        stamp = clean.stamps[index] if index < len(clean.stamps) else None
+        checked = loud is None or index in loud or glog_error(rest) or (stamp is not None and glog_error(stamp))
         if MISMATCH_MARKER in rest and parse_mismatch(rest) is None:
             rest, skip_to = _joined_message(owners, index)   # the message spans several lines
             checked = True
@@ -210,7 +212,7 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         if rank is not None:
             scan.ranks_seen.add(rank)
         before, sites = len(scan.orphans), len(scan.raise_sites)
-        _line(rest, rank, owner.host, path, base + index, scan, checked)
+        _line(rest, rank, owner.host, path, base + index, scan, checked, stamp)
         if len(scan.raise_sites) > sites and scan.raise_sites[-1][3].kind is RaiseSiteKind.RAISE_STATEMENT \
                 and in_code_listing(_neighbour(owners, index, -1), _neighbour(owners, index, 1)):
             scan.raise_sites.pop()       # a raise inside a code listing the reporter showed: code, not a run
@@ -326,11 +328,14 @@ def _site_head_joined(owners: list[LineOwner], index: int) -> str | None:
 
 
 def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, scan: LogScan,
-          loud: bool = True) -> None:
-    """Route one line to the parser its markers call for (``loud`` False: it holds none of _GATE_LITERALS)."""
+          loud: bool = True, stamp: str | None = None) -> None:
+    """Route one line to the parser its markers call for (``loud`` False: it holds none of _GATE_LITERALS;
+    ``stamp``: the head removed from it, whose glog level may say it is an error)."""
     parsed = False
     if host and rank is None and scan.orphans and rest.lstrip().startswith(_OMPI_SIGNAL_HEAD):
         _handler_host(host, order, scan)
+    if rank is None and scan.orphans and rest.lstrip().startswith("Node:"):
+        _launch_node(rest, order, scan)
     if scan.init_waits and ("/job:" in rest or "task names:" in rest or "reached the barrier" in rest) \
             and coordination_line(rest, order, scan):
         return
@@ -435,7 +440,7 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
             and (named := named_failure(rest, rank)) is not None:
         scan.named_failures.append((order, named[0], named[1], path))
     elif loud and rank is None and not parsed and len(scan.unread) < MAX_UNPARSED \
-            and (unread := unread_failure(rest)) is not None:
+            and (unread := unread_failure(rest, stamp)) is not None:
         scan.unread.append((order, unread, host, path))
     if not parsed and not scan.past_init and (RUNNING_MARKER in rest or _PROGRESS.search(rest)):
         scan.past_init = True
@@ -453,6 +458,21 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
 # that head still says the failure's node
 _OMPI_SIGNAL_HEAD = "*** Process received signal ***"
 _HANDLER_HEAD_LINES = 3
+
+
+# Open MPI's box of a program it could not start names the node on a line of its own below ("mpirun was unable to
+# launch the specified application as it could not access or execute an executable:" ... "Executable: ./train",
+# "Node: node07"): the launch failure's host
+_NODE_LINE = lazy_regex(r"^\s*Node:\s+([\w.-]+)\s*$")
+_LAUNCH_BOX_LINES = 10
+
+
+def _launch_node(rest: str, order: int, scan: LogScan) -> None:
+    """The node of Open MPI's launch failure, from its box's "Node: X" line just after it."""
+    at, line, _ = scan.orphans[-1]
+    if LAUNCH_TEXT in line.text[:len(LAUNCH_TEXT) + 2] and 0 < order - at <= _LAUNCH_BOX_LINES \
+            and id(line) not in scan.orphan_hosts and (node := _NODE_LINE.match(rest)) is not None:
+        scan.orphan_hosts[id(line)] = node.group(1)
 
 
 def _handler_host(host: str, order: int, scan: LogScan) -> None:

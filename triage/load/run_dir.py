@@ -14,7 +14,15 @@ from triage.load.agent_end import agent_end_event
 from triage.load.agent_facts import agent_facts
 from triage.load.cores import bundle_core_outputs
 from triage.load.crash_records import LOG_TAIL_LINES, core_record, live_gdb_record
-from triage.load.forwarded import forwarded_stop, launcher_end, read_node
+from triage.load.forwarded import (
+    INTERRUPTED,
+    caught_exit,
+    forwarded_stop,
+    interrupted_stop,
+    launcher_end,
+    launcher_exited_zero,
+    read_node,
+)
 from triage.load.fr_files import fr_rank_evidence, read_text
 from triage.load.kernel import job_kernel_events
 from triage.load.logs.finish import with_log_failure
@@ -122,6 +130,7 @@ def load_run_dir(root: Path) -> Evidence:
         if not (host.ranks_dir.is_dir() or host.bundles_dir.is_dir()):
             continue
         launcher = {**launcher_end(host, node if host.node.is_file() else None), **_launcher_exits(host, skipped)}
+        zero = host.node.is_file() and launcher_exited_zero(node)     # every rank of this host exited 0
         bundle = _latest_bundle(host, skipped)
         manifest = _manifest(bundle, skipped) if bundle else None
         if host.host in node_manifests:
@@ -145,6 +154,11 @@ def load_run_dir(root: Path) -> Evidence:
             elif item.exit is not None and item.exit.ok and rank in launcher:
                 ended = ended_after_exit_record(item.exit, launcher[rank], output_tail(host.rank(rank).output))
                 item = item if ended is item.exit else replace(item, exit=ended)
+            elif item.exit is not None and item.exit.signal is None and item.exit.exit_code and zero:
+                item = replace(item, exit=caught_exit(item.exit, host))
+            interrupt = interrupted_stop(item.exit, rank, host.host)
+            if interrupt is not None:
+                stops.append(interrupt)
             ranks.append(item)
             notes.update(_recorder_note(host.rank(rank), skipped))
             if item.world_size:
@@ -444,8 +458,14 @@ def _exit(paths: RankPaths, skipped: list[str]) -> ExitInfo | None:
     if not isinstance(data, dict):
         return None
     exc = data.get("exception") if isinstance(data.get("exception"), dict) else None
-    message = f"{exc.get('type')}: {exc.get('message')}".strip() if exc else None
+    message = f"{exc.get('type')}: {exc.get('message') or ''}".strip().rstrip(":") if exc else None
     code = _int(data.get("exit_code"))
+    if exc and exc.get("type") == "KeyboardInterrupt" and exc.get("module") in (None, "builtins") and code == 130:
+        # CPython ends a process whose KeyboardInterrupt went unhandled by SIGINT: what its parent sees
+        raised = exc.get("time")
+        return ExitInfo(signal=int(_signal.SIGINT), signal_name="SIGINT",
+                        time=float(raised) if isinstance(raised, (int, float)) else None,
+                        message=INTERRUPTED, evidence=(str(paths.exit),))
     if code is None and exc:
         code = 1
     arg = data.get("exit_arg")

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from triage.worker import flight
-from triage.worker.files import write_bytes, write_json
+from triage.worker.files import WRITE_FLAGS, write_bytes, write_json
 from triage.worker.redact import redact_argv, redact_text
 
 RANK_VARS_DEFAULT = ("RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK")
@@ -119,8 +119,7 @@ def _redirect_output(rank_dir: str) -> None:
         if stream is not None:
             with contextlib.suppress(Exception):
                 stream.flush()
-    fd = os.open(os.path.join(rank_dir, "output.log"),
-                 os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    fd = os.open(os.path.join(rank_dir, "output.log"), WRITE_FLAGS | os.O_APPEND, 0o600)
     os.dup2(fd, 1)
     os.dup2(fd, 2)
     os.close(fd)
@@ -130,8 +129,9 @@ def _redirect_output(rank_dir: str) -> None:
 
 
 def _enable_faulthandler(state: _State) -> None:
-    handle = open(os.path.join(state.rank_dir, "faulthandler.log"), "ab", buffering=0)  # noqa: SIM115
-    os.chmod(handle.name, 0o600)
+    fd = os.open(os.path.join(state.rank_dir, "faulthandler.log"), WRITE_FLAGS | os.O_APPEND, 0o600)
+    os.fchmod(fd, 0o600)
+    handle = os.fdopen(fd, "ab", buffering=0)
     state.faulthandler_file = handle
     faulthandler.enable(file=handle, all_threads=True)
     if signal.getsignal(signal.SIGTERM) != signal.SIG_IGN:

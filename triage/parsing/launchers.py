@@ -22,7 +22,9 @@ MARKERS = ("noticed that process rank", "first process to do so", "died", "kille
            "Segmentation fault", "Bus error", "sigquit from a child", "BAD TERMINATION", "oom-kill", "oom_kill",
            "PETSC ERROR", "interrupted by signal", "status failed cmd", "died unexpectedly", "scheduler is dead",
            "its node has died", "has been marked dead", "was aborted", "MPT ERROR", "first noticed rank",
-           "error_sighandler")
+           "error_sighandler", "已杀死", "段错误", "已放弃", "总线错误", "浮点数例外", "非法指令", "Getötet",
+           "Speicherzugriffsfehler", "Abgebrochen", "Processus arrêté", "Erreur de segmentation", "Abandon", "強制終了",
+           "セグメンテーション違反です")
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,17 @@ _VLLM_PID = lazy_regex(r"Worker VllmWorkerProcess pid (?P<pid>\d+) died, exit co
 # The shell's job-status message: "./run.sh: line 28:  8891 Killed   python3 -m sglang.launch_server ..."
 _SHELL_JOB = lazy_regex(r": line \d+:\s+(?P<pid>\d+) (?P<what>Killed|Aborted|Segmentation fault|Bus error|"
                         r"Floating point exception|Illegal instruction)(?: \(core dumped\))?\s")
+# The same record where bash and libc speak another language (LANG=zh_CN.UTF-8 and the like): bash translates its "line
+# N" ("第 13 行：", "Zeile 13:", "ligne 13 :", "行 13:") and libc's strsignal() the signal's words ("./test.sh: 第 13 行：
+# 114146 已杀死 python3 ..."): glibc's words for the signals that kill, in the locales that reports come in
+_LOCAL_SIGNAL_WORDS = {"已杀死": "SIGKILL", "段错误": "SIGSEGV", "已放弃": "SIGABRT", "总线错误": "SIGBUS",
+                       "浮点数例外": "SIGFPE", "非法指令": "SIGILL",
+                       "Getötet": "SIGKILL", "Speicherzugriffsfehler": "SIGSEGV", "Abgebrochen": "SIGABRT",
+                       "Processus arrêté": "SIGKILL", "Erreur de segmentation": "SIGSEGV", "Abandon": "SIGABRT",
+                       "強制終了": "SIGKILL", "セグメンテーション違反です": "SIGSEGV"}
+_SHELL_JOB_LOCAL = lazy_regex(r"[:：]\s*(?:第\s*\d+\s*行|(?:Zeile|ligne|行)\s*\d+)\s*[:：]\s*(?P<pid>\d+)\s+"
+                              r"(?P<what>" + "|".join(sorted(_LOCAL_SIGNAL_WORDS, key=len, reverse=True)) + r")"
+                              r"(?=\s|\(|（|$)")
 # MPICH/Intel MPI's Hydra: "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n=   PID 2671 RUNNING AT
 # node0\n=   EXIT CODE: 139" (a code above 128 is 128 + the signal), and its "EXIT STRING: Segmentation fault
 # (signal 11)"
@@ -292,6 +305,9 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
                              [:400], offset=match.start()))
     for match in _SHELL_JOB.finditer(text):
         out.append(RankDeath(None, signal_name(None, match.group("what")), None, None, int(match.group("pid")),
+                             _line_of(text, *match.span()), offset=match.start()))
+    for match in _SHELL_JOB_LOCAL.finditer(text):
+        out.append(RankDeath(None, _LOCAL_SIGNAL_WORDS[match.group("what")], None, None, int(match.group("pid")),
                              _line_of(text, *match.span()), offset=match.start()))
     for match in _SGLANG_CHILD.finditer(text):
         out.append(RankDeath(None, None, None, None, None, _line_of(text, *match.span()), offset=match.start(),

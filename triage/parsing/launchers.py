@@ -87,9 +87,10 @@ _VLLM_PID = lazy_regex(r"Worker VllmWorkerProcess pid (?P<pid>\d+) died, exit co
 # The shell's job-status message: "./run.sh: line 28:  8891 Killed   python3 -m sglang.launch_server ..."
 _SHELL_JOB = lazy_regex(r": line \d+:\s+(?P<pid>\d+) (?P<what>Killed|Aborted|Segmentation fault|Bus error|"
                         r"Floating point exception|Illegal instruction)(?: \(core dumped\))?\s")
-# The same record where bash and libc speak another language (LANG=zh_CN.UTF-8 and the like): bash translates its "line
-# N" ("第 13 行：", "Zeile 13:", "ligne 13 :", "行 13:") and libc's strsignal() the signal's words ("./test.sh: 第 13 行：
-# 114146 已杀死 python3 ..."): glibc's words for the signals that kill, in the locales that reports come in
+# The same record where bash and libc speak another language (LANG=zh_CN.UTF-8 and the like): bash translates its
+# "line N" ("第 13 行：", "Zeile 13:", "ligne 13 :", "行 13:") and libc's strsignal() the signal's words
+# ("./test.sh: 第 13 行： 114146 已杀死 python3 ..."): glibc's words for the signals that kill, in the locales that
+# reports come in
 _LOCAL_SIGNAL_WORDS = {"已杀死": "SIGKILL", "段错误": "SIGSEGV", "已放弃": "SIGABRT", "总线错误": "SIGBUS",
                        "浮点数例外": "SIGFPE", "非法指令": "SIGILL",
                        "Getötet": "SIGKILL", "Speicherzugriffsfehler": "SIGSEGV", "Abgebrochen": "SIGABRT",

@@ -185,3 +185,72 @@ def test_real_shells_and_python_that_could_not_start_a_program(tmp_path: Path) -
         assert done.returncode != 0
         said = [launch_failure(line) for line in done.stderr.splitlines()]
         assert any(s is not None and f"could not start {program}" in s for s in said), done.stderr
+
+
+# --- 3. a rank prefix under a logging timestamp; a program's ABORT message ------------------------------------------
+
+@pytest.mark.parametrize("head", ["", "2026-11-27 12:00:00 ", "2026-11-27T12:00:00.123Z ", "[12:00:00] ",
+                                  "12:00:00.123 "])
+def test_a_programs_abort_message_under_a_rank_prefix_is_no_sigabrt(head: str, tmp_path: Path) -> None:
+    verdict = report(_WORK + f"{head}3: ABORT: the mesh file has negative volumes\n", tmp_path)
+    assert verdict["culprit_ranks"] == [3]
+    assert verdict["kind"] == "exception"
+    assert "SIGABRT" not in verdict["summary"]
+
+
+@pytest.mark.parametrize("line", ["3: ABORT: caught signal 6", "3: abort: received SIGABRT",
+                                  "3: Aborted (core dumped)", "3: ABORTED by the runtime"])
+def test_an_abort_that_names_the_signal_or_says_aborted_is_sigabrt(line: str, tmp_path: Path) -> None:
+    verdict = report(_WORK + line + "\n", tmp_path)
+    assert verdict["culprit_ranks"] == [3]
+    assert verdict["kind"] == "crash"
+    assert "SIGABRT" in verdict["summary"]
+
+
+@pytest.mark.parametrize("head", ["[12:00:00] ", "12:00:00,123 ", "[12:00:00.5] "])
+def test_a_time_of_day_before_a_rank_prefix_keeps_the_rank(head: str, tmp_path: Path) -> None:
+    text = "".join(f"{head}3: {line}\n" for line in (
+        "Traceback (most recent call last):", '  File "train.py", line 3, in <module>', "ValueError: bad shape"))
+    verdict = report(_WORK + text, tmp_path)
+    assert verdict["culprit_ranks"] == [3]
+    assert "ValueError" in verdict["summary"]
+
+
+def test_a_time_of_day_before_a_librarys_own_head_stays() -> None:
+    from triage.parsing.textclean import clean_text
+    line = "[05:05:29] byteps/server/server.cc:52: Check failed: updates.merged.tensor init"
+    assert clean_text(line + "\n").lines[0] == line          # dmlc's head: its reader needs it
+
+
+# --- 4. the node of a rank's end, from the launcher's line --------------------------------------------------------
+
+@pytest.mark.parametrize(("line", "host"), [
+    ("x1921c5s2b0n0: rank 3 exited with code 1", "x1921c5s2b0n0"),
+    ("nid002837.dogwood.example.gov: rank 3 died from signal 11", "nid002837.dogwood.example.gov"),
+])
+def test_a_node_heading_a_ranks_end_is_that_ranks_node(line: str, host: str, tmp_path: Path) -> None:
+    _, out = report_log(_WORK + line + "\n", tmp_path)
+    assert out["verdict"]["culprit_ranks"] == [3]
+    assert f"rank 3 ({host})" in out["verdict"]["summary"]
+
+
+@pytest.mark.parametrize("line", ["Error: rank 3 exited with code 1", "srun: rank 3 exited with code 1"])
+def test_a_word_heading_a_ranks_end_is_no_node(line: str, tmp_path: Path) -> None:
+    _, out = report_log(_WORK + line + "\n", tmp_path)
+    assert out["verdict"]["culprit_ranks"] == [3]
+    assert "rank 3 (" not in out["verdict"]["summary"]
+
+
+def test_a_process_on_a_named_host_gives_the_host(tmp_path: Path) -> None:
+    verdict = report(_WORK + "application 12345 on host nid00012 exited with code 139\n", tmp_path)
+    assert verdict.get("culprit_host") == "nid00012"
+    assert "SIGSEGV" in verdict["summary"]
+
+
+def test_mpichs_node_number_is_no_host(tmp_path: Path) -> None:
+    verdict = report(_WORK + "Abort(1) on node 2 (rank 2 in comm 0): application called MPI_Abort(MPI_COMM_WORLD, 1)"
+                     " - process 2\n", tmp_path)
+    assert verdict["culprit_ranks"] == [2]
+    assert verdict.get("culprit_host") in (None, "")
+    said = unread_failure("the solver was killed by signal 11 on node 2")
+    assert said is not None and said.signal == "SIGSEGV" and said.host is None

@@ -101,6 +101,13 @@ SUCCESS = lazy_regex(r"\b(?:completed successfully|finished successfully|succeed
 class UnreadFailure:
     text: str                    # the line, trimmed
     signal: str | None = None    # the signal it says a process died by ("SIGSEGV"), if any
+    host: str | None = None      # the node the line says it happened on ("... on host nid00012 exited ..."), if any
+
+
+# the node a line says the failure happened on: "application 1234 on host nid00012 exited with code 139" (HPE PALS),
+# "... on node gpu-a07 ..."; a name with a letter first and a digit in it (MPICH's "Abort(1) on node 2" numbers a
+# process, not a node)
+_ON_HOST = lazy_regex(r"\bon (?:host|node) (?P<host>(?=[\w.-]*\d)[A-Za-z][\w-]*(?:\.[A-Za-z][\w-]*)*)\b")
 
 
 def unread_failure(line: str, stamp: str | None = None) -> UnreadFailure | None:
@@ -113,20 +120,22 @@ def unread_failure(line: str, stamp: str | None = None) -> UnreadFailure | None:
         return None        # (the reader's line gate passes only lines holding one: the same answer without it)
     if not text or len(text) > 2000 or _NOT_FAILURE.search(text) is not None:
         return None
+    on = _ON_HOST.search(text)
+    host = on.group("host") if on is not None else None
     death = _SIGNAL_DEATH.search(text)
     if death is not None:
         sig = _signal_name(death)
         if sig is not None:
-            return UnreadFailure(text[:400], sig)
+            return UnreadFailure(text[:400], sig, host)
     if _EXITED.search(text) is not None:
         sig = said_signal(text)       # (an exit's code that stands for a signal: -N, 128+N)
         if sig in _TEARDOWN:
             return None               # a stop from outside, not a failure of the job's own
-        return UnreadFailure(text[:400], sig if sig is not None and sig in _NUMBERS.values() else None)
+        return UnreadFailure(text[:400], sig if sig is not None and sig in _NUMBERS.values() else None, host)
     said = head or _LEVEL.search(text) is not None or _FAILED.search(text) is not None
     if not said and (_CANNOT.search(text) is None or _SOFT.search(text) is not None):
         return None
-    return UnreadFailure(text[:400])
+    return UnreadFailure(text[:400], host=host)
 
 
 def glog_error(text: str) -> bool:

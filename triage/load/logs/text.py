@@ -240,12 +240,13 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     agent_hosts = {int(m.group(1)): o.host for o, line in zip(owners, lines) if o.host and "local_rank:" in o.rest
                    and line.startswith(f"{o.host}: ") and (m := _AGENT_PID.search(o.rest)) is not None}
     # (pdsh's "node2: " before DeepSpeed's launcher records: that node's launcher)
-    line_hosts = [o.host if o.host and line.startswith(f"{o.host}: ") else None for o, line in zip(owners, lines)] \
-        if "exits with return code" in body else None
+    node_heads = [o.host if o.host and line.startswith(f"{o.host}: ") else None for o, line in zip(owners, lines)] \
+        if any(o.host for o in owners) else None
+    line_hosts = node_heads if "exits with return code" in body else None
     # (torchrun's own tags on its workers' lines: torchrun started the ranks, so a launcher above it counts agents)
     torchrun_tagged = ("[rank" in whole or "[default" in whole) and any(_TORCHRUN_TAG.match(line) for line in lines)
     launcher_records(record_text(lines, owners, body), path, scan, single_node, agent_hosts, line_hosts,
-                     pid_ranks_of(owners), torchrun_tagged=torchrun_tagged)
+                     pid_ranks_of(owners), torchrun_tagged=torchrun_tagged, node_heads=node_heads)
     # (their [host:pid] heads name the host; a kubectl pod tag is seen through: a box's lines may span lines)
     mpi_records("\n".join(without_pod_tag(line) if line.startswith("[pod/") else line for line in lines), path, scan)
     scan.op_count_splits.extend(op_count_splits(body, path))
@@ -441,7 +442,7 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
         scan.named_failures.append((order, named[0], named[1], path))
     elif loud and rank is None and not parsed and len(scan.unread) < MAX_UNPARSED \
             and (unread := unread_failure(rest, stamp)) is not None:
-        scan.unread.append((order, unread, host, path))
+        scan.unread.append((order, unread, host or unread.host, path))
     if not parsed and not scan.past_init and (RUNNING_MARKER in rest or _PROGRESS.search(rest)):
         scan.past_init = True
     if rank is not None and rest.strip() and not parsed:

@@ -101,3 +101,28 @@ def test_the_stop_as_context_keeps_who_received_it() -> None:
     said = with_stop_context(Verdict(VerdictKind.EXCEPTION, "EXCEPTION: rank 1 raised"), evidence).summary
     assert said == "EXCEPTION: rank 1 raised; then triage launch (pid 5) on host h received SIGTERM and passed it to " \
         "the launcher"
+
+
+def test_a_ranks_own_uncaught_keyboard_interrupt_is_a_stop_not_a_failure(tmp_path: Path) -> None:
+    """Nothing forwarded: rank 0 alone was interrupted (its record: KeyboardInterrupt, 130; CPython then ends it by
+    SIGINT, as torchrun records). The report says an interrupt stopped it, never an exception whose line is missing
+    (a bare ``KeyboardInterrupt`` line has no colon) or a crash to debug."""
+    root = _run_dir(tmp_path, {"exit_code": 1, "launcher_returncode": 1},
+                    {0: _raised("KeyboardInterrupt", STOP_T, 130), 1: {"how": "exit", "exit_code": 0}})
+    (root / HOST / "ranks" / "0" / "output.log").write_text(
+        'Traceback (most recent call last):\n  File "train.py", line 40, in <module>\nKeyboardInterrupt\n')
+    evidence = load_run_dir(root)
+    end = next(r for r in evidence.ranks if r.rank == 0).exit
+    assert end is not None and end.signal_name == "SIGINT" and end.exit_code is None
+    report = analyze(evidence)
+    assert report.verdict.kind is VerdictKind.STOPPED, report.verdict
+    assert "rank 0 (host node7) was interrupted: an uncaught KeyboardInterrupt" in report.verdict.summary
+    assert "find who interrupted it" in report.verdict.summary
+    assert "not in this input" not in json.dumps([f.detail for f in report.findings])
+
+
+def test_a_failure_before_a_ranks_interrupt_stays_the_verdict(tmp_path: Path) -> None:
+    root = _run_dir(tmp_path, {"exit_code": 1, "launcher_returncode": 1},
+                    {0: _raised("KeyboardInterrupt", STOP_T + 5, 130), 1: _raised("ValueError", STOP_T)})
+    report = analyze(load_run_dir(root))
+    assert report.verdict.kind is VerdictKind.EXCEPTION and report.verdict.culprit_ranks == (1,), report.verdict

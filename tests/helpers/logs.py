@@ -3,7 +3,25 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from triage.parsing.log_owners import attribute_lines
+
+_TESTS = Path(__file__).resolve().parents[1]
+
+
+def real_log_lines() -> list[str]:
+    """Every line of the real-world corpus's logs, then of every ``*.log`` under tests/: the text a reading
+    shortcut (a gate before a pattern) must leave every answer unchanged on."""
+    # imported here: scoring imports the whole CLI, which the other users of this module never need
+    from tests.realworld.scoring import load_cases
+
+    lines: list[str] = []
+    for case in load_cases():
+        lines.extend(case.log.read_text(encoding="utf-8", errors="replace").splitlines())
+    for path in sorted(_TESTS.rglob("*.log")):
+        lines.extend(path.read_text(encoding="utf-8", errors="replace").splitlines())
+    return lines
 
 
 def split_interleaved_log(text: str) -> dict[int | str, list[str]]:

@@ -72,12 +72,17 @@ def test_without_the_scanner_it_gives_way(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_lines_holding_answers_what_a_per_line_test_answers(seed: int) -> None:
+@pytest.mark.parametrize("scanner", [True, False], ids=["scanner", "word-by-word"])
+def test_lines_holding_answers_what_a_per_line_test_answers(seed: int, scanner: bool,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    # the scanner's database, or (a few lines, before the process's budget is spent) each word tested in Python
+    monkeypatch.setattr(needles, "_PER_WORD_BUDGET", 0 if scanner else 10**9)
+    monkeypatch.setattr(needles, "_GATES", {})
     rnd = random.Random(seed)
     words = ["step", "loss", "Error", "error", "ERROR", "eRRor", "died", "DIED", "Watchdog", "atchdog", "x" * 30,
              "é", "\u212Ailled", "killed", "KILLED", "[F", "status=", " ", "\t", "\x00", "a.b", "(x)"]
     pieces = ["".join(rnd.choice(words) for _ in range(rnd.randrange(0, 6))) for _ in range(3_000)]
-    literals, caseless = ("Error", "atchdog", "[F", "status=", "a.b", "(x)"), ("died", "killed", "error")
+    literals, caseless = ("Error", "atchdog", "[F", "status=", "a.b", "(x)"), ("died", "killed", "error", "\u212Aill")
     loud = needles.lines_holding(pieces, literals, caseless)
     assert loud is not None
     for index, piece in enumerate(pieces):
@@ -86,6 +91,17 @@ def test_lines_holding_answers_what_a_per_line_test_answers(seed: int) -> None:
             assert index in loud, piece
         else:
             assert index not in loud, piece
+
+
+def test_a_few_lines_are_tested_word_by_word_until_the_budget_is_spent(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(needles, "_GATES", {})
+    monkeypatch.setattr(needles, "_per_word_spent", 0)
+    monkeypatch.setattr(needles, "_PER_WORD_BUDGET", 8)
+    assert needles.lines_holding(["an ERROR", "fine", "ok"], ("zz",), ("error",)) == {0}      # 6 tests, no database
+    assert needles._GATES == {}
+    assert needles.lines_holding(["an ERROR", "fine", "ok"], ("zz",), ("error",)) == {0}      # past 8: the database
+    assert len(needles._GATES) == 1
+    assert needles._per_word(["a\nb"], ("a\nb",), ()) is None        # a word across lines: the scanner's alone
 
 
 def test_lines_holding_gives_way_where_the_scanner_is_not_there(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import random
 import re
-from pathlib import Path
 
 import pytest
 
-from tests.realworld.scoring import load_cases
+from tests.helpers.logs import real_log_lines
 from triage.parsing import log_prefix
 from triage.parsing.log_prefix import split_rank_prefix
 
@@ -30,11 +29,7 @@ _BODIES = ["step 5 loss 2.1", "NCCL INFO Channel 00/0 : 0[1020] -> 1[2030] via P
 
 
 def _lines() -> list[str]:
-    lines: list[str] = []
-    for case in load_cases():
-        lines.extend(case.log.read_text(encoding="utf-8", errors="replace").splitlines())
-    for path in sorted(Path(__file__).resolve().parents[1].rglob("*.log")):
-        lines.extend(path.read_text(encoding="utf-8", errors="replace").splitlines())
+    lines = real_log_lines()
     rnd = random.Random(0)
     for _ in range(20_000):
         line = "".join(rnd.choice(_HEADS) for _ in range(rnd.randrange(4))) + rnd.choice(_BODIES)

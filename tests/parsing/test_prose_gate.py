@@ -5,11 +5,10 @@ sentences of the words the patterns read, in random case, cut and glued."""
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
 
-from tests.realworld.scoring import load_cases
+from tests.helpers.logs import real_log_lines
 from triage.parsing import prose
 from triage.parsing.prose import read_prose
 
@@ -47,11 +46,7 @@ def _case(rnd: random.Random, text: str) -> str:
 
 
 def _lines() -> list[str]:
-    lines: list[str] = []
-    for case in load_cases():
-        lines.extend(case.log.read_text(encoding="utf-8", errors="replace").splitlines())
-    for path in sorted(Path(__file__).resolve().parents[1].rglob("*.log")):
-        lines.extend(path.read_text(encoding="utf-8", errors="replace").splitlines())
+    lines = real_log_lines()
     rnd = random.Random(0)
     for _ in range(20_000):
         if rnd.random() < 0.5:

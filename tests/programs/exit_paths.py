@@ -31,6 +31,13 @@ elif how == "os._exit(300)":
     os._exit(300)
 elif how == "SIGKILL":
     os.kill(os.getpid(), signal.SIGKILL)
+elif how == "caught sys.exit(3)":
+    try:
+        sys.exit(3)
+    except SystemExit:
+        print("rank 0 caught its own sys.exit(3) and goes on", flush=True)
+elif how == "KeyboardInterrupt":
+    raise KeyboardInterrupt
 elif how == "thread sys.exit(5)":
     worker = threading.Thread(target=sys.exit, args=(5,))   # SystemExit in a thread ends only that thread
     worker.start()

@@ -48,8 +48,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("rank_print", "huggingface__trl__1726"): _RANK_PRINT + "rank 0 inferred stuck outside",
     ("rank_print", "modelscope__FunASR__2006"): _RANK_PRINT + "its rank not named",
     ("rank_print", "pytorch__pytorch__150852"): _RANK_PRINT + "its rank not named",
-    ("logging_asctime", "schism-dev__schism__202"): "a logging head before SCHISM's '0: ABORT: ...' line: the "
-                                                  "rank's abort read as a crash (round 39)",
 }
 
 

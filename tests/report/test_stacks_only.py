@@ -16,7 +16,7 @@ import pytest
 
 from tests.helpers.launch import torchrun
 from tests.helpers.paths import PROGRAMS
-from tests.helpers.processes import running_program, triage_cmd
+from tests.helpers.processes import running_program, triage_cmd, wait_for
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -32,14 +32,46 @@ def _rank_pids(launcher: int, ranks: set[int]) -> list[str]:
     return pids
 
 
+def _rank_processes(launcher: int) -> list[psutil.Process]:
+    ranks = []
+    for child in psutil.Process(launcher).children(recursive=True):
+        try:
+            if child.environ().get("RANK") is not None:
+                ranks.append(child)
+        except psutil.Error:
+            continue
+    return ranks
+
+
+def _main_thread_cpu(rank: psutil.Process) -> float:
+    [main] = [t for t in rank.threads() if t.id == rank.pid]
+    return main.user_time + main.system_time
+
+
+def _all_ranks_blocked(launcher: int, world: int) -> bool:
+    """Every rank sleeps and its main thread used no CPU over half a second: each is blocked in its last call,
+    not still running to it. The caller polls this until it holds."""
+    ranks = _rank_processes(launcher)
+    if len(ranks) != world:
+        return False
+    try:
+        before = [_main_thread_cpu(r) for r in ranks]
+        time.sleep(0.5)
+        after = [_main_thread_cpu(r) for r in ranks]
+        states = [r.status() for r in ranks]
+    except (psutil.Error, ValueError):
+        return False
+    return before == after and all(state == psutil.STATUS_SLEEPING for state in states)
+
+
 def _report_on_dump(tmp_path: Path, mode: str, only: set[int] | None = None) -> tuple[int, dict[str, Any]]:
     env = dict(os.environ, STACKS_MODE=mode, PYTHONUNBUFFERED="1")
     with running_program(torchrun(PROGRAMS / "stacks_only_job.py", nproc=4), env=env, timeout=120) as job:
-        time.sleep(3)        # every rank is blocked (or busy) by now
+        wait_for(lambda: _all_ranks_blocked(job.pid, 4), timeout=120, what="every rank blocked in its last call")
         out = tmp_path / "dump"
         which = ["--match", "stacks_only_job"] if only is None else ["--pid", *_rank_pids(job.pid, only)]
         dump = subprocess.run(triage_cmd("dump", *which, "--out", str(out), "--strace-seconds", "0",
-                                         "--gdb", "never"),
+                                         "--gdb", "never", "--collector-timeout", "60"),
                               capture_output=True, text=True, timeout=150, check=False)
         assert dump.returncode in (0, 1), dump.stderr
     result = subprocess.run(triage_cmd("report", str(out), "--format", "json"), capture_output=True, text=True,

@@ -7,10 +7,12 @@ reads it, with the same report byte for byte as a start that compiles everything
 
 from __future__ import annotations
 
+import _sre
 import dataclasses
 import hashlib
 import marshal
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -28,6 +30,10 @@ def cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(compiled_cache, "_loaded", None)
     monkeypatch.setattr(compiled_cache, "_new", {})
     monkeypatch.setattr(compiled_cache, "_used", set())
+    monkeypatch.setattr(compiled_cache, "_regex_loaded", None)
+    monkeypatch.setattr(compiled_cache, "_regex_new", {})
+    monkeypatch.setattr(compiled_cache, "_regex_used", set())
+    monkeypatch.setattr(compiled_cache, "_re_compile", re._compiler.compile)   # (as install() would set it)
     return tmp_path / "xdg" / "triage"
 
 
@@ -164,6 +170,58 @@ def test_dataclasses_made_through_the_cache_behave_the_same(cache_home: Path) ->
         cached()  # type: ignore[call-arg]
 
 
+PATTERNS = [
+    (r"a(?P<x>b)+c", re.IGNORECASE), (r"(?i)Watchdog caught .* (\d+) ms", 0), (rb"[\x80-\xff]", 0),
+    (r"^\[rank(\d+)\]:", re.MULTILINE), (r"(?P<a>\w+)(?:-(?P<b>\d+))?|(?P<c>é+)", re.UNICODE),
+    (r"(?x) a  b # a comment", 0), (r"K\u212a", re.IGNORECASE), (rb"(?s).", 0), ("", 0),
+]
+
+
+def test_patterns_are_compiled_once_then_built_from_their_kept_parts(cache_home: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    first = [compiled_cache._regex(source, int(flags)) for source, flags in PATTERNS]
+    assert len(compiled_cache._regex_new) == len(PATTERNS)
+    assert compiled_cache.save()
+    assert not compiled_cache.save()
+    monkeypatch.setattr(compiled_cache, "_regex_loaded", None)
+    monkeypatch.setattr(compiled_cache, "_regex_new", {})
+    again = [compiled_cache._regex(source, int(flags)) for source, flags in PATTERNS]
+    assert compiled_cache._regex_new == {}                # built from the file's parts, not compiled
+    for (source, flags), one, other in zip(PATTERNS, first, again):
+        own = re._compiler.compile(source, flags)
+        assert one == own and other == own, source       # (a pattern compares its flags, source and code words)
+        assert (other.groups, other.groupindex, other.flags) == (own.groups, own.groupindex, own.flags)
+    assert again[0].fullmatch("ABbc").group("x") == "b"
+    assert again[3].findall("[rank3]: x\n[rank12]: y") == ["3", "12"]
+
+
+def test_parts_the_engine_refuses_or_of_another_shape_are_not_used(cache_home: Path) -> None:
+    source, flags = r"a+b", 0
+    good = compiled_cache._parts(source, flags)
+    table = {(source, flags): (good[0], [999_999, 3], *good[2:]),     # code words the engine's check refuses
+             ("x", 0): ("not parts",), (b"y", "0"): good}
+    assert compiled_cache.write(compiled_cache._regex_file(), marshal.dumps(table))
+    assert list(compiled_cache._regexes()) == [(source, flags)]
+    pattern = compiled_cache._regex(source, flags)
+    assert pattern == re._compiler.compile(source, flags) and pattern.match("aab")
+    assert compiled_cache._regex_new == {(source, flags): good}   # compiled as before, its own parts kept instead
+
+
+def test_the_patterns_compiled_while_a_cache_file_is_read_are_compiled_as_before(tmp_path: Path) -> None:
+    # the first dataclass reads its file; that read's imports (json's patterns) compile patterns, which must not
+    # read the patterns' file in the middle of it: a fresh process, with both files there from a first run
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "xdg")
+    env["PYTHONPATH"] = str(Path(compiled_cache.__file__).resolve().parents[1])
+    script = ("import sys; from triage import compiled_cache; compiled_cache.install(); import triage.options; "
+              "import json, re; re.compile('a test (of) the cache+'); compiled_cache.save(); assert 'json' in sys.modules")
+    for _ in range(3):
+        out = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
+                             timeout=300, check=False)
+        assert out.returncode == 0, out.stderr
+    assert (tmp_path / "xdg" / "triage" / compiled_cache._regex_file()).is_file()
+
+
 def test_a_real_report_writes_the_cache_once_then_reads_it(tmp_path: Path) -> None:
     log = tmp_path / "job.log"
     log.write_text("[rank0]: step 1 loss 2.0\n" * 50
@@ -188,6 +246,14 @@ def test_a_real_report_writes_the_cache_once_then_reads_it(tmp_path: Path) -> No
     first = report({})
     assert cache.is_file() and cache.stat().st_mode & 0o777 == 0o600
     written = cache.stat()
+    regexes = tmp_path / "xdg" / "triage" / compiled_cache._regex_file()
+    assert regexes.is_file() and regexes.stat().st_mode & 0o777 == 0o600
+    regexes_written = regexes.stat()
     second = report({})
     assert (cache.stat().st_ino, cache.stat().st_mtime_ns) == (written.st_ino, written.st_mtime_ns)  # not rewritten
     assert compiling == first == second
+    assert (regexes.stat().st_ino, regexes.stat().st_mtime_ns) == (regexes_written.st_ino, regexes_written.st_mtime_ns)
+    table = marshal.loads(regexes.read_bytes()[len(compiled_cache.MAGIC + compiled_cache._tag()) + 32:])  # noqa: S302
+    assert len(table) > 50
+    for (source, flags), parts in table.items():        # every pattern the report compiled, built from its parts
+        assert _sre.compile(source, *parts) == re._compiler.compile(source, flags), source

@@ -10,6 +10,7 @@ from triage.analysis.stopped import what_to_do
 from triage.model import MismatchKind, Verdict, VerdictKind
 from triage.model.evidence import GPU_WAIT, RankActivityFact
 from triage.model.gpu import GPU_BUSY_SHARE
+from triage.parsing.launch_failure import LAUNCH_TEXT
 
 _FLIGHT_RECORDER = ("PyTorch's Flight Recorder (TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1 "
                     "TORCH_NCCL_DEBUG_INFO_TEMP_FILE=/shared/dir/fr_) and pass the dumps to `triage report`")
@@ -55,6 +56,8 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None) -> tuple[str, .
             steps.append("check tensor shapes per rank (uneven last batch, padding, a rank-dependent split)")
         if verdict.subkind is MismatchKind.DTYPE:
             steps.append("check autocast / .to(dtype) on that rank: every rank must pass the same dtype")
+    elif kind is VerdictKind.EXCEPTION and LAUNCH_TEXT in summary:
+        steps.append(settle_setup(summary, verdict.culprit_host) or "")   # the program never ran: no traceback
     elif kind is VerdictKind.EXCEPTION:
         steps.append(f"read the traceback of {who or 'the failing rank'} in the log: it is the first failure; "
                      "the timeouts and errors of the other ranks followed from it")

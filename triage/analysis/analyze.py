@@ -10,6 +10,7 @@ from triage.analysis.advice import INIT_HANG_STEPS, excerpt_steps
 from triage.analysis.agent_view import gpu_steps, init_steps
 from triage.analysis.cluster_check import cluster_check_finding, cluster_check_json, cluster_check_step
 from triage.analysis.crash import CrashAnalysis, analyse_crashes, crash_analysis_report, crash_record_events
+from triage.analysis.describe import who
 from triage.analysis.diff import (
     Disagreement,
     Straggle,
@@ -252,7 +253,8 @@ def _time(*calls: Collective) -> int:
 def _missing(ctx: _Context, ranks: tuple[RankEvidence, ...]) -> tuple[int, ...]:
     if not ctx.evidence.complete:
         return ()      # an excerpt: a rank it does not show is not in this input, not missing
-    known = {r.rank for r in ranks if r.has_trace or r.exit or r.stack or r.collectives}
+    # a rank sampled whose stack triage could not read is not missing: its stack is not recorded (said below)
+    known = {r.rank for r in ranks if r.has_trace or r.exit or r.stack or r.collectives or r.stack_unread}
     return tuple(r for r in ctx.world if r not in known)
 
 
@@ -289,6 +291,11 @@ def _findings(
                                 f"{rank_word(missing)} of {len(ctx.world)} "
                                 f"{'has' if len(missing) == 1 else 'have'} no dump "
                                 f"({verdicts.what_is_missing(missing, ctx.paths)})"))
+    for rank in ctx.evidence.ranks:
+        if rank.stack_unread and not (rank.stack or rank.has_trace or rank.exit):
+            findings.append(Finding("stack_not_recorded", (rank.rank,),
+                                    f"{who((rank.rank,), ctx.hosts)} was sampled, but triage could not read its "
+                                    f"stack: not recorded ({rank.stack_unread})", rank.evidence))
     events = event_findings(ctx.evidence.events)
     # what a core/gdb says about the culprit belongs right under the root cause
     near = [f for f in events if f.kind == EventKind.CRASH_ANALYSIS.value and set(f.ranks) & set(verdict.culprit_ranks)]

@@ -10,6 +10,7 @@ from triage.analysis.ranks import rank_word
 from triage.lazy_regex import lazy_regex
 from triage.model.evidence import RankEvidence
 from triage.parsing.crashlog import PROXY_FAILED, size_check_sizes
+from triage.parsing.launch_failure import LAUNCH_TEXT
 from triage.parsing.peers import peer_of
 
 # How to get every rank's output with each line tagged by its rank: torchrun's flag, unless the input shows
@@ -83,12 +84,13 @@ def settle_hang(ranks: tuple[RankEvidence, ...], timed_out: list[int], cov: Mapp
 # A set-up failure in which no rank is at fault: what would settle it is the port or the node, never a rank
 _PORT_TAKEN = lazy_regex(r"EADDRINUSE|[Aa]ddress already in use|failed to listen on any local network address")
 _PORT = lazy_regex(r"\bport:? (\d{2,5})\b|:(\d{2,5})\b")
+_PROGRAM = lazy_regex(LAUNCH_TEXT + r": could not start (?!the program\b)(\S+)")
 _SSH = lazy_regex(r"via ssh|ssh exited|ssh: connect to host|Permission denied \(publickey")
 
 
 def settle_setup(text: str, host: str | None) -> str | None:
     """What would settle a failure of the job's set-up that no rank caused (the store's port taken, a
-    node the launcher cannot ssh to), or None for any other failure."""
+    node the launcher cannot ssh to, a program the launcher could not start), or None for any other failure."""
     if _PORT_TAKEN.search(text):
         found = _PORT.search(text)
         port = next((g for g in found.groups() if g), None) if found else None
@@ -97,6 +99,13 @@ def settle_setup(text: str, host: str | None) -> str | None:
         probe = f"`ss -ltnp 'sport = :{port}'`" if port else "`ss -ltnp`"
         return (f"{probe} {where} would settle it: it names the process that holds {what} (another job, a stale "
                 "run); free it or choose another MASTER_PORT (--master_port)")
+    if LAUNCH_TEXT in text:
+        program = _PROGRAM.search(text)
+        what = program.group(1) if program else "the program"
+        where = host or "each node the job runs on"
+        return (f"the program never started, so no rank's log will show more: check on {where} that {what} is there "
+                "and executable for the job's user (`ls -l`, `file` for a binary of another machine), and that the "
+                "job's environment (its venv, conda or module set-up, PATH) is the same there as where it runs")
     if _SSH.search(text):
         target = host or "NODE"
         return (f"`ssh -o BatchMode=yes {target} true` from the node that launches the job would settle it (keys, "

@@ -32,6 +32,11 @@ _TO_DO = (
                                      "-o JobID,State,Reason,End` on Slurm), the pod's events (`kubectl describe pod`) "
                                      "or the supervisor's log; if it was a preemption or a time limit, checkpoint "
                                      "more often and requeue")),
+    # a rank's own uncaught KeyboardInterrupt (triage.load.forwarded's words)
+    ("was interrupted: an uncaught KeyboardInterrupt", (
+        "find who interrupted it: Ctrl-C in a terminal the rank shares (a job started in the foreground), a "
+        "`kill -INT` of it, or code that raised KeyboardInterrupt (its traceback in the rank's output says where); "
+        "if that was not meant, run it again (from its last checkpoint, if it keeps one)")),
     # torchrun's agent signalled with no scheduler line (triage.load.logs.records' words)
     ("agent received SIGHUP", ("the terminal or ssh session the job was started from closed: start it in tmux or "
                                "screen, with setsid/nohup, or as a batch job (sbatch)")),

@@ -180,7 +180,7 @@ def _log_evidence(scan: LogScan, names: list[str]) -> Evidence:
     ranks = scan_to_ranks(scan)
     unattributed = unread_failures(scan, orphan_failures(scan))
     if not (ranks or scan.events or unattributed or scan.mismatches or scan.nccl_processes or scan.init_waits
-            or scan.op_count_splits or scan.lagging or scan.prose.hang or scan.prose.stop):
+            or scan.op_count_splits or scan.lagging or scan.prose.hang or scan.prose.stop or scan.went_on):
         raise InputError(f"{names[0]}: no rank, collective, watchdog, NCCL or error line found in "
                          f"{'this log' if len(names) == 1 else 'these logs'}",
                          "pass the job's stdout/stderr (with [rankN]: prefixes, e.g. torchrun --tee 3) "
@@ -189,6 +189,7 @@ def _log_evidence(scan: LogScan, names: list[str]) -> Evidence:
                     extra_evidence=tuple(name for name in names if not name.startswith("<")),
                     complete=False, coverage_note=scan.world_source,
                     mismatches=tuple(scan.mismatches), unattributed=unattributed, unparsed=tuple(scan.unparsed),
+                    went_on=tuple(scan.went_on[:20]),
                     nccl_processes=tuple(scan.nccl_processes), init_waits=tuple(scan.init_waits),
                     op_count_splits=tuple(scan.op_count_splits), unprefixed_tail=tuple(scan.unprefixed_tail),
                     lagging=tuple(scan.lagging), stop=scan.stop, launcher=scan.launcher,
@@ -212,6 +213,7 @@ def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
         mismatches=tuple(m for part in parts for m in part.mismatches),
         unattributed=tuple(u for part in parts for u in part.unattributed),
         unparsed=tuple(u for part in parts for u in part.unparsed),
+        went_on=tuple(w for part in parts for w in part.went_on),
         nccl_processes=tuple(n for part in parts for n in part.nccl_processes),
         init_waits=tuple(w for part in parts for w in part.init_waits),
         op_count_splits=tuple(s for part in parts for s in part.op_count_splits),

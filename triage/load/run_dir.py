@@ -7,14 +7,22 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from triage.bundle import Manifest, Trigger, read_manifest
+from triage.bundle import CollectorStatus, Manifest, Trigger, read_manifest
 from triage.errors import InputError
 from triage.layout import BundlePaths, HostPaths, RankPaths, RunPaths
 from triage.load.agent_end import agent_end_event
 from triage.load.agent_facts import agent_facts
 from triage.load.cores import bundle_core_outputs
 from triage.load.crash_records import LOG_TAIL_LINES, core_record, live_gdb_record
-from triage.load.forwarded import forwarded_stop, launcher_end, read_node
+from triage.load.forwarded import (
+    INTERRUPTED,
+    caught_exit,
+    forwarded_stop,
+    interrupted_stop,
+    launcher_end,
+    launcher_exited_zero,
+    read_node,
+)
 from triage.load.fr_files import fr_rank_evidence, read_text
 from triage.load.kernel import job_kernel_events
 from triage.load.logs.finish import with_log_failure
@@ -122,6 +130,7 @@ def load_run_dir(root: Path) -> Evidence:
         if not (host.ranks_dir.is_dir() or host.bundles_dir.is_dir()):
             continue
         launcher = {**launcher_end(host, node if host.node.is_file() else None), **_launcher_exits(host, skipped)}
+        zero = host.node.is_file() and launcher_exited_zero(node)     # every rank of this host exited 0
         bundle = _latest_bundle(host, skipped)
         manifest = _manifest(bundle, skipped) if bundle else None
         if host.host in node_manifests:
@@ -145,6 +154,11 @@ def load_run_dir(root: Path) -> Evidence:
             elif item.exit is not None and item.exit.ok and rank in launcher:
                 ended = ended_after_exit_record(item.exit, launcher[rank], output_tail(host.rank(rank).output))
                 item = item if ended is item.exit else replace(item, exit=ended)
+            elif item.exit is not None and item.exit.signal is None and item.exit.exit_code and zero:
+                item = replace(item, exit=caught_exit(item.exit, host))
+            interrupt = interrupted_stop(item.exit, rank, host.host)
+            if interrupt is not None:
+                stops.append(interrupt)
             ranks.append(item)
             notes.update(_recorder_note(host.rank(rank), skipped))
             if item.world_size:
@@ -312,6 +326,7 @@ def _load_rank(host: HostPaths, rank: int, bundle: Path | None, manifest: Manife
     if base is not None and not base.collectives and _recorder_note(paths, skipped):
         base = None     # an empty dump of a Flight Recorder that was off: nothing recorded, nothing matched
     threads = _threads(paths, bundle, rank, skipped, evidence)
+    unread = None if threads else _stack_unread(manifest, rank)
     exit_info = _exit(paths, skipped)
     scan = LogScan()
     tails: list[str] = []
@@ -339,8 +354,30 @@ def _load_rank(host: HostPaths, rank: int, bundle: Path | None, manifest: Manife
         stack_top=stack_top(threads) if threads else None,
         in_collective=(waiting_in_collective(threads) is not None) if threads else None,
         stack_collective=waiting_in_collective(threads) if threads else None, alive=alive, exit=exit_info,
-        evidence=tuple(sorted(evidence, key=_evidence_rank)),
+        evidence=tuple(sorted(evidence, key=_evidence_rank)), stack_unread=unread,
     )
+
+
+_STACK_COLLECTORS = ("pyspy", "pystack", "gdb")
+_UNREAD = (CollectorStatus.FAILED, CollectorStatus.TIMEOUT, CollectorStatus.DENIED, CollectorStatus.MISSING)
+
+
+def _stack_unread(manifest: Manifest | None, rank: int) -> str | None:
+    """Why a sampled rank has no stack: its stack collectors' failures as the bundle's manifest records them
+    (None: no collector tried, so the rank was not sampled). triage's own failure to read a rank never makes
+    the rank missing."""
+    if manifest is None:
+        return None
+    tried = [c for c in manifest.collectors if c.rank == rank and c.name in _STACK_COLLECTORS]
+    failed = [c for c in tried if c.status in _UNREAD]
+    if not failed:
+        return None
+    reasons = []
+    for record in failed:
+        first = (record.error or "").strip().splitlines()
+        said = first[0].split(" Stack backtrace:", 1)[0][:160] if first else ""   # py-spy's Rust backtrace: noise
+        reasons.append(f"{record.name} {record.status.value}" + (f" ({said})" if said else ""))
+    return "; ".join(reasons)
 
 
 _BUNDLE_RANK, _RANK = BundlePaths(Path("b")).rank(0), RankPaths(Path("r"))   # only their file names are used
@@ -421,8 +458,14 @@ def _exit(paths: RankPaths, skipped: list[str]) -> ExitInfo | None:
     if not isinstance(data, dict):
         return None
     exc = data.get("exception") if isinstance(data.get("exception"), dict) else None
-    message = f"{exc.get('type')}: {exc.get('message')}".strip() if exc else None
+    message = f"{exc.get('type')}: {exc.get('message') or ''}".strip().rstrip(":") if exc else None
     code = _int(data.get("exit_code"))
+    if exc and exc.get("type") == "KeyboardInterrupt" and exc.get("module") in (None, "builtins") and code == 130:
+        # CPython ends a process whose KeyboardInterrupt went unhandled by SIGINT: what its parent sees
+        raised = exc.get("time")
+        return ExitInfo(signal=int(_signal.SIGINT), signal_name="SIGINT",
+                        time=float(raised) if isinstance(raised, (int, float)) else None,
+                        message=INTERRUPTED, evidence=(str(paths.exit),))
     if code is None and exc:
         code = 1
     arg = data.get("exit_arg")

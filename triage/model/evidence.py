@@ -148,6 +148,8 @@ class RankEvidence:
     histories: tuple[tuple[str, SeqHistory], ...] = ()
     last_lines: tuple[str, ...] = ()         # a log's last lines of this rank (what it was doing)
     stack_collective: str | None = None      # the torch.distributed call its stack waits in ("all_reduce")
+    # sampled (a bundle holds its folder) but no stack collector could read it: why, from the collectors' records
+    stack_unread: str | None = None
 
 
 @dataclass(frozen=True)
@@ -340,6 +342,8 @@ class Evidence:
     mismatches: tuple[ReportedMismatch, ...] = ()   # TORCH_DISTRIBUTED_DEBUG=DETAIL mismatch errors
     unattributed: tuple[ExitInfo, ...] = ()  # failures in the input that no line ties to a rank
     unparsed: tuple[str, ...] = ()          # lines that look like a known format but did not parse
+    # failure lines read in words alone after which the same process printed its progress: it went on past them
+    went_on: tuple[str, ...] = ()
     nccl_processes: tuple[NcclProcess, ...] = ()  # NCCL op lines of processes of no known rank
     init_waits: tuple[InitWaitRecord, ...] = ()   # ranks stuck in init_process_group / store / rendezvous
     op_count_splits: tuple[OpCountSplit, ...] = ()  # NCCL RAS: ranks of a communicator at different op counts

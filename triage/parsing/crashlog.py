@@ -30,6 +30,8 @@ from triage.model.backtrace import CrashLogFacts
 
 # what a failure line names at its other end, and how it is said and cut: triage.parsing.peers (re-exported here,
 # where the readers import them)
+from triage.parsing.launch_failure import MARKERS as LAUNCH_MARKERS
+from triage.parsing.launch_failure import launch_failure
 from triage.parsing.peers import CUDA_SETUP_NOTE as CUDA_SETUP_NOTE  # noqa: PLC0414
 from triage.parsing.peers import PEER, noted, peer_of
 from triage.parsing.peers import clip_keeping as clip_keeping  # noqa: PLC0414
@@ -72,7 +74,7 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            "forrtl: ", "exit signals: ", "CUDA_ERROR_", "Check failed", "Check failure", "NCCL_ERROR", "ECONN",
            "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "connect() failed", "DDP expects same model",
            "appears not to match", "UCX  ERROR", "UCX ERROR", "ASSERT '", ": error: argument ",
-           ": error: the following arguments are required", ": error: invalid choice")
+           ": error: the following arguments are required", ": error: invalid choice", *LAUNCH_MARKERS)
 
 _EXC = lazy_regex(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
@@ -308,6 +310,8 @@ def parse_crash_line(line: str) -> CrashLine | None:
         found = _check_line(line.strip())
         if found is not None:
             return found
+    if (launch := launch_failure(text)) is not None:     # a launcher that could not start the program
+        return CrashLine(CrashLineKind.EXCEPTION, launch)
     if ": error: " in text and (usage := _ARGPARSE_ERROR.match(text)) is not None:
         return CrashLine(CrashLineKind.EXCEPTION, f"{usage.group('prog')} refused its command line and exited with "
                          f"argparse's code 2 (no training step ran): {text}"[:400], "SystemExit")

@@ -46,6 +46,10 @@ _CLEAN_EXIT = lazy_regex(r"\b(?:exited\b(?: with)?(?: exit)?|exit)\s*(?:code|sta
 _PLAIN_EXIT = lazy_regex(_CODE + r"(?:[1-9]|[1-9]\d|1[01]\d|12[0-7])\b(?!\.?\d)", re.IGNORECASE)
 _SIGNAL_WORDS = (("segmentation fault", "SIGSEGV"), ("bus error", "SIGBUS"), ("illegal instruction", "SIGILL"),
                  ("core dumped", "SIGABRT"), ("abort", "SIGABRT"), ("killed", "SIGKILL"))
+# a program's own abort message at the head of its line ("ABORT: get_file_times(6)", "abort: bad mesh", "ABORTING:
+# ..."): the program's words before it exits (an MPI_Abort, a stop), not the abort() that raises SIGABRT, which a
+# signal, a core dump or "Aborted" would say
+_ABORT_HEAD = lazy_regex(r"^\W*(?:ABORT(?:ING)?|[Aa]bort(?:ing)?)\b\s*[:!-]")
 _NAMES = {4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 11: "SIGSEGV", 15: "SIGTERM"}
 _TEARDOWN = ("SIGTERM", "SIGINT", "SIGHUP")
 
@@ -66,7 +70,8 @@ def _signal(text: str) -> str | None:
     if _PLAIN_EXIT.search(text):
         return None
     low = text.lower()
-    return next((sig for words, sig in _SIGNAL_WORDS if words in low), None)
+    head = _ABORT_HEAD.match(text) is not None and "aborted" not in low
+    return next((sig for words, sig in _SIGNAL_WORDS if words in low and not (head and words == "abort")), None)
 
 
 def named_failure(line: str, prefix_rank: int | None = None) -> tuple[int, CrashLine] | None:

@@ -42,6 +42,9 @@ _STAMP = lazy_regex(
     # journald's short format goes on with the host and the process: "Nov 26 10:00:01 node3 python[4821]: "
     r"(?: [\w.-]+ [\w./-]+\[\d+\]:(?= |$))?"
     r"|(?P<glog>[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+) +\d+ (?P<glogfile>[\w./-]+):\d+\]"
+    # a time of day alone ("[12:00:00] ", "12:00:00.123 "), only before a launcher's rank prefix ("3: ", "[rank3]:"):
+    # elsewhere such a head is a library's own (dmlc's "[05:05:29] file.cc:52: "), read with it
+    r"|\[?(?P<clock>\d\d:\d\d:\d\d(?:[.,]\d+)?)\]?(?=\s+(?:\d{1,5}: |\[(?:rank|default)\d+\]:))"
     r")(?:\s*[-|:]\s|\s+|$)"
 )
 # Python logging's heads around a message: basicConfig's default "%(levelname)s:%(name)s:" ("INFO:root:",
@@ -145,7 +148,7 @@ def strip_decorations(line: str) -> tuple[str, str | None]:
         match = _STAMP.match(line)
         if match is None:
             break
-        stamp = match.group("iso") or match.group("syslog") or match.group("glog")
+        stamp = match.group("iso") or match.group("syslog") or match.group("glog") or match.group("clock")
         if stamp[:1] == "F" and match.group("glog") and not match.group("glogfile").startswith("ProcessGroup"):
             break     # glog's FATAL level (a failed CHECK: the process aborts): its head is what says so, kept
         line = line[match.end():]

@@ -31,13 +31,32 @@ _LEVEL = lazy_regex(
     r"|\b[Ff]atal(?: error)?\b"
     r"|(?:^|\s)(?:abort|aborting|panic)(?::|!)"
     r"|\b(?:Aborted|Aborting)\b")
+# What a system does and can fail to do ("could not open", "cannot allocate", "unable to launch", "could not be
+# loaded"): an action, never a verb of knowing ("cannot tell", "could not reproduce", prose about the run)
+_ACTION = (r"(?:connect|creat|open|initiali[sz]|init\b|allocat|register|attach|reach|bind|listen|resolv|find|locat|"
+           r"access|start|launch|spawn|fork|exec|run\b|load|import|read|writ|mount|map\b|mmap|set ?up|get\b|obtain|"
+           r"acquir|lock|send|receiv|recv|post|forward|enabl|stop|shut ?down|synchroni[sz]|sync\b|consum|handl|"
+           r"recover|compil|pars|decod|deseriali[sz]|restor|sav|establish|contact|join|communicat|talk|query|"
+           r"detect|determin|mov|copy|transfer|commit|restart|continu|proceed|complet|reserv|pin|lookup|look up)")
 # A failure said in words after a subject: "X failed", "failed to Y", "Failed: Y", "X error: Y" (never a count:
-# "3 failed", "0 errors").
+# "3 failed", "0 errors"); or that something could not be done (_CANNOT).
 _FAILED = lazy_regex(
     r"(?<!\d )\b(?:[Ff]ailed|FAILED)\b(?!\s*(?:=|:\s*0\b|\s*0\b))"
-    r"|\b\w*[Ee]rror(?:\s*\(\w+\))?:\s+\S"
-    r"|\b(?:could not|cannot|can't|unable to) (?:connect|create|open|initiali[sz]e|allocate|register|attach|"
-    r"reach|bind|resolve|find the peer)\b")
+    r"|\b\w*[Ee]rror(?:\s*\(\w+\))?:\s+\S")
+# A "could not" that goes on without the thing: a fallback, a default, a step skipped, an optional part
+_SOFT = lazy_regex(r"\b(?:using (?:the )?default|defaulting to|default to|skipping|skipped|will use|instead|optional|"
+                   r"not required|disabled|disabling|continuing without|proceeding without)\b", re.IGNORECASE)
+_CANNOT = lazy_regex(r"(?i:\b(?:could not|cannot|can't|can not|couldn't|unable to) (?:be )?" + _ACTION + r")")
+# glog's and absl's error and fatal heads ("E1127 10:00:01.123 4242 file.cc:88] ...", absl's "E0000 00:00:..."): the
+# level is the head's first letter, whatever the line's words (the reader removes the head as a timestamp and passes
+# what it was: triage.parsing.textclean)
+_GLOG_ERROR = lazy_regex(r"^\s*[EF]\d{4} \d\d:\d\d:\d\d")
+# The words a line that this reader reads must hold (caseless), the glog head apart: the reader's line gate passes
+# only lines holding one (triage.load.logs.text), a superset of named_failure's
+UNREAD_WORDS = (*FAILURE_WORDS, "crit", "panic", "severe", "emerg", "could not", "couldn't", "cannot", "can't",
+                "can not", "unable to", "[e]", "<e>", "(e)", "[f]", "<f>", "(f)", "[err]", "<err>")
+
+
 # A process's exit with a code other than 0, in any words ("exited with code 1", "exit status 2", "returned exit code
 # -11", "exitcode: 137")
 _EXITED = lazy_regex(r"\b(?:exit(?:ed)?|return(?:ed)?)(?: with)?(?: an?)? ?(?:exit ?)?"
@@ -67,7 +86,10 @@ _NOT_FAILURE = lazy_regex(
     # a setting of a log level, and the command line that started the job (its flags are no failure)
     r"|\b(?:log[_-]?level|verbosity|level)\s*[:=]?\s*(?:ERROR|FATAL|CRITICAL)\b"
     r"|^(?:[$#>] )?(?:\w+=\S+\s+)*(?:python[\d.]*|torchrun|srun|mpirun|mpiexec|deepspeed|accelerate|bash|sh|sbatch)\s"
-    r"|\bsignal handler\b|\b(?:register|install)(?:ed|ing)? .*signal",
+    r"|\bsignal handler\b|\b(?:register|install)(?:ed|ing)? .*signal"
+    # a plugin registered twice (TensorFlow's "Unable to register cuDNN factory: ... when one has already been
+    # registered"): the first one serves
+    r"|\balready (?:been )?registered\b",
     re.IGNORECASE)
 # The job said it ended well: a generic failure line before such a line is no failure of the run.
 SUCCESS = lazy_regex(r"\b(?:completed successfully|finished successfully|succeeded|training (?:is )?(?:done|complete|"
@@ -79,29 +101,46 @@ SUCCESS = lazy_regex(r"\b(?:completed successfully|finished successfully|succeed
 class UnreadFailure:
     text: str                    # the line, trimmed
     signal: str | None = None    # the signal it says a process died by ("SIGSEGV"), if any
+    host: str | None = None      # the node the line says it happened on ("... on host nid00012 exited ..."), if any
 
 
-def unread_failure(line: str) -> UnreadFailure | None:
-    """The line as a failure in words triage has no reader for, or None."""
+# the node a line says the failure happened on: "application 1234 on host nid00012 exited with code 139" (HPE PALS),
+# "... on node gpu-a07 ..."; a name with a letter first and a digit in it (MPICH's "Abort(1) on node 2" numbers a
+# process, not a node)
+_ON_HOST = lazy_regex(r"\bon (?:host|node) (?P<host>(?=[\w.-]*\d)[A-Za-z][\w-]*(?:\.[A-Za-z][\w-]*)*)\b")
+
+
+def unread_failure(line: str, stamp: str | None = None) -> UnreadFailure | None:
+    """The line as a failure in words triage has no reader for, or None (``stamp``: the head the reader removed from
+    it, whose glog level may say it is an error)."""
     text = line.strip()
     low = text.lower()
-    if not any(word in low for word in FAILURE_WORDS):
+    head = glog_error(text) or (stamp is not None and glog_error(stamp))
+    if not head and not any(word in low for word in UNREAD_WORDS):
         return None        # (the reader's line gate passes only lines holding one: the same answer without it)
     if not text or len(text) > 2000 or _NOT_FAILURE.search(text) is not None:
         return None
+    on = _ON_HOST.search(text)
+    host = on.group("host") if on is not None else None
     death = _SIGNAL_DEATH.search(text)
     if death is not None:
         sig = _signal_name(death)
         if sig is not None:
-            return UnreadFailure(text[:400], sig)
+            return UnreadFailure(text[:400], sig, host)
     if _EXITED.search(text) is not None:
         sig = said_signal(text)       # (an exit's code that stands for a signal: -N, 128+N)
         if sig in _TEARDOWN:
             return None               # a stop from outside, not a failure of the job's own
-        return UnreadFailure(text[:400], sig if sig is not None and sig in _NUMBERS.values() else None)
-    if _LEVEL.search(text) is None and _FAILED.search(text) is None:
+        return UnreadFailure(text[:400], sig if sig is not None and sig in _NUMBERS.values() else None, host)
+    said = head or _LEVEL.search(text) is not None or _FAILED.search(text) is not None
+    if not said and (_CANNOT.search(text) is None or _SOFT.search(text) is not None):
         return None
-    return UnreadFailure(text[:400])
+    return UnreadFailure(text[:400], host=host)
+
+
+def glog_error(text: str) -> bool:
+    """The text opens with glog's or absl's error or fatal head (``E1127 10:00:01.123 ...``)."""
+    return text[:1] in ("E", "F", " ") and _GLOG_ERROR.match(text) is not None
 
 
 def _signal_name(match: re.Match[str]) -> str | None:

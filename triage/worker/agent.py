@@ -31,7 +31,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from triage.worker import flight
-from triage.worker.files import write_bytes, write_json
+from triage.worker.files import WRITE_FLAGS, write_bytes, write_json
 from triage.worker.redact import redact_argv, redact_text
 
 RANK_VARS_DEFAULT = ("RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK")
@@ -119,8 +119,7 @@ def _redirect_output(rank_dir: str) -> None:
         if stream is not None:
             with contextlib.suppress(Exception):
                 stream.flush()
-    fd = os.open(os.path.join(rank_dir, "output.log"),
-                 os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    fd = os.open(os.path.join(rank_dir, "output.log"), WRITE_FLAGS | os.O_APPEND, 0o600)
     os.dup2(fd, 1)
     os.dup2(fd, 2)
     os.close(fd)
@@ -130,8 +129,9 @@ def _redirect_output(rank_dir: str) -> None:
 
 
 def _enable_faulthandler(state: _State) -> None:
-    handle = open(os.path.join(state.rank_dir, "faulthandler.log"), "ab", buffering=0)  # noqa: SIM115
-    os.chmod(handle.name, 0o600)
+    fd = os.open(os.path.join(state.rank_dir, "faulthandler.log"), WRITE_FLAGS | os.O_APPEND, 0o600)
+    os.fchmod(fd, 0o600)
+    handle = os.fdopen(fd, "ab", buffering=0)
     state.faulthandler_file = handle
     faulthandler.enable(file=handle, all_threads=True)
     if signal.getsignal(signal.SIGTERM) != signal.SIG_IGN:
@@ -188,15 +188,25 @@ def _chain_excepthook(state: _State) -> None:
 def _record_exception(state: _State, exc_type: Any, exc: Any, tb: Any) -> None:
     if os.getpid() != state.pid:
         return
-    import traceback  # lazy: only on an uncaught exception, never on the job's start-up path
-
-    frames = traceback.extract_tb(tb)
-    where = f"{frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name}" if frames else None
+    where = _innermost(tb)
     state.exception = {"type": exc_type.__name__, "module": exc_type.__module__,
                        "message": redact_text(str(exc)[:4000]), "time": time.time(), "where": where}
     state.exit_code = 130 if issubclass(exc_type, KeyboardInterrupt) else 1
     state.exit_seen = "exception"
     write_json(os.path.join(state.rank_dir, "exit.json"), _exit_record(state, "exception"))
+
+
+def _innermost(tb: Any) -> str | None:
+    """``file:line in function`` of the traceback's innermost frame, read off the traceback itself. Nothing
+    is imported or read here: importing ``traceback`` (its ``linecache`` and ``tokenize``) at this point
+    makes CPython forget that a KeyboardInterrupt went unhandled, and the rank then exits 1 instead of
+    dying of SIGINT as it would without triage."""
+    if tb is None:
+        return None
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code
+    return f"{code.co_filename}:{tb.tb_lineno} in {code.co_name}"
 
 
 def _wrap_sys_exit(state: _State) -> None:

@@ -38,7 +38,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from triage.worker import flight
-from triage.worker.files import write_bytes
+from triage.worker.files import WRITE_FLAGS, write_bytes
 
 if TYPE_CHECKING:
     from triage.worker.agent import _State
@@ -147,8 +147,9 @@ def _guard(action: Any) -> dict[str, Any]:
 def _write_stacks(path: str) -> dict[str, Any]:
     # From this thread, with the GIL held: every other Python thread is between bytecodes, so the
     # walk never meets a frame in the middle of a change (unlike a dump from a signal handler).
-    with open(path, "w", encoding="utf-8") as handle:
-        os.chmod(path, 0o600)
+    fd = os.open(path, WRITE_FLAGS | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
         faulthandler.dump_traceback(file=handle, all_threads=True)
     return {"status": "ok", "bytes": os.path.getsize(path), "error": None}
 

@@ -6,10 +6,13 @@ import json
 import os
 from typing import Any
 
+# every file the agent writes: created 0600, never through a symlink planted at its name (the open fails)
+WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
+
 
 def write_bytes(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` (created 0600, truncated)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    """Write ``data`` to ``path`` (created 0600, truncated; never through a symlink)."""
+    fd = os.open(path, WRITE_FLAGS | os.O_TRUNC, 0o600)
     try:
         view = memoryview(data)
         while view:

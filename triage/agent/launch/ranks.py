@@ -233,6 +233,9 @@ def describe_ends(statuses: list[LocalRankStatus], launcher: Mapping[int, ExitIn
             except ValueError:
                 name = f"signal {-code}"
             parts.append(f"rank {status.rank} killed by {name}")
+        elif launcher_rc == 0:      # the launcher saw it exit 0: its own record saw a caught sys.exit()
+            parts.append(f"rank {status.rank} exited 0 (the launcher's record; its own exit record said {code}: "
+                         "a sys.exit() or an exception that it caught, and went on)")
         else:
             parts.append(f"rank {status.rank} exited {code}")
     full = [r for r in unrecorded if r in disk_full]

@@ -38,6 +38,7 @@ from triage.analysis.verdict.unlocated import unlocated_verdict
 from triage.lazy_regex import lazy_regex
 from triage.model import Finding, Verdict, VerdictKind
 from triage.model.evidence import EventKind
+from triage.parsing.launch_failure import LAUNCH_TEXT
 
 _Pair = tuple[Verdict, Finding | None]
 
@@ -54,6 +55,27 @@ def _root(failures: tuple[Failure, ...]) -> list[Failure]:
 
 def _said(failure: Failure) -> str:
     return f"rank {failure.rank}: {failure.kind.value}: {failure.detail[:120]}"
+
+
+def launch_failed(i: Inputs) -> Candidate | None:
+    """A launcher that could not start the program on a node (triage.parsing.launch_failure), before any rank failed
+    in its own words: the ranks' ends after it (killed by the launcher's clean-up, an exit code) are its consequence,
+    and the program never ran there."""
+    launch = [u for u in i.evidence.unattributed if LAUNCH_TEXT in (u.message or "")[:len(LAUNCH_TEXT) + 40]
+              and u.order is not None]
+    if not launch:
+        return None
+    first = min(launch, key=lambda u: u.order or 0)
+    for failure in i.failures:
+        before = failure.order is not None and failure.order < (first.order or 0)
+        own = failure.kind is not VerdictKind.CRASH and _EXIT_ONLY.search(failure.detail) is None
+        if (before or own) and not failure.collateral and not failure.teardown:
+            return None        # a rank failed first, or in words of its own: that failure is the story
+    return _candidate(unattributed_verdict((first,)), "a launcher could not start the program",
+                      f"{len(i.failures)} rank failure(s) after it")
+
+
+_EXIT_ONLY = lazy_regex(r"^(?:rank \d+ )?exited with (?:exit )?code -?\d+$")
 
 
 def first_crash(i: Inputs) -> Candidate | None:
@@ -263,11 +285,39 @@ def unlocated(i: Inputs) -> Candidate | None:
                       "failure evidence with no culprit")
 
 
+def _unread_stacks(i: Inputs) -> str:
+    """"; rank N's stack not recorded (...)" for sampled ranks whose stack triage could not read."""
+    unread = [r for r in i.ranks if r.stack_unread and not (r.stack or r.has_trace or r.exit)]
+    if not unread:
+        return ""
+    tools = sorted({part.split(" (", 1)[0] for r in unread for part in (r.stack_unread or "").split("; ")})
+    ranks = tuple(r.rank for r in unread)
+    return (f"; what {who(ranks, i.hosts)} was doing is not recorded: triage could not read "
+            f"{'its stack' if len(ranks) == 1 else 'their stacks'} ({', '.join(tools)})")
+
+
+def _went_on(i: Inputs) -> str:
+    """"; it went on after an error line it logged: ..." where the input shows one (triage.parsing.progress)."""
+    lines = i.evidence.went_on
+    if not lines:
+        return ""
+    more = f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""
+    return f"; the job went on after an error line it logged, its progress lines follow: '{lines[0][:160]}'{more}"
+
+
 def all_clear(i: Inputs) -> Candidate | None:
-    """Nothing above concluded: no problem found, saying what was not recorded."""
+    """Nothing above concluded: no problem found, saying what was not recorded (collectives, stacks) and the
+    error lines the job went on after."""
+    unread = _unread_stacks(i) + _went_on(i)
     honest = no_problem_text(i.evidence, i.world, i.traces)
     if honest is not None:          # some collectives were not recorded: never "they match"
-        return Candidate(Verdict(VerdictKind.NO_PROBLEM_FOUND, honest), None, ("some collectives not recorded",))
+        return Candidate(Verdict(VerdictKind.NO_PROBLEM_FOUND, honest + unread), None,
+                         ("some collectives not recorded",))
+    if unread:
+        traced = len(i.traces)
+        head = "no rank failed" + (f"; the collectives of {traced} ranks match" if traced > 1 else "")
+        return Candidate(headline.verdict(VerdictKind.NO_PROBLEM_FOUND, head + unread), None,
+                         ("some stacks not recorded",))
     traced = len(i.traces)
     if traced == 1:      # a single rank matches nothing: say so, never "its collectives match"
         body = f"1 rank; it {'finished' if i.evidence.finished_cleanly else 'did not fail'}; no collective to compare"
@@ -282,6 +332,7 @@ RULES: tuple[Rule, ...] = (
     Rule("stopped from outside", Scope.ANY, stopped),
     Rule("stopped from outside, in the reporter's words", Scope.EXCERPT, stopped_in_prose),
     Rule("hang before a teardown crash", Scope.COMPLETE, hang_before_teardown_crash),
+    Rule("launcher could not start the program", Scope.EXCERPT, launch_failed),
     Rule("first crash", Scope.ANY, first_crash),
     Rule("mismatch", Scope.ANY, mismatch),
     Rule("reported mismatch (blamed)", Scope.EXCERPT, reported_mismatch_blamed),

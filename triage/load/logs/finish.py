@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from triage.load.logs.line_events import UNFINISHED_TRACEBACK
 from triage.load.logs.scan import (
     EXIT_CODE_RECORD,
     FAILURE_CLUSTER_LINES,
@@ -332,7 +333,10 @@ def with_log_failure(ended: ExitInfo | None, scan: LogScan, rank: int) -> ExitIn
     Aborted". Only for a rank that did end: a live rank's log lines do not end it."""
     if ended is None or ended.ok:
         return ended
-    return _combine(ended, log_failure(scan, rank))
+    failure = log_failure(scan, rank)
+    if failure is not None and failure.message == UNFINISHED_TRACEBACK and ended.message:
+        return ended        # the exit record names the exception that traceback ended with (a bare `KeyboardInterrupt`)
+    return _combine(ended, failure)
 
 
 def _launcher_root(scan: LogScan) -> int | None:

@@ -112,6 +112,9 @@ def watchdog_terminate(rest: str, rank: int | None, path: str, order: int, scan:
     scan.failures.setdefault(who, []).append(item)
 
 
+UNFINISHED_TRACEBACK = "a Python traceback whose exception line is not in this input"
+
+
 def unfinished_tracebacks(scan: LogScan) -> None:
     """A traceback whose exception line is not in the input (a paste cut short) is still failure
     evidence: kept as a collateral failure, so that it never outranks a real one but is never
@@ -121,8 +124,7 @@ def unfinished_tracebacks(scan: LogScan) -> None:
         if any(item[0] > order for item in later) or (rank is None and any(
                 item[0] > order for items in scan.failures.values() for item in items)):
             continue
-        line = CrashLine(CrashLineKind.EXCEPTION, "a Python traceback whose exception line is not in this input",
-                         collateral=True)
+        line = CrashLine(CrashLineKind.EXCEPTION, UNFINISHED_TRACEBACK, collateral=True)
         (scan.failures.setdefault(rank, []) if rank is not None else scan.orphans).append((order, line, path))
     scan.tracebacks.clear()
 

@@ -55,14 +55,17 @@ _TAGGED_RECORD = "Child process with PID "
 def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
                      agent_hosts: dict[int, str] | None = None,
                      line_hosts: list[str | None] | None = None,
-                     pid_ranks: dict[tuple[str | None, int], int] | None = None, torchrun_tagged: bool = False) -> None:
+                     pid_ranks: dict[tuple[str | None, int], int] | None = None, torchrun_tagged: bool = False,
+                     node_heads: list[str | None] | None = None) -> None:
     """torchrun's "Failures:" / "Root Cause" summary (or its per-rank "failed (exitcode: N)" lines),
     and other launchers' and frameworks' plain-word records of a rank that died. ``agent_hosts``: the host a
     node prefix ("node2: ") gives an agent's "failed (exitcode: N) local_rank: L (pid: P)" line, by P; ``line_hosts``:
     the host pdsh's prefix gives each line of ``text`` (DeepSpeed's one-line records are read with it); ``pid_ranks``:
     the rank of a process, by (host, pid), where a line's prefixes say both (Ray's and vLLM's worker tags);
-    ``torchrun_tagged``: torchrun's own tags (``[rank3]:``, ``[default3]:``) are on the workers' lines."""
-    mpi_ranked = _rank_deaths(text, path, scan, pid_ranks or {})
+    ``torchrun_tagged``: torchrun's own tags (``[rank3]:``, ``[default3]:``) are on the workers' lines; ``node_heads``:
+    the node a "node: " head before each line of ``text`` names (HPE PALS's "x1921c5s2b0n0: rank 3 exited with code
+    1": the node of the rank whose end it tells)."""
+    mpi_ranked = _rank_deaths(text, path, scan, pid_ranks or {}, node_heads)
     if "exitcode" not in text and "exits with return code" not in text and "terminated with" not in text \
             and "srun: error:" not in text and "death signal" not in text and "first observed failure" not in text \
             and "SignalException" not in text and "CalledProcessError" not in text \
@@ -225,7 +228,8 @@ def _unattributed_launcher_failure(failure: LauncherFailure, path: str, scan: Lo
 
 
 
-def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str | None, int], int]) -> bool:
+def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str | None, int], int],
+                 node_heads: list[str | None] | None = None) -> bool:
     """mpirun's "process rank 1 ... exited on signal 9", vLLM's "VllmWorker-3 died unexpectedly",
     Ray's "worker process has died", "rank 5 died from signal 11": how a rank (or a process of no
     known rank) ended, as a failure line at its place in the text. A record that names a process (Ray's pid
@@ -237,6 +241,9 @@ def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str 
     # (a stop from outside stays of no rank: it is no rank's failure)
     deaths = [replace(d, rank=rank) if d.rank is None and d.pid is not None and not d.outside
               and (rank := _rank_of_process(d.host, d.pid, pid_ranks)) is not None else d for d in deaths]
+    if node_heads:      # a rank's end on a line a node heads, the record naming no host: that node's rank
+        deaths = [replace(d, host=node_heads[at]) if d.rank is not None and d.host is None
+                  and (at := text.count("\n", 0, d.offset)) < len(node_heads) and node_heads[at] else d for d in deaths]
     base = scan.lines_read - text.count("\n") - 1
     for death in deaths:
         order = -1 if death.first else base + text.count("\n", 0, death.offset)

@@ -92,6 +92,9 @@ class LogScan:
     # failure lines in words triage has no reader for, of no rank: (order, line, host, path); read only when the input
     # shows no other failure (triage.parsing.unread_failure, triage.load.logs.finish.unread_failures)
     unread: list[tuple[int, UnreadFailure, str | None, str]] = field(default_factory=list)
+    # such lines (of both kinds) after which the same process printed its training progress: it went on past them,
+    # so they are notes, never the failure (triage.parsing.progress)
+    went_on: list[str] = field(default_factory=list)
     prose: ProseAccount = field(default_factory=ProseAccount)   # the reporter's sentences (the first text's that has)
 
 

@@ -63,21 +63,23 @@ from triage.parsing.desync import (
 )
 from triage.parsing.gloo import MARKER as GLOO_MARKER
 from triage.parsing.gloo import parse_gloo_timeout
+from triage.parsing.launch_failure import LAUNCH_TEXT
 from triage.parsing.launcher_kind import agent_stopped_pids, launcher_of
 from triage.parsing.log_owners import LineOwner, attribute_lines
 from triage.parsing.log_prefix import without_pod_tag
-from triage.parsing.named_failure import FAILURE_WORDS, named_failure
+from triage.parsing.named_failure import named_failure
 from triage.parsing.nccl.lines import parse_nccl_line
 from triage.parsing.nccl.tracker import NcclTracker
+from triage.parsing.progress import is_progress, mentions_progress
 from triage.parsing.prose import read_prose
 from triage.parsing.raise_sites import MARKERS as RAISE_SITE_MARKERS
 from triage.parsing.raise_sites import RaiseSiteKind, in_code_listing, raise_site
 from triage.parsing.rendezvous import MARKERS as INIT_MARKERS
-from triage.parsing.rendezvous import parse_init_line
+from triage.parsing.rendezvous import InitWaitKind, parse_init_line
 from triage.parsing.textclean import clean_text
 from triage.parsing.torchelastic import spawn_error_owner
 from triage.parsing.unread_failure import SUCCESS as UNREAD_SUCCESS
-from triage.parsing.unread_failure import unread_failure
+from triage.parsing.unread_failure import UNREAD_WORDS, glog_error, unread_failure
 from triage.schemas import STOP_LOG_RECORD
 
 _RANK_IN_NAME = lazy_regex(r"rank[-_]?(\d+)", re.IGNORECASE)
@@ -108,6 +110,62 @@ _GATE_LITERALS = (*INIT_MARKERS, "Duplicate GPU", "Traceback (most recent call l
 _TORCHRUN_TAG = lazy_regex(r"^\s*\[(?:rank|default)\d+\]:")
 
 
+def _went_on_past(owners: list[LineOwner], base: int, default_rank: int | None, single_node: bool,
+                  scan: LogScan) -> None:
+    """This text's lines that say something failed, read in words alone, after which the process that printed them
+    printed its training progress (triage.parsing.progress): notes (scan.went_on), never the failure.
+    - a rank's line in its own prefixed lines: that rank's later progress;
+    - a line of no rank: its own stream's later progress, or every rank this text shows progressing after it;
+    - a client's refused connection to the store (torch retries it): any progress after it (init was done)."""
+    def process(key: object) -> object:     # the rank the main loop gives a line's key, else the key
+        if isinstance(key, str) and key.startswith("local:") and single_node and default_rank is None:
+            return int(key.split(":", 1)[1])   # torchrun --tee on one node: local rank = rank
+        return key if isinstance(key, int) or default_rank is None else default_rank
+
+    refused = [w.order for w in scan.init_waits if w.kind == InitWaitKind.CONNECT_REFUSED.value
+               and w.order is not None and w.order >= base]
+    starts = [o for o, *_ in scan.unread if o >= base] + [o for o, *_ in scan.named_failures if o >= base] + refused
+    if not starts:
+        return
+    first = min(starts) - base
+    if not mentions_progress("\n".join(owner.rest for owner in owners[first + 1:])):
+        return                                  # (one pass over the text: most inputs stop here)
+    ranks = {p for p in map(process, {owner.key for owner in owners}) if isinstance(p, int)}
+    wanted = ranks | {process(owners[o - base].key) for o in starts}
+    last_progress: dict[object, int] = {}       # each process's last progress line, from the end back
+    for index in range(len(owners) - 1, first, -1):
+        who = process(owners[index].key)
+        if who not in last_progress and is_progress(owners[index].rest):
+            last_progress[who] = index
+            if wanted <= last_progress.keys():
+                break
+    if not last_progress:
+        return
+
+    def gone_on(order: int, rank: int | None) -> bool:
+        index = order - base
+        if index < 0 or (rank is not None and process(owners[index].key) != rank):
+            return False       # (a rank named in words by another process's line: whether it went on is not shown)
+        if last_progress.get(process(owners[index].key), -1) > index:
+            return True
+        return rank is None and bool(ranks) and all(last_progress.get(r, -1) > index for r in ranks)
+
+    for order, rank, line, _ in scan.named_failures:
+        if gone_on(order, rank):
+            scan.went_on.append(f"rank {rank}: {line.text[:200]}")
+    for order, unread, _, _ in scan.unread:
+        if gone_on(order, None):
+            scan.went_on.append(unread.text[:200])
+    scan.named_failures = [item for item in scan.named_failures if not gone_on(item[0], item[1])]
+    scan.unread = [item for item in scan.unread if not gone_on(item[0], None)]
+    after = max(last_progress.values()) + base
+    if refused and after > min(refused):
+        scan.went_on.extend(w.text[:200] for w in scan.init_waits if w.kind == InitWaitKind.CONNECT_REFUSED.value
+                            and w.order is not None and base <= w.order < after)
+        scan.init_waits = [w for w in scan.init_waits if not (w.kind == InitWaitKind.CONNECT_REFUSED.value
+                                                              and w.order is not None and base <= w.order < after)]
+
+
 def rank_from_name(name: str) -> int | None:
     match = _RANK_IN_NAME.search(name)
     return int(match.group(1)) if match else None
@@ -132,7 +190,7 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     base = scan.lines_read
     skip_to = 0
     scan.spawn_owner = None
-    loud = needles.lines_holding([owner.rest for owner in owners], _GATE_LITERALS, FAILURE_WORDS)
+    loud = needles.lines_holding([owner.rest for owner in owners], _GATE_LITERALS, UNREAD_WORDS)
     for index, owner in enumerate(owners):
         if index < skip_to:
             continue
@@ -143,7 +201,8 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         if lines[index].startswith("[") and (tag := _TRIAGE_TAG.match(lines[index])) is not None:
             _triage_record(lines[index][tag.end():], tag.group(1), path, scan)   # triage's own line, no rank's
             continue
-        checked = loud is None or index in loud
+        stamp = clean.stamps[index] if index < len(clean.stamps) else None
+        checked = loud is None or index in loud or glog_error(rest) or (stamp is not None and glog_error(stamp))
         if MISMATCH_MARKER in rest and parse_mismatch(rest) is None:
             rest, skip_to = _joined_message(owners, index)   # the message spans several lines
             checked = True
@@ -153,7 +212,7 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         if rank is not None:
             scan.ranks_seen.add(rank)
         before, sites = len(scan.orphans), len(scan.raise_sites)
-        _line(rest, rank, owner.host, path, base + index, scan, checked)
+        _line(rest, rank, owner.host, path, base + index, scan, checked, stamp)
         if len(scan.raise_sites) > sites and scan.raise_sites[-1][3].kind is RaiseSiteKind.RAISE_STATEMENT \
                 and in_code_listing(_neighbour(owners, index, -1), _neighbour(owners, index, 1)):
             scan.raise_sites.pop()       # a raise inside a code listing the reporter showed: code, not a run
@@ -163,6 +222,8 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     if scan.unread and scan.unread[-1][0] >= base and UNREAD_SUCCESS.search(
             "\n".join(o.rest for o in owners[scan.unread[-1][0] - base + 1:])) is not None:
         scan.unread = [item for item in scan.unread if item[0] < base]   # the job said it ended well after them
+    if scan.unread or scan.named_failures or scan.init_waits:
+        _went_on_past(owners, base, default_rank, single_node, scan)
     if not scan.prose:
         scan.prose = read_prose([o.rest for o in owners])    # (without a launcher's or a pod's tag)
         if scan.prose.host is not None:
@@ -179,12 +240,13 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     agent_hosts = {int(m.group(1)): o.host for o, line in zip(owners, lines) if o.host and "local_rank:" in o.rest
                    and line.startswith(f"{o.host}: ") and (m := _AGENT_PID.search(o.rest)) is not None}
     # (pdsh's "node2: " before DeepSpeed's launcher records: that node's launcher)
-    line_hosts = [o.host if o.host and line.startswith(f"{o.host}: ") else None for o, line in zip(owners, lines)] \
-        if "exits with return code" in body else None
+    node_heads = [o.host if o.host and line.startswith(f"{o.host}: ") else None for o, line in zip(owners, lines)] \
+        if any(o.host for o in owners) else None
+    line_hosts = node_heads if "exits with return code" in body else None
     # (torchrun's own tags on its workers' lines: torchrun started the ranks, so a launcher above it counts agents)
     torchrun_tagged = ("[rank" in whole or "[default" in whole) and any(_TORCHRUN_TAG.match(line) for line in lines)
     launcher_records(record_text(lines, owners, body), path, scan, single_node, agent_hosts, line_hosts,
-                     pid_ranks_of(owners), torchrun_tagged=torchrun_tagged)
+                     pid_ranks_of(owners), torchrun_tagged=torchrun_tagged, node_heads=node_heads)
     # (their [host:pid] heads name the host; a kubectl pod tag is seen through: a box's lines may span lines)
     mpi_records("\n".join(without_pod_tag(line) if line.startswith("[pod/") else line for line in lines), path, scan)
     scan.op_count_splits.extend(op_count_splits(body, path))
@@ -267,11 +329,14 @@ def _site_head_joined(owners: list[LineOwner], index: int) -> str | None:
 
 
 def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, scan: LogScan,
-          loud: bool = True) -> None:
-    """Route one line to the parser its markers call for (``loud`` False: it holds none of _GATE_LITERALS)."""
+          loud: bool = True, stamp: str | None = None) -> None:
+    """Route one line to the parser its markers call for (``loud`` False: it holds none of _GATE_LITERALS;
+    ``stamp``: the head removed from it, whose glog level may say it is an error)."""
     parsed = False
     if host and rank is None and scan.orphans and rest.lstrip().startswith(_OMPI_SIGNAL_HEAD):
         _handler_host(host, order, scan)
+    if rank is None and scan.orphans and rest.lstrip().startswith("Node:"):
+        _launch_node(rest, order, scan)
     if scan.init_waits and ("/job:" in rest or "task names:" in rest or "reached the barrier" in rest) \
             and coordination_line(rest, order, scan):
         return
@@ -376,8 +441,8 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
             and (named := named_failure(rest, rank)) is not None:
         scan.named_failures.append((order, named[0], named[1], path))
     elif loud and rank is None and not parsed and len(scan.unread) < MAX_UNPARSED \
-            and (unread := unread_failure(rest)) is not None:
-        scan.unread.append((order, unread, host, path))
+            and (unread := unread_failure(rest, stamp)) is not None:
+        scan.unread.append((order, unread, host or unread.host, path))
     if not parsed and not scan.past_init and (RUNNING_MARKER in rest or _PROGRESS.search(rest)):
         scan.past_init = True
     if rank is not None and rest.strip() and not parsed:
@@ -394,6 +459,21 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
 # that head still says the failure's node
 _OMPI_SIGNAL_HEAD = "*** Process received signal ***"
 _HANDLER_HEAD_LINES = 3
+
+
+# Open MPI's box of a program it could not start names the node on a line of its own below ("mpirun was unable to
+# launch the specified application as it could not access or execute an executable:" ... "Executable: ./train",
+# "Node: node07"): the launch failure's host
+_NODE_LINE = lazy_regex(r"^\s*Node:\s+([\w.-]+)\s*$")
+_LAUNCH_BOX_LINES = 10
+
+
+def _launch_node(rest: str, order: int, scan: LogScan) -> None:
+    """The node of Open MPI's launch failure, from its box's "Node: X" line just after it."""
+    at, line, _ = scan.orphans[-1]
+    if LAUNCH_TEXT in line.text[:len(LAUNCH_TEXT) + 2] and 0 < order - at <= _LAUNCH_BOX_LINES \
+            and id(line) not in scan.orphan_hosts and (node := _NODE_LINE.match(rest)) is not None:
+        scan.orphan_hosts[id(line)] = node.group(1)
 
 
 def _handler_host(host: str, order: int, scan: LogScan) -> None:

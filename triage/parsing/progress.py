@@ -1,0 +1,37 @@
+"""A training loop's own progress line: a numbered step, iteration or epoch, or a loss value (``step 200 loss
+0.31``, ``Epoch 3/10``, ``iter: 1500``, ``loss=0.42``), and never a line that itself says something failed
+(``NaN loss at step 5``, ``error at iteration 3``).
+
+Such a line after a failure line of the same process says that the process went on past it: the failure line
+did not end it (a library's complaint at start-up, a logger's ERROR for something it then worked around).
+``went_on(lines)`` answers that for the lines that follow, in order. Never raises.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from triage.lazy_regex import lazy_regex
+
+_STEP = lazy_regex(r"(?<![A-Za-z])(?:epoch|step|iter(?:ation)?)\s*[:=#\[]?\s*\d+|\bloss\s*[:=]?\s*-?\d", re.IGNORECASE)
+_WORDS = ("epoch", "step", "iter", "loss")      # one of them is in every line _STEP matches
+_NOT_PROGRESS = lazy_regex(r"error|fail|exception|traceback|abort|fatal|killed|signal|timed? ?out|\bnan\b|\binf\b|"
+                           r"overflow|skipp", re.IGNORECASE)
+
+
+def is_progress(line: str) -> bool:
+    """The line is a training loop's progress report (and says nothing failed)."""
+    return _STEP.search(line) is not None and _NOT_PROGRESS.search(line) is None
+
+
+def mentions_progress(text: str) -> bool:
+    """Some line of ``text`` may be progress: it holds one of the words (a text without them has none; plain
+    substring searches, many times faster than the pattern over a whole log)."""
+    low = text.lower()
+    return any(word in low for word in _WORDS)
+
+
+def went_on(lines: Iterable[str]) -> bool:
+    """Some line of ``lines`` (what a process printed after a failure line) is its progress."""
+    return any(is_progress(line) for line in lines)

@@ -254,3 +254,29 @@ def test_mpichs_node_number_is_no_host(tmp_path: Path) -> None:
     assert verdict.get("culprit_host") in (None, "")
     said = unread_failure("the solver was killed by signal 11 on node 2")
     assert said is not None and said.signal == "SIGSEGV" and said.host is None
+
+
+# --- 6. a peer gone, seen from a survivor ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    "[rank1]: write: Broken pipe",
+    "[rank1]: sendmsg() failed: Broken pipe",
+    "[rank1]: BrokenPipeError: [Errno 32] Broken pipe",
+    "[rank1]: ECONNRESET: connection reset by peer",
+    "[rank1]: recv failed: Connection reset by peer from node3:29500",
+])
+def test_a_survivors_broken_link_is_never_the_culprit_nor_an_all_clear(line: str, tmp_path: Path) -> None:
+    verdict = report(_WORK + line + "\n", tmp_path)
+    assert verdict["kind"] in ("network_error", "failure_unlocated")
+    assert not verdict["culprit_ranks"]
+
+
+def test_a_broken_pipe_after_a_ranks_crash_is_its_consequence(tmp_path: Path) -> None:
+    verdict = report(_WORK + "[rank0]: Segmentation fault (core dumped)\n[rank1]: write: Broken pipe\n", tmp_path)
+    assert verdict["culprit_ranks"] == [0]
+    assert verdict["kind"] == "crash"
+
+
+def test_a_pipe_in_prose_is_no_failure() -> None:
+    from triage.parsing.crashlog import parse_crash_line
+    assert parse_crash_line("the data pipe is broken into shards") is None

@@ -72,7 +72,7 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            "failed to listen", "ssh exited with exit code", "does not support", "posix_fallocate", "ncclShmOpen",
            "failed to extend /dev/shm", "what():", "retry count exceeded", "RETRY_EXC_ERR", "completion_with_err",
            "forrtl: ", "exit signals: ", "CUDA_ERROR_", "Check failed", "Check failure", "NCCL_ERROR", "ECONN",
-           "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "connect() failed", "DDP expects same model",
+           "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "connect() failed", "DDP expects same model", "Broken pipe",
            "appears not to match", "UCX  ERROR", "UCX ERROR", "ASSERT '", ": error: argument ",
            ": error: the following arguments are required", ": error: invalid choice", *LAUNCH_MARKERS)
 
@@ -516,6 +516,12 @@ def _fatal_line(text: str, fatal: re.Match[str], collateral: bool) -> CrashLine:
     return CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal=sig, collateral=collateral or teardown)
 
 
+# a write or send to a socket or pipe whose other end is gone ("write: Broken pipe", "sendmsg() failed: Broken pipe",
+# "[Errno 32] Broken pipe"): a survivor's view of a peer's death, a consequence
+_PIPE_WRITE = lazy_regex(r"\b(?:write|writev|send|sendmsg|sendto|flush)\w*(?:\(\))?:?[^\n]{0,80}Broken pipe|"
+                         r"\[Errno 32\] Broken pipe")
+
+
 def _plain_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine | None:
     """A line that is neither an exception's, a terminate's nor a signal's: CUDA, network and NCCL words."""
     if _CUDA_OOM.search(text):
@@ -542,7 +548,7 @@ def _plain_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine
                               or "socket" in text.lower() or "peer" in text or "Connect to " in text or "ssh" in text
                               or "ibv_" in text or "posix_fallocate" in text or "/dev/shm" in text  # noqa: S108
                               or "shared memory segment" in text or "mlx5" in text or "RETRY_EXC_ERR" in text
-                              or "UCX" in text
+                              or "UCX" in text or _PIPE_WRITE.search(text) is not None
                               or _ERRNO_NET.search(text) is not None or peer_addr is not None
                               or ("connect() failed" in text and PEER.search(text) is not None)):
         # (ibv_: an InfiniBand verbs call; posix_fallocate, /dev/shm: NCCL's shared-memory transport; mlx5,

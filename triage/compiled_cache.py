@@ -159,19 +159,24 @@ def _file() -> str:
     return f"{NAME}-{sys.implementation.cache_tag}.bin"
 
 
+def _table(name: str) -> dict[Any, Any]:
+    """The dict marshalled in the cache file ``name``; {} where read() refused it or it holds no dict."""
+    payload = read(name)
+    if payload is None:
+        return {}
+    try:
+        table = marshal.loads(payload)  # noqa: S302 (the user's own file, every check of read() passed)
+    except (EOFError, ValueError, TypeError):
+        return {}
+    return table if isinstance(table, dict) else {}
+
+
 def _codes() -> dict[bytes, types.CodeType]:
     global _loaded
     if _loaded is None:
-        _loaded = {}
-        payload = read(_file())
-        if payload is not None:
-            try:
-                table = marshal.loads(payload)  # noqa: S302 (the user's own file, every check of read() passed)
-            except (EOFError, ValueError, TypeError):
-                table = None
-            if isinstance(table, dict):
-                _loaded = {key: code for key, code in table.items()
-                           if isinstance(key, bytes) and isinstance(code, types.CodeType)}
+        _loaded = {}        # (first: a compile while the file is read finds it empty)
+        _loaded = {key: code for key, code in _table(_file()).items()
+                   if isinstance(key, bytes) and isinstance(code, types.CodeType)}
     return _loaded
 
 
@@ -244,14 +249,7 @@ def _regexes() -> dict[tuple[str | bytes, int], Parts]:
     global _regex_loaded
     if _regex_loaded is None:
         _regex_loaded = {}
-        payload = read(_regex_file())
-        if payload is not None:
-            try:
-                table = marshal.loads(payload)  # noqa: S302 (the user's own file, every check of read() passed)
-            except (EOFError, ValueError, TypeError):
-                table = None
-            if isinstance(table, dict):
-                _regex_loaded = {key: parts for key, parts in table.items() if _well_formed(key, parts)}
+        _regex_loaded = {key: parts for key, parts in _table(_regex_file()).items() if _well_formed(key, parts)}
     return _regex_loaded
 
 

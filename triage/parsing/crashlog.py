@@ -90,7 +90,13 @@ _CUDA_OOM = lazy_regex(r"CUDA out of memory|OutOfMemoryError|out of memory\. Tri
                        # 9663676416 bytes."), TensorFlow's ("OOM when allocating tensor with shape[...] ... by allocator
                        # GPU_0_bfc"), Paddle's ("ResourceExhaustedError: Out of memory error on GPU 0. Cannot allocate")
                        r"\bOut of memory while trying to allocate\b|\bOOM when allocating tensor\b|"
-                       r"\bOut of memory error on GPU\b",
+                       r"\bOut of memory error on GPU\b|"
+                       # the CUDA and HIP runtimes' names of it (cudaErrorMemoryAllocation is code 2), and a GPU error
+                       # told with its file and line, then the runtime's string (AMReX: "CUDA error 2 in file
+                       # .../AMReX_Arena.cpp line 173: out of memory", "GPU last error detected in file ... line 1032:
+                       # out of memory")
+                       r"\b(?:hipErrorOutOfMemory|cudaErrorMemoryAllocation)\b|"
+                       r"\b(?:CUDA|HIP|GPU)(?: last)? error(?: \d+| detected)? in file \S+ line \d+: out of memory\b",
                        re.IGNORECASE)
 # "CUDA error: X" and what X is (to its line's end, or to PyTorch's "CUDA kernel errors might be ..." glued
 # after it): the one pattern both a log line (parse_crash_line) and a crashed process's tail (crash_log_facts) use
@@ -135,6 +141,11 @@ _FATAL = lazy_regex(
     r"Signal (?P<signum>\d+) \((?P<sigtorch>SIG[A-Z]+)\)(?: \(0x[0-9a-fA-F]+\))? received|"
     r"^(?P<c10sig>SIG[A-Z]+)\(\d+\), PID: \d+|"
     r"^Bus error(?: \(core dumped\))?$|^Killed$|exitcode\s*:\s*-(?P<exitsig>\d+)|"
+    # Julia's runtime's report of a signal that ends the process: "signal (11): Segmentation fault" (Julia 1.0-1.8),
+    # "[1232240] signal 11 (2): Segmentation fault" (1.9 on: the pid first, the signal's code after its number), then
+    # "in expression starting at ..." and the native backtrace
+    r"^(?:\[\d+\] )?signal \(?(?P<julianum>\d{1,2})\)?(?: \(\d+\))?: (?:Segmentation fault|Bus error|Aborted|"
+    r"Floating point exception|Illegal instruction)|"
     # the shell's job message glued after a progress bar that had no line end ("... 3.37s/it]Killed")
     r"(?<=[\]|])(?:Killed|Aborted \(core dumped\)|Bus error \(core dumped\))$|"
     # a DataLoader worker's SIGBUS handler (shared memory too small): the rank's loader dies with it
@@ -213,6 +224,12 @@ _COLLATERAL = lazy_regex(
     r"Connection refused|because the remote worker|Socket Timeout|has been aborted|"
     r"received signal SIGTERM|got signal: 15|Terminated$|"
     r"Timeout at NCCL work|Timeout waiting for key|Timed out waiting|wait timeout after|"
+    # gloo's TCP pair closed on the same timeout (its words for a send or recv that a peer never joined)
+    r"Application timeout caused pair closure|"
+    # torch_npu's device synchronize failing on the runtime's task timeout (107020: "rtDeviceSynchronize execute
+    # failed, reason=[task timeout]", "runtime result = 107020"): the carrier of a device task that never completed,
+    # an HCCL collective's as a rule ("hccl fftsplus task timeout occurred", read as that timeout)
+    r"npuSynchronizeDevice:.{0,200}?error code is 107020\b|"
     r"heartbeat monitor|collective operation timeout|"
     r"failed to pass monitoredBarrier|received errors while waiting for send/recv|"
     # Ray's driver told that an actor's worker process died (the death itself is Ray's own record)
@@ -488,6 +505,7 @@ def _fatal_line(text: str, fatal: re.Match[str], collateral: bool) -> CrashLine:
            or ("SIGFPE" if fatal.group("forfpe") else "SIGILL" if fatal.group("forill") else None)
            or _STRSIGNAL.get(fatal.group("alps") or "")
            or _SIGNUMS.get(fatal.group("signum") or fatal.group("exitsig") or fatal.group("ucxnum")
+                           or fatal.group("julianum")
                            or fatal.group("ompinum") or fatal.group("psmnum") or "")
            or _FPE_SIGNALS.get((fatal.group("fpe") or "").strip()))
     if sig is None:

@@ -42,7 +42,7 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "daemon has unexpectedly failed", "Received SIGTERM: ", "Node failure on", "Unable to create step",
            "Exit Code:", "exited with code", "ExitCode", "exited with a non-zero status", "considered dead",
            " reported ", "Child process with PID", "return code list",
-           "exit codes:", "exit signals:", "exit signal ", "exceeded memory limit", "PBS: job killed")
+           "exit codes:", "exit signals:", "exit signal ", "exceeded memory limit", "PBS: job killed", "amrex::Abort::")
 
 # slurmstepd (src/slurmd/slurmstepd/req.c): "*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***" with %s "JOB <id>"
 # or "STEP <id>"; "DUE to SIGNAL %s" (strsignal: scancel, or srun ending the step); older Slurm: the same with no
@@ -178,6 +178,12 @@ _SKYPILOT_CODES = lazy_regex(r"Job (?P<job>\d+) failed with return code list:\s*
 # signals: Killed" (no rank: its "PE RANK 7 exit signal Killed" line, when there, names it)
 _ALPS_EXIT = lazy_regex(r"^Application (?P<app>\d+) exit (?:codes: (?P<code>\d+)|"
                         r"signals: (?P<sig>[A-Z][a-z]+(?: [a-z]+)*))", re.MULTILINE)
+# AMReX's own abort (amrex::Abort, the codes built on it: Castro, WarpX, ImpactX, Nyx): "amrex::Abort::3::GPU last
+# error detected in file .../AMReX_GpuLaunchFunctsG.H line 1032: out of memory !!!" then "SIGABRT" (N, the number
+# after "Abort::", is the process's MPI_COMM_WORLD rank; AMReX then calls MPI_Abort): rank N's failure in its own
+# words, its kind what the words say (a GPU out-of-memory, a CUDA or HIP error, or the code's own error)
+_AMREX_ABORT = lazy_regex(r"\bamrex::Abort::(?P<rank>\d{1,7})::[ \t]*(?P<msg>[^\n]*?)[ \t]*(?:!!!)?[ \t]*$",
+                          re.MULTILINE)
 _ALPS_PE = lazy_regex(r"PE RANK (?P<rank>\d+) exit signal (?P<sig>[A-Z][a-z]+(?: [a-z]+)*)")
 _SGLANG_CHILD = lazy_regex(r"Child process unexpectedly failed with (?:exitcode=|an exit code )(?P<status>\d+)\. "
                            r"pid=(?P<pid>\d+)")
@@ -210,6 +216,14 @@ def parse_framework_records(text: str) -> tuple[RankDeath, ...]:
                 f" (killed by {sig})" if sig else "") + f" ({_line(text, match)})"
             out.append(RankDeath(None, sig, None if sig else status, None, None, said[:400], offset=match.start()))
         break            # (one record per job)
+    seen_amrex: set[int] = set()
+    for match in _AMREX_ABORT.finditer(text):
+        rank = int(match.group("rank"))
+        if rank in seen_amrex or not match.group("msg"):
+            continue
+        seen_amrex.add(rank)        # (its first abort: a backtrace file's copy repeats it)
+        out.append(RankDeath(rank, None, None, None, None, match.group("msg")[:400], offset=match.start(),
+                             raised=True, mpi=True))
     for match in _ALPS_PE.finditer(text):
         out.append(RankDeath(int(match.group("rank")), signal_name(None, match.group("sig")), None, None, None,
                              _line(text, match), offset=match.start()))

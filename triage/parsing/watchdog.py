@@ -112,6 +112,12 @@ def _kind(line: str) -> WatchdogKind | None:
     # [... tag[AllReduce_group_name_1654...] ...]": a rank of the group never joined; its ranks are the group's
     if "Notify register times out" in line:
         return WatchdogKind.TIMEOUT
+    # the Ascend runtime's report of the same on the device (EI9999): "The error from device(chipId:0, dieId:0), serial
+    # number is 1, hccl fftsplus task timeout occurred during task execution, stream_id:4, ... stuck notify num:7,
+    # timeout:1836." (then rtDeviceSynchronize's "[task timeout]" and the RuntimeError of npuSynchronizeDevice that
+    # carries it): an HCCL collective's task that never completed, a rank of the group never joined
+    if "hccl fftsplus task timeout" in line.lower():
+        return WatchdogKind.TIMEOUT
     if "Heartbeat monitor timed out" in line or "watchdog got stuck" in line:
         return WatchdogKind.HEARTBEAT_TIMEOUT
     if "no heartbeat of its watchdog" in line:

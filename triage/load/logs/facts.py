@@ -53,9 +53,12 @@ def world_size_facts(text: str) -> WorldSize | None:
 
 
 # A process's own announcement of its rank and the world's size: DETR/DeiT/LAVIS's
-# "| distributed init (rank 0, world 1): env://", Lightning's "GLOBAL_RANK: 0, MEMBER: 1/1".
+# "| distributed init (rank 0, world 1): env://", Lightning's "GLOBAL_RANK: 0, MEMBER: 1/1", and a program's own
+# print of its rank and its communicator's size as keys, at a line's start (an MPI.jl or mpi4py test: "rank=0, size=1,
+# dst=0, src=0", "rank = 0, world_size = 1").
 _ANNOUNCED = (lazy_regex(r"\bdistributed init \(rank (\d+), world (\d+)\)"),
-              lazy_regex(r"\bGLOBAL_RANK: (\d+), MEMBER: \d+/(\d+)\b"))
+              lazy_regex(r"\bGLOBAL_RANK: (\d+), MEMBER: \d+/(\d+)\b"),
+              lazy_regex(r"^rank ?= ?(\d+), (?:size|world_size|nprocs|nranks) ?= ?(\d+)\b", re.MULTILINE))
 
 
 # The job's own statement of its world's size, with no rank: ChainerMN's "Num process (COMM_WORLD): 1", and the
@@ -71,7 +74,8 @@ def sole_process(text: str) -> bool:
     rank 0, so a failure of no rank prefix is its. False when any announcement names another rank or a
     larger world, or when there is none."""
     announced = [(int(m.group(1)), int(m.group(2))) for pattern in _ANNOUNCED
-                 if ("distributed init" in text or "GLOBAL_RANK: " in text) for m in pattern.finditer(text)]
+                 if ("distributed init" in text or "GLOBAL_RANK: " in text or "rank" in text)
+                 for m in pattern.finditer(text)]
     sizes = [int(m.group(1)) for pattern in _WORLD_OF
              if ("COMM_WORLD" in text or "mpirun" in text or "mpiexec" in text or "orterun" in text)
              for m in pattern.finditer(text)]

@@ -61,7 +61,7 @@ from triage.parsing.desync import (
     parse_mismatch,
     parse_running,
 )
-from triage.parsing.gloo import MARKER as GLOO_MARKER
+from triage.parsing.gloo import MARKERS as GLOO_MARKERS
 from triage.parsing.gloo import parse_gloo_timeout
 from triage.parsing.launch_failure import LAUNCH_TEXT
 from triage.parsing.launcher_kind import agent_stopped_pids, launcher_of
@@ -84,7 +84,8 @@ from triage.schemas import STOP_LOG_RECORD
 
 _RANK_IN_NAME = lazy_regex(r"rank[-_]?(\d+)", re.IGNORECASE)
 _WATCHDOG_HINTS = ("atchdog", "Timeout at NCCL work", "Heartbeat monitor", "lagging ranks", "Desync",
-                   "timed out in blocking wait", "Notify register times out")
+                   "timed out in blocking wait", "Notify register times out",
+                   "fftsplus task timeout")
 # Parts of formats we know: a line holding one that nothing parsed is reported as "unparsed".
 _KNOWN_HINTS = ("Watchdog caught", "WorkNCCL(", "CollectiveFingerPrint", MISMATCH_MARKER, "NCCL WARN",
                 "exitcode", "ncclRemoteError", "ncclSystemError", "ncclInternalError", "Xid")
@@ -104,7 +105,7 @@ _SUMMARY_FIELD = lazy_regex(r"\s*(?:traceback|exitcode|error_file|time|host|rank
 # same answers: tests/load/test_line_gate.py). A check added to _line behind a new literal adds it here.
 _GATE_LITERALS = (*INIT_MARKERS, "Duplicate GPU", "Traceback (most recent call last)", SPAWN_BOOTSTRAP_FRAME,
                   *RAISE_SITE_MARKERS, "terminated with the following error", *_WATCHDOG_HINTS, MISMATCH_MARKER,
-                  RUNNING_MARKER, *CRASH_MARKERS, *_KNOWN_HINTS, MONITORED_BARRIER, _ORIGINAL, GLOO_MARKER)
+                  RUNNING_MARKER, *CRASH_MARKERS, *_KNOWN_HINTS, MONITORED_BARRIER, _ORIGINAL, *GLOO_MARKERS)
 
 
 _TORCHRUN_TAG = lazy_regex(r"^\s*\[(?:rank|default)\d+\]:")
@@ -378,7 +379,7 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
         parsed = record_watchdog(rest, rank, path, order, scan) and "terminated with exception" not in rest
         if parsed and rest.lstrip().startswith("what():"):
             watchdog_terminate(rest, rank, path, order, scan)
-    if loud and GLOO_MARKER in rest and (gloo := parse_gloo_timeout(rest)) is not None:
+    if loud and any(marker in rest for marker in GLOO_MARKERS) and (gloo := parse_gloo_timeout(rest)) is not None:
         parsed = record_gloo_timeout(gloo, rank, path, order, scan)
     if loud and MISMATCH_MARKER in rest:
         mismatch = parse_mismatch(rest)

@@ -220,7 +220,7 @@ def install() -> None:
         dataclasses.exec = _exec  # type: ignore[attr-defined]
     global _re_compile
     compiler = _re_compiler()
-    if compiler is not None and _sre_engine() is not None:
+    if compiler is not None and _sre_engine() is not None and compiler.compile is not _regex:
         _re_compile = compiler.compile
         compiler.compile = _regex
 
@@ -231,6 +231,11 @@ def _re_compiler() -> Any:
     compiler = getattr(re, "_compiler", None)
     return compiler if callable(getattr(compiler, "compile", None)) and hasattr(compiler, "_code") \
         and hasattr(compiler, "_parser") else None
+
+
+# re's own compiler, as this module found it on import (before install() could put _regex in its place): never
+# _regex itself, so a _regex that found itself as "re's own" (a second install, a test's stand-in) cannot recurse
+RE_OWN_COMPILE: Callable[..., Any] = getattr(_re_compiler(), "compile", None) or re.compile   # (3.10: unused)
 
 
 def _sre_engine() -> Any:
@@ -276,7 +281,7 @@ def _parts(source: str | bytes, flags: int) -> Parts:
 def _regex(source: Any, flags: int = 0) -> Any:
     """``re._compiler.compile(source, flags)``: the pattern built from the kept parts where the cache holds them,
     else ``re``'s own (its parts kept where they build the same pattern)."""
-    compile_own = _re_compile or _re_compiler().compile
+    compile_own = _re_compile if _re_compile is not None and _re_compile is not _regex else RE_OWN_COMPILE
     if not isinstance(source, (str, bytes)) or type(flags) is not int or flags & re.DEBUG or _reading:
         return compile_own(source, flags)
     key = (source, flags)

@@ -33,7 +33,7 @@ def cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(compiled_cache, "_regex_loaded", None)
     monkeypatch.setattr(compiled_cache, "_regex_new", {})
     monkeypatch.setattr(compiled_cache, "_regex_used", set())
-    monkeypatch.setattr(compiled_cache, "_re_compile", re._compiler.compile)   # (as install() would set it)
+    monkeypatch.setattr(compiled_cache, "_re_compile", compiled_cache.RE_OWN_COMPILE)   # (as install() sets it)
     return tmp_path / "xdg" / "triage"
 
 
@@ -257,3 +257,13 @@ def test_a_real_report_writes_the_cache_once_then_reads_it(tmp_path: Path) -> No
     assert len(table) > 50
     for (source, flags), parts in table.items():        # every pattern the report compiled, built from its parts
         assert _sre.compile(source, *parts) == re._compiler.compile(source, flags), source
+
+
+def test_a_second_install_or_re_s_compile_as_its_own_never_recurses(monkeypatch: pytest.MonkeyPatch) -> None:
+    # (once the CLI ran in this process, re's compile is compiled_cache's own: a stand-in taken from it, or a second
+    # install, must still compile through re's real compiler, never through itself: CI died of that recursion)
+    compiled_cache.install()
+    monkeypatch.setattr(compiled_cache, "_installed", False)
+    compiled_cache.install()
+    monkeypatch.setattr(compiled_cache, "_re_compile", re._compiler.compile)
+    assert re.compile("a pattern (seen) only in this test[0-9]+ x{2,5}").match("a pattern seen only in this test7 xx")

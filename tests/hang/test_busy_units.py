@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import subprocess
+import time
 
 import pytest
 
@@ -50,15 +51,18 @@ def test_a_moving_stack_is_busy_without_cpu() -> None:
     assert act.stack_changed is True
 
 
+@pytest.mark.timeout(300)
 def test_a_starved_process_is_busy_though_it_gets_no_cpu() -> None:
     """Computing in one C call but given almost no CPU (SCHED_IDLE next to a spinner on its CPU): no CPU
     share, no I/O, the same stack, but runnable in both samples: it works, slowly; never blocked."""
-    with running_program(python_program("agent_activity.py", "starved")) as proc:
+    with running_program(python_program("agent_activity.py", "starved"), timeout=200) as proc:
         # READY is printed just before the C call; starved of CPU, the process may take a while to reach
-        # it: sample until both samples see the same stack (a few tries), never on a fixed sleep
-        for _ in range(6):
+        # it: sample until both samples see the same stack (the event), with a generous deadline for a
+        # loaded machine, never on a fixed sleep or a fixed number of tries
+        deadline = time.monotonic() + 200
+        while True:
             [act] = busy.sample_twice([(0, proc.pid)], 2.0)
-            if act.stack_changed is False:
+            if act.stack_changed is False or time.monotonic() > deadline:
                 break
     assert act.activity == busy.Activity.BUSY, act
     assert act.runnable is True and act.stack_changed is False
@@ -66,7 +70,14 @@ def test_a_starved_process_is_busy_though_it_gets_no_cpu() -> None:
 
 
 def test_triage_own_threads_are_left_out() -> None:
-    act = _activity("own-spin")
+    # the main thread goes to sleep just after READY: sample until two samples see it there (the event; a loaded
+    # CI machine once took the first sample before it got there: stack_changed, "busy"), with a generous deadline
+    with running_program(python_program("agent_activity.py", "own-spin")) as proc:
+        deadline = time.monotonic() + 100
+        while True:
+            [act] = busy.sample_twice([(0, proc.pid)], 2.0)
+            if act.stack_changed is False or time.monotonic() > deadline:
+                break
     assert act.activity == busy.Activity.BLOCKED, act
     assert act.cpu_share is not None and act.cpu_share < busy.CPU_BUSY_SHARE
 
@@ -225,7 +236,7 @@ def test_a_starved_rank_before_init_is_never_idle() -> None:
     from triage.agent.hang.init_watch import InitWatch
     from triage.agent.state import LocalRankStatus
 
-    with running_program(python_program("agent_activity.py", "starved")) as proc:
+    with running_program(python_program("agent_activity.py", "starved"), timeout=200) as proc:
         status = LocalRankStatus(rank=0, local_rank=0, host="h", pid=proc.pid, alive=True, returncode=None,
                                  heartbeat_age_s=0.1, progress_age_s=None, in_flight=None)
         watch = InitWatch(timeout=1.0)

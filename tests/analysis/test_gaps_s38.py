@@ -22,21 +22,14 @@ known_gaps.yaml with them).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.helpers.report import report_log
+from tests.helpers.report import failure_verdict
 from triage.parsing.crashlog import CrashLineKind, parse_crash_line
 from triage.parsing.textclean import strip_decorations
 
-
-def report(text: str, tmp_path: Path) -> dict[str, Any]:
-    code, out = report_log(text, tmp_path)
-    assert code != 2, out.get("stderr")
-    assert code not in (0, 70), out
-    verdict: dict[str, Any] = out["verdict"]
-    return verdict
+report = failure_verdict
 
 
 # --- 1. glog / absl FATAL ---------------------------------------------------------------------------------------

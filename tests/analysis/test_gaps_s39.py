@@ -13,22 +13,15 @@ shows them (session 39). Variants written here, none taken from a round's case.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.helpers.report import report_log
+from tests.helpers.report import failure_verdict, report_log
 from triage.parsing.named_failure import named_failure
 from triage.parsing.rank_words import SHAPES, RankShape, rank_shape
 from triage.parsing.unread_failure import unread_failure
 
-
-def report(text: str, tmp_path: Path) -> dict[str, Any]:
-    code, out = report_log(text, tmp_path)
-    assert code != 2, out.get("stderr")
-    assert code not in (0, 70), out
-    verdict: dict[str, Any] = out["verdict"]
-    return verdict
+report = failure_verdict
 
 
 # --- 1. a failure in unread words ---------------------------------------------------------------------------------

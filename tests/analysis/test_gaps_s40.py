@@ -16,21 +16,14 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.helpers.report import report_log
+from tests.helpers.report import failure_verdict, report_log
 from triage.parsing.launch_failure import launch_failure
 from triage.parsing.unread_failure import unread_failure
 
-
-def report(text: str, tmp_path: Path) -> dict[str, Any]:
-    code, out = report_log(text, tmp_path)
-    assert code != 2, out.get("stderr")
-    assert code not in (0, 70), out
-    verdict: dict[str, Any] = out["verdict"]
-    return verdict
+report = failure_verdict
 
 
 _TWICE = ("E0000 00:00:1732700000.1 4242 cuda_dnn.cc:8310] Unable to register cuDNN factory: Attempting to register "

@@ -26,6 +26,16 @@ def report_log(text: str, tmp_path: Path, *args: str) -> tuple[int, dict[str, An
     return code, json.loads(out.getvalue())
 
 
+def failure_verdict(text: str, tmp_path: Path) -> dict[str, Any]:
+    """The verdict of ``triage report`` on ``text``, which must read as a failure: neither refused (exit 2), nor an
+    all-clear (0), nor an internal error (70)."""
+    code, out = report_log(text, tmp_path)
+    assert code != 2, out.get("stderr")
+    assert code not in (0, 70), out
+    verdict: dict[str, Any] = out["verdict"]
+    return verdict
+
+
 def bytes_find_all(data: bytes, needle: bytes, start: int, end: int) -> list[int]:
     """Every offset of ``needle`` in ``data[start:end]`` (overlapping), by plain ``bytes.find``:
     what the multi-needle scanner must agree with."""

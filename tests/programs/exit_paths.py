@@ -48,7 +48,7 @@ elif how == "caught sys.exit(3), then raise SystemExit(5)":
     try:
         sys.exit(3)
     except SystemExit:
-        pass
+        print("rank 0 caught sys.exit(3), then raises SystemExit(5)", flush=True)
     raise SystemExit(5)
 elif how == "sys.exit(3) through a finally":
     try:

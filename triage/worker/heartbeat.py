@@ -69,14 +69,14 @@ class HeartbeatThread(threading.Thread):
             "step": self.state.step, "step_time": self.state.step_time,
             "progress": {}, "fr": None, "fr_state": "off", "in_flight_since": None,
         }
-        if self.dumps["count"]:
-            data["fr_dumps"] = dict(self.dumps)    # the in-rank cost of the lookups below, so far
         if self.guard.discarded_since is not None:
             data["output_discarded_since"] = self.guard.discarded_since
         try:
             self._add_flight(data)
         except Exception as exc:  # noqa: BLE001
             data["fr_state"] = f"error: {type(exc).__name__}: {exc}"
+        if self.dumps["count"]:
+            data["fr_dumps"] = dict(self.dumps)    # the in-rank cost of the lookups, this beat's included
         key = (json.dumps(data["progress"], sort_keys=True), data["step"])
         if key != self._progress_key:
             self._progress_key, self._progress_time = key, data["time"]

@@ -65,6 +65,7 @@ def test_not_success_lines(line: str) -> None:
     "FOOLIB ERROR: registration failed",
     "FATAL: fabric init failed on mlx5_0",
     "[E] transport: qp entered error state",
+    "fabric: could not open the device mlx5_2",
 ])
 @pytest.mark.parametrize("success", _SUCCESS_LINES)
 def test_unprefixed_success_after_the_only_failure_line_is_an_all_clear(failure: str, success: str,
@@ -91,3 +92,10 @@ def test_each_rank_went_on_to_its_end_is_an_all_clear(tmp_path: Path) -> None:
     code, out = report_log(text, tmp_path)
     assert code == 0, out
     assert "fabric init failed" in out["verdict"]["summary"]
+
+
+def test_progress_then_success_after_the_error_line_is_an_all_clear(tmp_path: Path) -> None:
+    text = _START + "XPLIB ERROR: registration failed\nstep 30 loss 2.0\nTraining completed successfully\n"
+    code, out = report_log(text, tmp_path)
+    assert code == 0, out
+    assert "XPLIB ERROR: registration failed" in out["verdict"]["summary"]

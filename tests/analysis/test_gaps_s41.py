@@ -5,6 +5,8 @@ a round's case.
    checkpoint``, Lightning's ``Trainer.fit stopped: max_epochs reached``, a final evaluation's summary) after its
    only failure-looking line is "progress" (triage.parsing.progress): the all-clear that quotes the line, never a
    refusal; with progress's guards: a line no process went on after is still the failure.
+4. MPICH's bare ``Abort(N) on node K`` (triage.parsing.mpi_errors): rank K's own abort with code N (K is MPICH's
+   world rank), never SIGABRT, never a refusal; read once where its words are another row's.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.report import failure_verdict, report_log
+from triage.parsing.mpi_errors import parse_mpi_errors
 from triage.parsing.progress import is_progress, mentions_progress
 
 report = failure_verdict
@@ -99,3 +102,39 @@ def test_progress_then_success_after_the_error_line_is_an_all_clear(tmp_path: Pa
     code, out = report_log(text, tmp_path)
     assert code == 0, out
     assert "XPLIB ERROR: registration failed" in out["verdict"]["summary"]
+
+
+# --- 4. MPICH's bare "Abort(N) on node K": rank K's own abort -------------------------------------------------------
+
+@pytest.mark.parametrize(("line", "rank", "code"), [
+    ("Abort(1) on node 2", 2, "1"),
+    ("Abort(3) on node 12 (rank 12 in comm 0): ", 12, "3"),
+    ("Abort(1) on node 7 (rank 0 in comm 3): the solver diverged", 7, "1"),     # node K: the world rank
+    ("[proxy:0:1@node2] Abort(255) on node 4", 4, "255"),
+    ("  Abort(0x1) on node 1", None, None),                                       # no such head
+])
+def test_mpich_bare_abort_is_that_ranks_own(line: str, rank: int | None, code: str | None) -> None:
+    records = [r for r in parse_mpi_errors(f"step 1\n{line}\n") if r.first]
+    if rank is None:
+        assert not records
+        return
+    assert [r.rank for r in records] == [rank]
+    assert f"errorcode {code}" in records[0].text
+
+
+def test_mpich_abort_with_its_words_is_read_once() -> None:
+    text = "Abort(1) on node 2 (rank 2 in comm 0): application called MPI_Abort(MPI_COMM_WORLD, 1) - process 2\n"
+    records = parse_mpi_errors(text)
+    assert [r.rank for r in records] == [2]
+    assert "MPI_COMM_WORLD" in records[0].text
+    fatal = "Abort(805421327) on node 5 (rank 5 in comm 0): Fatal error in PMPI_Allreduce: Other MPI error, stack:\n"
+    assert [r.text.startswith("failed in PMPI_Allreduce") for r in parse_mpi_errors(fatal)] == [True]
+
+
+@pytest.mark.parametrize("line", ["Abort(1) on node 2", "[1,2]<stderr>:Abort(1) on node 2",
+                                  "Abort(1) on node 2 (rank 0 in comm 5): bad input deck"])
+def test_mpich_bare_abort_names_rank_k_not_sigabrt(line: str, tmp_path: Path) -> None:
+    verdict = report(f"reading the input deck\n[1,0]<stdout>:step 3\n{line}\n", tmp_path)
+    assert verdict["culprit_ranks"] == [2]
+    assert "SIGABRT" not in verdict["summary"]
+    assert verdict["kind"] != "crash"

@@ -74,7 +74,9 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            "forrtl: ", "exit signals: ", "CUDA_ERROR_", "Check failed", "Check failure", "NCCL_ERROR", "ECONN",
            "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "connect() failed", "DDP expects same model", "Broken pipe",
            "appears not to match", "UCX  ERROR", "UCX ERROR", "ASSERT '", ": error: argument ",
-           ": error: the following arguments are required", ": error: invalid choice", *LAUNCH_MARKERS)
+           ": error: the following arguments are required", ": error: invalid choice",
+           # a memory allocator's fatal heap check (glibc, tcmalloc): it aborts the process
+           "(): ", "double free", "corrupted ", "Attempt to free invalid pointer", *LAUNCH_MARKERS)
 
 _EXC = lazy_regex(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
@@ -152,7 +154,19 @@ _FATAL = lazy_regex(
     r"(?P<loaderbus>Unexpected bus error encountered in worker)|"
     # a process's own report of its death, printed by the signal handler of PSM-style fabric libraries (libfabric's
     # providers, Intel's PSM2): "python:699378 terminated with signal 6 at PC=7f8740a96a7c SP=7ffe9c925f50.  Backtrace:"
-    r"^[\w.+-]{1,255}:\d+ terminated with signal (?P<psmnum>\d+) at PC=")
+    r"^[\w.+-]{1,255}:\d+ terminated with signal (?P<psmnum>\d+) at PC=|"
+    # a memory allocator's own fatal heap check, which aborts the process itself (the shell's "Aborted" line may be
+    # missing from a paste): glibc's "free(): invalid pointer", "double free or corruption (!prev)", "munmap_chunk():
+    # invalid pointer", "malloc(): corrupted top size", "corrupted size vs. prev_size", "free(): double free detected
+    # in tcache 2", older glibc's "*** Error in `python': double free or corruption (out): 0x... ***", and tcmalloc's
+    # "src/tcmalloc.cc:283] Attempt to free invalid pointer 0x55a1d0d57740"
+    r"^(?P<heap>(?:\*\*\* Error in `[^`\n]{1,300}': )?(?:(?:free|munmap_chunk|malloc|realloc|calloc|"
+    r"malloc_consolidate|_int_free|_int_malloc)\(\): (?:invalid|double free|corrupted|memory corruption|unaligned)|"
+    r"double free or corruption \(|corrupted size vs\. prev_size|corrupted double-linked list)|"
+    r"(?:src/)?tcmalloc\.cc:\d+\] Attempt to free invalid pointer)|"
+    # a tool's record that its child process ended with a negative code, the signal that killed it (DIGITS: "ERROR:
+    # error code -9"): the code alone at the line's end, a signal's number
+    r"^(?:ERROR:? )?(?:[Ee]rror|[Ee]xit) code:? -(?P<codesig>[4-9]|11|15)$")
 _TERMINATE = lazy_regex(r"terminate called after throwing an instance of '(?P<what>[^']+)'|"
                         r"terminate called without an active exception")
 _NET = lazy_regex(
@@ -506,10 +520,11 @@ def _fatal_line(text: str, fatal: re.Match[str], collateral: bool) -> CrashLine:
            or _STRSIGNAL.get(fatal.group("alps") or "")
            or _SIGNUMS.get(fatal.group("signum") or fatal.group("exitsig") or fatal.group("ucxnum")
                            or fatal.group("julianum")
-                           or fatal.group("ompinum") or fatal.group("psmnum") or "")
+                           or fatal.group("ompinum") or fatal.group("psmnum") or fatal.group("codesig") or "")
            or _FPE_SIGNALS.get((fatal.group("fpe") or "").strip()))
     if sig is None:
-        sig = ("SIGSEGV" if "Segmentation" in text else "SIGABRT" if "Aborted" in fatal.group(0)
+        sig = ("SIGABRT" if fatal.group("heap") else "SIGSEGV" if "Segmentation" in text
+               else "SIGABRT" if "Aborted" in fatal.group(0)
                else "SIGBUS" if "Bus error" in text or fatal.group("loaderbus") else
                "SIGKILL" if fatal.group(0) == "Killed" else None)
     teardown = sig in ("SIGTERM", "SIGINT") or (fatal.group("fpe") or "").strip() in ("Terminated", "Interrupt")

@@ -11,6 +11,8 @@ a round's case.
    never ran, not the program's own exception, and the ranks' exit codes after it are its end.
 4. MPICH's bare ``Abort(N) on node K`` (triage.parsing.mpi_errors): rank K's own abort with code N (K is MPICH's
    world rank), never SIGABRT, never a refusal; read once where its words are another row's.
+5. Subkind ``oom`` (triage.analysis.oom): a failure's verdict whose text shows a device's allocator or the host's OOM
+   killer in their own words; the kind stays; never from triage's own guess about a SIGKILL.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.report import failure_verdict, report_log
+from triage.analysis.oom import shows_oom, with_oom
+from triage.model import MismatchKind, Verdict, VerdictKind
 from triage.parsing.launch_failure import launch_failure, worker_start_failure
 from triage.parsing.mpi_errors import parse_mpi_errors
 from triage.parsing.progress import is_progress, mentions_progress
@@ -248,3 +252,59 @@ def test_real_torchrun_that_could_not_start_its_program(argv: list[str], said: s
     code, out = report_log(done.stdout + done.stderr, tmp_path)
     assert code not in (0, 2, 70), out
     assert said in out["verdict"]["summary"], out["verdict"]
+
+
+
+# --- 5. subkind oom ----------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+    "RuntimeError: CUDA error: out of memory",
+    "RuntimeError: NPU out of memory. Tried to allocate 1.2 GiB",
+    "RuntimeError: XPU out of memory. Tried to allocate 512.00 MiB",
+    "CUDA error 2 in file Arena.cpp line 173: out of memory",
+    "hipErrorOutOfMemory: out of memory",
+    "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1 GiB",
+    "Out of memory: Killed process 4242 (python) total-vm:81234kB",
+    "slurmstepd: error: Detected 1 oom_kill event in StepId=1.0",
+    "python invoked oom-killer: gfp_mask=0x100cca",
+    "reason: OOMKilled, exit code 137",
+    "srun: error: node7: task 3: Out Of Memory",
+])
+def test_oom_in_the_inputs_words(text: str) -> None:
+    assert shows_oom(text)
+
+
+@pytest.mark.parametrize("text", [
+    "rank 1 was killed by SIGKILL (SIGKILL is often the kernel OOM killer: `dmesg -T | grep -i -E 'killed process|oom'`)",
+    "RuntimeError: CUDA error: an illegal memory access was encountered",
+    "the host's memory is fine; the dataloader was killed by SIGKILL",
+    "check the host of rank 3: was the process started, did it die, was it OOM-killed?",
+])
+def test_no_oom_in_a_guess_or_other_words(text: str) -> None:
+    assert not shows_oom(text)
+
+
+def test_oom_keeps_the_kind_and_never_displaces_another_subkind() -> None:
+    crash = Verdict(VerdictKind.CRASH, "CRASH: rank 2 was killed by SIGKILL: Out of memory: Killed process 7")
+    assert with_oom(crash).subkind is MismatchKind.OOM and with_oom(crash).kind is VerdictKind.CRASH
+    size = Verdict(VerdictKind.COLLECTIVE_MISMATCH, "CUDA out of memory", subkind=MismatchKind.SIZE)
+    assert with_oom(size) is size
+    clear = Verdict(VerdictKind.NO_PROBLEM_FOUND, "NO PROBLEM FOUND: ... 'CUDA out of memory, retrying'")
+    assert with_oom(clear) is clear
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("[rank0]: step 3\n[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n", "exception"),
+    ("step 3\n[rank1]: RuntimeError: NPU out of memory. Tried to allocate 1.2 GiB\n", "exception"),
+])
+def test_report_sets_oom(text: str, kind: str, tmp_path: Path) -> None:
+    verdict = report(text, tmp_path)
+    assert verdict["subkind"] == "oom"
+    assert verdict["kind"] == kind
+    assert verdict["culprit_ranks"] == [1]
+
+
+def test_report_without_oom_words_leaves_the_subkind_empty(tmp_path: Path) -> None:
+    verdict = report("[rank0]: step 3\n[rank1]: RuntimeError: shape mismatch in layer 3\n", tmp_path)
+    assert verdict["subkind"] is None

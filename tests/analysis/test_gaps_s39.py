@@ -81,7 +81,7 @@ def test_the_signal_beats_the_error_line_before_it(tmp_path: Path) -> None:
     _WORK + "validation error rate: 0.013\nerrors: 0\n",
     _WORK + "=== 12 passed, 1 failed in 3.2s ===\n" .replace("1 failed", "0 failed"),
     _WORK + "XPLIB ERROR: the first connect failed, retrying in 5 s\n",
-    _WORK + "XPLIB ERROR: registration failed\nstep 30 loss 2.0\nTraining completed successfully\n",
+    # (an error line the run went on after to its successful end: the all-clear that quotes it, test_gaps_s41.py)
     "    if err != 0:\n        raise RuntimeError(\"fatal\")\n",
     "NCCL_DEBUG=WARN python train.py --log-level ERROR\n" + _WORK,
 ])

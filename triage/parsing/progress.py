@@ -1,6 +1,8 @@
 """A training loop's own progress line: a numbered step, iteration or epoch, or a loss value (``step 200 loss
 0.31``, ``Epoch 3/10``, ``iter: 1500``, ``loss=0.42``), and never a line that itself says something failed
-(``NaN loss at step 5``, ``error at iteration 3``).
+(``NaN loss at step 5``, ``error at iteration 3``); or its own line that the run ended well: ``Training finished``,
+``Training complete``, ``Done.``, ``Saved checkpoint``/``checkpoint saved``, Lightning's ``Trainer.fit` stopped:
+`max_epochs=3` reached.``, a final evaluation's summary (``***** eval metrics *****``, ``Final test accuracy: 0.91``).
 
 Such a line after a failure line of the same process says that the process went on past it: the failure line
 did not end it (a library's complaint at start-up, a logger's ERROR for something it then worked around).
@@ -15,14 +17,24 @@ from collections.abc import Iterable
 from triage.lazy_regex import lazy_regex
 
 _STEP = lazy_regex(r"(?<![A-Za-z])(?:epoch|step|iter(?:ation)?)\s*[:=#\[]?\s*\d+|\bloss\s*[:=]?\s*-?\d", re.IGNORECASE)
-_WORDS = ("epoch", "step", "iter", "loss")      # one of them is in every line _STEP matches
+# a line saying the run (or its training) ended well, or saved its result: what only a process that went on prints
+_SUCCESS = lazy_regex(
+    r"\btraining (?:is |has )?(?:finished|complete|completed|done|ended)\b"
+    r"|^\W*(?:all )?done\s*[.!]?\W*$"
+    r"|\bsav(?:ed|ing) (?:the )?(?:final |last |best )?(?:model )?checkpoint\b|\bcheckpoint (?:saved|written)\b"
+    r"|\btrainer\.fit`? stopped: `?max_\w+=\d+`? reached"
+    r"|\beval(?:uation)? metrics\b|\bfinal[ _](?:eval|evaluation|test|validation|val)\w*\b.*?[:=]\s*-?\d",
+    re.IGNORECASE)
+# one of them is in every line _STEP or _SUCCESS matches (caseless)
+_WORDS = ("epoch", "step", "iter", "loss", "train", "done", "checkpoint", "eval", "final")
 _NOT_PROGRESS = lazy_regex(r"error|fail|exception|traceback|abort|fatal|killed|signal|timed? ?out|\bnan\b|\binf\b|"
                            r"overflow|skipp", re.IGNORECASE)
 
 
 def is_progress(line: str) -> bool:
-    """The line is a training loop's progress report (and says nothing failed)."""
-    return _STEP.search(line) is not None and _NOT_PROGRESS.search(line) is None
+    """The line is a training loop's progress report, or its line that the run ended well (and says nothing
+    failed)."""
+    return (_STEP.search(line) is not None or _SUCCESS.search(line) is not None) and _NOT_PROGRESS.search(line) is None
 
 
 def mentions_progress(text: str) -> bool:

@@ -225,7 +225,9 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     scan.lines_read = base + len(lines)
     if scan.unread and scan.unread[-1][0] >= base and UNREAD_SUCCESS.search(
             "\n".join(o.rest for o in owners[scan.unread[-1][0] - base + 1:])) is not None:
-        scan.unread = [item for item in scan.unread if item[0] < base]   # the job said it ended well after them
+        # the job said it ended well after them: they did not end it (said, as a line it went on past)
+        scan.went_on.extend(unread.text[:200] for order, unread, _, _ in scan.unread if order >= base)
+        scan.unread = [item for item in scan.unread if item[0] < base]
     if scan.unread or scan.named_failures or scan.init_waits:
         _went_on_past(owners, base, default_rank, single_node, scan)
     if not scan.prose:

@@ -6,8 +6,9 @@ thread ends only that thread. Each path runs once as a plain process (the truth:
 as rank 0 of a real torchrun job under ``triage launch``; exit.json and the report must agree with the
 plain run. A ``SystemExit`` raised without ``sys.exit`` (``raise SystemExit(3)``, the ``exit()`` builtin)
 is not seen inside the rank: the report takes the launcher's status and does not call it a teardown crash.
-A ``sys.exit(3)`` the program catches (it goes on and exits 0) leaves 3 in the rank's own record; the
-launcher's 0 is what the report and the agent's closing line say.
+A ``sys.exit(3)`` the program catches (it goes on and exits 0) is recorded as exit 0 with what it caught
+(``caught``): the agent's live line, its bundles, its closing line and the report all say 0; a sys.exit(3)
+that only passes through a ``finally``, or a caught one followed by another SystemExit, is no catch.
 """
 
 from __future__ import annotations
@@ -28,9 +29,13 @@ PROGRAM = PROGRAMS / "exit_paths.py"
 # path -> the status the plain run must give (checked, so a Python that differs shows here first)
 PATHS = {"sys.exit(256)": 0, "sys.exit(false)": 0, "sys.exit(-1)": 255, "sys.exit(2**70)": 255,
          "sys.exit(text)": 1, "raise SystemExit(3)": 3, "exit(4)": 4, "os._exit(300)": 44, "SIGKILL": -9,
-         "thread sys.exit(5)": 0, "caught sys.exit(3)": 0, "KeyboardInterrupt": -2}
+         "thread sys.exit(5)": 0, "caught sys.exit(3)": 0, "KeyboardInterrupt": -2,
+         "caught sys.exit(3) in a function": 0, "caught sys.exit(3), then raise SystemExit(5)": 5,
+         "sys.exit(3) through a finally": 3}
 RECORDED = {"sys.exit(256)", "sys.exit(false)", "sys.exit(-1)", "sys.exit(2**70)", "sys.exit(text)",
-            "thread sys.exit(5)"}       # paths whose status the rank's own record holds
+            "thread sys.exit(5)", "caught sys.exit(3)", "caught sys.exit(3) in a function",
+            "sys.exit(3) through a finally"}       # paths whose status the rank's own record holds
+CAUGHT = {"caught sys.exit(3)", "caught sys.exit(3) in a function"}
 
 
 def _plain_status(how: str) -> int:
@@ -52,11 +57,14 @@ def test_the_recorded_and_reported_status_is_the_one_the_parent_sees(tmp_path: P
     if how in RECORDED:
         record = read_json(exit_json)
         assert record["exit_code"] == status, record
+        assert record.get("caught") == ({"exit_code": 3, "exit_arg": None} if how in CAUGHT else None), record
     report = triage("report", str(run_dir), "--format", "json", timeout=120)
     data = json.loads(report.stdout)
     text = triage("report", str(run_dir), timeout=120).stdout
-    if how == "caught sys.exit(3)":    # its record saw sys.exit(3); the launcher's 0 is the truth
-        assert "rank 0 exited 0 (the launcher's record; its own exit record said 3" in finished.stderr, finished.stderr
+    if how in CAUGHT:    # no crash: not in the live line, no bundle, a clean closing line and report
+        assert "exit code 3" not in finished.stderr and "exited 3" not in finished.stderr, finished.stderr
+        assert not list(run_dir.glob("*/bundles/*")), finished.stderr
+        assert "2 ranks exited 0" in finished.stderr, finished.stderr
     if status == 0:
         assert report.returncode == 0, text
         return
@@ -67,6 +75,10 @@ def test_the_recorded_and_reported_status_is_the_one_the_parent_sees(tmp_path: P
         assert "not in this input" not in text, text
     elif status < 0:
         assert "SIGKILL" in verdict, verdict
+    elif how == "caught sys.exit(3), then raise SystemExit(5)":
+        # a failure of rank 0; the number is the sys.exit(3) its record saw: a SystemExit raised without
+        # sys.exit() is not seen inside the rank (the parent saw 5)
+        assert data["verdict"]["culprit_ranks"] == [0] and "code 3" in verdict, verdict
     else:
         assert f"code {status}" in verdict, verdict
         assert "crash in the process's teardown" not in verdict, verdict

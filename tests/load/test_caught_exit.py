@@ -74,3 +74,17 @@ def test_the_agents_closing_line_takes_the_launchers_0() -> None:
     assert line.startswith("rank 0 exited 0 (the launcher's record; its own exit record said 3"), line
     assert describe_ends([_rank(0, 3), _rank(1, 0)], None, 1).startswith("rank 0 exited 3"), line
     assert describe_ends([_rank(0, -9)], None, 0) == "rank 0 killed by SIGKILL"
+
+
+def test_a_catch_the_rank_saw_itself_is_exit_0_with_what_it_caught(tmp_path: Path) -> None:
+    """The in-rank hook now sees the catch (its outermost frame returned): exit 0, ``caught`` what it was given,
+    whatever the launcher's status."""
+    seen = {"exit_code": 0, "exit_seen": "sys.exit", "caught": {"exit_code": 3, "exit_arg": None}}
+    text = {"exit_code": 0, "exit_seen": "sys.exit", "caught": {"exit_code": 1, "exit_arg": "bad \x1b config"}}
+    ranks = load_run_dir(_run(tmp_path, 0, {0: seen, 1: text})).ranks
+    ends = {r.rank: r.exit for r in ranks}
+    assert ends[0] is not None and ends[0].ok and ends[0].message == \
+        "exit code 0: the program caught its sys.exit(3) and went on"
+    assert ends[1] is not None and ends[1].message == \
+        "exit code 0: the program caught its sys.exit('bad \\x1b config') and went on"
+    assert describe_ends([_rank(0, 0), _rank(1, 0)], None, 0) == "2 ranks exited 0"

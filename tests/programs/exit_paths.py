@@ -36,6 +36,25 @@ elif how == "caught sys.exit(3)":
         sys.exit(3)
     except SystemExit:
         print("rank 0 caught its own sys.exit(3) and goes on", flush=True)
+elif how == "caught sys.exit(3) in a function":
+    def main() -> None:
+        try:
+            sys.exit(3)
+        except SystemExit as exc:
+            print(f"rank 0 caught sys.exit({exc.code}) in main() and returns", flush=True)
+
+    main()
+elif how == "caught sys.exit(3), then raise SystemExit(5)":
+    try:
+        sys.exit(3)
+    except SystemExit:
+        print("rank 0 caught sys.exit(3), then raises SystemExit(5)", flush=True)
+    raise SystemExit(5)
+elif how == "sys.exit(3) through a finally":
+    try:
+        sys.exit(3)
+    finally:
+        print("rank 0 cleans up in a finally, and its sys.exit(3) goes on", flush=True)
 elif how == "KeyboardInterrupt":
     raise KeyboardInterrupt
 elif how == "thread sys.exit(5)":

@@ -42,6 +42,8 @@ KNOWN: dict[tuple[str, str], str] = {
     ("rank_print", "NVIDIA-NeMo__Megatron-Bridge__836"): _RANK_PRINT + "another rank named (its group rank)",
     ("github_actions", "openpifpaf__openpifpaf__265"): _OWN_TORCHRUN,
     ("jupyter", "openpifpaf__openpifpaf__265"): _OWN_TORCHRUN,
+    ("github_actions", "Instruction-Tuning-with-GPT-4__GPT-4-LLM__16"): _OWN_TORCHRUN,
+    ("jupyter", "Instruction-Tuning-with-GPT-4__GPT-4-LLM__16"): _OWN_TORCHRUN,
     ("logging_asctime", "stevietrouble__EfficientZero__2"): "a logging head on every line splits Ray's record wrapped "
                                                          "over lines: not read",
     ("rank_print", "huggingface__nanotron__204"): _RANK_PRINT + "one more collective in the summary",

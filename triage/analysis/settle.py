@@ -84,7 +84,7 @@ def settle_hang(ranks: tuple[RankEvidence, ...], timed_out: list[int], cov: Mapp
 # A set-up failure in which no rank is at fault: what would settle it is the port or the node, never a rank
 _PORT_TAKEN = lazy_regex(r"EADDRINUSE|[Aa]ddress already in use|failed to listen on any local network address")
 _PORT = lazy_regex(r"\bport:? (\d{2,5})\b|:(\d{2,5})\b")
-_PROGRAM = lazy_regex(LAUNCH_TEXT + r": could not start (?!the program\b)(\S+)")
+_PROGRAM = lazy_regex(LAUNCH_TEXT + r": could not start (?:the module (?P<module>[\w.]+)|(?!the program\b)(\S+))")
 _SSH = lazy_regex(r"via ssh|ssh exited|ssh: connect to host|Permission denied \(publickey")
 
 
@@ -101,8 +101,13 @@ def settle_setup(text: str, host: str | None) -> str | None:
                 "run); free it or choose another MASTER_PORT (--master_port)")
     if LAUNCH_TEXT in text:
         program = _PROGRAM.search(text)
-        what = program.group(1) if program else "the program"
         where = host or "each node the job runs on"
+        if program is not None and program.group("module"):
+            module = program.group("module")
+            return (f"the program never started, so no rank's log will show more: check on {where} that `python -c "
+                    f"'import {module}'` works from the job's working directory with the job's PYTHONPATH, and that "
+                    "the job's environment (its venv, conda or module set-up, PATH) is the same there as where it runs")
+        what = program.group(2) if program else "the program"
         return (f"the program never started, so no rank's log will show more: check on {where} that {what} is there "
                 "and executable for the job's user (`ls -l`, `file` for a binary of another machine), and that the "
                 "job's environment (its venv, conda or module set-up, PATH) is the same there as where it runs")

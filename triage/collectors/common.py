@@ -23,6 +23,7 @@ from typing import Any
 
 from triage.bundle import CollectorRecord, CollectorStatus
 from triage.collectors.redact import redact_text, redaction_enabled
+from triage.console import visible
 from triage.layout import RankPaths
 from triage.private_files import FILE_MODE, make_private_dir
 
@@ -129,13 +130,18 @@ def kill_group(proc: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> None
         os.killpg(proc.pid, sig)
 
 
-def write_private(path: Path, data: bytes | str, redact: bool | None = None) -> None:
+def write_private(path: Path, data: bytes | str, redact: bool | None = None, escape: bool = False) -> None:
     """Write an output file owner-only (0600), with secret values redacted from text
-    (``redact`` None: unless ``--no-redact`` turned redaction off)."""
+    (``redact`` None: unless ``--no-redact`` turned redaction off). ``escape``: a text file a user may
+    ``cat`` that holds the target's own strings (thread, function and file names, locals): every control
+    character but newline and tab is written as a visible ``\\xNN`` (:func:`triage.console.visible`, what
+    the report shows of them), so the file runs no terminal escape of the target's."""
     redact = redaction_enabled() if redact is None else redact
     make_private_dir(path.parent)
-    text = (data.decode("utf-8", "replace") if redact else None) if isinstance(data, bytes) else data
-    payload = redact_text(text).encode("utf-8") if (redact and text is not None) else (
+    text = (data.decode("utf-8", "replace") if (redact or escape) else None) if isinstance(data, bytes) else data
+    if escape and text is not None:
+        text = visible(text)
+    payload = (redact_text(text) if redact else text).encode("utf-8") if text is not None else (
         data if isinstance(data, bytes) else data.encode("utf-8"))
     fd = os.open(str(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
     with os.fdopen(fd, "wb") as handle:

@@ -20,6 +20,7 @@ from triage.collectors.gdbhelper import helper_candidates, helper_problem, pytho
 from triage.collectors.gdbrun import DEFAULT_TIMEOUT_S, find_gdb, gdb_batch_argv, run_gdb
 from triage.collectors.pyframes import run_pystack
 from triage.collectors.redact import redact_json, redact_text
+from triage.console import visible
 from triage.layout import BundlePaths, BundleRankPaths
 from triage.parsing.elfcore import CoreFormatError, CoreNotes, elf_debug_state, read_core_notes
 from triage.private_files import FILE_MODE, make_private_dir, write_json_atomic
@@ -47,7 +48,7 @@ def notes_json(notes: CoreNotes | None) -> dict[str, Any]:
 
 
 def _write_text(path: Path, text: str) -> None:
-    text = redact_text(text)
+    text = visible(redact_text(text))      # the core's strings: no terminal escape in the file
     make_private_dir(path.parent)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, FILE_MODE)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:

@@ -73,7 +73,7 @@ def collect_gdb(target: Target, rank_out: Path, bundle: Path, options: CollectSe
     text = run.stdout.decode("utf-8", "replace")
     if text or run.stderr:
         path = BundleRankPaths(rank_out).gdb
-        write_private(path, f"# gdb ({why})\n" + text + "\n# stderr\n" + run.stderr_text + "\n")
+        write_private(path, f"# gdb ({why})\n" + text + "\n# stderr\n" + run.stderr_text + "\n", escape=True)
         files.append(BundlePaths(bundle).relative(path))
     lowered = (run.stderr_text + text).lower()
     if run.start_error:

@@ -82,7 +82,7 @@ def collect_pystack_live(target: Target, rank_out: Path, bundle: Path, options: 
     files: list[str] = []
     if frames.raw:
         path = BundleRankPaths(rank_out).pystack
-        write_private(path, frames.raw)
+        write_private(path, frames.raw, escape=True)
         files.append(BundlePaths(bundle).relative(path))
     if frames.timed_out:
         return record(NAME, CollectorStatus.TIMEOUT, target, started, files, error=frames.error)

@@ -90,7 +90,7 @@ def collect_pyspy(target: Target, rank_out: Path, bundle: Path, options: Collect
         status = _status(run)
         results.append(status)
         if run.stdout:
-            write_private(path, run.stdout)
+            write_private(path, run.stdout, escape=not as_json)   # JSON escapes its own strings
             files.append(BundlePaths(bundle).relative(path))
         if status[0] in (CollectorStatus.DENIED, CollectorStatus.TIMEOUT):
             break                      # a second try would be refused or hang the same way
@@ -167,7 +167,7 @@ def collect_pyspy_children(target: Target, rank_out: Path, bundle: Path,
         files = []
         if run.stdout:
             path = BundleRankPaths(rank_out).child_pyspy(pid)
-            write_private(path, run.stdout)
+            write_private(path, run.stdout, escape=True)
             files.append(BundlePaths(bundle).relative(path))
         records.append(record(CHILD_NAME, status, child, started, files, error=error, hint=hint))
     return records

@@ -473,6 +473,11 @@ def _exit(paths: RankPaths, skipped: list[str]) -> ExitInfo | None:
         message = f"sys.exit({arg[:200]!r})"
     elif not exc and isinstance(arg, int) and not isinstance(arg, bool):
         message = f"sys.exit({arg}): the parent sees exit code {code}"
+    caught = data.get("caught") if isinstance(data.get("caught"), dict) else None
+    if caught and not exc and code == 0:
+        given = caught.get("exit_arg") if caught.get("exit_arg") is not None else caught.get("exit_code")
+        shown = repr(given[:200]) if isinstance(given, str) else str(_int(given))
+        message = f"exit code 0: the program caught its sys.exit({shown}) and went on"
     unseen = "exit_seen" in data and data.get("exit_seen") is None and not exc
     when: Any = data.get("time")
     if exc and isinstance(exc.get("time"), (int, float)):

@@ -36,6 +36,8 @@ class MismatchKind(str, enum.Enum):
     SIZE = "size"
     DTYPE = "dtype"
     SEQ = "seq"                            # the calls agree; only their sequence numbers differ
+    OOM = "oom"                            # not a mismatch: a failure of any kind that ran out of memory (a device's
+    #                                        allocator or the host's OOM killer: triage.analysis.oom)
 
 
 class RankState(str, enum.Enum):

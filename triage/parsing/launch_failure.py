@@ -6,7 +6,15 @@ could not access or execute an executable``, ``mpirun was unable to find the spe
 step daemon (``slurmstepd: error: execve(): train.sh: No such file or directory``), a shell's (``bash: ./train:
 Permission denied``, ``cannot execute binary file: Exec format error``, ``torchrun: command not found``), Python's
 (``python: can't open file '/home/u/train.py': [Errno 2] No such file or directory``: torchrun's workers given a
-script that is not there), a container runtime's (``exec /usr/bin/python: exec format error``).
+script that is not there; ``python: No module named train``, ``python: Error while finding module specification for
+'pkg.train' (ModuleNotFoundError: No module named 'pkg')``: ``python -m`` given an entry module that is not there), a
+container runtime's (``exec /usr/bin/python: exec format error``).
+
+torchrun ``--no-python`` starts the program itself (``subprocess.Popen`` in its agent): a program that is not there
+or may not run ends torchrun with its own traceback through its worker start (``subprocess_handler.py``, ``in
+_popen``) and ``FileNotFoundError: [Errno 2] No such file or directory: './train.sh'`` (or ``PermissionError``,
+``OSError: [Errno 8] Exec format error``): ``worker_start_failure(line)`` says that line as a launch failure, where
+the reader saw the frame just before it (WORKER_START_FRAME).
 
 ``launch_failure(text)`` -> the line said as such a failure, or None. Never raises.
 """
@@ -18,7 +26,7 @@ from triage.lazy_regex import lazy_regex
 # Every pattern below holds one of these: a line holding none is no launch failure (the readers' line gate)
 MARKERS = ("execvp error", "execve(", "unable to launch the specified application", "specified executable",
            "xec format error", "Permission denied", "No such file or directory", "command not found",
-           "can't open file")
+           "can't open file", "No module named ", "Error while finding module specification")
 LAUNCH_TEXT = "the program never ran"      # what a launch failure's message opens with (triage.analysis.settle)
 
 # The launchers' and runtimes' own lines, each with the program it could not start and why where the line says them
@@ -35,6 +43,8 @@ _LAUNCH = lazy_regex(
     r"|command not found)$"
     r"|(?:^|\s)(?P<py>\S*python[\d.]*(?:\.exe)?): can't open file '(?P<script>[^']{1,300})': \[Errno \d+\] "
     r"(?P<pywhy>[^\n]{1,80})"
+    r"|(?:^|\s)\S*python[\d.]*(?:\.exe)?: (?:No module named (?P<module>[\w.]{1,200})$|Error while finding module "
+    r"specification for '(?P<spec>[\w.]{1,200})' \((?P<specwhy>[^)\n]{1,200})\))"
     r"|\bexec (?P<container>/\S{1,300}): (?P<containerwhy>exec format error|no such file or directory|"
     r"permission denied)"
     r"|exec user process caused:? \"?(?P<userwhy>exec format error|no such file or directory|permission denied)")
@@ -54,10 +64,32 @@ def launch_failure(text: str) -> str | None:
     groups = found.groupdict()
     if groups["shellwhy"] == "command not found" and not _LAUNCHERS.match(groups["shell"] or ""):
         return None
-    program = next((groups[key] for key in ("hydra", "slurm", "shell", "script", "container") if groups[key]), None)
-    why = next((groups[key] for key in ("hydrawhy", "slurmwhy", "shellwhy", "pywhy", "containerwhy", "userwhy")
-                if groups[key]), None)
+    if groups["module"]:
+        groups["module"], groups["modulewhy"] = f"the module {groups['module']}", "python -m: no such module"
+    elif groups["spec"]:
+        groups["module"], groups["modulewhy"] = f"the module {groups['spec']}", f"python -m: {groups['specwhy']}"
+    program = next((groups[key] for key in ("hydra", "slurm", "shell", "script", "module", "container")
+                    if groups.get(key)), None)
+    why = next((groups[key] for key in ("hydrawhy", "slurmwhy", "shellwhy", "pywhy", "modulewhy", "containerwhy",
+                                        "userwhy") if groups.get(key)), None)
     if groups["ompi"]:
         why = "it could not access or execute the executable"
     what = f"could not start {program}" if program else "could not start the program"
     return f"{LAUNCH_TEXT}: {what}{f' ({why.strip()})' if why else ''}: {text.strip()}"[:400]
+
+
+# torchrun's agent starting a worker itself (its frame in the traceback of a --no-python program it could not start)
+WORKER_START_FRAME = "subprocess_handler.py"
+WORKER_START_LINES = 16     # from that frame to the exception line: subprocess's frames, code lines and carets
+_WORKER_START = lazy_regex(r"^(?P<exc>FileNotFoundError|PermissionError|OSError): \[Errno \d+\] (?P<why>[^:\n]{1,80}): "
+                           r"'(?P<program>[^'\n]{1,300})'\s*$")
+
+
+def worker_start_failure(text: str) -> str | None:
+    """``text``, the exception line that ends torchrun's traceback through its worker start, said as a launch
+    failure (the program torchrun --no-python was given could not be started), or None."""
+    found = _WORKER_START.match(text.strip())
+    if found is None:
+        return None
+    return (f"{LAUNCH_TEXT}: could not start {found.group('program')} ({found.group('why')}; torchrun --no-python "
+            f"starts it itself, so its agent raised this): {text.strip()}")[:400]

@@ -43,7 +43,7 @@ from triage.lazy_regex import lazy_regex
 
 MARKERS = ("An error occurred in MPI_", "MPI_ABORT was invoked", "exiting improperly", "calling", "Primary job",
            "was invoked.", "Local abort ", "called MPI_Abort(", "job aborted, but has no info",
-           "Fatal error in ")
+           "Fatal error in ", ") on node ")
 
 _PREFIX = r"(?:\[(?P<host>[\w.-]+):(?P<pid>\d+)\] )?"
 _ERROR = lazy_regex(_PREFIX + r"\*\*\* An error occurred in (?P<call>MPI_\w+)")
@@ -73,6 +73,11 @@ _CALLED_ABORT = lazy_regex(r"(?:mpirun|mpiexec|prterun|orterun|prte|prun) has ex
 # MPI_COMM_WORLD (comm 0); in another communicator the rank is that one's
 _MPICH_FATAL = lazy_regex(r"Abort\((?P<code>-?\d+)\) on node (?P<node>\d+)(?: \(rank (?P<rank>\d+) in comm "
                           r"(?P<comm>\d+)\))?: Fatal error in (?P<call>\w+): (?P<what>[^,\n]+)")
+# the same handler's and MPI_Abort's head alone, "Abort(1) on node 2" (with or without "(rank 2 in comm 0)", its
+# words cut or on no later line): MPICH's abort of that rank itself (an exit with the code, not SIGABRT); "node N" is
+# its rank in MPI_COMM_WORLD (MPIR_Process.rank) whatever the communicator, not a host
+_MPICH_BARE = lazy_regex(r"(?<![\w.])Abort\((?P<code>-?\d+)\) on node (?P<node>\d+)(?!\d)(?: \(rank (?P<rank>\d+) in "
+                         r"comm (?P<comm>\d+)\))?(?! \(rank)(?!:? *(?:Fatal error|application called))")
 _PEER_WORDS = lazy_regex(r"Communication error with rank|Connection (?:reset|refused|closed|timed out)|socket closed|"
                          r"OFI poll failed|Broken pipe|No route to host|Transport retry count exceeded", re.IGNORECASE)
 _STACK_LINE = lazy_regex(r"^\w+\(\d+\)\.*: (?P<why>[^\n]+)$", re.MULTILINE)
@@ -129,6 +134,13 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
                             f"failed in {match.group('call')}: {match.group('what').strip()}{why} (MPICH's fatal "
                             f"error handler, Abort({match.group('code')}): {_line(text, match)}", match.start(),
                             first=True, network=bool(stack) and _PEER_WORDS.search(stack[-1].group("why")) is not None))
+    for match in _MPICH_BARE.finditer(text):
+        rank = int(match.group("node"))       # (in any communicator: "node N" is the world rank)
+        if rank not in seen:
+            seen.add(rank)
+            out.append(MpiError(rank, None, None,
+                                f"aborted with errorcode {match.group('code')} (MPICH's abort of this rank, which then "
+                                f"ends the job): {_line(text, match)}", match.start(), first=True))
     for match in _CALLED_ABORT.finditer(text):
         out.append(MpiError(int(match.group("rank")), match.group("host"), int(match.group("pid")) or None,
                             f"called abort (MPI_Abort; the launcher then ends the job with signals): "

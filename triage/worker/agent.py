@@ -49,6 +49,8 @@ class _State:
         self.exit_code: int | None = None
         self.exit_arg: int | str | None = None       # what sys.exit() was given, when the parent sees another status
         self.exit_seen: str | None = None            # "sys.exit" or "exception": what set exit_code (None: neither)
+        self.exit_frame: tuple[Any, int] | None = None  # sys.exit(): the main thread's outermost frame, its f_lasti
+        self.caught: dict[str, Any] | None = None    # a sys.exit() the program caught: what it was given
         self.main_thread = _thread.get_ident()
         self.exception: dict[str, Any] | None = None
         self.faulthandler_file: IO[bytes] | None = None
@@ -169,9 +171,12 @@ def _int_or_none(value: str | None) -> int | None:
 
 
 def _exit_record(state: _State, how: str) -> dict[str, Any]:
-    return {"pid": state.pid, "rank": state.rank, "how": how, "exit_code": state.exit_code,
-            "exit_arg": state.exit_arg, "exit_seen": state.exit_seen,
-            "time": time.time(), "exception": state.exception, "step": state.step}
+    record = {"pid": state.pid, "rank": state.rank, "how": how, "exit_code": state.exit_code,
+              "exit_arg": state.exit_arg, "exit_seen": state.exit_seen,
+              "time": time.time(), "exception": state.exception, "step": state.step}
+    if state.caught is not None:
+        record["caught"] = state.caught
+    return record
 
 
 def _chain_excepthook(state: _State) -> None:
@@ -193,6 +198,7 @@ def _record_exception(state: _State, exc_type: Any, exc: Any, tb: Any) -> None:
                        "message": redact_text(str(exc)[:4000]), "time": time.time(), "where": where}
     state.exit_code = 130 if issubclass(exc_type, KeyboardInterrupt) else 1
     state.exit_seen = "exception"
+    state.exit_frame = None
     write_json(os.path.join(state.rank_dir, "exit.json"), _exit_record(state, "exception"))
 
 
@@ -219,10 +225,39 @@ def _wrap_sys_exit(state: _State) -> None:
                 state.exit_code = exit_status(status)
                 state.exit_arg = _exit_arg(status, state.exit_code)
                 state.exit_seen = "sys.exit"
+                state.exit_frame = _outermost_frame()
         return original(status)
 
     exit.__doc__ = original.__doc__
     sys.exit = exit
+
+
+# The opcodes a frame returns by (RETURN_VALUE; RETURN_CONST from 3.12), read off two compiled functions: no
+# import of dis or opcode into the rank.
+_RETURN_OPS = frozenset({(lambda: None).__code__.co_code[-2], (lambda x: x).__code__.co_code[-2]})
+
+
+def _outermost_frame() -> tuple[Any, int] | None:
+    """The main thread's outermost frame (the script's ``<module>``, or runpy's under ``-m``) and the instruction
+    it is at, taken when sys.exit() is called. Only that frame is kept (its locals are the module's globals, or
+    runpy's few): the frames between, which may hold a job's tensors, are not."""
+    frame = sys._getframe(2)
+    while frame.f_back is not None:
+        frame = frame.f_back
+    return frame, frame.f_lasti
+
+
+def _went_on(seen: tuple[Any, int] | None) -> bool:
+    """Whether the program caught the SystemExit of the sys.exit() that took ``seen``: its outermost frame has
+    since moved on and returned (so nothing left it by an exception: the status is 0). A SystemExit that ends
+    the process leaves that frame where it was. Anything else (a later ``raise SystemExit(5)``, a Python that
+    keeps no such position) is False: the sys.exit() the hook saw stays the record, never a 0 that may be false."""
+    if seen is None:
+        return False
+    frame, then = seen
+    now = frame.f_lasti
+    code = frame.f_code.co_code
+    return isinstance(now, int) and now != then and 0 <= now < len(code) and code[now] in _RETURN_OPS
 
 
 def exit_status(code: Any) -> int:
@@ -254,6 +289,11 @@ def _write_exit_files(state: _State) -> None:
         return
     if state.exit_code is None:
         state.exit_code = 0
+    if state.exit_seen == "sys.exit" and state.exit_code != 0 and _went_on(state.exit_frame):
+        # the program caught its sys.exit(N) and went on to a normal end: its parent sees 0
+        state.caught = {"exit_code": state.exit_code, "exit_arg": state.exit_arg}
+        state.exit_code, state.exit_arg = 0, None
+    state.exit_frame = None
     how = "exception" if state.exception else "exit"
     record = _exit_record(state, how)
     path = os.path.join(state.rank_dir, "exit.json")

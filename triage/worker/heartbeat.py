@@ -5,6 +5,14 @@ entries). It serves no requests: the control socket has its own thread
 (:mod:`triage.worker.control`), so no peer of that socket can delay a beat. The thread keeps
 running while the main thread is blocked in a gloo/NCCL collective (those release the GIL).
 Heartbeat cost when nothing is in flight: microseconds.
+
+A collective still pending a whole interval later costs one Flight Recorder dump (to find its entry), and
+torch holds the GIL for all of that dump (0.5-1 s with 20,000 gloo entries): the rank's other threads, and
+its main thread when it is not blocked in the collective, wait. So the thread dumps once per distinct
+pending set, never on the rank's main thread, and after a dump that took ``d`` seconds takes no other for
+``max(DUMP_SHARE_INVERSE * d, DUMP_MIN_GAP_BEATS * interval)``: dumps hold the rank's GIL at most 1% of its
+time plus one dump. A collective that stays pending (a hang) gets its dump once that wait is over; a
+healthy job whose collectives often outlast an interval is not dumped on every step.
 """
 
 from __future__ import annotations
@@ -19,6 +27,9 @@ from typing import TYPE_CHECKING, Any
 from triage.worker import flight
 from triage.worker.diskguard import DiskGuard, min_free_from_env
 from triage.worker.files import write_json
+
+DUMP_SHARE_INVERSE = 100     # a dump that took d seconds: none other for 100 d (1% of the rank's time)
+DUMP_MIN_GAP_BEATS = 10      # and none other for 10 intervals
 
 if TYPE_CHECKING:
     from triage.worker.agent import _State
@@ -36,6 +47,8 @@ class HeartbeatThread(threading.Thread):
         self._cached: tuple[tuple[tuple[str, int], ...], list[dict[str, Any]]] = ((), [])
         self._progress_key: Any = None
         self._progress_time: float | None = None
+        self._next_dump = 0.0                # monotonic: no Flight Recorder dump before this
+        self.dumps = {"count": 0, "seconds": 0.0, "last": None}   # in heartbeat.json as fr_dumps
         self.guard = DiskGuard(state.rank_dir, min_free_from_env())
 
     def run(self) -> None:
@@ -62,6 +75,8 @@ class HeartbeatThread(threading.Thread):
             self._add_flight(data)
         except Exception as exc:  # noqa: BLE001
             data["fr_state"] = f"error: {type(exc).__name__}: {exc}"
+        if self.dumps["count"]:
+            data["fr_dumps"] = dict(self.dumps)    # the in-rank cost of the lookups, this beat's included
         key = (json.dumps(data["progress"], sort_keys=True), data["step"])
         if key != self._progress_key:
             self._progress_key, self._progress_time = key, data["time"]
@@ -80,11 +95,22 @@ class HeartbeatThread(threading.Thread):
             self._last_pending, self._pending_since = (), None
         elif pending != self._last_pending:
             self._last_pending, self._pending_since = pending, time.time()
-        elif self._cached[0] != pending:
-            # Still pending one interval later: worth a full dump to find the entry.
-            self._cached = (pending, flight.in_flight_entries(list(pending)))
+        elif self._cached[0] != pending and time.monotonic() >= self._next_dump \
+                and threading.current_thread() is not threading.main_thread():
+            # Still pending one interval later: worth a dump to find the entry (its cost bounded above).
+            self._cached = (pending, self._dump(pending))
         entries = self._cached[1] if pending and self._cached[0] == pending else []
         data["in_flight_since"] = self._pending_since
         mini = {k: doc[k] for k in flight.FR_VERSION_KEYS if k in doc}
         mini["entries"] = entries
         data["fr"] = mini
+
+    def _dump(self, pending: tuple[tuple[str, int], ...]) -> list[dict[str, Any]]:
+        start = time.monotonic()
+        try:
+            return flight.in_flight_entries(list(pending))
+        finally:
+            took = time.monotonic() - start
+            self._next_dump = time.monotonic() + max(DUMP_SHARE_INVERSE * took, DUMP_MIN_GAP_BEATS * self.interval)
+            self.dumps = {"count": int(self.dumps["count"] or 0) + 1,
+                          "seconds": round(float(self.dumps["seconds"] or 0.0) + took, 6), "last": round(took, 6)}

@@ -103,7 +103,7 @@ def last_collective() -> dict[str, Any] | None:
         seq = progress[pg]["enqueued"]     # DDP waited for it before step(); "completed" can lag on gloo
         if seq <= 0:
             return {"pg": pg, "seq": None, "op": None}
-        entries = flight.in_flight_entries([(pg, seq)])
+        entries = flight.in_flight_entries([(pg, seq)], only_active=False)   # it may have completed
         op = entries[0].get("profiling_name") if entries else None
         if isinstance(op, str) and ":" in op:
             op = op.split(":", 1)[1]

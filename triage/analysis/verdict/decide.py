@@ -19,7 +19,9 @@ this order:
    nothing else went wrong, or when it came before the first failure;
 8. ``stop decision``: the verdict the agent decided when it stopped the job (``<host>/stop.json``)
    stands; what came after the stop is its collateral;
-9. ``straggler headline``: an all-clear names the straggler that slows the run down."""
+9. ``straggler headline``: an all-clear names the straggler that slows the run down;
+10. ``out of memory``: a failure's verdict whose text shows memory ran out gets subkind ``oom``
+    (triage.analysis.oom); its kind stays."""
 
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ from dataclasses import replace
 from triage.analysis import verdicts
 from triage.analysis.agent_view import agent_view
 from triage.analysis.numerics import NumericsResult
+from triage.analysis.oom import with_oom
 from triage.analysis.prose import with_prose_host
 from triage.analysis.stall_ended import ended_by_itself, stall_ended
 from triage.analysis.stop import fixed_verdict
@@ -132,6 +135,13 @@ def _stragglers(slow: StragglerResult) -> Step:
     return step
 
 
+def _oom(d: Decision) -> tuple[Decision, tuple[str, ...]]:
+    verdict = with_oom(d.verdict)
+    if verdict is d.verdict:
+        return d, ("the verdict's text shows no memory run out",)
+    return replace(d, verdict=verdict), ("the verdict's text shows memory ran out: subkind oom",)
+
+
 def decide(inputs: Inputs, numerics: NumericsResult, slow: StragglerResult, explain: bool = False) -> Decision:
     """The rules in their order, then the final steps. ``explain``: every rule is evaluated."""
     decision = run_rules(RULES, inputs, explain)
@@ -145,6 +155,7 @@ def decide(inputs: Inputs, numerics: NumericsResult, slow: StragglerResult, expl
         ("first non-finite value", _nonfinite(numerics, inputs)),
         ("stop decision", _stop(inputs.evidence.stop)),
         ("straggler headline", _stragglers(slow)),
+        ("out of memory", _oom),
     ))
 
 

@@ -10,6 +10,7 @@ never while the input shows a failure (``unlocated``)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from triage.analysis import verdicts
 from triage.analysis.describe import call, who
@@ -67,15 +68,22 @@ def launch_failed(i: Inputs) -> Candidate | None:
         return None
     first = min(launch, key=lambda u: u.order or 0)
     for failure in i.failures:
-        before = failure.order is not None and failure.order < (first.order or 0)
-        own = failure.kind is not VerdictKind.CRASH and _EXIT_ONLY.search(failure.detail) is None
+        # (order -1: torchrun's root-cause record, which says no place in the text: an exit code alone there is the
+        # launch failure's end, not a failure before it)
+        exit_only = _EXIT_ONLY.search(failure.detail) is not None
+        before = failure.order is not None and failure.order < (first.order or 0) \
+            and not (failure.order == -1 and exit_only)
+        own = failure.kind is not VerdictKind.CRASH and not exit_only
         if (before or own) and not failure.collateral and not failure.teardown:
             return None        # a rank failed first, or in words of its own: that failure is the story
+    hosts = {i.hosts.get(failure.rank) for failure in i.failures}
+    if first.host is None and len(hosts) == 1 and None not in hosts:
+        first = replace(first, host=hosts.pop())     # the ranks that never ran: the launcher's record names their node
     return _candidate(unattributed_verdict((first,)), "a launcher could not start the program",
                       f"{len(i.failures)} rank failure(s) after it")
 
 
-_EXIT_ONLY = lazy_regex(r"^(?:rank \d+ )?exited with (?:exit )?code -?\d+$")
+_EXIT_ONLY = lazy_regex(r"^(?:rank \d+ (?:\([\w.:-]+\) )?)?exited with (?:exit )?code -?\d+$")
 
 
 def first_crash(i: Inputs) -> Candidate | None:

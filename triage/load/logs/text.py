@@ -63,7 +63,7 @@ from triage.parsing.desync import (
 )
 from triage.parsing.gloo import MARKERS as GLOO_MARKERS
 from triage.parsing.gloo import parse_gloo_timeout
-from triage.parsing.launch_failure import LAUNCH_TEXT
+from triage.parsing.launch_failure import LAUNCH_TEXT, WORKER_START_FRAME, WORKER_START_LINES, worker_start_failure
 from triage.parsing.launcher_kind import agent_stopped_pids, launcher_of
 from triage.parsing.log_owners import LineOwner, attribute_lines
 from triage.parsing.log_prefix import without_pod_tag
@@ -106,8 +106,9 @@ _SUMMARY_FIELD = lazy_regex(r"\s*(?:traceback|exitcode|error_file|time|host|rank
 # log's marker pass (triage.load.logs.large) looks for these, UNREAD_WORDS and the glog head, so that a line is read
 # the same in a 1 GB log as in a pasted one.
 GATE_LITERALS = (*INIT_MARKERS, "Duplicate GPU", "Traceback (most recent call last)", SPAWN_BOOTSTRAP_FRAME,
-                  *RAISE_SITE_MARKERS, "terminated with the following error", *_WATCHDOG_HINTS, MISMATCH_MARKER,
-                  RUNNING_MARKER, *CRASH_MARKERS, *_KNOWN_HINTS, MONITORED_BARRIER, _ORIGINAL, *GLOO_MARKERS)
+                 WORKER_START_FRAME, *RAISE_SITE_MARKERS, "terminated with the following error", *_WATCHDOG_HINTS,
+                 MISMATCH_MARKER,
+                 RUNNING_MARKER, *CRASH_MARKERS, *_KNOWN_HINTS, MONITORED_BARRIER, _ORIGINAL, *GLOO_MARKERS)
 _GATE_LITERALS = GATE_LITERALS
 
 
@@ -358,6 +359,8 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
         scan.tracebacks.append((rank, order, path))
     if loud and SPAWN_BOOTSTRAP_FRAME in rest:
         scan.spawn_bootstrap = order
+    if loud and WORKER_START_FRAME in rest:
+        scan.worker_start = order
     if loud and any(marker in rest for marker in RAISE_SITE_MARKERS) and (site := raise_site(rest)) is not None:
         scan.raise_sites.append((rank, order, path, site))
     owner = spawn_error_owner(rest) if loud and rank is None and "terminated with the following error" in rest \
@@ -426,6 +429,10 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
         crash = parse_crash_line(rest)
         if rest.lstrip().startswith("what():"):
             crash = joined_terminate(rest, rank, order, scan) or crash
+        if crash is not None and crash.kind is CrashLineKind.EXCEPTION and scan.worker_start is not None \
+                and 0 < order - scan.worker_start <= WORKER_START_LINES \
+                and (launch := worker_start_failure(rest)) is not None:
+            crash = replace(crash, text=launch)       # torchrun --no-python could not start the program
         if crash is not None and crash.kind is CrashLineKind.EXCEPTION and scan.spawn_bootstrap is not None \
                 and 0 < order - scan.spawn_bootstrap <= _SPAWN_BOOTSTRAP_LINES:
             crash = replace(crash, text=(crash.text + SPAWN_BOOTSTRAP_NOTE)[:400], collateral=True)

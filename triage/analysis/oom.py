@@ -1,0 +1,43 @@
+"""Subkind ``oom``: the verdict's failure ran out of memory, as its own text shows it (pure).
+
+A device's allocator (``CUDA out of memory``, ``torch.OutOfMemoryError``, ``CUDA error: out of memory``, ``NPU out of
+memory``, ``XPU out of memory``, a GPU error in a library's words (AMReX's ``CUDA error 2 in file ...: out of
+memory``), HIP's ``hipErrorOutOfMemory``, ``cudaErrorMemoryAllocation``, XLA's
+``RESOURCE_EXHAUSTED: Out of memory``) or the host's OOM killer (the kernel's ``Out of memory: Killed process``,
+``oom-kill``, ``invoked oom-killer``, Kubernetes' ``OOMKilled``, srun's ``Out Of Memory``, a crash record the kernel's
+OOM line explains). The verdict's kind stays what it is; only a failure's verdict with no other subkind gets it, and
+never from triage's own guess (``SIGKILL is often the kernel OOM killer``): the words must be the input's.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from triage.lazy_regex import lazy_regex
+from triage.model import MismatchKind, Verdict, VerdictKind
+
+_OOM = lazy_regex(
+    r"\b(?:CUDA|NPU|XPU|HIP|MPS|GPU|cuda|npu|xpu|hip|mps|gpu)\b[^\n]{0,200}?\bout of memory\b"
+    r"|\bOutOfMemoryError\b|\b(?:cudaErrorMemoryAllocation|hipErrorOutOfMemory|CUDA_ERROR_OUT_OF_MEMORY)\b"
+    r"|\bRESOURCE_EXHAUSTED: Out of memory\b"
+    r"|\bOut of memory: Kill(?:ed)? process\b|\boom-kill(?:er)?\b|\boom_kill_process\b|\bOOMKilled\b"
+    r"|\bsrun: (?:error: )?[^\n]{0,80}?Out Of Memory\b|\bDetected \d+ oom[_-]kill events?\b"
+    r"|\bkilled by the kernel OOM killer\b|\bthe kernel OOM killer ended it\b", re.IGNORECASE)
+# triage's own guesses in a summary, never the input's words
+_GUESS = lazy_regex(r"often the (?:kernel|host's) OOM killer|was it OOM-killed\?|usually the kernel OOM killer",
+                    re.IGNORECASE)
+_FAILURES = (VerdictKind.CRASH, VerdictKind.EXCEPTION, VerdictKind.FAILURE_UNLOCATED, VerdictKind.STOPPED,
+             VerdictKind.MISSING_RANK, VerdictKind.NETWORK_ERROR)
+
+
+def shows_oom(text: str) -> bool:
+    """``text`` says, in an allocator's or the OOM killer's own words, that memory ran out."""
+    return _OOM.search(_GUESS.sub("", text)) is not None
+
+
+def with_oom(verdict: Verdict) -> Verdict:
+    """``verdict`` with subkind ``oom`` where it is a failure with no other subkind whose text shows memory ran out."""
+    if verdict.kind not in _FAILURES or verdict.subkind is not None or not shows_oom(verdict.summary):
+        return verdict
+    return replace(verdict, subkind=MismatchKind.OOM)

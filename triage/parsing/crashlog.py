@@ -32,6 +32,7 @@ from triage.model.backtrace import CrashLogFacts
 # where the readers import them)
 from triage.parsing.launch_failure import MARKERS as LAUNCH_MARKERS
 from triage.parsing.launch_failure import launch_failure
+from triage.parsing.launchers import LOCAL_SIGNAL_WORDS
 from triage.parsing.peers import CUDA_SETUP_NOTE as CUDA_SETUP_NOTE  # noqa: PLC0414
 from triage.parsing.peers import PEER, noted, peer_of
 from triage.parsing.peers import clip_keeping as clip_keeping  # noqa: PLC0414
@@ -64,7 +65,8 @@ class CrashLine:
 
 # Quick pre-check for whole-text scans: a line holding none of these is no crash line.
 MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "terminate", "Abort", "SIG",
-           "Killed", "reset by peer", "closed by remote peer", "ncclRemote", "ncclSystem", "ncclInternal", "status=",
+           "Killed", *LOCAL_SIGNAL_WORDS, "reset by peer", "closed by remote peer", "ncclRemote", "ncclSystem",
+           "ncclInternal", "status=",
            "socket interface", "UNDELIVERABLE", "out of memory", "NCCL operations have failed",
            "taking the entire process down", "bus error", "failed collective", "dump signal", "debug info",
            "abort timed out", "[F", "thread terminat", "Connection refused", "connection abort", "Connect to ",
@@ -79,6 +81,9 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
 _EXC = lazy_regex(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
     r"(?::\s?(?P<msg>.*))?$")
+# an exception line a reporter glued after a sentence in CJK (fullwidth) punctuation ("...报错：RuntimeError: ...",
+# "...a single gpu，RuntimeError: Default process group has not been initialized..."): the exception starts after it
+_CJK_GLUED_EXC = lazy_regex(r"[，：；。、]\s*(?=(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception): )")
 _CUDA_OOM = lazy_regex(r"CUDA out of memory|OutOfMemoryError|out of memory\. Tried to allocate|\bran out of memory\b|"
                        r"CUBLAS_STATUS_ALLOC_FAILED|"
                        # PyTorch 1.x's THC forms of cudaErrorMemoryAllocation (2)
@@ -141,6 +146,10 @@ _FATAL = lazy_regex(
     r"Signal (?P<signum>\d+) \((?P<sigtorch>SIG[A-Z]+)\)(?: \(0x[0-9a-fA-F]+\))? received|"
     r"^(?P<c10sig>SIG[A-Z]+)\(\d+\), PID: \d+|"
     r"^Bus error(?: \(core dumped\))?$|^Killed$|exitcode\s*:\s*-(?P<exitsig>\d+)|"
+    # the same message where the shell and libc speak another language: strsignal()'s words alone on a line
+    # ("已杀死", "Getötet", "段错误 (核心已转储)"), the interactive shell's report of its killed foreground job
+    r"^(?P<localsig>" + "|".join(sorted(LOCAL_SIGNAL_WORDS, key=len, reverse=True)) + r")"
+    r"\s*(?:[(（][^)）]{1,40}[)）])?$|"
     # Julia's runtime's report of a signal that ends the process: "signal (11): Segmentation fault" (Julia 1.0-1.8),
     # "[1232240] signal 11 (2): Segmentation fault" (1.9 on: the pid first, the signal's code after its number), then
     # "in expression starting at ..." and the native backtrace
@@ -339,6 +348,9 @@ def parse_crash_line(line: str) -> CrashLine | None:
     collateral = _COLLATERAL.search(text) is not None
     peer_addr = peer_of(text)
     exc = _EXC.match(text)
+    if exc is None and (glued := _CJK_GLUED_EXC.search(text)) is not None:
+        text = text[glued.end():]        # a sentence in CJK punctuation, the exception pasted after it
+        exc = _EXC.match(text)
     if (check := _SIZE_CHECK.search(text)) is not None:
         return _size_check_line(text, check, exc, peer_addr)
     if exc is not None and not text.startswith(("Traceback", "Error executing job")):
@@ -507,7 +519,8 @@ def _fatal_line(text: str, fatal: re.Match[str], collateral: bool) -> CrashLine:
            or _SIGNUMS.get(fatal.group("signum") or fatal.group("exitsig") or fatal.group("ucxnum")
                            or fatal.group("julianum")
                            or fatal.group("ompinum") or fatal.group("psmnum") or "")
-           or _FPE_SIGNALS.get((fatal.group("fpe") or "").strip()))
+           or _FPE_SIGNALS.get((fatal.group("fpe") or "").strip())
+           or LOCAL_SIGNAL_WORDS.get(fatal.group("localsig") or ""))
     if sig is None:
         sig = ("SIGSEGV" if "Segmentation" in text else "SIGABRT" if "Aborted" in fatal.group(0)
                else "SIGBUS" if "Bus error" in text or fatal.group("loaderbus") else

@@ -96,6 +96,7 @@ _LOCAL_SIGNAL_WORDS = {"已杀死": "SIGKILL", "段错误": "SIGSEGV", "已放�
                        "Getötet": "SIGKILL", "Speicherzugriffsfehler": "SIGSEGV", "Abgebrochen": "SIGABRT",
                        "Processus arrêté": "SIGKILL", "Erreur de segmentation": "SIGSEGV", "Abandon": "SIGABRT",
                        "強制終了": "SIGKILL", "セグメンテーション違反です": "SIGSEGV"}
+LOCAL_SIGNAL_WORDS = _LOCAL_SIGNAL_WORDS     # for crashlog: the shell's bare job message in these locales
 _SHELL_JOB_LOCAL = lazy_regex(r"[:：]\s*(?:第\s*\d+\s*行|(?:Zeile|ligne|行)\s*\d+)\s*[:：]\s*(?P<pid>\d+)\s+"
                               r"(?P<what>" + "|".join(sorted(_LOCAL_SIGNAL_WORDS, key=len, reverse=True)) + r")"
                               r"(?=\s|\(|（|$)")

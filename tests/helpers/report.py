@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,13 @@ def failure_verdict(text: str, tmp_path: Path) -> dict[str, Any]:
 
 def bytes_find_all(data: bytes, needle: bytes, start: int, end: int) -> list[int]:
     """Every offset of ``needle`` in ``data[start:end]`` (overlapping), by plain ``bytes.find``:
-    what the multi-needle scanner must agree with."""
+    what the multi-needle scanner must agree with. A needle that is a pattern (triage.parsing.needles.pattern): the
+    start of every match of its fixed width that ends by ``end``, by ``re``."""
+    from triage.parsing import needles
+
+    if needle in needles._WIDTHS:
+        ahead = re.compile(b"(?=" + needle + b")")
+        return [m.start() for m in ahead.finditer(data, start, end) if m.start() + needles.width(needle) <= end]
     hits, pos = [], start
     while (hit := data.find(needle, pos, end)) >= 0:
         hits.append(hit)

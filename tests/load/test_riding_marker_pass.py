@@ -25,7 +25,7 @@ from triage.parsing.nccl import tracker as tracker_module
 
 pytestmark = pytest.mark.skipif(not needles.available(), reason="the hyperscan package is not installed here")
 
-NEEDLES = (*large.MARKERS, bulk.WARN)
+NEEDLES = (*large.NEEDLES, bulk.WARN)     # (the patterns too)
 
 
 @pytest.fixture

@@ -63,6 +63,28 @@ _KEPT: weakref.WeakKeyDictionary[mmap.mmap, list[tuple[int, int, dict[bytes, lis
 _SEEN: weakref.WeakKeyDictionary[mmap.mmap, list[tuple[int, int, dict[bytes, bool]]]] = weakref.WeakKeyDictionary()
 
 
+# needles that are patterns, not literals: their source (what the caller passes as the needle) and the fixed width
+# of every match (a match's start is its end less the width, as a literal's is); see :func:`pattern`
+_WIDTHS: dict[bytes, int] = {}
+
+
+def pattern(source: bytes, width: int) -> bytes:
+    """``source`` (a regular expression, in the syntax that both Python's ``re`` and Hyperscan take, every match of
+    which is ``width`` bytes long and holds no newline) made a needle: :func:`find_all` and the passes that find
+    needles report the start of each of its matches as they do a literal's. Returns ``source``."""
+    _WIDTHS[source] = width
+    return source
+
+
+def width(needle: bytes) -> int:
+    """How long a match of ``needle`` is: a literal's length, a :func:`pattern`'s width."""
+    return _WIDTHS.get(needle, len(needle))
+
+
+def _expression(needle: bytes) -> bytes:
+    return needle if needle in _WIDTHS else re.escape(needle)
+
+
 def module() -> ModuleType | None:
     """The hyperscan module, or None where it is not there (see the module docstring)."""
     return _hs
@@ -85,7 +107,7 @@ def _database(hs: ModuleType, needles: tuple[bytes, ...], once: int = 0) -> Any:
     if database is None:
         database = hs.Database(mode=hs.HS_MODE_BLOCK)
         flags = [0] * (len(needles) - once) + [hs.HS_FLAG_SINGLEMATCH] * once
-        database.compile(expressions=[re.escape(n) for n in needles], ids=list(range(len(needles))),
+        database.compile(expressions=[_expression(n) for n in needles], ids=list(range(len(needles))),
                          elements=len(needles), flags=flags)
         if len(_DATABASES) > 32:
             _DATABASES.clear()
@@ -105,7 +127,7 @@ def _find_database(hs: ModuleType, needle: bytes, words: tuple[bytes, ...], prob
         database = hs.Database(mode=hs.HS_MODE_BLOCK)
         every = (needle, *words, *probes)
         flags = [hs.HS_FLAG_SINGLEMATCH] + [0] * len(words) + [hs.HS_FLAG_SINGLEMATCH] * len(probes)
-        database.compile(expressions=[re.escape(n) for n in every], ids=list(range(len(every))),
+        database.compile(expressions=[_expression(n) for n in every], ids=list(range(len(every))),
                          elements=len(every), flags=flags)
         if len(_DATABASES) > 32:
             _DATABASES.clear()
@@ -134,7 +156,7 @@ def find_all(data: Buffer, needles: Sequence[bytes], start: int = 0, end: int | 
     except Exception:   # noqa: BLE001  (a needle it cannot compile, an unsupported CPU: the plain path)
         return None
     found: list[list[int]] = [[] for _ in words + probes]
-    lengths = [len(w) for w in words + probes]
+    lengths = [width(w) for w in words + probes]
     pos = start
     rider = _RIDERS.get(data) if isinstance(data, mmap.mmap) else None
     if rider is not None and rider.serves(words, probes, start):
@@ -202,7 +224,7 @@ class Rider:
     def __init__(self, data: mmap.mmap, database: Any, words: tuple[bytes, ...], probes: tuple[bytes, ...],
                  single: int) -> None:
         self.data, self._database, self.words, self.probes, self._single = data, database, words, probes, single
-        self._lengths = [len(w) for w in words + probes]
+        self._lengths = [width(w) for w in words + probes]
         self.intervals: list[tuple[int, int]] = []
         self._found: list[list[int]] = [[] for _ in words + probes]
         self.failed = False
@@ -250,7 +272,7 @@ class Rider:
         index in ``words + probes``), less those of ``leave_out`` (probes already found: :meth:`settled`)."""
         every = self.words + self.probes
         ids = [index for index in range(len(every)) if index not in leave_out]
-        return ([re.escape(every[index]) for index in ids],
+        return ([_expression(every[index]) for index in ids],
                 [0 if index < len(self.words) else self._single for index in ids], ids)
 
     def end(self) -> int | None:
@@ -349,7 +371,7 @@ class Rider:
 
     def hits_into(self, needles: tuple[bytes, ...], start: int, stop: int, end: int, found: list[list[int]]) -> None:
         for needle, into in zip(needles, found):
-            into.extend(at for at in self.hits(needle, start, stop) if at + len(needle) <= end)
+            into.extend(at for at in self.hits(needle, start, stop) if at + width(needle) <= end)
 
 
 _RIDERS: weakref.WeakKeyDictionary[mmap.mmap, Rider] = weakref.WeakKeyDictionary()
@@ -405,7 +427,7 @@ def kept(data: Buffer, needle: bytes, start: int, end: int) -> list[int] | None:
     for low, high, hits in _KEPT.get(data, ()):
         if low <= start and end <= high and needle in hits:
             found = hits[needle]
-            return found[bisect_left(found, start):bisect_left(found, end - len(needle) + 1)]
+            return found[bisect_left(found, start):bisect_left(found, end - width(needle) + 1)]
     return None
 
 

@@ -15,6 +15,22 @@ Numbers that name no rank, however they are written: a GPU or device (``cuda:3``
 (``proxy.cc:1587``), an argv's flag (``--local_rank=3``). ``NOT_RANK_HOSTS`` are the words before ``:N`` that name
 a device or a port, never a host.
 
+One rule for what a number names (the table's trust, and the launcher prefixes' reading, triage.parsing.log_prefix):
+
+1. A global rank, wherever it is read: a launcher's or a framework's own word ``rank`` without ``local``, torchrun's
+   ``[rankN]:``, Lightning's ``[rank: N]`` (also ``[rank N]``, ``rank=N``: its global rank), Open MPI's ``[job,N]``,
+   MVAPICH2's ``mpi_rank_N``, Ascend's ``RankID``, Cray's ``PE``, and triage's own ``[host:N]`` tag.
+2. A local rank (a rank within its node): ``local_rank N``, torchrun --tee's ``[defaultN]:``, torchx's
+   ``role/replica [N]:``, and ``[host:N]`` where the input shows torchrun ``--role`` or several nodes. It is the global
+   rank only where the input shows one node; on several nodes it names a process of its node, not a rank of the job.
+3. A launcher's index (``srun --label``'s ``N: ``, ``worker N``, ``task N``, ``process N``, ``process_index=N``): the
+   rank only where that launcher started the ranks themselves (srun's task N under ``srun torchrun`` is a node's
+   launcher, not rank N).
+4. Never a rank: a device, a port, a pid, a source line, an argv's flag (below).
+
+(Not done: the launcher prefixes and the per-launcher records still apply rules 2 and 3 with their own patterns, and
+the named-failure reader takes every row's number as a global rank: the trust column is declared, not yet read.)
+
 (Launcher prefixes at the start of a line, with the host or pid they carry, are read by triage.parsing.log_prefix;
 this table is the reading of the words of a line those prefixes leave, used by triage.parsing.named_failure.)
 """

@@ -49,8 +49,11 @@ _SOFT = lazy_regex(r"\b(?:using (?:the )?default|defaulting to|default to|skippi
 _CANNOT = lazy_regex(r"(?i:\b(?:could not|cannot|can't|can not|couldn't|unable to) (?:be )?" + _ACTION + r")")
 # glog's and absl's error and fatal heads ("E1127 10:00:01.123 4242 file.cc:88] ...", absl's "E0000 00:00:..."): the
 # level is the head's first letter, whatever the line's words (the reader removes the head as a timestamp and passes
-# what it was: triage.parsing.textclean)
-_GLOG_ERROR = lazy_regex(r"^\s*[EF]\d{4} \d\d:\d\d:\d\d")
+# what it was: triage.parsing.textclean); a large log's marker pass looks for it too (triage.load.logs.large:
+# a pattern of this fixed width)
+GLOG_HEAD = r"[EF][01][0-9][0-3][0-9] [0-2][0-9]:[0-5][0-9]:[0-5][0-9]"   # (month, day, hour: the digits they take)
+GLOG_HEAD_WIDTH = 14
+_GLOG_ERROR = lazy_regex(r"^\s*" + GLOG_HEAD)
 # The words a line that this reader reads must hold (caseless), the glog head apart: the reader's line gate passes
 # only lines holding one (triage.load.logs.text), a superset of named_failure's
 UNREAD_WORDS = (*FAILURE_WORDS, "crit", "panic", "severe", "emerg", "could not", "couldn't", "cannot", "can't",

@@ -2,15 +2,16 @@
 every line and without decoding the whole file.
 
 - NCCL lines go to the tracker's whole-log path (a few C-speed passes, see triage.parsing.nccl.bulk).
-- Lines holding one of :data:`MARKERS`: ``rror`` (every ``...Error:``, ``CUDA error``, ``Fatal Python error``,
-  ``ncclRemoteError``), ``atchdog`` (watchdog timeouts) or one of the plain failure words of
-  :data:`WORD_MARKERS` (``died``, ``killed``, ``signal``, ``exit``, ``failed``...: what the plain-words fallback,
-  triage.parsing.named_failure, reads in a small log) are found in one pass of the multi-needle
-  scanner (triage.parsing.needles), or where it is not installed with one pass per marker (the same
-  lines either way; many times slower there: bench/bench_report_logs.py); they and the last 256 KiB of the
-  file (torchrun's summary, each rank's last lines) make the excerpt that the line-by-line reader
-  takes, as for a pasted log. The same pass finds the ``NCCL WARN`` lines and keeps them for the NCCL
-  reader (triage.parsing.needles.kept), which otherwise makes a pass of its own for them.
+- Lines holding one of :data:`MARKERS` (literals) or :data:`PATTERNS` are found in one pass of the multi-needle
+  scanner (triage.parsing.needles), or where it is not installed with one pass per needle (the same lines either
+  way; many times slower there: bench/bench_report_logs.py); they and the last 256 KiB of the file (torchrun's
+  summary, each rank's last lines) make the excerpt that the line-by-line reader takes, as for a pasted log.
+- The needles are no list of this module's: they are made (:func:`markers`, on the first large log) from what the
+  line-by-line reader's own line gate passes (triage.load.logs.text.GATE_LITERALS; the caseless words of
+  triage.parsing.unread_failure.UNREAD_WORDS, in the cases lines write them; its glog head) and the words of the
+  rank-death reader that reads the whole text (triage.parsing.launchers.MARKERS), so that a line is read the same
+  in a 1 GB log as in a pasted one (tests/load/test_large_log_markers.py). The same pass finds the ``NCCL WARN``
+  lines and keeps them for the NCCL reader (triage.parsing.needles.kept), which otherwise makes a pass of its own.
 - One pass over the bytes, not two: the NCCL reader runs first, and its communicator pass finds the markers
   and the ``NCCL WARN`` lines in the same Hyperscan scan as its own pattern (triage.parsing.needles.ride_along);
   the marker pass then reads only the bytes that pass did not (before the first NCCL line, the last MB, all
@@ -21,31 +22,70 @@ every line and without decoding the whole file.
 
 from __future__ import annotations
 
+import functools
 import mmap
 import re
+from collections.abc import Sequence
 
-from triage.lazy_regex import lazy_regex
 from triage.load.logs.records import CHANNEL, nccl_tracker
 from triage.load.logs.scan import LogScan
-from triage.load.logs.text import scan_log_text
+from triage.load.logs.text import GATE_LITERALS, scan_log_text
 from triage.parsing import needles, pages
+from triage.parsing.launchers import MARKERS as RANK_DEATH_MARKERS
 from triage.parsing.nccl.bulk import WARN
 from triage.parsing.textclean import decoded
+from triage.parsing.unread_failure import GLOG_HEAD, GLOG_HEAD_WIDTH, UNREAD_WORDS
 
 Buffer = bytes | mmap.mmap
 LARGE_LOG_BYTES = 16 << 20       # larger logs take this path
 TAIL_BYTES = 256 << 10
-# the plain words a rank's failure is told in (triage.parsing.named_failure's, as its case-insensitive
-# words are written: lower case, capitalised, upper case), so that a large log's excerpt holds every line
-# that the plain-words fallback reads in the same text small ("rank 5 died from signal 11")
-WORD_MARKERS = (b"RROR", b"xception", b"died", b"Died", b"dead", b"Dead", b"illed", b"KILL", b"rash", b"ignal",
-                b"SIG", b"xit", b"ailed", b"ailure", b"FAIL", b"imeout", b"imed out", b"ime out", b"bort",
-                b"ore dumped", b"OOM", b"of memory", b"egmentation", b"llegal", b"atal", b"FATAL", b"erminated")
-MARKERS = (b"rror", b"atchdog") + WORD_MARKERS  # a line holding one of these is read (one pass finds all)
-# How each marker is searched, the fastest way measured (bench/bench_report_logs.py): sre's literal
-# scan finds "rror" in half bytes.find's time; "atchdog" by memchr on its "h", rare in most logs
-# (triage.parsing.pages.find falls back to the plain search where it is not)
-_LITERAL = {marker: lazy_regex(re.escape(marker)) for marker in (b"rror", *WORD_MARKERS)}
+
+
+def markers(literals: Sequence[str], caseless: Sequence[str]) -> tuple[bytes, ...]:
+    """The byte needles that find every line holding one of ``literals`` (as written) or one of the ``caseless``
+    words as lines write them (lower case, Capitalised, UPPER CASE, Title Case: "could not", "Could not",
+    "COULD NOT", "Could Not"), fewest: a needle that holds another is left out (every line holding it holds the
+    other). (Hyperscan's caseless matching would take any mixture of cases too, but costs ~0.25 s more on the
+    1 GB bench's pass, several times what these literals cost.)"""
+    words = {word.encode() for word in literals}
+    for word in caseless:
+        words |= {form.encode() for form in (word, word.capitalize(), word.upper(), word.title())}
+    by_length = sorted(words, key=len)
+    return tuple(sorted(word for index, word in enumerate(by_length)
+                        if not any(other in word for other in by_length[:index] if len(other) < len(word))))
+
+
+# Literals that the launchers' own line prefixes hold, each as a pattern that leaves the prefix out: torchrun's
+# "[default0]:" holds "fault" (a marker every line of such a log would hit: the pass would then find too many)
+_PREFIX_SAFE = {b"fault": rb"[^e]fault"}
+
+
+@functools.cache
+def _needles() -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
+    """(the literals, the patterns): made once, on the first large log (~10 ms: not at import, which every report
+    pays)."""
+    found = markers((*GATE_LITERALS, *RANK_DEATH_MARKERS), UNREAD_WORDS)
+    patterns = (needles.pattern(GLOG_HEAD.encode(), GLOG_HEAD_WIDTH),
+                *(needles.pattern(form, len(marker) + 1) for marker, form in _PREFIX_SAFE.items() if marker in found))
+    return tuple(marker for marker in found if marker not in _PREFIX_SAFE), patterns
+
+
+def __getattr__(name: str) -> tuple[bytes, ...]:
+    """MARKERS (the literals), PATTERNS (triage.parsing.needles.pattern: the glog head, the prefix-safe forms) and
+    NEEDLES (both: what the pass looks for, one pass finding all), made on first use."""
+    literals, patterns = _needles()
+    if name == "MARKERS":
+        return literals
+    if name == "PATTERNS":
+        return patterns
+    if name == "NEEDLES":
+        return literals + patterns
+    raise AttributeError(name)
+
+
+# How each marker is searched where there is no scanner, the fastest way measured (bench/bench_report_logs.py):
+# sre's literal scan (half bytes.find's time); "atchdog" by memchr on its "h", rare in most logs
+# (triage.parsing.pages.find falls back to the plain search where it is not); a pattern by sre
 _PIVOT = {b"atchdog": 3}
 MAX_MARKED_LINES = 200_000       # of more, the first and the last halves are kept
 CONTEXT_LINES = 2                # lines kept after a marked one (a what(): line, a cut message)
@@ -58,10 +98,12 @@ def _spans(data: Buffer, end: int) -> list[tuple[int, int]]:
     # the same pass finds the NCCL WARN lines, kept for the NCCL reader (its own pass over the log otherwise), and
     # whether there is any channel line (the NCCL reader's pass for them is then left out where there is none);
     # where they are too many for the scanner's hit budget, the markers alone
-    found = needles.find_all(data, (*MARKERS, WARN), 0, end, keep=(WARN,), probe=(CHANNEL,))
+    literals, patterns = _needles()
+    every = literals + patterns
+    found = needles.find_all(data, (*every, WARN), 0, end, keep=(WARN,), probe=(CHANNEL,))
     if found is None and needles.available():
-        found = needles.find_all(data, MARKERS, 0, end)
-    for marker in MARKERS:
+        found = needles.find_all(data, every, 0, end)
+    for marker in every:
         pos = 0
         hits = None if found is None else found[marker]
         while (hit := _find(data, marker, pos, end) if hits is None else needles.next_hit(hits, pos)) >= 0:
@@ -87,12 +129,17 @@ def _spans(data: Buffer, end: int) -> list[tuple[int, int]]:
 
 
 def _find(data: Buffer, marker: bytes, start: int, end: int) -> int:
-    """``data.find(marker, start, end)``, the fastest way for this marker, keeping no page resident."""
-    literal = _LITERAL.get(marker)
-    if literal is None:
-        return pages.find(data, marker, start, end, _PIVOT.get(marker))
-    match = pages.search(literal, data, start, end)
+    """``data.find(marker, start, end)`` (a pattern's first match), the fastest way for this marker, keeping no page
+    resident."""
+    if marker in _PIVOT:
+        return pages.find(data, marker, start, end, _PIVOT[marker])
+    match = pages.search(_regex(marker), data, start, end)
     return -1 if match is None else match.start()
+
+
+@functools.cache
+def _regex(marker: bytes) -> re.Pattern[bytes]:
+    return re.compile(marker if marker in _needles()[1] else re.escape(marker))
 
 
 def scan_large_log(data: Buffer, path: str, scan: LogScan, default_rank: int | None = None) -> None:
@@ -100,7 +147,8 @@ def scan_large_log(data: Buffer, path: str, scan: LogScan, default_rank: int | N
     # the NCCL reader first: its communicator pass finds the markers (and the NCCL WARN lines it wants, and
     # whether there is a channel line) in the bytes it reads, while they are in memory; the marker pass below
     # then reads only what that pass did not (one pass over the file where there were two)
-    needles.ride_along(data, (*MARKERS, WARN), probe=(CHANNEL,))
+    literals, patterns = _needles()
+    needles.ride_along(data, (*literals, *patterns, WARN), probe=(CHANNEL,))
     nccl = nccl_tracker(data)
     pages.drop(data, 0, len(data))      # (what that pass left mapped: the excerpt is built on top of it otherwise)
     size = len(data)

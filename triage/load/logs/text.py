@@ -102,11 +102,14 @@ BARRIER_ORIGINAL_NOTE = " (monitored_barrier's original exception: the rank it n
 _SUMMARY_FIELD = lazy_regex(r"\s*(?:traceback|exitcode|error_file|time|host|rank)\s*:")
 # Every literal that a check of _line looks for before it parses (and named_failure's words, caseless): a line
 # holding none of them skips those checks (a block's lines are sorted in one scan, triage.parsing.needles; the
-# same answers: tests/load/test_line_gate.py). A check added to _line behind a new literal adds it here.
-_GATE_LITERALS = (*INIT_MARKERS, "Duplicate GPU", "Traceback (most recent call last)", SPAWN_BOOTSTRAP_FRAME,
-                  WORKER_START_FRAME, *RAISE_SITE_MARKERS, "terminated with the following error", *_WATCHDOG_HINTS,
-                  MISMATCH_MARKER,
-                  RUNNING_MARKER, *CRASH_MARKERS, *_KNOWN_HINTS, MONITORED_BARRIER, _ORIGINAL, *GLOO_MARKERS)
+# same answers: tests/load/test_line_gate.py). A check added to _line behind a new literal adds it here. A large
+# log's marker pass (triage.load.logs.large) looks for these, UNREAD_WORDS and the glog head, so that a line is read
+# the same in a 1 GB log as in a pasted one.
+GATE_LITERALS = (*INIT_MARKERS, "Duplicate GPU", "Traceback (most recent call last)", SPAWN_BOOTSTRAP_FRAME,
+                 WORKER_START_FRAME, *RAISE_SITE_MARKERS, "terminated with the following error", *_WATCHDOG_HINTS,
+                 MISMATCH_MARKER,
+                 RUNNING_MARKER, *CRASH_MARKERS, *_KNOWN_HINTS, MONITORED_BARRIER, _ORIGINAL, *GLOO_MARKERS)
+_GATE_LITERALS = GATE_LITERALS
 
 
 _TORCHRUN_TAG = lazy_regex(r"^\s*\[(?:rank|default)\d+\]:")

@@ -1,0 +1,142 @@
+"""A failure line is read the same in a log of more than 16 MB (the marker pass, triage.load.logs.large) as in a
+pasted one: the pass's needles are made from what the line-by-line reader's own gate passes, not kept apart."""
+
+from __future__ import annotations
+
+import mmap
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.report import bytes_find_all
+from triage.analysis.analyze import analyze
+from triage.errors import InputError
+from triage.load.inputs import load_inputs
+from triage.load.logs import large
+from triage.load.logs.text import GATE_LITERALS
+from triage.parsing import needles, pages
+from triage.parsing.launchers import MARKERS as RANK_DEATH_MARKERS
+from triage.parsing.unread_failure import GLOG_HEAD, UNREAD_WORDS
+
+# one line of each class the small-log reader reads, none of them holding an older marker of the large-log pass
+# alone: plain words (CRITICAL, PANIC, SEVERE, could not / cannot / unable to and an action, in any of the cases a
+# line writes them), glog's error and fatal heads, a launcher that could not start the program (Hydra, Slurm,
+# Python), a broken pipe, the shell's record of a killed child in another language, and lines under torchrun's
+# "[defaultN]:" prefix
+LINES = (
+    "CRITICAL: the data loader process stopped answering, giving up",
+    "PANIC: unrecoverable state in the job controller",
+    "SEVERE: worker 2 lost its connection to the coordinator",
+    "Could not open shared memory segment /dev/shm/nccl-4f2a",
+    "COULD NOT map the checkpoint file /ckpt/step_900.pt",
+    "Unable to allocate the pinned host buffer of 2 GiB",
+    "cannot connect to the parameter server at 10.0.0.7:5555",
+    "E1127 10:00:01.123456  4242 job.cc:88] The worker on host gpu-3 went away",
+    "F1127 10:00:01.123456  4242 job.cc:88] Check this worker on host gpu-3",
+    ("[proxy:0:0@gpu-node-1] HYDU_create_process (utils/launch/launch.c:74): execvp error on file train.py "
+     "(No such file or directory)"),
+    "rank 3: write to the peer: Broken pipe",
+    "python: can't open file '/work/train.py': [Errno 2] No such file or directory",
+    "slurmstepd: execve(): train.sh: Permission denied",
+    "./run.sh: 第 13 行： 114146 已杀死 python3 train.py",
+    "[default1]:Segmentation fault (core dumped)",
+    "[default1]:page fault at address 0x0 in the data loader",
+)
+
+
+def _filler(count: int, start: int = 0, prefix: str = "") -> str:
+    """Lines that hold no needle of the pass (checked) and say nothing of progress."""
+    return "".join(f"{prefix}data shard {i:05d} loaded from /datasets/part-{i % 97:02d}\n"
+                   for i in range(start, start + count))
+
+
+def _verdict(path: Path) -> tuple[object, ...]:
+    try:
+        verdict = analyze(load_inputs([path])).verdict
+    except InputError:
+        return ("refused",)
+    return verdict.kind.value, verdict.culprit_ranks, verdict.summary
+
+
+@pytest.fixture(scope="module")
+def filler_block() -> str:
+    block = _filler(100_000)
+    data = block.encode()
+    assert not any(bytes_find_all(data, needle, 0, len(data)) for needle in large.NEEDLES)
+    return block
+
+
+@pytest.mark.parametrize("line", LINES)
+def test_a_line_far_from_the_end_of_a_large_log_is_read_as_in_a_small_one(tmp_path: Path, line: str,
+                                                                          filler_block: str) -> None:
+    small = tmp_path / "small.log"
+    small.write_text(_filler(20) + line + "\n" + _filler(20, 20), encoding="utf-8")
+    big = tmp_path / "big.log"
+    with open(big, "w", encoding="utf-8") as handle:
+        while handle.tell() < large.LARGE_LOG_BYTES // 2:
+            handle.write(filler_block)
+        handle.write(line + "\n")           # far from the end: only the marker pass finds it
+        while handle.tell() < large.LARGE_LOG_BYTES + (1 << 20):
+            handle.write(filler_block)
+    assert big.stat().st_size > large.LARGE_LOG_BYTES
+    read = _verdict(small)
+    assert read[0] != "refused", line
+    assert _verdict(big) == read
+
+
+def test_every_word_the_line_gate_passes_is_found_by_a_needle() -> None:
+    literals = [*GATE_LITERALS, *RANK_DEATH_MARKERS]
+    forms = [form for word in UNREAD_WORDS for form in (word, word.capitalize(), word.upper(), word.title())]
+    patterns = [re.compile(pattern) for pattern in large.PATTERNS]
+    for word in (*literals, *forms):
+        line = b" " + word.encode() + b" "
+        assert any(marker in line for marker in large.MARKERS) or any(p.search(line) for p in patterns), word
+    assert re.compile(large.PATTERNS[0]).search(b"[rank3]:E1127 10:00:01.123 42 x.cc:1] y")
+    assert large.PATTERNS[0] == GLOG_HEAD.encode()
+
+
+def test_markers_leave_out_a_needle_that_holds_another() -> None:
+    assert large.markers(("Error", "rror", "Socket Timeout", "Broken pipe", "pipe"), ("time",)) == \
+        (b"TIME", b"Time", b"pipe", b"rror", b"time")
+
+
+def test_torchruns_default_prefix_marks_no_line(tmp_path: Path) -> None:
+    """'fault' (a gate literal) is in every "[default0]:" prefix: the pass looks for it outside that word."""
+    data = _filler(20_000, prefix="[default0]:").encode()
+    assert large._spans(data, len(data)) == []
+    line = b"[default0]:page fault at address 0x0\n"
+    whole = data + line
+    assert [whole[a:b] + b"\n" for a, b in large._spans(whole, len(whole))] == [line]
+
+
+@pytest.mark.parametrize("scanner", ["hyperscan", "plain"])
+def test_a_pattern_needle_is_found_where_re_finds_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     scanner: str) -> None:
+    """A pattern's matches (the glog head, "fault" outside "default"), across windows' edges, by the scanner
+    (find_all) and by the plain path (large._find)."""
+    if scanner == "hyperscan" and not needles.available():
+        pytest.skip("the hyperscan package is not installed here")
+    monkeypatch.setattr(pages, "WINDOW", 4096)
+    rnd = random.Random(7)
+    lines = []
+    for i in range(3000):
+        head = rnd.choice(["E", "F", "W", "I"]) + f"{rnd.randrange(1300):04d} {i % 24:02d}:{i % 60:02d}:07.1"
+        lines.append(rnd.choice(["", "[rank1]:", "0: ", "xx"]) + head + f" {i} file.cc:9] fault{i % 3} default\n")
+    data = "".join(lines).encode()
+    path = tmp_path / "glog.log"
+    path.write_bytes(data)
+    with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        for needle in large.PATTERNS:
+            want = bytes_find_all(data, needle, 0, len(data))
+            assert want
+            if scanner == "hyperscan":
+                found = needles.find_all(mapped, large.NEEDLES, 0, len(data))
+                assert found is not None and found[needle] == want
+            else:
+                hits, pos = [], 0
+                while (hit := large._find(mapped, needle, pos, len(data))) >= 0:
+                    hits.append(hit)
+                    pos = hit + 1
+                assert hits == want

@@ -163,7 +163,9 @@ def test_gdb_runs_automatically_when_pyspy_is_missing(tmp_path: Path, monkeypatc
 
 
 def test_dump_match_finds_ranks_by_environment(tmp_path: Path) -> None:
-    tag = f"tag-{tmp_path.name}"
+    # unique on this machine, not only in this session: two test runs at once (CI's two variants) each have a
+    # tmp_path of this same name, and --match must find this run's target alone
+    tag = f"tag-{os.getpid()}-{tmp_path.name}"
     argv = [*python_program("collect_target.py", "sleep"), tag]
     with running_program(argv, env=env_with(RANK="5", LOCAL_RANK="1")) as proc:
         found = find_ranks(tag)

@@ -58,7 +58,7 @@ def test_the_realworld_corpus_reads_the_same_with_the_gate(monkeypatch: pytest.M
     for log in logs:
         body = log.read_text(encoding="utf-8", errors="replace")
         assert _scan(body, True, monkeypatch) == _scan(body, False, monkeypatch), log
-        loud = needles.lines_holding(body.splitlines(), text._GATE_LITERALS, UNREAD_WORDS)
+        loud = needles.lines_holding(body.splitlines(), text.GATE_LITERALS, UNREAD_WORDS)
         quiet += len(body.splitlines()) - len(loud or ())
     assert quiet > 1000        # the gate does skip lines in real logs
 
@@ -94,4 +94,4 @@ def test_the_gate_literals_are_the_checks_literals() -> None:
     source = Path(text.__file__).read_text(encoding="utf-8")
     body = source.split("\ndef _line(", 1)[1].split("\ndef ", 1)[0]
     for literal in re.findall(r'if loud and[^\n]*?"([^"]+)" in rest', body):
-        assert literal in text._GATE_LITERALS, literal
+        assert literal in text.GATE_LITERALS, literal

@@ -109,7 +109,6 @@ GATE_LITERALS = (*INIT_MARKERS, "Duplicate GPU", "Traceback (most recent call la
                  WORKER_START_FRAME, *RAISE_SITE_MARKERS, "terminated with the following error", *_WATCHDOG_HINTS,
                  MISMATCH_MARKER,
                  RUNNING_MARKER, *CRASH_MARKERS, *_KNOWN_HINTS, MONITORED_BARRIER, _ORIGINAL, *GLOO_MARKERS)
-_GATE_LITERALS = GATE_LITERALS
 
 
 _TORCHRUN_TAG = lazy_regex(r"^\s*\[(?:rank|default)\d+\]:")
@@ -195,7 +194,7 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     base = scan.lines_read
     skip_to = 0
     scan.spawn_owner = None
-    loud = needles.lines_holding([owner.rest for owner in owners], _GATE_LITERALS, UNREAD_WORDS)
+    loud = needles.lines_holding([owner.rest for owner in owners], GATE_LITERALS, UNREAD_WORDS)
     for index, owner in enumerate(owners):
         if index < skip_to:
             continue
@@ -337,7 +336,7 @@ def _site_head_joined(owners: list[LineOwner], index: int) -> str | None:
 
 def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, scan: LogScan,
           loud: bool = True, stamp: str | None = None) -> None:
-    """Route one line to the parser its markers call for (``loud`` False: it holds none of _GATE_LITERALS;
+    """Route one line to the parser its markers call for (``loud`` False: it holds none of GATE_LITERALS;
     ``stamp``: the head removed from it, whose glog level may say it is an error)."""
     parsed = False
     if host and rank is None and scan.orphans and rest.lstrip().startswith(_OMPI_SIGNAL_HEAD):

@@ -52,6 +52,8 @@ KNOWN: dict[tuple[str, str], str] = {
     ("rank_print", "huggingface__trl__1726"): _RANK_PRINT + "rank 0 inferred stuck outside",
     ("rank_print", "modelscope__FunASR__2006"): _RANK_PRINT + "its rank not named",
     ("rank_print", "pytorch__pytorch__150852"): _RANK_PRINT + "its rank not named",
+    ("wrap80", "spine-generic__spine-generic__108"): "bash's 'line N: PID Killed <command>' record wrapped at 80 "
+                                                     "columns: not read, another job's OSError named (round 45)",
 }
 
 

@@ -6,6 +6,12 @@ ranks (the real bootstrap and agent, torch and a gloo process group, a 0.05 s he
 in the ways a rank ends: the main thread returns, a user thread calls os._exit, the interpreter waits for
 a user thread, the rank forks a child (which leaves through os._exit). Each must end with its own status,
 print nothing of triage and no ``terminate called``, and within its deadline (a hang fails the test).
+
+A rank that returns without ``destroy_process_group`` (``main-no-destroy``) finalizes with its gloo process group
+alive, and torch itself aborts such a process now and then (``terminate called without an active exception``,
+SIGABRT: 7 of 150 runs here with no triage in the process, 1 of 150 with it; pytorch/pytorch#190489). There the
+abort is accepted only as torch's own: that one line, and the faulthandler's record of the aborting thread with no
+frame of triage's (the heartbeat's and control thread's Python frames would be in it).
 """
 
 from __future__ import annotations
@@ -22,8 +28,9 @@ import pytest
 from tests.helpers.paths import PROGRAMS, REPO
 
 BOOTSTRAP = REPO / "triage" / "worker" / "bootstrap"
-RUNS = {"main": 12, "thread-exit": 4, "user-thread": 4, "fork": 4}
-STATUS = {"main": 0, "thread-exit": 7, "user-thread": 0, "fork": 0}
+RUNS = {"main": 8, "main-no-destroy": 6, "thread-exit": 4, "user-thread": 4, "fork": 4}
+STATUS = {"main": 0, "main-no-destroy": 0, "thread-exit": 7, "user-thread": 0, "fork": 0}
+TORCH_EXIT_ABORT = "terminate called without an active exception"
 
 
 def _port() -> int:
@@ -43,7 +50,18 @@ def _rank(run_dir: Path, how: str) -> tuple[str, int, str]:
         return how, -999, f"hung: {exc.stdout!r} {exc.stderr!r}"
     # the agent sends the rank's output to its output.log
     logs = "".join(p.read_text(errors="replace") for p in run_dir.glob("*/ranks/0/output.log"))
-    return how, done.returncode, done.stdout + done.stderr + logs
+    out = done.stdout + done.stderr + logs
+    if how == "main-no-destroy" and done.returncode == -6 and _torch_own_abort(run_dir, out):
+        return how, 0, out.replace(TORCH_EXIT_ABORT, "(torch's own abort at exit)")
+    return how, done.returncode, out
+
+
+def _torch_own_abort(run_dir: Path, out: str) -> bool:
+    """The SIGABRT torch gives a gloo process that finalizes without destroy_process_group: its one line after
+    DONE, and an aborting thread with no frame of triage's in the faulthandler's record."""
+    after = out.split("DONE", 1)[-1].strip().splitlines()
+    record = "".join(p.read_text(errors="replace") for p in run_dir.glob("*/ranks/0/faulthandler.log"))
+    return after == [TORCH_EXIT_ABORT] and "Fatal Python error: Aborted" in record and "triage" not in record
 
 
 @pytest.mark.slow

@@ -25,6 +25,14 @@ def next_time(launcher: str | None) -> str:
             f"when it hangs), or enable {_FLIGHT_RECORDER}")
 
 
+# C++'s std::terminate for a thread object destroyed while its thread still runs: most often a process that ends
+# with threads of its process groups (or its own) alive, in the interpreter's or the C++ runtime's teardown
+THREAD_AT_EXIT = "terminate called without an active exception"
+THREAD_AT_EXIT_STEP = (
+    "`terminate called without an active exception` is C++ ending a process whose thread was still running, most "
+    "often at exit: call torch.distributed.destroy_process_group() before the program ends and stop or join its own "
+    "threads (loggers, prefetchers, DataLoader workers with persistent_workers); a gloo or NCCL process that exits "
+    "without destroy_process_group aborts so now and then (pytorch/pytorch#190489)")
 LIVE_STACKS = ("while it hangs, take the stacks of every rank: `triage collect --job JOBID` (SLURM) or "
                "`triage dump --match train.py` on each node")
 # an init hang, whatever the input: who never joined, and whether the nodes reach the store
@@ -69,6 +77,10 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None) -> tuple[str, .
                          "NCCL_DEBUG=INFO (its WARN line names the CUDA error); check that this PyTorch build "
                          "supports the GPU (its 'not compatible with the current PyTorch installation' warning), "
                          "the driver against the CUDA version, and that each rank's device is its own")
+    elif kind is VerdictKind.CRASH and THREAD_AT_EXIT in summary:
+        steps.append(THREAD_AT_EXIT_STEP)
+        steps.append(f"look at the lines of {who or 'that process'} just before it: if its own last line (training "
+                     "finished, a checkpoint saved) came first, its work was done and only its exit failed")
     elif kind is VerdictKind.CRASH:
         if "SIGKILL" in summary:
             steps.append("run `dmesg -T | grep -i -E 'killed process|out of memory'` on that host: SIGKILL is "

@@ -226,8 +226,8 @@ def _off_reason() -> str:
     for name in ("TORCH_FR_BUFFER_SIZE", "TORCH_NCCL_TRACE_BUFFER_SIZE"):
         if os.environ.get(name, "").strip() == "0":
             return f"the Flight Recorder is off ({name}=0)"
-    backend = _backend() or "this backend"
-    return f"torch {_torch_version()}'s Flight Recorder recorded no {backend} collective"
+    backend = _backend()     # None after destroy_process_group: the sentence names no backend then
+    return f"torch {_torch_version()}'s Flight Recorder recorded no {backend + ' ' if backend else ''}collective"
 
 
 def group_seqs() -> dict[str, int]:

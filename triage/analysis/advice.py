@@ -7,6 +7,7 @@ from __future__ import annotations
 from triage.analysis.ranks import rank_word
 from triage.analysis.settle import per_rank_output, settle_setup, under_triage
 from triage.analysis.stopped import what_to_do
+from triage.analysis.unrecorded import END_NOT_SHOWN
 from triage.model import MismatchKind, Verdict, VerdictKind
 from triage.model.evidence import GPU_WAIT, RankActivityFact
 from triage.model.gpu import GPU_BUSY_SHARE
@@ -109,6 +110,10 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None) -> tuple[str, .
         steps.append(what_to_do(summary, verdict.culprit_host))
         if "time limit" not in summary:
             return tuple(steps)
+    elif kind is VerdictKind.NO_PROBLEM_FOUND and END_NOT_SHOWN in summary:
+        steps.append("if the job is still running and prints nothing more, it hangs: take the stacks of every rank "
+                     "(`triage collect --job JOBID` on SLURM, or `triage dump --match train.py` on each node); if it "
+                     "ended, pass the rest of its output (its last lines and the launcher's)")
     elif kind in (VerdictKind.HANG, VerdictKind.FAILURE_UNLOCATED):
         tagged = per_rank_output(launcher) if launcher else f"{per_rank_output(None)}, srun --label"
         steps.append("the culprit is a rank this input does not show: gather the output of every rank "

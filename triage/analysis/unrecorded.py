@@ -40,12 +40,17 @@ def unrecorded_clause(evidence: Evidence, world: Sequence[int], traced: Collecti
             f"{CANNOT_RULE_OUT} there")
 
 
-def no_problem_text(evidence: Evidence, world: Sequence[int], traced: Collection[int]) -> str | None:
-    """The all-clear line when some collectives were not recorded (None: they all were)."""
+# an excerpt's all-clear when its last lines say neither that the run ended nor how a rank ended (verdict.rules)
+END_NOT_SHOWN = "this input does not show the job's end"
+
+
+def no_problem_text(evidence: Evidence, world: Sequence[int], traced: Collection[int], end: str = "") -> str | None:
+    """The all-clear line when some collectives were not recorded (None: they all were); ``end``: what the
+    input says of the job's end, right after "no rank failed"."""
     clause = unrecorded_clause(evidence, world, traced)
     if clause is None:
         return None
-    head = "the run finished and no rank failed" if evidence.finished_cleanly else "no rank failed"
+    head = ("the run finished and no rank failed" if evidence.finished_cleanly else "no rank failed") + end
     if len(traced) == 1:
         head += "; 1 rank traced: no collective to compare"
     elif traced:

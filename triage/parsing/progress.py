@@ -37,6 +37,15 @@ def is_progress(line: str) -> bool:
     return (_STEP.search(line) is not None or _SUCCESS.search(line) is not None) and _NOT_PROGRESS.search(line) is None
 
 
+def says_it_ended(line: str) -> bool:
+    """The line is the run's own word that it ended well (``Training finished``, ``Done.``, a final evaluation's
+    summary, ``completed successfully``, ``exited with code 0``) and says nothing failed."""
+    from triage.parsing.unread_failure import SUCCESS  # lazy: the end of an all-clear only
+
+    return ((_SUCCESS.search(line) is not None or SUCCESS.search(line) is not None)
+            and _NOT_PROGRESS.search(line) is None)
+
+
 def mentions_progress(text: str) -> bool:
     """Some line of ``text`` may be progress: it holds one of the words (a text without them has none; plain
     substring searches, many times faster than the pattern over a whole log)."""

@@ -32,7 +32,7 @@ from triage.analysis.ranks import count_ranks, rank_word
 from triage.analysis.stacks_only import stacks_verdict
 from triage.analysis.stopped import stopped_verdict
 from triage.analysis.teardown_after_hang import crash_after_hang
-from triage.analysis.unrecorded import no_problem_text
+from triage.analysis.unrecorded import END_NOT_SHOWN, no_problem_text
 from triage.analysis.verdict import headline
 from triage.analysis.verdict.engine import Candidate, Inputs, Rule, Scope
 from triage.analysis.verdict.unlocated import unlocated_verdict
@@ -40,6 +40,7 @@ from triage.lazy_regex import lazy_regex
 from triage.model import Finding, Verdict, VerdictKind
 from triage.model.evidence import EventKind
 from triage.parsing.launch_failure import LAUNCH_TEXT
+from triage.parsing.progress import says_it_ended
 
 _Pair = tuple[Verdict, Finding | None]
 
@@ -313,17 +314,32 @@ def _went_on(i: Inputs) -> str:
     return f"; the job went on after an error line it logged, its progress lines follow: '{lines[0][:160]}'{more}"
 
 
+def _end_not_shown(i: Inputs) -> str:
+    """"; this input does not show the job's end: ..." for an excerpt whose ranks' last lines are neither the run's
+    own word that it ended well nor how a rank ended: a log that stops in the middle of the work, as a hung job's
+    does, is no evidence that nothing went wrong after it (the all-clear says so, never "nothing failed" alone)."""
+    if i.complete or i.evidence.finished_cleanly or any(r.exit is not None for r in i.ranks):
+        return ""
+    shown = sorted((r for r in i.ranks if r.last_lines), key=lambda r: r.rank)
+    if not shown or any(says_it_ended(line) for r in shown for line in r.last_lines):
+        return ""
+    last = shown[0].last_lines[-1].strip()[:120]
+    return (f"; {END_NOT_SHOWN} (no line says it finished; the last line of {who((shown[0].rank,), i.hosts)}: "
+            f"'{last}'): if it printed nothing after this, it hung here")
+
+
 def all_clear(i: Inputs) -> Candidate | None:
-    """Nothing above concluded: no problem found, saying what was not recorded (collectives, stacks) and the
-    error lines the job went on after."""
+    """Nothing above concluded: no problem found, saying what was not recorded (collectives, stacks), whether the
+    input shows the job's end, and the error lines the job went on after."""
+    end = _end_not_shown(i)
     unread = _unread_stacks(i) + _went_on(i)
-    honest = no_problem_text(i.evidence, i.world, i.traces)
+    honest = no_problem_text(i.evidence, i.world, i.traces, end)
     if honest is not None:          # some collectives were not recorded: never "they match"
         return Candidate(Verdict(VerdictKind.NO_PROBLEM_FOUND, honest + unread), None,
                          ("some collectives not recorded",))
-    if unread:
+    if unread or end:
         traced = len(i.traces)
-        head = "no rank failed" + (f"; the collectives of {traced} ranks match" if traced > 1 else "")
+        head = "no rank failed" + end + (f"; the collectives of {traced} ranks match" if traced > 1 else "")
         return Candidate(headline.verdict(VerdictKind.NO_PROBLEM_FOUND, head + unread), None,
                          ("some stacks not recorded",))
     traced = len(i.traces)

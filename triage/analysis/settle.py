@@ -84,7 +84,8 @@ def settle_hang(ranks: tuple[RankEvidence, ...], timed_out: list[int], cov: Mapp
 # A set-up failure in which no rank is at fault: what would settle it is the port or the node, never a rank
 _PORT_TAKEN = lazy_regex(r"EADDRINUSE|[Aa]ddress already in use|failed to listen on any local network address")
 _PORT = lazy_regex(r"\bport:? (\d{2,5})\b|:(\d{2,5})\b")
-_PROGRAM = lazy_regex(LAUNCH_TEXT + r": could not start (?:the module (?P<module>[\w.]+)|(?!the program\b)(\S+))")
+_PROGRAM = lazy_regex(LAUNCH_TEXT + r": could not start (?:the module (?P<module>[\w.]+)|"
+                      r"the tasks of step (?P<step>\S+) on node (?P<node>[^\s()]+)|(?!the program\b)(\S+))")
 _SSH = lazy_regex(r"via ssh|ssh exited|ssh: connect to host|Permission denied \(publickey")
 
 
@@ -107,7 +108,14 @@ def settle_setup(text: str, host: str | None) -> str | None:
             return (f"the program never started, so no rank's log will show more: check on {where} that `python -c "
                     f"'import {module}'` works from the job's working directory with the job's PYTHONPATH, and that "
                     "the job's environment (its venv, conda or module set-up, PATH) is the same there as where it runs")
-        what = program.group(2) if program else "the program"
+        if program is not None and program.group("step"):
+            node = program.group("node")
+            return (f"the step's tasks never started on {node}, so no rank's log will show more: srun's reason after "
+                    f"the node's name and {node}'s slurmd log (`journalctl -u slurmd` or slurmd.log there) settle it "
+                    "(an "
+                    "expired job credential: the nodes' clocks and munge; a CPU binding refused: SLURM_CPU_BIND* "
+                    "inherited from an outer srun or sbatch)")
+        what = program.group(4) if program else "the program"
         return (f"the program never started, so no rank's log will show more: check on {where} that {what} is there "
                 "and executable for the job's user (`ls -l`, `file` for a binary of another machine), and that the "
                 "job's environment (its venv, conda or module set-up, PATH) is the same there as where it runs")

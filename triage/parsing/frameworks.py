@@ -42,7 +42,8 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "daemon has unexpectedly failed", "Received SIGTERM: ", "Node failure on", "Unable to create step",
            "Exit Code:", "exited with code", "ExitCode", "exited with a non-zero status", "considered dead",
            " reported ", "Child process with PID", "return code list",
-           "exit codes:", "exit signals:", "exit signal ", "exceeded memory limit", "PBS: job killed", "amrex::Abort::")
+           "exit codes:", "exit signals:", "exit signal ", "exceeded memory limit", "PBS: job killed", "amrex::Abort::",
+           "job killed after reaching LSF", "memory budget", "low on resource")
 
 # slurmstepd (src/slurmd/slurmstepd/req.c): "*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***" with %s "JOB <id>"
 # or "STEP <id>"; "DUE to SIGNAL %s" (strsignal: scancel, or srun ending the step); older Slurm: the same with no
@@ -61,6 +62,22 @@ _SLURM_MEMORY = lazy_regex(r"(?:Job|Step) (?P<id>\S+) exceeded (?:virtual )?memo
 # killed: mem 38427376kb exceeded limit 33554432kb", "=>> PBS: job killed: mem job total 115343360 kb exceeded ..."
 _PBS_MEMORY = lazy_regex(r"PBS: job killed: (?P<what>v?mem)(?: job total)? (?P<used>\d+) ?kb exceeded limit "
                          r"(?P<limit>\d+) ?kb")
+# LSF's termination reason in the job's report (lsb.acct's TERM_* exit info, written into the job's output):
+# "TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.", "TERM_THREADLIMIT: job killed after reaching LSF
+# thread limit.", "TERM_RUNLIMIT: job killed after reaching LSF run time limit." (a time limit: a stop from outside, as
+# Slurm's)
+_LSF_LIMIT = lazy_regex(r"TERM_(?P<code>[A-Z]+): job killed after reaching LSF (?P<limit>[\w ]{1,40}?) limit")
+_LSF_TIME = ("RUNLIMIT", "CPULIMIT")
+# Dask's nanny killing its worker over the worker's memory limit (distributed/nanny.py, distributed/worker_memory.py):
+# "distributed.nanny - WARNING - Worker exceeded 95% memory budget. Restarting", "distributed.nanny.memory - WARNING -
+# Worker tcp://10.0.0.5:34937 (pid=129) exceeded 95% memory budget. Restarting..."
+# (a logging head before the message, "2026-01-02 03:04:05,678 - distributed.nanny - WARNING - ", may be read as the
+# line's head and taken off it: the message's own words are the nanny's)
+_DASK_MEMORY = lazy_regex(r"(?:distributed\.nanny(?:\.memory)? - WARNING - )?\bWorker(?: (?P<addr>[\w./:-]+))?"
+                          r"(?: \(pid=(?P<pid>\d+)\))? exceeded (?P<pct>\d+)% memory budget")
+# the kubelet's eviction message alone, as an event's or a pod's message (pkg/kubelet/eviction): "The node was low on
+# resource: memory. Container x was using ..." (with "Reason: Evicted" before it, _K8S_EVICTED reads it)
+_K8S_LOW = lazy_regex(r"The node was low on resource: (?P<resource>[\w-]+)")
 # srun's record of a task that ended badly ("srun: error: n3: task 5: Exited with exit code 1", "...: Killed"):
 # not "Terminated", which is what a cancellation does to every task
 _SRUN_TASK_FAILED = lazy_regex(r"srun: error: (?:[\w.-]+: )?tasks? [\d,-]+: (?!Terminated)")
@@ -274,6 +291,22 @@ def _memory_kills(text: str) -> list[RankDeath]:
                 f"({match.group('used')} kb, limit {match.group('limit')} kb): {_line(text, match)}")
         out.append(RankDeath(None, "SIGKILL", None, None, None, note[:400], offset=match.start()))
         break
+    for match in _LSF_LIMIT.finditer(text):
+        if match.group("code") in _LSF_TIME:     # a time limit: the job stopped from outside
+            note = f"LSF stopped the job at its {match.group('limit')} limit: {_line(text, match)}"
+            out.append(RankDeath(None, "SIGTERM", None, None, None, note[:400], offset=match.start(), outside=True))
+        else:
+            note = (f"LSF killed the job for reaching its {match.group('limit')} limit (TERM_{match.group('code')}): "
+                    f"{_line(text, match)}")
+            out.append(RankDeath(None, "SIGKILL", None, None, None, note[:400], offset=match.start()))
+        break
+    for match in _DASK_MEMORY.finditer(text):
+        worker = f"worker {match.group('addr')}" if match.group("addr") else "a worker"
+        pid = int(match.group("pid")) if match.group("pid") else None
+        note = (f"out of memory: Dask's nanny killed {worker} for exceeding {match.group('pct')}% of its memory "
+                f"limit: {_line(text, match)}")
+        out.append(RankDeath(None, "SIGKILL", None, None, pid, note[:400], offset=match.start()))
+        break                       # (the nanny restarts it and says it again for each kill)
     return out
 
 
@@ -497,6 +530,13 @@ def _kubernetes(text: str) -> list[RankDeath]:
         why = f": {match.group('msg').strip()[:200]}" if match.group("msg") else ""
         out.append(RankDeath(None, "SIGTERM", None, pod, None, f"the kubelet Evicted pod {pod or '?'}{why}",
                              offset=match.start(), outside=True))
+    if not out:
+        for match in _K8S_LOW.finditer(text):
+            # the kubelet evicted the pod for the node's memory (or disk): a stop from outside the job, as an evicted
+            # pod's "Reason: Evicted" is
+            note = f"the kubelet evicted the pod (the node was low on {match.group('resource')}): {_line(text, match)}"
+            out.append(RankDeath(None, "SIGTERM", None, None, None, note[:300], offset=match.start(), outside=True))
+            break
     for match in _K8S_EVICTED_ROW.finditer(text):
         out.append(RankDeath(None, "SIGTERM", None, match.group("pod"), None,
                              f"the kubelet Evicted pod {match.group('pod')}: {_line(text, match)}"[:300],

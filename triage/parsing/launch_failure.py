@@ -8,7 +8,8 @@ Permission denied``, ``cannot execute binary file: Exec format error``, ``torchr
 (``python: can't open file '/home/u/train.py': [Errno 2] No such file or directory``: torchrun's workers given a
 script that is not there; ``python: No module named train``, ``python: Error while finding module specification for
 'pkg.train' (ModuleNotFoundError: No module named 'pkg')``: ``python -m`` given an entry module that is not there), a
-container runtime's (``exec /usr/bin/python: exec format error``).
+container runtime's (``exec /usr/bin/python: exec format error``), srun's (``srun: error: Task launch for
+StepId=120986.0 failed on node gpu-11: Unable to satisfy cpu bind request``: that node's tasks never started).
 
 torchrun ``--no-python`` starts the program itself (``subprocess.Popen`` in its agent): a program that is not there
 or may not run ends torchrun with its own traceback through its worker start (``subprocess_handler.py``, ``in
@@ -26,7 +27,7 @@ from triage.lazy_regex import lazy_regex
 # Every pattern below holds one of these: a line holding none is no launch failure (the readers' line gate)
 MARKERS = ("execvp error", "execve(", "unable to launch the specified application", "specified executable",
            "xec format error", "Permission denied", "No such file or directory", "command not found",
-           "can't open file", "No module named ", "Error while finding module specification")
+           "can't open file", "No module named ", "Error while finding module specification", "Task launch for ")
 LAUNCH_TEXT = "the program never ran"      # what a launch failure's message opens with (triage.analysis.settle)
 
 # The launchers' and runtimes' own lines, each with the program it could not start and why where the line says them
@@ -47,7 +48,12 @@ _LAUNCH = lazy_regex(
     r"specification for '(?P<spec>[\w.]{1,200})' \((?P<specwhy>[^)\n]{1,200})\))"
     r"|\bexec (?P<container>/\S{1,300}): (?P<containerwhy>exec format error|no such file or directory|"
     r"permission denied)"
-    r"|exec user process caused:? \"?(?P<userwhy>exec format error|no such file or directory|permission denied)")
+    r"|exec user process caused:? \"?(?P<userwhy>exec format error|no such file or directory|permission denied)"
+    # srun could not start the step's tasks on a node (src/srun/launch: the node's slurmd refused the launch): "srun:
+    # error: Task launch for StepId=120986.0 failed on node gpu-11: Unable to satisfy cpu bind request", "... for
+    # 1443722.0 failed on node compute-0-1: Job credential expired"
+    r"|Task launch for (?:StepId=)?(?P<step>[\w.+]{1,60}) failed on node (?P<node>[\w.\[\],-]{1,200}): "
+    r"(?P<nodewhy>[^\n]{1,200})")
 # a command that is not found is a launch failure only where it is the job's launcher or interpreter (a helper
 # a script runs, "nvidia-smi: command not found", is no program of the job)
 _LAUNCHERS = lazy_regex(r"^(?:python[\d.]*|torchrun|deepspeed|accelerate|mpirun|mpiexec|srun|horovodrun|"
@@ -68,10 +74,12 @@ def launch_failure(text: str) -> str | None:
         groups["module"], groups["modulewhy"] = f"the module {groups['module']}", "python -m: no such module"
     elif groups["spec"]:
         groups["module"], groups["modulewhy"] = f"the module {groups['spec']}", f"python -m: {groups['specwhy']}"
-    program = next((groups[key] for key in ("hydra", "slurm", "shell", "script", "module", "container")
+    if groups["step"]:
+        groups["step"] = f"the tasks of step {groups['step']} on node {groups['node']}"
+    program = next((groups[key] for key in ("hydra", "slurm", "shell", "script", "module", "container", "step")
                     if groups.get(key)), None)
     why = next((groups[key] for key in ("hydrawhy", "slurmwhy", "shellwhy", "pywhy", "modulewhy", "containerwhy",
-                                        "userwhy") if groups.get(key)), None)
+                                        "userwhy", "nodewhy") if groups.get(key)), None)
     if groups["ompi"]:
         why = "it could not access or execute the executable"
     what = f"could not start {program}" if program else "could not start the program"

@@ -47,8 +47,11 @@ class RankDeath:
     #                              beside it, srun's "task 0" under HPE MPT or mpirun, is no rank)
 
 
+# (the launcher under a distribution's or a wrapper's name: Debian's and the MPI operator's "mpirun.real", Hydra's
+# "mpiexec.hydra", "mpirun.openmpi")
 _MPI_SIGNAL = lazy_regex(
-    r"(?P<who>mpirun|mpiexec|prterun|orterun|prte) noticed that process rank (?P<rank>\d+) with PID (?P<pid>\S+) on "
+    r"(?P<who>mpirun|mpiexec|prterun|orterun|prte)(?:\.[\w-]+)? noticed that process rank (?P<rank>\d+) with PID "
+    r"(?P<pid>\S+) on "
     r"node (?P<host>\S+) exited(?: on\s+signal (?P<num>\d+)(?: \((?P<name>[^)\n]+)\))?|[ \t]*$)", re.MULTILINE)
 _MPI_FIRST = lazy_regex(r"The first process to do so was:\s+Process name:\s+\[\[\d+,\d+\],(?P<rank>\d+)\]"
                         r"(?:\s+Exit code:\s+(?P<code>-?\d+))?")

@@ -27,6 +27,9 @@ on signal S" (read by :mod:`triage.parsing.launchers`):
   MPI_INIT it has no rank yet, so only its host and pid are said;
 - ``prterun has exited due to process rank 6 with PID 31207 on node n42 calling "abort"`` (PRRTE's and Open MPI 4's
   word of a rank that called MPI_Abort: its own failure);
+- MVAPICH2's fatal error handler, ``[r4i7n13:mpi_rank_40][MPIDI_CH3_Abort] Fatal error in MPI_Recv: Other MPI error,
+  error stack:`` (rank 40's MPI call failed), and a program's own MPI error handler that prints a traceback, ``MPI
+  traceback error handler called by rank: 2173`` (the MPI call its traceback goes through failed in that rank);
 - ``Primary job terminated normally, but 1 process returned a non-zero exit code``: a process failed, which one
   the box after it says ("The first process to do so was", read by :mod:`triage.parsing.launchers`) when it is
   in the input.
@@ -43,7 +46,7 @@ from triage.lazy_regex import lazy_regex
 
 MARKERS = ("An error occurred in MPI_", "MPI_ABORT was invoked", "exiting improperly", "calling", "Primary job",
            "was invoked.", "Local abort ", "called MPI_Abort(", "job aborted, but has no info",
-           "Fatal error in ", ") on node ")
+           "Fatal error in ", ") on node ", "error handler called by rank")
 
 _PREFIX = r"(?:\[(?P<host>[\w.-]+):(?P<pid>\d+)\] )?"
 _ERROR = lazy_regex(_PREFIX + r"\*\*\* An error occurred in (?P<call>MPI_\w+)")
@@ -78,6 +81,16 @@ _MPICH_FATAL = lazy_regex(r"Abort\((?P<code>-?\d+)\) on node (?P<node>\d+)(?: \(
 # its rank in MPI_COMM_WORLD (MPIR_Process.rank) whatever the communicator, not a host
 _MPICH_BARE = lazy_regex(r"(?<![\w.])Abort\((?P<code>-?\d+)\) on node (?P<node>\d+)(?!\d)(?: \(rank (?P<rank>\d+) in "
                          r"comm (?P<comm>\d+)\))?(?! \(rank)(?!:? *(?:Fatal error|application called))")
+# MVAPICH2's (CH3) fatal error handler in a rank: "[r4i7n13:mpi_rank_40][MPIDI_CH3_Abort] Fatal error in MPI_Recv:" then
+# "Other MPI error, error stack:" and the stack, innermost last (its error, not a signal: the MPI call of that rank
+# failed, as MPICH's "Abort(...) on node N ...: Fatal error in ..." says)
+_MVAPICH_FATAL = lazy_regex(r"\[(?P<host>[A-Za-z0-9][\w.-]*):mpi_rank_(?P<rank>\d+)\]\[MPIDI_CH3_Abort\] "
+                            r"Fatal error in (?P<call>\w+):\s*(?P<what>[^,\n]+)")
+# an MPI error handler that prints a traceback, installed by the program (MPI_Comm_set_errhandler): "MPI traceback
+# error handler called by rank:         2173", then the compiler's traceback through the MPI call that failed
+# ("libmpi.so.12.0.2  ...  MPI_Comm_split  Unknown  Unknown")
+_TRACEBACK_HANDLER = lazy_regex(r"MPI traceback error handler called by rank:\s*(?P<rank>\d+)")
+_MPI_CALL = lazy_regex(r"\b(?:P?MPI_[A-Z][a-z]\w*)\b")
 _PEER_WORDS = lazy_regex(r"Communication error with rank|Connection (?:reset|refused|closed|timed out)|socket closed|"
                          r"OFI poll failed|Broken pipe|No route to host|Transport retry count exceeded", re.IGNORECASE)
 _STACK_LINE = lazy_regex(r"^\w+\(\d+\)\.*: (?P<why>[^\n]+)$", re.MULTILINE)
@@ -134,6 +147,20 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
                             f"failed in {match.group('call')}: {match.group('what').strip()}{why} (MPICH's fatal "
                             f"error handler, Abort({match.group('code')}): {_line(text, match)}", match.start(),
                             first=True, network=bool(stack) and _PEER_WORDS.search(stack[-1].group("why")) is not None))
+    for match in _MVAPICH_FATAL.finditer(text):
+        stack = list(_STACK_LINE.finditer(text, match.end(), min(len(text), match.end() + 3000)))
+        why = f"; innermost: {stack[-1].group('why')[:200]}" if stack else ""
+        out.append(MpiError(int(match.group("rank")), match.group("host"), None,
+                            f"failed in {match.group('call')}: {match.group('what').strip()}{why} (MVAPICH2's fatal "
+                            f"error handler, which then aborts the job): {_line(text, match)}", match.start(),
+                            first=True, network=bool(stack) and _PEER_WORDS.search(stack[-1].group("why")) is not None))
+    for match in _TRACEBACK_HANDLER.finditer(text):
+        call = _MPI_CALL.search(text, match.end(), min(len(text), match.end() + 2000))
+        said = f"failed in {call.group(0)}" if call else "an MPI call failed"
+        out.append(MpiError(int(match.group("rank")), None, None,
+                            f"{said} (the program's MPI error handler printed its traceback): {_line(text, match)}",
+                            match.start(), first=True))
+        break
     for match in _MPICH_BARE.finditer(text):
         rank = int(match.group("node"))       # (in any communicator: "node N" is the world rank)
         if rank not in seen:

@@ -86,7 +86,10 @@ _RULE = lazy_regex(r"^[-=_*#~ ]{5,}$|^\s*\[\d+\]:\s*$")     # a record's rule or
 _RULE_MARKS = "-=_*#~"
 # lines their writer always starts afresh: the C++ runtime's terminate message, Python's traceback head and fatal error
 _OWN_LINE = lazy_regex(r"^(?:terminate called (?:after|without)|Traceback \(most recent call last\):|"
-                       r"Fatal Python error: )")
+                       r"Fatal Python error: |"
+                       # Slurm's clients' own messages ("srun: error: Task launch for ...", "slurmstepd: error: ***
+                       # STEP ..."): each is printed on a line of its own, never the rest of a cut one
+                       r"(?:srun|slurmstepd|sbatch|salloc): (?:error|warning|Job step|Force Terminated|Terminating)\b)")
 MIN_WRAP_WIDTH = 60
 TERMINAL_WIDTHS = (80, 100, 120, 132, 160)     # a terminal's usual widths (80: the default of them all)
 # A viewer's or editor's line numbers ("[80746] ...", "  123\t...", "123: ..."): only when most lines

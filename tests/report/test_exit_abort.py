@@ -20,7 +20,7 @@ from tests.helpers.launch import TORCHRUN
 from tests.helpers.paths import PROGRAMS, REPO
 from triage.analysis.advice import THREAD_AT_EXIT, THREAD_AT_EXIT_STEP, excerpt_steps
 from triage.exitcodes import ExitCode
-from triage.model import Verdict, VerdictKind
+from triage.model import Finding, Verdict, VerdictKind
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++ to build the test program")
 
@@ -55,3 +55,10 @@ def test_a_real_torchrun_log_of_the_abort_at_exit(tmp_path: Path) -> None:
     assert "CRASH" in first and "rank 0" in first and THREAD_AT_EXIT in first, out
     assert "destroy_process_group()" in out and "CUDA_LAUNCH_BLOCKING" not in out, out
     assert not list(tmp_path.glob("core*"))
+    # the finding rests on two lines of one file (the abort and torchrun's record): the file is said once
+    assert report.stdout.count(f"evidence: {log}") == 1, report.stdout
+
+
+def test_a_finding_names_each_evidence_path_once() -> None:
+    finding = Finding("crash", (0,), "rank 0 failed", evidence=("job.log", "b.log", "job.log"))
+    assert finding.evidence == ("job.log", "b.log") and finding.to_json()["evidence"] == ["job.log", "b.log"]

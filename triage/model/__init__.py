@@ -137,6 +137,11 @@ class Finding:
     time: float | None = None              # unix time of the event, when known
     root_cause: bool = False               # the earliest failure; the rest are collateral
 
+    def __post_init__(self) -> None:
+        # each path once, in order: two lines of one log back a finding with one file, not the same path twice
+        if len(set(self.evidence)) != len(self.evidence):
+            object.__setattr__(self, "evidence", tuple(dict.fromkeys(self.evidence)))
+
     def to_json(self) -> dict[str, Any]:
         return {
             "kind": self.kind,

@@ -93,3 +93,29 @@ def test_a_programs_mpi_traceback_handler_names_the_rank_and_its_call() -> None:
                     "forrtl: error (78): process killed (SIGTERM)")
     assert result.verdict.kind.value == "exception" and result.verdict.culprit_ranks == (611,), result.verdict.summary
     assert "MPI_Allgatherv" in result.verdict.summary
+
+
+# (6) NCCL's WARN of a CUDA call that failed while it set a communicator up, with no exception line after it
+# (dmlc/xgboost#11359's "init.cc:426 NCCL WARN Cuda failure 'operation not supported'" in a Dask worker): the
+# communicator's creation failed and its caller raises it, an exception of the set-up, not a crash of a kernel
+def test_nccls_init_time_cuda_failure_is_the_communicators_set_up_failing() -> None:
+    result = report("gpu-worker-7:118:140 [2] NCCL INFO Using network IB",
+                    "gpu-worker-7:118:140 [2] init.cc:1392 NCCL WARN Cuda failure 'invalid device context'",
+                    "gpu-worker-7:118:140 [2] NCCL INFO init.cc:1620 -> 1",
+                    "gpu-worker-7:118:140 [2] NCCL INFO group.cc:64 -> 1 [Async thread]")
+    assert result.verdict.kind.value == "exception", result.verdict.summary
+    assert "set-up failed on a CUDA call" in result.verdict.summary
+
+
+def test_a_cuda_failure_nccl_warns_of_at_run_time_is_still_a_cuda_error() -> None:
+    result = report("gpu-worker-7:118:141 [2] enqueue.cc:1102 NCCL WARN Cuda failure 'an illegal memory access was "
+                    "encountered'")
+    assert result.verdict.kind.value == "crash", result.verdict.summary
+
+
+# (7) a library's own worker thread, numbered in its process (intel/torch-ccl#54's oneCCL "failed to start worker #
+# 0"): read as rank 0
+def test_a_library_starting_its_worker_thread_names_no_rank() -> None:
+    result = report("2024:01:05-10:11:12:(4242) |CCL_ERROR| exec.cpp:134 start_workers: condition failed",
+                    "RuntimeError: oneCCL: exec.cpp:134 start_workers: EXCEPTION: failed to start worker # 3")
+    assert result.verdict.kind.value == "exception" and result.verdict.culprit_ranks == (), result.verdict.summary

@@ -8,6 +8,7 @@ import signal
 import time
 from dataclasses import replace
 
+from triage.lazy_regex import lazy_regex
 from triage.load.logs.facts import WorldSize
 from triage.load.logs.scan import EXIT_CODE_RECORD, LogScan, record_world, signal_number
 from triage.model import Collective, CollectiveState
@@ -32,6 +33,8 @@ from triage.parsing.torchelastic import (
 
 # NCCL WARN lines that are a process's own failure (a transport error, CUDA running out of memory ...)
 _NCCL_FAILURES = (CrashLineKind.NETWORK, CrashLineKind.CUDA_OOM, CrashLineKind.CUDA_ERROR)
+# NCCL's WARN of a CUDA call that failed ("Cuda failure 'operation not supported'", "Cuda failure 1 'invalid argument'")
+_INIT_CUDA = lazy_regex(r"Cuda failure (?:\d+ )?'(?P<what>[^']+)'")
 # what a process says of its own failure (never a peer's network error, never a stop from outside)
 _OWN_WORDS = (CrashLineKind.EXCEPTION, CrashLineKind.CUDA_OOM, CrashLineKind.CUDA_ERROR, CrashLineKind.FATAL_SIGNAL,
               CrashLineKind.TERMINATE, CrashLineKind.NCCL_ERROR)
@@ -377,9 +380,15 @@ def nccl_tracker(data: str | bytes | mmap.mmap) -> NcclTracker:
     return tracker
 
 
-def _nccl_failure(message: str) -> CrashLine | None:
+def _nccl_failure(message: str, source: str | None = None) -> CrashLine | None:
     """The transport failure a NCCL WARN's message reports (NCCL's own: tied to its process even without a rank), or
-    None."""
+    None. ``source``: the NCCL source file the WARN names."""
+    if source == "init.cc" and (init := _INIT_CUDA.match(message.strip())) is not None \
+            and "out of memory" not in message:
+        # a CUDA call that failed while NCCL set a communicator up (init.cc returns ncclUnhandledCudaError to its
+        # caller, which raises it): the communicator's creation failed, as the caller's NCCL error says, no kernel did
+        return CrashLine(CrashLineKind.EXCEPTION, f"NCCL's communicator set-up failed on a CUDA call "
+                         f"('{init.group('what')}'): {message.strip()}"[:400])
     crash = parse_crash_line(message)
     if crash is None and "out of memory" in message:
         crash = CrashLine(CrashLineKind.CUDA_OOM, message.strip()[:300])
@@ -450,7 +459,7 @@ def nccl_records(text: str | bytes | mmap.mmap, path: str, scan: LogScan, defaul
         if warn.message in failures:
             crash = failures[warn.message]
         else:
-            crash = failures[warn.message] = _nccl_failure(warn.message)
+            crash = failures[warn.message] = _nccl_failure(warn.message, (warn.source_file or "").rsplit("/", 1)[-1])
         if crash is not None:
             # a transport failure NCCL itself reports: tied to its process (host:pid, GPU) even without a rank
             where = f"{warn.host}:{warn.pid}" + (f" (GPU {warn.cuda_dev})" if warn.cuda_dev is not None else "")

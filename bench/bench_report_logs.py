@@ -12,7 +12,10 @@ there) and, in the same runs, as where hyperscan is not installed (``sys.modules
 before triage starts: the per-needle passes), and the verdicts of all sides are printed.
 
 Usage: python bench/bench_report_logs.py [--mb 1024] [--lines 10000000] [--runs 3] [--keep]
-           [--logs DIR] [--baseline DIR_OF_OTHER_CODE] [--no-fallback] [--steps] [--one-cpu]
+           [--logs DIR] [--baseline DIR_OF_OTHER_CODE] [--no-fallback] [--plain] [--steps] [--one-cpu]
+
+Without hyperscan, triage takes the Aho-Corasick automaton (the ahocorasick-rs package) where it is installed;
+--plain also times it without either (``sys.modules["ahocorasick_rs"] = None`` too: one pass per needle).
 
 --one-cpu also times triage held to one CPU (``taskset``: the NCCL reader's chunks are then
 not scanned ahead on threads, triage.parsing.nccl.comm_scan), in the same runs.
@@ -89,17 +92,30 @@ CACHE = ""      # the bench's XDG_CACHE_HOME (main)
 IMPORTS = "import triage.cli.report, triage.load.inputs, triage.analysis.analyze, triage.report"
 WITHOUT_HYPERSCAN = ("import sys, runpy; sys.modules['hyperscan'] = None; sys.argv[0] = 'triage'; "
                      "runpy.run_module('triage', run_name='__main__', alter_sys=True)")
+# neither hyperscan nor the automaton (ahocorasick-rs, where it is installed): one pass per needle
+WITHOUT_SCANNERS = WITHOUT_HYPERSCAN.replace("sys.modules['hyperscan'] = None;",
+                                             "sys.modules['hyperscan'] = sys.modules['ahocorasick_rs'] = None;")
+
+
+def _automaton() -> str:
+    try:
+        import ahocorasick_rs  # noqa: F401
+    except ImportError:
+        return "not installed: the per-needle passes"
+    return "the Aho-Corasick automaton"
 
 
 def measure(label: str, path: Path, runs: int, baseline: str | None = None, fallback: bool = True,
-            one_cpu: bool = False) -> None:
+            one_cpu: bool = False, plain: bool = False) -> None:
     """grep and triage (and the baseline's triage) alternate run by run, so that all see the same load."""
     size = path.stat().st_size
     sides: dict[str, tuple[list[str], str | None, bool]] = {"triage report": (["-m", "triage"], None, False)}
     if one_cpu:
         sides["triage report, one CPU"] = (["-m", "triage"], None, True)
     if fallback:
-        sides["triage report, no hyperscan"] = (["-c", WITHOUT_HYPERSCAN], None, False)
+        sides[f"triage report, no hyperscan ({_automaton()})"] = (["-c", WITHOUT_HYPERSCAN], None, False)
+    if plain:
+        sides["triage report, neither hyperscan nor the automaton"] = (["-c", WITHOUT_SCANNERS], None, False)
     if baseline is not None:
         sides["baseline"] = (["-m", "triage"], baseline, False)
     best: dict[str, list[float]] = {name: [float("inf"), float("inf"), 0.0] for name in ("grep", *sides)}
@@ -246,6 +262,8 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true")
     parser.add_argument("--logs", help="a directory with the nccl.log and lines.log of an earlier --keep")
     parser.add_argument("--no-fallback", action="store_true", help="do not time triage without hyperscan")
+    parser.add_argument("--plain", action="store_true", help="also time triage without hyperscan and without the "
+                                                            "automaton (ahocorasick-rs): one pass per needle")
     parser.add_argument("--steps", action="store_true", help="also the CPU of each step (see above)")
     parser.add_argument("--one-cpu", action="store_true", help="also time triage held to one CPU (see above)")
     parser.add_argument("--baseline", help="a checkout of other code (its directory that holds triage/): timed "
@@ -270,9 +288,10 @@ def main() -> None:
         if not args.logs:
             make_nccl_log(nccl, args.mb)
             make_line_log(lines, args.lines)
-        measure("NCCL_DEBUG=INFO log", nccl, args.runs, args.baseline, not args.no_fallback, args.one_cpu)
+        measure("NCCL_DEBUG=INFO log", nccl, args.runs, args.baseline, not args.no_fallback, args.one_cpu, args.plain)
         count = _line_count(lines) if args.logs else args.lines
-        measure(f"{count:,}-line log", lines, args.runs, args.baseline, not args.no_fallback, args.one_cpu)
+        measure(f"{count:,}-line log", lines, args.runs, args.baseline, not args.no_fallback, args.one_cpu,
+                args.plain)
         for label, path in (("NCCL_DEBUG=INFO log", nccl), (f"{count:,}-line log", lines)) if args.steps else ():
             print(f"{label}:")     # last: a child's peak memory counts the pages it shared with this process
             steps(path)

@@ -111,14 +111,26 @@ def test_torchruns_default_prefix_marks_no_line(tmp_path: Path) -> None:
     assert [whole[a:b] + b"\n" for a, b in large._spans(whole, len(whole))] == [line]
 
 
-@pytest.mark.parametrize("scanner", ["hyperscan", "plain"])
+def _backend(monkeypatch: pytest.MonkeyPatch, scanner: str) -> None:
+    """find_all's backend as a platform has it: Hyperscan, the Aho-Corasick automaton alone, or neither."""
+    if scanner == "hyperscan" and needles.module() is None:
+        pytest.skip("the hyperscan package is not installed here")
+    if scanner == "automaton" and needles._ac is None:
+        pytest.skip("the ahocorasick-rs package is not installed here")
+    if scanner != "hyperscan":
+        monkeypatch.setattr(needles, "_hs", None)
+    if scanner == "plain":
+        monkeypatch.setattr(needles, "_ac", None)
+
+
+@pytest.mark.parametrize("scanner", ["hyperscan", "automaton", "plain"])
 def test_a_pattern_needle_is_found_where_re_finds_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                      scanner: str) -> None:
     """A pattern's matches (the glog head, "fault" outside "default"), across windows' edges, by the scanner
-    (find_all) and by the plain path (large._find)."""
-    if scanner == "hyperscan" and not needles.available():
-        pytest.skip("the hyperscan package is not installed here")
+    (find_all: Hyperscan, or the automaton finding the pattern's keys) and by the plain path (large._find)."""
+    _backend(monkeypatch, scanner)
     monkeypatch.setattr(pages, "WINDOW", 4096)
+    monkeypatch.setattr(needles, "AUTOMATON_CHUNK", 1000)
     rnd = random.Random(7)
     lines = []
     for i in range(3000):
@@ -131,7 +143,7 @@ def test_a_pattern_needle_is_found_where_re_finds_it(tmp_path: Path, monkeypatch
         for needle in large.PATTERNS:
             want = bytes_find_all(data, needle, 0, len(data))
             assert want
-            if scanner == "hyperscan":
+            if scanner != "plain":
                 found = needles.find_all(mapped, large.NEEDLES, 0, len(data))
                 assert found is not None and found[needle] == want
             else:
@@ -140,3 +152,33 @@ def test_a_pattern_needle_is_found_where_re_finds_it(tmp_path: Path, monkeypatch
                     hits.append(hit)
                     pos = hit + 1
                 assert hits == want
+
+
+def test_the_glog_heads_keys_open_every_match_of_it() -> None:
+    """The automaton finds the glog head by its keys (its level letter and the month's digits): they are every
+    string its first three characters' classes take."""
+    keys = {key for key, offset in needles._KEYS[GLOG_HEAD.encode()] if offset == 0}
+    head = re.compile(GLOG_HEAD[:GLOG_HEAD.index("[0-3]")])
+    assert keys == {bytes([a, b, c]) for a in range(256) for b in range(256) for c in b"0123456789"
+                    if head.fullmatch(bytes([a, b, c]).decode("latin-1"))}
+
+
+@pytest.mark.parametrize("scanner", ["automaton", "plain"])
+def test_the_marked_lines_are_the_same_by_every_backend(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        scanner: str) -> None:
+    """The excerpt's lines (each marked line and the two after it) where Hyperscan is not there: the same."""
+    if needles.module() is None:
+        pytest.skip("the hyperscan package is not installed here")
+    rnd = random.Random(11)
+    lines = [_filler(1, i, "[default0]:") for i in range(3000)]
+    for at in rnd.sample(range(3000), 60):
+        lines[at] = rnd.choice(LINES) + "\n"
+    path = tmp_path / "mixed.log"
+    path.write_text("".join(lines) + "NCCL WARN x\nNCCL WARN y", encoding="utf-8")
+    with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        want = large._spans(mapped, len(mapped))
+        needles._KEPT.clear()
+        _backend(monkeypatch, scanner)
+        monkeypatch.setattr(needles, "AUTOMATON_CHUNK", 4099)
+        assert large._spans(mapped, len(mapped)) == want
+    assert len(want) > 60

@@ -3,9 +3,11 @@
 Python has no multi-needle search: one ``find`` pass per needle costs ~0.5 s of CPU per GB each,
 and one regex alternation is ~10x slower than the separate passes. Hyperscan (the ``hyperscan``
 package: its wheels carry the library, x86-64 and aarch64 Linux) finds any number of literals in one SIMD
-pass, ~0.2 s per GB for a handful. :func:`find_all` uses it where it is installed and works, and
-answers None otherwise (or when the needles are found too often: each hit costs a Python call),
-so that the caller takes its plain per-needle path: the result is the same either way
+pass, ~0.2 s per GB for a handful. :func:`find_all` uses it where it is installed and works; where it is
+not, an Aho-Corasick automaton (the ``ahocorasick-rs`` package: wheels for macOS, Windows and x86-64 and
+aarch64 Linux; ~2 s per GB for the large-log pass's 200 needles, where one pass per needle takes ~100 s);
+it answers None where neither is there (or when the needles are found too often: each hit costs a Python
+call), so that the caller takes its plain per-needle path: the result is the same either way
 (tests/parsing/test_needles.py compares them).
 
 Like :mod:`triage.parsing.pages`, a pass over a memory-mapped log hands back the pages it has read
@@ -34,6 +36,20 @@ def _load() -> ModuleType | None:
 
 
 _hs = _load()
+
+
+def _load_automaton() -> ModuleType | None:
+    try:   # the second accelerator, for platforms without the first (see the module docstring)
+        import ahocorasick_rs
+
+        ahocorasick_rs.BytesAhoCorasick     # noqa: B018  (a version without the bytes automaton: not used)
+    except Exception:   # noqa: BLE001  (any failure to load it only means the plain path)
+        return None
+    module: ModuleType = ahocorasick_rs
+    return module
+
+
+_ac = _load_automaton()
 
 
 def _takes_views(hs: ModuleType | None) -> bool:
@@ -66,13 +82,20 @@ _SEEN: weakref.WeakKeyDictionary[mmap.mmap, list[tuple[int, int, dict[bytes, boo
 # needles that are patterns, not literals: their source (what the caller passes as the needle) and the fixed width
 # of every match (a match's start is its end less the width, as a literal's is); see :func:`pattern`
 _WIDTHS: dict[bytes, int] = {}
+# of a pattern, literals one of which every match holds, each at its offset in the match (see :func:`pattern`)
+_KEYS: dict[bytes, tuple[tuple[bytes, int], ...]] = {}
 
 
-def pattern(source: bytes, width: int) -> bytes:
+def pattern(source: bytes, width: int, keys: Sequence[tuple[bytes, int]] = ()) -> bytes:
     """``source`` (a regular expression, in the syntax that both Python's ``re`` and Hyperscan take, every match of
     which is ``width`` bytes long and holds no newline) made a needle: :func:`find_all` and the passes that find
-    needles report the start of each of its matches as they do a literal's. Returns ``source``."""
+    needles report the start of each of its matches as they do a literal's. ``keys``: (literal, offset) pairs such
+    that every match holds one of the literals at its offset from the match's start; the automaton (which takes
+    literals only) then finds the keys and ``re`` checks the pattern at each, rather than a pass of ``re`` of its
+    own (~6 s per GB for a pattern that opens with a class). Returns ``source``."""
     _WIDTHS[source] = width
+    if keys:
+        _KEYS[source] = tuple(keys)
     return source
 
 
@@ -85,14 +108,15 @@ def _expression(needle: bytes) -> bytes:
     return needle if needle in _WIDTHS else re.escape(needle)
 
 
+
 def module() -> ModuleType | None:
     """The hyperscan module, or None where it is not there (see the module docstring)."""
     return _hs
 
 
 def available() -> bool:
-    """Whether the one-pass scanner is there (the hyperscan package loaded)."""
-    return _hs is not None
+    """Whether a one-pass scanner is there for :func:`find_all` (the hyperscan package loaded, or the automaton)."""
+    return _hs is not None or _ac is not None
 
 
 def block(view: memoryview) -> memoryview | bytes:
@@ -149,8 +173,12 @@ def find_all(data: Buffer, needles: Sequence[bytes], start: int = 0, end: int | 
     end = len(data) if end is None else min(end, len(data))
     words = tuple(dict.fromkeys(n for n in needles if n))
     probes = tuple(n for n in dict.fromkeys(probe) if n and n not in words) if isinstance(data, mmap.mmap) else ()
-    if _hs is None or not words:
+    if not words:
         return None
+    if _hs is None:
+        scanned = None if _ac is None else _automaton_scan(_ac, data, words + probes, len(probes), start, end,
+                                                           max_hits)
+        return None if scanned is None else _found(data, words, probes, scanned, start, end, keep)
     try:
         database = _database(_hs, words + probes, len(probes))
     except Exception:   # noqa: BLE001  (a needle it cannot compile, an unsupported CPU: the plain path)
@@ -172,6 +200,12 @@ def find_all(data: Buffer, needles: Sequence[bytes], start: int = 0, end: int | 
         return None
     if sum(map(len, found)) > max_hits:
         return None
+    return _found(data, words, probes, found, start, end, keep)
+
+
+def _found(data: Buffer, words: tuple[bytes, ...], probes: tuple[bytes, ...], found: list[list[int]], start: int,
+           end: int, keep: Sequence[bytes]) -> dict[bytes, list[int]]:
+    """:func:`find_all`'s answer from the hits of ``words + probes`` (one list each), kept and probed as it says."""
     for hits in found:
         hits.sort()
     result = dict(zip(words, found))
@@ -181,6 +215,86 @@ def find_all(data: Buffer, needles: Sequence[bytes], start: int = 0, end: int | 
         _SEEN.setdefault(data, []).append((start, end, {n: bool(hits) for n, hits in
                                                         zip(probes, found[len(words):])}))
     return result
+
+
+_AUTOMATA: dict[tuple[bytes, ...], Any] = {}
+AUTOMATON_CHUNK = 1 << 20    # bytes the automaton reads a call (its hits come back as one list: a bounded one)
+
+
+def _automaton_scan(ac: ModuleType, data: Buffer, needles: tuple[bytes, ...], once: int, start: int, end: int,
+                    max_hits: int) -> list[list[int]] | None:
+    """:func:`find_all`'s hits of ``needles`` (one list each, unsorted; the last ``once`` of them, probes, one hit
+    at most) found by an Aho-Corasick automaton of their literals (of a pattern: its keys, :func:`pattern`, each
+    key's hit checked by ``re``; a pattern without keys: ``re`` alone), :data:`AUTOMATON_CHUNK` bytes a call, the
+    pages handed back every :data:`pages.WINDOW` bytes; None past ``max_hits`` hits or where the automaton cannot
+    be made."""
+    keys: dict[bytes, list[tuple[int, int]]] = {}     # literal -> (index of its needle, offset in the needle's match)
+    alone: list[int] = []       # patterns without keys
+    for index, needle in enumerate(needles):
+        if needle not in _WIDTHS:
+            keys.setdefault(needle, []).append((index, 0))
+        elif needle in _KEYS:
+            for key, offset in _KEYS[needle]:
+                keys.setdefault(key, []).append((index, offset))
+        else:
+            alone.append(index)
+    literals = tuple(keys)
+    automaton: Any = _AUTOMATA.get(literals)
+    if automaton is None and literals:
+        try:
+            automaton = ac.BytesAhoCorasick(literals, implementation=ac.Implementation.DFA)
+        except Exception:   # noqa: BLE001  (a set it cannot take: the plain path)
+            return None
+        if len(_AUTOMATA) > 8:
+            _AUTOMATA.clear()
+        _AUTOMATA[literals] = automaton
+    found: list[list[int]] = [[] for _ in needles]
+    checked: dict[int, set[int]] = {}       # a pattern's match starts (several keys may point at one)
+    longest = max(map(len, literals), default=1)
+    probes = range(len(needles) - once, len(needles))
+    count = 0
+    with memoryview(data) as view:
+        pos = dropped = start
+        while pos < end and literals:
+            stop = min(end, pos + AUTOMATON_CHUNK)
+            try:
+                hits = automaton.find_matches_as_indexes(view[pos:min(end, stop + longest - 1)], overlapping=True)
+            except Exception:   # noqa: BLE001  (a scan error: the plain path answers)
+                return None
+            for key_index, low, _high in hits:
+                if low >= stop - pos:       # (a match starting past the chunk is found by the next one)
+                    continue
+                for index, offset in keys[literals[key_index]]:
+                    at = pos + low - offset
+                    if index in probes and found[index]:
+                        continue
+                    if not offset and needles[index] not in _WIDTHS:
+                        found[index].append(at)
+                        count += 1
+                    elif start <= at <= end - _WIDTHS[needles[index]] and at not in checked.get(index, ()):
+                        checked.setdefault(index, set()).add(at)
+                        if _regex(needles[index]).match(data, at, at + _WIDTHS[needles[index]]):
+                            found[index].append(at)
+                            count += 1
+            if count > max_hits:
+                return None
+            if stop - dropped >= pages.WINDOW or stop == end:
+                pages.drop(data, dropped, stop)
+                dropped = stop
+            pos = stop
+    for index in alone:
+        regex, pos = _regex(needles[index]), start
+        while pos < end and (match := pages.search(regex, data, pos, end)) is not None:
+            found[index].append(match.start())
+            count += 1
+            if count > max_hits:
+                return None
+            pos = end if index in probes else match.start() + 1
+    return found
+
+
+def _regex(source: bytes) -> re.Pattern[bytes]:
+    return re.compile(source)     # (re's own cache holds it)
 
 
 def _scan_range(database: Any, lengths: list[int], data: Buffer, start: int, stop_at: int, end: int,

@@ -57,7 +57,10 @@ def markers(literals: Sequence[str], caseless: Sequence[str]) -> tuple[bytes, ..
 
 # Literals that the launchers' own line prefixes hold, each as a pattern that leaves the prefix out: torchrun's
 # "[default0]:" holds "fault" (a marker every line of such a log would hit: the pass would then find too many)
-_PREFIX_SAFE = {b"fault": rb"[^e]fault"}
+_PREFIX_SAFE = {b"fault": rb"[^e]fault"}   # (each: the marker at offset 1 of every match, its key for the automaton)
+# the glog head's keys for the automaton (triage.parsing.needles.pattern): every match opens with one of these, its
+# level letter and the month's two digits ("[EF][01][0-9]": tests/load/test_large_log_markers.py checks the head)
+_GLOG_KEYS = tuple((f"{level}{tens}{unit}".encode(), 0) for level in "EF" for tens in "01" for unit in "0123456789")
 
 
 @functools.cache
@@ -65,8 +68,9 @@ def _needles() -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
     """(the literals, the patterns): made once, on the first large log (~10 ms: not at import, which every report
     pays)."""
     found = markers((*GATE_LITERALS, *RANK_DEATH_MARKERS), UNREAD_WORDS)
-    patterns = (needles.pattern(GLOG_HEAD.encode(), GLOG_HEAD_WIDTH),
-                *(needles.pattern(form, len(marker) + 1) for marker, form in _PREFIX_SAFE.items() if marker in found))
+    patterns = (needles.pattern(GLOG_HEAD.encode(), GLOG_HEAD_WIDTH, _GLOG_KEYS),
+                *(needles.pattern(form, len(marker) + 1, ((marker, 1),))
+                  for marker, form in _PREFIX_SAFE.items() if marker in found))
     return tuple(marker for marker in found if marker not in _PREFIX_SAFE), patterns
 
 

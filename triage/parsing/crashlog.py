@@ -67,7 +67,7 @@ class CrashLine:
 MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "terminate", "Abort", "SIG",
            "Killed", *LOCAL_SIGNAL_WORDS, "reset by peer", "closed by remote peer", "ncclRemote", "ncclSystem",
            "ncclInternal", "status=",
-           "socket interface", "UNDELIVERABLE", "out of memory", "NCCL operations have failed",
+           "socket interface", "UNDELIVERABLE", "out of memory", "Tried to allocate", "NCCL operations have failed",
            "taking the entire process down", "bus error", "failed collective", "dump signal", "debug info",
            "abort timed out", "[F", "thread terminat", "Connection refused", "connection abort", "Connect to ",
            "host not found", "Caught signal", "caught signal", "Assertion ", "Address already in use", "EADDRINUSE",
@@ -103,7 +103,12 @@ _CUDA_OOM = lazy_regex(r"CUDA out of memory|OutOfMemoryError|out of memory\. Tri
                        # .../AMReX_Arena.cpp line 173: out of memory", "GPU last error detected in file ... line 1032:
                        # out of memory")
                        r"\b(?:hipErrorOutOfMemory|cudaErrorMemoryAllocation)\b|"
-                       r"\b(?:CUDA|HIP|GPU)(?: last)? error(?: \d+| detected)? in file \S+ line \d+: out of memory\b",
+                       r"\b(?:CUDA|HIP|GPU)(?: last)? error(?: \d+| detected)? in file \S+ line \d+: out of memory\b|"
+                       # PyTorch's caching allocator's own figures, the tail of its message pasted without the "CUDA
+                       # out of memory." head: "Tried to allocate 20.00 MiB (GPU 0; 1.96 GiB total capacity; ...)",
+                       # newer "Tried to allocate 2.00 GiB. GPU 1 has a total capacity of 79.15 GiB of which ..."
+                       r"\bTried to allocate [\d.]+ [KMGT]i?B(?: \(GPU \d+; [\d.]+ [KMGT]i?B total capacity|"
+                       r"\. GPU \d+ has a total capacity)",
                        re.IGNORECASE)
 # "CUDA error: X" and what X is (to its line's end, or to PyTorch's "CUDA kernel errors might be ..." glued
 # after it): the one pattern both a log line (parse_crash_line) and a crashed process's tail (crash_log_facts) use
@@ -550,8 +555,16 @@ _PIPE_WRITE = lazy_regex(r"\b(?:write|writev|send|sendmsg|sendto|flush)\w*(?:\(\
                          r"\[Errno 32\] Broken pipe")
 
 
+# PyTorch's "CUDA error: X" with its own advice run on after it on the same line ("... Search for `cudaErrorX' in
+# https://docs... CUDA kernel errors might be asynchronously reported ... CUDA_LAUNCH_BLOCKING=1 Compile with ...": a
+# UI or a paste that joined the message's lines): the error, its advice cut off
+_RUN_ON_ADVICE = lazy_regex(r"^CUDA error: \S.*?(?=\s*CUDA kernel errors might be asynchronously reported)")
+
+
 def _plain_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine | None:
     """A line that is neither an exception's, a terminate's nor a signal's: CUDA, network and NCCL words."""
+    if "CUDA_LAUNCH_BLOCKING" in text and (run_on := _RUN_ON_ADVICE.match(text)) is not None:
+        text = run_on.group(0)
     if _CUDA_OOM.search(text):
         return CrashLine(CrashLineKind.CUDA_OOM, text[:400], gpu=_gpu(text))
     if _CUDA_SETUP.search(text) and "CUDA_LAUNCH_BLOCKING" not in text:

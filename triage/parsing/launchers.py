@@ -15,6 +15,7 @@ import signal as _signal
 from dataclasses import dataclass
 
 from triage.lazy_regex import lazy_regex
+from triage.parsing import windows_status
 
 # Words that must be in a text for any record here to be in it (a cheap pre-check).
 MARKERS = ("noticed that process rank", "first process to do so", "died", "killed", "Killed", "crashed",
@@ -24,7 +25,7 @@ MARKERS = ("noticed that process rank", "first process to do so", "died", "kille
            "its node has died", "has been marked dead", "was aborted", "MPT ERROR", "first noticed rank",
            "error_sighandler", "已杀死", "段错误", "已放弃", "总线错误", "浮点数例外", "非法指令", "Getötet",
            "Speicherzugriffsfehler", "Abgebrochen", "Processus arrêté", "Erreur de segmentation", "Abandon", "強制終了",
-           "セグメンテーション違反です")
+           "セグメンテーション違反です", *windows_status.MARKERS)
 
 
 @dataclass(frozen=True)
@@ -374,6 +375,13 @@ def _other_records(text: str, found: list[RankDeath]) -> list[RankDeath]:
         # (the number, not a name a person retyped: "signal 11: SIGSEGA")
         out.append(RankDeath(None, signal_name(match.group("num")), None, None, None, _line_of(text, *match.span()),
                              offset=match.start()))
+    # an IDE's or a shell's record of a Windows process a fault ended: "Process finished with exit code -1073741819
+    # (0xC0000005)" (its crash status, read as the signal of the same fault); spawn's "process N terminated with
+    # exit code ..." and torchelastic's "failed (exitcode: ...)" are read with their process, not here
+    for start, end, sig in windows_status.exit_status_crashes(text):
+        line = _line_of(text, start, end)
+        if "terminated with exit code" not in line and "exitcode" not in line:
+            out.append(RankDeath(None, sig, None, None, None, line, offset=start))
     return out
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from triage.lazy_regex import lazy_regex
+from triage.parsing import windows_status
 from triage.parsing.log_prefix import split_rank_prefix
 
 
@@ -149,6 +150,8 @@ _ARGV_LOCAL_RANK = lazy_regex(r"""--local[_-]rank(?:=|['"],\s*['"])(\d+)""")
 def _signal_name(exitcode: int | None, text: str | None) -> str | None:
     if text:
         return text
+    if (windows := windows_status.crash_signal(exitcode)) is not None:
+        return windows                      # a Windows crash status (0xC0000005 as 3221225477 or -1073741819)
     if exitcode is not None and exitcode < 0:
         try:
             return _signal.Signals(-exitcode).name
@@ -253,7 +256,7 @@ def parse_launcher_failures(text: str) -> tuple[LauncherFailure, ...]:
     if not failures and "terminated with" in text:
         for match in _SPAWN_EXIT.finditer(text):
             code = int(match.group(3)) if match.group(3) else None
-            sig = match.group(2)
+            sig = match.group(2) or windows_status.crash_signal(code)     # Windows' crash statuses as exit codes
             failures.append(LauncherFailure(None, int(match.group(1)), None, code, sig, None, None, root_cause=True))
     if not failures:
         for match in _AGENT_LINE.finditer(text):

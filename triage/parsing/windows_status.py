@@ -1,0 +1,52 @@
+"""Windows' crash statuses as a process's exit code.
+
+Windows ends a process that faulted with the NTSTATUS code of the fault as its exit code. Python's multiprocessing
+prints it unsigned ("process 0 terminated with exit code 3221225477"), IDEs and cmd signed, often with the hex beside
+it ("Process finished with exit code -1073741819 (0xC0000005)"). The crash statuses are read as the POSIX signal of
+the same fault, so that a Windows process's crash is told as a Linux one's is; every other code is left alone (a
+program's own exit, or a status that is not a crash, such as a DLL that failed to load).
+"""
+
+from __future__ import annotations
+
+from triage.lazy_regex import lazy_regex
+
+_CRASH_STATUS = {
+    0xC0000005: "SIGSEGV",      # STATUS_ACCESS_VIOLATION
+    0xC00000FD: "SIGSEGV",      # STATUS_STACK_OVERFLOW
+    0xC0000006: "SIGBUS",       # STATUS_IN_PAGE_ERROR (a mapped file's page could not be read)
+    0xC0000409: "SIGABRT",      # STATUS_STACK_BUFFER_OVERRUN: the C runtime's fail-fast, what abort() ends with
+    0xC0000374: "SIGABRT",      # STATUS_HEAP_CORRUPTION
+    0xC000001D: "SIGILL",       # STATUS_ILLEGAL_INSTRUCTION
+    0xC0000096: "SIGILL",       # STATUS_PRIVILEGED_INSTRUCTION
+    0xC0000094: "SIGFPE",       # STATUS_INTEGER_DIVIDE_BY_ZERO
+    0xC0000095: "SIGFPE",       # STATUS_INTEGER_OVERFLOW
+    0xC000008E: "SIGFPE",       # STATUS_FLOAT_DIVIDE_BY_ZERO
+}
+# The words one of them is printed with (a cheap pre-check): "code" or "status", then the decimal code (signed or
+# not) or the hex, as the pattern below reads them
+MARKERS = tuple(f"{word}{sep}{head}" for word in ("code", "status") for sep in (" ", ": ", ":", "=")
+                for head in ("32212", "-10737", "0xC0000", "0xc0000"))
+# "exit code -1073741819", "exit code 3221225477 (0xC0000005)", "exit status 0xC0000409", "exited with code ...":
+# an exit code (not any number: the code's own words before it)
+_EXIT_STATUS = lazy_regex(r"\bexit(?:ed with)?[ _]?(?:code|status)(?:: ?| |=)(?P<code>-?\d{10}|0[xX][0-9A-Fa-f]{8})\b")
+
+
+def crash_signal(code: int | None) -> str | None:
+    """The POSIX signal of the fault a Windows crash status stands for, signed or unsigned; None for any other code."""
+    if code is None or not -(1 << 31) <= code < (1 << 32):
+        return None
+    return _CRASH_STATUS.get(code & 0xFFFFFFFF)
+
+
+def exit_status_crashes(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, signal) of each exit code in ``text`` that is a Windows crash status."""
+    if not any(marker in text for marker in MARKERS):
+        return []
+    out = []
+    for match in _EXIT_STATUS.finditer(text):
+        raw = match.group("code")
+        sig = crash_signal(int(raw, 16) if raw[:2] in ("0x", "0X") else int(raw))
+        if sig:
+            out.append((match.start(), match.end(), sig))
+    return out

@@ -46,6 +46,8 @@ KNOWN: dict[tuple[str, str], str] = {
     ("jupyter", "rshaojimmy__MADDoG__11"): _OWN_TORCHRUN,
     ("github_actions", "Instruction-Tuning-with-GPT-4__GPT-4-LLM__16"): _OWN_TORCHRUN,
     ("jupyter", "Instruction-Tuning-with-GPT-4__GPT-4-LLM__16"): _OWN_TORCHRUN,
+    ("github_actions", "ShannonAI__Self_Explaining_Structures_Improve_NLP_Models__6"): _OWN_TORCHRUN,
+    ("jupyter", "ShannonAI__Self_Explaining_Structures_Improve_NLP_Models__6"): _OWN_TORCHRUN,
     ("logging_asctime", "stevietrouble__EfficientZero__2"): "a logging head on every line splits Ray's record wrapped "
                                                          "over lines: not read",
     ("rank_print", "huggingface__nanotron__204"): _RANK_PRINT + "one more collective in the summary",

@@ -44,6 +44,13 @@ def test_spawns_windows_crash_status_is_the_processs_crash() -> None:
     assert "SIGSEGV" in result.verdict.summary
 
 
+def test_a_launchers_plain_record_of_a_windows_crash_status_is_the_ranks_crash() -> None:
+    result = report("[launcher] rank 3 exited with exit code 3221225477")
+    assert result.verdict.kind.value == "crash", result.verdict.summary
+    assert result.verdict.culprit_ranks == (3,), result.verdict
+    assert "SIGSEGV" in result.verdict.summary
+
+
 def test_torchelastics_windows_crash_status_is_the_local_ranks_crash() -> None:
     result = report("[2024-03-02 10:11:12,345] torch.distributed.elastic.multiprocessing.api: [ERROR] failed "
                     r"(exitcode: 3221226505) local_rank: 1 (pid: 4242) of binary: C:\Python311\python.exe")

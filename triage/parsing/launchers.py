@@ -380,7 +380,7 @@ def _other_records(text: str, found: list[RankDeath]) -> list[RankDeath]:
     # exit code ..." and torchelastic's "failed (exitcode: ...)" are read with their process, not here
     for start, end, sig in windows_status.exit_status_crashes(text):
         line = _line_of(text, start, end)
-        if "terminated with exit code" not in line and "exitcode" not in line:
+        if "terminated with exit code" not in line and "exitcode" not in line and not _PLAIN.search(line):
             out.append(RankDeath(None, sig, None, None, None, line, offset=start))
     return out
 
@@ -392,7 +392,9 @@ def _plain(text: str, match: re.Match[str]) -> list[RankDeath]:
     verb = match.group("verb").lower()
     sig = signal_name(match.group("sig"), match.group("signame"))
     code = int(match.group("code")) if match.group("code") else None
-    if code is not None and code < 0:
+    if code is not None and (windows := windows_status.crash_signal(code)) is not None:
+        sig, code = windows, None           # a Windows crash status (0xC0000005 as 3221225477 or -1073741819)
+    elif code is not None and code < 0:
         sig, code = signal_name(str(-code)), None
     if sig is None and code and (fortran := _FORRTL_CODE.search(text)) is not None:
         # Intel Fortran's runtime ends the process with its message's number, so a launcher's "rank 384 exited with

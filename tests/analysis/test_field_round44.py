@@ -119,3 +119,18 @@ def test_a_library_starting_its_worker_thread_names_no_rank() -> None:
     result = report("2024:01:05-10:11:12:(4242) |CCL_ERROR| exec.cpp:134 start_workers: condition failed",
                     "RuntimeError: oneCCL: exec.cpp:134 start_workers: EXCEPTION: failed to start worker # 3")
     assert result.verdict.kind.value == "exception" and result.verdict.culprit_ranks == (), result.verdict.summary
+
+
+# (8) Slurm cancelled the step for a task's failure and srun lists every other task Terminated (desihub/desispec#2744's
+# "tasks 0-57,59-63: Terminated"): the one task left out between them is the one that failed
+def test_the_task_srun_did_not_terminate_is_the_one_that_failed() -> None:
+    result = report("slurmstepd: error: *** STEP 8812.0 ON gpu-n03 CANCELLED AT 2026-03-01T10:00:00 DUE TO TASK FAILURE ***",
+                    "srun: error: gpu-n03: tasks 0-4,6-7: Terminated",
+                    "srun: Force Terminated StepId=8812.0")
+    assert result.verdict.culprit_ranks == (5,), result.verdict.summary
+
+
+def test_no_task_left_out_names_none() -> None:
+    result = report("slurmstepd: error: *** STEP 8812.0 ON gpu-n03 CANCELLED AT 2026-03-01T10:00:00 DUE TO TASK FAILURE ***",
+                    "srun: error: gpu-n03: tasks 0-3,6-7: Terminated")
+    assert result.verdict.culprit_ranks == (), result.verdict.summary

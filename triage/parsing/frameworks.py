@@ -310,6 +310,31 @@ def _memory_kills(text: str) -> list[RankDeath]:
     return out
 
 
+# srun's list of the tasks the step's cancellation ended: "srun: error: nid002888: tasks 0-57,59-63: Terminated"
+_SRUN_TERMINATED = lazy_regex(r"srun: error: (?:(?P<host>[\w.-]+): )?tasks? (?P<tasks>[\d,-]+): Terminated")
+
+
+def _spared_task(text: str, start: int) -> tuple[int, str | None] | None:
+    """After a step cancelled DUE TO TASK FAILURE, the one task that srun's Terminated lists leave out between the
+    tasks they name (tasks 0-57,59-63: task 58), with its node where all the lists are one node's: the task that
+    failed, which srun did not have to terminate. None where no single task is left out."""
+    tasks: set[int] = set()
+    hosts: set[str | None] = set()
+    for match in _SRUN_TERMINATED.finditer(text, start):
+        hosts.add(match.group("host"))
+        for part in match.group("tasks").split(","):
+            low, _, high = part.partition("-")
+            if not low.isdigit() or (high and not high.isdigit()):
+                return None
+            tasks.update(range(int(low), int(high or low) + 1))
+    if not tasks:
+        return None
+    missing = set(range(min(tasks), max(tasks) + 1)) - tasks
+    if len(missing) != 1:
+        return None
+    return missing.pop(), next(iter(hosts)) if len(hosts) == 1 else None
+
+
 def _slurm(text: str) -> list[RankDeath]:
     out: list[RankDeath] = _memory_kills(text)
     killed = _SLURM_MEMORY.search(text) if "memory limit" in text else None
@@ -330,6 +355,14 @@ def _slurm(text: str) -> list[RankDeath]:
             note = f"Slurm cancelled {entity}{f' on {host}' if host else ''} after a task failed: {said}"
             out.append(RankDeath(None, "SIGTERM", None, host, None, note[:400], offset=match.start(),
                                  consequence=True))
+            # (srun's own record of the failed task, anywhere, names it: then it is read, not inferred)
+            if why == "TASK FAILURE" and _SRUN_TASK_FAILED.search(text) is None \
+                    and (spared := _spared_task(text, match.end())) is not None:
+                task, on = spared
+                note = (f"task {task}{f' on {on}' if on else ''} is the one srun did not terminate after Slurm "
+                        f"cancelled {entity} for a task's failure (every other task of the step it lists Terminated; "
+                        f"how task {task} failed is not in this input): {said}")
+                out.append(RankDeath(task, None, None, on, None, note[:400], offset=match.start(), first=True))
             continue
         if not why or why.startswith("SIGNAL"):
             note = (f"Slurm cancelled {entity}{f' on {host}' if host else ''} at {match.group('when')} from outside "

@@ -135,7 +135,8 @@ def test_a_pattern_needle_is_found_where_re_finds_it(tmp_path: Path, monkeypatch
     lines = []
     for i in range(3000):
         head = rnd.choice(["E", "F", "W", "I"]) + f"{rnd.randrange(1300):04d} {i % 24:02d}:{i % 60:02d}:07.1"
-        lines.append(rnd.choice(["", "[rank1]:", "0: ", "xx"]) + head + f" {i} file.cc:9] fault{i % 3} default\n")
+        lines.append(rnd.choice(["", "[rank1]:", "0: ", "xx"]) + head + f" {i} file.cc:9] fault{i % 3} default"
+                     + rnd.choice([" dead", " 0x7fdead4c", " DEAD.", " Dead", " beefdead", "dead", ""]) + "\n")
     data = "".join(lines).encode()
     path = tmp_path / "glog.log"
     path.write_bytes(data)
@@ -152,6 +153,20 @@ def test_a_pattern_needle_is_found_where_re_finds_it(tmp_path: Path, monkeypatch
                     hits.append(hit)
                     pos = hit + 1
                 assert hits == want
+
+
+def test_a_hex_word_marks_no_line_inside_a_hex_number() -> None:
+    """'dead' (a gate word spelled in hex digits) in NCCL's pointers marks no line; as a word, at a line's start or
+    end, next to a hex number, in any case the pass looks for, it does."""
+    filler = _filler(2_000).encode()
+    assert large._spans(filler, len(filler)) == []
+    pointers = b"".join(b"x NCCL INFO AllReduce: sendbuff 0x7f%ddead4c recvbuff 0x%dDEADbeef\n" % (i, i)
+                        for i in range(2_000))
+    assert large._spans(pointers, len(pointers)) == []
+    for line in (b"the node is dead", b"dead worker 3", b"DEAD", b"Dead: 0x7f00", b"0x7f00 dead", b"rank 2: dead.",
+                 b"worker_dead_3", b"deadlock"):
+        data = filler + line + b"\n" + filler
+        assert line in [data[a:b] for a, b in large._spans(data, len(data))], line
 
 
 def test_the_glog_heads_keys_open_every_match_of_it() -> None:

@@ -99,6 +99,11 @@ def pattern(source: bytes, width: int, keys: Sequence[tuple[bytes, int]] = ()) -
     return source
 
 
+def keys(needle: bytes) -> tuple[tuple[bytes, int], ...]:
+    """A pattern's keys (see :func:`pattern`); none for a literal or a pattern made without."""
+    return _KEYS.get(needle, ())
+
+
 def width(needle: bytes) -> int:
     """How long a match of ``needle`` is: a literal's length, a :func:`pattern`'s width."""
     return _WIDTHS.get(needle, len(needle))

@@ -10,7 +10,8 @@ every line and without decoding the whole file.
   line-by-line reader's own line gate passes (triage.load.logs.text.GATE_LITERALS; the caseless words of
   triage.parsing.unread_failure.UNREAD_WORDS, in the cases lines write them; its glog head) and the words of the
   rank-death reader that reads the whole text (triage.parsing.launchers.MARKERS), so that a line is read the same
-  in a 1 GB log as in a pasted one (tests/load/test_large_log_markers.py). The same pass finds the ``NCCL WARN``
+  in a 1 GB log as in a pasted one (tests/load/test_large_log_markers.py); a word spelled in hex digits ("dead") is
+  looked for outside hex numbers (NCCL's pointers), where the readers read it. The same pass finds the ``NCCL WARN``
   lines and keeps them for the NCCL reader (triage.parsing.needles.kept), which otherwise makes a pass of its own.
 - One pass over the bytes, not two: the NCCL reader runs first, and its communicator pass finds the markers
   and the ``NCCL WARN`` lines in the same Hyperscan scan as its own pattern (triage.parsing.needles.ride_along);
@@ -58,6 +59,12 @@ def markers(literals: Sequence[str], caseless: Sequence[str]) -> tuple[bytes, ..
 # Literals that the launchers' own line prefixes hold, each as a pattern that leaves the prefix out: torchrun's
 # "[default0]:" holds "fault" (a marker every line of such a log would hit: the pass would then find too many)
 _PREFIX_SAFE = {b"fault": rb"[^e]fault"}   # (each: the marker at offset 1 of every match, its key for the automaton)
+# A marker spelled in hex digits alone ("dead") is in the pointers and hashes that NCCL's INFO lines print
+# ("sendbuff 0x7f99dead4ce": ~600 lines of the 1 GB bench log, and the two after each, read for nothing): it is looked
+# for where a character that is not a hex digit stands on one side of it at least (two patterns) - never inside a
+# hex number, where no reader reads a word (theirs are whole words: "is dead", "marked dead", \bdead\b)
+_HEX = re.compile(rb"[0-9a-fA-F]+")
+_NOT_HEX = rb"[^0-9a-fA-F]"
 # the glog head's keys for the automaton (triage.parsing.needles.pattern): every match opens with one of these, its
 # level letter and the month's two digits ("[EF][01][0-9]": tests/load/test_large_log_markers.py checks the head)
 _GLOG_KEYS = tuple((f"{level}{tens}{unit}".encode(), 0) for level in "EF" for tens in "01" for unit in "0123456789")
@@ -68,10 +75,14 @@ def _needles() -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
     """(the literals, the patterns): made once, on the first large log (~10 ms: not at import, which every report
     pays)."""
     found = markers((*GATE_LITERALS, *RANK_DEATH_MARKERS), UNREAD_WORDS)
+    hex_words = tuple(marker for marker in found if _HEX.fullmatch(marker))
     patterns = (needles.pattern(GLOG_HEAD.encode(), GLOG_HEAD_WIDTH, _GLOG_KEYS),
                 *(needles.pattern(form, len(marker) + 1, ((marker, 1),))
-                  for marker, form in _PREFIX_SAFE.items() if marker in found))
-    return tuple(marker for marker in found if marker not in _PREFIX_SAFE), patterns
+                  for marker, form in _PREFIX_SAFE.items() if marker in found),
+                *(needles.pattern(form, len(word) + 1, ((word, offset),))
+                  for word in hex_words for form, offset in ((_NOT_HEX + re.escape(word), 1),
+                                                             (re.escape(word) + _NOT_HEX, 0))))
+    return tuple(marker for marker in found if marker not in _PREFIX_SAFE and marker not in hex_words), patterns
 
 
 def __getattr__(name: str) -> tuple[bytes, ...]:
@@ -134,9 +145,19 @@ def _spans(data: Buffer, end: int) -> list[tuple[int, int]]:
 
 def _find(data: Buffer, marker: bytes, start: int, end: int) -> int:
     """``data.find(marker, start, end)`` (a pattern's first match), the fastest way for this marker, keeping no page
-    resident."""
+    resident: a pattern of one key (triage.parsing.needles.pattern) by ``find`` of the key, ``re`` checking each hit
+    (sre would try a pattern that opens with a class at every byte)."""
     if marker in _PIVOT:
         return pages.find(data, marker, start, end, _PIVOT[marker])
+    keys = needles.keys(marker)
+    if len(keys) == 1:
+        (key, offset), width, regex = keys[0], needles.width(marker), _regex(marker)
+        pos = start + offset
+        while (hit := pages.find(data, key, pos, end)) >= 0 and hit - offset + width <= end:
+            if regex.match(data, hit - offset, hit - offset + width):
+                return hit - offset
+            pos = hit + 1
+        return -1
     match = pages.search(_regex(marker), data, start, end)
     return -1 if match is None else match.start()
 

@@ -33,6 +33,7 @@ import re
 
 from triage.lazy_regex import lazy_regex
 from triage.parsing.launchers import RankDeath, signal_name
+from triage.parsing.progress import went_on_after
 
 MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Process", ":FAILED", "FAILED (non-zero",
            "Process name:", "exceeded memory limits", "BAD TERMINATION", "terminated badly", "OOMKilled",
@@ -66,7 +67,9 @@ _PBS_MEMORY = lazy_regex(r"PBS: job killed: (?P<what>v?mem)(?: job total)? (?P<u
 # "TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.", "TERM_THREADLIMIT: job killed after reaching LSF
 # thread limit.", "TERM_RUNLIMIT: job killed after reaching LSF run time limit." (a time limit: a stop from outside, as
 # Slurm's)
-_LSF_LIMIT = lazy_regex(r"TERM_(?P<code>[A-Z]+): job killed after reaching LSF (?P<limit>[\w ]{1,40}?) limit")
+# (LSF writes it at a line's start: the words quoted inside a sentence are no record of this job)
+_LSF_LIMIT = lazy_regex(r"(?:^|\n)[ \t>*`]*TERM_(?P<code>[A-Z]+): job killed after reaching LSF "
+                        r"(?P<limit>[\w ]{1,40}?) limit")
 _LSF_TIME = ("RUNLIMIT", "CPULIMIT")
 # Dask's nanny killing its worker over the worker's memory limit (distributed/nanny.py, distributed/worker_memory.py):
 # "distributed.nanny - WARNING - Worker exceeded 95% memory budget. Restarting", "distributed.nanny.memory - WARNING -
@@ -301,6 +304,8 @@ def _memory_kills(text: str) -> list[RankDeath]:
             out.append(RankDeath(None, "SIGKILL", None, None, None, note[:400], offset=match.start()))
         break
     for match in _DASK_MEMORY.finditer(text):
+        if went_on_after(text, match.end()):
+            continue                # the nanny restarted the worker and the job went on (Dask re-runs its tasks)
         worker = f"worker {match.group('addr')}" if match.group("addr") else "a worker"
         pid = int(match.group("pid")) if match.group("pid") else None
         note = (f"out of memory: Dask's nanny killed {worker} for exceeding {match.group('pct')}% of its memory "
@@ -315,12 +320,15 @@ _SRUN_TERMINATED = lazy_regex(r"srun: error: (?:(?P<host>[\w.-]+): )?tasks? (?P<
 
 
 def _spared_task(text: str, start: int) -> tuple[int, str | None] | None:
-    """After a step cancelled DUE TO TASK FAILURE, the one task that srun's Terminated lists leave out between the
-    tasks they name (tasks 0-57,59-63: task 58), with its node where all the lists are one node's: the task that
-    failed, which srun did not have to terminate. None where no single task is left out."""
+    """After a step cancelled DUE TO TASK FAILURE, the one task that srun's Terminated list leaves out between the
+    tasks it names (tasks 0-57,59-63: task 58), with its node: the task that failed, which srun did not have to
+    terminate. None where no single task is left out inside one list, or where there are several lists."""
     tasks: set[int] = set()
     hosts: set[str | None] = set()
-    for match in _SRUN_TERMINATED.finditer(text, start):
+    lists = list(_SRUN_TERMINATED.finditer(text, start))
+    if len(lists) != 1:
+        return None     # a gap between two lists (two nodes' lines, a line cut from the paste) proves nothing
+    for match in lists:
         hosts.add(match.group("host"))
         for part in match.group("tasks").split(","):
             low, _, high = part.partition("-")
@@ -566,7 +574,9 @@ def _kubernetes(text: str) -> list[RankDeath]:
     if not out:
         for match in _K8S_LOW.finditer(text):
             # the kubelet evicted the pod for the node's memory (or disk): a stop from outside the job, as an evicted
-            # pod's "Reason: Evicted" is
+            # pod's "Reason: Evicted" is; not where the job went on after it (another pod's event in a listing)
+            if went_on_after(text, match.end()):
+                continue
             note = f"the kubelet evicted the pod (the node was low on {match.group('resource')}): {_line(text, match)}"
             out.append(RankDeath(None, "SIGTERM", None, None, None, note[:300], offset=match.start(), outside=True))
             break

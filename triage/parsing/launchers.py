@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from triage.lazy_regex import lazy_regex
 from triage.parsing import windows_status
+from triage.parsing.progress import went_on_after
 
 # Words that must be in a text for any record here to be in it (a cheap pre-check).
 MARKERS = ("noticed that process rank", "first process to do so", "died", "killed", "Killed", "crashed",
@@ -380,6 +381,8 @@ def _other_records(text: str, found: list[RankDeath]) -> list[RankDeath]:
     # exit code ..." and torchelastic's "failed (exitcode: ...)" are read with their process, not here
     for start, end, sig in windows_status.exit_status_crashes(text):
         line = _line_of(text, start, end)
+        if went_on_after(text, end):
+            continue     # a tool's logged status it went on after (a retried subprocess), not the job's end
         if "terminated with exit code" not in line and "exitcode" not in line and not _PLAIN.search(line):
             out.append(RankDeath(None, sig, None, None, None, line, offset=start))
     return out

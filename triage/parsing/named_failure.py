@@ -16,6 +16,8 @@ from triage.parsing.rank_words import named_rank, rank_at
 
 # Who: the first rank-naming shape of the line (triage.parsing.rank_words: one table of them all).
 # What: a failure word.
+# srun's record of tasks it ended itself ("srun: error: n3: task 2: Terminated", "...: tasks 0-57,59-63: Terminated")
+_SRUN_TERMINATED = lazy_regex(r"srun: error: (?:[\w.-]+: )?tasks? [\d,-]+: Terminated\s*$")
 _WHAT = lazy_regex(
     r"\b(?:error|exception|died|dead|killed|crash(?:ed)?|signal|SIG[A-Z]{2,6}|exit ?code|exit status|exited|"
     r"failed|failure|time[ds]? ?out|abort(?:ed)?|core dumped|OOM|out of memory|segmentation fault|"
@@ -86,6 +88,8 @@ def named_failure(line: str, prefix_rank: int | None = None) -> tuple[int, Crash
     if "CANCELLED AT" in text:
         return None            # slurmstepd's cancellation, read by triage.parsing.frameworks (the srun label before
         #                        it is not the rank it stopped)
+    if _SRUN_TERMINATED.search(text) is not None:
+        return None            # srun's list of the tasks it terminated when the step ended: their end, not a failure
     if _FRAME_UNDER_HEAD.search(text) is not None:
         return None            # a traceback's frame or its code under a logger's head that repeats on every line
         #                        ("... - ERROR - worker 3 -   File "x.py", line 3"): the exception line is the failure

@@ -46,6 +46,17 @@ def says_it_ended(line: str) -> bool:
             and _NOT_PROGRESS.search(line) is None)
 
 
+def went_on_after(text: str, end: int, lines: int = 40) -> bool:
+    """Some of the ``lines`` lines of ``text`` after offset ``end``'s line is progress or the run's own word that it
+    ended well: what a reader of one line (a warning that a worker is restarted, an exit status a tool logs and
+    retries after) asks before it calls that line the job's failure."""
+    newline = text.find("\n", end)
+    if newline < 0 or not mentions_progress(text[newline:newline + 200 * lines]):
+        return False
+    after = text[newline + 1:].split("\n", lines)[:lines]
+    return any(is_progress(line) or says_it_ended(line) for line in after)
+
+
 def mentions_progress(text: str) -> bool:
     """Some line of ``text`` may be progress: it holds one of the words (a text without them has none; plain
     substring searches, many times faster than the pattern over a whole log)."""

@@ -29,7 +29,10 @@ MARKERS = ("exit code", "exit status", "exitcode", "exit_code", "exit_status", "
            "exited with status")
 # "exit code -1073741819", "exit code 3221225477 (0xC0000005)", "exit status 0xC0000409", "exited with code ...":
 # an exit code (not any number: the code's own words before it)
-_EXIT_STATUS = lazy_regex(r"\bexit(?:ed with)?[ _]?(?:code|status)(?:: ?| |=)(?P<code>-?\d{10}|0[xX][0-9A-Fa-f]{8})\b")
+# the status where a record ends with it (the hex form in brackets, closing quotes, Markdown, a full stop may follow):
+# "exit code 3221225477 on retry 1, retrying" is a line a tool logged on its way, not how a process ended
+_EXIT_STATUS = lazy_regex(r"\bexit(?:ed with)?[ _]?(?:code|status)(?:: ?| |=)(?P<code>-?\d{10}|0[xX][0-9A-Fa-f]{8})\b"
+                          r"(?=[ \t]*(?:\(0[xX][0-9A-Fa-f]{8}\))?[ \t]*[.!,;:\"'`*\u201d\u2019)\]]*[ \t]*(?:\r?\n|$))")
 
 
 def crash_signal(code: int | None) -> str | None:

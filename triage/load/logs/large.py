@@ -28,6 +28,7 @@ import mmap
 import re
 from collections.abc import Sequence
 
+from triage.lazy_regex import lazy_regex
 from triage.load.logs.records import CHANNEL, nccl_tracker
 from triage.load.logs.scan import LogScan
 from triage.load.logs.text import GATE_LITERALS, scan_log_text
@@ -63,7 +64,7 @@ _PREFIX_SAFE = {b"fault": rb"[^e]fault"}   # (each: the marker at offset 1 of ev
 # ("sendbuff 0x7f99dead4ce": ~600 lines of the 1 GB bench log, and the two after each, read for nothing): it is looked
 # for where a character that is not a hex digit stands on one side of it at least (two patterns) - never inside a
 # hex number, where no reader reads a word (theirs are whole words: "is dead", "marked dead", \bdead\b)
-_HEX = re.compile(rb"[0-9a-fA-F]+")
+_HEX = lazy_regex(rb"[0-9a-fA-F]+")
 _NOT_HEX = rb"[^0-9a-fA-F]"
 # the glog head's keys for the automaton (triage.parsing.needles.pattern): every match opens with one of these, its
 # level letter and the month's two digits ("[EF][01][0-9]": tests/load/test_large_log_markers.py checks the head)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -66,10 +67,15 @@ def _all_ranks_blocked(launcher: int, world: int) -> bool:
 
 def _report_on_dump(tmp_path: Path, mode: str, only: set[int] | None = None) -> tuple[int, dict[str, Any]]:
     env = dict(os.environ, STACKS_MODE=mode, PYTHONUNBUFFERED="1")
-    with running_program(torchrun(PROGRAMS / "stacks_only_job.py", nproc=4), env=env, timeout=120) as job:
+    # the job's file under a name of this test run's own: `--match` finds this job's ranks, never those of the same
+    # test running at the same time in another checkout (two CI runs on one machine)
+    name = f"stacks_only_job_{os.getpid()}_{mode}"
+    program = tmp_path / f"{name}.py"
+    shutil.copyfile(PROGRAMS / "stacks_only_job.py", program)
+    with running_program(torchrun(program, nproc=4), env=env, timeout=120) as job:
         wait_for(lambda: _all_ranks_blocked(job.pid, 4), timeout=120, what="every rank blocked in its last call")
         out = tmp_path / "dump"
-        which = ["--match", "stacks_only_job"] if only is None else ["--pid", *_rank_pids(job.pid, only)]
+        which = ["--match", name] if only is None else ["--pid", *_rank_pids(job.pid, only)]
         dump = subprocess.run(triage_cmd("dump", *which, "--out", str(out), "--strace-seconds", "0",
                                          "--gdb", "never", "--collector-timeout", "60"),
                               capture_output=True, text=True, timeout=150, check=False)
@@ -103,7 +109,7 @@ def test_every_rank_in_the_same_collective_is_a_hang_never_an_all_clear(tmp_path
     verdict = report["verdict"]
     assert code == 1
     assert (verdict["kind"], verdict["culprit_ranks"]) == ("hang", [])
-    assert "all_reduce" in verdict["summary"] and "stacks_only_job.py" in verdict["summary"]
+    assert "all_reduce" in verdict["summary"] and "stacks_only_job_" in verdict["summary"]
     assert any("triage launch" in step for step in report["next_steps"])
 
 

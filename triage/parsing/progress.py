@@ -50,11 +50,19 @@ def went_on_after(text: str, end: int, lines: int = 40) -> bool:
     """Some of the ``lines`` lines of ``text`` after offset ``end``'s line is progress or the run's own word that it
     ended well: what a reader of one line (a warning that a worker is restarted, an exit status a tool logs and
     retries after) asks before it calls that line the job's failure."""
-    newline = text.find("\n", end)
-    if newline < 0 or not mentions_progress(text[newline:newline + 200 * lines]):
+    start = text.find("\n", end) + 1
+    if start == 0:
         return False
-    after = text[newline + 1:].split("\n", lines)[:lines]
-    return any(is_progress(line) or says_it_ended(line) for line in after)
+    stop = start
+    for _ in range(lines):                  # the window's end, found without copying the rest of a large text
+        stop = text.find("\n", stop) + 1
+        if stop == 0:
+            stop = len(text)
+            break
+    window = text[start:stop]
+    if not mentions_progress(window):
+        return False
+    return any(is_progress(line) or says_it_ended(line) for line in window.split("\n"))
 
 
 def mentions_progress(text: str) -> bool:

@@ -341,7 +341,8 @@ def all_clear(i: Inputs) -> Candidate | None:
         traced = len(i.traces)
         head = "no rank failed" + end + (f"; the collectives of {traced} ranks match" if traced > 1 else "")
         return Candidate(headline.verdict(VerdictKind.NO_PROBLEM_FOUND, head + unread), None,
-                         ("some stacks not recorded",))
+                         ("the input's end not shown" if end and not _unread_stacks(i)
+                          else "some stacks not recorded",))
     traced = len(i.traces)
     if traced == 1:      # a single rank matches nothing: say so, never "its collectives match"
         body = f"1 rank; it {'finished' if i.evidence.finished_cleanly else 'did not fail'}; no collective to compare"

@@ -48,9 +48,10 @@ _TO_DO = (
         "the SignalException's full message ('Process N got signal: S') says which: 1 (SIGHUP) is a closed terminal or "
         "ssh session (start it in tmux or screen, or as a batch job), 15 (SIGTERM) a scheduler, a container stop or a "
         "supervisor (its log says who), 2 (SIGINT) Ctrl-C")),
-    ("time limit", ("if the job needed more time, raise its limit (sbatch --time / -t) or checkpoint more often and "
-                   "requeue from the last checkpoint; if it should have finished in time, it was slow or hung before "
-                   "the limit: look at its last progress lines, or run it under `triage launch`")),
+    ("time limit", ("if the job needed more time, raise its limit (Slurm's sbatch --time, PBS's -l walltime, LSF's "
+                   "bsub -W, Grid Engine's -l h_rt) or checkpoint more often and requeue from the last checkpoint; "
+                   "if it should have finished in time, it was slow or hung before the limit: look at its last "
+                   "progress lines, or run it under `triage launch`")),
     ("deadline", "start it earlier or give it less to do (sbatch --deadline), and checkpoint more often"),
     ("preempt", ("checkpoint more often and requeue (sbatch --requeue), or run in a partition or QOS that is "
                 "not preempted")),

@@ -44,7 +44,8 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "Exit Code:", "exited with code", "ExitCode", "exited with a non-zero status", "considered dead",
            " reported ", "Child process with PID", "return code list",
            "exit codes:", "exit signals:", "exit signal ", "exceeded memory limit", "PBS: job killed", "amrex::Abort::",
-           "job killed after reaching LSF", "memory budget", "low on resource")
+           "job killed after reaching LSF", "memory budget", "low on resource", "hard wallclock time",
+           "exceeds job hard limit", "termination (", "Job was held")
 
 # slurmstepd (src/slurmd/slurmstepd/req.c): "*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***" with %s "JOB <id>"
 # or "STEP <id>"; "DUE to SIGNAL %s" (strsignal: scancel, or srun ending the step); older Slurm: the same with no
@@ -68,9 +69,29 @@ _PBS_MEMORY = lazy_regex(r"PBS: job killed: (?P<what>v?mem)(?: job total)? (?P<u
 # thread limit.", "TERM_RUNLIMIT: job killed after reaching LSF run time limit." (a time limit: a stop from outside, as
 # Slurm's)
 # (LSF writes it at a line's start: the words quoted inside a sentence are no record of this job)
-_LSF_LIMIT = lazy_regex(r"(?:^|\n)[ \t>*`]*TERM_(?P<code>[A-Z]+): job killed after reaching LSF "
-                        r"(?P<limit>[\w ]{1,40}?) limit")
+_LSF_LIMIT = lazy_regex(r"^[ \t>*`]*TERM_(?P<code>[A-Z]+): job killed after reaching LSF "
+                        r"(?P<limit>[\w ]{1,40}?) limit", re.MULTILINE)
 _LSF_TIME = ("RUNLIMIT", "CPULIMIT")
+# PBS's MOM ending a job at one of its requested limits (Torque's and PBS Pro's mom: "=>> PBS: job killed: walltime
+# 7215 exceeded limit 7200", "... cput 3601 exceeded limit 3600", "... ncpus 9.5 exceeded limit 8"): walltime is a
+# time limit (a stop from outside, as Slurm's); cput and ncpus are a kill of the job for what it used
+_PBS_LIMIT = lazy_regex(r"PBS: job killed: (?P<what>walltime|cput|ncpus|pcput|pvmem|pmem) (?P<used>[\d.:]+) exceeded "
+                        r"limit (?P<limit>[\d.:]+)")
+# Grid Engine's execd (SGE, OGS, UGE; execd_ck_to_do.c): "job 4242.1 exceeded hard wallclock time - initiate terminate
+# method" (h_rt: a time limit, a stop from outside) and "job 4242 exceeds job hard limit "h_vmem" of queue
+# "all.q@n1" (8589934592.00000 > limit:8589934592.00000) - sending SIGKILL" (a kill for what the job used)
+_SGE_WALLCLOCK = lazy_regex(r"\bjob (?P<id>\d+(?:\.\d+)?) exceeded hard wallclock time - initiate terminate method")
+_SGE_HARD = lazy_regex(r"\bjob (?P<id>\d+(?:\.\d+)?) exceeds job hard limit \"(?P<what>\w+)\" of queue "
+                       r"\"(?P<queue>[^\"\n]+)\"[^\n]*?- sending SIG(?P<sig>[A-Z]+)")
+# HTCondor's job event log (the user log, condor_wait's and the submit file's `log`): event 005 "005 (1234.000.000)
+# 2026-01-02 03:04:05 Job terminated." with "(0) Abnormal termination (signal 9)" or "(1) Normal termination (return
+# value 1)" on its next line; event 012 "Job was held." with the hold reason ("Job has gone over memory limit of 2048
+# megabytes.", the schedd's/startd's policy) on the next
+_CONDOR_END = lazy_regex(r"^0?05 \((?P<id>\d+\.\d+\.\d+)\) [^\n]*Job terminated\.[ \t]*\r?\n[ \t]*\(\d\) "
+                         r"(?:Abnormal termination \(signal (?P<num>\d+)\)|Normal termination \(return value "
+                         r"(?P<code>\d+)\))", re.MULTILINE)
+_CONDOR_HELD_MEMORY = lazy_regex(r"^0?12 \((?P<id>\d+\.\d+\.\d+)\) [^\n]*Job was held\.[ \t]*\r?\n[ \t]*(?P<why>[^\n]*"
+                                 r"\bmemory limit\b[^\n]*)", re.MULTILINE)
 # Dask's nanny killing its worker over the worker's memory limit (distributed/nanny.py, distributed/worker_memory.py):
 # "distributed.nanny - WARNING - Worker exceeded 95% memory budget. Restarting", "distributed.nanny.memory - WARNING -
 # Worker tcp://10.0.0.5:34937 (pid=129) exceeded 95% memory budget. Restarting..."
@@ -295,14 +316,18 @@ def _memory_kills(text: str) -> list[RankDeath]:
         out.append(RankDeath(None, "SIGKILL", None, None, None, note[:400], offset=match.start()))
         break
     for match in _LSF_LIMIT.finditer(text):
+        if went_on_after(text, match.end()):
+            continue                # the words quoted in a job that went on after them: no end of this job
+        record = _line(text, match)
         if match.group("code") in _LSF_TIME:     # a time limit: the job stopped from outside
-            note = f"LSF stopped the job at its {match.group('limit')} limit: {_line(text, match)}"
+            note = f"LSF stopped the job at its {match.group('limit')} limit: {record}"
             out.append(RankDeath(None, "SIGTERM", None, None, None, note[:400], offset=match.start(), outside=True))
         else:
             note = (f"LSF killed the job for reaching its {match.group('limit')} limit (TERM_{match.group('code')}): "
-                    f"{_line(text, match)}")
+                    f"{record}")
             out.append(RankDeath(None, "SIGKILL", None, None, None, note[:400], offset=match.start()))
         break
+    out.extend(_batch_limits(text))
     for match in _DASK_MEMORY.finditer(text):
         if went_on_after(text, match.end()):
             continue                # the nanny restarted the worker and the job went on (Dask re-runs its tasks)
@@ -312,6 +337,60 @@ def _memory_kills(text: str) -> list[RankDeath]:
                 f"limit: {_line(text, match)}")
         out.append(RankDeath(None, "SIGKILL", None, None, pid, note[:400], offset=match.start()))
         break                       # (the nanny restarts it and says it again for each kill)
+    return out
+
+
+def _batch_limits(text: str) -> list[RankDeath]:
+    """PBS's, Grid Engine's and HTCondor's own records of how the job ended: a time limit is a stop from outside; a
+    limit on what it used (memory, CPU time) its kill; HTCondor's end of a job its signal or exit code."""
+    out: list[RankDeath] = []
+    for match in _PBS_LIMIT.finditer(text):
+        if went_on_after(text, match.end()):
+            continue                # the words quoted in a job that went on after them: no end of this job
+        what = match.group("what")
+        said = f"{what} {match.group('used')}, limit {match.group('limit')}"
+        if what == "walltime":
+            note = (f"PBS stopped the job at its walltime limit: its time limit was reached ({said}): "
+                    f"{_line(text, match)}")
+            out.append(RankDeath(None, "SIGTERM", None, None, None, note[:400], offset=match.start(), outside=True))
+        else:
+            note = f"PBS killed the job for exceeding its requested {what} ({said}): {_line(text, match)}"
+            out.append(RankDeath(None, "SIGKILL", None, None, None, note[:400], offset=match.start()))
+        break                       # (the job's one kill)
+    for match in _SGE_WALLCLOCK.finditer(text):
+        if went_on_after(text, match.end()):
+            continue                # the words quoted in a job that went on after them: no end of this job
+        note = (f"Grid Engine stopped job {match.group('id')} at its hard wallclock limit (h_rt): its time limit was "
+                f"reached: {_line(text, match)}")
+        out.append(RankDeath(None, "SIGTERM", None, None, None, note[:400], offset=match.start(), outside=True))
+        break
+    for match in _SGE_HARD.finditer(text):
+        if went_on_after(text, match.end()):
+            continue                # the words quoted in a job that went on after them: no end of this job
+        what = match.group("what")
+        memory = "mem" in what
+        note = (f"{'out of memory: ' if memory else ''}Grid Engine killed job {match.group('id')} for exceeding its "
+                f"hard limit {what}: {_line(text, match)}")
+        out.append(RankDeath(None, signal_name("SIG" + match.group("sig")), None, None, None, note[:400],
+                             offset=match.start()))
+        break
+    for match in _CONDOR_END.finditer(text):
+        num, code = match.group("num"), match.group("code")
+        sig = signal_name(num) if num else None
+        if (not sig and not int(code or 0)) or went_on_after(text, match.end()):
+            continue                # a job that ended well, or one job's end in a log whose work went on
+        said = f"killed by {sig}" if sig else f"exit code {code}"
+        note = f"HTCondor: job {match.group('id')} ended ({said}): {_line(text, match)}"
+        out.append(RankDeath(None, sig, None if sig else int(code), None, None, note[:400],
+                             offset=match.start()))
+        break
+    for match in _CONDOR_HELD_MEMORY.finditer(text):
+        if went_on_after(text, match.end()):
+            continue                # the words quoted in a job that went on after them: no end of this job
+        note = (f"out of memory: HTCondor held job {match.group('id')} over its memory limit: "
+                f"{' '.join(match.group('why').split())}")
+        out.append(RankDeath(None, "SIGKILL", None, None, None, note[:400], offset=match.start()))
+        break
     return out
 
 

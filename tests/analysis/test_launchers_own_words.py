@@ -83,3 +83,54 @@ def test_htcondors_good_end_and_a_log_that_went_on_are_no_failure() -> None:
 def test_the_words_quoted_in_a_sentence_are_no_stop(line: str) -> None:
     result = report(*_WORK, "[rank0]: " + line, "[rank0]: step 60 loss 2.95", "[rank0]: Training finished")
     assert result.verdict.kind.value != "stopped", result.verdict.summary
+
+
+# (4) srun's own list of the tasks it terminated, with no slurmstepd line, no failed task and no node failure beside
+# it: srun was told to end the step (scancel of the step, a signal to srun) and sent its tasks SIGTERM
+@pytest.mark.parametrize("lines", [
+    ("srun: error: gpu-n12: task 3: Terminated",),
+    ("srun: error: gpu-n12: tasks 0-3: Terminated", "srun: error: gpu-n13: tasks 4-7: Terminated",
+     "srun: Force Terminated StepId=991.0"),
+    ("srun: Job step aborted: Waiting up to 32 seconds for job step to finish.", "srun: error: task 1: Terminated"),
+])
+def test_sruns_terminated_list_alone_is_a_stop_from_outside(lines: tuple[str, ...]) -> None:
+    result = report(*_WORK, *lines)
+    assert result.verdict.kind.value == "stopped", result.verdict.summary
+    assert result.verdict.culprit_ranks == (), result.verdict
+
+
+def test_a_failure_before_sruns_terminated_list_is_the_culprit() -> None:
+    # the rank's own exception before it wins; a task srun saw fail ("Exited with exit code 1") is read as before
+    raised = report(*_WORK, "[rank1]: Traceback (most recent call last):", '[rank1]:   File "train.py", line 9',
+                    "[rank1]: ValueError: bad shard 7", "srun: error: gpu-n12: task 0: Terminated")
+    assert raised.verdict.kind.value == "exception" and raised.verdict.culprit_ranks == (1,), raised.verdict.summary
+    exited = report(*_WORK, "srun: error: gpu-n13: task 1: Exited with exit code 2",
+                    "srun: error: gpu-n12: task 0: Terminated")
+    assert exited.verdict.kind.value == "exception" and "task 1" in exited.verdict.summary, exited.verdict.summary
+
+
+def test_sruns_terminated_list_the_job_went_on_after_is_no_stop() -> None:
+    result = report("srun: error: gpu-n12: task 3: Terminated", *_WORK, "[rank0]: step 60 loss 2.95",
+                    "[rank0]: Training finished")
+    assert result.verdict.kind.value != "stopped", result.verdict.summary
+
+
+# (5) a Windows crash status is said as what it was (the status and its name), not a signal nobody sent; the signal of
+# the same fault stays beside it
+@pytest.mark.parametrize(("lines", "status", "name", "signal"), [
+    (("Process finished with exit code -1073741819 (0xC0000005)",), "0xC0000005", "STATUS_ACCESS_VIOLATION",
+     "SIGSEGV"),
+    (("[launcher] rank 3 exited with exit code 3221226505",), "0xC0000409", "STATUS_STACK_BUFFER_OVERRUN", "SIGABRT"),
+    (("torch.multiprocessing.spawn.ProcessExitedException: process 1 terminated with exit code 3221225725",),
+     "0xC00000FD", "STATUS_STACK_OVERFLOW", "SIGSEGV"),
+])
+def test_a_windows_crash_status_is_told_as_itself(lines: tuple[str, ...], status: str, name: str,
+                                                  signal: str) -> None:
+    summary = report(*lines).verdict.summary
+    assert f"crashed with Windows status {status} ({name}" in summary and signal in summary, summary
+    assert "killed by" not in summary, summary
+
+
+def test_a_linux_signal_is_still_a_kill() -> None:
+    summary = report("[launcher] rank 3 exited with exit code -11").verdict.summary
+    assert "rank 3 was killed by SIGSEGV" in summary and "Windows" not in summary, summary

@@ -15,6 +15,7 @@ from triage.analysis.ranks import rank_word
 from triage.lazy_regex import lazy_regex
 from triage.model import Finding, VerdictKind
 from triage.model.evidence import Event, EventKind, Evidence, RankEvidence
+from triage.parsing import windows_status
 from triage.parsing.rendezvous import STORE_WAIT_DETAIL
 
 # Signals a launcher sends to tear the other ranks down after a failure.
@@ -86,7 +87,7 @@ def _failure(item: RankEvidence, hosts: Mapping[int, str | None]) -> Failure | N
                        peer_host=info.host if kind is VerdictKind.NETWORK_ERROR else None)
     if info.signal is not None:
         sig = signal_name(info.signal, info.signal_name)
-        detail = f"{name} was killed by {sig}"
+        detail = f"{name} {windows_status.how_it_ended(sig, info.message)}"
         if info.message and info.message not in detail:
             detail += f": {info.message}"
         if info.signal == int(_signal.SIGKILL):

@@ -41,6 +41,7 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "killed due to memory pressure", "Child process unexpectedly failed", "Ray killed this worker",
            "DeadLock detected from rank", "failed due to worker errors", "lost communication with",
            "daemon has unexpectedly failed", "Received SIGTERM: ", "Node failure on", "Unable to create step",
+           ": Terminated",
            "Exit Code:", "exited with code", "ExitCode", "exited with a non-zero status", "considered dead",
            " reported ", "Child process with PID", "return code list",
            "exit codes:", "exit signals:", "exit signal ", "exceeded memory limit", "PBS: job killed", "amrex::Abort::",
@@ -474,6 +475,19 @@ def _slurm(text: str) -> list[RankDeath]:
     for match in _SLURM_FAILED.finditer(text):
         out.append(RankDeath(None, None, 1, match.group("host"), None, _line(text, match), offset=match.start(),
                              consequence=True))
+    if not out and _SRUN_TASK_FAILED.search(text) is None:
+        # srun's list of tasks it terminated with no slurmstepd line, no failed task and no node failure beside it:
+        # srun itself was told to end the step (scancel of the step, a signal to srun, Ctrl-C) and sent its tasks
+        # SIGTERM: a stop from outside, never a failure of the tasks it lists
+        for match in _SRUN_TERMINATED.finditer(text):
+            if went_on_after(text, match.end()):
+                continue
+            host = match.group("host")
+            note = (f"srun terminated task{'s' if ',' in match.group('tasks') or '-' in match.group('tasks') else ''} "
+                    f"{match.group('tasks')}{f' on {host}' if host else ''}: the step was ended from outside (scancel, "
+                    f"or a signal sent to srun; no task had failed before it in this input): {_line(text, match)}")
+            out.append(RankDeath(None, "SIGTERM", None, host, None, note[:400], offset=match.start(), outside=True))
+            break
     return out
 
 

@@ -21,6 +21,7 @@ from triage.model.evidence import (
     PgMembers,
     RankEvidence,
 )
+from triage.parsing import windows_status
 from triage.parsing.crashlog import (
     CrashLine,
     CrashLineKind,
@@ -370,7 +371,8 @@ def unread_failures(scan: LogScan, unattributed: tuple[ExitInfo, ...]) -> tuple[
     out = []
     for order, unread, host, path in scan.unread:
         sig = signal_number(unread.signal) if unread.signal else None
-        said = f"a process was killed by {unread.signal}: {unread.text}" if sig is not None else unread.text
+        said = (f"a process {windows_status.how_it_ended(unread.signal or '', unread.text)}: {unread.text}"
+                if sig is not None else unread.text)
         out.append(ExitInfo(exit_code=None if sig is not None else 1, signal=sig,
                             signal_name=unread.signal if sig is not None else None, message=shortened(said),
                             evidence=(path,), failure_kind=CrashLineKind.FATAL_SIGNAL.value if sig is not None

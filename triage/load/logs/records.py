@@ -13,7 +13,7 @@ from triage.load.logs.facts import WorldSize
 from triage.load.logs.scan import EXIT_CODE_RECORD, LogScan, record_world, signal_number
 from triage.model import Collective, CollectiveState
 from triage.model.evidence import Event, EventKind, ExitInfo, NcclProcess
-from triage.parsing import needles, pages
+from triage.parsing import needles, pages, windows_status
 from triage.parsing.crashlog import PROXY_FAILED, SIZE_CHECK_TEXT, CrashLine, CrashLineKind, parse_crash_line
 from triage.parsing.frameworks import parse_framework_records
 from triage.parsing.launchers import parse_rank_deaths
@@ -117,6 +117,8 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
             message = failure.traceback.strip().splitlines()[-1].strip()[:300]
         if failure.note == SRUN_OOM_NOTE:
             message = message or failure.note      # (srun's "Out Of Memory": what killed the task)
+        if not message and failure.signal and windows_status.status_in(str(failure.exitcode), failure.signal):
+            message = f"exit code {failure.exitcode}"   # (a Windows crash status: the code is what it said, no signal)
         old = scan.exits.get(rank)
         # a record cut before its exit code (a paste that ends inside it) is still a failure of that rank
         cut = sig is None and failure.exitcode is None
@@ -212,7 +214,8 @@ def _unattributed_launcher_failure(failure: LauncherFailure, path: str, scan: Lo
         note = ("; its global rank is not in this input (the agent's rendezvous result at LOGLEVEL=INFO, or "
                 "torchrun's --node_rank and --nproc_per_node, would tell)")
     if failure.signal:
-        line = CrashLine(CrashLineKind.FATAL_SIGNAL, f"{who} was killed by {failure.signal}{note}",
+        ended = windows_status.how_it_ended(failure.signal, str(failure.exitcode))
+        line = CrashLine(CrashLineKind.FATAL_SIGNAL, f"{who} {ended}{note}",
                          signal=failure.signal,
                          collateral=failure.signal in ("SIGTERM", "SIGINT") and not failure.root_cause)
     else:
@@ -258,7 +261,8 @@ def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str 
             # (its own name: ``text`` is the log's, whose line count places the next record)
             said = death.text
             if death.rank is None and death.signal and death.signal not in said and not death.outside:
-                said = f"a process{f' (pid {death.pid})' if death.pid else ''} was killed by {death.signal}: {said}"
+                said = (f"a process{f' (pid {death.pid})' if death.pid else ''} "
+                        f"{windows_status.how_it_ended(death.signal, said)}: {said}")
             teardown = death.signal in ("SIGTERM", "SIGINT") and not death.first and not death.outside
             line = CrashLine(CrashLineKind.STOPPED if death.outside else CrashLineKind.FATAL_SIGNAL, said[:400],
                              signal=death.signal, collateral=death.consequence or teardown)

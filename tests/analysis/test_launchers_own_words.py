@@ -134,3 +134,44 @@ def test_a_windows_crash_status_is_told_as_itself(lines: tuple[str, ...], status
 def test_a_linux_signal_is_still_a_kill() -> None:
     summary = report("[launcher] rank 3 exited with exit code -11").verdict.summary
     assert "rank 3 was killed by SIGSEGV" in summary and "Windows" not in summary, summary
+
+
+# (6) a CUDA failure NCCL warns of while its process set a communicator up (after that communicator's first set-up
+# line, before its "Init COMPLETE"), from any of NCCL's files (a transport's peer access, a proxy), is the
+# communicator's set-up failing on a CUDA call; the same WARN after every communicator of its process completed is a
+# CUDA error at run time
+_START = ("gpu-a:2201:2201 [0] NCCL INFO ncclCommInitRank comm 0x55d0c8a0 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId "
+          "1000 commId 0x8e1f22 - Init START")
+_DONE = ("gpu-a:2201:2201 [0] NCCL INFO ncclCommInitRank comm 0x55d0c8a0 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId "
+         "1000 commId 0x8e1f22 - Init COMPLETE")
+
+
+@pytest.mark.parametrize("warn", [
+    ("gpu-a:2201:2290 [0] transport/p2p.cc:275 NCCL WARN Cuda failure 'peer access is not supported between these "
+    "two devices'"),
+    ("gpu-a:2201:2291 [0] proxy.cc:1492 NCCL WARN Cuda failure 217 'peer access is not supported between these two "
+    "devices'"),
+])
+def test_a_cuda_failure_during_a_communicators_set_up_is_its_set_up_failing(warn: str) -> None:
+    result = report(_START, warn, "gpu-a:2201:2290 [0] NCCL INFO transport/p2p.cc:276 -> 1")
+    assert "set-up failed on a CUDA call" in result.verdict.summary, result.verdict.summary
+
+
+def test_the_same_cuda_failure_after_init_complete_is_a_cuda_error() -> None:
+    result = report(_START, _DONE, "gpu-a:2201:2290 [0] enqueue.cc:1102 NCCL WARN Cuda failure 'an illegal memory "
+                    "access was encountered'")
+    assert result.verdict.kind.value == "crash", result.verdict.summary
+    assert "set-up" not in result.verdict.summary, result.verdict.summary
+
+
+# (7) a library's worker numbered in its own process, whatever the case of the verb that starts it, names no rank
+@pytest.mark.parametrize("line", ["Starting worker 3: RuntimeError: could not bind port", "STARTING WORKER 2: RuntimeError: no port",
+                                  "Start worker 1: RuntimeError: timed out"])
+def test_a_started_worker_names_no_rank(line: str) -> None:
+    result = report(line)
+    assert result.verdict.culprit_ranks == (), result.verdict.summary
+
+
+def test_a_workers_own_failure_still_names_it() -> None:
+    result = report("worker 3 failed: RuntimeError: could not bind port")
+    assert result.verdict.culprit_ranks == (3,), result.verdict.summary

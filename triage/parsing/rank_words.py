@@ -78,8 +78,10 @@ SHAPES: tuple[RankShape, ...] = (
     RankShape("a process index", r"\bprocess_index\s*[:=]\s*(?P<n>\d{1,3})" + _END, "index", "process_index=7 failed"),
     # (never "Process-1", Python's name of its first child process, nor "ForkPoolWorker-3": 1-based names, no ranks;
     # nor "proc 101", a pid in Python's thread reports; nor the worker a library starts in its own process, oneCCL's
-    # "failed to start worker # 0": a thread of that process, numbered by it)
-    RankShape("worker, task or process", r"(?<!start )(?<!starting )\b(?:[Ww]orker|WORKER|[Tt]ask|[Pp]rocess)"
+    # "failed to start worker # 0", "Starting worker 3", "STARTING WORKER 3": a thread of that process, numbered by it;
+    # the verb in any case)
+    RankShape("worker, task or process", r"(?<![Ss]tart )(?<![Ss]tarting )(?<!START )(?<!STARTING )"
+              r"\b(?:[Ww]orker|WORKER|[Tt]ask|[Pp]rocess)"
               r"(?:_|\s*(?:=|:|#)?\s*)"
               r"(?P<n>\d{1,3})" + _END, "index", "worker 7 failed"),
     # host:rank at the start, never a source file's line (NCCL's "proxy.cc:1587 NCCL WARN ..."), a device or a port

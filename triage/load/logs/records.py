@@ -384,10 +384,11 @@ def nccl_tracker(data: str | bytes | mmap.mmap) -> NcclTracker:
     return tracker
 
 
-def _nccl_failure(message: str, source: str | None = None) -> CrashLine | None:
+def _nccl_failure(message: str, source: str | None = None, setup: bool = False) -> CrashLine | None:
     """The transport failure a NCCL WARN's message reports (NCCL's own: tied to its process even without a rank), or
-    None. ``source``: the NCCL source file the WARN names."""
-    if source == "init.cc" and (init := _INIT_CUDA.match(message.strip())) is not None \
+    None. ``source``: the NCCL source file the WARN names; ``setup``: the WARN came while a communicator of its
+    process was being set up (before its "Init COMPLETE": a transport's peer access, a proxy's start)."""
+    if (source == "init.cc" or setup) and (init := _INIT_CUDA.match(message.strip())) is not None \
             and "out of memory" not in message:
         # a CUDA call that failed while NCCL set a communicator up (init.cc returns ncclUnhandledCudaError to its
         # caller, which raises it): the communicator's creation failed, as the caller's NCCL error says, no kernel did
@@ -445,7 +446,7 @@ def nccl_records(text: str | bytes | mmap.mmap, path: str, scan: LogScan, defaul
             state.nranks))
     by_channel: dict[tuple[str, int], int] | None = None
     # (a WARN's failure is its message's alone, and NCCL repeats a message on every rank and retry: read once each)
-    failures: dict[str, CrashLine | None] = {}
+    failures: dict[tuple[str, bool], CrashLine | None] = {}
     ranks: dict[tuple[str, int], int | None] = {}       # (a process's rank in NCCL's lines: one look over its inits)
     for warn in tracker.warnings():
         rank = warn.launcher_rank
@@ -460,10 +461,12 @@ def nccl_records(text: str | bytes | mmap.mmap, path: str, scan: LogScan, defaul
                 scan.hosts.setdefault(rank, warn.host)
         scan.events.append(Event(EventKind.NCCL_WARN, warn.message[:300], rank=rank, host=warn.host,
                                  evidence=(path,)))
-        if warn.message in failures:
-            crash = failures[warn.message]
+        setup = tracker.during_setup(warn)
+        if (warn.message, setup) in failures:
+            crash = failures[warn.message, setup]
         else:
-            crash = failures[warn.message] = _nccl_failure(warn.message, (warn.source_file or "").rsplit("/", 1)[-1])
+            crash = failures[warn.message, setup] = _nccl_failure(warn.message,
+                                                                  (warn.source_file or "").rsplit("/", 1)[-1], setup)
         if crash is not None:
             # a transport failure NCCL itself reports: tied to its process (host:pid, GPU) even without a rank
             where = f"{warn.host}:{warn.pid}" + (f" (GPU {warn.cuda_dev})" if warn.cuda_dev is not None else "")

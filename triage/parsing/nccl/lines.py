@@ -57,6 +57,7 @@ class NcclInit:
     color: int | None
     key: int | None
     function: str | None
+    complete: bool = False      # its "Init COMPLETE" line (the communicator's set-up ended); else a line of its set-up
 
 
 @dataclass(frozen=True)
@@ -156,7 +157,7 @@ def _make_init(host: str, pid: int, dev: int | None, body: str) -> NcclInit | No
         cuda_dev=_int_or_none(fields.get("cudaDev"), 10) if "cudaDev" in fields else dev,
         bus_id=fields.get("busId"), comm_id=fields.get("commId"), parent=fields.get("parent"),
         color=_int_or_none(fields.get("color")), key=_int_or_none(fields.get("key")),
-        function=func.group(1) if func else None,
+        function=func.group(1) if func else None, complete="Init COMPLETE" in body,
     )
 
 

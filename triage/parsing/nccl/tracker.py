@@ -71,6 +71,10 @@ class NcclTracker:
         self._late_warnings: deque[NcclWarn] = deque(maxlen=max(1, max_warnings // 2))  # and the latest
         self._max_warnings = max(1, max_warnings - max_warnings // 2)
         self.warnings_dropped = 0
+        # each process's communicators whose set-up began (an "Init START" or "nRanks" line) and has not ended (no "Init
+        # COMPLETE" yet), and the warnings a process printed while one of its communicators was so
+        self._setting_up: dict[tuple[str, str], set[str]] = {}
+        self._setup_warnings: set[NcclWarn] = set()
         self.lines_seen = 0          # NCCL lines looked at by the per-line path
         self.bulk_fallbacks = 0      # bulk inputs that had to take the per-line path
 
@@ -96,9 +100,13 @@ class NcclTracker:
     def _record(self, event: NcclEvent) -> None:
         if isinstance(event, NcclColl):
             self._add_op((event.host, str(event.pid), event.comm), event)
-        elif isinstance(event, NcclInit):
+            return
+        if isinstance(event, NcclInit):
             self._add_init(event)
-        elif len(self._warnings) < self._max_warnings:
+            return
+        if self._setting_up.get((event.host, str(event.pid))):
+            self._setup_warnings.add(event)
+        if len(self._warnings) < self._max_warnings:
             self._warnings.append(event)
         else:
             if len(self._late_warnings) == self._late_warnings.maxlen:
@@ -108,11 +116,16 @@ class NcclTracker:
     def _add_init(self, event: NcclInit) -> None:
         key = (event.host, str(event.pid), event.comm)
         old = self._inits.get(key)
+        pending = self._setting_up.setdefault((event.host, str(event.pid)), set())
+        if event.complete:
+            pending.discard(event.comm)
+        elif old is None or not old.complete:
+            pending.add(event.comm)
         # an "Init COMPLETE" line has more fields than the earlier "nRanks" line: merge them
         self._inits[key] = event if old is None else replace(
             event, comm_id=event.comm_id or old.comm_id, bus_id=event.bus_id or old.bus_id,
             function=event.function or old.function, parent=event.parent or old.parent,
-            nranks=event.nranks if event.nranks is not None else old.nranks)
+            nranks=event.nranks if event.nranks is not None else old.nranks, complete=event.complete or old.complete)
 
     def _feed_lines(self, text: str) -> None:
         feed = self.feed
@@ -195,6 +208,11 @@ class NcclTracker:
             if isinstance(event, NcclColl) and event.comm == key[2]:
                 return event
         return None
+
+    def during_setup(self, warn: NcclWarn) -> bool:
+        """The warning came while a communicator of its process was being set up (after that communicator's first
+        set-up line, before its "Init COMPLETE"), as far as the lines read in order tell."""
+        return warn in self._setup_warnings
 
     def inits(self) -> tuple[NcclInit, ...]:
         return tuple(self._inits.values())

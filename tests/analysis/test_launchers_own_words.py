@@ -175,3 +175,53 @@ def test_a_started_worker_names_no_rank(line: str) -> None:
 def test_a_workers_own_failure_still_names_it() -> None:
     result = report("worker 3 failed: RuntimeError: could not bind port")
     assert result.verdict.culprit_ranks == (3,), result.verdict.summary
+
+
+# (8) Intel MPI's Hydra box with the rank and its exit status ("RANK 4 PID 881 RUNNING AT n2" / "EXIT STATUS: 3")
+def test_hydras_box_with_an_exit_status_names_the_rank() -> None:
+    result = report("[rank0]: step 5", "=" * 83, "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES",
+                    "=   RANK 4 PID 881 RUNNING AT cpu-n2", "=   EXIT STATUS: 3", "=" * 83)
+    assert result.verdict.culprit_ranks == (4,) and "code 3" in result.verdict.summary, result.verdict.summary
+
+
+# (9) the end of LSF's job report ("Exited with exit code N." / "Exited with signal termination: S." before its
+# "Resource usage summary:") is the job's end, of no rank; LSF's TERM_OWNER/TERM_ADMIN/TERM_PREEMPT a stop from outside
+@pytest.mark.parametrize(("end", "kind", "words"), [
+    ("Exited with exit code 2.", "exception", "code 2"),
+    ("Exited with signal termination: Aborted.", "crash", "SIGABRT"),
+])
+def test_lsfs_report_end_is_the_jobs_end(end: str, kind: str, words: str) -> None:
+    result = report(*_WORK, "-" * 60, "", end, "", "Resource usage summary:", "",
+                    "    CPU time :                                   12.00 sec.")
+    assert result.verdict.kind.value == kind and words in result.verdict.summary, result.verdict.summary
+
+
+@pytest.mark.parametrize("line", ["TERM_OWNER: job killed by owner.", ("TERM_ADMIN: job killed by root or LSF "
+                                  "administrator."), "TERM_PREEMPT: job killed after preemption."])
+def test_lsfs_kill_from_outside_is_a_stop(line: str) -> None:
+    result = report(*_WORK, line, "Exited with signal termination: Terminated.", "", "Resource usage summary:")
+    assert result.verdict.kind.value == "stopped", result.verdict.summary
+
+
+def test_lsfs_successful_report_and_a_quoted_exit_are_no_failure() -> None:
+    ok = report(*_WORK, "Successfully completed.", "", "Resource usage summary:")
+    assert ok.verdict.kind.value == "no_problem_found", ok.verdict.summary
+    quoted = report(*_WORK, "[rank0]: the docs say 'Exited with exit code 1.' on failure", "[rank0]: Training finished")
+    assert quoted.verdict.kind.value == "no_problem_found", quoted.verdict.summary
+
+
+# (10) a pod kubectl lists in Error or CrashLoopBackOff is a failed container of no rank; a torchx replica's exit code
+# 128+N (a container's) its signal N
+@pytest.mark.parametrize("why", ["Error", "CrashLoopBackOff"])
+def test_a_pod_listed_in_error_is_a_failure(why: str) -> None:
+    result = report("NAME                  READY   STATUS      RESTARTS      AGE",
+                    "llm-master-0          1/1     Running     0             3m",
+                    f"llm-worker-3          0/1     {why}       4 (9s ago)    3m")
+    assert result.verdict.kind.value == "exception" and "llm-worker-3" in result.verdict.summary, result.verdict.summary
+
+
+def test_a_torchx_replicas_container_code_is_its_signal() -> None:
+    result = report("torchx 2025-01-02 03:04:05 INFO     Job finished: FAILED", "  State: FAILED", "  Roles:",
+                    " *trainer[2]:FAILED (exitcode: 139)", "    timestamp: 2025-01-02 03:04:05",
+                    "    hostname: trainer-2")
+    assert "SIGSEGV" in result.verdict.summary, result.verdict.summary

@@ -57,6 +57,8 @@ _TO_DO = (
                 "not preempted")),
     ("node failed", ("drain and check the node (`sinfo -R`, `scontrol show node HOST`, slurmctld's log), then requeue "
                     "from the last checkpoint, excluding it (sbatch --exclude HOST)")),
+    ("LSF ended the job from outside", ("find who or what ended it: `bhist -l JOBID` (a bkill by its owner or an "
+                                        "admin, a preemption)")),
     ("requeue", "it was requeued: the next run restarts from the last checkpoint (check that it resumes)"),
     ("OOMKilled", ("the container hit its memory limit: raise the pod's resources.limits.memory, or lower the job's "
                   "host memory (dataloader workers, pinned memory, CPU copies of the model)")),

@@ -46,7 +46,8 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            " reported ", "Child process with PID", "return code list",
            "exit codes:", "exit signals:", "exit signal ", "exceeded memory limit", "PBS: job killed", "amrex::Abort::",
            "job killed after reaching LSF", "memory budget", "low on resource", "hard wallclock time",
-           "exceeds job hard limit", "termination (", "Job was held")
+           "exceeds job hard limit", "termination (", "Job was held", "TERM_", "Resource usage summary",
+           "Error   ", "CrashLoopBackOff")
 
 # slurmstepd (src/slurmd/slurmstepd/req.c): "*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***" with %s "JOB <id>"
 # or "STEP <id>"; "DUE to SIGNAL %s" (strsignal: scancel, or srun ending the step); older Slurm: the same with no
@@ -73,6 +74,15 @@ _PBS_MEMORY = lazy_regex(r"PBS: job killed: (?P<what>v?mem)(?: job total)? (?P<u
 _LSF_LIMIT = lazy_regex(r"^[ \t>*`]*TERM_(?P<code>[A-Z]+): job killed after reaching LSF "
                         r"(?P<limit>[\w ]{1,40}?) limit", re.MULTILINE)
 _LSF_TIME = ("RUNLIMIT", "CPULIMIT")
+# LSF's terminations from outside the job (lsb.acct's TERM_*, in the job's report): "TERM_OWNER: job killed by owner.",
+# "TERM_ADMIN: job killed by root or LSF administrator.", "TERM_PREEMPT: job killed after preemption.",
+# "TERM_REQUEUE_OWNER: job killed and requeued by owner." (a bkill, an admin, a preemption: no rank failed)
+_LSF_OUTSIDE = lazy_regex(r"^[ \t>*`]*TERM_(?P<code>OWNER|ADMIN|PREEMPT|REQUEUE_OWNER|REQUEUE_ADMIN|FORCE_OWNER|"
+                          r"FORCE_ADMIN): job (?P<what>[^\n]{1,80})", re.MULTILINE)
+# the end of LSF's job report, before its "Resource usage summary:": "Exited with exit code 2." (the job's own exit) or
+# "Exited with signal termination: Segmentation fault." (its end by a signal, strsignal's word)
+_LSF_END = lazy_regex(r"^[ \t>*`]*Exited with (?:exit code (?P<code>\d+)|signal termination: (?P<sig>[^\n.]+))\.?"
+                      r"[ \t]*\r?\n(?:[ \t]*\r?\n){0,3}[ \t]*Resource usage summary:", re.MULTILINE)
 # PBS's MOM ending a job at one of its requested limits (Torque's and PBS Pro's mom: "=>> PBS: job killed: walltime
 # 7215 exceeded limit 7200", "... cput 3601 exceeded limit 3600", "... ncpus 9.5 exceeded limit 8"): walltime is a
 # time limit (a stop from outside, as Slurm's); cput and ncpus are a kill of the job for what it used
@@ -154,6 +164,9 @@ _K8S_EVICTED = lazy_regex(r"^Reason:\s+Evicted\s*$(?:\nMessage:\s+(?P<msg>[^\n]+
 _K8S_EVICTED_ROW = lazy_regex(r"^(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+Evicted\s+\d+", re.MULTILINE)
 # kubectl get pods: "train-worker-1   0/1   OOMKilled   3 (20s ago)   5m"
 _K8S_ROW = lazy_regex(r"^(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?P<why>OOMKilled)\s+\d+", re.MULTILINE)
+# kubectl get pods: "train-worker-0   0/1   Error   2 (10s ago)   12m", "...   CrashLoopBackOff   5   12m"
+_K8S_ERROR_ROW = lazy_regex(r"^(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?P<why>Error|CrashLoopBackOff)\s+\d+",
+                            re.MULTILINE)
 _K8S_BACKOFF = lazy_regex(r"Back-off restarting failed container (?:(?P<container>[\w.-]+) )?in pod "
                           r"(?P<pod>[\w.-]+?)(?:_[\w.-]+)?(?:\(|\s|$)")
 # Ray's raylet: "1 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed due to other
@@ -328,6 +341,20 @@ def _memory_kills(text: str) -> list[RankDeath]:
                     f"{record}")
             out.append(RankDeath(None, "SIGKILL", None, None, None, note[:400], offset=match.start()))
         break
+    for match in _LSF_OUTSIDE.finditer(text):
+        if went_on_after(text, match.end()):
+            continue
+        note = f"LSF ended the job from outside (TERM_{match.group('code')}): {_line(text, match)}"
+        out.append(RankDeath(None, "SIGTERM", None, None, None, note[:400], offset=match.start(), outside=True))
+        break
+    if not out:
+        for match in _LSF_END.finditer(text):
+            sig = signal_name(None, match.group("sig")) if match.group("sig") else None
+            code = int(match.group("code") or 0)
+            if sig or code:
+                note = f"LSF: the job {f'ended by {sig}' if sig else f'exited with code {code}'}: {_line(text, match)}"
+                out.append(RankDeath(None, sig, None if sig else code, None, None, note[:400], offset=match.start()))
+            break
     out.extend(_batch_limits(text))
     for match in _DASK_MEMORY.finditer(text):
         if went_on_after(text, match.end()):
@@ -543,7 +570,9 @@ def _launchers(text: str) -> list[RankDeath]:
                              offset=match.start()))
     for match in _TORCHX.finditer(text):
         code = int(match.group("code")) if match.group("code") else None
-        sig = signal_name(str(-code)) if code is not None and code < 0 else None
+        # (-N: a local process's signal, Python's convention; 128+N: a container's, on Kubernetes or Docker)
+        sig = signal_name(str(-code)) if code is not None and code < 0 else \
+            signal_name(str(code - 128)) if code is not None and 128 < code < 160 else None
         said = f"torchx: {match.group('role')}[{match.group('replica')}] FAILED" + (
             f" (exitcode: {code})" if code is not None else "")
         out.append(RankDeath(None, sig, None if sig else (code or 1), match.group("host"), None, said,
@@ -672,6 +701,16 @@ def _kubernetes(text: str) -> list[RankDeath]:
                 continue
             note = f"the kubelet evicted the pod (the node was low on {match.group('resource')}): {_line(text, match)}"
             out.append(RankDeath(None, "SIGTERM", None, None, None, note[:300], offset=match.start(), outside=True))
+            break
+    if not out:
+        for match in _K8S_ERROR_ROW.finditer(text):
+            # a pod kubectl lists in Error or CrashLoopBackOff: its container ended with a non-zero exit (its code
+            # is in `kubectl describe pod`, why in its own log); the first one listed, of no rank
+            note = (f"pod {match.group('pod')}: its container ended in {match.group('why')} (a non-zero exit: "
+                    f"`kubectl describe pod` gives its exit code, `kubectl logs --previous` its output): "
+                    f"{_line(text, match)}")
+            out.append(RankDeath(None, None, None, match.group("pod"), None, note[:300], offset=match.start(),
+                                 raised=True))
             break
     for match in _K8S_EVICTED_ROW.finditer(text):
         out.append(RankDeath(None, "SIGTERM", None, match.group("pod"), None,

@@ -106,10 +106,10 @@ _SHELL_JOB_LOCAL = lazy_regex(r"[:：]\s*(?:第\s*\d+\s*行|(?:Zeile|ligne|行)\
                               r"(?P<what>" + "|".join(sorted(_LOCAL_SIGNAL_WORDS, key=len, reverse=True)) + r")"
                               r"(?=\s|\(|（|$)")
 # MPICH/Intel MPI's Hydra: "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n=   PID 2671 RUNNING AT
-# node0\n=   EXIT CODE: 139" (a code above 128 is 128 + the signal), and its "EXIT STRING: Segmentation fault
-# (signal 11)"
+# node0\n=   EXIT CODE: 139" (a code above 128 is 128 + the signal; Intel MPI's "RANK 2 PID ... RUNNING AT node0" and
+# "EXIT STATUS: 1"), and its "EXIT STRING: Segmentation fault (signal 11)"
 _HYDRA = lazy_regex(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES[\s=]*(?:(?:RANK (?P<rank>\d+) )?"
-                    r"PID (?P<pid>\d+) RUNNING AT (?P<host>\S+)[\s=]*)?EXIT CODE: (?P<code>\d+)")
+                    r"PID (?P<pid>\d+) RUNNING AT (?P<host>\S+)[\s=]*)?EXIT (?:CODE|STATUS): (?P<code>\d+)")
 # For a process a signal killed, the box's EXIT CODE is the signal's number (its exit string, when in the input,
 # says so: "EXIT CODE: 9" ... "Killed (signal 9)", "EXIT CODE: 11" ... "Segmentation fault (signal 11)"): a code
 # that is the number of a signal that kills (SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGKILL, SIGSEGV) is read as it when the

@@ -225,3 +225,28 @@ def test_a_torchx_replicas_container_code_is_its_signal() -> None:
                     " *trainer[2]:FAILED (exitcode: 139)", "    timestamp: 2025-01-02 03:04:05",
                     "    hostname: trainer-2")
     assert "SIGSEGV" in result.verdict.summary, result.verdict.summary
+
+
+# (11) Slurm refusing the job its allocation (srun/salloc's "Unable to allocate resources: ...", sbatch's "Batch job
+# submission failed: ...") is a job that never ran, no rank's failure
+@pytest.mark.parametrize("line", [
+    "srun: error: Unable to allocate resources: Invalid account or account/partition combination specified",
+    "salloc: error: Unable to allocate resources: Requested time limit is invalid (missing or exceeds some limit)",
+    "sbatch: error: Batch job submission failed: Requested node configuration is not available",
+])
+def test_slurms_refused_allocation_is_a_job_that_never_ran(line: str) -> None:
+    result = report(line)
+    summary = result.verdict.summary
+    assert result.verdict.kind.value == "exception" and "never ran" in summary and "allocation" in summary, summary
+    assert result.verdict.culprit_ranks == (), summary
+
+
+@pytest.mark.parametrize("line", [
+    # a transient refusal a wrapper retries after (the job then ran), and the words quoted in a sentence
+    "srun: error: Unable to allocate resources: Socket timed out on send/recv operation",
+    "sbatch: error: Batch job submission failed: Unable to contact slurm controller (connect failure)",
+    "[rank0]: note: srun: error: Unable to allocate resources: Invalid account is what a bad -A prints",
+])
+def test_a_transient_or_quoted_refusal_is_not_the_jobs_end(line: str) -> None:
+    result = report(line, *_WORK, "[rank0]: step 60 loss 2.95", "[rank0]: Training finished")
+    assert "allocation" not in result.verdict.summary, result.verdict.summary

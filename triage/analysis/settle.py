@@ -108,6 +108,11 @@ def settle_setup(text: str, host: str | None) -> str | None:
             return (f"the program never started, so no rank's log will show more: check on {where} that `python -c "
                     f"'import {module}'` works from the job's working directory with the job's PYTHONPATH, and that "
                     "the job's environment (its venv, conda or module set-up, PATH) is the same there as where it runs")
+        if "Slurm refused it an allocation" in text:
+            return ("the job never got its nodes, so no rank ran: Slurm's reason after 'error:' says what it refused "
+                    "(an account or partition the user may not use: `sacctmgr show assoc user=$USER`; nodes that "
+                    "cannot meet the request: `sinfo -o '%P %G %c %m %l'` against the job's --gres, --cpus, --mem and "
+                    "--time)")
         if program is not None and program.group("step"):
             node = program.group("node")
             return (f"the step's tasks never started on {node}, so no rank's log will show more: srun's reason after "

@@ -27,7 +27,8 @@ from triage.lazy_regex import lazy_regex
 # Every pattern below holds one of these: a line holding none is no launch failure (the readers' line gate)
 MARKERS = ("execvp error", "execve(", "unable to launch the specified application", "specified executable",
            "xec format error", "Permission denied", "No such file or directory", "command not found",
-           "can't open file", "No module named ", "Error while finding module specification", "Task launch for ")
+           "can't open file", "No module named ", "Error while finding module specification", "Task launch for ",
+           "Unable to allocate resources", "Batch job submission failed")
 LAUNCH_TEXT = "the program never ran"      # what a launch failure's message opens with (triage.analysis.settle)
 
 # The launchers' and runtimes' own lines, each with the program it could not start and why where the line says them
@@ -53,7 +54,16 @@ _LAUNCH = lazy_regex(
     # error: Task launch for StepId=120986.0 failed on node gpu-11: Unable to satisfy cpu bind request", "... for
     # 1443722.0 failed on node compute-0-1: Job credential expired"
     r"|Task launch for (?:StepId=)?(?P<step>[\w.+]{1,60}) failed on node (?P<node>[\w.\[\],-]{1,200}): "
-    r"(?P<nodewhy>[^\n]{1,200})")
+    r"(?P<nodewhy>[^\n]{1,200})"
+    # Slurm refused the job its allocation (srun, salloc, sbatch; slurm_errno.c's words after it): "srun: error: Unable
+    # to allocate resources: Invalid account or account/partition combination specified", "sbatch: error: Batch job
+    # submission failed: Requested node configuration is not available": no node ran anything. At the line's start
+    # (its own line, not the words quoted in a sentence), and never a transient refusal a wrapper retries after
+    # ("Socket timed out on send/recv operation", "Unable to contact slurm controller", "Resource temporarily
+    # unavailable"): a retry may have run the job
+    r"|^(?P<alloc>srun|salloc|sbatch): error: (?:Unable to allocate resources|Batch job submission failed): "
+    r"(?!.*(?:[Tt]imed out|[Tt]emporarily|try again|Unable to contact|[Cc]onnection|[Ii]nterrupted))"
+    r"(?P<allocwhy>[^\n]{1,200})")
 # a command that is not found is a launch failure only where it is the job's launcher or interpreter (a helper
 # a script runs, "nvidia-smi: command not found", is no program of the job)
 _LAUNCHERS = lazy_regex(r"^(?:python[\d.]*|torchrun|deepspeed|accelerate|mpirun|mpiexec|srun|horovodrun|"
@@ -76,10 +86,13 @@ def launch_failure(text: str) -> str | None:
         groups["module"], groups["modulewhy"] = f"the module {groups['spec']}", f"python -m: {groups['specwhy']}"
     if groups["step"]:
         groups["step"] = f"the tasks of step {groups['step']} on node {groups['node']}"
-    program = next((groups[key] for key in ("hydra", "slurm", "shell", "script", "module", "container", "step")
+    if groups["alloc"]:
+        groups["alloc"], groups["allocwhy"] = "the job", f"Slurm refused it an allocation: {groups['allocwhy']}"
+    program = next((groups[key] for key in ("hydra", "slurm", "shell", "script", "module", "container", "step",
+                                                 "alloc")
                     if groups.get(key)), None)
     why = next((groups[key] for key in ("hydrawhy", "slurmwhy", "shellwhy", "pywhy", "modulewhy", "containerwhy",
-                                        "userwhy", "nodewhy") if groups.get(key)), None)
+                                        "userwhy", "nodewhy", "allocwhy") if groups.get(key)), None)
     if groups["ompi"]:
         why = "it could not access or execute the executable"
     what = f"could not start {program}" if program else "could not start the program"

@@ -28,33 +28,39 @@ FAILURE = ("[rank1]:[E1001 10:00:00.1 901 ProcessGroupNCCL.cpp:616] [Rank 1] Wat
            "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n")
 
 PROBE = ("import json, sys; from triage.cli import main; code = main(sys.argv[1:]); "
-         "sys.stderr.write('\\nMODULES ' + json.dumps(sorted(sys.modules)) + '\\n'); sys.exit(code)")
+         "large = sys.modules.get('triage.load.logs.large'); "
+         "built = large._needles.cache_info().currsize if large else -1; "
+         "sys.stderr.write(f'\\nNEEDLES {built}\\nMODULES ' + json.dumps(sorted(sys.modules)) + '\\n'); "
+         "sys.exit(code)")
 
 
-def _report(tmp_path: Path, *args: str) -> tuple[dict[str, object], set[str]]:
+def _report(tmp_path: Path, *args: str) -> tuple[dict[str, object], set[str], int]:
     out = subprocess.run([sys.executable, "-c", PROBE, "report", *args, "--format", "json"], cwd=tmp_path,
                          capture_output=True, text=True, timeout=300, check=False)
     assert out.returncode == 1, out.stderr
     modules = out.stderr.rsplit("MODULES ", 1)[1]
-    return json.loads(out.stdout), set(json.loads(modules))
+    built = int(out.stderr.rsplit("NEEDLES ", 1)[1].split("\n", 1)[0])
+    return json.loads(out.stdout), set(json.loads(modules)), built
 
 
 def test_a_plain_log_report_imports_only_what_it_uses(tmp_path: Path) -> None:
     log = tmp_path / "job.log"
     log.write_text("[rank0]: step 1 loss 2.0\n" * 50 + FAILURE, encoding="utf-8")
-    report, loaded = _report(tmp_path, str(log))
+    report, loaded, built = _report(tmp_path, str(log))
     verdict = report["verdict"]
     assert isinstance(verdict, dict) and verdict["culprit_ranks"] == [0], verdict
     assert "triage.load.logs.large" in loaded and "triage.analysis.analyze" in loaded
     early = sorted(name for name in NOT_FOR_A_PLAIN_LOG if name in loaded)
     assert not early, f"imported by a plain log's report: {early}"
+    # the large-log pass's needles (~15 ms to make) are made for a large log only, never by an import's checks
+    assert built == 0, "a plain log's report made the large-log needles"
 
 
 def test_what_a_plain_log_leaves_out_is_imported_where_it_is_used(tmp_path: Path) -> None:
     log = tmp_path / "node.log"
     log.write_text(FAILURE + "[Thu Oct  1 10:00:01 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python, "
                    "GPU has fallen off the bus.\n", encoding="utf-8")
-    report, loaded = _report(tmp_path, str(log))
+    report, loaded, _ = _report(tmp_path, str(log))
     assert {"triage.load.kernel", "triage.parsing.dmesg"} <= loaded
     assert "Xid 79" in json.dumps(report)
     out = tmp_path / "report.json"

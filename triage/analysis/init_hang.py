@@ -14,7 +14,7 @@ from triage.parsing.rendezvous import COORDINATION_KINDS, connect_failure_reason
 _SPECIFIC = ("coordination_barrier", "coordination_heartbeat",
              "unique_id_wait", "barrier_timeout", "store_clients", "barrier_waiting", "connect_refused",
              "connect_timeout",
-             "store_wait_timeout", "rendezvous_timeout")
+             "store_wait_timeout", "rendezvous_timeout", "backend_wait")
 
 
 # The coordination service's barriers of start-up: jax.distributed.initialize's connect ("Barrier_id:
@@ -73,6 +73,10 @@ def init_hang_verdict(waits: tuple[InitWaitRecord, ...]) -> tuple[Verdict, Findi
                    f"{_minutes(wait.timeout_s)}: {_joined(wait)}")
     elif wait.kind in ("connect_timeout", "connect_refused"):
         return _unreachable_store(wait, who if ranks else "a process", ranks)
+    elif wait.kind == "backend_wait":
+        summary = (f"the accelerator backend was still being set up{_minutes(wait.timeout_s)}: on a pod slice it "
+                   "waits until the same program runs on every host, and the hosts that never started it are not in "
+                   f"this input: {wait.text[:200]}")
     elif wait.kind == "store_wait_timeout":
         summary = (f"{who} gave up waiting for the store at {wait.address or 'MASTER_ADDR:MASTER_PORT'}"
                    f"{_minutes(wait.timeout_s)}: "

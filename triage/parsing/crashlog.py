@@ -242,7 +242,12 @@ _NCCL = lazy_regex(r"ncclInternalError|ncclInvalidUsage|ncclInvalidArgument|nccl
                    # userbuffers-host.cpp:223 ''" (Transformer Engine), "Failed, NCCL error plugin.cpp:86 'internal
                    # error ...'" (TensorRT-LLM), "Test NCCL failure common.cu:958 'invalid usage'" (nccl-tests): the
                    # file and line of the call, then NCCL's result string, quoted (empty where the library did not say)
-                   r"(?:\bFailed, NCCL error|\bTest NCCL failure) [\w./-]+:\d+ '")
+                   r"(?:\bFailed, NCCL error|\bTest NCCL failure) [\w./-]+:\d+ '|"
+                   # a CHECK macro on an NCCL call's result (Caffe's, glog's): "Check failed: result == ncclSuccess
+                   # (1 vs. 0) unhandled cuda error", the result's number then NCCL's string (a Markdown paste may wrap
+                   # words in emphasis underscores: "_Check_ failed"), at the line's start: never a sentence quoting it
+                   r"^_?Check_? failed: [^\n]{0,120}?(?:== ?ncclSuccess \(-?\d+ vs\. 0\)|"
+                   r"ncclSuccess ?== ?[^\n(]{1,60}\(0 vs\. -?\d+\))")
 # Lines that are consequences of a failure elsewhere (or of the launcher's teardown).
 _COLLATERAL = lazy_regex(
     r"Watchdog caught collective operation timeout|NCCL communicator was aborted|"

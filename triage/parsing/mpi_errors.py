@@ -30,6 +30,10 @@ on signal S" (read by :mod:`triage.parsing.launchers`):
 - MVAPICH2's fatal error handler, ``[r4i7n13:mpi_rank_40][MPIDI_CH3_Abort] Fatal error in MPI_Recv: Other MPI error,
   error stack:`` (rank 40's MPI call failed), and a program's own MPI error handler that prints a traceback, ``MPI
   traceback error handler called by rank: 2173`` (the MPI call its traceback goes through failed in that rank);
+- Open MPI's TCP transport that could not connect to a peer (help-mpi-btl-tcp.txt's "client connect fail" box):
+  ``WARNING: Open MPI failed to TCP connect to a peer MPI process.``, then ``Local host: pi02``, ``Message: connect()
+  to 169.254.140.13:1026 failed``: a link between two processes failed (a network error of no rank), unless the job
+  went on after the box;
 - ``Primary job terminated normally, but 1 process returned a non-zero exit code``: a process failed, which one
   the box after it says ("The first process to do so was", read by :mod:`triage.parsing.launchers`) when it is
   in the input.
@@ -43,10 +47,11 @@ import re
 from dataclasses import dataclass
 
 from triage.lazy_regex import lazy_regex
+from triage.parsing.progress import went_on_after
 
 MARKERS = ("An error occurred in MPI_", "MPI_ABORT was invoked", "exiting improperly", "calling", "Primary job",
            "was invoked.", "Local abort ", "called MPI_Abort(", "job aborted, but has no info",
-           "Fatal error in ", ") on node ", "error handler called by rank")
+           "Fatal error in ", ") on node ", "error handler called by rank", "failed to TCP connect")
 
 _PREFIX = r"(?:\[(?P<host>[\w.-]+):(?P<pid>\d+)\] )?"
 _ERROR = lazy_regex(_PREFIX + r"\*\*\* An error occurred in (?P<call>MPI_\w+)")
@@ -102,6 +107,10 @@ _NON_ZERO = lazy_regex(r"Primary job\s+terminated normally, but (?P<n>\d+) proce
                        r"exit code")
 # mpirun could not tell which process ended the job (help-orterun.txt): a failure of no known rank
 _NO_INFO = lazy_regex(r"(?:mpirun|prterun|mpiexec) noticed that the job aborted, but has no info as to the process")
+_TCP_CONNECT = lazy_regex(r"Open MPI failed to TCP connect to a peer MPI process")
+_BOX_LOCAL = lazy_regex(r"^\s*Local host:\s*(?P<host>[\w.-]+)\s*$", re.MULTILINE)
+_BOX_PID = lazy_regex(r"^\s*PID:\s*(?P<pid>\d+)\s*$", re.MULTILINE)
+_BOX_MESSAGE = lazy_regex(r"^\s*(?:Message|Error):\s*(?P<what>[^\n]+?)\s*$", re.MULTILINE)
 _FIRST_BOX = "first process to do so"
 _BLOCK = 900                 # how far after its head the error handler's block runs
 
@@ -168,6 +177,7 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
             out.append(MpiError(rank, None, None,
                                 f"aborted with errorcode {match.group('code')} (MPICH's abort of this rank, which then "
                                 f"ends the job): {_line(text, match)}", match.start(), first=True))
+    out += _tcp_connect(text)
     for match in _CALLED_ABORT.finditer(text):
         out.append(MpiError(int(match.group("rank")), match.group("host"), int(match.group("pid")) or None,
                             f"called abort (MPI_Abort; the launcher then ends the job with signals): "
@@ -190,6 +200,24 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
                                 "ended it (each rank's own output would say)", match.start()))
             break
     return tuple(sorted(out, key=lambda e: e.offset))
+
+
+def _tcp_connect(text: str) -> list[MpiError]:
+    """Open MPI's box of a TCP connection to a peer process that failed: the first one, where the job did not go on
+    after it (the box says the job "may now fail"; progress after it says it did not)."""
+    for match in _TCP_CONNECT.finditer(text):
+        end = min(len(text), match.end() + 600)
+        if went_on_after(text, end if (stop := text.find("\n-----", match.end(), end)) < 0 else stop):
+            continue
+        host = _BOX_LOCAL.search(text, match.end(), end)
+        pid = _BOX_PID.search(text, match.end(), end)
+        what = "; ".join(m.group("what") for m in _BOX_MESSAGE.finditer(text, match.end(), end))
+        return [MpiError(None, host.group("host") if host else None, int(pid.group("pid")) if pid else None,
+                         f"a process could not open its TCP connection to a peer MPI process"
+                         f"{f' ({what[:200]})' if what else ''} (Open MPI's TCP transport: a link between the "
+                         f"processes failed, not a rank's own error): {_line(text, match)}", match.start(), first=True,
+                         network=True)]
+    return []
 
 
 def _outside(text: str) -> list[MpiError]:

@@ -27,6 +27,10 @@ class InitWaitKind(str, enum.Enum):
     # Timed out task names: /job:jax_worker/replica:0/task:3"), tasks that stopped sending heartbeats
     COORDINATION_BARRIER = "coordination_barrier"
     COORDINATION_HEARTBEAT = "coordination_heartbeat"
+    # JAX's warning while its accelerator backend is still being set up ("TPU backend initialization is taking more
+    # than 60.0 seconds. Did you run your code on all TPU hosts?"): on a pod slice the backend waits for the same
+    # program on every host; still waiting, not a timeout (progress after it says the hosts arrived late)
+    BACKEND_WAIT = "backend_wait"
 
 
 @dataclass(frozen=True)
@@ -43,7 +47,7 @@ class InitWait:
 
     @property
     def is_timeout(self) -> bool:
-        return self.kind is not InitWaitKind.BARRIER_WAITING
+        return self.kind not in (InitWaitKind.BARRIER_WAITING, InitWaitKind.BACKEND_WAIT)
 
 
 # How a store wait that timed out after the job's start is described as a timeout event (the loader
@@ -55,7 +59,7 @@ MARKERS = ("ncclUniqueId", "store based barrier", "waiting for clients", "waitin
            "waitForInput", "Socket Timeout", "for key", "wait timeout after",
            "RendezvousTimeoutError", "Rendezvous", "rendezvous", "Barrier timed out",
            "missing heartbeats", "heartbeat timeout", "eartbeat timeout", "stopped sending heartbeats",
-           "service detected fatal errors")
+           "service detected fatal errors", "backend initialization is taking")
 
 # The coordination service of JAX and TensorFlow (XLA's tsl/distributed_runtime/coordination) names its processes as
 # tasks, "/job:jax_worker/replica:0/task:3": task N is process N (jax.process_index(), the rank). Its barrier's
@@ -151,6 +155,8 @@ _UNIQUE_ID = lazy_regex(r"\[(?P<rank>\d+)\] is setting up NCCL communicator and 
 # never set (a peer that did not arrive), not a network failure.
 _STORE_KEY_WAIT = lazy_regex(r"\bSocket Timeout\b|[Tt]imed? ?out waiting (?:(?P<ms>\d+)\s*ms )?for (?:the )?keys?\b|"
                              r"\bwait timeout after (?P<ms2>\d+)\s*ms,? keys?\b")
+_BACKEND_WAIT = lazy_regex(r"\b(?P<backend>[A-Z]{2,5}) backend initialization is taking more than "
+                           r"(?P<secs>\d+(?:\.\d+)?) seconds")
 _RENDEZVOUS = lazy_regex(r"RendezvousTimeoutError|[Rr]endezvous (?:.*?)?(?:timed out|timeout)|"
                          r"The node '[^']+' has failed to (?:join|rendezvous)|"
                          r"waiting for the rendezvous to (?:complete|close)")
@@ -206,6 +212,8 @@ def parse_init_line(line: str) -> InitWait | None:
         return InitWait(InitWaitKind.STORE_WAIT_TIMEOUT, text, timeout_s=int(ms) / 1000 if ms else None)
     if _RENDEZVOUS.search(line) is not None:
         return InitWait(InitWaitKind.RENDEZVOUS_TIMEOUT, text)
+    if (m := _BACKEND_WAIT.search(line)) is not None:
+        return InitWait(InitWaitKind.BACKEND_WAIT, text, timeout_s=float(m.group("secs")))
     return None
 
 

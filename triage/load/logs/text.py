@@ -114,19 +114,25 @@ GATE_LITERALS = (*INIT_MARKERS, "Duplicate GPU", "Traceback (most recent call la
 _TORCHRUN_TAG = lazy_regex(r"^\s*\[(?:rank|default)\d+\]:")
 
 
+# init waits that progress after them ends: the wait was over (a store connection torch retried, a backend set-up that
+# finished late)
+_PROGRESS_ENDS = (InitWaitKind.CONNECT_REFUSED.value, InitWaitKind.BACKEND_WAIT.value)
+
+
 def _went_on_past(owners: list[LineOwner], base: int, default_rank: int | None, single_node: bool,
                   scan: LogScan) -> None:
     """This text's lines that say something failed, read in words alone, after which the process that printed them
     printed its training progress (triage.parsing.progress): notes (scan.went_on), never the failure.
     - a rank's line in its own prefixed lines: that rank's later progress;
     - a line of no rank: its own stream's later progress, or every rank this text shows progressing after it;
-    - a client's refused connection to the store (torch retries it): any progress after it (init was done)."""
+    - a client's refused connection to the store (torch retries it), an accelerator backend still being set up
+      (JAX's warning): any progress after it (init was done)."""
     def process(key: object) -> object:     # the rank the main loop gives a line's key, else the key
         if isinstance(key, str) and key.startswith("local:") and single_node and default_rank is None:
             return int(key.split(":", 1)[1])   # torchrun --tee on one node: local rank = rank
         return key if isinstance(key, int) or default_rank is None else default_rank
 
-    refused = [w.order for w in scan.init_waits if w.kind == InitWaitKind.CONNECT_REFUSED.value
+    refused = [w.order for w in scan.init_waits if w.kind in _PROGRESS_ENDS
                and w.order is not None and w.order >= base]
     starts = [o for o, *_ in scan.unread if o >= base] + [o for o, *_ in scan.named_failures if o >= base] + refused
     if not starts:
@@ -164,9 +170,9 @@ def _went_on_past(owners: list[LineOwner], base: int, default_rank: int | None, 
     scan.unread = [item for item in scan.unread if not gone_on(item[0], None)]
     after = max(last_progress.values()) + base
     if refused and after > min(refused):
-        scan.went_on.extend(w.text[:200] for w in scan.init_waits if w.kind == InitWaitKind.CONNECT_REFUSED.value
+        scan.went_on.extend(w.text[:200] for w in scan.init_waits if w.kind in _PROGRESS_ENDS
                             and w.order is not None and base <= w.order < after)
-        scan.init_waits = [w for w in scan.init_waits if not (w.kind == InitWaitKind.CONNECT_REFUSED.value
+        scan.init_waits = [w for w in scan.init_waits if not (w.kind in _PROGRESS_ENDS
                                                               and w.order is not None and base <= w.order < after)]
 
 

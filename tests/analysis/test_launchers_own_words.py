@@ -250,3 +250,28 @@ def test_slurms_refused_allocation_is_a_job_that_never_ran(line: str) -> None:
 def test_a_transient_or_quoted_refusal_is_not_the_jobs_end(line: str) -> None:
     result = report(line, *_WORK, "[rank0]: step 60 loss 2.95", "[rank0]: Training finished")
     assert "allocation" not in result.verdict.summary, result.verdict.summary
+
+
+# (12) sacct's table: the first row that did not complete (a time limit, preemption, node failure or cancellation a
+# stop from outside; OUT_OF_MEMORY, cut to "OUT_OF_ME+", a kill for memory; FAILED its exit code or signal)
+_SACCT = ("JobID           JobName      State ExitCode", "------------ ---------- ---------- --------")
+
+
+@pytest.mark.parametrize(("state", "code", "kind", "words"), [
+    ("TIMEOUT", "0:0", "stopped", "time limit"),
+    ("PREEMPTED", "0:0", "stopped", "preempted"),
+    ("NODE_FAIL", "0:0", "stopped", "node failed"),
+    ("OUT_OF_ME+", "0:125", "crash", "out of memory"),
+    ("FAILED", "3:0", "exception", "code 3"),
+    ("FAILED", "0:11", "crash", "SIGSEGV"),
+])
+def test_saccts_state_is_the_jobs_end(state: str, code: str, kind: str, words: str) -> None:
+    result = report(*_SACCT, f"77120             train {state:>10} {code:>8}",
+                    f"77120.batch       batch {state:>10} {code:>8}")
+    assert result.verdict.kind.value == kind and words in result.verdict.summary, result.verdict.summary
+
+
+def test_saccts_completed_job_is_no_failure() -> None:
+    result = report(*_WORK, *_SACCT, "77120             train  COMPLETED      0:0",
+                    "77120.batch       batch  COMPLETED      0:0")
+    assert result.verdict.kind.value == "no_problem_found", result.verdict.summary

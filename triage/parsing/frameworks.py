@@ -41,6 +41,7 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "killed due to memory pressure", "Child process unexpectedly failed", "Ray killed this worker",
            "DeadLock detected from rank", "failed due to worker errors", "lost communication with",
            "daemon has unexpectedly failed", "Received SIGTERM: ", "Node failure on", "Unable to create step",
+           "JobID",
            ": Terminated",
            "Exit Code:", "exited with code", "ExitCode", "exited with a non-zero status", "considered dead",
            " reported ", "Child process with PID", "return code list",
@@ -121,6 +122,17 @@ _SRUN_NODE_FAILURE = lazy_regex(r"srun: error: Node failure on (?P<host>[\w.\[\]
 # srun could not start the step at all: "srun: error: Unable to create step for job 99123: Memory required by task is
 # not available" (no task ran)
 _SRUN_NO_STEP = lazy_regex(r"srun: error: Unable to create step for job (?P<job>\S+): (?P<why>[^\n]+)")
+# sacct's table of a job (its header names JobID and State): a row's State (sacct pads it to 10 columns, cutting a
+# longer one with "+": "OUT_OF_ME+") and its ExitCode "code:signal" where the row holds it, "48213  train  gpu
+# OUT_OF_ME+  0:125", "48213.0  python  FAILED  1:0", "48213  train  CANCELLED+  0:15", "48213  train  TIMEOUT  0:0"
+# (a table whose rows the text cleaner took for one terminal-wrapped line is not read: its rows are gone)
+_SACCT_HEAD = lazy_regex(r"^\s*JobID\b[^\n]*\bState\b", re.MULTILINE)
+_SACCT_ROW = lazy_regex(r"^\s*(?P<id>\d+(?:_\d+)?(?:\.[\w+]+)?)\s[^\n]*?\s(?P<state>OUT_OF_ME\+|OUT_OF_MEMORY|"
+                        r"TIMEOUT|DEADLINE|PREEMPTED|NODE_FAIL|BOOT_FAIL|CANCELLED(?: by \d+|\+)?|FAILED|COMPLETED)"
+                        r"(?:\s+(?P<code>\d+):(?P<sig>\d+))?[ \t]*$", re.MULTILINE)
+_SACCT_OUTSIDE = {"TIMEOUT": "its time limit was reached", "DEADLINE": "its deadline was reached",
+                  "PREEMPTED": "it was preempted", "NODE_FAIL": "a node failed (slurmctld's log says which and why)",
+                  "BOOT_FAIL": "a node failed to boot for it"}
 _SLURM_FAILED = lazy_regex(r"\*\*\* (?P<what>JOB|STEP) (?P<id>\S+) ON (?P<host>\S+) FAILED \(non-zero exit code")
 _OPERATOR = lazy_regex(r"(?P<kind>PyTorchJob|TFJob|MPIJob|PaddleJob|XGBoostJob|JAXJob|MXJob|job) (?P<name>\S+) is "
                        r"(?:failed|failing|restarting) because (?P<n>\d+ )?\"?(?P<rtype>\w+)\"? replica\(s\) failed")
@@ -499,6 +511,7 @@ def _slurm(text: str) -> list[RankDeath]:
                              f"srun could not start the job step (no rank ran): {match.group('why').strip()} "
                              f"({_line(text, match)})"[:400], offset=match.start(), raised=True))
         break
+    out.extend(_sacct(text))
     for match in _SLURM_FAILED.finditer(text):
         out.append(RankDeath(None, None, 1, match.group("host"), None, _line(text, match), offset=match.start(),
                              consequence=True))
@@ -516,6 +529,30 @@ def _slurm(text: str) -> list[RankDeath]:
             out.append(RankDeath(None, "SIGTERM", None, host, None, note[:400], offset=match.start(), outside=True))
             break
     return out
+
+
+def _sacct(text: str) -> list[RankDeath]:
+    """The first row of sacct's table that did not complete: a time limit, preemption, node failure or cancellation
+    is a stop from outside; OUT_OF_MEMORY the step's kill for memory; FAILED its exit code or signal."""
+    head = _SACCT_HEAD.search(text) if "JobID" in text else None
+    if head is None:
+        return []
+    for match in _SACCT_ROW.finditer(text, head.end()):
+        state = match.group("state")
+        if state == "COMPLETED":
+            continue
+        said = f"sacct: {match.group('id')} {state}: {_line(text, match)}"
+        if state in _SACCT_OUTSIDE or state.startswith("CANCELLED"):
+            why = _SACCT_OUTSIDE.get(state, "it was cancelled (scancel, an admin or srun ending it)")
+            return [RankDeath(None, "SIGTERM", None, None, None, f"Slurm ended job {match.group('id')}: {why} "
+                              f"({said})"[:400], offset=match.start(), outside=True)]
+        if state.startswith("OUT_OF_ME"):
+            return [RankDeath(None, "SIGKILL", None, None, None, f"out of memory: Slurm killed {match.group('id')} "
+                              f"at its memory limit ({said})"[:400], offset=match.start())]
+        code, sig = int(match.group("code") or 1), int(match.group("sig") or 0)
+        signal = signal_name(str(sig)) if sig else None
+        return [RankDeath(None, signal, None if signal else code, None, None, said[:400], offset=match.start())]
+    return []
 
 
 def _nccl_ras(text: str) -> list[RankDeath]:

@@ -54,11 +54,15 @@ MARKERS = ("An error occurred in MPI_", "MPI_ABORT was invoked", "exiting improp
            "Fatal error in ", ") on node ", "error handler called by rank", "failed to TCP connect")
 
 _PREFIX = r"(?:\[(?P<host>[\w.-]+):(?P<pid>\d+)\] )?"
-_ERROR = lazy_regex(_PREFIX + r"\*\*\* An error occurred in (?P<call>MPI_\w+)")
+# (its asterisks, three in Open MPI's text, come one or two where Markdown took the rest: "** An error occurred in",
+# "* reported by process [1510473729,0]")
+# (a record with fewer than three is read only where its "reported by process" or "on communicator" line follows: a
+# Markdown list item "* An error occurred in MPI_Init handling ..." is no record)
+_ERROR = lazy_regex(_PREFIX + r"(?P<stars>\*{1,3}) An error occurred in (?P<call>MPI_\w+)")
 # the block's other lines, within a few lines of its head (a process name: [job,rank] or [namespace@job,rank])
-_REPORTED = lazy_regex(r"\*\*\* reported by process \[(?:(?P<job>\d+)|[\w.-]+@(?P<job2>\d+)),(?P<rank>\d+)\]")
-_COMMUNICATOR = lazy_regex(r"\*\*\* on communicator (?P<comm>[^\n]+?)\s*$", re.MULTILINE)
-_CODE = lazy_regex(r"\*\*\* (?P<code>MPI_ERR_\w+): ?(?P<what>[^\n]*?)\s*$", re.MULTILINE)
+_REPORTED = lazy_regex(r"\*{1,3} reported by process \[(?:(?P<job>\d+)|[\w.-]+@(?P<job2>\d+)),(?P<rank>\d+)\]")
+_COMMUNICATOR = lazy_regex(r"\*{1,3} on communicator (?P<comm>[^\n]+?)\s*$", re.MULTILINE)
+_CODE = lazy_regex(r"\*{1,3} (?P<code>MPI_ERR_\w+): ?(?P<what>[^\n]*?)\s*$", re.MULTILINE)
 # (the communicator's name: MPI_COMM_WORLD, a name the program set, or Open MPI's own for one it derived, "MPI
 # COMMUNICATOR 5 DUP FROM 0"; the rank is the caller's rank in that communicator)
 _ABORT = lazy_regex(r"MPI_ABORT was invoked on rank (?P<rank>\d+) in communicator (?P<comm>\S[^\n]*?)\s+with "
@@ -113,6 +117,14 @@ _BOX_PID = lazy_regex(r"^\s*PID:\s*(?P<pid>\d+)\s*$", re.MULTILINE)
 _BOX_MESSAGE = lazy_regex(r"^\s*(?:Message|Error):\s*(?P<what>[^\n]+?)\s*$", re.MULTILINE)
 _FIRST_BOX = "first process to do so"
 _BLOCK = 900                 # how far after its head the error handler's block runs
+# an MPI rank is a C int: a vpid past it in "reported by process [J,V]" is a number Open MPI garbled (a 64-bit print of
+# its 32-bit vpid: "[2306736129,281470681743360]", 0xFFFF00000000), no rank
+_MAX_RANK = 2**31 - 1
+# a launcher's command line that starts one process ("$ mpirun -n 1 ./a.out", "mpiexec -np 1 python x.py"): a job
+# whose only rank is 0
+_ONE_PROCESS = lazy_regex(r"^[^\n]*?\b(?:mpirun|mpiexec|orterun|prterun)(?:\.[\w-]+)?\b[^\n]*?"
+                          r"\s-(?:n|np|-np|c)[ =]1(?!\d)[^\n]*$", re.MULTILINE)
+_LAUNCH = lazy_regex(r"^[^\n]*?\b(?:mpirun|mpiexec|orterun|prterun)(?:\.[\w-]+)?\s[^\n]*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -250,6 +262,8 @@ def _handler_blocks(text: str) -> list[MpiError]:
         end = min(head.end() + _BLOCK, heads[i + 1].start() if i + 1 < len(heads) else len(text))
         reported = _REPORTED.search(text, head.end(), end)
         comm = _COMMUNICATOR.search(text, head.end(), end)
+        if len(head.group("stars")) < 3 and reported is None and comm is None:
+            continue
         code = _CODE.search(text, head.end(), end)
         what = f"{head.group('call')} failed"
         if code:
@@ -260,9 +274,27 @@ def _handler_blocks(text: str) -> list[MpiError]:
             what += f" in MPI job {reported.group('job') or reported.group('job2')}"
         what += "; Open MPI's error handler (MPI_ERRORS_ARE_FATAL) then aborts the processes of the communicator"
         pid = head.group("pid")
-        out.append(MpiError(int(reported.group("rank")) if reported else None, head.group("host"),
-                            int(pid) if pid else None, what, head.start(), first=True))
+        rank = int(reported.group("rank")) if reported else None
+        if reported is not None and rank is not None and rank > _MAX_RANK:
+            rank = 0 if _one_process_launch(text, head.start()) else None
+            what += f" (Open MPI printed the process as [{reported.group('job') or reported.group('job2')},"  \
+                    f"{reported.group('rank')}], a number no rank can be" + (
+                        "; the command that started the job started one process, rank 0)" if rank == 0 else ")")
+        out.append(MpiError(rank, head.group("host"), int(pid) if pid else None, what, head.start(), first=True))
     return out
+
+
+def _one_process_launch(text: str, before: int) -> bool:
+    """The last launcher command line before offset ``before`` (in the 20 lines before it) starts one process."""
+    start = before
+    for _ in range(20):
+        start = text.rfind("\n", 0, max(start - 1, 0)) + 1 if start > 0 else 0
+        if start == 0:
+            break
+    launch = None
+    for launch in _LAUNCH.finditer(text, start, before):
+        pass
+    return launch is not None and _ONE_PROCESS.fullmatch(launch.group(0)) is not None
 
 
 def _line(text: str, match: re.Match[str]) -> str:

@@ -22,6 +22,7 @@ from triage.parsing.mpi_errors import parse_mpi_errors
 from triage.parsing.nccl.lines import channel_ranks
 from triage.parsing.nccl.tracker import NcclCommState, NcclTracker
 from triage.parsing.node_ranks import NodeRanks, deepspeed_rank_map, node_ranks
+from triage.parsing.solver_errors import parse_solver_errors
 from triage.parsing.torchelastic import (
     SRUN_OOM_NOTE,
     UNNAMED_SIGNAL,
@@ -241,7 +242,8 @@ def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str 
     known rank) ended, as a failure line at its place in the text. A record that names a process (Ray's pid
     and node) is that rank's where the process's own lines say its rank. Whether an MPI runtime's record named a
     rank (MPI_COMM_WORLD's, which a launcher's task index beside it is not)."""
-    deaths = sorted((*parse_rank_deaths(text), *parse_framework_records(text)), key=lambda d: d.offset)
+    deaths = sorted((*parse_rank_deaths(text), *parse_framework_records(text), *parse_solver_errors(text)),
+                    key=lambda d: d.offset)
     if not deaths:
         return False
     # (a stop from outside stays of no rank: it is no rank's failure)

@@ -275,3 +275,14 @@ def test_saccts_completed_job_is_no_failure() -> None:
     result = report(*_WORK, *_SACCT, "77120             train  COMPLETED      0:0",
                     "77120.batch       batch  COMPLETED      0:0")
     assert result.verdict.kind.value == "no_problem_found", result.verdict.summary
+
+
+@pytest.mark.parametrize("after", [
+    # a script that fell back to another partition (the step ran: its progress), a submission retried and accepted
+    ("+ srun -p cpu python prep.py", "[rank0]: step 10 loss 4.20", "[rank0]: step 20 loss 3.90"),
+    ("resubmitting with --qos=normal", "Submitted batch job 9912",),
+])
+def test_a_refused_allocation_the_job_went_on_after_is_no_never_ran(after: tuple[str, ...]) -> None:
+    result = report("sbatch: error: Batch job submission failed: Invalid qos specification", *after)
+    assert "never ran" not in result.verdict.summary, result.verdict.summary
+    assert result.verdict.kind.value == "no_problem_found", result.verdict.summary

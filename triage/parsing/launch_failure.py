@@ -29,6 +29,7 @@ MARKERS = ("execvp error", "execve(", "unable to launch the specified applicatio
            "xec format error", "Permission denied", "No such file or directory", "command not found",
            "can't open file", "No module named ", "Error while finding module specification", "Task launch for ",
            "Unable to allocate resources", "Batch job submission failed")
+ALLOC_REFUSED = "Slurm refused it an allocation"   # what an allocation refusal's message says (a script may retry)
 LAUNCH_TEXT = "the program never ran"      # what a launch failure's message opens with (triage.analysis.settle)
 
 # The launchers' and runtimes' own lines, each with the program it could not start and why where the line says them
@@ -87,7 +88,7 @@ def launch_failure(text: str) -> str | None:
     if groups["step"]:
         groups["step"] = f"the tasks of step {groups['step']} on node {groups['node']}"
     if groups["alloc"]:
-        groups["alloc"], groups["allocwhy"] = "the job", f"Slurm refused it an allocation: {groups['allocwhy']}"
+        groups["alloc"], groups["allocwhy"] = "the job", f"{ALLOC_REFUSED}: {groups['allocwhy']}"
     program = next((groups[key] for key in ("hydra", "slurm", "shell", "script", "module", "container", "step",
                                                  "alloc")
                     if groups.get(key)), None)

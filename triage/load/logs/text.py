@@ -63,14 +63,14 @@ from triage.parsing.desync import (
 )
 from triage.parsing.gloo import MARKERS as GLOO_MARKERS
 from triage.parsing.gloo import parse_gloo_timeout
-from triage.parsing.launch_failure import LAUNCH_TEXT, WORKER_START_FRAME, WORKER_START_LINES, worker_start_failure
+from triage.parsing.launch_failure import ALLOC_REFUSED, LAUNCH_TEXT, WORKER_START_FRAME, WORKER_START_LINES, worker_start_failure
 from triage.parsing.launcher_kind import agent_stopped_pids, launcher_of
 from triage.parsing.log_owners import LineOwner, attribute_lines
 from triage.parsing.log_prefix import without_pod_tag
 from triage.parsing.named_failure import named_failure
 from triage.parsing.nccl.lines import parse_nccl_line
 from triage.parsing.nccl.tracker import NcclTracker
-from triage.parsing.progress import is_progress, mentions_progress
+from triage.parsing.progress import is_progress, mentions_progress, says_it_ended
 from triage.parsing.prose import read_prose
 from triage.parsing.raise_sites import MARKERS as RAISE_SITE_MARKERS
 from triage.parsing.raise_sites import RaiseSiteKind, in_code_listing, raise_site
@@ -176,6 +176,27 @@ def _went_on_past(owners: list[LineOwner], base: int, default_rank: int | None, 
                                                               and w.order is not None and base <= w.order < after)]
 
 
+# what says a job went on after Slurm refused one request an allocation: a batch job it then submitted, a later step's
+# own line, the run's progress or its word that it ended well
+_SUBMITTED = lazy_regex(r"^Submitted batch job \d+|^srun: (?:job|step) \d+ (?:has been allocated|queued)|"
+                        r"^salloc: (?:Granted|Nodes .* are ready)")
+
+
+def _refusal_went_on(owners: list[LineOwner], base: int, scan: LogScan) -> None:
+    """Slurm's refusal of an allocation (srun/salloc/sbatch) after which the text goes on (a later submission or
+    step that worked, progress, the run's word that it ended well): a request a script retried or fell back after,
+    not a job that never ran: a note (scan.went_on), never the failure."""
+    def went_on(order: int) -> bool:
+        return any(_SUBMITTED.match(o.rest.strip()) is not None or is_progress(o.rest) or says_it_ended(o.rest)
+                   for o in owners[order - base + 1:])
+
+    refused = [item for item in scan.orphans if item[0] >= base and ALLOC_REFUSED in item[1].text
+               and went_on(item[0])]
+    if refused:
+        scan.went_on.extend(item[1].text.split("): ", 1)[-1][:200] for item in refused)   # (the line itself)
+        scan.orphans = [item for item in scan.orphans if not any(item is r for r in refused)]
+
+
 def rank_from_name(name: str) -> int | None:
     match = _RANK_IN_NAME.search(name)
     return int(match.group(1)) if match else None
@@ -236,6 +257,8 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         scan.unread = [item for item in scan.unread if item[0] < base]
     if scan.unread or scan.named_failures or scan.init_waits:
         _went_on_past(owners, base, default_rank, single_node, scan)
+    if scan.orphans and scan.orphans[-1][0] >= base:
+        _refusal_went_on(owners, base, scan)
     if not scan.prose:
         scan.prose = read_prose([o.rest for o in owners])    # (without a launcher's or a pod's tag)
         if scan.prose.host is not None:

@@ -286,3 +286,19 @@ def test_a_refused_allocation_the_job_went_on_after_is_no_never_ran(after: tuple
     result = report("sbatch: error: Batch job submission failed: Invalid qos specification", *after)
     assert "never ran" not in result.verdict.summary, result.verdict.summary
     assert result.verdict.kind.value == "no_problem_found", result.verdict.summary
+
+
+def test_a_ranks_own_failure_anywhere_wins_over_sruns_terminated_list() -> None:
+    # the rank's exception printed after the list in file order (srun's stderr flushed first) is the failure
+    after = report(*_WORK, "srun: error: gpu-n21: tasks 0,2-7: Terminated", "[rank1]: Traceback (most recent call last):",
+                   '[rank1]:   File "loader.py", line 31', "[rank1]: KeyError: 'input_ids'")
+    assert after.verdict.kind.value == "exception" and after.verdict.culprit_ranks == (1,), after.verdict.summary
+    # a failure of no known rank before the list: the note never says no task had failed
+    before = report("RuntimeError: shapes do not match", "srun: error: gpu-n21: tasks 0-7: Terminated")
+    assert "no task had failed" not in before.verdict.summary, before.verdict.summary
+
+
+def test_sruns_terminated_list_after_the_run_ended_well_is_no_stop() -> None:
+    result = report(*_WORK, "[rank0]: Training finished, final checkpoint written",
+                    "srun: error: gpu-n21: task 0: Terminated")
+    assert result.verdict.kind.value != "stopped", result.verdict.summary

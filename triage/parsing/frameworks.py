@@ -33,7 +33,7 @@ import re
 
 from triage.lazy_regex import lazy_regex
 from triage.parsing.launchers import RankDeath, signal_name
-from triage.parsing.progress import went_on_after
+from triage.parsing.progress import says_it_ended, went_on_after
 
 MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Process", ":FAILED", "FAILED (non-zero",
            "Process name:", "exceeded memory limits", "BAD TERMINATION", "terminated badly", "OOMKilled",
@@ -434,6 +434,11 @@ def _batch_limits(text: str) -> list[RankDeath]:
     return out
 
 
+# a process's own failure in its words (a Python traceback, an exception line, a fatal signal, CUDA's or NCCL's error):
+# with one anywhere in the input, srun's Terminated list is no stop from outside
+_OWN_FAILURE = lazy_regex(r"Traceback \(most recent call last\)|(?:^|[\s:])(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception): "
+                          r"|\bSIG(?:SEGV|ABRT|BUS|FPE|ILL|KILL)\b|Segmentation fault|CUDA error|NCCL error",
+                          re.MULTILINE)
 # srun's list of the tasks the step's cancellation ended: "srun: error: nid002888: tasks 0-57,59-63: Terminated"
 _SRUN_TERMINATED = lazy_regex(r"srun: error: (?:(?P<host>[\w.-]+): )?tasks? (?P<tasks>[\d,-]+): Terminated")
 
@@ -515,13 +520,17 @@ def _slurm(text: str) -> list[RankDeath]:
     for match in _SLURM_FAILED.finditer(text):
         out.append(RankDeath(None, None, 1, match.group("host"), None, _line(text, match), offset=match.start(),
                              consequence=True))
-    if not out and _SRUN_TASK_FAILED.search(text) is None:
+    if not out and _SRUN_TASK_FAILED.search(text) is None and _OWN_FAILURE.search(text) is None:
         # srun's list of tasks it terminated with no slurmstepd line, no failed task and no node failure beside it:
         # srun itself was told to end the step (scancel of the step, a signal to srun, Ctrl-C) and sent its tasks
-        # SIGTERM: a stop from outside, never a failure of the tasks it lists
+        # SIGTERM: a stop from outside, never a failure of the tasks it lists. Not where a process failed in its own
+        # words anywhere in the input (before or after the list in file order: that failure is the story), nor after
+        # the run's own word that it ended well (a step ended after its work was done is no stop of the job)
         for match in _SRUN_TERMINATED.finditer(text):
             if went_on_after(text, match.end()):
                 continue
+            if any(says_it_ended(line) for line in text[max(0, match.start() - 20_000):match.start()].split("\n")):
+                break
             host = match.group("host")
             note = (f"srun terminated task{'s' if ',' in match.group('tasks') or '-' in match.group('tasks') else ''} "
                     f"{match.group('tasks')}{f' on {host}' if host else ''}: the step was ended from outside (scancel, "

@@ -302,3 +302,15 @@ def test_sruns_terminated_list_after_the_run_ended_well_is_no_stop() -> None:
     result = report(*_WORK, "[rank0]: Training finished, final checkpoint written",
                     "srun: error: gpu-n21: task 0: Terminated")
     assert result.verdict.kind.value != "stopped", result.verdict.summary
+
+
+def test_a_pod_in_error_that_ran_again_or_beside_a_running_job_is_no_failure() -> None:
+    # `kubectl get pods -w`: the same pod's later row Running, then Completed
+    watched = report("NAME             READY   STATUS      RESTARTS   AGE", "ft-trainer-2     0/1     Error       0   1m",
+                     "ft-trainer-2     0/1     ContainerCreating   1   1m", "ft-trainer-2     1/1     Running     1   1m",
+                     "[rank0]: step 40 loss 3.10")
+    assert "ft-trainer-2" not in watched.verdict.summary, watched.verdict.summary
+    # another pod's old Error in the listing while the training goes on
+    other = report("NAME               READY   STATUS    RESTARTS   AGE", "etl-cron-29sd1     0/1     Error     0   2d",
+                   "ft-trainer-0       1/1     Running   0   5m", *_WORK, "[rank0]: step 60 loss 2.95")
+    assert other.verdict.kind.value == "no_problem_found", other.verdict.summary

@@ -751,7 +751,13 @@ def _kubernetes(text: str) -> list[RankDeath]:
     if not out:
         for match in _K8S_ERROR_ROW.finditer(text):
             # a pod kubectl lists in Error or CrashLoopBackOff: its container ended with a non-zero exit (its code
-            # is in `kubectl describe pod`, why in its own log); the first one listed, of no rank
+            # is in `kubectl describe pod`, why in its own log); the first one listed, of no rank. Not where a later
+            # row of the same pod says it ran again or ended well (`kubectl get pods -w`: Running, Completed), nor
+            # where the job went on after the listing (another pod's old Error beside a training that runs)
+            if went_on_after(text, match.end(), lines=400) or re.search(
+                    rf"^{re.escape(match.group('pod'))}\s+\d+/\d+\s+(?:Running|Completed|Succeeded)\b",
+                    text[match.end():], re.MULTILINE) is not None:
+                continue
             note = (f"pod {match.group('pod')}: its container ended in {match.group('why')} (a non-zero exit: "
                     f"`kubectl describe pod` gives its exit code, `kubectl logs --previous` its output): "
                     f"{_line(text, match)}")

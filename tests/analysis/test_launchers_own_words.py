@@ -314,3 +314,15 @@ def test_a_pod_in_error_that_ran_again_or_beside_a_running_job_is_no_failure() -
     other = report("NAME               READY   STATUS    RESTARTS   AGE", "etl-cron-29sd1     0/1     Error     0   2d",
                    "ft-trainer-0       1/1     Running   0   5m", *_WORK, "[rank0]: step 60 loss 2.95")
     assert other.verdict.kind.value == "no_problem_found", other.verdict.summary
+
+
+def test_saccts_older_job_and_a_steps_failure_before_the_cancel() -> None:
+    # an older job FAILED above the current job, which is still RUNNING: no end of the job in this input
+    running = report(*_SACCT, "91002             eval     FAILED      2:0", "91002.batch       batch     FAILED      2:0",
+                     "91017             train    RUNNING      0:0", "91017.0          python    RUNNING      0:0",
+                     *_WORK)
+    assert running.verdict.kind.value == "no_problem_found", running.verdict.summary
+    # a step FAILED with its own code, then the job CANCELLED: the step's failure is the finding, not a stop
+    step = report(*_SACCT, "91017             train CANCELLED+     0:15", "91017.batch       batch  CANCELLED     0:15",
+                  "91017.0          python     FAILED      3:0")
+    assert step.verdict.kind.value == "exception" and "code 3" in step.verdict.summary, step.verdict.summary

@@ -130,6 +130,9 @@ _SACCT_HEAD = lazy_regex(r"^\s*JobID\b[^\n]*\bState\b", re.MULTILINE)
 _SACCT_ROW = lazy_regex(r"^\s*(?P<id>\d+(?:_\d+)?(?:\.[\w+]+)?)\s[^\n]*?\s(?P<state>OUT_OF_ME\+|OUT_OF_MEMORY|"
                         r"TIMEOUT|DEADLINE|PREEMPTED|NODE_FAIL|BOOT_FAIL|CANCELLED(?: by \d+|\+)?|FAILED|COMPLETED)"
                         r"(?:\s+(?P<code>\d+):(?P<sig>\d+))?[ \t]*$", re.MULTILINE)
+# any row of the table (its job id, array index included) and a state that says the job has not ended
+_SACCT_ANY_ROW = lazy_regex(r"^\s*(?P<job>\d+(?:_\d+)?)(?:\.[\w+]+)?\s[^\n]*$", re.MULTILINE)
+_SACCT_GOING = lazy_regex(r"\s(?:RUNNING|PENDING|REQUEUED|RESIZING|SUSPENDED|CONFIGURING|COMPLETING)\b")
 _SACCT_OUTSIDE = {"TIMEOUT": "its time limit was reached", "DEADLINE": "its deadline was reached",
                   "PREEMPTED": "it was preempted", "NODE_FAIL": "a node failed (slurmctld's log says which and why)",
                   "BOOT_FAIL": "a node failed to boot for it"}
@@ -541,15 +544,27 @@ def _slurm(text: str) -> list[RankDeath]:
 
 
 def _sacct(text: str) -> list[RankDeath]:
-    """The first row of sacct's table that did not complete: a time limit, preemption, node failure or cancellation
-    is a stop from outside; OUT_OF_MEMORY the step's kill for memory; FAILED its exit code or signal."""
+    """The table's last job (the job its last row names: the one asked about; rows of older jobs above it are other
+    runs): nothing while a row of it is still RUNNING/PENDING; else a step's own failure (FAILED with a code, or a
+    signal other than the SIGTERM/SIGKILL a cancellation sends; OUT_OF_MEMORY) before a cancellation, which is then
+    its consequence; else its first row that did not complete: a time limit, preemption, node failure or
+    cancellation a stop from outside, OUT_OF_MEMORY the step's kill for memory, FAILED its exit code or signal."""
     head = _SACCT_HEAD.search(text) if "JobID" in text else None
     if head is None:
         return []
-    for match in _SACCT_ROW.finditer(text, head.end()):
+    rows = list(_SACCT_ANY_ROW.finditer(text, head.end()))
+    if not rows:
+        return []
+    job = rows[-1].group("job")
+    if any(row.group("job") == job and _SACCT_GOING.search(row.group(0)) for row in rows):
+        return []                   # (the job is still running: no end of it in this input)
+    ends = [m for m in _SACCT_ROW.finditer(text, head.end()) if m.group("id").split(".", 1)[0] == job
+            and m.group("state") != "COMPLETED"]
+    own = [m for m in ends if m.group("state").startswith("OUT_OF_ME") or (
+        m.group("state") == "FAILED" and (m.group("code") is None or int(m.group("code")) or
+                                          int(m.group("sig") or 0) not in (0, 9, 15)))]
+    for match in ([own[0]] if own and ends[0].group("state").startswith("CANCELLED") else ends[:1]):
         state = match.group("state")
-        if state == "COMPLETED":
-            continue
         said = f"sacct: {match.group('id')} {state}: {_line(text, match)}"
         if state in _SACCT_OUTSIDE or state.startswith("CANCELLED"):
             why = _SACCT_OUTSIDE.get(state, "it was cancelled (scancel, an admin or srun ending it)")

@@ -439,9 +439,8 @@ def _batch_limits(text: str) -> list[RankDeath]:
 
 # a process's own failure in its words (a Python traceback, an exception line, a fatal signal, CUDA's or NCCL's error):
 # with one anywhere in the input, srun's Terminated list is no stop from outside
-_OWN_FAILURE = lazy_regex(r"Traceback \(most recent call last\)|(?:^|[\s:])(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception): "
-                          r"|\bSIG(?:SEGV|ABRT|BUS|FPE|ILL|KILL)\b|Segmentation fault|CUDA error|NCCL error",
-                          re.MULTILINE)
+_OWN_FAILURE = lazy_regex(r"Traceback \(most recent call last\)|\b[A-Za-z_]\w*(?:Error|Exception): "
+                          r"|\bSIG(?:SEGV|ABRT|BUS|FPE|ILL|KILL)\b|Segmentation fault|CUDA error|NCCL error")
 # srun's list of the tasks the step's cancellation ended: "srun: error: nid002888: tasks 0-57,59-63: Terminated"
 _SRUN_TERMINATED = lazy_regex(r"srun: error: (?:(?P<host>[\w.-]+): )?tasks? (?P<tasks>[\d,-]+): Terminated")
 
@@ -523,7 +522,8 @@ def _slurm(text: str) -> list[RankDeath]:
     for match in _SLURM_FAILED.finditer(text):
         out.append(RankDeath(None, None, 1, match.group("host"), None, _line(text, match), offset=match.start(),
                              consequence=True))
-    if not out and _SRUN_TASK_FAILED.search(text) is None and _OWN_FAILURE.search(text) is None:
+    if not out and ": Terminated" in text and _SRUN_TASK_FAILED.search(text) is None \
+            and _SRUN_TERMINATED.search(text) is not None and _OWN_FAILURE.search(text) is None:
         # srun's list of tasks it terminated with no slurmstepd line, no failed task and no node failure beside it:
         # srun itself was told to end the step (scancel of the step, a signal to srun, Ctrl-C) and sent its tasks
         # SIGTERM: a stop from outside, never a failure of the tasks it lists. Not where a process failed in its own

@@ -63,7 +63,13 @@ from triage.parsing.desync import (
 )
 from triage.parsing.gloo import MARKERS as GLOO_MARKERS
 from triage.parsing.gloo import parse_gloo_timeout
-from triage.parsing.launch_failure import ALLOC_REFUSED, LAUNCH_TEXT, WORKER_START_FRAME, WORKER_START_LINES, worker_start_failure
+from triage.parsing.launch_failure import (
+    ALLOC_REFUSED,
+    LAUNCH_TEXT,
+    WORKER_START_FRAME,
+    WORKER_START_LINES,
+    worker_start_failure,
+)
 from triage.parsing.launcher_kind import agent_stopped_pids, launcher_of
 from triage.parsing.log_owners import LineOwner, attribute_lines
 from triage.parsing.log_prefix import without_pod_tag

@@ -326,3 +326,20 @@ def test_saccts_older_job_and_a_steps_failure_before_the_cancel() -> None:
     step = report(*_SACCT, "91017             train CANCELLED+     0:15", "91017.batch       batch  CANCELLED     0:15",
                   "91017.0          python     FAILED      3:0")
     assert step.verdict.kind.value == "exception" and "code 3" in step.verdict.summary, step.verdict.summary
+
+
+@pytest.mark.parametrize("lines", [
+    # held over memory, released, run again and ended with 0
+    ("012 (5521.000.000) 2025-03-04 10:00:00 Job was held.", "\tJob has gone over memory limit of 8192 megabytes.",
+     "...", "013 (5521.000.000) 2025-03-04 10:05:00 Job was released.", "...",
+     "001 (5521.000.000) 2025-03-04 10:05:30 Job executing on host: <10.4.0.9:9618>", "...",
+     "005 (5521.000.000) 2025-03-04 11:00:00 Job terminated.", "\t(1) Normal termination (return value 0)"),
+    # a DAG node's job returned 3, its retry (another cluster id) returned 0
+    ("005 (5521.000.000) 2025-03-04 10:00:00 Job terminated.", "\t(1) Normal termination (return value 3)", "...",
+     "000 (5522.000.000) 2025-03-04 10:01:00 Job submitted from host: <10.4.0.1:9618>", "...",
+     "005 (5522.000.000) 2025-03-04 10:30:00 Job terminated.", "\t(1) Normal termination (return value 0)"),
+])
+def test_htcondors_event_a_later_event_of_the_log_follows_is_no_end(lines: tuple[str, ...]) -> None:
+    result = report(*_WORK, *lines)
+    assert "HTCondor" not in result.verdict.summary, result.verdict.summary
+    assert result.verdict.kind.value == "no_problem_found", result.verdict.summary

@@ -104,6 +104,8 @@ _CONDOR_END = lazy_regex(r"^0?05 \((?P<id>\d+\.\d+\.\d+)\) [^\n]*Job terminated\
                          r"(?P<code>\d+)\))", re.MULTILINE)
 _CONDOR_HELD_MEMORY = lazy_regex(r"^0?12 \((?P<id>\d+\.\d+\.\d+)\) [^\n]*Job was held\.[ \t]*\r?\n[ \t]*(?P<why>[^\n]*"
                                  r"\bmemory limit\b[^\n]*)", re.MULTILINE)
+# HTCondor's later events of a job (its log goes on): submitted (000), executing (001), terminated (005), released (013)
+_CONDOR_LATER = lazy_regex(r"^0?(?:00|01|05|13) \(\d+\.\d+\.\d+\) ", re.MULTILINE)
 # Dask's nanny killing its worker over the worker's memory limit (distributed/nanny.py, distributed/worker_memory.py):
 # "distributed.nanny - WARNING - Worker exceeded 95% memory budget. Restarting", "distributed.nanny.memory - WARNING -
 # Worker tcp://10.0.0.5:34937 (pid=129) exceeded 95% memory budget. Restarting..."
@@ -420,16 +422,19 @@ def _batch_limits(text: str) -> list[RankDeath]:
     for match in _CONDOR_END.finditer(text):
         num, code = match.group("num"), match.group("code")
         sig = signal_name(num) if num else None
-        if (not sig and not int(code or 0)) or went_on_after(text, match.end()):
-            continue                # a job that ended well, or one job's end in a log whose work went on
+        if (not sig and not int(code or 0)) or went_on_after(text, match.end()) \
+                or _CONDOR_LATER.search(text, match.end()) is not None:
+            continue                # a job that ended well, one job's end in a log whose work went on, or one a
+            # later event of the log follows (a DAG's retry that was submitted, ran or ended: the last end is read)
         said = f"killed by {sig}" if sig else f"exit code {code}"
         note = f"HTCondor: job {match.group('id')} ended ({said}): {_line(text, match)}"
         out.append(RankDeath(None, sig, None if sig else int(code), None, None, note[:400],
                              offset=match.start()))
         break
     for match in _CONDOR_HELD_MEMORY.finditer(text):
-        if went_on_after(text, match.end()):
-            continue                # the words quoted in a job that went on after them: no end of this job
+        if went_on_after(text, match.end()) or _CONDOR_LATER.search(text, match.end()) is not None:
+            continue                # the words quoted in a job that went on after them, or a hold the job was
+            # released from (a later event: released, executing again, terminated): no end of this job
         note = (f"out of memory: HTCondor held job {match.group('id')} over its memory limit: "
                 f"{' '.join(match.group('why').split())}")
         out.append(RankDeath(None, "SIGKILL", None, None, None, note[:400], offset=match.start()))

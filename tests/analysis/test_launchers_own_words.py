@@ -77,7 +77,7 @@ def test_htcondors_good_end_and_a_log_that_went_on_are_no_failure() -> None:
 
 @pytest.mark.parametrize("line", [
     "Our cluster prints `PBS: job killed: walltime 100 exceeded limit 90` when a job overruns.",
-    "see the docs: SGE logs 'exceeded hard wallclock time' for jobs that overrun",
+    "see the docs: SGE logs 'job 5120.1 exceeded hard wallclock time - initiate terminate method' on overrun",
     "TERM_RUNLIMIT: job killed after reaching LSF run time limit. is what LSF says",
 ])
 def test_the_words_quoted_in_a_sentence_are_no_stop(line: str) -> None:
@@ -342,4 +342,15 @@ def test_saccts_older_job_and_a_steps_failure_before_the_cancel() -> None:
 def test_htcondors_event_a_later_event_of_the_log_follows_is_no_end(lines: tuple[str, ...]) -> None:
     result = report(*_WORK, *lines)
     assert "HTCondor" not in result.verdict.summary, result.verdict.summary
+    assert result.verdict.kind.value == "no_problem_found", result.verdict.summary
+
+
+@pytest.mark.parametrize("line", [
+    # the words quoted in a sentence, as the input's last line (no progress after them)
+    "[rank0]: note: if SGE says \"job 7781.2 exceeded hard wallclock time - initiate terminate method\", raise h_rt",
+    "INFO: last week's run ended with '=>> PBS: job killed: walltime 3700 exceeded limit 3600'; now 2h",
+    "tip: PBS: job killed: cput 10 exceeded limit 5 means the cput request was too small",
+])
+def test_a_batch_systems_words_quoted_last_are_no_stop(line: str) -> None:
+    result = report(*_WORK, line)
     assert result.verdict.kind.value == "no_problem_found", result.verdict.summary

@@ -87,14 +87,18 @@ _LSF_END = lazy_regex(r"^[ \t>*`]*Exited with (?:exit code (?P<code>\d+)|signal 
 # PBS's MOM ending a job at one of its requested limits (Torque's and PBS Pro's mom: "=>> PBS: job killed: walltime
 # 7215 exceeded limit 7200", "... cput 3601 exceeded limit 3600", "... ncpus 9.5 exceeded limit 8"): walltime is a
 # time limit (a stop from outside, as Slurm's); cput and ncpus are a kill of the job for what it used
-_PBS_LIMIT = lazy_regex(r"PBS: job killed: (?P<what>walltime|cput|ncpus|pcput|pvmem|pmem) (?P<used>[\d.:]+) exceeded "
-                        r"limit (?P<limit>[\d.:]+)")
+# (each at its line's start, as LSF's: after MOM's "=>> ", or after Grid Engine's "|"-separated fields of its messages
+# file, "06/12/2025 10:11:12|  main|gpu-7|W|job ..."; never the words quoted inside a sentence)
+_BATCH_HEAD = r"^(?:[^|\n]{0,60}\|){0,5}[ \t>*`=]*"
+_PBS_LIMIT = lazy_regex(_BATCH_HEAD + r"PBS: job killed: (?P<what>walltime|cput|ncpus|pcput|pvmem|pmem) "
+                        r"(?P<used>[\d.:]+) exceeded limit (?P<limit>[\d.:]+)", re.MULTILINE)
 # Grid Engine's execd (SGE, OGS, UGE; execd_ck_to_do.c): "job 4242.1 exceeded hard wallclock time - initiate terminate
 # method" (h_rt: a time limit, a stop from outside) and "job 4242 exceeds job hard limit "h_vmem" of queue
 # "all.q@n1" (8589934592.00000 > limit:8589934592.00000) - sending SIGKILL" (a kill for what the job used)
-_SGE_WALLCLOCK = lazy_regex(r"\bjob (?P<id>\d+(?:\.\d+)?) exceeded hard wallclock time - initiate terminate method")
-_SGE_HARD = lazy_regex(r"\bjob (?P<id>\d+(?:\.\d+)?) exceeds job hard limit \"(?P<what>\w+)\" of queue "
-                       r"\"(?P<queue>[^\"\n]+)\"[^\n]*?- sending SIG(?P<sig>[A-Z]+)")
+_SGE_WALLCLOCK = lazy_regex(_BATCH_HEAD + r"job (?P<id>\d+(?:\.\d+)?) exceeded hard wallclock time - initiate "
+                            r"terminate method", re.MULTILINE)
+_SGE_HARD = lazy_regex(_BATCH_HEAD + r"job (?P<id>\d+(?:\.\d+)?) exceeds job hard limit \"(?P<what>\w+)\" of queue "
+                       r"\"(?P<queue>[^\"\n]+)\"[^\n]*?- sending SIG(?P<sig>[A-Z]+)", re.MULTILINE)
 # HTCondor's job event log (the user log, condor_wait's and the submit file's `log`): event 005 "005 (1234.000.000)
 # 2026-01-02 03:04:05 Job terminated." with "(0) Abnormal termination (signal 9)" or "(1) Normal termination (return
 # value 1)" on its next line; event 012 "Job was held." with the hold reason ("Job has gone over memory limit of 2048

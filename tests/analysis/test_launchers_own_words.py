@@ -354,3 +354,11 @@ def test_htcondors_event_a_later_event_of_the_log_follows_is_no_end(lines: tuple
 def test_a_batch_systems_words_quoted_last_are_no_stop(line: str) -> None:
     result = report(*_WORK, line)
     assert result.verdict.kind.value == "no_problem_found", result.verdict.summary
+
+
+def test_lsfs_last_appended_report_is_the_jobs_end() -> None:
+    # `bsub -o` appends: an earlier run's "Exited with exit code 2." then a later run's "Successfully completed."
+    result = report(*_WORK, "-" * 60, "Subject: Job 5501: <ft> in cluster <c2> Exited", "", "Exited with exit code 2.", "",
+                    "Resource usage summary:", "", *_WORK, "-" * 60, "Subject: Job 5530: <ft> in cluster <c2> Done", "",
+                    "Successfully completed.", "", "Resource usage summary:", "")
+    assert result.verdict.kind.value == "no_problem_found", result.verdict.summary

@@ -84,6 +84,8 @@ _LSF_OUTSIDE = lazy_regex(r"^[ \t>*`]*TERM_(?P<code>OWNER|ADMIN|PREEMPT|REQUEUE_
 # "Exited with signal termination: Segmentation fault." (its end by a signal, strsignal's word)
 _LSF_END = lazy_regex(r"^[ \t>*`]*Exited with (?:exit code (?P<code>\d+)|signal termination: (?P<sig>[^\n.]+))\.?"
                       r"[ \t]*\r?\n(?:[ \t]*\r?\n){0,3}[ \t]*Resource usage summary:", re.MULTILINE)
+_LSF_DONE = lazy_regex(r"^[ \t>*`]*Successfully completed\.[ \t]*\r?\n(?:[ \t]*\r?\n){0,3}[ \t]*Resource usage "
+                       r"summary:", re.MULTILINE)
 # PBS's MOM ending a job at one of its requested limits (Torque's and PBS Pro's mom: "=>> PBS: job killed: walltime
 # 7215 exceeded limit 7200", "... cput 3601 exceeded limit 3600", "... ncpus 9.5 exceeded limit 8"): walltime is a
 # time limit (a stop from outside, as Slurm's); cput and ncpus are a kill of the job for what it used
@@ -369,13 +371,16 @@ def _memory_kills(text: str) -> list[RankDeath]:
         out.append(RankDeath(None, "SIGTERM", None, None, None, note[:400], offset=match.start(), outside=True))
         break
     if not out:
-        for match in _LSF_END.finditer(text):
-            sig = signal_name(None, match.group("sig")) if match.group("sig") else None
-            code = int(match.group("code") or 0)
+        # (`bsub -o` appends each run's report to the same file: the last report is the job's end, and a later
+        # "Successfully completed." says the run after it ended well)
+        ends = list(_LSF_END.finditer(text)) if "Resource usage summary" in text else []
+        last = ends[-1] if ends else None
+        if last is not None and _LSF_DONE.search(text, last.end()) is None:
+            sig = signal_name(None, last.group("sig")) if last.group("sig") else None
+            code = int(last.group("code") or 0)
             if sig or code:
-                note = f"LSF: the job {f'ended by {sig}' if sig else f'exited with code {code}'}: {_line(text, match)}"
-                out.append(RankDeath(None, sig, None if sig else code, None, None, note[:400], offset=match.start()))
-            break
+                note = f"LSF: the job {f'ended by {sig}' if sig else f'exited with code {code}'}: {_line(text, last)}"
+                out.append(RankDeath(None, sig, None if sig else code, None, None, note[:400], offset=last.start()))
     out.extend(_batch_limits(text))
     for match in _DASK_MEMORY.finditer(text):
         if went_on_after(text, match.end()):

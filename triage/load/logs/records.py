@@ -463,12 +463,15 @@ def nccl_records(text: str | bytes | mmap.mmap, path: str, scan: LogScan, defaul
                 scan.hosts.setdefault(rank, warn.host)
         scan.events.append(Event(EventKind.NCCL_WARN, warn.message[:300], rank=rank, host=warn.host,
                                  evidence=(path,)))
-        setup = tracker.during_setup(warn)
-        if (warn.message, setup) in failures:
-            crash = failures[warn.message, setup]
+        # (a CUDA failure in a communicator's set-up that then completed is one NCCL got past: no failure)
+        setup = tracker.setup_reading(warn)
+        if setup == "recovered":
+            crash = None
+        elif (warn.message, setup is not None) in failures:
+            crash = failures[warn.message, setup is not None]
         else:
-            crash = failures[warn.message, setup] = _nccl_failure(warn.message,
-                                                                  (warn.source_file or "").rsplit("/", 1)[-1], setup)
+            crash = failures[warn.message, setup is not None] = _nccl_failure(
+                warn.message, (warn.source_file or "").rsplit("/", 1)[-1], setup is not None)
         if crash is not None:
             # a transport failure NCCL itself reports: tied to its process (host:pid, GPU) even without a rank
             where = f"{warn.host}:{warn.pid}" + (f" (GPU {warn.cuda_dev})" if warn.cuda_dev is not None else "")

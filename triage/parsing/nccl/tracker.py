@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import mmap
 import os
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, replace
-from typing import IO, TypeAlias
+from typing import IO, Literal, TypeAlias
 
 from triage.lazy_regex import lazy_regex
 from triage.parsing import needles
@@ -59,6 +59,22 @@ _Item: TypeAlias = OpItem
 BULK_MIN_BYTES = 4 << 20         # smaller inputs take the per-line path
 
 
+SetupReading: TypeAlias = Literal["failed", "recovered"]
+# NCCL's files that set a communicator up (with transport/* and graph/*: a transport's connection, the topology's search)
+SETUP_FILES = frozenset({"init.cc", "bootstrap.cc", "transport.cc", "channel.cc", "proxy.cc", "p2p.cc", "shm.cc",
+                         "net.cc", "net_ib.cc", "net_socket.cc", "coll_net.cc", "nvls.cc", "topo.cc", "search.cc",
+                         "connect.cc", "paths.cc", "xml.cc", "tuning.cc"})
+# a kernel's fault, sticky: any later CUDA call of the process reports it, set-up's or not
+_KERNEL_FAULT = lazy_regex(r"(?i)illegal (?:memory access|address|instruction)|misaligned address|launch failure"
+                           r"|unspecified launch")
+
+
+@dataclass(frozen=True)
+class _SetupAt:
+    comms: frozenset[str]       # its process's communicators in set-up when it came
+    in_use: bool                # a communicator of its process had completed its set-up before
+
+
 class NcclTracker:
     """Follows NCCL output; ``history`` is how many recent ops to keep per comm."""
 
@@ -72,9 +88,14 @@ class NcclTracker:
         self._max_warnings = max(1, max_warnings - max_warnings // 2)
         self.warnings_dropped = 0
         # each process's communicators whose set-up began (an "Init START" or "nRanks" line) and has not ended (no "Init
-        # COMPLETE" yet), and the warnings a process printed while one of its communicators was so
+        # COMPLETE" yet); the processes that had a communicator complete its set-up; and, for the warnings kept (the
+        # first ones and the latest, as the warnings list: capped), those a process printed while one of its
+        # communicators was being set up: those communicators, and whether one of the process's had completed before
         self._setting_up: dict[tuple[str, str], set[str]] = {}
-        self._setup_warnings: set[NcclWarn] = set()
+        self._in_use: set[tuple[str, str]] = set()
+        self._setup_first: dict[NcclWarn, _SetupAt] = {}
+        self._setup_late: dict[NcclWarn, _SetupAt] = {}
+        self._late_counts: Counter[NcclWarn] = Counter()
         self.lines_seen = 0          # NCCL lines looked at by the per-line path
         self.bulk_fallbacks = 0      # bulk inputs that had to take the per-line path
 
@@ -97,21 +118,36 @@ class NcclTracker:
             self._first[key] = item
         ops.append(item)
 
-    def _record(self, event: NcclEvent) -> None:
+    def _record(self, event: NcclEvent, setup: _SetupAt | None = None) -> None:
         if isinstance(event, NcclColl):
             self._add_op((event.host, str(event.pid), event.comm), event)
             return
         if isinstance(event, NcclInit):
             self._add_init(event)
             return
-        if self._setting_up.get((event.host, str(event.pid))):
-            self._setup_warnings.add(event)
+        if setup is None:
+            process = (event.host, str(event.pid))
+            if pending := self._setting_up.get(process):
+                setup = _SetupAt(frozenset(pending), process in self._in_use)
         if len(self._warnings) < self._max_warnings:
             self._warnings.append(event)
+            if setup is not None:
+                self._setup_first[event] = setup
+            return
+        late = self._late_warnings
+        if len(late) == late.maxlen:
+            self.warnings_dropped += 1
+            dropped = late[0]
+            self._late_counts[dropped] -= 1
+            if self._late_counts[dropped] <= 0:
+                del self._late_counts[dropped]
+                self._setup_late.pop(dropped, None)
+        late.append(event)
+        self._late_counts[event] += 1
+        if setup is not None:
+            self._setup_late[event] = setup
         else:
-            if len(self._late_warnings) == self._late_warnings.maxlen:
-                self.warnings_dropped += 1
-            self._late_warnings.append(event)
+            self._setup_late.pop(event, None)
 
     def _add_init(self, event: NcclInit) -> None:
         key = (event.host, str(event.pid), event.comm)
@@ -119,6 +155,7 @@ class NcclTracker:
         pending = self._setting_up.setdefault((event.host, str(event.pid)), set())
         if event.complete:
             pending.discard(event.comm)
+            self._in_use.add((event.host, str(event.pid)))
         elif old is None or not old.complete:
             pending.add(event.comm)
         # an "Init COMPLETE" line has more fields than the earlier "nRanks" line: merge them
@@ -190,7 +227,8 @@ class NcclTracker:
         for init in tail._inits.values():
             self._add_init(init)
         for warn in tail.warnings():
-            self._record(warn)
+            # (the tail's own reading of its set-up: its inits were taken above, all before its warnings)
+            self._record(warn, tail._setup_first.get(warn) or tail._setup_late.get(warn))
         for key, items in found.last.items():
             new = key not in self._first
             for item in items:
@@ -209,10 +247,34 @@ class NcclTracker:
                 return event
         return None
 
-    def during_setup(self, warn: NcclWarn) -> bool:
-        """The warning came while a communicator of its process was being set up (after that communicator's first
-        set-up line, before its "Init COMPLETE"), as far as the lines read in order tell."""
-        return warn in self._setup_warnings
+    def setup_reading(self, warn: NcclWarn) -> SetupReading | None:
+        """What a CUDA failure's WARN tells of its process's communicator set-up, as far as the lines read in order tell:
+
+        - None: it came while no communicator of its process was being set up (after a communicator's first set-up line,
+          "Init START" or "nRanks", before its "Init COMPLETE"), or it is a collective's or a kernel's: its file is
+          enqueue.cc (a collective's launch), its message a kernel's fault that any later CUDA call reports (an illegal
+          memory access or address, a misaligned address, a launch failure, an illegal instruction), or its file is no
+          set-up file (``SETUP_FILES``, transport/*, graph/*) and a communicator of its process had completed its set-up
+          before (that process ran collectives: the WARN may be one's);
+        - "recovered": every communicator being set up then completed its set-up (NCCL got past it: a peer access
+          refused, another transport taken);
+        - "failed": the set-up of one of them never completed in the input (the set-up failed on that CUDA call).
+        """
+        setup = self._setup_first.get(warn) or self._setup_late.get(warn)
+        if setup is None:
+            return None
+        path = warn.source_file or ""
+        name = path.rsplit("/", 1)[-1]
+        if name == "enqueue.cc" or _KERNEL_FAULT.search(warn.message) is not None:
+            return None
+        if setup.in_use and name not in SETUP_FILES and not path.startswith(("transport/", "graph/")):
+            return None
+        host, pid = warn.host, str(warn.pid)
+        for comm in setup.comms:
+            init = self._inits.get((host, pid, comm))
+            if init is None or not init.complete:
+                return "failed"
+        return "recovered"
 
     def inits(self) -> tuple[NcclInit, ...]:
         return tuple(self._inits.values())

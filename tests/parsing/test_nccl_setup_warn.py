@@ -51,18 +51,18 @@ def test_a_collectives_or_kernels_cuda_failure_while_a_split_is_set_up_is_no_set
 
 
 @pytest.mark.parametrize("warn", [
-    "n7:4410:4471 [1] transport/p2p.cc:301 NCCL WARN Cuda failure 'peer access is not supported between these two "
-    "devices'",
+    ("n7:4410:4471 [1] transport/p2p.cc:301 NCCL WARN Cuda failure 'peer access is not supported between these two "
+     "devices'"),
     "n7:4410:4471 [1] proxy.cc:1210 NCCL WARN Cuda failure 'operation not permitted when stream is capturing'",
 ])
 def test_a_set_up_files_cuda_failure_while_a_split_is_set_up_is_its_set_up_failing(warn: str) -> None:
-    kind, summary = _summary(_WORLD_START, _WORLD_DONE, _STEP, _SPLIT_START, warn)
+    _, summary = _summary(_WORLD_START, _WORLD_DONE, _STEP, _SPLIT_START, warn)
     assert "set-up failed on a CUDA call" in summary, summary
 
 
 def test_any_files_cuda_failure_before_any_communicator_completed_is_its_set_up_failing() -> None:
-    kind, summary = _summary(_WORLD_START, "n7:4410:4440 [1] misc/strongstream.cc:212 NCCL WARN Cuda failure 'invalid "
-                             "resource handle'")
+    _, summary = _summary(_WORLD_START, "n7:4410:4440 [1] misc/strongstream.cc:212 NCCL WARN Cuda failure 'invalid "
+                          "resource handle'")
     assert "set-up failed on a CUDA call" in summary, summary
 
 

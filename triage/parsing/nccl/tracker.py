@@ -60,7 +60,8 @@ BULK_MIN_BYTES = 4 << 20         # smaller inputs take the per-line path
 
 
 SetupReading: TypeAlias = Literal["failed", "recovered"]
-# NCCL's files that set a communicator up (with transport/* and graph/*: a transport's connection, the topology's search)
+# NCCL's files that set a communicator up (with transport/* and graph/*: a transport's connection, the topology's
+# search)
 SETUP_FILES = frozenset({"init.cc", "bootstrap.cc", "transport.cc", "channel.cc", "proxy.cc", "p2p.cc", "shm.cc",
                          "net.cc", "net_ib.cc", "net_socket.cc", "coll_net.cc", "nvls.cc", "topo.cc", "search.cc",
                          "connect.cc", "paths.cc", "xml.cc", "tuning.cc"})
@@ -248,7 +249,8 @@ class NcclTracker:
         return None
 
     def setup_reading(self, warn: NcclWarn) -> SetupReading | None:
-        """What a CUDA failure's WARN tells of its process's communicator set-up, as far as the lines read in order tell:
+        """What a CUDA failure's WARN tells of its process's communicator set-up, as far as the lines read in order
+        tell:
 
         - None: it came while no communicator of its process was being set up (after a communicator's first set-up line,
           "Init START" or "nRanks", before its "Init COMPLETE"), or it is a collective's or a kernel's: its file is

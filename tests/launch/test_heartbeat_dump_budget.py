@@ -59,4 +59,6 @@ def test_a_hang_after_a_dump_still_gets_its_entry(tmp_path: Path) -> None:
                          and [_beat(run, r) for r in (0, 1)], 60, "heartbeats with the in-flight collective")
     names = [json.dumps(b["fr"]["entries"][0]["profiling_name"]) for b in beats]  # type: ignore[index]
     assert names == ['"gloo:all_reduce"', '"gloo:all_gather"']
-    assert all(b["fr_dumps"]["count"] == 1 for b in beats)  # type: ignore[index]
+    # the hang's entry came from a dump; under load an earlier collective of the job (init's) can also stay pending
+    # past an interval and get a dump of its own before it (one per distinct pending set), so at least one, not one
+    assert all(b["fr_dumps"]["count"] >= 1 for b in beats)  # type: ignore[index]

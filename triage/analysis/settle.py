@@ -105,25 +105,28 @@ def settle_setup(text: str, host: str | None) -> str | None:
         where = host or "each node the job runs on"
         if program is not None and program.group("module"):
             module = program.group("module")
-            return (f"the program never started, so no rank's log will show more: check on {where} that `python -c "
-                    f"'import {module}'` works from the job's working directory with the job's PYTHONPATH, and that "
-                    "the job's environment (its venv, conda or module set-up, PATH) is the same there as where it runs")
+            return (f"the program never started, so no rank's log will show more: `python -c 'import {module}'` on "
+                    f"{where}, from the job's working directory with the job's PYTHONPATH, would settle it (and the "
+                    "job's environment, its venv, conda or module set-up and PATH, must be the same there as where it "
+                    "runs)")
         if "Slurm refused it an allocation" in text:
-            return ("the job never got its nodes, so no rank ran: Slurm's reason after 'error:' says what it refused "
-                    "(an account or partition the user may not use: `sacctmgr show assoc user=$USER`; nodes that "
-                    "cannot meet the request: `sinfo -o '%P %G %c %m %l'` against the job's --gres, --cpus, --mem and "
-                    "--time)")
+            return ("the job never got its nodes, so no rank ran: Slurm's reason after 'error:' would settle it; it "
+                    "says what Slurm refused (an account or partition the user may not use: `sacctmgr show assoc "
+                    "user=$USER`; nodes that cannot meet the request: `sinfo -o '%P %G %c %m %l'` against the job's "
+                    "--gres, --cpus, --mem and --time)")
         if program is not None and program.group("step"):
             node = program.group("node")
             return (f"the step's tasks never started on {node}, so no rank's log will show more: srun's reason after "
-                    f"the node's name and {node}'s slurmd log (`journalctl -u slurmd` or slurmd.log there) settle it "
+                    f"the node's name and {node}'s slurmd log (`journalctl -u slurmd` or slurmd.log there) would "
+                    "settle it "
                     "(an "
                     "expired job credential: the nodes' clocks and munge; a CPU binding refused: SLURM_CPU_BIND* "
                     "inherited from an outer srun or sbatch)")
         what = program.group(4) if program else "the program"
-        return (f"the program never started, so no rank's log will show more: check on {where} that {what} is there "
-                "and executable for the job's user (`ls -l`, `file` for a binary of another machine), and that the "
-                "job's environment (its venv, conda or module set-up, PATH) is the same there as where it runs")
+        return (f"the program never started, so no rank's log will show more: `ls -l` and `file` of {what} on "
+                f"{where}, as the job's user, would settle it (missing, not executable, a binary of another "
+                "machine; and the job's environment, its venv, conda or module set-up and PATH, must be the same "
+                "there as where it runs)")
     if _SSH.search(text):
         target = host or "NODE"
         return (f"`ssh -o BatchMode=yes {target} true` from the node that launches the job would settle it (keys, "

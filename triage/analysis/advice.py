@@ -8,6 +8,7 @@ from triage.analysis.ranks import rank_word
 from triage.analysis.settle import per_rank_output, settle_setup, under_triage
 from triage.analysis.stopped import what_to_do
 from triage.analysis.unrecorded import END_NOT_SHOWN
+from triage.lazy_regex import lazy_regex
 from triage.model import MismatchKind, Verdict, VerdictKind
 from triage.model.evidence import GPU_WAIT, RankActivityFact
 from triage.model.gpu import GPU_BUSY_SHARE
@@ -34,6 +35,10 @@ THREAD_AT_EXIT_STEP = (
     "often at exit: call torch.distributed.destroy_process_group() before the program ends and stop or join its own "
     "threads (loggers, prefetchers, DataLoader workers with persistent_workers); a gloo or NCCL process that exits "
     "without destroy_process_group aborts so now and then (pytorch/pytorch#190489)")
+# a crash whose summary says how the process died (a signal, a fault, a CUDA error, a core); without it (a worker that
+# "died unexpectedly"), the kernel's log tells an OOM kill from a GPU fault first
+_HOW_IT_DIED = lazy_regex(r"SIG[A-Z]{3,6}|[Ss]ignal|CUDA|cuda|[Ii]llegal|Xid|[Ss]egmentation|core dumped|[Aa]bort|"
+                          r"exit(?:ed)? (?:with )?(?:code|status)|[Ff]ault|0x[0-9A-Fa-f]{8}")
 LIVE_STACKS = ("while it hangs, take the stacks of every rank: `triage collect --job JOBID` (SLURM) or "
                "`triage dump --match train.py` on each node")
 # an init hang, whatever the input: who never joined, and whether the nodes reach the store
@@ -86,6 +91,10 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None) -> tuple[str, .
         if "SIGKILL" in summary:
             steps.append("run `dmesg -T | grep -i -E 'killed process|out of memory'` on that host: SIGKILL is "
                          "usually the kernel OOM killer (host memory, not GPU memory)")
+        elif not _HOW_IT_DIED.search(summary):
+            steps.append("the input does not say how it died: `dmesg -T | grep -i -E 'killed process|out of memory|"
+                         "Xid'` on that host tells a kill by the kernel's OOM killer (host memory) from a GPU fault, "
+                         "and its exit code or signal (the launcher's own record of it) tells the rest")
         else:
             steps.append("for CUDA errors re-run with CUDA_LAUNCH_BLOCKING=1 (or under compute-sanitizer) to "
                          "get the failing kernel; check `dmesg` on that host for Xid lines")

@@ -9,7 +9,7 @@ from triage.analysis.verdict import headline
 from triage.analysis.verdict.headline import Head
 from triage.model import Finding, Verdict, VerdictKind
 from triage.model.evidence import OpCountSplit, ReportedLag
-from triage.parsing.desync import HCCL_WAIT_TEXT, MONITORED_BARRIER
+from triage.parsing.desync import HCCL_WAIT_TEXT, HOROVOD_STALL_TEXT, MONITORED_BARRIER
 
 
 def op_count_verdict(splits: tuple[OpCountSplit, ...]) -> tuple[Verdict, Finding] | None:
@@ -49,6 +49,10 @@ def lagging_verdict(lags: tuple[ReportedLag, ...]) -> tuple[Verdict, Finding] | 
     if lag.text.startswith(HCCL_WAIT_TEXT):
         summary = (f"{rank_word(ranks)} never reached the collective the others wait in ({lag.text}): stuck before "
                    f"it, or dead; {'its' if len(ranks) == 1 else 'their'} own log would say which")
+        kind = VerdictKind.MISSING_RANK
+    elif lag.text.startswith(HOROVOD_STALL_TEXT):
+        summary = (f"{rank_word(ranks)} never submitted the collective the other ranks wait in ({lag.text}): stuck "
+                   f"before it, or dead; {'its' if len(ranks) == 1 else 'their'} own log would say which")
         kind = VerdictKind.MISSING_RANK
     elif MONITORED_BARRIER in lag.text:
         summary = (f"{rank_word(ranks)} did not reach the monitored barrier in time "

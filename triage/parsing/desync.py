@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from triage.lazy_regex import lazy_regex
 from triage.parsing.names import torch_dtype, torch_op
+from triage.parsing.progress import went_on_after
 
 MISMATCH_MARKER = "Detected mismatch between collectives"
 RUNNING_MARKER = "Running collective"
@@ -246,6 +247,52 @@ def parse_hccl_waits(text: str) -> list[LaggingRanks]:
         f"{HCCL_WAIT_TEXT}: {told} in {what} on hccl_world_group for the record of "
         f"{'rank ' + str(missing[0]) if len(missing) == 1 else 'ranks ' + ', '.join(map(str, missing))}, "
         "which never came"))]
+
+
+# Horovod's stall inspector (horovod/common/stall_inspector.cc), printed by the coordinator when some ranks submitted a
+# tensor and the others have not after HOROVOD_STALL_CHECK_TIME_SECONDS: "One or more tensors were submitted to be
+# reduced, gathered or broadcasted by subset of ranks and are waiting for remainder of ranks for more than 60 seconds.
+# ..." then "Missing ranks:" and one line per rank that has NOT submitted, "2: [tensor, tensor ...]" ("2!: [...]" when
+# it is past HOROVOD_STALL_SHUTDOWN_TIME_SECONDS and Horovod shuts down). The numbers are the ranks that never reached
+# the collective. A job that went on after the report (the stall was a slow rank that caught up) is not read.
+HOROVOD_STALL_MARKER = "by subset of ranks and are waiting for remainder of ranks"
+HOROVOD_STALL_TEXT = "Horovod's stall inspector"
+_HVD_LIST_HEAD = lazy_regex(r"(?:^|[\s:>\]])Missing ranks:\s*$")
+# (a launcher's tag may stand before each line: "[1,0]<stderr>:2: [grad_0]")
+_HVD_RANK = lazy_regex(r"^(?:\[\d+,\d+\]<std(?:out|err)>:|\[[\w.:-]+\]:?|[\w.-]+: )?\s*(?P<rank>\d{1,6})(?P<shut>!)?: "
+                       r"\[(?P<tensor>[^,\]]{0,200})")
+_HVD_LIST_LINES = 4096
+
+
+def parse_horovod_stall(text: str) -> list[LaggingRanks]:
+    """The ranks the first complete stall report of Horovod's stall inspector lists as missing (not submitted the
+    tensors the others wait to reduce), unless the job went on after it."""
+    index = text.find(HOROVOD_STALL_MARKER)
+    while index >= 0:
+        lines_at = text.find("\n", index)
+        if lines_at < 0:
+            return []
+        head = text.find("\n", lines_at + 1)
+        head_line = text[lines_at + 1:len(text) if head < 0 else head]
+        ranks: dict[int, str] = {}
+        end = head if head >= 0 else len(text)
+        if _HVD_LIST_HEAD.search(head_line) is not None and head >= 0:
+            at = head + 1
+            while at < len(text) and len(ranks) < _HVD_LIST_LINES:
+                stop = text.find("\n", at)
+                stop = len(text) if stop < 0 else stop
+                match = _HVD_RANK.match(text[at:stop].strip())
+                if match is None:
+                    break
+                ranks.setdefault(int(match.group("rank")), match.group("tensor").strip())
+                end, at = stop, stop + 1
+        if ranks and not went_on_after(text, end):
+            first = next(iter(ranks.values()))
+            return [LaggingRanks(tuple(sorted(ranks)), True, -1,
+                                 f"{HOROVOD_STALL_TEXT}: the other ranks submitted {first or 'a tensor'} and wait "
+                                 f"for these to submit it too"[:300])]
+        index = text.find(HOROVOD_STALL_MARKER, end)
+    return []
 
 
 def parse_desync_report(text: str) -> list[LaggingRanks]:

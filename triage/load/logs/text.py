@@ -53,11 +53,13 @@ from triage.parsing.crashlog import (
 )
 from triage.parsing.desync import (
     HCCL_NOTIFY_MARKER,
+    HOROVOD_STALL_MARKER,
     MISMATCH_MARKER,
     MONITORED_BARRIER,
     RUNNING_MARKER,
     parse_desync_report,
     parse_hccl_waits,
+    parse_horovod_stall,
     parse_mismatch,
     parse_running,
 )
@@ -293,6 +295,9 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     scan.op_count_splits.extend(op_count_splits(body, path))
     scan.lagging.extend(ReportedLag(lag.ranks, lag.never_joined, lag.collective, lag.text, (path,))
                         for lag in parse_desync_report(whole))
+    if HOROVOD_STALL_MARKER in whole:
+        scan.lagging.extend(ReportedLag(lag.ranks, lag.never_joined, lag.collective, lag.text, (path,))
+                            for lag in parse_horovod_stall(whole))
     if HCCL_NOTIFY_MARKER in whole:
         scan.lagging.extend(ReportedLag(lag.ranks, lag.never_joined, lag.collective, lag.text, (path,))
                             for lag in parse_hccl_waits(whole))

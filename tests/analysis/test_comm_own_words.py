@@ -55,3 +55,50 @@ def test_horovods_stall_words_without_a_stall_name_no_missing_rank(lines: tuple[
     result = report(*lines)
     assert result.verdict.kind.value != "missing_rank", result.verdict.summary
     assert "Horovod" not in result.verdict.summary
+
+
+_JAX_FATAL = ("F1128 05:14:22.873390  4101 client.cc:90] Terminating process because the JAX distributed service "
+              "detected fatal errors. This most likely indicates that another task died; see the other task logs for "
+              "more details. Disable Python buffering, i.e. `python -u`, to be sure to see all the previous output. "
+              "absl::Status: UNAVAILABLE: The following tasks are unhealthy (stopped sending heartbeats):")
+
+
+# (2) the abort that ends a glog FATAL line's process (glog's "*** Check failure stack trace: ***", Python's "Fatal
+# Python error: Aborted", the shell's "Aborted (core dumped)") is that line's end, not a failure whose message is not in
+# the input: JAX's agent ending after the coordination service named the task that stopped sending heartbeats
+@pytest.mark.parametrize(("task", "tail"), [
+    (3, ("*** Check failure stack trace: ***", "    @     0x7f3a1c2b6e34  absl::log_internal::LogMessage::SendToLog()",
+         "Fatal Python error: Aborted")),
+    (1, (("Additional GRPC error information from remote target coordination_service while calling "
+          "/tensorflow.CoordinationService/PollForError:"), "*** Check failure stack trace: ***",
+         "Aborted (core dumped)")),
+])
+def test_the_abort_after_jaxs_fatal_line_leaves_the_task_that_died(task: int, tail: tuple[str, ...]) -> None:
+    result = report("I1128 05:01:02.123456  4101 distributed.py:90] Connecting to JAX distributed service on "
+                    "10.0.3.4:8476", "step 100 loss 2.31", _JAX_FATAL, f"/job:jax_worker/replica:0/task:{task}",
+                    "The tasks have crashed. Check the task logs for an earlier error to debug further.", *tail)
+    assert result.verdict.kind.value == "missing_rank", result.verdict.summary
+    assert tuple(result.verdict.culprit_ranks) == (task,), result.verdict.summary
+
+
+def test_a_failed_check_keeps_its_own_message_and_rank() -> None:
+    result = report("[rank0]: step 1 loss 2.0", "[rank1]: step 1 loss 2.0",
+                    "[rank1]: F1128 05:14:22.873390  4101 foo.cc:90] Check failed: x == y (3 vs. 4)",
+                    "[rank1]: *** Check failure stack trace: ***", "[rank1]: Fatal Python error: Aborted")
+    assert result.verdict.kind.value == "crash" and tuple(result.verdict.culprit_ranks) == (1,), result.verdict.summary
+    assert "Check failed: x == y" in result.verdict.summary
+
+
+# negatives: a trace with no FATAL line above it still says a CHECK failed; another rank's abort after one rank's
+# FATAL line is that rank's own
+def test_a_check_trace_without_its_fatal_line_is_still_a_crash() -> None:
+    result = report("[rank0]: step 1 loss 2.0", "[rank1]: step 1 loss 2.0", "*** Check failure stack trace: ***",
+                    "Aborted (core dumped)")
+    assert result.verdict.kind.value == "crash", result.verdict.summary
+
+
+def test_another_ranks_abort_after_a_fatal_line_is_its_own() -> None:
+    result = report("[rank0]: step 1 loss 2.0", "[rank1]: step 1 loss 2.0",
+                    "[rank1]: F1128 05:14:22.873390  4101 foo.cc:90] Check failed: x == y (3 vs. 4)",
+                    "[rank0]: Fatal Python error: Aborted")
+    assert {0, 1} <= {r for f in result.findings for r in f.ranks}, [f.detail for f in result.findings]

@@ -432,6 +432,16 @@ _GLOG_F = lazy_regex(r"^\[?F\d{4} [\d:.]+\s+(?P<tid>\d+) (?P<file>[\w./-]+:\d+)\
 # what glog prints as a CHECK's abort begins, when the paste lost the FATAL line above it
 _CHECK_TRACE = "*** Check failure stack trace: ***"
 CHECK_TRACE_TEXT = "a CHECK failed (glog's '*** Check failure stack trace: ***'; its message is not in this input)"
+CHECK_TRACE_HEAD = _CHECK_TRACE
+# glog's FATAL head alone, as a cleaner may keep it apart from the message ("F1128 05:14:22.873390")
+_GLOG_F_STAMP = lazy_regex(r"^\[?F\d{4} \d\d:\d\d:\d\d")
+
+
+def glog_fatal_head(text: str) -> bool:
+    """The text opens with glog's or absl's FATAL head (a LOG(FATAL) or a failed CHECK: the process aborts after it,
+    and glog's "*** Check failure stack trace: ***" follows it)."""
+    return text[:2].lstrip("[")[:1] == "F" and (_GLOG_F.match(text) is not None
+                                                or _GLOG_F_STAMP.match(text) is not None)
 
 
 # argparse's exit on a bad command line, of a launcher (torch.distributed's "launch.py: error: argument

@@ -72,6 +72,7 @@ class LogScan:
     duplicate_hosts: dict[int, str] = field(default_factory=dict)   # order of a duplicate-GPU line -> its host
     spawn_bootstrap: int | None = None      # order of a spawned child's start-up frame (its parent had gone)
     worker_start: int | None = None         # order of torchrun's agent's worker-start frame (its --no-python Popen)
+    glog_fatal: tuple[int, int | None] | None = None   # (order, rank) of the last glog FATAL line
     barrier_error: tuple[int, bool] | None = None  # (order, its 'Original exception:' seen) of a monitoredBarrier line
     stop: StopDecision | None = None      # triage's own stop record in a merged.log (the earliest)
     last_error: dict[int, int] = field(default_factory=dict)   # rank -> order of its NCCL "Last error:" line

@@ -46,6 +46,7 @@ from triage.parsing.crashlog import (
     SPAWN_BOOTSTRAP_NOTE,
     CrashLineKind,
     duplicate_gpu,
+    glog_fatal_head,
     has_marker,
     parse_crash_line,
     rank_in_message,
@@ -378,6 +379,7 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
           loud: bool = True, stamp: str | None = None) -> None:
     """Route one line to the parser its markers call for (``loud`` False: it holds none of GATE_LITERALS;
     ``stamp``: the head removed from it, whose glog level may say it is an error)."""
+    fatal_head = loud and (glog_fatal_head(rest.lstrip()) or (stamp is not None and glog_fatal_head(stamp.lstrip())))
     parsed = False
     if host and rank is None and scan.orphans and rest.lstrip().startswith(_OMPI_SIGNAL_HEAD):
         _handler_host(host, order, scan)
@@ -388,6 +390,8 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
         return
     if loud and any(marker in rest for marker in INIT_MARKERS) and (wait := parse_init_line(rest)) is not None:
         record_init_wait(wait, rank, host, path, order, scan)
+        if fatal_head:
+            scan.glog_fatal = (order, rank)     # (JAX's agent ending after the service told it of a task's death)
         return
     if loud and "Duplicate GPU" in rest and (duplicate := duplicate_gpu(rest)) is not None:
         if rank is not None:
@@ -478,6 +482,13 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
         if crash is not None and scan.barrier_error and scan.barrier_error[1] and MONITORED_BARRIER not in rest \
                 and 0 < order - scan.barrier_error[0] <= _BARRIER_ORIGINAL_LINES:
             crash = replace(crash, text=(crash.text + BARRIER_ORIGINAL_NOTE)[:400], collateral=True)
+        if crash is not None and crash.kind is CrashLineKind.FATAL_SIGNAL and crash.signal == "SIGABRT" \
+                and not fatal_head and scan.glog_fatal is not None and scan.glog_fatal[1] in (None, rank) \
+                and 0 < order - scan.glog_fatal[0] <= _GLOG_TRACE_LINES and _ABORT_AFTER_FATAL.match(rest.strip()):
+            return      # the abort that ends a glog FATAL line's process: that line (read where it stands) is its
+            #             failure, with its message
+        if crash is not None and fatal_head:
+            scan.glog_fatal = (order, rank)
         if crash is not None and rank is None and (rank := rank_in_message(crash.text)) is not None:
             scan.ranks_seen.add(rank)
         if crash is not None:
@@ -534,6 +545,13 @@ def _handler_host(host: str, order: int, scan: LogScan) -> None:
     last_order, crash, _path = scan.orphans[-1]
     if 0 < order - last_order <= _HANDLER_HEAD_LINES and id(crash) not in scan.orphan_hosts:
         scan.orphan_hosts[id(crash)] = host
+
+# glog's FATAL line, then its message's further lines (a gRPC detail, a coordination error's list of tasks), then "***
+# Check failure stack trace: ***": the trace ends the FATAL line's process, no failure of its own
+_GLOG_TRACE_LINES = 40
+# what the abort says after it: glog's trace head, Python's faulthandler, a shell's, absl's failure signal handler
+_ABORT_AFTER_FATAL = lazy_regex(r"^(?:\*\*\* Check failure stack trace: \*\*\*|Fatal Python error: Aborted|"
+                                r"Aborted(?: \(core dumped\))?|\*\*\* SIGABRT received at time=)")
 
 _LAUNCHER_HEAD, _LAUNCHER_TAIL = 2_000, 20_000     # lines: a launcher speaks at the start and at the end
 

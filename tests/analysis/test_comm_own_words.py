@@ -102,3 +102,38 @@ def test_another_ranks_abort_after_a_fatal_line_is_its_own() -> None:
                     "[rank1]: F1128 05:14:22.873390  4101 foo.cc:90] Check failed: x == y (3 vs. 4)",
                     "[rank0]: Fatal Python error: Aborted")
     assert {0, 1} <= {r for f in result.findings for r in f.ranks}, [f.detail for f in result.findings]
+
+
+_WORK = ("[rank0]: step 40 loss 3.10", "[rank1]: step 40 loss 3.12", "[rank2]: step 40 loss 3.11",
+         "[rank3]: step 40 loss 3.13")
+
+
+# (3) ROCm's HSA runtime on a GPU page fault ("Memory access fault by GPU node-N (Agent handle: 0x...) on address
+# 0x.... Reason: ..."), after which it aborts the process: that process's crash, a device fault
+_FAULT_2 = ("[rank2]: Memory access fault by GPU node-6 (Agent handle: 0x5583e4b0c2a0) on address 0x7fe110a00000. "
+            "Reason: Unknown.")
+_AGENT_2 = ("E1128 05:22:02.000000 140 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: -6) "
+            "local_rank: 2 (pid: 4403) of binary: /usr/bin/python")
+_FAULT_1 = ("[rank1]:Memory access fault by GPU node-2 (Agent handle: 0x1f2e3d40) on address (nil). Reason: Page not "
+            "present or supervisor privilege.")
+_FAULT = ("Memory access fault by GPU node-4 (Agent handle: 0x55d0c1a3e0b0) on address 0x7f2a3c000000. Reason: Page "
+          "not present or supervisor privilege.")
+
+
+@pytest.mark.parametrize(("lines", "rank"), [
+    ((_FAULT_2, _AGENT_2), 2),
+    ((_FAULT_1, "[rank1]:Aborted (core dumped)"), 1),
+    ((_FAULT, "Aborted (core dumped)"), None),
+])
+def test_rocms_memory_access_fault_is_the_processs_crash(lines: tuple[str, ...], rank: int | None) -> None:
+    result = report(*_WORK, *lines)
+    assert result.verdict.kind.value == "crash", result.verdict.summary
+    assert "Memory access fault by GPU node-" in result.verdict.summary, result.verdict.summary
+    assert tuple(result.verdict.culprit_ranks) == (() if rank is None else (rank,)), result.verdict.summary
+
+
+def test_a_memory_access_fault_named_in_a_sentence_is_no_crash() -> None:
+    result = report(*_WORK, "[rank0]: note: a 'Memory access fault by GPU' on MI250 usually means HSA_XNACK is off",
+                    "[rank0]: step 50 loss 3.01", "[rank0]: Training finished.")
+    assert "Memory access fault" not in result.verdict.summary, result.verdict.summary
+

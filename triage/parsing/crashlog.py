@@ -124,7 +124,12 @@ _CUDA_ERROR = lazy_regex(
     r"\bCUDA_ERROR_(?!OUT_OF_MEMORY\b)[A-Z_]+\b|"
     # PyTorch 1.x (THC): "cuda runtime error (39) : uncorrectable ECC error encountered at .../x.cpp:265",
     # "THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=405 error=11 : invalid argument"
-    r"cuda runtime error \(\d+\) : \S|THCudaCheck FAIL file=\S+ line=\d+ error=\d+ : \S", re.MULTILINE)
+    r"cuda runtime error \(\d+\) : \S|THCudaCheck FAIL file=\S+ line=\d+ error=\d+ : \S|"
+    # ROCm's HSA runtime on a GPU page fault (ROCR's default system event handler, which aborts the process after it):
+    # "Memory access fault by GPU node-4 (Agent handle: 0x55d0c1a3e0b0) on address 0x7f2a3c000000. Reason: Page not
+    # present or supervisor privilege." (node-N is the KFD topology node, not the device index)
+    r"\bMemory access fault by GPU node-\d+ \(Agent handle: 0x[0-9a-fA-F]+\) on address (?:0x[0-9a-fA-F]+|\(nil\))\.",
+    re.MULTILINE)
 _CUDA_HINT = "CUDA kernel errors might be asynchronously reported"
 _THC_PRINT = "THCudaCheck FAIL file="
 # the kernel's own assert, printed per thread before "device-side assert triggered" (which a paste may lack):

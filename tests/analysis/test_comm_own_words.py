@@ -137,3 +137,27 @@ def test_a_memory_access_fault_named_in_a_sentence_is_no_crash() -> None:
                     "[rank0]: step 50 loss 3.01", "[rank0]: Training finished.")
     assert "Memory access fault" not in result.verdict.summary, result.verdict.summary
 
+
+# (4) oneCCL's own error lines ("... |CCL_ERROR| worker.cpp:353 ccl_worker_func: worker 0 caught internal exception:
+# ..."): a failure, whose "worker N" is oneCCL's progress thread, never rank N; the launcher's prefix names the rank
+_CCL = ("2025:11:28-05:55:00:(12345) |CCL_ERROR| worker.cpp:353 ccl_worker_func: worker 0 caught internal exception: "
+        "oneCCL: ze_call.cpp:43 do_call: EXCEPTION: ze error at zeCommandQueueExecuteCommandLists, code: "
+        "ZE_RESULT_ERROR_DEVICE_LOST")
+
+
+def test_oneccls_error_is_a_failure_of_no_rank_its_worker_names() -> None:
+    result = report(*_WORK, _CCL)
+    assert result.verdict.kind.value != "no_problem_found", result.verdict.summary
+    assert "ZE_RESULT_ERROR_DEVICE_LOST" in result.verdict.summary, result.verdict.summary
+    assert tuple(result.verdict.culprit_ranks) == (), result.verdict.summary
+
+
+def test_oneccls_error_under_a_rank_prefix_is_that_ranks() -> None:
+    result = report(*_WORK, "[rank3]: " + _CCL.replace("worker 0", "worker 1"))
+    assert tuple(result.verdict.culprit_ranks) == (3,), result.verdict.summary
+
+
+def test_oneccls_warning_is_no_failure() -> None:
+    result = report(*_WORK, "2025:11:28-05:55:00:(12345) |CCL_WARN| worker 2 did not get affinity, using default",
+                    "[rank0]: step 50 loss 3.01", "[rank0]: Training finished.")
+    assert 2 not in result.verdict.culprit_ranks and "CCL_WARN" not in result.verdict.summary, result.verdict.summary

@@ -26,6 +26,9 @@ _WHAT = lazy_regex(
 # (every match holds "error" or "exception": the reader's gate passes its line)
 _EXC_NAME = lazy_regex(r"\b[A-Z]\w*(?:Error|Exception):")
 # a traceback's frame, or a line of its code, after a head ("worker 3 -   File ...", "rank 3 |     main()")
+# oneCCL's own log lines ("2025:11:28-05:55:00:(12345) |CCL_ERROR| worker.cpp:353 ccl_worker_func: worker 0 caught
+# internal exception: ..."): its "worker N" is a progress thread of that process, numbered by it, never a rank
+_CCL_WORKER = lazy_regex(r"\b[Ww]orker\s*#?\s*\d+")
 _FRAME_UNDER_HEAD = lazy_regex(r'\bFile "[^"]*", line \d+|[-|:>\]]\s{3,}\S')
 # Every match of _WHAT holds one of these (caseless): a line holding none names no failure, and its reader
 # need not ask (triage.load.logs.text; tests/parsing/test_named_failure_gate.py holds the two together)
@@ -96,7 +99,8 @@ def named_failure(line: str, prefix_rank: int | None = None) -> tuple[int, Crash
     if text.endswith("Traceback (most recent call last):"):
         return None            # a logger's head of a traceback (SGLang's "Scheduler hit an exception: Traceback
         #                        ..."): the traceback's exception line is the failure, not these words
-    rank = prefix_rank if prefix_rank is not None else named_rank(text)
+    rank = prefix_rank if prefix_rank is not None else named_rank(_CCL_WORKER.sub("", text) if "|CCL_" in text
+                                                                   else text)
     if rank is None:
         return None
     if not said_failed and (prefix_rank is not None or (at := rank_at(text)) is None or (exc := _EXC_NAME.search(text))

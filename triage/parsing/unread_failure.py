@@ -26,6 +26,8 @@ UNREAD_KIND = "unread"     # the failure_kind (triage.model.evidence.ExitInfo) o
 # and many C loggers' one-letter heads ("[E]", "E1127 10:00:01.123 ...", "<F>"), "fatal error", "abort:".
 _LEVEL = lazy_regex(
     r"(?<![\w-])(?:ERROR|ERR|FATAL|CRITICAL|CRIT|PANIC|EMERG|SEVERE)(?![\w-])"
+    # oneCCL's own level head ("2025:11:28-05:55:00:(12345) |CCL_ERROR| worker.cpp:353 ...")
+    r"|\|CCL_(?:ERROR|FATAL)\|"
     r"|(?:^|\s)[\[<(](?:E|F|ERR|ERROR|FATAL|Error|Fatal)[\]>)](?=\s|:)"
     r"|^[EF]\d{4} \d\d:\d\d:\d\d"
     r"|\b[Ff]atal(?: error)?\b"

@@ -161,3 +161,31 @@ def test_oneccls_warning_is_no_failure() -> None:
     result = report(*_WORK, "2025:11:28-05:55:00:(12345) |CCL_WARN| worker 2 did not get affinity, using default",
                     "[rank0]: step 50 loss 3.01", "[rank0]: Training finished.")
     assert 2 not in result.verdict.culprit_ranks and "CCL_WARN" not in result.verdict.summary, result.verdict.summary
+
+
+# (5) Ascend HCCL's link set-up that timed out (EI0006 "Getting socket times out. Reason: ...", the CANN log's "wait
+# socket establish timeout"): a network failure the reporting rank saw (its peer never answered), not a Python error
+_HCCL_1 = (("[rank1]: RuntimeError: HCCL function error: HcclAllReduce(inputDataPtr, outputDataPtr, numel, hcclType, "
+            "hcclReduceOp, comm, stream.stream(false)), error code is 7"),
+           "[rank1]: [ERROR] 2025-11-28-05:30:01 (PID:5512, Device:1, RankID:1) ERR02200 DIST call hccl api failed.",
+           ("[rank1]: EI0006: 2025-11-28-05:30:01.110.201 Getting socket times out. Reason: 1. The remote does not "
+            "initiate a connect request. some NPUs in the cluster are abnormal."))
+_HCCL_0 = ("[rank0]: RuntimeError: [ERROR] HCCL error in: torch_npu/csrc/distributed/ProcessGroupHCCL.cpp:64.",
+           ("[rank0]: EI0006: [PID: 11234] 2025-11-28-06:00:00.000.000 Getting socket times out. Reason: 2. The remote "
+            "does not initiate a connect request because the collective communication operator is started too late."))
+_HCCL_2 = (("[rank2]: [ERROR] HCCL(17528,python3):2026-03-18-10:33:52.113.403 [hccl_socket_manager.cc:797] "
+            "[18744][Wait][LinkEstablish]wait socket establish timeout, role[1] rank[2] timeout[120 s]"),)
+
+
+@pytest.mark.parametrize(("lines", "rank"), [(_HCCL_1, 1), (_HCCL_0, 0), (_HCCL_2, 2)])
+def test_hccls_link_setup_timeout_is_a_network_error(lines: tuple[str, ...], rank: int) -> None:
+    result = report(*_WORK, *lines)
+    assert result.verdict.kind.value == "network_error", result.verdict.summary
+    assert rank in result.verdict.culprit_ranks or f"reported by rank {rank}" in result.verdict.summary, \
+        result.verdict.summary
+
+
+def test_hccls_timeout_advice_is_no_network_error() -> None:
+    result = report(*_WORK, "[rank0]: export HCCL_CONNECT_TIMEOUT=7200  # against EI0006 (Getting socket times out)",
+                    "[rank0]: step 50 loss 3.01", "[rank0]: Training finished.")
+    assert result.verdict.kind.value != "network_error", result.verdict.summary

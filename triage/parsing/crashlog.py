@@ -72,6 +72,7 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            "abort timed out", "[F", "thread terminat", "Connection refused", "connection abort", "Connect to ",
            "host not found", "Caught signal", "caught signal", "Assertion ", "Address already in use", "EADDRINUSE",
            "failed to listen", "ssh exited with exit code", "does not support", "posix_fallocate", "ncclShmOpen",
+           "Getting socket times out", "wait socket establish timeout",
            "failed to extend /dev/shm", "what():", "retry count exceeded", "RETRY_EXC_ERR", "completion_with_err",
            "forrtl: ", "exit signals: ", "CUDA_ERROR_", "Check failed", "Check failure", "NCCL_ERROR", "ECONN",
            "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "connect() failed", "DDP expects same model", "Broken pipe",
@@ -197,6 +198,9 @@ _NET = lazy_regex(
     # ERROR: Invalid argument", "NET/OFI Couldn't enable endpoint. RC: -12, ERROR: Cannot allocate memory"
     r"NET/OFI .*(?:Couldn't|[Ff]ailed|ERROR:)|"
     r"Connection timed out|No route to host|ibv_\w+ failed|ECONNRESET|ETIMEDOUT|"
+    # Ascend HCCL's link set-up that timed out (EI0006, "Getting socket times out. Reason: ..."; its CANN log's "wait
+    # socket establish timeout"): the peer never answered the connection (dead, late, or the link is down)
+    r"\bEI0006:\s.{0,120}?Getting socket times out\.|\bwait socket establish timeout\b|"
     # a socket call's errno by its name, in any framework's words (TensorPipe: "ECONNREFUSED: connection refused",
     # libuv, gRPC, gloo): the name alone is a network failure; "connect() failed" with the peer it could not reach
     r"\bE(?:CONNREFUSED|CONNABORTED|PIPE|HOSTUNREACH|NETUNREACH)\b|\bconnect\(\) failed\b|"

@@ -189,3 +189,26 @@ def test_hccls_timeout_advice_is_no_network_error() -> None:
     result = report(*_WORK, "[rank0]: export HCCL_CONNECT_TIMEOUT=7200  # against EI0006 (Getting socket times out)",
                     "[rank0]: step 50 loss 3.01", "[rank0]: Training finished.")
     assert result.verdict.kind.value != "network_error", result.verdict.summary
+
+
+# (6) gRPC's own words for a peer it cannot reach, under TensorFlow's and JAX's errors ("UNAVAILABLE: failed to connect
+# to all addresses", "UNAVAILABLE: Socket closed"): a network failure, whose settling is the unreachable task's log (no
+# c10d store is involved)
+@pytest.mark.parametrize("line", [
+    ("tensorflow.python.framework.errors_impl.UnavailableError: Collective ops is aborted by: failed to connect to all "
+     "addresses"),
+    ("jaxlib.xla_extension.XlaRuntimeError: UNAVAILABLE: failed to connect to all addresses; last error: UNKNOWN: "
+     "ipv4:10.0.7.3:8476: Failed to connect to remote host: Connection refused"),
+    "tensorflow.python.framework.errors_impl.UnavailableError: UNAVAILABLE: Socket closed",
+])
+def test_grpcs_unreachable_peer_is_a_network_error(line: str) -> None:
+    result = report("Epoch 1/10", "120/500 [======>.......] - loss: 0.52", line)
+    assert result.verdict.kind.value == "network_error", result.verdict.summary
+    assert "gRPC call could not reach" in result.verdict.summary and "MASTER_ADDR" not in result.verdict.summary, \
+        result.verdict.summary
+
+
+def test_grpcs_warning_the_job_went_on_after_is_no_network_error() -> None:
+    result = report(*_WORK, "W1128 06:00:00.000000 41 grpc_util.cc:88] failed to connect to all addresses; will retry",
+                    "[rank0]: step 50 loss 3.01", "[rank1]: step 50 loss 3.02", "[rank0]: Training finished.")
+    assert result.verdict.kind.value != "network_error", result.verdict.summary

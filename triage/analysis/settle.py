@@ -140,6 +140,9 @@ NETWORK_EVERY = ("NCCL_DEBUG=INFO output of every rank (which peer, address or i
 _STORE = lazy_regex(r"client socket has timed out|RendezvousConnectionError|C10d store|DistNetworkError|"
                     r"connect\(\) timed out|host not found|Name or service not known|[Ff]ailed to connect to|"
                     r"to any network address|client mesh master|rendezvous store|reach the store")
+# gRPC's words for a peer it cannot reach (TensorFlow's and JAX's collectives and coordination service): no store's
+_GRPC = lazy_regex(r"\bfailed to connect to all addresses\b|\bUNAVAILABLE: (?:Socket closed|Stream removed|"
+                   r"Connection reset)\b")
 _STORE_ADDR = lazy_regex(r"\(([\w.:\[\]-]+), ?(\d{2,5})\)|\b((?:\d{1,3}\.){3}\d{1,3}|[a-z][\w.-]*):(\d{2,5})\b")
 _SHM = lazy_regex(r"/dev/shm|shared memory segment|posix_fallocate")  # noqa: S108 (a pattern, not a path)
 _PEER = lazy_regex(r"\bpeer\b|remote process exited|Connect to |Call to (?:connect|recv|send)")
@@ -155,6 +158,9 @@ def settle_network(text: str, host: str | None) -> str:
     if _SHM.search(text):
         return ("`df -h /dev/shm` where the ranks run would settle it (a container's default is 64 MB: `docker run "
                 "--shm-size`, or NCCL_SHM_DISABLE=1 to do without it)")
+    if _GRPC.search(text):
+        return ("the log of the process the gRPC call could not reach (TensorFlow's or JAX's task that the error's "
+                "'remote target /job:.../task:N' names: whether it died or was preempted first) would settle it")
     if _STORE.search(text):
         found = _STORE_ADDR.search(text)
         name, port = (found.group(1) or found.group(3), found.group(2) or found.group(4)) if found else (None, None)

@@ -198,6 +198,9 @@ _NET = lazy_regex(
     # ERROR: Invalid argument", "NET/OFI Couldn't enable endpoint. RC: -12, ERROR: Cannot allocate memory"
     r"NET/OFI .*(?:Couldn't|[Ff]ailed|ERROR:)|"
     r"Connection timed out|No route to host|ibv_\w+ failed|ECONNRESET|ETIMEDOUT|"
+    # gRPC's own words for a peer it cannot reach (TensorFlow's and JAX's collectives and coordination service, Ray):
+    # "UNAVAILABLE: failed to connect to all addresses", "UNAVAILABLE: Socket closed", "... Stream removed"
+    r"\bfailed to connect to all addresses\b|\bUNAVAILABLE: (?:Socket closed|Stream removed|Connection reset)\b|"
     # Ascend HCCL's link set-up that timed out (EI0006, "Getting socket times out. Reason: ..."; its CANN log's "wait
     # socket establish timeout"): the peer never answered the connection (dead, late, or the link is down)
     r"\bEI0006:\s.{0,120}?Getting socket times out\.|\bwait socket establish timeout\b|"

@@ -132,6 +132,31 @@ def test_rocms_memory_access_fault_is_the_processs_crash(lines: tuple[str, ...],
     assert tuple(result.verdict.culprit_ranks) == (() if rank is None else (rank,)), result.verdict.summary
 
 
+# ... and ROCm's HIP runtime's queue error before it aborts (rocclr's "Callback: Queue 0x... aborting with error :
+# HSA_STATUS_ERROR_...", older "Device::callbackQueue aborting with error : ..."): was a false all-clear without the
+# abort's line after it
+@pytest.mark.parametrize(("line", "rank"), [
+    ((":0:rocdevice.cpp            :2984: 6545699276902 us: [pid:196431 tid:0x7f2301dff640] Callback: Queue "
+     "0x7f2301400000 aborting with error : HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent attempted to access "
+     "memory beyond the largest legal address. code: 0x29"), None),
+    (("[rank1]: :0:rocdevice.cpp            :3020: 7262982208 us:  Callback: Queue 0x77ec42100000 aborting with error : "
+     "HSA_STATUS_ERROR_EXCEPTION: An HSAIL operation resulted in a hardware exception. code: 0x1016"), 1),
+    (("[rank3]: :0:rocdevice.cpp :1903: 10 us: Device::callbackQueue aborting with error : HSA_STATUS_ERROR_EXCEPTION: "
+     "An HSAIL operation resulted in a hardware exception. code: 0x1016"), 3),
+])
+def test_rocms_queue_error_is_the_processs_crash(line: str, rank: int | None) -> None:
+    result = report(*_WORK, line)
+    assert result.verdict.kind.value == "crash", result.verdict.summary
+    assert "aborting with error : HSA_STATUS_ERROR_" in result.verdict.summary, result.verdict.summary
+    assert tuple(result.verdict.culprit_ranks) == (() if rank is None else (rank,)), result.verdict.summary
+
+
+def test_an_hsa_status_named_in_a_sentence_is_no_crash() -> None:
+    result = report(*_WORK, "[rank0]: note: HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION on MI300 means a bad pointer",
+                    "[rank0]: step 50 loss 3.01", "[rank0]: Training finished.")
+    assert result.verdict.kind.value != "crash", result.verdict.summary
+
+
 def test_a_memory_access_fault_named_in_a_sentence_is_no_crash() -> None:
     result = report(*_WORK, "[rank0]: note: a 'Memory access fault by GPU' on MI250 usually means HSA_XNACK is off",
                     "[rank0]: step 50 loss 3.01", "[rank0]: Training finished.")

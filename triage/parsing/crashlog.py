@@ -129,7 +129,12 @@ _CUDA_ERROR = lazy_regex(
     # ROCm's HSA runtime on a GPU page fault (ROCR's default system event handler, which aborts the process after it):
     # "Memory access fault by GPU node-4 (Agent handle: 0x55d0c1a3e0b0) on address 0x7f2a3c000000. Reason: Page not
     # present or supervisor privilege." (node-N is the KFD topology node, not the device index)
-    r"\bMemory access fault by GPU node-\d+ \(Agent handle: 0x[0-9a-fA-F]+\) on address (?:0x[0-9a-fA-F]+|\(nil\))\.",
+    r"\bMemory access fault by GPU node-\d+ \(Agent handle: 0x[0-9a-fA-F]+\) on address (?:0x[0-9a-fA-F]+|\(nil\))\.|"
+    # ROCm's HIP runtime (rocclr's rocdevice.cpp) on a queue's error, before it aborts: ":0:rocdevice.cpp :2984: 65456
+    # us: [pid:196431 tid:0x7f23] Callback: Queue 0x7f2301400000 aborting with error : HSA_STATUS_ERROR_MEMORY_APERTURE_
+    # VIOLATION: The agent attempted to access memory beyond the largest legal address. code: 0x29" (older:
+    # "Device::callbackQueue aborting with error : ...")
+    r"\b(?:Callback: Queue 0x[0-9a-fA-F]+|Device::callbackQueue) aborting with error : HSA_STATUS_ERROR_\w+",
     re.MULTILINE)
 _CUDA_HINT = "CUDA kernel errors might be asynchronously reported"
 _THC_PRINT = "THCudaCheck FAIL file="

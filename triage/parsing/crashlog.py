@@ -81,8 +81,11 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            # a memory allocator's fatal heap check (glibc, tcmalloc): it aborts the process
            "(): ", "double free", "corrupted ", "Attempt to free invalid pointer", *LAUNCH_MARKERS)
 
+# (or a module's own type named plainly Exception or Error, which only its module path tells from a word:
+# mpi4py's "mpi4py.MPI.Exception: Other MPI error, error stack:"; a bare "Error: ..." stays a CLI's word)
 _EXC = lazy_regex(
-    r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
+    r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed)"
+    r"|(?:[A-Za-z_]\w*\.)+(?:Exception|Error))"
     r"(?::\s?(?P<msg>.*))?$")
 # an exception line a reporter glued after a sentence in CJK (fullwidth) punctuation ("...报错：RuntimeError: ...",
 # "...a single gpu，RuntimeError: Default process group has not been initialized..."): the exception starts after it

@@ -124,7 +124,9 @@ _DASK_MEMORY = lazy_regex(r"(?:distributed\.nanny(?:\.memory)? - WARNING - )?\bW
 _K8S_LOW = lazy_regex(r"The node was low on resource: (?P<resource>[\w-]+)")
 # srun's record of a task that ended badly ("srun: error: n3: task 5: Exited with exit code 1", "...: Killed"):
 # not "Terminated", which is what a cancellation does to every task
-_SRUN_TASK_FAILED = lazy_regex(r"srun: error: (?:[\w.-]+: )?tasks? [\d,-]+: (?!Terminated)")
+# (or its wait timer's "srun: StepId=12.0 task 1: exited abnormally", under srun's name or Tianhe's "yhrun")
+_SRUN_TASK_FAILED = lazy_regex(r"srun: error: (?:[\w.-]+: )?tasks? [\d,-]+: (?!Terminated)|"
+                               r"(?:srun|yhrun): (?:StepId=\S+ )?tasks? [\d,-]+: exited abnormally")
 # srun's own word of a node that failed under the step (src/srun/srun_job.c): "srun: error: Node failure on gpu-n11"
 _SRUN_NODE_FAILURE = lazy_regex(r"srun: error: Node failure on (?P<host>[\w.\[\],-]+)")
 # srun could not start the step at all: "srun: error: Unable to create step for job 99123: Memory required by task is
@@ -173,8 +175,13 @@ _MPI_DAEMON_FAILED = lazy_regex(r"An? (?:ORTE|PRTE|PRRTE) daemon has unexpectedl
 # prefix is its rank tag): the process was sent SIGTERM, by something this line does not name
 _LIGHTNING_SIGTERM = lazy_regex(r"(?:^|\] )Received SIGTERM: (?P<num>\d+)\s*$", re.MULTILINE)
 # Intel MPI's Hydra box: "=   RANK 2 PID 4451 RUNNING AT host" then "=   KILLED BY SIGNAL: 9 (Killed)"
-_HYDRA_KILLED = lazy_regex(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES[\s=]*(?:RANK (?P<rank>\d+) )?"
-                           r"PID (?P<pid>\d+) RUNNING AT (?P<host>\S+)[\s=]*KILLED BY SIGNAL: (?P<num>\d+)")
+# (also as a reporter retyped it, its "=" frame left out and a comma closing each line, and with a viewer's line
+# numbers "[80001] " on a paste too short to strip them: "BAD TERMINATION OF ONE OF
+# YOUR APPLICATION PROCESSES,\n   RANK 7 PID 3703 RUNNING AT host,\n   KILLED BY SIGNAL: 9 (Killed).")
+_HYDRA_GAP = r"(?:[\s=]|\[\d{2,}\] ?)*"
+_HYDRA_KILLED = lazy_regex(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES,?" + _HYDRA_GAP
+                           + r"(?:RANK (?P<rank>\d+) )?PID (?P<pid>\d+) RUNNING AT (?P<host>[^\s,]+),?" + _HYDRA_GAP
+                           + r"KILLED BY SIGNAL: (?P<num>\d+)")
 _HYDRA_BADLY = lazy_regex(r"\[mpiexec@(?P<host>[\w.-]+)\][^\n]*one of the processes terminated badly")
 # kubectl describe pod: "Name:  train-worker-2" ... "Reason:  OOMKilled" ... "Exit Code:  137"
 _K8S_POD_NAME = lazy_regex(r"^Name:\s+(?P<pod>[\w.-]+)\s*$", re.MULTILINE)

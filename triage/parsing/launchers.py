@@ -108,8 +108,11 @@ _SHELL_JOB_LOCAL = lazy_regex(r"[:：]\s*(?:第\s*\d+\s*行|(?:Zeile|ligne|行)\
 # MPICH/Intel MPI's Hydra: "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n=   PID 2671 RUNNING AT
 # node0\n=   EXIT CODE: 139" (a code above 128 is 128 + the signal; Intel MPI's "RANK 2 PID ... RUNNING AT node0" and
 # "EXIT STATUS: 1"), and its "EXIT STRING: Segmentation fault (signal 11)"
-_HYDRA = lazy_regex(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES[\s=]*(?:(?:RANK (?P<rank>\d+) )?"
-                    r"PID (?P<pid>\d+) RUNNING AT (?P<host>\S+)[\s=]*)?EXIT (?:CODE|STATUS): (?P<code>\d+)")
+# (the gaps between its lines: the "=" frame, or none in a retyped box, and a viewer's line number "[80001] ")
+_HYDRA_GAP = r"(?:[\s=]|\[\d{2,}\] ?)*"
+_HYDRA = lazy_regex(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES,?" + _HYDRA_GAP
+                    + r"(?:(?:RANK (?P<rank>\d+) )?PID (?P<pid>\d+) RUNNING AT (?P<host>[^\s,]+),?" + _HYDRA_GAP
+                    + r")?EXIT (?:CODE|STATUS): (?P<code>\d+)")
 # For a process a signal killed, the box's EXIT CODE is the signal's number (its exit string, when in the input,
 # says so: "EXIT CODE: 9" ... "Killed (signal 9)", "EXIT CODE: 11" ... "Segmentation fault (signal 11)"): a code
 # that is the number of a signal that kills (SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGKILL, SIGSEGV) is read as it when the

@@ -142,6 +142,16 @@ _SPAWN_EXIT = lazy_regex(r"process (\d+) terminated with (?:signal (SIG[A-Z]+)|e
 _SRUN_SIGNAL = lazy_regex(r"srun: error: (?:(?P<host>[\w.-]+): )?tasks? (?P<tasks>\d+(?:[-,]\d+)*): (?:(?P<what>Killed|"
                           r"Segmentation fault|Aborted|Bus error|Out Of Memory|Floating point exception|"
                           r"Illegal instruction)\b|Exited with exit code (?P<code>\d+))")
+# srun's wait timer (src/srun, --wait / the step's end: "srun: First task exited 60s ago", then each task's state,
+# "srun: StepId=1544235.0 task 0: running", "srun: StepId=1544235.0 tasks 1-3: exited abnormally", "...: exited",
+# older "srun: task 1: exited abnormally"), under srun's own name or a vendor build's (Tianhe's "yhrun"): the tasks
+# "exited abnormally" are the ones that ended first and badly (a non-zero exit or a signal: the record does not say
+# which), the others were still running or ended cleanly
+SRUN_WAIT = lazy_regex(r"^[ \t>]*(?:srun|yhrun): (?:StepId=\S+ )?tasks? (?P<tasks>\d+(?:[-,]\d+)*): exited abnormally"
+                       r"[ \t]*$", re.MULTILINE)
+_SRUN_FIRST_EXITED = lazy_regex(r"^[ \t>]*(?:srun|yhrun): First task exited \d+s ago", re.MULTILINE)
+SRUN_WAIT_NOTE = ("srun's wait timer: the task exited abnormally (a non-zero exit or a signal, the record does not say "
+                  "which) while the others were still running")
 _SRUN_SIGNALS = {"Killed": "SIGKILL", "Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": "SIGBUS",
                  "Out Of Memory": "SIGKILL", "Floating point exception": "SIGFPE", "Illegal instruction": "SIGILL"}
 _ARGV_LOCAL_RANK = lazy_regex(r"""--local[_-]rank(?:=|['"],\s*['"])(\d+)""")
@@ -253,6 +263,8 @@ def parse_launcher_failures(text: str) -> tuple[LauncherFailure, ...]:
         failures.extend(_launch_failures(text))
     if not failures and "srun: error:" in text:
         failures.extend(_srun_failures(text))
+    if not failures and "exited abnormally" in text:
+        failures.extend(_srun_wait_failures(text))
     if not failures and "terminated with" in text:
         for match in _SPAWN_EXIT.finditer(text):
             code = int(match.group(3)) if match.group(3) else None
@@ -391,6 +403,24 @@ def _srun_failures(text: str) -> list[LauncherFailure]:
             failures.append(LauncherFailure(task, None, match.group("host"), code, sig, None, None,
                                             root_cause=root if sig in _SRUN_FAULTS else first_line,
                                             srun_exit=code is not None, srun_task=True, note=note))
+    return failures
+
+
+def _srun_wait_failures(text: str) -> list[LauncherFailure]:
+    """srun's wait timer's tasks that exited abnormally (above), each a root: the first to end, before the rest
+    were terminated. Read only after the timer's own ``First task exited Ns ago`` line."""
+    first = _SRUN_FIRST_EXITED.search(text)
+    if first is None:
+        return []
+    failures: list[LauncherFailure] = []
+    for match in SRUN_WAIT.finditer(text, first.end()):
+        for part in match.group("tasks").split(","):
+            low, _, high = part.partition("-")
+            if int(high or low) - int(low) >= 4096:
+                continue
+            failures.extend(LauncherFailure(task, None, None, None, None, None, None, root_cause=True,
+                                            srun_task=True, note=SRUN_WAIT_NOTE, offset=match.start())
+                            for task in range(int(low), int(high or low) + 1))
     return failures
 
 

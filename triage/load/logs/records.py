@@ -25,6 +25,7 @@ from triage.parsing.node_ranks import NodeRanks, deepspeed_rank_map, node_ranks
 from triage.parsing.solver_errors import parse_solver_errors
 from triage.parsing.torchelastic import (
     SRUN_OOM_NOTE,
+    SRUN_WAIT_NOTE,
     UNNAMED_SIGNAL,
     LauncherFailure,
     is_record_field,
@@ -116,8 +117,8 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
         if failure.traceback and not failure.traceback.startswith(("Signal ", "To enable traceback",
                                                                    "Process failed with exitcode")):
             message = failure.traceback.strip().splitlines()[-1].strip()[:300]
-        if failure.note == SRUN_OOM_NOTE:
-            message = message or failure.note      # (srun's "Out Of Memory": what killed the task)
+        if failure.note in (SRUN_OOM_NOTE, SRUN_WAIT_NOTE):
+            message = message or failure.note      # (srun's "Out Of Memory": what killed the task; its wait timer)
         if not message and failure.signal and windows_status.status_in(str(failure.exitcode), failure.signal):
             message = f"exit code {failure.exitcode}"   # (a Windows crash status: the code is what it said, no signal)
         old = scan.exits.get(rank)

@@ -237,3 +237,10 @@ def test_grpcs_warning_the_job_went_on_after_is_no_network_error() -> None:
     result = report(*_WORK, "W1128 06:00:00.000000 41 grpc_util.cc:88] failed to connect to all addresses; will retry",
                     "[rank0]: step 50 loss 3.01", "[rank1]: step 50 loss 3.02", "[rank0]: Training finished.")
     assert result.verdict.kind.value != "network_error", result.verdict.summary
+
+
+def test_a_ranks_abort_after_a_fatal_line_of_no_rank_is_its_own() -> None:
+    result = report("[rank0]: step 1 loss 2.0", "[rank1]: step 1 loss 2.0",
+                    "F1128 05:14:22.873390  4101 foo.cc:90] Check failed: x == y (3 vs. 4)",
+                    "[rank1]: Fatal Python error: Aborted")
+    assert 1 in {r for f in result.findings for r in f.ranks}, [f.detail for f in result.findings]

@@ -483,7 +483,7 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
                 and 0 < order - scan.barrier_error[0] <= _BARRIER_ORIGINAL_LINES:
             crash = replace(crash, text=(crash.text + BARRIER_ORIGINAL_NOTE)[:400], collateral=True)
         if crash is not None and crash.kind is CrashLineKind.FATAL_SIGNAL and crash.signal == "SIGABRT" \
-                and not fatal_head and scan.glog_fatal is not None and scan.glog_fatal[1] in (None, rank) \
+                and not fatal_head and scan.glog_fatal is not None and scan.glog_fatal[1] == rank \
                 and 0 < order - scan.glog_fatal[0] <= _GLOG_TRACE_LINES and _ABORT_AFTER_FATAL.match(rest.strip()):
             return      # the abort that ends a glog FATAL line's process: that line (read where it stands) is its
             #             failure, with its message

@@ -34,6 +34,11 @@ on signal S" (read by :mod:`triage.parsing.launchers`):
   ``WARNING: Open MPI failed to TCP connect to a peer MPI process.``, then ``Local host: pi02``, ``Message: connect()
   to 169.254.140.13:1026 failed``: a link between two processes failed (a network error of no rank), unless the job
   went on after the box;
+- MPICH's fatal error record without its ``Abort(...) on node N`` head (the handler's text as a library passes it on
+  or the program prints it: ``Fatal error in MPI_Allreduce: Other MPI error, error stack:``, mpi4py's
+  ``mpi4py.MPI.Exception: Other MPI error, error stack:``) where MPICH's stack follows on the next line
+  (``MPI_Allreduce(907).......: MPI_Allreduce(sbuf=..., count=707652794, ...) failed``, each line ``Function(line)...:``
+  under the same prefix): the MPI call of a process failed, which rank the record does not say;
 - ``Primary job terminated normally, but 1 process returned a non-zero exit code``: a process failed, which one
   the box after it says ("The first process to do so was", read by :mod:`triage.parsing.launchers`) when it is
   in the input.
@@ -51,7 +56,7 @@ from triage.parsing.progress import went_on_after
 
 MARKERS = ("An error occurred in MPI_", "MPI_ABORT was invoked", "exiting improperly", "calling", "Primary job",
            "was invoked.", "Local abort ", "called MPI_Abort(", "job aborted, but has no info",
-           "Fatal error in ", ") on node ", "error handler called by rank", "failed to TCP connect")
+           "Fatal error in ", ") on node ", "error handler called by rank", "failed to TCP connect", "error stack:")
 
 _PREFIX = r"(?:\[(?P<host>[\w.-]+):(?P<pid>\d+)\] )?"
 # (its asterisks, three in Open MPI's text, come one or two where Markdown took the rest: "** An error occurred in",
@@ -99,6 +104,12 @@ _MVAPICH_FATAL = lazy_regex(r"\[(?P<host>[A-Za-z0-9][\w.-]*):mpi_rank_(?P<rank>\
 # error handler called by rank:         2173", then the compiler's traceback through the MPI call that failed
 # ("libmpi.so.12.0.2  ...  MPI_Comm_split  Unknown  Unknown")
 _TRACEBACK_HANDLER = lazy_regex(r"MPI traceback error handler called by rank:\s*(?P<rank>\d+)")
+# MPICH's fatal error record without its Abort head: "Fatal error in MPI_Allreduce: Other MPI error, error stack:" (or
+# mpi4py's exception of the same: "mpi4py.MPI.Exception: Other MPI error, error stack:"), read only where MPICH's stack
+# follows on the next line under the same prefix (a sentence that quotes the words has no such line)
+_MPICH_RANKLESS = lazy_regex(r"^(?P<prefix>[^\n]*?)(?:Fatal error in (?P<call>P?MPI_\w+)|mpi4py\.MPI\.Exception): "
+                             r"(?P<what>[^,\n]+), error stack:[ \t]*$", re.MULTILINE)
+_STACK_AT = r"[A-Za-z_(][\w()]*\(\d*\)\.*: ?(?P<why>[^\n]*)$"
 _MPI_CALL = lazy_regex(r"\b(?:P?MPI_[A-Z][a-z]\w*)\b")
 _PEER_WORDS = lazy_regex(r"Communication error with rank|Connection (?:reset|refused|closed|timed out)|socket closed|"
                          r"OFI poll failed|Broken pipe|No route to host|Transport retry count exceeded", re.IGNORECASE)
@@ -168,6 +179,7 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
                             f"failed in {match.group('call')}: {match.group('what').strip()}{why} (MPICH's fatal "
                             f"error handler, Abort({match.group('code')}): {_line(text, match)}", match.start(),
                             first=True, network=bool(stack) and _PEER_WORDS.search(stack[-1].group("why")) is not None))
+    out += _mpich_rankless(text)
     for match in _MVAPICH_FATAL.finditer(text):
         stack = list(_STACK_LINE.finditer(text, match.end(), min(len(text), match.end() + 3000)))
         why = f"; innermost: {stack[-1].group('why')[:200]}" if stack else ""
@@ -212,6 +224,40 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
                                 "ended it (each rank's own output would say)", match.start()))
             break
     return tuple(sorted(out, key=lambda e: e.offset))
+
+
+def _mpich_rankless(text: str) -> list[MpiError]:
+    """MPICH's fatal error record without its Abort head: one record for the first, where its stack follows it (each
+    stack line ``Function(line)...: why`` under the head's own prefix) and the job did not go on after the stack."""
+    for match in _MPICH_RANKLESS.finditer(text):
+        prefix = match.group("prefix")
+        if "Abort(" in prefix or "MPIDI_CH3_Abort" in prefix:
+            continue                                # (the record with its head: read above)
+        # (the same prefix, its numbers as any: a container's or a launcher's timestamp differs line to line)
+        same = re.sub(r"\d+", r"\\d+", re.escape(prefix.strip()))
+        line_re = re.compile(r"[ \t]*" + same + r"[ \t]*" + _STACK_AT)
+        pos, first_call = match.end() + 1, None
+        whys: list[str] = []
+        while pos < len(text) and len(whys) < 60:
+            stop = text.find("\n", pos)
+            stop = len(text) if stop < 0 else stop
+            stack = line_re.match(text, pos, stop)
+            if stack is None or stack.end() != stop:
+                break
+            whys.append(stack.group("why").strip())
+            if first_call is None and (call := _MPI_CALL.search(stack.group("why"))) is not None:
+                first_call = call.group(0)
+            pos = stop + 1
+        if not whys or went_on_after(text, pos):
+            continue
+        named = match.group("call") or first_call or "an MPI call"
+        said = [why for why in whys if why]
+        inner = f"; innermost: {said[-1][:200]}" if len(said) > 1 else ""
+        return [MpiError(None, None, None,
+                         f"failed in {named}: {match.group('what').strip()}{inner} (MPICH's fatal error record, which "
+                         f"does not say the rank): {_line(text, match)}", match.start(), first=True,
+                         network=bool(said) and _PEER_WORDS.search(said[-1]) is not None)]
+    return []
 
 
 def _tcp_connect(text: str) -> list[MpiError]:

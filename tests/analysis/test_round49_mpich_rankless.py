@@ -64,3 +64,26 @@ def test_words_in_a_sentence_are_not_a_record() -> None:
 def test_job_that_went_on_after_the_record_is_not_its_failure() -> None:
     text = PRINTED + "".join(f"epoch 3 step {i} loss 0.{i}1\n" for i in range(1, 8)) + "training finished\n"
     assert parse_mpi_errors(text) == ()
+
+
+# --- Cray ALPS's line of an OOM kill (round 49: mom-ocean/MOM6#552 was refused) ---------------------------------------
+
+ALPS = ("forecast day 12 written\n"
+        "[NID 04417] 2019-02-03 08:11:42 Apid 88120455: initiated application termination\n"
+        "[NID 04417] 2019-02-03 08:11:43 Apid 88120455: OOM killer terminated this process.\n"
+        "Application 88120455 exit codes: 137\n")
+
+
+def test_alps_oom_line_is_a_kill_on_its_node(tmp_path: Path) -> None:
+    got = failure_verdict(ALPS, tmp_path)
+    assert got["kind"] == "crash" and got["culprit_ranks"] == []
+    assert got["culprit_host"] == "nid04417" and "OOM killer" in got["summary"]
+
+
+def test_alps_oom_words_in_a_sentence_or_gone_on_after_are_not_read() -> None:
+    from triage.parsing.launchers import parse_rank_deaths
+    quoted = "The admins said 'Apid 88120455: OOM killer terminated this process.' means the node ran out.\n"
+    assert not [d for d in parse_rank_deaths(quoted) if "OOM killer" in d.text]
+    went_on = ALPS.replace("Application 88120455 exit codes: 137\n", "") + "".join(
+        f"epoch 4 step {step} loss 0.{step}1\n" for step in range(1, 8))
+    assert not [d for d in parse_rank_deaths(went_on) if "OOM killer" in d.text]

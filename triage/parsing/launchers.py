@@ -22,6 +22,7 @@ from triage.parsing.progress import went_on_after
 MARKERS = ("noticed that process rank", "first process to do so", "died", "killed", "Killed", "crashed",
            "exited on signal", "exited with", "terminated by signal", "worker process has died", "Aborted",
            "Segmentation fault", "Bus error", "sigquit from a child", "BAD TERMINATION", "oom-kill", "oom_kill",
+           "OOM killer terminated",
            "PETSC ERROR", "interrupted by signal", "status failed cmd", "died unexpectedly", "scheduler is dead",
            "its node has died", "has been marked dead", "was aborted", "MPT ERROR", "first noticed rank",
            "error_sighandler", "已杀死", "段错误", "已放弃", "总线错误", "浮点数例外", "非法指令", "Getötet",
@@ -124,6 +125,11 @@ _HYDRA_STRING = lazy_regex(r"TERMINATED WITH THE EXIT STRING: [^\n(]*\(signal (?
 # (newer Slurm heads it with its node: "slurmstepd-n1: error: ...")
 _SLURM_OOM = lazy_regex(r"slurmstepd(?:-[\w.-]+)?: error: Detected \d+ oom[-_]kill events?(?:\(s\))? in "
                         r"(?:step |StepId=)\S+")
+# Cray ALPS's (aprun's) own line of the same, per node: "[NID 00865] 2017-07-11 22:36:25 Apid 1351768: OOM killer
+# terminated this process." (after its "Apid N: initiated application termination"): the kernel's OOM killer ended a
+# process of the application on that node (which rank the line does not say; the node is nid00865)
+_ALPS_OOM = lazy_regex(r"^[ \t]*\[NID (?P<nid>\d+)\] [^\n]*?\bApid \d+: OOM killer terminated this process",
+                       re.MULTILINE)
 _SRUN_TASK = lazy_regex(r"srun: error: (?:\S+: )?tasks? \d")
 # PETSc's handler in an MPI rank: "[0]PETSC ERROR: Caught signal number 11 SEGV: Segmentation Violation"
 _PETSC = lazy_regex(r"^\[(?P<rank>\d+)\]PETSC ERROR: Caught signal number (?P<num>\d+)", re.MULTILINE)
@@ -375,6 +381,11 @@ def _other_records(text: str, found: list[RankDeath]) -> list[RankDeath]:
         for match in _SLURM_OOM.finditer(text):
             out.append(RankDeath(None, "SIGKILL", None, None, None, _line_of(text, *match.span()),
                                  offset=match.start()))
+    for match in _ALPS_OOM.finditer(text):
+        if not went_on_after(text, match.end()):
+            out.append(RankDeath(None, "SIGKILL", None, f"nid{match.group('nid')}", None,
+                                 _line_of(text, *match.span()), offset=match.start()))
+            break
     for match in _INTERRUPTED.finditer(text):
         # (the number, not a name a person retyped: "signal 11: SIGSEGA")
         out.append(RankDeath(None, signal_name(match.group("num")), None, None, None, _line_of(text, *match.span()),

@@ -87,3 +87,26 @@ def test_alps_oom_words_in_a_sentence_or_gone_on_after_are_not_read() -> None:
     went_on = ALPS.replace("Application 88120455 exit codes: 137\n", "") + "".join(
         f"epoch 4 step {step} loss 0.{step}1\n" for step in range(1, 8))
     assert not [d for d in parse_rank_deaths(went_on) if "OOM killer" in d.text]
+
+
+# --- MPICH ch3:sock's failed connection to a peer (round 49: UniStuttgart-VISUS/megamol#285 had no reader) -----------
+
+CH3 = ("[3] fatal error\n"
+       "Fatal error in MPI_Allgather: Other MPI error, error stack:\n"
+       "MPI_Allgather(sbuf=0x1, scount=1, MPI_INT, rbuf=0x2, rcount=1, MPI_INT, MPI_COMM_WORLD) failed\n"
+       '[ch3:sock] rank 3 unable to connect to rank 7 using business card <port=50112 description="192.168.4.17 '
+       'render07 " shm_host=render07 shm_queue=4410:880 >\n'
+       "unable to connect to 192.168.4.17 render07  on port 50112, the connection attempt timed out\n")
+
+
+def test_ch3_sock_connection_is_a_network_error_of_no_rank(tmp_path: Path) -> None:
+    got = failure_verdict(CH3, tmp_path)
+    assert got["kind"] == "network_error" and got["culprit_ranks"] == []
+    assert "could not connect to rank 7" in got["summary"]
+
+
+def test_ch3_sock_words_quoted_or_gone_on_after_are_not_read() -> None:
+    quoted = "Our FAQ: a '[ch3:sock] rank 3 unable to connect to rank 7 using business card' line means a firewall.\n"
+    assert not [e for e in parse_mpi_errors(quoted) if "ch3:sock" in e.text]
+    went_on = CH3 + "".join(f"epoch 2 step {step} loss 0.{step}2\n" for step in range(1, 8))
+    assert not [e for e in parse_mpi_errors(went_on) if "ch3:sock" in e.text]

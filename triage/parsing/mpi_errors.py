@@ -39,6 +39,10 @@ on signal S" (read by :mod:`triage.parsing.launchers`):
   ``mpi4py.MPI.Exception: Other MPI error, error stack:``) where MPICH's stack follows on the next line
   (``MPI_Allreduce(907).......: MPI_Allreduce(sbuf=..., count=707652794, ...) failed``, each line ``Function(line)...:``
   under the same prefix): the MPI call of a process failed, which rank the record does not say;
+- MPICH's ch3:sock channel that could not connect to a peer (MPICH2, MS-MPI): ``[ch3:sock] rank 13 unable to connect
+  to rank 12 using business card <port=55228 description="10.35.1.13 host13 " ...>``, then ``unable to connect to
+  10.35.1.13 host13  on port 55228, no endpoint matches the netmask 10.37.0.0/255.255.0.0``: a link between two
+  processes failed (a network error of no rank, as Open MPI's TCP box), unless the job went on after it;
 - ``Primary job terminated normally, but 1 process returned a non-zero exit code``: a process failed, which one
   the box after it says ("The first process to do so was", read by :mod:`triage.parsing.launchers`) when it is
   in the input.
@@ -56,7 +60,8 @@ from triage.parsing.progress import went_on_after
 
 MARKERS = ("An error occurred in MPI_", "MPI_ABORT was invoked", "exiting improperly", "calling", "Primary job",
            "was invoked.", "Local abort ", "called MPI_Abort(", "job aborted, but has no info",
-           "Fatal error in ", ") on node ", "error handler called by rank", "failed to TCP connect", "error stack:")
+           "Fatal error in ", ") on node ", "error handler called by rank", "failed to TCP connect", "error stack:",
+           "[ch3:sock]")
 
 _PREFIX = r"(?:\[(?P<host>[\w.-]+):(?P<pid>\d+)\] )?"
 # (its asterisks, three in Open MPI's text, come one or two where Markdown took the rest: "** An error occurred in",
@@ -123,6 +128,9 @@ _NON_ZERO = lazy_regex(r"Primary job\s+terminated normally, but (?P<n>\d+) proce
 # mpirun could not tell which process ended the job (help-orterun.txt): a failure of no known rank
 _NO_INFO = lazy_regex(r"(?:mpirun|prterun|mpiexec) noticed that the job aborted, but has no info as to the process")
 _TCP_CONNECT = lazy_regex(r"Open MPI failed to TCP connect to a peer MPI process")
+_CH3_SOCK = lazy_regex(r"^[ \t]*\[ch3:sock\] rank (?P<rank>\d+) unable to connect to rank (?P<peer>\d+) using business "
+                       r"card", re.MULTILINE)
+_CH3_WHY = lazy_regex(r"^unable to connect to (?P<what>[^\n]+?)\s*$", re.MULTILINE)
 _BOX_LOCAL = lazy_regex(r"^\s*Local host:\s*(?P<host>[\w.-]+)\s*$", re.MULTILINE)
 _BOX_PID = lazy_regex(r"^\s*PID:\s*(?P<pid>\d+)\s*$", re.MULTILINE)
 _BOX_MESSAGE = lazy_regex(r"^\s*(?:Message|Error):\s*(?P<what>[^\n]+?)\s*$", re.MULTILINE)
@@ -202,6 +210,7 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
                                 f"aborted with errorcode {match.group('code')} (MPICH's abort of this rank, which then "
                                 f"ends the job): {_line(text, match)}", match.start(), first=True))
     out += _tcp_connect(text)
+    out += _ch3_sock(text)
     for match in _CALLED_ABORT.finditer(text):
         out.append(MpiError(int(match.group("rank")), match.group("host"), int(match.group("pid")) or None,
                             f"called abort (MPI_Abort; the launcher then ends the job with signals): "
@@ -275,6 +284,24 @@ def _tcp_connect(text: str) -> list[MpiError]:
                          f"{f' ({what[:200]})' if what else ''} (Open MPI's TCP transport: a link between the "
                          f"processes failed, not a rank's own error): {_line(text, match)}", match.start(), first=True,
                          network=True)]
+    return []
+
+
+def _ch3_sock(text: str) -> list[MpiError]:
+    """MPICH ch3:sock's record of a connection to a peer rank that could not be made: the first one, where the job did
+    not go on after it (every rank that tries prints its own: a link of the job, not one rank's error)."""
+    for match in _CH3_SOCK.finditer(text):
+        stop = text.find("\n", match.end())
+        stop = len(text) if stop < 0 else stop
+        why = _CH3_WHY.match(text, stop + 1) if stop < len(text) else None
+        end = why.end() if why else stop
+        if went_on_after(text, end):
+            continue
+        reason = f" ({why.group('what')[:200]})" if why else ""
+        return [MpiError(None, None, None,
+                         f"rank {match.group('rank')} could not connect to rank {match.group('peer')}{reason} "
+                         f"(MPICH's ch3:sock channel: a link between the processes failed, not a rank's own error): "
+                         f"{_line(text, match)}", match.start(), first=True, network=True)]
     return []
 
 

@@ -30,6 +30,22 @@ exits (the solver's own error, in its own words: an exception of that process, n
   ``Fatal error:`` alone on its line, the message on the lines after; the ``MPI rank: N (out of M)`` line of the
   same banner (a few lines above it) names the rank that reports it, and without it the banner names no rank.
 
+- the scientific codes' and their frameworks' own fatal-error words (session 44), each the error of the process that
+  printed it: LAMMPS's ``ERROR on proc 5: Out of range atoms - cannot compute PPPM (src/KSPACE/pppm.cpp:1965)`` (rank
+  5) and ``ERROR: Lost atoms: original 32000 current 31998 (src/thermo.cpp:488)`` (error->all: every rank stops, rank
+  0 prints it); GROMACS's block (``Program: gmx mdrun, version ...``, ``MPI rank: 3 (out of 8)``, ``Fatal error:``
+  and its message); PETSc's ``[1]PETSC ERROR: --- Error Message ---`` and the lines after it (its ``Signal received``
+  is the signal crashlog reads); deal.II's ``An error occurred in line <N> of file <F>`` with its ``Additional
+  information:``; MOOSE's ``*** ERROR ***``; CP2K's ``[ABORT]`` box; Quantum ESPRESSO's ``Error in routine X (N):``
+  between its ``%%%%`` lines; Charm++'s (NAMD's) ``------------- Processor 3 Exiting: Called CmiAbort
+  ------------`` with its ``Reason:``; MPAS's ``CRITICAL ERROR:`` in the error log of ``task N``; Trilinos'
+  (Albany's) ``p=2: *** Caught standard std::exception of type '...' :``; GFDL FMS's (MOM6's, SHiELD's) ``FATAL from
+  PE 17: ...``; SU2's ``Error in "...":`` block to its ``Error Exit``; SPECFEM's ``Error detected, aborting MPI...
+  proc 3``; the Fortran runtimes' own errors (gfortran's ``Fortran runtime error:`` after ``At line N of file F``,
+  Intel's ``forrtl: severe (408): ...``; their signals are crashlog's). A banner that names no rank is the rank's whose
+  MPI abort record follows it (``MPI_ABORT was invoked on rank N``, ``MPI_Abort(...) - process N``, ``Abort(C) on
+  node N``, CP2K's ``stopped by process number N``), where no other banner comes between.
+
 A banner is read only at a line's start (the words quoted in a sentence are not the program's), and not where the
 run went on after it (progress or the run's own end word in the lines after: a banner a wrapper printed and retried
 after).
@@ -45,7 +61,10 @@ from triage.lazy_regex import lazy_regex
 from triage.parsing.launchers import RankDeath
 from triage.parsing.progress import went_on_after
 
-MARKERS = ("FOAM FATAL", "FATAL CALLED", "Fatal error:")
+MARKERS = ("FOAM FATAL", "FATAL CALLED", "ERROR on proc ", "ERROR: ", "Fatal error:", "PETSC ERROR:",
+           "An error occurred in line <", "*** ERROR ***", "[ABORT]", "Error in routine ", "Called CmiAbort",
+           "CRITICAL ERROR: ", "*** Caught standard std::exception", "FATAL from PE", "Error Exit", "aborting MPI...",
+           "Fortran runtime error:", "forrtl: severe (")
 
 # (Markdown quoting or a code span's backtick may come before it; "[N] " is the rank of a parallel run)
 _FOAM = lazy_regex(r"^[ \t>*`]*(?:\[(?P<rank>\d{1,7})\] )?--> FOAM FATAL (?P<io>IO )?ERROR:?[ \t]*(?P<head>[^\n]*)$",
@@ -58,6 +77,36 @@ _GMX = lazy_regex(r"^[ \t>*`]*Fatal error:[ \t]*$", re.MULTILINE)
 _GMX_RANK = lazy_regex(r"^[ \t>*`]*MPI rank:[ \t]+(?P<rank>\d{1,7}) \(out of \d{1,7}\)[ \t]*$", re.MULTILINE)
 _GMX_RANK_REACH = 400           # characters above "Fatal error:" where the banner's rank line may be
 _NEXT_LINES = 6
+_LEAD = r"^[ \t>*`]*"
+_LAMMPS = lazy_regex(_LEAD + r"ERROR(?: on proc (?P<rank>\d{1,7}))?: (?P<what>[^\n]+?)"
+                     r"(?(rank)(?: \((?P<site>[\w./-]+\.(?:cpp|h|c):\d+)\))?| \((?P<site2>[\w./-]+\.(?:cpp|h|c):\d+)\))"
+                     r"[ \t]*$", re.MULTILINE)
+_PETSC = lazy_regex(r"^[ \t]*(?:\[(?P<rank>\d{1,7})\])?PETSC ERROR: -+ Error Message -+[ \t]*$", re.MULTILINE)
+_PETSC_LINE = lazy_regex(r"^[ \t]*(?:\[\d{1,7}\])?PETSC ERROR: (?P<what>[^\n]*?)[ \t]*$", re.MULTILINE)
+_DEALII = lazy_regex(_LEAD + r"An error occurred in line <(?P<line>\d+)> of file <(?P<file>[^>\n]+)>", re.MULTILINE)
+_MOOSE = lazy_regex(_LEAD + r"\*\*\* ERROR \*\*\*[ \t]*$", re.MULTILINE)
+_CP2K = lazy_regex(r"^[ \t]*\* \[ABORT\][ \t]*\*?[ \t]*$", re.MULTILINE)
+_CP2K_END = lazy_regex(r"^[ \t]*\*{20,}[ \t]*$", re.MULTILINE)
+_CP2K_RANK = lazy_regex(r"stopped by process number (?P<rank>\d{1,7})")
+_QE = lazy_regex(r"^[ \t]*Error in routine (?P<routine>\S+) \((?P<code>-?\d+)\):[ \t]*$", re.MULTILINE)
+_CHARM = lazy_regex(r"^[ \t]*-{5,} Processor (?P<rank>\d{1,7}) Exiting: Called CmiAbort -{5,}[ \t]*$", re.MULTILINE)
+_MPAS = lazy_regex(_LEAD + r"CRITICAL ERROR: (?P<what>[^\n]+?)[ \t]*$", re.MULTILINE)
+_MPAS_TASK = lazy_regex(r"Beginning MPAS-\S+ Error Log File for task\s+(?P<rank>\d{1,7}) of\s+\d+")
+_TEUCHOS = lazy_regex(r"^[ \t]*p=(?P<rank>\d{1,7}): \*\*\* Caught standard std::exception of type '(?P<type>[^'\n]+)'",
+                      re.MULTILINE)
+_FMS = lazy_regex(_LEAD + r"FATAL from PE[ \t]+(?P<rank>\d{1,7}): (?P<what>[^\n]+?)[ \t]*$", re.MULTILINE)
+_SU2 = lazy_regex(r"^[ \t]*Error in \"(?P<where>[^\"\n]+)\":[ \t]*$", re.MULTILINE)
+_SU2_EXIT = lazy_regex(r"^-+ Error Exit -+[ \t]*$", re.MULTILINE)
+_SPECFEM = lazy_regex(r"^[ \t]*Error detected, aborting MPI\.\.\. proc[ \t]+(?P<rank>\d{1,7})[ \t]*$", re.MULTILINE)
+_GFORTRAN = lazy_regex(r"^[ \t]*(?:At line (?P<line>\d+) of file (?P<file>[^\n(]+?)(?: \([^\n]*\))?[ \t]*\n)?"
+                       r"[ \t]*Fortran runtime error: (?P<what>[^\n]+?)[ \t]*$", re.MULTILINE)
+_IFORT = lazy_regex(r"^[ \t]*forrtl: severe \((?P<code>\d+)\): (?P<what>[^\n]+?)[ \t]*$", re.MULTILINE)
+_IFORT_SIGNAL = lazy_regex(r"SIG[A-Z]+|floating |illegal instruction")
+# the MPI runtime's record of the abort that follows a code's banner: the rank that printed it
+_ABORT_RANK = lazy_regex(r"MPI_ABORT was invoked on rank (?P<a>\d+) in communicator MPI_COMM_WORLD|"
+                         r"MPI_Abort\([^()\n]*\) - process (?P<b>\d+)|Abort\(-?\d+\) on node (?P<c>\d+)|"
+                         r"stopped by process number (?P<d>\d+)")
+_ABORT_WINDOW = 3000
 
 
 def parse_solver_errors(text: str) -> tuple[RankDeath, ...]:
@@ -71,7 +120,10 @@ def parse_solver_errors(text: str) -> tuple[RankDeath, ...]:
         if rank in seen or went_on_after(text, match.end()):
             continue
         seen.add(rank)                  # (a rank's first banner: its own copy in the master's echo repeats it)
-        what = match.group("head").strip() or _message_after(text, match.end())
+        head = match.group("head").strip()
+        if re.fullmatch(r"\(?(?:openfoam|OpenFOAM)[-\w.]*\)?", head):   # ("(openfoam-2306)": its version, no message)
+            head = ""
+        what = head or _message_after(text, match.end())
         kind = "FOAM FATAL IO ERROR" if match.group("io") else "FOAM FATAL ERROR"
         out.append(RankDeath(rank, None, None, None, None,
                              f"OpenFOAM's {kind}: {what}"[:400] if what else f"OpenFOAM's {kind}",
@@ -103,7 +155,139 @@ def parse_solver_errors(text: str) -> tuple[RankDeath, ...]:
         seen.add(rank)
         out.append(RankDeath(rank, None, None, None, None, f"GROMACS's fatal error: {what}"[:400],
                              offset=match.start(), raised=True, mpi=rank is not None))
+    out += _codes(text, seen)
     return tuple(sorted(out, key=lambda death: death.offset))
+
+
+def _codes(text: str, seen: set[int | None]) -> list[RankDeath]:
+    """The scientific codes' own banners (the module's list), each (rank, product's words, offset)."""
+    found: list[tuple[int | None, str, int, int]] = []       # (rank, text, start, end)
+    if "ERROR" in text:
+        for m in _LAMMPS.finditer(text):
+            site = m.group("site") or m.group("site2")
+            who = f"error on proc {m.group('rank')}" if m.group("rank") else "error (error->all: every rank stops)"
+            found.append((_int(m.group("rank")), f"LAMMPS's {who}: {m.group('what').strip()}"
+                          + (f" ({site})" if site else ""), m.start(), m.end()))
+    for m in _PETSC.finditer(text):
+        lines = [x.group("what") for x in _PETSC_LINE.finditer(text, m.end(), min(len(text), m.end() + 600))][:2]
+        lines = [x for x in lines if x and not x.startswith(("See ", "Petsc Release", "#", "----"))]
+        if not lines or lines[0].startswith("Signal received"):
+            continue                        # (the signal's own lines, "Caught signal number 11 SEGV", say it)
+        found.append((_int(m.group("rank")), f"PETSc's error: {': '.join(lines)}", m.start(), m.end()))
+    for m in _DEALII.finditer(text):
+        block = text[m.end():m.end() + 2000]
+        info = re.search(r"Additional information:[ \t]*\n(?P<what>[^\n]+)", block)
+        cond = re.search(r"The violated condition was:[ \t]*\n(?P<what>[^\n]+)", block)
+        told = info or cond
+        what = told.group("what").strip() if told is not None else ""
+        close = re.search(r"^-{20,}[ \t]*$", block, re.MULTILINE)      # (its closing line, after its stacktrace)
+        found.append((None, f"deal.II's exception (line {m.group('line')} of {m.group('file')})"
+                      + (f": {what}" if what else ""), m.start(), m.end() + (close.end() if close else 0)))
+    for m in _MOOSE.finditer(text):
+        what = _lines_after(text, m.end(), 3, stop=("Stack frames",))
+        if what.startswith("The following error occurred in"):     # (the object's line, then the message)
+            at = text.find(what.split()[-1], m.end())
+            more = _lines_after(text, text.find("\n", at) if at >= 0 else m.end(), 2, stop=("Stack frames",))
+            what = f"{more} ({what})" if more else what
+        found.append((None, f"MOOSE's error{': ' + what if what else ''}", m.start(), m.end()))
+    for m in _CP2K.finditer(text):
+        box_end = _CP2K_END.search(text, m.end(), min(len(text), m.end() + 3000))
+        if box_end is None:
+            continue
+        words = [re.sub(r"^[ \t]*\*[ \t/|\\_O()]*|[ \t]*\*[ \t]*$", "", line).strip()
+                 for line in text[m.end():box_end.start()].split("\n")]
+        what = " ".join(w for w in words if w)
+        stopper = _CP2K_RANK.search(text, box_end.end(), min(len(text), box_end.end() + _ABORT_WINDOW))
+        found.append((_int(stopper.group("rank")) if stopper else None, f"CP2K's abort: {what}", m.start(),
+                      box_end.end()))
+    for m in _QE.finditer(text):
+        above = text[max(0, m.start() - 200):m.start()].rstrip().rsplit("\n", 1)[-1].strip()
+        if not above.startswith("%%%%"):
+            continue
+        what = _lines_after(text, m.end(), 1)
+        found.append((None, f"Quantum ESPRESSO's error in routine {m.group('routine')} ({m.group('code')})"
+                      + (f": {what}" if what else ""), m.start(), m.end()))
+    for m in _CHARM.finditer(text):
+        reason = re.match(r"[ \t]*\n?[ \t]*Reason: (?P<what>[^\n]+)", text[m.end():m.end() + 400])
+        found.append((int(m.group("rank")), "Charm++'s abort of processor " + m.group("rank")
+                      + (f" (CmiAbort): {reason.group('what').strip()}" if reason else " (CmiAbort)"),
+                      m.start(), m.end()))
+    for m in _MPAS.finditer(text):
+        task = None
+        for task in _MPAS_TASK.finditer(text, 0, m.start()):
+            pass
+        found.append((_int(task.group("rank")) if task else None, f"MPAS's critical error: {m.group('what')}",
+                      m.start(), m.end()))
+    for m in _TEUCHOS.finditer(text):
+        block = text[m.end():m.end() + 1500]
+        test = re.search(r"Throw test that evaluated to true: (?P<test>[^\n]+)\n\s*\n[ \t]*(?P<what>[^\n]*)", block)
+        thrown = f": {test.group('what').strip() or test.group('test').strip()}" if test else ""
+        found.append((int(m.group("rank")), f"Trilinos' (Teuchos) {m.group('type')} on p={m.group('rank')}{thrown}",
+                      m.start(), m.end()))
+    for m in _FMS.finditer(text):
+        found.append((int(m.group("rank")), f"FMS's FATAL from PE {m.group('rank')}: {m.group('what')}",
+                      m.start(), m.end()))
+    for m in _SU2.finditer(text):
+        exit_ = _SU2_EXIT.search(text, m.end(), min(len(text), m.end() + 1500))
+        if exit_ is None:
+            continue
+        body = [line.strip() for line in text[m.end():exit_.start()].split("\n") if line.strip().strip("-")]
+        found.append((None, f"SU2's error in {m.group('where')}: {' '.join(body)}", m.start(), exit_.end()))
+    for m in _SPECFEM.finditer(text):
+        earlier = [line.strip() for line in text[max(0, m.start() - 600):m.start()].split("\n") if line.strip()]
+        found.append((int(m.group("rank")), "SPECFEM's error (exit_MPI) on proc " + m.group("rank")
+                      + (f": {earlier[-1]}" if earlier else ""), m.start(), m.end()))
+    for m in _GFORTRAN.finditer(text):
+        where = f", at line {m.group('line')} of {m.group('file').strip()}" if m.group("line") else ""
+        found.append((None, f"Fortran runtime error (gfortran{where}): {m.group('what')}", m.start(), m.end()))
+    for m in _IFORT.finditer(text):
+        if _IFORT_SIGNAL.search(m.group("what")) is None:   # (its signals: crashlog's)
+            found.append((None, f"Fortran runtime error (Intel's forrtl severe ({m.group('code')})): {m.group('what')}",
+                          m.start(), m.end()))
+    found.sort(key=lambda item: item[2])
+    out: list[RankDeath] = []
+    for index, (rank, what, start, end) in enumerate(found):
+        if went_on_after(text, end):
+            continue
+        from_abort = False
+        if rank is None:                    # the MPI abort record right after it, before the next banner
+            stop = min(len(text), end + _ABORT_WINDOW, found[index + 1][2] if index + 1 < len(found) else len(text))
+            abort = _ABORT_RANK.search(text, end, stop)
+            if abort:
+                rank = int(next(g for g in abort.groups() if g is not None))
+                from_abort = True
+        if rank is not None and rank in seen:
+            continue
+        seen.add(rank)
+        out.append(RankDeath(rank, None, None, None, None, " ".join(what.split())[:400], offset=start, raised=True,
+                             mpi=rank is not None and not from_abort))
+    return out
+
+
+def _int(value: str | None) -> int | None:
+    return int(value) if value is not None else None
+
+
+def _lines_after(text: str, end: int, most: int, stop: tuple[str, ...] = ()) -> str:
+    """Up to ``most`` non-empty lines after offset ``end``'s line, to the first empty line after them, joined."""
+    at = text.find("\n", end) + 1
+    out: list[str] = []
+    for _ in range(most + 4):
+        if at <= 0 or at >= len(text):
+            break
+        nxt = text.find("\n", at)
+        line = text[at:nxt if nxt >= 0 else len(text)].strip()
+        at = nxt + 1 if nxt >= 0 else -1
+        if line.startswith(stop) and stop:
+            break
+        if not line:
+            if out:
+                break
+            continue
+        out.append(line)
+        if len(out) >= most:
+            break
+    return " ".join(" ".join(out).split())[:300]
 
 
 def _message_after(text: str, end: int) -> str:

@@ -61,7 +61,7 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
                      agent_hosts: dict[int, str] | None = None,
                      line_hosts: list[str | None] | None = None,
                      pid_ranks: dict[tuple[str | None, int], int] | None = None, torchrun_tagged: bool = False,
-                     node_heads: list[str | None] | None = None) -> None:
+                     node_heads: list[str | None] | None = None, line_ranks: list[int | None] | None = None) -> None:
     """torchrun's "Failures:" / "Root Cause" summary (or its per-rank "failed (exitcode: N)" lines),
     and other launchers' and frameworks' plain-word records of a rank that died. ``agent_hosts``: the host a
     node prefix ("node2: ") gives an agent's "failed (exitcode: N) local_rank: L (pid: P)" line, by P; ``line_hosts``:
@@ -69,8 +69,9 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
     the rank of a process, by (host, pid), where a line's prefixes say both (Ray's and vLLM's worker tags);
     ``torchrun_tagged``: torchrun's own tags (``[rank3]:``, ``[default3]:``) are on the workers' lines; ``node_heads``:
     the node a "node: " head before each line of ``text`` names (HPE PALS's "x1921c5s2b0n0: rank 3 exited with code
-    1": the node of the rank whose end it tells)."""
-    mpi_ranked = _rank_deaths(text, path, scan, pid_ranks or {}, node_heads)
+    1": the node of the rank whose end it tells); ``line_ranks``: the rank each line's own prefix names (a code's
+    banner that names no rank is the rank's whose prefix its line carries)."""
+    mpi_ranked = _rank_deaths(text, path, scan, pid_ranks or {}, node_heads, line_ranks)
     if "exitcode" not in text and "exits with return code" not in text and "terminated with" not in text \
             and "srun: error:" not in text and "death signal" not in text and "first observed failure" not in text \
             and "SignalException" not in text and "CalledProcessError" not in text \
@@ -237,14 +238,18 @@ def _unattributed_launcher_failure(failure: LauncherFailure, path: str, scan: Lo
 
 
 def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str | None, int], int],
-                 node_heads: list[str | None] | None = None) -> bool:
+                 node_heads: list[str | None] | None = None, line_ranks: list[int | None] | None = None) -> bool:
     """mpirun's "process rank 1 ... exited on signal 9", vLLM's "VllmWorker-3 died unexpectedly",
     Ray's "worker process has died", "rank 5 died from signal 11": how a rank (or a process of no
     known rank) ended, as a failure line at its place in the text. A record that names a process (Ray's pid
     and node) is that rank's where the process's own lines say its rank. Whether an MPI runtime's record named a
     rank (MPI_COMM_WORLD's, which a launcher's task index beside it is not)."""
-    deaths = sorted((*parse_rank_deaths(text), *parse_framework_records(text), *parse_solver_errors(text)),
-                    key=lambda d: d.offset)
+    banners = parse_solver_errors(text)
+    if line_ranks:      # a code's banner of no rank on a line whose prefix names one ("[3] --> FOAM FATAL ERROR:")
+        banners = tuple(replace(d, rank=line_ranks[at]) if d.rank is None
+                        and (at := text.count("\n", 0, d.offset)) < len(line_ranks) and line_ranks[at] is not None
+                        else d for d in banners)
+    deaths = sorted((*parse_rank_deaths(text), *parse_framework_records(text), *banners), key=lambda d: d.offset)
     if not deaths:
         return False
     # (a stop from outside stays of no rank: it is no rank's failure)

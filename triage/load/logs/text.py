@@ -289,8 +289,13 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     line_hosts = node_heads if "exits with return code" in body else None
     # (torchrun's own tags on its workers' lines: torchrun started the ranks, so a launcher above it counts agents)
     torchrun_tagged = ("[rank" in whole or "[default" in whole) and any(_TORCHRUN_TAG.match(line) for line in lines)
+    # (the rank a line's own prefix names, "[3] ", "3: ", "[1,3]<stderr>:": a code's banner that names no rank is that
+    # rank's)
+    line_ranks = [o.key if isinstance(o.key, int) else None for o in owners] \
+        if any(isinstance(o.key, int) for o in owners) else None
     launcher_records(record_text(lines, owners, body), path, scan, single_node, agent_hosts, line_hosts,
-                     pid_ranks_of(owners), torchrun_tagged=torchrun_tagged, node_heads=node_heads)
+                     pid_ranks_of(owners), torchrun_tagged=torchrun_tagged, node_heads=node_heads,
+                     line_ranks=line_ranks)
     # (their [host:pid] heads name the host; a kubectl pod tag is seen through: a box's lines may span lines)
     mpi_records("\n".join(without_pod_tag(line) if line.startswith("[pod/") else line for line in lines), path, scan)
     scan.op_count_splits.extend(op_count_splits(body, path))

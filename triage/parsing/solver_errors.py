@@ -56,6 +56,7 @@ after).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 
 from triage.lazy_regex import lazy_regex
 from triage.parsing.launchers import RankDeath
@@ -109,14 +110,20 @@ _ABORT_RANK = lazy_regex(r"MPI_ABORT was invoked on rank (?P<a>\d+) in communica
 _ABORT_WINDOW = 3000
 
 
-def parse_solver_errors(text: str) -> tuple[RankDeath, ...]:
-    """The banners above in ``text``, in text order. Never raises."""
+def parse_solver_errors(text: str, line_ranks: Sequence[int | None] | None = None) -> tuple[RankDeath, ...]:
+    """The banners above in ``text``, in text order; ``line_ranks``: the rank each line's own prefix named (the text's
+    prefixes taken off): a banner that names no rank is its line's rank's. Never raises."""
     if not any(marker in text for marker in MARKERS):
         return ()
     out: list[RankDeath] = []
     seen: set[int | None] = set()
+
+    def rank_at(offset: int) -> int | None:
+        at = text.count("\n", 0, offset)
+        return line_ranks[at] if line_ranks is not None and at < len(line_ranks) else None
+
     for match in _FOAM.finditer(text):
-        rank = int(match.group("rank")) if match.group("rank") else None
+        rank = int(match.group("rank")) if match.group("rank") else rank_at(match.start())
         if rank in seen or went_on_after(text, match.end()):
             continue
         seen.add(rank)                  # (a rank's first banner: its own copy in the master's echo repeats it)
@@ -134,7 +141,7 @@ def parse_solver_errors(text: str) -> tuple[RankDeath, ...]:
         task = None
         for task in _WRF_TASK.finditer(text, 0, match.start()):
             pass
-        rank = int(task.group("rank")) if task else None
+        rank = int(task.group("rank")) if task else rank_at(match.start())
         if rank in seen:
             continue
         seen.add(rank)
@@ -149,17 +156,17 @@ def parse_solver_errors(text: str) -> tuple[RankDeath, ...]:
         found = None
         for found in _GMX_RANK.finditer(text, max(0, match.start() - _GMX_RANK_REACH), match.start()):
             pass
-        rank = int(found.group("rank")) if found else None
+        rank = int(found.group("rank")) if found else rank_at(match.start())
         if rank in seen:
             continue
         seen.add(rank)
         out.append(RankDeath(rank, None, None, None, None, f"GROMACS's fatal error: {what}"[:400],
                              offset=match.start(), raised=True, mpi=rank is not None))
-    out += _codes(text, seen)
+    out += _codes(text, seen, rank_at)
     return tuple(sorted(out, key=lambda death: death.offset))
 
 
-def _codes(text: str, seen: set[int | None]) -> list[RankDeath]:
+def _codes(text: str, seen: set[int | None], rank_at: Callable[[int], int | None]) -> list[RankDeath]:
     """The scientific codes' own banners (the module's list), each (rank, product's words, offset)."""
     found: list[tuple[int | None, str, int, int]] = []       # (rank, text, start, end)
     if "ERROR" in text:
@@ -249,18 +256,18 @@ def _codes(text: str, seen: set[int | None]) -> list[RankDeath]:
     for index, (rank, what, start, end) in enumerate(found):
         if went_on_after(text, end):
             continue
-        from_abort = False
+        own = rank is not None
+        rank = rank_at(start) if rank is None else rank
         if rank is None:                    # the MPI abort record right after it, before the next banner
             stop = min(len(text), end + _ABORT_WINDOW, found[index + 1][2] if index + 1 < len(found) else len(text))
             abort = _ABORT_RANK.search(text, end, stop)
             if abort:
                 rank = int(next(g for g in abort.groups() if g is not None))
-                from_abort = True
         if rank is not None and rank in seen:
             continue
         seen.add(rank)
         out.append(RankDeath(rank, None, None, None, None, " ".join(what.split())[:400], offset=start, raised=True,
-                             mpi=rank is not None and not from_abort))
+                             mpi=own))
     return out
 
 

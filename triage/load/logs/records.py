@@ -244,11 +244,8 @@ def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str 
     known rank) ended, as a failure line at its place in the text. A record that names a process (Ray's pid
     and node) is that rank's where the process's own lines say its rank. Whether an MPI runtime's record named a
     rank (MPI_COMM_WORLD's, which a launcher's task index beside it is not)."""
-    banners = parse_solver_errors(text)
-    if line_ranks:      # a code's banner of no rank on a line whose prefix names one ("[3] --> FOAM FATAL ERROR:")
-        banners = tuple(replace(d, rank=line_ranks[at]) if d.rank is None
-                        and (at := text.count("\n", 0, d.offset)) < len(line_ranks) and line_ranks[at] is not None
-                        else d for d in banners)
+    # (a code's banner of no rank on a line whose prefix names one, "[3] --> FOAM FATAL ERROR:": that rank's)
+    banners = parse_solver_errors(text, line_ranks)
     deaths = sorted((*parse_rank_deaths(text), *parse_framework_records(text), *banners), key=lambda d: d.offset)
     if not deaths:
         return False

@@ -161,7 +161,7 @@ def parse_solver_errors(text: str, line_ranks: Sequence[int | None] | None = Non
             continue
         seen.add(rank)
         out.append(RankDeath(rank, None, None, None, None, f"GROMACS's fatal error: {what}"[:400],
-                             offset=match.start(), raised=True, mpi=rank is not None))
+                             offset=match.start(), raised=True, mpi=found is not None))
     out += _codes(text, seen, rank_at)
     return tuple(sorted(out, key=lambda death: death.offset))
 

@@ -5,7 +5,7 @@ diff next time (pure)."""
 from __future__ import annotations
 
 from triage.analysis.ranks import rank_word
-from triage.analysis.settle import per_rank_output, settle_setup, under_triage
+from triage.analysis.settle import HCCL, per_rank_output, settle_setup, under_triage
 from triage.analysis.stopped import what_to_do
 from triage.analysis.unrecorded import END_NOT_SHOWN
 from triage.lazy_regex import lazy_regex
@@ -102,6 +102,12 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None) -> tuple[str, .
                          "error, not the timeouts after it")
     elif kind is VerdictKind.NETWORK_ERROR and (setup := settle_setup(summary, verdict.culprit_host)) is not None:
         steps.append(setup)          # the store's port taken, a node the launcher cannot reach: no rank to look at
+    elif kind is VerdictKind.NETWORK_ERROR and HCCL.search(summary) is not None:
+        steps.append("check the link or host named: re-run with ASCEND_GLOBAL_LOG_LEVEL=1 (HCCL's CANN log, under "
+                     "~/ascend/log) to see each rank's link set-up; a peer that died or started late shows up as a "
+                     "socket timeout on the others, so look for an earlier failure on the peer; `npu-smi info` and "
+                     "`hccn_tool -i DEVICE -tls -g` check the NPUs and their links, HCCL_CONNECT_TIMEOUT the wait")
+        steps.append("test the nodes' links without the training code: `triage check -- torchrun ...`")
     elif kind is VerdictKind.NETWORK_ERROR:
         steps.append("check the link or host named: re-run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET to "
                      "see the interface and transport of each rank; a peer that died first shows up as a "

@@ -45,9 +45,12 @@ def rank_failures(evidence: Evidence, hosts: Mapping[int, str | None]) -> list[F
     return sorted(out, key=failure_order)
 
 
-# Errors that say a peer went away: always a consequence of another rank's failure.
+# Errors that say a peer went away: always a consequence of another rank's failure. (Ascend HCCL's EI0006, "Getting
+# socket times out. Reason: Remote Rank did not send the data in time", and its CANN log's "wait socket establish
+# timeout": the reporter waited for a peer that never answered; CANN's own first step is the other ranks' errors)
 _PEER_GONE = ("connection closed by peer", "connection reset by peer", "remote worker", "broken pipe",
-              "remote process exited", "socket closed", "connection refused")
+              "remote process exited", "socket closed", "connection refused", "getting socket times out",
+              "wait socket establish timeout")
 
 
 def looks_collateral(failure: Failure) -> bool:

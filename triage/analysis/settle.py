@@ -143,6 +143,12 @@ _STORE = lazy_regex(r"client socket has timed out|RendezvousConnectionError|C10d
 # gRPC's words for a peer it cannot reach (TensorFlow's and JAX's collectives and coordination service): no store's
 _GRPC = lazy_regex(r"\bfailed to connect to all addresses\b|\bUNAVAILABLE: (?:Socket closed|Stream removed|"
                    r"Connection reset)\b")
+# Ascend HCCL's own words (its error codes EI0006 and kin, its CANN log's "HCCL(pid,name)" head): its knobs, not NCCL's
+HCCL = lazy_regex(r"\bHCCL\b|\bEI00\d\d\b|\bwait socket establish timeout\b")
+HCCL_SETTLE = ("the other ranks' own logs would settle it (CANN's first step for a socket timeout: a rank with its "
+               "own error, or one that never reached the link set-up, is the peer it waited for; if every rank timed "
+               "out, compare their times with HCCL_CONNECT_TIMEOUT, 120 s by default; each rank's CANN log with "
+               "ASCEND_GLOBAL_LOG_LEVEL=1 names the peer)")
 _STORE_ADDR = lazy_regex(r"\(([\w.:\[\]-]+), ?(\d{2,5})\)|\b((?:\d{1,3}\.){3}\d{1,3}|[a-z][\w.-]*):(\d{2,5})\b")
 _SHM = lazy_regex(r"/dev/shm|shared memory segment|posix_fallocate")  # noqa: S108 (a pattern, not a path)
 _PEER = lazy_regex(r"\bpeer\b|remote process exited|Connect to |Call to (?:connect|recv|send)")
@@ -158,6 +164,8 @@ def settle_network(text: str, host: str | None) -> str:
     if _SHM.search(text):
         return ("`df -h /dev/shm` where the ranks run would settle it (a container's default is 64 MB: `docker run "
                 "--shm-size`, or NCCL_SHM_DISABLE=1 to do without it)")
+    if HCCL.search(text):
+        return HCCL_SETTLE
     if _GRPC.search(text):
         return ("the log of the process the gRPC call could not reach (TensorFlow's or JAX's task that the error's "
                 "'remote target /job:.../task:N' names: whether it died or was preempted first) would settle it")

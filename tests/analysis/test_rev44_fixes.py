@@ -1,0 +1,54 @@
+"""Session 44's readers after its review (rev44's findings, issue 23): each class on variants written here, with a
+negative beside each."""
+
+from __future__ import annotations
+
+import pytest
+
+from triage.analysis.analyze import analyze
+from triage.load.inputs import load_log_texts
+from triage.model import Report
+
+
+def report(*lines: str) -> Report:
+    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
+
+
+# (3) Ascend HCCL's socket timeout (EI0006, its CANN log's "wait socket establish timeout") is a peer-report: the
+# reporter waited for a peer that never answered; a rank's own error in the input is the failure, the report collateral
+_EI0006 = ("[rank{r}]:[ERROR] HCCL(40211,python3):2026-01-05-11:02:03.404.505 [hccl_communicator.cc:871] EI0006: "
+           "Getting socket times out. Reason: Remote Rank did not send the data in time. Please check the reason for "
+           "the rank being stuck")
+_WAIT = ("[rank{r}]:[ERROR] HCCL(7781,train):2026-01-05-11:02:03.100.001 [hccl_socket_manager.cc:797] [7790][Wait]"
+         "[LinkEstablish]wait socket establish timeout, role[0] rank[{r}] timeout[120 s]")
+
+
+@pytest.mark.parametrize(("report_line", "reporter"), [(_EI0006, 1), (_WAIT, 0)])
+def test_hccls_socket_timeout_yields_to_a_ranks_own_error(report_line: str, reporter: int) -> None:
+    result = report("[rank0]: epoch 0 iter 5", "[rank1]: epoch 0 iter 5", report_line.format(r=reporter),
+                    f"[rank{reporter}]:RuntimeError: HCCL function error: HcclAllGather, error code is 7",
+                    "[rank3]:Traceback (most recent call last):",
+                    '[rank3]:  File "loader.py", line 77, in __getitem__',
+                    "[rank3]:KeyError: 'sample_000913'")
+    assert result.verdict.kind.value == "exception", result.verdict.summary
+    assert tuple(result.verdict.culprit_ranks) == (3,), result.verdict.summary
+    assert "KeyError" in result.verdict.summary, result.verdict.summary
+
+
+def test_hccls_socket_timeout_alone_is_a_network_error_with_hccls_own_knobs() -> None:
+    result = report("[rank0]: epoch 0 iter 5", "[rank1]: epoch 0 iter 5", _EI0006.format(r=1),
+                    "[rank1]:RuntimeError: HCCL function error: HcclAllGather, error code is 7")
+    assert result.verdict.kind.value == "network_error", result.verdict.summary
+    assert "reported by rank 1" in result.verdict.summary, result.verdict.summary
+    told = result.verdict.summary + " ".join(result.next_steps)
+    assert "HCCL_CONNECT_TIMEOUT" in told and "ASCEND_GLOBAL_LOG_LEVEL" in told, told
+    assert "NCCL_DEBUG=INFO" not in told, told
+
+
+def test_nccls_network_error_alone_keeps_nccls_knobs() -> None:
+    result = report("[rank0]: epoch 0 iter 5", "[rank1]: epoch 0 iter 5",
+                    "[rank1]:RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1275, unhandled system error, "
+                    "NCCL version 2.18.1 Last error: socketPollConnect: connect returned Connection timed out")
+    assert result.verdict.kind.value == "network_error", result.verdict.summary
+    told = result.verdict.summary + " ".join(result.next_steps)
+    assert "NCCL_DEBUG" in told and "HCCL_CONNECT_TIMEOUT" not in told, told

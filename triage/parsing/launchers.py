@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 import signal as _signal
+from bisect import bisect_right
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from triage.lazy_regex import lazy_regex
@@ -329,17 +331,33 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
         out.append(RankDeath(None, None, None, None, None, _line_of(text, *match.span()), offset=match.start(),
                              consequence=True))
     out.extend(_other_records(text, out))
-    taken = [(d.offset, d.offset + len(d.text)) for d in out]
+    taken = _within((d.offset, d.offset + len(d.text)) for d in out)
     for match in _PLAIN.finditer(text):
-        if not any(lo <= match.start() < hi for lo, hi in taken):
+        if not taken(match.start()):
             out.extend(_plain(text, match))
     for match in _PLAIN_LIST.finditer(text):
         line = _line_of(text, *match.span())
-        if any(word in line for word in _NOT_PLAIN) or any(lo <= match.start() < hi for lo, hi in taken):
+        if any(word in line for word in _NOT_PLAIN) or taken(match.start()):
             continue
         out.extend(RankDeath(int(number), None, None, None, None, line, offset=match.start())
                    for number in _RANK_NUMBER.findall(match.group("ranks")))
     return tuple(sorted(out, key=lambda d: d.offset))
+
+
+def _within(spans: Iterable[tuple[int, int]]) -> Callable[[int], bool]:
+    """Whether an offset lies in one of ``spans`` (``lo <= offset < hi``): the spans sorted once, then a bisect per
+    question (a walk of every span per plain line made a log of many records quadratic)."""
+    ordered = sorted(spans)
+    starts = [lo for lo, _hi in ordered]
+    reach: list[int] = []           # the furthest end of the spans that start at or before each one
+    for _lo, hi in ordered:
+        reach.append(max(hi, reach[-1]) if reach else hi)
+
+    def inside(offset: int) -> bool:
+        at = bisect_right(starts, offset) - 1
+        return at >= 0 and reach[at] > offset
+
+    return inside
 
 
 # the ActorDiedError block above Ray's record: "\tclass_name: RayTrainWorker", "\tpid: 8823", "\tip: 10.0.0.5"

@@ -56,6 +56,7 @@ after).
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 
 from triage.lazy_regex import lazy_regex
@@ -118,9 +119,16 @@ def parse_solver_errors(text: str, line_ranks: Sequence[int | None] | None = Non
     out: list[RankDeath] = []
     seen: set[int | None] = set()
 
+    newlines: list[int] = []            # (made once, at the first banner of no rank: a bisect per banner after it)
+
     def rank_at(offset: int) -> int | None:
-        at = text.count("\n", 0, offset)
-        return line_ranks[at] if line_ranks is not None and at < len(line_ranks) else None
+        if line_ranks is None:
+            return None
+        if not newlines:
+            newlines.extend(i for i, ch in enumerate(text) if ch == "\n")
+            newlines.append(len(text))
+        at = bisect_right(newlines, offset - 1) if offset else 0
+        return line_ranks[at] if at < len(line_ranks) else None
 
     for match in _FOAM.finditer(text):
         rank = int(match.group("rank")) if match.group("rank") else rank_at(match.start())
@@ -135,12 +143,11 @@ def parse_solver_errors(text: str, line_ranks: Sequence[int | None] | None = Non
         out.append(RankDeath(rank, None, None, None, None,
                              f"OpenFOAM's {kind}: {what}"[:400] if what else f"OpenFOAM's {kind}",
                              offset=match.start(), raised=True, mpi=rank is not None))
+    wrf_task = _last_before(_WRF_TASK, text)
     for match in _WRF.finditer(text):
         if went_on_after(text, match.end()):
             continue
-        task = None
-        for task in _WRF_TASK.finditer(text, 0, match.start()):
-            pass
+        task = wrf_task(match.start())
         rank = int(task.group("rank")) if task else rank_at(match.start())
         if rank in seen:
             continue
@@ -219,10 +226,9 @@ def _codes(text: str, seen: set[int | None], rank_at: Callable[[int], int | None
         found.append((int(m.group("rank")), "Charm++'s abort of processor " + m.group("rank")
                       + (f" (CmiAbort): {reason.group('what').strip()}" if reason else " (CmiAbort)"),
                       m.start(), m.end()))
+    mpas_task = _last_before(_MPAS_TASK, text)
     for m in _MPAS.finditer(text):
-        task = None
-        for task in _MPAS_TASK.finditer(text, 0, m.start()):
-            pass
+        task = mpas_task(m.start())
         found.append((_int(task.group("rank")) if task else None, f"MPAS's critical error: {m.group('what')}",
                       m.start(), m.end()))
     for m in _TEUCHOS.finditer(text):
@@ -269,6 +275,24 @@ def _codes(text: str, seen: set[int | None], rank_at: Callable[[int], int | None
         out.append(RankDeath(rank, None, None, None, None, " ".join(what.split())[:400], offset=start, raised=True,
                              mpi=own))
     return out
+
+
+def _last_before(pattern: re.Pattern[str], text: str) -> Callable[[int], re.Match[str] | None]:
+    """The last match of ``pattern`` that ends at or before an offset (a line's start: the header lines above a
+    banner): the matches found once, then a bisect per question (a scan of the text before each banner made a log
+    of many banners quadratic)."""
+    found: list[re.Match[str]] = []
+    ends: list[int] = []
+
+    def before(offset: int) -> re.Match[str] | None:
+        if not ends:
+            found.extend(pattern.finditer(text))
+            ends.extend(m.end() for m in found)
+            ends.append(len(text) + 1)             # (made: never again, even where nothing matched)
+        at = bisect_right(ends, offset)
+        return found[at - 1] if at else None
+
+    return before
 
 
 def _int(value: str | None) -> int | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import mmap
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import replace
 
 from triage.lazy_regex import lazy_regex
@@ -252,12 +253,14 @@ def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str 
     # (a stop from outside stays of no rank: it is no rank's failure)
     deaths = [replace(d, rank=rank) if d.rank is None and d.pid is not None and not d.outside
               and (rank := _rank_of_process(d.host, d.pid, pid_ranks)) is not None else d for d in deaths]
+    line_of = _line_counter(text)       # (the deaths in text order: one count of the text's lines for them all)
     if node_heads:      # a rank's end on a line a node heads, the record naming no host: that node's rank
         deaths = [replace(d, host=node_heads[at]) if d.rank is not None and d.host is None
-                  and (at := text.count("\n", 0, d.offset)) < len(node_heads) and node_heads[at] else d for d in deaths]
+                  and (at := line_of(d.offset)) < len(node_heads) and node_heads[at] else d for d in deaths]
     base = scan.lines_read - text.count("\n") - 1
     for death in deaths:
-        order = -1 if death.first else base + text.count("\n", 0, death.offset)
+        at = line_of(death.offset)
+        order = -1 if death.first else base + at
         if death.raised:
             line = parse_crash_line(death.text) or CrashLine(CrashLineKind.EXCEPTION, death.text[:400])
         elif death.signal is None and death.exitcode:
@@ -275,7 +278,7 @@ def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str 
             # the line it reads (submitit's UncompletedJobError) is this stop, not a failure of its own
             scan.orphans = [item for item in scan.orphans if item[0] != order]
         if death.tears_down:
-            _teardown_after(scan, base + text.count("\n", 0, death.offset))
+            _teardown_after(scan, base + at)
         if death.rank is not None:
             scan.ranks_seen.add(death.rank)
             if death.host:
@@ -289,6 +292,21 @@ def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str 
             # (the runtime's line, read as a failure of no rank by the line reader, is this rank's record)
             scan.orphans = [item for item in scan.orphans if item[0] != order]
     return any(death.mpi and death.rank is not None for death in deaths)
+
+
+def _line_counter(text: str) -> Callable[[int], int]:
+    """The line of an offset of ``text`` (its newlines before it), counted on from the last offset asked: asked in
+    text order, the text is counted once (a count from its start per record made a log of many records quadratic)."""
+    last = [0, 0]                       # (offset, lines before it)
+
+    def line_of(offset: int) -> int:
+        if offset < last[0]:
+            last[0] = last[1] = 0
+        last[1] += text.count("\n", last[0], offset)
+        last[0] = offset
+        return last[1]
+
+    return line_of
 
 
 def _teardown_after(scan: LogScan, place: int) -> None:

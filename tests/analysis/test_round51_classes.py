@@ -17,3 +17,47 @@ def test_a_host_tag_before_other_text_keeps_its_rank() -> None:
     # a bracketed number ends the line after other words
     for line in ("[worker2:3] step 5 done", "[worker2:3] epoch [5]"):
         assert split_rank_prefix(line).rank == 3, line
+
+
+# Open MPI's "mpirun noticed that process rank N with PID P on node H exited on signal S (NAME)." broken over two lines
+# by a reporter or a terminal after any of its words past the pid: still the record of rank N on H
+def test_mpirun_noticed_record_wrapped_after_its_pid_is_read() -> None:
+    from triage.parsing.launchers import parse_rank_deaths
+
+    for text, rank, host, signal in (
+        ("mpirun noticed that process rank 5 with PID 9001 on node \ncn17 exited on signal 11 (Segmentation fault).\n",
+         5, "cn17", "SIGSEGV"),
+        ("mpiexec noticed that process rank 12 with PID 0 on\nnode gpu-a3 exited on signal 9 (Killed).\n",
+         12, "gpu-a3", "SIGKILL"),
+        ("prterun noticed that process rank 1 with PID\n4242 on node n2 exited on signal 6 (Aborted).\n",
+         1, "n2", "SIGABRT"),
+    ):
+        deaths = parse_rank_deaths(text)
+        assert [(d.rank, d.host, d.signal) for d in deaths] == [(rank, host, signal)], text
+
+
+def test_mpirun_noticed_words_split_by_a_blank_line_or_without_exited_are_not_a_record() -> None:
+    from triage.parsing.launchers import parse_rank_deaths
+
+    # two lines apart (a blank line between): not one record broken by a wrap
+    assert parse_rank_deaths("mpirun noticed that process rank 5 with PID 9001 on node \n\ncn17 exited on signal 11 "
+                             "(Segmentation fault).\n") == ()
+    # the words in a sentence that says no exit
+    assert parse_rank_deaths("I guess mpirun noticed that process rank 5 with PID 9001 on node cn17 was slow.\n") == ()
+
+
+def test_a_wrapped_mpirun_record_names_its_rank_in_the_report(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import contextlib
+    import io
+    import json
+
+    from triage.cli import main
+
+    log = tmp_path / "log.txt"
+    log.write_text("With 96 processes on 6 nodes the output is:\n\nmpirun noticed that process rank 7 with PID 31337 on "
+                   "node \nnid00042 exited on signal 11 (Segmentation fault).\n")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["report", str(log), "--format", "json"])
+    verdict = json.loads(out.getvalue())["verdict"]
+    assert verdict["kind"] == "crash" and verdict["culprit_ranks"] == [7]

@@ -54,10 +54,13 @@ class RankDeath:
 
 # (the launcher under a distribution's or a wrapper's name: Debian's and the MPI operator's "mpirun.real", Hydra's
 # "mpiexec.hydra", "mpirun.openmpi")
+# (its words after the pid may be broken over two lines where a reporter or a terminal wrapped the record: "... with PID
+# 12450 on node " / "mike041 exited on signal 11 (Segmentation fault).")
+_SP = r"(?:[ \t]+|[ \t]*\n[ \t]*)"
 _MPI_SIGNAL = lazy_regex(
-    r"(?P<who>mpirun|mpiexec|prterun|orterun|prte)(?:\.[\w-]+)? noticed that process rank (?P<rank>\d+) with PID "
-    r"(?P<pid>\S+) on "
-    r"node (?P<host>\S+) exited(?: on\s+signal (?P<num>\d+)(?: \((?P<name>[^)\n]+)\))?|[ \t]*$)", re.MULTILINE)
+    r"(?P<who>mpirun|mpiexec|prterun|orterun|prte)(?:\.[\w-]+)? noticed that process rank (?P<rank>\d+) with PID"
+    + _SP + r"(?P<pid>\S+)" + _SP + "on" + _SP + "node" + _SP + r"(?P<host>\S+)" + _SP
+    + r"exited(?: on\s+signal (?P<num>\d+)(?: \((?P<name>[^)\n]+)\))?|[ \t]*$)", re.MULTILINE)
 _MPI_FIRST = lazy_regex(r"The first process to do so was:\s+Process name:\s+\[\[\d+,\d+\],(?P<rank>\d+)\]"
                         r"(?:\s+Exit code:\s+(?P<code>-?\d+))?")
 # HPE MPT's signal handler in a rank: "MPT ERROR: Rank 57(g:57) received signal SIGSEGV(11)." then "Process ID:

@@ -43,6 +43,13 @@ on signal S" (read by :mod:`triage.parsing.launchers`):
   to rank 12 using business card <port=55228 description="10.35.1.13 host13 " ...>``, then ``unable to connect to
   10.35.1.13 host13  on port 55228, no endpoint matches the netmask 10.37.0.0/255.255.0.0``: a link between two
   processes failed (a network error of no rank, as Open MPI's TCP box), unless the job went on after it;
+- Cray MPICH's records of a rank's fatal error, which name the rank and its node: the older ``Rank 3 [Sat Nov 28
+  07:00:04 2026] [c0-0c1s2n3] Fatal error in PMPI_Allreduce: Other MPI error, error stack:`` (then MPICH's stack) and
+  the newer ``MPICH ERROR [Rank 0] [job id 2853270.0] [Fri Dec 13 13:41:36 2024] [frontier05084] - Abort(2665871) (rank
+  0 in comm 0): Fatal error in PMPI_Init_thread: Other MPI error, error stack:`` (or after its Abort head any message:
+  ``application called MPI_Abort(MPI_COMM_WORLD, 9) - process 0``, ``MPIDI_CRAY_init: GPU_SUPPORT_ENABLED is
+  requested, but GTL library is not linked``): that rank's own MPI failure, on that node ("[Rank N]" is its rank in
+  MPI_COMM_WORLD whatever the communicator); a line that quotes the words (after a quote mark) is no record;
 - ``Primary job terminated normally, but 1 process returned a non-zero exit code``: a process failed, which one
   the box after it says ("The first process to do so was", read by :mod:`triage.parsing.launchers`) when it is
   in the input.
@@ -61,7 +68,7 @@ from triage.parsing.progress import went_on_after
 MARKERS = ("An error occurred in MPI_", "MPI_ABORT was invoked", "exiting improperly", "calling", "Primary job",
            "was invoked.", "Local abort ", "called MPI_Abort(", "job aborted, but has no info",
            "Fatal error in ", ") on node ", "error handler called by rank", "failed to TCP connect", "error stack:",
-           "[ch3:sock]")
+           "[ch3:sock]", "MPICH ERROR [Rank ")
 
 _PREFIX = r"(?:\[(?P<host>[\w.-]+):(?P<pid>\d+)\] )?"
 # (its asterisks, three in Open MPI's text, come one or two where Markdown took the rest: "** An error occurred in",
@@ -114,6 +121,19 @@ _TRACEBACK_HANDLER = lazy_regex(r"MPI traceback error handler called by rank:\s*
 # follows on the next line under the same prefix (a sentence that quotes the words has no such line)
 _MPICH_RANKLESS = lazy_regex(r"^(?P<prefix>[^\n]*?)(?:Fatal error in (?P<call>P?MPI_\w+)|mpi4py\.MPI\.Exception): "
                              r"(?P<what>[^,\n]+), error stack:[ \t]*$", re.MULTILINE)
+# Cray MPICH's older record, "Rank 3 [Sat Nov 28 07:00:04 2026] [c0-0c1s2n3] Fatal error in PMPI_Allreduce: ...", at a
+# line's start or after a launcher's or a timestamp's prefix (no quote mark or word before "Rank": a sentence that
+# quotes it is no record)
+_CRAY_OLD = lazy_regex(r"^[^\n\"'`\u201c]{0,80}?(?<![\w\"'`])Rank (?P<rank>\d+) \[(?P<date>[A-Z][a-z]{2} [^\]\n]{0,40}?"
+                       r"\d:\d\d[^\]\n]{0,20})\] \[(?P<host>[A-Za-z0-9][\w.-]*)\] Fatal error in (?P<call>P?MPI_\w+): "
+                       r"(?P<what>[^,\n]+)", re.MULTILINE)
+# Cray MPICH's newer record: "MPICH ERROR [Rank 0] [job id 2853270.0] [Fri Dec 13 13:41:36 2024] [frontier05084] -
+# Abort(2665871) (rank 0 in comm 0): <message>" (between the date and the node, "[unknown]" where the job id is not
+# known)
+_CRAY_NEW = lazy_regex(r"^[^\n\"'`\u201c]{0,80}?MPICH ERROR \[Rank (?P<rank>\d+)\] \[job id[^\]\n]{0,60}\] "
+                       r"\[[^\]\n]{0,60}\](?: \[unknown\])? \[(?P<host>[A-Za-z0-9][\w.-]*)\] - Abort\((?P<code>-?\d+)\)"
+                       r"(?: \(rank \d+ in comm \d+\))?: (?:Fatal error in (?P<call>P?MPI_\w+): "
+                       r"(?P<what>[^,\n]+)[^\n]*?|(?P<msg>[^\n]*?))[ \t]*$", re.MULTILINE)
 _STACK_AT = r"[A-Za-z_(][\w()]*\(\d*\)\.*: ?(?P<why>[^\n]*)$"
 _MPI_CALL = lazy_regex(r"\b(?:P?MPI_[A-Z][a-z]\w*)\b")
 _PEER_WORDS = lazy_regex(r"Communication error with rank|Connection (?:reset|refused|closed|timed out)|socket closed|"
@@ -163,6 +183,8 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
     if not any(marker in text for marker in MARKERS):
         return ()
     out = [*_handler_blocks(text)]
+    cray = _cray(text)
+    out += cray
     for match in _ABORT.finditer(text):
         derived = _DERIVED.match(match.group("comm"))
         world = derived is None or (derived.group("how") == "DUP" and derived.group("parent") == "0")
@@ -170,7 +192,8 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
                             f"called MPI_Abort on {match.group('comm')} with errorcode {match.group('code')} "
                             f"(Open MPI then kills every process of the job): {_line(text, match)}",
                             match.start(), first=True))
-    seen: set[int] = set()                # MPICH prints the line twice: alone, and after "[cli_N]: aborting job:"
+    seen: set[int] = {e.rank for e in cray if e.rank is not None}  # (Cray's record, with its node, said it)
+    # (MPICH prints the line twice: alone, and after "[cli_N]: aborting job:")
     for match in _MPICH_ABORT.finditer(text):
         rank = int(match.group("rank"))
         if rank not in seen:
@@ -187,7 +210,7 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
                             f"failed in {match.group('call')}: {match.group('what').strip()}{why} (MPICH's fatal "
                             f"error handler, Abort({match.group('code')}): {_line(text, match)}", match.start(),
                             first=True, network=bool(stack) and _PEER_WORDS.search(stack[-1].group("why")) is not None))
-    out += _mpich_rankless(text)
+    out += [e for e in _mpich_rankless(text) if not any(c.offset <= e.offset < c.offset + 400 for c in cray)]
     for match in _MVAPICH_FATAL.finditer(text):
         stack = list(_STACK_LINE.finditer(text, match.end(), min(len(text), match.end() + 3000)))
         why = f"; innermost: {stack[-1].group('why')[:200]}" if stack else ""
@@ -233,6 +256,31 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
                                 "ended it (each rank's own output would say)", match.start()))
             break
     return tuple(sorted(out, key=lambda e: e.offset))
+
+
+def _cray(text: str) -> list[MpiError]:
+    """Cray MPICH's records of a rank's fatal error (each rank that failed prints its own), with the innermost line of
+    the stack that follows one (MPICH's ``Function(line)...: why`` lines)."""
+    out: list[MpiError] = []
+    for match in [*_CRAY_OLD.finditer(text), *_CRAY_NEW.finditer(text)]:
+        call = match.group("call")
+        if call is None and "application called MPI_Abort(" in match.group("msg"):
+            what = f"called MPI_Abort (Cray MPICH then ends the job): {match.group('msg').strip()}"
+        elif call is None:
+            what = (f"aborted with errorcode {match.group('code')}: {match.group('msg').strip() or 'no message'} "
+                    f"(Cray MPICH's abort of this rank)")
+        else:
+            stack = list(_STACK_LINE.finditer(text, match.end(), min(len(text), match.end() + 3000)))
+            inner = [m.group("why").strip() for m in stack if m.group("why").strip()]
+            why = f"; innermost: {inner[-1][:200]}" if inner else ""
+            what = f"failed in {call}: {match.group('what').strip()}{why} (Cray MPICH's fatal error record)"
+            out.append(MpiError(int(match.group("rank")), match.group("host"), None, f"{what}: {_line(text, match)}",
+                                match.start(), first=True,
+                                network=bool(inner) and _PEER_WORDS.search(inner[-1]) is not None))
+            continue
+        out.append(MpiError(int(match.group("rank")), match.group("host"), None, f"{what}: {_line(text, match)}",
+                            match.start(), first=True))
+    return out
 
 
 def _mpich_rankless(text: str) -> list[MpiError]:

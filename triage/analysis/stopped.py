@@ -52,6 +52,14 @@ _TO_DO = (
                    "bsub -W, Grid Engine's -l h_rt) or checkpoint more often and requeue from the last checkpoint; "
                    "if it should have finished in time, it was slow or hung before the limit: look at its last "
                    "progress lines, or run it under `triage launch`")),
+    ("PBS ended the job with", ("find why PBS ended it: `qstat -xf JOBID` (its comment; resources_used.walltime "
+                                "against Resource_List.walltime) or `tracejob JOBID` on the PBS server (a qdel, its "
+                                "walltime, a limit it enforces)")),
+    ("did not end with the signals", (
+        "the node's processes did not die: look on HOST for processes stuck in the kernel (`ps -eo pid,stat,wchan,cmd`"
+        ": state D; `dmesg`; a hung file system or GPU: `nvidia-smi`) and at `scontrol show node HOST` (Reason=Kill "
+        "task failed); what ended the step the job's earlier lines or `sacct -j JOBID -o JobID,State,Reason,End` "
+        "say")),
     ("deadline", "start it earlier or give it less to do (sbatch --deadline), and checkpoint more often"),
     ("preempt", ("checkpoint more often and requeue (sbatch --requeue), or run in a partition or QOS that is "
                 "not preempted")),

@@ -6,6 +6,13 @@ processes ended, beyond those of :mod:`triage.parsing.launchers`:
   ``CANCELLED AT ... ***`` of scancel): the job stopped from outside, the cause of every rank's SIGTERM
   after it; ``DUE TO TASK FAILURE``, ``FAILED (non-zero exit code ...)`` and the signal or bare forms
   after srun's record of a task that failed (srun --kill-on-bad-exit) are a consequence;
+- slurmstepd's ``*** STEP 42.0 STEPD TERMINATED ON node07 AT <time> DUE TO JOB NOT ENDING WITH SIGNALS ***``:
+  the step was being ended and its processes did not end with the signals (a process stuck in the kernel, on a device
+  or a file system; Slurm then drains the node): after a cancellation or a task's failure in the input it is their
+  consequence, alone a stop from outside whose cause is not in the input;
+- PBS's job record (``qstat -f``): ``Exit_status = 271`` with the record's other attributes (``job_state = F``,
+  ``resources_used.walltime = ...``): above 256 PBS ended the job with signal N-256 (271: SIGTERM, its walltime, a qdel
+  or a limit it enforces; the record's ``comment`` and its walltimes say which), 1-255 the job script's exit code;
 - Kubeflow's training operator: ``PyTorchJob train is failed because 1 Worker replica(s) failed.``;
 - horovodrun: ``Terminating remaining workers after failure of Process 2.`` (rank 2 failed first);
 - torchx's app status: `` *trainer[0]:FAILED (exitcode: 1)`` (then ``hostname: ...``);
@@ -48,7 +55,7 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "exit codes:", "exit signals:", "exit signal ", "exceeded memory limit", "PBS: job killed", "amrex::Abort::",
            "job killed after reaching LSF", "memory budget", "low on resource", "hard wallclock time",
            "exceeds job hard limit", "termination (", "Job was held", "TERM_", "Resource usage summary",
-           "Error   ", "CrashLoopBackOff")
+           "Error   ", "CrashLoopBackOff", "STEPD TERMINATED", "xit_status")
 
 # slurmstepd (src/slurmd/slurmstepd/req.c): "*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***" with %s "JOB <id>"
 # or "STEP <id>"; "DUE to SIGNAL %s" (strsignal: scancel, or srun ending the step); older Slurm: the same with no
@@ -94,6 +101,21 @@ _LSF_DONE = lazy_regex(r"^[ \t>*`]*Successfully completed\.[ \t]*\r?\n(?:[ \t]*\
 _BATCH_HEAD = r"^(?:[^|\n]{0,60}\|){0,5}[ \t>*`=]*"
 _PBS_LIMIT = lazy_regex(_BATCH_HEAD + r"PBS: job killed: (?P<what>walltime|cput|ncpus|pcput|pvmem|pmem) "
                         r"(?P<used>[\d.:]+) exceeded limit (?P<limit>[\d.:]+)", re.MULTILINE)
+# slurmstepd (src/slurmd/slurmstepd/req.c): "*** %s STEPD TERMINATED ON %s AT %s DUE TO JOB NOT ENDING WITH SIGNALS ***"
+# (or "... DUE TO JOB NOT RUNNING ***"), %s "STEP 42.0", "JOB 42" or "EXTERN STEP FOR 42"
+_STEPD_TERMINATED = lazy_regex(r"\*\*\* (?P<entity>(?:EXTERN |INTERACTIVE )?(?:JOB|STEP)(?: FOR)? \S+) STEPD "
+                               r"TERMINATED ON (?P<host>\S+) AT (?P<when>\S+) DUE TO JOB NOT "
+                               r"(?P<why>ENDING WITH SIGNALS|RUNNING) \*\*\*")
+# PBS's job record (qstat -f / -xf, printed by an epilogue or pasted): "    Exit_status = 271" (Torque: "exit_status"),
+# read where another of the record's attributes is within its lines ("job_state = F", "resources_used.walltime =
+# 02:00:05", "Resource_List.walltime = 02:00:00", "comment = ...", "exec_host = ..."): a sentence that quotes it is
+# no record
+_PBS_EXIT = lazy_regex(r"^[ \t]*[Ee]xit_status = (?P<code>-?\d+)[ \t]*\r?$", re.MULTILINE)
+_PBS_ATTRIBUTE = lazy_regex(r"^[ \t]*(?:job_state|resources_used\.\w+|Resource_List\.\w+|exec_host|Job_Name|comment|"
+                            r"Job Id:)[ \t=]", re.MULTILINE)
+_PBS_WALLTIME = lazy_regex(r"^[ \t]*(?P<which>resources_used|Resource_List)\.walltime = (?P<t>\d+:\d\d:\d\d)",
+                           re.MULTILINE)
+_PBS_COMMENT = lazy_regex(r"^[ \t]*comment = (?P<what>[^\n]+?)[ \t]*\r?$", re.MULTILINE)
 # Grid Engine's execd (SGE, OGS, UGE; execd_ck_to_do.c): "job 4242.1 exceeded hard wallclock time - initiate terminate
 # method" (h_rt: a time limit, a stop from outside) and "job 4242 exceeds job hard limit "h_vmem" of queue
 # "all.q@n1" (8589934592.00000 > limit:8589934592.00000) - sending SIGKILL" (a kill for what the job used)
@@ -418,6 +440,8 @@ def _batch_limits(text: str) -> list[RankDeath]:
             note = f"PBS killed the job for exceeding its requested {what} ({said}): {_line(text, match)}"
             out.append(RankDeath(None, "SIGKILL", None, None, None, note[:400], offset=match.start()))
         break                       # (the job's one kill)
+    if not out:
+        out.extend(_pbs_exit(text))
     for match in _SGE_WALLCLOCK.finditer(text):
         if went_on_after(text, match.end()):
             continue                # the words quoted in a job that went on after them: no end of this job
@@ -456,6 +480,40 @@ def _batch_limits(text: str) -> list[RankDeath]:
         out.append(RankDeath(None, "SIGKILL", None, None, None, note[:400], offset=match.start()))
         break
     return out
+
+
+def _pbs_exit(text: str) -> list[RankDeath]:
+    """PBS's job record's exit status: above 256 a signal PBS sent (SIGTERM: a stop from outside), else the script's
+    exit code; the last record in the input whose job did not go on after it."""
+    for match in reversed(list(_PBS_EXIT.finditer(text))):
+        start = text.rfind("\n", 0, max(0, match.start() - 1500)) + 1
+        stop = min(len(text), match.end() + 1500)
+        if _PBS_ATTRIBUTE.search(text, start, stop) is None or went_on_after(text, match.end()):
+            continue
+        code = int(match.group("code"))
+        if code <= 0:
+            return []               # (0: it ended well; below 0: PBS's own failure to run the job, no signal)
+        record = _line(text, match)
+        comment = _PBS_COMMENT.search(text, start, stop)
+        said = f" (its comment: {comment.group('what')[:160]})" if comment else ""
+        if code <= 256:
+            note = f"PBS: the job script exited with code {code}{said}: {record}"
+            return [RankDeath(None, None, code, None, None, note[:400], offset=match.start())]
+        sig = signal_name(str(code - 256)) or f"signal {code - 256}"
+        times = {m.group("which"): m.group("t") for m in _PBS_WALLTIME.finditer(text, start, stop)}
+        used, limit = times.get("resources_used"), times.get("Resource_List")
+        if used and limit and _seconds(used) >= _seconds(limit):
+            why = f"its walltime limit was reached (walltime {used}, limit {limit})"
+        else:
+            why = "its walltime, a qdel or a limit PBS enforces (the record's comment and walltimes say which)"
+        note = f"PBS ended the job with {sig} (Exit_status {code} = 256 + {code - 256}): {why}{said}: {record}"
+        return [RankDeath(None, sig, None, None, None, note[:400], offset=match.start(), outside=sig == "SIGTERM")]
+    return []
+
+
+def _seconds(hms: str) -> int:
+    h, m, s = (int(x) for x in hms.split(":"))
+    return h * 3600 + m * 60 + s
 
 
 # a process's own failure in its words (a Python traceback, an exception line, a fatal signal, CUDA's or NCCL's error):
@@ -528,6 +586,20 @@ def _slurm(text: str) -> list[RankDeath]:
         note = (f"Slurm stopped {entity}{f' on {host}' if host else ''} at {match.group('when')}: {_WHY[why]}; the "
                 f"ranks' SIGTERM after this is its consequence ({said})")
         out.append(RankDeath(None, "SIGTERM", None, host, None, note[:400], offset=match.start(), outside=True))
+    for match in _STEPD_TERMINATED.finditer(text):
+        entity, host, said = match.group("entity"), match.group("host"), " ".join(match.group(0).split())
+        stuck = ("its processes did not end with the signals sent to end it (stuck in the kernel; Slurm drains the "
+                 "node)" if match.group("why").startswith("ENDING")
+                 else "its processes had not started")
+        ended = [d for d in out if d.offset < match.start() and (d.outside or d.consequence)]
+        if ended or _SRUN_TASK_FAILED.search(text, 0, match.start()) is not None:
+            note = f"Slurm ended {entity} on {host}, after what ended it above: {stuck} ({said})"
+            out.append(RankDeath(None, "SIGKILL", None, host, None, note[:400], offset=match.start(),
+                                 consequence=True))
+            continue
+        note = (f"Slurm ended {entity} on {host} at {match.group('when')} from outside the job: {stuck}; this input "
+                f"does not say what ended the step: {said}")
+        out.append(RankDeath(None, "SIGKILL", None, host, None, note[:400], offset=match.start(), outside=True))
     for match in _SRUN_NODE_FAILURE.finditer(text):
         host = match.group("host")
         out.append(RankDeath(None, "SIGTERM", None, host, None,

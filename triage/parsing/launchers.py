@@ -196,6 +196,14 @@ _FORRTL_CODE = lazy_regex(r"^forrtl: (?:severe|error) \((?P<num>\d+)\): (?:[^(\n
                           re.MULTILINE)
 
 
+def fortran_signals(text: str) -> dict[int, str]:
+    """Intel Fortran's runtime messages of a signal in ``text``, by their number (the exit code of the process that
+    printed it): {174: "SIGSEGV"} for "forrtl: severe (174): SIGSEGV, segmentation fault occurred"."""
+    if "forrtl: " not in text:
+        return {}
+    return {int(m.group("num")): m.group("sig") for m in _FORRTL_CODE.finditer(text)}
+
+
 def signal_name(value: str | None, words: str | None = None) -> str | None:
     """"9" / "SIGKILL" / "Killed" as "SIGKILL"."""
     if value and value.upper().startswith("SIG"):

@@ -13,6 +13,7 @@ from typing import Any
 
 from triage.lazy_regex import lazy_regex
 from triage.parsing import windows_status
+from triage.parsing.launchers import fortran_signals
 from triage.parsing.log_prefix import split_rank_prefix
 
 
@@ -381,6 +382,9 @@ def _srun_failures(text: str) -> list[LauncherFailure]:
     doing (the step's tasks killed after a time limit, a scancel, --kill-on-bad-exit) and are not kept."""
     failures: list[LauncherFailure] = []
     cancelled = text.find("CANCELLED AT")
+    # (Intel Fortran's runtime ends the process with its message's number: srun's "task 7: Exited with exit code 174"
+    # beside "forrtl: severe (174): SIGSEGV, segmentation fault occurred" is task 7's segfault)
+    fortran = fortran_signals(text) if "srun: error:" in text else {}
     for match in _SRUN_SIGNAL.finditer(text):
         if 0 <= cancelled < match.start():
             break
@@ -388,7 +392,7 @@ def _srun_failures(text: str) -> list[LauncherFailure]:
         for part in match.group("tasks").split(","):
             low, _, high = part.partition("-")
             tasks.extend(range(int(low), int(high or low) + 1) if int(high or low) - int(low) < 4096 else [])
-        sig = _SRUN_SIGNALS[match.group("what")] if match.group("what") else None
+        sig = _SRUN_SIGNALS[match.group("what")] if match.group("what") else fortran.get(int(match.group("code")))
         code = None if sig else int(match.group("code"))
         # a fault no launcher sends (SIGSEGV, SIGBUS, SIGFPE, SIGILL), the same as the first record's: the task's
         # own, not the teardown's (srun's "Terminating job step" sends SIGTERM and SIGKILL), so each such task is a

@@ -204,6 +204,14 @@ _HYDRA_GAP = r"(?:[\s=]|\[\d{2,}\] ?)*"
 _HYDRA_KILLED = lazy_regex(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES,?" + _HYDRA_GAP
                            + r"(?:RANK (?P<rank>\d+) )?PID (?P<pid>\d+) RUNNING AT (?P<host>[^\s,]+),?" + _HYDRA_GAP
                            + r"KILLED BY SIGNAL: (?P<num>\d+)")
+# a box of a process that ended by itself: "EXIT STATUS: 1" / "EXIT CODE: 139" (Intel MPI's and MPICH's Hydra)
+_HYDRA_EXITED = lazy_regex(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES,?" + _HYDRA_GAP
+                           + r"(?:RANK (?P<rank>\d+) )?PID (?P<pid>\d+) RUNNING AT [^\s,]+,?" + _HYDRA_GAP
+                           + r"EXIT (?:CODE|STATUS): (?P<code>\d+)")
+# MPICH's abort of a rank ("application called MPI_Abort(MPI_COMM_WORLD, 1) - process 3", "Abort(1) on node 3"):
+# that rank ended itself
+_MPICH_ABORTED = lazy_regex(r"MPI_Abort\([^()\n]*\) - process (?P<a>\d+)|(?<![\w.])Abort\(-?\d+\) on node (?P<b>\d+)")
+_HYDRA_KILLS = ("SIGKILL", "SIGTERM", "SIGINT")
 _HYDRA_BADLY = lazy_regex(r"\[mpiexec@(?P<host>[\w.-]+)\][^\n]*one of the processes terminated badly")
 # kubectl describe pod: "Name:  train-worker-2" ... "Reason:  OOMKilled" ... "Exit Code:  137"
 _K8S_POD_NAME = lazy_regex(r"^Name:\s+(?P<pod>[\w.-]+)\s*$", re.MULTILINE)
@@ -794,12 +802,26 @@ def _mpi(text: str) -> list[RankDeath]:
     for match in _PRTE_MEMORY.finditer(text):
         out.append(RankDeath(int(match.group("rank")), "SIGKILL", None, match.group("host"), None,
                              "out of memory: " + " ".join(match.group(0).split()), offset=match.start()))
-    for boxes, match in enumerate(_HYDRA_KILLED.finditer(text)):
+    killed = list(_HYDRA_KILLED.finditer(text))
+    # the processes that ended by themselves: a box's own exit code (not a kill's 128 + 9/15/2), a fault signal's box,
+    # MPICH's abort of a rank (by rank, or by pid where the box names no rank)
+    own: set[tuple[str, int]] = set()
+    if killed:
+        for m in _HYDRA_EXITED.finditer(text):
+            if int(m.group("code")) not in (0, 9, 15, 2, 137, 143, 130):
+                own.add(("rank", int(m.group("rank"))) if m.group("rank") else ("pid", int(m.group("pid"))))
+        for m in killed:
+            if signal_name(m.group("num")) not in _HYDRA_KILLS:
+                own.add(("rank", int(m.group("rank"))) if m.group("rank") else ("pid", int(m.group("pid"))))
+        own.update(("rank", int(m.group("a") or m.group("b"))) for m in _MPICH_ABORTED.finditer(text))
+    for boxes, match in enumerate(killed):
         rank = int(match.group("rank")) if match.group("rank") else None
         sig = signal_name(match.group("num"))
-        # (Hydra prints a box for each process it saw end: one SIGTERMed or SIGINTed after another's box is its
+        me = ("rank", rank) if rank is not None else ("pid", int(match.group("pid")))
+        # (Hydra prints a box for each process it saw end, in process order, not in time: one SIGTERMed or SIGINTed
+        # after another's box, or one killed (SIGKILL, SIGTERM, SIGINT) where another process ended by itself, is its
         # cleanup of the job, the consequence, never a root of its own)
-        cleanup = boxes > 0 and sig in ("SIGTERM", "SIGINT")
+        cleanup = sig in _HYDRA_KILLS and (bool(own - {me}) or (boxes > 0 and sig != "SIGKILL"))
         out.append(RankDeath(rank, sig, None, match.group("host"),
                              int(match.group("pid")), " ".join(match.group(0).replace("=", " ").split()),
                              first=not cleanup, offset=match.start(), consequence=cleanup))

@@ -52,3 +52,36 @@ def test_nccls_network_error_alone_keeps_nccls_knobs() -> None:
     assert result.verdict.kind.value == "network_error", result.verdict.summary
     told = result.verdict.summary + " ".join(result.next_steps)
     assert "NCCL_DEBUG" in told and "HCCL_CONNECT_TIMEOUT" not in told, told
+
+
+# (2) a runtime's error message quoted inside the writer's own sentence (a FAQ, a README's known issue) is no failure
+# where the ranks went on after it; where they did not, or a rank printed it at its line's start, it is read as before
+_HSA = ("Memory access fault by GPU node-5 (Agent handle: 0x6120aa10) on address 0x7ff0c0000000. Reason: Page not "
+        "present or supervisor privilege.")
+_TRAIN_ON = ("[rank0]: iter 20 loss 1.71", "[rank1]: iter 20 loss 1.69", "[rank2]: iter 20 loss 1.70")
+
+
+@pytest.mark.parametrize("said", [
+    f"Troubleshooting: with HSA_XNACK=0 on MI210 nodes, {_HSA} Export HSA_XNACK=1 before launching.",
+    f"If the kernel reads past its buffer you will see {_HSA}",
+    'Tip: when a rank prints "CUDA error: unspecified launch failure" check the driver version first',
+    "“CUDA error: an illegal memory access was encountered” was fixed in 2.3, see the release notes",
+])
+def test_a_runtime_error_quoted_in_prose_the_ranks_went_on_past_is_no_failure(said: str) -> None:
+    result = report("[rank0]: iter 10 loss 2.05", "[rank1]: iter 10 loss 2.04", "[rank2]: iter 10 loss 2.06",
+                    said, *_TRAIN_ON)
+    assert result.verdict.kind.value not in ("crash", "exception"), result.verdict.summary
+
+
+def test_a_runtime_error_quoted_with_nothing_after_is_still_the_failure() -> None:
+    result = report("[rank0]: iter 10 loss 2.05", "[rank1]: iter 10 loss 2.04",
+                    '"CUDA error: an illegal memory access was encountered"')
+    assert result.verdict.kind.value == "crash", result.verdict.summary
+    assert "illegal memory access" in result.verdict.summary, result.verdict.summary
+
+
+def test_a_ranks_own_runtime_error_line_is_read_though_the_others_went_on() -> None:
+    result = report("[rank0]: iter 10 loss 2.05", "[rank1]: iter 10 loss 2.04", "[rank2]: iter 10 loss 2.06",
+                    f"[rank2]: {_HSA}", "[rank0]: iter 11 loss 2.01", "[rank1]: iter 11 loss 2.00")
+    assert result.verdict.kind.value == "crash", result.verdict.summary
+    assert tuple(result.verdict.culprit_ranks) == (2,), result.verdict.summary

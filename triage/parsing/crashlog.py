@@ -61,6 +61,8 @@ class CrashLine:
     peer: str | None = None          # a peer address/host the line names ("10.0.0.5<1234>")
     gpu: int | None = None           # a CUDA device the line names
     thread: int | None = None        # the thread id glog's head gives (the process's pid for its main thread)
+    quoted: bool = False             # a runtime's message inside the writer's own sentence: not read where the job
+    #                                  went on past it (triage.load.logs.text)
 
 
 # Quick pre-check for whole-text scans: a line holding none of these is no crash line.
@@ -140,6 +142,13 @@ _CUDA_ERROR = lazy_regex(
     r"\b(?:Callback: Queue 0x[0-9a-fA-F]+|Device::callbackQueue) aborting with error : HSA_STATUS_ERROR_\w+",
     re.MULTILINE)
 _CUDA_HINT = "CUDA kernel errors might be asynchronously reported"
+# a runtime's error message quoted inside a sentence of the writer's own: its words (not a function's or an error
+# code's name) after a word of prose ("Known issue: on gfx90a, Memory access fault by GPU node-2 ...", "you may see
+# \"CUDA error: an illegal memory access ...\"") or opening the line in quotes: a failure only where the job did not
+# go on past it (CrashLine.quoted)
+_RUNTIME_WORDS = ("CUDA error: ", "an illegal memory access was encountered", "unspecified launch failure",
+                  "device-side assert triggered", "Memory access fault by GPU node-")
+_IN_PROSE = lazy_regex(r"(?:\w[,;]?[ \t]+[\"\u201c'`]?|^[\"\u201c'`])$")
 _THC_PRINT = "THCudaCheck FAIL file="
 # the kernel's own assert, printed per thread before "device-side assert triggered" (which a paste may lack):
 # "IndexKernel.cu:92: operator(): block: [68,0,0], thread: [32,0,0] Assertion `index >= ...` failed."
@@ -608,13 +617,15 @@ def _plain_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine
         return CrashLine(CrashLineKind.EXCEPTION, f"RuntimeError: {lacks.group(0)}", "RuntimeError")
     if (ddp := _DDP_CHECK.search(text)) is not None:
         return CrashLine(CrashLineKind.EXCEPTION, f"RuntimeError: {text[ddp.start():]}"[:400], "RuntimeError")
-    if _CUDA_ERROR.search(text) and "CUDA_LAUNCH_BLOCKING" not in text:
+    if (cuda := _CUDA_ERROR.search(text)) is not None and "CUDA_LAUNCH_BLOCKING" not in text:
+        in_prose = cuda.group(0).startswith(_RUNTIME_WORDS) and _IN_PROSE.search(text, 0, cuda.start()) is not None
         # PyTorch's hint alone follows every CUDA error, a set-up one too: the error line before it is the failure
         trailer = _CUDA_ERROR.search(text.replace(_CUDA_HINT, "")) is None
         # THC's print before it raises: the raise after it (its RuntimeError, a terminate) is the failure; a raise
         # that was caught ends nothing (THCGeneral.cpp's "error=11 : invalid argument" at start-up, the run going on)
         trailer = trailer or text.startswith(_THC_PRINT)
-        return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], collateral=collateral or trailer, gpu=_gpu(text))
+        return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], collateral=collateral or trailer, gpu=_gpu(text),
+                         quoted=in_prose)
     if "Assertion " in text and (kernel := _KERNEL_ASSERT.search(text)) is not None:
         what = f"{kernel.group('what')[:300]} failed in {kernel.group('file')}"
         return CrashLine(CrashLineKind.CUDA_ERROR, f"CUDA error: device-side assert triggered ({what})", gpu=_gpu(text))

@@ -143,7 +143,10 @@ def _went_on_past(owners: list[LineOwner], base: int, default_rank: int | None, 
 
     refused = [w.order for w in scan.init_waits if w.kind in _PROGRESS_ENDS
                and w.order is not None and w.order >= base]
-    starts = [o for o, *_ in scan.unread if o >= base] + [o for o, *_ in scan.named_failures if o >= base] + refused
+    quoted = [(o, rank) for rank, items in [(None, scan.orphans), *scan.failures.items()] for o, line, _ in items
+              if line.quoted and o >= base]
+    starts = ([o for o, *_ in scan.unread if o >= base] + [o for o, *_ in scan.named_failures if o >= base] + refused
+              + [o for o, _ in quoted])
     if not starts:
         return
     first = min(starts) - base
@@ -176,6 +179,13 @@ def _went_on_past(owners: list[LineOwner], base: int, default_rank: int | None, 
         if gone_on(order, None):
             scan.went_on.append(unread.text[:200])
     scan.named_failures = [item for item in scan.named_failures if not gone_on(item[0], item[1])]
+    gone = {(order, rank) for order, rank in quoted if gone_on(order, rank)}   # (a runtime's words quoted in prose)
+    if gone:
+        scan.went_on.extend(line.text[:200] for rank, items in [(None, scan.orphans), *scan.failures.items()]
+                            for o, line, _ in items if (o, rank) in gone)
+        scan.orphans = [item for item in scan.orphans if (item[0], None) not in gone]
+        for rank, items in list(scan.failures.items()):
+            scan.failures[rank] = [item for item in items if (item[0], rank) not in gone]
     scan.unread = [item for item in scan.unread if not gone_on(item[0], None)]
     after = max(last_progress.values()) + base
     if refused and after > min(refused):
@@ -264,7 +274,8 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         # the job said it ended well after them: they did not end it (said, as a line it went on past)
         scan.went_on.extend(unread.text[:200] for order, unread, _, _ in scan.unread if order >= base)
         scan.unread = [item for item in scan.unread if item[0] < base]
-    if scan.unread or scan.named_failures or scan.init_waits:
+    if scan.unread or scan.named_failures or scan.init_waits or any(
+            line.quoted for items in [scan.orphans, *scan.failures.values()] for _, line, _ in items):
         _went_on_past(owners, base, default_rank, single_node, scan)
     if scan.orphans and scan.orphans[-1][0] >= base:
         _refusal_went_on(owners, base, scan)

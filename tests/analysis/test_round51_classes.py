@@ -61,3 +61,44 @@ def test_a_wrapped_mpirun_record_names_its_rank_in_the_report(tmp_path) -> None:
         main(["report", str(log), "--format", "json"])
     verdict = json.loads(out.getvalue())["verdict"]
     assert verdict["kind"] == "crash" and verdict["culprit_ranks"] == [7]
+
+
+def _verdict(tmp_path, text: str) -> dict:  # type: ignore[no-untyped-def,type-arg]
+    import contextlib
+    import io
+    import json
+
+    from triage.cli import main
+
+    log = tmp_path / "log.txt"
+    log.write_text(text)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["report", str(log), "--format", "json"])
+    return json.loads(out.getvalue())["verdict"]  # type: ignore[no-any-return]
+
+
+# srun's record that a task died by a signal comes after everything the task printed: a failure line of no rank after
+# it is its caller's account of the step (a workflow manager's summary, a batch script's own error), not the task's
+def test_a_callers_error_after_sruns_record_of_a_killed_task_is_not_the_tasks_failure(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    oom = _verdict(tmp_path, (
+        "[Tue Mar 3 09:12:40 2026]\nrule align:\n    jobid: 4\n"
+        "slurmstepd: error: Detected 1 oom_kill event in StepId=881.0. Some of the step tasks have been OOM Killed.\n"
+        "srun: error: cn042: task 0: Out Of Memory\n"
+        "Error in rule align:\n    jobid: 4\n"
+        "WorkflowError:\nAt least one job did not complete successfully.\n"))
+    assert oom["kind"] == "crash" and oom["culprit_ranks"] == [0] and "Out Of Memory" in oom["summary"]
+    segv = _verdict(tmp_path, (
+        "srun: error: gpu7: task 0: Segmentation fault (core dumped)\n"
+        "Traceback (most recent call last):\n  File \"submit.py\", line 40, in <module>\n    run_step(cmd)\n"
+        "RuntimeError: training step failed with return code 139\n"))
+    assert segv["kind"] == "crash" and segv["culprit_ranks"] == [0]
+
+
+def test_the_tasks_own_error_before_sruns_record_is_still_its_failure(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # negative: what the task printed before srun's record of its death is its own (the why of its end)
+    verdict = _verdict(tmp_path, (
+        "Traceback (most recent call last):\n  File \"train.py\", line 88, in <module>\n    buf = load_all()\n"
+        "MemoryError: cannot allocate 9.1 GiB for the feature table\n"
+        "srun: error: cn042: task 0: Killed\n"))
+    assert verdict["culprit_ranks"] == [0] and "MemoryError" in verdict["summary"]

@@ -81,6 +81,8 @@ class LauncherFailure:
     #                              started the ranks itself
     offset: int | None = None    # where a one-line record (DeepSpeed's) is in the text: its line's prefix names
     #                              the host (pdsh's "node2: ")
+    at: int | None = None        # where srun's record of a task's end is in the text (what its task printed is
+    #                              before it: a line after the record of its death by a signal is no line of its own)
 
 
 _ENTRY = lazy_regex(r"^\s*\[(\d+)\]:\s*$")
@@ -406,7 +408,8 @@ def _srun_failures(text: str) -> list[LauncherFailure]:
         for task in tasks:
             failures.append(LauncherFailure(task, None, match.group("host"), code, sig, None, None,
                                             root_cause=root if sig in _SRUN_FAULTS else first_line,
-                                            srun_exit=code is not None, srun_task=True, note=note))
+                                            srun_exit=code is not None, srun_task=True, note=note,
+                                            at=match.start()))
     return failures
 
 

@@ -274,9 +274,12 @@ def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
                 # what a rank raised after its own watchdog fired is the timeout's consequence
                 failure = replace(failure, collateral=True)
         elif rank == root and (own := [o for o in scan.orphans if not o[1].collateral
-                                       and not o[1].text.startswith(EXIT_CODE_RECORD)]):
+                                       and not o[1].text.startswith(EXIT_CODE_RECORD)
+                                       and o[0] <= scan.killed_at.get(rank, o[0])]):
             # one rank failed by the launcher's account; the log's unprefixed failure lines are its (not another
-            # launcher's bare exit code of the whole command, SageMaker's "ExitCode 1": the rank's record says more)
+            # launcher's bare exit code of the whole command, SageMaker's "ExitCode 1": the rank's record says more;
+            # not a line after srun's record of its task's death by a signal: Snakemake's "WorkflowError", a batch
+            # script's own error, tell the step's end after the task had died)
             order, line, path = _failure_of(own)
             failure = failure_exit(line, order, path)
         if launcher is not None and failure is None and launcher.signal is None and (

@@ -129,6 +129,8 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
         if cut and not message:
             message = ("listed by torchrun as the first observed failure; its exit code is not in this input"
                        if failure.root_cause else "listed by torchrun as failed; its exit code is not in this input")
+        if failure.srun_task and sig is not None and failure.at is not None:
+            scan.killed_at.setdefault(rank, scan.lines_read - text.count("\n") - 1 + text.count("\n", 0, failure.at))
         scan.exits[rank] = ExitInfo(
             exit_code=None if sig is not None else failure.exitcode, signal=sig, signal_name=failure.signal,
             time=_launcher_time(failure.timestamp), message=message or (old.message if old else None),

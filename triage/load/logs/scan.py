@@ -98,6 +98,9 @@ class LogScan:
     # so they are notes, never the failure (triage.parsing.progress)
     went_on: list[str] = field(default_factory=list)
     prose: ProseAccount = field(default_factory=ProseAccount)   # the reporter's sentences (the first text's that has)
+    # rank -> order of srun's record that the rank's task was killed by a signal: a failure line of no rank after it is
+    # not that task's own (a killed process prints nothing after its death) but its caller's account of the step
+    killed_at: dict[int, int] = field(default_factory=dict)
 
 
 def record_world(scan: LogScan, facts: WorldSize | None) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from triage.analysis.analyze import analyze
+from triage.errors import InputError
 from triage.load.inputs import load_log_texts
 from triage.model import Report
 
@@ -85,3 +86,49 @@ def test_a_ranks_own_runtime_error_line_is_read_though_the_others_went_on() -> N
                     f"[rank2]: {_HSA}", "[rank0]: iter 11 loss 2.01", "[rank1]: iter 11 loss 2.00")
     assert result.verdict.kind.value == "crash", result.verdict.summary
     assert tuple(result.verdict.culprit_ranks) == (2,), result.verdict.summary
+
+
+# (1) a code's banner the run went on past, at any distance: progress or the run's own word that it ended well after
+# it (a code's normal end line, a test harness's pass), or ctest's result for the test that printed it says Passed
+_FILLER = tuple(f"     removing scratch file pwscf.wfc{i}" for i in range(60))
+_QE_BOX = (" " + "%" * 78,
+           "     Error in routine cdiaghg (191):", "     problems computing cholesky",
+           " " + "%" * 78)
+_MOOSE = ("*** ERROR ***", 'The following error occurred in the object "bc_left", of type "DirichletBC".', "",
+          "boundary 'left_side' does not exist in the mesh")
+
+
+@pytest.mark.parametrize("lines", [
+    ("ERROR: Invalid atom ID in Bonds section of data file (src/read_data.cpp:1432)", "LAMMPS (29 Aug 2024)",
+     *_FILLER, "Loop time of 41.2 on 8 procs for 5000 steps with 12000 atoms", "Total wall time: 0:00:41"),
+    (*_QE_BOX, *_FILLER, "     PWSCF        :   1m12.40s CPU   1m15.02s WALL", "", "   JOB DONE."),
+    (*_MOOSE, "Setting up the mesh", *_FILLER, "Time Step 1, time = 0.5, dt = 0.5", " Solve Converged!"),
+    ("      Start  7: kernels/bc_missing_boundary", *_MOOSE, "",
+     " 7/12 Test  #7: kernels/bc_missing_boundary ......   Passed    0.88 sec"),
+])
+def test_a_codes_banner_the_run_went_on_past_is_no_failure(lines: tuple[str, ...]) -> None:
+    try:
+        result = report(*lines)
+    except InputError:
+        return                  # (refused: no failure line in it, never a failure)
+    assert result.verdict.kind.value not in ("crash", "exception"), result.verdict.summary
+
+
+def test_a_codes_banner_with_no_progress_after_is_the_failure() -> None:
+    result = report(*_QE_BOX, *_FILLER)
+    assert result.verdict.kind.value == "exception", result.verdict.summary
+    assert "cdiaghg" in result.verdict.summary, result.verdict.summary
+
+
+def test_a_codes_banner_in_a_test_that_failed_is_the_failure() -> None:
+    result = report("      Start  7: kernels/bc_missing_boundary", *_MOOSE, "",
+                    " 7/12 Test  #7: kernels/bc_missing_boundary ......***Failed    0.88 sec",
+                    "92% tests passed, 1 tests failed out of 12")
+    assert result.verdict.kind.value == "exception", result.verdict.summary
+    assert "left_side" in result.verdict.summary, result.verdict.summary
+
+
+def test_mooses_message_is_its_own_line_not_the_next_blocks() -> None:
+    result = report(*_MOOSE, "Setting up variable temperature", "Setting up variable pressure")
+    assert "left_side' does not exist" in result.verdict.summary, result.verdict.summary
+    assert "Setting up" not in result.verdict.summary, result.verdict.summary

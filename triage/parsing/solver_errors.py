@@ -47,8 +47,12 @@ exits (the solver's own error, in its own words: an exception of that process, n
   node N``, CP2K's ``stopped by process number N``), where no other banner comes between.
 
 A banner is read only at a line's start (the words quoted in a sentence are not the program's), and not where the
-run went on after it (progress or the run's own end word in the lines after: a banner a wrapper printed and retried
-after).
+run went on past it: progress or the run's own word that it ended well on a line after it, at any distance (a
+training loop's, a code's own normal end line: LAMMPS's ``Total wall time:``, Quantum ESPRESSO's ``JOB DONE.``, CP2K's
+``PROGRAM ENDED AT``, GROMACS's ``Finished mdrun on rank N``, WRF's ``SUCCESS COMPLETE``, NAMD's ``End of program``,
+SU2's ``Exit Success``, deal.II's test log ``DEAL::OK``, ctest's ``100% tests passed, 0 tests failed``), or ctest's
+result line for the test that printed it says ``Passed`` (a test that expects the error): a banner a wrapper printed
+and retried after, a test's expected output, an older run's above a later run that ended well.
 
 ``parse_solver_errors(text)`` -> RankDeath records (raised: the process's own error) in text order. Never raises.
 """
@@ -61,7 +65,7 @@ from collections.abc import Callable, Sequence
 
 from triage.lazy_regex import lazy_regex
 from triage.parsing.launchers import RankDeath
-from triage.parsing.progress import went_on_after
+from triage.parsing.progress import is_progress, mentions_progress, says_it_ended
 
 MARKERS = ("FOAM FATAL", "FATAL CALLED", "ERROR on proc ", "ERROR: ", "Fatal error:", "PETSC ERROR:",
            "An error occurred in line <", "*** ERROR ***", "[ABORT]", "Error in routine ", "Called CmiAbort",
@@ -109,6 +113,18 @@ _ABORT_RANK = lazy_regex(r"MPI_ABORT was invoked on rank (?P<a>\d+) in communica
                          r"MPI_Abort\([^()\n]*\) - process (?P<b>\d+)|Abort\(-?\d+\) on node (?P<c>\d+)|"
                          r"stopped by process number (?P<d>\d+)")
 _ABORT_WINDOW = 3000
+# the codes' own lines that a run ended well, and a test harness's pass: printed after a banner (at any distance), the
+# run went on past it. LAMMPS's "Total wall time: 0:01:00", Quantum ESPRESSO's "JOB DONE.", CP2K's "PROGRAM ENDED AT",
+# GROMACS's "Finished mdrun on rank 0", WRF's "SUCCESS COMPLETE WRF" (real.exe's "SUCCESS COMPLETE REAL_EM INIT"),
+# NAMD's "End of program", SU2's "Exit Success (SU2_CFD)", deal.II's test log "DEAL::OK", ctest's "100% tests passed, 0
+# tests failed out of 40"
+_CODE_END = lazy_regex(r"^[ \t>*`]*(?:[\w.]+: )?(?:Total wall time: \d+:\d\d:\d\d|JOB DONE\.|PROGRAM ENDED AT\b|"
+                       r"Finished mdrun on rank \d+|SUCCESS COMPLETE [A-Z_]+|End of program\b|"
+                       r"-*[ \t]*Exit Success \(SU2_\w+\)|DEAL(?:::\w+)*::OK[ \t]*$|"
+                       r"100% tests passed, 0 tests failed out of \d+)", re.MULTILINE)
+# ctest's result of one test: the first after a banner says whether the test that printed it passed (a test that
+# expects the error: deal.II's, MOOSE's RunException tests)
+_CTEST = lazy_regex(r"^[ \t]*(?:\d+/\d+ )?Test[ \t]+#\d+: \S+ \.*[ \t]*(?P<how>Passed|\*+\w+|\w+)", re.MULTILINE)
 
 
 def parse_solver_errors(text: str, line_ranks: Sequence[int | None] | None = None) -> tuple[RankDeath, ...]:
@@ -118,6 +134,7 @@ def parse_solver_errors(text: str, line_ranks: Sequence[int | None] | None = Non
         return ()
     out: list[RankDeath] = []
     seen: set[int | None] = set()
+    went_on = _went_on(text)
 
     newlines: list[int] = []            # (made once, at the first banner of no rank: a bisect per banner after it)
 
@@ -132,33 +149,33 @@ def parse_solver_errors(text: str, line_ranks: Sequence[int | None] | None = Non
 
     for match in _FOAM.finditer(text):
         rank = int(match.group("rank")) if match.group("rank") else rank_at(match.start())
-        if rank in seen or went_on_after(text, match.end()):
+        if rank in seen or went_on(match.end()):
             continue
         seen.add(rank)                  # (a rank's first banner: its own copy in the master's echo repeats it)
         head = match.group("head").strip()
         if re.fullmatch(r"\(?(?:openfoam|OpenFOAM)[-\w.]*\)?", head):   # ("(openfoam-2306)": its version, no message)
             head = ""
-        what = head or _message_after(text, match.end())
+        what = head or _lines_after(text, match.end(), skip=("---",))
         kind = "FOAM FATAL IO ERROR" if match.group("io") else "FOAM FATAL ERROR"
         out.append(RankDeath(rank, None, None, None, None,
                              f"OpenFOAM's {kind}: {what}"[:400] if what else f"OpenFOAM's {kind}",
                              offset=match.start(), raised=True, mpi=rank is not None))
     wrf_task = _last_before(_WRF_TASK, text)
     for match in _WRF.finditer(text):
-        if went_on_after(text, match.end()):
+        if went_on(match.end()):
             continue
         task = wrf_task(match.start())
         rank = int(task.group("rank")) if task else rank_at(match.start())
         if rank in seen:
             continue
         seen.add(rank)
-        what = _message_after(text, match.end())
+        what = _lines_after(text, match.end(), skip=("---",))
         out.append(RankDeath(rank, None, None, task.group("host") if task else None, None,
                              f"WRF's fatal error (wrf_error_fatal){': ' + what if what else ''}"[:400],
                              offset=match.start(), raised=True, mpi=rank is not None))
     for match in _GMX.finditer(text):
-        what = _message_after(text, match.end())
-        if not what or went_on_after(text, match.end()):
+        what = _lines_after(text, match.end(), skip=("---",))
+        if not what or went_on(match.end()):
             continue                    # (a bare "Fatal error:" with nothing after it is no banner)
         found = None
         for found in _GMX_RANK.finditer(text, max(0, match.start() - _GMX_RANK_REACH), match.start()):
@@ -169,11 +186,12 @@ def parse_solver_errors(text: str, line_ranks: Sequence[int | None] | None = Non
         seen.add(rank)
         out.append(RankDeath(rank, None, None, None, None, f"GROMACS's fatal error: {what}"[:400],
                              offset=match.start(), raised=True, mpi=found is not None))
-    out += _codes(text, seen, rank_at)
+    out += _codes(text, seen, rank_at, went_on)
     return tuple(sorted(out, key=lambda death: death.offset))
 
 
-def _codes(text: str, seen: set[int | None], rank_at: Callable[[int], int | None]) -> list[RankDeath]:
+def _codes(text: str, seen: set[int | None], rank_at: Callable[[int], int | None],
+           went_on: Callable[[int], bool]) -> list[RankDeath]:
     """The scientific codes' own banners (the module's list), each (rank, product's words, offset)."""
     found: list[tuple[int | None, str, int, int]] = []       # (rank, text, start, end)
     if "ERROR" in text:
@@ -201,7 +219,8 @@ def _codes(text: str, seen: set[int | None], rank_at: Callable[[int], int | None
         what = _lines_after(text, m.end(), 3, stop=("Stack frames",))
         if what.startswith("The following error occurred in"):     # (the object's line, then the message)
             at = text.find(what.split()[-1], m.end())
-            more = _lines_after(text, text.find("\n", at) if at >= 0 else m.end(), 2, stop=("Stack frames",))
+            # (its first line: the lines after it are the next block's where no empty line ends the message)
+            more = _lines_after(text, text.find("\n", at) if at >= 0 else m.end(), stop=("Stack frames",))
             what = f"{more} ({what})" if more else what
         found.append((None, f"MOOSE's error{': ' + what if what else ''}", m.start(), m.end()))
     for m in _CP2K.finditer(text):
@@ -260,7 +279,7 @@ def _codes(text: str, seen: set[int | None], rank_at: Callable[[int], int | None
     found.sort(key=lambda item: item[2])
     out: list[RankDeath] = []
     for index, (rank, what, start, end) in enumerate(found):
-        if went_on_after(text, end):
+        if went_on(end):
             continue
         own = rank is not None
         rank = rank_at(start) if rank is None else rank
@@ -295,22 +314,62 @@ def _last_before(pattern: re.Pattern[str], text: str) -> Callable[[int], re.Matc
     return before
 
 
+def _went_on(text: str) -> Callable[[int], bool]:
+    """Whether the run went on past a banner that ends at an offset: progress or the run's own word that it ended
+    well (a training loop's, a code's own normal end line, a test harness's pass) on a line after it, at any
+    distance (what ends a run that printed its banner is its last lines: found once, from the text's end), or the
+    test that printed it passed (ctest's result line after it)."""
+    last: list[int] = []
+    tests: list[tuple[int, bool]] = []
+
+    def after(end: int) -> bool:
+        if not last:
+            last.append(max(_last_progress(text), max((m.start() for m in _CODE_END.finditer(text)), default=-1)))
+            if "Test" in text:
+                tests.extend((m.start(), m.group("how") == "Passed") for m in _CTEST.finditer(text))
+        if last[0] > end:
+            return True
+        at = bisect_right(tests, (end, True))
+        return at < len(tests) and tests[at][1]
+    return after
+
+
+def _last_progress(text: str) -> int:
+    """The offset of the text's last line that is progress or says the run ended well (from the end back, lines
+    that hold none of progress's words passed over by a substring test), else -1."""
+    stop = len(text)
+    while stop > 0:
+        start = text.rfind("\n", 0, stop) + 1
+        line = text[start:stop]
+        low = line.lower()
+        if (mentions_progress(low) or "succe" in low or "exit" in low or "passed" in low) \
+                and (is_progress(line) or says_it_ended(line)):
+            return start
+        stop = start - 1
+    return -1
+
+
 def _int(value: str | None) -> int | None:
     return int(value) if value is not None else None
 
 
-def _lines_after(text: str, end: int, most: int, stop: tuple[str, ...] = ()) -> str:
-    """Up to ``most`` non-empty lines after offset ``end``'s line, to the first empty line after them, joined."""
+def _lines_after(text: str, end: int, most: int = 1, stop: tuple[str, ...] = (), skip: tuple[str, ...] = ()) -> str:
+    """Up to ``most`` non-empty lines after offset ``end``'s line, each without a rank prefix, to the first empty line
+    after them, joined: a banner's message. A line that starts with ``stop`` ends them, one that starts with ``skip``
+    is passed over (a banner's rule of dashes)."""
     at = text.find("\n", end) + 1
     out: list[str] = []
-    for _ in range(most + 4):
+    for _ in range(most + _NEXT_LINES - 1):
         if at <= 0 or at >= len(text):
             break
         nxt = text.find("\n", at)
-        line = text[at:nxt if nxt >= 0 else len(text)].strip()
+        line = text[at:nxt if nxt >= 0 else len(text)]
+        line = line[_FOAM_PREFIX.match(line).end():].strip()        # type: ignore[union-attr]
         at = nxt + 1 if nxt >= 0 else -1
-        if line.startswith(stop) and stop:
+        if stop and line.startswith(stop):
             break
+        if skip and line.startswith(skip):
+            continue
         if not line:
             if out:
                 break
@@ -319,18 +378,3 @@ def _lines_after(text: str, end: int, most: int, stop: tuple[str, ...] = ()) -> 
         if len(out) >= most:
             break
     return " ".join(" ".join(out).split())[:300]
-
-
-def _message_after(text: str, end: int) -> str:
-    """The first non-empty line after offset ``end``'s line, without a rank prefix: the banner's message."""
-    at = text.find("\n", end) + 1
-    for _ in range(_NEXT_LINES):
-        if at <= 0 or at >= len(text):
-            return ""
-        stop = text.find("\n", at)
-        line = text[at:stop if stop >= 0 else len(text)]
-        line = line[_FOAM_PREFIX.match(line).end():].strip()        # type: ignore[union-attr]
-        if line and not line.startswith("---"):
-            return " ".join(line.split())[:300]
-        at = stop + 1 if stop >= 0 else -1
-    return ""

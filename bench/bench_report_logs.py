@@ -13,6 +13,13 @@ before triage starts: the per-needle passes), and the verdicts of all sides are 
 
 Usage: python bench/bench_report_logs.py [--mb 1024] [--lines 10000000] [--runs 3] [--keep]
            [--logs DIR] [--baseline DIR_OF_OTHER_CODE] [--no-fallback] [--plain] [--steps] [--one-cpu]
+           [--error-lines 20000,200000] [--error-only]
+
+The error-line-heavy logs (--error-lines: their sizes in lines; --error-only: these alone): every line of 8 ranks
+reads as an error (three shapes, numbers varying: "ERROR: ... retry count exceeded (src/io.cpp:N)", a "RuntimeError:
+... retrying" line, a glog warning "[W...] Warning: ... ERROR in the data pipeline ..."), then a rank's CUDA OOM;
+each beside a plain log of as many training lines (and the same failure), triage's CPU and peak memory on both, best
+of --runs, alternating (and the baseline's, with --baseline).
 
 Without hyperscan, triage takes the Aho-Corasick automaton (the ahocorasick-rs package) where it is installed;
 --plain also times it without either (``sys.modules["ahocorasick_rs"] = None`` too: one pass per needle).
@@ -70,6 +77,51 @@ def make_line_log(path: Path, lines: int) -> None:
         handle.write("gpu-node-00:4001:4099 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.5<50532> with "
                      "status=12 opcode=0 len=0 vendor err 129\n")
         handle.write(FAILURE)
+
+
+ERROR_SHAPES = (
+    lambda i: f"[rank{i % 8}]: step {i // 8} ERROR: read of shard {i % 1013} failed, retry count exceeded "
+              f"(src/io.cpp:{200 + i % 37}), reading replica {i % 3}\n",
+    lambda i: f"[rank{i % 8}]: RuntimeError: data loader timed out after {i % 60 + 1} s, retrying batch {i // 8}\n",
+    lambda i: f"[rank{i % 8}]:[W1128 10:{i // 6000 % 60:02d}:{i // 100 % 60:02d}.{i % 1000:03d} {4000 + i % 8} "
+              f"warnings.py:{100 + i % 13}] Warning: step {i // 8}: ERROR in the data pipeline: a corrupt record "
+              f"{i % 977} was skipped\n",
+)
+
+
+def make_error_log(path: Path, lines: int, plain: bool = False) -> None:
+    """``lines`` lines each reading as an error (or, ``plain``, as many training lines), then the failure."""
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.writelines(f"[rank{i % 8}]: step {i // 8} loss 2.{i % 97:02d} lr 3e-4\n" if plain
+                          else ERROR_SHAPES[i % 3](i) for i in range(lines))
+        handle.write(FAILURE)
+
+
+def measure_errors(counts: list[int], runs: int, baseline: str | None, tmp: str) -> None:
+    """triage on each error-line-heavy log and a plain log of as many lines: CPU (best of ``runs``), peak memory."""
+    sides = {"triage report": None, **({"baseline": baseline} if baseline else {})}
+    for count in counts:
+        paths = {"error-heavy": Path(tmp) / f"errors-{count}.log", "plain": Path(tmp) / f"plain-{count}.log"}
+        make_error_log(paths["error-heavy"], count)
+        make_error_log(paths["plain"], count, plain=True)
+        best = {(side, kind): [float("inf"), 0.0] for side in sides for kind in paths}
+        outs: dict[tuple[str, str], str] = {}
+        for _ in range(runs):
+            for (side, kind), figures in best.items():
+                _wall, cpu, peak, outs[side, kind] = run(
+                    [sys.executable, "-m", "triage", "report", str(paths[kind]), "--format", "json"], sides[side])
+                figures[:] = [min(figures[0], cpu), max(figures[1], peak)]
+        print(f"{count:,}-line error-heavy log ({paths['error-heavy'].stat().st_size / 1e6:.1f} MB) beside "
+              f"{count:,} plain lines ({paths['plain'].stat().st_size / 1e6:.1f} MB); load average "
+              f"{os.getloadavg()[0]:.1f}")
+        for side in sides:
+            (err, err_rss), (plain, plain_rss) = best[side, "error-heavy"], best[side, "plain"]
+            same = "" if side == "triage report" else " (its JSON " + (
+                "the same" if all(outs[side, k] == outs["triage report", k] for k in paths) else "NOT the same") + ")"
+            print(f"  {side}: CPU {err:.2f} s = {err / plain:.1f}x the plain log's {plain:.2f} s; peak memory "
+                  f"{err_rss / 1024:,.0f} MiB (plain {plain_rss / 1024:,.0f} MiB){same}")
+        for path in paths.values():
+            path.unlink()
 
 
 def run(argv: list[str], pythonpath: str | None = None, one_cpu: bool = False) -> tuple[float, float, int, str]:
@@ -266,6 +318,9 @@ def main() -> None:
                                                             "automaton (ahocorasick-rs): one pass per needle")
     parser.add_argument("--steps", action="store_true", help="also the CPU of each step (see above)")
     parser.add_argument("--one-cpu", action="store_true", help="also time triage held to one CPU (see above)")
+    parser.add_argument("--error-lines", default="20000,200000",
+                        help="the error-line-heavy logs' sizes in lines, comma-separated (empty: none)")
+    parser.add_argument("--error-only", action="store_true", help="only the error-line-heavy logs")
     parser.add_argument("--baseline", help="a checkout of other code (its directory that holds triage/): timed "
                                            "in the same runs, with PYTHONPATH set to it")
     args = parser.parse_args()
@@ -283,6 +338,11 @@ def main() -> None:
         (Path(tmp) / "first.log").write_text(FAILURE, encoding="utf-8")
         run([sys.executable, "-m", "triage", "report", str(Path(tmp) / "first.log"), "--format", "json"])
         print(f"compiled-code cache: {', '.join(p.name for p in Path(cache, 'triage').glob('*')) or 'none written'}")
+        counts = [int(n) for n in args.error_lines.split(",") if n.strip()]
+        if counts:
+            measure_errors(counts, args.runs, args.baseline, tmp)
+        if args.error_only:
+            return
         nccl = Path(args.logs or tmp) / "nccl.log"
         lines = Path(args.logs or tmp) / "lines.log"
         if not args.logs:

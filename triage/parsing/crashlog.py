@@ -38,6 +38,7 @@ from triage.parsing.peers import PEER, noted, peer_of
 from triage.parsing.peers import clip_keeping as clip_keeping  # noqa: PLC0414
 from triage.parsing.peers import peer_host as peer_host  # noqa: PLC0414
 from triage.parsing.peers import shortened as shortened  # noqa: PLC0414
+from triage.parsing.regex_gate import gated
 
 
 class CrashLineKind(str, enum.Enum):
@@ -380,7 +381,7 @@ def parse_crash_line(line: str) -> CrashLine | None:
     text = _cleaned(line)
     if text is None:
         return None
-    if (loader := _LOADER_KILLED.search(text)) is not None and (sig := _STRSIGNAL.get(loader.group("name"))):
+    if (loader := _LOADER_KILLED_GATED.search(text)) is not None and (sig := _STRSIGNAL.get(loader.group("name"))):
         return CrashLine(CrashLineKind.FATAL_SIGNAL, f"a DataLoader worker was killed by {sig}: {text}"[:400],
                          signal=sig, collateral=sig in ("SIGTERM", "SIGINT"))
     if fatal_glog:     # ProcessGroupNCCL giving up on the process (its heartbeat monitor): a consequence
@@ -398,21 +399,21 @@ def parse_crash_line(line: str) -> CrashLine | None:
         said = f"assertion '{native.group('expr')}' failed at {native.group('file')}:{native.group('line')}"
         return CrashLine(CrashLineKind.FATAL_SIGNAL, f"{said} ({native.group('msg').strip() or 'no message'}; a "
                          f"library's own ASSERT, which aborts the process): {text}"[:400], signal="SIGABRT")
-    collateral = _COLLATERAL.search(text) is not None
+    collateral = _COLLATERAL_GATED.search(text) is not None
     peer_addr = peer_of(text)
     exc = _EXC.match(text)
-    if exc is None and (glued := _CJK_GLUED_EXC.search(text)) is not None:
+    if exc is None and (glued := _CJK_GLUED_EXC_GATED.search(text)) is not None:
         text = text[glued.end():]        # a sentence in CJK punctuation, the exception pasted after it
         exc = _EXC.match(text)
-    if (check := _SIZE_CHECK.search(text)) is not None:
+    if (check := _SIZE_CHECK_GATED.search(text)) is not None:
         return _size_check_line(text, check, exc, peer_addr)
     if exc is not None and not text.startswith(("Traceback", "Error executing job")):
         return _exception_line(text, exc, collateral, peer_addr)
-    if (term := _TERMINATE.search(text)) is not None:
+    if (term := _TERMINATE_GATED.search(text)) is not None:
         return _terminate_line(text, term, collateral, peer_addr)
     if text.startswith("what():") and text[7:].strip():
         return _what_line(text, collateral, peer_addr)
-    if (fatal := _FATAL.search(text)) is not None:
+    if (fatal := _FATAL_GATED.search(text)) is not None:
         return _fatal_line(text, fatal, collateral)
     return _plain_line(text, collateral, peer_addr)
 
@@ -533,15 +534,15 @@ def _exception_line(text: str, exc: re.Match[str], collateral: bool, peer_addr: 
         # Ray's memory monitor killed a worker: the node's host memory, not a GPU's
         return CrashLine(CrashLineKind.FATAL_SIGNAL, f"a Ray worker was killed by SIGKILL (Ray's memory monitor: its "
                          f"node ran low on host memory): {text}"[:400], exc_type, signal="SIGKILL")
-    if _CUDA_OOM.search(text):
+    if _CUDA_OOM_GATED.search(text):
         return CrashLine(CrashLineKind.CUDA_OOM, text[:400], exc_type, gpu=_gpu(text))
-    if _NET.search(msg) or exc_type.rsplit(".", 1)[-1] in ("DistNetworkError", "RendezvousConnectionError"):
+    if _NET_GATED.search(msg) or exc_type.rsplit(".", 1)[-1] in ("DistNetworkError", "RendezvousConnectionError"):
         return CrashLine(CrashLineKind.NETWORK, noted(text), exc_type, peer=peer_addr)
-    if _CUDA_SETUP.search(msg):
+    if _CUDA_SETUP_GATED.search(msg):
         return CrashLine(CrashLineKind.EXCEPTION, text[:300] + CUDA_SETUP_NOTE, exc_type, gpu=_gpu(text))
-    if _CUDA_ERROR.search(msg):
+    if _CUDA_ERROR_GATED.search(msg):
         return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], exc_type, collateral=collateral, gpu=_gpu(text))
-    if _NCCL.search(msg):
+    if _NCCL_GATED.search(msg):
         return CrashLine(CrashLineKind.NCCL_ERROR, text[:400], exc_type, collateral=collateral)
     return CrashLine(CrashLineKind.EXCEPTION, text[:400], exc_type, collateral=collateral)
 
@@ -551,10 +552,10 @@ def _terminate_line(text: str, term: re.Match[str], collateral: bool, peer_addr:
     what = text[term.end():]           # a paste that lost its newlines keeps what() on this line
     plain = what.replace("Connection reset by peer", "").replace(
         "remote process exited or there was a network error", "")     # ncclRemoteError's own words
-    if _NET.search(what) and not _COLLATERAL.search(plain):
+    if _NET_GATED.search(what) and not _COLLATERAL_GATED.search(plain):
         return CrashLine(CrashLineKind.NETWORK, text[term.start():][:400], term.group("what"), "SIGABRT",
                          peer=peer_addr)
-    if _CUDA_ERROR.search(what):
+    if _CUDA_ERROR_GATED.search(what):
         return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], term.group("what"), "SIGABRT", gpu=_gpu(text))
     return CrashLine(CrashLineKind.TERMINATE, text[:400], term.group("what"), "SIGABRT", collateral=collateral)
 
@@ -566,9 +567,9 @@ def _what_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine:
     what = text[len("what():"):]
     plain = what.replace("Connection reset by peer", "").replace(
         "remote process exited or there was a network error", "")
-    if _NET.search(what) and not _COLLATERAL.search(plain):
+    if _NET_GATED.search(what) and not _COLLATERAL_GATED.search(plain):
         return CrashLine(CrashLineKind.NETWORK, text[:400], None, "SIGABRT", peer=peer_addr)
-    if _CUDA_ERROR.search(what):
+    if _CUDA_ERROR_GATED.search(what):
         return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], None, "SIGABRT", gpu=_gpu(text))
     return CrashLine(CrashLineKind.TERMINATE, text[:400], None, "SIGABRT", collateral=collateral)
 
@@ -609,18 +610,18 @@ def _plain_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine
     """A line that is neither an exception's, a terminate's nor a signal's: CUDA, network and NCCL words."""
     if "CUDA_LAUNCH_BLOCKING" in text and (run_on := _RUN_ON_ADVICE.match(text)) is not None:
         text = run_on.group(0)
-    if _CUDA_OOM.search(text):
+    if _CUDA_OOM_GATED.search(text):
         return CrashLine(CrashLineKind.CUDA_OOM, text[:400], gpu=_gpu(text))
-    if _CUDA_SETUP.search(text) and "CUDA_LAUNCH_BLOCKING" not in text:
+    if _CUDA_SETUP_GATED.search(text) and "CUDA_LAUNCH_BLOCKING" not in text:
         return CrashLine(CrashLineKind.EXCEPTION, text[:300] + CUDA_SETUP_NOTE, gpu=_gpu(text))
-    if (lacks := _BACKEND_LACKS.search(text)) is not None:
+    if (lacks := _BACKEND_LACKS_GATED.search(text)) is not None:
         return CrashLine(CrashLineKind.EXCEPTION, f"RuntimeError: {lacks.group(0)}", "RuntimeError")
-    if (ddp := _DDP_CHECK.search(text)) is not None:
+    if (ddp := _DDP_CHECK_GATED.search(text)) is not None:
         return CrashLine(CrashLineKind.EXCEPTION, f"RuntimeError: {text[ddp.start():]}"[:400], "RuntimeError")
-    if (cuda := _CUDA_ERROR.search(text)) is not None and "CUDA_LAUNCH_BLOCKING" not in text:
+    if (cuda := _CUDA_ERROR_GATED.search(text)) is not None and "CUDA_LAUNCH_BLOCKING" not in text:
         in_prose = cuda.group(0).startswith(_RUNTIME_WORDS) and _IN_PROSE.search(text, 0, cuda.start()) is not None
         # PyTorch's hint alone follows every CUDA error, a set-up one too: the error line before it is the failure
-        trailer = _CUDA_ERROR.search(text.replace(_CUDA_HINT, "")) is None
+        trailer = _CUDA_ERROR_GATED.search(text.replace(_CUDA_HINT, "")) is None
         # THC's print before it raises: the raise after it (its RuntimeError, a terminate) is the failure; a raise
         # that was caught ends nothing (THCGeneral.cpp's "error=11 : invalid argument" at start-up, the run going on)
         trailer = trailer or text.startswith(_THC_PRINT)
@@ -629,9 +630,9 @@ def _plain_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine
     if "Assertion " in text and (kernel := _KERNEL_ASSERT.search(text)) is not None:
         what = f"{kernel.group('what')[:300]} failed in {kernel.group('file')}"
         return CrashLine(CrashLineKind.CUDA_ERROR, f"CUDA error: device-side assert triggered ({what})", gpu=_gpu(text))
-    if (proxy := PROXY_FAILED.search(text)) is not None:
+    if (proxy := PROXY_FAILED_GATED.search(text)) is not None:
         return _proxy_line(text, proxy, peer_addr)
-    if _NET.search(text) and ("NCCL" in text or "nccl" in text or "NET/" in text or "gloo" in text.lower()
+    if _NET_GATED.search(text) and ("NCCL" in text or "nccl" in text or "NET/" in text or "gloo" in text.lower()
                               or "socket" in text.lower() or "peer" in text or "Connect to " in text or "ssh" in text
                               or "ibv_" in text or "posix_fallocate" in text or "/dev/shm" in text  # noqa: S108
                               or "shared memory segment" in text or "mlx5" in text or "RETRY_EXC_ERR" in text
@@ -643,15 +644,15 @@ def _plain_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine
         # WARN's message alone; a socket errno's name, "ECONNREFUSED"; a line that names the peer it could not reach)
         # a network failure is never called collateral here: the analysis ranks it after real failures
         return CrashLine(CrashLineKind.NETWORK, noted(text), peer=peer_addr)
-    if _NCCL.search(text):
+    if _NCCL_GATED.search(text):
         return CrashLine(CrashLineKind.NCCL_ERROR, text[:400], collateral=collateral)
-    if _PG_ABORT.search(text):
+    if _PG_ABORT_GATED.search(text):
         # ProcessGroupNCCL taking its process down after an async error or a timeout: a failure, though
         # the line that says which one may be cut from a paste; a consequence, never the first failure
         return CrashLine(CrashLineKind.NCCL_ERROR, text[:400], collateral=True)
-    if _PORT_TAKEN.search(text):
+    if _PORT_TAKEN_GATED.search(text):
         return CrashLine(CrashLineKind.NETWORK, noted(text), peer=peer_addr)
-    if (quoted := _SENTENCE_EXC.search(text)) is not None and not _SHRUGGED.search(text[:quoted.start()]):
+    if (quoted := _SENTENCE_EXC_GATED.search(text)) is not None and not _SHRUGGED.search(text[:quoted.start()]):
         return parse_crash_line(quoted.group("exc"))
     return None
 
@@ -664,6 +665,28 @@ _PG_ABORT = lazy_regex(r"Some NCCL operations have failed or timed out|we are ta
                        r"flight recorder dump signal|watchdog thread terminat")
 # glog's FATAL level ("[F429 14:03:49.38 ProcessGroupNCCL.cpp:1554] ..."): the process aborts after the line
 _GLOG_FATAL = lazy_regex(r"^\[F\d{0,4}(?: [\d:.]+)?(?: \d+)? ?ProcessGroup\w*\.cpp:\d+\]")
+
+
+# The per-line reading above asks each pattern only of a line that holds one of the literals every match of it
+# holds (triage.parsing.regex_gate, read from the pattern itself: an alternative added to a pattern is covered): a log
+# whose every line reads as an error (a retry warning each step) pays a microsecond a pattern, not 10-30 us
+_LOADER_KILLED_GATED = gated(_LOADER_KILLED)
+_COLLATERAL_GATED = gated(_COLLATERAL)
+_CJK_GLUED_EXC_GATED = gated(_CJK_GLUED_EXC)
+_SIZE_CHECK_GATED = gated(_SIZE_CHECK)
+_TERMINATE_GATED = gated(_TERMINATE)
+_FATAL_GATED = gated(_FATAL)
+_CUDA_OOM_GATED = gated(_CUDA_OOM)
+_CUDA_SETUP_GATED = gated(_CUDA_SETUP)
+_BACKEND_LACKS_GATED = gated(_BACKEND_LACKS)
+_DDP_CHECK_GATED = gated(_DDP_CHECK)
+_CUDA_ERROR_GATED = gated(_CUDA_ERROR)
+PROXY_FAILED_GATED = gated(PROXY_FAILED)
+_NET_GATED = gated(_NET)
+_NCCL_GATED = gated(_NCCL)
+_PG_ABORT_GATED = gated(_PG_ABORT)
+_PORT_TAKEN_GATED = gated(_PORT_TAKEN)
+_SENTENCE_EXC_GATED = gated(_SENTENCE_EXC)
 
 
 # A process started by multiprocessing's spawn (mp.spawn, a DataLoader worker, a spawn-context Pool) reads its

@@ -1,0 +1,143 @@
+"""A regular expression asked only of a line that can hold its match.
+
+A line that reads as an error is asked a dozen large expressions (crashlog's CUDA, network, NCCL and signal words),
+each 10-30 us a line in Python's ``re``; a log whose every line says ERROR (a retry warning each step) pays them
+on every line. ``gated(pattern)`` answers ``search`` and ``match`` as the pattern does, after a test that costs
+about a microsecond: the line must hold one of the literals that every match of the pattern holds. Those literals
+are read from the pattern's own parse (``re``'s parser), when first used, so that an alternative added to a
+pattern is covered without a list kept by hand: every alternative must name a literal, or the pattern is asked
+every line (as before). Where the pattern ignores case, the literals and an ASCII line are compared lower-cased (a
+line with other characters, whose case folding ``str.lower`` may not mirror, is asked the pattern itself).
+
+What every match must hold, per item of a sequence: a run of literal characters; a group's or a lookaround's own
+requirement (a lookaround's text is in the line too); a repeat's body when it repeats at least once; an
+alternation's, when each branch has one (any of them). Of a sequence's candidates, the one whose shortest literal
+is longest is kept.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from typing import Any
+
+try:
+    _parser: Any = importlib.import_module("re._parser")      # Python 3.11 on
+except ImportError:                                             # pragma: no cover (3.10)
+    _parser = importlib.import_module("sre_parse")
+
+__all__ = ["Gated", "gated", "required_literals"]
+
+_MIN_LITERAL = 3        # a shorter literal filters too little to be worth a test
+
+
+def _best(candidates: list[frozenset[str]]) -> frozenset[str] | None:
+    kept = [c for c in candidates if c and min(map(len, c)) >= 1]
+    if not kept:
+        return None
+    return max(kept, key=lambda c: (min(map(len, c)), -len(c)))
+
+
+def _sequence(items: Any) -> frozenset[str] | None:
+    """Literals one of which every match of this parsed sequence holds, or None."""
+    candidates: list[frozenset[str]] = []
+    run: list[str] = []
+    for op, av in items:
+        name = str(op)
+        if name == "LITERAL":
+            run.append(chr(av))
+            continue
+        if run:
+            candidates.append(frozenset(("".join(run),)))
+            run = []
+        found: frozenset[str] | None = None
+        if name == "SUBPATTERN":
+            found = _sequence(av[-1])
+        elif name == "ATOMIC_GROUP":
+            found = _sequence(av)
+        elif name == "ASSERT":          # a lookahead's or lookbehind's text is in the line too
+            found = _sequence(av[1])
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") and av[0] >= 1:
+            found = _sequence(av[2])
+        elif name == "BRANCH":
+            branches = [_sequence(branch) for branch in av[1]]
+            if all(b is not None for b in branches):
+                found = frozenset().union(*(b for b in branches if b is not None))
+        if found is not None:
+            candidates.append(found)
+    if run:
+        candidates.append(frozenset(("".join(run),)))
+    return _best(candidates)
+
+
+def _parts(name: str, av: Any) -> list[Any]:
+    """The parsed sequences inside one item (a group's, a lookaround's, a repeat's body, each branch)."""
+    if name == "SUBPATTERN":
+        return [av[-1]]
+    if name == "ATOMIC_GROUP":
+        return [av]
+    if name == "ASSERT" or name == "ASSERT_NOT":
+        return [av[1]]
+    if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+        return [av[2]]
+    if name == "BRANCH":
+        return list(av[1])
+    return []
+
+
+def _folds(items: Any) -> bool:
+    """Whether any part of the parsed pattern ignores case (a scoped (?i:...) inside it)."""
+    for op, av in items:
+        name = str(op)
+        if (name == "SUBPATTERN" and av[1] & re.IGNORECASE) or any(_folds(part) for part in _parts(name, av)):
+            return True
+    return False
+
+
+def required_literals(pattern: str, flags: int = 0) -> tuple[tuple[str, ...], bool] | None:
+    """The literals one of which every match of ``pattern`` holds (each at least 3 characters), and whether they are
+    compared lower-cased; None where the pattern has no such set."""
+    parsed = _parser.parse(pattern, flags)
+    fold = bool((flags | parsed.state.flags) & re.IGNORECASE) or _folds(parsed)
+    found = _sequence(parsed)
+    if found is None or min(map(len, found)) < _MIN_LITERAL:
+        return None
+    return tuple(sorted({w.lower() if fold else w for w in found})), fold
+
+
+class Gated:
+    """``pattern``'s search and match, asked only of a text that holds one of its required literals."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern = pattern
+        self._needles: tuple[str, ...] | None = None
+        self._fold = False
+        self._ready = False
+
+    def _holds(self, text: str) -> bool:
+        if not self._ready:
+            found = required_literals(str(self.pattern.pattern), int(self.pattern.flags))
+            self._needles, self._fold = found if found is not None else (None, False)
+            self._ready = True
+        needles = self._needles
+        if needles is None:
+            return True
+        if self._fold:
+            if not text.isascii():
+                return True
+            text = text.lower()
+        for needle in needles:     # noqa: SIM110 (a loop: any() over a generator costs a frame a line)
+            if needle in text:
+                return True
+        return False
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.pattern.search(text) if self._holds(text) else None
+
+    def match(self, text: str) -> re.Match[str] | None:
+        return self.pattern.match(text) if self._holds(text) else None
+
+
+def gated(pattern: re.Pattern[str]) -> Gated:
+    """``pattern`` (a compiled or lazy one) behind its literal test."""
+    return Gated(pattern)

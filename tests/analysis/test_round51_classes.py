@@ -102,3 +102,56 @@ def test_the_tasks_own_error_before_sruns_record_is_still_its_failure(tmp_path) 
         "MemoryError: cannot allocate 9.1 GiB for the feature table\n"
         "srun: error: cn042: task 0: Killed\n"))
     assert verdict["culprit_ranks"] == [0] and "MemoryError" in verdict["summary"]
+
+
+# a program's own check that the job's process count does not fit its configuration: every rank runs it, the rank
+# that reports it and aborts the job is not to blame (a job-wide configuration error of no rank)
+def test_the_programs_process_count_check_is_read_in_its_shapes() -> None:
+    from triage.parsing.job_config import process_count_misfit as misfit
+
+    assert misfit("ERROR: the number of MPI ranks (6) does not match px*py*pz (8)\n") is not None
+    assert misfit("lattice of 100 sites must be divisible by the number of processes\n") is not None
+    assert misfit("Fatal: there is no decomposition for 12 processes compatible with the mesh\n") is not None
+    assert misfit("threads per rank must be an integer\n   multiple of the number of ranks.\n") is not None
+    # not the job's processes: a tensor's, a file's
+    assert misfit("ValueError: the size of tensor a (4) does not match the size of tensor b (8)\n") is None
+    assert misfit("number of lines in data.csv does not match the header\n") is None
+
+
+def test_a_warning_the_job_went_on_after_is_not_the_check(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from triage.parsing.job_config import process_count_misfit as misfit
+
+    text = ("Warning: number of ranks (4) does not match the number of GPUs (8); using 4\n"
+            "Epoch 1/10 step 100 loss 2.31\nEpoch 1/10 step 200 loss 2.02\n")
+    assert misfit(text) is None
+
+
+def test_an_abort_after_the_process_count_check_names_no_rank(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    mpich = _verdict(tmp_path, (
+        "$ mpiexec -n 7 ./lbm -c cavity.cfg\n"
+        "lattice of 100 x 100 sites must be divisible by the number of processes\n"
+        "Abort(1) on node 3 (rank 3 in comm 0): application called MPI_Abort(MPI_COMM_WORLD, 1) - process 3\n"))
+    assert mpich["kind"] == "exception" and mpich["culprit_ranks"] == [] and "job-wide" in mpich["summary"]
+    ompi = _verdict(tmp_path, (
+        "ERROR: the number of MPI ranks (6) does not match px*py*pz (8)\n"
+        "--------------------------------------------------------------------------\n"
+        "MPI_ABORT was invoked on rank 0 in communicator MPI_COMM_WORLD\nwith errorcode 2.\n\n"
+        "NOTE: invoking MPI_ABORT causes Open MPI to kill all MPI processes.\n"
+        "You may or may not see output from other processes, depending on\nexactly when Open MPI kills them.\n"
+        "--------------------------------------------------------------------------\n"))
+    assert ompi["kind"] == "exception" and ompi["culprit_ranks"] == [] and "px*py*pz" in ompi["summary"]
+
+
+def test_another_ranks_failure_after_a_recovered_warning_keeps_its_rank(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # negative: the job went on after the words, and rank 2 then failed on its own
+    verdict = _verdict(tmp_path, (
+        "Warning: number of ranks (4) does not match the number of GPUs (8); using 4\n"
+        "Epoch 1/10 step 100 loss 2.31\nEpoch 1/10 step 200 loss 2.02\n"
+        "[rank2]: Traceback (most recent call last):\n[rank2]:   File \"train.py\", line 9, in <module>\n"
+        "[rank2]: KeyError: 'label'\n"))
+    assert verdict["culprit_ranks"] == [2] and "job-wide" not in verdict["summary"]
+    # negative: a crash is the input's own story, whatever the check said
+    crash = _verdict(tmp_path, (
+        "number of processors used does not match number allocated\n"
+        "mpirun noticed that process rank 1 with PID 77 on node n3 exited on signal 11 (Segmentation fault).\n"))
+    assert crash["kind"] == "crash" and crash["culprit_ranks"] == [1]

@@ -193,7 +193,7 @@ def _log_evidence(scan: LogScan, names: list[str]) -> Evidence:
                     nccl_processes=tuple(scan.nccl_processes), init_waits=tuple(scan.init_waits),
                     op_count_splits=tuple(scan.op_count_splits), unprefixed_tail=tuple(scan.unprefixed_tail),
                     lagging=tuple(scan.lagging), stop=scan.stop, launcher=scan.launcher,
-                    agent_stopped=scan.agent_stopped, prose=scan.prose)
+                    agent_stopped=scan.agent_stopped, prose=scan.prose, job_config=scan.job_config)
 
 
 def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
@@ -225,6 +225,7 @@ def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
         launcher=next((p.launcher for p in parts if p.launcher), None),
         agent_stopped=tuple(pid for p in parts for pid in p.agent_stopped),
         prose=next((p.prose for p in parts if p.prose), ProseAccount()),
+        job_config=next((p.job_config for p in parts if p.job_config), None),
     )
 
 

@@ -370,6 +370,9 @@ class Evidence:
     # job that then finished are as many stalls that ended by themselves
     hang_dumps: int = 0
     prose: ProseAccount = field(default_factory=ProseAccount)   # the reporter's own sentences (pasted logs)
+    # the program's own check that the job's process count does not fit its configuration (pasted logs): a job-wide
+    # configuration error that the rank reporting it did not cause (triage.parsing.job_config)
+    job_config: str | None = None
 
     def rank(self, rank: int) -> RankEvidence | None:
         for item in self.ranks:

@@ -20,7 +20,9 @@ this order:
 8. ``stop decision``: the verdict the agent decided when it stopped the job (``<host>/stop.json``)
    stands; what came after the stop is its collateral;
 9. ``straggler headline``: an all-clear names the straggler that slows the run down;
-10. ``out of memory``: a failure's verdict whose text shows memory ran out gets subkind ``oom``
+10. ``job-wide configuration error``: an exception of the ranks that reported the program's own check that the
+    job's process count does not fit its configuration names no rank (triage.analysis.job_config);
+11. ``out of memory``: a failure's verdict whose text shows memory ran out gets subkind ``oom``
     (triage.analysis.oom); its kind stays."""
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from dataclasses import replace
 
 from triage.analysis import verdicts
 from triage.analysis.agent_view import agent_view
+from triage.analysis.job_config import job_wide
 from triage.analysis.numerics import NumericsResult
 from triage.analysis.oom import with_oom
 from triage.analysis.prose import with_prose_host
@@ -135,6 +138,15 @@ def _stragglers(slow: StragglerResult) -> Step:
     return step
 
 
+def _job_config(inputs: Inputs) -> Step:
+    def step(d: Decision) -> tuple[Decision, tuple[str, ...]]:
+        verdict, main = job_wide(d.verdict, d.main, inputs.evidence.job_config)
+        if verdict == d.verdict:
+            return d, ("no process-count check of the program under an exception of the ranks that reported it",)
+        return replace(d, verdict=verdict, main=main), (f"the program's own check: {inputs.evidence.job_config}",)
+    return step
+
+
 def _oom(d: Decision) -> tuple[Decision, tuple[str, ...]]:
     verdict = with_oom(d.verdict)
     if verdict is d.verdict:
@@ -155,6 +167,7 @@ def decide(inputs: Inputs, numerics: NumericsResult, slow: StragglerResult, expl
         ("first non-finite value", _nonfinite(numerics, inputs)),
         ("stop decision", _stop(inputs.evidence.stop)),
         ("straggler headline", _stragglers(slow)),
+        ("job-wide configuration error", _job_config(inputs)),
         ("out of memory", _oom),
     ))
 

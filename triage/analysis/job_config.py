@@ -1,0 +1,29 @@
+"""A job-wide configuration error (pure): the program's own check says the job's process count does not fit its
+configuration (triage.parsing.job_config), and the verdict is the exception the check raised (an MPI_Abort, a code's
+fatal-error banner) of the rank or ranks that reported it. Every rank runs that check at set-up, and the rank that
+reports it (rank 0 by rule, or each of them) did not cause it: the verdict names no rank, says the check's words, and
+says which ranks reported it. A verdict of another kind (a crash, a hang, a timeout) is the input's own story and
+stays."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from triage.analysis.ranks import rank_word
+from triage.analysis.verdict.headline import line
+from triage.model import Finding, Verdict, VerdictKind
+
+JOB_WIDE = "a job-wide configuration error, no rank to blame"
+
+
+def job_wide(verdict: Verdict, main: Finding | None, misfit: str | None) -> tuple[Verdict, Finding | None]:
+    """``verdict`` (and its root-cause finding) as a job-wide configuration error where the input shows the program's
+    process-count check (``misfit``) and the verdict is an exception of the ranks that reported it."""
+    if misfit is None or verdict.kind is not VerdictKind.EXCEPTION or not verdict.culprit_ranks:
+        return verdict, main
+    said = verdict.summary.split(": ", 1)[-1]
+    body = (f"the job's process count does not fit its configuration: {misfit} ({rank_word(verdict.culprit_ranks)} "
+            f"reported it: {said[:200]})")
+    fixed = replace(verdict, culprit_ranks=(), culprit_host=None,
+                    summary=line(VerdictKind.EXCEPTION, body, qualifier=f" ({JOB_WIDE})"))
+    return fixed, (None if main is None else replace(main, ranks=(), detail=body))

@@ -132,3 +132,57 @@ def test_mooses_message_is_its_own_line_not_the_next_blocks() -> None:
     result = report(*_MOOSE, "Setting up variable temperature", "Setting up variable pressure")
     assert "left_side' does not exist" in result.verdict.summary, result.verdict.summary
     assert "Setting up" not in result.verdict.summary, result.verdict.summary
+
+
+# (4) a code's banner and the MPI launcher's record of the same rank's exit after it (Open MPI's "The first process to
+# do so was: ... Process name: [[j,1],N] Exit code: C"): the record gives the rank, the banner what failed
+_OMPI_FIRST = ("-" * 74, "mpirun detected that one or more processes exited with non-zero status, thus causing",
+               "the job to be terminated. The first process to do so was:", "",
+               "  Process name: [[31337,1],3]", "  Exit code:    2", "-" * 74)
+_GFORTRAN = ("At line 214 of file src/advect.f90 (unit = 10, file = 'fort.10')",
+             "Fortran runtime error: End of file", "", "Error termination. Backtrace:",
+             "#0  0x4011a2 in advect_ at src/advect.f90:214")
+
+
+@pytest.mark.parametrize("prefix", ["", "[1,3]<stderr>:"])
+def test_a_banner_and_the_launchers_record_of_its_exit_are_one_failure(prefix: str) -> None:
+    result = report("[1,0]<stdout>: cycle 1 dt 1.0e-3", "[1,3]<stdout>: cycle 1 dt 1.0e-3",
+                    *(prefix + line for line in _GFORTRAN), *_OMPI_FIRST)
+    assert tuple(result.verdict.culprit_ranks) == (3,), result.verdict.summary
+    assert "Fortran runtime error" in result.verdict.summary and "End of file" in result.verdict.summary, \
+        result.verdict.summary
+    assert "at line 214 of src/advect.f90" in result.verdict.summary, result.verdict.summary
+
+
+def test_the_launchers_exit_record_alone_is_still_read() -> None:
+    result = report("[1,0]<stdout>: cycle 1 dt 1.0e-3", "[1,3]<stdout>: cycle 1 dt 1.0e-3", *_OMPI_FIRST)
+    assert tuple(result.verdict.culprit_ranks) == (3,), result.verdict.summary
+    assert "exited with code 2" in result.verdict.summary, result.verdict.summary
+
+
+# (4) a traceback that ends in Python's own StopIteration alone (an iterator's next() past its end: no message) is that
+# rank's exception; one that ends in KeyboardInterrupt is an interrupt from outside, not the rank's failure
+def _stalled_then(last: str) -> Report:
+    return report("[1,0]<stderr>:[2026-01-05 11:02:03.404505: W /opt/horovod/common/stall_inspector.cc:107] "
+                  + _HVD_HEAD, "[1,0]<stderr>:Missing ranks:", "[1,0]<stderr>:1: [allreduce.dense_3.kernel_0]",
+                  "[1,1]<stderr>:Traceback (most recent call last):",
+                  '[1,1]<stderr>:  File "fit.py", line 88, in run_epoch',
+                  "[1,1]<stderr>:    images, labels = next(batches)", f"[1,1]<stderr>:{last}")
+
+
+_HVD_HEAD = ("One or more tensors were submitted to be reduced, gathered or broadcasted by subset of ranks and are "
+             "waiting for remainder of ranks for more than 60 seconds. This may indicate that different ranks are "
+             "trying to submit different tensors or that only subset of ranks is submitting tensors, which will cause "
+             "deadlock. ")
+
+
+@pytest.mark.parametrize("last", ["StopIteration", "StopAsyncIteration"])
+def test_a_traceback_ending_in_a_bare_stop_iteration_is_the_ranks_exception(last: str) -> None:
+    result = _stalled_then(last)
+    assert result.verdict.kind.value == "exception", result.verdict.summary
+    assert tuple(result.verdict.culprit_ranks) == (1,) and last in result.verdict.summary, result.verdict.summary
+
+
+def test_a_traceback_ending_in_a_bare_keyboard_interrupt_is_no_ranks_own_failure() -> None:
+    result = _stalled_then("KeyboardInterrupt")
+    assert "raised: KeyboardInterrupt" not in result.verdict.summary, result.verdict.summary

@@ -75,7 +75,7 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            "abort timed out", "[F", "thread terminat", "Connection refused", "connection abort", "Connect to ",
            "host not found", "Caught signal", "caught signal", "Assertion ", "Address already in use", "EADDRINUSE",
            "failed to listen", "ssh exited with exit code", "does not support", "posix_fallocate", "ncclShmOpen",
-           "Getting socket times out", "wait socket establish timeout",
+           "Getting socket times out", "wait socket establish timeout", "StopIteration", "StopAsyncIteration",
            "failed to extend /dev/shm", "what():", "retry count exceeded", "RETRY_EXC_ERR", "completion_with_err",
            "forrtl: ", "exit signals: ", "CUDA_ERROR_", "Check failed", "Check failure", "NCCL_ERROR", "ECONN",
            "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "connect() failed", "DDP expects same model", "Broken pipe",
@@ -86,9 +86,11 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
 
 # (or a module's own type named plainly Exception or Error, which only its module path tells from a word:
 # mpi4py's "mpi4py.MPI.Exception: Other MPI error, error stack:"; a bare "Error: ..." stays a CLI's word)
+# (Python's own StopIteration and StopAsyncIteration, which a traceback may end in alone: "StopIteration", an iterator's
+# next() past its end, no message)
 _EXC = lazy_regex(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed)"
-    r"|(?:[A-Za-z_]\w*\.)+(?:Exception|Error))"
+    r"|(?:[A-Za-z_]\w*\.)+(?:Exception|Error)|(?:builtins\.)?Stop(?:Async)?Iteration)"
     r"(?::\s?(?P<msg>.*))?$")
 # an exception line a reporter glued after a sentence in CJK (fullwidth) punctuation ("...报错：RuntimeError: ...",
 # "...a single gpu，RuntimeError: Default process group has not been initialized..."): the exception starts after it

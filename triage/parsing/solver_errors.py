@@ -111,7 +111,10 @@ _IFORT_SIGNAL = lazy_regex(r"SIG[A-Z]+|floating |illegal instruction")
 # the MPI runtime's record of the abort that follows a code's banner: the rank that printed it
 _ABORT_RANK = lazy_regex(r"MPI_ABORT was invoked on rank (?P<a>\d+) in communicator MPI_COMM_WORLD|"
                          r"MPI_Abort\([^()\n]*\) - process (?P<b>\d+)|Abort\(-?\d+\) on node (?P<c>\d+)|"
-                         r"stopped by process number (?P<d>\d+)")
+                         r"stopped by process number (?P<d>\d+)|"
+                         # Open MPI's record of the first process that exited non-zero ("The first process to do so
+                         # was:", "Process name: [[4455,1],2]", "Exit code: 2"): its rank in MPI_COMM_WORLD
+                         r"Process name: \[\[\d+,\d+\],(?P<e>\d+)\]")
 _ABORT_WINDOW = 3000
 # the codes' own lines that a run ended well, and a test harness's pass: printed after a banner (at any distance), the
 # run went on past it. LAMMPS's "Total wall time: 0:01:00", Quantum ESPRESSO's "JOB DONE.", CP2K's "PROGRAM ENDED AT",

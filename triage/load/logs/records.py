@@ -17,7 +17,7 @@ from triage.model.evidence import Event, EventKind, ExitInfo, NcclProcess
 from triage.parsing import needles, pages, windows_status
 from triage.parsing.crashlog import PROXY_FAILED, SIZE_CHECK_TEXT, CrashLine, CrashLineKind, parse_crash_line
 from triage.parsing.frameworks import parse_framework_records
-from triage.parsing.launchers import parse_rank_deaths
+from triage.parsing.launchers import RankDeath, parse_rank_deaths
 from triage.parsing.log_owners import LineOwner
 from triage.parsing.mpi_errors import parse_mpi_errors
 from triage.parsing.nccl.lines import channel_ranks
@@ -255,6 +255,7 @@ def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str 
     # (a stop from outside stays of no rank: it is no rank's failure)
     deaths = [replace(d, rank=rank) if d.rank is None and d.pid is not None and not d.outside
               and (rank := _rank_of_process(d.host, d.pid, pid_ranks)) is not None else d for d in deaths]
+    deaths = _banner_in_record(deaths)
     line_of = _line_counter(text)       # (the deaths in text order: one count of the text's lines for them all)
     if node_heads:      # a rank's end on a line a node heads, the record naming no host: that node's rank
         deaths = [replace(d, host=node_heads[at]) if d.rank is not None and d.host is None
@@ -294,6 +295,27 @@ def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str 
             # (the runtime's line, read as a failure of no rank by the line reader, is this rank's record)
             scan.orphans = [item for item in scan.orphans if item[0] != order]
     return any(death.mpi and death.rank is not None for death in deaths)
+
+
+def _banner_in_record(deaths: list[RankDeath]) -> list[RankDeath]:
+    """A rank's own banner (a code's fatal error, raised) and, after it, a launcher's record of the same rank's exit
+    with a code (Open MPI's "The first process to do so was: ... Process name: [[j,1],N] Exit code: 2"): one failure,
+    the banner's words at the record's standing (the record gives the rank and says it was first, the banner what
+    failed)."""
+    banners = {d.rank: d for d in deaths if d.raised and d.rank is not None}
+    if not banners:
+        return deaths
+    merged: dict[int, RankDeath] = {}
+    out: list[RankDeath] = []
+    for death in deaths:
+        banner = banners.get(death.rank) if death.rank is not None else None
+        if banner is not None and death.rank is not None and not death.raised and death.signal is None \
+                and death.exitcode and banner.offset < death.offset and death.rank not in merged:
+            merged[death.rank] = replace(banner, first=banner.first or death.first,
+                                         host=banner.host or death.host, mpi=banner.mpi or death.mpi)
+            continue
+        out.append(death)
+    return [merged.get(d.rank, d) if d.raised and d.rank is not None else d for d in out] if merged else deaths
 
 
 def _line_counter(text: str) -> Callable[[int], int]:

@@ -50,6 +50,11 @@ on signal S" (read by :mod:`triage.parsing.launchers`):
   ``application called MPI_Abort(MPI_COMM_WORLD, 9) - process 0``, ``MPIDI_CRAY_init: GPU_SUPPORT_ENABLED is
   requested, but GTL library is not linked``): that rank's own MPI failure, on that node ("[Rank N]" is its rank in
   MPI_COMM_WORLD whatever the communicator); a line that quotes the words (after a quote mark) is no record;
+- mpi4jax's line as it aborts the job on an MPI call's error code (its ``abort_on_error``): ``r3 | MPI_Allreduce
+  returned error code 15: b'MPI_ERR_TRUNCATE: message truncated' - aborting`` (older: no error string), printed by
+  the process whose call failed, ``rN`` its rank in the communicator; quoted without its ``rN |`` head it names no
+  rank. Read at a line's start, with the head, the ``- aborting`` tail or an ``MPI_ERR_`` class in the error string
+  (a sentence that says a call "returned error code 3" is no record), unless the job went on after it;
 - ``Primary job terminated normally, but 1 process returned a non-zero exit code``: a process failed, which one
   the box after it says ("The first process to do so was", read by :mod:`triage.parsing.launchers`) when it is
   in the input.
@@ -68,7 +73,7 @@ from triage.parsing.progress import went_on_after
 MARKERS = ("An error occurred in MPI_", "MPI_ABORT was invoked", "exiting improperly", "calling", "Primary job",
            "was invoked.", "Local abort ", "called MPI_Abort(", "job aborted, but has no info",
            "Fatal error in ", ") on node ", "error handler called by rank", "failed to TCP connect", "error stack:",
-           "[ch3:sock]", "MPICH ERROR [Rank ")
+           "[ch3:sock]", "MPICH ERROR [Rank ", " returned error code ")
 
 _PREFIX = r"(?:\[(?P<host>[\w.-]+):(?P<pid>\d+)\] )?"
 # (its asterisks, three in Open MPI's text, come one or two where Markdown took the rest: "** An error occurred in",
@@ -134,6 +139,14 @@ _CRAY_NEW = lazy_regex(r"^[^\n\"'`\u201c]{0,80}?MPICH ERROR \[Rank (?P<rank>\d+)
                        r"\[[^\]\n]{0,60}\](?: \[unknown\])? \[(?P<host>[A-Za-z0-9][\w.-]*)\] - Abort\((?P<code>-?\d+)\)"
                        r"(?: \(rank \d+ in comm \d+\))?: (?:Fatal error in (?P<call>P?MPI_\w+): "
                        r"(?P<what>[^,\n]+)[^\n]*?|(?P<msg>[^\n]*?))[ \t]*$", re.MULTILINE)
+# mpi4jax's abort line (see the module's text): at a line's start (its "rN | " head optional: a reporter may quote it
+# without), the call, its error code, the MPI library's error string (a Python bytes repr, b'...', its closing quote
+# sometimes lost in a paste) and " - aborting"; before it only a quote mark or bracketed fields (a viewer's line number,
+# Open MPI's "[1,3]<stderr>:" tag), no word
+_MPI4JAX = lazy_regex(r"^[ \t>]*(?:\[[^\]\n]{1,60}\](?:<std(?:out|err)>)?:?[ \t]*)*(?:r(?P<rank>\d+) \| )?"
+                      r"(?P<call>MPI_[A-Z][a-z]\w*) returned error code (?P<code>-?\d+)"
+                      r"(?::[ \t]*(?P<why>[^\n]*?))?(?P<abort>[ \t]+-[ \t]+aborting)?[ \t]*$", re.MULTILINE)
+_MPI_ERR_CLASS = lazy_regex(r"\bMPI_ERR_[A-Z_]+\b")
 _STACK_AT = r"[A-Za-z_(][\w()]*\(\d*\)\.*: ?(?P<why>[^\n]*)$"
 _MPI_CALL = lazy_regex(r"\b(?:P?MPI_[A-Z][a-z]\w*)\b")
 _PEER_WORDS = lazy_regex(r"Communication error with rank|Connection (?:reset|refused|closed|timed out)|socket closed|"
@@ -234,6 +247,7 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
                                 f"ends the job): {_line(text, match)}", match.start(), first=True))
     out += _tcp_connect(text)
     out += _ch3_sock(text)
+    out += _mpi4jax(text)
     for match in _CALLED_ABORT.finditer(text):
         out.append(MpiError(int(match.group("rank")), match.group("host"), int(match.group("pid")) or None,
                             f"called abort (MPI_Abort; the launcher then ends the job with signals): "
@@ -315,6 +329,31 @@ def _mpich_rankless(text: str) -> list[MpiError]:
                          f"does not say the rank): {_line(text, match)}", match.start(), first=True,
                          network=bool(said) and _PEER_WORDS.search(said[-1]) is not None)]
     return []
+
+
+def _mpi4jax(text: str) -> list[MpiError]:
+    """mpi4jax's abort line of a failed MPI call, each rank's first (every rank whose call failed prints its own): with
+    its ``rN |`` head, its ``- aborting`` tail or an MPI error class in its error string, where the job did not go on
+    after it."""
+    out: list[MpiError] = []
+    if " returned error code " not in text:
+        return out
+    seen: set[int | None] = set()
+    for match in _MPI4JAX.finditer(text):
+        rank = None if match.group("rank") is None else int(match.group("rank"))
+        why = (match.group("why") or "").strip().strip("'\"")
+        if why.startswith(("b'", 'b"')):
+            why = why[2:]
+        if rank is None and match.group("abort") is None and _MPI_ERR_CLASS.search(why) is None:
+            continue
+        if rank in seen or went_on_after(text, match.end()):
+            continue
+        seen.add(rank)
+        said = f": {why[:200]}" if why else ""
+        out.append(MpiError(rank, None, None,
+                            f"failed in {match.group('call')} with error code {match.group('code')}{said} (mpi4jax "
+                            f"then aborts the job): {_line(text, match)}", match.start(), first=True))
+    return out
 
 
 def _tcp_connect(text: str) -> list[MpiError]:

@@ -186,3 +186,36 @@ def test_a_traceback_ending_in_a_bare_stop_iteration_is_the_ranks_exception(last
 def test_a_traceback_ending_in_a_bare_keyboard_interrupt_is_no_ranks_own_failure() -> None:
     result = _stalled_then("KeyboardInterrupt")
     assert "raised: KeyboardInterrupt" not in result.verdict.summary, result.verdict.summary
+
+
+# (1, after rev45) ctest --output-on-failure prints a failed test's output after its result line: the banner there is
+# that failed test's, whatever the next test's result; a banner then the MPI runtime's abort, then a job script's bare
+# "Done." 50 lines on, is still the failure (at a distance only numbered progress or a code's own end line count); a
+# bare "Fatal error:" of a test every test of which passed is none
+def test_a_banner_after_a_failed_tests_result_line_is_that_tests_failure() -> None:
+    result = report(" 6/9 Test #6: kernels/bc_ok ..........   Passed    0.40 sec",
+                    " 7/9 Test #7: kernels/bc_missing_boundary ......***Failed    0.88 sec", *_MOOSE, "",
+                    " 8/9 Test #8: kernels/bc_other ..........   Passed    0.41 sec",
+                    "89% tests passed, 1 tests failed out of 9")
+    assert result.verdict.kind.value == "exception", result.verdict.summary
+    assert "left_side" in result.verdict.summary, result.verdict.summary
+
+
+def test_a_banner_then_an_abort_then_a_scripts_done_is_the_failure() -> None:
+    result = report("ERROR: Invalid atom ID in Bonds section of data file (src/read_data.cpp:1432)",
+                    "Last command: read_data system.data", "-" * 74,
+                    "MPI_ABORT was invoked on rank 0 in communicator MPI_COMM_WORLD", "with errorcode 1.", "-" * 74,
+                    *(f"+ gzip log.{i}" for i in range(50)), "+ echo Done.", "Done.")
+    assert "Invalid atom ID" in result.verdict.summary, result.verdict.summary
+
+
+def test_a_bare_fatal_error_in_a_test_run_every_test_of_which_passed_is_no_failure() -> None:
+    try:
+        result = report("[ RUN      ] ErrorHandling.ReportsFatal", "Fatal error:",
+                        "Deliberate failure for the handler under test", "[       OK ] ErrorHandling.ReportsFatal",
+                        " 3/3 Test #3: ErrorHandlingTests ..........   Passed    0.12 sec", "",
+                        "100% tests passed, 0 tests failed out of 3")
+    except InputError:
+        return
+    assert result.verdict.kind.value not in ("crash", "exception", "unknown"), result.verdict.summary
+    assert "Fatal error" not in result.verdict.summary or "went on" in result.verdict.summary, result.verdict.summary

@@ -65,7 +65,7 @@ from collections.abc import Callable, Sequence
 
 from triage.lazy_regex import lazy_regex
 from triage.parsing.launchers import RankDeath
-from triage.parsing.progress import is_progress, mentions_progress, says_it_ended
+from triage.parsing.progress import is_progress, mentions_progress, went_on_after
 
 MARKERS = ("FOAM FATAL", "FATAL CALLED", "ERROR on proc ", "ERROR: ", "Fatal error:", "PETSC ERROR:",
            "An error occurred in line <", "*** ERROR ***", "[ABORT]", "Error in routine ", "Called CmiAbort",
@@ -319,9 +319,11 @@ def _last_before(pattern: re.Pattern[str], text: str) -> Callable[[int], re.Matc
 
 def _went_on(text: str) -> Callable[[int], bool]:
     """Whether the run went on past a banner that ends at an offset: progress or the run's own word that it ended
-    well (a training loop's, a code's own normal end line, a test harness's pass) on a line after it, at any
-    distance (what ends a run that printed its banner is its last lines: found once, from the text's end), or the
-    test that printed it passed (ctest's result line after it)."""
+    well in the 40 lines after it; further on, at any distance, a numbered progress line (a step, an epoch, a loss)
+    or a code's own normal end line (not a bare "Done." a job script echoes whatever came before it: found once, from
+    the text's end); or the test that printed it passed: ctest's result line after it says Passed, where no failed
+    test's result line comes just before it (ctest --output-on-failure prints a failed test's output after its
+    result line)."""
     last: list[int] = []
     tests: list[tuple[int, bool]] = []
 
@@ -330,23 +332,21 @@ def _went_on(text: str) -> Callable[[int], bool]:
             last.append(max(_last_progress(text), max((m.start() for m in _CODE_END.finditer(text)), default=-1)))
             if "Test" in text:
                 tests.extend((m.start(), m.group("how") == "Passed") for m in _CTEST.finditer(text))
-        if last[0] > end:
+        if last[0] > end or went_on_after(text, end):
             return True
         at = bisect_right(tests, (end, True))
-        return at < len(tests) and tests[at][1]
+        return at < len(tests) and tests[at][1] and (at == 0 or tests[at - 1][1])
     return after
 
 
 def _last_progress(text: str) -> int:
-    """The offset of the text's last line that is progress or says the run ended well (from the end back, lines
-    that hold none of progress's words passed over by a substring test), else -1."""
+    """The offset of the text's last numbered progress line (a step, an epoch, an iteration, a loss: from the end
+    back, lines that hold none of progress's words passed over by a substring test), else -1."""
     stop = len(text)
     while stop > 0:
         start = text.rfind("\n", 0, stop) + 1
         line = text[start:stop]
-        low = line.lower()
-        if (mentions_progress(low) or "succe" in low or "exit" in low or "passed" in low) \
-                and (is_progress(line) or says_it_ended(line)):
+        if mentions_progress(line) and is_progress(line) and any(ch.isdigit() for ch in line):
             return start
         stop = start - 1
     return -1

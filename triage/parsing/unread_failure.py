@@ -97,8 +97,10 @@ _NOT_FAILURE = lazy_regex(
     r"|\balready (?:been )?registered\b",
     re.IGNORECASE)
 # The job said it ended well: a generic failure line before such a line is no failure of the run.
+# (a test harness's summary that every test passed, ctest's "100% tests passed, 0 tests failed out of 12", is one too)
 SUCCESS = lazy_regex(r"\b(?:completed successfully|finished successfully|succeeded|training (?:is )?(?:done|complete|"
-                     r"completed|finished)|all tests passed|exited with (?:exit )?code 0|exit(?:ed)? status 0)\b",
+                     r"completed|finished)|all tests passed|exited with (?:exit )?code 0|exit(?:ed)? status 0)\b|"
+                     r"(?<![\d.])100% tests passed, 0 tests failed\b",
                      re.IGNORECASE)
 
 

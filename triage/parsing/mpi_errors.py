@@ -73,7 +73,7 @@ from triage.parsing.progress import went_on_after
 MARKERS = ("An error occurred in MPI_", "MPI_ABORT was invoked", "exiting improperly", "calling", "Primary job",
            "was invoked.", "Local abort ", "called MPI_Abort(", "job aborted, but has no info",
            "Fatal error in ", ") on node ", "error handler called by rank", "failed to TCP connect", "error stack:",
-           "[ch3:sock]", "MPICH ERROR [Rank ", " returned error code ")
+           "[ch3:sock]", "MPICH ERROR [Rank ", " returned error code ", "is aborting with error code")
 
 _PREFIX = r"(?:\[(?P<host>[\w.-]+):(?P<pid>\d+)\] )?"
 # (its asterisks, three in Open MPI's text, come one or two where Markdown took the rest: "** An error occurred in",
@@ -112,6 +112,13 @@ _MPICH_FATAL = lazy_regex(r"Abort\((?P<code>-?\d+)\) on node (?P<node>\d+)(?: \(
 # its rank in MPI_COMM_WORLD (MPIR_Process.rank) whatever the communicator, not a host
 _MPICH_BARE = lazy_regex(r"(?<![\w.])Abort\((?P<code>-?\d+)\) on node (?P<node>\d+)(?!\d)(?: \(rank (?P<rank>\d+) in "
                          r"comm (?P<comm>\d+)\))?(?! \(rank)(?!:? *(?:Fatal error|application called))")
+# HPE MPT's record of a rank's own abort (MPI_Abort, or the program's abort through it): "MPT ERROR: Rank 459(g:459) is
+# aborting with error code 1." then "Process ID: 64112, Host: r10i5n2, Program: ..." (the rank is MPI_COMM_WORLD's; an
+# exit with the code, not a signal), at a line's start or after mpiexec's rank label ("459:"); a sentence that quotes
+# the words has a word or a quote mark before them
+_MPT_ABORT = lazy_regex(r"^[ \t]*(?:\d+:[ \t]*)?MPT ERROR: Rank (?P<rank>\d+)(?:\(g:\d+\))? is aborting with error "
+                        r"code (?P<code>-?\d+)\.?[ \t]*(?:\n[^\n]*?Process ID: (?P<pid>\d+), Host: (?P<host>[\w.-]+))?",
+                        re.MULTILINE)
 # MVAPICH2's (CH3) fatal error handler in a rank: "[r4i7n13:mpi_rank_40][MPIDI_CH3_Abort] Fatal error in MPI_Recv:" then
 # "Other MPI error, error stack:" and the stack, innermost last (its error, not a signal: the MPI call of that rank
 # failed, as MPICH's "Abort(...) on node N ...: Fatal error in ..." says)
@@ -238,6 +245,13 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
                             f"{said} (the program's MPI error handler printed its traceback): {_line(text, match)}",
                             match.start(), first=True))
         break
+    for match in _MPT_ABORT.finditer(text):
+        rank = int(match.group("rank"))
+        if rank not in seen:
+            seen.add(rank)
+            out.append(MpiError(rank, match.group("host"), int(match.group("pid")) if match.group("pid") else None,
+                                f"aborted with error code {match.group('code')} (HPE MPT's record of this rank's own "
+                                f"abort, which then ends the job): {_line(text, match)}", match.start(), first=True))
     for match in _MPICH_BARE.finditer(text):
         rank = int(match.group("node"))       # (in any communicator: "node N" is the world rank)
         if rank not in seen:

@@ -10,6 +10,7 @@ torchrun's, DeepSpeed's, srun's and mp.spawn's records are read by :mod:`triage.
 
 from __future__ import annotations
 
+import functools
 import re
 import signal as _signal
 from bisect import bisect_right
@@ -431,6 +432,15 @@ def _other_records(text: str, found: list[RankDeath]) -> list[RankDeath]:
     return out
 
 
+@functools.lru_cache(maxsize=4)
+def _shell_told(text: str) -> frozenset[str]:
+    """The signals the shell's job-status records in ``text`` say killed a child (``line N: PID Segmentation fault``,
+    and the same in a translated locale)."""
+    told = {signal_name(None, m.group("what")) for m in _SHELL_JOB.finditer(text)}
+    told |= {_LOCAL_SIGNAL_WORDS[m.group("what")] for m in _SHELL_JOB_LOCAL.finditer(text)}
+    return frozenset(sig for sig in told if sig)
+
+
 def _plain(text: str, match: re.Match[str]) -> list[RankDeath]:
     line = _line_of(text, *match.span())
     if any(word in line for word in _NOT_PLAIN) or "noticed that process" in line:
@@ -448,6 +458,11 @@ def _plain(text: str, match: re.Match[str]) -> list[RankDeath]:
         said = {int(m.group("num")): m.group("sig") for m in _FORRTL_CODE.finditer(text, fortran.start())}
         if code in said:
             sig, code = signal_name(said[code]), None
+    if sig is None and code and 128 < code < 160 and signal_name(str(code - 128)) in _shell_told(text):
+        # a shell's status for a child that signal S killed (128 + S), where the shell's own record of that death is
+        # in the input ("./run.sh: line 7: 169430 Segmentation fault (core dumped) python ..."): the launcher passed
+        # on the status of the script it ran, so a "rank 0 exited with code 139" beside it is that rank's SIGSEGV
+        sig, code = signal_name(str(code - 128)), None
     if sig is None and match.group("mid").rstrip().lower().endswith("signal"):
         sig = signal_name(None, verb)       # strsignal's word: ALPS's "PE RANK 7 exit signal Killed" (SIGKILL)
     if verb in ("exited", "terminated") and sig is None and not code:

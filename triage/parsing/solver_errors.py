@@ -70,7 +70,7 @@ from triage.parsing.progress import is_progress, mentions_progress, went_on_afte
 MARKERS = ("FOAM FATAL", "FATAL CALLED", "ERROR on proc ", "ERROR: ", "Fatal error:", "PETSC ERROR:",
            "An error occurred in line <", "*** ERROR ***", "[ABORT]", "Error in routine ", "Called CmiAbort",
            "CRITICAL ERROR: ", "*** Caught standard std::exception", "FATAL from PE", "Error Exit", "aborting MPI...",
-           "Fortran runtime error:", "forrtl: severe (")
+           "Fortran runtime error:", "forrtl: severe (", "***** ERROR")
 
 # (Markdown quoting or a code span's backtick may come before it; "[N] " is the rank of a parallel run)
 _FOAM = lazy_regex(r"^[ \t>*`]*(?:\[(?P<rank>\d{1,7})\] )?--> FOAM FATAL (?P<io>IO )?ERROR:?[ \t]*(?P<head>[^\n]*)$",
@@ -108,6 +108,11 @@ _GFORTRAN = lazy_regex(r"^[ \t]*(?:At line (?P<line>\d+) of file (?P<file>[^\n(]
                        r"[ \t]*Fortran runtime error: (?P<what>[^\n]+?)[ \t]*$", re.MULTILINE)
 _IFORT = lazy_regex(r"^[ \t]*forrtl: severe \((?P<code>\d+)\): (?P<what>[^\n]+?)[ \t]*$", re.MULTILINE)
 _IFORT_SIGNAL = lazy_regex(r"SIG[A-Z]+|floating |illegal instruction")
+# GEOS's (GEOSX's; its GEOS_ERROR / GEOS_ERROR_IF macros) banner: "***** ERROR", "***** LOCATION: <file>:<line>",
+# "***** Controlling expression (should be false): <expr>", then "***** Rank 7: <message>" (newer versions name the
+# rank that raised it) or the message on the next line alone (older ones, no rank)
+_GEOS = lazy_regex(_LEAD + r"\*{5} ERROR[ \t]*\n[ \t>*`]*\*{5} LOCATION: (?P<loc>[^\n]+?)[ \t]*$", re.MULTILINE)
+_GEOS_RANK = lazy_regex(r"^[ \t>*`]*\*{5} Rank (?P<rank>\d{1,7}): (?P<what>[^\n]+?)[ \t]*$", re.MULTILINE)
 # the MPI runtime's record of the abort that follows a code's banner: the rank that printed it
 _ABORT_RANK = lazy_regex(r"MPI_ABORT was invoked on rank (?P<a>\d+) in communicator MPI_COMM_WORLD|"
                          r"MPI_Abort\([^()\n]*\) - process (?P<b>\d+)|Abort\(-?\d+\) on node (?P<c>\d+)|"
@@ -279,6 +284,14 @@ def _codes(text: str, seen: set[int | None], rank_at: Callable[[int], int | None
         if _IFORT_SIGNAL.search(m.group("what")) is None:   # (its signals: crashlog's)
             found.append((None, f"Fortran runtime error (Intel's forrtl severe ({m.group('code')})): {m.group('what')}",
                           m.start(), m.end()))
+    for m in _GEOS.finditer(text):
+        lines = text[m.end():m.end() + 1500].split("\n")[1:5]
+        banner = "\n".join(lines[:next((i for i, line in enumerate(lines) if not line.strip()), len(lines))])
+        told = _GEOS_RANK.search(banner)
+        what = told.group("what") if told else next(
+            (line.strip() for line in banner.split("\n") if line.strip() and not line.strip().startswith("*****")), "")
+        found.append((_int(told.group("rank")) if told else None,
+                      f"GEOS's error (at {m.group('loc')})" + (f": {what}" if what else ""), m.start(), m.end()))
     found.sort(key=lambda item: item[2])
     out: list[RankDeath] = []
     for index, (rank, what, start, end) in enumerate(found):

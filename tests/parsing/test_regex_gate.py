@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from triage.parsing import crashlog
-from triage.parsing.regex_gate import Gated, gated, required_literals
+from triage.parsing.regex_gate import Gated, gated, required_literals, top_branches
 
 CASES = Path(__file__).resolve().parents[1] / "realworld" / "cases"
 GATES = {name: value for name, value in vars(crashlog).items() if isinstance(value, Gated)}
@@ -37,6 +37,13 @@ def test_the_gate_says_what_the_pattern_says() -> None:
     assert plain.match("Killed") is not None and plain.match("killed") is None
 
 
+def test_alternatives_split_at_the_top_level_only() -> None:
+    assert top_branches(r"a[|]b|c(d|e)|[]|]x|[^]|]y|\|z") == ["a[|]b", "c(d|e)", "[]|]x", "[^]|]y", r"\|z"]
+    words = gated(re.compile(r"(?<=[\]|])Killed$|\bsocket closed\b|^Error code -9$", re.MULTILINE))
+    assert words.holds("3.2s/it]Killed") and words.holds("the socket closed now") and words.holds("Error code -9")
+    assert not words.holds("Killed") and not words.holds("sockets closed") and not words.holds("x Error code -9")
+
+
 def test_crashlog_patterns_have_their_gates() -> None:
     # (a pattern whose alternatives lose their literals is asked every line again: a log of error lines slows ~10x)
     assert len(GATES) >= 15
@@ -51,3 +58,6 @@ def test_no_line_of_the_field_cases_is_kept_from_a_pattern_that_matches_it() -> 
     for name, gate in GATES.items():
         missed = [line for line in lines if not gate._holds(line) and gate.pattern.search(line) is not None]
         assert not missed, (name, missed[:3])
+        # holds(): the alternatives asked one by one answer as the whole pattern does
+        wrong = [line for line in lines if gate.holds(line) != (gate.pattern.search(line) is not None)]
+        assert not wrong, (name, wrong[:3])

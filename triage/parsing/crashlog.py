@@ -401,23 +401,23 @@ def parse_crash_line(line: str) -> CrashLine | None:
         said = f"assertion '{native.group('expr')}' failed at {native.group('file')}:{native.group('line')}"
         return CrashLine(CrashLineKind.FATAL_SIGNAL, f"{said} ({native.group('msg').strip() or 'no message'}; a "
                          f"library's own ASSERT, which aborts the process): {text}"[:400], signal="SIGABRT")
-    collateral = _COLLATERAL_GATED.search(text) is not None
-    peer_addr = peer_of(text)
+    collateral = _COLLATERAL_GATED.holds(text)
+    said = text      # the peer a line names is read from it as given (a CJK sentence before it too), when needed
     exc = _EXC.match(text)
     if exc is None and (glued := _CJK_GLUED_EXC_GATED.search(text)) is not None:
         text = text[glued.end():]        # a sentence in CJK punctuation, the exception pasted after it
         exc = _EXC.match(text)
     if (check := _SIZE_CHECK_GATED.search(text)) is not None:
-        return _size_check_line(text, check, exc, peer_addr)
+        return _size_check_line(text, check, exc, peer_of(said))
     if exc is not None and not text.startswith(("Traceback", "Error executing job")):
-        return _exception_line(text, exc, collateral, peer_addr)
+        return _exception_line(text, exc, collateral, said)
     if (term := _TERMINATE_GATED.search(text)) is not None:
-        return _terminate_line(text, term, collateral, peer_addr)
+        return _terminate_line(text, term, collateral, said)
     if text.startswith("what():") and text[7:].strip():
-        return _what_line(text, collateral, peer_addr)
+        return _what_line(text, collateral, said)
     if (fatal := _FATAL_GATED.search(text)) is not None:
         return _fatal_line(text, fatal, collateral)
-    return _plain_line(text, collateral, peer_addr)
+    return _plain_line(text, collateral, said)
 
 
 # NCCL's net transports check each send against the receive its peer posted ("NET/IB : req 0/1 tag 7 peer
@@ -527,7 +527,7 @@ def _proxy_line(text: str, proxy: re.Match[str], peer_addr: str | None) -> Crash
     return CrashLine(kind, text[:300] + note, peer=peer_addr)
 
 
-def _exception_line(text: str, exc: re.Match[str], collateral: bool, peer_addr: str | None) -> CrashLine:
+def _exception_line(text: str, exc: re.Match[str], collateral: bool, said: str) -> CrashLine:
     """A Python exception's line: what its type and message say it is."""
     exc_type, msg = exc.group("type"), (exc.group("msg") or "").strip()
     if exc_type.rsplit(".", 1)[-1] in _NOT_A_RANK_FAILURE:
@@ -536,42 +536,42 @@ def _exception_line(text: str, exc: re.Match[str], collateral: bool, peer_addr: 
         # Ray's memory monitor killed a worker: the node's host memory, not a GPU's
         return CrashLine(CrashLineKind.FATAL_SIGNAL, f"a Ray worker was killed by SIGKILL (Ray's memory monitor: its "
                          f"node ran low on host memory): {text}"[:400], exc_type, signal="SIGKILL")
-    if _CUDA_OOM_GATED.search(text):
+    if _CUDA_OOM_GATED.holds(text):
         return CrashLine(CrashLineKind.CUDA_OOM, text[:400], exc_type, gpu=_gpu(text))
-    if _NET_GATED.search(msg) or exc_type.rsplit(".", 1)[-1] in ("DistNetworkError", "RendezvousConnectionError"):
-        return CrashLine(CrashLineKind.NETWORK, noted(text), exc_type, peer=peer_addr)
-    if _CUDA_SETUP_GATED.search(msg):
+    if _NET_GATED.holds(msg) or exc_type.rsplit(".", 1)[-1] in ("DistNetworkError", "RendezvousConnectionError"):
+        return CrashLine(CrashLineKind.NETWORK, noted(text), exc_type, peer=peer_of(said))
+    if _CUDA_SETUP_GATED.holds(msg):
         return CrashLine(CrashLineKind.EXCEPTION, text[:300] + CUDA_SETUP_NOTE, exc_type, gpu=_gpu(text))
-    if _CUDA_ERROR_GATED.search(msg):
+    if _CUDA_ERROR_GATED.holds(msg):
         return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], exc_type, collateral=collateral, gpu=_gpu(text))
-    if _NCCL_GATED.search(msg):
+    if _NCCL_GATED.holds(msg):
         return CrashLine(CrashLineKind.NCCL_ERROR, text[:400], exc_type, collateral=collateral)
     return CrashLine(CrashLineKind.EXCEPTION, text[:400], exc_type, collateral=collateral)
 
 
-def _terminate_line(text: str, term: re.Match[str], collateral: bool, peer_addr: str | None) -> CrashLine:
+def _terminate_line(text: str, term: re.Match[str], collateral: bool, said: str) -> CrashLine:
     """C++ std::terminate: a network or CUDA failure when what() says so (a paste may keep it on the line)."""
     what = text[term.end():]           # a paste that lost its newlines keeps what() on this line
     plain = what.replace("Connection reset by peer", "").replace(
         "remote process exited or there was a network error", "")     # ncclRemoteError's own words
-    if _NET_GATED.search(what) and not _COLLATERAL_GATED.search(plain):
+    if _NET_GATED.holds(what) and not _COLLATERAL_GATED.holds(plain):
         return CrashLine(CrashLineKind.NETWORK, text[term.start():][:400], term.group("what"), "SIGABRT",
-                         peer=peer_addr)
-    if _CUDA_ERROR_GATED.search(what):
+                         peer=peer_of(said))
+    if _CUDA_ERROR_GATED.holds(what):
         return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], term.group("what"), "SIGABRT", gpu=_gpu(text))
     return CrashLine(CrashLineKind.TERMINATE, text[:400], term.group("what"), "SIGABRT", collateral=collateral)
 
 
-def _what_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine:
+def _what_line(text: str, collateral: bool, said: str) -> CrashLine:
     """The C++ terminate handler's ``what():  ...`` line without its ``terminate called after throwing``
     header (a paste that lost it, a reporter's own words in its place): the handler prints it only as it
     aborts the process, so it is a terminate whose what() says what escaped."""
     what = text[len("what():"):]
     plain = what.replace("Connection reset by peer", "").replace(
         "remote process exited or there was a network error", "")
-    if _NET_GATED.search(what) and not _COLLATERAL_GATED.search(plain):
-        return CrashLine(CrashLineKind.NETWORK, text[:400], None, "SIGABRT", peer=peer_addr)
-    if _CUDA_ERROR_GATED.search(what):
+    if _NET_GATED.holds(what) and not _COLLATERAL_GATED.holds(plain):
+        return CrashLine(CrashLineKind.NETWORK, text[:400], None, "SIGABRT", peer=peer_of(said))
+    if _CUDA_ERROR_GATED.holds(what):
         return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], None, "SIGABRT", gpu=_gpu(text))
     return CrashLine(CrashLineKind.TERMINATE, text[:400], None, "SIGABRT", collateral=collateral)
 
@@ -608,13 +608,13 @@ _PIPE_WRITE = lazy_regex(r"\b(?:write|writev|send|sendmsg|sendto|flush)\w*(?:\(\
 _RUN_ON_ADVICE = lazy_regex(r"^CUDA error: \S.*?(?=\s*CUDA kernel errors might be asynchronously reported)")
 
 
-def _plain_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine | None:
+def _plain_line(text: str, collateral: bool, said: str) -> CrashLine | None:
     """A line that is neither an exception's, a terminate's nor a signal's: CUDA, network and NCCL words."""
     if "CUDA_LAUNCH_BLOCKING" in text and (run_on := _RUN_ON_ADVICE.match(text)) is not None:
         text = run_on.group(0)
-    if _CUDA_OOM_GATED.search(text):
+    if _CUDA_OOM_GATED.holds(text):
         return CrashLine(CrashLineKind.CUDA_OOM, text[:400], gpu=_gpu(text))
-    if _CUDA_SETUP_GATED.search(text) and "CUDA_LAUNCH_BLOCKING" not in text:
+    if _CUDA_SETUP_GATED.holds(text) and "CUDA_LAUNCH_BLOCKING" not in text:
         return CrashLine(CrashLineKind.EXCEPTION, text[:300] + CUDA_SETUP_NOTE, gpu=_gpu(text))
     if (lacks := _BACKEND_LACKS_GATED.search(text)) is not None:
         return CrashLine(CrashLineKind.EXCEPTION, f"RuntimeError: {lacks.group(0)}", "RuntimeError")
@@ -623,7 +623,7 @@ def _plain_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine
     if (cuda := _CUDA_ERROR_GATED.search(text)) is not None and "CUDA_LAUNCH_BLOCKING" not in text:
         in_prose = cuda.group(0).startswith(_RUNTIME_WORDS) and _IN_PROSE.search(text, 0, cuda.start()) is not None
         # PyTorch's hint alone follows every CUDA error, a set-up one too: the error line before it is the failure
-        trailer = _CUDA_ERROR_GATED.search(text.replace(_CUDA_HINT, "")) is None
+        trailer = not _CUDA_ERROR_GATED.holds(text.replace(_CUDA_HINT, ""))
         # THC's print before it raises: the raise after it (its RuntimeError, a terminate) is the failure; a raise
         # that was caught ends nothing (THCGeneral.cpp's "error=11 : invalid argument" at start-up, the run going on)
         trailer = trailer or text.startswith(_THC_PRINT)
@@ -633,27 +633,27 @@ def _plain_line(text: str, collateral: bool, peer_addr: str | None) -> CrashLine
         what = f"{kernel.group('what')[:300]} failed in {kernel.group('file')}"
         return CrashLine(CrashLineKind.CUDA_ERROR, f"CUDA error: device-side assert triggered ({what})", gpu=_gpu(text))
     if (proxy := PROXY_FAILED_GATED.search(text)) is not None:
-        return _proxy_line(text, proxy, peer_addr)
-    if _NET_GATED.search(text) and ("NCCL" in text or "nccl" in text or "NET/" in text or "gloo" in text.lower()
+        return _proxy_line(text, proxy, peer_of(said))
+    if _NET_GATED.holds(text) and ("NCCL" in text or "nccl" in text or "NET/" in text or "gloo" in text.lower()
                               or "socket" in text.lower() or "peer" in text or "Connect to " in text or "ssh" in text
                               or "ibv_" in text or "posix_fallocate" in text or "/dev/shm" in text  # noqa: S108
                               or "shared memory segment" in text or "mlx5" in text or "RETRY_EXC_ERR" in text
                               or "UCX" in text or _PIPE_WRITE.search(text) is not None
-                              or _ERRNO_NET.search(text) is not None or peer_addr is not None
+                              or _ERRNO_NET.search(text) is not None or peer_of(said) is not None
                               or ("connect() failed" in text and PEER.search(text) is not None)):
         # (ibv_: an InfiniBand verbs call; posix_fallocate, /dev/shm: NCCL's shared-memory transport; mlx5,
         # RETRY_EXC_ERR: an InfiniBand/RoCE completion error UCX or verbs reports; UCX's own connection errors; NCCL
         # WARN's message alone; a socket errno's name, "ECONNREFUSED"; a line that names the peer it could not reach)
         # a network failure is never called collateral here: the analysis ranks it after real failures
-        return CrashLine(CrashLineKind.NETWORK, noted(text), peer=peer_addr)
-    if _NCCL_GATED.search(text):
+        return CrashLine(CrashLineKind.NETWORK, noted(text), peer=peer_of(said))
+    if _NCCL_GATED.holds(text):
         return CrashLine(CrashLineKind.NCCL_ERROR, text[:400], collateral=collateral)
-    if _PG_ABORT_GATED.search(text):
+    if _PG_ABORT_GATED.holds(text):
         # ProcessGroupNCCL taking its process down after an async error or a timeout: a failure, though
         # the line that says which one may be cut from a paste; a consequence, never the first failure
         return CrashLine(CrashLineKind.NCCL_ERROR, text[:400], collateral=True)
-    if _PORT_TAKEN_GATED.search(text):
-        return CrashLine(CrashLineKind.NETWORK, noted(text), peer=peer_addr)
+    if _PORT_TAKEN_GATED.holds(text):
+        return CrashLine(CrashLineKind.NETWORK, noted(text), peer=peer_of(said))
     if (quoted := _SENTENCE_EXC_GATED.search(text)) is not None and not _SHRUGGED.search(text[:quoted.start()]):
         return parse_crash_line(quoted.group("exc"))
     return None
@@ -699,7 +699,10 @@ SPAWN_BOOTSTRAP_NOTE = " (a spawned child reading its start-up data: its parent 
 
 
 def has_marker(line: str) -> bool:
-    return any(marker in line for marker in MARKERS)
+    for marker in MARKERS:      # noqa: SIM110 (a loop: any() over a generator costs twice as much a line)
+        if marker in line:
+            return True
+    return False
 
 
 _FATAL_PY = lazy_regex(r"Fatal Python error: (?P<what>[^\n]+)")

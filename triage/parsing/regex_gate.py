@@ -105,6 +105,32 @@ def required_literals(pattern: str, flags: int = 0) -> tuple[tuple[str, ...], bo
     return tuple(sorted({w.lower() if fold else w for w in found})), fold
 
 
+def top_branches(source: str) -> list[str]:
+    """``source`` split at its top-level ``|`` (outside groups, character classes and escapes)."""
+    parts, depth, start, at, in_class = [], 0, 0, 0, False
+    while at < len(source):
+        char = source[at]
+        if char == "\\":
+            at += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            at += 2 if source[at + 1:at + 2] == "]" else 3 if source[at + 1:at + 3] == "^]" else 1
+            continue
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            parts.append(source[start:at])
+            start = at + 1
+        at += 1
+    parts.append(source[start:])
+    return parts
+
+
 class Gated:
     """``pattern``'s search and match, asked only of a text that holds one of its required literals."""
 
@@ -113,6 +139,7 @@ class Gated:
         self._needles: tuple[str, ...] | None = None
         self._fold = False
         self._ready = False
+        self._branches: list[tuple[tuple[str, ...] | None, bool, re.Pattern[str]]] | None = None
 
     def _holds(self, text: str) -> bool:
         if not self._ready:
@@ -131,11 +158,52 @@ class Gated:
                 return True
         return False
 
+    def holds(self, text: str) -> bool:
+        """``pattern.search(text) is not None``, asking each top-level alternative whose literals the text holds on
+        its own (a match of the whole is a match of one alternative; an alternative compiled alone is searched for
+        by its literal head, not tried at every place of the line with all the others)."""
+        if not self._holds(text):
+            return False
+        branches = self._branches
+        if branches is None:
+            branches = self._branches = self._split()
+        lowered = text.lower() if text.isascii() else None
+        for needles, fold, branch in branches:
+            if needles is not None:
+                if fold and lowered is None:
+                    pass
+                elif not _any_in(needles, lowered if fold else text):    # type: ignore[arg-type]
+                    continue
+            if branch.search(text) is not None:
+                return True
+        return False
+
+    def _split(self) -> list[tuple[tuple[str, ...] | None, bool, re.Pattern[str]]]:
+        source, flags = str(self.pattern.pattern), int(self.pattern.flags)
+        parts = top_branches(source)
+        if len(parts) < 2 or any(re.search(r"\(\?[aiLmsux]+\)", part) for part in parts):
+            return [(None, False, re.compile(source, flags))]       # (a global inline flag: asked whole)
+        out = []
+        try:
+            for part in parts:
+                found = required_literals(part, flags)
+                out.append((found[0] if found else None, found[1] if found else False, re.compile(part, flags)))
+        except re.error:        # (an alternative that refers to another's group: asked whole)
+            return [(None, False, re.compile(source, flags))]
+        return out
+
     def search(self, text: str) -> re.Match[str] | None:
         return self.pattern.search(text) if self._holds(text) else None
 
     def match(self, text: str) -> re.Match[str] | None:
         return self.pattern.match(text) if self._holds(text) else None
+
+
+def _any_in(needles: tuple[str, ...], text: str) -> bool:
+    for needle in needles:     # noqa: SIM110 (a loop: any() over a generator costs a frame a line)
+        if needle in text:
+            return True
+    return False
 
 
 def gated(pattern: re.Pattern[str]) -> Gated:

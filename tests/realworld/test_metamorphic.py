@@ -56,10 +56,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("rank_print", "pytorch__pytorch__150852"): _RANK_PRINT + "its rank not named",
     ("wrap80", "spine-generic__spine-generic__108"): "bash's 'line N: PID Killed <command>' record wrapped at 80 "
                                                      "columns: not read, another job's OSError named (round 45)",
-    ("compose", "anstmichaels__emopt__13"): "a compose head on every line: PETSc's '[0]PETSC ERROR: Caught signal number "
-                                            "11' not read behind it, the MPI_ABORT after it named (round 44)",
-    ("compose", "JesseLu__petsc4py-tutorial__2"): "a compose head on every line: PETSc's '[0]PETSC ERROR: Caught signal "
-                                                  "number 11' not read behind it, the MPI_ABORT after it named (round 48)",
     ("bracket_comma_stamp", "ESCOMP__CESM__155"): "a timestamp head on every line: only the first of MPICH's 'Abort(...) "
                                                   "on node N (rank N in comm 0)' lines named (round 48)",
     ("iso_t_stamp", "ESCOMP__CESM__155"): "a timestamp head on every line: only the first of MPICH's 'Abort(...) on "

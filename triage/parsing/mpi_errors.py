@@ -186,6 +186,11 @@ _ONE_PROCESS = lazy_regex(r"^[^\n]*?\b(?:mpirun|mpiexec|orterun|prterun)(?:\.[\w
 _LAUNCH = lazy_regex(r"^[^\n]*?\b(?:mpirun|mpiexec|orterun|prterun)(?:\.[\w-]+)?\s[^\n]*$", re.MULTILINE)
 
 
+# How a rank's own MPI_Abort is told (Open MPI's "MPI_ABORT was invoked on rank N", MPICH's "application called
+# MPI_Abort(...) - process N"): the way the process ended, which a failure it printed just before says the cause of
+ABORT_TEXT = "called MPI_Abort on "
+
+
 @dataclass(frozen=True)
 class MpiError:
     rank: int | None             # None: the record does not say which rank
@@ -209,7 +214,7 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
         derived = _DERIVED.match(match.group("comm"))
         world = derived is None or (derived.group("how") == "DUP" and derived.group("parent") == "0")
         out.append(MpiError(int(match.group("rank")) if world else None, None, None,
-                            f"called MPI_Abort on {match.group('comm')} with errorcode {match.group('code')} "
+                            f"{ABORT_TEXT}{match.group('comm')} with errorcode {match.group('code')} "
                             f"(Open MPI then kills every process of the job): {_line(text, match)}",
                             match.start(), first=True))
     seen: set[int] = {e.rank for e in cray if e.rank is not None}  # (Cray's record, with its node, said it)
@@ -219,7 +224,7 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
         if rank not in seen:
             seen.add(rank)
             out.append(MpiError(rank, None, None,
-                                f"called MPI_Abort on {match.group('comm')} with errorcode {match.group('code')} "
+                                f"{ABORT_TEXT}{match.group('comm')} with errorcode {match.group('code')} "
                                 f"(MPICH then ends the job): {_line(text, match)}", match.start(), first=True))
     out += _outside(text)
     for match in _MPICH_FATAL.finditer(text):

@@ -28,6 +28,7 @@ from triage.parsing.crashlog import (
     peer_host,
     shortened,
 )
+from triage.parsing.mpi_errors import ABORT_TEXT
 from triage.parsing.raise_sites import RaiseSiteKind
 from triage.parsing.rendezvous import STORE_WAIT_DETAIL
 from triage.parsing.unread_failure import UNREAD_KIND
@@ -44,6 +45,10 @@ def _failure_of(items: list[tuple[int, CrashLine, str]]) -> tuple[int, CrashLine
     pool = primary or items
     first = pool[0]
     near = [item for item in pool if item[0] - first[0] <= FAILURE_CLUSTER_LINES]
+    # a rank's own MPI_Abort is how it ended: a failure it printed just before (the signal its handler caught,
+    # PETSc's "Caught signal number 11 SEGV" then MPI_Abort(..., 59)) is what failed
+    near = [item for item in near if not (item[1].text.startswith(ABORT_TEXT)
+                                          and any(other[0] < item[0] for other in near))] or near
     return min(near, key=lambda item: (_SPECIFIC[item[1].kind], item[0]))
 
 

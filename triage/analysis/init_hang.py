@@ -11,7 +11,7 @@ from triage.model import Finding, Verdict, VerdictKind
 from triage.model.evidence import InitWaitRecord
 from triage.parsing.rendezvous import COORDINATION_KINDS, connect_failure_reason
 
-_SPECIFIC = ("coordination_barrier", "coordination_heartbeat",
+_SPECIFIC = ("coordination_barrier", "coordination_heartbeat", "coordination_register",
              "unique_id_wait", "barrier_timeout", "store_clients", "barrier_waiting", "connect_refused",
              "connect_timeout",
              "store_wait_timeout", "rendezvous_timeout", "backend_wait")
@@ -98,9 +98,16 @@ def _coordination(wait: InitWaitRecord, waits: tuple[InitWaitRecord, ...]) -> tu
     said = f"; {rank_word(reporters)} reported it" if reporters else ""
     reached = next((w for w in alike if w.world_size is not None and w.joined is not None), None)
     count = f"; {reached.joined} of {reached.world_size} tasks reached it" if reached else ""
-    at_init = wait.kind == "coordination_barrier" and any(_INIT_BARRIER.search(w.text) for w in alike)
+    at_init = wait.kind == "coordination_register" or \
+        (wait.kind == "coordination_barrier" and any(_INIT_BARRIER.search(w.text) for w in alike))
     kind = VerdictKind.INIT_HANG if at_init else VerdictKind.MISSING_RANK
-    if at_init:
+    if wait.kind == "coordination_register":
+        # (the agent's own registration call that failed, RegisterTask's gRPC detail: no barrier said it)
+        what = "a process could not register with the coordination service at start-up: the job never finished " \
+               "initialising"
+        never = "never connected to the coordination service at start-up"
+        why = "not launched, dead or stuck before jax.distributed.initialize"
+    elif at_init:
         what = f"the coordination service's start-up barrier timed out: the job never finished initialising{count}"
         never = "never connected to the coordination service at start-up"
         why = "not launched, dead or stuck before jax.distributed.initialize"

@@ -27,6 +27,9 @@ class InitWaitKind(str, enum.Enum):
     # Timed out task names: /job:jax_worker/replica:0/task:3"), tasks that stopped sending heartbeats
     COORDINATION_BARRIER = "coordination_barrier"
     COORDINATION_HEARTBEAT = "coordination_heartbeat"
+    # the agent's own registration call that failed (RegisterTask's gRPC detail): a process that could not register
+    # with the service at start-up (progress after it says it registered on a retry)
+    COORDINATION_REGISTER = "coordination_register"
     # JAX's warning while its accelerator backend is still being set up ("TPU backend initialization is taking more
     # than 60.0 seconds. Did you run your code on all TPU hosts?"): on a pod slice the backend waits for the same
     # program on every host; still waiting, not a timeout (progress after it says the hosts arrived late)
@@ -59,7 +62,7 @@ MARKERS = ("ncclUniqueId", "store based barrier", "waiting for clients", "waitin
            "waitForInput", "Socket Timeout", "for key", "wait timeout after",
            "RendezvousTimeoutError", "Rendezvous", "rendezvous", "Barrier timed out",
            "missing heartbeats", "heartbeat timeout", "eartbeat timeout", "stopped sending heartbeats",
-           "service detected fatal errors", "backend initialization is taking")
+           "service detected fatal errors", "backend initialization is taking", "CoordinationService/RegisterTask")
 
 # The coordination service of JAX and TensorFlow (XLA's tsl/distributed_runtime/coordination) names its processes as
 # tasks, "/job:jax_worker/replica:0/task:3": task N is process N (jax.process_index(), the rank). Its barrier's
@@ -76,7 +79,14 @@ _COORD_HEARTBEAT = lazy_regex(r"tasks are unhealthy \(stopped sending heartbeats
                               r"[Hh]eartbeat timeout.{0,40}?/job:[\w-]+/replica:\d+/task:\d+|"
                               # the agent's own end after the service told it of another task's death
                               r"distributed service detected fatal errors")
-COORDINATION_KINDS = (InitWaitKind.COORDINATION_BARRIER.value, InitWaitKind.COORDINATION_HEARTBEAT.value)
+# the gRPC detail of the agent's registration call that failed, on its own line ("Additional GRPC error information
+# from remote target unknown_target_for_coordination_leader while calling /tensorflow.CoordinationService/RegisterTask:",
+# before the call's status, DEADLINE_EXCEEDED where the leader never answered): a process could not register with the
+# coordination service at start-up, so the job never finished initialising (a quote's "> " may stand before it)
+_COORD_REGISTER = lazy_regex(r"^[\s>]*Additional GRPC error information from remote target \S+ while calling "
+                             r"/tensorflow\.CoordinationService/RegisterTask:?\s*$")
+COORDINATION_KINDS = (InitWaitKind.COORDINATION_BARRIER.value, InitWaitKind.COORDINATION_HEARTBEAT.value,
+                      InitWaitKind.COORDINATION_REGISTER.value)
 MAX_TASK_LINES = 64          # the task-name lines a coordination error lists under its head, read as its own
 
 
@@ -99,6 +109,8 @@ def _coordination(line: str, text: str) -> InitWait | None:
     beat = _COORD_HEARTBEAT.search(line) if barrier is None and ("eartbeat" in line or "fatal errors" in line) \
         else None
     if barrier is None and beat is None:
+        if "/RegisterTask" in line and _COORD_REGISTER.match(line) is not None:
+            return InitWait(InitWaitKind.COORDINATION_REGISTER, text)
         return None
     listed = _COORD_ABSENT.search(line)
     absent: tuple[int, ...] = ()

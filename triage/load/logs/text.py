@@ -126,7 +126,8 @@ _TORCHRUN_TAG = lazy_regex(r"^\s*\[(?:rank|default)\d+\]:")
 
 # init waits that progress after them ends: the wait was over (a store connection torch retried, a backend set-up that
 # finished late)
-_PROGRESS_ENDS = (InitWaitKind.CONNECT_REFUSED.value, InitWaitKind.BACKEND_WAIT.value)
+_PROGRESS_ENDS = (InitWaitKind.CONNECT_REFUSED.value, InitWaitKind.BACKEND_WAIT.value,
+                  InitWaitKind.COORDINATION_REGISTER.value)
 
 
 def _went_on_past(owners: list[LineOwner], base: int, default_rank: int | None, single_node: bool,
@@ -136,7 +137,8 @@ def _went_on_past(owners: list[LineOwner], base: int, default_rank: int | None, 
     - a rank's line in its own prefixed lines: that rank's later progress;
     - a line of no rank: its own stream's later progress, or every rank this text shows progressing after it;
     - a client's refused connection to the store (torch retries it), an accelerator backend still being set up
-      (JAX's warning): any progress after it (init was done)."""
+      (JAX's warning), a process's failed registration with the coordination service (retried): any progress after
+      it (init was done)."""
     def process(key: object) -> object:     # the rank the main loop gives a line's key, else the key
         if isinstance(key, str) and key.startswith("local:") and single_node and default_rank is None:
             return int(key.split(":", 1)[1])   # torchrun --tee on one node: local rank = rank

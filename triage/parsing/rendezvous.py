@@ -80,9 +80,10 @@ _COORD_HEARTBEAT = lazy_regex(r"tasks are unhealthy \(stopped sending heartbeats
                               # the agent's own end after the service told it of another task's death
                               r"distributed service detected fatal errors")
 # the gRPC detail of the agent's registration call that failed, on its own line ("Additional GRPC error information
-# from remote target unknown_target_for_coordination_leader while calling /tensorflow.CoordinationService/RegisterTask:",
-# before the call's status, DEADLINE_EXCEEDED where the leader never answered): a process could not register with the
-# coordination service at start-up, so the job never finished initialising (a quote's "> " may stand before it)
+# from remote target unknown_target_for_coordination_leader while calling
+# /tensorflow.CoordinationService/RegisterTask:", before the call's status, DEADLINE_EXCEEDED where the leader never
+# answered): a process could not register with the coordination service at start-up, so the job never finished
+# initialising (a quote's "> " may stand before it)
 _COORD_REGISTER = lazy_regex(r"^[\s>]*Additional GRPC error information from remote target \S+ while calling "
                              r"/tensorflow\.CoordinationService/RegisterTask:?\s*$")
 COORDINATION_KINDS = (InitWaitKind.COORDINATION_BARRIER.value, InitWaitKind.COORDINATION_HEARTBEAT.value,

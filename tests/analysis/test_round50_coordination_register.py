@@ -34,6 +34,10 @@ def test_quoted_under_a_reply_marker_is_read() -> None:
     wait = parse_init_line("> > Additional GRPC error information from remote target x while calling "
                            "/tensorflow.CoordinationService/RegisterTask:")
     assert wait is not None and wait.kind is InitWaitKind.COORDINATION_REGISTER
+    # a viewer's line number before it
+    wait = parse_init_line("[80412] Additional GRPC error information from remote target leader while calling "
+                           "/tensorflow.CoordinationService/RegisterTask:")
+    assert wait is not None and wait.kind is InitWaitKind.COORDINATION_REGISTER
 
 
 def test_words_in_a_sentence_are_not_read() -> None:

@@ -83,9 +83,9 @@ _COORD_HEARTBEAT = lazy_regex(r"tasks are unhealthy \(stopped sending heartbeats
 # from remote target unknown_target_for_coordination_leader while calling
 # /tensorflow.CoordinationService/RegisterTask:", before the call's status, DEADLINE_EXCEEDED where the leader never
 # answered): a process could not register with the coordination service at start-up, so the job never finished
-# initialising (a quote's "> " may stand before it)
-_COORD_REGISTER = lazy_regex(r"^[\s>]*Additional GRPC error information from remote target \S+ while calling "
-                             r"/tensorflow\.CoordinationService/RegisterTask:?\s*$")
+# initialising (a viewer's line number, "[80001] ", and a quote's "> " may stand before it)
+_COORD_REGISTER = lazy_regex(r"^(?:\[\d+\] )?[\s>]*Additional GRPC error information from remote target \S+ "
+                             r"while calling /tensorflow\.CoordinationService/RegisterTask:?\s*$")
 COORDINATION_KINDS = (InitWaitKind.COORDINATION_BARRIER.value, InitWaitKind.COORDINATION_HEARTBEAT.value,
                       InitWaitKind.COORDINATION_REGISTER.value)
 MAX_TASK_LINES = 64          # the task-name lines a coordination error lists under its head, read as its own

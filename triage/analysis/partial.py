@@ -30,6 +30,7 @@ from triage.analysis.ranks import format_ranks, rank_word
 from triage.analysis.settle import (
     SETTLE_RANK,
     SETTLE_UNREAD,
+    mpi_size_body,
     settle_hang,
     settle_network,
     settle_setup,
@@ -49,6 +50,7 @@ from triage.model.evidence import (
     ReportedMismatch,
 )
 from triage.parsing.crashlog import SIZE_CHECK_TEXT
+from triage.parsing.mpi_errors import MPI_SIZE_TEXT
 from triage.parsing.rendezvous import STORE_WAIT_DETAIL
 from triage.parsing.unread_failure import UNREAD_KIND
 from triage.parsing.watchdog import HEARTBEAT_DETAIL
@@ -225,6 +227,12 @@ def unattributed_verdict(failures: tuple[ExitInfo, ...]) -> tuple[Verdict, Findi
     if not real:
         return None
     first = real[0]
+    if MPI_SIZE_TEXT in (first.message or ""):
+        body = mpi_size_body(f"a process of no known rank{f' on {first.host}' if first.host else ''}",
+                             first.message or "")
+        verdict = headline.verdict(VerdictKind.COLLECTIVE_MISMATCH, body, qualifier=" (size)",
+                                   subkind=MismatchKind.SIZE)
+        return verdict, Finding(VerdictKind.COLLECTIVE_MISMATCH.value, (), body, first.evidence, root_cause=True)
     if SIZE_CHECK_TEXT in (first.message or ""):
         body = size_check_body(f"a process of no known rank{f' on {first.host}' if first.host else ''}",
                                first.message or "")

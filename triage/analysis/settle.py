@@ -11,6 +11,7 @@ from triage.lazy_regex import lazy_regex
 from triage.model.evidence import RankEvidence
 from triage.parsing.crashlog import PROXY_FAILED, size_check_sizes
 from triage.parsing.launch_failure import LAUNCH_TEXT
+from triage.parsing.mpi_errors import MPI_SIZE_TEXT
 from triage.parsing.peers import peer_of
 
 # How to get every rank's output with each line tagged by its rank: torchrun's flag, unless the input shows
@@ -187,6 +188,14 @@ def settle_network(text: str, host: str | None) -> str:
         return (f"the log of {who} (which rank ran there, and whether it failed first: a peer that died shows up as a "
                 "network error on the others) would settle it")
     return NETWORK_EVERY
+
+
+def mpi_size_body(reporter: str, detail: str) -> str:
+    """MPICH's size check as a mismatch between ranks, found by ``reporter``'s MPI call, and what would settle which
+    rank's call was wrong."""
+    note = detail[detail.index(MPI_SIZE_TEXT):]
+    return (f"{note}; reported by {reporter}, whose MPI call failed on it; which rank's call was wrong is not in this "
+            "input: the count and datatype each rank passes at that call (the program's code there) would settle it")
 
 
 def size_check_body(reporter: str, detail: str) -> str:

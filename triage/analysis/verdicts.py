@@ -13,7 +13,7 @@ from triage.analysis.failures import Failure, cut_root_ties, same_error, same_se
 from triage.analysis.gpu_facts import busy_note
 from triage.analysis.p2p import P2pProblem
 from triage.analysis.ranks import rank_word
-from triage.analysis.settle import PER_RANK_OUTPUT, size_check_body
+from triage.analysis.settle import PER_RANK_OUTPUT, mpi_size_body, size_check_body
 from triage.analysis.stall_ended import ENDED, STALL_STEP
 from triage.analysis.verdict import headline
 from triage.analysis.verdict.headline import Head
@@ -27,6 +27,7 @@ from triage.model import (
 )
 from triage.model.evidence import AFTER_EXIT_RECORD, RankEvidence
 from triage.parsing.crashlog import SIZE_CHECK_TEXT
+from triage.parsing.mpi_errors import MPI_SIZE_TEXT, mpi_size_sender
 
 Hosts = Mapping[int, str | None]
 Paths = Mapping[int, tuple[str, ...]]
@@ -127,6 +128,8 @@ def p2p_verdict(problem: P2pProblem, hosts: Hosts, paths: Paths) -> tuple[Verdic
 def failure(first: Failure, failures: list[Failure], hosts: Hosts) -> tuple[Verdict, Finding]:
     if SIZE_CHECK_TEXT in first.detail:
         return _size_check_mismatch(first, failures, hosts)
+    if MPI_SIZE_TEXT in first.detail:
+        return _mpi_size_mismatch(first, failures, hosts)
     if first.kind is VerdictKind.NETWORK_ERROR:
         return _network_failure(first, failures)
     if tied := same_second_exits(first, failures):
@@ -171,6 +174,20 @@ def _size_check_mismatch(first: Failure, failures: list[Failure], hosts: Hosts) 
         body += f"; {rank_word(others)} failed after it"
     verdict = headline.verdict(VerdictKind.COLLECTIVE_MISMATCH, body, qualifier=" (size)", subkind=MismatchKind.SIZE)
     return verdict, Finding(VerdictKind.COLLECTIVE_MISMATCH.value, (), body, first.evidence, first.time, True)
+
+
+def _mpi_size_mismatch(first: Failure, failures: list[Failure], hosts: Hosts) -> tuple[Verdict, Finding]:
+    """MPICH's size check in a rank's fatal error: the pair of ranks it names (the receiver, whose call failed, and the
+    sender, where the check says it) disagree on a message's size; which of the two called it wrong, it cannot tell."""
+    body = mpi_size_body(who((first.rank,), hosts), first.detail)
+    sender = mpi_size_sender(first.detail)
+    pair = tuple(sorted({first.rank} | ({sender} if sender is not None else set())))
+    others = sorted({f.rank for f in failures if f.rank not in pair})
+    if others:
+        body += f"; {rank_word(others)} failed after it"
+    verdict = headline.verdict(VerdictKind.COLLECTIVE_MISMATCH, body, qualifier=" (size)", subkind=MismatchKind.SIZE,
+                               culprit_ranks=pair)
+    return verdict, Finding(VerdictKind.COLLECTIVE_MISMATCH.value, pair, body, first.evidence, first.time, True)
 
 
 def _untold_first(first: Failure, tied: tuple[int, ...], hosts: Hosts) -> tuple[Verdict, Finding]:

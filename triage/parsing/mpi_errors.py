@@ -59,13 +59,20 @@ on signal S" (read by :mod:`triage.parsing.launchers`):
   the box after it says ("The first process to do so was", read by :mod:`triage.parsing.launchers`) when it is
   in the input.
 
+MPICH's own checks of sizes between ranks, a line of the stack under one of the records above (or under a head no
+reader names, ``Fatal error in MPIDI_Cray_shared_mem_coll_tree_reduce: ...``): ``Message from rank 0 and tag 2
+truncated; 8 bytes received but buffer size is 4`` (a receive, or a collective's, smaller than what a rank sent) and
+``message sizes do not match across processes in the collective routine: Received 4 but expected 8``: the ranks'
+calls disagree on a count or a datatype (a mismatch between ranks, MPI_SIZE_TEXT at the record's head), not one
+rank's own error.
+
 ``parse_mpi_errors(text)`` -> MpiError records in text order. Never raises.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from triage.lazy_regex import lazy_regex
 from triage.parsing.progress import went_on_after
@@ -154,6 +161,17 @@ _MPI4JAX = lazy_regex(r"^[ \t>]*(?:\[[^\]\n]{1,60}\](?:<std(?:out|err)>)?:?[ \t]
                       r"(?P<call>MPI_[A-Z][a-z]\w*) returned error code (?P<code>-?\d+)"
                       r"(?::[ \t]*(?P<why>[^\n]*?))?(?P<abort>[ \t]+-[ \t]+aborting)?[ \t]*$", re.MULTILINE)
 _MPI_ERR_CLASS = lazy_regex(r"\bMPI_ERR_[A-Z_]+\b")
+# MPICH's size checks on a stack line ("Function(line)...: " or "(unknown)(): " before them)
+_SIZES = lazy_regex(r"(?:\w+\(\d+\)|\(unknown\)\(\))\.*: ?(?:Message from rank (?P<src>\d+) and tag (?P<tag>\d+) "
+                    r"truncated|Message truncated); (?P<got>\d+) bytes received but buffer size is (?P<size>\d+)|"
+                    r"(?:\w+\(\d+\)|\(unknown\)\(\))\.*: ?message sizes do not match across processes in the "
+                    r"collective routine: Received (?P<recv>\d+) but expected (?P<exp>\d+)")
+# a collective's name (its MPI_ call, PMPI_ or MPIR_ entry on the stack): the truncation of a point-to-point receive
+# (MPI_Recv, MPI_Irecv) is that receive's own error, one of a collective a mismatch between the ranks' calls
+_COLLECTIVE = lazy_regex(r"\b(?:P?MPI|MPIR)_I?(?:Bcast|Reduce|Allreduce|Gatherv?|Allgatherv?|Scatterv?|Alltoall[vw]?|"
+                         r"Reduce_scatter(?:_block)?|Scan|Exscan|Barrier|Neighbor_\w+)(?:_\w+)?\b")
+MPI_SIZE_TEXT = "MPI's size check: the ranks' calls disagree on a message's size"
+_SIZE_SENDER = lazy_regex(re.escape(MPI_SIZE_TEXT) + r" \(rank (?P<src>\d+) sent")
 _STACK_AT = r"[A-Za-z_(][\w()]*\(\d*\)\.*: ?(?P<why>[^\n]*)$"
 _MPI_CALL = lazy_regex(r"\b(?:P?MPI_[A-Z][a-z]\w*)\b")
 _PEER_WORDS = lazy_regex(r"Communication error with rank|Connection (?:reset|refused|closed|timed out)|socket closed|"
@@ -288,7 +306,47 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
             out.append(MpiError(None, None, None, "mpirun: the job aborted, and mpirun has no record of which process "
                                 "ended it (each rank's own output would say)", match.start()))
             break
-    return tuple(sorted(out, key=lambda e: e.offset))
+    return tuple(sorted(_sizes(text, out), key=lambda e: e.offset))
+
+
+def mpi_size_sender(text: str) -> int | None:
+    """The rank that sent the message MPICH's size check (MPI_SIZE_TEXT's note in ``text``) names, if it does."""
+    found = _SIZE_SENDER.search(text)
+    return int(found.group("src")) if found else None
+
+
+def _sizes(text: str, out: list[MpiError]) -> list[MpiError]:
+    """The records whose stack says MPICH's size check, headed MPI_SIZE_TEXT; one of no rank for such a line under
+    no record read (the first, where the job did not go on after it)."""
+    if "truncated" not in text and "sizes do not match" not in text:
+        return out
+    records = sorted(out, key=lambda e: e.offset)
+    done: set[int] = set()
+    alone = False
+    for match in _SIZES.finditer(text):
+        if match.group("recv"):
+            note = (f"{MPI_SIZE_TEXT} (a collective received {match.group('recv')} bytes where it expected "
+                    f"{match.group('exp')}: the ranks called it with different counts or datatypes)")
+        elif match.group("src"):
+            note = (f"{MPI_SIZE_TEXT} (rank {match.group('src')} sent {match.group('got')} bytes, tag "
+                    f"{match.group('tag')}, where the receiving rank's buffer held {match.group('size')}: their calls "
+                    f"disagree on the count or the datatype)")
+        else:
+            note = (f"{MPI_SIZE_TEXT} (a rank received {match.group('got')} bytes where its buffer held "
+                    f"{match.group('size')}: the sending and receiving calls disagree on the count or the datatype)")
+        owner = next((i for i in range(len(records) - 1, -1, -1) if records[i].offset < match.start()
+                      and match.start() - records[i].offset < 3000 and records[i].first), None)
+        start = records[owner].offset if owner is not None else max(0, match.start() - 1500)
+        if not match.group("recv") and _COLLECTIVE.search(text, start, match.end()) is None:
+            continue                # a point-to-point receive's truncation: that call's own error
+        if owner is not None:
+            if owner not in done:
+                done.add(owner)
+                records[owner] = replace(records[owner], text=f"{note}: {records[owner].text}")
+        elif not alone and not went_on_after(text, match.end()):
+            alone = True
+            records.append(MpiError(None, None, None, f"{note}: {_line(text, match)}", match.start(), first=True))
+    return records
 
 
 def _cray(text: str) -> list[MpiError]:

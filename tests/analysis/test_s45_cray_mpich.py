@@ -80,6 +80,12 @@ def test_quoted_words_are_no_record() -> None:
     assert parse_mpi_errors(word) == ()
 
 
+def test_a_record_the_job_went_on_after_is_no_record() -> None:
+    text = ("    Rank 3 [Sat Nov 28 07:00:04 2025] [c0-0c1s2n3] Fatal error in PMPI_Init: Other MPI error\n"
+            + "".join(f"step {n} loss {2.3 - n / 10:.1f}\n" for n in range(1, 30)) + "Training complete\n")
+    assert parse_mpi_errors(text) == ()
+
+
 def test_verdicts(tmp_path: Path) -> None:
     got = failure_verdict(OLD, tmp_path)
     # (its innermost reason is a peer's: a network error that rank 11 reported, not rank 11's own)

@@ -12,7 +12,8 @@ processes ended, beyond those of :mod:`triage.parsing.launchers`:
   consequence, alone a stop from outside whose cause is not in the input;
 - PBS's job record (``qstat -f``): ``Exit_status = 271`` with the record's other attributes (``job_state = F``,
   ``resources_used.walltime = ...``): above 256 PBS ended the job with signal N-256 (271: SIGTERM, its walltime, a qdel
-  or a limit it enforces; the record's ``comment`` and its walltimes say which), 1-255 the job script's exit code;
+  or a limit it enforces; the record's ``comment`` and its walltimes say which); 1-255, the job script's own exit code,
+  is not read (the script's failing line above it says more);
 - Kubeflow's training operator: ``PyTorchJob train is failed because 1 Worker replica(s) failed.``;
 - horovodrun: ``Terminating remaining workers after failure of Process 2.`` (rank 2 failed first);
 - torchx's app status: `` *trainer[0]:FAILED (exitcode: 1)`` (then ``hostname: ...``);
@@ -505,8 +506,7 @@ def _pbs_exit(text: str) -> list[RankDeath]:
         comment = _PBS_COMMENT.search(text, start, stop)
         said = f" (its comment: {comment.group('what')[:160]})" if comment else ""
         if code <= 256:
-            note = f"PBS: the job script exited with code {code}{said}: {record}"
-            return [RankDeath(None, None, code, None, None, note[:400], offset=match.start())]
+            return []               # (the job script's own exit code: its failing line above, if any, says more)
         sig = signal_name(str(code - 256)) or f"signal {code - 256}"
         times = {m.group("which"): m.group("t") for m in _PBS_WALLTIME.finditer(text, start, stop)}
         used, limit = times.get("resources_used"), times.get("Resource_List")
@@ -528,6 +528,8 @@ def _seconds(hms: str) -> int:
 # with one anywhere in the input, srun's Terminated list is no stop from outside
 _OWN_FAILURE = lazy_regex(r"Traceback \(most recent call last\)|\b[A-Za-z_]\w*(?:Error|Exception): "
                           r"|\bSIG(?:SEGV|ABRT|BUS|FPE|ILL|KILL)\b|Segmentation fault|CUDA error|NCCL error")
+# a collective's or a watchdog's timeout (a hang the step's end then tore down)
+_TIMED_OUT = lazy_regex(r"Watchdog caught collective operation timeout|\btimed out\b|\bTimeout\b|DistStoreError")
 # srun's list of the tasks the step's cancellation ended: "srun: error: nid002888: tasks 0-57,59-63: Terminated"
 _SRUN_TERMINATED = lazy_regex(r"srun: error: (?:(?P<host>[\w.-]+): )?tasks? (?P<tasks>[\d,-]+): Terminated")
 
@@ -600,7 +602,11 @@ def _slurm(text: str) -> list[RankDeath]:
                  "node)" if match.group("why").startswith("ENDING")
                  else "its processes had not started")
         ended = [d for d in out if d.offset < match.start() and (d.outside or d.consequence)]
-        if ended or _SRUN_TASK_FAILED.search(text, 0, match.start()) is not None:
+        # (after a cancellation, a task's failure, a process's own failure or a collective's timeout in the input,
+        # the step was being torn down for it: the consequence)
+        if ended or _SRUN_TASK_FAILED.search(text, 0, match.start()) is not None \
+                or _OWN_FAILURE.search(text, 0, match.start()) is not None \
+                or _TIMED_OUT.search(text, 0, match.start()) is not None:
             note = f"Slurm ended {entity} on {host}, after what ended it above: {stuck} ({said})"
             out.append(RankDeath(None, "SIGKILL", None, host, None, note[:400], offset=match.start(),
                                  consequence=True))

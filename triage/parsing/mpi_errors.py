@@ -72,6 +72,7 @@ rank's own error.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, replace
 
 from triage.lazy_regex import lazy_regex
@@ -321,6 +322,7 @@ def _sizes(text: str, out: list[MpiError]) -> list[MpiError]:
     if "truncated" not in text and "sizes do not match" not in text:
         return out
     records = sorted(out, key=lambda e: e.offset)
+    offsets = [e.offset for e in records]
     done: set[int] = set()
     alone = False
     for match in _SIZES.finditer(text):
@@ -334,8 +336,10 @@ def _sizes(text: str, out: list[MpiError]) -> list[MpiError]:
         else:
             note = (f"{MPI_SIZE_TEXT} (a rank received {match.group('got')} bytes where its buffer held "
                     f"{match.group('size')}: the sending and receiving calls disagree on the count or the datatype)")
-        owner = next((i for i in range(len(records) - 1, -1, -1) if records[i].offset < match.start()
-                      and match.start() - records[i].offset < 3000 and records[i].first), None)
+        at = bisect_left(offsets, match.start()) - 1       # the last record before the line
+        while at >= 0 and not records[at].first and match.start() - records[at].offset < 3000:
+            at -= 1
+        owner = at if at >= 0 and match.start() - records[at].offset < 3000 and records[at].first else None
         start = records[owner].offset if owner is not None else max(0, match.start() - 1500)
         if not match.group("recv") and _COLLECTIVE.search(text, start, match.end()) is None:
             continue                # a point-to-point receive's truncation: that call's own error
@@ -354,6 +358,8 @@ def _cray(text: str) -> list[MpiError]:
     the stack that follows one (MPICH's ``Function(line)...: why`` lines)."""
     out: list[MpiError] = []
     for match in [*_CRAY_OLD.finditer(text), *_CRAY_NEW.finditer(text)]:
+        if went_on_after(text, match.end()):
+            continue                # quoted in a note, or an earlier attempt's: the job went on after it
         call = match.group("call")
         if call is None and "application called MPI_Abort(" in match.group("msg"):
             what = f"called MPI_Abort (Cray MPICH then ends the job): {match.group('msg').strip()}"

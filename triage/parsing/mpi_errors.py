@@ -55,6 +55,10 @@ on signal S" (read by :mod:`triage.parsing.launchers`):
   the process whose call failed, ``rN`` its rank in the communicator; quoted without its ``rN |`` head it names no
   rank. Read at a line's start, with the head, the ``- aborting`` tail or an ``MPI_ERR_`` class in the error string
   (a sentence that says a call "returned error code 3" is no record), unless the job went on after it;
+- Fujitsu MPI's job launcher's record of a rank it saw abort, ``[WARN] PLE 0608 plexec One of MPI processes was
+  aborted.(rank=0)(nid=0xff33000e)(CODE=1903,...)``, read where that process's backtrace through MPI_Abort comes before
+  it (``[fx0426:00065] [2] func:/opt/FJSVxtclanga/.../libmpi.so.0(MPI_Abort+0xa0) [...]``): the rank called MPI_Abort
+  (its own error exit, not a signal); a line that quotes the words is no record;
 - ``Primary job terminated normally, but 1 process returned a non-zero exit code``: a process failed, which one
   the box after it says ("The first process to do so was", read by :mod:`triage.parsing.launchers`) when it is
   in the input.
@@ -81,7 +85,7 @@ from triage.parsing.progress import went_on_after
 MARKERS = ("An error occurred in MPI_", "MPI_ABORT was invoked", "exiting improperly", "calling", "Primary job",
            "was invoked.", "Local abort ", "called MPI_Abort(", "job aborted, but has no info",
            "Fatal error in ", ") on node ", "error handler called by rank", "failed to TCP connect", "error stack:",
-           "[ch3:sock]", "MPICH ERROR [Rank ", " returned error code ", "is aborting with error code")
+           "[ch3:sock]", "MPICH ERROR [Rank ", " returned error code ", "is aborting with error code", "plexec ")
 
 _PREFIX = r"(?:\[(?P<host>[\w.-]+):(?P<pid>\d+)\] )?"
 # (its asterisks, three in Open MPI's text, come one or two where Markdown took the rest: "** An error occurred in",
@@ -161,6 +165,10 @@ _CRAY_NEW = lazy_regex(r"^[^\n\"'`\u201c]{0,80}?MPICH ERROR \[Rank (?P<rank>\d+)
 _MPI4JAX = lazy_regex(r"^[ \t>]*(?:\[[^\]\n]{1,60}\](?:<std(?:out|err)>)?:?[ \t]*)*(?:r(?P<rank>\d+) \| )?"
                       r"(?P<call>MPI_[A-Z][a-z]\w*) returned error code (?P<code>-?\d+)"
                       r"(?::[ \t]*(?P<why>[^\n]*?))?(?P<abort>[ \t]+-[ \t]+aborting)?[ \t]*$", re.MULTILINE)
+# Fujitsu MPI's plexec line of a rank that aborted (at a line's start or after a prefix of no quote mark)
+_PLEXEC_ABORTED = lazy_regex(r"^[^\n\"'`\u201c]{0,60}?\[(?:WARN|ERR\.?)\] PLE (?P<code>\d{4}) plexec "
+                             r"One of MPI processes was aborted\.\(rank=(?P<rank>\d+)\)", re.MULTILINE)
+_ABORT_FRAME = lazy_regex(r"\b(?:P?MPI_Abort|mpi_abort_?)\+0x[0-9a-f]+\)")
 _MPI_ERR_CLASS = lazy_regex(r"\bMPI_ERR_[A-Z_]+\b")
 # MPICH's size checks on a stack line ("Function(line)...: " or "(unknown)(): " before them)
 _SIZES = lazy_regex(r"(?:\w+\(\d+\)|\(unknown\)\(\))\.*: ?(?:Message from rank (?P<src>\d+) and tag (?P<tag>\d+) "
@@ -286,6 +294,7 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
     out += _tcp_connect(text)
     out += _ch3_sock(text)
     out += _mpi4jax(text)
+    out += _plexec(text)
     for match in _CALLED_ABORT.finditer(text):
         out.append(MpiError(int(match.group("rank")), match.group("host"), int(match.group("pid")) or None,
                             f"called abort (MPI_Abort; the launcher then ends the job with signals): "
@@ -436,6 +445,22 @@ def _mpi4jax(text: str) -> list[MpiError]:
         out.append(MpiError(rank, None, None,
                             f"failed in {match.group('call')} with error code {match.group('code')}{said} (mpi4jax "
                             f"then aborts the job): {_line(text, match)}", match.start(), first=True))
+    return out
+
+
+def _plexec(text: str) -> list[MpiError]:
+    """Fujitsu MPI's plexec record of an aborted rank where that process's backtrace through MPI_Abort is in the 3000
+    characters before it (the frames the library prints as the process aborts): the rank's own MPI_Abort."""
+    out: list[MpiError] = []
+    if "plexec" not in text:
+        return out
+    for match in _PLEXEC_ABORTED.finditer(text):
+        if _ABORT_FRAME.search(text, max(0, match.start() - 3000), match.start()) is None:
+            continue
+        out.append(MpiError(int(match.group("rank")), None, None,
+                            f"called MPI_Abort (its backtrace's frames; Fujitsu MPI's plexec, PLE "
+                            f"{match.group('code')}, then ends the job): {_line(text, match)}", match.start(),
+                            first=True))
     return out
 
 

@@ -219,3 +219,10 @@ def test_a_bare_fatal_error_in_a_test_run_every_test_of_which_passed_is_no_failu
         return
     assert result.verdict.kind.value not in ("crash", "exception", "unknown"), result.verdict.summary
     assert "Fatal error" not in result.verdict.summary or "went on" in result.verdict.summary, result.verdict.summary
+
+
+def test_numbered_progress_after_the_jobs_abort_record_does_not_clear_a_banner() -> None:
+    result = report("ERROR: Invalid atom ID in Bonds section of data file (src/read_data.cpp:1432)",
+                    "-" * 74, "MPI_ABORT was invoked on rank 0 in communicator MPI_COMM_WORLD", "with errorcode 1.",
+                    "-" * 74, "+ python render.py", *(f"  rendering step {i} -> frames/{i:04d}.png" for i in range(45)))
+    assert "Invalid atom ID" in result.verdict.summary, result.verdict.summary

@@ -121,6 +121,10 @@ _ABORT_RANK = lazy_regex(r"MPI_ABORT was invoked on rank (?P<a>\d+) in communica
                          # was:", "Process name: [[4455,1],2]", "Exit code: 2"): its rank in MPI_COMM_WORLD
                          r"Process name: \[\[\d+,\d+\],(?P<e>\d+)\]")
 _ABORT_WINDOW = 3000
+# the job's end by its MPI runtime or launcher: the abort records above, Open MPI's "Primary job  terminated normally,
+# but 1 process returned", srun's "srun: error: node: task 3: Exited with exit code 2"
+_JOB_ENDED = lazy_regex(_ABORT_RANK.pattern + r"|Primary job\s+terminated|"
+                        r"^srun: error: \S+: tasks? [\d,-]+: ", re.MULTILINE)
 # the codes' own lines that a run ended well, and a test harness's pass: printed after a banner (at any distance), the
 # run went on past it. LAMMPS's "Total wall time: 0:01:00", Quantum ESPRESSO's "JOB DONE.", CP2K's "PROGRAM ENDED AT",
 # GROMACS's "Finished mdrun on rank 0", WRF's "SUCCESS COMPLETE WRF" (real.exe's "SUCCESS COMPLETE REAL_EM INIT"),
@@ -339,13 +343,22 @@ def _went_on(text: str) -> Callable[[int], bool]:
     result line)."""
     last: list[int] = []
     tests: list[tuple[int, bool]] = []
+    aborts: list[int] = []
 
     def after(end: int) -> bool:
         if not last:
-            last.append(max(_last_progress(text), max((m.start() for m in _CODE_END.finditer(text)), default=-1)))
+            last.extend((_last_progress(text), max((m.start() for m in _CODE_END.finditer(text)), default=-1)))
             if "Test" in text:
                 tests.extend((m.start(), m.group("how") == "Passed") for m in _CTEST.finditer(text))
-        if last[0] > end or went_on_after(text, end):
+            aborts.extend(m.start() for m in _JOB_ENDED.finditer(text))
+        if last[1] > end:
+            return True
+        # (progress after the MPI runtime's abort or exit record of the job is another program's: a job script's
+        # post-processing; only a code's own end line says a later run went on)
+        ended = aborts[at] if (at := bisect_right(aborts, end)) < len(aborts) else -1
+        if ended < 0 and (last[0] > end or went_on_after(text, end)):
+            return True
+        if ended >= 0 and went_on_after(text, end, min(40, text.count("\n", end, min(ended, end + 40000)))):
             return True
         at = bisect_right(tests, (end, True))
         return at < len(tests) and tests[at][1] and (at == 0 or tests[at - 1][1])

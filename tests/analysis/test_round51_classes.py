@@ -155,3 +155,34 @@ def test_another_ranks_failure_after_a_recovered_warning_keeps_its_rank(tmp_path
         "number of processors used does not match number allocated\n"
         "mpirun noticed that process rank 1 with PID 77 on node n3 exited on signal 11 (Segmentation fault).\n"))
     assert crash["kind"] == "crash" and crash["culprit_ranks"] == [1]
+
+
+def test_a_ranks_note_long_before_another_ranks_own_error_leaves_that_rank_the_culprit(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # (review rev45: a process-count note rank 0 went on from, then rank 4's own error and abort)
+    blocks = "".join(f"[0] loading tile {i} of terrain.nc\n" for i in range(40))
+    verdict = _verdict(tmp_path, (
+        "[0] Note: the number of ranks (12) does not match nx*ny (16); using a 12x1 split\n" + blocks
+        + "[4] Traceback (most recent call last):\n[4]   File \"model.py\", line 210, in step\n"
+        "[4] FloatingPointError: overflow in flux at cell 9120\n"
+        "--------------------------------------------------------------------------\n"
+        "MPI_ABORT was invoked on rank 4 in communicator MPI_COMM_WORLD\nwith errorcode 1.\n"))
+    assert verdict["culprit_ranks"] == [4] and "job-wide" not in verdict["summary"]
+    # near the abort, but the culprit's failure is an error of its own: still its failure
+    own = _verdict(tmp_path, (
+        "[1,0]<stderr>:Note: the number of ranks (12) does not match nx*ny (16); using a 12x1 split\n"
+        "[1,4]<stderr>:Traceback (most recent call last):\n[1,4]<stderr>:  File \"model.py\", line 210, in step\n"
+        "[1,4]<stderr>:FloatingPointError: overflow in flux at cell 9120\n"
+        "MPI_ABORT was invoked on rank 4 in communicator MPI_COMM_WORLD\nwith errorcode 1.\n"))
+    assert own["culprit_ranks"] == [4] and "job-wide" not in own["summary"]
+
+
+def test_a_requeued_steps_own_error_after_an_earlier_kill_is_its_failure(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # (review rev45: run 1 OOM-killed, the job requeued, run 2's own traceback and srun's record of its exit)
+    verdict = _verdict(tmp_path, (
+        "step 0 loss 0.9\nstep 1 loss 0.8\n"
+        "srun: error: c17: task 0: Killed\n"
+        "=== requeued, restarted on c23 ===\nresuming from checkpoint step 1\nstep 2 loss 0.7\n"
+        "Traceback (most recent call last):\n  File \"fit.py\", line 51, in <module>\n    x = next(batches)\n"
+        "KeyError: 'pixel_values'\n"
+        "srun: error: c23: task 0: Exited with exit code 1\n"))
+    assert verdict["kind"] == "exception" and "KeyError" in verdict["summary"]

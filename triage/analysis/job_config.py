@@ -7,6 +7,7 @@ stays."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from triage.analysis.ranks import rank_word
@@ -16,10 +17,23 @@ from triage.model import Finding, Verdict, VerdictKind
 JOB_WIDE = "a job-wide configuration error, no rank to blame"
 
 
-def job_wide(verdict: Verdict, main: Finding | None, misfit: str | None) -> tuple[Verdict, Finding | None]:
+# an MPI abort record's own words (triage.parsing.mpi_errors): the abort says its code, not why
+_ABORT = "called MPI_Abort on "
+
+
+def job_wide(verdict: Verdict, main: Finding | None, misfit: str | None,
+             details: Sequence[str] = (), misfit_rank: int | None = None) -> tuple[Verdict, Finding | None]:
     """``verdict`` (and its root-cause finding) as a job-wide configuration error where the input shows the program's
-    process-count check (``misfit``) and the verdict is an exception of the ranks that reported it."""
-    if misfit is None or verdict.kind is not VerdictKind.EXCEPTION or not verdict.culprit_ranks:
+    process-count check (``misfit``) and the verdict is an exception of the ranks that reported it: each culprit's
+    failure (``details``) is the check's own words (a code's banner) or an MPI abort that says only its code, and the
+    rank whose line says the check (``misfit_rank``, where its prefix names one) is among them. A culprit's error of its
+    own (a ValueError, another banner), or an abort of another rank than the check's, is its failure."""
+    if misfit is None or verdict.kind is not VerdictKind.EXCEPTION or not verdict.culprit_ranks or not details:
+        return verdict, main
+    if misfit_rank is not None and misfit_rank not in verdict.culprit_ranks:
+        return verdict, main    # (one rank's note, another rank's abort: the abort is that rank's own)
+    words = misfit[:40]
+    if not all(_ABORT in detail or words in " ".join(detail.split()) for detail in details):
         return verdict, main
     said = verdict.summary.split(": ", 1)[-1]
     body = (f"the job's process count does not fit its configuration: {misfit} ({rank_word(verdict.culprit_ranks)} "

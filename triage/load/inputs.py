@@ -193,7 +193,8 @@ def _log_evidence(scan: LogScan, names: list[str]) -> Evidence:
                     nccl_processes=tuple(scan.nccl_processes), init_waits=tuple(scan.init_waits),
                     op_count_splits=tuple(scan.op_count_splits), unprefixed_tail=tuple(scan.unprefixed_tail),
                     lagging=tuple(scan.lagging), stop=scan.stop, launcher=scan.launcher,
-                    agent_stopped=scan.agent_stopped, prose=scan.prose, job_config=scan.job_config)
+                    agent_stopped=scan.agent_stopped, prose=scan.prose, job_config=scan.job_config,
+                    job_config_rank=scan.job_config_rank)
 
 
 def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
@@ -226,6 +227,7 @@ def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
         agent_stopped=tuple(pid for p in parts for pid in p.agent_stopped),
         prose=next((p.prose for p in parts if p.prose), ProseAccount()),
         job_config=next((p.job_config for p in parts if p.job_config), None),
+        job_config_rank=next((p.job_config_rank for p in parts if p.job_config), None),
     )
 
 

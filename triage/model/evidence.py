@@ -373,6 +373,7 @@ class Evidence:
     # the program's own check that the job's process count does not fit its configuration (pasted logs): a job-wide
     # configuration error that the rank reporting it did not cause (triage.parsing.job_config)
     job_config: str | None = None
+    job_config_rank: int | None = None     # the rank its line's own prefix names, None where it names none
 
     def rank(self, rank: int) -> RankEvidence | None:
         for item in self.ranks:

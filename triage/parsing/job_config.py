@@ -10,24 +10,27 @@ or threads per process). Read in the program's words, one sentence:
 - a decomposition that cannot be made for the count: GROMACS's ``There is no domain decomposition for 54 ranks that is
   compatible with the given box``.
 
-A sentence after which the job went on (progress, its own end: triage.parsing.progress.went_on_after) is a warning the
-program recovered from, not the check that stopped the job."""
+A sentence after which the job went on (progress, its own end: triage.parsing.progress.went_on_after), or with no abort
+or fatal-error words within 30 lines of it (a note a rank went on from before another rank's error), is not the check
+that stopped the job."""
 
 from __future__ import annotations
 
 import re
 
 from triage.lazy_regex import lazy_regex
+from triage.parsing.log_prefix import split_rank_prefix
 from triage.parsing.progress import went_on_after
 
-# the job's processes in a program's words
+# the job's processes in a program's words ("number of" also glued to the line before it, where a wrap joiner met a
+# record that ends in a digit: "... - process 0number of processors used ...")
 _PROCS = r"(?:MPI )?(?:processes|processors|procs|ranks|tasks|PEs)"
 # a sentence's words, over at most one line break (a message wrapped by its program: NEST's "must be an integer\n
 # multiple of the number of processes")
 _WORDS = r"[^.\n]{0,80}?(?:\n[ \t]*[^.\n]{0,80}?)?"
 _MISFIT = lazy_regex(
     # the count ... does not match / fit
-    r"\b(?:number of " + _PROCS + r"|\d+ " + _PROCS + r")\b" + _WORDS
+    r"(?:(?<![A-Za-z])number of " + _PROCS + r"|\b\d+ " + _PROCS + r")\b" + _WORDS
     + r"\b(?:does not|doesn't|do not|don't|did not)\s+(?:match|equal|fit|agree)\b"
     # ... must be a multiple of / divisible by / equal to the count
     + r"|\bmust\s+be\s+(?:an?\s+)?(?:integer\s+|exact\s+)?(?:multiple\s+of|divisible\s+by|equal\s+to)\s+the\s+"
@@ -36,18 +39,46 @@ _MISFIT = lazy_regex(
     + r"|\bno (?:domain )?decomposition for \d+ " + _PROCS + r"\b",
     re.IGNORECASE)
 _CUES = ("process", "rank", "task", "PEs", "procs")
+# the check stops the job: its abort or fatal-error words within this many lines of the sentence (GROMACS's banner
+# head above it, an MPI_Abort record below it), or the text ends there; a note the program went on from is no check
+_NEAR = 30
+_STOPS = ("MPI_Abort", "MPI_ABORT", "Abort(", "abort", "Fatal", "FATAL", "fatal")
+
+
+def _stops_near(text: str, start: int, end: int) -> bool:
+    before = start
+    for _ in range(_NEAR):
+        before = text.rfind("\n", 0, before - 1) if before > 0 else -1
+        if before < 0:
+            before = 0
+            break
+    after = end
+    for _ in range(_NEAR):
+        after = text.find("\n", after + 1)
+        if after < 0:
+            return True             # (the text ends within the window: the paste ends at the check)
+    window = text[before:after]
+    return any(word in window for word in _STOPS)
 
 
 def process_count_misfit(text: str) -> str | None:
     """The line(s) of ``text`` in which the program says the job's process count does not fit its configuration (the
     first such sentence the job did not go on after), or None."""
+    found = misfit_and_rank(text)
+    return None if found is None else found[0]
+
+
+def misfit_and_rank(text: str) -> tuple[str, int | None] | None:
+    """:func:`process_count_misfit`'s line(s), and the rank its line's own prefix names (``[0] ``, ``[rank3]: ``),
+    None where the line carries none."""
     if not any(cue in text for cue in _CUES):
         return None
     for match in _MISFIT.finditer(text):
-        if went_on_after(text, match.end()):
+        if went_on_after(text, match.end()) or not _stops_near(text, match.start(), match.end()):
             continue
         start = text.rfind("\n", 0, match.start()) + 1
         end = text.find("\n", match.end())
         said = " ".join(text[start:end if end >= 0 else len(text)].split())
-        return said[:240]
+        head = split_rank_prefix(text[start:match.start() + 1])
+        return said[:240], (None if head.host_tag else head.rank)
     return None

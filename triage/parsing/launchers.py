@@ -57,7 +57,7 @@ class RankDeath:
 # "mpiexec.hydra", "mpirun.openmpi")
 # (its words after the pid may be broken over two lines where a reporter or a terminal wrapped the record: "... with PID
 # 12450 on node " / "mike041 exited on signal 11 (Segmentation fault).")
-_SP = r"(?:[ \t]+|[ \t]*\n[ \t]*)"
+_SP = r"(?:[ \t]+|[ \t]*\n(?:\[\d{3,}\] )?[ \t]*)"   # (a viewer's line number, "[80001] ", after the break)
 _MPI_SIGNAL = lazy_regex(
     r"(?P<who>mpirun|mpiexec|prterun|orterun|prte)(?:\.[\w-]+)? noticed that process rank (?P<rank>\d+) with PID"
     + _SP + r"(?P<pid>\S+)" + _SP + "on" + _SP + "node" + _SP + r"(?P<host>\S+)" + _SP

@@ -140,7 +140,9 @@ def _stragglers(slow: StragglerResult) -> Step:
 
 def _job_config(inputs: Inputs) -> Step:
     def step(d: Decision) -> tuple[Decision, tuple[str, ...]]:
-        verdict, main = job_wide(d.verdict, d.main, inputs.evidence.job_config)
+        details = [f.detail for f in inputs.failures if f.rank in d.verdict.culprit_ranks]
+        verdict, main = job_wide(d.verdict, d.main, inputs.evidence.job_config, details,
+                                 inputs.evidence.job_config_rank)
         if verdict == d.verdict:
             return d, ("no process-count check of the program under an exception of the ranks that reported it",)
         return replace(d, verdict=verdict, main=main), (f"the program's own check: {inputs.evidence.job_config}",)

@@ -280,7 +280,7 @@ def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
                 failure = replace(failure, collateral=True)
         elif rank == root and (own := [o for o in scan.orphans if not o[1].collateral
                                        and not o[1].text.startswith(EXIT_CODE_RECORD)
-                                       and o[0] <= scan.killed_at.get(rank, o[0])]):
+                                       and not _after_kill(scan, rank, o[0])]):
             # one rank failed by the launcher's account; the log's unprefixed failure lines are its (not another
             # launcher's bare exit code of the whole command, SageMaker's "ExitCode 1": the rank's record says more;
             # not a line after srun's record of its task's death by a signal: Snakemake's "WorkflowError", a batch
@@ -303,6 +303,16 @@ def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
             exit=exit_info, evidence=(), last_lines=tuple(scan.last_lines.get(rank, ())),
         ))
     return tuple(out)
+
+
+def _after_kill(scan: LogScan, rank: int, order: int) -> bool:
+    """A line of no rank after srun's record that the rank's task died by a signal, with no later srun record of that
+    task after it: the caller's account of the step (a killed process prints nothing after its death), not the task's.
+    A later record of the same task after the line (a requeued or restarted step's end) makes the line that run's."""
+    killed = scan.killed_at.get(rank)
+    if killed is None or order <= killed:
+        return False
+    return not any(killed < at and order < at for at in scan.srun_records.get(rank, ()))
 
 
 def _timeout_echo(scan: LogScan, launcher: ExitInfo) -> bool:

@@ -86,7 +86,21 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
     deepspeed = deepspeed_rank_map(text) if any(f.offset is not None for f in failures) else {}
     orphan_error = any(not line.collateral for _, line, _ in scan.orphans)
     nodes = node_ranks(text)
+    line_of = _line_counter(text)
+    srun_lines: dict[int, int] = {}
+    base: list[int] = []
+
+    def srun_base() -> int:
+        if not base:
+            base.append(scan.lines_read - text.count("\n") - 1)
+        return base[0]
+
     for failure in failures:
+        if failure.srun_task and failure.at is not None and failure.rank is not None:
+            # (each srun record's line once: every task of a "tasks 0-63" line shares it; the text's lines counted once)
+            if failure.at not in srun_lines:
+                srun_lines[failure.at] = srun_base() + line_of(failure.at)
+            scan.srun_records.setdefault(failure.rank, []).append(srun_lines[failure.at])
         if failure.srun_exit and orphan_error:
             # an error line of no known rank in the input is the failure; srun's exit codes only echo it (which
             # task raised it, the line does not say: the failure stays of no known rank)
@@ -130,7 +144,7 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
             message = ("listed by torchrun as the first observed failure; its exit code is not in this input"
                        if failure.root_cause else "listed by torchrun as failed; its exit code is not in this input")
         if failure.srun_task and sig is not None and failure.at is not None:
-            scan.killed_at.setdefault(rank, scan.lines_read - text.count("\n") - 1 + text.count("\n", 0, failure.at))
+            scan.killed_at.setdefault(rank, srun_lines[failure.at])
         scan.exits[rank] = ExitInfo(
             exit_code=None if sig is not None else failure.exitcode, signal=sig, signal_name=failure.signal,
             time=_launcher_time(failure.timestamp), message=message or (old.message if old else None),

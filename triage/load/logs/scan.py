@@ -101,7 +101,9 @@ class LogScan:
     # rank -> order of srun's record that the rank's task was killed by a signal: a failure line of no rank after it is
     # not that task's own (a killed process prints nothing after its death) but its caller's account of the step
     killed_at: dict[int, int] = field(default_factory=dict)
+    srun_records: dict[int, list[int]] = field(default_factory=dict)   # rank -> orders of srun's records of its task
     job_config: str | None = None   # a program's check that the job's process count does not fit (job_config)
+    job_config_rank: int | None = None   # the rank the check's line's prefix names
 
 
 def record_world(scan: LogScan, facts: WorldSize | None) -> None:

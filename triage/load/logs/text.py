@@ -66,7 +66,7 @@ from triage.parsing.desync import (
 )
 from triage.parsing.gloo import MARKERS as GLOO_MARKERS
 from triage.parsing.gloo import parse_gloo_timeout
-from triage.parsing.job_config import process_count_misfit
+from triage.parsing.job_config import misfit_and_rank
 from triage.parsing.launch_failure import (
     ALLOC_REFUSED,
     LAUNCH_TEXT,
@@ -313,9 +313,9 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     # (their [host:pid] heads name the host; a kubectl pod tag is seen through: a box's lines may span lines)
     untagged = "\n".join(without_pod_tag(line) if line.startswith("[pod/") else line for line in lines)
     mpi_records(untagged, path, scan)
-    if scan.job_config is None:
+    if scan.job_config is None and (found := misfit_and_rank(untagged)) is not None:
         # (a program's message wrapped over lines, each under its pod's tag: read through the tags)
-        scan.job_config = process_count_misfit(untagged)
+        scan.job_config, scan.job_config_rank = found
     scan.op_count_splits.extend(op_count_splits(body, path))
     scan.lagging.extend(ReportedLag(lag.ranks, lag.never_joined, lag.collective, lag.text, (path,))
                         for lag in parse_desync_report(whole))

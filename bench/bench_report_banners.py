@@ -52,6 +52,14 @@ def deaths(count: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def aborts(count: int) -> str:
+    lines = [f"step {i} loss 0.{i % 97:02d} lr 3e-4 tokens/s 123456" for i in range(20 * count)]
+    for rank in range(count):
+        lines.insert(10 * count + rank * 10, f"MPI_ABORT was invoked on rank {rank} in communicator MPI_COMM_WORLD "
+                     "with errorcode 1.")
+    return "\n".join(lines) + "\n"
+
+
 def timed(path: str, pythonpath: str, runs: int) -> tuple[float, int]:
     """Best CPU seconds (user + system) of the child over ``runs``, and its peak RSS in MiB."""
     best, rss = float("inf"), 0
@@ -74,7 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sides = [("this code", ROOT)] + ([("baseline", args.baseline)] if args.baseline else [])
     with tempfile.TemporaryDirectory(prefix="bench-banners-") as tmp:
-        for name, make in (("code banners", mpas), ("WRF banners", wrf), ("death records", deaths)):
+        for name, make in (("code banners", mpas), ("WRF banners", wrf), ("death records", deaths),
+                           ("MPI aborts", aborts)):
             for side, code in sides:
                 figures = []
                 for count in (args.count, 2 * args.count):

@@ -383,8 +383,9 @@ def mpi_records(text: str, path: str, scan: LogScan) -> None:
     MPI_ABORT, a rank exiting improperly: the rank's own failure, at its place in the text."""
     errors = parse_mpi_errors(text)
     base = scan.lines_read - text.count("\n") - 1
+    line_of = _line_counter(text)       # (the records in text order: the text's lines counted once for them all)
     for error in errors:
-        order = base + text.count("\n", 0, error.offset)
+        order = base + line_of(error.offset)
         line = CrashLine(CrashLineKind.NETWORK if error.network else CrashLineKind.EXCEPTION, error.text[:400],
                          collateral=not error.first and bool(scan.failures))
         if error.rank is None:

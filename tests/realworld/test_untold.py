@@ -24,7 +24,10 @@ THINGS = re.compile(r"triage launch|TORCH_DISTRIBUTED_DEBUG=DETAIL|NCCL_DEBUG=IN
                     r"mpirun --tag-output|-prepend-rank|--enable_each_rank_log|Ray worker's own log|torchx log|"
                     r"rank tag on each spawned|"
                     # a launcher's local rank whose global rank is not in the input: its node rank
-                    r"--node_rank", re.IGNORECASE)
+                    r"--node_rank|"
+                    # a job-wide configuration error: the launch's process count beside the input's; a size check
+                    # between ranks: the count and datatype each rank passes at the call
+                    r"the launch's process count|the count and datatype each rank passes", re.IGNORECASE)
 # (or, where no rank is at fault, that the summary says so: a set-up failure asks for no rank)
 _COVERS = re.compile(r"this input holds|not in this input|rank unknown|no line of this input|no rank at fault")
 CASES = load_cases()

@@ -14,7 +14,10 @@ from triage.analysis.ranks import rank_word
 from triage.analysis.verdict.headline import line
 from triage.model import Finding, Verdict, VerdictKind
 
-JOB_WIDE = "a job-wide configuration error, no rank to blame"
+JOB_WIDE = "a job-wide configuration error, no rank at fault"
+# what settles it: the two numbers the check compared, as the job was launched and as its input asks
+_SETTLE = ("the launch's process count (`mpirun -np`, `srun --ntasks`, threads per process) beside what the "
+           "program's input asks for (its decomposition, its processor grid) would settle it")
 
 
 # an MPI abort record's own words (triage.parsing.mpi_errors): the abort says its code, not why
@@ -37,7 +40,7 @@ def job_wide(verdict: Verdict, main: Finding | None, misfit: str | None,
         return verdict, main
     said = verdict.summary.split(": ", 1)[-1]
     body = (f"the job's process count does not fit its configuration: {misfit} ({rank_word(verdict.culprit_ranks)} "
-            f"reported it: {said[:200]})")
+            f"reported it: {said[:200]}); {_SETTLE}")
     fixed = replace(verdict, culprit_ranks=(), culprit_host=None,
                     summary=line(VerdictKind.EXCEPTION, body, qualifier=f" ({JOB_WIDE})"))
     return fixed, (None if main is None else replace(main, ranks=(), detail=body))

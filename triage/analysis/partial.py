@@ -227,15 +227,12 @@ def unattributed_verdict(failures: tuple[ExitInfo, ...]) -> tuple[Verdict, Findi
     if not real:
         return None
     first = real[0]
-    if MPI_SIZE_TEXT in (first.message or ""):
-        body = mpi_size_body(f"a process of no known rank{f' on {first.host}' if first.host else ''}",
-                             first.message or "")
-        verdict = headline.verdict(VerdictKind.COLLECTIVE_MISMATCH, body, qualifier=" (size)",
-                                   subkind=MismatchKind.SIZE)
-        return verdict, Finding(VerdictKind.COLLECTIVE_MISMATCH.value, (), body, first.evidence, root_cause=True)
-    if SIZE_CHECK_TEXT in (first.message or ""):
-        body = size_check_body(f"a process of no known rank{f' on {first.host}' if first.host else ''}",
-                               first.message or "")
+    # a size check between ranks (MPICH's on its error stack, NCCL's net transport's): a mismatch, its reporter of
+    # no known rank
+    size_body = next((make for text, make in ((MPI_SIZE_TEXT, mpi_size_body), (SIZE_CHECK_TEXT, size_check_body))
+                      if text in (first.message or "")), None)
+    if size_body is not None:
+        body = size_body(f"a process of no known rank{f' on {first.host}' if first.host else ''}", first.message or "")
         verdict = headline.verdict(VerdictKind.COLLECTIVE_MISMATCH, body, qualifier=" (size)",
                                    subkind=MismatchKind.SIZE)
         return verdict, Finding(VerdictKind.COLLECTIVE_MISMATCH.value, (), body, first.evidence, root_cause=True)

@@ -24,6 +24,7 @@ TEARDOWN_SIGNALS = {int(_signal.SIGTERM), int(_signal.SIGKILL), int(_signal.SIGI
 
 @dataclass(frozen=True)
 class Failure:
+    """One rank's failure as the analysis orders them (earliest first)."""
     rank: int
     kind: VerdictKind                      # CRASH, EXCEPTION or NETWORK_ERROR
     detail: str

@@ -54,6 +54,7 @@ class CrashLineKind(str, enum.Enum):
 
 @dataclass(frozen=True)
 class CrashLine:
+    """A log line that reads as a failure, and what it says."""
     kind: CrashLineKind
     text: str                        # the line's message, trimmed
     exc_type: str | None = None      # "torch.OutOfMemoryError", "RuntimeError" ...

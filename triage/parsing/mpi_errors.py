@@ -221,6 +221,7 @@ ABORT_TEXT = "called MPI_Abort on "
 
 @dataclass(frozen=True)
 class MpiError:
+    """An MPI library's error record in a log."""
     rank: int | None             # None: the record does not say which rank
     host: str | None
     pid: int | None

@@ -108,6 +108,7 @@ SUCCESS = lazy_regex(r"\b(?:completed successfully|finished successfully|succeed
 
 @dataclass(frozen=True)
 class UnreadFailure:
+    """A failure line that no finer reader took, with what it says of a signal and a host."""
     text: str                    # the line, trimmed
     signal: str | None = None    # the signal it says a process died by ("SIGSEGV"), if any
     host: str | None = None      # the node the line says it happened on ("... on host nid00012 exited ..."), if any

@@ -48,7 +48,6 @@ def short_hostname() -> str:
 
 @dataclass(frozen=True)
 class RankPaths:
-    """The files of one rank in a run directory."""
     root: Path
     # file names that readers match evidence paths against
     WORKER: ClassVar[str] = "worker.json"
@@ -265,7 +264,6 @@ class StragglerPaths:
 
 @dataclass(frozen=True)
 class HostPaths:
-    """The files of one host in a run directory."""
     root: Path
 
     @property
@@ -354,7 +352,6 @@ class CheckPaths:
 
 @dataclass(frozen=True)
 class RunPaths:
-    """The files of a run directory."""
     root: Path
 
     @property

@@ -17,6 +17,7 @@ that stopped the job."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from triage.lazy_regex import lazy_regex
 from triage.parsing.log_prefix import split_rank_prefix
@@ -61,6 +62,49 @@ def _stops_near(text: str, start: int, end: int) -> bool:
     return any(word in window for word in _STOPS)
 
 
+# where a match can start, in the lower-cased text: "number of", "must", "no (domain )decomposition", and a number
+# before one of these words (its digits' start)
+_STARTS = ("number of", "must", "no decomposition", "no domain decomposition")
+_AFTER_COUNT = (" process", " proc", " rank", " task", " pe", " mpi ")
+
+
+def _find_all(text: str, literal: str, into: set[int], shift: int = 0) -> None:
+    at = text.find(literal)
+    while at >= 0:
+        into.add(at + shift)
+        at = text.find(literal, at + 1)
+
+
+def _misfits(text: str) -> Iterator[re.Match[str]]:
+    """``_MISFIT.finditer(text)``'s matches, the same ones: the pattern ignores case, and Python's ``re`` then tries
+    it at every place of the text (0.5 s per alternative over 20 MB); here it is tried only where a match can start,
+    found by plain searches in the lower-cased text (an ASCII text: the same places)."""
+    if not text.isascii():
+        yield from _MISFIT.finditer(text)
+        return
+    low = text.lower()
+    starts: set[int] = set()
+    for literal in _STARTS:
+        _find_all(low, literal, starts)
+    counts: set[int] = set()
+    for literal in _AFTER_COUNT:
+        _find_all(low, literal, counts)
+    for at in counts:
+        first = at
+        while first > 0 and low[first - 1].isdigit():
+            first -= 1
+        if first < at:
+            starts.add(first)           # (the digits' start: within them no word boundary precedes a digit)
+    end = 0
+    for start in sorted(starts):
+        if start < end:
+            continue
+        match = _MISFIT.match(text, start)
+        if match is not None:
+            yield match
+            end = match.end()
+
+
 def process_count_misfit(text: str) -> str | None:
     """The line(s) of ``text`` in which the program says the job's process count does not fit its configuration (the
     first such sentence the job did not go on after), or None."""
@@ -73,7 +117,7 @@ def misfit_and_rank(text: str) -> tuple[str, int | None] | None:
     None where the line carries none."""
     if not any(cue in text for cue in _CUES):
         return None
-    for match in _MISFIT.finditer(text):
+    for match in _misfits(text):
         if went_on_after(text, match.end()) or not _stops_near(text, match.start(), match.end()):
             continue
         start = text.rfind("\n", 0, match.start()) + 1

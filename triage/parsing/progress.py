@@ -31,9 +31,18 @@ _NOT_PROGRESS = lazy_regex(r"error|fail|exception|traceback|abort|fatal|killed|s
                            r"overflow|skipp", re.IGNORECASE)
 
 
+# words _NOT_PROGRESS matches wherever they stand (caseless): a line that holds one is no progress
+_FAILS = ("error", "fail", "exception", "traceback", "abort", "fatal", "killed", "signal", "timed out", "timedout",
+          "time out", "timeout", "overflow", "skipp")
+
+
 def is_progress(line: str) -> bool:
     """The line is a training loop's progress report, or its line that the run ended well (and says nothing
     failed)."""
+    if line.isascii():      # (the patterns' answer, by plain searches first: an ASCII line lower-cases as re folds it)
+        low = line.lower()
+        if not any(word in low for word in _WORDS) or any(word in low for word in _FAILS):
+            return False
     return (_STEP.search(line) is not None or _SUCCESS.search(line) is not None) and _NOT_PROGRESS.search(line) is None
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib
 import re
+from collections.abc import Iterator
 from typing import Any
 
 try:
@@ -26,7 +27,7 @@ try:
 except ImportError:                                             # pragma: no cover (3.10)
     _parser = importlib.import_module("sre_parse")
 
-__all__ = ["Gated", "gated", "required_literals"]
+__all__ = ["Gated", "finditer", "gated", "required_literals"]
 
 _MIN_LITERAL = 3        # a shorter literal filters too little to be worth a test
 
@@ -209,3 +210,17 @@ def _any_in(needles: tuple[str, ...], text: str) -> bool:
 def gated(pattern: re.Pattern[str]) -> Gated:
     """``pattern`` (a compiled or lazy one) behind its literal test."""
     return Gated(pattern)
+
+
+_WHOLE: dict[tuple[str, int], Gated] = {}
+
+
+def finditer(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(text)``, not asked of a text that holds none of the literals every match holds: a whole
+    text's reader (a dozen codes' banners) passes over a large log once per pattern, 0.1 s per 20 MB in ``re`` even
+    where nothing matches; a substring test is ~50 times faster."""
+    key = (str(pattern.pattern), int(pattern.flags))
+    gate = _WHOLE.get(key)
+    if gate is None:
+        gate = _WHOLE[key] = Gated(pattern)
+    return pattern.finditer(text) if gate._holds(text) else iter(())

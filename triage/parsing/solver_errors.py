@@ -66,6 +66,7 @@ from collections.abc import Callable, Sequence
 from triage.lazy_regex import lazy_regex
 from triage.parsing.launchers import RankDeath
 from triage.parsing.progress import is_progress, mentions_progress, went_on_after
+from triage.parsing.regex_gate import finditer
 
 MARKERS = ("FOAM FATAL", "FATAL CALLED", "ERROR on proc ", "ERROR: ", "Fatal error:", "PETSC ERROR:",
            "An error occurred in line <", "*** ERROR ***", "[ABORT]", "Error in routine ", "Called CmiAbort",
@@ -159,7 +160,7 @@ def parse_solver_errors(text: str, line_ranks: Sequence[int | None] | None = Non
         at = bisect_right(newlines, offset - 1) if offset else 0
         return line_ranks[at] if at < len(line_ranks) else None
 
-    for match in _FOAM.finditer(text):
+    for match in finditer(_FOAM, text):
         rank = int(match.group("rank")) if match.group("rank") else rank_at(match.start())
         if rank in seen or went_on(match.end()):
             continue
@@ -173,7 +174,7 @@ def parse_solver_errors(text: str, line_ranks: Sequence[int | None] | None = Non
                              f"OpenFOAM's {kind}: {what}"[:400] if what else f"OpenFOAM's {kind}",
                              offset=match.start(), raised=True, mpi=rank is not None))
     wrf_task = _last_before(_WRF_TASK, text)
-    for match in _WRF.finditer(text):
+    for match in finditer(_WRF, text):
         if went_on(match.end()):
             continue
         task = wrf_task(match.start())
@@ -185,7 +186,7 @@ def parse_solver_errors(text: str, line_ranks: Sequence[int | None] | None = Non
         out.append(RankDeath(rank, None, None, task.group("host") if task else None, None,
                              f"WRF's fatal error (wrf_error_fatal){': ' + what if what else ''}"[:400],
                              offset=match.start(), raised=True, mpi=rank is not None))
-    for match in _GMX.finditer(text):
+    for match in finditer(_GMX, text):
         what = _lines_after(text, match.end(), skip=("---",))
         if not what or went_on(match.end()):
             continue                    # (a bare "Fatal error:" with nothing after it is no banner)
@@ -207,18 +208,18 @@ def _codes(text: str, seen: set[int | None], rank_at: Callable[[int], int | None
     """The scientific codes' own banners (the module's list), each (rank, product's words, offset)."""
     found: list[tuple[int | None, str, int, int]] = []       # (rank, text, start, end)
     if "ERROR" in text:
-        for m in _LAMMPS.finditer(text):
+        for m in finditer(_LAMMPS, text):
             site = m.group("site") or m.group("site2")
             who = f"error on proc {m.group('rank')}" if m.group("rank") else "error (error->all: every rank stops)"
             found.append((_int(m.group("rank")), f"LAMMPS's {who}: {m.group('what').strip()}"
                           + (f" ({site})" if site else ""), m.start(), m.end()))
-    for m in _PETSC.finditer(text):
+    for m in finditer(_PETSC, text):
         lines = [x.group("what") for x in _PETSC_LINE.finditer(text, m.end(), min(len(text), m.end() + 600))][:2]
         lines = [x for x in lines if x and not x.startswith(("See ", "Petsc Release", "#", "----"))]
         if not lines or lines[0].startswith("Signal received"):
             continue                        # (the signal's own lines, "Caught signal number 11 SEGV", say it)
         found.append((_int(m.group("rank")), f"PETSc's error: {': '.join(lines)}", m.start(), m.end()))
-    for m in _DEALII.finditer(text):
+    for m in finditer(_DEALII, text):
         block = text[m.end():m.end() + 2000]
         info = re.search(r"Additional information:[ \t]*\n(?P<what>[^\n]+)", block)
         cond = re.search(r"The violated condition was:[ \t]*\n(?P<what>[^\n]+)", block)
@@ -227,7 +228,7 @@ def _codes(text: str, seen: set[int | None], rank_at: Callable[[int], int | None
         close = re.search(r"^-{20,}[ \t]*$", block, re.MULTILINE)      # (its closing line, after its stacktrace)
         found.append((None, f"deal.II's exception (line {m.group('line')} of {m.group('file')})"
                       + (f": {what}" if what else ""), m.start(), m.end() + (close.end() if close else 0)))
-    for m in _MOOSE.finditer(text):
+    for m in finditer(_MOOSE, text):
         what = _lines_after(text, m.end(), 3, stop=("Stack frames",))
         if what.startswith("The following error occurred in"):     # (the object's line, then the message)
             at = text.find(what.split()[-1], m.end())
@@ -235,7 +236,7 @@ def _codes(text: str, seen: set[int | None], rank_at: Callable[[int], int | None
             more = _lines_after(text, text.find("\n", at) if at >= 0 else m.end(), stop=("Stack frames",))
             what = f"{more} ({what})" if more else what
         found.append((None, f"MOOSE's error{': ' + what if what else ''}", m.start(), m.end()))
-    for m in _CP2K.finditer(text):
+    for m in finditer(_CP2K, text):
         box_end = _CP2K_END.search(text, m.end(), min(len(text), m.end() + 3000))
         if box_end is None:
             continue
@@ -245,50 +246,50 @@ def _codes(text: str, seen: set[int | None], rank_at: Callable[[int], int | None
         stopper = _CP2K_RANK.search(text, box_end.end(), min(len(text), box_end.end() + _ABORT_WINDOW))
         found.append((_int(stopper.group("rank")) if stopper else None, f"CP2K's abort: {what}", m.start(),
                       box_end.end()))
-    for m in _QE.finditer(text):
+    for m in finditer(_QE, text):
         above = text[max(0, m.start() - 200):m.start()].rstrip().rsplit("\n", 1)[-1].strip()
         if not above.startswith("%%%%"):
             continue
         what = _lines_after(text, m.end(), 1)
         found.append((None, f"Quantum ESPRESSO's error in routine {m.group('routine')} ({m.group('code')})"
                       + (f": {what}" if what else ""), m.start(), m.end()))
-    for m in _CHARM.finditer(text):
+    for m in finditer(_CHARM, text):
         reason = re.match(r"[ \t]*\n?[ \t]*Reason: (?P<what>[^\n]+)", text[m.end():m.end() + 400])
         found.append((int(m.group("rank")), "Charm++'s abort of processor " + m.group("rank")
                       + (f" (CmiAbort): {reason.group('what').strip()}" if reason else " (CmiAbort)"),
                       m.start(), m.end()))
     mpas_task = _last_before(_MPAS_TASK, text)
-    for m in _MPAS.finditer(text):
+    for m in finditer(_MPAS, text):
         task = mpas_task(m.start())
         found.append((_int(task.group("rank")) if task else None, f"MPAS's critical error: {m.group('what')}",
                       m.start(), m.end()))
-    for m in _TEUCHOS.finditer(text):
+    for m in finditer(_TEUCHOS, text):
         block = text[m.end():m.end() + 1500]
         test = re.search(r"Throw test that evaluated to true: (?P<test>[^\n]+)\n\s*\n[ \t]*(?P<what>[^\n]*)", block)
         thrown = f": {test.group('what').strip() or test.group('test').strip()}" if test else ""
         found.append((int(m.group("rank")), f"Trilinos' (Teuchos) {m.group('type')} on p={m.group('rank')}{thrown}",
                       m.start(), m.end()))
-    for m in _FMS.finditer(text):
+    for m in finditer(_FMS, text):
         found.append((int(m.group("rank")), f"FMS's FATAL from PE {m.group('rank')}: {m.group('what')}",
                       m.start(), m.end()))
-    for m in _SU2.finditer(text):
+    for m in finditer(_SU2, text):
         exit_ = _SU2_EXIT.search(text, m.end(), min(len(text), m.end() + 1500))
         if exit_ is None:
             continue
         body = [line.strip() for line in text[m.end():exit_.start()].split("\n") if line.strip().strip("-")]
         found.append((None, f"SU2's error in {m.group('where')}: {' '.join(body)}", m.start(), exit_.end()))
-    for m in _SPECFEM.finditer(text):
+    for m in finditer(_SPECFEM, text):
         earlier = [line.strip() for line in text[max(0, m.start() - 600):m.start()].split("\n") if line.strip()]
         found.append((int(m.group("rank")), "SPECFEM's error (exit_MPI) on proc " + m.group("rank")
                       + (f": {earlier[-1]}" if earlier else ""), m.start(), m.end()))
-    for m in _GFORTRAN.finditer(text):
+    for m in finditer(_GFORTRAN, text):
         where = f", at line {m.group('line')} of {m.group('file').strip()}" if m.group("line") else ""
         found.append((None, f"Fortran runtime error (gfortran{where}): {m.group('what')}", m.start(), m.end()))
-    for m in _IFORT.finditer(text):
+    for m in finditer(_IFORT, text):
         if _IFORT_SIGNAL.search(m.group("what")) is None:   # (its signals: crashlog's)
             found.append((None, f"Fortran runtime error (Intel's forrtl severe ({m.group('code')})): {m.group('what')}",
                           m.start(), m.end()))
-    for m in _GEOS.finditer(text):
+    for m in finditer(_GEOS, text):
         lines = text[m.end():m.end() + 1500].split("\n")[1:5]
         banner = "\n".join(lines[:next((i for i, line in enumerate(lines) if not line.strip()), len(lines))])
         told = _GEOS_RANK.search(banner)
@@ -325,7 +326,7 @@ def _last_before(pattern: re.Pattern[str], text: str) -> Callable[[int], re.Matc
 
     def before(offset: int) -> re.Match[str] | None:
         if not ends:
-            found.extend(pattern.finditer(text))
+            found.extend(finditer(pattern, text))
             ends.extend(m.end() for m in found)
             ends.append(len(text) + 1)             # (made: never again, even where nothing matched)
         at = bisect_right(ends, offset)
@@ -347,10 +348,10 @@ def _went_on(text: str) -> Callable[[int], bool]:
 
     def after(end: int) -> bool:
         if not last:
-            last.extend((_last_progress(text), max((m.start() for m in _CODE_END.finditer(text)), default=-1)))
+            last.extend((_last_progress(text), max((m.start() for m in finditer(_CODE_END, text)), default=-1)))
             if "Test" in text:
-                tests.extend((m.start(), m.group("how") == "Passed") for m in _CTEST.finditer(text))
-            aborts.extend(m.start() for m in _JOB_ENDED.finditer(text))
+                tests.extend((m.start(), m.group("how") == "Passed") for m in finditer(_CTEST, text))
+            aborts.extend(m.start() for m in finditer(_JOB_ENDED, text))
         if last[1] > end:
             return True
         # (progress after the MPI runtime's abort or exit record of the job is another program's: a job script's

@@ -45,7 +45,6 @@ class ThreadRole(str, enum.Enum):
 
 @dataclass(frozen=True)
 class CrashContext:
-    """What is known of a crashed process besides its stacks (its core, rank, host and signal)."""
     core_path: str | None = None
     pid: int | None = None
     rank: int | None = None
@@ -67,7 +66,6 @@ class CrashContext:
 
 @dataclass(frozen=True)
 class ThreadInfo:
-    """A thread of a crashed process, with the role its stack shows."""
     lwp: int | None
     role: ThreadRole
     name: str | None
@@ -76,7 +74,6 @@ class ThreadInfo:
 
 @dataclass(frozen=True)
 class CrashClassification:
-    """What kind of crash a process's stacks and signal show, in words."""
     kind: CrashKind
     signal: str | None
     summary: str

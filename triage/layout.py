@@ -48,6 +48,7 @@ def short_hostname() -> str:
 
 @dataclass(frozen=True)
 class RankPaths:
+    """The files of one rank in a run directory."""
     root: Path
     # file names that readers match evidence paths against
     WORKER: ClassVar[str] = "worker.json"
@@ -264,6 +265,7 @@ class StragglerPaths:
 
 @dataclass(frozen=True)
 class HostPaths:
+    """The files of one host in a run directory."""
     root: Path
 
     @property
@@ -352,6 +354,7 @@ class CheckPaths:
 
 @dataclass(frozen=True)
 class RunPaths:
+    """The files of a run directory."""
     root: Path
 
     @property

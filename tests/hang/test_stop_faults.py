@@ -30,7 +30,7 @@ def _launch(tmp_path: Path, fault: str, *options: str) -> tuple[int, str, Path]:
     run = tmp_path / "run"
     argv = launch_argv(run, torchrun(program("stop_faults_job.py"), 2), "--stop-timeout", "3",
                        "--kill-grace", "2", *options, host=HOST)
-    done = run_launch(argv, job_env(STOP_FAULT=fault), run, timeout=240)
+    done = run_launch(argv, job_env(STOP_FAULT=fault, STOP_FAULT_DIR=str(tmp_path)), run, timeout=240)
     return done.returncode, done.explain(), run
 
 
@@ -79,7 +79,8 @@ def test_a_rank_that_segfaults_in_its_sigterm_handler_loses_nothing(tmp_path: Pa
 def test_the_agent_killed_by_sigkill_leaves_the_job_untouched(tmp_path: Path) -> None:
     run = tmp_path / "run"
     argv = launch_argv(run, torchrun(program("stop_faults_job.py"), 2), quick_hang=False, host=HOST)
-    with running_program(argv, env=job_env(STOP_FAULT="finish", STOP_FAULT_SECONDS="6"), ready="READY",
+    with running_program(argv, env=job_env(STOP_FAULT="finish", STOP_FAULT_SECONDS="6", STOP_FAULT_DIR=str(tmp_path)),
+                         ready="READY",
                          timeout=120) as proc:
         node = wait_for(lambda: _json_or_none(run / HOST / "node.json"), 30, "node.json")
         assert node["agent_pid"] == proc.pid

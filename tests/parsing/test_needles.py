@@ -149,4 +149,8 @@ def test_a_few_lines_are_tested_word_by_word_until_the_budget_is_spent(monkeypat
 
 def test_lines_holding_gives_way_where_the_scanner_is_not_there(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(needles, "_hs", None)
-    assert needles.lines_holding(["an error"], ("error",)) is None
+    monkeypatch.setattr(needles, "_GATES", {})
+    monkeypatch.setattr(needles, "_per_word_spent", 0)
+    assert needles.lines_holding(["an error", "fine"], ("error",)) == {0}     # a few lines: word by word, as anywhere
+    monkeypatch.setattr(needles, "_PER_WORD_BUDGET", 0)
+    assert needles.lines_holding(["an error"], ("error",)) is None          # past the budget: every line is read

@@ -27,6 +27,7 @@ NUM_DEVICE: ``cpu`` (the default) or ``cuda``: the model and the batches on GPU 
 same GPU: one GPU is enough, gloo carries DDP's all_reduce; tests/gpu).
 """
 
+import gc
 import os
 
 import torch
@@ -159,6 +160,11 @@ def main() -> None:
         print(f"rank {rank} iteration {step} loss {loss.item():.4g}", flush=True)
     if "own_hooks" in VARIANTS:
         print(f"rank {rank} own hooks ran {len(seen)} times", flush=True)
+    # DDP and FSDP hold reference cycles, and through them the process group: without a collection here the
+    # group (its gloo threads) outlives destroy_process_group until the interpreter's own teardown, where
+    # torch can die of `terminate called without an active exception` (docs/hang-policy.md).
+    del model, opt, net
+    gc.collect()
     dist.destroy_process_group()
 
 

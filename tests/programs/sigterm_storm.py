@@ -29,7 +29,7 @@ def import_forever(names: list[str]) -> None:
 
 def main() -> None:
     rank_dir, seconds = sys.argv[1], float(sys.argv[2])
-    where = tempfile.mkdtemp(prefix="sigterm-storm-")
+    where = tempfile.mkdtemp(prefix="sigterm-storm-", dir=rank_dir)     # (the test's: it ends by os._exit)
     names = [f"storm_{i}" for i in range(100)]
     for name in names:
         with open(os.path.join(where, name + ".py"), "w", encoding="utf-8") as handle:

@@ -4,10 +4,13 @@ On a 1 GB log the interpreter's start and the imports are a fifth of the report'
 short-line log most of it (docs/performance.md, Large logs). A plain log's report (JSON out) loads
 neither rich nor YAML, nor the other commands, nor what only a run directory (its bundles and agent
 records), many Flight Recorder dumps (a process pool, and logging with it), a kernel log or an output
-file needs. Each is imported where it is used: the second test runs those paths on real inputs."""
+file needs, nor the scanners (hyperscan, the automaton) that only a large log's passes or a block past the per-word
+budget use. Each is imported where it is used: the second test runs those paths on real inputs."""
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 import json
 import subprocess
 import sys
@@ -19,7 +22,7 @@ NOT_FOR_A_PLAIN_LOG = (
     "triage.cli.check", "triage.cli.top", "triage.agent", "triage.collectors", "triage.report.text",
     "triage.report.html", "triage.load.run_dir", "triage.bundle", "triage.load.kernel", "triage.parsing.dmesg",
     "triage.parsing.flight_recorder", "triage.parsing.flight_recorder.compact", "pickle", "tempfile", "shutil",
-    "statistics",
+    "statistics", "hyperscan", "ahocorasick_rs",
 )
 
 FAILURE = ("[rank1]:[E1001 10:00:00.1 901 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation "
@@ -67,3 +70,18 @@ def test_what_a_plain_log_leaves_out_is_imported_where_it_is_used(tmp_path: Path
     subprocess.run([sys.executable, "-m", "triage", "report", str(log), "--format", "json", "-o", str(out)],
                    cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
     assert json.loads(out.read_text(encoding="utf-8"))["schema"] == "triage.report/1"
+
+
+def test_the_dataclasses_a_plain_log_report_creates_have_their_own_docstrings(tmp_path: Path) -> None:
+    # without one, the dataclasses module writes one from inspect.signature at each import (~3 ms for 63 classes)
+    log = tmp_path / "job.log"
+    log.write_text(FAILURE, encoding="utf-8")
+    _, loaded, _ = _report(tmp_path, str(log))
+    made = []
+    for name in sorted(n for n in loaded if n == "triage" or n.startswith("triage.")):
+        module = importlib.import_module(name)
+        made += [kind for kind in vars(module).values() if isinstance(kind, type) and dataclasses.is_dataclass(kind)
+                 and kind.__module__ == name]
+    assert len(made) > 50
+    written = sorted(kind.__qualname__ for kind in made if (kind.__doc__ or "").startswith(kind.__name__ + "("))
+    assert not written, f"dataclasses without a docstring of their own: {written}"

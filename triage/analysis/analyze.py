@@ -53,6 +53,7 @@ def analyze_crashes(evidence: Evidence) -> tuple[Report, CrashAnalysis]:
 
 @dataclass(frozen=True)
 class _Context:
+    """What the analysis reads of the evidence once, for every rule."""
     evidence: Evidence
     hosts: dict[int, str | None]
     traces: dict[int, tuple[Collective, ...]]

@@ -17,6 +17,7 @@ from triage.model import Collective, CollectiveState, MismatchKind, SeqHistory, 
 
 @dataclass(frozen=True)
 class Disagreement:
+    """Ranks of a group that called a different collective at the same sequence number."""
     group: Group
     seq: int
     kind: MismatchKind

@@ -24,6 +24,7 @@ TEARDOWN_SIGNALS = {int(_signal.SIGTERM), int(_signal.SIGKILL), int(_signal.SIGI
 
 @dataclass(frozen=True)
 class Failure:
+    """One rank's failure as the analysis orders them (earliest first)."""
     rank: int
     kind: VerdictKind                      # CRASH, EXCEPTION or NETWORK_ERROR
     detail: str
@@ -50,7 +51,7 @@ def rank_failures(evidence: Evidence, hosts: Mapping[int, str | None]) -> list[F
 # timeout": the reporter waited for a peer that never answered; CANN's own first step is the other ranks' errors)
 _PEER_GONE = ("connection closed by peer", "connection reset by peer", "remote worker", "broken pipe",
               "remote process exited", "socket closed", "connection refused", "getting socket times out",
-              "wait socket establish timeout")
+              "wait socket establish timeout", "communication error with rank")
 
 
 def looks_collateral(failure: Failure) -> bool:

@@ -12,6 +12,7 @@ DEFAULT_PG = "0"
 
 @dataclass(frozen=True)
 class Group:
+    """A process group's members, as recorded or rebuilt."""
     pg: str
     name: str | None
     members: tuple[int, ...]               # global ranks, sorted

@@ -42,6 +42,7 @@ UNHOOKED_KIND = "numerics_unhooked"
 
 @dataclass(frozen=True)
 class NumericsResult:
+    """What the numerics records (the first NaN or Inf) add to a report."""
     verdict: Verdict | None = None
     findings: tuple[Finding, ...] = ()
     steps: tuple[str, ...] = ()

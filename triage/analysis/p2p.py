@@ -16,6 +16,7 @@ from triage.model import Collective, CollectiveState, MismatchKind
 
 @dataclass(frozen=True)
 class P2pProblem:
+    """A send and receive between two ranks that do not match, or one without its peer."""
     group: Group
     sender: int
     receiver: int

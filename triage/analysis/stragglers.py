@@ -79,6 +79,7 @@ class Straggler:
 
 @dataclass(frozen=True)
 class StragglerResult:
+    """The ranks or hosts found slower than the others, and what the report says of them."""
     stragglers: tuple[Straggler, ...] = ()
     findings: tuple[Finding, ...] = ()
     next_steps: tuple[str, ...] = ()
@@ -107,6 +108,7 @@ class StragglerResult:
 
 @dataclass(frozen=True)
 class _Unit:
+    """A rank or a host, as the straggler check compares them."""
     label: str
     ranks: tuple[int, ...]
     host: str | None

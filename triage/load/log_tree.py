@@ -40,6 +40,7 @@ _ATTEMPT = lazy_regex(r"^attempt_\d+$")
 
 @dataclass(frozen=True)
 class RankLog:
+    """A log file of a directory, with the rank its path names."""
     path: Path
     rank: int | None          # from the layout; None when the path names none
     local: bool = False       # the number is torchrun's local rank
@@ -47,6 +48,7 @@ class RankLog:
 
 @dataclass(frozen=True)
 class LogTree:
+    """The log files of a directory and the ranks their paths name."""
     logs: tuple[RankLog, ...] = ()
     error_files: tuple[Path, ...] = ()
     note: str | None = None   # what the layout cannot tell (local ranks of several nodes, a walk cut short)

@@ -130,6 +130,7 @@ class SeqHistory:
 
 @dataclass(frozen=True)
 class Finding:
+    """One thing the input shows about some ranks: the first failure or its collateral."""
     kind: str                              # a VerdictKind value or a finer tag ("xid", "nccl_warn", ...)
     ranks: tuple[int, ...]
     detail: str
@@ -155,6 +156,7 @@ class Finding:
 
 @dataclass(frozen=True)
 class Verdict:
+    """The report's answer: what went wrong, on which ranks, and what the input cannot tell."""
     kind: VerdictKind
     summary: str                           # the first line of every report
     subkind: MismatchKind | None = None
@@ -177,6 +179,7 @@ class Verdict:
 
 @dataclass(frozen=True)
 class RankSummary:
+    """One rank's row of the report: where it ran, its state and its last collective."""
     rank: int
     host: str | None
     pid: int | None
@@ -200,6 +203,7 @@ class RankSummary:
 
 @dataclass(frozen=True)
 class Report:
+    """What `triage report` says of its inputs: the verdict, the findings, the ranks and what to do next."""
     verdict: Verdict
     findings: tuple[Finding, ...] = ()
     ranks: tuple[RankSummary, ...] = ()

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class GdbFrame:
+    """One native frame of a gdb backtrace, innermost first."""
     index: int
     function: str                  # "??" when unknown
     address: int | None = None
@@ -25,6 +26,7 @@ class GdbFrame:
 
 @dataclass(frozen=True)
 class PythonFrame:
+    """One Python frame of gdb's py-bt."""
     filename: str
     line: int | None
     function: str
@@ -43,6 +45,7 @@ class PythonStack:
 
 @dataclass(frozen=True)
 class GdbThread:
+    """One thread of a gdb backtrace: its native and Python frames."""
     number: int                    # gdb's thread number
     lwp: int | None                # the kernel thread id
     name: str | None = None        # only live processes have names; cores do not keep them
@@ -56,6 +59,7 @@ class GdbThread:
 
 @dataclass(frozen=True)
 class SharedLibrary:
+    """One row of gdb's shared library table."""
     start: int
     end: int
     symbols: bool                  # "Syms Read" said Yes
@@ -65,6 +69,7 @@ class SharedLibrary:
 
 @dataclass(frozen=True)
 class GdbBacktrace:
+    """What gdb printed of a live process or a core: its threads, the signal and the libraries."""
     threads: tuple[GdbThread, ...] = ()
     signal: str | None = None              # "SIGSEGV"
     signal_description: str | None = None  # "Segmentation fault"

@@ -122,6 +122,7 @@ class ExitInfo:
 
 @dataclass(frozen=True)
 class PgMembers:
+    """A process group's members as one source named them."""
     pg: str
     name: str | None
     ranks: tuple[int, ...] | None           # global ranks, None when the source did not say
@@ -129,6 +130,7 @@ class PgMembers:
 
 @dataclass(frozen=True)
 class RankEvidence:
+    """What the inputs hold about one rank, before any verdict."""
     rank: int
     host: str | None = None
     pid: int | None = None
@@ -327,6 +329,7 @@ class ProseAccount:
 
 @dataclass(frozen=True)
 class Evidence:
+    """Everything read from the inputs, rank by rank and event by event, before any verdict."""
     ranks: tuple[RankEvidence, ...] = ()
     events: tuple[Event, ...] = ()
     world_size: int | None = None

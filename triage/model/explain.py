@@ -19,6 +19,7 @@ class Outcome(str, enum.Enum):
 
 @dataclass(frozen=True)
 class RuleOutcome:
+    """What one rule or final step of the verdict made of the evidence, and why."""
     name: str
     stage: str                         # "rule" or "final step"
     outcome: Outcome

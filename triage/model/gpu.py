@@ -12,6 +12,7 @@ GPU_BUSY_SHARE = 0.05
 
 @dataclass(frozen=True)
 class GpuProcess:
+    """A process the GPU's driver lists on a device."""
     pid: int
     name: str | None = None
     used_mib: int | None = None
@@ -20,6 +21,7 @@ class GpuProcess:
 
 @dataclass(frozen=True)
 class XidEvent:
+    """An Xid error the GPU's driver reported."""
     code: int
     pid: int | None = None                  # the process NVML blames, when it names one
     time: float | None = None               # unix time
@@ -28,6 +30,7 @@ class XidEvent:
 
 @dataclass(frozen=True)
 class GpuFacts:
+    """What the driver said of one GPU: its name, use, memory and errors."""
     index: int | None
     uuid: str | None = None
     name: str | None = None

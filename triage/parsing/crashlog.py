@@ -54,6 +54,7 @@ class CrashLineKind(str, enum.Enum):
 
 @dataclass(frozen=True)
 class CrashLine:
+    """A log line that reads as a failure, and what it says."""
     kind: CrashLineKind
     text: str                        # the line's message, trimmed
     exc_type: str | None = None      # "torch.OutOfMemoryError", "RuntimeError" ...
@@ -92,6 +93,10 @@ _EXC = lazy_regex(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Failed)"
     r"|(?:[A-Za-z_]\w*\.)+(?:Exception|Error)|(?:builtins\.)?Stop(?:Async)?Iteration)"
     r"(?::\s?(?P<msg>.*))?$")
+# a metric whose name ends in Error, logged with its value ("eval.Error: 0.3912", "val.MeanSquaredError: 0.39",
+# "top1.Error: 29.4%"): a message that is one fractional number and nothing else is a measurement, not an exception's
+# (an integer alone stays one: "KeyError: 0")
+_METRIC_VALUE = lazy_regex(r"\s*[-+]?\d*\.\d+(?:[eE][-+]?\d+)?\s*%?\s*$")
 # an exception line a reporter glued after a sentence in CJK (fullwidth) punctuation ("...报错：RuntimeError: ...",
 # "...a single gpu，RuntimeError: Default process group has not been initialized..."): the exception starts after it
 _CJK_GLUED_EXC = lazy_regex(r"[，：；。、]\s*(?=(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception): )")
@@ -410,6 +415,8 @@ def parse_crash_line(line: str) -> CrashLine | None:
     if (check := _SIZE_CHECK_GATED.search(text)) is not None:
         return _size_check_line(text, check, exc, peer_of(said))
     if exc is not None and not text.startswith(("Traceback", "Error executing job")):
+        if _METRIC_VALUE.match(exc.group("msg") or "") is not None:
+            return None       # a metric named "...Error" and its value ("eval.Error: 0.3912"): no exception
         return _exception_line(text, exc, collateral, said)
     if (term := _TERMINATE_GATED.search(text)) is not None:
         return _terminate_line(text, term, collateral, said)

@@ -28,6 +28,7 @@ _KV = lazy_regex(r"(SequenceNumber|OpType|TensorShape|TensorDtypes|TensorDeviceT
 
 @dataclass(frozen=True)
 class Fingerprint:
+    """A collective's description as one rank printed it (its op, shapes and dtypes)."""
     rank: int | None
     seq: int | None
     op: str | None                       # torch name ("all_reduce")
@@ -170,6 +171,7 @@ _LAGGING = lazy_regex(r"(?:^|\s)\[(?P<ranks>\d+(?:,\s*\d+)*)\]\s+"
 
 @dataclass(frozen=True)
 class LaggingRanks:
+    """The ranks a desync report says did not join (or finish) a collective."""
     ranks: tuple[int, ...]
     never_joined: bool                  # True: "didn't join collective #N"; False: "joined but didn't finish"
     collective: int                     # the collective they did not join / finish (counted from 1)

@@ -799,6 +799,26 @@ def _submitit(text: str) -> list[RankDeath]:
     return out
 
 
+# MPICH's (Intel MPI's) record of a rank's fatal error ("Abort(806995983) on node 0 (rank 0 in comm 0): Fatal error
+# in PMPI_Allreduce: Other MPI error, error stack:") whose stack, down to the next record or a blank line, says the
+# peer it lost ("MPIDI_CH3I_Progress(1051)........: Communication error with rank 2")
+_MPICH_RECORD = lazy_regex(r"(?<![\w.])Abort\(-?\d+\) on node (?P<rank>\d+)")
+_LOST_PEER = lazy_regex(r"^\w+\(\d+\)\.*: ?Communication error with rank (?P<peer>\d+)", re.MULTILINE)
+
+
+def _lost_peers(text: str) -> dict[int, int]:
+    """rank -> the peer rank its MPICH record says it lost (the first record of each rank)."""
+    records = list(_MPICH_RECORD.finditer(text))
+    out: dict[int, int] = {}
+    for index, record in enumerate(records):
+        stop = records[index + 1].start() if index + 1 < len(records) else min(len(text), record.end() + 3000)
+        blank = text.find("\n\n", record.end(), stop)
+        found = _LOST_PEER.search(text, record.end(), stop if blank < 0 else blank)
+        if found is not None and int(found.group("peer")) != int(record.group("rank")):
+            out.setdefault(int(record.group("rank")), int(found.group("peer")))
+    return out
+
+
 def _mpi(text: str) -> list[RankDeath]:
     out: list[RankDeath] = []
     for match in _PRTE_FIRST.finditer(text):
@@ -820,14 +840,31 @@ def _mpi(text: str) -> list[RankDeath]:
             if signal_name(m.group("num")) not in _HYDRA_KILLS:
                 own.add(("rank", int(m.group("rank"))) if m.group("rank") else ("pid", int(m.group("pid"))))
         own.update(("rank", int(m.group("a") or m.group("b"))) for m in _MPICH_ABORTED.finditer(text))
+        # (a rank whose MPICH record says it lost a peer the boxes show killed, "Communication error with rank 2",
+        # ended because that peer died: the peer's kill is the first, not the launcher's cleanup)
+        dead = {int(m.group("rank")) for m in killed if m.group("rank")}
+        lost = _lost_peers(text)
+        named = {peer for peer in lost.values() if peer in dead}
+        own -= {("rank", rank) for rank, peer in lost.items() if peer in dead}
+    else:
+        named = set()
     for boxes, match in enumerate(killed):
         rank = int(match.group("rank")) if match.group("rank") else None
         sig = signal_name(match.group("num"))
         me = ("rank", rank) if rank is not None else ("pid", int(match.group("pid")))
+        if rank in named:
+            reporters = sorted(r for r, p in lost.items() if p == rank)
+            said = f"the MPI record of rank {reporters[0]} says" if len(reporters) == 1 else \
+                f"the MPI records of ranks {','.join(map(str, reporters))} say"
+            out.append(RankDeath(rank, sig, None, match.group("host"), int(match.group("pid")),
+                                 " ".join(match.group(0).replace("=", " ").split())
+                                 + f" ({said} it lost this rank, its peer)",
+                                 first=True, offset=match.start()))
+            continue
         # (Hydra prints a box for each process it saw end, in process order, not in time: one SIGTERMed or SIGINTed
         # after another's box, or one killed (SIGKILL, SIGTERM, SIGINT) where another process ended by itself, is its
         # cleanup of the job, the consequence, never a root of its own)
-        cleanup = sig in _HYDRA_KILLS and (bool(own - {me}) or (boxes > 0 and sig != "SIGKILL"))
+        cleanup = sig in _HYDRA_KILLS and (bool(own - {me}) or (boxes > 0 and sig != "SIGKILL") or bool(named))
         out.append(RankDeath(rank, sig, None, match.group("host"),
                              int(match.group("pid")), " ".join(match.group(0).replace("=", " ").split()),
                              first=not cleanup, offset=match.start(), consequence=cleanup))

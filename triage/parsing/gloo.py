@@ -31,6 +31,7 @@ _TIMEOUT = lazy_regex(r"(?:\[(?P<site>[^\]\n]*unbound_buffer\.cc:\d+)\]\s*)?Time
 
 @dataclass(frozen=True)
 class GlooTimeout:
+    """A Gloo timeout message."""
     op: str            # "send" | "recv" | "pair" (the pair's closure: the op is not said)
     timeout_ms: int | None
     text: str          # the message from its "Timed out" on

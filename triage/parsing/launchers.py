@@ -35,6 +35,7 @@ MARKERS = ("noticed that process rank", "first process to do so", "died", "kille
 
 @dataclass(frozen=True)
 class RankDeath:
+    """A launcher's record of a rank (or a worker process) that died."""
     rank: int | None             # None: the record names a process, not a rank (a Ray worker's pid)
     signal: str | None           # "SIGKILL"
     exitcode: int | None         # a non-signal exit code

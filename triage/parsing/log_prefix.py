@@ -31,6 +31,7 @@ from triage.parsing.textclean import strip_decorations
 
 @dataclass(frozen=True)
 class RankPrefix:
+    """A log line's launcher prefixes read: the rank, the host and the rest of the line."""
     rank: int | None
     host: str | None
     rest: str                    # the line without launcher prefixes (NCCL's head is kept)

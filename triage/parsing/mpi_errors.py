@@ -162,7 +162,8 @@ _CRAY_NEW = lazy_regex(r"^[^\n\"'`\u201c]{0,80}?MPICH ERROR \[Rank (?P<rank>\d+)
 # without), the call, its error code, the MPI library's error string (a Python bytes repr, b'...', its closing quote
 # sometimes lost in a paste) and " - aborting"; before it only a quote mark or bracketed fields (a viewer's line number,
 # Open MPI's "[1,3]<stderr>:" tag), no word
-_MPI4JAX = lazy_regex(r"^[ \t>]*(?:\[[^\]\n]{1,60}\](?:<std(?:out|err)>)?:?[ \t]*)*(?:r(?P<rank>\d+) \| )?"
+_MPI4JAX = lazy_regex(r"^[ \t>]*(?:\[\d+,(?P<tag>\d+)\]<std(?:out|err)>:[ \t]*|"
+                      r"\[[^\]\n]{1,60}\](?:<std(?:out|err)>)?:?[ \t]*)*(?:r(?P<rank>\d+) \| )?"
                       r"(?P<call>MPI_[A-Z][a-z]\w*) returned error code (?P<code>-?\d+)"
                       r"(?::[ \t]*(?P<why>[^\n]*?))?(?P<abort>[ \t]+-[ \t]+aborting)?[ \t]*$", re.MULTILINE)
 # Fujitsu MPI's plexec line of a rank that aborted (at a line's start or after a prefix of no quote mark)
@@ -220,6 +221,7 @@ ABORT_TEXT = "called MPI_Abort on "
 
 @dataclass(frozen=True)
 class MpiError:
+    """An MPI library's error record in a log."""
     rank: int | None             # None: the record does not say which rank
     host: str | None
     pid: int | None
@@ -432,7 +434,9 @@ def _mpi4jax(text: str) -> list[MpiError]:
         return out
     seen: set[int | None] = set()
     for match in _MPI4JAX.finditer(text):
-        rank = None if match.group("rank") is None else int(match.group("rank"))
+        # (its "rN" is the rank in the call's communicator; Open MPI's tag "[1,5]<stderr>:" says the world rank)
+        said_rank = match.group("tag") or match.group("rank")
+        rank = None if said_rank is None else int(said_rank)
         why = (match.group("why") or "").strip().strip("'\"")
         if why.startswith(("b'", 'b"')):
             why = why[2:]

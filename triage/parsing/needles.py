@@ -20,7 +20,7 @@ import mmap
 import re
 import weakref
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -35,7 +35,6 @@ def _load() -> ModuleType | None:
     return hyperscan
 
 
-_hs = _load()
 
 
 def _load_automaton() -> ModuleType | None:
@@ -49,7 +48,6 @@ def _load_automaton() -> ModuleType | None:
     return module
 
 
-_ac = _load_automaton()
 
 
 def _takes_views(hs: ModuleType | None) -> bool:
@@ -67,7 +65,50 @@ def _takes_views(hs: ModuleType | None) -> bool:
     return True
 
 
-_VIEWS = _takes_views(_hs)
+# The scanners are loaded at their first use, not at import (hyperscan's import and the test of its views ~3 ms,
+# the automaton's ~0.5 ms: a small log's report never scans with them): _hs, _ac and _VIEWS are bound in this
+# module's namespace then (a test or bench may bind them itself first); this module's code reads them through
+# _hyperscan(), _automaton() and _views(), anyone else as attributes (the module's __getattr__ below).
+_hs: ModuleType | None
+_ac: ModuleType | None
+_VIEWS: bool
+
+
+def _load_views() -> bool:
+    return _takes_views(_hyperscan())
+
+
+_LAZY: dict[str, Callable[[], Any]] = {"_hs": _load, "_ac": _load_automaton, "_VIEWS": _load_views}
+
+
+def _bound(name: str) -> Any:
+    """The module global ``name`` (one of _LAZY's), loaded and bound at its first use."""
+    space = globals()
+    if name not in space:
+        space[name] = _LAZY[name]()
+    return space[name]
+
+
+def _hyperscan() -> ModuleType | None:
+    hs: ModuleType | None = _bound("_hs")
+    return hs
+
+
+def _automaton() -> ModuleType | None:
+    ac: ModuleType | None = _bound("_ac")
+    return ac
+
+
+def _views() -> bool:
+    return bool(_bound("_VIEWS"))
+
+
+def __getattr__(name: str) -> Any:
+    """``needles._hs``, ``_ac``, ``_VIEWS`` from outside, loaded at the first use; any other name is not here
+    (refused at once: the import system asks a module for ``__path__`` at every ``from ... import``)."""
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _bound(name)
 
 Buffer = bytes | mmap.mmap
 MAX_HITS = 1_000_000     # more hits than this in one call: None (the plain path skips a line's repeats)
@@ -123,17 +164,17 @@ def _flag(hs: ModuleType, needle: bytes, flag: int) -> int:
 
 def module() -> ModuleType | None:
     """The hyperscan module, or None where it is not there (see the module docstring)."""
-    return _hs
+    return _hyperscan()
 
 
 def available() -> bool:
     """Whether a one-pass scanner is there for :func:`find_all` (the hyperscan package loaded, or the automaton)."""
-    return _hs is not None or _ac is not None
+    return _hyperscan() is not None or _automaton() is not None
 
 
 def block(view: memoryview) -> memoryview | bytes:
     """What to hand the scanner for ``view``: the view itself, or a copy where it takes only bytes."""
-    return view if _VIEWS else bytes(view)
+    return view if _views() else bytes(view)
 
 
 def _database(hs: ModuleType, needles: tuple[bytes, ...], once: int = 0) -> Any:
@@ -187,12 +228,14 @@ def find_all(data: Buffer, needles: Sequence[bytes], start: int = 0, end: int | 
     probes = tuple(n for n in dict.fromkeys(probe) if n and n not in words) if isinstance(data, mmap.mmap) else ()
     if not words:
         return None
-    if _hs is None:
-        scanned = None if _ac is None else _automaton_scan(_ac, data, words + probes, len(probes), start, end,
-                                                           max_hits)
+    hs = _hyperscan()
+    if hs is None:
+        ac = _automaton()
+        scanned = None if ac is None else _automaton_scan(ac, data, words + probes, len(probes), start, end,
+                                                          max_hits)
         return None if scanned is None else _found(data, words, probes, scanned, start, end, keep)
     try:
-        database = _database(_hs, words + probes, len(probes))
+        database = _database(hs, words + probes, len(probes))
     except Exception:   # noqa: BLE001  (a needle it cannot compile, an unsupported CPU: the plain path)
         return None
     found: list[list[int]] = [[] for _ in words + probes]
@@ -399,8 +442,8 @@ class Rider:
         every = self.words + self.probes
         ids = [index for index in range(len(every)) if index not in leave_out]
         flags = [0 if index < len(self.words) else self._single for index in ids]
-        if _hs is not None:
-            flags = [_flag(_hs, every[index], flag) for index, flag in zip(ids, flags)]
+        if (hs := _hyperscan()) is not None:
+            flags = [_flag(hs, every[index], flag) for index, flag in zip(ids, flags)]
         return [_expression(every[index]) for index in ids], flags, ids
 
     def end(self) -> int | None:
@@ -438,14 +481,15 @@ class Rider:
         a chunk's scan is used only where it was made of the very same bytes with the very same database). What
         Hyperscan reports is a function of the database and the bytes alone: the answers are those of one thread
         (tests/load/test_rider_scan_ahead.py)."""
-        if _hs is None or self.failed or needle in self.words + self.probes or not needle:
+        hs = _hyperscan()
+        if hs is None or self.failed or needle in self.words + self.probes or not needle:
             return None
         end = min(end, len(self.data))
         self.begin(start)
         if self.end() != start:
             return None
         try:    # (the needle first: the scan of a chunk gives its ends apart from the rider's needles' hits)
-            database = _find_database(_hs, needle, self.words, self.probes)
+            database = _find_database(hs, needle, self.words, self.probes)
         except Exception:   # noqa: BLE001  (a needle it cannot compile: the caller's plain search)
             return None
         # (comm_scan imports this module; the threads are its own)
@@ -481,7 +525,7 @@ class Rider:
                     return pages.find(data, needle, pos, end)
                 if ahead is None and pos == start + step and end - pos >= comm_scan.AHEAD_FROM \
                         and (threads := comm_scan._threads()) > 1:
-                    ahead = comm_scan._Ahead(_hs, data, threads)
+                    ahead = comm_scan._Ahead(hs, data, threads)
                 if ahead is not None and pos < end:     # the next chunks, as this loop will ask for them
                     chunks: list[tuple[int, int, int]] = []
                     while len(chunks) < ahead.depth and (chunks[-1][1] if chunks else pos) < end:
@@ -509,15 +553,15 @@ def ride_along(data: Buffer, needles: Sequence[bytes], probe: Sequence[bytes] = 
     """Ask the passes over the mapping ``data`` (the NCCL reader's communicator pass) to find ``needles`` (and
     whether ``probe`` occurs: one hit a scan at most) in the bytes they read, for a later :func:`find_all`;
     None (nothing asked) where the scanner is not there or ``data`` is not a mapping."""
-    if _hs is None or not isinstance(data, mmap.mmap):
+    if not isinstance(data, mmap.mmap) or (hs := _hyperscan()) is None:
         return None
     words = tuple(dict.fromkeys(n for n in needles if n))
     probes = tuple(n for n in dict.fromkeys(probe) if n and n not in words)
     try:
-        database = _database(_hs, words + probes, len(probes))
+        database = _database(hs, words + probes, len(probes))
     except Exception:   # noqa: BLE001  (the plain path: find_all reads it all)
         return None
-    rider = Rider(data, database, words, probes, _hs.HS_FLAG_SINGLEMATCH)
+    rider = Rider(data, database, words, probes, hs.HS_FLAG_SINGLEMATCH)
     _RIDERS[data] = rider
     return rider
 
@@ -576,22 +620,24 @@ _per_word_spent = 0
 def lines_holding(pieces: Sequence[str], literals: Sequence[str], caseless: Sequence[str] = ()) -> set[int] | None:
     """The indices of the ``pieces`` (a block's lines) that hold one of ``literals``, or one of the ``caseless``
     literals in any case, or that are not ASCII (the caller reads these as before: past ASCII, Python's case
-    rules are not the scanner's), found in one scan of the block (~2 ms to compile a hundred literals, once);
-    None where the scanner is not there or fails (the caller then reads every line). A piece it leaves out
-    holds none of them: ``any(word in piece for word in literals)`` and the same of ``piece.lower()`` and
-    the caseless ones are False (tests/parsing/test_needles.py compares them)."""
-    if _hs is None:
-        return None
+    rules are not the scanner's), found in one scan of the block (~2 ms to compile a hundred literals, once), or
+    word by word for a few lines (:func:`_per_word`, with or without the scanner: a small log's report loads no
+    scanner); None where neither answers (the scanner is not there or fails: the caller then reads every line). A
+    piece it leaves out holds none of them: ``any(word in piece for word in literals)`` and the same of
+    ``piece.lower()`` and the caseless ones are False (tests/parsing/test_needles.py compares them)."""
     key = (tuple(literals), tuple(caseless))
     database = _GATES.get(key)
     if database is None and (few := _per_word(pieces, literals, caseless)) is not None:
         return few
+    hs = _hyperscan()
+    if hs is None:
+        return None
     if database is None:
         try:
-            database = _hs.Database(mode=_hs.HS_MODE_BLOCK)
+            database = hs.Database(mode=hs.HS_MODE_BLOCK)
             words = [*literals, *caseless]
             database.compile(expressions=[re.escape(word.encode()) for word in words], ids=list(range(len(words))),
-                             elements=len(words), flags=[0] * len(literals) + [_hs.HS_FLAG_CASELESS] * len(caseless))
+                             elements=len(words), flags=[0] * len(literals) + [hs.HS_FLAG_CASELESS] * len(caseless))
         except Exception:   # noqa: BLE001  (a needle it cannot take, an unsupported CPU: every line is read)
             return None
         if len(_GATES) > 8:

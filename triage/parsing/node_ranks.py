@@ -26,6 +26,7 @@ from triage.lazy_regex import lazy_regex
 
 @dataclass(frozen=True)
 class NodeRanks:
+    """The global ranks of one node's local ranks, where the input says them."""
     local_to_global: tuple[tuple[int, int], ...] = ()   # (local rank, global rank) of the one node the input shows
     nodes: int | None = None                            # how many nodes the job had, when told
 

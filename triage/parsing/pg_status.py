@@ -34,6 +34,7 @@ _TAG = lazy_regex(r"\[(?:PG (?:ID )?(?P<pg>\d+)(?: PG GUID (?P<guid>\w+))?\s*(?:
 
 @dataclass(frozen=True)
 class PgStatus:
+    """A process group's status line: how many collectives were enqueued and completed."""
     ranks: tuple[int, ...]      # the ranks the line speaks for (one, or a summary's "0/2/3")
     group: str | None           # the process group ("0", "0/default GUID"), None when the line does not say
     enqueued: int
@@ -65,6 +66,7 @@ def parse_pg_status(text: str) -> tuple[PgStatus, ...]:
 
 @dataclass(frozen=True)
 class BehindRanks:
+    """Ranks that launched fewer collectives of a group than the others."""
     group: str | None
     behind: tuple[int, ...]     # ranks that never launched the collective the others launched
     behind_enqueued: int

@@ -32,6 +32,7 @@ class RaiseSiteKind(str, enum.Enum):
 
 @dataclass(frozen=True)
 class RaiseSite:
+    """A frame where a known failure is raised, and what it means."""
     kind: RaiseSiteKind
     text: str           # what the frame means, in words
 

@@ -44,6 +44,7 @@ from triage.lazy_regex import lazy_regex
 
 @dataclass(frozen=True)
 class RankShape:
+    """A shape of log line that names a rank number, and how far its number is trusted."""
     name: str
     pattern: str         # one group, ``(?P<n>...)``: the number
     trust: str           # "global", "local" or "index"

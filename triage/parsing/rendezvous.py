@@ -38,6 +38,7 @@ class InitWaitKind(str, enum.Enum):
 
 @dataclass(frozen=True)
 class InitWait:
+    """A line of a rank waiting in (or failing) the process group's rendezvous."""
     kind: InitWaitKind
     text: str
     rank: int | None = None

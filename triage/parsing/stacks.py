@@ -12,6 +12,7 @@ from triage.lazy_regex import lazy_regex
 
 @dataclass(frozen=True)
 class Frame:
+    """One frame of a thread's stack."""
     function: str
     filename: str
     line: int | None
@@ -20,6 +21,7 @@ class Frame:
 
 @dataclass(frozen=True)
 class ThreadStack:
+    """One thread's stack as a stack dump printed it."""
     thread_id: str                  # "7386" (os id) or "0x00007f..." as the source printed it
     thread_name: str | None
     frames: tuple[Frame, ...]       # innermost first

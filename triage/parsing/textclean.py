@@ -104,6 +104,7 @@ NUMBERING_SAMPLE = 400
 
 @dataclass(frozen=True)
 class CleanText:
+    """A log's lines without their timestamps and with wrapped lines put back together."""
     lines: tuple[str, ...]
     stamps: tuple[str | None, ...]     # the timestamp removed from each line, as printed
     joined: int = 0                    # wrapped lines put back together

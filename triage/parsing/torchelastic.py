@@ -19,6 +19,7 @@ from triage.parsing.log_prefix import split_rank_prefix
 
 @dataclass(frozen=True)
 class ElasticError:
+    """A rank's error record that torchelastic wrote or printed."""
     rank: int | None
     message: str
     exitcode: int | None
@@ -65,6 +66,7 @@ def parse_error_file(data: Mapping[str, Any] | str | bytes, rank: int | None = N
 
 @dataclass(frozen=True)
 class LauncherFailure:
+    """A rank's failure as the launcher's summary reports it."""
     rank: int | None
     local_rank: int | None
     host: str | None
@@ -453,6 +455,7 @@ UNNAMED_SIGNAL = "a signal the input does not name"
 
 @dataclass(frozen=True)
 class AgentSignal:
+    """The torchelastic agent's line saying it received a signal."""
     signal: str                  # "SIGHUP"
     text: str                    # the agent's line
     offset: int = 0              # where the line starts in the text

@@ -83,7 +83,9 @@ _NUMBERS = {4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9
 _NOT_FAILURE = lazy_regex(
     r"^\s*(?:\[?\s*(?:WARN|WARNING|INFO|DEBUG|TRACE|NOTICE|VERBOSE)\b|[WID]\d{4} \d\d:\d\d|\w*Warning\b)"
     r"|\b(?:NCCL INFO|NCCL WARN)\b"
-    r"|\b(?:error|loss|err)[ _-]?(?:rate|=|:\s*[\d.]+\s*$)|\b(?:no|zero|0|without) errors?\b|\berrors?\s*[:=]\s*0\b"
+    r"|\b(?:error|loss|err)[ _-]?(?:rate|=|:\s*[\d.]+\s*$)"
+    # a metric whose name ends in Error, logged with its value ("top1.Error: 29.4%", "val.MeanSquaredError: 1.2e-03")
+    r"|\w*error:\s*[-+]?\d*\.\d+(?:e[-+]?\d+)?\s*%?\s*$|\b(?:no|zero|0|without) errors?\b|\berrors?\s*[:=]\s*0\b"
     r"|\b\d+ (?:passed|failed|errors?)\b|\bPASSED\b"
     r"|^\s*(?:File \"|frame #|#\d+ |at \S+\(|def |if |elif |except\b|raise |try:|catch\b|return |assert )"
     r"|\b(?:retry(?:ing)?|will retry|retrying in|trying again|falling back|fall back|ignor(?:e|ed|ing))\b"
@@ -106,6 +108,7 @@ SUCCESS = lazy_regex(r"\b(?:completed successfully|finished successfully|succeed
 
 @dataclass(frozen=True)
 class UnreadFailure:
+    """A failure line that no finer reader took, with what it says of a signal and a host."""
     text: str                    # the line, trimmed
     signal: str | None = None    # the signal it says a process died by ("SIGSEGV"), if any
     host: str | None = None      # the node the line says it happened on ("... on host nid00012 exited ..."), if any

@@ -30,6 +30,7 @@ HEARTBEAT_DETAIL = "heartbeat monitor timed out"
 
 @dataclass(frozen=True)
 class WatchdogEvent:
+    """A line of the NCCL watchdog of a process group."""
     kind: WatchdogKind
     rank: int | None
     pg: str | None

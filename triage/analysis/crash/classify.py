@@ -45,6 +45,7 @@ class ThreadRole(str, enum.Enum):
 
 @dataclass(frozen=True)
 class CrashContext:
+    """What is known of a crashed process besides its stacks (its core, rank, host and signal)."""
     core_path: str | None = None
     pid: int | None = None
     rank: int | None = None
@@ -66,6 +67,7 @@ class CrashContext:
 
 @dataclass(frozen=True)
 class ThreadInfo:
+    """A thread of a crashed process, with the role its stack shows."""
     lwp: int | None
     role: ThreadRole
     name: str | None
@@ -74,6 +76,7 @@ class ThreadInfo:
 
 @dataclass(frozen=True)
 class CrashClassification:
+    """What kind of crash a process's stacks and signal show, in words."""
     kind: CrashKind
     signal: str | None
     summary: str

@@ -61,6 +61,7 @@ class Scope(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Rule:
+    """One rule of the verdict: its name, scope and decision."""
     name: str
     scope: Scope
     decide: Callable[[Inputs], Candidate | None]

@@ -14,6 +14,7 @@ MAX_WORLD_SIZE = 1 << 20     # larger figures in a log are not a world size (or 
 
 @dataclass(frozen=True)
 class WorldSize:
+    """The job's size as the log says it."""
     size: int
     source: str                  # where it was read, for the coverage line ("world_size=8 in the log")
 

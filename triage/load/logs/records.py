@@ -19,7 +19,7 @@ from triage.parsing.crashlog import PROXY_FAILED, SIZE_CHECK_TEXT, CrashLine, Cr
 from triage.parsing.frameworks import parse_framework_records
 from triage.parsing.launchers import RankDeath, parse_rank_deaths
 from triage.parsing.log_owners import LineOwner
-from triage.parsing.mpi_errors import parse_mpi_errors
+from triage.parsing.mpi_errors import ABORT_TEXT, parse_mpi_errors
 from triage.parsing.nccl.lines import channel_ranks
 from triage.parsing.nccl.tracker import NcclCommState, NcclTracker
 from triage.parsing.node_ranks import NodeRanks, deepspeed_rank_map, node_ranks
@@ -388,6 +388,14 @@ def mpi_records(text: str, path: str, scan: LogScan) -> None:
         order = base + line_of(error.offset)
         line = CrashLine(CrashLineKind.NETWORK if error.network else CrashLineKind.EXCEPTION, error.text[:400],
                          collateral=not error.first and bool(scan.failures))
+        if error.first and not error.network and error.rank is not None and not error.text.startswith(ABORT_TEXT) \
+                and (record := _first_exit_record(scan, error.rank)) is not None:
+            # the rank's record of its failed MPI call (mpi4jax's "r1 | MPI_Allreduce returned error code 15 ...")
+            # and the launcher's record that it was the first to exit with a code ("The first process to do so was:
+            # ... [[j,1],1] Exit code: 1"): one failure, the call's words at the record's standing
+            items = scan.failures[error.rank]
+            items[items.index(record)] = (record[0], line, path)
+            continue
         if error.rank is None:
             scan.orphans.append((order, line, path))
             if error.host:
@@ -397,6 +405,14 @@ def mpi_records(text: str, path: str, scan: LogScan) -> None:
         if error.host:
             scan.hosts.setdefault(error.rank, error.host)
         scan.failures.setdefault(error.rank, []).append((order, line, path))
+
+
+def _first_exit_record(scan: LogScan, rank: int) -> tuple[int, CrashLine, str] | None:
+    """The launcher's record, read before, that ``rank`` was the first process to exit, with a code (no signal, no
+    words of its own: placed first, order -1), where the rank's failures hold nothing else."""
+    items = scan.failures.get(rank, [])
+    records = [item for item in items if item[0] == -1 and item[1].text.startswith(EXIT_CODE_RECORD)]
+    return records[0] if len(records) == 1 and len(items) == 1 else None
 
 
 def _launcher_time(stamp: str | None) -> float | None:

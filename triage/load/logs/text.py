@@ -150,9 +150,13 @@ def _went_on_past(owners: list[LineOwner], base: int, default_rank: int | None, 
               if line.quoted and o >= base]
     starts = ([o for o, *_ in scan.unread if o >= base] + [o for o, *_ in scan.named_failures if o >= base] + refused
               + [o for o, _ in quoted])
-    if not starts:
+    # a rank-less exception line or traceback head (a trace a library logged, a handled one): asked only
+    # whether every rank went on and one said the run ended well after it (left_behind)
+    loose = ([o for o, line, _ in scan.orphans if o >= base and line.exc_type is not None and not line.quoted]
+             + [o for r, o, _ in scan.tracebacks if r is None and o >= base])
+    if not starts and not loose:
         return
-    first = min(starts) - base
+    first = min(starts + loose) - base
     if not mentions_progress("\n".join(owner.rest for owner in owners[first + 1:])):
         return                                  # (one pass over the text: most inputs stop here)
     ranks = {p for p in map(process, {owner.key for owner in owners}) if isinstance(p, int)}
@@ -166,6 +170,17 @@ def _went_on_past(owners: list[LineOwner], base: int, default_rank: int | None, 
                 break
     if not last_progress:
         return
+
+    ended = -1     # the last line of a rank that says the run ended well, asked only where every rank went on
+    if loose and ranks and min(last_progress.get(r, -1) for r in ranks) > min(loose) - base:
+        ended = next((i for i in range(len(owners) - 1, min(loose) - base, -1)
+                      if process(owners[i].key) in ranks and says_it_ended(owners[i].rest)), -1)
+
+    def left_behind(order: int) -> bool:
+        """A rank-less exception line or traceback head after which every rank this text shows printed progress
+        and a rank said the run ended well: the job went on past it (a trace a library logged, a handled one)."""
+        index = order - base
+        return 0 <= index < ended and bool(ranks) and all(last_progress.get(r, -1) > index for r in ranks)
 
     def gone_on(order: int, rank: int | None) -> bool:
         index = order - base
@@ -190,6 +205,11 @@ def _went_on_past(owners: list[LineOwner], base: int, default_rank: int | None, 
         for rank, items in list(scan.failures.items()):
             scan.failures[rank] = [item for item in items if (item[0], rank) not in gone]
     scan.unread = [item for item in scan.unread if not gone_on(item[0], None)]
+    if ended >= 0 and any(left_behind(o) for o in loose):
+        kept = set(loose)
+        scan.went_on.extend(line.text[:200] for o, line, _ in scan.orphans if o in kept and left_behind(o))
+        scan.orphans = [item for item in scan.orphans if not (item[0] in kept and left_behind(item[0]))]
+        scan.tracebacks = [item for item in scan.tracebacks if not (item[0] is None and left_behind(item[1]))]
     after = max(last_progress.values()) + base
     if refused and after > min(refused):
         scan.went_on.extend(w.text[:200] for w in scan.init_waits if w.kind in _PROGRESS_ENDS
@@ -277,8 +297,9 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         # the job said it ended well after them: they did not end it (said, as a line it went on past)
         scan.went_on.extend(unread.text[:200] for order, unread, _, _ in scan.unread if order >= base)
         scan.unread = [item for item in scan.unread if item[0] < base]
-    if scan.unread or scan.named_failures or scan.init_waits or any(
-            line.quoted for items in [scan.orphans, *scan.failures.values()] for _, line, _ in items):
+    if scan.unread or scan.named_failures or scan.init_waits or scan.tracebacks or any(
+            line.quoted for items in [scan.orphans, *scan.failures.values()] for _, line, _ in items) or any(
+            line.exc_type is not None for _, line, _ in scan.orphans):
         _went_on_past(owners, base, default_rank, single_node, scan)
     if scan.orphans and scan.orphans[-1][0] >= base:
         _refusal_went_on(owners, base, scan)

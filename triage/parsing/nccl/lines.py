@@ -26,6 +26,7 @@ from triage.parsing.names import redop_name, torch_dtype, torch_op
 
 @dataclass(frozen=True)
 class NcclColl:
+    """An NCCL collective line (NCCL_DEBUG_SUBSYS=COLL)."""
     host: str
     pid: int
     tid: int | None
@@ -45,6 +46,7 @@ class NcclColl:
 
 @dataclass(frozen=True)
 class NcclInit:
+    """An NCCL communicator's init line."""
     host: str
     pid: int
     comm: str
@@ -62,6 +64,7 @@ class NcclInit:
 
 @dataclass(frozen=True)
 class NcclWarn:
+    """An NCCL WARN line."""
     host: str
     pid: int
     tid: int | None

@@ -26,6 +26,7 @@ _COMM_SIZE = lazy_regex(r"^\s*\d+\s+\d+\s+\d+\s+\d+\s+(\d+)\s+\d+\s+[A-Z]+")   #
 
 @dataclass(frozen=True)
 class RasRank:
+    """A rank NCCL's RAS listed."""
     rank: int
     gpu: int
     pid: int
@@ -34,6 +35,7 @@ class RasRank:
 
 @dataclass(frozen=True)
 class RasGroup:
+    """A group of ranks NCCL's RAS reported at the same operation."""
     count: int                          # how many ranks are in this group
     launched: int                       # the operation number they launched up to
     listed: tuple[RasRank, ...]         # the ranks NCCL named (all of them, or none for a large group)
@@ -41,6 +43,7 @@ class RasGroup:
 
 @dataclass(frozen=True)
 class RasOpMismatch:
+    """NCCL's RAS report of ranks at different operations of a collective."""
     op: str                             # "AllGather"
     groups: tuple[RasGroup, ...]
     comm_size: int | None               # ranks per communicator, from the table

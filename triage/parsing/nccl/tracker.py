@@ -35,6 +35,7 @@ from triage.parsing.nccl.lines import NcclColl, NcclEvent, NcclInit, NcclWarn, p
 
 @dataclass(frozen=True)
 class NcclCommState:
+    """One NCCL communicator of a process: its set-up and the collectives it ran."""
     host: str
     pid: int
     comm: str
@@ -72,6 +73,7 @@ _KERNEL_FAULT = lazy_regex(r"(?i)illegal (?:memory access|address|instruction)|m
 
 @dataclass(frozen=True)
 class _SetupAt:
+    """The set-up state of a process's communicators when a line came."""
     comms: frozenset[str]       # its process's communicators in set-up when it came
     in_use: bool                # a communicator of its process had completed its set-up before
 

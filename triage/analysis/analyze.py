@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from triage.analysis import verdicts
 from triage.analysis.advice import INIT_HANG_STEPS, excerpt_steps
 from triage.analysis.agent_view import gpu_steps, init_steps
 from triage.analysis.cluster_check import cluster_check_finding, cluster_check_json, cluster_check_step
-from triage.analysis.crash import CrashAnalysis, analyse_crashes, crash_analysis_report, crash_record_events
 from triage.analysis.describe import who
 from triage.analysis.diff import (
     Disagreement,
@@ -43,10 +42,16 @@ from triage.model import (
 )
 from triage.model.evidence import MISSING_NODE_REASON, Event, EventKind, Evidence, RankEvidence
 
+if TYPE_CHECKING:
+    from triage.analysis.crash import CrashAnalysis
+
 
 def analyze_crashes(evidence: Evidence) -> tuple[Report, CrashAnalysis]:
     """What :func:`analyze` does with crashes-only Evidence (``triage postmortem``'s cores and rank
     logs), with the classifications the report was built from: each core is classified once."""
+    # (imported here: only cores and crash records are classified; a log's report never loads the classifier)
+    from triage.analysis.crash import analyse_crashes, crash_analysis_report
+
     found = analyse_crashes(evidence)
     return crash_analysis_report(found, evidence), found
 
@@ -70,6 +75,8 @@ def analyze(evidence: Evidence, explain: bool = False) -> Report:
     if evidence.crashes_only:
         return analyze_crashes(evidence)[0]
     if evidence.crashes:
+        from triage.analysis.crash import crash_record_events
+
         evidence = replace(evidence, events=evidence.events + crash_record_events(evidence.crashes), crashes=())
     evidence, after_stop = split_at_stop(evidence)      # the verdict is the one fixed at the stop
     merged = sorted(_merge_ranks(evidence.ranks), key=lambda r: r.rank)

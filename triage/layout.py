@@ -28,15 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-# The largest rank number triage accepts from a name (a file, a directory): no real job is bigger,
-# and a number from the input never sizes a per-rank structure beyond this.
-MAX_RANK = (1 << 20) - 1
-
-
-def is_rank_name(name: str) -> bool:
-    """``name`` is a rank number: ASCII digits only (``int`` also takes ``²`` and other Unicode
-    digits, or refuses them with ValueError), at most :data:`MAX_RANK`."""
-    return name.isascii() and name.isdigit() and len(name) <= 7 and int(name) <= MAX_RANK
+from triage.rank_names import MAX_RANK as MAX_RANK  # noqa: PLC0414 (the rank names: their own module, re-exported)
+from triage.rank_names import is_rank_name as is_rank_name  # noqa: PLC0414
 
 
 def short_hostname() -> str:

@@ -22,7 +22,6 @@ from triage.analysis.advice import INIT_HANG_STEPS, gpu_wait_steps
 from triage.analysis.child_wait import ChildWait, child_waited_on, main_thread
 from triage.analysis.ranks import rank_word
 from triage.analysis.verdict import headline
-from triage.layout import BundleRankPaths
 from triage.model import Finding, Verdict, VerdictKind
 from triage.model.evidence import AgentFacts, InitFact, RankActivityFact, RankEvidence
 
@@ -88,8 +87,7 @@ def _init_verdict(fact: AgentFacts, init: InitFact, ranks: Mapping[int, RankEvid
     if not parts:
         parts.append(init.reason.removeprefix("init hang: ") or fact.reason)
     culprits = init.never_joined
-    evidence = tuple(p for r in culprits if r in ranks for p in ranks[r].evidence
-                     if p.endswith(BundleRankPaths.STACK_DUMPS))
+    evidence = tuple(p for r in culprits if r in ranks for p in ranks[r].evidence if p.endswith(_stack_dumps()))
     verdict = headline.verdict(VerdictKind.INIT_HANG, "; ".join(parts), culprit_ranks=culprits)
     return verdict, Finding(VerdictKind.INIT_HANG.value, culprits or init.waiting, headline.body(verdict.summary),
                             evidence + (fact.bundle,), root_cause=True)
@@ -103,9 +101,17 @@ def _stack_findings(culprits: Sequence[int], ranks: Mapping[int, RankEvidence]) 
         if item is None or not item.stack:
             continue
         shown = " <- ".join(_short(line) for line in item.stack[:8]) + (" <- ..." if len(item.stack) > 8 else "")
-        dumps = tuple(p for p in item.evidence if p.endswith(BundleRankPaths.STACK_DUMPS))
+        dumps = tuple(p for p in item.evidence if p.endswith(_stack_dumps()))
         out.append(Finding("stack", (rank,), f"rank {rank}'s stack: {shown}", dumps))
     return out
+
+
+def _stack_dumps() -> tuple[str, ...]:
+    """The names of a bundle rank's stack dumps (imported here: the agent's records come with a run directory,
+    and a log's report leaves the run directory's layout unloaded)."""
+    from triage.layout import BundleRankPaths
+
+    return BundleRankPaths.STACK_DUMPS
 
 
 def _short(line: str) -> str:

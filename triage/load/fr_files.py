@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from triage.errors import InputError
-from triage.layout import MAX_RANK
 from triage.lazy_regex import lazy_regex
 from triage.model import Collective
 from triage.model.evidence import Evidence, PgMembers, RankEvidence
 from triage.parsing.textclean import decoded
+from triage.rank_names import MAX_RANK
 from triage.regular_files import open_regular, read_regular_bytes
 
 if TYPE_CHECKING:

@@ -13,7 +13,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from triage.errors import InputError
-from triage.layout import BundlePaths, is_rank_name
 from triage.load.fr_files import load_fr_dir, looks_like_fr_file, read_text
 from triage.load.log_tree import LogTree, find_rank_logs
 from triage.load.logs.finish import orphan_failures, scan_to_ranks, unread_failures
@@ -24,6 +23,7 @@ from triage.model.evidence import Event, Evidence, ExitInfo, ProseAccount, RankE
 from triage.parsing.crashlog import parse_crash_line
 from triage.parsing.textclean import decoded
 from triage.parsing.torchelastic import parse_error_file
+from triage.rank_names import is_rank_name
 from triage.regular_files import NOT_REGULAR, is_special_file, open_regular
 
 MAX_STDIN_BYTES = 1 << 30
@@ -65,7 +65,8 @@ def _load_dir(path: Path, prefix: str | None) -> Evidence:
         raise InputError(f"{path}: cannot list directory ({exc.strerror or exc})") from None
     if not entries:
         raise InputError(f"{path}: empty directory", "point at a run directory or a directory of FR dumps")
-    # lazy: the run directory's loaders (bundles, stacks, agent records) stay off a plain log's start-up path
+    # lazy: the run directory's loaders (bundles, stacks, agent records) and layout stay off a plain log's start-up path
+    from triage.layout import BundlePaths
     from triage.load.run_dir import load_run_dir, looks_like_run_dir
 
     if looks_like_run_dir(path):

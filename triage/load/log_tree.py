@@ -25,8 +25,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from triage.layout import is_rank_name
 from triage.lazy_regex import lazy_regex
+from triage.rank_names import is_rank_name
 
 MAX_DEPTH = 6
 MAX_ENTRIES = 50_000

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from triage.layout import RunPaths
 from triage.model import MismatchKind, Verdict, VerdictKind
 from triage.model.evidence import StopDecision
 from triage.schemas import STOP_SCHEMA
@@ -58,6 +57,8 @@ def stop_from_json(data: Any, path: str, host: str) -> StopDecision | None:
 def load_stop(root: Path, skipped: list[str]) -> StopDecision | None:
     """The earliest stop decision any host of the run directory recorded for this run: one older
     than its host's agent start (node.json ``started``: a reused run directory) is not this run's."""
+    from triage.layout import RunPaths  # (a run directory's: a log's report reads no stop.json)
+
     found = []
     for host in RunPaths(root).hosts():
         stop = read_stop(host.stop, skipped)

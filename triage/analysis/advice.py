@@ -5,7 +5,7 @@ diff next time (pure)."""
 from __future__ import annotations
 
 from triage.analysis.ranks import rank_word
-from triage.analysis.settle import HCCL, per_rank_output, settle_setup, under_triage
+from triage.analysis.settle import HCCL, LIBFABRIC, per_rank_output, settle_setup, under_triage
 from triage.analysis.stopped import what_to_do
 from triage.analysis.unrecorded import END_NOT_SHOWN
 from triage.lazy_regex import lazy_regex
@@ -107,6 +107,12 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None) -> tuple[str, .
                      "~/ascend/log) to see each rank's link set-up; a peer that died or started late shows up as a "
                      "socket timeout on the others, so look for an earlier failure on the peer; `npu-smi info` and "
                      "`hccn_tool -i DEVICE -tls -g` check the NPUs and their links, HCCL_CONNECT_TIMEOUT the wait")
+        steps.append("test the nodes' links without the training code: `triage check -- torchrun ...`")
+    elif kind is VerdictKind.NETWORK_ERROR and LIBFABRIC.search(summary) is not None:
+        steps.append("check the link or host named: re-run with FI_LOG_LEVEL=warn (libfabric's own log; info for "
+                     "more, FI_LOG_PROV=<provider> to keep one provider's) to see which peer each rank lost first; a "
+                     "peer that died shows up as unreachable or unresponsive on the others, so look for an earlier "
+                     "failure on the peer; `fi_info -p <provider>` on each node checks the provider and its devices")
         steps.append("test the nodes' links without the training code: `triage check -- torchrun ...`")
     elif kind is VerdictKind.NETWORK_ERROR:
         steps.append("check the link or host named: re-run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET to "

@@ -150,6 +150,12 @@ HCCL_SETTLE = ("the other ranks' own logs would settle it (CANN's first step for
                "own error, or one that never reached the link set-up, is the peer it waited for; if every rank timed "
                "out, compare their times with HCCL_CONNECT_TIMEOUT, 120 s by default; each rank's CANN log with "
                "ASCEND_GLOBAL_LOG_LEVEL=1 names the peer)")
+# libfabric's own log line ("libfabric:PID:TIME::efa:cq:FUNC():LINE<warn> ..."): its knobs, not NCCL's
+LIBFABRIC = lazy_regex(r"\blibfabric:\d+:")
+LIBFABRIC_SETTLE = ("libfabric's own log of every rank (FI_LOG_LEVEL=warn, info for more; FI_LOG_PROV=<provider> to "
+                    "keep one provider's) and the peer's own log would settle it (which peer became unreachable or "
+                    "unresponsive first, and whether it died before: a peer that died shows up so on the others); "
+                    "`fi_info -p <provider>` on each node checks the provider and its devices")
 _STORE_ADDR = lazy_regex(r"\(([\w.:\[\]-]+), ?(\d{2,5})\)|\b((?:\d{1,3}\.){3}\d{1,3}|[a-z][\w.-]*):(\d{2,5})\b")
 _SHM = lazy_regex(r"/dev/shm|shared memory segment|posix_fallocate")  # noqa: S108 (a pattern, not a path)
 _PEER = lazy_regex(r"\bpeer\b|remote process exited|Connect to |Call to (?:connect|recv|send)")
@@ -167,6 +173,8 @@ def settle_network(text: str, host: str | None) -> str:
                 "--shm-size`, or NCCL_SHM_DISABLE=1 to do without it)")
     if HCCL.search(text):
         return HCCL_SETTLE
+    if LIBFABRIC.search(text):
+        return LIBFABRIC_SETTLE
     if _GRPC.search(text):
         return ("the log of the process the gRPC call could not reach (TensorFlow's or JAX's task that the error's "
                 "'remote target /job:.../task:N' names: whether it died or was preempted first) would settle it")

@@ -63,8 +63,9 @@ class CrashLine:
     peer: str | None = None          # a peer address/host the line names ("10.0.0.5<1234>")
     gpu: int | None = None           # a CUDA device the line names
     thread: int | None = None        # the thread id glog's head gives (the process's pid for its main thread)
-    quoted: bool = False             # a runtime's message inside the writer's own sentence: not read where the job
-    #                                  went on past it (triage.load.logs.text)
+    quoted: bool = False             # a runtime's message inside the writer's own sentence, or a library's line at
+    #                                  its warning level (libfabric's): not read where the job went on past it
+    #                                  (triage.load.logs.text)
 
 
 # Quick pre-check for whole-text scans: a line holding none of these is no crash line.
@@ -77,8 +78,9 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            "host not found", "Caught signal", "caught signal", "Assertion ", "Address already in use", "EADDRINUSE",
            "failed to listen", "ssh exited with exit code", "does not support", "posix_fallocate", "ncclShmOpen",
            "Getting socket times out", "wait socket establish timeout", "StopIteration", "StopAsyncIteration",
-           "failed to extend /dev/shm", "what():", "retry count exceeded", "RETRY_EXC_ERR", "completion_with_err",
-           "forrtl: ", "exit signals: ", "CUDA_ERROR_", "Check failed", "Check failure", "NCCL_ERROR", "ECONN",
+           "failed to extend /dev/shm", "what():", "retry count exceeded", "retry counter exceeded", "RETRY_EXC_ERR",
+           "completion_with_err", "forrtl: ", "exit signals: ", "libfabric:", "CUDA_ERROR_", "Check failed",
+           "Check failure", "NCCL_ERROR", "ECONN",
            "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "connect() failed", "DDP expects same model", "Broken pipe",
            "appears not to match", "UCX  ERROR", "UCX ERROR", "ASSERT '", ": error: argument ",
            ": error: the following arguments are required", ": error: invalid choice",
@@ -256,7 +258,15 @@ _NET = lazy_regex(
     # an InfiniBand/RoCE completion the transport gave up on, as UCX logs it before making it fatal ("[host:pid:0:tid]
     # ib_mlx5_log.c:177  Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend 0x81 hw_synd 0/0)", "RNR retry
     # count exceeded"), or as verbs names it (IBV_WC_RETRY_EXC_ERR), and UCX's frame for it in its fatal backtrace
-    r"(?:Transport|RNR) retry count exceeded|IBV_WC_(?:RNR_)?RETRY_EXC_ERR|uct_ib_mlx5_completion_with_err|"
+    r"(?:[Tt]ransport|RNR) retry count(?:er)? exceeded|IBV_WC_(?:RNR_)?RETRY_EXC_ERR|uct_ib_mlx5_completion_with_err|"
+    # libfabric's own log line ("libfabric:PID:TIME:PREFIX:PROVIDER:SUBSYS:FUNC():LINE<LEVEL> message", FI_LOG_LEVEL;
+    # its highest level is warn) where a provider reports a peer it lost or a transfer it gave up on: EFA's "The peer
+    # of address A becomes unresponsive", "EFA provider internal txe failure err: 113, message: Unreachable remote -
+    # never received a response (15)"; its other warnings (set-up probes, an ignored packet) are no failure
+    # (before 1.14 no time, before its log prefix no prefix field)
+    r"\blibfabric:\d+:(?:\d+:)?(?:[^:\n]{0,64}:)?[\w;]{1,64}:\w{1,16}:\w{1,128}\(\):\d+<warn> [^\n]{0,300}?"
+    r"(?:[Uu]nreachable|[Uu]nresponsive|retry count(?:er)? exceeded|[Cc]onnection (?:was )?reset|"
+    r"internal [rt]xe failure|[Pp]eer aborted|[Oo]peration aborted because the peer)|"
     # UCX's own ERROR-level lines ("[ts] [host:pid:0]  ucp_listener.c:122  UCX  ERROR ...") when a connection could not
     # be set up or was lost: "connection request failed on listener 0x... with status Destination is unreachable", "no
     # active messages transport to <no debug data>: tcp/eno1 - no peer failure handler, ...", "received event
@@ -645,14 +655,17 @@ def _plain_line(text: str, collateral: bool, said: str) -> CrashLine | None:
                               or "socket" in text.lower() or "peer" in text or "Connect to " in text or "ssh" in text
                               or "ibv_" in text or "posix_fallocate" in text or "/dev/shm" in text  # noqa: S108
                               or "shared memory segment" in text or "mlx5" in text or "RETRY_EXC_ERR" in text
-                              or "UCX" in text or _PIPE_WRITE.search(text) is not None
+                              or "retry count" in text
+                              or "UCX" in text or "libfabric:" in text or _PIPE_WRITE.search(text) is not None
                               or _ERRNO_NET.search(text) is not None or peer_of(said) is not None
                               or ("connect() failed" in text and PEER.search(text) is not None)):
         # (ibv_: an InfiniBand verbs call; posix_fallocate, /dev/shm: NCCL's shared-memory transport; mlx5,
         # RETRY_EXC_ERR: an InfiniBand/RoCE completion error UCX or verbs reports; UCX's own connection errors; NCCL
         # WARN's message alone; a socket errno's name, "ECONNREFUSED"; a line that names the peer it could not reach)
         # a network failure is never called collateral here: the analysis ranks it after real failures
-        return CrashLine(CrashLineKind.NETWORK, noted(text), peer=peer_of(said))
+        # (libfabric logs a lost peer at its warning level: a provider that recovers, the run going on, ended nothing)
+        return CrashLine(CrashLineKind.NETWORK, noted(text), peer=peer_of(said),
+                         quoted="libfabric:" in text and "<warn> " in text)
     if _NCCL_GATED.holds(text):
         return CrashLine(CrashLineKind.NCCL_ERROR, text[:400], collateral=collateral)
     if _PG_ABORT_GATED.holds(text):

@@ -260,9 +260,10 @@ def parse_hccl_waits(text: str) -> list[LaggingRanks]:
 HOROVOD_STALL_MARKER = "by subset of ranks and are waiting for remainder of ranks"
 HOROVOD_STALL_TEXT = "Horovod's stall inspector"
 _HVD_LIST_HEAD = lazy_regex(r"(?:^|[\s:>\]])Missing ranks:\s*$")
-# (a launcher's tag may stand before each line: "[1,0]<stderr>:2: [grad_0]")
-_HVD_RANK = lazy_regex(r"^(?:\[\d+,\d+\]<std(?:out|err)>:|\[[\w.:-]+\]:?|[\w.-]+: )?\s*(?P<rank>\d{1,6})(?P<shut>!)?: "
-                       r"\[(?P<tensor>[^,\]]{0,200})")
+# (a launcher's tag may stand before each line: mpirun's "[1,0]<stderr>:2: [grad_0]", horovodrun's own (gloo)
+# "[0]<stderr>:2: [grad_0]")
+_HVD_RANK = lazy_regex(r"^(?:\[\d+(?:,\d+)?\]<std(?:out|err)>:|\[[\w.:-]+\]:?|[\w.-]+: )?\s*"
+                       r"(?P<rank>\d{1,6})(?P<shut>!)?: \[(?P<tensor>[^,\]]{0,200})")
 _HVD_LIST_LINES = 4096
 
 

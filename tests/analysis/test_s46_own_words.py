@@ -91,3 +91,98 @@ def test_verbs_status_string_for_retries_is_a_network_failure() -> None:
 def test_libfabric_words_that_ended_nothing(lines: tuple[str, ...]) -> None:
     result = report(*_STEPS, *lines)
     assert result.verdict.kind.value not in ("network_error", "crash", "exception"), result.verdict.summary
+
+
+# (3) Level Zero's own codes (Intel GPUs; oneCCL, SYCL's Unified Runtime and PyTorch's XPU backend print them):
+# DEVICE_LOST is a device fault of the process that printed it (the driver reset a device that hung or faulted; was
+# refused or a crash "the input does not say how it died"), OUT_OF_DEVICE_MEMORY its device's memory
+@pytest.mark.parametrize(("lines", "rank"), [
+    ((("2024:05:06-10:12:33:(48211) |CCL_ERROR| ze_call.cpp:43 do_call: EXCEPTION: ze error at "
+      "zeCommandQueueSynchronize, code: ZE_RESULT_ERROR_DEVICE_LOST"),
+      "terminate called after throwing an instance of 'ccl::v1::exception'",
+      ("  what():  oneCCL: ze_call.cpp:43 do_call: EXCEPTION: ze error at zeCommandQueueSynchronize, code: "
+      "ZE_RESULT_ERROR_DEVICE_LOST")), None),
+    # oneCCL's progress thread ("worker 0") is no rank; the rank is the prefix's
+    ((("1: 2025:11:28-05:55:00:(7781) |CCL_ERROR| worker.cpp:353 ccl_worker_func: worker 0 caught internal exception: "
+      "oneCCL: ze_call.cpp:43 do_call: EXCEPTION: ze error at zeEventHostSynchronize, code: "
+      "ZE_RESULT_ERROR_DEVICE_LOST"),), 1),
+    (("[rank3]: Traceback (most recent call last):", '[rank3]:   File "train.py", line 9, in <module>',
+      "[rank3]: RuntimeError: Native API failed. Native API returns: 20 (UR_RESULT_ERROR_DEVICE_LOST)"), 3),
+])
+def test_level_zero_device_lost_is_a_device_fault(lines: tuple[str, ...], rank: int | None) -> None:
+    result = report(*_STEPS, *lines)
+    assert result.verdict.kind.value == "crash", result.verdict.summary
+    assert result.verdict.culprit_ranks == (() if rank is None else (rank,)), result.verdict.summary
+    assert "DEVICE_LOST" in result.verdict.summary
+    assert any("xpu-smi" in step for step in excerpt_steps(result.verdict))
+
+
+@pytest.mark.parametrize("message", [
+    "RuntimeError: level_zero backend failed with error: 40 (ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)",
+    "RuntimeError: Native API failed. Native API returns: 39 (UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)",
+])
+def test_level_zero_out_of_device_memory_is_an_oom(message: str) -> None:
+    result = report(*_STEPS, "[rank2]: Traceback (most recent call last):",
+                    '[rank2]:   File "train.py", line 88, in <module>', f"[rank2]: {message}")
+    assert result.verdict.culprit_ranks == (2,) and result.verdict.subkind is not None
+    assert result.verdict.subkind.value == "oom", result.verdict.summary
+    assert any("batch size" in step for step in excerpt_steps(result.verdict))
+
+
+def test_level_zero_words_the_run_went_on_past() -> None:
+    result = report(*_STEPS, "0: note: a driver older than 1.3 may return ZE_RESULT_ERROR_DEVICE_LOST on reset",
+                    *(f"{r}: step {n} loss 2.1" for n in (300, 400) for r in range(4)), "0: Training finished.")
+    assert result.verdict.kind.value not in ("crash", "exception"), result.verdict.summary
+
+
+def test_a_ranks_only_failure_line_quoted_then_the_run_went_on() -> None:
+    # a runtime's words quoted in a rank's own prefixed line, the run going on after: that rank has no failure left
+    # (was an internal error: an empty list of failures for the rank)
+    result = report(*_STEPS, '0: note: you may see "CUDA error: an illegal memory access was encountered" here',
+                    *(f"{r}: step {n} loss 2.1" for n in (300, 400) for r in range(4)), "0: Training finished.")
+    assert result.verdict.kind.value not in ("crash", "exception"), result.verdict.summary
+
+
+_TF_ERR = "tensorflow.python.framework.errors_impl.UnavailableError: "
+
+
+# (4) gRPC's detail line under TensorFlow's error names the task at the call's other end ("Additional GRPC error
+# information from remote target /job:worker/replica:0/task:N:", "... task:N while calling ..."): the peer of that
+# network failure, whose log settles it; TensorFlow's UnavailableError of gRPC's own words ("Socket closed") is a
+# network failure (was an exception of words unread, the task not named)
+@pytest.mark.parametrize(("prefix", "message", "detail", "task"), [
+    ("", "Collective ops is aborted by: Socket closed",
+     "Additional GRPC error information from remote target /job:worker/replica:0/task:2:", 2),
+    ("1: ", "{{function_node __inference_train_function_1234}} Connection reset by peer",
+     ("Additional GRPC error information from remote target /job:worker/replica:0/task:3 while calling "
+     "/tensorflow.WorkerService/RecvBuf:"), 3),
+    ("", "Stream removed", "Additional GRPC error information from remote target /job:ps/replica:0/task:11:", 11),
+])
+def test_grpc_remote_target_names_the_peer_task(prefix: str, message: str, detail: str, task: int) -> None:
+    result = report(*_STEPS, f"{prefix}Traceback (most recent call last):",
+                    f'{prefix}  File "train.py", line 140, in <module>', f"{prefix}{_TF_ERR}{message}",
+                    prefix + detail, prefix + ':{"created":"@1710148442.118","description":"Error received from '
+                    'peer ipv4:10.0.3.12:2222","grpc_message":"Socket closed","grpc_status":14}')
+    assert result.verdict.kind.value == "network_error", result.verdict.summary
+    assert f"task:{task})" in result.verdict.summary and f"the log of task {task} (" in result.verdict.summary
+    assert any("remote target" in step for step in excerpt_steps(result.verdict))
+
+
+def test_unavailable_socket_closed_alone_is_a_network_failure() -> None:
+    result = report(*_STEPS, f"{_TF_ERR}Collective ops is aborted by: Socket closed")
+    assert result.verdict.kind.value == "network_error", result.verdict.summary
+    assert "remote target" not in result.verdict.summary
+
+
+@pytest.mark.parametrize("lines", [
+    # the detail words with no failure above them (a note, a config dump): no failure of their own
+    ("0: see the worker named in 'Additional GRPC error information from remote target /job:worker/replica:0/task:1'",
+     "0: Training finished."),
+    # a failure of another kind above: it keeps its words, no task is pinned on it
+    ("0: ValueError: bad shape (4, 3)",
+     "0: Additional GRPC error information from remote target /job:worker/replica:0/task:1:"),
+])
+def test_grpc_remote_target_alone_or_under_another_failure(lines: tuple[str, ...]) -> None:
+    result = report(*_STEPS, *lines)
+    assert "gRPC's remote target" not in result.verdict.summary, result.verdict.summary
+    assert result.verdict.kind.value != "network_error"

@@ -12,6 +12,7 @@ from triage.lazy_regex import lazy_regex
 from triage.model import MismatchKind, Verdict, VerdictKind
 from triage.model.evidence import GPU_WAIT, RankActivityFact
 from triage.model.gpu import GPU_BUSY_SHARE
+from triage.parsing.crashlog import REMOTE_TARGET_TEXT
 from triage.parsing.launch_failure import LAUNCH_TEXT
 
 _FLIGHT_RECORDER = ("PyTorch's Flight Recorder (TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1 "
@@ -75,7 +76,7 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None) -> tuple[str, .
     elif kind is VerdictKind.EXCEPTION:
         steps.append(f"read the traceback of {who or 'the failing rank'} in the log: it is the first failure; "
                      "the timeouts and errors of the other ranks followed from it")
-        if "out of memory" in summary or "OutOfMemoryError" in summary:
+        if "out of memory" in summary or "OutOfMemoryError" in summary or "OUT_OF_DEVICE_MEMORY" in summary:
             steps.append("reduce memory on that rank (batch size, sequence length, activation checkpointing); "
                          "a rank that OOMs alone often gets a longer sequence or a larger shard")
         if "unhandled cuda error" in summary or "ncclUnhandledCudaError" in summary:
@@ -91,6 +92,13 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None) -> tuple[str, .
         if "SIGKILL" in summary:
             steps.append("run `dmesg -T | grep -i -E 'killed process|out of memory'` on that host: SIGKILL is "
                          "usually the kernel OOM killer (host memory, not GPU memory)")
+        elif "_RESULT_ERROR_DEVICE_LOST" in summary:
+            # Level Zero's device loss (Intel GPUs): the driver reset a hung or faulted device under the process
+            steps.append("the GPU was lost under the process (Level Zero's DEVICE_LOST: the driver reset a device "
+                         "that hung or faulted): check `dmesg -T` on that host for the GPU driver's hang and reset "
+                         "lines (i915/xe) and `xpu-smi diag` for the device's health, before blaming the code")
+            steps.append(f"look at the lines of {who or 'that process'} just before the failure: the first "
+                         "error, not the timeouts after it")
         elif not _HOW_IT_DIED.search(summary):
             steps.append("the input does not say how it died: `dmesg -T | grep -i -E 'killed process|out of memory|"
                          "Xid'` on that host tells a kill by the kernel's OOM killer (host memory) from a GPU fault, "
@@ -108,6 +116,10 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None) -> tuple[str, .
                      "socket timeout on the others, so look for an earlier failure on the peer; `npu-smi info` and "
                      "`hccn_tool -i DEVICE -tls -g` check the NPUs and their links, HCCL_CONNECT_TIMEOUT the wait")
         steps.append("test the nodes' links without the training code: `triage check -- torchrun ...`")
+    elif kind is VerdictKind.NETWORK_ERROR and REMOTE_TARGET_TEXT in summary:
+        steps.append("read the log of the task gRPC's remote target names first: a task that died, was preempted or "
+                     "restarted shows up as a closed or reset connection on the others; GRPC_VERBOSITY=debug shows "
+                     "gRPC's own connection events")
     elif kind is VerdictKind.NETWORK_ERROR and LIBFABRIC.search(summary) is not None:
         steps.append("check the link or host named: re-run with FI_LOG_LEVEL=warn (libfabric's own log; info for "
                      "more, FI_LOG_PROV=<provider> to keep one provider's) to see which peer each rank lost first; a "

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from triage.analysis.ranks import rank_word
 from triage.lazy_regex import lazy_regex
 from triage.model.evidence import RankEvidence
-from triage.parsing.crashlog import PROXY_FAILED, size_check_sizes
+from triage.parsing.crashlog import PROXY_FAILED, REMOTE_TARGET_TEXT, size_check_sizes
 from triage.parsing.launch_failure import LAUNCH_TEXT
 from triage.parsing.mpi_errors import MPI_SIZE_TEXT
 from triage.parsing.peers import peer_of
@@ -144,6 +144,8 @@ _STORE = lazy_regex(r"client socket has timed out|RendezvousConnectionError|C10d
 # gRPC's words for a peer it cannot reach (TensorFlow's and JAX's collectives and coordination service): no store's
 _GRPC = lazy_regex(r"\bfailed to connect to all addresses\b|\bUNAVAILABLE: (?:Socket closed|Stream removed|"
                    r"Connection reset)\b")
+# the task gRPC's detail line named (triage.load.logs.line_events): the peer of TensorFlow's network failure
+_GRPC_TASK = lazy_regex(re.escape(REMOTE_TARGET_TEXT) + r" (?P<task>/job:[\w.-]+/replica:\d+/task:(?P<n>\d+))")
 # Ascend HCCL's own words (its error codes EI0006 and kin, its CANN log's "HCCL(pid,name)" head): its knobs, not NCCL's
 HCCL = lazy_regex(r"\bHCCL\b|\bEI00\d\d\b|\bwait socket establish timeout\b")
 HCCL_SETTLE = ("the other ranks' own logs would settle it (CANN's first step for a socket timeout: a rank with its "
@@ -175,6 +177,9 @@ def settle_network(text: str, host: str | None) -> str:
         return HCCL_SETTLE
     if LIBFABRIC.search(text):
         return LIBFABRIC_SETTLE
+    if (task := _GRPC_TASK.search(text)) is not None:
+        return (f"the log of task {task.group('n')} ({task.group('task')}: whether it died, was preempted or "
+                "restarted before this call) would settle it: a task that went away shows up so on the others")
     if _GRPC.search(text):
         return ("the log of the process the gRPC call could not reach (TensorFlow's or JAX's task that the error's "
                 "'remote target /job:.../task:N' names: whether it died or was preempted first) would settle it")

@@ -79,8 +79,8 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            "failed to listen", "ssh exited with exit code", "does not support", "posix_fallocate", "ncclShmOpen",
            "Getting socket times out", "wait socket establish timeout", "StopIteration", "StopAsyncIteration",
            "failed to extend /dev/shm", "what():", "retry count exceeded", "retry counter exceeded", "RETRY_EXC_ERR",
-           "completion_with_err", "forrtl: ", "exit signals: ", "libfabric:", "CUDA_ERROR_", "Check failed",
-           "Check failure", "NCCL_ERROR", "ECONN",
+           "completion_with_err", "_RESULT_ERROR_", "forrtl: ", "exit signals: ", "libfabric:", "CUDA_ERROR_",
+           "Check failed", "Check failure", "NCCL_ERROR", "ECONN",
            "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "connect() failed", "DDP expects same model", "Broken pipe",
            "appears not to match", "UCX  ERROR", "UCX ERROR", "ASSERT '", ": error: argument ",
            ": error: the following arguments are required", ": error: invalid choice",
@@ -119,6 +119,8 @@ _CUDA_OOM = lazy_regex(r"CUDA out of memory|OutOfMemoryError|out of memory\. Tri
                        # .../AMReX_Arena.cpp line 173: out of memory", "GPU last error detected in file ... line 1032:
                        # out of memory")
                        r"\b(?:hipErrorOutOfMemory|cudaErrorMemoryAllocation)\b|"
+                       # Level Zero's (Intel GPUs: oneCCL, SYCL's Unified Runtime, PyTorch's XPU backend)
+                       r"\b(?:ZE|UR)_RESULT_ERROR_OUT_OF_DEVICE_MEMORY\b|"
                        r"\b(?:CUDA|HIP|GPU)(?: last)? error(?: \d+| detected)? in file \S+ line \d+: out of memory\b|"
                        # PyTorch's caching allocator's own figures, the tail of its message pasted without the "CUDA
                        # out of memory." head: "Tried to allocate 20.00 MiB (GPU 0; 1.96 GiB total capacity; ...)",
@@ -149,7 +151,11 @@ _CUDA_ERROR = lazy_regex(
     # us: [pid:196431 tid:0x7f23] Callback: Queue 0x7f2301400000 aborting with error : HSA_STATUS_ERROR_MEMORY_APERTURE_
     # VIOLATION: The agent attempted to access memory beyond the largest legal address. code: 0x29" (older:
     # "Device::callbackQueue aborting with error : ...")
-    r"\b(?:Callback: Queue 0x[0-9a-fA-F]+|Device::callbackQueue) aborting with error : HSA_STATUS_ERROR_\w+",
+    r"\b(?:Callback: Queue 0x[0-9a-fA-F]+|Device::callbackQueue) aborting with error : HSA_STATUS_ERROR_\w+|"
+    # Intel GPUs' Level Zero driver (and the Unified Runtime over it, SYCL, oneCCL, PyTorch's XPU backend) on a device
+    # that hung or was reset under the process: "ze error at zeCommandQueueSynchronize, code:
+    # ZE_RESULT_ERROR_DEVICE_LOST"
+    r"\b(?:ZE|UR)_RESULT_ERROR_DEVICE_LOST\b",
     re.MULTILINE)
 _CUDA_HINT = "CUDA kernel errors might be asynchronously reported"
 # a runtime's error message quoted inside a sentence of the writer's own: its words (not a function's or an error
@@ -157,7 +163,8 @@ _CUDA_HINT = "CUDA kernel errors might be asynchronously reported"
 # \"CUDA error: an illegal memory access ...\"") or opening the line in quotes: a failure only where the job did not
 # go on past it (CrashLine.quoted)
 _RUNTIME_WORDS = ("CUDA error: ", "an illegal memory access was encountered", "unspecified launch failure",
-                  "device-side assert triggered", "Memory access fault by GPU node-")
+                  "device-side assert triggered", "Memory access fault by GPU node-", "ZE_RESULT_ERROR_DEVICE_LOST",
+                  "UR_RESULT_ERROR_DEVICE_LOST")
 _IN_PROSE = lazy_regex(r"(?:\w[,;]?[ \t]+[\"\u201c'`]?|^[\"\u201c'`])$")
 _THC_PRINT = "THCudaCheck FAIL file="
 # the kernel's own assert, printed per thread before "device-side assert triggered" (which a paste may lack):
@@ -544,6 +551,13 @@ def _proxy_line(text: str, proxy: re.Match[str], peer_addr: str | None) -> Crash
     return CrashLine(kind, text[:300] + note, peer=peer_addr)
 
 
+# TensorFlow's UnavailableError is gRPC's UNAVAILABLE, its message gRPC's own words for a connection that went away
+# ("Collective ops is aborted by: Socket closed", "... Stream removed"): a peer it lost
+# (and the task gRPC's detail line after it names: triage.load.logs.line_events, read by triage.analysis.settle)
+REMOTE_TARGET_TEXT = "the task at the call's other end, gRPC's remote target"
+_GRPC_GONE = lazy_regex(r"\b(?:Socket closed|Stream removed)\b")
+
+
 def _exception_line(text: str, exc: re.Match[str], collateral: bool, said: str) -> CrashLine:
     """A Python exception's line: what its type and message say it is."""
     exc_type, msg = exc.group("type"), (exc.group("msg") or "").strip()
@@ -555,7 +569,8 @@ def _exception_line(text: str, exc: re.Match[str], collateral: bool, said: str) 
                          f"node ran low on host memory): {text}"[:400], exc_type, signal="SIGKILL")
     if _CUDA_OOM_GATED.holds(text):
         return CrashLine(CrashLineKind.CUDA_OOM, text[:400], exc_type, gpu=_gpu(text))
-    if _NET_GATED.holds(msg) or exc_type.rsplit(".", 1)[-1] in ("DistNetworkError", "RendezvousConnectionError"):
+    if _NET_GATED.holds(msg) or exc_type.rsplit(".", 1)[-1] in ("DistNetworkError", "RendezvousConnectionError") \
+            or (exc_type.endswith("UnavailableError") and _GRPC_GONE.search(msg) is not None):
         return CrashLine(CrashLineKind.NETWORK, noted(text), exc_type, peer=peer_of(said))
     if _CUDA_SETUP_GATED.holds(msg):
         return CrashLine(CrashLineKind.EXCEPTION, text[:300] + CUDA_SETUP_NOTE, exc_type, gpu=_gpu(text))

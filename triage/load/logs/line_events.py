@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from triage.lazy_regex import lazy_regex
 from triage.load.logs.facts import WorldSize
 from triage.load.logs.scan import (
     FAILURE_CLUSTER_LINES,
@@ -22,6 +23,7 @@ from triage.model.evidence import (
 from triage.parsing.crashlog import (
     DUPLICATE_GPU_LOCAL,
     DUPLICATE_GPU_TEXT,
+    REMOTE_TARGET_TEXT,
     CrashLine,
     CrashLineKind,
     parse_crash_line,
@@ -93,6 +95,30 @@ def joined_terminate(rest: str, rank: int | None, order: int, scan: LogScan) -> 
         return None
     items.pop()
     return joined
+
+
+# gRPC's detail line under TensorFlow's error ("Additional GRPC error information from remote target
+# /job:worker/replica:0/task:2:" or "... task:2 while calling /tensorflow.WorkerService/RecvBuf:"): the task the call
+# could not reach, the peer of the network failure just above it
+_REMOTE_TARGET = lazy_regex(r"\bfrom remote target (?P<task>/job:[\w.-]{1,64}/replica:\d{1,6}/task:\d{1,6})\b")
+_REMOTE_TARGET_LINES = 4
+
+
+def grpc_remote_target(rest: str, rank: int | None, order: int, scan: LogScan) -> bool:
+    """gRPC's ``remote target /job:J/replica:R/task:N`` line under the same process's network failure (or
+    TensorFlow's UnavailableError) just above it: that failure names the task it lost. Whether it was read."""
+    target = _REMOTE_TARGET.search(rest)
+    items = scan.failures.get(rank, []) if rank is not None else scan.orphans
+    if target is None or not items or not 0 < order - items[-1][0] <= _REMOTE_TARGET_LINES:
+        return False
+    line = items[-1][1]
+    if line.kind is not CrashLineKind.NETWORK and "UnavailableError" not in line.text:
+        return False
+    if REMOTE_TARGET_TEXT in line.text:
+        return True
+    told = f"{line.text} ({REMOTE_TARGET_TEXT} {target.group('task')})"
+    items[-1] = (items[-1][0], replace(line, kind=CrashLineKind.NETWORK, text=told[:600]), items[-1][2])
+    return True
 
 
 def watchdog_terminate(rest: str, rank: int | None, path: str, order: int, scan: LogScan) -> None:

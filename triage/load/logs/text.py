@@ -14,6 +14,7 @@ from triage.lazy_regex import lazy_regex
 from triage.load.logs.facts import sole_process, world_size_facts
 from triage.load.logs.line_events import (
     coordination_line,
+    grpc_remote_target,
     joined_terminate,
     nccl_detail_of,
     record_duplicate_gpu,
@@ -203,7 +204,11 @@ def _went_on_past(owners: list[LineOwner], base: int, default_rank: int | None, 
                             for o, line, _ in items if (o, rank) in gone)
         scan.orphans = [item for item in scan.orphans if (item[0], None) not in gone]
         for rank, items in list(scan.failures.items()):
-            scan.failures[rank] = [item for item in items if (item[0], rank) not in gone]
+            left = [item for item in items if (item[0], rank) not in gone]
+            if left:
+                scan.failures[rank] = left
+            else:       # (a rank whose only failure line was gone is no failed rank: no empty list for it)
+                del scan.failures[rank]
     scan.unread = [item for item in scan.unread if not gone_on(item[0], None)]
     if ended >= 0 and any(left_behind(o) for o in loose):
         kept = set(loose)
@@ -501,6 +506,8 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
         if crash is not None:
             scan.failures.setdefault(rank, []).append((joined[0], crash, joined[2]))
             return
+    if loud and "remote target /job:" in rest and grpc_remote_target(rest, rank, order, scan):
+        return
     if rest.strip() == "Last error:" and rank is not None:
         scan.last_error[rank] = order
         return

@@ -11,7 +11,6 @@ from triage.analysis.unrecorded import END_NOT_SHOWN
 from triage.lazy_regex import lazy_regex
 from triage.model import MismatchKind, Verdict, VerdictKind
 from triage.model.evidence import GPU_WAIT, RankActivityFact
-from triage.model.gpu import GPU_BUSY_SHARE
 from triage.parsing.crashlog import REMOTE_TARGET_TEXT
 from triage.parsing.launch_failure import LAUNCH_TEXT
 
@@ -164,6 +163,9 @@ def gpu_wait_steps(act: RankActivityFact) -> tuple[str, ...]:
     known (no NVML reading). Empty for any other activity."""
     if act.activity != GPU_WAIT:
         return ()
+    # (the agent's facts, with a run directory: a log's report leaves the GPU facts' module unloaded)
+    from triage.model.gpu import GPU_BUSY_SHARE
+
     where = f" in {act.gpu_wait}" if act.gpu_wait else ""
     rank = f"rank {act.rank}"
     if act.gpu_util is not None and act.gpu_util >= GPU_BUSY_SHARE:

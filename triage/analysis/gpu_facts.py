@@ -4,10 +4,13 @@ Xid whose pid is a rank's, a GPU with uncorrected ECC errors or retired pages.""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from triage.analysis.ranks import rank_word
 from triage.model import Finding
-from triage.model.gpu import GpuFacts, NodeGpus
+
+if TYPE_CHECKING:     # (the facts come with a run directory's bundles: a log's report leaves their module unloaded)
+    from triage.model.gpu import GpuFacts, NodeGpus
 
 FULL_UTIL = 99          # percent: the GPU was busy for the whole of NVML's last sample period
 

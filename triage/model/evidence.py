@@ -9,12 +9,14 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from triage.model import Collective, SeqHistory, Verdict
 from triage.model.backtrace import CrashLogFacts, GdbBacktrace, PythonFrame, PythonStack
-from triage.model.gpu import NodeGpus
 from triage.model.numerics import RankNumerics
+
+if TYPE_CHECKING:     # (a node's GPU facts come with a run directory: a log's report leaves their module unloaded)
+    from triage.model.gpu import NodeGpus
 
 
 class EventKind(str, enum.Enum):

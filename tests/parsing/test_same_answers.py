@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from triage.parsing import job_config, progress, regex_gate, solver_errors
+from triage.parsing import frameworks, job_config, launchers, mpi_errors, progress, regex_gate, solver_errors
 
 CASES = Path(__file__).resolve().parents[1] / "realworld" / "cases"
 
@@ -62,3 +62,18 @@ def test_whole_text_passes_skipped_only_where_nothing_matches() -> None:
             assert _spans(regex_gate.finditer(pattern, text)) == expected, (pattern.pattern[:80], text[:200])
             kept += bool(expected)
     assert kept > 10            # (the field cases hold these codes' banners: the test compares matches, not nothing)
+
+
+def test_holds_any_answers_as_the_substring_tests() -> None:
+    filler = "[rank3]: step 7 ERROR: read of shard 12 failed, retry count exceeded (src/io.cpp:201)\n" * 14000
+    assert len(filler) >= regex_gate._ONE_SCAN      # (a text large enough for the one scan)
+    ascii_cases = [text for text in _texts() if text.isascii()]
+    for module in (frameworks, launchers, mpi_errors, solver_errors):
+        markers = module.MARKERS
+        assert not regex_gate.holds_any(filler.replace("ERROR: ", "E "), markers)
+        for marker in markers:                  # each one alone, at the text's end
+            assert regex_gate.holds_any(filler + marker, markers)
+        for text in ascii_cases[:200]:
+            big = filler + text
+            assert regex_gate.holds_any(big, markers) == any(marker in big for marker in markers)
+    assert regex_gate.holds_any("ünïcode " * 200000 + "Evicted", frameworks.MARKERS)   # (not ASCII: the plain tests)

@@ -42,6 +42,7 @@ import re
 from triage.lazy_regex import lazy_regex
 from triage.parsing.launchers import RankDeath, signal_name
 from triage.parsing.progress import says_it_ended, went_on_after
+from triage.parsing.regex_gate import holds_any
 
 MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Process", ":FAILED", "FAILED (non-zero",
            "Process name:", "exceeded memory limits", "BAD TERMINATION", "terminated badly", "OOMKilled",
@@ -307,7 +308,7 @@ _SGLANG_CHILD = lazy_regex(r"Child process unexpectedly failed with (?:exitcode=
 
 def parse_framework_records(text: str) -> tuple[RankDeath, ...]:
     """The records above in ``text``, in text order. Never raises."""
-    if not any(marker in text for marker in MARKERS):
+    if not holds_any(text, MARKERS):
         return ()
     out = [*_slurm(text), *_mpi(text), *_kubernetes(text), *_ray(text), *_submitit(text), *_launchers(text),
            *_trainers(text), *_nccl_ras(text)]

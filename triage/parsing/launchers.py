@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from triage.lazy_regex import lazy_regex
 from triage.parsing import windows_status
 from triage.parsing.progress import went_on_after
+from triage.parsing.regex_gate import holds_any
 
 # Words that must be in a text for any record here to be in it (a cheap pre-check).
 MARKERS = ("noticed that process rank", "first process to do so", "died", "killed", "Killed", "crashed",
@@ -226,7 +227,7 @@ def _line_of(text: str, start: int, end: int) -> str:
 
 def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
     """The plain-word failure records of ``text``, in text order. Never raises."""
-    if not any(marker in text for marker in MARKERS):
+    if not holds_any(text, MARKERS):
         return ()
     out: list[RankDeath] = []
     for match in _MPI_SIGNAL.finditer(text):

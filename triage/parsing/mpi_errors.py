@@ -81,6 +81,7 @@ from dataclasses import dataclass, replace
 
 from triage.lazy_regex import lazy_regex
 from triage.parsing.progress import went_on_after
+from triage.parsing.regex_gate import holds_any
 
 MARKERS = ("An error occurred in MPI_", "MPI_ABORT was invoked", "exiting improperly", "calling", "Primary job",
            "was invoked.", "Local abort ", "called MPI_Abort(", "job aborted, but has no info",
@@ -234,7 +235,7 @@ class MpiError:
 
 def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
     """The records above in ``text``, in text order. Never raises."""
-    if not any(marker in text for marker in MARKERS):
+    if not holds_any(text, MARKERS):
         return ()
     out = [*_handler_blocks(text)]
     cray = _cray(text)

@@ -66,7 +66,7 @@ from collections.abc import Callable, Sequence
 from triage.lazy_regex import lazy_regex
 from triage.parsing.launchers import RankDeath
 from triage.parsing.progress import is_progress, mentions_progress, went_on_after
-from triage.parsing.regex_gate import finditer
+from triage.parsing.regex_gate import finditer, holds_any
 
 MARKERS = ("FOAM FATAL", "FATAL CALLED", "ERROR on proc ", "ERROR: ", "Fatal error:", "PETSC ERROR:",
            "An error occurred in line <", "*** ERROR ***", "[ABORT]", "Error in routine ", "Called CmiAbort",
@@ -143,7 +143,7 @@ _CTEST = lazy_regex(r"^[ \t]*(?:\d+/\d+ )?Test[ \t]+#\d+: \S+ \.*[ \t]*(?P<how>P
 def parse_solver_errors(text: str, line_ranks: Sequence[int | None] | None = None) -> tuple[RankDeath, ...]:
     """The banners above in ``text``, in text order; ``line_ranks``: the rank each line's own prefix named (the text's
     prefixes taken off): a banner that names no rank is its line's rank's. Never raises."""
-    if not any(marker in text for marker in MARKERS):
+    if not holds_any(text, MARKERS):
         return ()
     out: list[RankDeath] = []
     seen: set[int | None] = set()

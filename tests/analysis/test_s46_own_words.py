@@ -10,6 +10,7 @@ from triage.analysis.advice import excerpt_steps
 from triage.analysis.analyze import analyze
 from triage.load.inputs import load_log_texts
 from triage.model import Report
+from triage.parsing.crashlog import parse_crash_line
 
 
 def report(*lines: str) -> Report:
@@ -186,3 +187,69 @@ def test_grpc_remote_target_alone_or_under_another_failure(lines: tuple[str, ...
     result = report(*_STEPS, *lines)
     assert "gRPC's remote target" not in result.verdict.summary, result.verdict.summary
     assert result.verdict.kind.value != "network_error"
+
+
+# (5) MindSpore's device allocator ("Device(id:N) memory isn't enough and alloc failed, kernel name: ..., alloc size:
+# NB.", "Device memory isn't enough and alloc failed, actor name: ...") under its log head: an out-of-memory of that
+# process's device (was words unread)
+@pytest.mark.parametrize("line", [
+    ("[CRITICAL] DEVICE(91002,ffff8a3b1120,python):2024-05-06-10:20:01.000.123 [mindspore/ccsrc/plugin/device/ascend/"
+     "hal/hardware/ge_device_res_manager.cc:88] AllocateMemory] Device(id:2) memory isn't enough and alloc failed, "
+     "kernel name: Default/network/Conv2D-op12, alloc size: 1073741824B."),
+    ("3: [ERROR] RUNTIME_FRAMEWORK(7001,ffff0cffa120,python):2025-01-02-03:04:05.006.007 [mindspore/ccsrc/runtime/"
+     "graph_scheduler/actor/memory_manager_actor.cc:230] SetOpContextMemoryAllocFail] Device memory isn't enough and "
+     "alloc failed, actor name: Default/MatMul-op3, alloc size: 536870912"),
+    ("RuntimeError: #umsg#Memory not enough:#umsg#Device(id:0) memory isn't enough and alloc failed, kernel name: "
+     "Split tuple outputs, alloc size: 2048B."),
+])
+def test_mindspore_device_memory_is_an_oom(line: str) -> None:
+    result = report(*_STEPS, line)
+    assert result.verdict.subkind is not None and result.verdict.subkind.value == "oom", result.verdict.summary
+    assert result.verdict.culprit_ranks == ((3,) if line.startswith("3: ") else ())
+
+
+def test_mindspore_host_memory_words_are_no_device_oom() -> None:
+    # its CPU device's message: host memory, no "Device": not read as a device's out-of-memory
+    crash = parse_crash_line("Memory isn't enough and alloc failed, kernel name: Default/Add-op1, alloc size: 64B.")
+    assert crash is None or crash.kind.value != "cuda_oom"
+
+
+_RAY_TABLE = ("(TorchTrainer pid=1138, ip=10.244.4.193) Started distributed worker processes:",
+              ("(TorchTrainer pid=1138, ip=10.244.4.193) - (node_id=3ea81f12c0f7, ip=10.244.4.193, pid=1193) world_rank=0, "
+              "local_rank=0, node_rank=0"),
+              ("(TorchTrainer pid=1138, ip=10.244.4.193) - (node_id=2b00ea2b369c, ip=10.244.1.42, pid=1341) world_rank=1, "
+              "local_rank=0, node_rank=1"))
+_SEGV = ("*** SIGSEGV received at time=1717243200 on cpu 12 ***", "Fatal Python error: Segmentation fault")
+
+
+# (6) Ray Train's table of its workers ("- (node_id=N, ip=A, pid=P) world_rank=R, local_rank=L, node_rank=K", older
+# without node_id) ties each worker's pid to its rank: a "(RayTrainWorker pid=P, ip=A)" worker's failure, and the
+# driver's ActorDiedError of that pid and ip, are rank R's (were a crash of unknown rank on that host)
+@pytest.mark.parametrize("tagged", [True, False])
+def test_ray_train_table_ties_a_worker_to_its_rank(tagged: bool) -> None:
+    table = _RAY_TABLE if tagged else tuple(
+        line.replace(", ip=10.244.4.193)", ")").replace("node_id=3ea81f12c0f7, ", "").replace("node_id=2b00ea2b369c, ",
+                                                                                               "") for line in _RAY_TABLE)
+    tag = "(RayTrainWorker pid=1341, ip=10.244.1.42) " if tagged else "(RayTrainWorker pid=1341) "
+    result = report(*table, "(RayTrainWorker pid=1193, ip=10.244.4.193) epoch 0 step 10 loss 2.3",
+                    *(tag + line for line in _SEGV))
+    assert result.verdict.kind.value == "crash" and result.verdict.culprit_ranks == (1,), result.verdict.summary
+
+
+def test_ray_train_table_ties_the_drivers_actor_died_record_to_its_rank() -> None:
+    result = report(*_RAY_TABLE, "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.",
+                    "\tclass_name: RayTrainWorker", "\tactor_id: 5d8a0c3e1f6b2a7e9d4c1b0a01000000", "\tpid: 1341",
+                    "\tnamespace: 2b6f1e0c", "\tip: 10.244.1.42",
+                    "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR Worker "
+                    "exit detail: Worker unexpectedly exits with a connection error code 2. End of file.")
+    assert result.verdict.culprit_ranks == (1,), result.verdict.summary
+
+
+def test_ray_train_table_a_pid_on_another_node_is_not_that_rank() -> None:
+    # the same pid on a node the table does not name for it: another process, no rank
+    result = report(*_RAY_TABLE, "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.",
+                    "\tclass_name: RayTrainWorker", "\tactor_id: 5d8a0c3e1f6b2a7e9d4c1b0a01000000", "\tpid: 1341",
+                    "\tnamespace: 2b6f1e0c", "\tip: 10.244.9.9",
+                    "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR Worker "
+                    "exit detail: Worker unexpectedly exits with a connection error code 2. End of file.")
+    assert result.verdict.culprit_ranks == (), result.verdict.summary

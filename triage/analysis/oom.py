@@ -3,8 +3,9 @@
 A device's allocator (``CUDA out of memory``, ``torch.OutOfMemoryError``, ``CUDA error: out of memory``, ``NPU out of
 memory``, ``XPU out of memory``, a GPU error in a library's words (AMReX's ``CUDA error 2 in file ...: out of
 memory``), HIP's ``hipErrorOutOfMemory``, ``cudaErrorMemoryAllocation``, Level Zero's
-``ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY``, XLA's ``RESOURCE_EXHAUSTED: Out of memory``) or the host's OOM killer (the
-kernel's ``Out of memory: Killed process``, ``oom-kill``, ``invoked oom-killer``, Kubernetes' ``OOMKilled``, srun's
+``ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY``, MindSpore's ``Device(id:N) memory isn't enough``, XLA's
+``RESOURCE_EXHAUSTED: Out of memory``) or the host's OOM killer (the kernel's ``Out of memory: Killed process``,
+``oom-kill``, ``invoked oom-killer``, Kubernetes' ``OOMKilled``, srun's
 ``Out Of Memory``, a crash record the kernel's OOM line explains). The verdict's kind stays what it is; only a failure's
 verdict with no other subkind gets it, and never from triage's own guess (``SIGKILL is often the kernel OOM killer``):
 the words must be the input's.
@@ -22,6 +23,7 @@ _OOM = lazy_regex(
     r"\b(?:CUDA|NPU|XPU|HIP|MPS|GPU|cuda|npu|xpu|hip|mps|gpu)\b[^\n]{0,200}?\bout of memory\b"
     r"|\bOutOfMemoryError\b|\b(?:cudaErrorMemoryAllocation|hipErrorOutOfMemory|CUDA_ERROR_OUT_OF_MEMORY)\b"
     r"|\b(?:ZE|UR)_RESULT_ERROR_OUT_OF_DEVICE_MEMORY\b"
+    r"|\bDevice(?:\(id:\d+\))? memory isn't enough and alloc failed\b"
     r"|\bRESOURCE_EXHAUSTED: Out of memory\b"
     r"|\bOut of memory: Kill(?:ed)? process\b|\boom-kill(?:er)?\b|\boom_kill_process\b|\bOOMKilled\b"
     r"|\bsrun: (?:error: )?[^\n]{0,80}?Out Of Memory\b|\bDetected \d+ oom[_-]kill events?\b"

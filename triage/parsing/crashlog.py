@@ -79,8 +79,8 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            "failed to listen", "ssh exited with exit code", "does not support", "posix_fallocate", "ncclShmOpen",
            "Getting socket times out", "wait socket establish timeout", "StopIteration", "StopAsyncIteration",
            "failed to extend /dev/shm", "what():", "retry count exceeded", "retry counter exceeded", "RETRY_EXC_ERR",
-           "completion_with_err", "_RESULT_ERROR_", "forrtl: ", "exit signals: ", "libfabric:", "CUDA_ERROR_",
-           "Check failed", "Check failure", "NCCL_ERROR", "ECONN",
+           "completion_with_err", "_RESULT_ERROR_", "memory isn't enough", "forrtl: ", "exit signals: ", "libfabric:",
+           "CUDA_ERROR_", "Check failed", "Check failure", "NCCL_ERROR", "ECONN",
            "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "connect() failed", "DDP expects same model", "Broken pipe",
            "appears not to match", "UCX  ERROR", "UCX ERROR", "ASSERT '", ": error: argument ",
            ": error: the following arguments are required", ": error: invalid choice",
@@ -121,6 +121,9 @@ _CUDA_OOM = lazy_regex(r"CUDA out of memory|OutOfMemoryError|out of memory\. Tri
                        r"\b(?:hipErrorOutOfMemory|cudaErrorMemoryAllocation)\b|"
                        # Level Zero's (Intel GPUs: oneCCL, SYCL's Unified Runtime, PyTorch's XPU backend)
                        r"\b(?:ZE|UR)_RESULT_ERROR_OUT_OF_DEVICE_MEMORY\b|"
+                       # MindSpore's device allocator ("Device(id:2) memory isn't enough and alloc failed, kernel name:
+                       # ..., alloc size: 1073741824B.", "Device memory isn't enough and alloc failed, actor name: ...")
+                       r"\bDevice(?:\(id:\d+\))? memory isn't enough and alloc failed\b|"
                        r"\b(?:CUDA|HIP|GPU)(?: last)? error(?: \d+| detected)? in file \S+ line \d+: out of memory\b|"
                        # PyTorch's caching allocator's own figures, the tail of its message pasted without the "CUDA
                        # out of memory." head: "Tried to allocate 20.00 MiB (GPU 0; 1.96 GiB total capacity; ...)",

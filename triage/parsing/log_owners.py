@@ -4,6 +4,7 @@ lines of the same log (:mod:`triage.parsing.nccl.lines`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from triage.lazy_regex import lazy_regex
@@ -44,7 +45,7 @@ def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
     for p in parsed:
         if p.rank is not None and not p.local and p.host and p.pid is not None:
             pid_rank.setdefault(f"{p.host}:{p.pid}", p.rank)
-    for pid_key, rank in _ranks_from_nccl_inits(parsed).items():
+    for pid_key, rank in (*_ranks_from_nccl_inits(parsed).items(), *_ranks_from_ray_train(parsed).items()):
         pid_rank.setdefault(pid_key, rank)
     out: list[LineOwner] = []
     previous = LineOwner("unknown", "")
@@ -213,6 +214,28 @@ def _ranks_by_pid(parsed: list[RankPrefix]) -> dict[str, tuple[int, int]]:
             if key not in best or size > best[key][0]:
                 best[key] = (size, event.rank)
     return best
+
+
+# Ray Train's table of its workers, printed by the trainer when it starts them ("Started distributed worker processes:"
+# then "- (node_id=N, ip=A, pid=P) world_rank=R, local_rank=L, node_rank=K", older "- (ip=A, pid=P) world_rank=R, ...")
+_RAY_TRAIN_WORKER = lazy_regex(r"^- \((?:node_id=\w+, )?ip=(?P<ip>[\w.:-]+), pid=(?P<pid>\d+)\) "
+                               r"world_rank=(?P<rank>\d+), local_rank=\d+, node_rank=\d+")
+
+
+def ray_train_ranks(rests: Iterable[str]) -> dict[tuple[str | None, int], int]:
+    """(ip, pid) -> world rank, from Ray Train's table of its workers (and (None, pid) for a worker's tag that names
+    no ip: "(RayTrainWorker pid=P)" on one node), where no two rows name the same process."""
+    found: dict[tuple[str | None, int], set[int]] = {}
+    for rest in rests:
+        if rest.startswith("- (") and (m := _RAY_TRAIN_WORKER.match(rest)) is not None:
+            found.setdefault((m.group("ip"), int(m.group("pid"))), set()).add(int(m.group("rank")))
+            found.setdefault((None, int(m.group("pid"))), set()).add(int(m.group("rank")))
+    return {key: next(iter(ranks)) for key, ranks in found.items() if len(ranks) == 1}
+
+
+def _ranks_from_ray_train(parsed: list[RankPrefix]) -> dict[str, int]:
+    """host:pid -> rank (the key a line's owner is looked up by), from Ray Train's table of its workers."""
+    return {f"{ip}:{pid}": rank for (ip, pid), rank in ray_train_ranks(p.rest for p in parsed).items()}
 
 
 _TRACEBACK_HEAD = "Traceback (most recent call last):"

@@ -18,7 +18,7 @@ from triage.parsing import needles, pages, windows_status
 from triage.parsing.crashlog import PROXY_FAILED, SIZE_CHECK_TEXT, CrashLine, CrashLineKind, parse_crash_line
 from triage.parsing.frameworks import parse_framework_records
 from triage.parsing.launchers import RankDeath, parse_rank_deaths
-from triage.parsing.log_owners import LineOwner
+from triage.parsing.log_owners import LineOwner, ray_train_ranks
 from triage.parsing.mpi_errors import ABORT_TEXT, parse_mpi_errors
 from triage.parsing.nccl.lines import channel_ranks
 from triage.parsing.nccl.tracker import NcclCommState, NcclTracker
@@ -375,6 +375,10 @@ def pid_ranks_of(owners: list[LineOwner]) -> dict[tuple[str | None, int], int]:
     for owner in owners:
         if isinstance(owner.key, int) and owner.pid is not None:
             seen.setdefault((owner.host, owner.pid), set()).add(owner.key)
+    if any(owner.rest.startswith("- (") for owner in owners):     # (Ray Train's table of its workers)
+        for key, rank in ray_train_ranks(owner.rest for owner in owners).items():
+            if key[0] is not None:      # (its row's ip: a record's pid on another node is another process)
+                seen.setdefault(key, set()).add(rank)
     return {key: next(iter(ranks)) for key, ranks in seen.items() if len(ranks) == 1}
 
 

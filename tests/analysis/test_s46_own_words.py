@@ -253,3 +253,35 @@ def test_ray_train_table_a_pid_on_another_node_is_not_that_rank() -> None:
                     "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR Worker "
                     "exit detail: Worker unexpectedly exits with a connection error code 2. End of file.")
     assert result.verdict.culprit_ranks == (), result.verdict.summary
+
+
+_AIC = ("EZ9999: [PID: 48211] 2024-05-06-10:12:33.117.100 The error from device(chipId:1, dieId:0), serial number is "
+        "5, there is an {what}, core id is 12, error code = 0x800000, dump info: pc start: 0x1240c46650b8 "
+        "[FUNC:ProcessStarsCoreErrorInfo][FILE:device_error_proc.cc][LINE:1100]")
+
+
+# (7) Ascend CANN's AI Core error (its EZ9999 block: "The error from device(chipId:N, dieId:M), serial number is S,
+# there is an aivec error exception", "... an exception of aicore error", the runtime's "Aicore kernel execute failed,
+# device_id=N, ...") is a device fault of the process that printed it, with CANN's own tools as the next step (was the
+# exception above it, "ACL stream synchronize failed", or a crash "the input does not say how it died")
+@pytest.mark.parametrize(("prefix", "lines"), [
+    ("[rank1]: ", ("RuntimeError: ACL stream synchronize failed, error code:507015", "EZ9999: Inner Error!",
+                   _AIC.format(what="aivec error exception"))),
+    ("", ("RuntimeError: Call rt api rtStreamSynchronize failed, ret: 507011", "EZ9999: Inner Error!",
+          _AIC.format(what="exception of aicore error").replace("chipId", "chipid"))),
+    ("3: ", (("        Aicore kernel execute failed, device_id=1, stream_id=450, report_stream_id=2, task_id=442, "
+             "flip_num=0, fault kernel_name=Default/MatMul.op12/program id=20, hash=1629.[FUNC:GetError]"
+             "[FILE:stream.cc][LINE:1467]"),)),
+])
+def test_cann_aicore_error_is_a_device_fault(prefix: str, lines: tuple[str, ...]) -> None:
+    result = report(*_STEPS, *(prefix + line for line in lines))
+    assert result.verdict.kind.value == "crash", result.verdict.summary
+    rank = {"[rank1]: ": (1,), "3: ": (3,)}.get(prefix, ())
+    assert result.verdict.culprit_ranks == rank, result.verdict.summary
+    assert any("aicore_error" in step for step in excerpt_steps(result.verdict))
+
+
+def test_cann_aicore_words_in_a_sentence_are_no_device_fault() -> None:
+    result = report(*_STEPS, "0: tip: when the log says 'there is an aivec error exception', run msaicerr",
+                    "0: Training finished.")
+    assert result.verdict.kind.value != "crash", result.verdict.summary

@@ -39,6 +39,9 @@ THREAD_AT_EXIT_STEP = (
 # "died unexpectedly"), the kernel's log tells an OOM kill from a GPU fault first
 _HOW_IT_DIED = lazy_regex(r"SIG[A-Z]{3,6}|[Ss]ignal|CUDA|cuda|[Ii]llegal|Xid|[Ss]egmentation|core dumped|[Aa]bort|"
                           r"exit(?:ed)? (?:with )?(?:code|status)|[Ff]ault|0x[0-9A-Fa-f]{8}")
+# Ascend CANN's AI Core error in a verdict's words (triage.parsing.crashlog reads it as a device fault)
+_AICORE = lazy_regex(r"there is an? (?:ai(?:vec|core) error exception|exception of ai(?:vec|core) error)|"
+                     r"Aicore kernel execute failed")
 LIVE_STACKS = ("while it hangs, take the stacks of every rank: `triage collect --job JOBID` (SLURM) or "
                "`triage dump --match train.py` on each node")
 # an init hang, whatever the input: who never joined, and whether the nodes reach the store
@@ -91,6 +94,13 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None) -> tuple[str, .
         if "SIGKILL" in summary:
             steps.append("run `dmesg -T | grep -i -E 'killed process|out of memory'` on that host: SIGKILL is "
                          "usually the kernel OOM killer (host memory, not GPU memory)")
+        elif _AICORE.search(summary) is not None:
+            # Ascend CANN's AI Core error: a kernel that faulted on the NPU
+            steps.append("an operator's kernel faulted on the NPU (CANN's AI Core error): CANN's `asys analyze "
+                         "-r=aicore_error` (or msaicerr) on the plog names the operator and the fault; re-run with "
+                         "ASCEND_LAUNCH_BLOCKING=1 to stop at the operator that failed")
+            steps.append(f"look at the lines of {who or 'that process'} just before the failure: the first "
+                         "error, not the timeouts after it")
         elif "_RESULT_ERROR_DEVICE_LOST" in summary:
             # Level Zero's device loss (Intel GPUs): the driver reset a hung or faulted device under the process
             steps.append("the GPU was lost under the process (Level Zero's DEVICE_LOST: the driver reset a device "

@@ -79,7 +79,8 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            "failed to listen", "ssh exited with exit code", "does not support", "posix_fallocate", "ncclShmOpen",
            "Getting socket times out", "wait socket establish timeout", "StopIteration", "StopAsyncIteration",
            "failed to extend /dev/shm", "what():", "retry count exceeded", "retry counter exceeded", "RETRY_EXC_ERR",
-           "completion_with_err", "_RESULT_ERROR_", "memory isn't enough", "forrtl: ", "exit signals: ", "libfabric:",
+           "completion_with_err", "_RESULT_ERROR_", "memory isn't enough", "kernel execute failed", "forrtl: ",
+           "exit signals: ", "libfabric:",
            "CUDA_ERROR_", "Check failed", "Check failure", "NCCL_ERROR", "ECONN",
            "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "connect() failed", "DDP expects same model", "Broken pipe",
            "appears not to match", "UCX  ERROR", "UCX ERROR", "ASSERT '", ": error: argument ",
@@ -158,7 +159,13 @@ _CUDA_ERROR = lazy_regex(
     # Intel GPUs' Level Zero driver (and the Unified Runtime over it, SYCL, oneCCL, PyTorch's XPU backend) on a device
     # that hung or was reset under the process: "ze error at zeCommandQueueSynchronize, code:
     # ZE_RESULT_ERROR_DEVICE_LOST"
-    r"\b(?:ZE|UR)_RESULT_ERROR_DEVICE_LOST\b",
+    r"\b(?:ZE|UR)_RESULT_ERROR_DEVICE_LOST\b|"
+    # Ascend CANN's AI Core error, a kernel that faulted on the NPU (its EZ9999 block): "The error from
+    # device(chipId:4, dieId:0), serial number is 2, there is an aivec error exception, core id is 11, ...", and the
+    # runtime's "Aicore kernel execute failed, device_id=4, stream_id=450, ..., fault kernel_name=..."
+    r"\b[Tt]he error from device\([Cc]hip[Ii]d:\d+, dieId:\d+\), serial number is \d+, there is an? "
+    r"(?:ai(?:vec|core) error exception|exception of ai(?:vec|core) error)|"
+    r"\bAicore kernel execute failed, device_id=\d+",
     re.MULTILINE)
 _CUDA_HINT = "CUDA kernel errors might be asynchronously reported"
 # a runtime's error message quoted inside a sentence of the writer's own: its words (not a function's or an error

@@ -152,3 +152,68 @@ def test_open_mpis_first_process_record_alone_still_names_its_rank() -> None:
     result = report("[1,0]<stdout>:step 10 loss 0.5", *(line.format(rank=3) for line in _FIRST_PROCESS))
     assert tuple(result.verdict.culprit_ranks) == (3,), result.verdict.summary
     assert "exited with code 1" in result.verdict.summary, result.verdict.summary
+
+
+# (3) a rank's own exception under Hydra's -prepend-rank ("[3] numpy.linalg.LinAlgError: ...") among Hydra's own
+# unprefixed boxes: that rank's line, and with its box's bare exit code one failure, the exception's words
+def _prepended_traceback(rank: int, last: str) -> list[str]:
+    return [f"[{rank}] Traceback (most recent call last):", f'[{rank}]   File "solve.py", line 77, in <module>',
+            f"[{rank}]     x = np.linalg.solve(A, b)", f"[{rank}] {last}", ""]
+
+
+@pytest.mark.parametrize("rank", [1, 3])
+@pytest.mark.parametrize("last", ["numpy.linalg.LinAlgError: Singular matrix", "KeyError: 'rho'"])
+def test_a_prepended_ranks_exception_among_hydras_boxes_is_its_failure(rank: int, last: str) -> None:
+    lines = _prepended_traceback(rank, last)
+    for other in range(4):
+        lines += _box(other, f"node{other // 2}", "EXIT STATUS: 1" if other == rank else "KILLED BY SIGNAL: 9 (Killed)")
+    result = report(*lines)
+    assert result.verdict.kind.value == "exception", result.verdict.summary
+    assert tuple(result.verdict.culprit_ranks) == (rank,), result.verdict.summary
+    assert last.split(":")[0] in result.verdict.summary, result.verdict.summary
+
+
+def test_hydras_exit_box_alone_still_says_its_exit_code() -> None:
+    lines = ["[0] step 1 residual 0.3", "[0] step 2 residual 0.2"]
+    for other in range(2):
+        lines += _box(other, "node0", "EXIT STATUS: 1" if other == 1 else "KILLED BY SIGNAL: 9 (Killed)")
+    result = report(*lines)
+    assert tuple(result.verdict.culprit_ranks) == (1,), result.verdict.summary
+    assert "exited with code 1" in result.verdict.summary, result.verdict.summary
+
+
+# (5) MPICH ch3:sock's record of a link it could not make, under Hydra's -prepend-rank: a network error, as bare
+_CH3 = [("[ch3:sock] rank {r} unable to connect to rank {p} using business card <port=55228 description=10.35.1.13 "
+         "host13 ifname=10.35.1.13 >"), "unable to connect to 10.35.1.13 host13  on port 55228, exhausted all endpoints",
+        "Fatal error in MPI_Allgather: Other MPI error, error stack:",
+        "MPIC_Sendrecv(116)........:",
+        "MPIDI_CH3I_Sock_connect(387): [ch3:sock] rank {r} unable to connect to rank {p} using business card <port=1 >"]
+
+
+@pytest.mark.parametrize(("reporter", "peer"), [(0, 19), (5, 2)])
+@pytest.mark.parametrize("head", ["[{r}] ", "[{r}]\t", ""])
+def test_a_ch3_sock_record_under_prepend_rank_is_a_network_error(reporter: int, peer: int, head: str) -> None:
+    result = report(*(head.format(r=reporter) + line.format(r=reporter, p=peer) for line in _CH3))
+    assert result.verdict.kind.value == "network_error", result.verdict.summary
+    assert f"could not connect to rank {peer}" in result.verdict.summary, result.verdict.summary
+
+
+def test_a_prepended_ch3_sock_record_the_job_went_on_past_is_no_failure() -> None:
+    result = report(*(f"[0] {line.format(r=0, p=3)}" for line in _CH3[:2]), "[0] step 1 loss 2.1",
+                    "[0] step 2 loss 2.0", "[0] Training complete")
+    assert "could not connect" not in result.verdict.summary, result.verdict.summary
+
+
+# (5) Hydra's box pattern matches a blank line's space one way only: a box cut after a viewer's numbered blank lines
+# is read in linear time (it took seconds per extra line before)
+def test_hydras_box_over_many_numbered_blank_lines_is_read_at_once() -> None:
+    from triage.parsing.frameworks import parse_framework_records
+    from triage.parsing.launchers import parse_rank_deaths
+
+    text = ("[80001] " + "=" * 83 + "\n[80002] =   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n"
+            + "".join(f"[{80003 + i}] \n" for i in range(60)) + "[80070] =   RANK 1 PID 3 RUNNING AT h\n")
+    assert parse_rank_deaths(text) == ()
+    assert not [d for d in parse_framework_records(text) if d.rank == 1]
+    box = text.replace("[80070] =   RANK 1 PID 3 RUNNING AT h\n", "[80070] =   RANK 1 PID 3 RUNNING AT h\n"
+                       "[80071] =   KILLED BY SIGNAL: 9 (Killed)\n")
+    assert [d.rank for d in parse_framework_records(box) if d.signal == "SIGKILL"] == [1]

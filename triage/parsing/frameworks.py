@@ -202,7 +202,7 @@ _LIGHTNING_SIGTERM = lazy_regex(r"(?:^|\] )Received SIGTERM: (?P<num>\d+)\s*$", 
 # (also as a reporter retyped it, its "=" frame left out and a comma closing each line, and with a viewer's line
 # numbers "[80001] " on a paste too short to strip them: "BAD TERMINATION OF ONE OF
 # YOUR APPLICATION PROCESSES,\n   RANK 7 PID 3703 RUNNING AT host,\n   KILLED BY SIGNAL: 9 (Killed).")
-_HYDRA_GAP = r"(?:[\s=]|\[\d{2,}\] ?)*"
+_HYDRA_GAP = r"(?:[\s=]|\[\d{2,}\])*"   # (one way to match a space: no backtracking over numbered blank lines)
 _HYDRA_KILLED = lazy_regex(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES,?" + _HYDRA_GAP
                            + r"(?:RANK (?P<rank>\d+) )?PID (?P<pid>\d+) RUNNING AT (?P<host>[^\s,]+),?" + _HYDRA_GAP
                            + r"KILLED BY SIGNAL: (?P<num>\d+)")

@@ -118,7 +118,7 @@ _SHELL_JOB_LOCAL = lazy_regex(r"[:：]\s*(?:第\s*\d+\s*行|(?:Zeile|ligne|行)\
 # node0\n=   EXIT CODE: 139" (a code above 128 is 128 + the signal; Intel MPI's "RANK 2 PID ... RUNNING AT node0" and
 # "EXIT STATUS: 1"), and its "EXIT STRING: Segmentation fault (signal 11)"
 # (the gaps between its lines: the "=" frame, or none in a retyped box, and a viewer's line number "[80001] ")
-_HYDRA_GAP = r"(?:[\s=]|\[\d{2,}\] ?)*"
+_HYDRA_GAP = r"(?:[\s=]|\[\d{2,}\])*"   # (one way to match a space: no backtracking over numbered blank lines)
 _HYDRA = lazy_regex(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES,?" + _HYDRA_GAP
                     + r"(?:(?:RANK (?P<rank>\d+) )?PID (?P<pid>\d+) RUNNING AT (?P<host>[^\s,]+),?" + _HYDRA_GAP
                     + r")?EXIT (?:CODE|STATUS): (?P<code>\d+)")

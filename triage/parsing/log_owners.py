@@ -171,15 +171,20 @@ def nccl_device_tag(line: str) -> bool:
     return _NCCL_DEVICE_TAG.match(line) is not None
 
 
+# lines Hydra prints itself, never under -prepend-rank's head: its termination box ("=   BAD TERMINATION ...", the "="
+# frame) and its own heads ("[mpiexec@node0] ...", "[proxy:0:1@node1] ...")
+_LAUNCHER_OWN = ("=", "[mpiexec@", "[proxy:")
+
+
 def prepended_ranks(lines: list[str] | tuple[str, ...], parsed: list[RankPrefix]) -> bool:
     """Whether the input's bare ``[N] `` heads are Hydra's -prepend-rank (MPICH, Intel MPI: rank N's line), from
-    the whole input: they head most lines, each number heads several of them (a viewer's line numbers head one
-    each), and the numbers are ranks: below the world size an NCCL init line gives, else a set dense enough to be
-    ranks 0..N-1. A one-off bracketed number ("[1] 100: loss") is no rank."""
+    the whole input: they head most lines (but Hydra's own), each number heads several of them (a viewer's line
+    numbers head one each), and the numbers are ranks: below the world size an NCCL init line gives, else a set dense
+    enough to be ranks 0..N-1. A one-off bracketed number ("[1] 100: loss") is no rank."""
     numbers: list[int] = []
     nonblank = 0
     for line in lines[:20000]:
-        if line.strip():
+        if line.strip() and not line.lstrip().startswith(_LAUNCHER_OWN):
             nonblank += 1
             head = without_pod_tag(line) if line.startswith("[pod/") else line
             if head.startswith("[") and (match := PREPENDED.match(head)) is not None and not nccl_device_tag(head):

@@ -197,9 +197,10 @@ _NON_ZERO = lazy_regex(r"Primary job\s+terminated normally, but (?P<n>\d+) proce
 # mpirun could not tell which process ended the job (help-orterun.txt): a failure of no known rank
 _NO_INFO = lazy_regex(r"(?:mpirun|prterun|mpiexec) noticed that the job aborted, but has no info as to the process")
 _TCP_CONNECT = lazy_regex(r"Open MPI failed to TCP connect to a peer MPI process")
-_CH3_SOCK = lazy_regex(r"^[ \t]*\[ch3:sock\] rank (?P<rank>\d+) unable to connect to rank (?P<peer>\d+) using business "
-                       r"card", re.MULTILINE)
-_CH3_WHY = lazy_regex(r"^unable to connect to (?P<what>[^\n]+?)\s*$", re.MULTILINE)
+# (also under Hydra's -prepend-rank, "[0] [ch3:sock] rank 0 unable to connect ...", its next line prefixed alike)
+_CH3_SOCK = lazy_regex(r"^[ \t]*(?:\[\d+\][ \t]*)?\[ch3:sock\] rank (?P<rank>\d+) unable to connect to rank "
+                       r"(?P<peer>\d+) using business card", re.MULTILINE)
+_CH3_WHY = lazy_regex(r"^(?:\[\d+\][ \t]*)?unable to connect to (?P<what>[^\n]+?)\s*$", re.MULTILINE)
 _BOX_LOCAL = lazy_regex(r"^\s*Local host:\s*(?P<host>[\w.-]+)\s*$", re.MULTILINE)
 _BOX_PID = lazy_regex(r"^\s*PID:\s*(?P<pid>\d+)\s*$", re.MULTILINE)
 _BOX_MESSAGE = lazy_regex(r"^\s*(?:Message|Error):\s*(?P<what>[^\n]+?)\s*$", re.MULTILINE)

@@ -49,7 +49,15 @@ def _failure_of(items: list[tuple[int, CrashLine, str]]) -> tuple[int, CrashLine
     # PETSc's "Caught signal number 11 SEGV" then MPI_Abort(..., 59)) is what failed
     near = [item for item in near if not (item[1].text.startswith(ABORT_TEXT)
                                           and any(other[0] < item[0] for other in near))] or near
-    return min(near, key=lambda item: (_SPECIFIC[item[1].kind], item[0]))
+    chosen = min(near, key=lambda item: (_SPECIFIC[item[1].kind], item[0]))
+    if chosen[0] == -1 and chosen[1].text.startswith(EXIT_CODE_RECORD):
+        # a launcher's record that the rank was the first to exit with a code (Hydra's "EXIT STATUS: 1" box, Open
+        # MPI's "The first process to do so was"), which says no more, and the rank's own exception line: the record
+        # says how and first, the line what failed (numpy's "LinAlgError: Singular matrix" under -prepend-rank)
+        said = [item for item in primary if item[1].kind is CrashLineKind.EXCEPTION and item[1].exc_type is not None]
+        if said:
+            return (chosen[0], said[0][1], said[0][2])
+    return chosen
 
 
 def failure_exit(line: CrashLine, order: int, path: str) -> ExitInfo:

@@ -217,3 +217,96 @@ def test_hydras_box_over_many_numbered_blank_lines_is_read_at_once() -> None:
     box = text.replace("[80070] =   RANK 1 PID 3 RUNNING AT h\n", "[80070] =   RANK 1 PID 3 RUNNING AT h\n"
                        "[80071] =   KILLED BY SIGNAL: 9 (Killed)\n")
     assert [d.rank for d in parse_framework_records(box) if d.signal == "SIGKILL"] == [1]
+
+
+# (3) the same program started again after a failure (a job script's retry, an older run's log above the new one),
+# the later run ending well: the earlier run's failure is a note; a later run that fails is the story
+_LAMMPS_FAIL = ["ERROR: Lost atoms: original 32000 current 31998 (src/thermo.cpp:488)", "Last command: run 10000",
+                "-" * 74, "MPI_ABORT was invoked on rank 0 in communicator MPI_COMM_WORLD", "with errorcode 1.",
+                "-" * 74]
+_TRAIN_FAIL = ["Traceback (most recent call last):", '  File "train.py", line 9, in <module>',
+               "RuntimeError: loss is nan at step 300"]
+
+
+def _steps_plain(end: str) -> list[str]:
+    return [f"step {n} loss 1.{9 - n // 1000}" for n in range(0, 5000, 500)] + [end]
+
+
+@pytest.mark.parametrize(("start", "again", "failed", "end"), [
+    ("+ mpirun -np 4 python train_md.py --lr 1e-3", "+ mpirun -np 4 python train_md.py --lr 1e-3 --dt 0.5",
+     _LAMMPS_FAIL, "Training complete"),
+    ("$ srun ./lmp -in in.lj", "$ srun ./lmp -in in.lj -var dt 0.5", _LAMMPS_FAIL, "Total wall time: 0:01:00"),
+    ("LAMMPS (2 Aug 2023)", "LAMMPS (2 Aug 2023)", _LAMMPS_FAIL, "Total wall time: 0:01:00"),
+    ("+ torchrun --nproc_per_node 2 train.py", "+ torchrun --nproc_per_node 2 train.py --resume", _TRAIN_FAIL,
+     "Training complete"),
+])
+def test_a_failed_run_the_program_was_started_again_after_and_ended_well_is_a_note(
+        start: str, again: str, failed: list[str], end: str) -> None:
+    result = report(start, "step 0 loss 2.0", *failed, "+ echo retrying", "retrying", again, *_steps_plain(end))
+    assert result.verdict.kind.value == "no_problem_found", result.verdict.summary
+    assert "an earlier run, before the program started again" in result.verdict.summary, result.verdict.summary
+
+
+def test_a_later_run_that_fails_too_is_no_all_clear() -> None:
+    result = report("+ srun python train.py", *_LAMMPS_FAIL, "+ srun python train.py --resume", "step 0 loss 2.0",
+                    *_TRAIN_FAIL)
+    assert result.verdict.kind.value == "exception", result.verdict.summary
+
+
+def test_another_program_after_a_failure_ending_well_leaves_the_failure() -> None:
+    result = report("+ srun python preprocess.py", *_TRAIN_FAIL, "+ srun python train.py", *_steps_plain("Done."))
+    assert result.verdict.kind.value == "exception", result.verdict.summary
+
+
+def test_a_retry_that_did_not_say_it_ended_leaves_the_failure() -> None:
+    result = report("+ srun ./lmp -in in.lj", *_LAMMPS_FAIL, "+ srun ./lmp -in in.lj", "step 0 loss 2.0",
+                    "step 500 loss 1.9")
+    assert result.verdict.kind.value == "exception", result.verdict.summary
+
+
+# (4) wording: GROMACS's message wrapped at 80 columns is joined to its blank line, cut at a whole sentence; WRF's
+# reason is the line after its "FATAL CALLED FROM FILE:" place; an MPI link's failure is settled with the MPI
+# runtime's and its fabric's own logs, not NCCL's
+_GMX_MESSAGE = ["Step 4200: The total potential energy is nan, which is not finite. The LJ and",
+                "electrostatic contributions to the energy are 0 and -84310.2, respectively. A",
+                "non-finite potential energy can be caused by overlapping interactions in bonded",
+                "interactions or very large or Nan coordinate values. Usually this is caused by",
+                "a badly or non-equilibrated initial configuration, incorrect interactions or",
+                "parameters in the topology."]
+
+
+@pytest.mark.parametrize("head", ["", "[1,2]<stderr>:"])
+def test_gromacs_wrapped_message_is_joined_to_a_whole_sentence(head: str) -> None:
+    banner = ["-" * 55, "Program:     gmx mdrun, version 2021.5", "MPI rank:    2 (out of 4)", "", "Fatal error:",
+              *_GMX_MESSAGE, "", "For more information and tips for troubleshooting, please check the GROMACS", "-" * 55]
+    result = report(*(head + line for line in banner), "-" * 74,
+                    "MPI_ABORT was invoked on rank 2 in communicator MPI_COMM_WORLD", "with errorcode 1.")
+    assert tuple(result.verdict.culprit_ranks) == (2,), result.verdict.summary
+    assert "-84310.2, respectively." in result.verdict.summary, result.verdict.summary
+    assert "The LJ and;" not in result.verdict.summary and "For more information" not in result.verdict.summary
+
+
+@pytest.mark.parametrize(("reason", "said"), [("cfl error on task", "cfl error on task (called from <stdin> line 981)"),
+                                              ("", "FATAL CALLED FROM FILE: <stdin> LINE: 981")])
+def test_wrfs_reason_is_the_line_after_its_place(reason: str, said: str) -> None:
+    result = report("taskid: 1 hostname: node171", "-------------- FATAL CALLED ---------------",
+                    "FATAL CALLED FROM FILE:  <stdin>  LINE:     981", *([reason] if reason else []),
+                    "-------------------------------------------")
+    assert tuple(result.verdict.culprit_ranks) == (1,), result.verdict.summary
+    assert said in result.verdict.summary, result.verdict.summary
+
+
+def test_an_mpi_links_failure_is_settled_with_the_fabrics_own_log() -> None:
+    result = report("MPICH ERROR [Rank 12] [job id 1234567.0] [Sat Nov 28 07:00:02 2026] [nid001230] - "
+                    "Abort(806995983) (rank 12 in comm 0): Fatal error in PMPI_Wait: Other MPI error, error stack:",
+                    "PMPI_Wait(204)...........: MPI_Wait(request=0x7ffd, status=0x1) failed",
+                    "MPIDI_OFI_handle_cq_error(1064): OFI poll failed (ofi_events.c:1064:MPIDI_OFI_handle_cq_error:"
+                    "Input/output error - PTLTE_NOT_FOUND)")
+    assert result.verdict.kind.value == "network_error", result.verdict.summary
+    assert "FI_LOG_LEVEL" in result.verdict.summary and "NCCL_DEBUG" not in result.verdict.summary
+
+
+def test_nccls_network_failure_keeps_nccls_advice() -> None:
+    result = report("[rank0]: RuntimeError: NCCL communicator was aborted: ncclSystemError: System call (e.g. socket, "
+                    "malloc) or external library call failed or device error.")
+    assert "FI_LOG_LEVEL" not in result.verdict.summary, result.verdict.summary

@@ -166,9 +166,17 @@ _PEER = lazy_regex(r"\bpeer\b|remote process exited|Connect to |Call to (?:conne
 _PEER_ADDR = lazy_regex(r"(?:\bpeer|\bto|\bfrom) \[?([\w.:%-]+?)\]?(?:<\d+>|:\d+\b)|\[([\w.:%-]+)\]:\d+")
 
 
+# an MPI runtime's or its fabric's own words for a failed link (MPICH's error stack "MPIDI_CH3I_Progress(1051)",
+# "[ch3:sock]", Cray MPICH's "MPICH ERROR", libfabric's "OFI poll failed", "PTLTE_NOT_FOUND"): its knobs, not NCCL's
+_MPI_NET = lazy_regex(r"\b(?:P?MPI|MPID\w*|MPIR|MPIC)_\w+\(|\bMPICH\b|\[ch3:sock\]|\bch3:sock\b|\bOFI\b|"
+                      r"\blibfabric\b|\bfi_\w+\(|\bPTLTE_\w+")
+_MPI_PEER_RANK = lazy_regex(r"\b(?:Communication error with|connect to) rank (\d+)")
+
+
 def settle_network(text: str, host: str | None) -> str:
     """What would settle a network failure that no line ties to a rank, fitted to what failed: the store's
-    address a client could not reach, /dev/shm, the peer of a broken link, else every rank's NCCL_DEBUG=INFO.
+    address a client could not reach, /dev/shm, an MPI link (its fabric's own log), the peer of a broken link, else
+    every rank's NCCL_DEBUG=INFO.
     ``host``: the host the failure line names, the peer unless the line's own ``host:pid`` head names it."""
     if _SHM.search(text):
         return ("`df -h /dev/shm` where the ranks run would settle it (a container's default is 64 MB: `docker run "
@@ -193,6 +201,13 @@ def settle_network(text: str, host: str | None) -> str:
     if (proxy := PROXY_FAILED.search(text)) is not None:
         return (f"the NCCL_DEBUG=INFO log of rank {proxy.group('rank')} of the communicator (which connection its "
                 f"{proxy.group('op')} made, to which peer, and whether that peer failed first) would settle it")
+    if _MPI_NET.search(text):
+        lost = _MPI_PEER_RANK.search(text)
+        first = (f"rank {lost.group(1)}'s own output (whether it failed first: a process that died shows up as a "
+                 f"communication error on its peers) and " if lost else "")
+        return (f"{first}every rank's MPI error stack with the fabric's own log would settle it "
+                "(MPICH_OFI_VERBOSE=1 and FI_LOG_LEVEL=warn for libfabric under Cray MPICH or Intel MPI; Open MPI's "
+                "--mca btl_base_verbose 100); NCCL's logs say nothing of an MPI link")
     if _PEER.search(text):
         found = _PEER_ADDR.search(text)
         peer = (found.group(1) or found.group(2)) if found else (

@@ -135,6 +135,13 @@ _CODE_END = lazy_regex(r"^[ \t>*`]*(?:[\w.]+: )?(?:Total wall time: \d+:\d\d:\d\
                        r"Finished mdrun on rank \d+|SUCCESS COMPLETE [A-Z_]+|End of program\b|"
                        r"-*[ \t]*Exit Success \(SU2_\w+\)|DEAL(?:::\w+)*::OK[ \t]*$|"
                        r"100% tests passed, 0 tests failed out of \d+)", re.MULTILINE)
+
+
+def code_ended(line: str) -> bool:
+    """The line is a code's own word that its run ended well (_CODE_END: LAMMPS's "Total wall time: 0:01:00" ...)."""
+    return _CODE_END.match(line) is not None
+
+
 # ctest's result of one test: the first after a banner says whether the test that printed it passed (a test that
 # expects the error: deal.II's, MOOSE's RunException tests)
 _CTEST = lazy_regex(r"^[ \t]*(?:\d+/\d+ )?Test[ \t]+#\d+: \S+ \.*[ \t]*(?P<how>Passed|\*+\w+|\w+)", re.MULTILINE)
@@ -182,12 +189,13 @@ def parse_solver_errors(text: str, line_ranks: Sequence[int | None] | None = Non
         if rank in seen:
             continue
         seen.add(rank)
-        what = _lines_after(text, match.end(), skip=("---",))
+        what = _wrf_reason(_lines_after(text, match.end(), 4, stop=("---",)))
         out.append(RankDeath(rank, None, None, task.group("host") if task else None, None,
                              f"WRF's fatal error (wrf_error_fatal){': ' + what if what else ''}"[:400],
                              offset=match.start(), raised=True, mpi=rank is not None))
     for match in finditer(_GMX, text):
-        what = _lines_after(text, match.end(), skip=("---",))
+        # (its message wrapped at 80 columns, to the blank line: whole sentences)
+        what = _sentences(_lines_after(text, match.end(), 8, skip=("---",)), 270)   # (within a summary's 300)
         if not what or went_on(match.end()):
             continue                    # (a bare "Fatal error:" with nothing after it is no banner)
         found = None
@@ -381,6 +389,27 @@ def _last_progress(text: str) -> int:
 
 def _int(value: str | None) -> int | None:
     return int(value) if value is not None else None
+
+
+_WRF_AT = lazy_regex(r"FATAL CALLED FROM FILE:\s*(?P<file>\S+)\s+LINE:\s*(?P<line>\d+)\s*(?P<why>.*)$")
+
+
+def _wrf_reason(what: str) -> str:
+    """WRF's message after its "FATAL CALLED" rule: the reason on the line after "FATAL CALLED FROM FILE: <f> LINE:
+    <n>", with that place after it ("cfl error on task (called from <stdin> line 981)"); the place alone where no
+    reason follows."""
+    at = _WRF_AT.match(what)
+    if at is None or not at.group("why").strip():
+        return what
+    return f"{at.group('why').strip()} (called from {at.group('file')} line {at.group('line')})"
+
+
+def _sentences(what: str, limit: int = 300) -> str:
+    """A message joined from wrapped lines, cut to ``limit`` at its last whole sentence where it is longer."""
+    if len(what) < limit:
+        return what
+    end = what.rfind(". ", 0, limit)
+    return what[:end + 1] if end > 0 else what[:limit]
 
 
 def _lines_after(text: str, end: int, most: int = 1, stop: tuple[str, ...] = (), skip: tuple[str, ...] = ()) -> str:

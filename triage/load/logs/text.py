@@ -87,6 +87,7 @@ from triage.parsing.raise_sites import MARKERS as RAISE_SITE_MARKERS
 from triage.parsing.raise_sites import RaiseSiteKind, in_code_listing, raise_site
 from triage.parsing.rendezvous import MARKERS as INIT_MARKERS
 from triage.parsing.rendezvous import InitWaitKind, parse_init_line
+from triage.parsing.solver_errors import code_ended
 from triage.parsing.textclean import clean_text
 from triage.parsing.torchelastic import spawn_error_owner
 from triage.parsing.unread_failure import SUCCESS as UNREAD_SUCCESS
@@ -249,11 +250,65 @@ def rank_from_name(name: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
+# a launch command line, as a job script's trace or a prompt shows it ("+ mpirun -np 4 python train_md.py --lr 1e-3",
+# "$ srun ./lmp -in in.lj"): its launcher and the program it starts (the first .py or path, else the first word that is
+# no option nor number) name the run
+_LAUNCH_LINE = lazy_regex(r"^[ \t]*(?:[+$#>][ \t]+)?(?P<launcher>mpirun|mpiexec|srun|torchrun|deepspeed|aprun|jsrun)"
+                          r"(?:\.\w+)?[ \t]+(?P<args>[^\n]*)$")
+
+
+def _start_key(line: str, first: str) -> tuple[str, ...] | None:
+    """What names the start of a run on this line: a launch command's launcher and program, or the input's first line
+    (a code's start banner: "LAMMPS (2 Aug 2023)") printed again."""
+    launch = _LAUNCH_LINE.match(line)
+    if launch is None:
+        stripped = line.strip()
+        return ("first",) if stripped and stripped == first else None
+    words = launch.group("args").split()
+    program = next((w for w in words if w.endswith(".py") or "/" in w), None) or next(
+        (w for w in words if not w.startswith("-") and not w.isdigit()), "")
+    return ("launch", launch.group("launcher"), program)
+
+
+def _later_run(text: str) -> int | None:
+    """Where, in an input that ends with the run's own word that it ended well, the same program was started again
+    (the same launch command's program, or the input's first line, a code's start banner, printed again): the offset
+    of that later run's first line, or None."""
+    ends = text[-4000:].strip().splitlines()[-3:]
+    if not any(says_it_ended(line) or code_ended(line.strip()) for line in ends):
+        return None
+    lines = text.splitlines(keepends=True)
+    first = next((line.strip() for line in lines if line.strip()), "")
+    if not first or is_progress(first) or parse_crash_line(first) is not None:
+        first = "\0"                       # (a first line that is progress or a failure starts no run)
+    seen: set[tuple[str, ...]] = set()
+    offset, found = 0, None
+    for line in lines:
+        key = _start_key(line, first)
+        if key is not None:
+            if key in seen:
+                found = offset
+            seen.add(key)
+        offset += len(line)
+    return found
+
+
 def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None = None,
                   nccl_source: bytes | mmap.mmap | None = None, nccl: NcclTracker | None = None) -> None:
     """Fold one log into ``scan``: ranks from prefixes (or ``default_rank`` for a per-rank log).
     ``nccl_source``: the whole file, when ``text`` is an excerpt of it (see triage.load.logs.large); ``nccl``:
-    its NCCL lines already read."""
+    its NCCL lines already read.
+    An input whose program was started again after a failure, the later run ending well (a job script's retry, an
+    older run's log above the new one): the earlier run's failure is a note (scan.went_on), the later run is read."""
+    if nccl_source is None and (later := _later_run(text)) is not None:
+        earlier = LogScan()
+        scan_log_text(text[:later], path, earlier, default_rank)
+        failed = [line.text for items in [*earlier.failures.values(), earlier.orphans] for _, line, _ in items
+                  if not line.collateral] + [unread.text for _, unread, _, _ in earlier.unread]
+        if failed:
+            scan.went_on.append(f"an earlier run, before the program started again: {failed[0][:160]}")
+            scan.lines_read += text.count("\n", 0, later)
+            text = text[later:]
     clean = clean_text(text)
     lines = clean.lines
     owners = attribute_lines(lines)

@@ -56,7 +56,8 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            " reported ", "Child process with PID", "return code list",
            "exit codes:", "exit signals:", "exit signal ", "exceeded memory limit", "PBS: job killed", "amrex::Abort::",
            "job killed after reaching LSF", "memory budget", "low on resource", "hard wallclock time",
-           "exceeds job hard limit", "termination (", "Job was held", "TERM_", "Resource usage summary",
+           "exceeds job hard limit", "termination (", "ATP Stack walkback", "MOAB_INFO",
+           "exceeded its walltime limit", "Job was held", "TERM_", "Resource usage summary",
            "Error   ", "CrashLoopBackOff", "STEPD TERMINATED", "xit_status")
 
 # slurmstepd (src/slurmd/slurmstepd/req.c): "*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***" with %s "JOB <id>"
@@ -100,9 +101,15 @@ _LSF_DONE = lazy_regex(r"^[ \t>*`]*Successfully completed\.[ \t]*\r?\n(?:[ \t]*\
 # time limit (a stop from outside, as Slurm's); cput and ncpus are a kill of the job for what it used
 # (each at its line's start, as LSF's: after MOM's "=>> ", or after Grid Engine's "|"-separated fields of its messages
 # file, "06/12/2025 10:11:12|  main|gpu-7|W|job ..."; never the words quoted inside a sentence)
-_BATCH_HEAD = r"^(?:[^|\n]{0,60}\|){0,5}[ \t>*`=]*"
+# (a viewer's line number, "[80001] ", may come first: a paste too short for the text cleaner to take it off)
+_BATCH_HEAD = r"^(?:\[\d+\][ \t]+)?(?:[^|\n]{0,60}\|){0,5}[ \t>*`=]*"
 _PBS_LIMIT = lazy_regex(_BATCH_HEAD + r"PBS: job killed: (?P<what>walltime|cput|ncpus|pcput|pvmem|pmem) "
                         r"(?P<used>[\d.:]+) exceeded limit (?P<limit>[\d.:]+)", re.MULTILINE)
+# the batch server's own word of a job it deleted at its wallclock limit, in the job's mail or its output: Moab's
+# "MOAB_INFO:  job exceeded wallclock limit" (after Torque's "Job deleted at request of root@server") and PBS's server
+# "Job exceeded its walltime limit. Job was aborted" (after "Aborted by PBS Server"): a time limit, a stop from outside
+_SERVER_WALLTIME = lazy_regex(_BATCH_HEAD + r"(?:MOAB_INFO:[ \t]+job exceeded wallclock limit|"
+                              r"Job exceeded its walltime limit\. Job was aborted)", re.MULTILINE)
 # slurmstepd (src/slurmd/slurmstepd/req.c): "*** %s STEPD TERMINATED ON %s AT %s DUE TO JOB NOT ENDING WITH SIGNALS ***"
 # (or "... DUE TO JOB NOT RUNNING ***"), %s "STEP 42.0", "JOB 42" or "EXTERN STEP FOR 42"
 _STEPD_TERMINATED = lazy_regex(r"\*\*\* (?P<entity>(?:EXTERN |INTERACTIVE )?(?:JOB|STEP)(?: FOR)? \S+) STEPD "
@@ -302,6 +309,14 @@ _ALPS_EXIT = lazy_regex(r"^Application (?P<app>\d+) exit (?:codes: (?P<code>\d+)
 _AMREX_ABORT = lazy_regex(r"\bamrex::Abort::(?P<rank>\d{1,7})::[ \t]*(?P<msg>[^\n]*?)[ \t]*(?:!!!)?[ \t]*$",
                           re.MULTILINE)
 _ALPS_PE = lazy_regex(r"PE RANK (?P<rank>\d+) exit signal (?P<sig>[A-Z][a-z]+(?: [a-z]+)*)")
+# Cray ATP (Abnormal Termination Processing), when the first process of an application dies: "Application 37193257 is
+# crashing. ATP analysis proceeding...", "ATP Stack walkback for Rank 0 starting:", its frames, "ATP Stack walkback
+# for Rank 0 done", then "Process died with signal 11: 'Segmentation fault'" (and "Forcing core dumps of ranks 0, 2,
+# 3"): the rank it walked back is the one that died of that signal; aprun then ends the others (ALPS's later "PE RANK
+# 355 exit signal Killed" is that cleanup). Each at its line's start, as ATP writes them (a sentence that quotes them
+# is no record)
+_ATP_DIED = lazy_regex(r"^[ \t>*`]*ATP Stack walkback for Rank (?P<rank>\d+) done[ \t]*\r?\n(?:[ \t]*\r?\n)?"
+                       r"[ \t>*`]*Process died with signal (?P<num>\d+)(?::[ \t]*'(?P<name>[^'\n]*)')?", re.MULTILINE)
 _SGLANG_CHILD = lazy_regex(r"Child process unexpectedly failed with (?:exitcode=|an exit code )(?P<status>\d+)\. "
                            r"pid=(?P<pid>\d+)")
 
@@ -341,6 +356,16 @@ def parse_framework_records(text: str) -> tuple[RankDeath, ...]:
         seen_amrex.add(rank)        # (its first abort: a backtrace file's copy repeats it)
         out.append(RankDeath(rank, None, None, None, None, match.group("msg")[:400], offset=match.start(),
                              raised=True, mpi=True))
+    for match in _ATP_DIED.finditer(text):
+        if went_on_after(text, match.end()):
+            continue                # the words quoted in a run that went on after them: no death of this job
+        sig = signal_name(match.group("num"))
+        if sig:
+            out.append(RankDeath(int(match.group("rank")), sig, None, None, None,
+                                 f"Cray ATP: rank {match.group('rank')} died with signal {match.group('num')}"
+                                 + (f" ({match.group('name')})" if match.group("name") else "")
+                                 + f" ({_line(text, match)})"[:300], offset=match.start(), first=True, mpi=True))
+        break                       # (ATP walks back the first process to die)
     for match in _ALPS_PE.finditer(text):
         out.append(RankDeath(int(match.group("rank")), signal_name(None, match.group("sig")), None, None, None,
                              _line(text, match), offset=match.start()))
@@ -450,6 +475,13 @@ def _batch_limits(text: str) -> list[RankDeath]:
             note = f"PBS killed the job for exceeding its requested {what} ({said}): {_line(text, match)}"
             out.append(RankDeath(None, "SIGKILL", None, None, None, note[:400], offset=match.start()))
         break                       # (the job's one kill)
+    for match in _SERVER_WALLTIME.finditer(text) if not out else ():
+        if went_on_after(text, match.end()):
+            continue                # the words quoted in a job that went on after them: no end of this job
+        note = ("the batch server stopped the job at its wallclock limit: its time limit was reached: "
+                f"{_line(text, match)}")
+        out.append(RankDeath(None, "SIGTERM", None, None, None, note[:400], offset=match.start(), outside=True))
+        break                       # (the job's one end)
     if not out:
         out.extend(_pbs_exit(text))
     for match in _SGE_WALLCLOCK.finditer(text):

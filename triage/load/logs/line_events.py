@@ -102,6 +102,7 @@ def joined_terminate(rest: str, rank: int | None, order: int, scan: LogScan) -> 
 # could not reach, the peer of the network failure just above it
 _REMOTE_TARGET = lazy_regex(r"\bfrom remote target (?P<task>/job:[\w.-]{1,64}/replica:\d{1,6}/task:\d{1,6})\b")
 _REMOTE_TARGET_LINES = 4
+REMOTE_TARGET_MARKER = "remote target /job:"      # (a literal every match holds: the line gate's)
 
 
 def grpc_remote_target(rest: str, rank: int | None, order: int, scan: LogScan) -> bool:

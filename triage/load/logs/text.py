@@ -13,6 +13,7 @@ from dataclasses import replace
 from triage.lazy_regex import lazy_regex
 from triage.load.logs.facts import sole_process, world_size_facts
 from triage.load.logs.line_events import (
+    REMOTE_TARGET_MARKER,
     coordination_line,
     grpc_remote_target,
     joined_terminate,
@@ -120,7 +121,8 @@ _SUMMARY_FIELD = lazy_regex(r"\s*(?:traceback|exitcode|error_file|time|host|rank
 GATE_LITERALS = (*INIT_MARKERS, "Duplicate GPU", "Traceback (most recent call last)", SPAWN_BOOTSTRAP_FRAME,
                  WORKER_START_FRAME, *RAISE_SITE_MARKERS, "terminated with the following error", *_WATCHDOG_HINTS,
                  MISMATCH_MARKER,
-                 RUNNING_MARKER, *CRASH_MARKERS, *_KNOWN_HINTS, MONITORED_BARRIER, _ORIGINAL, *GLOO_MARKERS)
+                 RUNNING_MARKER, *CRASH_MARKERS, *_KNOWN_HINTS, MONITORED_BARRIER, _ORIGINAL, *GLOO_MARKERS,
+                 REMOTE_TARGET_MARKER)
 
 
 _TORCHRUN_TAG = lazy_regex(r"^\s*\[(?:rank|default)\d+\]:")
@@ -561,7 +563,7 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
         if crash is not None:
             scan.failures.setdefault(rank, []).append((joined[0], crash, joined[2]))
             return
-    if loud and "remote target /job:" in rest and grpc_remote_target(rest, rank, order, scan):
+    if loud and REMOTE_TARGET_MARKER in rest and grpc_remote_target(rest, rank, order, scan):
         return
     if rest.strip() == "Last error:" and rank is not None:
         scan.last_error[rank] = order

@@ -21,8 +21,8 @@ from typing import Any, TypeVar
 
 from triage.errors import ConfigError
 from triage.lazy_regex import lazy_regex
-from triage.options import LaunchSettings, SettingField, build_settings, setting_fields
 from triage.regular_files import NOT_REGULAR, NotRegularFile, open_regular
+from triage.settings import SettingField, build_settings, setting_fields
 
 DEFAULT_CONFIG_FILE = "triage.yaml"
 ENV_PREFIX = "TRIAGE_"
@@ -78,6 +78,8 @@ def options_of(kind: type[Any], names: Iterable[str] | None = None) -> tuple[Opt
 
 def launch_options() -> tuple[Option, ...]:
     """The table of ``triage launch``: its own options, the hang side's, collection's and the straggler watch's."""
+    from triage.options import LaunchSettings  # (the launch side's settings: `triage report` makes none of them)
+
     return options_of(LaunchSettings)
 
 

@@ -13,16 +13,20 @@ and the collectors take.
 from __future__ import annotations
 
 import math
-import types
-import typing
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass
 from enum import Enum
-from typing import Any, TypeVar
 
 from triage.errors import UsageError
 
-S = TypeVar("S")
+# re-exported: the settings' machinery and triage report's switches (their own module: triage.settings)
+from triage.settings import ReportSettings as ReportSettings  # noqa: PLC0414
+from triage.settings import SettingField as SettingField  # noqa: PLC0414
+from triage.settings import Spec as Spec  # noqa: PLC0414
+from triage.settings import build_settings as build_settings  # noqa: PLC0414
+from triage.settings import group as group  # noqa: PLC0414
+from triage.settings import setting as setting  # noqa: PLC0414
+from triage.settings import setting_fields as setting_fields  # noqa: PLC0414
+from triage.settings import settings_values as settings_values  # noqa: PLC0414
 
 
 class Choice(str, Enum):
@@ -67,39 +71,6 @@ class ConsoleMode(Choice):
     ALL = "all"
     LAUNCHER = "launcher"
     NONE = "none"
-
-
-@dataclass(frozen=True)
-class Spec:
-    """What a setting field declares beyond its type and default."""
-
-    help: str
-    metavar: str | None = None
-    minimum: float = 0.0            # numbers: the smallest value allowed
-    positive: bool = False          # numbers: must be greater than 0
-    path_component: bool = False    # becomes one directory name of the run directory
-    name: str | None = None         # the option's name when it is not the field's
-
-
-def setting(default: Any, help: str, **spec: Any) -> Any:
-    """A field that is an option (see :class:`Spec` for ``spec``)."""
-    return field(default=default, metadata={"setting": Spec(help, **spec)})
-
-
-def group(kind: type[Any]) -> Any:
-    """A field holding another settings dataclass, whose options join this one's table."""
-    return field(default_factory=kind, metadata={"group": True})
-
-
-@dataclass(frozen=True)
-class SettingField:
-    """One option as declared by a settings dataclass (flattened through groups)."""
-
-    name: str                       # option name: flag --NAME, YAML key NAME, env TRIAGE_NAME
-    kind: str                       # "int", "float", "str" or "bool"
-    default: Any
-    spec: Spec
-    choices: tuple[str, ...] | None
 
 
 # PyTorch's own timeouts are 10 min (NCCL) and 30 min (gloo); we report well before them.
@@ -167,14 +138,6 @@ class CollectSettings:
 
 
 @dataclass(frozen=True)
-class ReportSettings:
-    """``triage report``'s switches."""
-
-    explain: bool = setting(False, "after the report, print which verdict rules fired (each one's candidate and "
-                            "reasons), why the winner won (the rules' order) and what each final step did")
-
-
-@dataclass(frozen=True)
 class StragglerSettings:
     """The live straggler watch of ``triage launch`` (triage.agent.straggler_watch)."""
 
@@ -230,64 +193,3 @@ class LaunchSettings:
     on_nonfinite: OnNonfinite = setting(
         OnNonfinite.REPORT, "with --numerics, when a rank sees its first NaN or Inf: report (one line, the job "
         "goes on: the grad scaler skips such steps on purpose) or stop (stop the job)")
-
-
-def setting_fields(kind: type[Any]) -> Iterator[SettingField]:
-    """The options a settings dataclass declares, its groups' included, in declaration order."""
-    hints = typing.get_type_hints(kind)
-    for item in fields(kind):
-        if item.metadata.get("group"):
-            yield from setting_fields(hints[item.name])
-            continue
-        spec = item.metadata.get("setting")
-        if spec is None:
-            continue
-        value_type = _value_type(hints[item.name])
-        choices = None
-        if isinstance(value_type, type) and issubclass(value_type, Enum):
-            choices, name = tuple(str(member.value) for member in value_type), "str"
-        else:
-            name = value_type.__name__
-        yield SettingField(spec.name or item.name, name, _plain(item.default), spec, choices)
-
-
-def build_settings(kind: type[S], values: Mapping[str, Any]) -> S:
-    """The typed settings from option values by name (a missing or None value keeps the default).
-    Values are expected checked (triage.config checks flags, YAML and variables)."""
-    hints = typing.get_type_hints(kind)
-    given: dict[str, Any] = {}
-    for item in fields(kind):   # type: ignore[arg-type]
-        if item.metadata.get("group"):
-            given[item.name] = build_settings(hints[item.name], values)
-            continue
-        spec = item.metadata.get("setting")
-        raw = values.get(spec.name or item.name) if spec is not None else None
-        if raw is not None:
-            given[item.name] = _value_type(hints[item.name])(raw)
-    return kind(**given)
-
-
-def settings_values(settings: Any) -> dict[str, Any]:
-    """The options of a settings object by name, as plain JSON values (for node.json)."""
-    out: dict[str, Any] = {}
-    if not is_dataclass(settings):
-        raise TypeError(f"not a settings dataclass: {settings!r}")
-    for item in fields(settings):
-        value = getattr(settings, item.name)
-        if item.metadata.get("group"):
-            out.update(settings_values(value))
-        elif "setting" in item.metadata:
-            out[item.metadata["setting"].name or item.name] = _plain(value)
-    return out
-
-
-def _value_type(hint: Any) -> Any:
-    """``float`` for ``float``, ``str`` for ``str | None``, the Enum class for a Choice."""
-    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
-        inner = [arg for arg in typing.get_args(hint) if arg is not type(None)]
-        return inner[0]
-    return hint
-
-
-def _plain(value: Any) -> Any:
-    return value.value if isinstance(value, Enum) else value

@@ -15,10 +15,10 @@ from triage.console import say
 from triage.errors import InputError, UsageError
 from triage.exitcodes import ExitCode
 from triage.model import Report, VerdictKind
-from triage.options import ReportSettings
 from triage.private_files import user_output
 from triage.report import FORMATS, build_report, render
 from triage.report.explain import write_explanation
+from triage.settings import ReportSettings
 
 REPORT_OPTIONS = options_of(ReportSettings)
 

@@ -41,10 +41,13 @@ exits (the solver's own error, in its own words: an exception of that process, n
   ------------`` with its ``Reason:``; MPAS's ``CRITICAL ERROR:`` in the error log of ``task N``; Trilinos'
   (Albany's) ``p=2: *** Caught standard std::exception of type '...' :``; GFDL FMS's (MOM6's, SHiELD's) ``FATAL from
   PE 17: ...``; SU2's ``Error in "...":`` block to its ``Error Exit``; SPECFEM's ``Error detected, aborting MPI...
-  proc 3``; the Fortran runtimes' own errors (gfortran's ``Fortran runtime error:`` after ``At line N of file F``,
-  Intel's ``forrtl: severe (408): ...``; their signals are crashlog's). A banner that names no rank is the rank's whose
-  MPI abort record follows it (``MPI_ABORT was invoked on rank N``, ``MPI_Abort(...) - process N``, ``Abort(C) on
-  node N``, CP2K's ``stopped by process number N``), where no other banner comes between.
+  proc 3``; ARMCI's (ARMCI-MPI's, the one-sided runtime of Global Arrays and NWChem) ``[31] ARMCI assert fail in
+  gmr_create() [src/gmr.c:109]: "..."`` and ``[3] ARMCI Error in gmr_create (src/gmr.c:109): ...`` (the rank in its
+  brackets, its backtrace and the job's abort after it); the Fortran runtimes' own errors (gfortran's ``Fortran
+  runtime error:`` after ``At line N of file F``, Intel's ``forrtl: severe (408): ...``; their signals are
+  crashlog's). A banner that names no rank is the rank's whose MPI abort record follows it (``MPI_ABORT was
+  invoked on rank N``, ``MPI_Abort(...) - process N``, ``Abort(C) on node N``, CP2K's ``stopped by process
+  number N``), where no other banner comes between.
 
 A banner is read only at a line's start (the words quoted in a sentence are not the program's), and not where the
 run went on past it: progress or the run's own word that it ended well on a line after it, at any distance (a
@@ -71,7 +74,7 @@ from triage.parsing.regex_gate import finditer, holds_any
 MARKERS = ("FOAM FATAL", "FATAL CALLED", "ERROR on proc ", "ERROR: ", "Fatal error:", "PETSC ERROR:",
            "An error occurred in line <", "*** ERROR ***", "[ABORT]", "Error in routine ", "Called CmiAbort",
            "CRITICAL ERROR: ", "*** Caught standard std::exception", "FATAL from PE", "Error Exit", "aborting MPI...",
-           "Fortran runtime error:", "forrtl: severe (", "***** ERROR")
+           "Fortran runtime error:", "forrtl: severe (", "***** ERROR", "ARMCI assert fail in ", "ARMCI Error")
 
 # (Markdown quoting or a code span's backtick may come before it; "[N] " is the rank of a parallel run)
 _FOAM = lazy_regex(r"^[ \t>*`]*(?:\[(?P<rank>\d{1,7})\] )?--> FOAM FATAL (?P<io>IO )?ERROR:?[ \t]*(?P<head>[^\n]*)$",
@@ -102,6 +105,12 @@ _MPAS_TASK = lazy_regex(r"Beginning MPAS-\S+ Error Log File for task\s+(?P<rank>
 _TEUCHOS = lazy_regex(r"^[ \t]*p=(?P<rank>\d{1,7}): \*\*\* Caught standard std::exception of type '(?P<type>[^'\n]+)'",
                       re.MULTILINE)
 _FMS = lazy_regex(_LEAD + r"FATAL from PE[ \t]+(?P<rank>\d{1,7}): (?P<what>[^\n]+?)[ \t]*$", re.MULTILINE)
+# ARMCI-MPI's (src/debug.c) failed assertion and error, each in the words of the rank in its brackets (taken off as the
+# line's rank prefix where every line of the text has one)
+_ARMCI = lazy_regex(_LEAD + r"(?:\[(?P<rank>\d{1,7})\] )?ARMCI (?:assert fail in (?P<func>\w+)\(\) "
+                    r"\[(?P<site>[^\]\n]+)\]: (?P<cond>[^\n]*?)|"
+                    r"Error(?: in (?P<efunc>\w+) \((?P<esite>[^()\n]+)\))?:[ \t]*(?P<what>[^\n]*?))[ \t]*$",
+                    re.MULTILINE)
 _SU2 = lazy_regex(r"^[ \t]*Error in \"(?P<where>[^\"\n]+)\":[ \t]*$", re.MULTILINE)
 _SU2_EXIT = lazy_regex(r"^-+ Error Exit -+[ \t]*$", re.MULTILINE)
 _SPECFEM = lazy_regex(r"^[ \t]*Error detected, aborting MPI\.\.\. proc[ \t]+(?P<rank>\d{1,7})[ \t]*$", re.MULTILINE)
@@ -280,6 +289,14 @@ def _codes(text: str, seen: set[int | None], rank_at: Callable[[int], int | None
     for m in finditer(_FMS, text):
         found.append((int(m.group("rank")), f"FMS's FATAL from PE {m.group('rank')}: {m.group('what')}",
                       m.start(), m.end()))
+    if "ARMCI " in text:
+        for m in finditer(_ARMCI, text):
+            if m.group("func"):
+                what = f"ARMCI's assertion failed in {m.group('func')}() ({m.group('site')}): {m.group('cond')}"
+            else:
+                where = f" in {m.group('efunc')} ({m.group('esite')})" if m.group("efunc") else ""
+                what = f"ARMCI's error{where}: {m.group('what') or _lines_after(text, m.end())}"
+            found.append((_int(m.group("rank")), what, m.start(), m.end()))
     for m in finditer(_SU2, text):
         exit_ = _SU2_EXIT.search(text, m.end(), min(len(text), m.end() + 1500))
         if exit_ is None:

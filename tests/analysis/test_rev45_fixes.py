@@ -310,3 +310,44 @@ def test_nccls_network_failure_keeps_nccls_advice() -> None:
     result = report("[rank0]: RuntimeError: NCCL communicator was aborted: ncclSystemError: System call (e.g. socket, "
                     "malloc) or external library call failed or device error.")
     assert "FI_LOG_LEVEL" not in result.verdict.summary, result.verdict.summary
+
+
+# (rev46) an exception's own type is never a metric: a builtin exception ending a traceback with a fraction (the value
+# an `assert x < 0.5, x` says), a module path's exception, with or without a rank prefix
+@pytest.mark.parametrize("last", ["AssertionError: 0.7312", "ValueError: 0.25", "ZeroDivisionError: .5",
+                                  "pkg.errors.ToleranceError: 0.73", "train.AssertionError: 1.5e-03"])
+@pytest.mark.parametrize("prefixed", [True, False])
+def test_an_exception_type_with_a_fraction_ending_a_traceback_is_the_failure(last: str, prefixed: bool) -> None:
+    head = "[rank1]: " if prefixed else ""
+    result = report(*(_steps(0, 1) if prefixed else ["epoch 1 step 10 loss 0.91"]),
+                    f"{head}Traceback (most recent call last):", f'{head}  File "/w/train.py", line 71, in main',
+                    f"{head}    assert grad_norm < 0.5, grad_norm", f"{head}{last}")
+    assert result.verdict.kind.value == "exception", result.verdict.summary
+    assert last in result.verdict.summary, result.verdict.summary
+    if prefixed:
+        assert tuple(result.verdict.culprit_ranks) == (1,), result.verdict.summary
+
+
+def test_a_builtin_exception_type_with_a_fraction_is_an_unread_failure_line() -> None:
+    from triage.parsing.unread_failure import unread_failure
+    assert unread_failure("AssertionError: 0.7312") is not None
+    assert unread_failure("val.MeanSquaredError: 1.2e-03") is None      # the negative: a split's metric
+
+
+# (rev46) a rank's own MPI error (its record names no lost peer) comes first: the peer another rank's record says it
+# lost, killed, is the launcher's cleanup after it
+@pytest.mark.parametrize("own_first", [True, False])
+@pytest.mark.parametrize("framed", [True, False])
+def test_a_ranks_own_mpich_error_comes_before_the_peer_another_rank_lost(own_first: bool, framed: bool) -> None:
+    own = ["Abort(403275522) on node 1 (rank 1 in comm 0): Fatal error in PMPI_Send: Invalid rank, error stack:",
+           "PMPI_Send(159): MPI_Send(buf=0x7ffe, count=10, MPI_DOUBLE, dest=7, tag=0, MPI_COMM_WORLD) failed",
+           "PMPI_Send(97).: Invalid rank has value 7 but must be nonnegative and less than 4", ""]
+    peer = [*_mpich_record(0, 2, True), ""]
+    lines = ["step 10 residual 1.2e-03", *(own + peer if own_first else peer + own)]
+    for rank in range(4):
+        lines += _box(rank, f"node{rank // 2 + 1}", "EXIT STATUS: 1" if rank < 2 else "KILLED BY SIGNAL: 9 (Killed)",
+                      framed)
+    result = report(*lines)
+    assert 2 not in result.verdict.culprit_ranks, result.verdict.summary
+    assert "it lost this rank" not in result.verdict.summary, result.verdict.summary
+    assert "Invalid rank" in result.verdict.summary, result.verdict.summary

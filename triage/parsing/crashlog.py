@@ -33,6 +33,7 @@ from triage.model.backtrace import CrashLogFacts
 from triage.parsing.launch_failure import MARKERS as LAUNCH_MARKERS
 from triage.parsing.launch_failure import launch_failure
 from triage.parsing.launchers import LOCAL_SIGNAL_WORDS
+from triage.parsing.metric_name import METRIC_NAME
 from triage.parsing.peers import CUDA_SETUP_NOTE as CUDA_SETUP_NOTE  # noqa: PLC0414
 from triage.parsing.peers import PEER, noted, peer_of
 from triage.parsing.peers import clip_keeping as clip_keeping  # noqa: PLC0414
@@ -97,9 +98,12 @@ _EXC = lazy_regex(
     r"|(?:[A-Za-z_]\w*\.)+(?:Exception|Error)|(?:builtins\.)?Stop(?:Async)?Iteration)"
     r"(?::\s?(?P<msg>.*))?$")
 # a metric whose name ends in Error, logged with its value ("eval.Error: 0.3912", "val.MeanSquaredError: 0.39",
-# "top1.Error: 29.4%"): a message that is one fractional number and nothing else is a measurement, not an exception's
-# (an integer alone stays one: "KeyError: 0")
+# "top1.Error: 29.4%"): a split's dotted name ("<split>.<Name>", one dot) whose message is one fractional number and
+# nothing else is a measurement, not an exception's (an integer alone stays one: "KeyError: 0"; an exception's own
+# type is never a metric: "AssertionError: 0.7312", the value an `assert x < 0.5, x` says, ends a traceback, as does
+# a module's "pkg.errors.ToleranceError: 0.73")
 _METRIC_VALUE = lazy_regex(r"\s*[-+]?\d*\.\d+(?:[eE][-+]?\d+)?\s*%?\s*$")
+_METRIC_NAME = lazy_regex(METRIC_NAME)
 # an exception line a reporter glued after a sentence in CJK (fullwidth) punctuation ("...报错：RuntimeError: ...",
 # "...a single gpu，RuntimeError: Default process group has not been initialized..."): the exception starts after it
 _CJK_GLUED_EXC = lazy_regex(r"[，：；。、]\s*(?=(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception): )")
@@ -442,7 +446,7 @@ def parse_crash_line(line: str) -> CrashLine | None:
     if (check := _SIZE_CHECK_GATED.search(text)) is not None:
         return _size_check_line(text, check, exc, peer_of(said))
     if exc is not None and not text.startswith(("Traceback", "Error executing job")):
-        if _METRIC_VALUE.match(exc.group("msg") or "") is not None:
+        if _METRIC_VALUE.match(exc.group("msg") or "") is not None and _METRIC_NAME.fullmatch(exc.group("type")):
             return None       # a metric named "...Error" and its value ("eval.Error: 0.3912"): no exception
         return _exception_line(text, exc, collateral, said)
     if (term := _TERMINATE_GATED.search(text)) is not None:

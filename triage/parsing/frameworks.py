@@ -836,11 +836,16 @@ def _submitit(text: str) -> list[RankDeath]:
 # in PMPI_Allreduce: Other MPI error, error stack:") whose stack, down to the next record or a blank line, says the
 # peer it lost ("MPIDI_CH3I_Progress(1051)........: Communication error with rank 2")
 _MPICH_RECORD = lazy_regex(r"(?<![\w.])Abort\(-?\d+\) on node (?P<rank>\d+)")
-_LOST_PEER = lazy_regex(r"^\w+\(\d+\)\.*: ?Communication error with rank (?P<peer>\d+)", re.MULTILINE)
+# (under a launcher's rank head on each line, as Hydra's -prepend-rank writes it, "[0] MPIDI_CH3I_Progress(1051)...",
+# or srun's "0: ", Open MPI's "[1,2]<stderr>:")
+_LOST_PEER = lazy_regex(r"^(?:\[\d+(?:,\d+)*\](?:<\w+>)?:? ?|\d+: )?\w+\(\d+\)\.*: ?Communication error with rank "
+                        r"(?P<peer>\d+)", re.MULTILINE)
 
 
 def _lost_peers(text: str) -> dict[int, int]:
-    """rank -> the peer rank its MPICH record says it lost (the first record of each rank)."""
+    """rank -> the peer rank its MPICH record says it lost (the first record of each rank); nothing where a rank's own
+    record names no lost peer (its own error, "Fatal error in PMPI_Send: Invalid rank": the first failure, the peer's
+    kill then the launcher's cleanup after it)."""
     records = list(_MPICH_RECORD.finditer(text))
     out: dict[int, int] = {}
     for index, record in enumerate(records):
@@ -849,6 +854,8 @@ def _lost_peers(text: str) -> dict[int, int]:
         found = _LOST_PEER.search(text, record.end(), stop if blank < 0 else blank)
         if found is not None and int(found.group("peer")) != int(record.group("rank")):
             out.setdefault(int(record.group("rank")), int(found.group("peer")))
+    if {int(record.group("rank")) for record in records} - set(out):
+        return {}
     return out
 
 

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 
 from triage.lazy_regex import lazy_regex
+from triage.parsing.metric_name import METRIC_NAME
 from triage.parsing.named_failure import FAILURE_WORDS, said_signal
 
 UNREAD_KIND = "unread"     # the failure_kind (triage.model.evidence.ExitInfo) of such a line read as a failure
@@ -85,7 +86,8 @@ _NOT_FAILURE = lazy_regex(
     r"|\b(?:NCCL INFO|NCCL WARN)\b"
     r"|\b(?:error|loss|err)[ _-]?(?:rate|=|:\s*[\d.]+\s*$)"
     # a metric whose name ends in Error, logged with its value ("top1.Error: 29.4%", "val.MeanSquaredError: 1.2e-03")
-    r"|\w*error:\s*[-+]?\d*\.\d+(?:e[-+]?\d+)?\s*%?\s*$|\b(?:no|zero|0|without) errors?\b|\berrors?\s*[:=]\s*0\b"
+    r"|(?<![\w.])" + METRIC_NAME + r":\s*[-+]?\d*\.\d+(?:e[-+]?\d+)?\s*%?\s*$"
+    r"|\b(?:no|zero|0|without) errors?\b|\berrors?\s*[:=]\s*0\b"
     r"|\b\d+ (?:passed|failed|errors?)\b|\bPASSED\b"
     r"|^\s*(?:File \"|frame #|#\d+ |at \S+\(|def |if |elif |except\b|raise |try:|catch\b|return |assert )"
     r"|\b(?:retry(?:ing)?|will retry|retrying in|trying again|falling back|fall back|ignor(?:e|ed|ing))\b"

@@ -351,3 +351,26 @@ def test_a_ranks_own_mpich_error_comes_before_the_peer_another_rank_lost(own_fir
     assert 2 not in result.verdict.culprit_ranks, result.verdict.summary
     assert "it lost this rank" not in result.verdict.summary, result.verdict.summary
     assert "Invalid rank" in result.verdict.summary, result.verdict.summary
+
+# (3b) what starts a run: a banner names something (a separator, a traceback's head repeat in any log); a job
+# script's next stage, the same program on another input, is another run; the later run shows its own progress
+@pytest.mark.parametrize("first", ["=" * 64, "-" * 40, "Traceback (most recent call last):", "2026-11-28 10:00:01"])
+def test_a_repeated_line_that_names_no_run_starts_none(first: str) -> None:
+    result = report(first, "job 4411 on node7", first, "step 0 loss 2.0", *_TRAIN_FAIL, first, "Done.")
+    assert result.verdict.kind.value == "exception", result.verdict.summary
+    assert "an earlier run" not in result.verdict.summary
+
+
+@pytest.mark.parametrize(("start", "again"), [
+    ("+ srun ./lmp -in in.minimize", "+ srun ./lmp -in in.analysis"),
+    ("$ mpirun -np 8 ./solver --config stage1.yaml", "$ mpirun -np 8 ./solver --config stage2.yaml"),
+])
+def test_a_job_scripts_next_stage_is_another_run(start: str, again: str) -> None:
+    result = report(start, *_LAMMPS_FAIL, again, *_steps_plain("Total wall time: 0:00:01"))
+    assert result.verdict.kind.value != "no_problem_found", result.verdict.summary
+
+
+def test_a_start_again_whose_later_run_shows_no_progress_of_its_own_leaves_the_failure() -> None:
+    result = report("+ srun python train.py", "step 0 loss 2.0", *_TRAIN_FAIL, "+ srun python train.py --resume",
+                    "Done.")
+    assert result.verdict.kind.value == "exception", result.verdict.summary

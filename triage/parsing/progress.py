@@ -46,6 +46,11 @@ def is_progress(line: str) -> bool:
     return (_STEP.search(line) is not None or _SUCCESS.search(line) is not None) and _NOT_PROGRESS.search(line) is None
 
 
+def holds_failure_word(line: str) -> bool:
+    """The line holds a word of failure (error, fail, exception, traceback, abort, fatal, killed, signal, ...)."""
+    return _NOT_PROGRESS.search(line) is not None
+
+
 def says_it_ended(line: str) -> bool:
     """The line is the run's own word that it ended well (``Training finished``, ``Done.``, a final evaluation's
     summary, ``completed successfully``, ``exited with code 0``) and says nothing failed."""

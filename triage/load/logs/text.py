@@ -82,7 +82,7 @@ from triage.parsing.log_prefix import without_pod_tag
 from triage.parsing.named_failure import named_failure
 from triage.parsing.nccl.lines import parse_nccl_line
 from triage.parsing.nccl.tracker import NcclTracker
-from triage.parsing.progress import is_progress, mentions_progress, says_it_ended
+from triage.parsing.progress import holds_failure_word, is_progress, mentions_progress, says_it_ended
 from triage.parsing.prose import read_prose
 from triage.parsing.raise_sites import MARKERS as RAISE_SITE_MARKERS
 from triage.parsing.raise_sites import RaiseSiteKind, in_code_listing, raise_site
@@ -260,38 +260,55 @@ _LAUNCH_LINE = lazy_regex(r"^[ \t]*(?:[+$#>][ \t]+)?(?P<launcher>mpirun|mpiexec|
 
 
 def _start_key(line: str, first: str) -> tuple[str, ...] | None:
-    """What names the start of a run on this line: a launch command's launcher and program, or the input's first line
+    """What names the start of a run on this line: a launch command's launcher and its words, or the input's first line
     (a code's start banner: "LAMMPS (2 Aug 2023)") printed again."""
     launch = _LAUNCH_LINE.match(line)
     if launch is None:
         stripped = line.strip()
         return ("first",) if stripped and stripped == first else None
-    words = launch.group("args").split()
-    program = next((w for w in words if w.endswith(".py") or "/" in w), None) or next(
-        (w for w in words if not w.startswith("-") and not w.isdigit()), "")
-    return ("launch", launch.group("launcher"), program)
+    return ("launch", launch.group("launcher"), *launch.group("args").split())
+
+
+def _same_run(earlier: tuple[str, ...], later: tuple[str, ...]) -> bool:
+    """The later start is the earlier one again: the same banner, or the same launch command with words added after
+    its own (a retry's `--resume`); a job script's next stage (the same program on another input: `-in in.minimize`,
+    then `-in in.analysis`) is another run."""
+    return later[:len(earlier)] == earlier
+
+
+# a start banner names something: a word of letters, no failure word (a separator line, a traceback's head, a date
+# line of digits repeat in any log without naming a run)
+_BANNER_WORD = lazy_regex(r"[A-Za-z]{3}")
+
+
+def _banner(line: str) -> bool:
+    return (_BANNER_WORD.search(line) is not None and not holds_failure_word(line) and not is_progress(line)
+            and parse_crash_line(line) is None)
 
 
 def _later_run(text: str) -> int | None:
     """Where, in an input that ends with the run's own word that it ended well, the same program was started again
-    (the same launch command's program, or the input's first line, a code's start banner, printed again): the offset
-    of that later run's first line, or None."""
+    (the same launch command, or the input's first line, a code's start banner, printed again) and its later run
+    shows its own progress or its code's end line: the offset of that later run's first line, or None."""
     ends = text[-4000:].strip().splitlines()[-3:]
     if not any(says_it_ended(line) or code_ended(line.strip()) for line in ends):
         return None
     lines = text.splitlines(keepends=True)
     first = next((line.strip() for line in lines if line.strip()), "")
-    if not first or is_progress(first) or parse_crash_line(first) is not None:
-        first = "\0"                       # (a first line that is progress or a failure starts no run)
-    seen: set[tuple[str, ...]] = set()
+    if not _banner(first):
+        first = "\0"                       # (no banner: only launch commands start runs)
+    seen: list[tuple[str, ...]] = []
     offset, found = 0, None
     for line in lines:
         key = _start_key(line, first)
         if key is not None:
-            if key in seen:
+            if any(_same_run(earlier, key) for earlier in seen):
                 found = offset
-            seen.add(key)
+            seen.append(key)
         offset += len(line)
+    if found is None or not any((is_progress(line) and not says_it_ended(line)) or code_ended(line.strip())
+                                for line in text[found:].splitlines()[1:]):
+        return None
     return found
 
 

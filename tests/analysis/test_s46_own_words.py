@@ -285,3 +285,28 @@ def test_cann_aicore_words_in_a_sentence_are_no_device_fault() -> None:
     result = report(*_STEPS, "0: tip: when the log says 'there is an aivec error exception', run msaicerr",
                     "0: Training finished.")
     assert result.verdict.kind.value != "crash", result.verdict.summary
+
+
+# (8) PyTorch on ROCm's "HIP error: X" (its CUDA checks hipified) is what "CUDA error: X" is: a device error of the rank
+# that raised it (was an exception where the same words under CUDA were a crash); its out-of-memory stays an OOM
+@pytest.mark.parametrize("message", [
+    "RuntimeError: HIP error: invalid device function",
+    "RuntimeError: HIP error: hipErrorNoBinaryForGpu: Unable to find code object for all current devices!",
+    "torch.AcceleratorError: HIP error: an illegal memory access was encountered",
+])
+def test_hip_error_is_what_a_cuda_error_is(message: str) -> None:
+    lines = ("[rank1]: Traceback (most recent call last):", '[rank1]:   File "train.py", line 9, in <module>',
+             f"[rank1]: {message}", ("[rank1]: HIP kernel errors might be asynchronously reported at some other API "
+             "call, so the stacktrace below might be incorrect."))
+    result = report(*_STEPS, *lines)
+    cuda = report(*_STEPS, *(line.replace("HIP error", "CUDA error") for line in lines))
+    assert result.verdict.kind == cuda.verdict.kind and result.verdict.kind.value == "crash", result.verdict.summary
+    assert result.verdict.culprit_ranks == (1,)
+
+
+def test_hip_out_of_memory_stays_an_oom_and_hip_words_in_prose_end_nothing() -> None:
+    oom = report(*_STEPS, "[rank1]: RuntimeError: HIP error: out of memory")
+    assert oom.verdict.subkind is not None and oom.verdict.subkind.value == "oom", oom.verdict.summary
+    prose = report(*_STEPS, "0: on MI250 you may see HIP error: invalid device function if the arch is wrong",
+                   *(f"{r}: step {n} loss 2.1" for n in (300, 400) for r in range(4)), "0: Training finished.")
+    assert prose.verdict.kind.value not in ("crash", "exception"), prose.verdict.summary

@@ -164,6 +164,10 @@ _CUDA_ERROR = lazy_regex(
     # that hung or was reset under the process: "ze error at zeCommandQueueSynchronize, code:
     # ZE_RESULT_ERROR_DEVICE_LOST"
     r"\b(?:ZE|UR)_RESULT_ERROR_DEVICE_LOST\b|"
+    # PyTorch on ROCm's own words for the same errors (its CUDA checks hipified): "HIP error: invalid device function",
+    # "HIP error: an illegal memory access was encountered", "HIP error: hipErrorNoBinaryForGpu: Unable to find code
+    # object for all current devices!" (its out-of-memory is read above: _CUDA_OOM)
+    r"^(?:[\w.]+Error: )?HIP error: \S|"
     # Ascend CANN's AI Core error, a kernel that faulted on the NPU (its EZ9999 block): "The error from
     # device(chipId:4, dieId:0), serial number is 2, there is an aivec error exception, core id is 11, ...", and the
     # runtime's "Aicore kernel execute failed, device_id=4, stream_id=450, ..., fault kernel_name=..."

@@ -350,7 +350,10 @@ def test_a_ranks_own_mpich_error_comes_before_the_peer_another_rank_lost(own_fir
     result = report(*lines)
     assert 2 not in result.verdict.culprit_ranks, result.verdict.summary
     assert "it lost this rank" not in result.verdict.summary, result.verdict.summary
-    assert "Invalid rank" in result.verdict.summary, result.verdict.summary
+    assert tuple(result.verdict.culprit_ranks) == (1,), result.verdict.summary
+    # (the record's innermost line is its own stack's, not the next record's)
+    assert "Invalid rank has value 7" in result.verdict.summary, result.verdict.summary
+
 
 # (3b) what starts a run: a banner names something (a separator, a traceback's head repeat in any log); a job
 # script's next stage, the same program on another input, is another run; the later run shows its own progress
@@ -374,3 +377,29 @@ def test_a_start_again_whose_later_run_shows_no_progress_of_its_own_leaves_the_f
     result = report("+ srun python train.py", "step 0 loss 2.0", *_TRAIN_FAIL, "+ srun python train.py --resume",
                     "Done.")
     assert result.verdict.kind.value == "exception", result.verdict.summary
+
+
+# (rev46) the lost-peer records under a launcher's rank head on each line (Hydra's -prepend-rank "[0] ", srun's "0: "):
+# the same reading as bare
+@pytest.mark.parametrize("head", ["[{r}] ", "{r}: "])
+def test_the_lost_peer_read_under_a_rank_head(head: str) -> None:
+    lines = [head.format(r=r) + "step 10 residual 1.2e-03" for r in range(4)]
+    for rank in (0, 1):
+        lines += [head.format(r=rank) + line for line in _mpich_record(rank, 2, True)]
+    lines.append("")
+    for rank in (2, 3):
+        lines += _box(rank, "node2", "KILLED BY SIGNAL: 9 (Killed)")
+    result = report(*lines)
+    assert result.verdict.kind.value == "crash", result.verdict.summary
+    assert tuple(result.verdict.culprit_ranks) == (2,), result.verdict.summary
+    assert "MPI records of ranks 0,1 say it lost" in result.verdict.summary, result.verdict.summary
+
+
+def test_prefixed_records_that_lost_no_killed_peer_stay_the_ranks_error() -> None:
+    # the negative: the peer the records name exited by itself (no kill): no peer is named from them
+    lines = [f"[{rank}] " + line for rank in (0, 1) for line in _mpich_record(rank, 3, True)]
+    lines += ["", *_box(0, "node0", "EXIT STATUS: 1"), *_box(2, "node1", "KILLED BY SIGNAL: 9 (Killed)"),
+              *_box(3, "node1", "EXIT STATUS: 1")]
+    result = report(*lines)
+    assert "it lost this rank" not in result.verdict.summary, result.verdict.summary
+    assert 2 not in result.verdict.culprit_ranks, result.verdict.summary

@@ -260,7 +260,7 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
     out += _outside(text)
     for match in _MPICH_FATAL.finditer(text):
         world = match.group("comm") in (None, "0")
-        stack = list(_STACK_LINE.finditer(text, match.end(), min(len(text), match.end() + 3000)))
+        stack = _record_stack(text, match.end())
         why = f"; innermost: {stack[-1].group('why')[:200]}" if stack else ""
         out.append(MpiError(int(match.group("node")) if world else None, None, None,
                             f"failed in {match.group('call')}: {match.group('what').strip()}{why} (MPICH's fatal "
@@ -390,6 +390,29 @@ def _cray(text: str) -> list[MpiError]:
             continue
         out.append(MpiError(int(match.group("rank")), match.group("host"), None, f"{what}: {_line(text, match)}",
                             match.start(), first=True))
+    return out
+
+
+# a stack line of MPICH's record under a launcher's rank head (Hydra's -prepend-rank "[0] ", srun's "0: ")
+_HEADED_STACK_LINE = lazy_regex(r"(?:\[\d+\][ \t]*|\d+: )?\w+\(\d+\)\.*: ?(?P<why>[^\n]*)$")
+
+
+def _record_stack(text: str, end: int) -> list[re.Match[str]]:
+    """The stack lines of the MPICH record whose head ends at ``end``: the lines right after it, each
+    ``Function(line)...: why`` (under a rank head too), down to the first that is not one (a blank line, the next
+    record: another rank's stack is not this one's)."""
+    out: list[re.Match[str]] = []
+    pos = text.find("\n", end)
+    while 0 <= pos < len(text) and len(out) < 60 and pos - end < 3000:
+        start = pos + 1
+        stop = text.find("\n", start)
+        stop = len(text) if stop < 0 else stop
+        line = _HEADED_STACK_LINE.match(text, start, stop)
+        if line is None or line.end() != stop:
+            break
+        if line.group("why").strip():
+            out.append(line)         # (a frame that says nothing, "MPIR_Allreduce_intra_auto(207)...: ", is passed)
+        pos = stop
     return out
 
 

@@ -403,3 +403,30 @@ def test_prefixed_records_that_lost_no_killed_peer_stay_the_ranks_error() -> Non
     result = report(*lines)
     assert "it lost this rank" not in result.verdict.summary, result.verdict.summary
     assert 2 not in result.verdict.culprit_ranks, result.verdict.summary
+
+
+# (rev46, 95add309) a launcher's record that a rank exited first with a code, and the rank's own exception lines: the
+# last one before its end is what ended it (a chain's last exception; not a handled one it went on past)
+_HYDRA_EXIT_3 = ["", *_box(3, "node1", "EXIT STATUS: 1")]
+
+
+@pytest.mark.parametrize("head", ["[3] ", "3: "])
+def test_the_ranks_last_exception_line_is_what_the_exit_record_ended(head: str) -> None:
+    chained = ["Traceback (most recent call last):", "KeyError: 'shard-0003'", "",
+               "During handling of the above exception, another exception occurred:", "",
+               "Traceback (most recent call last):", "FileNotFoundError: /data/shard-0003.npy"]
+    result = report("[0] step 1 loss 2.1", *(head + line for line in chained), *_HYDRA_EXIT_3)
+    assert "FileNotFoundError: /data/shard-0003.npy" in result.verdict.summary, result.verdict.summary
+    handled = ["FileNotFoundError: [Errno 2] No such file or directory: '/cache/index.pkl' (rebuilding the index)",
+               "step 1 loss 2.3", "step 2 loss 2.2", "Traceback (most recent call last):",
+               "numpy.linalg.LinAlgError: Singular matrix"]
+    result = report("[0] step 1 loss 2.1", *(head + line for line in handled), *_HYDRA_EXIT_3)
+    assert "LinAlgError: Singular matrix" in result.verdict.summary, result.verdict.summary
+    assert tuple(result.verdict.culprit_ranks) == (3,), result.verdict.summary
+
+
+def test_a_ranks_one_exception_line_under_the_exit_record_stays_it() -> None:
+    result = report("[0] step 1 loss 2.1", "[3] step 1 loss 2.3", "[3] step 2 loss 2.2",
+                    "[3] Traceback (most recent call last):", '[3]   File "/app/train.py", line 50, in <module>',
+                    "[3] ValueError: bad shard 7", *_HYDRA_EXIT_3)
+    assert "ValueError: bad shard 7" in result.verdict.summary, result.verdict.summary

@@ -53,8 +53,8 @@ def _failure_of(items: list[tuple[int, CrashLine, str]]) -> tuple[int, CrashLine
     if chosen[0] == -1 and chosen[1].text.startswith(EXIT_CODE_RECORD):
         # a launcher's record that the rank was the first to exit with a code (Hydra's "EXIT STATUS: 1" box, Open
         # MPI's "The first process to do so was"), which says no more, and the rank's own exception line: the record
-        # says how and first, the line what failed (numpy's "LinAlgError: Singular matrix" under -prepend-rank): its last
-        # exception line, the one that ended it (a chain's last; not a handled one it went on past)
+        # says how and first, the line what failed (numpy's "LinAlgError: Singular matrix" under -prepend-rank): its
+        # last exception line, the one that ended it (a chain's last; not a handled one it went on past)
         said = [item for item in primary if item[1].kind is CrashLineKind.EXCEPTION and item[1].exc_type is not None]
         if said:
             return (chosen[0], said[-1][1], said[-1][2])

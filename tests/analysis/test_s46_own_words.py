@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.analysis.test_comm_own_words import _HVD_HEAD
 from triage.analysis.advice import excerpt_steps
 from triage.analysis.analyze import analyze
 from triage.load.inputs import load_log_texts
@@ -16,11 +17,6 @@ from triage.parsing.crashlog import parse_crash_line
 def report(*lines: str) -> Report:
     return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
-
-_HVD_HEAD = ("One or more tensors were submitted to be reduced, gathered or broadcasted by subset of ranks and are "
-             "waiting for remainder of ranks for more than 60 seconds. This may indicate that different ranks are "
-             "trying to submit different tensors or that only subset of ranks is submitting tensors, which will cause "
-             "deadlock. ")
 
 
 # (1) horovodrun's own launcher (gloo) tags each line "[N]<stderr>:" (mpirun's "[1,N]<stderr>:"): the stall

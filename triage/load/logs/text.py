@@ -253,9 +253,9 @@ def rank_from_name(name: str) -> int | None:
 
 
 # a launch command line, as a job script's trace or a prompt shows it ("+ mpirun -np 4 python train_md.py --lr 1e-3",
-# "$ srun ./lmp -in in.lj"): its launcher and the program it starts (the first .py or path, else the first word that is
-# no option nor number) name the run
-_LAUNCH_LINE = lazy_regex(r"^[ \t]*(?:[+$#>][ \t]+)?(?P<launcher>mpirun|mpiexec|srun|torchrun|deepspeed|aprun|jsrun)"
+# "$ srun ./lmp -in in.lj"): its launcher and its words name the run
+_LAUNCHERS = ("mpirun", "mpiexec", "srun", "torchrun", "deepspeed", "aprun", "jsrun")
+_LAUNCH_LINE = lazy_regex(r"^[ \t]*(?:[+$#>][ \t]+)?(?P<launcher>" + "|".join(_LAUNCHERS) + ")"
                           r"(?:\.\w+)?[ \t]+(?P<args>[^\n]*)$")
 
 
@@ -297,6 +297,8 @@ def _later_run(text: str) -> int | None:
     first = next((line.strip() for line in lines if line.strip()), "")
     if not _banner(first):
         first = "\0"                       # (no banner: only launch commands start runs)
+    if not any(launcher in text for launcher in _LAUNCHERS) and (first == "\0" or text.count(first) < 2):
+        return None                        # (no launch command, no banner printed twice: no line can start a run)
     seen: list[tuple[str, ...]] = []
     offset, found = 0, None
     for line in lines:

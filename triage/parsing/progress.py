@@ -27,13 +27,10 @@ _SUCCESS = lazy_regex(
     re.IGNORECASE)
 # one of them is in every line _STEP or _SUCCESS matches (caseless)
 _WORDS = ("epoch", "step", "iter", "loss", "train", "done", "checkpoint", "eval", "final")
-_NOT_PROGRESS = lazy_regex(r"error|fail|exception|traceback|abort|fatal|killed|signal|timed? ?out|\bnan\b|\binf\b|"
-                           r"overflow|skipp", re.IGNORECASE)
-
-
-# words _NOT_PROGRESS matches wherever they stand (caseless): a line that holds one is no progress
+# words of failure wherever they stand (caseless): a line that holds one (or a word NaN or Inf) is no progress
 _FAILS = ("error", "fail", "exception", "traceback", "abort", "fatal", "killed", "signal", "timed out", "timedout",
           "time out", "timeout", "overflow", "skipp")
+_NOT_PROGRESS = lazy_regex("|".join(map(re.escape, _FAILS)) + r"|\bnan\b|\binf\b", re.IGNORECASE)
 
 
 def is_progress(line: str) -> bool:

@@ -67,6 +67,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 
 from triage.lazy_regex import lazy_regex
+from triage.parsing import hpc_codes
 from triage.parsing.launchers import RankDeath
 from triage.parsing.progress import is_progress, mentions_progress, went_on_after
 from triage.parsing.regex_gate import finditer, holds_any
@@ -74,7 +75,8 @@ from triage.parsing.regex_gate import finditer, holds_any
 MARKERS = ("FOAM FATAL", "FATAL CALLED", "ERROR on proc ", "ERROR: ", "Fatal error:", "PETSC ERROR:",
            "An error occurred in line <", "*** ERROR ***", "[ABORT]", "Error in routine ", "Called CmiAbort",
            "CRITICAL ERROR: ", "*** Caught standard std::exception", "FATAL from PE", "Error Exit", "aborting MPI...",
-           "Fortran runtime error:", "forrtl: severe (", "***** ERROR", "ARMCI assert fail in ", "ARMCI Error")
+           "Fortran runtime error:", "forrtl: severe (", "***** ERROR", "ARMCI assert fail in ", "ARMCI Error",
+           *hpc_codes.MARKERS)
 
 # (Markdown quoting or a code span's backtick may come before it; "[N] " is the rank of a parallel run)
 _FOAM = lazy_regex(r"^[ \t>*`]*(?:\[(?P<rank>\d{1,7})\] )?--> FOAM FATAL (?P<io>IO )?ERROR:?[ \t]*(?P<head>[^\n]*)$",
@@ -322,6 +324,7 @@ def _codes(text: str, seen: set[int | None], rank_at: Callable[[int], int | None
             (line.strip() for line in banner.split("\n") if line.strip() and not line.strip().startswith("*****")), "")
         found.append((_int(told.group("rank")) if told else None,
                       f"GEOS's error (at {m.group('loc')})" + (f": {what}" if what else ""), m.start(), m.end()))
+    found += hpc_codes.banners(text)        # (session 47's codes: GADGET, MFEM, SIESTA, NWChem, ABINIT, VASP, GASNet)
     found.sort(key=lambda item: item[2])
     out: list[RankDeath] = []
     for index, (rank, what, start, end) in enumerate(found):

@@ -1,0 +1,112 @@
+"""More scientific codes' and HPC runtimes' own fatal-error words (session 47), in the formats their sources print,
+each the error of the process that printed it (an exception of that rank, not a signal); read beside solver_errors'
+banners, which decides whose they are (the banner's own rank words, else its line's prefix, else the MPI abort record
+after it) and whether the run went on past them:
+
+- GADGET's (Gadget-2/3, AREPO, GIZMO: its ``terminate(x)`` macro; GADGET-4's ``Terminate(...)``, behind its
+  ``TERMINATE: ******!!!!!******`` head) ``code termination on task=N, function 'f()', file 'f.c', line L: 'message'``:
+  rank N's (``ThisTask``, its rank in MPI_COMM_WORLD);
+- MFEM's (``MFEM_ABORT``, ``MFEM_VERIFY``: mfem_error, then MPI_Abort) ``MFEM abort: <message>`` and ``Verification
+  failed: (<condition>) is false:`` with its `` --> <message>`` line, then `` ... in function:`` and `` ... in file:``;
+- SIESTA's (``die()``) message, then ``Stopping Program from Node:    N`` (rank N), then MPI_Abort;
+- NWChem's (``errquit``) box: a rule of 72 dashes, `` <message>   <code>``, a rule, a rule, ``current input line :``;
+- ABINIT's YAML error document: ``--- !ERROR`` (or ``--- !BUG``), ``src_file:``, ``src_line:``, its optional
+  ``mpi_rank: N``, ``message: |`` and the message's indented lines to ``...`` (its ``Action:`` advice left out);
+- VASP's box: the ``EEEEEEE  RRRRRR`` letters, the message between ``|`` borders, then ``---->  I REFUSE TO CONTINUE
+  WITH THIS SICK JOB ... BYE!!! <----``;
+- GASNet's (``gasneti_fatalerror``; under Chapel, UPC++, Legion's GASNet network) ``*** FATAL ERROR (proc N):
+  <message>`` (rank N: GASNet's node), and where the message is UPC++'s box on the lines after it (``UPC++ fatal
+  error:``, `` on process N (host)``, `` at <file>:<line>``, `` in function: ...``, the message), that message.
+
+Each is read only at a line's start (Markdown quoting or a code span's backtick may come before it): the same words in
+a sentence are not the program's. ``banners(text)`` -> (rank or None, words, start, end) in text order. Never raises.
+"""
+
+from __future__ import annotations
+
+import re
+
+from triage.lazy_regex import lazy_regex
+from triage.parsing.regex_gate import finditer
+
+MARKERS = ("ode termination on task=", "MFEM abort: ", "Verification failed: (", "Stopping Program from Node:",
+           "current input line :", "--- !ERROR", "--- !BUG", "I REFUSE TO CONTINUE WITH THIS SICK JOB",
+           "*** FATAL ERROR (proc ")
+
+_LEAD = r"^[ \t>*`]*"
+_GADGET = lazy_regex(_LEAD + r"(?:TERMINATE: \*+!+\*+[ \t]+)?[Cc]ode termination on task=(?P<rank>\d{1,7}), "
+                     r"function '?(?P<func>[^,\n]+?)'?, file '?(?P<file>[^,\n]+?)'?, line (?P<line>\d+):[ \t]*"
+                     r"'?(?P<what>[^\n]*?)'?[ \t]*$", re.MULTILINE)
+_MFEM = lazy_regex(_LEAD + r"(?:MFEM abort: (?P<what>[^\n]*?)|Verification failed: \((?P<cond>[^\n]*)\) is false:"
+                   r"[ \t]*\n[ \t]*--> (?P<vwhat>[^\n]*?))[ \t]*$", re.MULTILINE)
+_MFEM_WHERE = lazy_regex(r"[ \t]*\.\.\. in file: (?P<file>[^\n]+?)[ \t]*$", re.MULTILINE)
+_SIESTA = lazy_regex(_LEAD + r"Stopping Program from Node:[ \t]*(?P<rank>\d{1,7})[ \t]*$", re.MULTILINE)
+_RULE72 = r"[ \t]*-{60,}[ \t]*\n"
+_NWCHEM = lazy_regex(r"^" + _RULE72 + r"[ \t]*(?P<what>\S[^\n]*?)[ \t]+(?P<code>-?\d+)[ \t]*\n" + _RULE72 + _RULE72
+                     + r"[ \t]*current input line :", re.MULTILINE)
+_ABINIT = lazy_regex(r"^--- !(?P<kind>ERROR|BUG)[ \t]*\n(?P<head>(?:[a-z_]+:[^\n]*\n){0,6}?)message: \|[ \t]*\n"
+                     r"(?P<body>(?:[ \t]+[^\n]*\n|[ \t]*\n){1,40}?)\.\.\.[ \t]*$", re.MULTILINE)
+_ABINIT_FIELD = lazy_regex(r"^(?P<key>src_file|src_line|mpi_rank): (?P<value>[^\n]*?)[ \t]*$", re.MULTILINE)
+# (its box's rows may come joined on one line, "|...||...|": a terminal box's borders taken as a wrapped line's)
+_VASP = lazy_regex(r"-+>[ \t]+I REFUSE TO CONTINUE WITH THIS SICK JOB")
+_VASP_ART = lazy_regex(r"EEEEEEE +R +R +R +R +OOOOOOO +R +R[^|\n]*")
+_GASNET = lazy_regex(_LEAD + r"\*\*\* FATAL ERROR \(proc (?P<rank>\d{1,7})\):[ \t]*(?P<what>[^\n]*?)[ \t]*$",
+                     re.MULTILINE)
+_GASNET_AT = lazy_regex(r"^in \w+\(\) at [^:\n]+:\d+: ")
+_UPCXX = lazy_regex(r"[ \t]*/{20,}[ \t]*\n[ \t]*UPC\+\+ [^\n]*:[ \t]*\n(?P<body>(?:[^\n/][^\n]*\n|[ \t]*\n){1,30}?)"
+                    r"[ \t]*/{20,}")
+
+
+def banners(text: str) -> list[tuple[int | None, str, int, int]]:
+    """The module's words in ``text``: (rank the words name, else None; what the user reads; start; end)."""
+    found: list[tuple[int | None, str, int, int]] = []
+    for m in finditer(_GADGET, text):
+        what = m.group("what").strip().strip("'")
+        found.append((int(m.group("rank")), f"GADGET's code termination on task {m.group('rank')} (in "
+                      f"{m.group('func')}, {m.group('file')} line {m.group('line')})" + (f": {what}" if what else ""),
+                      m.start(), m.end()))
+    for m in finditer(_MFEM, text):
+        where = _MFEM_WHERE.search(text, m.end(), min(len(text), m.end() + 600))
+        at = f" ({where.group('file')})" if where else ""
+        if m.group("cond") is not None:
+            what = f"MFEM's verification failed{at}: {m.group('vwhat') or m.group('cond')}"
+        else:
+            what = f"MFEM abort{at}: {m.group('what')}" if m.group("what") else f"MFEM abort{at}"
+        found.append((None, what, m.start(), m.end()))
+    for m in finditer(_SIESTA, text):
+        above = [line.strip() for line in text[max(0, m.start() - 800):m.start()].split("\n") if line.strip()]
+        above = [line for line in above if not line.startswith("Stopping Program from Node")]
+        what = above[-1] if above else ""
+        found.append((int(m.group("rank")), f"SIESTA's error (die) on node {m.group('rank')}"
+                      + (f": {what}" if what else ""), m.start(), m.end()))
+    for m in finditer(_NWCHEM, text):
+        found.append((None, f"NWChem's error (errquit, code {m.group('code')}): {m.group('what').strip()}",
+                      m.start(), m.end()))
+    for m in finditer(_ABINIT, text):
+        fields = {f.group("key"): f.group("value") for f in _ABINIT_FIELD.finditer(m.group("head"))}
+        lines = [line.strip() for line in m.group("body").split("\n") if line.strip()]
+        told = [line for line in lines if not line.startswith(("Action:", "Action :"))] or lines
+        site = f" ({fields['src_file']}:{fields.get('src_line', '?')})" if "src_file" in fields else ""
+        rank = fields.get("mpi_rank", "")
+        found.append((int(rank) if rank.isdigit() else None,
+                      f"ABINIT's {m.group('kind')}{site}: {' '.join(told)}", m.start(), m.end()))
+    for m in finditer(_VASP, text):
+        art: re.Match[str] | None = None
+        for art in _VASP_ART.finditer(text, max(0, m.start() - 2500), m.start()):
+            pass
+        if art is None:
+            continue                # (the words without VASP's box: quoted, or a script's grep)
+        words = [row.strip() for row in re.split(r"[|\n]", text[art.end():m.start()])]
+        what = " ".join(w for w in words if w)
+        found.append((None, f"VASP's error: {what}" if what else "VASP's error", art.start(), m.end()))
+    for m in finditer(_GASNET, text):
+        what = _GASNET_AT.sub("", m.group("what"))
+        box = _UPCXX.match(text, m.end() + 1) if not what else None
+        if box is not None:
+            lines = [line.strip() for line in box.group("body").split("\n")]
+            what = " ".join(line for line in lines
+                            if line and not line.startswith(("on process ", "at ", "in function:")))
+            what = f"UPC++'s fatal error: {what}" if what else "UPC++'s fatal error"
+        found.append((int(m.group("rank")), f"GASNet's fatal error on proc {m.group('rank')}"
+                      + (f": {what}" if what else ""), m.start(), box.end() if box else m.end()))
+    return sorted(found, key=lambda item: item[2])

@@ -69,3 +69,20 @@ def test_a_gromacs_banner_the_run_went_on_after_is_not_the_jobs_failure() -> Non
             + "".join(f"step {n}, will finish Sat Nov 28 07:{n % 60:02d}:00 2026\n" for n in range(100, 4000, 100))
             + "Finished mdrun on rank 0 Sat Nov 28 07:40:11 2026\n")
     assert parse_solver_errors(text) == ()
+
+
+@pytest.mark.parametrize(("message", "joined"), [
+    ("Too many LINCS warnings (1001)\nIf you know what you are doing you can adjust the lincs warning threshold",
+     "Too many LINCS warnings (1001). If you know what you are doing"),
+    ("Atom index 2201 in position_restraints out of bounds\nPlease check your topology",
+     "out of bounds. Please check your topology"),
+    # a line wrapped at the width mid-sentence is joined with a space, a capitalised word after it or not
+    (("The cut-off length is longer than half the shortest box vector or longer than\nthe smallest box diagonal "
+      "element. Increase the box size or decrease rlist."), "longer than the smallest box diagonal element."),
+    ("Step 1200: the total potential energy is nan, which means some atoms are in\nVerlet buffer trouble",
+     "are in Verlet buffer trouble"),
+])
+def test_a_gromacs_message_line_of_its_own_ends_its_sentence(message: str, joined: str) -> None:
+    deaths = parse_solver_errors("Setting the LD random seed to -1139408129\n" + _banner(message))
+    assert len(deaths) == 1
+    assert joined in deaths[0].text, deaths[0].text

@@ -205,8 +205,8 @@ def parse_solver_errors(text: str, line_ranks: Sequence[int | None] | None = Non
                              f"WRF's fatal error (wrf_error_fatal){': ' + what if what else ''}"[:400],
                              offset=match.start(), raised=True, mpi=rank is not None))
     for match in finditer(_GMX, text):
-        # (its message wrapped at 80 columns, to the blank line: whole sentences)
-        what = _sentences(_lines_after(text, match.end(), 8, skip=("---",)), 270)   # (within a summary's 300)
+        # (its message wrapped at 80 columns, to the blank line: whole sentences, within a summary's 300)
+        what = _sentences(_lines_after(text, match.end(), 8, skip=("---",), breaks=True), 270)
         if not what or went_on(match.end()):
             continue                    # (a bare "Fatal error:" with nothing after it is no banner)
         found = None
@@ -432,10 +432,12 @@ def _sentences(what: str, limit: int = 300) -> str:
     return what[:end + 1] if end > 0 else what[:limit]
 
 
-def _lines_after(text: str, end: int, most: int = 1, stop: tuple[str, ...] = (), skip: tuple[str, ...] = ()) -> str:
+def _lines_after(text: str, end: int, most: int = 1, stop: tuple[str, ...] = (), skip: tuple[str, ...] = (),
+                 breaks: bool = False) -> str:
     """Up to ``most`` non-empty lines after offset ``end``'s line, each without a rank prefix, to the first empty line
     after them, joined: a banner's message. A line that starts with ``stop`` ends them, one that starts with ``skip``
-    is passed over (a banner's rule of dashes)."""
+    is passed over (a banner's rule of dashes). ``breaks``: a line that ends a sentence of its own is joined to the
+    next with a sentence break (_OWN_LINE_END: a short line without an end mark before a capitalised word)."""
     at = text.find("\n", end) + 1
     out: list[str] = []
     for _ in range(most + _NEXT_LINES - 1):
@@ -453,7 +455,16 @@ def _lines_after(text: str, end: int, most: int = 1, stop: tuple[str, ...] = (),
             if out:
                 break
             continue
+        if breaks and out and _OWN_LINE_END.search(out[-1]) and _SENTENCE_START.match(line):
+            out[-1] += "."
         out.append(line)
         if len(out) >= most:
             break
     return " ".join(" ".join(out).split())[:300]
+
+
+# A message's own line, not a wrapped one: shorter than a wrap's width (GROMACS wraps at 80 columns), ending in a word,
+# a number or a bracket, with no end mark; the next line's first word capitalised (a lower-case word, not an acronym)
+# starts a new sentence: "Too many LINCS warnings (1001)" / "If you know what you are doing ..."
+_OWN_LINE_END = lazy_regex(r"^.{1,59}[\w)\]]$")
+_SENTENCE_START = lazy_regex(r"[A-Z][a-z]")

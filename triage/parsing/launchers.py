@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from triage.lazy_regex import lazy_regex
 from triage.parsing import windows_status
-from triage.parsing.progress import went_on_after
+from triage.parsing.progress import ran_to_its_end_after, went_on_after
 from triage.parsing.regex_gate import holds_any
 
 # Words that must be in a text for any record here to be in it (a cheap pre-check).
@@ -447,6 +447,9 @@ def _plain(text: str, match: re.Match[str]) -> list[RankDeath]:
     line = _line_of(text, *match.span())
     if any(word in line for word in _NOT_PLAIN) or "noticed that process" in line:
         return []
+    if ran_to_its_end_after(text, match.end()):
+        return []          # the job stepped on and said it ended well after it: a sentence about a death (a FAQ's
+        #                    "Rank 3 ... died with signal 11 means a segfault"), or one the job outlived, not its end
     verb = match.group("verb").lower()
     sig = signal_name(match.group("sig"), match.group("signame"))
     code = int(match.group("code")) if match.group("code") else None

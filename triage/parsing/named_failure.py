@@ -9,6 +9,7 @@ else in it ties to a rank: such text is evidence, never "nothing recognisable".
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from triage.lazy_regex import lazy_regex
 from triage.parsing.crashlog import CrashLine, CrashLineKind, parse_crash_line
@@ -111,9 +112,24 @@ def named_failure(line: str, prefix_rank: int | None = None) -> tuple[int, Crash
     sig = (known.signal if known is not None else None) or _signal(text)
     if sig in _TEARDOWN:
         return None            # a launcher's teardown ("Sending process 165 closing signal SIGTERM"): not a failure
+    # the rank's words inside a quote in the writer's own sentence (a FAQ's 'the message "... (rank=0)" means ...'):
+    # quoted, a failure only where the job did not go on past it (CrashLine.quoted)
+    quoted = prefix_rank is None and _in_quotes(text)
     if known is not None:
-        return rank, known
+        return rank, replace(known, quoted=True) if quoted else known
     if sig is not None:
-        return rank, CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal=sig)
+        return rank, CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal=sig, quoted=quoted)
     timeout = re.search(r"time[ds]? ?out", text, re.IGNORECASE) is not None
-    return rank, CrashLine(CrashLineKind.EXCEPTION, text[:400], collateral=timeout)
+    return rank, CrashLine(CrashLineKind.EXCEPTION, text[:400], collateral=timeout, quoted=quoted)
+
+
+# a quote the writer opened after a word of their own (or a colon) and closed on the same line
+_QUOTE = lazy_regex(r"(?<=[\w,:;)][ \t])[\"\u201c](?P<what>[^\"\u201d\n]{8,}?)[\"\u201d]")
+
+
+def _in_quotes(text: str) -> bool:
+    """The first rank-naming shape of ``text`` lies inside a quote the writer's sentence holds."""
+    at = rank_at(text)
+    if at is None or ('"' not in text and "\u201c" not in text):
+        return False
+    return any(m.start("what") <= at < m.end("what") for m in _QUOTE.finditer(text))

@@ -76,6 +76,32 @@ def went_on_after(text: str, end: int, lines: int = 40) -> bool:
     return any(is_progress(line) or says_it_ended(line) for line in window.split("\n"))
 
 
+def ran_to_its_end_after(text: str, end: int, lines: int = 40) -> bool:
+    """Among the ``lines`` lines of ``text`` after offset ``end``'s line, progress (a step, not only an end word) and
+    after it the run's own word that it ended well (``Training finished``): the job went on past that line and
+    ended (what a reader of a rank's death told in plain words asks: a sentence about a death, not the job's)."""
+    start = text.find("\n", end) + 1
+    if start == 0:
+        return False
+    stop = start
+    for _ in range(lines):
+        stop = text.find("\n", stop) + 1
+        if stop == 0:
+            stop = len(text)
+            break
+    window = text[start:stop]
+    if not mentions_progress(window):
+        return False
+    stepped = False
+    for line in window.split("\n"):
+        if not is_progress(line):
+            continue
+        if stepped and says_it_ended(line):
+            return True
+        stepped = stepped or not says_it_ended(line)
+    return False
+
+
 def mentions_progress(text: str) -> bool:
     """Some line of ``text`` may be progress: it holds one of the words (a text without them has none; plain
     substring searches, many times faster than the pattern over a whole log)."""

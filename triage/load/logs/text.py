@@ -46,6 +46,7 @@ from triage.parsing.crashlog import MARKERS as CRASH_MARKERS
 from triage.parsing.crashlog import (
     SPAWN_BOOTSTRAP_FRAME,
     SPAWN_BOOTSTRAP_NOTE,
+    CrashLine,
     CrashLineKind,
     duplicate_gpu,
     glog_fatal_head,
@@ -194,13 +195,17 @@ def _went_on_past(owners: list[LineOwner], base: int, default_rank: int | None, 
             return True
         return rank is None and bool(ranks) and all(last_progress.get(r, -1) > index for r in ranks)
 
+    def named_gone(order: int, rank: int, line: CrashLine) -> bool:
+        """A named rank's line gone on past: by that rank, or (its words quoted in a sentence) by the line's writer."""
+        return gone_on(order, rank) or (line.quoted and gone_on(order, None))
+
     for order, rank, line, _ in scan.named_failures:
-        if gone_on(order, rank):
+        if named_gone(order, rank, line):
             scan.went_on.append(f"rank {rank}: {line.text[:200]}")
     for order, unread, _, _ in scan.unread:
         if gone_on(order, None):
             scan.went_on.append(unread.text[:200])
-    scan.named_failures = [item for item in scan.named_failures if not gone_on(item[0], item[1])]
+    scan.named_failures = [item for item in scan.named_failures if not named_gone(*item[:3])]
     gone = {(order, rank) for order, rank in quoted if gone_on(order, rank)}   # (a runtime's words quoted in prose)
     if gone:
         scan.went_on.extend(line.text[:200] for rank, items in [(None, scan.orphans), *scan.failures.items()]

@@ -58,7 +58,7 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "job killed after reaching LSF", "memory budget", "low on resource", "hard wallclock time",
            "exceeds job hard limit", "termination (", "ATP Stack walkback", "MOAB_INFO",
            "exceeded its walltime limit", "Job was held", "TERM_", "Resource usage summary",
-           "Error   ", "CrashLoopBackOff", "STEPD TERMINATED", "xit_status")
+           "Error   ", "CrashLoopBackOff", "STEPD TERMINATED", "xit_status", "(exit code ")
 
 # slurmstepd (src/slurmd/slurmstepd/req.c): "*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***" with %s "JOB <id>"
 # or "STEP <id>"; "DUE to SIGNAL %s" (strsignal: scancel, or srun ending the step); older Slurm: the same with no
@@ -177,6 +177,12 @@ _SACCT_GOING = lazy_regex(r"\s(?:RUNNING|PENDING|REQUEUED|RESIZING|SUSPENDED|CON
 _SACCT_OUTSIDE = {"TIMEOUT": "its time limit was reached", "DEADLINE": "its deadline was reached",
                   "PREEMPTED": "it was preempted", "NODE_FAIL": "a node failed (slurmctld's log says which and why)",
                   "BOOT_FAIL": "a node failed to boot for it"}
+# seff's summary of an ended job (contribs/seff): "Job ID: 551205" ("Array Job ID: 551200_5", "Cluster: c",
+# "User/Group: u/g" after it) then "State: OUT_OF_MEMORY (exit code 0)" (the exit code's high byte: a signal's end
+# reads 0); a running or pending job's line has no "(exit code": no end of it in this input
+_SEFF = lazy_regex(r"^[ \t]*Job ID: (?P<job>\d+(?:_\d+)?)[ \t]*\r?\n(?:[ \t]*(?:Array Job ID|Cluster|User/Group): "
+                   r"[^\n]*\n){0,3}[ \t]*State: (?P<state>OUT_OF_MEMORY|TIMEOUT|DEADLINE|PREEMPTED|NODE_FAIL|BOOT_FAIL|"
+                   r"CANCELLED|FAILED)(?: by \d+)? \(exit code (?P<code>\d+)\)", re.MULTILINE)
 _SLURM_FAILED = lazy_regex(r"\*\*\* (?P<what>JOB|STEP) (?P<id>\S+) ON (?P<host>\S+) FAILED \(non-zero exit code")
 _OPERATOR = lazy_regex(r"(?P<kind>PyTorchJob|TFJob|MPIJob|PaddleJob|XGBoostJob|JAXJob|MXJob|job) (?P<name>\S+) is "
                        r"(?:failed|failing|restarting) because (?P<n>\d+ )?\"?(?P<rtype>\w+)\"? replica\(s\) failed")
@@ -659,6 +665,7 @@ def _slurm(text: str) -> list[RankDeath]:
                              f"({_line(text, match)})"[:400], offset=match.start(), raised=True))
         break
     out.extend(_sacct(text))
+    out.extend(_seff(text))
     for match in _SLURM_FAILED.finditer(text):
         out.append(RankDeath(None, None, 1, match.group("host"), None, _line(text, match), offset=match.start(),
                              consequence=True))
@@ -716,6 +723,25 @@ def _sacct(text: str) -> list[RankDeath]:
         code, sig = int(match.group("code") or 1), int(match.group("sig") or 0)
         signal = signal_name(str(sig)) if sig else None
         return [RankDeath(None, signal, None if signal else code, None, None, said[:400], offset=match.start())]
+    return []
+
+
+def _seff(text: str) -> list[RankDeath]:
+    """seff's State of the job it summarises: a time limit, preemption, node failure or cancellation a stop from
+    outside, OUT_OF_MEMORY the job's kill for memory, FAILED its exit code (FAILED with exit code 0, a signal's end
+    whose number seff does not print, is not read)."""
+    for match in _SEFF.finditer(text):
+        state, code = match.group("state"), int(match.group("code"))
+        said = f"seff: job {match.group('job')} State: {state} (exit code {code})"
+        if state in _SACCT_OUTSIDE or state == "CANCELLED":
+            why = _SACCT_OUTSIDE.get(state, "it was cancelled (scancel, an admin or srun ending it)")
+            return [RankDeath(None, "SIGTERM", None, None, None, f"Slurm ended job {match.group('job')}: {why} "
+                              f"({said})"[:400], offset=match.start(), outside=True)]
+        if state == "OUT_OF_MEMORY":
+            return [RankDeath(None, "SIGKILL", None, None, None, f"out of memory: Slurm killed job "
+                              f"{match.group('job')} at its memory limit ({said})"[:400], offset=match.start())]
+        if code:
+            return [RankDeath(None, None, code, None, None, said[:400], offset=match.start())]
     return []
 
 

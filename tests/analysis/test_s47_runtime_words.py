@@ -66,3 +66,63 @@ def test_a_ranks_own_failure_before_seff_stays_the_failure(tmp_path: Path) -> No
             "1: ValueError: bad shard index 7\n" + SEFF.format(job="73006", array="", state="FAILED", code=1))
     got = failure_verdict(text, tmp_path)
     assert got["kind"] == "exception" and got["culprit_ranks"] == [1] and "bad shard index" in got["summary"]
+
+
+# Flux (flux-core src/shell/doom.c, src/common/libjob/waitstatus.c): the job shell ends the job after its first task
+# ended ("task rank R on host H exited and exit-timeout=T has expired"; older shells "doom: rank R on host H ..."), and
+# flux-job prints the job's end ("task(s) exited with exit code C", or strsignal's words of a task's signal)
+DOOM = "{stamp}flux-shell[1]: FATAL: {who}rank {rank} on host {host} exited and exit-timeout=30s has expired\n"
+
+
+@pytest.mark.parametrize(("who", "stamp"), [("python: task ", "0.879s: "), ("doom: ", "12.004s: "), ("task ", "")])
+@pytest.mark.parametrize(("end", "kind", "how"), [("task(s) exited with exit code 3", "exception", "exit code 3"),
+                                                  ("task(s) Segmentation fault", "crash", "SIGSEGV"),
+                                                  ("task(s) Killed", "crash", "SIGKILL")])
+def test_flux_doom_names_the_first_task_and_its_host(who: str, stamp: str, end: str, kind: str, how: str,
+                                                     tmp_path: Path) -> None:
+    text = PROGRESS + DOOM.format(stamp=stamp, who=who, rank=5, host="tioga17") + f"flux-job: {end}\n"
+    [record] = parse_framework_records(text)
+    assert record.rank == 5 and record.host == "tioga17" and record.first
+    got = failure_verdict(text, tmp_path)
+    assert got["kind"] == kind and got["culprit_ranks"] == [5] and "tioga17" in got["summary"] and \
+        (how in got["summary"] or how.replace("exit code", "code") in got["summary"])
+
+
+def test_flux_doom_after_the_tasks_own_error_keeps_its_words(tmp_path: Path) -> None:
+    text = (PROGRESS + "1: Traceback (most recent call last):\n1: ValueError: bad shard 3\n"
+            + DOOM.format(stamp="0.879s: ", who="python: task ", rank=1, host="node13")
+            + "0.880s: job.exception type=exec severity=0 python: task rank 1 on host node13 exited and "
+              "exit-timeout=30s has expired\nflux-job: task(s) exited with exit code 1\n")
+    got = failure_verdict(text, tmp_path)
+    assert got["kind"] == "exception" and got["culprit_ranks"] == [1] and "bad shard 3" in got["summary"]
+
+
+def test_flux_lost_shell_is_its_nodes_loss_of_no_task_rank(tmp_path: Path) -> None:
+    text = PROGRESS + DOOM.format(stamp="3.1s: ", who="python: shell ", rank=2, host="node15") + \
+        "flux-job: task(s) Killed\n"
+    [record] = parse_framework_records(text)
+    assert record.outside and record.rank is None and record.host == "node15"
+    got = failure_verdict(text, tmp_path)
+    assert got["kind"] == "stopped" and "node15" in got["summary"] and "rank 2" not in got["summary"].replace(
+        "shell rank 2", "")
+
+
+@pytest.mark.parametrize(("end", "kind"), [("task(s) exited with exit code 2", "exception"),
+                                           ("task(s) Aborted", "crash")])
+@pytest.mark.parametrize("eol", ["\n", "\r\n"])
+def test_flux_job_end_alone_is_a_failure_of_no_rank(end: str, kind: str, eol: str, tmp_path: Path) -> None:
+    text = (PROGRESS + f"flux-job: {end}\n").replace("\n", eol)
+    [record] = parse_framework_records(text)
+    assert record.rank is None and (record.signal or record.exitcode)
+    assert failure_verdict(text, tmp_path)["kind"] == kind
+
+
+@pytest.mark.parametrize("text", [
+    PROGRESS + 'If you see "flux-job: task(s) exited with exit code 1" in the output, check the task logs.\n',
+    PROGRESS + "The doc says: rank 3 on host n1 exited and exit-timeout=30s has expired is the shell's word.\n",
+    PROGRESS + "flux-job: task(s) exited with exit code 1\n" + PROGRESS.replace("step 100", "step 300").replace(
+        "step 200", "step 400") + "0: epoch 3 step 500 loss 0.6\n1: epoch 3 step 500 loss 0.6\n"
+    "0: Training complete: saved checkpoint-final\n",
+])
+def test_flux_words_quoted_or_gone_on_past_are_no_record(text: str) -> None:
+    assert parse_framework_records(text) == ()

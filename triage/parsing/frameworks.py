@@ -58,7 +58,8 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "job killed after reaching LSF", "memory budget", "low on resource", "hard wallclock time",
            "exceeds job hard limit", "termination (", "ATP Stack walkback", "MOAB_INFO",
            "exceeded its walltime limit", "Job was held", "TERM_", "Resource usage summary",
-           "Error   ", "CrashLoopBackOff", "STEPD TERMINATED", "xit_status", "(exit code ")
+           "Error   ", "CrashLoopBackOff", "STEPD TERMINATED", "xit_status", "(exit code ",
+           "flux-job: task(s)", "exit-timeout=")
 
 # slurmstepd (src/slurmd/slurmstepd/req.c): "*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***" with %s "JOB <id>"
 # or "STEP <id>"; "DUE to SIGNAL %s" (strsignal: scancel, or srun ending the step); older Slurm: the same with no
@@ -183,6 +184,16 @@ _SACCT_OUTSIDE = {"TIMEOUT": "its time limit was reached", "DEADLINE": "its dead
 _SEFF = lazy_regex(r"^[ \t]*Job ID: (?P<job>\d+(?:_\d+)?)[ \t]*\r?\n(?:[ \t]*(?:Array Job ID|Cluster|User/Group): "
                    r"[^\n]*\n){0,3}[ \t]*State: (?P<state>OUT_OF_MEMORY|TIMEOUT|DEADLINE|PREEMPTED|NODE_FAIL|BOOT_FAIL|"
                    r"CANCELLED|FAILED)(?: by \d+)? \(exit code (?P<code>\d+)\)", re.MULTILINE)
+# Flux's job shell ending the job when its first task (or a node's shell) ended (src/shell/doom.c): "0.879s:
+# flux-shell[1]: FATAL: python: task rank 1 on host node13 exited and exit-timeout=30s has expired" (the same words in
+# the "job.exception type=exec severity=0 ..." line; older shells "doom: rank 1 on host ..."): the rank is the task's
+# (flux run's global task rank), the others killed after it are its collateral
+_FLUX_DOOM = lazy_regex(r"(?:flux-shell\[\d+\]:|job\.exception)[^\n]*?\b(?:(?P<who>task|shell) )?rank (?P<rank>\d+) on "
+                        r"host (?P<host>[\w.-]+) exited and exit-timeout=(?P<t>[\w.]+) has expired")
+# flux-job's word of the job's end (src/common/libjob/waitstatus.c): "flux-job: task(s) exited with exit code 1", or
+# strsignal's words where a task ended by a signal: "flux-job: task(s) Killed", "flux-job: task(s) Segmentation fault"
+_FLUX_JOB = lazy_regex(r"^[ \t]*flux-job: task\(s\) (?:exited with exit code (?P<code>\d+)|(?P<words>[A-Z][a-z]+"
+                       r"(?: [a-z]+)?))[ \t]*\r?$", re.MULTILINE)
 _SLURM_FAILED = lazy_regex(r"\*\*\* (?P<what>JOB|STEP) (?P<id>\S+) ON (?P<host>\S+) FAILED \(non-zero exit code")
 _OPERATOR = lazy_regex(r"(?P<kind>PyTorchJob|TFJob|MPIJob|PaddleJob|XGBoostJob|JAXJob|MXJob|job) (?P<name>\S+) is "
                        r"(?:failed|failing|restarting) because (?P<n>\d+ )?\"?(?P<rtype>\w+)\"? replica\(s\) failed")
@@ -332,7 +343,7 @@ def parse_framework_records(text: str) -> tuple[RankDeath, ...]:
     if not holds_any(text, MARKERS):
         return ()
     out = [*_slurm(text), *_mpi(text), *_kubernetes(text), *_ray(text), *_submitit(text), *_launchers(text),
-           *_trainers(text), *_nccl_ras(text)]
+           *_trainers(text), *_nccl_ras(text), *_flux(text)]
     for match in _SAGEMAKER.finditer(text):
         status = int(match.group("code"))
         sig = signal_name(str(-status)) if status < 0 else signal_name(str(status - 128)) if 128 < status < 160 \
@@ -742,6 +753,37 @@ def _seff(text: str) -> list[RankDeath]:
                               f"{match.group('job')} at its memory limit ({said})"[:400], offset=match.start())]
         if code:
             return [RankDeath(None, None, code, None, None, said[:400], offset=match.start())]
+    return []
+
+
+def _flux(text: str) -> list[RankDeath]:
+    """Flux's job shell's end of the job after its first task ended (that task rank on that host, with flux-job's exit
+    code or signal where it follows: the tasks killed after it are collateral), or flux-job's end of the job alone (a
+    task's exit code or signal, of no rank); a lost node's shell is that host's loss."""
+    ends = [m for m in _FLUX_JOB.finditer(text) if (m.group("code") is None or int(m.group("code")))
+            and not went_on_after(text, m.end())]
+    end = ends[0] if ends else None
+    sig = signal_name(None, end.group("words")) if end is not None and end.group("words") else None
+    code = int(end.group("code")) if end is not None and end.group("code") else None
+    for match in _FLUX_DOOM.finditer(text):
+        if went_on_after(text, match.end()):
+            continue
+        rank, host = int(match.group("rank")), match.group("host")
+        if match.group("who") == "shell":
+            # (as srun's "Node failure on": the node's loss ended the job, the tasks' end after it its consequence)
+            return [RankDeath(None, "SIGTERM", None, host, None, f"Flux lost the job shell on host {host} (shell "
+                              f"rank {rank}, no task's rank): that node failed, or its shell was killed, which ended "
+                              f"the job after exit-timeout={match.group('t')} ({_line(text, match)})"[:400],
+                              offset=match.start(), outside=True)]
+        how = f" ({_line(text, end)})" if end is not None and end.start() > match.start() else ""
+        return [RankDeath(rank, sig if how else None, code if how else None, host, None,
+                          f"Flux: task {rank} on host {host} ended first; the job shell ended the other tasks after "
+                          f"exit-timeout={match.group('t')} ({_line(text, match)}){how}"[:400], first=True,
+                          offset=match.start())]
+    if end is not None and (sig or code):
+        said = f"signal {sig}" if sig else f"exit code {code}"
+        return [RankDeath(None, sig, code, None, None, f"Flux: the job's task(s) ended with {said} "
+                          f"({_line(text, end)})", offset=end.start())]
     return []
 
 

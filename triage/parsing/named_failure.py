@@ -92,6 +92,9 @@ def named_failure(line: str, prefix_rank: int | None = None) -> tuple[int, Crash
     if "CANCELLED AT" in text:
         return None            # slurmstepd's cancellation, read by triage.parsing.frameworks (the srun label before
         #                        it is not the rank it stopped)
+    if "exit-timeout=" in text and "has expired" in text:
+        return None            # Flux's job shell ending the job after a task's (or a node shell's) end, read by
+        #                        triage.parsing.frameworks (a shell's rank there is no task's)
     if _SRUN_TERMINATED.search(text) is not None:
         return None            # srun's list of the tasks it terminated when the step ended: their end, not a failure
     if _FRAME_UNDER_HEAD.search(text) is not None:

@@ -126,3 +126,42 @@ def test_flux_job_end_alone_is_a_failure_of_no_rank(end: str, kind: str, eol: st
 ])
 def test_flux_words_quoted_or_gone_on_past_are_no_record(text: str) -> None:
     assert parse_framework_records(text) == ()
+
+
+# Open MPI's mpirun that could not start its daemons (help-plm-base.txt; "ORTE" in 1.x-4.x, "PRTE" in 5.x): no rank
+# ran; the launch agent's own line just above the box, where printed, is the cause (was refused, or an all-clear)
+UNSTARTED = ("--------------------------------------------------------------------------\n"
+             "{who} was unable to reliably start one or more daemons.\nThis usually is caused by:\n\n"
+             "* not finding the required libraries and/or binaries on\n  one or more nodes. Please check your PATH and "
+             "LD_LIBRARY_PATH\n  settings, or configure OMPI with --enable-orterun-prefix-by-default\n"
+             "--------------------------------------------------------------------------\n")
+
+
+@pytest.mark.parametrize("who", ["ORTE", "PRTE"])
+@pytest.mark.parametrize(("before", "cause"), [("bash: orted: command not found\n", "orted: command not found"),
+                                               ("Host key verification failed.\n", "Host key verification failed"),
+                                               ("$ mpirun -np 16 --hostfile hosts python train.py\n", None)])
+@pytest.mark.parametrize("eol", ["\n", "\r\n"])
+def test_daemons_not_started_is_a_launch_that_ran_no_rank(who: str, before: str, cause: str | None, eol: str,
+                                                          tmp_path: Path) -> None:
+    text = (before + UNSTARTED.format(who=who)).replace("\n", eol)
+    [record] = parse_framework_records(text)
+    assert record.raised and record.rank is None and "no rank ran" in record.text
+    assert (cause in record.text) if cause else "mpirun -np" not in record.text
+    got = failure_verdict(text, tmp_path)
+    assert got["kind"] == "exception" and "could not start its daemons" in got["summary"]
+
+
+def test_daemons_not_started_after_progress_is_no_all_clear(tmp_path: Path) -> None:
+    text = PROGRESS + "[gpu-a03:41822] [[49023,0],0] ORTE_ERROR_LOG: Data unpack would read past end of buffer\n" + \
+        UNSTARTED.format(who="ORTE")
+    assert "could not start its daemons" in failure_verdict(text, tmp_path)["summary"]
+
+
+@pytest.mark.parametrize("text", [
+    PROGRESS + "The FAQ: ORTE was unable to reliably start one or more daemons means orted is not on the PATH.\n",
+    UNSTARTED.format(who="ORTE") + "(fixed with --prefix)\n" + PROGRESS + "0: epoch 3 step 900 loss 0.5\n"
+    "1: epoch 3 step 900 loss 0.5\n0: Training complete: saved checkpoint-final\n",
+])
+def test_daemons_words_quoted_or_gone_on_past_are_no_record(text: str) -> None:
+    assert parse_framework_records(text) == ()

@@ -59,7 +59,8 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "exceeds job hard limit", "termination (", "ATP Stack walkback", "MOAB_INFO",
            "exceeded its walltime limit", "Job was held", "TERM_", "Resource usage summary",
            "Error   ", "CrashLoopBackOff", "STEPD TERMINATED", "xit_status", "(exit code ",
-           "flux-job: task(s)", "exit-timeout=")
+           "flux-job: task(s)", "exit-timeout=",
+           "to reliably start one or more daemons")
 
 # slurmstepd (src/slurmd/slurmstepd/req.c): "*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***" with %s "JOB <id>"
 # or "STEP <id>"; "DUE to SIGNAL %s" (strsignal: scancel, or srun ending the step); older Slurm: the same with no
@@ -219,6 +220,12 @@ _MPI_DAEMON_LOST = lazy_regex(r"(?:ORTE|PRTE|PRRTE) has lost communication with 
 # ... or a daemon failed at start: "An ORTE daemon has unexpectedly failed after launch and before communicating back
 # to mpirun." (no node named)
 _MPI_DAEMON_FAILED = lazy_regex(r"An? (?:ORTE|PRTE|PRRTE) daemon has unexpectedly failed after launch")
+# ... or mpirun could not start its daemons at all (help-plm-base.txt, Open MPI 1.x-4.x "ORTE", 5.x PRRTE "PRTE"):
+# "ORTE was unable to reliably start one or more daemons." under the launch agent's own line, when one is printed
+# just above the box ("bash: orted: command not found", ssh's "Host key verification failed."): no rank ran
+_MPI_DAEMONS_UNSTARTED = lazy_regex(r"^[ \t]*(?:ORTE|PRTE|PRRTE) was unable to reliably start one or more daemons",
+                                    re.MULTILINE)
+_BOX_RULE = lazy_regex(r"-{20,}")
 # Lightning's SIGTERM handler (trainer/connectors/signal_connector.py): "[rank: 1] Received SIGTERM: 15" (the
 # prefix is its rank tag): the process was sent SIGTERM, by something this line does not name
 _LIGHTNING_SIGTERM = lazy_regex(r"(?:^|\] )Received SIGTERM: (?P<num>\d+)\s*$", re.MULTILINE)
@@ -986,6 +993,20 @@ def _mpi(text: str) -> list[RankDeath]:
                              f"an Open MPI daemon failed at start, before it reached mpirun (a node it could not "
                              f"start on or reach back from; which node, this line does not say): {_line(text, match)}"
                              [:400], offset=match.start()))
+        break
+    for match in _MPI_DAEMONS_UNSTARTED.finditer(text):
+        if went_on_after(text, match.end()):
+            continue
+        above = text[max(0, match.start() - 1000):match.start()].splitlines()[-2:]
+        # (the line above the box's rule, where one is: not the user's command line)
+        cause = " ".join(above[0].split()) if len(above) == 2 and _BOX_RULE.fullmatch(above[1].strip()) else None
+        cause = None if not cause or cause.startswith(("$", "#", ">")) else cause
+        head = text.rfind("\n", 0, match.end()) + 1
+        said = " ".join(text[head:match.end()].split())
+        note = ("mpirun could not start its daemons on one or more nodes (no rank ran)"
+                + (f": {cause}" if cause else "") + f" ({said}: the launch agent, ssh or the resource manager, could "
+                "not run orted/prted there: PATH, LD_LIBRARY_PATH, ssh keys, /tmp)")
+        out.append(RankDeath(None, None, None, None, None, note[:400], offset=match.start(), raised=True))
         break
     if not out and "BAD TERMINATION" not in text:
         for match in _HYDRA_BADLY.finditer(text):

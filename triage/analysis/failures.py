@@ -162,7 +162,18 @@ def same_error(other: Failure, first: Failure) -> bool:
     return (first.kind is VerdictKind.EXCEPTION and other.kind is VerdictKind.EXCEPTION and not first.collateral
             and not other.collateral and not first.teardown and not other.teardown
             and _after_who(first.detail).startswith("raised: ")       # an exception's words, not an exit code
-            and _error_key(other.detail) == _error_key(first.detail))
+            and (_error_key(other.detail) == _error_key(first.detail) or _same_abort(other.detail, first.detail)))
+
+
+# the first rank's own error line with the MPI_Abort that ended it (triage.load.logs.finish.own_words_before_abort)
+_THEN_ABORT = lazy_regex(r" \(then (called MPI_Abort [^)]*)\)$")
+
+
+def _same_abort(other: str, first: str) -> bool:
+    """Another rank that called MPI_Abort with the same words (its code) as the first, whose own error line went
+    before its abort: the same error, its own line unshown (each rank's check of the same input)."""
+    then = _THEN_ABORT.search(first)
+    return then is not None and _after_who(other).startswith("raised: " + then.group(1))
 
 
 _OOM = "CUDA out of memory"

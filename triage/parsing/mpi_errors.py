@@ -187,7 +187,6 @@ _STACK_AT = r"[A-Za-z_(][\w()]*\(\d*\)\.*: ?(?P<why>[^\n]*)$"
 _MPI_CALL = lazy_regex(r"\b(?:P?MPI_[A-Z][a-z]\w*)\b")
 _PEER_WORDS = lazy_regex(r"Communication error with rank|Connection (?:reset|refused|closed|timed out)|socket closed|"
                          r"OFI poll failed|Broken pipe|No route to host|Transport retry count exceeded", re.IGNORECASE)
-_STACK_LINE = lazy_regex(r"^\w+\(\d+\)\.*: (?P<why>[^\n]+)$", re.MULTILINE)
 _OUTSIDE = lazy_regex(r"\*\*\* The (?P<call>MPI_\w+)\(\) function was called (?P<when>before MPI_INIT|after "
                       r"MPI_FINALIZE) was invoked\.")
 _LOCAL_ABORT = lazy_regex(r"\[(?P<host>[\w.-]+):(?P<pid>\d+)\] Local abort (?P<when>before MPI_INIT|after "
@@ -260,7 +259,7 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
     out += _outside(text)
     for match in _MPICH_FATAL.finditer(text):
         world = match.group("comm") in (None, "0")
-        stack = _record_stack(text, match.end())
+        stack = _record_stack(text, match.end(), int(match.group("node")) if world else None)
         why = f"; innermost: {stack[-1].group('why')[:200]}" if stack else ""
         out.append(MpiError(int(match.group("node")) if world else None, None, None,
                             f"failed in {match.group('call')}: {match.group('what').strip()}{why} (MPICH's fatal "
@@ -268,7 +267,7 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
                             first=True, network=bool(stack) and _PEER_WORDS.search(stack[-1].group("why")) is not None))
     out += [e for e in _mpich_rankless(text) if not any(c.offset <= e.offset < c.offset + 400 for c in cray)]
     for match in _MVAPICH_FATAL.finditer(text):
-        stack = list(_STACK_LINE.finditer(text, match.end(), min(len(text), match.end() + 3000)))
+        stack = _record_stack(text, match.end(), int(match.group("rank")))
         why = f"; innermost: {stack[-1].group('why')[:200]}" if stack else ""
         out.append(MpiError(int(match.group("rank")), match.group("host"), None,
                             f"failed in {match.group('call')}: {match.group('what').strip()}{why} (MVAPICH2's fatal "
@@ -380,7 +379,7 @@ def _cray(text: str) -> list[MpiError]:
             what = (f"aborted with errorcode {match.group('code')}: {match.group('msg').strip() or 'no message'} "
                     f"(Cray MPICH's abort of this rank)")
         else:
-            stack = list(_STACK_LINE.finditer(text, match.end(), min(len(text), match.end() + 3000)))
+            stack = _record_stack(text, match.end(), int(match.group("rank")))
             inner = [m.group("why").strip() for m in stack if m.group("why").strip()]
             why = f"; innermost: {inner[-1][:200]}" if inner else ""
             what = f"failed in {call}: {match.group('what').strip()}{why} (Cray MPICH's fatal error record)"
@@ -394,13 +393,14 @@ def _cray(text: str) -> list[MpiError]:
 
 
 # a stack line of MPICH's record under a launcher's rank head (Hydra's -prepend-rank "[0] ", srun's "0: ")
-_HEADED_STACK_LINE = lazy_regex(r"(?:\[\d+\][ \t]*|\d+: )?\w+\(\d+\)\.*: ?(?P<why>[^\n]*)$")
+_HEADED_STACK_LINE = lazy_regex(r"(?:\[(?P<head>\d+)\][ \t]*|(?P<label>\d+): )?\w+\(\d+\)\.*: ?(?P<why>[^\n]*)$")
 
 
-def _record_stack(text: str, end: int) -> list[re.Match[str]]:
+def _record_stack(text: str, end: int, rank: int | None = None) -> list[re.Match[str]]:
     """The stack lines of the MPICH record whose head ends at ``end``: the lines right after it, each
     ``Function(line)...: why`` (under a rank head too), down to the first that is not one (a blank line, the next
-    record: another rank's stack is not this one's)."""
+    record, a line whose rank head names another rank than the record's ``rank``: another rank's stack is not this
+    one's)."""
     out: list[re.Match[str]] = []
     pos = text.find("\n", end)
     while 0 <= pos < len(text) and len(out) < 60 and pos - end < 3000:
@@ -409,6 +409,8 @@ def _record_stack(text: str, end: int) -> list[re.Match[str]]:
         stop = len(text) if stop < 0 else stop
         line = _HEADED_STACK_LINE.match(text, start, stop)
         if line is None or line.end() != stop:
+            break
+        if rank is not None and (head := line.group("head") or line.group("label")) is not None and int(head) != rank:
             break
         if line.group("why").strip():
             out.append(line)         # (a frame that says nothing, "MPIR_Allreduce_intra_auto(207)...: ", is passed)

@@ -5,8 +5,10 @@ scans; this module concludes)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
+from triage.lazy_regex import lazy_regex
 from triage.load.logs.line_events import UNFINISHED_TRACEBACK
 from triage.load.logs.scan import (
     EXIT_CODE_RECORD,
@@ -29,6 +31,7 @@ from triage.parsing.crashlog import (
     shortened,
 )
 from triage.parsing.mpi_errors import ABORT_TEXT
+from triage.parsing.progress import is_progress
 from triage.parsing.raise_sites import RaiseSiteKind
 from triage.parsing.rendezvous import STORE_WAIT_DETAIL
 from triage.parsing.unread_failure import UNREAD_KIND
@@ -265,7 +268,34 @@ def named_failures(scan: LogScan) -> None:
         scan.orphans = [item for item in scan.orphans if item[0] != order]
 
 
+# a rank's own error line in its own words: "Error: cannot open mesh file ...", "ERROR: mesh file ... has 0 cells",
+# "Fatal error: ..." (a word of error at the line's start, a colon, then what)
+_OWN_ERROR = lazy_regex(r"^\W{0,3}(?:error|fatal error|fatal)\s*:\s*\w", re.IGNORECASE)
+
+
+def own_words_before_abort(scan: LogScan) -> None:
+    """A rank whose only failure is its own MPI_Abort (Open MPI's record) and whose last own lines hold its error
+    line in plain words (``Error: cannot open mesh file ...``), with no progress of its after that line: that line is
+    what failed, the abort how it ended (the rule _failure_of states for a signal line before MPI_Abort)."""
+    for rank, items in scan.failures.items():
+        if not items or not items[0][1].text.startswith(ABORT_TEXT):
+            continue
+        said = None
+        for line in reversed(scan.last_lines.get(rank, ())):
+            if _OWN_ERROR.match(line):
+                said = line
+                break
+            if is_progress(line):
+                break          # (its error line, if any, is one it went on past)
+        if said is not None:
+            order, abort, path = items[0]
+            how = abort.text.split(" (", 1)[0].split(": ", 1)[0]
+            own = CrashLine(CrashLineKind.EXCEPTION, f"{said} (then {how})"[:400])
+            scan.failures[rank] = [(order, own, path), *items[1:]]
+
+
 def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
+    own_words_before_abort(scan)
     named_failures(scan)
     finish_raise_sites(scan)
     finish_store_waits(scan)

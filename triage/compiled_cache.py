@@ -70,6 +70,12 @@ _regex_loaded: dict[tuple[str | bytes, int], Parts] | None = None
 _regex_used: set[tuple[str | bytes, int]] = set()
 _regex_new: dict[tuple[str | bytes, int], Parts] = {}
 _re_compile: Callable[..., Any] | None = None     # re's own compiler, where install() put _regex in its place
+# what a function of a pattern's source found (the literal gates' parse, triage.parsing.regex_gate), keyed by (the
+# function's version, its arguments): read back where install() was called, as the patterns' parts are
+MEMO_NAME = "gate-literals-1"
+_memo_loaded: dict[tuple[Any, ...], Any] | None = None
+_memo_used: set[tuple[Any, ...]] = set()
+_memo_new: dict[tuple[Any, ...], Any] = {}
 
 
 def directory() -> Path | None:
@@ -310,6 +316,37 @@ def _regex(source: Any, flags: int = 0) -> Any:
     return pattern
 
 
+def _memo_file() -> str:
+    return f"{MEMO_NAME}-{sys.implementation.cache_tag}.bin"
+
+
+def _memos() -> dict[tuple[Any, ...], Any]:
+    global _memo_loaded
+    if _memo_loaded is None:
+        _memo_loaded = {}
+        _memo_loaded = {key: value for key, value in _table(_memo_file()).items() if isinstance(key, tuple)}
+    return _memo_loaded
+
+
+def memo(key: tuple[Any, ...], compute: Callable[[], Any], valid: Callable[[Any], bool]) -> Any:
+    """``compute()``, read back from the cache where it holds ``key`` and the value kept passes ``valid``; kept for the
+    next start where install() was called (a triage command; never in a library's or a rank's process). ``key`` must
+    name everything the value depends on (the computing code's own version among them); the value must be what
+    ``marshal`` keeps (str, int, bool, None, tuples of them)."""
+    if not _installed:
+        return compute()
+    found = _memos().get(key, _MISSING)
+    if found is _MISSING or not valid(found):
+        found = _memo_new.get(key, _MISSING)
+    if found is _MISSING:
+        found = _memo_new[key] = compute()
+    _memo_used.add(key)
+    return found
+
+
+_MISSING = object()
+
+
 def _built(engine: Any, source: str | bytes, parts: Parts) -> Any:
     """The pattern the engine builds from ``parts``; None where it refuses them."""
     try:
@@ -325,6 +362,8 @@ def save() -> bool:
     if _new and _save(_file(), _codes(), _new, _used):
         wrote = True
     if _regex_new and _save(_regex_file(), _regexes(), _regex_new, _regex_used):
+        wrote = True
+    if _memo_new and _save(_memo_file(), _memos(), _memo_new, _memo_used):
         wrote = True
     return wrote
 

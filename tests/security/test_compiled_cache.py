@@ -34,6 +34,9 @@ def cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(compiled_cache, "_regex_new", {})
     monkeypatch.setattr(compiled_cache, "_regex_used", set())
     monkeypatch.setattr(compiled_cache, "_re_compile", compiled_cache.RE_OWN_COMPILE)   # (as install() sets it)
+    monkeypatch.setattr(compiled_cache, "_memo_loaded", None)
+    monkeypatch.setattr(compiled_cache, "_memo_new", {})
+    monkeypatch.setattr(compiled_cache, "_memo_used", set())
     return tmp_path / "xdg" / "triage"
 
 
@@ -267,3 +270,34 @@ def test_a_second_install_or_re_s_compile_as_its_own_never_recurses(monkeypatch:
     compiled_cache.install()
     monkeypatch.setattr(compiled_cache, "_re_compile", re._compiler.compile)
     assert re.compile("a pattern (seen) only in this test[0-9]+ x{2,5}").match("a pattern seen only in this test7 xx")
+
+
+def test_the_gates_literals_are_found_once_then_read_back_the_same(cache_home: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """triage.parsing.regex_gate.required_literals through compiled_cache.memo: within a command (install() called)
+    the parse's answer is kept and read back at the next start, the same for every pattern of crashlog's gates; a kept
+    value of another shape is not used (found anew); outside a command nothing is kept."""
+    from triage.parsing import crashlog, regex_gate
+
+    patterns = sorted({(str(g.pattern.pattern), int(g.pattern.flags)) for g in vars(crashlog).values()
+                       if isinstance(g, regex_gate.Gated)})
+    assert len(patterns) >= 5
+    parsed = [regex_gate._required_literals(source, flags) for source, flags in patterns]
+    monkeypatch.setattr(compiled_cache, "_installed", False)
+    assert [regex_gate.required_literals(s, f) for s, f in patterns] == parsed
+    assert compiled_cache._memo_new == {}                  # (not a command: nothing kept)
+    monkeypatch.setattr(compiled_cache, "_installed", True)
+    assert [regex_gate.required_literals(s, f) for s, f in patterns] == parsed
+    assert len(compiled_cache._memo_new) == len(patterns)
+    assert compiled_cache.save()
+    monkeypatch.setattr(compiled_cache, "_memo_loaded", None)
+    monkeypatch.setattr(compiled_cache, "_memo_new", {})
+    calls: list[str] = []
+    real = regex_gate._required_literals
+    monkeypatch.setattr(regex_gate, "_required_literals", lambda s, f=0: calls.append(s) or real(s, f))
+    assert [regex_gate.required_literals(s, f) for s, f in patterns] == parsed
+    assert calls == []                                      # read back, not parsed
+    key = next(iter(compiled_cache._memos()))
+    compiled_cache._memos()[key] = ("not", "literals")      # a kept value of another shape: found anew
+    assert regex_gate.required_literals(key[3], key[4]) == real(key[3], key[4])
+    assert calls == [key[3]]

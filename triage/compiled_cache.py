@@ -24,6 +24,10 @@ pattern from them (``_sre.compile``, which checks the code words) rather than pa
 pattern, ~100 patterns a report). :func:`install` has ``re`` compile through :func:`_regex`; a pattern compiled anew
 is kept only where the pattern built from the kept parts equals ``re``'s own, code word for code word (a
 ``re.Pattern`` compares its code), and what is returned is always ``re``'s own.
+
+What a function of a pattern found (the literals a gated pattern requires, triage.parsing.regex_gate) is kept in a
+third file (``gate-literals``) by :func:`memo`, keyed by everything the value depends on (the computing module's own
+source digest among them): strings, flags and tuples, never code.
 """
 
 from __future__ import annotations

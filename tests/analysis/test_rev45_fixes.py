@@ -430,3 +430,38 @@ def test_a_ranks_one_exception_line_under_the_exit_record_stays_it() -> None:
                     "[3] Traceback (most recent call last):", '[3]   File "/app/train.py", line 50, in <module>',
                     "[3] ValueError: bad shard 7", *_HYDRA_EXIT_3)
     assert "ValueError: bad shard 7" in result.verdict.summary, result.verdict.summary
+
+
+# (rev47 r2) the same launch command with words added is the run started again only where the later run redoes the
+# earlier run's work (progress of a kind the earlier run reported); a next stage doing other work (an evaluation after
+# a training run that failed) leaves the failure
+@pytest.mark.parametrize(("start", "before", "again", "after"), [
+    ("+ mpirun -np 8 python main.py --cfg a.yaml", ["epoch 1 loss 0.9"],
+     "+ mpirun -np 8 python main.py --cfg a.yaml --test-only", [f"batch {n}/40 loss 0.3" for n in range(10, 50, 10)]),
+    ("$ srun -n 2 python run.py", [], "$ srun -n 2 python run.py --mode predict --weights w.pt",
+     [f"predict step {n}/20" for n in range(5, 25, 5)]),
+])
+def test_the_same_command_with_words_added_doing_other_work_is_a_next_stage(
+        start: str, before: list[str], again: str, after: list[str]) -> None:
+    result = report(start, *before, *_TRAIN_FAIL, again, *after, "Done.")
+    assert result.verdict.kind.value == "exception", result.verdict.summary
+    assert "an earlier run" not in result.verdict.summary, result.verdict.summary
+
+
+def test_the_same_command_with_words_added_redoing_the_work_is_the_run_started_again() -> None:
+    # the negative: epochs before, epochs after (a resume from the checkpoint): the failure is a note
+    result = report("+ mpirun -np 8 python main.py --cfg a.yaml", "epoch 1 loss 0.9", *_TRAIN_FAIL,
+                    "+ mpirun -np 8 python main.py --cfg a.yaml --resume ckpt/last.pt",
+                    *[f"epoch {n} loss 0.{9 - n}" for n in range(2, 6)], "Training complete")
+    assert result.verdict.kind.value == "no_problem_found", result.verdict.summary
+    assert "an earlier run, before the program started again" in result.verdict.summary, result.verdict.summary
+
+
+def test_the_reviewers_eval_stage_after_a_failed_training_stage() -> None:
+    result = report("+ srun -n 4 python train.py --config cfg.yaml", "[rank2]: Traceback (most recent call last):",
+                    '[rank2]:   File "train.py", line 210, in <module>', "[rank2]:     main()",
+                    "[rank2]: ValueError: shard 17 has 0 samples", "srun: error: node12: task 2: Exited with exit code 1",
+                    "+ srun -n 4 python train.py --config cfg.yaml --eval-only --ckpt ckpt/last.pt",
+                    "[rank0]: eval step 10/50", "[rank0]: eval step 50/50", "[rank0]: Eval accuracy: 0.71", "Done.")
+    assert result.verdict.kind.value == "exception", result.verdict.summary
+    assert tuple(result.verdict.culprit_ranks) == (2,), result.verdict.summary

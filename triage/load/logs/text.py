@@ -282,6 +282,24 @@ def _same_run(earlier: tuple[str, ...], later: tuple[str, ...]) -> bool:
     return later[:len(earlier)] == earlier
 
 
+def _progress_kinds(lines: list[str]) -> set[str]:
+    """The kinds of work these lines report progress of: each progress line's first progress word (``step``,
+    ``epoch``, ``eval``), or "" for a line of numbers (a code's thermo columns)."""
+    kinds: set[str] = set()
+    for line in lines:
+        if is_progress(line) and not says_it_ended(line):
+            word = _PROGRESS.search(line)
+            kinds.add(word.group().lower() if word is not None else "")
+    return kinds
+
+
+def _redoes(earlier_run: list[str], later_run: list[str]) -> bool:
+    """The later run redoes the earlier run's work: it reports progress of a kind the earlier run reported (training
+    steps after training steps). A later run with words added to the command that does other work (an evaluation
+    stage's ``eval step`` after a training run that failed) is the script's next stage, not the run started again."""
+    return not _progress_kinds(earlier_run).isdisjoint(_progress_kinds(later_run))
+
+
 # a start banner names something: a word of letters, no failure word (a separator line, a traceback's head, a date
 # line of digits repeat in any log without naming a run)
 _BANNER_WORD = lazy_regex(r"[A-Za-z]{3}")
@@ -305,19 +323,30 @@ def _later_run(text: str) -> int | None:
         first = "\0"                       # (no banner: only launch commands start runs)
     if not any(launcher in text for launcher in _LAUNCHERS) and (first == "\0" or text.count(first) < 2):
         return None                        # (no launch command, no banner printed twice: no line can start a run)
-    seen: list[tuple[str, ...]] = []
-    offset, found = 0, None
-    for line in lines:
+    seen: list[tuple[tuple[str, ...], int]] = []      # (each start's key, its line's index)
+    starts: list[int] = []
+    found: tuple[int, int, int, bool] | None = None     # (later start: offset, index; earlier: index; words added)
+    offset = 0
+    for index, line in enumerate(lines):
         key = _start_key(line, first)
         if key is not None:
-            if any(_same_run(earlier, key) for earlier in seen):
-                found = offset
-            seen.append(key)
+            starts.append(index)
+            for earlier, at in seen:
+                if _same_run(earlier, key):
+                    found = (offset, index, at, key != earlier)
+                    break
+            seen.append((key, index))
         offset += len(line)
-    if found is None or not any((is_progress(line) and not says_it_ended(line)) or code_ended(line.strip())
-                                for line in text[found:].splitlines()[1:]):
+    if found is None:
         return None
-    return found
+    start, index, at, words_added = found
+    later_lines = lines[index + 1:next((s for s in starts if s > index), len(lines))]
+    if not any((is_progress(line) and not says_it_ended(line)) or code_ended(line.strip())
+               for line in lines[index + 1:]):
+        return None
+    if words_added and not _redoes(lines[at + 1:index], later_lines):
+        return None                        # (the same command with words added doing other work: a next stage)
+    return start
 
 
 def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None = None,

@@ -176,14 +176,19 @@ _CUDA_ERROR = lazy_regex(
     r"\bAicore kernel execute failed, device_id=\d+",
     re.MULTILINE)
 _CUDA_HINT = "CUDA kernel errors might be asynchronously reported"
-# a runtime's error message quoted inside a sentence of the writer's own: its words (not a function's or an error
-# code's name) after a word of prose ("Known issue: on gfx90a, Memory access fault by GPU node-2 ...", "you may see
-# \"CUDA error: an illegal memory access ...\"") or opening the line in quotes: a failure only where the job did not
-# go on past it (CrashLine.quoted)
-_RUNTIME_WORDS = ("CUDA error: ", "an illegal memory access was encountered", "unspecified launch failure",
-                  "device-side assert triggered", "Memory access fault by GPU node-", "ZE_RESULT_ERROR_DEVICE_LOST",
-                  "UR_RESULT_ERROR_DEVICE_LOST")
-_IN_PROSE = lazy_regex(r"(?:\w[,;]?[ \t]+[\"\u201c'`]?|^[\"\u201c'`])$")
+# a runtime's error message quoted inside a sentence of the writer's own: after a word of prose ("Known issue: on
+# gfx90a, Memory access fault by GPU node-2 ...", "you may see \"CUDA error: an illegal memory access ...\""), opening
+# the line in quotes, or in quotes after a colon ("see FAQ: 'The error from device(chipId:0, ...' means ..."): a
+# failure only where the job did not go on past it (CrashLine.quoted). Read at any alternative of _CUDA_ERROR and
+# _CUDA_OOM (by construction: the match's own start, no list of words that a new alternative could miss)
+_IN_PROSE = lazy_regex(r"(?:\w[,;]?[ \t]+[\"\u201c'`]?|\w:[ \t]*[\"\u201c'`]|^[\"\u201c'`])$")
+
+
+def _in_prose(text: str, match: re.Match[str]) -> bool:
+    """The runtime's words ``match`` found sit inside a sentence of the writer's own (quoted in prose)."""
+    return _IN_PROSE.search(text, 0, match.start()) is not None
+
+
 _THC_PRINT = "THCudaCheck FAIL file="
 # the kernel's own assert, printed per thread before "device-side assert triggered" (which a paste may lack):
 # "IndexKernel.cu:92: operator(): block: [68,0,0], thread: [32,0,0] Assertion `index >= ...` failed."
@@ -662,8 +667,8 @@ def _plain_line(text: str, collateral: bool, said: str) -> CrashLine | None:
     """A line that is neither an exception's, a terminate's nor a signal's: CUDA, network and NCCL words."""
     if "CUDA_LAUNCH_BLOCKING" in text and (run_on := _RUN_ON_ADVICE.match(text)) is not None:
         text = run_on.group(0)
-    if _CUDA_OOM_GATED.holds(text):
-        return CrashLine(CrashLineKind.CUDA_OOM, text[:400], gpu=_gpu(text))
+    if (oom := _CUDA_OOM_GATED.search(text)) is not None:
+        return CrashLine(CrashLineKind.CUDA_OOM, text[:400], gpu=_gpu(text), quoted=_in_prose(text, oom))
     if _CUDA_SETUP_GATED.holds(text) and "CUDA_LAUNCH_BLOCKING" not in text:
         return CrashLine(CrashLineKind.EXCEPTION, text[:300] + CUDA_SETUP_NOTE, gpu=_gpu(text))
     if (lacks := _BACKEND_LACKS_GATED.search(text)) is not None:
@@ -671,7 +676,7 @@ def _plain_line(text: str, collateral: bool, said: str) -> CrashLine | None:
     if (ddp := _DDP_CHECK_GATED.search(text)) is not None:
         return CrashLine(CrashLineKind.EXCEPTION, f"RuntimeError: {text[ddp.start():]}"[:400], "RuntimeError")
     if (cuda := _CUDA_ERROR_GATED.search(text)) is not None and "CUDA_LAUNCH_BLOCKING" not in text:
-        in_prose = cuda.group(0).startswith(_RUNTIME_WORDS) and _IN_PROSE.search(text, 0, cuda.start()) is not None
+        in_prose = _in_prose(text, cuda)
         # PyTorch's hint alone follows every CUDA error, a set-up one too: the error line before it is the failure
         trailer = not _CUDA_ERROR_GATED.holds(text.replace(_CUDA_HINT, ""))
         # THC's print before it raises: the raise after it (its RuntimeError, a terminate) is the failure; a raise

@@ -1,0 +1,151 @@
+"""A GPU or NPU runtime's error words quoted inside a sentence of the writer's own (a FAQ line, a known issue, a hint
+before the run) are read as quoted (CrashLine.quoted), a failure only where the job did not go on past them: at every
+alternative of the CUDA-error and device-memory patterns, by construction (rev47's findings on 819ba435 and 0e0cd6f8:
+CANN's AI Core line and MindSpore's and CUDA's out-of-memory words in a sentence of a run that completed)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from triage.analysis.analyze import analyze
+from triage.load.inputs import load_log_texts
+from triage.model import Report
+from triage.parsing import crashlog
+from triage.parsing.crashlog import parse_crash_line
+
+# one line per top-level alternative of each pattern, in its order: a new alternative without its line here fails
+# test_every_alternative_has_its_line_here, and then its quoted form is checked like the others'
+_CUDA_ERROR_LINES = (
+    "CUDA error: an illegal memory access was encountered",
+    "Exception raised from c10_cuda_check_implementation at ../c10/cuda/CUDAException.cpp:44",
+    "cudaErrorIllegalAddress returned by cudaStreamSynchronize",
+    "device-side assert triggered",
+    "CUDA kernel errors might be asynchronously reported at some other API call",
+    "an illegal memory access was encountered",
+    "unspecified launch failure",
+    "CUBLAS_STATUS_EXECUTION_FAILED when calling cublasSgemm",
+    "CUDNN_STATUS_MAPPING_ERROR",
+    "Cuda failure 'an illegal memory access was encountered'",
+    "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered",
+    "cuda runtime error (59) : device-side assert triggered at /src/THC/generic/THCTensorMath.cu:26",
+    "THCudaCheck FAIL file=/src/THC/THCCachingHostAllocator.cpp line=278 error=59 : device-side assert triggered",
+    "Memory access fault by GPU node-4 (Agent handle: 0x55d0c1a3e0b0) on address 0x7f2a3c000000. Reason: Page not present",
+    "Callback: Queue 0x7f2301400000 aborting with error : HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent",
+    "ZE_RESULT_ERROR_DEVICE_LOST",
+    "HIP error: invalid device function",
+    "The error from device(chipId:4, dieId:0), serial number is 2, there is an aivec error exception, core id is 11",
+    "Aicore kernel execute failed, device_id=4, stream_id=450, task_id=12",
+)
+_OOM_LINES = (
+    "CUDA out of memory. Tried to allocate 2.00 GiB",
+    "OutOfMemoryError",
+    "out of memory. Tried to allocate 2.00 GiB",
+    "the GPU ran out of memory",
+    "CUBLAS_STATUS_ALLOC_FAILED when calling cublasCreate(handle)",
+    "cuda runtime error (2) : out of memory at /src/THC/THCCachingAllocator.cpp:510",
+    "Cuda failure 'out of memory'",
+    "CUDA_ERROR_OUT_OF_MEMORY: out of memory",
+    "Out of memory while trying to allocate 9663676416 bytes.",
+    "OOM when allocating tensor with shape[1024,1024] and type float on /job:localhost/replica:0/task:0/device:GPU:0",
+    "Out of memory error on GPU 0. Cannot allocate 1.5GB memory on GPU 0",
+    "hipErrorOutOfMemory",
+    "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY",
+    "Device(id:2) memory isn't enough and alloc failed, kernel name: Default/MatMul-op1, alloc size: 1073741824B.",
+    "CUDA error 2 in file /src/AMReX_Arena.cpp line 173: out of memory",
+    "Tried to allocate 20.00 MiB (GPU 0; 1.96 GiB total capacity; 1.2 GiB already allocated)",
+)
+_PATTERNS = ((crashlog._CUDA_ERROR, _CUDA_ERROR_LINES), (crashlog._CUDA_OOM, _OOM_LINES))
+
+
+def _alternatives(pattern: str) -> list[str]:
+    """The pattern's top-level alternatives (split at a `|` outside groups and classes)."""
+    alternatives, current, depth, in_class, escaped = [], [], 0, False, False
+    for char in pattern:
+        if not escaped and not in_class and char == "|" and depth == 0:
+            alternatives.append("".join(current))
+            current = []
+            continue
+        current.append(char)
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char in "()":
+            depth += 1 if char == "(" else -1
+    return [*alternatives, "".join(current)]
+
+
+@pytest.mark.parametrize(("pattern", "lines"), _PATTERNS)
+def test_every_alternative_has_its_line_here(pattern: re.Pattern[str], lines: tuple[str, ...]) -> None:
+    alternatives = _alternatives(pattern.pattern)
+    assert len(alternatives) == len(lines), "a new alternative: add its line here, in its order"
+    for alternative, line in zip(alternatives, lines, strict=True):
+        assert re.compile(alternative, pattern.flags).search(line) is not None, (alternative, line)
+
+
+@pytest.mark.parametrize("line", [*_CUDA_ERROR_LINES, *_OOM_LINES])
+@pytest.mark.parametrize("sentence", ['Note: if you see "{}" reduce the batch size.',
+                                      "[INFO] see FAQ: '{}' means an operator faulted.",
+                                      "Known issue: on old drivers, {} and the job must be restarted"])
+def test_each_alternative_quoted_in_a_sentence_is_read_as_quoted(line: str, sentence: str) -> None:
+    bare = parse_crash_line(line)
+    assert bare is not None and bare.kind.value in ("cuda_error", "cuda_oom"), line
+    quoted = parse_crash_line(sentence.format(line))
+    # (HIP's words are read only at a line's start: in a sentence they are no failure line at all)
+    assert quoted is None or quoted.quoted, (sentence.format(line), quoted)
+
+
+@pytest.mark.parametrize("line", ["CUDA error: an illegal memory access was encountered",
+                                  "[rank3]: RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB",
+                                  ("NPU: The error from device(chipId:0, dieId:0), serial number is 1, there is an "
+                                   "aicore error exception"),
+                                  "E0101 12:00:00 alloc.cc:12] Device(id:0) memory isn't enough and alloc failed"])
+def test_the_runtimes_own_line_is_not_quoted(line: str) -> None:
+    # the negative: the words at the line's start, after a tag, a log head or a `: ` of the runtime's own
+    result = parse_crash_line(line)
+    assert result is not None and not result.quoted, result
+
+
+def report(*lines: str) -> Report:
+    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
+
+
+_STEPS = [f"epoch 1 step {n} loss 2.{9 - n // 100}" for n in range(100, 600, 100)]
+
+
+@pytest.mark.parametrize("said", [
+    'Tip: a "CUDA_ERROR_OUT_OF_MEMORY: out of memory" from XLA means lower --batch.',
+    'README: a "Device memory isn\'t enough and alloc failed" error means max_device_memory is too small',
+    "[WARN] known issue: \"Aicore kernel execute failed, device_id=0\" on firmware 7.1; upgrade the driver",
+])
+def test_a_runtimes_words_quoted_before_a_run_that_completed_are_no_failure(said: str) -> None:
+    result = report("[INFO] loading config", said, *_STEPS, "Training complete")
+    assert result.verdict.kind.value not in ("crash", "exception"), result.verdict.summary
+
+
+@pytest.mark.parametrize("said", [
+    'Tip: a "CUDA_ERROR_OUT_OF_MEMORY: out of memory" from XLA means lower --batch.',
+    "[WARN] known issue: \"Aicore kernel execute failed, device_id=0\" on firmware 7.1; upgrade the driver",
+])
+def test_quoted_words_the_run_did_not_go_on_past_stay_a_failure(said: str) -> None:
+    # the negative: nothing after the line (the run ended there)
+    result = report("[INFO] loading config", *_STEPS, said)
+    assert result.verdict.kind.value in ("crash", "exception"), result.verdict.summary
+
+
+@pytest.mark.parametrize("said", [
+    'Note: if you see "Device(id:0) memory isn\'t enough and alloc failed" reduce batch_size or set max_device_memory.',
+    'Note: if you see "CUDA out of memory. Tried to allocate 2.00 GiB" reduce batch_size or set max_device_memory.',
+    ("[INFO] see FAQ: 'The error from device(chipId:0, dieId:0), serial number is 1, there is an aicore error "
+     "exception' means an operator faulted."),
+])
+def test_the_reviewers_faq_lines(said: str) -> None:
+    result = report("[INFO] Loading config from config.yaml", said, "epoch: 1 step: 100, loss is 2.31",
+                    "epoch: 1 step: 200, loss is 2.11", "Training complete. Checkpoint saved to ./ckpt/final.ckpt")
+    assert result.verdict.kind.value == "no_problem_found", result.verdict.summary

@@ -16,7 +16,12 @@ after it) and whether the run went on past them:
   WITH THIS SICK JOB ... BYE!!! <----``;
 - GASNet's (``gasneti_fatalerror``; under Chapel, UPC++, Legion's GASNet network) ``*** FATAL ERROR (proc N):
   <message>`` (rank N: GASNet's node), and where the message is UPC++'s box on the lines after it (``UPC++ fatal
-  error:``, `` on process N (host)``, `` at <file>:<line>``, `` in function: ...``, the message), that message.
+  error:``, `` on process N (host)``, `` at <file>:<line>``, `` in function: ...``, the message), that message;
+- SAMRAI's (``TBOX_ERROR``: tbox::Utilities::abort, then MPI_Abort; also libROM's and the StackTrace library's copy of
+  it, one backtick) ``Program abort called in file ``<file>'' at line L``, ``ERROR MESSAGE:``, then the message's
+  lines; SAMRAI's parallel error stream puts ``P=NNNNNNN:`` (the rank, seven digits) before each of its lines;
+- MITgcm's ``ABNORMAL END: S/R <ROUTINE>`` (its ``STOP 'ABNORMAL END: S/R ...'``; gfortran prints ``STOP`` before
+  it), behind MITgcm's ``(PID.TID NNNN.TTTT)`` head where its printing routines put one (NNNN: its process, the rank).
 
 Each is read only at a line's start (Markdown quoting or a code span's backtick may come before it): the same words in
 a sentence are not the program's. ``banners(text)`` -> (rank or None, words, start, end) in text order. Never raises.
@@ -31,7 +36,7 @@ from triage.parsing.regex_gate import finditer
 
 MARKERS = ("ode termination on task=", "MFEM abort: ", "Verification failed: (", "Stopping Program from Node:",
            "current input line :", "--- !ERROR", "--- !BUG", "I REFUSE TO CONTINUE WITH THIS SICK JOB",
-           "*** FATAL ERROR (proc ")
+           "*** FATAL ERROR (proc ", "Program abort called in file `", "ABNORMAL END: ")
 
 _LEAD = r"^[ \t>*`]*"
 _GADGET = lazy_regex(_LEAD + r"(?:TERMINATE: \*+!+\*+[ \t]+)?[Cc]ode termination on task=(?P<rank>\d{1,7}), "
@@ -52,6 +57,12 @@ _VASP = lazy_regex(r"-+>[ \t]+I REFUSE TO CONTINUE WITH THIS SICK JOB")
 _VASP_ART = lazy_regex(r"EEEEEEE +R +R +R +R +OOOOOOO +R +R[^|\n]*")
 _GASNET = lazy_regex(_LEAD + r"\*\*\* FATAL ERROR \(proc (?P<rank>\d{1,7})\):[ \t]*(?P<what>[^\n]*?)[ \t]*$",
                      re.MULTILINE)
+_SAMRAI = lazy_regex(_LEAD + r"(?P<head>P=(?P<rank>\d{1,7}):)?Program abort called in file "
+                     r"`{1,2}(?P<file>[^'`\n]*)'{1,2} at line (?P<line>\d+)[ \t]*$", re.MULTILINE)
+_MITGCM = lazy_regex(_LEAD + r"(?:\(PID\.TID (?P<rank>\d{1,7})\.\d{1,7}\)[ \t]+)?(?:STOP[ \t]+)?ABNORMAL END: "
+                     r"(?P<where>S/R [A-Za-z_][\w]*(?:[ \t]*\([^)\n]*\))?)[ \t]*$", re.MULTILINE)
+_NOT_MESSAGE = lazy_regex(r"MPI_A(?:bort|BORT)|^srun: |^\[\S+:\d+\] |^=+$")
+_MITGCM_ERROR = lazy_regex(r"\*\*\* ERROR \*\*\*[ \t]*(?P<what>[^\n]*?)[ \t]*$", re.MULTILINE)
 _GASNET_AT = lazy_regex(r"^in \w+\(\) at [^:\n]+:\d+: ")
 _UPCXX = lazy_regex(r"[ \t]*/{20,}[ \t]*\n[ \t]*UPC\+\+ [^\n]*:[ \t]*\n(?P<body>(?:[^\n/][^\n]*\n|[ \t]*\n){1,30}?)"
                     r"[ \t]*/{20,}")
@@ -109,4 +120,29 @@ def banners(text: str) -> list[tuple[int | None, str, int, int]]:
             what = f"UPC++'s fatal error: {what}" if what else "UPC++'s fatal error"
         found.append((int(m.group("rank")), f"GASNet's fatal error on proc {m.group('rank')}"
                       + (f": {what}" if what else ""), m.start(), box.end() if box else m.end()))
+    for m in finditer(_SAMRAI, text):
+        head = m.group("head") or ""
+        said: list[str] = []
+        end = m.end()
+        for line in text[m.end() + 1:m.end() + 1500].split("\n")[:8]:
+            body = line.strip(" \t>`")
+            if head and not body.startswith(head):
+                break                       # (the next line of another rank, or of the launcher)
+            body = body[len(head):].strip()
+            if not body or body.startswith(("Program abort called", "---")) or _NOT_MESSAGE.search(body):
+                break                       # (the MPI runtime's or the launcher's record after it: not its message)
+            end += len(line) + 1
+            if body != "ERROR MESSAGE:":
+                said.append(body)
+        what = " ".join(said)
+        samrai = f"SAMRAI's program abort ({m.group('file')} line {m.group('line')})"
+        found.append((int(m.group("rank")) if m.group("rank") else None, samrai + (f": {what}" if what else ""),
+                      m.start(), end))
+    for m in finditer(_MITGCM, text):
+        error: re.Match[str] | None = None
+        for error in _MITGCM_ERROR.finditer(text, max(0, m.start() - 600), m.start()):
+            pass
+        what = f": {error.group('what')}" if error is not None and error.group("what") else ""
+        found.append((int(m.group("rank")) if m.group("rank") else None,
+                      f"MITgcm's ABNORMAL END in {m.group('where')}{what}", m.start(), m.end()))
     return sorted(found, key=lambda item: item[2])

@@ -39,6 +39,9 @@ def _ompi(rank: int) -> tuple[str, ...]:
                                   "does not match the mapping"),
       *_samrai(1, "/src/SAMRAI/hier/PatchLevel.C", 412, "PatchLevel::getBoxes: box count", "does not match the mapping"),
       *_ompi(6)), [1, 6], "PatchLevel::getBoxes: box count does not match the mapping"),
+    # its next line joined to its first (a long line's wrap undone under a tool's head)
+    (("step 3", "P=0000005:Program abort called in file ``hier/PatchLevel.C'' at line 77P=0000005:ERROR MESSAGE:",
+      "P=0000005:box count mismatch", *_ompi(5)), [5], "box count mismatch"),
     # one process, no prefix: the MPICH abort record after it names the rank
     (("step 10", *_samrai(None, "xfer/RefineSchedule.cpp", 369, "RefineSchedule error: source level finer"),
       "application called MPI_Abort(MPI_COMM_WORLD, -1) - process 0"), [0], "RefineSchedule error: source level finer"),

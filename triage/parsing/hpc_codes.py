@@ -19,7 +19,8 @@ after it) and whether the run went on past them:
   error:``, `` on process N (host)``, `` at <file>:<line>``, `` in function: ...``, the message), that message;
 - SAMRAI's (``TBOX_ERROR``: tbox::Utilities::abort, then MPI_Abort; also libROM's and the StackTrace library's copy of
   it, one backtick) ``Program abort called in file ``<file>'' at line L``, ``ERROR MESSAGE:``, then the message's
-  lines; SAMRAI's parallel error stream puts ``P=NNNNNNN:`` (the rank, seven digits) before each of its lines;
+  lines; SAMRAI's parallel error stream puts ``P=NNNNNNN:`` (the rank, seven digits) before each of its lines (the
+  next one may come joined to its first, a long line's wrap undone);
 - MITgcm's ``ABNORMAL END: S/R <ROUTINE>`` (its ``STOP 'ABNORMAL END: S/R ...'``; gfortran prints ``STOP`` before
   it), behind MITgcm's ``(PID.TID NNNN.TTTT)`` head where its printing routines put one (NNNN: its process, the rank).
 
@@ -58,7 +59,7 @@ _VASP_ART = lazy_regex(r"EEEEEEE +R +R +R +R +OOOOOOO +R +R[^|\n]*")
 _GASNET = lazy_regex(_LEAD + r"\*\*\* FATAL ERROR \(proc (?P<rank>\d{1,7})\):[ \t]*(?P<what>[^\n]*?)[ \t]*$",
                      re.MULTILINE)
 _SAMRAI = lazy_regex(_LEAD + r"(?P<head>P=(?P<rank>\d{1,7}):)?Program abort called in file "
-                     r"`{1,2}(?P<file>[^'`\n]*)'{1,2} at line (?P<line>\d+)[ \t]*$", re.MULTILINE)
+                     r"`{1,2}(?P<file>[^'`\n]*)'{1,2} at line (?P<line>\d+)(?=[ \t]*$|P=\d)", re.MULTILINE)
 _MITGCM = lazy_regex(_LEAD + r"(?:\(PID\.TID (?P<rank>\d{1,7})\.\d{1,7}\)[ \t]+)?(?:STOP[ \t]+)?ABNORMAL END: "
                      r"(?P<where>S/R [A-Za-z_][\w]*(?:[ \t]*\([^)\n]*\))?)[ \t]*$", re.MULTILINE)
 _NOT_MESSAGE = lazy_regex(r"MPI_A(?:bort|BORT)|^srun: |^\[\S+:\d+\] |^=+$")
@@ -124,7 +125,11 @@ def banners(text: str) -> list[tuple[int | None, str, int, int]]:
         head = m.group("head") or ""
         said: list[str] = []
         end = m.end()
-        for line in text[m.end() + 1:m.end() + 1500].split("\n")[:8]:
+        # (its next line may come joined to it, "... at line 915P=0000003:ERROR MESSAGE:": a long line's
+        # terminal wrap undone under a tool's own head)
+        rest = text[m.end():m.end() + 1500]
+        rest = rest.removeprefix("\n")
+        for line in rest.split("\n")[:8]:
             body = line.strip(" \t>`")
             if head and not body.startswith(head):
                 break                       # (the next line of another rank, or of the launcher)

@@ -27,7 +27,7 @@ from triage.model import (
 )
 from triage.model.evidence import AFTER_EXIT_RECORD, RankEvidence
 from triage.parsing.crashlog import SIZE_CHECK_TEXT
-from triage.parsing.mpi_errors import MPI_SIZE_TEXT, mpi_size_sender
+from triage.parsing.mpi_errors import MPI_COLLECTIVE_SIZE_TEXT, MPI_SIZE_TEXT, mpi_size_sender
 
 Hosts = Mapping[int, str | None]
 Paths = Mapping[int, tuple[str, ...]]
@@ -181,12 +181,15 @@ def _mpi_size_mismatch(first: Failure, failures: list[Failure], hosts: Hosts) ->
     sender, where the check says it) disagree on a message's size; which of the two called it wrong, it cannot tell."""
     body = mpi_size_body(who((first.rank,), hosts), first.detail)
     sender = mpi_size_sender(first.detail)
-    pair = tuple(sorted({first.rank} | ({sender} if sender is not None else set())))
-    others = sorted({f.rank for f in failures if f.rank not in pair})
+    # a collective's check ("message sizes do not match across processes in the collective routine") names only the
+    # rank that found it, on a message some other rank of the collective sent: no rank is known to be wrong
+    pair = (() if sender is None and MPI_COLLECTIVE_SIZE_TEXT in first.detail
+            else tuple(sorted({first.rank} | ({sender} if sender is not None else set()))))
+    others = sorted({f.rank for f in failures if f.rank not in pair and f.rank != first.rank})
     if others:
         body += f"; {rank_word(others)} failed after it"
     verdict = headline.verdict(VerdictKind.COLLECTIVE_MISMATCH, body, qualifier=" (size)", subkind=MismatchKind.SIZE,
-                               culprit_ranks=pair)
+                               culprit_ranks=pair, culprit_host=None if pair else hosts.get(first.rank))
     return verdict, Finding(VerdictKind.COLLECTIVE_MISMATCH.value, pair, body, first.evidence, first.time, True)
 
 

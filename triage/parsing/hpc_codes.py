@@ -22,7 +22,10 @@ after it) and whether the run went on past them:
   lines; SAMRAI's parallel error stream puts ``P=NNNNNNN:`` (the rank, seven digits) before each of its lines (the
   next one may come joined to its first, a long line's wrap undone);
 - MITgcm's ``ABNORMAL END: S/R <ROUTINE>`` (its ``STOP 'ABNORMAL END: S/R ...'``; gfortran prints ``STOP`` before
-  it), behind MITgcm's ``(PID.TID NNNN.TTTT)`` head where its printing routines put one (NNNN: its process, the rank).
+  it), behind MITgcm's ``(PID.TID NNNN.TTTT)`` head where its printing routines put one (NNNN: its process, the rank);
+- legacy DOLFIN's (FEniCS up to 2019, ``dolfin_error``) block: ``*** Error:   <message>``, ``*** Reason:  <reason>``,
+  ``*** Where:   This error was encountered inside <file>.``, ``*** Process: N`` (rank N, its rank in MPI_COMM_WORLD;
+  without that line the block names no rank), also with the asterisks a Markdown paste drops.
 
 Each is read only at a line's start (Markdown quoting or a code span's backtick may come before it): the same words in
 a sentence are not the program's. ``banners(text)`` -> (rank or None, words, start, end) in text order. Never raises.
@@ -37,7 +40,8 @@ from triage.parsing.regex_gate import finditer
 
 MARKERS = ("ode termination on task=", "MFEM abort: ", "Verification failed: (", "Stopping Program from Node:",
            "current input line :", "--- !ERROR", "--- !BUG", "I REFUSE TO CONTINUE WITH THIS SICK JOB",
-           "*** FATAL ERROR (proc ", "Program abort called in file `", "ABNORMAL END: ")
+           "*** FATAL ERROR (proc ", "Program abort called in file `", "ABNORMAL END: ",
+           "This error was encountered inside ")
 
 _LEAD = r"^[ \t>*`]*"
 _GADGET = lazy_regex(_LEAD + r"(?:TERMINATE: \*+!+\*+[ \t]+)?[Cc]ode termination on task=(?P<rank>\d{1,7}), "
@@ -64,6 +68,12 @@ _MITGCM = lazy_regex(_LEAD + r"(?:\(PID\.TID (?P<rank>\d{1,7})\.\d{1,7}\)[ \t]+)
                      r"(?P<where>S/R [A-Za-z_][\w]*(?:[ \t]*\([^)\n]*\))?)[ \t]*$", re.MULTILINE)
 _NOT_MESSAGE = lazy_regex(r"MPI_A(?:bort|BORT)|^srun: |^\[\S+:\d+\] |^=+$")
 _MITGCM_ERROR = lazy_regex(r"\*\*\* ERROR \*\*\*[ \t]*(?P<what>[^\n]*?)[ \t]*$", re.MULTILINE)
+# legacy DOLFIN's dolfin_error() block (FEniCS 2019 and before): "*** Error:   <what>", "*** Reason:  <why>",
+# "*** Where:   This error was encountered inside <file>.", "*** Process: N" (its rank in MPI_COMM_WORLD); a Markdown
+# paste may lose the asterisks
+_DOLFIN = lazy_regex(_LEAD + r"Error:[ \t]+(?P<what>[^\n]*?)[ \t]*\n[ \t>*`]*Reason:[ \t]+(?P<why>[^\n]*?)[ \t]*\n"
+                     r"[ \t>*`]*Where:[ \t]+This error was encountered inside (?P<file>[^\n]*?)\.?[ \t]*"
+                     r"(?:\n[ \t>*`]*Process:[ \t]+(?P<rank>\d{1,7}|unknown)[ \t]*)?$", re.MULTILINE)
 _GASNET_AT = lazy_regex(r"^in \w+\(\) at [^:\n]+:\d+: ")
 _UPCXX = lazy_regex(r"[ \t]*/{20,}[ \t]*\n[ \t]*UPC\+\+ [^\n]*:[ \t]*\n(?P<body>(?:[^\n/][^\n]*\n|[ \t]*\n){1,30}?)"
                     r"[ \t]*/{20,}")
@@ -150,4 +160,9 @@ def banners(text: str) -> list[tuple[int | None, str, int, int]]:
         what = f": {error.group('what')}" if error is not None and error.group("what") else ""
         found.append((int(m.group("rank")) if m.group("rank") else None,
                       f"MITgcm's ABNORMAL END in {m.group('where')}{what}", m.start(), m.end()))
+    for m in finditer(_DOLFIN, text):
+        rank = m.group("rank")
+        found.append((int(rank) if rank and rank.isdigit() else None,
+                      f"DOLFIN's error (in {m.group('file')}): {m.group('what')} ({m.group('why')})", m.start(),
+                      m.end()))
     return sorted(found, key=lambda item: item[2])

@@ -49,7 +49,13 @@ on signal S" (read by :mod:`triage.parsing.launchers`):
   0 in comm 0): Fatal error in PMPI_Init_thread: Other MPI error, error stack:`` (or after its Abort head any message:
   ``application called MPI_Abort(MPI_COMM_WORLD, 9) - process 0``, ``MPIDI_CRAY_init: GPU_SUPPORT_ENABLED is
   requested, but GTL library is not linked``): that rank's own MPI failure, on that node ("[Rank N]" is its rank in
-  MPI_COMM_WORLD whatever the communicator); a line that quotes the words (after a quote mark) is no record;
+  MPI_COMM_WORLD whatever the communicator); a line that quotes the words (after a quote mark) is no record. A fatal
+  error in MPI_Init, before the process has a rank, is the older record without ``Rank N`` (``[Sun Oct 29 15:55:54
+  2017] [c2-0c1s2n1] Fatal error in MPI_Init: ...``): a record of no rank on that node;
+- Open MPI's runtime that failed to start, ``It looks like orte_init failed for some reason; your parallel process is
+  likely to abort.`` (also prte_init, opal_init) with its failed step and ``--> Returned value ... instead of
+  ORTE_SUCCESS``: no rank of the program ran, a record of no rank on the node of the ``[host:pid] ... ORTE_ERROR_LOG``
+  lines before it; at a line's start, and not where the job went on after it;
 - mpi4jax's line as it aborts the job on an MPI call's error code (its ``abort_on_error``): ``r3 | MPI_Allreduce
   returned error code 15: b'MPI_ERR_TRUNCATE: message truncated' - aborting`` (older: no error string), printed by
   the process whose call failed, ``rN`` its rank in the communicator; quoted without its ``rN |`` head it names no
@@ -86,7 +92,8 @@ from triage.parsing.regex_gate import holds_any
 MARKERS = ("An error occurred in MPI_", "MPI_ABORT was invoked", "exiting improperly", "calling", "Primary job",
            "was invoked.", "Local abort ", "called MPI_Abort(", "job aborted, but has no info",
            "Fatal error in ", ") on node ", "error handler called by rank", "failed to TCP connect", "error stack:",
-           "[ch3:sock]", "MPICH ERROR [Rank ", " returned error code ", "is aborting with error code", "plexec ")
+           "[ch3:sock]", "MPICH ERROR [Rank ", " returned error code ", "is aborting with error code", "plexec ",
+           "_init failed for some reason")
 
 _PREFIX = r"(?:\[(?P<host>[\w.-]+):(?P<pid>\d+)\] )?"
 # (its asterisks, three in Open MPI's text, come one or two where Markdown took the rest: "** An error occurred in",
@@ -148,10 +155,13 @@ _MPICH_RANKLESS = lazy_regex(r"^(?P<prefix>[^\n]*?)(?:Fatal error in (?P<call>P?
                              r"(?P<what>[^,\n]+), error stack:[ \t]*$", re.MULTILINE)
 # Cray MPICH's older record, "Rank 3 [Sat Nov 28 07:00:04 2026] [c0-0c1s2n3] Fatal error in PMPI_Allreduce: ...", at a
 # line's start or after a launcher's or a timestamp's prefix (no quote mark or word before "Rank": a sentence that
-# quotes it is no record)
-_CRAY_OLD = lazy_regex(r"^[^\n\"'`\u201c]{0,80}?(?<![\w\"'`])Rank (?P<rank>\d+) \[(?P<date>[A-Z][a-z]{2} [^\]\n]{0,40}?"
-                       r"\d:\d\d[^\]\n]{0,20})\] \[(?P<host>[A-Za-z0-9][\w.-]*)\] Fatal error in (?P<call>P?MPI_\w+): "
-                       r"(?P<what>[^,\n]+)", re.MULTILINE)
+# quotes it is no record); in MPI_Init, before the process has a rank, without "Rank N " (a record of no rank: at a
+# line's start, or after srun's "N: " or Open MPI's "[J,N]<stderr>:" tag)
+_CRAY_OLD = lazy_regex(r"^(?:[^\n\"'`\u201c]{0,80}?(?<![\w\"'`])Rank (?P<rank>\d+) |"
+                       r"[ \t]*(?:\d+: |\[\d+,\d+\]<std(?:out|err)>:[ \t]*)?)"
+                       r"\[(?P<date>[A-Z][a-z]{2} [^\]\n]{0,40}?\d:\d\d[^\]\n]{0,20})\] "
+                       r"\[(?P<host>[A-Za-z0-9][\w.-]*)\] Fatal error in (?P<call>P?MPI_\w+): (?P<what>[^,\n]+)",
+                       re.MULTILINE)
 # Cray MPICH's newer record: "MPICH ERROR [Rank 0] [job id 2853270.0] [Fri Dec 13 13:41:36 2024] [frontier05084] -
 # Abort(2665871) (rank 0 in comm 0): <message>" (between the date and the node, "[unknown]" where the job id is not
 # known)
@@ -182,6 +192,8 @@ _SIZES = lazy_regex(r"(?:\w+\(\d+\)|\(unknown\)\(\))\.*: ?(?:Message from rank (
 _COLLECTIVE = lazy_regex(r"\b(?:P?MPI|MPIR)_I?(?:Bcast|Reduce|Allreduce|Gatherv?|Allgatherv?|Scatterv?|Alltoall[vw]?|"
                          r"Reduce_scatter(?:_block)?|Scan|Exscan|Barrier|Neighbor_\w+)(?:_\w+)?\b")
 MPI_SIZE_TEXT = "MPI's size check: the ranks' calls disagree on a message's size"
+# (the collective's check: it names no sender, so not which rank's call was wrong)
+MPI_COLLECTIVE_SIZE_TEXT = f"{MPI_SIZE_TEXT} (a collective received"
 _SIZE_SENDER = lazy_regex(re.escape(MPI_SIZE_TEXT) + r" \(rank (?P<src>\d+) sent")
 _STACK_AT = r"[A-Za-z_(][\w()]*\(\d*\)\.*: ?(?P<why>[^\n]*)$"
 _MPI_CALL = lazy_regex(r"\b(?:P?MPI_[A-Z][a-z]\w*)\b")
@@ -191,6 +203,14 @@ _OUTSIDE = lazy_regex(r"\*\*\* The (?P<call>MPI_\w+)\(\) function was called (?P
                       r"MPI_FINALIZE) was invoked\.")
 _LOCAL_ABORT = lazy_regex(r"\[(?P<host>[\w.-]+):(?P<pid>\d+)\] Local abort (?P<when>before MPI_INIT|after "
                           r"MPI_FINALIZE started) completed")
+# Open MPI's runtime failed to start (help-orte-runtime.txt / prte's): "It looks like orte_init failed for some reason;
+# your parallel process is likely to abort." at a line's start, then the failed step and "--> Returned value X (N)
+# instead of ORTE_SUCCESS"; the process's "[host:pid] ... ORTE_ERROR_LOG: ..." lines before it say where
+_RTE_INIT = lazy_regex(r"^[ \t>*`]*It looks like (?P<what>orte_init|prte_init|opal_init|ompi_rte_init) failed for "
+                       r"some reason; your parallel process is\s+likely to abort\.", re.MULTILINE)
+_RTE_STEP = lazy_regex(r"^[ \t]+(?P<step>\w[^\n]*?failed)[ \t]*\n[ \t]+--> Returned value (?P<value>[^\n]*?) instead "
+                       r"of (?:ORTE|PRTE|OPAL)_SUCCESS", re.MULTILINE)
+_RTE_LOG = lazy_regex(r"^[ \t]*\[(?P<host>[\w.-]+):(?P<pid>\d+)\] [^\n]*?(?:ORTE|PRTE|OPAL)_ERROR_LOG: ", re.MULTILINE)
 _NON_ZERO = lazy_regex(r"Primary job\s+terminated normally, but (?P<n>\d+) process(?:es)? returned\s+a non-zero "
                        r"exit code")
 # mpirun could not tell which process ended the job (help-orterun.txt): a failure of no known rank
@@ -257,6 +277,7 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
                                 f"{ABORT_TEXT}{match.group('comm')} with errorcode {match.group('code')} "
                                 f"(MPICH then ends the job): {_line(text, match)}", match.start(), first=True))
     out += _outside(text)
+    out += _rte_init(text)
     for match in _MPICH_FATAL.finditer(text):
         world = match.group("comm") in (None, "0")
         stack = _record_stack(text, match.end(), int(match.group("node")) if world else None)
@@ -379,17 +400,21 @@ def _cray(text: str) -> list[MpiError]:
             what = (f"aborted with errorcode {match.group('code')}: {match.group('msg').strip() or 'no message'} "
                     f"(Cray MPICH's abort of this rank)")
         else:
-            stack = _record_stack(text, match.end(), int(match.group("rank")))
+            stack = _record_stack(text, match.end(), _int(match.group("rank")))
             inner = [m.group("why").strip() for m in stack if m.group("why").strip()]
             why = f"; innermost: {inner[-1][:200]}" if inner else ""
             what = f"failed in {call}: {match.group('what').strip()}{why} (Cray MPICH's fatal error record)"
-            out.append(MpiError(int(match.group("rank")), match.group("host"), None, f"{what}: {_line(text, match)}",
+            out.append(MpiError(_int(match.group("rank")), match.group("host"), None, f"{what}: {_line(text, match)}",
                                 match.start(), first=True,
                                 network=bool(inner) and _PEER_WORDS.search(inner[-1]) is not None))
             continue
-        out.append(MpiError(int(match.group("rank")), match.group("host"), None, f"{what}: {_line(text, match)}",
+        out.append(MpiError(_int(match.group("rank")), match.group("host"), None, f"{what}: {_line(text, match)}",
                             match.start(), first=True))
     return out
+
+
+def _int(value: str | None) -> int | None:
+    return int(value) if value is not None else None
 
 
 # a stack line of MPICH's record under a launcher's rank head (Hydra's -prepend-rank "[0] ", srun's "0: ")
@@ -552,6 +577,22 @@ def _outside(text: str) -> list[MpiError]:
                                 f"Open MPI aborted the process {abort.group('when')}: {_line(text, abort)}",
                                 abort.start(), first=True))
     return out
+
+
+def _rte_init(text: str) -> list[MpiError]:
+    """Open MPI's runtime that failed to start (``It looks like orte_init failed``): no rank of the program ran, so
+    the failure is the job's start-up on that node (one record, where the job did not go on after it)."""
+    for match in _RTE_INIT.finditer(text):
+        if went_on_after(text, match.end()):
+            continue
+        step = _RTE_STEP.search(text, match.end(), min(len(text), match.end() + _BLOCK))
+        logs = list(_RTE_LOG.finditer(text, max(0, match.start() - 2000), match.start()))
+        where = logs[-1] if logs else None
+        why = f": {step.group('step')} ({step.group('value')})" if step else ""
+        return [MpiError(None, where.group("host") if where else None, int(where.group("pid")) if where else None,
+                         f"Open MPI's runtime failed to start ({match.group('what')} failed{why}), before any rank "
+                         f"of the program ran: {_line(text, match)}", match.start(), first=True)]
+    return []
 
 
 def _handler_blocks(text: str) -> list[MpiError]:

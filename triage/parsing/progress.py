@@ -29,7 +29,7 @@ _SUCCESS = lazy_regex(
 _WORDS = ("epoch", "step", "iter", "loss", "train", "done", "checkpoint", "eval", "final")
 # words of failure wherever they stand (caseless): a line that holds one (or a word NaN or Inf) is no progress
 _FAILS = ("error", "fail", "exception", "traceback", "abort", "fatal", "killed", "signal", "timed out", "timedout",
-          "time out", "timeout", "overflow", "skipp")
+          "time out", "timeout", "overflow", "skipp", "terminating")
 _NOT_PROGRESS = lazy_regex("|".join(map(re.escape, _FAILS)) + r"|\bnan\b|\binf\b", re.IGNORECASE)
 
 

@@ -33,6 +33,7 @@ from dataclasses import replace
 from triage.analysis import verdicts
 from triage.analysis.agent_view import agent_view
 from triage.analysis.job_config import job_wide
+from triage.analysis.mpi_start import start_failed
 from triage.analysis.numerics import NumericsResult
 from triage.analysis.oom import with_oom
 from triage.analysis.prose import with_prose_host
@@ -149,6 +150,15 @@ def _job_config(inputs: Inputs) -> Step:
     return step
 
 
+def _mpi_start(inputs: Inputs) -> Step:
+    def step(d: Decision) -> tuple[Decision, tuple[str, ...]]:
+        verdict, main = start_failed(d.verdict, d.main, inputs.failures, inputs.evidence.unattributed)
+        if verdict == d.verdict:
+            return d, ("no MPI_Init fatal error of no rank before the ranks' SIGABRT",)
+        return replace(d, verdict=verdict, main=main), ("MPICH's fatal error in MPI_Init before the ranks aborted",)
+    return step
+
+
 def _oom(d: Decision) -> tuple[Decision, tuple[str, ...]]:
     verdict = with_oom(d.verdict)
     if verdict is d.verdict:
@@ -170,6 +180,7 @@ def decide(inputs: Inputs, numerics: NumericsResult, slow: StragglerResult, expl
         ("stop decision", _stop(inputs.evidence.stop)),
         ("straggler headline", _stragglers(slow)),
         ("job-wide configuration error", _job_config(inputs)),
+        ("MPI start-up failed", _mpi_start(inputs)),
         ("out of memory", _oom),
     ))
 

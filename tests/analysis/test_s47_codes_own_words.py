@@ -88,19 +88,36 @@ _CASES = [
     (("iteration 4", "*** FATAL ERROR (proc 2):", "/" * 70, "UPC++ fatal error:", " on process 2 (nid00042)",
       " at /src/app/solver.cpp:88", " in function: void solve()", "", "upcxx::new_array: out of shared heap memory", "",
       "/" * 70, "*** Caught a fatal signal (proc 2): SIGABRT(6)"), 2, "out of shared heap memory"),
+    # NEMO's ctl_stop box (its STOP word passed over), Open MPI's abort after it
+    ((" kt= 87159 max abs(U):  6.0407E+07, i j k:  2914 3389    8", "", "  ===>>> : E R R O R", "         ===========",
+      "", " MPPSTOP", " NEMO abort from dia_wri_state", "", " huge E-R-R-O-R : immediate stop", *_ompi(17)), 17,
+     "NEMO abort from dia_wri_state"),
+    ((" ===>>> : E R R O R", "", "         ===========", "", " iom_varid, file: ./runoff.nc, var: sofwficb not found",
+      "", _mpich(0)), 0, "var: sofwficb not found"),
+    # Legion's error-level logger line names its node
+    (("step 3 complete", ("[2 - 7f0c7c0d1740]    1.234567 {5}{runtime}: [error 87] LEGION ERROR: Future size "
+                          "mismatch! (UID 0)"), "Signal 6 received by node 2, process 12345 (thread 7f0c7c0d1740) - obtaining backtrace"), 2,
+     "Future size mismatch"),
+    # ORCA's driver and Chapel's runtime name no rank
+    (("    0   -1520.1234567890   0.000000000000 0.1", "[file orca_main.cpp]: SCF NOT CONVERGED AFTER 125 CYCLES", "",
+      "ORCA finished by error termination in SCF", "Calling Command: mpirun -np 8  /opt/orca/orca_scf_mpi job.gbw b job",
+      "[file orca_tools/qcmsg.cpp, line 394]:", "  .... aborting the run"), None, "SCF NOT CONVERGED AFTER 125 CYCLES"),
+    (("iteration 3", "solver.chpl:212: error: halt reached - matrix is singular at row 17"), None,
+     "halt reached - matrix is singular at row 17"),
 ]
 
 
 @pytest.mark.parametrize(("lines", "rank", "words"), _CASES)
-def test_a_codes_own_fatal_words_are_that_ranks_error(lines: tuple[str, ...], rank: int, words: str) -> None:
+def test_a_codes_own_fatal_words_are_that_ranks_error(lines: tuple[str, ...], rank: int | None, words: str) -> None:
     verdict = report(*lines).verdict
     assert verdict.kind.value == "exception", verdict.summary
     assert words in verdict.summary, verdict.summary
-    assert list(verdict.culprit_ranks) == [rank], verdict.summary
+    assert list(verdict.culprit_ranks) == ([] if rank is None else [rank]), verdict.summary
     assert "MPI_Abort" not in verdict.summary.split(words)[0], verdict.summary      # (the code's words, not the abort's)
 
 
-_PRODUCTS = ("GADGET's", "MFEM", "SIESTA's", "NWChem's", "ABINIT's", "VASP's", "GASNet's", "UPC++")
+_PRODUCTS = ("GADGET's", "MFEM", "SIESTA's", "NWChem's", "ABINIT's", "VASP's", "GASNet's", "UPC++", "NEMO's",
+             "ORCA finished", "Legion's", "Chapel's")
 
 
 @pytest.mark.parametrize("lines", [
@@ -113,6 +130,10 @@ _PRODUCTS = ("GADGET's", "MFEM", "SIESTA's", "NWChem's", "ABINIT's", "VASP's", "
     # ABINIT's warnings are documents of another kind
     ("--- !WARNING", "src_file: m_mpinfo.F90", "src_line: 83", "message: |",
      "    nkpt*nsppol (18) is not a multiple of nproc_spkpt (16)", "...", " ETOT  3  -70.7"),
+    # NEMO's warning box, Legion's warning level, Chapel's words in a sentence
+    (" ===>>> : W A R N I N G", "         ===============", "", " nn_fsbc changed", "", " kt=  10 ssh max 1.2"),
+    ("[0 - 7f00] 0.1 {4}{runtime}: [warning 1071] LEGION WARNING: region requirement is unused", "step 2"),
+    ("the run stopped with solver.chpl:212: error: halt reached, so I changed the input", "step 5"),
 ])
 def test_the_same_words_quoted_or_grepped_are_no_failure(lines: tuple[str, ...]) -> None:
     try:
@@ -127,6 +148,7 @@ def test_the_same_words_quoted_or_grepped_are_no_failure(lines: tuple[str, ...])
     ("MFEM abort: Unable to open mesh file: a.mesh", " ... in file: mesh/mesh.cpp:3120"),
     ("SCF_NOT_CONV: SCF did not converge", "Stopping Program from Node:    0"),
     (*_vasp("Error EDDDAV: Call to ZHEGV failed."),),
+    ("ORCA finished by error termination in SCF", "  .... aborting the run", "****ORCA TERMINATED NORMALLY****"),
 ])
 def test_a_banner_the_run_went_on_after_is_no_failure(banner: tuple[str, ...]) -> None:
     # a wrapper that printed the failed attempt, then retried: the run went on and finished

@@ -25,7 +25,14 @@ after it) and whether the run went on past them:
   it), behind MITgcm's ``(PID.TID NNNN.TTTT)`` head where its printing routines put one (NNNN: its process, the rank);
 - legacy DOLFIN's (FEniCS up to 2019, ``dolfin_error``) block: ``*** Error:   <message>``, ``*** Reason:  <reason>``,
   ``*** Where:   This error was encountered inside <file>.``, ``*** Process: N`` (rank N, its rank in MPI_COMM_WORLD;
-  without that line the block names no rank), also with the asterisks a Markdown paste drops.
+  without that line the block names no rank), also with the asterisks a Markdown paste drops;
+- NEMO's (``ctl_stop``) `` ===>>> : E R R O R`` with its rule of ``=`` under it, then the message's lines (its ``STOP``
+  / ``MPPSTOP`` word passed over);
+- ORCA's ``ORCA finished by error termination in <module>``, with the ``[file <source>]: <message>`` line just above it
+  where there is one (the program is ORCA's driver: no rank of its own);
+- Legion's logger line of an error or fatal level, ``[N - <thread>] <seconds> {5}{runtime}: [error C] LEGION ERROR:
+  <message>`` (N: the Legion node, the process's rank in the job);
+- Chapel's runtime error, ``<file>.chpl:<line>: error: <message>`` (``halt reached - ...``, an out-of-bounds index).
 
 Each is read only at a line's start (Markdown quoting or a code span's backtick may come before it): the same words in
 a sentence are not the program's. ``banners(text)`` -> (rank or None, words, start, end) in text order. Never raises.
@@ -41,7 +48,8 @@ from triage.parsing.regex_gate import finditer
 MARKERS = ("ode termination on task=", "MFEM abort: ", "Verification failed: (", "Stopping Program from Node:",
            "current input line :", "--- !ERROR", "--- !BUG", "I REFUSE TO CONTINUE WITH THIS SICK JOB",
            "*** FATAL ERROR (proc ", "Program abort called in file `", "ABNORMAL END: ",
-           "This error was encountered inside ")
+           "This error was encountered inside ", "E R R O R", "ORCA finished by error termination in ", "LEGION ERROR:",
+           ".chpl:")
 
 _LEAD = r"^[ \t>*`]*"
 _GADGET = lazy_regex(_LEAD + r"(?:TERMINATE: \*+!+\*+[ \t]+)?[Cc]ode termination on task=(?P<rank>\d{1,7}), "
@@ -77,6 +85,15 @@ _DOLFIN = lazy_regex(_LEAD + r"Error:[ \t]+(?P<what>[^\n]*?)[ \t]*\n[ \t>*`]*Rea
 _GASNET_AT = lazy_regex(r"^in \w+\(\) at [^:\n]+:\d+: ")
 _UPCXX = lazy_regex(r"[ \t]*/{20,}[ \t]*\n[ \t]*UPC\+\+ [^\n]*:[ \t]*\n(?P<body>(?:[^\n/][^\n]*\n|[ \t]*\n){1,30}?)"
                     r"[ \t]*/{20,}")
+_NEMO = lazy_regex(_LEAD + r"===>>> : E R R O R[ \t]*\n(?:[ \t]*\n)?[ \t]*=+[ \t]*\n(?P<body>(?:[^\n]*\n?){1,8})",
+                   re.MULTILINE)
+_NEMO_SKIP = ("STOP", "MPPSTOP", "huge E-R-R-O-R", "===>>>")
+_ORCA = lazy_regex(_LEAD + r"ORCA finished by error termination in (?P<module>[^\n]+?)[ \t]*$", re.MULTILINE)
+_ORCA_FILE = lazy_regex(r"^[ \t]*\[file (?P<file>[^\]\n,]+)(?:, line \d+)?\]:[ \t]*(?P<what>[^\n]*?)[ \t]*$",
+                        re.MULTILINE)
+_LEGION = lazy_regex(_LEAD + r"\[(?P<rank>\d{1,7}) - [0-9a-fx]+\][ \t]+[\d.]+[ \t]+\{[56]\}\{\w+\}:[ \t]*"
+                     r"(?:\[error \d+\][ \t]*)?LEGION ERROR:[ \t]*(?P<what>[^\n]*?)[ \t]*$", re.MULTILINE)
+_CHAPEL = lazy_regex(_LEAD + r"(?P<file>[\w./$-]+\.chpl):(?P<line>\d+): error: (?P<what>[^\n]+?)[ \t]*$", re.MULTILINE)
 
 
 def banners(text: str) -> list[tuple[int | None, str, int, int]]:
@@ -165,4 +182,31 @@ def banners(text: str) -> list[tuple[int | None, str, int, int]]:
         found.append((int(rank) if rank and rank.isdigit() else None,
                       f"DOLFIN's error (in {m.group('file')}): {m.group('what')} ({m.group('why')})", m.start(),
                       m.end()))
+    for m in finditer(_NEMO, text):
+        kept: list[str] = []
+        end = pos = m.start("body")
+        for line in m.group("body").split("\n"):
+            pos += len(line) + 1
+            if not line.strip():
+                if kept:
+                    break
+                continue
+            if not line.strip().startswith(_NEMO_SKIP):
+                kept.append(line.strip())
+                end = pos - 1    # (the message's last line: the abort record after it is searched from here)
+        what = " ".join(kept[:2])
+        found.append((None, f"NEMO's error (ctl_stop){': ' + what if what else ''}", m.start(), end))
+    for m in finditer(_ORCA, text):
+        line_above: re.Match[str] | None = None
+        for line_above in _ORCA_FILE.finditer(text, max(0, m.start() - 400), m.start()):
+            pass
+        why = (f": {line_above.group('what')} ({line_above.group('file')})"
+               if line_above and line_above.group("what") else "")
+        found.append((None, f"ORCA finished by error termination in {m.group('module')}{why}", m.start(), m.end()))
+    for m in finditer(_LEGION, text):
+        found.append((int(m.group("rank")), f"Legion's error on node {m.group('rank')}: {m.group('what')}",
+                      m.start(), m.end()))
+    for m in finditer(_CHAPEL, text):
+        found.append((None, f"Chapel's error ({m.group('file')}:{m.group('line')}): {m.group('what')}",
+                      m.start(), m.end()))
     return sorted(found, key=lambda item: item[2])

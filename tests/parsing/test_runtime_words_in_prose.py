@@ -92,13 +92,31 @@ def test_every_alternative_has_its_line_here(pattern: re.Pattern[str], lines: tu
 @pytest.mark.parametrize("line", [*_CUDA_ERROR_LINES, *_OOM_LINES])
 @pytest.mark.parametrize("sentence", ['Note: if you see "{}" reduce the batch size.',
                                       "[INFO] see FAQ: '{}' means an operator faulted.",
-                                      "Known issue: on old drivers, {} and the job must be restarted"])
+                                      "Known issue: on old drivers, `{}` and the job must be restarted"])
 def test_each_alternative_quoted_in_a_sentence_is_read_as_quoted(line: str, sentence: str) -> None:
     bare = parse_crash_line(line)
     assert bare is not None and bare.kind.value in ("cuda_error", "cuda_oom"), line
     quoted = parse_crash_line(sentence.format(line))
     # (HIP's words are read only at a line's start: in a sentence they are no failure line at all)
     assert quoted is None or quoted.quoted, (sentence.format(line), quoted)
+
+
+@pytest.mark.parametrize("words", [w for w in crashlog._RUNTIME_WORDS if not w.endswith(" ")])
+def test_the_runtimes_own_messages_after_a_bare_word_of_prose_are_quoted(words: str) -> None:
+    # the messages no runtime prints after a word of its own: quoted in a sentence without quotes too
+    quoted = parse_crash_line(f"Known issue: on old drivers, {words} and the job must be restarted")
+    assert quoted is None or quoted.quoted, (words, quoted)
+
+
+@pytest.mark.parametrize("line", ["rank 5 ran out of memory", "process 12 ran out of memory at step 300",
+                                  "rank 5's GPU ran out of memory",
+                                  "host7: NCCL WARN Cuda failure 'out of memory'",
+                                  "[2] NCCL WARN Cuda failure 'an illegal memory access was encountered'",
+                                  "cuMemAlloc failed with CUDA_ERROR_OUT_OF_MEMORY: out of memory"])
+def test_a_runtimes_or_ranks_own_line_with_words_before_it_is_not_quoted(line: str) -> None:
+    # the negative: words before the runtime's message that are its own line's (a rank's plain words, NCCL's head)
+    result = parse_crash_line(line)
+    assert result is not None and not result.quoted, result
 
 
 @pytest.mark.parametrize("line", ["CUDA error: an illegal memory access was encountered",

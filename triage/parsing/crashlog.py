@@ -179,14 +179,24 @@ _CUDA_HINT = "CUDA kernel errors might be asynchronously reported"
 # a runtime's error message quoted inside a sentence of the writer's own: after a word of prose ("Known issue: on
 # gfx90a, Memory access fault by GPU node-2 ...", "you may see \"CUDA error: an illegal memory access ...\""), opening
 # the line in quotes, or in quotes after a colon ("see FAQ: 'The error from device(chipId:0, ...' means ..."): a
-# failure only where the job did not go on past it (CrashLine.quoted). Read at any alternative of _CUDA_ERROR and
-# _CUDA_OOM (by construction: the match's own start, no list of words that a new alternative could miss)
-_IN_PROSE = lazy_regex(r"(?:\w[,;]?[ \t]+[\"\u201c'`]?|\w:[ \t]*[\"\u201c'`]|^[\"\u201c'`])$")
+# failure only where the job did not go on past it (CrashLine.quoted). In quotes: at any alternative of _CUDA_ERROR
+# and _CUDA_OOM (by construction: the match's own start). After a bare word of prose: only the runtime messages that
+# no runtime prints after a word of its own (_RUNTIME_WORDS), since a runtime's own lines put words before the others
+# ("NCCL WARN Cuda failure 'out of memory'", "rank 5 ran out of memory", "cuMemAlloc failed with
+# CUDA_ERROR_OUT_OF_MEMORY"): those stay the failure they say
+_RUNTIME_WORDS = ("CUDA error: ", "an illegal memory access was encountered", "unspecified launch failure",
+                  "device-side assert triggered", "Memory access fault by GPU node-", "ZE_RESULT_ERROR_DEVICE_LOST",
+                  "UR_RESULT_ERROR_DEVICE_LOST")
+# a quote opened at the line's start or after a space, a colon or a bracket (not a word's apostrophe: "rank 5's GPU")
+# and not closed before the runtime's words
+_IN_QUOTES = lazy_regex(r"(?:^|[\s:(\[])[\"\u201c'`][^\"\u201d'`]*$")
+_AFTER_A_WORD = lazy_regex(r"\w[,;]?[ \t]+$")
 
 
 def _in_prose(text: str, match: re.Match[str]) -> bool:
     """The runtime's words ``match`` found sit inside a sentence of the writer's own (quoted in prose)."""
-    return _IN_PROSE.search(text, 0, match.start()) is not None
+    return _IN_QUOTES.search(text, 0, match.start()) is not None or (
+        match.group(0).startswith(_RUNTIME_WORDS) and _AFTER_A_WORD.search(text, 0, match.start()) is not None)
 
 
 _THC_PRINT = "THCudaCheck FAIL file="

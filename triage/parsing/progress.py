@@ -57,20 +57,25 @@ def says_it_ended(line: str) -> bool:
             and _NOT_PROGRESS.search(line) is None)
 
 
-def went_on_after(text: str, end: int, lines: int = 40) -> bool:
-    """Some of the ``lines`` lines of ``text`` after offset ``end``'s line is progress or the run's own word that it
-    ended well: what a reader of one line (a warning that a worker is restarted, an exit status a tool logs and
-    retries after) asks before it calls that line the job's failure."""
+def _window_after(text: str, end: int, lines: int) -> str:
+    """The ``lines`` lines of ``text`` after offset ``end``'s line ("" when that line is the last)."""
     start = text.find("\n", end) + 1
     if start == 0:
-        return False
+        return ""
     stop = start
     for _ in range(lines):                  # the window's end, found without copying the rest of a large text
         stop = text.find("\n", stop) + 1
         if stop == 0:
             stop = len(text)
             break
-    window = text[start:stop]
+    return text[start:stop]
+
+
+def went_on_after(text: str, end: int, lines: int = 40) -> bool:
+    """Some of the ``lines`` lines of ``text`` after offset ``end``'s line is progress or the run's own word that it
+    ended well: what a reader of one line (a warning that a worker is restarted, an exit status a tool logs and
+    retries after) asks before it calls that line the job's failure."""
+    window = _window_after(text, end, lines)
     if not mentions_progress(window):
         return False
     return any(is_progress(line) or says_it_ended(line) for line in window.split("\n"))
@@ -80,16 +85,7 @@ def ran_to_its_end_after(text: str, end: int, lines: int = 40) -> bool:
     """Among the ``lines`` lines of ``text`` after offset ``end``'s line, progress (a step, not only an end word) and
     after it the run's own word that it ended well (``Training finished``): the job went on past that line and
     ended (what a reader of a rank's death told in plain words asks: a sentence about a death, not the job's)."""
-    start = text.find("\n", end) + 1
-    if start == 0:
-        return False
-    stop = start
-    for _ in range(lines):
-        stop = text.find("\n", stop) + 1
-        if stop == 0:
-            stop = len(text)
-            break
-    window = text[start:stop]
+    window = _window_after(text, end, lines)
     if not mentions_progress(window):
         return False
     stepped = False

@@ -112,9 +112,14 @@ def test_the_runtimes_own_messages_after_a_bare_word_of_prose_are_quoted(words: 
                                   "rank 5's GPU ran out of memory",
                                   "host7: NCCL WARN Cuda failure 'out of memory'",
                                   "[2] NCCL WARN Cuda failure 'an illegal memory access was encountered'",
-                                  "cuMemAlloc failed with CUDA_ERROR_OUT_OF_MEMORY: out of memory"])
+                                  "cuMemAlloc failed with CUDA_ERROR_OUT_OF_MEMORY: out of memory",
+                                  'ERROR:root:worker 3 failed: "CUDA error: an illegal memory access was encountered"',
+                                  "ERROR:root:worker 3 failed: 'CUDA out of memory. Tried to allocate 2.00 GiB'",
+                                  'W1 rank 2 raised "unspecified launch failure".',
+                                  'job ended: "Device(id:0) memory isn\'t enough and alloc failed'])
 def test_a_runtimes_or_ranks_own_line_with_words_before_it_is_not_quoted(line: str) -> None:
-    # the negative: words before the runtime's message that are its own line's (a rank's plain words, NCCL's head)
+    # the negative: words before the runtime's message that are its own line's (a rank's plain words, NCCL's head), a
+    # logger's quoted exception that ends its line (no sentence goes on after the quote), a quote cut at the line's end
     result = parse_crash_line(line)
     assert result is not None and not result.quoted, result
 
@@ -154,6 +159,14 @@ def test_a_runtimes_words_quoted_before_a_run_that_completed_are_no_failure(said
 def test_quoted_words_the_run_did_not_go_on_past_stay_a_failure(said: str) -> None:
     # the negative: nothing after the line (the run ended there)
     result = report("[INFO] loading config", *_STEPS, said)
+    assert result.verdict.kind.value in ("crash", "exception"), result.verdict.summary
+
+
+@pytest.mark.parametrize("steps", [1, 3])
+def test_a_loggers_quoted_exception_with_steps_after_it_stays_the_failure(steps: int) -> None:
+    # rev47's false all-clear: a worker's error logged with its exception in quotes, then buffered steps of others
+    result = report("step 100 loss 2.31", 'ERROR:root:worker 3 failed: "CUDA error: an illegal memory access was '
+                    'encountered"', *[f"step {101 + n} loss 2.2{n}" for n in range(steps)])
     assert result.verdict.kind.value in ("crash", "exception"), result.verdict.summary
 
 

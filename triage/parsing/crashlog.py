@@ -188,15 +188,22 @@ _RUNTIME_WORDS = ("CUDA error: ", "an illegal memory access was encountered", "u
                   "device-side assert triggered", "Memory access fault by GPU node-", "ZE_RESULT_ERROR_DEVICE_LOST",
                   "UR_RESULT_ERROR_DEVICE_LOST")
 # a quote opened at the line's start or after a space, a colon or a bracket (not a word's apostrophe: "rank 5's GPU")
-# and not closed before the runtime's words
-_IN_QUOTES = lazy_regex(r"(?:^|[\s:(\[])[\"\u201c'`][^\"\u201d'`]*$")
+# and not closed before the runtime's words; the sentence goes on after its closing quote ('... "X" reduce the batch',
+# "'X' means ..."): a logger's quoted exception ends its line there (`worker 3 failed: "CUDA error: ..."`), a failure
+_IN_QUOTES = lazy_regex(r"(?:^|[\s:(\[])([\"\u201c'`])[^\"\u201d'`]*$")
+_GOES_ON = lazy_regex(r"[\s,;.!?)\]]*[^\W\d_]")
+_CLOSES = {"\u201c": "\u201d"}
 _AFTER_A_WORD = lazy_regex(r"\w[,;]?[ \t]+$")
 
 
 def _in_prose(text: str, match: re.Match[str]) -> bool:
     """The runtime's words ``match`` found sit inside a sentence of the writer's own (quoted in prose)."""
-    return _IN_QUOTES.search(text, 0, match.start()) is not None or (
-        match.group(0).startswith(_RUNTIME_WORDS) and _AFTER_A_WORD.search(text, 0, match.start()) is not None)
+    if (opened := _IN_QUOTES.search(text, 0, match.start())) is not None:
+        quote = opened.group(1)
+        close = text.find(_CLOSES.get(quote, quote), match.start())
+        if close >= 0 and _GOES_ON.match(text, close + 1) is not None:
+            return True
+    return match.group(0).startswith(_RUNTIME_WORDS) and _AFTER_A_WORD.search(text, 0, match.start()) is not None
 
 
 _THC_PRINT = "THCudaCheck FAIL file="

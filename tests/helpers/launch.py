@@ -12,14 +12,18 @@ One way to build and run a launch for every suite:
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
 import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -42,12 +46,24 @@ def torchrun(script: str | Path, nproc: int = 2, *args: str, before: Sequence[st
     return [TORCHRUN, "--standalone", "--nproc-per-node", str(nproc), *before, str(script), *args]
 
 
+@functools.cache
+def jobs_tmpdir() -> str:
+    """The TMPDIR of every job this test process launches, removed when it exits: torchrun leaves a
+    ``torchelastic_*`` directory per run (and multiprocessing its ``pymp-*``), which would otherwise pile
+    up in the machine's /tmp. Private to this user (a job run as another user names its own TMPDIR)."""
+    path = tempfile.mkdtemp(prefix="triage-tests-jobs-")
+    atexit.register(shutil.rmtree, path, True)
+    return path
+
+
 def job_env(**extra: str) -> dict[str, str]:
     """This environment without TRIAGE_* settings; the examples' hangs last 60 s and find their helpers.
     The repository under test comes first on PYTHONPATH: `triage launch` and the jobs' ``import triage`` run
-    this checkout's code, not whichever one the environment's editable install points at (a git worktree)."""
+    this checkout's code, not whichever one the environment's editable install points at (a git worktree).
+    Temporary files go under :func:`jobs_tmpdir` unless ``extra`` names a TMPDIR."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("TRIAGE_")}
-    env.update({"EXAMPLE_HANG_SECONDS": "60", "PYTHONPATH": os.pathsep.join((str(REPO), str(EXAMPLES))), **extra})
+    env.update({"EXAMPLE_HANG_SECONDS": "60", "PYTHONPATH": os.pathsep.join((str(REPO), str(EXAMPLES))),
+                "TMPDIR": jobs_tmpdir(), **extra})
     return env
 
 

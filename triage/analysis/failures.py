@@ -198,8 +198,9 @@ def failure_findings(failures: list[Failure], culprits: tuple[int, ...] = ()) ->
     roots = tuple(sorted({first.rank} | also | {f.rank for f in failures[1:] if same_error(f, first)}))
     findings = [Finding(first.kind.value, roots, first.detail, first.evidence, first.time, True)]
     folded: dict[tuple[str, str], list[Failure]] = {}
+    rooted = set(roots)
     for failure in failures[1:]:
-        if failure.rank in roots:
+        if failure.rank in rooted:
             continue
         folded.setdefault((failure.kind.value, _DIGITS.sub("N", _after_who(failure.detail))), []).append(failure)
     for (kind, _), group in folded.items():

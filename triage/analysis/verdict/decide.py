@@ -141,7 +141,8 @@ def _stragglers(slow: StragglerResult) -> Step:
 
 def _job_config(inputs: Inputs) -> Step:
     def step(d: Decision) -> tuple[Decision, tuple[str, ...]]:
-        details = [f.detail for f in inputs.failures if f.rank in d.verdict.culprit_ranks]
+        culprits = set(d.verdict.culprit_ranks)
+        details = [f.detail for f in inputs.failures if f.rank in culprits]
         verdict, main = job_wide(d.verdict, d.main, inputs.evidence.job_config, details,
                                  inputs.evidence.job_config_rank)
         if verdict == d.verdict:

@@ -8,7 +8,7 @@ import json
 import mmap
 import re
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
 from triage.lazy_regex import lazy_regex
@@ -282,22 +282,34 @@ def _same_run(earlier: tuple[str, ...], later: tuple[str, ...]) -> bool:
     return later[:len(earlier)] == earlier
 
 
-def _progress_kinds(lines: list[str]) -> set[str]:
-    """The kinds of work these lines report progress of: each progress line's first progress word (``step``,
-    ``epoch``, ``eval``), or "" for a line of numbers (a code's thermo columns)."""
-    kinds: set[str] = set()
+def _progress_kinds(lines: list[str]) -> Iterator[str]:
+    """The kinds of work these lines report progress of, in order: each progress line's first progress word
+    (``step``, ``epoch``, ``eval``), or "" for a line of numbers (a code's thermo columns)."""
     for line in lines:
         if is_progress(line) and not says_it_ended(line):
             word = _PROGRESS.search(line)
-            kinds.add(word.group().lower() if word is not None else "")
-    return kinds
+            yield word.group().lower() if word is not None else ""
 
 
 def _redoes(earlier_run: list[str], later_run: list[str]) -> bool:
     """The later run redoes the earlier run's work: it reports progress of a kind the earlier run reported (training
     steps after training steps). A later run with words added to the command that does other work (an evaluation
-    stage's ``eval step`` after a training run that failed) is the script's next stage, not the run started again."""
-    return not _progress_kinds(earlier_run).isdisjoint(_progress_kinds(later_run))
+    stage's ``eval step`` after a training run that failed) is the script's next stage, not the run started again.
+    Both runs are read a line at a time in turn and the answer comes at the first kind both have shown: a retry of
+    300,000 steps is not read twice over (only runs that share no kind are read to their ends)."""
+    sides = (_progress_kinds(earlier_run), _progress_kinds(later_run))
+    seen: tuple[set[str], set[str]] = (set(), set())
+    live = [0, 1]
+    while live:
+        for side in tuple(live):
+            kind = next(sides[side], None)
+            if kind is None:
+                live.remove(side)
+            elif kind in seen[1 - side]:
+                return True
+            else:
+                seen[side].add(kind)
+    return False
 
 
 # a start banner names something: a word of letters, no failure word (a separator line, a traceback's head, a date

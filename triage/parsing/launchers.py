@@ -29,7 +29,8 @@ MARKERS = ("noticed that process rank", "first process to do so", "died", "kille
            "OOM killer terminated",
            "PETSC ERROR", "interrupted by signal", "status failed cmd", "died unexpectedly", "scheduler is dead",
            "its node has died", "has been marked dead", "was aborted", "MPT ERROR", "first noticed rank",
-           "error_sighandler", "已杀死", "段错误", "已放弃", "总线错误", "浮点数例外", "非法指令", "Getötet",
+           "error_sighandler", "Caught a fatal signal (proc ", "Caught a signal (proc ",
+           "已杀死", "段错误", "已放弃", "总线错误", "浮点数例外", "非法指令", "Getötet",
            "Speicherzugriffsfehler", "Abgebrochen", "Processus arrêté", "Erreur de segmentation", "Abandon", "強制終了",
            "セグメンテーション違反です", *windows_status.MARKERS)
 
@@ -74,6 +75,11 @@ _MPT = lazy_regex(r"MPT ERROR: Rank (?P<rank>\d+)(?:\(g:\d+\))? received signal 
 # 11)" (the host, then the rank, MPI_COMM_WORLD's; "Aborted (signal 6)" for an abort)
 _MVAPICH = lazy_regex(r"\[(?P<host>[A-Za-z0-9][\w.-]*):mpi_rank_(?P<rank>\d+)\]\[error_sighandler\] Caught error: "
                       r"[^\n(]*\(signal (?P<num>\d+)\)")
+# GASNet's signal handler in a process (gasneti_defaultSignalHandler; under Chapel, UPC++, Legion):
+# "*** Caught a fatal signal (proc 3): SIGSEGV(11)" for a fault or an abort in that process (N: GASNet's node, the
+# job's rank), "*** Caught a signal (proc 5): SIGTERM(15)" for a signal sent to it (the job being torn down)
+_GASNET_SIGNAL = lazy_regex(r"^[ \t>*`]*\*\*\* Caught a (?P<fatal>fatal )?signal \(proc (?P<rank>\d{1,7})\): "
+                            r"(?P<name>SIG[A-Z]+)(?:\((?P<num>\d+)\))?", re.MULTILINE)
 # IBM's jsrun (Summit, Sierra, LSF's CSM): "ERROR:  One or more process (first noticed rank 150) terminated with
 # signal 6 (core dumped)", "... (first noticed rank 3) exited with code 1": the first rank it saw end, MPI_COMM_WORLD's
 _JSRUN = lazy_regex(r"One or more process(?:es)? \(first noticed rank (?P<rank>\d+)\) (?:terminated with signal "
@@ -257,6 +263,15 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
         out.append(RankDeath(int(match.group("rank")), sig, None, match.group("host"), None,
                              _line_of(text, *match.span()), first=alike or match is handled[0], offset=match.start(),
                              mpi=True))
+    caught = [m for m in _GASNET_SIGNAL.finditer(text) if m.group("fatal")]
+    for match in _GASNET_SIGNAL.finditer(text):
+        # as MPT's: the first process whose own handler caught a fault, and those that caught the same fault, are
+        # roots; a signal sent to a process (SIGTERM, SIGINT) or caught after another's fault is not
+        sig = signal_name(match.group("name"))
+        alike = bool(caught) and match.group("fatal") is not None and sig in _FAULTS and (
+            match is caught[0] or sig == signal_name(caught[0].group("name")))
+        out.append(RankDeath(int(match.group("rank")), sig, None, None, None, _line_of(text, *match.span()),
+                             first=alike, offset=match.start()))
     for match in _JSRUN.finditer(text):
         code = int(match.group("code")) if match.group("code") else None
         out.append(RankDeath(int(match.group("rank")), signal_name(match.group("num")), code or None, None, None,

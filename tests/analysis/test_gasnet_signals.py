@@ -1,0 +1,73 @@
+"""GASNet's own signal handler (under Chapel, UPC++, Legion): ``*** Caught a fatal signal (proc N): SIGSEGV(11)`` is
+process N's fault, the job's first failure where it comes first; another process's later ``*** FATAL ERROR (proc M):
+... failed send`` and the ``*** Caught a signal (proc K): SIGTERM(15)`` of the processes torn down after it are
+collateral. A process's abort (SIGABRT) after its own FATAL ERROR stays that error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers.report import failure_verdict
+from triage.parsing.launchers import parse_rank_deaths
+
+
+def test_the_handlers_lines_are_each_processs_end_and_only_a_fault_is_first() -> None:
+    text = ("*** Caught a fatal signal (proc 12): SIGFPE(8)\n"
+            "*** Caught a fatal signal (proc 3): SIGFPE(8)\n"
+            "*** Caught a signal (proc 0): SIGTERM(15)\n"
+            "> *** Caught a fatal signal (proc 7): SIGABRT(6)\n")
+    deaths = parse_rank_deaths(text)
+    assert [(d.rank, d.signal, d.first) for d in deaths] == [
+        (12, "SIGFPE", True), (3, "SIGFPE", True), (0, "SIGTERM", False), (7, "SIGABRT", False)]
+
+
+@pytest.mark.parametrize("sentence", [
+    "If you see '*** Caught a fatal signal (proc 3): SIGSEGV(11)' rebuild GASNet with --enable-debug\n",
+    "the runtime prints *** Caught a fatal signal (proc N): SIGSEGV(11) on a fault\n",
+])
+def test_the_words_inside_a_sentence_are_not_a_processs_end(sentence: str) -> None:
+    assert parse_rank_deaths(sentence) == ()
+
+
+def test_an_earlier_fault_heads_and_a_later_peers_failed_send_is_collateral(tmp_path: Path) -> None:
+    text = ("Chapel: running on 32 locales\n"
+            "*** Caught a fatal signal (proc 21): SIGBUS(7)\n"
+            "*** FATAL ERROR (proc 30): in gasnetc_poll_snd() at ofi.c:912: fi_cq_read failed: Transport endpoint "
+            "is not connected (peer 21 unreachable)\n"
+            "*** Caught a fatal signal (proc 30): SIGABRT(6)\n"
+            "*** Caught a signal (proc 4): SIGTERM(15)\n")
+    verdict: dict[str, Any] = failure_verdict(text, tmp_path)
+    assert verdict["kind"] == "crash" and verdict["culprit_ranks"] == [21], verdict
+    assert "SIGBUS" in verdict["summary"] and "collateral" in verdict["summary"], verdict
+
+
+def test_a_processs_own_fatal_error_then_its_abort_stays_that_error(tmp_path: Path) -> None:
+    text = ("*** FATAL ERROR (proc 5): in gasnetc_attach() at ibv.c:77: unable to register 64 GB segment\n"
+            "*** Caught a fatal signal (proc 5): SIGABRT(6)\n"
+            "*** Caught a signal (proc 1): SIGTERM(15)\n")
+    verdict = failure_verdict(text, tmp_path)
+    assert verdict["culprit_ranks"] == [5] and "unable to register" in verdict["summary"], verdict
+
+
+def test_faults_alike_in_several_processes_share_the_root(tmp_path: Path) -> None:
+    text = "".join(f"*** Caught a fatal signal (proc {p}): SIGSEGV(11)\n" for p in (9, 2, 14))
+    verdict = failure_verdict(text, tmp_path)
+    assert verdict["kind"] == "crash" and 9 in verdict["culprit_ranks"], verdict
+
+
+def test_a_large_log_reads_the_handlers_lines_as_a_small_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.helpers.report import report_log
+    from triage.load import inputs
+    from triage.load.logs.large import TAIL_BYTES
+    filler = "".join(f"step {i} loss 0.{i % 97:02d} lr 3e-4 tokens/s 10{i % 9}00\n" for i in range(TAIL_BYTES // 40 + 2000))
+    text = ("*** Caught a fatal signal (proc 6): SIGSEGV(11)\n*** FATAL ERROR (proc 2): in gasnetc_poll() at x.c:9: "
+            "aborting on reap of failed send\n" + filler)
+    code, small = report_log(text, tmp_path)
+    monkeypatch.setattr(inputs, "LARGE_LOG_BYTES", 64 << 10)
+    large_code, large = report_log(text, tmp_path)
+    assert code == 1 and small["verdict"]["culprit_ranks"] == [6], small["verdict"]
+    assert (large_code, large["verdict"]["kind"], large["verdict"]["culprit_ranks"]) == \
+        (code, small["verdict"]["kind"], [6]), large["verdict"]

@@ -783,10 +783,18 @@ def _flux(text: str) -> list[RankDeath]:
                               f"the job after exit-timeout={match.group('t')} ({_line(text, match)})"[:400],
                               offset=match.start(), outside=True)]
         how = f" ({_line(text, end)})" if end is not None and end.start() > match.start() else ""
-        return [RankDeath(rank, sig if how else None, code if how else None, host, None,
-                          f"Flux: task {rank} on host {host} ended first; the job shell ended the other tasks after "
-                          f"exit-timeout={match.group('t')} ({_line(text, match)}){how}"[:400], first=True,
-                          offset=match.start())]
+        # (flux-job's status is the job's: the worst of its tasks' ends. A kill, SIGKILL or SIGTERM, is the shell's
+        # end of the tasks still running after exit-timeout, not the first task's; a code or a fault is that task's)
+        torn = sig in ("SIGKILL", "SIGTERM")
+        if how and torn and end is not None:
+            said = (f"Flux: task {rank} on host {host} ended first (how: not in this input; flux-job's "
+                    f"'{end.group('words')}' is the job shell's end of the other tasks, still running after "
+                    f"exit-timeout={match.group('t')}) ({_line(text, match)})")
+        else:
+            said = (f"Flux: task {rank} on host {host} ended first; the job shell ended the other tasks after "
+                    f"exit-timeout={match.group('t')} ({_line(text, match)}){how}")
+        return [RankDeath(rank, sig if how and not torn else None, code if how else None, host, None, said[:400],
+                          first=True, offset=match.start())]
     if end is not None and (sig or code):
         said = f"signal {sig}" if sig else f"exit code {code}"
         return [RankDeath(None, sig, code, None, None, f"Flux: the job's task(s) ended with {said} "

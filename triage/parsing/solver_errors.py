@@ -141,11 +141,17 @@ _JOB_ENDED = lazy_regex(_ABORT_RANK.pattern + r"|Primary job\s+terminated|"
 # run went on past it. LAMMPS's "Total wall time: 0:01:00", Quantum ESPRESSO's "JOB DONE.", CP2K's "PROGRAM ENDED AT",
 # GROMACS's "Finished mdrun on rank 0", WRF's "SUCCESS COMPLETE WRF" (real.exe's "SUCCESS COMPLETE REAL_EM INIT"),
 # NAMD's "End of program", SU2's "Exit Success (SU2_CFD)", deal.II's test log "DEAL::OK", ctest's "100% tests passed, 0
-# tests failed out of 40", ORCA's "****ORCA TERMINATED NORMALLY****"
+# tests failed out of 40", ORCA's "****ORCA TERMINATED NORMALLY****"; and the other test harnesses' summaries that every
+# test passed: Catch2's "All tests passed (312 assertions in 18 test cases)", Chapel's start_test "[Summary: #Successes
+# = 2 | #Failures = 0 | ...]", pytest's "==== 12 passed, 1 skipped in 3.02s ====" (no failed or error count in it)
 _CODE_END = lazy_regex(r"^[ \t>*`]*(?:[\w.]+: )?(?:Total wall time: \d+:\d\d:\d\d|JOB DONE\.|PROGRAM ENDED AT\b|"
                        r"Finished mdrun on rank \d+|SUCCESS COMPLETE [A-Z_]+|End of program\b|"
                        r"-*[ \t]*Exit Success \(SU2_\w+\)|DEAL(?:::\w+)*::OK[ \t]*$|"
-                       r"100% tests passed, 0 tests failed out of \d+|ORCA TERMINATED NORMALLY)", re.MULTILINE)
+                       r"100% tests passed, 0 tests failed out of \d+|ORCA TERMINATED NORMALLY|"
+                       r"All tests passed \(\d+ assertions? in \d+ test cases?\)|"
+                       r"\[Summary: #Successes = \d+ \| #Failures = 0\b|"
+                       r"=+ \d+ passed(?:, \d+ (?:skipped|deselected|xfailed|xpassed|warnings?))* in [\d.]+s\b)",
+                       re.MULTILINE)
 
 
 def code_ended(line: str) -> bool:

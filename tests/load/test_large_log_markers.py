@@ -17,8 +17,8 @@ from triage.load.inputs import load_inputs
 from triage.load.logs import large
 from triage.load.logs.text import GATE_LITERALS
 from triage.parsing import needles, pages
-from triage.parsing.launchers import MARKERS as RANK_DEATH_MARKERS
 from triage.parsing.unread_failure import GLOG_HEAD, UNREAD_WORDS
+from triage.parsing.whole_text import MARKERS as WHOLE_TEXT_MARKERS
 
 # one line of each class the small-log reader reads, none of them holding an older marker of the large-log pass
 # alone: plain words (CRITICAL, PANIC, SEVERE, could not / cannot / unable to and an action, in any of the cases a
@@ -87,7 +87,7 @@ def test_a_line_far_from_the_end_of_a_large_log_is_read_as_in_a_small_one(tmp_pa
 
 
 def test_every_word_the_line_gate_passes_is_found_by_a_needle() -> None:
-    literals = [*GATE_LITERALS, *RANK_DEATH_MARKERS]
+    literals = [*GATE_LITERALS, *WHOLE_TEXT_MARKERS]
     forms = [form for word in UNREAD_WORDS for form in (word, word.capitalize(), word.upper(), word.title())]
     patterns = [re.compile(pattern) for pattern in large.PATTERNS]
     for word in (*literals, *forms):
@@ -95,6 +95,22 @@ def test_every_word_the_line_gate_passes_is_found_by_a_needle() -> None:
         assert any(marker in line for marker in large.MARKERS) or any(p.search(line) for p in patterns), word
     assert re.compile(large.PATTERNS[0]).search(b"[rank3]:E1127 10:00:01.123 42 x.cc:1] y")
     assert large.PATTERNS[0] == GLOG_HEAD.encode()
+
+
+def test_every_reader_that_declares_markers_is_a_whole_text_reader() -> None:
+    """A module of triage.parsing with a MARKERS pre-check reads a whole text: its words are needles of the large-log
+    pass (triage.parsing.whole_text), or its lines would not be in a large log's excerpt."""
+    import importlib
+    import pkgutil
+
+    import triage.parsing
+    from triage.parsing import whole_text
+    declaring = set()
+    for info in pkgutil.walk_packages(triage.parsing.__path__, "triage.parsing."):
+        module = importlib.import_module(info.name)
+        if isinstance(getattr(module, "MARKERS", None), tuple) and module is not whole_text:
+            declaring.add(info.name)
+    assert declaring == {module.__name__ for module in (*whole_text.READERS, *whole_text.TAIL_READERS)}
 
 
 def test_markers_leave_out_a_needle_that_holds_another() -> None:
@@ -197,3 +213,11 @@ def test_the_marked_lines_are_the_same_by_every_backend(tmp_path: Path, monkeypa
         monkeypatch.setattr(needles, "AUTOMATON_CHUNK", 4099)
         assert large._spans(mapped, len(mapped)) == want
     assert len(want) > 60
+
+
+def test_the_needles_stay_under_the_scanners_step() -> None:
+    """The multi-needle pass's cost steps up past 238 needles (Hyperscan's literal matcher, measured in session 48:
+    74 MB of short lines 0.020 s of CPU with 238, 0.033 s with 239; the 1 GB NCCL log 2.7x grep's time against 3.1x):
+    a reader's words that would take it past are words of the job's end (triage.parsing.whole_text.TAIL_READERS), or
+    other needles must be merged first."""
+    assert len(large.NEEDLES) <= 238, len(large.NEEDLES)

@@ -77,6 +77,11 @@ MARKERS = ("FOAM FATAL", "FATAL CALLED", "ERROR on proc ", "ERROR: ", "Fatal err
            "CRITICAL ERROR: ", "*** Caught standard std::exception", "FATAL from PE", "Error Exit", "aborting MPI...",
            "Fortran runtime error:", "forrtl: severe (", "***** ERROR", "ARMCI assert fail in ", "ARMCI Error",
            *hpc_codes.MARKERS)
+# the words of the records that span the lines around the marked one (a box, a block with its message on the lines
+# after it or its head above it): a large log's excerpt keeps those lines (triage.load.logs.large)
+BLOCK_MARKERS = ("Fatal error:", "PETSC ERROR: -", "An error occurred in line <", "*** ERROR ***", "[ABORT]",
+                 "Error in routine ", "Called CmiAbort", "FATAL CALLED", "CRITICAL ERROR: ", "FOAM FATAL",
+                 *hpc_codes.MARKERS)
 
 # (Markdown quoting or a code span's backtick may come before it; "[N] " is the rank of a parallel run)
 _FOAM = lazy_regex(r"^[ \t>*`]*(?:\[(?P<rank>\d{1,7})\] )?--> FOAM FATAL (?P<io>IO )?ERROR:?[ \t]*(?P<head>[^\n]*)$",

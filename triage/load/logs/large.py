@@ -5,11 +5,14 @@ every line and without decoding the whole file.
 - Lines holding one of :data:`MARKERS` (literals) or :data:`PATTERNS` are found in one pass of the multi-needle
   scanner (triage.parsing.needles), or where it is not installed with one pass per needle (the same lines either
   way; many times slower there: bench/bench_report_logs.py); they and the last 256 KiB of the file (torchrun's
-  summary, each rank's last lines) make the excerpt that the line-by-line reader takes, as for a pasted log.
+  summary, each rank's last lines) make the excerpt that the line-by-line reader takes, as for a pasted log. A
+  marked line keeps the 2 lines after it; one that holds a code's box or block (triage.parsing.whole_text's
+  BLOCK_MARKERS: QE's box, GROMACS's block, CP2K's [ABORT], VASP's box, ABINIT's document) keeps the 30 lines above
+  it and the 40 below, its head and its message.
 - The needles are no list of this module's: they are made (:func:`markers`, on the first large log) from what the
   line-by-line reader's own line gate passes (triage.load.logs.text.GATE_LITERALS; the caseless words of
-  triage.parsing.unread_failure.UNREAD_WORDS, in the cases lines write them; its glog head) and the words of the
-  rank-death reader that reads the whole text (triage.parsing.launchers.MARKERS), so that a line is read the same
+  triage.parsing.unread_failure.UNREAD_WORDS, in the cases lines write them; its glog head) and the words of every
+  reader that reads the whole text (triage.parsing.whole_text.MARKERS), so that a line is read the same
   in a 1 GB log as in a pasted one (tests/load/test_large_log_markers.py); a word spelled in hex digits ("dead") is
   looked for outside hex numbers (NCCL's pointers), where the readers read it. The same pass finds the ``NCCL WARN``
   lines and keeps them for the NCCL reader (triage.parsing.needles.kept), which otherwise makes a pass of its own.
@@ -33,10 +36,11 @@ from triage.load.logs.records import CHANNEL, nccl_tracker
 from triage.load.logs.scan import LogScan
 from triage.load.logs.text import GATE_LITERALS, scan_log_text
 from triage.parsing import needles, pages
-from triage.parsing.launchers import MARKERS as RANK_DEATH_MARKERS
 from triage.parsing.nccl.bulk import WARN
 from triage.parsing.textclean import decoded
 from triage.parsing.unread_failure import GLOG_HEAD, GLOG_HEAD_WIDTH, UNREAD_WORDS
+from triage.parsing.whole_text import BLOCK_MARKERS
+from triage.parsing.whole_text import MARKERS as WHOLE_TEXT_MARKERS
 
 Buffer = bytes | mmap.mmap
 LARGE_LOG_BYTES = 16 << 20       # larger logs take this path
@@ -75,7 +79,7 @@ _GLOG_KEYS = tuple((f"{level}{tens}{unit}".encode(), 0) for level in "EF" for te
 def _needles() -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
     """(the literals, the patterns): made once, on the first large log (~10 ms: not at import, which every report
     pays)."""
-    found = markers((*GATE_LITERALS, *RANK_DEATH_MARKERS), UNREAD_WORDS)
+    found = markers((*GATE_LITERALS, *WHOLE_TEXT_MARKERS), UNREAD_WORDS)
     hex_words = tuple(marker for marker in found if _HEX.fullmatch(marker))
     patterns = (needles.pattern(GLOG_HEAD.encode(), GLOG_HEAD_WIDTH, _GLOG_KEYS),
                 *(needles.pattern(form, len(marker) + 1, ((marker, 1),))
@@ -108,6 +112,12 @@ def __getattr__(name: str) -> tuple[bytes, ...]:
 _PIVOT = {b"atchdog": 3}
 MAX_MARKED_LINES = 200_000       # of more, the first and the last halves are kept
 CONTEXT_LINES = 2                # lines kept after a marked one (a what(): line, a cut message)
+BLOCK_BEFORE, BLOCK_AFTER = 30, 40   # lines kept around a line that holds a code's box or block (BLOCK_MARKERS)
+
+
+@functools.cache
+def _block() -> re.Pattern[bytes]:
+    return re.compile(b"|".join(re.escape(marker.encode()) for marker in BLOCK_MARKERS))
 MAX_LINE_BYTES = 64 << 10        # of a longer line, its first 64 KiB are read (a 2 GB line is not 2 GB of str)
 
 
@@ -129,8 +139,17 @@ def _spans(data: Buffer, end: int) -> list[tuple[int, int]]:
             start = max(data.rfind(b"\n", max(0, hit - MAX_LINE_BYTES), hit) + 1, hit - MAX_LINE_BYTES // 2, 0)
             starts.add(start)
             stop = data.find(b"\n", hit, end)
+            after = CONTEXT_LINES
+            if _block().search(data, start, end if stop < 0 else stop) is not None:
+                # (a code's box: its head above the marked line, its message below it)
+                after, back = BLOCK_AFTER, start
+                for _ in range(BLOCK_BEFORE):
+                    if back <= 0:
+                        break
+                    back = data.rfind(b"\n", 0, back - 1) + 1
+                    starts.add(back)
             pos = end if stop < 0 else stop + 1
-            for _ in range(CONTEXT_LINES):
+            for _ in range(after):
                 if pos >= end:
                     break
                 starts.add(pos)

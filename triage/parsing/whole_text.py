@@ -1,0 +1,37 @@
+"""The words of every reader of this package that reads a whole text, in one place: the literals a text must hold
+for any of its records to be in it (each module's ``MARKERS``, its cheap pre-check).
+
+A log too large to read line by line (triage.load.logs.large) is read through an excerpt of the lines that hold one of
+these (and of the line gate's own words): a reader whose words were not here would not see its lines in a large log,
+and a large log would then say less than the same text pasted. ``READERS`` names the modules (``TAIL_READERS`` those
+whose words come only at a job's end); tests/load/test_large_log_markers.py fails when a module of this package
+declares ``MARKERS`` and is in neither.
+"""
+
+from __future__ import annotations
+
+from triage.parsing import (
+    crashlog,
+    frameworks,
+    gloo,
+    hpc_codes,
+    launch_failure,
+    launchers,
+    mpi_errors,
+    raise_sites,
+    rendezvous,
+    solver_errors,
+    windows_status,
+)
+
+READERS = (crashlog, gloo, hpc_codes, launch_failure, launchers, mpi_errors, raise_sites, rendezvous, solver_errors,
+           windows_status)
+# Readers of the words a scheduler, an orchestrator or a launcher prints when the job has ended (Slurm's CANCELLED AT,
+# Kubernetes' Evicted, LSF's TERM_ mail, Flux's end, seff): printed after the job's own lines, in the last 256 KiB a
+# large log is read whole. They are not needles: the multi-needle pass's cost steps up past ~230 literals (Hyperscan,
+# measured in session 48: 74 MB of short lines 0.020 s of CPU with 230, 0.033 s with 231), and theirs would take it
+# there (the 1 GB NCCL log from 2.7x to 3.1x grep).
+TAIL_READERS = (frameworks,)
+MARKERS: tuple[str, ...] = tuple(dict.fromkeys(marker for module in READERS for marker in module.MARKERS))
+# the words of records that span the lines around their marked line (a code's box): a large log keeps those lines
+BLOCK_MARKERS: tuple[str, ...] = solver_errors.BLOCK_MARKERS

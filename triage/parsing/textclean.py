@@ -413,8 +413,15 @@ def _number_cut(line: str, following: str) -> bool:
             and _NUMBER_REST.match(following) is not None and _LABEL.match(line) is None)
 
 
+# a block's own decoration before each of its lines ("*** " of DOLFIN's error block, "!! ", "## "): a line that opens
+# with the decoration the line before it opens with is the block's next line, not that line's wrapped rest
+_DECORATION = lazy_regex(r"[^\w\s\[(]{2,}[ \t]")
+
+
 def _continues(line: str, width: int, following: str, wrap: int | None) -> bool:
     if not following:
+        return False
+    if (lead := _DECORATION.match(line)) is not None and following.startswith(lead.group()):
         return False
     if wrap is not None and width == wrap:
         # cut at the terminal's width: its rest may begin with any word ("rank: 0 (pid: 3) of binary", "Error: x"),

@@ -52,6 +52,10 @@ def _ompi(rank: int) -> tuple[str, ...]:
     (("(PID.TID 0002.0001) *** ERROR *** OBCS_CHECK: OB_Jnorth not set for tile 4",
       "(PID.TID 0002.0001) ABNORMAL END: S/R OBCS_CHECK", "application called MPI_Abort(MPI_COMM_WORLD, 1) - process 2"),
      [2], "OBCS_CHECK: OB_Jnorth not set"),
+    # its own "*** ERROR *** ABNORMAL END" line and gfortran's STOP after the reason: the reason, not the end again
+    (("(PID.TID 0003.0001) *** ERROR *** S/R SEAICE_LSR: ice solver blew up, uice = Inf at i= 17",
+      "(PID.TID 0003.0001) *** ERROR *** ABNORMAL END: S/R SEAICE_LSR", "STOP ABNORMAL END: S/R SEAICE_LSR",
+      *_ompi(3)), [3], "ice solver blew up"),
     # the same under Open MPI, its head alone
     (("(PID.TID 0006.0001) ABNORMAL END: S/R INI_PARMS", *_ompi(6)), [6], "ABNORMAL END in S/R INI_PARMS"),
     # gfortran's STOP before it, no head: the abort record's rank

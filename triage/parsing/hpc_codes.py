@@ -172,8 +172,9 @@ def banners(text: str) -> list[tuple[int | None, str, int, int]]:
                       m.start(), end))
     for m in finditer(_MITGCM, text):
         error: re.Match[str] | None = None
-        for error in _MITGCM_ERROR.finditer(text, max(0, m.start() - 600), m.start()):
-            pass
+        for found_error in _MITGCM_ERROR.finditer(text, max(0, m.start() - 600), m.start()):
+            if not found_error.group("what").startswith("ABNORMAL END"):
+                error = found_error     # (its own "*** ERROR *** ABNORMAL END: S/R X" line repeats the end, no reason)
         what = f": {error.group('what')}" if error is not None and error.group("what") else ""
         found.append((int(m.group("rank")) if m.group("rank") else None,
                       f"MITgcm's ABNORMAL END in {m.group('where')}{what}", m.start(), m.end()))

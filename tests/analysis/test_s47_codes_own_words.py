@@ -170,3 +170,7 @@ def test_the_readers_words_and_places() -> None:
     assert found[0][1] == "GADGET's code termination on task 12 (in f(), a.c line 9): bad"
     assert found[1][1] == "SIESTA's error (die) on node 7: y"
     assert banners("nothing here\n") == []
+    # an SCF iteration's line of numbers above the node line is no message (die()'s message is not in the input)
+    [(rank, said, _, _)] = banners("scf:    4   -2718.28   -2718.28   -2718.28  0.0031  -3.9  0.9\n"
+                                   "Stopping Program from Node:    5\n")
+    assert (rank, said) == (5, "SIESTA's error (die) on node 5")

@@ -43,6 +43,7 @@ from __future__ import annotations
 import re
 
 from triage.lazy_regex import lazy_regex
+from triage.parsing.progress import is_progress
 from triage.parsing.regex_gate import finditer
 
 MARKERS = ("ode termination on task=", "MFEM abort: ", "Verification failed: (", "Stopping Program from Node:",
@@ -93,6 +94,8 @@ _ORCA_FILE = lazy_regex(r"^[ \t]*\[file (?P<file>[^\]\n,]+)(?:, line \d+)?\]:[ \
                         re.MULTILINE)
 _LEGION = lazy_regex(_LEAD + r"\[(?P<rank>\d{1,7}) - [0-9a-fx]+\][ \t]+[\d.]+[ \t]+\{[56]\}\{\w+\}:[ \t]*"
                      r"(?:\[error \d+\][ \t]*)?LEGION ERROR:[ \t]*(?P<what>[^\n]*?)[ \t]*$", re.MULTILINE)
+# a line of a code's iteration table: a label, then numbers only ("scf:    2   -3456.22   -3456.22   0.023")
+_NUMBERS = lazy_regex(r"^[\w.:-]{0,12}(?:[ \t]+[-+]?\d[\d.eEdD+-]*){3,}[ \t]*$")
 _CHAPEL = lazy_regex(_LEAD + r"(?P<file>[\w./$-]+\.chpl):(?P<line>\d+): error: (?P<what>[^\n]+?)[ \t]*$", re.MULTILINE)
 
 
@@ -115,7 +118,9 @@ def banners(text: str) -> list[tuple[int | None, str, int, int]]:
     for m in finditer(_SIESTA, text):
         above = [line.strip() for line in text[max(0, m.start() - 800):m.start()].split("\n") if line.strip()]
         above = [line for line in above if not line.startswith("Stopping Program from Node")]
-        what = above[-1] if above else ""
+        # (die()'s message is the line above; a progress line there, an SCF iteration's, is no message: the input
+        # holds none)
+        what = above[-1] if above and not is_progress(above[-1]) and not _NUMBERS.search(above[-1]) else ""
         found.append((int(m.group("rank")), f"SIESTA's error (die) on node {m.group('rank')}"
                       + (f": {what}" if what else ""), m.start(), m.end()))
     for m in finditer(_NWCHEM, text):

@@ -62,7 +62,8 @@ def test_a_large_log_reads_the_handlers_lines_as_a_small_one(tmp_path: Path, mon
     from tests.helpers.report import report_log
     from triage.load import inputs
     from triage.load.logs.large import TAIL_BYTES
-    filler = "".join(f"step {i} loss 0.{i % 97:02d} lr 3e-4 tokens/s 10{i % 9}00\n" for i in range(TAIL_BYTES // 40 + 2000))
+    # (after the lines: no progress, past the tail the large path reads whole)
+    filler = "".join(f"debug: buffer 0x{i * 4096:x} released to pool {i % 7}\n" for i in range(TAIL_BYTES // 38 + 500))
     text = ("*** Caught a fatal signal (proc 6): SIGSEGV(11)\n*** FATAL ERROR (proc 2): in gasnetc_poll() at x.c:9: "
             "aborting on reap of failed send\n" + filler)
     code, small = report_log(text, tmp_path)
@@ -71,3 +72,18 @@ def test_a_large_log_reads_the_handlers_lines_as_a_small_one(tmp_path: Path, mon
     assert code == 1 and small["verdict"]["culprit_ranks"] == [6], small["verdict"]
     assert (large_code, large["verdict"]["kind"], large["verdict"]["culprit_ranks"]) == \
         (code, small["verdict"]["kind"], [6]), large["verdict"]
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM(15)", "SIGINT(2)"])
+def test_signals_sent_and_no_fault_caught_is_a_stop_from_outside(sig: str, tmp_path: Path) -> None:
+    text = "step 40 loss 0.3\n" + "".join(f"*** Caught a signal (proc {p}): {sig}\n" for p in (3, 0, 1))
+    verdict = failure_verdict(text, tmp_path)
+    assert verdict["kind"] == "stopped" and verdict["culprit_ranks"] == [], verdict
+
+
+def test_a_fault_line_the_job_went_on_past_is_no_processs_end(tmp_path: Path) -> None:
+    from tests.helpers.report import report_log
+    text = ("step 10 loss 0.9\n*** Caught a fatal signal (proc 2): SIGSEGV(11)\n"
+            + "".join(f"step {s} loss 0.{s}\n" for s in range(11, 16)) + "Training complete\n")
+    code, out = report_log(text, tmp_path)
+    assert code == 0, out.get("verdict", out)

@@ -263,15 +263,24 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
         out.append(RankDeath(int(match.group("rank")), sig, None, match.group("host"), None,
                              _line_of(text, *match.span()), first=alike or match is handled[0], offset=match.start(),
                              mpi=True))
-    caught = [m for m in _GASNET_SIGNAL.finditer(text) if m.group("fatal")]
-    for match in _GASNET_SIGNAL.finditer(text):
+    handled_gasnet = [m for m in _GASNET_SIGNAL.finditer(text) if not went_on_after(text, m.end())]
+    caught = [m for m in handled_gasnet if m.group("fatal")]
+    for match in handled_gasnet:
         # as MPT's: the first process whose own handler caught a fault, and those that caught the same fault, are
-        # roots; a signal sent to a process (SIGTERM, SIGINT) or caught after another's fault is not
+        # roots; a signal sent to a process (SIGTERM, SIGINT) or caught after another's fault is not. Signals sent
+        # and no fault caught: the job was stopped from outside (a scheduler, a person's Ctrl-C), no process's
+        # failure. A line the job went on past (its progress after it) is no process's end.
         sig = signal_name(match.group("name"))
         alike = bool(caught) and match.group("fatal") is not None and sig in _FAULTS and (
             match is caught[0] or sig == signal_name(caught[0].group("name")))
-        out.append(RankDeath(int(match.group("rank")), sig, None, None, None, _line_of(text, *match.span()),
-                             first=alike, offset=match.start()))
+        line = _line_of(text, *match.span())
+        if not caught and sig in ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT"):
+            out.append(RankDeath(None, sig, None, None, None, f"the job was stopped from outside: {sig} sent to "
+                                 f"GASNet's processes, none of them faulted ({line})"[:400], offset=match.start(),
+                                 outside=True))
+            break
+        out.append(RankDeath(int(match.group("rank")), sig, None, None, None, line, first=alike,
+                             offset=match.start()))
     for match in _JSRUN.finditer(text):
         code = int(match.group("code")) if match.group("code") else None
         out.append(RankDeath(int(match.group("rank")), signal_name(match.group("num")), code or None, None, None,

@@ -93,12 +93,19 @@ def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
 
 # vLLM's engine core of data-parallel rank N, "(EngineCore_DP1 pid=4121) ..." (v1's engine cores, one per DP rank)
 _ENGINE_CORE = lazy_regex(r"^EngineCore_DP(\d+)$")
+_JULIA_WORKER = lazy_regex(r"^Julia worker (\d+)$")     # (triage.parsing.log_prefix's name for "From worker N:")
 
 
 def _process_note(key: int | str, p: RankPrefix) -> str:
     """What a process's tag says of a failure on its line when it names no rank: vLLM's engine core of a
-    data-parallel rank (the DP index is no rank of the model's groups, whose ranks it does not say)."""
-    if isinstance(key, int) or p.name is None or (engine := _ENGINE_CORE.match(p.name)) is None:
+    data-parallel rank (the DP index is no rank of the model's groups, whose ranks it does not say); Julia's
+    worker id (Distributed's "From worker N:")."""
+    if isinstance(key, int) or p.name is None:
+        return ""
+    if (julia := _JULIA_WORKER.match(p.name)) is not None:
+        return (f" (printed by Julia's worker {julia.group(1)}: an id Julia's Distributed gives its workers, the "
+                "master being 1, not a rank)")
+    if (engine := _ENGINE_CORE.match(p.name)) is None:
         return ""
     return (f" (in vLLM's engine core {p.name}, pid {p.pid}: the engine of data-parallel rank {engine.group(1)}; its "
             "ranks in the model's groups are not in this input)")

@@ -9,7 +9,7 @@ Recognised (and nested up to a few deep):
   vLLM's ``(VllmWorker TP2 pid=4757) `` / ``(VllmWorker rank=2 pid=4757) `` (rank 2), SGLang's
   ``[2026-03-29 18:56:25 TP1] `` (rank 1 of a TP-only server),
   ``[pod/train-worker-0/pytorch] `` (``kubectl logs --prefix``, with or without ``--timestamps``: the
-  pod, no rank), ``[1,3]<stdout>:`` (Open MPI's --tag-output: job, rank) and ``[3]<stderr>:`` (horovodrun),
+  pod, no rank), Julia Distributed's ``      From worker 3:\t`` (worker 3: Julia's worker id, no rank), ``[1,3]<stdout>:`` (Open MPI's --tag-output: job, rank) and ``[3]<stderr>:`` (horovodrun),
   Determined's ``5c902731 [rank=1] || `` (container, rank; ``5c902731 || `` alone: the launcher), a runner's
   stream tag ``job-name [stderr] `` (milabench, CI runners: no rank), Intel MPI's ``[proxy:0:1@node2] `` (the
   node, no rank), torchx's ``trainer/0 [1]:`` (replica 0 as the node, local rank 1), Hydra's (MPICH, Intel MPI)
@@ -101,6 +101,9 @@ _STEPD_NODE = lazy_regex(r"\*\*\* (?:JOB|STEP) \S+ ON (?P<node>[A-Za-z0-9][\w.-]
 _DETERMINED = lazy_regex(r"(?:[0-9a-f]{8} (?:\[rank=(?P<rank>\d+)\] )?|\[rank=(?P<bare>\d+)\] )\|\| ?")
 # "kubectl logs --prefix" ("[pod/NAME/CONTAINER] "), with "--timestamps" after it: the pod, no rank
 _K8S = lazy_regex(r"\[pod/([\w.-]+)/[\w.-]+\] ?(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) )?")
+# Julia's Distributed: the master prints each worker's output as "      From worker 3:\t<line>" (cluster.jl's
+# redirect_worker_output; the tab often pasted as spaces): the worker's id (the master is 1), never a rank
+_JULIA = lazy_regex(r"[ \t]*From worker (\d+):(?:[ \t]+|$)")
 
 
 # every head the loop of split_rank_prefix reads, as one pattern: where none of them starts the rest of a line (most
@@ -110,7 +113,7 @@ _K8S = lazy_regex(r"\[pod/([\w.-]+)/[\w.-]+\] ?(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d
 _ANY_HEAD = lazy_regex("|".join(
     "(?:" + re.sub(r"\(\?P<\w+>", "(?:", str(pattern.pattern)) + ")"
     for pattern in (_RANK, _MPI, _HOST_RANK, _IMPI, _TORCHX, _DETERMINED, _LOCAL, _LINE_NO, _LOGGER_HEAD, _STREAM_TAG,
-                    _SKYPILOT, _RAY, _SGLANG, _K8S, _SRUN, _SLURMSTEPD, _PDSH)))
+                    _SKYPILOT, _RAY, _SGLANG, _K8S, _JULIA, _SRUN, _SLURMSTEPD, _PDSH)))
 
 def without_pod_tag(line: str) -> str:
     """The line without a leading ``kubectl logs --prefix`` tag (and what it carried after it), else the line."""
@@ -189,6 +192,8 @@ def split_rank_prefix(line: str, prepend: bool = False) -> RankPrefix:
             if prepend and rank is None and (match := PREPENDED.match(rest)) is not None:
                 rank, rest = int(match.group(1)), rest[match.end():]   # (-prepend-rank inside the pod's tag)
             continue
+        elif (match := _JULIA.match(rest)) is not None:
+            name = name or f"Julia worker {match.group(1)}"
         elif (match := _SRUN.match(rest)) and rank is None and (host is None or pod):   # (srun in a pod)
             rank = int(match.group(1))
         elif host is None and (match := _SLURMSTEPD.match(rest)) is not None:

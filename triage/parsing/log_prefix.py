@@ -9,7 +9,8 @@ Recognised (and nested up to a few deep):
   vLLM's ``(VllmWorker TP2 pid=4757) `` / ``(VllmWorker rank=2 pid=4757) `` (rank 2), SGLang's
   ``[2026-03-29 18:56:25 TP1] `` (rank 1 of a TP-only server),
   ``[pod/train-worker-0/pytorch] `` (``kubectl logs --prefix``, with or without ``--timestamps``: the
-  pod, no rank), Julia Distributed's ``      From worker 3:\t`` (worker 3: Julia's worker id, no rank), ``[1,3]<stdout>:`` (Open MPI's --tag-output: job, rank) and ``[3]<stderr>:`` (horovodrun),
+  pod, no rank), Julia Distributed's ``      From worker 3:\t`` (worker 3: Julia's worker id, no rank),
+  ``[1,3]<stdout>:`` (Open MPI's --tag-output: job, rank) and ``[3]<stderr>:`` (horovodrun),
   Determined's ``5c902731 [rank=1] || `` (container, rank; ``5c902731 || `` alone: the launcher), a runner's
   stream tag ``job-name [stderr] `` (milabench, CI runners: no rank), Intel MPI's ``[proxy:0:1@node2] `` (the
   node, no rank), torchx's ``trainer/0 [1]:`` (replica 0 as the node, local rank 1), Hydra's (MPICH, Intel MPI)

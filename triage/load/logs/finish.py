@@ -165,14 +165,45 @@ def infer_spawn_rank(scan: LogScan) -> None:
     if any(not item[1].collateral for item in scan.failures.get(rank, [])):
         return
     real = sorted((o for o in scan.orphans if not o[1].collateral and o[0] >= 0), key=lambda o: o[0])
-    if not real or real[0][1].exc_type is None:
-        return        # (a child's own NCCL WARN or log line may be any process's: a raised exception is the parent's)
     if any(not item[1].collateral for r, items in scan.failures.items() if r != rank for item in items):
         return
+    if not real:
+        _spawn_block_cut(scan, rank)
+        return
+    if real[0][1].exc_type is None:
+        return        # (a child's own NCCL WARN or log line may be any process's: a raised exception is the parent's)
     order, line, path = real[0]
     scan.orphans.remove(real[0])
     note = f" [process {rank}'s: mp.spawn's error block of process {rank}, its own exception line not in this input]"
     scan.failures.setdefault(rank, []).append((order, replace(line, text=shortened(line.text) + note), path))
+    scan.ranks_seen.add(rank)
+
+
+def _other_evidence(scan: LogScan) -> bool:
+    """The input tells more than failure lines: a hang, a mismatch, a wait at start-up or a launcher's record (a
+    traceback whose last line was read as one of those is not cut)."""
+    return bool(scan.collectives or scan.mismatches or scan.init_waits or scan.store_waits or scan.first_timeout
+                or scan.duplicate_gpus or scan.exits or scan.events or scan.unread or scan.named_failures
+                or scan.job_config or scan.barrier_error)
+
+
+def _spawn_block_cut(scan: LogScan, rank: int) -> None:
+    """mp.spawn's ``-- Process N terminated with the following error:`` over the child's traceback, the paste cut
+    before its exception line, and no failure line anywhere else: spawn's parent prints that block only for a child
+    that raised, so the block is process N's error, its exception line not in this input. The child's traceback must
+    start below the head (a head alone, or one the paste ends on, tells no error of its own)."""
+    if scan.spawn_header is None or _other_evidence(scan):
+        return
+    head, text, path = scan.spawn_header
+    cut = [o for o in scan.orphans if o[0] > head and o[1].collateral and o[1].text == UNFINISHED_TRACEBACK]
+    if not cut:
+        return
+    for item in cut:
+        scan.orphans.remove(item)
+    said = (f"torch.multiprocessing.spawn: process {rank} terminated with an error ({shortened(text)!r}); its"
+            " exception line is not in this input (its traceback is cut before it)")
+    line = CrashLine(CrashLineKind.EXCEPTION, said)
+    scan.failures.setdefault(rank, []).append((head, line, path))
     scan.ranks_seen.add(rank)
 
 

@@ -68,6 +68,7 @@ class LogScan:
     launcher: str | None = None             # the launcher that started the ranks (triage.parsing.launcher_kind)
     agent_stopped: tuple[int, ...] = ()     # pids torchrun's agent sent a closing signal (alive then)
     spawn_owners: set[int] = field(default_factory=set)   # every mp.spawn process whose error block is shown
+    spawn_header: tuple[int, str, str] | None = None   # (order, text, path) of the first mp.spawn error block's head
     duplicate_gpus: dict[tuple[int, int], set[str]] = field(default_factory=dict)  # rank pair -> devices told
     duplicate_hosts: dict[int, str] = field(default_factory=dict)   # order of a duplicate-GPU line -> its host
     spawn_bootstrap: int | None = None      # order of a spawned child's start-up frame (its parent had gone)

@@ -592,6 +592,8 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
     if owner is not None:
         scan.spawn_owner = owner
         scan.spawn_owners.add(owner)
+        if scan.spawn_header is None:
+            scan.spawn_header = (order, rest.strip()[:200], path)
         return
     if rank is None and scan.spawn_owner is not None:
         rank = scan.spawn_owner

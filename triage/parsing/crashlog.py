@@ -213,6 +213,11 @@ _KERNEL_ASSERT = lazy_regex(r"(?P<file>[\w.-]+\.cuh?):\d+: .{0,300}?\bAssertion 
 _FATAL = lazy_regex(
     r"Fatal Python error: (?P<fpe>\w[\w ]*)|^Segmentation fault|\bSegmentation fault \(core dumped\)|"
     r"^Aborted(?: \(core dumped\))?$|\*\*\* (?P<glogsig>SIG[A-Z]+) \(@|"
+    # the shell's message of a job's death quoted by its reporter in Markdown bold or a code span after a colon, inside
+    # their own sentence ("MD run failed with following error: **Aborted (core dumped)** on GPU"; read only where the
+    # words before the colon tell of a failure: _SAYS_IT_FAILED)
+    r"(?<=: )(?P<mdmark>\*\*|__|`)(?P<mdsig>Aborted|Killed|Segmentation fault|Bus error|Floating point exception|"
+    r"Illegal instruction)(?: \(core dumped\))?(?P=mdmark)|"
     # absl's failure signal handler (XLA, JAX, TensorFlow): "*** SIGABRT received at time=1700000000 on cpu 3 ***"
     r"\*\*\* (?P<abslsig>SIG[A-Z]+) received at time=|"
     # (gfortran's runtime puts the number first: "Program received signal 11 (SIGSEGV): Segmentation fault.")
@@ -479,8 +484,8 @@ def parse_crash_line(line: str) -> CrashLine | None:
         return _terminate_line(text, term, collateral, said)
     if text.startswith("what():") and text[7:].strip():
         return _what_line(text, collateral, said)
-    if (fatal := _FATAL_GATED.search(text)) is not None:
-        return _fatal_line(text, fatal, collateral)
+    if (fatal := _FATAL_GATED.search(text)) is not None and (read := _fatal_line(text, fatal, collateral)) is not None:
+        return read
     return _plain_line(text, collateral, said)
 
 
@@ -648,8 +653,22 @@ def _what_line(text: str, collateral: bool, said: str) -> CrashLine:
     return CrashLine(CrashLineKind.TERMINATE, text[:400], None, "SIGABRT", collateral=collateral)
 
 
-def _fatal_line(text: str, fatal: re.Match[str], collateral: bool) -> CrashLine:
-    """A fatal signal, named by whichever handler or shell printed it."""
+# the words before the colon of a quoted shell message that make it the writer's own failure ("failed with following
+# error: **Killed**", "the output was: `Segmentation fault (core dumped)`"), not a list of messages to look for
+_SAYS_IT_FAILED = lazy_regex(r"\b(?:fail\w*|err+or\w*|crash\w*|died|dies|killed|aborted|stopped|got|gets|output|"
+                             r"says?|said|message|shows?|showed)\b[^.:\n]{0,40}:[ \t]*$", re.IGNORECASE)
+_SHELL_SIGNAL_WORDS = {"Aborted": "SIGABRT", "Killed": "SIGKILL", "Segmentation fault": "SIGSEGV",
+                       "Bus error": "SIGBUS", "Floating point exception": "SIGFPE", "Illegal instruction": "SIGILL"}
+
+
+def _fatal_line(text: str, fatal: re.Match[str], collateral: bool) -> CrashLine | None:
+    """A fatal signal, named by whichever handler or shell printed it (None: a shell message quoted in a sentence
+    that does not tell of the writer's own failure)."""
+    if fatal.group("mdsig") is not None:
+        if _SAYS_IT_FAILED.search(text, 0, fatal.start()) is None:
+            return None
+        return CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal=_SHELL_SIGNAL_WORDS[fatal.group("mdsig")],
+                         collateral=collateral)
     sig = (fatal.group("glogsig") or fatal.group("signame") or fatal.group("sigtorch") or fatal.group("c10sig")
            or fatal.group("forsig") or fatal.group("forparen") or fatal.group("abslsig")
            or ("SIGFPE" if fatal.group("forfpe") else "SIGILL" if fatal.group("forill") else None)

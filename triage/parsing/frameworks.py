@@ -59,7 +59,7 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "exceeds job hard limit", "termination (", "ATP Stack walkback", "MOAB_INFO",
            "exceeded its walltime limit", "Job was held", "TERM_", "Resource usage summary",
            "Error   ", "CrashLoopBackOff", "STEPD TERMINATED", "xit_status", "(exit code ",
-           "flux-job: task(s)", "exit-timeout=",
+           "flux-job: task(s)", "exit-timeout=", "killed by YARN", "Current usage: ",
            "to reliably start one or more daemons")
 
 # slurmstepd (src/slurmd/slurmstepd/req.c): "*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***" with %s "JOB <id>"
@@ -79,6 +79,22 @@ _SLURM_MEMORY = lazy_regex(r"(?:Job|Step) (?P<id>\S+) exceeded (?:virtual )?memo
 # killed: mem 38427376kb exceeded limit 33554432kb", "=>> PBS: job killed: mem job total 115343360 kb exceeded ..."
 _PBS_MEMORY = lazy_regex(r"PBS: job killed: (?P<what>v?mem)(?: job total)? (?P<used>\d+) ?kb exceeded limit "
                          r"(?P<limit>\d+) ?kb")
+# YARN's NodeManager killing a container over its memory limit, as Spark's driver tells it (YarnAllocator: "Container
+# killed by YARN for exceeding memory limits. 7.2 GB of 4.2 GB virtual memory used. Consider boosting
+# spark.yarn.executor.memoryOverhead.", Spark 3: "... exceeding physical memory limits. 9.1 GB of 9 GB physical memory
+# used."; its line "Lost executor 9 on HOST: Container killed ..." names the node) and as the NodeManager itself does
+# (ContainersMonitorImpl: "Container [pid=4242,containerID=container_..._000002] is running beyond physical memory
+# limits. Current usage: 2.1 GB of 2 GB physical memory used; ... Killing container.", Hadoop 3: "is running 123B beyond
+# the 'PHYSICAL' memory limit.")
+_YARN_MEMORY = lazy_regex(
+    r"Container killed by YARN for exceeding (?:(?:physical|virtual) )?memory limits?\.\s+"
+    r"(?P<used>[\d.]+ ?[KMGT]?B) of (?P<limit>[\d.]+ ?[KMGT]?B) (?P<what>physical|virtual) memory used|"
+    r"Container \[pid=(?P<pid>\d+),\s*containerID=[\w-]+\] is running (?:\d+B )?beyond (?:the '?)?"
+    r"(?P<kind>physical|virtual|PHYSICAL|VIRTUAL)'? memory limits?\. Current usage: (?P<usage>[^;\n]{1,80})")
+# Spark's DAGScheduler after a lost executor's tasks ran again elsewhere: "Job 0 finished: count at job.py:12, took
+# 320.1 s" (a failed job: "Job 0 failed: ...")
+_SPARK_JOB_DONE = lazy_regex(r"\bJob \d+ finished: ")
+_YARN_HOST = lazy_regex(r"Lost executor \S+ on (?P<host>[\w.-]+?):|on host: (?P<on>[\w.-]+)")
 # LSF's termination reason in the job's report (lsb.acct's TERM_* exit info, written into the job's output):
 # "TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.", "TERM_THREADLIMIT: job killed after reaching LSF
 # thread limit.", "TERM_RUNLIMIT: job killed after reaching LSF run time limit." (a time limit: a stop from outside, as
@@ -426,7 +442,7 @@ def _line(text: str, match: re.Match[str]) -> str:
 
 
 def _memory_kills(text: str) -> list[RankDeath]:
-    """The batch system's own kill of a job over its memory limit (slurmstepd's, PBS's): SIGKILL, for memory."""
+    """The batch system's own kill of a job over its memory limit (slurmstepd's, PBS's, YARN's): SIGKILL, for memory."""
     out: list[RankDeath] = []
     for match in _SLURM_MEMORY.finditer(text):
         cancel = _SLURM_CANCEL.search(text, match.end())
@@ -440,6 +456,19 @@ def _memory_kills(text: str) -> list[RankDeath]:
                 f"({match.group('used')} kb, limit {match.group('limit')} kb): {_line(text, match)}")
         out.append(RankDeath(None, "SIGKILL", None, None, None, note[:400], offset=match.start()))
         break
+    for match in _YARN_MEMORY.finditer(text) if "YARN" in text or "beyond" in text else ():
+        if went_on_after(text, match.end()) or _SPARK_JOB_DONE.search(text, match.end()) is not None:
+            continue                # (Spark runs a lost executor's tasks again: a job that went on did not end here)
+        line = _line(text, match)
+        where = _YARN_HOST.search(line)
+        host = (where.group("host") or where.group("on")) if where is not None else None
+        usage = (f"{match.group('used')} of {match.group('limit')} {match.group('what')} memory used"
+                 if match.group("used") else f"{match.group('kind').lower()} memory: {match.group('usage').strip()}")
+        note = (f"out of memory: YARN killed a container{f' on {host}' if host else ''} for exceeding its memory "
+                f"limit ({usage}): {line}")
+        pid = int(match.group("pid")) if match.group("pid") else None
+        out.append(RankDeath(None, "SIGKILL", None, host, pid, note[:400], offset=match.start()))
+        break                       # (the driver tells the same kill on several lines)
     for match in _LSF_LIMIT.finditer(text):
         if went_on_after(text, match.end()):
             continue                # the words quoted in a job that went on after them: no end of this job

@@ -139,3 +139,10 @@ def test_julia_distributed_worker_prefix(line: str, worker: int, rest: str) -> N
     parsed = split_rank_prefix(line)
     assert (parsed.rank, parsed.host, parsed.rest, parsed.name) == (None, None, rest, f"Julia worker {worker}")
 
+
+
+def test_open_mpis_handler_head_with_its_asterisks_gone_is_a_pid() -> None:
+    """Open MPI's "[host:pid] *** Process received signal ***" with Markdown's rendering having taken every asterisk
+    (plumed/plumed2#492, round 60): the head's number is the process's pid, not a rank."""
+    parsed = split_rank_prefix("[seskscpg009:90376] Process received signal ")
+    assert (parsed.rank, parsed.pid, parsed.host) == (None, 90376, "seskscpg009")

@@ -59,10 +59,12 @@ _LOGGER_HEAD = lazy_regex(r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) \d\d-\d\d
 _MPI = lazy_regex(r"\[(?:\d+,)?(\d+)\]<(?:stdout|stderr|stddiag)>:\s?")
 # what Open MPI's signal handler prints after its "[host:pid] " head (the pid is no rank)
 # (its error handler too: "[host:pid] *** An error occurred in MPI_Reduce", "*** reported by process [..]", with one
-# or two asterisks where Markdown took the rest; a backtrace frame's index alone where the line was cut after it;
+# or two asterisks where Markdown took the rest, or none: "[host:pid] Process received signal"; a backtrace frame's
+# index alone where the line was cut after it;
 # mpirun's "[host:pid] 1 more process has sent help message help-mpi-errors.txt")
 _OMPI_HANDLER = lazy_regex(r"\s?(?:\*{1,3} (?:Process received signal|End of error message|An error occurred in|"
                            r"reported by process|on communicator|MPI_|\s+and potentially)|Signal: |Signal code: |"
+                           r"Process received signal|"
                            r"Failing at address: |Associated errno: |\[ ?\d+\](?: |$)|"
                            r"\d+ more process(?:es)? ha(?:s|ve) sent help message)")
 _STREAM_TAG = lazy_regex(r"[\w.:/-]+ \[(?:stdout|stderr)\](?: |$)")

@@ -28,9 +28,10 @@ READERS = (crashlog, gloo, hpc_codes, launch_failure, launchers, mpi_errors, rai
            windows_status)
 # Readers of the words a scheduler, an orchestrator or a launcher prints when the job has ended (Slurm's CANCELLED AT,
 # Kubernetes' Evicted, LSF's TERM_ mail, Flux's end, seff): printed after the job's own lines, in the last 256 KiB a
-# large log is read whole. They are not needles: the multi-needle pass's cost steps up past ~230 literals (Hyperscan,
-# measured in session 48: 74 MB of short lines 0.020 s of CPU with 230, 0.033 s with 231), and theirs would take it
-# there (the 1 GB NCCL log from 2.7x to 3.1x grep).
+# large log is read whole. They are not needles: the multi-needle pass's cost steps up past 238 needles (these
+# markers' literals and triage.load.logs.large's own patterns; Hyperscan, measured in session 48: 74 MB of short lines
+# 0.020 s of CPU with 238, 0.033 s with 239; tests/load/test_large_log_markers.py holds the count), and theirs would
+# take it there (the 1 GB NCCL log from 2.7x to 3.1x grep).
 TAIL_READERS = (frameworks,)
 MARKERS: tuple[str, ...] = tuple(dict.fromkeys(marker for module in READERS for marker in module.MARKERS))
 # the words of records that span the lines around their marked line (a code's box): a large log keeps those lines

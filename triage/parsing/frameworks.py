@@ -43,6 +43,7 @@ from triage.lazy_regex import lazy_regex
 from triage.parsing.launchers import RankDeath, signal_name
 from triage.parsing.progress import says_it_ended, went_on_after
 from triage.parsing.regex_gate import holds_any
+from triage.parsing.unread_failure import SHELL_TRACE
 
 MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Process", ":FAILED", "FAILED (non-zero",
            "Process name:", "exceeded memory limits", "BAD TERMINATION", "terminated badly", "OOMKilled",
@@ -1035,9 +1036,9 @@ def _mpi(text: str) -> list[RankDeath]:
         if went_on_after(text, match.end()):
             continue
         above = text[max(0, match.start() - 1000):match.start()].splitlines()[-2:]
-        # (the line above the box's rule, where one is: not the user's command line)
+        # (the line above the box's rule, where one is: not the user's command line, typed or traced by `set -x`)
         cause = " ".join(above[0].split()) if len(above) == 2 and _BOX_RULE.fullmatch(above[1].strip()) else None
-        cause = None if not cause or cause.startswith(("$", "#", ">")) else cause
+        cause = None if not cause or cause.startswith(("$", "#", ">")) or SHELL_TRACE.match(cause) else cause
         head = text.rfind("\n", 0, match.end()) + 1
         said = " ".join(text[head:match.end()].split())
         note = ("mpirun could not start its daemons on one or more nodes (no rank ran)"

@@ -79,9 +79,15 @@ _NAMES = {"segmentation fault": "SIGSEGV", "bus error": "SIGBUS", "illegal instr
           "floating point exception": "SIGFPE"}
 _TEARDOWN = ("SIGTERM", "SIGINT", "SIGHUP", "SIGCHLD", "SIGPIPE", "SIGUSR1", "SIGUSR2")   # a stop, not a fault
 _NUMBERS = {4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 11: "SIGSEGV"}
-# Not a failure, whatever its words: a lower level (the level token comes first), a metric or count of errors, a
-# test summary, a line of code or of a help text, a retry the program makes itself, a handler being installed.
+# A shell's trace of a command it runs (bash/sh/ksh/zsh `set -x`: PS4, "+ " by default, its "+" repeated once per level
+# of nesting: "+ mpirun -np 4 ./a.out", "++ hostname", "+ echo 'ERROR: ...'"): a command, never its output nor a cause
+SHELL_TRACE_TEXT = r"^\s*\+{1,9} (?=\S)"
+SHELL_TRACE = lazy_regex(SHELL_TRACE_TEXT)
+# Not a failure, whatever its words: a shell's trace of a command; a lower level (the level token comes first), a
+# metric or count of errors, a test summary, a line of code or of a help text, a retry the program makes itself, a
+# handler being installed.
 _NOT_FAILURE = lazy_regex(
+    SHELL_TRACE_TEXT + "|"
     r"^\s*(?:\[?\s*(?:WARN|WARNING|INFO|DEBUG|TRACE|NOTICE|VERBOSE)\b|[WID]\d{4} \d\d:\d\d|\w*Warning\b)"
     r"|\b(?:NCCL INFO|NCCL WARN)\b"
     r"|\b(?:error|loss|err)[ _-]?(?:rate|=|:\s*[\d.]+\s*$)"

@@ -263,8 +263,8 @@ _NOT_WORK = lazy_regex(r"^(?:File |Traceback|frame #|```|--|\.\.\.|\^|\[?[EWIF]\
                        r"dump(?:ing)? (?:the )?debug info|dump signal|[Ff]light ?[Rr]ecorder|failed collective|"
                        # the command that started the job (a shell's prompt or its `set -x` trace, a CI step's "Run",
                        # a notebook's "!")
-                       r"^(?:[$#%] |!|Run |\+{1,9} )|^(?:\w+=\S+ )*(?:torchrun|python[\d.]*|srun|mpirun|mpiexec|deepspeed|"
-                       r"accelerate launch|horovodrun|sbatch|salloc|bash|sh) ")
+                       r"^(?:[$#%] |!|Run |\+{1,9} )|^(?:\w+=\S+ )*(?:torchrun|python[\d.]*|srun|mpirun|mpiexec|"
+                       r"deepspeed|accelerate launch|horovodrun|sbatch|salloc|bash|sh) ")
 # A periodic training report (a metric per line, a step header, a progress bar short of 100%) is
 # the training loop's own progress, which every rank runs: it does not show rank-0-only work.
 _METRIC = lazy_regex(r"^[\w./() -]+?\s*[=:]\s*-?[\d.,]+(?:[eE][+-]?\d+)?%?$")

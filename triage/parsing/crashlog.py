@@ -81,7 +81,7 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            "Getting socket times out", "wait socket establish timeout", "StopIteration", "StopAsyncIteration",
            "failed to extend /dev/shm", "what():", "retry count exceeded", "retry counter exceeded", "RETRY_EXC_ERR",
            "completion_with_err", "_RESULT_ERROR_", "memory isn't enough", "kernel execute failed", "forrtl: ",
-           "exit signals: ", "libfabric:",
+           "exit signals: ", "libfabric:", "CRASHES WITH SIGNAL",
            "CUDA_ERROR_", "Check failed", "Check failure", "NCCL_ERROR", "ECONN",
            "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "connect() failed", "DDP expects same model", "Broken pipe",
            "appears not to match", "UCX  ERROR", "UCX ERROR", "ASSERT '", ": error: argument ",
@@ -254,6 +254,10 @@ _FATAL = lazy_regex(
     # a process's own report of its death, printed by the signal handler of PSM-style fabric libraries (libfabric's
     # providers, Intel's PSM2): "python:699378 terminated with signal 6 at PC=7f8740a96a7c SP=7ffe9c925f50.  Backtrace:"
     r"^[\w.+-]{1,255}:\d+ terminated with signal (?P<psmnum>\d+) at PC=|"
+    # IQ-TREE's handler (funcAbort), which names the signal in its own capitals before it exits: "ERROR: *** IQ-TREE
+    # CRASHES WITH SIGNAL SEGMENTATION FAULT" (also ABORTED, ERRONEOUS NUMERIC, ILLEGAL INSTRUCTION, BUS ERROR)
+    r"\*\*\* [\w.+-]{1,40} CRASHES WITH SIGNAL (?P<capsig>ABORTED|ERRONEOUS NUMERIC|ILLEGAL INSTRUCTION|"
+    r"SEGMENTATION FAULT|BUS ERROR)\b|"
     # a memory allocator's own fatal heap check, which aborts the process itself (the shell's "Aborted" line may be
     # missing from a paste): glibc's "free(): invalid pointer", "double free or corruption (!prev)", "munmap_chunk():
     # invalid pointer", "malloc(): corrupted top size", "corrupted size vs. prev_size", "free(): double free detected
@@ -657,6 +661,8 @@ def _what_line(text: str, collateral: bool, said: str) -> CrashLine:
 # error: **Killed**", "the output was: `Segmentation fault (core dumped)`"), not a list of messages to look for
 _SAYS_IT_FAILED = lazy_regex(r"\b(?:fail\w*|err+or\w*|crash\w*|died|dies|killed|aborted|stopped|got|gets|output|"
                              r"says?|said|message|shows?|showed)\b[^.:\n]{0,40}:[ \t]*$", re.IGNORECASE)
+_CAPS_SIGNALS = {"ABORTED": "SIGABRT", "ERRONEOUS NUMERIC": "SIGFPE", "ILLEGAL INSTRUCTION": "SIGILL",
+                 "SEGMENTATION FAULT": "SIGSEGV", "BUS ERROR": "SIGBUS"}
 _SHELL_SIGNAL_WORDS = {"Aborted": "SIGABRT", "Killed": "SIGKILL", "Segmentation fault": "SIGSEGV",
                        "Bus error": "SIGBUS", "Floating point exception": "SIGFPE", "Illegal instruction": "SIGILL"}
 
@@ -677,7 +683,8 @@ def _fatal_line(text: str, fatal: re.Match[str], collateral: bool) -> CrashLine 
                            or fatal.group("julianum")
                            or fatal.group("ompinum") or fatal.group("psmnum") or fatal.group("codesig") or "")
            or _FPE_SIGNALS.get((fatal.group("fpe") or "").strip())
-           or LOCAL_SIGNAL_WORDS.get(fatal.group("localsig") or ""))
+           or LOCAL_SIGNAL_WORDS.get(fatal.group("localsig") or "")
+           or _CAPS_SIGNALS.get(fatal.group("capsig") or ""))
     if sig is None:
         sig = ("SIGABRT" if fatal.group("heap") else "SIGSEGV" if "Segmentation" in text
                else "SIGABRT" if "Aborted" in fatal.group(0)

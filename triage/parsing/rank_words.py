@@ -85,9 +85,11 @@ SHAPES: tuple[RankShape, ...] = (
               r"\b(?:[Ww]orker|WORKER|[Tt]ask|[Pp]rocess)"
               r"(?:_|\s*(?:=|:|#)?\s*)"
               r"(?P<n>\d{1,3})" + _END, "index", "worker 7 failed"),
-    # host:rank at the start, never a source file's line (NCCL's "proxy.cc:1587 NCCL WARN ..."), a device or a port
-    RankShape("host:rank", r"^[A-Za-z][\w.-]*" + _SOURCE + _NOT_HOST + r":(?P<n>\d{1,5})(?=\s)", "global",
-              "node07:7 failed"),
+    # host:rank at the start, never a source file's line (NCCL's "proxy.cc:1587 NCCL WARN ..."), a device or a port,
+    # nor the program and pid of a PSM-style fabric library's signal handler ("python:699378 terminated with signal 6 at
+    # PC=7f87... SP=7ffe...": __progname and getpid())
+    RankShape("host:rank", r"^[A-Za-z][\w.-]*" + _SOURCE + _NOT_HOST + r":(?P<n>\d{1,5})(?=\s)"
+              r"(?! terminated with signal \d+ at PC=)", "global", "node07:7 failed"),
 )
 
 _ANY = lazy_regex("|".join(f"(?P<s{index}>{shape.pattern.replace('(?P<n>', f'(?P<n{index}>')})"

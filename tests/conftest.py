@@ -1,4 +1,10 @@
-"""Suite-wide checks: no test may leave a process behind; the suites that run real jobs are `slow`.
+"""Suite-wide checks: no test may leave a process behind, nor litter in the machine's /tmp; the suites
+that run real jobs are `slow`.
+
+The session's temporary files (TMPDIR, for the test process and every job it starts) go to a private
+directory removed at the end: torchrun leaves a ``torchelastic_*`` directory per run, multiprocessing its
+``pymp-*``, triage's node side its ``triage-collect-node-*`` (:func:`private_tmpdir`). pytest's own
+``tmp_path`` stays where it was (``/tmp/pytest-of-USER``, its last runs kept for a look after a failure).
 
 The fast suite, for a developer's loop: ``python -m pytest tests -m "not slow"`` (parsers, loaders,
 pure analysis, renderers, the recorded runs and the real-world corpus). The directories in
@@ -9,6 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -51,6 +59,64 @@ def no_leftover_processes() -> Iterator[None]:
             proc.kill()
     if described:
         pytest.fail("test left processes running: " + "; ".join(described))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_tmpdir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """TMPDIR for the whole session: a new private directory, removed at its end with whatever the tests
+    and their jobs left there (the names a test left are listed in the summary under ``-v``)."""
+    tmp_path_factory.getbasetemp()          # pytest's tmp_path: where it was, before TMPDIR changes
+    path = Path(tempfile.mkdtemp(prefix="triage-tests-"))
+    path.chmod(0o711)                       # writable by us alone; the test cluster's munged (user munge) goes through
+    saved = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = str(path)
+    tempfile.tempdir = None                 # this process's tempfile asks TMPDIR again
+    try:
+        yield path
+    finally:
+        if saved is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = saved
+        tempfile.tempdir = None
+        shutil.rmtree(path, ignore_errors=True)
+
+
+LEFT_IN_TMPDIR: dict[str, list[str]] = {}
+
+
+def _tmp_entries(root: Path) -> set[str]:
+    """The names in ``root``; for the jobs' TMPDIR (tests/helpers/launch.py jobs_tmpdir), the names in it."""
+    try:
+        names = set(os.listdir(root))
+    except OSError:
+        return set()
+    for name in [n for n in names if n.startswith("triage-tests-jobs-")]:
+        names.discard(name)
+        with contextlib.suppress(OSError):
+            names.update(f"{name}/{inner}" for inner in os.listdir(root / name))
+    return names
+
+
+@pytest.fixture(autouse=True)
+def tmpdir_litter(request: pytest.FixtureRequest, private_tmpdir: Path) -> Iterator[None]:
+    """Note what a test (its jobs included) left in the session's TMPDIR."""
+    before = _tmp_entries(private_tmpdir)
+    yield
+    left = sorted(_tmp_entries(private_tmpdir) - before)
+    if left:
+        LEFT_IN_TMPDIR[request.node.nodeid] = left
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    if not LEFT_IN_TMPDIR:
+        return
+    total = sum(len(names) for names in LEFT_IN_TMPDIR.values())
+    terminalreporter.write_line(f"tests that left files in the session's TMPDIR (removed at its end; -v lists "
+                                f"them): {len(LEFT_IN_TMPDIR)}, entries: {total}")
+    if config.get_verbosity() > 0:
+        for nodeid, names in LEFT_IN_TMPDIR.items():
+            terminalreporter.write_line(f"  {nodeid}: {' '.join(names)}")
 
 
 def _is_running(proc: psutil.Process) -> bool:

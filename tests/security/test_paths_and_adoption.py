@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 import uuid
 from pathlib import Path
 
@@ -37,10 +38,11 @@ def _one_line_error(run_stderr: str) -> None:
 
 
 def test_node_side_collect_never_uses_a_predictable_tmp_tree(tmp_path: Path) -> None:
-    """The old /tmp/triage-collect-node tree, pre-made by the attacker with a symlink to a root dir."""
+    """The old /tmp/triage-collect-node tree, pre-made by the attacker with a symlink to a root dir (in the
+    temporary directory triage uses: the test session's TMPDIR, tests/conftest.py)."""
     victim = tmp_path / "victim"
     victim.write_text("precious\n")
-    planted = Path("/tmp/triage-collect-node")
+    planted = Path(tempfile.gettempdir()) / "triage-collect-node"
     with attacker_dir() as evil:
         made = not (planted.exists() or planted.is_symlink())
         if made:                              # (another run may have left one: then it is only checked)

@@ -277,6 +277,12 @@ _K8S_ROW = lazy_regex(r"^(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?P<why>OOMKilled)
 # kubectl get pods: "train-worker-0   0/1   Error   2 (10s ago)   12m", "...   CrashLoopBackOff   5   12m"
 _K8S_ERROR_ROW = lazy_regex(r"^(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?P<why>Error|CrashLoopBackOff)\s+\d+",
                             re.MULTILINE)
+# a pod that ended well, whatever failed in it before (a restart that succeeded: its phase Succeeded is final):
+# kubectl get pods' "train-worker-0   0/1   Completed   2   35m", kubectl describe pod's "Status:  Succeeded"
+_K8S_DONE_ROW = lazy_regex(r"^(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?:Completed|Succeeded)\s+\d+", re.MULTILINE)
+_K8S_SUCCEEDED = lazy_regex(r"^Status:\s+Succeeded\s*$", re.MULTILINE)
+# any pod kubectl get pods lists, in whatever state ("train-worker-1   1/1   Running   0   5m")
+_K8S_ANY_ROW = lazy_regex(r"^(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+[A-Z][\w:]*\s+\d+", re.MULTILINE)
 _K8S_BACKOFF = lazy_regex(r"Back-off restarting failed container (?:(?P<container>[\w.-]+) )?in pod "
                           r"(?P<pod>[\w.-]+?)(?:_[\w.-]+)?(?:\(|\s|$)")
 # Ray's raylet: "1 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed due to other
@@ -716,7 +722,7 @@ def _slurm(text: str) -> list[RankDeath]:
     out.extend(_seff(text))
     for match in _SLURM_FAILED.finditer(text):
         out.append(RankDeath(None, None, 1, match.group("host"), None, _line(text, match), offset=match.start(),
-                             consequence=True))
+                             consequence=True, code_unsaid=True))
     if not out and ": Terminated" in text and _SRUN_TASK_FAILED.search(text) is None \
             and _SRUN_TERMINATED.search(text) is not None and _OWN_FAILURE.search(text) is None:
         # srun's list of tasks it terminated with no slurmstepd line, no failed task and no node failure beside it:
@@ -770,7 +776,8 @@ def _sacct(text: str) -> list[RankDeath]:
                               f"at its memory limit ({said})"[:400], offset=match.start())]
         code, sig = int(match.group("code") or 1), int(match.group("sig") or 0)
         signal = signal_name(str(sig)) if sig else None
-        return [RankDeath(None, signal, None if signal else code, None, None, said[:400], offset=match.start())]
+        return [RankDeath(None, signal, None if signal else code, None, None, said[:400], offset=match.start(),
+                          code_unsaid=match.group("code") is None)]
     return []
 
 
@@ -877,7 +884,7 @@ def _launchers(text: str) -> list[RankDeath]:
     for match in _OPERATOR.finditer(text):
         if told:
             break            # (the replica's own end, above, says which pod and how)
-        out.append(RankDeath(None, None, 1, None, None, _line(text, match), offset=match.start()))
+        out.append(RankDeath(None, None, 1, None, None, _line(text, match), offset=match.start(), code_unsaid=True))
         break            # (it says it again at each reconcile)
     for match in _HOROVOD.finditer(text):
         out.append(RankDeath(int(match.group("rank")), None, None, None, None, _line(text, match), first=True,
@@ -890,7 +897,7 @@ def _launchers(text: str) -> list[RankDeath]:
         said = f"torchx: {match.group('role')}[{match.group('replica')}] FAILED" + (
             f" (exitcode: {code})" if code is not None else "")
         out.append(RankDeath(None, sig, None if sig else (code or 1), match.group("host"), None, said,
-                             offset=match.start()))
+                             offset=match.start(), code_unsaid=code is None))
     return out
 
 
@@ -939,9 +946,10 @@ def _submitit(text: str) -> list[RankDeath]:
             out.append(RankDeath(task, "SIGKILL", None, None, None, f"out of memory (Slurm's OOM kill): {said}"[:400],
                                  offset=match.start()))
         else:
-            out.append(RankDeath(task, None, 1, None, None, said[:400], offset=match.start()))
+            out.append(RankDeath(task, None, 1, None, None, said[:400], offset=match.start(), code_unsaid=True))
     for match in _SUBMITIT_FAILED.finditer(text):
-        out.append(RankDeath(int(match.group("task")), None, 1, None, None, _line(text, match), offset=match.start()))
+        out.append(RankDeath(int(match.group("task")), None, 1, None, None, _line(text, match), offset=match.start(),
+                             code_unsaid=True))
     return out
 
 
@@ -1048,17 +1056,44 @@ def _mpi(text: str) -> list[RankDeath]:
         break
     if not out and "BAD TERMINATION" not in text:
         for match in _HYDRA_BADLY.finditer(text):
-            out.append(RankDeath(None, None, 1, None, None, _line(text, match), offset=match.start()))
+            out.append(RankDeath(None, None, 1, None, None, _line(text, match), offset=match.start(),
+                                 code_unsaid=True))
             break        # (each proxy says it again)
     return out
 
 
+def _succeeded_pods(text: str) -> frozenset[str]:
+    """The pods ``text`` shows ended well (Completed in kubectl get pods, Succeeded in kubectl describe pod): a failure
+    of theirs before, a container's restart after an Error, an OOMKill or the kubelet's back-off, is one the pod got
+    over (the job succeeded on a retry), no failure of the job."""
+    done = {m.group("pod") for m in _K8S_DONE_ROW.finditer(text)}
+    names = list(_K8S_POD_NAME.finditer(text))
+    for name, after in zip(names, [*names[1:], None]):
+        if _K8S_SUCCEEDED.search(text, name.end(), after.start() if after is not None else len(text)) is not None:
+            done.add(name.group("pod"))
+    return frozenset(done)
+
+
+def pods_ended_well(text: str) -> bool:
+    """Every pod ``text`` shows (kubectl get pods' rows, kubectl describe pod's) ended well, and it shows one: the
+    job's failure words beside them (the kubelet's back-off event, a container's last Error) are of a restart the job
+    got over, a note, never its end."""
+    if "Completed" not in text and "Succeeded" not in text:
+        return False
+    shown = ({m.group("pod") for m in _K8S_ANY_ROW.finditer(text)}
+             | {m.group("pod") for m in _K8S_POD_NAME.finditer(text)})
+    return bool(shown) and shown <= _succeeded_pods(text)
+
+
 def _kubernetes(text: str) -> list[RankDeath]:
     out: list[RankDeath] = []
+    done = _succeeded_pods(text) if "Completed" in text or "Succeeded" in text else frozenset()
     for match in _K8S_REASON.finditer(text):
         pod = None
         for name in _K8S_POD_NAME.finditer(text, 0, match.start()):
             pod = name.group("pod")
+        if pod in done:
+            continue
         code_match = _K8S_EXIT.search(match.group("rest"))
         code = int(code_match.group("code")) if code_match else None
         oom = match.group("why") == "OOMKilled"
@@ -1069,6 +1104,8 @@ def _kubernetes(text: str) -> list[RankDeath]:
         said = f"pod {pod or '?'}: {how}" + (f", exit code {code}" if code is not None else "")
         out.append(RankDeath(None, sig, None if sig else code, pod, None, said, offset=match.start(), outside=oom))
     for match in _K8S_ROW.finditer(text):
+        if match.group("pod") in done:
+            continue
         out.append(RankDeath(None, "SIGKILL", None, match.group("pod"), None,
                              f"pod {match.group('pod')}: OOMKilled (the container hit its memory limit: the kernel "
                              f"sent SIGKILL): {_line(text, match)}"[:300], offset=match.start(), outside=True))
@@ -1094,7 +1131,7 @@ def _kubernetes(text: str) -> list[RankDeath]:
             # is in `kubectl describe pod`, why in its own log); the first one listed, of no rank. Not where a later
             # row of the same pod says it ran again or ended well (`kubectl get pods -w`: Running, Completed), nor
             # where the job went on after the listing (another pod's old Error beside a training that runs)
-            if went_on_after(text, match.end(), lines=400) or re.search(
+            if match.group("pod") in done or went_on_after(text, match.end(), lines=400) or re.search(
                     rf"^{re.escape(match.group('pod'))}\s+\d+/\d+\s+(?:Running|Completed|Succeeded)\b",
                     text[match.end():], re.MULTILINE) is not None:
                 continue
@@ -1110,7 +1147,10 @@ def _kubernetes(text: str) -> list[RankDeath]:
                              offset=match.start(), outside=True))
     if not out:
         for match in _K8S_BACKOFF.finditer(text):
-            out.append(RankDeath(None, None, 1, match.group("pod"), None, _line(text, match), offset=match.start()))
+            if match.group("pod") in done:
+                continue     # (a restart it got over: the pod ended well after it)
+            out.append(RankDeath(None, None, 1, match.group("pod"), None, _line(text, match), offset=match.start(),
+                                 code_unsaid=True))
             break        # (the kubelet repeats it: the container failed; its own log says why)
     return out
 

@@ -52,6 +52,8 @@ class RankDeath:
     raised: bool = False         # the record tells of an exception the rank raised (``text`` says it), not an exit
     tears_down: bool = False     # the launcher says it kills every other process now: a kill of no rank after it
     #                              (the shell's "Killed") is that teardown
+    code_unsaid: bool = False    # the record says the process failed, not its code (``exitcode`` 1 stands for "not
+    #                              0"): the code is said to be not in the input, never 1
     mpi: bool = False            # an MPI runtime's own record: its rank is MPI_COMM_WORLD's (a launcher's task index
     #                              beside it, srun's "task 0" under HPE MPT or mpirun, is no rank)
 

@@ -11,7 +11,7 @@ from dataclasses import replace
 from triage.lazy_regex import lazy_regex
 from triage.load.logs.line_events import UNFINISHED_TRACEBACK
 from triage.load.logs.scan import (
-    EXIT_CODE_RECORD,
+    EXIT_RECORDS,
     FAILURE_CLUSTER_LINES,
     LogScan,
     signal_number,
@@ -53,7 +53,7 @@ def _failure_of(items: list[tuple[int, CrashLine, str]]) -> tuple[int, CrashLine
     near = [item for item in near if not (item[1].text.startswith(ABORT_TEXT)
                                           and any(other[0] < item[0] for other in near))] or near
     chosen = min(near, key=lambda item: (_SPECIFIC[item[1].kind], item[0]))
-    if chosen[0] == -1 and chosen[1].text.startswith(EXIT_CODE_RECORD):
+    if chosen[0] == -1 and chosen[1].text.startswith(EXIT_RECORDS):
         # a launcher's record that the rank was the first to exit with a code (Hydra's "EXIT STATUS: 1" box, Open
         # MPI's "The first process to do so was"), which says no more, and the rank's own exception line: the record
         # says how and first, the line what failed (numpy's "LinAlgError: Singular matrix" under -prepend-rank): its
@@ -349,7 +349,7 @@ def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
                 # what a rank raised after its own watchdog fired is the timeout's consequence
                 failure = replace(failure, collateral=True)
         elif rank == root and (own := [o for o in scan.orphans if not o[1].collateral
-                                       and not o[1].text.startswith(EXIT_CODE_RECORD)
+                                       and not o[1].text.startswith(EXIT_RECORDS)
                                        and not _after_kill(scan, rank, o[0])]):
             # one rank failed by the launcher's account; the log's unprefixed failure lines are its (not another
             # launcher's bare exit code of the whole command, SageMaker's "ExitCode 1": the rank's record says more;

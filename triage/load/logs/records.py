@@ -11,7 +11,14 @@ from dataclasses import replace
 
 from triage.lazy_regex import lazy_regex
 from triage.load.logs.facts import WorldSize
-from triage.load.logs.scan import EXIT_CODE_RECORD, LogScan, record_world, signal_number
+from triage.load.logs.scan import (
+    EXIT_CODE_RECORD,
+    EXIT_RECORDS,
+    EXIT_UNSAID_RECORD,
+    LogScan,
+    record_world,
+    signal_number,
+)
 from triage.model import Collective, CollectiveState
 from triage.model.evidence import Event, EventKind, ExitInfo, NcclProcess
 from triage.parsing import needles, pages, windows_status
@@ -281,7 +288,8 @@ def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str 
         if death.raised:
             line = parse_crash_line(death.text) or CrashLine(CrashLineKind.EXCEPTION, death.text[:400])
         elif death.signal is None and death.exitcode:
-            line = CrashLine(CrashLineKind.EXCEPTION, f"{EXIT_CODE_RECORD}{death.exitcode}: {death.text}"[:400])
+            ended = EXIT_UNSAID_RECORD if death.code_unsaid else f"{EXIT_CODE_RECORD}{death.exitcode}"
+            line = CrashLine(CrashLineKind.EXCEPTION, f"{ended}: {death.text}"[:400])
         else:
             # (its own name: ``text`` is the log's, whose line count places the next record)
             said = death.text
@@ -415,7 +423,7 @@ def _first_exit_record(scan: LogScan, rank: int) -> tuple[int, CrashLine, str] |
     """The launcher's record, read before, that ``rank`` was the first process to exit, with a code (no signal, no
     words of its own: placed first, order -1), where the rank's failures hold nothing else."""
     items = scan.failures.get(rank, [])
-    records = [item for item in items if item[0] == -1 and item[1].text.startswith(EXIT_CODE_RECORD)]
+    records = [item for item in items if item[0] == -1 and item[1].text.startswith(EXIT_RECORDS)]
     return records[0] if len(records) == 1 and len(items) == 1 else None
 
 

@@ -27,6 +27,10 @@ from triage.parsing.unread_failure import UnreadFailure
 # how a launcher's record that tells only an exit code of a process of no known rank is said (finish.py knows such a
 # line by it: a rank's own record says more)
 EXIT_CODE_RECORD = "exited with code "
+# ... and one that tells a process failed, not with which code (Slurm's "FAILED (non-zero exit code)", the training
+# operator's "replica(s) failed", the kubelet's "Back-off restarting failed container"): no code is made up for it
+EXIT_UNSAID_RECORD = "failed (its exit code is not in this input)"
+EXIT_RECORDS = (EXIT_CODE_RECORD, EXIT_UNSAID_RECORD)
 
 FAILURE_CLUSTER_LINES = 6       # failure lines of one rank this close together are one failure
 LAST_LINES = 6

@@ -68,6 +68,7 @@ from triage.parsing.desync import (
     parse_mismatch,
     parse_running,
 )
+from triage.parsing.frameworks import pods_ended_well
 from triage.parsing.gloo import MARKERS as GLOO_MARKERS
 from triage.parsing.gloo import parse_gloo_timeout
 from triage.parsing.job_config import misfit_and_rank
@@ -424,6 +425,11 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
             "\n".join(o.rest for o in owners[scan.unread[-1][0] - base + 1:])) is not None:
         # the job said it ended well after them: they did not end it (said, as a line it went on past)
         scan.went_on.extend(unread.text[:200] for order, unread, _, _ in scan.unread if order >= base)
+        scan.unread = [item for item in scan.unread if item[0] < base]
+    elif scan.unread and scan.unread[-1][0] >= base and pods_ended_well("\n".join(o.rest for o in owners)):
+        # every pod kubectl shows ended well: the failure words beside them are of a restart the job got over
+        scan.went_on.extend(f"a restart the pods got over (every pod shown ended well, Completed): {unread.text[:160]}"
+                            for order, unread, _, _ in scan.unread if order >= base)
         scan.unread = [item for item in scan.unread if item[0] < base]
     if scan.unread or scan.named_failures or scan.init_waits or scan.tracebacks or any(
             line.quoted for items in [scan.orphans, *scan.failures.values()] for _, line, _ in items) or any(

@@ -104,6 +104,10 @@ _YARN_HOST = lazy_regex(r"Lost executor \S+ on (?P<host>[\w.-]+?):|on host: (?P<
 _LSF_LIMIT = lazy_regex(r"^[ \t>*`]*TERM_(?P<code>[A-Z]+): job killed after reaching LSF "
                         r"(?P<limit>[\w ]{1,40}?) limit", re.MULTILINE)
 _LSF_TIME = ("RUNLIMIT", "CPULIMIT")
+# how the job ended, in the report's line under its TERM_* reason: "Exited with exit code 143." (128 + the signal LSF
+# sent: SIGINT, SIGTERM, then SIGKILL at a limit), "Exited with signal termination: Killed." (strsignal's word)
+_LSF_EXITED = lazy_regex(r"[^\n]*\r?\n(?:[ \t]*\r?\n){0,2}[ \t>*`]*(?P<said>Exited with (?:exit code (?P<code>\d+)|"
+                         r"signal termination: (?P<sig>[^\n.]+)))")
 # LSF's terminations from outside the job (lsb.acct's TERM_*, in the job's report): "TERM_OWNER: job killed by owner.",
 # "TERM_ADMIN: job killed by root or LSF administrator.", "TERM_PREEMPT: job killed after preemption.",
 # "TERM_REQUEUE_OWNER: job killed and requeued by owner." (a bkill, an admin, a preemption: no rank failed)
@@ -484,9 +488,21 @@ def _memory_kills(text: str) -> list[RankDeath]:
             note = f"LSF stopped the job at its {match.group('limit')} limit: {record}"
             out.append(RankDeath(None, "SIGTERM", None, None, None, note[:400], offset=match.start(), outside=True))
         else:
-            note = (f"LSF killed the job for reaching its {match.group('limit')} limit (TERM_{match.group('code')}): "
-                    f"{record}")
-            out.append(RankDeath(None, "SIGKILL", None, None, None, note[:400], offset=match.start()))
+            # (LSF sends SIGINT, SIGTERM, then SIGKILL at such a limit: the signal that ended the job is the one its
+            # report gives, "Exited with exit code 137." a SIGKILL, 143 a SIGTERM; none, where it gives none)
+            ended = _LSF_EXITED.match(text, match.start())
+            sig = None
+            if ended is not None:
+                code = int(ended.group("code")) if ended.group("code") else None
+                sig = (signal_name(None, ended.group("sig")) if ended.group("sig") else
+                       signal_name(str(code - 128)) if code is not None and 128 < code < 160 else None)
+                how = ended.group("said") + (f": {sig}" if sig and ended.group("code") else "")
+            else:
+                how = "how it ended, its exit code or signal, is not in this input"
+            note = (f"LSF killed the job for reaching its {match.group('limit')} limit (TERM_{match.group('code')}; "
+                    f"{how}): {record}")
+            out.append(RankDeath(None, "SIGKILL" if sig == "SIGKILL" else None, None, None, None, note[:400],
+                                 offset=match.start()))
         break
     for match in _LSF_OUTSIDE.finditer(text):
         if went_on_after(text, match.end()):

@@ -27,12 +27,22 @@ class LineOwner:
     note: str = ""              # what the line's head cannot tell, said with a failure on it
 
 
+# NWChem's errquit box echoes the input line it stopped at, under its number ("  current input line :" then
+# "    41: task scf energy"): the number is the input's line, not a "N: " rank label (srun --label, GA's "N:")
+_INPUT_LINE = "current input line :"
+_NUMBERED = lazy_regex(r"[ \t]*(\d+): ")
+
+
 def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
     """Each line's owner, in order. Lines without a prefix of their own that look like a
     continuation (indented: traceback lines) belong to the previous line's owner. A host:pid is
     mapped to a rank when a line carries both (``[rank3]:node07:4121:4188 [3] NCCL ...``) or an
     NCCL init line of that process names its rank."""
     parsed = [split_rank_prefix(line) for line in lines]
+    for at in range(1, len(parsed)):
+        if parsed[at].rank is not None and parsed[at - 1].rank is None and lines[at - 1].rstrip().endswith(
+                _INPUT_LINE) and (number := _NUMBERED.match(lines[at])) and int(number.group(1)) == parsed[at].rank:
+            parsed[at] = RankPrefix(None, None, lines[at])     # NWChem's input line under its number, no rank's
     if prepended_ranks(lines, parsed):      # Hydra's -prepend-rank: "[3] text" is rank 3's line
         parsed = [split_rank_prefix(line, prepend=True) if line.startswith("[") and not nccl_device_tag(line) else p
                   for line, p in zip(lines, parsed)]

@@ -107,6 +107,13 @@ _CP2K_END = lazy_regex(r"^[ \t]*\*{20,}[ \t]*$", re.MULTILINE)
 _CP2K_RANK = lazy_regex(r"stopped by process number (?P<rank>\d{1,7})")
 _QE = lazy_regex(r"^[ \t]*Error in routine (?P<routine>\S+) \((?P<code>-?\d+)\):[ \t]*$", re.MULTILINE)
 _CHARM = lazy_regex(r"^[ \t]*-{5,} Processor (?P<rank>\d{1,7}) Exiting: Called CmiAbort -{5,}[ \t]*$", re.MULTILINE)
+# Charm++'s start-up line names its build (machine-common-core.c): "Charm++> Running in SMP mode: 2 processes, 4 worker
+# threads (PEs) + 1 comm threads per process, 8 PEs total" (6.x: "Running in SMP mode: numNodes 2,  4 worker threads per
+# process"), "Charm++> Running in Multicore mode: 8 threads (PEs)"; "Running in non-SMP mode: 8 processes (PEs)". In an
+# SMP or multicore build a PE (its "Processor N") is a worker thread, no process's rank (one worker thread per
+# process aside)
+_CHARM_THREADS = lazy_regex(r"Charm\+\+> Running in (?:SMP mode\b[^\n]*?(?P<workers>\d+) worker threads|"
+                            r"Multicore mode: (?P<threads>\d+) threads)")
 _MPAS = lazy_regex(_LEAD + r"CRITICAL ERROR: (?P<what>[^\n]+?)[ \t]*$", re.MULTILINE)
 _MPAS_TASK = lazy_regex(r"Beginning MPAS-\S+ Error Log File for task\s+(?P<rank>\d{1,7}) of\s+\d+")
 _TEUCHOS = lazy_regex(r"^[ \t]*p=(?P<rank>\d{1,7}): \*\*\* Caught standard std::exception of type '(?P<type>[^'\n]+)'",
@@ -285,8 +292,15 @@ def _codes(text: str, seen: set[int | None], rank_at: Callable[[int], int | None
                       + (f": {what}" if what else ""), m.start(), m.end()))
     for m in finditer(_CHARM, text):
         reason = re.match(r"[ \t]*\n?[ \t]*Reason: (?P<what>[^\n]+)", text[m.end():m.end() + 400])
-        found.append((int(m.group("rank")), "Charm++'s abort of processor " + m.group("rank")
-                      + (f" (CmiAbort): {reason.group('what').strip()}" if reason else " (CmiAbort)"),
+        what = f" (CmiAbort): {reason.group('what').strip()}" if reason else " (CmiAbort)"
+        build = _CHARM_THREADS.search(text) if "Charm++> Running in " in text else None
+        if build is not None and int(build.group("workers") or build.group("threads")) > 1:
+            where = ("SMP build, not a process's rank (which process ran it, this input does not say)"
+                     if build.group("workers") else "multicore build's one process, not a rank")
+            found.append((None, f"Charm++'s abort of PE {m.group('rank')}, a worker thread of this {where}{what}",
+                          m.start(), m.end()))
+            continue
+        found.append((int(m.group("rank")), "Charm++'s abort of processor " + m.group("rank") + what,
                       m.start(), m.end()))
     mpas_task = _last_before(_MPAS_TASK, text)
     for m in finditer(_MPAS, text):

@@ -170,6 +170,12 @@ _PEER_ADDR = lazy_regex(r"(?:\bpeer|\bto|\bfrom) \[?([\w.:%-]+?)\]?(?:<\d+>|:\d+
 # "[ch3:sock]", Cray MPICH's "MPICH ERROR", libfabric's "OFI poll failed", "PTLTE_NOT_FOUND"): its knobs, not NCCL's
 _MPI_NET = lazy_regex(r"\b(?:P?MPI|MPID\w*|MPIR|MPIC)_\w+\(|\bMPICH\b|\[ch3:sock\]|\bch3:sock\b|\bOFI\b|"
                       r"\blibfabric\b|\bfi_\w+\(|\bPTLTE_\w+")
+# a launcher's session to a node that its other end dropped (ssh's "Connection to node7 closed by remote host.", MPICH
+# Hydra's "connection to proxy 2 at host node7 failed"), and GASNet's undeliverable active message ("Error Code:
+# ECONGESTION", "EUNREACHABLE")
+_NODE_LOST = lazy_regex(r"Connection to (?P<ssh>[\w.-]+) closed by remote host|"
+                        r"connection to proxy \d+ at host (?P<proxy>[\w.-]+) failed")
+_GASNET_AM = lazy_regex(r"\bError Code: E(?:CONGESTION|UNREACHABLE)\b")
 _MPI_PEER_RANK = lazy_regex(r"\b(?:Communication error with|connect to) rank (\d+)")
 
 
@@ -201,6 +207,15 @@ def settle_network(text: str, host: str | None) -> str:
     if (proxy := PROXY_FAILED.search(text)) is not None:
         return (f"the NCCL_DEBUG=INFO log of rank {proxy.group('rank')} of the communicator (which connection its "
                 f"{proxy.group('op')} made, to which peer, and whether that peer failed first) would settle it")
+    if (lost := _NODE_LOST.search(text)) is not None:
+        node = lost.group("ssh") or lost.group("proxy")
+        return (f"node {node}'s own state at that time would settle it (whether it went down, rebooted or was taken "
+                "away: the batch system's record of the node, its syslog and dmesg; or whether the network to it "
+                "dropped): the launcher lost its session there, and the ranks on it with it")
+    if _GASNET_AM.search(text):
+        return ("the destination node's own log (GASNET_BACKTRACE=1 on every node) and the network between the two "
+                "nodes would settle it: GASNet could not deliver an active message (a congested or unreachable "
+                "endpoint: an overloaded receiver, or packets lost on the conduit); NCCL's logs say nothing of GASNet")
     if _MPI_NET.search(text):
         lost = _MPI_PEER_RANK.search(text)
         first = (f"rank {lost.group(1)}'s own output (whether it failed first: a process that died shows up as a "

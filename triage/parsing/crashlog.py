@@ -81,7 +81,7 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            "Getting socket times out", "wait socket establish timeout", "StopIteration", "StopAsyncIteration",
            "failed to extend /dev/shm", "what():", "retry count exceeded", "retry counter exceeded", "RETRY_EXC_ERR",
            "completion_with_err", "_RESULT_ERROR_", "memory isn't enough", "kernel execute failed", "forrtl: ",
-           "exit signals: ", "libfabric:", "CRASHES WITH SIGNAL",
+           "exit signals: ", "libfabric:", "CRASHES WITH SIGNAL", "closed by remote host", "connection to proxy ",
            "CUDA_ERROR_", "Check failed", "Check failure", "NCCL_ERROR", "ECONN",
            "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "connect() failed", "DDP expects same model", "Broken pipe",
            "appears not to match", "UCX  ERROR", "UCX ERROR", "ASSERT '", ": error: argument ",
@@ -302,6 +302,14 @@ _NET = lazy_regex(
     r"Bootstrap ?: ?no socket interface found|no socket interface found|NET/OFI .*(?:Error|UNDELIVERABLE)|"
     # gloo could not connect its mesh of pairs at set-up ("Gloo connectFullMesh failed with [...pair.cc:144] ...")
     r"connectFullMesh failed|"
+    # ssh's own word that the node at the other end dropped the session ("Connection to c443-131 closed by remote
+    # host."), and MPICH Hydra's lost proxy on a node ("control_cb (pmiserv_cb.c:864): connection to proxy 2 at host
+    # c443-131 failed"): the launcher lost its connection to that node
+    r"\bConnection to [\w.:-]+ closed by remote host\b|\bconnection to proxy \d+ at host [\w.-]+ failed\b|"
+    # GASNet's AM layer (AMUDP, AMMPI) could not deliver a message and made it fatal ("An active message was returned
+    # to sender, ... Error Code: ECONGESTION: Congestion at destination endpoint" / "EUNREACHABLE: Destination
+    # endpoint unreachable"); its other codes (EBADHANDLER, EBADTAG, ...) are the program's own error
+    r"\bError Code: E(?:CONGESTION|UNREACHABLE)\b|"
     # the c10d store's server socket could not bind its port, another process holds it ("The server socket has failed
     # to listen on any local network address ... (errno: 98 - Address already in use)", "name: EADDRINUSE")
     r"failed to listen on any local network address|Address already in use|EADDRINUSE|"
@@ -736,7 +744,8 @@ def _plain_line(text: str, collateral: bool, said: str) -> CrashLine | None:
                               or "socket" in text.lower() or "peer" in text or "Connect to " in text or "ssh" in text
                               or "ibv_" in text or "posix_fallocate" in text or "/dev/shm" in text  # noqa: S108
                               or "shared memory segment" in text or "mlx5" in text or "RETRY_EXC_ERR" in text
-                              or "retry count" in text
+                              or "retry count" in text or "closed by remote host" in text
+                              or "connection to proxy " in text or "Error Code: E" in text
                               or "UCX" in text or "libfabric:" in text or _PIPE_WRITE.search(text) is not None
                               or _ERRNO_NET.search(text) is not None or peer_of(said) is not None
                               or ("connect() failed" in text and PEER.search(text) is not None)):

@@ -31,6 +31,11 @@ processes ended, beyond those of :mod:`triage.parsing.launchers`:
   kill) and ``Job (task=3) failed during processing with trace:`` (task 3, the rank, raised);
 - SGLang's server: ``Child process unexpectedly failed with exitcode=9. pid=8812`` (the raw wait
   status: 9 is SIGKILL, 256 is exit code 1).
+- a cloud's own word that it took the machine away under the job (a spot or preemptible VM reclaimed, a node shut
+  down): AWS Batch's ``Host EC2 (instance i-0abc...) terminated.``, EC2 Spot's status codes
+  (``instance-terminated-by-price``, ``instance-terminated-no-capacity``, ``marked-for-termination``, ...), the
+  Taskcluster worker's ``GCP Metadata Service says termination is imminent``, and the kubelet's graceful node shutdown
+  (``Pod was terminated in response to imminent node shutdown.``): a stop from outside the job, no rank at fault.
 
 ``parse_framework_records(text)`` -> RankDeath records in text order. Never raises.
 """
@@ -61,7 +66,8 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "exceeded its walltime limit", "Job was held", "TERM_", "Resource usage summary",
            "Error   ", "CrashLoopBackOff", "STEPD TERMINATED", "xit_status", "(exit code ",
            "flux-job: task(s)", "exit-timeout=", "killed by YARN", "Current usage: ",
-           "to reliably start one or more daemons")
+           "to reliably start one or more daemons", "Host EC2", "instance-terminated-", "marked-for-termination",
+           "termination is imminent", "imminent node shutdown", "is frozen!")
 
 # slurmstepd (src/slurmd/slurmstepd/req.c): "*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***" with %s "JOB <id>"
 # or "STEP <id>"; "DUE to SIGNAL %s" (strsignal: scancel, or srun ending the step); older Slurm: the same with no
@@ -247,6 +253,21 @@ _MPI_DAEMON_FAILED = lazy_regex(r"An? (?:ORTE|PRTE|PRRTE) daemon has unexpectedl
 _MPI_DAEMONS_UNSTARTED = lazy_regex(r"^[ \t]*(?:ORTE|PRTE|PRRTE) was unable to reliably start one or more daemons",
                                     re.MULTILINE)
 _BOX_RULE = lazy_regex(r"-{20,}")
+# Realm's (Legion's) signal handler (runtime_impl.cc, realm_freeze): "Legion process received signal 6: Aborted" then
+# "Process 13398 on node compute-4-25 is frozen!" (getpid(), gethostname())
+_REALM_FROZEN = lazy_regex(r"\b[\w-]+ process received signal (?P<num>\d{1,2}): [^\n]*\n(?:[^\n]*\n)?"
+                           r"Process (?P<pid>\d+) on node (?P<host>[\w.-]+) is frozen!")
+# A cloud that took the machine away under the job: AWS Batch's job status reason "Host EC2 (instance i-0a1b2c3d)
+# terminated." (a Spot instance reclaimed, a scale-in; retyped "Host EC2 Terminated"), EC2 Spot's request status codes
+# ("instance-terminated-by-price", "instance-terminated-no-capacity", "instance-terminated-capacity-oversubscribed",
+# "instance-terminated-launch-group-constraint", "marked-for-termination"), the Taskcluster worker's "GCP Metadata
+# Service says termination is imminent" (a preemptible GCE VM), the kubelet's graceful node shutdown ("Pod was
+# terminated in response to imminent node shutdown.")
+_CLOUD_STOP = lazy_regex(r"\bHost EC2 (?:\(instance (?P<instance>i-[0-9a-f]+)\) )?[Tt]erminated\b|"
+                         r"\b(?P<spot>instance-terminated-(?:by-price|no-capacity|capacity-oversubscribed|"
+                         r"launch-group-constraint|by-service)|marked-for-termination)\b|"
+                         r"\b(?P<gcp>GCP Metadata Service) says termination is imminent\b|"
+                         r"\bPod was terminated in response to imminent node shutdown\b")
 # Lightning's SIGTERM handler (trainer/connectors/signal_connector.py): "[rank: 1] Received SIGTERM: 15" (the
 # prefix is its rank tag): the process was sent SIGTERM, by something this line does not name
 _LIGHTNING_SIGTERM = lazy_regex(r"(?:^|\] )Received SIGTERM: (?P<num>\d+)\s*$", re.MULTILINE)
@@ -377,7 +398,8 @@ def parse_framework_records(text: str) -> tuple[RankDeath, ...]:
     if not holds_any(text, MARKERS):
         return ()
     out = [*_slurm(text), *_mpi(text), *_kubernetes(text), *_ray(text), *_submitit(text), *_launchers(text),
-           *_trainers(text), *_nccl_ras(text), *_flux(text)]
+           *_trainers(text), *_nccl_ras(text), *_flux(text), *_cloud_stops(text),
+           *_realm_frozen(text)]
     for match in _SAGEMAKER.finditer(text):
         status = int(match.group("code"))
         sig = signal_name(str(-status)) if status < 0 else signal_name(str(status - 128)) if 128 < status < 160 \
@@ -1169,6 +1191,39 @@ def _kubernetes(text: str) -> list[RankDeath]:
                                  code_unsaid=True))
             break        # (the kubelet repeats it: the container failed; its own log says why)
     return out
+
+
+def _realm_frozen(text: str) -> list[RankDeath]:
+    """Realm's (Legion's) handler of a fatal signal, which names the signal, the process and its host, then freezes the
+    process for a debugger (the job hangs there, REALM_FREEZE_ON_ERROR=1): that process's crash, on that host."""
+    out: list[RankDeath] = []
+    for match in _REALM_FROZEN.finditer(text):
+        sig = signal_name(match.group("num"))
+        host = match.group("host")
+        note = (f"a process (pid {match.group('pid')}) on {host} was killed by {sig or 'signal ' + match.group('num')} "
+                f"and frozen there by its handler (the job waits on it): {_line(text, match)}")
+        out.append(RankDeath(None, sig, None, host, int(match.group("pid")), note[:400], offset=match.start()))
+    return out
+
+
+def _cloud_stops(text: str) -> list[RankDeath]:
+    """A cloud's own word that it took the job's machine away (spot or preemptible VM reclaimed, node shut down): a
+    stop from outside the job, the cause of the ranks' ends after it; not where the job went on after the line."""
+    for match in _CLOUD_STOP.finditer(text):
+        if went_on_after(text, match.end()):
+            continue
+        if match.group("gcp"):
+            what = "GCP preempted the VM under the job (its metadata service announced the termination)"
+        elif match.group("spot"):
+            what = f"EC2 reclaimed the Spot instance under the job ({match.group('spot')})"
+        elif match.group(0).startswith("Pod"):
+            what = "the kubelet ended the pod because its node was shutting down"
+        else:
+            instance = f" {match.group('instance')}" if match.group("instance") else ""
+            what = f"AWS Batch: the job's host EC2 instance{instance} was terminated under it (a Spot reclaim or scale-in)"
+        note = f"{what}; no rank is at fault: {_line(text, match)}"
+        return [RankDeath(None, "SIGTERM", None, None, None, note[:400], offset=match.start(), outside=True)]
+    return []
 
 
 def _ray_memory(text: str) -> list[RankDeath]:

@@ -19,7 +19,11 @@ PEER = lazy_regex(r"(?:\b(?:peer|from|to|error)\s+|\bremote[= ]\s*|\baddr(?:ess)
                   r"connect to \((?P<host>[\w.:-]+), (?P<port>\d+)\)|"
                   # the node a launcher could not reach over ssh (DeepSpeed's runner, pdsh)
                   r"host=(?P<sshhost>[\w.-]+) was not reachable via ssh|"
-                  r"(?P<pdshhost>[\w.-]+): ssh exited with exit code")
+                  r"(?P<pdshhost>[\w.-]+): ssh exited with exit code|"
+                  # the node whose end dropped the launcher's session: ssh's "Connection to node7 closed by remote
+                  # host.", MPICH Hydra's "connection to proxy 2 at host node7 failed"
+                  r"Connection to (?P<sshclosed>[\w.-]+) closed by remote host|"
+                  r"connection to proxy \d+ at host (?P<proxyhost>[\w.-]+) failed")
 # NCCL's socket helpers name the other end of the call: "socketProgressOpt: Call to recv from 10.0.0.5<49901> failed"
 _SOCKET_CALL = lazy_regex(r"Call to (?:recv|send|connect)\b")
 
@@ -111,8 +115,9 @@ def peer_of(text: str) -> str | None:
         return None
     if peer.group("host"):
         return f"{peer.group('host')}:{peer.group('port')}"          # the store a client could not reach
-    if peer.group("sshhost") or peer.group("pdshhost"):
-        return peer.group("sshhost") or peer.group("pdshhost")       # the node a launcher could not reach
+    if peer.group("sshhost") or peer.group("pdshhost") or peer.group("sshclosed") or peer.group("proxyhost"):
+        return (peer.group("sshhost") or peer.group("pdshhost") or peer.group("sshclosed")
+                or peer.group("proxyhost"))                           # the node a launcher could not reach, or lost
     if ("peer" in text or "NET/" in text or "onnect to" in text or "remote" in text or "connect [" in text
             or "connect() failed" in text or _SOCKET_CALL.search(text)):
         return peer.group("addr")

@@ -107,6 +107,9 @@ _K8S = lazy_regex(r"\[pod/([\w.-]+)/[\w.-]+\] ?(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d
 # Julia's Distributed: the master prints each worker's output as "      From worker 3:\t<line>" (cluster.jl's
 # redirect_worker_output; the tab often pasted as spaces): the worker's id (the master is 1), never a rank
 _JULIA = lazy_regex(r"[ \t]*From worker (\d+):(?:[ \t]+|$)")
+# the Folding@home client's head on each line of its log and of its science core's output: "11:16:19:WU00:FS00:0xa7:"
+# (time, work unit, folding slot, core; the core's lines with their level, "ERROR:", "WARNING:"): a slot, no rank
+_FAH = lazy_regex(r"(?:\d\d:\d\d:\d\d:)?WU\d\d:FS\d\d:(?:0x[0-9a-f]{1,4}:)?(?:(?:ERROR|WARNING):)?")
 
 
 # every head the loop of split_rank_prefix reads, as one pattern: where none of them starts the rest of a line (most
@@ -116,7 +119,7 @@ _JULIA = lazy_regex(r"[ \t]*From worker (\d+):(?:[ \t]+|$)")
 _ANY_HEAD = lazy_regex("|".join(
     "(?:" + re.sub(r"\(\?P<\w+>", "(?:", str(pattern.pattern)) + ")"
     for pattern in (_RANK, _MPI, _HOST_RANK, _IMPI, _TORCHX, _DETERMINED, _LOCAL, _LINE_NO, _LOGGER_HEAD, _STREAM_TAG,
-                    _SKYPILOT, _RAY, _SGLANG, _K8S, _JULIA, _SRUN, _SLURMSTEPD, _PDSH)))
+                    _SKYPILOT, _RAY, _SGLANG, _K8S, _JULIA, _FAH, _SRUN, _SLURMSTEPD, _PDSH)))
 
 def without_pod_tag(line: str) -> str:
     """The line without a leading ``kubectl logs --prefix`` tag (and what it carried after it), else the line."""
@@ -197,6 +200,8 @@ def split_rank_prefix(line: str, prepend: bool = False) -> RankPrefix:
             continue
         elif (match := _JULIA.match(rest)) is not None:
             name = name or f"Julia worker {match.group(1)}"
+        elif (match := _FAH.match(rest)) is not None:
+            pass
         elif (match := _SRUN.match(rest)) and rank is None and (host is None or pod):   # (srun in a pod)
             rank = int(match.group(1))
         elif host is None and (match := _SLURMSTEPD.match(rest)) is not None:

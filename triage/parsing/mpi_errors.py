@@ -93,7 +93,7 @@ MARKERS = ("An error occurred in MPI_", "MPI_ABORT was invoked", "exiting improp
            "was invoked.", "Local abort ", "called MPI_Abort(", "job aborted, but has no info",
            "Fatal error in ", ") on node ", "error handler called by rank", "failed to TCP connect", "error stack:",
            "[ch3:sock]", "MPICH ERROR [Rank ", " returned error code ", "is aborting with error code", "plexec ",
-           "_init failed for some reason")
+           "_init failed for some reason", "Attempting to use an MPI routine")
 
 _PREFIX = r"(?:\[(?P<host>[\w.-]+):(?P<pid>\d+)\] )?"
 # (its asterisks, three in Open MPI's text, come one or two where Markdown took the rest: "** An error occurred in",
@@ -201,6 +201,11 @@ _PEER_WORDS = lazy_regex(r"Communication error with rank|Connection (?:reset|ref
                          r"OFI poll failed|Broken pipe|No route to host|Transport retry count exceeded", re.IGNORECASE)
 _OUTSIDE = lazy_regex(r"\*\*\* The (?P<call>MPI_\w+)\(\) function was called (?P<when>before MPI_INIT|after "
                       r"MPI_FINALIZE) was invoked\.")
+# MPICH's (and Intel MPI's) own check of the same, which aborts the process: "Attempting to use an MPI routine before
+# initializing MPICH" (MPICH 3), "Attempting to use an MPI routine (internal_Comm_rank) before initializing or after
+# finalizing MPICH" (MPICH 4), "... before initializing MPI" (Intel MPI)
+_MPICH_OUTSIDE = lazy_regex(r"\bAttempting to use an MPI routine(?: \((?P<routine>\w+)\))? (?P<when>before "
+                            r"initializing(?: or after finalizing)?|after finalizing) (?P<mpi>MPICH|MPI)\b")
 _LOCAL_ABORT = lazy_regex(r"\[(?P<host>[\w.-]+):(?P<pid>\d+)\] Local abort (?P<when>before MPI_INIT|after "
                           r"MPI_FINALIZE started) completed")
 # Open MPI's runtime failed to start (help-orte-runtime.txt / prte's): "It looks like orte_init failed for some reason;
@@ -277,6 +282,7 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
                                 f"{ABORT_TEXT}{match.group('comm')} with errorcode {match.group('code')} "
                                 f"(MPICH then ends the job): {_line(text, match)}", match.start(), first=True))
     out += _outside(text)
+    out += _mpich_outside(text)
     out += _rte_init(text)
     for match in _MPICH_FATAL.finditer(text):
         world = match.group("comm") in (None, "0")
@@ -577,6 +583,21 @@ def _outside(text: str) -> list[MpiError]:
                                 f"Open MPI aborted the process {abort.group('when')}: {_line(text, abort)}",
                                 abort.start(), first=True))
     return out
+
+
+def _mpich_outside(text: str) -> list[MpiError]:
+    """MPICH's check of an MPI call before MPI_Init or after MPI_Finalize: the process that made it aborts (a program
+    or build error of that process, no rank yet; the first one, where the job did not go on after it)."""
+    for match in _MPICH_OUTSIDE.finditer(text):
+        if went_on_after(text, match.end()):
+            continue
+        routine = f" ({match.group('routine')})" if match.group("routine") else ""
+        return [MpiError(None, None, None,
+                         f"an MPI routine{routine} was called {match.group('when')} {match.group('mpi')}, which the MPI "
+                         f"standard disallows: {match.group('mpi')} aborted the process (a program or build error in it, "
+                         f"such as a library built against another MPI): {_line(text, match)}", match.start(),
+                         first=True)]
+    return []
 
 
 def _rte_init(text: str) -> list[MpiError]:

@@ -10,6 +10,7 @@ from triage.load.inputs import load_log_texts
 from triage.model import Report
 from triage.parsing.log_prefix import split_rank_prefix
 from triage.parsing.mpi_errors import parse_mpi_errors
+from triage.parsing.unread_failure import unread_failure
 
 
 def report(*lines: str) -> Report:
@@ -55,3 +56,21 @@ def test_the_folding_at_home_head_is_a_prefix() -> None:
 def test_a_time_alone_is_no_folding_at_home_head() -> None:
     # a clock time before other words is not the client's head
     assert split_rank_prefix("07:02:11:Fatal error: bad input").rest == "07:02:11:Fatal error: bad input"
+
+
+# A time stamp's seconds before a logger's level ("14:21:52 ERROR: ...") are no count of errors ("3 errors"): a
+# viewer's line number before the stamp (the stamp then not taken as the line's head) left the line unread
+# (golemfactory/clay#1646 decorated with "[80000] ")
+@pytest.mark.parametrize("line", [
+    "[80000] 2017-11-09 14:21:52 ERROR    golem.task  b'Task computing error: Subtask failed with exit code 137'",
+    "[12] 03:04:05 ERROR: worker ended: exit status 137",
+    "(7) 2024-02-01 10:11:12.345 ERRORS: a Segmentation fault in the solver",
+])
+def test_a_stamps_seconds_before_a_level_are_no_count(line: str) -> None:
+    result = report(line)
+    assert result.verdict.kind.value == "crash", result.verdict.summary
+
+
+@pytest.mark.parametrize("line", ["Ran 40 tests: 3 errors, exit status 1", "summary: 12 failed, exit code 2"])
+def test_a_count_of_errors_is_still_no_failure(line: str) -> None:
+    assert unread_failure(line) is None

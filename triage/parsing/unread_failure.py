@@ -94,7 +94,8 @@ _NOT_FAILURE = lazy_regex(
     # a metric whose name ends in Error, logged with its value ("top1.Error: 29.4%", "val.MeanSquaredError: 1.2e-03")
     r"|(?<![\w.])" + METRIC_NAME + r":\s*[-+]?\d*\.\d+(?:e[-+]?\d+)?\s*%?\s*$"
     r"|\b(?:no|zero|0|without) errors?\b|\berrors?\s*[:=]\s*0\b"
-    r"|\b\d+ (?:passed|failed|errors?)\b|\bPASSED\b"
+    # (a count, not the seconds of a time stamp before a level: "14:21:52 ERROR")
+    r"|(?<![:.,\d])\b\d+ (?:passed|failed|errors?)\b|\bPASSED\b"
     r"|^\s*(?:File \"|frame #|#\d+ |at \S+\(|def |if |elif |except\b|raise |try:|catch\b|return |assert )"
     r"|\b(?:retry(?:ing)?|will retry|retrying in|trying again|falling back|fall back|ignor(?:e|ed|ing))\b"
     r"|\b(?:error_file|errorfile|on_error|error_handler|ErrorHandler|set_error)\b"

@@ -21,8 +21,8 @@ def report(*lines: str) -> Report:
 # refused (azavea/raster-vision-aws#15's and mozilla/translations#964's shapes)
 @pytest.mark.parametrize(("line", "said"), [
     ("statusReason: Host EC2 (instance i-0f3a9c1d2e4b5a6c7) terminated.", "i-0f3a9c1d2e4b5a6c7"),
-    ("Jan 03 04:05:06Z worker-gpu-7 start-worker 2025/01/03 04:05:06 GCP Metadata Service says termination is "
-     "imminent", "GCP preempted"),
+    (("Jan 03 04:05:06Z worker-gpu-7 start-worker 2025/01/03 04:05:06 GCP Metadata Service says termination is "
+      "imminent"), "GCP preempted"),
     ("SpotInstanceRequest sir-7x2k state=closed status=instance-terminated-no-capacity", "instance-terminated-no-capacity"),
     ("  Message:  Pod was terminated in response to imminent node shutdown.", "node was shutting down"),
 ])

@@ -188,7 +188,8 @@ _K8S_LOW = lazy_regex(r"The node was low on resource: (?P<resource>[\w-]+)")
 _SRUN_TASK_FAILED = lazy_regex(r"srun: error: (?:[\w.-]+: )?tasks? [\d,-]+: (?!Terminated)|"
                                r"(?:srun|yhrun): (?:StepId=\S+ )?tasks? [\d,-]+: exited abnormally")
 # srun's own word of a node that failed under the step (src/srun/srun_job.c): "srun: error: Node failure on gpu-n11"
-_SRUN_NODE_FAILURE = lazy_regex(r"srun: error: Node failure on (?P<host>[\w.\[\],-]+)")
+# (salloc's of a node of its allocation, src/salloc/salloc.c: "salloc: error: Node failure on worker-1")
+_SRUN_NODE_FAILURE = lazy_regex(r"(?:srun|salloc): error: Node failure on (?P<host>[\w.\[\],-]+)")
 # srun could not start the step at all: "srun: error: Unable to create step for job 99123: Memory required by task is
 # not available" (no task ran)
 _SRUN_NO_STEP = lazy_regex(r"srun: error: Unable to create step for job (?P<job>\S+): (?P<why>[^\n]+)")
@@ -297,6 +298,12 @@ _K8S_EXIT = lazy_regex(r"Exit Code:\s+(?P<code>\d+)")
 # resource: memory. ..."; kubectl get pods: "train-worker-1   0/1   Evicted   0   5m"
 _K8S_EVICTED = lazy_regex(r"^Reason:\s+Evicted\s*$(?:\nMessage:\s+(?P<msg>[^\n]+))?", re.MULTILINE)
 _K8S_EVICTED_ROW = lazy_regex(r"^(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+Evicted\s+\d+", re.MULTILINE)
+# a container's terminated state in Kubernetes' own fields, as a program that reads the API writes it: kubectl's YAML
+# ("reason: OOMKilled" under lastState.terminated, "exitCode: 137"), its JSON ("\"reason\": \"OOMKilled\""), Airflow's
+# KubernetesExecutor ("container_state: terminated, container_reason: OOMKilled, container_message: None, exit_code:
+# 137")
+_K8S_OOM_FIELD = lazy_regex(r"(?<![\w-])(?:container_)?reason[\"']?\s*[:=]\s*[\"']?OOMKilled\b")
+_K8S_EXIT_FIELD = lazy_regex(r"(?<![\w-])exit_?[Cc]ode[\"']?\s*[:=]\s*(?P<code>\d+)")
 # kubectl get pods: "train-worker-1   0/1   OOMKilled   3 (20s ago)   5m"
 _K8S_ROW = lazy_regex(r"^(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?P<why>OOMKilled)\s+\d+", re.MULTILINE)
 # kubectl get pods: "train-worker-0   0/1   Error   2 (10s ago)   12m", "...   CrashLoopBackOff   5   12m"
@@ -746,9 +753,10 @@ def _slurm(text: str) -> list[RankDeath]:
                 f"does not say what ended the step: {said}")
         out.append(RankDeath(None, "SIGKILL", None, host, None, note[:400], offset=match.start(), outside=True))
     for match in _SRUN_NODE_FAILURE.finditer(text):
-        host = match.group("host")
+        host, tool = match.group("host"), match.group(0).split(":", 1)[0]
+        under = "the job step" if tool == "srun" else "the job's allocation"
         out.append(RankDeath(None, "SIGTERM", None, host, None,
-                             f"Slurm: node {host} failed under the job step (srun: Node failure), which ended the "
+                             f"Slurm: node {host} failed under {under} ({tool}: Node failure), which ended the "
                              f"step; the ranks' SIGTERM after this is its consequence ({_line(text, match)})"[:400],
                              offset=match.start(), outside=True))
     for match in _SRUN_NO_STEP.finditer(text):
@@ -1141,6 +1149,17 @@ def _kubernetes(text: str) -> list[RankDeath]:
         how = "OOMKilled (the container hit its memory limit: the kernel sent SIGKILL)" if oom else "Error"
         said = f"pod {pod or '?'}: {how}" + (f", exit code {code}" if code is not None else "")
         out.append(RankDeath(None, sig, None if sig else code, pod, None, said, offset=match.start(), outside=oom))
+    for match in _K8S_OOM_FIELD.finditer(text) if not out else ():
+        if went_on_after(text, match.end(), lines=400):
+            continue                # (an old restart of a pod in a listing, the job went on)
+        near = text[max(0, match.start() - 300):match.end() + 300]
+        exit_field = _K8S_EXIT_FIELD.search(near)
+        said = ("a container OOMKilled (Kubernetes' own words: it hit its memory limit and the kernel sent SIGKILL"
+                + (f"; exit code {exit_field.group('code')}" if exit_field else "") + f"): {_line(text, match)}")
+        # (the container's own memory use over its limit: a crash by SIGKILL, as Vertex AI's OOMKilled replica, YARN's
+        # and Slurm's memory kills are read)
+        out.append(RankDeath(None, "SIGKILL", None, None, None, said[:400], offset=match.start()))
+        break                       # (one container's state; a listing repeats it)
     for match in _K8S_ROW.finditer(text):
         if match.group("pod") in done:
             continue
@@ -1220,7 +1239,8 @@ def _cloud_stops(text: str) -> list[RankDeath]:
             what = "the kubelet ended the pod because its node was shutting down"
         else:
             instance = f" {match.group('instance')}" if match.group("instance") else ""
-            what = f"AWS Batch: the job's host EC2 instance{instance} was terminated under it (a Spot reclaim or scale-in)"
+            what = (f"AWS Batch: the job's host EC2 instance{instance} was terminated under it (a Spot reclaim or "
+                    "scale-in)")
         note = f"{what}; no rank is at fault: {_line(text, match)}"
         return [RankDeath(None, "SIGTERM", None, None, None, note[:400], offset=match.start(), outside=True)]
     return []

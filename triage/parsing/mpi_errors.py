@@ -593,9 +593,9 @@ def _mpich_outside(text: str) -> list[MpiError]:
             continue
         routine = f" ({match.group('routine')})" if match.group("routine") else ""
         return [MpiError(None, None, None,
-                         f"an MPI routine{routine} was called {match.group('when')} {match.group('mpi')}, which the MPI "
-                         f"standard disallows: {match.group('mpi')} aborted the process (a program or build error in it, "
-                         f"such as a library built against another MPI): {_line(text, match)}", match.start(),
+                         f"an MPI routine{routine} was called {match.group('when')} {match.group('mpi')}, which the "
+                         f"MPI standard disallows: {match.group('mpi')} aborted the process (a program or build error "
+                         f"in it, such as a library built against another MPI): {_line(text, match)}", match.start(),
                          first=True)]
     return []
 

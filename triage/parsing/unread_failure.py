@@ -66,7 +66,7 @@ UNREAD_WORDS = (*FAILURE_WORDS, "crit", "panic", "severe", "emerg", "could not",
 # A process's exit with a code other than 0, in any words ("exited with code 1", "exit status 2", "returned exit code
 # -11", "exitcode: 137")
 _EXITED = lazy_regex(r"\b(?:exit(?:ed)?|return(?:ed)?)(?: with)?(?: an?)? ?(?:exit ?)?"
-                     r"(?:code|status|exitcode|returncode)(?: code)?(?: of)?\s*[:=]?\s*-?[1-9]\d{0,2}\b(?![.\d])",
+                     r"(?:code|status|exitcode|returncode)(?: code)?(?: of)?\s*[:=]?\s*\(?-?[1-9]\d{0,2}\b(?![.\d])",
                      re.IGNORECASE)
 # A process's own death by a signal, in any runtime's words (the number or the name).
 _SIGNAL_DEATH = lazy_regex(
@@ -120,6 +120,13 @@ SUCCESS = lazy_regex(r"\b(?:completed successfully|finished successfully|succeed
                      re.IGNORECASE)
 
 
+# a Python exception's line under its module's dotted path, whatever its class is called (Parsl's
+# "parsl.executors.high_throughput.interchange.ManagerLost: Task failure due to loss of Manager b'..' on host ca024",
+# Dask's "distributed.scheduler.KilledWorker: ..."): what a traceback ends with, the program's own failure (the line
+# gate has passed a failure word on it)
+_RAISED = lazy_regex(r"^\s*(?:[a-z_]\w*\.){1,8}[A-Z]\w*:\s+\S")
+
+
 @dataclass(frozen=True)
 class UnreadFailure:
     """A failure line that no finer reader took, with what it says of a signal and a host."""
@@ -156,7 +163,8 @@ def unread_failure(line: str, stamp: str | None = None) -> UnreadFailure | None:
         if sig in _TEARDOWN:
             return None               # a stop from outside, not a failure of the job's own
         return UnreadFailure(text[:400], sig if sig is not None and sig in _NUMBERS.values() else None, host)
-    said = head or _LEVEL.search(text) is not None or _FAILED.search(text) is not None
+    said = (head or _LEVEL.search(text) is not None or _FAILED.search(text) is not None
+            or _RAISED.match(text) is not None)
     if not said and (_CANNOT.search(text) is None or _SOFT.search(text) is not None):
         return None
     return UnreadFailure(text[:400], host=host)

@@ -69,11 +69,11 @@ def record_duplicate_gpu(duplicate: tuple[CrashLine, tuple[int, int], str], rest
             scan.orphan_hosts[id(orphan)] = scan.duplicate_hosts[earlier]
 
 
-def nccl_detail_of(rank: int, order: int, scan: LogScan) -> tuple[int, CrashLine, str] | None:
-    """The NCCL error this rank raised just above ``order`` ("DistBackendError: NCCL error in: ...,
-    invalid usage (run with NCCL_DEBUG=WARN for details)"), taken out of its failures: the
-    "Last error:" detail that follows it says what it was."""
-    items = scan.failures.get(rank, [])
+def nccl_detail_of(rank: int | None, order: int, scan: LogScan) -> tuple[int, CrashLine, str] | None:
+    """The NCCL error this rank (None: of no known rank) raised just above ``order`` ("DistBackendError: NCCL error
+    in: ..., invalid usage (run with NCCL_DEBUG=WARN for details)"), taken out of its failures: the "Last error:"
+    detail that follows it says what it was."""
+    items = scan.failures.get(rank, []) if rank is not None else scan.orphans
     tail = 0          # this rank's failure lines just above: the exception and NCCL's "ncclXxxError: ..." line
     while tail < len(items) and order - items[-1 - tail][0] <= FAILURE_CLUSTER_LINES:
         tail += 1

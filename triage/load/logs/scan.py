@@ -80,7 +80,8 @@ class LogScan:
     glog_fatal: tuple[int, int | None] | None = None   # (order, rank) of the last glog FATAL line
     barrier_error: tuple[int, bool] | None = None  # (order, its 'Original exception:' seen) of a monitoredBarrier line
     stop: StopDecision | None = None      # triage's own stop record in a merged.log (the earliest)
-    last_error: dict[int, int] = field(default_factory=dict)   # rank -> order of its NCCL "Last error:" line
+    # rank (-1: none known) -> order of its NCCL "Last error:" line
+    last_error: dict[int, int] = field(default_factory=dict)
     tracebacks: list[tuple[int | None, int, str]] = field(default_factory=list)   # (rank, order, path) of headers
     # frames that raise one thing only (triage.parsing.raise_sites): (rank, order, path, site), resolved at the end
     raise_sites: list[tuple[int | None, int, str, RaiseSite]] = field(default_factory=list)

@@ -98,6 +98,8 @@ from triage.parsing.unread_failure import SUCCESS as UNREAD_SUCCESS
 from triage.parsing.unread_failure import UNREAD_WORDS, glog_error, unread_failure
 from triage.schemas import STOP_LOG_RECORD
 
+# the key of scan.last_error for a line of no known rank
+_NO_RANK = -1
 _RANK_IN_NAME = lazy_regex(r"rank[-_]?(\d+)", re.IGNORECASE)
 _WATCHDOG_HINTS = ("atchdog", "Timeout at NCCL work", "Heartbeat monitor", "lagging ranks", "Desync",
                    "timed out in blocking wait", "Notify register times out",
@@ -639,17 +641,19 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
                 dtype=running.dtypes[0] if running.dtypes else None, state=CollectiveState.SCHEDULED,
                 input_sizes=running.shapes, source="log", pg_name="default_pg"))
             parsed = True
-    if rank is not None and scan.last_error.get(rank, -9) == order - 1 and rest.strip() \
+    if scan.last_error.get(_NO_RANK if rank is None else rank, -9) == order - 1 and rest.strip() \
             and (joined := nccl_detail_of(rank, order, scan)) is not None:
-        # NCCL's "Last error:" then its detail: the detail says what the exception above it was
+        # NCCL's "Last error:" then its detail: the detail says what the exception above it was (a rank's, or one of
+        # no known rank: a paste without the rank prefixes)
         crash = parse_crash_line(f"{joined[1].text}; Last error: {rest.strip()}")
         if crash is not None:
-            scan.failures.setdefault(rank, []).append((joined[0], crash, joined[2]))
+            (scan.failures.setdefault(rank, []) if rank is not None else scan.orphans).append(
+                (joined[0], crash, joined[2]))
             return
     if loud and REMOTE_TARGET_MARKER in rest and grpc_remote_target(rest, rank, order, scan):
         return
-    if rest.strip() == "Last error:" and rank is not None:
-        scan.last_error[rank] = order
+    if rest.strip() == "Last error:":
+        scan.last_error[_NO_RANK if rank is None else rank] = order
         return
     if loud and MONITORED_BARRIER in rest:
         scan.barrier_error = (order, _ORIGINAL in rest)

@@ -39,3 +39,20 @@ def test_the_round_60_sentence_is_a_crash_by_sigabrt(tmp_path: Path) -> None:
     text = "I am using the patched build. The run failed with the following error: **Aborted (core dumped)** on GPU 1.\n"
     verdict = failure_verdict(text, tmp_path)
     assert verdict["kind"] == "crash" and "Aborted (core dumped)" in verdict["summary"], verdict
+
+
+# rev50's F1: the quoted shell message is the reporter's sentence, a death only where the run did not go on past it:
+# a list of what such messages mean, or a how-to, before a run that goes on to its end (variants written here)
+@pytest.mark.parametrize("head", [
+    "Possible errors shown: `Killed` means the OOM killer, `Aborted` means an assertion.",
+    "The README says that when the host runs out of RAM you get the error message: `Killed`",
+    "Common output: **Segmentation fault (core dumped)** if the wheel does not match the driver",
+])
+def test_a_quoted_shell_message_before_a_run_that_went_on_is_no_death(head: str, tmp_path: Path) -> None:
+    log = tmp_path / "job.log"
+    log.write_text(head + "\n" + "".join(f"[rank0]: epoch 1 step {step} loss 2.{step // 100}\n"
+                                         for step in range(100, 700, 100)) + "[rank0]: training complete\n")
+    from triage.analysis.analyze import analyze
+    from triage.load.inputs import load_log_texts
+    result = analyze(load_log_texts([("job.log", log.read_text())]))
+    assert result.verdict.kind.value == "no_problem_found", result.verdict.summary

@@ -180,3 +180,21 @@ def test_the_reviewers_faq_lines(said: str) -> None:
     result = report("[INFO] Loading config from config.yaml", said, "epoch: 1 step: 100, loss is 2.31",
                     "epoch: 1 step: 200, loss is 2.11", "Training complete. Checkpoint saved to ./ckpt/final.ckpt")
     assert result.verdict.kind.value == "no_problem_found", result.verdict.summary
+
+
+# rev50's F7: a quote that closes at the line's end is still the writer's sentence where a verb of report or definition
+# opens it; the same quote after a logger's failure colon stays the failure (variants written here)
+@pytest.mark.parametrize("line", [
+    'Question: on the wiki, the most common failure is "RuntimeError: CUDA error: an illegal memory access was '
+    'encountered"',
+    "The docs say the message reads 'CUDA error: unspecified launch failure'",
+    'a stale driver prints "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB"',
+])
+def test_a_quote_opened_by_a_verb_of_report_is_quoted_even_at_the_lines_end(line: str) -> None:
+    parsed = parse_crash_line(line)
+    assert parsed is not None and parsed.quoted, line
+
+
+def test_a_quote_after_a_failure_colon_at_the_lines_end_is_not_quoted() -> None:
+    parsed = parse_crash_line('ERROR:root:worker 3 failed: "CUDA error: an illegal memory access was encountered"')
+    assert parsed is not None and not parsed.quoted

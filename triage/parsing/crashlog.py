@@ -193,6 +193,11 @@ _RUNTIME_WORDS = ("CUDA error: ", "an illegal memory access was encountered", "u
 _IN_QUOTES = lazy_regex(r"(?:^|[\s:(\[])([\"\u201c'`])[^\"\u201d'`]*$")
 _GOES_ON = lazy_regex(r"[\s,;.!?)\]]*[^\W\d_]")
 _CLOSES = {"\u201c": "\u201d"}
+# a quote that closes at the line's end is still the writer's own sentence where a verb of report or definition opens it
+# ('the most common failure is "RuntimeError: CUDA error: ..."', "the FAQ says a stalled run prints '...'", 'it means
+# "..."'), not a logger's head or a colon of a failure ('worker 3 failed: "CUDA error: ..."', which stays a failure)
+_DEFINES = lazy_regex(r"\b(?:is|are|was|were|says?|said|prints?|printed|means?|reads?|like|called|named|see|shows?)"
+                      r"[ \t]*[:,]?[ \t]*$")
 _AFTER_A_WORD = lazy_regex(r"\w[,;]?[ \t]+$")
 
 
@@ -201,7 +206,8 @@ def _in_prose(text: str, match: re.Match[str]) -> bool:
     if (opened := _IN_QUOTES.search(text, 0, match.start())) is not None:
         quote = opened.group(1)
         close = text.find(_CLOSES.get(quote, quote), match.start())
-        if close >= 0 and _GOES_ON.match(text, close + 1) is not None:
+        if close >= 0 and (_GOES_ON.match(text, close + 1) is not None
+                           or _DEFINES.search(text, 0, opened.start(1)) is not None):
             return True
     return match.group(0).startswith(_RUNTIME_WORDS) and _AFTER_A_WORD.search(text, 0, match.start()) is not None
 
@@ -681,8 +687,10 @@ def _fatal_line(text: str, fatal: re.Match[str], collateral: bool) -> CrashLine 
     if fatal.group("mdsig") is not None:
         if _SAYS_IT_FAILED.search(text, 0, fatal.start()) is None:
             return None
+        # (the reporter's own sentence: a death only where the job did not go on past it, CrashLine.quoted: a list of
+        # what such messages mean, or a run that went on to its end after the sentence, is no death)
         return CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal=_SHELL_SIGNAL_WORDS[fatal.group("mdsig")],
-                         collateral=collateral)
+                         collateral=collateral, quoted=True)
     sig = (fatal.group("glogsig") or fatal.group("signame") or fatal.group("sigtorch") or fatal.group("c10sig")
            or fatal.group("forsig") or fatal.group("forparen") or fatal.group("abslsig")
            or ("SIGFPE" if fatal.group("forfpe") else "SIGILL" if fatal.group("forill") else None)

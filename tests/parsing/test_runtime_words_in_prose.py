@@ -185,8 +185,8 @@ def test_the_reviewers_faq_lines(said: str) -> None:
 # rev50's F7: a quote that closes at the line's end is still the writer's sentence where a verb of report or definition
 # opens it; the same quote after a logger's failure colon stays the failure (variants written here)
 @pytest.mark.parametrize("line", [
-    'Question: on the wiki, the most common failure is "RuntimeError: CUDA error: an illegal memory access was '
-    'encountered"',
+    ('Question: on the wiki, the most common failure is "RuntimeError: CUDA error: an illegal memory access was '
+     'encountered"'),
     "The docs say the message reads 'CUDA error: unspecified launch failure'",
     'a stale driver prints "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB"',
 ])

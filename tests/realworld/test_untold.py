@@ -20,6 +20,8 @@ THINGS = re.compile(r"triage launch|TORCH_DISTRIBUTED_DEBUG=DETAIL|NCCL_DEBUG=IN
                     r"Slurm's reason|slurmd log|python -c 'import|`ls -l` and `file`|"
                     # a network failure of no known rank: the link (the store's address, the peer, /dev/shm)
                     r"nc -zv|the log of the peer|df -h /dev/shm|"
+                    # a runtime's own per-node backtrace switch (GASNet's, for a message it could not deliver)
+                    r"GASNET_BACKTRACE=1|"
                     # the per-rank output of the launcher that started the ranks (triage.analysis.settle)
                     r"mpirun --tag-output|-prepend-rank|--enable_each_rank_log|Ray worker's own log|torchx log|"
                     r"rank tag on each spawned|"

@@ -209,9 +209,9 @@ def settle_network(text: str, host: str | None) -> str:
                 f"{proxy.group('op')} made, to which peer, and whether that peer failed first) would settle it")
     if (lost := _NODE_LOST.search(text)) is not None:
         node = lost.group("ssh") or lost.group("proxy")
-        return (f"node {node}'s own state at that time would settle it (whether it went down, rebooted or was taken "
-                "away: the batch system's record of the node, its syslog and dmesg; or whether the network to it "
-                "dropped): the launcher lost its session there, and the ranks on it with it")
+        return (f"node {node}'s own state at that time (the batch system's record of the node, its syslog and dmesg) "
+                "would settle it: whether it went down, rebooted or was taken away, or whether the network to it "
+                "dropped; the launcher lost its session there, and the ranks on it with it")
     if _GASNET_AM.search(text):
         return ("the destination node's own log (GASNET_BACKTRACE=1 on every node) and the network between the two "
                 "nodes would settle it: GASNet could not deliver an active message (a congested or unreachable "

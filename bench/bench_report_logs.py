@@ -1,11 +1,13 @@
 """`triage report` on very large logs vs `grep -c NCCL` on the same file (issue: at most 3x grep's
 time and 1 GB of memory). Prints figures, asserts nothing.
 
-Two generated logs (in /tmp, removed afterwards unless --keep):
+Three generated logs (in /tmp, removed afterwards; the first two kept with --keep):
 - a NCCL_DEBUG=INFO log of --mb MB (default 1024), made by bench_parsing_nccl's generator, with a
   rank's CUDA OOM and the others' watchdog timeouts appended near the end;
 - a log of --lines short lines (default 10 million): training lines of 8 ranks, a few NCCL WARN
   lines, and the same failure.
+- a log of --block-lines lines (default 3 million): training lines of 8 ranks, every 50th a retried read that
+  holds a code's block phrase ("Fatal error:": the large-log path keeps lines around such a line), and the failure.
 Each is timed warm (best of --runs, grep and triage alternating), wall and CPU time, and triage's
 peak memory is read from getrusage. triage runs as installed (with the hyperscan package where it is
 there) and, in the same runs, as where hyperscan is not installed (``sys.modules["hyperscan"] = None``
@@ -13,7 +15,7 @@ before triage starts: the per-needle passes), and the verdicts of all sides are 
 
 Usage: python bench/bench_report_logs.py [--mb 1024] [--lines 10000000] [--runs 3] [--keep]
            [--logs DIR] [--baseline DIR_OF_OTHER_CODE] [--no-fallback] [--plain] [--steps] [--one-cpu]
-           [--error-lines 20000,200000] [--error-only]
+           [--error-lines 20000,200000] [--error-only] [--block-lines 3000000]
 
 The error-line-heavy logs (--error-lines: their sizes in lines; --error-only: these alone): every line of 8 ranks
 reads as an error (three shapes, numbers varying: "ERROR: ... retry count exceeded (src/io.cpp:N)", a "RuntimeError:
@@ -87,6 +89,18 @@ ERROR_SHAPES = (
               f"warnings.py:{100 + i % 13}] Warning: step {i // 8}: ERROR in the data pipeline: a corrupt record "
               f"{i % 977} was skipped\n",
 )
+
+
+def make_block_log(path: Path, lines: int) -> None:
+    """``lines`` training lines of 8 ranks, every 50th a retried read that holds GROMACS's block phrase ("Fatal
+    error:", one of triage.parsing.whole_text.BLOCK_MARKERS: each such line is widened to the lines around it), then
+    the failure."""
+    with open(path, "w", encoding="utf-8") as handle:
+        for at in range(0, lines, 100_000):
+            handle.writelines(f"[rank{i % 8}]: Fatal error: could not read frame {i} (retrying)\n" if i % 50 == 7
+                              else f"[rank{i % 8}]: step {i} loss {1.0 / (i + 1):.5f} lr 0.001\n"
+                              for i in range(at, min(lines, at + 100_000)))
+        handle.write(FAILURE)
 
 
 def make_error_log(path: Path, lines: int, plain: bool = False) -> None:
@@ -321,6 +335,8 @@ def main() -> None:
     parser.add_argument("--error-lines", default="20000,200000",
                         help="the error-line-heavy logs' sizes in lines, comma-separated (empty: none)")
     parser.add_argument("--error-only", action="store_true", help="only the error-line-heavy logs")
+    parser.add_argument("--block-lines", type=int, default=3_000_000,
+                        help="also a log of this many lines, every 50th holding a code's block phrase (0: none)")
     parser.add_argument("--baseline", help="a checkout of other code (its directory that holds triage/): timed "
                                            "in the same runs, with PYTHONPATH set to it")
     args = parser.parse_args()
@@ -352,6 +368,12 @@ def main() -> None:
         count = _line_count(lines) if args.logs else args.lines
         measure(f"{count:,}-line log", lines, args.runs, args.baseline, not args.no_fallback, args.one_cpu,
                 args.plain)
+        if args.block_lines:
+            blocks = Path(tmp) / "blocks.log"
+            make_block_log(blocks, args.block_lines)
+            measure(f"{args.block_lines:,}-line log, every 50th line a block phrase ('Fatal error:')", blocks,
+                    args.runs, args.baseline, not args.no_fallback, args.one_cpu, args.plain)
+            blocks.unlink()
         for label, path in (("NCCL_DEBUG=INFO log", nccl), (f"{count:,}-line log", lines)) if args.steps else ():
             print(f"{label}:")     # last: a child's peak memory counts the pages it shared with this process
             steps(path)

@@ -188,7 +188,7 @@ def _log_evidence(scan: LogScan, names: list[str]) -> Evidence:
                          "or NCCL_DEBUG=INFO output")
     return Evidence(ranks=ranks, events=tuple(scan.events), world_size=scan.world_size,
                     extra_evidence=tuple(name for name in names if not name.startswith("<")),
-                    complete=False, coverage_note=scan.world_source,
+                    complete=False, coverage_note=scan.world_source, skipped=tuple(scan.skipped),
                     mismatches=tuple(scan.mismatches), unattributed=unattributed, unparsed=tuple(scan.unparsed),
                     went_on=tuple(scan.went_on[:20]),
                     nccl_processes=tuple(scan.nccl_processes), init_waits=tuple(scan.init_waits),

@@ -8,7 +8,12 @@ every line and without decoding the whole file.
   summary, each rank's last lines) make the excerpt that the line-by-line reader takes, as for a pasted log. A
   marked line keeps the 2 lines after it; one that holds a code's box or block (triage.parsing.whole_text's
   BLOCK_MARKERS: QE's box, GROMACS's block, CP2K's [ABORT], VASP's box, ABINIT's document) keeps the 30 lines above
-  it and the 40 below, its head and its message.
+  it and the 40 below, its head and its message. The excerpt's cap (MAX_MARKED_LINES) bounds that context, never
+  the marked lines: a log of thousands of lines of a code's repeated phrase ("Fatal error: ... (retrying)") keeps
+  every marked line, its middle's included, and the context goes to the first and the last blocks, then to every
+  marked line's 2 lines, then to the other blocks from the log's ends inwards (tests/load/test_large_log_cap.py).
+  Where the marked lines alone are more than the cap, the first and the last halves are read, and the lines
+  between are named in the report (Evidence.skipped), never left out silently.
 - The needles are no list of this module's: they are made (:func:`markers`, on the first large log) from what the
   line-by-line reader's own line gate passes (triage.load.logs.text.GATE_LITERALS; the caseless words of
   triage.parsing.unread_failure.UNREAD_WORDS, in the cases lines write them; its glog head) and the words of every
@@ -29,7 +34,8 @@ from __future__ import annotations
 import functools
 import mmap
 import re
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Iterator, Sequence
 
 from triage.lazy_regex import lazy_regex
 from triage.load.logs.records import CHANNEL, nccl_tracker
@@ -110,9 +116,10 @@ def __getattr__(name: str) -> tuple[bytes, ...]:
 # sre's literal scan (half bytes.find's time); "atchdog" by memchr on its "h", rare in most logs
 # (triage.parsing.pages.find falls back to the plain search where it is not); a pattern by sre
 _PIVOT = {b"atchdog": 3}
-MAX_MARKED_LINES = 200_000       # of more, the first and the last halves are kept
+MAX_MARKED_LINES = 200_000       # lines of the excerpt; where more are marked, the first and the last halves are kept
 CONTEXT_LINES = 2                # lines kept after a marked one (a what(): line, a cut message)
 BLOCK_BEFORE, BLOCK_AFTER = 30, 40   # lines kept around a line that holds a code's box or block (BLOCK_MARKERS)
+BLOCK_ENDS = 8                   # the first and the last this many blocks are widened whatever the excerpt's size
 
 
 @functools.cache
@@ -121,9 +128,10 @@ def _block() -> re.Pattern[bytes]:
 MAX_LINE_BYTES = 64 << 10        # of a longer line, its first 64 KiB are read (a 2 GB line is not 2 GB of str)
 
 
-def _spans(data: Buffer, end: int) -> list[tuple[int, int]]:
-    """(start, stop) of every marked line before ``end``, and of the lines right after it."""
-    starts: set[int] = set()
+def _spans(data: Buffer, end: int, path: str = "", notes: list[str] | None = None) -> list[tuple[int, int]]:
+    """(start, stop) of every marked line before ``end``, and of the lines kept around them (see :func:`_context`).
+    Where more than MAX_MARKED_LINES lines are marked, the first and the last halves of them are kept and a note
+    ("PATH: lines A-B not read: ...") is added to ``notes``."""
     # the same pass finds the NCCL WARN lines, kept for the NCCL reader (its own pass over the log otherwise), and
     # whether there is any channel line (the NCCL reader's pass for them is then left out where there is none);
     # where they are too many for the scanner's hit budget, the markers alone
@@ -132,38 +140,103 @@ def _spans(data: Buffer, end: int) -> list[tuple[int, int]]:
     found = needles.find_all(data, (*every, WARN), 0, end, keep=(WARN,), probe=(CHANNEL,))
     if found is None and needles.available():
         found = needles.find_all(data, every, 0, end)
+    half = MAX_MARKED_LINES // 2
+    marked: set[int] = set()
     for marker in every:
+        # (a marker's hits come in order: its first and last halves are kept as they come, never a set of them all)
+        first: list[int] = []
+        last: deque[int] = deque(maxlen=half)
         pos = 0
         hits = None if found is None else found[marker]
         while (hit := _find(data, marker, pos, end) if hits is None else needles.next_hit(hits, pos)) >= 0:
             start = max(data.rfind(b"\n", max(0, hit - MAX_LINE_BYTES), hit) + 1, hit - MAX_LINE_BYTES // 2, 0)
-            starts.add(start)
+            (first if len(first) < half else last).append(start)
             stop = data.find(b"\n", hit, end)
-            after = CONTEXT_LINES
-            if _block().search(data, start, end if stop < 0 else stop) is not None:
-                # (a code's box: its head above the marked line, its message below it)
-                after, back = BLOCK_AFTER, start
-                for _ in range(BLOCK_BEFORE):
-                    if back <= 0:
-                        break
-                    back = data.rfind(b"\n", 0, back - 1) + 1
-                    starts.add(back)
             pos = end if stop < 0 else stop + 1
-            for _ in range(after):
-                if pos >= end:
-                    break
-                starts.add(pos)
-                nxt = data.find(b"\n", pos, end)
-                pos = end if nxt < 0 else nxt + 1
-    ordered = sorted(starts)
+        marked.update(first)
+        marked.update(last)
+        if len(marked) > 2 * MAX_MARKED_LINES:
+            ordered = sorted(marked)
+            marked = set(ordered[:half] + ordered[-half:])
+    ordered = sorted(marked)
     if len(ordered) > MAX_MARKED_LINES:
-        half = MAX_MARKED_LINES // 2
+        if notes is not None:
+            # (the lines between the last of the first half and the first of the last, 1-based)
+            first_cut = _newlines(data, 0, ordered[half - 1]) + 2
+            last_cut = first_cut + _newlines(data, ordered[half - 1], ordered[-half]) - 2
+            notes.append(f"{path}: lines {first_cut:,}-{last_cut:,} not read: more than {MAX_MARKED_LINES:,} of "
+                         f"its lines hold a word the large-log reader looks for (error, time, ...); the first and "
+                         f"the last {half:,} of them were read")
         ordered = ordered[:half] + ordered[-half:]
+    starts = _context(data, end, ordered)
     spans = []
-    for start in ordered:
+    for start in sorted(starts):
         stop = data.find(b"\n", start, min(end, start + MAX_LINE_BYTES))
         spans.append((start, min(end, start + MAX_LINE_BYTES) if stop < 0 else stop))
     return spans
+
+
+def _context(data: Buffer, end: int, marked: list[int]) -> set[int]:
+    """The starts of the ``marked`` lines (ascending) and of the lines kept around them, in this order while the
+    excerpt holds fewer than MAX_MARKED_LINES lines: the first and the last BLOCK_ENDS lines that hold a code's box
+    or block (BLOCK_MARKERS) with BLOCK_BEFORE lines above and BLOCK_AFTER below (these whatever the count), the
+    CONTEXT_LINES after each marked line, then the other blocks' lines; the last two from both ends of the log
+    inwards. Context never pushes a marked line out: a log of thousands of block lines (a code's warning phrase
+    repeated) keeps every marked line, its middle's included."""
+    starts = set(marked)
+    blocks = [start for start in marked if _block().search(data, start, _line_end(data, start, end)) is not None]
+    ends = blocks if len(blocks) <= 2 * BLOCK_ENDS else blocks[:BLOCK_ENDS] + blocks[-BLOCK_ENDS:]
+    for start in ends:
+        _widen(data, end, start, BLOCK_BEFORE, BLOCK_AFTER, starts, None)
+    for start in _ends_first(marked):
+        if len(starts) >= MAX_MARKED_LINES:
+            return starts
+        _widen(data, end, start, 0, CONTEXT_LINES, starts, MAX_MARKED_LINES)
+    for start in _ends_first(blocks[BLOCK_ENDS:-BLOCK_ENDS] if len(blocks) > 2 * BLOCK_ENDS else []):
+        if len(starts) >= MAX_MARKED_LINES:
+            break
+        _widen(data, end, start, BLOCK_BEFORE, BLOCK_AFTER, starts, MAX_MARKED_LINES)
+    return starts
+
+
+def _widen(data: Buffer, end: int, start: int, before: int, after: int, starts: set[int], limit: int | None) -> None:
+    """Add to ``starts`` the ``before`` lines above the line at ``start`` and the ``after`` below it (while ``starts``
+    holds fewer than ``limit``; a block's head above first, then its message below)."""
+    back = start
+    for _ in range(before):
+        if back <= 0 or (limit is not None and len(starts) >= limit):
+            break
+        back = data.rfind(b"\n", 0, back - 1) + 1
+        starts.add(back)
+    pos = _line_end(data, start, end) + 1
+    for _ in range(after):
+        if pos >= end or (limit is not None and len(starts) >= limit):
+            break
+        starts.add(pos)
+        pos = _line_end(data, pos, end) + 1
+
+
+def _line_end(data: Buffer, start: int, end: int) -> int:
+    stop = data.find(b"\n", start, end)
+    return end if stop < 0 else stop
+
+
+def _ends_first(items: list[int]) -> Iterator[int]:
+    """The last item, the first, the last but one, the second, ...: the ends of a log before its middle."""
+    low, high = 0, len(items) - 1
+    while low <= high:
+        yield items[high]
+        if low < high:
+            yield items[low]
+        low, high = low + 1, high - 1
+
+
+def _newlines(data: Buffer, start: int, stop: int) -> int:
+    """The newlines in ``data[start:stop]`` (counted in pieces: a mapped GB is never one bytes object)."""
+    count, piece = 0, 16 << 20
+    for at in range(start, stop, piece):
+        count += data[at:min(stop, at + piece)].count(b"\n")
+    return count
 
 
 def _find(data: Buffer, marker: bytes, start: int, end: int) -> int:
@@ -204,7 +277,7 @@ def scan_large_log(data: Buffer, path: str, scan: LogScan, default_rank: int | N
     if tail:
         newline = data.find(b"\n", tail)
         tail = size if newline < 0 else newline + 1
-    pieces = [bytes(data[start:stop]) for start, stop in _spans(data, tail)]
+    pieces = [bytes(data[start:stop]) for start, stop in _spans(data, tail, path, scan.skipped)]
     pieces.append(bytes(data[tail:]))
     excerpt = decoded(b"\n".join(pieces))
     scan_log_text(excerpt, path, scan, default_rank, nccl_source=data, nccl=nccl)

@@ -103,6 +103,7 @@ class LogScan:
     # such lines (of both kinds) after which the same process printed its training progress: it went on past them,
     # so they are notes, never the failure (triage.parsing.progress)
     went_on: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)   # "PATH: what was not read" (a large log's cut middle)
     prose: ProseAccount = field(default_factory=ProseAccount)   # the reporter's sentences (the first text's that has)
     # rank -> order of srun's record that the rank's task was killed by a signal: a failure line of no rank after it is
     # not that task's own (a killed process prints nothing after its death) but its caller's account of the step

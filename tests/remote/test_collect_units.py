@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 from contextlib import redirect_stdout
 from pathlib import Path
 
+from tests.helpers.paths import REPO
 from tests.helpers.processes import triage_cmd
 from triage.cli.report import show_report
 from triage.exitcodes import ExitCode
@@ -60,3 +62,28 @@ def test_collect_shows_the_report_as_triage_report_does(tmp_path: Path) -> None:
                             timeout=120, check=False)
     assert code == direct.returncode == int(ExitCode.PROBLEM_FOUND)
     assert shown.getvalue() == direct.stdout
+
+
+def _node_side_on_a_gone_pid(tmp_path: Path, pid: int, *options: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TRIAGE_", "XDG_RUNTIME_DIR"))}
+    return subprocess.run(triage_cmd("collect", "--node-side", "--pids", str(pid), *options), capture_output=True,
+                          text=True, env={**env, "TMPDIR": str(tmp_path), "PYTHONPATH": str(REPO)}, cwd=tmp_path,
+                          timeout=120, check=False)
+
+
+def test_a_node_side_collect_of_no_process_leaves_no_temporary_directory(tmp_path: Path) -> None:
+    """`triage collect --node-side --pids PID` of a pid that is gone: the error, and its private
+    temporary directory (made before the pid is looked at) is removed, not left in TMPDIR empty."""
+    run = _node_side_on_a_gone_pid(tmp_path, 999999999, "--no-stream")
+    assert run.returncode == 2 and "no such process: 999999999" in run.stderr, run.stderr
+    assert list(tmp_path.glob("triage-collect-*")) == []
+
+
+def test_a_process_that_has_ended_streamed_or_not(tmp_path: Path) -> None:
+    ended = subprocess.Popen(["true"])
+    ended.wait()
+    for options in (("--no-stream",), ()):
+        run = _node_side_on_a_gone_pid(tmp_path, ended.pid, *options)
+        assert run.returncode == 2 and f"no such process: {ended.pid}" in run.stderr, run.stderr
+        assert run.stdout == ""
+        assert list(tmp_path.glob("triage-collect-*")) == []

@@ -126,13 +126,18 @@ def collect_here(request: NodeRequest) -> tuple[Path, Path]:
 def serve(request: NodeRequest, stream: bool, temporary: Path | None) -> None:
     """The whole node side: collect this node's bundle, then hand it back on stdout (:func:`emit`);
     ``temporary``, our private directory for a bundle without a run directory, is removed once it is
-    unused or streamed."""
+    unused or streamed, or when no bundle was made (a pid that is gone: nothing there to keep)."""
     # stdout carries the bundle: while collecting, fd 1 points at stderr so nothing else lands in it.
     sys.stdout.flush()
     real_stdout = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     try:
-        run_dir, bundle = collect_here(request)
+        try:
+            run_dir, bundle = collect_here(request)
+        except BaseException:
+            if temporary is not None:
+                shutil.rmtree(temporary, ignore_errors=True)
+            raise
         sent = False
         with contextlib.suppress(BrokenPipeError):
             emit(run_dir, bundle, stream, real_stdout)

@@ -81,9 +81,29 @@ def test_signals_sent_and_no_fault_caught_is_a_stop_from_outside(sig: str, tmp_p
     assert verdict["kind"] == "stopped" and verdict["culprit_ranks"] == [], verdict
 
 
-def test_a_fault_line_the_job_went_on_past_is_no_processs_end(tmp_path: Path) -> None:
-    from tests.helpers.report import report_log
-    text = ("step 10 loss 0.9\n*** Caught a fatal signal (proc 2): SIGSEGV(11)\n"
+def test_a_fault_line_is_its_processs_end_whatever_the_others_print_after_it(tmp_path: Path) -> None:
+    # the handler prints the line, the backtrace, calls the conduit's hook that kills the job and re-raises the
+    # signal: the process never goes on; the steps after it are the other processes', printed until the exit reaches
+    # them (rev50 F0: this read NO PROBLEM FOUND)
+    text = ("step 10 loss 0.9\n*** Caught a fatal signal (proc 2): SIGBUS(7)\n"
             + "".join(f"step {s} loss 0.{s}\n" for s in range(11, 16)) + "Training complete\n")
-    code, out = report_log(text, tmp_path)
-    assert code == 0, out.get("verdict", out)
+    verdict = failure_verdict(text, tmp_path)
+    assert (verdict["kind"], verdict["culprit_ranks"]) == ("crash", [2]) and "SIGBUS" in verdict["summary"], verdict
+
+
+@pytest.mark.parametrize("text", [
+    # rev50's g9: the other processes' buffered steps, their own prefixes, after proc 2's fault
+    ("[0] step 10 done\n*** Caught a fatal signal (proc 2): SIGSEGV(11)\n[0] step 11 done\n[1] step 11 done\n"
+     "[3] step 11 done\n[0] step 12 done\n[1] step 12 done\n[3] step 12 done\n"),
+    # rev50's g8: the same, unprefixed
+    "[0] step 10 done\n*** Caught a fatal signal (proc 2): SIGSEGV(11)\nstep 11 done\nstep 11 done\nstep 11 done\n",
+])
+def test_the_reviewers_fault_then_the_others_steps_is_a_crash_of_that_process(text: str, tmp_path: Path) -> None:
+    verdict = failure_verdict(text, tmp_path)
+    assert (verdict["kind"], verdict["culprit_ranks"]) == ("crash", [2]) and "SIGSEGV" in verdict["summary"], verdict
+
+
+def test_a_signal_sent_the_job_went_on_past_is_no_processs_end() -> None:
+    text = ("step 10 loss 0.9\n*** Caught a signal (proc 2): SIGINT(2)\n"
+            + "".join(f"step {s} loss 0.{s}\n" for s in range(11, 16)) + "Training complete\n")
+    assert parse_rank_deaths(text) == ()

@@ -265,13 +265,18 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
         out.append(RankDeath(int(match.group("rank")), sig, None, match.group("host"), None,
                              _line_of(text, *match.span()), first=alike or match is handled[0], offset=match.start(),
                              mpi=True))
-    handled_gasnet = [m for m in _GASNET_SIGNAL.finditer(text) if not went_on_after(text, m.end())]
+    # a fatal line (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT) is always its process's end: the handler prints it, the
+    # backtrace, calls the conduit's hook that kills the job and re-raises the signal; the other processes' steps
+    # after it are theirs, printed until GASNet's exit reaches them. Only a signal sent (a stop's SIGTERM, SIGINT) may
+    # be a line the job went on past.
+    handled_gasnet = [m for m in _GASNET_SIGNAL.finditer(text)
+                      if m.group("fatal") or not went_on_after(text, m.end())]
     caught = [m for m in handled_gasnet if m.group("fatal")]
     for match in handled_gasnet:
         # as MPT's: the first process whose own handler caught a fault, and those that caught the same fault, are
         # roots; a signal sent to a process (SIGTERM, SIGINT) or caught after another's fault is not. Signals sent
         # and no fault caught: the job was stopped from outside (a scheduler, a person's Ctrl-C), no process's
-        # failure. A line the job went on past (its progress after it) is no process's end.
+        # failure. A signal sent that the job went on past (its progress after it) is no process's end.
         sig = signal_name(match.group("name"))
         alike = bool(caught) and match.group("fatal") is not None and sig in _FAULTS and (
             match is caught[0] or sig == signal_name(caught[0].group("name")))

@@ -99,3 +99,32 @@ def test_ga_process_id_stays_the_rank(line: str, tmp_path: Path) -> None:
     assert attribute_lines([" Starting SCF solution at       3.5s", line])[1].key == 41
     got = failure_verdict(" Starting SCF solution at       3.5s\n" + line + "\n", tmp_path)
     assert got["culprit_ranks"] == [41]
+
+
+# ARMCI's signal handler through armci_die's "%d:%s: %d": the head is the GA process id, the MPI rank (was refused)
+@pytest.mark.parametrize(("what", "sig"), [("Segmentation Violation", "SIGSEGV"), ("Bus", "SIGBUS"),
+                                           ("Floating Point Exception", "SIGFPE"), ("Illegal Instruction", "SIGILL")])
+@pytest.mark.parametrize("eol", ["\n", "\r\n"])
+def test_armci_signal_handler_names_its_rank(what: str, sig: str, eol: str, tmp_path: Path) -> None:
+    text = f" Starting SCF solution at       3.5s\n41:{what} error, status=: 11\n".replace("\n", eol)
+    got = failure_verdict(text, tmp_path)
+    assert got["kind"] == "crash" and got["culprit_ranks"] == [41] and sig in got["summary"], got["summary"]
+
+
+def test_armci_signal_handler_real_lines(tmp_path: Path) -> None:
+    # as a user posted them to Open MPI's users list (ARMCI over MPI-SPAWN): processes 0 and 4 caught SIGSEGV
+    text = ("ARMCI configured for 3 cluster nodes. Network protocol is 'MPI-SPAWN'.\n"
+            "0:Segmentation Violation error, status=: 11\n"
+            "0:ARMCI DASSERT fail. signaltrap.c:SigSegvHandler():299 cond:0\n"
+            "4:Segmentation Violation error, status=: 11\n"
+            "4:ARMCI DASSERT fail. signaltrap.c:SigSegvHandler():299 cond:0\n")
+    got = failure_verdict(text, tmp_path)
+    assert got["kind"] == "crash" and 0 in got["culprit_ranks"] and "SIGSEGV" in got["summary"], got
+
+
+@pytest.mark.parametrize("line", ["PCI bus error, status=0004, PCI status=0010",
+                                  "The handler prints 0:Segmentation Violation error, status=: 11 on a fault."])
+def test_armci_words_elsewhere_are_no_record(line: str) -> None:
+    from triage.parsing.launchers import parse_rank_deaths
+
+    assert not any(d.rank is not None for d in parse_rank_deaths(line + "\n"))

@@ -29,7 +29,7 @@ MARKERS = ("noticed that process rank", "first process to do so", "died", "kille
            "OOM killer terminated",
            "PETSC ERROR", "interrupted by signal", "status failed cmd", "died unexpectedly", "scheduler is dead",
            "its node has died", "has been marked dead", "was aborted", "MPT ERROR", "first noticed rank",
-           "error_sighandler", "Caught a fatal signal (proc ", "Caught a signal (proc ",
+           "error_sighandler", "Caught a fatal signal (proc ", "Caught a signal (proc ", "error, status=: ",
            "已杀死", "段错误", "已放弃", "总线错误", "浮点数例外", "非法指令", "Getötet",
            "Speicherzugriffsfehler", "Abgebrochen", "Processus arrêté", "Erreur de segmentation", "Abandon", "強制終了",
            "セグメンテーション違反です", *windows_status.MARKERS)
@@ -149,6 +149,14 @@ _ALPS_OOM = lazy_regex(r"^[ \t]*\[NID (?P<nid>\d+)\] [^\n]*?\bApid \d+: OOM kill
 _SRUN_TASK = lazy_regex(r"srun: error: (?:\S+: )?tasks? \d")
 # PETSc's handler in an MPI rank: "[0]PETSC ERROR: Caught signal number 11 SEGV: Segmentation Violation"
 _PETSC = lazy_regex(r"^\[(?P<rank>\d+)\]PETSC ERROR: Caught signal number (?P<num>\d+)", re.MULTILINE)
+# ARMCI's (Global Arrays', NWChem's) signal handler, told through armci_die's "%d:%s: %d" (its process id, the MPI
+# rank, then the message; signaltrap.c): "0:Segmentation Violation error, status=: 11", "3:Bus error, status=: 7",
+# "Floating Point Exception error", "Illegal Instruction error" (the number after "status=" is the signal in ARMCI,
+# a handler's code in older GA: the words say which signal)
+_ARMCI_SIGNAL = lazy_regex(r"^[ \t]*(?P<rank>\d{1,7}):(?P<what>Segmentation Violation|Bus|Floating Point Exception|"
+                           r"Illegal Instruction) error, status=: -?\d+", re.MULTILINE)
+_ARMCI_SIGNALS = {"Segmentation Violation": "SIGSEGV", "Bus": "SIGBUS", "Floating Point Exception": "SIGFPE",
+                  "Illegal Instruction": "SIGILL"}
 # An IDE's or a shell's record of a process a signal ended: "Process finished with exit code 139 (interrupted by
 # signal 11: SIGSEGV)", also cut to "139 (interrupted by signal 11:SIGSEGV)"
 _INTERRUPTED = lazy_regex(r"\binterrupted by signal (?P<num>\d+):\s*(?P<name>SIG[A-Z]+)")
@@ -438,6 +446,9 @@ def _other_records(text: str, found: list[RankDeath]) -> list[RankDeath]:
                              mpi=rank is not None))
     for match in _PETSC.finditer(text):
         out.append(RankDeath(int(match.group("rank")), signal_name(match.group("num")), None, None, None,
+                             _line_of(text, *match.span()), offset=match.start(), mpi=True))
+    for match in _ARMCI_SIGNAL.finditer(text):
+        out.append(RankDeath(int(match.group("rank")), _ARMCI_SIGNALS[match.group("what")], None, None, None,
                              _line_of(text, *match.span()), offset=match.start(), mpi=True))
     # srun's own record of the task (read with torchrun's), or another record of the kill, says more
     if not any(d.signal == "SIGKILL" for d in found) and not _SRUN_TASK.search(text):

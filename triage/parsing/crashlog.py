@@ -183,7 +183,9 @@ _CUDA_HINT = "CUDA kernel errors might be asynchronously reported"
 # and _CUDA_OOM (by construction: the match's own start). After a bare word of prose: only the runtime messages that
 # no runtime prints after a word of its own (_RUNTIME_WORDS), since a runtime's own lines put words before the others
 # ("NCCL WARN Cuda failure 'out of memory'", "rank 5 ran out of memory", "cuMemAlloc failed with
-# CUDA_ERROR_OUT_OF_MEMORY"): those stay the failure they say
+# CUDA_ERROR_OUT_OF_MEMORY"): those stay the failure they say. A single word before them is a handler's or a logger's
+# head, no sentence ("Caught CUDA error: an illegal memory access was encountered", "Error CUDA error: ..."): the
+# process's own failure (a sticky one: the process cannot go on after it)
 _RUNTIME_WORDS = ("CUDA error: ", "an illegal memory access was encountered", "unspecified launch failure",
                   "device-side assert triggered", "Memory access fault by GPU node-", "ZE_RESULT_ERROR_DEVICE_LOST",
                   "UR_RESULT_ERROR_DEVICE_LOST")
@@ -209,7 +211,8 @@ def _in_prose(text: str, match: re.Match[str]) -> bool:
         if close >= 0 and (_GOES_ON.match(text, close + 1) is not None
                            or _DEFINES.search(text, 0, opened.start(1)) is not None):
             return True
-    return match.group(0).startswith(_RUNTIME_WORDS) and _AFTER_A_WORD.search(text, 0, match.start()) is not None
+    return match.group(0).startswith(_RUNTIME_WORDS) and _AFTER_A_WORD.search(text, 0, match.start()) is not None \
+        and len(text[:match.start()].split()) > 1
 
 
 _THC_PRINT = "THCudaCheck FAIL file="

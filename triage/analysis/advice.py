@@ -40,6 +40,12 @@ THREAD_AT_EXIT_STEP = (
 _HOW_IT_DIED = lazy_regex(r"SIG[A-Z]{3,6}|[Ss]ignal|CUDA|cuda|[Ii]llegal|Xid|[Ss]egmentation|core dumped|[Aa]bort|"
                           r"exit(?:ed)? (?:with )?(?:code|status)|[Ff]ault|0x[0-9A-Fa-f]{8}")
 # Ascend CANN's AI Core error in a verdict's words (triage.parsing.crashlog reads it as a device fault)
+# a batch system's or a container runtime's own kill at the job's memory limit, as the readers word it
+# (triage.parsing.frameworks: "YARN killed a container ...", "PBS killed the job for exceeding its requested mem",
+# "Slurm killed job N ... for exceeding its memory limit", Kubernetes' and Vertex AI's "OOMKilled", LSF's TERM_MEMLIMIT)
+_LIMIT_KILL = lazy_regex(r"\b(?:YARN killed a container|PBS killed the job for exceeding|"
+                         r"Slurm killed job \S+ (?:on \S+ )?for exceeding its memory limit)|\bOOMKilled\b|"
+                         r"\bTERM_MEMLIMIT\b")
 _AICORE = lazy_regex(r"there is an? (?:ai(?:vec|core) error exception|exception of ai(?:vec|core) error)|"
                      r"Aicore kernel execute failed")
 LIVE_STACKS = ("while it hangs, take the stacks of every rank: `triage collect --job JOBID` (SLURM) or "
@@ -91,7 +97,15 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None) -> tuple[str, .
         steps.append(f"look at the lines of {who or 'that process'} just before it: if its own last line (training "
                      "finished, a checkpoint saved) came first, its work was done and only its exit failed")
     elif kind is VerdictKind.CRASH:
-        if "SIGKILL" in summary:
+        if "SIGKILL" in summary and _LIMIT_KILL.search(summary) is not None:
+            # the batch system's (or the container runtime's) own kill at the job's memory limit: no kernel OOM
+            # line in dmesg tells it; the limit is the job's request
+            steps.append("the scheduler killed it at the memory limit the job asked for (not the host's memory "
+                         "running out): raise that limit or lower the process's memory (YARN: "
+                         "spark.executor.memoryOverhead / spark.executor.memory, or the NodeManager's vmem check for a "
+                         "virtual-memory kill; PBS: -l mem; Slurm: --mem; LSF: -M / rusage[mem]; Kubernetes: "
+                         "resources.limits.memory)")
+        elif "SIGKILL" in summary:
             steps.append("run `dmesg -T | grep -i -E 'killed process|out of memory'` on that host: SIGKILL is "
                          "usually the kernel OOM killer (host memory, not GPU memory)")
         elif _AICORE.search(summary) is not None:

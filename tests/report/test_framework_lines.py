@@ -208,7 +208,7 @@ def test_a_head_that_only_announces_a_cut_traceback_is_no_named_failure() -> Non
 @pytest.mark.parametrize(("state", "rank", "signal", "words"), [
     ("TIMEOUT", None, None, "time limit"), ("PREEMPTED", None, None, "preempted"),
     ("NODE_FAIL", None, None, "node failed"), ("OUT_OF_MEMORY", "task", "SIGKILL", "out of memory"),
-    ("FAILED", "task", None, "exited with code 1")])
+    ("FAILED", "task", None, "its exit code is not in this input")])
 def test_submitits_uncompleted_job_says_how_slurm_ended_it(task: int, state: str, rank: str | None,
                                                           signal: str | None, words: str, tmp_path: Path) -> None:
     text = (f"submitit.core.utils.UncompletedJobError: Job 8841_{task} (task: {task}) with path "

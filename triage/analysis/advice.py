@@ -39,13 +39,13 @@ THREAD_AT_EXIT_STEP = (
 # "died unexpectedly"), the kernel's log tells an OOM kill from a GPU fault first
 _HOW_IT_DIED = lazy_regex(r"SIG[A-Z]{3,6}|[Ss]ignal|CUDA|cuda|[Ii]llegal|Xid|[Ss]egmentation|core dumped|[Aa]bort|"
                           r"exit(?:ed)? (?:with )?(?:code|status)|[Ff]ault|0x[0-9A-Fa-f]{8}")
-# Ascend CANN's AI Core error in a verdict's words (triage.parsing.crashlog reads it as a device fault)
 # a batch system's or a container runtime's own kill at the job's memory limit, as the readers word it
 # (triage.parsing.frameworks: "YARN killed a container ...", "PBS killed the job for exceeding its requested mem",
 # "Slurm killed job N ... for exceeding its memory limit", Kubernetes' and Vertex AI's "OOMKilled", LSF's TERM_MEMLIMIT)
 _LIMIT_KILL = lazy_regex(r"\b(?:YARN killed a container|PBS killed the job for exceeding|"
                          r"Slurm killed job \S+ (?:on \S+ )?for exceeding its memory limit)|\bOOMKilled\b|"
                          r"\bTERM_MEMLIMIT\b")
+# Ascend CANN's AI Core error in a verdict's words (triage.parsing.crashlog reads it as a device fault)
 _AICORE = lazy_regex(r"there is an? (?:ai(?:vec|core) error exception|exception of ai(?:vec|core) error)|"
                      r"Aicore kernel execute failed")
 LIVE_STACKS = ("while it hangs, take the stacks of every rank: `triage collect --job JOBID` (SLURM) or "

@@ -107,3 +107,24 @@ def test_a_signal_sent_the_job_went_on_past_is_no_processs_end() -> None:
     text = ("step 10 loss 0.9\n*** Caught a signal (proc 2): SIGINT(2)\n"
             + "".join(f"step {s} loss 0.{s}\n" for s in range(11, 16)) + "Training complete\n")
     assert parse_rank_deaths(text) == ()
+
+
+def test_a_process_own_fatal_error_before_anothers_caught_fault_heads(tmp_path: Path) -> None:
+    # (rev50 F5) the handler's fault is the first failure only where no other process's own FATAL ERROR came first
+    text = ("Chapel: running on 8 locales\n"
+            "*** FATAL ERROR (proc 6): in gasnetc_attach() at ibv.c:77: unable to register 64 GB segment\n"
+            "*** Caught a fatal signal (proc 4): SIGBUS(7)\n"
+            "*** Caught a fatal signal (proc 5): SIGBUS(7)\n"
+            "*** Caught a signal (proc 0): SIGTERM(15)\n")
+    assert not any(d.first for d in parse_rank_deaths(text))
+    verdict = failure_verdict(text, tmp_path)
+    assert verdict["culprit_ranks"] == [6] and "unable to register" in verdict["summary"], verdict
+
+
+def test_the_reviewers_fatal_error_then_a_peers_segfault(tmp_path: Path) -> None:
+    text = ("step 10 done\n*** FATAL ERROR (proc 3): in gasnetc_AMRequestMediumM() at gasnet_core.c:880: out of "
+            "memory allocating 1048576 bytes\n*** Caught a fatal signal (proc 1): SIGSEGV(11)\n"
+            "*** Caught a signal (proc 0): SIGTERM(15)\n*** Caught a signal (proc 2): SIGTERM(15)\n")
+    verdict = failure_verdict(text, tmp_path)
+    assert (verdict["kind"], verdict["culprit_ranks"]) == ("exception", [3]), verdict
+    assert "collateral" in verdict["summary"], verdict

@@ -82,6 +82,8 @@ _MVAPICH = lazy_regex(r"\[(?P<host>[A-Za-z0-9][\w.-]*):mpi_rank_(?P<rank>\d+)\]\
 # job's rank), "*** Caught a signal (proc 5): SIGTERM(15)" for a signal sent to it (the job being torn down)
 _GASNET_SIGNAL = lazy_regex(r"^[ \t>*`]*\*\*\* Caught a (?P<fatal>fatal )?signal \(proc (?P<rank>\d{1,7})\): "
                             r"(?P<name>SIG[A-Z]+)(?:\((?P<num>\d+)\))?", re.MULTILINE)
+# GASNet's own fatal error's head (gasneti_fatalerror), at a line's start: "*** FATAL ERROR (proc 3): <message>"
+_GASNET_FATAL = lazy_regex(r"^[ \t>*`]*\*\*\* FATAL ERROR \(proc (?P<rank>\d{1,7})\):", re.MULTILINE)
 # IBM's jsrun (Summit, Sierra, LSF's CSM): "ERROR:  One or more process (first noticed rank 150) terminated with
 # signal 6 (core dumped)", "... (first noticed rank 3) exited with code 1": the first rank it saw end, MPI_COMM_WORLD's
 _JSRUN = lazy_regex(r"One or more process(?:es)? \(first noticed rank (?P<rank>\d+)\) (?:terminated with signal "
@@ -280,13 +282,18 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
     handled_gasnet = [m for m in _GASNET_SIGNAL.finditer(text)
                       if m.group("fatal") or not went_on_after(text, m.end())]
     caught = [m for m in handled_gasnet if m.group("fatal")]
+    # the first fault caught heads only where no other process's own FATAL ERROR came before it: that error is then
+    # the first failure (a peer's later 'failed send' one is the fault's collateral)
+    heads = bool(caught) and not any(
+        m.start() < caught[0].start() and m.group("rank") != caught[0].group("rank")
+        for m in _GASNET_FATAL.finditer(text, 0, caught[0].start()))
     for match in handled_gasnet:
         # as MPT's: the first process whose own handler caught a fault, and those that caught the same fault, are
         # roots; a signal sent to a process (SIGTERM, SIGINT) or caught after another's fault is not. Signals sent
         # and no fault caught: the job was stopped from outside (a scheduler, a person's Ctrl-C), no process's
         # failure. A signal sent that the job went on past (its progress after it) is no process's end.
         sig = signal_name(match.group("name"))
-        alike = bool(caught) and match.group("fatal") is not None and sig in _FAULTS and (
+        alike = heads and match.group("fatal") is not None and sig in _FAULTS and (
             match is caught[0] or sig == signal_name(caught[0].group("name")))
         line = _line_of(text, *match.span())
         if not caught and sig in ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT"):

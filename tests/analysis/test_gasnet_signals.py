@@ -128,3 +128,32 @@ def test_the_reviewers_fatal_error_then_a_peers_segfault(tmp_path: Path) -> None
     verdict = failure_verdict(text, tmp_path)
     assert (verdict["kind"], verdict["culprit_ranks"]) == ("exception", [3]), verdict
     assert "collateral" in verdict["summary"], verdict
+
+
+@pytest.mark.parametrize("failure", [
+    # a traceback of its own, unprefixed, before the teardown
+    "Traceback (most recent call last):\n  File \"main.py\", line 7, in <module>\nKeyError: 'halo'\n",
+    # mpirun's record of a rank's end, after it
+    None,
+])
+def test_signals_sent_beside_another_failure_are_its_teardown_not_a_stop(failure: str | None, tmp_path: Path) -> None:
+    # (rev50 F2) a failing process's gasnet_exit signals its peers: their SIGTERM lines are that failure's teardown
+    sigterms = "".join(f"*** Caught a signal (proc {p}): SIGTERM(15)\n" for p in (0, 2))
+    if failure is None:
+        text = ("step 3 ok\n" + sigterms + "--------------------------------------------------------------------------\n"
+                "mpirun noticed that process rank 1 with PID 811 on node c7 exited on signal 11 (Segmentation "
+                "fault).\n")
+    else:
+        text = "step 3 ok\n" + failure + sigterms
+    verdict = failure_verdict(text, tmp_path)
+    assert verdict["kind"] != "stopped" and "stopped from outside" not in verdict["summary"], verdict
+    if failure is None:
+        assert verdict["culprit_ranks"] == [1], verdict
+
+
+def test_the_reviewers_srun_exit_after_the_teardown_keeps_its_culprit(tmp_path: Path) -> None:
+    text = ("[0] step 10 done\n*** Caught a signal (proc 1): SIGTERM(15)\n*** Caught a signal (proc 0): SIGTERM(15)\n"
+            "srun: error: nid001: task 2: Exited with exit code 1\nsrun: error: nid001: tasks 0-1: Terminated\n")
+    verdict = failure_verdict(text, tmp_path)
+    assert (verdict["kind"], verdict["culprit_ranks"]) == ("exception", [2]), verdict
+    assert "stopped from outside" not in verdict["summary"] and "collateral" in verdict["summary"], verdict

@@ -107,15 +107,19 @@ def _before(order: int | None, stop: ExitInfo, when: float | None = None) -> boo
 
 
 def went_wrong_before(evidence: Evidence, failures: tuple[Failure, ...], stop: ExitInfo) -> bool:
-    """A rank failed, timed out, waited at init or disagreed before the stop."""
+    """A rank failed, timed out, waited at init or disagreed before the stop; before or after it, where the stop is
+    only inferred from the signals the processes caught (``collateral``: GASNet's handler lines, no scheduler's word),
+    which another failure's teardown prints as well."""
+    def before(order: int | None, when: float | None = None) -> bool:
+        return stop.collateral or _before(order, stop, when)
     real = [f for f in failures if not f.collateral and not f.teardown]
-    if any(_before(f.order, stop, f.time) for f in real):
+    if any(before(f.order, f.time) for f in real):
         return True
-    if any(e.kind is EventKind.WATCHDOG_TIMEOUT and _before(e.order, stop, e.time) for e in evidence.events):
+    if any(e.kind is EventKind.WATCHDOG_TIMEOUT and before(e.order, e.time) for e in evidence.events):
         return True
-    if any(_before(w.order, stop) for w in evidence.init_waits) or evidence.mismatches:
+    if any(before(w.order) for w in evidence.init_waits) or evidence.mismatches:
         return True
-    return any(not u.collateral and not is_stop(u) and _before(u.order, stop, u.time) for u in evidence.unattributed)
+    return any(not u.collateral and not is_stop(u) and before(u.order, u.time) for u in evidence.unattributed)
 
 
 def stopped_verdict(evidence: Evidence, failures: tuple[Failure, ...]) -> tuple[Verdict, Finding] | None:
@@ -142,7 +146,8 @@ def _first_clause(said: str) -> str:
 def with_stop_context(verdict: Verdict, evidence: Evidence) -> Verdict:
     """A verdict other than the stop, followed by the stop when the input has one ("; then ...")."""
     stop = first_stop(evidence)
-    if stop is None or verdict.kind is VerdictKind.STOPPED:
+    if stop is None or verdict.kind is VerdictKind.STOPPED or stop.collateral:
+        # (a stop inferred from the processes' signals, beside another failure: that failure's teardown)
         return verdict
     said = _first_clause(stop.message or "the job was stopped from outside")
     return replace(verdict, summary=f"{verdict.summary}; then {said[:240]}")

@@ -291,16 +291,17 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
         # as MPT's: the first process whose own handler caught a fault, and those that caught the same fault, are
         # roots; a signal sent to a process (SIGTERM, SIGINT) or caught after another's fault is not. Signals sent
         # and no fault caught: the job was stopped from outside (a scheduler, a person's Ctrl-C), no process's
-        # failure. A signal sent that the job went on past (its progress after it) is no process's end.
+        # failure, unless the input shows another failure anywhere (a process's gasnet_exit signals its peers: the
+        # stop is then that failure's consequence, analysis.stopped, and each process's line its teardown). A signal
+        # sent that the job went on past (its progress after it) is no process's end.
         sig = signal_name(match.group("name"))
         alike = heads and match.group("fatal") is not None and sig in _FAULTS and (
             match is caught[0] or sig == signal_name(caught[0].group("name")))
         line = _line_of(text, *match.span())
-        if not caught and sig in ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT"):
+        if not caught and sig in ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT") and match is handled_gasnet[0]:
             out.append(RankDeath(None, sig, None, None, None, f"the job was stopped from outside: {sig} sent to "
                                  f"GASNet's processes, none of them faulted ({line})"[:400], offset=match.start(),
-                                 outside=True))
-            break
+                                 outside=True, consequence=True))
         out.append(RankDeath(int(match.group("rank")), sig, None, None, None, line, first=alike,
                              offset=match.start()))
     for match in _JSRUN.finditer(text):

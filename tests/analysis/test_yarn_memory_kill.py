@@ -58,3 +58,45 @@ def test_a_kill_the_job_went_on_past_is_no_end(tmp_path: Path) -> None:
             "23/01/02 10:05:01 INFO SparkContext: Successfully stopped SparkContext\n")
     _code, out = report_log(text, tmp_path)
     assert "YARN killed" not in out.get("verdict", {}).get("summary", ""), out
+
+
+_KILL = ("24/06/11 09:14:07 ERROR YarnClusterScheduler: Lost executor 4 on worker-3.lan: Container killed by YARN for "
+         "exceeding physical memory limits. 6.2 GB of 6 GB physical memory used. Consider boosting "
+         "spark.executor.memoryOverhead.\n")
+
+
+@pytest.mark.parametrize("after", [
+    # TaskSetManager's progress: the lost executor's tasks done elsewhere
+    ("24/06/11 09:15:20 INFO TaskSetManager: Finished task 12.1 in stage 7.0 (TID 912) in 3110 ms on worker-5.lan "
+     "(executor 6) (13/64)\n"),
+    # the ApplicationMaster's end of a yarn-cluster app
+    "24/06/11 09:40:02 INFO ApplicationMaster: Final app status: SUCCEEDED, exitCode: 0\n",
+])
+def test_spark_going_on_past_a_kill_is_no_end_of_the_job(after: str) -> None:
+    # (rev50 F3) Spark runs a lost executor's tasks again: its progress, or the app's success, after the kill
+    assert not [d for d in parse_framework_records(_KILL + after) if "YARN" in d.text]
+
+
+def test_an_app_that_failed_after_the_kill_keeps_it() -> None:
+    after = ("24/06/11 09:20:02 INFO ApplicationMaster: Final app status: FAILED, exitCode: 15, (reason: User class "
+             "threw exception: org.apache.spark.SparkException: Job aborted due to stage failure)\n")
+    assert [d for d in parse_framework_records(_KILL + after) if "YARN" in d.text]
+
+
+def test_the_reviewers_app_that_succeeded_after_an_executor_lost_to_yarn(tmp_path: Path) -> None:
+    # rev50's yarn_wenton.txt: 30 finished tasks, executor 9 killed by YARN, 50 more finished, the app's success
+    def done(i: int, when: str) -> str:
+        return (f"24/05/01 {when} INFO TaskSetManager: Finished task {i}.0 in stage 3.0 (TID {i + 100}) in 120 ms on "
+                f"n{i % 8}.cluster (executor {i % 8}) ({i}/400)\n")
+    text = ("".join(done(i, f"10:00:{i:02d}") for i in range(30))
+            + "24/05/01 11:00:00 ERROR YarnScheduler: Lost executor 9 on n9.cluster: Container killed by YARN for "
+            "exceeding memory limits.  10.4 GB of 10.4 GB physical memory used. Consider boosting "
+            "spark.yarn.executor.memoryOverhead.\n"
+            "24/05/01 11:00:01 WARN TaskSetManager: Lost task 31.0 in stage 3.0 (TID 31, n9.cluster, executor 9): "
+            "ExecutorLostFailure (executor 9 exited caused by one of the running tasks) Reason: Container killed by "
+            "YARN for exceeding memory limits.  10.4 GB of 10.4 GB physical memory used.\n"
+            + "".join(done(i, f"11:01:{i - 30:02d}") for i in range(31, 81))
+            + "24/05/01 11:05:00 INFO SparkContext: Invoking stop() from shutdown hook\n"
+            "24/05/01 11:05:01 INFO ApplicationMaster: Final app status: SUCCEEDED, exitCode: 0\n")
+    code, out = report_log(text, tmp_path)
+    assert code != 1 and "YARN killed" not in out.get("verdict", {}).get("summary", ""), out

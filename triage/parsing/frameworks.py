@@ -98,9 +98,11 @@ _YARN_MEMORY = lazy_regex(
     r"(?P<used>[\d.]+ ?[KMGT]?B) of (?P<limit>[\d.]+ ?[KMGT]?B) (?P<what>physical|virtual) memory used|"
     r"Container \[pid=(?P<pid>\d+),\s*containerID=[\w-]+\] is running (?:\d+B )?beyond (?:the '?)?"
     r"(?P<kind>physical|virtual|PHYSICAL|VIRTUAL)'? memory limits?\. Current usage: (?P<usage>[^;\n]{1,80})")
-# Spark's DAGScheduler after a lost executor's tasks ran again elsewhere: "Job 0 finished: count at job.py:12, took
-# 320.1 s" (a failed job: "Job 0 failed: ...")
-_SPARK_JOB_DONE = lazy_regex(r"\bJob \d+ finished: ")
+# Spark going on after a lost executor (its tasks run again elsewhere): DAGScheduler's "Job 0 finished: count at
+# job.py:12, took 320.1 s" (a failed job: "Job 0 failed: ..."), TaskSetManager's "Finished task 31.1 in stage 3.0 (TID
+# 431) in 120 ms on n4 (executor 4) (32/400)", YARN's ApplicationMaster's "Final app status: SUCCEEDED, exitCode: 0"
+_SPARK_WENT_ON = lazy_regex(r"\bJob \d+ finished: |\bFinished task \d+(?:\.\d+)? in stage \d+(?:\.\d+)? \(TID \d+\)|"
+                            r"\bFinal app status: SUCCEEDED\b")
 _YARN_HOST = lazy_regex(r"Lost executor \S+ on (?P<host>[\w.-]+?):|on host: (?P<on>[\w.-]+)")
 # LSF's termination reason in the job's report (lsb.acct's TERM_* exit info, written into the job's output):
 # "TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.", "TERM_THREADLIMIT: job killed after reaching LSF
@@ -497,7 +499,7 @@ def _memory_kills(text: str) -> list[RankDeath]:
         out.append(RankDeath(None, "SIGKILL", None, None, None, note[:400], offset=match.start()))
         break
     for match in _YARN_MEMORY.finditer(text) if "YARN" in text or "beyond" in text else ():
-        if went_on_after(text, match.end()) or _SPARK_JOB_DONE.search(text, match.end()) is not None:
+        if went_on_after(text, match.end()) or _SPARK_WENT_ON.search(text, match.end()) is not None:
             continue                # (Spark runs a lost executor's tasks again: a job that went on did not end here)
         line = _line(text, match)
         where = _YARN_HOST.search(line)

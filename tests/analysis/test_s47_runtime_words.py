@@ -79,8 +79,13 @@ DOOM = "{stamp}flux-shell[1]: FATAL: {who}rank {rank} on host {host} exited and 
                                                   ("task(s) Segmentation fault", "crash", "SIGSEGV"),
                                                   # (a kill is the job shell's end of the other tasks after
                                                   # exit-timeout, not the first task's: how it ended is untold)
-                                                  ("task(s) Killed", "crash", "how: not in this input"),
-                                                  ("task(s) Terminated", "crash", "how: not in this input")])
+                                                  ("task(s) Killed", "crash", "how, flux-job's status does not"),
+                                                  ("task(s) Terminated", "crash", "how, flux-job's status does not"),
+                                                  # (older flux-core: the signal as its code, 128 + N; rev50 F4)
+                                                  ("task(s) exited with exit code 143", "crash",
+                                                   "how, flux-job's status does not"),
+                                                  ("task(s) exited with exit code 137", "crash",
+                                                   "how, flux-job's status does not")])
 def test_flux_doom_names_the_first_task_and_its_host(who: str, stamp: str, end: str, kind: str, how: str,
                                                      tmp_path: Path) -> None:
     text = PROGRESS + DOOM.format(stamp=stamp, who=who, rank=5, host="tioga17") + f"flux-job: {end}\n"
@@ -89,8 +94,17 @@ def test_flux_doom_names_the_first_task_and_its_host(who: str, stamp: str, end: 
     got = failure_verdict(text, tmp_path)
     assert got["kind"] == kind and got["culprit_ranks"] == [5] and "tioga17" in got["summary"] and \
         (how in got["summary"] or how.replace("exit code", "code") in got["summary"])
-    if how.startswith("how:"):
-        assert "SIGKILL" not in got["summary"] and "SIGTERM" not in got["summary"] and "OOM" not in str(got), got
+    if how.startswith("how,"):
+        assert "exited with code" not in got["summary"] and "SIGKILL" not in got["summary"] and "SIGTERM" not in got["summary"] and "OOM" not in str(got), got
+
+
+def test_the_reviewers_flux_end_by_code_143_is_the_shells_teardown(tmp_path: Path) -> None:
+    # rev50's f1.txt: exit code 143 is 128 + SIGTERM, the job shell's end of the other tasks, not task 1's
+    text = ("0.512s: flux-shell[0]: FATAL: doom: rank 1 on host tioga12 exited and exit-timeout=30s has expired\n"
+            "flux-job: task(s) exited with exit code 143\n")
+    got = failure_verdict(text, tmp_path)
+    assert got["culprit_ranks"] == [1] and "143" not in got["summary"].split("(how", 1)[0], got
+    assert "exited with code 143" not in got["summary"] and "not in this input" not in got["summary"], got
 
 
 def test_flux_doom_after_the_tasks_own_error_keeps_its_words(tmp_path: Path) -> None:

@@ -869,17 +869,20 @@ def _flux(text: str) -> list[RankDeath]:
                               offset=match.start(), outside=True)]
         how = f" ({_line(text, end)})" if end is not None and end.start() > match.start() else ""
         # (flux-job's status is the job's: the worst of its tasks' ends. A kill, SIGKILL or SIGTERM, is the shell's
-        # end of the tasks still running after exit-timeout, not the first task's; a code or a fault is that task's)
-        torn = sig in ("SIGKILL", "SIGTERM")
+        # end of the tasks still running after exit-timeout, not the first task's; a code or a fault is that task's.
+        # Older flux-core prints a signal's end as its code, 128 + the signal: 137, 143)
+        torn = sig in ("SIGKILL", "SIGTERM") or code in (137, 143)
         if how and torn and end is not None:
-            said = (f"Flux: task {rank} on host {host} ended first (how: not in this input; flux-job's "
-                    f"'{end.group('words')}' is the job shell's end of the other tasks, still running after "
+            told = end.group("words") or f"exit code {code}"
+            said = (f"Flux: task {rank} on host {host} ended first (how, flux-job's status does not tell: its "
+                    f"'{told}' is the job shell's end of the other tasks, still running after "
                     f"exit-timeout={match.group('t')}) ({_line(text, match)})")
         else:
             said = (f"Flux: task {rank} on host {host} ended first; the job shell ended the other tasks after "
                     f"exit-timeout={match.group('t')} ({_line(text, match)}){how}")
-        return [RankDeath(rank, sig if how and not torn else None, code if how else None, host, None, said[:400],
-                          first=True, offset=match.start())]
+        told = bool(how) and not torn
+        return [RankDeath(rank, sig if told else None, code if told else None, host, None, said[:400], first=True,
+                          offset=match.start())]
     if end is not None and (sig or code):
         said = f"signal {sig}" if sig else f"exit code {code}"
         return [RankDeath(None, sig, code, None, None, f"Flux: the job's task(s) ended with {said} "

@@ -111,3 +111,21 @@ def test_the_readers_words_and_places() -> None:
     found = banners(text)
     assert [(rank, what) for rank, what, _, _ in found] == [
         (4, "SAMRAI's program abort (b.C line 7): bad box"), (3, "MITgcm's ABNORMAL END in S/R INI_PARMS")]
+
+
+@pytest.mark.parametrize(("lines", "reason", "not_reason"), [
+    # another routine's message it went on past, output, then the end's own message naming the routine (rev50 F6)
+    (("(PID.TID 0001.0001) *** ERROR *** READ_FLD_XY_RS: file \"bathy.bin\" not found, using flat bottom",
+      "(PID.TID 0001.0001) EXF_INIT: done", "(PID.TID 0001.0001) *** ERROR *** S/R EXF_CHECK: exf_iprec = 16 bad",
+      "(PID.TID 0001.0001) exf_iprec read from data.exf", "(PID.TID 0001.0001) ABNORMAL END: S/R EXF_CHECK"),
+     "exf_iprec = 16 bad", "bathy.bin"),
+    # rev50's m2.txt: INI_PARMS's recovered message, the solver's output, then CG2D's end with no message of its own
+    (("(PID.TID 0000.0001) *** ERROR *** INI_PARMS: Unable to open file \"data.pkg\"",
+      "(PID.TID 0000.0001) Trying default: data.pkg.default", " (PID.TID 0000.0001) nIter0 = 0",
+      *["(PID.TID 0000.0001) cg2d: Sum(rhs),rhsMax = 1.2E-10 3.4E+00"] * 4,
+      "(PID.TID 0000.0001) *** ERROR *** ABNORMAL END: S/R CG2D", "STOP ABNORMAL END: S/R CG2D"),
+     "ABNORMAL END in S/R CG2D", "data.pkg"),
+])
+def test_the_ends_reason_is_its_own_routines_message(lines: tuple[str, ...], reason: str, not_reason: str) -> None:
+    summary = report(*lines).verdict.summary
+    assert reason in summary and not_reason not in summary, summary

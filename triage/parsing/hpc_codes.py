@@ -176,10 +176,23 @@ def banners(text: str) -> list[tuple[int | None, str, int, int]]:
         found.append((int(m.group("rank")) if m.group("rank") else None, samrai + (f": {what}" if what else ""),
                       m.start(), end))
     for m in finditer(_MITGCM, text):
+        # the end's reason: the last *** ERROR *** line (PRINT_ERROR's) that names the routine that stopped ("S/R
+        # CG2D: ..." or "CG2D: ...", as MITgcm's messages start), else one right above the end with only other ERROR
+        # lines between; another routine's earlier message (a file it went on without) is no reason for this end
+        routine = m.group("where")[4:].split("(", 1)[0].strip()
         error: re.Match[str] | None = None
-        for found_error in _MITGCM_ERROR.finditer(text, max(0, m.start() - 600), m.start()):
-            if not found_error.group("what").startswith("ABNORMAL END"):
-                error = found_error     # (its own "*** ERROR *** ABNORMAL END: S/R X" line repeats the end, no reason)
+        adjacent, cursor = True, m.start()
+        for found_error in reversed(list(_MITGCM_ERROR.finditer(text, max(0, m.start() - 600), m.start()))):
+            between = text[found_error.end():text.rfind("\n", 0, cursor) + 1]
+            adjacent = adjacent and all(not line.strip() or "*** ERROR ***" in line or "ABNORMAL END" in line
+                                        for line in between.splitlines())
+            cursor = found_error.start()
+            what = found_error.group("what")
+            if what.startswith("ABNORMAL END"):
+                continue                # (its own "*** ERROR *** ABNORMAL END: S/R X" line repeats the end)
+            if adjacent or re.match(rf"(?:S/R[ \t]+)?{re.escape(routine)}\b", what):
+                error = found_error
+                break
         what = f": {error.group('what')}" if error is not None and error.group("what") else ""
         found.append((int(m.group("rank")) if m.group("rank") else None,
                       f"MITgcm's ABNORMAL END in {m.group('where')}{what}", m.start(), m.end()))

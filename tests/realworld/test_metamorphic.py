@@ -56,6 +56,12 @@ KNOWN: dict[tuple[str, str], str] = {
     ("rank_print", "pytorch__pytorch__150852"): _RANK_PRINT + "its rank not named",
     ("wrap80", "spine-generic__spine-generic__108"): "bash's 'line N: PID Killed <command>' record wrapped at 80 "
                                                      "columns: not read, another job's OSError named (round 45)",
+    ("kubectl_prefix", "WM-PO__WMPO__3"): "a pod tag on every line of a paste a terminal padded and hard-wrapped at "
+                                          "188 columns: the raylet's wrapped OOM record not put back (refused; round 67)",
+    ("wrap80", "WM-PO__WMPO__3"): "a paste padded and hard-wrapped at 188 columns wrapped again at 80: the raylet's OOM "
+                                  "record not put back (refused; round 67)",
+    ("wrap120", "WM-PO__WMPO__3"): "a paste padded and hard-wrapped at 188 columns wrapped again at 120: the raylet's "
+                                   "OOM record not put back (refused; round 67)",
     ("bracket_comma_stamp", "ESCOMP__CESM__155"): "a timestamp head on every line: only the first of MPICH's 'Abort(...) "
                                                   "on node N (rank N in comm 0)' lines named (round 48)",
     ("iso_t_stamp", "ESCOMP__CESM__155"): "a timestamp head on every line: only the first of MPICH's 'Abort(...) on "

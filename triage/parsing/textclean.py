@@ -214,7 +214,7 @@ def clean_text(text: str) -> CleanText:
             continue
         lines.append(clean)
         stamps.append(stamp)
-        widths.append(len(_ANSI.sub("", line).rstrip("\n")) if "\x1b" in line else len(line.rstrip("\n")))
+        widths.append(len(_bare(line).rstrip("\n")))
     lines = _without_stamped_logging_heads(lines, stamps)
     wrap = _wrap_width(widths, lines)
     out: list[str] = []
@@ -232,7 +232,7 @@ def clean_text(text: str) -> CleanText:
             joined += 1
             following = lines[i]
             # (a cut after a space: the raw line ended in it, the space was the glue)
-            spaced = width == wrap and raw[i - 1 + bisect_right(fences, i - 1)][-1:] in (" ", "\t")
+            spaced = width == wrap and _bare(raw[i - 1 + bisect_right(fences, i - 1)])[-1:] in (" ", "\t")
             glue = " " if spaced else _glue(line, following, width == wrap)
             line, width = line + glue + following.lstrip(), widths[i]
         for part in _unglued(line):
@@ -249,7 +249,15 @@ def _padded(raw_line: str) -> bool:
     """Whether a line at the wrap width ends in a run of spaces that fills it to that width: a terminal that pads
     each line to its width (a copy from tmux or screen) ended the text before the width, where a wrap cuts the text
     at it (a cut that falls after one space leaves that one space: the glue, not padding)."""
-    return raw_line.endswith(_PADDING)
+    return _bare(raw_line).endswith(_PADDING)
+
+
+def _bare(raw_line: str) -> str:
+    """A raw line as its terminal printed it: a JSON record's text (a container runtime's ``{"log": ...}``), without
+    ANSI colours (a coloured line's padding stands before its closing code), its trailing spaces kept."""
+    if raw_line[:1] == "{" and raw_line.rstrip()[-1:] == "}" and (record := _json_record(raw_line.strip())) is not None:
+        raw_line = record[0]
+    return _ANSI.sub("", raw_line) if "\x1b" in raw_line else raw_line
 
 
 def _unglued(line: str) -> list[str]:

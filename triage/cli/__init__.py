@@ -10,6 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from triage import __version__, compiled_cache
+from triage.cli import start  # noqa: F401 - before any import of dataclasses: it defers inspect
 from triage.cli.base import Command
 from triage.console import safe_stream
 from triage.errors import TriageError

@@ -11,6 +11,8 @@ from triage.model import RankSummary, Report
 
 @dataclass(frozen=True)
 class RankRow:
+    """One row of the ranks' table: the ranks that look the same, folded."""
+
     ranks: tuple[int, ...]
     hosts: tuple[str, ...]
     state: str

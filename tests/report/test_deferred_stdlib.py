@@ -28,14 +28,16 @@ PROBE = ("import sys, types; from triage.cli import main; code = main(sys.argv[1
 
 @pytest.fixture
 def fresh() -> Iterator[types.ModuleType]:
-    """A standard-library module this process has not imported (colorsys), deferred; removed afterwards."""
-    if "colorsys" in sys.modules:
-        pytest.skip("colorsys is imported already")
-    assert start.defer("colorsys")
+    """A standard-library module (colorsys) deferred as if this process had not imported it; the one it had (if
+    any) put back afterwards."""
+    had = sys.modules.pop("colorsys", None)
     try:
+        assert start.defer("colorsys")
         yield sys.modules["colorsys"]
     finally:
         sys.modules.pop("colorsys", None)
+        if had is not None:
+            sys.modules["colorsys"] = had
 
 
 def test_a_deferred_module_loads_at_its_first_use_and_is_then_the_module(fresh: types.ModuleType) -> None:

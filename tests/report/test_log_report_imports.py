@@ -14,9 +14,12 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import triage
 
 NOT_FOR_A_PLAIN_LOG = (
     "rich", "yaml", "importlib.metadata", "socket", "secrets", "logging", "concurrent.futures",
@@ -41,8 +44,10 @@ PROBE = ("import json, sys; from triage.cli import main; code = main(sys.argv[1:
 
 
 def _report(tmp_path: Path, *args: str) -> tuple[dict[str, object], set[str], int]:
+    # (this checkout's triage, wherever the installed one is)
+    env = dict(os.environ, PYTHONPATH=str(Path(triage.__file__).resolve().parents[1]))
     out = subprocess.run([sys.executable, "-c", PROBE, "report", *args, "--format", "json"], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=300, check=False)
+                         env=env, capture_output=True, text=True, timeout=300, check=False)
     assert out.returncode == 1, out.stderr
     modules = out.stderr.rsplit("MODULES ", 1)[1]
     built = int(out.stderr.rsplit("NEEDLES ", 1)[1].split("\n", 1)[0])

@@ -78,7 +78,7 @@ def test_a_kubectl_table_is_not_joined_as_a_wrapped_line() -> None:
     assert len({len(row) for row in rows[1:]}) == 1
     assert clean_text("\n".join(rows)).lines == tuple(rows)
     result = report(*rows)
-    assert result.verdict.kind.value == "stopped", result.verdict.summary
+    assert result.verdict.kind.value == "crash", result.verdict.summary
     assert "bert-ft-worker-0" in result.verdict.summary
 
 

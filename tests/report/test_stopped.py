@@ -1,9 +1,10 @@
 """A job stopped from outside (a scheduler's time limit, preemption, node failure, scancel; a pod
-OOMKilled or evicted) is a verdict of its own, ``stopped``, headed with who stopped it, why, on
-which host, when and what to do, asking for no rank. When a rank failed, timed out or hung before the
-stop, that first failure stays the verdict and the stop is said after it. srun's records name the
-task that ended first over the collateral. Real Slurm output (data/slurm, captured on this machine's
-cluster) and hand-written variants of the class (other hosts, reasons, ids, ranks)."""
+evicted; a pod OOMKilled is its container's crash by SIGKILL, not a stop) is a verdict of its own,
+``stopped``, headed with who stopped it, why, on which host, when and what to do, asking for no rank.
+When a rank failed, timed out or hung before the stop, that first failure stays the verdict and the
+stop is said after it. srun's records name the task that ended first over the collateral. Real Slurm
+output (data/slurm, captured on this machine's cluster) and hand-written variants of the class (other
+hosts, reasons, ids, ranks)."""
 
 from __future__ import annotations
 
@@ -110,13 +111,15 @@ def test_what_went_wrong_before_the_stop_stays_the_verdict(host: str, why: str, 
 
 
 @pytest.mark.parametrize("pod", ["train-worker-2", "llama-ft-worker-11"])
-def test_an_oomkilled_pod_is_a_stop_that_says_to_raise_its_limit(pod: str, tmp_path: Path) -> None:
+def test_an_oomkilled_pod_is_its_containers_crash_that_says_to_raise_its_limit(pod: str, tmp_path: Path) -> None:
+    # (the container's own memory over its limit: a crash by SIGKILL, as Kubernetes' own fields read; not a stop)
     text = (f"Name:             {pod}\nNamespace:        default\nContainers:\n  pytorch:\n    Last State:     "
             "Terminated\n      Reason:       OOMKilled\n      Exit Code:    137\n")
     _, doc = _report(text, tmp_path)
     verdict = doc["verdict"]
-    assert verdict["kind"] == "stopped" and verdict["culprit_host"] == pod, verdict
-    assert "SIGKILL" in verdict["summary"] and "limits.memory" in verdict["summary"]
+    assert verdict["kind"] == "crash" and verdict["culprit_host"] == pod, verdict
+    assert "SIGKILL" in verdict["summary"]
+    assert "resources.limits.memory" in str(doc["next_steps"]), doc["next_steps"]
 
 
 @pytest.mark.parametrize("pod", ["train-worker-2", "llama-ft-worker-11"])

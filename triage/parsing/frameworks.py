@@ -1153,7 +1153,9 @@ def _kubernetes(text: str) -> list[RankDeath]:
         sig = "SIGKILL" if oom or code == 137 else signal_name(str(code - 128)) if code and 128 < code < 160 else None
         how = "OOMKilled (the container hit its memory limit: the kernel sent SIGKILL)" if oom else "Error"
         said = f"pod {pod or '?'}: {how}" + (f", exit code {code}" if code is not None else "")
-        out.append(RankDeath(None, sig, None if sig else code, pod, None, said, offset=match.start(), outside=oom))
+        # (OOMKilled: the container's own memory use over its limit, a crash by SIGKILL as Kubernetes' own fields,
+        # Vertex AI's OOMKilled replica and YARN's and Slurm's memory kills are read; not a stop from outside)
+        out.append(RankDeath(None, sig, None if sig else code, pod, None, said, offset=match.start()))
     for match in _K8S_OOM_FIELD.finditer(text) if not out else ():
         if went_on_after(text, match.end(), lines=400):
             continue                # (an old restart of a pod in a listing, the job went on)
@@ -1170,7 +1172,7 @@ def _kubernetes(text: str) -> list[RankDeath]:
             continue
         out.append(RankDeath(None, "SIGKILL", None, match.group("pod"), None,
                              f"pod {match.group('pod')}: OOMKilled (the container hit its memory limit: the kernel "
-                             f"sent SIGKILL): {_line(text, match)}"[:300], offset=match.start(), outside=True))
+                             f"sent SIGKILL): {_line(text, match)}"[:300], offset=match.start()))
     for match in _K8S_EVICTED.finditer(text):
         pod = None
         for name in _K8S_POD_NAME.finditer(text, 0, match.start()):

@@ -20,6 +20,11 @@ from triage.model.evidence import EventKind, Evidence, ExitInfo
 
 STOPPED = "stopped"          # the failure_kind of a stop from outside (triage.parsing.crashlog's kind)
 
+_NODE_FAILED = ("find why the node failed: its state and reason (`sinfo -R`, `scontrol show node HOST`: State=DOWN or "
+                "DRAIN and its Reason), its slurmd log and `dmesg` on it (a reboot, a hardware, kernel or network "
+                "fault); then requeue from the last checkpoint (`scontrol requeue JOBID`, or sbatch --requeue), "
+                "excluding it (--exclude HOST) until it is fixed")
+
 # What to do, by what the scheduler's own line says (the words triage.parsing.frameworks puts in it)
 _TO_DO = (
     # a signal to triage launch itself, passed to the launcher (triage.load.forwarded's words)
@@ -63,8 +68,13 @@ _TO_DO = (
     ("deadline", "start it earlier or give it less to do (sbatch --deadline), and checkpoint more often"),
     ("preempt", ("checkpoint more often and requeue (sbatch --requeue), or run in a partition or QOS that is "
                 "not preempted")),
-    ("node failed", ("drain and check the node (`sinfo -R`, `scontrol show node HOST`, slurmctld's log), then requeue "
-                    "from the last checkpoint, excluding it (sbatch --exclude HOST)")),
+    # a node lost under the job (slurmstepd's DUE TO NODE FAILURE, sacct's and submitit's NODE_FAIL, srun's and
+    # salloc's "Node failure on HOST", Flux's lost shell): the node's own state and logs say why, not sacct's who
+    ("Flux lost the job shell", ("find why the node or its shell went: its state and reason (`flux resource status`, "
+                                 "`flux resource drain`), the broker's log (`flux dmesg`) and `dmesg` on HOST; then "
+                                 "run it again from the last checkpoint without it (--requires=-host:HOST)")),
+    ("node failed", _NODE_FAILED),
+    ("Node failure", _NODE_FAILED),
     ("LSF ended the job from outside", ("find who or what ended it: `bhist -l JOBID` (a bkill by its owner or an "
                                         "admin, a preemption)")),
     ("requeue", "it was requeued: the next run restarts from the last checkpoint (check that it resumes)"),

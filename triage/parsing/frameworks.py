@@ -756,10 +756,12 @@ def _slurm(text: str) -> list[RankDeath]:
         out.append(RankDeath(None, "SIGKILL", None, host, None, note[:400], offset=match.start(), outside=True))
     for match in _SRUN_NODE_FAILURE.finditer(text):
         host, tool = match.group("host"), match.group(0).split(":", 1)[0]
-        under = "the job step" if tool == "srun" else "the job's allocation"
+        # (salloc's node is one of the allocation's: Slurm ends the job for it, unless salloc ran with --no-kill)
+        under, what_ended = (("the job step", "which ended the step") if tool == "srun" else
+                             ("the job's allocation", "which ends the job unless salloc ran with --no-kill"))
         out.append(RankDeath(None, "SIGTERM", None, host, None,
-                             f"Slurm: node {host} failed under {under} ({tool}: Node failure), which ended the "
-                             f"step; the ranks' SIGTERM after this is its consequence ({_line(text, match)})"[:400],
+                             f"Slurm: node {host} failed under {under} ({tool}: Node failure), {what_ended}; the "
+                             f"ranks' SIGTERM after this is its consequence ({_line(text, match)})"[:400],
                              offset=match.start(), outside=True))
     for match in _SRUN_NO_STEP.finditer(text):
         out.append(RankDeath(None, None, None, None, None,

@@ -42,9 +42,16 @@ _HOW_IT_DIED = lazy_regex(r"SIG[A-Z]{3,6}|[Ss]ignal|CUDA|cuda|[Ii]llegal|Xid|[Ss
 # a batch system's or a container runtime's own kill at the job's memory limit, as the readers word it
 # (triage.parsing.frameworks: "YARN killed a container ...", "PBS killed the job for exceeding its requested mem",
 # "Slurm killed job N ... for exceeding its memory limit", Kubernetes' and Vertex AI's "OOMKilled", LSF's TERM_MEMLIMIT)
-_LIMIT_KILL = lazy_regex(r"\b(?:YARN killed a container|PBS killed the job for exceeding|"
+_LIMIT_KILL = lazy_regex(r"\b(?:YARN killed a container|"
+                         r"PBS killed the job for exceeding its requested (?:v|p|pv)?mem\b|"
                          r"Slurm killed job \S+ (?:on \S+ )?for exceeding its memory limit)|\bOOMKilled\b|"
                          r"\bTERM_MEMLIMIT\b")
+# PBS's kill at the CPU the job asked for ("PBS killed the job for exceeding its requested cput", ncpus, pcput)
+_CPU_LIMIT_KILL = lazy_regex(r"\bPBS killed the job for exceeding its requested (?:p?cput|ncpus)\b")
+# Dask's nanny restarting a worker past its memory budget ("Dask's nanny restarted worker ... for exceeding 95% of its
+# memory limit")
+_DASK_LIMIT_KILL = lazy_regex(r"\bDask's nanny restarted (?:a worker|worker \S+) for exceeding \d+% of its "
+                              r"memory limit")
 # Ascend CANN's AI Core error in a verdict's words (triage.parsing.crashlog reads it as a device fault)
 _AICORE = lazy_regex(r"there is an? (?:ai(?:vec|core) error exception|exception of ai(?:vec|core) error)|"
                      r"Aicore kernel execute failed")
@@ -97,7 +104,18 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None) -> tuple[str, .
         steps.append(f"look at the lines of {who or 'that process'} just before it: if its own last line (training "
                      "finished, a checkpoint saved) came first, its work was done and only its exit failed")
     elif kind is VerdictKind.CRASH:
-        if "SIGKILL" in summary and _LIMIT_KILL.search(summary) is not None:
+        if _DASK_LIMIT_KILL.search(summary) is not None:
+            # (the nanny's own restart at distributed.worker.memory.terminate: no kernel OOM line tells it)
+            steps.append("Dask's nanny restarted the worker at its memory budget (distributed.worker.memory."
+                         "terminate, by default 95% of the worker's memory_limit), not the host's memory running out: "
+                         "give each worker more memory (dask worker --memory-limit, LocalCluster(memory_limit=...), "
+                         "dask-jobqueue's memory), fewer threads per worker, or smaller partitions or chunks")
+        elif _CPU_LIMIT_KILL.search(summary) is not None:
+            steps.append("PBS killed it at the CPU the job asked for: cput is the CPU time of all its processes and "
+                         "ncpus the cores they use at once, so threads beyond the cores asked for (OMP_NUM_THREADS, "
+                         "torch.set_num_threads, DataLoader workers, BLAS threads) use them up: match the threads to "
+                         "-l ncpus (or select=...:ncpus=), or raise -l cput")
+        elif _LIMIT_KILL.search(summary) is not None:
             # the batch system's (or the container runtime's) own kill at the job's memory limit: no kernel OOM
             # line in dmesg tells it; the limit is the job's request
             steps.append("the scheduler killed it at the memory limit the job asked for (not the host's memory "

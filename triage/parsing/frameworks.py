@@ -84,6 +84,9 @@ _SLURM_MEMORY = lazy_regex(r"(?:Job|Step) (?P<id>\S+) exceeded (?:virtual )?memo
                            r"\((?P<used>\d+) > (?P<limit>\d+)\), being killed")
 # PBS (Torque's and PBS Pro's MOM) killing a job over its requested memory, in the job's output file: "=>> PBS: job
 # killed: mem 38427376kb exceeded limit 33554432kb", "=>> PBS: job killed: mem job total 115343360 kb exceeded ..."
+# (PBS's MOM, OpenPBS's and Torque's mom_main.c, writes the line and ends the job over a limit with SIGTERM, then
+# SIGKILL after the job's kill_delay: which of them ended it, the line does not say)
+_PBS_SIGNAL = "the signal that ended it is not in this input: PBS sends SIGTERM, then SIGKILL after its kill_delay"
 _PBS_MEMORY = lazy_regex(r"PBS: job killed: (?P<what>v?mem)(?: job total)? (?P<used>\d+) ?kb exceeded limit "
                          r"(?P<limit>\d+) ?kb")
 # YARN's NodeManager killing a container over its memory limit, as Spark's driver tells it (YarnAllocator: "Container
@@ -179,6 +182,9 @@ _CONDOR_LATER = lazy_regex(r"^0?(?:00|01|05|13) \(\d+\.\d+\.\d+\) ", re.MULTILIN
 # Worker tcp://10.0.0.5:34937 (pid=129) exceeded 95% memory budget. Restarting..."
 # (a logging head before the message, "2026-01-02 03:04:05,678 - distributed.nanny - WARNING - ", may be read as the
 # line's head and taken off it: the message's own words are the nanny's)
+# (its second word to a worker still alive after SIGTERM, distributed/worker_memory.py: "Worker tcp://...
+# (pid=129) is slow to accept SIGTERM; sending SIGKILL")
+_DASK_SIGKILL = lazy_regex(r"is slow to accept SIGTERM; sending SIGKILL")
 _DASK_MEMORY = lazy_regex(r"(?:distributed\.nanny(?:\.memory)? - WARNING - )?\bWorker(?: (?P<addr>[\w./:-]+))?"
                           r"(?: \(pid=(?P<pid>\d+)\))? exceeded (?P<pct>\d+)% memory budget")
 # the kubelet's eviction message alone, as an event's or a pod's message (pkg/kubelet/eviction): "The node was low on
@@ -495,8 +501,8 @@ def _memory_kills(text: str) -> list[RankDeath]:
         break                       # (the job's one kill; its steps' lines repeat it)
     for match in _PBS_MEMORY.finditer(text):
         note = (f"out of memory: PBS killed the job for exceeding its requested {match.group('what')} "
-                f"({match.group('used')} kb, limit {match.group('limit')} kb): {_line(text, match)}")
-        out.append(RankDeath(None, "SIGKILL", None, None, None, note[:400], offset=match.start()))
+                f"({match.group('used')} kb, limit {match.group('limit')} kb; {_PBS_SIGNAL}): {_line(text, match)}")
+        out.append(RankDeath(None, None, None, None, None, note[:400], offset=match.start()))
         break
     for match in _YARN_MEMORY.finditer(text) if "YARN" in text or "beyond" in text else ():
         if went_on_after(text, match.end()) or _SPARK_WENT_ON.search(text, match.end()) is not None:
@@ -558,9 +564,14 @@ def _memory_kills(text: str) -> list[RankDeath]:
             continue                # the nanny restarted the worker and the job went on (Dask re-runs its tasks)
         worker = f"worker {match.group('addr')}" if match.group("addr") else "a worker"
         pid = int(match.group("pid")) if match.group("pid") else None
-        note = (f"out of memory: Dask's nanny killed {worker} for exceeding {match.group('pct')}% of its memory "
-                f"limit: {_line(text, match)}")
-        out.append(RankDeath(None, "SIGKILL", None, None, pid, note[:400], offset=match.start()))
+        # (the nanny terminates the worker's process, SIGTERM, and sends SIGKILL only where it says so: "is slow to
+        # accept SIGTERM; sending SIGKILL")
+        killed = _DASK_SIGKILL.search(text, match.end()) is not None
+        how = ("it sent SIGKILL" if killed else
+               "the signal is not in this input: the nanny sends SIGTERM, then SIGKILL where it says so")
+        note = (f"out of memory: Dask's nanny restarted {worker} for exceeding {match.group('pct')}% of its memory "
+                f"limit ({how}): {_line(text, match)}")
+        out.append(RankDeath(None, "SIGKILL" if killed else None, None, None, pid, note[:400], offset=match.start()))
         break                       # (the nanny restarts it and says it again for each kill)
     return out
 
@@ -579,8 +590,9 @@ def _batch_limits(text: str) -> list[RankDeath]:
                     f"{_line(text, match)}")
             out.append(RankDeath(None, "SIGTERM", None, None, None, note[:400], offset=match.start(), outside=True))
         else:
-            note = f"PBS killed the job for exceeding its requested {what} ({said}): {_line(text, match)}"
-            out.append(RankDeath(None, "SIGKILL", None, None, None, note[:400], offset=match.start()))
+            note = (f"PBS killed the job for exceeding its requested {what} ({said}; {_PBS_SIGNAL}): "
+                    f"{_line(text, match)}")
+            out.append(RankDeath(None, None, None, None, None, note[:400], offset=match.start()))
         break                       # (the job's one kill)
     for match in _SERVER_WALLTIME.finditer(text) if not out else ():
         if went_on_after(text, match.end()):

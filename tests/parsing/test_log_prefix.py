@@ -127,17 +127,21 @@ def test_open_mpi_signal_handler_head_gives_a_pid_not_a_rank() -> None:   # aws/
     assert split_rank_prefix("[gpu-node-3:5] Epoch 1 loss 0.3").rank == 5      # triage's own tag still reads
 
 
-@pytest.mark.parametrize(("line", "worker", "rest"), [
-    ("      From worker 3:\tsignal (6): Aborted", 3, "signal (6): Aborted"),      # as Julia prints it (a tab)
-    ("      From worker 12:    julia: subtype.c:1887: Assertion failed.", 12, "julia: subtype.c:1887: Assertion failed."),
-    ("      From worker 3:", 3, ""),                                             # an empty line of the worker's
-    ("From worker 2: [ Info: step 10", 2, "[ Info: step 10"),                    # its indent lost in the paste
+@pytest.mark.parametrize(("line", "name", "rest"), [
+    ("      From worker 3:\tsignal (6): Aborted", "Julia worker 3", "signal (6): Aborted"),   # as Julia prints it
+    ("      From worker 3:\t", "Julia worker 3", ""),                            # an empty line of the worker's
+    # without Distributed's tab (pasted as spaces, or a Python pool's own words): a worker of a program the line does
+    # not name, Julia's only where the input shows Julia elsewhere (triage.parsing.log_owners)
+    ("      From worker 12:    julia: subtype.c:1887: Assertion failed.", "worker 12",
+     "julia: subtype.c:1887: Assertion failed."),
+    ("      From worker 3:", "worker 3", ""),
+    ("From worker 2: [ Info: step 10", "worker 2", "[ Info: step 10"),
 ])
-def test_julia_distributed_worker_prefix(line: str, worker: int, rest: str) -> None:
-    """Julia's Distributed prints a worker's output as "      From worker N:\\t<line>": N is the worker's id (the
+def test_julia_distributed_worker_prefix(line: str, name: str, rest: str) -> None:
+    """Julia's Distributed prints a worker's output as "      From worker N:\t<line>": N is the worker's id (the
     master is 1), no rank; the line after it is the worker's own."""
     parsed = split_rank_prefix(line)
-    assert (parsed.rank, parsed.host, parsed.rest, parsed.name) == (None, None, rest, f"Julia worker {worker}")
+    assert (parsed.rank, parsed.host, parsed.rest, parsed.name) == (None, None, rest, name)
 
 
 

@@ -4,6 +4,7 @@ lines of the same log (:mod:`triage.parsing.nccl.lines`)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
@@ -47,6 +48,7 @@ def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
         parsed = [split_rank_prefix(line, prepend=True) if line.startswith("[") and not nccl_device_tag(line) else p
                   for line, p in zip(lines, parsed)]
     parsed, replica_notes = _replica_ranks(lines, parsed)
+    parsed = _julias_workers(lines, parsed)
     reading = host_tag_reading(parsed)
     if reading != "rank":       # "[host:N]" heads are host:pid here (or cannot be told apart: read as processes)
         parsed = [replace(p, rank=None, pid=p.rank, host_tag=reading == "unknown") if p.host_tag else p
@@ -104,6 +106,23 @@ def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
 # vLLM's engine core of data-parallel rank N, "(EngineCore_DP1 pid=4121) ..." (v1's engine cores, one per DP rank)
 _ENGINE_CORE = lazy_regex(r"^EngineCore_DP(\d+)$")
 _JULIA_WORKER = lazy_regex(r"^Julia worker (\d+)$")     # (triage.parsing.log_prefix's name for "From worker N:")
+_WORKER = lazy_regex(r"^worker (\d+)$")                  # (its name for the same words without Distributed's shape)
+# Julia's own words elsewhere in the input: its runtime's fatal signal report, a script's uncaught error, the master's
+# word of a worker's end, a frame of a .jl file
+_JULIA_WORDS = lazy_regex(r"^\s*signal \(\d{1,2}\): [A-Z]|\bERROR: LoadError\b|\bProcessExitedException\b|"
+                          r"\.jl:\d+|^Worker \d+ terminated\.", re.MULTILINE)
+
+
+def _julias_workers(lines: list[str] | tuple[str, ...], parsed: list[RankPrefix]) -> list[RankPrefix]:
+    """A "From worker N:" line is Julia's worker where the input shows Julia: Distributed's indent and tab on one of
+    them, or Julia's own words anywhere; else the worker of a program the input does not name."""
+    bare = [at for at, p in enumerate(parsed) if p.name is not None and _WORKER.match(p.name)]
+    if not bare or not (any(p.name is not None and _JULIA_WORKER.match(p.name) for p in parsed)
+                        or any(_JULIA_WORDS.search(p.rest) for p in parsed)):
+        return parsed
+    for at in bare:
+        parsed[at] = replace(parsed[at], name=f"Julia {parsed[at].name}")
+    return parsed
 
 
 def _process_note(key: int | str, p: RankPrefix) -> str:
@@ -115,6 +134,8 @@ def _process_note(key: int | str, p: RankPrefix) -> str:
     if (julia := _JULIA_WORKER.match(p.name)) is not None:
         return (f" (printed by Julia's worker {julia.group(1)}: an id Julia's Distributed gives its workers, the "
                 "master being 1, not a rank)")
+    if (worker := _WORKER.match(p.name)) is not None:
+        return f" (printed by worker {worker.group(1)}: the program's own worker number, not a rank)"
     if (engine := _ENGINE_CORE.match(p.name)) is None:
         return ""
     return (f" (in vLLM's engine core {p.name}, pid {p.pid}: the engine of data-parallel rank {engine.group(1)}; its "

@@ -105,8 +105,12 @@ _DETERMINED = lazy_regex(r"(?:[0-9a-f]{8} (?:\[rank=(?P<rank>\d+)\] )?|\[rank=(?
 # "kubectl logs --prefix" ("[pod/NAME/CONTAINER] "), with "--timestamps" after it: the pod, no rank
 _K8S = lazy_regex(r"\[pod/([\w.-]+)/[\w.-]+\] ?(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) )?")
 # Julia's Distributed: the master prints each worker's output as "      From worker 3:\t<line>" (cluster.jl's
-# redirect_worker_output; the tab often pasted as spaces): the worker's id (the master is 1), never a rank
+# redirect_worker_output; Julia 0.x "\tFrom worker 3:\t"; the tab often pasted as spaces, the indent often taken off
+# with the paste's): the worker's id (the master is 1), never a rank. Julia's on the line's own evidence only with
+# its tab; with spaces (a Python pool's own "From worker 2: ...", or Julia's tab pasted as spaces), a worker of no
+# known program's, Julia's where the input shows Julia elsewhere (triage.parsing.log_owners)
 _JULIA = lazy_regex(r"[ \t]*From worker (\d+):(?:[ \t]+|$)")
+_JULIA_SHAPE = lazy_regex(r"[ \t]*From worker \d+:\t")
 # the Folding@home client's head on each line of its log and of its science core's output: "11:16:19:WU00:FS00:0xa7:"
 # (time, work unit, folding slot, core; the core's lines with their level, "ERROR:", "WARNING:"): a slot, no rank
 _FAH = lazy_regex(r"(?:\d\d:\d\d:\d\d:)?WU\d\d:FS\d\d:(?:0x[0-9a-f]{1,4}:)?(?:(?:ERROR|WARNING):)?")
@@ -199,7 +203,8 @@ def split_rank_prefix(line: str, prepend: bool = False) -> RankPrefix:
                 rank, rest = int(match.group(1)), rest[match.end():]   # (-prepend-rank inside the pod's tag)
             continue
         elif (match := _JULIA.match(rest)) is not None:
-            name = name or f"Julia worker {match.group(1)}"
+            name = name or (f"Julia worker {match.group(1)}" if _JULIA_SHAPE.match(rest)
+                            else f"worker {match.group(1)}")
         elif (match := _FAH.match(rest)) is not None:
             pass
         elif (match := _SRUN.match(rest)) and rank is None and (host is None or pod):   # (srun in a pod)

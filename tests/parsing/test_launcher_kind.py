@@ -69,6 +69,8 @@ ODD = [
     "[1,3]<stderr>: x\n", "[3]<stdout>: x\n",
     "horovodrun -np 4\n", "mpiexec -n 2\n", "torchx run\n", "ray::Worker.run()\n",
     "rank 3 crashed\n", "",
+    "ERROR: LoadError: ProcessExitedException(3)\n", "      From worker 2:\tx\n", "  From worker 2:   x\n",
+    " [1] f at ./remotecall.jl:465\n", "torch.multiprocessing.spawn.ProcessExitedException: process 1\n",
 ]
 
 

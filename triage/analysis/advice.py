@@ -193,6 +193,8 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None) -> tuple[str, .
         steps.append("the culprit is a rank this input does not show: gather the output of every rank "
                      f"({tagged}) and run triage report on all of it")
         steps.append(LIVE_STACKS)
+    if launcher == "julia":
+        return tuple(steps)         # (Julia's workers: no triage launch, no PyTorch Flight Recorder to enable)
     if not (kind is VerdictKind.EXCEPTION and LAUNCH_TEXT in summary):
         steps.append(next_time(launcher))      # (a job that never ran: no stack nor Flight Recorder to gather)
     return tuple(steps)

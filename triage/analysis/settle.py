@@ -25,6 +25,7 @@ _PER_RANK = {
     "slurm": "srun --label",
     "deepspeed": "deepspeed --enable_each_rank_log DIR",
     "spawn": "a rank tag on each spawned process's lines, which torch.multiprocessing.spawn does not add",
+    "julia": "the master's `From worker N:` lines, or each worker's log",
     "torchx": "`torchx log` of each replica",
     "ray": "each Ray worker's own log in the session's logs directory on its node",
 }
@@ -34,6 +35,7 @@ _UNDER_TRIAGE = {
     "slurm": "`slurm/triage.sbatch` (one `triage launch` per node, in front of torchrun)",
     "ray": None,
     "torchx": None,
+    "julia": None,
 }
 _IN_FRONT = "`triage launch -- ...` in front of the command that starts each node's ranks"
 
@@ -63,8 +65,19 @@ def per_rank_output(launcher: str | None) -> str:
     return _PER_RANK.get(launcher or "", PER_RANK_OUTPUT)
 
 
+# Julia's Distributed has workers of ids (the master being 1), no ranks: what names the one that failed is its own lines
+SETTLE_JULIA = ("which worker: the workers' own lines (the master's `From worker N:` lines before the failure, or each "
+                "worker's log) would tell; Julia's Distributed numbers its workers, the master being 1, and has no "
+                "ranks")
+SETTLE_JULIA_NAMED = ("what led to it: that worker's own lines before it (the master's `From worker N:` lines, or its "
+                      "log) would tell; Julia's Distributed numbers its workers, the master being 1, and has no ranks")
+
+
 def fit_launcher(text: str, launcher: str | None) -> str:
-    """``text`` with torchrun's per-rank output flag replaced by the launcher's own."""
+    """``text`` with torchrun's per-rank output flag replaced by the launcher's own; under Julia's Distributed, the
+    question of which rank is which worker's, or what led to it where the text names Julia's worker already."""
+    if (launcher == "julia" or "Julia's worker" in text) and SETTLE_RANK in text:
+        return text.replace(SETTLE_RANK, SETTLE_JULIA_NAMED if "Julia's worker" in text else SETTLE_JULIA)
     fitted = per_rank_output(launcher)
     return text if fitted == PER_RANK_OUTPUT else text.replace(PER_RANK_OUTPUT, fitted)
 MAX_NAMED_ABSENT = 4

@@ -45,9 +45,10 @@ from __future__ import annotations
 import re
 
 from triage.lazy_regex import lazy_regex
-from triage.parsing.launchers import RankDeath, signal_name
+from triage.parsing.launchers import RankDeath, parse_rank_deaths, signal_name
 from triage.parsing.progress import says_it_ended, went_on_after
 from triage.parsing.regex_gate import holds_any
+from triage.parsing.torchelastic import parse_launcher_failures
 from triage.parsing.unread_failure import SHELL_TRACE
 
 MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Process", ":FAILED", "FAILED (non-zero",
@@ -67,7 +68,7 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "Error   ", "CrashLoopBackOff", "STEPD TERMINATED", "xit_status", "(exit code ",
            "flux-job: task(s)", "exit-timeout=", "killed by YARN", "Current usage: ",
            "to reliably start one or more daemons", "Host EC2", "instance-terminated-", "marked-for-termination",
-           "termination is imminent", "imminent node shutdown", "is frozen!")
+           "termination is imminent", "imminent node shutdown", "is frozen!", " terminated.")
 
 # slurmstepd (src/slurmd/slurmstepd/req.c): "*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***" with %s "JOB <id>"
 # or "STEP <id>"; "DUE to SIGNAL %s" (strsignal: scancel, or srun ending the step); older Slurm: the same with no
@@ -404,6 +405,15 @@ _ALPS_PE = lazy_regex(r"PE RANK (?P<rank>\d+) exit signal (?P<sig>[A-Z][a-z]+(?:
 # is no record)
 _ATP_DIED = lazy_regex(r"^[ \t>*`]*ATP Stack walkback for Rank (?P<rank>\d+) done[ \t]*\r?\n(?:[ \t]*\r?\n)?"
                        r"[ \t>*`]*Process died with signal (?P<num>\d+)(?::[ \t]*'(?P<name>[^'\n]*)')?", re.MULTILINE)
+# Julia's Distributed master on a worker whose connection closed (cluster.jl): "Worker 3 terminated." on a line of its
+# own; Julia shown by its own words: the master's ProcessExitedException(3), a script's "ERROR: LoadError", a worker's
+# "From worker N:" line, a frame of a .jl file
+_JULIA_TERMINATED = lazy_regex(r"^[ \t]*Worker (?P<id>\d+) terminated\.[ \t]*\r?$", re.MULTILINE)
+# a worker's own fatal signal report above it (Julia's runtime, "signal (11): Segmentation fault", its "From worker N:"
+# prefix taken off or not)
+_JULIA_OWN = lazy_regex(r"^[ \t]*(?:From worker \d+:[ \t]*)?signal \(\d{1,2}\): [A-Z]", re.MULTILINE)
+_JULIA_SHOWN = lazy_regex(r"ProcessExitedException\(\d+\)|\bERROR: LoadError\b|^[ \t]*From worker \d+:|\.jl:\d+",
+                          re.MULTILINE)
 _SGLANG_CHILD = lazy_regex(r"Child process unexpectedly failed with (?:exitcode=|an exit code )(?P<status>\d+)\. "
                            r"pid=(?P<pid>\d+)")
 
@@ -415,6 +425,11 @@ def parse_framework_records(text: str) -> tuple[RankDeath, ...]:
     out = [*_slurm(text), *_mpi(text), *_kubernetes(text), *_ray(text), *_submitit(text), *_launchers(text),
            *_trainers(text), *_nccl_ras(text), *_flux(text), *_cloud_stops(text),
            *_realm_frozen(text)]
+    if not out and _JULIA_TERMINATED.search(text) is not None and not parse_rank_deaths(text) \
+            and not parse_launcher_failures(text):
+        # (a launcher's own record of how the worker's process ended, srun's "task 0: Exited with exit code 1", says
+        # more than the master's word that its connection closed)
+        out.extend(_julia_workers(text))
     for match in _SAGEMAKER.finditer(text):
         status = int(match.group("code"))
         sig = signal_name(str(-status)) if status < 0 else signal_name(str(status - 128)) if 128 < status < 160 \
@@ -1230,6 +1245,27 @@ def _kubernetes(text: str) -> list[RankDeath]:
             out.append(RankDeath(None, None, 1, match.group("pod"), None, _line(text, match), offset=match.start(),
                                  code_unsaid=True))
             break        # (the kubelet repeats it: the container failed; its own log says why)
+    return out
+
+
+def _julia_workers(text: str) -> list[RankDeath]:
+    """Julia's Distributed master's word that a worker died ("Worker 3 terminated.", cluster.jl, when the worker's
+    connection closes), where the input shows Julia and no worker's own fatal signal report comes before it: that
+    worker's death, of no rank and no signal the input gives; the master's ProcessExitedException(3) after it is the
+    consequence."""
+    out: list[RankDeath] = []
+    if _JULIA_SHOWN.search(text) is None:
+        return out
+    for match in _JULIA_TERMINATED.finditer(text):
+        worker = match.group("id")
+        if _JULIA_OWN.search(text, 0, match.start()) is not None:
+            break                   # (a worker's own failure above it is the story: its runtime's signal report)
+        note = (f"Julia's worker {worker} died: the master's Distributed said 'Worker {worker} terminated.' (its "
+                "connection to the worker closed; an id Julia gives its workers, the master being 1, not a rank); how "
+                f"it died is not in this input: the worker's own lines (the master's 'From worker {worker}:' lines, "
+                "or its log) would tell")
+        out.append(RankDeath(None, None, None, None, None, note, offset=match.start()))
+        break                       # (the first worker to die; the others' ends follow from it)
     return out
 
 

@@ -11,6 +11,8 @@ Each name's marks are lines only that launcher prints (its records, its prefixes
   ``sigkill_handler``;
 - ``torchrun``: ``torch.distributed.elastic``, torchelastic's ``ChildFailedError``, ``--tee``'s
   ``[default0]:`` tags, ``torch/distributed/run.py``, the word ``torchrun``;
+- ``julia``: Julia's Distributed (its master's ``ProcessExitedException(3)``, a script's ``ERROR: LoadError``, the
+  master's ``      From worker 3:\t`` lines, ``.jl:`` frames): workers of ids, no ranks;
 - ``spawn``: ``torch.multiprocessing.spawn`` (its module path, ``ProcessRaisedException``,
   ``ProcessExitedException``, ``process N terminated with signal|exit code``);
 - ``horovod``: ``horovodrun`` or its ``[3]<stderr>:`` tags; ``openmpi``: Open MPI's ``[1,3]<stderr>:`` tags,
@@ -33,6 +35,9 @@ _MARKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("deepspeed", lazy_regex(r"deepspeed[./]launcher[./]launch|\[(?:launch|runner)\.py:\d+:\w+\]|sigkill_handler")),
     ("torchrun", lazy_regex(r"torch[./]distributed[./]elastic|torchelastic|ChildFailedError|"
                             r"torch[./]distributed[./]run\b|\btorchrun\b|^\[default\d+\]:", re.MULTILINE)),
+    # (Julia's Distributed before torch.multiprocessing.spawn: its master's ProcessExitedException(3) is another's)
+    ("julia", lazy_regex(r"ProcessExitedException\(\d+\)|\bERROR: LoadError\b|^[ \t]*From worker \d+:\t|"
+                         r"\.jl:\d+", re.MULTILINE)),
     ("spawn", lazy_regex(r"torch[./]multiprocessing[./]spawn|ProcessRaisedException|ProcessExitedException|"
                          r"\bprocess \d+ terminated with (?:signal|exit code)", re.IGNORECASE)),
     ("horovod", lazy_regex(r"\bhorovodrun\b|^\[\d+\]<std(?:out|err)>:", re.MULTILINE)),
@@ -54,6 +59,7 @@ _MARKS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _HOLDS: dict[str, tuple[str, ...]] = {
     "deepspeed": ("deepspeed", ".py:", "sigkill_handler"),
     "torchrun": ("elastic", "ChildFailedError", "distributed", "torchrun", "[default"),
+    "julia": ("ProcessExitedException(", "ERROR: LoadError", "From worker ", ".jl:"),
     "spawn": ("multiprocessing", "processraisedexception", "processexitedexception", " terminated with "),
     "horovod": ("horovodrun", "]<std"),
     "openmpi": ("]<std", "mpirun noticed", "MPI_ABORT was invoked", "Primary job", "mpirun has exited",

@@ -19,7 +19,9 @@ Every function takes text and never raises.
 from __future__ import annotations
 
 import json
+import re
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
 from os.path import commonprefix
@@ -33,6 +35,8 @@ _QUOTE = lazy_regex(r"^(?:>[ \t]?)+")
 _FENCE = lazy_regex(r"^\s*(?:```|~~~)[\w+-]*\s*$")
 _DIGITS = lazy_regex(r"\d+")
 _COLUMN_GAP = lazy_regex(r"(?<=\S)  +(?=\S)")
+_RULE = lazy_regex(r"[ \t]*-{2,}(?: +-{2,})+[ \t]*")     # a table's rule under its header, one dash run a column
+_RULE_GAP = lazy_regex(r"(?<=-) +(?=-)")
 _MONTHS = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec"
 # A timestamp standing at the start of a line, with what usually follows it (a level, a bracket).
 _STAMP = lazy_regex(
@@ -382,14 +386,20 @@ def _wrap_width(widths: list[int], lines: list[str]) -> int | None:
 
 def _table(rows: list[str]) -> bool:
     """Whether lines of one length are the rows of a table padded to its columns (``kubectl get pods``, ``sacct``,
-    ``squeue``): each starts its columns, after a run of spaces, at the same places (two or more), as a terminal's
-    cuts of different lines never do."""
+    ``squeue``): each starts its columns, after a run of spaces, at the same places (two or more), or ends them there
+    (sacct's columns are right-aligned), as a terminal's cuts of different lines never do; a rule under the header
+    (sacct's ``------------ ----------``) marks its columns with one space between them."""
     if len(rows) < 2:
         return False
-    columns = None
+    return _aligned(rows, lambda gap: gap.end()) or _aligned(rows, lambda gap: gap.start())
+
+
+def _aligned(rows: list[str], edge: Callable[[re.Match[str]], int]) -> bool:
+    columns: set[int] | None = None
     for row in rows:
-        starts = {match.end() for match in _COLUMN_GAP.finditer(row)}
-        columns = starts if columns is None else columns & starts
+        gaps = _RULE_GAP if _RULE.fullmatch(row) else _COLUMN_GAP
+        marks = {edge(match) for match in gaps.finditer(row)}
+        columns = marks if columns is None else columns & marks
         if len(columns) < 2:
             return False
     return True

@@ -50,6 +50,7 @@ _OOM_LINES = (
     "Out of memory while trying to allocate 9663676416 bytes.",
     "OOM when allocating tensor with shape[1024,1024] and type float on /job:localhost/replica:0/task:0/device:GPU:0",
     "Out of memory error on GPU 0. Cannot allocate 1.5GB memory on GPU 0",
+    "RESOURCE_EXHAUSTED: Failed to allocate request for 625.00MiB (655360000B) on device ordinal 7",
     "hipErrorOutOfMemory",
     "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY",
     "Device(id:2) memory isn't enough and alloc failed, kernel name: Default/MatMul-op1, alloc size: 1073741824B.",

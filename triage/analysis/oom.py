@@ -4,7 +4,8 @@ A device's allocator (``CUDA out of memory``, ``torch.OutOfMemoryError``, ``CUDA
 memory``, ``XPU out of memory``, a GPU error in a library's words (AMReX's ``CUDA error 2 in file ...: out of
 memory``), HIP's ``hipErrorOutOfMemory``, ``cudaErrorMemoryAllocation``, Level Zero's
 ``ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY``, MindSpore's ``Device(id:N) memory isn't enough``, XLA's
-``RESOURCE_EXHAUSTED: Out of memory``) or the host's OOM killer (the kernel's ``Out of memory: Killed process``,
+``RESOURCE_EXHAUSTED: Out of memory`` and its StreamExecutor allocator's ``Failed to allocate request for SIZE (NB) on
+device ordinal N``) or the host's OOM killer (the kernel's ``Out of memory: Killed process``,
 ``oom-kill``, ``invoked oom-killer``, Kubernetes' ``OOMKilled``, srun's
 ``Out Of Memory``, a crash record the kernel's OOM line explains). The verdict's kind stays what it is; only a failure's
 verdict with no other subkind gets it, and never from triage's own guess (``SIGKILL is often the kernel OOM killer``):
@@ -25,6 +26,7 @@ _OOM = lazy_regex(
     r"|\b(?:ZE|UR)_RESULT_ERROR_OUT_OF_DEVICE_MEMORY\b"
     r"|\bDevice(?:\(id:\d+\))? memory isn't enough and alloc failed\b"
     r"|\bRESOURCE_EXHAUSTED: Out of memory\b"
+    r"|\bFailed to allocate request for [\d.]+ ?[KMGTP]?i?B \(\d+B\) on device ordinal \d+"
     r"|\bOut of memory: Kill(?:ed)? process\b|\boom-kill(?:er)?\b|\boom_kill_process\b|\bOOMKilled\b"
     r"|\bsrun: (?:error: )?[^\n]{0,80}?Out Of Memory\b|\bDetected \d+ oom[_-]kill events?\b"
     r"|\bkilled by the kernel OOM killer\b|\bthe kernel OOM killer ended it\b", re.IGNORECASE)

@@ -87,7 +87,9 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            "appears not to match", "UCX  ERROR", "UCX ERROR", "ASSERT '", ": error: argument ",
            ": error: the following arguments are required", ": error: invalid choice",
            # a memory allocator's fatal heap check (glibc, tcmalloc): it aborts the process
-           "(): ", "double free", "corrupted ", "Attempt to free invalid pointer", *LAUNCH_MARKERS)
+           "(): ", "double free", "corrupted ", "Attempt to free invalid pointer",
+           # XLA's StreamExecutor allocator's status (its out-of-memory: _CUDA_OOM)
+           "Failed to allocate request for", *LAUNCH_MARKERS)
 
 # (or a module's own type named plainly Exception or Error, which only its module path tells from a word:
 # mpi4py's "mpi4py.MPI.Exception: Other MPI error, error stack:"; a bare "Error: ..." stays a CLI's word)
@@ -119,6 +121,11 @@ _CUDA_OOM = lazy_regex(r"CUDA out of memory|OutOfMemoryError|out of memory\. Tri
                        # GPU_0_bfc"), Paddle's ("ResourceExhaustedError: Out of memory error on GPU 0. Cannot allocate")
                        r"\bOut of memory while trying to allocate\b|\bOOM when allocating tensor\b|"
                        r"\bOut of memory error on GPU\b|"
+                       # XLA's StreamExecutor allocator, its status as PJRT prints it for a replica ("Execution of
+                       # replica 0 failed: RESOURCE_EXHAUSTED: Failed to allocate request for 625.00MiB (655360000B) on
+                       # device ordinal 7"): the device's memory, read without the status word a terminal's wrap may
+                       # split ("RE" / "SOURCE_EXHAUSTED: ...")
+                       r"\bFailed to allocate request for [\d.]+ ?[KMGTP]?i?B \(\d+B\) on device ordinal \d+|"
                        # the CUDA and HIP runtimes' names of it (cudaErrorMemoryAllocation is code 2), and a GPU error
                        # told with its file and line, then the runtime's string (AMReX: "CUDA error 2 in file
                        # .../AMReX_Arena.cpp line 173: out of memory", "GPU last error detected in file ... line 1032:

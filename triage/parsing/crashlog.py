@@ -141,7 +141,12 @@ _CUDA_OOM = lazy_regex(r"CUDA out of memory|OutOfMemoryError|out of memory\. Tri
                        # out of memory." head: "Tried to allocate 20.00 MiB (GPU 0; 1.96 GiB total capacity; ...)",
                        # newer "Tried to allocate 2.00 GiB. GPU 1 has a total capacity of 79.15 GiB of which ..."
                        r"\bTried to allocate [\d.]+ [KMGT]i?B(?: \(GPU \d+; [\d.]+ [KMGT]i?B total capacity|"
-                       r"\. GPU \d+ has a total capacity)",
+                       r"\. GPU \d+ has a total capacity)|"
+                       # a CUDA check macro's own line with the failed call's result by number, 2 in both APIs
+                       # (CUDA_ERROR_OUT_OF_MEMORY, cudaErrorMemoryAllocation): torch_memory_saver's
+                       # "[torch_memory_saver.cpp] CUresult error  result=2 file=... func=... line=...", newer
+                       # "cudaError error: 2 (out of memory)  file=csrc/core.cpp func=resume line=172"
+                       r"\b(?:CUresult|cudaError) error(?::[ \t]*|[ \t]+result=)2\b[^\n]*?\bfile=\S+[^\n]*?\bline=\d+",
                        re.IGNORECASE)
 # "CUDA error: X" and what X is (to its line's end, or to PyTorch's "CUDA kernel errors might be ..." glued
 # after it): the one pattern both a log line (parse_crash_line) and a crashed process's tail (crash_log_facts) use
@@ -155,6 +160,15 @@ _CUDA_ERROR = lazy_regex(
     # instruction was encountered", "CUDA_ERROR_ILLEGAL_ADDRESS", "CUDA_ERROR_LAUNCH_FAILED" (its out-of-memory and
     # no-device codes are told apart above: _CUDA_OOM, _CUDA_SETUP)
     r"\bCUDA_ERROR_(?!OUT_OF_MEMORY\b)[A-Z_]+\b|"
+    # a CUDA check macro's own line with the failed call's result by number, then its source place (the macro exits
+    # or aborts the process after it): torch_memory_saver's "[torch_memory_saver.cpp] CUresult error  result=1
+    # file=csrc/torch_memory_saver.cpp func=resume line=214" (newer: "CUresult error: 1 (invalid argument)  file=...
+    # func=... line=..."; its runtime API twin "cudaError error: N (...)"), the CUDA samples' checkCudaErrors() ("CUDA
+    # error at vectorAdd.cu:123 code=1(cudaErrorInvalidValue) \"cudaMemcpy(...)\"", the driver API's "checkCudaErrors()
+    # Driver API error = 0700 \"...\" from file <x.cpp>, line 42"); their out-of-memory results are read above (_CUDA_OOM)
+    r"\b(?:CUresult|cudaError) error(?::[ \t]*|[ \t]+result=)\d+\b[^\n]*?\bfile=\S+[^\n]*?\bline=\d+|"
+    r"\bCUDA error at \S+:\d+ code=\d+\((?:cuda|CUDA_ERROR_)\w+\)|"
+    r"\bcheckCudaErrors\(\) Driver API error = \d+\b|"
     # PyTorch 1.x (THC): "cuda runtime error (39) : uncorrectable ECC error encountered at .../x.cpp:265",
     # "THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=405 error=11 : invalid argument"
     r"cuda runtime error \(\d+\) : \S|THCudaCheck FAIL file=\S+ line=\d+ error=\d+ : \S|"

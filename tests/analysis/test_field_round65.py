@@ -21,8 +21,8 @@ def report(*lines: str) -> Report:
 @pytest.mark.parametrize("line", [
     "[torch_memory_saver.cpp] CUresult error  result=700 file=csrc/torch_memory_saver.cpp func=pause line=181",
     "[torch_memory_saver.cpp] CUresult error: 1 (invalid argument)  file=csrc/core.cpp func=resume line=243",
-    "[torch_memory_saver.cpp] cudaError error: 700 (an illegal memory access was encountered)  file=csrc/cpu_backup.h "
-    "func=restore line=116",
+    ("[torch_memory_saver.cpp] cudaError error: 700 (an illegal memory access was encountered)  file=csrc/cpu_backup.h "
+     "func=restore line=116"),
     'CUDA error at matrixMul.cu:237 code=1(cudaErrorInvalidValue) "cudaMemcpy(d_A, h_A, mem_size_A, cudaMemcpyHostToDevice)"',
 ])
 def test_a_cuda_check_macros_line_is_a_cuda_error(line: str) -> None:
@@ -40,8 +40,8 @@ def test_a_cuda_check_macros_error_of_a_prefixed_rank_is_its_crash() -> None:
 
 
 def test_children_exiting_after_a_cuda_check_macros_error_crashed_by_it() -> None:
-    result = report(*["[torch_memory_saver.cpp] CUresult error: 1 (invalid argument)  file=csrc/core.cpp "
-                      "func=resume line=243"] * 2,
+    result = report(*[("[torch_memory_saver.cpp] CUresult error: 1 (invalid argument)  file=csrc/core.cpp "
+                       "func=resume line=243")] * 2,
                     "Child process unexpectedly failed with an exit code 256. pid=4411",
                     "Child process unexpectedly failed with an exit code 256. pid=4412")
     assert result.verdict.kind.value == "crash", result.verdict.summary

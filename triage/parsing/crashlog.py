@@ -165,7 +165,7 @@ _CUDA_ERROR = lazy_regex(
     # file=csrc/torch_memory_saver.cpp func=resume line=214" (newer: "CUresult error: 1 (invalid argument)  file=...
     # func=... line=..."; its runtime API twin "cudaError error: N (...)"), the CUDA samples' checkCudaErrors() ("CUDA
     # error at vectorAdd.cu:123 code=1(cudaErrorInvalidValue) \"cudaMemcpy(...)\"", the driver API's "checkCudaErrors()
-    # Driver API error = 0700 \"...\" from file <x.cpp>, line 42"); their out-of-memory results are read above (_CUDA_OOM)
+    # Driver API error = 0700 \"...\" from file <x.cpp>, line 42"); their out-of-memory results: above (_CUDA_OOM)
     r"\b(?:CUresult|cudaError) error(?::[ \t]*|[ \t]+result=)\d+\b[^\n]*?\bfile=\S+[^\n]*?\bline=\d+|"
     r"\bCUDA error at \S+:\d+ code=\d+\((?:cuda|CUDA_ERROR_)\w+\)|"
     r"\bcheckCudaErrors\(\) Driver API error = \d+\b|"

@@ -64,3 +64,40 @@ def test_a_cuda_check_macros_result_2_is_out_of_memory(line: str) -> None:
 def test_words_about_a_cuda_check_without_its_source_place_are_no_failure(line: str) -> None:
     parsed = parse_crash_line(line)
     assert parsed is None or parsed.kind not in (CrashLineKind.CUDA_ERROR, CrashLineKind.CUDA_OOM), parsed
+
+
+# An exception line the reporter quoted after a verb of its coming, without a colon: Windows' libuv error told in
+# the sentence above a traceback cut before its exception line was read as failure lines of no known rank
+# (Tencent-Hunyuan/HY-WorldPlay#7)
+@pytest.mark.parametrize(("sentence", "exc_type"), [
+    ("When I launch the 2-GPU job, an error occurs RuntimeError: Distributed package doesn't have NCCL built in",
+     "RuntimeError"),
+    ("training stops at step 40 and throws ValueError: Expected input batch_size (16) to match target batch_size (8).",
+     "ValueError"),
+    ("then I got torch.distributed.DistStoreError: use_libuv was requested but PyTorch was built without libuv support",
+     "torch.distributed.DistStoreError"),
+])
+def test_an_exception_after_a_verb_of_its_coming_is_read(sentence: str, exc_type: str) -> None:
+    parsed = parse_crash_line(sentence)
+    assert parsed is not None and parsed.kind is CrashLineKind.EXCEPTION, parsed
+    assert parsed.exc_type == exc_type
+    result = report(sentence, "",
+                    "(venv) C:\\work> torchrun --nproc_per_node 2 train.py",
+                    "Traceback (most recent call last):",
+                    '  File "C:\\Python310\\lib\\runpy.py", line 196, in _run_module_as_main',
+                    "    return _run_code(code, main_globals, None,")
+    assert result.verdict.kind.value == "exception", result.verdict.summary
+
+
+@pytest.mark.parametrize("line", [
+    "the docs say it raises ValueError when the shape is wrong",
+    "INFO: retrying the batch after the loader raised KeyError: 'label'",
+    "Epoch 3 got loss 0.1234 and ValueError count 0",
+])
+def test_a_verb_before_no_exception_line_or_a_shrugged_one_is_no_failure(line: str) -> None:
+    parsed = parse_crash_line(line)
+    assert parsed is None or parsed.kind is not CrashLineKind.EXCEPTION, parsed
+
+
+def test_an_exception_the_writers_sentence_goes_on_after_is_left_to_the_traceback() -> None:
+    assert parse_crash_line("on a single 3090 GPU, but got  KeyError: 'RANK' as follows.  How can I fix this?") is None

@@ -462,8 +462,14 @@ _LOG_HEAD = lazy_regex(r"^\[[IWEF]\d{0,4}(?: [\d:.]+)?(?: \d+)? ?[\w./-]+\.(?:cp
 _QUOTED_EXC = lazy_regex(r"^[\"\u201c'](?=(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception):)")
 # an exception line the reporter quoted at the end of a sentence of their own, after a colon (ASCII or full-width):
 # "... but get a: TypeError: __init__() got an unexpected keyword argument ...", "会报错：ValueError: ..."; read only
-# when nothing else in the line is a failure, and not after a logger's own words for what it shrugs off
-_SENTENCE_EXC = lazy_regex(r"[:\uff1a]\s*(?P<exc>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S.*)$")
+# when nothing else in the line is a failure, and not after a logger's own words for what it shrugs off. Also after a
+# verb of the error's coming without the colon ("After running run.sh, error appears RuntimeError: use_libuv was
+# requested ...", "training stops and throws ValueError: ...", "then I got OSError: [Errno 12] Cannot allocate memory"),
+# where the writer's sentence does not go on after it ("but got KeyError: 'RANK' as follows. How can I fix this?": the
+# traceback below holds the line itself)
+_SENTENCE_EXC = lazy_regex(r"(?:[:\uff1a]|\b(?:appears?|appeared|occurs?|occurred|happens?|happened|got|gets?|getting|"
+                           r"throws?|threw|thrown|raises?|raised)\b(?![^\n]*(?:\?|\bas (?:follows|below|shown)\b)))\s*"
+                           r"(?P<exc>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S.*)$")
 _SHRUGGED = lazy_regex(r"\b(?:warn(?:ing)?|info|debug|retry(?:ing)?|ignor(?:e|ed|ing)|skipp(?:ed|ing))\b",
                        re.IGNORECASE)
 # the c10d store's port taken, told in the reporter's own words ("this exception for the second command: Address

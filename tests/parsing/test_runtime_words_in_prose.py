@@ -29,6 +29,9 @@ _CUDA_ERROR_LINES = (
     "CUDNN_STATUS_MAPPING_ERROR",
     "Cuda failure 'an illegal memory access was encountered'",
     "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered",
+    "[torch_memory_saver.cpp] CUresult error: 1 (invalid argument)  file=csrc/core.cpp func=resume line=243",
+    'CUDA error at vectorAdd.cu:123 code=1(cudaErrorInvalidValue) "cudaMemcpy(d_A, h_A, size, cudaMemcpyHostToDevice)"',
+    'checkCudaErrors() Driver API error = 0201 "CUDA_ERROR_INVALID_CONTEXT" from file <x.cpp>, line 42.',
     "cuda runtime error (59) : device-side assert triggered at /src/THC/generic/THCTensorMath.cu:26",
     "THCudaCheck FAIL file=/src/THC/THCCachingHostAllocator.cpp line=278 error=59 : device-side assert triggered",
     "Memory access fault by GPU node-4 (Agent handle: 0x55d0c1a3e0b0) on address 0x7f2a3c000000. Reason: Page not present",
@@ -56,6 +59,7 @@ _OOM_LINES = (
     "Device(id:2) memory isn't enough and alloc failed, kernel name: Default/MatMul-op1, alloc size: 1073741824B.",
     "CUDA error 2 in file /src/AMReX_Arena.cpp line 173: out of memory",
     "Tried to allocate 20.00 MiB (GPU 0; 1.96 GiB total capacity; 1.2 GiB already allocated)",
+    "[torch_memory_saver.cpp] cudaError error: 2 (out of memory)  file=csrc/core.cpp func=resume line=172",
 )
 _PATTERNS = ((crashlog._CUDA_ERROR, _CUDA_ERROR_LINES), (crashlog._CUDA_OOM, _OOM_LINES))
 

@@ -157,3 +157,43 @@ def test_the_reviewers_srun_exit_after_the_teardown_keeps_its_culprit(tmp_path: 
     verdict = failure_verdict(text, tmp_path)
     assert (verdict["kind"], verdict["culprit_ranks"]) == ("exception", [2]), verdict
     assert "stopped from outside" not in verdict["summary"] and "collateral" in verdict["summary"], verdict
+
+
+@pytest.mark.parametrize(("line", "rank", "sig"), [
+    # older GASNet's handler (gasnet_internal.c's "*** Caught a fatal signal: %s(%i) on node %i/%i"): node = proc id
+    ("*** Caught a fatal signal: SIGFPE(8) on node 6/16", 6, "SIGFPE"),
+    # the oldest's "*** GASNet caught a fatal signal: ..."
+    ("*** GASNet caught a fatal signal: SIGBUS(7) on node 0/4", 0, "SIGBUS"),
+])
+def test_older_gasnets_fault_line_is_that_nodes_end(line: str, rank: int, sig: str) -> None:
+    # (rev50 F13) the older form names the process as "node N/M"; it is never passed over by the steps after it
+    text = "[0] step 3\n" + line + "\n" + "".join(f"[{p}] step 4\n" for p in range(4))
+    assert [(d.rank, d.signal, d.first) for d in parse_rank_deaths(text)] == [(rank, sig, True)]
+
+
+def test_older_gasnets_signals_sent_are_a_stop() -> None:
+    text = "step 9\n*** Caught a signal: SIGTERM(15) on node 0/2\n*** Caught a signal: SIGTERM(15) on node 1/2\n"
+    deaths = parse_rank_deaths(text)
+    assert [d.outside for d in deaths] == [True, False, False] and [d.rank for d in deaths[1:]] == [0, 1], deaths
+    assert parse_rank_deaths("the log says *** Caught a fatal signal: SIGSEGV(11) on node 1/2 there\n") == ()
+
+
+@pytest.mark.parametrize("after", ["", "step 11 done\n" * 3, "[1,0]<stdout>:step 11 done\n[1,0]<stdout>:step 12 done\n"])
+def test_the_chapel_programs_quoted_segfault_is_node_1s_crash(after: str, tmp_path: Path) -> None:
+    # the line as a Chapel program's comment quotes its run (rafatest2.chpl, `./a.out -nl 2`); rev50's g13*: NO
+    # PROBLEM FOUND with steps after it, rank unknown alone
+    text = ("A is:1 2 3 4 5 6 7 8 9 10\nB before copy:2 4 6 8 10 12 14 16 18 20\n\tlocal get() from 0\n"
+            "*** Caught a fatal signal: SIGSEGV(11) on node 1/2\n" + after)
+    verdict = failure_verdict(text, tmp_path)
+    assert (verdict["kind"], verdict["culprit_ranks"]) == ("crash", [1]) and "SIGSEGV" in verdict["summary"], verdict
+
+
+@pytest.mark.parametrize("line", ["[1,2]<stderr>:*** Caught a fatal signal (proc 2): SIGSEGV(11)",
+                                  "2: *** Caught a fatal signal (proc 2): SIGSEGV(11)"])
+def test_a_handlers_line_behind_a_launchers_tag_is_read_as_gasnets(line: str, tmp_path: Path) -> None:
+    # (rev50 F14) read as GASNet's, not as a line that "names rank 2 in words triage reads no further"
+    tag = line.split("*", 1)[0].replace("2", "0", 1) if line.startswith("[") else "0: "
+    text = f"{tag}step 10 done\n{line}\n{tag}step 11 done\n{tag.replace('0', '1', 1)}step 11 done\n"
+    verdict = failure_verdict(text, tmp_path)
+    assert (verdict["kind"], verdict["culprit_ranks"]) == ("crash", [2]), verdict
+    assert "reads no further" not in verdict["summary"], verdict

@@ -29,7 +29,7 @@ MARKERS = ("noticed that process rank", "first process to do so", "died", "kille
            "OOM killer terminated",
            "PETSC ERROR", "interrupted by signal", "status failed cmd", "died unexpectedly", "scheduler is dead",
            "its node has died", "has been marked dead", "was aborted", "MPT ERROR", "first noticed rank",
-           "error_sighandler", "Caught a fatal signal (proc ", "Caught a signal (proc ", "error, status=: ",
+           "error_sighandler", "aught a fatal signal", "aught a signal", "error, status=: ",
            "已杀死", "段错误", "已放弃", "总线错误", "浮点数例外", "非法指令", "Getötet",
            "Speicherzugriffsfehler", "Abgebrochen", "Processus arrêté", "Erreur de segmentation", "Abandon", "強制終了",
            "セグメンテーション違反です", *windows_status.MARKERS)
@@ -79,9 +79,13 @@ _MVAPICH = lazy_regex(r"\[(?P<host>[A-Za-z0-9][\w.-]*):mpi_rank_(?P<rank>\d+)\]\
                       r"[^\n(]*\(signal (?P<num>\d+)\)")
 # GASNet's signal handler in a process (gasneti_defaultSignalHandler; under Chapel, UPC++, Legion):
 # "*** Caught a fatal signal (proc 3): SIGSEGV(11)" for a fault or an abort in that process (N: GASNet's node, the
-# job's rank), "*** Caught a signal (proc 5): SIGTERM(15)" for a signal sent to it (the job being torn down)
-_GASNET_SIGNAL = lazy_regex(r"^[ \t>*`]*\*\*\* Caught a (?P<fatal>fatal )?signal \(proc (?P<rank>\d{1,7})\): "
-                            r"(?P<name>SIG[A-Z]+)(?:\((?P<num>\d+)\))?", re.MULTILINE)
+# job's rank), "*** Caught a signal (proc 5): SIGTERM(15)" for a signal sent to it (the job being torn down); older
+# GASNet's (gasnet_internal.c before gasneti_console_message) "*** Caught a fatal signal: SIGSEGV(11) on node 1/2",
+# "*** Caught a signal: SIGTERM(15) on node 0/2" (node N of M: the same proc id), the oldest's "*** GASNet caught a
+# fatal signal: ..."
+_GASNET_SIGNAL = lazy_regex(r"^[ \t>*`]*\*\*\* (?:GASNet c|C)aught a (?P<fatal>fatal )?signal(?: \(proc "
+                            r"(?P<rank>\d{1,7})\): (?P<name>SIG[A-Z]+)(?:\((?P<num>\d+)\))?|: (?P<oldname>SIG[A-Z]+)"
+                            r"\(\d+\) on node (?P<node>\d{1,7})/\d{1,7}\b)", re.MULTILINE)
 # GASNet's own fatal error's head (gasneti_fatalerror), at a line's start: "*** FATAL ERROR (proc 3): <message>"
 _GASNET_FATAL = lazy_regex(r"^[ \t>*`]*\*\*\* FATAL ERROR \(proc (?P<rank>\d{1,7})\):", re.MULTILINE)
 # IBM's jsrun (Summit, Sierra, LSF's CSM): "ERROR:  One or more process (first noticed rank 150) terminated with
@@ -243,6 +247,11 @@ def _line_of(text: str, start: int, end: int) -> str:
     return " ".join(text[head:tail if tail >= 0 else len(text)].split())[:300]
 
 
+def _gasnet_proc(match: re.Match[str]) -> int:
+    """The GASNet process (its node: the job's rank) a handler's line names, in either form."""
+    return int(match.group("rank") or match.group("node"))
+
+
 def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
     """The plain-word failure records of ``text``, in text order. Never raises."""
     if not holds_any(text, MARKERS):
@@ -285,7 +294,7 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
     # the first fault caught heads only where no other process's own FATAL ERROR came before it: that error is then
     # the first failure (a peer's later 'failed send' one is the fault's collateral)
     heads = bool(caught) and not any(
-        m.start() < caught[0].start() and m.group("rank") != caught[0].group("rank")
+        m.start() < caught[0].start() and int(m.group("rank")) != _gasnet_proc(caught[0])
         for m in _GASNET_FATAL.finditer(text, 0, caught[0].start()))
     for match in handled_gasnet:
         # as MPT's: the first process whose own handler caught a fault, and those that caught the same fault, are
@@ -294,15 +303,15 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
         # failure, unless the input shows another failure anywhere (a process's gasnet_exit signals its peers: the
         # stop is then that failure's consequence, analysis.stopped, and each process's line its teardown). A signal
         # sent that the job went on past (its progress after it) is no process's end.
-        sig = signal_name(match.group("name"))
+        sig = signal_name(match.group("name") or match.group("oldname"))
         alike = heads and match.group("fatal") is not None and sig in _FAULTS and (
-            match is caught[0] or sig == signal_name(caught[0].group("name")))
+            match is caught[0] or sig == signal_name(caught[0].group("name") or caught[0].group("oldname")))
         line = _line_of(text, *match.span())
         if not caught and sig in ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT") and match is handled_gasnet[0]:
             out.append(RankDeath(None, sig, None, None, None, f"the job was stopped from outside: {sig} sent to "
                                  f"GASNet's processes, none of them faulted ({line})"[:400], offset=match.start(),
                                  outside=True, consequence=True))
-        out.append(RankDeath(int(match.group("rank")), sig, None, None, None, line, first=alike,
+        out.append(RankDeath(_gasnet_proc(match), sig, None, None, None, line, first=alike,
                              offset=match.start()))
     for match in _JSRUN.finditer(text):
         code = int(match.group("code")) if match.group("code") else None

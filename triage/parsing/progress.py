@@ -2,7 +2,9 @@
 0.31``, ``Epoch 3/10``, ``iter: 1500``, ``loss=0.42``), and never a line that itself says something failed
 (``NaN loss at step 5``, ``error at iteration 3``); or its own line that the run ended well: ``Training finished``,
 ``Training complete``, ``Done.``, ``Saved checkpoint``/``checkpoint saved``, Lightning's ``Trainer.fit` stopped:
-`max_epochs=3` reached.``, a final evaluation's summary (``***** eval metrics *****``, ``Final test accuracy: 0.91``).
+`max_epochs=3` reached.``, a final evaluation's summary (``***** eval metrics *****``, ``Final test accuracy: 0.91``);
+a data job's own progress (Spark's ``Finished task 12.1 in stage 7.0 (TID 912)``, ``Job 0 finished:``, Hadoop's ``map
+60% reduce 0%``) and YARN's ``Final app status: SUCCEEDED``.
 
 Such a line after a failure line of the same process says that the process went on past it: the failure line
 did not end it (a library's complaint at start-up, a logger's ERROR for something it then worked around).
@@ -16,17 +18,25 @@ from collections.abc import Iterable
 
 from triage.lazy_regex import lazy_regex
 
-_STEP = lazy_regex(r"(?<![A-Za-z])(?:epoch|step|iter(?:ation)?)\s*[:=#\[]?\s*\d+|\bloss\s*[:=]?\s*-?\d", re.IGNORECASE)
+_STEP = lazy_regex(r"(?<![A-Za-z])(?:epoch|step|iter(?:ation)?)\s*[:=#\[]?\s*\d+|\bloss\s*[:=]?\s*-?\d"
+                   # a data job's own progress: Spark's TaskSetManager "Finished task 12.1 in stage 7.0 (TID 912) in
+                   # 3110 ms on n5 (executor 6) (13/64)" and DAGScheduler's "Job 0 finished: count at job.py:12, took
+                   # 320.1 s"; Hadoop MapReduce's client (Job.monitorAndPrintJob) "mapreduce.Job:  map 60% reduce 0%"
+                   r"|\bFinished task \d+(?:\.\d+)? in stage \d+(?:\.\d+)? \(TID \d+\)|\bJob \d+ finished: "
+                   r"|\bmap \d{1,3}% reduce \d{1,3}%", re.IGNORECASE)
 # a line saying the run (or its training) ended well, or saved its result: what only a process that went on prints
 _SUCCESS = lazy_regex(
     r"\btraining (?:is |has )?(?:finished|complete|completed|done|ended)\b"
     r"|^\W*(?:all )?done\s*[.!]?\W*$"
     r"|\bsav(?:ed|ing) (?:the )?(?:final |last |best )?(?:model )?checkpoint\b|\bcheckpoint (?:saved|written)\b"
     r"|\btrainer\.fit`? stopped: `?max_\w+=\d+`? reached"
-    r"|\beval(?:uation)? metrics\b|\bfinal[ _](?:eval|evaluation|test|validation|val)\w*\b.*?[:=]\s*-?\d",
+    r"|\beval(?:uation)? metrics\b|\bfinal[ _](?:eval|evaluation|test|validation|val)\w*\b.*?[:=]\s*-?\d"
+    # YARN's ApplicationMaster at a Spark app's end: "Final app status: SUCCEEDED, exitCode: 0"
+    r"|\bfinal app status: succeeded\b",
     re.IGNORECASE)
 # one of them is in every line _STEP or _SUCCESS matches (caseless)
-_WORDS = ("epoch", "step", "iter", "loss", "train", "done", "checkpoint", "eval", "final")
+_WORDS = ("epoch", "step", "iter", "loss", "train", "done", "checkpoint", "eval", "final", "in stage", "finished: ",
+          "% reduce")
 # words of failure wherever they stand (caseless): a line that holds one (or a word NaN or Inf) is no progress
 _FAILS = ("error", "fail", "exception", "traceback", "abort", "fatal", "killed", "signal", "timed out", "timedout",
           "time out", "timeout", "overflow", "skipp", "terminating")

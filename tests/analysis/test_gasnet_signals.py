@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers.report import failure_verdict
+from tests.helpers.report import failure_verdict, report_log
 from triage.parsing.launchers import parse_rank_deaths
 
 
@@ -197,3 +197,21 @@ def test_a_handlers_line_behind_a_launchers_tag_is_read_as_gasnets(line: str, tm
     verdict = failure_verdict(text, tmp_path)
     assert (verdict["kind"], verdict["culprit_ranks"]) == ("crash", [2]), verdict
     assert "reads no further" not in verdict["summary"], verdict
+
+
+@pytest.mark.parametrize("end", ["Training complete", "Saved final checkpoint to /scratch/run7/ckpt-99"])
+def test_signals_after_the_jobs_own_end_are_told_as_such(end: str, tmp_path: Path) -> None:
+    # (rev50 F16) the signals came while the job was exiting, after its own word that it ended: no cancel to hunt for
+    text = "step 99 loss 0.1\n" + end + "\n" + "".join(f"*** Caught a signal (proc {p}): SIGTERM(15)\n" for p in range(4))
+    code, out = report_log(text, tmp_path)
+    verdict = out["verdict"]
+    assert (code, verdict["kind"], verdict["culprit_ranks"]) == (1, "stopped", []), verdict
+    assert f"after its own end ('{end}')" in verdict["summary"], verdict
+    assert "written whole" in verdict["summary"] and "find who or what cancelled it" not in str(out), verdict
+
+
+def test_signals_after_progress_past_an_end_word_are_a_plain_stop() -> None:
+    # (the run went on after the end word: a next stage, its steps; the signals stop that)
+    text = "Training complete\neval step 10\n*** Caught a signal (proc 0): SIGTERM(15)\n"
+    deaths = parse_rank_deaths(text)
+    assert deaths[0].outside and "after its own end" not in deaths[0].text, deaths

@@ -53,6 +53,13 @@ _TO_DO = (
         "the SignalException's full message ('Process N got signal: S') says which: 1 (SIGHUP) is a closed terminal or "
         "ssh session (start it in tmux or screen, or as a batch job), 15 (SIGTERM) a scheduler, a container stop or a "
         "supervisor (its log says who), 2 (SIGINT) Ctrl-C")),
+    # (GASNet's processes signalled after the job's own end: triage.parsing.launchers' words; before "time limit",
+    # which its own advice says)
+    ("stopped from outside after its own end", (
+        "the job's work ended before the signals: check that its results and last checkpoint were written whole; the "
+        "signals came while it was exiting: a launcher's teardown of what was left, or a hang at exit that the "
+        "scheduler ended (`sacct -j JOBID -o JobID,State,Reason,End`: a time limit or a cancel; the time between the "
+        "end's line and the signals)")),
     ("time limit", ("if the job needed more time, raise its limit (Slurm's sbatch --time, PBS's -l walltime, LSF's "
                    "bsub -W, Grid Engine's -l h_rt) or checkpoint more often and requeue from the last checkpoint; "
                    "if it should have finished in time, it was slow or hung before the limit: look at its last "

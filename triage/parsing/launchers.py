@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from triage.lazy_regex import lazy_regex
 from triage.parsing import windows_status
-from triage.parsing.progress import ran_to_its_end_after, went_on_after
+from triage.parsing.progress import is_progress, ran_to_its_end_after, says_it_ended, went_on_after
 from triage.parsing.regex_gate import holds_any
 
 # Words that must be in a text for any record here to be in it (a cheap pre-check).
@@ -247,6 +247,17 @@ def _line_of(text: str, start: int, end: int) -> str:
     return " ".join(text[head:tail if tail >= 0 else len(text)].split())[:300]
 
 
+def _ended_before(text: str, start: int, lines: int = 40) -> str | None:
+    """The run's own word that it ended well (``Training complete``) as its last progress line before offset
+    ``start`` (among the ``lines`` lines above it), or None: signals after it came while the job was exiting."""
+    for line in reversed(text[max(0, start - 20_000):start].split("\n")[-lines - 1:]):
+        if says_it_ended(line):
+            return line.strip()
+        if is_progress(line):
+            return None
+    return None
+
+
 def _gasnet_proc(match: re.Match[str]) -> int:
     """The GASNet process (its node: the job's rank) a handler's line names, in either form."""
     return int(match.group("rank") or match.group("node"))
@@ -308,8 +319,11 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
             match is caught[0] or sig == signal_name(caught[0].group("name") or caught[0].group("oldname")))
         line = _line_of(text, *match.span())
         if not caught and sig in ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT") and match is handled_gasnet[0]:
-            out.append(RankDeath(None, sig, None, None, None, f"the job was stopped from outside: {sig} sent to "
-                                 f"GASNet's processes, none of them faulted ({line})"[:400], offset=match.start(),
+            ended = _ended_before(text, match.start())
+            said = (f"the job was stopped from outside: {sig} sent to GASNet's processes, none of them faulted" if
+                    ended is None else f"the job was stopped from outside after its own end ('{ended[:120]}'): "
+                    f"{sig} sent to GASNet's processes while they exited, none of them faulted")
+            out.append(RankDeath(None, sig, None, None, None, f"{said} ({line})"[:400], offset=match.start(),
                                  outside=True, consequence=True))
         out.append(RankDeath(_gasnet_proc(match), sig, None, None, None, line, first=alike,
                              offset=match.start()))

@@ -43,6 +43,11 @@ LINES = (
     "./run.sh: 第 13 行： 114146 已杀死 python3 train.py",
     "[default1]:Segmentation fault (core dumped)",
     "[default1]:page fault at address 0x0 in the data loader",
+    # YARN's NodeManager kill of a container (ContainersMonitorImpl), mid-log: the NodeManager goes on after it (rev50 F8)
+    ("2024-05-01 11:00:00,000 WARN org.apache.hadoop.yarn.server.nodemanager.containermanager.monitor."
+     "ContainersMonitorImpl: Container [pid=4242,containerID=container_1714550000000_0001_01_000002] is running beyond "
+     "physical memory limits. Current usage: 2.1 GB of 2 GB physical memory used; 3.0 GB of 4.2 GB virtual memory "
+     "used. Killing container."),
 )
 
 

@@ -69,6 +69,11 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "flux-job: task(s)", "exit-timeout=", "killed by YARN", "Current usage: ",
            "to reliably start one or more daemons", "Host EC2", "instance-terminated-", "marked-for-termination",
            "termination is imminent", "imminent node shutdown", "is frozen!", " terminated.")
+# the words of its records that come mid-log, not at the job's end: YARN's NodeManager log goes on after it kills a
+# container (its other containers, the clean-up), "Container [pid=P,containerID=C] is running beyond physical memory
+# limits. Current usage: ..." (Spark's driver's "ERROR ... Lost executor N on H: Container killed by YARN ..." is found
+# by its ERROR): needles of the large-log pass (triage.parsing.whole_text), one of its few left
+MID_LOG_MARKERS = ("Current usage: ",)
 
 # slurmstepd (src/slurmd/slurmstepd/req.c): "*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***" with %s "JOB <id>"
 # or "STEP <id>"; "DUE to SIGNAL %s" (strsignal: scancel, or srun ending the step); older Slurm: the same with no

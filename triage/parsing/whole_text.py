@@ -31,8 +31,10 @@ READERS = (crashlog, gloo, hpc_codes, launch_failure, launchers, mpi_errors, rai
 # large log is read whole. They are not needles: the multi-needle pass's cost steps up past 238 needles (these
 # markers' literals and triage.load.logs.large's own patterns; Hyperscan, measured in session 48: 74 MB of short lines
 # 0.020 s of CPU with 238, 0.033 s with 239; tests/load/test_large_log_markers.py holds the count), and theirs would
-# take it there (the 1 GB NCCL log from 2.7x to 3.1x grep).
+# take it there (the 1 GB NCCL log from 2.7x to 3.1x grep). Their words of a record that comes mid-log
+# (frameworks.MID_LOG_MARKERS: YARN's NodeManager kill) are needles all the same.
 TAIL_READERS = (frameworks,)
-MARKERS: tuple[str, ...] = tuple(dict.fromkeys(marker for module in READERS for marker in module.MARKERS))
+MARKERS: tuple[str, ...] = tuple(dict.fromkeys((*(marker for module in READERS for marker in module.MARKERS),
+                                                 *frameworks.MID_LOG_MARKERS)))
 # the words of records that span the lines around their marked line (a code's box): a large log keeps those lines
 BLOCK_MARKERS: tuple[str, ...] = solver_errors.BLOCK_MARKERS

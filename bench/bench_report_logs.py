@@ -15,7 +15,11 @@ before triage starts: the per-needle passes), and the verdicts of all sides are 
 
 Usage: python bench/bench_report_logs.py [--mb 1024] [--lines 10000000] [--runs 3] [--keep]
            [--logs DIR] [--baseline DIR_OF_OTHER_CODE] [--no-fallback] [--plain] [--steps] [--one-cpu]
-           [--error-lines 20000,200000] [--error-only] [--block-lines 3000000]
+           [--error-lines 20000,200000] [--error-only] [--block-lines 3000000] [--step-lines N] [--step-only]
+
+The simulation code's log (--step-lines N; --step-only: it alone, with --error-lines ''): N lines of GADGET-2's
+"Begin Step N, Time: %g, Redshift: %g, Systemstep: %g, Dloga: %g" (each after a blank line, as it prints them), then a
+task's endrun; timed beside grep as the others are.
 
 The error-line-heavy logs (--error-lines: their sizes in lines; --error-only: these alone): every line of 8 ranks
 reads as an error (three shapes, numbers varying: "ERROR: ... retry count exceeded (src/io.cpp:N)", a "RuntimeError:
@@ -101,6 +105,23 @@ def make_block_log(path: Path, lines: int) -> None:
                               else f"[rank{i % 8}]: step {i} loss {1.0 / (i + 1):.5f} lr 0.001\n"
                               for i in range(at, min(lines, at + 100_000)))
         handle.write(FAILURE)
+
+
+# GADGET-2's line for each step (run.c, every_timestep_stuff: printf("\\nBegin Step %d, Time: %g, Redshift: %g,
+# Systemstep: %g, Dloga: %g\\n")), and its endrun() of a task that failed (MPI_Abort after it in its descendants)
+STEP_FAILURE = "task 3: endrun called with an error level of 1313\n\n\n"
+
+
+def make_step_log(path: Path, lines: int) -> None:
+    """A simulation code's log of ``lines`` lines (half of them blank: GADGET-2 opens each step's line with one), each
+    step's line holding "Time: " (a word the large-log pass looked for on every such line before session 52), then a
+    task's endrun."""
+    with open(path, "w", encoding="utf-8") as handle:
+        for at in range(0, lines // 2, 50_000):
+            handle.writelines(f"\nBegin Step {i}, Time: {a:g}, Redshift: {1 / a - 1:g}, Systemstep: {a * 1e-4:g}, "
+                              f"Dloga: {1e-4:g}\n" for i in range(at, min(lines // 2, at + 50_000))
+                              for a in (0.0625 + i * 1e-7,))
+        handle.write(STEP_FAILURE)
 
 
 def make_error_log(path: Path, lines: int, plain: bool = False) -> None:
@@ -337,6 +358,9 @@ def main() -> None:
     parser.add_argument("--error-only", action="store_true", help="only the error-line-heavy logs")
     parser.add_argument("--block-lines", type=int, default=3_000_000,
                         help="also a log of this many lines, every 50th holding a code's block phrase (0: none)")
+    parser.add_argument("--step-lines", type=int, default=0,
+                        help="also a log of this many lines of a simulation code's steps (GADGET-2's; 0: none)")
+    parser.add_argument("--step-only", action="store_true", help="only the simulation code's log (--step-lines)")
     parser.add_argument("--baseline", help="a checkout of other code (its directory that holds triage/): timed "
                                            "in the same runs, with PYTHONPATH set to it")
     args = parser.parse_args()
@@ -357,7 +381,13 @@ def main() -> None:
         counts = [int(n) for n in args.error_lines.split(",") if n.strip()]
         if counts:
             measure_errors(counts, args.runs, args.baseline, tmp)
-        if args.error_only:
+        if args.step_lines:
+            step_log = Path(tmp) / "steps.log"
+            make_step_log(step_log, args.step_lines)
+            measure(f"{args.step_lines:,}-line log of a simulation code's steps (GADGET-2's 'Begin Step N, Time: ...')",
+                    step_log, args.runs, args.baseline, not args.no_fallback, args.one_cpu, args.plain)
+            step_log.unlink()
+        if args.error_only or args.step_only:
             return
         nccl = Path(args.logs or tmp) / "nccl.log"
         lines = Path(args.logs or tmp) / "lines.log"

@@ -48,6 +48,8 @@ LINES = (
      "ContainersMonitorImpl: Container [pid=4242,containerID=container_1714550000000_0001_01_000002] is running beyond "
      "physical memory limits. Current usage: 2.1 GB of 2 GB physical memory used; 3.0 GB of 4.2 GB virtual memory "
      "used. Killing container."),
+    # a rank's timeout in words alone (named_failure's "timed out" words: one needle, not "time")
+    "worker 3 Timed Out waiting for the parameter server",
 )
 
 
@@ -157,7 +159,8 @@ def test_a_pattern_needle_is_found_where_re_finds_it(tmp_path: Path, monkeypatch
     for i in range(3000):
         head = rnd.choice(["E", "F", "W", "I"]) + f"{rnd.randrange(1300):04d} {i % 24:02d}:{i % 60:02d}:07.1"
         lines.append(rnd.choice(["", "[rank1]:", "0: ", "xx"]) + head + f" {i} file.cc:9] fault{i % 3} default"
-                     + rnd.choice([" dead", " 0x7fdead4c", " DEAD.", " Dead", " beefdead", "dead", ""]) + "\n")
+                     + rnd.choice([" dead", " 0x7fdead4c", " DEAD.", " Dead", " beefdead", "dead", ""])
+                     + rnd.choice([" timed out", " TimedOut", " TIMEOUT", " Time: 0.5", " times out", ""]) + "\n")
     data = "".join(lines).encode()
     path = tmp_path / "glog.log"
     path.write_bytes(data)
@@ -226,3 +229,54 @@ def test_the_needles_stay_under_the_scanners_step() -> None:
     a reader's words that would take it past are words of the job's end (triage.parsing.whole_text.TAIL_READERS), or
     other needles must be merged first."""
     assert len(large.NEEDLES) <= 238, len(large.NEEDLES)
+
+
+# progress lines that hold "time" in a word other than a timeout's, each printed on every step of a long run: GADGET-2's
+# step line (run.c), Megatron's iteration line (training.py's training_log), mmcv's text logger's line (mmdetection),
+# OpenFOAM's solver's "Time = ", a timestamp's field
+PROGRESS_WITH_TIME = (
+    "Begin Step 1234, Time: 0.0625123, Redshift: 14.9968, Systemstep: 6.25123e-06, Dloga: 0.0001",
+    (" iteration      100/  500000 | consumed samples:        51200 | elapsed time per iteration (ms): 512.3 | "
+     "learning rate: 1.000E-04 | global batch size:   512 | lm loss: 5.123E+00 | loss scale: 1.0 | grad norm: 1.234 |"),
+    ("2023-01-01 10:00:00,123 - mmdet - INFO - Epoch [1][50/7330]\tlr: 1.000e-03, eta: 1 day, 2:03:04, time: 0.512, "
+     "data_time: 0.021, memory: 3012, loss_cls: 0.5123, loss_bbox: 0.1234, loss: 0.6357"),
+    "Time = 0.0123",
+    "ExecutionTime = 12.34 s  ClockTime = 13 s",
+    '{"timestamp": "2024-05-01T10:00:00", "step": 12, "TIME_LEFT": "1:00:00"}',
+)
+
+
+def test_a_progress_line_with_time_in_it_is_no_needles_hit() -> None:
+    """A step's line that holds "time" other than in a timeout's words marks nothing: a log of millions of them is
+    read as fast as one without (bench_report_logs.py --step-lines; it marked every line before session 52)."""
+    for line in PROGRESS_WITH_TIME:
+        data = (line + "\n").encode() * 50
+        assert large._spans(data, len(data)) == [], line
+
+
+@pytest.mark.parametrize("words", [("timeout", "timed out"), ("time out",)])
+def test_one_needle_marks_every_case_a_line_writes_its_words_in(words: tuple[str, ...]) -> None:
+    """Each word of a group, lower case, Capitalised, UPPER, Title and CamelCase, at a line's start, middle or end, is
+    found by the group's one pattern, by re and by its keys (the automaton's); the width is the shortest form's."""
+    pattern = large.one_needle(words)
+    width = min(len(word.replace(" ", "")) for word in words)
+    assert needles.width(pattern) == width
+    regex = re.compile(pattern)
+    for word in words:
+        for form in (word, word.capitalize(), word.upper(), word.title(), word.title().replace(" ", "")):
+            for line in (form, f"rank 2 {form} after 600 s", f"x:{form}"):
+                data = line.encode()
+                assert regex.search(data), line
+                assert {key for key, _ in needles.keys(pattern)} & {data[i:i + width] for i in range(len(data))}
+    assert not regex.search(b"Time: 0.5 timestamp TIMESTEP time_out tim eout")
+
+
+def test_the_timeout_words_are_one_needle_and_no_literal_holds_them() -> None:
+    """named_failure's "timed out" words are one pattern of the pass, and no literal needle that holds one of its
+    matches is left beside it (a line holding it is marked by the pattern)."""
+    from triage.parsing.named_failure import TIMEOUT_WORDS
+
+    one = large.one_needle(TIMEOUT_WORDS)
+    assert one in large.PATTERNS
+    assert not any(re.search(one, marker) for marker in large.MARKERS)
+    assert not any(b"time" in marker.lower() for marker in large.MARKERS)

@@ -63,17 +63,32 @@ def test_the_realworld_corpus_reads_the_same_with_the_gate(monkeypatch: pytest.M
     assert quiet > 1000        # the gate does skip lines in real logs
 
 
+def _texts(ops: Any) -> list[str]:
+    """The texts (lower case) a parsed sequence opens with: each text it can match where it is literals, classes of
+    literals and optional parts (``time[ds]? ?out``: "timeout", "timed out", ...), up to its first other part."""
+    texts = [""]
+    for op, arg in ops:
+        if op is sre_constants.LITERAL:
+            options = [chr(arg)]
+        elif op is sre_constants.IN and all(kind is sre_constants.LITERAL for kind, _ in arg):
+            options = [chr(value) for _, value in arg]
+        elif op is sre_constants.MAX_REPEAT and arg[0] == 0 and arg[1] == 1:
+            options = ["", *_texts(arg[2])]
+        else:
+            break
+        texts = [text + option.lower() for text in texts for option in options]
+    return texts
+
+
 def _literal_runs(items: Any) -> list[str]:
-    """The literal text each branch of a parsed alternation starts with (up to its first non-literal)."""
-    runs = []
-    for branch in items:
-        run = ""
-        for op, arg in branch:
-            if op is not sre_constants.LITERAL:
-                break
-            run += chr(arg)
-        runs.append(run.lower())
-    return runs
+    """The texts each branch of a parsed alternation opens with (see :func:`_texts`)."""
+    return [text for branch in items for text in _texts(branch)]
+
+
+def test_a_branchs_optional_parts_are_each_a_text() -> None:
+    parsed = sre_parse.parse(r"time[ds]? ?out|sig[a-z]{2}", 0)
+    assert sorted(_literal_runs(parsed[0][1][1])) == ["sig", "time out", "timed out", "timedout", "timeout",
+                                                      "times out", "timesout"]
 
 
 def test_every_failure_word_match_holds_one_of_the_gate_words() -> None:

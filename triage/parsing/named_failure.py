@@ -33,9 +33,13 @@ _CCL_WORKER = lazy_regex(r"\b[Ww]orker\s*#?\s*\d+")
 _FRAME_UNDER_HEAD = lazy_regex(r'\bFile "[^"]*", line \d+|[-|:>\]]\s{3,}\S')
 # Every match of _WHAT holds one of these (caseless): a line holding none names no failure, and its reader
 # need not ask (triage.load.logs.text; tests/parsing/test_named_failure_gate.py holds the two together)
-FAILURE_WORDS = ("error", "exception", "died", "dead", "killed", "crash", "sig", "exit", "failed", "failure", "time",
-                 "abort", "core dumped", "oom", "out of memory", "segmentation fault", "bus error", "illegal", "fatal",
-                 "terminated")
+# (_WHAT's time[ds]? ?out is these words, not "time": a word every progress line of a simulation code, Megatron,
+# mmdetection or OpenFOAM holds ("Time: 0.1234", "elapsed time per iteration", "time: 0.512, data_time: 0.021", "Time
+# = 0.123"), which a large log's pass would mark on every line: triage.load.logs.large looks for them as one needle)
+TIMEOUT_WORDS = ("timeout", "timedout", "timesout", "time out", "timed out", "times out")
+FAILURE_WORDS = ("error", "exception", "died", "dead", "killed", "crash", "sig", "exit", "failed", "failure",
+                 *TIMEOUT_WORDS, "abort", "core dumped", "oom", "out of memory", "segmentation fault", "bus error",
+                 "illegal", "fatal", "terminated")
 # an exit's code in the words launchers and shells use ("exit code -11", "exited with code 137", "return code
 # -6", "exit status 139", "exitcode: -9"): -N is Python's subprocess convention and 128+N a shell's, both signal N
 # (Nextflow's in parentheses: "Process `align (3)` terminated with an error exit status (137)")

@@ -42,6 +42,7 @@ from triage.load.logs.records import CHANNEL, nccl_tracker
 from triage.load.logs.scan import LogScan
 from triage.load.logs.text import GATE_LITERALS, scan_log_text
 from triage.parsing import needles, pages
+from triage.parsing.named_failure import TIMEOUT_WORDS
 from triage.parsing.nccl.bulk import WARN
 from triage.parsing.textclean import decoded
 from triage.parsing.unread_failure import GLOG_HEAD, GLOG_HEAD_WIDTH, UNREAD_WORDS
@@ -76,6 +77,26 @@ _PREFIX_SAFE = {b"fault": rb"[^e]fault"}   # (each: the marker at offset 1 of ev
 # hex number, where no reader reads a word (theirs are whole words: "is dead", "marked dead", \bdead\b)
 _HEX = lazy_regex(rb"[0-9a-fA-F]+")
 _NOT_HEX = rb"[^0-9a-fA-F]"
+# Caseless words of one reader's branch, looked for as one needle (a pattern, :func:`one_needle`) rather than each
+# form as a literal: named_failure's "timed out" words (six words, 22 literals; as "time", "Time" and "TIME" they were
+# three, but marked every line of a simulation code's or Megatron's progress: "Time: 0.1234", "elapsed time per
+# iteration"), within the scanner's needle budget (tests/load/test_large_log_markers.py)
+ONE_NEEDLE = (TIMEOUT_WORDS,)
+
+
+def one_needle(words: Sequence[str]) -> bytes:
+    """One pattern (triage.parsing.needles.pattern) that marks every line holding one of the caseless ``words`` in a
+    case a line writes it (lower case, Capitalised, UPPER CASE, Title Case, and CamelCase where it has a space: "Timed
+    Out", "TimedOut"): the alternation of those forms cut to the shortest one's length (a fixed width), each form
+    its own key for the automaton."""
+    forms = {form for word in words for form in (word, word.capitalize(), word.upper(), word.title(),
+                                                 word.title().replace(" ", ""))}
+    width = min(map(len, forms))
+    cut = sorted({form[:width].encode() for form in forms})
+    source = b"(?:" + b"|".join(re.escape(form).replace(b"\\ ", b"\\x20") for form in cut) + b")"
+    return needles.pattern(source, width, tuple((form, 0) for form in cut))
+
+
 # the glog head's keys for the automaton (triage.parsing.needles.pattern): every match opens with one of these, its
 # level letter and the month's two digits ("[EF][01][0-9]": tests/load/test_large_log_markers.py checks the head)
 _GLOG_KEYS = tuple((f"{level}{tens}{unit}".encode(), 0) for level in "EF" for tens in "01" for unit in "0123456789")
@@ -85,9 +106,13 @@ _GLOG_KEYS = tuple((f"{level}{tens}{unit}".encode(), 0) for level in "EF" for te
 def _needles() -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
     """(the literals, the patterns): made once, on the first large log (~10 ms: not at import, which every report
     pays)."""
-    found = markers((*GATE_LITERALS, *WHOLE_TEXT_MARKERS), UNREAD_WORDS)
+    grouped = {word for words in ONE_NEEDLE for word in words}
+    ones = tuple(map(one_needle, ONE_NEEDLE))
+    found = tuple(marker for marker in markers((*GATE_LITERALS, *WHOLE_TEXT_MARKERS),
+                                               tuple(word for word in UNREAD_WORDS if word not in grouped))
+                  if not any(re.search(one, marker) for one in ones))   # (a literal that holds one's match: left out)
     hex_words = tuple(marker for marker in found if _HEX.fullmatch(marker))
-    patterns = (needles.pattern(GLOG_HEAD.encode(), GLOG_HEAD_WIDTH, _GLOG_KEYS),
+    patterns = (needles.pattern(GLOG_HEAD.encode(), GLOG_HEAD_WIDTH, _GLOG_KEYS), *ones,
                 *(needles.pattern(form, len(marker) + 1, ((marker, 1),))
                   for marker, form in _PREFIX_SAFE.items() if marker in found),
                 *(needles.pattern(form, len(word) + 1, ((word, offset),))

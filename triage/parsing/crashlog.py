@@ -39,6 +39,7 @@ from triage.parsing.peers import PEER, noted, peer_of
 from triage.parsing.peers import clip_keeping as clip_keeping  # noqa: PLC0414
 from triage.parsing.peers import peer_host as peer_host  # noqa: PLC0414
 from triage.parsing.peers import shortened as shortened  # noqa: PLC0414
+from triage.parsing.quoted import in_quoted_prose
 from triage.parsing.regex_gate import gated
 
 
@@ -200,38 +201,24 @@ _CUDA_HINT = "CUDA kernel errors might be asynchronously reported"
 # a runtime's error message quoted inside a sentence of the writer's own: after a word of prose ("Known issue: on
 # gfx90a, Memory access fault by GPU node-2 ...", "you may see \"CUDA error: an illegal memory access ...\""), opening
 # the line in quotes, or in quotes after a colon ("see FAQ: 'The error from device(chipId:0, ...' means ..."): a
-# failure only where the job did not go on past it (CrashLine.quoted). In quotes: at any alternative of _CUDA_ERROR
-# and _CUDA_OOM (by construction: the match's own start). After a bare word of prose: only the runtime messages that
-# no runtime prints after a word of its own (_RUNTIME_WORDS), since a runtime's own lines put words before the others
-# ("NCCL WARN Cuda failure 'out of memory'", "rank 5 ran out of memory", "cuMemAlloc failed with
-# CUDA_ERROR_OUT_OF_MEMORY"): those stay the failure they say. A single word before them is a handler's or a logger's
-# head, no sentence ("Caught CUDA error: an illegal memory access was encountered", "Error CUDA error: ..."): the
-# process's own failure (a sticky one: the process cannot go on after it)
+# failure only where the job did not go on past it (CrashLine.quoted). In quotes (triage.parsing.quoted): at any
+# alternative of _CUDA_ERROR and _CUDA_OOM (by construction: the match's own start). After a bare word of prose:
+# only the runtime messages that no runtime prints after a word of its own (_RUNTIME_WORDS), since a runtime's own
+# lines put words before the others ("NCCL WARN Cuda failure 'out of memory'", "rank 5 ran out of memory", "cuMemAlloc
+# failed with CUDA_ERROR_OUT_OF_MEMORY"): those stay the failure they say. A single word before them is a handler's or
+# a logger's head, no sentence ("Caught CUDA error: an illegal memory access was encountered", "Error CUDA error:
+# ..."): the process's own failure (a sticky one: the process cannot go on after it)
 _RUNTIME_WORDS = ("CUDA error: ", "an illegal memory access was encountered", "unspecified launch failure",
                   "device-side assert triggered", "Memory access fault by GPU node-", "ZE_RESULT_ERROR_DEVICE_LOST",
                   "UR_RESULT_ERROR_DEVICE_LOST")
-# a quote opened at the line's start or after a space, a colon or a bracket (not a word's apostrophe: "rank 5's GPU")
-# and not closed before the runtime's words; the sentence goes on after its closing quote ('... "X" reduce the batch',
-# "'X' means ..."): a logger's quoted exception ends its line there (`worker 3 failed: "CUDA error: ..."`), a failure
-_IN_QUOTES = lazy_regex(r"(?:^|[\s:(\[])([\"\u201c'`])[^\"\u201d'`]*$")
-_GOES_ON = lazy_regex(r"[\s,;.!?)\]]*[^\W\d_]")
-_CLOSES = {"\u201c": "\u201d"}
-# a quote that closes at the line's end is still the writer's own sentence where a verb of report or definition opens it
-# ('the most common failure is "RuntimeError: CUDA error: ..."', "the FAQ says a stalled run prints '...'", 'it means
-# "..."'), not a logger's head or a colon of a failure ('worker 3 failed: "CUDA error: ..."', which stays a failure)
-_DEFINES = lazy_regex(r"\b(?:is|are|was|were|says?|said|prints?|printed|means?|reads?|like|called|named|see|shows?)"
-                      r"[ \t]*[:,]?[ \t]*$")
 _AFTER_A_WORD = lazy_regex(r"\w[,;]?[ \t]+$")
 
 
 def _in_prose(text: str, match: re.Match[str]) -> bool:
-    """The runtime's words ``match`` found sit inside a sentence of the writer's own (quoted in prose)."""
-    if (opened := _IN_QUOTES.search(text, 0, match.start())) is not None:
-        quote = opened.group(1)
-        close = text.find(_CLOSES.get(quote, quote), match.start())
-        if close >= 0 and (_GOES_ON.match(text, close + 1) is not None
-                           or _DEFINES.search(text, 0, opened.start(1)) is not None):
-            return True
+    """The runtime's words ``match`` found sit inside a sentence of the writer's own: in its quote
+    (triage.parsing.quoted, the one answer), or after a word of it."""
+    if in_quoted_prose(text, match.start()):
+        return True
     return match.group(0).startswith(_RUNTIME_WORDS) and _AFTER_A_WORD.search(text, 0, match.start()) is not None \
         and len(text[:match.start()].split()) > 1
 

@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from triage.lazy_regex import lazy_regex
 from triage.parsing.crashlog import CrashLine, CrashLineKind, parse_crash_line
+from triage.parsing.quoted import in_quoted_prose
 from triage.parsing.rank_words import named_rank, rank_at
 
 # Who: the first rank-naming shape of the line (triage.parsing.rank_words: one table of them all).
@@ -120,24 +121,12 @@ def named_failure(line: str, prefix_rank: int | None = None) -> tuple[int, Crash
     sig = (known.signal if known is not None else None) or _signal(text)
     if sig in _TEARDOWN:
         return None            # a launcher's teardown ("Sending process 165 closing signal SIGTERM"): not a failure
-    # the rank's words inside a quote in the writer's own sentence (a FAQ's 'the message "... (rank=0)" means ...'):
-    # quoted, a failure only where the job did not go on past it (CrashLine.quoted)
-    quoted = prefix_rank is None and _in_quotes(text)
+    # the rank's words inside a quote in the writer's own sentence (a FAQ's 'the message "... (rank=0)" means ...';
+    # triage.parsing.quoted): quoted, a failure only where the job did not go on past it (CrashLine.quoted)
+    quoted = prefix_rank is None and (at := rank_at(text)) is not None and in_quoted_prose(text, at)
     if known is not None:
         return rank, replace(known, quoted=True) if quoted else known
     if sig is not None:
         return rank, CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal=sig, quoted=quoted)
     timeout = re.search(r"time[ds]? ?out", text, re.IGNORECASE) is not None
     return rank, CrashLine(CrashLineKind.EXCEPTION, text[:400], collateral=timeout, quoted=quoted)
-
-
-# a quote the writer opened after a word of their own (or a colon) and closed on the same line
-_QUOTE = lazy_regex(r"(?<=[\w,:;)][ \t])[\"\u201c](?P<what>[^\"\u201d\n]{8,}?)[\"\u201d]")
-
-
-def _in_quotes(text: str) -> bool:
-    """The first rank-naming shape of ``text`` lies inside a quote the writer's sentence holds."""
-    at = rank_at(text)
-    if at is None or ('"' not in text and "\u201c" not in text):
-        return False
-    return any(m.start("what") <= at < m.end("what") for m in _QUOTE.finditer(text))

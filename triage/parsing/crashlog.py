@@ -724,7 +724,10 @@ def _fatal_line(text: str, fatal: re.Match[str], collateral: bool) -> CrashLine 
                else "SIGBUS" if "Bus error" in text or fatal.group("loaderbus") else
                "SIGKILL" if fatal.group(0) == "Killed" else None)
     teardown = sig in ("SIGTERM", "SIGINT") or (fatal.group("fpe") or "").strip() in ("Terminated", "Interrupt")
-    return CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal=sig, collateral=collateral or teardown)
+    # (a signal's words in a quote or code span of the writer's own sentence: "- the job prints `Segmentation fault
+    # (core dumped)` then hangs"; triage.parsing.quoted: a death only where the job did not go on past it)
+    return CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal=sig, collateral=collateral or teardown,
+                     quoted=in_quoted_prose(text, fatal.start()))
 
 
 # a write or send to a socket or pipe whose other end is gone ("write: Broken pipe", "sendmsg() failed: Broken pipe",

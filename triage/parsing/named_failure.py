@@ -121,12 +121,24 @@ def named_failure(line: str, prefix_rank: int | None = None) -> tuple[int, Crash
     sig = (known.signal if known is not None else None) or _signal(text)
     if sig in _TEARDOWN:
         return None            # a launcher's teardown ("Sending process 165 closing signal SIGTERM"): not a failure
-    # the rank's words inside a quote in the writer's own sentence (a FAQ's 'the message "... (rank=0)" means ...';
-    # triage.parsing.quoted): quoted, a failure only where the job did not go on past it (CrashLine.quoted)
-    quoted = prefix_rank is None and (at := rank_at(text)) is not None and in_quoted_prose(text, at)
+    # the rank's words, or every failure word of the line, inside a quote or a code span in the writer's own sentence
+    # (a FAQ's 'the message "... (rank=0)" means ...', a how-to's "* if you see `NCCL error` on rank 3, set ...", a
+    # report's "- rank 2 prints `RuntimeError: ...` and stops"; triage.parsing.quoted): quoted, a failure only where
+    # the job did not go on past it (CrashLine.quoted)
+    quoted = prefix_rank is None and _quoted(text)
     if known is not None:
         return rank, replace(known, quoted=True) if quoted else known
     if sig is not None:
         return rank, CrashLine(CrashLineKind.FATAL_SIGNAL, text[:400], signal=sig, quoted=quoted)
     timeout = re.search(r"time[ds]? ?out", text, re.IGNORECASE) is not None
     return rank, CrashLine(CrashLineKind.EXCEPTION, text[:400], collateral=timeout, quoted=quoted)
+
+
+def _quoted(text: str) -> bool:
+    """The line's rank words, or every failure word it holds, sit in a quote of the writer's own sentence."""
+    if '"' not in text and "'" not in text and "`" not in text and "\u201c" not in text:
+        return False
+    if (at := rank_at(text)) is not None and in_quoted_prose(text, at):
+        return True
+    words = [match.start() for regex in (_WHAT, _EXC_NAME) for match in regex.finditer(text)]
+    return bool(words) and all(in_quoted_prose(text, word) for word in words)

@@ -74,6 +74,8 @@ def _texts(ops: Any) -> list[str]:
             options = [chr(value) for _, value in arg]
         elif op is sre_constants.MAX_REPEAT and arg[0] == 0 and arg[1] == 1:
             options = ["", *_texts(arg[2])]
+        elif op is sre_constants.SUBPATTERN:         # (a group, with flags of its own: "(?-i:SIG[A-Z]{2,6})")
+            return [text + option.lower() for text in texts for option in _texts(arg[-1])]
         else:
             break
         texts = [text + option.lower() for text in texts for option in options]
@@ -86,8 +88,8 @@ def _literal_runs(items: Any) -> list[str]:
 
 
 def test_a_branchs_optional_parts_are_each_a_text() -> None:
-    parsed = sre_parse.parse(r"time[ds]? ?out|sig[a-z]{2}", 0)
-    assert sorted(_literal_runs(parsed[0][1][1])) == ["sig", "time out", "timed out", "timedout", "timeout",
+    parsed = sre_parse.parse(r"time[ds]? ?out|sig[a-z]{2}|(?-i:SIG[A-Z]{2})x", 0)
+    assert sorted(_literal_runs(parsed[0][1][1])) == ["sig", "sig", "time out", "timed out", "timedout", "timeout",
                                                       "times out", "timesout"]
 
 

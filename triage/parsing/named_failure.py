@@ -20,8 +20,10 @@ from triage.parsing.rank_words import named_rank, rank_at
 # What: a failure word.
 # srun's record of tasks it ended itself ("srun: error: n3: task 2: Terminated", "...: tasks 0-57,59-63: Terminated")
 _SRUN_TERMINATED = lazy_regex(r"srun: error: (?:[\w.-]+: )?tasks? [\d,-]+: Terminated\s*$")
+# (a signal's name in capitals alone, as every runtime prints it: caseless, "sigma", "sigmoid" and "signature" were
+# failure words, and a rank's progress line "[rank0]: step 10 loss 0.52 sigma 0.31" an exception)
 _WHAT = lazy_regex(
-    r"\b(?:error|exception|died|dead|killed|crash(?:ed)?|signal|SIG[A-Z]{2,6}|exit ?code|exit status|exited|"
+    r"\b(?:error|exception|died|dead|killed|crash(?:ed)?|signal|(?-i:SIG[A-Z]{2,6})|exit ?code|exit status|exited|"
     r"failed|failure|time[ds]? ?out|abort(?:ed)?|core dumped|OOM|out of memory|segmentation fault|"
     r"bus error|illegal|fatal|terminated)\b", re.IGNORECASE)
 # a Python exception's name before its message ("ValueError: ...", "torch.OutOfMemoryError: ..."): a failure word

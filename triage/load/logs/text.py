@@ -325,13 +325,23 @@ def _banner(line: str) -> bool:
             and parse_crash_line(line) is None)
 
 
+_EARLIER_RUN = "an earlier run, before the program started again: "
+_FIRST_LINE = lazy_regex(r"[^\s][^\n]*")      # (the text's first line that is not blank, from its first character)
+
+
+def _ended_well(lines: list[str]) -> bool:
+    """One of the last three lines that are not blank says the run ended well (its own word, a code's end line)."""
+    return any(says_it_ended(line) or code_ended(line.strip()) for line in [x for x in lines if x.strip()][-3:])
+
+
 def _later_run(text: str) -> int | None:
-    """Where, in an input that ends with the run's own word that it ended well, the same program was started again
-    (the same launch command, or the input's first line, a code's start banner, printed again) and its later run
-    shows its own progress or its code's end line: the offset of that later run's first line, or None."""
-    ends = text[-4000:].strip().splitlines()[-3:]
-    if not any(says_it_ended(line) or code_ended(line.strip()) for line in ends):
-        return None
+    """Where the same program was started again (the same launch command, or the input's first line, a code's start
+    banner, printed again): in an input that ends with the run's own word that it ended well, where the later run
+    shows its own progress or its code's end line; in any other, the last start after a run that ended well (a run
+    that failed, then one that ended well, then a third: the third is the job's story, the first a note). The offset of
+    that later run's first line, or None."""
+    if not _ended_well(text[-4000:].splitlines()):
+        return _after_a_good_run(text)
     lines = text.splitlines(keepends=True)
     first = next((line.strip() for line in lines if line.strip()), "")
     if not _banner(first):
@@ -364,20 +374,63 @@ def _later_run(text: str) -> int | None:
     return start
 
 
+def _lines_holding(text: str, word: str) -> Iterator[int]:
+    """The start of each line of ``text`` that holds ``word`` (found by ``str.find``: a word a log rarely holds costs
+    one pass in C)."""
+    pos = 0
+    while (pos := text.find(word, pos)) >= 0:
+        yield text.rfind("\n", 0, pos) + 1
+        end = text.find("\n", pos)
+        if end < 0:
+            return
+        pos = end + 1
+
+
+def _after_a_good_run(text: str) -> int | None:
+    """In an input that does not end well: the offset of the last start of the same program again (see
+    :func:`_later_run`) whose run before it ended well (its last lines say so), or None. The starts are found by one
+    search of the text (launch commands) or of the first line (a banner printed again), not a look at every line."""
+    head = _FIRST_LINE.search(text)
+    first = head.group(0).strip() if head is not None else ""
+    if not _banner(first) or text.count(first) < 2:
+        first = "\0"                       # (no banner printed again: only launch commands start runs)
+    starts = {start for word in (*_LAUNCHERS, first) if word != "\0" for start in _lines_holding(text, word)}
+    if len(starts) < 2:
+        return None
+    seen: list[tuple[str, ...]] = []
+    found = None
+    for offset in sorted(starts):
+        end = text.find("\n", offset)
+        line = text[offset:len(text) if end < 0 else end]
+        key = _start_key(line, first)
+        if key is None:
+            continue
+        if any(_same_run(earlier, key) for earlier in seen) and \
+                _ended_well(text[max(0, offset - 2000):offset].splitlines()):
+            found = offset
+        seen.append(key)
+    return found
+
+
 def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None = None,
                   nccl_source: bytes | mmap.mmap | None = None, nccl: NcclTracker | None = None) -> None:
     """Fold one log into ``scan``: ranks from prefixes (or ``default_rank`` for a per-rank log).
     ``nccl_source``: the whole file, when ``text`` is an excerpt of it (see triage.load.logs.large); ``nccl``:
     its NCCL lines already read.
     An input whose program was started again after a failure, the later run ending well (a job script's retry, an
-    older run's log above the new one): the earlier run's failure is a note (scan.went_on), the later run is read."""
+    older run's log above the new one), or started again after a run that ended well: the earlier run's failure is a
+    note (scan.went_on), the later run is read."""
     if nccl_source is None and (later := _later_run(text)) is not None:
         earlier = LogScan()
         scan_log_text(text[:later], path, earlier, default_rank)
         failed = [line.text for items in [*earlier.failures.values(), earlier.orphans] for _, line, _ in items
                   if not line.collateral] + [unread.text for _, unread, _, _ in earlier.unread]
-        if failed:
-            scan.went_on.append(f"an earlier run, before the program started again: {failed[0][:160]}")
+        # (the earlier part's own earlier runs: a run that failed, then one that ended well, before this one)
+        older = [note for note in earlier.went_on if note.startswith(_EARLIER_RUN)]
+        if failed or older:
+            scan.went_on.extend(older)
+            if failed:
+                scan.went_on.append(f"{_EARLIER_RUN}{failed[0][:160]}")
             scan.lines_read += text.count("\n", 0, later)
             text = text[later:]
     clean = clean_text(text)

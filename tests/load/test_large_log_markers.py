@@ -243,12 +243,16 @@ PROGRESS_WITH_TIME = (
     "Time = 0.0123",
     "ExecutionTime = 12.34 s  ClockTime = 13 s",
     '{"timestamp": "2024-05-01T10:00:00", "step": 12, "TIME_LEFT": "1:00:00"}',
+    # an actor-critic's step line (unread_failure's "crit" is its level in capitals, CRIT: no longer a caseless word)
+    "step 1000 | actor_loss 0.12 | critic_loss 0.53 | entropy 1.2 | Critic LR 3e-4 | criterion mse",
+    "|    critic_loss          | 0.0123   |",       # stable-baselines3's table logger, every log interval
 )
 
 
 def test_a_progress_line_with_time_in_it_is_no_needles_hit() -> None:
-    """A step's line that holds "time" other than in a timeout's words marks nothing: a log of millions of them is
-    read as fast as one without (bench_report_logs.py --step-lines; it marked every line before session 52)."""
+    """A step's line that holds "time" other than in a timeout's words, or "crit" other than a level in capitals, marks
+    nothing: a log of millions of them is read as fast as one without (bench_report_logs.py --step-lines; it marked
+    every line before session 52)."""
     for line in PROGRESS_WITH_TIME:
         data = (line + "\n").encode() * 50
         assert large._spans(data, len(data)) == [], line
@@ -280,3 +284,16 @@ def test_the_timeout_words_are_one_needle_and_no_literal_holds_them() -> None:
     assert one in large.PATTERNS
     assert not any(re.search(one, marker) for marker in large.MARKERS)
     assert not any(b"time" in marker.lower() for marker in large.MARKERS)
+
+
+def test_crit_is_a_level_in_capitals_for_both_gates() -> None:
+    """unread_failure reads CRIT and CRITICAL in capitals (its _LEVEL): the large log's needle and the line gate pass
+    those, not "critic" nor "criterion"; the reader's own answer is the same with the gate or without."""
+    from triage.parsing.unread_failure import UNREAD_LITERALS, unread_failure
+
+    assert b"CRIT" in large.MARKERS and not any(m.lower().startswith(b"crit") and m != b"CRIT" for m in large.MARKERS)
+    assert "CRIT" in UNREAD_LITERALS and "CRIT" in GATE_LITERALS
+    for line in ("CRITICAL: the job controller lost the node", "[CRIT] transport: qp entered error state"):
+        assert unread_failure(line) is not None, line
+    for line in ("critic_loss 0.53 step 1000", "criterion: mse", "Critical batch size reached: 4096"):
+        assert unread_failure(line) is None, line

@@ -59,7 +59,11 @@ GLOG_HEAD_WIDTH = 14
 _GLOG_ERROR = lazy_regex(r"^\s*" + GLOG_HEAD)
 # The words a line that this reader reads must hold (caseless), the glog head apart: the reader's line gate passes
 # only lines holding one (triage.load.logs.text), a superset of named_failure's
-UNREAD_WORDS = (*FAILURE_WORDS, "crit", "panic", "severe", "emerg", "could not", "couldn't", "cannot", "can't",
+# ("CRIT" apart, in capitals: the level _LEVEL reads, CRIT or CRITICAL, never a word of prose or progress; caseless,
+# "crit" was in every line of an actor-critic's training, "critic_loss", and of "criterion", which a large log's pass
+# then marked: UNREAD_LITERALS, case-sensitive words of the same gate)
+UNREAD_LITERALS = ("CRIT",)
+UNREAD_WORDS = (*FAILURE_WORDS, "panic", "severe", "emerg", "could not", "couldn't", "cannot", "can't",
                 "can not", "unable to", "[e]", "<e>", "(e)", "[f]", "<f>", "(f)", "[err]", "<err>")
 
 
@@ -147,7 +151,7 @@ def unread_failure(line: str, stamp: str | None = None) -> UnreadFailure | None:
     text = line.strip()
     low = text.lower()
     head = glog_error(text) or (stamp is not None and glog_error(stamp))
-    if not head and not any(word in low for word in UNREAD_WORDS):
+    if not head and not any(word in low for word in UNREAD_WORDS) and not any(word in text for word in UNREAD_LITERALS):
         return None        # (the reader's line gate passes only lines holding one: the same answer without it)
     if not text or len(text) > 2000 or _NOT_FAILURE.search(text) is not None:
         return None

@@ -95,7 +95,7 @@ from triage.parsing.solver_errors import code_ended
 from triage.parsing.textclean import clean_text
 from triage.parsing.torchelastic import spawn_error_owner
 from triage.parsing.unread_failure import SUCCESS as UNREAD_SUCCESS
-from triage.parsing.unread_failure import UNREAD_WORDS, glog_error, unread_failure
+from triage.parsing.unread_failure import UNREAD_LITERALS, UNREAD_WORDS, glog_error, unread_failure
 from triage.schemas import STOP_LOG_RECORD
 
 # the key of scan.last_error for a line of no known rank
@@ -127,7 +127,7 @@ GATE_LITERALS = (*INIT_MARKERS, "Duplicate GPU", "Traceback (most recent call la
                  WORKER_START_FRAME, *RAISE_SITE_MARKERS, "terminated with the following error", *_WATCHDOG_HINTS,
                  MISMATCH_MARKER,
                  RUNNING_MARKER, *CRASH_MARKERS, *_KNOWN_HINTS, MONITORED_BARRIER, _ORIGINAL, *GLOO_MARKERS,
-                 REMOTE_TARGET_MARKER)
+                 REMOTE_TARGET_MARKER, *UNREAD_LITERALS)
 
 
 _TORCHRUN_TAG = lazy_regex(r"^\s*\[(?:rank|default)\d+\]:")

@@ -160,7 +160,8 @@ def test_a_pattern_needle_is_found_where_re_finds_it(tmp_path: Path, monkeypatch
         head = rnd.choice(["E", "F", "W", "I"]) + f"{rnd.randrange(1300):04d} {i % 24:02d}:{i % 60:02d}:07.1"
         lines.append(rnd.choice(["", "[rank1]:", "0: ", "xx"]) + head + f" {i} file.cc:9] fault{i % 3} default"
                      + rnd.choice([" dead", " 0x7fdead4c", " DEAD.", " Dead", " beefdead", "dead", ""])
-                     + rnd.choice([" timed out", " TimedOut", " TIMEOUT", " Time: 0.5", " times out", ""]) + "\n")
+                     + rnd.choice([" timed out", " TimedOut", " TIMEOUT", " Time: 0.5", " times out", ""])
+                     + rnd.choice([" sigsegv", " Sigkill", " SIGBUS", " sigma", ""]) + "\n")
     data = "".join(lines).encode()
     path = tmp_path / "glog.log"
     path.write_bytes(data)
@@ -246,6 +247,13 @@ PROGRESS_WITH_TIME = (
     # an actor-critic's step line (unread_failure's "crit" is its level in capitals, CRIT: no longer a caseless word)
     "step 1000 | actor_loss 0.12 | critic_loss 0.53 | entropy 1.2 | Critic LR 3e-4 | criterion mse",
     "|    critic_loss          | 0.0123   |",       # stable-baselines3's table logger, every log interval
+    # "sig" in other words (named_failure's signal names are in capitals, unread_failure's the fault signals' names):
+    # glue-factory's iteration line (cvg/glue-factory#19), kubectl's event of a pod assigned to a node, a noise level
+    (" [10/17/2023 04:26:12 gluefactory INFO] [E 4 | it 1000] loss {total 1.731E+00, last 7.856E-01, assignment_nll "
+     "7.856E-01, nll_pos 1.262E+00, nll_neg 3.087E-01, num_matchable 4.165E+02, num_unmatchable 7.160E+02, confidence "
+     "2.601E-01, row_norm 8.259E-01} ."),
+    "4m7s        Normal    Scheduled             pod/egg-1    Successfully assigned fate-10000/egg-1 to aks-nodepool1-2",
+    "step 120 loss 0.52 sigma 14.6 design_ratio 0.3 signature ok",
 )
 
 
@@ -297,3 +305,11 @@ def test_crit_is_a_level_in_capitals_for_both_gates() -> None:
         assert unread_failure(line) is not None, line
     for line in ("critic_loss 0.53 step 1000", "criterion: mse", "Critical batch size reached: 4096"):
         assert unread_failure(line) is None, line
+
+
+@pytest.mark.parametrize("line", ["rank 3 got sigsegv", "Sigkill sent to worker 2", "terminated by SIGBUS",
+                                  "process 4 received signal 11", "Signal: Segmentation fault (11)"])
+def test_a_signal_in_any_case_a_reader_reads_is_marked(line: str) -> None:
+    """The signals' names in any case (unread_failure's, one needle), "SIG" as written, and the word "signal"."""
+    data = (_filler(50) + line + "\n" + _filler(50)).encode()
+    assert [data[a:b] for a, b in large._spans(data, len(data))][:1] == [line.encode()], line

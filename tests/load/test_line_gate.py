@@ -63,9 +63,13 @@ def test_the_realworld_corpus_reads_the_same_with_the_gate(monkeypatch: pytest.M
     assert quiet > 1000        # the gate does skip lines in real logs
 
 
-def _texts(ops: Any) -> list[str]:
-    """The texts (lower case) a parsed sequence opens with: each text it can match where it is literals, classes of
-    literals and optional parts (``time[ds]? ?out``: "timeout", "timed out", ...), up to its first other part."""
+def _texts(ops: Any, caseless: bool = True) -> list[str]:
+    """The texts a parsed sequence opens with (lower case, but as written inside a group that is not caseless:
+    "(?-i:SIG[A-Z]{2,6})" opens with "SIG"): each text it can match where it is literals, classes of literals and
+    optional parts (``time[ds]? ?out``: "timeout", "timed out", ...), up to its first other part."""
+    def case(text: str) -> str:
+        return text.lower() if caseless else text
+
     texts = [""]
     for op, arg in ops:
         if op is sre_constants.LITERAL:
@@ -73,12 +77,13 @@ def _texts(ops: Any) -> list[str]:
         elif op is sre_constants.IN and all(kind is sre_constants.LITERAL for kind, _ in arg):
             options = [chr(value) for _, value in arg]
         elif op is sre_constants.MAX_REPEAT and arg[0] == 0 and arg[1] == 1:
-            options = ["", *_texts(arg[2])]
+            options = ["", *_texts(arg[2], caseless)]
         elif op is sre_constants.SUBPATTERN:         # (a group, with flags of its own: "(?-i:SIG[A-Z]{2,6})")
-            return [text + option.lower() for text in texts for option in _texts(arg[-1])]
+            inner = caseless and not arg[2] & re.IGNORECASE
+            return [text + option for text in texts for option in _texts(arg[-1], inner)]
         else:
             break
-        texts = [text + option.lower() for text in texts for option in options]
+        texts = [text + case(option) for text in texts for option in options]
     return texts
 
 
@@ -88,21 +93,23 @@ def _literal_runs(items: Any) -> list[str]:
 
 
 def test_a_branchs_optional_parts_are_each_a_text() -> None:
-    parsed = sre_parse.parse(r"time[ds]? ?out|sig[a-z]{2}|(?-i:SIG[A-Z]{2})x", 0)
-    assert sorted(_literal_runs(parsed[0][1][1])) == ["sig", "sig", "time out", "timed out", "timedout", "timeout",
+    parsed = sre_parse.parse(r"time[ds]? ?out|sig[a-z]{2}|(?-i:SIG[A-Z]{2})x", re.IGNORECASE)
+    assert sorted(_literal_runs(parsed[0][1][1])) == ["SIG", "sig", "time out", "timed out", "timedout", "timeout",
                                                       "times out", "timesout"]
 
 
 def test_every_failure_word_match_holds_one_of_the_gate_words() -> None:
     """named_failure reads a line only where its _WHAT matches: each of _WHAT's branches begins with a
-    literal holding one of FAILURE_WORDS, so a line holding none of them (in any case) is not read."""
+    literal holding one of FAILURE_WORDS (or, in a group that is not caseless, one of the gate's literals as written:
+    "SIG"), so a line holding none of them (in any case) is not read."""
     parsed = sre_parse.parse(named_failure._WHAT.pattern, named_failure._WHAT.flags)
     items = [(op, arg) for op, arg in parsed if op is not sre_constants.AT]     # \b(?:...)\b: one alternation
     assert len(items) == 1 and items[0][0] is sre_constants.BRANCH, items
     runs = _literal_runs(items[0][1][1])
     assert len(runs) > 15
     for run in runs:
-        assert any(word in run for word in named_failure.FAILURE_WORDS), run
+        assert any(word in run.lower() for word in named_failure.FAILURE_WORDS) if run.islower() else \
+            any(literal in run for literal in text.GATE_LITERALS), run
     assert all(word == word.lower() for word in named_failure.FAILURE_WORDS)
 
 

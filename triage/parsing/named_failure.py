@@ -40,7 +40,9 @@ _FRAME_UNDER_HEAD = lazy_regex(r'\bFile "[^"]*", line \d+|[-|:>\]]\s{3,}\S')
 # mmdetection or OpenFOAM holds ("Time: 0.1234", "elapsed time per iteration", "time: 0.512, data_time: 0.021", "Time
 # = 0.123"), which a large log's pass would mark on every line: triage.load.logs.large looks for them as one needle)
 TIMEOUT_WORDS = ("timeout", "timedout", "timesout", "time out", "timed out", "times out")
-FAILURE_WORDS = ("error", "exception", "died", "dead", "killed", "crash", "sig", "exit", "failed", "failure",
+# (and "signal", not "sig": _WHAT's signal names are in capitals, SIG[A-Z]{2,6}, which the line gate's literal "SIG"
+# (crashlog's marker) passes; caseless, "sig" was in "sigma", "assign", "design" and "signature")
+FAILURE_WORDS = ("error", "exception", "died", "dead", "killed", "crash", "signal", "exit", "failed", "failure",
                  *TIMEOUT_WORDS, "abort", "core dumped", "oom", "out of memory", "segmentation fault", "bus error",
                  "illegal", "fatal", "terminated")
 # an exit's code in the words launchers and shells use ("exit code -11", "exited with code 137", "return code

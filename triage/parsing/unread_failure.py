@@ -62,8 +62,10 @@ _GLOG_ERROR = lazy_regex(r"^\s*" + GLOG_HEAD)
 # ("CRIT" apart, in capitals: the level _LEVEL reads, CRIT or CRITICAL, never a word of prose or progress; caseless,
 # "crit" was in every line of an actor-critic's training, "critic_loss", and of "criterion", which a large log's pass
 # then marked: UNREAD_LITERALS, case-sensitive words of the same gate)
-UNREAD_LITERALS = ("CRIT",)
-UNREAD_WORDS = (*FAILURE_WORDS, "panic", "severe", "emerg", "could not", "couldn't", "cannot", "can't",
+UNREAD_LITERALS = ("CRIT", "SIG")
+# the fault signals' names _SIGNAL_DEATH reads in any case ("sigsegv" too; in capitals the literal "SIG" passes them)
+SIGNAL_NAMES = ("sigsegv", "sigabrt", "sigbus", "sigfpe", "sigill", "sigkill", "sigtrap", "sigsys", "sigxcpu")
+UNREAD_WORDS = (*FAILURE_WORDS, *SIGNAL_NAMES, "panic", "severe", "emerg", "could not", "couldn't", "cannot", "can't",
                 "can not", "unable to", "[e]", "<e>", "(e)", "[f]", "<f>", "(f)", "[err]", "<err>")
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import signal
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Any, SupportsIndex
 
 from triage.load.logs.facts import WorldSize
 from triage.model import Collective
@@ -36,6 +37,30 @@ FAILURE_CLUSTER_LINES = 6       # failure lines of one rank this close together 
 LAST_LINES = 6
 TAIL_LINES = 16               # unprefixed lines kept (rank 0's work is often followed by other processes' noise)
 MAX_UNPARSED = 40
+
+
+class _Kept(list):      # type: ignore[type-arg]
+    """scan.orphans: a list that keeps alive what leaves it (``kept``, by id), since scan.orphan_hosts is keyed by the
+    id() of its lines: a line removed and freed would hand its id, and so its host, to the next line made."""
+
+    def __init__(self, items: object = (), kept: dict[int, object] | None = None) -> None:
+        super().__init__(items)  # type: ignore[call-overload]
+        self.kept: dict[int, object] = {} if kept is None else kept
+
+    def remove(self, item: object) -> None:
+        super().remove(item)
+        self.kept[id(item)] = item
+
+    def pop(self, index: SupportsIndex = -1) -> object:
+        item = super().pop(index)
+        self.kept[id(item)] = item
+        return item
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        gone = self[index]
+        for item in gone if isinstance(index, slice) else (gone,):
+            self.kept[id(item)] = item
+        super().__setitem__(index, value)
 
 
 @dataclass
@@ -111,6 +136,25 @@ class LogScan:
     srun_records: dict[int, list[int]] = field(default_factory=dict)   # rank -> orders of srun's records of its task
     job_config: str | None = None   # a program's check that the job's process count does not fit (job_config)
     job_config_rank: int | None = None   # the rank the check's line's prefix names
+
+
+class _Orphans:
+    """LogScan.orphans: a list put in its place keeps alive what left the list before it (see _Kept)."""
+
+    def __get__(self, scan: LogScan | None, owner: type | None = None) -> Any:
+        if scan is None:
+            return self
+        return scan.__dict__["_orphans"]
+
+    def __set__(self, scan: LogScan, value: Any) -> None:
+        old = scan.__dict__.get("_orphans")
+        kept = old.kept if isinstance(old, _Kept) else {}
+        for item in old or ():
+            kept[id(item)] = item
+        scan.__dict__["_orphans"] = _Kept(value, kept)
+
+
+LogScan.orphans = _Orphans()  # type: ignore[assignment]   # (after the dataclass has made its __init__ of the field)
 
 
 def record_world(scan: LogScan, facts: WorldSize | None) -> None:

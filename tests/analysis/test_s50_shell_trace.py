@@ -22,12 +22,17 @@ BOX = ("------------------------------------------------------------------------
 
 @pytest.mark.parametrize("command", ["+ mpirun -np 4 --hostfile hosts.txt python train.py",
                                      "++ mpirun -np 4 ./a.out", "+++ srun mpirun ./a.out",
-                                     "  + mpiexec -n 8 ./xhpl"])
+                                     "  + mpiexec -n 8 ./xhpl",
+                                     # (PS4 set to bash's debugging idiom, and zsh's default "+%N:%i> ")
+                                     "+(train.sh:12): main(): mpirun -np 4 ./a.out",
+                                     "++(/home/u/job.sh:40): mpirun -np 4 ./a.out",
+                                     "+train.sh:12: mpirun -np 4 ./a.out", "+/opt/job.sh:40:main: mpirun -np 4 ./a.out",
+                                     "+train.zsh:12> mpirun -np 4 ./a.out"])
 @pytest.mark.parametrize("eol", ["\n", "\r\n"])
 def test_traced_command_above_the_daemon_box_is_no_cause(command: str, eol: str, tmp_path: Path) -> None:
     text = (TRACE + command + "\n" + BOX + "+ exit 1\n").replace("\n", eol)
     [record] = parse_framework_records(text)
-    assert "no rank ran" in record.text and "mpirun -np" not in record.text and "+ " not in record.text
+    assert "no rank ran" in record.text and "mpirun -np" not in record.text and "+" not in record.text
     got = failure_verdict(text, tmp_path)
     assert got["kind"] == "exception" and "could not start its daemons" in got["summary"]
     assert command.strip() not in got["summary"]
@@ -41,7 +46,10 @@ def test_launch_agents_line_above_the_box_stays_its_cause_under_a_trace(tmp_path
 
 @pytest.mark.parametrize(("line", "output"), [("+ echo 'ERROR: training failed'", "ERROR: training failed"),
                                               ("++ echo 'FATAL: cannot open data dir'",
-                                               "FATAL: cannot open data dir")])
+                                               "FATAL: cannot open data dir"),
+                                              ("+(run.sh:9): echo 'ERROR: training failed'",
+                                               "ERROR: training failed"),
+                                              ("+run.zsh:9> echo 'FATAL: no GPU'", "FATAL: no GPU")])
 def test_traced_command_is_no_failure_line(line: str, output: str) -> None:
     assert unread_failure(line) is None
     assert unread_failure(output) is not None     # (what the command printed is read as before)

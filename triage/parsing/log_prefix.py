@@ -72,8 +72,9 @@ _STREAM_TAG = lazy_regex(r"[\w.:/-]+ \[(?:stdout|stderr)\](?: |$)")
 # or more there, so that a bracketed rank before an iteration count, "[1] 100: loss", is not taken for one)
 _LINE_NO = lazy_regex(r"\[\d+\] (?=\[)|\[\d{3,}\] (?=\d+ ?: )")
 _SRUN = lazy_regex(r"\s*(\d+) ?: ")
-# (never "rank-3: ", "rank_3: ": a rank joined to its number, triage.parsing.rank_words, not a host)
-_PDSH = lazy_regex(r"(?![Rr]ank[-_]?\d+: )([a-z0-9][a-z0-9.-]*[0-9][a-z0-9.-]*): ")
+# (never "rank-3: ", "rank_3: ": a rank joined to its number, triage.parsing.rank_words, not a host; never a bare
+# number: "41: 41: error ival=4" is srun -l's task label over Global Arrays' own "41: " process id, no host "41")
+_PDSH = lazy_regex(r"(?![Rr]ank[-_]?\d+: |\d+: )([a-z0-9][a-z0-9.-]*[0-9][a-z0-9.-]*): ")
 _RAY = lazy_regex(r"\((?:(?P<name>\w+) )?(?:(?P<tag>TP\d+|rank=\d+) )?pid=(\d+)(?:, ip=([\w.:-]+))?\)\s?")
 # SkyPilot's head on each node's output of a task (its Ray-based runner): "(head, rank=0, pid=3101) ", "(worker1,
 # rank=1, pid=2210, ip=10.164.0.9) " (rank= is the node's rank, SKYPILOT_NODE_RANK), "(task, pid=1918) " on one node

@@ -76,7 +76,7 @@ MARKERS = ("FOAM FATAL", "FATAL CALLED", "ERROR on proc ", "ERROR: ", "Fatal err
            "An error occurred in line <", "*** ERROR ***", "[ABORT]", "Error in routine ", "Called CmiAbort",
            "CRITICAL ERROR: ", "*** Caught standard std::exception", "FATAL from PE", "Error Exit", "aborting MPI...",
            "Fortran runtime error:", "forrtl: severe (", "***** ERROR", "ARMCI assert fail in ", "ARMCI Error",
-           *hpc_codes.MARKERS)
+           "ARMCI DASSERT fail", *hpc_codes.MARKERS)
 # the words of the records that span the lines around the marked one (a box, a block with its message on the lines
 # after it or its head above it): a large log's excerpt keeps those lines (triage.load.logs.large)
 BLOCK_MARKERS = ("Fatal error:", "PETSC ERROR: -", "An error occurred in line <", "*** ERROR ***", "[ABORT]",
@@ -125,6 +125,16 @@ _ARMCI = lazy_regex(_LEAD + r"(?:\[(?P<rank>\d{1,7})\] )?ARMCI (?:assert fail in
                     r"\[(?P<site>[^\]\n]+)\]: (?P<cond>[^\n]*?)|"
                     r"Error(?: in (?P<efunc>\w+) \((?P<esite>[^()\n]+)\))?:[ \t]*(?P<what>[^\n]*?))[ \t]*$",
                     re.MULTILINE)
+# Global Arrays' own ARMCI (armci/src/common/armci.c, dassertp_fail): "(rank:41 hostname:node17 pid:33211):ARMCI
+# DASSERT fail. ../../ga-5-6/armci/src/devices/openib/openib.c:armci_call_data_server():2209 cond:(...)" (armci_me,
+# the process's rank, and its node's name; then armci_abort ends the job); older GA prints armci_me alone, "0:ARMCI
+# DASSERT fail. signaltrap.c:SigSegvHandler():299 cond:0" (in a signal handler, after the signal's own line, which
+# triage.parsing.launchers reads: that signal is the failure)
+_ARMCI_DASSERT = lazy_regex(r"(?:\(rank:(?P<rank>\d{1,7}) hostname:(?P<host>[\w.-]+) pid:(?P<pid>\d+)\):|"
+                            r"(?<![\w:])(?P<num>\d{1,7}):)?"
+                            r"ARMCI DASSERT fail\. (?:[^\s:]*/)?(?P<file>[^\s:/]+):(?P<func>\w+)\(\):(?P<line>\d+)"
+                            r"(?: cond:(?P<cond>[^\n]*?))?[ \t]*$", re.MULTILINE)
+_GA_IDS = lazy_regex(r"^[ \t]*(?:\d{1,7}: ?)+")
 _SU2 = lazy_regex(r"^[ \t]*Error in \"(?P<where>[^\"\n]+)\":[ \t]*$", re.MULTILINE)
 _SU2_EXIT = lazy_regex(r"^-+ Error Exit -+[ \t]*$", re.MULTILINE)
 _SPECFEM = lazy_regex(r"^[ \t]*Error detected, aborting MPI\.\.\. proc[ \t]+(?P<rank>\d{1,7})[ \t]*$", re.MULTILINE)
@@ -236,6 +246,23 @@ def parse_solver_errors(text: str, line_ranks: Sequence[int | None] | None = Non
         seen.add(rank)
         out.append(RankDeath(rank, None, None, None, None, f"GROMACS's fatal error: {what}"[:400],
                              offset=match.start(), raised=True, mpi=found is not None))
+    for match in finditer(_ARMCI_DASSERT, text) if "ARMCI DASSERT fail" in text else ():
+        said = match.group("rank") or match.group("num")
+        rank = int(said) if said else rank_at(match.start())
+        if rank in seen or went_on(match.end()) or match.group("func").startswith("Sig"):
+            continue            # (a signal handler's: its signal's line is the failure)
+        seen.add(rank)
+        site = f"{match.group('func')}() ({match.group('file')}:{match.group('line')})"
+        above = [line for line in text[max(0, match.start() - 400):match.start()].split("\n") if line.strip()]
+        if match.group("func").endswith("Error") and above:
+            # (ARMCI_Error's: GA's or the code's own error, "0:0: ga_pdsyevd: eigenvectors failed to converge:: -10",
+            # is the line above it, under its process ids)
+            what = f"{_GA_IDS.sub('', above[-1]).strip()} (then ARMCI's abort in {site})"
+        else:
+            cond = f": {match.group('cond').strip()}" if (match.group("cond") or "").strip() else ""
+            what = f"ARMCI's assertion failed in {site}{cond}"
+        out.append(RankDeath(rank, None, None, match.group("host"), int(match.group("pid")) if match.group("pid")
+                             else None, what[:400], offset=match.start(), raised=True, mpi=said is not None))
     out += _codes(text, seen, rank_at, went_on)
     return tuple(sorted(out, key=lambda death: death.offset))
 

@@ -85,9 +85,14 @@ _NAMES = {"segmentation fault": "SIGSEGV", "bus error": "SIGBUS", "illegal instr
           "floating point exception": "SIGFPE"}
 _TEARDOWN = ("SIGTERM", "SIGINT", "SIGHUP", "SIGCHLD", "SIGPIPE", "SIGUSR1", "SIGUSR2")   # a stop, not a fault
 _NUMBERS = {4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 11: "SIGSEGV"}
-# A shell's trace of a command it runs (bash/sh/ksh/zsh `set -x`: PS4, "+ " by default, its "+" repeated once per level
-# of nesting: "+ mpirun -np 4 ./a.out", "++ hostname", "+ echo 'ERROR: ...'"): a command, never its output nor a cause
-SHELL_TRACE_TEXT = r"^\s*\+{1,9} (?=\S)"
+# A shell's trace of a command it runs (bash/sh/ksh/zsh `set -x`: PS4, "+ " by default, its first character repeated
+# once per level of nesting: "+ mpirun -np 4 ./a.out", "++ hostname", "+ echo 'ERROR: ...'"; the PS4 of bash's
+# debugging idiom, a script's name and line: "+(train.sh:12): main(): mpirun ...", "+train.sh:12: mpirun ...",
+# "++/opt/job.sh:40:main: ..."; zsh's default "+%N:%i> ": "+train.zsh:12> mpirun ..."): a command, never its output
+# nor a cause
+_SCRIPT = r"[\w./~-]*[A-Za-z_][\w./~-]*"      # (a script's path or name: a letter in it, no time "+12:30: ")
+SHELL_TRACE_TEXT = (r"^\s*\+{1,9}(?: (?=\S)|\(" + _SCRIPT + r":\d+\): ?(?=\S)|"
+                    + _SCRIPT + r":\d+(?::[\w.-]*)?(?::|>) ?(?=\S))")
 SHELL_TRACE = lazy_regex(SHELL_TRACE_TEXT)
 # Not a failure, whatever its words: a shell's trace of a command; a lower level (the level token comes first), a
 # metric or count of errors, a test summary, a line of code or of a help text, a retry the program makes itself, a

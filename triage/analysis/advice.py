@@ -181,8 +181,11 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None) -> tuple[str, .
         steps.extend(INIT_HANG_STEPS)
     elif kind is VerdictKind.STOPPED:
         # no rank failed: what stopped the job is the finding; the ranks' ends after it are its consequence
-        steps.append(what_to_do(summary, verdict.culprit_host))
-        if "time limit" not in summary:
+        # (read in what the stop's record said, not in the advice the summary already gives after "What to do:",
+        # whose own words, "a bkill ..., a preemption", would pick another step)
+        said = summary.split(" What to do: ", 1)[0]
+        steps.append(what_to_do(said, verdict.culprit_host))
+        if "time limit" not in said:
             return tuple(steps)
     elif kind is VerdictKind.NO_PROBLEM_FOUND and END_NOT_SHOWN in summary:
         steps.append("if the job is still running and prints nothing more, it hangs: take the stacks of every rank "

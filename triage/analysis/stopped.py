@@ -61,7 +61,7 @@ _TO_DO = (
         "scheduler ended (`sacct -j JOBID -o JobID,State,Reason,End`: a time limit or a cancel; the time between the "
         "end's line and the signals)")),
     ("time limit", ("if the job needed more time, raise its limit (Slurm's sbatch --time, PBS's -l walltime, LSF's "
-                   "bsub -W, Grid Engine's -l h_rt) or checkpoint more often and requeue from the last checkpoint; "
+                   "bsub -W or, for CPU time, -c, Grid Engine's -l h_rt) or checkpoint more often and requeue from the last checkpoint; "
                    "if it should have finished in time, it was slow or hung before the limit: look at its last "
                    "progress lines, or run it under `triage launch`")),
     ("PBS ended the job with", ("find why PBS ended it: `qstat -xf JOBID` (its comment; resources_used.walltime "
@@ -72,7 +72,8 @@ _TO_DO = (
         ": state D; `dmesg`; a hung file system or GPU: `nvidia-smi`) and at `scontrol show node HOST` (Reason=Kill "
         "task failed); what ended the step the job's earlier lines or `sacct -j JOBID -o JobID,State,Reason,End` "
         "say")),
-    ("deadline", "start it earlier or give it less to do (sbatch --deadline), and checkpoint more often"),
+    ("deadline", "start it earlier or give it less to do (Slurm's sbatch --deadline, LSF's bsub -t), and checkpoint "
+                 "more often"),
     ("preempt", ("checkpoint more often and requeue (sbatch --requeue), or run in a partition or QOS that is "
                 "not preempted")),
     # a node lost under the job (slurmstepd's DUE TO NODE FAILURE, sacct's and submitit's NODE_FAIL, srun's and
@@ -83,7 +84,7 @@ _TO_DO = (
     ("node failed", _NODE_FAILED),
     ("Node failure", _NODE_FAILED),
     ("LSF ended the job from outside", ("find who or what ended it: `bhist -l JOBID` (a bkill by its owner or an "
-                                        "admin, a preemption)")),
+                                        "admin, a preemption, the queue's run window or load threshold)")),
     ("requeue", "it was requeued: the next run restarts from the last checkpoint (check that it resumes)"),
     ("OOMKilled", ("the container hit its memory limit: raise the pod's resources.limits.memory, or lower the job's "
                   "host memory (dataloader workers, pinned memory, CPU copies of the model)")),

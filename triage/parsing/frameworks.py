@@ -127,9 +127,14 @@ _LSF_EXITED = lazy_regex(r"[^\n]*\r?\n(?:[ \t]*\r?\n){0,2}[ \t>*`]*(?P<said>Exit
                          r"signal termination: (?P<sig>[^\n.]+)))")
 # LSF's terminations from outside the job (lsb.acct's TERM_*, in the job's report): "TERM_OWNER: job killed by owner.",
 # "TERM_ADMIN: job killed by root or LSF administrator.", "TERM_PREEMPT: job killed after preemption.",
-# "TERM_REQUEUE_OWNER: job killed and requeued by owner." (a bkill, an admin, a preemption: no rank failed)
+# "TERM_REQUEUE_OWNER: job killed and requeued by owner." (a bkill, an admin, a preemption: no rank failed), and the
+# queue's or the cluster's own ends: "TERM_WINDOW: job killed after queue run window closed.", "TERM_DEADLINE: job
+# killed after deadline expires.", "TERM_LOAD: job killed after load exceeds threshold.", "TERM_EXTERNAL_SIGNAL: job
+# killed by a signal external to LSF.", "TERM_BUCKET_KILL: job killed with bkill -b.", "TERM_CHKPNT: job killed after
+# checkpointing.", "TERM_REMOVE_HUNG_JOB: job removed from LSF."
 _LSF_OUTSIDE = lazy_regex(r"^[ \t>*`]*TERM_(?P<code>OWNER|ADMIN|PREEMPT|REQUEUE_OWNER|REQUEUE_ADMIN|FORCE_OWNER|"
-                          r"FORCE_ADMIN): job (?P<what>[^\n]{1,80})", re.MULTILINE)
+                          r"FORCE_ADMIN|WINDOW|DEADLINE|LOAD|EXTERNAL_SIGNAL|BUCKET_KILL|CHKPNT|REMOVE_HUNG_JOB): "
+                          r"[Jj]ob (?P<what>[^\n]{1,80})", re.MULTILINE)
 # the end of LSF's job report, before its "Resource usage summary:": "Exited with exit code 2." (the job's own exit) or
 # "Exited with signal termination: Segmentation fault." (its end by a signal, strsignal's word)
 _LSF_END = lazy_regex(r"^[ \t>*`]*Exited with (?:exit code (?P<code>\d+)|signal termination: (?P<sig>[^\n.]+))\.?"
@@ -310,8 +315,11 @@ _K8S_REASON = lazy_regex(r"^\s+(?:Last State:\s+Terminated\s+)?Reason:\s+(?P<why
 _K8S_EXIT = lazy_regex(r"Exit Code:\s+(?P<code>\d+)")
 # kubectl describe pod of an evicted pod: "Status:  Failed" / "Reason:  Evicted" / "Message:  The node was low on
 # resource: memory. ..."; kubectl get pods: "train-worker-1   0/1   Evicted   0   5m"
+# kubectl get pods' rows, behind the NAMESPACE column that -A (--all-namespaces) puts first: "ml-team   train-worker-0
+# 0/1   Completed   2 (31m ago)   40m"
+_K8S_NS = r"^(?:[a-z0-9][a-z0-9-]{0,62}[ \t]+)?"
 _K8S_EVICTED = lazy_regex(r"^Reason:\s+Evicted\s*$(?:\nMessage:\s+(?P<msg>[^\n]+))?", re.MULTILINE)
-_K8S_EVICTED_ROW = lazy_regex(r"^(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+Evicted\s+\d+", re.MULTILINE)
+_K8S_EVICTED_ROW = lazy_regex(_K8S_NS + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+Evicted\s+\d+", re.MULTILINE)
 # a container's terminated state in Kubernetes' own fields, as a program that reads the API writes it: kubectl's YAML
 # ("reason: OOMKilled" under lastState.terminated, "exitCode: 137"), its JSON ("\"reason\": \"OOMKilled\""), Airflow's
 # KubernetesExecutor ("container_state: terminated, container_reason: OOMKilled, container_message: None, exit_code:
@@ -319,16 +327,40 @@ _K8S_EVICTED_ROW = lazy_regex(r"^(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+Evicted\s+
 _K8S_OOM_FIELD = lazy_regex(r"(?<![\w-])(?:container_)?reason[\"']?\s*[:=]\s*[\"']?OOMKilled\b")
 _K8S_EXIT_FIELD = lazy_regex(r"(?<![\w-])exit_?[Cc]ode[\"']?\s*[:=]\s*(?P<code>\d+)")
 # kubectl get pods: "train-worker-1   0/1   OOMKilled   3 (20s ago)   5m"
-_K8S_ROW = lazy_regex(r"^(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?P<why>OOMKilled)\s+\d+", re.MULTILINE)
+_K8S_ROW = lazy_regex(_K8S_NS + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?P<why>OOMKilled)\s+\d+", re.MULTILINE)
 # kubectl get pods: "train-worker-0   0/1   Error   2 (10s ago)   12m", "...   CrashLoopBackOff   5   12m"
-_K8S_ERROR_ROW = lazy_regex(r"^(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?P<why>Error|CrashLoopBackOff)\s+\d+",
+_K8S_ERROR_ROW = lazy_regex(_K8S_NS + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?P<why>Error|CrashLoopBackOff)\s+\d+",
                             re.MULTILINE)
 # a pod that ended well, whatever failed in it before (a restart that succeeded: its phase Succeeded is final):
 # kubectl get pods' "train-worker-0   0/1   Completed   2   35m", kubectl describe pod's "Status:  Succeeded"
-_K8S_DONE_ROW = lazy_regex(r"^(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?:Completed|Succeeded)\s+\d+", re.MULTILINE)
+_K8S_DONE_ROW = lazy_regex(_K8S_NS + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?:Completed|Succeeded)\s+\d+", re.MULTILINE)
 _K8S_SUCCEEDED = lazy_regex(r"^Status:\s+Succeeded\s*$", re.MULTILINE)
+# The job's own word that it ended well, in Kubernetes: the training operator's "PyTorchJob default/train-job
+# successfully completed." (its event's and its Succeeded condition's message, older operators' "PyTorchJob train-job
+# is successfully completed."; TFJob, MPIJob, ... alike), `kubectl get
+# pytorchjobs`' STATE column ("train-job   Succeeded   50m"), the Job controller's event ("Completed   job/train-job
+# Job completed"; `kubectl describe job`'s "Normal  Completed  5m  job-controller  Job completed") and `kubectl get
+# jobs`' row of a Job whose completions all succeeded ("train-job   Complete   1/1   6m   40m", kubectl 1.28+'s STATUS
+# column; before it "train-job   1/1   6m   40m")
+_K8S_JOB_DONE = lazy_regex(
+    r"\b(?:PyTorch|TF|MPI|Paddle|XGBoost|JAX|MX|DeepSpeed|Deepspeed|Training)Job (?:[\w.-]+/)?[\w.-]+ (?:is )?"
+    r"successfully completed\.|^[a-z0-9][\w.-]*[ \t]+Succeeded[ \t]+\d+[smhd]\w*[ \t]*\r?$"
+    r"|\bCompleted[ \t]+job/[\w.-]+[ \t]+Job completed\b|\bjob-controller[ \t]+Job completed\b"
+    r"|^(?:[a-z0-9][a-z0-9-]{0,62}[ \t]+)?[a-z0-9][\w.-]*[ \t]+(?:Complete[ \t]+)?(?P<done>\d+)/(?P=done)[ \t]+"
+    r"\d+[smhd]\w*[ \t]+\d+[smhd]\w*[ \t]*\r?$", re.MULTILINE)
+# the training operator's event of a pod's trouble ("Warning  Unschedulable  13m  pytorchjob-controller  Error pod
+# train-job-master-0 condition message: 0/2 nodes are available: ...", "Error pod train-job-worker-0 container pytorch
+# exitCode: 1 terminated message: ...")
+_K8S_OPERATOR_ERROR = lazy_regex(r"\bError pod (?P<pod>[a-z0-9][\w.-]*) (?:condition message|container [\w.-]+ "
+                                 r"(?:exitCode|waiting message))")
+# ... and its word that the job failed (the operator's "is failed because N Worker replica(s) failed", a Job's
+# BackoffLimitExceeded or DeadlineExceeded, a STATE or STATUS column's Failed)
+_K8S_JOB_FAILED = lazy_regex(r"\bis failed because\b|\bBackoffLimitExceeded\b|\bDeadlineExceeded\b|"
+                             r"\bJob has reached the specified backoff limit\b|"
+                             r"^(?:[a-z0-9][a-z0-9-]{0,62}[ \t]+)?[a-z0-9][\w.-]*[ \t]+Failed[ \t]+(?:\d+/\d+[ \t]+)?\d+[smhd]",
+                             re.MULTILINE)
 # any pod kubectl get pods lists, in whatever state ("train-worker-1   1/1   Running   0   5m")
-_K8S_ANY_ROW = lazy_regex(r"^(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+[A-Z][\w:]*\s+\d+", re.MULTILINE)
+_K8S_ANY_ROW = lazy_regex(_K8S_NS + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+[A-Z][\w:]*\s+\d+", re.MULTILINE)
 _K8S_BACKOFF = lazy_regex(r"Back-off restarting failed container (?:(?P<container>[\w.-]+) )?in pod "
                           r"(?P<pod>[\w.-]+?)(?:_[\w.-]+)?(?:\(|\s|$)")
 # Ray's raylet: "1 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed due to other
@@ -542,7 +574,9 @@ def _memory_kills(text: str) -> list[RankDeath]:
             continue                # the words quoted in a job that went on after them: no end of this job
         record = _line(text, match)
         if match.group("code") in _LSF_TIME:     # a time limit: the job stopped from outside
-            note = f"LSF stopped the job at its {match.group('limit')} limit: {record}"
+            # (the CPU time the job asked for, bsub -c, is a time limit too: said so, with a time limit's advice)
+            limit = "CPU time" if match.group("code") == "CPULIMIT" else match.group("limit")
+            note = f"LSF stopped the job at its {limit} limit: {record}"
             out.append(RankDeath(None, "SIGTERM", None, None, None, note[:400], offset=match.start(), outside=True))
         else:
             # (LSF sends SIGINT, SIGTERM, then SIGKILL at such a limit: the signal that ended the job is the one its
@@ -1160,17 +1194,57 @@ def _succeeded_pods(text: str) -> frozenset[str]:
 
 
 def pods_ended_well(text: str) -> bool:
-    """Every pod ``text`` shows (kubectl get pods' rows, kubectl describe pod's) ended well, and it shows one: the
-    job's failure words beside them (the kubelet's back-off event, a container's last Error) are of a restart the job
-    got over, a note, never its end."""
-    if "Completed" not in text and "Succeeded" not in text:
+    """Every pod ``text`` shows (kubectl get pods' rows, kubectl describe pod's) ended well, and it shows one, or the
+    job itself did (job_ended_well): the job's failure words beside them (the kubelet's back-off event, a container's
+    last Error) are of a restart the job got over, a note, never its end."""
+    if "Completed" not in text and "Succeeded" not in text and "Complete" not in text:
         return False
+    if job_ended_well(text):
+        return True
     shown = ({m.group("pod") for m in _K8S_ANY_ROW.finditer(text)}
              | {m.group("pod") for m in _K8S_POD_NAME.finditer(text)})
     return bool(shown) and shown <= _succeeded_pods(text)
 
 
+# the words of the notes a Kubernetes listing that shows the job ended well gives (triage.load.logs.text makes them,
+# the verdict's all-clear tells them)
+GOT_OVER = "a failure the job got over (Kubernetes shows it ended well: every pod shown Completed, or the job itself)"
+ENDED_WELL = "Kubernetes says the job ended well"
+
+
+def job_ended_well(text: str) -> bool:
+    """Kubernetes says the job itself ended well (its operator's or its Job controller's word, _K8S_JOB_DONE), and no
+    word of its failure beside it: a pod's failure before, a restart or a retry in a new pod, is one the job got
+    over."""
+    if "ucce" not in text and "omplete" not in text:
+        return False
+    return _K8S_JOB_DONE.search(text) is not None and _K8S_JOB_FAILED.search(text) is None
+
+
+def job_success_line(text: str) -> str | None:
+    """The line where Kubernetes says the job ended well (job_ended_well), or None."""
+    if not job_ended_well(text):
+        return None
+    match = _K8S_JOB_DONE.search(text)
+    return _line(text, match) if match is not None else None
+
+
+def restarts_got_over(text: str) -> list[str]:
+    """The kubelet's back-off lines ("Back-off restarting failed container ...") and kubectl get pods' rows of a pod in
+    Error, CrashLoopBackOff or OOMKilled, of pods ``text`` shows ended well, where every pod it shows did or the job
+    itself did (pods_ended_well): a restart or a retry the job got over, a note of its all-clear."""
+    if not pods_ended_well(text):
+        return []
+    done = _succeeded_pods(text)
+    over = job_ended_well(text)
+    found = [m for pattern in (_K8S_BACKOFF, _K8S_ERROR_ROW, _K8S_ROW, _K8S_OPERATOR_ERROR) for m in pattern.finditer(text)
+             if over or m.group("pod") in done]
+    return [_line(text, m) for m in sorted(found, key=lambda m: m.start())]
+
+
 def _kubernetes(text: str) -> list[RankDeath]:
+    if job_ended_well(text):
+        return []           # (Kubernetes says the job ended well: what failed before, it got over)
     out: list[RankDeath] = []
     done = _succeeded_pods(text) if "Completed" in text or "Succeeded" in text else frozenset()
     for match in _K8S_REASON.finditer(text):
@@ -1230,7 +1304,7 @@ def _kubernetes(text: str) -> list[RankDeath]:
             # row of the same pod says it ran again or ended well (`kubectl get pods -w`: Running, Completed), nor
             # where the job went on after the listing (another pod's old Error beside a training that runs)
             if match.group("pod") in done or went_on_after(text, match.end(), lines=400) or re.search(
-                    rf"^{re.escape(match.group('pod'))}\s+\d+/\d+\s+(?:Running|Completed|Succeeded)\b",
+                    _K8S_NS + rf"{re.escape(match.group('pod'))}\s+\d+/\d+\s+(?:Running|Completed|Succeeded)\b",
                     text[match.end():], re.MULTILINE) is not None:
                 continue
             note = (f"pod {match.group('pod')}: its container ended in {match.group('why')} (a non-zero exit: "

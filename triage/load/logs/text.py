@@ -68,7 +68,7 @@ from triage.parsing.desync import (
     parse_mismatch,
     parse_running,
 )
-from triage.parsing.frameworks import pods_ended_well
+from triage.parsing.frameworks import ENDED_WELL, GOT_OVER, job_success_line, pods_ended_well, restarts_got_over
 from triage.parsing.gloo import MARKERS as GLOO_MARKERS
 from triage.parsing.gloo import parse_gloo_timeout
 from triage.parsing.job_config import misfit_and_rank
@@ -483,9 +483,20 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         scan.unread = [item for item in scan.unread if item[0] < base]
     elif scan.unread and scan.unread[-1][0] >= base and pods_ended_well("\n".join(o.rest for o in owners)):
         # every pod kubectl shows ended well: the failure words beside them are of a restart the job got over
-        scan.went_on.extend(f"a restart the pods got over (every pod shown ended well, Completed): {unread.text[:160]}"
+        scan.went_on.extend(f"{GOT_OVER}: {unread.text[:160]}"
                             for order, unread, _, _ in scan.unread if order >= base)
         scan.unread = [item for item in scan.unread if item[0] < base]
+    # (kubectl's words of an end that went well: a pod Completed or Succeeded, a Job Complete, an operator's job
+    # "successfully completed")
+    body_k8s = "\n".join(o.rest for o in owners) if "Complete" in text or "Succeeded" in text or (
+        "successfully completed" in text) else ""
+    if body_k8s and not any(w.startswith(GOT_OVER) for w in scan.went_on) and (
+            got_over := restarts_got_over(body_k8s)):
+        # (the kubelet's back-off in `kubectl describe pod`'s events, a Warning no failure reader reads, beside pods
+        # that all ended well: the note, never a refusal of a listing that shows the job's end)
+        scan.went_on.append(f"{GOT_OVER}: {got_over[0][:160]}")
+    elif body_k8s and not scan.went_on and (success := job_success_line(body_k8s)) is not None:
+        scan.went_on.append(f"{ENDED_WELL}: {success[:160]}")   # (a describe of a job that succeeded: no refusal)
     if scan.unread or scan.named_failures or scan.init_waits or scan.tracebacks or any(
             line.quoted for items in [scan.orphans, *scan.failures.values()] for _, line, _ in items) or any(
             line.exc_type is not None for _, line, _ in scan.orphans):

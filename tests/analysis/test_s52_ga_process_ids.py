@@ -32,11 +32,11 @@ def test_a_host_head_stays_a_host(line: str) -> None:
 
 
 @pytest.mark.parametrize(("line", "rank", "host", "said"), [
-    ("(rank:41 hostname:node17 pid:33211):ARMCI DASSERT fail. ../../ga-5-6/armci/src/devices/openib/openib.c:"
-     "armci_call_data_server():2209 cond:(pdscr->status==IBV_WC_SUCCESS)", 41, "node17",
+    (("(rank:41 hostname:node17 pid:33211):ARMCI DASSERT fail. ../../ga-5-6/armci/src/devices/openib/openib.c:"
+     "armci_call_data_server():2209 cond:(pdscr->status==IBV_WC_SUCCESS)"), 41, "node17",
      "armci_call_data_server() (openib.c:2209)"),
-    ("(rank:3 hostname:cn-0042.cluster pid:101):ARMCI DASSERT fail. src/memory/shmem.c:armci_shmem_malloc():1183 "
-     "cond:(ptr!=NULL)\r", 3, "cn-0042.cluster", "armci_shmem_malloc() (shmem.c:1183)"),
+    (("(rank:3 hostname:cn-0042.cluster pid:101):ARMCI DASSERT fail. src/memory/shmem.c:armci_shmem_malloc():1183 "
+     "cond:(ptr!=NULL)\r"), 3, "cn-0042.cluster", "armci_shmem_malloc() (shmem.c:1183)"),
     ("5:ARMCI DASSERT fail. ../../armci/src/memory/shmem.c:armci_shmem_malloc():1183 cond:(ptr!=NULL)", 5, None,
      "armci_shmem_malloc()"),
 ])

@@ -61,9 +61,9 @@ _TO_DO = (
         "scheduler ended (`sacct -j JOBID -o JobID,State,Reason,End`: a time limit or a cancel; the time between the "
         "end's line and the signals)")),
     ("time limit", ("if the job needed more time, raise its limit (Slurm's sbatch --time, PBS's -l walltime, LSF's "
-                   "bsub -W or, for CPU time, -c, Grid Engine's -l h_rt) or checkpoint more often and requeue from the last checkpoint; "
-                   "if it should have finished in time, it was slow or hung before the limit: look at its last "
-                   "progress lines, or run it under `triage launch`")),
+                   "bsub -W or, for CPU time, -c, Grid Engine's -l h_rt) or checkpoint more often and requeue from the "
+                   "last checkpoint; if it should have finished in time, it was slow or hung before the limit: look "
+                   "at its last progress lines, or run it under `triage launch`")),
     ("PBS ended the job with", ("find why PBS ended it: `qstat -xf JOBID` (its comment; resources_used.walltime "
                                 "against Resource_List.walltime) or `tracejob JOBID` on the PBS server (a qdel, its "
                                 "walltime, a limit it enforces)")),
@@ -72,8 +72,8 @@ _TO_DO = (
         ": state D; `dmesg`; a hung file system or GPU: `nvidia-smi`) and at `scontrol show node HOST` (Reason=Kill "
         "task failed); what ended the step the job's earlier lines or `sacct -j JOBID -o JobID,State,Reason,End` "
         "say")),
-    ("deadline", "start it earlier or give it less to do (Slurm's sbatch --deadline, LSF's bsub -t), and checkpoint "
-                 "more often"),
+    ("deadline", ("start it earlier or give it less to do (Slurm's sbatch --deadline, LSF's bsub -t), and "
+                  "checkpoint more often")),
     ("preempt", ("checkpoint more often and requeue (sbatch --requeue), or run in a partition or QOS that is "
                 "not preempted")),
     # a node lost under the job (slurmstepd's DUE TO NODE FAILURE, sacct's and submitit's NODE_FAIL, srun's and

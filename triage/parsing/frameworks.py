@@ -333,7 +333,8 @@ _K8S_ERROR_ROW = lazy_regex(_K8S_NS + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?P
                             re.MULTILINE)
 # a pod that ended well, whatever failed in it before (a restart that succeeded: its phase Succeeded is final):
 # kubectl get pods' "train-worker-0   0/1   Completed   2   35m", kubectl describe pod's "Status:  Succeeded"
-_K8S_DONE_ROW = lazy_regex(_K8S_NS + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?:Completed|Succeeded)\s+\d+", re.MULTILINE)
+_K8S_DONE_ROW = lazy_regex(_K8S_NS + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?:Completed|Succeeded)\s+\d+",
+                           re.MULTILINE)
 _K8S_SUCCEEDED = lazy_regex(r"^Status:\s+Succeeded\s*$", re.MULTILINE)
 # The job's own word that it ended well, in Kubernetes: the training operator's "PyTorchJob default/train-job
 # successfully completed." (its event's and its Succeeded condition's message, older operators' "PyTorchJob train-job
@@ -357,7 +358,8 @@ _K8S_OPERATOR_ERROR = lazy_regex(r"\bError pod (?P<pod>[a-z0-9][\w.-]*) (?:condi
 # BackoffLimitExceeded or DeadlineExceeded, a STATE or STATUS column's Failed)
 _K8S_JOB_FAILED = lazy_regex(r"\bis failed because\b|\bBackoffLimitExceeded\b|\bDeadlineExceeded\b|"
                              r"\bJob has reached the specified backoff limit\b|"
-                             r"^(?:[a-z0-9][a-z0-9-]{0,62}[ \t]+)?[a-z0-9][\w.-]*[ \t]+Failed[ \t]+(?:\d+/\d+[ \t]+)?\d+[smhd]",
+                             r"^(?:[a-z0-9][a-z0-9-]{0,62}[ \t]+)?[a-z0-9][\w.-]*[ \t]+Failed[ \t]+"
+                             r"(?:\d+/\d+[ \t]+)?\d+[smhd]",
                              re.MULTILINE)
 # any pod kubectl get pods lists, in whatever state ("train-worker-1   1/1   Running   0   5m")
 _K8S_ANY_ROW = lazy_regex(_K8S_NS + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+[A-Z][\w:]*\s+\d+", re.MULTILINE)
@@ -1237,8 +1239,8 @@ def restarts_got_over(text: str) -> list[str]:
         return []
     done = _succeeded_pods(text)
     over = job_ended_well(text)
-    found = [m for pattern in (_K8S_BACKOFF, _K8S_ERROR_ROW, _K8S_ROW, _K8S_OPERATOR_ERROR) for m in pattern.finditer(text)
-             if over or m.group("pod") in done]
+    found = [m for pattern in (_K8S_BACKOFF, _K8S_ERROR_ROW, _K8S_ROW, _K8S_OPERATOR_ERROR)
+             for m in pattern.finditer(text) if over or m.group("pod") in done]
     return [_line(text, m) for m in sorted(found, key=lambda m: m.start())]
 
 

@@ -8,7 +8,7 @@ import json
 import mmap
 import re
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 
 from triage.lazy_regex import lazy_regex
@@ -412,6 +412,35 @@ def _after_a_good_run(text: str) -> int | None:
     return found
 
 
+# pdsh's dshbak (and ClusterShell's clush -b): each node's output under a head of its own, the node's name between two
+# rules of dashes ("----------------" / "gpu-07" / "----------------"; 16 dashes in dshbak, 15 in clush); a head
+# of several nodes (dshbak -c's "gpu-[07,09]", clush's "gpu-[07-08] (2)") names none of them
+_BLOCK_RULE = lazy_regex(r"-{15,16}")
+# (a node's name: a letter and a digit in it, "gpu-07", "nid001234", never a word between two rules, "Summary")
+_BLOCK_NODE = lazy_regex(r"(?=[\w.-]*[A-Za-z])(?=[\w.-]*\d)[A-Za-z0-9][\w.-]{0,62}")
+
+
+def _node_blocks(lines: Sequence[str], heads: list[str | None] | None) -> list[str | None] | None:
+    """``heads`` (the node each line's own prefix names, or None) with each line under a dshbak or clush -b block's
+    head given that head's node, where its own prefix names none: a rank's end told in such a block is that node's."""
+    found: list[str | None] | None = None
+    node: str | None = None
+    index = 0
+    while index < len(lines):
+        line = lines[index].strip()
+        if (_BLOCK_RULE.fullmatch(line) and index + 2 < len(lines)
+                and _BLOCK_RULE.fullmatch(lines[index + 2].strip())):
+            head = lines[index + 1].strip()
+            node = head if _BLOCK_NODE.fullmatch(head) else None
+            found = found if found is not None else (list(heads) if heads is not None else [None] * len(lines))
+            index += 3
+            continue
+        if node is not None and found is not None and found[index] is None:
+            found[index] = node
+        index += 1
+    return found if found is not None else heads
+
+
 def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None = None,
                   nccl_source: bytes | mmap.mmap | None = None, nccl: NcclTracker | None = None) -> None:
     """Fold one log into ``scan``: ranks from prefixes (or ``default_rank`` for a per-rank log).
@@ -521,6 +550,8 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     # (pdsh's "node2: " before DeepSpeed's launcher records: that node's launcher)
     node_heads = [o.host if o.host and line.startswith(f"{o.host}: ") else None for o, line in zip(owners, lines)] \
         if any(o.host for o in owners) else None
+    if "-" * 15 in text:
+        node_heads = _node_blocks(lines, node_heads)
     line_hosts = node_heads if "exits with return code" in body else None
     # (torchrun's own tags on its workers' lines: torchrun started the ranks, so a launcher above it counts agents)
     torchrun_tagged = ("[rank" in whole or "[default" in whole) and any(_TORCHRUN_TAG.match(line) for line in lines)

@@ -27,9 +27,6 @@ _RANK_PRINT = "a user's 'rank N: ' print before the launcher's rank prefix: "
 # the decoration's own "torchrun --nproc-per-node 4" puts a launcher of one process per GPU in sight: a lone OOM's
 # "(GPU 0; ...)" is then read as local rank 0, as the text now says (not a loss)
 _OWN_TORCHRUN = "its own torchrun command in sight: the OOM's GPU read as a local rank (the decoration adds it)"
-# Open MPI's own message under opal_output's "[host:pid] " head ("opal_ifinit: ...", "mca_base_component_repository_open:
-# ..."): read line by line as host:rank, so the launcher's tags put the pid on it as a rank (round 66)
-_OMPI_OWN = "Open MPI's own '[host:pid] opal_...:' message read as host:rank line by line: the pid tagged as a rank"
 # (transformation, case): the class of input it still loses, one line each
 KNOWN: dict[tuple[str, str], str] = {
     ("only_ranked_lines", "meta-pytorch__torchtune__1165"): "rank 0 stuck outside rests on rankless lines",
@@ -69,10 +66,6 @@ KNOWN: dict[tuple[str, str], str] = {
                                                   "on node N (rank N in comm 0)' lines named (round 48)",
     ("iso_t_stamp", "ESCOMP__CESM__155"): "a timestamp head on every line: only the first of MPICH's 'Abort(...) on "
                                           "node N (rank N in comm 0)' lines named (round 48)",
-    ("mpirun_tag", "QuarkContainer__Quark__1281"): _OMPI_OWN,
-    ("srun_label", "QuarkContainer__Quark__1281"): _OMPI_OWN,
-    ("mpirun_tag", "MindQuantum-HiQ__HiQsimulator__26"): _OMPI_OWN,
-    ("srun_label", "MindQuantum-HiQ__HiQsimulator__26"): _OMPI_OWN,
 }
 
 

@@ -61,10 +61,12 @@ _MPI = lazy_regex(r"\[(?:\d+,)?(\d+)\]<(?:stdout|stderr|stddiag)>:\s?")
 # (its error handler too: "[host:pid] *** An error occurred in MPI_Reduce", "*** reported by process [..]", with one
 # or two asterisks where Markdown took the rest, or none: "[host:pid] Process received signal"; a backtrace frame's
 # index alone where the line was cut after it;
-# mpirun's "[host:pid] 1 more process has sent help message help-mpi-errors.txt")
+# mpirun's "[host:pid] 1 more process has sent help message help-mpi-errors.txt"; Open MPI's own messages, which
+# opal_output heads "[host:pid] " and begins with the function that speaks: "opal_ifinit: ioctl(SIOCGIFADDR) failed
+# with errno=19", "mca_base_component_repository_open: unable to open mca_sec_basic: ...")
 _OMPI_HANDLER = lazy_regex(r"\s?(?:\*{1,3} (?:Process received signal|End of error message|An error occurred in|"
                            r"reported by process|on communicator|MPI_|\s+and potentially)|Signal: |Signal code: |"
-                           r"Process received signal|"
+                           r"Process received signal|(?:opal|orte|ompi|mca|pmix|prte)_\w+: |"
                            r"Failing at address: |Associated errno: |\[ ?\d+\](?: |$)|"
                            r"\d+ more process(?:es)? ha(?:s|ve) sent help message)")
 _STREAM_TAG = lazy_regex(r"[\w.:/-]+ \[(?:stdout|stderr)\](?: |$)")

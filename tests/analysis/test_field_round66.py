@@ -62,3 +62,50 @@ def test_the_cases_own_open_mpi_lines_name_no_rank(case: str) -> None:
     assert TRANSFORMS["mpirun_tag"](text) == text
     assert TRANSFORMS["srun_label"](text) == text
 
+
+# Open MPI's signal handler in the launcher itself, its backtrace's frame in mpirun's own image: the launcher died, no
+# rank (the summary asked for the ranks' prefixed output: QuarkContainer/Quark#1281, sebhtml/ray#235)
+def _handler(host: str, signal: str, *frames: str) -> tuple[str, ...]:
+    head = f"[{host}:7301]"
+    return (f"{head} *** Process received signal ***", f"{head} Signal: {signal}",
+            f"{head} Signal code: Address not mapped (1)", f"{head} Failing at address: 0x10",
+            *(f"{head} [{i:2d}] {frame}" for i, frame in enumerate(frames)), f"{head} *** End of error message ***")
+
+
+@pytest.mark.parametrize("launcher_frame", [
+    "/opt/ompi5/bin/prterun(+0x2c1f)[0x55d0c1a2c1f]",
+    "mpirun.openmpi(+0x1b44)[0x5555555b44]",
+    "/usr/local/bin/orterun(orterun+0x5d1)[0x4049a1]",
+])
+def test_the_launcher_s_own_signal_names_no_rank(launcher_frame: str) -> None:
+    lines = ("$ mpirun -np 8 ./solver input.nml",
+             *_handler("cn042", "Segmentation fault (11)", "/lib64/libc.so.6(+0x3c4f0)[0x7f00aa43c4f0]",
+                       "/opt/ompi/lib/libopen-pal.so.80(pmix_hwloc_topology_load+0x31)[0x7f00ab011031]",
+                       launcher_frame, "/lib64/libc.so.6(__libc_start_main+0xf3)[0x7f00aa427493]"))
+    result = report(*lines)
+    assert result.verdict.kind.value == "crash" and not result.verdict.culprit_ranks, result.verdict.summary
+    assert "the launcher itself died" in result.verdict.summary
+    assert "rank prefixes" not in result.verdict.summary
+    assert result.verdict.culprit_host == "cn042"
+    assert any("the launcher died, not a rank" in step for step in result.next_steps)
+
+
+@pytest.mark.parametrize("frame", [
+    "./solver(main+0x45)[0x401d75]",
+    "/usr/lib/libmpi.so.40(MPI_Init+0x9a)[0x7f00ab2ff09a]",
+    "/home/u/mpirun_wrapper.py(+0x10)[0x10]",
+])
+def test_a_program_s_own_signal_is_no_launcher_s(frame: str) -> None:
+    lines = ("$ mpirun -np 8 ./solver input.nml",
+             *_handler("cn042", "Segmentation fault (11)", "/lib64/libc.so.6(+0x3c4f0)[0x7f00aa43c4f0]", frame))
+    result = report(*lines)
+    assert result.verdict.kind.value == "crash", result.verdict.summary
+    assert "launcher itself" not in result.verdict.summary
+
+
+@pytest.mark.parametrize("case", ["QuarkContainer__Quark__1281", "sebhtml__ray__235"])
+def test_the_cases_launcher_signal(case: str) -> None:
+    text = (CASES / case / "log.txt").read_text(encoding="utf-8")
+    verdict = analyze(load_log_texts([("log.txt", text)])).verdict
+    assert verdict.kind.value == "crash" and not verdict.culprit_ranks
+    assert "the launcher itself died" in verdict.summary and "rank prefixes" not in verdict.summary

@@ -16,6 +16,8 @@ THINGS = re.compile(r"triage launch|TORCH_DISTRIBUTED_DEBUG=DETAIL|NCCL_DEBUG=IN
                     r"CUDA_LAUNCH_BLOCKING|srun --label|rank prefixes|"
                     # a set-up failure no rank caused: the port's holder, the node the launcher cannot reach
                     r"ss -ltnp|ssh -o BatchMode|"
+                    # the launcher that died itself: its installation on that host
+                    r"`ompi_info`|"
                     # a job that never ran: the scheduler's or the node's own reason, the program on the node
                     r"Slurm's reason|slurmd log|python -c 'import|`ls -l` and `file`|"
                     # a network failure of no known rank: the link (the store's address, the peer, /dev/shm)

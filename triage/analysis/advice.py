@@ -12,7 +12,7 @@ from triage.lazy_regex import lazy_regex
 from triage.model import MismatchKind, Verdict, VerdictKind
 from triage.model.evidence import GPU_WAIT, RankActivityFact
 from triage.parsing.crashlog import REMOTE_TARGET_TEXT
-from triage.parsing.launch_failure import LAUNCH_TEXT
+from triage.parsing.launch_failure import LAUNCH_TEXT, LAUNCHER_ITSELF
 
 _FLIGHT_RECORDER = ("PyTorch's Flight Recorder (TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1 "
                     "TORCH_NCCL_DEBUG_INFO_TEMP_FILE=/shared/dir/fr_) and pass the dumps to `triage report`")
@@ -99,6 +99,12 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None) -> tuple[str, .
                          "NCCL_DEBUG=INFO (its WARN line names the CUDA error); check that this PyTorch build "
                          "supports the GPU (its 'not compatible with the current PyTorch installation' warning), "
                          "the driver against the CUDA version, and that each rank's device is its own")
+    elif kind is VerdictKind.CRASH and LAUNCHER_ITSELF in summary:
+        # the launcher's own signal (mpirun's backtrace): its installation on that host, no rank's lines
+        steps.append("the launcher died, not a rank: run it alone on that host (`mpirun -np 1 hostname`); check that "
+                     "its Open MPI is the one the job was built with (`which mpirun`, `ompi_info`, LD_LIBRARY_PATH) "
+                     "and, where its frames run through hwloc's topology load, what `lstopo` says there (a container "
+                     "or VM that hides the machine's topology)")
     elif kind is VerdictKind.CRASH and THREAD_AT_EXIT in summary:
         steps.append(THREAD_AT_EXIT_STEP)
         steps.append(f"look at the lines of {who or 'that process'} just before it: if its own last line (training "

@@ -28,6 +28,7 @@ from triage.analysis.absent_rank import (
 from triage.analysis.describe import who
 from triage.analysis.ranks import format_ranks, rank_word
 from triage.analysis.settle import (
+    SETTLE_LAUNCHER,
     SETTLE_RANK,
     SETTLE_UNREAD,
     mpi_size_body,
@@ -50,6 +51,7 @@ from triage.model.evidence import (
     ReportedMismatch,
 )
 from triage.parsing.crashlog import SIZE_CHECK_TEXT
+from triage.parsing.launch_failure import LAUNCHER_ITSELF
 from triage.parsing.mpi_errors import MPI_SIZE_TEXT
 from triage.parsing.rendezvous import STORE_WAIT_DETAIL
 from triage.parsing.unread_failure import UNREAD_KIND
@@ -247,6 +249,10 @@ def unattributed_verdict(failures: tuple[ExitInfo, ...]) -> tuple[Verdict, Findi
     if setup is not None:          # no rank is at fault: never ask for one
         verdict = headline.verdict(kind, f"{first.message} [{setup}]", culprit_host=first.host,
                                    qualifier=f"{where} (no rank at fault: the job's set-up failed)")
+        return verdict, Finding(kind.value, (), verdict.summary, first.evidence, root_cause=True)
+    if LAUNCHER_ITSELF in (first.message or ""):      # the launcher's own signal: no rank to ask for
+        verdict = headline.verdict(kind, f"{first.message} [{SETTLE_LAUNCHER}]", culprit_host=first.host,
+                                   qualifier=f"{where} (no rank at fault: the launcher itself died)")
         return verdict, Finding(kind.value, (), verdict.summary, first.evidence, root_cause=True)
     # (a network failure: the link settles it, not which rank reported it)
     settle = settle_network(first.message or "", first.host) if kind is VerdictKind.NETWORK_ERROR else SETTLE_RANK

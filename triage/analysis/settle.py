@@ -50,6 +50,11 @@ def under_triage(launcher: str | None) -> str | None:
 # What would name the rank of a failure no line ties to one.
 SETTLE_RANK = (f"which rank: the ranks' own output with their rank prefixes ({PER_RANK_OUTPUT}, or the job run under "
                "`triage launch`) would tell")
+# What would settle the launcher's own death by a signal (mpirun's, not a rank's): its installation on that host
+SETTLE_LAUNCHER = ("`ompi_info` and `which mpirun` on that host would settle it: the launcher's own installation, "
+                   "no rank's output (where its frames run through hwloc's topology load, `lstopo` run there shows "
+                   "the same fault)")
+
 # What would settle a failure told in words triage has no reader for (a library, launcher or runtime it never saw).
 SETTLE_UNREAD = ("triage has no reader for these words, so it cannot tell what failed nor where; which rank printed "
                  f"the line (the ranks' own output with their rank prefixes: {PER_RANK_OUTPUT}), that rank's lines "

@@ -115,3 +115,10 @@ def worker_start_failure(text: str) -> str | None:
         return None
     return (f"{LAUNCH_TEXT}: could not start {found.group('program')} ({found.group('why')}; torchrun --no-python "
             f"starts it itself, so its agent raised this): {text.strip()}")[:400]
+
+
+# Open MPI's signal handler in the launcher itself: its backtrace's frame in mpirun's own image ("[host:pid] [ 8]
+# mpiexec(orterun+0x7df)[0x404998]", "[ 9] mpirun(+0x13a3)[...]", Open MPI 5's "prterun(...)"), under orte_init's or
+# prte_init's topology load and the like: the process that took the signal is the launcher, never a rank
+LAUNCHER_FRAME = lazy_regex(r"^\[ ?\d+\] (?:\S*/)?(?P<image>mpirun|mpiexec|orterun|prterun|prte)(?:\.[\w-]+)?\(")
+LAUNCHER_ITSELF = "took the signal itself (the launcher, not a rank: its own frame is in the handler's backtrace)"

@@ -75,6 +75,8 @@ from triage.parsing.job_config import misfit_and_rank
 from triage.parsing.launch_failure import (
     ALLOC_REFUSED,
     LAUNCH_TEXT,
+    LAUNCHER_FRAME,
+    LAUNCHER_ITSELF,
     WORKER_START_FRAME,
     WORKER_START_LINES,
     worker_start_failure,
@@ -667,6 +669,8 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
     parsed = False
     if host and rank is None and scan.orphans and rest.lstrip().startswith(_OMPI_SIGNAL_HEAD):
         _handler_host(host, order, scan)
+    elif host and rank is None and scan.orphans and rest[:1] == "[" and (frame := LAUNCHER_FRAME.match(rest)):
+        _launcher_signal(frame.group("image"), order, scan)
     if rank is None and scan.orphans and rest.lstrip().startswith("Node:"):
         _launch_node(rest, order, scan)
     if scan.init_waits and ("/job:" in rest or "task names:" in rest or "reached the barrier" in rest) \
@@ -835,6 +839,22 @@ def _handler_host(host: str, order: int, scan: LogScan) -> None:
     last_order, crash, _path = scan.orphans[-1]
     if 0 < order - last_order <= _HANDLER_HEAD_LINES and id(crash) not in scan.orphan_hosts:
         scan.orphan_hosts[id(crash)] = host
+
+# (an Open MPI handler's backtrace is a few dozen frames at most)
+_HANDLER_FRAMES = 64
+
+
+def _launcher_signal(image: str, order: int, scan: LogScan) -> None:
+    """The signal just before a handler's frame in the launcher's own image (``mpirun(+0x13a3)``) is the launcher's."""
+    last_order, crash, path = scan.orphans[-1]
+    if crash.kind is not CrashLineKind.FATAL_SIGNAL or not 0 < order - last_order <= _HANDLER_FRAMES \
+            or LAUNCHER_ITSELF in crash.text:
+        return
+    marked = replace(crash, text=f"{crash.text}: {image} {LAUNCHER_ITSELF}")
+    scan.orphans[-1] = (last_order, marked, path)
+    if (host := scan.orphan_hosts.pop(id(crash), None)) is not None:
+        scan.orphan_hosts[id(marked)] = host
+
 
 # glog's FATAL line, then its message's further lines (a gRPC detail, a coordination error's list of tasks), then "***
 # Check failure stack trace: ***": the trace ends the FATAL line's process, no failure of its own

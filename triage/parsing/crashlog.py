@@ -468,14 +468,23 @@ _PORT_TAKEN = lazy_regex(r"Address already in use|EADDRINUSE")
 _MARKDOWN_BOLD = lazy_regex(r"(?P<mark>\*\*|__)(?P<inner>[^\s*_](?:.*[^\s*_])?)(?P=mark)")
 
 
+# the shell's message of its job's death alone after a shell prompt's "$" that the reporter's paste kept, as before
+# the command they ran ("$ ./gemma --model 2b-it" then "$  Killed"): the message, not a command typed at the prompt
+_PROMPTED_JOB_MESSAGE = lazy_regex(r"^\$\s+(?P<msg>(?:Killed|Aborted|Segmentation fault|Bus error|"
+                                   r"Floating point exception|Illegal instruction)(?: \(core dumped\))?)$")
+
+
 def _cleaned(line: str) -> str | None:
-    """The line's message without a C++ logging head, a viewer's line number or a reporter's quotes."""
+    """The line's message without a C++ logging head, a viewer's line number, a reporter's quotes or a pasted prompt
+    before the shell's message of a job's death."""
     # (a viewer's bare line number, "[80746] ", on a paste too short to tell it is one)
     text = _LOG_HEAD.sub("", _BARE_NUMBER.sub("", line.strip(), count=1), count=1)
     if _QUOTED_EXC.match(text):
         text = text[1:].rstrip("\"\u201d'")
     if text[:2] in ("**", "__") and (bold := _MARKDOWN_BOLD.fullmatch(text)) is not None:
         text = bold.group("inner").strip()     # a reporter's Markdown bold around the whole line ("**Killed**")
+    if text[:1] == "$" and (prompted := _PROMPTED_JOB_MESSAGE.match(text)) is not None:
+        text = prompted.group("msg")
     return text if text and len(text) <= 20000 else None
 
 

@@ -25,7 +25,8 @@ from triage.parsing.regex_gate import holds_any
 # Words that must be in a text for any record here to be in it (a cheap pre-check).
 MARKERS = ("noticed that process rank", "first process to do so", "died", "killed", "Killed", "crashed",
            "exited on signal", "exited with", "terminated by signal", "worker process has died", "Aborted",
-           "Segmentation fault", "Bus error", "sigquit from a child", "BAD TERMINATION", "oom-kill", "oom_kill",
+           "Segmentation fault", "Bus error", "segmentation fault", "bus error", "abort", "floating point exception",
+           "illegal hardware instruction", "sigquit from a child", "BAD TERMINATION", "oom-kill", "oom_kill",
            "OOM killer terminated",
            "PETSC ERROR", "interrupted by signal", "status failed cmd", "died unexpectedly", "scheduler is dead",
            "its node has died", "has been marked dead", "was aborted", "MPT ERROR", "first noticed rank",
@@ -125,6 +126,16 @@ _LOCAL_SIGNAL_WORDS = {"已杀死": "SIGKILL", "段错误": "SIGSEGV", "已放�
                        "Processus arrêté": "SIGKILL", "Erreur de segmentation": "SIGSEGV", "Abandon": "SIGABRT",
                        "強制終了": "SIGKILL", "セグメンテーション違反です": "SIGSEGV"}
 LOCAL_SIGNAL_WORDS = _LOCAL_SIGNAL_WORDS     # for crashlog: the shell's bare job message in these locales
+# zsh's own report of a job a signal ended (printjob in zsh's Src/jobs.c): the signal in zsh's lowercase words (its
+# sig_msg table), "(core dumped)" after it, padded, then the job's command; headed "zsh: " for the foreground job, or by
+# the job's number and its mark ("[1]  + ", "[1]    ") with the process's pid where LONG_LIST_JOBS is set (oh-my-zsh
+# sets it): "zsh: killed     python train.py", "[1]    9301 killed     python3 scripts/dream.py", "[1]    2964311
+# abort (core dumped)  python test.py" (the message padded to two spaces at least)
+_ZSH_SIGNAL_WORDS = {"killed": "SIGKILL", "segmentation fault": "SIGSEGV", "abort": "SIGABRT", "bus error": "SIGBUS",
+                     "floating point exception": "SIGFPE", "illegal hardware instruction": "SIGILL"}
+_ZSH_JOB = lazy_regex(r"^(?:zsh: |\[\d{1,4}\]  [ +-] )(?:(?P<pid>\d+) )? *"
+                      r"(?P<what>" + "|".join(sorted(_ZSH_SIGNAL_WORDS, key=len, reverse=True)) + r")"
+                      r"(?: \(core dumped\))? {2,}\S", re.MULTILINE)
 _SHELL_JOB_LOCAL = lazy_regex(r"[:：]\s*(?:第\s*\d+\s*行|(?:Zeile|ligne|行)\s*\d+)\s*[:：]\s*(?P<pid>\d+)\s+"
                               r"(?P<what>" + "|".join(sorted(_LOCAL_SIGNAL_WORDS, key=len, reverse=True)) + r")"
                               r"(?=\s|\(|（|$)")
@@ -411,6 +422,10 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
     for match in _SHELL_JOB_LOCAL.finditer(text):
         out.append(RankDeath(None, _LOCAL_SIGNAL_WORDS[match.group("what")], None, None, int(match.group("pid")),
                              _line_of(text, *match.span()), offset=match.start()))
+    for match in _ZSH_JOB.finditer(text):
+        out.append(RankDeath(None, _ZSH_SIGNAL_WORDS[match.group("what")], None, None,
+                             int(match.group("pid")) if match.group("pid") else None,
+                             _line_of(text, *match.span()), offset=match.start()))
     for match in _SGLANG_CHILD.finditer(text):
         out.append(RankDeath(None, None, None, None, None, _line_of(text, *match.span()), offset=match.start(),
                              consequence=True))
@@ -513,6 +528,7 @@ def _shell_told(text: str) -> frozenset[str]:
     and the same in a translated locale)."""
     told = {signal_name(None, m.group("what")) for m in _SHELL_JOB.finditer(text)}
     told |= {_LOCAL_SIGNAL_WORDS[m.group("what")] for m in _SHELL_JOB_LOCAL.finditer(text)}
+    told |= {_ZSH_SIGNAL_WORDS[m.group("what")] for m in _ZSH_JOB.finditer(text)}
     return frozenset(sig for sig in told if sig)
 
 

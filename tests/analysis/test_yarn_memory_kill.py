@@ -24,10 +24,10 @@ from triage.parsing.frameworks import parse_framework_records
      "5.0 GB of 4.2 GB virtual memory used"),
     (("Diagnostics: Container [pid=4242,containerID=container_1522720244417_0004_01_000002] is running beyond physical "
      "memory limits. Current usage: 2.1 GB of 2 GB physical memory used; 3.0 GB of 4.2 GB virtual memory used. Killing "
-     "container."), None, "physical memory: 2.1 GB of 2 GB physical memory used"),
+     "container."), None, "Current usage: 2.1 GB of 2 GB physical memory used"),
     (("Container [pid=77,containerID=container_e12_1_0001_01_000003] is running 1048576B beyond the 'PHYSICAL' memory "
      "limit. Current usage: 4.0 GB of 4 GB physical memory used; 5.1 GB of 8.4 GB virtual memory used. Killing "
-     "container."), None, "physical memory: 4.0 GB of 4 GB physical memory used"),
+     "container."), None, "Current usage: 4.0 GB of 4 GB physical memory used"),
 ])
 def test_yarns_memory_kill_is_a_sigkill_for_memory_of_no_rank(line: str, host: str | None, usage: str) -> None:
     deaths = [d for d in parse_framework_records(line + "\n") if "YARN" in d.text]

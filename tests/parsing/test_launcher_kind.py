@@ -71,6 +71,10 @@ ODD = [
     "rank 3 crashed\n", "",
     "ERROR: LoadError: ProcessExitedException(3)\n", "      From worker 2:\tx\n", "  From worker 2:   x\n",
     " [1] f at ./remotecall.jl:465\n", "torch.multiprocessing.spawn.ProcessExitedException: process 1\n",
+    "ERROR YarnClusterScheduler: Lost executor 9 on n1: Container killed by YARN for exceeding memory limits.\n",
+    ("WARN org.apache.hadoop.yarn.server.nodemanager.containermanager.monitor.ContainersMonitorImpl: Container "
+     "[pid=4711,containerID=container_1511635920000_0001_01_000010] is running beyond physical memory limits.\n"),
+    "yarn install v1.22.19\n",     # (the JavaScript package manager: no YARN)
 ]
 
 

@@ -55,6 +55,11 @@ _DASK_LIMIT_KILL = lazy_regex(r"\bDask's nanny restarted (?:a worker|worker \S+)
 # Ascend CANN's AI Core error in a verdict's words (triage.parsing.crashlog reads it as a device fault)
 _AICORE = lazy_regex(r"there is an? (?:ai(?:vec|core) error exception|exception of ai(?:vec|core) error)|"
                      r"Aicore kernel execute failed")
+# a crash that says how it died (a signal, a fault, an exit code) in an input that shows no GPU: the faulting frame
+CPU_CRASH_STEP = ("find the faulting line: allow a core (`ulimit -c unlimited` before the run) and open it with "
+                  "`gdb PROGRAM CORE` (`bt`), or rebuild with debug info and the compiler's run-time checks (-g; "
+                  "gfortran's -fbacktrace -fcheck=all, ifort's -traceback -check all, -fsanitize=address for C and "
+                  "C++); `dmesg -T` on that host has the kernel's line of a segfault")
 LIVE_STACKS = ("while it hangs, take the stacks of every rank: `triage collect --job JOBID` (SLURM) or "
                "`triage dump --match train.py` on each node")
 # an init hang, whatever the input: who never joined, and whether the nodes reach the store
@@ -67,9 +72,10 @@ INIT_HANG_STEPS = (
 )
 
 
-def excerpt_steps(verdict: Verdict, launcher: str | None = None) -> tuple[str, ...]:
+def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = True) -> tuple[str, ...]:
     """What to do next after a verdict of pasted logs; ``launcher``: the one that started the ranks, whose
-    per-rank output the steps ask for (triage.parsing.launcher_kind)."""
+    per-rank output the steps ask for (triage.parsing.launcher_kind); ``gpu``: False where the input shows no GPU
+    (triage.parsing.gpu_words): a crash's advice is then a CPU program's, not CUDA's."""
     who = rank_word(verdict.culprit_ranks) if verdict.culprit_ranks else None
     kind = verdict.kind
     summary = verdict.summary
@@ -146,13 +152,20 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None) -> tuple[str, .
                          "lines (i915/xe) and `xpu-smi diag` for the device's health, before blaming the code")
             steps.append(f"look at the lines of {who or 'that process'} just before the failure: the first "
                          "error, not the timeouts after it")
-        elif not _HOW_IT_DIED.search(summary):
+        elif not _HOW_IT_DIED.search(summary) and gpu:
             steps.append("the input does not say how it died: `dmesg -T | grep -i -E 'killed process|out of memory|"
                          "Xid'` on that host tells a kill by the kernel's OOM killer (host memory) from a GPU fault, "
                          "and its exit code or signal (the launcher's own record of it) tells the rest")
-        else:
+        elif not _HOW_IT_DIED.search(summary):
+            steps.append("the input does not say how it died: `dmesg -T | grep -i -E 'killed process|out of memory|"
+                         "segfault'` on that host tells a kill by the kernel's OOM killer (host memory) from a fault, "
+                         "and its exit code or signal (the launcher's own record of it) tells the rest")
+        elif gpu:
             steps.append("for CUDA errors re-run with CUDA_LAUNCH_BLOCKING=1 (or under compute-sanitizer) to "
                          "get the failing kernel; check `dmesg` on that host for Xid lines")
+        else:
+            # (no GPU word in the input: a CPU program's crash, a Fortran or C code's SIGSEGV or SIGFPE under mpirun)
+            steps.append(CPU_CRASH_STEP)
             steps.append(f"look at the lines of {who or 'that process'} just before the failure: the first "
                          "error, not the timeouts after it")
     elif kind is VerdictKind.NETWORK_ERROR and (setup := settle_setup(summary, verdict.culprit_host)) is not None:
@@ -202,8 +215,10 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None) -> tuple[str, .
         steps.append("the culprit is a rank this input does not show: gather the output of every rank "
                      f"({tagged}) and run triage report on all of it")
         steps.append(LIVE_STACKS)
-    if launcher == "julia":
-        return tuple(steps)         # (Julia's workers: no triage launch, no PyTorch Flight Recorder to enable)
+    if launcher in ("julia", "yarn"):
+        # (Julia's workers, YARN's containers: no triage launch, no PyTorch Flight Recorder to enable; a PyTorch job
+        # YARN runs shows its own launcher, torchrun's, the innermost)
+        return tuple(steps)
     if not (kind is VerdictKind.EXCEPTION and LAUNCH_TEXT in summary):
         steps.append(next_time(launcher))      # (a job that never ran: no stack nor Flight Recorder to gather)
     return tuple(steps)

@@ -28,6 +28,7 @@ _PER_RANK = {
     "julia": "the master's `From worker N:` lines, or each worker's log",
     "torchx": "`torchx log` of each replica",
     "ray": "each Ray worker's own log in the session's logs directory on its node",
+    "yarn": "each container's own log: `yarn logs -applicationId APPLICATION_ID`",
 }
 # `triage launch` goes in front of the command that starts a node's ranks, one agent per node (docs/launch.md); under
 # Slurm, the sbatch wrapper does that. Ray and torchx start their workers themselves: nothing to put it in front of.
@@ -36,6 +37,7 @@ _UNDER_TRIAGE = {
     "ray": None,
     "torchx": None,
     "julia": None,
+    "yarn": None,
 }
 _IN_FRONT = "`triage launch -- ...` in front of the command that starts each node's ranks"
 
@@ -48,8 +50,9 @@ def under_triage(launcher: str | None) -> str | None:
 
 
 # What would name the rank of a failure no line ties to one.
-SETTLE_RANK = (f"which rank: the ranks' own output with their rank prefixes ({PER_RANK_OUTPUT}, or the job run under "
-               "`triage launch`) would tell")
+_OR_UNDER_TRIAGE = ", or the job run under `triage launch`"
+SETTLE_RANK = (f"which rank: the ranks' own output with their rank prefixes ({PER_RANK_OUTPUT}{_OR_UNDER_TRIAGE}) "
+               "would tell")
 # What would settle the launcher's own death by a signal (mpirun's, not a rank's): its installation on that host
 SETTLE_LAUNCHER = ("`ompi_info` and `which mpirun` on that host would settle it: the launcher's own installation, "
                    "no rank's output (where its frames run through hwloc's topology load, `lstopo` run there shows "
@@ -84,6 +87,8 @@ def fit_launcher(text: str, launcher: str | None) -> str:
     if (launcher == "julia" or "Julia's worker" in text) and SETTLE_RANK in text:
         return text.replace(SETTLE_RANK, SETTLE_JULIA_NAMED if "Julia's worker" in text else SETTLE_JULIA)
     fitted = per_rank_output(launcher)
+    if under_triage(launcher) is None:      # (Ray, torchx, YARN start their workers themselves: no `triage launch`)
+        text = text.replace(_OR_UNDER_TRIAGE, "")
     return text if fitted == PER_RANK_OUTPUT else text.replace(PER_RANK_OUTPUT, fitted)
 MAX_NAMED_ABSENT = 4
 

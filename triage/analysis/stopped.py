@@ -86,11 +86,16 @@ _TO_DO = (
     ("LSF ended the job from outside", ("find who or what ended it: `bhist -l JOBID` (a bkill by its owner or an "
                                         "admin, a preemption, the queue's run window or load threshold)")),
     ("requeue", "it was requeued: the next run restarts from the last checkpoint (check that it resumes)"),
-    ("OOMKilled", ("the container hit its memory limit: raise the pod's resources.limits.memory, or lower the job's "
-                  "host memory (dataloader workers, pinned memory, CPU copies of the model)")),
+    # (a log's own OOMKilled is a crash by SIGKILL, triage.parsing.frameworks; this is the reporter's sentence that a
+    # pod was killed by Kubernetes, OOMKilled: analysis.prose's stop in their words, which names no sender to find)
+    ("OOMKilled", ("OOMKilled is the container's own memory over its limit (the kernel's SIGKILL), not a stop from "
+                  "outside: raise the pod's resources.limits.memory, or lower the job's host memory (dataloader "
+                  "workers, pinned memory, CPU copies of the model); `kubectl describe pod` shows its Last State")),
     ("Evicted", ("the node ran short of a resource: request it (resources.requests) so the pod is placed where it "
                 "fits, or free the node")),
 )
+# the node a step names, where the input does not name it (slurmstepd's "STEP N.0 CANCELLED ... DUE TO NODE FAILURE")
+UNNAMED_NODE = " (NODE: the node, not in this input; `sacct -j JOBID -o JobID,State,NodeList` names the job's nodes)"
 _WHO_CANCELLED = ("find who or what cancelled it: `sacct -j JOBID -o JobID,State,Reason,End` (a user's scancel, an "
                   "admin, a dependency, a job-array limit)")
 
@@ -105,10 +110,13 @@ def first_stop(evidence: Evidence) -> ExitInfo | None:
 
 
 def what_to_do(message: str, host: str | None = None) -> str:
-    """The next step after a stop, by what the scheduler's line says (HOST: the host it names)."""
+    """The next step after a stop, by what the scheduler's line says (HOST: the host it names; where the input names
+    none, NODE, said to be the node the input does not name, and where to find it)."""
     for words, step in _TO_DO:
         if words.lower() in message.lower():
-            return step.replace("HOST", host) if host else step
+            if host:
+                return step.replace("HOST", host)
+            return step if "HOST" not in step else step.replace("HOST", "NODE") + UNNAMED_NODE
     return _WHO_CANCELLED
 
 

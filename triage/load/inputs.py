@@ -193,7 +193,7 @@ def _log_evidence(scan: LogScan, names: list[str]) -> Evidence:
                     went_on=tuple(scan.went_on[:20]),
                     nccl_processes=tuple(scan.nccl_processes), init_waits=tuple(scan.init_waits),
                     op_count_splits=tuple(scan.op_count_splits), unprefixed_tail=tuple(scan.unprefixed_tail),
-                    lagging=tuple(scan.lagging), stop=scan.stop, launcher=scan.launcher,
+                    lagging=tuple(scan.lagging), stop=scan.stop, launcher=scan.launcher, shows_gpu=scan.shows_gpu,
                     agent_stopped=scan.agent_stopped, prose=scan.prose, job_config=scan.job_config,
                     job_config_rank=scan.job_config_rank)
 
@@ -225,6 +225,8 @@ def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
         agent=tuple(a for p in parts for a in p.agent),
         stop=min((p.stop for p in parts if p.stop is not None), key=lambda s: (s.time, s.host), default=None),
         launcher=next((p.launcher for p in parts if p.launcher), None),
+        shows_gpu=(True if any(p.shows_gpu for p in parts) else None if any(p.shows_gpu is None for p in parts)
+                   else False),
         agent_stopped=tuple(pid for p in parts for pid in p.agent_stopped),
         prose=next((p.prose for p in parts if p.prose), ProseAccount()),
         job_config=next((p.job_config for p in parts if p.job_config), None),

@@ -370,6 +370,9 @@ class Evidence:
     recorder_notes: tuple[str, ...] = ()
     gpus: tuple[NodeGpus, ...] = ()         # each node's GPU facts (node/gpus.json of its latest bundle)
     launcher: str | None = None            # the launcher a log shows started its ranks ("openmpi", "slurm", ...)
+    # a log's text names a GPU's software or a GPU (triage.parsing.gpu_words); None where no log was read (a run
+    # directory, cores): GPU advice then stands
+    shows_gpu: bool | None = None
     agent_stopped: tuple[int, ...] = ()     # pids torchrun's agent stopped once a worker failed (alive then)
     # hangs the live agents dumped (run directories): the most hang bundles one node wrote; 2 or more in a
     # job that then finished are as many stalls that ended by themselves

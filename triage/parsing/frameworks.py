@@ -543,6 +543,11 @@ def _line(text: str, match: re.Match[str]) -> str:
     return " ".join(text[head:tail if tail >= 0 else len(text)].split())[:300]
 
 
+def _from_match(text: str, match: re.Match[str]) -> str:
+    """A record's own words as its pattern read them (a logger's head before them and the advice after left out)."""
+    return " ".join(match.group(0).split())[:300]
+
+
 def _memory_kills(text: str) -> list[RankDeath]:
     """The batch system's own kill of a job over its memory limit (slurmstepd's, PBS's, YARN's): SIGKILL, for memory."""
     out: list[RankDeath] = []
@@ -564,10 +569,11 @@ def _memory_kills(text: str) -> list[RankDeath]:
         line = _line(text, match)
         where = _YARN_HOST.search(line)
         host = (where.group("host") or where.group("on")) if where is not None else None
-        usage = (f"{match.group('used')} of {match.group('limit')} {match.group('what')} memory used"
-                 if match.group("used") else f"{match.group('kind').lower()} memory: {match.group('usage').strip()}")
+        # (the kill's own words, "Container killed by YARN ... X of Y virtual memory used" or "Container [pid=...] is
+        # running beyond physical memory limits. Current usage: ...", which say the usage: the logger's head before
+        # them, a timestamp and a Java class path of 90 characters, left the quote cut inside them)
         note = (f"out of memory: YARN killed a container{f' on {host}' if host else ''} for exceeding its memory "
-                f"limit ({usage}): {line}")
+                f"limit: {_from_match(text, match)}")
         pid = int(match.group("pid")) if match.group("pid") else None
         out.append(RankDeath(None, "SIGKILL", None, host, pid, note[:400], offset=match.start()))
         break                       # (the driver tells the same kill on several lines)

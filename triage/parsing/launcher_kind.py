@@ -22,7 +22,8 @@ Each name's marks are lines only that launcher prints (its records, its prefixes
   ``application called MPI_Abort``;
 - ``mpi``: ``mpirun``/``mpiexec`` named in words only (which MPI is not said);
 - ``torchx``, ``ray`` (a worker's ``(RayTrainWorker pid=N, ...)`` tag, ``ray::``, ``raylet``, ``RayTaskError``,
-  ``ActorDiedError``), and ``slurm`` (``srun: ``, ``slurmstepd``) last: they start launchers as often as ranks.
+  ``ActorDiedError``), ``slurm`` (``srun: ``, ``slurmstepd``) and ``yarn`` (Hadoop YARN's containers, as Spark's driver
+  and the NodeManager tell them) last: they start launchers as often as ranks.
 """
 
 from __future__ import annotations
@@ -50,6 +51,13 @@ _MARKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("torchx", lazy_regex(r"\btorchx\b")),
     ("ray", lazy_regex(r"\(\w*(?:Worker|Actor)\w* pid=\d+|\bray::|\braylet\b|RayTaskError|ActorDiedError")),
     ("slurm", lazy_regex(r"^\s*srun: |\bslurmstepd\b", re.MULTILINE)),
+    # Hadoop YARN, which starts each container itself (Spark's executors, a MapReduce task, TensorFlowOnSpark's
+    # nodes): Spark's driver ("Container killed by YARN for exceeding memory limits", its YarnAllocator's and
+    # YarnClusterScheduler's heads, org.apache.spark.deploy.yarn), the NodeManager's log (org.apache.hadoop.yarn, its
+    # ContainersMonitorImpl's "Container [pid=P,containerID=container_...]")
+    ("yarn", lazy_regex(r"Container killed by YARN\b|\bYarn(?:Cluster)?Scheduler\b|\bYarnAllocator\b|"
+                        r"\bContainersMonitorImpl\b|\borg\.apache\.hadoop\.yarn\.|\bdeploy\.yarn\.|"
+                        r"containerID=container_")),
 )
 # Every match of a name's marks holds one of these literals (a text holding none of them is not searched: the ten
 # searches of a large log's excerpt, ~0.6 MB, were ~0.13 s of CPU, most of a report's reading of it). The caseless
@@ -70,6 +78,7 @@ _HOLDS: dict[str, tuple[str, ...]] = {
     "torchx": ("torchx",),
     "ray": (" pid=", "ray::", "raylet", "RayTaskError", "ActorDiedError"),
     "slurm": ("srun: ", "slurmstepd"),
+    "yarn": ("YARN", "Yarn", "ContainersMonitorImpl", "hadoop.yarn.", "deploy.yarn.", "containerID=container_"),
 }
 _CASELESS = frozenset({"spawn"})
 LAUNCHERS = tuple(name for name, _ in _MARKS)

@@ -174,9 +174,34 @@ def infer_spawn_rank(scan: LogScan) -> None:
         return        # (a child's own NCCL WARN or log line may be any process's: a raised exception is the parent's)
     order, line, path = real[0]
     scan.orphans.remove(real[0])
-    note = f" [process {rank}'s: mp.spawn's error block of process {rank}, its own exception line not in this input]"
+    note = (f" [process {rank}'s: mp.spawn's error block of process {rank}, its own exception line not in this input; "
+            f"rank {rank} on one node]")
     scan.failures.setdefault(rank, []).append((order, replace(line, text=shortened(line.text) + note), path))
     scan.ranks_seen.add(rank)
+
+
+def spawn_index_note(index: int) -> str:
+    """What mp.spawn's process index says of a rank: the same number on a job of one node whose code passes it as the
+    rank (torch.multiprocessing.spawn calls fn(i, *args), i the process's index on its node)."""
+    return (f" [mp.spawn's process {index}: rank {index} on one node; on several, its global rank is not in this "
+            "input]")
+
+
+def note_spawn_index(scan: LogScan) -> None:
+    """A failure read as rank N because it is under mp.spawn's ``-- Process N terminated with the following error:``
+    says so: N is the process's index on its node (torch.multiprocessing.spawn's ``fn(i, *args)``), the global rank
+    on one node only (``rank = node_rank * nprocs + i`` on several). Where the same text ties it to a rank (a
+    ``[rankN]:`` prefix on the lines, a ``rank N`` in the failure line's own words) it is left as it is."""
+    if scan.rank_prefixed:
+        return
+    for index in scan.spawn_owners:
+        items = scan.failures.get(index, [])
+        for at, (order, line, path) in enumerate(items):
+            own = re.search(rf"\brank[ =:]*{index}\b", line.text, re.IGNORECASE) is not None
+            if line.collateral or own or "mp.spawn's" in line.text:
+                continue        # (its own words name rank N, NCCL's "rank 1", a "[Rank 1]" head; or already noted)
+            items[at] = (order, replace(line, text=shortened(line.text) + spawn_index_note(index)), path)
+
 
 
 def _other_evidence(scan: LogScan) -> bool:
@@ -332,6 +357,7 @@ def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
     finish_store_waits(scan)
     infer_oom_rank(scan)
     infer_spawn_rank(scan)
+    note_spawn_index(scan)
     infer_thread_rank(scan)
     infer_sole_process_rank(scan)
     finish_watchdog(scan)

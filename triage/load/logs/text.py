@@ -71,6 +71,7 @@ from triage.parsing.desync import (
 from triage.parsing.frameworks import ENDED_WELL, GOT_OVER, job_success_line, pods_ended_well, restarts_got_over
 from triage.parsing.gloo import MARKERS as GLOO_MARKERS
 from triage.parsing.gloo import parse_gloo_timeout
+from triage.parsing.gpu_words import shows_gpu, source_shows_gpu
 from triage.parsing.job_config import misfit_and_rank
 from triage.parsing.launch_failure import (
     ALLOC_REFUSED,
@@ -451,6 +452,8 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     An input whose program was started again after a failure, the later run ending well (a job script's retry, an
     older run's log above the new one), or started again after a run that ended well: the earlier run's failure is a
     note (scan.went_on), the later run is read."""
+    # (the whole text, an earlier run's included; a large log's whole file, its excerpt not holding every word)
+    scan.shows_gpu = scan.shows_gpu or shows_gpu(text) or (nccl_source is not None and source_shows_gpu(nccl_source))
     if nccl_source is None and (later := _later_run(text)) is not None:
         earlier = LogScan()
         scan_log_text(text[:later], path, earlier, default_rank)

@@ -27,6 +27,11 @@ _RANK_PRINT = "a user's 'rank N: ' print before the launcher's rank prefix: "
 # the decoration's own "torchrun --nproc-per-node 4" puts a launcher of one process per GPU in sight: a lone OOM's
 # "(GPU 0; ...)" is then read as local rank 0, as the text now says (not a loss)
 _OWN_TORCHRUN = "its own torchrun command in sight: the OOM's GPU read as a local rank (the decoration adds it)"
+# text-generation-inference's shard manager logs a shard's end as "Shard complete standard error output:" then the
+# stderr, then its span's " rank=0" on a line of its own: with a time stamp before every line that line stands alone,
+# and the header is read as a failure of unknown words before the shard's own "signaled to shutdown with signal N"
+_TGI_STAMP = ("a time stamp on every line: TGI's 'Shard complete standard error output:' header read as a failure of "
+              "unknown words before the shard's signal line (round 70)")
 # (transformation, case): the class of input it still loses, one line each
 KNOWN: dict[tuple[str, str], str] = {
     ("only_ranked_lines", "meta-pytorch__torchtune__1165"): "rank 0 stuck outside rests on rankless lines",
@@ -66,6 +71,10 @@ KNOWN: dict[tuple[str, str], str] = {
                                                   "on node N (rank N in comm 0)' lines named (round 48)",
     ("iso_t_stamp", "ESCOMP__CESM__155"): "a timestamp head on every line: only the first of MPICH's 'Abort(...) on "
                                           "node N (rank N in comm 0)' lines named (round 48)",
+    ("github_actions", "THUDM__slime__1951"): _OWN_TORCHRUN,
+    ("jupyter", "THUDM__slime__1951"): _OWN_TORCHRUN,
+    ("bracket_comma_stamp", "huggingface__text-generation-inference__1627"): _TGI_STAMP,
+    ("iso_t_stamp", "huggingface__text-generation-inference__1627"): _TGI_STAMP,
 }
 
 

@@ -5,7 +5,7 @@ diff next time (pure)."""
 from __future__ import annotations
 
 from triage.analysis.ranks import rank_word
-from triage.analysis.settle import HCCL, LIBFABRIC, per_rank_output, settle_setup, under_triage
+from triage.analysis.settle import HCCL, LIBFABRIC, TPU_DRIVER, per_rank_output, settle_setup, under_triage
 from triage.analysis.stopped import what_to_do
 from triage.analysis.unrecorded import END_NOT_SHOWN
 from triage.lazy_regex import lazy_regex
@@ -170,6 +170,12 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = Tru
                          "error, not the timeouts after it")
     elif kind is VerdictKind.NETWORK_ERROR and (setup := settle_setup(summary, verdict.culprit_host)) is not None:
         steps.append(setup)          # the store's port taken, a node the launcher cannot reach: no rank to look at
+    elif kind is VerdictKind.NETWORK_ERROR and TPU_DRIVER.search(summary) is not None:
+        # XLA's remote TPU driver never opened its session to the TPU host: the TPU's own state, not NCCL's links
+        steps.append("check the TPU the backend was pointed at: `gcloud compute tpus describe NAME --zone ZONE` "
+                     "(state READY, health HEALTHY: not preempted, restarting or under maintenance), that the address "
+                     "it used (TPU_NAME, COLAB_TPU_ADDR or XRT_TPU_CONFIG) is the TPU's current one, and that this "
+                     "machine reaches it (the same network and zone, no firewall on the driver's port)")
     elif kind is VerdictKind.NETWORK_ERROR and HCCL.search(summary) is not None:
         steps.append("check the link or host named: re-run with ASCEND_GLOBAL_LOG_LEVEL=1 (HCCL's CANN log, under "
                      "~/ascend/log) to see each rank's link set-up; a peer that died or started late shows up as a "

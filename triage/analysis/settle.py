@@ -167,6 +167,11 @@ _STORE = lazy_regex(r"client socket has timed out|RendezvousConnectionError|C10d
 # gRPC's words for a peer it cannot reach (TensorFlow's and JAX's collectives and coordination service): no store's
 _GRPC = lazy_regex(r"\bfailed to connect to all addresses\b|\bUNAVAILABLE: (?:Socket closed|Stream removed|"
                    r"Connection reset)\b")
+# XLA's remote TPU driver that could not open its session to the TPU host ("Failed to connect to remote server at
+# address: grpc://10.92.96.58:8470. Error from gRPC: ...", its log's "Failed to open the gRPC driver: 4: ..."): the
+# TPU host's own state, not a store's or a peer rank's
+TPU_DRIVER = lazy_regex(r"Failed to connect to remote server at address: (?:grpc://)?(?P<host>[\w.-]+):(?P<port>\d{2,5})"
+                         r"|Failed to open the gRPC driver: ")
 # the task gRPC's detail line named (triage.load.logs.line_events): the peer of TensorFlow's network failure
 _GRPC_TASK = lazy_regex(re.escape(REMOTE_TARGET_TEXT) + r" (?P<task>/job:[\w.-]+/replica:\d+/task:(?P<n>\d+))")
 # Ascend HCCL's own words (its error codes EI0006 and kin, its CANN log's "HCCL(pid,name)" head): its knobs, not NCCL's
@@ -214,6 +219,13 @@ def settle_network(text: str, host: str | None) -> str:
         return HCCL_SETTLE
     if LIBFABRIC.search(text):
         return LIBFABRIC_SETTLE
+    if (driver := TPU_DRIVER.search(text)) is not None:
+        host, port = driver.group("host"), driver.group("port")
+        where = (f"the TPU host's driver at {host}:{port} (`nc -zv {host} {port}` from this machine)" if host
+                 else "the TPU host's driver")
+        return (f"whether this machine reaches {where} and the TPU's own state (`gcloud compute tpus describe`: READY "
+                "and HEALTHY, not preempted, restarting or under maintenance) would settle it: the backend never "
+                "opened its session to the TPU")
     if (task := _GRPC_TASK.search(text)) is not None:
         return (f"the log of task {task.group('n')} ({task.group('task')}: whether it died, was preempted or "
                 "restarted before this call) would settle it: a task that went away shows up so on the others")

@@ -301,6 +301,11 @@ _NET = lazy_regex(
     # gRPC's own words for a peer it cannot reach (TensorFlow's and JAX's collectives and coordination service, Ray):
     # "UNAVAILABLE: failed to connect to all addresses", "UNAVAILABLE: Socket closed", "... Stream removed"
     r"\bfailed to connect to all addresses\b|\bUNAVAILABLE: (?:Socket closed|Stream removed|Connection reset)\b|"
+    # XLA's remote TPU driver (the `tpu_driver` backend of JAX, TensorFlow and torch_xla on a TPU Node or a Colab TPU)
+    # that could not open its gRPC session to the TPU host (grpc_tpu_driver.cc): "Failed to connect to remote server at
+    # address: grpc://10.92.96.58:8470. Error from gRPC: Deadline Exceeded. Details: ", and its own log line of it,
+    # "Failed to open the gRPC driver: 4: Deadline Exceeded: "
+    r"\bFailed to connect to remote server at address: |\bFailed to open the gRPC driver: |"
     # Ascend HCCL's link set-up that timed out (EI0006, "Getting socket times out. Reason: ..."; its CANN log's "wait
     # socket establish timeout"): the peer never answered the connection (dead, late, or the link is down)
     r"\bEI0006:\s.{0,120}?Getting socket times out\.|\bwait socket establish timeout\b|"

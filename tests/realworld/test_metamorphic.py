@@ -32,6 +32,10 @@ _OWN_TORCHRUN = "its own torchrun command in sight: the OOM's GPU read as a loca
 # and the header is read as a failure of unknown words before the shard's own "signaled to shutdown with signal N"
 _TGI_STAMP = ("a time stamp on every line: TGI's 'Shard complete standard error output:' header read as a failure of "
               "unknown words before the shard's signal line (round 70)")
+# a line already stamped by the reporter's own clock ("2025-09-04 17:23:59 Traceback ..."): a second asctime stamp
+# before it leaves the traceback's lines read as a failure of unknown place (round 71)
+_TWO_STAMPS = ("a second time stamp before the reporter's own stamp on every line: the traceback read as a failure of "
+               "unknown place (round 71)")
 # (transformation, case): the class of input it still loses, one line each
 KNOWN: dict[tuple[str, str], str] = {
     ("only_ranked_lines", "meta-pytorch__torchtune__1165"): "rank 0 stuck outside rests on rankless lines",
@@ -75,6 +79,7 @@ KNOWN: dict[tuple[str, str], str] = {
     ("jupyter", "THUDM__slime__1951"): _OWN_TORCHRUN,
     ("bracket_comma_stamp", "huggingface__text-generation-inference__1627"): _TGI_STAMP,
     ("iso_t_stamp", "huggingface__text-generation-inference__1627"): _TGI_STAMP,
+    ("logging_asctime", "Tencent-Hunyuan__HunyuanWorld-Voyager__5"): _TWO_STAMPS,
 }
 
 

@@ -68,7 +68,7 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "Error   ", "CrashLoopBackOff", "STEPD TERMINATED", "xit_status", "(exit code ",
            "flux-job: task(s)", "exit-timeout=", "killed by YARN", "Current usage: ",
            "to reliably start one or more daemons", "Host EC2", "instance-terminated-", "marked-for-termination",
-           "termination is imminent", "imminent node shutdown", "is frozen!", " terminated.")
+           "termination is imminent", "imminent node shutdown", "is frozen!", " terminated.", ". Exit status: ")
 # the words of its records that come mid-log, not at the job's end: YARN's NodeManager log goes on after it kills a
 # container (its other containers, the clean-up), "Container [pid=P,containerID=C] is running beyond physical memory
 # limits. Current usage: ..." (Spark's driver's "ERROR ... Lost executor N on H: Container killed by YARN ..." is found
@@ -113,6 +113,18 @@ _YARN_MEMORY = lazy_regex(
 _SPARK_WENT_ON = lazy_regex(r"\bJob \d+ finished: |\bFinished task \d+(?:\.\d+)? in stage \d+(?:\.\d+)? \(TID \d+\)|"
                             r"\bFinal app status: SUCCEEDED\b")
 _YARN_HOST = lazy_regex(r"Lost executor \S+ on (?P<host>[\w.-]+?):|on host: (?P<on>[\w.-]+)")
+# Spark's YarnAllocator telling how YARN's container of an executor ended (resource-managers/yarn YarnAllocator.scala:
+# "Container marked as failed: $containerId on host: $host. Exit status: $exitStatus. [Possible causes: ...]
+# Diagnostics: ...", or "Container from a bad node: ..." where YARN blames the node), in the driver's log, its "Lost
+# executor N on H: ..." and its "ExecutorLostFailure (executor N exited caused by one of the running tasks) Reason:
+# ..."; with YARN's diagnostics "Container killed on request. Exit code is 137", "Container exited with a non-zero
+# exit code 137", "Killed by external signal": a status of 128+S is the executor's process killed by signal S
+# (where the record is the reason DAGScheduler gives for aborting the job, "SparkException: Job aborted due to stage
+# failure: Task 3 in stage 1.0 failed 4 times, most recent failure: Lost task 3.3 ...: ExecutorLostFailure (...)
+# Reason: Container ...", the driver's exception is that kill's consequence: the kill is the first failure)
+_STAGE_ABORTED = "Job aborted due to stage failure: "
+_YARN_EXIT = lazy_regex(r"Container (?:marked as failed|from a bad node): (?P<id>container_\w+)(?: on host: "
+                        r"(?P<host>[\w.-]+?))?\.? Exit status: (?P<code>-?\d+)\.")
 # LSF's termination reason in the job's report (lsb.acct's TERM_* exit info, written into the job's output):
 # "TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.", "TERM_THREADLIMIT: job killed after reaching LSF
 # thread limit.", "TERM_RUNLIMIT: job killed after reaching LSF run time limit." (a time limit: a stop from outside, as
@@ -575,8 +587,20 @@ def _memory_kills(text: str) -> list[RankDeath]:
         note = (f"out of memory: YARN killed a container{f' on {host}' if host else ''} for exceeding its memory "
                 f"limit: {_from_match(text, match)}")
         pid = int(match.group("pid")) if match.group("pid") else None
-        out.append(RankDeath(None, "SIGKILL", None, host, pid, note[:400], offset=match.start()))
+        out.append(RankDeath(None, "SIGKILL", None, host, pid, note[:400], offset=match.start(),
+                             first=_STAGE_ABORTED in line))
         break                       # (the driver tells the same kill on several lines)
+    for match in _YARN_EXIT.finditer(text) if not out and ". Exit status: " in text else ():
+        status = int(match.group("code"))
+        sig = signal_name(str(status - 128)) if 128 < status < 160 else None
+        if sig is None or went_on_after(text, match.end()) or _SPARK_WENT_ON.search(text, match.end()) is not None:
+            continue                # (Spark runs a lost executor's tasks again: a job that went on did not end here)
+        host = match.group("host")
+        note = (f"YARN's container {match.group('id')} of a Spark executor{f' on {host}' if host else ''} was killed "
+                f"by {sig} (exit status {status}): {_line(text, match)}")
+        out.append(RankDeath(None, sig, None, host, None, note[:400], offset=match.start(),
+                             first=_STAGE_ABORTED in _line(text, match)))
+        break                       # (the driver tells the same end on several lines)
     for match in _LSF_LIMIT.finditer(text):
         if went_on_after(text, match.end()):
             continue                # the words quoted in a job that went on after them: no end of this job

@@ -81,10 +81,13 @@ SHAPES: tuple[RankShape, ...] = (
     # nor "proc 101", a pid in Python's thread reports; nor the worker a library starts in its own process, oneCCL's
     # "failed to start worker # 0", "Starting worker 3", "STARTING WORKER 3": a thread of that process, numbered by it;
     # the verb in any case)
+    # (nor Spark's task of a stage, "Task 3 in stage 1.0 failed 4 times", "Lost task 3.3 in stage 1.0 (TID 7243, ...)":
+    # TaskSetManager's and DAGScheduler's index of a partition's task within its stage, run on whichever executor, no
+    # process of the job)
     RankShape("worker, task or process", r"(?<![Ss]tart )(?<![Ss]tarting )(?<!START )(?<!STARTING )"
               r"\b(?:[Ww]orker|WORKER|[Tt]ask|[Pp]rocess)"
               r"(?:_|\s*(?:=|:|#)?\s*)"
-              r"(?P<n>\d{1,3})" + _END, "index", "worker 7 failed"),
+              r"(?P<n>\d{1,3})" + _END + r"(?! in stage \d)", "index", "worker 7 failed"),
     # host:rank at the start, never a source file's line (NCCL's "proxy.cc:1587 NCCL WARN ..."), a device or a port,
     # nor the program and pid of a PSM-style fabric library's signal handler ("python:699378 terminated with signal 6 at
     # PC=7f87... SP=7ffe...": __progname and getpid())

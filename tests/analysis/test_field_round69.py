@@ -1,0 +1,96 @@
+"""Classes of real pasted logs found by round 69 of the real-world corpus, each tested on a variant written here
+(other programs, sizes, hosts and surrounding lines than the cases' own), with their negatives."""
+
+from __future__ import annotations
+
+import pytest
+
+from triage.analysis.analyze import analyze
+from triage.load.inputs import load_log_texts
+from triage.model import Report
+from triage.parsing.rank_words import named_rank
+
+
+def report(*lines: str) -> Report:
+    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
+
+
+def kind(result: Report) -> tuple[str, str | None]:
+    """The verdict's kind, and the signal its summary names (a crash's)."""
+    verdict = result.verdict
+    signal = next((name for name in ("SIGKILL", "SIGTERM", "SIGABRT", "SIGSEGV") if name in verdict.summary), None)
+    return verdict.kind.value, signal
+
+
+# Spark's task of a stage ("Task 3 in stage 1.0 failed 4 times", TaskSetManager's and DAGScheduler's index of a
+# partition's task) was read as rank 3 raising the driver's SparkException; and the reason DAGScheduler gave for the
+# abort, YARN's end of the executor's container as Spark's YarnAllocator tells it ("Container marked as failed: C on
+# host: H. Exit status: 137. Diagnostics: Container killed on request. Exit code is 137"), was not read
+# (mozilla/telemetry-airflow#330)
+_DRIVER = ("Caused by: org.apache.spark.SparkException: Job aborted due to stage failure: Task 17 in stage 4.0 failed 4 "
+           "times, most recent failure: Lost task 17.3 in stage 4.0 (TID 912, worker-12.example.internal, executor 8): "
+           "ExecutorLostFailure (executor 8 exited caused by one of the running tasks) Reason: ")
+_STACK = ("Driver stacktrace:",
+          "\tat org.apache.spark.scheduler.DAGScheduler.failJobAndIndependentStages(DAGScheduler.scala:2454)")
+
+
+@pytest.mark.parametrize(("reason", "signal"), [
+    (("Container marked as failed: container_1690000000000_0042_01_000009 on host: worker-12.example.internal. Exit "
+      "status: 137. Diagnostics: Container killed on request. Exit code is 137"), "SIGKILL"),
+    # YARN blaming the node, its diagnostics timestamped (Hadoop 3), and the word "Possible causes" of Spark 3.5
+    (("Container from a bad node: container_e07_1690000000000_0042_01_000009 on host: worker-12.example.internal. "
+      "Exit status: 137. Possible causes: OOM. Diagnostics: [2025-03-01 10:01:02.123]Container killed on request. "
+      "Exit code is 137"), "SIGKILL"),
+    # YARN's memory kill in the same place (the reason of the abort)
+    (("Container killed by YARN for exceeding physical memory limits. 12.3 GB of 12 GB physical memory used. "
+      "Consider boosting spark.executor.memoryOverhead."), "SIGKILL"),
+])
+def test_the_executors_kill_behind_a_stage_abort_is_the_crash(reason: str, signal: str) -> None:
+    result = report("25/03/01 10:00:58 INFO DAGScheduler: Submitting 40 missing tasks from ShuffleMapStage 4",
+                    _DRIVER + reason, "Container exited with a non-zero exit code 137",
+                    "Killed by external signal", *_STACK)
+    assert kind(result) == ("crash", signal), result.verdict.summary
+    assert "rank 17" not in result.verdict.summary and "rank 8" not in result.verdict.summary
+
+
+def test_the_executors_kill_on_its_own_line_is_the_crash_on_its_host() -> None:
+    result = report("25/03/01 10:01:02 ERROR YarnScheduler: Lost executor 8 on worker-12.example.internal: Container "
+                    "marked as failed: container_1690000000000_0042_01_000009 on host: worker-12.example.internal. "
+                    "Exit status: 137. Diagnostics: Container killed on request. Exit code is 137")
+    assert kind(result) == ("crash", "SIGKILL"), result.verdict.summary
+    assert "worker-12.example.internal" in result.verdict.summary
+
+
+def test_a_spark_job_that_went_on_after_the_kill_did_not_end_there() -> None:
+    result = report("25/03/01 10:01:02 ERROR YarnScheduler: Lost executor 8 on worker-12: Container marked as failed: "
+                    "container_1690000000000_0042_01_000009 on host: worker-12. Exit status: 137. Diagnostics: "
+                    "Container killed on request. Exit code is 137",
+                    "25/03/01 10:03:40 INFO TaskSetManager: Finished task 17.1 in stage 4.0 (TID 930) in 9120 ms on "
+                    "worker-3 (executor 2) (40/40)",
+                    "25/03/01 10:03:41 INFO DAGScheduler: Job 3 finished: count at etl.py:88, took 164.2 s")
+    assert kind(result)[0] != "crash", result.verdict.summary
+
+
+def test_an_executor_status_of_no_signal_is_no_kill() -> None:
+    # (the executor's own exit, status 1: no signal of YARN's, not read as one)
+    result = report(_DRIVER + "Container marked as failed: container_1690000000000_0042_01_000009 on host: "
+                    "worker-12. Exit status: 1. Diagnostics: Exception from container-launch.", *_STACK)
+    assert kind(result) != ("crash", "SIGKILL"), result.verdict.summary
+
+
+@pytest.mark.parametrize("line", [
+    "Job aborted due to stage failure: Task 3 in stage 1.0 failed 4 times, most recent failure: ...",
+    "25/03/01 10:00:59 WARN TaskSetManager: Lost task 3.3 in stage 1.0 (TID 7243, n4, executor 5): ...",
+    "25/03/01 10:00:59 INFO TaskSetManager: Starting task 12.0 in stage 2.0 (TID 14) (n4, executor 5, partition 12)",
+])
+def test_a_spark_task_of_a_stage_names_no_rank(line: str) -> None:
+    assert named_rank(line) is None
+
+
+@pytest.mark.parametrize(("line", "rank"), [
+    ("task 3 failed with exit code 1", 3),
+    ("worker 7 failed", 7),
+    ("Task 2 in the queue failed", 2),
+])
+def test_other_tasks_and_workers_keep_their_index(line: str, rank: int) -> None:
+    assert named_rank(line) == rank

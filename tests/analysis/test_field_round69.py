@@ -94,3 +94,29 @@ def test_a_spark_task_of_a_stage_names_no_rank(line: str) -> None:
 ])
 def test_other_tasks_and_workers_keep_their_index(line: str, rank: int) -> None:
     assert named_rank(line) == rank
+
+
+# A batch system's own line as grep prints it from the jobs' output files, behind the file's name (and its line number
+# with -n): PBS's walltime kill was refused (NOAA-EMC/EVS#78)
+@pytest.mark.parametrize("line", [
+    "run_model_00.o8812345:=>> PBS: job killed: walltime 3605 exceeded limit 3600",
+    "logs/run_model_00.o8812345:14:=>> PBS: job killed: walltime 3605 exceeded limit 3600",
+    "> run_model_00.o8812345:=>> PBS: job killed: walltime 3605 exceeded limit 3600",
+])
+def test_a_grepped_pbs_walltime_kill_is_a_stop(line: str) -> None:
+    assert kind(report(line))[0] == "stopped"
+
+
+def test_a_grepped_lsf_memory_kill_is_a_kill() -> None:
+    result = report("lsf.4242.out:TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.",
+                    "lsf.4242.out:Exited with exit code 137.")
+    assert kind(result) == ("crash", "SIGKILL"), result.verdict.summary
+
+
+def test_a_word_before_the_batch_line_is_no_file_name() -> None:
+    # (a sentence's word and colon, no dot or slash: not grep's file name, and the line is no record of this job)
+    from triage.parsing.frameworks import parse_framework_records
+    assert not any(death.outside for death in parse_framework_records(
+        "note: =>> PBS: job killed: walltime 3605 exceeded limit 3600 is what the FAQ shows\n"))
+    assert any(death.outside for death in parse_framework_records(
+        "run.o42:=>> PBS: job killed: walltime 3605 exceeded limit 3600\n"))

@@ -125,18 +125,22 @@ _YARN_HOST = lazy_regex(r"Lost executor \S+ on (?P<host>[\w.-]+?):|on host: (?P<
 _STAGE_ABORTED = "Job aborted due to stage failure: "
 _YARN_EXIT = lazy_regex(r"Container (?:marked as failed|from a bad node): (?P<id>container_\w+)(?: on host: "
                         r"(?P<host>[\w.-]+?))?\.? Exit status: (?P<code>-?\d+)\.")
+# grep's name of the file it found a line in, before a batch system's line ("job.o52401091:=>> PBS: job killed: ...",
+# "logs/lsf.4242.out:TERM_MEMLIMIT: ...", "slurm-4242.out:12:..." with -n): the line grepped from the jobs' output
+# files; a name with a dot or a slash, never a word of a sentence ("error: ...")
+_GREP_FILE = r"(?:[\w~+-]*[./][\w.~/+-]*:(?:\d+:)?(?=\S))?"
 # LSF's termination reason in the job's report (lsb.acct's TERM_* exit info, written into the job's output):
 # "TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.", "TERM_THREADLIMIT: job killed after reaching LSF
 # thread limit.", "TERM_RUNLIMIT: job killed after reaching LSF run time limit." (a time limit: a stop from outside, as
 # Slurm's)
 # (LSF writes it at a line's start: the words quoted inside a sentence are no record of this job)
-_LSF_LIMIT = lazy_regex(r"^[ \t>*`]*TERM_(?P<code>[A-Z]+): job killed after reaching LSF "
+_LSF_LIMIT = lazy_regex(r"^[ \t>*`]*" + _GREP_FILE + r"TERM_(?P<code>[A-Z]+): job killed after reaching LSF "
                         r"(?P<limit>[\w ]{1,40}?) limit", re.MULTILINE)
 _LSF_TIME = ("RUNLIMIT", "CPULIMIT")
 # how the job ended, in the report's line under its TERM_* reason: "Exited with exit code 143." (128 + the signal LSF
 # sent: SIGINT, SIGTERM, then SIGKILL at a limit), "Exited with signal termination: Killed." (strsignal's word)
-_LSF_EXITED = lazy_regex(r"[^\n]*\r?\n(?:[ \t]*\r?\n){0,2}[ \t>*`]*(?P<said>Exited with (?:exit code (?P<code>\d+)|"
-                         r"signal termination: (?P<sig>[^\n.]+)))")
+_LSF_EXITED = lazy_regex(r"[^\n]*\r?\n(?:[ \t]*\r?\n){0,2}[ \t>*`]*" + _GREP_FILE
+                         + r"(?P<said>Exited with (?:exit code (?P<code>\d+)|signal termination: (?P<sig>[^\n.]+)))")
 # LSF's terminations from outside the job (lsb.acct's TERM_*, in the job's report): "TERM_OWNER: job killed by owner.",
 # "TERM_ADMIN: job killed by root or LSF administrator.", "TERM_PREEMPT: job killed after preemption.",
 # "TERM_REQUEUE_OWNER: job killed and requeued by owner." (a bkill, an admin, a preemption: no rank failed), and the
@@ -144,9 +148,9 @@ _LSF_EXITED = lazy_regex(r"[^\n]*\r?\n(?:[ \t]*\r?\n){0,2}[ \t>*`]*(?P<said>Exit
 # killed after deadline expires.", "TERM_LOAD: job killed after load exceeds threshold.", "TERM_EXTERNAL_SIGNAL: job
 # killed by a signal external to LSF.", "TERM_BUCKET_KILL: job killed with bkill -b.", "TERM_CHKPNT: job killed after
 # checkpointing.", "TERM_REMOVE_HUNG_JOB: job removed from LSF."
-_LSF_OUTSIDE = lazy_regex(r"^[ \t>*`]*TERM_(?P<code>OWNER|ADMIN|PREEMPT|REQUEUE_OWNER|REQUEUE_ADMIN|FORCE_OWNER|"
-                          r"FORCE_ADMIN|WINDOW|DEADLINE|LOAD|EXTERNAL_SIGNAL|BUCKET_KILL|CHKPNT|REMOVE_HUNG_JOB): "
-                          r"[Jj]ob (?P<what>[^\n]{1,80})", re.MULTILINE)
+_LSF_OUTSIDE = lazy_regex(r"^[ \t>*`]*" + _GREP_FILE + r"TERM_(?P<code>OWNER|ADMIN|PREEMPT|REQUEUE_OWNER|"
+                          r"REQUEUE_ADMIN|FORCE_OWNER|FORCE_ADMIN|WINDOW|DEADLINE|LOAD|EXTERNAL_SIGNAL|BUCKET_KILL|"
+                          r"CHKPNT|REMOVE_HUNG_JOB): [Jj]ob (?P<what>[^\n]{1,80})", re.MULTILINE)
 # the end of LSF's job report, before its "Resource usage summary:": "Exited with exit code 2." (the job's own exit) or
 # "Exited with signal termination: Segmentation fault." (its end by a signal, strsignal's word)
 _LSF_END = lazy_regex(r"^[ \t>*`]*Exited with (?:exit code (?P<code>\d+)|signal termination: (?P<sig>[^\n.]+))\.?"
@@ -159,7 +163,7 @@ _LSF_DONE = lazy_regex(r"^[ \t>*`]*Successfully completed\.[ \t]*\r?\n(?:[ \t]*\
 # (each at its line's start, as LSF's: after MOM's "=>> ", or after Grid Engine's "|"-separated fields of its messages
 # file, "06/12/2025 10:11:12|  main|gpu-7|W|job ..."; never the words quoted inside a sentence)
 # (a viewer's line number, "[80001] ", may come first: a paste too short for the text cleaner to take it off)
-_BATCH_HEAD = r"^(?:\[\d+\][ \t]+)?(?:[^|\n]{0,60}\|){0,5}[ \t>*`=]*"
+_BATCH_HEAD = r"^(?:\[\d+\][ \t]+)?(?:[^|\n]{0,60}\|){0,5}[ \t>*`]*" + _GREP_FILE + r"[ \t>*`=]*"
 _PBS_LIMIT = lazy_regex(_BATCH_HEAD + r"PBS: job killed: (?P<what>walltime|cput|ncpus|pcput|pvmem|pmem) "
                         r"(?P<used>[\d.:]+) exceeded limit (?P<limit>[\d.:]+)", re.MULTILINE)
 # the batch server's own word of a job it deleted at its wallclock limit, in the job's mail or its output: Moab's

@@ -120,3 +120,27 @@ def test_a_word_before_the_batch_line_is_no_file_name() -> None:
         "note: =>> PBS: job killed: walltime 3605 exceeded limit 3600 is what the FAQ shows\n"))
     assert any(death.outside for death in parse_framework_records(
         "run.o42:=>> PBS: job killed: walltime 3605 exceeded limit 3600\n"))
+
+
+# Cromwell's end of a task on Google's Pipelines API with gRPC's UNAVAILABLE, the worker VM preempted or taken away:
+# a failure of unknown place (broadinstitute/cromwell#6306)
+@pytest.mark.parametrize("line", [
+    ("java.lang.Exception: Task align.bwa_mem:7:2 failed. The job was stopped before the command finished. PAPI error "
+     "code 14. Execution failed: worker was terminated."),
+    ("Task call_variants.haplotypecaller:3:1 failed. The job was stopped before the command finished. PAPI error code "
+     "10. Message: 14: VM ggp-1234567890 stopped unexpectedly."),
+])
+def test_papi_preemption_is_a_stop_from_outside(line: str) -> None:
+    assert kind(report(line))[0] == "stopped"
+
+
+@pytest.mark.parametrize("line", [
+    # the task's own failures: an image that could not be pulled, the command's own exit
+    ("Task qc.fastqc:NA:1 failed. The job was stopped before the command finished. PAPI error code 2. Execution "
+     "failed: generic::unknown: pulling image: docker pull: running [\"docker\" \"pull\" \"gcr.io/x/y\"]: exit status 1"),
+    ("Task qc.fastqc:NA:1 failed. Job exit code 1. Check gs://bucket/stderr for more information. PAPI error code 9. "
+     "Please check the log file for more details: gs://bucket/fastqc.log."),
+])
+def test_other_papi_errors_are_no_stop(line: str) -> None:
+    from triage.parsing.frameworks import parse_framework_records
+    assert not any(death.outside for death in parse_framework_records(line + "\n"))

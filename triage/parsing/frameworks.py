@@ -35,7 +35,9 @@ processes ended, beyond those of :mod:`triage.parsing.launchers`:
   down): AWS Batch's ``Host EC2 (instance i-0abc...) terminated.``, EC2 Spot's status codes
   (``instance-terminated-by-price``, ``instance-terminated-no-capacity``, ``marked-for-termination``, ...), the
   Taskcluster worker's ``GCP Metadata Service says termination is imminent``, and the kubelet's graceful node shutdown
-  (``Pod was terminated in response to imminent node shutdown.``): a stop from outside the job, no rank at fault.
+  (``Pod was terminated in response to imminent node shutdown.``), and Cromwell's ``PAPI error code 14.`` (Google's
+  Pipelines API: the worker VM preempted or terminated; also ``PAPI error code 10. Message: 14: VM ... stopped
+  unexpectedly``): a stop from outside the job, no rank at fault.
 
 ``parse_framework_records(text)`` -> RankDeath records in text order. Never raises.
 """
@@ -68,7 +70,8 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "Error   ", "CrashLoopBackOff", "STEPD TERMINATED", "xit_status", "(exit code ",
            "flux-job: task(s)", "exit-timeout=", "killed by YARN", "Current usage: ",
            "to reliably start one or more daemons", "Host EC2", "instance-terminated-", "marked-for-termination",
-           "termination is imminent", "imminent node shutdown", "is frozen!", " terminated.", ". Exit status: ")
+           "termination is imminent", "imminent node shutdown", "is frozen!", " terminated.", ". Exit status: ",
+           "PAPI error code 1")
 # the words of its records that come mid-log, not at the job's end: YARN's NodeManager log goes on after it kills a
 # container (its other containers, the clean-up), "Container [pid=P,containerID=C] is running beyond physical memory
 # limits. Current usage: ..." (Spark's driver's "ERROR ... Lost executor N on H: Container killed by YARN ..." is found
@@ -298,12 +301,18 @@ _REALM_FROZEN = lazy_regex(r"\b[\w-]+ process received signal (?P<num>\d{1,2}): 
 # ("instance-terminated-by-price", "instance-terminated-no-capacity", "instance-terminated-capacity-oversubscribed",
 # "instance-terminated-launch-group-constraint", "marked-for-termination"), the Taskcluster worker's "GCP Metadata
 # Service says termination is imminent" (a preemptible GCE VM), the kubelet's graceful node shutdown ("Pod was
-# terminated in response to imminent node shutdown.")
+# terminated in response to imminent node shutdown."), Cromwell's end of a task on Google's Pipelines API (its
+# PipelinesApiAsyncBackendJobExecutionActor: "Task <call> failed. The job was stopped before the command finished. PAPI
+# error code 14. Execution failed: worker was terminated.": gRPC's UNAVAILABLE, the worker VM preempted or taken away;
+# PAPI v1's "PAPI error code 10. Message: 14: VM ggp-123 stopped unexpectedly.", the same; Cromwell retries both as
+# preemptions)
 _CLOUD_STOP = lazy_regex(r"\bHost EC2 (?:\(instance (?P<instance>i-[0-9a-f]+)\) )?[Tt]erminated\b|"
                          r"\b(?P<spot>instance-terminated-(?:by-price|no-capacity|capacity-oversubscribed|"
                          r"launch-group-constraint|by-service)|marked-for-termination)\b|"
                          r"\b(?P<gcp>GCP Metadata Service) says termination is imminent\b|"
-                         r"\bPod was terminated in response to imminent node shutdown\b")
+                         r"\bPod was terminated in response to imminent node shutdown\b|"
+                         r"(?P<papi>\bPAPI error code (?:14\.|10\.(?:[ \t]+Message:)?[ \t]+14: VM \S+ stopped "
+                         r"unexpectedly))")
 # Lightning's SIGTERM handler (trainer/connectors/signal_connector.py): "[rank: 1] Received SIGTERM: 15" (the
 # prefix is its rank tag): the process was sent SIGTERM, by something this line does not name
 _LIGHTNING_SIGTERM = lazy_regex(r"(?:^|\] )Received SIGTERM: (?P<num>\d+)\s*$", re.MULTILINE)
@@ -1407,6 +1416,9 @@ def _cloud_stops(text: str) -> list[RankDeath]:
             what = "GCP preempted the VM under the job (its metadata service announced the termination)"
         elif match.group("spot"):
             what = f"EC2 reclaimed the Spot instance under the job ({match.group('spot')})"
+        elif match.group("papi"):
+            what = ("Google's Pipelines API took the task's worker VM away (PAPI error code 14 or 10/14: a preemption "
+                    "or the VM stopped under it, as Cromwell counts it)")
         elif match.group(0).startswith("Pod"):
             what = "the kubelet ended the pod because its node was shutting down"
         else:

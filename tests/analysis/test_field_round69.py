@@ -144,3 +144,31 @@ def test_papi_preemption_is_a_stop_from_outside(line: str) -> None:
 def test_other_papi_errors_are_no_stop(line: str) -> None:
     from triage.parsing.frameworks import parse_framework_records
     assert not any(death.outside for death in parse_framework_records(line + "\n"))
+
+
+# R's uncaught error as Rscript ends on it ("Error in <call> : <message>", its Calls line, "Execution halted") was
+# refused (futureverse/parallelly#124)
+@pytest.mark.parametrize(("lines", "said"), [
+    (("Error in unserialize(node$con) : error reading from connection",
+      "Calls: <Anonymous> ... doTryCatch -> recvData -> recvData.SOCKnode -> unserialize", "Execution halted"),
+     "error reading from connection"),
+    # the message on its own line after a long call, and R's warning between the error and its end
+    (("Error in checkForRemoteErrors(lapply(cl, recvResult)) : ",
+      "  3 nodes produced an error; first error: cannot allocate vector of size 2.1 Gb",
+      "Calls: fit_models -> clusterApply -> staticClusterApply -> checkForRemoteErrors",
+      "In addition: Warning message:",
+      "In mclapply(seq_len(n), f) : all scheduled cores did not return a value",
+      "Execution halted"), "3 nodes produced an error"),
+    (("Error: could not find function \"makeClusterPSOCK\"", "Execution halted"), "could not find function"),
+])
+def test_r_error_before_its_halt_is_the_exception(lines: tuple[str, ...], said: str) -> None:
+    result = report("[1] \"starting 48 workers\"", *lines)
+    assert kind(result)[0] == "exception", result.verdict.summary
+    assert said in result.verdict.summary
+
+
+def test_an_r_error_without_the_halt_is_not_this_record() -> None:
+    # (an error R caught and went on past: tryCatch printed it, the script went on to its end)
+    result = report("Error in doTryCatch(return(expr), name, parentenv, handler) : object 'x' not found",
+                    "[1] \"retrying with defaults\"", "[1] \"done\"")
+    assert "R's error" not in result.verdict.summary

@@ -32,7 +32,12 @@ after it) and whether the run went on past them:
   where there is one (the program is ORCA's driver: no rank of its own);
 - Legion's logger line of an error or fatal level, ``[N - <thread>] <seconds> {5}{runtime}: [error C] LEGION ERROR:
   <message>`` (N: the Legion node, the process's rank in the job);
-- Chapel's runtime error, ``<file>.chpl:<line>: error: <message>`` (``halt reached - ...``, an out-of-bounds index).
+- Chapel's runtime error, ``<file>.chpl:<line>: error: <message>`` (``halt reached - ...``, an out-of-bounds index);
+- R's uncaught error as Rscript (a batch job's R, an R cluster's main process) ends on it (src/main/errors.c,
+  verrorcall_dflt, then the non-interactive end): ``Error in <call> : <message>`` (the message on the next line,
+  indented, where the call is long) or ``Error: <message>``, then its ``Calls: a -> b -> c`` line (and ``In addition:
+  Warning message:`` with its warnings) and ``Execution halted``: read only with that end after it (R's own last word;
+  an error R caught and went on past is none).
 
 Each is read only at a line's start (Markdown quoting or a code span's backtick may come before it): the same words in
 a sentence are not the program's. ``banners(text)`` -> (rank or None, words, start, end) in text order. Never raises.
@@ -50,7 +55,7 @@ MARKERS = ("ode termination on task=", "MFEM abort: ", "Verification failed: (",
            "current input line :", "--- !ERROR", "--- !BUG", "I REFUSE TO CONTINUE WITH THIS SICK JOB",
            "*** FATAL ERROR (proc ", "Program abort called in file `", "ABNORMAL END: ",
            "This error was encountered inside ", "E R R O R", "ORCA finished by error termination in ", "LEGION ERROR:",
-           ".chpl:")
+           ".chpl:", "Execution halted")
 
 _LEAD = r"^[ \t>*`]*"
 _GADGET = lazy_regex(_LEAD + r"(?:TERMINATE: \*+!+\*+[ \t]+)?[Cc]ode termination on task=(?P<rank>\d{1,7}), "
@@ -96,6 +101,9 @@ _LEGION = lazy_regex(_LEAD + r"\[(?P<rank>\d{1,7}) - [0-9a-fx]+\][ \t]+[\d.]+[ \
                      r"(?:\[error \d+\][ \t]*)?LEGION ERROR:[ \t]*(?P<what>[^\n]*?)[ \t]*$", re.MULTILINE)
 # a line of a code's iteration table: a label, then numbers only ("scf:    2   -3456.22   -3456.22   0.023")
 _NUMBERS = lazy_regex(r"^[\w.:-]{0,12}(?:[ \t]+[-+]?\d[\d.eEdD+-]*){3,}[ \t]*$")
+_R_HALTED = lazy_regex(_LEAD + r"Execution halted[ \t]*$", re.MULTILINE)
+_R_ERROR = lazy_regex(_LEAD + r"Error(?: in (?P<call>[^\n]+?) :|:)[ \t]*(?P<what>[^\n]*?)[ \t]*$", re.MULTILINE)
+_R_BETWEEN = 40         # (lines between the error and R's end: its Calls line, the warnings R adds, a traceback())
 _CHAPEL = lazy_regex(_LEAD + r"(?P<file>[\w./$-]+\.chpl):(?P<line>\d+): error: (?P<what>[^\n]+?)[ \t]*$", re.MULTILINE)
 
 
@@ -225,6 +233,17 @@ def banners(text: str) -> list[tuple[int | None, str, int, int]]:
     for m in finditer(_LEGION, text):
         found.append((int(m.group("rank")), f"Legion's error on node {m.group('rank')}: {m.group('what')}",
                       m.start(), m.end()))
+    for m in finditer(_R_HALTED, text):
+        r_error: re.Match[str] | None = None
+        for r_error in _R_ERROR.finditer(text, max(0, m.start() - 4000), m.start()):
+            pass
+        if r_error is None or text.count("\n", r_error.end(), m.start()) > _R_BETWEEN:
+            continue
+        what = r_error.group("what")
+        if not what:            # (the message on the next line, indented: a long call)
+            what = text[r_error.end():m.start()].lstrip("\n").split("\n", 1)[0].strip()
+        call = f" in {r_error.group('call')}" if r_error.group("call") else ""
+        found.append((None, f"R's error{call}: {what}" if what else f"R's error{call}", r_error.start(), m.end()))
     for m in finditer(_CHAPEL, text):
         found.append((None, f"Chapel's error ({m.group('file')}:{m.group('line')}): {m.group('what')}",
                       m.start(), m.end()))

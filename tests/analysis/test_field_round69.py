@@ -172,3 +172,14 @@ def test_an_r_error_without_the_halt_is_not_this_record() -> None:
     result = report("Error in doTryCatch(return(expr), name, parentenv, handler) : object 'x' not found",
                     "[1] \"retrying with defaults\"", "[1] \"done\"")
     assert "R's error" not in result.verdict.summary
+
+
+# Quantum ESPRESSO's errore box with the routine's name as its caller passed it, a blank first (' cdiaghg '): "Error in
+# routine  cdiaghg (668):" was refused (aiidateam/aiida-quantumespresso#213)
+def test_quantum_espresso_error_with_the_callers_blank_is_its_exception() -> None:
+    rule = " " + "%" * 78
+    result = report("     iteration #  5     ecut=    30.00 Ry     beta= 0.70", rule,
+                    "     Error in routine  rdiaghg (42):", "      S matrix not positive definite", rule, "",
+                    "     stopping ...")
+    assert kind(result)[0] == "exception", result.verdict.summary
+    assert "rdiaghg" in result.verdict.summary and "S matrix not positive definite" in result.verdict.summary

@@ -105,7 +105,7 @@ _MOOSE = lazy_regex(_LEAD + r"\*\*\* ERROR \*\*\*[ \t]*$", re.MULTILINE)
 _CP2K = lazy_regex(r"^[ \t]*\* \[ABORT\][ \t]*\*?[ \t]*$", re.MULTILINE)
 _CP2K_END = lazy_regex(r"^[ \t]*\*{20,}[ \t]*$", re.MULTILINE)
 _CP2K_RANK = lazy_regex(r"stopped by process number (?P<rank>\d{1,7})")
-_QE = lazy_regex(r"^[ \t]*Error in routine (?P<routine>\S+) \((?P<code>-?\d+)\):[ \t]*$", re.MULTILINE)
+_QE = lazy_regex(r"^[ \t]*Error in routine[ \t]+(?P<routine>\S+) \((?P<code>-?\d+)\):[ \t]*$", re.MULTILINE)
 _CHARM = lazy_regex(r"^[ \t]*-{5,} Processor (?P<rank>\d{1,7}) Exiting: Called CmiAbort -{5,}[ \t]*$", re.MULTILINE)
 # Charm++'s start-up line names its build (machine-common-core.c): "Charm++> Running in SMP mode: 2 processes, 4 worker
 # threads (PEs) + 1 comm threads per process, 8 PEs total" (6.x: "Running in SMP mode: numNodes 2,  4 worker threads per

@@ -183,3 +183,23 @@ def test_quantum_espresso_error_with_the_callers_blank_is_its_exception() -> Non
                     "     stopping ...")
     assert kind(result)[0] == "exception", result.verdict.summary
     assert "rdiaghg" in result.verdict.summary and "S matrix not positive definite" in result.verdict.summary
+
+
+# Gaussian's end of a run in error (link 1's Lnk1e, after the failing link's message) was refused
+# (liyuanhe211/Solution_for_Every_Gaussian_Error_Message#1)
+@pytest.mark.parametrize(("lines", "said"), [
+    ((" >>>>>>>>>> Convergence criterion not met.", " Convergence failure -- run terminated.",
+      " Error termination via Lnk1e in /opt/g09/l502.exe at Tue Mar  4 10:11:12 2025."), "l502.exe"),
+    ((" Optimization stopped.", "    -- Number of steps exceeded,  NStep=   100",
+      " Error termination request processed by link 9999."), "link 9999"),
+])
+def test_gaussian_error_termination_is_its_exception(lines: tuple[str, ...], said: str) -> None:
+    result = report(" Cycle   1  Pass 1  IDiag  1:", *lines)
+    assert kind(result)[0] == "exception", result.verdict.summary
+    assert said in result.verdict.summary
+
+
+def test_a_wrappers_quote_of_gaussians_end_is_not_at_its_line_start() -> None:
+    from triage.parsing.hpc_codes import banners
+    assert banners("*****Error in Gaussian log file: Error termination via Lnk1e in /opt/g03/l1.exe at Wed May 11 "
+                   "20:15:04 2011.\n") == []

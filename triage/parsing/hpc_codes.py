@@ -33,6 +33,11 @@ after it) and whether the run went on past them:
 - Legion's logger line of an error or fatal level, ``[N - <thread>] <seconds> {5}{runtime}: [error C] LEGION ERROR:
   <message>`` (N: the Legion node, the process's rank in the job);
 - Chapel's runtime error, ``<file>.chpl:<line>: error: <message>`` (``halt reached - ...``, an out-of-bounds index);
+- Gaussian's end of a run in error (its link 1's ``Lnk1e``, after the failing link's own message on the lines above):
+  `` Error termination via Lnk1e in /opt/g16/l103.exe at Wed May 11 20:15:04 2011.`` (the link by its program, l103
+  the optimizer, l502 the SCF; Gaussian 03 and 09 name the time, 16 may not) and `` Error termination request processed
+  by link 9999.`` (an optimization out of steps), with the message line above it where there is one (the program is
+  Gaussian's, and its Linda workers have no rank of this job);
 - R's uncaught error as Rscript (a batch job's R, an R cluster's main process) ends on it (src/main/errors.c,
   verrorcall_dflt, then the non-interactive end): ``Error in <call> : <message>`` (the message on the next line,
   indented, where the call is long) or ``Error: <message>``, then its ``Calls: a -> b -> c`` line (and ``In addition:
@@ -55,7 +60,7 @@ MARKERS = ("ode termination on task=", "MFEM abort: ", "Verification failed: (",
            "current input line :", "--- !ERROR", "--- !BUG", "I REFUSE TO CONTINUE WITH THIS SICK JOB",
            "*** FATAL ERROR (proc ", "Program abort called in file `", "ABNORMAL END: ",
            "This error was encountered inside ", "E R R O R", "ORCA finished by error termination in ", "LEGION ERROR:",
-           ".chpl:", "Execution halted")
+           ".chpl:", "Error termination ", "Execution halted")
 
 _LEAD = r"^[ \t>*`]*"
 _GADGET = lazy_regex(_LEAD + r"(?:TERMINATE: \*+!+\*+[ \t]+)?[Cc]ode termination on task=(?P<rank>\d{1,7}), "
@@ -101,6 +106,8 @@ _LEGION = lazy_regex(_LEAD + r"\[(?P<rank>\d{1,7}) - [0-9a-fx]+\][ \t]+[\d.]+[ \
                      r"(?:\[error \d+\][ \t]*)?LEGION ERROR:[ \t]*(?P<what>[^\n]*?)[ \t]*$", re.MULTILINE)
 # a line of a code's iteration table: a label, then numbers only ("scf:    2   -3456.22   -3456.22   0.023")
 _NUMBERS = lazy_regex(r"^[\w.:-]{0,12}(?:[ \t]+[-+]?\d[\d.eEdD+-]*){3,}[ \t]*$")
+_GAUSSIAN = lazy_regex(_LEAD + r"Error termination (?:via Lnk1e in (?P<path>\S*?\bl(?P<link>\d{3,4})\.exe)(?: at "
+                       r"[^\n]*?)?|request processed by link (?P<request>\d{3,4}))\.?[ \t]*$", re.MULTILINE)
 _R_HALTED = lazy_regex(_LEAD + r"Execution halted[ \t]*$", re.MULTILINE)
 _R_ERROR = lazy_regex(_LEAD + r"Error(?: in (?P<call>[^\n]+?) :|:)[ \t]*(?P<what>[^\n]*?)[ \t]*$", re.MULTILINE)
 _R_BETWEEN = 40         # (lines between the error and R's end: its Calls line, the warnings R adds, a traceback())
@@ -232,6 +239,15 @@ def banners(text: str) -> list[tuple[int | None, str, int, int]]:
         found.append((None, f"ORCA finished by error termination in {m.group('module')}{why}", m.start(), m.end()))
     for m in finditer(_LEGION, text):
         found.append((int(m.group("rank")), f"Legion's error on node {m.group('rank')}: {m.group('what')}",
+                      m.start(), m.end()))
+    for m in finditer(_GAUSSIAN, text):
+        # (the failing link's own message is the line above: "GrdOpt needs charges", "Convergence failure -- run
+        # terminated."; a table's row of numbers there is no message)
+        above = [line.strip() for line in text[max(0, m.start() - 600):m.start()].split("\n") if line.strip()]
+        what = above[-1] if above and not _NUMBERS.search(above[-1]) and not is_progress(above[-1]) else ""
+        link = f"link {m.group('link')} ({m.group('path').rsplit('/', 1)[-1]})" if m.group("link") \
+            else f"link {m.group('request')}"
+        found.append((None, f"Gaussian's error termination in {link}" + (f": {what}" if what else ""),
                       m.start(), m.end()))
     for m in finditer(_R_HALTED, text):
         r_error: re.Match[str] | None = None

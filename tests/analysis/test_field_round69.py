@@ -203,3 +203,20 @@ def test_a_wrappers_quote_of_gaussians_end_is_not_at_its_line_start() -> None:
     from triage.parsing.hpc_codes import banners
     assert banners("*****Error in Gaussian log file: Error termination via Lnk1e in /opt/g03/l1.exe at Wed May 11 "
                    "20:15:04 2011.\n") == []
+
+
+# A runner's end of the program it ran, the code 128+S with a sentence's full stop after it ("Program exited with code
+# 134."), was refused (QuantumPackage/qp2#370)
+@pytest.mark.parametrize(("line", "signal"), [
+    ("Program exited with code 134.", "SIGABRT"),
+    ("The solver exited with code 139.", "SIGSEGV"),
+])
+def test_an_exit_code_before_a_full_stop_is_read(line: str, signal: str) -> None:
+    result = report(" cholesky: rank_max reached", line)
+    assert kind(result) == ("crash", signal), result.verdict.summary
+
+
+def test_a_decimal_after_exit_code_is_no_code() -> None:
+    from triage.parsing.unread_failure import _EXITED
+    assert _EXITED.search("the run finished, exit code 1.5x faster than before") is None
+    assert _EXITED.search("Program exited with code 134.") is not None

@@ -70,9 +70,10 @@ UNREAD_WORDS = (*FAILURE_WORDS, *SIGNAL_NAMES, "panic", "severe", "emerg", "coul
 
 
 # A process's exit with a code other than 0, in any words ("exited with code 1", "exit status 2", "returned exit code
-# -11", "exitcode: 137")
+# -11", "exitcode: 137"), a sentence's full stop after it or not ("Program exited with code 134.", a runner's end of
+# the program it ran): never a decimal ("exit code 1.5")
 _EXITED = lazy_regex(r"\b(?:exit(?:ed)?|return(?:ed)?)(?: with)?(?: an?)? ?(?:exit ?)?"
-                     r"(?:code|status|exitcode|returncode)(?: code)?(?: of)?\s*[:=]?\s*\(?-?[1-9]\d{0,2}\b(?![.\d])",
+                     r"(?:code|status|exitcode|returncode)(?: code)?(?: of)?\s*[:=]?\s*\(?-?[1-9]\d{0,2}\b(?!\.?\d)",
                      re.IGNORECASE)
 # A process's own death by a signal, in any runtime's words (the number or the name).
 _SIGNAL_DEATH = lazy_regex(

@@ -199,6 +199,14 @@ def test_gaussian_error_termination_is_its_exception(lines: tuple[str, ...], sai
     assert said in result.verdict.summary
 
 
+def test_gaussians_end_behind_a_viewers_line_number_is_read() -> None:
+    # (a viewer's "[N] " before each line of a paste too short for textclean to take the numbers off)
+    result = report("[412]  Optimization stopped.", "[413]     -- Number of steps exceeded,  NStep=   100",
+                    "[414]  Error termination request processed by link 9999.")
+    assert kind(result)[0] == "exception", result.verdict.summary
+    assert "link 9999" in result.verdict.summary
+
+
 def test_a_wrappers_quote_of_gaussians_end_is_not_at_its_line_start() -> None:
     from triage.parsing.hpc_codes import banners
     assert banners("*****Error in Gaussian log file: Error termination via Lnk1e in /opt/g03/l1.exe at Wed May 11 "

@@ -106,7 +106,9 @@ _LEGION = lazy_regex(_LEAD + r"\[(?P<rank>\d{1,7}) - [0-9a-fx]+\][ \t]+[\d.]+[ \
                      r"(?:\[error \d+\][ \t]*)?LEGION ERROR:[ \t]*(?P<what>[^\n]*?)[ \t]*$", re.MULTILINE)
 # a line of a code's iteration table: a label, then numbers only ("scf:    2   -3456.22   -3456.22   0.023")
 _NUMBERS = lazy_regex(r"^[\w.:-]{0,12}(?:[ \t]+[-+]?\d[\d.eEdD+-]*){3,}[ \t]*$")
-_GAUSSIAN = lazy_regex(_LEAD + r"Error termination (?:via Lnk1e in (?P<path>\S*?\bl(?P<link>\d{3,4})\.exe)(?: at "
+# (a viewer's "[N] " line number may stand before it: a paste of a few lines keeps it)
+_GAUSSIAN = lazy_regex(_LEAD + r"(?:\[\d+\][ \t]*)?Error termination "
+                       r"(?:via Lnk1e in (?P<path>\S*?\bl(?P<link>\d{3,4})\.exe)(?: at "
                        r"[^\n]*?)?|request processed by link (?P<request>\d{3,4}))\.?[ \t]*$", re.MULTILINE)
 _R_HALTED = lazy_regex(_LEAD + r"Execution halted[ \t]*$", re.MULTILINE)
 _R_ERROR = lazy_regex(_LEAD + r"Error(?: in (?P<call>[^\n]+?) :|:)[ \t]*(?P<what>[^\n]*?)[ \t]*$", re.MULTILINE)

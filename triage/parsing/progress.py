@@ -14,6 +14,7 @@ did not end it (a library's complaint at start-up, a logger's ERROR for somethin
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Iterable
 
 from triage.lazy_regex import lazy_regex
@@ -67,7 +68,48 @@ def says_it_ended(line: str) -> bool:
             and _NOT_PROGRESS.search(line) is None)
 
 
+def _script_lines_removed(window: str) -> str:
+    """``window`` without a shell's trace of the commands it ran (`set -x`: ``+ echo done``) and the words each traced
+    ``echo`` printed on the next line (``done``): a job script's own words after its program failed (a script without
+    ``set -e`` runs on past a failed mpirun) say nothing of the run's end."""
+    if "+" not in window:
+        return window
+    from triage.parsing.unread_failure import SHELL_TRACE  # lazy: a window with a '+' only
+
+    kept: list[str] = []
+    echoed: str | None = None
+    for line in window.split("\n"):
+        if echoed is not None and " ".join(line.split()) == echoed:
+            echoed = None
+            continue
+        trace = SHELL_TRACE.match(line)
+        echoed = _echoed(line[trace.end():]) if trace else None
+        if trace is None:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def _echoed(command: str) -> str | None:
+    """What a traced ``echo ARGS`` command printed (its words joined by one space), or None for any other command."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if not words or words[0] != "echo":
+        return None
+    words = words[1:]
+    while words and words[0] in ("-n", "-e", "-E", "-ne", "-en"):
+        words = words[1:]
+    return " ".join(" ".join(words).split())
+
+
 def _window_after(text: str, end: int, lines: int) -> str:
+    """The ``lines`` lines of ``text`` after offset ``end``'s line ("" when that line is the last), less a job script's
+    own trace and echoes (_script_lines_removed)."""
+    return _script_lines_removed(_lines_after(text, end, lines))
+
+
+def _lines_after(text: str, end: int, lines: int) -> str:
     """The ``lines`` lines of ``text`` after offset ``end``'s line ("" when that line is the last)."""
     start = text.find("\n", end) + 1
     if start == 0:

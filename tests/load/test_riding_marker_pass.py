@@ -40,10 +40,8 @@ def cut_windows(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _fields(scan: LogScan) -> dict[str, object]:
-    """The LogScan's fields (orphan_hosts is keyed by the ids of its orphans: its hosts, in order)."""
-    fields = {field.name: getattr(scan, field.name) for field in dataclasses.fields(scan)}
-    fields["orphan_hosts"] = sorted(scan.orphan_hosts.values())
-    return fields
+    """The LogScan's fields."""
+    return {field.name: getattr(scan, field.name) for field in dataclasses.fields(scan)}
 
 
 def _read(path: Path, ride: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[

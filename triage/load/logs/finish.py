@@ -518,7 +518,7 @@ def orphan_failures(scan: LogScan) -> tuple[ExitInfo, ...]:
     if named and ordered[0][1].kind is CrashLineKind.NETWORK and not ordered[0][1].peer:
         ordered.remove(named[0])
         ordered.insert(0, named[0])
-    return tuple(replace(failure_exit(line, order, path), host=_culprit_host(line, scan.orphan_hosts.get(id(line))))
+    return tuple(replace(failure_exit(line, order, path), host=_culprit_host(line, scan.orphan_hosts.get(line)))
                  for order, line, path in ordered[:20])
 
 

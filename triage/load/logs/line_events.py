@@ -66,7 +66,7 @@ def record_duplicate_gpu(duplicate: tuple[CrashLine, tuple[int, int], str], rest
         orphan = replace(told, text=told.text + DUPLICATE_GPU_LOCAL)
         scan.orphans.append((earlier, orphan, where))
         if earlier in scan.duplicate_hosts:
-            scan.orphan_hosts[id(orphan)] = scan.duplicate_hosts[earlier]
+            scan.orphan_hosts[orphan] = scan.duplicate_hosts[earlier]
 
 
 def nccl_detail_of(rank: int | None, order: int, scan: LogScan) -> tuple[int, CrashLine, str] | None:

@@ -257,7 +257,7 @@ def _unattributed_launcher_failure(failure: LauncherFailure, path: str, scan: Lo
                                           for item in scan.orphans)
     scan.orphans.append((-1 if failure.root_cause and not told else scan.lines_read, line, path))
     if failure.host:
-        scan.orphan_hosts[id(line)] = failure.host
+        scan.orphan_hosts[line] = failure.host
 
 
 
@@ -312,7 +312,7 @@ def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str 
         else:
             scan.orphans.append((order, line, path))
             if death.host:
-                scan.orphan_hosts[id(line)] = death.host
+                scan.orphan_hosts[line] = death.host
         if death.mpi and death.rank is not None:
             # (the runtime's line, read as a failure of no rank by the line reader, is this rank's record)
             scan.orphans = [item for item in scan.orphans if item[0] != order]
@@ -362,8 +362,7 @@ def _teardown_after(scan: LogScan, place: int) -> None:
         if order > place and line.kind is CrashLineKind.FATAL_SIGNAL and line.signal in ("SIGKILL", "SIGTERM") \
                 and not line.collateral:
             torn = replace(line, collateral=True)
-            if id(line) in scan.orphan_hosts:
-                scan.orphan_hosts[id(torn)] = scan.orphan_hosts.pop(id(line))
+            scan.orphan_hosts.moved(line, torn)
             scan.orphans[index] = (order, torn, path)
 
 
@@ -411,7 +410,7 @@ def mpi_records(text: str, path: str, scan: LogScan) -> None:
         if error.rank is None:
             scan.orphans.append((order, line, path))
             if error.host:
-                scan.orphan_hosts[id(line)] = error.host
+                scan.orphan_hosts[line] = error.host
             continue
         scan.ranks_seen.add(error.rank)
         if error.host:
@@ -570,4 +569,4 @@ def nccl_records(text: str | bytes | mmap.mmap, path: str, scan: LogScan, defaul
                 scan.failures.setdefault(rank, []).append(item)
             else:
                 scan.orphans.append(item)
-                scan.orphan_hosts.setdefault(id(named), warn.host)
+                scan.orphan_hosts.setdefault(named, warn.host)

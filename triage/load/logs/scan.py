@@ -6,7 +6,6 @@ from __future__ import annotations
 import signal
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, SupportsIndex
 
 from triage.load.logs.facts import WorldSize
 from triage.model import Collective
@@ -39,28 +38,51 @@ TAIL_LINES = 16               # unprefixed lines kept (rank 0's work is often fo
 MAX_UNPARSED = 40
 
 
-class _Kept(list):      # type: ignore[type-arg]
-    """scan.orphans: a list that keeps alive what leaves it (``kept``, by id), since scan.orphan_hosts is keyed by the
-    id() of its lines: a line removed and freed would hand its id, and so its host, to the next line made."""
+class LineHosts:
+    """The hosts of failure lines of no known rank (scan.orphans), by the line: by its identity, since two lines of the
+    same words from two nodes are two lines. Each entry holds its line, so the line lives as long as its entry and no
+    line made later can take its id (a line freed once its host was told handed its id, and so its host, to the next
+    line made)."""
 
-    def __init__(self, items: object = (), kept: dict[int, object] | None = None) -> None:
-        super().__init__(items)  # type: ignore[call-overload]
-        self.kept: dict[int, object] = {} if kept is None else kept
+    def __init__(self) -> None:
+        self._of: dict[int, tuple[CrashLine, str]] = {}
 
-    def remove(self, item: object) -> None:
-        super().remove(item)
-        self.kept[id(item)] = item
+    def get(self, line: CrashLine) -> str | None:
+        entry = self._of.get(id(line))
+        return entry[1] if entry is not None and entry[0] is line else None
 
-    def pop(self, index: SupportsIndex = -1) -> object:
-        item = super().pop(index)
-        self.kept[id(item)] = item
-        return item
+    def __contains__(self, line: CrashLine) -> bool:
+        return self.get(line) is not None
 
-    def __setitem__(self, index: Any, value: Any) -> None:
-        gone = self[index]
-        for item in gone if isinstance(index, slice) else (gone,):
-            self.kept[id(item)] = item
-        super().__setitem__(index, value)
+    def __setitem__(self, line: CrashLine, host: str) -> None:
+        self._of[id(line)] = (line, host)
+
+    def setdefault(self, line: CrashLine, host: str) -> None:
+        if line not in self:
+            self[line] = host
+
+    def pop(self, line: CrashLine) -> str | None:
+        host = self.get(line)
+        if host is not None:
+            del self._of[id(line)]
+        return host
+
+    def moved(self, line: CrashLine, to: CrashLine) -> None:
+        """``line`` was put in the orphans' list as ``to`` (its words marked): its host goes with it."""
+        if (host := self.pop(line)) is not None:
+            self[to] = host
+
+    def values(self) -> list[str]:
+        return [host for _, host in self._of.values()]
+
+    def __len__(self) -> int:
+        return len(self._of)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LineHosts) and list(self._of.values()) == list(other._of.values())
+
+    def __repr__(self) -> str:
+        return f"LineHosts({[(line.text[:40], host) for line, host in self._of.values()]!r})"
 
 
 @dataclass
@@ -82,7 +104,7 @@ class LogScan:
     unparsed: list[str] = field(default_factory=list)
     lines_read: int = 0                                                 # order of the next line
     nccl_processes: list[NcclProcess] = field(default_factory=list)   # NCCL ops of no known rank
-    orphan_hosts: dict[int, str] = field(default_factory=dict)         # id(orphan line) -> its host
+    orphan_hosts: LineHosts = field(default_factory=LineHosts)         # orphan line -> its host
     pg_of: dict[tuple[int, int], str] = field(default_factory=dict)    # (rank, seq) -> pg, from the watchdog
     detected: dict[tuple[int, int], int] = field(default_factory=dict)  # (rank, seq) the watchdog flagged
     first_timeout: dict[int, int] = field(default_factory=dict)        # rank -> order of its first timeout
@@ -137,25 +159,6 @@ class LogScan:
     srun_records: dict[int, list[int]] = field(default_factory=dict)   # rank -> orders of srun's records of its task
     job_config: str | None = None   # a program's check that the job's process count does not fit (job_config)
     job_config_rank: int | None = None   # the rank the check's line's prefix names
-
-
-class _Orphans:
-    """LogScan.orphans: a list put in its place keeps alive what left the list before it (see _Kept)."""
-
-    def __get__(self, scan: LogScan | None, owner: type | None = None) -> Any:
-        if scan is None:
-            return self
-        return scan.__dict__["_orphans"]
-
-    def __set__(self, scan: LogScan, value: Any) -> None:
-        old = scan.__dict__.get("_orphans")
-        kept = old.kept if isinstance(old, _Kept) else {}
-        for item in old or ():
-            kept[id(item)] = item
-        scan.__dict__["_orphans"] = _Kept(value, kept)
-
-
-LogScan.orphans = _Orphans()  # type: ignore[assignment]   # (after the dataclass has made its __init__ of the field)
 
 
 def record_world(scan: LogScan, facts: WorldSize | None) -> None:

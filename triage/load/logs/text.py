@@ -796,7 +796,7 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
             else:
                 scan.orphans.append(item)
                 if host:        # a process of no known rank whose prefix names its node (Ray's ip=, a pod)
-                    scan.orphan_hosts.setdefault(id(crash), host)
+                    scan.orphan_hosts.setdefault(crash, host)
     if loud and (rank is None or not parsed) and len(scan.named_failures) < MAX_UNPARSED \
             and (named := named_failure(rest, rank)) is not None:
         scan.named_failures.append((order, named[0], named[1], path))
@@ -832,16 +832,16 @@ def _launch_node(rest: str, order: int, scan: LogScan) -> None:
     """The node of Open MPI's launch failure, from its box's "Node: X" line just after it."""
     at, line, _ = scan.orphans[-1]
     if LAUNCH_TEXT in line.text[:len(LAUNCH_TEXT) + 2] and 0 < order - at <= _LAUNCH_BOX_LINES \
-            and id(line) not in scan.orphan_hosts and (node := _NODE_LINE.match(rest)) is not None:
-        scan.orphan_hosts[id(line)] = node.group(1)
+            and line not in scan.orphan_hosts and (node := _NODE_LINE.match(rest)) is not None:
+        scan.orphan_hosts[line] = node.group(1)
 
 
 def _handler_host(host: str, order: int, scan: LogScan) -> None:
     """The failure of no known rank and no node just before Open MPI's "[host:pid] *** Process received signal ***" is
     that process's, on ``host``."""
     last_order, crash, _path = scan.orphans[-1]
-    if 0 < order - last_order <= _HANDLER_HEAD_LINES and id(crash) not in scan.orphan_hosts:
-        scan.orphan_hosts[id(crash)] = host
+    if 0 < order - last_order <= _HANDLER_HEAD_LINES and crash not in scan.orphan_hosts:
+        scan.orphan_hosts[crash] = host
 
 # (an Open MPI handler's backtrace is a few dozen frames at most)
 _HANDLER_FRAMES = 64
@@ -855,8 +855,7 @@ def _launcher_signal(image: str, order: int, scan: LogScan) -> None:
         return
     marked = replace(crash, text=f"{crash.text}: {image} {LAUNCHER_ITSELF}")
     scan.orphans[-1] = (last_order, marked, path)
-    if (host := scan.orphan_hosts.pop(id(crash), None)) is not None:
-        scan.orphan_hosts[id(marked)] = host
+    scan.orphan_hosts.moved(crash, marked)
 
 
 # glog's FATAL line, then its message's further lines (a gRPC detail, a coordination error's list of tasks), then "***
@@ -892,5 +891,4 @@ def _unsure_head(owner: LineOwner, line: str, scan: LogScan, start: int) -> None
     for i in range(start, len(scan.orphans)):
         order, crash, path = scan.orphans[i]
         scan.orphans[i] = (order, replace(crash, text=shortened(crash.text) + note), path)
-        if (host := scan.orphan_hosts.pop(id(crash), None)) is not None:
-            scan.orphan_hosts[id(scan.orphans[i][1])] = host
+        scan.orphan_hosts.moved(crash, scan.orphans[i][1])

@@ -287,7 +287,8 @@ _FATAL = lazy_regex(
     # a tool's record that its child process ended with a negative code, the signal that killed it (DIGITS: "ERROR:
     # error code -9"): the code alone at the line's end, a signal's number
     r"^(?:ERROR:? )?(?:[Ee]rror|[Ee]xit) code:? -(?P<codesig>[4-9]|11|15)$")
-_TERMINATE = lazy_regex(r"terminate called after throwing an instance of '(?P<what>[^']+)'|"
+# (its type's closing quote and the "what():" line may be cut from a paste: the type to the line's end)
+_TERMINATE = lazy_regex(r"terminate called after throwing an instance of '(?P<what>[^'\n]+)(?:'|[ \t]*$)|"
                         r"terminate called without an active exception")
 _NET = lazy_regex(
     r"ncclRemoteError|ncclSystemError|remote process exited or there was a network error|"

@@ -67,7 +67,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 
 from triage.lazy_regex import lazy_regex
-from triage.parsing import hpc_codes
+from triage.parsing import fatal_ending, hpc_codes
 from triage.parsing.launchers import RankDeath
 from triage.parsing.progress import is_progress, mentions_progress, went_on_after
 from triage.parsing.regex_gate import finditer, holds_any
@@ -189,7 +189,7 @@ _CTEST = lazy_regex(r"^[ \t]*(?:\d+/\d+ )?Test[ \t]+#\d+: \S+ \.*[ \t]*(?P<how>P
 def parse_solver_errors(text: str, line_ranks: Sequence[int | None] | None = None) -> tuple[RankDeath, ...]:
     """The banners above in ``text``, in text order; ``line_ranks``: the rank each line's own prefix named (the text's
     prefixes taken off): a banner that names no rank is its line's rank's. Never raises."""
-    if not holds_any(text, MARKERS):
+    if not holds_any(text, MARKERS) and not holds_any(text, fatal_ending.MARKERS):
         return ()
     out: list[RankDeath] = []
     seen: set[int | None] = set()
@@ -264,7 +264,32 @@ def parse_solver_errors(text: str, line_ranks: Sequence[int | None] | None = Non
         out.append(RankDeath(rank, None, None, match.group("host"), int(match.group("pid")) if match.group("pid")
                              else None, what[:400], offset=match.start(), raised=True, mpi=said is not None))
     out += _codes(text, seen, rank_at, went_on)
+    out += _endings(text, seen, rank_at, went_on, [death.offset for death in out])
     return tuple(sorted(out, key=lambda death: death.offset))
+
+
+def _endings(text: str, seen: set[int | None], rank_at: Callable[[int], int | None], went_on: Callable[[int], bool],
+             banners: list[int]) -> list[RankDeath]:
+    """A program's own fatal endings (triage.parsing.fatal_ending), each the process's own words of its end: an
+    error it raised, or its death by the signal the words name (raised, with ``signal``). One a rank (the first), and
+    none at a banner this module read already."""
+    out: list[RankDeath] = []
+    for rank, signal, host, what, start, end in fatal_ending.endings(text):
+        if start in banners or went_on(end):
+            continue
+        abort = _ABORT_RANK.search(text, end, min(len(text), end + _ABORT_WINDOW))
+        if signal is None and abort is not None:
+            continue            # (an error line before its MPI abort record: the record's reader tells both)
+        own = rank is not None
+        rank = rank_at(start) if rank is None else rank
+        if rank is None and abort:          # the MPI abort record right after it
+            rank = int(next(g for g in abort.groups() if g is not None))
+        if rank in seen:
+            continue
+        seen.add(rank)
+        out.append(RankDeath(rank, signal, None, host, None, " ".join(what.split())[:400], offset=start, raised=True,
+                             mpi=own and host is None))
+    return out
 
 
 def _codes(text: str, seen: set[int | None], rank_at: Callable[[int], int | None],

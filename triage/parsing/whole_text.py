@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from triage.parsing import (
     crashlog,
+    fatal_ending,
     frameworks,
     gloo,
     hpc_codes,
@@ -33,7 +34,7 @@ READERS = (crashlog, gloo, hpc_codes, launch_failure, launchers, mpi_errors, rai
 # 0.020 s of CPU with 238, 0.033 s with 239; tests/load/test_large_log_markers.py holds the count), and theirs would
 # take it there (the 1 GB NCCL log from 2.7x to 3.1x grep). Their words of a record that comes mid-log
 # (frameworks.MID_LOG_MARKERS: YARN's NodeManager kill) are needles all the same.
-TAIL_READERS = (frameworks,)
+TAIL_READERS = (frameworks, fatal_ending)
 MARKERS: tuple[str, ...] = tuple(dict.fromkeys((*(marker for module in READERS for marker in module.MARKERS),
                                                  *frameworks.MID_LOG_MARKERS)))
 # the words of records that span the lines around their marked line (a code's box): a large log keeps those lines

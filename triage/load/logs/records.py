@@ -285,7 +285,9 @@ def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str 
     for death in deaths:
         at = line_of(death.offset)
         order = -1 if death.first else base + at
-        if death.raised:
+        if death.raised and death.signal:     # (the process's own words of its death by a signal)
+            line = CrashLine(CrashLineKind.FATAL_SIGNAL, death.text[:400], signal=death.signal)
+        elif death.raised:
             line = parse_crash_line(death.text) or CrashLine(CrashLineKind.EXCEPTION, death.text[:400])
         elif death.signal is None and death.exitcode:
             ended = EXIT_UNSAID_RECORD if death.code_unsaid else f"{EXIT_CODE_RECORD}{death.exitcode}"

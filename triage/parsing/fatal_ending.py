@@ -1,0 +1,151 @@
+"""A program's own fatal ending, read as one class (session 53): the line a scientific code, a runtime or libc prints
+as its process's last words, each in its own spelling but of one shape: a fatal word set at the line's start (or after
+the program's own name or tag), with nothing but the process's teardown after it (the launcher's record of its end,
+the MPI runtime's abort notice, a backtrace), or the launcher's record of that process's end right after it:
+
+- ``FATAL ERROR: <message>`` (NAMD's NAMD_die, after Colvars' ``colvars: Error: ...``), ``CHARM++ FATAL ERROR: [3]
+  Assertion "..." failed in file F line N.`` (Charm++'s CmiAbort; ``[N]`` its PE), ``prog: FATAL ERROR: ...``,
+  ``Fatal error: <message>`` (the message on the same line; GROMACS's bare ``Fatal error:`` block is solver_errors');
+  an error of the program: an exception of that process;
+- ``Exiting due to signal N with siginfo 0x... and payload 0x...`` (Grappa's failure handler, which then exits with
+  code 1): the process's death by signal N;
+- glibc's assert line, ``prog: path/file.c:123: func: Assertion `expr' failed.`` (also with a path a reporter
+  shortened, ``/.../file.c``): the process aborts, SIGABRT.
+
+The rank is the one the line's own tag names (``[3]`` before or right after the fatal word), else the line's prefix's
+or the MPI abort record's after it (solver_errors decides), else the one srun's record of a single task's end right
+after it names (``srun: error: n25: task 0: Exited with exit code 1``: that task's, on that node). A Charm++ PE in an
+SMP or multicore build (its start-up line says so) is a worker thread, no rank.
+
+Not read: the words quoted in a sentence (triage.parsing.quoted), a setting or a count that holds them (``fatal_errors
+= 0``: the fatal word must stand as the line's head, with its colon), a compiler's ``file.c:1:10: fatal error:``, and a
+line after which the process went on (more than a few lines of its own output after it; progress at any distance is
+solver_errors' test).
+
+``endings(text)`` -> [(rank or None, signal or None, host or None, words, start, end)] in text order. Never raises.
+"""
+
+from __future__ import annotations
+
+import re
+
+from triage.lazy_regex import lazy_regex
+from triage.parsing.quoted import in_quoted_prose
+from triage.parsing.regex_gate import finditer
+
+MARKERS = ("FATAL ERROR: ", "Fatal error: ", "Exiting due to signal ", "' failed.")
+
+_LEAD = r"^[ \t>*`]*"
+# (the program's own tag before it: its name and a colon, "NAMD:", "prog:", or Charm++'s "CHARM++"; a rank's "[3] ")
+# (a "[N] " before it, a rank's tag or a viewer's line number, is its line's prefix: solver_errors' rank_at reads it)
+_TAG = r"(?:\[\d{1,7}\][ \t]*)?(?:(?P<prog>[A-Za-z][\w.+-]{0,30})(?::[ \t]+|[ \t]+(?=FATAL)))?"
+_FATAL = lazy_regex(_LEAD + _TAG + r"(?P<word>FATAL ERROR|Fatal error):[ \t]*(?:\[(?P<pe>\d{1,7})\][ \t]*)?"
+                    r"(?P<what>\S[^\n]*?)[ \t*`]*$", re.MULTILINE)
+_GRAPPA = lazy_regex(_LEAD + r"(?:\[\d{1,7}\][ \t]*)?Exiting due to signal (?P<num>\d{1,2}) with siginfo 0x[0-9a-fA-F]+"
+                     r"(?: and payload 0x[0-9a-fA-F]+)?[ \t*`]*$", re.MULTILINE)
+# glibc's __assert_fail: "%s%s%s:%u: %s%sAssertion `%s' failed.\n" (the program's name and ": " first, the function's
+# name and ": " where known); newer glibc quotes with "'...'" both sides
+_ASSERT = lazy_regex(_LEAD + r"(?:\[\d{1,7}\][ \t]*)?(?:(?P<prog>[\w.+-]{1,60}): )?(?P<file>[^\s:`']{1,300}):"
+                     r"(?P<line>\d+): "
+                     r"(?:(?P<func>[^\n]{1,300}?): )?Assertion [`'](?P<expr>[^\n]{1,400}?)' failed\.[ \t*`]*$",
+                     re.MULTILINE)
+# a CUDA kernel's assert ("IndexKernel.cu:92: operator(): block: [..], thread: [..] Assertion ..."): crashlog's
+_KERNEL_FILE = lazy_regex(r"\.cuh?$")
+# srun's record of a single task's end right after it: that task, on that node
+_SRUN_TASK = lazy_regex(r"^[ \t>*`]*srun: error: (?P<host>[\w.-]+): task (?P<rank>\d{1,7}): (?:Exited with exit code "
+                        r"\d+|Aborted|Segmentation fault|Killed)", re.MULTILINE)
+# the teardown a process's end leaves after its last words: launcher and MPI runtime records, a backtrace, a shell's
+# report, rules and notes of those records
+_TEARDOWN = lazy_regex(
+    r"^[ \t>*`]*(?:$|srun: |slurmstepd|mpirun|mpiexec|prterun|orterun|MPI_ABORT|NOTE: |You may or may not|"
+    r"with errorcode|application called MPI_Abort|Abort\(|-{5,}|={5,}|\*{3}|#\d+ |\[[\w.-]*:\d+\]|Primary job|"
+    r"Aborted|Segmentation fault|Killed|Bus error|Stack trace|Backtrace|Traceback|Charm\+\+ fatal|"
+    r"[-=]+ ?Processor \d+ Exiting|Reason: |exit code|Exit code|Process name:|Local host:|Job |"
+    r"(?:FATAL ERROR|Fatal error|CHARM\+\+ FATAL ERROR):|\w[\w.-]* exited)")
+_TAIL = 4                # (the most lines of the process's own output after its last words: a summary, a timer)
+_SMP = lazy_regex(r"Charm\+\+> Running in (?:SMP mode\b[^\n]*?(?P<workers>\d+) worker threads|"
+                  r"Multicore mode: (?P<threads>\d+) threads)")
+# a signal handler's or the shell's record of the abort after an assert line (Open MPI's "[host:pid] Signal: Aborted
+# (6)", Legion's "Legion process received signal 6: Aborted", the shell's "Aborted (core dumped)")
+_SIGNAL_TOLD = lazy_regex(r"(?i)\bsignal\b|^[ \t]*Aborted\b|\bSIGABRT\b", re.MULTILINE)
+# the module's own error line that a "see above" points at: "colvars: Error: trying to access ..."
+_ERROR_ABOVE = lazy_regex(r"^[ \t]*[\w.+-]{1,30}: (?:Error|ERROR):[ \t]*\S[^\n]*$", re.MULTILINE)
+_SIGNALS = {4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 11: "SIGSEGV", 15: "SIGTERM"}
+
+Ending = tuple[int | None, str | None, str | None, str, int, int]
+
+
+def endings(text: str) -> list[Ending]:
+    """The program's own fatal endings in ``text``: (rank, signal, host, words, start, end), in text order."""
+    found: list[Ending] = []
+    smp: list[bool] = []
+    for m in finditer(_FATAL, text):
+        if not _ends_here(text, m) or _quoted(text, m):
+            continue
+        prog = m.group("prog") or ""
+        what = m.group("what")
+        pe = m.group("pe")
+        charm = prog.upper() == "CHARM++"
+        rank_said = pe
+        if charm and pe is not None:
+            if not smp:
+                build = _SMP.search(text) if "Charm++> Running in " in text else None
+                smp.append(build is not None and int(build.group("workers") or build.group("threads")) > 1)
+            who = f"Charm++'s fatal error on PE {pe}"
+            if smp[0]:
+                rank_said = None
+                who += ", a worker thread of an SMP build (which process ran it, this input does not say)"
+            words = f"{who}: {what}"
+        else:
+            name = f"{prog}'s " if prog and not prog.isdigit() else "the program's own "
+            words = f"{name}{m.group('word')}: {what}"
+            if "see above" in what:     # (the module's own error line above it: NAMD's after Colvars')
+                above = [e.group(0).strip() for e in _ERROR_ABOVE.finditer(text, max(0, m.start() - 2000), m.start())]
+                words += f" (above it: {above[-1]})" if above else ""
+        found.append((int(rank_said) if rank_said else None, None, None, words, m.start(), m.end()))
+    for m in finditer(_GRAPPA, text):
+        if not _ends_here(text, m):
+            continue
+        num = int(m.group("num"))
+        named = _SIGNALS.get(num, f"signal {num}")
+        found.append((None, named if named.startswith("SIG") else None, None,
+                      f"the runtime's own handler: exiting due to signal {num} ({named})", m.start(), m.end()))
+    for m in finditer(_ASSERT, text):
+        if _KERNEL_FILE.search(m.group("file")) or not _ends_here(text, m) or _quoted(text, m):
+            continue
+        if _SIGNAL_TOLD.search("\n".join(text[m.end():m.end() + 2000].split("\n")[1:7])):
+            continue        # (its abort told by a signal handler's record after it, with its host: that record's)
+        prog = f"{m.group('prog')}: " if m.group("prog") else ""
+        func = f" in {m.group('func')}" if m.group("func") else ""
+        said = (f"{prog}assertion `{m.group('expr')}' failed ({m.group('file')}:{m.group('line')}{func}): the process "
+                "aborts (SIGABRT)")
+        found.append((None, "SIGABRT", None, said, m.start(), m.end()))
+    out: list[Ending] = []
+    for rank, signal, host, words, start, end in sorted(found, key=lambda item: item[4]):
+        if rank is None:
+            tasks = list(_SRUN_TASK.finditer(text, end, min(len(text), end + 600)))
+            if len(tasks) == 1:
+                rank, host = int(tasks[0].group("rank")), tasks[0].group("host")
+        out.append((rank, signal, host, words, start, end))
+    return out
+
+
+def _quoted(text: str, m: re.Match[str]) -> bool:
+    line_start = text.rfind("\n", 0, m.start()) + 1
+    return in_quoted_prose(text[line_start:m.end()], m.start() - line_start + len(m.group(0)) - len(
+        m.group(0).lstrip(" \t>*`")))
+
+
+def _ends_here(text: str, m: re.Match[str]) -> bool:
+    """Nothing but the process's teardown after the line (a few lines of its own output at most): its last words."""
+    own = 0
+    at = m.end() + 1
+    while 0 < at < len(text):
+        nxt = text.find("\n", at)
+        line = text[at:nxt if nxt >= 0 else len(text)]
+        at = nxt + 1 if nxt >= 0 else -1
+        if _TEARDOWN.match(line) is None:
+            own += 1
+            if own > _TAIL:
+                return False
+    return True

@@ -66,7 +66,8 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "exit codes:", "exit signals:", "exit signal ", "exceeded memory limit", "PBS: job killed", "amrex::Abort::",
            "job killed after reaching LSF", "memory budget", "low on resource", "hard wallclock time",
            "exceeds job hard limit", "termination (", "ATP Stack walkback", "MOAB_INFO",
-           "exceeded its walltime limit", "Job was held", "TERM_", "Resource usage summary",
+           "exceeded its walltime limit", "Job was held", "Job was aborted", "Shadow exception!", "TERM_",
+           "Resource usage summary",
            "Error   ", "CrashLoopBackOff", "STEPD TERMINATED", "xit_status", "(exit code ",
            "flux-job: task(s)", "exit-timeout=", "killed by YARN", "Current usage: ",
            "to reliably start one or more daemons", "Host EC2", "instance-terminated-", "marked-for-termination",
@@ -205,6 +206,25 @@ _CONDOR_END = lazy_regex(r"^0?05 \((?P<id>\d+\.\d+\.\d+)\) [^\n]*Job terminated\
                          r"(?P<code>\d+)\))", re.MULTILINE)
 _CONDOR_HELD_MEMORY = lazy_regex(r"^0?12 \((?P<id>\d+\.\d+\.\d+)\) [^\n]*Job was held\.[ \t]*\r?\n[ \t]*(?P<why>[^\n]*"
                                  r"\bmemory limit\b[^\n]*)", re.MULTILINE)
+# event 012's other holds, its reason on the next line and its hold reason code after it ("\tCode 34 Subcode 0",
+# HTCondor's hold reason codes: 34 JobOutOfResources, the job over its memory or disk request; 1 condor_hold; 3 and
+# 26 a periodic hold policy; 21 the machine's WANT_HOLD; the others a failed start or file transfer); event 009 "Job was
+# aborted." (older: "Job was aborted by the user.") with "via condor_rm (by user X)"; event 007 "Shadow exception!" with
+# its message
+_CONDOR_HELD = lazy_regex(r"^0?12 \((?P<id>\d+\.\d+\.\d+)\) [^\n]*Job was held\.[ \t]*\r?\n[ \t]*(?P<why>[^\n]*?)[ \t]*"
+                          r"\r?\n[ \t]*Code (?P<code>\d+) Subcode -?\d+", re.MULTILINE)
+_CONDOR_ABORTED = lazy_regex(r"^0?09 \((?P<id>\d+\.\d+\.\d+)\) [^\n]*Job was aborted(?: by the user)?\.[ \t]*"
+                             r"(?:\r?\n[ \t]+(?P<why>\S[^\n]*?))?[ \t]*$", re.MULTILINE)
+_CONDOR_SHADOW = lazy_regex(r"^0?07 \((?P<id>\d+\.\d+\.\d+)\) [^\n]*Shadow exception![ \t]*\r?\n[ \t]*"
+                            r"(?P<why>\S[^\n]*?)[ \t]*$", re.MULTILINE)
+_CONDOR_OUTSIDE_HOLDS = {1: "the user held it (condor_hold)", 3: "the job's periodic hold policy held it",
+                         21: "the machine's policy (WANT_HOLD) held it",
+                         26: "the system's periodic hold policy held it"}
+# a later end of a job in the log (terminated): a hold before it was not the job's end (released, run again); a
+# release or an execution again alone does not say how the job then ended
+_CONDOR_ENDED_LATER = lazy_regex(r"^0?05 \(\d+\.\d+\.\d+\) ", re.MULTILINE)
+# any later event of the log
+_CONDOR_ANY_LATER = lazy_regex(r"^0[0-3]\d \(\d+\.\d+\.\d+\) ", re.MULTILINE)
 # HTCondor's later events of a job (its log goes on): submitted (000), executing (001), terminated (005), released (013)
 _CONDOR_LATER = lazy_regex(r"^0?(?:00|01|05|13) \(\d+\.\d+\.\d+\) ", re.MULTILINE)
 # Dask's nanny killing its worker over the worker's memory limit (distributed/nanny.py, distributed/worker_memory.py):
@@ -732,14 +752,45 @@ def _batch_limits(text: str) -> list[RankDeath]:
                              offset=match.start()))
         break
     for match in _CONDOR_HELD_MEMORY.finditer(text):
-        if went_on_after(text, match.end()) or _CONDOR_LATER.search(text, match.end()) is not None:
+        if went_on_after(text, match.end()) or _CONDOR_ENDED_LATER.search(text, match.end()) is not None:
             continue                # the words quoted in a job that went on after them, or a hold the job was
-            # released from (a later event: released, executing again, terminated): no end of this job
+            # released from and ended after (a later terminated event): no end of this job; a release alone (the
+            # paste cut before the job's next end) leaves the hold the last end told
         note = (f"out of memory: HTCondor held job {match.group('id')} over its memory limit: "
                 f"{' '.join(match.group('why').split())}")
         out.append(RankDeath(None, "SIGKILL", None, None, None, note[:400], offset=match.start()))
         break
+    if not any("HTCondor" in death.text for death in out) and "(" in text:
+        out += _condor_other_ends(text)        # (a terminated event's or a memory hold's end told: that one)
     return out
+
+
+def _condor_other_ends(text: str) -> list[RankDeath]:
+    """HTCondor's other events of a job's end (_CONDOR_HELD, _CONDOR_ABORTED, _CONDOR_SHADOW), the log's last one where
+    no later terminated event follows it (a shadow exception: where no later event at all follows it)."""
+    found: list[RankDeath] = []
+    for match in _CONDOR_HELD.finditer(text):
+        code, why, job = int(match.group("code")), " ".join(match.group("why").split()), match.group("id")
+        if code == 34 and "isk" not in why:
+            note = f"out of memory: HTCondor held job {job} over its memory request (hold code 34): {why}"
+            found.append(RankDeath(None, "SIGKILL", None, None, None, note[:400], offset=match.start()))
+        elif code in _CONDOR_OUTSIDE_HOLDS:
+            note = f"HTCondor held job {job}: {_CONDOR_OUTSIDE_HOLDS[code]} (hold code {code}): {why}"
+            found.append(RankDeath(None, None, None, None, None, note[:400], offset=match.start(), outside=True))
+        else:
+            note = f"HTCondor held job {job} (hold code {code}): {why}"
+            found.append(RankDeath(None, None, None, None, None, note[:400], offset=match.start(), raised=True))
+    for match in _CONDOR_ABORTED.finditer(text):
+        why = f" ({match.group('why')})" if match.group("why") else ""
+        note = f"HTCondor removed job {match.group('id')}{why}: a stop from outside the job"
+        found.append(RankDeath(None, None, None, None, None, note[:400], offset=match.start(), outside=True))
+    for match in _CONDOR_SHADOW.finditer(text):
+        if _CONDOR_ANY_LATER.search(text, match.end()) is None:
+            note = f"HTCondor's shadow lost job {match.group('id')} (shadow exception): {match.group('why')}"
+            found.append(RankDeath(None, None, None, None, None, note[:400], offset=match.start(), raised=True))
+    found = [death for death in found if not went_on_after(text, death.offset)
+             and _CONDOR_ENDED_LATER.search(text, death.offset + 1) is None]
+    return [max(found, key=lambda death: death.offset)] if found else []
 
 
 def _pbs_exit(text: str) -> list[RankDeath]:

@@ -1,24 +1,85 @@
 """Whether a text shows a GPU at all (pure): the words only a GPU's software prints or a GPU job names (CUDA and its
 libraries, NCCL, NVIDIA's driver and tools, ROCm's HIP), so that advice for a GPU's faults (CUDA_LAUNCH_BLOCKING,
 compute-sanitizer, the driver's Xid lines) is given only where the input shows one: a Fortran or C program's SIGSEGV
-under mpirun, with no such word, is a CPU program's crash."""
+under mpirun, with no such word, is a CPU program's crash.
+
+What counts: CUDA, cuDNN, cuBLAS, NCCL, NVRM, NVIDIA, HIP's errors and ROCm as they print them, anywhere ("CUDA
+error", "cuda:0", "device='cuda'", "libcudart", "ProcessGroupNCCL", "backend=nccl", "NVIDIA-SMI", "hipErrorNoDevice");
+the driver's "Xid", "rocm" ("/opt/rocm/lib") and "GPU" (GPUs, GPU0, "/device:GPU:0") where no letter joins them to a
+longer word; "nvidia" in lower case only as its tools, libraries and devices name it ("nvidia-smi", "libnvidia-ml",
+"/dev/nvidia0", "nvidia.com/gpu"); and "gpu" in lower case only where it is no part of a host's or a path's name: a
+word of its own ("--gres=gpu:4", "accelerator=gpu", "args.gpu", "on gpu 3") or a part of a program's name or option
+("num_gpus", "gpu_ids", "per_gpu_train_batch_size", "ngpus_per_node", "--num-gpus": a host's name holds no "_").
+What does not: a node's or a path's name with "gpu" in it ("gpu-node-07", "gpu07", "node-gpu", "gpu[01-04]",
+"user@gpu", "/opt/gpu/bin", "/home/me/GPU/run", "gpu.example.org"), "nvidia" in a path ("/opt/nvidia/hpc_sdk": NVIDIA's
+compilers build CPU programs too), and words that hold those letters ("Xidian")."""
 
 from __future__ import annotations
 
 import mmap
+import re
+from typing import Any
 
-# (case as the tools print them: "CUDA error", "cuda:0", "NCCL WARN", "libnccl", "GPU 3", "--gpus", "nvidia-smi",
-# "NVRM: Xid", "cuDNN", "CUBLAS_STATUS_...", "HIP error", "hipErrorNoDevice", "ROCm", "/opt/rocm")
-GPU_WORDS = ("CUDA", "cuda", "Cuda", "NCCL", "nccl", "GPU", "gpu", "nvidia", "NVIDIA", "Nvidia", "NVRM", "Xid",
-             "cudnn", "cuDNN", "CUDNN", "cublas", "cuBLAS", "CUBLAS", "HIP error", "hipError", "ROCm", "rocm")
+from triage.lazy_regex import lazy_regex
+
+# (case as the tools print them: "CUDA error", "cuda:0", "NCCL WARN", "libnccl", "cuDNN", "CUBLAS_STATUS_...",
+# "HIP error", "hipErrorNoDevice", "ROCm", "NVIDIA-SMI", "NVRM: Xid")
+GPU_WORDS = ("CUDA", "cuda", "Cuda", "NCCL", "nccl", "NVRM", "NVIDIA", "Nvidia", "nvidia-smi", "cudnn", "cuDNN",
+             "CUDNN", "cublas", "cuBLAS", "CUBLAS", "HIP error", "hipError", "ROCm")
 _GPU_BYTES = tuple(word.encode() for word in GPU_WORDS)
+
+# the words that a host's or a path's name may hold too, read where they are no part of one (a host's name holds no
+# "_": "gpu_" and "_gpu" are a program's names)
+_WORDS = (r"(?<![A-Za-z])Xid(?![A-Za-z])|(?<![A-Za-z])rocm"                # NVRM: Xid 79, /opt/rocm/lib
+          r"|(?<![A-Za-z/])GPUs?(?![a-z/-])"                                # GPU 3, GPUs, GPU0, /device:GPU:0
+          r"|(?:lib|/dev/)nvidia|nvidia\.com/gpu"                          # libnvidia-ml, /dev/nvidia0, k8s
+          r"|_gpus?|gpus?_|(?<![A-Za-z0-9])n_?gpus?(?![A-Za-z0-9])"     # per_gpu_, num_gpus, ngpus
+          r"|(?<![A-Za-z0-9/@-])gpus?(?![A-Za-z0-9/.\[-])")                  # --gres=gpu:4, args.gpu, "gpu"
+_OPTION = r"--[A-Za-z-]*gpu"                                               # --gpus, --num-gpus
+_GPU = lazy_regex(_WORDS)
+_GPU_SOURCE = lazy_regex(_WORDS.encode())
+_GPU_OPTION, _GPU_OPTION_SOURCE = lazy_regex(_OPTION), lazy_regex(_OPTION.encode())
+# (each of _WORDS's matches holds one of these: the pattern is tried only around them, a large log's text is not)
+_LOOSE = ("gpu", "GPU", "Xid", "rocm", "nvidia")
+_LOOSE_BYTES = tuple(word.encode() for word in _LOOSE)
+_BEFORE, _AFTER = 8, 8        # how far a match of _WORDS starts before its word ("/dev/nvidia"), ends after it
+_OPTION_BEFORE = 64            # an option's name before its "gpu" ("--per-device-gpu")
+
+
+def _loose(source: Any, words: tuple[Any, ...], pattern: re.Pattern[Any], option: re.Pattern[Any]) -> bool:
+    """One of _WORDS's matches, or an option's, around an occurrence of its word. Each occurrence's few characters
+    around it are read once (a log whose every line names its node "gpu-07" repeats them): a match found there starts
+    at most _BEFORE before the word, with a character before it for its lookbehind, and ends well inside them."""
+    seen: dict[Any, bool] = {}
+    dashes = "--" if isinstance(source, str) else b"--"
+    for word in words:
+        at = source.find(word)
+        while at >= 0:
+            start = max(0, at - _BEFORE)
+            near = source[start:at + len(word) + _AFTER]
+            if (told := seen.get(near)) is None:
+                found = pattern.search(near)
+                told = seen[near] = found is not None and (start == 0 or found.start() > 0) \
+                    and found.start() <= at - start
+            if told or word in ("gpu", b"gpu") and _option(source, at, dashes, option):
+                return True
+            at = source.find(word, at + 1)
+    return False
+
+
+def _option(source: Any, at: int, dashes: Any, option: re.Pattern[Any]) -> bool:
+    """The "gpu" at ``at`` ends an option's name ("--num-gpus")."""
+    start = max(0, at - _OPTION_BEFORE)
+    return source.find(dashes, start, at) >= 0 and (found := option.search(source, start, at + 3)) is not None \
+        and found.end() == at + 3
 
 
 def shows_gpu(text: str) -> bool:
     """The text names a GPU's software or a GPU."""
-    return any(word in text for word in GPU_WORDS)
+    return any(word in text for word in GPU_WORDS) or _loose(text, _LOOSE, _GPU, _GPU_OPTION)
 
 
 def source_shows_gpu(source: bytes | mmap.mmap) -> bool:
     """The same, on a whole file's bytes (a large log read through an excerpt: its GPU words may lie outside it)."""
-    return any(source.find(word) >= 0 for word in _GPU_BYTES)
+    return any(source.find(word) >= 0 for word in _GPU_BYTES) or _loose(source, _LOOSE_BYTES, _GPU_SOURCE,
+                                                                         _GPU_OPTION_SOURCE)

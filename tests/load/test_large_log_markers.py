@@ -48,6 +48,11 @@ LINES = (
      "ContainersMonitorImpl: Container [pid=4242,containerID=container_1714550000000_0001_01_000002] is running beyond "
      "physical memory limits. Current usage: 2.1 GB of 2 GB physical memory used; 3.0 GB of 4.2 GB virtual memory "
      "used. Killing container."),
+    # slurmstepd's cgroup OOM record and a rank's OOM in plain words ("oom": a needle where no letter is before it)
+    "slurmstepd: error: Detected 1 oom-kill event(s) in step 4242.0 cgroup. Some of your processes may have been killed",
+    "rank 3 hit oom while loading the checkpoint, exiting",
+    # torch's glog FATAL head ("[F": a needle where no lower-case letter follows it)
+    "[F429 14:03:49.386451 ProcessGroupNCCL.cpp:1554] [Rank 2] NCCL watchdog thread terminated",
     # a rank's timeout in words alone (named_failure's "timed out" words: one needle, not "time")
     "worker 3 Timed Out waiting for the parameter server",
 )
@@ -149,7 +154,8 @@ def _backend(monkeypatch: pytest.MonkeyPatch, scanner: str) -> None:
 @pytest.mark.parametrize("scanner", ["hyperscan", "automaton", "plain"])
 def test_a_pattern_needle_is_found_where_re_finds_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                      scanner: str) -> None:
-    """A pattern's matches (the glog head, "fault" outside "default"), across windows' edges, by the scanner
+    """A pattern's matches (the glog head, "fault" outside "default", "oom" after no letter, "[F" before no lower-case
+    letter), across windows' edges, by the scanner
     (find_all: Hyperscan, or the automaton finding the pattern's keys) and by the plain path (large._find)."""
     _backend(monkeypatch, scanner)
     monkeypatch.setattr(pages, "WINDOW", 4096)
@@ -161,7 +167,9 @@ def test_a_pattern_needle_is_found_where_re_finds_it(tmp_path: Path, monkeypatch
         lines.append(rnd.choice(["", "[rank1]:", "0: ", "xx"]) + head + f" {i} file.cc:9] fault{i % 3} default"
                      + rnd.choice([" dead", " 0x7fdead4c", " DEAD.", " Dead", " beefdead", "dead", ""])
                      + rnd.choice([" timed out", " TimedOut", " TIMEOUT", " Time: 0.5", " times out", ""])
-                     + rnd.choice([" sigsegv", " Sigkill", " SIGBUS", " sigma", ""]) + "\n")
+                     + rnd.choice([" sigsegv", " Sigkill", " SIGBUS", " sigma", ""])
+                     + rnd.choice([" oom-kill", " zoom", " Oom", " bloom", "_oom", ""])
+                     + rnd.choice([" [F429 x", " [Fri", " [F]", "[Frame", ""]) + "\n")
     data = "".join(lines).encode()
     path = tmp_path / "glog.log"
     path.write_bytes(data)
@@ -254,6 +262,10 @@ PROGRESS_WITH_TIME = (
      "2.601E-01, row_norm 8.259E-01} ."),
     "4m7s        Normal    Scheduled             pod/egg-1    Successfully assigned fate-10000/egg-1 to aks-nodepool1-2",
     "step 120 loss 0.52 sigma 14.6 design_ratio 0.3 signature ok",
+    # "oom" in other words (named_failure's \bOOM\b, slurmstepd's oom-kill: no letter before it) and "[F" before a
+    # lower-case letter (torch's glog FATAL head is "[F429 ...": a digit), a date's or a frame's bracket
+    "[Fri Nov 29 12:00:00 2024] epoch 3 step 120: zoom 2.0x, room temperature 21.5, bloom_filter hits 1024, Boom ok",
+    "[Frame 1200] rendered 3 views, Zoom 1.5, Bloom pass done",
 )
 
 

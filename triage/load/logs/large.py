@@ -70,7 +70,14 @@ def markers(literals: Sequence[str], caseless: Sequence[str]) -> tuple[bytes, ..
 
 # Literals that the launchers' own line prefixes hold, each as a pattern that leaves the prefix out: torchrun's
 # "[default0]:" holds "fault" (a marker every line of such a log would hit: the pass would then find too many)
-_PREFIX_SAFE = {b"fault": rb"[^e]fault"}   # (each: the marker at offset 1 of every match, its key for the automaton)
+# ("oom", caseless a failure word of named_failure's _WHAT, \bOOM\b, and of slurmstepd's "oom-kill", is in "zoom",
+# "room" and "bloom", which a large log's progress lines may hold on every line: looked for where no letter is before
+# it, as the readers read it; "OOM" in capitals stays a literal, the word as tools print it at a line's start too)
+_PREFIX_SAFE = {b"fault": rb"[^e]fault", b"oom": rb"[^A-Za-z\n]oom", b"Oom": rb"[^A-Za-z\n]Oom"}
+# (each: the marker at offset 1 of every match, its key for the automaton)
+# Literals looked for where a character of a kind follows them: crashlog's "[F", the head of torch's glog FATAL line
+# ("[F429 14:03:49.38 ProcessGroupNCCL.cpp:1554]"), and "[F]", a level, are no "[Fri Nov 29" date nor "[Frame 3]"
+_SUFFIX_SAFE = {b"[F": rb"\[F[^a-z\n]"}   # (each: the marker at offset 0 of every match)
 # A marker spelled in hex digits alone ("dead") is in the pointers and hashes that NCCL's INFO lines print
 # ("sendbuff 0x7f99dead4ce": ~600 lines of the 1 GB bench log, and the two after each, read for nothing): it is looked
 # for where a character that is not a hex digit stands on one side of it at least (two patterns) - never inside a
@@ -115,10 +122,13 @@ def _needles() -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
     patterns = (needles.pattern(GLOG_HEAD.encode(), GLOG_HEAD_WIDTH, _GLOG_KEYS), *ones,
                 *(needles.pattern(form, len(marker) + 1, ((marker, 1),))
                   for marker, form in _PREFIX_SAFE.items() if marker in found),
+                *(needles.pattern(form, len(marker) + 1, ((marker, 0),))
+                  for marker, form in _SUFFIX_SAFE.items() if marker in found),
                 *(needles.pattern(form, len(word) + 1, ((word, offset),))
                   for word in hex_words for form, offset in ((_NOT_HEX + re.escape(word), 1),
                                                              (re.escape(word) + _NOT_HEX, 0))))
-    return tuple(marker for marker in found if marker not in _PREFIX_SAFE and marker not in hex_words), patterns
+    return tuple(marker for marker in found if marker not in _PREFIX_SAFE and marker not in _SUFFIX_SAFE
+                 and marker not in hex_words), patterns
 
 
 def __getattr__(name: str) -> tuple[bytes, ...]:

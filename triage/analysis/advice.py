@@ -18,6 +18,24 @@ _FLIGHT_RECORDER = ("PyTorch's Flight Recorder (TORCH_NCCL_TRACE_BUFFER_SIZE=200
                     "TORCH_NCCL_DEBUG_INFO_TEMP_FILE=/shared/dir/fr_) and pass the dumps to `triage report`")
 
 
+# the launchers of an MPI program (Open MPI's mpirun, Hydra's mpiexec, one not said): where the input names no PyTorch,
+# its ranks are an MPI program's, whose collectives no Flight Recorder records
+_MPI_LAUNCHERS = ("openmpi", "hydra", "mpi")
+# the launchers that start PyTorch's processes only
+_TORCH_LAUNCHERS = ("torchrun", "deepspeed", "spawn", "torchx")
+
+
+def flight_recorder_fits(launcher: str | None, stack: str | None = None) -> bool:
+    """PyTorch's Flight Recorder records a torch.distributed job's NCCL collectives: its step fits where the input
+    shows PyTorch (its words, triage.parsing.stack_words, or a launcher of PyTorch's), and where it names no framework
+    nor an MPI launcher: not a JAX, TensorFlow or TPU job's, nor an MPI program's (mpirun, mpiexec and no PyTorch).
+    (A paste that names nothing, a traceback's last line or srun's record of a task, may be a PyTorch job's: the step
+    stays; ``gpu`` is not asked, the words of a PyTorch job's paste often show none.)"""
+    if stack == "torch" or launcher in _TORCH_LAUNCHERS:
+        return True
+    return stack is None and launcher not in _MPI_LAUNCHERS
+
+
 def next_time(launcher: str | None) -> str:
     """The last step after an excerpt's verdict: how to get the full diff next time, fitted to the launcher."""
     launch = under_triage(launcher)
@@ -72,10 +90,13 @@ INIT_HANG_STEPS = (
 )
 
 
-def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = True) -> tuple[str, ...]:
+def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = True,
+                  stack: str | None = None) -> tuple[str, ...]:
     """What to do next after a verdict of pasted logs; ``launcher``: the one that started the ranks, whose
     per-rank output the steps ask for (triage.parsing.launcher_kind); ``gpu``: False where the input shows no GPU
-    (triage.parsing.gpu_words): a crash's advice is then a CPU program's, not CUDA's."""
+    (triage.parsing.gpu_words): a crash's advice is then a CPU program's, not CUDA's; ``stack``: the framework the
+    input names (triage.parsing.stack_words): the next time's step, `triage launch` and PyTorch's Flight Recorder, is
+    a PyTorch job's only (:func:`flight_recorder_fits`)."""
     who = rank_word(verdict.culprit_ranks) if verdict.culprit_ranks else None
     kind = verdict.kind
     summary = verdict.summary
@@ -225,7 +246,7 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = Tru
         # (Julia's workers, YARN's containers: no triage launch, no PyTorch Flight Recorder to enable; a PyTorch job
         # YARN runs shows its own launcher, torchrun's, the innermost)
         return tuple(steps)
-    if not (kind is VerdictKind.EXCEPTION and LAUNCH_TEXT in summary):
+    if not (kind is VerdictKind.EXCEPTION and LAUNCH_TEXT in summary) and flight_recorder_fits(launcher, stack):
         steps.append(next_time(launcher))      # (a job that never ran: no stack nor Flight Recorder to gather)
     return tuple(steps)
 

@@ -21,6 +21,7 @@ from triage.load.logs.scan import LogScan
 from triage.load.logs.text import rank_from_name, scan_log_text
 from triage.model.evidence import Event, Evidence, ExitInfo, ProseAccount, RankEvidence
 from triage.parsing.crashlog import parse_crash_line
+from triage.parsing.stack_words import stack_of_all
 from triage.parsing.textclean import decoded
 from triage.parsing.torchelastic import parse_error_file
 from triage.rank_names import is_rank_name
@@ -194,6 +195,7 @@ def _log_evidence(scan: LogScan, names: list[str]) -> Evidence:
                     nccl_processes=tuple(scan.nccl_processes), init_waits=tuple(scan.init_waits),
                     op_count_splits=tuple(scan.op_count_splits), unprefixed_tail=tuple(scan.unprefixed_tail),
                     lagging=tuple(scan.lagging), stop=scan.stop, launcher=scan.launcher, shows_gpu=scan.shows_gpu,
+                    stack=scan.stack,
                     agent_stopped=scan.agent_stopped, prose=scan.prose, job_config=scan.job_config,
                     job_config_rank=scan.job_config_rank)
 
@@ -227,6 +229,7 @@ def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
         launcher=next((p.launcher for p in parts if p.launcher), None),
         shows_gpu=(True if any(p.shows_gpu for p in parts) else None if any(p.shows_gpu is None for p in parts)
                    else False),
+        stack=stack_of_all([p.stack for p in parts]),
         agent_stopped=tuple(pid for p in parts for pid in p.agent_stopped),
         prose=next((p.prose for p in parts if p.prose), ProseAccount()),
         job_config=next((p.job_config for p in parts if p.job_config), None),

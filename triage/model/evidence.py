@@ -373,6 +373,8 @@ class Evidence:
     # a log's text names a GPU's software or a GPU (triage.parsing.gpu_words); None where no log was read (a run
     # directory, cores): GPU advice then stands
     shows_gpu: bool | None = None
+    # the framework a log's text names ("torch", "xla", "tensorflow": triage.parsing.stack_words), None where none
+    stack: str | None = None
     agent_stopped: tuple[int, ...] = ()     # pids torchrun's agent stopped once a worker failed (alive then)
     # hangs the live agents dumped (run directories): the most hang bundles one node wrote; 2 or more in a
     # job that then finished are as many stalls that ended by themselves

@@ -118,6 +118,7 @@ class LogScan:
     spawn_owner: int | None = None          # mp.spawn: the process whose traceback the unprefixed lines are
     launcher: str | None = None             # the launcher that started the ranks (triage.parsing.launcher_kind)
     shows_gpu: bool = False                 # a GPU's word is in the text (triage.parsing.gpu_words)
+    stack: str | None = None                # the framework the text names (triage.parsing.stack_words)
     agent_stopped: tuple[int, ...] = ()     # pids torchrun's agent sent a closing signal (alive then)
     spawn_owners: set[int] = field(default_factory=set)   # every mp.spawn process whose error block is shown
     spawn_header: tuple[int, str, str] | None = None   # (order, text, path) of the first mp.spawn error block's head

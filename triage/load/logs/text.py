@@ -95,6 +95,7 @@ from triage.parsing.raise_sites import RaiseSiteKind, in_code_listing, raise_sit
 from triage.parsing.rendezvous import MARKERS as INIT_MARKERS
 from triage.parsing.rendezvous import InitWaitKind, parse_init_line
 from triage.parsing.solver_errors import code_ended
+from triage.parsing.stack_words import stack_of, stack_of_all
 from triage.parsing.textclean import clean_text
 from triage.parsing.torchelastic import spawn_error_owner
 from triage.parsing.unread_failure import SUCCESS as UNREAD_SUCCESS
@@ -454,6 +455,7 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     note (scan.went_on), the later run is read."""
     # (the whole text, an earlier run's included; a large log's whole file, its excerpt not holding every word)
     scan.shows_gpu = scan.shows_gpu or shows_gpu(text) or (nccl_source is not None and source_shows_gpu(nccl_source))
+    scan.stack = stack_of_all([scan.stack, stack_of(text)])
     if nccl_source is None and (later := _later_run(text)) is not None:
         earlier = LogScan()
         scan_log_text(text[:later], path, earlier, default_rank)

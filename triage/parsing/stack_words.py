@@ -1,0 +1,40 @@
+"""Which framework a text's program runs on, as far as its words show it (pure): PyTorch's, JAX's or XLA's on a TPU,
+TensorFlow's, or none said. The advice fitted to it: PyTorch's Flight Recorder (TORCH_NCCL_TRACE_BUFFER_SIZE) records
+a torch.distributed job's collectives, and is no step for a JAX or TensorFlow job, a TPU's, nor an MPI program's
+(triage.analysis.advice).
+
+- ``torch``: PyTorch's names in any of its modules, paths and logs ("torch", "PyTorch", "torchrun", "c10d",
+  "c10::Error", "ProcessGroupNCCL", "init_process_group", torch.distributed's "process group" and
+  "monitoredBarrier"): PyTorch wins where a text shows another framework too (torch_xla, a job that
+  imports both);
+- ``xla``: JAX's names ("jax", "jaxlib", "flax", jaxlib's ``XlaRuntimeError``) or a TPU's runtime as JAX and TensorFlow
+  print it (``libtpu``, ``Backend 'tpu'``, ``tpu_driver``, XLA's TPU compiler's "Ran out of memory in memory space
+  hbm");
+- ``tensorflow``: "tensorflow", ``tf.distribute``, ``tf.keras``.
+"""
+
+from __future__ import annotations
+
+from triage.lazy_regex import lazy_regex
+
+TORCH_WORDS = ("torch", "Torch", "c10d", "c10::", "ProcessGroup", "process group", "process_group", "monitoredBarrier")
+_XLA = lazy_regex(r"\b(?:jax|jaxlib|flax)\b|\bXlaRuntimeError\b|\blibtpu\b|[Bb]ackend 'tpu|\btpu_driver\b|"
+                  r"\bmemory space hbm\b")
+_TENSORFLOW = lazy_regex(r"\btensorflow\b|\btf\.(?:distribute|keras)\b")
+
+
+def stack_of(text: str) -> str | None:
+    """"torch", "xla", "tensorflow", or None where the text names none of them."""
+    if any(word in text for word in TORCH_WORDS):
+        return "torch"
+    if ("jax" in text or "flax" in text or "tpu" in text or "Xla" in text or " hbm" in text) \
+            and _XLA.search(text) is not None:
+        return "xla"
+    if ("tensorflow" in text or "tf." in text) and _TENSORFLOW.search(text) is not None:
+        return "tensorflow"
+    return None
+
+
+def stack_of_all(stacks: list[str | None]) -> str | None:
+    """The framework of several texts' (PyTorch where one shows it, else the first named)."""
+    return "torch" if "torch" in stacks else next((stack for stack in stacks if stack is not None), None)

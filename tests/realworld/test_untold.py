@@ -27,6 +27,8 @@ THINGS = re.compile(r"triage launch|TORCH_DISTRIBUTED_DEBUG=DETAIL|NCCL_DEBUG=IN
                     # the per-rank output of the launcher that started the ranks (triage.analysis.settle)
                     r"mpirun --tag-output|-prepend-rank|--enable_each_rank_log|Ray worker's own log|torchx log|"
                     r"rank tag on each spawned|"
+                    # YARN's containers, which have no ranks: each container's own log
+                    r"yarn logs -applicationId|"
                     # Julia's Distributed, which has workers, no ranks: the workers' own lines the master prints
                     r"`From worker N:` lines|"
                     # a launcher's local rank whose global rank is not in the input: its node rank

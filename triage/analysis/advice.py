@@ -237,6 +237,9 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = Tru
         steps.append("if the job is still running and prints nothing more, it hangs: take the stacks of every rank "
                      "(`triage collect --job JOBID` on SLURM, or `triage dump --match train.py` on each node); if it "
                      "ended, pass the rest of its output (its last lines and the launcher's)")
+    elif kind in (VerdictKind.HANG, VerdictKind.FAILURE_UNLOCATED) and launcher == "yarn":
+        steps.append("the culprit is a container this input does not show: gather every container's own log "
+                     "(`yarn logs -applicationId APPLICATION_ID`) and run triage report on all of it")
     elif kind in (VerdictKind.HANG, VerdictKind.FAILURE_UNLOCATED):
         tagged = per_rank_output(launcher) if launcher else f"{per_rank_output(None)}, srun --label"
         steps.append("the culprit is a rank this input does not show: gather the output of every rank "

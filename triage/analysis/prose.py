@@ -67,8 +67,11 @@ def prose_stop_verdict(evidence: Evidence, failures: tuple[Failure, ...]) -> tup
         shown.append("the failure line(s) of no rank")
     after = (f"; what the log shows ({', '.join(shown)}) is what that stop looks like from inside the job"
              if shown else "; the log shows no failure of the job's own")
+    # (the node the reporter names, where no line of the log names one: with_prose_host puts it on the verdict too;
+    # none: the step's NODE, said to be the node not in this input)
+    host = evidence.prose.host if not _log_names_a_host(evidence) else None
     body = (f"the reporter says the job was stopped from outside: \"{said}\"{after}. "
-            f"What to do: {what_to_do(said)}")
+            f"What to do: {what_to_do(said, host)}")
     verdict = headline.verdict(VerdictKind.STOPPED, body, qualifier=" (from outside the job, in the reporter's words)")
     return verdict, Finding(VerdictKind.STOPPED.value, (), verdict.summary, (), root_cause=True)
 

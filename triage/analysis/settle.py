@@ -28,7 +28,7 @@ _PER_RANK = {
     "julia": "the master's `From worker N:` lines, or each worker's log",
     "torchx": "`torchx log` of each replica",
     "ray": "each Ray worker's own log in the session's logs directory on its node",
-    "yarn": "each container's own log: `yarn logs -applicationId APPLICATION_ID`",
+    "yarn": "each container's own log: `yarn logs -applicationId APPLICATION_ID`",   # (its containers: SETTLE_YARN)
 }
 # `triage launch` goes in front of the command that starts a node's ranks, one agent per node (docs/launch.md); under
 # Slurm, the sbatch wrapper does that. Ray and torchx start their workers themselves: nothing to put it in front of.
@@ -81,11 +81,30 @@ SETTLE_JULIA_NAMED = ("what led to it: that worker's own lines before it (the ma
                       "log) would tell; Julia's Distributed numbers its workers, the master being 1, and has no ranks")
 
 
+# YARN runs containers (Spark's executors, a MapReduce task, TensorFlowOnSpark's nodes), which have no ranks: what
+# names the one that failed is its own log, which YARN keeps per container
+_YARN_LOGS = "each container's own log (`yarn logs -applicationId APPLICATION_ID`)"
+SETTLE_YARN = (f"which container: {_YARN_LOGS} would tell; YARN runs containers (Spark's executors, a MapReduce task), "
+               "not ranks")
+_YARN_SETTLES = (
+    (SETTLE_RANK, SETTLE_YARN),
+    (SETTLE_FIRST, f"the log of the container that failed first ({_PER_RANK['yarn']}) would settle it"),
+    (SETTLE_UNREAD, SETTLE_UNREAD.replace("which rank printed the line (the ranks' own output with their rank "
+                                          f"prefixes: {PER_RANK_OUTPUT}), that rank's lines",
+                                          f"which container printed the line ({_PER_RANK['yarn']}), that "
+                                          "container's lines")),
+)
+
+
 def fit_launcher(text: str, launcher: str | None) -> str:
     """``text`` with torchrun's per-rank output flag replaced by the launcher's own; under Julia's Distributed, the
-    question of which rank is which worker's, or what led to it where the text names Julia's worker already."""
+    question of which rank is which worker's, or what led to it where the text names Julia's worker already; under
+    YARN, which container's."""
     if (launcher == "julia" or "Julia's worker" in text) and SETTLE_RANK in text:
         return text.replace(SETTLE_RANK, SETTLE_JULIA_NAMED if "Julia's worker" in text else SETTLE_JULIA)
+    if launcher == "yarn":
+        for ranks, containers in _YARN_SETTLES:
+            text = text.replace(ranks, containers)
     fitted = per_rank_output(launcher)
     if under_triage(launcher) is None:      # (Ray, torchx, YARN start their workers themselves: no `triage launch`)
         text = text.replace(_OR_UNDER_TRIAGE, "")
@@ -153,8 +172,10 @@ def settle_setup(text: str, host: str | None) -> str | None:
                 "there as where it runs)")
     if _SSH.search(text):
         target = host or "NODE"
+        unnamed = "" if host else (" (NODE: the node it could not reach, not in this input; the hostfile names the "
+                                   "nodes)")
         return (f"`ssh -o BatchMode=yes {target} true` from the node that launches the job would settle it (keys, "
-                "known_hosts, the hostfile's names)")
+                f"known_hosts, the hostfile's names){unnamed}")
     return None
 
 

@@ -6,15 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from triage.analysis.analyze import analyze
+from tests.helpers.report import report_lines as report
 from triage.errors import InputError
-from triage.load.inputs import load_log_texts
-from triage.model import Report
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
-
 
 _OMPI_ABORT = ("-" * 74, "MPI_ABORT was invoked on rank {r} in communicator MPI_COMM_WORLD", "with errorcode 1.", "",
                "NOTE: invoking MPI_ABORT causes Open MPI to kill all MPI processes.", "-" * 74)

@@ -5,14 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
-
+from tests.helpers.report import report_lines as report
 
 _HVD_HEAD = ("One or more tensors were submitted to be reduced, gathered or broadcasted by subset of ranks and are "
              "waiting for remainder of ranks for more than 60 seconds. This may indicate that different ranks are "

@@ -4,16 +4,11 @@ detector, Horovod's and vLLM's words for a failure elsewhere), each tested on a 
 
 from __future__ import annotations
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
+from tests.helpers.report import report_lines as report
 from triage.model import Report
 from triage.parsing.crashlog import CrashLineKind, parse_crash_line
 from triage.parsing.frameworks import parse_framework_records
 from triage.parsing.launchers import parse_rank_deaths
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 def verdict(result: Report) -> tuple[str, list[int]]:

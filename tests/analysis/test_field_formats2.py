@@ -4,15 +4,10 @@ here (other ranks, sizes, addresses, ops and groups than any report's)."""
 
 from __future__ import annotations
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
+from tests.helpers.report import report_lines as report
 from triage.model import Report
 from triage.parsing.crashlog import CrashLineKind, parse_crash_line
 from triage.parsing.desync import parse_hccl_waits
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 def verdict(result: Report) -> tuple[str, list[int]]:

@@ -5,15 +5,10 @@ report's)."""
 
 from __future__ import annotations
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
+from tests.helpers.report import report_lines as report
 from triage.model import Report
 from triage.parsing.launchers import parse_rank_deaths
 from triage.parsing.textclean import clean_text
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 def verdict(result: Report) -> tuple[str, list[int]]:

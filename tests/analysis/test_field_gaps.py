@@ -3,16 +3,11 @@ on a variant of the class rather than on the case's own lines."""
 
 from __future__ import annotations
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
+from tests.helpers.report import report_lines as report
 
 OPTS = ("TensorDeviceTypes=TensorOptions(dtype=float (default), device=cuda, layout=Strided (default), "
         "requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt)))")
 
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 def _mismatch(a: int, op_a: str, shape_a: str, b: int, op_b: str, shape_b: str, seq: int = 77) -> str:

@@ -7,13 +7,7 @@ variant written here (other ranks, paths, numbers and wording than the cases' ow
 
 from __future__ import annotations
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
+from tests.helpers.report import report_lines as report
 
 
 def test_heartbeat_monitor_exit_for_a_stuck_watchdog_is_a_hang_of_that_rank() -> None:

@@ -4,17 +4,10 @@ block, a line pasted as inline code that then got a timestamp), each tested on a
 
 from __future__ import annotations
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
+from tests.helpers.report import report_lines as report
 from triage.parsing.crashlog import CrashLineKind, parse_crash_line
 from triage.parsing.log_prefix import split_rank_prefix
 from triage.parsing.textclean import strip_decorations
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
-
 
 _OMPI_BUS = (
     "[gpu-node07:48812] *** Process received signal ***",

@@ -4,14 +4,8 @@ hosts, pids, verbs calls and exception types than the cases' own lines)."""
 
 from __future__ import annotations
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
+from tests.helpers.report import report_lines as report
 from triage.parsing.crashlog import CrashLineKind, parse_crash_line
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 def test_an_exception_line_pasted_in_quotes_is_that_exception() -> None:

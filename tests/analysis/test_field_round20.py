@@ -3,14 +3,8 @@ here (other ranks, tags, collectives and numbers than the cases' own lines)."""
 
 from __future__ import annotations
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
+from tests.helpers.report import report_lines as report
 from triage.parsing.textclean import clean_text
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 def _timeout(tag: str, rank: int, ms: int) -> str:

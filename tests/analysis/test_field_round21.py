@@ -5,15 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from triage.analysis.analyze import analyze
+from tests.helpers.report import report_lines as report
 from triage.errors import InputError
-from triage.load.inputs import load_log_texts
-from triage.model import Report
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
-
 
 # DeepSpeed's launcher record pasted from inside its argv: the list's opening "[" (and the --local_rank
 # argument) is cut off, only its end and "exits with return code = N" remain (THUDM/GLM#60's tail,

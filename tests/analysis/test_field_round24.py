@@ -3,14 +3,7 @@ here (other ranks, hosts, programs and surrounding lines than the cases' own).""
 
 from __future__ import annotations
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
-
+from tests.helpers.report import report_lines as report
 
 _PREPENDED = (
     "[0] step 0 loss 4.21",

@@ -3,15 +3,9 @@ here (other hosts, ranks, pids, calls and surrounding words than the cases' own)
 
 from __future__ import annotations
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
+from tests.helpers.report import report_lines as report
 from triage.parsing.launchers import parse_rank_deaths
 from triage.parsing.mpi_errors import parse_mpi_errors
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 # a person's sentence naming several ranks before one verb ("rank 1 and rank 3 crashed during sampling",

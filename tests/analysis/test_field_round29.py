@@ -3,14 +3,8 @@ here (other messages, exception types, surrounding lines and launchers than the 
 
 from __future__ import annotations
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
+from tests.helpers.report import report_lines as report
 from triage.parsing.crashlog import CrashLineKind, parse_crash_line
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 # The C++ terminate handler prints "terminate called after throwing an instance of 'T'" then "  what():  ...";

@@ -3,13 +3,7 @@ variant of the class (other ranks, groups, ops and wording than the case's own l
 
 from __future__ import annotations
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
+from tests.helpers.report import report_lines as report
 
 
 def _timeout(prefix: str, rank: int, seq: int, op: str, numel_in: int, numel_out: int) -> str:

@@ -3,15 +3,9 @@ here (other ranks, codes, hosts, signals and surrounding lines than the cases' o
 
 from __future__ import annotations
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
+from tests.helpers.report import report_lines as report
 from triage.parsing.launchers import parse_rank_deaths
 from triage.parsing.mpi_errors import parse_mpi_errors
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 # MPICH's own line for a process that called MPI_Abort, "application called MPI_Abort(MPI_COMM_WORLD, 1) - process

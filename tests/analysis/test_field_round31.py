@@ -3,15 +3,9 @@ here (other programs, signals, devices, hosts, languages and surrounding lines t
 
 from __future__ import annotations
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
+from tests.helpers.report import report_lines as report
 from triage.parsing.crashlog import CrashLineKind, parse_crash_line
 from triage.parsing.node_ranks import node_ranks, prose_nodes
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 # A PSM-style fabric library's signal handler (libfabric's providers, Intel's PSM2) reports the process's death

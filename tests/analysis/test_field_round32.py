@@ -3,14 +3,8 @@ here (other programs, signals, hosts, launch commands and surrounding lines than
 
 from __future__ import annotations
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
+from tests.helpers.report import report_lines as report
 from triage.parsing.crashlog import CrashLineKind, parse_crash_line
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 # Intel Fortran's runtime ends the process with its own message, "forrtl: severe (174): SIGSEGV, segmentation fault

@@ -3,15 +3,10 @@ here (other programs, ranks, hosts, devices, error codes and surrounding lines t
 
 from __future__ import annotations
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
+from tests.helpers.report import report_lines as report
 from triage.model import Report
 from triage.parsing.crashlog import CrashLineKind, parse_crash_line
 from triage.parsing.launchers import parse_rank_deaths
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 def culprits(result: Report) -> list[int]:

@@ -3,15 +3,9 @@ here (other programs, ranks, signals, communicators, widths and surrounding line
 
 from __future__ import annotations
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
+from tests.helpers.report import report_lines as report
 from triage.parsing.mpi_errors import parse_mpi_errors
 from triage.parsing.textclean import clean_text
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 # Open MPI names a communicator it derived "MPI COMMUNICATOR 5 DUP FROM 0" (words, not one token): the rank's

@@ -3,14 +3,8 @@ here (other ranks, hosts, signals, codes and surrounding lines than the cases' o
 
 from __future__ import annotations
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
+from tests.helpers.report import report_lines as report
 from triage.parsing.launchers import parse_rank_deaths
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 # IBM's jsrun (Summit, Sierra) says which rank it saw end first: "ERROR:  One or more process (first noticed rank N)

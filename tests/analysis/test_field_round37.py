@@ -3,15 +3,9 @@
 
 from __future__ import annotations
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
+from tests.helpers.report import report_lines as report
 from triage.parsing.crashlog import CrashLineKind, parse_crash_line
 from triage.parsing.launchers import parse_rank_deaths
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 # The NCCLCHECK macro of CUDA's samples, copied into libraries and tests, prints "Failed, NCCL error FILE:LINE 'RESULT'"

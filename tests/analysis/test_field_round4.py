@@ -4,13 +4,7 @@ hosts, signals and wording than the cases' own lines)."""
 
 from __future__ import annotations
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
+from tests.helpers.report import report_lines as report
 
 
 def test_a_launcher_line_naming_a_rank_and_its_signal_is_a_crash_of_that_rank() -> None:

@@ -3,16 +3,10 @@
 
 from __future__ import annotations
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
+from tests.helpers.report import report_lines as report
 from triage.parsing.crashlog import CrashLineKind, parse_crash_line
 from triage.parsing.frameworks import parse_framework_records
 from triage.parsing.gloo import parse_gloo_timeout
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 # AMReX's own abort names the MPI rank after "amrex::Abort::" and says why: GPU out-of-memory on several ranks was read

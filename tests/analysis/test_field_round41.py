@@ -3,14 +3,8 @@
 
 from __future__ import annotations
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
+from tests.helpers.report import report_lines as report
 from triage.parsing.launchers import parse_rank_deaths
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 # bash's record of a script's child a signal ended, "<script>: line <N>: <pid> Killed <command>", was read only in

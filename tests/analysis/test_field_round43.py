@@ -5,14 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
+from tests.helpers.report import report_lines as report
 from triage.parsing.crashlog import parse_crash_line
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 # (1) a memory allocator's own fatal heap check aborts the process, whether or not the shell's "Aborted" line follows

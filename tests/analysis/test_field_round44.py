@@ -5,13 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
+from tests.helpers.report import report_lines as report
 
 
 # (1) Open MPI's launcher under a distribution's or a wrapper's name (kubeflow/mpi-operator#90's "mpirun.real noticed

@@ -5,15 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from triage.analysis.analyze import analyze
+from tests.helpers.report import report_lines as report
 from triage.errors import InputError
-from triage.load.inputs import load_log_texts
-from triage.model import Report
 from triage.parsing.windows_status import crash_signal
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 # (1) Windows ends a faulted process with the fault's NTSTATUS code as its exit code; it was read as a program's own

@@ -5,16 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
+from tests.helpers.report import report_lines as report
 from triage.parsing.crashlog import CrashLineKind, parse_crash_line
 from triage.parsing.frameworks import parse_framework_records
 from triage.parsing.peers import peer_of
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 # A cloud's own word that it took the machine away under the job: a stop from outside, no rank at fault. They were

@@ -5,16 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
+from tests.helpers.report import report_lines as report
 from triage.parsing.log_prefix import split_rank_prefix
 from triage.parsing.mpi_errors import parse_mpi_errors
 from triage.parsing.unread_failure import unread_failure
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 # MPICH's own check of an MPI call before MPI_Init or after MPI_Finalize, which aborts the process: it was refused

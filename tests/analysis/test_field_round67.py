@@ -7,9 +7,7 @@ import json
 
 import pytest
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
+from tests.helpers.report import report_lines as report
 from triage.parsing.crashlog import CrashLineKind, parse_crash_line
 from triage.parsing.textclean import clean_text
 
@@ -33,9 +31,6 @@ def test_a_padded_coloured_paste_is_joined_as_the_plain_one() -> None:
     assert lines[0] == "Loading weights took 4.1 s"
     assert any("node_manager.cc:3064" in line and "(IP: 10.4.0.17)" in line for line in lines)
 
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 _HEAD = "2024-11-02 18:03:07.512934: E external/xla/xla/pjrt/pjrt_stream_executor_client.cc:2985] "

@@ -5,13 +5,7 @@ than the cases' own lines)."""
 
 from __future__ import annotations
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
+from tests.helpers.report import report_lines as report
 
 
 def test_hydra_box_is_a_crash_at_its_host_with_the_signal_of_its_exit_code() -> None:

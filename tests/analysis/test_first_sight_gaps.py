@@ -8,18 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.report import report_lines as report
 from triage.analysis.absent_rank import logger_record_of_any_rank
-from triage.analysis.analyze import analyze
 from triage.errors import InputError
 from triage.load.inputs import load_inputs, load_log_texts
 from triage.load.run_dir import load_run_dir
-from triage.model import Report
 from triage.parsing.crashlog import CrashLineKind, parse_crash_line
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
-
 
 # --- a failed socket call names its peer: that host is the finding (LlamaFactory#6849's class) ---
 

@@ -3,14 +3,8 @@ terminal's wrap cut mid-number, a failure or a stop told in the reporter's prose
 
 from __future__ import annotations
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
+from tests.helpers.report import report_lines as report
 from triage.parsing.textclean import clean_text
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 def _wrapped(line: str, width: int) -> list[str]:

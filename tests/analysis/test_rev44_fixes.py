@@ -5,15 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from triage.analysis.analyze import analyze
+from tests.helpers.report import report_lines as report
 from triage.errors import InputError
-from triage.load.inputs import load_log_texts
 from triage.model import Report
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
-
 
 # (3) Ascend HCCL's socket timeout (EI0006, its CANN log's "wait socket establish timeout") is a peer-report: the
 # reporter waited for a peer that never answered; a rank's own error in the input is the failure, the report collateral

@@ -13,14 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
-
+from tests.helpers.report import report_lines as report
 
 _MAIL = ("PBS Job Id: 4412093.sched01", "Job Name:   mesh_refine_17", "Exec host:  cn114/0+cn114/1+cn114/2+cn114/3")
 

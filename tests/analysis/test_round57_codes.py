@@ -8,15 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from triage.analysis.analyze import analyze
+from tests.helpers.report import report_lines as report
 from triage.errors import InputError
-from triage.load.inputs import load_log_texts
-from triage.model import Report
 from triage.parsing.hpc_codes import banners
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 def _samrai(rank: int | None, file: str, line: int, *message: str) -> tuple[str, ...]:

@@ -10,16 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.report import report_lines as report
 from triage.analysis.analyze import analyze
 from triage.errors import InputError
 from triage.load.inputs import load_log_texts
-from triage.model import Report
 
 CASES = Path(__file__).resolve().parents[1] / "realworld" / "cases"
 
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 _PARENT = ("Traceback (most recent call last):", '  File "main.py", line 88, in <module>',

@@ -7,16 +7,9 @@ from __future__ import annotations
 import pytest
 
 from tests.analysis.test_comm_own_words import _HVD_HEAD
+from tests.helpers.report import report_lines as report
 from triage.analysis.advice import excerpt_steps
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
 from triage.parsing.crashlog import parse_crash_line
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
-
 
 
 # (1) horovodrun's own launcher (gloo) tags each line "[N]<stderr>:" (mpirun's "[1,N]<stderr>:"): the stall

@@ -10,7 +10,9 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from triage.analysis.analyze import Report, analyze
 from triage.cli import main
+from triage.load.inputs import load_log_texts
 
 
 def report_log(text: str, tmp_path: Path, *args: str) -> tuple[int, dict[str, Any]]:
@@ -25,6 +27,12 @@ def report_log(text: str, tmp_path: Path, *args: str) -> tuple[int, dict[str, An
     if not out.getvalue().strip():
         return code, {"stderr": err.getvalue()}
     return code, json.loads(out.getvalue())
+
+
+def report_lines(*lines: str) -> Report:
+    """The analysis of a pasted log of ``lines`` (each ended by a newline), in-process: the tests of tests/analysis
+    read its verdict, findings and steps."""
+    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 def failure_verdict(text: str, tmp_path: Path) -> dict[str, Any]:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from triage.analysis.analyze import analyze
@@ -228,3 +230,29 @@ def test_a_decimal_after_exit_code_is_no_code() -> None:
     from triage.parsing.unread_failure import _EXITED
     assert _EXITED.search("the run finished, exit code 1.5x faster than before") is None
     assert _EXITED.search("Program exited with code 134.") is not None
+
+
+# R's error, then the warnings R adds before its end ("In addition: Warning message(s):"), one of which quotes another
+# runtime's failure (reticulate's Python error, a CUDA error): the warnings are R's error block's own words, and the
+# warning does not take the error's place (round 69's leftover: the CUDA line after the exception was read as its
+# message's CUDA error)
+@pytest.mark.parametrize("warning", [
+    "In (function (...)  : RuntimeError: CUDA error: out of memory",
+    "1: In py_call_impl(callable, dots$args) :\n  RuntimeError: CUDA error: an illegal memory access was encountered",
+])
+def test_rs_warnings_after_its_error_do_not_take_its_place(warning: str) -> None:
+    result = report("Fitting model 2 of 5", "Error in fit_model(df, k = 5) : design matrix is singular",
+                    "Calls: main -> fit_model", "In addition: Warning message:", warning, "Execution halted")
+    assert result.verdict.kind.value == "exception", result.verdict.summary
+    assert "design matrix is singular" in result.verdict.summary
+
+
+def test_rs_warnings_in_the_real_paste_do_not_take_its_place() -> None:
+    log = Path(__file__).resolve().parents[1] / "realworld" / "cases" / "dmcable__spacexr__141" / "log.txt"
+    text = log.read_text().replace(
+        "Calls: run.RCTD ... %dopar% -> <Anonymous> -> clusterCall -> checkForRemoteErrors\n",
+        "Calls: run.RCTD ... %dopar% -> <Anonymous> -> clusterCall -> checkForRemoteErrors\nIn addition: Warning "
+        "message:\nIn (function (...)  : RuntimeError: CUDA error: out of memory\n", 1)
+    result = analyze(load_log_texts([("log.txt", text)]))
+    assert result.verdict.kind.value == "exception", result.verdict.summary
+    assert "checkForRemoteErrors" in result.verdict.summary

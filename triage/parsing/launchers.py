@@ -57,6 +57,8 @@ class RankDeath:
     #                              0"): the code is said to be not in the input, never 1
     mpi: bool = False            # an MPI runtime's own record: its rank is MPI_COMM_WORLD's (a launcher's task index
     #                              beside it, srun's "task 0" under HPE MPT or mpirun, is no rank)
+    end: int = 0                 # where a code's own block ends (its message's lines, R's warnings to its "Execution
+    #                              halted"), where it spans lines after its first: the lines inside are its own
 
 
 # (the launcher under a distribution's or a wrapper's name: Debian's and the MPI operator's "mpirun.real", Hydra's

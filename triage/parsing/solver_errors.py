@@ -418,7 +418,7 @@ def _codes(text: str, seen: set[int | None], rank_at: Callable[[int], int | None
             continue
         seen.add(rank)
         out.append(RankDeath(rank, None, None, None, None, " ".join(what.split())[:400], offset=start, raised=True,
-                             mpi=own))
+                             mpi=own, end=end))
     return out
 
 

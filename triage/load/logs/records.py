@@ -306,6 +306,17 @@ def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str 
             scan.orphans = [item for item in scan.orphans if item[0] != order]
         if death.tears_down:
             _teardown_after(scan, base + at)
+        if death.raised and death.end > death.offset and text.count("\n", death.offset, death.end):
+            # (a code's own block over several lines: a failure line read inside it, R's warning that quotes a Python
+            # error after its "Error in ...", is its block's own words, no failure of its own)
+            last = base + at + text.count("\n", death.offset, death.end)
+            scan.orphans = [item for item in scan.orphans if not base + at < item[0] <= last]
+            for rank, items in list(scan.failures.items()):     # (R's numbered warnings, "1: In f() :", no rank's)
+                kept = [item for item in items if not base + at < item[0] <= last]
+                if kept and len(kept) < len(items):
+                    scan.failures[rank] = kept
+                elif not kept:
+                    del scan.failures[rank]
         if death.rank is not None:
             scan.ranks_seen.add(death.rank)
             if death.host:

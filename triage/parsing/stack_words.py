@@ -5,7 +5,9 @@ a torch.distributed job's collectives, and is no step for a JAX or TensorFlow jo
 
 - ``torch``: PyTorch's names in any of its modules, paths and logs ("torch", "PyTorch", "torchrun", "c10d",
   "c10::Error", "ProcessGroupNCCL", "init_process_group", torch.distributed's "process group" and
-  "monitoredBarrier"): PyTorch wins where a text shows another framework too (torch_xla, a job that
+  "monitoredBarrier"; ProcessGroupNCCL's own words of a collective's timeout and its abort, which a paste often holds
+  without its log head: "Watchdog caught collective operation timeout", its "WorkNCCL(SeqNum=...", "Some NCCL
+  operations have failed or timed out"): PyTorch wins where a text shows another framework too (torch_xla, a job that
   imports both);
 - ``xla``: JAX's names ("jax", "jaxlib", "flax", jaxlib's ``XlaRuntimeError``) or a TPU's runtime as JAX and TensorFlow
   print it (``libtpu``, ``Backend 'tpu'``, ``tpu_driver``, XLA's TPU compiler's "Ran out of memory in memory space
@@ -17,7 +19,8 @@ from __future__ import annotations
 
 from triage.lazy_regex import lazy_regex
 
-TORCH_WORDS = ("torch", "Torch", "c10d", "c10::", "ProcessGroup", "process group", "process_group", "monitoredBarrier")
+TORCH_WORDS = ("torch", "Torch", "c10d", "c10::", "ProcessGroup", "process group", "process_group", "monitoredBarrier",
+               "WorkNCCL(", "Watchdog caught collective operation timeout", "Some NCCL operations have failed")
 _XLA = lazy_regex(r"\b(?:jax|jaxlib|flax)\b|\bXlaRuntimeError\b|\blibtpu\b|[Bb]ackend 'tpu|\btpu_driver\b|"
                   r"\bmemory space hbm\b")
 _TENSORFLOW = lazy_regex(r"\btensorflow\b|\btf\.(?:distribute|keras)\b")

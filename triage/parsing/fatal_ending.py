@@ -18,9 +18,11 @@ after it names (``srun: error: n25: task 0: Exited with exit code 1``: that task
 SMP or multicore build (its start-up line says so) is a worker thread, no rank.
 
 Not read: the words quoted in a sentence (triage.parsing.quoted), a setting or a count that holds them (``fatal_errors
-= 0``: the fatal word must stand as the line's head, with its colon), a compiler's ``file.c:1:10: fatal error:``, and a
-line after which the process went on (more than a few lines of its own output after it; progress at any distance is
-solver_errors' test).
+= 0``: the fatal word must stand as the line's head, with its colon), a field of a run's summary that says there was
+none (``Fatal error:   none``, ``FATAL ERROR: 0``), a message that says the program goes on (``... continuing without
+it``, ``..., retrying``, ``skipping``, ``falling back``: the words of unread_failure's fallbacks), a compiler's
+``file.c:1:10: fatal error:``, and a line after which the process went on (more than a few lines of its own output
+after it; progress at any distance is solver_errors' test).
 
 ``endings(text)`` -> [(rank or None, signal or None, host or None, words, start, end)] in text order. Never raises.
 """
@@ -70,6 +72,11 @@ _SMP = lazy_regex(r"Charm\+\+> Running in (?:SMP mode\b[^\n]*?(?P<workers>\d+) w
 _SIGNAL_TOLD = lazy_regex(r"(?i)\bsignal\b|^[ \t]*Aborted\b|\bSIGABRT\b", re.MULTILINE)
 # the module's own error line that a "see above" points at: "colvars: Error: trying to access ..."
 _ERROR_ABOVE = lazy_regex(r"^[ \t]*[\w.+-]{1,30}: (?:Error|ERROR):[ \t]*\S[^\n]*$", re.MULTILINE)
+# a message that is no failure: a summary's field with nothing in it ("Fatal error:   none", "FATAL ERROR: 0"), or
+# words that say the program goes on past it (a retry, a fallback, a record it skips; "cannot continue" is no such)
+_NIL = lazy_regex(r"(?i)(?:0+|none|no|nil|null|n/?a|false|-+)[ \t.]*")
+_GOES_ON = lazy_regex(r"(?i)(?<!not )\b(?:continuing|will retry|retrying|trying again|falling back|ignoring|"
+                      r"skipping)\b")
 _SIGNALS = {4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 11: "SIGSEGV", 15: "SIGTERM"}
 
 Ending = tuple[int | None, str | None, str | None, str, int, int]
@@ -84,6 +91,8 @@ def endings(text: str) -> list[Ending]:
             continue
         prog = m.group("prog") or ""
         what = m.group("what")
+        if _NIL.fullmatch(what) is not None or _GOES_ON.search(what) is not None:
+            continue
         pe = m.group("pe")
         charm = prog.upper() == "CHARM++"
         rank_said = pe

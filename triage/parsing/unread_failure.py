@@ -106,10 +106,13 @@ _NOT_FAILURE = lazy_regex(
     # a metric whose name ends in Error, logged with its value ("top1.Error: 29.4%", "val.MeanSquaredError: 1.2e-03")
     r"|(?<![\w.])" + METRIC_NAME + r":\s*[-+]?\d*\.\d+(?:e[-+]?\d+)?\s*%?\s*$"
     r"|\b(?:no|zero|0|without) errors?\b|\berrors?\s*[:=]\s*0\b"
+    # (a summary's field with nothing in it: "Fatal error:   none", "n/a")
+    r"|\b(?:errors?|failures?)\s*[:=]\s*(?:none|n/a)\s*\.?\s*$"
     # (a count, not the seconds of a time stamp before a level: "14:21:52 ERROR")
     r"|(?<![:.,\d])\b\d+ (?:passed|failed|errors?)\b|\bPASSED\b"
     r"|^\s*(?:File \"|frame #|#\d+ |at \S+\(|def |if |elif |except\b|raise |try:|catch\b|return |assert )"
     r"|\b(?:retry(?:ing)?|will retry|retrying in|trying again|falling back|fall back|ignor(?:e|ed|ing))\b"
+    r"|\b(?:continuing|proceeding) without\b"
     r"|\b(?:error_file|errorfile|on_error|error_handler|ErrorHandler|set_error)\b"
     # a setting of a log level, and the command line that started the job (its flags are no failure)
     r"|\b(?:log[_-]?level|verbosity|level)\s*[:=]?\s*(?:ERROR|FATAL|CRITICAL)\b"

@@ -80,6 +80,10 @@ KNOWN: dict[tuple[str, str], str] = {
     ("bracket_comma_stamp", "huggingface__text-generation-inference__1627"): _TGI_STAMP,
     ("iso_t_stamp", "huggingface__text-generation-inference__1627"): _TGI_STAMP,
     ("logging_asctime", "Tencent-Hunyuan__HunyuanWorld-Voyager__5"): _TWO_STAMPS,
+    ("github_actions", "mll-lab-nu__RAGEN__92"): _OWN_TORCHRUN,
+    ("jupyter", "mll-lab-nu__RAGEN__92"): _OWN_TORCHRUN,
+    ("github_actions", "starVLA__starVLA__23"): _OWN_TORCHRUN,
+    ("jupyter", "starVLA__starVLA__23"): _OWN_TORCHRUN,
 }
 
 

@@ -12,7 +12,10 @@ word of its own ("--gres=gpu:4", "accelerator=gpu", "args.gpu", "on gpu 3") or a
 ("num_gpus", "gpu_ids", "per_gpu_train_batch_size", "ngpus_per_node", "--num-gpus": a host's name holds no "_").
 What does not: a node's or a path's name with "gpu" in it ("gpu-node-07", "gpu07", "node-gpu", "gpu[01-04]",
 "user@gpu", "/opt/gpu/bin", "/home/me/GPU/run", "gpu.example.org"), "nvidia" in a path ("/opt/nvidia/hpc_sdk": NVIDIA's
-compilers build CPU programs too), and words that hold those letters ("Xidian")."""
+compilers build CPU programs too), and words that hold those letters ("Xidian"). AMD's kernel GPU driver counts by
+its name as the kernel's log prints it ("amdgpu 0000:03:00.0: amdgpu: [gfxhub] page fault", "[drm:amdgpu_job_timedout
+[amdgpu]]", "AMDGPU:"), not in a path, a host's or a package's name ("/opt/amdgpu/", "user@amdgpu3", "amdgpu-install").
+"""
 
 from __future__ import annotations
 
@@ -33,6 +36,7 @@ _GPU_BYTES = tuple(word.encode() for word in GPU_WORDS)
 _WORDS = (r"(?<![A-Za-z])Xid(?![A-Za-z])|(?<![A-Za-z])rocm"                # NVRM: Xid 79, /opt/rocm/lib
           r"|(?<![A-Za-z/])GPUs?(?![a-z/-])"                                # GPU 3, GPUs, GPU0, /device:GPU:0
           r"|(?:lib|/dev/)nvidia|nvidia\.com/gpu"                          # libnvidia-ml, /dev/nvidia0, k8s
+          r"|(?<![A-Za-z0-9/@.-])(?:amdgpu|AMDGPU)(?=[ :_\]]|$)"          # the kernel's AMD GPU driver: dmesg
           r"|_gpus?|gpus?_|(?<![A-Za-z0-9])n_?gpus?(?![A-Za-z0-9])"     # per_gpu_, num_gpus, ngpus
           r"|(?<![A-Za-z0-9/@-])gpus?(?![A-Za-z0-9/.\[-])")                  # --gres=gpu:4, args.gpu, "gpu"
 _OPTION = r"--[A-Za-z-]*gpu"                                               # --gpus, --num-gpus

@@ -39,7 +39,7 @@ from triage.parsing.peers import PEER, noted, peer_of
 from triage.parsing.peers import clip_keeping as clip_keeping  # noqa: PLC0414
 from triage.parsing.peers import peer_host as peer_host  # noqa: PLC0414
 from triage.parsing.peers import shortened as shortened  # noqa: PLC0414
-from triage.parsing.quoted import in_quoted_prose
+from triage.parsing.quoted import in_quoted_prose, is_advice, says_it_failed
 from triage.parsing.regex_gate import gated
 
 
@@ -232,7 +232,7 @@ _FATAL = lazy_regex(
     r"^Aborted(?: \(core dumped\))?$|\*\*\* (?P<glogsig>SIG[A-Z]+) \(@|"
     # the shell's message of a job's death quoted by its reporter in Markdown bold or a code span after a colon, inside
     # their own sentence ("MD run failed with following error: **Aborted (core dumped)** on GPU"; read only where the
-    # words before the colon tell of a failure: _SAYS_IT_FAILED)
+    # words before the colon tell of a failure: triage.parsing.quoted.says_it_failed)
     r"(?<=: )(?P<mdmark>\*\*|__|`)(?P<mdsig>Aborted|Killed|Segmentation fault|Bus error|Floating point exception|"
     r"Illegal instruction)(?: \(core dumped\))?(?P=mdmark)|"
     # absl's failure signal handler (XLA, JAX, TensorFlow): "*** SIGABRT received at time=1700000000 on cpu 3 ***"
@@ -498,8 +498,8 @@ def parse_crash_line(line: str) -> CrashLine | None:
     """The failure a line reports, or None. ``line`` has no launcher prefix. Never raises."""
     fatal_glog = _GLOG_FATAL.match(line.strip()) is not None
     text = _cleaned(line)
-    if text is None:
-        return None
+    if text is None or is_advice(text):
+        return None            # (a troubleshooting bullet's supposed failure: triage.parsing.quoted)
     if (loader := _LOADER_KILLED_GATED.search(text)) is not None and (sig := _STRSIGNAL.get(loader.group("name"))):
         return CrashLine(CrashLineKind.FATAL_SIGNAL, f"a DataLoader worker was killed by {sig}: {text}"[:400],
                          signal=sig, collateral=sig in ("SIGTERM", "SIGINT"))
@@ -703,10 +703,6 @@ def _what_line(text: str, collateral: bool, said: str) -> CrashLine:
     return CrashLine(CrashLineKind.TERMINATE, text[:400], None, "SIGABRT", collateral=collateral)
 
 
-# the words before the colon of a quoted shell message that make it the writer's own failure ("failed with following
-# error: **Killed**", "the output was: `Segmentation fault (core dumped)`"), not a list of messages to look for
-_SAYS_IT_FAILED = lazy_regex(r"\b(?:fail\w*|err+or\w*|crash\w*|died|dies|killed|aborted|stopped|got|gets|output|"
-                             r"says?|said|message|shows?|showed)\b[^.:\n]{0,40}:[ \t]*$", re.IGNORECASE)
 _CAPS_SIGNALS = {"ABORTED": "SIGABRT", "ERRONEOUS NUMERIC": "SIGFPE", "ILLEGAL INSTRUCTION": "SIGILL",
                  "SEGMENTATION FAULT": "SIGSEGV", "BUS ERROR": "SIGBUS"}
 _SHELL_SIGNAL_WORDS = {"Aborted": "SIGABRT", "Killed": "SIGKILL", "Segmentation fault": "SIGSEGV",
@@ -717,7 +713,7 @@ def _fatal_line(text: str, fatal: re.Match[str], collateral: bool) -> CrashLine 
     """A fatal signal, named by whichever handler or shell printed it (None: a shell message quoted in a sentence
     that does not tell of the writer's own failure)."""
     if fatal.group("mdsig") is not None:
-        if _SAYS_IT_FAILED.search(text, 0, fatal.start()) is None:
+        if not says_it_failed(text, fatal.start()):
             return None
         # (the reporter's own sentence: a death only where the job did not go on past it, CrashLine.quoted: a list of
         # what such messages mean, or a run that went on to its end after the sentence, is no death)

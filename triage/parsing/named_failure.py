@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from triage.lazy_regex import lazy_regex
 from triage.parsing.crashlog import CrashLine, CrashLineKind, parse_crash_line
-from triage.parsing.quoted import in_quoted_prose
+from triage.parsing.quoted import in_quoted_prose, is_advice
 from triage.parsing.rank_words import named_rank, rank_at
 
 # Who: the first rank-naming shape of the line (triage.parsing.rank_words: one table of them all).
@@ -99,6 +99,9 @@ def named_failure(line: str, prefix_rank: int | None = None) -> tuple[int, Crash
     said_failed = _WHAT.search(_CLEAN_EXIT.sub("", text)) is not None
     if not said_failed and _EXC_NAME.search(text) is None:
         return None
+    if is_advice(text):
+        return None            # a troubleshooting bullet's supposed failure ("- if you see `NCCL error` on rank 3, set
+        #                        NCCL_DEBUG=INFO"; triage.parsing.quoted): none happened
     if "CANCELLED AT" in text:
         return None            # slurmstepd's cancellation, read by triage.parsing.frameworks (the srun label before
         #                        it is not the rank it stopped)

@@ -11,10 +11,21 @@ definition stands before it ('the most common failure is "..."', 'the FAQ says a
 that closes the line after a logger's head or a failure's colon (`worker 3 failed: "CUDA error: ..."`) is the
 program's own message, quoted by its logger: no prose.
 
-``in_quoted_prose(text, at)`` -> bool. Never raises.
+A line of advice (a README's troubleshooting bullet, an issue's how-to) opens with a condition that names a failure and
+goes on past its comma (or a colon that ends it: the list below) with what to do: "- if you see `NCCL error` on rank 3,
+set NCCL_DEBUG=INFO", "in case of `CUDA out of memory`, lower the batch size", "If you see `RuntimeError: CUDA out of
+memory`:". The failure is one the writer supposes, never one that happened: no failure line, quoted or not
+(``is_advice``). "When rank 3 crashed, the others hung" tells of an event: "when" opens a condition only before "you".
+
+A shell's message quoted in a sentence ("failed with following error: **Aborted (core dumped)**") is the writer's own
+failure only where the words before its colon tell of one (``says_it_failed``), not in a list of messages to look for.
+
+``in_quoted_prose(text, at)``, ``is_advice(text)``, ``says_it_failed(text, at)`` -> bool. Never raises.
 """
 
 from __future__ import annotations
+
+import re
 
 from triage.lazy_regex import lazy_regex
 
@@ -39,3 +50,34 @@ def in_quoted_prose(text: str, at: int) -> bool:
     close = text.find(_CLOSES.get(quote, quote), at)
     return close >= 0 and (_GOES_ON.match(text, close + 1) is not None
                            or _DEFINES.search(text, 0, opened.start(1)) is not None)
+
+
+# a condition at the line's start, after a list's marker or a Markdown quote's '>'
+_CONDITION = lazy_regex(r"^[ \t>]*(?:[-*+\u2022][ \t]+|\d{1,2}[.)][ \t]+)?(?:if|in case(?: of)?|whenever|should|"
+                        r"when(?=[ \t]+(?:you|your|one)\b))[ \t]+(?=\S)", re.IGNORECASE)
+# a span in quotes or a code span (its commas and colons are the program's, not the sentence's)
+_QUOTE_SPAN = lazy_regex(r"`[^`\n]*`|\"[^\"\n]*\"|\u201c[^\u201d\n]*\u201d|(?<!\w)'[^'\n]*'(?!\w)")
+# the condition's end and the advice after it: a comma (or "then") and a word, or a colon that ends the line (the
+# advice as a list below: "If you see `RuntimeError: CUDA out of memory`:"); no code's punctuation before it
+_ADVISES = lazy_regex(r"^[^,:;=()\[\]{}]*?(?:(?:,|[ \t]then\b)[ \t]*[^\W\d_]|:[ \t]*$)", re.IGNORECASE)
+
+
+def is_advice(text: str) -> bool:
+    """``text`` (one line) is a line of advice: a condition naming a failure, then what to do."""
+    opened = _CONDITION.match(text)
+    if opened is None:
+        return False
+    rest = _QUOTE_SPAN.sub(lambda span: "q" * len(span.group(0)), text[opened.end():])
+    return _ADVISES.match(rest) is not None
+
+
+# the words before the colon of a quoted shell message that make it the writer's own failure ("failed with following
+# error: **Killed**", "the output was: `Segmentation fault (core dumped)`"), not a list of messages to look for
+_SAYS_IT_FAILED = lazy_regex(r"\b(?:fail\w*|err+or\w*|crash\w*|died|dies|killed|aborted|stopped|got|gets|output|"
+                             r"says?|said|message|shows?|showed)\b[^.:\n]{0,40}:[ \t]*$", re.IGNORECASE)
+
+
+def says_it_failed(text: str, at: int) -> bool:
+    """The words before offset ``at`` of ``text`` (a shell's message quoted after a colon) tell of the writer's own
+    failure."""
+    return _SAYS_IT_FAILED.search(text, 0, at) is not None

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from triage.lazy_regex import lazy_regex
 from triage.parsing.metric_name import METRIC_NAME
 from triage.parsing.named_failure import FAILURE_WORDS, said_signal
+from triage.parsing.quoted import is_advice
 
 UNREAD_KIND = "unread"     # the failure_kind (triage.model.evidence.ExitInfo) of such a line read as a failure
 
@@ -164,8 +165,8 @@ def unread_failure(line: str, stamp: str | None = None) -> UnreadFailure | None:
     head = glog_error(text) or (stamp is not None and glog_error(stamp))
     if not head and not any(word in low for word in UNREAD_WORDS) and not any(word in text for word in UNREAD_LITERALS):
         return None        # (the reader's line gate passes only lines holding one: the same answer without it)
-    if not text or len(text) > 2000 or _NOT_FAILURE.search(text) is not None:
-        return None
+    if not text or len(text) > 2000 or _NOT_FAILURE.search(text) is not None or is_advice(text):
+        return None        # (is_advice: a troubleshooting bullet's supposed failure, triage.parsing.quoted)
     on = _ON_HOST.search(text)
     host = on.group("host") if on is not None else None
     death = _SIGNAL_DEATH.search(text)

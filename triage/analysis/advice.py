@@ -13,6 +13,7 @@ from triage.model import MismatchKind, Verdict, VerdictKind
 from triage.model.evidence import GPU_WAIT, RankActivityFact
 from triage.parsing.crashlog import REMOTE_TARGET_TEXT
 from triage.parsing.launch_failure import LAUNCH_TEXT, LAUNCHER_ITSELF
+from triage.parsing.peers import NO_BINARY_NOTE
 
 _FLIGHT_RECORDER = ("PyTorch's Flight Recorder (TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1 "
                     "TORCH_NCCL_DEBUG_INFO_TEMP_FILE=/shared/dir/fr_) and pass the dumps to `triage report`")
@@ -78,6 +79,12 @@ CPU_CRASH_STEP = ("find the faulting line: allow a core (`ulimit -c unlimited` b
                   "`gdb PROGRAM CORE` (`bt`), or rebuild with debug info and the compiler's run-time checks (-g; "
                   "gfortran's -fbacktrace -fcheck=all, ifort's -traceback -check all, -fsanitize=address for C and "
                   "C++); `dmesg -T` on that host has the kernel's line of a segfault")
+# a build with no code for the GPU's architecture (triage.parsing.peers.NO_BINARY_NOTE): the arch, and a build for it
+NO_BINARY_STEP = ("the installed build (PyTorch, TensorFlow, the extension) has no code object for this GPU's "
+                  "architecture: `rocminfo | grep gfx` (ROCm) or `nvidia-smi --query-gpu=compute_cap --format=csv` "
+                  "names it; install or build for that arch (PYTORCH_ROCM_ARCH / --offload-arch=gfxNNNN, "
+                  "TORCH_CUDA_ARCH_LIST), or on ROCm set HSA_OVERRIDE_GFX_VERSION to a supported arch of the same "
+                  "family (10.3.0 for RDNA2's gfx103x)")
 LIVE_STACKS = ("while it hangs, take the stacks of every rank: `triage collect --job JOBID` (SLURM) or "
                "`triage dump --match train.py` on each node")
 # an init hang, whatever the input: who never joined, and whether the nodes reach the store
@@ -181,6 +188,8 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = Tru
             steps.append("the input does not say how it died: `dmesg -T | grep -i -E 'killed process|out of memory|"
                          "segfault'` on that host tells a kill by the kernel's OOM killer (host memory) from a fault, "
                          "and its exit code or signal (the launcher's own record of it) tells the rest")
+        elif NO_BINARY_NOTE in summary:
+            steps.append(NO_BINARY_STEP)
         elif gpu:
             steps.append("for CUDA errors re-run with CUDA_LAUNCH_BLOCKING=1 (or under compute-sanitizer) to "
                          "get the failing kernel; check `dmesg` on that host for Xid lines")

@@ -35,6 +35,7 @@ from triage.parsing.launch_failure import launch_failure
 from triage.parsing.launchers import LOCAL_SIGNAL_WORDS
 from triage.parsing.metric_name import METRIC_NAME
 from triage.parsing.peers import CUDA_SETUP_NOTE as CUDA_SETUP_NOTE  # noqa: PLC0414
+from triage.parsing.peers import NO_BINARY_NOTE as NO_BINARY_NOTE  # noqa: PLC0414
 from triage.parsing.peers import PEER, noted, peer_of
 from triage.parsing.peers import clip_keeping as clip_keeping  # noqa: PLC0414
 from triage.parsing.peers import peer_host as peer_host  # noqa: PLC0414
@@ -224,6 +225,16 @@ def _in_prose(text: str, match: re.Match[str]) -> bool:
 
 
 _THC_PRINT = "THCudaCheck FAIL file="
+# A GPU runtime that found no code object for this GPU's architecture in the build (peers.NO_BINARY_NOTE): HIP's
+# "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!" (ROCm 4.0's rocclr:
+# "hip_code_object.cpp:120: guarantee(false && "hipErrorNoBinaryForGpu: Coudn't find binary for current devices!")"),
+# which the runtime prints itself before it aborts the process; PyTorch's "HIP error: hipErrorNoBinaryForGpu: ..." and
+# CUDA's "CUDA error: no kernel image is available for execution on the device" (cudaErrorNoKernelImageForDevice, the
+# driver's CUDA_ERROR_NO_BINARY_FOR_GPU), raised
+_NO_BINARY = lazy_regex(r"\bhipErrorNoBinaryForG(?:pu|PU)\b|"
+                        r"\bno kernel image is available for execution on the device\b|"
+                        r"\b(?:CUDA_ERROR_NO_BINARY_FOR_GPU|cudaErrorNoKernelImageForDevice)\b")
+_RAISED_GPU_ERROR = lazy_regex(r"\b(?:HIP|CUDA) error: ")
 # the kernel's own assert, printed per thread before "device-side assert triggered" (which a paste may lack):
 # "IndexKernel.cu:92: operator(): block: [68,0,0], thread: [32,0,0] Assertion `index >= ...` failed."
 _KERNEL_ASSERT = lazy_regex(r"(?P<file>[\w.-]+\.cuh?):\d+: .{0,300}?\bAssertion (?P<what>.{1,400}?) failed\.")
@@ -669,6 +680,8 @@ def _exception_line(text: str, exc: re.Match[str], collateral: bool, said: str) 
         return CrashLine(CrashLineKind.NETWORK, noted(text), exc_type, peer=peer_of(said))
     if _CUDA_SETUP_GATED.holds(msg):
         return CrashLine(CrashLineKind.EXCEPTION, text[:300] + CUDA_SETUP_NOTE, exc_type, gpu=_gpu(text))
+    if ("no kernel image" in msg or "NoBinaryForG" in msg or "NO_BINARY" in msg) and _NO_BINARY.search(msg):
+        return CrashLine(CrashLineKind.CUDA_ERROR, text[:300] + NO_BINARY_NOTE, exc_type, gpu=_gpu(text))
     if _CUDA_ERROR_GATED.holds(msg):
         return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], exc_type, collateral=collateral, gpu=_gpu(text))
     if _NCCL_GATED.holds(msg):
@@ -765,6 +778,14 @@ def _plain_line(text: str, collateral: bool, said: str) -> CrashLine | None:
         return CrashLine(CrashLineKind.EXCEPTION, f"RuntimeError: {lacks.group(0)}", "RuntimeError")
     if (ddp := _DDP_CHECK_GATED.search(text)) is not None:
         return CrashLine(CrashLineKind.EXCEPTION, f"RuntimeError: {text[ddp.start():]}"[:400], "RuntimeError")
+    if ("NoBinaryForG" in text or "no kernel image" in text or "NO_BINARY" in text or "NoKernelImage" in text) and (
+            binary := _NO_BINARY.search(text)) is not None:
+        if _RAISED_GPU_ERROR.search(text) is None:     # the HIP runtime's own print: it aborts the process
+            said = f"the GPU runtime aborted (SIGABRT): {text}"[:300] + NO_BINARY_NOTE
+            return CrashLine(CrashLineKind.FATAL_SIGNAL, said, signal="SIGABRT", gpu=_gpu(text),
+                             quoted=in_quoted_prose(text, binary.start()))
+        return CrashLine(CrashLineKind.CUDA_ERROR, text[:300] + NO_BINARY_NOTE, gpu=_gpu(text),
+                         quoted=_in_prose(text, binary))
     if (cuda := _CUDA_ERROR_GATED.search(text)) is not None and "CUDA_LAUNCH_BLOCKING" not in text:
         in_prose = _in_prose(text, cuda)
         # PyTorch's hint alone follows every CUDA error, a set-up one too: the error line before it is the failure

@@ -56,7 +56,7 @@ def shortened(text: str, limit: int = 300) -> str:
     (what would settle a set-up failure): the line is cut, never the note."""
     if len(text) <= limit:
         return text
-    for note in (*(note for _pattern, note in _SETUP_NOTES), CUDA_SETUP_NOTE):
+    for note in (*(note for _pattern, note in _SETUP_NOTES), CUDA_SETUP_NOTE, NO_BINARY_NOTE):
         if text.endswith(note):
             body = text[:-len(note)]
             peer = PEER.search(body)
@@ -92,6 +92,10 @@ def clip_keeping(text: str, limit: int, keep: list[tuple[int, int]]) -> str:
     return f"{text[:head]} ... {text[start:start + window]}"
 
 
+# A GPU runtime that found no code for this GPU's architecture in the build it loaded (HIP's hipErrorNoBinaryForGpu,
+# CUDA's "no kernel image is available for execution on the device"): the build and the GPU do not match
+NO_BINARY_NOTE = (" (the build holds no code object for this GPU's architecture: a GPU/toolkit mismatch, not a fault "
+                  "of the GPU or of the code)")
 CUDA_SETUP_NOTE = (" (this process asked for a GPU it cannot see: more processes than visible GPUs? compare "
                    "--nproc_per_node / the process count with CUDA_VISIBLE_DEVICES and the GPUs on the node)")
 

@@ -12,6 +12,7 @@ from triage.lazy_regex import lazy_regex
 from triage.model import MismatchKind, Verdict, VerdictKind
 from triage.model.evidence import GPU_WAIT, RankActivityFact
 from triage.parsing.crashlog import REMOTE_TARGET_TEXT
+from triage.parsing.frameworks import K8S_JOB_BACKOFF
 from triage.parsing.launch_failure import LAUNCH_TEXT, LAUNCHER_ITSELF
 from triage.parsing.peers import NO_BINARY_NOTE
 
@@ -122,6 +123,11 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = Tru
             steps.append("check autocast / .to(dtype) on that rank: every rank must pass the same dtype")
     elif kind is VerdictKind.EXCEPTION and LAUNCH_TEXT in summary:
         steps.append(settle_setup(summary, verdict.culprit_host) or "")   # the program never ran: no traceback
+    elif kind is VerdictKind.EXCEPTION and K8S_JOB_BACKOFF in summary:
+        # (`kubectl describe job` alone: the Job's failure, none of its pods' output)
+        steps.append("read the failed pods' own output: `kubectl get pods -l job-name=JOB` lists them, `kubectl logs "
+                     "POD` (`--previous` for a restarted container) gives the first failure, `kubectl describe pod "
+                     "POD` its exit code or OOMKilled; pass those to `triage report`")
     elif kind is VerdictKind.EXCEPTION:
         steps.append(f"read the traceback of {who or 'the failing rank'} in the log: it is the first failure; "
                      "the timeouts and errors of the other ranks followed from it")

@@ -53,6 +53,11 @@ def under_triage(launcher: str | None) -> str | None:
 _OR_UNDER_TRIAGE = ", or the job run under `triage launch`"
 SETTLE_RANK = (f"which rank: the ranks' own output with their rank prefixes ({PER_RANK_OUTPUT}{_OR_UNDER_TRIAGE}) "
                "would tell")
+# What would settle a Kubernetes Job's failure at its backoff limit told without its pods' output (`kubectl describe
+# job` alone: triage.parsing.frameworks.K8S_JOB_BACKOFF)
+SETTLE_K8S_JOB = ("which pod and why: this input holds the Job's events only; the pods' own logs (`kubectl logs POD`, "
+                  "`--previous` for a restarted container) and `kubectl describe pod` would tell which container "
+                  "failed and why")
 # What would settle the launcher's own death by a signal (mpirun's, not a rank's): its installation on that host
 SETTLE_LAUNCHER = ("`ompi_info` and `which mpirun` on that host would settle it: the launcher's own installation, "
                    "no rank's output (where its frames run through hwloc's topology load, `lstopo` run there shows "

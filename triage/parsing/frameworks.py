@@ -72,7 +72,7 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "flux-job: task(s)", "exit-timeout=", "killed by YARN", "Current usage: ",
            "to reliably start one or more daemons", "Host EC2", "instance-terminated-", "marked-for-termination",
            "termination is imminent", "imminent node shutdown", "is frozen!", " terminated.", ". Exit status: ",
-           "PAPI error code 1")
+           "PAPI error code 1", "BackoffLimitExceeded", "specified backoff limit")
 # the words of its records that come mid-log, not at the job's end: YARN's NodeManager log goes on after it kills a
 # container (its other containers, the clean-up), "Container [pid=P,containerID=C] is running beyond physical memory
 # limits. Current usage: ..." (Spark's driver's "ERROR ... Lost executor N on H: Container killed by YARN ..." is found
@@ -406,6 +406,15 @@ _K8S_JOB_FAILED = lazy_regex(r"\bis failed because\b|\bBackoffLimitExceeded\b|\b
                              r"^(?:[a-z0-9][a-z0-9-]{0,62}[ \t]+)?[a-z0-9][\w.-]*[ \t]+Failed[ \t]+"
                              r"(?:\d+/\d+[ \t]+)?\d+[smhd]",
                              re.MULTILINE)
+# the Job controller's word that the Job failed at its backoff limit (pkg/controller/job: its condition's reason and its
+# event, "Warning  BackoffLimitExceeded  2m  job-controller  Job has reached the specified backoff limit" in `kubectl
+# describe job`, "reason: BackoffLimitExceeded" / "message: Job has reached the specified backoff limit" in its YAML),
+# and `kubectl describe job`'s count of its pods ("Pods Statuses:  0 Active (0 Ready) / 0 Succeeded / 4 Failed"; before
+# kubectl 1.27 "0 Running / 3 Succeeded / 5 Failed")
+K8S_JOB_BACKOFF = "the Kubernetes Job failed at its backoff limit"
+_K8S_BACKOFF_LIMIT = lazy_regex(r"\bBackoffLimitExceeded\b|\bJob has reached the specified backoff limit\b")
+_K8S_PODS_FAILED = lazy_regex(r"^Pods Statuses:\s+\d+ (?:Active|Running)(?: \(\d+ Ready\))? / \d+ Succeeded / "
+                              r"(?P<n>\d+) Failed", re.MULTILINE)
 # any pod kubectl get pods lists, in whatever state ("train-worker-1   1/1   Running   0   5m")
 _K8S_ANY_ROW = lazy_regex(_K8S_NS + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+[A-Z][\w:]*\s+\d+", re.MULTILINE)
 _K8S_BACKOFF = lazy_regex(r"Back-off restarting failed container (?:(?P<container>[\w.-]+) )?in pod "
@@ -1420,6 +1429,16 @@ def _kubernetes(text: str) -> list[RankDeath]:
             out.append(RankDeath(None, None, 1, match.group("pod"), None, _line(text, match), offset=match.start(),
                                  code_unsaid=True))
             break        # (the kubelet repeats it: the container failed; its own log says why)
+    if not out and (limit := _K8S_BACKOFF_LIMIT.search(text)) is not None:
+        # the Job failed, retried to its backoff limit, and no pod's own state or output is in the input (`kubectl
+        # describe job` alone): the failure, of no rank, and where its cause is
+        pods = _K8S_PODS_FAILED.search(text)
+        count = f" ({pods.group('n')} of its pods failed)" if pods is not None and pods.group("n") != "0" else ""
+        note = f"{K8S_JOB_BACKOFF}{count}: {_line(text, limit)}"
+        # (placed at the input's end: the Job fails after each of its pods did, whatever order a paste gives them;
+        # a pod's own failure the input holds, `kubectl logs` pasted after `kubectl describe job`, is the first)
+        out.append(RankDeath(None, None, None, None, None, note[:400], offset=max(limit.start(), len(text) - 1),
+                             raised=True))
     return out
 
 

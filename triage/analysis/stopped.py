@@ -60,6 +60,12 @@ _TO_DO = (
         "signals came while it was exiting: a launcher's teardown of what was left, or a hang at exit that the "
         "scheduler ended (`sacct -j JOBID -o JobID,State,Reason,End`: a time limit or a cancel; the time between the "
         "end's line and the signals)")),
+    # YARN's SIGTERM of a Spark executor's container, exit status 143 (triage.parsing.frameworks.YARN_STOPPED)
+    ("stopped by YARN with SIGTERM", (
+        "find who asked YARN to stop it: the ResourceManager's log and `yarn application -status APPLICATION_ID` (a "
+        "preemption by the scheduler's queues, the application master releasing it, a `yarn application -kill`); "
+        "the container's own log (`yarn logs -applicationId APPLICATION_ID`) says what it did last; where the "
+        "NodeManager's log says it ran beyond its memory limits, raise spark.executor.memoryOverhead")),
     ("time limit", ("if the job needed more time, raise its limit (Slurm's sbatch --time, PBS's -l walltime, LSF's "
                    "bsub -W or, for CPU time, -c, Grid Engine's -l h_rt) or checkpoint more often and requeue from the "
                    "last checkpoint; if it should have finished in time, it was slow or hung before the limit: look "

@@ -129,6 +129,17 @@ _YARN_HOST = lazy_regex(r"Lost executor \S+ on (?P<host>[\w.-]+?):|on host: (?P<
 _STAGE_ABORTED = "Job aborted due to stage failure: "
 _YARN_EXIT = lazy_regex(r"Container (?:marked as failed|from a bad node): (?P<id>container_\w+)(?: on host: "
                         r"(?P<host>[\w.-]+?))?\.? Exit status: (?P<code>-?\d+)\.")
+YARN_STOPPED = "was stopped by YARN with SIGTERM"
+# YARN's diagnostics of a container that exited non-zero, with the end of its error file (ContainerLaunch: "Container
+# exited with a non-zero exit code 1. Error file: prelaunch.err.\nLast 4096 bytes of prelaunch.err :\n<its lines>",
+# "Last 4096 bytes of stderr :"): the first of its lines, the executor's own words
+_YARN_ERR_TAIL = lazy_regex(r"Last \d+ bytes of (?P<file>prelaunch\.err|stderr) :[ \t]*\r?\n(?:[ \t]*\r?\n)?"
+                            r"(?P<what>[^\n]*\S[^\n]*)")
+_SCRIPT_PATH = lazy_regex(r"^\S*/(?=[^/\s]+:)")
+_SPARK_EXIT_CODES = {50: "Spark's code for an uncaught exception in the executor", 51: "Spark's code for an uncaught "
+                     "exception in the executor, raised again in its handler", 52: "Spark's code for a "
+                     "java.lang.OutOfMemoryError in the executor's JVM: its heap, spark.executor.memory",
+                     56: "Spark's code for an executor whose heartbeats to the driver failed"}
 # grep's name of the file it found a line in, before a batch system's line ("job.o52401091:=>> PBS: job killed: ...",
 # "logs/lsf.4242.out:TERM_MEMLIMIT: ...", "slurm-4242.out:12:..." with -n): the line grepped from the jobs' output
 # files; a name with a dot or a slash, never a word of a sentence ("error: ...")
@@ -635,13 +646,35 @@ def _memory_kills(text: str) -> list[RankDeath]:
     for match in _YARN_EXIT.finditer(text) if not out and ". Exit status: " in text else ():
         status = int(match.group("code"))
         sig = signal_name(str(status - 128)) if 128 < status < 160 else None
-        if sig is None or went_on_after(text, match.end()) or _SPARK_WENT_ON.search(text, match.end()) is not None:
+        if (sig is None and not 0 < status < 128) or went_on_after(text, match.end()) \
+                or _SPARK_WENT_ON.search(text, match.end()) is not None:
             continue                # (Spark runs a lost executor's tasks again: a job that went on did not end here)
         host = match.group("host")
-        note = (f"YARN's container {match.group('id')} of a Spark executor{f' on {host}' if host else ''} was killed "
-                f"by {sig} (exit status {status}): {_line(text, match)}")
-        out.append(RankDeath(None, sig, None, host, None, note[:400], offset=match.start(),
-                             first=_STAGE_ABORTED in _line(text, match)))
+        what = f"YARN's container {match.group('id')} of a Spark executor{f' on {host}' if host else ''}"
+        first = _STAGE_ABORTED in _line(text, match)
+        if sig == "SIGTERM":
+            # (143: YARN's SIGTERM, "Container killed on request. Exit code is 143", "Killed by external signal": the
+            # NodeManager stopping it at the ResourceManager's or the application master's request, a preemption;
+            # its memory check says so in words of its own, read above: _YARN_MEMORY)
+            note = f"{what} {YARN_STOPPED} (exit status {status}: killed on request): {_line(text, match)}"
+            out.append(RankDeath(None, sig, None, host, None, note[:400], offset=match.start(), first=first,
+                                 outside=True))
+        elif sig is not None:
+            note = f"{what} was killed by {sig} (exit status {status}): {_line(text, match)}"
+            out.append(RankDeath(None, sig, None, host, None, note[:400], offset=match.start(), first=first))
+        else:
+            # (the executor's JVM ended by itself: Spark's executor exit codes, core's ExecutorExitCode, say why for
+            # some: 50 an uncaught exception, 52 an OutOfMemoryError, 56 its heartbeats to the driver failing)
+            why = _SPARK_EXIT_CODES.get(status, "the executor's own error: YARN's diagnostics with it, the lines "
+                                                "before it or its container's log, `yarn logs -applicationId ...`, "
+                                                "tell which")
+            tail = _YARN_ERR_TAIL.search(text, match.end(), match.end() + 3000)
+            # (a script's path before its shell's message cut to its name: "launch_container.sh: line 16: ...")
+            said = _SCRIPT_PATH.sub("", tail.group("what").strip()) if tail is not None else ""
+            own = _SPARK_EXIT_CODES.get(status, "the executor's own error")
+            note = (f"{what} exited with status {status} ({own}), its {tail.group('file')} ending: {said}"
+                    if tail is not None else f"{what} exited with status {status} ({why}): {_line(text, match)}")
+            out.append(RankDeath(None, None, status, host, None, note[:400], offset=match.start(), first=first))
         break                       # (the driver tells the same end on several lines)
     for match in _LSF_LIMIT.finditer(text):
         if went_on_after(text, match.end()):

@@ -27,11 +27,6 @@ _RANK_PRINT = "a user's 'rank N: ' print before the launcher's rank prefix: "
 # the decoration's own "torchrun --nproc-per-node 4" puts a launcher of one process per GPU in sight: a lone OOM's
 # "(GPU 0; ...)" is then read as local rank 0, as the text now says (not a loss)
 _OWN_TORCHRUN = "its own torchrun command in sight: the OOM's GPU read as a local rank (the decoration adds it)"
-# text-generation-inference's shard manager logs a shard's end as "Shard complete standard error output:" then the
-# stderr, then its span's " rank=0" on a line of its own: with a time stamp before every line that line stands alone,
-# and the header is read as a failure of unknown words before the shard's own "signaled to shutdown with signal N"
-_TGI_STAMP = ("a time stamp on every line: TGI's 'Shard complete standard error output:' header read as a failure of "
-              "unknown words before the shard's signal line (round 70)")
 # a line already stamped by the reporter's own clock ("2025-09-04 17:23:59 Traceback ..."): a second asctime stamp
 # before it leaves the traceback's lines read as a failure of unknown place (round 71)
 _TWO_STAMPS = ("a second time stamp before the reporter's own stamp on every line: the traceback read as a failure of "
@@ -57,8 +52,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("jupyter", "Instruction-Tuning-with-GPT-4__GPT-4-LLM__16"): _OWN_TORCHRUN,
     ("github_actions", "ShannonAI__Self_Explaining_Structures_Improve_NLP_Models__6"): _OWN_TORCHRUN,
     ("jupyter", "ShannonAI__Self_Explaining_Structures_Improve_NLP_Models__6"): _OWN_TORCHRUN,
-    ("logging_asctime", "stevietrouble__EfficientZero__2"): "a logging head on every line splits Ray's record wrapped "
-                                                         "over lines: not read",
     ("rank_print", "huggingface__nanotron__204"): _RANK_PRINT + "one more collective in the summary",
     ("rank_print", "huggingface__trl__1726"): _RANK_PRINT + "rank 0 inferred stuck outside",
     ("rank_print", "modelscope__FunASR__2006"): _RANK_PRINT + "its rank not named",
@@ -71,14 +64,8 @@ KNOWN: dict[tuple[str, str], str] = {
                                   "record not put back (refused; round 67)",
     ("wrap120", "WM-PO__WMPO__3"): "a paste padded and hard-wrapped at 188 columns wrapped again at 120: the raylet's "
                                    "OOM record not put back (refused; round 67)",
-    ("bracket_comma_stamp", "ESCOMP__CESM__155"): "a timestamp head on every line: only the first of MPICH's 'Abort(...) "
-                                                  "on node N (rank N in comm 0)' lines named (round 48)",
-    ("iso_t_stamp", "ESCOMP__CESM__155"): "a timestamp head on every line: only the first of MPICH's 'Abort(...) on "
-                                          "node N (rank N in comm 0)' lines named (round 48)",
     ("github_actions", "THUDM__slime__1951"): _OWN_TORCHRUN,
     ("jupyter", "THUDM__slime__1951"): _OWN_TORCHRUN,
-    ("bracket_comma_stamp", "huggingface__text-generation-inference__1627"): _TGI_STAMP,
-    ("iso_t_stamp", "huggingface__text-generation-inference__1627"): _TGI_STAMP,
     ("logging_asctime", "Tencent-Hunyuan__HunyuanWorld-Voyager__5"): _TWO_STAMPS,
     ("github_actions", "mll-lab-nu__RAGEN__92"): _OWN_TORCHRUN,
     ("jupyter", "mll-lab-nu__RAGEN__92"): _OWN_TORCHRUN,

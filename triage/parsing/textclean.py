@@ -221,6 +221,7 @@ def clean_text(text: str) -> CleanText:
         widths.append(len(_bare(line).rstrip("\n")))
     lines = _without_stamped_logging_heads(lines, stamps)
     wrap = _wrap_width(widths, lines)
+    guessed = wrap is not None and widths.count(wrap) < 3     # (the wrap of one or two lines, no width seen cut often)
     out: list[str] = []
     out_stamps: list[str | None] = []
     joined = 0
@@ -229,8 +230,12 @@ def clean_text(text: str) -> CleanText:
         line, stamp, width = lines[i], stamps[i], widths[i]
         steps = 0
         # (a terminal's wrap at its width cuts a long line as often as it is long; the guess without one, 4 times)
+        # (nor, where the width is a guess from one line at a terminal's width, a line its logger stamped: a
+        # terminal's wrap leaves the rest of a line without the stamp each line of the log carries)
         while i + 1 < len(lines) and (steps < 4 or width == wrap) and _continues(line, width, lines[i + 1], wrap) \
-                and not (width == wrap and _padded(raw[i + bisect_right(fences, i)])):
+                and not (width == wrap and _padded(raw[i + bisect_right(fences, i)])) \
+                and not (guessed and stamps[i + 1] is not None
+                         and _logger_stamped(raw[i + 1 + bisect_right(fences, i + 1)])):
             i += 1
             steps += 1
             joined += 1
@@ -247,6 +252,15 @@ def clean_text(text: str) -> CleanText:
         out.pop()
         out_stamps.pop()
     return CleanText(tuple(out), tuple(out_stamps), joined)
+
+
+def _logger_stamped(raw_line: str) -> bool:
+    """Whether a line's own text opens with a timestamp (its logger's), not only the time a container runtime's JSON
+    record gives each line it carried (a terminal's wrapped rest included)."""
+    line = raw_line.strip()
+    if line[:1] == "{" and line[-1:] == "}" and (record := _json_record(line)) is not None:
+        return record[0][:1] != "{" and strip_decorations(record[0])[1] is not None
+    return True
 
 
 def _padded(raw_line: str) -> bool:

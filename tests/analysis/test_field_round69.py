@@ -256,3 +256,31 @@ def test_rs_warnings_in_the_real_paste_do_not_take_its_place() -> None:
     result = analyze(load_log_texts([("log.txt", text)]))
     assert result.verdict.kind.value == "exception", result.verdict.summary
     assert "checkForRemoteErrors" in result.verdict.summary
+
+
+# R's other own words after an uncaught error (round 74): recover()'s frame menu of an interactive session run with
+# options(error = recover), and system.time()'s report of the expression the error stopped; a session whose error was
+# refused, or read as an all-clear of "ranks" 1-5 (recover's numbered frames: Bioconductor/BiocParallel#34)
+@pytest.mark.parametrize("end", [
+    ("Enter a frame number, or 0 to exit   ", "", "1: run_all(cfg)", "2: makeCluster(0, type = \"MPI\")", "",
+     "Selection: 0"),
+    ("Timing stopped at: 0.51 0.08 912.4 ",),
+])
+def test_rs_interactive_ends_after_its_error(end: tuple[str, ...]) -> None:
+    result = report("> run_all(cfg)", "Error in startCluster(n = workers, type = \"MPI\") : ",
+                    "  cannot spawn 0 workers", *end)
+    assert kind(result)[0] == "exception", result.verdict.summary
+    assert "cannot spawn 0 workers" in result.verdict.summary
+
+
+def test_timing_stopped_without_an_error_is_no_rs_error() -> None:
+    # (system.time's report after an interrupt or a finished expression names no error)
+    result = report("[1] \"fitting\"", "Timing stopped at: 0.51 0.08 912.4", "[1] \"next model\"")
+    assert "R's error" not in result.verdict.summary
+
+
+def test_rs_recover_menu_in_the_real_paste() -> None:
+    log = Path(__file__).resolve().parents[1] / "realworld" / "cases" / "Bioconductor__BiocParallel__34" / "log.txt"
+    result = analyze(load_log_texts([("log.txt", log.read_text())]))
+    assert result.verdict.kind.value == "exception", result.verdict.summary
+    assert "Choose a positive number of slaves" in result.verdict.summary

@@ -41,8 +41,9 @@ after it) and whether the run went on past them:
 - R's uncaught error as Rscript (a batch job's R, an R cluster's main process) ends on it (src/main/errors.c,
   verrorcall_dflt, then the non-interactive end): ``Error in <call> : <message>`` (the message on the next line,
   indented, where the call is long) or ``Error: <message>``, then its ``Calls: a -> b -> c`` line (and ``In addition:
-  Warning message:`` with its warnings) and ``Execution halted``: read only with that end after it (R's own last word;
-  an error R caught and went on past is none).
+  Warning message:`` with its warnings) and ``Execution halted``, or in an interactive session recover()'s ``Enter a
+  frame number, or 0 to exit`` (options(error = recover)), or system.time()'s ``Timing stopped at: <times>``: read only
+  with one of those R's own words after it (an error R caught and went on past is none).
 
 Each is read only at a line's start (Markdown quoting or a code span's backtick may come before it): the same words in
 a sentence are not the program's. ``banners(text)`` -> (rank or None, words, start, end) in text order. Never raises.
@@ -60,7 +61,8 @@ MARKERS = ("ode termination on task=", "MFEM abort: ", "Verification failed: (",
            "current input line :", "--- !ERROR", "--- !BUG", "I REFUSE TO CONTINUE WITH THIS SICK JOB",
            "*** FATAL ERROR (proc ", "Program abort called in file `", "ABNORMAL END: ",
            "This error was encountered inside ", "E R R O R", "ORCA finished by error termination in ", "LEGION ERROR:",
-           ".chpl:", "Error termination ", "Execution halted")
+           ".chpl:", "Error termination ", "Execution halted", "Enter a frame number, or 0 to exit",
+           "Timing stopped at: ")
 
 _LEAD = r"^[ \t>*`]*"
 _GADGET = lazy_regex(_LEAD + r"(?:TERMINATE: \*+!+\*+[ \t]+)?[Cc]ode termination on task=(?P<rank>\d{1,7}), "
@@ -110,7 +112,11 @@ _NUMBERS = lazy_regex(r"^[\w.:-]{0,12}(?:[ \t]+[-+]?\d[\d.eEdD+-]*){3,}[ \t]*$")
 _GAUSSIAN = lazy_regex(_LEAD + r"(?:\[\d+\][ \t]*)?Error termination "
                        r"(?:via Lnk1e in (?P<path>\S*?\bl(?P<link>\d{3,4})\.exe)(?: at "
                        r"[^\n]*?)?|request processed by link (?P<request>\d{3,4}))\.?[ \t]*$", re.MULTILINE)
-_R_HALTED = lazy_regex(_LEAD + r"Execution halted[ \t]*$", re.MULTILINE)
+# R's own words after an uncaught error: Rscript's end ("Execution halted"), recover()'s frame menu of an interactive
+# session run with options(error = recover) ("Enter a frame number, or 0 to exit"), system.time()'s report of the
+# expression the error stopped ("Timing stopped at: <user> <system> <elapsed>")
+_R_HALTED = lazy_regex(_LEAD + r"(?:Execution halted|Enter a frame number, or 0 to exit|Timing stopped at: [\d. ]+?)"
+                       r"[ \t]*$", re.MULTILINE)
 _R_ERROR = lazy_regex(_LEAD + r"Error(?: in (?P<call>[^\n]+?) :|:)[ \t]*(?P<what>[^\n]*?)[ \t]*$", re.MULTILINE)
 _R_BETWEEN = 40         # (lines between the error and R's end: its Calls line, the warnings R adds, a traceback())
 _CHAPEL = lazy_regex(_LEAD + r"(?P<file>[\w./$-]+\.chpl):(?P<line>\d+): error: (?P<what>[^\n]+?)[ \t]*$", re.MULTILINE)

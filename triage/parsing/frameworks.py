@@ -142,8 +142,9 @@ _SPARK_EXIT_CODES = {50: "Spark's code for an uncaught exception in the executor
                      56: "Spark's code for an executor whose heartbeats to the driver failed"}
 # grep's name of the file it found a line in, before a batch system's line ("job.o52401091:=>> PBS: job killed: ...",
 # "logs/lsf.4242.out:TERM_MEMLIMIT: ...", "slurm-4242.out:12:..." with -n): the line grepped from the jobs' output
-# files; a name with a dot or a slash, never a word of a sentence ("error: ...")
-_GREP_FILE = r"(?:[\w~+-]*[./][\w.~/+-]*:(?:\d+:)?(?=\S))?"
+# files; a name with a dot or a slash, never a word of a sentence ("error: ..."); or a viewer's line number ("[80000] ",
+# which textclean takes off only in a paste of five lines or more): the job's report is the job's whatever tags its line
+_GREP_FILE = r"(?:[\w~+-]*[./][\w.~/+-]*:(?:\d+:)?(?=\S)|\[\d{1,7}\][ \t]+)?"
 # LSF's termination reason in the job's report (lsb.acct's TERM_* exit info, written into the job's output):
 # "TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.", "TERM_THREADLIMIT: job killed after reaching LSF
 # thread limit.", "TERM_RUNLIMIT: job killed after reaching LSF run time limit." (a time limit: a stop from outside, as

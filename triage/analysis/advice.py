@@ -12,7 +12,7 @@ from triage.lazy_regex import lazy_regex
 from triage.model import MismatchKind, Verdict, VerdictKind
 from triage.model.evidence import GPU_WAIT, RankActivityFact
 from triage.parsing.crashlog import REMOTE_TARGET_TEXT
-from triage.parsing.frameworks import K8S_JOB_BACKOFF
+from triage.parsing.frameworks import K8S_JOB_BACKOFF, PBS_ANY_LIMIT
 from triage.parsing.launch_failure import LAUNCH_TEXT, LAUNCHER_ITSELF
 from triage.parsing.peers import NO_BINARY_NOTE
 
@@ -161,6 +161,12 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = Tru
                          "ncpus the cores they use at once, so threads beyond the cores asked for (OMP_NUM_THREADS, "
                          "torch.set_num_threads, DataLoader workers, BLAS threads) use them up: match the threads to "
                          "-l ncpus (or select=...:ncpus=), or raise -l cput")
+        elif PBS_ANY_LIMIT in summary:
+            # (older Torque's server mail, "Job exceeded some resource limit (walltime, mem, etc.)": which limit, its
+            # resources_used against the job's requests tell)
+            steps.append("PBS aborted it at one of the limits the job asked for, and its mail does not say which: "
+                         "compare the mail's resources_used (mem, vmem, cput, walltime) with the job's -l requests, or "
+                         "run `tracejob JOBID` on the PBS server; then raise that limit or lower the job's use of it")
         elif _LIMIT_KILL.search(summary) is not None:
             # the batch system's (or the container runtime's) own kill at the job's memory limit: no kernel OOM
             # line in dmesg tells it; the limit is the job's request

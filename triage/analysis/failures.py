@@ -94,7 +94,8 @@ def _failure(item: RankEvidence, hosts: Mapping[int, str | None]) -> Failure | N
         detail = f"{name} {windows_status.how_it_ended(sig, info.message)}"
         if info.message and info.message not in detail:
             detail += f": {info.message}"
-        if info.signal == int(_signal.SIGKILL):
+        if info.signal == int(_signal.SIGKILL) and not (info.message or "").startswith("out of memory: "):
+            # (a reader that says who killed it for memory, a batch system at its limit, needs no guess at the kernel)
             detail += f" ({OOM_KILLER_HINT})"
         return Failure(item.rank, VerdictKind.CRASH, detail, info.time, info.evidence,
                        info.signal in TEARDOWN_SIGNALS,

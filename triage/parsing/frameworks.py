@@ -92,6 +92,9 @@ _SLURM_CANCEL = lazy_regex(
 # ... CANCELLED AT ... ***": the cancellation is the kill's consequence, the cause is the memory
 _SLURM_MEMORY = lazy_regex(r"(?:Job|Step) (?P<id>\S+) exceeded (?:virtual )?memory limit "
                            r"\((?P<used>\d+) > (?P<limit>\d+)\), being killed")
+# srun's record of a task killed ("srun: error: falkor7: task 0: Killed", after slurmstepd's memory kill and the
+# step's cancellation; "... task 0: Out Of Memory" where the cgroup's OOM handler killed it; a line may lack the host)
+_SRUN_KILLED = lazy_regex(r"srun: error: (?:(?P<host>[\w.-]+): )?tasks? (?P<tasks>[\d,-]+): (?:Killed|Out Of Memory)\b")
 # PBS (Torque's and PBS Pro's MOM) killing a job over its requested memory, in the job's output file: "=>> PBS: job
 # killed: mem 38427376kb exceeded limit 33554432kb", "=>> PBS: job killed: mem job total 115343360 kb exceeded ..."
 # (PBS's MOM, OpenPBS's and Torque's mom_main.c, writes the line and ends the job over a limit with SIGTERM, then
@@ -187,6 +190,23 @@ _PBS_LIMIT = lazy_regex(_BATCH_HEAD + r"PBS: job killed: (?P<what>walltime|cput|
 # "Job exceeded its walltime limit. Job was aborted" (after "Aborted by PBS Server"): a time limit, a stop from outside
 _SERVER_WALLTIME = lazy_regex(_BATCH_HEAD + r"(?:MOAB_INFO:[ \t]+job exceeded wallclock limit|"
                               r"Job exceeded its walltime limit\. Job was aborted)", re.MULTILINE)
+# Torque's server's mail of a job its MOM aborted over a limit (src/server: msg_momjobovermemlimit, "Job exceeded a
+# memory resource limit (vmem, pvmem, etc.). Job was aborted", msg_momjobovercputlimit, "Job exceeded its cpu time
+# limit. Job was aborted"; older Torque's one msg_momjoboverlimit, "Job exceeded some resource limit (walltime, mem,
+# etc.). Job was aborted"), under "Aborted by PBS Server", then "See Administrator for help" and "Exit_status=-10"
+# (Torque's JOB_EXEC_OVERLIMIT_MEM; -11 walltime, -12 cput) and the job's resources_used.* lines; often quoted with
+# "> " where a reporter pastes the mail
+PBS_ANY_LIMIT = "PBS killed the job at one of the resource limits it requested"
+_SERVER_LIMIT = lazy_regex(_BATCH_HEAD + r"Job exceeded (?:(?P<mem>a memory resource limit)|(?P<cput>its cpu time "
+                           r"limit)|some resource limit)[^\n]{0,40}?\. Job was aborted", re.MULTILINE)
+_PBS_USED_MEMORY = lazy_regex(r"^[ \t>]*resources_used\.(?P<what>v?mem)[ \t]*=[ \t]*(?P<n>\d+ ?[kmgt]?b)\b",
+                              re.MULTILINE | re.IGNORECASE)
+# PBS Pro's (OpenPBS's) own exit statuses of a job it killed at a limit (src/include/job.h: JOB_EXEC_KILL_*), in its
+# job record ("Exit_status = -29") or its mail ("Exit_status=-27"): what the job went over
+_PBS_PRO_KILLS = {-24: "ncpus", -25: "ncpus", -26: "vmem", -27: "mem", -28: "cput", -29: "walltime"}
+# Torque's (src/include/job.h: JOB_EXEC_OVERLIMIT_*; its qstat prints the attribute "exit_status"): the same numbers
+# mean other ends in PBS Pro (-10 JOB_EXEC_FAILUID, -11 JOB_EXEC_RERUN), read only in Torque's record
+_TORQUE_KILLS = {-10: "mem", -11: "walltime", -12: "cput"}
 # slurmstepd (src/slurmd/slurmstepd/req.c): "*** %s STEPD TERMINATED ON %s AT %s DUE TO JOB NOT ENDING WITH SIGNALS ***"
 # (or "... DUE TO JOB NOT RUNNING ***"), %s "STEP 42.0", "JOB 42" or "EXTERN STEP FOR 42"
 _STEPD_TERMINATED = lazy_regex(r"\*\*\* (?P<entity>(?:EXTERN |INTERACTIVE )?(?:JOB|STEP)(?: FOR)? \S+) STEPD "
@@ -196,9 +216,11 @@ _STEPD_TERMINATED = lazy_regex(r"\*\*\* (?P<entity>(?:EXTERN |INTERACTIVE )?(?:J
 # read where another of the record's attributes is within its lines ("job_state = F", "resources_used.walltime =
 # 02:00:05", "Resource_List.walltime = 02:00:00", "comment = ...", "exec_host = ..."): a sentence that quotes it is
 # no record
-_PBS_EXIT = lazy_regex(r"^[ \t]*[Ee]xit_status = (?P<code>-?\d+)[ \t]*\r?$", re.MULTILINE)
-_PBS_ATTRIBUTE = lazy_regex(r"^[ \t]*(?:job_state|resources_used\.\w+|Resource_List\.\w+|exec_host|Job_Name|comment|"
-                            r"Job Id:)[ \t=]", re.MULTILINE)
+# (or the server's mail, "Exit_status=%d" (msg_job_end_stat), with "PBS Job Id: ...", "Exec host: ..." and
+# "resources_used.vmem=...kb" about it, quoted with "> " where a reporter pasted it)
+_PBS_EXIT = lazy_regex(r"^[ \t>]*(?P<attr>[Ee]xit_status)(?: = |=)(?P<code>-?\d+)[ \t]*\r?$", re.MULTILINE)
+_PBS_ATTRIBUTE = lazy_regex(r"^[ \t>]*(?:job_state|resources_used\.\w+|Resource_List\.\w+|exec_host|Job_Name|comment|"
+                            r"(?:PBS )?Job Id:|Exec host:)[ \t=]", re.MULTILINE)
 _PBS_WALLTIME = lazy_regex(r"^[ \t]*(?P<which>resources_used|Resource_List)\.walltime = (?P<t>\d+:\d\d:\d\d)",
                            re.MULTILINE)
 _PBS_COMMENT = lazy_regex(r"^[ \t]*comment = (?P<what>[^\n]+?)[ \t]*\r?$", re.MULTILINE)
@@ -620,9 +642,15 @@ def _memory_kills(text: str) -> list[RankDeath]:
     for match in _SLURM_MEMORY.finditer(text):
         cancel = _SLURM_CANCEL.search(text, match.end())
         host = (cancel.group("host") or cancel.group("old_host")) if cancel is not None else None
+        task = _srun_killed_task(text, match, host)
+        host = host or (task[1] if task is not None else None)
+        # (srun's record names the task: "... for exceeding its memory limit (...; task 0, as srun's record of the
+        # task it killed says)")
+        who = f"; task {task[0]}, as srun's record of the task it killed says" if task is not None else ""
         note = (f"out of memory: Slurm killed job {match.group('id')}{f' on {host}' if host else ''} for exceeding its "
-                f"memory limit ({match.group('used')} > {match.group('limit')} KiB): {_line(text, match)}")
-        out.append(RankDeath(None, "SIGKILL", None, host, None, note[:400], offset=match.start()))
+                f"memory limit ({match.group('used')} > {match.group('limit')} KiB{who}): {_line(text, match)}")
+        out.append(RankDeath(task[0] if task is not None else None, "SIGKILL", None, host, None, note[:400],
+                             offset=match.start()))
         break                       # (the job's one kill; its steps' lines repeat it)
     for match in _PBS_MEMORY.finditer(text):
         note = (f"out of memory: PBS killed the job for exceeding its requested {match.group('what')} "
@@ -738,6 +766,20 @@ def _memory_kills(text: str) -> list[RankDeath]:
     return out
 
 
+def _srun_killed_task(text: str, kill: re.Match[str], host: str | None) -> tuple[int, str | None] | None:
+    """The one task srun records as Killed (or Out Of Memory) first after slurmstepd's memory kill, on the kill's node:
+    the task the kill ended (a step of one task on that node; srun prints "srun: error: falkor7: task 0: Killed" after
+    the step's cancellation). None where that record names several tasks (the step's memory is all of theirs) or
+    another node, or where no such record follows."""
+    after = _SRUN_KILLED.search(text, kill.end())
+    if after is None or (host and after.group("host") and after.group("host") != host):
+        return None
+    tasks = after.group("tasks")
+    if not tasks.isdigit() or int(tasks) > 1_000_000:
+        return None
+    return int(tasks), after.group("host")
+
+
 def _batch_limits(text: str) -> list[RankDeath]:
     """PBS's, Grid Engine's and HTCondor's own records of how the job ended: a time limit is a stop from outside; a
     limit on what it used (memory, CPU time) its kill; HTCondor's end of a job its signal or exit code."""
@@ -756,6 +798,24 @@ def _batch_limits(text: str) -> list[RankDeath]:
                     f"{_line(text, match)}")
             out.append(RankDeath(None, None, None, None, None, note[:400], offset=match.start()))
         break                       # (the job's one kill)
+    for match in _SERVER_LIMIT.finditer(text) if not out else ():
+        if went_on_after(text, match.end()):
+            continue                # the words quoted in a job that went on after them: no end of this job
+        used = ", ".join(f"resources_used.{m.group('what')}={m.group('n')}"
+                         for m in _PBS_USED_MEMORY.finditer(text, match.end(), match.end() + 1500))
+        used = f"; {used}" if used else ""
+        if match.group("mem"):
+            note = (f"out of memory: PBS killed the job for exceeding its requested mem or vmem (Torque's server: a "
+                    f"memory resource limit{used}): {_line(text, match)}")
+        elif match.group("cput"):
+            note = (f"PBS killed the job for exceeding its requested cput (Torque's server; {_PBS_SIGNAL}): "
+                    f"{_line(text, match)}")
+        else:
+            note = (f"{PBS_ANY_LIMIT} (Torque's server does not say "
+                    f"which: its resources_used against the job's requests, or `tracejob JOBID`, tell{used}): "
+                    f"{_line(text, match)}")
+        out.append(RankDeath(None, None, None, None, None, note[:400], offset=match.start()))
+        break                       # (the job's one end)
     for match in _SERVER_WALLTIME.finditer(text) if not out else ():
         if went_on_after(text, match.end()):
             continue                # the words quoted in a job that went on after them: no end of this job
@@ -845,9 +905,13 @@ def _pbs_exit(text: str) -> list[RankDeath]:
         if _PBS_ATTRIBUTE.search(text, start, stop) is None or went_on_after(text, match.end()):
             continue
         code = int(match.group("code"))
-        if code <= 0:
-            return []               # (0: it ended well; below 0: PBS's own failure to run the job, no signal)
         record = _line(text, match)
+        # (below 0: PBS's own end of the job, a kill at a limit where the code is one, or its failure to run it)
+        limit = (_TORQUE_KILLS if match.group("attr") == "exit_status" else _PBS_PRO_KILLS).get(code)
+        if limit is not None:
+            return [_pbs_limit_end(limit, f"Exit_status {code}", record, match.start())]
+        if code <= 0:
+            return []               # (0: it ended well; else PBS's own failure to run the job, no signal)
         comment = _PBS_COMMENT.search(text, start, stop)
         said = f" (its comment: {comment.group('what')[:160]})" if comment else ""
         if code <= 256:
@@ -862,6 +926,16 @@ def _pbs_exit(text: str) -> list[RankDeath]:
         note = f"PBS ended the job with {sig} (Exit_status {code} = 256 + {code - 256}): {why}{said}: {record}"
         return [RankDeath(None, sig, None, None, None, note[:400], offset=match.start(), outside=sig == "SIGTERM")]
     return []
+
+
+def _pbs_limit_end(what: str, said: str, record: str, offset: int) -> RankDeath:
+    """PBS's end of a job at the limit ``what`` (walltime: a stop from outside; memory, CPU: its kill)."""
+    if what == "walltime":
+        note = f"PBS stopped the job at its walltime limit: its time limit was reached ({said}): {record}"
+        return RankDeath(None, "SIGTERM", None, None, None, note[:400], offset=offset, outside=True)
+    head = "out of memory: " if "mem" in what else ""
+    note = f"{head}PBS killed the job for exceeding its requested {what} ({said}; {_PBS_SIGNAL}): {record}"
+    return RankDeath(None, None, None, None, None, note[:400], offset=offset)
 
 
 def _seconds(hms: str) -> int:

@@ -257,8 +257,10 @@ _CONDOR_OUTSIDE_HOLDS = {1: "the user held it (condor_hold)", 3: "the job's peri
 # a later end of a job in the log (terminated): a hold before it was not the job's end (released, run again); a
 # release or an execution again alone does not say how the job then ended
 _CONDOR_ENDED_LATER = lazy_regex(r"^0?05 \(\d+\.\d+\.\d+\) ", re.MULTILINE)
-# any later event of the log
+# any later event of the log (an event's head: its number, 000-039 in HTCondor's ULOG codes, and the job's id)
 _CONDOR_ANY_LATER = lazy_regex(r"^0[0-3]\d \(\d+\.\d+\.\d+\) ", re.MULTILINE)
+# the line that closes an event of the log
+_CONDOR_EVENT_END = lazy_regex(r"^\.\.\.[ \t]*$", re.MULTILINE)
 # HTCondor's later events of a job (its log goes on): submitted (000), executing (001), terminated (005), released (013)
 _CONDOR_LATER = lazy_regex(r"^0?(?:00|01|05|13) \(\d+\.\d+\.\d+\) ", re.MULTILINE)
 # Dask's nanny killing its worker over the worker's memory limit (distributed/nanny.py, distributed/worker_memory.py):
@@ -888,12 +890,30 @@ def _condor_other_ends(text: str) -> list[RankDeath]:
         note = f"HTCondor removed job {match.group('id')}{why}: a stop from outside the job"
         found.append(RankDeath(None, None, None, None, None, note[:400], offset=match.start(), outside=True))
     for match in _CONDOR_SHADOW.finditer(text):
-        if _CONDOR_ANY_LATER.search(text, match.end()) is None:
+        if not condor_event_passed(text, match.end()):
             note = f"HTCondor's shadow lost job {match.group('id')} (shadow exception): {match.group('why')}"
             found.append(RankDeath(None, None, None, None, None, note[:400], offset=match.start(), raised=True))
     found = [death for death in found if not went_on_after(text, death.offset)
              and _CONDOR_ENDED_LATER.search(text, death.offset + 1) is None]
     return [max(found, key=lambda death: death.offset)] if found else []
+
+
+def condor_event_passed(text: str, at: int) -> bool:
+    """The text at offset ``at`` lies in an event of HTCondor's job event log (its head at or before it, no "..."
+    between) that a later event of the log follows: an event the job got past, no end of the job (a shadow exception
+    after which the job ran again; only the log's last event says how it ended). One home: the reader of a shadow
+    exception's end (_condor_other_ends) and the lines of failure words of no reader (triage.load.logs.text)."""
+    heads = [m for m in _CONDOR_ANY_LATER.finditer(text, max(0, at - 4000), at + 1) if m.start() <= at]
+    if not heads or _CONDOR_EVENT_END.search(text, heads[-1].end(), at) is not None:
+        return False
+    return _CONDOR_ANY_LATER.search(text, heads[-1].end()) is not None
+
+
+def condor_passed_note(text: str, line: str) -> str:
+    """The note of a line of an HTCondor event the job got past (condor_event_passed): with the log's own word that
+    it does not show the job's end where no terminated (005) or aborted (009) event follows."""
+    shown = _CONDOR_ENDED_LATER.search(text) is not None or _CONDOR_ABORTED.search(text) is not None
+    return f"{CONDOR_PASSED}{'' if shown else CONDOR_NO_END}): {line[:120]}"
 
 
 def _pbs_exit(text: str) -> list[RankDeath]:
@@ -1423,6 +1443,9 @@ def pods_ended_well(text: str) -> bool:
 # the verdict's all-clear tells them)
 GOT_OVER = "a failure the job got over (Kubernetes shows it ended well: every pod shown Completed, or the job itself)"
 ENDED_WELL = "Kubernetes says the job ended well"
+# the note of an HTCondor event the job got past (condor_event_passed)
+CONDOR_PASSED = "an HTCondor event the job got past (later events of its log follow it"
+CONDOR_NO_END = "; the log ends before the job does: how it ended, it does not say"
 
 
 def job_ended_well(text: str) -> bool:

@@ -68,7 +68,15 @@ from triage.parsing.desync import (
     parse_mismatch,
     parse_running,
 )
-from triage.parsing.frameworks import ENDED_WELL, GOT_OVER, job_success_line, pods_ended_well, restarts_got_over
+from triage.parsing.frameworks import (
+    ENDED_WELL,
+    GOT_OVER,
+    condor_event_passed,
+    condor_passed_note,
+    job_success_line,
+    pods_ended_well,
+    restarts_got_over,
+)
 from triage.parsing.gloo import MARKERS as GLOO_MARKERS
 from triage.parsing.gloo import parse_gloo_timeout
 from triage.parsing.gpu_words import shows_gpu, source_shows_gpu
@@ -522,6 +530,11 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         scan.went_on.extend(f"{GOT_OVER}: {unread.text[:160]}"
                             for order, unread, _, _ in scan.unread if order >= base)
         scan.unread = [item for item in scan.unread if item[0] < base]
+    if scan.unread and scan.unread[-1][0] >= base and "(" in text and (passed := _condor_passed(owners, base, scan)):
+        # lines of an HTCondor event the job got past (a shadow exception, then the job executing again): no end
+        scan.went_on.extend(condor_passed_note(text, unread.text) for order, unread, _, _ in scan.unread
+                            if order in passed)
+        scan.unread = [item for item in scan.unread if item[0] not in passed]
     # (kubectl's words of an end that went well: a pod Completed or Succeeded, a Job Complete, an operator's job
     # "successfully completed")
     body_k8s = "\n".join(o.rest for o in owners) if "Complete" in text or "Succeeded" in text or (
@@ -599,6 +612,18 @@ _AGENT_PID = lazy_regex(r"local_rank: \d+ \(pid: (\d+)\)")
 # triage's own records in a merged.log: "[host:triage] ..." (the agent writes them; no rank does:
 # a rank's line that prints one is tagged with the rank first, "[host:3] [host:triage] ...")
 _TRIAGE_TAG = lazy_regex(r"\[([A-Za-z0-9][\w.-]*):triage\] ")
+
+
+def _condor_passed(owners: list[LineOwner], base: int, scan: LogScan) -> set[int]:
+    """The orders of this text's unread failure lines that lie in an event of HTCondor's job event log which a later
+    event follows (triage.parsing.frameworks.condor_event_passed: only the log's last event tells how the job ended)."""
+    starts, at = [], 0
+    for owner in owners:
+        starts.append(at)
+        at += len(owner.rest) + 1
+    body = "\n".join(owner.rest for owner in owners)
+    return {order for order, *_ in scan.unread
+            if 0 <= order - base < len(starts) and condor_event_passed(body, starts[order - base])}
 
 
 def _triage_record(text: str, host: str, path: str, scan: LogScan) -> None:

@@ -72,6 +72,17 @@ _CPU_LIMIT_KILL = lazy_regex(r"\bPBS killed the job for exceeding its requested 
 # memory limit")
 _DASK_LIMIT_KILL = lazy_regex(r"\bDask's nanny restarted (?:a worker|worker \S+) for exceeding \d+% of its "
                               r"memory limit")
+# ROCm's own words of a GPU fault in a verdict's summary (triage.parsing.crashlog reads them): the HSA runtime's page
+# fault ("Memory access fault by GPU node-2 (Agent handle: 0x...) on address 0x.... Reason: Page not present or
+# supervisor privilege."), its queue errors ("HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION"), HIP's error names and
+# PyTorch-on-ROCm's "HIP error: ...", the kernel's amdgpu driver ("amdgpu: [gfxhub] page fault")
+_ROCM_FAULT = lazy_regex(r"\bMemory access fault by GPU node-\d|\bHSA_STATUS_ERROR_\w|\bhipError[A-Z]\w*|\bHIP error: |"
+                         r"(?<![\w/@.-])amdgpu\b[^\n]{0,80}\b(?:page fault|VM fault|ring \w+ timeout)")
+ROCM_FAULT_STEP = ("a fault on an AMD GPU (ROCm): re-run with AMD_SERIALIZE_KERNEL=3 and HIP_LAUNCH_BLOCKING=1 (ROCm's "
+                   "CUDA_LAUNCH_BLOCKING: each kernel waits to end, the error comes at the kernel that faulted; "
+                   "AMD_LOG_LEVEL=4 logs each launch) to find it; check `dmesg -T` on that host for the amdgpu "
+                   "driver's lines (its page fault's address and process, a ring timeout or a GPU reset) and "
+                   "`rocm-smi` for the GPU's state (its memory, its RAS errors)")
 # Ascend CANN's AI Core error in a verdict's words (triage.parsing.crashlog reads it as a device fault)
 _AICORE = lazy_regex(r"there is an? (?:ai(?:vec|core) error exception|exception of ai(?:vec|core) error)|"
                      r"Aicore kernel execute failed")
@@ -202,6 +213,9 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = Tru
                          "and its exit code or signal (the launcher's own record of it) tells the rest")
         elif NO_BINARY_NOTE in summary:
             steps.append(NO_BINARY_STEP)
+        elif _ROCM_FAULT.search(summary) is not None:
+            # (ROCm's runtime's own words of a GPU fault: its knobs and tools, not CUDA's)
+            steps.append(ROCM_FAULT_STEP)
         elif gpu:
             steps.append("for CUDA errors re-run with CUDA_LAUNCH_BLOCKING=1 (or under compute-sanitizer) to "
                          "get the failing kernel; check `dmesg` on that host for Xid lines")

@@ -3,18 +3,21 @@ libraries, NCCL, NVIDIA's driver and tools, ROCm's HIP), so that advice for a GP
 compute-sanitizer, the driver's Xid lines) is given only where the input shows one: a Fortran or C program's SIGSEGV
 under mpirun, with no such word, is a CPU program's crash.
 
-What counts: CUDA, cuDNN, cuBLAS, NCCL, NVRM, NVIDIA, HIP's errors and ROCm as they print them, anywhere ("CUDA
-error", "cuda:0", "device='cuda'", "libcudart", "ProcessGroupNCCL", "backend=nccl", "NVIDIA-SMI", "hipErrorNoDevice");
+What counts: CUDA, cuDNN, cuBLAS, NCCL, NVRM, NVIDIA, HIP's and HSA's errors and ROCm as they print them, anywhere
+("CUDA error", "cuda:0", "device='cuda'", "libcudart", "ProcessGroupNCCL", "backend=nccl", "NVIDIA-SMI",
+"hipErrorNoDevice", "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION");
 the driver's "Xid", "rocm" ("/opt/rocm/lib") and "GPU" (GPUs, GPU0, "/device:GPU:0") where no letter joins them to a
 longer word; "nvidia" in lower case only as its tools, libraries and devices name it ("nvidia-smi", "libnvidia-ml",
 "/dev/nvidia0", "nvidia.com/gpu"); and "gpu" in lower case only where it is no part of a host's or a path's name: a
 word of its own ("--gres=gpu:4", "accelerator=gpu", "args.gpu", "on gpu 3") or a part of a program's name or option
 ("num_gpus", "gpu_ids", "per_gpu_train_batch_size", "ngpus_per_node", "--num-gpus": a host's name holds no "_").
 What does not: a node's or a path's name with "gpu" in it ("gpu-node-07", "gpu07", "node-gpu", "gpu[01-04]",
-"user@gpu", "/opt/gpu/bin", "/home/me/GPU/run", "gpu.example.org"), "nvidia" in a path ("/opt/nvidia/hpc_sdk": NVIDIA's
-compilers build CPU programs too), and words that hold those letters ("Xidian"). AMD's kernel GPU driver counts by
-its name as the kernel's log prints it ("amdgpu 0000:03:00.0: amdgpu: [gfxhub] page fault", "[drm:amdgpu_job_timedout
-[amdgpu]]", "AMDGPU:"), not in a path, a host's or a package's name ("/opt/amdgpu/", "user@amdgpu3", "amdgpu-install").
+"user@gpu", "/opt/gpu/bin", "/home/me/GPU/run", "gpu.example.org", "/home/me/gpu_tests/run.py": a program's name
+with "gpu_" in it counts only where it is no part of a path, save a conda environment's, "/envs/pytorch_gpu/"),
+"nvidia" in a path ("/opt/nvidia/hpc_sdk": NVIDIA's compilers build CPU programs too), and words that hold those
+letters ("Xidian"). AMD's kernel GPU driver counts by its name as the kernel's log prints it ("amdgpu 0000:03:00.0:
+amdgpu: [gfxhub] page fault", "[drm:amdgpu_job_timedout [amdgpu]]", "AMDGPU:"), not in a path, a host's or a package's
+name ("/opt/amdgpu/", "user@amdgpu3", "amdgpu-install").
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from triage.lazy_regex import lazy_regex
 # (case as the tools print them: "CUDA error", "cuda:0", "NCCL WARN", "libnccl", "cuDNN", "CUBLAS_STATUS_...",
 # "HIP error", "hipErrorNoDevice", "ROCm", "NVIDIA-SMI", "NVRM: Xid")
 GPU_WORDS = ("CUDA", "cuda", "Cuda", "NCCL", "nccl", "NVRM", "NVIDIA", "Nvidia", "nvidia-smi", "cudnn", "cuDNN",
-             "CUDNN", "cublas", "cuBLAS", "CUBLAS", "HIP error", "hipError", "ROCm")
+             "CUDNN", "cublas", "cuBLAS", "CUBLAS", "HIP error", "hipError", "ROCm", "HSA_STATUS_ERROR")
 _GPU_BYTES = tuple(word.encode() for word in GPU_WORDS)
 
 # the words that a host's or a path's name may hold too, read where they are no part of one (a host's name holds no
@@ -37,7 +40,7 @@ _WORDS = (r"(?<![A-Za-z])Xid(?![A-Za-z])|(?<![A-Za-z])rocm"                # NVR
           r"|(?<![A-Za-z/])GPUs?(?![a-z/-])"                                # GPU 3, GPUs, GPU0, /device:GPU:0
           r"|(?:lib|/dev/)nvidia|nvidia\.com/gpu"                          # libnvidia-ml, /dev/nvidia0, k8s
           r"|(?<![A-Za-z0-9/@.-])(?:amdgpu|AMDGPU)(?=[ :_\]]|$)"          # the kernel's AMD GPU driver: dmesg
-          r"|_gpus?|gpus?_|(?<![A-Za-z0-9])n_?gpus?(?![A-Za-z0-9])"     # per_gpu_, num_gpus, ngpus
+          r"|(?P<ident>_gpus?|gpus?_)|(?<![A-Za-z0-9])n_?gpus?(?![A-Za-z0-9])"  # per_gpu_, num_gpus, ngpus
           r"|(?<![A-Za-z0-9/@-])gpus?(?![A-Za-z0-9/.\[-])")                  # --gres=gpu:4, args.gpu, "gpu"
 _OPTION = r"--[A-Za-z-]*gpu"                                               # --gpus, --num-gpus
 _GPU = lazy_regex(_WORDS)
@@ -54,21 +57,46 @@ def _loose(source: Any, words: tuple[Any, ...], pattern: re.Pattern[Any], option
     """One of _WORDS's matches, or an option's, around an occurrence of its word. Each occurrence's few characters
     around it are read once (a log whose every line names its node "gpu-07" repeats them): a match found there starts
     at most _BEFORE before the word, with a character before it for its lookbehind, and ends well inside them."""
-    seen: dict[Any, bool] = {}
+    seen: dict[Any, bool | None] = {}
     dashes = "--" if isinstance(source, str) else b"--"
     for word in words:
         at = source.find(word)
         while at >= 0:
             start = max(0, at - _BEFORE)
             near = source[start:at + len(word) + _AFTER]
-            if (told := seen.get(near)) is None:
+            if near in seen:
+                told = seen[near]
+            else:
                 found = pattern.search(near)
                 told = seen[near] = found is not None and (start == 0 or found.start() > 0) \
-                    and found.start() <= at - start
+                    and found.start() <= at - start and (None if found.group("ident") else True)
+            if told is None:
+                # (a program's name with "gpu_" or "_gpu" in it, "per_gpu_batch_size": none where the name is a part
+                # of a path, "/home/me/gpu_tests/run.py", "/data/my_gpu/")
+                told = not _in_path(source, at, len(word))
             if told or word in ("gpu", b"gpu") and _option(source, at, dashes, option):
                 return True
             at = source.find(word, at + 1)
     return False
+
+
+def _in_path(source: Any, at: int, size: int) -> bool:
+    """The name that holds the word at ``at`` (its letters, digits and "_" about it) is a part of a path: a "/" or a
+    "\\" just before or after it; not a conda environment's directory (after "envs/"), whose name says what it was
+    built for."""
+    slashes = ("/", "\\") if isinstance(source, str) else (b"/", b"\\")
+    left, right = at, at + size
+    while left > 0 and _name_char(source[left - 1:left]):
+        left -= 1
+    while right < len(source) and _name_char(source[right:right + 1]):
+        right += 1
+    if source[max(0, left - 5):left] in (("envs/", "envs\\") if isinstance(source, str) else (b"envs/", b"envs\\")):
+        return False        # (a conda environment's name, "/envs/pytorch_gpu/bin/python": one built for a GPU)
+    return (left > 0 and source[left - 1:left] in slashes) or source[right:right + 1] in slashes
+
+
+def _name_char(char: Any) -> bool:
+    return bool(char) and (char.isalnum() or char in ("_", b"_"))
 
 
 def _option(source: Any, at: int, dashes: Any, option: re.Pattern[Any]) -> bool:

@@ -257,8 +257,9 @@ _CONDOR_OUTSIDE_HOLDS = {1: "the user held it (condor_hold)", 3: "the job's peri
 # a later end of a job in the log (terminated): a hold before it was not the job's end (released, run again); a
 # release or an execution again alone does not say how the job then ended
 _CONDOR_ENDED_LATER = lazy_regex(r"^0?05 \(\d+\.\d+\.\d+\) ", re.MULTILINE)
-# any later event of the log (an event's head: its number, 000-039 in HTCondor's ULOG codes, and the job's id)
-_CONDOR_ANY_LATER = lazy_regex(r"^0[0-3]\d \(\d+\.\d+\.\d+\) ", re.MULTILINE)
+# any later event of the log (an event's head: its number, 000-039 in HTCondor's ULOG codes, and the job's id: its
+# cluster and proc, "101.000", then its subproc)
+_CONDOR_ANY_LATER = lazy_regex(r"^0[0-3]\d \((?P<job>\d+\.\d+)\.\d+\) ", re.MULTILINE)
 # the line that closes an event of the log
 _CONDOR_EVENT_END = lazy_regex(r"^\.\.\.[ \t]*$", re.MULTILINE)
 # HTCondor's later events of a job (its log goes on): submitted (000), executing (001), terminated (005), released (013)
@@ -900,13 +901,17 @@ def _condor_other_ends(text: str) -> list[RankDeath]:
 
 def condor_event_passed(text: str, at: int) -> bool:
     """The text at offset ``at`` lies in an event of HTCondor's job event log (its head at or before it, no "..."
-    between) that a later event of the log follows: an event the job got past, no end of the job (a shadow exception
-    after which the job ran again; only the log's last event says how it ended). One home: the reader of a shadow
-    exception's end (_condor_other_ends) and the lines of failure words of no reader (triage.load.logs.text)."""
+    between) that a later event of the same job (its cluster and proc) follows: an event the job got past, no end of
+    the job (a shadow exception after which the job ran again; only the job's last event in the log says how it ended).
+    One home: the reader of a shadow exception's end (_condor_other_ends) and the lines of failure words of no reader
+    (triage.load.logs.text)."""
     heads = [m for m in _CONDOR_ANY_LATER.finditer(text, max(0, at - 4000), at + 1) if m.start() <= at]
     if not heads or _CONDOR_EVENT_END.search(text, heads[-1].end(), at) is not None:
         return False
-    return _CONDOR_ANY_LATER.search(text, heads[-1].end()) is not None
+    # (a later event of the same job: a log of several jobs, a cluster's procs or a DAG's nodes, goes on with the
+    # others' events after one job's last)
+    return any(later.group("job") == heads[-1].group("job")
+               for later in _CONDOR_ANY_LATER.finditer(text, heads[-1].end()))
 
 
 def condor_passed_note(text: str, line: str) -> str:

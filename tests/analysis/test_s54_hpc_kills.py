@@ -58,7 +58,7 @@ RECORD = "Job Id: 4242.pbs01\n    Job_Name = train\n    job_state = F\n    resou
     ("Exit_status", -26, "crash", "requested vmem"),
     ("Exit_status", -28, "crash", "requested cput"),
     ("Exit_status", -29, "stopped", "walltime limit"),
-    ("exit_status", -10, "crash", "out of memory: PBS killed the job for exceeding its requested mem"),
+    ("exit_status", -10, "crash", "PBS killed the job at one of the resource limits"),  # (Torque 4's any limit too)
     ("exit_status", -11, "stopped", "walltime limit"),
 ])
 def test_pbs_kill_statuses_in_the_job_record(attr: str, code: int, kind: str, words: str, tmp_path: Path) -> None:

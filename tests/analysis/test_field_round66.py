@@ -7,17 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.report import report_lines as report
 from tests.realworld.metamorphic import TRANSFORMS
 from triage.analysis.analyze import analyze
 from triage.load.inputs import load_log_texts
-from triage.model import Report
 from triage.parsing.log_prefix import split_rank_prefix
 
 CASES = Path(__file__).resolve().parents[1] / "realworld" / "cases"
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 # Open MPI's own messages, which opal_output heads "[host:pid] " and begins with the function that speaks: the number

@@ -7,14 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.report import report_lines as report
 from triage.analysis.analyze import analyze
 from triage.load.inputs import load_log_texts
 from triage.model import Report
 from triage.parsing.rank_words import named_rank
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 def kind(result: Report) -> tuple[str, str | None]:

@@ -7,18 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.report import report_lines as report
 from triage.analysis.analyze import analyze
 from triage.load.inputs import load_log_texts
-from triage.model import Report
 from triage.parsing.frameworks import parse_framework_records
 
 _CASES = Path(__file__).resolve().parents[1] / "realworld" / "cases"
 _SUBMIT = ("000 (4242.000.000) 03/01 10:00:00 Job submitted from host: <10.0.0.1:9618?addrs=10.0.0.1-9618>", "...",
            "001 (4242.000.000) 03/01 10:00:05 Job executing on host: <10.0.0.7:9618?addrs=10.0.0.7-9618>", "...")
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 def test_a_hold_for_memory_is_the_starters_kill() -> None:

@@ -2,14 +2,8 @@
 
 from __future__ import annotations
 
+from tests.helpers.report import report_lines as report
 from tests.parsing.test_nccl_ras import REPORT
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 def test_store_barrier_timeout_is_an_init_hang_with_the_missing_count() -> None:   # metaseq#52

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import json
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
+from tests.helpers.report import report_lines as report
 
 WD = ("[rank{r}]:[E1001 10:00:0{r}.123456 {pid} ProcessGroupNCCL.cpp:616] [{pg}Rank {r}] Watchdog caught collective "
       "operation timeout: WorkNCCL(SeqNum={seq}, OpType={op}, NumelIn={n}, NumelOut={out}, Timeout(ms)=600000) ran "
@@ -16,10 +14,6 @@ WD = ("[rank{r}]:[E1001 10:00:0{r}.123456 {pid} ProcessGroupNCCL.cpp:616] [{pg}R
 
 def wd(rank: int, seq: int = 1580, op: str = "ALLREDUCE", n: int = 1024, out: int | None = None, pg: str = "") -> str:
     return WD.format(r=rank, pid=1000 + rank, pg=pg, seq=seq, op=op, n=n, out=n if out is None else out)
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 def verdict(*lines: str) -> tuple[str, list[int]]:

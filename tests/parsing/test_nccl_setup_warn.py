@@ -12,15 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
+from tests.helpers.report import report_lines as report
 from triage.parsing.nccl.tracker import NcclTracker
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
-
 
 _WORLD_START = ("n7:4410:4410 [1] NCCL INFO ncclCommInitRank comm 0x7f10a0 rank 1 nranks 4 cudaDev 1 nvmlDev 1 busId "
                 "2000 commId 0x91aa - Init START")

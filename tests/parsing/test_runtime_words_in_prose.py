@@ -9,9 +9,7 @@ import re
 
 import pytest
 
-from triage.analysis.analyze import analyze
-from triage.load.inputs import load_log_texts
-from triage.model import Report
+from tests.helpers.report import report_lines as report
 from triage.parsing import crashlog
 from triage.parsing.crashlog import parse_crash_line
 
@@ -138,10 +136,6 @@ def test_the_runtimes_own_line_is_not_quoted(line: str) -> None:
     # the negative: the words at the line's start, after a tag, a log head or a `: ` of the runtime's own
     result = parse_crash_line(line)
     assert result is not None and not result.quoted, result
-
-
-def report(*lines: str) -> Report:
-    return analyze(load_log_texts([("job.log", "\n".join(lines) + "\n")]))
 
 
 _STEPS = [f"epoch 1 step {n} loss 2.{9 - n // 100}" for n in range(100, 600, 100)]

@@ -9,7 +9,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from triage.lazy_regex import lazy_regex
-from triage.parsing.log_prefix import PREPENDED, RankPrefix, split_rank_prefix, without_pod_tag
+from triage.parsing.log_prefix import (
+    PREPENDED,
+    RankPrefix,
+    numbered_list_lines,
+    split_rank_prefix,
+    without_pod_tag,
+)
 from triage.parsing.nccl.lines import NcclInit, parse_nccl_line
 from triage.parsing.node_ranks import node_ranks, nproc_per_node
 
@@ -40,6 +46,8 @@ def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
     mapped to a rank when a line carries both (``[rank3]:node07:4121:4188 [3] NCCL ...``) or an
     NCCL init line of that process names its rank."""
     parsed = [split_rank_prefix(line) for line in lines]
+    for at in numbered_list_lines(lines):
+        parsed[at] = RankPrefix(None, None, lines[at])     # a list's number (R's frames, Node's stack), no srun label
     for at in range(1, len(parsed)):
         if parsed[at].rank is not None and parsed[at - 1].rank is None and lines[at - 1].rstrip().endswith(
                 _INPUT_LINE) and (number := _NUMBERED.match(lines[at])) and int(number.group(1)) == parsed[at].rank:

@@ -3,7 +3,7 @@
 Recognised (and nested up to a few deep):
 - ``[rank3]:`` (torchrun/PyTorch), ``[rank: 3] `` (Lightning's rank_prefixed_message),
   ``[host:3] `` / ``[host:3]+`` / ``[host:3]:`` (triage's tag, torchrun --role), ``[default0]:``
-  (torchrun --tee: a *local* rank), ``3: `` (srun --label),
+  (torchrun --tee: a *local* rank), ``3: `` (srun --label; never a numbered list's ``1: ``: numbered_list_lines),
   ``node07: `` (pdsh; lowercase names with a digit only), ``(RayTrainWorker pid=615, ip=10.0.0.6) ``,
   SkyPilot's ``(worker1, rank=1, pid=2210, ip=10.164.0.9) `` (the node: its rank= is the node's, no process's),
   vLLM's ``(VllmWorker TP2 pid=4757) `` / ``(VllmWorker rank=2 pid=4757) `` (rank 2), SGLang's
@@ -127,6 +127,75 @@ _ANY_HEAD = lazy_regex("|".join(
     "(?:" + re.sub(r"\(\?P<\w+>", "(?:", str(pattern.pattern)) + ")"
     for pattern in (_RANK, _MPI, _HOST_RANK, _IMPI, _TORCHX, _DETERMINED, _LOCAL, _LINE_NO, _LOGGER_HEAD, _STREAM_TAG,
                     _SKYPILOT, _RAY, _SGLANG, _K8S, _JULIA, _FAH, _SRUN, _SLURMSTEPD, _PDSH)))
+
+# A numbered list is no run of srun's task labels ("3: "): R's recover() frames ("Enter a frame number, or 0 to exit",
+# then "1: f(x)", "2: g(y)"), R's numbered warnings ("Warning messages:", then "1: In f() :", "2: ..."), R's
+# traceback() (numbered down to 1), Node.js's native stack ("FATAL ERROR: ..." or "----- Native stack trace -----",
+# then " 1: 0xb09c10 node::Abort() [node]"), Rust's backtrace ("stack backtrace:", then "   0: rust_begin_unwind").
+# srun's labels repeat their numbers, interleave and start at 0; a list is numbered 1..k (or k..1) once each, in order,
+# after its head line or with a frame or a call in every item. Its head, the nearest line before its first item that
+# is not blank:
+_LIST_HEAD = lazy_regex(r"\s*(?:Enter a frame number, or 0 to exit\b|(?:In addition: )?Warning messages?:\s*$|"
+                        r"(?:> )?traceback\(\)|Traceback\b|FATAL ERROR: |"
+                        r"[\W_]*(?i:stack backtrace|backtrace|stack ?trace|call ?stack|native stack trace|"
+                        r"js stack trace)[\W_]*$)")
+# (the head of a list numbered down to 1: R's traceback())
+_R_TRACEBACK = lazy_regex(r"\s*(?:> )?traceback\(\)")
+# (a head after which a list may start at 0: a backtrace's)
+_ZERO_HEAD = lazy_regex(r"[\W_]*(?i:stack backtrace|backtrace|stack ?trace|call ?stack)[\W_]*$")
+# (R's warnings are numbered from two; one warning under "Warning message:" is numbered 1 in some pastes)
+_ONE_ITEM_HEAD = lazy_regex(r"\s*(?:In addition: )?Warning messages?:\s*$")
+# an item that is a frame or a call: a native frame's address (Node's "0xb09c10 ", "00007FF655E1542D "), a call
+# ("SnowParam(4, type = ...)", "In f() :", "node::Abort() [node]")
+_FRAME_ITEM = lazy_regex(r"(?:0x[0-9A-Fa-f]{4,16}|[0-9A-Fa-f]{16})\b|(?:In )?[\w.:$@<>~]+\(")
+
+
+def numbered_list_lines(lines: list[str] | tuple[str, ...]) -> frozenset[int]:
+    """The indexes of ``lines`` whose leading ``N: `` numbers a list (see _LIST_HEAD), not srun's task label: a run of
+    items numbered 1..k, or k..1 (R's traceback()), or 0..k after a backtrace's head, each item's own lines after it
+    indented, with a head line before it or a frame or a call in every item, neither an item just before it nor one
+    just after it (srun's labels of tasks interleaved)."""
+    items: dict[int, tuple[int, str]] = {}
+    for at, line in enumerate(lines):
+        if (line[:1].isdigit() or line[:1] == " ") and (match := _SRUN.match(line)) is not None:
+            items[at] = int(match.group(1)), line[match.end():]
+    if len(items) < 1:
+        return frozenset()
+    listed: set[int] = set()
+    order = sorted(items)
+    taken = 0
+    while taken < len(order):
+        start = order[taken]
+        run = [start]
+        first = items[start][0]
+        step = 1 if first in (0, 1) else -1
+        while True:
+            at = run[-1] + 1
+            while at < len(lines) and at not in items and lines[at][:1] in (" ", "\t") and lines[at].strip():
+                at += 1     # (an item's own indented lines: R's warning's words, Rust's "at file:line")
+            if at in items and items[at][0] == items[run[-1]][0] + step and (step == 1 or items[run[-1]][0] > 1):
+                run.append(at)
+            else:
+                break
+        taken += len(run)
+        last = items[run[-1]][0]
+        after = run[-1] + 1
+        while after < len(lines) and after not in items and lines[after][:1] in (" ", "\t") and lines[after].strip():
+            after += 1
+        before = start - 1
+        while before >= 0 and not lines[before].strip():
+            before -= 1
+        if (step == -1 and last != 1) or after in items or before in items:
+            continue
+        head = before >= 0 and (_LIST_HEAD if step == 1 else _R_TRACEBACK).match(lines[before]) is not None
+        frames = all(_FRAME_ITEM.match(items[at][1].lstrip()) is not None for at in run)
+        if first == 0 and not (head and _ZERO_HEAD.match(lines[before])):
+            continue
+        if (len(run) >= 2 and (head or frames)) or (len(run) == 1 and first == 1 and before >= 0
+                                                   and _ONE_ITEM_HEAD.match(lines[before]) is not None):
+            listed.update(run)
+    return frozenset(listed)
+
 
 def without_pod_tag(line: str) -> str:
     """The line without a leading ``kubectl logs --prefix`` tag (and what it carried after it), else the line."""

@@ -311,12 +311,6 @@ def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str 
             # error after its "Error in ...", is its block's own words, no failure of its own)
             last = base + at + text.count("\n", death.offset, death.end)
             scan.orphans = [item for item in scan.orphans if not base + at < item[0] <= last]
-            for rank, items in list(scan.failures.items()):     # (R's numbered warnings, "1: In f() :", no rank's)
-                kept = [item for item in items if not base + at < item[0] <= last]
-                if kept and len(kept) < len(items):
-                    scan.failures[rank] = kept
-                elif not kept:
-                    del scan.failures[rank]
         if death.rank is not None:
             scan.ranks_seen.add(death.rank)
             if death.host:

@@ -5,8 +5,9 @@ memory``, ``XPU out of memory``, a GPU error in a library's words (AMReX's ``CUD
 memory``), HIP's ``hipErrorOutOfMemory``, ``cudaErrorMemoryAllocation``, Level Zero's
 ``ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY``, MindSpore's ``Device(id:N) memory isn't enough``, XLA's
 ``RESOURCE_EXHAUSTED: Out of memory`` and its StreamExecutor allocator's ``Failed to allocate request for SIZE (NB) on
-device ordinal N``) or the host's OOM killer (the kernel's ``Out of memory: Killed process``,
-``oom-kill``, ``invoked oom-killer``, Kubernetes' ``OOMKilled``, srun's
+device ordinal N``), Node.js's (V8's) ``Allocation failed - JavaScript heap out of memory`` (``... process out of
+memory``, V8's own ``Fatal javascript OOM in ...``: triage.parsing.node_heap) or the host's OOM killer (the
+kernel's ``Out of memory: Killed process``, ``oom-kill``, ``invoked oom-killer``, Kubernetes' ``OOMKilled``, srun's
 ``Out Of Memory``, a crash record the kernel's OOM line explains). The verdict's kind stays what it is; only a failure's
 verdict with no other subkind gets it, and never from triage's own guess (``SIGKILL is often the kernel OOM killer``):
 the words must be the input's.
@@ -26,6 +27,7 @@ _OOM = lazy_regex(
     r"|\b(?:ZE|UR)_RESULT_ERROR_OUT_OF_DEVICE_MEMORY\b"
     r"|\bDevice(?:\(id:\d+\))? memory isn't enough and alloc failed\b"
     r"|\bRESOURCE_EXHAUSTED: Out of memory\b"
+    r"|\bAllocation failed - (?:JavaScript heap|process) out of memory\b|\bFatal (?:javascript|process) OOM in\b"
     r"|\bFailed to allocate request for [\d.]+ ?[KMGTP]?i?B \(\d+B\) on device ordinal \d+"
     r"|\bOut of memory: Kill(?:ed)? process\b|\boom-kill(?:er)?\b|\boom_kill_process\b|\bOOMKilled\b"
     r"|\bsrun: (?:error: )?[^\n]{0,80}?Out Of Memory\b|\bDetected \d+ oom[_-]kill events?\b"

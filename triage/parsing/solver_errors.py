@@ -67,7 +67,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 
 from triage.lazy_regex import lazy_regex
-from triage.parsing import fatal_ending, hpc_codes
+from triage.parsing import fatal_ending, hpc_codes, node_heap
 from triage.parsing.launchers import RankDeath
 from triage.parsing.progress import is_progress, mentions_progress, went_on_after
 from triage.parsing.regex_gate import finditer, holds_any
@@ -189,7 +189,8 @@ _CTEST = lazy_regex(r"^[ \t]*(?:\d+/\d+ )?Test[ \t]+#\d+: \S+ \.*[ \t]*(?P<how>P
 def parse_solver_errors(text: str, line_ranks: Sequence[int | None] | None = None) -> tuple[RankDeath, ...]:
     """The banners above in ``text``, in text order; ``line_ranks``: the rank each line's own prefix named (the text's
     prefixes taken off): a banner that names no rank is its line's rank's. Never raises."""
-    if not holds_any(text, MARKERS) and not holds_any(text, fatal_ending.MARKERS):
+    if not holds_any(text, MARKERS) and not holds_any(text, fatal_ending.MARKERS) and not holds_any(
+            text, node_heap.MARKERS):
         return ()
     out: list[RankDeath] = []
     seen: set[int | None] = set()
@@ -274,7 +275,11 @@ def _endings(text: str, seen: set[int | None], rank_at: Callable[[int], int | No
     error it raised, or its death by the signal the words name (raised, with ``signal``). One a rank (the first), and
     none at a banner this module read already."""
     out: list[RankDeath] = []
-    for rank, signal, host, what, start, end in fatal_ending.endings(text):
+    node = node_heap.endings(text)       # (Node's "FATAL ERROR: ... Allocation failed": its own reader's, no other's)
+    taken = {start for _, _, _, _, start, _ in node}
+    for rank, signal, host, what, start, end in sorted(
+            (*node, *(ending for ending in fatal_ending.endings(text) if ending[4] not in taken)),
+            key=lambda ending: ending[4]):
         if start in banners or went_on(end):
             continue
         abort = _ABORT_RANK.search(text, end, min(len(text), end + _ABORT_WINDOW))

@@ -162,6 +162,9 @@ def numbered_list_lines(lines: list[str] | tuple[str, ...]) -> frozenset[int]:
     if len(items) < 1:
         return frozenset()
     listed: set[int] = set()
+    # (srun's own record names tasks of those numbers, "srun: error: node02: tasks 2-3: Exited with exit code 1": its
+    # labels; a list of frames or calls with no head line is none there)
+    srun_tasks = _srun_task_numbers(lines)
     order = sorted(items)
     taken = 0
     while taken < len(order):
@@ -188,13 +191,33 @@ def numbered_list_lines(lines: list[str] | tuple[str, ...]) -> frozenset[int]:
         if (step == -1 and last != 1) or after in items or before in items:
             continue
         head = before >= 0 and (_LIST_HEAD if step == 1 else _R_TRACEBACK).match(lines[before]) is not None
-        frames = all(_FRAME_ITEM.match(items[at][1].lstrip()) is not None for at in run)
+        frames = all(_FRAME_ITEM.match(items[at][1].lstrip()) is not None for at in run)  and (
+            srun_tasks is None or srun_tasks.isdisjoint(items[at][0] for at in run))
         if first == 0 and not (head and _ZERO_HEAD.match(lines[before])):
             continue
         if (len(run) >= 2 and (head or frames)) or (len(run) == 1 and first == 1 and before >= 0
                                                    and _ONE_ITEM_HEAD.match(lines[before]) is not None):
             listed.update(run)
     return frozenset(listed)
+
+
+_SRUN_TASK_RECORD = lazy_regex(r"srun: error: (?:[\w.-]+: )?tasks? (?P<tasks>\d+(?:[,-]\d+)*): ")
+
+
+def _srun_task_numbers(lines: list[str] | tuple[str, ...]) -> frozenset[int] | None:
+    """The task numbers srun's own records in ``lines`` name ("srun: error: node03: tasks 2-3: Exited with exit code
+    1"), or None where no such record is in them."""
+    named: set[int] = set()
+    for line in lines:
+        if "srun: error: " not in line or (match := _SRUN_TASK_RECORD.search(line)) is None:
+            continue
+        for part in match.group("tasks").split(","):
+            low, _, high = part.partition("-")
+            if high and int(high) - int(low) <= 100_000:
+                named.update(range(int(low), int(high) + 1))
+            else:
+                named.add(int(low))
+    return frozenset(named) if named else None
 
 
 def without_pod_tag(line: str) -> str:

@@ -76,3 +76,21 @@ def test_real_paddle_env_keeps_its_gpu(tmp_path: Path) -> None:
     # PaddlePaddle/PaddleClas#2767: the launcher's command runs the conda environment 'paddle_gpu''s python
     text = (CASES / "PaddlePaddle__PaddleClas__2767" / "log.txt").read_text()
     assert shows_gpu(text)
+
+
+DMESG = ("[22340.105480] amdgpu 0000:03:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:24 vmid:8 pasid:32776, for "
+         "process python3 pid 172866 thread python3 pid 172866)\n")
+
+
+@pytest.mark.parametrize("line", [DMESG, DMESG.replace("[gfxhub]", "[gfxhub0] retry"),
+                                  DMESG.replace("[gfxhub]", "[mmhub0] no-retry")])
+def test_the_amdgpu_drivers_page_fault_before_sruns_segfault_is_the_fault(line: str, tmp_path: Path) -> None:
+    got = report_log(line + "srun: error: cn07: task 0: Segmentation fault (core dumped)\n", tmp_path)[1]
+    verdict = got["verdict"]
+    assert verdict["kind"] == "crash" and verdict["culprit_ranks"] == [0] and "page fault" in verdict["summary"]
+    assert "AMD_SERIALIZE_KERNEL=3" in " ".join(got["next_steps"])
+
+
+def test_the_drivers_name_in_prose_is_no_fault(tmp_path: Path) -> None:
+    _code, got = report_log("see the amdgpu docs on [gfxhub] page faults\nstep 10 loss 0.1\ntraining done\n", tmp_path)
+    assert "page fault" not in got.get("verdict", {}).get("summary", "")

@@ -33,6 +33,7 @@ _CUDA_ERROR_LINES = (
     "cuda runtime error (59) : device-side assert triggered at /src/THC/generic/THCTensorMath.cu:26",
     "THCudaCheck FAIL file=/src/THC/THCCachingHostAllocator.cpp line=278 error=59 : device-side assert triggered",
     "Memory access fault by GPU node-4 (Agent handle: 0x55d0c1a3e0b0) on address 0x7f2a3c000000. Reason: Page not present",
+    "amdgpu 0000:03:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:24 vmid:8 pasid:32776, for process python3 pid 1)",
     "Callback: Queue 0x7f2301400000 aborting with error : HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent",
     "ZE_RESULT_ERROR_DEVICE_LOST",
     "HIP error: invalid device function",

@@ -13,7 +13,7 @@ from triage.model import MismatchKind, Verdict, VerdictKind
 from triage.model.evidence import GPU_WAIT, RankActivityFact
 from triage.parsing import node_heap
 from triage.parsing.crashlog import REMOTE_TARGET_TEXT
-from triage.parsing.frameworks import K8S_JOB_BACKOFF, PBS_ANY_LIMIT
+from triage.parsing.frameworks import K8S_JOB_BACKOFF, PBS_ANY_LIMIT, SPARK_LOST
 from triage.parsing.launch_failure import LAUNCH_TEXT, LAUNCHER_ITSELF
 from triage.parsing.peers import NO_BINARY_NOTE
 
@@ -181,6 +181,12 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = Tru
                          "ncpus the cores they use at once, so threads beyond the cores asked for (OMP_NUM_THREADS, "
                          "torch.set_num_threads, DataLoader workers, BLAS threads) use them up: match the threads to "
                          "-l ncpus (or select=...:ncpus=), or raise -l cput")
+        elif SPARK_LOST in summary:
+            # (the driver's word that an executor was lost, with no word of why: its container's end tells)
+            steps.append("find how the executor's container ended: on Kubernetes, `kubectl describe pod` of the "
+                         "executor's pod (a last state of OOMKilled, exit code 137, is its kill at its memory limit: "
+                         "raise spark.executor.memory or spark.executor.memoryOverhead) and `kubectl logs --previous`; "
+                         "on YARN, `yarn logs -applicationId APPLICATION_ID` and the NodeManager's log")
         elif PBS_ANY_LIMIT in summary:
             # (older Torque's server mail, "Job exceeded some resource limit (walltime, mem, etc.)": which limit, its
             # resources_used against the job's requests tell)

@@ -31,6 +31,7 @@ from triage.analysis.settle import (
     SETTLE_K8S_JOB,
     SETTLE_LAUNCHER,
     SETTLE_RANK,
+    SETTLE_SPARK,
     SETTLE_UNREAD,
     mpi_size_body,
     settle_hang,
@@ -52,7 +53,7 @@ from triage.model.evidence import (
     ReportedMismatch,
 )
 from triage.parsing.crashlog import SIZE_CHECK_TEXT
-from triage.parsing.frameworks import K8S_JOB_BACKOFF
+from triage.parsing.frameworks import K8S_JOB_BACKOFF, SPARK_LOST
 from triage.parsing.launch_failure import LAUNCHER_ITSELF
 from triage.parsing.mpi_errors import MPI_SIZE_TEXT
 from triage.parsing.rendezvous import STORE_WAIT_DETAIL
@@ -258,7 +259,8 @@ def unattributed_verdict(failures: tuple[ExitInfo, ...]) -> tuple[Verdict, Findi
         return verdict, Finding(kind.value, (), verdict.summary, first.evidence, root_cause=True)
     # (a network failure: the link settles it, not which rank reported it)
     settle = (settle_network(first.message or "", first.host) if kind is VerdictKind.NETWORK_ERROR
-              else SETTLE_K8S_JOB if K8S_JOB_BACKOFF in (first.message or "") else SETTLE_RANK)
+              else SETTLE_K8S_JOB if K8S_JOB_BACKOFF in (first.message or "")
+              else SETTLE_SPARK if SPARK_LOST in (first.message or "") else SETTLE_RANK)
     verdict = headline.verdict(kind, f"{first.message} [{settle}]", culprit_host=first.host,
                                qualifier=f"{where} (rank unknown: no line of this input ties it to a rank)")
     return verdict, Finding(kind.value, (), verdict.summary, first.evidence, root_cause=True)

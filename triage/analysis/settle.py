@@ -58,6 +58,10 @@ SETTLE_RANK = (f"which rank: the ranks' own output with their rank prefixes ({PE
 SETTLE_K8S_JOB = ("which pod and why: this input holds the Job's events only; the pods' own logs (`kubectl logs POD`, "
                   "`--previous` for a restarted container) and `kubectl describe pod` would tell which container "
                   "failed and why")
+# What would settle an executor Spark's driver lost with no word of why (triage.parsing.frameworks.SPARK_LOST): the
+# note names the executor and where its end is told
+SETTLE_SPARK = ("Spark's executors are no ranks: the lost executor's own log and its container's end, named above, "
+                "would settle it")
 # What would settle the launcher's own death by a signal (mpirun's, not a rank's): its installation on that host
 SETTLE_LAUNCHER = ("`ompi_info` and `which mpirun` on that host would settle it: the launcher's own installation, "
                    "no rank's output (where its frames run through hwloc's topology load, `lstopo` run there shows "

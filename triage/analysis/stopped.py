@@ -66,6 +66,12 @@ _TO_DO = (
         "preemption by the scheduler's queues, the application master releasing it, a `yarn application -kill`); "
         "the container's own log (`yarn logs -applicationId APPLICATION_ID`) says what it did last; where the "
         "NodeManager's log says it ran beyond its memory limits, raise spark.executor.memoryOverhead")),
+    # (triage.parsing.frameworks.K8S_DEADLINE: a Job's or a pod's activeDeadlineSeconds; before "time limit")
+    ("at its activeDeadlineSeconds", (
+        "if the job needed more time, raise its deadline (the Job's spec.activeDeadlineSeconds, or the pod's) or "
+        "checkpoint more often and resume from the last checkpoint; if it should have finished in time, it was slow or "
+        "hung before the deadline (or its pods waited to be scheduled: the deadline counts from the Job's start): "
+        "`kubectl describe job` and the pods' own logs (`kubectl logs POD`) show where the time went")),
     ("time limit", ("if the job needed more time, raise its limit (Slurm's sbatch --time, PBS's -l walltime, LSF's "
                    "bsub -W or, for CPU time, -c, Grid Engine's -l h_rt) or checkpoint more often and requeue from the "
                    "last checkpoint; if it should have finished in time, it was slow or hung before the limit: look "

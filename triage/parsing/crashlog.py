@@ -178,6 +178,11 @@ _CUDA_ERROR = lazy_regex(
     # "Memory access fault by GPU node-4 (Agent handle: 0x55d0c1a3e0b0) on address 0x7f2a3c000000. Reason: Page not
     # present or supervisor privilege." (node-N is the KFD topology node, not the device index)
     r"\bMemory access fault by GPU node-\d+ \(Agent handle: 0x[0-9a-fA-F]+\) on address (?:0x[0-9a-fA-F]+|\(nil\))\.|"
+    # the kernel's amdgpu driver on the same fault, in a dmesg pasted with the job's output (gmc_v9_0.c, amdgpu_gmc.c:
+    # "amdgpu 0000:03:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:24 vmid:8 pasid:32776, for process python3 pid
+    # 172866 thread python3 pid 172866)", older "[gfxhub0] retry page fault (src_id:0 ...", "[mmhub0] no-retry page
+    # fault")
+    r"\bamdgpu\b[^\n]{0,40}?\[(?:gfx|mm)hub\d*\] (?:retry |no-retry )?page fault \(src_id:\d+|"
     # ROCm's HIP runtime (rocclr's rocdevice.cpp) on a queue's error, before it aborts: ":0:rocdevice.cpp :2984: 65456
     # us: [pid:196431 tid:0x7f23] Callback: Queue 0x7f2301400000 aborting with error : HSA_STATUS_ERROR_MEMORY_APERTURE_
     # VIOLATION: The agent attempted to access memory beyond the largest legal address. code: 0x29" (older:

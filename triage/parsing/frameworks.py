@@ -72,7 +72,8 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "flux-job: task(s)", "exit-timeout=", "killed by YARN", "Current usage: ",
            "to reliably start one or more daemons", "Host EC2", "instance-terminated-", "marked-for-termination",
            "termination is imminent", "imminent node shutdown", "is frozen!", " terminated.", ". Exit status: ",
-           "PAPI error code 1", "BackoffLimitExceeded", "specified backoff limit")
+           "PAPI error code 1", "BackoffLimitExceeded", "specified backoff limit", "DeadlineExceeded",
+           "specified deadline", "Lost executor")
 # the words of its records that come mid-log, not at the job's end: YARN's NodeManager log goes on after it kills a
 # container (its other containers, the clean-up), "Container [pid=P,containerID=C] is running beyond physical memory
 # limits. Current usage: ..." (Spark's driver's "ERROR ... Lost executor N on H: Container killed by YARN ..." is found
@@ -119,6 +120,16 @@ _YARN_MEMORY = lazy_regex(
 # 431) in 120 ms on n4 (executor 4) (32/400)", YARN's ApplicationMaster's "Final app status: SUCCEEDED, exitCode: 0"
 _SPARK_WENT_ON = lazy_regex(r"\bJob \d+ finished: |\bFinished task \d+(?:\.\d+)? in stage \d+(?:\.\d+)? \(TID \d+\)|"
                             r"\bFinal app status: SUCCEEDED\b")
+# Spark's driver's word that it lost an executor for a reason its own words do not tell (TaskSchedulerImpl: "Lost
+# executor $id on $host: $reason", ERROR; the reason a SlaveLost / ExecutorProcessLost of the cluster manager's
+# backend: Kubernetes' "Executor lost for unknown reasons" (the pod gone, its status not read), "Remote RPC client
+# disassociated. Likely due to containers exceeding thresholds, or network issues. ...", the heartbeat receiver's
+# "Executor heartbeat timed out after 123456 ms"): executor N on that host ended, why is in the cluster manager's
+# record of its container (its exit code, an OOMKilled), not in the driver's log
+_SPARK_LOST = lazy_regex(r"\bLost executor (?P<id>\S+) on (?P<host>[\w.-]+?)(?::\d+)?: (?P<why>Executor lost for "
+                         r"unknown reasons|Remote RPC client disassociated|Executor heartbeat timed out after \d+ ms)")
+SPARK_LOST = "Spark's driver lost executor"
+_SPARK_ON_K8S = lazy_regex(r"\b[Kk]ubernetes|\bkubectl\b|\bExecutorPods\w+")
 _YARN_HOST = lazy_regex(r"Lost executor \S+ on (?P<host>[\w.-]+?):|on host: (?P<on>[\w.-]+)")
 # Spark's YarnAllocator telling how YARN's container of an executor ended (resource-managers/yarn YarnAllocator.scala:
 # "Container marked as failed: $containerId on host: $host. Exit status: $exitStatus. [Possible causes: ...]
@@ -400,6 +411,18 @@ _K8S_EXIT = lazy_regex(r"Exit Code:\s+(?P<code>\d+)")
 # kubectl get pods' rows, behind the NAMESPACE column that -A (--all-namespaces) puts first: "ml-team   train-worker-0
 # 0/1   Completed   2 (31m ago)   40m"
 _K8S_NS = r"^(?:[a-z0-9][a-z0-9-]{0,62}[ \t]+)?"
+# the Job controller's and the kubelet's end of a Job or a pod at its activeDeadlineSeconds: the Job's Failed condition
+# (pkg/controller/job: reason DeadlineExceeded, "Job was active longer than specified deadline"; its event "Warning
+# DeadlineExceeded  2m  job-controller  Job was active longer than specified deadline"), a pod's status (the kubelet:
+# "Reason: DeadlineExceeded", "Message: Pod was active on the node longer than the specified deadline") and kubectl get
+# pods' "train-0   0/1   DeadlineExceeded   0   10m": a time limit, a stop from outside the job (its containers get
+# SIGTERM, then SIGKILL after their grace period), as Slurm's TIMEOUT
+K8S_DEADLINE = "Kubernetes stopped the job at its activeDeadlineSeconds"
+_K8S_DEADLINE = lazy_regex(r"\bJob was active longer than specified deadline\b|"
+                           r"\bPod was active on the node longer than the specified deadline\b|"
+                           r"^[ \t-]*[\"']?[Rr]eason[\"']?:[ \t]*[\"']?DeadlineExceeded\b|"
+                           r"\bWarning[ \t]+DeadlineExceeded\b|"
+                           + _K8S_NS + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+DeadlineExceeded\s+\d+", re.MULTILINE)
 _K8S_EVICTED = lazy_regex(r"^Reason:\s+Evicted\s*$(?:\nMessage:\s+(?P<msg>[^\n]+))?", re.MULTILINE)
 _K8S_EVICTED_ROW = lazy_regex(_K8S_NS + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+Evicted\s+\d+", re.MULTILINE)
 # a container's terminated state in Kubernetes' own fields, as a program that reads the API writes it: kubectl's YAML
@@ -708,6 +731,19 @@ def _memory_kills(text: str) -> list[RankDeath]:
                     if tail is not None else f"{what} exited with status {status} ({why}): {_line(text, match)}")
             out.append(RankDeath(None, None, status, host, None, note[:400], offset=match.start(), first=first))
         break                       # (the driver tells the same end on several lines)
+    for match in _SPARK_LOST.finditer(text) if not out and "Lost executor" in text else ():
+        if went_on_after(text, match.end()) or _SPARK_WENT_ON.search(text, match.end()) is not None:
+            continue                # (Spark runs a lost executor's tasks again: a job that went on did not end here)
+        # (the cluster manager's record of the executor's container says how it ended: its pod's last state, a kill
+        # for memory or an exit code, on Kubernetes)
+        where = ("the executor pod's `kubectl describe pod` (its last state and exit code) and `kubectl logs "
+                 "--previous`" if _SPARK_ON_K8S.search(text) is not None else
+                 "its container's own log and end (YARN: `yarn logs -applicationId ...`; Kubernetes: `kubectl "
+                 "describe pod`)")
+        note = (f"{SPARK_LOST} {match.group('id')} on {match.group('host')} ({match.group('why')}): how it ended is "
+                f"not in this input; {where} would tell")
+        out.append(RankDeath(None, None, None, match.group("host"), None, note[:400], offset=match.start()))
+        break                       # (the first executor lost: the others' after it may be its consequence)
     for match in _LSF_LIMIT.finditer(text):
         if went_on_after(text, match.end()):
             continue                # the words quoted in a job that went on after them: no end of this job
@@ -1581,6 +1617,14 @@ def _kubernetes(text: str) -> list[RankDeath]:
             out.append(RankDeath(None, None, 1, match.group("pod"), None, _line(text, match), offset=match.start(),
                                  code_unsaid=True))
             break        # (the kubelet repeats it: the container failed; its own log says why)
+    for match in _K8S_DEADLINE.finditer(text) if not out else ():
+        if went_on_after(text, match.end()):
+            continue                # (an old Job's event in a listing, the job went on)
+        pod = match.group("pod")
+        note = (f"{K8S_DEADLINE}{f' (pod {pod})' if pod else ''}: its time limit was reached: "
+                f"{_line(text, match)}")
+        out.append(RankDeath(None, "SIGTERM", None, pod, None, note[:400], offset=match.start(), outside=True))
+        break                       # (the Job's one end; its events and conditions repeat it)
     if not out and (limit := _K8S_BACKOFF_LIMIT.search(text)) is not None:
         # the Job failed, retried to its backoff limit, and no pod's own state or output is in the input (`kubectl
         # describe job` alone): the failure, of no rank, and where its cause is

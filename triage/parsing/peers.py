@@ -51,9 +51,23 @@ def noted(text: str) -> str:
     return clip_keeping(text, 400, keep)
 
 
+# a C library's error message (strerror's, as perror and most tools end their line with it: "...: No such file or
+# directory") glued to the next line's first word where a paste lost the line end between them ("fatal error:
+# cuda_runtime.h: No such file or directorycompilation terminated."): the message ends its line, so the rest is the
+# next line's
+_GLUED_STRERROR = lazy_regex(
+    r"\b(?:No such file or directory|Permission denied|No space left on device|Disk quota exceeded|Connection "
+    r"refused|Connection reset by peer|Connection timed out|Cannot allocate memory|Too many open files|Input/output "
+    r"error|Broken pipe|Address already in use|Network is unreachable|No route to host|Operation not permitted|"
+    r"Read-only file system|Is a directory|Not a directory|File exists|Resource temporarily unavailable|Device or "
+    r"resource busy|Bad file descriptor|Transport endpoint is not connected)(?=[A-Za-z])")
+
+
 def shortened(text: str, limit: int = 300) -> str:
     """A failure line's text cut to ``limit`` characters for a summary, keeping the note this module put after it
-    (what would settle a set-up failure): the line is cut, never the note."""
+    (what would settle a set-up failure): the line is cut, never the note; a C library's error message glued to the
+    next line's words (_GLUED_STRERROR) ends it."""
+    text = _unglued_strerror(text)
     if len(text) <= limit:
         return text
     for note in (*(note for _pattern, note in _SETUP_NOTES), CUDA_SETUP_NOTE, NO_BINARY_NOTE):
@@ -62,6 +76,15 @@ def shortened(text: str, limit: int = 300) -> str:
             peer = PEER.search(body)
             return clip_keeping(body, max(limit - len(note), 120), [peer.span()] if peer else []) + note
     return cut_at_word(text, limit)
+
+
+def _unglued_strerror(text: str) -> str:
+    glued = _GLUED_STRERROR.search(text) if "o" in text else None
+    if glued is None:
+        return text
+    note = next((note for note in (*(note for _pattern, note in _SETUP_NOTES), CUDA_SETUP_NOTE, NO_BINARY_NOTE)
+                 if text.endswith(note) and len(text) - len(note) >= glued.end()), "")
+    return text[:glued.end()] + note
 
 
 def cut_at_word(text: str, limit: int) -> str:

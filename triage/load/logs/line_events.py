@@ -26,11 +26,13 @@ from triage.parsing.crashlog import (
     REMOTE_TARGET_TEXT,
     CrashLine,
     CrashLineKind,
+    has_marker,
     parse_crash_line,
     rank_in_message,
 )
 from triage.parsing.desync import Fingerprint
 from triage.parsing.gloo import GlooTimeout
+from triage.parsing.named_failure import named_failure
 from triage.parsing.nccl.lines import NcclWarn, parse_nccl_line
 from triage.parsing.rendezvous import (
     COORDINATION_KINDS,
@@ -39,6 +41,7 @@ from triage.parsing.rendezvous import (
     InitWaitKind,
     coordination_more,
 )
+from triage.parsing.unread_failure import unread_failure
 from triage.parsing.watchdog import HEARTBEAT_DETAIL, WatchdogKind, parse_watchdog_line
 
 
@@ -82,6 +85,42 @@ def nccl_detail_of(rank: int | None, order: int, scan: LogScan) -> tuple[int, Cr
     first = next((item for item in items[-tail:] if not item[1].collateral), items[-tail])
     del items[-tail:]
     return first
+
+
+def colon_message(rest: str, rank: int | None, order: int, scan: LogScan) -> bool:
+    """A failure line that ends in its colon ("ERROR: worker 3 failed with:") and this line, the next one of the same
+    owner, the message it introduces ("  disk quota exceeded while writing checkpoint"): the failure line takes it, so
+    its summary says what failed. Whether it was taken (then this line is read no further)."""
+    words = rest.strip()
+    if not words or not _after_colon(rank, order, scan) or has_marker(rest) or "Traceback" in rest \
+            or words.startswith(("File \"", "frame #")) or named_failure(rest, rank) is not None \
+            or unread_failure(rest) is not None:
+        return False        # (a line read on its own: a failure of its own, a traceback's)
+    items = scan.failures.get(rank, []) if rank is not None else scan.orphans
+    if items and items[-1][0] == order - 1 and items[-1][1].text.rstrip().endswith(":"):
+        at, line, path = items[-1]
+        items[-1] = (at, replace(line, text=f"{line.text.rstrip()} {words}"[:400]), path)
+        return True
+    if scan.named_failures and scan.named_failures[-1][0] == order - 1 \
+            and scan.named_failures[-1][2].text.rstrip().endswith(":"):
+        at, who, named, path = scan.named_failures[-1]
+        scan.named_failures[-1] = (at, who, replace(named, text=f"{named.text.rstrip()} {words}"[:400]), path)
+        return True
+    if rank is None and scan.unread and scan.unread[-1][0] == order - 1 \
+            and scan.unread[-1][1].text.rstrip().endswith(":"):
+        at, unread, host, path = scan.unread[-1]
+        scan.unread[-1] = (at, replace(unread, text=f"{unread.text.rstrip()} {words}"[:400]), host, path)
+        return True
+    return False
+
+
+def _after_colon(rank: int | None, order: int, scan: LogScan) -> bool:
+    """The line before ``order`` was a failure line of this owner (or a named or unread one) that ends in its colon."""
+    items = scan.failures.get(rank, []) if rank is not None else scan.orphans
+    last = [items[-1][:2]] if items else []
+    last += [(scan.named_failures[-1][0], scan.named_failures[-1][2])] if scan.named_failures else []
+    last += [scan.unread[-1][:2]] if rank is None and scan.unread else []
+    return any(at == order - 1 and line.text.rstrip().endswith(":") for at, line in last)
 
 
 def joined_terminate(rest: str, rank: int | None, order: int, scan: LogScan) -> CrashLine | None:

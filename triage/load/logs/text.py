@@ -15,6 +15,7 @@ from triage.lazy_regex import lazy_regex
 from triage.load.logs.facts import sole_process, world_size_facts
 from triage.load.logs.line_events import (
     REMOTE_TARGET_MARKER,
+    colon_message,
     coordination_line,
     grpc_remote_target,
     joined_terminate,
@@ -824,6 +825,8 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
                 scan.orphans.append(item)
                 if host:        # a process of no known rank whose prefix names its node (Ray's ip=, a pod)
                     scan.orphan_hosts.setdefault(crash, host)
+    if not parsed and colon_message(rest, rank, order, scan):
+        return              # (the message of the failure line above it, which ended in its colon)
     if loud and (rank is None or not parsed) and len(scan.named_failures) < MAX_UNPARSED \
             and (named := named_failure(rest, rank)) is not None:
         scan.named_failures.append((order, named[0], named[1], path))

@@ -87,7 +87,8 @@ def test_the_task_srun_names_after_the_memory_kill_is_its_rank(tmp_path: Path) -
     assert "kernel OOM killer" not in got["summary"]
 
 
-@pytest.mark.parametrize("srun", ["srun: error: n12: tasks 0-3: Killed\n", "srun: error: n13: task 3: Killed\n", ""])
+@pytest.mark.parametrize("srun", ["srun: error: n12: tasks 0-3: Killed\n", "srun: error: n13: task 3: Killed\n", "",
+                                  "srun: error: n12: task 0: Killed\nsrun: error: n12: tasks 1-3: Killed\n"])
 def test_no_rank_where_srun_names_several_tasks_or_another_node(srun: str, tmp_path: Path) -> None:
     got = failure_verdict(KILL + srun, tmp_path)
     assert got["kind"] == "crash" and got["culprit_ranks"] == [] and "out of memory: Slurm killed" in got["summary"]

@@ -808,14 +808,15 @@ def _memory_kills(text: str) -> list[RankDeath]:
 def _srun_killed_task(text: str, kill: re.Match[str], host: str | None) -> tuple[int, str | None] | None:
     """The one task srun records as Killed (or Out Of Memory) first after slurmstepd's memory kill, on the kill's node:
     the task the kill ended (a step of one task on that node; srun prints "srun: error: falkor7: task 0: Killed" after
-    the step's cancellation). None where that record names several tasks (the step's memory is all of theirs) or
-    another node, or where no such record follows."""
+    the step's cancellation). None where srun's records name several tasks killed (the step's memory is all of
+    theirs) or another node, or where no such record follows."""
     after = _SRUN_KILLED.search(text, kill.end())
     if after is None or (host and after.group("host") and after.group("host") != host):
         return None
     tasks = after.group("tasks")
-    if not tasks.isdigit() or int(tasks) > 1_000_000:
-        return None
+    if not tasks.isdigit() or int(tasks) > 1_000_000 or any(
+            other.group("tasks") != tasks for other in _SRUN_KILLED.finditer(text, after.end())):
+        return None         # (several tasks killed, on one line or on several: the step's memory is all of theirs)
     return int(tasks), after.group("host")
 
 

@@ -29,6 +29,8 @@ THINGS = re.compile(r"triage launch|TORCH_DISTRIBUTED_DEBUG=DETAIL|NCCL_DEBUG=IN
                     r"rank tag on each spawned|"
                     # YARN's containers, which have no ranks: each container's own log
                     r"yarn logs -applicationId|"
+                    # Kubernetes' own record of a pod's end (a Spark executor's pod): its last state and exit code
+                    r"kubectl describe pod|"
                     # Julia's Distributed, which has workers, no ranks: the workers' own lines the master prints
                     r"`From worker N:` lines|"
                     # a launcher's local rank whose global rank is not in the input: its node rank

@@ -736,12 +736,12 @@ def _memory_kills(text: str) -> list[RankDeath]:
             continue                # (Spark runs a lost executor's tasks again: a job that went on did not end here)
         # (the cluster manager's record of the executor's container says how it ended: its pod's last state, a kill
         # for memory or an exit code, on Kubernetes)
-        where = ("the executor pod's `kubectl describe pod` (its last state and exit code) and `kubectl logs "
-                 "--previous`" if _SPARK_ON_K8S.search(text) is not None else
-                 "its container's own log and end (YARN: `yarn logs -applicationId ...`; Kubernetes: `kubectl "
-                 "describe pod`)")
+        told = ("the executor pod's `kubectl describe pod` (its last state and exit code) and `kubectl logs "
+                "--previous`" if _SPARK_ON_K8S.search(text) is not None else
+                "its container's own log and end (YARN: `yarn logs -applicationId ...`; Kubernetes: `kubectl "
+                "describe pod`)")
         note = (f"{SPARK_LOST} {match.group('id')} on {match.group('host')} ({match.group('why')}): how it ended is "
-                f"not in this input; {where} would tell")
+                f"not in this input; {told} would tell")
         out.append(RankDeath(None, None, None, match.group("host"), None, note[:400], offset=match.start()))
         break                       # (the first executor lost: the others' after it may be its consequence)
     for match in _LSF_LIMIT.finditer(text):

@@ -117,10 +117,10 @@ def colon_message(rest: str, rank: int | None, order: int, scan: LogScan) -> boo
 def _after_colon(rank: int | None, order: int, scan: LogScan) -> bool:
     """The line before ``order`` was a failure line of this owner (or a named or unread one) that ends in its colon."""
     items = scan.failures.get(rank, []) if rank is not None else scan.orphans
-    last = [items[-1][:2]] if items else []
-    last += [(scan.named_failures[-1][0], scan.named_failures[-1][2])] if scan.named_failures else []
-    last += [scan.unread[-1][:2]] if rank is None and scan.unread else []
-    return any(at == order - 1 and line.text.rstrip().endswith(":") for at, line in last)
+    last = [(items[-1][0], items[-1][1].text)] if items else []
+    last += [(scan.named_failures[-1][0], scan.named_failures[-1][2].text)] if scan.named_failures else []
+    last += [(scan.unread[-1][0], scan.unread[-1][1].text)] if rank is None and scan.unread else []
+    return any(at == order - 1 and text.rstrip().endswith(":") for at, text in last)
 
 
 def joined_terminate(rest: str, rank: int | None, order: int, scan: LogScan) -> CrashLine | None:

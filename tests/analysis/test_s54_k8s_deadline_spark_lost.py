@@ -77,3 +77,28 @@ def test_a_lost_executor_whose_tasks_ran_again_is_no_end(tmp_path: Path) -> None
 def test_real_spark_on_k8s_480(tmp_path: Path) -> None:
     got = failure_verdict((CASES / "apache-spark-on-k8s__spark__480" / "log.txt").read_text(), tmp_path)
     assert "lost executor 2 on 10.255.73.13" in got["summary"] and "kubectl describe pod" in got["summary"]
+
+
+PODS_DONE = ("$ kubectl get pods\nNAME                     READY   STATUS      RESTARTS   AGE\n"
+             "train-worker-0           0/1     Completed   0          40m\n"
+             "train-worker-1           0/1     Completed   0          40m\n$ kubectl get events\n"
+             "LAST SEEN   TYPE      REASON             OBJECT                     MESSAGE\n"
+             "3m          Normal    Completed          job/train                  Job completed\n")
+
+
+def test_another_jobs_deadline_event_is_not_this_jobs_stop(tmp_path: Path) -> None:
+    # (a namespace's events list every Job's: job/nightly-eval-28731's deadline beside train's pods, which completed;
+    # review rev54's F6)
+    text = PODS_DONE + ("3m          Warning   DeadlineExceeded   job/nightly-eval-28731     Job was active longer than "
+                        "specified deadline\n")
+    code, got = report_log(text, tmp_path)    # (refused today: the pods completed and no line says a failure)
+    assert got.get("verdict", {}).get("kind") != "stopped" and "activeDeadlineSeconds" not in str(got)
+
+
+def test_the_jobs_own_deadline_event_beside_its_pods_is_its_stop(tmp_path: Path) -> None:
+    text = ("LAST SEEN   TYPE      REASON             OBJECT                     MESSAGE\n"
+            "61m         Normal    Created            pod/train-worker-0         Created container pytorch\n"
+            "3m          Warning   DeadlineExceeded   job/train                  Job was active longer than specified "
+            "deadline\n")
+    got = failure_verdict(text, tmp_path)
+    assert "activeDeadlineSeconds" in got["summary"]

@@ -1619,8 +1619,8 @@ def _kubernetes(text: str) -> list[RankDeath]:
                                  code_unsaid=True))
             break        # (the kubelet repeats it: the container failed; its own log says why)
     for match in _K8S_DEADLINE.finditer(text) if not out else ():
-        if went_on_after(text, match.end()):
-            continue                # (an old Job's event in a listing, the job went on)
+        if went_on_after(text, match.end()) or _other_jobs_event(text, match):
+            continue                # (an old Job's event in a listing, the job went on; another Job's event)
         pod = match.group("pod")
         note = (f"{K8S_DEADLINE}{f' (pod {pod})' if pod else ''}: its time limit was reached: "
                 f"{_line(text, match)}")
@@ -1637,6 +1637,24 @@ def _kubernetes(text: str) -> list[RankDeath]:
         out.append(RankDeath(None, None, None, None, None, note[:400], offset=max(limit.start(), len(text) - 1),
                              raised=True))
     return out
+
+
+# kubectl's object column of an event ("3m  Warning  DeadlineExceeded  job/nightly-eval-28731  Job was active ...")
+# and the pods in sight: kubectl get pods' rows, events' "pod/NAME" objects
+_K8S_JOB_OBJECT = lazy_regex(r"\bjob(?:\.batch)?/(?P<job>[a-z0-9][\w.-]*)")
+_K8S_POD_NAMES = lazy_regex(_K8S_NS + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+[A-Z]\w+|\bpod/(?P<obj>[a-z0-9][\w.-]*)",
+                            re.MULTILINE)
+
+
+def _other_jobs_event(text: str, match: re.Match[str]) -> bool:
+    """An event row of another Job than the one whose pods the input shows: its object "job/NAME" names a Job none of
+    the pods in sight belongs to (a Job's pods are named "NAME-..."), as a listing of a namespace's events shows
+    every Job's. Where no pod is in sight, or the line names no Job, the event is the input's own."""
+    job = _K8S_JOB_OBJECT.search(_line(text, match))
+    if job is None:
+        return False
+    pods = {m.group("pod") or m.group("obj") for m in _K8S_POD_NAMES.finditer(text)} - {"NAME"}
+    return bool(pods) and not any(pod.startswith(job.group("job") + "-") for pod in pods)
 
 
 def _julia_workers(text: str) -> list[RankDeath]:

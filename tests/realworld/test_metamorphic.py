@@ -24,9 +24,6 @@ CASES = [c for c in load_cases() if c.confidence in ASSERTED_CONFIDENCE]
 # a user's own print before each rank's lines, in front of the launcher's prefix ("rank 3: [rank3]: ..."): that
 # prefix is not read behind it
 _RANK_PRINT = "a user's 'rank N: ' print before the launcher's rank prefix: "
-# the decoration's own "torchrun --nproc-per-node 4" puts a launcher of one process per GPU in sight: a lone OOM's
-# "(GPU 0; ...)" is then read as local rank 0, as the text now says (not a loss)
-_OWN_TORCHRUN = "its own torchrun command in sight: the OOM's GPU read as a local rank (the decoration adds it)"
 # a line already stamped by the reporter's own clock ("2025-09-04 17:23:59 Traceback ..."): a second asctime stamp
 # before it leaves the traceback's lines read as a failure of unknown place (round 71)
 _TWO_STAMPS = ("a second time stamp before the reporter's own stamp on every line: the traceback read as a failure of "
@@ -44,14 +41,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("rank_print", "aws__sagemaker-training-toolkit__106"): _RANK_PRINT + "the crash read as an exception",
     ("rank_print", "hao-ai-lab__FastVideo__1008"): _RANK_PRINT + "another rank named",
     ("rank_print", "NVIDIA-NeMo__Megatron-Bridge__836"): _RANK_PRINT + "another rank named (its group rank)",
-    ("github_actions", "openpifpaf__openpifpaf__265"): _OWN_TORCHRUN,
-    ("jupyter", "openpifpaf__openpifpaf__265"): _OWN_TORCHRUN,
-    ("github_actions", "rshaojimmy__MADDoG__11"): _OWN_TORCHRUN,
-    ("jupyter", "rshaojimmy__MADDoG__11"): _OWN_TORCHRUN,
-    ("github_actions", "Instruction-Tuning-with-GPT-4__GPT-4-LLM__16"): _OWN_TORCHRUN,
-    ("jupyter", "Instruction-Tuning-with-GPT-4__GPT-4-LLM__16"): _OWN_TORCHRUN,
-    ("github_actions", "ShannonAI__Self_Explaining_Structures_Improve_NLP_Models__6"): _OWN_TORCHRUN,
-    ("jupyter", "ShannonAI__Self_Explaining_Structures_Improve_NLP_Models__6"): _OWN_TORCHRUN,
     ("rank_print", "huggingface__nanotron__204"): _RANK_PRINT + "one more collective in the summary",
     ("rank_print", "huggingface__trl__1726"): _RANK_PRINT + "rank 0 inferred stuck outside",
     ("rank_print", "modelscope__FunASR__2006"): _RANK_PRINT + "its rank not named",
@@ -64,13 +53,7 @@ KNOWN: dict[tuple[str, str], str] = {
                                   "record not put back (refused; round 67)",
     ("wrap120", "WM-PO__WMPO__3"): "a paste padded and hard-wrapped at 188 columns wrapped again at 120: the raylet's "
                                    "OOM record not put back (refused; round 67)",
-    ("github_actions", "THUDM__slime__1951"): _OWN_TORCHRUN,
-    ("jupyter", "THUDM__slime__1951"): _OWN_TORCHRUN,
     ("logging_asctime", "Tencent-Hunyuan__HunyuanWorld-Voyager__5"): _TWO_STAMPS,
-    ("github_actions", "mll-lab-nu__RAGEN__92"): _OWN_TORCHRUN,
-    ("jupyter", "mll-lab-nu__RAGEN__92"): _OWN_TORCHRUN,
-    ("github_actions", "starVLA__starVLA__23"): _OWN_TORCHRUN,
-    ("jupyter", "starVLA__starVLA__23"): _OWN_TORCHRUN,
 }
 
 

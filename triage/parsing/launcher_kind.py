@@ -92,6 +92,21 @@ def agent_stopped_pids(text: str) -> tuple[int, ...]:
     return tuple(dict.fromkeys(int(m.group(1)) for m in _AGENT_STOP.finditer(text)))
 
 
+# a launcher's own command line, as a CI step's "Run torchrun --nproc-per-node 4 train.py", a notebook cell's
+# "!torchrun ...", a shell's "$ python -m torch.distributed.run ..." show it: its name followed by its options or the
+# script it runs (never torchrun's own traceback's ".../bin/torchrun", line 8" nor a warning's "Use torchrun.")
+_COMMAND_LINE = lazy_regex(r"(?:\btorchrun|-m[ \t]+torch\.distributed\.(?:run|launch))(?=[ \t]+(?:-|\S+\.py\b))")
+
+
+def launcher_shown(text: str) -> str | None:
+    """The launcher whose own output ``text`` shows (as :func:`launcher_of`), where a command line that only names it
+    is no output of its: a CI step's or a notebook cell's ``torchrun --nproc-per-node 4 train.py`` says how the job was
+    started, not that the lines after it came from the processes torchrun started one per GPU."""
+    if _COMMAND_LINE.search(text) is None:
+        return launcher_of(text)
+    return launcher_of(_COMMAND_LINE.sub("", text))
+
+
 def launcher_of(text: str) -> str | None:
     """The launcher that started the ranks of ``text`` (a name of :data:`LAUNCHERS`), or None."""
     lower = text.lower() if text.isascii() else None

@@ -128,10 +128,13 @@ def infer_oom_rank(scan: LogScan) -> None:
     one node (mp.spawn, torchrun) makes GPU N local rank N. (Under per-process CUDA_VISIBLE_DEVICES,
     as Ray sets it, every process is GPU 0; Ray's prefixes rule that out here.) The input must show
     a job of several processes (such a launcher, or other ranks, their collectives, a world size): a
-    lone OOM line of one process, no launcher or rank in sight, names a device, not a rank."""
+    lone OOM line of one process, no launcher or rank in sight, names a device, not a rank. The launcher must be
+    shown by its own output (torchelastic's records, spawn's error blocks): a command line that names it, a CI step's
+    ``Run torchrun --nproc-per-node 4 ...`` or a notebook cell's ``!torchrun ...``, does not make the lines after it
+    those processes' (one process's OOM on GPU 0, printed under any launch, names a device)."""
     if scan.rank_prefixed or len(set(scan.hosts.values())) > 1 or scan.over_nodes:
         return      # (pdsh's launch is one over several nodes: a GPU is no global rank there)
-    if scan.launcher not in _PER_GPU_LAUNCHERS and not (scan.spawn_owners or scan.ranks_seen or scan.collectives
+    if scan.launcher_shown not in _PER_GPU_LAUNCHERS and not (scan.spawn_owners or scan.ranks_seen or scan.collectives
                                                          or scan.world_size):
         return
     real = sorted((o for o in scan.orphans if not o[1].collateral), key=lambda o: o[0])

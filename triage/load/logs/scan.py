@@ -117,6 +117,7 @@ class LogScan:
     task_list: int | None = None     # the order of the line a coordination error's list of absent tasks goes on after
     spawn_owner: int | None = None          # mp.spawn: the process whose traceback the unprefixed lines are
     launcher: str | None = None             # the launcher that started the ranks (triage.parsing.launcher_kind)
+    launcher_shown: str | None = None       # the launcher whose own output the text shows (not its command line)
     shows_gpu: bool = False                 # a GPU's word is in the text (triage.parsing.gpu_words)
     stack: str | None = None                # the framework the text names (triage.parsing.stack_words)
     agent_stopped: tuple[int, ...] = ()     # pids torchrun's agent sent a closing signal (alive then)

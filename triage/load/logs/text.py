@@ -91,7 +91,7 @@ from triage.parsing.launch_failure import (
     WORKER_START_LINES,
     worker_start_failure,
 )
-from triage.parsing.launcher_kind import agent_stopped_pids, launcher_of
+from triage.parsing.launcher_kind import agent_stopped_pids, launcher_of, launcher_shown
 from triage.parsing.log_owners import LineOwner, attribute_lines
 from triage.parsing.log_prefix import without_pod_tag
 from triage.parsing.named_failure import named_failure
@@ -559,6 +559,8 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
             scan.prose = replace(scan.prose, log_hosts=tuple(sorted({o.host for o in owners if o.host}))[:8])
     ends = _ends(clean.lines)
     scan.launcher = scan.launcher or launcher_of(ends)
+    if scan.launcher is not None and scan.launcher_shown is None:
+        scan.launcher_shown = launcher_shown(ends)
     scan.agent_stopped = scan.agent_stopped or agent_stopped_pids(ends)
     unfinished_tracebacks(scan)
     body = "\n".join(o.rest for o in owners)

@@ -21,9 +21,6 @@ from tests.realworld.scoring import ASSERTED_CONFIDENCE, Case, Score, evaluate, 
 pytestmark = pytest.mark.slow
 
 CASES = [c for c in load_cases() if c.confidence in ASSERTED_CONFIDENCE]
-# a user's own print before each rank's lines, in front of the launcher's prefix ("rank 3: [rank3]: ..."): that
-# prefix is not read behind it
-_RANK_PRINT = "a user's 'rank N: ' print before the launcher's rank prefix: "
 # a line already stamped by the reporter's own clock ("2025-09-04 17:23:59 Traceback ..."): a second asctime stamp
 # before it leaves the traceback's lines read as a failure of unknown place (round 71)
 _TWO_STAMPS = ("a second time stamp before the reporter's own stamp on every line: the traceback read as a failure of "
@@ -36,15 +33,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("kubectl_prefix", "allenai__OLMo__846"): "a pod tag on every line: the summary names no collective (verdict kept)",
     ("kubectl_prefix", "meta-pytorch__torchtune__1165"): "a pod tag on every line: the summary names no collective",
     ("kubectl_prefix", "xljh0520__JOTR__4"): "a pod tag on every line: the mismatch's sizes not read (kind kept)",
-    ("rank_print", "EvolvingLMMs-Lab__open-r1-multimodal__7"): _RANK_PRINT + "the failure's kind changes",
-    ("rank_print", "alibaba__Pai-Megatron-Patch__583"): _RANK_PRINT + "the crash read as an exception",
-    ("rank_print", "aws__sagemaker-training-toolkit__106"): _RANK_PRINT + "the crash read as an exception",
-    ("rank_print", "hao-ai-lab__FastVideo__1008"): _RANK_PRINT + "another rank named",
-    ("rank_print", "NVIDIA-NeMo__Megatron-Bridge__836"): _RANK_PRINT + "another rank named (its group rank)",
-    ("rank_print", "huggingface__nanotron__204"): _RANK_PRINT + "one more collective in the summary",
-    ("rank_print", "huggingface__trl__1726"): _RANK_PRINT + "rank 0 inferred stuck outside",
-    ("rank_print", "modelscope__FunASR__2006"): _RANK_PRINT + "its rank not named",
-    ("rank_print", "pytorch__pytorch__150852"): _RANK_PRINT + "its rank not named",
     ("wrap80", "spine-generic__spine-generic__108"): "bash's 'line N: PID Killed <command>' record wrapped at 80 "
                                                      "columns: not read, another job's OSError named (round 45)",
     ("kubectl_prefix", "WM-PO__WMPO__3"): "a pod tag on every line of a paste a terminal padded and hard-wrapped at "

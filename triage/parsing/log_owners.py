@@ -48,6 +48,8 @@ def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
     parsed = [split_rank_prefix(line) for line in lines]
     for at in numbered_list_lines(lines):
         parsed[at] = RankPrefix(None, None, lines[at])     # a list's number (R's frames, Node's stack), no srun label
+    own_prints: dict[int, str] = {}
+    parsed = _behind_own_prints(lines, parsed, own_prints)
     for at in range(1, len(parsed)):
         if parsed[at].rank is not None and parsed[at - 1].rank is None and lines[at - 1].rstrip().endswith(
                 _INPUT_LINE) and (number := _NUMBERED.match(lines[at])) and int(number.group(1)) == parsed[at].rank:
@@ -71,7 +73,7 @@ def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
     previous = LineOwner("unknown", "")
     carry: LineOwner | None = None      # a traceback a logger printed after one prefixed head (SGLang, vLLM)
     raised = False                      # its exception line was read (a chained traceback may follow)
-    for p in parsed:
+    for at, p in enumerate(parsed):
         key: int | str
         task = None
         if carry is not None and p.rank is None and p.pid is None and "RayTaskError" not in p.rest \
@@ -103,11 +105,41 @@ def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
             p = replace(p, host=task.group("ip"), pid=int(task.group("pid")))
         else:
             key = "unknown"
-        owner = LineOwner(key, p.rest, p.host, p.pid, p.host_tag, note=_process_note(key, p))
+        owner = LineOwner(key, p.rest, p.host, p.pid, p.host_tag, note=_process_note(key, p) or own_prints.get(at, ""))
         out.append(owner)
         previous = owner
         if key != "unknown" and (p.rest.rstrip().endswith(_TRACEBACK_HEAD) or task is not None):
             carry, raised = owner, False
+    return out
+
+
+# a user's own print of its rank before each line of its process ("rank 3: ", "Rank 3 | ", "[Rank 3] "), where a
+# launcher's prefix follows it ("rank 3: [rank3]: ...", "RANK 1: [default1]: ...")
+_OWN_PRINT = lazy_regex(r"(?:rank|Rank|RANK)[ _=-]?(\d{1,6})\s*[:|\]-]?\s+(?=[\[(])|\[(?:rank|Rank|RANK) (\d{1,6})\]\s*"
+                        r"[:|-]?\s*(?=[\[(])")
+
+
+def _behind_own_prints(lines: list[str] | tuple[str, ...], parsed: list[RankPrefix],
+                       notes: dict[int, str]) -> list[RankPrefix]:
+    """The launcher's prefix read behind a user's own print of its rank ("rank 3: [rank3]: ..."): the prefix the
+    launcher wrote is the line's owner; where the two name different ranks (a user's rank in its own group, a local
+    rank), the launcher's is taken and ``notes`` (line index -> note) says what the print said."""
+    out = parsed
+    for at, (line, p) in enumerate(zip(lines, parsed)):
+        if p.rank is not None or p.pid is not None or line[:1] not in "rR[" or (
+                own := _OWN_PRINT.match(line)) is None:
+            continue
+        behind = split_rank_prefix(line[own.end():])
+        if behind.rank is None:
+            continue
+        printed = int(own.group(1) or own.group(2))
+        if out is parsed:
+            out = list(parsed)
+        out[at] = behind
+        if printed != behind.rank or behind.local:
+            local = "local " if behind.local else ""
+            notes[at] = (f" (its line's own print says rank {printed}, its launcher's prefix {local}rank {behind.rank}: "
+                         "the launcher's is read)")
     return out
 
 

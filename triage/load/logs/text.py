@@ -520,6 +520,9 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
             scan.raise_sites.pop()       # a raise inside a code listing the reporter showed: code, not a run
         if (owner.unsure or owner.note) and len(scan.orphans) > before:
             _unsure_head(owner, lines[index], scan, before)
+        elif owner.note and rank is not None and (mine := scan.failures.get(rank)) and mine[-1][0] == base + index:
+            # (a rank's own line whose head says more: a user's print of another rank before the launcher's prefix)
+            mine[-1] = (mine[-1][0], replace(mine[-1][1], text=shortened(mine[-1][1].text) + owner.note), mine[-1][2])
     scan.lines_read = base + len(lines)
     if scan.unread and scan.unread[-1][0] >= base and UNREAD_SUCCESS.search(
             "\n".join(o.rest for o in owners[scan.unread[-1][0] - base + 1:])) is not None:

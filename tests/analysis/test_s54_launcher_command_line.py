@@ -35,9 +35,9 @@ def test_a_command_line_is_no_launchers_output(command: str) -> None:
 def test_torchelastics_own_output_still_maps_the_gpu() -> None:
     lines = ("$ torchrun --nproc_per_node=2 train.py",
              "WARNING:torch.distributed.run:", "*****************************************",
-             "Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system "
-             "being overloaded, please further tune the variable for optimal performance in your application as "
-             "needed.", "*****************************************", _OOM)
+             ("Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system "
+              "being overloaded, please further tune the variable for optimal performance in your application as "
+              "needed."), "*****************************************", _OOM)
     assert launcher_shown("\n".join(lines)) == "torchrun"
     result = report_lines(*lines)
     assert result.verdict.culprit_ranks == (1,), result.verdict.summary

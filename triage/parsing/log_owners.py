@@ -138,8 +138,8 @@ def _behind_own_prints(lines: list[str] | tuple[str, ...], parsed: list[RankPref
         out[at] = behind
         if printed != behind.rank or behind.local:
             local = "local " if behind.local else ""
-            notes[at] = (f" (its line's own print says rank {printed}, its launcher's prefix {local}rank {behind.rank}: "
-                         "the launcher's is read)")
+            notes[at] = (f" (its line's own print says rank {printed}, its launcher's prefix {local}rank "
+                         f"{behind.rank}: the launcher's is read)")
     return out
 
 

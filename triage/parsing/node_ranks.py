@@ -76,6 +76,15 @@ def nproc_per_node(text: str) -> int | None:
     return _one(_NPROC, text) if "nproc" in text else None
 
 
+_ABOVE_ZERO = lazy_regex(r"--node[_-]rank(?:=|\s+)0*[1-9]\d*\b|\bNODE_RANK=0*[1-9]\d*\b|\bgroup_rank\s*=\s*0*[1-9]\d*")
+
+
+def other_node_in_sight(text: str) -> bool:
+    """Whether the input names a node other than the first: a node rank above zero (``--node_rank=1``, ``NODE_RANK=1``,
+    the rendezvous result's ``group_rank=1``)."""
+    return ("rank" in text or "RANK" in text) and _ABOVE_ZERO.search(text) is not None
+
+
 def node_ranks(text: str) -> NodeRanks:
     """What the input says about the node whose agent's records it holds. Never raises."""
     if "rank" not in text and "nproc" not in text and "nnodes" not in text and "nodes" not in text:

@@ -366,6 +366,7 @@ def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
     finish_watchdog(scan)
     out: list[RankEvidence] = []
     root = _launcher_root(scan)
+    root_of_records = _launcher_first(scan)
     for rank in sorted(scan.ranks_seen | set(scan.collectives) | set(scan.exits)):
         colls = tuple(scan.collectives.get(rank, ()))
         launcher = scan.exits.get(rank)
@@ -386,6 +387,8 @@ def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
             # script's own error, tell the step's end after the task had died)
             order, line, path = _failure_of(own)
             failure = failure_exit(line, order, path)
+            if (note := _same_end_note(scan, own, line, rank)) is not None:
+                failure = replace(failure, message=(failure.message or "") + note)
         if launcher is not None and failure is None and launcher.signal is None and (
                 scan.mismatches or any(wait.timed_out for wait in scan.init_waits) or _timeout_echo(scan, launcher)
                 or _barrier_echo(scan, rank, launcher)):
@@ -394,6 +397,11 @@ def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
             # RuntimeError "NCCL communicator was aborted ... Watchdog caught ...") and it exits: the exit is
             # its consequence
             launcher = replace(launcher, collateral=True)
+        if launcher is not None and failure is not None and failure.message == UNFINISHED_TRACEBACK \
+                and not launcher.ok and not launcher.collateral and rank == root_of_records:
+            # (the launcher's first observed failure, its traceback cut before its exception line: its own failure,
+            # not a consequence of another's)
+            failure = replace(failure, collateral=False)
         exit_info = _combine(launcher, failure)
         out.append(RankEvidence(
             rank=rank, host=scan.hosts.get(rank), pid=scan.pids.get(rank), world_size=scan.world_size,
@@ -402,6 +410,22 @@ def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
             exit=exit_info, evidence=(), last_lines=tuple(scan.last_lines.get(rank, ())),
         ))
     return tuple(out)
+
+
+def _same_end_note(scan: LogScan, own: list[tuple[int, CrashLine, str]], line: CrashLine, rank: int) -> str | None:
+    """Where tracebacks of no rank printed together (interleaved: several processes at once) end in the same exception
+    line as the one the launcher's record gives its one failed rank (torchelastic's "failed (exitcode: 1) local_rank:
+    0" names its first observed failure only): the exception is of that many processes, and which ranks the others
+    were is not in the input."""
+    if line.exc_type is None:
+        return None
+    orders = sorted(order for order, other, _ in own if other.text == line.text)
+    same = min(len(orders), scan.open_together.get(orders[0], 0)) if orders else 0
+    if same < 2:
+        return None
+    others = "the other was" if same == 2 else f"the other {same - 1} were"
+    return (f" [{same} processes raised it: {same} tracebacks printed together end in it; the launcher's record names "
+            f"rank {rank} only (its first observed failure): which rank {others} is not in this input]")
 
 
 def _after_kill(scan: LogScan, rank: int, order: int) -> bool:
@@ -455,6 +479,13 @@ def with_log_failure(ended: ExitInfo | None, scan: LogScan, rank: int) -> ExitIn
     if failure is not None and failure.message == UNFINISHED_TRACEBACK and ended.message:
         return ended        # the exit record names the exception that traceback ended with (a bare `KeyboardInterrupt`)
     return _combine(ended, failure)
+
+
+def _launcher_first(scan: LogScan) -> int | None:
+    """The one rank the launcher's records say failed on its own (not torn down), if exactly one, whatever the log's
+    failure lines say of it."""
+    real = [rank for rank, info in scan.exits.items() if not info.ok and not info.collateral]
+    return real[0] if len(real) == 1 else None
 
 
 def _launcher_root(scan: LogScan) -> int | None:

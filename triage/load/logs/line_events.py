@@ -185,6 +185,7 @@ def unfinished_tracebacks(scan: LogScan) -> None:
     """A traceback whose exception line is not in the input (a paste cut short) is still failure
     evidence: kept as a collateral failure, so that it never outranks a real one but is never
     taken for an all-clear."""
+    _open_together(scan)
     for rank, order, path in scan.tracebacks:
         later = scan.failures.get(rank, []) if rank is not None else scan.orphans
         if any(item[0] > order for item in later) or (rank is None and any(
@@ -193,6 +194,18 @@ def unfinished_tracebacks(scan: LogScan) -> None:
         line = CrashLine(CrashLineKind.EXCEPTION, UNFINISHED_TRACEBACK, collateral=True)
         (scan.failures.setdefault(rank, []) if rank is not None else scan.orphans).append((order, line, path))
     scan.tracebacks.clear()
+
+
+def _open_together(scan: LogScan) -> None:
+    """How many tracebacks of no rank were open together where the first of them ended (their heads all before any
+    exception line of no rank): interleaved, as only several processes writing at once print them (one process prints
+    one traceback whole, even where it logs one and then raises it again)."""
+    heads = sorted(order for rank, order, _ in scan.tracebacks if rank is None)
+    if len(heads) < 2:
+        return
+    ends = sorted(order for order, line, _ in scan.orphans if line.exc_type is not None and order > heads[0])
+    if ends and (together := sum(1 for head in heads if head < ends[0])) >= 2:
+        scan.open_together[ends[0]] = together
 
 
 def record_init_wait(wait: InitWait, rank: int | None, host: str | None, path: str, order: int,

@@ -29,7 +29,7 @@ from triage.parsing.log_owners import LineOwner, ray_train_ranks
 from triage.parsing.mpi_errors import ABORT_TEXT, parse_mpi_errors
 from triage.parsing.nccl.lines import channel_ranks
 from triage.parsing.nccl.tracker import NcclCommState, NcclTracker
-from triage.parsing.node_ranks import NodeRanks, deepspeed_rank_map, node_ranks
+from triage.parsing.node_ranks import NodeRanks, deepspeed_rank_map, node_ranks, other_node_in_sight
 from triage.parsing.solver_errors import parse_solver_errors
 from triage.parsing.torchelastic import (
     SRUN_OOM_NOTE,
@@ -69,7 +69,8 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
                      agent_hosts: dict[int, str] | None = None,
                      line_hosts: list[str | None] | None = None,
                      pid_ranks: dict[tuple[str | None, int], int] | None = None, torchrun_tagged: bool = False,
-                     node_heads: list[str | None] | None = None, line_ranks: list[int | None] | None = None) -> None:
+                     node_heads: list[str | None] | None = None, line_ranks: list[int | None] | None = None,
+                     prefixed_ranks: frozenset[int] = frozenset()) -> None:
     """torchrun's "Failures:" / "Root Cause" summary (or its per-rank "failed (exitcode: N)" lines),
     and other launchers' and frameworks' plain-word records of a rank that died. ``agent_hosts``: the host a
     node prefix ("node2: ") gives an agent's "failed (exitcode: N) local_rank: L (pid: P)" line, by P; ``line_hosts``:
@@ -78,7 +79,8 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
     ``torchrun_tagged``: torchrun's own tags (``[rank3]:``, ``[default3]:``) are on the workers' lines; ``node_heads``:
     the node a "node: " head before each line of ``text`` names (HPE PALS's "x1921c5s2b0n0: rank 3 exited with code
     1": the node of the rank whose end it tells); ``line_ranks``: the rank each line's own prefix names (a code's
-    banner that names no rank is the rank's whose prefix its line carries)."""
+    banner that names no rank is the rank's whose prefix its line carries); ``prefixed_ranks``: the global ranks the
+    workers' lines' own prefixes name (torch's ``[rankN]:``, or a launcher's label in its place), on one host."""
     mpi_ranked = _rank_deaths(text, path, scan, pid_ranks or {}, node_heads, line_ranks)
     if "exitcode" not in text and "exits with return code" not in text and "terminated with" not in text \
             and "srun: error:" not in text and "death signal" not in text and "first observed failure" not in text \
@@ -127,7 +129,10 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
             failure = _on_host_ranks(failure, deepspeed[failure.host])
         if rank is None and failure.local_rank is not None:
             # (a node prefix on the agent's line: a launch over several nodes, pdsh's or the like)
-            rank = _global_rank(failure.local_rank, nodes, single_node and len(hosts) <= 1 and not agent_hosts)
+            one_host = len(hosts) <= 1 and not agent_hosts
+            rank = _global_rank(failure.local_rank, nodes, single_node and one_host)
+            if rank is None and one_host and _prefixed_one_node(failure, failures, prefixed_ranks, nodes, text):
+                rank = failure.local_rank
         if rank is None:
             _unattributed_launcher_failure(failure, path, scan)
             continue
@@ -181,6 +186,18 @@ def _on_host_ranks(failure: LauncherFailure, ranks: tuple[int, ...]) -> Launcher
     told = f"ranks {ranks[0]}-{ranks[-1]}" if len(ranks) > 1 else f"rank {ranks[0]}"
     return replace(failure, note=f"{failure.note or 'which process failed is not in this record'}; host "
                                  f"{failure.host} ran {told} (DeepSpeed's global_rank_mapping)")
+
+
+def _prefixed_one_node(failure: LauncherFailure, failures: list[LauncherFailure], prefixed_ranks: frozenset[int],
+                       nodes: NodeRanks, text: str) -> bool:
+    """An agent's "failed (exitcode: N) local_rank: L" on one node whose workers' own lines carry torch's "[rankL]:"
+    prefix (or a launcher's label of rank L) in the same input: on one node a local rank is the global rank (torchrun's
+    RANK = node_rank * nproc + L), so it is the rank those lines show. One node only: one agent's record of that local
+    rank, no node count above one, no node rank above zero (node k > 0 runs ranks k * nproc and up: its lines never
+    show "[rankL]:" of a local L), the lines' ranks of one host (triage.load.logs.text's _prefixed_ranks)."""
+    return (failure.local_rank is not None and failure.local_rank in prefixed_ranks
+            and sum(1 for f in failures if f.local_rank == failure.local_rank and f.rank is None) == 1
+            and (nodes.nodes or 1) <= 1 and not other_node_in_sight(text))
 
 
 def _global_rank(local: int, nodes: NodeRanks, one_host: bool) -> int | None:

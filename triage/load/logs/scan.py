@@ -133,6 +133,8 @@ class LogScan:
     # rank (-1: none known) -> order of its NCCL "Last error:" line
     last_error: dict[int, int] = field(default_factory=dict)
     tracebacks: list[tuple[int | None, int, str]] = field(default_factory=list)   # (rank, order, path) of headers
+    # order of an exception line of no rank -> how many tracebacks of no rank were open together where it ended them
+    open_together: dict[int, int] = field(default_factory=dict)
     # frames that raise one thing only (triage.parsing.raise_sites): (rank, order, path, site), resolved at the end
     raise_sites: list[tuple[int | None, int, str, RaiseSite]] = field(default_factory=list)
     _init_seen: set[tuple[int | None, str, int | None, str | None, tuple[int, ...]]] = field(default_factory=set)

@@ -57,6 +57,8 @@ from triage.parsing.crashlog import (
     rank_in_message,
     shortened,
 )
+from triage.parsing.debugger_view import HEAD_WORDS as DEBUGGER_HEAD_WORDS
+from triage.parsing.debugger_view import exception_line
 from triage.parsing.desync import (
     HCCL_NOTIFY_MARKER,
     HOROVOD_STALL_MARKER,
@@ -511,6 +513,9 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         elif "]" in rest and (joined := _site_head_joined(owners, index)) is not None:
             rest, skip_to = joined, index + 2             # "RuntimeError: [x.cc:78]", its words on the next line
             checked = True
+        elif _any_in(DEBUGGER_HEAD_WORDS, rest) and (view := _debugger_view(owners, index)) is not None:
+            rest, skip_to = view                          # VS Code's "Exception has occurred: T", its message next
+            checked = True
         if rank is not None:
             scan.ranks_seen.add(rank)
         before, sites = len(scan.orphans), len(scan.raise_sites)
@@ -587,7 +592,7 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         if any(isinstance(o.key, int) for o in owners) else None
     launcher_records(record_text(lines, owners, body), path, scan, single_node, agent_hosts, line_hosts,
                      pid_ranks_of(owners), torchrun_tagged=torchrun_tagged, node_heads=node_heads,
-                     line_ranks=line_ranks)
+                     line_ranks=line_ranks, prefixed_ranks=_prefixed_ranks(owners))
     # (their [host:pid] heads name the host; a kubectl pod tag is seen through: a box's lines may span lines)
     untagged = "\n".join(without_pod_tag(line) if line.startswith("[pod/") else line for line in lines)
     mpi_records(untagged, path, scan)
@@ -686,6 +691,28 @@ def _site_head_joined(owners: list[LineOwner], index: int) -> str | None:
     if nxt.key != owners[index].key or not words or words.startswith(("Traceback", "File ", "frame #", "[")):
         return None
     return f"{owners[index].rest.rstrip()} {words}"
+
+
+def _prefixed_ranks(owners: list[LineOwner]) -> frozenset[int]:
+    """The global ranks the lines' own prefixes name (torch's "[rankN]:", or a launcher's label in its place), where
+    they are of one host and no agent's record of a failed worker is itself under such a prefix (srun's label of the
+    task that ran that node's agent: a node's index, not a rank); else none."""
+    ranks = frozenset(o.key for o in owners if isinstance(o.key, int))
+    if not ranks or len({o.host for o in owners if isinstance(o.key, int) and o.host}) > 1 or any(
+            isinstance(o.key, int) and "failed (exitcode" in o.rest for o in owners):
+        return frozenset()
+    return ranks
+
+
+def _debugger_view(owners: list[LineOwner], index: int) -> tuple[str, int] | None:
+    """A debugger's exception view (triage.parsing.debugger_view): its head and the message on the line after it, as
+    Python's exception line, with the index to go on from (past the message)."""
+    nxt = owners[index + 1] if index + 1 < len(owners) and owners[index + 1].key == owners[index].key else None
+    line = exception_line(owners[index].rest, nxt.rest if nxt is not None else None)
+    if line is None:
+        return None
+    consumed = nxt is not None and nxt.rest.strip() and not nxt.rest.strip().startswith(("File \"", "Traceback"))
+    return line, index + (2 if consumed else 1)
 
 
 def _any_in(markers: Iterable[str], text: str) -> bool:

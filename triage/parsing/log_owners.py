@@ -135,6 +135,12 @@ def _behind_own_prints(lines: list[str] | tuple[str, ...], parsed: list[RankPref
         printed = int(own.group(1) or own.group(2))
         if out is parsed:
             out = list(parsed)
+        if behind.local and printed != behind.rank:
+            # (a local rank, "--tee"'s "[default1]:", is no global rank: the user's print of its rank, as a rank's
+            # own dist.get_rank(), is the global one; the launcher's local rank is said beside it)
+            out[at] = replace(behind, rank=printed, local=False)
+            notes[at] = f" (its launcher's prefix says local rank {behind.rank}; its line's own print rank {printed})"
+            continue
         out[at] = behind
         if printed != behind.rank or behind.local:
             local = "local " if behind.local else ""

@@ -195,9 +195,19 @@ def _prefixed_one_node(failure: LauncherFailure, failures: list[LauncherFailure]
     RANK = node_rank * nproc + L), so it is the rank those lines show. One node only: one agent's record of that local
     rank, no node count above one, no node rank above zero (node k > 0 runs ranks k * nproc and up: its lines never
     show "[rankL]:" of a local L), the lines' ranks of one host (triage.load.logs.text's _prefixed_ranks)."""
-    return (failure.local_rank is not None and failure.local_rank in prefixed_ranks
-            and sum(1 for f in failures if f.local_rank == failure.local_rank and f.rank is None) == 1
-            and (nodes.nodes or 1) <= 1 and not other_node_in_sight(text))
+    if failure.local_rank is None or failure.local_rank not in prefixed_ranks \
+            or sum(1 for f in failures if f.local_rank == failure.local_rank and f.rank is None) != 1 \
+            or (nodes.nodes or 1) > 1 or other_node_in_sight(text):
+        return False
+    # (the agent's workers, where its teardown lists them: the ones it sent SIGTERM and the ones that failed; more
+    # ranks' prefixed lines than that are other nodes' lines in the same input, "srun torchrun" of two nodes into one
+    # file, where local rank L is one of several ranks)
+    stopped = {m.group(1) for m in _CLOSING.finditer(text)} if "closing signal" in text else set()
+    return not stopped or len(prefixed_ranks) <= len(stopped) + len(failures)
+
+
+# torchelastic's agent stopping its other workers after one failed: "Sending process 202 closing signal SIGTERM"
+_CLOSING = lazy_regex(r"Sending process (\d+) closing signal")
 
 
 def _global_rank(local: int, nodes: NodeRanks, one_host: bool) -> int | None:

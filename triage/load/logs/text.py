@@ -58,6 +58,7 @@ from triage.parsing.crashlog import (
     shortened,
 )
 from triage.parsing.debugger_view import HEAD_WORDS as DEBUGGER_HEAD_WORDS
+from triage.parsing.debugger_view import NOTE as DEBUGGER_NOTE
 from triage.parsing.debugger_view import exception_line
 from triage.parsing.desync import (
     HCCL_NOTIFY_MARKER,
@@ -99,7 +100,13 @@ from triage.parsing.log_prefix import without_pod_tag
 from triage.parsing.named_failure import named_failure
 from triage.parsing.nccl.lines import parse_nccl_line
 from triage.parsing.nccl.tracker import NcclTracker
-from triage.parsing.progress import holds_failure_word, is_progress, mentions_progress, says_it_ended
+from triage.parsing.progress import (
+    holds_failure_word,
+    is_progress,
+    mentions_progress,
+    ran_to_its_end_after,
+    says_it_ended,
+)
 from triage.parsing.prose import read_prose
 from triage.parsing.raise_sites import MARKERS as RAISE_SITE_MARKERS
 from triage.parsing.raise_sites import RaiseSiteKind, in_code_listing, raise_site
@@ -707,12 +714,20 @@ def _prefixed_ranks(owners: list[LineOwner]) -> frozenset[int]:
 def _debugger_view(owners: list[LineOwner], index: int) -> tuple[str, int] | None:
     """A debugger's exception view (triage.parsing.debugger_view): its head and the message on the line after it, as
     Python's exception line, with the index to go on from (past the message)."""
-    nxt = owners[index + 1] if index + 1 < len(owners) and owners[index + 1].key == owners[index].key else None
+    after = 1
+    if index + 2 < len(owners) and owners[index + 1].rest.strip().startswith(DEBUGGER_NOTE):
+        after = 2                   # (pydevd's note on a line of its own, where a paste broke the widget's line)
+    nxt = owners[index + after] if index + after < len(owners) and owners[index + after].key == owners[index].key \
+        else None
     line = exception_line(owners[index].rest, nxt.rest if nxt is not None else None)
     if line is None:
         return None
+    # a debugger stops on an exception raised and handled too (VS Code's "Raised Exceptions"): a view the run went on
+    # past, to its progress and its own word that it ended well, ended nothing
+    if ran_to_its_end_after("\n".join(owner.rest for owner in owners[index:index + 120]), 0, 119):
+        return None
     consumed = nxt is not None and nxt.rest.strip() and not nxt.rest.strip().startswith(("File \"", "Traceback"))
-    return line, index + (2 if consumed else 1)
+    return line, index + (after + 1 if consumed else after)
 
 
 def _any_in(markers: Iterable[str], text: str) -> bool:

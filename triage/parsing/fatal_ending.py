@@ -34,6 +34,7 @@ import re
 from triage.lazy_regex import lazy_regex
 from triage.parsing.quoted import in_quoted_prose
 from triage.parsing.regex_gate import finditer
+from triage.parsing.unread_failure import GOES_ON
 
 MARKERS = ("FATAL ERROR: ", "Fatal error: ", "Exiting due to signal ", "' failed.")
 
@@ -73,10 +74,9 @@ _SIGNAL_TOLD = lazy_regex(r"(?i)\bsignal\b|^[ \t]*Aborted\b|\bSIGABRT\b", re.MUL
 # the module's own error line that a "see above" points at: "colvars: Error: trying to access ..."
 _ERROR_ABOVE = lazy_regex(r"^[ \t]*[\w.+-]{1,30}: (?:Error|ERROR):[ \t]*\S[^\n]*$", re.MULTILINE)
 # a message that is no failure: a summary's field with nothing in it ("Fatal error:   none", "FATAL ERROR: 0"), or
-# words that say the program goes on past it (a retry, a fallback, a record it skips; "cannot continue" is no such)
+# words that say the program goes on past it (triage.parsing.unread_failure.GOES_ON: a retry, a fallback, a record it
+# skips; "cannot continue" is no such)
 _NIL = lazy_regex(r"(?i)(?:0+|none|no|nil|null|n/?a|false|-+)[ \t.]*")
-_GOES_ON = lazy_regex(r"(?i)(?<!not )\b(?:continuing|will retry|retrying|trying again|falling back|ignoring|"
-                      r"skipping)\b")
 _SIGNALS = {4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 11: "SIGSEGV", 15: "SIGTERM"}
 
 Ending = tuple[int | None, str | None, str | None, str, int, int]
@@ -91,7 +91,7 @@ def endings(text: str) -> list[Ending]:
             continue
         prog = m.group("prog") or ""
         what = m.group("what")
-        if _NIL.fullmatch(what) is not None or _GOES_ON.search(what) is not None:
+        if _NIL.fullmatch(what) is not None or GOES_ON.search(what) is not None:
             continue
         pe = m.group("pe")
         charm = prog.upper() == "CHARM++"

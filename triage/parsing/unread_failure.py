@@ -96,9 +96,19 @@ _SCRIPT = r"[\w./~-]*[A-Za-z_][\w./~-]*"      # (a script's path or name: a lett
 SHELL_TRACE_TEXT = (r"^\s*\+{1,9}(?: (?=\S)|\(" + _SCRIPT + r":\d+\): ?(?=\S)|"
                     + _SCRIPT + r":\d+(?::[\w.-]*)?(?::|>) ?(?=\S))")
 SHELL_TRACE = lazy_regex(SHELL_TRACE_TEXT)
+# A line that says the program goes on past what it reports: a retry it makes itself, a fallback, an error it ignores, a
+# record or step it skips ("..., retrying in 5s", "will retry", "retry 2/5", "falling back to gloo", "ignoring it",
+# "..., continuing", "continuing without X", "proceeding without X", "skipping"), never the negation of one ("not
+# continuing"; "cannot continue", "retry limit exceeded" hold none of its words). One list: this reader's and a
+# program's own fatal line's (triage.parsing.fatal_ending)
+GOES_ON = lazy_regex(r"(?<!not )(?<!n't )\b(?:retry(?:ing)?(?! (?:limit|count|budget)| *(?:attempts? )?(?:exceeded|"
+                     r"exhausted))|will retry|trying again|falling back|fall back|ignor(?:e|ed|ing)|continuing|"
+                     r"proceeding without|skipping)\b", re.IGNORECASE)
+# the note of such a line (gone_on_failure), which an all-clear quotes
+GONE_ON = "a failure line whose own words say the program goes on past it"
 # Not a failure, whatever its words: a shell's trace of a command; a lower level (the level token comes first), a
-# metric or count of errors, a test summary, a line of code or of a help text, a retry the program makes itself, a
-# handler being installed.
+# metric or count of errors, a test summary, a line of code or of a help text, a handler being installed (and a line
+# that says the program goes on past it: GOES_ON, a note).
 _NOT_FAILURE = lazy_regex(
     SHELL_TRACE_TEXT + "|"
     r"^\s*(?:\[?\s*(?:WARN|WARNING|INFO|DEBUG|TRACE|NOTICE|VERBOSE)\b|[WID]\d{4} \d\d:\d\d|\w*Warning\b)"
@@ -112,8 +122,6 @@ _NOT_FAILURE = lazy_regex(
     # (a count, not the seconds of a time stamp before a level: "14:21:52 ERROR")
     r"|(?<![:.,\d])\b\d+ (?:passed|failed|errors?)\b|\bPASSED\b"
     r"|^\s*(?:File \"|frame #|#\d+ |at \S+\(|def |if |elif |except\b|raise |try:|catch\b|return |assert )"
-    r"|\b(?:retry(?:ing)?|will retry|retrying in|trying again|falling back|fall back|ignor(?:e|ed|ing))\b"
-    r"|\b(?:continuing|proceeding) without\b"
     r"|\b(?:error_file|errorfile|on_error|error_handler|ErrorHandler|set_error)\b"
     # a setting of a log level, and the command line that started the job (its flags are no failure)
     r"|\b(?:log[_-]?level|verbosity|level)\s*[:=]?\s*(?:ERROR|FATAL|CRITICAL)\b"
@@ -159,7 +167,24 @@ _ON_HOST = lazy_regex(r"\bon (?:host|node) (?P<host>(?=[\w.-]*\d)[A-Za-z][\w-]*(
 
 def unread_failure(line: str, stamp: str | None = None) -> UnreadFailure | None:
     """The line as a failure in words triage has no reader for, or None (``stamp``: the head the reader removed from
-    it, whose glog level may say it is an error)."""
+    it, whose glog level may say it is an error); None too where its words say the program goes on past it
+    (GOES_ON: gone_on_failure's)."""
+    found = _failure_line(line, stamp)
+    return None if found is None or GOES_ON.search(found.text) is not None else found
+
+
+def gone_on_failure(line: str, stamp: str | None = None) -> str | None:
+    """The line, where it is a failure in words of no reader whose own words say the program went on past it
+    (``ERROR: record 4711 is corrupt, skipping``, ``... failed, continuing``): no failure of the run, a note. Not a
+    retry (``..., retrying``): a retry that never ends is how a hung job's log reads, no sign that it went on."""
+    found = _failure_line(line, stamp)
+    said = GOES_ON.search(found.text) if found is not None else None
+    if found is None or said is None or said.group(0).lower().startswith(("retr", "will retry", "trying again")):
+        return None
+    return found.text
+
+
+def _failure_line(line: str, stamp: str | None) -> UnreadFailure | None:
     text = line.strip()
     low = text.lower()
     head = glog_error(text) or (stamp is not None and glog_error(stamp))

@@ -155,6 +155,9 @@ class LogScan:
     # such lines (of both kinds) after which the same process printed its training progress: it went on past them,
     # so they are notes, never the failure (triage.parsing.progress)
     went_on: list[str] = field(default_factory=list)
+    # failure lines of no reader whose own words say the program went on past them ("..., skipping": (order, line),
+    # triage.parsing.unread_failure.gone_on_failure): notes (went_on) where a line of the text follows them
+    gone_on: list[tuple[int, str]] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)   # "PATH: what was not read" (a large log's cut middle)
     prose: ProseAccount = field(default_factory=ProseAccount)   # the reporter's sentences (the first text's that has)
     # rank -> order of srun's record that the rank's task was killed by a signal: a failure line of no rank after it is

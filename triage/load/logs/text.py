@@ -116,8 +116,15 @@ from triage.parsing.solver_errors import code_ended
 from triage.parsing.stack_words import stack_of, stack_of_all
 from triage.parsing.textclean import clean_text
 from triage.parsing.torchelastic import spawn_error_owner
+from triage.parsing.unread_failure import (
+    GONE_ON,
+    UNREAD_LITERALS,
+    UNREAD_WORDS,
+    glog_error,
+    gone_on_failure,
+    unread_failure,
+)
 from triage.parsing.unread_failure import SUCCESS as UNREAD_SUCCESS
-from triage.parsing.unread_failure import UNREAD_LITERALS, UNREAD_WORDS, glog_error, unread_failure
 from triage.schemas import STOP_LOG_RECORD
 
 # the key of scan.last_error for a line of no known rank
@@ -546,6 +553,12 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         scan.went_on.extend(f"{GOT_OVER}: {unread.text[:160]}"
                             for order, unread, _, _ in scan.unread if order >= base)
         scan.unread = [item for item in scan.unread if item[0] < base]
+    if scan.gone_on:
+        # a line that says the program went on past it, with a line of the text after it (one the text ends with
+        # does not show that the program did): a note
+        last = base + max((i for i, owner in enumerate(owners) if owner.rest.strip()), default=-1)
+        scan.went_on.extend(f"{GONE_ON}: {line[:160]}" for order, line in scan.gone_on if order < last)
+        scan.gone_on = []
     if scan.unread and scan.unread[-1][0] >= base and "(" in text and (passed := _condor_passed(owners, base, scan)):
         # lines of an HTCondor event the job got past (a shadow exception, then the job executing again): no end
         scan.went_on.extend(condor_passed_note(text, unread.text) for order, unread, _, _ in scan.unread
@@ -880,6 +893,9 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
     elif loud and rank is None and not parsed and len(scan.unread) < MAX_UNPARSED \
             and (unread := unread_failure(rest, stamp)) is not None:
         scan.unread.append((order, unread, host or unread.host, path))
+    elif loud and rank is None and not parsed and len(scan.gone_on) < MAX_UNPARSED \
+            and (gone := gone_on_failure(rest, stamp)) is not None:
+        scan.gone_on.append((order, gone))      # ("..., skipping": a note, never the run's failure)
     if not parsed and not scan.past_init and (RUNNING_MARKER in rest or _PROGRESS.search(rest)):
         scan.past_init = True
     if rank is not None and rest.strip() and not parsed:

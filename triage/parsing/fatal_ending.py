@@ -65,6 +65,15 @@ _TEARDOWN = lazy_regex(
     r"Aborted|Segmentation fault|Killed|Bus error|Stack trace|Backtrace|Traceback|Charm\+\+ fatal|"
     r"[-=]+ ?Processor \d+ Exiting|Reason: |exit code|Exit code|Process name:|Local host:|Job |"
     r"(?:FATAL ERROR|Fatal error|CHARM\+\+ FATAL ERROR):|\w[\w.-]* exited)")
+# a record after it that the process, or the step that ran it, ended well (an exit code or status 0: "Process finished
+# with exit code 0", "exited with code 0", "Exit code: 0", "exit status 0"; a job or step that completed, finished or
+# succeeded, with no word of a failure on its line: "Job 4242 completed", LSF's "Successfully completed."): the fatal
+# line was not the run's end (a step retried after it), whatever teardown-like words the record holds
+_EXIT_ZERO = lazy_regex(r"(?i)\b(?:exit(?:ed)?|return(?:ed)?|finished|ended)?(?: with)?(?: an?)? ?(?:exit ?)?"
+                        r"(?:code|status|exitcode|returncode|exit_status)\s*[:=]?\s*\(?0\b(?![.\d])")
+_COMPLETED = lazy_regex(r"(?i)\b(?:completed|finished|succeeded)\b")
+_NOT_WELL = lazy_regex(r"(?i)\b(?:error|fail|abnormal|abort|signal|killed|cancel|timeout|non-?zero)|"
+                       r"\b(?:code|status)\s*[:=]?\s*\(?-?[1-9]")
 _TAIL = 4                # (the most lines of the process's own output after its last words: a summary, a timer)
 _SMP = lazy_regex(r"Charm\+\+> Running in (?:SMP mode\b[^\n]*?(?P<workers>\d+) worker threads|"
                   r"Multicore mode: (?P<threads>\d+) threads)")
@@ -153,6 +162,9 @@ def _ends_here(text: str, m: re.Match[str]) -> bool:
         nxt = text.find("\n", at)
         line = text[at:nxt if nxt >= 0 else len(text)]
         at = nxt + 1 if nxt >= 0 else -1
+        if (_EXIT_ZERO.search(line) is not None or _COMPLETED.search(line) is not None) \
+                and _NOT_WELL.search(line) is None:
+            return False        # (the process or its step ended well after it: no end of the run)
         if _TEARDOWN.match(line) is None:
             own += 1
             if own > _TAIL:

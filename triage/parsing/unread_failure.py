@@ -136,7 +136,8 @@ _NOT_FAILURE = lazy_regex(
 # tests passed (312 assertions in 18 test cases)", Chapel's "[Summary: #Successes = 2 | #Failures = 0 | ...]", pytest's
 # "=== 12 passed, 1 skipped in 3.02s ===", is one too)
 SUCCESS = lazy_regex(r"\b(?:completed successfully|finished successfully|succeeded|training (?:is )?(?:done|complete|"
-                     r"completed|finished)|all tests passed|exited with (?:exit )?code 0|exit(?:ed)? status 0)\b|"
+                     r"completed|finished)|all tests passed|(?:exited|finished|ended) with (?:exit )?code 0|"
+                     r"exit(?:ed)? status 0)\b|"
                      r"(?<![\d.])100% tests passed, 0 tests failed\b|"
                      # Chapel's start_test summary, pytest's of a run with no failure
                      r"\[Summary: #Successes = \d+ \| #Failures = 0\b|"

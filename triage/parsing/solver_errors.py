@@ -273,7 +273,8 @@ def _endings(text: str, seen: set[int | None], rank_at: Callable[[int], int | No
              banners: list[int]) -> list[RankDeath]:
     """A program's own fatal endings (triage.parsing.fatal_ending), each the process's own words of its end: an
     error it raised, or its death by the signal the words name (raised, with ``signal``). One a rank (the first), and
-    none at a banner this module read already."""
+    none at a banner this module read already; one an MPI abort record follows is what failed, the record how it
+    ended (its words after the line's)."""
     out: list[RankDeath] = []
     node = node_heap.endings(text)       # (Node's "FATAL ERROR: ... Allocation failed": its own reader's, no other's)
     taken = {start for _, _, _, _, start, _ in node}
@@ -283,8 +284,6 @@ def _endings(text: str, seen: set[int | None], rank_at: Callable[[int], int | No
         if start in banners or went_on(end):
             continue
         abort = _ABORT_RANK.search(text, end, min(len(text), end + _ABORT_WINDOW))
-        if signal is None and abort is not None:
-            continue            # (an error line before its MPI abort record: the record's reader tells both)
         own = rank is not None
         rank = rank_at(start) if rank is None else rank
         if rank is None and abort:          # the MPI abort record right after it
@@ -292,6 +291,13 @@ def _endings(text: str, seen: set[int | None], rank_at: Callable[[int], int | No
         if rank in seen:
             continue
         seen.add(rank)
+        if signal is None and abort is not None:
+            # (its MPI abort record right after it: how it ended; the fatal line is what failed)
+            head = text.rfind("\n", 0, abort.start()) + 1
+            lines = [line.strip() for line in text[head:head + 400].split("\n")[:2]]
+            if len(lines) > 1 and lines[1].startswith("with errorcode"):    # (Open MPI's: on the next line)
+                lines[0] = f"{lines[0]} {lines[1].rstrip('.')}"
+            what += f" (then its MPI abort: {lines[0][:160]})"
         out.append(RankDeath(rank, signal, None, host, None, " ".join(what.split())[:400], offset=start, raised=True,
                              mpi=own and host is None))
     return out

@@ -140,12 +140,21 @@ def endings(text: str) -> list[Ending]:
         found.append((None, "SIGABRT", None, said, m.start(), m.end()))
     out: list[Ending] = []
     for rank, signal, host, words, start, end in sorted(found, key=lambda item: item[4]):
-        if rank is None:
-            tasks = list(_SRUN_TASK.finditer(text, end, min(len(text), end + 600)))
-            if len(tasks) == 1:
-                rank, host = int(tasks[0].group("rank")), tasks[0].group("host")
+        if rank is None and (task := srun_task_after(text, end)) is not None:
+            rank, host = task
         out.append((rank, signal, host, words, start, end))
     return out
+
+
+_SRUN_REACH = 1200       # (how far after the line srun's record may stand: a backtrace's frames between)
+
+
+def srun_task_after(text: str, end: int, stop: int | None = None) -> tuple[int, str] | None:
+    """The one task srun's records right after ``end`` name (``srun: error: n25: task 2: Exited with exit code 2``),
+    with its node: the task whose last words the line before them were; None where they name none or several. One
+    rule: a program's fatal line's and the Fortran runtimes' errors' (triage.parsing.solver_errors)."""
+    tasks = list(_SRUN_TASK.finditer(text, end, min(len(text), end + _SRUN_REACH, len(text) if stop is None else stop)))
+    return (int(tasks[0].group("rank")), tasks[0].group("host")) if len(tasks) == 1 else None
 
 
 def _quoted(text: str, m: re.Match[str]) -> bool:

@@ -418,6 +418,7 @@ def _codes(text: str, seen: set[int | None], rank_at: Callable[[int], int | None
     for index, (rank, what, start, end) in enumerate(found):
         if went_on(end):
             continue
+        host: str | None = None
         own = rank is not None
         rank = rank_at(start) if rank is None else rank
         if rank is None:                    # the MPI abort record right after it, before the next banner
@@ -425,10 +426,12 @@ def _codes(text: str, seen: set[int | None], rank_at: Callable[[int], int | None
             abort = _ABORT_RANK.search(text, end, stop)
             if abort:
                 rank = int(next(g for g in abort.groups() if g is not None))
+            elif (srun := fatal_ending.srun_task_after(text, end, stop)) is not None:
+                rank, host = srun           # (srun's one task record after it: that task's, on that node)
         if rank is not None and rank in seen:
             continue
         seen.add(rank)
-        out.append(RankDeath(rank, None, None, None, None, " ".join(what.split())[:400], offset=start, raised=True,
+        out.append(RankDeath(rank, None, None, host, None, " ".join(what.split())[:400], offset=start, raised=True,
                              mpi=own, end=end))
     return out
 

@@ -5,12 +5,15 @@ the MPI runtime's abort notice, a backtrace), or the launcher's record of that p
 
 - ``FATAL ERROR: <message>`` (NAMD's NAMD_die, after Colvars' ``colvars: Error: ...``), ``CHARM++ FATAL ERROR: [3]
   Assertion "..." failed in file F line N.`` (Charm++'s CmiAbort; ``[N]`` its PE), ``prog: FATAL ERROR: ...``,
-  ``Fatal error: <message>`` (the message on the same line; GROMACS's bare ``Fatal error:`` block is solver_errors');
-  an error of the program: an exception of that process;
+  ``Fatal error: <message>`` (the message on the same line; GROMACS's bare ``Fatal error:`` block is solver_errors'),
+  ``Fatal Error: <message>``; an error of the program: an exception of that process;
+- gfortran's ``ERROR STOP n`` and ``STOP n`` with a code other than 0 (libgfortran's stop.c; ``ERROR STOP`` with words
+  or none: code 1): the program's own failing end;
 - ``Exiting due to signal N with siginfo 0x... and payload 0x...`` (Grappa's failure handler, which then exits with
   code 1): the process's death by signal N;
 - glibc's assert line, ``prog: path/file.c:123: func: Assertion `expr' failed.`` (also with a path a reporter
-  shortened, ``/.../file.c``): the process aborts, SIGABRT.
+  shortened, ``/.../file.c``), musl's ``Assertion failed: expr (file: func: line)`` and the MS C runtime's
+  ``Assertion failed: expr, file F, line N``: the process aborts, SIGABRT.
 
 The rank is the one the line's own tag names (``[3]`` before or right after the fatal word), else the line's prefix's
 or the MPI abort record's after it (solver_errors decides), else the one srun's record of a single task's end right
@@ -36,13 +39,14 @@ from triage.parsing.quoted import in_quoted_prose
 from triage.parsing.regex_gate import finditer
 from triage.parsing.unread_failure import GOES_ON
 
-MARKERS = ("FATAL ERROR: ", "Fatal error: ", "Exiting due to signal ", "' failed.")
+MARKERS = ("FATAL ERROR: ", "Fatal error: ", "Fatal Error: ", "Exiting due to signal ", "' failed.",
+           "Assertion failed: ", "STOP ")
 
 _LEAD = r"^[ \t>*`]*"
 # (the program's own tag before it: its name and a colon, "NAMD:", "prog:", or Charm++'s "CHARM++"; a rank's "[3] ")
 # (a "[N] " before it, a rank's tag or a viewer's line number, is its line's prefix: solver_errors' rank_at reads it)
 _TAG = r"(?:\[\d{1,7}\][ \t]*)?(?:(?P<prog>[A-Za-z][\w.+-]{0,30})(?::[ \t]+|[ \t]+(?=FATAL)))?"
-_FATAL = lazy_regex(_LEAD + _TAG + r"(?P<word>FATAL ERROR|Fatal error):[ \t]*(?:\[(?P<pe>\d{1,7})\][ \t]*)?"
+_FATAL = lazy_regex(_LEAD + _TAG + r"(?P<word>FATAL ERROR|Fatal [Ee]rror):[ \t]*(?:\[(?P<pe>\d{1,7})\][ \t]*)?"
                     r"(?P<what>\S[^\n]*?)[ \t*`]*$", re.MULTILINE)
 _GRAPPA = lazy_regex(_LEAD + r"(?:\[\d{1,7}\][ \t]*)?Exiting due to signal (?P<num>\d{1,2}) with siginfo 0x[0-9a-fA-F]+"
                      r"(?: and payload 0x[0-9a-fA-F]+)?[ \t*`]*$", re.MULTILINE)
@@ -52,6 +56,15 @@ _ASSERT = lazy_regex(_LEAD + r"(?:\[\d{1,7}\][ \t]*)?(?:(?P<prog>[\w.+-]{1,60}):
                      r"(?P<line>\d+): "
                      r"(?:(?P<func>[^\n]{1,300}?): )?Assertion [`'](?P<expr>[^\n]{1,400}?)' failed\.[ \t*`]*$",
                      re.MULTILINE)
+# musl's __assert_fail: "Assertion failed: %s (%s: %s: %d)\n" (expr, file, func, line); the MS C runtime's _assert:
+# "Assertion failed: %s, file %s, line %d\n" (then abort(): SIGABRT; MSVC's exit code 3)
+_ASSERT_OTHER = lazy_regex(_LEAD + r"(?:\[\d{1,7}\][ \t]*)?Assertion failed: (?P<expr>[^\n]{1,400}?)"
+                           r"(?: \((?P<mfile>[^\s:()]{1,300}): (?P<mfunc>[^\n]{1,300}?): (?P<mline>\d+)\)"
+                           r"|, file (?P<wfile>[^\n]{1,300}?), line (?P<wline>\d+))[ \t*`]*$", re.MULTILINE)
+# gfortran's STOP and ERROR STOP with a code (libgfortran's stop.c: "STOP %d", "ERROR STOP %d", then exit with that
+# code; "ERROR STOP" with a string or none: exit code 1): a code other than 0 is the program's own failing end
+_STOP = lazy_regex(_LEAD + r"(?:\[\d{1,7}\][ \t]*)?(?P<error>ERROR )?STOP(?: (?P<code>-?\d{1,9})|(?(error)"
+                   r"(?: (?P<words>\S[^\n]*?))?|(?!)))[ \t*`]*$", re.MULTILINE)
 # a CUDA kernel's assert ("IndexKernel.cu:92: operator(): block: [..], thread: [..] Assertion ..."): crashlog's
 _KERNEL_FILE = lazy_regex(r"\.cuh?$")
 # srun's record of a single task's end right after it: that task, on that node
@@ -138,6 +151,24 @@ def endings(text: str) -> list[Ending]:
         said = (f"{prog}assertion `{m.group('expr')}' failed ({m.group('file')}:{m.group('line')}{func}): the process "
                 "aborts (SIGABRT)")
         found.append((None, "SIGABRT", None, said, m.start(), m.end()))
+    for m in finditer(_ASSERT_OTHER, text) if "Assertion failed: " in text else ():
+        if not _ends_here(text, m) or _quoted(text, m):
+            continue
+        if _SIGNAL_TOLD.search("\n".join(text[m.end():m.end() + 2000].split("\n")[1:7])):
+            continue        # (its abort told by a signal handler's record after it: that record's)
+        if m.group("mfile"):
+            where, whose = f"{m.group('mfile')}:{m.group('mline')} in {m.group('mfunc')}", "musl's assert"
+        else:
+            where, whose = f"{m.group('wfile')}:{m.group('wline')}", "the C runtime's assert"
+        said = f"{whose}: assertion `{m.group('expr')}' failed ({where}): the process aborts (SIGABRT)"
+        found.append((None, "SIGABRT", None, said, m.start(), m.end()))
+    for m in finditer(_STOP, text) if "STOP" in text else ():
+        code = int(m.group("code")) if m.group("code") else (1 if m.group("error") else 0)
+        if code == 0 or not _ends_here(text, m) or _quoted(text, m):
+            continue
+        said = m.group(0).strip(" \t>*`")
+        found.append((None, None, None, f"the program's own {said} (gfortran's stop: exit code {code})", m.start(),
+                      m.end()))
     out: list[Ending] = []
     for rank, signal, host, words, start, end in sorted(found, key=lambda item: item[4]):
         if rank is None and (task := srun_task_after(text, end)) is not None:

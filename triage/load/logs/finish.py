@@ -31,6 +31,7 @@ from triage.parsing.crashlog import (
     shortened,
 )
 from triage.parsing.mpi_errors import ABORT_TEXT
+from triage.parsing.named_failure import named_failure
 from triage.parsing.progress import is_progress
 from triage.parsing.raise_sites import RaiseSiteKind
 from triage.parsing.rendezvous import STORE_WAIT_DETAIL
@@ -353,8 +354,39 @@ def own_words_before_abort(scan: LogScan) -> None:
             scan.failures[rank] = [(order, own, path), *items[1:]]
 
 
+def _own_error_line(scan: LogScan, rank: int) -> str | None:
+    """The rank's own error line in plain words among its last lines, with no progress of its after it."""
+    for line in reversed(scan.last_lines.get(rank, ())):
+        if _OWN_ERROR.match(line):
+            return line
+        if is_progress(line):
+            return None         # (its error line, if any, is one it went on past)
+    return None
+
+
+def lost_rank_said_first(scan: LogScan) -> None:
+    """A rank's failure line whose words name another rank as the one that failed or was lost (rank 0's ``FATAL ERROR:
+    worker 2 stopped responding``), where that rank has no failure read but its own error line in plain words among
+    its last lines (rank 2's ``ERROR: NaN detected ...``): the named rank's line is the first failure (the other
+    rank's line is what it saw of it: collateral), by who the line names as by cause."""
+    for rank, items in list(scan.failures.items()):
+        first = next((item for item in items if not item[1].collateral), None)
+        named = named_failure(first[1].text) if first is not None else None
+        if first is None or named is None or named[0] == rank or scan.failures.get(named[0]):
+            continue
+        said = _own_error_line(scan, named[0])
+        if said is None:
+            continue
+        order, _, path = first
+        scan.failures[named[0]] = [(order - 1 if order > 0 else order, CrashLine(CrashLineKind.EXCEPTION, said[:400]),
+                                    path)]
+        scan.ranks_seen.add(named[0])
+        scan.failures[rank] = [(o, replace(c, collateral=True) if (o, c, p) == first else c, p) for o, c, p in items]
+
+
 def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
     own_words_before_abort(scan)
+    lost_rank_said_first(scan)
     named_failures(scan)
     finish_raise_sites(scan)
     finish_store_waits(scan)

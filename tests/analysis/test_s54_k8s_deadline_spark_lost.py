@@ -91,7 +91,7 @@ def test_another_jobs_deadline_event_is_not_this_jobs_stop(tmp_path: Path) -> No
     # review rev54's F6)
     text = PODS_DONE + ("3m          Warning   DeadlineExceeded   job/nightly-eval-28731     Job was active longer than "
                         "specified deadline\n")
-    code, got = report_log(text, tmp_path)    # (refused today: the pods completed and no line says a failure)
+    _, got = report_log(text, tmp_path)    # (refused today: the pods completed and no line says a failure)
     assert got.get("verdict", {}).get("kind") != "stopped" and "activeDeadlineSeconds" not in str(got)
 
 

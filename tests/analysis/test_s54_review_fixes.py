@@ -44,7 +44,7 @@ VIEW = ("Exception has occurred: FileNotFoundError       (note: full exception t
 
 def test_a_debugger_view_the_run_went_on_past_is_no_exception(tmp_path: Path) -> None:
     text = VIEW + "epoch 1 step 100 loss 2.31\nepoch 2 step 100 loss 1.77\nTraining finished.\n"
-    code, got = report_log(text, tmp_path)
+    _, got = report_log(text, tmp_path)
     assert got.get("verdict", {}).get("kind") != "exception"
 
 
@@ -57,3 +57,21 @@ def test_the_note_on_a_line_of_its_own_is_no_message(tmp_path: Path) -> None:
     text = VIEW.replace("       (note:", "\n(note:")
     got = failure_verdict(text, tmp_path)
     assert "FileNotFoundError: [Errno 2]" in got["summary"] and "(note:" not in got["summary"]
+
+
+ABORT = ("--------------------------------------------------------------------------\n"
+         "MPI_ABORT was invoked on rank 0 in communicator MPI_COMM_WORLD\nwith errorcode 1.\n\n"
+         "NOTE: invoking MPI_ABORT causes Open MPI to kill all MPI processes.\n"
+         "--------------------------------------------------------------------------\n")
+
+
+def test_a_fatal_line_tagged_with_another_rank_than_the_abort_is_that_ranks(tmp_path: Path) -> None:
+    # (rank 3 found it, rank 0 aborts the job after a reduction of error flags: review rev54's F7)
+    got = failure_verdict("[3] FATAL ERROR: negative density in cell 1182\n" + ABORT, tmp_path)
+    assert got["culprit_ranks"] == [3] and "negative density" in got["summary"] and "then its MPI abort" not in \
+        got["summary"]
+
+
+def test_a_fatal_line_of_the_aborting_rank_is_paired_with_its_abort(tmp_path: Path) -> None:
+    got = failure_verdict("[0] FATAL ERROR: negative density in cell 1182\n" + ABORT, tmp_path)
+    assert got["culprit_ranks"] == [0] and "then its MPI abort" in got["summary"]

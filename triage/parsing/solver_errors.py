@@ -269,6 +269,10 @@ def parse_solver_errors(text: str, line_ranks: Sequence[int | None] | None = Non
     return tuple(sorted(out, key=lambda death: death.offset))
 
 
+# an MPI runtime's tag of the rank before a line (Hydra's -prepend-rank, Open MPI's --tag-output's head)
+_RANK_TAG = lazy_regex(r"[ \t]*\[(\d{1,6})(?:,\d+\]<\w+>:|\])[ \t]")
+
+
 def _endings(text: str, seen: set[int | None], rank_at: Callable[[int], int | None], went_on: Callable[[int], bool],
              banners: list[int]) -> list[RankDeath]:
     """A program's own fatal endings (triage.parsing.fatal_ending), each the process's own words of its end: an
@@ -286,6 +290,12 @@ def _endings(text: str, seen: set[int | None], rank_at: Callable[[int], int | No
         abort = _ABORT_RANK.search(text, end, min(len(text), end + _ABORT_WINDOW))
         own = rank is not None
         rank = rank_at(start) if rank is None else rank
+        if abort is not None and (tag := _RANK_TAG.match(text, text.rfind("\n", 0, start) + 1)) is not None \
+                and int(tag.group(1)) != int(next(g for g in abort.groups() if g is not None)):
+            # ("[3] FATAL ERROR: ..." then "MPI_ABORT was invoked on rank 0": rank 3 found it, rank 0, the root
+            # after a reduction of error flags, aborts the job: the line is rank 3's, the record no end of it)
+            abort = None
+            rank = int(tag.group(1)) if rank is None else rank
         if rank is None and abort:          # the MPI abort record right after it
             rank = int(next(g for g in abort.groups() if g is not None))
         if rank in seen:

@@ -290,9 +290,11 @@ _DASK_MEMORY = lazy_regex(r"(?:distributed\.nanny(?:\.memory)? - WARNING - )?\bW
 _K8S_LOW = lazy_regex(r"The node was low on resource: (?P<resource>[\w-]+)")
 # srun's record of a task that ended badly ("srun: error: n3: task 5: Exited with exit code 1", "...: Killed"):
 # not "Terminated", which is what a cancellation does to every task
-# (or its wait timer's "srun: StepId=12.0 task 1: exited abnormally", under srun's name or Tianhe's "yhrun")
+# (or its wait timer's "srun: StepId=12.0 task 1: exited abnormally", under srun's name or Tianhe's "yhrun", or the
+# timer's own "srun: First task exited 180s ago": srun itself then terminates the step, never a stop from outside)
 _SRUN_TASK_FAILED = lazy_regex(r"srun: error: (?:[\w.-]+: )?tasks? [\d,-]+: (?!Terminated)|"
-                               r"(?:srun|yhrun): (?:StepId=\S+ )?tasks? [\d,-]+: exited abnormally")
+                               r"(?:srun|yhrun): (?:StepId=\S+ )?tasks? [\d,-]+: exited abnormally|"
+                               r"(?:srun|yhrun): First task exited \d+s ago")
 # srun's own word of a node that failed under the step (src/srun/srun_job.c): "srun: error: Node failure on gpu-n11"
 # (salloc's of a node of its allocation, src/salloc/salloc.c: "salloc: error: Node failure on worker-1")
 _SRUN_NODE_FAILURE = lazy_regex(r"(?:srun|salloc): error: Node failure on (?P<host>[\w.\[\],-]+)")
@@ -1064,7 +1066,11 @@ def _slurm(text: str) -> list[RankDeath]:
         host = match.group("host") or match.group("old_host")
         host = host if host and host.strip(".") else None          # ("ON ..." in a redacted paste)
         said = " ".join(match.group(0).split())
-        failed_before = _SRUN_TASK_FAILED.search(text, 0, match.start()) is not None
+        before = _SRUN_TASK_FAILED.search(text, 0, match.start())
+        failed_before = before is not None
+        # (srun's wait timer: its --wait time ran out after the first tasks ended, and srun ended the step)
+        after_what = "after srun's wait timer ran out" if before and "First task" in before.group(0) else \
+            "after a task failed"
         if killed is not None and killed.start() < match.start() and (not why or why.startswith("SIGNAL")):
             note = f"Slurm cancelled {entity}{f' on {host}' if host else ''} after killing it for memory: {said}"
             out.append(RankDeath(None, "SIGKILL", None, host, None, note[:400], offset=match.start(),
@@ -1072,7 +1078,7 @@ def _slurm(text: str) -> list[RankDeath]:
             continue
         if why == "TASK FAILURE" or ((not why or why.startswith("SIGNAL")) and failed_before):
             # srun's --kill-on-bad-exit (or its end of the step) after a task failed: a consequence, never the cause
-            note = f"Slurm cancelled {entity}{f' on {host}' if host else ''} after a task failed: {said}"
+            note = f"Slurm cancelled {entity}{f' on {host}' if host else ''} {after_what}: {said}"
             out.append(RankDeath(None, "SIGTERM", None, host, None, note[:400], offset=match.start(),
                                  consequence=True))
             # (srun's own record of the failed task, anywhere, names it: then it is read, not inferred)

@@ -151,12 +151,25 @@ _SRUN_SIGNAL = lazy_regex(r"srun: error: (?:(?P<host>[\w.-]+): )?tasks? (?P<task
 # "srun: StepId=1544235.0 task 0: running", "srun: StepId=1544235.0 tasks 1-3: exited abnormally", "...: exited",
 # older "srun: task 1: exited abnormally"), under srun's own name or a vendor build's (Tianhe's "yhrun"): the tasks
 # "exited abnormally" are the ones that ended first and badly (a non-zero exit or a signal: the record does not say
-# which), the others were still running or ended cleanly
-SRUN_WAIT = lazy_regex(r"^[ \t>]*(?:srun|yhrun): (?:StepId=\S+ )?tasks? (?P<tasks>\d+(?:[-,]\d+)*): exited abnormally"
-                       r"[ \t]*$", re.MULTILINE)
+# which), the others were still running or ended cleanly. Its plain "exited" (src/srun/task_state.c: the tasks that
+# ended with code 0) is the first failure only beside the program's own word that it stopped (_ABORT_ROUTINE below):
+# a task that ended cleanly first may be one that finished its share while another hangs
+SRUN_WAIT = lazy_regex(r"^[ \t>]*(?:srun|yhrun): (?:StepId=\S+ )?tasks? (?P<tasks>\d+(?:[-,]\d+)*): exited"
+                       r"(?P<abnormally> abnormally)?[ \t]*$", re.MULTILINE)
+# A program's abort routine's own name alone on a line: what a STOP with that name as its message prints (Intel
+# Fortran's runtime prints the message alone, gfortran's "STOP wrf_abort"; WRF's and NoahMP's stub
+# "SUBROUTINE wrf_abort / STOP 'wrf_abort'"), or a routine that prints its name before it calls MPI_Abort or stops
+# ("wrf_abort", "mpas_dmpar_abort", "shr_sys_abort"): the process ended by its own error path, with code 0 where it
+# was a STOP
+_ABORT_ROUTINE = lazy_regex(r"^[ \t>]*(?:STOP )?[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*_(?:abort|ABORT)[ \t]*$",
+                            re.MULTILINE)
 _SRUN_FIRST_EXITED = lazy_regex(r"^[ \t>]*(?:srun|yhrun): First task exited \d+s ago", re.MULTILINE)
-SRUN_WAIT_NOTE = ("srun's wait timer: the task exited abnormally (a non-zero exit or a signal, the record does not say "
+SRUN_WAIT_HEAD = "srun's wait timer: "
+SRUN_WAIT_NOTE = (SRUN_WAIT_HEAD + "the task exited abnormally (a non-zero exit or a signal, the record does not say "
                   "which) while the others were still running")
+SRUN_WAIT_STOP_NOTE = (SRUN_WAIT_HEAD + "the task ended first, with code 0, while the others still ran, after the "
+                       "program's abort routine said it stopped ({routine}): a stop that does not abort the job (a "
+                       "STOP, not MPI_Abort), so the others waited until srun terminated the step")
 _SRUN_SIGNALS = {"Killed": "SIGKILL", "Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": "SIGBUS",
                  "Out Of Memory": "SIGKILL", "Floating point exception": "SIGFPE", "Illegal instruction": "SIGILL"}
 _ARGV_LOCAL_RANK = lazy_regex(r"""--local[_-]rank(?:=|['"],\s*['"])(\d+)""")
@@ -268,7 +281,7 @@ def parse_launcher_failures(text: str) -> tuple[LauncherFailure, ...]:
         failures.extend(_launch_failures(text))
     if not failures and "srun: error:" in text:
         failures.extend(_srun_failures(text))
-    if not failures and "exited abnormally" in text:
+    if not failures and "First task exited" in text:
         failures.extend(_srun_wait_failures(text))
     if not failures and "terminated with" in text:
         for match in _SPAWN_EXIT.finditer(text):
@@ -417,20 +430,29 @@ def _srun_failures(text: str) -> list[LauncherFailure]:
 
 def _srun_wait_failures(text: str) -> list[LauncherFailure]:
     """srun's wait timer's tasks that exited abnormally (above), each a root: the first to end, before the rest
-    were terminated. Read only after the timer's own ``First task exited Ns ago`` line."""
+    were terminated. Read only after the timer's own ``First task exited Ns ago`` line. Where none exited abnormally,
+    the tasks that exited (code 0) are the roots where the program's abort routine said before the timer that it
+    stopped (_ABORT_ROUTINE): the tasks that took that error path."""
     first = _SRUN_FIRST_EXITED.search(text)
     if first is None:
         return []
-    failures: list[LauncherFailure] = []
+    abnormal: list[LauncherFailure] = []
+    clean: list[LauncherFailure] = []
+    routine = _ABORT_ROUTINE.search(text, 0, first.start())
     for match in SRUN_WAIT.finditer(text, first.end()):
+        if not match.group("abnormally") and routine is None:
+            continue
+        note = SRUN_WAIT_NOTE if match.group("abnormally") or routine is None else \
+            SRUN_WAIT_STOP_NOTE.format(routine=routine.group(0).strip(" \t>"))
         for part in match.group("tasks").split(","):
             low, _, high = part.partition("-")
             if int(high or low) - int(low) >= 4096:
                 continue
-            failures.extend(LauncherFailure(task, None, None, None, None, None, None, root_cause=True,
-                                            srun_task=True, note=SRUN_WAIT_NOTE, offset=match.start())
-                            for task in range(int(low), int(high or low) + 1))
-    return failures
+            (abnormal if match.group("abnormally") else clean).extend(
+                LauncherFailure(task, None, None, None, None, None, None, root_cause=True, srun_task=True,
+                                note=note, offset=match.start())
+                for task in range(int(low), int(high or low) + 1))
+    return abnormal or clean
 
 
 _SRUN_FAULTS = frozenset({"SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL"})

@@ -33,7 +33,7 @@ from triage.parsing.node_ranks import NodeRanks, deepspeed_rank_map, node_ranks,
 from triage.parsing.solver_errors import parse_solver_errors
 from triage.parsing.torchelastic import (
     SRUN_OOM_NOTE,
-    SRUN_WAIT_NOTE,
+    SRUN_WAIT_HEAD,
     UNNAMED_SIGNAL,
     LauncherFailure,
     is_record_field,
@@ -86,7 +86,8 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
             and "srun: error:" not in text and "death signal" not in text and "first observed failure" not in text \
             and "SignalException" not in text and "CalledProcessError" not in text \
             and "returned non-zero exit status" not in text and "died with <Signals." not in text \
-            and "unrecognized arguments" not in text and "Could not consume arg" not in text:
+            and "unrecognized arguments" not in text and "Could not consume arg" not in text \
+            and "First task exited" not in text:          # (srun's wait timer, under srun's name or yhrun's)
         return
     _agent_signal(text, path, scan)
     failures = [replace(f, host=f.host or (agent_hosts or {}).get(f.pid or -1) or _line_host(f, text, line_hosts))
@@ -145,7 +146,7 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
         if failure.traceback and not failure.traceback.startswith(("Signal ", "To enable traceback",
                                                                    "Process failed with exitcode")):
             message = failure.traceback.strip().splitlines()[-1].strip()[:300]
-        if failure.note in (SRUN_OOM_NOTE, SRUN_WAIT_NOTE):
+        if failure.note == SRUN_OOM_NOTE or (failure.note or "").startswith(SRUN_WAIT_HEAD):
             message = message or failure.note      # (srun's "Out Of Memory": what killed the task; its wait timer)
         if not message and failure.signal and windows_status.status_in(str(failure.exitcode), failure.signal):
             message = f"exit code {failure.exitcode}"   # (a Windows crash status: the code is what it said, no signal)

@@ -138,8 +138,8 @@ def test_gloo_full_mesh_failure_is_a_network_failure() -> None:
 # CUDA error like the modern "CUDA error: what", its code 2 an out-of-memory; the "THCudaCheck FAIL" print before the
 # raise is only its herald (the raise may be caught: THCGeneral.cpp's start-up 'error=11 : invalid argument', the run going on)
 @pytest.mark.parametrize(("line", "kind", "collateral"), [
-    ("RuntimeError: cuda runtime error (46) : all CUDA-capable devices are busy or unavailable at "
-     + "/opt/conda/aten/src/THC/THCGeneral.cpp:51", CrashLineKind.CUDA_ERROR, False),
+    ("RuntimeError: cuda runtime error (59) : device-side assert triggered at "
+     + "/opt/conda/aten/src/THC/generic/THCTensorMathPointwise.cu:265", CrashLineKind.CUDA_ERROR, False),
     ("cuda runtime error (39) : uncorrectable ECC error encountered at /pytorch/aten/src/THC/THCCachingHostAllocator"
      + ".cpp:265", CrashLineKind.CUDA_ERROR, False),
     ("RuntimeError: cuda runtime error (2) : out of memory at /b/aten/src/THC/generic/THCStorage.cu:58",
@@ -155,6 +155,11 @@ def test_thc_era_cuda_errors_are_cuda_errors(line: str, kind: CrashLineKind, col
     assert found is not None and (found.kind, found.collateral) == (kind, collateral), found
 
 
-def test_a_thc_device_ordinal_error_stays_a_launch_setup_error() -> None:
-    found = parse_crash_line("RuntimeError: cuda runtime error (101) : invalid device ordinal at /b/THCGeneral.cpp:7")
+@pytest.mark.parametrize("line", [
+    "RuntimeError: cuda runtime error (101) : invalid device ordinal at /b/THCGeneral.cpp:7",
+    # (no GPU would take the process: an error at device selection too, session 55)
+    ("RuntimeError: cuda runtime error (46) : all CUDA-capable devices are busy or unavailable at "
+    "/opt/conda/aten/src/THC/THCGeneral.cpp:51")])
+def test_a_thc_device_selection_error_stays_a_launch_setup_error(line: str) -> None:
+    found = parse_crash_line(line)
     assert found is not None and found.kind is CrashLineKind.EXCEPTION

@@ -36,7 +36,7 @@ from triage.parsing.launchers import LOCAL_SIGNAL_WORDS
 from triage.parsing.metric_name import METRIC_NAME
 from triage.parsing.peers import CUDA_SETUP_NOTE as CUDA_SETUP_NOTE  # noqa: PLC0414
 from triage.parsing.peers import NO_BINARY_NOTE as NO_BINARY_NOTE  # noqa: PLC0414
-from triage.parsing.peers import PEER, noted, peer_of
+from triage.parsing.peers import PEER, cuda_setup_note, noted, peer_of
 from triage.parsing.peers import clip_keeping as clip_keeping  # noqa: PLC0414
 from triage.parsing.peers import peer_host as peer_host  # noqa: PLC0414
 from triage.parsing.peers import shortened as shortened  # noqa: PLC0414
@@ -433,10 +433,18 @@ _LOADER_KILLED = lazy_regex(r"DataLoader worker \(pid\(?s?\)?\s*[\d, ]+\) is kil
                             r"(?P<name>[A-Z][a-z]+(?: [a-z]+)*)")
 _STRSIGNAL = {**_FPE_SIGNALS, "Killed": "SIGKILL", "Terminated": "SIGTERM", "Interrupt": "SIGINT"}
 # A CUDA error at device selection that says this process has no GPU with that index, or none at all ("CUDA error:
-# invalid device ordinal", "cuda runtime error (10) : invalid device ordinal", retyped in lower case too): the
-# launch's configuration (more processes than visible GPUs), not a fault of a GPU
+# invalid device ordinal", "cuda runtime error (10) : invalid device ordinal", retyped in lower case too), that no GPU
+# would take it (cudaErrorDevicesUnavailable: "all CUDA-capable devices are busy or unavailable", CUDA 11.x on
+# "CUDA-capable device(s) is/are busy or unavailable": a GPU in Exclusive Process mode another process holds), or
+# that the driver is older than the runtime ("CUDA driver version is insufficient for CUDA runtime version"): the
+# launch's configuration or the host's set-up, raised before any kernel ran, not a fault of a GPU (the note after it:
+# triage.parsing.peers.cuda_setup_note)
 _CUDA_SETUP = lazy_regex(r"invalid device ordinal|no CUDA-capable device is detected|"
-                         r"\bCUDA_ERROR_(?:NO_DEVICE|INVALID_DEVICE)\b", re.IGNORECASE)
+                         r"CUDA-capable device(?:s are|\(s\) is/are) busy or unavailable|"
+                         r"CUDA driver version is insufficient for CUDA runtime version|"
+                         r"\bCUDA_ERROR_(?:NO_DEVICE|INVALID_DEVICE|DEVICE_UNAVAILABLE)\b|"
+                         r"\bcudaError(?:NoDevice|InvalidDevice|DevicesUnavailable|InsufficientDriver)\b",
+                         re.IGNORECASE)
 # A backend that lacks the collective the job calls ("ProcessGroupNCCL does not support scatter", "Backend gloo does
 # not support reduce_scatter"): every rank that calls it raises it; told even when quoted in a sentence
 _BACKEND_LACKS = lazy_regex(r"\b(?:ProcessGroup\w+|[Bb]ackend \w+) does not support \w+")
@@ -684,7 +692,7 @@ def _exception_line(text: str, exc: re.Match[str], collateral: bool, said: str) 
             or (exc_type.endswith("UnavailableError") and _GRPC_GONE.search(msg) is not None):
         return CrashLine(CrashLineKind.NETWORK, noted(text), exc_type, peer=peer_of(said))
     if _CUDA_SETUP_GATED.holds(msg):
-        return CrashLine(CrashLineKind.EXCEPTION, text[:300] + CUDA_SETUP_NOTE, exc_type, gpu=_gpu(text))
+        return CrashLine(CrashLineKind.EXCEPTION, text[:300] + cuda_setup_note(text), exc_type, gpu=_gpu(text))
     if ("no kernel image" in msg or "NoBinaryForG" in msg or "NO_BINARY" in msg) and _NO_BINARY.search(msg):
         return CrashLine(CrashLineKind.CUDA_ERROR, text[:300] + NO_BINARY_NOTE, exc_type, gpu=_gpu(text))
     if _CUDA_ERROR_GATED.holds(msg):
@@ -778,7 +786,7 @@ def _plain_line(text: str, collateral: bool, said: str) -> CrashLine | None:
     if (oom := _CUDA_OOM_GATED.search(text)) is not None:
         return CrashLine(CrashLineKind.CUDA_OOM, text[:400], gpu=_gpu(text), quoted=_in_prose(text, oom))
     if _CUDA_SETUP_GATED.holds(text) and "CUDA_LAUNCH_BLOCKING" not in text:
-        return CrashLine(CrashLineKind.EXCEPTION, text[:300] + CUDA_SETUP_NOTE, gpu=_gpu(text))
+        return CrashLine(CrashLineKind.EXCEPTION, text[:300] + cuda_setup_note(text), gpu=_gpu(text))
     if (lacks := _BACKEND_LACKS_GATED.search(text)) is not None:
         return CrashLine(CrashLineKind.EXCEPTION, f"RuntimeError: {lacks.group(0)}", "RuntimeError")
     if (ddp := _DDP_CHECK_GATED.search(text)) is not None:

@@ -4,6 +4,8 @@ summary without losing either. Used by :mod:`triage.parsing.crashlog` (which re-
 
 from __future__ import annotations
 
+import re
+
 from triage.lazy_regex import lazy_regex
 
 # The other end of a link, in the shapes NCCL and gloo print it: a host name (with or without a digit: "gpu-a",
@@ -70,11 +72,11 @@ def shortened(text: str, limit: int = 300) -> str:
     text = _unglued_strerror(text)
     if len(text) <= limit:
         return text
-    for note in (*(note for _pattern, note in _SETUP_NOTES), CUDA_SETUP_NOTE, NO_BINARY_NOTE):
+    for note in _NOTES:
         if text.endswith(note):
             body = text[:-len(note)]
-            peer = PEER.search(body)
-            return clip_keeping(body, max(limit - len(note), 120), [peer.span()] if peer else []) + note
+            keep = [said.span() for said in (PEER.search(body), _CUDA_SETUP_WORDS.search(body)) if said is not None]
+            return clip_keeping(body, max(limit - len(note), 120), keep) + note
     return cut_at_word(text, limit)
 
 
@@ -82,7 +84,7 @@ def _unglued_strerror(text: str) -> str:
     glued = _GLUED_STRERROR.search(text) if "o" in text else None
     if glued is None:
         return text
-    note = next((note for note in (*(note for _pattern, note in _SETUP_NOTES), CUDA_SETUP_NOTE, NO_BINARY_NOTE)
+    note = next((note for note in _NOTES
                  if text.endswith(note) and len(text) - len(note) >= glued.end()), "")
     return text[:glued.end()] + note
 
@@ -121,6 +123,45 @@ NO_BINARY_NOTE = (" (the build holds no code object for this GPU's architecture:
                   "of the GPU or of the code)")
 CUDA_SETUP_NOTE = (" (this process asked for a GPU it cannot see: more processes than visible GPUs? compare "
                    "--nproc_per_node / the process count with CUDA_VISIBLE_DEVICES and the GPUs on the node)")
+# CUDA's other errors at device selection (cudaGetErrorString's words, the driver API's names): no GPU would take a
+# context from this process (cudaErrorDevicesUnavailable, 46: "all CUDA-capable devices are busy or unavailable",
+# CUDA 11.x on "CUDA-capable device(s) is/are busy or unavailable"; the driver API's CUDA_ERROR_DEVICE_UNAVAILABLE),
+# the process sees no GPU at all (cudaErrorNoDevice, 100), or the driver is older than the runtime the program was
+# built with (cudaErrorInsufficientDriver, 35)
+CUDA_BUSY_NOTE = (" (no GPU would take this process: one in Exclusive Process compute mode that another process, or "
+                  "the parent, already holds; `nvidia-smi -q -d COMPUTE` shows the mode: one process per GPU, each "
+                  "touching only its own (CUDA_VISIBLE_DEVICES))")
+CUDA_NO_DEVICE_NOTE = (" (this process sees no GPU: CUDA_VISIBLE_DEVICES empty or naming none, a container started "
+                       "without its GPUs, or no NVIDIA driver loaded; `nvidia-smi` on that host lists what it sees)")
+CUDA_DRIVER_NOTE = (" (the NVIDIA driver on this host is older than the CUDA runtime the program was built for: "
+                    "`nvidia-smi` shows the driver and the newest CUDA it supports; update the driver or install a "
+                    "build for that CUDA)")
+_CUDA_SETUP_NOTES = (
+    (lazy_regex(r"CUDA-capable device(?:s are|\(s\) is/are) busy or unavailable|\bcudaErrorDevicesUnavailable\b|"
+                r"\bCUDA_ERROR_DEVICE_UNAVAILABLE\b",
+                re.IGNORECASE), CUDA_BUSY_NOTE),
+    (lazy_regex(r"no CUDA-capable device is detected|\bcudaErrorNoDevice\b|\bCUDA_ERROR_NO_DEVICE\b",
+                re.IGNORECASE), CUDA_NO_DEVICE_NOTE),
+    (lazy_regex(r"driver version is insufficient for CUDA runtime version|\bcudaErrorInsufficientDriver\b",
+                re.IGNORECASE), CUDA_DRIVER_NOTE))
+
+
+# the words of those errors, kept where a long line is cut for a summary (THC's "THCudaCheck FAIL file=<path> line=66
+# error=46 : all CUDA-capable devices are busy or unavailable")
+_CUDA_SETUP_WORDS = lazy_regex(r"invalid device ordinal|no CUDA-capable device is detected|"
+                               r"CUDA-capable device(?:s are|\(s\) is/are) busy or unavailable|"
+                               r"CUDA driver version is insufficient for CUDA runtime version", re.IGNORECASE)
+
+
+def cuda_setup_note(text: str) -> str:
+    """What would settle a CUDA error at device selection that ``text`` holds (triage.parsing.crashlog reads them as
+    an exception at start-up): the note for its error, else an invalid device ordinal's."""
+    return next((note for pattern, note in _CUDA_SETUP_NOTES if pattern.search(text) is not None), CUDA_SETUP_NOTE)
+
+
+# every note a failure line's text may end with (shortened() keeps it)
+_NOTES = (*(note for _pattern, note in _SETUP_NOTES), CUDA_SETUP_NOTE,
+          *(note for _pattern, note in _CUDA_SETUP_NOTES), NO_BINARY_NOTE)
 
 
 def peer_host(addr: str) -> str | None:

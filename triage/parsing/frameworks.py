@@ -129,6 +129,15 @@ _SPARK_WENT_ON = lazy_regex(r"\bJob \d+ finished: |\bFinished task \d+(?:\.\d+)?
 _SPARK_LOST = lazy_regex(r"\bLost executor (?P<id>\S+) on (?P<host>[\w.-]+?)(?::\d+)?: (?P<why>Executor lost for "
                          r"unknown reasons|Remote RPC client disassociated|Executor heartbeat timed out after \d+ ms)")
 SPARK_LOST = "Spark's driver lost executor"
+# Spark's driver beginning its own orderly stop (core's SparkContext: "Invoking stop() from shutdown hook", Spark 3.5's
+# "SparkContext is stopping with exitCode 0."; YARN's ApplicationMaster before 1.4: "Invoking sc stop from shutdown
+# hook"; CoarseGrainedSchedulerBackend.stopExecutors: "Shutting down all executors") and its word that the stop ended
+# ("Successfully stopped SparkContext"): an executor lost between them is one the driver shut down itself (before
+# Spark 1.5 TaskSchedulerImpl logged those as errors, SPARK-8562, apache/spark#6952; a cluster manager's backend still
+# tells a pod it deleted as "Executor lost for unknown reasons"), no end of the job
+_SPARK_STOPPING = lazy_regex(r"\bInvoking (?:stop\(\)|sc stop) from shutdown hook\b|\bSparkContext is stopping with "
+                             r"exitCode 0\b|\bShutting down all executors\b")
+_SPARK_STOPPED = lazy_regex(r"\bSuccessfully stopped SparkContext\b")
 _SPARK_ON_K8S = lazy_regex(r"\b[Kk]ubernetes|\bkubectl\b|\bExecutorPods\w+")
 _YARN_HOST = lazy_regex(r"Lost executor \S+ on (?P<host>[\w.-]+?):|on host: (?P<on>[\w.-]+)")
 # Spark's YarnAllocator telling how YARN's container of an executor ended (resource-managers/yarn YarnAllocator.scala:
@@ -664,6 +673,20 @@ def _from_match(text: str, match: re.Match[str]) -> str:
     return " ".join(match.group(0).split())[:300]
 
 
+def spark_lost_in_its_stop(text: str, at: int) -> bool:
+    """The Spark driver's line at offset ``at`` (its start, or inside it) tells an executor lost for no reason its
+    words give (_SPARK_LOST) and stands inside the driver's own orderly stop: a line of the stop's start before it and
+    "Successfully stopped SparkContext" after it (an executor lost there is one the driver shut down)."""
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    end = len(text) if end < 0 else end
+    return "Lost executor" in text[start:end] and _SPARK_LOST.search(text, start, end) is not None \
+        and _SPARK_STOPPING.search(text, 0, start) is not None and _SPARK_STOPPED.search(text, end) is not None
+
+
+SPARK_STOP_NOTE = "an executor Spark's driver lost while it stopped them itself (its orderly stop, teardown)"
+
+
 def _memory_kills(text: str) -> list[RankDeath]:
     """The batch system's own kill of a job over its memory limit (slurmstepd's, PBS's, YARN's): SIGKILL, for memory."""
     out: list[RankDeath] = []
@@ -736,6 +759,8 @@ def _memory_kills(text: str) -> list[RankDeath]:
     for match in _SPARK_LOST.finditer(text) if not out and "Lost executor" in text else ():
         if went_on_after(text, match.end()) or _SPARK_WENT_ON.search(text, match.end()) is not None:
             continue                # (Spark runs a lost executor's tasks again: a job that went on did not end here)
+        if spark_lost_in_its_stop(text, match.start()):
+            continue                # (the driver shutting its executors down: its own orderly stop)
         # (the cluster manager's record of the executor's container says how it ended: its pod's last state, a kill
         # for memory or an exit code, on Kubernetes)
         told = ("the executor pod's `kubectl describe pod` (its last state and exit code) and `kubectl logs "

@@ -34,6 +34,10 @@ _EXC_NAME = lazy_regex(r"\b[A-Z]\w*(?:Error|Exception):")
 # internal exception: ..."): its "worker N" is a progress thread of that process, numbered by it, never a rank
 _CCL_WORKER = lazy_regex(r"\b[Ww]orker\s*#?\s*\d+")
 _FRAME_UNDER_HEAD = lazy_regex(r'\bFile "[^"]*", line \d+|[-|:>\]]\s{3,}\S')
+# a numbered native stack's frame ("1: 0xb09c10 node::Abort() [node]", Node's and V8's; " 3: 00007FF655E1542D ...",
+# Windows'): the frame's number is its place in the stack (a line whose "N: " were srun's label comes here without it),
+# its function's name no process's failure
+_NATIVE_FRAME = lazy_regex(r"\d{1,3}: (?:0x[0-9A-Fa-f]{4,16}|[0-9A-Fa-f]{16}) ")
 # Every match of _WHAT holds one of these (caseless): a line holding none names no failure, and its reader
 # need not ask (triage.load.logs.text; tests/parsing/test_named_failure_gate.py holds the two together)
 # (_WHAT's time[ds]? ?out is these words, not "time": a word every progress line of a simulation code, Megatron,
@@ -110,6 +114,8 @@ def named_failure(line: str, prefix_rank: int | None = None) -> tuple[int, Crash
         #                        triage.parsing.frameworks (a shell's rank there is no task's)
     if _SRUN_TERMINATED.search(text) is not None:
         return None            # srun's list of the tasks it terminated when the step ended: their end, not a failure
+    if _NATIVE_FRAME.match(text) is not None:
+        return None            # a numbered native stack's frame: the process's fatal line above it is its failure
     if _FRAME_UNDER_HEAD.search(text) is not None:
         return None            # a traceback's frame or its code under a logger's head that repeats on every line
         #                        ("... - ERROR - worker 3 -   File "x.py", line 3"): the exception line is the failure

@@ -4,7 +4,8 @@
 ``Training complete``, ``Done.``, ``Saved checkpoint``/``checkpoint saved``, Lightning's ``Trainer.fit` stopped:
 `max_epochs=3` reached.``, a final evaluation's summary (``***** eval metrics *****``, ``Final test accuracy: 0.91``);
 a data job's own progress (Spark's ``Finished task 12.1 in stage 7.0 (TID 912)``, ``Job 0 finished:``, Hadoop's ``map
-60% reduce 0%``) and YARN's ``Final app status: SUCCEEDED``.
+60% reduce 0%``) and YARN's ``Final app status: SUCCEEDED``; a JavaScript build's clean end (yarn's ``Done in
+412.55s.``, webpack's ``compiled successfully in 1234 ms``, create-react-app's ``Compiled successfully.``).
 
 Such a line after a failure line of the same process says that the process went on past it: the failure line
 did not end it (a library's complaint at start-up, a logger's ERROR for something it then worked around).
@@ -33,11 +34,15 @@ _SUCCESS = lazy_regex(
     r"|\btrainer\.fit`? stopped: `?max_\w+=\d+`? reached"
     r"|\beval(?:uation)? metrics\b|\bfinal[ _](?:eval|evaluation|test|validation|val)\w*\b.*?[:=]\s*-?\d"
     # YARN's ApplicationMaster at a Spark app's end: "Final app status: SUCCEEDED, exitCode: 0"
-    r"|\bfinal app status: succeeded\b",
+    r"|\bfinal app status: succeeded\b"
+    # a JavaScript build's clean end: yarn's (v1 ConsoleReporter.footer, printed after a command that succeeded: "✨
+    # Done in 412.55s.", "... Peak memory usage 310.21MB."), webpack's ("webpack 5.88.2 compiled successfully in 1234
+    # ms") and create-react-app's ("Compiled successfully."; "compiled with 1 error" is no clean end)
+    r"|^\W*done in \d+\.\d\ds\.(?: peak memory usage [\d.]+mb\.)?\W*$|\bcompiled successfully\b",
     re.IGNORECASE)
 # one of them is in every line _STEP or _SUCCESS matches (caseless)
 _WORDS = ("epoch", "step", "iter", "loss", "train", "done", "checkpoint", "eval", "final", "in stage", "finished: ",
-          "% reduce")
+          "% reduce", "compiled successfully")
 # words of failure wherever they stand (caseless): a line that holds one (or a word NaN or Inf) is no progress
 _FAILS = ("error", "fail", "exception", "traceback", "abort", "fatal", "killed", "signal", "timed out", "timedout",
           "time out", "timeout", "overflow", "skipp", "terminating")

@@ -39,7 +39,7 @@ from triage.analysis.verdict.unlocated import unlocated_verdict
 from triage.lazy_regex import lazy_regex
 from triage.model import Finding, Verdict, VerdictKind
 from triage.model.evidence import EventKind
-from triage.parsing.frameworks import CONDOR_PASSED, ENDED_WELL, GOT_OVER
+from triage.parsing.frameworks import CONDOR_PASSED, ENDED_WELL, GOT_OVER, SPARK_STOP_NOTE
 from triage.parsing.launch_failure import LAUNCH_TEXT
 from triage.parsing.progress import says_it_ended
 from triage.parsing.unread_failure import GONE_ON
@@ -313,7 +313,8 @@ def _went_on(i: Inputs) -> str:
     if not lines:
         return ""
     more = f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""
-    if lines[0].startswith((GOT_OVER, ENDED_WELL, CONDOR_PASSED, GONE_ON)):   # (no progress of its own: its own words)
+    if lines[0].startswith((GOT_OVER, ENDED_WELL, CONDOR_PASSED, GONE_ON, SPARK_STOP_NOTE)):
+        # (no progress of its own: its own words)
         return f"; {lines[0][:240]}{more}"
     return f"; the job went on after an error line it logged, its progress lines follow: '{lines[0][:160]}'{more}"
 

@@ -8,7 +8,7 @@ import json
 import mmap
 import re
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 
 from triage.lazy_regex import lazy_regex
@@ -75,11 +75,13 @@ from triage.parsing.desync import (
 from triage.parsing.frameworks import (
     ENDED_WELL,
     GOT_OVER,
+    SPARK_STOP_NOTE,
     condor_event_passed,
     condor_passed_note,
     job_success_line,
     pods_ended_well,
     restarts_got_over,
+    spark_lost_in_its_stop,
 )
 from triage.parsing.gloo import MARKERS as GLOO_MARKERS
 from triage.parsing.gloo import parse_gloo_timeout
@@ -564,6 +566,12 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         scan.went_on.extend(condor_passed_note(text, unread.text) for order, unread, _, _ in scan.unread
                             if order in passed)
         scan.unread = [item for item in scan.unread if item[0] not in passed]
+    if scan.unread and scan.unread[-1][0] >= base and "SparkContext" in text and (
+            stopping := _unread_where(owners, base, scan, spark_lost_in_its_stop)):
+        # (executors Spark's driver lost inside its own orderly stop: teardown, said as a note)
+        scan.went_on.extend(f"{SPARK_STOP_NOTE}: {unread.text[:160]}" for order, unread, _, _ in scan.unread
+                            if order in stopping)
+        scan.unread = [item for item in scan.unread if item[0] not in stopping]
     # (kubectl's words of an end that went well: a pod Completed or Succeeded, a Job Complete, an operator's job
     # "successfully completed")
     body_k8s = "\n".join(o.rest for o in owners) if "Complete" in text or "Succeeded" in text or (
@@ -648,13 +656,18 @@ _TRIAGE_TAG = lazy_regex(r"\[([A-Za-z0-9][\w.-]*):triage\] ")
 def _condor_passed(owners: list[LineOwner], base: int, scan: LogScan) -> set[int]:
     """The orders of this text's unread failure lines that lie in an event of HTCondor's job event log which a later
     event follows (triage.parsing.frameworks.condor_event_passed: only the log's last event tells how the job ended)."""
+    return _unread_where(owners, base, scan, condor_event_passed)
+
+
+def _unread_where(owners: list[LineOwner], base: int, scan: LogScan, test: Callable[[str, int], bool]) -> set[int]:
+    """The orders of this text's unread failure lines for which ``test(body, offset of the line in body)`` holds."""
     starts, at = [], 0
     for owner in owners:
         starts.append(at)
         at += len(owner.rest) + 1
     body = "\n".join(owner.rest for owner in owners)
     return {order for order, *_ in scan.unread
-            if 0 <= order - base < len(starts) and condor_event_passed(body, starts[order - base])}
+            if 0 <= order - base < len(starts) and test(body, starts[order - base])}
 
 
 def _triage_record(text: str, host: str, path: str, scan: LogScan) -> None:

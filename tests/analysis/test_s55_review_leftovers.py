@@ -1,0 +1,110 @@
+"""Session 54's review leftovers (fix55b): Spark's executors lost inside the driver's own orderly stop are teardown
+(F9); a JavaScript build's clean end (yarn's ``Done in 412.55s.``, webpack's ``compiled successfully``) after Node's
+heap out-of-memory says the build went on past it, and a numbered native stack frame names no rank (F10)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.report import failure_verdict, report_lines, report_log
+from triage.parsing.named_failure import named_failure
+from triage.parsing.progress import is_progress, says_it_ended
+
+# Spark's driver's stop as its own log tells it (core SparkContext, CoarseGrainedSchedulerBackend.stopExecutors):
+# the lines of a real SparkPi run on Kubernetes (kubeflow/arena's docs), with the one of an executor its backend lost
+# "for unknown reasons" (apache-spark-on-k8s/spark#480's line) inside the stop
+_JOB_DONE = "19/05/08 08:25:32 INFO DAGScheduler: Job 0 finished: reduce at SparkPi.scala:38, took 1.094511 s\n"
+_STOP_HEAD = ("19/05/08 08:25:32 INFO SparkUI: Stopped Spark web UI at http://demo1-driver-svc.default.svc:4040\n"
+              "19/05/08 08:25:32 INFO KubernetesClusterSchedulerBackend: Shutting down all executors\n"
+              "19/05/08 08:25:32 INFO KubernetesClusterSchedulerBackend$KubernetesDriverEndpoint: Asking each "
+              "executor to shut down\n")
+_LOST = ("19/05/08 08:25:32 ERROR KubernetesTaskSchedulerImpl: Lost executor 2 on 10.255.73.13: Executor lost for "
+         "unknown reasons\n")
+_STOP_TAIL = ("19/05/08 08:25:32 WARN ExecutorPodsWatchSnapshotSource: Kubernetes client has been closed (this is "
+              "expected if the application is shutting down.)\n"
+              "19/05/08 08:25:32 INFO MemoryStore: MemoryStore cleared\n"
+              "19/05/08 08:25:32 INFO BlockManager: BlockManager stopped\n"
+              "19/05/08 08:25:32 INFO SparkContext: Successfully stopped SparkContext\n"
+              "19/05/08 08:25:32 INFO ShutdownHookManager: Shutdown hook called\n")
+
+
+def test_an_executor_lost_inside_the_drivers_stop_is_teardown(tmp_path: Path) -> None:
+    code, out = report_log(_JOB_DONE + _STOP_HEAD + _LOST + _STOP_TAIL, tmp_path)
+    assert code == 0, out
+    assert "orderly stop" in out["verdict"]["summary"] and "Lost executor 2" in out["verdict"]["summary"]
+
+
+def test_a_shutdown_hooks_stop_with_the_lost_executor_is_teardown_too(tmp_path: Path) -> None:
+    # (the variant: Spark 3's "Invoking stop() from shutdown hook" heads the stop, the executor lost after it)
+    text = ("24/11/29 10:05:20 INFO DAGScheduler: Job 3 finished: collect at etl.py:88, took 41.230 s\n"
+            "24/11/29 10:05:21 INFO SparkContext: Invoking stop() from shutdown hook\n"
+            "24/11/29 10:05:22 ERROR TaskSchedulerImpl: Lost executor 2 on 10.244.1.17: Executor lost for unknown "
+            "reasons.\n"
+            "24/11/29 10:05:22 INFO SparkContext: Successfully stopped SparkContext\n")
+    code, out = report_log(text, tmp_path)
+    assert code == 0, out
+
+
+def test_an_executor_lost_before_the_stop_is_still_the_failure(tmp_path: Path) -> None:
+    got = failure_verdict(_LOST + _STOP_HEAD + _STOP_TAIL, tmp_path)
+    assert "lost executor 2" in got["summary"] and got["kind"] == "crash"
+
+
+def test_a_stop_the_input_does_not_show_ending_keeps_the_lost_executor(tmp_path: Path) -> None:
+    # (no "Successfully stopped SparkContext": the driver's stop may itself have died with the executor)
+    got = failure_verdict(_JOB_DONE + _STOP_HEAD + _LOST, tmp_path)
+    assert "lost executor 2" in got["summary"]
+
+
+def test_an_executor_killed_for_memory_inside_the_stop_is_no_teardown() -> None:
+    from triage.parsing.frameworks import spark_lost_in_its_stop
+
+    killed = ("19/05/08 08:25:32 ERROR YarnScheduler: Lost executor 2 on n4: Container killed by YARN for exceeding "
+              "memory limits. 9.1 GB of 9 GB physical memory used.\n")
+    text = _STOP_HEAD + killed + _STOP_TAIL
+    assert not spark_lost_in_its_stop(text, len(_STOP_HEAD))
+    assert spark_lost_in_its_stop(_STOP_HEAD + _LOST + _STOP_TAIL, len(_STOP_HEAD))
+
+
+# Node's heap limit as website-local/mdn-local#1144 printed it (a Node 20 build), its native stack after it
+_NODE_OOM = ("<--- JS stacktrace --->", "",
+             "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",
+             "----- Native stack trace -----", "",
+             " 1: 0xb8d11b node::OOMErrorHandler(char const*, v8::OOMDetails const&) [node]",
+             (" 2: 0xf01b70 v8::Utils::ReportOOMFailure(v8::internal::Isolate*, char const*, v8::OOMDetails const&) "
+              "[node]"),
+             (" 3: 0x112b928 v8::internal::Heap::CollectGarbage(v8::internal::AllocationSpace, "
+              "v8::internal::GarbageCollectionReason, v8::GCCallbackFlags) [node]"))
+
+
+@pytest.mark.parametrize("end", [
+    ("Compiled successfully.", "\u2728  Done in 412.55s."),                # create-react-app's, then yarn's footer
+    ("webpack 5.88.2 compiled successfully in 81234 ms",),                  # webpack 5's
+    ("Done in 98.20s. Peak memory usage 310.21MB.",),                       # yarn's with --verbose's peak memory
+])
+def test_a_builds_clean_end_after_nodes_heap_limit_is_a_retry_that_went_on(end: tuple[str, ...]) -> None:
+    result = report_lines(*_NODE_OOM, 'error Command failed with signal "SIGABRT".',
+                          "Retrying with NODE_OPTIONS=--max-old-space-size=8192",
+                          "$ NODE_OPTIONS=--max-old-space-size=8192 yarn build", *end)
+    assert result.verdict.kind.value == "no_problem_found", result.verdict.summary
+    assert "Reached heap limit" in result.verdict.summary and not result.ranks
+
+
+def test_nodes_heap_limit_with_no_clean_end_after_it_stays_the_failure() -> None:
+    result = report_lines(*_NODE_OOM, 'error Command failed with signal "SIGABRT".',
+                          "info Visit https://yarnpkg.com/en/docs/cli/run for documentation about this command.")
+    assert result.verdict.kind.value == "exception" and not result.ranks
+
+
+def test_build_tools_clean_ends_are_ends_and_their_failures_are_not() -> None:
+    assert says_it_ended("\u2728  Done in 412.55s.") and says_it_ended("Compiled successfully!")
+    assert is_progress("webpack 5.88.2 compiled successfully in 1234 ms")
+    assert not is_progress("webpack 5.88.2 compiled with 1 error in 1234 ms")
+    assert not is_progress("Failed to compile.") and not says_it_ended("Done in a moment, retrying")
+
+
+def test_a_numbered_native_frame_names_no_rank() -> None:
+    assert named_failure(" 1: 0xb09c10 node::Abort() [node]") is None
+    assert named_failure("3: 00007FF655E1542D node::Abort+45") is None

@@ -14,7 +14,6 @@ import contextlib
 import functools
 import io
 import json
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,7 +21,7 @@ import pytest
 
 from tests.realworld.scoring import ASSERTED_CONFIDENCE, Case, load_cases
 from triage.cli import main
-from triage.parsing.textclean import MIN_NUMBERED_LINES, clean_text
+from triage.parsing.textclean import clean_text
 
 
 def _lines(prefix: str, skip_fences: bool = False) -> Callable[[str], str]:
@@ -59,9 +58,6 @@ _EIGHTY = ("WRF's 80-column 'alloc_space_field' line taken for a terminal's wrap
            "or trailing spaces change its length and WRF's fatal error is read (round 76)")
 # (decoration, case): the class of input it still loses, one line each
 KNOWN: dict[tuple[str, str], str] = {
-    ("line_numbers", "WRF-GC__wrf-gc-release__18"): "a viewer's '[N] ' on a 3-line paste (under MIN_NUMBERED_LINES) is "
-                                                    "kept: WRF's FATAL CALLED box read as a failure of unknown place "
-                                                    "(round 76)",
     ("iso_stamp", "aws-samples__aws-hpc-workshops__7"): _EIGHTY,
     ("quoted", "aws-samples__aws-hpc-workshops__7"): _EIGHTY,
     ("syslog_stamp", "aws-samples__aws-hpc-workshops__7"): _EIGHTY,
@@ -97,30 +93,7 @@ def _param(case: Case, name: str):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize(("case", "name"), [_param(c, n) for n in sorted(DECORATIONS) for c in CASES])
 def test_a_decorated_log_gets_the_same_verdict(case: Case, name: str, tmp_path: Path) -> None:
-    if name == "line_numbers" and _short(case) and _joins_lines(case):
-        pytest.skip(f"a record wrapped over lines in a paste of fewer than {MIN_NUMBERED_LINES} lines: a viewer's "
-                    "'[N] ' is not told from a rank's tag there (textclean reads line numbers on 5 lines or more)")
     _check(case, DECORATIONS[name], tmp_path)
-
-
-def _short(case: Case) -> bool:
-    return sum(1 for line in case.log.read_text(encoding="utf-8", errors="replace").split("\n") if line.strip()) \
-        < MIN_NUMBERED_LINES
-
-
-def _joins_lines(case: Case) -> bool:
-    """The verdict as pasted differs when each line is read alone (a record a reporter's or a terminal's wrap broke
-    over lines: only a reader of the whole text puts it together)."""
-    return _verdict_of_lines(case) != _as_pasted(case)
-
-
-@functools.cache
-def _verdict_of_lines(case: Case) -> tuple[int, str | None, tuple[int, ...]]:
-    text = case.log.read_text(encoding="utf-8", errors="replace")
-    with tempfile.TemporaryDirectory() as where:
-        path = Path(where) / "job.log"
-        path.write_text("\n\n".join(text.split("\n")), encoding="utf-8")
-        return _verdict(path)
 
 
 @pytest.mark.parametrize("name", sorted(TAGS))

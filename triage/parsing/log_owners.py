@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from itertools import pairwise
 
 from triage.lazy_regex import lazy_regex
 from triage.parsing.log_prefix import (
@@ -191,6 +192,7 @@ def _process_note(key: int | str, p: RankPrefix) -> str:
 # Below this, a "[host:N]" number alone is read as a rank; a pid is rarely this small (the first pids are the
 # system's own), a rank of a bigger job is read as one only when the input shows the job's size or its ranks
 _SMALL = 64
+_SHORT_PASTE = 10       # a short paste's lines: its ranks' tags may head one line each (prepended_ranks)
 
 
 def host_tag_reading(parsed: list[RankPrefix]) -> str:
@@ -276,13 +278,25 @@ def prepended_ranks(lines: list[str] | tuple[str, ...], parsed: list[RankPrefix]
     if len(numbers) < 2 or len(numbers) * 2 < nonblank:
         return False
     seen = set(numbers)
-    if len(numbers) < 2 * len(seen):
+    if len(numbers) < 2 * len(seen) and not _tags_in_short_paste(numbers, nonblank):
         return False
     world = max((size for size, _rank in _ranks_by_pid(parsed).values()), default=0)
     top = max(seen)
     if world:
         return top < world
     return top < _SMALL or len(seen) * 4 >= top + 1
+
+
+def _tags_in_short_paste(numbers: list[int], nonblank: int) -> bool:
+    """Whether a short paste's (_SHORT_PASTE lines or fewer) bare ``[N] `` heads, each heading one line or a few, are
+    rank tags: a number repeats, or they go down ("[2] ..." then "[0] ..."), or they count 0, 1, 2 (a viewer counts from
+    1). A viewer's line numbers count up, one each (a cut paste's with gaps); so do R's vector indexes ("[1] ...",
+    "[26] ...")."""
+    if nonblank > _SHORT_PASTE:
+        return False
+    if len(set(numbers)) < len(numbers) or any(b < a for a, b in pairwise(numbers)):
+        return True
+    return numbers == list(range(len(numbers)))
 
 
 def _ranks_from_nccl_inits(parsed: list[RankPrefix]) -> dict[str, int]:

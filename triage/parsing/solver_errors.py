@@ -290,12 +290,15 @@ def _endings(text: str, seen: set[int | None], rank_at: Callable[[int], int | No
         abort = _ABORT_RANK.search(text, end, min(len(text), end + _ABORT_WINDOW))
         own = rank is not None
         rank = rank_at(start) if rank is None else rank
-        if abort is not None and (tag := _RANK_TAG.match(text, text.rfind("\n", 0, start) + 1)) is not None \
-                and int(tag.group(1)) != int(next(g for g in abort.groups() if g is not None)):
+        # (the rank the line's own tag names, or its prefix where the caller read the tags as prefixes)
+        tagged = int(tag.group(1)) if (tag := _RANK_TAG.match(text, text.rfind("\n", 0, start) + 1)) is not None \
+            else rank_at(start)
+        if abort is not None and tagged is not None \
+                and tagged != int(next(g for g in abort.groups() if g is not None)):
             # ("[3] FATAL ERROR: ..." then "MPI_ABORT was invoked on rank 0": rank 3 found it, rank 0, the root
             # after a reduction of error flags, aborts the job: the line is rank 3's, the record no end of it)
             abort = None
-            rank = int(tag.group(1)) if rank is None else rank
+            rank = tagged if rank is None else rank
         if rank is None and abort:          # the MPI abort record right after it
             rank = int(next(g for g in abort.groups() if g is not None))
         if rank in seen:

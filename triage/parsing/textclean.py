@@ -103,6 +103,7 @@ MIN_NUMBERED_LINES = 5
 # `cat -n`'s own form (right-aligned number, then a tab), counting from 1: line numbers even in a
 # paste of fewer lines than the count the other forms need
 _CAT_N = lazy_regex(r"^ {2,}(\d+)\t")
+_BRACKET_NUMBER = lazy_regex(r"^\[(\d+)\](?: |$)")
 NUMBERING_SAMPLE = 400
 
 
@@ -298,7 +299,8 @@ def _without_line_numbers(raw: list[str]) -> list[str]:
     """The lines without the line numbers a viewer put before each of them, when they have some
     (decided on the first lines, so that a long log without them costs one short look)."""
     sample = [line for line in raw[:NUMBERING_SAMPLE] if line.strip()]
-    if not _short_cat_n(sample) and (len(sample) < MIN_NUMBERED_LINES or not _numbered(sample)):
+    if not _short_cat_n(sample) and not _short_bracketed(sample) and (
+            len(sample) < MIN_NUMBERED_LINES or not _numbered(sample)):
         return raw
     out = []
     for line in raw:
@@ -353,6 +355,16 @@ def _short_cat_n(lines: list[str]) -> bool:
         return False
     numbers = [match.group(1) if (match := _CAT_N.match(line)) else None for line in lines]
     return numbers == [str(i) for i in range(1, len(lines) + 1)]
+
+
+def _short_bracketed(lines: list[str]) -> bool:
+    """A short paste (fewer lines than MIN_NUMBERED_LINES, three or more) whose every line a viewer numbered ``[N] ``,
+    counting up one by one from 1 or more: a viewer's line numbers. Rank tags (Hydra's -prepend-rank, ``[2] ``) repeat,
+    jump, go down or start at 0 (triage.parsing.log_owners.prepended_ranks reads them)."""
+    if not 3 <= len(lines) < MIN_NUMBERED_LINES:
+        return False
+    numbers = [int(m.group(1)) if (m := _BRACKET_NUMBER.match(line)) else None for line in lines]
+    return numbers[0] is not None and numbers[0] > 0 and numbers == list(range(numbers[0], numbers[0] + len(lines)))
 
 
 def _numbered(lines: list[str]) -> bool:

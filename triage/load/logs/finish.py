@@ -267,10 +267,14 @@ def infer_sole_process_rank(scan: LogScan) -> None:
     if any(not item[1].collateral for items in scan.failures.values() for item in items):
         return
     real = sorted((o for o in scan.orphans if not o[1].collateral), key=lambda o: o[0])
+    if not real and not _other_evidence(scan):
+        # (a traceback the paste cuts before its exception line, and nothing else: the one process's error, fix55d)
+        real = [o for o in scan.orphans if o[1].text == UNFINISHED_TRACEBACK][:1]
     if not real:
         return
     order, line, path = real[0]
     scan.orphans.remove(real[0])
+    line = replace(line, collateral=False)
     note = " [rank 0's: the job's one process, by its own line announcing rank 0 of a world of one]"
     scan.failures.setdefault(0, []).append((order, replace(line, text=shortened(line.text) + note), path))
     for item in real[1:]:

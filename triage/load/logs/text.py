@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 
 from triage.lazy_regex import lazy_regex
+from triage.load.logs.connect_noise import connect_warnings_passed
 from triage.load.logs.facts import sole_process, world_size_facts
 from triage.load.logs.line_events import (
     REMOTE_TARGET_MARKER,
@@ -587,6 +588,8 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
             line.quoted for items in [scan.orphans, *scan.failures.values()] for _, line, _ in items) or any(
             line.exc_type is not None for _, line, _ in scan.orphans):
         _went_on_past(owners, base, default_rank, single_node, scan)
+    if scan.init_waits and scan.tracebacks or "client socket has connected" in text:
+        connect_warnings_passed(owners, base, scan)      # (c10d's warning of one address, then the connect went on)
     if scan.orphans and scan.orphans[-1][0] >= base:
         _refusal_went_on(owners, base, scan)
     if not scan.prose:

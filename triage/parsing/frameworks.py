@@ -409,7 +409,10 @@ _HYDRA_EXITED = lazy_regex(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSE
                            + r"EXIT (?:CODE|STATUS): (?P<code>\d+)")
 # MPICH's abort of a rank ("application called MPI_Abort(MPI_COMM_WORLD, 1) - process 3", "Abort(1) on node 3"):
 # that rank ended itself
-_MPICH_ABORTED = lazy_regex(r"MPI_Abort\([^()\n]*\) - process (?P<a>\d+)|(?<![\w.])Abort\(-?\d+\) on node (?P<b>\d+)")
+# (a build that prints no code: "Abort on node 3 (rank 3 in comm 0): ...", mpi_errors._MPICH_FATAL)
+_MPICH_ABORTED = lazy_regex(r"MPI_Abort\([^()\n]*\) - process (?P<a>\d+)|"
+                            r"(?<![\w.])Abort(?:\(-?\d+\)|(?= on node \d+ \(rank \d+ in comm \d+\))) "
+                            r"on node (?P<b>\d+)")
 _HYDRA_KILLS = ("SIGKILL", "SIGTERM", "SIGINT")
 _HYDRA_BADLY = lazy_regex(r"\[mpiexec@(?P<host>[\w.-]+)\][^\n]*one of the processes terminated badly")
 # kubectl describe pod: "Name:  train-worker-2" ... "Reason:  OOMKilled" ... "Exit Code:  137"
@@ -1397,7 +1400,8 @@ def _submitit(text: str) -> list[RankDeath]:
 # MPICH's (Intel MPI's) record of a rank's fatal error ("Abort(806995983) on node 0 (rank 0 in comm 0): Fatal error
 # in PMPI_Allreduce: Other MPI error, error stack:") whose stack, down to the next record or a blank line, says the
 # peer it lost ("MPIDI_CH3I_Progress(1051)........: Communication error with rank 2")
-_MPICH_RECORD = lazy_regex(r"(?<![\w.])Abort\(-?\d+\) on node (?P<rank>\d+)")
+_MPICH_RECORD = lazy_regex(r"(?<![\w.])Abort(?:\(-?\d+\)|(?= on node \d+ \(rank \d+ in comm \d+\))) "
+                           r"on node (?P<rank>\d+)")
 # (under a launcher's rank head on each line, as Hydra's -prepend-rank writes it, "[0] MPIDI_CH3I_Progress(1051)...",
 # or srun's "0: ", Open MPI's "[1,2]<stderr>:")
 _LOST_PEER = lazy_regex(r"^(?:\[\d+(?:,\d+)*\](?:<\w+>)?:? ?|\d+: )?\w+\(\d+\)\.*: ?Communication error with rank "

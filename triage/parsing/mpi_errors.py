@@ -91,9 +91,9 @@ from triage.parsing.regex_gate import holds_any
 
 MARKERS = ("An error occurred in MPI_", "MPI_ABORT was invoked", "exiting improperly", "calling", "Primary job",
            "was invoked.", "Local abort ", "called MPI_Abort(", "job aborted, but has no info",
-           "Fatal error in ", ") on node ", "error handler called by rank", "failed to TCP connect", "error stack:",
-           "[ch3:sock]", "MPICH ERROR [Rank ", " returned error code ", "is aborting with error code", "plexec ",
-           "_init failed for some reason", "Attempting to use an MPI routine")
+           "Fatal error in ", ") on node ", "Abort on node ", "error handler called by rank", "failed to TCP connect",
+           "error stack:", "[ch3:sock]", "MPICH ERROR [Rank ", " returned error code ", "is aborting with error code",
+           "plexec ", "_init failed for some reason", "Attempting to use an MPI routine")
 
 _PREFIX = r"(?:\[(?P<host>[\w.-]+):(?P<pid>\d+)\] )?"
 # (its asterisks, three in Open MPI's text, come one or two where Markdown took the rest: "** An error occurred in",
@@ -124,14 +124,19 @@ _CALLED_ABORT = lazy_regex(r"(?:mpirun|mpiexec|prterun|orterun|prte|prun) has ex
 # MPICH's (and Intel MPI's) fatal error handler (MPIR_Handle_fatal_error): "Abort(805421327) on node 5 (rank 5 in comm
 # 0): Fatal error in PMPI_Allreduce: Other MPI error, error stack:" then the stack, innermost last ("...: OFI poll
 # failed (...:Input/output error)"); the process then exits (an exit, not a signal). "node N" is its rank in
-# MPI_COMM_WORLD (comm 0); in another communicator the rank is that one's
-_MPICH_FATAL = lazy_regex(r"Abort\((?P<code>-?\d+)\) on node (?P<node>\d+)(?: \(rank (?P<rank>\d+) in comm "
-                          r"(?P<comm>\d+)\))?: Fatal error in (?P<call>\w+): (?P<what>[^,\n]+)")
+# MPI_COMM_WORLD (comm 0); in another communicator the rank is that one's. MPID_Abort's format is "Abort(%d)%s%s: %s"
+# (" on node N" where MPI_COMM_WORLD exists, " (rank N in comm C)" where a communicator is known); a build that prints
+# no code, "Abort on node 0 (rank 0 in comm 0): Fatal error in internal_Comm_split: ..." (MPICH 4's internal_ names),
+# is the same record; before MPI_Init made MPI_COMM_WORLD, "Abort(940719887): Fatal error in internal_Init: ...", a
+# record of no rank (Cray MPICH's "- Abort(N) (rank N in comm 0): ..." is its own record: _CRAY_NEW)
+_MPICH_FATAL = lazy_regex(r"Abort(?:\((?P<code>-?\d+)\))?(?: on node (?P<node>\d+)(?: \(rank (?P<rank>\d+) in comm "
+                          r"(?P<comm>\d+)\))?)?: Fatal error in (?P<call>\w+): (?P<what>[^,\n]+)")
 # the same handler's and MPI_Abort's head alone, "Abort(1) on node 2" (with or without "(rank 2 in comm 0)", its
 # words cut or on no later line): MPICH's abort of that rank itself (an exit with the code, not SIGABRT); "node N" is
 # its rank in MPI_COMM_WORLD (MPIR_Process.rank) whatever the communicator, not a host
-_MPICH_BARE = lazy_regex(r"(?<![\w.])Abort\((?P<code>-?\d+)\) on node (?P<node>\d+)(?!\d)(?: \(rank (?P<rank>\d+) in "
-                         r"comm (?P<comm>\d+)\))?(?! \(rank)(?!:? *(?:Fatal error|application called))")
+_MPICH_BARE = lazy_regex(r"(?<![\w.])Abort(?:\((?P<code>-?\d+)\)|(?= on node \d+ \(rank \d+ in comm \d+\))) "
+                         r"on node (?P<node>\d+)(?!\d)(?: \(rank (?P<rank>\d+) in comm (?P<comm>\d+)\))?(?! \(rank)"
+                         r"(?!:? *(?:Fatal error|application called))")
 # HPE MPT's record of a rank's own abort (MPI_Abort, or the program's abort through it): "MPT ERROR: Rank 459(g:459) is
 # aborting with error code 1." then "Process ID: 64112, Host: r10i5n2, Program: ..." (the rank is MPI_COMM_WORLD's; an
 # exit with the code, not a signal), at a line's start or after mpiexec's rank label ("459:"); a sentence that quotes
@@ -148,11 +153,12 @@ _MVAPICH_FATAL = lazy_regex(r"\[(?P<host>[A-Za-z0-9][\w.-]*):mpi_rank_(?P<rank>\
 # error handler called by rank:         2173", then the compiler's traceback through the MPI call that failed
 # ("libmpi.so.12.0.2  ...  MPI_Comm_split  Unknown  Unknown")
 _TRACEBACK_HANDLER = lazy_regex(r"MPI traceback error handler called by rank:\s*(?P<rank>\d+)")
-# MPICH's fatal error record without its Abort head: "Fatal error in MPI_Allreduce: Other MPI error, error stack:" (or
-# mpi4py's exception of the same: "mpi4py.MPI.Exception: Other MPI error, error stack:"), read only where MPICH's stack
-# follows on the next line under the same prefix (a sentence that quotes the words has no such line)
-_MPICH_RANKLESS = lazy_regex(r"^(?P<prefix>[^\n]*?)(?:Fatal error in (?P<call>P?MPI_\w+)|mpi4py\.MPI\.Exception): "
-                             r"(?P<what>[^,\n]+), error stack:[ \t]*$", re.MULTILINE)
+# MPICH's fatal error record without its Abort head: "Fatal error in MPI_Allreduce: Other MPI error, error stack:"
+# (MPICH 4: "Fatal error in internal_Allreduce: ..."; or mpi4py's exception of the same: "mpi4py.MPI.Exception: Other
+# MPI error, error stack:"), read only where MPICH's stack follows on the next line under the same prefix (a sentence
+# that quotes the words has no such line)
+_MPICH_RANKLESS = lazy_regex(r"^(?P<prefix>[^\n]*?)(?:Fatal error in (?P<call>(?:P?MPI|internal)_\w+)|"
+                             r"mpi4py\.MPI\.Exception): (?P<what>[^,\n]+), error stack:[ \t]*$", re.MULTILINE)
 # Cray MPICH's older record, "Rank 3 [Sat Nov 28 07:00:04 2026] [c0-0c1s2n3] Fatal error in PMPI_Allreduce: ...", at a
 # line's start or after a launcher's or a timestamp's prefix (no quote mark or word before "Rank": a sentence that
 # quotes it is no record); in MPI_Init, before the process has a rank, without "Rank N " (a record of no rank: at a
@@ -285,12 +291,14 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
     out += _mpich_outside(text)
     out += _rte_init(text)
     for match in _MPICH_FATAL.finditer(text):
-        world = match.group("comm") in (None, "0")
+        if match.group("code") is None and match.group("node") is None:
+            continue                        # ("Abort: Fatal error in ...": no head of MPICH's)
+        world = match.group("comm") in (None, "0") and match.group("node") is not None
         stack = _record_stack(text, match.end(), int(match.group("node")) if world else None)
         why = f"; innermost: {stack[-1].group('why')[:200]}" if stack else ""
         out.append(MpiError(int(match.group("node")) if world else None, None, None,
                             f"failed in {match.group('call')}: {match.group('what').strip()}{why} (MPICH's fatal "
-                            f"error handler, Abort({match.group('code')}): {_line(text, match)}", match.start(),
+                            f"error handler, {_abort_head(match)}): {_line(text, match)}", match.start(),
                             first=True, network=bool(stack) and _PEER_WORDS.search(stack[-1].group("why")) is not None))
     out += [e for e in _mpich_rankless(text) if not any(c.offset <= e.offset < c.offset + 400 for c in cray)]
     for match in _MVAPICH_FATAL.finditer(text):
@@ -319,8 +327,8 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
         if rank not in seen:
             seen.add(rank)
             out.append(MpiError(rank, None, None,
-                                f"aborted with errorcode {match.group('code')} (MPICH's abort of this rank, which then "
-                                f"ends the job): {_line(text, match)}", match.start(), first=True))
+                                f"aborted{_with_code(match)} (MPICH's abort of this rank, which then ends the job): "
+                                f"{_line(text, match)}", match.start(), first=True))
     out += _tcp_connect(text)
     out += _ch3_sock(text)
     out += _mpi4jax(text)
@@ -662,3 +670,12 @@ def _line(text: str, match: re.Match[str]) -> str:
     head = text.rfind("\n", 0, match.start()) + 1
     tail = text.find("\n", match.end())
     return " ".join(text[head:tail if tail >= 0 else len(text)].split())[:300]
+
+
+def _abort_head(match: re.Match[str]) -> str:
+    """MPICH's abort head as its record says it: "Abort(N)", or "Abort" where the build printed no code."""
+    return f"Abort({match.group('code')})" if match.group("code") is not None else "Abort"
+
+
+def _with_code(match: re.Match[str]) -> str:
+    return f" with errorcode {match.group('code')}" if match.group("code") is not None else ""

@@ -149,7 +149,8 @@ _GEOS = lazy_regex(_LEAD + r"\*{5} ERROR[ \t]*\n[ \t>*`]*\*{5} LOCATION: (?P<loc
 _GEOS_RANK = lazy_regex(r"^[ \t>*`]*\*{5} Rank (?P<rank>\d{1,7}): (?P<what>[^\n]+?)[ \t]*$", re.MULTILINE)
 # the MPI runtime's record of the abort that follows a code's banner: the rank that printed it
 _ABORT_RANK = lazy_regex(r"MPI_ABORT was invoked on rank (?P<a>\d+) in communicator MPI_COMM_WORLD|"
-                         r"MPI_Abort\([^()\n]*\) - process (?P<b>\d+)|Abort\(-?\d+\) on node (?P<c>\d+)|"
+                         r"MPI_Abort\([^()\n]*\) - process (?P<b>\d+)|"
+                         r"Abort(?:\(-?\d+\)|(?= on node \d+ \(rank \d+ in comm \d+\))) on node (?P<c>\d+)|"
                          r"stopped by process number (?P<d>\d+)|"
                          # Open MPI's record of the first process that exited non-zero ("The first process to do so
                          # was:", "Process name: [[4455,1],2]", "Exit code: 2"): its rank in MPI_COMM_WORLD

@@ -93,6 +93,9 @@ _SMP = lazy_regex(r"Charm\+\+> Running in (?:SMP mode\b[^\n]*?(?P<workers>\d+) w
 # a signal handler's or the shell's record of the abort after an assert line (Open MPI's "[host:pid] Signal: Aborted
 # (6)", Legion's "Legion process received signal 6: Aborted", the shell's "Aborted (core dumped)")
 _SIGNAL_TOLD = lazy_regex(r"(?i)\bsignal\b|^[ \t]*Aborted\b|\bSIGABRT\b", re.MULTILINE)
+# the shell's own report of the abort, alone on its line (bash's and dash's "Aborted (core dumped)", "Aborted"): how the
+# process the assert line is the cause of ended, no record of another place (no host, no handler's words)
+_SHELL_ABORT = lazy_regex(r"^[ \t>*`]*Aborted(?: \(core dumped\))?[ \t*`]*$", re.MULTILINE)
 # the module's own error line that a "see above" points at: "colvars: Error: trying to access ..."
 _ERROR_ABOVE = lazy_regex(r"^[ \t]*[\w.+-]{1,30}: (?:Error|ERROR):[ \t]*\S[^\n]*$", re.MULTILINE)
 # a message that is no failure: a summary's field with nothing in it ("Fatal error:   none", "FATAL ERROR: 0"), or
@@ -144,23 +147,25 @@ def endings(text: str) -> list[Ending]:
     for m in finditer(_ASSERT, text):
         if _KERNEL_FILE.search(m.group("file")) or not _ends_here(text, m) or _quoted(text, m):
             continue
-        if _SIGNAL_TOLD.search("\n".join(text[m.end():m.end() + 2000].split("\n")[1:7])):
+        told, shell = _abort_after(text, m.end())
+        if told:
             continue        # (its abort told by a signal handler's record after it, with its host: that record's)
         prog = f"{m.group('prog')}: " if m.group("prog") else ""
         func = f" in {m.group('func')}" if m.group("func") else ""
         said = (f"{prog}assertion `{m.group('expr')}' failed ({m.group('file')}:{m.group('line')}{func}): the process "
-                "aborts (SIGABRT)")
+                "aborts (SIGABRT)" + shell)
         found.append((None, "SIGABRT", None, said, m.start(), m.end()))
     for m in finditer(_ASSERT_OTHER, text) if "Assertion failed: " in text else ():
         if not _ends_here(text, m) or _quoted(text, m):
             continue
-        if _SIGNAL_TOLD.search("\n".join(text[m.end():m.end() + 2000].split("\n")[1:7])):
+        told, shell = _abort_after(text, m.end())
+        if told:
             continue        # (its abort told by a signal handler's record after it: that record's)
         if m.group("mfile"):
             where, whose = f"{m.group('mfile')}:{m.group('mline')} in {m.group('mfunc')}", "musl's assert"
         else:
             where, whose = f"{m.group('wfile')}:{m.group('wline')}", "the C runtime's assert"
-        said = f"{whose}: assertion `{m.group('expr')}' failed ({where}): the process aborts (SIGABRT)"
+        said = f"{whose}: assertion `{m.group('expr')}' failed ({where}): the process aborts (SIGABRT){shell}"
         found.append((None, "SIGABRT", None, said, m.start(), m.end()))
     for m in finditer(_STOP, text) if "STOP" in text else ():
         code = int(m.group("code")) if m.group("code") else (1 if m.group("error") else 0)
@@ -186,6 +191,19 @@ def srun_task_after(text: str, end: int, stop: int | None = None) -> tuple[int, 
     rule: a program's fatal line's and the Fortran runtimes' errors' (triage.parsing.solver_errors)."""
     tasks = list(_SRUN_TASK.finditer(text, end, min(len(text), end + _SRUN_REACH, len(text) if stop is None else stop)))
     return (int(tasks[0].group("rank")), tasks[0].group("host")) if len(tasks) == 1 else None
+
+
+def _abort_after(text: str, end: int) -> tuple[bool, str]:
+    """Whether a signal handler's record after an assert line tells its abort (that record is the story: it names the
+    host), and the shell's own line of it where one stands there ("Aborted (core dumped)": how the process ended, said
+    after the assert's words, which are the cause)."""
+    after = "\n".join(text[end:end + 2000].split("\n")[1:7])
+    shell = _SHELL_ABORT.search(after) if "Aborted" in after else None
+    if shell is None:
+        return _SIGNAL_TOLD.search(after) is not None, ""
+    rest = after[:shell.start()] + after[shell.end():]
+    said = shell.group(0).strip(" \t>*`")
+    return _SIGNAL_TOLD.search(rest) is not None, f" (then the shell's: {said})"
 
 
 def _quoted(text: str, m: re.Match[str]) -> bool:

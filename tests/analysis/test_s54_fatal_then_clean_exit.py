@@ -1,6 +1,6 @@
 """A program's fatal line followed by its clean end (fix54a item 3): fatal_ending's teardown took any line holding
 "exit code" or starting "Job " as the process's teardown, so ``FATAL ERROR: ...`` followed by ``Process finished with
-exit code 0`` or ``Job 4242 completed`` (a step retried after it) was the run's EXCEPTION. A record that the process or
+exit code 0`` or ``Job 4242 completed successfully`` (a step retried after it) was the run's EXCEPTION. A record that the process or
 its step ended well (an exit code or status 0; completed, finished, succeeded with no word of a failure) says the fatal
 line was not the end; only teardown that says it ended badly, or neutral teardown, counts."""
 
@@ -24,7 +24,7 @@ def report(*lines: str) -> Report:
     "Process finished with exit code 0",
     "Exit code: 0",
     "step 1 exited with status 0",
-    "Job 4242 completed",
+    "Job 4242 completed successfully",
     "Successfully completed.",
 ])
 def test_a_clean_end_after_it_says_it_was_not_the_end(after: str) -> None:
@@ -34,6 +34,7 @@ def test_a_clean_end_after_it_says_it_was_not_the_end(after: str) -> None:
 @pytest.mark.parametrize("after", [
     "srun: error: n25: task 0: Exited with exit code 1",
     "Job 4242 completed with errors",
+    "Job 4242 completed",          # (a scheduler's neutral record: fix55c item 3, test_s55_fatal_then_job_completed)
     "Exit code: 1",
     "application called MPI_Abort(MPI_COMM_WORLD, 1) - process 0",
 ])

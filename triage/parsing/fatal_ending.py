@@ -80,11 +80,15 @@ _TEARDOWN = lazy_regex(
     r"(?:FATAL ERROR|Fatal error|CHARM\+\+ FATAL ERROR):|\w[\w.-]* exited)")
 # a record after it that the process, or the step that ran it, ended well (an exit code or status 0: "Process finished
 # with exit code 0", "exited with code 0", "Exit code: 0", "exit status 0"; a job or step that completed, finished or
-# succeeded, with no word of a failure on its line: "Job 4242 completed", LSF's "Successfully completed."): the fatal
-# line was not the run's end (a step retried after it), whatever teardown-like words the record holds
+# succeeded, with no word of a failure on its line: "Step 3 completed", LSF's "Successfully completed."; never a
+# scheduler's bare "Job 4242 completed", _JOB_ENDED): the fatal line was not the run's end (a step retried after it),
+# whatever teardown-like words the record holds
 _EXIT_ZERO = lazy_regex(r"(?i)\b(?:exit(?:ed)?|return(?:ed)?|finished|ended)?(?: with)?(?: an?)? ?(?:exit ?)?"
                         r"(?:code|status|exitcode|returncode|exit_status)\s*[:=]?\s*\(?0\b(?![.\d])")
 _COMPLETED = lazy_regex(r"(?i)\b(?:completed|finished|succeeded)\b")
+# a scheduler's record that a job ended, of no word of how ("Job 4242 completed", "Job 4242.pbs01 finished"): neutral
+# teardown, as a launcher's record of the end; a word of success or an exit code 0 on it still says it ended well
+_JOB_ENDED = lazy_regex(r"[ \t>*`]*Job [\w.\[\]-]+ (?:has )?(?:completed|finished|ended)[ \t.]*$")
 _NOT_WELL = lazy_regex(r"(?i)\b(?:error|fail|abnormal|abort|signal|killed|cancel|timeout|non-?zero)|"
                        r"\b(?:code|status)\s*[:=]?\s*\(?-?[1-9]")
 _TAIL = 4                # (the most lines of the process's own output after its last words: a summary, a timer)
@@ -220,7 +224,8 @@ def _ends_here(text: str, m: re.Match[str]) -> bool:
         nxt = text.find("\n", at)
         line = text[at:nxt if nxt >= 0 else len(text)]
         at = nxt + 1 if nxt >= 0 else -1
-        if (_EXIT_ZERO.search(line) is not None or _COMPLETED.search(line) is not None) \
+        if (_EXIT_ZERO.search(line) is not None or (_COMPLETED.search(line) is not None
+                                                    and _JOB_ENDED.match(line) is None)) \
                 and _NOT_WELL.search(line) is None:
             return False        # (the process or its step ended well after it: no end of the run)
         if _TEARDOWN.match(line) is None:

@@ -4,6 +4,7 @@ diff next time (pure)."""
 
 from __future__ import annotations
 
+from triage.analysis.oom import host_memory_error
 from triage.analysis.ranks import rank_word
 from triage.analysis.settle import HCCL, LIBFABRIC, TPU_DRIVER, per_rank_output, settle_setup, under_triage
 from triage.analysis.stopped import what_to_do
@@ -151,6 +152,11 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = Tru
         elif node_heap.PROCESS_WORDS in summary:
             steps.append("the host's (or the container's) memory ran short under Node, not its heap limit: free memory "
                          "on that host (fewer processes or workers at once) or raise the container's memory limit")
+        elif host_memory_error(summary):
+            steps.append("the host's memory ran out in that process, not a GPU's: check the size it asked for against "
+                         "the node's free memory (`free -g`; the job's memory request, `sacct -o MaxRSS,ReqMem`), then "
+                         "ask for a node with more memory or make the allocation smaller (a sparse or chunked "
+                         "array, fewer processes or workers per node)")
         elif "out of memory" in summary or "OutOfMemoryError" in summary or "OUT_OF_DEVICE_MEMORY" in summary:
             steps.append("reduce memory on that rank (batch size, sequence length, activation checkpointing); "
                          "a rank that OOMs alone often gets a longer sequence or a larger shard")

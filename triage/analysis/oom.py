@@ -6,7 +6,9 @@ memory``), HIP's ``hipErrorOutOfMemory``, ``cudaErrorMemoryAllocation``, Level Z
 ``ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY``, MindSpore's ``Device(id:N) memory isn't enough``, XLA's
 ``RESOURCE_EXHAUSTED: Out of memory`` and its StreamExecutor allocator's ``Failed to allocate request for SIZE (NB) on
 device ordinal N``), Node.js's (V8's) ``Allocation failed - JavaScript heap out of memory`` (``... process out of
-memory``, V8's own ``Fatal javascript OOM in ...``: triage.parsing.node_heap) or the host's OOM killer (the
+memory``, V8's own ``Fatal javascript OOM in ...``: triage.parsing.node_heap), the host's memory in a program's own
+exception (Python's ``MemoryError``, NumPy's ``_ArrayMemoryError``, PyTorch's ``DefaultCPUAllocator: can't allocate
+memory``) or the host's OOM killer (the
 kernel's ``Out of memory: Killed process``, ``oom-kill``, ``invoked oom-killer``, Kubernetes' ``OOMKilled``, srun's
 ``Out Of Memory``, a crash record the kernel's OOM line explains). The verdict's kind stays what it is; only a failure's
 verdict with no other subkind gets it, and never from triage's own guess (``SIGKILL is often the kernel OOM killer``):
@@ -21,6 +23,12 @@ from dataclasses import replace
 from triage.lazy_regex import lazy_regex
 from triage.model import MismatchKind, Verdict, VerdictKind
 
+# the host's memory in a program's own exception: Python's MemoryError (bare, with its message, or NumPy's
+# _ArrayMemoryError: "Unable to allocate 12.0 GiB for an array ..."), PyTorch's CPU allocator (c10's alloc_cpu.cpp:
+# "DefaultCPUAllocator: can't allocate memory: you tried to allocate N bytes", "... not enough memory: ...")
+HOST_MEMORY_ERROR = (r"(?:\b|_Array)MemoryError\b(?![^\n]{0,40}\b(?:CUDA|GPU|device)\b)"
+                     r"|\bDefaultCPUAllocator: (?:can't allocate memory|not enough memory)\b")
+_HOST_MEMORY = lazy_regex(HOST_MEMORY_ERROR)
 _OOM = lazy_regex(
     r"\b(?:CUDA|NPU|XPU|HIP|MPS|GPU|cuda|npu|xpu|hip|mps|gpu)\b[^\n]{0,200}?\bout of memory\b"
     r"|\bOutOfMemoryError\b|\b(?:cudaErrorMemoryAllocation|hipErrorOutOfMemory|CUDA_ERROR_OUT_OF_MEMORY)\b"
@@ -31,7 +39,8 @@ _OOM = lazy_regex(
     r"|\bFailed to allocate request for [\d.]+ ?[KMGTP]?i?B \(\d+B\) on device ordinal \d+"
     r"|\bOut of memory: Kill(?:ed)? process\b|\boom-kill(?:er)?\b|\boom_kill_process\b|\bOOMKilled\b"
     r"|\bsrun: (?:error: )?[^\n]{0,80}?Out Of Memory\b|\bDetected \d+ oom[_-]kill events?\b"
-    r"|\bkilled by the kernel OOM killer\b|\bthe kernel OOM killer ended it\b", re.IGNORECASE)
+    r"|\bkilled by the kernel OOM killer\b|\bthe kernel OOM killer ended it\b"
+    r"|" + HOST_MEMORY_ERROR, re.IGNORECASE)
 # triage's own guesses in a summary, never the input's words
 _GUESS = lazy_regex(r"often the (?:kernel|host's) OOM killer|was it OOM-killed\?|usually the kernel OOM killer",
                     re.IGNORECASE)
@@ -42,6 +51,12 @@ _FAILURES = (VerdictKind.CRASH, VerdictKind.EXCEPTION, VerdictKind.FAILURE_UNLOC
 def shows_oom(text: str) -> bool:
     """``text`` says, in an allocator's or the OOM killer's own words, that memory ran out."""
     return _OOM.search(_GUESS.sub("", text)) is not None
+
+
+def host_memory_error(text: str) -> bool:
+    """``text`` holds a program's own exception of the host's memory running out (Python's MemoryError, PyTorch's CPU
+    allocator), no device's allocator."""
+    return _HOST_MEMORY.search(text) is not None
 
 
 def with_oom(verdict: Verdict) -> Verdict:

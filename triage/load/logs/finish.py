@@ -525,9 +525,10 @@ def _launcher_first(scan: LogScan) -> int | None:
 
 
 def _launcher_root(scan: LogScan) -> int | None:
-    """The one rank the launcher's summary says failed on its own (not torn down), if exactly one."""
-    real = [rank for rank, info in scan.exits.items() if not info.ok and not info.collateral]
-    return real[0] if len(real) == 1 and real[0] not in scan.failures else None
+    """The one rank the launcher's summary says failed on its own (not torn down), if exactly one and no failure line
+    of the log is that rank's (_launcher_first, where the log's lines said nothing of it)."""
+    first = _launcher_first(scan)
+    return first if first is not None and first not in scan.failures else None
 
 
 def _combine(launcher: ExitInfo | None, failure: ExitInfo | None) -> ExitInfo | None:

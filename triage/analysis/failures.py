@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from triage.analysis.describe import signal_name, who
 from triage.analysis.ranks import rank_word
 from triage.lazy_regex import lazy_regex
+from triage.load.logs.line_events import UNFINISHED_TRACEBACK
 from triage.model import Finding, VerdictKind
 from triage.model.evidence import Event, EventKind, Evidence, RankEvidence
 from triage.parsing import windows_status
@@ -86,6 +87,8 @@ def _failure(item: RankEvidence, hosts: Mapping[int, str | None]) -> Failure | N
         kind = _LINE_KINDS.get(info.failure_kind, VerdictKind.EXCEPTION)
         verb = {VerdictKind.NETWORK_ERROR: "hit a network error", VerdictKind.CRASH: "failed"}.get(kind, "raised")
         detail = f"{name} {verb}: {info.message}" if info.message else f"{name} failed"
+        if info.message and info.message.startswith(UNFINISHED_TRACEBACK):
+            detail = f"{name} raised {info.message}"     # ("rank 1 raised an exception; its exception line is not ...")
         return Failure(item.rank, kind, detail, info.time, info.evidence, False, collateral=info.collateral,
                        order=info.order, signal=info.signal,
                        peer_host=info.host if kind is VerdictKind.NETWORK_ERROR else None)

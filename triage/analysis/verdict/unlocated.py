@@ -19,6 +19,15 @@ _FAILURE_EVENTS = (EventKind.WATCHDOG_TIMEOUT, EventKind.NCCL_WARN, EventKind.XI
                    EventKind.OOM, EventKind.LAUNCHER_FAILURE, EventKind.EXCEPTION, EventKind.CRASH_ANALYSIS)
 
 
+def _clipped(detail: str, width: int = 160) -> str:
+    """A failure's words cut to ``width``, at the end of a clause ("; ") where one ends past two thirds of it, so that a
+    sentence is not cut in a word ("... (the paste ends inside its traceback, at train.py line 61 in main)")."""
+    if len(detail) <= width:
+        return detail
+    clause = detail.rfind("; ", 2 * width // 3, width)
+    return detail[:clause] if clause > 0 else detail[:width]    # (no clause ends there: cut as it was)
+
+
 def unlocated_verdict(evidence: Evidence, failures: list[Failure],
                       cov: Mapping[str, object]) -> tuple[Verdict, Finding] | None:
     """What the input shows failing, with no culprit: ``failure_unlocated`` (a timeout of no known
@@ -26,7 +35,7 @@ def unlocated_verdict(evidence: Evidence, failures: list[Failure],
     what: list[str] = []
     if failures:
         what.append(f"{rank_word(sorted({f.rank for f in failures}))} failed after something else did "
-                    f"({failures[0].detail[:160]})")
+                    f"({_clipped(failures[0].detail)})")
     store_waits = [e for e in evidence.events if e.kind is EventKind.WATCHDOG_TIMEOUT
                    and e.detail.startswith(STORE_WAIT_DETAIL)]
     if store_waits:
@@ -39,7 +48,7 @@ def unlocated_verdict(evidence: Evidence, failures: list[Failure],
         what.append(f"{count} {kind.value.replace('_', ' ')} line{'s' if count > 1 else ''}{said}")
     unattributed = [u for u in evidence.unattributed if u.failure_kind != "stopped"]    # (a stop: said after)
     if unattributed:
-        what.append(f"failure lines of no known rank ({unattributed[0].message or '?'}"[:200] + ")")
+        what.append(f"failure lines of no known rank ({_clipped(unattributed[0].message or '?', 168)})")
     if evidence.mismatches:
         what.append("collective mismatch errors")
     if not what:

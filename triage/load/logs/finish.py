@@ -224,7 +224,7 @@ def _spawn_block_cut(scan: LogScan, rank: int) -> None:
     if scan.spawn_header is None or _other_evidence(scan):
         return
     head, text, path = scan.spawn_header
-    cut = [o for o in scan.orphans if o[0] > head and o[1].collateral and o[1].text == UNFINISHED_TRACEBACK]
+    cut = [o for o in scan.orphans if o[0] > head and o[1].collateral and o[1].text.startswith(UNFINISHED_TRACEBACK)]
     if not cut:
         return
     for item in cut:
@@ -269,7 +269,7 @@ def infer_sole_process_rank(scan: LogScan) -> None:
     real = sorted((o for o in scan.orphans if not o[1].collateral), key=lambda o: o[0])
     if not real and not _other_evidence(scan):
         # (a traceback the paste cuts before its exception line, and nothing else: the one process's error, fix55d)
-        real = [o for o in scan.orphans if o[1].text == UNFINISHED_TRACEBACK][:1]
+        real = [o for o in scan.orphans if o[1].text.startswith(UNFINISHED_TRACEBACK)][:1]
     if not real:
         return
     order, line, path = real[0]
@@ -433,7 +433,7 @@ def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
             # RuntimeError "NCCL communicator was aborted ... Watchdog caught ...") and it exits: the exit is
             # its consequence
             launcher = replace(launcher, collateral=True)
-        if launcher is not None and failure is not None and failure.message == UNFINISHED_TRACEBACK \
+        if launcher is not None and failure is not None and (failure.message or "").startswith(UNFINISHED_TRACEBACK) \
                 and not launcher.ok and not launcher.collateral and rank == root_of_records:
             # (the launcher's first observed failure, its traceback cut before its exception line: its own failure,
             # not a consequence of another's)
@@ -512,7 +512,7 @@ def with_log_failure(ended: ExitInfo | None, scan: LogScan, rank: int) -> ExitIn
     if ended is None or ended.ok:
         return ended
     failure = log_failure(scan, rank)
-    if failure is not None and failure.message == UNFINISHED_TRACEBACK and ended.message:
+    if failure is not None and (failure.message or "").startswith(UNFINISHED_TRACEBACK) and ended.message:
         return ended        # the exit record names the exception that traceback ended with (a bare `KeyboardInterrupt`)
     return _combine(ended, failure)
 

@@ -4,6 +4,7 @@ per line by :mod:`triage.load.logs.text`."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from triage.lazy_regex import lazy_regex
@@ -178,7 +179,27 @@ def watchdog_terminate(rest: str, rank: int | None, path: str, order: int, scan:
     scan.failures.setdefault(who, []).append(item)
 
 
-UNFINISHED_TRACEBACK = "a Python traceback whose exception line is not in this input"
+# (the words a cut traceback's failure starts with: "rank 1 raised an exception; its exception line ...")
+UNFINISHED_TRACEBACK = "an exception; its exception line is not in this input"
+# a Python traceback's frame line ("File "train.py", line 61, in main"), as a rank's last lines keep it
+_FRAME = lazy_regex(r'File "(?P<file>[^"]{1,200})", line (?P<line>\d+), in (?P<func>\S{1,100})$')
+
+
+def cut_traceback_words(tail: Sequence[str] | None) -> str:
+    """A cut traceback's failure in plain words: where the paste ends inside it (its last frame, where the process's
+    last lines end on a frame or on its source line), and the one thing that would settle which exception it was."""
+    lines = list(tail or ())[-2:]
+    frame = next((found for line in reversed(lines) if (found := _FRAME.search(line)) is not None), None)
+    if frame is None:
+        return (f"{UNFINISHED_TRACEBACK}; the end of its traceback (the exception line below its last frame) would "
+                "settle which exception it was")
+    file = frame.group("file")
+    sep = "\\" if file.count("\\") > file.count("/") else "/"      # (a Windows path's separator)
+    if len(file) > 40 and file.count(sep) > 2:      # (a library's long path: its last two parts name it)
+        file = f"...{sep}" + sep.join(file.split(sep)[-2:])
+    return (f"{UNFINISHED_TRACEBACK} (the paste ends inside its traceback, at {file} line "
+            f"{frame.group('line')} in {frame.group('func')}); the lines after that frame would settle which exception "
+            "it was")
 
 
 def unfinished_tracebacks(scan: LogScan) -> None:
@@ -186,12 +207,15 @@ def unfinished_tracebacks(scan: LogScan) -> None:
     evidence: kept as a collateral failure, so that it never outranks a real one but is never
     taken for an all-clear."""
     _open_together(scan)
+    last = {rank: order for rank, order, _ in scan.tracebacks}
     for rank, order, path in scan.tracebacks:
         later = scan.failures.get(rank, []) if rank is not None else scan.orphans
         if any(item[0] > order for item in later) or (rank is None and any(
                 item[0] > order for items in scan.failures.values() for item in items)):
             continue
-        line = CrashLine(CrashLineKind.EXCEPTION, UNFINISHED_TRACEBACK, collateral=True)
+        # (the process's last lines, where this traceback is its last: the frame the paste ends at)
+        tail = None if last[rank] != order else scan.last_lines.get(rank) if rank is not None else scan.unprefixed_tail
+        line = CrashLine(CrashLineKind.EXCEPTION, cut_traceback_words(tail), collateral=True)
         (scan.failures.setdefault(rank, []) if rank is not None else scan.orphans).append((order, line, path))
     scan.tracebacks.clear()
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.helpers.condor import MANUAL
 from triage.analysis.analyze import analyze
 from triage.load.inputs import load_log_texts
 from triage.model import Report
@@ -52,26 +53,13 @@ def test_the_rule_reads_the_event_that_holds_the_line() -> None:
     assert not condor_event_passed("Error from slot1_4@x: lost\n001 (1.0.0) 01/01 00:00:00 Job executing\n", 0)
 
 
-# HTCondor's manual (htcondor/htcondor, docs/users-manual/... "How To Debug an Always Idle Job"): a job the execution
-# point evicts as soon as it starts, its log's events with the manual's reStructuredText indent taken off
-_MANUAL = ("001 (781.000.000) 2022-01-30 15:15:36 Job executing on host: <127.0.0.1:42089?addrs=127.0.0.1-42089>",
-           "...",
-           "007 (781.000.000) 2022-01-30 15:15:37 Shadow exception!",
-           "     Error from slot1_2@bat: FATAL:    executable file not found in $PATH",
-           "     0  -  Run Bytes Sent By Job",
-           "     0  -  Run Bytes Received By Job",
-           "...",
-           "001 (781.000.000) 2022-01-30 15:15:37 Job executing on host: <127.0.0.1:42089?addrs=127.0.0.1-42089>",
-           "...")
-
-
 def test_the_manuals_log_cut_while_the_job_runs_again() -> None:
-    result = report(*_MANUAL)
+    result = report(*MANUAL)
     assert result.verdict.kind.value == "no_problem_found", result.verdict.summary
     assert "got past" in result.verdict.summary and "does not say" in result.verdict.summary
 
 
 def test_the_manuals_log_with_its_next_shadow_exception() -> None:
-    result = report(*_MANUAL, "007 (781.000.000) 2022-01-30 15:15:38 Shadow exception!",
+    result = report(*MANUAL, "007 (781.000.000) 2022-01-30 15:15:38 Shadow exception!",
                     "     Error from slot1_2@bat: FATAL:    executable file not found in $PATH", "...")
     assert result.verdict.kind.value == "exception" and "executable file not found" in result.verdict.summary

@@ -6,6 +6,7 @@ past")."""
 
 from __future__ import annotations
 
+from tests.helpers.condor import MANUAL_EVICTED
 from triage.analysis.analyze import analyze
 from triage.load.inputs import load_log_texts
 from triage.model import Report
@@ -52,18 +53,8 @@ def test_the_rule_reads_the_jobs_id() -> None:
     assert condor_event_passed(text, text.index("\tError from"))
 
 
-# HTCondor's manual ("How To Debug an Always Idle Job", as tests/analysis/test_s54_condor_event_passed.py quotes it):
-# the evicted job's last shadow exception, then another job of the same log starting
-_MANUAL = ("001 (781.000.000) 2022-01-30 15:15:36 Job executing on host: <127.0.0.1:42089?addrs=127.0.0.1-42089>",
-           "...",
-           "007 (781.000.000) 2022-01-30 15:15:37 Shadow exception!",
-           "     Error from slot1_2@bat: FATAL:    executable file not found in $PATH",
-           "     0  -  Run Bytes Sent By Job",
-           "     0  -  Run Bytes Received By Job",
-           "...")
-
-
 def test_the_manuals_evicted_job_then_another_job_of_the_log() -> None:
-    result = report(*_MANUAL, "001 (782.000.000) 2022-01-30 15:15:40 Job executing on host: "
+    # (HTCondor's manual: the evicted job's last shadow exception, then another job of the same log starting)
+    result = report(*MANUAL_EVICTED, "001 (782.000.000) 2022-01-30 15:15:40 Job executing on host: "
                     "<127.0.0.1:42089?addrs=127.0.0.1-42089>", "...")
     assert result.verdict.kind.value == "exception" and "executable file not found" in result.verdict.summary

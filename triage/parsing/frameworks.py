@@ -271,6 +271,7 @@ _CONDOR_ABORTED = lazy_regex(r"^0?09 \((?P<id>\d+\.\d+\.\d+)\) [^\n]*Job was abo
                              r"(?:\r?\n[ \t]+(?P<why>\S[^\n]*?))?[ \t]*$", re.MULTILINE)
 _CONDOR_SHADOW = lazy_regex(r"^0?07 \((?P<id>\d+\.\d+\.\d+)\) [^\n]*Shadow exception![ \t]*\r?\n[ \t]*"
                             r"(?P<why>\S[^\n]*?)[ \t]*$", re.MULTILINE)
+_CONDOR_REPEATED = 2    # (shadow exceptions of one job, each got past: evicted as it starts, again and again)
 _CONDOR_OUTSIDE_HOLDS = {1: "the user held it (condor_hold)", 3: "the job's periodic hold policy held it",
                          21: "the machine's policy (WANT_HOLD) held it",
                          26: "the system's periodic hold policy held it"}
@@ -957,10 +958,20 @@ def _condor_other_ends(text: str) -> list[RankDeath]:
         why = f" ({match.group('why')})" if match.group("why") else ""
         note = f"HTCondor removed job {match.group('id')}{why}: a stop from outside the job"
         found.append(RankDeath(None, None, None, None, None, note[:400], offset=match.start(), outside=True))
+    passed: dict[str, list[re.Match[str]]] = {}
     for match in _CONDOR_SHADOW.finditer(text):
         if not condor_event_passed(text, match.end()):
             note = f"HTCondor's shadow lost job {match.group('id')} (shadow exception): {match.group('why')}"
             found.append(RankDeath(None, None, None, None, None, note[:400], offset=match.start(), raised=True))
+        else:
+            passed.setdefault(match.group("id"), []).append(match)
+    for job, shadows in passed.items():
+        if len(shadows) >= _CONDOR_REPEATED:
+            # (started again after each and lost again: HTCondor's manual, "How To Debug an Always Idle Job", calls
+            # these repeated entries the problem, the job flapping between running and idle; the first says why)
+            note = (f"HTCondor's shadow lost job {job} {len(shadows)} times (shadow exceptions; the job was started "
+                    f"again after each and lost again): {shadows[0].group('why')}")
+            found.append(RankDeath(None, None, None, None, None, note[:400], offset=shadows[0].start(), raised=True))
     found = [death for death in found if not went_on_after(text, death.offset)
              and _CONDOR_ENDED_LATER.search(text, death.offset + 1) is None]
     return [max(found, key=lambda death: death.offset)] if found else []

@@ -445,6 +445,12 @@ _CUDA_SETUP = lazy_regex(r"invalid device ordinal|no CUDA-capable device is dete
                          r"\bCUDA_ERROR_(?:NO_DEVICE|INVALID_DEVICE|DEVICE_UNAVAILABLE)\b|"
                          r"\bcudaError(?:NoDevice|InvalidDevice|DevicesUnavailable|InsufficientDriver)\b",
                          re.IGNORECASE)
+# A framework's probe for GPUs that logs CUDA's error and goes on without them: torch's device_count()
+# (c10/cuda/CUDAFunctions.cpp: TORCH_WARN("CUDA initialization: ", ...), then 0 GPUs: "UserWarning: CUDA
+# initialization: ... all CUDA-capable devices are busy or unavailable"), TensorFlow's GpuDriver::Init
+# (stream_executor's cuda_driver.cc: LOG(ERROR) << "failed call to cuInit: " ..., then the CPU): a failure only where
+# the job did not go on past it (CrashLine.quoted)
+_CUDA_PROBE = lazy_regex(r"\bCUDA initialization: |\bfailed call to cuInit: ")
 # A backend that lacks the collective the job calls ("ProcessGroupNCCL does not support scatter", "Backend gloo does
 # not support reduce_scatter"): every rank that calls it raises it; told even when quoted in a sentence
 _BACKEND_LACKS = lazy_regex(r"\b(?:ProcessGroup\w+|[Bb]ackend \w+) does not support \w+")
@@ -786,7 +792,8 @@ def _plain_line(text: str, collateral: bool, said: str) -> CrashLine | None:
     if (oom := _CUDA_OOM_GATED.search(text)) is not None:
         return CrashLine(CrashLineKind.CUDA_OOM, text[:400], gpu=_gpu(text), quoted=_in_prose(text, oom))
     if _CUDA_SETUP_GATED.holds(text) and "CUDA_LAUNCH_BLOCKING" not in text:
-        return CrashLine(CrashLineKind.EXCEPTION, text[:300] + cuda_setup_note(text), gpu=_gpu(text))
+        return CrashLine(CrashLineKind.EXCEPTION, text[:300] + cuda_setup_note(text), gpu=_gpu(text),
+                         quoted=_CUDA_PROBE.search(text) is not None)
     if (lacks := _BACKEND_LACKS_GATED.search(text)) is not None:
         return CrashLine(CrashLineKind.EXCEPTION, f"RuntimeError: {lacks.group(0)}", "RuntimeError")
     if (ddp := _DDP_CHECK_GATED.search(text)) is not None:

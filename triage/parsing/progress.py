@@ -25,7 +25,10 @@ _STEP = lazy_regex(r"(?<![A-Za-z])(?:epoch|step|iter(?:ation)?)\s*[:=#\[]?\s*\d+
                    # 3110 ms on n5 (executor 6) (13/64)" and DAGScheduler's "Job 0 finished: count at job.py:12, took
                    # 320.1 s"; Hadoop MapReduce's client (Job.monitorAndPrintJob) "mapreduce.Job:  map 60% reduce 0%"
                    r"|\bFinished task \d+(?:\.\d+)? in stage \d+(?:\.\d+)? \(TID \d+\)|\bJob \d+ finished: "
-                   r"|\bmap \d{1,3}% reduce \d{1,3}%", re.IGNORECASE)
+                   r"|\bmap \d{1,3}% reduce \d{1,3}%"
+                   # Keras's Progbar (keras/utils/generic_utils.py, verbose=1): "1/1 [==============================] -
+                   # 1s 1s/step", "  32/1875 [>.............................] - ETA: 1:23 - loss: 0.51"
+                   r"|(?<!\S)\d+/\d+ \[[=>.]+\] - (?:ETA: )?\d", re.IGNORECASE)
 # a line saying the run (or its training) ended well, or saved its result: what only a process that went on prints
 _SUCCESS = lazy_regex(
     r"\btraining (?:is |has )?(?:finished|complete|completed|done|ended)\b"

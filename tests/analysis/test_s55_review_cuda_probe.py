@@ -1,0 +1,75 @@
+"""A framework's probe for GPUs that logs CUDA's device-selection error and goes on without them (rev55).
+
+torch's ``device_count()`` (c10/cuda/CUDAFunctions.cpp) catches cudaGetDeviceCount's error, warns ``UserWarning: CUDA
+initialization: ...`` and answers 0 GPUs; TensorFlow's ``GpuDriver::Init`` (stream_executor's cuda_driver.cc) logs
+``E ...] failed call to cuInit: CUDA_ERROR_...`` and places the graph on the CPU. Where the run's progress follows, the
+line ended nothing (a CPU run); where nothing follows it, it stays the failure (an exception at start-up). Keras's
+Progbar lines (``1/1 [=====] - 1s 1s/step``) are that progress."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.report import failure_verdict, report_log
+from triage.parsing.progress import is_progress
+
+_TORCH_WARN = ("/opt/conda/lib/python3.11/site-packages/torch/cuda/__init__.py:141: UserWarning: CUDA initialization: "
+               "Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+               "NumCudaDevices() that might have already set an error? Error 46: all CUDA-capable devices are busy or "
+               "unavailable (Triggered internally at ../c10/cuda/CUDAFunctions.cpp:108.)\n"
+               "  return torch._C._cuda_getDeviceCount() > 0\n")
+_TORCH_DRIVER = ("/usr/lib/python3.9/site-packages/torch/cuda/__init__.py:52: UserWarning: CUDA initialization: CUDA "
+                 "driver version is insufficient for CUDA runtime version (Triggered internally at  "
+                 "/pytorch/c10/cuda/CUDAFunctions.cpp:100.)\n  return torch._C._cuda_getDeviceCount() > 0\n")
+_TF_BUSY = ("2024-02-11 09:01:13.417001: E external/local_xla/xla/stream_executor/cuda/cuda_driver.cc:274] failed call "
+            "to cuInit: CUDA_ERROR_DEVICE_UNAVAILABLE: CUDA-capable device(s) is/are busy or unavailable\n")
+_RUN = "device: cpu\nepoch 1 loss 0.693\nepoch 2 loss 0.512\nTraining finished\n"
+_KERAS = ("Epoch 1/2\n1875/1875 [==============================] - 14s 7ms/step - loss: 0.2950 - accuracy: 0.9143\n"
+          "Epoch 2/2\n1875/1875 [==============================] - 13s 7ms/step - loss: 0.1425 - accuracy: 0.9577\n")
+
+
+@pytest.mark.parametrize("text", [_TORCH_WARN + _RUN, _TORCH_DRIVER + _RUN, _TF_BUSY + _KERAS, _TF_BUSY + _RUN])
+def test_a_gpu_probes_error_the_run_went_on_past_is_no_failure(text: str, tmp_path: Path) -> None:
+    code, out = report_log(text, tmp_path)
+    assert code in (0, 2), out          # an all-clear, or (the driver's warning read as no error line) no verdict
+
+
+@pytest.mark.parametrize("text", [
+    _TORCH_WARN,                                          # nothing after it: what the paste shows of the run's end
+    _TF_BUSY + "Traceback (most recent call last):\n  File \"t.py\", line 3, in <module>\n"
+    "    x = tf.zeros([2]).gpu()\nRuntimeError: No GPU devices are available\n",
+    # a runtime's own error of the same words (torch.cuda.set_device's raise): no probe's, read where it stands
+    "[rank1]: RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable\n" + _RUN,
+])
+def test_a_probes_error_nothing_went_on_past_or_a_raised_one_stays_the_failure(text: str, tmp_path: Path) -> None:
+    verdict = failure_verdict(text, tmp_path)
+    assert verdict["kind"] == "exception", verdict
+
+
+@pytest.mark.parametrize(("line", "progress"), [
+    ("1/1 [==============================] - 1s 1s/step", True),
+    ("  32/1875 [>.............................] - ETA: 1:23 - loss: 0.51", True),
+    ("157/157 [==============================] - 2s 10ms/step - loss: nan", False),
+    ("3/10 [=====>....] - ERROR: input pipeline failed", False),
+])
+def test_kerass_progbar_is_progress(line: str, progress: bool) -> None:
+    assert is_progress(line) is progress
+
+
+def test_tensorflow_255s_cpu_run_is_no_failure(tmp_path: Path) -> None:
+    # tensorflow/tensorflow#255 (a comment of 2022-10-11): "My TensorFlow is working fine giving the output I want but
+    # I get these errors"
+    text = ("2022-10-11 06:15:44.446179: E tensorflow/stream_executor/cuda/cuda_driver.cc:271] failed call to cuInit: "
+            "CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected\n"
+            "2022-10-11 06:15:44.446216: I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:156] kernel driver does "
+            "not appear to be running on this host (ip-172-31-27-33): /proc/driver/nvidia/version does not exist\n"
+            "2022-10-11 06:15:44.447798: I tensorflow/core/platform/cpu_feature_guard.cc:193] This TensorFlow binary "
+            "is optimized with oneAPI Deep Neural Network Library (oneDNN) to use the following CPU instructions in "
+            "performance-critical operations:  AVX2 FMA\n"
+            "To enable them in other operations, rebuild TensorFlow with the appropriate compiler flags.\n"
+            "Model loaded from disk\n1/1 [==============================] - 1s 1s/step\n[0.8738158]\n"
+            "SPOOFED FACE DETECTED\n")
+    code, out = report_log(text, tmp_path)
+    assert code == 0, out

@@ -20,6 +20,10 @@ from triage.parsing.rank_words import named_rank, rank_at
 # What: a failure word.
 # srun's record of tasks it ended itself ("srun: error: n3: task 2: Terminated", "...: tasks 0-57,59-63: Terminated")
 _SRUN_TERMINATED = lazy_regex(r"srun: error: (?:[\w.-]+: )?tasks? [\d,-]+: Terminated\s*$")
+# srun's wait timer's state line of tasks that ended with code 0 (src/srun/task_state.c: "srun: StepId=12.0 tasks 0,3:
+# exited", under srun's name or Tianhe's "yhrun"): a clean end, read beside the program's own stop by
+# triage.parsing.torchelastic (its "exited abnormally" stays a failure here)
+_SRUN_EXITED = lazy_regex(r"(?:srun|yhrun): (?:StepId=\S+ )?tasks? [\d,-]+: exited\s*$")
 # (a signal's name in capitals alone, as every runtime prints it: caseless, "sigma", "sigmoid" and "signature" were
 # failure words, and a rank's progress line "[rank0]: step 10 loss 0.52 sigma 0.31" an exception)
 _WHAT = lazy_regex(
@@ -114,6 +118,8 @@ def named_failure(line: str, prefix_rank: int | None = None) -> tuple[int, Crash
         #                        triage.parsing.frameworks (a shell's rank there is no task's)
     if _SRUN_TERMINATED.search(text) is not None:
         return None            # srun's list of the tasks it terminated when the step ended: their end, not a failure
+    if _SRUN_EXITED.search(text) is not None:
+        return None            # srun's wait timer's tasks that exited with code 0: no failure in these words
     if _NATIVE_FRAME.match(text) is not None:
         return None            # a numbered native stack's frame: the process's fatal line above it is its failure
     if _FRAME_UNDER_HEAD.search(text) is not None:

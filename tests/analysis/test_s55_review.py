@@ -1,10 +1,12 @@
-"""A framework's probe for GPUs that logs CUDA's device-selection error and goes on without them (rev55).
+"""Session 55's review (rev55): a framework's probe for GPUs that logs CUDA's device-selection error and goes on
+without them, and srun's wait timer's state line of a task that exited cleanly.
 
 torch's ``device_count()`` (c10/cuda/CUDAFunctions.cpp) catches cudaGetDeviceCount's error, warns ``UserWarning: CUDA
 initialization: ...`` and answers 0 GPUs; TensorFlow's ``GpuDriver::Init`` (stream_executor's cuda_driver.cc) logs
 ``E ...] failed call to cuInit: CUDA_ERROR_...`` and places the graph on the CPU. Where the run's progress follows, the
 line ended nothing (a CPU run); where nothing follows it, it stays the failure (an exception at start-up). Keras's
-Progbar lines (``1/1 [=====] - 1s 1s/step``) are that progress."""
+Progbar lines (``1/1 [=====] - 1s 1s/step``) are that progress. srun's ``srun: StepId=N.0 task 0: exited`` (code 0)
+names no rank's failure in words."""
 
 from __future__ import annotations
 
@@ -73,3 +75,30 @@ def test_tensorflow_255s_cpu_run_is_no_failure(tmp_path: Path) -> None:
             "SPOOFED FACE DETECTED\n")
     code, out = report_log(text, tmp_path)
     assert code == 0, out
+
+
+# srun's wait timer's state line of a task that exited with code 0 is no rank's failure in words (rev55): the task
+# that finished its share first while the rest ran until srun terminated them was "rank 0 raised: srun: ... task 0:
+# exited"; its own record is read beside the program's abort routine only (tests/analysis/test_s55_srun_wait_stop.py)
+def _timer_without_stop(task: str, launcher: str = "srun") -> str:
+    return ("step 4410 dt=30.0\nrank 0: output written to out_d01\n"
+            f"{launcher}: First task exited 60s ago\n"
+            f"{launcher}: StepId=512.0 tasks 1-7: running\n"
+            f"{launcher}: StepId=512.0 {task}: exited\n"
+            f"{launcher}: launch/slurm: _step_signal: Terminating StepId=512.0\n"
+            "slurmstepd: error: *** STEP 512.0 ON c3 CANCELLED AT 2026-03-02T11:20:41 ***\n"
+            f"{launcher}: error: c3: tasks 1-7: Killed\n")
+
+
+@pytest.mark.parametrize(("task", "launcher"), [("task 0", "srun"), ("tasks 0,5", "srun"), ("task 2", "yhrun")])
+def test_a_task_the_wait_timer_saw_exit_cleanly_is_no_culprit(task: str, launcher: str, tmp_path: Path) -> None:
+    verdict = failure_verdict(_timer_without_stop(task, launcher), tmp_path)
+    assert verdict["culprit_ranks"] == [], verdict
+    assert "raised" not in verdict["summary"], verdict
+
+
+def test_a_task_that_exited_abnormally_stays_named() -> None:
+    from triage.parsing.named_failure import named_failure
+
+    assert named_failure("srun: StepId=512.0 task 3: exited abnormally") is not None
+    assert named_failure("srun: StepId=512.0 task 3: exited") is None

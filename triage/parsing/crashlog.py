@@ -91,7 +91,7 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            # a memory allocator's fatal heap check (glibc, tcmalloc): it aborts the process
            "(): ", "double free", "corrupted ", "Attempt to free invalid pointer",
            # XLA's StreamExecutor allocator's status (its out-of-memory: _CUDA_OOM)
-           "Failed to allocate request for", *LAUNCH_MARKERS)
+           "Failed to allocate request for", "Failing at address: ", *LAUNCH_MARKERS)
 
 # (or a module's own type named plainly Exception or Error, which only its module path tells from a word:
 # mpi4py's "mpi4py.MPI.Exception: Other MPI error, error stack:"; a bare "Error: ..." stays a CLI's word)
@@ -268,6 +268,10 @@ _FATAL = lazy_regex(
     # signal ***"; the next lines, "Signal code: ...", "Failing at address: ...", are its detail)
     r"(?:^|\] )Signal: (?:Segmentation fault|Bus error|Aborted|Floating point exception|Illegal instruction|"
     r"Killed) \((?P<ompinum>\d+)\)|"
+    # the same handler's detail line alone, its head cut off the paste: "[host:3436928] Failing at address: 0xb8"
+    # (opal/util/stacktrace.c prints it for SIGSEGV, SIGBUS, SIGFPE and SIGILL only; read as SIGSEGV, the usual one,
+    # its note saying so; after its own Signal: line it is that line's detail: triage.load.logs.text)
+    r"(?:^|\] )Failing at address: (?P<ompiaddr>0x[0-9a-fA-F]+|\(nil\))[ \t]*$|"
     r"Signal (?P<signum>\d+) \((?P<sigtorch>SIG[A-Z]+)\)(?: \(0x[0-9a-fA-F]+\))? received|"
     r"^(?P<c10sig>SIG[A-Z]+)\(\d+\), PID: \d+|"
     r"^Bus error(?: \(core dumped\))?$|^Killed$|exitcode\s*:\s*-(?P<exitsig>\d+)|"
@@ -735,6 +739,9 @@ def _what_line(text: str, collateral: bool, said: str) -> CrashLine:
     return CrashLine(CrashLineKind.TERMINATE, text[:400], None, "SIGABRT", collateral=collateral)
 
 
+# (what a failing address alone says: the signal is one of those that print it)
+OMPI_ADDRESS_NOTE = (" (Open MPI's signal handler, its report cut before its 'Signal:' line: a fault at that address, "
+                     "SIGSEGV as a rule; SIGBUS, SIGFPE and SIGILL print the same line)")
 _CAPS_SIGNALS = {"ABORTED": "SIGABRT", "ERRONEOUS NUMERIC": "SIGFPE", "ILLEGAL INSTRUCTION": "SIGILL",
                  "SEGMENTATION FAULT": "SIGSEGV", "BUS ERROR": "SIGBUS"}
 _SHELL_SIGNAL_WORDS = {"Aborted": "SIGABRT", "Killed": "SIGKILL", "Segmentation fault": "SIGSEGV",
@@ -766,6 +773,9 @@ def _fatal_line(text: str, fatal: re.Match[str], collateral: bool) -> CrashLine 
                else "SIGABRT" if "Aborted" in fatal.group(0)
                else "SIGBUS" if "Bus error" in text or fatal.group("loaderbus") else
                "SIGKILL" if fatal.group(0) == "Killed" else None)
+    if fatal.group("ompiaddr") is not None:
+        return CrashLine(CrashLineKind.FATAL_SIGNAL, text[:300] + OMPI_ADDRESS_NOTE, signal="SIGSEGV",
+                         collateral=collateral)
     teardown = sig in ("SIGTERM", "SIGINT") or (fatal.group("fpe") or "").strip() in ("Terminated", "Interrupt")
     # (a signal's words in a quote or code span of the writer's own sentence: "- the job prints `Segmentation fault
     # (core dumped)` then hangs"; triage.parsing.quoted: a death only where the job did not go on past it)

@@ -47,6 +47,7 @@ from triage.model.evidence import (
 from triage.parsing import needles
 from triage.parsing.crashlog import MARKERS as CRASH_MARKERS
 from triage.parsing.crashlog import (
+    OMPI_ADDRESS_NOTE,
     SPAWN_BOOTSTRAP_FRAME,
     SPAWN_BOOTSTRAP_NOTE,
     CrashLine,
@@ -888,6 +889,8 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
                 and 0 < order - scan.glog_fatal[0] <= _GLOG_TRACE_LINES and _ABORT_AFTER_FATAL.match(rest.strip()):
             return      # the abort that ends a glog FATAL line's process: that line (read where it stands) is its
             #             failure, with its message
+        if crash is not None and crash.text.endswith(OMPI_ADDRESS_NOTE) and _signal_just_before(rank, order, scan):
+            return      # Open MPI's handler's "Failing at address:" under its own "Signal: ..." line: its detail
         if crash is not None and fatal_head:
             scan.glog_fatal = (order, rank)
         if crash is not None and rank is None and (rank := rank_in_message(crash.text)) is not None:
@@ -928,6 +931,14 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
 # that head still says the failure's node
 _OMPI_SIGNAL_HEAD = "*** Process received signal ***"
 _HANDLER_HEAD_LINES = 3
+
+
+def _signal_just_before(rank: int | None, order: int, scan: LogScan) -> bool:
+    """A fatal signal of the same process (rank, or no known rank) on one of the few lines before: Open MPI's handler's
+    "Signal: ..." line, whose detail lines ("Signal code:", "Associated errno:") come before its failing address."""
+    items = scan.failures.get(rank, []) if rank is not None else scan.orphans
+    return bool(items) and items[-1][1].kind is CrashLineKind.FATAL_SIGNAL \
+        and 0 < order - items[-1][0] <= _HANDLER_HEAD_LINES + 1
 
 
 # Open MPI's box of a program it could not start names the node on a line of its own below ("mpirun was unable to

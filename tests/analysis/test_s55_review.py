@@ -102,3 +102,24 @@ def test_a_task_that_exited_abnormally_stays_named() -> None:
 
     assert named_failure("srun: StepId=512.0 task 3: exited abnormally") is not None
     assert named_failure("srun: StepId=512.0 task 3: exited") is None
+
+
+# TensorFlow's cuInit failures with the driver API's other codes (CUDA_ERROR_UNKNOWN, CUDA_ERROR_SYSTEM_DRIVER_MISMATCH:
+# read as a CUDA error, not a device-selection one) are the same probe: the CPU run that went on past them is no failure
+_TF_UNKNOWN = ("2017-08-14 07:28:29.379866: E tensorflow/stream_executor/cuda/cuda_driver.cc:406] failed call to cuInit: "
+               "CUDA_ERROR_UNKNOWN\n")
+_TF_MISMATCH = ("2021-03-10 08:00:02.000002: E tensorflow/stream_executor/cuda/cuda_driver.cc:328] failed call to "
+                "cuInit: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH: system has unsupported display driver / cuda driver "
+                "combination\n")
+
+
+@pytest.mark.parametrize("probe", [_TF_UNKNOWN, _TF_MISMATCH])
+def test_tensorflows_other_cuinit_errors_the_run_went_on_past_are_no_failure(probe: str, tmp_path: Path) -> None:
+    code, out = report_log(probe + _KERAS, tmp_path)
+    assert code == 0, out
+
+
+@pytest.mark.parametrize("probe", [_TF_UNKNOWN, _TF_MISMATCH])
+def test_tensorflows_other_cuinit_errors_nothing_went_on_past_stay_the_failure(probe: str, tmp_path: Path) -> None:
+    verdict = failure_verdict(probe, tmp_path)
+    assert "cuInit" in verdict["summary"], verdict

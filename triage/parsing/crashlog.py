@@ -823,8 +823,10 @@ def _plain_line(text: str, collateral: bool, said: str) -> CrashLine | None:
         # THC's print before it raises: the raise after it (its RuntimeError, a terminate) is the failure; a raise
         # that was caught ends nothing (THCGeneral.cpp's "error=11 : invalid argument" at start-up, the run going on)
         trailer = trailer or text.startswith(_THC_PRINT)
+        # (a framework's probe for GPUs that logs the driver's error and goes on on the CPU, _CUDA_PROBE: TensorFlow's
+        # "failed call to cuInit: CUDA_ERROR_UNKNOWN": quoted, a failure only where the job did not go on past it)
         return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], collateral=collateral or trailer, gpu=_gpu(text),
-                         quoted=in_prose)
+                         quoted=in_prose or _CUDA_PROBE.search(text) is not None)
     if "Assertion " in text and (kernel := _KERNEL_ASSERT.search(text)) is not None:
         what = f"{kernel.group('what')[:300]} failed in {kernel.group('file')}"
         return CrashLine(CrashLineKind.CUDA_ERROR, f"CUDA error: device-side assert triggered ({what})", gpu=_gpu(text))

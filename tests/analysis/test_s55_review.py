@@ -123,3 +123,44 @@ def test_tensorflows_other_cuinit_errors_the_run_went_on_past_are_no_failure(pro
 def test_tensorflows_other_cuinit_errors_nothing_went_on_past_stay_the_failure(probe: str, tmp_path: Path) -> None:
     verdict = failure_verdict(probe, tmp_path)
     assert "cuInit" in verdict["summary"], verdict
+
+
+# PyCUDA's MemoryError is a GPU allocation's (pycuda._driver.MemoryError, "cuMemAlloc failed: out of memory"): no
+# host-memory advice (fix55c's Python MemoryError reading), its subkind oom still
+_HOST_STEP = "the host's memory ran out in that process, not a GPU's"
+
+
+@pytest.mark.parametrize("line", ["pycuda._driver.MemoryError: cuMemAlloc failed: out of memory",
+                                  "MemoryError: cuMemAlloc failed: out of memory",
+                                  "pycuda._driver.MemoryError: cuMemHostAlloc failed: out of memory"])
+def test_pycudas_memory_error_is_a_gpus_not_the_hosts(line: str, tmp_path: Path) -> None:
+    code, out = report_log("Traceback (most recent call last):\n  File \"solve.py\", line 41, in <module>\n"
+                           "    d_a = cuda.mem_alloc(a.nbytes)\n" + line + "\n", tmp_path)
+    assert code not in (0, 2, 70), out
+    assert out["verdict"]["subkind"] == "oom", out
+    assert not any(_HOST_STEP in step for step in out["next_steps"]), out
+
+
+def test_pythons_own_memory_error_keeps_the_hosts_advice(tmp_path: Path) -> None:
+    code, out = report_log("Traceback (most recent call last):\n  File \"prep.py\", line 9, in <module>\n"
+                           "    a = np.zeros((n, n))\nnumpy.core._exceptions._ArrayMemoryError: Unable to allocate "
+                           "74.5 GiB for an array with shape (100000, 100000) and data type float64\n", tmp_path)
+    assert code not in (0, 2, 70), out
+    assert any(_HOST_STEP in step for step in out["next_steps"]), out
+
+
+def test_cryosparc_124s_pycuda_allocation(tmp_path: Path) -> None:
+    # cryoem-uoft/cryosparc-issues#124: a traceback through pycuda's gpuarray ending in the bare class name
+    text = ("Traceback (most recent call last):\n"
+            "  File \"/home/behrouzi/cryosparc/cryosparc-compute/engine/engine.py\", line 47, in ensure_allocated\n"
+            "    new = cuda_core.allocate_gpu(shape, dtype, curr)\n"
+            "  File \"/home/behrouzi/cryosparc/cryosparc-compute/engine/cuda_core.py\", line 81, in allocate_gpu\n"
+            "    ret = gpuarray.empty(shape, dtype=dtype)\n"
+            "  File \"/home/behrouzi/cryosparc/anaconda2/lib/python2.7/site-packages/pycuda/gpuarray.py\", line 209, "
+            "in __init__\n"
+            "    self.gpudata = self.allocator(self.size * self.dtype.itemsize)\n"
+            "MemoryError: cuMemAlloc failed: out of memory\n")
+    code, out = report_log(text, tmp_path)
+    assert code not in (0, 2, 70), out
+    assert out["verdict"]["subkind"] == "oom", out
+    assert not any(_HOST_STEP in step for step in out["next_steps"]), out

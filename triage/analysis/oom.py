@@ -26,7 +26,9 @@ from triage.model import MismatchKind, Verdict, VerdictKind
 # the host's memory in a program's own exception: Python's MemoryError (bare, with its message, or NumPy's
 # _ArrayMemoryError: "Unable to allocate 12.0 GiB for an array ..."), PyTorch's CPU allocator (c10's alloc_cpu.cpp:
 # "DefaultCPUAllocator: can't allocate memory: you tried to allocate N bytes", "... not enough memory: ...")
-HOST_MEMORY_ERROR = (r"(?:\b|_Array)MemoryError\b(?![^\n]{0,40}\b(?:CUDA|GPU|device)\b)"
+# (not PyCUDA's pycuda._driver.MemoryError, a GPU allocation's: "cuMemAlloc failed: out of memory")
+HOST_MEMORY_ERROR = (r"(?:\b|_Array)(?<!pycuda\._driver\.)MemoryError\b"
+                     r"(?![^\n]{0,40}\b(?:CUDA|GPU|device|cuMem\w*)\b)"
                      r"|\bDefaultCPUAllocator: (?:can't allocate memory|not enough memory)\b")
 _HOST_MEMORY = lazy_regex(HOST_MEMORY_ERROR)
 _OOM = lazy_regex(
@@ -40,6 +42,7 @@ _OOM = lazy_regex(
     r"|\bOut of memory: Kill(?:ed)? process\b|\boom-kill(?:er)?\b|\boom_kill_process\b|\bOOMKilled\b"
     r"|\bsrun: (?:error: )?[^\n]{0,80}?Out Of Memory\b|\bDetected \d+ oom[_-]kill events?\b"
     r"|\bkilled by the kernel OOM killer\b|\bthe kernel OOM killer ended it\b"
+    r"|\bcuMem\w*Alloc\w* failed: out of memory\b"
     r"|" + HOST_MEMORY_ERROR, re.IGNORECASE)
 # triage's own guesses in a summary, never the input's words
 _GUESS = lazy_regex(r"often the (?:kernel|host's) OOM killer|was it OOM-killed\?|usually the kernel OOM killer",

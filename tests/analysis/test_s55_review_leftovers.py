@@ -108,3 +108,38 @@ def test_build_tools_clean_ends_are_ends_and_their_failures_are_not() -> None:
 def test_a_numbered_native_frame_names_no_rank() -> None:
     assert named_failure(" 1: 0xb09c10 node::Abort() [node]") is None
     assert named_failure("3: 00007FF655E1542D node::Abort+45") is None
+
+
+# slurmstepd's memory kill as openbabel/openbabel#2658 printed it (one task: srun's record names the task it killed)
+_MEMORY_KILL = ("slurmstepd-falkor7: error: Step 1141810.0 exceeded memory limit (52917772 > 20971520), being killed",
+                "srun: Exceeded job memory limit",
+                "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.")
+
+
+def test_the_one_task_srun_records_killed_after_a_memory_kill_is_its_rank() -> None:
+    result = report_lines(*_MEMORY_KILL, "srun: error: falkor7: task 0: Killed")
+    assert result.verdict.culprit_ranks == (0,) and "exceeding its memory limit" in result.verdict.summary
+
+
+@pytest.mark.parametrize("records", [
+    ("srun: error: node02: task 1: Killed", "srun: error: node01: task 0: Killed"),     # rev54's slurm_mem3
+    ("srun: error: falkor7: tasks 0-3: Killed",),
+])
+def test_several_tasks_srun_records_killed_after_a_memory_kill_leave_the_kill_of_no_rank(
+        records: tuple[str, ...]) -> None:
+    result = report_lines(*_MEMORY_KILL, *records)
+    verdict = result.verdict
+    assert verdict.kind.value == "crash" and not verdict.culprit_ranks, verdict.summary
+    assert "exceeding its memory limit" in verdict.summary and "dmesg" not in verdict.summary
+
+
+def test_several_tasks_killed_after_the_cgroups_oom_kill_event_are_its_own() -> None:
+    result = report_lines("slurmstepd: error: Detected 1 oom_kill event in StepId=551.0. Some of the step tasks have "
+                          "been OOM Killed.", "srun: error: node02: task 1: Killed",
+                          "srun: error: node01: task 0: Killed")
+    assert not result.verdict.culprit_ranks and "oom_kill event" in result.verdict.summary
+    # (srun's "Out Of Memory" names the task the OOM handler killed: that one, the others after it)
+    named = report_lines("slurmstepd: error: Detected 1 oom_kill event in StepId=551.0. Some of the step tasks have "
+                         "been OOM Killed.", "srun: error: node02: task 1: Out Of Memory",
+                         "srun: error: node01: task 0: Killed")
+    assert named.verdict.culprit_ranks == (1,)

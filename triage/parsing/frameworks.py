@@ -47,7 +47,7 @@ from __future__ import annotations
 import re
 
 from triage.lazy_regex import lazy_regex
-from triage.parsing.launchers import RankDeath, parse_rank_deaths, signal_name
+from triage.parsing.launchers import SLURM_MEMORY, SRUN_KILLED, RankDeath, parse_rank_deaths, signal_name
 from triage.parsing.progress import says_it_ended, went_on_after
 from triage.parsing.regex_gate import holds_any
 from triage.parsing.torchelastic import parse_launcher_failures
@@ -88,14 +88,9 @@ _SLURM_CANCEL = lazy_regex(
     r"\*\*\* (?P<what>JOB|STEP) (?P<id>\S+)(?: ON (?P<host>\S+))? CANCELLED AT (?P<when>\S+)"
     r"(?: DUE (?:TO|to) (?P<why>TIME LIMIT|PREEMPTION|NODE FAILURE|JOB REQUEUE|TASK FAILURE|SIGNAL [\w ]+?))?"
     r"(?:,[^*\n]*?)?(?: on (?P<old_host>[\w.-]+))? \*\*\*")
-# slurmstepd's kill of a job or step over its memory limit (src/slurmd/slurmstepd/, the cgroup's accounting):
-# "slurmstepd: error: Job 1171978 exceeded memory limit (18202456 > 16384000), being killed" (KiB), then its "*** JOB
-# ... CANCELLED AT ... ***": the cancellation is the kill's consequence, the cause is the memory
-_SLURM_MEMORY = lazy_regex(r"(?:Job|Step) (?P<id>\S+) exceeded (?:virtual )?memory limit "
-                           r"\((?P<used>\d+) > (?P<limit>\d+)\), being killed")
-# srun's record of a task killed ("srun: error: falkor7: task 0: Killed", after slurmstepd's memory kill and the
-# step's cancellation; "... task 0: Out Of Memory" where the cgroup's OOM handler killed it; a line may lack the host)
-_SRUN_KILLED = lazy_regex(r"srun: error: (?:(?P<host>[\w.-]+): )?tasks? (?P<tasks>[\d,-]+): (?:Killed|Out Of Memory)\b")
+# slurmstepd's kill of a job or step over its memory limit (triage.parsing.launchers.SLURM_MEMORY)
+_SLURM_MEMORY = SLURM_MEMORY
+_SRUN_KILLED = SRUN_KILLED
 # PBS (Torque's and PBS Pro's MOM) killing a job over its requested memory, in the job's output file: "=>> PBS: job
 # killed: mem 38427376kb exceeded limit 33554432kb", "=>> PBS: job killed: mem job total 115343360 kb exceeded ..."
 # (PBS's MOM, OpenPBS's and Torque's mom_main.c, writes the line and ends the job over a limit with SIGTERM, then

@@ -155,6 +155,12 @@ _HYDRA = lazy_regex(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES,?" + 
 # exit string is not in the input; 1, 2 and the other small codes are a program's own exit
 _HYDRA_SIGNAL_CODES = frozenset({4, 6, 7, 8, 9, 11})
 _HYDRA_STRING = lazy_regex(r"TERMINATED WITH THE EXIT STRING: [^\n(]*\(signal (?P<num>\d+)\)")
+# slurmstepd's kill of a job or step over its memory limit (src/slurmd/slurmstepd/, the cgroup's accounting):
+# "slurmstepd: error: Job 1171978 exceeded memory limit (18202456 > 16384000), being killed" (KiB), then its "*** JOB
+# ... CANCELLED AT ... ***": the cancellation is the kill's consequence, the cause is the memory (read by
+# triage.parsing.frameworks; srun's records of the step's tasks Killed after it, triage.parsing.torchelastic)
+SLURM_MEMORY = lazy_regex(r"(?:Job|Step) (?P<id>\S+) exceeded (?:virtual )?memory limit "
+                          r"\((?P<used>\d+) > (?P<limit>\d+)\), being killed")
 # The cgroup's out-of-memory handler, as slurmstepd tells it: "Detected 2 oom-kill event(s) in step 3756240.batch
 # cgroup" / "Detected 1 oom_kill event in StepId=11300781.0": processes of the step were SIGKILLed
 # (newer Slurm heads it with its node: "slurmstepd-n1: error: ...")
@@ -166,6 +172,28 @@ _SLURM_OOM = lazy_regex(r"slurmstepd(?:-[\w.-]+)?: error: Detected \d+ oom[-_]ki
 _ALPS_OOM = lazy_regex(r"^[ \t]*\[NID (?P<nid>\d+)\] [^\n]*?\bApid \d+: OOM killer terminated this process",
                        re.MULTILINE)
 _SRUN_TASK = lazy_regex(r"srun: error: (?:\S+: )?tasks? \d")
+# srun's record of a task killed ("srun: error: falkor7: task 0: Killed", after slurmstepd's memory kill and the
+# step's cancellation; "... task 0: Out Of Memory" where the cgroup's OOM handler killed it; a line may lack the host)
+SRUN_KILLED = lazy_regex(r"srun: error: (?:(?P<host>[\w.-]+): )?tasks? (?P<tasks>[\d,-]+): (?P<what>Killed|Out Of "
+                         r"Memory)\b")
+
+
+def slurm_memory_kill_of_several(text: str) -> int:
+    """Where slurmstepd's kill of the step over its memory limit (SLURM_MEMORY) or its word that the cgroup's OOM
+    handler killed processes of the step (_SLURM_OOM) stands, where srun's records after it name more than one task
+    Killed and none Out Of Memory: the kill ended the step's tasks, and which one's memory went over the input does not
+    say (one task named: that task's; tasks Out Of Memory: those; -1 where there is no such kill)."""
+    if "memory limit" not in text and "oom" not in text:
+        return -1
+    kill = SLURM_MEMORY.search(text) or _SLURM_OOM.search(text)
+    if kill is None:
+        return -1
+    named: set[str] = set()
+    for match in SRUN_KILLED.finditer(text, kill.end()):
+        if match.group("what") != "Killed":
+            return -1       # (srun's "tasks 1-3: Out Of Memory": the tasks the cgroup's OOM handler killed, named)
+        named.add(match.group("tasks"))
+    return kill.start() if len(named) > 1 or any(not tasks.isdigit() for tasks in named) else -1
 # PETSc's handler in an MPI rank: "[0]PETSC ERROR: Caught signal number 11 SEGV: Segmentation Violation"
 _PETSC = lazy_regex(r"^\[(?P<rank>\d+)\]PETSC ERROR: Caught signal number (?P<num>\d+)", re.MULTILINE)
 # ARMCI's (Global Arrays', NWChem's) signal handler, told through armci_die's "%d:%s: %d" (its process id, the MPI
@@ -499,7 +527,9 @@ def _other_records(text: str, found: list[RankDeath]) -> list[RankDeath]:
         out.append(RankDeath(int(match.group("rank")), _ARMCI_SIGNALS[match.group("what")], None, None, None,
                              _line_of(text, *match.span()), offset=match.start(), mpi=True))
     # srun's own record of the task (read with torchrun's), or another record of the kill, says more
-    if not any(d.signal == "SIGKILL" for d in found) and not _SRUN_TASK.search(text):
+    # (srun's records of several tasks Killed after it: the kill's, read as of no task, triage.parsing.torchelastic)
+    if not any(d.signal == "SIGKILL" for d in found) and (
+            not _SRUN_TASK.search(text) or slurm_memory_kill_of_several(text) >= 0):
         for match in _SLURM_OOM.finditer(text):
             out.append(RankDeath(None, "SIGKILL", None, None, None, _line_of(text, *match.span()),
                                  offset=match.start()))

@@ -52,3 +52,30 @@ def test_real_compiler_lines_glued(tmp_path: Path) -> None:
     # nardholio/cve-2016-0728#1's two lines, the line end between them lost as a paste loses it
     got = failure_verdict("fatal error: sys/msg.h: No such file or directorycompilation terminated.\n", tmp_path)
     assert got["summary"].count("No such file or directory") == 1 and "compilation terminated" not in got["summary"]
+
+
+@pytest.mark.parametrize("after", [
+    ("epoch 3 step 1300 loss 0.69", "epoch 3 step 1400 loss 0.68"),        # rev54's variant: the loop's lines
+    # tqdm's bar as a real run drew it (the corpus's Henry1iu/TNT-Trajectory-Prediction#33), then the loop's
+    (" 31%|█████▉            | 331/1063 [01:06<03:59,  3.06it/s]", "epoch 3 step 1400 loss 0.68"),
+    ("Progress: 45%", "epoch 3 step 1400 loss 0.68"),
+])
+def test_a_colon_line_takes_no_progress_line_as_its_message(after: tuple[str, ...], tmp_path: Path) -> None:
+    # (session 55, rev54 F12: the all-clear quoted "FATAL: ...: epoch 3 step 1300 loss 0.69")
+    from tests.helpers.report import report_log
+
+    text = "\n".join(("epoch 3 step 1200 loss 0.71", "FATAL: the following ranks did not report in time:",
+                      *after)) + "\n"
+    code, out = report_log(text, tmp_path)
+    assert code == 0, out
+    summary = out["verdict"]["summary"]
+    assert "in time:'" in summary and after[0].strip() not in summary, summary
+
+
+def test_progress_bars_and_meters_are_progress_lines() -> None:
+    from triage.parsing.progress import is_progress_line
+
+    assert is_progress_line(" 45%|████▌     | 45/100 [00:10<00:12,  4.50it/s]")
+    assert is_progress_line("  3% (30/1000)") and is_progress_line("Downloading: 12.3MB/s")
+    assert not is_progress_line("  disk quota exceeded while writing checkpoint")
+    assert not is_progress_line(" 45%|████▌     | 45/100 [00:10<00:12,  4.50it/s] RuntimeError: CUDA error")

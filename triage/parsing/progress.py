@@ -62,6 +62,19 @@ def is_progress(line: str) -> bool:
     return (_STEP.search(line) is not None or _SUCCESS.search(line) is not None) and _NOT_PROGRESS.search(line) is None
 
 
+# a progress bar or meter, no loop's numbered step: tqdm's (" 45%|████▌     | 45/100 [00:10<00:12,  4.50it/s]", its
+# rate "it/s" or "s/it", a byte rate "12.3MB/s"), or a line that is only a percentage done ("Progress: 45%",
+# "  3% (30/1000)")
+_BAR = lazy_regex(r"\d{1,3}%\|[^|\n]*\||\b\d+(?:\.\d+)?\s?(?:it/s|s/it|[kMG]?B/s)\b|"
+                  r"^\W*(?:[A-Za-z][\w .-]{0,40}:\s*)?\d{1,3}(?:\.\d+)?\s?%\s*(?:\(\d+/\d+\))?\W*$")
+
+
+def is_progress_line(line: str) -> bool:
+    """The line is progress (is_progress) or a progress bar or meter (tqdm's, a percentage done), and says nothing
+    failed: a line that tells where the run is, never what failed."""
+    return is_progress(line) or (_BAR.search(line) is not None and _NOT_PROGRESS.search(line) is None)
+
+
 def holds_failure_word(line: str) -> bool:
     """The line holds a word of failure (error, fail, exception, traceback, abort, fatal, killed, signal, ...)."""
     return _NOT_PROGRESS.search(line) is not None

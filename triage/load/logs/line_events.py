@@ -35,6 +35,7 @@ from triage.parsing.desync import Fingerprint
 from triage.parsing.gloo import GlooTimeout
 from triage.parsing.named_failure import named_failure
 from triage.parsing.nccl.lines import NcclWarn, parse_nccl_line
+from triage.parsing.progress import is_progress_line
 from triage.parsing.rendezvous import (
     COORDINATION_KINDS,
     MAX_TASK_LINES,
@@ -95,8 +96,8 @@ def colon_message(rest: str, rank: int | None, order: int, scan: LogScan) -> boo
     words = rest.strip()
     if not words or not _after_colon(rank, order, scan) or has_marker(rest) or "Traceback" in rest \
             or words.startswith(("File \"", "frame #")) or named_failure(rest, rank) is not None \
-            or unread_failure(rest) is not None:
-        return False        # (a line read on its own: a failure of its own, a traceback's)
+            or unread_failure(rest) is not None or is_progress_line(words):
+        return False        # (a line read on its own: a failure of its own, a traceback's, the run's progress)
     items = scan.failures.get(rank, []) if rank is not None else scan.orphans
     if items and items[-1][0] == order - 1 and items[-1][1].text.rstrip().endswith(":"):
         at, line, path = items[-1]

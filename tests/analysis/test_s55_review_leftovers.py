@@ -143,3 +143,41 @@ def test_several_tasks_killed_after_the_cgroups_oom_kill_event_are_its_own() -> 
                          "been OOM Killed.", "srun: error: node02: task 1: Out Of Memory",
                          "srun: error: node01: task 0: Killed")
     assert named.verdict.culprit_ranks == (1,)
+
+
+# a HIP program's crash under srun on ROCm, its runtime's libraries in the handler's frames, no GPU fault's words
+_ROCM_CRASH = ("+ srun --ntasks=2 --gpus-per-task=1 ./build/lbm_hip -i case.yaml", "step 100 mass 1.000000",
+               "[gpu-n3:41211] *** Process received signal ***",
+               "[gpu-n3:41211] Signal: Segmentation fault (11)",
+               "[gpu-n3:41211] [ 0] /lib64/libc.so.6(+0x3e6f0)[0x7f3a2c23e6f0]",
+               "[gpu-n3:41211] [ 1] /opt/rocm-6.0.2/lib/libamdhip64.so.6(+0x2a1b3c)[0x7f3a2d6a1b3c]",
+               "[gpu-n3:41211] *** End of error message ***",
+               "srun: error: gpu-n3: task 0: Segmentation fault (core dumped)")
+
+
+def test_a_crash_whose_only_gpu_words_are_rocms_gets_rocms_advice() -> None:
+    steps = " ".join(report_lines(*_ROCM_CRASH).next_steps)
+    assert "AMD_SERIALIZE_KERNEL=3" in steps and "CUDA_LAUNCH_BLOCKING=1 (or under" not in steps
+
+
+def test_real_rocm_library_line_with_a_segfault_gets_rocms_advice() -> None:
+    # (rocm-arch/tensorflow-rocm#21's line of TensorFlow opening HIP's runtime, then a process's segfault)
+    steps = " ".join(report_lines(
+        "2021-03-18 17:08:24.639375: I tensorflow/stream_executor/platform/default/dso_loader.cc:49] Successfully "
+        "opened dynamic library libamdhip64.so", "[1]    2964311 segmentation fault (core dumped)  python test.py").next_steps)
+    assert "AMD_SERIALIZE_KERNEL=3" in steps
+
+
+def test_cudas_own_words_beside_a_rocm_path_keep_cudas_advice() -> None:
+    steps = " ".join(report_lines(*_ROCM_CRASH[:-1], "RuntimeError: CUDA error: an illegal memory access was "
+                                                     "encountered", _ROCM_CRASH[-1]).next_steps)
+    assert "AMD_SERIALIZE_KERNEL" not in steps
+
+
+def test_rocms_fault_line_after_sruns_record_of_the_signal_is_what_it_ended() -> None:
+    fault = ("Memory access fault by GPU node-2 (Agent handle: 0x55d1c2b0a3f0) on address 0x7f12340000. Reason: Page "
+             "not present or supervisor privilege.")
+    result = report_lines("step 100 mass 1.000000", "srun: error: gpu-n3: task 0: Segmentation fault (core dumped)",
+                          fault, "srun: Terminating StepId=88121.0")
+    assert result.verdict.culprit_ranks == (0,) and "Memory access fault by GPU node-2" in result.verdict.summary
+    assert "AMD_SERIALIZE_KERNEL=3" in " ".join(result.next_steps)

@@ -85,6 +85,11 @@ ROCM_FAULT_STEP = ("a fault on an AMD GPU (ROCm): re-run with AMD_SERIALIZE_KERN
                    "AMD_LOG_LEVEL=4 logs each launch) to find it; check `dmesg -T` on that host for the amdgpu "
                    "driver's lines (its page fault's address and process, a ring timeout or a GPU reset) and "
                    "`rocm-smi` for the GPU's state (its memory, its RAS errors)")
+# a crash of a program on ROCm whose words name no GPU fault (a SIGSEGV in its runtime's frames)
+ROCM_CRASH_STEP = ("a crash of a program on an AMD GPU (ROCm): re-run with AMD_SERIALIZE_KERNEL=3 and "
+                   "HIP_LAUNCH_BLOCKING=1 (ROCm's CUDA_LAUNCH_BLOCKING; AMD_LOG_LEVEL=4 logs each HIP call) to tell a "
+                   "GPU fault from a host one; check `dmesg -T` on that host for the amdgpu driver's lines (a page "
+                   "fault, a ring timeout or a GPU reset) and `rocm-smi` for the GPU's state")
 # Ascend CANN's AI Core error in a verdict's words (triage.parsing.crashlog reads it as a device fault)
 _AICORE = lazy_regex(r"there is an? (?:ai(?:vec|core) error exception|exception of ai(?:vec|core) error)|"
                      r"Aicore kernel execute failed")
@@ -112,12 +117,13 @@ INIT_HANG_STEPS = (
 
 
 def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = True,
-                  stack: str | None = None) -> tuple[str, ...]:
+                  stack: str | None = None, rocm: bool = False) -> tuple[str, ...]:
     """What to do next after a verdict of pasted logs; ``launcher``: the one that started the ranks, whose
     per-rank output the steps ask for (triage.parsing.launcher_kind); ``gpu``: False where the input shows no GPU
     (triage.parsing.gpu_words): a crash's advice is then a CPU program's, not CUDA's; ``stack``: the framework the
     input names (triage.parsing.stack_words): the next time's step, `triage launch` and PyTorch's Flight Recorder, is
-    a PyTorch job's only (:func:`flight_recorder_fits`)."""
+    a PyTorch job's only (:func:`flight_recorder_fits`); ``rocm``: the input shows ROCm as the GPU's software and none
+    of CUDA's own words (triage.parsing.gpu_words.shows_rocm): a GPU program's crash gets ROCm's advice."""
     who = rank_word(verdict.culprit_ranks) if verdict.culprit_ranks else None
     kind = verdict.kind
     summary = verdict.summary
@@ -237,6 +243,9 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = Tru
         elif _ROCM_FAULT.search(summary) is not None:
             # (ROCm's runtime's own words of a GPU fault: its knobs and tools, not CUDA's)
             steps.append(ROCM_FAULT_STEP)
+        elif gpu and rocm and "CUDA" not in summary:
+            # (a crash of a program on ROCm, its runtime's libraries in its frames: ROCm's knobs and tools)
+            steps.append(ROCM_CRASH_STEP)
         elif gpu:
             steps.append("for CUDA errors re-run with CUDA_LAUNCH_BLOCKING=1 (or under compute-sanitizer) to "
                          "get the failing kernel; check `dmesg` on that host for Xid lines")

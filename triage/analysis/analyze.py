@@ -112,7 +112,8 @@ def analyze(evidence: Evidence, explain: bool = False) -> Report:
                      if main_finding is None or verdicts.p2p_finding(p, ctx.hosts, ctx.paths, True) != main_finding]
     summaries = rank_summaries(ranks, world, traces)
     findings.extend(slow.findings)
-    excerpt = excerpt_steps(verdict, evidence.launcher, gpu=evidence.shows_gpu is not False, stack=evidence.stack)
+    excerpt = excerpt_steps(verdict, evidence.launcher, gpu=evidence.shows_gpu is not False, stack=evidence.stack,
+                            rocm=evidence.shows_rocm)
     steps = (excerpt if not evidence.complete or (not traces and verdict.kind in _HANGS)
              else slow.steps(verdicts.next_steps(verdict, evidence.finished_cleanly)))
     if verdict.kind is VerdictKind.NONFINITE:

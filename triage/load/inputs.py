@@ -195,7 +195,7 @@ def _log_evidence(scan: LogScan, names: list[str]) -> Evidence:
                     nccl_processes=tuple(scan.nccl_processes), init_waits=tuple(scan.init_waits),
                     op_count_splits=tuple(scan.op_count_splits), unprefixed_tail=tuple(scan.unprefixed_tail),
                     lagging=tuple(scan.lagging), stop=scan.stop, launcher=scan.launcher, shows_gpu=scan.shows_gpu,
-                    stack=scan.stack,
+                    shows_rocm=scan.shows_rocm, stack=scan.stack,
                     agent_stopped=scan.agent_stopped, prose=scan.prose, job_config=scan.job_config,
                     job_config_rank=scan.job_config_rank)
 
@@ -229,6 +229,7 @@ def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
         launcher=next((p.launcher for p in parts if p.launcher), None),
         shows_gpu=(True if any(p.shows_gpu for p in parts) else None if any(p.shows_gpu is None for p in parts)
                    else False),
+        shows_rocm=any(p.shows_rocm for p in parts),
         stack=stack_of_all([p.stack for p in parts]),
         agent_stopped=tuple(pid for p in parts for pid in p.agent_stopped),
         prose=next((p.prose for p in parts if p.prose), ProseAccount()),

@@ -373,6 +373,8 @@ class Evidence:
     # a log's text names a GPU's software or a GPU (triage.parsing.gpu_words); None where no log was read (a run
     # directory, cores): GPU advice then stands
     shows_gpu: bool | None = None
+    # a log's text shows AMD's ROCm as the GPU's software, none of CUDA's own words (triage.parsing.gpu_words)
+    shows_rocm: bool = False
     # the framework a log's text names ("torch", "xla", "tensorflow": triage.parsing.stack_words), None where none
     stack: str | None = None
     agent_stopped: tuple[int, ...] = ()     # pids torchrun's agent stopped once a worker failed (alive then)

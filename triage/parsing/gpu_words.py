@@ -115,3 +115,25 @@ def source_shows_gpu(source: bytes | mmap.mmap) -> bool:
     """The same, on a whole file's bytes (a large log read through an excerpt: its GPU words may lie outside it)."""
     return any(source.find(word) >= 0 for word in _GPU_BYTES) or _loose(source, _LOOSE_BYTES, _GPU_SOURCE,
                                                                          _GPU_OPTION_SOURCE)
+
+
+# ROCm's own software by the names it prints or installs under (its runtime's libraries in a backtrace's frames,
+# "/opt/rocm-6.0.2/lib/libamdhip64.so.6(+0x2a1b3c)", a module "rocm/6.0.2", its tools and errors, its device masks),
+# and CUDA's own that would say the GPU is NVIDIA's after all (a CUDA error, libcudart, the NVIDIA driver's words)
+_ROCM = lazy_regex(r"/opt/rocm\b|\blib(?:amdhip64|hsa-runtime64|rocblas|rccl|MIOpen)\b|\brocm[-/]\d|\brocm-smi\b|"
+                   r"\bROCm\b|\bHIP error\b|\bhipError[A-Z]|\bHSA_STATUS_ERROR_|\b(?:ROCR|HIP)_VISIBLE_DEVICES\b|"
+                   r"\bAMD Instinct\b")
+# (each of _ROCM's matches holds one of these)
+_ROCM_WORDS = ("/opt/rocm", "libamdhip64", "libhsa-runtime64", "librocblas", "librccl", "libMIOpen", "rocm/", "rocm-",
+               "ROCm", "HIP error", "hipError", "HSA_STATUS_ERROR_", "_VISIBLE_DEVICES", "AMD Instinct")
+_CUDA_OWN = lazy_regex(r"\bCUDA error\b|\blibcud(?:art|a)\b|\bnvidia-smi\b|\bNVIDIA-SMI\b|\bNVRM\b|\bcuDNN\b|"
+                       r"\bCUDA_VISIBLE_DEVICES\b|\bcompute-sanitizer\b")
+
+
+def shows_rocm(text: str) -> bool:
+    """The text shows AMD's ROCm as the GPU's software (its libraries' paths, its tools, errors and device masks) and
+    no word of NVIDIA's CUDA's own: a crash's GPU advice is then ROCm's (triage.analysis.advice)."""
+    if not any(word in text for word in _ROCM_WORDS):
+        return False            # (plain searches first: most texts hold none of them)
+    return _ROCM.search(text) is not None and _CUDA_OWN.search(text) is None
+

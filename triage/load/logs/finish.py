@@ -416,7 +416,7 @@ def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
                 failure = replace(failure, collateral=True)
         elif rank == root and (own := [o for o in scan.orphans if not o[1].collateral
                                        and not o[1].text.startswith(EXIT_RECORDS)
-                                       and not _after_kill(scan, rank, o[0])]):
+                                       and not _after_kill(scan, rank, o[0], o[1])]):
             # one rank failed by the launcher's account; the log's unprefixed failure lines are its (not another
             # launcher's bare exit code of the whole command, SageMaker's "ExitCode 1": the rank's record says more;
             # not a line after srun's record of its task's death by a signal: Snakemake's "WorkflowError", a batch
@@ -464,12 +464,15 @@ def _same_end_note(scan: LogScan, own: list[tuple[int, CrashLine, str]], line: C
             f"rank {rank} only (its first observed failure): which rank {others} is not in this input]")
 
 
-def _after_kill(scan: LogScan, rank: int, order: int) -> bool:
+def _after_kill(scan: LogScan, rank: int, order: int, line: CrashLine | None = None) -> bool:
     """A line of no rank after srun's record that the rank's task died by a signal, with no later srun record of that
     task after it: the caller's account of the step (a killed process prints nothing after its death), not the task's.
-    A later record of the same task after the line (a requeued or restarted step's end) makes the line that run's."""
+    A later record of the same task after the line (a requeued or restarted step's end) makes the line that run's.
+    Not a GPU runtime's own words of a fault (ROCm's "Memory access fault by GPU node-2 ...", HSA_STATUS_ERROR_*, a
+    CUDA error): the dying process's stderr, which reaches the job's output after srun's record of its signal, is
+    what the signal ended (srun's record says how it ended)."""
     killed = scan.killed_at.get(rank)
-    if killed is None or order <= killed:
+    if killed is None or order <= killed or (line is not None and line.kind is CrashLineKind.CUDA_ERROR):
         return False
     return not any(killed < at and order < at for at in scan.srun_records.get(rank, ()))
 

@@ -119,6 +119,7 @@ class LogScan:
     launcher: str | None = None             # the launcher that started the ranks (triage.parsing.launcher_kind)
     launcher_shown: str | None = None       # the launcher whose own output the text shows (not its command line)
     shows_gpu: bool = False                 # a GPU's word is in the text (triage.parsing.gpu_words)
+    shows_rocm: bool = False                # ROCm's words, none of CUDA's own (triage.parsing.gpu_words)
     stack: str | None = None                # the framework the text names (triage.parsing.stack_words)
     agent_stopped: tuple[int, ...] = ()     # pids torchrun's agent sent a closing signal (alive then)
     spawn_owners: set[int] = field(default_factory=set)   # every mp.spawn process whose error block is shown

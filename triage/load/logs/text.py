@@ -87,7 +87,7 @@ from triage.parsing.frameworks import (
 )
 from triage.parsing.gloo import MARKERS as GLOO_MARKERS
 from triage.parsing.gloo import parse_gloo_timeout
-from triage.parsing.gpu_words import shows_gpu, source_shows_gpu
+from triage.parsing.gpu_words import shows_gpu, shows_rocm, source_shows_gpu
 from triage.parsing.job_config import misfit_and_rank
 from triage.parsing.launch_failure import (
     ALLOC_REFUSED,
@@ -484,6 +484,8 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     note (scan.went_on), the later run is read."""
     # (the whole text, an earlier run's included; a large log's whole file, its excerpt not holding every word)
     scan.shows_gpu = scan.shows_gpu or shows_gpu(text) or (nccl_source is not None and source_shows_gpu(nccl_source))
+    scan.shows_rocm = scan.shows_rocm or shows_rocm(text)
+    scan.shows_gpu = scan.shows_gpu or scan.shows_rocm      # (HIP's runtime library, "libamdhip64.so": a GPU's)
     scan.stack = stack_of_all([scan.stack, stack_of(text)])
     if nccl_source is None and (later := _later_run(text)) is not None:
         earlier = LogScan()

@@ -181,3 +181,22 @@ def test_rocms_fault_line_after_sruns_record_of_the_signal_is_what_it_ended() ->
                           fault, "srun: Terminating StepId=88121.0")
     assert result.verdict.culprit_ranks == (0,) and "Memory access fault by GPU node-2" in result.verdict.summary
     assert "AMD_SERIALIZE_KERNEL=3" in " ".join(result.next_steps)
+
+
+def test_a_spark_jobs_failure_of_no_executor_says_executor_not_rank_and_no_flight_recorder() -> None:
+    # (the corpus's apache-spark-on-k8s/spark#480 line: Spark on Kubernetes, no word of PyTorch)
+    result = report_lines("ERROR [2017-09-06T02:48:45.917Z] org.apache.spark.scheduler.cluster.kubernetes."
+                          "KubernetesTaskSchedulerImpl: Lost executor 2 on 10.255.73.13: Executor lost for unknown "
+                          "reasons")
+    summary = result.verdict.summary
+    assert "executor or container unknown" in summary and "rank unknown" not in summary, summary
+    assert not any("Flight Recorder" in step or "torchrun" in step for step in result.next_steps)
+
+
+def test_stack_words_name_spark_after_the_ml_frameworks() -> None:
+    from triage.parsing.stack_words import stack_of
+
+    assert stack_of("24/11/29 10:05:11 ERROR TaskSchedulerImpl: Lost executor 3 on 10.0.0.7: x") == "spark"
+    assert stack_of("Container killed by YARN for exceeding memory limits. 7.2 GB of 4.2 GB virtual memory used") \
+        == "spark"
+    assert stack_of("import torch\nERROR TaskSchedulerImpl: Lost executor 3 on h: x") == "torch"

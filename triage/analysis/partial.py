@@ -28,11 +28,13 @@ from triage.analysis.absent_rank import (
 from triage.analysis.describe import who
 from triage.analysis.ranks import format_ranks, rank_word
 from triage.analysis.settle import (
+    SETTLE_EXECUTOR,
     SETTLE_K8S_JOB,
     SETTLE_LAUNCHER,
     SETTLE_RANK,
     SETTLE_SPARK,
     SETTLE_UNREAD,
+    SPARK_UNKNOWN,
     mpi_size_body,
     settle_hang,
     settle_network,
@@ -226,8 +228,10 @@ def _side_path_call(sides: Mapping[_Call, set[int]], calls: Mapping[_Call, Repor
     return side[0] if len(side) == 1 and len(step) == 1 else None
 
 
-def unattributed_verdict(failures: tuple[ExitInfo, ...]) -> tuple[Verdict, Finding] | None:
-    """The first failure line that no line ties to a rank (non-collateral ones only)."""
+def unattributed_verdict(failures: tuple[ExitInfo, ...], stack: str | None = None) -> tuple[Verdict, Finding] | None:
+    """The first failure line that no line ties to a rank (non-collateral ones only); ``stack``: the framework the
+    input names (triage.parsing.stack_words): a Spark or YARN job's failure is an executor's or a container's, whose
+    job has no ranks."""
     real = [f for f in failures if not f.collateral and f.failure_kind != "stopped"]   # (a stop: its own rule)
     if not real:
         return None
@@ -244,7 +248,8 @@ def unattributed_verdict(failures: tuple[ExitInfo, ...]) -> tuple[Verdict, Findi
     where = f" on host {first.host}" if first.host and first.host not in (first.message or "")[:200] else ""
     if first.failure_kind == UNREAD_KIND:
         # words of a library triage has no reader for: what the input says failed, and what would settle it
-        body = f"a failure of unknown rank{where}: {first.message} [{SETTLE_UNREAD}]"
+        who = "a failure of an unknown executor or container" if stack == "spark" else "a failure of unknown rank"
+        body = f"{who}{where}: {first.message} [{SETTLE_UNREAD}]"
         verdict = headline.verdict(VerdictKind.FAILURE_UNLOCATED, body, culprit_host=first.host)
         return verdict, Finding(VerdictKind.FAILURE_UNLOCATED.value, (), body, first.evidence, root_cause=True)
     kind = _LINE_KINDS.get(first.failure_kind or "", VerdictKind.EXCEPTION)
@@ -260,9 +265,11 @@ def unattributed_verdict(failures: tuple[ExitInfo, ...]) -> tuple[Verdict, Findi
     # (a network failure: the link settles it, not which rank reported it)
     settle = (settle_network(first.message or "", first.host) if kind is VerdictKind.NETWORK_ERROR
               else SETTLE_K8S_JOB if K8S_JOB_BACKOFF in (first.message or "")
-              else SETTLE_SPARK if SPARK_LOST in (first.message or "") else SETTLE_RANK)
+              else SETTLE_SPARK if SPARK_LOST in (first.message or "")
+              else SETTLE_EXECUTOR if stack == "spark" else SETTLE_RANK)
+    unknown = (SPARK_UNKNOWN if stack == "spark" else "rank unknown: no line of this input ties it to a rank")
     verdict = headline.verdict(kind, f"{first.message} [{settle}]", culprit_host=first.host,
-                               qualifier=f"{where} (rank unknown: no line of this input ties it to a rank)")
+                               qualifier=f"{where} ({unknown})")
     return verdict, Finding(kind.value, (), verdict.summary, first.evidence, root_cause=True)
 
 

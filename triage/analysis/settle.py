@@ -62,6 +62,10 @@ SETTLE_K8S_JOB = ("which pod and why: this input holds the Job's events only; th
 # note names the executor and where its end is told
 SETTLE_SPARK = ("Spark's executors are no ranks: the lost executor's own log and its container's end, named above, "
                 "would settle it")
+# A Spark (or YARN) job's failure that no line ties to an executor or a container: its jobs have no ranks
+SPARK_UNKNOWN = "executor or container unknown: a Spark or YARN job has executors and containers, not ranks"
+SETTLE_EXECUTOR = ("which executor: its own log (YARN: `yarn logs -applicationId APPLICATION_ID`; Kubernetes: `kubectl "
+                   "logs` of the executor's pod, `--previous` for a restarted one) would tell")
 # What would settle the launcher's own death by a signal (mpirun's, not a rank's): its installation on that host
 SETTLE_LAUNCHER = ("`ompi_info` and `which mpirun` on that host would settle it: the launcher's own installation, "
                    "no rank's output (where its frames run through hwloc's topology load, `lstopo` run there shows "
@@ -102,6 +106,7 @@ SETTLE_UNREAD_YARN = _SETTLE_UNREAD.format(who=f"which container printed the lin
                                           whose="that container's")
 _YARN_SETTLES = (
     (SETTLE_RANK, SETTLE_YARN),
+    (SETTLE_EXECUTOR, SETTLE_YARN),
     (SETTLE_FIRST, f"the log of the container that failed first ({_PER_RANK['yarn']}) would settle it"),
     (SETTLE_UNREAD, SETTLE_UNREAD_YARN),
 )

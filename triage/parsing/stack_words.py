@@ -12,7 +12,11 @@ a torch.distributed job's collectives, and is no step for a JAX or TensorFlow jo
 - ``xla``: JAX's names ("jax", "jaxlib", "flax", jaxlib's ``XlaRuntimeError``) or a TPU's runtime as JAX and TensorFlow
   print it (``libtpu``, ``Backend 'tpu'``, ``tpu_driver``, XLA's TPU compiler's "Ran out of memory in memory space
   hbm");
-- ``tensorflow``: "tensorflow", ``tf.distribute``, ``tf.keras``.
+- ``tensorflow``: "tensorflow", ``tf.distribute``, ``tf.keras``;
+- ``spark``: Apache Spark's driver and YARN's words (``org.apache.spark``, ``SparkContext``, ``TaskSchedulerImpl``,
+  ``DAGScheduler``, ``YarnAllocator``, ``ExecutorLostFailure``, ``Lost executor N on H``, ``Container killed by
+  YARN``): a data job of executors in containers, no ranks (a verdict says executor or container; its advice is
+  Spark's and YARN's, no PyTorch's Flight Recorder).
 """
 
 from __future__ import annotations
@@ -24,10 +28,12 @@ TORCH_WORDS = ("torch", "Torch", "c10d", "c10::", "ProcessGroup", "process group
 _XLA = lazy_regex(r"\b(?:jax|jaxlib|flax)\b|\bXlaRuntimeError\b|\blibtpu\b|[Bb]ackend 'tpu|\btpu_driver\b|"
                   r"\bmemory space hbm\b")
 _TENSORFLOW = lazy_regex(r"\btensorflow\b|\btf\.(?:distribute|keras)\b")
+_SPARK_WORDS = ("org.apache.spark", "SparkContext", "TaskSchedulerImpl", "DAGScheduler", "YarnAllocator",
+                "ExecutorLostFailure", "Lost executor ", "killed by YARN", "YarnScheduler", "SparkException")
 
 
 def stack_of(text: str) -> str | None:
-    """"torch", "xla", "tensorflow", or None where the text names none of them."""
+    """"torch", "xla", "tensorflow", "spark", or None where the text names none of them."""
     if any(word in text for word in TORCH_WORDS):
         return "torch"
     if ("jax" in text or "flax" in text or "tpu" in text or "Xla" in text or " hbm" in text) \
@@ -35,6 +41,8 @@ def stack_of(text: str) -> str | None:
         return "xla"
     if ("tensorflow" in text or "tf." in text) and _TENSORFLOW.search(text) is not None:
         return "tensorflow"
+    if any(word in text for word in _SPARK_WORDS):
+        return "spark"
     return None
 
 

@@ -165,7 +165,7 @@ def failure(i: Inputs) -> Candidate | None:
 
 def unattributed(i: Inputs) -> Candidate | None:
     """A failure line that no line of the excerpt ties to a rank."""
-    return _candidate(unattributed_verdict(i.evidence.unattributed),
+    return _candidate(unattributed_verdict(i.evidence.unattributed, i.evidence.stack),
                       f"{len(i.evidence.unattributed)} failure line(s) of no known rank")
 
 

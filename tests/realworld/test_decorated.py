@@ -52,17 +52,8 @@ TAGS: dict[str, Callable[[str], str]] = {
                                         skip_fences=True),
 }
 CASES = [c for c in load_cases() if c.confidence in ASSERTED_CONFIDENCE]
-# a paste misread as it stands whose misread rests on a line's exact length: a per-line decoration changes the length
-# and reads it right, so the decorated verdict is not the pasted one until the paste is read right (known_gaps.yaml)
-_EIGHTY = ("WRF's 80-column 'alloc_space_field' line taken for a terminal's wrap as pasted (known_gaps.yaml); a prefix "
-           "or trailing spaces change its length and WRF's fatal error is read (round 76)")
 # (decoration, case): the class of input it still loses, one line each
-KNOWN: dict[tuple[str, str], str] = {
-    ("iso_stamp", "aws-samples__aws-hpc-workshops__7"): _EIGHTY,
-    ("quoted", "aws-samples__aws-hpc-workshops__7"): _EIGHTY,
-    ("syslog_stamp", "aws-samples__aws-hpc-workshops__7"): _EIGHTY,
-    ("trailing_spaces", "aws-samples__aws-hpc-workshops__7"): _EIGHTY,
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 def _verdict(path: Path) -> tuple[int, str | None, tuple[int, ...]]:

@@ -94,6 +94,10 @@ _OWN_LINE = lazy_regex(r"^(?:terminate called (?:after|without)|Traceback \(most
                        # Slurm's clients' own messages ("srun: error: Task launch for ...", "slurmstepd: error: ***
                        # STEP ..."): each is printed on a line of its own, never the rest of a cut one
                        r"(?:srun|slurmstepd|sbatch|salloc): (?:error|warning|Job step|Force Terminated|Terminating)\b)")
+# a box's or banner's head, a rule with words inside it ("-------------- FATAL CALLED ---------------", "==== Error
+# ====", "***** ERROR *****"): a line its writer starts afresh, never the rest of a line cut at a terminal's width
+# (WRF's 80-column "alloc_space_field: ..." then its FATAL CALLED box; a stamped line's own stamp: _logger_stamped)
+_BANNER_HEAD = lazy_regex(r"^[ \t]*[-=*#~]{3,}[ \t]*[^-=*#~\s][^\n]*?[ \t]*[-=*#~]{3,}[ \t]*$")
 MIN_WRAP_WIDTH = 60
 TERMINAL_WIDTHS = (80, 100, 120, 132, 160)     # a terminal's usual widths (80: the default of them all)
 # A viewer's or editor's line numbers ("[80746] ...", "  123\t...", "123: ..."): only when most lines
@@ -437,9 +441,17 @@ def _cut_before(line: str, following: str) -> bool:
     it), no rule
     (unless it is the rest of a rule cut with the line: a progress bar's '~~(,_,">------' ended by Open MPI's
     dash rule, its dashes running on at the next line)."""
-    if not following.strip() or _PREFIXED.match(following) is not None or _OWN_LINE.match(following) is not None:
+    if not following.strip() or _PREFIXED.match(following) is not None or _OWN_LINE.match(following) is not None \
+            or _new_record(line, following):
         return False
     return _RULE.match(following) is None or _rule_runs_on(line, following)
+
+
+def _new_record(line: str, following: str) -> bool:
+    """Whether the next line opens a record of its own (a banner's head), not the rest of a line cut at the width:
+    unless the cut line ends in the banner's own marks (a rule cut with its line runs on)."""
+    return following.lstrip()[:1] in _RULE_MARKS and _BANNER_HEAD.match(following) is not None \
+        and line.rstrip()[-1:] not in _RULE_MARKS
 
 
 def _rule_runs_on(line: str, following: str) -> bool:
@@ -470,7 +482,7 @@ def _continues(line: str, width: int, following: str, wrap: int | None) -> bool:
     if wrap is not None and width == wrap:
         # cut at the terminal's width: its rest may begin with any word ("rank: 0 (pid: 3) of binary", "Error: x"),
         # only a prefix that every line of its writer carries starts a line of its own
-        return _PREFIXED.match(following) is None or _number_cut(line, following)
+        return (_PREFIXED.match(following) is None and not _new_record(line, following)) or _number_cut(line, following)
     if _STARTS_NEW.match(following):
         return False
     return _FIELDS_OPEN.search(line) is not None and not following.startswith((" ", "\t"))

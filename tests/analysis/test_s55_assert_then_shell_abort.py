@@ -42,3 +42,19 @@ def test_marss_67_assert_then_the_shells_abort(tmp_path: Path) -> None:
     got = failure_verdict(text, tmp_path)
     assert got["kind"] == "crash" and "ctx.get_cs_eip() == uop.rip" in got["summary"], got["summary"]
     assert "ooo-pipe.cpp:2060" in got["summary"], got["summary"]
+
+
+def test_a_cu_files_host_assert_is_glibcs_not_a_kernels(tmp_path: Path) -> None:
+    # (puttsk/cuda-tutorial#12: glibc's assert in a .cu file's host code, main(), then the shell's line; CUDA's
+    # __assertfail prints a block and a thread, and only that is a device-side assert)
+    text = ("[heyliu@controller tutorial01]$ ./vector_add\nvector_add: vector_add.cu:48: int main(): Assertion "
+            "`fabs(output[i] - a[i] - b[i]) < 1e-6' failed.\nAborted (core dumped)\n")
+    got = failure_verdict(text, tmp_path)
+    assert "device-side assert" not in got["summary"] and "vector_add.cu:48 in int main()" in got["summary"], got
+
+
+def test_a_kernels_assert_stays_a_device_side_assert(tmp_path: Path) -> None:
+    text = ("/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:92: operator(): block: [68,0,0], thread: [32,0,0] "
+            "Assertion `index >= -sizes[i] && index < sizes[i] && \"index out of bounds\"` failed.\n")
+    got = failure_verdict(text, tmp_path)
+    assert "device-side assert triggered" in got["summary"], got["summary"]

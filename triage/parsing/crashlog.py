@@ -243,6 +243,10 @@ _RAISED_GPU_ERROR = lazy_regex(r"\b(?:HIP|CUDA) error: ")
 # the kernel's own assert, printed per thread before "device-side assert triggered" (which a paste may lack):
 # "IndexKernel.cu:92: operator(): block: [68,0,0], thread: [32,0,0] Assertion `index >= ...` failed."
 _KERNEL_ASSERT = lazy_regex(r"(?P<file>[\w.-]+\.cuh?):\d+: .{0,300}?\bAssertion (?P<what>.{1,400}?) failed\.")
+# glibc's assert in a .cu file's host code is headed by the program's name ("vector_add: vector_add.cu:48: int main():
+# Assertion `...' failed."); CUDA's __assertfail by the file, then the block and the thread: the host's is no kernel's
+# (triage.parsing.fatal_ending reads it)
+_HOST_HEAD = lazy_regex(r"[\w.+-]{1,60}: \S*")
 _FATAL = lazy_regex(
     r"Fatal Python error: (?P<fpe>\w[\w ]*)|^Segmentation fault|\bSegmentation fault \(core dumped\)|"
     r"^Aborted(?: \(core dumped\))?$|\*\*\* (?P<glogsig>SIG[A-Z]+) \(@|"
@@ -827,7 +831,8 @@ def _plain_line(text: str, collateral: bool, said: str) -> CrashLine | None:
         # "failed call to cuInit: CUDA_ERROR_UNKNOWN": quoted, a failure only where the job did not go on past it)
         return CrashLine(CrashLineKind.CUDA_ERROR, text[:400], collateral=collateral or trailer, gpu=_gpu(text),
                          quoted=in_prose or _CUDA_PROBE.search(text) is not None)
-    if "Assertion " in text and (kernel := _KERNEL_ASSERT.search(text)) is not None:
+    if "Assertion " in text and (kernel := _KERNEL_ASSERT.search(text)) is not None and (
+            "block: [" in kernel.group(0) or not _HOST_HEAD.fullmatch(text[:kernel.start()].lstrip(" \t>*`"))):
         what = f"{kernel.group('what')[:300]} failed in {kernel.group('file')}"
         return CrashLine(CrashLineKind.CUDA_ERROR, f"CUDA error: device-side assert triggered ({what})", gpu=_gpu(text))
     if (proxy := PROXY_FAILED_GATED.search(text)) is not None:

@@ -65,7 +65,8 @@ _ASSERT_OTHER = lazy_regex(_LEAD + r"(?:\[\d{1,7}\][ \t]*)?Assertion failed: (?P
 # code; "ERROR STOP" with a string or none: exit code 1): a code other than 0 is the program's own failing end
 _STOP = lazy_regex(_LEAD + r"(?:\[\d{1,7}\][ \t]*)?(?P<error>ERROR )?STOP(?: (?P<code>-?\d{1,9})|(?(error)"
                    r"(?: (?P<words>\S[^\n]*?))?|(?!)))[ \t*`]*$", re.MULTILINE)
-# a CUDA kernel's assert ("IndexKernel.cu:92: operator(): block: [..], thread: [..] Assertion ..."): crashlog's
+# a CUDA kernel's assert ("IndexKernel.cu:92: operator(): block: [..], thread: [..] Assertion ..."): crashlog's (a
+# .cu file's host code asserts through glibc, headed by the program's name, with no block nor thread: this module's)
 _KERNEL_FILE = lazy_regex(r"\.cuh?$")
 # srun's record of a single task's end right after it: that task, on that node
 _SRUN_TASK = lazy_regex(r"^[ \t>*`]*srun: error: (?P<host>[\w.-]+): task (?P<rank>\d{1,7}): (?:Exited with exit code "
@@ -149,7 +150,8 @@ def endings(text: str) -> list[Ending]:
         found.append((None, named if named.startswith("SIG") else None, None,
                       f"the runtime's own handler: exiting due to signal {num} ({named})", m.start(), m.end()))
     for m in finditer(_ASSERT, text):
-        if _KERNEL_FILE.search(m.group("file")) or not _ends_here(text, m) or _quoted(text, m):
+        if (_KERNEL_FILE.search(m.group("file")) and (not m.group("prog") or "block: [" in m.group(0))) \
+                or not _ends_here(text, m) or _quoted(text, m):
             continue
         told, shell = _abort_after(text, m.end())
         if told:

@@ -675,11 +675,13 @@ def _from_match(text: str, match: re.Match[str]) -> str:
 def spark_lost_in_its_stop(text: str, at: int) -> bool:
     """The Spark driver's line at offset ``at`` (its start, or inside it) tells an executor lost for no reason its
     words give (_SPARK_LOST) and stands inside the driver's own orderly stop: a line of the stop's start before it and
-    "Successfully stopped SparkContext" after it (an executor lost there is one the driver shut down)."""
+    "Successfully stopped SparkContext" after it (an executor lost there is one the driver shut down). A heartbeat
+    timeout is no such executor: it was gone minutes before the stop began (HeartbeatReceiver's timeout, 120 s)."""
     start = text.rfind("\n", 0, at) + 1
     end = text.find("\n", at)
     end = len(text) if end < 0 else end
-    return "Lost executor" in text[start:end] and _SPARK_LOST.search(text, start, end) is not None \
+    lost = _SPARK_LOST.search(text, start, end) if "Lost executor" in text[start:end] else None
+    return lost is not None and not lost.group("why").startswith("Executor heartbeat") \
         and _SPARK_STOPPING.search(text, 0, start) is not None and _SPARK_STOPPED.search(text, end) is not None
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from triage.lazy_regex import lazy_regex
 
@@ -176,6 +176,64 @@ def mentions_progress(text: str) -> bool:
     substring searches, many times faster than the pattern over a whole log)."""
     low = text.lower()
     return any(word in low for word in _WORDS)
+
+
+# a command runner's own word that the command it ran ended failing: yarn v1's "error Command failed with exit code
+# 134." (after the command's output, before its next command), npm's "npm ERR! code ELIFECYCLE" (npm 6), "npm ERR!
+# Lifecycle script `build` failed with error:" (npm 7-8), "npm error Lifecycle script `build` failed" (npm 9+), GNU
+# make's "make: *** [Makefile:12: all] Error 134" / "make[2]: *** [...] Error 1": a clean end or progress after such a
+# line belongs to another command, never to the one that failed
+_COMMAND_FAILED = lazy_regex(r"^\W*error Command failed with (?:exit code \d+|signal )|^npm (?:ERR!|error) "
+                             r"(?:code ELIFECYCLE\b|Lifecycle script )|^g?make(?:\[\d+\])?: \*\*\* .*\bError \d+")
+_COMMAND_FAILED_WORDS = ("Command failed", "npm ", "make")
+# a shell's line that starts a command: a prompt's ("$ yarn build", "user@host:~/app$ yarn build", "# make") or `set
+# -x`'s trace ("+ yarn build"); the command's words after it, less the NAME=value assignments before them
+_PROMPT = lazy_regex(r"^\s*(?:[\w.@:~/-]*[$#]|\+{1,3}) (?P<command>\S.*)$")
+_ASSIGNMENT = lazy_regex(r"^[A-Za-z_]\w*=")
+
+
+def command_failed(line: str) -> bool:
+    """The line is a command runner's word that the command it ran ended failing (yarn's ``error Command failed with
+    exit code 134.``, npm's ``npm ERR! code ELIFECYCLE``, make's ``make: *** [all] Error 2``)."""
+    return any(word in line for word in _COMMAND_FAILED_WORDS) and _COMMAND_FAILED.search(line) is not None
+
+
+def _command(line: str) -> tuple[str, ...] | None:
+    prompt = _PROMPT.match(line) if ("$" in line or "#" in line or "+" in line) else None
+    if prompt is None:
+        return None
+    words = prompt.group("command").split()
+    while words and _ASSIGNMENT.match(words[0]) is not None:
+        words.pop(0)
+    return tuple(words) or None
+
+
+def another_command_after(before: Sequence[str], after: Iterable[str]) -> bool:
+    """Among ``after`` (the lines after a failure line, up to a clean end or progress), a command runner's word that
+    its command ended failing (command_failed), then a shell's line starting another command than the last one
+    ``before`` shows (the lines up to the failure line): the clean end is that other command's, not the failed
+    one's. The same command started again (a retry, with other NAME=value settings before it) is no other command;
+    where no shell line shows the commands, nothing tells: False."""
+    failed = next((command for line in reversed(before) if (command := _command(line)) is not None), None)
+    if failed is None:
+        return False
+    ended = False
+    for line in after:
+        if not ended:
+            ended = command_failed(line)
+        elif (command := _command(line)) is not None:
+            return command != failed
+    return False
+
+
+def another_command_in(text: str, end: int, lines: int = 2000) -> bool:
+    """another_command_after for offset ``end``'s line of ``text``: the 200 lines up to it, the ``lines`` after."""
+    if not any(word in text for word in _COMMAND_FAILED_WORDS):
+        return False
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    before = text[max(0, end - 40000):line_end].split("\n")[-200:]
+    return another_command_after(before, _lines_after(text, end, lines).split("\n"))
 
 
 def went_on(lines: Iterable[str]) -> bool:

@@ -69,7 +69,7 @@ from collections.abc import Callable, Sequence
 from triage.lazy_regex import lazy_regex
 from triage.parsing import fatal_ending, hpc_codes, node_heap
 from triage.parsing.launchers import RankDeath
-from triage.parsing.progress import is_progress, mentions_progress, went_on_after
+from triage.parsing.progress import another_command_in, is_progress, mentions_progress, went_on_after
 from triage.parsing.regex_gate import finditer, holds_any
 
 MARKERS = ("FOAM FATAL", "FATAL CALLED", "ERROR on proc ", "ERROR: ", "Fatal error:", "PETSC ERROR:",
@@ -480,6 +480,10 @@ def _went_on(text: str) -> Callable[[int], bool]:
     aborts: list[int] = []
 
     def after(end: int) -> bool:
+        # (a clean end after the failed command's runner said it failed and another command started is that command's)
+        return _after(end) and not another_command_in(text, end)
+
+    def _after(end: int) -> bool:
         if not last:
             last.extend((_last_progress(text), max((m.start() for m in finditer(_CODE_END, text)), default=-1)))
             if "Test" in text:

@@ -21,7 +21,7 @@ _FAILURE_EVENTS = (EventKind.WATCHDOG_TIMEOUT, EventKind.NCCL_WARN, EventKind.XI
 
 def _clipped(detail: str, width: int = 160) -> str:
     """A failure's words cut to ``width``, at the end of a clause ("; ") where one ends past two thirds of it, so that a
-    sentence is not cut in a word ("... (the paste ends inside its traceback, at train.py line 61 in main)")."""
+    sentence is not cut in a word ("... (its traceback is cut after train.py line 61 in main)")."""
     if len(detail) <= width:
         return detail
     clause = detail.rfind("; ", 2 * width // 3, width)

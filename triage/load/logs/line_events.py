@@ -187,7 +187,7 @@ _FRAME = lazy_regex(r'File "(?P<file>[^"]{1,200})", line (?P<line>\d+), in (?P<f
 
 
 def cut_traceback_words(tail: Sequence[str] | None) -> str:
-    """A cut traceback's failure in plain words: where the paste ends inside it (its last frame, where the process's
+    """A cut traceback's failure in plain words: where it is cut (its last frame, where the process's
     last lines end on a frame or on its source line), and the one thing that would settle which exception it was."""
     lines = list(tail or ())[-2:]
     frame = next((found for line in reversed(lines) if (found := _FRAME.search(line)) is not None), None)
@@ -198,7 +198,7 @@ def cut_traceback_words(tail: Sequence[str] | None) -> str:
     sep = "\\" if file.count("\\") > file.count("/") else "/"      # (a Windows path's separator)
     if len(file) > 40 and file.count(sep) > 2:      # (a library's long path: its last two parts name it)
         file = f"...{sep}" + sep.join(file.split(sep)[-2:])
-    return (f"{UNFINISHED_TRACEBACK} (the paste ends inside its traceback, at {file} line "
+    return (f"{UNFINISHED_TRACEBACK} (its traceback is cut after {file} line "
             f"{frame.group('line')} in {frame.group('func')}); the lines after that frame would settle which exception "
             "it was")
 

@@ -105,6 +105,8 @@ from triage.parsing.named_failure import named_failure
 from triage.parsing.nccl.lines import parse_nccl_line
 from triage.parsing.nccl.tracker import NcclTracker
 from triage.parsing.progress import (
+    another_command_after,
+    command_failed,
     holds_failure_word,
     is_progress,
     mentions_progress,
@@ -212,9 +214,19 @@ def _went_on_past(owners: list[LineOwner], base: int, default_rank: int | None, 
                 break
     if not last_progress:
         return
+    # a command runner's word that the failed command ended failing (yarn's "error Command failed with exit code 134."):
+    # progress after it is another command's
+    failed_at = [i for i in range(first + 1, len(owners)) if command_failed(owners[i].rest)]
+
+    def passed(index: int, who: object) -> bool:
+        """``who`` printed progress after line ``index``, and no other command than the failed one printed it (a
+        command runner's word that the command failed, then a shell's line starting another: another_command_after)."""
+        last = last_progress.get(who, -1)
+        return last > index and not (any(index < at < last for at in failed_at) and another_command_after(
+            [o.rest for o in owners[max(0, index - 200):index + 1]], (o.rest for o in owners[index + 1:last])))
 
     ended = -1     # the last line of a rank that says the run ended well, asked only where every rank went on
-    if loose and ranks and min(last_progress.get(r, -1) for r in ranks) > min(loose) - base:
+    if loose and ranks and all(passed(min(loose) - base, r) for r in ranks):
         ended = next((i for i in range(len(owners) - 1, min(loose) - base, -1)
                       if process(owners[i].key) in ranks and says_it_ended(owners[i].rest)), -1)
 
@@ -222,15 +234,15 @@ def _went_on_past(owners: list[LineOwner], base: int, default_rank: int | None, 
         """A rank-less exception line or traceback head after which every rank this text shows printed progress
         and a rank said the run ended well: the job went on past it (a trace a library logged, a handled one)."""
         index = order - base
-        return 0 <= index < ended and bool(ranks) and all(last_progress.get(r, -1) > index for r in ranks)
+        return 0 <= index < ended and bool(ranks) and all(passed(index, r) for r in ranks)
 
     def gone_on(order: int, rank: int | None) -> bool:
         index = order - base
         if index < 0 or (rank is not None and process(owners[index].key) != rank):
             return False       # (a rank named in words by another process's line: whether it went on is not shown)
-        if last_progress.get(process(owners[index].key), -1) > index:
+        if passed(index, process(owners[index].key)):
             return True
-        return rank is None and bool(ranks) and all(last_progress.get(r, -1) > index for r in ranks)
+        return rank is None and bool(ranks) and all(passed(index, r) for r in ranks)
 
     def named_gone(order: int, rank: int, line: CrashLine) -> bool:
         """A named rank's line gone on past: by that rank, or (its words quoted in a sentence) by the line's writer."""

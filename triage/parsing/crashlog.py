@@ -41,6 +41,9 @@ from triage.parsing.peers import clip_keeping as clip_keeping  # noqa: PLC0414
 from triage.parsing.peers import peer_host as peer_host  # noqa: PLC0414
 from triage.parsing.peers import shortened as shortened  # noqa: PLC0414
 from triage.parsing.quoted import in_quoted_prose, is_advice, says_it_failed
+from triage.parsing.ray_errors import KILLED as RAY_KILLED
+from triage.parsing.ray_errors import WRAPPED_NOTE as RAY_WRAPPED_NOTE
+from triage.parsing.ray_errors import ray_oom
 from triage.parsing.regex_gate import gated
 
 
@@ -556,6 +559,12 @@ def parse_crash_line(line: str) -> CrashLine | None:
         said = f"assertion '{native.group('expr')}' failed at {native.group('file')}:{native.group('line')}"
         return CrashLine(CrashLineKind.FATAL_SIGNAL, f"{said} ({native.group('msg').strip() or 'no message'}; a "
                          f"library's own ASSERT, which aborts the process): {text}"[:400], signal="SIGABRT")
+    if "OutOfMemoryError" in text and (ray := ray_oom(text)) is not None:
+        # Ray's memory monitor's kill, or Ray's wrapper naming only the class (triage.parsing.ray_errors): the wrapper
+        # retells the cause, whose own line, where the paste has it, is the failure
+        return CrashLine(CrashLineKind.FATAL_SIGNAL, f"{RAY_KILLED}: {text}"[:400] if ray == "ray" else
+                         f"{RAY_KILLED}{RAY_WRAPPED_NOTE}: {text}"[:400], "ray.exceptions.OutOfMemoryError",
+                         signal="SIGKILL", collateral=ray == "wrapped")
     collateral = _COLLATERAL_GATED.holds(text)
     said = text      # the peer a line names is read from it as given (a CJK sentence before it too), when needed
     exc = _EXC.match(text)

@@ -10,6 +10,7 @@ from dataclasses import replace
 
 from triage.lazy_regex import lazy_regex
 from triage.load.logs.line_events import UNFINISHED_TRACEBACK
+from triage.load.logs.ray_wrapper import ray_wrapper_alone
 from triage.load.logs.scan import (
     EXIT_RECORDS,
     FAILURE_CLUSTER_LINES,
@@ -398,6 +399,7 @@ def scan_to_ranks(scan: LogScan) -> tuple[RankEvidence, ...]:
     infer_spawn_rank(scan)
     note_spawn_index(scan)
     infer_thread_rank(scan)
+    ray_wrapper_alone(scan)
     infer_sole_process_rank(scan)
     finish_watchdog(scan)
     out: list[RankEvidence] = []

@@ -196,6 +196,15 @@ def slurm_memory_kill_of_several(text: str) -> int:
     return kill.start() if len(named) > 1 or any(not tasks.isdigit() for tasks in named) else -1
 # PETSc's handler in an MPI rank: "[0]PETSC ERROR: Caught signal number 11 SEGV: Segmentation Violation"
 _PETSC = lazy_regex(r"^\[(?P<rank>\d+)\]PETSC ERROR: Caught signal number (?P<num>\d+)", re.MULTILINE)
+# The rest of what PETSc's signal handler prints after that line (src/sys/error/signal.c, PetscSignalHandlerDefault:
+# "Try option -start_in_debugger or -on_error_attach_debugger", ..., "to get more information on the crash."; its
+# floating-point trap's "with -start_in_debugger to get more information on the crash."): printed only after catching
+# a signal, so a rank whose handler's tail is in the input without its "Caught signal number" line (a paste or a
+# search excerpt that began below it) caught one, which one this input does not say
+_PETSC_TAIL = lazy_regex(r"^\[(?P<rank>\d+)\]PETSC ERROR: (?:Try option -start_in_debugger|"
+                         r"(?:with -start_in_debugger )?to get more information on the crash\.)", re.MULTILINE)
+PETSC_TAIL_NOTE = ("PETSc's signal handler ran in this rank (the advice it prints only after catching a signal; its "
+                   "'Caught signal number' line, which names the signal, is not in this input)")
 # ARMCI's (Global Arrays', NWChem's) signal handler, told through armci_die's "%d:%s: %d" (its process id, the MPI
 # rank, then the message; signaltrap.c): "0:Segmentation Violation error, status=: 11", "3:Bus error, status=: 7",
 # "Floating Point Exception error", "Illegal Instruction error" (the number after "status=" is the signal in ARMCI,
@@ -523,6 +532,12 @@ def _other_records(text: str, found: list[RankDeath]) -> list[RankDeath]:
     for match in _PETSC.finditer(text):
         out.append(RankDeath(int(match.group("rank")), signal_name(match.group("num")), None, None, None,
                              _line_of(text, *match.span()), offset=match.start(), mpi=True))
+    caught = {int(m.group("rank")) for m in _PETSC.finditer(text)} if "PETSC ERROR" in text else set()
+    for match in _PETSC_TAIL.finditer(text) if "PETSC ERROR" in text else ():
+        if int(match.group("rank")) not in caught:
+            caught.add(int(match.group("rank")))
+            out.append(RankDeath(int(match.group("rank")), None, None, None, None,
+                                 f"{PETSC_TAIL_NOTE}: {_line_of(text, *match.span())}", offset=match.start(), mpi=True))
     for match in _ARMCI_SIGNAL.finditer(text):
         out.append(RankDeath(int(match.group("rank")), _ARMCI_SIGNALS[match.group("what")], None, None, None,
                              _line_of(text, *match.span()), offset=match.start(), mpi=True))

@@ -34,6 +34,8 @@ from triage.parsing.launch_failure import MARKERS as LAUNCH_MARKERS
 from triage.parsing.launch_failure import launch_failure
 from triage.parsing.launchers import LOCAL_SIGNAL_WORDS
 from triage.parsing.metric_name import METRIC_NAME
+from triage.parsing.oneccl import LINE_WORDS as ONECCL_WORDS
+from triage.parsing.oneccl import atl_failure
 from triage.parsing.peers import CUDA_SETUP_NOTE as CUDA_SETUP_NOTE  # noqa: PLC0414
 from triage.parsing.peers import NO_BINARY_NOTE as NO_BINARY_NOTE  # noqa: PLC0414
 from triage.parsing.peers import PEER, cuda_setup_note, noted, peer_of
@@ -94,7 +96,7 @@ MARKERS = ("Error", "error", "Exception", "exception", "Fatal", "fault", "termin
            # a memory allocator's fatal heap check (glibc, tcmalloc): it aborts the process
            "(): ", "double free", "corrupted ", "Attempt to free invalid pointer",
            # XLA's StreamExecutor allocator's status (its out-of-memory: _CUDA_OOM)
-           "Failed to allocate request for", "Failing at address: ", *LAUNCH_MARKERS)
+           "Failed to allocate request for", "Failing at address: ", *LAUNCH_MARKERS, *ONECCL_WORDS)
 
 # (or a module's own type named plainly Exception or Error, which only its module path tells from a word:
 # mpi4py's "mpi4py.MPI.Exception: Other MPI error, error stack:"; a bare "Error: ..." stays a CLI's word)
@@ -559,6 +561,8 @@ def parse_crash_line(line: str) -> CrashLine | None:
         said = f"assertion '{native.group('expr')}' failed at {native.group('file')}:{native.group('line')}"
         return CrashLine(CrashLineKind.FATAL_SIGNAL, f"{said} ({native.group('msg').strip() or 'no message'}; a "
                          f"library's own ASSERT, which aborts the process): {text}"[:400], signal="SIGABRT")
+    if ("CCL_" in text or "ATL" in text) and (atl := atl_failure(text)) is not None:
+        return CrashLine(CrashLineKind.NETWORK, atl[:400])     # oneCCL's transport at start-up (triage.parsing.oneccl)
     if "OutOfMemoryError" in text and (ray := ray_oom(text)) is not None:
         # Ray's memory monitor's kill, or Ray's wrapper naming only the class (triage.parsing.ray_errors): the wrapper
         # retells the cause, whose own line, where the paste has it, is the failure

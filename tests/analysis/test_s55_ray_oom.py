@@ -49,7 +49,7 @@ def test_rays_own_out_of_memory_error_is_its_kill_for_host_memory(line: str) -> 
 def test_the_wrapper_by_class_name_is_rays_kill_as_a_retelling() -> None:
     found = parse_crash_line("RayTaskError(OutOfMemoryError): ray::Worker.step() (pid=81, ip=10.0.0.9)")
     assert found is not None and found.signal == "SIGKILL" and found.collateral, found
-    assert "not in this input" in found.text
+    assert "does not tell which" in found.text
 
 
 @pytest.mark.parametrize("line", [
@@ -64,7 +64,7 @@ def test_torchs_out_of_memory_words_stay_the_gpus(line: str) -> None:
 @pytest.mark.parametrize(("text", "subkinds", "words"), [
     # (subkind oom: the summary's own words say memory ran out, triage.analysis.oom; a kill by SIGKILL, said so)
     (_HEAD + _RAY_CAUSE, ("sigkill", "oom"), "memory"),
-    (_HEAD, ("sigkill", "oom"), "not in this input"),                 # the cause cut out of the paste
+    (_HEAD, ("sigkill", "oom"), "does not tell which"),                 # the cause cut out of the paste
 ])
 def test_rays_kill_is_a_crash_by_sigkill(text: str, subkinds: tuple[str, ...], words: str, tmp_path: Path) -> None:
     _, out = report_log(text, tmp_path)

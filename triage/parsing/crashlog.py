@@ -566,9 +566,9 @@ def parse_crash_line(line: str) -> CrashLine | None:
     if "OutOfMemoryError" in text and (ray := ray_oom(text)) is not None:
         # Ray's memory monitor's kill, or Ray's wrapper naming only the class (triage.parsing.ray_errors): the wrapper
         # retells the cause, whose own line, where the paste has it, is the failure
-        return CrashLine(CrashLineKind.FATAL_SIGNAL, f"{RAY_KILLED}: {text}"[:400] if ray == "ray" else
-                         f"{RAY_KILLED}{RAY_WRAPPED_NOTE}: {text}"[:400], "ray.exceptions.OutOfMemoryError",
-                         signal="SIGKILL", collateral=ray == "wrapped")
+        said = f"{RAY_KILLED}: {text}" if ray == "ray" else f"{RAY_KILLED}{RAY_WRAPPED_NOTE}: {text.split(' (pid=')[0]}"
+        return CrashLine(CrashLineKind.FATAL_SIGNAL, said[:400], "ray.exceptions.OutOfMemoryError", signal="SIGKILL",
+                         collateral=ray == "wrapped")
     collateral = _COLLATERAL_GATED.holds(text)
     said = text      # the peer a line names is read from it as given (a CJK sentence before it too), when needed
     exc = _EXC.match(text)

@@ -29,8 +29,8 @@ _WRAPPED = lazy_regex(r"\bRayTaskError\(OutOfMemoryError\)")
 _ALLOCATOR = lazy_regex(r"\b(?:CUDA|HIP|NPU|XPU|MPS) out of memory|Tried to allocate|"
                         r"\btorch\.(?:cuda\.)?OutOfMemoryError")
 KILLED = "a Ray worker was killed by SIGKILL (Ray's memory monitor: its node ran low on host memory)"
-WRAPPED_NOTE = (", by Ray's OutOfMemoryError named by its class alone (torch's CUDA one has the same name; the "
-                "message that would tell them apart is not in this input)")
+WRAPPED_NOTE = (", by Ray's OutOfMemoryError named by class alone (torch's CUDA one has the same name; this input "
+                "does not tell which)")
 
 
 def ray_oom(text: str) -> str | None:

@@ -21,5 +21,7 @@ def ray_wrapper_alone(scan: LogScan) -> None:
     if any(not line.collateral and WRAPPED_NOTE not in line.text for _, line, _ in items):
         return
     for items in lists:
-        items[:] = [(order, replace(line, collateral=False) if WRAPPED_NOTE in line.text else line, path)
-                    for order, line, path in items]
+        for at, (order, line, path) in enumerate(items):
+            if WRAPPED_NOTE in line.text:
+                items[at] = (order, replace(line, collateral=False), path)
+                scan.orphan_hosts.moved(line, items[at][1])     # (its host, Ray's ip=, goes with it)

@@ -43,7 +43,10 @@ after it) and whether the run went on past them:
   indented, where the call is long) or ``Error: <message>``, then its ``Calls: a -> b -> c`` line (and ``In addition:
   Warning message:`` with its warnings) and ``Execution halted``, or in an interactive session recover()'s ``Enter a
   frame number, or 0 to exit`` (options(error = recover)), or system.time()'s ``Timing stopped at: <times>``: read only
-  with one of those R's own words after it (an error R caught and went on past is none).
+  with one of those R's own words after it (an error R caught and went on past is none); or where the input ends at
+  the error (a paste cut there, an R cluster's master under mpirun whose output stops): ``Error in <call> :`` at its
+  line's end with the message on the next line, indented (R's own layout of a long call), or ``Error in f(...) :
+  <message>``, followed only by R's further error lines, their messages, its ``Calls:`` line and blank lines.
 
 Each is read only at a line's start (Markdown quoting or a code span's backtick may come before it): the same words in
 a sentence are not the program's. ``banners(text)`` -> (rank or None, words, start, end) in text order. Never raises.
@@ -62,7 +65,7 @@ MARKERS = ("ode termination on task=", "MFEM abort: ", "Verification failed: (",
            "*** FATAL ERROR (proc ", "Program abort called in file `", "ABNORMAL END: ",
            "This error was encountered inside ", "E R R O R", "ORCA finished by error termination in ", "LEGION ERROR:",
            ".chpl:", "Error termination ", "Execution halted", "Enter a frame number, or 0 to exit",
-           "Timing stopped at: ")
+           "Timing stopped at: ", "Error in ")
 
 _LEAD = r"^[ \t>*`]*"
 _GADGET = lazy_regex(_LEAD + r"(?:TERMINATE: \*+!+\*+[ \t]+)?[Cc]ode termination on task=(?P<rank>\d{1,7}), "
@@ -119,6 +122,14 @@ _R_HALTED = lazy_regex(_LEAD + r"(?:Execution halted|Enter a frame number, or 0 
                        r"[ \t]*$", re.MULTILINE)
 _R_ERROR = lazy_regex(_LEAD + r"Error(?: in (?P<call>[^\n]+?) :|:)[ \t]*(?P<what>[^\n]*?)[ \t]*$", re.MULTILINE)
 _R_BETWEEN = 40         # (lines between the error and R's end: its Calls line, the warnings R adds, a traceback())
+# R's error in its own layout, where nothing of R's end follows (the input ends at it): "Error in <call> :" at the
+# line's end and the message on the next line indented by R ("Error in makeMPIcluster(.sfOption$nodes, ...  : " then
+# "  MPI cluster of size 59 already running"), or a call's parentheses and the message on the same line
+_R_ERROR_OWN = lazy_regex(_LEAD + r"Error in (?P<call>[^\n]+?) :[ \t]*\n(?P<what>[ \t]+\S[^\n]*?)[ \t]*$|"
+                          + _LEAD + r"Error in (?P<fcall>[\w.]+(?:::[\w.]+)?\([^\n]*?\)) : (?P<fwhat>\S[^\n]*?)[ \t]*$",
+                          re.MULTILINE)
+# what may follow it to the input's end: R's further errors, their messages (indented), its Calls line, blank lines
+_R_TAIL_LINE = lazy_regex(r"[ \t>*`]*(?:Error in [^\n]+? :[^\n]*|Error: [^\n]*|Calls: [^\n]*|[ \t]+[^\n]*|)")
 _CHAPEL = lazy_regex(_LEAD + r"(?P<file>[\w./$-]+\.chpl):(?P<line>\d+): error: (?P<what>[^\n]+?)[ \t]*$", re.MULTILINE)
 
 
@@ -268,7 +279,23 @@ def banners(text: str) -> list[tuple[int | None, str, int, int]]:
             what = text[r_error.end():m.start()].lstrip("\n").split("\n", 1)[0].strip()
         call = f" in {r_error.group('call')}" if r_error.group("call") else ""
         found.append((None, f"R's error{call}: {what}" if what else f"R's error{call}", r_error.start(), m.end()))
+    if not any(words.startswith("R's error") for _rank, words, _start, _end in found):
+        found += _r_error_at_end(text)
     for m in finditer(_CHAPEL, text):
         found.append((None, f"Chapel's error ({m.group('file')}:{m.group('line')}): {m.group('what')}",
                       m.start(), m.end()))
     return sorted(found, key=lambda item: item[2])
+
+
+def _r_error_at_end(text: str) -> list[tuple[int | None, str, int, int]]:
+    """R's error in its own layout where the input ends at it (no "Execution halted" after it: a paste cut there):
+    the first of the errors at the input's end, of R's master (no rank)."""
+    tail = text[-20000:]
+    offset = len(text) - len(tail)
+    for m in finditer(_R_ERROR_OWN, tail):
+        rest = tail[m.end():].split("\n")
+        if all(_R_TAIL_LINE.fullmatch(line) is not None for line in rest):
+            call = m.group("call") or m.group("fcall")
+            what = (m.group("what") or m.group("fwhat")).strip()
+            return [(None, f"R's error in {call}: {what} (the input ends at it)", offset + m.start(), offset + m.end())]
+    return []

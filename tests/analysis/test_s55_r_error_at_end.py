@@ -42,3 +42,15 @@ def test_real_snow_cluster_already_running(tmp_path: Path) -> None:
     _code, got = report_log(log, tmp_path)
     assert got["verdict"]["kind"] == "exception" and got["verdict"]["culprit_ranks"] == []
     assert "MPI cluster of size 59 already running" in got["verdict"]["summary"]
+
+
+def test_an_r_error_under_a_logs_stamps_is_the_masters_too(tmp_path: Path) -> None:
+    # (a journald/syslog stamp before every line, read off with the indent of R's message: the metamorphic suite's
+    # clothes of rcps-buildscripts#462)
+    lines = ["Loading required package: snow", "Library Rmpi loaded.", "Error in makeMPIcluster(nodes, outfile = tmp,  : ",
+             "  MPI cluster of size 59 already running", "Error in snowfall::sfInit(parallel = T, cpus = 60) : ",
+             "  Starting of snow cluster failed!"]
+    text = "".join(f"Nov 29 10:00:0{i % 10} node1 R[4242]: {line}\n" for i, line in enumerate(lines))
+    _code, got = report_log(text, tmp_path)
+    assert got["verdict"]["kind"] == "exception" and got["verdict"]["culprit_ranks"] == [], got["verdict"]["summary"]
+    assert "MPI cluster of size 59 already running" in got["verdict"]["summary"]

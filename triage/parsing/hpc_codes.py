@@ -125,11 +125,14 @@ _R_BETWEEN = 40         # (lines between the error and R's end: its Calls line, 
 # R's error in its own layout, where nothing of R's end follows (the input ends at it): "Error in <call> :" at the
 # line's end and the message on the next line indented by R ("Error in makeMPIcluster(.sfOption$nodes, ...  : " then
 # "  MPI cluster of size 59 already running"), or a call's parentheses and the message on the same line
-_R_ERROR_OWN = lazy_regex(_LEAD + r"Error in (?P<call>[^\n]+?) :[ \t]*\n(?P<what>[ \t]+\S[^\n]*?)[ \t]*$|"
+_R_ERROR_OWN = lazy_regex(_LEAD + r"Error in (?P<call>[^\n]+?) :[ \t]*\n(?P<what>[ \t]*[^\s>*`][^\n]*?)[ \t]*$|"
                           + _LEAD + r"Error in (?P<fcall>[\w.]+(?:::[\w.]+)?\([^\n]*?\)) : (?P<fwhat>\S[^\n]*?)[ \t]*$",
                           re.MULTILINE)
-# what may follow it to the input's end: R's further errors, their messages (indented), its Calls line, blank lines
+# what may follow it to the input's end: R's further errors, their messages (indented; the line after an error's head
+# that ends at its colon, indented or not: a log's per-line stamp read off may take the indent with it), its Calls
+# line, blank lines
 _R_TAIL_LINE = lazy_regex(r"[ \t>*`]*(?:Error in [^\n]+? :[^\n]*|Error: [^\n]*|Calls: [^\n]*|[ \t]+[^\n]*|)")
+_R_HEAD_ONLY = lazy_regex(r"[ \t>*`]*Error in [^\n]+? :[ \t]*")
 _CHAPEL = lazy_regex(_LEAD + r"(?P<file>[\w./$-]+\.chpl):(?P<line>\d+): error: (?P<what>[^\n]+?)[ \t]*$", re.MULTILINE)
 
 
@@ -294,7 +297,8 @@ def _r_error_at_end(text: str) -> list[tuple[int | None, str, int, int]]:
     offset = len(text) - len(tail)
     for m in finditer(_R_ERROR_OWN, tail):
         rest = tail[m.end():].split("\n")
-        if all(_R_TAIL_LINE.fullmatch(line) is not None for line in rest):
+        if all(_R_TAIL_LINE.fullmatch(line) is not None or (at > 0 and _R_HEAD_ONLY.fullmatch(rest[at - 1]) is not None)
+               for at, line in enumerate(rest)):
             call = m.group("call") or m.group("fcall")
             what = (m.group("what") or m.group("fwhat")).strip()
             return [(None, f"R's error in {call}: {what} (the input ends at it)", offset + m.start(), offset + m.end())]

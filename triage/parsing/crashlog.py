@@ -562,7 +562,9 @@ def parse_crash_line(line: str) -> CrashLine | None:
         return CrashLine(CrashLineKind.FATAL_SIGNAL, f"{said} ({native.group('msg').strip() or 'no message'}; a "
                          f"library's own ASSERT, which aborts the process): {text}"[:400], signal="SIGABRT")
     if ("CCL_" in text or "ATL" in text) and (atl := atl_failure(text)) is not None:
-        return CrashLine(CrashLineKind.NETWORK, atl[:400])     # oneCCL's transport at start-up (triage.parsing.oneccl)
+        # oneCCL's transport at start-up (triage.parsing.oneccl); a failure only where the job did not go on past it
+        # (CrashLine.quoted: a run that trained to its end after the line opened another provider)
+        return CrashLine(CrashLineKind.NETWORK, atl[:400], quoted=True)
     if "OutOfMemoryError" in text and (ray := ray_oom(text)) is not None:
         # Ray's memory monitor's kill, or Ray's wrapper naming only the class (triage.parsing.ray_errors): the wrapper
         # retells the cause, whose own line, where the paste has it, is the failure

@@ -1,0 +1,39 @@
+"""Session 56's review by variants (rev56): readers of session 55 asked on neighbouring inputs.
+
+oneCCL's transport lines (fix55d item 5, triage.parsing.oneccl) are its errors at start-up; a run that then trained to
+its end (the line was one provider's, another opened) did not fail there: the line is a failure only where the job did
+not go on past it (CrashLine.quoted), as a library's warning-level line is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.helpers.paths import REPO
+from tests.helpers.report import failure_verdict, report_log
+
+_CCL = "2025:03:02-08:11:40:(90211) "
+
+
+def test_a_oneccl_transport_line_the_run_trained_past_is_no_failure(tmp_path: Path) -> None:
+    text = (f"{_CCL}|CCL_WARN| did not find MPI-launcher specific variables, switch to ATL/OFI\n"
+            f"{_CCL}|CCL_ERROR| atl_ofi_helper.cpp:867 atl_ofi_get_prov_list: fi_getinfo error: ret -61, providers 0\n"
+            "Epoch 1/3: 100%|##########| 500/500 [02:11<00:00,  3.80it/s, loss=1.21]\n"
+            "Epoch 2/3: 100%|##########| 500/500 [02:10<00:00,  3.83it/s, loss=0.98]\n"
+            "Epoch 3/3: 100%|##########| 500/500 [02:10<00:00,  3.83it/s, loss=0.91]\n"
+            "Training finished. Saved to ./out\n")
+    code, got = report_log(text, tmp_path)
+    assert code == 0 and got["verdict"]["kind"] != "network_error", got["verdict"]
+
+
+def test_a_oneccl_transport_line_nothing_went_past_stays_the_failure(tmp_path: Path) -> None:
+    text = ("loading model shards 4/4\n"
+            f"{_CCL}|CCL_ERROR| atl_ofi_helper.cpp:867 atl_ofi_get_prov_list: fi_getinfo error: ret -61, providers 0\n"
+            f"{_CCL}|CCL_ERROR| atl_ofi.cpp:243 init: can't find suitable provider\n"
+            "failed to initialize ATL\n")
+    assert failure_verdict(text, tmp_path)["kind"] == "network_error"
+
+
+def test_ipex_llms_transport_failure_stays(tmp_path: Path) -> None:
+    log = (REPO / "tests/realworld/cases/intel__ipex-llm__11877/log.txt").read_text(encoding="utf-8")
+    verdict = failure_verdict(log, tmp_path)
+    assert verdict["kind"] == "network_error" and verdict["culprit_ranks"] == [], verdict

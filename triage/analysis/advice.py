@@ -63,10 +63,11 @@ _HOW_IT_DIED = lazy_regex(r"SIG[A-Z]{3,6}|[Ss]ignal|CUDA|cuda|[Ii]llegal|Xid|[Ss
                           r"exit(?:ed)? (?:with )?(?:code|status)|[Ff]ault|0x[0-9A-Fa-f]{8}")
 # a batch system's or a container runtime's own kill at the job's memory limit, as the readers word it
 # (triage.parsing.frameworks: "YARN killed a container ...", "PBS killed the job for exceeding its requested mem",
-# "Slurm killed job N ... for exceeding its memory limit", Kubernetes' and Vertex AI's "OOMKilled", LSF's TERM_MEMLIMIT)
+# "Slurm killed job N ... for exceeding its memory limit" or "step N.0", Kubernetes' and Vertex AI's "OOMKilled", LSF's
+# TERM_MEMLIMIT)
 _LIMIT_KILL = lazy_regex(r"\b(?:YARN killed a container|"
                          r"PBS killed the job for exceeding its requested (?:v|p|pv)?mem\b|"
-                         r"Slurm killed job \S+ (?:on \S+ )?for exceeding its memory limit)|\bOOMKilled\b|"
+                         r"Slurm killed (?:job|step) \S+ (?:on \S+ )?for exceeding its memory limit)|\bOOMKilled\b|"
                          r"\bTERM_MEMLIMIT\b")
 # PBS's kill at the CPU the job asked for ("PBS killed the job for exceeding its requested cput", ncpus, pcput)
 _CPU_LIMIT_KILL = lazy_regex(r"\bPBS killed the job for exceeding its requested (?:p?cput|ncpus)\b")

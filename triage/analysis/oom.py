@@ -10,7 +10,10 @@ memory``, V8's own ``Fatal javascript OOM in ...``: triage.parsing.node_heap), t
 exception (Python's ``MemoryError``, NumPy's ``_ArrayMemoryError``, PyTorch's ``DefaultCPUAllocator: can't allocate
 memory``) or the host's OOM killer (the
 kernel's ``Out of memory: Killed process``, ``oom-kill``, ``invoked oom-killer``, Kubernetes' ``OOMKilled``, srun's
-``Out Of Memory``, a crash record the kernel's OOM line explains). The verdict's kind stays what it is; only a failure's
+``Out Of Memory``, a crash record the kernel's OOM line explains), or a batch system's kill at the memory limit the job
+asked for, in its own words (slurmstepd's ``Step 551.0 exceeded memory limit (N > N), being killed``, sacct's and seff's
+state ``OUT_OF_MEMORY``, PBS's ``job killed: mem N kb exceeded limit``, LSF's ``TERM_MEMLIMIT``, YARN's ``Container
+killed by YARN for exceeding memory limits``). The verdict's kind stays what it is; only a failure's
 verdict with no other subkind gets it, and never from triage's own guess (``SIGKILL is often the kernel OOM killer``):
 the words must be the input's.
 """
@@ -43,6 +46,9 @@ _OOM = lazy_regex(
     r"|\bsrun: (?:error: )?[^\n]{0,80}?Out Of Memory\b|\bDetected \d+ oom[_-]kill events?\b"
     r"|\bkilled by the kernel OOM killer\b|\bthe kernel OOM killer ended it\b"
     r"|\bcuMem\w*Alloc\w* failed: out of memory\b"
+    r"|\b(?:Job|Step) \S+ exceeded (?:virtual )?memory limit \(\d+ > \d+\), being killed"
+    r"|\bOUT_OF_ME(?:MORY\b|\+)|\bPBS: job killed: v?mem\b[^\n]{0,40}? exceeded limit\b|\bTERM_MEMLIMIT\b"
+    r"|\bkilled by YARN for exceeding (?:\w+ )?memory limits\b"
     r"|" + HOST_MEMORY_ERROR, re.IGNORECASE)
 # triage's own guesses in a summary, never the input's words
 _GUESS = lazy_regex(r"often the (?:kernel|host's) OOM killer|was it OOM-killed\?|usually the kernel OOM killer",

@@ -163,7 +163,7 @@ class Verdict:
     culprit_ranks: tuple[int, ...] = ()
     process_group: str | None = None
     seq: int | None = None
-    culprit_host: str | None = None        # a host the input ties the failure to, when no rank is known
+    culprit_host: str | None = None        # the host the input ties the failure (or all its culprit ranks) to
 
     def to_json(self) -> dict[str, Any]:
         return {

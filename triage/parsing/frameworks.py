@@ -699,7 +699,9 @@ def _memory_kills(text: str) -> list[RankDeath]:
         # (srun's record names the task: "... for exceeding its memory limit (...; task 0, as srun's record of the
         # task it killed says)")
         who = f"; task {task[0]}, as srun's record of the task it killed says" if task is not None else ""
-        note = (f"out of memory: Slurm killed job {match.group('id')}{f' on {host}' if host else ''} for exceeding its "
+        # (its own word says which: "Job 777 exceeded ..." a job, "Step 551.0 exceeded ..." a step of it)
+        note = (f"out of memory: Slurm killed {match.group('entity').lower()} {match.group('id')}"
+                f"{f' on {host}' if host else ''} for exceeding its "
                 f"memory limit ({match.group('used')} > {match.group('limit')} KiB{who}): {_line(text, match)}")
         out.append(RankDeath(task[0] if task is not None else None, "SIGKILL", None, host, None, note[:400],
                              offset=match.start()))

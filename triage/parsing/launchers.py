@@ -159,7 +159,7 @@ _HYDRA_STRING = lazy_regex(r"TERMINATED WITH THE EXIT STRING: [^\n(]*\(signal (?
 # "slurmstepd: error: Job 1171978 exceeded memory limit (18202456 > 16384000), being killed" (KiB), then its "*** JOB
 # ... CANCELLED AT ... ***": the cancellation is the kill's consequence, the cause is the memory (read by
 # triage.parsing.frameworks; srun's records of the step's tasks Killed after it, triage.parsing.torchelastic)
-SLURM_MEMORY = lazy_regex(r"(?:Job|Step) (?P<id>\S+) exceeded (?:virtual )?memory limit "
+SLURM_MEMORY = lazy_regex(r"(?P<entity>Job|Step) (?P<id>\S+) exceeded (?:virtual )?memory limit "
                           r"\((?P<used>\d+) > (?P<limit>\d+)\), being killed")
 # The cgroup's out-of-memory handler, as slurmstepd tells it: "Detected 2 oom-kill event(s) in step 3756240.batch
 # cgroup" / "Detected 1 oom_kill event in StepId=11300781.0": processes of the step were SIGKILLed

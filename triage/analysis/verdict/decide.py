@@ -23,7 +23,9 @@ this order:
 10. ``job-wide configuration error``: an exception of the ranks that reported the program's own check that the
     job's process count does not fit its configuration names no rank (triage.analysis.job_config);
 11. ``out of memory``: a failure's verdict whose text shows memory ran out gets subkind ``oom``
-    (triage.analysis.oom); its kind stays."""
+    (triage.analysis.oom); its kind stays;
+12. ``the culprits' host``: a verdict that names ranks, all of which the input ties to one host (their prefixes,
+    a launcher's record, a hostname line), says that host as ``culprit_host`` too."""
 
 from __future__ import annotations
 
@@ -167,6 +169,17 @@ def _oom(d: Decision) -> tuple[Decision, tuple[str, ...]]:
     return replace(d, verdict=verdict), ("the verdict's text shows memory ran out: subkind oom",)
 
 
+def _culprits_host(inputs: Inputs) -> Step:
+    def step(d: Decision) -> tuple[Decision, tuple[str, ...]]:
+        ranks, verdict = d.verdict.culprit_ranks, d.verdict
+        hosts = {inputs.hosts.get(rank) for rank in ranks}
+        if not ranks or verdict.culprit_host is not None or len(hosts) != 1 or None in hosts:
+            return d, ("no culprit rank, a host already said, or the culprits' hosts are not one known host",)
+        host = hosts.pop()
+        return replace(d, verdict=replace(verdict, culprit_host=host)), (f"the culprits ran on {host}",)
+    return step
+
+
 def decide(inputs: Inputs, numerics: NumericsResult, slow: StragglerResult, explain: bool = False) -> Decision:
     """The rules in their order, then the final steps. ``explain``: every rule is evaluated."""
     decision = run_rules(RULES, inputs, explain)
@@ -183,6 +196,7 @@ def decide(inputs: Inputs, numerics: NumericsResult, slow: StragglerResult, expl
         ("job-wide configuration error", _job_config(inputs)),
         ("MPI start-up failed", _mpi_start(inputs)),
         ("out of memory", _oom),
+        ("the culprits' host", _culprits_host(inputs)),
     ))
 
 

@@ -18,6 +18,9 @@ with "gpu_" in it counts only where it is no part of a path, save a conda enviro
 letters ("Xidian"). AMD's kernel GPU driver counts by its name as the kernel's log prints it ("amdgpu 0000:03:00.0:
 amdgpu: [gfxhub] page fault", "[drm:amdgpu_job_timedout [amdgpu]]", "AMDGPU:"), not in a path, a host's or a package's
 name ("/opt/amdgpu/", "user@amdgpu3", "amdgpu-install").
+Nor do the names of an environment's modules (Lmod's and Environment Modules' "Currently Loaded Modules:" list, its
+"  1) PrgEnv-gnu/8.5.0   2) rocm/6.0.2" rows, a "module load cuda/12.1" or "ml cuda" command): a cluster's login
+environment loads them for every job, and a CPU program's crash under them is no GPU's.
 """
 
 from __future__ import annotations
@@ -106,15 +109,40 @@ def _option(source: Any, at: int, dashes: Any, option: re.Pattern[Any]) -> bool:
         and found.end() == at + 3
 
 
-def shows_gpu(text: str) -> bool:
-    """The text names a GPU's software or a GPU."""
+# an environment's modules as the module tools print them: Lmod's and Environment Modules' list under its head
+# ("Currently Loaded Modules:", "Currently Loaded Modulefiles:", Lmod's "The following have been reloaded with a version
+# change:"), its rows of numbered names ("  1) gcc/9.2.0   2) cuda/11.0", "3) cuda/11.0 => cuda/11.2"), and the
+# commands that load them ("module load cuda/12.1", "+ ml rocm", Environment Modules' "Loading cuda/12.1")
+_MODULES = (r"^[^\n]*(?:Currently Loaded Module(?:s|files)|The following have been (?:re|un)?loaded)[^\n]*:[ \t]*"
+            r"(?:\r?\n[ \t]*(?:\d+\)[ \t]+[^\s)]\S*(?:[ \t]+=>[ \t]+\S+)?[ \t]*)+)*$"
+            r"|^(?:[^\n]*[ \t$#>+(;&])?(?:module|ml)[ \t]+(?:(?:load|add|swap|switch|unload|rm|try-load|try-add|use|"
+            r"purge|list|restore)\b|[\w.+-]+/)[^\n]*$"
+            r"|^[ \t]*Loading (?:requirement: )?[\w.+-]+/[\w.+-]+[ \t]*$")
+_MODULES_TEXT, _MODULES_SOURCE = lazy_regex(_MODULES, re.MULTILINE), lazy_regex(_MODULES.encode(), re.MULTILINE)
+# (each of _MODULES's matches holds one of these)
+_MODULES_WORDS = ("odule", "ml ", "have been ", "Loading ")
+_MODULES_BYTES = tuple(word.encode() for word in _MODULES_WORDS)
+
+
+def _any_gpu(text: str) -> bool:
     return any(word in text for word in GPU_WORDS) or _loose(text, _LOOSE, _GPU, _GPU_OPTION)
+
+
+def _any_gpu_source(source: Any) -> bool:
+    return any(source.find(word) >= 0 for word in _GPU_BYTES) or _loose(source, _LOOSE_BYTES, _GPU_SOURCE,
+                                                                         _GPU_OPTION_SOURCE)
+
+
+def shows_gpu(text: str) -> bool:
+    """The text names a GPU's software or a GPU, outside an environment's list of modules."""
+    return _any_gpu(text) and (not any(word in text for word in _MODULES_WORDS)
+                               or _any_gpu(_MODULES_TEXT.sub("", text)))
 
 
 def source_shows_gpu(source: bytes | mmap.mmap) -> bool:
     """The same, on a whole file's bytes (a large log read through an excerpt: its GPU words may lie outside it)."""
-    return any(source.find(word) >= 0 for word in _GPU_BYTES) or _loose(source, _LOOSE_BYTES, _GPU_SOURCE,
-                                                                         _GPU_OPTION_SOURCE)
+    return _any_gpu_source(source) and (all(source.find(word) < 0 for word in _MODULES_BYTES)
+                                        or _any_gpu_source(_MODULES_SOURCE.sub(b"", source)))
 
 
 # ROCm's own software by the names it prints or installs under (its runtime's libraries in a backtrace's frames,
@@ -135,5 +163,8 @@ def shows_rocm(text: str) -> bool:
     no word of NVIDIA's CUDA's own: a crash's GPU advice is then ROCm's (triage.analysis.advice)."""
     if not any(word in text for word in _ROCM_WORDS):
         return False            # (plain searches first: most texts hold none of them)
-    return _ROCM.search(text) is not None and _CUDA_OWN.search(text) is None
+    if _ROCM.search(text) is None or _CUDA_OWN.search(text) is not None:
+        return False
+    # (a module's name, "rocm/6.0.2" in a list of the environment's modules, is no sign the program ran on ROCm)
+    return not any(word in text for word in _MODULES_WORDS) or _ROCM.search(_MODULES_TEXT.sub("", text)) is not None
 

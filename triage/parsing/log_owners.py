@@ -55,6 +55,8 @@ def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
         if parsed[at].rank is not None and parsed[at - 1].rank is None and lines[at - 1].rstrip().endswith(
                 _INPUT_LINE) and (number := _NUMBERED.match(lines[at])) and int(number.group(1)) == parsed[at].rank:
             parsed[at] = RankPrefix(None, None, lines[at])     # NWChem's input line under its number, no rank's
+    for at in r_vector_indexes(lines):      # R's index of a printed vector: "[1] \"text\"" is no rank's
+        parsed[at] = RankPrefix(None, None, lines[at].split("] ", 1)[-1] if "] " in lines[at] else "")
     if prepended_ranks(lines, parsed):      # Hydra's -prepend-rank: "[3] text" is rank 3's line
         parsed = [split_rank_prefix(line, prepend=True) if line.startswith("[") and not nccl_device_tag(line) else p
                   for line, p in zip(lines, parsed)]
@@ -262,19 +264,48 @@ def nccl_device_tag(line: str) -> bool:
 _LAUNCHER_OWN = ("=", "[mpiexec@", "[proxy:")
 
 
+# R's print() of a vector after its index: quoted strings, numbers, logicals and NA, each padded to one width
+# ("[1] \"Loading data\"", "[1] 0.8731", "[13]  13  14  15", "[1]  TRUE FALSE    NA")
+_R_VALUE = r'(?:"(?:[^"\\]|\\.)*"|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|TRUE|FALSE|NA|<NA>|NaN|-?Inf|NULL)'
+_R_VECTOR = lazy_regex(rf"[ \t]*{_R_VALUE}(?:[ \t]+{_R_VALUE})*[ \t]*")
+
+
+def _bare_tags(lines: list[str] | tuple[str, ...]) -> list[tuple[int, int, bool]]:
+    """The lines (of the first 20000) headed by a bare ``[N] `` (a pod's tag before it read off, NCCL's device tag
+    not): (index, N, whether the rest is R's printed values)."""
+    found = []
+    for at, line in enumerate(lines[:20000]):
+        head = without_pod_tag(line) if line.startswith("[pod/") else line
+        if head.startswith("[") and (match := PREPENDED.match(head)) is not None and not nccl_device_tag(head):
+            found.append((at, int(match.group(1)), _R_VECTOR.fullmatch(head, match.end()) is not None))
+    return found
+
+
+def r_vector_indexes(lines: list[str] | tuple[str, ...]) -> list[int]:
+    """The lines whose bare ``[N] `` head is R's index of a printed vector, not a rank: R's print() heads each line of
+    a vector with its first element's index, from 1 ("[1] \"Fitting model\"", "[1] 0.8731", "[13]  13  14  15"); a
+    tag that is never "[0]", before nothing but R's values (quoted strings, numbers, logicals, NA) on every line so
+    headed, is R's. Empty where they are not."""
+    tags = _bare_tags(lines)
+    return [at for at, _number, _value in tags] if _r_vectors(tags) else []
+
+
+def _r_vectors(tags: list[tuple[int, int, bool]]) -> bool:
+    return bool(tags) and all(number > 0 and value for _at, number, value in tags)
+
+
 def prepended_ranks(lines: list[str] | tuple[str, ...], parsed: list[RankPrefix]) -> bool:
     """Whether the input's bare ``[N] `` heads are Hydra's -prepend-rank (MPICH, Intel MPI: rank N's line), from
     the whole input: they head most lines (but Hydra's own), each number heads several of them (a viewer's line
     numbers head one each), and the numbers are ranks: below the world size an NCCL init line gives, else a set dense
-    enough to be ranks 0..N-1. A one-off bracketed number ("[1] 100: loss") is no rank."""
-    numbers: list[int] = []
-    nonblank = 0
-    for line in lines[:20000]:
-        if line.strip() and not line.lstrip().startswith(_LAUNCHER_OWN):
-            nonblank += 1
-            head = without_pod_tag(line) if line.startswith("[pod/") else line
-            if head.startswith("[") and (match := PREPENDED.match(head)) is not None and not nccl_device_tag(head):
-                numbers.append(int(match.group(1)))
+    enough to be ranks 0..N-1. A one-off bracketed number ("[1] 100: loss") is no rank, nor R's index of a printed
+    vector (R's print() heads each line of a vector with its first element's index, from 1: "[1] \"Fitting model\"",
+    "[1] 0.8731"; a tag that is never "[0]", before nothing but R's values on every line, is R's)."""
+    tags = _bare_tags(lines)
+    if _r_vectors(tags):
+        return False
+    numbers = [number for _at, number, _value in tags]
+    nonblank = sum(1 for line in lines[:20000] if line.strip() and not line.lstrip().startswith(_LAUNCHER_OWN))
     if len(numbers) < 2 or len(numbers) * 2 < nonblank:
         return False
     seen = set(numbers)

@@ -472,10 +472,17 @@ def _number_cut(line: str, following: str) -> bool:
 # a block's own decoration before each of its lines ("*** " of DOLFIN's error block, "!! ", "## "): a line that opens
 # with the decoration the line before it opens with is the block's next line, not that line's wrapped rest
 _DECORATION = lazy_regex(r"[^\w\s\[(]{2,}[ \t]")
+# a box drawn in box-drawing characters (rich's traceback panel, box.ROUNDED: "│ ❱ 881 │ ... │", its "╰───╯" bottom;
+# box.HEAVY's and box.DOUBLE's edges): a row padded to the box's width that ends at its right border is whole, never
+# a line cut at a terminal's width, nor is a box's row or border the rest of a cut line
+_BOX_RIGHT = "\u2502\u2503\u2551\u256f\u256e\u251b\u2513\u255d\u2557\u2524\u252b\u2563"
+_BOX_LEFT = "\u2502\u2503\u2551\u2570\u256d\u2517\u250f\u255a\u2554\u251c\u2523\u2560"
 
 
 def _continues(line: str, width: int, following: str, wrap: int | None) -> bool:
     if not following:
+        return False
+    if (line[-1:] or " ") in _BOX_RIGHT or (following.lstrip()[:1] or " ") in _BOX_LEFT:
         return False
     if (lead := _DECORATION.match(line)) is not None and following.startswith(lead.group()):
         return False

@@ -68,7 +68,7 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "exceeds job hard limit", "termination (", "ATP Stack walkback", "MOAB_INFO",
            "exceeded its walltime limit", "Job was held", "Job was aborted", "Shadow exception!", "TERM_",
            "Resource usage summary",
-           "Error   ", "CrashLoopBackOff", "STEPD TERMINATED", "xit_status", "(exit code ",
+           "Error   ", "   Error", "Init:Error", "CrashLoopBackOff", "STEPD TERMINATED", "xit_status", "(exit code ",
            "flux-job: task(s)", "exit-timeout=", "killed by YARN", "Current usage: ",
            "to reliably start one or more daemons", "Host EC2", "instance-terminated-", "marked-for-termination",
            "termination is imminent", "imminent node shutdown", "is frozen!", " terminated.", ". Exit status: ",
@@ -441,11 +441,17 @@ _K8S_EVICTED_ROW = lazy_regex(_K8S_NS + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+E
 # 137")
 _K8S_OOM_FIELD = lazy_regex(r"(?<![\w-])(?:container_)?reason[\"']?\s*[:=]\s*[\"']?OOMKilled\b")
 _K8S_EXIT_FIELD = lazy_regex(r"(?<![\w-])exit_?[Cc]ode[\"']?\s*[:=]\s*(?P<code>\d+)")
-# kubectl get pods: "train-worker-1   0/1   OOMKilled   3 (20s ago)   5m"
-_K8S_ROW = lazy_regex(_K8S_NS + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?P<why>OOMKilled)\s+\d+", re.MULTILINE)
-# kubectl get pods: "train-worker-0   0/1   Error   2 (10s ago)   12m", "...   CrashLoopBackOff   5   12m"
-_K8S_ERROR_ROW = lazy_regex(_K8S_NS + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?P<why>Error|CrashLoopBackOff)\s+\d+",
-                            re.MULTILINE)
+# kubectl get pods: "train-worker-1   0/1   OOMKilled   3 (20s ago)   5m"; an init container's, "Init:OOMKilled" (kubectl's
+# printPod: "Init:" and the init container's terminated or waiting reason); a row quoted without its RESTARTS and AGE
+# columns ends at its STATUS; `kubectl get all` names each row with its kind ("pod/user-directory-646bbbc878-lf4tq")
+_K8S_KIND = r"(?:pod/)?"
+_K8S_ROW_END = r"(?:\s+\d+|[ \t]*$)"
+_K8S_ROW = lazy_regex(_K8S_NS + _K8S_KIND + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?P<why>(?:Init:)?OOMKilled)" + _K8S_ROW_END,
+                      re.MULTILINE)
+# kubectl get pods: "train-worker-0   0/1   Error   2 (10s ago)   12m", "...   CrashLoopBackOff   5   12m", "...
+# Init:Error", "...   Init:CrashLoopBackOff"
+_K8S_ERROR_ROW = lazy_regex(_K8S_NS + _K8S_KIND + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+"
+                            r"(?P<why>(?:Init:)?(?:Error|CrashLoopBackOff))" + _K8S_ROW_END, re.MULTILINE)
 # a pod that ended well, whatever failed in it before (a restart that succeeded: its phase Succeeded is final):
 # kubectl get pods' "train-worker-0   0/1   Completed   2   35m", kubectl describe pod's "Status:  Succeeded"
 _K8S_DONE_ROW = lazy_regex(_K8S_NS + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?:Completed|Succeeded)\s+\d+",

@@ -66,7 +66,8 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "exit codes:", "exit signals:", "exit signal ", "exceeded memory limit", "PBS: job killed", "amrex::Abort::",
            "job killed after reaching LSF", "memory budget", "low on resource", "hard wallclock time",
            "exceeds job hard limit", "termination (", "ATP Stack walkback", "MOAB_INFO",
-           "exceeded its walltime limit", "Job was held", "Job was aborted", "Shadow exception!", "TERM_",
+           "exceeded its walltime limit", "Job was held", "put on hold by", "exceeded request_memory", "Error from slot", "Error from glidein",
+           "gone over memory limit", "Job was aborted", "Shadow exception!", "TERM_",
            "Resource usage summary",
            "Error   ", "   Error", "Init:Error", "CrashLoopBackOff", "STEPD TERMINATED", "xit_status", "(exit code ",
            "flux-job: task(s)", "exit-timeout=", "killed by YARN", "Current usage: ",
@@ -266,6 +267,16 @@ _CONDOR_ABORTED = lazy_regex(r"^0?09 \((?P<id>\d+\.\d+\.\d+)\) [^\n]*Job was abo
                              r"(?:\r?\n[ \t]+(?P<why>\S[^\n]*?))?[ \t]*$", re.MULTILINE)
 _CONDOR_SHADOW = lazy_regex(r"^0?07 \((?P<id>\d+\.\d+\.\d+)\) [^\n]*Shadow exception![ \t]*\r?\n[ \t]*"
                             r"(?P<why>\S[^\n]*?)[ \t]*$", re.MULTILINE)
+# condor_q -hold's rows: "ID  OWNER  HELD_SINCE  HOLD_REASON", "1050981.0   dbrown   11/7  23:48 Job in status 2 put
+# on hold by SYSTEM_PERIODIC_HOLD due to memory usage 3000000." (the job's cluster.proc, its owner, the month/day and
+# time it was held, its HoldReason as the schedd keeps it)
+_CONDOR_Q_HELD = lazy_regex(r"^[ \t]*(?P<id>\d+\.\d+)[ \t]+[\w.@-]+[ \t]+\d{1,2}/\d{1,2}[ \t]+\d{1,2}:\d\d[ \t]+"
+                            r"(?P<why>[A-Za-z][^\n]*?)[ \t]*$", re.MULTILINE)
+# a hold reason of the job's memory over its request: the OSPool's periodic hold ("Job in status 2 put on hold by
+# SYSTEM_PERIODIC_HOLD due to memory usage N."; the execution point's "Error from slot...: memory usage exceeded
+# request_memory") and HTCondor's own ("Job has gone over memory limit of N megabytes.")
+_CONDOR_MEMORY_REASON = lazy_regex(r"\bdue to memory usage \d+|\bmemory usage exceeded request_memory\b|"
+                                   r"\bgone over memory limit\b")
 _CONDOR_REPEATED = 2    # (shadow exceptions of one job, each got past: evicted as it starts, again and again)
 _CONDOR_OUTSIDE_HOLDS = {1: "the user held it (condor_hold)", 3: "the job's periodic hold policy held it",
                          21: "the machine's policy (WANT_HOLD) held it",
@@ -941,7 +952,29 @@ def _batch_limits(text: str) -> list[RankDeath]:
         break
     if not any("HTCondor" in death.text for death in out) and "(" in text:
         out += _condor_other_ends(text)        # (a terminated event's or a memory hold's end told: that one)
+    if not any("HTCondor" in death.text for death in out) and "/" in text:
+        out += _condor_q_holds(text)
     return out
+
+
+def _condor_q_holds(text: str) -> list[RankDeath]:
+    """condor_q -hold's list of held jobs (_CONDOR_Q_HELD): the first job held over its memory request, a kill (crash
+    SIGKILL, as the job event log's memory hold); else the first job held, with its reason. Not where the work went on
+    after the list."""
+    rows = [match for match in _CONDOR_Q_HELD.finditer(text) if not went_on_after(text, match.end())]
+    memory = [match for match in rows if _CONDOR_MEMORY_REASON.search(match.group("why")) is not None]
+    if memory:
+        match = memory[0]
+        more = f" ({len(memory)} jobs held so)" if len(memory) > 1 else ""
+        note = (f"out of memory: HTCondor held job {match.group('id')} over its memory request{more}: "
+                f"{match.group('why')}")
+        return [RankDeath(None, "SIGKILL", None, None, None, note[:400], offset=match.start())]
+    if rows:
+        match = rows[0]
+        more = f" ({len(rows)} jobs held)" if len(rows) > 1 else ""
+        note = f"HTCondor held job {match.group('id')}{more}: {match.group('why')}"
+        return [RankDeath(None, None, None, None, None, note[:400], offset=match.start(), raised=True)]
+    return []
 
 
 def _condor_other_ends(text: str) -> list[RankDeath]:

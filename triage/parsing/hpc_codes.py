@@ -133,6 +133,13 @@ _R_ERROR_OWN = lazy_regex(_LEAD + r"Error in (?P<call>[^\n]+?) :[ \t]*\n(?P<what
 # line, blank lines
 _R_TAIL_LINE = lazy_regex(r"[ \t>*`]*(?:Error in [^\n]+? :[^\n]*|Error: [^\n]*|Calls: [^\n]*|[ \t]+[^\n]*|)")
 _R_HEAD_ONLY = lazy_regex(r"[ \t>*`]*Error in [^\n]+? :[ \t]*")
+# an MPI library's error stack as R's message (Rmpi passes MPI's error string on: MPICH's and MS-MPI's "Other MPI
+# error, error stack:" then a line for each call, "MPI_Comm_spawn(cmd=..., maxprocs=8, ...) failed" or
+# "MPIR_Init_thread(586)..: ...", and the innermost error's words last, "Function not implemented"): R prints it as
+# it is, its lines after the first unindented
+_MPI_STACK_HEAD = lazy_regex(r"\berror stack:[ \t]*$")
+_MPI_STACK_CALL = lazy_regex(r"[ \t>*`]*(?P<call>[A-Za-z_]\w*)\([^\n]*?\)\.*(?:: (?P<msg>[^\n]*?)| failed)[ \t]*$")
+_MPI_STACK_LINES = 12
 _CHAPEL = lazy_regex(_LEAD + r"(?P<file>[\w./$-]+\.chpl):(?P<line>\d+): error: (?P<what>[^\n]+?)[ \t]*$", re.MULTILINE)
 
 
@@ -297,9 +304,30 @@ def _r_error_at_end(text: str) -> list[tuple[int | None, str, int, int]]:
     offset = len(text) - len(tail)
     for m in finditer(_R_ERROR_OWN, tail):
         rest = tail[m.end():].split("\n")
+        stack = _mpi_stack(m.group("what") or "", rest)
+        if stack is not None:
+            what = f"{(m.group('what') or '').strip()} {stack}"
+            return [(None, f"R's error in {m.group('call')}: {what} (the input ends at it)", offset + m.start(),
+                     offset + m.end())]
         if all(_R_TAIL_LINE.fullmatch(line) is not None or (at > 0 and _R_HEAD_ONLY.fullmatch(rest[at - 1]) is not None)
                for at, line in enumerate(rest)):
             call = m.group("call") or m.group("fcall")
             what = (m.group("what") or m.group("fwhat")).strip()
             return [(None, f"R's error in {call}: {what} (the input ends at it)", offset + m.start(), offset + m.end())]
     return []
+
+
+def _mpi_stack(what: str, rest: list[str]) -> str | None:
+    """An MPI library's error stack as the rest of R's message to the input's end (_MPI_STACK_HEAD): its calls, then
+    at most one line of the innermost error's words, and blank lines; told as the calls that failed and those words."""
+    if _MPI_STACK_HEAD.search(what) is None:
+        return None
+    lines = [line.strip() for line in rest if line.strip()]
+    found = [_MPI_STACK_CALL.match(line) for line in lines]
+    calls = [m.group("call") for m in found if m is not None]
+    free = [line for line, m in zip(lines, found, strict=True) if m is None]
+    if not calls or len(lines) > _MPI_STACK_LINES or len(free) > 1 or (free and found[-1] is not None):
+        return None             # (the free line, where there is one, is the innermost error's words: the last)
+    said = " -> ".join(f"{call}()" for call in calls) + " failed"
+    words = free[0] if free else (found[-1].group("msg") if found[-1] is not None else None)
+    return f"{said}: {words}" if words else said

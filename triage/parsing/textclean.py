@@ -210,8 +210,8 @@ def clean_text(text: str) -> CleanText:
     """The text's lines without decorations, with hard-wrapped lines joined again."""
     if "\u201c" in text or "\u2019" in text or "\u201d" in text or "\u2018" in text:
         text = text.translate(_STRAIGHT_QUOTES)
-    raw = _dedented(_without_logging_heads(_without_line_numbers(
-        text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))))
+    raw = _unquoted_paste(_dedented(_without_logging_heads(_without_line_numbers(
+        text.replace("\r\n", "\n").replace("\r", "\n").split("\n")))))
     lines: list[str] = []
     stamps: list[str | None] = []
     widths: list[int] = []
@@ -352,6 +352,25 @@ def _dedented(raw: list[str]) -> list[str]:
     if not indent:
         return raw
     return [line[len(indent):] if line.strip() else "" for line in raw]
+
+
+def _unquoted_paste(raw: list[str]) -> list[str]:
+    """The lines of a paste put in double quotes as a whole (a reporter's ``"Error in f(...) :`` ... ``Function not
+    implemented"``), without those two quotes: the first line opens with one, the last ends with one, and no line
+    between opens or ends with one (a file of quoted lines, a CSV's, quotes each line)."""
+    kept = [at for at, line in enumerate(raw) if line.strip()]
+    if len(kept) < 2:
+        return raw
+    first, last = kept[0], kept[-1]
+    if raw[first][:1] != '"' or raw[last].rstrip()[-1:] != '"' or raw[first].rstrip()[-1:] == '"' \
+            or raw[last][:1] == '"':
+        return raw
+    if any(raw[at][:1] == '"' or raw[at].rstrip()[-1:] == '"' for at in kept[1:-1]):
+        return raw
+    out = list(raw)
+    out[first] = raw[first][1:]
+    out[last] = raw[last].rstrip()[:-1]
+    return out
 
 
 def _short_cat_n(lines: list[str]) -> bool:

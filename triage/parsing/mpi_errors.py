@@ -93,7 +93,7 @@ MARKERS = ("An error occurred in MPI_", "MPI_ABORT was invoked", "exiting improp
            "was invoked.", "Local abort ", "called MPI_Abort(", "job aborted, but has no info",
            "Fatal error in ", ") on node ", "Abort on node ", "error handler called by rank", "failed to TCP connect",
            "error stack:", "[ch3:sock]", "MPICH ERROR [Rank ", " returned error code ", "is aborting with error code",
-           "plexec ", "_init failed for some reason", "Attempting to use an MPI routine")
+           "plexec ", "_init failed for some reason", "Attempting to use an MPI routine", "direct launched using")
 
 _PREFIX = r"(?:\[(?P<host>[\w.-]+):(?P<pid>\d+)\] )?"
 # (its asterisks, three in Open MPI's text, come one or two where Markdown took the rest: "** An error occurred in",
@@ -222,6 +222,18 @@ _RTE_INIT = lazy_regex(r"^[ \t>*`]*It looks like (?P<what>orte_init|prte_init|op
 _RTE_STEP = lazy_regex(r"^[ \t]+(?P<step>\w[^\n]*?failed)[ \t]*\n[ \t]+--> Returned value (?P<value>[^\n]*?) instead "
                        r"of (?:ORTE|PRTE|OPAL)_SUCCESS", re.MULTILINE)
 _RTE_LOG = lazy_regex(r"^[ \t]*\[(?P<host>[\w.-]+):(?P<pid>\d+)\] [^\n]*?(?:ORTE|PRTE|OPAL)_ERROR_LOG: ", re.MULTILINE)
+# Open MPI started by a resource manager's own launcher it was not built for (help-pmix-base.txt / help-ess-*.txt:
+# "The application appears to have been direct launched using \"srun\",\nbut OMPI was not built with SLURM's PMI
+# support and therefore cannot\nexecute.", "... not built with SLURM support. This usually happens ...", "... using
+# \"aprun\", but OMPI was not built with ALPS support"): MPI_Init fails in every process, before any has a rank; the PMI
+# client's own line before the box says where ("[host:pid] PMI_Get_clique_size [pmix_s1.c:281:s1_init]: Operation
+# failed", "PMI2_Init failed to intialize.  Return code: 14")
+_DIRECT_LAUNCH = lazy_regex(r"The application appears to have been direct launched using\s+\"(?P<launcher>[\w.-]+)\","
+                            r"\s+but OMPI was not built with\s+(?P<what>[\w'-]+(?:\s+[\w'-]+)?)\s+support")
+_PMI_FAILED = lazy_regex(r"^[ \t]*(?:\[(?P<host>[\w.-]+):(?P<pid>\d+)\][ \t]*)?(?P<what>PMI\w*_\w+[^\n]*?(?:failed|"
+                         r"Operation failed|Return code: -?\d+)[^\n]*?)[ \t]*$", re.MULTILINE)
+# (the words of its record, which the advice reads: triage.analysis.advice)
+DIRECT_LAUNCH_TEXT = "direct-launched the program but Open MPI was not built with"
 _NON_ZERO = lazy_regex(r"Primary job\s+terminated normally, but (?P<n>\d+) process(?:es)? returned\s+a non-zero "
                        r"exit code")
 # mpirun could not tell which process ended the job (help-orterun.txt): a failure of no known rank
@@ -290,6 +302,7 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
     out += _outside(text)
     out += _mpich_outside(text)
     out += _rte_init(text)
+    out += _direct_launch(text)
     for match in _MPICH_FATAL.finditer(text):
         if match.group("code") is None and match.group("node") is None:
             continue                        # ("Abort: Fatal error in ...": no head of MPICH's)
@@ -621,6 +634,26 @@ def _rte_init(text: str) -> list[MpiError]:
         return [MpiError(None, where.group("host") if where else None, int(where.group("pid")) if where else None,
                          f"Open MPI's runtime failed to start ({match.group('what')} failed{why}), before any rank "
                          f"of the program ran: {_line(text, match)}", match.start(), first=True)]
+    return []
+
+
+def _direct_launch(text: str) -> list[MpiError]:
+    """Open MPI's box of a program direct launched by a resource manager's launcher (srun, aprun) that Open MPI was not
+    built to work with (_DIRECT_LAUNCH): MPI's initialisation fails in every process, before any has a rank, for a
+    build option of the installation: one record of no rank, on the host of the PMI client's line before it."""
+    for match in _DIRECT_LAUNCH.finditer(text):
+        if went_on_after(text, match.end()):
+            continue
+        launcher, what = match.group("launcher"), " ".join(match.group("what").split())
+        pmi = None
+        for pmi in _PMI_FAILED.finditer(text, max(0, match.start() - 2000), match.start()):
+            pass
+        said = f" ({pmi.group('what')})" if pmi is not None else ""
+        return [MpiError(None, pmi.group("host") if pmi is not None else None,
+                         int(pmi.group("pid")) if pmi is not None and pmi.group("pid") else None,
+                         f"MPI initialisation failed before any rank ran{said}: {launcher} {DIRECT_LAUNCH_TEXT} "
+                         f"{what} support",
+                         match.start(), first=True)]
     return []
 
 

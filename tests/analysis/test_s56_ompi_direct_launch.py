@@ -56,6 +56,19 @@ def test_aprun_under_alps(tmp_path: Path) -> None:
     assert "aprun direct-launched the program but Open MPI was not built with ALPS support" in verdict["summary"]
 
 
+@pytest.mark.parametrize("line", [
+    "[cn-0412:117731] PMI_Get_universe_size [pmix_s1.c:312:s1_init]: Operation failed",
+    "[gpu17.cluster:9021] PMI2_Job_GetId [pmix_s2.c:240:s2_init]: Other PMI error",
+])
+def test_open_mpis_pmi_client_failing_alone(line: str, tmp_path: Path) -> None:
+    # (Open MPI's s1/s2 component's OPAL_PMI_ERROR line without the box after it: the call, its place, PMI's error)
+    code, got = report_log(line + "\n", tmp_path)
+    assert code not in (0, 2, 70)
+    verdict = got["verdict"]
+    assert verdict["kind"] == "exception" and verdict["culprit_ranks"] == [], verdict["summary"]
+    assert "Slurm PMI client failed in its start-up" in verdict["summary"] and "no rank at fault" in verdict["summary"]
+
+
 def test_a_quoted_box_in_a_run_that_went_on_is_no_failure(tmp_path: Path) -> None:
     text = (f"{_RULE}\n{_PMI_BOX}{_RULE}\n" + "".join(f"step {i} loss 0.{i:03d}\n" for i in range(300)))
     _code, got = report_log(text, tmp_path)

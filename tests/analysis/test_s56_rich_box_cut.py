@@ -38,9 +38,9 @@ def _box_end(width: int = _WIDTH, cut_left: bool = False) -> list[str]:
 @pytest.mark.parametrize("width", [100, 120])
 @pytest.mark.parametrize("cut_left", [False, True])
 def test_the_exception_under_a_cut_rich_box_is_the_failure(width: int, cut_left: bool, tmp_path: Path) -> None:
-    text = "\n".join([*_box_end(width, cut_left),
-                      "RuntimeError: world_size (12) is not divisible by tensor_model_parallel_size (8) x "
-                      "pipeline_model_parallel_size (1)"]) + "\n"
+    error = ("RuntimeError: world_size (12) is not divisible by tensor_model_parallel_size (8) x "
+             "pipeline_model_parallel_size (1)")
+    text = "\n".join([*_box_end(width, cut_left), error]) + "\n"
     code, got = report_log(text, tmp_path)
     assert code not in (0, 2, 70)
     verdict = got["verdict"]

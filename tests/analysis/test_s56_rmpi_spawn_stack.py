@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from triage.parsing.textclean import clean_text
-
 from tests.helpers.paths import REPO
 from tests.helpers.report import report_log
+from triage.parsing.textclean import clean_text
 
 _MSMPI = ('Error in mpi.comm.spawn(slave = system.file("Rslaves.cmd", package = "Rmpi"),  : \n'
           "  Other MPI error, error stack:\n"

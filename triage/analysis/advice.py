@@ -16,7 +16,7 @@ from triage.parsing import node_heap
 from triage.parsing.crashlog import REMOTE_TARGET_TEXT
 from triage.parsing.frameworks import K8S_JOB_BACKOFF, PBS_ANY_LIMIT, SPARK_LOST
 from triage.parsing.launch_failure import LAUNCH_TEXT, LAUNCHER_ITSELF
-from triage.parsing.mpi_errors import DIRECT_LAUNCH_TEXT
+from triage.parsing.mpi_errors import DIRECT_LAUNCH_TEXT, PMI_INIT_TEXT
 from triage.parsing.peers import NO_BINARY_NOTE
 
 _FLIGHT_RECORDER = ("PyTorch's Flight Recorder (TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1 "
@@ -142,7 +142,8 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = Tru
             steps.append("check tensor shapes per rank (uneven last batch, padding, a rank-dependent split)")
         if verdict.subkind is MismatchKind.DTYPE:
             steps.append("check autocast / .to(dtype) on that rank: every rank must pass the same dtype")
-    elif kind is VerdictKind.EXCEPTION and (LAUNCH_TEXT in summary or DIRECT_LAUNCH_TEXT in summary):
+    elif kind is VerdictKind.EXCEPTION and (LAUNCH_TEXT in summary or DIRECT_LAUNCH_TEXT in summary
+                                                 or PMI_INIT_TEXT in summary):
         steps.append(settle_setup(summary, verdict.culprit_host) or "")   # the program never ran: no traceback
     elif kind is VerdictKind.EXCEPTION and K8S_JOB_BACKOFF in summary:
         # (`kubectl describe job` alone: the Job's failure, none of its pods' output)

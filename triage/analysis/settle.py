@@ -11,7 +11,7 @@ from triage.lazy_regex import lazy_regex
 from triage.model.evidence import RankEvidence
 from triage.parsing.crashlog import PROXY_FAILED, REMOTE_TARGET_TEXT, size_check_sizes
 from triage.parsing.launch_failure import LAUNCH_TEXT
-from triage.parsing.mpi_errors import DIRECT_LAUNCH_TEXT, MPI_SIZE_TEXT
+from triage.parsing.mpi_errors import DIRECT_LAUNCH_TEXT, MPI_SIZE_TEXT, PMI_INIT_TEXT
 from triage.parsing.peers import peer_of
 
 # How to get every rank's output with each line tagged by its rank: torchrun's flag, unless the input shows
@@ -190,7 +190,7 @@ def settle_setup(text: str, host: str | None) -> str | None:
         return ("no rank ran: `ompi_info` (the launchers and process-manager interfaces Open MPI was built with) would "
                 "settle it; start the program with mpirun inside the allocation, or rebuild Open MPI with that "
                 "launcher's support")
-    if DIRECT_LAUNCH_TEXT in text:
+    if DIRECT_LAUNCH_TEXT in text or PMI_INIT_TEXT in text:
         # (Open MPI's box of a program srun or aprun started directly: a build option of the installation)
         return ("no rank ran: `srun --mpi=list` (what Slurm offers) and `ompi_info | grep -i pmi` (what Open MPI was "
                 "built with) would settle it; start the program with mpirun inside the allocation, or under srun with "

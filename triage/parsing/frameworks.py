@@ -66,8 +66,9 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "exit codes:", "exit signals:", "exit signal ", "exceeded memory limit", "PBS: job killed", "amrex::Abort::",
            "job killed after reaching LSF", "memory budget", "low on resource", "hard wallclock time",
            "exceeds job hard limit", "termination (", "ATP Stack walkback", "MOAB_INFO",
-           "exceeded its walltime limit", "Job was held", "put on hold by", "exceeded request_memory", "Error from slot", "Error from glidein",
-           "gone over memory limit", "Job was aborted", "Shadow exception!", "TERM_",
+           "exceeded its walltime limit", "Job was held", "put on hold by", "exceeded request_memory",
+           "Error from slot", "Error from glidein", "gone over memory limit", "Job was aborted",
+           "Shadow exception!", "TERM_",
            "Resource usage summary",
            "Error   ", "   Error", "Init:Error", "CrashLoopBackOff", "STEPD TERMINATED", "xit_status", "(exit code ",
            "flux-job: task(s)", "exit-timeout=", "killed by YARN", "Current usage: ",
@@ -275,8 +276,11 @@ _CONDOR_Q_HELD = lazy_regex(r"^[ \t]*(?P<id>\d+\.\d+)[ \t]+[\w.@-]+[ \t]+\d{1,2}
 # a hold reason of the job's memory over its request: the OSPool's periodic hold ("Job in status 2 put on hold by
 # SYSTEM_PERIODIC_HOLD due to memory usage N."; the execution point's "Error from slot...: memory usage exceeded
 # request_memory") and HTCondor's own ("Job has gone over memory limit of N megabytes.")
-_CONDOR_MEMORY_REASON = lazy_regex(r"\bdue to memory usage \d+|\bmemory usage exceeded request_memory\b|"
-                                   r"\bgone over memory limit\b")
+_CONDOR_MEMORY_REASON = lazy_regex(r"\bdue to memory usage ?\d+|\bmemory usage ?exceeded ?request_memory\b|"
+                                   r"\bgone over ?memory limit\b")
+# (a row a terminal cut at its width goes on at the next lines, which open no row: its reason's rest; the space at a
+# cut, lost to the trailing-space strip, may be missing)
+_CONDOR_Q_REST = 3
 _CONDOR_REPEATED = 2    # (shadow exceptions of one job, each got past: evicted as it starts, again and again)
 _CONDOR_OUTSIDE_HOLDS = {1: "the user held it (condor_hold)", 3: "the job's periodic hold policy held it",
                          21: "the machine's policy (WANT_HOLD) held it",
@@ -452,16 +456,18 @@ _K8S_EVICTED_ROW = lazy_regex(_K8S_NS + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+E
 # 137")
 _K8S_OOM_FIELD = lazy_regex(r"(?<![\w-])(?:container_)?reason[\"']?\s*[:=]\s*[\"']?OOMKilled\b")
 _K8S_EXIT_FIELD = lazy_regex(r"(?<![\w-])exit_?[Cc]ode[\"']?\s*[:=]\s*(?P<code>\d+)")
-# kubectl get pods: "train-worker-1   0/1   OOMKilled   3 (20s ago)   5m"; an init container's, "Init:OOMKilled" (kubectl's
-# printPod: "Init:" and the init container's terminated or waiting reason); a row quoted without its RESTARTS and AGE
-# columns ends at its STATUS; `kubectl get all` names each row with its kind ("pod/user-directory-646bbbc878-lf4tq")
+# kubectl get pods: "train-worker-1   0/1   OOMKilled   3 (20s ago)   5m"; an init container's, "Init:OOMKilled"
+# (kubectl's printPod: "Init:" and the init container's terminated or waiting reason); a row quoted without its
+# RESTARTS and AGE columns ends at its STATUS; `kubectl get all` names each row with its kind ("pod/user-directory-...")
+# (and a viewer's line number before a row, "[80000] ", which a paste of one row cannot show to be one)
 _K8S_KIND = r"(?:pod/)?"
+_K8S_ROW_HEAD = r"^(?:\[\d+\][ \t]*)?(?:[a-z0-9][a-z0-9-]{0,62}[ \t]+)?" + _K8S_KIND
 _K8S_ROW_END = r"(?:\s+\d+|[ \t]*$)"
-_K8S_ROW = lazy_regex(_K8S_NS + _K8S_KIND + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?P<why>(?:Init:)?OOMKilled)" + _K8S_ROW_END,
-                      re.MULTILINE)
+_K8S_ROW = lazy_regex(_K8S_ROW_HEAD + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?P<why>(?:Init:)?OOMKilled)"
+                      + _K8S_ROW_END, re.MULTILINE)
 # kubectl get pods: "train-worker-0   0/1   Error   2 (10s ago)   12m", "...   CrashLoopBackOff   5   12m", "...
 # Init:Error", "...   Init:CrashLoopBackOff"
-_K8S_ERROR_ROW = lazy_regex(_K8S_NS + _K8S_KIND + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+"
+_K8S_ERROR_ROW = lazy_regex(_K8S_ROW_HEAD + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+"
                             r"(?P<why>(?:Init:)?(?:Error|CrashLoopBackOff))" + _K8S_ROW_END, re.MULTILINE)
 # a pod that ended well, whatever failed in it before (a restart that succeeded: its phase Succeeded is final):
 # kubectl get pods' "train-worker-0   0/1   Completed   2   35m", kubectl describe pod's "Status:  Succeeded"
@@ -962,19 +968,37 @@ def _condor_q_holds(text: str) -> list[RankDeath]:
     SIGKILL, as the job event log's memory hold); else the first job held, with its reason. Not where the work went on
     after the list."""
     rows = [match for match in _CONDOR_Q_HELD.finditer(text) if not went_on_after(text, match.end())]
-    memory = [match for match in rows if _CONDOR_MEMORY_REASON.search(match.group("why")) is not None]
+    whys = {match.start(): _condor_q_reason(text, match) for match in rows}
+    memory = [match for match in rows if _CONDOR_MEMORY_REASON.search(whys[match.start()]) is not None]
     if memory:
         match = memory[0]
         more = f" ({len(memory)} jobs held so)" if len(memory) > 1 else ""
         note = (f"out of memory: HTCondor held job {match.group('id')} over its memory request{more}: "
-                f"{match.group('why')}")
+                f"{whys[match.start()]}")
         return [RankDeath(None, "SIGKILL", None, None, None, note[:400], offset=match.start())]
     if rows:
         match = rows[0]
         more = f" ({len(rows)} jobs held)" if len(rows) > 1 else ""
-        note = f"HTCondor held job {match.group('id')}{more}: {match.group('why')}"
+        note = f"HTCondor held job {match.group('id')}{more}: {whys[match.start()]}"
         return [RankDeath(None, None, None, None, None, note[:400], offset=match.start(), raised=True)]
     return []
+
+
+def _condor_q_reason(text: str, row: re.Match[str]) -> str:
+    """A held job's reason as its row says it, with the rest a terminal's cut put on the next lines (_CONDOR_Q_REST):
+    where the row's line is as long as a terminal's (60 columns or more), each next line up to a blank one or the next
+    row, while the line before it was cut at that same width (a column less where the cut fell on a space)."""
+    why = row.group("why")
+    width = row.end() - (text.rfind("\n", 0, row.start()) + 1)
+    at, last = row.end(), width
+    while abs(last - width) <= 1 and width >= 60 and at < len(text) and why.count("\n") < _CONDOR_Q_REST:
+        end = text.find("\n", at + 1)
+        line = text[at + 1:end if end >= 0 else len(text)]
+        if not line.strip() or _CONDOR_Q_HELD.match(line) is not None:
+            break
+        why += "\n" + line.strip()
+        at, last = (end if end >= 0 else len(text)), len(line.rstrip())
+    return why.replace("\n", "")
 
 
 def _condor_other_ends(text: str) -> list[RankDeath]:

@@ -125,7 +125,7 @@ _R_BETWEEN = 40         # (lines between the error and R's end: its Calls line, 
 # R's error in its own layout, where nothing of R's end follows (the input ends at it): "Error in <call> :" at the
 # line's end and the message on the next line indented by R ("Error in makeMPIcluster(.sfOption$nodes, ...  : " then
 # "  MPI cluster of size 59 already running"), or a call's parentheses and the message on the same line
-_R_ERROR_OWN = lazy_regex(_LEAD + r"Error in (?P<call>[^\n]+?) :[ \t]*\n(?P<what>[ \t]*[^\s>*`][^\n]*?)[ \t]*$|"
+_R_ERROR_OWN = lazy_regex(_LEAD + r"\"?Error in (?P<call>[^\n]+?) :[ \t]*\n(?P<what>[ \t]*[^\s>*`][^\n]*?)[ \t]*$|"
                           + _LEAD + r"Error in (?P<fcall>[\w.]+(?:::[\w.]+)?\([^\n]*?\)) : (?P<fwhat>\S[^\n]*?)[ \t]*$",
                           re.MULTILINE)
 # what may follow it to the input's end: R's further errors, their messages (indented; the line after an error's head
@@ -323,6 +323,8 @@ def _mpi_stack(what: str, rest: list[str]) -> str | None:
     if _MPI_STACK_HEAD.search(what) is None:
         return None
     lines = [line.strip() for line in rest if line.strip()]
+    if lines and lines[-1].endswith('"'):
+        lines[-1] = lines[-1][:-1].rstrip()     # (the quote that closes a paste put in quotes as a whole)
     found = [_MPI_STACK_CALL.match(line) for line in lines]
     calls = [m.group("call") for m in found if m is not None]
     free = [line for line, m in zip(lines, found, strict=True) if m is None]

@@ -93,7 +93,8 @@ MARKERS = ("An error occurred in MPI_", "MPI_ABORT was invoked", "exiting improp
            "was invoked.", "Local abort ", "called MPI_Abort(", "job aborted, but has no info",
            "Fatal error in ", ") on node ", "Abort on node ", "error handler called by rank", "failed to TCP connect",
            "error stack:", "[ch3:sock]", "MPICH ERROR [Rank ", " returned error code ", "is aborting with error code",
-           "plexec ", "_init failed for some reason", "Attempting to use an MPI routine", "direct launched using")
+           "plexec ", "_init failed for some reason", "Attempting to use an MPI routine", "direct launched using",
+           "_init]: ")
 
 _PREFIX = r"(?:\[(?P<host>[\w.-]+):(?P<pid>\d+)\] )?"
 # (its asterisks, three in Open MPI's text, come one or two where Markdown took the rest: "** An error occurred in",
@@ -234,6 +235,12 @@ _PMI_FAILED = lazy_regex(r"^[ \t]*(?:\[(?P<host>[\w.-]+):(?P<pid>\d+)\][ \t]*)?(
                          r"Operation failed|Return code: -?\d+)[^\n]*?)[ \t]*$", re.MULTILINE)
 # (the words of its record, which the advice reads: triage.analysis.advice)
 DIRECT_LAUNCH_TEXT = "direct-launched the program but Open MPI was not built with"
+# Open MPI's Slurm PMI-1/PMI-2 component failing in its init, without the box after it (OPAL_PMI_ERROR in
+# opal/mca/pmix/s1, s2: "[host:pid] PMI_Get_clique_size [pmix_s1.c:281:s1_init]: Operation failed", the PMI call, its
+# source place and the PMI library's error string): MPI's initialisation failed in that process, before it had a rank
+_PMI_COMPONENT = lazy_regex(r"^[ \t]*(?:\[(?P<host>[\w.-]+):(?P<pid>\d+)\][ \t]*)?(?P<what>(?P<call>PMI2?_\w+) "
+                            r"\[pmix_s[12]\.c:\d+:s[12]_init\]: [^\n]*?)[ \t]*$", re.MULTILINE)
+PMI_INIT_TEXT = "Open MPI's Slurm PMI client failed in its start-up"
 _NON_ZERO = lazy_regex(r"Primary job\s+terminated normally, but (?P<n>\d+) process(?:es)? returned\s+a non-zero "
                        r"exit code")
 # mpirun could not tell which process ended the job (help-orterun.txt): a failure of no known rank
@@ -653,6 +660,12 @@ def _direct_launch(text: str) -> list[MpiError]:
                          int(pmi.group("pid")) if pmi is not None and pmi.group("pid") else None,
                          f"MPI initialisation failed before any rank ran{said}: {launcher} {DIRECT_LAUNCH_TEXT} "
                          f"{what} support",
+                         match.start(), first=True)]
+    for match in _PMI_COMPONENT.finditer(text):
+        if went_on_after(text, match.end()):
+            continue
+        return [MpiError(None, match.group("host"), int(match.group("pid")) if match.group("pid") else None,
+                         f"MPI initialisation failed before any rank ran: {PMI_INIT_TEXT} ({match.group('what')})",
                          match.start(), first=True)]
     return []
 

@@ -210,8 +210,8 @@ def clean_text(text: str) -> CleanText:
     """The text's lines without decorations, with hard-wrapped lines joined again."""
     if "\u201c" in text or "\u2019" in text or "\u201d" in text or "\u2018" in text:
         text = text.translate(_STRAIGHT_QUOTES)
-    raw = _unquoted_paste(_dedented(_without_logging_heads(_without_line_numbers(
-        text.replace("\r\n", "\n").replace("\r", "\n").split("\n")))))
+    raw = _dedented(_without_logging_heads(_without_line_numbers(
+        text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))))
     lines: list[str] = []
     stamps: list[str | None] = []
     widths: list[int] = []
@@ -224,7 +224,7 @@ def clean_text(text: str) -> CleanText:
         lines.append(clean)
         stamps.append(stamp)
         widths.append(len(_bare(line).rstrip("\n")))
-    lines = _without_stamped_logging_heads(lines, stamps)
+    lines = _unquoted_paste(_without_stamped_logging_heads(lines, stamps))
     wrap = _wrap_width(widths, lines)
     guessed = wrap is not None and widths.count(wrap) < 3     # (the wrap of one or two lines, no width seen cut often)
     out: list[str] = []

@@ -192,7 +192,7 @@ def settle_setup(text: str, host: str | None) -> str | None:
                 "launcher's support")
     if DIRECT_LAUNCH_TEXT in text or PMI_INIT_TEXT in text:
         # (Open MPI's box of a program srun or aprun started directly: a build option of the installation)
-        return ("no rank ran: `srun --mpi=list` (what Slurm offers) and `ompi_info | grep -i pmi` (what Open MPI was "
+        return ("no rank ran: `srun --mpi=list` (what Slurm offers) and `ompi_info` (its PMI lines: what Open MPI was "
                 "built with) would settle it; start the program with mpirun inside the allocation, or under srun with "
                 "an interface both have (`srun --mpi=pmix`, or pmi2), or rebuild Open MPI with Slurm's PMI "
                 "(--with-pmi=<Slurm's prefix>) or PMIx (--with-pmix)")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.helpers.paths import REPO
 from tests.helpers.report import failure_verdict, report_log
 
@@ -37,3 +39,24 @@ def test_ipex_llms_transport_failure_stays(tmp_path: Path) -> None:
     log = (REPO / "tests/realworld/cases/intel__ipex-llm__11877/log.txt").read_text(encoding="utf-8")
     verdict = failure_verdict(log, tmp_path)
     assert verdict["kind"] == "network_error" and verdict["culprit_ranks"] == [], verdict
+
+
+# kubectl get pods rows quoted without their RESTARTS and AGE columns (fix56a's rows ending at their STATUS): the
+# pod's later Completed row, ended the same way, is its end (a watch, `kubectl get pods -w`, cut to three columns)
+_WATCH = ("mnist-ddp-master-0 1/1 Running\n"
+          "mnist-ddp-worker-0 0/1 {why}\n"
+          "mnist-ddp-worker-0 1/1 Running\n"
+          "{kind}mnist-ddp-master-0 0/1 Completed\n"
+          "{kind}mnist-ddp-worker-0 0/1 {end}\n")
+
+
+@pytest.mark.parametrize("why", ["OOMKilled", "Error", "CrashLoopBackOff"])
+@pytest.mark.parametrize("kind", ["", "pod/"])
+def test_a_short_rows_pod_that_completed_after_its_failure_got_over_it(why: str, kind: str, tmp_path: Path) -> None:
+    code, got = report_log(_WATCH.format(why=why, kind=kind, end="Completed"), tmp_path)
+    assert code == 0, got["verdict"]
+
+
+def test_a_short_rows_pod_that_did_not_complete_stays_the_failure(tmp_path: Path) -> None:
+    verdict = failure_verdict(_WATCH.format(why="OOMKilled", kind="", end="OOMKilled"), tmp_path)
+    assert verdict["kind"] == "crash" and "mnist-ddp-worker-0" in verdict["summary"], verdict

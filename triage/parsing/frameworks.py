@@ -471,8 +471,14 @@ _K8S_ERROR_ROW = lazy_regex(_K8S_ROW_HEAD + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+
                             r"(?P<why>(?:Init:)?(?:Error|CrashLoopBackOff))" + _K8S_ROW_END, re.MULTILINE)
 # a pod that ended well, whatever failed in it before (a restart that succeeded: its phase Succeeded is final):
 # kubectl get pods' "train-worker-0   0/1   Completed   2   35m", kubectl describe pod's "Status:  Succeeded"
-_K8S_DONE_ROW = lazy_regex(_K8S_NS + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?:Completed|Succeeded)\s+\d+",
+_K8S_DONE_ROW = lazy_regex(_K8S_NS + _K8S_KIND + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?:Completed|Succeeded)\s+\d+",
                            re.MULTILINE)
+# a row quoted without its RESTARTS and AGE columns, ended at its STATUS (as _K8S_ROW and _K8S_ERROR_ROW read them): a
+# listing's row only where one of its rows is such a failure row (_short_rows), its Completed rows then the pods' end
+_K8S_SHORT_ROW = lazy_regex(_K8S_NS + _K8S_KIND + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?P<status>[A-Z][\w:]*)"
+                            r"[ \t]*$", re.MULTILINE)
+_K8S_SHORT_FAILED = frozenset(f"{init}{why}" for init in ("", "Init:")
+                              for why in ("OOMKilled", "Error", "CrashLoopBackOff"))
 _K8S_SUCCEEDED = lazy_regex(r"^Status:\s+Succeeded\s*$", re.MULTILINE)
 # The job's own word that it ended well, in Kubernetes: the training operator's "PyTorchJob default/train-job
 # successfully completed." (its event's and its Succeeded condition's message, older operators' "PyTorchJob train-job
@@ -509,7 +515,7 @@ _K8S_BACKOFF_LIMIT = lazy_regex(r"\bBackoffLimitExceeded\b|\bJob has reached the
 _K8S_PODS_FAILED = lazy_regex(r"^Pods Statuses:\s+\d+ (?:Active|Running)(?: \(\d+ Ready\))? / \d+ Succeeded / "
                               r"(?P<n>\d+) Failed", re.MULTILINE)
 # any pod kubectl get pods lists, in whatever state ("train-worker-1   1/1   Running   0   5m")
-_K8S_ANY_ROW = lazy_regex(_K8S_NS + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+[A-Z][\w:]*\s+\d+", re.MULTILINE)
+_K8S_ANY_ROW = lazy_regex(_K8S_NS + _K8S_KIND + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+[A-Z][\w:]*\s+\d+", re.MULTILINE)
 _K8S_BACKOFF = lazy_regex(r"Back-off restarting failed container (?:(?P<container>[\w.-]+) )?in pod "
                           r"(?P<pod>[\w.-]+?)(?:_[\w.-]+)?(?:\(|\s|$)")
 # Ray's raylet: "1 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed due to other
@@ -1585,6 +1591,7 @@ def _succeeded_pods(text: str) -> frozenset[str]:
     of theirs before, a container's restart after an Error, an OOMKill or the kubelet's back-off, is one the pod got
     over (the job succeeded on a retry), no failure of the job."""
     done = {m.group("pod") for m in _K8S_DONE_ROW.finditer(text)}
+    done |= {m.group("pod") for m in _short_rows(text) if m.group("status") in ("Completed", "Succeeded")}
     names = list(_K8S_POD_NAME.finditer(text))
     for name, after in zip(names, [*names[1:], None]):
         if _K8S_SUCCEEDED.search(text, name.end(), after.start() if after is not None else len(text)) is not None:
@@ -1601,8 +1608,19 @@ def pods_ended_well(text: str) -> bool:
     if job_ended_well(text):
         return True
     shown = ({m.group("pod") for m in _K8S_ANY_ROW.finditer(text)}
-             | {m.group("pod") for m in _K8S_POD_NAME.finditer(text)})
+             | {m.group("pod") for m in _K8S_POD_NAME.finditer(text)}
+             | {m.group("pod") for m in _short_rows(text)})
     return bool(shown) and shown <= _succeeded_pods(text)
+
+
+def _short_rows(text: str) -> list[re.Match[str]]:
+    """kubectl get pods' rows quoted without their RESTARTS and AGE columns (_K8S_SHORT_ROW), where one of them is a
+    pod's failure (OOMKilled, Error, CrashLoopBackOff, an init container's): the listing's other rows, a pod's later
+    Completed among them, are rows of the same listing; else none (a line of three words is no listing of its own)."""
+    if "/" not in text:
+        return []
+    rows = list(_K8S_SHORT_ROW.finditer(text))
+    return rows if any(m.group("status") in _K8S_SHORT_FAILED for m in rows) else []
 
 
 # the words of the notes a Kubernetes listing that shows the job ended well gives (triage.load.logs.text makes them,

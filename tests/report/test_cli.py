@@ -115,8 +115,11 @@ def test_interleaved_torchrun_log_end_to_end(tmp_path: Path) -> None:
     assert code == 1 and out.read_text().startswith("<!DOCTYPE html>")
 
 
-def test_clean_run_exits_0_and_text_width(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["report", str(GOLDEN / "clean/run"), "--width", "80"])
+def test_clean_run_exits_0_and_text_width(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # The evidence files are listed by their paths as given, unbroken (a path is copied whole): a relative path keeps
+    # the width independent of where the checkout lies (a long absolute path alone would pass 80 columns).
+    monkeypatch.chdir(GOLDEN)
+    code = main(["report", "clean/run", "--width", "80"])
     out = capsys.readouterr().out
     assert code == 0
     assert "NO PROBLEM FOUND" in out

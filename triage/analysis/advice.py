@@ -92,6 +92,13 @@ ROCM_CRASH_STEP = ("a crash of a program on an AMD GPU (ROCm): re-run with AMD_S
                    "HIP_LAUNCH_BLOCKING=1 (ROCm's CUDA_LAUNCH_BLOCKING; AMD_LOG_LEVEL=4 logs each HIP call) to tell a "
                    "GPU fault from a host one; check `dmesg -T` on that host for the amdgpu driver's lines (a page "
                    "fault, a ring timeout or a GPU reset) and `rocm-smi` for the GPU's state")
+# Ray's memory monitor's kill in a verdict's words (triage.parsing.frameworks, launchers, crashlog) and what to do
+_RAY_MEMORY_KILL = lazy_regex(r"Ray's memory monitor|Ray killed a worker for memory pressure")
+RAY_MEMORY_STEP = ("Ray's memory monitor killed it when the node's host memory passed its threshold "
+                   "(RAY_memory_usage_threshold, 0.95 by default), not the kernel's OOM killer: "
+                   "`ray logs raylet.out -ip NODE_IP` lists the workers it killed and their memory; run fewer tasks or "
+                   "actors at once on a node (ask each for more: `memory=`, `num_cpus=` or `num_gpus=` in @ray.remote "
+                   "or .options()) or make each one use less (smaller batches, shards or object copies)")
 # Ascend CANN's AI Core error in a verdict's words (triage.parsing.crashlog reads it as a device fault)
 _AICORE = lazy_regex(r"there is an? (?:ai(?:vec|core) error exception|exception of ai(?:vec|core) error)|"
                      r"Aicore kernel execute failed")
@@ -191,6 +198,9 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = Tru
                          "terminate, by default 95% of the worker's memory_limit), not the host's memory running out: "
                          "give each worker more memory (dask worker --memory-limit, LocalCluster(memory_limit=...), "
                          "dask-jobqueue's memory), fewer threads per worker, or smaller partitions or chunks")
+        elif _RAY_MEMORY_KILL.search(summary) is not None:
+            # (Ray's own kill at its threshold of the node's memory: no kernel OOM line in dmesg tells it)
+            steps.append(RAY_MEMORY_STEP)
         elif _CPU_LIMIT_KILL.search(summary) is not None:
             steps.append("PBS killed it at the CPU the job asked for: cput is the CPU time of all its processes and "
                          "ncpus the cores they use at once, so threads beyond the cores asked for (OMP_NUM_THREADS, "

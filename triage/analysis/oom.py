@@ -13,9 +13,10 @@ kernel's ``Out of memory: Killed process``, ``oom-kill``, ``invoked oom-killer``
 ``Out Of Memory``, a crash record the kernel's OOM line explains), or a batch system's kill at the memory limit the job
 asked for, in its own words (slurmstepd's ``Step 551.0 exceeded memory limit (N > N), being killed``, sacct's and seff's
 state ``OUT_OF_MEMORY``, PBS's ``job killed: mem N kb exceeded limit``, LSF's ``TERM_MEMLIMIT``, YARN's ``Container
-killed by YARN for exceeding memory limits``). The verdict's kind stays what it is; only a failure's
-verdict with no other subkind gets it, and never from triage's own guess (``SIGKILL is often the kernel OOM killer``):
-the words must be the input's.
+killed by YARN for exceeding memory limits``), or Ray's memory monitor's kill (``Task was killed due to the node running
+low on memory``, the raylet's ``N Workers (tasks / actors) killed due to memory pressure (OOM)``). The verdict's kind
+stays what it is; only a failure's verdict with no other subkind gets it, and never from triage's own guess
+(``SIGKILL is often the kernel OOM killer``): the words must be the input's.
 """
 
 from __future__ import annotations
@@ -49,6 +50,10 @@ _OOM = lazy_regex(
     r"|\b(?:Job|Step) \S+ exceeded (?:virtual )?memory limit \(\d+ > \d+\), being killed"
     r"|\bOUT_OF_ME(?:MORY\b|\+)|\bPBS: job killed: v?mem\b[^\n]{0,40}? exceeded limit\b|\bTERM_MEMLIMIT\b"
     r"|\bkilled by YARN for exceeding (?:\w+ )?memory limits\b"
+    # Ray's memory monitor's kill, in its own words and in triage's reading of them (triage.parsing.frameworks,
+    # launchers, crashlog)
+    r"|\bTask was killed due to the node running low on memory\b|\bkilled due to memory pressure \(OOM\)"
+    r"|\bRay's memory monitor\b|\bRay killed a worker for memory pressure\b"
     r"|" + HOST_MEMORY_ERROR, re.IGNORECASE)
 # triage's own guesses in a summary, never the input's words
 _GUESS = lazy_regex(r"often the (?:kernel|host's) OOM killer|was it OOM-killed\?|usually the kernel OOM killer",

@@ -1841,9 +1841,29 @@ def _cloud_stops(text: str) -> list[RankDeath]:
     return []
 
 
+# the note of a kill by Ray's memory monitor that the run went on past (ray_kills_gone_past)
+RAY_RETRIED = "Ray's memory monitor killed a worker and the run went on (Ray retries its task: task_oom_retries)"
+
+
+def ray_kills_gone_past(text: str) -> list[str]:
+    """The lines of Ray's memory monitor's kills (the task's "Memory on the node ..." record, the raylet's "N Workers
+    (tasks / actors) killed due to memory pressure (OOM)") after which the run went on: progress or its own word that
+    it ended well (Ray retries a task its monitor killed): notes, not the failure (_ray reads the others)."""
+    if "emory" not in text:
+        return []
+    # (the task's own record says more than the raylet's count of it: one note a kill)
+    kills = [match for match in _RAY_MEMORY.finditer(text) if went_on_after(text, match.end())]
+    told = {match.group("ip") for match in kills}
+    kills += [match for match in _RAY_OOM.finditer(text) if match.group("n") != "0" and match.group("ip") not in told
+              and went_on_after(text, match.end())]
+    return [_line(text, match) for match in kills]
+
+
 def _ray_memory(text: str) -> list[RankDeath]:
     out: list[RankDeath] = []
     for match in _RAY_MEMORY.finditer(text):
+        if went_on_after(text, match.end()):
+            continue        # (a note: ray_kills_gone_past)
         said = " ".join(match.group(0).split())
         out.append(RankDeath(None, "SIGKILL", None, match.group("ip"), int(match.group("pid")),
                              f"out of memory: Ray's memory monitor killed the process (pid {match.group('pid')}) on "
@@ -1857,6 +1877,8 @@ def _ray(text: str) -> list[RankDeath]:
     for match in _RAY_OOM.finditer(text):
         if match.group("n") == "0" or match.group("ip") in told:      # (the kill's own record says more)
             continue
+        if went_on_after(text, match.end()):
+            continue        # (the killed task retried, the run went on: a note, ray_kills_gone_past)
         out.append(RankDeath(None, "SIGKILL", None, match.group("ip"), None,
                              f"Ray killed a worker for memory pressure (OOM) on node {match.group('ip')}: "
                              f"{_line(text, match)}"[:300], offset=match.start()))

@@ -77,11 +77,13 @@ from triage.parsing.desync import (
 from triage.parsing.frameworks import (
     ENDED_WELL,
     GOT_OVER,
+    RAY_RETRIED,
     SPARK_STOP_NOTE,
     condor_event_passed,
     condor_passed_note,
     job_success_line,
     pods_ended_well,
+    ray_kills_gone_past,
     restarts_got_over,
     spark_lost_in_its_stop,
 )
@@ -577,6 +579,8 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         last = base + max((i for i, owner in enumerate(owners) if owner.rest.strip()), default=-1)
         scan.went_on.extend(f"{GONE_ON}: {line[:160]}" for order, line in scan.gone_on if order < last)
         scan.gone_on = []
+    if "killed" in text and (ray_passed := ray_kills_gone_past(text)):
+        scan.went_on.extend(f"{RAY_RETRIED}: {said[:160]}" for said in ray_passed)
     if scan.unread and scan.unread[-1][0] >= base and "(" in text and (passed := _condor_passed(owners, base, scan)):
         # lines of an HTCondor event the job got past (a shadow exception, then the job executing again): no end
         scan.went_on.extend(condor_passed_note(text, unread.text) for order, unread, _, _ in scan.unread

@@ -458,6 +458,12 @@ _CUDA_SETUP = lazy_regex(r"invalid device ordinal|no CUDA-capable device is dete
                          r"\bCUDA_ERROR_(?:NO_DEVICE|INVALID_DEVICE|DEVICE_UNAVAILABLE)\b|"
                          r"\bcudaError(?:NoDevice|InvalidDevice|DevicesUnavailable|InsufficientDriver)\b",
                          re.IGNORECASE)
+# torch's own words for the same errors at CUDA's start, raised as an exception (c10/cuda/CUDAFunctions.cpp's
+# device_count_ensure_non_zero: "No CUDA GPUs are available"; its device_count_impl and torch/cuda/__init__.py's
+# _check_driver: "Found no NVIDIA driver on your system. ...", "The NVIDIA driver on your system is too old (found
+# version 10010). ..."): read on an exception's line only ("INFO: No CUDA GPUs are available, using CPU" is no failure)
+_TORCH_CUDA_START = lazy_regex(r"\bNo CUDA GPUs are available\b|\bFound no NVIDIA driver on your system\b|"
+                               r"\bThe NVIDIA driver on your system is too old \(found version \d+\)")
 # A framework's probe for GPUs that logs CUDA's error and goes on without them: torch's device_count()
 # (c10/cuda/CUDAFunctions.cpp: TORCH_WARN("CUDA initialization: ", ...), then 0 GPUs: "UserWarning: CUDA
 # initialization: ... all CUDA-capable devices are busy or unavailable"), TensorFlow's GpuDriver::Init
@@ -720,7 +726,8 @@ def _exception_line(text: str, exc: re.Match[str], collateral: bool, said: str) 
     if _NET_GATED.holds(msg) or exc_type.rsplit(".", 1)[-1] in ("DistNetworkError", "RendezvousConnectionError") \
             or (exc_type.endswith("UnavailableError") and _GRPC_GONE.search(msg) is not None):
         return CrashLine(CrashLineKind.NETWORK, noted(text), exc_type, peer=peer_of(said))
-    if _CUDA_SETUP_GATED.holds(msg):
+    if _CUDA_SETUP_GATED.holds(msg) or ("NVIDIA driver" in msg or "No CUDA GPUs" in msg) \
+            and _TORCH_CUDA_START.search(msg) is not None:
         return CrashLine(CrashLineKind.EXCEPTION, text[:300] + cuda_setup_note(text), exc_type, gpu=_gpu(text))
     if ("no kernel image" in msg or "NoBinaryForG" in msg or "NO_BINARY" in msg) and _NO_BINARY.search(msg):
         return CrashLine(CrashLineKind.CUDA_ERROR, text[:300] + NO_BINARY_NOTE, exc_type, gpu=_gpu(text))

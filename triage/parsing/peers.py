@@ -140,9 +140,14 @@ _CUDA_SETUP_NOTES = (
     (lazy_regex(r"CUDA-capable device(?:s are|\(s\) is/are) busy or unavailable|\bcudaErrorDevicesUnavailable\b|"
                 r"\bCUDA_ERROR_DEVICE_UNAVAILABLE\b",
                 re.IGNORECASE), CUDA_BUSY_NOTE),
-    (lazy_regex(r"no CUDA-capable device is detected|\bcudaErrorNoDevice\b|\bCUDA_ERROR_NO_DEVICE\b",
+    # (torch's own words for the same errors at CUDA's start, c10/cuda/CUDAFunctions.cpp and torch/cuda/__init__.py:
+    # "No CUDA GPUs are available" for cudaErrorNoDevice, "Found no NVIDIA driver on your system. ...", "The NVIDIA
+    # driver on your system is too old (found version 10010). ..." for cudaErrorInsufficientDriver)
+    (lazy_regex(r"no CUDA-capable device is detected|\bcudaErrorNoDevice\b|\bCUDA_ERROR_NO_DEVICE\b|"
+                r"\bNo CUDA GPUs are available\b|\bFound no NVIDIA driver on your system\b",
                 re.IGNORECASE), CUDA_NO_DEVICE_NOTE),
-    (lazy_regex(r"driver version is insufficient for CUDA runtime version|\bcudaErrorInsufficientDriver\b",
+    (lazy_regex(r"driver version is insufficient for CUDA runtime version|\bcudaErrorInsufficientDriver\b|"
+                r"\bNVIDIA driver on your system is too old\b",
                 re.IGNORECASE), CUDA_DRIVER_NOTE))
 
 
@@ -150,7 +155,9 @@ _CUDA_SETUP_NOTES = (
 # error=46 : all CUDA-capable devices are busy or unavailable")
 _CUDA_SETUP_WORDS = lazy_regex(r"invalid device ordinal|no CUDA-capable device is detected|"
                                r"CUDA-capable device(?:s are|\(s\) is/are) busy or unavailable|"
-                               r"CUDA driver version is insufficient for CUDA runtime version", re.IGNORECASE)
+                               r"CUDA driver version is insufficient for CUDA runtime version|"
+                               r"No CUDA GPUs are available|Found no NVIDIA driver on your system|"
+                               r"NVIDIA driver on your system is too old \(found version \d+\)", re.IGNORECASE)
 
 
 def cuda_setup_note(text: str) -> str:

@@ -154,25 +154,28 @@ def endings(text: str) -> list[Ending]:
                 or not _ends_here(text, m) or _quoted(text, m):
             continue
         told, shell = _abort_after(text, m.end())
-        if told:
+        tied = _handler_tied(text, m.end()) if told else None
+        if told and tied is None:
             continue        # (its abort told by a signal handler's record after it, with its host: that record's)
         prog = f"{m.group('prog')}: " if m.group("prog") else ""
         func = f" in {m.group('func')}" if m.group("func") else ""
         said = (f"{prog}assertion `{m.group('expr')}' failed ({m.group('file')}:{m.group('line')}{func}): the process "
-                "aborts (SIGABRT)" + shell)
-        found.append((None, "SIGABRT", None, said, m.start(), m.end()))
+                "aborts (SIGABRT)" + (tied[2] if tied else shell))
+        found.append((tied[0] if tied else None, "SIGABRT", tied[1] if tied else None, said, m.start(), m.end()))
     for m in finditer(_ASSERT_OTHER, text) if "Assertion failed: " in text else ():
         if not _ends_here(text, m) or _quoted(text, m):
             continue
         told, shell = _abort_after(text, m.end())
-        if told:
+        tied = _handler_tied(text, m.end()) if told else None
+        if told and tied is None:
             continue        # (its abort told by a signal handler's record after it: that record's)
         if m.group("mfile"):
             where, whose = f"{m.group('mfile')}:{m.group('mline')} in {m.group('mfunc')}", "musl's assert"
         else:
             where, whose = f"{m.group('wfile')}:{m.group('wline')}", "the C runtime's assert"
-        said = f"{whose}: assertion `{m.group('expr')}' failed ({where}): the process aborts (SIGABRT){shell}"
-        found.append((None, "SIGABRT", None, said, m.start(), m.end()))
+        said = (f"{whose}: assertion `{m.group('expr')}' failed ({where}): the process aborts (SIGABRT)"
+                + (tied[2] if tied else shell))
+        found.append((tied[0] if tied else None, "SIGABRT", tied[1] if tied else None, said, m.start(), m.end()))
     for m in finditer(_STOP, text) if "STOP" in text else ():
         code = int(m.group("code")) if m.group("code") else (1 if m.group("error") else 0)
         if code == 0 or not _ends_here(text, m) or _quoted(text, m):
@@ -210,6 +213,41 @@ def _abort_after(text: str, end: int) -> tuple[bool, str]:
     rest = after[:shell.start()] + after[shell.end():]
     said = shell.group(0).strip(" \t>*`")
     return _SIGNAL_TOLD.search(rest) is not None, f" (then the shell's: {said})"
+
+
+# Open MPI's signal handler's record of the abort (opal/util/stacktrace.c: "[host:pid] *** Process received signal ***",
+# then "[host:pid] Signal: Aborted (6)"; the head may be read off already, a host:pid tag) and the launcher's record of
+# the same process (Open MPI's and PRRTE's "mpirun noticed that process rank N with PID P on node H exited on signal 6
+# (Aborted).")
+_OMPI_ABORTED = lazy_regex(r"^[ \t]*(?:\[(?P<host>[\w.-]+):0*(?P<pid>\d+)\] )?Signal: Aborted \(6\)", re.MULTILINE)
+_NOTICED_ABORT = lazy_regex(r"\b(?:mpirun|mpiexec|orterun|prterun|prte) noticed that process rank (?P<rank>\d+) "
+                            r"with PID 0*(?P<pid>\d+) on node (?P<host>[\w.-]+) exited on signal 6\b")
+
+
+def _handler_tied(text: str, end: int) -> tuple[int, str, str] | None:
+    """Open MPI's handler's record of the abort right after an assert line, and the launcher's record of the rank that
+    ended on signal 6, of the same process (the handler's host and pid the record's; where the handler's head is read
+    off, the one handler's record and the one launcher's record of signal 6 in the text): (that rank, its node, the
+    words telling how it ended). The assert is the cause, the records how it ended; None where no launcher's record
+    ties the handler's process to a rank (the handler's record, with its host, is then the story)."""
+    if "noticed that process rank" not in text:
+        return None
+    handler = _OMPI_ABORTED.search("\n".join(text[end:end + 2000].split("\n")[1:7]))
+    if handler is None:
+        return None
+    records = list(_NOTICED_ABORT.finditer(text, end))
+    if handler.group("pid") is not None:
+        pid, host = int(handler.group("pid")), handler.group("host")
+        records = [r for r in records if int(r.group("pid")) == pid and r.group("host") == host]
+    elif len(records) != 1 or len(_OMPI_ABORTED.findall(text)) != 1:
+        return None         # (several processes aborted: which one this assert's is, the heads would say)
+    if not records:
+        return None
+    record = records[0]
+    launcher = record.group(0).split(" noticed")[0]
+    said = (f" (then Open MPI's handler: Signal: Aborted (6); {launcher}'s record: process rank {record.group('rank')} "
+            f"with PID {record.group('pid')} on node {record.group('host')} exited on signal 6)")
+    return int(record.group("rank")), record.group("host"), said
 
 
 def _quoted(text: str, m: re.Match[str]) -> bool:

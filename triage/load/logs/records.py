@@ -356,9 +356,10 @@ def _rank_deaths(text: str, path: str, scan: LogScan, pid_ranks: dict[tuple[str 
 
 def _banner_in_record(deaths: list[RankDeath]) -> list[RankDeath]:
     """A rank's own banner (a code's fatal error, raised) and, after it, a launcher's record of the same rank's exit
-    with a code (Open MPI's "The first process to do so was: ... Process name: [[j,1],N] Exit code: 2"): one failure,
-    the banner's words at the record's standing (the record gives the rank and says it was first, the banner what
-    failed)."""
+    with a code (Open MPI's "The first process to do so was: ... Process name: [[j,1],N] Exit code: 2"), or by the
+    signal the banner's words name (an assert's SIGABRT, then "mpirun noticed that process rank N ... exited on signal
+    6 (Aborted)"): one failure, the banner's words at the record's standing (the record gives the rank and says it was
+    first, the banner what failed)."""
     banners = {d.rank: d for d in deaths if d.raised and d.rank is not None}
     if not banners:
         return deaths
@@ -366,8 +367,9 @@ def _banner_in_record(deaths: list[RankDeath]) -> list[RankDeath]:
     out: list[RankDeath] = []
     for death in deaths:
         banner = banners.get(death.rank) if death.rank is not None else None
-        if banner is not None and death.rank is not None and not death.raised and death.signal is None \
-                and death.exitcode and banner.offset < death.offset and death.rank not in merged:
+        if banner is not None and death.rank is not None and not death.raised \
+                and (death.signal is None and death.exitcode or banner.signal is not None
+                     and death.signal == banner.signal) and banner.offset < death.offset and death.rank not in merged:
             merged[death.rank] = replace(banner, first=banner.first or death.first,
                                          host=banner.host or death.host, mpi=banner.mpi or death.mpi)
             continue

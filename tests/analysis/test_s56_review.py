@@ -60,3 +60,31 @@ def test_a_short_rows_pod_that_completed_after_its_failure_got_over_it(why: str,
 def test_a_short_rows_pod_that_did_not_complete_stays_the_failure(tmp_path: Path) -> None:
     verdict = failure_verdict(_WATCH.format(why="OOMKilled", kind="", end="OOMKilled"), tmp_path)
     assert verdict["kind"] == "crash" and "mnist-ddp-worker-0" in verdict["summary"], verdict
+
+
+# condor_q -hold's list (fix56a), then the job released and condor_history's row of it completed: the hold was not its
+# end, as a later terminated event in the job's event log is not
+_HELD = (" ID          OWNER          HELD_SINCE  HOLD_REASON\n"
+         "4242.0   alice           3/1  11:20 Job in status 2 put on hold by SYSTEM_PERIODIC_HOLD due to memory usage "
+         "9120.\n\n"
+         "$ condor_qedit 4242.0 RequestMemory 12000\n$ condor_release 4242.0\nJob 4242.0 released\n"
+         "$ condor_history {job}\n"
+         " ID     OWNER          SUBMITTED   RUN_TIME     ST COMPLETED   CMD\n"
+         "{job}  alice          3/1  10:00   {run} C  3/1  14:02 /home/alice/run.sh\n")
+
+
+def test_a_held_job_condor_history_shows_completed_after_is_no_failure(tmp_path: Path) -> None:
+    for run in ("0+02:40:11", "          "):
+        code, got = report_log(_HELD.format(job="4242.0", run=run), tmp_path)
+        assert code != 1 and got.get("verdict", {}).get("kind") != "crash", got
+
+
+def test_a_held_job_another_completed_stays_the_hold(tmp_path: Path) -> None:
+    verdict = failure_verdict(_HELD.format(job="4243.0", run="0+02:40:11"), tmp_path)
+    assert verdict["kind"] == "crash" and "4242.0" in verdict["summary"], verdict
+
+
+def test_the_ospools_hold_list_stays_a_memory_kill(tmp_path: Path) -> None:
+    log = (REPO / "tests/realworld/cases/gwastro__1-ogc__2/log.txt").read_text(encoding="utf-8")
+    verdict = failure_verdict(log, tmp_path)
+    assert verdict["kind"] == "crash" and verdict["culprit_ranks"] == [], verdict

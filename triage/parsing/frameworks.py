@@ -270,9 +270,16 @@ _CONDOR_SHADOW = lazy_regex(r"^0?07 \((?P<id>\d+\.\d+\.\d+)\) [^\n]*Shadow excep
                             r"(?P<why>\S[^\n]*?)[ \t]*$", re.MULTILINE)
 # condor_q -hold's rows: "ID  OWNER  HELD_SINCE  HOLD_REASON", "1050981.0   dbrown   11/7  23:48 Job in status 2 put
 # on hold by SYSTEM_PERIODIC_HOLD due to memory usage 3000000." (the job's cluster.proc, its owner, the month/day and
-# time it was held, its HoldReason as the schedd keeps it)
+# time it was held, its HoldReason as the schedd keeps it); not condor_history's row whose RUN_TIME is blank, its ST
+# letter and COMPLETED date then ("1.0   ubuntu   11/20 13:33        C  11/20 13:33 /bin/echo ...")
 _CONDOR_Q_HELD = lazy_regex(r"^[ \t]*(?P<id>\d+\.\d+)[ \t]+[\w.@-]+[ \t]+\d{1,2}/\d{1,2}[ \t]+\d{1,2}:\d\d[ \t]+"
-                            r"(?P<why>[A-Za-z][^\n]*?)[ \t]*$", re.MULTILINE)
+                            r"(?![A-Z][ \t]+\d{1,2}/\d{1,2}[ \t])(?P<why>[A-Za-z][^\n]*?)[ \t]*$", re.MULTILINE)
+# condor_history's row of a job that left the queue completed: "ID  OWNER  SUBMITTED  RUN_TIME  ST COMPLETED  CMD",
+# "4242.0   alice   3/1  10:00   0+02:40:11 C   3/1  14:02 /home/alice/run.sh" (ST C; X is a job removed; RUN_TIME may
+# be blank): a hold of that job before it was not its end (released, run to its end), as a later terminated event is
+_CONDOR_HISTORY_DONE = lazy_regex(r"^[ \t]*(?P<id>\d+\.\d+)[ \t]+[\w.@-]+[ \t]+\d{1,2}/\d{1,2}[ \t]+\d{1,2}:\d\d[ \t]+"
+                                  r"(?:\d+\+\d\d:\d\d:\d\d[ \t]+)?C[ \t]+\d{1,2}/\d{1,2}[ \t]+\d{1,2}:\d\d\b",
+                                  re.MULTILINE)
 # a hold reason of the job's memory over its request: the OSPool's periodic hold ("Job in status 2 put on hold by
 # SYSTEM_PERIODIC_HOLD due to memory usage N."; the execution point's "Error from slot...: memory usage exceeded
 # request_memory") and HTCondor's own ("Job has gone over memory limit of N megabytes.")
@@ -972,8 +979,11 @@ def _batch_limits(text: str) -> list[RankDeath]:
 def _condor_q_holds(text: str) -> list[RankDeath]:
     """condor_q -hold's list of held jobs (_CONDOR_Q_HELD): the first job held over its memory request, a kill (crash
     SIGKILL, as the job event log's memory hold); else the first job held, with its reason. Not where the work went on
-    after the list."""
-    rows = [match for match in _CONDOR_Q_HELD.finditer(text) if not went_on_after(text, match.end())]
+    after the list, nor a job condor_history shows completed after it (_CONDOR_HISTORY_DONE: released, run to its
+    end)."""
+    completed = {(match.group("id"), match.start()) for match in _CONDOR_HISTORY_DONE.finditer(text)}
+    rows = [match for match in _CONDOR_Q_HELD.finditer(text) if not went_on_after(text, match.end())
+            and not any(job == match.group("id") and at > match.end() for job, at in completed)]
     whys = {match.start(): _condor_q_reason(text, match) for match in rows}
     memory = [match for match in rows if _CONDOR_MEMORY_REASON.search(whys[match.start()]) is not None]
     if memory:

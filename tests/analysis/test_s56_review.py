@@ -88,3 +88,32 @@ def test_the_ospools_hold_list_stays_a_memory_kill(tmp_path: Path) -> None:
     log = (REPO / "tests/realworld/cases/gwastro__1-ogc__2/log.txt").read_text(encoding="utf-8")
     verdict = failure_verdict(log, tmp_path)
     assert verdict["kind"] == "crash" and verdict["culprit_ranks"] == [], verdict
+
+
+# a Job's pod in Error and the Job controller's next pod of the same Job (its name another random suffix, created after
+# it: a smaller AGE) Completed: the Job retried (backoffLimit) and got over it, no failure of the job
+_JOB_PODS = ("NAME                 READY   STATUS      RESTARTS   AGE\n"
+             "{failed}   0/1     {why}       0          14m\n"
+             "{done}     0/1     Completed   0          {age}\n"
+             "train-master-0       1/1     Running     0          8m\n"
+             "train-worker-0       1/1     Running     0          8m\n")
+
+
+@pytest.mark.parametrize("why", ["Error", "OOMKilled"])
+def test_a_jobs_pod_retried_by_a_pod_that_completed_is_no_failure(why: str, tmp_path: Path) -> None:
+    code, got = report_log(_JOB_PODS.format(failed="preprocess-7xk2p", why=why, done="preprocess-q9d4m", age="9m"),
+                           tmp_path)
+    assert code != 1, got.get("verdict")
+
+
+@pytest.mark.parametrize(("failed", "done", "age"), [
+    ("preprocess-7xk2p", "preprocess-q9d4m", "14m"),      # (as old as the failed pod: not its retry)
+    ("preprocess-7xk2p", "preprocess-q9d4m", "1h2m"),     # (older)
+    ("preprocess-7xk2p", "tokenize-q9d4m", "9m"),         # (another Job's)
+    ("train-worker-1", "train-worker-2", "9m"),           # (a PyTorchJob's replicas: no random suffix)
+    ("backup-28473920-7xk2p", "backup-28473980-q9d4m", "9m"),   # (a CronJob's other run)
+])
+def test_a_pod_no_later_pod_of_its_job_completed_after_stays_the_failure(failed: str, done: str, age: str,
+                                                                          tmp_path: Path) -> None:
+    verdict = failure_verdict(_JOB_PODS.format(failed=failed, why="Error", done=done, age=age), tmp_path)
+    assert failed in verdict["summary"], verdict

@@ -484,6 +484,13 @@ _K8S_DONE_ROW = lazy_regex(_K8S_NS + _K8S_KIND + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d
 # listing's row only where one of its rows is such a failure row (_short_rows), its Completed rows then the pods' end
 _K8S_SHORT_ROW = lazy_regex(_K8S_NS + _K8S_KIND + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?P<status>[A-Z][\w:]*)"
                             r"[ \t]*$", re.MULTILINE)
+# a row with its RESTARTS and AGE columns ("preprocess-7xk2p   0/1   Error   0   14m", "...   1 (3s ago)   2d3h"): a
+# Job's pod is named by its Job and five characters of Kubernetes' random suffix (k8s.io/apimachinery's util/rand
+# alphabet: no vowels, no 0, 1, 3), the Job controller's new pod after a failed one (backoffLimit) another suffix
+_K8S_AGED_ROW = lazy_regex(_K8S_NS + _K8S_KIND + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?P<status>[A-Z][\w:]*)\s+\d+"
+                           r"(?:\s+\([^)\n]*\))?\s+(?P<age>(?:\d+[ydhms])+)[ \t]*$", re.MULTILINE)
+_K8S_JOB_POD = lazy_regex(r"(?P<job>[a-z0-9][\w.-]*)-[bcdfghjklmnpqrstvwxz2456789]{5}")
+_K8S_AGE_UNIT = {"y": 31_536_000, "d": 86_400, "h": 3_600, "m": 60, "s": 1}
 _K8S_SHORT_FAILED = frozenset(f"{init}{why}" for init in ("", "Init:")
                               for why in ("OOMKilled", "Error", "CrashLoopBackOff"))
 _K8S_SUCCEEDED = lazy_regex(r"^Status:\s+Succeeded\s*$", re.MULTILINE)
@@ -1602,11 +1609,30 @@ def _succeeded_pods(text: str) -> frozenset[str]:
     over (the job succeeded on a retry), no failure of the job."""
     done = {m.group("pod") for m in _K8S_DONE_ROW.finditer(text)}
     done |= {m.group("pod") for m in _short_rows(text) if m.group("status") in ("Completed", "Succeeded")}
+    done |= _job_pods_retried(text)
     names = list(_K8S_POD_NAME.finditer(text))
     for name, after in zip(names, [*names[1:], None]):
         if _K8S_SUCCEEDED.search(text, name.end(), after.start() if after is not None else len(text)) is not None:
             done.add(name.group("pod"))
     return frozenset(done)
+
+
+def _job_pods_retried(text: str) -> set[str]:
+    """A Job's pods that failed (Error, OOMKilled, CrashLoopBackOff) where kubectl lists a pod of the same Job created
+    after it (a smaller AGE) Completed: the Job controller's next pod (backoffLimit) ended well, a failure the Job got
+    over. Not a pod of another Job (a CronJob's runs are Jobs of their own names), nor one as old as the failed pod."""
+    if "Completed" not in text and "Succeeded" not in text:
+        return set()
+    rows = [(job.group("job"), m.group("pod"), m.group("status"), _age_seconds(m.group("age")))
+            for m in _K8S_AGED_ROW.finditer(text) if (job := _K8S_JOB_POD.fullmatch(m.group("pod"))) is not None]
+    done = [(job, age) for job, _pod, status, age in rows if status in ("Completed", "Succeeded")]
+    return {pod for job, pod, status, age in rows if status in _K8S_SHORT_FAILED
+            and any(other == job and later < age for other, later in done)}
+
+
+def _age_seconds(age: str) -> int:
+    """kubectl's AGE column ("14m", "3h12m", "2d3h", "45s") in seconds."""
+    return sum(int(n) * _K8S_AGE_UNIT[unit] for n, unit in re.findall(r"(\d+)([ydhms])", age))
 
 
 def pods_ended_well(text: str) -> bool:

@@ -12,7 +12,7 @@ from triage.analysis.unrecorded import END_NOT_SHOWN
 from triage.lazy_regex import lazy_regex
 from triage.model import MismatchKind, Verdict, VerdictKind
 from triage.model.evidence import GPU_WAIT, RankActivityFact
-from triage.parsing import node_heap
+from triage.parsing import node_heap, oneccl
 from triage.parsing.crashlog import REMOTE_TARGET_TEXT
 from triage.parsing.frameworks import K8S_JOB_BACKOFF, PBS_ANY_LIMIT, SPARK_LOST
 from triage.parsing.launch_failure import LAUNCH_TEXT, LAUNCHER_ITSELF
@@ -30,15 +30,17 @@ _MPI_LAUNCHERS = ("openmpi", "hydra", "mpi")
 _TORCH_LAUNCHERS = ("torchrun", "deepspeed", "spawn", "torchx")
 
 
-def flight_recorder_fits(launcher: str | None, stack: str | None = None) -> bool:
+def flight_recorder_fits(launcher: str | None, stack: str | None = None, gpu_program: bool = False) -> bool:
     """PyTorch's Flight Recorder records a torch.distributed job's NCCL collectives: its step fits where the input
     shows PyTorch (its words, triage.parsing.stack_words, or a launcher of PyTorch's), and where it names no framework
     nor an MPI launcher: not a JAX, TensorFlow or TPU job's, nor an MPI program's (mpirun, mpiexec and no PyTorch).
     (A paste that names nothing, a traceback's last line or srun's record of a task, may be a PyTorch job's: the step
-    stays; ``gpu`` is not asked, the words of a PyTorch job's paste often show none.)"""
+    stays; the words of a PyTorch job's paste often show no GPU.) ``gpu_program``: the input shows a GPU's software
+    (CUDA's or ROCm's words) and neither PyTorch's nor NCCL's: a CUDA or HIP program of its own, whose collectives no
+    Flight Recorder records."""
     if stack == "torch" or launcher in _TORCH_LAUNCHERS:
         return True
-    return stack is None and launcher not in _MPI_LAUNCHERS
+    return stack is None and launcher not in _MPI_LAUNCHERS and not gpu_program
 
 
 def next_time(launcher: str | None) -> str:
@@ -48,6 +50,34 @@ def next_time(launcher: str | None) -> str:
         return f"next time, enable {_FLIGHT_RECORDER}"
     return (f"next time, run the job under {launch} (stacks, Flight Recorder and the cross-rank diff are gathered "
             f"when it hangs), or enable {_FLIGHT_RECORDER}")
+
+
+# a container's SIGKILL on Kubernetes (exit code 137): its pod's state tells why (kubectl describe pod's Last State:
+# Reason OOMKilled, the container over its memory limit; Error, a kill from inside it or the kubelet's), its events
+# the kubelet's own kills (a failed liveness probe, an eviction): not the node's dmesg
+K8S_KILL_STEP = ("on Kubernetes, a container's SIGKILL (exit code 137) is told in its pod's state: `kubectl describe "
+                 "pod POD` shows its Last State (Reason: OOMKilled is the container over its memory limit: raise "
+                 "resources.limits.memory, for Spark's executors spark.executor.memory or "
+                 "spark.executor.memoryOverhead, or lower the process's memory) and its Events (a failed liveness "
+                 "probe, an eviction: the kubelet's own kills); `kubectl logs POD --previous` has the container's "
+                 "last output")
+# an HTCondor job's end in HTCondor's own words (triage.parsing.frameworks: "HTCondor's shadow lost job N",
+# "HTCondor held job N", "HTCondor: job N ended", "HTCondor removed job N")
+_CONDOR_SAID = lazy_regex(r"\bHTCondor(?:'s shadow lost| held| removed|:) job\b")
+# oneCCL's transport (its ATL over libfabric or MPI) failing: its own log and knobs
+ONECCL_STEP = ("check oneCCL's transport: re-run with CCL_LOG_LEVEL=debug (oneCCL's own log) and FI_LOG_LEVEL=warn "
+               "(libfabric's) to see which provider each rank tries, and `fi_info` on each node for the providers it "
+               "has; CCL_ATL_TRANSPORT=ofi|mpi chooses the transport, FI_PROVIDER (tcp, shm, psm3, cxi) the provider, "
+               "CCL_ZE_IPC_EXCHANGE=sockets the exchange of the GPUs' IPC handles where a container has no pidfd; "
+               "a peer that died first shows up as a transport error on the others")
+CONDOR_MEMORY_STEP = ("HTCondor held the job at the memory it asked for (not the host's memory running out): raise "
+                      "`request_memory` in the submit file (`condor_qedit JOB RequestMemory MB` for the held job) or "
+                      "lower the program's memory, then `condor_release JOB`")
+CONDOR_STEP = ("read the job's HTCondor event log (the submit file's `log =`) and the `Error from slot` line of its "
+               "shadow exception or its hold reason: `condor_q -hold -af HoldReason` or `condor_q -better-analyze "
+               "JOB` while it is queued or held, `condor_history -l JOB` once it has left the queue (ExitCode, "
+               "ExitBySignal, RemoveReason), `condor_ssh_to_job JOB` into a running one; the job's own output and "
+               "error files (`output =`, `error =`) hold its program's first error")
 
 
 # C++'s std::terminate for a thread object destroyed while its thread still runs: most often a process that ends
@@ -126,13 +156,18 @@ INIT_HANG_STEPS = (
 
 
 def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = True,
-                  stack: str | None = None, rocm: bool = False) -> tuple[str, ...]:
+                  stack: str | None = None, rocm: bool = False, platform: str | None = None,
+                  nccl: bool = True) -> tuple[str, ...]:
     """What to do next after a verdict of pasted logs; ``launcher``: the one that started the ranks, whose
     per-rank output the steps ask for (triage.parsing.launcher_kind); ``gpu``: False where the input shows no GPU
     (triage.parsing.gpu_words): a crash's advice is then a CPU program's, not CUDA's; ``stack``: the framework the
     input names (triage.parsing.stack_words): the next time's step, `triage launch` and PyTorch's Flight Recorder, is
     a PyTorch job's only (:func:`flight_recorder_fits`); ``rocm``: the input shows ROCm as the GPU's software and none
-    of CUDA's own words (triage.parsing.gpu_words.shows_rocm): a GPU program's crash gets ROCm's advice."""
+    of CUDA's own words (triage.parsing.gpu_words.shows_rocm): a GPU program's crash gets ROCm's advice; ``platform``:
+    what ran the job, as the input shows it (triage.parsing.platform_words: "kubernetes", "htcondor"): a container's
+    kill is read in its pod's state, an HTCondor job's end in its event log and condor's tools, not a host's dmesg
+    nor torchrun; ``nccl``: the input names NCCL (with ``gpu`` and no PyTorch word, a GPU program of its own: no
+    Flight Recorder step)."""
     who = rank_word(verdict.culprit_ranks) if verdict.culprit_ranks else None
     kind = verdict.kind
     summary = verdict.summary
@@ -157,6 +192,11 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = Tru
         steps.append("read the failed pods' own output: `kubectl get pods -l job-name=JOB` lists them, `kubectl logs "
                      "POD` (`--previous` for a restarted container) gives the first failure, `kubectl describe pod "
                      "POD` its exit code or OOMKilled; pass those to `triage report`")
+    elif platform == "htcondor" and _CONDOR_SAID.search(summary) is not None:
+        # (HTCondor's own record of the job's end: its event log and its tools, no rank's traceback)
+        if "out of memory: HTCondor held" in summary:
+            steps.append(CONDOR_MEMORY_STEP)
+        steps.append(CONDOR_STEP)
     elif kind is VerdictKind.EXCEPTION:
         steps.append(f"read the traceback of {who or 'the failing rank'} in the log: it is the first failure; "
                      "the timeouts and errors of the other ranks followed from it")
@@ -226,6 +266,9 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = Tru
                          "spark.executor.memoryOverhead / spark.executor.memory, or the NodeManager's vmem check for a "
                          "virtual-memory kill; PBS: -l mem; Slurm: --mem; LSF: -M / rusage[mem]; Kubernetes: "
                          "resources.limits.memory)")
+        elif "SIGKILL" in summary and platform == "kubernetes":
+            # (a container's SIGKILL, exit code 137: its pod's state says why, not the node's dmesg)
+            steps.append(K8S_KILL_STEP)
         elif "SIGKILL" in summary:
             steps.append("run `dmesg -T | grep -i -E 'killed process|out of memory'` on that host: SIGKILL is "
                          "usually the kernel OOM killer (host memory, not GPU memory)")
@@ -291,6 +334,9 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = Tru
                      "peer that died shows up as unreachable or unresponsive on the others, so look for an earlier "
                      "failure on the peer; `fi_info -p <provider>` on each node checks the provider and its devices")
         steps.append("test the nodes' links without the training code: `triage check -- torchrun ...`")
+    elif kind is VerdictKind.NETWORK_ERROR and oneccl.WORDS.search(summary) is not None:
+        # (oneCCL's transport, its ATL over libfabric or MPI: its own knobs and logs, not NCCL's)
+        steps.append(ONECCL_STEP)
     elif kind is VerdictKind.NETWORK_ERROR:
         steps.append("check the link or host named: re-run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET to "
                      "see the interface and transport of each rank; a peer that died first shows up as a "
@@ -327,7 +373,9 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = Tru
         # (Julia's workers, YARN's containers: no triage launch, no PyTorch Flight Recorder to enable; a PyTorch job
         # YARN runs shows its own launcher, torchrun's, the innermost)
         return tuple(steps)
-    if not (kind is VerdictKind.EXCEPTION and LAUNCH_TEXT in summary) and flight_recorder_fits(launcher, stack):
+    if not (kind is VerdictKind.EXCEPTION and LAUNCH_TEXT in summary) and oneccl.WORDS.search(summary) is None \
+            and flight_recorder_fits(launcher, stack, gpu_program=gpu and not nccl):
+        # (oneCCL's failure: the Flight Recorder's knobs are ProcessGroupNCCL's, no step for the ccl backend)
         steps.append(next_time(launcher))      # (a job that never ran: no stack nor Flight Recorder to gather)
     return tuple(steps)
 

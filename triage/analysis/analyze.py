@@ -113,7 +113,8 @@ def analyze(evidence: Evidence, explain: bool = False) -> Report:
     summaries = rank_summaries(ranks, world, traces)
     findings.extend(slow.findings)
     excerpt = excerpt_steps(verdict, evidence.launcher, gpu=evidence.shows_gpu is not False, stack=evidence.stack,
-                            rocm=evidence.shows_rocm)
+                            rocm=evidence.shows_rocm, platform=evidence.platform,
+                            nccl=evidence.shows_nccl or evidence.shows_gpu is None)
     steps = (excerpt if not evidence.complete or (not traces and verdict.kind in _HANGS)
              else slow.steps(verdicts.next_steps(verdict, evidence.finished_cleanly)))
     if verdict.kind is VerdictKind.NONFINITE:

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from triage.analysis.ranks import rank_word
 from triage.lazy_regex import lazy_regex
 from triage.model.evidence import RankEvidence
+from triage.parsing import oneccl
 from triage.parsing.crashlog import PROXY_FAILED, REMOTE_TARGET_TEXT, size_check_sizes
 from triage.parsing.launch_failure import LAUNCH_TEXT
 from triage.parsing.mpi_errors import DIRECT_LAUNCH_TEXT, MPI_SIZE_TEXT, PMI_INIT_TEXT
@@ -29,6 +30,8 @@ _PER_RANK = {
     "torchx": "`torchx log` of each replica",
     "ray": "each Ray worker's own log in the session's logs directory on its node",
     "yarn": "each container's own log: `yarn logs -applicationId APPLICATION_ID`",   # (its containers: SETTLE_YARN)
+    "htcondor": "each node's own output and error files (the submit file's `output =` and `error =`, with $(Node) "
+                "in the parallel universe)",
 }
 # `triage launch` goes in front of the command that starts a node's ranks, one agent per node (docs/launch.md); under
 # Slurm, the sbatch wrapper does that. Ray and torchx start their workers themselves: nothing to put it in front of.
@@ -38,6 +41,8 @@ _UNDER_TRIAGE = {
     "torchx": None,
     "julia": None,
     "yarn": None,
+    "htcondor": "`triage launch -- ...` as the job's executable (its program and arguments after it in the submit "
+                "file's `arguments =`)",
 }
 _IN_FRONT = "`triage launch -- ...` in front of the command that starts each node's ranks"
 
@@ -234,6 +239,7 @@ LIBFABRIC_SETTLE = ("libfabric's own log of every rank (FI_LOG_LEVEL=warn, info 
                     "unresponsive first, and whether it died before: a peer that died shows up so on the others); "
                     "`fi_info -p <provider>` on each node checks the provider and its devices")
 _STORE_ADDR = lazy_regex(r"\(([\w.:\[\]-]+), ?(\d{2,5})\)|\b((?:\d{1,3}\.){3}\d{1,3}|[a-z][\w.-]*):(\d{2,5})\b")
+_NCCL = lazy_regex(r"NCCL|nccl")
 _SHM = lazy_regex(r"/dev/shm|shared memory segment|posix_fallocate")  # noqa: S108 (a pattern, not a path)
 _PEER = lazy_regex(r"\bpeer\b|remote process exited|Connect to |Call to (?:connect|recv|send)")
 # the other end as NCCL and gloo print it: "from peer 10.0.0.5<49189>", "Connect to 10.0.0.5<21724>", "Call to recv
@@ -260,8 +266,11 @@ def settle_network(text: str, host: str | None) -> str:
     every rank's NCCL_DEBUG=INFO.
     ``host``: the host the failure line names, the peer unless the line's own ``host:pid`` head names it."""
     if _SHM.search(text):
+        # (a knob to do without shared memory: NCCL's where NCCL's words are, oneCCL's where its are, none else)
+        without = (", or CCL_ATL_TRANSPORT=mpi or FI_PROVIDER=tcp to do without it" if oneccl.WORDS.search(text)
+                   else ", or NCCL_SHM_DISABLE=1 to do without it" if _NCCL.search(text) else "")
         return ("`df -h /dev/shm` where the ranks run would settle it (a container's default is 64 MB: `docker run "
-                "--shm-size`, or NCCL_SHM_DISABLE=1 to do without it)")
+                f"--shm-size`{without})")
     if HCCL.search(text):
         return HCCL_SETTLE
     if LIBFABRIC.search(text):

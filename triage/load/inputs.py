@@ -194,10 +194,18 @@ def _log_evidence(scan: LogScan, names: list[str]) -> Evidence:
                     went_on=tuple(scan.went_on[:20]),
                     nccl_processes=tuple(scan.nccl_processes), init_waits=tuple(scan.init_waits),
                     op_count_splits=tuple(scan.op_count_splits), unprefixed_tail=tuple(scan.unprefixed_tail),
-                    lagging=tuple(scan.lagging), stop=scan.stop, launcher=scan.launcher, shows_gpu=scan.shows_gpu,
-                    shows_rocm=scan.shows_rocm, stack=scan.stack,
+                    lagging=tuple(scan.lagging), stop=scan.stop, launcher=_launcher(scan), shows_gpu=scan.shows_gpu,
+                    shows_rocm=scan.shows_rocm, stack=scan.stack, platform=scan.platform,
+                    shows_nccl=scan.shows_nccl,
                     agent_stopped=scan.agent_stopped, prose=scan.prose, job_config=scan.job_config,
                     job_config_rank=scan.job_config_rank)
+
+
+def _launcher(scan: LogScan) -> str | None:
+    """The launcher that started the ranks (triage.parsing.launcher_kind), or HTCondor, where the text shows no
+    launcher and HTCondor ran the job (its event log, its tools: triage.parsing.platform_words): it starts the job's
+    executable on each node itself."""
+    return scan.launcher or ("htcondor" if scan.platform == "htcondor" else None)
 
 
 def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
@@ -231,6 +239,8 @@ def merge(parts: list[Evidence], sources: tuple[str, ...]) -> Evidence:
                    else False),
         shows_rocm=any(p.shows_rocm for p in parts),
         stack=stack_of_all([p.stack for p in parts]),
+        platform=next((p.platform for p in parts if p.platform), None),
+        shows_nccl=any(p.shows_nccl for p in parts),
         agent_stopped=tuple(pid for p in parts for pid in p.agent_stopped),
         prose=next((p.prose for p in parts if p.prose), ProseAccount()),
         job_config=next((p.job_config for p in parts if p.job_config), None),

@@ -377,6 +377,9 @@ class Evidence:
     shows_rocm: bool = False
     # the framework a log's text names ("torch", "xla", "tensorflow": triage.parsing.stack_words), None where none
     stack: str | None = None
+    # the platform a log's text shows ran the job ("kubernetes", "htcondor": triage.parsing.platform_words)
+    platform: str | None = None
+    shows_nccl: bool = False               # NCCL's name is in a log's text
     agent_stopped: tuple[int, ...] = ()     # pids torchrun's agent stopped once a worker failed (alive then)
     # hangs the live agents dumped (run directories): the most hang bundles one node wrote; 2 or more in a
     # job that then finished are as many stalls that ended by themselves

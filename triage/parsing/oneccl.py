@@ -18,6 +18,9 @@ from triage.lazy_regex import lazy_regex
 # (the words of its lines, which crashlog's line gate passes: triage.parsing.crashlog.MARKERS; not a whole-text reader's
 # MARKERS)
 LINE_WORDS = ("CCL_ERROR", "failed to initialize ATL")
+# oneCCL's own words anywhere (its log's head, its ATL's sources, its name, this reader's note): the advice for its
+# transport is its own knobs (CCL_ATL_TRANSPORT, FI_PROVIDER, CCL_ZE_IPC_EXCHANGE, CCL_LOG_LEVEL), never NCCL's
+WORDS = lazy_regex(r"\|CCL_(?:ERROR|FATAL|WARN)\||\boneCCL\b|\batl_ofi\w*|\bfailed to initialize ATL\b")
 _ATL = lazy_regex(r"\|CCL_(?:ERROR|FATAL)\|\s+(?:atl_\w+\.cpp|atl\.cpp):\d+|^\s*failed to initialize ATL\b")
 _PROVIDER = lazy_regex(r"can't create providers for name (?P<name>[\w<>-]+)")
 NOTE = ("oneCCL's transport could not open a libfabric provider at start-up (shm: the container's /dev/shm, "

@@ -41,6 +41,8 @@ _SETUP_NOTES = (
      (" (the launcher could not reach that node over ssh: passwordless ssh between the nodes, or one launcher per "
       "node)")))
 
+_SHM_NOTE = " (shared memory: /dev/shm too small? a container's default is 64 MB: docker --shm-size)"
+
 
 def noted(text: str) -> str:
     """A network line's text with what would settle it, when it is a known set-up failure. A long line is cut
@@ -49,6 +51,8 @@ def noted(text: str) -> str:
     keep = [(peer.start(), min(len(text), peer.end() + 40))] if peer is not None else []   # (and what befell it)
     for pattern, note in _SETUP_NOTES:
         if (said := pattern.search(text)) is not None:
+            if "NCCL_SHM" in note and "NCCL" not in text and "nccl" not in text:
+                note = _SHM_NOTE        # (shared memory in another library's words: no NCCL knob)
             return clip_keeping(text, 300, [*keep, said.span()]) + note
     return clip_keeping(text, 400, keep)
 

@@ -226,9 +226,17 @@ def another_command_after(before: Sequence[str], after: Iterable[str]) -> bool:
     return False
 
 
-def another_command_in(text: str, end: int, lines: int = 2000) -> bool:
-    """another_command_after for offset ``end``'s line of ``text``: the 200 lines up to it, the ``lines`` after."""
-    if not any(word in text for word in _COMMAND_FAILED_WORDS):
+def commands_may_fail_in(text: str) -> bool:
+    """``text`` holds one of the words of a command runner's line that its command failed (command_failed's gate):
+    where it holds none, no offset of it has another command after it (another_command_in). A caller that asks of
+    many offsets of one text tests this once and passes it as ``gate``."""
+    return any(word in text for word in _COMMAND_FAILED_WORDS)
+
+
+def another_command_in(text: str, end: int, lines: int = 2000, gate: bool | None = None) -> bool:
+    """another_command_after for offset ``end``'s line of ``text``: the 200 lines up to it, the ``lines`` after.
+    ``gate``: commands_may_fail_in(text), where the caller has it (None: tested here)."""
+    if not (commands_may_fail_in(text) if gate is None else gate):
         return False
     line_end = text.find("\n", end)
     line_end = len(text) if line_end < 0 else line_end

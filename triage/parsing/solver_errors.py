@@ -69,7 +69,13 @@ from collections.abc import Callable, Sequence
 from triage.lazy_regex import lazy_regex
 from triage.parsing import fatal_ending, hpc_codes, node_heap
 from triage.parsing.launchers import RankDeath
-from triage.parsing.progress import another_command_in, is_progress, mentions_progress, went_on_after
+from triage.parsing.progress import (
+    another_command_in,
+    commands_may_fail_in,
+    is_progress,
+    mentions_progress,
+    went_on_after,
+)
 from triage.parsing.regex_gate import finditer, holds_any
 
 MARKERS = ("FOAM FATAL", "FATAL CALLED", "ERROR on proc ", "ERROR: ", "Fatal error:", "PETSC ERROR:",
@@ -478,10 +484,15 @@ def _went_on(text: str) -> Callable[[int], bool]:
     last: list[int] = []
     tests: list[tuple[int, bool]] = []
     aborts: list[int] = []
+    gate: list[bool] = []          # (commands_may_fail_in(text): tested once, not at each failure line)
 
     def after(end: int) -> bool:
         # (a clean end after the failed command's runner said it failed and another command started is that command's)
-        return _after(end) and not another_command_in(text, end)
+        if not _after(end):
+            return False
+        if not gate:
+            gate.append(commands_may_fail_in(text))
+        return not another_command_in(text, end, gate=gate[0])
 
     def _after(end: int) -> bool:
         if not last:

@@ -69,15 +69,29 @@ _WORLD_OF = (lazy_regex(r"\bNum process \(COMM_WORLD\): (\d+)"),
                         re.MULTILINE))
 
 
+_ANNOUNCED_BY = ("the process's own 'distributed init (rank 0, world 1)' line", "Lightning's MEMBER: 1/1 line",
+                 "the process's own 'rank=0, size=1' line")
+_WORLD_OF_BY = ("ChainerMN's Num process (COMM_WORLD): 1 line", "the MPI launch command's -n 1")
+
+
 def sole_process(text: str) -> bool:
     """The text's processes announce themselves, and every one is rank 0 of a world of one, or the job
     states that its world is one process (its launch command's ``-n 1``): the job has one process,
     rank 0, so a failure of no rank prefix is its. False when any announcement names another rank or a
     larger world, or when there is none."""
-    announced = [(int(m.group(1)), int(m.group(2))) for pattern in _ANNOUNCED
+    return sole_process_source(text) is not None
+
+
+def sole_process_source(text: str) -> str | None:
+    """Where the text says its job is one process (:func:`sole_process`): the first announcement or launch command of
+    a world of one, for the coverage line ("a world of one: Lightning's MEMBER: 1/1 line"); None where it does not."""
+    announced = [(int(m.group(1)), int(m.group(2)), by) for pattern, by in zip(_ANNOUNCED, _ANNOUNCED_BY, strict=True)
                  if ("distributed init" in text or "GLOBAL_RANK: " in text or "rank" in text)
                  for m in pattern.finditer(text)]
-    sizes = [int(m.group(1)) for pattern in _WORLD_OF
+    sizes = [(int(m.group(1)), by) for pattern, by in zip(_WORLD_OF, _WORLD_OF_BY, strict=True)
              if ("COMM_WORLD" in text or "mpirun" in text or "mpiexec" in text or "orterun" in text)
              for m in pattern.finditer(text)]
-    return bool(announced or sizes) and all(pair == (0, 1) for pair in announced) and all(n == 1 for n in sizes)
+    if not (announced or sizes) or any((rank, size) != (0, 1) for rank, size, _ in announced) or any(
+            n != 1 for n, _ in sizes):
+        return None
+    return announced[0][2] if announced else sizes[0][1]

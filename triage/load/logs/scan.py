@@ -121,6 +121,8 @@ class LogScan:
     shows_gpu: bool = False                 # a GPU's word is in the text (triage.parsing.gpu_words)
     shows_rocm: bool = False                # ROCm's words, none of CUDA's own (triage.parsing.gpu_words)
     stack: str | None = None                # the framework the text names (triage.parsing.stack_words)
+    platform: str | None = None             # the platform that ran the job (triage.parsing.platform_words)
+    shows_nccl: bool = False                # NCCL's name is in the text (or its lines were read from the whole file)
     agent_stopped: tuple[int, ...] = ()     # pids torchrun's agent sent a closing signal (alive then)
     spawn_owners: set[int] = field(default_factory=set)   # every mp.spawn process whose error block is shown
     spawn_header: tuple[int, str, str] | None = None   # (order, text, path) of the first mp.spawn error block's head

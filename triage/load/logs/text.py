@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from triage.lazy_regex import lazy_regex
 from triage.load.logs.connect_noise import connect_warnings_passed
-from triage.load.logs.facts import sole_process, world_size_facts
+from triage.load.logs.facts import WorldSize, sole_process_source, world_size_facts
 from triage.load.logs.line_events import (
     REMOTE_TARGET_MARKER,
     colon_message,
@@ -106,6 +106,7 @@ from triage.parsing.log_prefix import without_pod_tag
 from triage.parsing.named_failure import named_failure
 from triage.parsing.nccl.lines import parse_nccl_line
 from triage.parsing.nccl.tracker import NcclTracker
+from triage.parsing.platform_words import platform_of
 from triage.parsing.progress import (
     another_command_after,
     command_failed,
@@ -501,6 +502,8 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     scan.shows_rocm = scan.shows_rocm or shows_rocm(text)
     scan.shows_gpu = scan.shows_gpu or scan.shows_rocm      # (HIP's runtime library, "libamdhip64.so": a GPU's)
     scan.stack = stack_of_all([scan.stack, stack_of(text)])
+    scan.platform = scan.platform or platform_of(text)
+    scan.shows_nccl = scan.shows_nccl or nccl_source is not None or "NCCL" in text or "nccl" in text
     if nccl_source is None and (later := _later_run(text)) is not None:
         earlier = LogScan()
         scan_log_text(text[:later], path, earlier, default_rank)
@@ -660,8 +663,10 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
                             for lag in parse_hccl_waits(whole))
     facts = world_size_facts(body)
     record_world(scan, facts)
-    if facts is None and sole_process(body):
+    if facts is None and (one := sole_process_source(body)) is not None:
+        # (a world of one is a fact too: the coverage line says the one process is all of the job's)
         scan.sole_process = True
+        record_world(scan, WorldSize(1, one))
     if "Xid" in text or "segfault at" in text or "Killed process" in text:
         # lazy: the kernel's line parsers, only for a log that holds a kernel line
         from triage.load.kernel import dmesg_events

@@ -75,16 +75,17 @@ def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
     out: list[LineOwner] = []
     previous = LineOwner("unknown", "")
     carry: LineOwner | None = None      # a traceback a logger printed after one prefixed head (SGLang, vLLM)
+    carry_note = ""                     # what the carried lines' failure is said with (Ray's worker that raised it)
     raised = False                      # its exception line was read (a chained traceback may follow)
     for at, p in enumerate(parsed):
         key: int | str
         task = None
         if carry is not None and p.rank is None and p.pid is None and "RayTaskError" not in p.rest \
                 and (state := _carried(p.rest, raised)) is not None:
-            out.append(LineOwner(carry.key, p.rest, carry.host, carry.pid))
+            out.append(LineOwner(carry.key, p.rest, carry.host, carry.pid, note=carry_note))
             raised = state
             continue
-        carry, raised = None, False
+        carry, raised, carry_note = None, False, ""
         if p.rank is not None and not p.local:
             key = p.rank
         elif p.pid is not None:
@@ -106,6 +107,8 @@ def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
             # (a worker's own lines, "(RayTrainWorker pid=2951, ip=10.0.0.6) [rank1]: ...", tie its pid to a rank)
             key = pid_rank.get(f"{task.group('ip')}:{task.group('pid')}", f"{task.group('ip')}:{task.group('pid')}")
             p = replace(p, host=task.group("ip"), pid=int(task.group("pid")))
+            if isinstance(key, str):    # (no rank: the cause after it is said with the worker Ray's line names)
+                carry_note = _ray_worker_note(p.rest, task)
         else:
             key = "unknown"
         owner = LineOwner(key, p.rest, p.host, p.pid, p.host_tag, note=_process_note(key, p) or own_prints.get(at, ""))
@@ -374,6 +377,18 @@ def _ranks_from_ray_train(parsed: list[RankPrefix]) -> dict[str, int]:
 
 _TRACEBACK_HEAD = "Traceback (most recent call last):"
 _RAY_TASK = lazy_regex(r"\bRay(?:Task|Actor)Error\b.*?\(pid=(?P<pid>\d+), ip=(?P<ip>[\w.:-]+?)[,)]")
+# the task or actor method Ray's line names ("ray::TaskRunner.run()", "ray::f()", "ray::RolloutWorker.__init__()")
+_RAY_CALL = lazy_regex(r"\bray::(?P<call>[\w.]+)\(\)")
+
+
+def _ray_worker_note(rest: str, task: re.Match[str]) -> str:
+    """What a failure Ray's driver retells of a worker of no known rank is said with: the task or actor method and
+    the worker's pid and node as Ray's line gives them."""
+    call = _RAY_CALL.search(rest, 0, task.end())
+    what = f"{call.group('call')}()" if call is not None else "a task"
+    return f" (in Ray's worker running {what}, pid {task.group('pid')} on {task.group('ip')})"
+
+
 _CHAINED = ("During handling of the above exception", "The above exception was the direct cause", _TRACEBACK_HEAD)
 
 

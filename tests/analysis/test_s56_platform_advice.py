@@ -94,6 +94,7 @@ def test_a_gpu_program_of_its_own_gets_no_flight_recorder_step(text: str, tmp_pa
     pytest.param(_HIP.replace("Aborted", "  File \"train.py\", line 3, in <module>\n    import torch\nAborted"),
                  id="hip-torch"),
     pytest.param(_CUDA + "NCCL WARN Cuda failure 'an illegal memory access was encountered'\n", id="cuda-nccl"),
+    pytest.param("RuntimeError: HIP error: an illegal memory access was encountered\n", id="torch-hip-line"),
 ])
 def test_a_pytorch_or_nccl_jobs_gpu_fault_keeps_it(text: str, tmp_path: Path) -> None:
     assert any("Flight Recorder" in step for step in _steps(text, tmp_path))

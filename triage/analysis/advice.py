@@ -64,6 +64,9 @@ K8S_KILL_STEP = ("on Kubernetes, a container's SIGKILL (exit code 137) is told i
 # an HTCondor job's end in HTCondor's own words (triage.parsing.frameworks: "HTCondor's shadow lost job N",
 # "HTCondor held job N", "HTCondor: job N ended", "HTCondor removed job N")
 _CONDOR_SAID = lazy_regex(r"\bHTCondor(?:'s shadow lost| held| removed|:) job\b")
+# PyTorch's own words of a GPU's error, which a paste of its last line holds without any other PyTorch word (c10's
+# CUDA and HIP checks raised as RuntimeError, torch 2.5's AcceleratorError): no GPU program of its own
+_TORCH_GPU_ERROR = lazy_regex(r"\bRuntimeError: (?:CUDA|HIP) error: |\bAcceleratorError\b")
 # oneCCL's transport (its ATL over libfabric or MPI) failing: its own log and knobs
 ONECCL_STEP = ("check oneCCL's transport: re-run with CCL_LOG_LEVEL=debug (oneCCL's own log) and FI_LOG_LEVEL=warn "
                "(libfabric's) to see which provider each rank tries, and `fi_info` on each node for the providers it "
@@ -373,8 +376,9 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = Tru
         # (Julia's workers, YARN's containers: no triage launch, no PyTorch Flight Recorder to enable; a PyTorch job
         # YARN runs shows its own launcher, torchrun's, the innermost)
         return tuple(steps)
+    own_gpu_program = gpu and not nccl and _TORCH_GPU_ERROR.search(summary) is None
     if not (kind is VerdictKind.EXCEPTION and LAUNCH_TEXT in summary) and oneccl.WORDS.search(summary) is None \
-            and flight_recorder_fits(launcher, stack, gpu_program=gpu and not nccl):
+            and flight_recorder_fits(launcher, stack, gpu_program=own_gpu_program):
         # (oneCCL's failure: the Flight Recorder's knobs are ProcessGroupNCCL's, no step for the ccl backend)
         steps.append(next_time(launcher))      # (a job that never ran: no stack nor Flight Recorder to gather)
     return tuple(steps)

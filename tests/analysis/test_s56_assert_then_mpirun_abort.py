@@ -67,3 +67,21 @@ def test_with_the_handlers_head_its_pid_ties(pid: int, tied: bool) -> None:
     assert bool(found) is tied
     if tied:
         assert found[0][:3] == (3, "SIGABRT", "cn017")
+
+
+def test_sruns_record_of_the_abort_ties_too(tmp_path: Path) -> None:
+    # (Open MPI's library under srun: the handler's record, then srun's "task N: Aborted" on the handler's node)
+    text = ("iter 20 dt 1.0e-4\nmesh_gen: src/octree.cpp:577: void Octree::split(int): Assertion `depth <= max_depth' "
+            "failed.\n" + _handler("nid00412", 9120) + "srun: error: nid00412: task 5: Aborted (core dumped)\n"
+            "srun: Terminating StepId=5512.0\n")
+    _code, got = report_log(text, tmp_path)
+    verdict = got["verdict"]
+    assert verdict["culprit_ranks"] == [5] and "assertion `depth <= max_depth' failed" in verdict["summary"], verdict
+    assert "srun's record: task 5" in verdict["summary"]
+
+
+def test_sruns_records_of_two_aborts_are_not_tied(tmp_path: Path) -> None:
+    text = ("prog: a.c:10: main: Assertion `x' failed.\n" + _handler("nid00412", 9120)
+            + "srun: error: nid00412: task 5: Aborted (core dumped)\nsrun: error: nid00413: task 9: Aborted\n")
+    _code, got = report_log(text, tmp_path)
+    assert "srun's record" not in got["verdict"]["summary"]

@@ -224,30 +224,45 @@ _NOTICED_ABORT = lazy_regex(r"\b(?:mpirun|mpiexec|orterun|prterun|prte) noticed 
                             r"with PID 0*(?P<pid>\d+) on node (?P<host>[\w.-]+) exited on signal 6\b")
 
 
+# srun's record of the same process's abort ("srun: error: n1: task 1: Aborted (core dumped)"): its node, no pid
+_SRUN_ABORTED = lazy_regex(r"^[ \t>*`]*srun: error: (?P<host>[\w.-]+): task (?P<rank>\d{1,7}): Aborted\b", re.MULTILINE)
+
+
 def _handler_tied(text: str, end: int) -> tuple[int, str, str] | None:
     """Open MPI's handler's record of the abort right after an assert line, and the launcher's record of the rank that
-    ended on signal 6, of the same process (the handler's host and pid the record's; where the handler's head is read
-    off, the one handler's record and the one launcher's record of signal 6 in the text): (that rank, its node, the
-    words telling how it ended). The assert is the cause, the records how it ended; None where no launcher's record
-    ties the handler's process to a rank (the handler's record, with its host, is then the story)."""
-    if "noticed that process rank" not in text:
+    ended on signal 6, of the same process (mpirun's with the handler's host and pid, srun's of the handler's host;
+    where the handler's head is read off, the one handler's record and the one launcher's record of the abort in the
+    text): (that rank, its node, the words telling how it ended). The assert is the cause, the records how it ended;
+    None where no launcher's record ties the handler's process to a rank (the handler's record, with its host, is
+    then the story)."""
+    if "noticed that process rank" not in text and "srun: error: " not in text:
         return None
     handler = _OMPI_ABORTED.search("\n".join(text[end:end + 2000].split("\n")[1:7]))
     if handler is None:
         return None
-    records = list(_NOTICED_ABORT.finditer(text, end))
+    # (rank, node, pid or None, the launcher's words)
+    records: list[tuple[int, str, int | None, str]] = [
+        (int(r.group("rank")), r.group("host"), int(r.group("pid")), _noticed_words(r))
+        for r in _NOTICED_ABORT.finditer(text, end)]
+    records += [(int(r.group("rank")), r.group("host"), None,
+                 f"srun's record: task {r.group('rank')} on {r.group('host')} Aborted")
+                for r in _SRUN_ABORTED.finditer(text, end)]
     if handler.group("pid") is not None:
         pid, host = int(handler.group("pid")), handler.group("host")
-        records = [r for r in records if int(r.group("pid")) == pid and r.group("host") == host]
+        records = [r for r in records if r[1] == host and r[2] in (pid, None)]
+        if len({r[0] for r in records}) > 1:
+            return None     # (srun's records of several tasks on the node: which one, its pid would say)
     elif len(records) != 1 or len(_OMPI_ABORTED.findall(text)) != 1:
         return None         # (several processes aborted: which one this assert's is, the heads would say)
     if not records:
         return None
-    record = records[0]
-    launcher = record.group(0).split(" noticed")[0]
-    said = (f" (then Open MPI's handler: Signal: Aborted (6); {launcher}'s record: process rank {record.group('rank')} "
-            f"with PID {record.group('pid')} on node {record.group('host')} exited on signal 6)")
-    return int(record.group("rank")), record.group("host"), said
+    rank, host, _pid, said = records[0]
+    return rank, host, f" (then Open MPI's handler: Signal: Aborted (6); {said})"
+
+
+def _noticed_words(record: re.Match[str]) -> str:
+    return (f"{record.group(0).split(' noticed')[0]}'s record: process rank {record.group('rank')} with PID "
+            f"{record.group('pid')} on node {record.group('host')} exited on signal 6")
 
 
 def _quoted(text: str, m: re.Match[str]) -> bool:

@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 
 from triage.lazy_regex import lazy_regex
+from triage.parsing.mpi_errors import MPICH_ABORT_HEAD
 from triage.parsing.quoted import in_quoted_prose
 from triage.parsing.regex_gate import finditer
 from triage.parsing.unread_failure import GOES_ON
@@ -75,7 +76,7 @@ _SRUN_TASK = lazy_regex(r"^[ \t>*`]*srun: error: (?P<host>[\w.-]+): task (?P<ran
 # report, rules and notes of those records
 _TEARDOWN = lazy_regex(
     r"^[ \t>*`]*(?:$|srun: |slurmstepd|mpirun|mpiexec|prterun|orterun|MPI_ABORT|NOTE: |You may or may not|"
-    r"with errorcode|application called MPI_Abort|Abort\(|-{5,}|={5,}|\*{3}|#\d+ |\[[\w.-]*:\d+\]|Primary job|"
+    r"with errorcode|application called MPI_Abort|Abort\(|" + MPICH_ABORT_HEAD + r"|-{5,}|={5,}|\*{3}|#\d+ |\[[\w.-]*:\d+\]|Primary job|"
     r"Aborted|Segmentation fault|Killed|Bus error|Stack trace|Backtrace|Traceback|Charm\+\+ fatal|"
     r"[-=]+ ?Processor \d+ Exiting|Reason: |exit code|Exit code|Process name:|Local host:|Job |"
     r"(?:FATAL ERROR|Fatal error|CHARM\+\+ FATAL ERROR):|\w[\w.-]* exited)")

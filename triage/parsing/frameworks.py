@@ -48,6 +48,7 @@ import re
 
 from triage.lazy_regex import lazy_regex
 from triage.parsing.launchers import SLURM_MEMORY, SRUN_KILLED, RankDeath, parse_rank_deaths, signal_name
+from triage.parsing.mpi_errors import MPICH_ABORT_HEAD
 from triage.parsing.progress import says_it_ended, went_on_after
 from triage.parsing.regex_gate import holds_any
 from triage.parsing.torchelastic import parse_launcher_failures
@@ -428,9 +429,8 @@ _HYDRA_EXITED = lazy_regex(r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSE
 # MPICH's abort of a rank ("application called MPI_Abort(MPI_COMM_WORLD, 1) - process 3", "Abort(1) on node 3"):
 # that rank ended itself
 # (a build that prints no code: "Abort on node 3 (rank 3 in comm 0): ...", mpi_errors._MPICH_FATAL)
-_MPICH_ABORTED = lazy_regex(r"MPI_Abort\([^()\n]*\) - process (?P<a>\d+)|"
-                            r"(?<![\w.])Abort(?:\(-?\d+\)|(?= on node \d+ \(rank \d+ in comm \d+\))) "
-                            r"on node (?P<b>\d+)")
+_MPICH_ABORTED = lazy_regex(r"MPI_Abort\([^()\n]*\) - process (?P<a>\d+)|" + MPICH_ABORT_HEAD
+                            + r" on node (?P<b>\d+)")
 _HYDRA_KILLS = ("SIGKILL", "SIGTERM", "SIGINT")
 _HYDRA_BADLY = lazy_regex(r"\[mpiexec@(?P<host>[\w.-]+)\][^\n]*one of the processes terminated badly")
 # kubectl describe pod: "Name:  train-worker-2" ... "Reason:  OOMKilled" ... "Exit Code:  137"
@@ -1496,8 +1496,7 @@ def _submitit(text: str) -> list[RankDeath]:
 # MPICH's (Intel MPI's) record of a rank's fatal error ("Abort(806995983) on node 0 (rank 0 in comm 0): Fatal error
 # in PMPI_Allreduce: Other MPI error, error stack:") whose stack, down to the next record or a blank line, says the
 # peer it lost ("MPIDI_CH3I_Progress(1051)........: Communication error with rank 2")
-_MPICH_RECORD = lazy_regex(r"(?<![\w.])Abort(?:\(-?\d+\)|(?= on node \d+ \(rank \d+ in comm \d+\))) "
-                           r"on node (?P<rank>\d+)")
+_MPICH_RECORD = lazy_regex(MPICH_ABORT_HEAD + r" on node (?P<rank>\d+)")
 # (under a launcher's rank head on each line, as Hydra's -prepend-rank writes it, "[0] MPIDI_CH3I_Progress(1051)...",
 # or srun's "0: ", Open MPI's "[1,2]<stderr>:")
 _LOST_PEER = lazy_regex(r"^(?:\[\d+(?:,\d+)*\](?:<\w+>)?:? ?|\d+: )?\w+\(\d+\)\.*: ?Communication error with rank "

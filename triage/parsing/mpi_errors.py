@@ -125,6 +125,11 @@ _IMPROPER = lazy_regex(r"(?:mpirun|mpiexec|prterun|orterun) has exited due to pr
 # PMIx_Abort: its own failure, the other processes' signals after it its consequence)
 _CALLED_ABORT = lazy_regex(r"(?:mpirun|mpiexec|prterun|orterun|prte|prun) has exited due to process rank (?P<rank>\d+) "
                            r"with PID (?P<pid>\d+) on\s+node (?P<host>[\w.-]+) calling\s*\"abort\"")
+# MPICH's abort record's head, the one home of its spellings (MPID_Abort's "Abort(%d)%s%s: %s"; a build that prints no
+# code, "Abort on node 3 (rank 3 in comm 0)"): "Abort(N)", or a bare "Abort" before " on node N (rank N in comm C)"
+# (never the word in a sentence: no word or dot before it). Every reader of MPICH's abort (this module's, frameworks'
+# rank deaths, solver_errors' abort after a banner, fatal_ending's teardown) builds on it
+MPICH_ABORT_HEAD = r"(?<![\w.])Abort(?:\(-?\d+\)|(?= on node \d+ \(rank \d+ in comm \d+\)))"
 # MPICH's (and Intel MPI's) fatal error handler (MPIR_Handle_fatal_error): "Abort(805421327) on node 5 (rank 5 in comm
 # 0): Fatal error in PMPI_Allreduce: Other MPI error, error stack:" then the stack, innermost last ("...: OFI poll
 # failed (...:Input/output error)"); the process then exits (an exit, not a signal). "node N" is its rank in
@@ -135,8 +140,8 @@ _CALLED_ABORT = lazy_regex(r"(?:mpirun|mpiexec|prterun|orterun|prte|prun) has ex
 # record of no rank (Cray MPICH's "- Abort(N) (rank N in comm 0): ..." is its own record: _CRAY_NEW)
 _MPICH_FATAL = lazy_regex(r"Abort(?:\((?P<code>-?\d+)\))?(?: on node (?P<node>\d+)(?: \(rank (?P<rank>\d+) in comm "
                           r"(?P<comm>\d+)\))?)?: Fatal error in (?P<call>\w+): (?P<what>[^,\n]+)")
-# the same handler's and MPI_Abort's head alone, "Abort(1) on node 2" (with or without "(rank 2 in comm 0)", its
-# words cut or on no later line): MPICH's abort of that rank itself (an exit with the code, not SIGABRT); "node N" is
+# the same handler's and MPI_Abort's head alone (MPICH_ABORT_HEAD, with its code kept), "Abort(1) on node 2" (with or
+# without "(rank 2 in comm 0)", its words cut or on no later line): MPICH's abort of that rank itself (an exit with the code, not SIGABRT); "node N" is
 # its rank in MPI_COMM_WORLD (MPIR_Process.rank) whatever the communicator, not a host
 _MPICH_BARE = lazy_regex(r"(?<![\w.])Abort(?:\((?P<code>-?\d+)\)|(?= on node \d+ \(rank \d+ in comm \d+\))) "
                          r"on node (?P<node>\d+)(?!\d)(?: \(rank (?P<rank>\d+) in comm (?P<comm>\d+)\))?(?! \(rank)"

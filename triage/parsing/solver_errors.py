@@ -69,6 +69,7 @@ from collections.abc import Callable, Sequence
 from triage.lazy_regex import lazy_regex
 from triage.parsing import fatal_ending, hpc_codes, node_heap
 from triage.parsing.launchers import RankDeath
+from triage.parsing.mpi_errors import MPICH_ABORT_HEAD
 from triage.parsing.progress import (
     another_command_in,
     commands_may_fail_in,
@@ -156,7 +157,7 @@ _GEOS_RANK = lazy_regex(r"^[ \t>*`]*\*{5} Rank (?P<rank>\d{1,7}): (?P<what>[^\n]
 # the MPI runtime's record of the abort that follows a code's banner: the rank that printed it
 _ABORT_RANK = lazy_regex(r"MPI_ABORT was invoked on rank (?P<a>\d+) in communicator MPI_COMM_WORLD|"
                          r"MPI_Abort\([^()\n]*\) - process (?P<b>\d+)|"
-                         r"Abort(?:\(-?\d+\)|(?= on node \d+ \(rank \d+ in comm \d+\))) on node (?P<c>\d+)|"
+                         + MPICH_ABORT_HEAD + r" on node (?P<c>\d+)|"
                          r"stopped by process number (?P<d>\d+)|"
                          # Open MPI's record of the first process that exited non-zero ("The first process to do so
                          # was:", "Process name: [[4455,1],2]", "Exit code: 2"): its rank in MPI_COMM_WORLD

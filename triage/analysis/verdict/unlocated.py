@@ -11,6 +11,7 @@ from triage.analysis.partial import coverage_line
 from triage.analysis.ranks import rank_word
 from triage.analysis.settle import SETTLE_FIRST
 from triage.analysis.verdict import headline
+from triage.load.logs.line_events import UNFINISHED_TRACEBACK
 from triage.model import Finding, Verdict, VerdictKind
 from triage.model.evidence import EventKind, Evidence
 from triage.parsing.rendezvous import STORE_WAIT_DETAIL
@@ -21,11 +22,17 @@ _FAILURE_EVENTS = (EventKind.WATCHDOG_TIMEOUT, EventKind.NCCL_WARN, EventKind.XI
 
 def _clipped(detail: str, width: int = 160) -> str:
     """A failure's words cut to ``width``, at the end of a clause ("; ") where one ends past two thirds of it, so that a
-    sentence is not cut in a word ("... (its traceback is cut after train.py line 61 in main)")."""
+    sentence is not cut in a word ("... (its traceback is cut after train.py line 61 in main)"), past half of it."""
     if len(detail) <= width:
         return detail
-    clause = detail.rfind("; ", 2 * width // 3, width)
+    clause = detail.rfind("; ", width // 2, width)
     return detail[:clause] if clause > 0 else detail[:width]    # (no clause ends there: cut as it was)
+
+
+def _is_cut(failure: Failure) -> bool:
+    """A traceback cut by the paste (triage.load.logs.line_events.cut_traceback_words): "rank 1 raised an exception; its
+    exception line is not in this input ..."."""
+    return f" raised {UNFINISHED_TRACEBACK}" in failure.detail
 
 
 def unlocated_verdict(evidence: Evidence, failures: list[Failure],
@@ -33,9 +40,17 @@ def unlocated_verdict(evidence: Evidence, failures: list[Failure],
     """What the input shows failing, with no culprit: ``failure_unlocated`` (a timeout of no known
     rank is a hang: the rule before this one, triage.analysis.rankless)."""
     what: list[str] = []
-    if failures:
-        what.append(f"{rank_word(sorted({f.rank for f in failures}))} failed after something else did "
-                    f"({_clipped(failures[0].detail)})")
+    # (a traceback cut by the paste says it is cut and what would settle it, in its own words: nothing says it came
+    # after another failure; the others failed after something else did, which this input does not hold)
+    cut = [f for f in failures if _is_cut(f)]
+    after = [f for f in failures if not _is_cut(f)]
+    if after:
+        what.append(f"{rank_word(sorted({f.rank for f in after}))} failed after something else did "
+                    f"({_clipped(after[0].detail)})")
+    if cut:
+        more = sorted({f.rank for f in cut[1:]} - {cut[0].rank})
+        what.append(_clipped(cut[0].detail, 240)
+                    + (f"; the traceback{'s' if len(more) > 1 else ''} of {rank_word(more)} cut too" if more else ""))
     store_waits = [e for e in evidence.events if e.kind is EventKind.WATCHDOG_TIMEOUT
                    and e.detail.startswith(STORE_WAIT_DETAIL)]
     if store_waits:

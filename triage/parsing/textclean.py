@@ -93,7 +93,16 @@ _OWN_LINE = lazy_regex(r"^(?:terminate called (?:after|without)|Traceback \(most
                        r"Fatal Python error: |"
                        # Slurm's clients' own messages ("srun: error: Task launch for ...", "slurmstepd: error: ***
                        # STEP ..."): each is printed on a line of its own, never the rest of a cut one
-                       r"(?:srun|slurmstepd|sbatch|salloc): (?:error|warning|Job step|Force Terminated|Terminating)\b)")
+                       r"(?:srun|slurmstepd|sbatch|salloc): (?:error|warning|Job step|Force Terminated|Terminating)\b|"
+                       # a shell's report of a command that died of a signal, on a line of its own: bash's and dash's
+                       # "Aborted (core dumped)", "Segmentation fault", "Killed" (alone, or in a script "./run.sh: line
+                       # 3: 4242 Aborted (core dumped) ./prog"; bash's jobs.c prints the signal's description, then
+                       # " (core dumped)"), zsh's "zsh: abort (core dumped)  ./prog"
+                       r"(?:(?P<script>[^\s:]+: line \d+: +\d+ +))?(?:Aborted|Segmentation fault|Killed|Bus error|"
+                       r"Floating point exception|Illegal instruction|Terminated)(?: +\(core dumped\))?"
+                       r"(?(script)(?:\s|$)|[ \t]*$)|"
+                       r"zsh: (?:abort|segmentation fault|killed|bus error|floating point exception|illegal hardware "
+                       r"instruction|terminated)(?: \(core dumped\))?(?: |$))")
 # a box's or banner's head, a rule with words inside it ("-------------- FATAL CALLED ---------------", "==== Error
 # ====", "***** ERROR *****"): a line its writer starts afresh, never the rest of a line cut at a terminal's width
 # (WRF's 80-column "alloc_space_field: ..." then its FATAL CALLED box; a stamped line's own stamp: _logger_stamped)
@@ -499,8 +508,8 @@ _BOX_LEFT = "\u2502\u2503\u2551\u2570\u256d\u2517\u250f\u255a\u2554\u251c\u2523\
 
 
 def _continues(line: str, width: int, following: str, wrap: int | None) -> bool:
-    if not following:
-        return False
+    if not following or _OWN_LINE.match(following) is not None:
+        return False        # (a line its writer always starts afresh: a shell's "Aborted (core dumped)", a traceback)
     if (line[-1:] or " ") in _BOX_RIGHT or (following.lstrip()[:1] or " ") in _BOX_LEFT:
         return False
     if (lead := _DECORATION.match(line)) is not None and following.startswith(lead.group()):

@@ -692,6 +692,13 @@ def _check_line(line: str) -> CrashLine | None:
     inner = parse_crash_line(msg) if msg and not _GLOG_F.match(msg) else None
     if inner is not None and inner.kind in (CrashLineKind.CUDA_OOM, CrashLineKind.CUDA_ERROR, CrashLineKind.NETWORK):
         return replace(inner, text=text, signal="SIGABRT", collateral=False, thread=thread)
+    if inner is not None and inner.kind is CrashLineKind.EXCEPTION and _CUDA_SETUP_GATED.holds(msg):
+        # (a CHECK on CUDA's device selection, Caffe's "Check failed: error == cudaSuccess (46 vs. 0)  all CUDA-capable
+        # devices are busy or unavailable", TF's "... CUDA_ERROR_NO_DEVICE": CUDA's error at start-up, as its bare
+        # line is read, with its note; the abort after it is how the process ends. At glog's FATAL level it is no
+        # probe that goes on: never quoted)
+        said = f"{msg} (glog's CHECK)"[:300]     # (its place and the abort after it: the evidence's lines)
+        return replace(inner, text=said + cuda_setup_note(msg), collateral=False, quoted=False, thread=thread)
     return CrashLine(CrashLineKind.FATAL_SIGNAL, text, signal="SIGABRT", thread=thread)
 
 

@@ -94,6 +94,14 @@ BLOCK_MARKERS = ("Fatal error:", "PETSC ERROR: -", "An error occurred in line <"
 _FOAM = lazy_regex(r"^[ \t>*`]*(?:\[(?P<rank>\d{1,7})\] )?--> FOAM FATAL (?P<io>IO )?ERROR:?[ \t]*(?P<head>[^\n]*)$",
                    re.MULTILINE)
 _FOAM_PREFIX = lazy_regex(r"^[ \t]*(?:\[\d{1,7}\][ \t]*)?")
+# how the error ends the process (src/OpenFOAM/db/error/error.C): error::exit() prints "FOAM exiting" (serial: exit(1))
+# or "FOAM parallel run exiting" (Pstream::exit), error::abort() "FOAM parallel run aborting" (Pstream::abort: the MPI
+# runtime's abort, an exit), or, serial or with FOAM_ABORT set, "FOAM aborting" / "FOAM aborting (FOAM_ABORT set)",
+# printStack, then ::abort(): the process's SIGABRT (the corpus labels a program's own abort() a SIGABRT crash)
+_FOAM_ABORTING = lazy_regex(r"^[ \t>*`]*(?:\[\d{1,7}\] )?FOAM aborting(?: \(FOAM_ABORT set\))?[ \t]*$", re.MULTILINE)
+_FOAM_END = lazy_regex(r"^[ \t>*`]*(?:\[\d{1,7}\] )?(?:FOAM (?:parallel run )?(?:exiting|aborting)|--> FOAM FATAL)",
+                       re.MULTILINE)
+_FOAM_REACH = 4000      # (how far after the banner its end line may stand: the message, "From function", "in file")
 _WRF = lazy_regex(r"^[ \t>*`]*-{5,} FATAL CALLED -{5,}[ \t]*$", re.MULTILINE)
 _WRF_TASK = lazy_regex(r"^[ \t>*`]*taskid: (?P<rank>\d{1,7}) hostname: (?P<host>[\w.-]+)", re.MULTILINE)
 # GROMACS: the line alone (its message follows on the next lines), and the banner's own rank line above it
@@ -225,9 +233,12 @@ def parse_solver_errors(text: str, line_ranks: Sequence[int | None] | None = Non
             head = ""
         what = head or _lines_after(text, match.end(), skip=("---",))
         kind = "FOAM FATAL IO ERROR" if match.group("io") else "FOAM FATAL ERROR"
-        out.append(RankDeath(rank, None, None, None, None,
-                             f"OpenFOAM's {kind}: {what}"[:400] if what else f"OpenFOAM's {kind}",
-                             offset=match.start(), raised=True, mpi=rank is not None))
+        said = f"OpenFOAM's {kind}: {what}"[:330] if what else f"OpenFOAM's {kind}"
+        aborts = _foam_aborts(text, match.end())
+        if aborts:
+            said += " (then 'FOAM aborting': error::abort() ends the process with SIGABRT)"
+        out.append(RankDeath(rank, "SIGABRT" if aborts else None, None, None, None, said, offset=match.start(),
+                             raised=True, mpi=rank is not None))
     wrf_task = _last_before(_WRF_TASK, text)
     for match in finditer(_WRF, text):
         if went_on(match.end()):
@@ -551,6 +562,15 @@ def _sentences(what: str, limit: int = 300) -> str:
         return what
     end = what.rfind(". ", 0, limit)
     return what[:end + 1] if end > 0 else what[:limit]
+
+
+def _foam_aborts(text: str, end: int) -> bool:
+    """Whether OpenFOAM's fatal error banner ending at ``end`` ends with its own "FOAM aborting" (error::abort()'s
+    ::abort(), _FOAM_ABORTING), the first of its end lines after it, before another banner."""
+    if "FOAM aborting" not in text:
+        return False
+    after = _FOAM_END.search(text, end + 1, min(len(text), end + _FOAM_REACH))
+    return after is not None and _FOAM_ABORTING.match(text, after.start()) is not None
 
 
 def _lines_after(text: str, end: int, most: int = 1, stop: tuple[str, ...] = (), skip: tuple[str, ...] = (),

@@ -76,7 +76,8 @@ _SRUN_TASK = lazy_regex(r"^[ \t>*`]*srun: error: (?P<host>[\w.-]+): task (?P<ran
 # report, rules and notes of those records
 _TEARDOWN = lazy_regex(
     r"^[ \t>*`]*(?:$|srun: |slurmstepd|mpirun|mpiexec|prterun|orterun|MPI_ABORT|NOTE: |You may or may not|"
-    r"with errorcode|application called MPI_Abort|Abort\(|" + MPICH_ABORT_HEAD + r"|-{5,}|={5,}|\*{3}|#\d+ |\[[\w.-]*:\d+\]|Primary job|"
+    r"with errorcode|application called MPI_Abort|Abort\(|" + MPICH_ABORT_HEAD
+    + r"|-{5,}|={5,}|\*{3}|#\d+ |\[[\w.-]*:\d+\]|Primary job|"
     r"Aborted|Segmentation fault|Killed|Bus error|Stack trace|Backtrace|Traceback|Charm\+\+ fatal|"
     r"[-=]+ ?Processor \d+ Exiting|Reason: |exit code|Exit code|Process name:|Local host:|Job |"
     r"(?:FATAL ERROR|Fatal error|CHARM\+\+ FATAL ERROR):|\w[\w.-]* exited)")

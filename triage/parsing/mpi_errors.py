@@ -141,8 +141,8 @@ MPICH_ABORT_HEAD = r"(?<![\w.])Abort(?:\(-?\d+\)|(?= on node \d+ \(rank \d+ in c
 _MPICH_FATAL = lazy_regex(r"Abort(?:\((?P<code>-?\d+)\))?(?: on node (?P<node>\d+)(?: \(rank (?P<rank>\d+) in comm "
                           r"(?P<comm>\d+)\))?)?: Fatal error in (?P<call>\w+): (?P<what>[^,\n]+)")
 # the same handler's and MPI_Abort's head alone (MPICH_ABORT_HEAD, with its code kept), "Abort(1) on node 2" (with or
-# without "(rank 2 in comm 0)", its words cut or on no later line): MPICH's abort of that rank itself (an exit with the code, not SIGABRT); "node N" is
-# its rank in MPI_COMM_WORLD (MPIR_Process.rank) whatever the communicator, not a host
+# without "(rank 2 in comm 0)", its words cut or on no later line): MPICH's abort of that rank itself (an exit with the
+# code, not SIGABRT); "node N" is its rank in MPI_COMM_WORLD (MPIR_Process.rank) whatever the communicator, not a host
 _MPICH_BARE = lazy_regex(r"(?<![\w.])Abort(?:\((?P<code>-?\d+)\)|(?= on node \d+ \(rank \d+ in comm \d+\))) "
                          r"on node (?P<node>\d+)(?!\d)(?: \(rank (?P<rank>\d+) in comm (?P<comm>\d+)\))?(?! \(rank)"
                          r"(?!:? *(?:Fatal error|application called))")
@@ -168,21 +168,24 @@ _TRACEBACK_HANDLER = lazy_regex(r"MPI traceback error handler called by rank:\s*
 # that quotes the words has no such line)
 _MPICH_RANKLESS = lazy_regex(r"^(?P<prefix>[^\n]*?)(?:Fatal error in (?P<call>(?:P?MPI|internal)_\w+)|"
                              r"mpi4py\.MPI\.Exception): (?P<what>[^,\n]+), error stack:[ \t]*$", re.MULTILINE)
-# Cray MPICH's older record, "Rank 3 [Sat Nov 28 07:00:04 2026] [c0-0c1s2n3] Fatal error in PMPI_Allreduce: ...", at a
+# Cray MPICH's older record, "Rank 3 [Sat Nov 28 07:00:04 2026] [c0-0c1s2n3] Fatal error in PMPI_Allreduce: ..." (or
+# the rank's MPI_Abort: "Rank 0 [Thu Nov 14 16:18:20 2019] [c0-0c0s2n0] application called MPI_Abort(MPI_COMM_WORLD,
+# 10) - process 0", its code and its node with it; MPICH 4's "internal_X" names as PMPI_X), at a
 # line's start or after a launcher's or a timestamp's prefix (no quote mark or word before "Rank": a sentence that
 # quotes it is no record); in MPI_Init, before the process has a rank, without "Rank N " (a record of no rank: at a
 # line's start, or after srun's "N: " or Open MPI's "[J,N]<stderr>:" tag)
 _CRAY_OLD = lazy_regex(r"^(?:[^\n\"'`\u201c]{0,80}?(?<![\w\"'`])Rank (?P<rank>\d+) |"
                        r"[ \t]*(?:\d+: |\[\d+,\d+\]<std(?:out|err)>:[ \t]*)?)"
                        r"\[(?P<date>[A-Z][a-z]{2} [^\]\n]{0,40}?\d:\d\d[^\]\n]{0,20})\] "
-                       r"\[(?P<host>[A-Za-z0-9][\w.-]*)\] Fatal error in (?P<call>P?MPI_\w+): (?P<what>[^,\n]+)",
-                       re.MULTILINE)
+                       r"\[(?P<host>[A-Za-z0-9][\w.-]*)\] (?:Fatal error in (?P<call>(?:P?MPI|internal)_\w+): "
+                       r"(?P<what>[^,\n]+)|application called MPI_Abort\((?P<comm>[^,()\n]+), (?P<acode>-?\d+)\) - "
+                       r"process \d+)", re.MULTILINE)
 # Cray MPICH's newer record: "MPICH ERROR [Rank 0] [job id 2853270.0] [Fri Dec 13 13:41:36 2024] [frontier05084] -
 # Abort(2665871) (rank 0 in comm 0): <message>" (between the date and the node, "[unknown]" where the job id is not
 # known)
 _CRAY_NEW = lazy_regex(r"^[^\n\"'`\u201c]{0,80}?MPICH ERROR \[Rank (?P<rank>\d+)\] \[job id[^\]\n]{0,60}\] "
                        r"\[[^\]\n]{0,60}\](?: \[unknown\])? \[(?P<host>[A-Za-z0-9][\w.-]*)\] - Abort\((?P<code>-?\d+)\)"
-                       r"(?: \(rank \d+ in comm \d+\))?: (?:Fatal error in (?P<call>P?MPI_\w+): "
+                       r"(?: \(rank \d+ in comm \d+\))?: (?:Fatal error in (?P<call>(?:P?MPI|internal)_\w+): "
                        r"(?P<what>[^,\n]+)[^\n]*?|(?P<msg>[^\n]*?))[ \t]*$", re.MULTILINE)
 # mpi4jax's abort line (see the module's text): at a line's start (its "rN | " head optional: a reporter may quote it
 # without), the call, its error code, the MPI library's error string (a Python bytes repr, b'...', its closing quote
@@ -436,8 +439,13 @@ def _cray(text: str) -> list[MpiError]:
         if went_on_after(text, match.end()):
             continue                # quoted in a note, or an earlier attempt's: the job went on after it
         call = match.group("call")
-        if call is None and "application called MPI_Abort(" in match.group("msg"):
-            what = f"called MPI_Abort (Cray MPICH then ends the job): {match.group('msg').strip()}"
+        said = match.groupdict().get("msg") or ""
+        called = _MPICH_ABORT.search(said) if "application called MPI_Abort(" in said else None
+        if call is None and (match.groupdict().get("acode") is not None or called is not None):
+            # (the rank's own MPI_Abort: told as every MPI_Abort record is, ABORT_TEXT, with its code and node)
+            comm, code = (called.group("comm"), called.group("code")) if called is not None else (
+                match.group("comm"), match.group("acode"))
+            what = f"{ABORT_TEXT}{comm} with errorcode {code} (Cray MPICH then ends the job)"
         elif call is None:
             what = (f"aborted with errorcode {match.group('code')}: {match.group('msg').strip() or 'no message'} "
                     f"(Cray MPICH's abort of this rank)")

@@ -93,7 +93,7 @@ MARKERS = ("An error occurred in MPI_", "MPI_ABORT was invoked", "exiting improp
            "was invoked.", "Local abort ", "called MPI_Abort(", "job aborted, but has no info",
            "Fatal error in ", ") on node ", "Abort on node ", "error handler called by rank", "failed to TCP connect",
            "error stack:", "[ch3:sock]", "MPICH ERROR [Rank ", " returned error code ", "is aborting with error code",
-           "plexec ", "_init failed for some reason", "Attempting to use an MPI routine")
+           "plexec ", "_init failed for some reason", "Attempting to use an MPI routine", "internal ABORT - process ")
 # the words of an MPI start-up that failed before any rank ran (Open MPI's direct-launch box, its Slurm PMI
 # component's own line): the job's end, printed where nothing follows, so a large log's tail (read whole) holds them;
 # no needles of its large-log pass (tests/load/test_large_log_markers.py: the pass's cost steps up past 238)
@@ -195,6 +195,17 @@ _MPI4JAX = lazy_regex(r"^[ \t>]*(?:\[\d+,(?P<tag>\d+)\]<std(?:out|err)>:[ \t]*|"
                       r"\[[^\]\n]{1,60}\](?:<std(?:out|err)>)?:?[ \t]*)*(?:r(?P<rank>\d+) \| )?"
                       r"(?P<call>MPI_[A-Z][a-z]\w*) returned error code (?P<code>-?\d+)"
                       r"(?::[ \t]*(?P<why>[^\n]*?))?(?P<abort>[ \t]+-[ \t]+aborting)?[ \t]*$", re.MULTILINE)
+# MPICH's own assertion (MPIR_Assert_fail: "Assertion failed in file ../src/mpi/coll/helper_fns.c at line 107: FALSE",
+# MPIR_Assert_fail_fmt's message on the next line, "memcpy argument memory ranges overlap, dst_=0x... src_=0x...
+# len_=8000000"; a build with backtraces prints its frames after them), then MPID_Abort(NULL, MPI_SUCCESS, 1, NULL)'s
+# "internal ABORT - process 0" (ch3's mpid_abort.c: the message, then PMI_Abort and exit with the code: an exit, not a
+# signal): that rank's MPI error, which MPICH's own check found (in the arguments it was given, or its own state)
+_MPICH_ASSERT = lazy_regex(r"^[ \t>*`]*(?:\[\d+\][ \t]*|\d+: )?Assertion failed in file (?P<file>[^\s:]+) at line "
+                           r"(?P<line>\d+): (?P<expr>[^\n]*?)[ \t]*$", re.MULTILINE)
+_INTERNAL_ABORT = lazy_regex(r"^[ \t>*`]*(?:\[\d+\][ \t]*|\d+: )?internal ABORT - process (?P<rank>-?\d+)\b",
+                             re.MULTILINE)
+_ASSERT_MESSAGE = lazy_regex(r"^[ \t>*`]*(?:\[\d+\][ \t]*|\d+: )?(?P<msg>[A-Za-z][^\n]*?)[ \t]*$", re.MULTILINE)
+_ASSERT_REACH = 4000     # (how far "internal ABORT" may stand after the assertion: a backtrace's frames between)
 # Fujitsu MPI's plexec line of a rank that aborted (at a line's start or after a prefix of no quote mark)
 _PLEXEC_ABORTED = lazy_regex(r"^[^\n\"'`\u201c]{0,60}?\[(?:WARN|ERR\.?)\] PLE (?P<code>\d{4}) plexec "
                              r"One of MPI processes was aborted\.\(rank=(?P<rank>\d+)\)", re.MULTILINE)
@@ -319,6 +330,7 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
                                 f"(MPICH then ends the job): {_line(text, match)}", match.start(), first=True))
     out += _outside(text)
     out += _mpich_outside(text)
+    out += _mpich_assert(text)
     out += _rte_init(text)
     out += _direct_launch(text)
     for match in _MPICH_FATAL.finditer(text):
@@ -460,6 +472,27 @@ def _cray(text: str) -> list[MpiError]:
             continue
         out.append(MpiError(_int(match.group("rank")), match.group("host"), None, f"{what}: {_line(text, match)}",
                             match.start(), first=True))
+    return out
+
+
+def _mpich_assert(text: str) -> list[MpiError]:
+    """MPICH's own assertion and the MPID_Abort that follows it (_MPICH_ASSERT): the rank "internal ABORT - process N"
+    names raised an MPI error, what MPICH's check found (its message line, where one follows the assertion)."""
+    out: list[MpiError] = []
+    if "Assertion failed in file " not in text:
+        return out
+    for match in _MPICH_ASSERT.finditer(text):
+        abort = _INTERNAL_ABORT.search(text, match.end(), min(len(text), match.end() + _ASSERT_REACH))
+        if abort is None or went_on_after(text, abort.end()):
+            continue
+        nxt = _ASSERT_MESSAGE.match(text, match.end() + 1) if match.end() < len(text) else None
+        said = f": {nxt.group('msg')[:200]}" if nxt is not None and nxt.start() < abort.start() \
+            and "[0x" not in nxt.group("msg") else ""      # (a backtrace's frame is no message)
+        rank = int(abort.group("rank"))
+        out.append(MpiError(rank if rank >= 0 else None, None, None,
+                            f"MPICH's own check failed ({match.group('file')}:{match.group('line')}: "
+                            f"{match.group('expr')[:120]}){said}; MPID_Abort ends the process (an exit, not a signal): "
+                            f"{_line(text, abort)}", match.start(), first=True))
     return out
 
 

@@ -1,8 +1,8 @@
 """Session 56 (fix56c item 7): a traceback cut by the paste, with nothing else failing, says it is cut and what would
 settle it ("rank 1 raised an exception; its exception line is not in this input (its traceback is cut after train.py
-line 61 in main); the lines after that frame would settle which exception it was"), never "rank 1 failed after
-something else did": nothing in the input says another failure came first (triage.analysis.verdict.unlocated). A
-failure the input calls a consequence keeps "after something else did"."""
+line 61 in main); ...: rank 1's own output past its traceback's last frame would settle which exception it was"),
+never "rank 1 failed after something else did": nothing in the input says another failure came first
+(triage.analysis.verdict.unlocated). A failure the input calls a consequence keeps "after something else did"."""
 
 from __future__ import annotations
 
@@ -25,7 +25,10 @@ def test_one_ranks_cut_traceback_says_it_is_cut() -> None:
     summary = report.verdict.summary
     assert "after something else" not in summary, summary
     assert "rank 1 raised an exception; its exception line is not in this input (its traceback is cut after " \
-           "train.py line 61 in main); the lines after that frame would settle which exception it was" in summary
+           "train.py line 61 in main); this input holds" in summary, summary
+    assert summary.endswith(": rank 1's own output past its traceback's last frame would settle which exception it "
+                            "was"), summary
+    assert summary.count("would settle") == 1, summary
 
 
 def test_several_ranks_cut_tracebacks_name_the_others() -> None:
@@ -33,6 +36,8 @@ def test_several_ranks_cut_tracebacks_name_the_others() -> None:
     summary = report.verdict.summary
     assert "after something else" not in summary and "rank 2 raised an exception;" in summary, summary
     assert "the traceback of rank 5 cut too" in summary, summary
+    assert summary.endswith(": every rank's own output past its traceback's last frame would settle which exception "
+                            "it was"), summary
 
 
 def test_a_consequence_keeps_after_something_else() -> None:
@@ -46,6 +51,7 @@ def test_a_consequence_keeps_after_something_else() -> None:
     assert "rank 0 failed after something else did (rank 0 hit a network error" in summary, summary
     assert "rank 1 raised an exception; its exception line is not in this input" in summary, summary
     assert "rank 1 failed after" not in summary and "ranks 0,1" not in summary.split(";")[0]
+    assert summary.count("would settle") == 1 and "the log of the rank that failed first" in summary, summary
 
 
 def test_opennmt_tf_985_says_it_is_cut_and_no_more() -> None:

@@ -35,6 +35,14 @@ def _is_cut(failure: Failure) -> bool:
     return f" raised {UNFINISHED_TRACEBACK}" in failure.detail
 
 
+def _without_settle(detail: str) -> str:
+    """A cut traceback's words without their own "...; the lines after that frame would settle which exception it was"
+    (the verdict says once, at its end, what would settle it)."""
+    at = detail.find(" would settle which exception it was")
+    clause = detail.rfind("; ", 0, at) if at > 0 else -1
+    return detail[:clause] if clause > 0 else detail
+
+
 def unlocated_verdict(evidence: Evidence, failures: list[Failure],
                       cov: Mapping[str, object]) -> tuple[Verdict, Finding] | None:
     """What the input shows failing, with no culprit: ``failure_unlocated`` (a timeout of no known
@@ -49,7 +57,7 @@ def unlocated_verdict(evidence: Evidence, failures: list[Failure],
                     f"({_clipped(after[0].detail)})")
     if cut:
         more = sorted({f.rank for f in cut[1:]} - {cut[0].rank})
-        what.append(_clipped(cut[0].detail, 240)
+        what.append(_clipped(_without_settle(cut[0].detail), 240)
                     + (f"; the traceback{'s' if len(more) > 1 else ''} of {rank_word(more)} cut too" if more else ""))
     store_waits = [e for e in evidence.events if e.kind is EventKind.WATCHDOG_TIMEOUT
                    and e.detail.startswith(STORE_WAIT_DETAIL)]
@@ -68,7 +76,12 @@ def unlocated_verdict(evidence: Evidence, failures: list[Failure],
         what.append("collective mismatch errors")
     if not what:
         return None
-    body = f"{'; '.join(what)}; {coverage_line(cov)}: {SETTLE_FIRST}"
+    settle = SETTLE_FIRST
+    if cut and len(what) == 1:      # (the cut tracebacks alone: the rest of them settles it)
+        ranks_cut = sorted({f.rank for f in cut})
+        whose = f"rank {ranks_cut[0]}'s" if len(ranks_cut) == 1 else "every rank's"
+        settle = f"{whose} own output past its traceback's last frame would settle which exception it was"
+    body = f"{'; '.join(what)}; {coverage_line(cov)}: {settle}"
     ranks = tuple(sorted({f.rank for f in failures}))
     return (headline.verdict(VerdictKind.FAILURE_UNLOCATED, body),
             Finding(VerdictKind.FAILURE_UNLOCATED.value, ranks, body, root_cause=True))

@@ -117,3 +117,38 @@ def test_a_pod_no_later_pod_of_its_job_completed_after_stays_the_failure(failed:
                                                                           tmp_path: Path) -> None:
     verdict = failure_verdict(_JOB_PODS.format(failed=failed, why="Error", done=done, age=age), tmp_path)
     assert failed in verdict["summary"], verdict
+
+
+# Open MPI's direct-launch box (fix56a), then srun's records of the tasks' exit codes: MPI_Init failed in every task
+# before any had a rank, and srun's records are that failure's end, no task's own
+_DIRECT = ("[node01:12345] PMI_Get_clique_size [pmix_s1.c:281:s1_init]: Operation failed\n"
+           "--------------------------------------------------------------------------\n"
+           "The application appears to have been direct launched using \"srun\",\n"
+           "but OMPI was not built with {what} support. This usually happens\n"
+           "when OMPI was not configured --with-slurm and we weren't able\n"
+           "to discover a SLURM installation in the usual places.\n"
+           "--------------------------------------------------------------------------\n"
+           "*** An error occurred in MPI_Init\n*** on a NULL communicator\n"
+           "*** MPI_ERRORS_ARE_FATAL (processes in this communicator will now abort,\n"
+           "***    and potentially your MPI job)\n"
+           "srun: error: node01: {tasks}: Exited with exit code 1\n")
+
+
+@pytest.mark.parametrize("what", ["SLURM", "SLURM's PMI"])
+@pytest.mark.parametrize("tasks", ["task 0", "tasks 0-3"])
+def test_srun_exit_records_after_open_mpis_direct_launch_box_name_no_rank(what: str, tasks: str,
+                                                                          tmp_path: Path) -> None:
+    verdict = failure_verdict(_DIRECT.format(what=what, tasks=tasks), tmp_path)
+    assert verdict["kind"] == "exception" and verdict["culprit_ranks"] == [], verdict
+    assert "before any rank ran" in verdict["summary"], verdict
+
+
+def test_srun_records_without_the_box_still_name_their_tasks(tmp_path: Path) -> None:
+    verdict = failure_verdict("step 10\nsrun: error: node01: task 2: Exited with exit code 1\n", tmp_path)
+    assert verdict["culprit_ranks"] == [2], verdict
+
+
+def test_spacks_direct_launch_stays_no_rank(tmp_path: Path) -> None:
+    log = (REPO / "tests/realworld/cases/spack__spack__22086/log.txt").read_text(encoding="utf-8")
+    verdict = failure_verdict(log, tmp_path)
+    assert verdict["kind"] == "exception" and verdict["culprit_ranks"] == [], verdict

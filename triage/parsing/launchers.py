@@ -178,6 +178,22 @@ SRUN_KILLED = lazy_regex(r"srun: error: (?:(?P<host>[\w.-]+): )?tasks? (?P<tasks
                          r"Memory)\b")
 
 
+# Open MPI's box of a program a resource manager's launcher started directly that Open MPI was not built for (help-ess-*
+# .txt: "The application appears to have been direct launched using \"srun\",\nbut OMPI was not built with SLURM's
+# PMI support ..." / "... with SLURM support"; triage.parsing.mpi_errors reads it): MPI_Init fails in every task, before
+# any has a rank, and srun's records of the tasks' exit codes after it are that failure's end, no task's own
+_OMPI_DIRECT_LAUNCH = lazy_regex(r"The application appears to have been direct launched using\s+\"[\w.-]+\",\s+"
+                                 r"but OMPI was not built with")
+
+
+def ompi_direct_launch_at(text: str) -> int:
+    """Where Open MPI's direct-launch box (above) stands in ``text``, else -1."""
+    if "direct launched" not in text:
+        return -1
+    match = _OMPI_DIRECT_LAUNCH.search(text)
+    return match.start() if match is not None else -1
+
+
 def slurm_memory_kill_of_several(text: str) -> int:
     """Where slurmstepd's kill of the step over its memory limit (SLURM_MEMORY) or its word that the cgroup's OOM
     handler killed processes of the step (_SLURM_OOM) stands, where srun's records after it name more than one task

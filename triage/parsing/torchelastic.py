@@ -13,7 +13,7 @@ from typing import Any
 
 from triage.lazy_regex import lazy_regex
 from triage.parsing import windows_status
-from triage.parsing.launchers import fortran_signals, slurm_memory_kill_of_several
+from triage.parsing.launchers import fortran_signals, ompi_direct_launch_at, slurm_memory_kill_of_several
 from triage.parsing.log_prefix import split_rank_prefix
 
 
@@ -400,6 +400,7 @@ def _srun_failures(text: str) -> list[LauncherFailure]:
     failures: list[LauncherFailure] = []
     cancelled = text.find("CANCELLED AT")
     killed = slurm_memory_kill_of_several(text)
+    direct = ompi_direct_launch_at(text)
     # (Intel Fortran's runtime ends the process with its message's number: srun's "task 7: Exited with exit code 174"
     # beside "forrtl: severe (174): SIGSEGV, segmentation fault occurred" is task 7's segfault)
     fortran = fortran_signals(text) if "srun: error:" in text else {}
@@ -408,6 +409,8 @@ def _srun_failures(text: str) -> list[LauncherFailure]:
             break
         if 0 <= killed < match.start() and match.group("what") in ("Killed", "Out Of Memory"):
             continue        # (the step's tasks slurmstepd's memory kill ended: that kill is the failure, of no task)
+        if 0 <= direct < match.start() and match.group("code") is not None:
+            continue        # (tasks whose MPI_Init failed under Open MPI's direct-launch box: its failure, of no task)
         tasks: list[int] = []
         for part in match.group("tasks").split(","):
             low, _, high = part.partition("-")

@@ -54,6 +54,9 @@ def test_a_sigkill_off_kubernetes_keeps_the_kernels_log(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("text", "platform"), [
     ("\n".join(MANUAL_EVICTED), "htcondor"),
     ("$ condor_q -hold 4242\n", "htcondor"),
+    ("1050981.0   dbrown         11/7  23:48 Job in status 2 put on hold by SYSTEM_PERIODIC_HOLD due to memory "
+     "usage 3000000.\n", "htcondor"),
+    ("The meeting was put on hold by the chair.\n", None),
     (_DESCRIBE, "kubernetes"),
     ("Warning  BackOff  kubelet  Back-off restarting failed container\n", "kubernetes"),
     ("20/01/10 INFO ExecutorPodsAllocator: Going to request 1 executors from Kubernetes.\n", "kubernetes"),
@@ -71,8 +74,9 @@ def test_an_htcondor_jobs_shadow_exception_gets_condors_advice(tmp_path: Path) -
     assert not any("torchrun" in step for step in steps) and "as the job's executable" in steps[-1], steps
 
 
-def test_galaxys_job_held_over_its_memory_gets_condors_memory_advice(tmp_path: Path) -> None:
-    text = (CASES / "usegalaxy-eu__infrastructure-playbook__533" / "log.txt").read_text(encoding="utf-8")
+@pytest.mark.parametrize("case", ["usegalaxy-eu__infrastructure-playbook__533", "gwastro__1-ogc__2"])
+def test_a_job_held_over_its_memory_gets_condors_memory_advice(case: str, tmp_path: Path) -> None:
+    text = (CASES / case / "log.txt").read_text(encoding="utf-8")
     _code, out = report_log(text, tmp_path)
     steps = out["next_steps"]
     assert "request_memory" in steps[0] and CONDOR_STEP in steps and not any("torchrun" in s for s in steps), steps

@@ -54,8 +54,8 @@ def test_a_sigkill_off_kubernetes_keeps_the_kernels_log(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("text", "platform"), [
     ("\n".join(MANUAL_EVICTED), "htcondor"),
     ("$ condor_q -hold 4242\n", "htcondor"),
-    ("1050981.0   dbrown         11/7  23:48 Job in status 2 put on hold by SYSTEM_PERIODIC_HOLD due to memory "
-     "usage 3000000.\n", "htcondor"),
+    (("1050981.0   dbrown         11/7  23:48 Job in status 2 put on hold by SYSTEM_PERIODIC_HOLD due to memory "
+      "usage 3000000.\n"), "htcondor"),
     ("The meeting was put on hold by the chair.\n", None),
     (_DESCRIBE, "kubernetes"),
     ("Warning  BackOff  kubelet  Back-off restarting failed container\n", "kubernetes"),

@@ -152,3 +152,25 @@ def test_spacks_direct_launch_stays_no_rank(tmp_path: Path) -> None:
     log = (REPO / "tests/realworld/cases/spack__spack__22086/log.txt").read_text(encoding="utf-8")
     verdict = failure_verdict(log, tmp_path)
     assert verdict["kind"] == "exception" and verdict["culprit_ranks"] == [], verdict
+
+
+# kubectl get all: the Job's own row with all its completions (COMPLETIONS 1/1) beside its pods, one Error and one
+# Completed of the same age: the Job succeeded, its failed pod one it got over
+_GET_ALL = ("NAME                                    READY   STATUS      RESTARTS   AGE\n"
+            "pod/etl-job-28f7k                       0/1     Completed   0          3h\n"
+            "pod/etl-job-zx9pl                       0/1     Error       0          3h\n"
+            "pod/web-6d5f7c9b8-x2kq                  1/1     Running     0          3h\n\n"
+            "NAME                {status}COMPLETIONS   DURATION   AGE\n"
+            "job.batch/etl-job   {complete}{done}/1           4m         3h\n")
+
+
+@pytest.mark.parametrize("status", ["", "Complete   "])
+def test_a_jobs_pod_of_a_job_that_completed_is_no_failure(status: str, tmp_path: Path) -> None:
+    text = _GET_ALL.format(status="STATUS     " if status else "", complete=status, done=1)
+    code, got = report_log(text, tmp_path)
+    assert code != 1, got.get("verdict")
+
+
+def test_a_jobs_pod_of_a_job_not_complete_stays_the_failure(tmp_path: Path) -> None:
+    verdict = failure_verdict(_GET_ALL.format(status="", complete="", done=0), tmp_path)
+    assert "etl-job-zx9pl" in verdict["summary"], verdict

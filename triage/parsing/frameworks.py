@@ -490,6 +490,11 @@ _K8S_SHORT_ROW = lazy_regex(_K8S_NS + _K8S_KIND + r"(?P<pod>[a-z0-9][\w.-]*)\s+\
 _K8S_AGED_ROW = lazy_regex(_K8S_NS + _K8S_KIND + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?P<status>[A-Z][\w:]*)\s+\d+"
                            r"(?:\s+\([^)\n]*\))?\s+(?P<age>(?:\d+[ydhms])+)[ \t]*$", re.MULTILINE)
 _K8S_JOB_POD = lazy_regex(r"(?P<job>[a-z0-9][\w.-]*)-[bcdfghjklmnpqrstvwxz2456789]{5}")
+# kubectl get jobs' (and get all's) row of a Job all of whose completions it asked for succeeded: "etl-job   1/1   4m
+# 3h", "job.batch/etl-job   1/1   4m   3h", kubectl 1.28's "etl-job   Complete   1/1   4m   3h" (NAME, [STATUS,]
+# COMPLETIONS, DURATION, AGE)
+_K8S_JOB_COMPLETE_ROW = lazy_regex(_K8S_NS + r"(?:job\.batch/)?(?P<job>[a-z0-9][\w.-]*)\s+(?:Complete\s+)?"
+                                   r"(?P<done>\d+)/(?P=done)\s+(?:\d+[ydhms])+\s+(?:\d+[ydhms])+[ \t]*$", re.MULTILINE)
 _K8S_AGE_UNIT = {"y": 31_536_000, "d": 86_400, "h": 3_600, "m": 60, "s": 1}
 _K8S_SHORT_FAILED = frozenset(f"{init}{why}" for init in ("", "Init:")
                               for why in ("OOMKilled", "Error", "CrashLoopBackOff"))
@@ -1619,14 +1624,17 @@ def _succeeded_pods(text: str) -> frozenset[str]:
 def _job_pods_retried(text: str) -> set[str]:
     """A Job's pods that failed (Error, OOMKilled, CrashLoopBackOff) where kubectl lists a pod of the same Job created
     after it (a smaller AGE) Completed: the Job controller's next pod (backoffLimit) ended well, a failure the Job got
-    over. Not a pod of another Job (a CronJob's runs are Jobs of their own names), nor one as old as the failed pod."""
-    if "Completed" not in text and "Succeeded" not in text:
+    over; or where kubectl lists the Job itself with all its completions (_K8S_JOB_COMPLETE_ROW: the Job succeeded).
+    Not a pod of another Job (a CronJob's runs are Jobs of their own names), nor one as old as the failed pod."""
+    complete = {m.group("job") for m in _K8S_JOB_COMPLETE_ROW.finditer(text) if int(m.group("done"))} \
+        if "/" in text else set()
+    if "Completed" not in text and "Succeeded" not in text and not complete:
         return set()
     rows = [(job.group("job"), m.group("pod"), m.group("status"), _age_seconds(m.group("age")))
             for m in _K8S_AGED_ROW.finditer(text) if (job := _K8S_JOB_POD.fullmatch(m.group("pod"))) is not None]
     done = [(job, age) for job, _pod, status, age in rows if status in ("Completed", "Succeeded")]
     return {pod for job, pod, status, age in rows if status in _K8S_SHORT_FAILED
-            and any(other == job and later < age for other, later in done)}
+            and (job in complete or any(other == job and later < age for other, later in done))}
 
 
 def _age_seconds(age: str) -> int:

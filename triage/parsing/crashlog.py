@@ -657,11 +657,15 @@ def glog_fatal_head(text: str) -> bool:
 # argparse's exit on a bad command line, of a launcher (torch.distributed's "launch.py: error: argument
 # --nproc_per_node: invalid int value: ''") or of the program it starts: "PROG: error: argument X: ...", "... the
 # following arguments are required: ...", "... invalid choice: ..." (exit code 2; the launcher's own starts no
-# process). "unrecognized arguments" is read with the launcher's argv (torchelastic.py), Slurm's "srun: error: ..." is
+# process). argparse's other refusals: "unrecognized arguments: X" (a mistyped option, "launch.py: error: unrecognized
+# arguments: --master_porp=8890"), "ambiguous option: X could match ...", "one of the arguments X Y is required",
+# "argument X: expected one argument". The refusal of the --local-rank argument a launcher passes is read with the
+# launcher's argv (torchelastic.py: it names each local rank), so it is not taken here; Slurm's "srun: error: ..." is
 # no argparse line.
 _ARGPARSE_ERROR = lazy_regex(r"^(?P<prog>(?!srun\b|salloc\b|sbatch\b)[\w.-]{1,80}): error: "
                              r"(?:argument [-\w/ ,]{1,80}: |the following arguments are required: |"
-                             r"argument [-\w/ ,]{1,80}: invalid choice: )\S")
+                             r"argument [-\w/ ,]{1,80}: invalid choice: |unrecognized arguments: (?!.*--local[_-]rank)|"
+                             r"ambiguous option: |one of the arguments (?=.{1,200} is required))\S")
 # dmlc-core's logging (MXNet, XGBoost, ps-lite and BytePS): "[05:05:29] byteps/server/server.cc:52: Check failed:
 # updates.merged.tensor init ..." (its LogMessageFatal, often behind the wrapper's own "[time] .../dmlc/logging.h:276: "
 # head), then "Stack trace returned 9 entries:": a failed CHECK that ends the process (an uncaught dmlc::Error, or

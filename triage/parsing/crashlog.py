@@ -266,9 +266,10 @@ _FATAL = lazy_regex(
     r"(?:received|caught|got) signal:? (?:\d{1,2} \()?(?P<signame>SIG[A-Z]+)|"
     # Intel Fortran's runtime, which ends the process: "forrtl: severe (174): SIGSEGV, segmentation fault occurred",
     # "forrtl: error (78): process killed (SIGTERM)", "forrtl: error (75): floating point exception", "forrtl:
-    # error (65): floating invalid", "forrtl: severe (168): Program Exception - illegal instruction"
+    # error (65): floating invalid", "forrtl: severe (168): Program Exception - illegal instruction", "forrtl: error
+    # (76): Abort trap signal" (its handler's word for SIGABRT: an abort() in the process, a failed assert's)
     r"^forrtl: (?:severe|error) \(\d+\): (?:(?P<forsig>SIG[A-Z]+)\b|[^(]*\((?P<forparen>SIG[A-Z]+)\)|"
-    r"(?P<forfpe>floating )|.*?(?P<forill>illegal instruction))|"
+    r"(?P<forfpe>floating )|.*?(?P<forill>illegal instruction)|(?P<forabrt>Abort trap signal))|"
     # Cray ALPS's record of an application's end under aprun: "Application 10036118 exit signals: Killed"
     r"^Application \d+ exit signals: (?P<alps>[A-Z][a-z]+(?: [a-z]+)*)|"
     # UCX's handler: "[host:3039 :0:3095] Caught signal 7 (Bus error: nonexistent physical address)"
@@ -797,7 +798,8 @@ def _fatal_line(text: str, fatal: re.Match[str], collateral: bool) -> CrashLine 
                          collateral=collateral, quoted=True)
     sig = (fatal.group("glogsig") or fatal.group("signame") or fatal.group("sigtorch") or fatal.group("c10sig")
            or fatal.group("forsig") or fatal.group("forparen") or fatal.group("abslsig")
-           or ("SIGFPE" if fatal.group("forfpe") else "SIGILL" if fatal.group("forill") else None)
+           or ("SIGFPE" if fatal.group("forfpe") else "SIGILL" if fatal.group("forill")
+               else "SIGABRT" if fatal.group("forabrt") else None)
            or _STRSIGNAL.get(fatal.group("alps") or "")
            or _SIGNUMS.get(fatal.group("signum") or fatal.group("exitsig") or fatal.group("ucxnum")
                            or fatal.group("julianum")

@@ -80,7 +80,7 @@ _TEARDOWN = lazy_regex(
     + r"|-{5,}|={5,}|\*{3}|#\d+ |\[[\w.-]*:\d+\]|Primary job|"
     r"Aborted|Segmentation fault|Killed|Bus error|Stack trace|Backtrace|Traceback|Charm\+\+ fatal|"
     r"[-=]+ ?Processor \d+ Exiting|Reason: |exit code|Exit code|Process name:|Local host:|Job |"
-    r"(?:FATAL ERROR|Fatal error|CHARM\+\+ FATAL ERROR):|\w[\w.-]* exited)")
+    r"(?:FATAL ERROR|Fatal error|CHARM\+\+ FATAL ERROR):|\w[\w.-]* exited|forrtl: (?:severe|error) \(\d+\): )")
 # a record after it that the process, or the step that ran it, ended well (an exit code or status 0: "Process finished
 # with exit code 0", "exited with code 0", "Exit code: 0", "exit status 0"; a job or step that completed, finished or
 # succeeded, with no word of a failure on its line: "Step 3 completed", LSF's "Successfully completed."; never a

@@ -172,6 +172,27 @@ _SLURM_OOM = lazy_regex(r"slurmstepd(?:-[\w.-]+)?: error: Detected \d+ oom[-_]ki
 _ALPS_OOM = lazy_regex(r"^[ \t]*\[NID (?P<nid>\d+)\] [^\n]*?\bApid \d+: OOM killer terminated this process",
                        re.MULTILINE)
 _SRUN_TASK = lazy_regex(r"srun: error: (?:\S+: )?tasks? \d")
+# slurmstepd's word at a step's end that its memory cgroup touched the limit at some point ("slurmstepd: error: Exceeded
+# step memory limit at some point.", "... Exceeded job memory limit at some point."; task/cgroup's count of the times
+# the cgroup hit its limit, page cache included): no process need have been killed (a kill is told by "Detected N
+# oom-kill event(s)", slurmstepd's "exceeded memory limit (...), being killed", a task's Killed record, an exit code)
+_SLURM_TOUCHED = lazy_regex(r"Exceeded (?:step|job) memory limit at some point")
+SLURM_TOUCHED_NOTE = ("slurmstepd's word that the step's memory touched its limit at some point, after the run said it "
+                      "ended well (the cgroup's count, page cache included: no kill is told)")
+_ENDED_BEFORE = 40       # (the lines before slurmstepd's word the run's word that it ended well is read in)
+
+
+def slurm_memory_touched_after_its_end(text: str, at: int) -> bool:
+    """The line at offset ``at`` of ``text`` is slurmstepd's word that the step's memory touched its limit at some point
+    (_SLURM_TOUCHED), after the run's own word, in the lines before it, that it ended well: the step's accounting at
+    its end, no failure of the run (where a process was killed, the kill's own records tell it)."""
+    end = text.find("\n", at)
+    if _SLURM_TOUCHED.search(text, at, end if end >= 0 else len(text)) is None:
+        return False
+    before = text[:at].rstrip("\n").split("\n")[-_ENDED_BEFORE:]
+    return any(says_it_ended(line) for line in before)
+
+
 # srun's record of a task killed ("srun: error: falkor7: task 0: Killed", after slurmstepd's memory kill and the
 # step's cancellation; "... task 0: Out Of Memory" where the cgroup's OOM handler killed it; a line may lack the host)
 SRUN_KILLED = lazy_regex(r"srun: error: (?:(?P<host>[\w.-]+): )?tasks? (?P<tasks>[\d,-]+): (?P<what>Killed|Out Of "

@@ -101,6 +101,7 @@ from triage.parsing.launch_failure import (
     worker_start_failure,
 )
 from triage.parsing.launcher_kind import agent_stopped_pids, launcher_of, launcher_shown
+from triage.parsing.launchers import SLURM_TOUCHED_NOTE, slurm_memory_touched_after_its_end
 from triage.parsing.log_owners import LineOwner, attribute_lines
 from triage.parsing.log_prefix import without_pod_tag
 from triage.parsing.named_failure import named_failure
@@ -589,6 +590,12 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         scan.went_on.extend(condor_passed_note(text, unread.text) for order, unread, _, _ in scan.unread
                             if order in passed)
         scan.unread = [item for item in scan.unread if item[0] not in passed]
+    if scan.unread and scan.unread[-1][0] >= base and "at some point" in text and (
+            touched := _unread_where(owners, base, scan, slurm_memory_touched_after_its_end)):
+        # (slurmstepd's word that the step's memory touched its limit, after the run said it ended well: a note)
+        scan.went_on.extend(f"{SLURM_TOUCHED_NOTE}: {unread.text[:160]}" for order, unread, _, _ in scan.unread
+                            if order in touched)
+        scan.unread = [item for item in scan.unread if item[0] not in touched]
     if scan.unread and scan.unread[-1][0] >= base and "SparkContext" in text and (
             stopping := _unread_where(owners, base, scan, spark_lost_in_its_stop)):
         # (executors Spark's driver lost inside its own orderly stop: teardown, said as a note)

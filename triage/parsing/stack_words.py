@@ -16,10 +16,16 @@ a torch.distributed job's collectives, and is no step for a JAX or TensorFlow jo
 - ``spark``: Apache Spark's driver and YARN's words (``org.apache.spark``, ``SparkContext``, ``TaskSchedulerImpl``,
   ``DAGScheduler``, ``YarnAllocator``, ``ExecutorLostFailure``, ``Lost executor N on H``, ``Container killed by
   YARN``): a data job of executors in containers, no ranks (a verdict says executor or container; its advice is
-  Spark's and YARN's, no PyTorch's Flight Recorder).
+  Spark's and YARN's, no PyTorch's Flight Recorder);
+- ``fortran``: a Fortran program's own runtime words (gfortran's ``Program received signal SIGSEGV: ...`` and
+  ``Backtrace for this error:``, ``Fortran runtime error:``, Intel's ``forrtl: severe (174): ...``, a module
+  procedure's mangled name ``__stream_MOD_collide``, a frame's ``stream.f90:212``): a compiled program of its own,
+  whose collectives (MPI's) no Flight Recorder records.
 """
 
 from __future__ import annotations
+
+import re
 
 from triage.lazy_regex import lazy_regex
 
@@ -31,9 +37,13 @@ _TENSORFLOW = lazy_regex(r"\btensorflow\b|\btf\.(?:distribute|keras)\b")
 _SPARK_WORDS = ("org.apache.spark", "SparkContext", "TaskSchedulerImpl", "DAGScheduler", "YarnAllocator",
                 "ExecutorLostFailure", "Lost executor ", "killed by YARN", "YarnScheduler", "SparkException")
 
+_FORTRAN = lazy_regex(r"\bProgram received signal SIG[A-Z]+: |^\s*Backtrace for this error:|\bFortran runtime error:|"
+                      r"^\s*forrtl: (?:severe|error) \(\d+\)|\b__\w+_MOD_\w+|\b\w+\.[fF](?:90|95|03|08)?:\d+\b",
+                      re.MULTILINE)
+
 
 def stack_of(text: str) -> str | None:
-    """"torch", "xla", "tensorflow", "spark", or None where the text names none of them."""
+    """"torch", "xla", "tensorflow", "spark", "fortran", or None where the text names none of them."""
     if any(word in text for word in TORCH_WORDS):
         return "torch"
     if ("jax" in text or "flax" in text or "tpu" in text or "Xla" in text or " hbm" in text) \
@@ -43,6 +53,9 @@ def stack_of(text: str) -> str | None:
         return "tensorflow"
     if any(word in text for word in _SPARK_WORDS):
         return "spark"
+    if ("rogram received" in text or "acktrace" in text or "ortran" in text or "forrtl" in text or "_MOD_" in text
+            or ".f" in text or ".F" in text) and _FORTRAN.search(text) is not None:
+        return "fortran"
     return None
 
 

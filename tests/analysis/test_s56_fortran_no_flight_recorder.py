@@ -23,8 +23,8 @@ GFORTRAN = ("\nProgram received signal SIGSEGV: Segmentation fault - invalid mem
 
 @pytest.mark.parametrize("text", [
     GFORTRAN,
-    "forrtl: severe (174): SIGSEGV, segmentation fault occurred\nImage  PC  Routine  Line  Source\n"
-    "lbm  00000000004017A3  stream_mp_collide_  212  stream.f90\nsrun: error: node07: task 3: Segmentation fault\n",
+    ("forrtl: severe (174): SIGSEGV, segmentation fault occurred\nImage  PC  Routine  Line  Source\n"
+     "lbm  00000000004017A3  stream_mp_collide_  212  stream.f90\nsrun: error: node07: task 3: Segmentation fault\n"),
 ])
 def test_a_fortran_programs_crash_gets_no_flight_recorder_step(text: str, tmp_path: Path) -> None:
     assert stack_of(text) == "fortran"

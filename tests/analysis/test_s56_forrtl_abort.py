@@ -28,3 +28,12 @@ def test_forrtl_abort_trap_is_sigabrt(before: str, tmp_path: Path) -> None:
 def test_the_other_forrtl_words_unchanged(tmp_path: Path) -> None:
     _code, got = report_log("forrtl: severe (174): SIGSEGV, segmentation fault occurred\n", tmp_path)
     assert got["verdict"]["kind"] == "crash" and "SIGSEGV" in got["verdict"]["summary"]
+
+
+def test_padded_lines_before_a_fortran_runtime_record_are_no_wrap(tmp_path: Path) -> None:
+    # (a paste whose lines carry trailing spaces: the assert line padded to a width is not a terminal's cut of the
+    # forrtl line after it; textclean's _OWN_LINE)
+    text = ("solver: ../../lib/comm/src/queue.c:88: q_poll: Assertion `rc == 0' failed.   \n"
+            "forrtl: error (76): Abort trap signal   \n")
+    _code, got = report_log(text, tmp_path)
+    assert got["verdict"]["kind"] == "crash", got["verdict"]

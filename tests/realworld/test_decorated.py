@@ -53,11 +53,7 @@ TAGS: dict[str, Callable[[str], str]] = {
 }
 CASES = [c for c in load_cases() if c.confidence in ASSERTED_CONFIDENCE]
 # (decoration, case): the class of input it still loses, one line each
-KNOWN: dict[tuple[str, str], str] = {
-    ("trailing_spaces", "GlobalArrays__ga__241"): "glibc's assert line then forrtl's 'Abort trap signal' with three "
-    "spaces after each line: the assert read as a failure of unknown place over forrtl's SIGABRT (session 56: the "
-    "assert line's trailing spaces change which of the two lines the verdict takes; not yet found where)",
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 def _verdict(path: Path) -> tuple[int, str | None, tuple[int, ...]]:

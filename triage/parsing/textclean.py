@@ -102,7 +102,11 @@ _OWN_LINE = lazy_regex(r"^(?:terminate called (?:after|without)|Traceback \(most
                        r"Floating point exception|Illegal instruction|Terminated)(?: +\(core dumped\))?"
                        r"(?(script)(?:\s|$)|[ \t]*$)|"
                        r"zsh: (?:abort|segmentation fault|killed|bus error|floating point exception|illegal hardware "
-                       r"instruction|terminated)(?: \(core dumped\))?(?: |$))")
+                       r"instruction|terminated)(?: \(core dumped\))?(?: |$)|"
+                       # a Fortran runtime's own record, which starts a line of its own: Intel's "forrtl: error (76):
+                       # Abort trap signal", "forrtl: severe (174): SIGSEGV, ...", gfortran's "Program received signal
+                       # SIGSEGV: ..." (a padded line before it is no terminal's wrap of it)
+                       r"forrtl: (?:severe|error|warning|info) \(\d+\): |Program received signal SIG[A-Z]+\b)")
 # a box's or banner's head, a rule with words inside it ("-------------- FATAL CALLED ---------------", "==== Error
 # ====", "***** ERROR *****"): a line its writer starts afresh, never the rest of a line cut at a terminal's width
 # (WRF's 80-column "alloc_space_field: ..." then its FATAL CALLED box; a stamped line's own stamp: _logger_stamped)

@@ -1,4 +1,4 @@
-"""Round 58's class (triage/load/logs/finish.py ``_spawn_block_cut``): torch.multiprocessing.spawn's
+"""Round 58's class (triage/load/logs/owners.py ``_spawn_block_cut``): torch.multiprocessing.spawn's
 ``-- Process N terminated with the following error:`` over the child's traceback, the paste cut before the
 traceback's exception line, is process N's error (spawn's parent prints that block only for a child that raised).
 Variants written here (another process index, other frames, a Windows path, lines after the cut), with negatives:

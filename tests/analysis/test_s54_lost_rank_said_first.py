@@ -1,7 +1,7 @@
 """A rank's own error line before another rank's fatal line that names it as the one lost (fix54a item 6): rank 2's
 ``ERROR: NaN detected ...`` (its own words, read by no reader: a rank's line of no reader's words is no failure) was
 passed over for rank 0's ``FATAL ERROR: worker 2 stopped responding``; the first failure, by order and by whom rank
-0's line names, is rank 2's (triage.load.logs.finish.lost_rank_said_first), rank 0's what it saw of it."""
+0's line names, is rank 2's (triage.load.logs.own_words.lost_rank_said_first), rank 0's what it saw of it."""
 
 from __future__ import annotations
 

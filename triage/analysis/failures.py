@@ -169,7 +169,7 @@ def same_error(other: Failure, first: Failure) -> bool:
             and (_error_key(other.detail) == _error_key(first.detail) or _same_abort(other.detail, first.detail)))
 
 
-# the first rank's own error line with the MPI_Abort that ended it (triage.load.logs.finish.own_words_before_abort)
+# the first rank's own error line with the MPI_Abort that ended it (triage.load.logs.own_words.own_words_before_abort)
 _THEN_ABORT = lazy_regex(r" \(then (called MPI_Abort [^)]*)\)$")
 
 

@@ -15,7 +15,8 @@ from pathlib import Path
 from triage.errors import InputError
 from triage.load.fr_files import load_fr_dir, looks_like_fr_file, read_text
 from triage.load.log_tree import LogTree, find_rank_logs
-from triage.load.logs.finish import orphan_failures, scan_to_ranks, unread_failures
+from triage.load.logs.endings import orphan_failures, unread_failures
+from triage.load.logs.finish import scan_to_ranks
 from triage.load.logs.large import LARGE_LOG_BYTES, scan_large_log
 from triage.load.logs.scan import LogScan
 from triage.load.logs.text import rank_from_name, scan_log_text

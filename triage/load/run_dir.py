@@ -25,7 +25,7 @@ from triage.load.forwarded import (
 )
 from triage.load.fr_files import fr_rank_evidence, read_text
 from triage.load.kernel import job_kernel_events
-from triage.load.logs.finish import with_log_failure
+from triage.load.logs.endings import with_log_failure
 from triage.load.logs.scan import LogScan
 from triage.load.logs.text import scan_log_text
 from triage.load.numerics import load_numerics

@@ -6,7 +6,7 @@ state``, ``abort: peer closed the channel``) or that a process died by a signal 
 
 The last resort of an input that shows no other failure: such a line is "a failure of unknown rank",
 said with what would settle it, never "nothing recognisable" nor an all-clear. It is never read where
-a stronger reading exists (triage.load.logs.finish.unread_failures decides that), never from a line
+a stronger reading exists (triage.load.logs.endings.unread_failures decides that), never from a line
 that only warns or informs, and never from a metric, a test summary or a line of code.
 
 ``unread_failure(line)`` -> UnreadFailure or None. Never raises.

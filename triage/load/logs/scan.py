@@ -153,7 +153,7 @@ class LogScan:
     # path); read only when the input ties no line to any rank (triage.parsing.named_failure)
     named_failures: list[tuple[int, int, CrashLine, str]] = field(default_factory=list)
     # failure lines in words triage has no reader for, of no rank: (order, line, host, path); read only when the input
-    # shows no other failure (triage.parsing.unread_failure, triage.load.logs.finish.unread_failures)
+    # shows no other failure (triage.parsing.unread_failure, triage.load.logs.endings.unread_failures)
     unread: list[tuple[int, UnreadFailure, str | None, str]] = field(default_factory=list)
     # such lines (of both kinds) after which the same process printed its training progress: it went on past them,
     # so they are notes, never the failure (triage.parsing.progress)

@@ -86,7 +86,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, replace
 
 from triage.lazy_regex import lazy_regex
-from triage.parsing.progress import went_on_after
+from triage.parsing.progress import holds_failure_word, says_it_ended, went_on_after
 from triage.parsing.regex_gate import holds_any
 
 MARKERS = ("An error occurred in MPI_", "MPI_ABORT was invoked", "exiting improperly", "calling", "Primary job",
@@ -290,6 +290,11 @@ _LAUNCH = lazy_regex(r"^[^\n]*?\b(?:mpirun|mpiexec|orterun|prterun)(?:\.[\w-]+)?
 # How a rank's own MPI_Abort is told (Open MPI's "MPI_ABORT was invoked on rank N", MPICH's "application called
 # MPI_Abort(...) - process N"): the way the process ended, which a failure it printed just before says the cause of
 ABORT_TEXT = "called MPI_Abort on "
+# an MPI_Abort with error code 0 after the run's own word that it ended well, nothing failing between: some programs
+# end every process so at their end (MPI_Abort(MPI_COMM_WORLD, 0) where MPI_Finalize would do); a note of the all-clear
+ABORT_AFTER_END_NOTE = ("an MPI_Abort with error code 0 after the run said it ended well (a program's way to end its "
+                        "processes: it tells no failure)")
+_ENDED_BEFORE = 40      # (the lines before the abort's record the run's word that it ended well is read in)
 
 
 @dataclass(frozen=True)
@@ -301,6 +306,7 @@ class MpiError:
     text: str                    # what failed, in one line
     offset: int                  # where the record starts in the text
     first: bool = False          # the rank itself failed (its own MPI call, its own MPI_Abort): not an echo
+    ended_well: bool = False     # an MPI_Abort with code 0 after the run's word that it ended well: a note, no failure
     network: bool = False        # its reason is a link or a peer (a connection reset, a fabric's failed poll): a
     #                              network failure this rank reported, not its own
 
@@ -318,7 +324,8 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
         out.append(MpiError(int(match.group("rank")) if world else None, None, None,
                             f"{ABORT_TEXT}{match.group('comm')} with errorcode {match.group('code')} "
                             f"(Open MPI then kills every process of the job): {_line(text, match)}",
-                            match.start(), first=True))
+                            match.start(), first=True,
+                            ended_well=_aborted_after_its_end(text, match.start(), match.group("code"))))
     seen: set[int] = {e.rank for e in cray if e.rank is not None}  # (Cray's record, with its node, said it)
     # (MPICH prints the line twice: alone, and after "[cli_N]: aborting job:")
     for match in _MPICH_ABORT.finditer(text):
@@ -327,7 +334,8 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
             seen.add(rank)
             out.append(MpiError(rank, None, None,
                                 f"{ABORT_TEXT}{match.group('comm')} with errorcode {match.group('code')} "
-                                f"(MPICH then ends the job): {_line(text, match)}", match.start(), first=True))
+                                f"(MPICH then ends the job): {_line(text, match)}", match.start(), first=True,
+                                ended_well=_aborted_after_its_end(text, match.start(), match.group("code"))))
     out += _outside(text)
     out += _mpich_outside(text)
     out += _mpich_assert(text)
@@ -376,10 +384,12 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
     out += _ch3_sock(text)
     out += _mpi4jax(text)
     out += _plexec(text)
+    ended = {error.rank for error in out if error.ended_well}
     for match in _CALLED_ABORT.finditer(text):
         out.append(MpiError(int(match.group("rank")), match.group("host"), int(match.group("pid")) or None,
                             f"called abort (MPI_Abort; the launcher then ends the job with signals): "
-                            f"{_line(text, match)}", match.start(), first=True))
+                            f"{_line(text, match)}", match.start(), first=True,
+                            ended_well=int(match.group("rank")) in ended))     # (that abort's record, code 0)
     for match in _IMPROPER.finditer(text):
         out.append(MpiError(int(match.group("rank")), match.group("host"), int(match.group("pid")) or None,
                             f"exited without calling MPI_Finalize (mpirun: exiting improperly): "
@@ -759,6 +769,22 @@ def _one_process_launch(text: str, before: int) -> bool:
     for launch in _LAUNCH.finditer(text, start, before):
         pass
     return launch is not None and _ONE_PROCESS.fullmatch(launch.group(0)) is not None
+
+
+def _aborted_after_its_end(text: str, at: int, code: str) -> bool:
+    """The MPI_Abort record at offset ``at`` has error code 0 and the run's own word that it ended well is among the
+    lines before it (_ENDED_BEFORE), no line between them holding a word of failure: the program's way to end its
+    processes at its end, no failure (a non-zero code, or an abort after a failure line, is the rank's abort)."""
+    if int(code) != 0:
+        return False
+    for line in reversed(text[:text.rfind("\n", 0, at) + 1].split("\n")[-_ENDED_BEFORE - 1:]):
+        if not line.strip("-=*# \t"):
+            continue            # (a blank line, Open MPI's rule above its box)
+        if says_it_ended(line):
+            return True
+        if holds_failure_word(line):
+            return False
+    return False
 
 
 def _line(text: str, match: re.Match[str]) -> str:

@@ -41,6 +41,8 @@ from triage.model import Finding, Verdict, VerdictKind
 from triage.model.evidence import EventKind
 from triage.parsing.frameworks import CONDOR_PASSED, ENDED_WELL, GOT_OVER, SPARK_STOP_NOTE
 from triage.parsing.launch_failure import LAUNCH_TEXT
+from triage.parsing.launchers import SLURM_TOUCHED_NOTE
+from triage.parsing.mpi_errors import ABORT_AFTER_END_NOTE
 from triage.parsing.progress import says_it_ended
 from triage.parsing.unread_failure import GONE_ON
 
@@ -307,13 +309,18 @@ def _unread_stacks(i: Inputs) -> str:
             f"{'its stack' if len(ranks) == 1 else 'their stacks'} ({', '.join(tools)})")
 
 
+# the notes of a line read after the run's own word that it ended well (the step's accounting, an MPI_Abort with code
+# 0): their words say so, and that the input shows the run's end
+_AFTER_ITS_END = (SLURM_TOUCHED_NOTE, ABORT_AFTER_END_NOTE)
+
+
 def _went_on(i: Inputs) -> str:
     """"; it went on after an error line it logged: ..." where the input shows one (triage.parsing.progress)."""
     lines = i.evidence.went_on
     if not lines:
         return ""
     more = f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""
-    if lines[0].startswith((GOT_OVER, ENDED_WELL, CONDOR_PASSED, GONE_ON, SPARK_STOP_NOTE)):
+    if lines[0].startswith((GOT_OVER, ENDED_WELL, CONDOR_PASSED, GONE_ON, SPARK_STOP_NOTE, *_AFTER_ITS_END)):
         # (no progress of its own: its own words)
         return f"; {lines[0][:240]}{more}"
     return f"; the job went on after an error line it logged, its progress lines follow: '{lines[0][:160]}'{more}"
@@ -323,7 +330,8 @@ def _end_not_shown(i: Inputs) -> str:
     """"; this input does not show the job's end: ..." for an excerpt whose ranks' last lines are neither the run's
     own word that it ended well nor how a rank ended: a log that stops in the middle of the work, as a hung job's
     does, is no evidence that nothing went wrong after it (the all-clear says so, never "nothing failed" alone)."""
-    if i.complete or i.evidence.finished_cleanly or any(r.exit is not None for r in i.ranks):
+    if i.complete or i.evidence.finished_cleanly or any(r.exit is not None for r in i.ranks) \
+            or any(note.startswith(_AFTER_ITS_END) for note in i.evidence.went_on):
         return ""
     shown = sorted((r for r in i.ranks if r.last_lines), key=lambda r: r.rank)
     if not shown or any(says_it_ended(line) for r in shown for line in r.last_lines):

@@ -26,7 +26,7 @@ from triage.parsing.crashlog import PROXY_FAILED, SIZE_CHECK_TEXT, CrashLine, Cr
 from triage.parsing.frameworks import parse_framework_records
 from triage.parsing.launchers import RankDeath, parse_rank_deaths
 from triage.parsing.log_owners import LineOwner, ray_train_ranks
-from triage.parsing.mpi_errors import ABORT_TEXT, parse_mpi_errors
+from triage.parsing.mpi_errors import ABORT_AFTER_END_NOTE, ABORT_TEXT, parse_mpi_errors
 from triage.parsing.nccl.lines import channel_ranks
 from triage.parsing.nccl.tracker import NcclCommState, NcclTracker
 from triage.parsing.node_ranks import NodeRanks, deepspeed_rank_map, node_ranks, other_node_in_sight
@@ -433,6 +433,9 @@ def mpi_records(text: str, path: str, scan: LogScan) -> None:
     base = scan.lines_read - text.count("\n") - 1
     line_of = _line_counter(text)       # (the records in text order: the text's lines counted once for them all)
     for error in errors:
+        if error.ended_well:
+            scan.went_on.append(f"{ABORT_AFTER_END_NOTE}: {error.text.split('): ', 1)[-1][:120]}")   # (its line)
+            continue
         order = base + line_of(error.offset)
         line = CrashLine(CrashLineKind.NETWORK if error.network else CrashLineKind.EXCEPTION, error.text[:400],
                          collateral=not error.first and bool(scan.failures))

@@ -1035,8 +1035,11 @@ def _condor_other_ends(text: str) -> list[RankDeath]:
     found: list[RankDeath] = []
     for match in _CONDOR_HELD.finditer(text):
         code, why, job = int(match.group("code")), " ".join(match.group("why").split()), match.group("id")
-        if code == 34 and "isk" not in why:
-            note = f"out of memory: HTCondor held job {job} over its memory request (hold code 34): {why}"
+        if (code == 34 and "isk" not in why) or _CONDOR_MEMORY_REASON.search(why) is not None:
+            # (its memory over the request: hold code 34, or a periodic hold policy's reason that says so, "put on hold
+            # by SYSTEM_PERIODIC_HOLD due to memory usage N." under code 26 or 3: a kill for memory, as condor_q's
+            # list of the same holds is read)
+            note = f"out of memory: HTCondor held job {job} over its memory request (hold code {code}): {why}"
             found.append(RankDeath(None, "SIGKILL", None, None, None, note[:400], offset=match.start()))
         elif code in _CONDOR_OUTSIDE_HOLDS:
             note = f"HTCondor held job {job}: {_CONDOR_OUTSIDE_HOLDS[code]} (hold code {code}): {why}"

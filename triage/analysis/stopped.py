@@ -27,6 +27,13 @@ _NODE_FAILED = ("find why the node failed: its state and reason (`sinfo -R`, `sc
 
 # What to do, by what the scheduler's own line says (the words triage.parsing.frameworks puts in it)
 _TO_DO = (
+    # the kubelet's kill of a container whose liveness or startup probe failed (triage.parsing.frameworks._probe_kill)
+    ("the kubelet killed container", (
+        "the process did not answer the kubelet's probe in time (`kubectl describe pod POD`: its Liveness line gives "
+        "the probe, its timeout and failure threshold): a hang, a main thread busy past the probe's timeout (a long "
+        "step, a data load, a checkpoint's save), or a probe too strict for it; the container's last output (`kubectl "
+        "logs POD --previous`) says where it was. Raise the probe's timeoutSeconds or failureThreshold (a startupProbe "
+        "for a slow start), or answer the probe from a thread of its own")),
     # a signal to triage launch itself, passed to the launcher (triage.load.forwarded's words)
     ("received SIGINT and passed", ("Ctrl-C in the terminal of `triage launch` (or a `kill -INT` of it) stopped the "
                                     "job: if that was not meant, run it again (from its last checkpoint, if it keeps "

@@ -76,7 +76,7 @@ MARKERS = ("CANCELLED AT", "Evicted", "replica(s) failed", "after failure of Pro
            "to reliably start one or more daemons", "Host EC2", "instance-terminated-", "marked-for-termination",
            "termination is imminent", "imminent node shutdown", "is frozen!", " terminated.", ". Exit status: ",
            "PAPI error code 1", "BackoffLimitExceeded", "specified backoff limit", "DeadlineExceeded",
-           "specified deadline", "Lost executor")
+           "specified deadline", "Lost executor", "probe, will be restarted")
 # the words of its records that come mid-log, not at the job's end: YARN's NodeManager log goes on after it kills a
 # container (its other containers, the clean-up), "Container [pid=P,containerID=C] is running beyond physical memory
 # limits. Current usage: ..." (Spark's driver's "ERROR ... Lost executor N on H: Container killed by YARN ..." is found
@@ -455,6 +455,13 @@ _K8S_DEADLINE = lazy_regex(r"\bJob was active longer than specified deadline\b|"
                            r"^[ \t-]*[\"']?[Rr]eason[\"']?:[ \t]*[\"']?DeadlineExceeded\b|"
                            r"\bWarning[ \t]+DeadlineExceeded\b|"
                            + _K8S_NS + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+DeadlineExceeded\s+\d+", re.MULTILINE)
+# the kubelet's kill of a container whose liveness (or startup) probe failed its threshold: its event (reason Killing)
+# "Container pytorch failed liveness probe, will be restarted", the probe's failures (reason Unhealthy) before it,
+# "Liveness probe failed: Get "http://10.0.0.5:8080/healthz": context deadline exceeded": the kubelet stopped the
+# process from outside (SIGTERM, then SIGKILL after the grace period: exit code 143 or 137), as it evicts a pod
+_K8S_PROBE_KILL = lazy_regex(r"\bContainer (?P<container>[\w.-]+) failed (?P<probe>liveness|startup) probe, will be "
+                             r"restarted")
+_K8S_PROBE_FAILED = lazy_regex(r"\b(?:Liveness|Startup) probe failed: (?P<why>[^\n]*?)\s*$", re.MULTILINE)
 _K8S_EVICTED = lazy_regex(r"^Reason:\s+Evicted\s*$(?:\nMessage:\s+(?P<msg>[^\n]+))?", re.MULTILINE)
 _K8S_EVICTED_ROW = lazy_regex(_K8S_NS + r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+Evicted\s+\d+", re.MULTILINE)
 # a container's terminated state in Kubernetes' own fields, as a program that reads the API writes it: kubectl's YAML
@@ -1708,9 +1715,29 @@ def restarts_got_over(text: str) -> list[str]:
     return [_line(text, m) for m in sorted(found, key=lambda m: m.start())]
 
 
+def _probe_kill(text: str) -> RankDeath | None:
+    """The kubelet's kill of a container whose liveness or startup probe failed (_K8S_PROBE_KILL), with the probe's
+    failure it gives (its last "Liveness probe failed: ..." before the kill): a stop from outside, of no rank, as an
+    eviction is. Not where the container's own OOMKilled is told (the kernel's kill for its memory is what ended it),
+    nor where the work went on after it (an old restart in a listing)."""
+    match = _K8S_PROBE_KILL.search(text)
+    if match is None or "OOMKilled" in text or went_on_after(text, match.end()):
+        return None
+    pod = None
+    for name in _K8S_POD_NAME.finditer(text, 0, match.start()):
+        pod = name.group("pod")
+    failed = [m.group("why") for m in _K8S_PROBE_FAILED.finditer(text, 0, match.start())]
+    why = f": {failed[-1][:200]}" if failed else ""
+    note = (f"the kubelet killed container {match.group('container')}{f' of pod {pod}' if pod else ''}: its "
+            f"{match.group('probe')} probe failed{why} ({_line(text, match)})")
+    return RankDeath(None, "SIGTERM", None, pod, None, note[:400], offset=match.start(), outside=True)
+
+
 def _kubernetes(text: str) -> list[RankDeath]:
     if job_ended_well(text):
         return []           # (Kubernetes says the job ended well: what failed before, it got over)
+    if "probe, will be restarted" in text and (probe := _probe_kill(text)) is not None:
+        return [probe]      # (the container's exit code 137 or 143 beside it is that kill's)
     out: list[RankDeath] = []
     done = _succeeded_pods(text) if "Completed" in text or "Succeeded" in text else frozenset()
     for match in _K8S_REASON.finditer(text):

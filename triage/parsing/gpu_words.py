@@ -19,8 +19,10 @@ letters ("Xidian"). AMD's kernel GPU driver counts by its name as the kernel's l
 amdgpu: [gfxhub] page fault", "[drm:amdgpu_job_timedout [amdgpu]]", "AMDGPU:"), not in a path, a host's or a package's
 name ("/opt/amdgpu/", "user@amdgpu3", "amdgpu-install").
 Nor do the names of an environment's modules (Lmod's and Environment Modules' "Currently Loaded Modules:" list, its
-"  1) PrgEnv-gnu/8.5.0   2) rocm/6.0.2" rows, a "module load cuda/12.1" or "ml cuda" command): a cluster's login
-environment loads them for every job, and a CPU program's crash under them is no GPU's.
+"  1) PrgEnv-gnu/8.5.0   2) rocm/6.0.2" rows, a "module load cuda/12.1" or "ml cuda" command) and its variables that
+say where software lies, as a dump of the environment prints them ("LD_LIBRARY_PATH=/opt/rocm/lib", "CUDA_HOME=/usr/
+local/cuda", "export PATH=/usr/local/cuda/bin:$PATH", csh's "setenv CUDA_HOME ..."): a cluster's login environment
+loads and sets them for every job, and a CPU program's crash under them is no GPU's.
 """
 
 from __future__ import annotations
@@ -124,6 +126,42 @@ _MODULES_WORDS = ("odule", "ml ", "have been ", "Loading ")
 _MODULES_BYTES = tuple(word.encode() for word in _MODULES_WORDS)
 
 
+# an environment's variables as a dump or a script sets them ("env", "printenv", "export -p", "declare -x", csh's
+# "setenv"): the ones that say where software lies ("LD_LIBRARY_PATH=/opt/rocm/lib:/usr/lib", "CUDA_HOME=/usr/local/
+# cuda", "PATH=/usr/local/cuda/bin:...", "ROCM_PATH", "NCCL_ROOT", "LMOD_...", "MODULEPATH", "LOADEDMODULES", Lmod's
+# "_LMFILES_"), a whole line each: a cluster's environment sets them for every job, and a program under them need not
+# use a GPU (a line that runs a command after them, "CUDA_HOME=/usr/local/cuda python train.py", is no dump)
+_ENV_NAME = (r"(?:[A-Za-z0-9_]*(?:PATH|HOME|ROOT|DIRS?|PREFIX)|LD_[A-Z0-9_]+|LMOD_[A-Z0-9_]+|MODULE[A-Z0-9_]*|"
+             r"LOADEDMODULES|_LMFILES_)")
+_ENV = (r"^[ \t]*(?:(?:(?:export|declare[ \t]+-x)[ \t]+)?" + _ENV_NAME + r"=(?:\"[^\"\n]*\"|'[^'\n]*'|\S*)|setenv[ \t]+"
+        + _ENV_NAME + r"[ \t]+\S*)[ \t]*$")
+_ENV_TEXT, _ENV_SOURCE = lazy_regex(_ENV, re.MULTILINE), lazy_regex(_ENV.encode(), re.MULTILINE)
+# (each of _ENV's matches holds one of these)
+_ENV_WORDS = ("PATH=", "HOME=", "ROOT=", "DIR=", "DIRS=", "PREFIX=", "LD_", "LMOD", "MODULE", "_LMFILES_", "setenv")
+_ENV_BYTES = tuple(word.encode() for word in _ENV_WORDS)
+
+
+def _without_environment(text: str) -> str | None:
+    """The text without its lists of modules and its environment's location variables (_MODULES, _ENV), or None where
+    it holds neither's words."""
+    modules = any(word in text for word in _MODULES_WORDS)
+    env = any(word in text for word in _ENV_WORDS)
+    if not (modules or env):
+        return None
+    if modules:
+        text = _MODULES_TEXT.sub("", text)
+    return _ENV_TEXT.sub("", text) if env else text
+
+
+def _source_without_environment(source: Any) -> Any:
+    modules = any(source.find(word) >= 0 for word in _MODULES_BYTES)
+    env = any(source.find(word) >= 0 for word in _ENV_BYTES)
+    if not (modules or env):
+        return None
+    out = _MODULES_SOURCE.sub(b"", source) if modules else source
+    return _ENV_SOURCE.sub(b"", out) if env else out
+
+
 def _any_gpu(text: str) -> bool:
     return any(word in text for word in GPU_WORDS) or _loose(text, _LOOSE, _GPU, _GPU_OPTION)
 
@@ -134,15 +172,15 @@ def _any_gpu_source(source: Any) -> bool:
 
 
 def shows_gpu(text: str) -> bool:
-    """The text names a GPU's software or a GPU, outside an environment's list of modules."""
-    return _any_gpu(text) and (not any(word in text for word in _MODULES_WORDS)
-                               or _any_gpu(_MODULES_TEXT.sub("", text)))
+    """The text names a GPU's software or a GPU, outside an environment's list of modules and its location
+    variables."""
+    return _any_gpu(text) and ((rest := _without_environment(text)) is None or _any_gpu(rest))
 
 
 def source_shows_gpu(source: bytes | mmap.mmap) -> bool:
     """The same, on a whole file's bytes (a large log read through an excerpt: its GPU words may lie outside it)."""
-    return _any_gpu_source(source) and (all(source.find(word) < 0 for word in _MODULES_BYTES)
-                                        or _any_gpu_source(_MODULES_SOURCE.sub(b"", source)))
+    return _any_gpu_source(source) and ((rest := _source_without_environment(source)) is None
+                                        or _any_gpu_source(rest))
 
 
 # ROCm's own software by the names it prints or installs under (its runtime's libraries in a backtrace's frames,
@@ -165,6 +203,7 @@ def shows_rocm(text: str) -> bool:
         return False            # (plain searches first: most texts hold none of them)
     if _ROCM.search(text) is None or _CUDA_OWN.search(text) is not None:
         return False
-    # (a module's name, "rocm/6.0.2" in a list of the environment's modules, is no sign the program ran on ROCm)
-    return not any(word in text for word in _MODULES_WORDS) or _ROCM.search(_MODULES_TEXT.sub("", text)) is not None
+    # (a module's name, "rocm/6.0.2" in a list of the environment's modules, or a location variable's value,
+    # "LD_LIBRARY_PATH=/opt/rocm/lib", is no sign the program ran on ROCm)
+    return (rest := _without_environment(text)) is None or _ROCM.search(rest) is not None
 

@@ -214,11 +214,31 @@ def unfinished_tracebacks(scan: LogScan) -> None:
         if any(item[0] > order for item in later) or (rank is None and any(
                 item[0] > order for items in scan.failures.values() for item in items)):
             continue
+        said = _ended_in_a_wait(scan, rank, order)
+        if said is not None:
+            # (its exception line is in the input, read as a wait before the first collective: PyTorch's "[5] is
+            # setting up NCCL communicator and retrieving ncclUniqueId from [0] ... got error: ...": that line)
+            line = CrashLine(CrashLineKind.EXCEPTION, said[:400], collateral=True)
+            (scan.failures.setdefault(rank, []) if rank is not None else scan.orphans).append((order, line, path))
+            continue
         # (the process's last lines, where this traceback is its last: the frame the paste ends at)
         tail = None if last[rank] != order else scan.last_lines.get(rank) if rank is not None else scan.unprefixed_tail
         line = CrashLine(CrashLineKind.EXCEPTION, cut_traceback_words(tail), collateral=True)
         (scan.failures.setdefault(rank, []) if rank is not None else scan.orphans).append((order, line, path))
     scan.tracebacks.clear()
+
+
+_WAIT_AFTER = 400      # (the lines after a traceback's head its exception line, read as a wait, is looked for in)
+
+
+def _ended_in_a_wait(scan: LogScan, rank: int | None, order: int) -> str | None:
+    """The line a rank's traceback (its head at ``order``) ends in, where a wait reader took it (an init or store
+    wait of the same rank after the head, before that rank's next traceback): the exception line is in the input."""
+    after = [other for who, other, _ in scan.tracebacks if who == rank and other > order]
+    until = min(after, default=order + _WAIT_AFTER)
+    waits = [w for w in (*scan.init_waits, *scan.store_waits)
+             if w.rank == rank and w.order is not None and order < w.order <= until]
+    return min(waits, key=lambda w: w.order or 0).text if waits else None
 
 
 def _open_together(scan: LogScan) -> None:

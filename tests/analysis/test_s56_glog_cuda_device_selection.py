@@ -7,6 +7,8 @@ stays a CUDA crash through glog's abort."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.helpers.report import report_lines
@@ -30,10 +32,12 @@ _TRACE = ["*** Check failure stack trace: ***", "    @     0x7f2b8e6f3daa  (unkn
 def test_a_check_on_device_selection_is_that_error(line: str, note: str) -> None:
     crash = parse_crash_line(line)
     assert crash is not None and crash.kind is CrashLineKind.EXCEPTION and not crash.quoted, crash
-    assert crash.text.endswith(note) and "(glog's CHECK)" in crash.text, crash.text
+    assert crash.text.endswith(note) and crash.text.startswith(("common.cpp:152: ", "gpu_device.cc:120: ")), crash.text
+    # (glog's file:line before its words, which a summary's cut keeps: fix57c, session 57)
     report = report_lines("I0318 10:11:12.345678  4242 caffe.cpp:211] Use GPU with device ID 0", line, *_TRACE)
     assert report.verdict.kind.value == "exception", report.verdict.summary
     assert note in report.verdict.summary and "SIGABRT" not in report.verdict.summary, report.verdict.summary
+    assert re.search(r"\b(?:common\.cpp:152|gpu_device\.cc:120): ", report.verdict.summary), report.verdict.summary
 
 
 def test_a_check_on_another_cuda_error_stays_a_cuda_crash() -> None:

@@ -702,7 +702,9 @@ def _check_line(line: str) -> CrashLine | None:
         # devices are busy or unavailable", TF's "... CUDA_ERROR_NO_DEVICE": CUDA's error at start-up, as its bare
         # line is read, with its note; the abort after it is how the process ends. At glog's FATAL level it is no
         # probe that goes on: never quoted)
-        said = f"{msg} (glog's CHECK)"[:300]     # (its place and the abort after it: the evidence's lines)
+        # (glog's place first, as a compiler's "file:line: message", which a summary's cut keeps; its "Check failed"
+        # says it is glog's CHECK; the abort after it: the evidence's lines)
+        said = f"{where.rsplit('/', 1)[-1]}: {msg}"[:300]
         return replace(inner, text=said + cuda_setup_note(msg), collateral=False, quoted=False, thread=thread)
     return CrashLine(CrashLineKind.FATAL_SIGNAL, text, signal="SIGABRT", thread=thread)
 

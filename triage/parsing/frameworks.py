@@ -49,7 +49,7 @@ import re
 from triage.lazy_regex import lazy_regex
 from triage.parsing.launchers import SLURM_MEMORY, SRUN_KILLED, RankDeath, parse_rank_deaths, signal_name
 from triage.parsing.mpi_errors import MPICH_ABORT_HEAD
-from triage.parsing.progress import says_it_ended, went_on_after
+from triage.parsing.progress import holds_failure_word, is_progress, says_it_ended, went_on_after
 from triage.parsing.regex_gate import holds_any
 from triage.parsing.torchelastic import parse_launcher_failures
 from triage.parsing.unread_failure import SHELL_TRACE
@@ -1925,17 +1925,55 @@ def ray_kills_gone_past(text: str) -> list[str]:
     if "emory" not in text:
         return []
     # (the task's own record says more than the raylet's count of it: one note a kill)
-    kills = [match for match in _RAY_MEMORY.finditer(text) if went_on_after(text, match.end())]
+    kills = [match for match in _RAY_MEMORY.finditer(text) if _ray_went_on(text, match.end())]
     told = {match.group("ip") for match in kills}
     kills += [match for match in _RAY_OOM.finditer(text) if match.group("n") != "0" and match.group("ip") not in told
-              and went_on_after(text, match.end())]
+              and _ray_went_on(text, match.end())]
     return [_line(text, match) for match in kills]
+
+
+# how far after a kill by Ray's memory monitor a later failure, or the run's word that it ended well, is looked for
+_RAY_AFTER_LINES = 2000
+# a Ray worker's line, under the prefix Ray puts on what its workers print ("(RayTrainWorker pid=5121, ip=10.0.0.2) ",
+# "(tokenize pid=9177) "): progress a worker prints after another worker's kill may be its peer's last steps before
+# their collective waits for the killed one; the driver's own progress (no such prefix) is the run's
+_RAY_WORKER_LINE = lazy_regex(r"^\(\w[\w.]*(?:,? pid=\d+)")
+
+
+def _ray_went_on(text: str, end: int) -> bool:
+    """Whether the run went on past a kill by Ray's memory monitor ending at ``end``: after it the run's own word that
+    it ended well, or the driver's progress (went_on_after; a line with no Ray worker's prefix) and no line of failure
+    (Ray's records of its kills aside). The other workers of a collective group (Ray Train's) step on for a while
+    after one of them is killed, until their collective times out or the driver's ActorDiedError: their steps are no
+    sign the run got over the kill, and a failure after the kill leaves the kill the failure, the rest its
+    consequence."""
+    if not went_on_after(text, end):
+        return False
+    start = text.find("\n", end) + 1
+    if start == 0:
+        return False
+    stop = start
+    for _ in range(_RAY_AFTER_LINES):
+        stop = text.find("\n", stop) + 1
+        if stop == 0:
+            stop = len(text)
+            break
+    failed = driven = False
+    for line in text[start:stop].split("\n"):
+        if says_it_ended(line):
+            return True
+        if not failed and holds_failure_word(line) and "running low on memory" not in line \
+                and "killed due to memory pressure" not in line and "Ray killed this worker" not in line:
+            failed = True
+        if not driven and _RAY_WORKER_LINE.match(line) is None and is_progress(line):
+            driven = True
+    return driven and not failed
 
 
 def _ray_memory(text: str) -> list[RankDeath]:
     out: list[RankDeath] = []
     for match in _RAY_MEMORY.finditer(text):
-        if went_on_after(text, match.end()):
+        if _ray_went_on(text, match.end()):
             continue        # (a note: ray_kills_gone_past)
         said = " ".join(match.group(0).split())
         out.append(RankDeath(None, "SIGKILL", None, match.group("ip"), int(match.group("pid")),
@@ -1950,7 +1988,7 @@ def _ray(text: str) -> list[RankDeath]:
     for match in _RAY_OOM.finditer(text):
         if match.group("n") == "0" or match.group("ip") in told:      # (the kill's own record says more)
             continue
-        if went_on_after(text, match.end()):
+        if _ray_went_on(text, match.end()):
             continue        # (the killed task retried, the run went on: a note, ray_kills_gone_past)
         out.append(RankDeath(None, "SIGKILL", None, match.group("ip"), None,
                              f"Ray killed a worker for memory pressure (OOM) on node {match.group('ip')}: "

@@ -205,14 +205,22 @@ SRUN_KILLED = lazy_regex(r"srun: error: (?:(?P<host>[\w.-]+): )?tasks? (?P<tasks
 # any has a rank, and srun's records of the tasks' exit codes after it are that failure's end, no task's own
 _OMPI_DIRECT_LAUNCH = lazy_regex(r"The application appears to have been direct launched using\s+\"[\w.-]+\",\s+"
                                  r"but OMPI was not built with")
+# (and the line of Open MPI's Slurm PMI-1/PMI-2 component failing in its init, without the box: "[host:pid]
+# PMI_Get_clique_size [pmix_s1.c:281:s1_init]: Operation failed"; mpi_errors._PMI_COMPONENT reads it: MPI_Init failed
+# in that task, before it had a rank)
+_OMPI_PMI_INIT = lazy_regex(r"\bPMI2?_\w+ \[pmix_s[12]\.c:\d+:s[12]_init\]: ")
 
 
 def ompi_direct_launch_at(text: str) -> int:
-    """Where Open MPI's direct-launch box (above) stands in ``text``, else -1."""
-    if "direct launched" not in text:
-        return -1
-    match = _OMPI_DIRECT_LAUNCH.search(text)
-    return match.start() if match is not None else -1
+    """Where Open MPI's direct-launch box (above) stands in ``text``, or its Slurm PMI component's failed init that
+    the run did not go on past, else -1."""
+    if "direct launched" in text and (match := _OMPI_DIRECT_LAUNCH.search(text)) is not None:
+        return match.start()
+    if "_init]: " in text:
+        for pmi in _OMPI_PMI_INIT.finditer(text):
+            if not went_on_after(text, pmi.end()):
+                return pmi.start()
+    return -1
 
 
 def slurm_memory_kill_of_several(text: str) -> int:

@@ -654,7 +654,8 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
                      pid_ranks_of(owners), torchrun_tagged=torchrun_tagged, node_heads=node_heads,
                      line_ranks=line_ranks, prefixed_ranks=_prefixed_ranks(owners))
     # (their [host:pid] heads name the host; a kubectl pod tag is seen through: a box's lines may span lines)
-    untagged = "\n".join(without_pod_tag(line) if line.startswith("[pod/") else line for line in lines)
+    untagged = "\n".join(without_pod_tag(line) if line.startswith("[pod/") else _without_label(line, owner)
+                         for line, owner in zip(lines, owners))
     mpi_records(untagged, path, scan)
     if scan.job_config is None and (found := misfit_and_rank(untagged)) is not None:
         # (a program's message wrapped over lines, each under its pod's tag: read through the tags)
@@ -702,6 +703,15 @@ def _unread_where(owners: list[LineOwner], base: int, scan: LogScan, test: Calla
     body = "\n".join(owner.rest for owner in owners)
     return {order for order, *_ in scan.unread
             if 0 <= order - base < len(starts) and test(body, starts[order - base])}
+
+
+def _without_label(line: str, owner: LineOwner) -> str:
+    """A line without the rank label a launcher put before it (srun --label's, MPICH's mpiexec -l's ``N: ``): an MPI
+    library's record over several lines (Open MPI's boxes, a rank's own output under srun) is read through the
+    labels, as it is without them; the rest of the line (its ``[host:pid]`` head) is kept."""
+    if isinstance(owner.key, int) and line[:1].isdigit() and line.startswith(label := f"{owner.key}: "):
+        return line[len(label):]
+    return line
 
 
 def _triage_record(text: str, host: str, path: str, scan: LogScan) -> None:

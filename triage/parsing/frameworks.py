@@ -289,6 +289,10 @@ _CONDOR_MEMORY_REASON = lazy_regex(r"\bdue to memory usage ?\d+|\bmemory usage ?
 # (a row a terminal cut at its width goes on at the next lines, which open no row: its reason's rest; the space at a
 # cut, lost to the trailing-space strip, may be missing)
 _CONDOR_Q_REST = 3
+# (never a line a terminal's cut leaves: a shell's prompt and the command after it, "$ condor_history 4242",
+# "[alice@login04 ~]$ cat err.4242.0", condor_q's own next lines, its header and its "Total for query: ..." count)
+_CONDOR_Q_NOT_REST = lazy_regex(r"^[ \t]*(?:\S*[$#%] |\[[^\]\n]*\][$#%] |Total for |-- (?:Schedd|Submitter): |"
+                                r"ID[ \t]+OWNER\b)")
 _CONDOR_REPEATED = 2    # (shadow exceptions of one job, each got past: evicted as it starts, again and again)
 _CONDOR_OUTSIDE_HOLDS = {1: "the user held it (condor_hold)", 3: "the job's periodic hold policy held it",
                          21: "the machine's policy (WANT_HOLD) held it",
@@ -1021,15 +1025,16 @@ def _condor_q_holds(text: str) -> list[RankDeath]:
 
 def _condor_q_reason(text: str, row: re.Match[str]) -> str:
     """A held job's reason as its row says it, with the rest a terminal's cut put on the next lines (_CONDOR_Q_REST):
-    where the row's line is as long as a terminal's (60 columns or more), each next line up to a blank one or the next
-    row, while the line before it was cut at that same width (a column less where the cut fell on a space)."""
+    where the row's line is as long as a terminal's (60 columns or more), each next line up to a blank one, the next
+    row or a line no cut leaves (_CONDOR_Q_NOT_REST: a shell's prompt), while the line before it was cut at that same
+    width (a column less where the cut fell on a space)."""
     why = row.group("why")
     width = row.end() - (text.rfind("\n", 0, row.start()) + 1)
     at, last = row.end(), width
     while abs(last - width) <= 1 and width >= 60 and at < len(text) and why.count("\n") < _CONDOR_Q_REST:
         end = text.find("\n", at + 1)
         line = text[at + 1:end if end >= 0 else len(text)]
-        if not line.strip() or _CONDOR_Q_HELD.match(line) is not None:
+        if not line.strip() or _CONDOR_Q_HELD.match(line) is not None or _CONDOR_Q_NOT_REST.match(line) is not None:
             break
         why += "\n" + line.strip()
         at, last = (end if end >= 0 else len(text)), len(line.rstrip())

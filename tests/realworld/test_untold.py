@@ -47,6 +47,11 @@ CASES = load_cases()
 KNOWN: dict[str, str] = {
     "NVIDIA__pyxis__12": "slurmstepd's 'write to unblock task 0 failed: Broken pipe' read as a network error reported by "
                          "rank 0 of no culprit: its summary asks for 'that rank's own log', not rank 0's (round 80)",
+    "ChenmienTan__RL2__7": "a rankless traceback cut before its exception line read as a failure of unknown place: its "
+                           "summary's first 'would settle' is the traceback's own end, with no thing to ask for before "
+                           "it (round 81)",
+    "Shark-NLP__DiffuSeq__41": "rankless tracebacks cut before their exception lines read as a failure of unknown place: "
+                               "its summary's first 'would settle' is the tracebacks' own end (round 81)",
 }
 
 

@@ -121,6 +121,7 @@ _CUDA_OOM = lazy_regex(r"CUDA out of memory|OutOfMemoryError|out of memory\. Tri
                        # PyTorch 1.x's THC forms of cudaErrorMemoryAllocation (2)
                        r"(?:cuda runtime error \(2\)|THCudaCheck FAIL .{0,300}? error=2) : out of memory|"
                        r"Cuda failure (?:\d+ )?'?out of memory|"
+                       r"\bCUDA error in file '[^'\n]+' in line \d+ ?: out of memory|"
                        # the CUDA driver API's own name of it (JAX, XLA, CuPy and Numba print the driver's codes)
                        r"\bCUDA_ERROR_OUT_OF_MEMORY\b|"
                        # XLA's and JAX's allocator ("RESOURCE_EXHAUSTED: Out of memory while trying to allocate
@@ -175,6 +176,10 @@ _CUDA_ERROR = lazy_regex(
     # Driver API error = 0700 \"...\" from file <x.cpp>, line 42"); their out-of-memory results: above (_CUDA_OOM)
     r"\b(?:CUresult|cudaError) error(?::[ \t]*|[ \t]+result=)\d+\b[^\n]*?\bfile=\S+[^\n]*?\bline=\d+|"
     r"\bCUDA error at \S+:\d+ code=\d+\((?:cuda|CUDA_ERROR_)\w+\)|"
+    # the CUDA SDK's old CUDA_SAFE_CALL and its copies (the runtime's string after the call's place; the macro exits):
+    # "Cuda error in file 'src/kernel.cu' in line 55 : an illegal memory access was encountered." (its out-of-memory:
+    # _CUDA_OOM; its set-up errors, "invalid device ordinal": _CUDA_SETUP)
+    r"\b(?:Cuda|CUDA) error in file '[^'\n]+' in line \d+ ?: \S|"
     r"\bcheckCudaErrors\(\) Driver API error = \d+\b|"
     # PyTorch 1.x (THC): "cuda runtime error (39) : uncorrectable ECC error encountered at .../x.cpp:265",
     # "THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=405 error=11 : invalid argument"
@@ -407,6 +412,11 @@ _NCCL = lazy_regex(r"ncclInternalError|ncclInvalidUsage|ncclInvalidArgument|nccl
                    # error ...'" (TensorRT-LLM), "Test NCCL failure common.cu:958 'invalid usage'" (nccl-tests): the
                    # file and line of the call, then NCCL's result string, quoted (empty where the library did not say)
                    r"(?:\bFailed, NCCL error|\bTest NCCL failure) [\w./-]+:\d+ '|"
+                   # a library's own check macro on an NCCL call's result, the call's source place then the result by
+                   # number or NCCL's string (it exits the process after it): FastMoE's and its kin's NCCL_SAFE_CALL
+                   # "NCCL Error at .../global_exchange.cpp:16 value 4", NCCL's examples' "Failed: NCCL error
+                   # main.cu:42 'invalid usage'" and their copies' "NCCL error main.cu:42: unhandled system error"
+                   r"\bNCCL [Ee]rror(?: at)? [\w./-]+\.(?:c|cc|cpp|cxx|cu|cuh|h|hpp):\d+\b|"
                    # a CHECK macro on an NCCL call's result (Caffe's, glog's): "Check failed: result == ncclSuccess
                    # (1 vs. 0) unhandled cuda error", the result's number then NCCL's string (a Markdown paste may wrap
                    # words in emphasis underscores: "_Check_ failed"), at the line's start: never a sentence quoting it
@@ -630,7 +640,7 @@ def _size_check_line(text: str, check: re.Match[str], exc: re.Match[str] | None,
 PROXY_FAILED = lazy_regex(r"\[Proxy Service (?P<owner>\d+)\] Failed to execute operation (?P<op>\w+) from rank "
                           r"(?P<rank>\d+), retcode (?P<code>\d+)")
 _NCCL_RESULTS = {"1": "ncclUnhandledCudaError", "2": "ncclSystemError", "3": "ncclInternalError",
-                 "4": "ncclInvalidArgument", "5": "ncclInvalidUsage", "6": "ncclRemoteError"}
+                 "4": "ncclInvalidArgument", "5": "ncclInvalidUsage", "6": "ncclRemoteError", "7": "ncclInProgress"}
 
 
 # glog's (and absl's) FATAL level, which aborts the process after its line: "F1207 10:43:16.922251 3493939
@@ -707,6 +717,22 @@ def _check_line(line: str) -> CrashLine | None:
         said = f"{where.rsplit('/', 1)[-1]}: {msg}"[:300]
         return replace(inner, text=said + cuda_setup_note(msg), collateral=False, quoted=False, thread=thread)
     return CrashLine(CrashLineKind.FATAL_SIGNAL, text, signal="SIGABRT", thread=thread)
+
+
+# a library's own check of an NCCL call that gives NCCL's result by number only (FastMoE's NCCL_SAFE_CALL: "NCCL Error
+# at .../cuda/global_exchange.cpp:16 value 4"), then exits the process: the result named, and the network's results (2,
+# 6) read as the network's, as NCCL's own strings for them are ("unhandled system error", "remote process exited ...")
+_NCCL_CHECK_VALUE = lazy_regex(r"\bNCCL [Ee]rror(?: at)? [\w./-]+\.(?:c|cc|cpp|cxx|cu|cuh|h|hpp):\d+,? value "
+                               r"(?P<code>\d+)\b")
+
+
+def _nccl_check_line(text: str, code: str, collateral: bool) -> CrashLine:
+    result = _NCCL_RESULTS.get(code, "an NCCL result unknown to triage")
+    said = f"{text.strip()[:300]} (NCCL's result {code}: {result}; the library's own check of its NCCL call, which " \
+           "ends the process)"
+    if code in ("2", "6"):
+        return CrashLine(CrashLineKind.NETWORK, said)
+    return CrashLine(CrashLineKind.NCCL_ERROR, said, collateral=collateral)
 
 
 def _proxy_line(text: str, proxy: re.Match[str], peer_addr: str | None) -> CrashLine:
@@ -890,6 +916,8 @@ def _plain_line(text: str, collateral: bool, said: str) -> CrashLine | None:
         # (libfabric logs a lost peer at its warning level: a provider that recovers, the run going on, ended nothing)
         return CrashLine(CrashLineKind.NETWORK, noted(text), peer=peer_of(said),
                          quoted="libfabric:" in text and "<warn> " in text)
+    if " value " in text and (checked := _NCCL_CHECK_VALUE.search(text)) is not None:
+        return _nccl_check_line(text, checked.group("code"), collateral)
     if _NCCL_GATED.holds(text):
         return CrashLine(CrashLineKind.NCCL_ERROR, text[:400], collateral=collateral)
     if _PG_ABORT_GATED.holds(text):

@@ -489,9 +489,18 @@ _BACKEND_LACKS = lazy_regex(r"\b(?:ProcessGroup\w+|[Bb]ackend \w+) does not supp
 # has inconsistent 0 params.", "params[3] in this process with sizes [64, 3] appears not to match sizes of the same
 # param in process 0." Raised (a RuntimeError) on the ranks, never logged: told without its type (an issue's title, a
 # retyped message) it is still that exception; the ranks it names are the compared ones, not a culprit
+# The same for DDP's reducer in the backward pass (torch/csrc/distributed/c10d/reducer.cpp, REDUCER_CHECK, raised as a
+# RuntimeError on the ranks): "Expected to have finished reduction in the prior iteration before starting a new one.
+# This error indicates ..." (parameters that got no gradient), "Expected to mark a variable ready only once. This error
+# is caused by ..." (a parameter's hook fired twice: reentrant checkpoints, shared parameters): torch's own words, a
+# paste's body without its head. (Its next line, "Parameter at index 328 ... has been marked as ready twice.", and its
+# static graph's "Your training graph has changed ..." hold no word of the line reader's gate, MARKERS: read with the
+# head only)
 _DDP_CHECK = lazy_regex(r"DDP expects same model across all ranks|"
                         r"\bparams\[\d+\] in this process with (?:sizes|strides) .{1,200}? appears not to match "
-                        r"(?:sizes|strides) of the same param in process \d+")
+                        r"(?:sizes|strides) of the same param in process \d+|"
+                        r"\bExpected to have finished reduction in the prior iteration before starting a new one\b|"
+                        r"\bExpected to mark a variable ready only once\b")
 # Exception types that are a launcher's or a wrapper's, not the rank's own failure.
 # (the SageMaker SDK's UnexpectedStatusException is its client's word that the training job failed: "Error for Training
 # job NAME: Failed. Reason: AlgorithmError: ...", the job's own failure quoted after it)

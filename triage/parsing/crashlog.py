@@ -119,7 +119,7 @@ _CJK_GLUED_EXC = lazy_regex(r"[，：；。、]\s*(?=(?:[A-Za-z_]\w*\.)*[A-Za-z_
 _CUDA_OOM = lazy_regex(r"CUDA out of memory|OutOfMemoryError|out of memory\. Tried to allocate|\bran out of memory\b|"
                        r"CUBLAS_STATUS_ALLOC_FAILED|"
                        # PyTorch 1.x's THC forms of cudaErrorMemoryAllocation (2)
-                       r"(?:cuda runtime error \(2\)|THCudaCheck FAIL .{0,300}? error=2) : out of memory|"
+                       r"(?:cuda runtime error \(2\) ?|THCudaCheck FAIL .{0,300}? error=2 ): out of memory|"
                        r"Cuda failure (?:\d+ )?'?out of memory|"
                        r"\bCUDA error in file '[^'\n]+' in line \d+ ?: out of memory|"
                        # the CUDA driver API's own name of it (JAX, XLA, CuPy and Numba print the driver's codes)
@@ -183,7 +183,8 @@ _CUDA_ERROR = lazy_regex(
     r"\bcheckCudaErrors\(\) Driver API error = \d+\b|"
     # PyTorch 1.x (THC): "cuda runtime error (39) : uncorrectable ECC error encountered at .../x.cpp:265",
     # "THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=405 error=11 : invalid argument"
-    r"cuda runtime error \(\d+\) : \S|THCudaCheck FAIL file=\S+ line=\d+ error=\d+ : \S|"
+    # (retyped or older: "cuda runtime error (59): device-side assert triggered", no space before the colon)
+    r"cuda runtime error \(\d+\) ?: \S|THCudaCheck FAIL file=\S+ line=\d+ error=\d+ : \S|"
     # ROCm's HSA runtime on a GPU page fault (ROCR's default system event handler, which aborts the process after it):
     # "Memory access fault by GPU node-4 (Agent handle: 0x55d0c1a3e0b0) on address 0x7f2a3c000000. Reason: Page not
     # present or supervisor privilege." (node-N is the KFD topology node, not the device index)
@@ -466,8 +467,11 @@ _STRSIGNAL = {**_FPE_SIGNALS, "Killed": "SIGKILL", "Terminated": "SIGTERM", "Int
 _CUDA_SETUP = lazy_regex(r"invalid device ordinal|no CUDA-capable device is detected|"
                          r"CUDA-capable device(?:s are|\(s\) is/are) busy or unavailable|"
                          r"CUDA driver version is insufficient for CUDA runtime version|"
-                         r"\bCUDA_ERROR_(?:NO_DEVICE|INVALID_DEVICE|DEVICE_UNAVAILABLE)\b|"
-                         r"\bcudaError(?:NoDevice|InvalidDevice|DevicesUnavailable|InsufficientDriver)\b",
+                         # (cudaErrorTooManyPeers, 60: more devices asked to map each other's memory than a
+                         # peer-to-peer group allows, at a multi-GPU set-up: peers.CUDA_PEERS_NOTE)
+                         r"peer mapping resources exhausted|"
+                         r"\bCUDA_ERROR_(?:NO_DEVICE|INVALID_DEVICE|DEVICE_UNAVAILABLE|TOO_MANY_PEERS)\b|"
+                         r"\bcudaError(?:NoDevice|InvalidDevice|DevicesUnavailable|InsufficientDriver|TooManyPeers)\b",
                          re.IGNORECASE)
 # torch's own words for the same errors at CUDA's start, raised as an exception (c10/cuda/CUDAFunctions.cpp's
 # device_count_ensure_non_zero: "No CUDA GPUs are available"; its device_count_impl and torch/cuda/__init__.py's

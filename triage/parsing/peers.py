@@ -137,6 +137,12 @@ CUDA_BUSY_NOTE = (" (no GPU would take this process: one in Exclusive Process co
                   "touching only its own (CUDA_VISIBLE_DEVICES))")
 CUDA_NO_DEVICE_NOTE = (" (this process sees no GPU: CUDA_VISIBLE_DEVICES empty or naming none, a container started "
                        "without its GPUs, or no NVIDIA driver loaded; `nvidia-smi` on that host lists what it sees)")
+# (cudaErrorTooManyPeers, 60: "peer mapping resources exhausted", the hardware's resources for peer access used up:
+# CUDA's peer-to-peer allows a device at most eight peers, so a process that enables access between more GPUs fails at
+# its multi-GPU set-up)
+CUDA_PEERS_NOTE = (" (more GPUs set up to map each other's memory than CUDA's peer-to-peer allows a device (eight "
+                   "peers): the run's multi-GPU set-up, not a fault of a GPU; use at most eight GPUs per process, or "
+                   "fewer peers)")
 CUDA_DRIVER_NOTE = (" (the NVIDIA driver on this host is older than the CUDA runtime the program was built for: "
                     "`nvidia-smi` shows the driver and the newest CUDA it supports; update the driver or install a "
                     "build for that CUDA)")
@@ -152,7 +158,9 @@ _CUDA_SETUP_NOTES = (
                 re.IGNORECASE), CUDA_NO_DEVICE_NOTE),
     (lazy_regex(r"driver version is insufficient for CUDA runtime version|\bcudaErrorInsufficientDriver\b|"
                 r"\bNVIDIA driver on your system is too old\b",
-                re.IGNORECASE), CUDA_DRIVER_NOTE))
+                re.IGNORECASE), CUDA_DRIVER_NOTE),
+    (lazy_regex(r"peer mapping resources exhausted|\bcudaErrorTooManyPeers\b|\bCUDA_ERROR_TOO_MANY_PEERS\b",
+                re.IGNORECASE), CUDA_PEERS_NOTE))
 
 
 # the words of those errors, kept where a long line is cut for a summary (THC's "THCudaCheck FAIL file=<path> line=66
@@ -161,7 +169,8 @@ _CUDA_SETUP_WORDS = lazy_regex(r"invalid device ordinal|no CUDA-capable device i
                                r"CUDA-capable device(?:s are|\(s\) is/are) busy or unavailable|"
                                r"CUDA driver version is insufficient for CUDA runtime version|"
                                r"No CUDA GPUs are available|Found no NVIDIA driver on your system|"
-                               r"NVIDIA driver on your system is too old \(found version \d+\)", re.IGNORECASE)
+                               r"NVIDIA driver on your system is too old \(found version \d+\)|"
+                               r"peer mapping resources exhausted", re.IGNORECASE)
 
 
 def cuda_setup_note(text: str) -> str:

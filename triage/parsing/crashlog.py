@@ -361,6 +361,13 @@ _NET = lazy_regex(
     r"Bootstrap ?: ?no socket interface found|no socket interface found|NET/OFI .*(?:Error|UNDELIVERABLE)|"
     # gloo could not connect its mesh of pairs at set-up ("Gloo connectFullMesh failed with [...pair.cc:144] ...")
     r"connectFullMesh failed|"
+    # gloo's TCP pair on its connection to the peer (gloo/transport/tcp/pair.cc, pair.h, GLOO_ERROR_MSG's "[FILE:LINE]"
+    # head): "address family mismatch" (the two ends' addresses of different families: IPv4 against IPv6, at set-up),
+    # "Connect timeout [10.0.0.2]:5678", "Socket closed [...]" / "Socket unexpectedly closed [...]" (the peer's end
+    # gone), "Read error [...]: <strerror>", "writev [...]: <strerror>"; its "Read timeout"/"Write timeout" (a peer
+    # that did not send or read in time, a hang elsewhere as often) are not read here
+    r"\bgloo/transport/tcp/(?:tls/)?pair\.(?:cc|h):\d+\] (?:address family mismatch|Connect timeout|"
+    r"Socket (?:unexpectedly )?closed|Read error|writev)\b|"
     # ssh's own word that the node at the other end dropped the session ("Connection to c443-131 closed by remote
     # host."), and MPICH Hydra's lost proxy on a node ("control_cb (pmiserv_cb.c:864): connection to proxy 2 at host
     # c443-131 failed"): the launcher lost its connection to that node

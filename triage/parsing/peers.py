@@ -16,8 +16,11 @@ _ADDRESS = (r"\[[\w.:%-]{1,80}\](?:<\d+>|:\d+)"                       # [10.0.0.
             r"|[A-Za-z][\w-]{0,62}(?:\.[A-Za-z][\w-]{0,62})*(?<!\.py)(?<!\.cpp)(?<!\.cc)(?<!\.cu)(?<!\.h)"
             r":\d{2,5}(?![\w.:])")                                       # master:29500 (no file.py:123)
 PEER = lazy_regex(r"(?:\b(?:peer|from|to|error)\s+|\bremote[= ]\s*|\baddr(?:ess)?[= ]\s*|"
-                  # gloo's pair that could not connect: "connect [10.1.2.3]:37861: Connection refused"
-                  r"\bconnect\s+(?=\[))(?P<addr>" + _ADDRESS + ")|"
+                  # gloo's pair that could not connect: "connect [10.1.2.3]:37861: Connection refused", and its other
+                  # errors on the pair's peer ("Socket closed [10.1.2.3]:37861", "Connect timeout [...]", "writev
+                  # [...]: Broken pipe")
+                  r"\b(?:connect|Connect timeout|Socket (?:unexpectedly )?closed|writev)\s+(?=\[))(?P<addr>" +
+                  _ADDRESS + ")|"
                   r"connect to \((?P<host>[\w.:-]+), (?P<port>\d+)\)|"
                   # the node a launcher could not reach over ssh (DeepSpeed's runner, pdsh)
                   r"host=(?P<sshhost>[\w.-]+) was not reachable via ssh|"
@@ -39,7 +42,13 @@ _SETUP_NOTES = (
       "or NCCL_SHM_DISABLE=1)")),
     (lazy_regex(r"via ssh|ssh exited"),
      (" (the launcher could not reach that node over ssh: passwordless ssh between the nodes, or one launcher per "
-      "node)")))
+      "node)")),
+    # gloo's pair refuses to connect two ends whose addresses are of different families (IPv4 against IPv6): each
+    # process's gloo device takes its address from its hostname, or from GLOO_SOCKET_IFNAME's interface
+    (lazy_regex(r"\baddress family mismatch\b"),
+     (" (gloo's pair: this process's address and its peer's are of different families, IPv4 against IPv6; each "
+      "process takes its address from its hostname or GLOO_SOCKET_IFNAME: make them resolve to one family on every "
+      "host)")))
 
 _SHM_NOTE = " (shared memory: /dev/shm too small? a container's default is 64 MB: docker --shm-size)"
 
@@ -207,6 +216,6 @@ def peer_of(text: str) -> str | None:
         return (peer.group("sshhost") or peer.group("pdshhost") or peer.group("sshclosed")
                 or peer.group("proxyhost"))                           # the node a launcher could not reach, or lost
     if ("peer" in text or "NET/" in text or "onnect to" in text or "remote" in text or "connect [" in text
-            or "connect() failed" in text or _SOCKET_CALL.search(text)):
+            or "connect() failed" in text or "transport/tcp/" in text or _SOCKET_CALL.search(text)):
         return peer.group("addr")
     return None

@@ -21,6 +21,8 @@ THINGS = re.compile(r"triage launch|TORCH_DISTRIBUTED_DEBUG=DETAIL|NCCL_DEBUG=IN
                     r"`ompi_info`|"
                     # a job that never ran: the scheduler's or the node's own reason, the program on the node
                     r"Slurm's reason|slurmd log|python -c 'import|`ls -l` and `file`|"
+                    # an MPI process that could not reach its launcher: the PMI variables the launcher gave it
+                    r"`env \| grep PMI`|"
                     # a network failure of no known rank: the link (the store's address, the peer, /dev/shm)
                     r"nc -zv|the log of the peer|df -h /dev/shm|"
                     # a runtime's own per-node backtrace switch (GASNet's, for a message it could not deliver)
@@ -45,8 +47,6 @@ CASES = load_cases()
 # cases whose verdict of no culprit does not yet say what would settle it, each with its class (strict xfail: a fixed
 # one must leave the list)
 KNOWN: dict[str, str] = {
-    "NVIDIA__pyxis__12": "slurmstepd's 'write to unblock task 0 failed: Broken pipe' read as a network error reported by "
-                         "rank 0 of no culprit: its summary asks for 'that rank's own log', not rank 0's (round 80)",
     "ChenmienTan__RL2__7": "a rankless traceback cut before its exception line read as a failure of unknown place: its "
                            "summary's first 'would settle' is the traceback's own end, with no thing to ask for before "
                            "it (round 81)",

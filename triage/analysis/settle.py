@@ -11,8 +11,8 @@ from triage.lazy_regex import lazy_regex
 from triage.model.evidence import RankEvidence
 from triage.parsing import oneccl
 from triage.parsing.crashlog import PROXY_FAILED, REMOTE_TARGET_TEXT, size_check_sizes
-from triage.parsing.launch_failure import LAUNCH_TEXT
-from triage.parsing.mpi_errors import DIRECT_LAUNCH_TEXT, MPI_SIZE_TEXT, PMI_INIT_TEXT
+from triage.parsing.launch_failure import BEFORE_EXEC_TEXT, LAUNCH_TEXT
+from triage.parsing.mpi_errors import DIRECT_LAUNCH_TEXT, MPI_SIZE_TEXT, MPICH_PMI_TEXT, PMI_INIT_TEXT
 from triage.parsing.peers import peer_of
 
 # How to get every rank's output with each line tagged by its rank: torchrun's flag, unless the input shows
@@ -178,6 +178,11 @@ def settle_setup(text: str, host: str | None) -> str | None:
                     "says what Slurm refused (an account or partition the user may not use: `sacctmgr show assoc "
                     "user=$USER`; nodes that cannot meet the request: `sinfo -o '%P %G %c %m %l'` against the job's "
                     "--gres, --cpus, --mem and --time)")
+        if BEFORE_EXEC_TEXT in text:
+            return (f"the step's tasks never reached the program on {where}, so no rank's log will show more: the "
+                    "lines before this one of what failed in the step's set-up (a SPANK plugin's: pyxis's and enroot's "
+                    f"for a container) and the slurmd log on {where} (`journalctl -u slurmd`, or slurmd.log) would "
+                    "settle it")
         if program is not None and program.group("step"):
             node = program.group("node")
             return (f"the step's tasks never started on {node}, so no rank's log will show more: srun's reason after "
@@ -201,6 +206,13 @@ def settle_setup(text: str, host: str | None) -> str | None:
                 "built with) would settle it; start the program with mpirun inside the allocation, or under srun with "
                 "an interface both have (`srun --mpi=pmix`, or pmi2), or rebuild Open MPI with Slurm's PMI "
                 "(--with-pmi=<Slurm's prefix>) or PMIx (--with-pmix)")
+    if MPICH_PMI_TEXT in text:
+        # (MPICH's PMI client reads its launcher's connection from the environment: PMI_FD or PMI_PORT, PMI_RANK,
+        # PMI_SIZE; a launcher of another MPI, or an edited command line, gives it none or a dead one)
+        return ("no rank ran: `env | grep PMI` in the process's environment (the PMI variables its launcher gave it: "
+                "PMI_FD or PMI_PORT, PMI_RANK, PMI_SIZE) would settle it; start the program with the mpiexec of the "
+                "MPI library it was built with (`ldd` of the program names its libmpi), or under srun with the PMI "
+                "that library takes (`srun --mpi=pmi2`)")
     if _SSH.search(text):
         target = host or "NODE"
         unnamed = "" if host else (" (NODE: the node it could not reach, not in this input; the hostfile names the "

@@ -28,9 +28,13 @@ from triage.lazy_regex import lazy_regex
 MARKERS = ("execvp error", "execve(", "unable to launch the specified application", "specified executable",
            "xec format error", "Permission denied", "No such file or directory", "command not found",
            "can't open file", "No module named ", "Error while finding module specification", "Task launch for ",
-           "Unable to allocate resources", "Batch job submission failed")
+           "Unable to allocate resources", "Batch job submission failed", "failed with rc=",
+           "error: write to unblock task ")
 ALLOC_REFUSED = "Slurm refused it an allocation"   # what an allocation refusal's message says (a script may retry)
 LAUNCH_TEXT = "the program never ran"      # what a launch failure's message opens with (triage.analysis.settle)
+# what a launch failure in Slurm's step set-up says (a SPANK plugin's, the task's own before its exec): the program's
+# path is not what failed (triage.analysis.settle)
+BEFORE_EXEC_TEXT = "before the program's exec"
 
 # The launchers' and runtimes' own lines, each with the program it could not start and why where the line says them
 _LAUNCH = lazy_regex(
@@ -64,7 +68,17 @@ _LAUNCH = lazy_regex(
     # unavailable"): a retry may have run the job
     r"|^(?P<alloc>srun|salloc|sbatch): error: (?:Unable to allocate resources|Batch job submission failed): "
     r"(?!.*(?:[Tt]imed out|[Tt]emporarily|try again|Unable to contact|[Cc]onnection|[Ii]nterrupted))"
-    r"(?P<allocwhy>[^\n]{1,200})")
+    r"(?P<allocwhy>[^\n]{1,200})"
+    # a SPANK plugin that Slurm's plugin stack requires (plugstack.conf's "required") failed in a callback that runs
+    # before the task's exec (slurmstepd on the node, srun for its local ones; src/common/spank.c): "spank: required
+    # plugin spank_pyxis.so: task_init_privileged() failed with rc=-1" (pyxis: enroot could not import or start the
+    # container); the step ends there (its callbacks after the exec, task_exit and exit, are no launch failure)
+    r"|\bspank: required plugin (?P<spank>[^\s:]{1,200}): (?P<spankfn>init|init_post_opt|local_user_init|user_init|"
+    r"task_init_privileged|task_init|task_post_fork)\(\) failed with rc=(?P<spankrc>-?\d+)"
+    # slurmstepd could not release a task it forked to its exec (src/slurmd/slurmstepd/mgr.c, exec_wait_signal_child:
+    # the pipe's other end was closed): the task had already ended in its set-up: "slurmstepd: error: write to unblock
+    # task 0 failed: Broken pipe" (older Slurm: without the errno's words)
+    r"|\berror: write to unblock task (?P<unblock>\d+) failed\b")
 # a command that is not found is a launch failure only where it is the job's launcher or interpreter (a helper
 # a script runs, "nvidia-smi: command not found", is no program of the job)
 _LAUNCHERS = lazy_regex(r"^(?:python[\d.]*|torchrun|deepspeed|accelerate|mpirun|mpiexec|srun|horovodrun|"
@@ -89,11 +103,17 @@ def launch_failure(text: str) -> str | None:
         groups["step"] = f"the tasks of step {groups['step']} on node {groups['node']}"
     if groups["alloc"]:
         groups["alloc"], groups["allocwhy"] = "the job", f"{ALLOC_REFUSED}: {groups['allocwhy']}"
+    if groups["spank"]:
+        groups["spankwhy"] = (f"the required SPANK plugin {groups['spank']} failed in its {groups['spankfn']}(), "
+                              f"rc={groups['spankrc']}: Slurm ends the step {BEFORE_EXEC_TEXT}")
+    elif groups["unblock"]:
+        groups["spankwhy"] = (f"task {groups['unblock']} had ended in its set-up {BEFORE_EXEC_TEXT}: slurmstepd "
+                              "could not unblock it")
     program = next((groups[key] for key in ("hydra", "slurm", "shell", "script", "module", "container", "step",
                                                  "alloc")
                     if groups.get(key)), None)
     why = next((groups[key] for key in ("hydrawhy", "slurmwhy", "shellwhy", "pywhy", "modulewhy", "containerwhy",
-                                        "userwhy", "nodewhy", "allocwhy") if groups.get(key)), None)
+                                        "userwhy", "nodewhy", "allocwhy", "spankwhy") if groups.get(key)), None)
     if groups["ompi"]:
         why = "it could not access or execute the executable"
     what = f"could not start {program}" if program else "could not start the program"

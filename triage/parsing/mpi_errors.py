@@ -263,6 +263,17 @@ DIRECT_LAUNCH_TEXT = "direct-launched the program but Open MPI was not built wit
 _PMI_COMPONENT = lazy_regex(r"^[ \t]*(?:\[(?P<host>[\w.-]+):(?P<pid>\d+)\][ \t]*)?(?P<what>(?P<call>PMI2?_\w+) "
                             r"\[pmix_s[12]\.c:\d+:s[12]_init\]: [^\n]*?)[ \t]*$", re.MULTILINE)
 PMI_INIT_TEXT = "Open MPI's Slurm PMI client failed in its start-up"
+# MPICH's MPI_Init failed in its process manager interface (PMI) client, its stack's line of a PMI call that failed
+# ("MPIR_pmi_init(105)...: PMI_Get_appnum returned -1", "MPID_Init(2144)......: PMI_Init returned -1", PMI-2's
+# "PMI2_Job_GetId returned 14"): the process could not talk to the launcher that started it (no PMI connection: a
+# launcher of another MPI, or none), before the PMI told it its rank (read on the record without its Abort head; with
+# it, "Abort(N) on node 0 (rank 0 in comm 0)", the rank is MPICH's default then, which other readers still take)
+_INIT_CALLS = ("MPI_Init", "PMPI_Init", "MPI_Init_thread", "PMPI_Init_thread", "internal_Init", "internal_Init_thread")
+# (the PMI calls MPICH makes before it knows the process's rank; a later one's failure, a key-value exchange, is
+# after it)
+_PMI_RETURNED = lazy_regex(r"\b(?:PMI2?_(?:Init|Initialized|Get_rank|Get_size|Get_appnum|Get_universe_size|"
+                           r"Job_GetId)|PMIx_Init) returned -?\d+\b")
+MPICH_PMI_TEXT = "MPICH's PMI client could not talk to the launcher that started the process"
 _NON_ZERO = lazy_regex(r"Primary job\s+terminated normally, but (?P<n>\d+) process(?:es)? returned\s+a non-zero "
                        r"exit code")
 # mpirun could not tell which process ended the job (help-orterun.txt): a failure of no known rank
@@ -563,9 +574,11 @@ def _mpich_rankless(text: str) -> list[MpiError]:
         named = match.group("call") or first_call or "an MPI call"
         said = [why for why in whys if why]
         inner = f"; innermost: {said[-1][:200]}" if len(said) > 1 else ""
+        pmi = f"; {MPICH_PMI_TEXT}, before it learnt its rank" if named in _INIT_CALLS and any(
+            _PMI_RETURNED.search(why) for why in said) else ""
         return [MpiError(None, None, None,
                          f"failed in {named}: {match.group('what').strip()}{inner} (MPICH's fatal error record, which "
-                         f"does not say the rank): {_line(text, match)}", match.start(), first=True,
+                         f"does not say the rank{pmi}): {_line(text, match)}", match.start(), first=True,
                          network=bool(said) and _PEER_WORDS.search(said[-1]) is not None)]
     return []
 

@@ -24,6 +24,7 @@ from triage.model.evidence import Event, EventKind, ExitInfo, NcclProcess
 from triage.parsing import needles, pages, windows_status
 from triage.parsing.crashlog import PROXY_FAILED, SIZE_CHECK_TEXT, CrashLine, CrashLineKind, parse_crash_line
 from triage.parsing.frameworks import parse_framework_records
+from triage.parsing.launch_failure import LAUNCH_TEXT
 from triage.parsing.launchers import RankDeath, parse_rank_deaths
 from triage.parsing.log_owners import LineOwner, ray_train_ranks
 from triage.parsing.mpi_errors import ABORT_AFTER_END_NOTE, ABORT_TEXT, parse_mpi_errors
@@ -48,6 +49,18 @@ _INIT_CUDA = lazy_regex(r"Cuda failure (?:\d+ )?'(?P<what>[^']+)'")
 # what a process says of its own failure (never a peer's network error, never a stop from outside)
 _OWN_WORDS = (CrashLineKind.EXCEPTION, CrashLineKind.CUDA_OOM, CrashLineKind.CUDA_ERROR, CrashLineKind.FATAL_SIGNAL,
               CrashLineKind.TERMINATE, CrashLineKind.NCCL_ERROR)
+
+
+def _launch_node(failures: list[LauncherFailure], scan: LogScan) -> None:
+    """The node srun's exit records name (one node, every record's), for the launch failures of no node before them
+    (slurmstepd's "spank: required plugin ...", "execve(): ...": the step's tasks that never ran there)."""
+    nodes = {f.host for f in failures if f.srun_exit}
+    node = nodes.pop() if len(nodes) == 1 else None
+    if node is None:
+        return
+    for _order, line, _path in scan.orphans:
+        if LAUNCH_TEXT in line.text[:len(LAUNCH_TEXT) + 2] and line not in scan.orphan_hosts:
+            scan.orphan_hosts[line] = node
 
 
 def record_text(lines: list[str] | tuple[str, ...], owners: list[LineOwner], body: str) -> str:
@@ -114,6 +127,7 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
         if failure.srun_exit and orphan_error:
             # an error line of no known rank in the input is the failure; srun's exit codes only echo it (which
             # task raised it, the line does not say: the failure stays of no known rank)
+            _launch_node(failures, scan)
             continue
         if failure.srun_task and (mpi_ranked or torchrun_tagged):
             # an MPI runtime's records name the ranks (HPE MPT's, mpirun's under srun), or torchrun started them (its

@@ -11,6 +11,13 @@ the MPI runtime's abort notice, a backtrace), or the launcher's record of that p
   or none: code 1): the program's own failing end;
 - ``Exiting due to signal N with siginfo 0x... and payload 0x...`` (Grappa's failure handler, which then exits with
   code 1): the process's death by signal N;
+- a program's own error head in its name, in capitals, ``PISM ERROR: <message>`` (PISM's verbPrintf or PetscPrintf
+  then PISMEnd), with the message's indented continuation lines after it (the program's own layout of a long message),
+  as its last words; an error of the program: an exception of that process. Not an MPI runtime's record of
+  a rank (HPE MPT's ``MPT ERROR: Rank 20(g:20) received signal SIGSEGV(11).``, PMGR's ``rank 0 on cab1``): a message
+  that names a rank or a signal is its own reader's, as are Open MPI's and PMIx's error log (``PMIX ERROR:
+  OUT-OF-RESOURCE in file F at line N``) and a library's stream of such lines, one head on each (PETSc's ``[0]PETSC
+  ERROR: ...``);
 - glibc's assert line, ``prog: path/file.c:123: func: Assertion `expr' failed.`` (also with a path a reporter
   shortened, ``/.../file.c``), musl's ``Assertion failed: expr (file: func: line)`` and the MS C runtime's
   ``Assertion failed: expr, file F, line N``: the process aborts, SIGABRT.
@@ -41,7 +48,7 @@ from triage.parsing.regex_gate import finditer
 from triage.parsing.unread_failure import GOES_ON
 
 MARKERS = ("FATAL ERROR: ", "Fatal error: ", "Fatal Error: ", "Exiting due to signal ", "' failed.",
-           "Assertion failed: ", "STOP ")
+           "Assertion failed: ", "STOP ", " ERROR: ")
 
 _LEAD = r"^[ \t>*`]*"
 # (the program's own tag before it: its name and a colon, "NAMD:", "prog:", or Charm++'s "CHARM++"; a rank's "[3] ")
@@ -49,6 +56,13 @@ _LEAD = r"^[ \t>*`]*"
 _TAG = r"(?:\[\d{1,7}\][ \t]*)?(?:(?P<prog>[A-Za-z][\w.+-]{0,30})(?::[ \t]+|[ \t]+(?=FATAL)))?"
 _FATAL = lazy_regex(_LEAD + _TAG + r"(?P<word>FATAL ERROR|Fatal [Ee]rror):[ \t]*(?:\[(?P<pe>\d{1,7})\][ \t]*)?"
                     r"(?P<what>\S[^\n]*?)[ \t*`]*$", re.MULTILINE)
+# a program's own error head in its name, in capitals ("PISM ERROR: Ice thickness exceeds ..."), and the message's
+# continuation lines, indented, after it
+_PROG_ERROR = lazy_regex(_LEAD + r"(?:\[\d{1,7}\][ \t]*)?(?P<prog>[A-Z][A-Z0-9_+-]{1,20}) ERROR:[ \t]*"
+                         r"(?P<what>\S[^\n]*?)[ \t*`]*(?P<more>(?:\n[ \t]{2,}\S[^\n]*?)*)[ \t]*$", re.MULTILINE)
+# (an MPI runtime's or launcher's record of a rank, or of a signal; Open MPI's, ORTE's and PMIx's error log, "PMIX
+# ERROR: OUT-OF-RESOURCE in file dstore_base.c at line 693": their own readers')
+_RUNTIME_RECORD = lazy_regex(r"\b[Rr]ank \d|\bSIG[A-Z]{2,}|\b[Ss]ignal\b|\bin file \S+ at line \d+")
 _GRAPPA = lazy_regex(_LEAD + r"(?:\[\d{1,7}\][ \t]*)?Exiting due to signal (?P<num>\d{1,2}) with siginfo 0x[0-9a-fA-F]+"
                      r"(?: and payload 0x[0-9a-fA-F]+)?[ \t*`]*$", re.MULTILINE)
 # glibc's __assert_fail: "%s%s%s:%u: %s%sAssertion `%s' failed.\n" (the program's name and ": " first, the function's
@@ -144,6 +158,16 @@ def endings(text: str) -> list[Ending]:
                 above = [e.group(0).strip() for e in _ERROR_ABOVE.finditer(text, max(0, m.start() - 2000), m.start())]
                 words += f" (above it: {above[-1]})" if above else ""
         found.append((int(rank_said) if rank_said else None, None, None, words, m.start(), m.end()))
+    for m in finditer(_PROG_ERROR, text) if " ERROR:" in text else ():
+        if m.group("prog") in ("FATAL", "CRITICAL") or not _ends_here(text, m) or _quoted(text, m):
+            continue
+        what = " ".join(f"{m.group('what')} {m.group('more')}".split())
+        if _RUNTIME_RECORD.search(what) is not None or GOES_ON.search(what) is not None:
+            continue
+        above = text[text.rfind("\n", 0, max(0, text.rfind("\n", 0, m.start()))) + 1:m.start()]
+        if f"{m.group('prog')} ERROR:" in above:
+            continue        # (the same head on the line above: a library's stream of error lines, PETSc's)
+        found.append((None, None, None, f"{m.group('prog')}'s own error: {what}", m.start(), m.end()))
     for m in finditer(_GRAPPA, text):
         if not _ends_here(text, m):
             continue

@@ -46,7 +46,10 @@ after it) and whether the run went on past them:
   with one of those R's own words after it (an error R caught and went on past is none); or where the input ends at
   the error (a paste cut there, an R cluster's master under mpirun whose output stops): ``Error in <call> :`` at its
   line's end with the message on the next line, indented (R's own layout of a long call), or ``Error in f(...) :
-  <message>``, followed only by R's further error lines, their messages, its ``Calls:`` line and blank lines.
+  <message>``, or rlang's layout (the tidyverse's errors: ``Error in `f()`:`` or ``Error:``, then ``! <message>``),
+  followed only by R's further error lines, their messages, its ``Calls:`` line, the warnings R adds after the error
+  (``In addition: Warning message:`` and its ``In <call> :`` lines), rlang's bullets, ``Backtrace:`` and its
+  ``rlang::last_trace()`` hint, and blank lines.
 
 Each is read only at a line's start (Markdown quoting or a code span's backtick may come before it): the same words in
 a sentence are not the program's. ``banners(text)`` -> (rank or None, words, start, end) in text order. Never raises.
@@ -65,7 +68,7 @@ MARKERS = ("ode termination on task=", "MFEM abort: ", "Verification failed: (",
            "*** FATAL ERROR (proc ", "Program abort called in file `", "ABNORMAL END: ",
            "This error was encountered inside ", "E R R O R", "ORCA finished by error termination in ", "LEGION ERROR:",
            ".chpl:", "Error termination ", "Execution halted", "Enter a frame number, or 0 to exit",
-           "Timing stopped at: ", "Error in ")
+           "Timing stopped at: ", "Error in ", "Error:")
 
 _LEAD = r"^[ \t>*`]*"
 _GADGET = lazy_regex(_LEAD + r"(?:TERMINATE: \*+!+\*+[ \t]+)?[Cc]ode termination on task=(?P<rank>\d{1,7}), "
@@ -120,19 +123,35 @@ _GAUSSIAN = lazy_regex(_LEAD + r"(?:\[\d+\][ \t]*)?Error termination "
 # expression the error stopped ("Timing stopped at: <user> <system> <elapsed>")
 _R_HALTED = lazy_regex(_LEAD + r"(?:Execution halted|Enter a frame number, or 0 to exit|Timing stopped at: [\d. ]+?)"
                        r"[ \t]*$", re.MULTILINE)
-_R_ERROR = lazy_regex(_LEAD + r"Error(?: in (?P<call>[^\n]+?) :|:)[ \t]*(?P<what>[^\n]*?)[ \t]*$", re.MULTILINE)
+# (base R's "Error in <call> : <message>" and "Error: <message>"; rlang's (the tidyverse's) "Error in `<call>`:" and
+# "Error:" with its message on the next line, after "! ")
+_R_ERROR = lazy_regex(_LEAD + r"Error(?: in (?P<call>[^\n]+?) :| in (?P<rcall>`[^\n]+?`):|:)"
+                      r"[ \t]*(?P<what>[^\n]*?)[ \t]*$", re.MULTILINE)
 _R_BETWEEN = 40         # (lines between the error and R's end: its Calls line, the warnings R adds, a traceback())
 # R's error in its own layout, where nothing of R's end follows (the input ends at it): "Error in <call> :" at the
 # line's end and the message on the next line indented by R ("Error in makeMPIcluster(.sfOption$nodes, ...  : " then
 # "  MPI cluster of size 59 already running"), or a call's parentheses and the message on the same line
 _R_ERROR_OWN = lazy_regex(_LEAD + r"\"?Error in (?P<call>[^\n]+?) :[ \t]*\n(?P<what>[ \t]*[^\s>*`][^\n]*?)[ \t]*$|"
-                          + _LEAD + r"Error in (?P<fcall>[\w.]+(?:::[\w.]+)?\([^\n]*?\)) : (?P<fwhat>\S[^\n]*?)[ \t]*$",
+                          + _LEAD + r"Error in (?P<fcall>[\w.]+(?:::[\w.]+)?\([^\n]*?\)) : (?P<fwhat>\S[^\n]*?)[ \t]*$|"
+                          # rlang's layout: "Error in `f()`:" or "Error:", then "! <message>" (dplyr's "ℹ In argument:
+                          # `z = f(y)`." and "Caused by error:" may come between)
+                          + _LEAD + r"Error(?: in (?P<rcall>`[^`\n]+`))?:[ \t]*\n"
+                          r"(?:[ \t>*`]*(?:ℹ [^\n]*|Caused by error[^\n]*:[ \t]*)\n){0,4}"
+                          r"[ \t>*`]*! (?P<rwhat>\S[^\n]*?)[ \t]*$",
                           re.MULTILINE)
 # what may follow it to the input's end: R's further errors, their messages (indented; the line after an error's head
 # that ends at its colon, indented or not: a log's per-line stamp read off may take the indent with it), its Calls
-# line, blank lines
-_R_TAIL_LINE = lazy_regex(r"[ \t>*`]*(?:Error in [^\n]+? :[^\n]*|Error: [^\n]*|Calls: [^\n]*|[ \t]+[^\n]*|)")
-_R_HEAD_ONLY = lazy_regex(r"[ \t>*`]*Error in [^\n]+? :[ \t]*")
+# line, the warnings R adds after an error ("In addition: Warning message:" / "Warning messages:", then "In <call> :"
+# or "1: In <call> :" with the message after it or on the next line, "There were 12 warnings (use warnings() to see
+# them)"), rlang's lines (its "! " message, "ℹ"/"✖"/"•" bullets, "Caused by error in `g()`:", "Backtrace:" and its
+# tree, "Run `rlang::last_trace()` to see where the error occurred."), blank lines
+_R_TAIL_LINE = lazy_regex(r"[ \t>*`]*(?:Error in [^\n]+? :[^\n]*|Error: [^\n]*|Calls: [^\n]*|[ \t]+[^\n]*|"
+                          r"(?:In addition: )?(?:Warning messages?:[ \t]*|"
+                          r"There (?:were|was) \d+ (?:or more )?warnings? \(use warnings\(\) to see [^\n]*)|"
+                          r"(?:\d+: )?In [^\n]+? :[^\n]*|"
+                          r"[!ℹ✖•] [^\n]*|Caused by error(?: in `[^\n]+`)?:[ \t]*|Backtrace:[ \t]*|"
+                          r"Run `rlang::last_(?:trace|error)\(\)` to see where the error occurred\.?[ \t]*|)")
+_R_HEAD_ONLY = lazy_regex(r"[ \t>*`]*(?:(?:\d+: )?In|Error in) [^\n]+? :[ \t]*")
 # an MPI library's error stack as R's message (Rmpi passes MPI's error string on: MPICH's and MS-MPI's "Other MPI
 # error, error stack:" then a line for each call, "MPI_Comm_spawn(cmd=..., maxprocs=8, ...) failed" or
 # "MPIR_Init_thread(586)..: ...", and the innermost error's words last, "Function not implemented"): R prints it as
@@ -285,9 +304,10 @@ def banners(text: str) -> list[tuple[int | None, str, int, int]]:
         if r_error is None or text.count("\n", r_error.end(), m.start()) > _R_BETWEEN:
             continue
         what = r_error.group("what")
-        if not what:            # (the message on the next line, indented: a long call)
-            what = text[r_error.end():m.start()].lstrip("\n").split("\n", 1)[0].strip()
-        call = f" in {r_error.group('call')}" if r_error.group("call") else ""
+        if not what:            # (the message on the next line, indented: a long call; rlang's after its "! ")
+            what = text[r_error.end():m.start()].lstrip("\n").split("\n", 1)[0].strip().removeprefix("! ")
+        named = r_error.group("call") or r_error.group("rcall")
+        call = f" in {named}" if named else ""
         found.append((None, f"R's error{call}: {what}" if what else f"R's error{call}", r_error.start(), m.end()))
     if not any(words.startswith("R's error") for _rank, words, _start, _end in found):
         found += _r_error_at_end(text)
@@ -311,9 +331,10 @@ def _r_error_at_end(text: str) -> list[tuple[int | None, str, int, int]]:
                      offset + m.end())]
         if all(_R_TAIL_LINE.fullmatch(line) is not None or (at > 0 and _R_HEAD_ONLY.fullmatch(rest[at - 1]) is not None)
                for at, line in enumerate(rest)):
-            call = m.group("call") or m.group("fcall")
-            what = (m.group("what") or m.group("fwhat")).strip()
-            return [(None, f"R's error in {call}: {what} (the input ends at it)", offset + m.start(), offset + m.end())]
+            call = m.group("call") or m.group("fcall") or m.group("rcall")
+            what = (m.group("what") or m.group("fwhat") or m.group("rwhat")).strip()
+            where = f" in {call}" if call else ""
+            return [(None, f"R's error{where}: {what} (the input ends at it)", offset + m.start(), offset + m.end())]
     return []
 
 

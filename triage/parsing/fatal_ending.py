@@ -164,8 +164,8 @@ def endings(text: str) -> list[Ending]:
         what = " ".join(f"{m.group('what')} {m.group('more')}".split())
         if _RUNTIME_RECORD.search(what) is not None or GOES_ON.search(what) is not None:
             continue
-        above = text[text.rfind("\n", 0, max(0, text.rfind("\n", 0, m.start()))) + 1:m.start()]
-        if f"{m.group('prog')} ERROR:" in above:
+        line_above = text[text.rfind("\n", 0, max(0, text.rfind("\n", 0, m.start()))) + 1:m.start()]
+        if f"{m.group('prog')} ERROR:" in line_above:
             continue        # (the same head on the line above: a library's stream of error lines, PETSc's)
         found.append((None, None, None, f"{m.group('prog')}'s own error: {what}", m.start(), m.end()))
     for m in finditer(_GRAPPA, text):

@@ -32,6 +32,11 @@ after it) and whether the run went on past them:
   where there is one (the program is ORCA's driver: no rank of its own);
 - Legion's logger line of an error or fatal level, ``[N - <thread>] <seconds> {5}{runtime}: [error C] LEGION ERROR:
   <message>`` (N: the Legion node, the process's rank in the job);
+- Enzo's (enzo-dev's my_exit) record of its failing end, ``<file>:<line> <N> ABORT ON EXIT_FAILURE!`` (or ``ABORT ON
+  UNKNOWN EXIT VALUE <v>!``): the source line, then processor N (MyProcessorNumber, its rank in MPI_COMM_WORLD), the
+  program's message on the line above it; and its fatal exception (ENZO_FAIL's EnzoFatalException), ``Caught fatal
+  exception:``, the message in quotes on a line of its own, ``at <file>:<line>``, its backtrace, then ``Failure
+  reported on processor N`` (rank N) where the program catches it: one error, the record's and the exception's;
 - Chapel's runtime error, ``<file>.chpl:<line>: error: <message>`` (``halt reached - ...``, an out-of-bounds index);
 - Gaussian's end of a run in error (its link 1's ``Lnk1e``, after the failing link's own message on the lines above):
   `` Error termination via Lnk1e in /opt/g16/l103.exe at Wed May 11 20:15:04 2011.`` (the link by its program, l103
@@ -68,7 +73,7 @@ MARKERS = ("ode termination on task=", "MFEM abort: ", "Verification failed: (",
            "*** FATAL ERROR (proc ", "Program abort called in file `", "ABNORMAL END: ",
            "This error was encountered inside ", "E R R O R", "ORCA finished by error termination in ", "LEGION ERROR:",
            ".chpl:", "Error termination ", "Execution halted", "Enter a frame number, or 0 to exit",
-           "Timing stopped at: ", "Error in ", "Error:")
+           "Timing stopped at: ", "Error in ", "Error:", "ABORT ON ", "Caught fatal exception:")
 
 _LEAD = r"^[ \t>*`]*"
 _GADGET = lazy_regex(_LEAD + r"(?:TERMINATE: \*+!+\*+[ \t]+)?[Cc]ode termination on task=(?P<rank>\d{1,7}), "
@@ -159,6 +164,16 @@ _R_HEAD_ONLY = lazy_regex(r"[ \t>*`]*(?:(?:\d+: )?In|Error in) [^\n]+? :[ \t]*")
 _MPI_STACK_HEAD = lazy_regex(r"\berror stack:[ \t]*$")
 _MPI_STACK_CALL = lazy_regex(r"[ \t>*`]*(?P<call>[A-Za-z_]\w*)\([^\n]*?\)\.*(?:: (?P<msg>[^\n]*?)| failed)[ \t]*$")
 _MPI_STACK_LINES = 12
+# Enzo's my_exit (src/enzo/enzo.C): fprintf(stderr, "%s:%d %d ABORT ON EXIT_FAILURE!\n", __FILE__, __LINE__,
+# MyProcessorNumber), "... ABORT ON UNKNOWN EXIT VALUE %d!"; its EnzoFatalException (ErrorExceptions.h): "Caught fatal
+# exception:", a blank line, "   '<message>'", "at <file>:<line>", then "Backtrace:" and its "BT symbol:" lines; the
+# program's catch of it prints "Failure reported on processor %d"
+_ENZO_EXIT = lazy_regex(_LEAD + r"(?P<file>[\w./-]+\.\w{1,4}):(?P<line>\d+) (?P<rank>\d{1,7}) ABORT ON "
+                        r"(?:EXIT_FAILURE|UNKNOWN EXIT VALUE (?P<code>-?\d+))![ \t]*$", re.MULTILINE)
+_ENZO_FAIL = lazy_regex(_LEAD + r"Caught fatal exception:[ \t]*\n(?:[ \t]*\n)?[ \t>*`]*'(?P<what>[^\n]*)'[ \t]*"
+                        r"(?:\n[ \t>*`]*at (?P<file>[^\s:]+):(?P<line>\d+)[ \t]*)?$", re.MULTILINE)
+_ENZO_RANK = lazy_regex(r"^[ \t>*`]*Failure reported on processor (?P<rank>\d{1,7})[ \t]*$", re.MULTILINE)
+_ENZO_REACH = 6000      # (its backtrace's lines between the exception and the catch's line)
 _CHAPEL = lazy_regex(_LEAD + r"(?P<file>[\w./$-]+\.chpl):(?P<line>\d+): error: (?P<what>[^\n]+?)[ \t]*$", re.MULTILINE)
 
 
@@ -311,10 +326,34 @@ def banners(text: str) -> list[tuple[int | None, str, int, int]]:
         found.append((None, f"R's error{call}: {what}" if what else f"R's error{call}", r_error.start(), m.end()))
     if not any(words.startswith("R's error") for _rank, words, _start, _end in found):
         found += _r_error_at_end(text)
+    found += _enzo(text)
     for m in finditer(_CHAPEL, text):
         found.append((None, f"Chapel's error ({m.group('file')}:{m.group('line')}): {m.group('what')}",
                       m.start(), m.end()))
     return sorted(found, key=lambda item: item[2])
+
+
+def _enzo(text: str) -> list[tuple[int | None, str, int, int]]:
+    """Enzo's my_exit record (processor N's failing end, the program's message on the line above it) and its fatal
+    exception (its message, the rank of the catch's "Failure reported on processor N" after it); an exception right
+    after a my_exit record is that record's own (my_exit raises it): one error."""
+    found: list[tuple[int | None, str, int, int]] = []
+    ends: list[int] = []
+    for m in finditer(_ENZO_EXIT, text):
+        above = [line.strip() for line in text[max(0, m.start() - 600):m.start()].split("\n") if line.strip()]
+        what = above[-1] if above and not is_progress(above[-1]) and not _NUMBERS.search(above[-1]) else ""
+        code = f" (exit value {m.group('code')})" if m.group("code") else ""
+        found.append((int(m.group("rank")), f"Enzo's my_exit on processor {m.group('rank')}{code} ({m.group('file')} "
+                      f"line {m.group('line')})" + (f": {what}" if what else ""), m.start(), m.end()))
+        ends.append(m.end())
+    for m in finditer(_ENZO_FAIL, text):
+        if any(0 <= text.count("\n", end, m.start()) <= 2 for end in ends if end <= m.start()):
+            continue            # (my_exit's own ENZO_FAIL: the record above says it)
+        caught = _ENZO_RANK.search(text, m.end(), min(len(text), m.end() + _ENZO_REACH))
+        at = f" (at {m.group('file')}:{m.group('line')})" if m.group("file") else ""
+        found.append((int(caught.group("rank")) if caught else None,
+                      f"Enzo's fatal exception{at}: {m.group('what')}", m.start(), m.end()))
+    return found
 
 
 def _r_error_at_end(text: str) -> list[tuple[int | None, str, int, int]]:

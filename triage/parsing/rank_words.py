@@ -12,7 +12,8 @@ Trust (what the number is):
 
 Numbers that name no rank, however they are written: a GPU or device (``cuda:3``, ``GPU 3``, ``device 3``), a port
 (``localhost:29500``), a pid (``process 48213``: an index of more than three digits; ``proc 101``), a source file's line
-(``proxy.cc:1587``), an argv's flag (``--local_rank=3``). ``NOT_RANK_HOSTS`` are the words before ``:N`` that name
+(``proxy.cc:1587``, ``enzo.C:918``: a file's name with a source language's extension, ``SOURCE_EXTENSIONS``), an argv's
+flag (``--local_rank=3``). ``NOT_RANK_HOSTS`` are the words before ``:N`` that name
 a device or a port, never a host.
 
 One rule for what a number names (the table's trust, and the launcher prefixes' reading, triage.parsing.log_prefix):
@@ -37,6 +38,7 @@ this table is the reading of the words of a line those prefixes leave, used by t
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from triage.lazy_regex import lazy_regex
@@ -55,7 +57,13 @@ class RankShape:
 NOT_RANK_HOSTS = ("cuda", "gpu", "npu", "xpu", "hpu", "mps", "xla", "tpu", "device", "dev", "port", "localhost",
                   "line", "step", "epoch", "iter", "iteration", "batch", "loss", "time", "pid", "tid")
 _NOT_HOST = "".join(f"(?<!\\b{word})" for word in NOT_RANK_HOSTS)
-_SOURCE = r"(?<!\.cc)(?<!\.cpp)(?<!\.cu)(?<!\.h)(?<!\.hpp)(?<!\.c)(?<!\.py)(?<!\.cxx)"
+# a source file's name before ":N" (its line), in the languages' extensions and cases: C and C++ (Enzo's
+# "enzo.C:918", ".cc", ".cxx", ".H"), CUDA and HIP, Fortran (".F90", ".f"), Python and Cython, Julia, Chapel, Java
+# (not an extension that is also a country's domain, ".rs", ".cl": a host's name may end so)
+SOURCE_EXTENSIONS = ("c", "C", "cc", "cpp", "cxx", "c++", "cu", "cuh", "h", "H", "hh", "hpp", "hxx", "inl", "f", "F",
+                     "f90", "F90", "f95", "F95", "f03", "F03", "f08", "F08", "f77", "F77", "for", "FOR", "py", "pyx",
+                     "jl", "chpl", "java", "hip")
+_SOURCE = "".join(f"(?<!\\.{re.escape(ext)})" for ext in SOURCE_EXTENSIONS)
 _END = r"\b(?![.:]\d)"
 
 # Order matters only where two shapes start at the same place: the first row wins there; otherwise the leftmost

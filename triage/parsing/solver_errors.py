@@ -81,13 +81,15 @@ from triage.parsing.regex_gate import finditer, holds_any
 
 MARKERS = ("FOAM FATAL", "FATAL CALLED", "ERROR on proc ", "ERROR: ", "Fatal error:", "PETSC ERROR:",
            "An error occurred in line <", "*** ERROR ***", "[ABORT]", "Error in routine ", "Called CmiAbort",
+           "Exiting: Caught Signal",
            "CRITICAL ERROR: ", "*** Caught standard std::exception", "FATAL from PE", "Error Exit", "aborting MPI...",
            "Fortran runtime error:", "forrtl: severe (", "***** ERROR", "ARMCI assert fail in ", "ARMCI Error",
            "ARMCI DASSERT fail", *hpc_codes.MARKERS)
 # the words of the records that span the lines around the marked one (a box, a block with its message on the lines
 # after it or its head above it): a large log's excerpt keeps those lines (triage.load.logs.large)
 BLOCK_MARKERS = ("Fatal error:", "PETSC ERROR: -", "An error occurred in line <", "*** ERROR ***", "[ABORT]",
-                 "Error in routine ", "Called CmiAbort", "FATAL CALLED", "CRITICAL ERROR: ", "FOAM FATAL",
+                 "Error in routine ", "Called CmiAbort", "Exiting: Caught Signal", "FATAL CALLED", "CRITICAL ERROR: ",
+                 "FOAM FATAL",
                  *hpc_codes.MARKERS)
 
 # (Markdown quoting or a code span's backtick may come before it; "[N] " is the rank of a parallel run)
@@ -121,7 +123,19 @@ _CP2K = lazy_regex(r"^[ \t]*\* \[ABORT\][ \t]*\*?[ \t]*$", re.MULTILINE)
 _CP2K_END = lazy_regex(r"^[ \t]*\*{20,}[ \t]*$", re.MULTILINE)
 _CP2K_RANK = lazy_regex(r"stopped by process number (?P<rank>\d{1,7})")
 _QE = lazy_regex(r"^[ \t]*Error in routine[ \t]+(?P<routine>\S+) \((?P<code>-?\d+)\):[ \t]*$", re.MULTILINE)
-_CHARM = lazy_regex(r"^[ \t]*-{5,} Processor (?P<rank>\d{1,7}) Exiting: Called CmiAbort -{5,}[ \t]*$", re.MULTILINE)
+_CHARM = lazy_regex(r"^[ \t]*-{5,} (?:Partition \d+ )?Processor (?P<rank>\d{1,7}) Exiting: Called CmiAbort -{5,}"
+                    r"[ \t]*$", re.MULTILINE)
+# Charm++'s signal handler (CmiAbortHelper("Caught Signal", ...): src/arch/mpi/machine.C with strsignal's words,
+# "Segmentation fault"; netlrts' and verbs' own, "segmentation violation", "caught signal TERM"; older releases print
+# "Signal: <words>" for "Reason: <words>"), then its stack ("[1] Stack Traceback:", "  [1:2] prog 0x... f()"), then the
+# MPI runtime's abort of that process (HPE MPT's "MPT ERROR: Rank 1(g:1) is aborting with error code 1": how it ended)
+_CHARM_SIGNAL = lazy_regex(r"^[ \t>*`]*-{5,} (?:Partition \d+ )?Processor (?P<rank>\d{1,7}) Exiting: Caught Signal "
+                           r"-{5,}[ \t]*\n[ \t>*`]*(?:Reason|Signal): (?P<what>[^\n]+?)[ \t]*$", re.MULTILINE)
+_CHARM_SIGNALS = {"segmentation fault": "SIGSEGV", "segmentation violation": "SIGSEGV", "bus error": "SIGBUS",
+                  "floating point exception": "SIGFPE", "illegal instruction": "SIGILL", "aborted": "SIGABRT",
+                  "killed": "SIGKILL", "terminated": "SIGTERM", "caught signal kill": "SIGKILL",
+                  "caught signal term": "SIGTERM", "caught signal quit": "SIGQUIT", "quit": "SIGQUIT"}
+_CHARM_FRAME = lazy_regex(r"^[ \t]*\[\d+:\d+\] \S+ 0x[0-9a-f]+ (?P<func>[A-Za-z_][^\n(]*)", re.MULTILINE)
 # Charm++'s start-up line names its build (machine-common-core.c): "Charm++> Running in SMP mode: 2 processes, 4 worker
 # threads (PEs) + 1 comm threads per process, 8 PEs total" (6.x: "Running in SMP mode: numNodes 2,  4 worker threads per
 # process"), "Charm++> Running in Multicore mode: 8 threads (PEs)"; "Running in non-SMP mode: 8 processes (PEs)". In an
@@ -283,6 +297,7 @@ def parse_solver_errors(text: str, line_ranks: Sequence[int | None] | None = Non
             what = f"ARMCI's assertion failed in {site}{cond}"
         out.append(RankDeath(rank, None, None, match.group("host"), int(match.group("pid")) if match.group("pid")
                              else None, what[:400], offset=match.start(), raised=True, mpi=said is not None))
+    out += _charm_signals(text, seen, went_on)
     out += _codes(text, seen, rank_at, went_on)
     out += _endings(text, seen, rank_at, went_on, [death.offset for death in out])
     return tuple(sorted(out, key=lambda death: death.offset))
@@ -332,6 +347,34 @@ def _endings(text: str, seen: set[int | None], rank_at: Callable[[int], int | No
             what += f" (then its MPI abort: {lines[0][:160]})"
         out.append(RankDeath(rank, signal, None, host, None, " ".join(what.split())[:400], offset=start, raised=True,
                              mpi=own and host is None))
+    return out
+
+
+def _charm_signals(text: str, seen: set[int | None], went_on: Callable[[int], bool]) -> list[RankDeath]:
+    """Charm++'s signal handler's record of processor N's death by a signal (_CHARM_SIGNAL), with the first frame of its
+    stack that is the program's own (past the handler's frames and libc's); a PE of an SMP or multicore build is a
+    worker thread, no rank."""
+    if "Exiting: Caught Signal" not in text:
+        return []
+    build = _CHARM_THREADS.search(text) if "Charm++> Running in " in text else None
+    threads = build is not None and int(build.group("workers") or build.group("threads")) > 1
+    out: list[RankDeath] = []
+    for m in finditer(_CHARM_SIGNAL, text):
+        words = m.group("what").strip()
+        signal = _CHARM_SIGNALS.get(words.lower())
+        if signal is None or went_on(m.end()):
+            continue
+        rank = None if threads else int(m.group("rank"))
+        if rank in seen:
+            continue
+        seen.add(rank)
+        frames = [f.group("func").strip() for f in _CHARM_FRAME.finditer(text, m.end(), min(len(text), m.end() + 3000))]
+        own = [f for f in frames[1:] if not f.startswith(("Cmi", "Csd", "Converse", "_start", "__libc", "charm_main"))]
+        at = f" in {own[0]}" if own else ""
+        who = (f"PE {m.group('rank')}, a worker thread of an SMP or multicore build (which process, this input does "
+               "not say)") if threads else f"processor {m.group('rank')}"
+        out.append(RankDeath(rank, signal, None, None, None, f"Charm++'s signal handler: {who} exiting on {words} "
+                             f"({signal}){at}", offset=m.start(), raised=True, mpi=rank is not None))
     return out
 
 

@@ -55,9 +55,12 @@ FAILURE_WORDS = ("error", "exception", "died", "dead", "killed", "crash", "signa
                  "illegal", "fatal", "terminated")
 # an exit's code in the words launchers and shells use ("exit code -11", "exited with code 137", "return code
 # -6", "exit status 139", "exitcode: -9"): -N is Python's subprocess convention and 128+N a shell's, both signal N
-# (Nextflow's in parentheses: "Process `align (3)` terminated with an error exit status (137)")
-_CODE = (r"\b(?:exit(?:ed)?|return(?:ed)?)(?: with)?(?: an?)? ?(?:exit ?)?(?:code|status|exitcode|returncode)"
-         r"(?: code)?(?: of)?\s*[:=]?\s*\(?")
+# (Nextflow's in parentheses: "Process `align (3)` terminated with an error exit status (137)"; Python's
+# CalledProcessError, "Command '[...]' returned non-zero exit status -9."; a Python pipeline driver's report of its
+# child's return code, SPAdes' "system call for: ... finished abnormally, OS return value: -9")
+CODE_WORDS = (r"\b(?:(?:exit(?:ed)?|return(?:ed)?)(?: with)?(?: an?)?(?: non-zero)? ?(?:exit ?)?"
+              r"(?:code|status|exitcode|returncode)(?: code)?(?: of)?|OS return value)")
+_CODE = CODE_WORDS + r"\s*[:=]?\s*\(?"
 # (SIGCHLD names a handler that was told a child ended, never the signal that ended it: ALPS's "_pmiu_daemon(SIGCHLD):
 # ... PE RANK 7 exit signal Killed")
 _SIGNAL = lazy_regex(r"\b((?-i:SIG(?!CHLD\b)[A-Z]{2,6}))\b|\bsignal:?\s*(\d{1,2})\b|" + _CODE + r"-(\d{1,2})\b|"

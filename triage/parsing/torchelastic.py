@@ -124,12 +124,14 @@ _REJECTED_NOTE = ("the script does not take the --local-rank/--local_rank argume
                   "process (read LOCAL_RANK from the environment, or accept both spellings)")
 # torch.distributed.launch (PyTorch <= 1.8) waits on its workers in local-rank order and raises for the first
 # it finds failed: "subprocess.CalledProcessError: Command '['python', '-u', 'train.py', '--local_rank=1']' died
-# with <Signals.SIGSEGV: 11>." / "... returned non-zero exit status 1."
+# with <Signals.SIGSEGV: 11>." / "... returned non-zero exit status 1." (a negative status, "-9", is Python's return
+# code of a child a signal killed, the signal's number: subprocess words it so where the signal has no name it knows,
+# and older Pythons always)
 # The record is often quoted without its "subprocess.CalledProcessError:" head (an issue's title, a user's
 # paraphrase): then the command must be the launcher's own (it runs each worker as "python -u script", and
 # passes --local_rank unless --use_env), never any subprocess's (a failed "['ninja', '-v']" build).
 _LAUNCH_CALLED = lazy_regex(r"(CalledProcessError: )?Command '(\[.*?\])' (?:died with <Signals\.(SIG[A-Z]+): \d+>|"
-                            r"returned non-zero exit status (\d+))")
+                            r"returned non-zero exit status (-?\d+))")
 # the tail of Python's CalledProcessError without its "Command '[...]'" (an issue title, a paste cut inside the argv):
 # the words are subprocess's own, so they say that the command it ran died of that signal
 _DIED_ALONE = lazy_regex(r"\bdied with <Signals\.(SIG[A-Z]+): \d+>")
@@ -381,10 +383,10 @@ def _launch_failures(text: str) -> list[LauncherFailure]:
         if not match.group(1) and not argv_rank and not _LAUNCHER_ARGV.match(argv):
             continue
         code = int(match.group(4)) if match.group(4) else None
+        sig = match.group(3) or (_signal_name(code, None) if code is not None and code < 0 else None)
         # (a signal says how that worker died; an exit status may be its reaction to another's failure)
-        failures.append(LauncherFailure(None, int(argv_rank.group(1)) if argv_rank else None, None, code,
-                                        match.group(3), None, None,
-                                        root_cause=match.group(3) is not None))
+        failures.append(LauncherFailure(None, int(argv_rank.group(1)) if argv_rank else None, None,
+                                        None if sig else code, sig, None, None, root_cause=sig is not None))
     if not any(f.signal for f in failures):
         for match in _DIED_ALONE.finditer(text):
             failures.append(LauncherFailure(None, None, None, None, match.group(1), None, None, root_cause=True,

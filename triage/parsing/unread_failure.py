@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from triage.lazy_regex import lazy_regex
 from triage.parsing.metric_name import METRIC_NAME
-from triage.parsing.named_failure import FAILURE_WORDS, said_signal
+from triage.parsing.named_failure import CODE_WORDS, FAILURE_WORDS, said_signal
 from triage.parsing.quoted import is_advice
 
 UNREAD_KIND = "unread"     # the failure_kind (triage.model.evidence.ExitInfo) of such a line read as a failure
@@ -73,9 +73,7 @@ UNREAD_WORDS = (*FAILURE_WORDS, *SIGNAL_NAMES, "panic", "severe", "emerg", "coul
 # A process's exit with a code other than 0, in any words ("exited with code 1", "exit status 2", "returned exit code
 # -11", "exitcode: 137"), a sentence's full stop after it or not ("Program exited with code 134.", a runner's end of
 # the program it ran): never a decimal ("exit code 1.5")
-_EXITED = lazy_regex(r"\b(?:exit(?:ed)?|return(?:ed)?)(?: with)?(?: an?)? ?(?:exit ?)?"
-                     r"(?:code|status|exitcode|returncode)(?: code)?(?: of)?\s*[:=]?\s*\(?-?[1-9]\d{0,2}\b(?!\.?\d)",
-                     re.IGNORECASE)
+_EXITED = lazy_regex(CODE_WORDS + r"\s*[:=]?\s*\(?-?[1-9]\d{0,2}\b(?!\.?\d)", re.IGNORECASE)
 # A process's own death by a signal, in any runtime's words (the number or the name).
 _SIGNAL_DEATH = lazy_regex(
     r"\b(?:received|caught|got|terminated (?:with|by)|killed (?:by|with)|exited (?:on|with|due to)|"
@@ -113,7 +111,8 @@ _NOT_FAILURE = lazy_regex(
     SHELL_TRACE_TEXT + "|"
     r"^\s*(?:\[?\s*(?:WARN|WARNING|INFO|DEBUG|TRACE|NOTICE|VERBOSE)\b|[WID]\d{4} \d\d:\d\d|\w*Warning\b)"
     r"|\b(?:NCCL INFO|NCCL WARN)\b"
-    r"|\b(?:error|loss|err)[ _-]?(?:rate|=|:\s*[\d.]+\s*$)"
+    # (a metric's "error = 0.12", never a head "== Error ==": SPAdes' "== Error ==  system call for: ...")
+    r"|\b(?:error|loss|err)[ _-]?(?:rate|=(?!=)|:\s*[\d.]+\s*$)"
     # a metric whose name ends in Error, logged with its value ("top1.Error: 29.4%", "val.MeanSquaredError: 1.2e-03")
     r"|(?<![\w.])" + METRIC_NAME + r":\s*[-+]?\d*\.\d+(?:e[-+]?\d+)?\s*%?\s*$"
     r"|\b(?:no|zero|0|without) errors?\b|\berrors?\s*[:=]\s*0\b"

@@ -85,3 +85,13 @@ def test_a_librarys_stream_of_error_lines_keeps_its_reader(tmp_path: Path) -> No
             "[0]PETSC ERROR: or see https://petsc.org/release/faq/#valgrind\n")
     _code, got = report_log(text, tmp_path)
     assert got["verdict"]["kind"] == "crash", got["verdict"]
+
+
+def test_a_signal_after_the_block_is_the_failure(tmp_path: Path) -> None:
+    # (the process died of the signal its handler's record names: not of the error line before it)
+    text = ("GLACIO ERROR: could not register the output buffer\n"
+            "              (falling short of pinned memory)\n"
+            "*** Received signal 11 ***\n")
+    _code, got = report_log(text, tmp_path)
+    assert got["verdict"]["kind"] == "crash", got["verdict"]
+    assert "own error" not in got["verdict"]["summary"], got["verdict"]

@@ -60,6 +60,10 @@ _FATAL = lazy_regex(_LEAD + _TAG + r"(?P<word>FATAL ERROR|Fatal [Ee]rror):[ \t]*
 # continuation lines, indented, after it
 _PROG_ERROR = lazy_regex(_LEAD + r"(?:\[\d{1,7}\][ \t]*)?(?P<prog>[A-Z][A-Z0-9_+-]{1,20}) ERROR:[ \t]*"
                          r"(?P<what>\S[^\n]*?)[ \t*`]*(?P<more>(?:\n[ \t]{2,}\S[^\n]*?)*)[ \t]*$", re.MULTILINE)
+# a signal's record after the block (a handler's "*** Received signal 11 ***", the shell's "Segmentation fault (core
+# dumped)"): the process died of it, the error line before it no end of its own
+_SIGNAL_AFTER = lazy_regex(r"(?i)\bsignal\b|\bSIG[A-Z]{2,}\b|Segmentation fault|Bus error|Illegal instruction|"
+                           r"Floating point exception|core dumped|^[ \t>*`]*Aborted\b", re.MULTILINE)
 # (an MPI runtime's or launcher's record of a rank, or of a signal; Open MPI's, ORTE's and PMIx's error log, "PMIX
 # ERROR: OUT-OF-RESOURCE in file dstore_base.c at line 693": their own readers')
 _RUNTIME_RECORD = lazy_regex(r"\b[Rr]ank \d|\bSIG[A-Z]{2,}|\b[Ss]ignal\b|\bin file \S+ at line \d+")
@@ -164,6 +168,8 @@ def endings(text: str) -> list[Ending]:
         what = " ".join(f"{m.group('what')} {m.group('more')}".split())
         if _RUNTIME_RECORD.search(what) is not None or GOES_ON.search(what) is not None:
             continue
+        if _SIGNAL_AFTER.search("\n".join(text[m.end():m.end() + 2000].split("\n")[1:9])) is not None:
+            continue        # (a signal's record after it: the process's death by that signal is the failure)
         line_above = text[text.rfind("\n", 0, max(0, text.rfind("\n", 0, m.start()))) + 1:m.start()]
         if f"{m.group('prog')} ERROR:" in line_above:
             continue        # (the same head on the line above: a library's stream of error lines, PETSc's)

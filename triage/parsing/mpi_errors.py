@@ -93,7 +93,8 @@ MARKERS = ("An error occurred in MPI_", "MPI_ABORT was invoked", "exiting improp
            "was invoked.", "Local abort ", "called MPI_Abort(", "job aborted, but has no info",
            "Fatal error in ", ") on node ", "Abort on node ", "error handler called by rank", "failed to TCP connect",
            "error stack:", "[ch3:sock]", "MPICH ERROR [Rank ", " returned error code ", "is aborting with error code",
-           "plexec ", "_init failed for some reason", "Attempting to use an MPI routine", "internal ABORT - process ")
+           "plexec ", "_init failed for some reason", "Attempting to use an MPI routine", "internal ABORT - process ",
+           "]: aborting job:")
 # the words of an MPI start-up that failed before any rank ran (Open MPI's direct-launch box, its Slurm PMI
 # component's own line): the job's end, printed where nothing follows, so a large log's tail (read whole) holds them;
 # no needles of its large-log pass (tests/load/test_large_log_markers.py: the pass's cost steps up past 238)
@@ -162,6 +163,13 @@ _MVAPICH_FATAL = lazy_regex(r"\[(?P<host>[A-Za-z0-9][\w.-]*):mpi_rank_(?P<rank>\
 # error handler called by rank:         2173", then the compiler's traceback through the MPI call that failed
 # ("libmpi.so.12.0.2  ...  MPI_Comm_split  Unknown  Unknown")
 _TRACEBACK_HANDLER = lazy_regex(r"MPI traceback error handler called by rank:\s*(?P<rank>\d+)")
+# MPICH's PMI client's abort (src/pmi/simple, PMI_Abort: PMIU_printf's head "[cli_N]", N the process's PMI rank, its
+# rank in MPI_COMM_WORLD; MPICH, MVAPICH2, Intel MPI): "[cli_83]: aborting job:", then the abort's message on the next
+# line ("Fatal error in MPI_Init: Internal MPI error!, error stack:" and MPICH's stack, or "application called
+# MPI_Abort(MPI_COMM_WORLD, 1) - process 83"); a reporter's "> " quote before each line too
+_PMI_ABORT = lazy_regex(r"^[ \t>*`]*\[cli_(?P<rank>\d{1,7})\]: aborting job:[ \t]*\n(?P<lead>[ \t>*`]*)"
+                        r"(?P<msg>\S[^\n]*?)[ \t]*$", re.MULTILINE)
+_PMI_FATAL = lazy_regex(r"Fatal error in (?P<call>\w+): (?P<what>[^,\n]+)")
 # MPICH's fatal error record without its Abort head: "Fatal error in MPI_Allreduce: Other MPI error, error stack:"
 # (MPICH 4: "Fatal error in internal_Allreduce: ..."; or mpi4py's exception of the same: "mpi4py.MPI.Exception: Other
 # MPI error, error stack:"), read only where MPICH's stack follows on the next line under the same prefix (a sentence
@@ -362,7 +370,10 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
                             f"failed in {match.group('call')}: {match.group('what').strip()}{why} (MPICH's fatal "
                             f"error handler, {_abort_head(match)}): {_line(text, match)}", match.start(),
                             first=True, network=bool(stack) and _PEER_WORDS.search(stack[-1].group("why")) is not None))
-    out += [e for e in _mpich_rankless(text) if not any(c.offset <= e.offset < c.offset + 400 for c in cray)]
+    pmi = _pmi_aborts(text, seen)
+    out += pmi
+    out += [e for e in _mpich_rankless(text, [e.offset for e in pmi])
+            if not any(c.offset <= e.offset < c.offset + 400 for c in cray)]
     for match in _MVAPICH_FATAL.finditer(text):
         stack = _record_stack(text, match.end(), int(match.group("rank")))
         why = f"; innermost: {stack[-1].group('why')[:200]}" if stack else ""
@@ -547,10 +558,46 @@ def _record_stack(text: str, end: int, rank: int | None = None) -> list[re.Match
     return out
 
 
-def _mpich_rankless(text: str) -> list[MpiError]:
+def _pmi_aborts(text: str, seen: set[int]) -> list[MpiError]:
+    """MPICH's PMI client's abort of rank N (_PMI_ABORT), each rank's first, with the message on its next line (MPICH's
+    fatal error, its innermost reason from the stack under it); a rank whose MPI_Abort line was read already is that
+    record's. Not where the job went on after it."""
+    out: list[MpiError] = []
+    if "]: aborting job:" not in text:
+        return out
+    for match in _PMI_ABORT.finditer(text):
+        rank = int(match.group("rank"))
+        if rank in seen or went_on_after(text, match.end()):
+            continue
+        seen.add(rank)
+        msg = match.group("msg")
+        fatal = _PMI_FATAL.match(msg)
+        if fatal is not None:
+            # (MPICH's stack on the lines after it, under the same quote)
+            line_re = re.compile(re.escape(match.group("lead")) + r"[ \t]*" + _STACK_AT)
+            whys: list[str] = []
+            for line in text[match.end() + 1:match.end() + 3000].split("\n")[:60]:
+                stack = line_re.match(line.rstrip())
+                if stack is None:
+                    break
+                if stack.group("why").strip():
+                    whys.append(stack.group("why").strip())
+            why = f"; innermost: {whys[-1][:200]}" if whys else ""
+            said = f"failed in {fatal.group('call')}: {fatal.group('what').strip()}{why}"
+        else:
+            said = f"aborted: {msg[:200]}"
+        out.append(MpiError(rank, None, None, f"{said} (MPICH's PMI client's abort of rank {rank}, which then ends the "
+                            f"job): {_line(text, match)}", match.start(), first=True))
+    return out
+
+
+def _mpich_rankless(text: str, pmi: list[int] | None = None) -> list[MpiError]:
     """MPICH's fatal error record without its Abort head: one record for the first, where its stack follows it (each
-    stack line ``Function(line)...: why`` under the head's own prefix) and the job did not go on after the stack."""
+    stack line ``Function(line)...: why`` under the head's own prefix) and the job did not go on after the stack; not
+    one under a PMI client's abort head (``[cli_N]: aborting job:``, read at ``pmi``: rank N's)."""
     for match in _MPICH_RANKLESS.finditer(text):
+        if pmi and any(at < match.start() and text.count("\n", at, match.start()) == 1 for at in pmi):
+            continue                                # (the line right after a PMI client's abort head: its message)
         prefix = match.group("prefix")
         if "Abort(" in prefix or "MPIDI_CH3_Abort" in prefix:
             continue                                # (the record with its head: read above)

@@ -17,7 +17,8 @@ the MPI runtime's abort notice, a backtrace), or the launcher's record of that p
   a rank (HPE MPT's ``MPT ERROR: Rank 20(g:20) received signal SIGSEGV(11).``, PMGR's ``rank 0 on cab1``): a message
   that names a rank or a signal is its own reader's, as are Open MPI's and PMIx's error log (``PMIX ERROR:
   OUT-OF-RESOURCE in file F at line N``) and a library's stream of such lines, one head on each (PETSc's ``[0]PETSC
-  ERROR: ...``);
+  ERROR: ...``); and where a signal's record follows the block (``*** Received signal 11 ***``), the signal is the
+  failure;
 - glibc's assert line, ``prog: path/file.c:123: func: Assertion `expr' failed.`` (also with a path a reporter
   shortened, ``/.../file.c``), musl's ``Assertion failed: expr (file: func: line)`` and the MS C runtime's
   ``Assertion failed: expr, file F, line N``: the process aborts, SIGABRT.

@@ -4,6 +4,8 @@ diff next time (pure)."""
 
 from __future__ import annotations
 
+import signal as _signal
+
 from triage.analysis.oom import host_memory_error
 from triage.analysis.ranks import rank_word
 from triage.analysis.settle import HCCL, LIBFABRIC, TPU_DRIVER, per_rank_output, settle_setup, under_triage
@@ -19,6 +21,7 @@ from triage.parsing.launch_failure import LAUNCH_TEXT, LAUNCHER_ITSELF
 from triage.parsing.mpi_errors import DIRECT_LAUNCH_TEXT, PMI_INIT_TEXT
 from triage.parsing.peers import NO_BINARY_NOTE
 
+_SIGKILL = int(_signal.SIGKILL)
 _FLIGHT_RECORDER = ("PyTorch's Flight Recorder (TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1 "
                     "TORCH_NCCL_DEBUG_INFO_TEMP_FILE=/shared/dir/fr_) and pass the dumps to `triage report`")
 
@@ -235,6 +238,11 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = Tru
         steps.append(f"look at the lines of {who or 'that process'} just before it: if its own last line (training "
                      "finished, a checkpoint saved) came first, its work was done and only its exit failed")
     elif kind is VerdictKind.CRASH:
+        # killed by SIGKILL, as the failure's record says (its signal; "Killed", "exit signals: Killed", "error code
+        # -9" are SIGKILL too); a record that names no signal of its own but SIGKILL among its possible causes (Ray's
+        # "The actor is dead because its worker process has died ... (1) The process is killed by SIGKILL by OOM
+        # killer") is read in its words until its reader says so
+        killed = verdict.cause.signal == _SIGKILL or (verdict.cause.signal is None and "SIGKILL" in summary)
         if _DASK_LIMIT_KILL.search(summary) is not None:
             # (the nanny's own restart at distributed.worker.memory.terminate: no kernel OOM line tells it)
             steps.append("Dask's nanny restarted the worker at its memory budget (distributed.worker.memory."
@@ -269,10 +277,10 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = Tru
                          "spark.executor.memoryOverhead / spark.executor.memory, or the NodeManager's vmem check for a "
                          "virtual-memory kill; PBS: -l mem; Slurm: --mem; LSF: -M / rusage[mem]; Kubernetes: "
                          "resources.limits.memory)")
-        elif "SIGKILL" in summary and platform == "kubernetes":
+        elif killed and platform == "kubernetes":
             # (a container's SIGKILL, exit code 137: its pod's state says why, not the node's dmesg)
             steps.append(K8S_KILL_STEP)
-        elif "SIGKILL" in summary:
+        elif killed:
             steps.append("run `dmesg -T | grep -i -E 'killed process|out of memory'` on that host: SIGKILL is "
                          "usually the kernel OOM killer (host memory, not GPU memory)")
         elif _AICORE.search(summary) is not None:

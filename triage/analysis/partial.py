@@ -44,7 +44,7 @@ from triage.analysis.settle import (
 from triage.analysis.verdict import headline
 from triage.analysis.verdict.headline import Head
 from triage.lazy_regex import lazy_regex
-from triage.model import CollectiveState, Finding, MismatchKind, Verdict, VerdictKind
+from triage.model import Cause, CollectiveState, Finding, MismatchKind, Verdict, VerdictKind
 from triage.model.evidence import (
     Event,
     EventKind,
@@ -256,11 +256,13 @@ def unattributed_verdict(failures: tuple[ExitInfo, ...], stack: str | None = Non
     setup = settle_setup(first.message or "", first.host)
     if setup is not None:          # no rank is at fault: never ask for one
         verdict = headline.verdict(kind, f"{first.message} [{setup}]", culprit_host=first.host,
-                                   qualifier=f"{where} (no rank at fault: the job's set-up failed)")
+                                   qualifier=f"{where} (no rank at fault: the job's set-up failed)",
+                                   cause=Cause(signal=first.signal))
         return verdict, Finding(kind.value, (), verdict.summary, first.evidence, root_cause=True)
     if LAUNCHER_ITSELF in (first.message or ""):      # the launcher's own signal: no rank to ask for
         verdict = headline.verdict(kind, f"{first.message} [{SETTLE_LAUNCHER}]", culprit_host=first.host,
-                                   qualifier=f"{where} (no rank at fault: the launcher itself died)")
+                                   qualifier=f"{where} (no rank at fault: the launcher itself died)",
+                                   cause=Cause(signal=first.signal))
         return verdict, Finding(kind.value, (), verdict.summary, first.evidence, root_cause=True)
     # (a network failure: the link settles it, not which rank reported it)
     settle = (settle_network(first.message or "", first.host) if kind is VerdictKind.NETWORK_ERROR
@@ -269,7 +271,7 @@ def unattributed_verdict(failures: tuple[ExitInfo, ...], stack: str | None = Non
               else SETTLE_EXECUTOR if stack == "spark" else SETTLE_RANK)
     unknown = (SPARK_UNKNOWN if stack == "spark" else "rank unknown: no line of this input ties it to a rank")
     verdict = headline.verdict(kind, f"{first.message} [{settle}]", culprit_host=first.host,
-                               qualifier=f"{where} ({unknown})")
+                               qualifier=f"{where} ({unknown})", cause=Cause(signal=first.signal))
     return verdict, Finding(kind.value, (), verdict.summary, first.evidence, root_cause=True)
 
 

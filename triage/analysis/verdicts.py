@@ -18,6 +18,7 @@ from triage.analysis.stall_ended import ENDED, STALL_STEP
 from triage.analysis.verdict import headline
 from triage.analysis.verdict.headline import Head
 from triage.model import (
+    Cause,
     Collective,
     CollectiveState,
     Finding,
@@ -141,7 +142,8 @@ def failure(first: Failure, failures: list[Failure], hosts: Hosts) -> tuple[Verd
         first = how or first
         body = (f"{rank_word(cut)} failed in the same second; torchrun's root-cause record is cut before its exit "
                 "code" + (f"; {how.detail}" if how else ""))
-        verdict = headline.verdict(first.kind, body, head=Head.CRASH if how else Head.EXCEPTION, culprit_ranks=cut)
+        verdict = headline.verdict(first.kind, body, head=Head.CRASH if how else Head.EXCEPTION, culprit_ranks=cut,
+                                   cause=Cause(signal=first.signal))
         return verdict, Finding(first.kind.value, cut, verdict.summary, first.evidence, first.time, True)
     head = Head.CRASH if first.kind is VerdictKind.CRASH else Head.EXCEPTION
     summary = first.detail
@@ -162,7 +164,7 @@ def failure(first: Failure, failures: list[Failure], hosts: Hosts) -> tuple[Verd
     later = sorted({f.rank for f in failures[1:]} - set(same))
     if later:
         summary += f"; {rank_word(later)} failed after it (collateral)"
-    verdict = headline.verdict(first.kind, summary, head=head, culprit_ranks=same)
+    verdict = headline.verdict(first.kind, summary, head=head, culprit_ranks=same, cause=Cause(signal=first.signal))
     return verdict, Finding(first.kind.value, same, first.detail, first.evidence, first.time, True)
 
 
@@ -209,8 +211,8 @@ def _untold_abort(first: Failure, tied: tuple[int, ...], hosts: Hosts) -> tuple[
                "first, and ranks aborting together are most often ProcessGroupNCCL taking each process down after a "
                f"collective timed out or failed: the ranks' own output (the watchdog's lines: {PER_RANK_OUTPUT}, or "
                "run under `triage launch`) would settle it")
-    return headline.verdict(VerdictKind.CRASH, summary), Finding(first.kind.value, tied, summary, first.evidence,
-                                                                 first.time, True)
+    return (headline.verdict(VerdictKind.CRASH, summary, cause=Cause(signal=first.signal)),
+            Finding(first.kind.value, tied, summary, first.evidence, first.time, True))
 
 
 _DUPLICATE_GPU = "Duplicate GPU detected"   # one set-up error that NCCL reports pair by pair

@@ -155,6 +155,14 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class Cause:
+    """What the verdict's first failure is, as typed facts the readers of the input know (not its summary's words,
+    which are prose for people): the "what to do next" steps are chosen by these (triage.analysis.advice). Each
+    fact is set where the verdict is decided, from the failure record it is built on; an empty one says nothing."""
+    signal: int | None = None              # the signal that ended the failing process (9: SIGKILL), as its record says
+
+
+@dataclass(frozen=True)
 class Verdict:
     """The report's answer: what went wrong, on which ranks, and what the input cannot tell."""
     kind: VerdictKind
@@ -164,6 +172,7 @@ class Verdict:
     process_group: str | None = None
     seq: int | None = None
     culprit_host: str | None = None        # the host the input ties the failure (or all its culprit ranks) to
+    cause: Cause = Cause()                 # the typed facts of its failure (advice reads them); not in JSON
 
     def to_json(self) -> dict[str, Any]:
         return {

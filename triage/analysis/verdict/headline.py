@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import enum
 
-from triage.model import MismatchKind, Verdict, VerdictKind
+from triage.model import Cause, MismatchKind, Verdict, VerdictKind
 
 
 class Head(str, enum.Enum):
@@ -59,15 +59,18 @@ def line(head: Head | VerdictKind, body: str, qualifier: str = "") -> str:
     return f"{word.value}{qualifier}: {body}" if body else f"{word.value}{qualifier}"
 
 
+_NO_FACTS = Cause()
+
+
 def verdict(kind: VerdictKind, body: str, *, head: Head | None = None, qualifier: str = "",
             subkind: MismatchKind | None = None, culprit_ranks: tuple[int, ...] = (),
             process_group: str | None = None, seq: int | None = None, culprit_host: str | None = None,
-            limit: int | None = None) -> Verdict:
+            limit: int | None = None, cause: Cause = _NO_FACTS) -> Verdict:
     """A verdict whose first line is worded from its kind (or ``head``) here. ``limit`` bounds
-    the whole line's length."""
+    the whole line's length; ``cause``: the typed facts of its failure (what the advice reads)."""
     summary = line(head or HEAD_OF[kind], body, qualifier)
     return Verdict(kind, summary[:limit] if limit else summary, subkind=subkind, culprit_ranks=culprit_ranks,
-                   process_group=process_group, seq=seq, culprit_host=culprit_host)
+                   process_group=process_group, seq=seq, culprit_host=culprit_host, cause=cause)
 
 
 def body(summary: str) -> str:

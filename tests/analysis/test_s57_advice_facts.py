@@ -1,0 +1,54 @@
+"""The "what to do next" steps follow the verdict's typed facts (triage.model.Cause, set where the verdict is decided
+from the failure's record), not its summary's words: a verdict whose summary is blank gets the steps its facts call
+for, and a record the readers know as SIGKILL in other words ("Killed", "exit signals: Killed", "error code -9") gets
+SIGKILL's steps, not "the input does not say how it died"."""
+
+from __future__ import annotations
+
+import pytest
+
+from triage.analysis.advice import K8S_KILL_STEP, excerpt_steps
+from triage.analysis.analyze import analyze
+from triage.load.inputs import load_log_texts
+from triage.model import Cause, Verdict, VerdictKind
+
+_DMESG_OOM = "SIGKILL is usually the kernel OOM killer"
+
+
+def _crash(summary: str, signal: int | None) -> Verdict:
+    return Verdict(VerdictKind.CRASH, summary, culprit_ranks=(2,), cause=Cause(signal=signal))
+
+
+@pytest.mark.parametrize("platform", [None, "kubernetes"])
+def test_a_blank_summary_gets_the_steps_of_its_facts(platform: str | None) -> None:
+    worded = excerpt_steps(_crash("CRASH: rank 2 was killed by SIGKILL", 9), "torchrun", platform=platform)
+    blank = excerpt_steps(_crash("", 9), "torchrun", platform=platform)
+    assert blank == worded
+    if platform == "kubernetes":
+        assert K8S_KILL_STEP in blank
+    else:
+        assert any(_DMESG_OOM in step for step in blank), blank
+
+
+def test_the_signal_fact_not_the_word_picks_the_step() -> None:
+    # (a summary that names SIGKILL while the record says another signal: the record's signal is the fact)
+    steps = excerpt_steps(_crash("CRASH: rank 2 was killed by SIGSEGV (after SIGKILL was sent to rank 5)", 11),
+                          "torchrun", gpu=False)
+    assert not any(_DMESG_OOM in step for step in steps), steps
+
+
+def _steps_of(text: str) -> tuple[str, tuple[str, ...]]:
+    result = analyze(load_log_texts([("job.log", text)]))
+    return result.verdict.summary, excerpt_steps(result.verdict, gpu=False)
+
+
+@pytest.mark.parametrize("last", [
+    "Killed",                                                   # a shell's record of its child's SIGKILL
+    "Application 4417 exit signals: Killed",                    # Cray ALPS's aprun
+    "ERROR: error code -9",                                     # a wrapper's negative return code
+])
+def test_a_sigkill_in_other_words_gets_sigkills_steps(last: str) -> None:
+    summary, steps = _steps_of(f"loading shards\nepoch 1: 40% 812/2030 [03:11<04:40]\n{last}\n")
+    assert summary.startswith("CRASH"), summary
+    assert any(_DMESG_OOM in step for step in steps), (summary, steps)
+    assert not any("does not say how it died" in step for step in steps), steps

@@ -10,7 +10,7 @@ import pytest
 from triage.analysis.advice import K8S_KILL_STEP, excerpt_steps
 from triage.analysis.analyze import analyze
 from triage.load.inputs import load_log_texts
-from triage.model import Cause, Verdict, VerdictKind
+from triage.model import Cause, Memory, Verdict, VerdictKind
 
 _DMESG_OOM = "SIGKILL is usually the kernel OOM killer"
 
@@ -52,3 +52,30 @@ def test_a_sigkill_in_other_words_gets_sigkills_steps(last: str) -> None:
     assert summary.startswith("CRASH"), summary
     assert any(_DMESG_OOM in step for step in steps), (summary, steps)
     assert not any("does not say how it died" in step for step in steps), steps
+
+
+@pytest.mark.parametrize(("memory", "words"), [
+    (Memory.DEVICE, "batch size"),
+    (Memory.HOST, "free -g"),
+    (Memory.NODE_HEAP, "--max-old-space-size"),
+    (Memory.NODE_PROCESS, "under Node"),
+])
+def test_the_memory_that_ran_out_is_a_fact(memory: Memory, words: str) -> None:
+    blank = Verdict(VerdictKind.EXCEPTION, "", culprit_ranks=(1,), cause=Cause(memory=memory))
+    steps = " ".join(excerpt_steps(blank, "torchrun"))
+    assert words in steps, steps
+    others = " ".join(excerpt_steps(Verdict(VerdictKind.EXCEPTION, "", culprit_ranks=(1,)), "torchrun"))
+    assert words not in others, others
+
+
+@pytest.mark.parametrize(("line", "memory"), [
+    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 3; 79.15 GiB total capacity)",
+     Memory.DEVICE),
+    ("numpy.core._exceptions._ArrayMemoryError: Unable to allocate 48.0 GiB for an array with shape (80000, 80000)",
+     Memory.HOST),
+    ("FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory", Memory.NODE_HEAP),
+])
+def test_the_verdict_carries_the_memory_its_record_names(line: str, memory: Memory) -> None:
+    text = f"[rank1]: Traceback (most recent call last):\n[rank1]:   File \"train.py\", line 80, in step\n[rank1]: {line}\n"
+    verdict = analyze(load_log_texts([("job.log", text)])).verdict
+    assert verdict.cause.memory is memory, (verdict.summary, verdict.cause)

@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import signal as _signal
 
-from triage.analysis.oom import host_memory_error
 from triage.analysis.ranks import rank_word
 from triage.analysis.settle import HCCL, LIBFABRIC, TPU_DRIVER, per_rank_output, settle_setup, under_triage
 from triage.analysis.stopped import what_to_do
 from triage.analysis.unrecorded import END_NOT_SHOWN
 from triage.lazy_regex import lazy_regex
-from triage.model import MismatchKind, Verdict, VerdictKind
+from triage.model import Memory, MismatchKind, Verdict, VerdictKind
 from triage.model.evidence import GPU_WAIT, RankActivityFact
-from triage.parsing import node_heap, oneccl
+from triage.parsing import oneccl
 from triage.parsing.crashlog import REMOTE_TARGET_TEXT
 from triage.parsing.frameworks import K8S_JOB_BACKOFF, PBS_ANY_LIMIT, SPARK_LOST
 from triage.parsing.launch_failure import LAUNCH_TEXT, LAUNCHER_ITSELF
@@ -206,20 +205,21 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = Tru
     elif kind is VerdictKind.EXCEPTION:
         steps.append(f"read the traceback of {who or 'the failing rank'} in the log: it is the first failure; "
                      "the timeouts and errors of the other ranks followed from it")
-        if node_heap.HEAP_WORDS in summary:
+        memory = verdict.cause.memory
+        if memory is Memory.NODE_HEAP:
             steps.append("raise Node's heap limit (`node --max-old-space-size=MB`, or "
                          "NODE_OPTIONS=--max-old-space-size=MB for a tool npm or npx starts) or find what holds the "
                          "heap (`node --heapsnapshot-near-heap-limit=1`, the GC lines before it): the limit is Node's "
                          "own, not the host's memory running out")
-        elif node_heap.PROCESS_WORDS in summary:
+        elif memory is Memory.NODE_PROCESS:
             steps.append("the host's (or the container's) memory ran short under Node, not its heap limit: free memory "
                          "on that host (fewer processes or workers at once) or raise the container's memory limit")
-        elif host_memory_error(summary):
+        elif memory is Memory.HOST:
             steps.append("the host's memory ran out in that process, not a GPU's: check the size it asked for against "
                          "the node's free memory (`free -g`; the job's memory request, `sacct -o MaxRSS,ReqMem`), then "
                          "ask for a node with more memory or make the allocation smaller (a sparse or chunked "
                          "array, fewer processes or workers per node)")
-        elif "out of memory" in summary or "OutOfMemoryError" in summary or "OUT_OF_DEVICE_MEMORY" in summary:
+        elif memory is Memory.DEVICE:
             steps.append("reduce memory on that rank (batch size, sequence length, activation checkpointing); "
                          "a rank that OOMs alone often gets a longer sequence or a larger shard")
         if "unhandled cuda error" in summary or "ncclUnhandledCudaError" in summary:

@@ -25,7 +25,8 @@ import re
 from dataclasses import replace
 
 from triage.lazy_regex import lazy_regex
-from triage.model import MismatchKind, Verdict, VerdictKind
+from triage.model import Memory, MismatchKind, Verdict, VerdictKind
+from triage.parsing import node_heap
 
 # the host's memory in a program's own exception: Python's MemoryError (bare, with its message, or NumPy's
 # _ArrayMemoryError: "Unable to allocate 12.0 GiB for an array ..."), PyTorch's CPU allocator (c10's alloc_cpu.cpp:
@@ -78,3 +79,19 @@ def with_oom(verdict: Verdict) -> Verdict:
     if verdict.kind not in _FAILURES or verdict.subkind is not None or not shows_oom(verdict.summary):
         return verdict
     return replace(verdict, subkind=MismatchKind.OOM)
+
+
+def memory_run_out(text: str) -> Memory | None:
+    """Which memory ``text`` (a verdict's words) says ran out, the fact its next steps are chosen by: Node.js's heap
+    limit or its process's memory (triage.parsing.node_heap's words), the host's in a program's own exception, or a
+    device's allocator (``out of memory``, ``OutOfMemoryError``, Level Zero's ``OUT_OF_DEVICE_MEMORY``); None where it
+    says none."""
+    if node_heap.HEAP_WORDS in text:
+        return Memory.NODE_HEAP
+    if node_heap.PROCESS_WORDS in text:
+        return Memory.NODE_PROCESS
+    if host_memory_error(text):
+        return Memory.HOST
+    if "out of memory" in text or "OutOfMemoryError" in text or "OUT_OF_DEVICE_MEMORY" in text:
+        return Memory.DEVICE
+    return None

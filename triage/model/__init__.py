@@ -154,12 +154,21 @@ class Finding:
         }
 
 
+class Memory(str, enum.Enum):
+    """Which memory a failure ran out of, as its own words say (triage.analysis.oom): its next steps differ."""
+    DEVICE = "device"                      # a device's allocator (CUDA's, an NPU's, Level Zero's OUT_OF_DEVICE_MEMORY)
+    HOST = "host"                          # the host's, in the program's own exception (MemoryError, c10's allocator)
+    NODE_HEAP = "node_heap"                # Node.js's JavaScript heap at its own limit
+    NODE_PROCESS = "node_process"          # the host's (or the container's) memory under Node.js, outside its heap
+
+
 @dataclass(frozen=True)
 class Cause:
     """What the verdict's first failure is, as typed facts the readers of the input know (not its summary's words,
     which are prose for people): the "what to do next" steps are chosen by these (triage.analysis.advice). Each
     fact is set where the verdict is decided, from the failure record it is built on; an empty one says nothing."""
     signal: int | None = None              # the signal that ended the failing process (9: SIGKILL), as its record says
+    memory: Memory | None = None           # the memory it ran out of, as its words say
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ from triage.analysis.agent_view import agent_view
 from triage.analysis.job_config import job_wide
 from triage.analysis.mpi_start import start_failed
 from triage.analysis.numerics import NumericsResult
-from triage.analysis.oom import with_oom
+from triage.analysis.oom import memory_run_out, with_oom
 from triage.analysis.prose import with_prose_host
 from triage.analysis.stall_ended import ended_by_itself, stall_ended
 from triage.analysis.stop import fixed_verdict
@@ -163,6 +163,10 @@ def _mpi_start(inputs: Inputs) -> Step:
 
 
 def _oom(d: Decision) -> tuple[Decision, tuple[str, ...]]:
+    # (which memory its words say ran out is a fact of the verdict's cause, whatever its subkind: its advice's)
+    memory = memory_run_out(d.verdict.summary)
+    if memory is not d.verdict.cause.memory:
+        d = replace(d, verdict=replace(d.verdict, cause=replace(d.verdict.cause, memory=memory)))
     verdict = with_oom(d.verdict)
     if verdict is d.verdict:
         return d, ("the verdict's text shows no memory run out",)

@@ -10,7 +10,7 @@ import pytest
 from triage.analysis.advice import K8S_KILL_STEP, excerpt_steps
 from triage.analysis.analyze import analyze
 from triage.load.inputs import load_log_texts
-from triage.model import Cause, Memory, Verdict, VerdictKind
+from triage.model import Cause, Ending, Memory, Verdict, VerdictKind
 
 _DMESG_OOM = "SIGKILL is usually the kernel OOM killer"
 
@@ -79,3 +79,27 @@ def test_the_verdict_carries_the_memory_its_record_names(line: str, memory: Memo
     text = f"[rank1]: Traceback (most recent call last):\n[rank1]:   File \"train.py\", line 80, in step\n[rank1]: {line}\n"
     verdict = analyze(load_log_texts([("job.log", text)])).verdict
     assert verdict.cause.memory is memory, (verdict.summary, verdict.cause)
+
+
+@pytest.mark.parametrize(("ending", "words"), [
+    (Ending.NANNY_MEMORY, "distributed.worker.memory.terminate"),
+    (Ending.RAY_MEMORY, "RAY_memory_usage_threshold"),
+    (Ending.CPU_LIMIT, "match the threads to -l ncpus"),
+    (Ending.EXECUTOR_LOST, "how the executor's container ended"),
+    (Ending.SOME_LIMIT, "its mail does not say which"),
+    (Ending.MEMORY_LIMIT, "memory limit the job asked for"),
+])
+def test_a_platforms_end_is_a_fact(ending: Ending, words: str) -> None:
+    blank = Verdict(VerdictKind.CRASH, "", cause=Cause(signal=9, ending=ending))
+    steps = " ".join(excerpt_steps(blank))
+    assert words in steps and _DMESG_OOM not in steps, steps
+
+
+@pytest.mark.parametrize(("text", "ending"), [
+    (("2024-05-02 10:01:12,113 - distributed.nanny.memory - WARNING - Worker tcp://10.1.2.3:40111 (pid=8812) "
+      "exceeded 95% memory budget. Restarting...\n"), Ending.NANNY_MEMORY),
+    ("=>> PBS: job killed: mem 52428800kb exceeded limit 41943040kb\n", Ending.MEMORY_LIMIT),
+])
+def test_the_verdict_carries_the_platforms_end(text: str, ending: Ending) -> None:
+    verdict = analyze(load_log_texts([("job.log", "epoch 3 step 120 loss 0.41\n" + text)])).verdict
+    assert verdict.cause.ending is ending, (verdict.summary, verdict.cause)

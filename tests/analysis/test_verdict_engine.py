@@ -80,7 +80,7 @@ def test_analyze_records_one_winner_whose_candidate_is_the_verdict() -> None:
         "what an excerpt cannot tell", "the reporter's node", "stopped from outside after it", "agent view", "teardown crash after the hang",
         "stall that ended by itself", "first non-finite value", "stop decision", "straggler headline",
         "job-wide configuration error", "MPI start-up failed", "out of memory",
-        "the culprits' host"]
+        "the culprits' host", "the failure's facts"]
 
 
 def test_without_explain_the_rules_after_the_winner_are_not_evaluated() -> None:

@@ -11,11 +11,11 @@ from triage.analysis.settle import HCCL, LIBFABRIC, TPU_DRIVER, per_rank_output,
 from triage.analysis.stopped import what_to_do
 from triage.analysis.unrecorded import END_NOT_SHOWN
 from triage.lazy_regex import lazy_regex
-from triage.model import Memory, MismatchKind, Verdict, VerdictKind
+from triage.model import Ending, Memory, MismatchKind, Verdict, VerdictKind
 from triage.model.evidence import GPU_WAIT, RankActivityFact
 from triage.parsing import oneccl
 from triage.parsing.crashlog import REMOTE_TARGET_TEXT
-from triage.parsing.frameworks import K8S_JOB_BACKOFF, PBS_ANY_LIMIT, SPARK_LOST
+from triage.parsing.frameworks import K8S_JOB_BACKOFF
 from triage.parsing.launch_failure import LAUNCH_TEXT, LAUNCHER_ITSELF
 from triage.parsing.mpi_errors import DIRECT_LAUNCH_TEXT, PMI_INIT_TEXT
 from triage.parsing.peers import NO_BINARY_NOTE
@@ -97,20 +97,6 @@ THREAD_AT_EXIT_STEP = (
 # "died unexpectedly"), the kernel's log tells an OOM kill from a GPU fault first
 _HOW_IT_DIED = lazy_regex(r"SIG[A-Z]{3,6}|[Ss]ignal|CUDA|cuda|[Ii]llegal|Xid|[Ss]egmentation|core dumped|[Aa]bort|"
                           r"exit(?:ed)? (?:with )?(?:code|status)|[Ff]ault|0x[0-9A-Fa-f]{8}")
-# a batch system's or a container runtime's own kill at the job's memory limit, as the readers word it
-# (triage.parsing.frameworks: "YARN killed a container ...", "PBS killed the job for exceeding its requested mem",
-# "Slurm killed job N ... for exceeding its memory limit" or "step N.0", Kubernetes' and Vertex AI's "OOMKilled", LSF's
-# TERM_MEMLIMIT)
-_LIMIT_KILL = lazy_regex(r"\b(?:YARN killed a container|"
-                         r"PBS killed the job for exceeding its requested (?:v|p|pv)?mem\b|"
-                         r"Slurm killed (?:job|step) \S+ (?:on \S+ )?for exceeding its memory limit)|\bOOMKilled\b|"
-                         r"\bTERM_MEMLIMIT\b")
-# PBS's kill at the CPU the job asked for ("PBS killed the job for exceeding its requested cput", ncpus, pcput)
-_CPU_LIMIT_KILL = lazy_regex(r"\bPBS killed the job for exceeding its requested (?:p?cput|ncpus)\b")
-# Dask's nanny restarting a worker past its memory budget ("Dask's nanny restarted worker ... for exceeding 95% of its
-# memory limit")
-_DASK_LIMIT_KILL = lazy_regex(r"\bDask's nanny restarted (?:a worker|worker \S+) for exceeding \d+% of its "
-                              r"memory limit")
 # ROCm's own words of a GPU fault in a verdict's summary (triage.parsing.crashlog reads them): the HSA runtime's page
 # fault ("Memory access fault by GPU node-2 (Agent handle: 0x...) on address 0x.... Reason: Page not present or
 # supervisor privilege."), its queue errors ("HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION"), HIP's error names and
@@ -127,8 +113,6 @@ ROCM_CRASH_STEP = ("a crash of a program on an AMD GPU (ROCm): re-run with AMD_S
                    "HIP_LAUNCH_BLOCKING=1 (ROCm's CUDA_LAUNCH_BLOCKING; AMD_LOG_LEVEL=4 logs each HIP call) to tell a "
                    "GPU fault from a host one; check `dmesg -T` on that host for the amdgpu driver's lines (a page "
                    "fault, a ring timeout or a GPU reset) and `rocm-smi` for the GPU's state")
-# Ray's memory monitor's kill in a verdict's words (triage.parsing.frameworks, launchers, crashlog) and what to do
-_RAY_MEMORY_KILL = lazy_regex(r"Ray's memory monitor|Ray killed a worker for memory pressure")
 RAY_MEMORY_STEP = ("Ray's memory monitor killed it when the node's host memory passed its threshold "
                    "(RAY_memory_usage_threshold, 0.95 by default), not the kernel's OOM killer: "
                    "`ray logs raylet.out -ip NODE_IP` lists the workers it killed and their memory; run fewer tasks or "
@@ -243,33 +227,34 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = Tru
         # "The actor is dead because its worker process has died ... (1) The process is killed by SIGKILL by OOM
         # killer") is read in its words until its reader says so
         killed = verdict.cause.signal == _SIGKILL or (verdict.cause.signal is None and "SIGKILL" in summary)
-        if _DASK_LIMIT_KILL.search(summary) is not None:
+        ending = verdict.cause.ending
+        if ending is Ending.NANNY_MEMORY:
             # (the nanny's own restart at distributed.worker.memory.terminate: no kernel OOM line tells it)
             steps.append("Dask's nanny restarted the worker at its memory budget (distributed.worker.memory."
                          "terminate, by default 95% of the worker's memory_limit), not the host's memory running out: "
                          "give each worker more memory (dask worker --memory-limit, LocalCluster(memory_limit=...), "
                          "dask-jobqueue's memory), fewer threads per worker, or smaller partitions or chunks")
-        elif _RAY_MEMORY_KILL.search(summary) is not None:
+        elif ending is Ending.RAY_MEMORY:
             # (Ray's own kill at its threshold of the node's memory: no kernel OOM line in dmesg tells it)
             steps.append(RAY_MEMORY_STEP)
-        elif _CPU_LIMIT_KILL.search(summary) is not None:
+        elif ending is Ending.CPU_LIMIT:
             steps.append("PBS killed it at the CPU the job asked for: cput is the CPU time of all its processes and "
                          "ncpus the cores they use at once, so threads beyond the cores asked for (OMP_NUM_THREADS, "
                          "torch.set_num_threads, DataLoader workers, BLAS threads) use them up: match the threads to "
                          "-l ncpus (or select=...:ncpus=), or raise -l cput")
-        elif SPARK_LOST in summary:
+        elif ending is Ending.EXECUTOR_LOST:
             # (the driver's word that an executor was lost, with no word of why: its container's end tells)
             steps.append("find how the executor's container ended: on Kubernetes, `kubectl describe pod` of the "
                          "executor's pod (a last state of OOMKilled, exit code 137, is its kill at its memory limit: "
                          "raise spark.executor.memory or spark.executor.memoryOverhead) and `kubectl logs --previous`; "
                          "on YARN, `yarn logs -applicationId APPLICATION_ID` and the NodeManager's log")
-        elif PBS_ANY_LIMIT in summary:
+        elif ending is Ending.SOME_LIMIT:
             # (older Torque's server mail, "Job exceeded some resource limit (walltime, mem, etc.)": which limit, its
             # resources_used against the job's requests tell)
             steps.append("PBS aborted it at one of the limits the job asked for, and its mail does not say which: "
                          "compare the mail's resources_used (mem, vmem, cput, walltime) with the job's -l requests, or "
                          "run `tracejob JOBID` on the PBS server; then raise that limit or lower the job's use of it")
-        elif _LIMIT_KILL.search(summary) is not None:
+        elif ending is Ending.MEMORY_LIMIT:
             # the batch system's (or the container runtime's) own kill at the job's memory limit: no kernel OOM
             # line in dmesg tells it; the limit is the job's request
             steps.append("the scheduler killed it at the memory limit the job asked for (not the host's memory "

@@ -162,6 +162,17 @@ class Memory(str, enum.Enum):
     NODE_PROCESS = "node_process"          # the host's (or the container's) memory under Node.js, outside its heap
 
 
+class Ending(str, enum.Enum):
+    """How a platform (a batch system, a cluster framework, a container runtime) says it ended the process, in its
+    readers' words (triage.analysis.cause): each has its own next step."""
+    NANNY_MEMORY = "nanny_memory"          # Dask's nanny restarted the worker at its memory budget
+    RAY_MEMORY = "ray_memory"              # Ray's memory monitor killed it at the node's memory threshold
+    CPU_LIMIT = "cpu_limit"                # PBS killed it at the CPU time or cores the job asked for
+    EXECUTOR_LOST = "executor_lost"        # Spark's driver lost the executor, with no word of why
+    SOME_LIMIT = "some_limit"              # PBS aborted it at a limit its mail does not name
+    MEMORY_LIMIT = "memory_limit"          # a scheduler or container runtime killed it at the memory limit asked for
+
+
 @dataclass(frozen=True)
 class Cause:
     """What the verdict's first failure is, as typed facts the readers of the input know (not its summary's words,
@@ -169,6 +180,7 @@ class Cause:
     fact is set where the verdict is decided, from the failure record it is built on; an empty one says nothing."""
     signal: int | None = None              # the signal that ended the failing process (9: SIGKILL), as its record says
     memory: Memory | None = None           # the memory it ran out of, as its words say
+    ending: Ending | None = None           # how a platform says it ended it, as its readers word it
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,9 @@ this order:
 11. ``out of memory``: a failure's verdict whose text shows memory ran out gets subkind ``oom``
     (triage.analysis.oom); its kind stays;
 12. ``the culprits' host``: a verdict that names ranks, all of which the input ties to one host (their prefixes,
-    a launcher's record, a hostname line), says that host as ``culprit_host`` too."""
+    a launcher's record, a hostname line), says that host as ``culprit_host`` too;
+13. ``the failure's facts``: the facts its words carry (the memory it ran out of, a platform's end) join its cause
+    (triage.analysis.cause), from which its next steps are chosen."""
 
 from __future__ import annotations
 
@@ -34,10 +36,11 @@ from dataclasses import replace
 
 from triage.analysis import verdicts
 from triage.analysis.agent_view import agent_view
+from triage.analysis.cause import with_facts
 from triage.analysis.job_config import job_wide
 from triage.analysis.mpi_start import start_failed
 from triage.analysis.numerics import NumericsResult
-from triage.analysis.oom import memory_run_out, with_oom
+from triage.analysis.oom import with_oom
 from triage.analysis.prose import with_prose_host
 from triage.analysis.stall_ended import ended_by_itself, stall_ended
 from triage.analysis.stop import fixed_verdict
@@ -163,14 +166,19 @@ def _mpi_start(inputs: Inputs) -> Step:
 
 
 def _oom(d: Decision) -> tuple[Decision, tuple[str, ...]]:
-    # (which memory its words say ran out is a fact of the verdict's cause, whatever its subkind: its advice's)
-    memory = memory_run_out(d.verdict.summary)
-    if memory is not d.verdict.cause.memory:
-        d = replace(d, verdict=replace(d.verdict, cause=replace(d.verdict.cause, memory=memory)))
     verdict = with_oom(d.verdict)
     if verdict is d.verdict:
         return d, ("the verdict's text shows no memory run out",)
     return replace(d, verdict=verdict), ("the verdict's text shows memory ran out: subkind oom",)
+
+
+def _facts(d: Decision) -> tuple[Decision, tuple[str, ...]]:
+    verdict = with_facts(d.verdict)
+    cause = verdict.cause
+    said = tuple(f"{name}: {getattr(value, 'value', value)}"
+                 for name, value in (("signal", cause.signal), ("memory", cause.memory), ("ending", cause.ending))
+                 if value is not None)
+    return replace(d, verdict=verdict), said or ("no fact of its failure: no signal, memory run out, platform end",)
 
 
 def _culprits_host(inputs: Inputs) -> Step:
@@ -201,6 +209,7 @@ def decide(inputs: Inputs, numerics: NumericsResult, slow: StragglerResult, expl
         ("MPI start-up failed", _mpi_start(inputs)),
         ("out of memory", _oom),
         ("the culprits' host", _culprits_host(inputs)),
+        ("the failure's facts", _facts),
     ))
 
 

@@ -10,7 +10,7 @@ import pytest
 from triage.analysis.advice import K8S_KILL_STEP, excerpt_steps
 from triage.analysis.analyze import analyze
 from triage.load.inputs import load_log_texts
-from triage.model import Cause, Ending, Memory, Verdict, VerdictKind
+from triage.model import Cause, DeviceFault, Ending, Memory, Verdict, VerdictKind
 
 _DMESG_OOM = "SIGKILL is usually the kernel OOM killer"
 
@@ -103,3 +103,25 @@ def test_a_platforms_end_is_a_fact(ending: Ending, words: str) -> None:
 def test_the_verdict_carries_the_platforms_end(text: str, ending: Ending) -> None:
     verdict = analyze(load_log_texts([("job.log", "epoch 3 step 120 loss 0.41\n" + text)])).verdict
     assert verdict.cause.ending is ending, (verdict.summary, verdict.cause)
+
+
+@pytest.mark.parametrize(("device", "words"), [
+    (DeviceFault.AI_CORE, "aicore_error"),
+    (DeviceFault.DEVICE_LOST, "xpu-smi"),
+    (DeviceFault.NO_BINARY, "no code object for this GPU's architecture"),
+    (DeviceFault.ROCM, "a fault on an AMD GPU"),
+])
+def test_a_devices_fault_is_a_fact(device: DeviceFault, words: str) -> None:
+    # (a summary that says how it died, as those verdicts do: its words are not what picks the step)
+    said = Verdict(VerdictKind.CRASH, "CRASH: rank 0 was killed by SIGABRT", culprit_ranks=(0,),
+                   cause=Cause(signal=6, device=device))
+    assert words in " ".join(excerpt_steps(said)), excerpt_steps(said)
+    plain = Verdict(VerdictKind.CRASH, said.summary, culprit_ranks=(0,), cause=Cause(signal=6))
+    assert words not in " ".join(excerpt_steps(plain))
+
+
+def test_the_verdict_carries_the_device_its_words_name() -> None:
+    text = ("[rank0]: step 40\n[rank0]: RuntimeError: level_zero backend failed with error: 20 "
+            "(UR_RESULT_ERROR_DEVICE_LOST)\n")
+    verdict = analyze(load_log_texts([("job.log", text)])).verdict
+    assert verdict.cause.device is DeviceFault.DEVICE_LOST, (verdict.summary, verdict.cause)

@@ -11,14 +11,13 @@ from triage.analysis.settle import HCCL, LIBFABRIC, TPU_DRIVER, per_rank_output,
 from triage.analysis.stopped import what_to_do
 from triage.analysis.unrecorded import END_NOT_SHOWN
 from triage.lazy_regex import lazy_regex
-from triage.model import Ending, Memory, MismatchKind, Verdict, VerdictKind
+from triage.model import DeviceFault, Ending, Memory, MismatchKind, Verdict, VerdictKind
 from triage.model.evidence import GPU_WAIT, RankActivityFact
 from triage.parsing import oneccl
 from triage.parsing.crashlog import REMOTE_TARGET_TEXT
 from triage.parsing.frameworks import K8S_JOB_BACKOFF
 from triage.parsing.launch_failure import LAUNCH_TEXT, LAUNCHER_ITSELF
 from triage.parsing.mpi_errors import DIRECT_LAUNCH_TEXT, PMI_INIT_TEXT
-from triage.parsing.peers import NO_BINARY_NOTE
 
 _SIGKILL = int(_signal.SIGKILL)
 _FLIGHT_RECORDER = ("PyTorch's Flight Recorder (TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1 "
@@ -97,12 +96,6 @@ THREAD_AT_EXIT_STEP = (
 # "died unexpectedly"), the kernel's log tells an OOM kill from a GPU fault first
 _HOW_IT_DIED = lazy_regex(r"SIG[A-Z]{3,6}|[Ss]ignal|CUDA|cuda|[Ii]llegal|Xid|[Ss]egmentation|core dumped|[Aa]bort|"
                           r"exit(?:ed)? (?:with )?(?:code|status)|[Ff]ault|0x[0-9A-Fa-f]{8}")
-# ROCm's own words of a GPU fault in a verdict's summary (triage.parsing.crashlog reads them): the HSA runtime's page
-# fault ("Memory access fault by GPU node-2 (Agent handle: 0x...) on address 0x.... Reason: Page not present or
-# supervisor privilege."), its queue errors ("HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION"), HIP's error names and
-# PyTorch-on-ROCm's "HIP error: ...", the kernel's amdgpu driver ("amdgpu: [gfxhub] page fault")
-_ROCM_FAULT = lazy_regex(r"\bMemory access fault by GPU node-\d|\bHSA_STATUS_ERROR_\w|\bhipError[A-Z]\w*|\bHIP error: |"
-                         r"(?<![\w/@.-])amdgpu\b[^\n]{0,80}\b(?:page fault|VM fault|ring \w+ timeout)")
 ROCM_FAULT_STEP = ("a fault on an AMD GPU (ROCm): re-run with AMD_SERIALIZE_KERNEL=3 and HIP_LAUNCH_BLOCKING=1 (ROCm's "
                    "CUDA_LAUNCH_BLOCKING: each kernel waits to end, the error comes at the kernel that faulted; "
                    "AMD_LOG_LEVEL=4 logs each launch) to find it; check `dmesg -T` on that host for the amdgpu "
@@ -118,9 +111,6 @@ RAY_MEMORY_STEP = ("Ray's memory monitor killed it when the node's host memory p
                    "`ray logs raylet.out -ip NODE_IP` lists the workers it killed and their memory; run fewer tasks or "
                    "actors at once on a node (ask each for more: `memory=`, `num_cpus=` or `num_gpus=` in @ray.remote "
                    "or .options()) or make each one use less (smaller batches, shards or object copies)")
-# Ascend CANN's AI Core error in a verdict's words (triage.parsing.crashlog reads it as a device fault)
-_AICORE = lazy_regex(r"there is an? (?:ai(?:vec|core) error exception|exception of ai(?:vec|core) error)|"
-                     r"Aicore kernel execute failed")
 # a crash that says how it died (a signal, a fault, an exit code) in an input that shows no GPU: the faulting frame
 CPU_CRASH_STEP = ("find the faulting line: allow a core (`ulimit -c unlimited` before the run) and open it with "
                   "`gdb PROGRAM CORE` (`bt`), or rebuild with debug info and the compiler's run-time checks (-g; "
@@ -227,7 +217,7 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = Tru
         # "The actor is dead because its worker process has died ... (1) The process is killed by SIGKILL by OOM
         # killer") is read in its words until its reader says so
         killed = verdict.cause.signal == _SIGKILL or (verdict.cause.signal is None and "SIGKILL" in summary)
-        ending = verdict.cause.ending
+        ending, device = verdict.cause.ending, verdict.cause.device
         if ending is Ending.NANNY_MEMORY:
             # (the nanny's own restart at distributed.worker.memory.terminate: no kernel OOM line tells it)
             steps.append("Dask's nanny restarted the worker at its memory budget (distributed.worker.memory."
@@ -268,14 +258,14 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = Tru
         elif killed:
             steps.append("run `dmesg -T | grep -i -E 'killed process|out of memory'` on that host: SIGKILL is "
                          "usually the kernel OOM killer (host memory, not GPU memory)")
-        elif _AICORE.search(summary) is not None:
+        elif device is DeviceFault.AI_CORE:
             # Ascend CANN's AI Core error: a kernel that faulted on the NPU
             steps.append("an operator's kernel faulted on the NPU (CANN's AI Core error): CANN's `asys analyze "
                          "-r=aicore_error` (or msaicerr) on the plog names the operator and the fault; re-run with "
                          "ASCEND_LAUNCH_BLOCKING=1 to stop at the operator that failed")
             steps.append(f"look at the lines of {who or 'that process'} just before the failure: the first "
                          "error, not the timeouts after it")
-        elif "_RESULT_ERROR_DEVICE_LOST" in summary:
+        elif device is DeviceFault.DEVICE_LOST:
             # Level Zero's device loss (Intel GPUs): the driver reset a hung or faulted device under the process
             steps.append("the GPU was lost under the process (Level Zero's DEVICE_LOST: the driver reset a device "
                          "that hung or faulted): check `dmesg -T` on that host for the GPU driver's hang and reset "
@@ -290,9 +280,9 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = Tru
             steps.append("the input does not say how it died: `dmesg -T | grep -i -E 'killed process|out of memory|"
                          "segfault'` on that host tells a kill by the kernel's OOM killer (host memory) from a fault, "
                          "and its exit code or signal (the launcher's own record of it) tells the rest")
-        elif NO_BINARY_NOTE in summary:
+        elif device is DeviceFault.NO_BINARY:
             steps.append(NO_BINARY_STEP)
-        elif _ROCM_FAULT.search(summary) is not None:
+        elif device is DeviceFault.ROCM:
             # (ROCm's runtime's own words of a GPU fault: its knobs and tools, not CUDA's)
             steps.append(ROCM_FAULT_STEP)
         elif gpu and rocm and "CUDA" not in summary:

@@ -11,8 +11,9 @@ from dataclasses import replace
 
 from triage.analysis.oom import memory_run_out
 from triage.lazy_regex import lazy_regex
-from triage.model import Ending, Verdict
+from triage.model import DeviceFault, Ending, Verdict
 from triage.parsing.frameworks import PBS_ANY_LIMIT, SPARK_LOST
+from triage.parsing.peers import NO_BINARY_NOTE
 
 # a batch system's or a container runtime's own kill at the job's memory limit, as the readers word it
 # (triage.parsing.frameworks: "YARN killed a container ...", "PBS killed the job for exceeding its requested mem",
@@ -54,8 +55,34 @@ def ending_of(text: str) -> Ending | None:
         return Ending.MEMORY_LIMIT
     return None
 
+# Ascend CANN's AI Core error in a verdict's words (triage.parsing.crashlog reads it as a device fault)
+_AICORE = lazy_regex(r"there is an? (?:ai(?:vec|core) error exception|exception of ai(?:vec|core) error)|"
+                     r"Aicore kernel execute failed")
+# ROCm's own words of a GPU fault in a verdict's summary (triage.parsing.crashlog reads them): the HSA runtime's page
+# fault ("Memory access fault by GPU node-2 (Agent handle: 0x...) on address 0x.... Reason: Page not present or
+# supervisor privilege."), its queue errors ("HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION"), HIP's error names and
+# PyTorch-on-ROCm's "HIP error: ...", the kernel's amdgpu driver ("amdgpu: [gfxhub] page fault")
+_ROCM_FAULT = lazy_regex(r"\bMemory access fault by GPU node-\d|\bHSA_STATUS_ERROR_\w|\bhipError[A-Z]\w*|\bHIP error: |"
+                         r"(?<![\w/@.-])amdgpu\b[^\n]{0,80}\b(?:page fault|VM fault|ring \w+ timeout)")
+
+
+def device_fault_of(text: str) -> DeviceFault | None:
+    """The device's fault the readers' words in ``text`` name (the first that applies, in this order): Ascend CANN's AI
+    Core error, Level Zero's DEVICE_LOST, a build with no code for the GPU's architecture (triage.parsing.peers'
+    note), ROCm's own words of a GPU fault; None where none."""
+    if _AICORE.search(text) is not None:
+        return DeviceFault.AI_CORE
+    if "_RESULT_ERROR_DEVICE_LOST" in text:
+        return DeviceFault.DEVICE_LOST
+    if NO_BINARY_NOTE in text:
+        return DeviceFault.NO_BINARY
+    if _ROCM_FAULT.search(text) is not None:
+        return DeviceFault.ROCM
+    return None
+
 
 def with_facts(verdict: Verdict) -> Verdict:
     """``verdict`` with the facts its words carry in its cause (its signal kept as its rule gave it)."""
-    cause = replace(verdict.cause, memory=memory_run_out(verdict.summary), ending=ending_of(verdict.summary))
+    text = verdict.summary
+    cause = replace(verdict.cause, memory=memory_run_out(text), ending=ending_of(text), device=device_fault_of(text))
     return verdict if cause == verdict.cause else replace(verdict, cause=cause)

@@ -173,6 +173,14 @@ class Ending(str, enum.Enum):
     MEMORY_LIMIT = "memory_limit"          # a scheduler or container runtime killed it at the memory limit asked for
 
 
+class DeviceFault(str, enum.Enum):
+    """A device's fault a failure names in its readers' words (triage.analysis.cause): each has its own tools."""
+    AI_CORE = "ai_core"                    # Ascend CANN's AI Core error: an operator's kernel faulted on the NPU
+    DEVICE_LOST = "device_lost"            # Level Zero's DEVICE_LOST: the driver reset a hung or faulted Intel GPU
+    NO_BINARY = "no_binary"                # the build has no code object for the GPU's architecture
+    ROCM = "rocm"                          # ROCm's words of a GPU fault (HSA's page fault, HIP's errors, amdgpu's)
+
+
 @dataclass(frozen=True)
 class Cause:
     """What the verdict's first failure is, as typed facts the readers of the input know (not its summary's words,
@@ -181,6 +189,7 @@ class Cause:
     signal: int | None = None              # the signal that ended the failing process (9: SIGKILL), as its record says
     memory: Memory | None = None           # the memory it ran out of, as its words say
     ending: Ending | None = None           # how a platform says it ended it, as its readers word it
+    device: DeviceFault | None = None      # a device's fault it names, in its readers' words
 
 
 @dataclass(frozen=True)

@@ -176,7 +176,8 @@ def _facts(d: Decision) -> tuple[Decision, tuple[str, ...]]:
     verdict = with_facts(d.verdict)
     cause = verdict.cause
     said = tuple(f"{name}: {getattr(value, 'value', value)}"
-                 for name, value in (("signal", cause.signal), ("memory", cause.memory), ("ending", cause.ending))
+                 for name, value in (("signal", cause.signal), ("memory", cause.memory), ("ending", cause.ending),
+                                     ("device", cause.device))
                  if value is not None)
     return replace(d, verdict=verdict), said or ("no fact of its failure: no signal, memory run out, platform end",)
 

@@ -18,7 +18,7 @@ _HEADS = ["[rank3]:", "[rank: 3] ", "[RANK12]: ", "[node07:3] ", "[node07:3]+", 
           "(VllmWorker TP2 pid=4757) ", "(worker1, rank=1, pid=2210, ip=10.164.0.9) ", "(task, pid=1918) ", "(VllmWorker rank=2 pid=5520) ", "(Worker_PP1_TP0 pid=77) ",
           "[2026-03-29 18:56:25 TP1] ", "TP1] ", "[2026-03-29 18:56:25 DP1 TP0] ", "[pod/train-worker-0/pytorch] ",
           "[pod/w-1/c] 2024-03-15T16:29:14.110799Z ", "[1,3]<stdout>:", "[3]<stderr>:", "5c902731 [rank=1] || ",
-          "5c902731 || ", "[rank=2] || ", "job-name [stderr] ", "[proxy:0:1@node2] ", "trainer/0 [1]:", "[3] ",
+          "5c902731 || ", "[rank=2] || ", "job-name [stderr] ", "stderr: ", "stdout: ", "[proxy:0:1@node2] ", "trainer/0 [1]:", "[3] ",
           "[80746] ", "slurmstepd-n1: ", "slurmstepd: ", "ERROR 01-29 20:00:47 multiproc_worker_utils.py:240] ",
           "ERROR 09-11 17:45:52 [multiproc_executor.py:596] ", "node07:4121:4188 [3] ", "[host:4121] ",
           "[ProcessGroupNCCL.cpp:616] ", "[train.py:12] "]

@@ -12,10 +12,11 @@ Recognised (and nested up to a few deep):
   pod, no rank), Julia Distributed's ``      From worker 3:\t`` (worker 3: Julia's worker id, no rank),
   ``[1,3]<stdout>:`` (Open MPI's --tag-output: job, rank) and ``[3]<stderr>:`` (horovodrun),
   Determined's ``5c902731 [rank=1] || `` (container, rank; ``5c902731 || `` alone: the launcher), a runner's
-  stream tag ``job-name [stderr] `` (milabench, CI runners: no rank), Intel MPI's ``[proxy:0:1@node2] `` (the
-  node, no rank), torchx's ``trainer/0 [1]:`` (replica 0 as the node, local rank 1), Hydra's (MPICH, Intel MPI)
-  ``mpiexec -prepend-rank`` ``[3] `` (only where the whole input shows it as a rank prefix: ``prepend``, decided
-  by :func:`triage.parsing.log_owners.prepended_ranks`);
+  stream tag ``job-name [stderr] `` (milabench, CI runners: no rank) or a test harness's bare ``stderr: `` label
+  (accelerate test's subprocess runner: no rank), Intel MPI's ``[proxy:0:1@node2] `` (the node, no rank), torchx's
+  ``trainer/0 [1]:`` (replica 0 as the node, local rank 1), Hydra's (MPICH, Intel MPI) ``mpiexec -prepend-rank``
+  ``[3] `` (only where the whole input shows it as a rank prefix: ``prepend``, decided by
+  :func:`triage.parsing.log_owners.prepended_ranks`);
 - slurmstepd's own lines (``0: slurmstepd-n1: error: ...``, ``slurmstepd: error: *** STEP 7.0 ON n1 ...``) name
   their node after ``slurmstepd-`` or after ``ON``: that node, never ``slurmstepd-n1``; the head stays in ``rest``;
 - NCCL's own ``host:pid:tid [dev]`` head gives host and pid but no rank; it is kept in ``rest``.
@@ -69,7 +70,10 @@ _OMPI_HANDLER = lazy_regex(r"\s?(?:\*{1,3} (?:Process received signal|End of err
                            r"Process received signal|(?:opal|orte|ompi|mca|pmix|prte)_\w+: |"
                            r"Failing at address: |Associated errno: |\[ ?\d+\](?: |$)|"
                            r"\d+ more process(?:es)? ha(?:s|ve) sent help message)")
-_STREAM_TAG = lazy_regex(r"[\w.:/-]+ \[(?:stdout|stderr)\](?: |$)")
+# (also the bare label a test harness's subprocess runner prints before each line of its child's output: the
+# `execute_subprocess_async` tee of accelerate's, transformers' and DeepSpeed's test utilities, "stderr: <line>",
+# "stdout: <line>", under which `accelerate test` shows torchrun's whole output: no rank)
+_STREAM_TAG = lazy_regex(r"[\w.:/-]+ \[(?:stdout|stderr)\](?: |$)|(?:stdout|stderr): ")
 # "[80746] [rank0]:..." (a viewer's line numbers), also before srun's task label ("[80746] 0: ..."; three digits
 # or more there, so that a bracketed rank before an iteration count, "[1] 100: loss", is not taken for one)
 _LINE_NO = lazy_regex(r"\[\d+\] (?=\[)|\[\d{3,}\] (?=\d+ ?: )")

@@ -261,8 +261,9 @@ _ARMCI_SIGNALS = {"Segmentation Violation": "SIGSEGV", "Bus": "SIGBUS", "Floatin
 # An IDE's or a shell's record of a process a signal ended: "Process finished with exit code 139 (interrupted by
 # signal 11: SIGSEGV)", also cut to "139 (interrupted by signal 11:SIGSEGV)"
 _INTERRUPTED = lazy_regex(r"\binterrupted by signal (?P<num>\d+):\s*(?P<name>SIG[A-Z]+)")
-# SGLang's server: a child (a scheduler, a TP worker) failed and sent it SIGQUIT
-_SGLANG_CHILD = lazy_regex(r"Received sigquit from a child process")
+# SGLang's server: a child (a scheduler, a TP worker) failed and sent it SIGQUIT (its releases before 0.4.4 spell it
+# "Received sigquit from a child proces.")
+_SGLANG_CHILD = lazy_regex(r"Received sigquit from a child process?\b")
 _RAY = lazy_regex(r"(?:The actor is dead because its worker process has died|A worker died or was killed while "
                   r"executing a task by an unexpected system error)[^\n]*?(?:Worker PID: (?P<pid>\d+))?[^\n]*?"
                   r"Worker exit type: (?P<type>SYSTEM_ERROR|USER_ERROR|NODE_OUT_OF_MEMORY)")

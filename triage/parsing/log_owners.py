@@ -77,15 +77,17 @@ def attribute_lines(lines: list[str] | tuple[str, ...]) -> list[LineOwner]:
     carry: LineOwner | None = None      # a traceback a logger printed after one prefixed head (SGLang, vLLM)
     carry_note = ""                     # what the carried lines' failure is said with (Ray's worker that raised it)
     raised = False                      # its exception line was read (a chained traceback may follow)
+    after_frame = False                 # the carried line before was a frame whose indentation the paste lost
     for at, p in enumerate(parsed):
         key: int | str
         task = None
         if carry is not None and p.rank is None and p.pid is None and "RayTaskError" not in p.rest \
-                and (state := _carried(p.rest, raised)) is not None:
+                and (state := _carried(p.rest, raised, after_frame)) is not None:
             out.append(LineOwner(carry.key, p.rest, carry.host, carry.pid, note=carry_note))
             raised = state
+            after_frame = _BARE_FRAME.match(p.rest) is not None
             continue
-        carry, raised, carry_note = None, False, ""
+        carry, raised, carry_note, after_frame = None, False, "", False
         if p.rank is not None and not p.local:
             key = p.rank
         elif p.pid is not None:
@@ -392,15 +394,26 @@ def _ray_worker_note(rest: str, task: re.Match[str]) -> str:
 _CHAINED = ("During handling of the above exception", "The above exception was the direct cause", _TRACEBACK_HEAD)
 
 
-def _carried(rest: str, raised: bool) -> bool | None:
+# a traceback's frame line, its indentation lost in a paste ("File "/x/scheduler.py", line 1787, in run")
+_BARE_FRAME = lazy_regex(r'File "[^"\n]+", line \d+, in \S')
+# an exception line's shape: its type, then its message or nothing ("RuntimeError: NCCL error: ...",
+# "KeyboardInterrupt")
+_EXCEPTION_SHAPE = lazy_regex(r"[A-Za-z_][\w.]*(?::(?: |$)|$)")
+
+
+def _carried(rest: str, raised: bool, after_frame: bool = False) -> bool | None:
     """A logger's message that ends in ``Traceback (most recent call last):`` goes on without the
     prefix: its frames (indented), blank lines, the exception line and a chained traceback after it
     are the prefixed line's owner's. Whether the exception line was read after this line (None: the
-    line is not the traceback's, which ends)."""
+    line is not the traceback's, which ends). A paste that lost the frames' indentation keeps them
+    too: a ``File "...", line N, in f`` line, and the source line just after it (``after_frame``)
+    unless it has an exception line's shape."""
     if not rest.strip():
         return raised
     if rest.startswith(_CHAINED):
         return False
     if raised:
         return None
-    return rest[:1] not in (" ", "\t")
+    if rest[:1] in (" ", "\t") or _BARE_FRAME.match(rest) is not None:
+        return False
+    return not after_frame or _EXCEPTION_SHAPE.fullmatch(rest.rstrip()) is not None

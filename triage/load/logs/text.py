@@ -837,7 +837,9 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
             nccl_detail_of(rank, order, scan)      # the NCCL error it details is this line
         record_duplicate_gpu(duplicate, rest, path, order, scan)
         return
-    if loud and rest.lstrip().startswith("Traceback (most recent call last)"):
+    if loud and (rest.lstrip().startswith("Traceback (most recent call last)")
+                 or rest.rstrip().endswith(": Traceback (most recent call last):")):
+        # (also a logger's head of the traceback it prints: SGLang's "Scheduler hit an exception: Traceback ...")
         scan.tracebacks.append((rank, order, path))
     if loud and SPAWN_BOOTSTRAP_FRAME in rest:
         scan.spawn_bootstrap = order

@@ -64,6 +64,8 @@ from triage.parsing.watchdog import HEARTBEAT_DETAIL
 
 Hosts = Mapping[int, str | None]
 _Call = tuple[str | None, tuple[tuple[int, ...], ...], tuple[str, ...]]
+# what a verdict of no rank says of its rank
+RANK_UNKNOWN = "rank unknown: no line of this input ties it to a rank"
 _LINE_KINDS = {"network": VerdictKind.NETWORK_ERROR, "cuda_error": VerdictKind.CRASH,
                "terminate": VerdictKind.CRASH, "fatal_signal": VerdictKind.CRASH}
 
@@ -269,7 +271,7 @@ def unattributed_verdict(failures: tuple[ExitInfo, ...], stack: str | None = Non
               else SETTLE_K8S_JOB if K8S_JOB_BACKOFF in (first.message or "")
               else SETTLE_SPARK if SPARK_LOST in (first.message or "")
               else SETTLE_EXECUTOR if stack == "spark" else SETTLE_RANK)
-    unknown = (SPARK_UNKNOWN if stack == "spark" else "rank unknown: no line of this input ties it to a rank")
+    unknown = SPARK_UNKNOWN if stack == "spark" else RANK_UNKNOWN
     verdict = headline.verdict(kind, f"{first.message} [{settle}]", culprit_host=first.host,
                                qualifier=f"{where} ({unknown})", cause=Cause(signal=first.signal))
     return verdict, Finding(kind.value, (), verdict.summary, first.evidence, root_cause=True)

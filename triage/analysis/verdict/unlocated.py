@@ -7,14 +7,18 @@ from collections import Counter
 from collections.abc import Mapping
 
 from triage.analysis.failures import Failure
-from triage.analysis.partial import coverage_line
+from triage.analysis.partial import RANK_UNKNOWN, coverage_line
 from triage.analysis.ranks import rank_word
 from triage.analysis.settle import SETTLE_FIRST
 from triage.analysis.verdict import headline
 from triage.load.logs.line_events import UNFINISHED_TRACEBACK
 from triage.model import Finding, Verdict, VerdictKind
-from triage.model.evidence import EventKind, Evidence
+from triage.model.evidence import Event, EventKind, Evidence, ExitInfo
 from triage.parsing.rendezvous import STORE_WAIT_DETAIL
+
+# (the failure kinds of a line of no rank that name no other kind than an exception: a Python traceback, cut or
+# whole, whose process raised; never a network error, a CUDA error, a signal or words of no reader)
+_RAISED_KINDS = (None, "exception")
 
 _FAILURE_EVENTS = (EventKind.WATCHDOG_TIMEOUT, EventKind.NCCL_WARN, EventKind.XID, EventKind.SEGFAULT,
                    EventKind.OOM, EventKind.LAUNCHER_FAILURE, EventKind.EXCEPTION, EventKind.CRASH_ANALYSIS)
@@ -77,11 +81,27 @@ def unlocated_verdict(evidence: Evidence, failures: list[Failure],
     if not what:
         return None
     settle = SETTLE_FIRST
+    raised = _only_raised(evidence, failures, unattributed, store_waits, kinds)
     if cut and len(what) == 1:      # (the cut tracebacks alone: the rest of them settles it)
         ranks_cut = sorted({f.rank for f in cut})
         whose = f"rank {ranks_cut[0]}'s" if len(ranks_cut) == 1 else "every rank's"
         settle = f"{whose} own output past its traceback's last frame would settle which exception it was"
     body = f"{'; '.join(what)}; {coverage_line(cov)}: {settle}"
     ranks = tuple(sorted({f.rank for f in failures}))
+    if raised:
+        # (what the input shows failing is only exceptions of no rank, their traceback cut or their line one that
+        # points at a cause not shown: a process raised, which one and why is what the input cannot tell)
+        return (headline.verdict(VerdictKind.EXCEPTION, body, qualifier=f" ({RANK_UNKNOWN})"),
+                Finding(VerdictKind.EXCEPTION.value, (), body, root_cause=True))
     return (headline.verdict(VerdictKind.FAILURE_UNLOCATED, body),
             Finding(VerdictKind.FAILURE_UNLOCATED.value, ranks, body, root_cause=True))
+
+
+def _only_raised(evidence: Evidence, failures: list[Failure], unattributed: list[ExitInfo],
+                 store_waits: list[Event], kinds: Counter[EventKind]) -> bool:
+    """The input's failures are exceptions of no rank alone: no rank's failure, no event (a timeout, an NCCL
+    warning, a fault), no mismatch; every line of no rank an exception's, cut by the paste or one that is another
+    failure's consequence in its own words."""
+    if failures or store_waits or kinds or evidence.mismatches or not unattributed:
+        return False
+    return all(u.failure_kind in _RAISED_KINDS and u.signal is None for u in unattributed)

@@ -1,7 +1,8 @@
 """Pasted text made readable line by line: what users copy out of terminals, CI pages and GitHub
 issues carries decorations that are not part of the log.
 
-Removed: ANSI colours, CR line ends, trailing spaces, GitHub ``> `` quote markers and inline-code
+Removed: ANSI colours (also those whose escape byte a copy lost), CR line ends, trailing spaces, GitHub
+``> `` quote markers and inline-code
 backticks, markdown fences, per-line timestamps (``2026-09-17 13:40:05 ``,
 ``[2024-05-01 10:00:00,123] ``, glog ``I0501 ...] ``), CI step prefixes (``12 | ``, ``#14 12.3 ``) and a
 log viewer's table column (``  | 2024-08-23T22:22:51.874Z | ``);
@@ -31,6 +32,10 @@ from triage.parsing.glued_traceback import MARKER as GLUED_MARKER
 from triage.parsing.glued_traceback import split_glued
 
 _ANSI = lazy_regex(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+# ANSI colours whose escape byte a copy lost (a web page's or an issue's paste: "[36m(RayTrainWorker pid=42)[0m
+# ValueError: ..."): read only on a line that holds the reset "[0m", and never where "]" closes the bracket, so that a
+# bracketed duration ("[5m]") or a word ("[more]") is never taken for one
+_ANSI_REMNANT = lazy_regex(r"\[(?:\d{1,3}(?:;\d{1,3})*m|m(?![A-Za-z]))(?!\])")
 _QUOTE = lazy_regex(r"^(?:>[ \t]?)+")
 _FENCE = lazy_regex(r"^\s*(?:```|~~~)[\w+-]*\s*$")
 _DIGITS = lazy_regex(r"\d+")
@@ -161,6 +166,8 @@ def strip_decorations(line: str) -> tuple[str, str | None]:
         return clean, stamp or json_stamp
     if "\x1b" in line:
         line = _ANSI.sub("", line)
+    if "[0m" in line:
+        line = _ANSI_REMNANT.sub("", line)
     line = line.rstrip()
     if line[:1].isalnum() and line.find("|", 2, 80) > 0 and (compose := _COMPOSE.match(line)) is not None:
         line = line[compose.end():]

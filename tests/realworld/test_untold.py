@@ -47,11 +47,6 @@ CASES = load_cases()
 # cases whose verdict of no culprit does not yet say what would settle it, each with its class (strict xfail: a fixed
 # one must leave the list)
 KNOWN: dict[str, str] = {
-    "ChenmienTan__RL2__7": "a rankless traceback cut before its exception line read as a failure of unknown place: its "
-                           "summary's first 'would settle' is the traceback's own end, with no thing to ask for before "
-                           "it (round 81)",
-    "Shark-NLP__DiffuSeq__41": "rankless tracebacks cut before their exception lines read as a failure of unknown place: "
-                               "its summary's first 'would settle' is the tracebacks' own end (round 81)",
 }
 
 

@@ -75,7 +75,10 @@ def unlocated_verdict(evidence: Evidence, failures: list[Failure],
         what.append(f"{count} {kind.value.replace('_', ' ')} line{'s' if count > 1 else ''}{said}")
     unattributed = [u for u in evidence.unattributed if u.failure_kind != "stopped"]    # (a stop: said after)
     if unattributed:
-        what.append(f"failure lines of no known rank ({_clipped(unattributed[0].message or '?', 168)})")
+        # (a cut traceback's own "... would settle which exception it was" left out: the verdict says once, at its end,
+        # what would settle it)
+        said = _without_settle(unattributed[0].message or "?")
+        what.append(f"failure lines of no known rank ({_clipped(said, 168)})")
     if evidence.mismatches:
         what.append("collective mismatch errors")
     if not what:

@@ -621,11 +621,11 @@ def _mpich_rankless(text: str, pmi: list[int] | None = None) -> list[MpiError]:
         named = match.group("call") or first_call or "an MPI call"
         said = [why for why in whys if why]
         inner = f"; innermost: {said[-1][:200]}" if len(said) > 1 else ""
-        pmi = f"; {MPICH_PMI_TEXT}, before it learnt its rank" if named in _INIT_CALLS and any(
+        pmi_note = f"; {MPICH_PMI_TEXT}, before it learnt its rank" if named in _INIT_CALLS and any(
             _PMI_RETURNED.search(why) for why in said) else ""
         return [MpiError(None, None, None,
                          f"failed in {named}: {match.group('what').strip()}{inner} (MPICH's fatal error record, which "
-                         f"does not say the rank{pmi}): {_line(text, match)}", match.start(), first=True,
+                         f"does not say the rank{pmi_note}): {_line(text, match)}", match.start(), first=True,
                          network=bool(said) and _PEER_WORDS.search(said[-1]) is not None)]
     return []
 

@@ -7,7 +7,9 @@ rule that builds the verdict gives it from the failure's record. What is read he
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
+from typing import TypeVar
 
 from triage.analysis.oom import memory_run_out
 from triage.lazy_regex import lazy_regex
@@ -36,24 +38,31 @@ _DASK_LIMIT_KILL = lazy_regex(r"\bDask's nanny restarted (?:a worker|worker \S+)
 _RAY_MEMORY_KILL = lazy_regex(r"Ray's memory monitor|Ray killed a worker for memory pressure")
 
 
-def ending_of(text: str) -> Ending | None:
-    """How a platform says it ended the process, in the readers' words in ``text`` (the first that applies, in this
-    order): Dask's nanny at the worker's memory budget, Ray's memory monitor, PBS at the CPU asked for, Spark's
-    executor lost with no word of why, PBS at a limit its mail does not name, a scheduler or container runtime at the
-    memory limit the job asked for; None where none says so."""
-    if _DASK_LIMIT_KILL.search(text) is not None:
-        return Ending.NANNY_MEMORY
-    if _RAY_MEMORY_KILL.search(text) is not None:
-        return Ending.RAY_MEMORY
-    if _CPU_LIMIT_KILL.search(text) is not None:
-        return Ending.CPU_LIMIT
-    if SPARK_LOST in text:
-        return Ending.EXECUTOR_LOST
-    if PBS_ANY_LIMIT in text:
-        return Ending.SOME_LIMIT
-    if _LIMIT_KILL.search(text) is not None:
-        return Ending.MEMORY_LIMIT
+_Fact = TypeVar("_Fact")
+
+# How a platform says it ended the process, the first that applies in this order
+_ENDINGS: tuple[tuple[re.Pattern[str] | str, Ending], ...] = (
+    (_DASK_LIMIT_KILL, Ending.NANNY_MEMORY),     # Dask's nanny at the worker's memory budget
+    (_RAY_MEMORY_KILL, Ending.RAY_MEMORY),       # Ray's memory monitor
+    (_CPU_LIMIT_KILL, Ending.CPU_LIMIT),         # PBS at the CPU asked for
+    (SPARK_LOST, Ending.EXECUTOR_LOST),          # Spark's executor lost with no word of why
+    (PBS_ANY_LIMIT, Ending.SOME_LIMIT),          # PBS at a limit its mail does not name
+    (_LIMIT_KILL, Ending.MEMORY_LIMIT),          # a scheduler or container runtime at the memory limit asked for
+)
+
+
+def _first(text: str, table: tuple[tuple[re.Pattern[str] | str, _Fact], ...]) -> _Fact | None:
+    """The fact of the first entry of ``table`` whose words (a pattern or a literal) ``text`` holds; else None."""
+    for words, fact in table:
+        if (words in text) if isinstance(words, str) else (words.search(text) is not None):
+            return fact
     return None
+
+
+def ending_of(text: str) -> Ending | None:
+    """How a platform says it ended the process, in the readers' words in ``text`` (_ENDINGS); None where none says
+    so."""
+    return _first(text, _ENDINGS)
 
 # Ascend CANN's AI Core error in a verdict's words (triage.parsing.crashlog reads it as a device fault)
 _AICORE = lazy_regex(r"there is an? (?:ai(?:vec|core) error exception|exception of ai(?:vec|core) error)|"
@@ -66,19 +75,18 @@ _ROCM_FAULT = lazy_regex(r"\bMemory access fault by GPU node-\d|\bHSA_STATUS_ERR
                          r"(?<![\w/@.-])amdgpu\b[^\n]{0,80}\b(?:page fault|VM fault|ring \w+ timeout)")
 
 
+# A device's fault a failure names, the first that applies in this order
+_DEVICE_FAULTS: tuple[tuple[re.Pattern[str] | str, DeviceFault], ...] = (
+    (_AICORE, DeviceFault.AI_CORE),                              # Ascend CANN's AI Core error
+    ("_RESULT_ERROR_DEVICE_LOST", DeviceFault.DEVICE_LOST),      # Level Zero's DEVICE_LOST
+    (NO_BINARY_NOTE, DeviceFault.NO_BINARY),                     # no code for the GPU's architecture (peers' note)
+    (_ROCM_FAULT, DeviceFault.ROCM),                             # ROCm's own words of a GPU fault
+)
+
+
 def device_fault_of(text: str) -> DeviceFault | None:
-    """The device's fault the readers' words in ``text`` name (the first that applies, in this order): Ascend CANN's AI
-    Core error, Level Zero's DEVICE_LOST, a build with no code for the GPU's architecture (triage.parsing.peers'
-    note), ROCm's own words of a GPU fault; None where none."""
-    if _AICORE.search(text) is not None:
-        return DeviceFault.AI_CORE
-    if "_RESULT_ERROR_DEVICE_LOST" in text:
-        return DeviceFault.DEVICE_LOST
-    if NO_BINARY_NOTE in text:
-        return DeviceFault.NO_BINARY
-    if _ROCM_FAULT.search(text) is not None:
-        return DeviceFault.ROCM
-    return None
+    """The device's fault the readers' words in ``text`` name (_DEVICE_FAULTS); None where none."""
+    return _first(text, _DEVICE_FAULTS)
 
 
 def with_facts(verdict: Verdict) -> Verdict:

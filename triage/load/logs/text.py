@@ -202,9 +202,15 @@ def _went_on_past(owners: list[LineOwner], base: int, default_rank: int | None, 
     # whether every rank went on and one said the run ended well after it (left_behind)
     loose = ([o for o, line, _ in scan.orphans if o >= base and line.exc_type is not None and not line.quoted]
              + [o for r, o, _ in scan.tracebacks if r is None and o >= base])
-    if not starts and not loose:
+    # a rank's own exception line or traceback head (a handled one: the rank fell back and went on): asked only
+    # whether that rank went on to its own word that the run ended well, every rank this text shows going on too
+    # (handled)
+    owned = ([(o, r) for r, items in scan.failures.items() for o, line, _ in items
+              if o >= base and line.exc_type is not None and not line.quoted]
+             + [(o, r) for r, o, _ in scan.tracebacks if r is not None and o >= base])
+    if not starts and not loose and not owned:
         return
-    first = min(starts + loose) - base
+    first = min(starts + loose + [o for o, _ in owned]) - base
     if not mentions_progress("\n".join(owner.rest for owner in owners[first + 1:])):
         return                                  # (one pass over the text: most inputs stop here)
     ranks = {p for p in map(process, {owner.key for owner in owners}) if isinstance(p, int)}
@@ -239,6 +245,22 @@ def _went_on_past(owners: list[LineOwner], base: int, default_rank: int | None, 
         and a rank said the run ended well: the job went on past it (a trace a library logged, a handled one)."""
         index = order - base
         return 0 <= index < ended and bool(ranks) and all(passed(index, r) for r in ranks)
+
+    ended_by: dict[object, int] = {}     # each rank's last line that says the run ended well (of the ranks owned asks)
+    if owned and ranks:
+        asked = {r for _, r in owned}
+        for index in range(len(owners) - 1, first, -1):
+            who = process(owners[index].key)
+            if who in asked and who not in ended_by and says_it_ended(owners[index].rest):
+                ended_by[who] = index
+
+    def handled(order: int, rank: int) -> bool:
+        """A rank's own exception line or traceback head after which that rank printed progress and then its own
+        word that the run ended well, every rank this text shows printing progress after it: a handled one."""
+        index, end = order - base, ended_by.get(rank, -1)
+        return (0 <= index < end and process(owners[index].key) == rank and all(passed(index, r) for r in ranks)
+                and any(process(owners[i].key) == rank and is_progress(owners[i].rest)
+                        and not says_it_ended(owners[i].rest) for i in range(index + 1, end)))
 
     def gone_on(order: int, rank: int | None) -> bool:
         index = order - base
@@ -276,6 +298,16 @@ def _went_on_past(owners: list[LineOwner], base: int, default_rank: int | None, 
         scan.went_on.extend(line.text[:200] for o, line, _ in scan.orphans if o in kept and left_behind(o))
         scan.orphans = [item for item in scan.orphans if not (item[0] in kept and left_behind(item[0]))]
         scan.tracebacks = [item for item in scan.tracebacks if not (item[0] is None and left_behind(item[1]))]
+    if ended_by and (mine := {item for item in owned if handled(*item)}):
+        scan.went_on.extend(f"rank {rank}: {line.text[:200]}" for rank, items in scan.failures.items()
+                            for o, line, _ in items if (o, rank) in mine)
+        for rank in {r for _, r in mine}:
+            left = [item for item in scan.failures.get(rank, []) if (item[0], rank) not in mine]
+            if left:
+                scan.failures[rank] = left
+            else:
+                scan.failures.pop(rank, None)
+        scan.tracebacks = [item for item in scan.tracebacks if (item[1], item[0]) not in mine]
     after = max(last_progress.values()) + base
     if refused and after > min(refused):
         scan.went_on.extend(w.text[:200] for w in scan.init_waits if w.kind in _PROGRESS_ENDS
@@ -615,7 +647,7 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         scan.went_on.append(f"{ENDED_WELL}: {success[:160]}")   # (a describe of a job that succeeded: no refusal)
     if scan.unread or scan.named_failures or scan.init_waits or scan.tracebacks or any(
             line.quoted for items in [scan.orphans, *scan.failures.values()] for _, line, _ in items) or any(
-            line.exc_type is not None for _, line, _ in scan.orphans):
+            line.exc_type is not None for items in [scan.orphans, *scan.failures.values()] for _, line, _ in items):
         _went_on_past(owners, base, default_rank, single_node, scan)
     if scan.init_waits and scan.tracebacks or "client socket has connected" in text:
         connect_warnings_passed(owners, base, scan)      # (c10d's warning of one address, then the connect went on)

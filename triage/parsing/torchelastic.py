@@ -475,6 +475,13 @@ SRUN_OOM_NOTE = ("srun: Out Of Memory: the job step's cgroup hit its memory limi
 _AGENT_DEATH = lazy_regex(r"Received (?:(?P<num>\d+)|Signals\.(?P<name>SIG[A-Z]+)) death signal, shutting down workers|"
                           # the agent's own exception when the signal interrupted it ("got signal: 1")
                           r"SignalException: Process \d+ got signal: (?:(?P<num2>\d+)|Signals\.(?P<name2>SIG[A-Z]+))")
+# DeepSpeed's launcher (deepspeed/launcher/launch.py, sigkill_handler) signalled itself: it kills its processes
+# ("Killing subprocess N") and says "Main process received SIGTERM, exiting" (or SIGINT: its handler's only two
+# names). The same handler runs when one of its processes exited non-zero, but then it prints "... exits with return
+# code = N" and exits before these words: they are always a signal from outside the job.
+_DEEPSPEED_DEATH = lazy_regex(r"Main process received (?P<name>SIGTERM|SIGINT), exiting")
+AGENT = "torchrun's agent"
+DEEPSPEED_LAUNCHER = "DeepSpeed's launcher"
 
 
 # the agent's exception named without its signal (an issue's title, a one-line paste: "...multiprocessing.api.
@@ -489,13 +496,21 @@ class AgentSignal:
     signal: str                  # "SIGHUP"
     text: str                    # the agent's line
     offset: int = 0              # where the line starts in the text
+    launcher: str = AGENT        # whose line it is: torchrun's agent, or DeepSpeed's launcher
 
 
 def parse_agent_death_signal(text: str) -> AgentSignal | None:
-    """The first signal torchrun's agent says it received from outside, or None."""
+    """The first signal torchrun's agent (or DeepSpeed's launcher) says it received from outside, or None."""
+    deepspeed = _DEEPSPEED_DEATH.search(text) if "Main process received SIG" in text else None
+    match = _AGENT_DEATH.search(text) if "death signal" in text or "SignalException" in text else None
+    if deepspeed is not None and (match is None or deepspeed.start() < match.start()):
+        line_start = text.rfind("\n", 0, deepspeed.start()) + 1
+        line_end = text.find("\n", deepspeed.end())
+        return AgentSignal(deepspeed.group("name"),
+                           text[line_start:line_end if line_end >= 0 else len(text)].strip()[:300], line_start,
+                           DEEPSPEED_LAUNCHER)
     if "death signal" not in text and "SignalException" not in text:
         return None
-    match = _AGENT_DEATH.search(text)
     if match is None:
         bare = _BARE_SIGNAL_EXC.search(text)
         if bare is None:

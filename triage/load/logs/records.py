@@ -100,7 +100,8 @@ def launcher_records(text: str, path: str, scan: LogScan, single_node: bool,
             and "SignalException" not in text and "CalledProcessError" not in text \
             and "returned non-zero exit status" not in text and "died with <Signals." not in text \
             and "unrecognized arguments" not in text and "Could not consume arg" not in text \
-            and "First task exited" not in text:          # (srun's wait timer, under srun's name or yhrun's)
+            and "First task exited" not in text \
+            and "Main process received SIG" not in text:  # (DeepSpeed's launcher signalled from outside)
         return
     _agent_signal(text, path, scan)
     failures = [replace(f, host=f.host or (agent_hosts or {}).get(f.pid or -1) or _line_host(f, text, line_hosts))
@@ -250,12 +251,12 @@ def _agent_signal(text: str, path: str, scan: LogScan) -> None:
     if received is None:
         return
     sender = _SENDERS.get(received.signal, "outside the job")
-    said = (f"torchrun's agent received {received.signal} and shut its workers down: the job was stopped from "
+    said = (f"{received.launcher} received {received.signal} and shut its workers down: the job was stopped from "
             f"outside, by {sender} ({received.text})")
     if received.signal in _OUTSIDE or received.signal == UNNAMED_SIGNAL:
         # at its place in the text: a rank that failed or hung before it stays the verdict (analysis.stopped)
         order = scan.lines_read - text.count("\n") - 1 + text.count("\n", 0, received.offset)
-        line = CrashLine(CrashLineKind.STOPPED, f"torchrun's agent received {received.signal} from outside the job "
+        line = CrashLine(CrashLineKind.STOPPED, f"{received.launcher} received {received.signal} from outside the job "
                          f"and shut its workers down ({received.text[:160]}); who sent it, this input does not say",
                          signal=received.signal if received.signal != UNNAMED_SIGNAL else None)
         scan.orphans.append((order, line, path))

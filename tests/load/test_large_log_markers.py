@@ -169,7 +169,9 @@ def test_a_pattern_needle_is_found_where_re_finds_it(tmp_path: Path, monkeypatch
                      + rnd.choice([" timed out", " TimedOut", " TIMEOUT", " Time: 0.5", " times out", ""])
                      + rnd.choice([" sigsegv", " Sigkill", " SIGBUS", " sigma", ""])
                      + rnd.choice([" oom-kill", " zoom", " Oom", " bloom", "_oom", ""])
-                     + rnd.choice([" [F429 x", " [Fri", " [F]", "[Frame", ""]) + "\n")
+                     + rnd.choice([" [F429 x", " [Fri", " [F]", "[Frame", ""])
+                     + rnd.choice([" store based barrier", " Waiting for workers", " RENDEZVOUS", " rendezvous", ""])
+                     + "\n")
     data = "".join(lines).encode()
     path = tmp_path / "glog.log"
     path.write_bytes(data)

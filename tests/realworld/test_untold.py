@@ -27,6 +27,8 @@ THINGS = re.compile(r"triage launch|TORCH_DISTRIBUTED_DEBUG=DETAIL|NCCL_DEBUG=IN
                     r"nc -zv|the log of the peer|df -h /dev/shm|"
                     # a runtime's own per-node backtrace switch (GASNet's, for a message it could not deliver)
                     r"GASNET_BACKTRACE=1|"
+                    # a start-up waiting for cluster resources Ray never placed: the Ray cluster's own view of them
+                    r"`ray status`|"
                     # the per-rank output of the launcher that started the ranks (triage.analysis.settle)
                     r"mpirun --tag-output|-prepend-rank|--enable_each_rank_log|Ray worker's own log|torchx log|"
                     r"rank tag on each spawned|"

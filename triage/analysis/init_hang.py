@@ -14,7 +14,7 @@ from triage.parsing.rendezvous import COORDINATION_KINDS, connect_failure_reason
 _SPECIFIC = ("coordination_barrier", "coordination_heartbeat", "coordination_register",
              "unique_id_wait", "barrier_timeout", "store_clients", "barrier_waiting", "connect_refused",
              "connect_timeout",
-             "store_wait_timeout", "rendezvous_timeout", "backend_wait")
+             "store_wait_timeout", "rendezvous_timeout", "backend_wait", "resource_wait")
 
 
 # The coordination service's barriers of start-up: jax.distributed.initialize's connect ("Barrier_id:
@@ -41,6 +41,34 @@ def _joined(wait: InitWaitRecord) -> str:
     missing = wait.world_size - wait.joined
     return (f"{wait.joined} of {wait.world_size} ranks joined; the {missing} that never joined "
             f"{'is' if missing == 1 else 'are'} not in this input")
+
+
+# what a resource wait's line says it asked for (vLLM's placement group's specs, Ray's autoscaler's request) and for how
+# long it had waited
+_ASKED = lazy_regex(r"specs=(?P<specs>\[[^\]]{1,300}\])|resource requests? (?P<request>\{[^}]{1,200}\})")
+_RAY_SETTLES = "`ray status` and `ray list nodes` on the head node would tell"
+
+
+def _resources(waits: tuple[InitWaitRecord, ...], timed_out: bool) -> str:
+    """A start-up's wait for cluster resources that never came (triage.parsing.rendezvous, RESOURCE_WAIT): its last
+    line of the kind chosen."""
+    wait = max((w for w in waits if w.kind == "resource_wait" and w.timed_out == timed_out),
+               key=lambda w: w.order if w.order is not None else 0)
+    text = wait.text.split(". Check `ray status`", 1)[0][:200]
+    asked = _ASKED.search(wait.text)
+    what = f" ({asked.group('specs') or asked.group('request')})" if asked is not None else ""
+    if wait.world_size is not None and wait.joined is not None:
+        missing = wait.world_size - wait.joined
+        return (f"the start-up was still waiting for its Ray cluster's nodes, {wait.joined} of {wait.world_size} "
+                f"alive; the {missing} that never joined {'is' if missing == 1 else 'are'} not in this input (not "
+                f"started, or unable to reach the head: {_RAY_SETTLES}) [{text}]")
+    if "placement group" in wait.text:
+        state = f"gave up{_minutes(wait.timeout_s)}" if wait.timed_out else "was still waiting"
+        return (f"the start-up {state} for Ray to place the resources it asked for{what} (vLLM's placement group): "
+                "the Ray cluster lacks a GPU or a node it asks for (a node that never joined, or one whose IP is not "
+                f"the one the engine expects; which, is not in this input: {_RAY_SETTLES}) [{text}]")
+    return (f"Ray's autoscaler has no node type that can fulfil the resources asked for{what}: the start-up waits "
+            f"for resources the cluster cannot give ({_RAY_SETTLES}) [{text}]")
 
 
 def init_hang_verdict(waits: tuple[InitWaitRecord, ...]) -> tuple[Verdict, Finding] | None:
@@ -77,6 +105,8 @@ def init_hang_verdict(waits: tuple[InitWaitRecord, ...]) -> tuple[Verdict, Findi
         summary = (f"the accelerator backend was still being set up{_minutes(wait.timeout_s)}: on a pod slice it "
                    "waits until the same program runs on every host, and the hosts that never started it are not in "
                    f"this input: {wait.text[:200]}")
+    elif wait.kind == "resource_wait":
+        summary = _resources(waits, wait.timed_out)
     elif wait.kind == "store_wait_timeout":
         summary = (f"{who} gave up waiting for the store at {wait.address or 'MASTER_ADDR:MASTER_PORT'}"
                    f"{_minutes(wait.timeout_s)}: "

@@ -34,6 +34,15 @@ class InitWaitKind(str, enum.Enum):
     # than 60.0 seconds. Did you run your code on all TPU hosts?"): on a pod slice the backend waits for the same
     # program on every host; still waiting, not a timeout (progress after it says the hosts arrived late)
     BACKEND_WAIT = "backend_wait"
+    # a start-up waiting for cluster resources that never came: vLLM's Ray placement group still not created
+    # ("Waiting for creating a placement group of specs for 70 seconds. specs=[...]", vllm/executor/ray_utils.py
+    # _wait_until_pg_ready) or given up on ("Cannot provide a placement group of placement_group_specs=[...] within
+    # 1800 seconds"), Ray's autoscaler's request no node type can fulfil ("Error: No available node types can fulfill
+    # resource request {'GPU': 1.0}. Add suitable node types to this cluster to resolve this issue."), a Ray cluster's
+    # count of its nodes below the count its start-up waits for ("Ray cluster status: 1/2 nodes alive.", the
+    # vLLM production stack's wait_for_ray.py); what it waits for is the missing node or GPU (progress after it, or a
+    # line that the resources came, says it came late: not a hang)
+    RESOURCE_WAIT = "resource_wait"
 
 
 @dataclass(frozen=True)
@@ -51,19 +60,27 @@ class InitWait:
 
     @property
     def is_timeout(self) -> bool:
-        return self.kind not in (InitWaitKind.BARRIER_WAITING, InitWaitKind.BACKEND_WAIT)
+        return self.kind not in (InitWaitKind.BARRIER_WAITING, InitWaitKind.BACKEND_WAIT) and not (
+            self.kind is InitWaitKind.RESOURCE_WAIT and self.timeout_s is None)
 
+
+# the words of a start-up's wait for cluster resources (RESOURCE_WAIT), each a literal of the line gate
+RESOURCE_MARKERS = ("placement group", "node types can fulfill", "nodes alive")
+# the store's own waits for its clients, and torchelastic's rendezvous: the words the large-log pass finds as one
+# needle each group (triage.load.logs.large.ONE_NEEDLE, caseless)
+STORE_WORDS = ("store based barrier", "waiting for clients", "waiting for workers")
+RENDEZVOUS_WORDS = ("rendezvous",)
 
 # How a store wait that timed out after the job's start is described as a timeout event (the loader
 # writes it, the analysis reads it)
 STORE_WAIT_DETAIL = "timed out waiting on the c10d store for a peer"
 
-MARKERS = ("ncclUniqueId", "store based barrier", "waiting for clients", "waiting for workers", "client socket",
-           "ailed to connect to ",
+MARKERS = ("ncclUniqueId", *STORE_WORDS, "client socket", "ailed to connect to ",
            "waitForInput", "Socket Timeout", "for key", "wait timeout after",
            "RendezvousTimeoutError", "Rendezvous", "rendezvous", "Barrier timed out",
            "missing heartbeats", "heartbeat timeout", "eartbeat timeout", "stopped sending heartbeats",
-           "service detected fatal errors", "backend initialization is taking", "CoordinationService/RegisterTask")
+           "service detected fatal errors", "backend initialization is taking", "CoordinationService/RegisterTask",
+           *RESOURCE_MARKERS)
 
 # The coordination service of JAX and TensorFlow (XLA's tsl/distributed_runtime/coordination) names its processes as
 # tasks, "/job:jax_worker/replica:0/task:3": task N is process N (jax.process_index(), the rank). Its barrier's
@@ -171,6 +188,48 @@ _STORE_KEY_WAIT = lazy_regex(r"\bSocket Timeout\b|[Tt]imed? ?out waiting (?:(?P<
                              r"\bwait timeout after (?P<ms2>\d+)\s*ms,? keys?\b")
 _BACKEND_WAIT = lazy_regex(r"\b(?P<backend>[A-Z]{2,5}) backend initialization is taking more than "
                            r"(?P<secs>\d+(?:\.\d+)?) seconds")
+# (RESOURCE_WAIT, above) vLLM's placement group wait and its timeout, what the group's specs ask for; Ray's
+# autoscaler's infeasible request; a Ray cluster's alive nodes of the count it waits for
+_PLACEMENT_WAIT = lazy_regex(r"Waiting for creating a placement group of specs for (?P<secs>\d+) seconds\.?"
+                             r"(?: specs=(?P<specs>\[[^\]]{1,300}\]))?")
+_PLACEMENT_GIVEN_UP = lazy_regex(r"Cannot provide a placement group of (?:placement_group_specs=)?"
+                                 r"(?P<specs>\[[^\]]{1,300}\]) within (?P<secs>\d+) seconds")
+_INFEASIBLE = lazy_regex(r"No available node types can fulfill resource requests? (?P<specs>\{[^}]{1,200}\})")
+_NODES_ALIVE = lazy_regex(r"\bRay cluster status: (?P<joined>\d+)/(?P<world>\d+) nodes alive\b")
+# a line after such a wait that says the resources came: the wait's own count complete, the chart's "Cluster is
+# ready.", vLLM's Ray workers' own lines (their actor's tag: the placement group was made), the engine's model loaded
+# or its server started
+_RESOURCES_CAME = lazy_regex(r"\bRay cluster status: (?P<joined>\d+)/(?P<world>\d+) nodes alive\b|"
+                             r"^\W*(?:\[[^\]]*\] )?(?:Cluster is ready\.|Ray is ready\b)|"
+                             r"\((?:RayWorkerWrapper|RayWorkerVllm|RayWorkerProc) pid=\d+|"
+                             r"\bLoading model weights took |\bModel loading took |\bApplication startup complete\b|"
+                             r"(?<!\S)# (?:GPU|CPU) blocks: \d+")
+
+
+def resources_came(line: str) -> bool:
+    """The line says a start-up's wait for cluster resources (RESOURCE_WAIT) was over: they came."""
+    if ("Ray" not in line and "ready" not in line and "took" not in line and "complete" not in line
+            and "blocks:" not in line):
+        return False
+    came = _RESOURCES_CAME.search(line)
+    return came is not None and (came.group("joined") is None or int(came.group("joined")) >= int(came.group("world")))
+
+
+def _resource_wait(line: str, text: str) -> InitWait | None:
+    """A start-up's wait for cluster resources (RESOURCE_WAIT): vLLM's placement group, Ray's nodes."""
+    if "placement group" in line:
+        if (m := _PLACEMENT_GIVEN_UP.search(line)) is not None:
+            return InitWait(InitWaitKind.RESOURCE_WAIT, text, timeout_s=float(m.group("secs")))
+        if _PLACEMENT_WAIT.search(line) is not None:
+            return InitWait(InitWaitKind.RESOURCE_WAIT, text)
+    elif "node types can fulfill" in line and _INFEASIBLE.search(line) is not None:
+        return InitWait(InitWaitKind.RESOURCE_WAIT, text)
+    elif (m := _NODES_ALIVE.search(line)) is not None and int(m.group("joined")) < int(m.group("world")):
+        return InitWait(InitWaitKind.RESOURCE_WAIT, text, world_size=int(m.group("world")),
+                        joined=int(m.group("joined")))
+    return None
+
+
 _RENDEZVOUS = lazy_regex(r"RendezvousTimeoutError|[Rr]endezvous (?:.*?)?(?:timed out|timeout)|"
                          r"The node '[^']+' has failed to (?:join|rendezvous)|"
                          r"waiting for the rendezvous to (?:complete|close)")
@@ -228,7 +287,7 @@ def parse_init_line(line: str) -> InitWait | None:
         return InitWait(InitWaitKind.RENDEZVOUS_TIMEOUT, text)
     if (m := _BACKEND_WAIT.search(line)) is not None:
         return InitWait(InitWaitKind.BACKEND_WAIT, text, timeout_s=float(m.group("secs")))
-    return None
+    return _resource_wait(line, text)
 
 
 def connect_failure_reason(text: str) -> str:

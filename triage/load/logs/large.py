@@ -44,6 +44,7 @@ from triage.load.logs.text import GATE_LITERALS, scan_log_text
 from triage.parsing import needles, pages
 from triage.parsing.named_failure import TIMEOUT_WORDS
 from triage.parsing.nccl.bulk import WARN
+from triage.parsing.rendezvous import RENDEZVOUS_WORDS, STORE_WORDS
 from triage.parsing.textclean import decoded
 from triage.parsing.unread_failure import GLOG_HEAD, GLOG_HEAD_WIDTH, SIGNAL_NAMES, UNREAD_WORDS
 from triage.parsing.whole_text import BLOCK_MARKERS
@@ -88,7 +89,9 @@ _NOT_HEX = rb"[^0-9a-fA-F]"
 # form as a literal: named_failure's "timed out" words (six words, 22 literals; as "time", "Time" and "TIME" they were
 # three, but marked every line of a simulation code's or Megatron's progress: "Time: 0.1234", "elapsed time per
 # iteration"), within the scanner's needle budget (tests/load/test_large_log_markers.py)
-ONE_NEEDLE = (TIMEOUT_WORDS, SIGNAL_NAMES)     # (the signals' names: 9 words, one needle, not 18)
+# (the signals' names: 9 words, one needle, not 18; the store's waits, three of one length, and the rendezvous' two
+# cases, one needle each)
+ONE_NEEDLE = (TIMEOUT_WORDS, SIGNAL_NAMES, STORE_WORDS, RENDEZVOUS_WORDS)
 
 
 def one_needle(words: Sequence[str]) -> bytes:

@@ -259,7 +259,7 @@ def record_init_wait(wait: InitWait, rank: int | None, host: str | None, path: s
     who = wait.rank if wait.rank is not None else rank
     if who is not None and wait.kind is not InitWaitKind.BARRIER_WAITING:
         scan.ranks_seen.add(who)
-    key = (who, wait.kind.value, wait.joined, wait.address, wait.absent)
+    key = (who, wait.kind.value, wait.joined, wait.address, wait.absent, wait.is_timeout)
     if key in scan._init_seen:
         return
     scan._init_seen.add(key)

@@ -140,7 +140,8 @@ class LogScan:
     open_together: dict[int, int] = field(default_factory=dict)
     # frames that raise one thing only (triage.parsing.raise_sites): (rank, order, path, site), resolved at the end
     raise_sites: list[tuple[int | None, int, str, RaiseSite]] = field(default_factory=list)
-    _init_seen: set[tuple[int | None, str, int | None, str | None, tuple[int, ...]]] = field(default_factory=set)
+    _init_seen: set[tuple[int | None, str, int | None, str | None, tuple[int, ...], bool]] = field(
+        default_factory=set)
     store_waits: list[InitWaitRecord] = field(default_factory=list)   # store get/wait timeouts, resolved at the end
     rank_prefixed: bool = False      # some line carried a rank, local-rank or process prefix
     over_nodes: bool = False         # pdsh ran the launch (DeepSpeed's runner over several nodes)

@@ -121,7 +121,7 @@ from triage.parsing.prose import read_prose
 from triage.parsing.raise_sites import MARKERS as RAISE_SITE_MARKERS
 from triage.parsing.raise_sites import RaiseSiteKind, in_code_listing, raise_site
 from triage.parsing.rendezvous import MARKERS as INIT_MARKERS
-from triage.parsing.rendezvous import InitWaitKind, parse_init_line
+from triage.parsing.rendezvous import InitWaitKind, parse_init_line, resources_came
 from triage.parsing.solver_errors import code_ended
 from triage.parsing.stack_words import stack_of, stack_of_all
 from triage.parsing.textclean import clean_text
@@ -175,7 +175,26 @@ _TORCHRUN_TAG = lazy_regex(r"^\s*\[(?:rank|default)\d+\]:")
 # init waits that progress after them ends: the wait was over (a store connection torch retried, a backend set-up that
 # finished late)
 _PROGRESS_ENDS = (InitWaitKind.CONNECT_REFUSED.value, InitWaitKind.BACKEND_WAIT.value,
-                  InitWaitKind.COORDINATION_REGISTER.value)
+                  InitWaitKind.COORDINATION_REGISTER.value, InitWaitKind.RESOURCE_WAIT.value)
+
+
+def _resources_came(lines: Sequence[str], base: int, scan: LogScan) -> None:
+    """A start-up's wait for cluster resources (a Ray placement group, Ray's nodes) after which a line says they came
+    (triage.parsing.rendezvous.resources_came: the node count complete, vLLM's Ray workers' own lines, its model
+    loaded; ``lines`` as cleaned, their launchers' and Ray's tags kept): they came late, a note (scan.went_on), never a
+    hang."""
+    waits = [w.order for w in scan.init_waits if w.kind == InitWaitKind.RESOURCE_WAIT.value
+             and w.order is not None and w.order >= base]
+    if not waits:
+        return
+    came = next((base + index for index in range(len(lines) - 1, min(waits) - base, -1)
+                 if resources_came(lines[index])), None)
+    if came is None:
+        return
+    over = [w for w in scan.init_waits if w.kind == InitWaitKind.RESOURCE_WAIT.value and w.order is not None
+            and base <= w.order < came]
+    scan.went_on.extend(w.text[:200] for w in over)
+    scan.init_waits = [w for w in scan.init_waits if not any(w is o for o in over)]
 
 
 def _went_on_past(owners: list[LineOwner], base: int, default_rank: int | None, single_node: bool,
@@ -649,6 +668,8 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
             line.quoted for items in [scan.orphans, *scan.failures.values()] for _, line, _ in items) or any(
             line.exc_type is not None for items in [scan.orphans, *scan.failures.values()] for _, line, _ in items):
         _went_on_past(owners, base, default_rank, single_node, scan)
+    if scan.init_waits:
+        _resources_came(lines, base, scan)
     if scan.init_waits and scan.tracebacks or "client socket has connected" in text:
         connect_warnings_passed(owners, base, scan)      # (c10d's warning of one address, then the connect went on)
     if scan.orphans and scan.orphans[-1][0] >= base:

@@ -92,7 +92,10 @@ SHAPES: tuple[RankShape, ...] = (
     # (nor Spark's task of a stage, "Task 3 in stage 1.0 failed 4 times", "Lost task 3.3 in stage 1.0 (TID 7243, ...)":
     # TaskSetManager's and DAGScheduler's index of a partition's task within its stage, run on whichever executor, no
     # process of the job)
+    # (nor a DataLoader's worker, a subprocess its loader numbers from 0 in each rank: "dataloader worker 3 failed to
+    # prefetch", torch's "Caught RuntimeError in DataLoader worker process 3.")
     RankShape("worker, task or process", r"(?<![Ss]tart )(?<![Ss]tarting )(?<!START )(?<!STARTING )"
+              r"(?<![Ll]oader )(?<![Ll]oader worker )(?<!LOADER )"
               r"\b(?:[Ww]orker|WORKER|[Tt]ask|[Pp]rocess)"
               r"(?:_|\s*(?:=|:|#)?\s*)"
               r"(?P<n>\d{1,3})" + _END + r"(?! in stage \d)", "index", "worker 7 failed"),

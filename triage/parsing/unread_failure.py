@@ -184,8 +184,14 @@ def gone_on_failure(line: str, stamp: str | None = None) -> str | None:
     return found.text
 
 
+# a worker's index ("dataloader worker 3 failed to prefetch", "DataLoader worker process 2"): the number names the
+# worker, never a count of failures ("3 failed", a test summary's)
+_WORKER_INDEX = lazy_regex(r"\b([Ww]orker|WORKER)( process)?\s*#?\s*\d{1,3}\b")
+
+
 def _failure_line(line: str, stamp: str | None) -> UnreadFailure | None:
-    text = line.strip()
+    line = line.strip()
+    text = _WORKER_INDEX.sub(r"\1\2 N", line) if "orker" in line or "ORKER" in line else line
     low = text.lower()
     head = glog_error(text) or (stamp is not None and glog_error(stamp))
     if not head and not any(word in low for word in UNREAD_WORDS) and not any(word in text for word in UNREAD_LITERALS):
@@ -198,17 +204,17 @@ def _failure_line(line: str, stamp: str | None) -> UnreadFailure | None:
     if death is not None:
         sig = _signal_name(death)
         if sig is not None:
-            return UnreadFailure(text[:400], sig, host)
+            return UnreadFailure(line[:400], sig, host)
     if _EXITED.search(text) is not None:
         sig = said_signal(text)       # (an exit's code that stands for a signal: -N, 128+N)
         if sig in _TEARDOWN:
             return None               # a stop from outside, not a failure of the job's own
-        return UnreadFailure(text[:400], sig if sig is not None and sig in _NUMBERS.values() else None, host)
+        return UnreadFailure(line[:400], sig if sig is not None and sig in _NUMBERS.values() else None, host)
     said = (head or _LEVEL.search(text) is not None or _FAILED.search(text) is not None
             or _RAISED.match(text) is not None)
     if not said and (_CANNOT.search(text) is None or _SOFT.search(text) is not None):
         return None
-    return UnreadFailure(text[:400], host=host)
+    return UnreadFailure(line[:400], host=host)
 
 
 def glog_error(text: str) -> bool:

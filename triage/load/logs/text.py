@@ -127,6 +127,7 @@ from triage.parsing.stack_words import stack_of, stack_of_all
 from triage.parsing.textclean import clean_text
 from triage.parsing.torchelastic import spawn_error_owner
 from triage.parsing.unread_failure import (
+    GOES_ON,
     GONE_ON,
     UNREAD_LITERALS,
     UNREAD_WORDS,
@@ -281,10 +282,23 @@ def _went_on_past(owners: list[LineOwner], base: int, default_rank: int | None, 
                 and any(process(owners[i].key) == rank and is_progress(owners[i].rest)
                         and not says_it_ended(owners[i].rest) for i in range(index + 1, end)))
 
+    def stream_ended(index: int) -> bool:
+        """The input is one stream of no rank prefix (no rank a file or a line's head names), line ``index``'s own
+        words say the program goes on past it ("worker 3 failed, retrying": GOES_ON), and after it the stream printed
+        progress and then its word that the run ended well."""
+        if ranks or default_rank is not None or scan.rank_prefixed or GOES_ON.search(owners[index].rest) is None \
+                or not passed(index, owners[index].key):
+            return False
+        end = next((i for i in range(len(owners) - 1, index, -1) if says_it_ended(owners[i].rest)), -1)
+        return any(is_progress(owners[i].rest) and not says_it_ended(owners[i].rest) for i in range(index + 1, end))
+
     def gone_on(order: int, rank: int | None) -> bool:
         index = order - base
-        if index < 0 or (rank is not None and process(owners[index].key) != rank):
-            return False       # (a rank named in words by another process's line: whether it went on is not shown)
+        if index >= 0 and rank is not None and process(owners[index].key) != rank:
+            return stream_ended(index)   # (a rank named in words by another process's line: whether it went on is
+            #                              not shown, unless the input is one stream that went on to its good end)
+        if index < 0:
+            return False
         if passed(index, process(owners[index].key)):
             return True
         return rank is None and bool(ranks) and all(passed(index, r) for r in ranks)

@@ -29,6 +29,14 @@ NOT_FOR_A_PLAIN_LOG = (
     "triage.parsing.flight_recorder", "triage.parsing.flight_recorder.compact", "pickle", "tempfile", "shutil",
     "statistics", "hyperscan", "ahocorasick_rs", "triage.analysis.crash", "triage.layout", "triage.model.gpu",
     "triage.options", "ast", "dis", "tokenize",
+    # read only where their input is there (session 58): a directory of per-rank logs, triage's own stop record in a
+    # log, c10d's connect warnings, a `triage check` record, the agent's dumped children, --explain; and the verdict
+    # rules below the first failure's (op counts, init waits, NCCL processes, a full disk, stacks alone, a rankless
+    # timeout, the unlocated guard), each imported in its rule
+    "triage.load.log_tree", "triage.load.stop_record", "triage.load.logs.connect_noise", "triage.analysis.cluster_check",
+    "triage.analysis.child_wait", "triage.parsing.stacks", "triage.report.explain", "triage.analysis.op_counts",
+    "triage.analysis.init_hang", "triage.analysis.nccl_processes", "triage.analysis.disk_full",
+    "triage.analysis.stacks_only", "triage.analysis.rankless", "triage.analysis.verdict.unlocated",
 )
 
 FAILURE = ("[rank1]:[E1001 10:00:00.1 901 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation "
@@ -93,3 +101,22 @@ def test_the_dataclasses_a_plain_log_report_creates_have_their_own_docstrings(tm
     assert len(made) > 50
     written = sorted(kind.__qualname__ for kind in made if (kind.__doc__ or "").startswith(kind.__name__ + "("))
     assert not written, f"dataclasses without a docstring of their own: {written}"
+
+
+def test_the_inputs_that_need_the_deferred_modules_load_them(tmp_path: Path) -> None:
+    # a directory of per-rank logs (triage.load.log_tree) reported with --explain (triage.report.explain)
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "rank_0.log").write_text("step 1 loss 2.0\ntorch.OutOfMemoryError: CUDA out of memory.\n", encoding="utf-8")
+    (logs / "rank_1.log").write_text("step 1 loss 2.0\n", encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=str(Path(triage.__file__).resolve().parents[1]))
+    out = subprocess.run([sys.executable, "-c", PROBE, "report", str(logs), "--format", "json", "--explain"],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert out.returncode == 1, out.stderr
+    loaded = set(json.loads(out.stderr.rsplit("MODULES ", 1)[1]))
+    # --explain asks every rule, the deferred ones included (each imports its module at its call)
+    assert {"triage.load.log_tree", "triage.report.explain", "triage.analysis.init_hang",
+            "triage.analysis.verdict.unlocated"} <= loaded
+    assert json.loads(out.stdout)["verdict"]["culprit_ranks"] == [0]
+    told = out.stderr.split("\nNEEDLES", 1)[0]     # the explanation, on stderr after a JSON report
+    assert "how the verdict was decided" in told and "unlocated" in told, told

@@ -62,3 +62,27 @@ def test_the_program_freezes_its_objects_at_exit_and_a_caller_never(which: str, 
     assert printed == again     # the same report, byte for byte
     report = json.loads(printed)
     assert report["verdict"]["culprit_ranks"] == ([0] if which == "made" else [1])
+
+
+COUNTED = ("import gc, sys; from triage.cli import main; runs = []; "
+           "gc.callbacks.append(lambda phase, info: runs.append(info['generation']) if phase == 'start' else None); "
+           "sys.argv[0] = 'triage'; code = main(); "
+           "sys.stderr.write(f'\\nCOLLECTED {len(runs)}\\n'); sys.exit(code)")
+
+
+def test_the_programs_report_runs_without_the_cyclic_collector_from_its_start(tmp_path: Path,
+                                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    # the command's imports included (~100 classes, ~200 modules: each collection rescanned what they made); never in
+    # a caller
+    log = tmp_path / "job.log"
+    log.write_text("[rank0]: step 1 loss 2.0\n" * 20 + FAILURE, encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=str(Path(triage.__file__).resolve().parents[1]))
+    out = subprocess.run([sys.executable, "-c", COUNTED, "report", str(log), "--format", "json"], cwd=tmp_path,
+                         env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert out.returncode == 1, out.stderr
+    assert int(out.stderr.rsplit("COLLECTED ", 1)[1].split("\n", 1)[0]) == 0
+    assert gc.isenabled()
+    _, _ = _in_process(log, capsys)
+    assert gc.isenabled(), "main(argv) left its caller's collector disabled"
+    printed, _ = _as_program(log, tmp_path)
+    assert printed == _in_process(log, capsys)[0]

@@ -17,13 +17,16 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from triage.analysis.advice import INIT_HANG_STEPS, gpu_wait_steps
-from triage.analysis.child_wait import ChildWait, child_waited_on, main_thread
 from triage.analysis.ranks import rank_word
 from triage.analysis.verdict import headline
 from triage.model import Finding, Verdict, VerdictKind
 from triage.model.evidence import AgentFacts, InitFact, RankActivityFact, RankEvidence
+
+if TYPE_CHECKING:      # (imported where a rank waits on a dumped child: the agent's records only)
+    from triage.analysis.child_wait import ChildWait
 
 # verdicts the agent's init-hang view does not replace: the traces show a failure of their own
 _KEEP = (VerdictKind.CRASH, VerdictKind.EXCEPTION, VerdictKind.COLLECTIVE_MISMATCH, VerdictKind.NETWORK_ERROR,
@@ -37,6 +40,8 @@ def child_waits(facts: Sequence[AgentFacts], ranks: Sequence[RankEvidence]) -> d
         children = tuple(c for f in facts for c in f.children_of(item.rank))
         if not children or not item.stack:
             continue
+        from triage.analysis.child_wait import child_waited_on, main_thread
+
         found = child_waited_on(item.rank, (main_thread(item.stack),), children)
         if found is not None:
             out[item.rank] = found

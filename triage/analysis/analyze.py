@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 from triage.analysis import verdicts
 from triage.analysis.advice import INIT_HANG_STEPS, excerpt_steps
 from triage.analysis.agent_view import gpu_steps, init_steps
-from triage.analysis.cluster_check import cluster_check_finding, cluster_check_json, cluster_check_step
 from triage.analysis.describe import who
 from triage.analysis.diff import (
     Disagreement,
@@ -126,7 +125,9 @@ def analyze(evidence: Evidence, explain: bool = False) -> Report:
         generic = set(verdicts.next_steps(verdict, evidence.finished_cleanly)) | set(excerpt)
         steps = gpu_steps(evidence.agent, verdict) + tuple(s for s in steps if s not in generic)
     checked: dict[str, Any] = {}
-    if evidence.cluster_check is not None:
+    if evidence.cluster_check is not None:    # (a run directory's `triage check` record only)
+        from triage.analysis.cluster_check import cluster_check_finding, cluster_check_json, cluster_check_step
+
         findings.append(cluster_check_finding(evidence.cluster_check))
         step = cluster_check_step(evidence.cluster_check, verdict)
         steps = (step, *steps) if step else steps

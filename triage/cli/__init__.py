@@ -96,6 +96,10 @@ def build_parser(only: str | None = None) -> tuple[argparse.ArgumentParser, dict
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(argv) if argv is not None else sys.argv[1:]
+    if argv is None and _chosen(arguments) == "report":
+        # the report's run disables the cyclic collector (triage.cli.report: what it makes is acyclic); the program
+        # disables it from here, so that its imports (~100 classes made, ~220 modules) are not rescanned either
+        gc.disable()
     compiled_cache.install()     # before the command's imports: their dataclasses' code read back, not compiled
     try:
         return _main(arguments)

@@ -17,7 +17,6 @@ from triage.exitcodes import ExitCode
 from triage.model import Report, VerdictKind
 from triage.private_files import user_output
 from triage.report import FORMATS, build_report, render
-from triage.report.explain import write_explanation
 from triage.settings import ReportSettings
 
 REPORT_OPTIONS = options_of(ReportSettings)
@@ -58,9 +57,16 @@ class ReportCommand:
         _write_file(report, args.format, Path(args.output), args.width)
         say(f"report written to {args.output}")
         if settings.explain:        # the file is kept whole
-            write_explanation(report, sys.stderr)
+            _explain(report, sys.stderr)
         _print_next(report, args.inputs, args.format, args.output, sys.stderr)
         return int(exit_code(report))
+
+
+def _explain(report: Report, stream: TextIO) -> None:
+    """--explain's account of the verdict (triage.report.explain), imported here: a report without it never loads it."""
+    from triage.report.explain import write_explanation
+
+    write_explanation(report, stream)
 
 
 def show_report(report: Report, inputs: Sequence[str], fmt: str, width: int | None, explain: bool = False) -> int:
@@ -70,7 +76,7 @@ def show_report(report: Report, inputs: Sequence[str], fmt: str, width: int | No
     try:
         render(report, fmt, sys.stdout, width=width)
         if explain and fmt == "text":       # after the report, where it is read
-            write_explanation(report, sys.stdout)
+            _explain(report, sys.stdout)
         sys.stdout.flush()
     except BrokenPipeError:  # `triage report ... | head`: the reader left, that is fine
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -80,7 +86,7 @@ def show_report(report: Report, inputs: Sequence[str], fmt: str, width: int | No
         raise InputError(f"standard output: cannot write the report ({exc.strerror or exc})",
                          hint="write it to a file with -o FILE") from None
     if explain and fmt != "text":
-        write_explanation(report, sys.stderr)
+        _explain(report, sys.stderr)
     _print_next(report, inputs, fmt, None, sys.stderr)
     return int(exit_code(report))
 

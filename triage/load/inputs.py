@@ -11,10 +11,10 @@ import os
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from triage.errors import InputError
 from triage.load.fr_files import load_fr_dir, looks_like_fr_file, read_text
-from triage.load.log_tree import LogTree, find_rank_logs
 from triage.load.logs.endings import orphan_failures, unread_failures
 from triage.load.logs.finish import scan_to_ranks
 from triage.load.logs.large import LARGE_LOG_BYTES, scan_large_log
@@ -27,6 +27,9 @@ from triage.parsing.textclean import decoded
 from triage.parsing.torchelastic import parse_error_file
 from triage.rank_names import is_rank_name
 from triage.regular_files import NOT_REGULAR, is_special_file, open_regular
+
+if TYPE_CHECKING:
+    from triage.load.log_tree import LogTree
 
 MAX_STDIN_BYTES = 1 << 30
 MAX_ERROR_FILE_BYTES = 16 << 20
@@ -80,6 +83,8 @@ def _load_dir(path: Path, prefix: str | None) -> Evidence:
     files = [p for p in entries if p.is_file()]
     if any(looks_like_fr_file(p) for p in files):
         return load_fr_dir(path, prefix)
+    from triage.load.log_tree import find_rank_logs  # lazy: a directory of per-rank logs only
+
     tree = find_rank_logs(path)
     if tree.logs or tree.error_files:
         return _load_tree(tree)

@@ -5,7 +5,11 @@ first candidate: a rule above beats every rule below it.
 The order is the story: the first failure before what it caused; a disagreement the traces show
 before failures that followed it; what an excerpt's own lines say (a DETAIL mismatch, a failure
 line, NCCL's counts, an init wait, the watchdog) before what is inferred; the all-clear last, and
-never while the input shows a failure (``unlocated``)."""
+never while the input shows a failure (``unlocated``).
+
+The rules that read what a plain failure's report never reaches (op counts, init waits, NCCL processes without a rank,
+a full disk, stacks alone, a rankless timeout, the unlocated guard) import their module in the rule, at its first call:
+a report whose verdict an earlier rule gives never loads them (tests/report/test_log_report_imports.py)."""
 
 from __future__ import annotations
 
@@ -14,12 +18,8 @@ from dataclasses import replace
 
 from triage.analysis import verdicts
 from triage.analysis.describe import call, who
-from triage.analysis.disk_full import disk_full_verdict
 from triage.analysis.failures import Failure
 from triage.analysis.gpu_facts import busy_note, busy_ranks
-from triage.analysis.init_hang import init_hang_verdict
-from triage.analysis.nccl_processes import nccl_process_verdict
-from triage.analysis.op_counts import lagging_verdict, op_count_verdict
 from triage.analysis.partial import (
     coverage,
     reported_mismatch,
@@ -27,15 +27,12 @@ from triage.analysis.partial import (
     watchdog_verdict,
 )
 from triage.analysis.prose import prose_hang_verdict, prose_stop_verdict, saving_stall
-from triage.analysis.rankless import rankless_timeout_verdict
 from triage.analysis.ranks import count_ranks, rank_word
-from triage.analysis.stacks_only import stacks_verdict
 from triage.analysis.stopped import stopped_verdict
 from triage.analysis.teardown_after_hang import crash_after_hang
 from triage.analysis.unrecorded import END_NOT_SHOWN, no_problem_text
 from triage.analysis.verdict import headline
 from triage.analysis.verdict.engine import Candidate, Inputs, Rule, Scope
-from triage.analysis.verdict.unlocated import unlocated_verdict
 from triage.lazy_regex import lazy_regex
 from triage.model import Finding, Verdict, VerdictKind
 from triage.model.evidence import EventKind
@@ -173,12 +170,14 @@ def unattributed(i: Inputs) -> Candidate | None:
 
 def op_counts(i: Inputs) -> Candidate | None:
     """NCCL RAS's operation counts, or monitored-barrier lines: ranks that fell behind."""
+    from triage.analysis.op_counts import lagging_verdict, op_count_verdict
     found = op_count_verdict(i.evidence.op_count_splits) or lagging_verdict(i.evidence.lagging)
     return _candidate(found, "NCCL RAS operation counts or monitored-barrier lines")
 
 
 def init_hang(i: Inputs) -> Candidate | None:
     """The job never got past its set-up: store, rendezvous or NCCL unique-id waits."""
+    from triage.analysis.init_hang import init_hang_verdict
     return _candidate(init_hang_verdict(i.evidence.init_waits), f"{len(i.evidence.init_waits)} init wait line(s)")
 
 
@@ -202,6 +201,7 @@ def nccl_processes(i: Inputs) -> Candidate | None:
     """NCCL INFO lines of processes with no rank (no trace at all): their opCounts."""
     if i.traces:
         return None
+    from triage.analysis.nccl_processes import nccl_process_verdict
     return _candidate(nccl_process_verdict(i.evidence.nccl_processes),
                       f"{len(i.evidence.nccl_processes)} NCCL process(es), no trace")
 
@@ -229,6 +229,7 @@ def straggle(i: Inputs) -> Candidate | None:
 
 def disk_full(i: Inputs) -> Candidate | None:
     """Ranks whose exit record a full run directory kept out: how they ended is not recorded."""
+    from triage.analysis.disk_full import disk_full_verdict
     return _candidate(disk_full_verdict(i.evidence, i.hosts), "a rank's disk guard: the run directory's disk was full")
 
 
@@ -278,6 +279,7 @@ def _timed_out(i: Inputs, members: tuple[int, ...], seq: int) -> str:
 
 def stacks(i: Inputs) -> Candidate | None:
     """No trace: what the stacks say (ranks outside any collective, or in different ones)."""
+    from triage.analysis.stacks_only import stacks_verdict
     return _candidate(stacks_verdict(i.ranks, i.hosts), "stacks only")
 
 
@@ -288,12 +290,14 @@ def _unlocated_coverage(i: Inputs) -> Mapping[str, object]:
 def rankless_timeout(i: Inputs) -> Candidate | None:
     """A collective timed out, but no line ties the timeout to a rank (a cut watchdog line, its frames
     alone, a received dump signal): a hang whose ranks are not in this input, not an unlocated failure."""
+    from triage.analysis.rankless import rankless_timeout_verdict
     return _candidate(rankless_timeout_verdict(i.evidence, list(i.failures), _unlocated_coverage(i)),
                       "a timeout of no known rank")
 
 
 def unlocated(i: Inputs) -> Candidate | None:
     """The last guard: the input shows a failure, so no all-clear, even without a culprit."""
+    from triage.analysis.verdict.unlocated import unlocated_verdict
     return _candidate(unlocated_verdict(i.evidence, list(i.failures), _unlocated_coverage(i)),
                       "failure evidence with no culprit")
 

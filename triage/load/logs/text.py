@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 
 from triage.lazy_regex import lazy_regex
-from triage.load.logs.connect_noise import connect_warnings_passed
 from triage.load.logs.facts import WorldSize, sole_process_source, world_size_facts
 from triage.load.logs.line_events import (
     REMOTE_TARGET_MARKER,
@@ -38,7 +37,6 @@ from triage.load.logs.scan import (
     record_world,
 )
 from triage.load.nccl_ras import op_count_splits
-from triage.load.stop_record import stop_from_json
 from triage.model import Collective, CollectiveState
 from triage.model.evidence import (
     ReportedLag,
@@ -685,6 +683,8 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
     if scan.init_waits:
         _resources_came(lines, base, scan)
     if scan.init_waits and scan.tracebacks or "client socket has connected" in text:
+        from triage.load.logs.connect_noise import connect_warnings_passed  # (lazy: a store's connect only)
+
         connect_warnings_passed(owners, base, scan)      # (c10d's warning of one address, then the connect went on)
     if scan.orphans and scan.orphans[-1][0] >= base:
         _refusal_went_on(owners, base, scan)
@@ -789,6 +789,8 @@ def _triage_record(text: str, host: str, path: str, scan: LogScan) -> None:
         data = json.loads(text[len(STOP_LOG_RECORD):])
     except ValueError:
         return
+    from triage.load.stop_record import stop_from_json  # (lazy: a log that holds triage's record only)
+
     stop = stop_from_json(data, path, host)
     if stop is not None and (scan.stop is None or stop.time < scan.stop.time):
         scan.stop = stop

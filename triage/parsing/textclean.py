@@ -521,6 +521,9 @@ _BOX_LEFT = "\u2502\u2503\u2551\u2570\u256d\u2517\u250f\u255a\u2554\u251c\u2523\
 def _continues(line: str, width: int, following: str, wrap: int | None) -> bool:
     if not following or _OWN_LINE.match(following) is not None:
         return False        # (a line its writer always starts afresh: a shell's "Aborted (core dumped)", a traceback)
+    if line[-1:] in _RULE_MARKS and _BANNER_HEAD.match(line) is not None:
+        return False        # (a whole banner, its words between its rules: pytest's "----- Captured stderr call -----"
+        #                     is as wide as the terminal, never cut there)
     if (line[-1:] or " ") in _BOX_RIGHT or (following.lstrip()[:1] or " ") in _BOX_LEFT:
         return False
     if (lead := _DECORATION.match(line)) is not None and following.startswith(lead.group()):

@@ -247,3 +247,35 @@ def another_command_in(text: str, end: int, lines: int = 2000, gate: bool | None
 def went_on(lines: Iterable[str]) -> bool:
     """Some line of ``lines`` (what a process printed after a failure line) is its progress."""
     return any(is_progress(line) for line in lines)
+
+
+# pytest's session: its start banner, or a test's captured output's banner ("----- Captured stderr call -----", a
+# passing test's where -rP or -rA shows it), then the session's summary where no test failed nor errored ("==== 3
+# passed, 1 warning in 0.52s ===="; a failed or error count breaks the chain): what the session printed between them
+# is its tests' own output (a command line refusal, an exception a test expects), never the job's failure
+_PYTEST_OPEN = lazy_regex(r"=+ test session starts =+|-+ Captured (?:stdout|stderr|log) (?:setup|call|teardown) -+")
+_PYTEST_SUMMARY = lazy_regex(r"=+ (?P<said>[^=]*\bin [\d.]+ ?s(?:econds)?\b[^=]*?) =+")
+_PYTEST_PASSED = lazy_regex(r"\d+ passed(?:, \d+ (?:skipped|deselected|xfailed|xpassed|warnings?))* in [\d.]+ ?s"
+                            r"(?:econds)?\b(?: \(\d+:\d\d:\d\d\))?$")
+PASSED_TESTS_NOTE = "a passing test's own output, in a session whose summary says no test failed"
+
+
+def passed_test_spans(lines: Sequence[str]) -> list[tuple[int, int, str]]:
+    """Each pytest session of ``lines`` whose summary says that no test failed nor errored: (the index of its opening
+    banner, that of its summary, the summary's words). A session's start banner opens it; a captured output's banner
+    opens one where none is open."""
+    spans: list[tuple[int, int, str]] = []
+    start: int | None = None
+    for index, line in enumerate(lines):
+        text = line.strip()
+        if text[:1] not in ("=", "-") or not text.endswith(("=", "-")):
+            continue
+        if (opened := _PYTEST_OPEN.fullmatch(text)) is not None:
+            if start is None or opened.group().startswith("="):
+                start = index
+        elif (summary := _PYTEST_SUMMARY.fullmatch(text)) is not None:
+            said = summary.group("said").strip()
+            if start is not None and _PYTEST_PASSED.fullmatch(said) is not None:
+                spans.append((start, index, said))
+            start = None
+    return spans

@@ -40,7 +40,7 @@ from triage.parsing.frameworks import CONDOR_PASSED, ENDED_WELL, GOT_OVER, SPARK
 from triage.parsing.launch_failure import LAUNCH_TEXT
 from triage.parsing.launchers import SLURM_TOUCHED_NOTE
 from triage.parsing.mpi_errors import ABORT_AFTER_END_NOTE
-from triage.parsing.progress import says_it_ended
+from triage.parsing.progress import PASSED_TESTS_NOTE, says_it_ended
 from triage.parsing.unread_failure import GONE_ON
 
 _Pair = tuple[Verdict, Finding | None]
@@ -316,6 +316,8 @@ def _unread_stacks(i: Inputs) -> str:
 # the notes of a line read after the run's own word that it ended well (the step's accounting, an MPI_Abort with code
 # 0): their words say so, and that the input shows the run's end
 _AFTER_ITS_END = (SLURM_TOUCHED_NOTE, ABORT_AFTER_END_NOTE)
+# (a test session that passed: its summary's words)
+_OWN_WORDS = (GOT_OVER, ENDED_WELL, CONDOR_PASSED, GONE_ON, SPARK_STOP_NOTE, PASSED_TESTS_NOTE, *_AFTER_ITS_END)
 
 
 def _went_on(i: Inputs) -> str:
@@ -324,7 +326,7 @@ def _went_on(i: Inputs) -> str:
     if not lines:
         return ""
     more = f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""
-    if lines[0].startswith((GOT_OVER, ENDED_WELL, CONDOR_PASSED, GONE_ON, SPARK_STOP_NOTE, *_AFTER_ITS_END)):
+    if lines[0].startswith(_OWN_WORDS):
         # (no progress of its own: its own words)
         return f"; {lines[0][:240]}{more}"
     return f"; the job went on after an error line it logged, its progress lines follow: '{lines[0][:160]}'{more}"

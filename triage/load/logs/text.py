@@ -107,11 +107,13 @@ from triage.parsing.nccl.lines import parse_nccl_line
 from triage.parsing.nccl.tracker import NcclTracker
 from triage.parsing.platform_words import platform_of
 from triage.parsing.progress import (
+    PASSED_TESTS_NOTE,
     another_command_after,
     command_failed,
     holds_failure_word,
     is_progress,
     mentions_progress,
+    passed_test_spans,
     ran_to_its_end_after,
     says_it_ended,
 )
@@ -345,6 +347,35 @@ def _went_on_past(owners: list[LineOwner], base: int, default_rank: int | None, 
                             and w.order is not None and base <= w.order < after)
         scan.init_waits = [w for w in scan.init_waits if not (w.kind in _PROGRESS_ENDS
                                                               and w.order is not None and base <= w.order < after)]
+
+
+def _passed_tests(owners: list[LineOwner], base: int, scan: LogScan) -> None:
+    """The failure lines inside a pytest session whose summary says no test failed nor errored
+    (triage.parsing.progress.passed_test_spans): its tests' own output (an argparse refusal, an exception a test
+    expects), notes (scan.went_on), never the job's failure."""
+    spans = passed_test_spans([owner.rest for owner in owners])
+    if not spans:
+        return
+    notes: list[str] = []
+
+    def keep(order: int, text: str) -> bool:
+        index = order - base
+        said = next((said for start, end, said in spans if start < index < end), None)
+        if said is not None:
+            notes.append(f"{PASSED_TESTS_NOTE} ('{said}'): {text[:160]}")
+        return said is None
+
+    scan.orphans = [item for item in scan.orphans if keep(item[0], item[1].text)]
+    for rank, items in list(scan.failures.items()):
+        left = [item for item in items if keep(item[0], item[1].text)]
+        if left:
+            scan.failures[rank] = left
+        else:       # (a rank whose only failure lines were a passed test's is no failed rank)
+            del scan.failures[rank]
+    scan.named_failures = [item for item in scan.named_failures if keep(item[0], item[2].text)]
+    scan.unread = [item for item in scan.unread if keep(item[0], item[1].text)]
+    scan.tracebacks = [item for item in scan.tracebacks if keep(item[1], "")]
+    scan.went_on.extend(note for note in notes if not note.endswith(": "))
 
 
 # what says a job went on after Slurm refused one request an allocation: a batch job it then submitted, a later step's
@@ -676,6 +707,8 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         scan.went_on.append(f"{GOT_OVER}: {got_over[0][:160]}")
     elif body_k8s and not scan.went_on and (success := job_success_line(body_k8s)) is not None:
         scan.went_on.append(f"{ENDED_WELL}: {success[:160]}")   # (a describe of a job that succeeded: no refusal)
+    if "passed" in text and ("test session starts" in text or "Captured " in text):
+        _passed_tests(owners, base, scan)         # (a test session that passed: its tests' own output)
     if scan.unread or scan.named_failures or scan.init_waits or scan.tracebacks or any(
             line.quoted for items in [scan.orphans, *scan.failures.values()] for _, line, _ in items) or any(
             line.exc_type is not None for items in [scan.orphans, *scan.failures.values()] for _, line, _ in items):

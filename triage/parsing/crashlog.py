@@ -620,6 +620,8 @@ def parse_crash_line(line: str) -> CrashLine | None:
         if _METRIC_VALUE.match(exc.group("msg") or "") is not None and _METRIC_NAME.fullmatch(exc.group("type")):
             return None       # a metric named "...Error" and its value ("eval.Error: 0.3912"): no exception
         return _exception_line(text, exc, collateral, said)
+    if ("error" in text or "failed, " in text) and (line_error := pydantic_line_error(text)) is not None:
+        return line_error
     if (term := _TERMINATE_GATED.search(text)) is not None:
         return _terminate_line(text, term, collateral, said)
     if text.startswith("what():") and text[7:].strip():
@@ -770,6 +772,37 @@ def _proxy_line(text: str, proxy: re.Match[str], peer_addr: str | None) -> Crash
 # (and the task gRPC's detail line after it names: triage.load.logs.line_events, read by triage.analysis.settle)
 REMOTE_TARGET_TEXT = "the task at the call's other end, gRPC's remote target"
 _GRPC_GONE = lazy_regex(r"\b(?:Socket closed|Stream removed)\b")
+
+
+# pydantic's ValidationError lists each field's error on its own line under its head ("1 validation error for
+# ParallelConfig", then the field's location): v2 (pydantic_core's ErrorType messages) "  Value error, <the
+# validator's ValueError's message> [type=value_error, input_value=..., input_type=...]" ("Assertion failed, <msg>"
+# for its assert; "Field required [type=missing, ...]", "Input should be a valid integer [type=int_parsing, ...]"),
+# v1 (pydantic.error_wrappers) "  <msg> (type=value_error)" ("field required (type=value_error.missing)", "ensure
+# this value is greater than 0 (type=value_error.number.not_gt; limit_value=0)"). Such a line alone, its head cut
+# from the paste, is the exception it reports (a validator's ValueError or AssertionError, a field of the wrong
+# type): pydantic raised ValidationError. v2's "Value error, <msg>" is read also without its "[type=...]" tail (a
+# reporter's quote of the message alone); v1's message only with its type in parentheses. (A line is read by the line
+# gate's words, crashlog's MARKERS: one of no "error" word, "Field required [type=missing, ...]", only under its head.)
+_PYDANTIC_V2 = lazy_regex(r"^[\s>]*(?P<msg>(?:Value error|Assertion failed), \S.*?|\S.*?)"
+                          r"(?: \[type=(?P<type>[a-z_]+(?:\.[a-z_]+)*), input_value=.*)?$")
+_PYDANTIC_V1 = lazy_regex(r"^[\s>]*(?P<msg>\S.*?) \(type=(?P<type>(?:value|type|assertion)_error(?:\.[a-z_]+)*)"
+                          r"(?:; [^)]*)?\)\s*$")
+PYDANTIC_LINE_TYPE = "pydantic.ValidationError"
+PYDANTIC_LINE_NOTE = " (a line of pydantic's ValidationError, its head not in this input)"
+
+
+def pydantic_line_error(text: str) -> CrashLine | None:
+    """A line of pydantic's ValidationError (above), read alone: the exception it reports, or None."""
+    if "[type=" in text or text.lstrip(" \t>").startswith(("Value error, ", "Assertion failed, ")):
+        v2 = _PYDANTIC_V2.match(text)
+        if v2 is not None and (v2.group("type") is not None or v2.group("msg").startswith("Value error, ")):
+            return CrashLine(CrashLineKind.EXCEPTION, f"ValidationError: {v2.group('msg')}"[:300] + PYDANTIC_LINE_NOTE,
+                             PYDANTIC_LINE_TYPE)
+    if "(type=" in text and (v1 := _PYDANTIC_V1.match(text)) is not None:
+        return CrashLine(CrashLineKind.EXCEPTION, f"ValidationError: {v1.group('msg')} (type={v1.group('type')})"[:300]
+                         + PYDANTIC_LINE_NOTE, PYDANTIC_LINE_TYPE)
+    return None
 
 
 def _exception_line(text: str, exc: re.Match[str], collateral: bool, said: str) -> CrashLine:

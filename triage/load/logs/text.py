@@ -46,6 +46,8 @@ from triage.parsing import needles
 from triage.parsing.crashlog import MARKERS as CRASH_MARKERS
 from triage.parsing.crashlog import (
     OMPI_ADDRESS_NOTE,
+    PYDANTIC_LINE_NOTE,
+    PYDANTIC_LINE_TYPE,
     SPAWN_BOOTSTRAP_FRAME,
     SPAWN_BOOTSTRAP_NOTE,
     CrashLine,
@@ -1037,6 +1039,8 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
             return      # Open MPI's handler's "Failing at address:" under its own "Signal: ..." line: its detail
         if crash is not None and fatal_head:
             scan.glog_fatal = (order, rank)
+        if crash is not None and crash.exc_type == PYDANTIC_LINE_TYPE and _validation_detail(crash, rank, order, scan):
+            return      # (a line of the ValidationError just above it: its message, read with it)
         if crash is not None and rank is None and (rank := rank_in_message(crash.text)) is not None:
             scan.ranks_seen.add(rank)
         if crash is not None:
@@ -1068,6 +1072,29 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
     if loud and not parsed and len(scan.unparsed) < MAX_UNPARSED and _any_in(_KNOWN_HINTS, rest) \
             and "NCCL WARN" not in rest and "exitcode" not in rest:
         scan.unparsed.append(rest.strip()[:500])
+
+
+# pydantic's ValidationError's head, its field's location on the next line, then the field's error
+_VALIDATION_LINES = 3
+# the head's message as pydantic ends it ("1 validation error for ParallelConfig"), no line's message joined to it yet
+_VALIDATION_HEAD_ENDS = lazy_regex(r"\b\d+ validation errors? for [\w.\[\], -]+$")
+
+
+def _validation_detail(crash: CrashLine, rank: int | None, order: int, scan: LogScan) -> bool:
+    """A line of pydantic's ValidationError (crashlog.pydantic_line_error) a few lines under its head's exception line,
+    of the same process: the head's first such line joins the head's message (what the validator said), the others
+    are its detail; True where the line was so read."""
+    items = scan.failures.get(rank, []) if rank is not None else scan.orphans
+    if not items:
+        return False
+    at, head, path = items[-1]
+    if head.exc_type is None or not head.exc_type.endswith("ValidationError") or head.exc_type == PYDANTIC_LINE_TYPE \
+            or not 0 < order - at <= _VALIDATION_LINES * 4:
+        return False
+    if order - at <= _VALIDATION_LINES and _VALIDATION_HEAD_ENDS.search(head.text) is not None:
+        said = crash.text.removeprefix("ValidationError: ").removesuffix(PYDANTIC_LINE_NOTE)
+        items[-1] = (at, replace(head, text=f"{head.text}: {said}"[:400]), path)
+    return True
 
 
 # Open MPI's signal handler heads its report "[host:pid] *** Process received signal ***" just after the line of the

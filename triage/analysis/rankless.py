@@ -18,6 +18,7 @@ from triage.lazy_regex import lazy_regex
 from triage.model import Finding, Verdict, VerdictKind
 from triage.model.evidence import EventKind, Evidence
 from triage.parsing.rendezvous import STORE_WAIT_DETAIL
+from triage.parsing.watchdog import SERVING_STALL_DETAILS
 
 # ProcessGroupNCCL's heartbeat monitor on a rank that did not time out itself: another rank did, and
 # signalled every rank to dump its debug info ("... a collective timeout from  rank 4 and we will try ...")
@@ -47,6 +48,14 @@ def rankless_timeout_verdict(evidence: Evidence, failures: list[Failure],
         summary = (f"a collective timed out on rank {named} (rank {signalled} received its signal to dump debug "
                    f"info, which the watchdog sends after a timeout); the rank that did not join is not in this "
                    f"input ({cov.get('summary')}): {settle}")
+    elif all(e.detail.startswith(SERVING_STALL_DETAILS) for e in rankless):
+        # (a serving engine's own watchdog: its scheduler's head names the rank that saw the batch stall, which every
+        # rank of the group runs; the rank that held it up it does not name)
+        more = (f" (and {len(rankless) - 1} more such line{'s' if len(rankless) > 2 else ''})"
+                if len(rankless) > 1 else "")
+        summary = (f"the model's forward hung: {rankless[0].detail[:260]}{more}; every rank of the group runs that "
+                   f"batch, so a collective some rank never joined, or a kernel that never ended, held it up: which "
+                   f"rank, this input does not say ({cov.get('summary')}): {settle}")
     else:
         summary = (f"a collective timed out ({rankless[0].detail[:200]}); neither the rank whose watchdog caught "
                    f"it nor the rank that did not join is in this input ({cov.get('summary')}): {settle}")

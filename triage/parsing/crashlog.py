@@ -452,7 +452,10 @@ _COLLATERAL = lazy_regex(
     # Horovod's and vLLM's words for a failure elsewhere: "Horovod has been shut down. This was caused by an exception
     # on one of the ranks ...", "EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root
     # cause", "Engine core initialization failed. See root cause above."
-    r"Horovod has been shut down|EngineDeadError|See root cause above", re.IGNORECASE)
+    r"Horovod has been shut down|EngineDeadError|See root cause above|"
+    # vLLM's executor, of workers that did not answer in time: a stall of the model's forward (read as such by
+    # triage.parsing.watchdog), no failure of the engine core's own
+    r"RPC call to \w+ timed out\.", re.IGNORECASE)
 _RAY_HOST_MEMORY = lazy_regex(r"^Task was killed due to the node running low on memory")
 _GPU = lazy_regex(r"\bcuda:(\d+)\b|GPU (\d+)(?: has a total capacity|;)|\bdevice (\d+)\b")
 _SIGNUMS = {"4": "SIGILL", "6": "SIGABRT", "7": "SIGBUS", "8": "SIGFPE", "9": "SIGKILL", "11": "SIGSEGV",

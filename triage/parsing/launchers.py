@@ -512,8 +512,9 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
                              int(match.group("pid")) if match.group("pid") else None,
                              _line_of(text, *match.span()), offset=match.start()))
     for match in _SGLANG_CHILD.finditer(text):
+        # (its handler then kills the server's whole process tree, itself by SIGKILL: the shell's "Killed" after it)
         out.append(RankDeath(None, None, None, None, None, _line_of(text, *match.span()), offset=match.start(),
-                             consequence=True))
+                             consequence=True, tears_down=True))
     out.extend(_other_records(text, out))
     taken = _within((d.offset, d.offset + len(d.text)) for d in out)
     for match in _PLAIN.finditer(text):

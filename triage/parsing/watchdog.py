@@ -22,10 +22,24 @@ class WatchdogKind(str, enum.Enum):
     TIMEOUT_AT = "timeout_at"                  # Timeout at NCCL work: S, ...
     HEARTBEAT_TIMEOUT = "heartbeat_timeout"    # Heartbeat monitor timed out / watchdog got stuck
     DESYNC = "desync"                          # TORCH_NCCL_DESYNC_DEBUG report
+    SERVING_STALL = "serving_stall"            # a serving engine's scheduler watchdog (SGLang's): no batch finished
 
 
 # the event detail of a heartbeat timeout (the watchdog thread stuck: no collective named)
 HEARTBEAT_DETAIL = "heartbeat monitor timed out"
+# SGLang's scheduler watchdog (python/sglang/srt/managers/scheduler.py, watchdog_thread): when the scheduler's current
+# batch made no forward progress for --watchdog-timeout seconds it logs "Watchdog timeout (self.watchdog_timeout=300)"
+# under its "[time TPn]" head, then SIGQUITs the server, which kills its whole process tree ("Received sigquit from a
+# child process", the shell's "Killed"). Every TP rank's scheduler runs the same batch: the line says the model's
+# forward hung on the group (a collective some rank never joined, or a kernel), not which rank held it up.
+_SGLANG_WATCHDOG = lazy_regex(r"\bWatchdog timeout \(self\.watchdog_timeout=(?P<seconds>\d+(?:\.\d+)?)\)")
+SERVING_STALL_DETAIL = "SGLang's scheduler watchdog saw no forward batch finish"
+# vLLM v1's executor (vllm/v1/executor/multiproc_executor.py, collective_rpc): "TimeoutError: RPC call to
+# execute_model timed out." when its workers did not answer within VLLM_EXECUTE_MODEL_TIMEOUT_SECONDS (300 by default;
+# "sample_tokens" and other methods alike): the same stall of the model's forward, seen from the engine core
+_VLLM_RPC_TIMEOUT = lazy_regex(r"\bRPC call to (?P<method>\w+) timed out\.")
+VLLM_STALL_DETAIL = "vLLM's executor got no answer from its workers"
+SERVING_STALL_DETAILS = (SERVING_STALL_DETAIL, VLLM_STALL_DETAIL)
 
 
 @dataclass(frozen=True)
@@ -128,6 +142,10 @@ def _kind(line: str) -> WatchdogKind | None:
     # its other reason, "due to collective timeout or exception", follows a timeout and is that timeout's echo
     if "due to ProcessGroupNCCL watchdog hang" in line:
         return WatchdogKind.HEARTBEAT_TIMEOUT
+    if "Watchdog timeout (self.watchdog_timeout=" in line and _SGLANG_WATCHDOG.search(line) is not None:
+        return WatchdogKind.SERVING_STALL
+    if "RPC call to " in line and _VLLM_RPC_TIMEOUT.search(line) is not None:
+        return WatchdogKind.SERVING_STALL
     if "lagging ranks" in line or "mismatched ranks" in line or ("Desync" in line and "rank" in line.lower()) \
             or "Timeout at collective:" in line or "didn't join collective" in line \
             or "joined but didn't finish" in line:
@@ -164,10 +182,14 @@ def parse_watchdog_line(line: str) -> WatchdogEvent | None:
     stuck = _STUCK.search(line)
     if stuck and timeout_ms is None:
         timeout_ms = int(stuck.group(1)) * 1000
+    if kind is WatchdogKind.SERVING_STALL and (sglang := _SGLANG_WATCHDOG.search(line)) is not None:
+        timeout_ms = int(float(sglang.group("seconds")) * 1000)
     ranks: tuple[int, ...] = ()
     op = fields.get("OpType")
     if op is None and (hccl := _HCCL_OP.search(line)) is not None:
         op = hccl.group("op")
+    if kind is WatchdogKind.SERVING_STALL and (rpc := _VLLM_RPC_TIMEOUT.search(line)) is not None:
+        op = rpc.group("method")        # (the executor's method, no collective)
     note = None
     if kind is WatchdogKind.DESYNC:
         for name, form in _DESYNC_FORMS:
@@ -181,7 +203,8 @@ def parse_watchdog_line(line: str) -> WatchdogEvent | None:
     return WatchdogEvent(
         kind=kind, rank=rank, pg=tag.group("pg") if tag else None,
         pg_desc=(tag.group("desc") or None) if tag else None, seq=seq,
-        op=torch_op(op) if op else None, numel_in=_opt_int(fields.get("NumelIn")),
+        op=op if kind is WatchdogKind.SERVING_STALL else torch_op(op) if op else None,
+        numel_in=_opt_int(fields.get("NumelIn")),
         numel_out=_opt_int(fields.get("NumelOut")), timeout_ms=timeout_ms,
         ran_for_ms=_opt_int(ran_for.group(1)) if ran_for else None,
         last_enqueued=enqueued, last_completed=completed,

@@ -44,6 +44,7 @@ def watchdog_summary(event: WatchdogEvent) -> str:
         WatchdogKind.EXCEPTION_DETECTED: "exception detected by the watchdog",
         WatchdogKind.HEARTBEAT_TIMEOUT: "heartbeat monitor timed out (watchdog stuck)",
         WatchdogKind.DESYNC: "desync report",
+        WatchdogKind.SERVING_STALL: "serving engine's forward stalled (SGLang's watchdog, vLLM's RPC timeout)",
     }.get(event.kind, event.kind.value)
     parts = [what]
     if event.op or event.seq is not None:

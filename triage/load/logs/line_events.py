@@ -44,7 +44,13 @@ from triage.parsing.rendezvous import (
     coordination_more,
 )
 from triage.parsing.unread_failure import unread_failure
-from triage.parsing.watchdog import HEARTBEAT_DETAIL, WatchdogKind, parse_watchdog_line
+from triage.parsing.watchdog import (
+    HEARTBEAT_DETAIL,
+    SERVING_STALL_DETAIL,
+    VLLM_STALL_DETAIL,
+    WatchdogKind,
+    parse_watchdog_line,
+)
 
 
 def record_duplicate_gpu(duplicate: tuple[CrashLine, tuple[int, int], str], rest: str, path: str, order: int,
@@ -341,6 +347,15 @@ def record_watchdog(line: str, rank: int | None, path: str, order: int, scan: Lo
         if event.pg is not None:
             scan.pg_of.setdefault((who, event.seq), event.pg)
         scan.detected.setdefault((who, event.seq), order)
+    elif event.kind is WatchdogKind.SERVING_STALL:
+        # (of no rank: the scheduler's head names the rank whose watchdog saw the batch stall, which every rank of the
+        # group runs; not the rank that held it up)
+        seconds = f"{event.timeout_ms // 1000} s" if event.timeout_ms else "its watchdog timeout"
+        on = f" on rank {who}" if who is not None else ""
+        said = (f"{VLLM_STALL_DETAIL} to {event.op} within its timeout (VLLM_EXECUTE_MODEL_TIMEOUT_SECONDS, 300 s "
+                f"unless set){on}" if event.op else f"{SERVING_STALL_DETAIL} in {seconds}{on}")
+        scan.events.append(Event(EventKind.WATCHDOG_TIMEOUT, f"{said} ({event.raw.strip()[-160:]})", rank=None,
+                                 evidence=(path,), order=order))
     elif event.kind is WatchdogKind.HEARTBEAT_TIMEOUT:
         if who is not None:
             scan.first_timeout.setdefault(who, order)

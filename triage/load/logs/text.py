@@ -143,7 +143,7 @@ from triage.schemas import STOP_LOG_RECORD
 # the key of scan.last_error for a line of no known rank
 _NO_RANK = -1
 _RANK_IN_NAME = lazy_regex(r"rank[-_]?(\d+)", re.IGNORECASE)
-_WATCHDOG_HINTS = ("atchdog", "Timeout at NCCL work", "Heartbeat monitor", "lagging ranks", "Desync",
+_WATCHDOG_HINTS = ("atchdog", "timed out.", "Timeout at NCCL work", "Heartbeat monitor", "lagging ranks", "Desync",
                    "timed out in blocking wait", "Notify register times out",
                    "fftsplus task timeout")
 # Parts of formats we know: a line holding one that nothing parsed is reported as "unparsed".

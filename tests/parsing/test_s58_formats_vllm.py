@@ -1,4 +1,4 @@
-"""Session 58 (fmt58, issue 23 item 3: formats from the source): vLLM v1's executor and engine cores.
+"""Session 58 (fmt58, issue 23 item 3: formats from the source): vLLM v1's engine cores that died before ready.
 
 vllm/v1/engine/utils.py's ``wait_for_engine_startup`` raises "RuntimeError: Engine core initialization failed. See
 root cause above. Failed core proc(s): {'EngineCore_DP0': -9}", each engine core process's multiprocessing exit code:
@@ -11,6 +11,7 @@ vllm-project/vllm#26898's paste gives it (its curly quotes)."""
 from __future__ import annotations
 
 from tests.helpers.report import report_lines as report
+from triage.parsing.launchers import parse_rank_deaths
 
 _START = (
     "(APIServer pid=1) INFO 10-02 08:00:01 [api_server.py:1805] vLLM API server version 0.11.0",
@@ -22,6 +23,42 @@ _START = (
     "(APIServer pid=1)     raise RuntimeError(",
 )
 _FAILED = "(APIServer pid=1) RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): "
+
+
+def test_an_engine_core_killed_by_sigkill() -> None:
+    verdict = report(*_START, _FAILED + "{'EngineCore_DP0': -9}").verdict
+    assert verdict.kind.value == "crash" and verdict.culprit_ranks == (), verdict.summary
+    assert "SIGKILL" in verdict.summary and "EngineCore_DP0" in verdict.summary
+
+
+def test_curly_quotes_of_a_paste() -> None:
+    deaths = parse_rank_deaths(_FAILED + "{\u2018EngineCore_DP0\u2019: -11}")
+    assert [(d.rank, d.signal) for d in deaths] == [(None, "SIGSEGV")]
+
+
+def test_two_cores_the_fault_not_the_teardown() -> None:
+    verdict = report(*_START, _FAILED + "{'EngineCore_DP1': -11, 'EngineCore_DP0': -15}").verdict
+    assert verdict.kind.value == "crash" and "SIGSEGV" in verdict.summary, verdict.summary
+
+
+def test_an_exit_code_of_its_own_is_its_exception_above() -> None:
+    assert parse_rank_deaths(_FAILED + "{'EngineCore_DP0': 1}") == ()
+    assert parse_rank_deaths(_FAILED + "{}") == ()
+    verdict = report("(Worker_TP1 pid=12701) ERROR 09-27 15:06:30 [multiproc_executor.py:585] WorkerProc failed to "
+                     "start.",
+                     "(Worker_TP1 pid=12701) ERROR 09-27 15:06:30 [multiproc_executor.py:585] torch.OutOfMemoryError: "
+                     "CUDA out of memory. Tried to allocate 896.00 MiB. GPU 1 has a total capacity of 79.19 GiB of "
+                     "which 402.06 MiB is free.",
+                     *_START, _FAILED + "{'EngineCore_DP0': 1}").verdict
+    assert verdict.kind.value == "exception" and verdict.culprit_ranks == (1,), verdict.summary
+
+
+def test_a_worker_s_failure_before_the_kill_stays_the_verdict() -> None:
+    verdict = report("(Worker_TP1 pid=12701) ERROR 09-27 15:06:30 [multiproc_executor.py:585] torch.OutOfMemoryError: "
+                     "CUDA out of memory. Tried to allocate 896.00 MiB. GPU 1 has a total capacity of 79.19 GiB of "
+                     "which 402.06 MiB is free.",
+                     *_START, _FAILED + "{'EngineCore_DP0': -9}").verdict
+    assert verdict.culprit_ranks == (1,), verdict.summary
 
 
 # vllm/v1/executor/multiproc_executor.py's collective_rpc: "TimeoutError: RPC call to execute_model timed out." when

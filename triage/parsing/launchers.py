@@ -114,6 +114,13 @@ _PADDLE = lazy_regex(r"Container rank (?P<rank>\d+) status failed cmd \[[^\n]*?\
 # non-zero status, in the one check that saw them end: how, the line does not say)
 _PADDLE_ABORT = lazy_regex(r"Out of all \d+ trainers, the trainer process with rank=\[(?P<ranks>\d+(?:,\s*\d+)*)\] "
                            r"was aborted")
+# vLLM v1's engine client when an engine core process ended before it was ready (vllm/v1/engine/utils.py,
+# wait_for_engine_startup): "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s):
+# {'EngineCore_DP0': -9}", each core's multiprocessing exit code: -N is death by signal N (the kernel's OOM killer's
+# SIGKILL, as a rule, while it loaded the weights), N > 0 its own exit after the exception above ("{}": none had ended)
+_VLLM_CORES = lazy_regex(r"Failed core proc\(s\): \{(?P<procs>[^{}\n]*)\}")
+# (each core's name in quotes: a paste's curly ones too)
+_VLLM_CORE = lazy_regex(r"['\"\u2018\u201c](?P<name>[\w.-]+)['\"\u2019\u201d]: (?P<code>-?\d+)")
 _VLLM_PID = lazy_regex(r"Worker VllmWorkerProcess pid (?P<pid>\d+) died, exit code: (?P<code>-?\d+)")
 # The shell's job-status message: "./run.sh: line 28:  8891 Killed   python3 -m sglang.launch_server ..."
 _SHELL_JOB = lazy_regex(r": line \d+:\s+(?P<pid>\d+) (?P<what>Killed|Aborted|Segmentation fault|Bus error|"
@@ -361,7 +368,7 @@ def _gasnet_proc(match: re.Match[str]) -> int:
 
 def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
     """The plain-word failure records of ``text``, in text order. Never raises."""
-    if not holds_any(text, MARKERS):
+    if not holds_any(text, MARKERS) and "Failed core proc" not in text:    # (vLLM's, on its RuntimeError's line)
         return ()
     out: list[RankDeath] = []
     for match in _MPI_SIGNAL.finditer(text):
@@ -450,6 +457,13 @@ def parse_rank_deaths(text: str) -> tuple[RankDeath, ...]:
         ranks = dict.fromkeys(_RANK_NUMBER.findall(match.group("ranks")))
         out.extend(RankDeath(int(number), None, None, None, None, _line_of(text, *match.span())[:300], first=True,
                              offset=match.start()) for number in ranks)
+    for match in _VLLM_CORES.finditer(text):
+        for core in _VLLM_CORE.finditer(match.group("procs")):
+            if int(core.group("code")) < 0 and (sig := signal_name(str(-int(core.group("code"))))) is not None:
+                # (a signal only: an exit code of its own follows the core's exception, which the input shows above)
+                out.append(RankDeath(None, sig, None, None, None,
+                                     f"vLLM's engine core {core.group('name')} was killed by {sig} before it was "
+                                     f"ready: {_line_of(text, *match.span())}"[:300], offset=match.start()))
     for match in _VLLM_PID.finditer(text):
         code = int(match.group("code"))
         out.append(RankDeath(None, signal_name(str(-code)) if code < 0 else None, code if code > 0 else None, None,

@@ -457,6 +457,13 @@ _COLLATERAL = lazy_regex(
     # triage.parsing.watchdog), no failure of the engine core's own
     r"RPC call to \w+ timed out\.", re.IGNORECASE)
 _RAY_HOST_MEMORY = lazy_regex(r"^Task was killed due to the node running low on memory")
+# Ray's driver, of a task whose worker process died while it ran it (python/ray/exceptions.py, WorkerCrashedError:
+# "The worker died unexpectedly while executing this task. Check python-core-worker-*.log files for more
+# information."): the process died (a signal, a native crash), it raised nothing; which process, the line does not say
+_RAY_WORKER_CRASHED = lazy_regex(r"(?:\bWorkerCrashedError\b(?:\([^)\n]*\))?:\s*|^)The worker died unexpectedly while "
+                                 r"executing this task\b")
+RAY_WORKER_CRASHED = ("a Ray worker process died while it ran a task (Ray's WorkerCrashedError: a signal or a native "
+                      "crash ended it; the raylet's log on its node says which)")
 _GPU = lazy_regex(r"\bcuda:(\d+)\b|GPU (\d+)(?: has a total capacity|;)|\bdevice (\d+)\b")
 _SIGNUMS = {"4": "SIGILL", "6": "SIGABRT", "7": "SIGBUS", "8": "SIGFPE", "9": "SIGKILL", "11": "SIGSEGV",
             "15": "SIGTERM"}
@@ -611,6 +618,9 @@ def parse_crash_line(line: str) -> CrashLine | None:
         said = f"{RAY_KILLED}: {text}" if ray == "ray" else f"{RAY_KILLED}{RAY_WRAPPED_NOTE}: {text.split(' (pid=')[0]}"
         return CrashLine(CrashLineKind.FATAL_SIGNAL, said[:400], "ray.exceptions.OutOfMemoryError", signal="SIGKILL",
                          collateral=ray == "wrapped")
+    if "died unexpectedly while executing" in text and _RAY_WORKER_CRASHED.search(text) is not None:
+        return CrashLine(CrashLineKind.FATAL_SIGNAL, f"{RAY_WORKER_CRASHED}: {text}"[:400],
+                         "ray.exceptions.WorkerCrashedError")
     collateral = _COLLATERAL_GATED.holds(text)
     said = text      # the peer a line names is read from it as given (a CJK sentence before it too), when needed
     exc = _EXC.match(text)

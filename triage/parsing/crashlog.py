@@ -621,6 +621,11 @@ def parse_crash_line(line: str) -> CrashLine | None:
     if "died unexpectedly while executing" in text and _RAY_WORKER_CRASHED.search(text) is not None:
         return CrashLine(CrashLineKind.FATAL_SIGNAL, f"{RAY_WORKER_CRASHED}: {text}"[:400],
                          "ray.exceptions.WorkerCrashedError")
+    # (torchrun's summary title glued to the child's own exception: that exception, of no rank the line names)
+    if "ChildFailedError" in text and (child := _CHILD_FAILED_GLUED.search(text)) is not None \
+            and (crash := parse_crash_line(child.group("exc"))) is not None:
+        return replace(crash, text=f"{crash.text[:300]} (the child's exception after torchrun's summary "
+                                   f"'{child.group('entry')[:60]} FAILED')")
     collateral = _COLLATERAL_GATED.holds(text)
     said = text      # the peer a line names is read from it as given (a CJK sentence before it too), when needed
     exc = _EXC.match(text)
@@ -785,6 +790,16 @@ def _proxy_line(text: str, proxy: re.Match[str], peer_addr: str | None) -> Crash
 # (and the task gRPC's detail line after it names: triage.load.logs.line_events, read by triage.analysis.settle)
 REMOTE_TARGET_TEXT = "the task at the call's other end, gRPC's remote target"
 _GRPC_GONE = lazy_regex(r"\b(?:Socket closed|Stream removed)\b")
+
+
+# torchelastic's ChildFailedError summary (torch/distributed/elastic/multiprocessing/errors: its title "<entrypoint>
+# FAILED" under the exception's type, then its failures) told on one line with the child's own exception after it, as
+# an issue's title or a rich traceback box's last line joins them ("ChildFailedError codeparrot_training.py FAILED
+# KeyError: 'backend'", "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: train.py FAILED
+# RuntimeError: ..."): the child's exception is the failure (the summary's is its launcher's consequence), of no rank
+# the line names
+_CHILD_FAILED_GLUED = lazy_regex(r"ChildFailedError:?[ \t=-]+(?P<entry>\S{1,200}) FAILED[ \t=-]+"
+                                 r"(?P<exc>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S.*)$")
 
 
 # pydantic's ValidationError lists each field's error on its own line under its head ("1 validation error for

@@ -122,6 +122,9 @@ _SIGNAL_TOLD = lazy_regex(r"(?i)\bsignal\b|^[ \t]*Aborted\b|\bSIGABRT\b", re.MUL
 # the shell's own report of the abort, alone on its line (bash's and dash's "Aborted (core dumped)", "Aborted"): how the
 # process the assert line is the cause of ended, no record of another place (no host, no handler's words)
 _SHELL_ABORT = lazy_regex(r"^[ \t>*`]*Aborted(?: \(core dumped\))?[ \t*`]*$", re.MULTILINE)
+# Intel Fortran's runtime's record of a SIGABRT (its handler's message 76, "forrtl: error (76): Abort trap signal"),
+# alone on its line: after a C assert line, how that process ended
+_FORRTL_ABORT = lazy_regex(r"^[ \t>*`]*forrtl: (?:error|severe) \(76\): Abort trap signal[ \t*`]*$", re.MULTILINE)
 # the module's own error line that a "see above" points at: "colvars: Error: trying to access ..."
 _ERROR_ABOVE = lazy_regex(r"^[ \t]*[\w.+-]{1,30}: (?:Error|ERROR):[ \t]*\S[^\n]*$", re.MULTILINE)
 # a message that is no failure: a summary's field with nothing in it ("Fatal error:   none", "FATAL ERROR: 0"), or
@@ -238,14 +241,18 @@ def srun_task_after(text: str, end: int, stop: int | None = None) -> tuple[int, 
 def _abort_after(text: str, end: int) -> tuple[bool, str]:
     """Whether a signal handler's record after an assert line tells its abort (that record is the story: it names the
     host), and the shell's own line of it where one stands there ("Aborted (core dumped)": how the process ended, said
-    after the assert's words, which are the cause)."""
+    after the assert's words, which are the cause), or Intel Fortran's runtime's ("forrtl: error (76): Abort trap
+    signal": its handler of the same abort in a mixed C and Fortran program, no host, no other place)."""
     after = "\n".join(text[end:end + 2000].split("\n")[1:7])
     shell = _SHELL_ABORT.search(after) if "Aborted" in after else None
+    if shell is None:
+        shell = _FORRTL_ABORT.search(after) if "forrtl: " in after else None
     if shell is None:
         return _SIGNAL_TOLD.search(after) is not None, ""
     rest = after[:shell.start()] + after[shell.end():]
     said = shell.group(0).strip(" \t>*`")
-    return _SIGNAL_TOLD.search(rest) is not None, f" (then the shell's: {said})"
+    whose = "Intel Fortran's runtime" if said.startswith("forrtl") else "the shell's"
+    return _SIGNAL_TOLD.search(rest) is not None, f" (then {whose}: {said})"
 
 
 # Open MPI's signal handler's record of the abort (opal/util/stacktrace.c: "[host:pid] *** Process received signal ***",

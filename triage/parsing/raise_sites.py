@@ -71,6 +71,22 @@ def in_code_listing(before: str | None, after: str | None) -> bool:
         (after is not None and _STATEMENT.match(after) is not None)
 
 
+# A frame of a Python traceback, as Python prints it: "  File "x.py", line 3, in f" (its indentation kept)
+_PY_FRAME = lazy_regex(r'(?P<indent>[ \t]*)File "[^"\n]+", line \d+, in \S')
+
+
+def frame_source_line(before: str | None, line: str) -> bool:
+    """Whether ``line`` is the source line Python prints under a traceback's frame (``before``: its owner's line
+    before it, ``  File "x.py", line 3, in f``), indented deeper than that frame. Code, never a message: its words
+    (``raise RuntimeError(f"NCCL error: {e}")``, ``assert ok, f"Connection refused by {peer}"``) say what the program
+    could raise; the exception line after the frames says what it raised. (A paste that lost its indentation keeps
+    its source lines level with the frames: not told apart from a message, read as before.)"""
+    if before is None or "File" not in before or not line.strip():
+        return False
+    frame = _PY_FRAME.match(before)
+    return frame is not None and len(line) - len(line.lstrip()) > len(frame.group("indent"))
+
+
 def raise_site(line: str) -> RaiseSite | None:
     """The failure a frame line stands for, or None."""
     text = line.strip()

@@ -83,7 +83,10 @@ _STARTS_NEW = lazy_regex(
 # (of those, the heads a launcher or logger puts on every line)
 _PREFIXED = lazy_regex(
     r"^\s*(?:\[rank\d+\]|\[[\w.-]+:\d+\]|\[default\d+\]|\d+: |\[?\d{4}-\d\d-\d\d[ T]\d\d:|[IWEF]\d{4} \d\d:|"
-    r"[\w.-]+:\d+:\d+ \[\d+\] |\(\w+ pid=|\[pod/[\w.-]+/[\w.-]+\] |"
+    r"[\w.-]+:\d+:\d+ \[\d+\] |\(\w+ (?:(?:TP|rank=)\d+ )?pid=|\[pod/[\w.-]+/[\w.-]+\] |"
+    # Open MPI's --tag-output "[1,3]<stderr>:", horovodrun's "[3]<stderr>:", Lightning's "[rank: 3] ", Determined's
+    # "5c902731 [rank=3] || " (vLLM's "(VllmWorker TP3 pid=9) " above)
+    r"\[\d+(?:,\d+)?\]<std(?:out|err|diag)>:|\[rank: ?\d+\] |[0-9a-f]{8} \[rank=\d+\] \|\| |"
     r"\[[IWEF](?:\d{4} [\d:.]+(?: \d+)?)? ?[\w./-]+\.(?:cpp|cc|hpp|h|py):\d+\])"
 )
 # a long list of numbers cut mid-number at the terminal's width ("tasks 580,588,...,1012,10" then "20: Segmentation

@@ -121,7 +121,7 @@ from triage.parsing.progress import (
 )
 from triage.parsing.prose import read_prose
 from triage.parsing.raise_sites import MARKERS as RAISE_SITE_MARKERS
-from triage.parsing.raise_sites import RaiseSiteKind, in_code_listing, raise_site
+from triage.parsing.raise_sites import RaiseSiteKind, frame_source_line, in_code_listing, raise_site
 from triage.parsing.rendezvous import MARKERS as INIT_MARKERS
 from triage.parsing.rendezvous import InitWaitKind, parse_init_line, resources_came
 from triage.parsing.solver_errors import code_ended
@@ -653,7 +653,9 @@ def scan_log_text(text: str, path: str, scan: LogScan, default_rank: int | None 
         if rank is not None:
             scan.ranks_seen.add(rank)
         before, sites = len(scan.orphans), len(scan.raise_sites)
-        _line(rest, rank, owner.host, path, base + index, scan, checked, stamp)
+        # (a traceback frame's source line, indented under its "File ..." line: code, not a failure it reports)
+        code = checked and rest[:1] in (" ", "\t") and frame_source_line(_neighbour(owners, index, -1), rest)
+        _line(rest, rank, owner.host, path, base + index, scan, checked, stamp, code)
         if len(scan.raise_sites) > sites and scan.raise_sites[-1][3].kind is RaiseSiteKind.RAISE_STATEMENT \
                 and in_code_listing(_neighbour(owners, index, -1), _neighbour(owners, index, 1)):
             scan.raise_sites.pop()       # a raise inside a code listing the reporter showed: code, not a run
@@ -914,9 +916,10 @@ def _any_in(markers: Iterable[str], text: str) -> bool:
 
 
 def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, scan: LogScan,
-          loud: bool = True, stamp: str | None = None) -> None:
+          loud: bool = True, stamp: str | None = None, code: bool = False) -> None:
     """Route one line to the parser its markers call for (``loud`` False: it holds none of GATE_LITERALS;
-    ``stamp``: the head removed from it, whose glog level may say it is an error)."""
+    ``stamp``: the head removed from it, whose glog level may say it is an error; ``code``: a traceback frame's
+    source line, triage.parsing.raise_sites.frame_source_line, whose words are never a failure line)."""
     fatal_head = loud and (glog_fatal_head(rest.lstrip()) or (stamp is not None and glog_fatal_head(stamp.lstrip())))
     parsed = False
     if host and rank is None and scan.orphans and rest.lstrip().startswith(_OMPI_SIGNAL_HEAD):
@@ -1012,7 +1015,7 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
         scan.barrier_error = (order, _ORIGINAL in rest)
     elif loud and _ORIGINAL in rest and scan.barrier_error and order - scan.barrier_error[0] <= _BARRIER_ORIGINAL_LINES:
         scan.barrier_error = (order, True)
-    if loud and not parsed and has_marker(rest) and not _SUMMARY_FIELD.match(rest) \
+    if loud and not parsed and not code and has_marker(rest) and not _SUMMARY_FIELD.match(rest) \
             and ("NCCL WARN" not in rest or parse_nccl_line(rest) is None):
         # (a mismatch/Running line is not the rank's own failure; torchrun's summary is read whole;
         # NCCL WARN lines are read by the NCCL tracker, which knows their process: one without NCCL's
@@ -1054,7 +1057,9 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
                     scan.orphan_hosts.setdefault(crash, host)
     if not parsed and colon_message(rest, rank, order, scan):
         return              # (the message of the failure line above it, which ended in its colon)
-    if loud and (rank is None or not parsed) and len(scan.named_failures) < MAX_UNPARSED \
+    if code:
+        pass            # (a frame's source line: no failure in its words)
+    elif loud and (rank is None or not parsed) and len(scan.named_failures) < MAX_UNPARSED \
             and (named := named_failure(rest, rank)) is not None:
         scan.named_failures.append((order, named[0], named[1], path))
     elif loud and rank is None and not parsed and len(scan.unread) < MAX_UNPARSED \

@@ -150,8 +150,18 @@ def _coordination(line: str, text: str) -> InitWait | None:
 
 _BARRIER = lazy_regex(
     r"(?P<what>Waiting in store based barrier to initialize process group for rank:|Timed out initializing "
-    r"process group in store based barrier on rank:?)\s*(?P<rank>\d+),\s*(?:for )?key:\s*\S+?\s*\(world_size="
-    r"(?P<world>\d+),\s*worker_count=(?P<count>\d+),\s*timeout=(?P<timeout>[\d:.]+(?: day[s]?, [\d:.]+)?)\)")
+    r"process group in store based barrier on rank:?)\s*(?P<rank>\d+),\s*(?:for )?key:\s*(?P<key>\S+?)\s*"
+    r"\(world_size=(?P<world>\d+),\s*worker_count=(?P<count>\d+),\s*"
+    r"timeout=(?P<timeout>[\d:.]+(?: day[s]?, [\d:.]+)?)\)")
+
+
+def barrier_key(text: str) -> str | None:
+    """The store key of a store-based barrier's line (``store_based_barrier_key:1``: one barrier of one group), or
+    None where the text is no such line."""
+    match = _BARRIER.search(text) if "store based barrier" in text else None
+    return match.group("key") if match is not None else None
+
+
 _CLIENTS = lazy_regex(r"Timed out after (?P<secs>\d+(?:\.\d+)?) seconds waiting for (?:clients|workers)\. "
                       r"(?P<joined>\d+)/(?P<world>\d+) (?:clients|workers) joined")
 _CONNECT_TIMEOUT = lazy_regex(r"client socket has timed out after (?P<secs>\d+(?:\.\d+)?)\s*(?P<unit>m?s) while "

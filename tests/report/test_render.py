@@ -49,10 +49,10 @@ def test_json_matches_the_contract() -> None:
     data = json.loads(out.getvalue())
     assert data["schema"] == "triage.report/1"
     assert set(data["verdict"]) == {"kind", "subkind", "culprit_ranks", "culprit_host", "process_group", "seq",
-                                    "summary"}
+                                    "signal", "summary"}
     assert data["verdict"] == {
         "kind": "collective_mismatch", "subkind": "op", "culprit_ranks": [3], "culprit_host": "node00",
-        "process_group": "0", "seq": 1542, "summary": data["verdict"]["summary"]}
+        "process_group": "0", "seq": 1542, "signal": None, "summary": data["verdict"]["summary"]}
     # (the culprit's host, as its row has it: culprit_host names it for a rank verdict too)
     assert data["ranks"][3]["host"] == data["verdict"]["culprit_host"]
     for finding in data["findings"]:

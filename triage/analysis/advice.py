@@ -74,6 +74,15 @@ ONECCL_STEP = ("check oneCCL's transport: re-run with CCL_LOG_LEVEL=debug (oneCC
                "has; CCL_ATL_TRANSPORT=ofi|mpi chooses the transport, FI_PROVIDER (tcp, shm, psm3, cxi) the provider, "
                "CCL_ZE_IPC_EXCHANGE=sockets the exchange of the GPUs' IPC handles where a container has no pidfd; "
                "a peer that died first shows up as a transport error on the others")
+# gloo's own words in a failure's line (its sources' paths, "third_party/gloo/gloo/transport/tcp/pair.cc", torch's
+# ProcessGroupGloo, "Gloo connectFullMesh failed"): the transport is gloo's TCP pairs, whose interface is its own knob
+_GLOO = lazy_regex(r"\bgloo\b|Gloo")
+GLOO_NETWORK_STEP = ("check the link or host named: gloo opens its TCP pairs on the interface of the address each "
+                     "node's hostname resolves to, unless GLOO_SOCKET_IFNAME names one: set GLOO_SOCKET_IFNAME to the "
+                     "interface the nodes reach each other on, on every node (`ip -br addr` lists them; `hostname -i` "
+                     "shows the address gloo would take: 127.0.x.x is no address a peer reaches); a peer "
+                     "that died first shows up as a closed or reset connection on the others, so look for an earlier "
+                     "failure on the peer")
 CONDOR_MEMORY_STEP = ("HTCondor held the job at the memory it asked for (not the host's memory running out): raise "
                       "`request_memory` in the submit file (`condor_qedit JOB RequestMemory MB` for the held job) or "
                       "lower the program's memory, then `condor_release JOB`")
@@ -323,6 +332,10 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = Tru
     elif kind is VerdictKind.NETWORK_ERROR and oneccl.WORDS.search(summary) is not None:
         # (oneCCL's transport, its ATL over libfabric or MPI: its own knobs and logs, not NCCL's)
         steps.append(ONECCL_STEP)
+    elif kind is VerdictKind.NETWORK_ERROR and _GLOO.search(summary) is not None:
+        # (gloo's TCP pairs: its own interface knob, not NCCL's)
+        steps.append(GLOO_NETWORK_STEP)
+        steps.append("test the nodes' links without the training code: `triage check -- torchrun ...`")
     elif kind is VerdictKind.NETWORK_ERROR:
         steps.append("check the link or host named: re-run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET to "
                      "see the interface and transport of each rank; a peer that died first shows up as a "

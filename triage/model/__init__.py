@@ -7,6 +7,7 @@ functions take them and return a :class:`Report`; reporters render a Report.
 from __future__ import annotations
 
 import enum
+import signal as _signal
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -202,7 +203,7 @@ class Verdict:
     process_group: str | None = None
     seq: int | None = None
     culprit_host: str | None = None        # the host the input ties the failure (or all its culprit ranks) to
-    cause: Cause = Cause()                 # the typed facts of its failure (advice reads them); not in JSON
+    cause: Cause = Cause()                 # the typed facts of its failure (advice reads them); its signal in JSON
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -212,8 +213,19 @@ class Verdict:
             "culprit_host": self.culprit_host,
             "process_group": self.process_group,
             "seq": self.seq,
+            "signal": _signal_name(self.cause.signal),
             "summary": self.summary,
         }
+
+
+def _signal_name(number: int | None) -> str | None:
+    """A signal's name (9: "SIGKILL"); one this platform does not name, "signal N"."""
+    if number is None:
+        return None
+    try:
+        return _signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,12 @@ a torch.distributed job's collectives, and is no step for a JAX or TensorFlow jo
 - ``fortran``: a Fortran program's own runtime words (gfortran's ``Program received signal SIGSEGV: ...`` and
   ``Backtrace for this error:``, ``Fortran runtime error:``, Intel's ``forrtl: severe (174): ...``, a module
   procedure's mangled name ``__stream_MOD_collide``, a frame's ``stream.f90:212``): a compiled program of its own,
-  whose collectives (MPI's) no Flight Recorder records.
+  whose collectives (MPI's) no Flight Recorder records;
+- ``program``: a driver's record of a subprocess it ran that failed, naming the subprocess's argv, whose program is
+  an executable of its own, no interpreter nor launcher (Python's ``CalledProcessError``, ``Command
+  '['/opt/bwa/bwa', 'mem', ...]' returned non-zero exit status -9.``; SPAdes' ``system call for:
+  "['/opt/SPAdes/bin/spades-hammer', ...]" finished abnormally, OS return value: -9``): the process that failed is
+  that program, no PyTorch job's rank (a ``python``, ``torchrun``, ``bash`` ... argv may start one: not said).
 """
 
 from __future__ import annotations
@@ -41,9 +46,18 @@ _FORTRAN = lazy_regex(r"\bProgram received signal SIG[A-Z]+: |^\s*Backtrace for 
                       r"^\s*forrtl: (?:severe|error) \(\d+\)|\b__\w+_MOD_\w+|\b\w+\.[fF](?:90|95|03|08)?:\d+\b",
                       re.MULTILINE)
 
+# a subprocess's argv as a driver prints it, a Python list whose first item is the program ("Command '['/bin/x', ...",
+# 'system call for: "['/bin/x', ...'); the programs that may start a PyTorch job themselves (an interpreter, a shell,
+# a launcher) say nothing of what ran
+_ARGV_PROGRAM = lazy_regex(r"""(?:\bCommand '|\bsystem call for: ")\[\s*['"](?:[^'"\s]*/)?(?P<program>[^'"/\s]+)['"]""")
+_MAY_START_TORCH = lazy_regex(r"(?:python|pypy|torchrun|deepspeed|accelerate|bash|sh|zsh|dash|env|srun|mpirun|mpiexec|"
+                              r"orterun|prterun|horovodrun|ray|uv|conda|mamba|pixi|poetry|docker|singularity|apptainer|"
+                              r"podman|enroot|nsys|ncu|time|timeout|nohup|numactl|taskset|xargs|parallel|sudo)"
+                              r"[\d.]*(?:\.exe)?", re.IGNORECASE)
+
 
 def stack_of(text: str) -> str | None:
-    """"torch", "xla", "tensorflow", "spark", "fortran", or None where the text names none of them."""
+    """"torch", "xla", "tensorflow", "spark", "fortran", "program", or None where the text names none of them."""
     if any(word in text for word in TORCH_WORDS):
         return "torch"
     if ("jax" in text or "flax" in text or "tpu" in text or "Xla" in text or " hbm" in text) \
@@ -56,6 +70,9 @@ def stack_of(text: str) -> str | None:
     if ("rogram received" in text or "acktrace" in text or "ortran" in text or "forrtl" in text or "_MOD_" in text
             or ".f" in text or ".F" in text) and _FORTRAN.search(text) is not None:
         return "fortran"
+    if ("Command '" in text or "system call for" in text) and (argv := _ARGV_PROGRAM.search(text)) is not None \
+            and _MAY_START_TORCH.fullmatch(argv.group("program")) is None:
+        return "program"
     return None
 
 

@@ -128,6 +128,18 @@ def same_second_exits(first: Failure, failures: list[Failure]) -> tuple[int, ...
     return tuple(same) if len(same) > 1 else ()
 
 
+def untimed_same_exits(first: Failure, failures: list[Failure], tied: tuple[int, ...]) -> tuple[int, ...]:
+    """Ranks beside ``tied`` (:func:`same_second_exits`) whose launcher's record says the same bare exit code with no
+    time: a record whose head, with its time, a paste cut off (torchrun's summary pasted from its second record on).
+    They exited alike; when, the input does not say."""
+    code = _BARE_EXIT.search(first.detail)
+    if code is None:
+        return ()
+    return tuple(sorted({f.rank for f in failures if f.kind is VerdictKind.EXCEPTION and f.time is None
+                         and f.rank not in tied and (m := _BARE_EXIT.search(f.detail)) is not None
+                         and m.group(1) == code.group(1)}))
+
+
 _SIGABRT = 6
 
 

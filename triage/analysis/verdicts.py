@@ -9,7 +9,14 @@ from dataclasses import replace
 from triage.analysis.advice import INIT_HANG_STEPS
 from triage.analysis.describe import call, who
 from triage.analysis.diff import Disagreement, Straggle
-from triage.analysis.failures import Failure, cut_root_ties, same_error, same_second_aborts, same_second_exits
+from triage.analysis.failures import (
+    Failure,
+    cut_root_ties,
+    same_error,
+    same_second_aborts,
+    same_second_exits,
+    untimed_same_exits,
+)
 from triage.analysis.gpu_facts import busy_note
 from triage.analysis.p2p import P2pProblem
 from triage.analysis.ranks import rank_word
@@ -134,7 +141,7 @@ def failure(first: Failure, failures: list[Failure], hosts: Hosts) -> tuple[Verd
     if first.kind is VerdictKind.NETWORK_ERROR:
         return _network_failure(first, failures)
     if tied := same_second_exits(first, failures):
-        return _untold_first(first, tied, hosts)
+        return _untold_first(first, tied, hosts, untimed_same_exits(first, failures, tied))
     if aborted := same_second_aborts(first, failures):
         return _untold_abort(first, aborted, hosts)
     cut, how = cut_root_ties(first, failures)
@@ -195,9 +202,13 @@ def _mpi_size_mismatch(first: Failure, failures: list[Failure], hosts: Hosts) ->
     return verdict, Finding(VerdictKind.COLLECTIVE_MISMATCH.value, pair, body, first.evidence, first.time, True)
 
 
-def _untold_first(first: Failure, tied: tuple[int, ...], hosts: Hosts) -> tuple[Verdict, Finding]:
+def _untold_first(first: Failure, tied: tuple[int, ...], hosts: Hosts,
+                  untimed: tuple[int, ...] = ()) -> tuple[Verdict, Finding]:
     when = time.strftime('%H:%M:%S', time.gmtime(first.time or 0))
-    body = (f"{who(tied, hosts)} exited with the same code in the same second ({when} UTC); the "
+    # (a record of the same exit whose time a paste cut off: the same exit, its second not in the input)
+    times = "its record's time is" if len(untimed) == 1 else "their records' times are"
+    also = f", and {rank_word(untimed)} with the same code ({times} not in this input)" if untimed else ""
+    body = (f"{who(tied, hosts)} exited with the same code in the same second ({when} UTC){also}; the "
                f"launcher lists rank {first.rank} first, but its summary cannot tell which failed first: the ranks' "
                f"own output (their tracebacks: {PER_RANK_OUTPUT}, or run under `triage launch`) would settle it")
     return headline.verdict(VerdictKind.EXCEPTION, body), Finding(first.kind.value, tied, body, first.evidence,

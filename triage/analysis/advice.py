@@ -17,7 +17,7 @@ from triage.parsing import oneccl
 from triage.parsing.crashlog import REMOTE_TARGET_TEXT
 from triage.parsing.frameworks import K8S_JOB_BACKOFF
 from triage.parsing.launch_failure import LAUNCH_TEXT, LAUNCHER_ITSELF
-from triage.parsing.mpi_errors import DIRECT_LAUNCH_TEXT, PMI_INIT_TEXT
+from triage.parsing.mpi_errors import DIRECT_LAUNCH_TEXT, OMPI_TCP_TEXT, PMI_INIT_TEXT
 
 _SIGKILL = int(_signal.SIGKILL)
 _FLIGHT_RECORDER = ("PyTorch's Flight Recorder (TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1 "
@@ -332,6 +332,13 @@ def excerpt_steps(verdict: Verdict, launcher: str | None = None, gpu: bool = Tru
     elif kind is VerdictKind.NETWORK_ERROR and oneccl.WORDS.search(summary) is not None:
         # (oneCCL's transport, its ATL over libfabric or MPI: its own knobs and logs, not NCCL's)
         steps.append(ONECCL_STEP)
+    elif kind is VerdictKind.NETWORK_ERROR and OMPI_TCP_TEXT in summary:
+        # (Open MPI's TCP transport's box: a peer gone, or a connection it could not open; its own knobs, not NCCL's)
+        steps.append("read the output of the process on the peer's host first: a peer that crashed or exited without "
+                     "MPI_Finalize shows up as Open MPI's TCP box on the others; where the box is a connection that "
+                     "could not be opened, choose the interface Open MPI uses between the nodes (`mpirun --mca "
+                     "btl_tcp_if_include IFACE`, the same on every node; `ip -br addr` lists them) and check no "
+                     "firewall blocks its ports")
     elif kind is VerdictKind.NETWORK_ERROR and _GLOO.search(summary) is not None:
         # (gloo's TCP pairs: its own interface knob, not NCCL's)
         steps.append(GLOO_NETWORK_STEP)

@@ -291,6 +291,15 @@ _TCP_CONNECT = lazy_regex(r"Open MPI failed to TCP connect to a peer MPI process
 _CH3_SOCK = lazy_regex(r"^[ \t]*(?:\[\d+\][ \t]*)?\[ch3:sock\] rank (?P<rank>\d+) unable to connect to rank "
                        r"(?P<peer>\d+) using business card", re.MULTILINE)
 _CH3_WHY = lazy_regex(r"^(?:\[\d+\][ \t]*)?unable to connect to (?P<what>[^\n]+?)\s*$", re.MULTILINE)
+# Open MPI's TCP transport's box of a peer that went away (help-mpi-btl-tcp.txt's "peer hung up"): "An MPI
+# communication peer process has unexpectedly disconnected. ... the root cause of this problem is the failure of the
+# peer", then "Local host: H", "Local PID: P", "Peer host: Q": the process on Q failed first (a crash, an exit without
+# MPI_Finalize); the one that printed it is its collateral. (Its text says "without calling MPI_FINALIZE": MARKERS'
+# "calling" gates it.)
+OMPI_TCP_TEXT = "Open MPI's TCP transport"     # (its records' words: triage.analysis.advice fits its step to them)
+_PEER_HUNG_UP = lazy_regex(r"An MPI communication peer process has\s+unexpectedly disconnected")
+_BOX_PEER = lazy_regex(r"^\W*Peer host:\s*(?P<host>[\w.-]+)\s*$", re.MULTILINE)
+_BOX_LOCAL_PID = lazy_regex(r"^\W*Local PID:\s*(?P<pid>\d+)\s*$", re.MULTILINE)
 _BOX_LOCAL = lazy_regex(r"^\s*Local host:\s*(?P<host>[\w.-]+)\s*$", re.MULTILINE)
 _BOX_PID = lazy_regex(r"^\s*PID:\s*(?P<pid>\d+)\s*$", re.MULTILINE)
 _BOX_MESSAGE = lazy_regex(r"^\s*(?:Message|Error):\s*(?P<what>[^\n]+?)\s*$", re.MULTILINE)
@@ -403,6 +412,7 @@ def parse_mpi_errors(text: str) -> tuple[MpiError, ...]:
                                 f"aborted{_with_code(match)} (MPICH's abort of this rank, which then ends the job): "
                                 f"{_line(text, match)}", match.start(), first=True))
     out += _tcp_connect(text)
+    out += _peer_hung_up(text)
     out += _ch3_sock(text)
     out += _mpi4jax(text)
     out += _plexec(text)
@@ -685,9 +695,28 @@ def _tcp_connect(text: str) -> list[MpiError]:
         what = "; ".join(m.group("what") for m in _BOX_MESSAGE.finditer(text, match.end(), end))
         return [MpiError(None, host.group("host") if host else None, int(pid.group("pid")) if pid else None,
                          f"a process could not open its TCP connection to a peer MPI process"
-                         f"{f' ({what[:200]})' if what else ''} (Open MPI's TCP transport: a link between the "
+                         f"{f' ({what[:200]})' if what else ''} ({OMPI_TCP_TEXT}: a link between the "
                          f"processes failed, not a rank's own error): {_line(text, match)}", match.start(), first=True,
                          network=True)]
+    return []
+
+
+def _peer_hung_up(text: str) -> list[MpiError]:
+    """Open MPI's box of a peer process that disconnected unexpectedly: the first one, where it names the peer's host
+    (every process that talked to the peer may print its own; the box's own words: the peer's failure is the root
+    cause). The peer's rank the box does not say: a record of no rank, on the peer's host."""
+    for match in _PEER_HUNG_UP.finditer(text):
+        end = min(len(text), match.end() + 900)
+        peer = _BOX_PEER.search(text, match.end(), end)
+        if peer is None:
+            continue
+        local = _BOX_LOCAL.search(text, match.end(), end)
+        pid = _BOX_LOCAL_PID.search(text, match.end(), end)
+        seen = f" (seen from {local.group('host')}{f', pid {pid.group(1)}' if pid else ''})" if local else ""
+        return [MpiError(None, peer.group("host"), None,
+                         f"the MPI process on {peer.group('host')} disconnected unexpectedly{seen}: it failed first (a "
+                         f"crash, or an exit without MPI_Finalize; {OMPI_TCP_TEXT}, whose box says the peer's "
+                         f"failure is the root cause): {_line(text, match)}", match.start(), first=True, network=True)]
     return []
 
 

@@ -418,6 +418,14 @@ _CLOUD_STOP = lazy_regex(r"\bHost EC2 (?:\(instance (?P<instance>i-[0-9a-f]+)\) 
 # Lightning's SIGTERM handler (trainer/connectors/signal_connector.py): "[rank: 1] Received SIGTERM: 15" (the
 # prefix is its rank tag): the process was sent SIGTERM, by something this line does not name
 _LIGHTNING_SIGTERM = lazy_regex(r"(?:^|\] )Received SIGTERM: (?P<num>\d+)\s*$", re.MULTILINE)
+# Hydra's (facebookresearch/hydra, hydra/core/utils.py JobReturn.return_value) line to stderr where the task function
+# raised, before it raises it again: "Error executing job with overrides: ['model=x', ...]", then the traceback (or
+# "Set the environment variable HYDRA_FULL_ERROR=1 for a complete stack trace.") and the exception. The job failed; the
+# line is read as a traceback's head (its exception line, where the input holds it, the failure)
+HYDRA_JOB_ERROR = "Error executing job with overrides:"
+HYDRA_JOB_ERROR_NOTE = "after Hydra's 'Error executing job with overrides': the job's function raised"
+
+
 # Intel MPI's Hydra box: "=   RANK 2 PID 4451 RUNNING AT host" then "=   KILLED BY SIGNAL: 9 (Killed)"
 # (also as a reporter retyped it, its "=" frame left out and a comma closing each line, and with a viewer's line
 # numbers "[80001] " on a paste too short to strip them: "BAD TERMINATION OF ONE OF

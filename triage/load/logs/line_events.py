@@ -32,6 +32,7 @@ from triage.parsing.crashlog import (
     rank_in_message,
 )
 from triage.parsing.desync import Fingerprint
+from triage.parsing.frameworks import HYDRA_JOB_ERROR_NOTE
 from triage.parsing.gloo import GlooTimeout
 from triage.parsing.named_failure import named_failure
 from triage.parsing.nccl.lines import NcclWarn, parse_nccl_line
@@ -216,6 +217,8 @@ def unfinished_tracebacks(scan: LogScan) -> None:
     _open_together(scan)
     last = {rank: order for rank, order, _ in scan.tracebacks}
     for rank, order, path in scan.tracebacks:
+        if order in scan.job_errors and any(who == rank and other > order for who, other, _ in scan.tracebacks):
+            continue        # (Hydra's line, its traceback's own head after it: that head's failure)
         later = scan.failures.get(rank, []) if rank is not None else scan.orphans
         if any(item[0] > order for item in later) or (rank is None and any(
                 item[0] > order for items in scan.failures.values() for item in items)):
@@ -229,7 +232,10 @@ def unfinished_tracebacks(scan: LogScan) -> None:
             continue
         # (the process's last lines, where this traceback is its last: the frame the paste ends at)
         tail = None if last[rank] != order else scan.last_lines.get(rank) if rank is not None else scan.unprefixed_tail
-        line = CrashLine(CrashLineKind.EXCEPTION, cut_traceback_words(tail), collateral=True)
+        words = cut_traceback_words(tail)
+        if order in scan.job_errors:
+            words = words.replace(UNFINISHED_TRACEBACK, f"{UNFINISHED_TRACEBACK} ({HYDRA_JOB_ERROR_NOTE})", 1)
+        line = CrashLine(CrashLineKind.EXCEPTION, words, collateral=True)
         (scan.failures.setdefault(rank, []) if rank is not None else scan.orphans).append((order, line, path))
     scan.tracebacks.clear()
 
@@ -251,7 +257,8 @@ def _open_together(scan: LogScan) -> None:
     """How many tracebacks of no rank were open together where the first of them ended (their heads all before any
     exception line of no rank): interleaved, as only several processes writing at once print them (one process prints
     one traceback whole, even where it logs one and then raises it again)."""
-    heads = sorted(order for rank, order, _ in scan.tracebacks if rank is None)
+    # (Hydra's line is no other process's traceback: its own traceback follows it)
+    heads = sorted(order for rank, order, _ in scan.tracebacks if rank is None and order not in scan.job_errors)
     if len(heads) < 2:
         return
     ends = sorted(order for order, line, _ in scan.orphans if line.exc_type is not None and order > heads[0])

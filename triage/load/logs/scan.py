@@ -136,6 +136,7 @@ class LogScan:
     # rank (-1: none known) -> order of its NCCL "Last error:" line
     last_error: dict[int, int] = field(default_factory=dict)
     tracebacks: list[tuple[int | None, int, str]] = field(default_factory=list)   # (rank, order, path) of headers
+    job_errors: set[int] = field(default_factory=set)   # orders of those heads that are Hydra's job error line
     # order of an exception line of no rank -> how many tracebacks of no rank were open together where it ended them
     open_together: dict[int, int] = field(default_factory=dict)
     # frames that raise one thing only (triage.parsing.raise_sites): (rank, order, path, site), resolved at the end

@@ -77,6 +77,7 @@ from triage.parsing.desync import (
 from triage.parsing.frameworks import (
     ENDED_WELL,
     GOT_OVER,
+    HYDRA_JOB_ERROR,
     RAY_RETRIED,
     SPARK_STOP_NOTE,
     condor_event_passed,
@@ -945,6 +946,10 @@ def _line(rest: str, rank: int | None, host: str | None, path: str, order: int, 
                  or rest.rstrip().endswith(": Traceback (most recent call last):")):
         # (also a logger's head of the traceback it prints: SGLang's "Scheduler hit an exception: Traceback ...")
         scan.tracebacks.append((rank, order, path))
+    elif loud and rest.lstrip().startswith(HYDRA_JOB_ERROR):
+        # (Hydra's line before the traceback of the job's function that raised: a head its exception line ends)
+        scan.tracebacks.append((rank, order, path))
+        scan.job_errors.add(order)
     if loud and SPAWN_BOOTSTRAP_FRAME in rest:
         scan.spawn_bootstrap = order
     if loud and WORKER_START_FRAME in rest:

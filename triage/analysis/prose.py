@@ -18,6 +18,7 @@ triage.parsing.prose). Prose never overrides a log line's evidence; it is used i
 
 from __future__ import annotations
 
+import signal
 from dataclasses import replace
 
 from triage.analysis.failures import Failure
@@ -25,8 +26,9 @@ from triage.analysis.ranks import rank_word
 from triage.analysis.stopped import first_stop, what_to_do
 from triage.analysis.verdict import headline
 from triage.lazy_regex import lazy_regex
-from triage.model import Finding, Verdict, VerdictKind
+from triage.model import Cause, Finding, Verdict, VerdictKind
 from triage.model.evidence import EventKind, Evidence, ExitInfo
+from triage.parsing.progress import says_it_ended
 
 _STOPPING_SIGNALS = (1, 2, 9, 15)
 _STOPPING_NAMES = ("SIGTERM", "SIGKILL", "SIGINT", "SIGHUP")
@@ -105,6 +107,26 @@ def prose_hang_verdict(evidence: Evidence) -> tuple[Verdict, Finding] | None:
     return verdict, Finding(kind.value, silent, verdict.summary, (), root_cause=True)
 
 
+def prose_exit_verdict(evidence: Evidence, failures: tuple[Failure, ...]) -> tuple[Verdict, Finding] | None:
+    """A process a launcher reported ended by a signal, told only in the reporter's sentence ("training fails with
+    `exits with return code = -9`"), above a log whose own lines show no failure and not the job's end: a crash by
+    that signal, of no known rank. Never where the log's lines show a failure, a stop, an exit of a rank, or the
+    run's end (it finished, it went on)."""
+    prose = evidence.prose
+    if prose.exit is None or prose.exit_signal is None or failures or evidence.unattributed \
+            or evidence.finished_cleanly or evidence.went_on or first_stop(evidence) is not None \
+            or any(r.exit is not None for r in evidence.ranks) \
+            or any(says_it_ended(line) for r in evidence.ranks for line in r.last_lines):
+        return None
+    sig = prose.exit_signal
+    body = (f"a process was ended by {sig}, as the reporter quotes the launcher (\"{prose.exit}\"); no line of the "
+            "job's own in this input shows it, so which rank and why are not in it: the ranks' own output "
+            "(torchrun --tee 3), or the job under `triage launch`, would tell")
+    verdict = headline.verdict(VerdictKind.CRASH, body, qualifier=" (told in prose)",
+                               cause=Cause(signal=signal.Signals[sig].value))
+    return verdict, Finding(VerdictKind.CRASH.value, (), verdict.summary, (), root_cause=True)
+
+
 def saving_stall(evidence: Evidence,
                  found: tuple[Verdict, Finding | None] | None) -> tuple[Verdict, Finding] | None:
     """Ranks that timed out in a collective, no rank named as the one that never came, and the reporter says saving
@@ -140,4 +162,4 @@ def with_prose_host(verdict: Verdict, evidence: Evidence) -> Verdict:
                    summary=f"{verdict.summary} [on node {host}: the reporter's words, no line of the log names a host]")
 
 
-__all__ = ["prose_hang_verdict", "prose_stop_verdict", "with_prose_host"]
+__all__ = ["prose_exit_verdict", "prose_hang_verdict", "prose_stop_verdict", "with_prose_host"]

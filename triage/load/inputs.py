@@ -188,7 +188,8 @@ def _log_evidence(scan: LogScan, names: list[str]) -> Evidence:
     ranks = scan_to_ranks(scan)
     unattributed = unread_failures(scan, orphan_failures(scan))
     if not (ranks or scan.events or unattributed or scan.mismatches or scan.nccl_processes or scan.init_waits
-            or scan.op_count_splits or scan.lagging or scan.prose.hang or scan.prose.stop or scan.went_on):
+            or scan.op_count_splits or scan.lagging or scan.prose.hang or scan.prose.stop or scan.prose.exit
+            or scan.went_on):
         raise InputError(f"{names[0]}: no rank, collective, watchdog, NCCL or error line found in "
                          f"{'this log' if len(names) == 1 else 'these logs'}",
                          "pass the job's stdout/stderr (with [rankN]: prefixes, e.g. torchrun --tee 3) "

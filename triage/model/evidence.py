@@ -324,9 +324,11 @@ class ProseAccount:
     collective: str | None = None           # a collective the reporter's sentences name ("barrier")
     log_hosts: tuple[str, ...] = ()         # hosts the log's own line heads name (then the reporter's node is not used)
     save_stall: str | None = None           # the sentence that says saving (a checkpoint, the model) times out or hangs
+    exit: str | None = None                 # the sentence that quotes a launcher's exit of a process by a signal
+    exit_signal: str | None = None          # that signal's name ("SIGKILL" for DeepSpeed's "return code = -9")
 
     def __bool__(self) -> bool:
-        return bool(self.host or self.stop or self.hang or self.save_stall)
+        return bool(self.host or self.stop or self.hang or self.save_stall or self.exit)
 
 
 @dataclass(frozen=True)

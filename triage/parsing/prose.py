@@ -80,6 +80,41 @@ _SAVE_STALL = lazy_regex(_SAVING + _GAP + r"{0,60}?" + _STALLING + "|" + _STALLI
                          + r"|保存[^。；]{0,20}?(?:超时|卡住|卡死|挂起|hang)|(?:超时|卡住|卡死)[^。；]{0,20}?保存",
                          re.IGNORECASE)
 _CJK = lazy_regex(r"[\u4e00-\u9fff]{4}")
+# a launcher's words for a process that a signal ended, quoted in the reporter's sentence (English, or Chinese with
+# no space before the words: "运行时遇到exits with return code = -9"): DeepSpeed's "exits with return code = -9",
+# "return code -11", torchrun's "exitcode: -9", torch.multiprocessing's "ProcessExitedException: process 1
+# terminated with signal SIGKILL" (-N: the signal N, as Python's subprocess says it)
+_EXIT_SAID = lazy_regex(r"(?<![A-Za-z])(?:(?:exits?|exited)\s+with\s+)?(?:return\s*code|exit\s*code|exitcode)"
+                        r"\s*[:=]?\s*-(?P<code>\d{1,2})(?!\d)|(?<![A-Za-z])(?:ProcessExitedException|terminated\s+with\s+signal)"
+                        r"[^.;。]{0,80}?\b(?P<name>SIG(?:KILL|SEGV|ABRT|BUS|FPE|ILL|TERM))\b", re.IGNORECASE)
+_EXIT_NAMES = {4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 11: "SIGSEGV", 15: "SIGTERM"}
+# what the words would mean, not what happened ("DeepSpeed prints `return code = -9` when the OOM killer ...",
+# "e.g. exitcode: -9 means ..."), an exit of earlier runs or one fixed since ("it used to ...", "fixed by adding
+# swap"), and an exit the job came back from or finished after
+_EXIT_GENERIC = lazy_regex(r"\b(?:means?|meaning|documentation|docs?|usage|help|previously|earlier|used\s+to|fixed|"
+                           r"solved)\b|\be\.g\.|已解决|解决了", re.IGNORECASE)
+# a condition ("prints ... when the OOM killer ends a process"): generic, unless the sentence is of the reporter's own
+# run ("my job exits with return code = -9 when loading the model")
+_EXIT_CONDITION = lazy_regex(r"\b(?:when(?:ever)?|if|for\s+example|such\s+as)\b", re.IGNORECASE)
+_OWN_RUN = lazy_regex(r"\b(?:I|I'm|my|we|our|me|us)\b|我|运行|执行|训练|跑", re.IGNORECASE)
+_EXIT_AFTER = lazy_regex(r"\b(?:but|then|and)\b[^.;]{0,40}\b(?:finish\w*|complet\w*|succeed\w*|succeeded|"
+                         r"resum\w+|restart\w*|recover\w*|fine|worked)\b|(?:完成|成功|恢复)", re.IGNORECASE)
+
+
+def _exit_said(sentence: str) -> tuple[str, str] | None:
+    """The signal a sentence says a launcher reported a process ended by, and the sentence; None for a question of
+    what the words mean in general, a negation, a possibility or an exit the job went on after."""
+    match = _EXIT_SAID.search(sentence)
+    if match is None:
+        return None
+    name = match.group("name").upper() if match.group("name") else _EXIT_NAMES.get(int(match.group("code")))
+    before = sentence[:match.start()]
+    if name is None or _NEGATED.search(before) is not None or _HYPOTHETICAL.search(before) is not None \
+            or _EXIT_GENERIC.search(sentence) is not None \
+            or (_EXIT_CONDITION.search(sentence) is not None and _OWN_RUN.search(sentence) is None) \
+            or _EXIT_AFTER.search(sentence, match.end()) is not None:
+        return None
+    return name, sentence
 
 
 def _sentences(line: str) -> list[str]:
@@ -140,7 +175,7 @@ def read_prose(lines: tuple[str, ...] | list[str]) -> ProseAccount:
     host = stop = hang = None
     at_init = False
     silent: tuple[int, ...] = ()
-    collective = save_stall = None
+    collective = save_stall = exit_said = None
     picked = list(lines) if len(lines) <= MAX_LINES else [*lines[:MAX_LINES // 2], *lines[-MAX_LINES // 2:]]
     for line in picked:
         prose = len(line) <= 2000 and _is_prose(line)
@@ -150,6 +185,11 @@ def read_prose(lines: tuple[str, ...] | list[str]) -> ProseAccount:
         if save_stall is None and _LOG_HEAD.match(line) is None and may["save_stall"] \
                 and (said := _SAVE_STALL.search(line)) is not None and _states(line, said.start()):
             save_stall = line.strip()[:300]
+        # (an ASCII line with neither "code" nor "sig" cannot match _EXIT_SAID: not searched)
+        if exit_said is None and _LOG_HEAD.match(line) is None and (
+                not line.isascii() or "code" in line.lower() or "sig" in line.lower()):
+            exit_said = next((told_exit for part in (_sentences(line) if prose else [line.strip()])
+                              if (told_exit := _exit_said(part)) is not None), None)
         if not prose:
             continue
         for sentence in _sentences(line):
@@ -167,10 +207,13 @@ def read_prose(lines: tuple[str, ...] | list[str]) -> ProseAccount:
                 silent = _ranks(quiet.group("ranks"))
             if collective is None and (op := _COLLECTIVE.search(sentence)) is not None:
                 collective = op.group("op").lower()
+    told, told_signal = (exit_said[1][:300], exit_said[0]) if exit_said else (None, None)
     if hang is None:
-        return ProseAccount(host=host, stop=stop, save_stall=save_stall)
+        return ProseAccount(host=host, stop=stop, save_stall=save_stall, exit=told,
+                            exit_signal=told_signal)
     return ProseAccount(host=host, stop=stop, hang=hang, hang_at_init=at_init and not silent,
-                        silent_ranks=silent, collective=collective, save_stall=save_stall)
+                        silent_ranks=silent, collective=collective, save_stall=save_stall,
+                        exit=told, exit_signal=told_signal)
 
 
 __all__ = ["read_prose"]

@@ -26,7 +26,7 @@ from triage.analysis.partial import (
     unattributed_verdict,
     watchdog_verdict,
 )
-from triage.analysis.prose import prose_hang_verdict, prose_stop_verdict, saving_stall
+from triage.analysis.prose import prose_exit_verdict, prose_hang_verdict, prose_stop_verdict, saving_stall
 from triage.analysis.ranks import count_ranks, rank_word
 from triage.analysis.stopped import stopped_verdict
 from triage.analysis.teardown_after_hang import crash_after_hang
@@ -109,6 +109,13 @@ def stopped_in_prose(i: Inputs) -> Candidate | None:
     """The reporter says the job was stopped from outside, the log holds no stop, and every failure it shows is
     what a stop looks like from inside (triage.analysis.prose)."""
     return _candidate(prose_stop_verdict(i.evidence, i.failures), "a stop from outside, in the reporter's words")
+
+
+def exit_in_prose(i: Inputs) -> Candidate | None:
+    """Nothing in the log concluded, and the reporter quotes a launcher's exit of a process by a signal
+    (triage.analysis.prose)."""
+    return _candidate(prose_exit_verdict(i.evidence, i.failures),
+                      "a launcher's exit by a signal, in the reporter's words")
 
 
 def hang_in_prose(i: Inputs) -> Candidate | None:
@@ -395,6 +402,7 @@ RULES: tuple[Rule, ...] = (
     Rule("stacks", Scope.COMPLETE, stacks),
     Rule("timeout of no known rank", Scope.ANY, rankless_timeout),
     Rule("failure, culprit unlocated", Scope.ANY, unlocated),
+    Rule("an exit by a signal in the reporter's words", Scope.EXCERPT, exit_in_prose),
     Rule("a hang in the reporter's words", Scope.EXCERPT, hang_in_prose),
     Rule("all clear", Scope.ANY, all_clear),
 )

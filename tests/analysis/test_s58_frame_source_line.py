@@ -17,18 +17,11 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.report import report_log
+from tests.realworld.test_launchers import REPLACE
 from triage.parsing.textclean import clean_text
 
-TAGS: dict[str, Callable[[int], str]] = {
-    "torchrun": lambda r: f"[rank{r}]: ",
-    "srun_label": lambda r: f"{r}: ",
-    "openmpi_tag_output": lambda r: f"[1,{r}]<stderr>:",
-    "horovodrun": lambda r: f"[{r}]<stderr>:",
-    "lightning": lambda r: f"[rank: {r}] ",
-    "determined": lambda r: f"0d3f22a1 [rank={r}] || ",
-    "vllm_worker_tp": lambda r: f"(VllmWorker TP{r} pid={900 + r}) ",
-    "vllm_worker_rank": lambda r: f"(VllmWorker rank={r} pid={900 + r}) ",
-}
+# torchrun's own tag, then every other launcher's tag test_launchers.py puts on a corpus case's lines
+TAGS: dict[str, Callable[[int], str]] = {"torchrun": lambda r: f"[rank{r}]: ", **REPLACE}
 
 WIDTH = 120     # a terminal's usual width: the source line under its tag made exactly this long
 
